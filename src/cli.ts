@@ -1,0 +1,192 @@
+// The command line: `npx switchboard <command>` or `npm run switchboard -- <command>`.
+// Secrets go to standard output only when a command exists to print one; logs go to stderr.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { pino } from 'pino';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { SecretKeyError } from './crypto/secret-box.ts';
+import { DatabaseConfigError } from './db/index.ts';
+import { AppError } from './errors.ts';
+import { createLogger } from './logger.ts';
+import { prepare, printAdminToken, startServer } from './server.ts';
+import { systemClock } from './time.ts';
+import { ADMIN_ROLE_NAME, createTokenForRole, createWorkspace, DEFAULT_WORKSPACE } from './workspaces/workspaces.service.ts';
+import { findFirstWorkspace, listWorkspaces } from './workspaces/workspaces.store.ts';
+import type { EnvironmentType } from './db/types.ts';
+
+interface Command {
+  summary: string;
+  usage: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  run(values: Record<string, string | boolean | undefined>, config: Config): Promise<void>;
+}
+
+const help = { type: 'boolean', short: 'h' } as const;
+
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    summary: 'Run the HTTP server (migrates and, on first start, creates the workspace and prints an admin token)',
+    usage: 'switchboard serve',
+    options: { help },
+    async run(_values, config) {
+      await startServer(config);
+    },
+  },
+  migrate: {
+    summary: 'Apply pending database migrations and exit',
+    usage: 'switchboard migrate',
+    options: { help },
+    async run(_values, config) {
+      const { createDb } = await import('./db/index.ts');
+      const { migrateToLatest } = await import('./db/migrate.ts');
+      const database = createDb(config);
+      try {
+        const applied = await migrateToLatest(database.db, database.dialect);
+        process.stderr.write(applied.length > 0 ? `applied: ${applied.join(', ')}\n` : 'the database is up to date\n');
+      } finally {
+        await database.db.destroy();
+      }
+    },
+  },
+  init: {
+    summary: 'Migrate and create the first workspace with its admin client; prints the admin token once',
+    usage: 'switchboard init [--workspace-name NAME] [--owner-email EMAIL]',
+    options: { help, 'workspace-name': { type: 'string' }, 'owner-email': { type: 'string' } },
+    async run(values, config) {
+      const workspace = {
+        name: typeof values['workspace-name'] === 'string' ? values['workspace-name'] : DEFAULT_WORKSPACE.name,
+        ownerEmail: typeof values['owner-email'] === 'string' ? values['owner-email'] : DEFAULT_WORKSPACE.ownerEmail,
+      };
+      const { database, firstStart } = await prepare(config, cliLogger(config), workspace);
+      try {
+        if (firstStart.printableToken) printAdminToken(process.stdout, firstStart.printableToken, config);
+        else process.stderr.write(`workspace ${firstStart.workspace.id} already exists; use "switchboard tokens create --role ${ADMIN_ROLE_NAME}" for a new admin token\n`);
+      } finally {
+        await database.db.destroy();
+      }
+    },
+  },
+  'tokens create': {
+    summary: 'Create a developer API client with a role and print its token (only the token, on stdout)',
+    usage: 'switchboard tokens create --role NAME [--name CLIENT_NAME] [--env dev|test|prod] [--workspace ID]',
+    options: { help, role: { type: 'string' }, name: { type: 'string' }, env: { type: 'string', default: 'dev' }, workspace: { type: 'string' } },
+    async run(values, config) {
+      if (typeof values.role !== 'string') throw new UsageError('--role is required (e.g. --role Admin or --role "Read only")');
+      const env = String(values.env).toLowerCase();
+      if (env !== 'dev' && env !== 'test' && env !== 'prod') throw new UsageError('--env must be dev, test or prod');
+      const { database } = await prepare(config, cliLogger(config));
+      try {
+        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config) };
+        const workspaceId = await workspaceIdFrom(values.workspace, database.db);
+        const name = typeof values.name === 'string' ? values.name : `cli-${values.role}-${new Date().toISOString()}`;
+        const { token, clientId } = await createTokenForRole(ctx, { workspaceId, roleName: values.role, clientName: name, environment: env as EnvironmentType });
+        process.stderr.write(`created developer API client ${clientId} ("${name}", role ${values.role}, env ${env})\n`);
+        process.stdout.write(`${token}\n`);
+      } finally {
+        await database.db.destroy();
+      }
+    },
+  },
+  'workspaces create': {
+    summary: 'Create another workspace (environments, seed roles, an admin client) and print its admin token',
+    usage: 'switchboard workspaces create --name NAME --owner-email EMAIL',
+    options: { help, name: { type: 'string' }, 'owner-email': { type: 'string' } },
+    async run(values, config) {
+      if (typeof values.name !== 'string' || typeof values['owner-email'] !== 'string') throw new UsageError('--name and --owner-email are required');
+      const { database } = await prepare(config, cliLogger(config));
+      try {
+        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config) };
+        const workspace = await createWorkspace(ctx, { name: values.name, ownerEmail: values['owner-email'] });
+        const { token } = await createTokenForRole(ctx, { workspaceId: workspace.id, roleName: ADMIN_ROLE_NAME, clientName: 'Bootstrap admin', environment: 'dev' });
+        process.stderr.write(`created workspace ${workspace.id} ("${workspace.name}")\n`);
+        printAdminToken(process.stdout, token, config);
+      } finally {
+        await database.db.destroy();
+      }
+    },
+  },
+  'workspaces list': {
+    summary: 'List the workspaces of this server',
+    usage: 'switchboard workspaces list',
+    options: { help },
+    async run(_values, config) {
+      const { database } = await prepare(config, cliLogger(config));
+      try {
+        for (const w of await listWorkspaces(database.db)) process.stdout.write(`${w.id}\t${w.name}\t${w.owner_email}\n`);
+      } finally {
+        await database.db.destroy();
+      }
+    },
+  },
+};
+
+class UsageError extends Error {}
+
+function cliLogger(config: Config) {
+  return createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2));
+}
+
+async function workspaceIdFrom(value: unknown, db: Parameters<typeof findFirstWorkspace>[0]): Promise<number> {
+  if (typeof value === 'string') {
+    if (!/^\d+$/.test(value)) throw new UsageError('--workspace must be a workspace id');
+    return Number(value);
+  }
+  const first = await findFirstWorkspace(db);
+  if (!first) throw new UsageError('no workspace yet: run "switchboard init" first');
+  return first.id;
+}
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(18)} ${c.summary}`);
+  return `Usage: switchboard <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun "switchboard <command> --help" for the options of a command.\nConfiguration comes from the environment (see README: PORT, HOST, DATA_DIR, ...).\n`;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < 24) {
+    process.stderr.write(`switchboard needs Node.js 24 (this is ${process.version}); run it through npm ("npm start", "npx switchboard") so the project's own Node.js is used\n`);
+    return 1;
+  }
+  const [first, second] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    process.stdout.write(usage());
+    return first === undefined ? 1 : 0;
+  }
+  const twoWords = second !== undefined ? `${first} ${second}` : '';
+  const name = COMMANDS[twoWords] ? twoWords : first;
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`unknown command "${argv.join(' ')}"\n\n${usage()}`);
+    return 2;
+  }
+  const rest = argv.slice(name.split(' ').length);
+  try {
+    const { values } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false });
+    if (values.help) {
+      process.stdout.write(`Usage: ${command.usage}\n\n${command.summary}\n`);
+      return 0;
+    }
+    await command.run(values as Record<string, string | boolean | undefined>, loadConfig());
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError || error instanceof SecretKeyError || error instanceof DatabaseConfigError || error instanceof AppError) {
+      process.stderr.write(`switchboard: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`switchboard: ${error.message}\nUsage: ${command.usage}\n`);
+      return 2;
+    }
+    process.stderr.write(`switchboard: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  main(process.argv.slice(2)).then((code) => {
+    // serve keeps running (the server holds the event loop); other commands end here.
+    if (code !== 0) process.exit(code);
+  }, (error: unknown) => {
+    process.stderr.write(`${String(error)}\n`);
+    process.exit(1);
+  });
+}

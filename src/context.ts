@@ -1,0 +1,12 @@
+// What services receive explicitly: the database handle, the clock and a logger.
+// No container, no singletons: the server, the CLI, tests and (later) the engine build one.
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from './db/types.ts';
+import type { Clock } from './time.ts';
+
+export interface ServiceContext {
+  readonly db: Kysely<Database>;
+  readonly clock: Clock;
+  readonly log: Logger;
+}

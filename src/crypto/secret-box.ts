@@ -1,0 +1,66 @@
+// The secret box: authenticated encryption (AES-256-GCM) of credentials at rest, under the
+// key from SWITCHBOARD_SECRET_KEY or, when unset, a key generated once into DATA_DIR (0600).
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface SecretBox {
+  seal(plaintext: string): string;
+  open(sealed: string): string;
+}
+
+const VERSION = 'v1';
+const KEY_FILE = 'secret.key';
+
+export class SecretKeyError extends Error {
+  override name = 'SecretKeyError';
+}
+
+/** Sealed form: `v1.<iv>.<tag>.<ciphertext>`, each part base64url. */
+export function createSecretBox(key: Buffer): SecretBox {
+  if (key.length !== 32) throw new SecretKeyError('the secret key must be 32 bytes');
+  return {
+    seal(plaintext) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      return [VERSION, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
+    },
+    open(sealed) {
+      const [version, iv, tag, data] = sealed.split('.');
+      if (version !== VERSION || iv === undefined || tag === undefined || data === undefined) throw new SecretKeyError('not a sealed value');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      try {
+        return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+      } catch {
+        throw new SecretKeyError('the sealed value does not open with this key (wrong SWITCHBOARD_SECRET_KEY?)');
+      }
+    },
+  };
+}
+
+/** 64 hex characters or base64 of 32 bytes. */
+export function parseSecretKey(text: string): Buffer {
+  const trimmed = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex');
+  const decoded = Buffer.from(trimmed, 'base64');
+  if (decoded.length === 32 && /^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)) return decoded;
+  throw new SecretKeyError('SWITCHBOARD_SECRET_KEY must be 32 bytes: 64 hex characters or base64 (openssl rand -hex 32)');
+}
+
+/** The configured key, else the one in DATA_DIR, else a new one written there with mode 0600. */
+export function loadOrCreateSecretKey(options: { secretKey: string | undefined; dataDir: string }): { key: Buffer; source: 'environment' | 'file' | 'generated'; file?: string } {
+  if (options.secretKey !== undefined) return { key: parseSecretKey(options.secretKey), source: 'environment' };
+  const file = path.join(options.dataDir, KEY_FILE);
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  try {
+    // 'wx': create only if absent, so two processes starting at once never overwrite each other.
+    const key = randomBytes(32);
+    fs.writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+    return { key, source: 'generated', file };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return { key: parseSecretKey(fs.readFileSync(file, 'utf8')), source: 'file', file };
+}

@@ -1,0 +1,48 @@
+// createDb: the one place that opens a database. SQLite (node:sqlite, one file under DATA_DIR)
+// by default; PostgreSQL when DATABASE_URL is set (not built yet: see README).
+import fs from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import type { Config } from '../config.ts';
+import { adaptNodeSqlite } from './sqlite-adapter.ts';
+import type { DialectName } from './dialect.ts';
+import type { Database } from './types.ts';
+
+export interface DbHandle {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  /** Where the data lives, for logs: a file path, never a password. */
+  readonly location: string;
+}
+
+export class DatabaseConfigError extends Error {
+  override name = 'DatabaseConfigError';
+}
+
+export const SQLITE_FILENAME = 'switchboard.sqlite';
+
+export function createDb(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'sqliteSynchronous'>): DbHandle {
+  if (config.databaseUrl !== undefined) {
+    throw new DatabaseConfigError(
+      'DATABASE_URL is set, but PostgreSQL support is not built yet; unset it to use the embedded SQLite database',
+    );
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const file = path.join(config.dataDir, SQLITE_FILENAME);
+  return { db: openSqlite(file, config.sqliteSynchronous), dialect: 'sqlite', location: file };
+}
+
+/** An SQLite database in a file, or in memory with ':memory:' (tests). */
+export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'): Kysely<Database> {
+  const database = new DatabaseSync(file);
+  // WAL: readers never block the writer. busy_timeout: wait for another process's lock (CLI
+  // beside a running server) instead of failing. foreign_keys: SQLite leaves them off otherwise.
+  database.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`);
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: adaptNodeSqlite(database) }) });
+}
+
+/** Liveness of the database connection, for GET /ready. */
+export async function pingDb(db: Kysely<Database>): Promise<void> {
+  await sql`select 1`.execute(db);
+}

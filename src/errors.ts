@@ -1,0 +1,55 @@
+// One catalog of error codes: each has an HTTP status and the message the client sees.
+// docs/errors.md lists the same codes; test/errors-doc.test.ts fails when they drift apart.
+
+export const ERROR_CATALOG = {
+  bad_request: { status: 400, message: 'Bad request' },
+  validation_failed: { status: 400, message: 'Validation failed' },
+  malformed_json: { status: 400, message: 'Malformed JSON in request body' },
+  unauthorized: { status: 401, message: 'Unauthorized' },
+  forbidden: { status: 403, message: 'Forbidden' },
+  ip_not_allowed: { status: 403, message: 'IP address not allowed' },
+  environment_not_allowed: { status: 403, message: 'Forbidden: this endpoint is only available to clients of the dev environment' },
+  not_found: { status: 404, message: 'Not found' },
+  payload_too_large: { status: 413, message: 'Request body is too large' },
+  unsupported_media_type: { status: 415, message: 'Unsupported Content-Type' },
+  name_taken: { status: 422, message: 'Name has already been taken' },
+  too_many_requests: { status: 429, message: 'Too many requests' },
+  server_error: { status: 500, message: 'Server error' },
+  service_unavailable: { status: 503, message: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** Field name -> list of problems, the shape Workato clients parse. */
+export type FieldErrors = Record<string, string[]>;
+
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors: FieldErrors | undefined;
+
+  constructor(code: ErrorCode, options: { message?: string; errors?: FieldErrors } = {}) {
+    super(options.message ?? ERROR_CATALOG[code].message);
+    this.code = code;
+    this.status = ERROR_CATALOG[code].status;
+    this.errors = options.errors;
+  }
+}
+
+/** Narrow a maybe-missing row, or answer the catalog's 404. */
+export function assertFound<T>(value: T | undefined | null, code: ErrorCode = 'not_found'): T {
+  if (value === undefined || value === null) throw new AppError(code);
+  return value;
+}
+
+/** A 400 that names the offending field(s), in the contract's `errors` shape. */
+export function invalid(errors: FieldErrors, message?: string): AppError {
+  const first = Object.entries(errors)[0];
+  const summary = first ? `${first[0]} ${first[1][0] ?? 'is invalid'}` : 'Validation failed';
+  return new AppError('validation_failed', { message: message ?? capitalise(summary), errors });
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,66 @@
+// Authentication and authorisation of the management API (contract 00 §2, 02 §3).
+// Every /api route declares the one privilege it needs, or that it is public; a route that
+// declares neither stops the server at start-up, so nothing is ever open by omission.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { authenticate, ipAllowed, type AuthContext } from '../api/developer_api_clients/credentials.ts';
+import type { Privilege } from '../api/developer_api_client_roles/privileges.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The privilege a developer API client's role must hold to call this route. */
+    privilege?: Privilege;
+    /** Served without a token (health, docs, the OpenAPI document). */
+    public?: boolean;
+    /** Only clients bound to the dev environment may call it (e.g. GET /api/users/me). */
+    devOnly?: boolean;
+  }
+  interface FastifyRequest {
+    authContext: AuthContext | null;
+  }
+}
+
+export function registerAuth(app: FastifyInstance, ctx: ServiceContext): void {
+  app.decorateRequest('authContext', null);
+
+  app.addHook('onRoute', (route) => {
+    const config = route.config ?? {};
+    if (route.url.startsWith('/api') && config.privilege === undefined && config.public !== true) {
+      throw new Error(`Route ${String(route.method)} ${route.url} declares neither a privilege nor public: true`);
+    }
+    if (config.privilege !== undefined && route.schema) {
+      const needs = `Requires the \`${config.privilege}\` privilege${config.devOnly ? ' and a client of the dev environment' : ''}.`;
+      route.schema = { ...route.schema, security: [{ bearerAuth: [] }], description: route.schema.description ? `${route.schema.description}\n\n${needs}` : needs };
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const { privilege, devOnly } = request.routeOptions.config;
+    if (privilege === undefined) return;
+    const token = bearerToken(request);
+    if (token === undefined) throw new AppError('unauthorized');
+    const auth = await authenticate(ctx.db, ctx.clock, token);
+    if (auth === null) throw new AppError('unauthorized');
+    if (!ipAllowed(auth.ipAllowList, request.ip)) throw new AppError('ip_not_allowed');
+    if (!auth.privileges.has(privilege)) {
+      throw new AppError('forbidden', { message: `Forbidden: your role lacks the ${privilege} privilege` });
+    }
+    if (devOnly === true && auth.environmentType !== 'dev') throw new AppError('environment_not_allowed');
+    request.authContext = auth;
+  });
+}
+
+/** The caller of an authenticated route (set by the onRequest hook before any handler runs). */
+export function authOf(request: FastifyRequest): AuthContext {
+  const auth = request.authContext;
+  if (auth === null) throw new AppError('unauthorized');
+  return auth;
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  const match = /^bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}

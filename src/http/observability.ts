@@ -1,0 +1,42 @@
+// Request ids, response headers and Prometheus metrics (GET /metrics).
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** Keep a caller's X-Request-Id when it is a sane token (for tracing across services); else make one. */
+export function requestId(req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+}
+
+export function registerObservability(app: FastifyInstance): Registry {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-correlation-id', request.id);
+    if (request.url.startsWith('/api')) reply.header('cache-control', 'no-cache, no-store');
+  });
+
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route and status code',
+    labelNames: ['method', 'route', 'status_code'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by method, route and status code',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, never the raw URL: ids in paths must not explode the label set.
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
+  });
+  return registry;
+}

@@ -1,0 +1,41 @@
+// Operations endpoints outside /api: liveness, readiness and metrics. No token needed.
+import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import { Type } from 'typebox';
+import { pingDb } from '../db/index.ts';
+import { pendingMigrations } from '../db/migrate.ts';
+import type { DialectName } from '../db/dialect.ts';
+import type { ServiceContext } from '../context.ts';
+
+const Status = Type.Object({ status: Type.String(), message: Type.Optional(Type.String()) });
+const tags = ['Operations'];
+
+export function operationsRoutes(app: FastifyInstance, ctx: ServiceContext, deps: { dialect: DialectName; metrics: Registry }): void {
+  app.get('/health', {
+    config: { public: true },
+    schema: { tags, summary: 'Liveness: the process answers', response: { 200: Status } },
+  }, async () => ({ status: 'ok' }));
+
+  app.get('/ready', {
+    config: { public: true },
+    schema: { tags, summary: 'Readiness: the database answers and every migration is applied', response: { 200: Status, 503: Status } },
+  }, async (request, reply) => {
+    try {
+      await pingDb(ctx.db);
+      const pending = await pendingMigrations(ctx.db, deps.dialect);
+      if (pending.length > 0) return reply.status(503).send({ status: 'not_ready', message: `${pending.length} migration(s) pending: ${pending.join(', ')}` });
+      return { status: 'ready' };
+    } catch (error) {
+      request.log.warn({ err: error }, 'readiness check failed');
+      return reply.status(503).send({ status: 'not_ready', message: 'database unavailable' });
+    }
+  });
+
+  app.get('/metrics', {
+    config: { public: true },
+    schema: { tags, summary: 'Prometheus metrics (text exposition format)' },
+  }, async (_request, reply) => {
+    const body = await deps.metrics.metrics();
+    return reply.header('content-type', deps.metrics.contentType).send(body);
+  });
+}

@@ -1,0 +1,72 @@
+// Request validation. Bodies are validated strictly (a wrong type is a 400, never silently
+// coerced; unknown fields are refused where a schema closes the object); path and query
+// strings are coerced to the declared types, since everything there arrives as text.
+import { Ajv, type ErrorObject, type Options } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import type { FieldErrors } from '../errors.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+const shared: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false };
+const bodyAjv = addFormats(new Ajv({ ...shared, coerceTypes: false }));
+const textAjv = addFormats(new Ajv({ ...shared, coerceTypes: 'array' }));
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+  return ajv.compile(schema as object);
+};
+
+/** Ajv errors in the contract's `errors` shape: field -> list of problems. */
+export function fieldErrors(errors: readonly Partial<ErrorObject>[], context: string | undefined): FieldErrors {
+  const out: FieldErrors = {};
+  const add = (field: string, message: string) => {
+    const list = (out[field] ??= []);
+    if (!list.includes(message)) list.push(message);
+  };
+  for (const e of errors) {
+    const params = (e.params ?? {}) as Record<string, unknown>;
+    const base = pointerToField(e.instancePath ?? '');
+    switch (e.keyword) {
+      case 'required':
+        add(join(base, String(params.missingProperty)), 'is required');
+        break;
+      case 'additionalProperties':
+        add(join(base, String(params.additionalProperty)), 'is not a permitted field');
+        break;
+      case 'anyOf':
+      case 'oneOf':
+        // The branches already reported why; keep one readable line for the field.
+        add(base || (context ?? 'body'), 'has an invalid type or format');
+        break;
+      case 'type':
+        add(base || (context ?? 'body'), `must be ${article(String(params.type))}`);
+        break;
+      default:
+        add(base || (context ?? 'body'), e.message ?? 'is invalid');
+    }
+  }
+  // anyOf reports each failed branch too; when a field has a summary, drop the branch noise.
+  for (const [field, list] of Object.entries(out)) {
+    if (list.includes('has an invalid type or format') && list.length > 1) out[field] = ['has an invalid type or format'];
+  }
+  return out;
+}
+
+function pointerToField(pointer: string): string {
+  return pointer
+    .split('/')
+    .filter((p) => p !== '')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
+}
+
+function join(base: string, name: string): string {
+  return base ? `${base}.${name}` : name;
+}
+
+function article(type: string): string {
+  const names = type.split(',');
+  const words = names.map((t) => (t === 'integer' ? 'an integer' : t === 'object' ? 'an object' : t === 'array' ? 'an array' : `a ${t}`));
+  return words.join(' or ');
+}

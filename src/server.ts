@@ -1,0 +1,89 @@
+// The running server: loadConfig -> createDb -> migrate -> first start -> buildApp -> listen,
+// and a graceful shutdown on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the database).
+import type { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { loadOrCreateSecretKey } from './crypto/secret-box.ts';
+import { createDb, type DbHandle } from './db/index.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { createLogger } from './logger.ts';
+import { systemClock } from './time.ts';
+import { prepareFirstWorkspace, type FirstStart, type NewWorkspace } from './workspaces/workspaces.service.ts';
+
+export interface Prepared {
+  database: DbHandle;
+  logger: Logger;
+  firstStart: FirstStart;
+  applied: string[];
+}
+
+/** Open the database, apply migrations and make sure a workspace with an admin credential exists. */
+export async function prepare(config: Config, logger: Logger = createLogger(config.logLevel), workspace?: NewWorkspace): Promise<Prepared> {
+  const secret = loadOrCreateSecretKey(config);
+  if (secret.source === 'generated') logger.info({ file: secret.file }, 'generated a new secret key for credentials at rest; back it up with the data');
+  const database = createDb(config);
+  try {
+    const applied = await migrateToLatest(database.db, database.dialect);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
+    const ctx = { db: database.db, clock: systemClock, log: logger };
+    const firstStart = await prepareFirstWorkspace(ctx, { adminToken: config.adminToken, ...(workspace ? { workspace } : {}) });
+    if (firstStart.created) logger.info({ workspace_id: firstStart.workspace.id }, 'created the first workspace with environments dev, test and prod');
+    return { database, logger, firstStart, applied };
+  } catch (error) {
+    await database.db.destroy();
+    throw error;
+  }
+}
+
+export function printAdminToken(out: Writable, token: string, config: Config): void {
+  const line = '='.repeat(78);
+  out.write(
+    `\n${line}\n` +
+    '  SWITCHBOARD ADMIN API TOKEN (shown once: store it now, it cannot be read again)\n\n' +
+    `  ${token}\n\n` +
+    `  curl -H "Authorization: Bearer ${token}" ${config.publicBaseUrl}/api/users/me\n` +
+    `${line}\n\n`,
+  );
+}
+
+export async function startServer(config: Config, options: { out?: Writable } = {}): Promise<FastifyInstance> {
+  const logger = createLogger(config.logLevel);
+  const { database, firstStart } = await prepare(config, logger);
+  const app = await buildApp({ config, database, logger });
+  app.addHook('onClose', async () => {
+    await database.db.destroy();
+  });
+  await app.listen({ port: config.port, host: config.host });
+  logger.info({ database: database.dialect, data_dir: config.dataDir }, 'switchboard is ready');
+  if (firstStart.printableToken) printAdminToken(options.out ?? process.stdout, firstStart.printableToken, config);
+  installShutdown(app, config, logger);
+  return app;
+}
+
+function installShutdown(app: FastifyInstance, config: Config, logger: Logger): void {
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down: no new requests, finishing those in flight');
+    const force = setTimeout(() => {
+      logger.warn('shutdown timeout reached: closing remaining connections');
+      app.server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    app.close().then(
+      () => {
+        logger.info('shutdown complete');
+        process.exitCode = 0;
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exitCode = 1;
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
