@@ -22,6 +22,8 @@ export interface AppDeps {
   database: DbHandle;
   clock?: Clock;
   logger?: Logger;
+  /** Told of every route as it is registered (the route catalog test lists them this way). */
+  onRoute?: (route: { method: string | string[]; url: string }) => void;
 }
 
 /** The API areas, in the order they appear in the OpenAPI document. */
@@ -42,6 +44,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
+  if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
   const ctx: ServiceContext = { db: database.db, clock: deps.clock ?? systemClock, log: logger };
 
   app.setValidatorCompiler(validatorCompiler);

@@ -52,21 +52,25 @@ export async function startServer(config: Config, options: { out?: Writable } = 
   const logger = createLogger(config.logLevel);
   const { database, firstStart } = await prepare(config, logger);
   const app = await buildApp({ config, database, logger });
+  const shutdown = { closing: false };
+  // Replies sent while shutting down close their connection, so keep-alive clients let go.
+  app.addHook('onSend', async (_request, reply) => {
+    if (shutdown.closing) reply.header('connection', 'close');
+  });
   app.addHook('onClose', async () => {
     await database.db.destroy();
   });
   await app.listen({ port: config.port, host: config.host });
   logger.info({ database: database.dialect, data_dir: config.dataDir }, 'switchboard is ready');
   if (firstStart.printableToken) printAdminToken(options.out ?? process.stdout, firstStart.printableToken, config);
-  installShutdown(app, config, logger);
+  installShutdown(app, config, logger, shutdown);
   return app;
 }
 
-function installShutdown(app: FastifyInstance, config: Config, logger: Logger): void {
-  let closing = false;
+function installShutdown(app: FastifyInstance, config: Config, logger: Logger, state: { closing: boolean }): void {
   const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
+    if (state.closing) return;
+    state.closing = true;
     logger.info({ signal }, 'shutting down: no new requests, finishing those in flight');
     const force = setTimeout(() => {
       logger.warn('shutdown timeout reached: closing remaining connections');

@@ -1,0 +1,108 @@
+// The command line: npx switchboard <command>.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { loadConfig } from '../src/config.ts';
+import { createDb } from '../src/db/index.ts';
+import { authenticate } from '../src/api/developer_api_clients/credentials.ts';
+import { systemClock } from '../src/time.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+function run(args: string[], dataDir: string, options: { bin?: boolean } = {}) {
+  const [cmd, argv] = options.bin ? [path.join(ROOT, 'bin/switchboard'), args] : [process.execPath, [path.join(ROOT, 'src/cli.ts'), ...args]];
+  const res = spawnSync(cmd, argv, { env: { PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: 'info' }, encoding: 'utf8', timeout: 30_000 });
+  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+async function privilegesOf(dataDir: string, token: string) {
+  const database = createDb(loadConfig({ DATA_DIR: dataDir }));
+  try {
+    const auth = await authenticate(database.db, systemClock, token);
+    return auth && { privileges: [...auth.privileges], workspaceId: auth.workspaceId, environment: auth.environmentType };
+  } finally {
+    await database.db.destroy();
+  }
+}
+
+const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'sb-cli-'));
+
+describe('switchboard CLI', () => {
+  test('--help lists the commands, and each command has its own --help', () => {
+    const dir = tempDir();
+    const top = run(['--help'], dir);
+    assert.equal(top.code, 0);
+    for (const name of ['serve', 'migrate', 'init', 'tokens create', 'workspaces create']) assert.ok(top.stdout.includes(name), name);
+    for (const args of [['serve'], ['migrate'], ['init'], ['tokens', 'create'], ['workspaces', 'create'], ['workspaces', 'list']]) {
+      const res = run([...args, '--help'], dir);
+      assert.equal(res.code, 0, args.join(' '));
+      assert.match(res.stdout, /^Usage: switchboard /);
+    }
+    assert.deepEqual(fs.readdirSync(dir), [], '--help touches nothing');
+  });
+
+  test('bin/switchboard runs on the project Node.js whatever node is on PATH', () => {
+    const res = run(['--help'], tempDir(), { bin: true });
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /Usage: switchboard/);
+  });
+
+  test('unknown commands and options are usage errors (exit 2)', () => {
+    const dir = tempDir();
+    assert.equal(run(['frobnicate'], dir).code, 2);
+    const bad = run(['tokens', 'create', '--rol', 'Admin'], dir);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--rol/);
+  });
+
+  test('migrate, then init prints the admin token once; a second init does not', async () => {
+    const dir = tempDir();
+    const migrated = run(['migrate'], dir);
+    assert.equal(migrated.code, 0);
+    assert.match(migrated.stderr, /0001_foundation/);
+    assert.match(run(['migrate'], dir).stderr, /up to date/);
+    const init = run(['init', '--workspace-name', 'Acme', '--owner-email', 'ops@acme.test'], dir);
+    assert.equal(init.code, 0, init.stderr);
+    const token = /(wrkdev-[0-9a-f]{64})/.exec(init.stdout)?.[1];
+    assert.ok(token);
+    assert.equal((await privilegesOf(dir, token))?.environment, 'dev');
+    const again = run(['init'], dir);
+    assert.equal(again.code, 0);
+    assert.ok(!/wrkdev-/.test(again.stdout));
+    assert.match(again.stderr, /already exists/);
+  });
+
+  test('tokens create --role prints only a token with that role', async () => {
+    const dir = tempDir();
+    const res = run(['tokens', 'create', '--role', 'Read only', '--env', 'prod', '--name', 'grafana'], dir);
+    assert.equal(res.code, 0, res.stderr);
+    const token = res.stdout.trim();
+    assert.match(token, /^wrkprod-[0-9a-f]{64}$/);
+    const auth = await privilegesOf(dir, token);
+    assert.ok(auth);
+    assert.equal(auth.environment, 'prod');
+    assert.ok(auth.privileges.length > 0 && auth.privileges.every((p) => p.endsWith(':read')));
+    const missing = run(['tokens', 'create', '--role', 'Superuser'], dir);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /No developer API client role named "Superuser"/);
+    assert.equal(run(['tokens', 'create'], dir).code, 2);
+    assert.equal(run(['tokens', 'create', '--role', 'Admin', '--env', 'staging'], dir).code, 2);
+  });
+
+  test('workspaces create makes a separate workspace with its own admin token', async () => {
+    const dir = tempDir();
+    run(['init'], dir);
+    const res = run(['workspaces', 'create', '--name', 'Globex', '--owner-email', 'it@globex.test'], dir);
+    assert.equal(res.code, 0, res.stderr);
+    const token = /(wrkdev-[0-9a-f]{64})/.exec(res.stdout)![1]!;
+    const auth = await privilegesOf(dir, token);
+    assert.equal(auth?.workspaceId, 2);
+    const list = run(['workspaces', 'list'], dir);
+    assert.match(list.stdout, /^1\tSwitchboard\t/m);
+    assert.match(list.stdout, /^2\tGlobex\tit@globex\.test$/m);
+    assert.equal(run(['workspaces', 'create', '--name', 'No email'], dir).code, 2);
+  });
+});

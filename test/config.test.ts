@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+describe('loadConfig', () => {
+  test('defaults', () => {
+    const c = loadConfig({});
+    assert.equal(c.port, 3000);
+    assert.equal(c.host, '127.0.0.1');
+    assert.equal(c.dataDir, path.resolve('./data'));
+    assert.equal(c.databaseUrl, undefined);
+    assert.equal(c.logLevel, 'info');
+    assert.equal(c.adminToken, undefined);
+    assert.equal(c.publicBaseUrl, 'http://127.0.0.1:3000');
+    assert.equal(c.publicAuthUrl, c.publicBaseUrl);
+    assert.equal(c.publicEventStreamsUrl, c.publicBaseUrl);
+    assert.equal(c.bodyLimitBytes, 1024 * 1024);
+    assert.ok(Object.isFrozen(c));
+  });
+
+  test('reads and normalises settings', () => {
+    const c = loadConfig({ PORT: '8080', HOST: '0.0.0.0', LOG_LEVEL: 'DEBUG', PUBLIC_BASE_URL: 'https://sb.example.com/', PUBLIC_AUTH_URL: 'https://auth.example.com', SWITCHBOARD_ADMIN_TOKEN: 'x'.repeat(40) });
+    assert.equal(c.port, 8080);
+    assert.equal(c.logLevel, 'debug');
+    assert.equal(c.publicBaseUrl, 'https://sb.example.com');
+    assert.equal(c.publicAuthUrl, 'https://auth.example.com');
+    assert.equal(c.publicEventStreamsUrl, 'https://sb.example.com');
+    assert.equal(loadConfig({ HOST: '0.0.0.0' }).publicBaseUrl, 'http://localhost:3000');
+  });
+
+  test('refuses invalid settings with a message naming the variable', () => {
+    const bad: Array<Record<string, string>> = [
+      { PORT: 'abc' }, { PORT: '70000' }, { LOG_LEVEL: 'loud' }, { PUBLIC_BASE_URL: 'not a url' }, { PUBLIC_AUTH_URL: 'ftp://x' },
+      { SWITCHBOARD_ADMIN_TOKEN: 'short' }, { SWITCHBOARD_ADMIN_TOKEN: `${'x'.repeat(20)} ${'y'.repeat(20)}` }, { SQLITE_SYNCHRONOUS: 'OFF' }, { TRUST_PROXY: 'maybe' },
+    ];
+    for (const env of bad) {
+      const name = Object.keys(env)[0]!;
+      assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && e.message.includes(name), name);
+    }
+  });
+});

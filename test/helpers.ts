@@ -1,0 +1,102 @@
+// Test helpers: a fresh migrated database and an unstarted app per test file, driven by inject.
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import type { ServiceContext } from '../src/context.ts';
+import { openSqlite } from '../src/db/index.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import type { EnvironmentType } from '../src/db/types.ts';
+import { createLogger } from '../src/logger.ts';
+import { systemClock, type Clock } from '../src/time.ts';
+import { ADMIN_ROLE_NAME, createTokenForRole, createWorkspace, prepareFirstWorkspace } from '../src/workspaces/workspaces.service.ts';
+import { insertProject, findHomeFolder } from '../src/api/folders/folders.store.ts';
+import { findEnvironmentByType } from '../src/workspaces/workspaces.store.ts';
+import { toStored } from '../src/time.ts';
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: ServiceContext;
+  workspaceId: number;
+  adminToken: string;
+  call(method: InjectOptions['method'], url: string, options?: CallOptions): Promise<Reply>;
+  tokenFor(roleName: string, environment?: EnvironmentType, workspaceId?: number): Promise<string>;
+  createProject(name: string, environment?: EnvironmentType, workspaceId?: number): Promise<{ folderId: number; projectId: number }>;
+  newWorkspace(name: string): Promise<{ workspaceId: number; adminToken: string }>;
+  close(): Promise<void>;
+}
+
+export interface CallOptions {
+  token?: string | null;
+  body?: unknown;
+  /** Sent as-is (no JSON encoding). */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface Reply {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test assertions read arbitrary JSON
+  text: string;
+  headers: Record<string, unknown>;
+}
+
+export async function createTestApp(options: { clock?: Clock; logger?: Logger; env?: Record<string, string> } = {}): Promise<TestApp> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent-test-data-dir', ...options.env });
+  const db = openSqlite(':memory:');
+  await migrateToLatest(db, 'sqlite');
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger('silent');
+  const ctx: ServiceContext = { db, clock, log: logger };
+  const first = await prepareFirstWorkspace(ctx, { workspace: { name: 'Acme Integrations', ownerEmail: 'integrations@example.com' } });
+  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: ':memory:' }, clock, logger });
+  await app.ready();
+  const adminToken = first.printableToken as string;
+  let counter = 0;
+
+  return {
+    app,
+    ctx,
+    workspaceId: first.workspace.id,
+    adminToken,
+    async call(method, url, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      const token = opts.token === undefined ? adminToken : opts.token;
+      if (token !== null) headers.authorization = `Bearer ${token}`;
+      let payload: string | Buffer | undefined;
+      if (opts.raw !== undefined) payload = opts.raw;
+      else if (opts.body !== undefined) {
+        payload = JSON.stringify(opts.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
+      let body: unknown;
+      try {
+        body = res.body === '' ? undefined : JSON.parse(res.body);
+      } catch {
+        body = undefined;
+      }
+      return { status: res.statusCode, body, text: res.body, headers: res.headers };
+    },
+    async tokenFor(roleName, environment = 'dev', workspaceId = first.workspace.id) {
+      counter += 1;
+      const { token } = await createTokenForRole(ctx, { workspaceId, roleName, clientName: `test-${roleName}-${environment}-${counter}`, environment });
+      return token;
+    },
+    async createProject(name, environment = 'dev', workspaceId = first.workspace.id) {
+      const env = await findEnvironmentByType(db, workspaceId, environment);
+      const home = await findHomeFolder(db, env!.id);
+      const { folder, projectId } = await insertProject(db, { workspaceId, environmentId: env!.id, homeFolderId: home!.id, name, now: toStored(clock.now()) });
+      return { folderId: folder.id, projectId };
+    },
+    async newWorkspace(name) {
+      const workspace = await createWorkspace(ctx, { name, ownerEmail: `${name.toLowerCase().replace(/\W+/g, '-')}@example.com` });
+      const { token } = await createTokenForRole(ctx, { workspaceId: workspace.id, roleName: ADMIN_ROLE_NAME, clientName: 'admin', environment: 'dev' });
+      return { workspaceId: workspace.id, adminToken: token };
+    },
+    async close() {
+      await app.close();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// Conventions every endpoint shares (contract 00): error shapes, headers, routing, paging.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { parsePage } from '../src/http/pagination.ts';
+import { createTestApp, type TestApp } from './helpers.ts';
+
+let t: TestApp;
+before(async () => { t = await createTestApp(); });
+after(() => t.close());
+
+describe('routing', () => {
+  test('unknown routes and wrong methods answer 404 in the error shape', async () => {
+    for (const [method, url] of [['GET', '/api/nope'], ['GET', '/nope'], ['DELETE', '/api/users/me'], ['PATCH', '/api/developer_api_clients/1']] as const) {
+      const res = await t.call(method, url);
+      assert.equal(res.status, 404, `${method} ${url}`);
+      assert.deepEqual(res.body, { message: 'Not found' });
+    }
+  });
+
+  test('every reply carries X-Request-Id = X-Correlation-Id; /api replies are not cached', async () => {
+    const res = await t.call('GET', '/api/users/me');
+    assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+    assert.equal(res.headers['x-correlation-id'], res.headers['x-request-id']);
+    assert.equal(res.headers['cache-control'], 'no-cache, no-store');
+    assert.match(String(res.headers['content-type']), /^application\/json; charset=utf-8/);
+    const traced = await t.call('GET', '/api/users/me', { headers: { 'x-request-id': 'trace-123' } });
+    assert.equal(traced.headers['x-request-id'], 'trace-123');
+    const hostile = await t.call('GET', '/api/users/me', { headers: { 'x-request-id': 'bad id\twith<script>' } });
+    assert.notEqual(hostile.headers['x-request-id'], 'bad id\twith<script>');
+  });
+
+  test('errors from unauthenticated bad requests answer 401 before the body is looked at', async () => {
+    const res = await t.call('POST', '/api/developer_api_clients', { token: null, raw: '{bad', headers: { 'content-type': 'application/json' } });
+    assert.equal(res.status, 401);
+  });
+
+  test('a Content-Type with parameters is accepted; a missing one with a body is refused', async () => {
+    const ok = await t.call('POST', '/api/developer_api_client_roles/2/copy', { raw: JSON.stringify({ name: 'Charset role' }), headers: { 'content-type': 'application/json; charset=utf-8' } });
+    assert.equal(ok.status, 200);
+    const none = await t.app.inject({ method: 'POST', url: '/api/developer_api_client_roles/2/copy', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': '' }, payload: 'name=x' });
+    assert.ok([400, 415].includes(none.statusCode), String(none.statusCode));
+    assert.ok(JSON.parse(none.body).message);
+  });
+});
+
+describe('server errors', () => {
+  test('an unexpected failure answers a generic 500 with a correlation id and no stack trace', async () => {
+    const app = await createTestApp();
+    // Closing the database makes the next authenticated call fail inside the store.
+    await app.ctx.db.destroy();
+    const res = await app.app.inject({ method: 'GET', url: '/api/users/me', headers: { authorization: `Bearer ${app.adminToken}` } });
+    assert.equal(res.statusCode, 500);
+    const body = JSON.parse(res.body);
+    assert.deepEqual(Object.keys(body).sort(), ['id', 'message']);
+    assert.equal(body.message, 'Server error');
+    assert.equal(body.id, res.headers['x-request-id']);
+    assert.ok(!res.body.includes('    at '), 'no stack trace');
+    await app.app.close();
+  });
+});
+
+describe('parsePage', () => {
+  test('defaults, clamping and leniency (contract 00 §7)', () => {
+    assert.deepEqual(parsePage({}), { page: 1, perPage: 100, offset: 0 });
+    assert.deepEqual(parsePage({ page: '3', per_page: '20' }), { page: 3, perPage: 20, offset: 40 });
+    assert.deepEqual(parsePage({ page: 0, per_page: 500 }), { page: 1, perPage: 100, offset: 0 });
+    assert.deepEqual(parsePage({ page: '-2', per_page: 'ten' }), { page: 1, perPage: 100, offset: 0 });
+    assert.deepEqual(parsePage({ per_page: 500 }, { max: 500 }), { page: 1, perPage: 500, offset: 0 });
+    assert.deepEqual(parsePage({ page: '1e3' }), { page: 1, perPage: 100, offset: 0 });
+  });
+});

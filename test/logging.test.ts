@@ -1,0 +1,38 @@
+// Logs are structured JSON with a request id, and never carry a token or a secret.
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, test } from 'node:test';
+import { createLogger, redactUrl } from '../src/logger.ts';
+import { createTestApp, type TestApp } from './helpers.ts';
+
+let t: TestApp;
+const lines: string[] = [];
+const sink = new Writable({ write(chunk, _enc, done) { lines.push(...String(chunk).split('\n').filter(Boolean)); done(); } });
+
+before(async () => { t = await createTestApp({ logger: createLogger('trace', sink) }); });
+after(() => t.close());
+
+test('request logs carry method, url and request id but no token, even when the token is in the URL', async () => {
+  const created = await t.call('POST', '/api/developer_api_clients', { body: { name: 'logged', api_privilege_group_id: 1, all_folders: true } });
+  const newToken: string = created.body.result.token.value;
+  const regenerated = await t.call('POST', `/api/developer_api_clients/${created.body.result.id}/regenerate`);
+  await t.call('GET', `/api/users/me?user_token=${t.adminToken}&x=1`, { token: null });
+  await t.call('GET', '/api/users/me', { token: 'wrkdev-guessed-token-value' });
+  await t.call('GET', '/api/users/me', { headers: { 'x-user-token': t.adminToken } });
+
+  await new Promise((r) => setImmediate(r));
+  const text = lines.join('\n');
+  assert.ok(lines.length > 5, 'there are logs to inspect');
+  const parsed = lines.map((l) => JSON.parse(l));
+  const incoming = parsed.filter((l) => l.req);
+  assert.ok(incoming.some((l) => l.req.url === '/api/developer_api_clients' && l.reqId), 'requests are logged with their id');
+  assert.ok(incoming.some((l) => l.req.url.includes('user_token=[REDACTED]')));
+  for (const secret of [t.adminToken, newToken, regenerated.body.result.token.value, 'wrkdev-guessed-token-value']) {
+    assert.ok(!text.includes(secret), 'a token reached the logs');
+  }
+});
+
+test('redactUrl hides sensitive query values only', () => {
+  assert.equal(redactUrl('/a?token=abc&page=2&client_secret=s3'), '/a?token=[REDACTED]&page=2&client_secret=[REDACTED]');
+  assert.equal(redactUrl('/a?page=2'), '/a?page=2');
+});

@@ -1,0 +1,81 @@
+// GET /health, /ready, /metrics, the OpenAPI document and the docs page.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { openSqlite } from '../src/db/index.ts';
+import { createLogger } from '../src/logger.ts';
+import { createTestApp, type TestApp } from './helpers.ts';
+
+let t: TestApp;
+before(async () => { t = await createTestApp(); });
+after(() => t.close());
+
+describe('GET /health', () => {
+  test('answers without a token', async () => {
+    const res = await t.call('GET', '/health', { token: null });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { status: 'ok' });
+  });
+});
+
+describe('GET /ready', () => {
+  test('ready when the database answers and migrations are applied', async () => {
+    const res = await t.call('GET', '/ready', { token: null });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { status: 'ready' });
+  });
+
+  test('503 while migrations are pending', async () => {
+    const db = openSqlite(':memory:');
+    const app = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent' }), database: { db, dialect: 'sqlite', location: ':memory:' }, logger: createLogger('silent') });
+    const res = await app.inject({ method: 'GET', url: '/ready' });
+    assert.equal(res.statusCode, 503);
+    assert.match(JSON.parse(res.body).message, /0001_foundation/);
+    await app.close();
+    await db.destroy();
+  });
+});
+
+describe('GET /metrics', () => {
+  test('Prometheus text with requests by route and status, latency histograms and process figures', async () => {
+    await t.call('GET', '/api/users/me');
+    await t.call('GET', '/api/developer_api_clients/424242');
+    await t.call('GET', '/api/no/such/route');
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^text\/plain/);
+    assert.match(res.body, /http_requests_total\{method="GET",route="\/api\/users\/me",status_code="200"\} \d+/);
+    assert.match(res.body, /http_requests_total\{method="GET",route="\/api\/developer_api_clients\/:id",status_code="404"\} 1/);
+    assert.match(res.body, /route="unmatched",status_code="404"/);
+    assert.match(res.body, /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/users\/me"/);
+    assert.match(res.body, /process_resident_memory_bytes \d+/);
+    assert.ok(!res.body.includes('424242'), 'ids never become labels');
+  });
+});
+
+describe('GET /api/openapi.json and /docs', () => {
+  test('an OpenAPI 3.1 document generated from the route schemas', async () => {
+    const res = await t.call('GET', '/api/openapi.json', { token: null });
+    assert.equal(res.status, 200);
+    const doc = res.body;
+    assert.equal(doc.openapi, '3.1.0');
+    const ops = doc.paths['/api/developer_api_clients/{id}'];
+    assert.ok(ops.get && ops.put && ops.delete);
+    assert.deepEqual(ops.get.security, [{ bearerAuth: [] }]);
+    assert.match(ops.get.description, /developer_api_clients:read/);
+    assert.ok(ops.put.requestBody.content['application/json'].schema.properties.name);
+    assert.ok(ops.get.responses['200'] && ops.get.responses['404']);
+    assert.ok(doc.paths['/api/users/me'].get.responses['200'].content['application/json'].schema.properties.root_folder_id);
+    assert.ok(doc.paths['/api/developer_api_clients/{id}/regenerate'].post);
+    assert.ok(!doc.paths['/api/openapi.json'], 'the document does not list itself');
+  });
+
+  test('a readable docs page', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/docs' });
+    const page = res.statusCode === 302 ? await t.app.inject({ method: 'GET', url: String(res.headers.location).startsWith('/') ? String(res.headers.location) : `/docs/${res.headers.location}` }) : res;
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<html/i);
+    assert.match(page.body, /swagger/i);
+  });
+});

@@ -1,0 +1,132 @@
+// The operation catalog of the specification (../shared/spec/automation-platform-api.md), plus
+// the routes the contract documents beyond it. test/route-catalog.test.ts compares the routes the
+// app registers with these lists: nothing unplanned may appear, and what is missing is reported.
+
+/** Every operation of the specification, as METHOD and path (any :param name). */
+export const SPEC_OPERATIONS: readonly string[] = [
+  // Token endpoint (served at {auth_url})
+  'POST /oauth2/token',
+  // Developer API clients
+  'GET /api/developer_api_clients',
+  'POST /api/developer_api_clients',
+  'GET /api/developer_api_clients/:id',
+  'PUT /api/developer_api_clients/:id',
+  'DELETE /api/developer_api_clients/:id',
+  'POST /api/developer_api_clients/:id/regenerate',
+  'GET /api/developer_api_client_roles',
+  // API platform
+  'GET /api/api_collections',
+  'POST /api/api_collections',
+  'GET /api/api_endpoints',
+  'PUT /api/api_endpoints/:id/enable',
+  'PUT /api/api_endpoints/:id/disable',
+  'GET /api/api_clients',
+  'POST /api/api_clients',
+  'GET /api/api_access_profiles',
+  'POST /api/api_access_profiles',
+  'PUT /api/api_access_profiles',
+  'PUT /api/api_access_profiles/:id',
+  'PUT /api/api_access_profiles/:id/enable',
+  'PUT /api/api_access_profiles/:id/disable',
+  'PUT /api_access_profiles/:id/enable',
+  'PUT /api_access_profiles/:id/disable',
+  'PUT /api/api_access_profiles/:id/refresh_secret',
+  // Connections
+  'GET /api/connections',
+  // Custom connectors
+  'GET /api/custom_connectors',
+  'POST /api/sdk/generate_schema/json',
+  'POST /api/sdk/generate_schema/csv',
+  // Custom OAuth profiles
+  'GET /api/custom_oauth_profiles',
+  'GET /api/custom_oauth_profiles/:id',
+  'POST /api/custom_oauth_profiles',
+  'PUT /api/custom_oauth_profiles/:id',
+  'DELETE /api/custom_oauth_profiles/:id',
+  // Environment and project properties
+  'GET /api/properties',
+  'POST /api/properties',
+  // Folders and projects
+  'GET /api/folders',
+  'GET /api/projects',
+  'POST /api/folders',
+  // Jobs
+  'GET /api/recipes/:recipe_id/jobs',
+  'GET /api/recipes/:recipe_id/jobs/:job_handle',
+  // Lookup tables
+  'GET /api/lookup_tables',
+  'GET /api/lookup_tables/:id/lookup',
+  'GET /api/lookup_tables/:id/rows',
+  'GET /api/lookup_tables/:id/rows/:row_id',
+  'POST /api/lookup_tables/:id/rows',
+  'POST /api/lookup_tables',
+  'POST /api/lookup_tables/batch_delete',
+  'PUT /api/lookup_tables/:id/rows/:row_id',
+  'DELETE /api/lookup_tables/:id/rows/:row_id',
+  // Projects, builds and deployments
+  'POST /api/projects/:id/build',
+  'GET /api/project_builds/:id',
+  'POST /api/project_builds/:id/deploy',
+  'POST /api/projects/:id/deploy',
+  'GET /api/deployments/:id',
+  'GET /api/deployments',
+  // PubSub (served at {event_streams_url})
+  'POST /api/v1/topics/:topic_id/consume',
+  'POST /api/v1/topics/:topic_id/publish',
+  'POST /api/v1/batch/topics/:topic_id/publish',
+  // Recipes (create and copy share POST /api/recipes)
+  'GET /api/recipes/:id',
+  'POST /api/recipes',
+  'PUT /api/recipes/:id',
+  'GET /api/recipes',
+  'PUT /api/recipes/:id/start',
+  'PUT /api/recipes/:id/stop',
+  'DELETE /api/recipes/:id',
+  // Recipe lifecycle management
+  'POST /api/export_manifests',
+  'PUT /api/export_manifests/:id',
+  'GET /api/export_manifests/:id',
+  'POST /api/packages/export/:manifest_id',
+  'POST /api/packages/import/:folder_id',
+  'GET /api/packages/:id',
+  'GET /api/packages/:id/download',
+  // Roles, secrets management, team collaborators, users
+  'GET /api/roles',
+  'POST /api/roles/:role_id/copy',
+  'POST /api/secrets_management/clear_cache',
+  'POST /api/member_invitations',
+  'GET /api/users/me',
+  // Test automation
+  'POST /api/test_cases/run_requests',
+  'GET /api/test_cases/run_requests/:id',
+  'GET /api/recipes/:recipe_id/test_cases',
+];
+
+/** Routes the contract documents beyond the specification; an area may add them. */
+export const CONTRACT_EXTRAS: readonly string[] = [
+  'POST /api/developer_api_client_roles/:id/copy',
+  'POST /api/recipes/:id/copy',
+  'GET /api/folders/:id',
+  'PUT /api/folders/:id',
+  'DELETE /api/folders/:id',
+  'PUT /api/projects/:id',
+  'DELETE /api/projects/:id',
+  'GET /api/connections/:id',
+  'POST /api/connections',
+  'PUT /api/connections/:id',
+  'POST /api/connections/:id/disconnect',
+  'DELETE /api/connections/:id',
+  'PUT /api/api_collections/:id',
+  'DELETE /api/api_collections/:id',
+  'POST /api/api_collections/:id/api_endpoints',
+  'GET /api/lookup_tables/:id',
+  'PUT /api/roles/:id',
+];
+
+/** Served for operations, documentation and tooling; not part of the catalog. */
+export const OPERATIONS_ROUTES: readonly RegExp[] = [/^(GET|HEAD) \/(health|ready|metrics)$/, /^(GET|HEAD) \/docs(\/|$)/, /^(GET|HEAD) \/api\/openapi\.json$/];
+
+/** 'PUT /api/x/:foo/y' -> 'PUT /api/x/:/y', so parameter names do not matter. */
+export function normaliseRoute(route: string): string {
+  return route.replace(/:[A-Za-z_]+/g, ':').replace(/\{[A-Za-z_]+\}/g, ':');
+}
