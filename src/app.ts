@@ -5,6 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { ServiceContext } from './context.ts';
+import type { SecretBox } from './crypto/secret-box.ts';
 import type { DbHandle } from './db/index.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
@@ -20,6 +21,7 @@ import { usersRoutes } from './api/users/users.routes.ts';
 export interface AppDeps {
   config: Config;
   database: DbHandle;
+  secretBox: SecretBox;
   clock?: Clock;
   logger?: Logger;
   /** Told of every route as it is registered (the route catalog test lists them this way). */
@@ -45,7 +47,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
-  const ctx: ServiceContext = { db: database.db, clock: deps.clock ?? systemClock, log: logger };
+  const ctx: ServiceContext = { db: database.db, clock: deps.clock ?? systemClock, log: logger, secretBox: deps.secretBox };
 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);

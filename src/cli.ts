@@ -73,9 +73,9 @@ const COMMANDS: Record<string, Command> = {
       if (typeof values.role !== 'string') throw new UsageError('--role is required (e.g. --role Admin or --role "Read only")');
       const env = String(values.env).toLowerCase();
       if (env !== 'dev' && env !== 'test' && env !== 'prod') throw new UsageError('--env must be dev, test or prod');
-      const { database } = await prepare(config, cliLogger(config));
+      const { database, secretBox } = await prepare(config, cliLogger(config));
       try {
-        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config) };
+        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox };
         const workspaceId = await workspaceIdFrom(values.workspace, database.db);
         const name = typeof values.name === 'string' ? values.name : `cli-${values.role}-${new Date().toISOString()}`;
         const { token, clientId } = await createTokenForRole(ctx, { workspaceId, roleName: values.role, clientName: name, environment: env as EnvironmentType });
@@ -92,9 +92,9 @@ const COMMANDS: Record<string, Command> = {
     options: { help, name: { type: 'string' }, 'owner-email': { type: 'string' } },
     async run(values, config) {
       if (typeof values.name !== 'string' || typeof values['owner-email'] !== 'string') throw new UsageError('--name and --owner-email are required');
-      const { database } = await prepare(config, cliLogger(config));
+      const { database, secretBox } = await prepare(config, cliLogger(config));
       try {
-        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config) };
+        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox };
         const workspace = await createWorkspace(ctx, { name: values.name, ownerEmail: values['owner-email'] });
         const { token } = await createTokenForRole(ctx, { workspaceId: workspace.id, roleName: ADMIN_ROLE_NAME, clientName: 'Bootstrap admin', environment: 'dev' });
         process.stderr.write(`created workspace ${workspace.id} ("${workspace.name}")\n`);

@@ -4,9 +4,12 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from './db/types.ts';
 import type { Clock } from './time.ts';
+import type { SecretBox } from './crypto/secret-box.ts';
 
 export interface ServiceContext {
   readonly db: Kysely<Database>;
   readonly clock: Clock;
   readonly log: Logger;
+  /** Encrypts credentials at rest (AES-256-GCM under SWITCHBOARD_SECRET_KEY). */
+  readonly secretBox: SecretBox;
 }

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
-import { loadOrCreateSecretKey } from './crypto/secret-box.ts';
+import { createSecretBox, loadOrCreateSecretKey, type SecretBox } from './crypto/secret-box.ts';
 import { createDb, type DbHandle } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
@@ -14,6 +14,7 @@ import { prepareFirstWorkspace, type FirstStart, type NewWorkspace } from './wor
 
 export interface Prepared {
   database: DbHandle;
+  secretBox: SecretBox;
   logger: Logger;
   firstStart: FirstStart;
   applied: string[];
@@ -27,10 +28,11 @@ export async function prepare(config: Config, logger: Logger = createLogger(conf
   try {
     const applied = await migrateToLatest(database.db, database.dialect);
     if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
-    const ctx = { db: database.db, clock: systemClock, log: logger };
+    const secretBox = createSecretBox(secret.key);
+    const ctx = { db: database.db, clock: systemClock, log: logger, secretBox };
     const firstStart = await prepareFirstWorkspace(ctx, { adminToken: config.adminToken, ...(workspace ? { workspace } : {}) });
     if (firstStart.created) logger.info({ workspace_id: firstStart.workspace.id }, 'created the first workspace with environments dev, test and prod');
-    return { database, logger, firstStart, applied };
+    return { database, secretBox, logger, firstStart, applied };
   } catch (error) {
     await database.db.destroy();
     throw error;
@@ -50,8 +52,8 @@ export function printAdminToken(out: Writable, token: string, config: Config): v
 
 export async function startServer(config: Config, options: { out?: Writable } = {}): Promise<FastifyInstance> {
   const logger = createLogger(config.logLevel);
-  const { database, firstStart } = await prepare(config, logger);
-  const app = await buildApp({ config, database, logger });
+  const { database, secretBox, firstStart } = await prepare(config, logger);
+  const app = await buildApp({ config, database, secretBox, logger });
   const shutdown = { closing: false };
   // Replies sent while shutting down close their connection, so keep-alive clients let go.
   app.addHook('onSend', async (_request, reply) => {

@@ -1,5 +1,7 @@
 // Test helpers: a fresh migrated database and an unstarted app per test file, driven by inject.
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions } from 'fastify';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
 import type { Logger } from 'pino';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -47,9 +49,10 @@ export async function createTestApp(options: { clock?: Clock; logger?: Logger; e
   await migrateToLatest(db, 'sqlite');
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger('silent');
-  const ctx: ServiceContext = { db, clock, log: logger };
+  const secretBox = createSecretBox(randomBytes(32));
+  const ctx: ServiceContext = { db, clock, log: logger, secretBox };
   const first = await prepareFirstWorkspace(ctx, { workspace: { name: 'Acme Integrations', ownerEmail: 'integrations@example.com' } });
-  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: ':memory:' }, clock, logger });
+  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: ':memory:' }, secretBox, clock, logger });
   await app.ready();
   const adminToken = first.printableToken as string;
   let counter = 0;

@@ -1,7 +1,9 @@
 // GET /health, /ready, /metrics, the OpenAPI document and the docs page.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { randomBytes } from 'node:crypto';
 import { buildApp } from '../src/app.ts';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { loadConfig } from '../src/config.ts';
 import { openSqlite } from '../src/db/index.ts';
 import { createLogger } from '../src/logger.ts';
@@ -28,7 +30,7 @@ describe('GET /ready', () => {
 
   test('503 while migrations are pending', async () => {
     const db = openSqlite(':memory:');
-    const app = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent' }), database: { db, dialect: 'sqlite', location: ':memory:' }, logger: createLogger('silent') });
+    const app = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent' }), database: { db, dialect: 'sqlite', location: ':memory:' }, secretBox: createSecretBox(randomBytes(32)), logger: createLogger('silent') });
     const res = await app.inject({ method: 'GET', url: '/ready' });
     assert.equal(res.statusCode, 503);
     assert.match(JSON.parse(res.body).message, /0001_foundation/);

@@ -1,7 +1,9 @@
 // Registered routes against the catalog: nothing unplanned; what is not built yet shows as TODO.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import { randomBytes } from 'node:crypto';
 import { buildApp } from '../src/app.ts';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { loadConfig } from '../src/config.ts';
 import { openSqlite } from '../src/db/index.ts';
 import { createLogger } from '../src/logger.ts';
@@ -13,6 +15,7 @@ async function registeredRoutes(): Promise<string[]> {
   const app = await buildApp({
     config: loadConfig({ LOG_LEVEL: 'silent' }),
     database: { db, dialect: 'sqlite', location: ':memory:' },
+    secretBox: createSecretBox(randomBytes(32)),
     logger: createLogger('silent'),
     onRoute: (route) => {
       for (const method of [route.method].flat()) routes.push(`${method} ${route.url}`);
