@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { ServiceContext } from './context.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
+import { createInProcessNotifier, type Notifier } from './notifier.ts';
 import type { DbHandle } from './db/index.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
@@ -17,22 +18,37 @@ import { systemClock, type Clock } from './time.ts';
 import { developerApiClientRolesRoutes } from './api/developer_api_client_roles/developer_api_client_roles.routes.ts';
 import { developerApiClientsRoutes } from './api/developer_api_clients/developer_api_clients.routes.ts';
 import { usersRoutes } from './api/users/users.routes.ts';
+import { createAccessTokenSigner } from './oauth2/access-token.ts';
+import { createFailureLimiter } from './oauth2/failure-limiter.ts';
+import { oauth2Routes } from './oauth2/token.routes.ts';
+import { apiCollectionsRoutes } from './api/api_collections/api_collections.routes.ts';
+import { apiEndpointsRoutes } from './api/api_endpoints/api_endpoints.routes.ts';
+import { apiClientsRoutes } from './api/api_clients/api_clients.routes.ts';
+import { apiAccessProfilesRoutes } from './api/api_access_profiles/api_access_profiles.routes.ts';
 
 export interface AppDeps {
   config: Config;
   database: DbHandle;
   secretBox: SecretBox;
+  notifier?: Notifier;
   clock?: Clock;
   logger?: Logger;
   /** Told of every route as it is registered (the route catalog test lists them this way). */
   onRoute?: (route: { method: string | string[]; url: string }) => void;
 }
 
+/** Failed client authentications per client id, and per source address, before 429. */
+const TOKEN_FAILURES_PER_MINUTE = 10;
+
 /** The API areas, in the order they appear in the OpenAPI document. */
 const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext) => void> = [
   developerApiClientsRoutes,
   developerApiClientRolesRoutes,
   usersRoutes,
+  apiCollectionsRoutes,
+  apiEndpointsRoutes,
+  apiClientsRoutes,
+  apiAccessProfilesRoutes,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -47,7 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
-  const ctx: ServiceContext = { db: database.db, clock: deps.clock ?? systemClock, log: logger, secretBox: deps.secretBox };
+  const ctx: ServiceContext = { db: database.db, clock: deps.clock ?? systemClock, log: logger, secretBox: deps.secretBox, config, notifier: deps.notifier ?? createInProcessNotifier() };
 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);
@@ -72,6 +88,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   operationsRoutes(app, ctx, { dialect: database.dialect, metrics });
   for (const register of ROUTE_TABLE) register(app, ctx);
+
+  // The API platform at run time: the token endpoint and the gateway, each with its own parsers and error format.
+  const signer = createAccessTokenSigner(deps.secretBox.deriveKey('oauth2-access-token'));
+  const limiter = createFailureLimiter(ctx.clock, { limit: TOKEN_FAILURES_PER_MINUTE, windowSeconds: 60 });
+  await app.register(oauth2Routes({ ctx, signer, limiter }));
   return app;
 }
 

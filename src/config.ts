@@ -17,6 +17,7 @@ export interface Config {
   readonly publicBaseUrl: string;
   readonly publicAuthUrl: string;
   readonly publicEventStreamsUrl: string;
+  readonly publicGatewayUrl: string;
   readonly bodyLimitBytes: number;
   readonly trustProxy: boolean;
   readonly sqliteSynchronous: SqliteSynchronous;
@@ -72,6 +73,8 @@ export function loadConfig(env: Env = process.env): Config {
     publicAuthUrl: urlSetting(env, 'PUBLIC_AUTH_URL') ?? publicBaseUrl,
     // Advertised address of the PubSub (event streams) API.
     publicEventStreamsUrl: urlSetting(env, 'PUBLIC_EVENT_STREAMS_URL') ?? publicBaseUrl,
+    // Advertised address of published APIs (the gateway); a host of its own is routed by Host header.
+    publicGatewayUrl: urlSetting(env, 'PUBLIC_GATEWAY_URL') ?? publicBaseUrl,
     // Largest request body accepted, in bytes (larger: 413).
     bodyLimitBytes: intSetting(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     // Trust X-Forwarded-For for the client address (IP allow lists) when behind a proxy.

@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import type { Database } from './db/types.ts';
 import type { Clock } from './time.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
+import type { Config } from './config.ts';
+import type { Notifier } from './notifier.ts';
 
 export interface ServiceContext {
   readonly db: Kysely<Database>;
@@ -12,4 +14,7 @@ export interface ServiceContext {
   readonly log: Logger;
   /** Encrypts credentials at rest (AES-256-GCM under SWITCHBOARD_SECRET_KEY). */
   readonly secretBox: SecretBox;
+  readonly config: Config;
+  /** Change notifications (cache invalidation), in-process for SQLite. */
+  readonly notifier: Notifier;
 }

@@ -10,6 +10,7 @@ import { createDb, type DbHandle } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import { systemClock } from './time.ts';
+import { createInProcessNotifier } from './notifier.ts';
 import { prepareFirstWorkspace, type FirstStart, type NewWorkspace } from './workspaces/workspaces.service.ts';
 
 export interface Prepared {
@@ -29,7 +30,7 @@ export async function prepare(config: Config, logger: Logger = createLogger(conf
     const applied = await migrateToLatest(database.db, database.dialect);
     if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
     const secretBox = createSecretBox(secret.key);
-    const ctx = { db: database.db, clock: systemClock, log: logger, secretBox };
+    const ctx = { db: database.db, clock: systemClock, log: logger, secretBox, config, notifier: createInProcessNotifier() };
     const firstStart = await prepareFirstWorkspace(ctx, { adminToken: config.adminToken, ...(workspace ? { workspace } : {}) });
     if (firstStart.created) logger.info({ workspace_id: firstStart.workspace.id }, 'created the first workspace with environments dev, test and prod');
     return { database, secretBox, logger, firstStart, applied };

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
+import { createInProcessNotifier } from '../src/notifier.ts';
 import type { Logger } from 'pino';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -50,9 +51,10 @@ export async function createTestApp(options: { clock?: Clock; logger?: Logger; e
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger('silent');
   const secretBox = createSecretBox(randomBytes(32));
-  const ctx: ServiceContext = { db, clock, log: logger, secretBox };
+  const notifier = createInProcessNotifier();
+  const ctx: ServiceContext = { db, clock, log: logger, secretBox, config, notifier };
   const first = await prepareFirstWorkspace(ctx, { workspace: { name: 'Acme Integrations', ownerEmail: 'integrations@example.com' } });
-  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: ':memory:' }, secretBox, clock, logger });
+  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: ':memory:' }, secretBox, notifier, clock, logger });
   await app.ready();
   const adminToken = first.printableToken as string;
   let counter = 0;

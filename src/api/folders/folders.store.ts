@@ -45,3 +45,7 @@ export async function insertProject(db: Db, input: { workspaceId: number; enviro
   await db.updateTable('folders').set({ project_id: project.id }).where('id', '=', folder.id).execute();
   return { folder: { ...folder, project_id: project.id }, projectId: project.id };
 }
+
+export async function findProject(db: Db, environmentId: number, id: number) {
+  return db.selectFrom('projects').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+}
