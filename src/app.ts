@@ -37,8 +37,8 @@ export interface AppDeps {
   onRoute?: (route: { method: string | string[]; url: string }) => void;
 }
 
-/** Failed client authentications per client id, and per source address, before 429. */
-const TOKEN_FAILURES_PER_MINUTE = 10;
+/** Failed client authentications per minute before 429: per client id, and per source address. */
+const TOKEN_FAILURE_LIMITS = { id: 10, ip: 100 };
 
 /** The API areas, in the order they appear in the OpenAPI document. */
 const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext) => void> = [
@@ -91,7 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // The API platform at run time: the token endpoint and the gateway, each with its own parsers and error format.
   const signer = createAccessTokenSigner(deps.secretBox.deriveKey('oauth2-access-token'));
-  const limiter = createFailureLimiter(ctx.clock, { limit: TOKEN_FAILURES_PER_MINUTE, windowSeconds: 60 });
+  const limiter = createFailureLimiter(ctx.clock, { limits: TOKEN_FAILURE_LIMITS, windowSeconds: 60 });
   await app.register(oauth2Routes({ ctx, signer, limiter }));
   return app;
 }

@@ -9,7 +9,8 @@ export interface FailureLimiter {
   recordFailure(keys: readonly string[]): void;
 }
 
-export function createFailureLimiter(clock: Clock, options: { limit: number; windowSeconds: number; maxKeys?: number }): FailureLimiter {
+/** Keys are `<kind>:<value>`; each kind has its own limit per window. */
+export function createFailureLimiter(clock: Clock, options: { limits: Record<string, number>; windowSeconds: number; maxKeys?: number }): FailureLimiter {
   const windows = new Map<string, { start: number; count: number }>();
   const windowMs = options.windowSeconds * 1000;
   const maxKeys = options.maxKeys ?? 100_000;
@@ -23,7 +24,8 @@ export function createFailureLimiter(clock: Clock, options: { limit: number; win
       let wait = 0;
       for (const key of keys) {
         const entry = current(key, now);
-        if (entry && entry.count >= options.limit) wait = Math.max(wait, Math.ceil((entry.start + windowMs - now) / 1000));
+        const limit = options.limits[key.slice(0, key.indexOf(':'))] ?? Number.POSITIVE_INFINITY;
+        if (entry && entry.count >= limit) wait = Math.max(wait, Math.ceil((entry.start + windowMs - now) / 1000));
       }
       return wait;
     },
