@@ -21,6 +21,7 @@ import { usersRoutes } from './api/users/users.routes.ts';
 import { createAccessTokenSigner } from './oauth2/access-token.ts';
 import { createFailureLimiter } from './oauth2/failure-limiter.ts';
 import { oauth2Routes } from './oauth2/token.routes.ts';
+import { gatewayRoutes, type UpstreamResolver } from './gateway/gateway.routes.ts';
 import { apiCollectionsRoutes } from './api/api_collections/api_collections.routes.ts';
 import { apiEndpointsRoutes } from './api/api_endpoints/api_endpoints.routes.ts';
 import { apiClientsRoutes } from './api/api_clients/api_clients.routes.ts';
@@ -35,6 +36,7 @@ export interface AppDeps {
   logger?: Logger;
   /** Told of every route as it is registered (the route catalog test lists them this way). */
   onRoute?: (route: { method: string | string[]; url: string }) => void;
+  resolveUpstream?: UpstreamResolver;
 }
 
 /** Failed client authentications per minute before 429: per client id, and per source address. */
@@ -93,6 +95,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const signer = createAccessTokenSigner(deps.secretBox.deriveKey('oauth2-access-token'));
   const limiter = createFailureLimiter(ctx.clock, { limits: TOKEN_FAILURE_LIMITS, windowSeconds: 60 });
   await app.register(oauth2Routes({ ctx, signer, limiter }));
+  await app.register(gatewayRoutes({
+    ctx,
+    signer,
+    resolveUpstream: deps.resolveUpstream ?? (async () => { throw new Error('no connections area yet'); }),
+    maxBodyBytes: config.gatewayMaxBodyBytes,
+    maxResponseBytes: config.gatewayMaxResponseBytes,
+    timeoutMs: config.gatewayTimeoutMs,
+  }));
   return app;
 }
 

@@ -22,6 +22,9 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly sqliteSynchronous: SqliteSynchronous;
   readonly shutdownTimeoutMs: number;
+  readonly gatewayTimeoutMs: number;
+  readonly gatewayMaxBodyBytes: number;
+  readonly gatewayMaxResponseBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -83,6 +86,12 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteSynchronous: sync,
     // How long a graceful shutdown waits for in-flight requests before closing connections.
     shutdownTimeoutMs: intSetting(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    // How long the gateway waits for an upstream (proxy) answer before 504 (vendor: 30 s).
+    gatewayTimeoutMs: intSetting(env, 'GATEWAY_TIMEOUT_MS', 30_000, 100, 240_000),
+    // Largest request body a published API accepts (vendor: 5 MB).
+    gatewayMaxBodyBytes: intSetting(env, 'GATEWAY_MAX_BODY_BYTES', 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    // Largest response the gateway relays; larger: 502 (vendor: 100 KB).
+    gatewayMaxResponseBytes: intSetting(env, 'GATEWAY_MAX_RESPONSE_BYTES', 100 * 1024, 1024, 1024 * 1024 * 1024),
   });
 }
 

@@ -130,6 +130,8 @@ export const OPERATIONS_ROUTES: readonly RegExp[] = [
   /^(GET|HEAD) \/api\/openapi\.json$/,
   // Other methods on the token endpoint answer 405 with Allow: POST (contract 01 §6).
   /^(GET|PUT|PATCH|DELETE|OPTIONS) \/oauth2\/token$/,
+  // The gateway: published APIs under /<api-prefix>/<collection-slug>/... (contract 03 §8).
+  /^(GET|POST|PUT|PATCH|DELETE|OPTIONS) \/\*$/,
 ];
 
 /** 'PUT /api/x/:foo/y' -> 'PUT /api/x/:/y', so parameter names do not matter. */
