@@ -12,6 +12,8 @@ import { systemClock } from './time.ts';
 import { createInProcessNotifier } from './notifier.ts';
 import { ADMIN_ROLE_NAME, createTokenForRole, createWorkspace, DEFAULT_WORKSPACE } from './workspaces/workspaces.service.ts';
 import { findFirstWorkspace, listWorkspaces } from './workspaces/workspaces.store.ts';
+import { insertPolicy, listPolicies } from './api/api_clients/api_clients.store.ts';
+import { isUniqueViolation } from './db/dialect.ts';
 import type { EnvironmentType } from './db/types.ts';
 
 interface Command {
@@ -105,6 +107,46 @@ const COMMANDS: Record<string, Command> = {
       }
     },
   },
+  'api-policies create': {
+    summary: 'Create an access policy (rate limit and/or quota) for API clients and access profiles',
+    usage: 'switchboard api-policies create --name NAME [--rate REQUESTS/SECONDS] [--quota REQUESTS/SECONDS] [--workspace ID]',
+    options: { help, name: { type: 'string' }, rate: { type: 'string' }, quota: { type: 'string' }, workspace: { type: 'string' } },
+    async run(values, config) {
+      if (typeof values.name !== 'string' || values.name.trim() === '') throw new UsageError('--name is required');
+      const rate = typeof values.rate === 'string' ? parseWindow('--rate', values.rate) : undefined;
+      const quota = typeof values.quota === 'string' ? parseWindow('--quota', values.quota) : undefined;
+      if (!rate && !quota) throw new UsageError('give --rate and/or --quota, e.g. --rate 100/60 --quota 100000/2592000');
+      const { database } = await prepare(config, cliLogger(config));
+      try {
+        const workspaceId = await workspaceIdFrom(values.workspace, database.db);
+        const policy = await insertPolicy(database.db, { workspaceId, name: values.name.trim(), ...(rate ? { rate } : {}), ...(quota ? { quota } : {}), now: new Date().toISOString() });
+        process.stdout.write(`${policy.id}\n`);
+        process.stderr.write(`created access policy ${policy.id} ("${policy.name}"); use it as api_policy_id on API clients and access profiles\n`);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new UsageError(`an access policy named "${values.name}" already exists`);
+        throw error;
+      } finally {
+        await database.db.destroy();
+      }
+    },
+  },
+  'api-policies list': {
+    summary: 'List access policies',
+    usage: 'switchboard api-policies list [--workspace ID]',
+    options: { help, workspace: { type: 'string' } },
+    async run(values, config) {
+      const { database } = await prepare(config, cliLogger(config));
+      try {
+        for (const p of await listPolicies(database.db, await workspaceIdFrom(values.workspace, database.db))) {
+          const rate = p.rate_limit_requests ? `${p.rate_limit_requests}/${p.rate_limit_interval_seconds}s` : '-';
+          const quota = p.quota_requests ? `${p.quota_requests}/${p.quota_interval_seconds}s` : '-';
+          process.stdout.write(`${p.id}\t${p.name}\trate ${rate}\tquota ${quota}\n`);
+        }
+      } finally {
+        await database.db.destroy();
+      }
+    },
+  },
   'workspaces list': {
     summary: 'List the workspaces of this server',
     usage: 'switchboard workspaces list',
@@ -121,6 +163,12 @@ const COMMANDS: Record<string, Command> = {
 };
 
 class UsageError extends Error {}
+
+function parseWindow(flag: string, text: string): { requests: number; seconds: number } {
+  const match = /^(\d{1,9})\/(\d{1,9})$/.exec(text.trim());
+  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) throw new UsageError(`${flag} must be REQUESTS/SECONDS, e.g. 100/60`);
+  return { requests: Number(match[1]), seconds: Number(match[2]) };
+}
 
 function cliLogger(config: Config) {
   return createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2));

@@ -47,3 +47,25 @@ export async function listApiClients(db: Db, environmentId: number, filter: { pr
 export async function findPolicy(db: Db, workspaceId: number, id: number) {
   return db.selectFrom('api_policies').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
 }
+
+/** Access policies have no management API at the vendor (03 §6): the CLI makes them. */
+export async function insertPolicy(db: Db, values: { workspaceId: number; name: string; rate?: { requests: number; seconds: number }; quota?: { requests: number; seconds: number }; now: string }) {
+  return db
+    .insertInto('api_policies')
+    .values({
+      workspace_id: values.workspaceId,
+      name: values.name,
+      rate_limit_requests: values.rate?.requests ?? null,
+      rate_limit_interval_seconds: values.rate?.seconds ?? null,
+      quota_requests: values.quota?.requests ?? null,
+      quota_interval_seconds: values.quota?.seconds ?? null,
+      created_at: values.now,
+      updated_at: values.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function listPolicies(db: Db, workspaceId: number) {
+  return db.selectFrom('api_policies').selectAll().where('workspace_id', '=', workspaceId).orderBy('id').execute();
+}
