@@ -17,6 +17,9 @@ import { systemClock, type Clock } from './time.ts';
 import { developerApiClientRolesRoutes } from './api/developer_api_client_roles/developer_api_client_roles.routes.ts';
 import { developerApiClientsRoutes } from './api/developer_api_clients/developer_api_clients.routes.ts';
 import { usersRoutes } from './api/users/users.routes.ts';
+import { foldersRoutes } from './api/folders/folders.routes.ts';
+import { projectsRoutes } from './api/projects/projects.routes.ts';
+import { propertiesRoutes } from './api/properties/properties.routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -33,6 +36,9 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext) => 
   developerApiClientsRoutes,
   developerApiClientRolesRoutes,
   usersRoutes,
+  foldersRoutes,
+  projectsRoutes,
+  propertiesRoutes,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {

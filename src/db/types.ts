@@ -40,6 +40,8 @@ export interface FoldersTable {
   environment_id: number;
   parent_id: number | null;
   name: string;
+  /** The name trimmed and lower-cased: unique among siblings (folders_sibling_name_unique). */
+  name_key: string;
   is_project: Flag;
   project_id: number | null;
   created_at: string;
@@ -53,6 +55,18 @@ export interface ProjectsTable {
   folder_id: number;
   name: string;
   description: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PropertiesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  /** null: an environment property; otherwise a property of this project. */
+  project_id: number | null;
+  name: string;
+  value: string;
   created_at: string;
   updated_at: string;
 }
@@ -95,6 +109,7 @@ export interface Database {
   environments: EnvironmentsTable;
   folders: FoldersTable;
   projects: ProjectsTable;
+  properties: PropertiesTable;
   developer_api_client_roles: DeveloperApiClientRolesTable;
   developer_api_clients: DeveloperApiClientsTable;
 }
@@ -106,6 +121,9 @@ export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type EnvironmentRow = Selectable<EnvironmentsTable>;
 export type FolderRow = Selectable<FoldersTable>;
 export type NewFolder = Insertable<FoldersTable>;
+export type FolderUpdate = Updateable<FoldersTable>;
+export type ProjectRow = Selectable<ProjectsTable>;
+export type PropertyRow = Selectable<PropertiesTable>;
 export type RoleRow = Selectable<DeveloperApiClientRolesTable>;
 export type DeveloperApiClientRow = Selectable<DeveloperApiClientsTable>;
 export type DeveloperApiClientUpdate = Updateable<DeveloperApiClientsTable>;
