@@ -13,6 +13,7 @@ import { registerObservability, requestId } from './http/observability.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createLogger } from './logger.ts';
+import { createSmtpMailer, type Mailer } from './mail/mailer.ts';
 import { systemClock, type Clock } from './time.ts';
 import { developerApiClientRolesRoutes } from './api/developer_api_client_roles/developer_api_client_roles.routes.ts';
 import { developerApiClientsRoutes } from './api/developer_api_clients/developer_api_clients.routes.ts';
@@ -20,6 +21,9 @@ import { usersRoutes } from './api/users/users.routes.ts';
 import { foldersRoutes } from './api/folders/folders.routes.ts';
 import { projectsRoutes } from './api/projects/projects.routes.ts';
 import { propertiesRoutes } from './api/properties/properties.routes.ts';
+import { sdkRoutes } from './api/sdk/sdk.routes.ts';
+import { rolesRoutes } from './api/roles/roles.routes.ts';
+import { memberInvitationsRoutes } from './api/member_invitations/member_invitations.routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -39,6 +43,9 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext) => 
   foldersRoutes,
   projectsRoutes,
   propertiesRoutes,
+  sdkRoutes,
+  rolesRoutes,
+  memberInvitationsRoutes,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -53,7 +60,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
-  const ctx: ServiceContext = { db: database.db, clock: deps.clock ?? systemClock, log: logger, secretBox: deps.secretBox };
+  const mailer: Mailer | undefined = config.smtpUrl === undefined ? undefined : createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom });
+  const ctx: ServiceContext = {
+    db: database.db,
+    clock: deps.clock ?? systemClock,
+    log: logger,
+    secretBox: deps.secretBox,
+    publicBaseUrl: config.publicBaseUrl,
+    ...(mailer ? { mailer } : {}),
+  };
+  if (mailer) app.addHook('onClose', async () => mailer.close());
 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);

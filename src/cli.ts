@@ -11,7 +11,8 @@ import { prepare, printAdminToken, startServer } from './server.ts';
 import { systemClock } from './time.ts';
 import { ADMIN_ROLE_NAME, createTokenForRole, createWorkspace, DEFAULT_WORKSPACE } from './workspaces/workspaces.service.ts';
 import { findFirstWorkspace, listWorkspaces } from './workspaces/workspaces.store.ts';
-import type { EnvironmentType } from './db/types.ts';
+import type { EnvironmentType, InvitationStatus } from './db/types.ts';
+import { listInvitations, roleSummary } from './api/member_invitations/member_invitations.service.ts';
 
 interface Command {
   summary: string;
@@ -112,6 +113,26 @@ const COMMANDS: Record<string, Command> = {
       const { database } = await prepare(config, cliLogger(config));
       try {
         for (const w of await listWorkspaces(database.db)) process.stdout.write(`${w.id}\t${w.name}\t${w.owner_email}\n`);
+      } finally {
+        await database.db.destroy();
+      }
+    },
+  },
+  'invitations list': {
+    summary: 'List the member invitations of a workspace (pending ones were not e-mailed: no SMTP_URL)',
+    usage: 'switchboard invitations list [--status pending|sending|sent|failed] [--workspace ID]',
+    options: { help, status: { type: 'string' }, workspace: { type: 'string' } },
+    async run(values, config) {
+      const statuses: readonly InvitationStatus[] = ['pending', 'sending', 'sent', 'failed'];
+      const status = values.status;
+      if (status !== undefined && !statuses.includes(status as InvitationStatus)) throw new UsageError(`--status must be one of ${statuses.join(', ')}`);
+      const { database } = await prepare(config, cliLogger(config));
+      try {
+        const workspaceId = await workspaceIdFrom(values.workspace, database.db);
+        for (const i of await listInvitations({ db: database.db }, workspaceId, status as InvitationStatus | undefined)) {
+          const columns = [i.id, i.email, i.name, roleSummary(i.roles), i.status, i.invited_at, i.delivery_error ?? ''];
+          process.stdout.write(`${columns.map((c) => String(c).replace(/[\t\r\n]+/g, ' ')).join('\t')}\n`);
+        }
       } finally {
         await database.db.destroy();
       }

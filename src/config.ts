@@ -21,6 +21,8 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly sqliteSynchronous: SqliteSynchronous;
   readonly shutdownTimeoutMs: number;
+  readonly smtpUrl: string | undefined;
+  readonly smtpFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -48,6 +50,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const sync = (str(env, 'SQLITE_SYNCHRONOUS') ?? 'FULL').toUpperCase();
   if (sync !== 'FULL' && sync !== 'NORMAL') throw new ConfigError('SQLITE_SYNCHRONOUS must be FULL or NORMAL');
+  const smtpUrl = smtpUrlSetting(env);
+  const smtpFrom = str(env, 'SMTP_FROM') ?? 'Switchboard <switchboard@localhost>';
+  if (/[\r\n]/.test(smtpFrom) || !smtpFrom.includes('@')) throw new ConfigError('SMTP_FROM must be an e-mail address, optionally with a name: "Switchboard <ops@example.com>"');
   const trustProxy = (str(env, 'TRUST_PROXY') ?? 'false').toLowerCase();
   if (trustProxy !== 'true' && trustProxy !== 'false') throw new ConfigError('TRUST_PROXY must be true or false');
 
@@ -80,6 +85,12 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteSynchronous: sync,
     // How long a graceful shutdown waits for in-flight requests before closing connections.
     shutdownTimeoutMs: intSetting(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    // SMTP server for invitation e-mails: smtp://user:pass@host:587 (STARTTLS when offered) or
+    // smtps://user:pass@host:465. Unset: invitations are recorded and logged as pending, not sent.
+    // Holds a password: never logged.
+    smtpUrl,
+    // Sender of invitation e-mails.
+    smtpFrom,
   });
 }
 
@@ -110,6 +121,22 @@ function urlSetting(env: Env, name: string): string | undefined {
     throw new ConfigError(`${name} must be an absolute http(s) URL`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+function smtpUrlSetting(env: Env): string | undefined {
+  const raw = str(env, 'SMTP_URL');
+  if (raw === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  // The message never repeats the value: it may hold a password.
+  if (url === undefined || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') {
+    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:password@mail.example.com:587');
+  }
+  return raw;
 }
 
 function hostForUrl(host: string): string {

@@ -1,10 +1,12 @@
-// What services receive explicitly: the database handle, the clock and a logger.
+// What services receive explicitly: the database handle, the clock, a logger, the secret box
+// and, in the server, the mailer.
 // No container, no singletons: the server, the CLI, tests and (later) the engine build one.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from './db/types.ts';
 import type { Clock } from './time.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
+import type { Mailer } from './mail/mailer.ts';
 
 export interface ServiceContext {
   readonly db: Kysely<Database>;
@@ -12,4 +14,8 @@ export interface ServiceContext {
   readonly log: Logger;
   /** Encrypts credentials at rest (AES-256-GCM under SWITCHBOARD_SECRET_KEY). */
   readonly secretBox: SecretBox;
+  /** Sends e-mail through SMTP_URL; absent when no SMTP server is configured. */
+  readonly mailer?: Mailer;
+  /** PUBLIC_BASE_URL, for links in what the server sends out (e-mails); absent outside the server. */
+  readonly publicBaseUrl?: string;
 }

@@ -14,6 +14,15 @@ export const ERROR_CATALOG = {
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type' },
   name_taken: { status: 422, message: 'Name has already been taken' },
   too_many_requests: { status: 429, message: 'Too many requests' },
+  sample_required: { status: 400, message: 'sample is required' },
+  sample_not_json: { status: 400, message: 'Sample is not valid JSON' },
+  sample_not_csv: { status: 400, message: 'Sample is not valid CSV' },
+  sample_not_object: { status: 400, message: 'Sample must be a JSON object or array' },
+  sample_too_deep: { status: 400, message: 'Sample is nested too deeply' },
+  sample_too_large: { status: 413, message: 'Sample too large' },
+  already_member: { status: 422, message: 'Already a member of this workspace' },
+  invitation_too_soon: { status: 429, message: 'Invitation already sent recently' },
+  invitation_not_delivered: { status: 502, message: 'The invitation was recorded but the e-mail could not be sent; try again' },
   server_error: { status: 500, message: 'Server error' },
   service_unavailable: { status: 503, message: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; message: string }>;
@@ -28,12 +37,15 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly errors: FieldErrors | undefined;
+  /** Sent as the Retry-After header (seconds), e.g. with a 429. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, options: { message?: string; errors?: FieldErrors } = {}) {
+  constructor(code: ErrorCode, options: { message?: string; errors?: FieldErrors; retryAfterSeconds?: number } = {}) {
     super(options.message ?? ERROR_CATALOG[code].message);
     this.code = code;
     this.status = ERROR_CATALOG[code].status;
     this.errors = options.errors;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

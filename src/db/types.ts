@@ -103,6 +103,49 @@ export interface DeveloperApiClientsTable {
   updated_at: string;
 }
 
+export interface CollaboratorRolesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  name: string;
+  name_key: string;
+  inheritable: Flag;
+  /** 1: the role reaches every folder (collaborator_role_folders is empty). */
+  all_folders: Flag;
+  /** JSON object: privilege category -> allowed actions, e.g. {"Recipes": ["read", "run"]}. */
+  privileges: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CollaboratorRoleFoldersTable {
+  role_id: number;
+  folder_id: number;
+}
+
+export type InvitationStatus = 'pending' | 'sending' | 'sent' | 'failed';
+
+export interface MemberInvitationsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  email: string;
+  /** Lower-cased e-mail: one invitation per address and workspace. */
+  email_key: string;
+  name: string;
+  /** JSON array of { environment_type, role_name, role_type }, one entry per environment. */
+  roles: string;
+  /** JSON array of collaborator group ids. */
+  user_group_ids: string;
+  status: InvitationStatus;
+  /** Why the last e-mail failed (SMTP reply code and text, never credentials). */
+  delivery_error: string | null;
+  invited_by_client_id: number | null;
+  /** When the invitation was last made; the 20-minute rule counts from here. */
+  invited_at: string;
+  sent_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -112,6 +155,9 @@ export interface Database {
   properties: PropertiesTable;
   developer_api_client_roles: DeveloperApiClientRolesTable;
   developer_api_clients: DeveloperApiClientsTable;
+  collaborator_roles: CollaboratorRolesTable;
+  collaborator_role_folders: CollaboratorRoleFoldersTable;
+  member_invitations: MemberInvitationsTable;
 }
 
 /** The database handle or an open transaction: stores accept either. */
@@ -127,3 +173,5 @@ export type PropertyRow = Selectable<PropertiesTable>;
 export type RoleRow = Selectable<DeveloperApiClientRolesTable>;
 export type DeveloperApiClientRow = Selectable<DeveloperApiClientsTable>;
 export type DeveloperApiClientUpdate = Updateable<DeveloperApiClientsTable>;
+export type CollaboratorRoleRow = Selectable<CollaboratorRolesTable>;
+export type MemberInvitationRow = Selectable<MemberInvitationsTable>;

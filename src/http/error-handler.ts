@@ -12,7 +12,10 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    if (error instanceof AppError) return send(reply, error.status, error.message, error.errors);
+    if (error instanceof AppError) {
+      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+      return send(reply, error.status, error.message, error.errors);
+    }
 
     if (error.validation) {
       const errors = fieldErrors(error.validation, error.validationContext);
