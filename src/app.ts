@@ -6,9 +6,10 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { ServiceContext } from './context.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
+import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import type { DbHandle } from './db/index.ts';
 import { registerAuth } from './http/auth.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.ts';
 import { registerObservability, requestId } from './http/observability.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -17,11 +18,17 @@ import { systemClock, type Clock } from './time.ts';
 import { developerApiClientRolesRoutes } from './api/developer_api_client_roles/developer_api_client_roles.routes.ts';
 import { developerApiClientsRoutes } from './api/developer_api_clients/developer_api_clients.routes.ts';
 import { usersRoutes } from './api/users/users.routes.ts';
+import { connectionsRoutes } from './api/connections/connections.routes.ts';
+import { customConnectorsRoutes } from './api/custom_connectors/custom_connectors.routes.ts';
+import { customOauthProfilesRoutes } from './api/custom_oauth_profiles/custom_oauth_profiles.routes.ts';
+import { secretsManagementRoutes } from './api/secrets_management/secrets_management.routes.ts';
 
 export interface AppDeps {
   config: Config;
   database: DbHandle;
   secretBox: SecretBox;
+  /** The secret resolver (and its cache) to share with callers outside the app; built from config when absent. */
+  secrets?: SecretResolver;
   clock?: Clock;
   logger?: Logger;
   /** Told of every route as it is registered (the route catalog test lists them this way). */
@@ -33,6 +40,10 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext) => 
   developerApiClientsRoutes,
   developerApiClientRolesRoutes,
   usersRoutes,
+  connectionsRoutes,
+  customConnectorsRoutes,
+  customOauthProfilesRoutes,
+  secretsManagementRoutes,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -45,9 +56,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
+    frameworkErrors: frameworkErrorHandler,
   }) as unknown as FastifyInstance;
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
-  const ctx: ServiceContext = { db: database.db, clock: deps.clock ?? systemClock, log: logger, secretBox: deps.secretBox };
+  const clock = deps.clock ?? systemClock;
+  const secrets = deps.secrets ?? secretResolverFor(config, clock, deps.secretBox);
+  const ctx: ServiceContext = { db: database.db, clock, log: logger, secretBox: deps.secretBox, secrets };
 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);
