@@ -6,9 +6,10 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { ServiceContext } from './context.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
+import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import type { DbHandle } from './db/index.ts';
 import { registerAuth } from './http/auth.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.ts';
 import { registerObservability, requestId } from './http/observability.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -24,11 +25,17 @@ import { propertiesRoutes } from './api/properties/properties.routes.ts';
 import { sdkRoutes } from './api/sdk/sdk.routes.ts';
 import { rolesRoutes } from './api/roles/roles.routes.ts';
 import { memberInvitationsRoutes } from './api/member_invitations/member_invitations.routes.ts';
+import { connectionsRoutes } from './api/connections/connections.routes.ts';
+import { customConnectorsRoutes } from './api/custom_connectors/custom_connectors.routes.ts';
+import { customOauthProfilesRoutes } from './api/custom_oauth_profiles/custom_oauth_profiles.routes.ts';
+import { secretsManagementRoutes } from './api/secrets_management/secrets_management.routes.ts';
 
 export interface AppDeps {
   config: Config;
   database: DbHandle;
   secretBox: SecretBox;
+  /** The secret resolver (and its cache) to share with callers outside the app; built from config when absent. */
+  secrets?: SecretResolver;
   clock?: Clock;
   logger?: Logger;
   /** Told of every route as it is registered (the route catalog test lists them this way). */
@@ -46,6 +53,10 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext) => 
   sdkRoutes,
   rolesRoutes,
   memberInvitationsRoutes,
+  connectionsRoutes,
+  customConnectorsRoutes,
+  customOauthProfilesRoutes,
+  secretsManagementRoutes,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -58,14 +69,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
+    frameworkErrors: frameworkErrorHandler,
   }) as unknown as FastifyInstance;
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
   const mailer: Mailer | undefined = config.smtpUrl === undefined ? undefined : createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom });
+  const clock = deps.clock ?? systemClock;
+  const secrets = deps.secrets ?? secretResolverFor(config, clock, deps.secretBox);
   const ctx: ServiceContext = {
     db: database.db,
-    clock: deps.clock ?? systemClock,
+    clock,
     log: logger,
     secretBox: deps.secretBox,
+    secrets,
     publicBaseUrl: config.publicBaseUrl,
     ...(mailer ? { mailer } : {}),
   };

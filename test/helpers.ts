@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
+import { secretResolverFor } from '../src/api/secrets_management/secret-resolver.ts';
 import type { Logger } from 'pino';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -50,9 +51,11 @@ export async function createTestApp(options: { clock?: Clock; logger?: Logger; e
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger('silent');
   const secretBox = createSecretBox(randomBytes(32));
-  const ctx: ServiceContext = { db, clock, log: logger, secretBox };
+  // One resolver for the app and the test's own context, so both see (and clear) the same cache.
+  const secrets = secretResolverFor(config, clock, secretBox);
+  const ctx: ServiceContext = { db, clock, log: logger, secretBox, secrets };
   const first = await prepareFirstWorkspace(ctx, { workspace: { name: 'Acme Integrations', ownerEmail: 'integrations@example.com' } });
-  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: ':memory:' }, secretBox, clock, logger });
+  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: ':memory:' }, secretBox, secrets, clock, logger });
   await app.ready();
   const adminToken = first.printableToken as string;
   let counter = 0;

@@ -5,6 +5,7 @@ import type { Database } from './types.ts';
 import * as foundation from './migrations/0001_foundation.ts';
 import * as foldersProperties from './migrations/0003_folders_properties.ts';
 import * as rolesInvitations from './migrations/0005_roles_invitations.ts';
+import * as connectionsSecrets from './migrations/0004_connections_secrets.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_foundation': foundation,
   '0003_folders_properties': foldersProperties,
   '0005_roles_invitations': rolesInvitations,
+  '0004_connections_secrets': connectionsSecrets,
 };
 
 function provider(dialect: DialectName): MigrationProvider {
