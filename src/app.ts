@@ -7,13 +7,15 @@ import type { Config } from './config.ts';
 import type { ServiceContext } from './context.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import { createInProcessNotifier, type Notifier } from './notifier.ts';
+import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import type { DbHandle } from './db/index.ts';
 import { registerAuth } from './http/auth.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.ts';
 import { registerObservability, requestId } from './http/observability.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createLogger } from './logger.ts';
+import { createSmtpMailer, type Mailer } from './mail/mailer.ts';
 import { systemClock, type Clock } from './time.ts';
 import { developerApiClientRolesRoutes } from './api/developer_api_client_roles/developer_api_client_roles.routes.ts';
 import { developerApiClientsRoutes } from './api/developer_api_clients/developer_api_clients.routes.ts';
@@ -22,16 +24,29 @@ import { createAccessTokenSigner } from './oauth2/access-token.ts';
 import { createFailureLimiter } from './oauth2/failure-limiter.ts';
 import { oauth2Routes } from './oauth2/token.routes.ts';
 import { gatewayRoutes, type UpstreamResolver } from './gateway/gateway.routes.ts';
+import { resolveConnectionCredentials } from './api/connections/connections.service.ts';
 import { apiCollectionsRoutes } from './api/api_collections/api_collections.routes.ts';
 import { apiEndpointsRoutes } from './api/api_endpoints/api_endpoints.routes.ts';
 import { apiClientsRoutes } from './api/api_clients/api_clients.routes.ts';
 import { apiAccessProfilesRoutes } from './api/api_access_profiles/api_access_profiles.routes.ts';
+import { foldersRoutes } from './api/folders/folders.routes.ts';
+import { projectsRoutes } from './api/projects/projects.routes.ts';
+import { propertiesRoutes } from './api/properties/properties.routes.ts';
+import { sdkRoutes } from './api/sdk/sdk.routes.ts';
+import { rolesRoutes } from './api/roles/roles.routes.ts';
+import { memberInvitationsRoutes } from './api/member_invitations/member_invitations.routes.ts';
+import { connectionsRoutes } from './api/connections/connections.routes.ts';
+import { customConnectorsRoutes } from './api/custom_connectors/custom_connectors.routes.ts';
+import { customOauthProfilesRoutes } from './api/custom_oauth_profiles/custom_oauth_profiles.routes.ts';
+import { secretsManagementRoutes } from './api/secrets_management/secrets_management.routes.ts';
 
 export interface AppDeps {
   config: Config;
   database: DbHandle;
   secretBox: SecretBox;
   notifier?: Notifier;
+  /** The secret resolver (and its cache) to share with callers outside the app; built from config when absent. */
+  secrets?: SecretResolver;
   clock?: Clock;
   logger?: Logger;
   /** Told of every route as it is registered (the route catalog test lists them this way). */
@@ -47,6 +62,16 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext) => 
   developerApiClientsRoutes,
   developerApiClientRolesRoutes,
   usersRoutes,
+  foldersRoutes,
+  projectsRoutes,
+  propertiesRoutes,
+  sdkRoutes,
+  rolesRoutes,
+  memberInvitationsRoutes,
+  connectionsRoutes,
+  customConnectorsRoutes,
+  customOauthProfilesRoutes,
+  secretsManagementRoutes,
   apiCollectionsRoutes,
   apiEndpointsRoutes,
   apiClientsRoutes,
@@ -63,9 +88,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
+    // Long path values reach their route and its schema (a 400 naming the field) instead of
+    // falling through to the gateway's catch-all route.
+    routerOptions: { maxParamLength: 2048 },
+    frameworkErrors: frameworkErrorHandler,
   }) as unknown as FastifyInstance;
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
-  const ctx: ServiceContext = { db: database.db, clock: deps.clock ?? systemClock, log: logger, secretBox: deps.secretBox, config, notifier: deps.notifier ?? createInProcessNotifier() };
+  const mailer: Mailer | undefined = config.smtpUrl === undefined ? undefined : createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom });
+  const clock = deps.clock ?? systemClock;
+  const secrets = deps.secrets ?? secretResolverFor(config, clock, deps.secretBox);
+  const ctx: ServiceContext = {
+    db: database.db,
+    clock,
+    log: logger,
+    secretBox: deps.secretBox,
+    secrets,
+    publicBaseUrl: config.publicBaseUrl,
+    config,
+    notifier: deps.notifier ?? createInProcessNotifier(),
+    ...(mailer ? { mailer } : {}),
+  };
+  if (mailer) app.addHook('onClose', async () => mailer.close());
 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);
@@ -98,7 +141,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(gatewayRoutes({
     ctx,
     signer,
-    resolveUpstream: deps.resolveUpstream ?? (async () => { throw new Error('no connections area yet'); }),
+    resolveUpstream: deps.resolveUpstream ?? (async (scope, connectionId) => {
+      const credentials = await resolveConnectionCredentials(ctx, scope, connectionId);
+      if (!credentials.rest) throw new Error('the proxy connection is not a rest connection');
+      return credentials.rest;
+    }),
     maxBodyBytes: config.gatewayMaxBodyBytes,
     maxResponseBytes: config.gatewayMaxResponseBytes,
     timeoutMs: config.gatewayTimeoutMs,

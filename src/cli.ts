@@ -11,16 +11,21 @@ import { prepare, printAdminToken, startServer } from './server.ts';
 import { systemClock } from './time.ts';
 import { createInProcessNotifier } from './notifier.ts';
 import { ADMIN_ROLE_NAME, createTokenForRole, createWorkspace, DEFAULT_WORKSPACE } from './workspaces/workspaces.service.ts';
-import { findFirstWorkspace, listWorkspaces } from './workspaces/workspaces.store.ts';
+import { findEnvironmentByType, findFirstWorkspace, listWorkspaces } from './workspaces/workspaces.store.ts';
+import type { EnvironmentType, InvitationStatus } from './db/types.ts';
+import { listInvitations, roleSummary } from './api/member_invitations/member_invitations.service.ts';
+import { deleteStoredSecret, listStoredSecrets, setStoredSecret } from './api/secrets_management/secrets_management.service.ts';
+import type { ServiceContext } from './context.ts';
 import { insertPolicy, listPolicies } from './api/api_clients/api_clients.store.ts';
 import { isUniqueViolation } from './db/dialect.ts';
-import type { EnvironmentType } from './db/types.ts';
 
 interface Command {
   summary: string;
   usage: string;
   options: NonNullable<ParseArgsConfig['options']>;
-  run(values: Record<string, string | boolean | undefined>, config: Config): Promise<void>;
+  /** Names of the positional arguments the command takes (all required). */
+  positionals?: readonly string[];
+  run(values: Record<string, string | boolean | undefined>, config: Config, positionals: string[]): Promise<void>;
 }
 
 const help = { type: 'boolean', short: 'h' } as const;
@@ -76,9 +81,9 @@ const COMMANDS: Record<string, Command> = {
       if (typeof values.role !== 'string') throw new UsageError('--role is required (e.g. --role Admin or --role "Read only")');
       const env = String(values.env).toLowerCase();
       if (env !== 'dev' && env !== 'test' && env !== 'prod') throw new UsageError('--env must be dev, test or prod');
-      const { database, secretBox } = await prepare(config, cliLogger(config));
+      const { database, secretBox, secrets } = await prepare(config, cliLogger(config));
       try {
-        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, config, notifier: createInProcessNotifier() };
+        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, secrets, config, notifier: createInProcessNotifier() };
         const workspaceId = await workspaceIdFrom(values.workspace, database.db);
         const name = typeof values.name === 'string' ? values.name : `cli-${values.role}-${new Date().toISOString()}`;
         const { token, clientId } = await createTokenForRole(ctx, { workspaceId, roleName: values.role, clientName: name, environment: env as EnvironmentType });
@@ -95,9 +100,9 @@ const COMMANDS: Record<string, Command> = {
     options: { help, name: { type: 'string' }, 'owner-email': { type: 'string' } },
     async run(values, config) {
       if (typeof values.name !== 'string' || typeof values['owner-email'] !== 'string') throw new UsageError('--name and --owner-email are required');
-      const { database, secretBox } = await prepare(config, cliLogger(config));
+      const { database, secretBox, secrets } = await prepare(config, cliLogger(config));
       try {
-        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, config, notifier: createInProcessNotifier() };
+        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, secrets, config, notifier: createInProcessNotifier() };
         const workspace = await createWorkspace(ctx, { name: values.name, ownerEmail: values['owner-email'] });
         const { token } = await createTokenForRole(ctx, { workspaceId: workspace.id, roleName: ADMIN_ROLE_NAME, clientName: 'Bootstrap admin', environment: 'dev' });
         process.stderr.write(`created workspace ${workspace.id} ("${workspace.name}")\n`);
@@ -160,6 +165,65 @@ const COMMANDS: Record<string, Command> = {
       }
     },
   },
+  'invitations list': {
+    summary: 'List the member invitations of a workspace (pending ones were not e-mailed: no SMTP_URL)',
+    usage: 'switchboard invitations list [--status pending|sending|sent|failed] [--workspace ID]',
+    options: { help, status: { type: 'string' }, workspace: { type: 'string' } },
+    async run(values, config) {
+      const statuses: readonly InvitationStatus[] = ['pending', 'sending', 'sent', 'failed'];
+      const status = values.status;
+      if (status !== undefined && !statuses.includes(status as InvitationStatus)) throw new UsageError(`--status must be one of ${statuses.join(', ')}`);
+      const { database } = await prepare(config, cliLogger(config));
+      try {
+        const workspaceId = await workspaceIdFrom(values.workspace, database.db);
+        for (const i of await listInvitations({ db: database.db }, workspaceId, status as InvitationStatus | undefined)) {
+          const columns = [i.id, i.email, i.name, roleSummary(i.roles), i.status, i.invited_at, i.delivery_error ?? ''];
+          process.stdout.write(`${columns.map((c) => String(c).replace(/[\t\r\n]+/g, ' ')).join('\t')}\n`);
+        }
+      } finally {
+        await database.db.destroy();
+      }
+    },
+  },
+  'secrets set': {
+    summary: 'Store a secret in the built-in store (value read from stdin); connections reference it as {"secret": "NAME"}',
+    usage: 'printf %s "$VALUE" | switchboard secrets set NAME [--env dev|test|prod] [--workspace ID]',
+    options: { help, env: { type: 'string', default: 'dev' }, workspace: { type: 'string' } },
+    positionals: ['NAME'],
+    async run(values, config, [name]) {
+      await withSecretScope(values, config, async (ctx, scope, label) => {
+        if (process.stdin.isTTY) process.stderr.write(`Type the value of ${name}, then Enter and Ctrl-D (it is shown as you type; prefer a pipe)\n`);
+        const chunks: Buffer[] = [];
+        for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+        // One trailing newline is what `echo` and editors add; it is not part of the secret.
+        const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+        await setStoredSecret(ctx, scope, name as string, value);
+        process.stderr.write(`stored secret ${name} in ${label}\n`);
+      });
+    },
+  },
+  'secrets list': {
+    summary: 'List the names of the built-in secrets of an environment (never their values)',
+    usage: 'switchboard secrets list [--env dev|test|prod] [--workspace ID]',
+    options: { help, env: { type: 'string', default: 'dev' }, workspace: { type: 'string' } },
+    async run(values, config) {
+      await withSecretScope(values, config, async (ctx, scope) => {
+        for (const s of await listStoredSecrets(ctx, scope)) process.stdout.write(`${s.name}\t${s.updated_at}\n`);
+      });
+    },
+  },
+  'secrets delete': {
+    summary: 'Delete a secret of the built-in store',
+    usage: 'switchboard secrets delete NAME [--env dev|test|prod] [--workspace ID]',
+    options: { help, env: { type: 'string', default: 'dev' }, workspace: { type: 'string' } },
+    positionals: ['NAME'],
+    async run(values, config, [name]) {
+      await withSecretScope(values, config, async (ctx, scope, label) => {
+        await deleteStoredSecret(ctx, scope, name as string);
+        process.stderr.write(`deleted secret ${name} from ${label}\n`);
+      });
+    },
+  },
 };
 
 class UsageError extends Error {}
@@ -168,6 +232,26 @@ function parseWindow(flag: string, text: string): { requests: number; seconds: n
   const match = /^(\d{1,9})\/(\d{1,9})$/.exec(text.trim());
   if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) throw new UsageError(`${flag} must be REQUESTS/SECONDS, e.g. 100/60`);
   return { requests: Number(match[1]), seconds: Number(match[2]) };
+}
+
+/** Open the database and find the workspace environment named by --workspace and --env. */
+async function withSecretScope(
+  values: Record<string, string | boolean | undefined>,
+  config: Config,
+  work: (ctx: ServiceContext, scope: { workspaceId: number; environmentId: number }, label: string) => Promise<void>,
+): Promise<void> {
+  const env = String(values.env).toLowerCase();
+  if (env !== 'dev' && env !== 'test' && env !== 'prod') throw new UsageError('--env must be dev, test or prod');
+  const { database, secretBox, secrets } = await prepare(config, cliLogger(config));
+  try {
+    const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, secrets, config, notifier: createInProcessNotifier() };
+    const workspaceId = await workspaceIdFrom(values.workspace, database.db);
+    const environment = await findEnvironmentByType(database.db, workspaceId, env);
+    if (!environment) throw new UsageError(`workspace ${workspaceId} does not exist`);
+    await work(ctx, { workspaceId, environmentId: environment.id }, `workspace ${workspaceId}, environment ${env}`);
+  } finally {
+    await database.db.destroy();
+  }
 }
 
 function cliLogger(config: Config) {
@@ -209,12 +293,14 @@ export async function main(argv: string[]): Promise<number> {
   }
   const rest = argv.slice(name.split(' ').length);
   try {
-    const { values } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false });
+    const { values, positionals } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: command.positionals !== undefined });
     if (values.help) {
       process.stdout.write(`Usage: ${command.usage}\n\n${command.summary}\n`);
       return 0;
     }
-    await command.run(values as Record<string, string | boolean | undefined>, loadConfig());
+    const expected = command.positionals ?? [];
+    if (positionals.length !== expected.length) throw new UsageError(`expected ${expected.length === 0 ? 'no arguments' : expected.join(' ')}; usage: ${command.usage}`);
+    await command.run(values as Record<string, string | boolean | undefined>, loadConfig(), positionals);
     return 0;
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError || error instanceof SecretKeyError || error instanceof DatabaseConfigError || error instanceof AppError) {

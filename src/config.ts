@@ -25,6 +25,13 @@ export interface Config {
   readonly gatewayTimeoutMs: number;
   readonly gatewayMaxBodyBytes: number;
   readonly gatewayMaxResponseBytes: number;
+  readonly smtpUrl: string | undefined;
+  readonly smtpFrom: string;
+  readonly secretsCacheTtlSeconds: number;
+  readonly secretsEnvPrefix: string;
+  /** Snapshot of the variables the `env:` secret provider may read (names starting with secretsEnvPrefix). */
+  readonly secretsEnvironment: ReadonlyMap<string, string>;
+  readonly secretsDir: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -35,6 +42,15 @@ export class ConfigError extends Error {
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/** The variables this file reads: never exposed through the `env:` secret provider, whatever the prefix. */
+export const CONFIG_VARIABLES: readonly string[] = [
+  'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'LOG_LEVEL', 'SWITCHBOARD_ADMIN_TOKEN', 'SWITCHBOARD_SECRET_KEY',
+  'PUBLIC_BASE_URL', 'PUBLIC_AUTH_URL', 'PUBLIC_EVENT_STREAMS_URL', 'BODY_LIMIT_BYTES', 'TRUST_PROXY', 'SQLITE_SYNCHRONOUS',
+  'SHUTDOWN_TIMEOUT_MS', 'SECRETS_CACHE_TTL_SECONDS', 'SECRETS_ENV_PREFIX', 'SECRETS_DIR',
+];
+
+export const DEFAULT_SECRETS_ENV_PREFIX = 'SWITCHBOARD_SECRET_';
 
 export function loadConfig(env: Env = process.env): Config {
   const port = intSetting(env, 'PORT', 3000, 0, 65535);
@@ -52,8 +68,16 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const sync = (str(env, 'SQLITE_SYNCHRONOUS') ?? 'FULL').toUpperCase();
   if (sync !== 'FULL' && sync !== 'NORMAL') throw new ConfigError('SQLITE_SYNCHRONOUS must be FULL or NORMAL');
+  const smtpUrl = smtpUrlSetting(env);
+  const smtpFrom = str(env, 'SMTP_FROM') ?? 'Switchboard <switchboard@localhost>';
+  if (/[\r\n]/.test(smtpFrom) || !smtpFrom.includes('@')) throw new ConfigError('SMTP_FROM must be an e-mail address, optionally with a name: "Switchboard <ops@example.com>"');
   const trustProxy = (str(env, 'TRUST_PROXY') ?? 'false').toLowerCase();
   if (trustProxy !== 'true' && trustProxy !== 'false') throw new ConfigError('TRUST_PROXY must be true or false');
+  const secretsEnvPrefix = str(env, 'SECRETS_ENV_PREFIX') ?? DEFAULT_SECRETS_ENV_PREFIX;
+  if (!/^[A-Za-z][A-Za-z0-9_]{3,99}$/.test(secretsEnvPrefix)) {
+    throw new ConfigError('SECRETS_ENV_PREFIX must be 4 to 100 letters, digits or underscores, starting with a letter');
+  }
+  const secretsDir = str(env, 'SECRETS_DIR');
 
   return Object.freeze({
     // Port the HTTP server listens on.
@@ -92,7 +116,29 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayMaxBodyBytes: intSetting(env, 'GATEWAY_MAX_BODY_BYTES', 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     // Largest response the gateway relays; larger: 502 (vendor: 100 KB).
     gatewayMaxResponseBytes: intSetting(env, 'GATEWAY_MAX_RESPONSE_BYTES', 100 * 1024, 1024, 1024 * 1024 * 1024),
+    // SMTP server for invitation e-mails: smtp://user:pass@host:587 (STARTTLS when offered) or
+    // smtps://user:pass@host:465. Unset: invitations are recorded and logged as pending, not sent.
+    // Holds a password: never logged.
+    smtpUrl,
+    // Sender of invitation e-mails.
+    smtpFrom,
+    // How long a secret read from an environment variable or a file is reused before it is read again (0: never cached).
+    secretsCacheTtlSeconds: intSetting(env, 'SECRETS_CACHE_TTL_SECONDS', 3600, 0, 7 * 24 * 3600),
+    // Only environment variables whose name starts with this prefix can be referenced as `env:NAME` secrets.
+    secretsEnvPrefix,
+    // Those variables, read once at start (a Map, so that logging the config never prints a value).
+    secretsEnvironment: secretEnvironment(env, secretsEnvPrefix),
+    // Directory of the `file:NAME` secret provider (e.g. /run/secrets); unset: file secrets are off.
+    secretsDir: secretsDir === undefined ? undefined : path.resolve(secretsDir),
   });
+}
+
+function secretEnvironment(env: Env, prefix: string): ReadonlyMap<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && name.startsWith(prefix) && !CONFIG_VARIABLES.includes(name)) out.set(name, value);
+  }
+  return out;
 }
 
 function str(env: Env, name: string): string | undefined {
@@ -122,6 +168,22 @@ function urlSetting(env: Env, name: string): string | undefined {
     throw new ConfigError(`${name} must be an absolute http(s) URL`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+function smtpUrlSetting(env: Env): string | undefined {
+  const raw = str(env, 'SMTP_URL');
+  if (raw === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  // The message never repeats the value: it may hold a password.
+  if (url === undefined || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') {
+    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:password@mail.example.com:587');
+  }
+  return raw;
 }
 
 function hostForUrl(host: string): string {

@@ -15,7 +15,18 @@ export const ERROR_CATALOG = {
   name_taken: { status: 422, message: 'Name has already been taken' },
   recipe_not_running: { status: 422, message: 'Recipe must be running to enable the endpoint' },
   cannot_refresh_secret: { status: 400, message: 'Cannot refresh secret for JWT access profiles' },
+  connection_in_use: { status: 422, message: 'Connection is in use' },
+  custom_oauth_profile_in_use: { status: 422, message: 'Custom OAuth profile is in use' },
   too_many_requests: { status: 429, message: 'Too many requests' },
+  sample_required: { status: 400, message: 'sample is required' },
+  sample_not_json: { status: 400, message: 'Sample is not valid JSON' },
+  sample_not_csv: { status: 400, message: 'Sample is not valid CSV' },
+  sample_not_object: { status: 400, message: 'Sample must be a JSON object or array' },
+  sample_too_deep: { status: 400, message: 'Sample is nested too deeply' },
+  sample_too_large: { status: 413, message: 'Sample too large' },
+  already_member: { status: 422, message: 'Already a member of this workspace' },
+  invitation_too_soon: { status: 429, message: 'Invitation already sent recently' },
+  invitation_not_delivered: { status: 502, message: 'The invitation was recorded but the e-mail could not be sent; try again' },
   server_error: { status: 500, message: 'Server error' },
   service_unavailable: { status: 503, message: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; message: string }>;
@@ -30,12 +41,15 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly errors: FieldErrors | undefined;
+  /** Sent as the Retry-After header (seconds), e.g. with a 429. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, options: { message?: string; errors?: FieldErrors } = {}) {
+  constructor(code: ErrorCode, options: { message?: string; errors?: FieldErrors; retryAfterSeconds?: number } = {}) {
     super(options.message ?? ERROR_CATALOG[code].message);
     this.code = code;
     this.status = ERROR_CATALOG[code].status;
     this.errors = options.errors;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

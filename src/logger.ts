@@ -15,7 +15,7 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
     redact: {
       paths: [
         'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-user-token"]',
-        '*.token', '*.token_value', '*.client_secret', '*.secret', '*.password', '*.adminToken', '*.secretKey',
+        '*.token', '*.token_value', '*.client_secret', '*.secret', '*.password', '*.adminToken', '*.secretKey', '*.smtpUrl',
       ],
       censor: '[REDACTED]',
     },

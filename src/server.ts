@@ -11,11 +11,13 @@ import { migrateToLatest } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import { systemClock } from './time.ts';
 import { createInProcessNotifier } from './notifier.ts';
+import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import { prepareFirstWorkspace, type FirstStart, type NewWorkspace } from './workspaces/workspaces.service.ts';
 
 export interface Prepared {
   database: DbHandle;
   secretBox: SecretBox;
+  secrets: SecretResolver;
   logger: Logger;
   firstStart: FirstStart;
   applied: string[];
@@ -30,10 +32,11 @@ export async function prepare(config: Config, logger: Logger = createLogger(conf
     const applied = await migrateToLatest(database.db, database.dialect);
     if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
     const secretBox = createSecretBox(secret.key);
-    const ctx = { db: database.db, clock: systemClock, log: logger, secretBox, config, notifier: createInProcessNotifier() };
+    const secrets = secretResolverFor(config, systemClock, secretBox);
+    const ctx = { db: database.db, clock: systemClock, log: logger, secretBox, secrets, config, notifier: createInProcessNotifier() };
     const firstStart = await prepareFirstWorkspace(ctx, { adminToken: config.adminToken, ...(workspace ? { workspace } : {}) });
     if (firstStart.created) logger.info({ workspace_id: firstStart.workspace.id }, 'created the first workspace with environments dev, test and prod');
-    return { database, secretBox, logger, firstStart, applied };
+    return { database, secretBox, secrets, logger, firstStart, applied };
   } catch (error) {
     await database.db.destroy();
     throw error;
@@ -53,8 +56,8 @@ export function printAdminToken(out: Writable, token: string, config: Config): v
 
 export async function startServer(config: Config, options: { out?: Writable } = {}): Promise<FastifyInstance> {
   const logger = createLogger(config.logLevel);
-  const { database, secretBox, firstStart } = await prepare(config, logger);
-  const app = await buildApp({ config, database, secretBox, logger });
+  const { database, secretBox, secrets, firstStart } = await prepare(config, logger);
+  const app = await buildApp({ config, database, secretBox, secrets, logger });
   const shutdown = { closing: false };
   // Replies sent while shutting down close their connection, so keep-alive clients let go.
   app.addHook('onSend', async (_request, reply) => {

@@ -7,7 +7,13 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
 import { createDb } from '../src/db/index.ts';
+import { createInProcessNotifier } from '../src/notifier.ts';
+import { secretResolverFor } from '../src/api/secrets_management/secret-resolver.ts';
 import { authenticate } from '../src/api/developer_api_clients/credentials.ts';
+import { inviteMember } from '../src/api/member_invitations/member_invitations.service.ts';
+import { createLogger } from '../src/logger.ts';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
+import { randomBytes } from 'node:crypto';
 import { systemClock } from '../src/time.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -35,8 +41,8 @@ describe('switchboard CLI', () => {
     const dir = tempDir();
     const top = run(['--help'], dir);
     assert.equal(top.code, 0);
-    for (const name of ['serve', 'migrate', 'init', 'tokens create', 'workspaces create']) assert.ok(top.stdout.includes(name), name);
-    for (const args of [['serve'], ['migrate'], ['init'], ['tokens', 'create'], ['workspaces', 'create'], ['workspaces', 'list']]) {
+    for (const name of ['serve', 'migrate', 'init', 'tokens create', 'workspaces create', 'invitations list']) assert.ok(top.stdout.includes(name), name);
+    for (const args of [['serve'], ['migrate'], ['init'], ['tokens', 'create'], ['workspaces', 'create'], ['workspaces', 'list'], ['invitations', 'list']]) {
       const res = run([...args, '--help'], dir);
       assert.equal(res.code, 0, args.join(' '));
       assert.match(res.stdout, /^Usage: switchboard /);
@@ -104,5 +110,28 @@ describe('switchboard CLI', () => {
     assert.match(list.stdout, /^1\tSwitchboard\t/m);
     assert.match(list.stdout, /^2\tGlobex\tit@globex\.test$/m);
     assert.equal(run(['workspaces', 'create', '--name', 'No email'], dir).code, 2);
+  });
+
+  test('invitations list shows the invitations of a workspace, filtered by status', async () => {
+    const dir = tempDir();
+    assert.equal(run(['init'], dir).code, 0);
+    const database = createDb(loadConfig({ DATA_DIR: dir }));
+    try {
+      const secretBox = createSecretBox(randomBytes(32));
+      const config = loadConfig({ DATA_DIR: dir });
+      const ctx = { db: database.db, clock: systemClock, log: createLogger('silent'), secretBox, secrets: secretResolverFor(config, systemClock, secretBox), config, notifier: createInProcessNotifier() };
+      await inviteMember(ctx, { workspaceId: 1, clientId: 1 }, { name: 'Ana López', email: 'ana@example.com', role_name: 'Operator' });
+      await inviteMember(ctx, { workspaceId: 1, clientId: 1 }, { name: 'Bo', email: 'bo@example.com', env_roles: [{ environment_type: 'dev', name: 'Admin' }] });
+    } finally {
+      await database.db.destroy();
+    }
+    const all = run(['invitations', 'list'], dir);
+    assert.equal(all.code, 0, all.stderr);
+    const rows = all.stdout.trim().split('\n').map((line) => line.split('\t'));
+    assert.deepEqual(rows.map((r) => r.slice(1, 5)), [['ana@example.com', 'Ana López', 'Operator', 'pending'], ['bo@example.com', 'Bo', 'dev=Admin', 'pending']]);
+    assert.equal(run(['invitations', 'list', '--status', 'sent'], dir).stdout, '');
+    assert.equal(run(['invitations', 'list', '--status', 'pending'], dir).stdout.trim().split('\n').length, 2);
+    assert.equal(run(['invitations', 'list', '--status', 'lost'], dir).code, 2);
+    assert.equal(run(['invitations', 'list', '--workspace', 'x'], dir).code, 2);
   });
 });

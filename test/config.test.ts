@@ -16,6 +16,8 @@ describe('loadConfig', () => {
     assert.equal(c.publicAuthUrl, c.publicBaseUrl);
     assert.equal(c.publicEventStreamsUrl, c.publicBaseUrl);
     assert.equal(c.bodyLimitBytes, 1024 * 1024);
+    assert.equal(c.smtpUrl, undefined);
+    assert.equal(c.smtpFrom, 'Switchboard <switchboard@localhost>');
     assert.ok(Object.isFrozen(c));
   });
 
@@ -38,5 +40,15 @@ describe('loadConfig', () => {
       const name = Object.keys(env)[0]!;
       assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && e.message.includes(name), name);
     }
+  });
+
+  test('SMTP settings: smtp:// or smtps:// URLs; a refused URL is never echoed (it may hold a password)', () => {
+    assert.equal(loadConfig({ SMTP_URL: 'smtp://user:pw@mail.example.com:587' }).smtpUrl, 'smtp://user:pw@mail.example.com:587');
+    assert.equal(loadConfig({ SMTP_URL: 'smtps://mail.example.com' }).smtpUrl, 'smtps://mail.example.com');
+    assert.equal(loadConfig({ SMTP_FROM: 'Ops <ops@example.com>' }).smtpFrom, 'Ops <ops@example.com>');
+    for (const value of ['https://user:hunter2@mail.example.com', 'mail.example.com:587', 'smtp://user:hunter2@']) {
+      assert.throws(() => loadConfig({ SMTP_URL: value }), (e: unknown) => e instanceof ConfigError && e.message.includes('SMTP_URL') && !e.message.includes('hunter2'), value);
+    }
+    assert.throws(() => loadConfig({ SMTP_FROM: 'nobody' }), (e: unknown) => e instanceof ConfigError && e.message.includes('SMTP_FROM'));
   });
 });

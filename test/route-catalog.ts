@@ -116,6 +116,19 @@ export const CONTRACT_EXTRAS: readonly string[] = [
   'PUT /api/connections/:id',
   'POST /api/connections/:id/disconnect',
   'DELETE /api/connections/:id',
+  // 04 §1.5: the vendor's permission list (perm) names POST for the connection update.
+  'POST /api/connections/:id',
+  // 04 §2.1-2.4: custom connector search, create, update, release and code (D-cc, C rk).
+  'GET /api/custom_connectors/search',
+  'POST /api/custom_connectors',
+  'PUT /api/custom_connectors/:id',
+  'POST /api/custom_connectors/:id/release',
+  'GET /api/custom_connectors/:id/code',
+  // Not in the contract: how a self-hoster fills the built-in secret store over the API (05 §5 is
+  // silent on it; see src/api/secrets_management/README.md). The CLI has "switchboard secrets".
+  'GET /api/secrets_management/secrets',
+  'PUT /api/secrets_management/secrets/:name',
+  'DELETE /api/secrets_management/secrets/:name',
   'PUT /api/api_collections/:id',
   'DELETE /api/api_collections/:id',
   'POST /api/api_collections/:id/api_endpoints',

@@ -42,6 +42,8 @@ export interface FoldersTable {
   environment_id: number;
   parent_id: number | null;
   name: string;
+  /** The name trimmed and lower-cased: unique among siblings (folders_sibling_name_unique). */
+  name_key: string;
   is_project: Flag;
   project_id: number | null;
   created_at: string;
@@ -55,6 +57,18 @@ export interface ProjectsTable {
   folder_id: number;
   name: string;
   description: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PropertiesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  /** null: an environment property; otherwise a property of this project. */
+  project_id: number | null;
+  name: string;
+  value: string;
   created_at: string;
   updated_at: string;
 }
@@ -87,6 +101,126 @@ export interface DeveloperApiClientsTable {
   token_hash: string;
   token_updated_at: string;
   last_used_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CollaboratorRolesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  name: string;
+  name_key: string;
+  inheritable: Flag;
+  /** 1: the role reaches every folder (collaborator_role_folders is empty). */
+  all_folders: Flag;
+  /** JSON object: privilege category -> allowed actions, e.g. {"Recipes": ["read", "run"]}. */
+  privileges: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CollaboratorRoleFoldersTable {
+  role_id: number;
+  folder_id: number;
+}
+
+export type InvitationStatus = 'pending' | 'sending' | 'sent' | 'failed';
+
+export interface MemberInvitationsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  email: string;
+  /** Lower-cased e-mail: one invitation per address and workspace. */
+  email_key: string;
+  name: string;
+  /** JSON array of { environment_type, role_name, role_type }, one entry per environment. */
+  roles: string;
+  /** JSON array of collaborator group ids. */
+  user_group_ids: string;
+  status: InvitationStatus;
+  /** Why the last e-mail failed (SMTP reply code and text, never credentials). */
+  delivery_error: string | null;
+  invited_by_client_id: number | null;
+  /** When the invitation was last made; the 20-minute rule counts from here. */
+  invited_at: string;
+  sent_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CustomOauthProfilesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  name: string;
+  /** Lower-cased trimmed name: unique per environment. */
+  name_key: string;
+  provider: string;
+  client_id: string;
+  /** Secret box values; the plaintext is never stored nor returned. */
+  client_secret_sealed: string;
+  token_sealed: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type AuthorizationStatus = 'success' | 'failed' | 'exception';
+
+export interface ConnectionsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  folder_id: number;
+  parent_id: number | null;
+  custom_oauth_profile_id: number | null;
+  name: string;
+  provider: string;
+  description: string | null;
+  external_id: string | null;
+  /** Secret box value of the JSON `input` object (values and secret references); null when empty. */
+  input_sealed: string | null;
+  /** JSON array of the input field names (shown in replies; the values never are). */
+  input_fields: string;
+  authorization_status: AuthorizationStatus | null;
+  authorization_error: string | null;
+  authorized_at: string | null;
+  connection_lost_at: string | null;
+  connection_lost_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CustomConnectorsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  name: string;
+  title: string;
+  description: string | null;
+  oem_shared_version: number | null;
+  oem_shared_at: string | null;
+  static_webhook_url: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CustomConnectorVersionsTable {
+  id: Generated<number>;
+  connector_id: number;
+  version: number;
+  code: string;
+  note: string | null;
+  created_at: string;
+  released_at: string | null;
+}
+
+export interface SecretsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  name: string;
+  /** Secret box value. */
+  value_sealed: string;
   created_at: string;
   updated_at: string;
 }
@@ -184,8 +318,17 @@ export interface Database {
   environments: EnvironmentsTable;
   folders: FoldersTable;
   projects: ProjectsTable;
+  properties: PropertiesTable;
   developer_api_client_roles: DeveloperApiClientRolesTable;
   developer_api_clients: DeveloperApiClientsTable;
+  collaborator_roles: CollaboratorRolesTable;
+  collaborator_role_folders: CollaboratorRoleFoldersTable;
+  member_invitations: MemberInvitationsTable;
+  custom_oauth_profiles: CustomOauthProfilesTable;
+  connections: ConnectionsTable;
+  custom_connectors: CustomConnectorsTable;
+  custom_connector_versions: CustomConnectorVersionsTable;
+  secrets: SecretsTable;
   api_policies: ApiPoliciesTable;
   api_collections: ApiCollectionsTable;
   api_endpoints: ApiEndpointsTable;
@@ -201,9 +344,21 @@ export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type EnvironmentRow = Selectable<EnvironmentsTable>;
 export type FolderRow = Selectable<FoldersTable>;
 export type NewFolder = Insertable<FoldersTable>;
+export type FolderUpdate = Updateable<FoldersTable>;
+export type ProjectRow = Selectable<ProjectsTable>;
+export type PropertyRow = Selectable<PropertiesTable>;
 export type RoleRow = Selectable<DeveloperApiClientRolesTable>;
 export type DeveloperApiClientRow = Selectable<DeveloperApiClientsTable>;
 export type DeveloperApiClientUpdate = Updateable<DeveloperApiClientsTable>;
+export type CollaboratorRoleRow = Selectable<CollaboratorRolesTable>;
+export type MemberInvitationRow = Selectable<MemberInvitationsTable>;
+export type CustomOauthProfileRow = Selectable<CustomOauthProfilesTable>;
+export type ConnectionRow = Selectable<ConnectionsTable>;
+export type NewConnection = Insertable<ConnectionsTable>;
+export type ConnectionUpdate = Updateable<ConnectionsTable>;
+export type CustomConnectorRow = Selectable<CustomConnectorsTable>;
+export type CustomConnectorVersionRow = Selectable<CustomConnectorVersionsTable>;
+export type SecretRow = Selectable<SecretsTable>;
 export type ApiCollectionRow = Selectable<ApiCollectionsTable>;
 export type ApiEndpointRow = Selectable<ApiEndpointsTable>;
 export type ApiClientRow = Selectable<ApiClientsTable>;

@@ -1,5 +1,6 @@
 // The gateway end to end: a proxy collection in front of a real upstream on loopback.
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
@@ -233,7 +234,15 @@ describe('gateway refusals', () => {
     const big = await gw('POST', `${base}/orders`, { ...auth, 'content-type': 'application/json' }, JSON.stringify({ x: 'y'.repeat(4000) }));
     assert.equal(big.status, 413);
     assert.deepEqual(big.body, { error: 'Payload too large' });
-    assert.equal((await gw('GET', `${base}/orders/%2E%2E`, auth)).status, 400);
+    assert.equal((await gw('GET', `${base}/orders/a%2Fb`, auth)).status, 400, 'an encoded slash in a parameter');
+    // inject normalises dot segments away, as a browser would; a raw socket sends them as they are.
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: new URL(address).port, path: `${base}/orders/%2E%2E`, headers: auth }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(status, 400, 'a dot-dot segment never reaches the upstream');
   });
 
   test('an upstream that does not answer: 502', async () => {

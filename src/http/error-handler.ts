@@ -12,7 +12,10 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    if (error instanceof AppError) return send(reply, error.status, error.message, error.errors);
+    if (error instanceof AppError) {
+      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+      return send(reply, error.status, error.message, error.errors);
+    }
 
     if (error.validation) {
       const errors = fieldErrors(error.validation, error.validationContext);
@@ -38,6 +41,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((_request, reply) => send(reply, 404, ERROR_CATALOG.not_found.message));
+}
+
+/**
+ * Errors the router raises before any hook runs (a path segment that is not valid percent-encoding,
+ * or one longer than the router's limit): the same `{ message }` shape as every other error.
+ */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'Bad request: a path segment is too long' : 'Bad request: the URL is not valid';
+  void send(reply, ERROR_CATALOG.bad_request.status, message);
 }
 
 function send(reply: FastifyReply, status: number, message: string, errors?: FieldErrors) {

@@ -27,7 +27,9 @@ export const PageQuery = {
 
 export const ErrorBody = Type.Object({
   message: Type.String(),
-  errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
+  // additionalProperties rather than a Record's key pattern: '^.*$' does not match a key with a
+  // newline, and the serialiser would silently drop it (property names are keys here).
+  errors: Type.Optional(Type.Unsafe<Record<string, string[]>>({ type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } })),
   id: Type.Optional(Type.String({ description: 'Correlation id of a server error (equals X-Request-Id)' })),
 }, { description: 'Error' });
 

@@ -10,6 +10,7 @@ import { createClient, setClientToken } from '../api/developer_api_clients/devel
 import { findClientByName, updateClient } from '../api/developer_api_clients/developer_api_clients.store.ts';
 import { hashToken } from '../api/developer_api_clients/credentials.ts';
 import { HOME_FOLDER_NAME, insertFolder } from '../api/folders/folders.store.ts';
+import { seedCollaboratorRoles } from '../api/roles/roles.store.ts';
 import { ENVIRONMENTS, findFirstWorkspace, insertEnvironment, insertOwner, insertWorkspace } from './workspaces.store.ts';
 
 export const ADMIN_ROLE_NAME = 'Admin';
@@ -24,7 +25,10 @@ export interface NewWorkspace {
   companyName?: string | null;
 }
 
-/** A workspace with its owner, the dev/test/prod environments, a Home folder in each and the seed roles. */
+/**
+ * A workspace with its owner, the dev/test/prod environments, a Home folder in each, the seed
+ * developer API client roles and the seed collaborator roles (Analyst, Operator).
+ */
 export async function createWorkspace(ctx: ServiceContext, input: NewWorkspace): Promise<WorkspaceRow> {
   const now = toStored(ctx.clock.now());
   return ctx.db.transaction().execute(async (trx) => {
@@ -35,6 +39,7 @@ export async function createWorkspace(ctx: ServiceContext, input: NewWorkspace):
       await insertFolder(trx, { workspace_id: workspace.id, environment_id: environment.id, parent_id: null, name: HOME_FOLDER_NAME, is_project: 0, project_id: null, created_at: now, updated_at: now });
     }
     for (const role of SEED_ROLES) await insertRole(trx, { workspaceId: workspace.id, name: role.name, privileges: role.privileges, now });
+    await seedCollaboratorRoles(trx, workspace.id, now);
     return workspace;
   });
 }

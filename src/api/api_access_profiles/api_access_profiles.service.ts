@@ -7,7 +7,7 @@ import type { ApiAccessProfileRow, ApiAuthType, Db } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import { hashToken, parseIpAllowList, projectInScope, scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
-import { findProject } from '../folders/folders.store.ts';
+import { findProject } from '../projects/projects.store.ts';
 import { findCollectionsByIds } from '../api_collections/api_collections.store.ts';
 import { findApiClient, findPolicy } from '../api_clients/api_clients.store.ts';
 import { findProfile, insertProfile, listProfiles as listRows, profileToApi, updateProfile, type AccessProfileApi, type ProfileWithClient } from './api_access_profiles.store.ts';

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../context.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import { projectInScope, scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
-import { findProject } from '../folders/folders.store.ts';
+import { findProject } from '../projects/projects.store.ts';
 import { apiClientToApi, findPolicy, insertApiClient, listApiClients as listRows, type ApiClientApi } from './api_clients.store.ts';
 
 export async function listApiClients(ctx: ServiceContext, auth: AuthContext, projectId: number | undefined, page: { offset: number; perPage: number }): Promise<ApiClientApi[]> {

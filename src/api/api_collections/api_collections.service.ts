@@ -8,7 +8,9 @@ import type { ApiCollectionRow, Db } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import { projectInScope, scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
-import { findProject } from '../folders/folders.store.ts';
+import { findProject } from '../projects/projects.store.ts';
+import { findConnection } from '../connections/connections.store.ts';
+import { isRestProvider } from '../connections/providers.ts';
 import { endpointToApi, insertEndpoint, type EndpointApi } from '../api_endpoints/api_endpoints.store.ts';
 import {
   apiPrefixOf,
@@ -54,6 +56,7 @@ export async function createCollection(ctx: ServiceContext, auth: AuthContext, i
 
   return ctx.db.transaction().execute(async (trx) => {
     const projectId = await checkProject(trx, auth, input.project_id);
+    if (input.proxy_connection_id != null) await checkProxyConnection(trx, auth, input.proxy_connection_id);
     const prefix = await apiPrefixOf(trx, auth.environmentId);
     const slug = await uniqueSlug(trx, auth.environmentId, name, version);
     const now = toStored(ctx.clock.now());
@@ -104,6 +107,7 @@ export async function updateCollection(ctx: ServiceContext, auth: AuthContext, i
   if (name === '') throw invalid({ name: ["can't be blank"] });
   return ctx.db.transaction().execute(async (trx) => {
     await visibleCollection(trx, auth, id);
+    if (input.proxy_connection_id != null) await checkProxyConnection(trx, auth, input.proxy_connection_id);
     try {
       await updateCollectionRow(trx, id, {
         ...(name !== undefined ? { name } : {}),
@@ -180,6 +184,13 @@ async function checkProject(db: Db, auth: AuthContext, projectId: number | undef
   const project = await findProject(db, auth.environmentId, projectId);
   if (!project || !projectInScope(auth, project.folder_id)) throw invalid({ project_id: ['does not name a project of this environment in your scope'] });
   return project.id;
+}
+
+/** A proxy collection forwards to a `rest` connection of the same environment (contract README). */
+async function checkProxyConnection(db: Db, auth: AuthContext, connectionId: number): Promise<void> {
+  const connection = await findConnection(db, auth, connectionId);
+  if (!connection) throw invalid({ proxy_connection_id: ['does not name a connection of this environment'] });
+  if (!isRestProvider(connection.provider)) throw invalid({ proxy_connection_id: ['must name a rest (HTTP) connection'] });
 }
 
 async function uniqueSlug(db: Db, environmentId: number, name: string, version: string): Promise<string> {

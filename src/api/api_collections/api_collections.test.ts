@@ -5,11 +5,13 @@ import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 let t: TestApp;
 let projectId: number;
 let readOnly: string;
+let connId: number;
 
 before(async () => {
   t = await createTestApp();
   projectId = (await t.createProject('Order ops')).projectId;
   readOnly = await t.tokenFor('Read only');
+  connId = (await t.call('POST', '/api/connections', { body: { name: 'Backend', provider: 'rest', input: { base_url: 'http://127.0.0.1:9/api', auth_type: 'none' } } })).body.id;
 });
 after(() => t.close());
 
@@ -29,7 +31,7 @@ const OPENAPI = JSON.stringify({
 
 describe('POST /api/api_collections', () => {
   test('creates an empty collection in a project, with its gateway URL and spec URL', async () => {
-    const res = await t.call('POST', '/api/api_collections', { body: { name: 'Order status', project_id: String(projectId), proxy_connection_id: 5 } });
+    const res = await t.call('POST', '/api/api_collections', { body: { name: 'Order status', project_id: String(projectId), proxy_connection_id: connId } });
     assert.equal(res.status, 200);
     const c = res.body;
     assert.equal(c.name, 'Order status');
@@ -42,7 +44,7 @@ describe('POST /api/api_collections', () => {
   });
 
   test('imports endpoints from an OpenAPI document and reports the operations it could not take', async () => {
-    const res = await t.call('POST', '/api/api_collections', { body: { name: 'Inventory', version: '2.1', project_id: projectId, proxy_connection_id: 5, openapi_spec: { content: OPENAPI, format: 'json' } } });
+    const res = await t.call('POST', '/api/api_collections', { body: { name: 'Inventory', version: '2.1', project_id: projectId, proxy_connection_id: connId, openapi_spec: { content: OPENAPI, format: 'json' } } });
     assert.equal(res.status, 200);
     assert.match(res.body.url, /\/inventory-v2$/);
     assert.deepEqual(res.body.import_results, { success: true, total_endpoints: 6, failed_endpoints: 2, failed_actions: ['HEAD /items/{id}: unsupported method', 'GET /bad path: unsupported path'] });
@@ -85,12 +87,17 @@ describe('POST /api/api_collections', () => {
     const cases: Array<[unknown, string]> = [
       [{}, 'name'], [{ name: 7 }, 'name'], [{ name: 'x', project_id: 'abc' }, 'project_id'], [{ name: 'x', project_id: 999999 }, 'project_id'],
       [{ name: 'x', openapi_spec: { content: '{}' } }, 'openapi_spec.format'], [{ name: 'x', public_access: 'yes' }, 'public_access'],
+      [{ name: 'x', proxy_connection_id: 999999 }, 'proxy_connection_id'], [{ name: 'x', proxy_connection_id: 'abc' }, 'proxy_connection_id'],
     ];
     for (const [body, field] of cases) {
       const res = await t.call('POST', '/api/api_collections', { body });
       assert.equal(res.status, 400, `${JSON.stringify(body)} ${res.text}`);
       assert.ok(res.body.errors[field], `${field} in ${res.text}`);
     }
+    const salesforce = await t.call('POST', '/api/connections', { body: { name: 'CRM', provider: 'salesforce', shell_connection: true } });
+    const notRest = await t.call('POST', '/api/api_collections', { body: { name: 'x', proxy_connection_id: salesforce.body.id } });
+    assert.equal(notRest.status, 400);
+    assert.deepEqual(notRest.body.errors, { proxy_connection_id: ['must name a rest (HTTP) connection'] });
     assert.equal((await t.call('POST', '/api/api_collections', { raw: '{', headers: { 'content-type': 'application/json' } })).status, 400);
     assert.equal((await t.call('POST', '/api/api_collections', { raw: 'name=x', headers: { 'content-type': 'text/plain' } })).status, 415);
     assert.equal(await collectionCount(), before);
@@ -167,7 +174,7 @@ describe('DELETE /api/api_collections/:id', () => {
 
 describe('POST /api/api_collections/:id/api_endpoints', () => {
   test('adds an endpoint to a proxy collection (leading slash stripped); duplicates are 422', async () => {
-    const c = await t.call('POST', '/api/api_collections', { body: { name: 'Proxy', project_id: projectId, proxy_connection_id: 7 } });
+    const c = await t.call('POST', '/api/api_collections', { body: { name: 'Proxy', project_id: projectId, proxy_connection_id: connId } });
     const res = await t.call('POST', `/api/api_collections/${c.body.id}/api_endpoints`, { body: { name: 'Get order', method: 'get', path: '/orders/{id}' } });
     assert.equal(res.status, 200);
     assert.equal(res.body.method, 'GET');
@@ -189,7 +196,7 @@ describe('POST /api/api_collections/:id/api_endpoints', () => {
   });
 
   test('bad method, bad path, unknown collection', async () => {
-    const c = await t.call('POST', '/api/api_collections', { body: { name: 'Proxy 2', project_id: projectId, proxy_connection_id: 7 } });
+    const c = await t.call('POST', '/api/api_collections', { body: { name: 'Proxy 2', project_id: projectId, proxy_connection_id: connId } });
     for (const body of [{ name: 'x', method: 'FETCH', path: 'a' }, { name: 'x', method: 'GET', path: 'a b' }, { name: 'x', method: 'GET', path: '../etc' }, { name: 'x', method: 'GET' }, { name: 'x', method: 'GET', path: 'a/{}' }]) {
       const res = await t.call('POST', `/api/api_collections/${c.body.id}/api_endpoints`, { body });
       assert.equal(res.status, 400, JSON.stringify(body));
@@ -209,7 +216,7 @@ describe('GET /api/api_endpoints and PUT /api/api_endpoints/:id/enable|disable',
   });
 
   test('enable and disable a proxy endpoint (idempotent); a recipe endpoint cannot be enabled without a running recipe', async () => {
-    const c = await t.call('POST', '/api/api_collections', { body: { name: 'Toggle', project_id: projectId, proxy_connection_id: 7 } });
+    const c = await t.call('POST', '/api/api_collections', { body: { name: 'Toggle', project_id: projectId, proxy_connection_id: connId } });
     const e = await t.call('POST', `/api/api_collections/${c.body.id}/api_endpoints`, { body: { name: 'x', method: 'GET', path: 'x' } });
     for (let i = 0; i < 2; i++) assert.deepEqual((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`)).body, { success: true });
     assert.equal((await t.call('GET', `/api/api_endpoints?api_collection_id=${c.body.id}`)).body[0].active, true);

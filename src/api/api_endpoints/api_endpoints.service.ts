@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../context.ts';
 import { AppError, assertFound } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import { projectInScope, scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
-import { findProject } from '../folders/folders.store.ts';
+import { findProject } from '../projects/projects.store.ts';
 import { apiPrefixOf } from '../api_collections/api_collections.store.ts';
 import { publicUrls } from '../api_collections/api_collections.service.ts';
 import { endpointToApi, findEndpoint, listEndpoints as listEndpointRows, setEndpointActive, type EndpointApi } from './api_endpoints.store.ts';

@@ -104,3 +104,13 @@ export async function lastUsedInWorkspace(db: Db, workspaceId: number): Promise<
   const row = await db.selectFrom('developer_api_clients').select((eb) => eb.fn.max('last_used_at').as('at')).where('workspace_id', '=', workspaceId).executeTakeFirst();
   return (row?.at as string | null | undefined) ?? null;
 }
+
+/** Drop a deleted project folder from the scope of every client that listed it. */
+export async function removeFolderFromScopes(db: Db, workspaceId: number, folderId: number): Promise<void> {
+  const rows = await db.selectFrom('developer_api_clients').select(['id', 'folder_ids']).where('workspace_id', '=', workspaceId).where('all_folders', '=', 0).execute();
+  for (const row of rows) {
+    const ids = folderIdsOf(row);
+    if (!ids.includes(folderId)) continue;
+    await db.updateTable('developer_api_clients').set({ folder_ids: JSON.stringify(ids.filter((id) => id !== folderId)) }).where('id', '=', row.id).execute();
+  }
+}

@@ -1,0 +1,289 @@
+// Connections (contract 04 part 1): list, get, create, update, disconnect, delete, and the
+// resolution of a connection's credentials where they are used (the recipe engine, proxy
+// collections). Connections belong to a folder of the caller's environment; project scope applies.
+import type { ServiceContext } from '../../context.ts';
+import type { AuthorizationStatus, ConnectionRow, Db } from '../../db/types.ts';
+import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.ts';
+import { toStored } from '../../time.ts';
+import { findFolderInScope, folderIdsUnderProjects, type FolderScope } from '../folders/folder-scope.ts';
+import { findHomeFolder } from '../folders/folders.store.ts';
+import { findProfile } from '../custom_oauth_profiles/custom_oauth_profiles.store.ts';
+import { SecretResolutionError } from '../secrets_management/secret-resolver.ts';
+import {
+  IncompleteCredentialsError,
+  inputProblems,
+  mergeInput,
+  openInput,
+  resolveInput,
+  restRequestSettings,
+  sealInput,
+  type ConnectionInput,
+  type InputPatch,
+  type ResolvedInput,
+  type RestRequestSettings,
+} from './connection-input.ts';
+import {
+  connectionToApi,
+  countChildren,
+  deleteConnection as deleteConnectionRow,
+  findConnection,
+  insertConnection,
+  listConnections as listConnectionRows,
+  updateConnection as updateConnectionRow,
+  type ConnectionApi,
+  type ConnectionScope,
+} from './connections.store.ts';
+import { isRestProvider, providerProblem } from './providers.ts';
+
+/** The caller as connections see it: its environment and its project scope. */
+export type ConnectionCaller = ConnectionScope & FolderScope;
+
+export interface ConnectionInputFields {
+  name?: string;
+  provider?: string;
+  description?: string | null;
+  folder_id?: number;
+  parent_id?: number | null;
+  external_id?: string | null;
+  custom_oauth_profile_id?: number | null;
+  shell_connection?: boolean;
+  input?: InputPatch;
+}
+
+export interface ListFilters {
+  folderId?: number;
+  parentId?: number;
+  externalId?: string;
+  provider?: string;
+  includeRuntime: boolean;
+}
+
+const MAX_NAME = 255;
+const MAX_DESCRIPTION = 10_000;
+const MAX_EXTERNAL_ID = 255;
+
+export async function listConnections(ctx: ServiceContext, caller: ConnectionCaller, filters: ListFilters, page?: { offset: number; perPage: number }): Promise<ConnectionApi[]> {
+  const folderIds = caller.allFolders ? undefined : await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds);
+  const rows = await listConnectionRows(ctx.db, caller, { ...filters, ...(folderIds ? { folderIds } : {}) }, page);
+  return rows.map(connectionToApi);
+}
+
+export async function getConnection(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<ConnectionApi> {
+  return connectionToApi(await findVisible(ctx.db, caller, id));
+}
+
+export async function createConnection(ctx: ServiceContext, caller: ConnectionCaller, body: ConnectionInputFields): Promise<ConnectionApi> {
+  const errors: FieldErrors = {};
+  const name = checkName(body.name, errors);
+  const providerError = providerProblem(body.provider);
+  if (providerError) errors.provider = [providerError];
+  checkLength(body.description, 'description', MAX_DESCRIPTION, errors);
+  checkLength(body.external_id, 'external_id', MAX_EXTERNAL_ID, errors);
+  const input = mergeInput({}, body.input ?? {});
+  if (!providerError) Object.assign(errors, inputProblems(body.provider as string, input, ctx.secrets));
+  if (Object.keys(errors).length > 0) throw invalid(errors);
+  const provider = body.provider as string;
+
+  return ctx.db.transaction().execute(async (trx) => {
+    const folderId = await resolveFolder(trx, caller, body.folder_id);
+    const parentId = body.parent_id == null ? null : await checkParent(trx, caller, body.parent_id, provider, null);
+    const profileId = body.custom_oauth_profile_id == null ? null : await checkProfile(trx, caller, body.custom_oauth_profile_id, provider);
+    // OAuth connections are authorised through the provider, never by this call (contract 04 §1.4).
+    if (profileId !== null && body.shell_connection === false) throw new AppError('bad_request', { message: 'OAuth connections can only be created as shell connections' });
+    const shell = body.shell_connection === true || profileId !== null;
+    const now = toStored(ctx.clock.now());
+    const authorization = shell ? { authorization_status: null, authorization_error: null, authorized_at: null } : await authorize(ctx, trx, caller, provider, input, now);
+    const id = await insertConnection(trx, {
+      workspace_id: caller.workspaceId,
+      environment_id: caller.environmentId,
+      folder_id: folderId,
+      parent_id: parentId,
+      custom_oauth_profile_id: profileId,
+      name: name as string,
+      provider,
+      description: emptyToNull(body.description),
+      external_id: emptyToNull(body.external_id),
+      input_sealed: sealInput(ctx.secretBox, input),
+      input_fields: fieldsJson(input),
+      ...authorization,
+      connection_lost_at: null,
+      connection_lost_reason: null,
+      created_at: now,
+      updated_at: now,
+    });
+    return connectionToApi(assertFound(await findConnection(trx, caller, id)));
+  });
+}
+
+/**
+ * Partial update. `input` is merged (keys sent replace, null removes, absent keys stay);
+ * `shell_connection: false` tests the result. Changed input that is not tested loses its
+ * authorization status, since nobody knows whether it still works.
+ */
+export async function updateConnection(ctx: ServiceContext, caller: ConnectionCaller, id: number, body: ConnectionInputFields): Promise<ConnectionApi> {
+  const known: (keyof ConnectionInputFields)[] = ['name', 'provider', 'description', 'folder_id', 'parent_id', 'external_id', 'custom_oauth_profile_id', 'shell_connection', 'input'];
+  if (!known.some((key) => body[key] !== undefined)) {
+    throw invalid({ body: [`must contain at least one of ${known.filter((k) => k !== 'provider').join(', ')}`] }, 'Nothing to update');
+  }
+  const errors: FieldErrors = {};
+  const name = body.name === undefined ? undefined : checkName(body.name, errors);
+  checkLength(body.description, 'description', MAX_DESCRIPTION, errors);
+  checkLength(body.external_id, 'external_id', MAX_EXTERNAL_ID, errors);
+  if (Object.keys(errors).length > 0) throw invalid(errors);
+
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await findVisible(trx, caller, id);
+    if (body.provider !== undefined && body.provider !== current.provider) throw invalid({ provider: ['cannot be changed; create a new connection'] });
+    const input = body.input === undefined ? undefined : mergeInput(openInput(ctx.secretBox, current.input_sealed), body.input);
+    if (input) {
+      const problems = inputProblems(current.provider, input, ctx.secrets);
+      if (Object.keys(problems).length > 0) throw invalid(problems);
+    }
+    const folderId = body.folder_id === undefined ? undefined : await resolveFolder(trx, caller, body.folder_id);
+    const parentId = body.parent_id === undefined ? undefined : body.parent_id === null ? null : await checkParent(trx, caller, body.parent_id, current.provider, current.id);
+    const profileId = body.custom_oauth_profile_id === undefined ? current.custom_oauth_profile_id : body.custom_oauth_profile_id === null ? null : await checkProfile(trx, caller, body.custom_oauth_profile_id, current.provider);
+    if (profileId !== null && body.shell_connection === false) throw new AppError('bad_request', { message: 'OAuth connections can only be created as shell connections' });
+
+    const now = toStored(ctx.clock.now());
+    let authorization: Partial<Pick<ConnectionRow, 'authorization_status' | 'authorization_error' | 'authorized_at'>> = {};
+    if (body.shell_connection === false) authorization = await authorize(ctx, trx, caller, current.provider, input ?? openInput(ctx.secretBox, current.input_sealed), now);
+    else if (input !== undefined) authorization = { authorization_status: null, authorization_error: null };
+
+    await updateConnectionRow(trx, caller, id, {
+      ...(name !== undefined ? { name } : {}),
+      ...(body.description !== undefined ? { description: emptyToNull(body.description) } : {}),
+      ...(body.external_id !== undefined ? { external_id: emptyToNull(body.external_id) } : {}),
+      ...(folderId !== undefined ? { folder_id: folderId } : {}),
+      ...(parentId !== undefined ? { parent_id: parentId } : {}),
+      custom_oauth_profile_id: profileId,
+      ...(input !== undefined ? { input_sealed: sealInput(ctx.secretBox, input), input_fields: fieldsJson(input) } : {}),
+      ...authorization,
+      updated_at: now,
+    });
+    return connectionToApi(assertFound(await findConnection(trx, caller, id)));
+  });
+}
+
+/**
+ * Drop the stored credentials and the authorisation (contract 04 §1.6). `force` is accepted; until
+ * recipes run on this server no recipe can hold the connection, so nothing refuses a disconnect.
+ */
+export async function disconnectConnection(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    await findVisible(trx, caller, id);
+    await updateConnectionRow(trx, caller, id, {
+      input_sealed: null,
+      input_fields: '[]',
+      authorized_at: null,
+      authorization_status: null,
+      authorization_error: null,
+      updated_at: toStored(ctx.clock.now()),
+    });
+  });
+}
+
+/** Delete, unless runtime user connections still hang from it (422). */
+export async function deleteConnection(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    await findVisible(trx, caller, id);
+    const children = await countChildren(trx, id);
+    if (children > 0) throw new AppError('connection_in_use', { message: `Connection is in use: ${children} connection(s) have it as parent` });
+    await deleteConnectionRow(trx, caller, id);
+  });
+}
+
+export interface ConnectionCredentials {
+  connectionId: number;
+  provider: string;
+  /** Every field with its value; secret references replaced by what they point to now. */
+  values: ResolvedInput;
+  /** For `rest`/`http` connections: the base URL and authentication headers to send. */
+  rest?: RestRequestSettings;
+}
+
+/**
+ * The credentials of a connection in clear, for the one place that uses them (a recipe step, a
+ * proxy call). Secret references are resolved here, through the resolver's cache. Throws
+ * AppError('not_found'), SecretResolutionError or IncompleteCredentialsError; none carries a value.
+ */
+export async function resolveConnectionCredentials(ctx: ServiceContext, scope: ConnectionScope, id: number, db: Db = ctx.db): Promise<ConnectionCredentials> {
+  const row = assertFound(await findConnection(db, scope, id));
+  const values = await resolveInput(db, ctx.secrets, scope, openInput(ctx.secretBox, row.input_sealed));
+  return { connectionId: row.id, provider: row.provider, values, ...(isRestProvider(row.provider) ? { rest: restRequestSettings(values) } : {}) };
+}
+
+/** The test of a non-shell connection: resolve every secret, then check what the connector needs. */
+async function authorize(ctx: ServiceContext, db: Db, scope: ConnectionScope, provider: string, input: ConnectionInput, now: string): Promise<Pick<ConnectionRow, 'authorization_status' | 'authorization_error' | 'authorized_at'>> {
+  const failed = (error: string) => ({ authorization_status: 'failed' as AuthorizationStatus, authorization_error: error, authorized_at: null });
+  let values: ResolvedInput;
+  try {
+    values = await resolveInput(db, ctx.secrets, scope, input);
+  } catch (error) {
+    if (error instanceof SecretResolutionError) return failed(error.message);
+    throw error;
+  }
+  if (!isRestProvider(provider)) return failed(`No connector for provider "${provider}" on this server: the connection is stored but cannot run here`);
+  try {
+    restRequestSettings(values);
+  } catch (error) {
+    if (error instanceof IncompleteCredentialsError) return failed(error.message);
+    throw error;
+  }
+  return { authorization_status: 'success', authorization_error: null, authorized_at: now };
+}
+
+async function findVisible(db: Db, caller: ConnectionCaller, id: number): Promise<ConnectionRow> {
+  const row = assertFound(await findConnection(db, caller, id));
+  if (!caller.allFolders && (await findFolderInScope(db, caller.environmentId, caller, row.folder_id)) === undefined) throw new AppError('not_found');
+  return row;
+}
+
+/** The folder asked for (in the environment and the caller's scope), else the Home folder. */
+async function resolveFolder(db: Db, caller: ConnectionCaller, folderId: number | undefined): Promise<number> {
+  if (folderId === undefined) {
+    // Home lies outside every project: a client limited to some projects must say where.
+    if (!caller.allFolders) throw invalid({ folder_id: ['is required for a client limited to some projects'] });
+    return assertFound(await findHomeFolder(db, caller.environmentId)).id;
+  }
+  const folder = await findFolderInScope(db, caller.environmentId, caller, folderId);
+  if (!folder) throw invalid({ folder_id: ['is not a folder of this environment'] });
+  return folder.id;
+}
+
+/** A parent is a visible top-level connection of the same provider; one level only, so no cycles. */
+async function checkParent(db: Db, caller: ConnectionCaller, parentId: number, provider: string, selfId: number | null): Promise<number> {
+  const parent = await findConnection(db, caller, parentId);
+  const visible = parent !== undefined && (caller.allFolders || (await findFolderInScope(db, caller.environmentId, caller, parent.folder_id)) !== undefined);
+  if (!parent || !visible) throw invalid({ parent_id: ['is not a connection of this environment'] });
+  if (parent.id === selfId) throw invalid({ parent_id: ['cannot be the connection itself'] });
+  if (parent.provider !== provider) throw invalid({ parent_id: ['must be a connection of the same provider'] });
+  if (parent.parent_id !== null) throw invalid({ parent_id: ['is itself a child connection'] });
+  if (selfId !== null && (await countChildren(db, selfId)) > 0) throw invalid({ parent_id: ['cannot be set on a connection that has child connections'] });
+  return parent.id;
+}
+
+async function checkProfile(db: Db, caller: ConnectionCaller, profileId: number, provider: string): Promise<number> {
+  const profile = await findProfile(db, caller, profileId);
+  if (!profile) throw invalid({ custom_oauth_profile_id: ['is not a custom OAuth profile of this environment'] });
+  if (profile.provider !== provider) throw invalid({ custom_oauth_profile_id: [`belongs to provider ${profile.provider}, not ${provider}`] });
+  return profile.id;
+}
+
+function fieldsJson(input: ConnectionInput): string {
+  return JSON.stringify(Object.keys(input).sort());
+}
+
+function emptyToNull(value: string | null | undefined): string | null {
+  return value === undefined || value === null || value === '' ? null : value;
+}
+
+function checkName(name: string | undefined, errors: FieldErrors): string | undefined {
+  const trimmed = name?.trim();
+  if (trimmed === undefined || trimmed === '') errors.name = ["can't be blank"];
+  else if (trimmed.length > MAX_NAME) errors.name = [`is too long (maximum is ${MAX_NAME} characters)`];
+  return trimmed;
+}
+
+function checkLength(value: string | null | undefined, field: string, max: number, errors: FieldErrors): void {
+  if (typeof value === 'string' && value.length > max) errors[field] = [`is too long (maximum is ${max} characters)`];
+}

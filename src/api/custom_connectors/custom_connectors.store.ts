@@ -1,0 +1,91 @@
+// Custom connectors and their code versions. A version is released once; the connector's
+// latest_released_version is the highest released one.
+import type { CustomConnectorRow, CustomConnectorVersionRow, Db } from '../../db/types.ts';
+import { toApiTimestamp } from '../../time.ts';
+
+export interface ConnectorScope {
+  readonly workspaceId: number;
+  readonly environmentId: number;
+}
+
+export interface ReleasedVersionApi {
+  version: number;
+  version_note: string | null;
+  created_at: string;
+  released_at: string;
+}
+
+export interface CustomConnectorApi {
+  id: number;
+  name: string;
+  title: string;
+  description: string | null;
+  latest_released_version: number | null;
+  latest_released_version_note: string | null;
+  oem_shared_version: number | null;
+  oem_shared_at: string | null;
+  released_versions: ReleasedVersionApi[];
+  static_webhook_url: string | null;
+}
+
+type VersionSummary = Omit<CustomConnectorVersionRow, 'code'>;
+
+export function connectorToApi(row: CustomConnectorRow, versions: readonly VersionSummary[]): CustomConnectorApi {
+  const released = versions
+    .filter((v): v is VersionSummary & { released_at: string } => v.released_at !== null)
+    .sort((a, b) => b.version - a.version);
+  const latest = released[0];
+  return {
+    id: row.id,
+    name: row.name,
+    title: row.title,
+    description: row.description,
+    latest_released_version: latest?.version ?? null,
+    latest_released_version_note: latest?.note ?? null,
+    oem_shared_version: row.oem_shared_version,
+    oem_shared_at: row.oem_shared_at === null ? null : toApiTimestamp(row.oem_shared_at),
+    released_versions: released.map((v) => ({ version: v.version, version_note: v.note, created_at: toApiTimestamp(v.created_at), released_at: toApiTimestamp(v.released_at) })),
+    static_webhook_url: row.static_webhook_url,
+  };
+}
+
+export async function insertConnector(db: Db, values: Omit<CustomConnectorRow, 'id'>): Promise<number> {
+  const row = await db.insertInto('custom_connectors').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateConnector(db: Db, id: number, values: Partial<Pick<CustomConnectorRow, 'name' | 'description' | 'updated_at'>>): Promise<void> {
+  await db.updateTable('custom_connectors').set(values).where('id', '=', id).execute();
+}
+
+export async function findConnector(db: Db, scope: ConnectorScope, id: number): Promise<CustomConnectorRow | undefined> {
+  return db.selectFrom('custom_connectors').selectAll().where('workspace_id', '=', scope.workspaceId).where('environment_id', '=', scope.environmentId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function listConnectors(db: Db, scope: ConnectorScope): Promise<CustomConnectorRow[]> {
+  return db.selectFrom('custom_connectors').selectAll().where('workspace_id', '=', scope.workspaceId).where('environment_id', '=', scope.environmentId).orderBy('id').execute();
+}
+
+/** Versions of these connectors without their code (which can be megabytes). */
+export async function versionSummaries(db: Db, connectorIds: readonly number[]): Promise<VersionSummary[]> {
+  if (connectorIds.length === 0) return [];
+  return db
+    .selectFrom('custom_connector_versions')
+    .select(['id', 'connector_id', 'version', 'note', 'created_at', 'released_at'])
+    .where('connector_id', 'in', connectorIds)
+    .orderBy('version')
+    .execute();
+}
+
+export async function latestVersion(db: Db, connectorId: number): Promise<CustomConnectorVersionRow | undefined> {
+  return db.selectFrom('custom_connector_versions').selectAll().where('connector_id', '=', connectorId).orderBy('version', 'desc').limit(1).executeTakeFirst();
+}
+
+/** The next version number is taken under the (connector_id, version) unique constraint. */
+export async function insertVersion(db: Db, values: Omit<CustomConnectorVersionRow, 'id'>): Promise<void> {
+  await db.insertInto('custom_connector_versions').values(values).execute();
+}
+
+export async function markReleased(db: Db, versionId: number, at: string): Promise<void> {
+  await db.updateTable('custom_connector_versions').set({ released_at: at }).where('id', '=', versionId).where('released_at', 'is', null).execute();
+}

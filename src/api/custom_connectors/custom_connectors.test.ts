@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { manualClock } from '../../time.ts';
+import { connectorName } from './custom_connectors.service.ts';
+
+const CODE_V1 = "{\n  title: 'Acme CRM',\n  connection: { fields: [] },\n  actions: {}\n}";
+const CODE_V2 = "# Acme CRM connector\n{\n  title: 'Acme CRM',\n  actions: { search: {} }\n}";
+
+const clock = manualClock('2025-01-08T10:11:12.130Z');
+let t: TestApp;
+
+before(async () => { t = await createTestApp({ clock }); });
+after(() => t.close());
+
+async function create(body: Record<string, unknown>, token?: string) {
+  return t.call('POST', '/api/custom_connectors', { body, ...(token ? { token } : {}) });
+}
+
+async function connectorCount(): Promise<number> {
+  return (await t.call('GET', '/api/custom_connectors')).body.result.length;
+}
+
+async function tokenWith(name: string, privileges: string[]): Promise<string> {
+  const copy = await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name, privileges } });
+  assert.equal(copy.status, 200, copy.text);
+  return t.tokenFor(name);
+}
+
+const CONNECTOR_KEYS = ['description', 'id', 'latest_released_version', 'latest_released_version_note', 'name', 'oem_shared_at', 'oem_shared_version', 'released_versions', 'static_webhook_url', 'title'];
+
+describe('POST /api/custom_connectors', () => {
+  test('creates a connector with an unreleased first version: {"data": {...}}', async () => {
+    const res = await create({ title: 'Acme CRM', code: CODE_V1, description: 'CRM of Acme', note: 'first' });
+    assert.equal(res.status, 200, res.text);
+    const c = res.body.data;
+    assert.deepEqual(Object.keys(c).sort(), CONNECTOR_KEYS);
+    assert.equal(c.title, 'Acme CRM');
+    assert.equal(c.name, `acme_crm_connector_${c.id}_${Math.floor(clock.now().getTime() / 1000)}`);
+    assert.equal(c.description, 'CRM of Acme');
+    assert.equal(c.latest_released_version, null);
+    assert.equal(c.latest_released_version_note, null);
+    assert.deepEqual(c.released_versions, []);
+    assert.equal(c.oem_shared_version, null);
+    assert.equal(c.oem_shared_at, null);
+    assert.equal(c.static_webhook_url, null);
+    const code = await t.call('GET', `/api/custom_connectors/${c.id}/code`);
+    assert.deepEqual(code.body, { data: { code: CODE_V1 } });
+  });
+
+  test('bad input: each a 400 naming the field, and nothing is created', async () => {
+    const before = await connectorCount();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ code: CODE_V1 }, 'title'],
+      [{ title: '  ', code: CODE_V1 }, 'title'],
+      [{ title: 't'.repeat(256), code: CODE_V1 }, 'title'],
+      [{ title: 'x' }, 'code'],
+      [{ title: 'x', code: '' }, 'code'],
+      [{ title: 'x', code: '# only a comment\n' }, 'code'],
+      [{ title: 'x', code: 'puts "hello"' }, 'code'],
+      [{ title: 'x', code: { title: 'x' } }, 'code'],
+      [{ title: 42, code: CODE_V1 }, 'title'],
+      [{ title: 'x', code: CODE_V1, note: 'n'.repeat(10_001) }, 'note'],
+      [{ title: 'x', code: CODE_V1, description: 5 }, 'description'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await create(body);
+      assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 80)} -> ${res.status} ${res.text.slice(0, 200)}`);
+      assert.ok(res.body.errors?.[field], `errors names ${field}: ${res.text.slice(0, 300)}`);
+    }
+    assert.equal((await t.call('POST', '/api/custom_connectors', { raw: '{"title":', headers: { 'content-type': 'application/json' } })).status, 400);
+    assert.equal((await t.call('POST', '/api/custom_connectors', { raw: 'title=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status, 415);
+    const huge = await t.call('POST', '/api/custom_connectors', { raw: JSON.stringify({ title: 'big', code: `{${' '.repeat(2 * 1024 * 1024)}}` }), headers: { 'content-type': 'application/json' } });
+    assert.equal(huge.status, 413, 'the body limit applies before the 10 MB code limit');
+    assert.equal(await connectorCount(), before);
+  });
+
+  test('401 and 403 (nothing created)', async () => {
+    const before = await connectorCount();
+    assert.equal((await t.call('POST', '/api/custom_connectors', { token: null, body: { title: 'x', code: CODE_V1 } })).status, 401);
+    const res = await create({ title: 'x', code: CODE_V1 }, await tokenWith('SDK reader', ['connector_sdks:read']));
+    assert.equal(res.status, 403);
+    assert.match(res.body.message, /connector_sdks:write/);
+    assert.equal(await connectorCount(), before);
+  });
+});
+
+describe('PUT /api/custom_connectors/:id', () => {
+  test('new code makes a new unreleased version; description alone changes no version', async () => {
+    const created = await create({ title: 'Versioned', code: CODE_V1 });
+    const id = created.body.data.id;
+    const res = await t.call('PUT', `/api/custom_connectors/${id}`, { body: { code: CODE_V2, note: 'Adds search action' } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.latest_released_version, null);
+    assert.deepEqual((await t.call('GET', `/api/custom_connectors/${id}/code`)).body.data.code, CODE_V2);
+    const described = await t.call('PUT', `/api/custom_connectors/${id}`, { body: { description: 'Now described' } });
+    assert.equal(described.body.data.description, 'Now described');
+    assert.deepEqual((await t.call('GET', `/api/custom_connectors/${id}/code`)).body.data.code, CODE_V2);
+  });
+
+  test('errors change nothing: 404, 400 (empty, note without code, bad code, types), 401, 403', async () => {
+    const created = await create({ title: 'Stable connector', code: CODE_V1 });
+    const id = created.body.data.id;
+    assert.equal((await t.call('PUT', '/api/custom_connectors/999999', { body: { code: CODE_V2 } })).status, 404);
+    assert.equal((await t.call('PUT', `/api/custom_connectors/${id}`, { token: await t.tokenFor('Admin', 'test'), body: { code: CODE_V2 } })).status, 404);
+    assert.equal((await t.call('PUT', '/api/custom_connectors/abc', { body: { code: CODE_V2 } })).status, 400);
+    for (const body of [undefined, {}, { title: 'only title' }, { note: 'no code' }, { code: 'not a hash' }, { code: 7 }, { description: [] }]) {
+      const res = await t.call('PUT', `/api/custom_connectors/${id}`, body === undefined ? {} : { body });
+      assert.equal(res.status, 400, `${JSON.stringify(body)} -> ${res.status} ${res.text}`);
+    }
+    assert.equal((await t.call('PUT', `/api/custom_connectors/${id}`, { token: null, body: { code: CODE_V2 } })).status, 401);
+    assert.equal((await t.call('PUT', `/api/custom_connectors/${id}`, { token: await tokenWith('SDK reader 2', ['connector_sdks:read']), body: { code: CODE_V2 } })).status, 403);
+    assert.equal((await t.call('GET', `/api/custom_connectors/${id}/code`)).body.data.code, CODE_V1);
+    assert.equal((await t.call('POST', `/api/custom_connectors/${id}/release`)).body.data.latest_released_version, 1, 'no version was added');
+  });
+});
+
+describe('POST /api/custom_connectors/:id/release', () => {
+  test('releases the latest version; released_versions newest first; a second release changes nothing', async () => {
+    const created = await create({ title: 'Released', code: CODE_V1 });
+    const id = created.body.data.id;
+    clock.advance(60_000);
+    const r1 = await t.call('POST', `/api/custom_connectors/${id}/release`);
+    assert.equal(r1.status, 200);
+    assert.equal(r1.body.data.latest_released_version, 1);
+    assert.deepEqual(r1.body.data.released_versions, [{ version: 1, version_note: null, created_at: '2025-01-08T10:11:12.130+00:00', released_at: '2025-01-08T10:12:12.130+00:00' }]);
+    await t.call('PUT', `/api/custom_connectors/${id}`, { body: { code: CODE_V2, note: 'v2' } });
+    assert.equal((await t.call('PUT', `/api/custom_connectors/${id}`, { body: { code: CODE_V2, note: 'v3' } })).status, 200);
+    clock.advance(60_000);
+    const r3 = await t.call('POST', `/api/custom_connectors/${id}/release`);
+    assert.equal(r3.body.data.latest_released_version, 3);
+    assert.equal(r3.body.data.latest_released_version_note, 'v3');
+    assert.deepEqual(r3.body.data.released_versions.map((v: { version: number }) => v.version), [3, 1], 'version 2 was never released');
+    const again = await t.call('POST', `/api/custom_connectors/${id}/release`, { raw: '', headers: { 'content-type': 'application/json' } });
+    assert.deepEqual(again.body, r3.body);
+  });
+
+  test('404, 400, 401, 403; nothing released', async () => {
+    const created = await create({ title: 'Unreleased', code: CODE_V1 });
+    const id = created.body.data.id;
+    assert.equal((await t.call('POST', '/api/custom_connectors/999999/release')).status, 404);
+    assert.equal((await t.call('POST', `/api/custom_connectors/${id}/release`, { token: await t.tokenFor('Admin', 'prod') })).status, 404);
+    assert.equal((await t.call('POST', '/api/custom_connectors/x/release')).status, 400);
+    assert.equal((await t.call('POST', `/api/custom_connectors/${id}/release`, { token: null })).status, 401);
+    assert.equal((await t.call('POST', `/api/custom_connectors/${id}/release`, { token: await tokenWith('SDK reader 3', ['connector_sdks:read']) })).status, 403);
+    const list = await t.call('GET', '/api/custom_connectors?title=Unreleased');
+    assert.equal(list.body.result[0].latest_released_version, null);
+  });
+});
+
+describe('GET /api/custom_connectors/:id/code', () => {
+  test('404 unknown / other workspace, 400 non-numeric, 401, 403', async () => {
+    const created = await create({ title: 'Code owner', code: CODE_V1 });
+    const id = created.body.data.id;
+    assert.equal((await t.call('GET', '/api/custom_connectors/999999/code')).status, 404);
+    assert.equal((await t.call('GET', `/api/custom_connectors/${id}/code`, { token: (await t.newWorkspace('Code Other Co')).adminToken })).status, 404);
+    assert.equal((await t.call('GET', '/api/custom_connectors/abc/code')).status, 400);
+    assert.equal((await t.call('GET', `/api/custom_connectors/${id}/code`, { token: null })).status, 401);
+    assert.equal((await t.call('GET', `/api/custom_connectors/${id}/code`, { token: await tokenWith('No SDK', ['connections:read']) })).status, 403);
+  });
+});
+
+describe('GET /api/custom_connectors', () => {
+  test('{"result": [...]}: every connector of the environment, title filter case-insensitive, /search the same', async () => {
+    await create({ title: 'Zebra Billing', code: CODE_V1 });
+    await create({ title: 'zebra crm', code: CODE_V1 });
+    const all = await t.call('GET', '/api/custom_connectors');
+    assert.equal(all.status, 200);
+    assert.ok(all.body.result.length >= 2);
+    for (const c of all.body.result) assert.deepEqual(Object.keys(c).sort(), CONNECTOR_KEYS);
+    const zebra = await t.call('GET', '/api/custom_connectors?title=ZEBRA');
+    assert.deepEqual(zebra.body.result.map((c: { title: string }) => c.title), ['Zebra Billing', 'zebra crm']);
+    const search = await t.call('GET', '/api/custom_connectors/search?title=billing');
+    assert.deepEqual(search.body.result.map((c: { title: string }) => c.title), ['Zebra Billing']);
+    assert.deepEqual((await t.call('GET', '/api/custom_connectors?title=no-such-title')).body, { result: [] });
+  });
+
+  test('oem_shared: nothing is shared from an Embedded parent on a self-hosted server', async () => {
+    await create({ title: 'Own connector', code: CODE_V1 });
+    assert.deepEqual((await t.call('GET', '/api/custom_connectors?oem_shared=true')).body, { result: [] });
+    assert.equal((await t.call('GET', '/api/custom_connectors?oem_shared=false')).body.result.length, await connectorCount());
+    assert.equal((await t.call('GET', '/api/custom_connectors?oem_shared=perhaps')).status, 400);
+  });
+
+  test('other environments and workspaces see none; 401; 403', async () => {
+    await create({ title: 'Dev connector', code: CODE_V1 });
+    assert.deepEqual((await t.call('GET', '/api/custom_connectors', { token: await t.tokenFor('Admin', 'test') })).body, { result: [] });
+    assert.deepEqual((await t.call('GET', '/api/custom_connectors/search', { token: (await t.newWorkspace('SDK Other Co')).adminToken })).body, { result: [] });
+    assert.equal((await t.call('GET', '/api/custom_connectors', { token: null })).status, 401);
+    assert.equal((await t.call('GET', '/api/custom_connectors', { token: await tokenWith('No SDK 2', ['workspace_details:read']) })).status, 403);
+  });
+});
+
+describe('connectorName', () => {
+  test('snake case of the title, the id and the Unix time', () => {
+    const at = new Date('2021-07-21T12:46:45Z');
+    assert.equal(connectorName('New connector 1', 4771, at), 'new_connector_1_connector_4771_1626871605');
+    assert.equal(connectorName('Café — CRM!', 3, at), 'cafe_crm_connector_3_1626871605');
+    assert.equal(connectorName('日本', 5, at), 'connector_connector_5_1626871605');
+  });
+});

@@ -1,0 +1,22 @@
+import { Type, type Static } from 'typebox';
+import { Id, PageQuery } from '../../http/schemas.ts';
+
+export const ProjectParams = Type.Object({ project_id: Id });
+
+export const ProjectListQuery = Type.Object(PageQuery);
+
+// Unknown fields are ignored, as the vendor does.
+export const UpdateProjectBody = Type.Object({
+  name: Type.Optional(Type.String({ description: 'Also renames the project folder; unique among projects (case-insensitive)' })),
+  description: Type.Optional(Type.String({ description: 'Up to 1,000 characters; empty clears it' })),
+});
+export type UpdateProjectBody = Static<typeof UpdateProjectBody>;
+
+export const Project = Type.Object({
+  id: Type.Integer({ description: 'Project id (differs from its folder id)' }),
+  description: Type.String(),
+  folder_id: Type.Integer({ description: 'Id of the project folder' }),
+  name: Type.String(),
+});
+
+export const ProjectList = Type.Array(Project);

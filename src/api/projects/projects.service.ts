@@ -1,0 +1,59 @@
+// Projects (contract 05 §3.7): list, update, delete. Paths take the project id, never the folder id.
+import type { ServiceContext } from '../../context.ts';
+import type { Db, ProjectRow } from '../../db/types.ts';
+import { AppError, invalid, type FieldErrors } from '../../errors.ts';
+import { toStored } from '../../time.ts';
+import { projectInScope } from '../developer_api_clients/credentials.ts';
+import { removeFolderFromScopes } from '../developer_api_clients/developer_api_clients.store.ts';
+import { checkFolderName, uniqueName, type Caller } from '../folders/folders.service.ts';
+import { deleteFolder, folderNameKey, updateFolder } from '../folders/folders.store.ts';
+import { findProject, listProjects as listProjectRows, projectToApi, updateProject as updateProjectRow, type ProjectApi } from './projects.store.ts';
+
+export const MAX_PROJECT_DESCRIPTION = 1000;
+
+export async function listProjects(ctx: ServiceContext, caller: Caller, page: { offset: number; perPage: number }): Promise<ProjectApi[]> {
+  const rows = await listProjectRows(ctx.db, caller.environmentId, caller.allFolders ? null : caller.folderIds, page);
+  return rows.map(projectToApi);
+}
+
+/** Renaming a project renames its folder (same sibling-name rule as any folder). */
+export async function updateProject(ctx: ServiceContext, caller: Caller, id: number, input: { name?: string; description?: string }): Promise<ProjectApi> {
+  if (input.name === undefined && input.description === undefined) {
+    throw invalid({ body: ['must contain at least one of name, description'] }, 'Nothing to update');
+  }
+  const errors: FieldErrors = {};
+  const name = input.name === undefined ? undefined : checkFolderName(input.name, errors);
+  if (input.description !== undefined && [...input.description].length > MAX_PROJECT_DESCRIPTION) {
+    errors.description = [`is too long (maximum is ${MAX_PROJECT_DESCRIPTION} characters)`];
+  } else if (input.description !== undefined && /[\0\p{Cs}]/u.test(input.description)) {
+    errors.description = ['must not contain NUL characters or unpaired surrogates'];
+  }
+  if (Object.keys(errors).length > 0) throw invalid(errors);
+  const now = toStored(ctx.clock.now());
+
+  return ctx.db.transaction().execute(async (trx) => {
+    const project = await projectOr404(trx, caller, id);
+    if (name !== undefined) {
+      await uniqueName(() => updateFolder(trx, project.folder_id, { name, name_key: folderNameKey(name), updated_at: now }));
+    }
+    await updateProjectRow(trx, project.id, { ...(name !== undefined ? { name } : {}), ...(input.description !== undefined ? { description: input.description } : {}), updated_at: now });
+    return projectToApi(await projectOr404(trx, caller, id));
+  });
+}
+
+/** Deletes the project folder; sub-folders, the project record and its properties follow by cascade. */
+export async function deleteProject(ctx: ServiceContext, caller: Caller, id: number): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const project = await projectOr404(trx, caller, id);
+    // Recipes do not exist yet, so the contract's 403 "Cannot destroy folder" (running recipes) cannot arise.
+    await deleteFolder(trx, project.folder_id);
+    await removeFolderFromScopes(trx, caller.workspaceId, project.folder_id);
+  });
+}
+
+/** A project of the caller's environment and scope, or the 404 that hides it. */
+export async function projectOr404(db: Db, caller: Caller, id: number): Promise<ProjectRow> {
+  const project = await findProject(db, caller.environmentId, id);
+  if (!project || !projectInScope(caller, project.folder_id)) throw new AppError('not_found');
+  return project;
+}

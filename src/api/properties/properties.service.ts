@@ -1,0 +1,91 @@
+// Environment and project properties (contract 05 §2 with the README override): one path, the
+// level chosen by project_id. Values are strings; an upsert is all or nothing.
+import type { ServiceContext } from '../../context.ts';
+import type { Db } from '../../db/types.ts';
+import { AppError, invalid, type FieldErrors } from '../../errors.ts';
+import { toStored } from '../../time.ts';
+import type { Caller } from '../folders/folders.service.ts';
+import { projectOr404 } from '../projects/projects.service.ts';
+import { countProperties, listProperties as listPropertyRows, upsertProperties as upsertPropertyRows, type PropertyLevel } from './properties.store.ts';
+
+/** Limits of contract 05 §2 (vendor quotas); lengths count Unicode characters (code points). */
+export const PROPERTY_LIMITS = { perLevel: 1000, nameLength: 100, valueLength: 1024 } as const;
+
+/** Control characters (C0, DEL, C1) and unpaired surrogates: refused in names. */
+const FORBIDDEN_IN_NAME = /[\p{Cc}\p{Cs}]/u;
+/** NUL cannot be stored as text by every database; unpaired surrogates would not survive UTF-8. */
+const FORBIDDEN_IN_VALUE = /[\0\p{Cs}]/u;
+
+/**
+ * Properties whose name starts with `prefix` (case-sensitive; empty or absent: all), as a flat
+ * name -> value map. Environment level: full names. Project level: names with the prefix removed.
+ */
+export async function listProperties(ctx: ServiceContext, caller: Caller, input: { prefix?: string; projectId?: number }): Promise<Record<string, string>> {
+  const level = await resolveLevel(ctx.db, caller, input.projectId);
+  const prefix = input.prefix ?? '';
+  const rows = (await listPropertyRows(ctx.db, level)).filter((row) => row.name.startsWith(prefix));
+  const strip = level.projectId !== null;
+  // fromEntries defines own keys, so a name such as "constructor" stays an ordinary key.
+  return Object.fromEntries(rows.map((row) => [strip ? row.name.slice(prefix.length) : row.name, row.value]));
+}
+
+/** Create or overwrite the given names; anything invalid refuses the whole request. */
+export async function upsertProperties(ctx: ServiceContext, caller: Caller, input: { properties: Record<string, unknown>; projectId?: number }): Promise<void> {
+  const given = Object.entries(input.properties);
+  if (given.length > PROPERTY_LIMITS.perLevel) {
+    throw invalid({ properties: [`has ${given.length} entries; at most ${PROPERTY_LIMITS.perLevel} properties fit in an environment or project`] });
+  }
+  const errors: FieldErrors = {};
+  const entries: [string, string][] = [];
+  for (const [name, raw] of given) {
+    const problems = [...checkName(name)];
+    const value = toText(raw);
+    if (value === undefined) problems.push('value must be a string, number or boolean');
+    else problems.push(...checkValue(value));
+    if (problems.length > 0) errors[name] = problems;
+    else entries.push([name, value as string]);
+  }
+  const refused = Object.keys(errors).length;
+  if (refused > 0) throw invalid(errors, `${refused} ${refused === 1 ? 'property is' : 'properties are'} invalid; nothing was saved`);
+  const now = toStored(ctx.clock.now());
+
+  await ctx.db.transaction().execute(async (trx) => {
+    const level = await resolveLevel(trx, caller, input.projectId);
+    await upsertPropertyRows(trx, level, entries, now);
+    // Counted after writing, inside the transaction: throwing here rolls the whole upsert back.
+    const total = await countProperties(trx, level);
+    if (total > PROPERTY_LIMITS.perLevel) {
+      const where = level.projectId === null ? 'environment' : 'project';
+      throw invalid({ properties: [`would make ${total} properties; at most ${PROPERTY_LIMITS.perLevel} per ${where}`] }, `Too many properties: at most ${PROPERTY_LIMITS.perLevel} per ${where}`);
+    }
+  });
+}
+
+async function resolveLevel(db: Db, caller: Caller, projectId: number | undefined): Promise<PropertyLevel> {
+  if (projectId === undefined) return { workspaceId: caller.workspaceId, environmentId: caller.environmentId, projectId: null };
+  const project = await projectOr404(db, caller, projectId).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === 'not_found') throw new AppError('not_found', { message: 'Project not found' });
+    throw error;
+  });
+  return { workspaceId: caller.workspaceId, environmentId: caller.environmentId, projectId: project.id };
+}
+
+/** Numbers and booleans become their JSON text; objects, arrays and null are refused (undefined). */
+function toText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
+  return undefined;
+}
+
+function checkName(name: string): string[] {
+  if (name.trim() === '') return ["name can't be blank"];
+  if ([...name].length > PROPERTY_LIMITS.nameLength) return [`name is too long (maximum is ${PROPERTY_LIMITS.nameLength} characters)`];
+  if (FORBIDDEN_IN_NAME.test(name)) return ['name must not contain control characters (such as tab or newline) or unpaired surrogates'];
+  return [];
+}
+
+function checkValue(value: string): string[] {
+  if ([...value].length > PROPERTY_LIMITS.valueLength) return [`value is too long (maximum is ${PROPERTY_LIMITS.valueLength} characters)`];
+  if (FORBIDDEN_IN_VALUE.test(value)) return ['value must not contain NUL characters or unpaired surrogates'];
+  return [];
+}

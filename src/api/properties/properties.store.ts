@@ -1,0 +1,49 @@
+// Environment properties (project_id null) and project properties, one table.
+import type { Db, PropertyRow } from '../../db/types.ts';
+
+export interface PropertyLevel {
+  workspaceId: number;
+  environmentId: number;
+  /** null: the environment level. */
+  projectId: number | null;
+}
+
+export async function listProperties(db: Db, level: PropertyLevel): Promise<Pick<PropertyRow, 'name' | 'value'>[]> {
+  let query = db.selectFrom('properties').select(['name', 'value']).where('environment_id', '=', level.environmentId);
+  query = level.projectId === null ? query.where('project_id', 'is', null) : query.where('project_id', '=', level.projectId);
+  return query.orderBy('name').execute();
+}
+
+export async function countProperties(db: Db, level: PropertyLevel): Promise<number> {
+  let query = db.selectFrom('properties').select((eb) => eb.fn.countAll<number>().as('n')).where('environment_id', '=', level.environmentId);
+  query = level.projectId === null ? query.where('project_id', 'is', null) : query.where('project_id', '=', level.projectId);
+  const row = await query.executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Insert or overwrite by name, in batches (one statement each); names not given are untouched. */
+export async function upsertProperties(db: Db, level: PropertyLevel, entries: readonly (readonly [string, string])[], now: string): Promise<void> {
+  const BATCH = 200;
+  for (let i = 0; i < entries.length; i += BATCH) {
+    const rows = entries.slice(i, i + BATCH).map(([name, value]) => ({
+      workspace_id: level.workspaceId,
+      environment_id: level.environmentId,
+      project_id: level.projectId,
+      name,
+      value,
+      created_at: now,
+      updated_at: now,
+    }));
+    await db
+      .insertInto('properties')
+      .values(rows)
+      .onConflict((oc) => {
+        // The conflict target must name the partial unique index of the level, predicate included.
+        const target = level.projectId === null
+          ? oc.columns(['environment_id', 'name']).where('project_id', 'is', null)
+          : oc.columns(['project_id', 'name']).where('project_id', 'is not', null);
+        return target.doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), updated_at: eb.ref('excluded.updated_at') }));
+      })
+      .execute();
+  }
+}

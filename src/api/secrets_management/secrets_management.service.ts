@@ -1,0 +1,37 @@
+// Secrets management: the cache of resolved secrets (contract 05 §5) and the built-in store
+// behind `NAME` / `store:NAME` references. Values go in and are never read back out.
+import type { ServiceContext } from '../../context.ts';
+import { AppError, invalid } from '../../errors.ts';
+import { toApiTimestamp, toStored } from '../../time.ts';
+import { MAX_SECRET_BYTES, SECRET_NAME_PATTERN } from './secret-resolver.ts';
+import { deleteSecret, listSecrets, upsertSecret, type SecretScope, type SecretSummary } from './secrets_management.store.ts';
+import type { SecretRow } from '../../db/types.ts';
+
+/** Empty the caller's workspace cache: the next use of each secret reads its source again. */
+export function clearSecretsCache(ctx: ServiceContext, workspaceId: number): void {
+  const dropped = ctx.secrets.clearCache(workspaceId);
+  ctx.log.info({ workspace_id: workspaceId, dropped }, 'secrets cache cleared');
+}
+
+export async function listStoredSecrets(ctx: ServiceContext, scope: SecretScope): Promise<SecretSummary[]> {
+  return (await listSecrets(ctx.db, scope)).map(secretToApi);
+}
+
+/** Create or replace a secret of the built-in store; the value is sealed before it reaches the database. */
+export async function setStoredSecret(ctx: ServiceContext, scope: SecretScope, name: string, value: string): Promise<SecretSummary> {
+  const errors: Record<string, string[]> = {};
+  if (!SECRET_NAME_PATTERN.test(name)) errors.name = ['must be 1 to 100 letters, digits, underscores, dots or hyphens, not starting with a dot or hyphen'];
+  if (value === '') errors.value = ["can't be blank"];
+  else if (Buffer.byteLength(value, 'utf8') > MAX_SECRET_BYTES) errors.value = [`is too long (maximum is ${MAX_SECRET_BYTES} bytes)`];
+  if (Object.keys(errors).length > 0) throw invalid(errors);
+  const row = await upsertSecret(ctx.db, scope, name, ctx.secretBox.seal(value), toStored(ctx.clock.now()));
+  return secretToApi(row);
+}
+
+export async function deleteStoredSecret(ctx: ServiceContext, scope: SecretScope, name: string): Promise<void> {
+  if (!(await deleteSecret(ctx.db, scope, name))) throw new AppError('not_found', { message: `Not found: no secret named ${JSON.stringify(name.slice(0, 100))}` });
+}
+
+function secretToApi(row: SecretRow): SecretSummary {
+  return { name: row.name, created_at: toApiTimestamp(row.created_at), updated_at: toApiTimestamp(row.updated_at) };
+}
