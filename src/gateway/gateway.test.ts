@@ -16,7 +16,7 @@ let base: string; // /<prefix>/<slug>
 let collectionId: number;
 let otherCollectionId: number;
 let apiClientId: number;
-let endpointIds: Record<string, number> = {};
+const endpointIds: Record<string, number> = {};
 
 before(async () => {
   upstream = Fastify();

@@ -50,10 +50,10 @@ function assertToken(res: Res) {
   assert.equal(res.headers.pragma, 'no-cache');
 }
 
-function assertOAuthError(res: Res, error: string, status = 400) {
-  assert.equal(res.status, status, JSON.stringify(res.body));
+function assertOAuthError(res: Res, error: string, status = 400, label = '') {
+  assert.equal(res.status, status, `${label}: ${JSON.stringify(res.body)}`);
   assert.deepEqual(Object.keys(res.body).sort(), ['error', 'error_description']);
-  assert.equal(res.body.error, error);
+  assert.equal(res.body.error, error, label);
   assert.equal(res.headers['cache-control'], 'no-store');
   assert.ok(!JSON.stringify(res.body).includes(clientSecret), 'the secret is never echoed');
 }
@@ -119,7 +119,7 @@ describe('POST /oauth2/token: RFC 6749 errors', () => {
       ['grant_type=client_credentials', { authorization: `Bearer ${clientSecret}`, 'content-type': FORM }, 'Bearer scheme'],
       ['grant_type=client_credentials', { 'content-type': 'multipart/form-data' }, 'multipart without boundary'],
     ];
-    for (const [payload, headers, label] of cases) assertOAuthError(await token(payload, headers), 'invalid_request');
+    for (const [payload, headers, label] of cases) assertOAuthError(await token(payload, headers), 'invalid_request', 400, label);
     const m = multipart([['grant_type', 'client_credentials'], ['grant_type', 'client_credentials'], ['client_id', clientId], ['client_secret', clientSecret]]);
     assertOAuthError(await token(m.payload, { 'content-type': m.type }), 'invalid_request');
   });
