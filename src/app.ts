@@ -10,6 +10,7 @@ import { createInProcessNotifier, type Notifier } from './notifier.ts';
 import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import type { DbHandle } from './db/index.ts';
 import { registerAuth } from './http/auth.ts';
+import { registerHostRouting } from './http/hosts.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.ts';
 import { registerObservability, requestId } from './http/observability.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
@@ -115,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   const metrics = registerObservability(app);
   registerAuth(app, ctx);
+  registerHostRouting(app, config);
 
   await app.register(swagger, {
     openapi: {

@@ -1,6 +1,6 @@
 // OAuth 2.0 access tokens: compact JWTs (HS256) signed with a key derived from the master key.
 // Signing and verifying are synchronous HMACs: an async WebCrypto call per token would cost
-// about twenty times as much (docs/adr/0004). A token names its access profile and the secret
+// about twenty times as much (docs/adr/0005). A token names its access profile and the secret
 // generation it was issued under, so a secret refresh revokes every earlier token at once.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
