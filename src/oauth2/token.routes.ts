@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import type { ServiceContext } from '../context.ts';
 import type { AccessTokenSigner } from './access-token.ts';
 import type { FailureLimiter } from './failure-limiter.ts';
+import { createOAuthClientCache } from './client-cache.ts';
 import { issueToken, OAuthError, parseBasic, type TokenRequest } from './token.service.ts';
 
 type Params = Map<string, string[]>;
@@ -15,6 +16,7 @@ const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Ty
 const MAX_BODY = 16 * 1024;
 
 export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSigner; limiter: FailureLimiter }) {
+  const clients = createOAuthClientCache(deps.ctx);
   return async function oauth2Plugin(app: FastifyInstance): Promise<void> {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: MAX_BODY }, (_req, body, done) => {
@@ -62,7 +64,7 @@ export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSig
         basic: parseBasic(request.headers.authorization),
         sourceAddress: request.ip,
       };
-      const token = await issueToken(deps.ctx, { signer: deps.signer, limiter: deps.limiter }, tokenRequest);
+      const token = await issueToken(deps.ctx, { signer: deps.signer, limiter: deps.limiter, clients }, tokenRequest);
       noStore(reply);
       return token;
     });

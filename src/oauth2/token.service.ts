@@ -3,7 +3,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import { hashToken } from '../api/developer_api_clients/credentials.ts';
-import { findProfileByOAuthClientId } from '../api/api_access_profiles/api_access_profiles.store.ts';
+import type { OAuthClientCache } from './client-cache.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, type AccessTokenSigner } from './access-token.ts';
 import type { FailureLimiter } from './failure-limiter.ts';
 
@@ -37,7 +37,7 @@ export interface TokenResponse {
 
 const MAX_PARAM_LENGTH = 1024;
 
-export async function issueToken(ctx: ServiceContext, deps: { signer: AccessTokenSigner; limiter: FailureLimiter }, request: TokenRequest): Promise<TokenResponse> {
+export async function issueToken(ctx: ServiceContext, deps: { signer: AccessTokenSigner; limiter: FailureLimiter; clients: OAuthClientCache }, request: TokenRequest): Promise<TokenResponse> {
   const grantType = single(request.params, 'grant_type');
   if (grantType === undefined) throw new OAuthError('invalid_request', 'The grant_type parameter is missing.');
   if (grantType !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'Only the client_credentials grant is supported.');
@@ -47,7 +47,7 @@ export async function issueToken(ctx: ServiceContext, deps: { signer: AccessToke
   const wait = deps.limiter.retryAfter(limiterKeys);
   if (wait > 0) throw new OAuthError('invalid_request', 'Too many token requests.', { status: 429, headers: { 'retry-after': String(wait) } });
 
-  const profile = await findProfileByOAuthClientId(ctx.db, credentials.clientId);
+  const profile = await deps.clients.find(credentials.clientId);
   const presented = Buffer.from(hashToken(credentials.clientSecret), 'hex');
   const stored = profile?.oauth_secret_hash ? Buffer.from(profile.oauth_secret_hash, 'hex') : Buffer.alloc(presented.length);
   const secretMatches = timingSafeEqual(presented, stored) && profile?.oauth_secret_hash != null;
