@@ -6,8 +6,8 @@ import type { ServiceContext } from '../../context.ts';
 import type { ApiAccessProfileRow, ApiAuthType, Db } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import { hashToken, parseIpAllowList, projectInScope, scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
-import { findProject } from '../projects/projects.store.ts';
+import { hashToken, parseIpAllowList, scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
+import { projectAssetInScope } from '../projects/project-scope.ts';
 import { findCollectionsByIds } from '../api_collections/api_collections.store.ts';
 import { findApiClient, findPolicy } from '../api_clients/api_clients.store.ts';
 import { findProfile, insertProfile, listProfiles as listRows, profileToApi, updateProfile, type AccessProfileApi, type ProfileWithClient } from './api_access_profiles.store.ts';
@@ -68,7 +68,7 @@ export async function createProfile(ctx: ServiceContext, auth: AuthContext, inpu
 
   return ctx.db.transaction().execute(async (trx) => {
     const client = await findApiClient(trx, auth.environmentId, input.api_client_id as number);
-    if (!client || !(await inScope(trx, auth, client.project_id))) throw invalid({ api_client_id: ['does not name an API client of this environment'] });
+    if (!client || !(await projectAssetInScope(trx, auth, client.project_id))) throw invalid({ api_client_id: ['does not name an API client of this environment'] });
     const collectionIds = await checkCollections(trx, auth, input.api_collection_ids as number[]);
     if (input.api_policy_id != null && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id))) throw invalid({ api_policy_id: ['does not exist'] });
     const issued = issueCredentials(authType, null);
@@ -162,15 +162,8 @@ export async function refreshSecret(ctx: ServiceContext, auth: AuthContext, id: 
 
 async function visibleProfile(db: Db, auth: AuthContext, id: number): Promise<ProfileWithClient> {
   const profile = assertFound(await findProfile(db, auth.environmentId, id));
-  if (!(await inScope(db, auth, profile.project_id))) throw new AppError('not_found');
+  if (!(await projectAssetInScope(db, auth, profile.project_id))) throw new AppError('not_found');
   return profile;
-}
-
-async function inScope(db: Db, auth: AuthContext, projectId: number | null): Promise<boolean> {
-  if (auth.allFolders) return true;
-  if (projectId === null) return false;
-  const project = await findProject(db, auth.environmentId, projectId);
-  return project !== undefined && projectInScope(auth, project.folder_id);
 }
 
 async function checkCollections(db: Db, auth: AuthContext, ids: number[]): Promise<number[]> {

@@ -10,6 +10,7 @@ import { toStored } from '../../time.ts';
 import { projectInScope, scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
 import { findProject } from '../projects/projects.store.ts';
 import { findConnection } from '../connections/connections.store.ts';
+import { projectAssetInScope } from '../projects/project-scope.ts';
 import { isRestProvider } from '../connections/providers.ts';
 import { endpointToApi, insertEndpoint, type EndpointApi } from '../api_endpoints/api_endpoints.store.ts';
 import {
@@ -169,10 +170,7 @@ export async function addEndpoint(ctx: ServiceContext, auth: AuthContext, collec
 /** A collection of the caller's environment and scope, else 404. */
 export async function visibleCollection(db: Db, auth: AuthContext, id: number): Promise<ApiCollectionRow> {
   const row = assertFound(await findCollection(db, auth.environmentId, id));
-  if (!auth.allFolders) {
-    const project = row.project_id === null ? undefined : await findProject(db, auth.environmentId, row.project_id);
-    if (!project || !projectInScope(auth, project.folder_id)) throw new AppError('not_found');
-  }
+  if (!(await projectAssetInScope(db, auth, row.project_id))) throw new AppError('not_found');
   return row;
 }
 

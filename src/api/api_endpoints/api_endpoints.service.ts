@@ -2,8 +2,8 @@
 import type { ServiceContext } from '../../context.ts';
 import { AppError, assertFound } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import { projectInScope, scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
-import { findProject } from '../projects/projects.store.ts';
+import { scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
+import { projectAssetInScope } from '../projects/project-scope.ts';
 import { apiPrefixOf } from '../api_collections/api_collections.store.ts';
 import { publicUrls } from '../api_collections/api_collections.service.ts';
 import { endpointToApi, findEndpoint, listEndpoints as listEndpointRows, setEndpointActive, type EndpointApi } from './api_endpoints.store.ts';
@@ -17,10 +17,7 @@ export async function listEndpoints(ctx: ServiceContext, auth: AuthContext, coll
 export async function setEndpointState(ctx: ServiceContext, auth: AuthContext, id: number, active: boolean): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const endpoint = assertFound(await findEndpoint(trx, auth.environmentId, id));
-    if (!auth.allFolders) {
-      const project = endpoint.project_id === null ? undefined : await findProject(trx, auth.environmentId, endpoint.project_id);
-      if (!project || !projectInScope(auth, project.folder_id)) throw new AppError('not_found');
-    }
+    if (!(await projectAssetInScope(trx, auth, endpoint.project_id))) throw new AppError('not_found');
     // A recipe-backed endpoint needs its recipe running (03 §3.3); recipes come with the engine.
     if (active && endpoint.proxy_connection_id === null) throw new AppError('recipe_not_running');
     await setEndpointActive(trx, id, active, toStored(ctx.clock.now()));
