@@ -6,9 +6,11 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { ServiceContext } from './context.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
+import { createInProcessNotifier, type Notifier } from './notifier.ts';
 import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import type { DbHandle } from './db/index.ts';
 import { registerAuth } from './http/auth.ts';
+import { registerHostRouting } from './http/hosts.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.ts';
 import { registerObservability, requestId } from './http/observability.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
@@ -19,6 +21,15 @@ import { systemClock, type Clock } from './time.ts';
 import { developerApiClientRolesRoutes } from './api/developer_api_client_roles/developer_api_client_roles.routes.ts';
 import { developerApiClientsRoutes } from './api/developer_api_clients/developer_api_clients.routes.ts';
 import { usersRoutes } from './api/users/users.routes.ts';
+import { createAccessTokenSigner } from './oauth2/access-token.ts';
+import { createFailureLimiter } from './oauth2/failure-limiter.ts';
+import { oauth2Routes } from './oauth2/token.routes.ts';
+import { gatewayRoutes, type UpstreamResolver } from './gateway/gateway.routes.ts';
+import { resolveConnectionCredentials } from './api/connections/connections.service.ts';
+import { apiCollectionsRoutes } from './api/api_collections/api_collections.routes.ts';
+import { apiEndpointsRoutes } from './api/api_endpoints/api_endpoints.routes.ts';
+import { apiClientsRoutes } from './api/api_clients/api_clients.routes.ts';
+import { apiAccessProfilesRoutes } from './api/api_access_profiles/api_access_profiles.routes.ts';
 import { foldersRoutes } from './api/folders/folders.routes.ts';
 import { projectsRoutes } from './api/projects/projects.routes.ts';
 import { propertiesRoutes } from './api/properties/properties.routes.ts';
@@ -34,13 +45,18 @@ export interface AppDeps {
   config: Config;
   database: DbHandle;
   secretBox: SecretBox;
+  notifier?: Notifier;
   /** The secret resolver (and its cache) to share with callers outside the app; built from config when absent. */
   secrets?: SecretResolver;
   clock?: Clock;
   logger?: Logger;
   /** Told of every route as it is registered (the route catalog test lists them this way). */
   onRoute?: (route: { method: string | string[]; url: string }) => void;
+  resolveUpstream?: UpstreamResolver;
 }
+
+/** Failed client authentications per minute before 429: per client id, and per source address. */
+const TOKEN_FAILURE_LIMITS = { id: 10, ip: 100 };
 
 /** The API areas, in the order they appear in the OpenAPI document. */
 const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext) => void> = [
@@ -57,6 +73,10 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext) => 
   customConnectorsRoutes,
   customOauthProfilesRoutes,
   secretsManagementRoutes,
+  apiCollectionsRoutes,
+  apiEndpointsRoutes,
+  apiClientsRoutes,
+  apiAccessProfilesRoutes,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -69,6 +89,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
+    // Long path values reach their route and its schema (a 400 naming the field) instead of
+    // falling through to the gateway's catch-all route.
+    routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
   }) as unknown as FastifyInstance;
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
@@ -82,6 +105,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     secretBox: deps.secretBox,
     secrets,
     publicBaseUrl: config.publicBaseUrl,
+    config,
+    notifier: deps.notifier ?? createInProcessNotifier(),
     ...(mailer ? { mailer } : {}),
   };
   if (mailer) app.addHook('onClose', async () => mailer.close());
@@ -91,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   const metrics = registerObservability(app);
   registerAuth(app, ctx);
+  registerHostRouting(app, config);
 
   await app.register(swagger, {
     openapi: {
@@ -109,6 +135,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   operationsRoutes(app, ctx, { dialect: database.dialect, metrics });
   for (const register of ROUTE_TABLE) register(app, ctx);
+
+  // The API platform at run time: the token endpoint and the gateway, each with its own parsers and error format.
+  const signer = createAccessTokenSigner(deps.secretBox.deriveKey('oauth2-access-token'));
+  const limiter = createFailureLimiter(ctx.clock, { limits: TOKEN_FAILURE_LIMITS, windowSeconds: 60 });
+  await app.register(oauth2Routes({ ctx, signer, limiter }));
+  await app.register(gatewayRoutes({
+    ctx,
+    signer,
+    resolveUpstream: deps.resolveUpstream ?? (async (scope, connectionId) => {
+      const credentials = await resolveConnectionCredentials(ctx, scope, connectionId);
+      if (!credentials.rest) throw new Error('the proxy connection is not a rest connection');
+      return credentials.rest;
+    }),
+    maxBodyBytes: config.gatewayMaxBodyBytes,
+    maxResponseBytes: config.gatewayMaxResponseBytes,
+    timeoutMs: config.gatewayTimeoutMs,
+  }));
   return app;
 }
 

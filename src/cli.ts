@@ -9,12 +9,15 @@ import { AppError } from './errors.ts';
 import { createLogger } from './logger.ts';
 import { prepare, printAdminToken, startServer } from './server.ts';
 import { systemClock } from './time.ts';
+import { createInProcessNotifier } from './notifier.ts';
 import { ADMIN_ROLE_NAME, createTokenForRole, createWorkspace, DEFAULT_WORKSPACE } from './workspaces/workspaces.service.ts';
 import { findEnvironmentByType, findFirstWorkspace, listWorkspaces } from './workspaces/workspaces.store.ts';
 import type { EnvironmentType, InvitationStatus } from './db/types.ts';
 import { listInvitations, roleSummary } from './api/member_invitations/member_invitations.service.ts';
 import { deleteStoredSecret, listStoredSecrets, setStoredSecret } from './api/secrets_management/secrets_management.service.ts';
 import type { ServiceContext } from './context.ts';
+import { insertPolicy, listPolicies } from './api/api_clients/api_clients.store.ts';
+import { isUniqueViolation } from './db/dialect.ts';
 
 interface Command {
   summary: string;
@@ -80,7 +83,7 @@ const COMMANDS: Record<string, Command> = {
       if (env !== 'dev' && env !== 'test' && env !== 'prod') throw new UsageError('--env must be dev, test or prod');
       const { database, secretBox, secrets } = await prepare(config, cliLogger(config));
       try {
-        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, secrets };
+        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, secrets, config, notifier: createInProcessNotifier() };
         const workspaceId = await workspaceIdFrom(values.workspace, database.db);
         const name = typeof values.name === 'string' ? values.name : `cli-${values.role}-${new Date().toISOString()}`;
         const { token, clientId } = await createTokenForRole(ctx, { workspaceId, roleName: values.role, clientName: name, environment: env as EnvironmentType });
@@ -99,11 +102,51 @@ const COMMANDS: Record<string, Command> = {
       if (typeof values.name !== 'string' || typeof values['owner-email'] !== 'string') throw new UsageError('--name and --owner-email are required');
       const { database, secretBox, secrets } = await prepare(config, cliLogger(config));
       try {
-        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, secrets };
+        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, secrets, config, notifier: createInProcessNotifier() };
         const workspace = await createWorkspace(ctx, { name: values.name, ownerEmail: values['owner-email'] });
         const { token } = await createTokenForRole(ctx, { workspaceId: workspace.id, roleName: ADMIN_ROLE_NAME, clientName: 'Bootstrap admin', environment: 'dev' });
         process.stderr.write(`created workspace ${workspace.id} ("${workspace.name}")\n`);
         printAdminToken(process.stdout, token, config);
+      } finally {
+        await database.db.destroy();
+      }
+    },
+  },
+  'api-policies create': {
+    summary: 'Create an access policy (rate limit and/or quota) for API clients and access profiles',
+    usage: 'switchboard api-policies create --name NAME [--rate REQUESTS/SECONDS] [--quota REQUESTS/SECONDS] [--workspace ID]',
+    options: { help, name: { type: 'string' }, rate: { type: 'string' }, quota: { type: 'string' }, workspace: { type: 'string' } },
+    async run(values, config) {
+      if (typeof values.name !== 'string' || values.name.trim() === '') throw new UsageError('--name is required');
+      const rate = typeof values.rate === 'string' ? parseWindow('--rate', values.rate) : undefined;
+      const quota = typeof values.quota === 'string' ? parseWindow('--quota', values.quota) : undefined;
+      if (!rate && !quota) throw new UsageError('give --rate and/or --quota, e.g. --rate 100/60 --quota 100000/2592000');
+      const { database } = await prepare(config, cliLogger(config));
+      try {
+        const workspaceId = await workspaceIdFrom(values.workspace, database.db);
+        const policy = await insertPolicy(database.db, { workspaceId, name: values.name.trim(), ...(rate ? { rate } : {}), ...(quota ? { quota } : {}), now: new Date().toISOString() });
+        process.stdout.write(`${policy.id}\n`);
+        process.stderr.write(`created access policy ${policy.id} ("${policy.name}"); use it as api_policy_id on API clients and access profiles\n`);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new UsageError(`an access policy named "${values.name}" already exists`);
+        throw error;
+      } finally {
+        await database.db.destroy();
+      }
+    },
+  },
+  'api-policies list': {
+    summary: 'List access policies',
+    usage: 'switchboard api-policies list [--workspace ID]',
+    options: { help, workspace: { type: 'string' } },
+    async run(values, config) {
+      const { database } = await prepare(config, cliLogger(config));
+      try {
+        for (const p of await listPolicies(database.db, await workspaceIdFrom(values.workspace, database.db))) {
+          const rate = p.rate_limit_requests ? `${p.rate_limit_requests}/${p.rate_limit_interval_seconds}s` : '-';
+          const quota = p.quota_requests ? `${p.quota_requests}/${p.quota_interval_seconds}s` : '-';
+          process.stdout.write(`${p.id}\t${p.name}\trate ${rate}\tquota ${quota}\n`);
+        }
       } finally {
         await database.db.destroy();
       }
@@ -185,6 +228,12 @@ const COMMANDS: Record<string, Command> = {
 
 class UsageError extends Error {}
 
+function parseWindow(flag: string, text: string): { requests: number; seconds: number } {
+  const match = /^(\d{1,9})\/(\d{1,9})$/.exec(text.trim());
+  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) throw new UsageError(`${flag} must be REQUESTS/SECONDS, e.g. 100/60`);
+  return { requests: Number(match[1]), seconds: Number(match[2]) };
+}
+
 /** Open the database and find the workspace environment named by --workspace and --env. */
 async function withSecretScope(
   values: Record<string, string | boolean | undefined>,
@@ -195,7 +244,7 @@ async function withSecretScope(
   if (env !== 'dev' && env !== 'test' && env !== 'prod') throw new UsageError('--env must be dev, test or prod');
   const { database, secretBox, secrets } = await prepare(config, cliLogger(config));
   try {
-    const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, secrets };
+    const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, secrets, config, notifier: createInProcessNotifier() };
     const workspaceId = await workspaceIdFrom(values.workspace, database.db);
     const environment = await findEnvironmentByType(database.db, workspaceId, env);
     if (!environment) throw new UsageError(`workspace ${workspaceId} does not exist`);

@@ -17,10 +17,14 @@ export interface Config {
   readonly publicBaseUrl: string;
   readonly publicAuthUrl: string;
   readonly publicEventStreamsUrl: string;
+  readonly publicGatewayUrl: string;
   readonly bodyLimitBytes: number;
   readonly trustProxy: boolean;
   readonly sqliteSynchronous: SqliteSynchronous;
   readonly shutdownTimeoutMs: number;
+  readonly gatewayTimeoutMs: number;
+  readonly gatewayMaxBodyBytes: number;
+  readonly gatewayMaxResponseBytes: number;
   readonly smtpUrl: string | undefined;
   readonly smtpFrom: string;
   readonly secretsCacheTtlSeconds: number;
@@ -96,6 +100,8 @@ export function loadConfig(env: Env = process.env): Config {
     publicAuthUrl: urlSetting(env, 'PUBLIC_AUTH_URL') ?? publicBaseUrl,
     // Advertised address of the PubSub (event streams) API.
     publicEventStreamsUrl: urlSetting(env, 'PUBLIC_EVENT_STREAMS_URL') ?? publicBaseUrl,
+    // Advertised address of published APIs (the gateway); a host of its own is routed by Host header.
+    publicGatewayUrl: urlSetting(env, 'PUBLIC_GATEWAY_URL') ?? publicBaseUrl,
     // Largest request body accepted, in bytes (larger: 413).
     bodyLimitBytes: intSetting(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     // Trust X-Forwarded-For for the client address (IP allow lists) when behind a proxy.
@@ -104,6 +110,12 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteSynchronous: sync,
     // How long a graceful shutdown waits for in-flight requests before closing connections.
     shutdownTimeoutMs: intSetting(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    // How long the gateway waits for an upstream (proxy) answer before 504 (vendor: 30 s).
+    gatewayTimeoutMs: intSetting(env, 'GATEWAY_TIMEOUT_MS', 30_000, 100, 240_000),
+    // Largest request body a published API accepts (vendor: 5 MB).
+    gatewayMaxBodyBytes: intSetting(env, 'GATEWAY_MAX_BODY_BYTES', 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    // Largest response the gateway relays; larger: 502 (vendor: 100 KB).
+    gatewayMaxResponseBytes: intSetting(env, 'GATEWAY_MAX_RESPONSE_BYTES', 100 * 1024, 1024, 1024 * 1024 * 1024),
     // SMTP server for invitation e-mails: smtp://user:pass@host:587 (STARTTLS when offered) or
     // smtps://user:pass@host:465. Unset: invitations are recorded and logged as pending, not sent.
     // Holds a password: never logged.

@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import type { Database } from './db/types.ts';
 import type { Clock } from './time.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
+import type { Config } from './config.ts';
+import type { Notifier } from './notifier.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { SecretResolver } from './api/secrets_management/secret-resolver.ts';
 
@@ -15,6 +17,9 @@ export interface ServiceContext {
   readonly log: Logger;
   /** Encrypts credentials at rest (AES-256-GCM under SWITCHBOARD_SECRET_KEY). */
   readonly secretBox: SecretBox;
+  readonly config: Config;
+  /** Change notifications (cache invalidation), in-process for SQLite. */
+  readonly notifier: Notifier;
   /** Sends e-mail through SMTP_URL; absent when no SMTP server is configured. */
   readonly mailer?: Mailer;
   /** PUBLIC_BASE_URL, for links in what the server sends out (e-mails); absent outside the server. */

@@ -13,6 +13,8 @@ export const ERROR_CATALOG = {
   payload_too_large: { status: 413, message: 'Request body is too large' },
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type' },
   name_taken: { status: 422, message: 'Name has already been taken' },
+  recipe_not_running: { status: 422, message: 'Recipe must be running to enable the endpoint' },
+  cannot_refresh_secret: { status: 400, message: 'Cannot refresh secret for JWT access profiles' },
   connection_in_use: { status: 422, message: 'Connection is in use' },
   custom_oauth_profile_in_use: { status: 422, message: 'Custom OAuth profile is in use' },
   too_many_requests: { status: 429, message: 'Too many requests' },

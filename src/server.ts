@@ -10,6 +10,7 @@ import { createDb, type DbHandle } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import { systemClock } from './time.ts';
+import { createInProcessNotifier } from './notifier.ts';
 import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import { prepareFirstWorkspace, type FirstStart, type NewWorkspace } from './workspaces/workspaces.service.ts';
 
@@ -32,7 +33,7 @@ export async function prepare(config: Config, logger: Logger = createLogger(conf
     if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
     const secretBox = createSecretBox(secret.key);
     const secrets = secretResolverFor(config, systemClock, secretBox);
-    const ctx = { db: database.db, clock: systemClock, log: logger, secretBox, secrets };
+    const ctx = { db: database.db, clock: systemClock, log: logger, secretBox, secrets, config, notifier: createInProcessNotifier() };
     const firstStart = await prepareFirstWorkspace(ctx, { adminToken: config.adminToken, ...(workspace ? { workspace } : {}) });
     if (firstStart.created) logger.info({ workspace_id: firstStart.workspace.id }, 'created the first workspace with environments dev, test and prod');
     return { database, secretBox, secrets, logger, firstStart, applied };

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
+import { createInProcessNotifier } from '../src/notifier.ts';
 import { secretResolverFor } from '../src/api/secrets_management/secret-resolver.ts';
 import type { Logger } from 'pino';
 import { buildApp } from '../src/app.ts';
@@ -53,9 +54,10 @@ export async function createTestApp(options: { clock?: Clock; logger?: Logger; e
   const secretBox = createSecretBox(randomBytes(32));
   // One resolver for the app and the test's own context, so both see (and clear) the same cache.
   const secrets = secretResolverFor(config, clock, secretBox);
-  const ctx: ServiceContext = { db, clock, log: logger, secretBox, secrets };
+  const notifier = createInProcessNotifier();
+  const ctx: ServiceContext = { db, clock, log: logger, secretBox, secrets, config, notifier };
   const first = await prepareFirstWorkspace(ctx, { workspace: { name: 'Acme Integrations', ownerEmail: 'integrations@example.com' } });
-  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: ':memory:' }, secretBox, secrets, clock, logger });
+  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: ':memory:' }, secretBox, secrets, notifier, clock, logger });
   await app.ready();
   const adminToken = first.printableToken as string;
   let counter = 0;

@@ -10,11 +10,15 @@ after(() => t.close());
 
 describe('routing', () => {
   test('unknown routes and wrong methods answer 404 in the error shape', async () => {
-    for (const [method, url] of [['GET', '/api/nope'], ['GET', '/nope'], ['DELETE', '/api/users/me'], ['PATCH', '/api/developer_api_clients/1']] as const) {
+    for (const [method, url] of [['GET', '/api/nope'], ['GET', '/api'], ['GET', '/oauth2/nope'], ['GET', '/docs/nope/x'], ['DELETE', '/api/users/me'], ['PATCH', '/api/developer_api_clients/1']] as const) {
       const res = await t.call(method, url);
       assert.equal(res.status, 404, `${method} ${url}`);
       assert.deepEqual(res.body, { message: 'Not found' });
     }
+    // Any other first segment is an API prefix of the gateway, which answers in its own shape.
+    const gateway = await t.call('GET', '/nope/some/path');
+    assert.equal(gateway.status, 404);
+    assert.deepEqual(gateway.body, { error: 'Not found' });
   });
 
   test('every reply carries X-Request-Id = X-Correlation-Id; /api replies are not cached', async () => {

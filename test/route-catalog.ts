@@ -137,7 +137,15 @@ export const CONTRACT_EXTRAS: readonly string[] = [
 ];
 
 /** Served for operations, documentation and tooling; not part of the catalog. */
-export const OPERATIONS_ROUTES: readonly RegExp[] = [/^(GET|HEAD) \/(health|ready|metrics)$/, /^(GET|HEAD) \/docs(\/|$)/, /^(GET|HEAD) \/api\/openapi\.json$/];
+export const OPERATIONS_ROUTES: readonly RegExp[] = [
+  /^(GET|HEAD) \/(health|ready|metrics)$/,
+  /^(GET|HEAD) \/docs(\/|$)/,
+  /^(GET|HEAD) \/api\/openapi\.json$/,
+  // Other methods on the token endpoint answer 405 with Allow: POST (contract 01 §6).
+  /^(GET|PUT|PATCH|DELETE|OPTIONS) \/oauth2\/token$/,
+  // The gateway: published APIs under /<api-prefix>/<collection-slug>/... (contract 03 §8).
+  /^(GET|POST|PUT|PATCH|DELETE|OPTIONS) \/\*$/,
+];
 
 /** 'PUT /api/x/:foo/y' -> 'PUT /api/x/:/y', so parameter names do not matter. */
 export function normaliseRoute(route: string): string {

@@ -1,12 +1,14 @@
 // The secret box: authenticated encryption (AES-256-GCM) of credentials at rest, under the
 // key from SWITCHBOARD_SECRET_KEY or, when unset, a key generated once into DATA_DIR (0600).
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
 export interface SecretBox {
   seal(plaintext: string): string;
   open(sealed: string): string;
+  /** A 32-byte key for one purpose (e.g. signing access tokens), derived from the master key by HKDF. */
+  deriveKey(purpose: string): Buffer;
 }
 
 const VERSION = 'v1';
@@ -36,6 +38,9 @@ export function createSecretBox(key: Buffer): SecretBox {
       } catch {
         throw new SecretKeyError('the sealed value does not open with this key (wrong SWITCHBOARD_SECRET_KEY?)');
       }
+    },
+    deriveKey(purpose) {
+      return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `switchboard:${purpose}`, 32));
     },
   };
 }

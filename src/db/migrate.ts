@@ -3,6 +3,7 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import type { DialectName } from './dialect.ts';
 import type { Database } from './types.ts';
 import * as foundation from './migrations/0001_foundation.ts';
+import * as apiPlatform from './migrations/0006_api_platform.ts';
 import * as foldersProperties from './migrations/0003_folders_properties.ts';
 import * as rolesInvitations from './migrations/0005_roles_invitations.ts';
 import * as connectionsSecrets from './migrations/0004_connections_secrets.ts';
@@ -18,6 +19,7 @@ export type DialectMigration = {
  */
 const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_foundation': foundation,
+  '0006_api_platform': apiPlatform,
   '0003_folders_properties': foldersProperties,
   '0005_roles_invitations': rolesInvitations,
   '0004_connections_secrets': connectionsSecrets,

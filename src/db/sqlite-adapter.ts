@@ -3,10 +3,28 @@
 import type { DatabaseSync, StatementSync, SQLInputValue } from 'node:sqlite';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
+/** Prepared statements are kept and reused: preparing costs more than running a point query. */
+const STATEMENT_CACHE_SIZE = 500;
+
 export function adaptNodeSqlite(database: DatabaseSync): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
   return {
-    close: () => database.close(),
-    prepare: (sql: string) => adaptStatement(database.prepare(sql)),
+    close: () => {
+      cache.clear();
+      database.close();
+    },
+    prepare: (sql: string) => {
+      let statement = cache.get(sql);
+      if (statement) {
+        // Most recently used last, so the first key is the one to evict.
+        cache.delete(sql);
+      } else {
+        statement = adaptStatement(database.prepare(sql));
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
   };
 }
 

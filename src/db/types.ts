@@ -31,6 +31,8 @@ export interface EnvironmentsTable {
   workspace_id: number;
   type: EnvironmentType;
   name: string;
+  /** First path segment of this environment's APIs on the gateway; assigned on first use. */
+  api_prefix: string | null;
   created_at: string;
 }
 
@@ -223,6 +225,93 @@ export interface SecretsTable {
   updated_at: string;
 }
 
+export interface ApiPoliciesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  name: string;
+  rate_limit_requests: number | null;
+  rate_limit_interval_seconds: number | null;
+  quota_requests: number | null;
+  quota_interval_seconds: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiCollectionsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  project_id: number | null;
+  name: string;
+  version: string;
+  slug: string;
+  proxy_connection_id: number | null;
+  public_access: Flag;
+  doc_token: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiEndpointsTable {
+  id: Generated<number>;
+  collection_id: number;
+  flow_id: number | null;
+  name: string;
+  method: string;
+  path: string;
+  description: string | null;
+  active: Flag;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiClientsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  project_id: number | null;
+  name: string;
+  description: string | null;
+  active: Flag;
+  api_policy_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ApiAuthType = 'token' | 'oauth2' | 'jwt' | 'oidc';
+
+export interface ApiAccessProfilesTable {
+  id: Generated<number>;
+  api_client_id: number;
+  name: string;
+  auth_type: ApiAuthType;
+  active: Flag;
+  /** JSON array of granted collection ids. */
+  api_collection_ids: string;
+  api_policy_id: number | null;
+  /** JSON arrays of addresses/CIDR ranges. */
+  ip_allow_list: string;
+  ip_deny_list: string;
+  secret_hash: string | null;
+  oauth_client_id: string | null;
+  oauth_secret_hash: string | null;
+  secret_generation: number;
+  jwt_method: 'hmac' | 'rsa' | null;
+  jwt_secret_sealed: string | null;
+  access_profile_claim: string | null;
+  required_claims: string;
+  allowed_issuers: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiPolicyCountersTable {
+  profile_id: number;
+  kind: 'rate' | 'quota';
+  window_start: number;
+  count: number;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -240,6 +329,12 @@ export interface Database {
   custom_connectors: CustomConnectorsTable;
   custom_connector_versions: CustomConnectorVersionsTable;
   secrets: SecretsTable;
+  api_policies: ApiPoliciesTable;
+  api_collections: ApiCollectionsTable;
+  api_endpoints: ApiEndpointsTable;
+  api_clients: ApiClientsTable;
+  api_access_profiles: ApiAccessProfilesTable;
+  api_policy_counters: ApiPolicyCountersTable;
 }
 
 /** The database handle or an open transaction: stores accept either. */
@@ -264,3 +359,8 @@ export type ConnectionUpdate = Updateable<ConnectionsTable>;
 export type CustomConnectorRow = Selectable<CustomConnectorsTable>;
 export type CustomConnectorVersionRow = Selectable<CustomConnectorVersionsTable>;
 export type SecretRow = Selectable<SecretsTable>;
+export type ApiCollectionRow = Selectable<ApiCollectionsTable>;
+export type ApiEndpointRow = Selectable<ApiEndpointsTable>;
+export type ApiClientRow = Selectable<ApiClientsTable>;
+export type ApiAccessProfileRow = Selectable<ApiAccessProfilesTable>;
+export type ApiPolicyRow = Selectable<ApiPoliciesTable>;

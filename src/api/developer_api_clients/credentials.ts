@@ -96,3 +96,8 @@ function toRule(entry: string): { address: string; prefix?: number; family: 'ipv
   if (prefix > (version === 4 ? 32 : 128)) return null;
   return { address, prefix, family };
 }
+
+/** Project folder ids a caller may see, or null when every project is in scope. */
+export function scopeOf(auth: Pick<AuthContext, 'allFolders' | 'folderIds'>): readonly number[] | null {
+  return auth.allFolders ? null : auth.folderIds;
+}

@@ -1,0 +1,51 @@
+// Shared by the benchmarks: child servers on loopback and a bounded load run with autocannon.
+import { spawn, type ChildProcess } from 'node:child_process';
+import autocannon from 'autocannon';
+
+export interface Child {
+  url: string;
+  process: ChildProcess;
+  output: () => string;
+}
+
+/** Start a server script (or the CLI) and wait for its address. */
+export async function startChild(args: string[], env: Record<string, string> = {}, ready = /LISTENING (http:\/\/\S+)|Server listening at (http:\/\/\S+)/): Promise<Child> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const match = ready.exec(out);
+    if (match) return { url: (match[1] ?? match[2]) as string, process: child, output: () => out };
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`child did not start: ${args.join(' ')}\n${out}`);
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** A fixed-duration load with keep-alive connections; it stops by itself. */
+export async function load(options: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; seconds: number; connections: number }): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? 'GET',
+    headers: options.headers ?? {},
+    ...(options.body !== undefined ? { body: options.body } : {}),
+    connections: options.connections,
+    duration: options.seconds,
+  });
+  return { requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+}
+
+export function row(label: string, r: LoadResult): string {
+  return `${label.padEnd(44)} ${r.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${r.p50Ms.toFixed(2).padStart(6)} ms   p99 ${r.p99Ms.toFixed(2).padStart(6)} ms   errors ${r.errors}   non-2xx ${r.non2xx}`;
+}

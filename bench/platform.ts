@@ -1,0 +1,50 @@
+// Starts Switchboard (the real CLI, embedded SQLite in a temporary data directory) and sets up
+// what the token and gateway benchmarks call: a proxy collection, an API client, an OAuth profile.
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { startChild, type Child } from './lib.ts';
+
+const ADMIN = `bench-admin-${'0'.repeat(40)}`;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startSwitchboard(): Promise<Child & { api: (method: string, url: string, body?: unknown) => Promise<any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-'));
+  const child = await startChild([path.resolve(import.meta.dirname, '../src/cli.ts'), 'serve'], { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SWITCHBOARD_ADMIN_TOKEN: ADMIN }, /()()/);
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    try { if ((await fetch(`${url}/ready`)).ok) break; } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const api = async (method: string, route: string, body?: unknown) => {
+    const res = await fetch(url + route, { method, headers: { authorization: `Bearer ${ADMIN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  return { ...child, url, api };
+}
+
+export async function setUpOAuthProfile(sb: Awaited<ReturnType<typeof startSwitchboard>>, upstreamUrl?: string) {
+  const connection = upstreamUrl ? await sb.api('POST', '/api/connections', { name: 'Upstream', provider: 'rest', input: { base_url: upstreamUrl, auth_type: 'none' } }) : undefined;
+  const collection = await sb.api('POST', '/api/api_collections', { name: 'Bench', ...(connection ? { proxy_connection_id: connection.id } : {}) });
+  let endpointUrl: string | undefined;
+  if (connection) {
+    const endpoint = await sb.api('POST', `/api/api_collections/${collection.id}/api_endpoints`, { name: 'Get order', method: 'GET', path: 'orders/{id}' });
+    await sb.api('PUT', `/api/api_endpoints/${endpoint.id}/enable`);
+    endpointUrl = endpoint.url.replace('{id}', '42');
+  }
+  const client = await sb.api('POST', '/api/api_clients', { name: 'Bench client' });
+  const profile = await sb.api('POST', '/api/api_access_profiles', { name: 'Bench profile', api_client_id: client.id, api_collection_ids: [collection.id], auth_type: 'oauth2' });
+  return { clientId: profile.oauth_client_id as string, clientSecret: profile.oauth_client_secret as string, endpointUrl };
+}

@@ -1,0 +1,26 @@
+// npm run bench -- token: tokens issued per second (Basic + form) by POST /oauth2/token, beside
+// a bare Fastify route answering trivial JSON under the same load, in the same run.
+import path from 'node:path';
+import { load, row, startChild } from './lib.ts';
+import { setUpOAuthProfile, startSwitchboard } from './platform.ts';
+
+export async function run(options: { seconds: number; connections: number }): Promise<void> {
+  const sb = await startSwitchboard();
+  const bare = await startChild([path.resolve(import.meta.dirname, 'servers/bare.ts')]);
+  try {
+    const { clientId, clientSecret } = await setUpOAuthProfile(sb);
+    const headers = { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` };
+    const body = 'grant_type=client_credentials';
+    await load({ url: `${sb.url}/oauth2/token`, method: 'POST', headers, body, seconds: 2, connections: options.connections });
+    await load({ url: `${bare.url}/token`, method: 'POST', headers, body, seconds: 2, connections: options.connections });
+    const ours = await load({ url: `${sb.url}/oauth2/token`, method: 'POST', headers, body, seconds: options.seconds, connections: options.connections });
+    const baseline = await load({ url: `${bare.url}/token`, method: 'POST', headers, body, seconds: options.seconds, connections: options.connections });
+    console.log(`\ntoken endpoint, ${options.connections} keep-alive connections, ${options.seconds} s each (LOG_LEVEL=warn)`);
+    console.log(row('POST /oauth2/token (Basic + form)', ours));
+    console.log(row('bare Fastify route, trivial JSON', baseline));
+    console.log(`ratio: ${(ours.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)} (target >= 0.50)`);
+  } finally {
+    sb.process.kill('SIGTERM');
+    bare.process.kill('SIGTERM');
+  }
+}

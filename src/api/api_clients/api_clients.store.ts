@@ -1,0 +1,71 @@
+// API clients (v1): the consumers of published APIs.
+import type { ApiClientRow, Db } from '../../db/types.ts';
+import { toApiTimestamp } from '../../time.ts';
+
+export interface ApiClientApi {
+  id: number;
+  name: string;
+  description: string | null;
+  project_id: number | null;
+  active: boolean;
+  api_policy_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function apiClientToApi(row: ApiClientRow): ApiClientApi {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    project_id: row.project_id,
+    active: row.active === 1,
+    api_policy_id: row.api_policy_id,
+    created_at: toApiTimestamp(row.created_at),
+    updated_at: toApiTimestamp(row.updated_at),
+  };
+}
+
+export async function insertApiClient(db: Db, values: Omit<ApiClientRow, 'id'>): Promise<ApiClientRow> {
+  return db.insertInto('api_clients').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findApiClient(db: Db, environmentId: number, id: number): Promise<ApiClientRow | undefined> {
+  return db.selectFrom('api_clients').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function listApiClients(db: Db, environmentId: number, filter: { projectId?: number; scope: readonly number[] | null }, page: { offset: number; perPage: number }): Promise<ApiClientRow[]> {
+  let query = db.selectFrom('api_clients as c').selectAll('c').where('c.environment_id', '=', environmentId);
+  if (filter.projectId !== undefined) query = query.where('c.project_id', '=', filter.projectId);
+  if (filter.scope !== null) {
+    if (filter.scope.length === 0) return [];
+    query = query.innerJoin('projects as p', 'p.id', 'c.project_id').where('p.folder_id', 'in', filter.scope);
+  }
+  return query.orderBy('c.id').limit(page.perPage).offset(page.offset).execute();
+}
+
+export async function findPolicy(db: Db, workspaceId: number, id: number) {
+  return db.selectFrom('api_policies').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Access policies have no management API at the vendor (03 §6): the CLI makes them. */
+export async function insertPolicy(db: Db, values: { workspaceId: number; name: string; rate?: { requests: number; seconds: number }; quota?: { requests: number; seconds: number }; now: string }) {
+  return db
+    .insertInto('api_policies')
+    .values({
+      workspace_id: values.workspaceId,
+      name: values.name,
+      rate_limit_requests: values.rate?.requests ?? null,
+      rate_limit_interval_seconds: values.rate?.seconds ?? null,
+      quota_requests: values.quota?.requests ?? null,
+      quota_interval_seconds: values.quota?.seconds ?? null,
+      created_at: values.now,
+      updated_at: values.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function listPolicies(db: Db, workspaceId: number) {
+  return db.selectFrom('api_policies').selectAll().where('workspace_id', '=', workspaceId).orderBy('id').execute();
+}

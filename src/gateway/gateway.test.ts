@@ -1,0 +1,292 @@
+// The gateway end to end: a proxy collection in front of a real upstream on loopback.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { SignJWT } from 'jose';
+import { createTestApp, type TestApp } from '../../test/helpers.ts';
+import { manualClock } from '../time.ts';
+import { insertPolicy } from '../api/api_clients/api_clients.store.ts';
+
+let t: TestApp;
+let upstream: FastifyInstance;
+let upstreamUrl: string;
+const clock = manualClock('2026-06-01T09:00:00.000Z');
+let base: string; // /<prefix>/<slug>
+let collectionId: number;
+let otherCollectionId: number;
+let apiClientId: number;
+const endpointIds: Record<string, number> = {};
+
+before(async () => {
+  upstream = Fastify();
+  upstream.removeAllContentTypeParsers();
+  upstream.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  upstream.all('/base/*', async (request, reply) => {
+    if (request.url.includes('/slow')) await new Promise((r) => setTimeout(r, 500));
+    if (request.url.includes('/huge')) return reply.type('text/plain').send('x'.repeat(5000));
+    return reply.status(request.url.includes('/created') ? 201 : 200).header('etag', '"v1"').header('set-cookie', 'upstream=1').send({ method: request.method, url: request.url, headers: request.headers, body: request.body ?? null });
+  });
+  upstreamUrl = await upstream.listen({ port: 0, host: '127.0.0.1' });
+
+  t = await createTestApp({ clock, env: { GATEWAY_TIMEOUT_MS: '200', GATEWAY_MAX_BODY_BYTES: '2048', GATEWAY_MAX_RESPONSE_BYTES: '4096' } });
+  const project = await t.createProject('Public APIs');
+  const connection = await t.call('POST', '/api/connections', { body: { name: 'Orders backend', provider: 'rest', input: { base_url: `${upstreamUrl}/base`, auth_type: 'bearer', token: 'upstream-secret-token' } } });
+  assert.equal(connection.status, 200, connection.text);
+  const collection = await t.call('POST', '/api/api_collections', { body: { name: 'Orders', project_id: project.projectId, proxy_connection_id: connection.body.id } });
+  collectionId = collection.body.id;
+  base = new URL(collection.body.url).pathname;
+  otherCollectionId = (await t.call('POST', '/api/api_collections', { body: { name: 'Other', project_id: project.projectId, proxy_connection_id: connection.body.id } })).body.id;
+  for (const [key, method, path] of [['get', 'GET', 'orders/{id}'], ['recent', 'GET', 'orders/recent'], ['post', 'POST', 'orders'], ['slow', 'GET', 'slow'], ['huge', 'GET', 'huge'], ['created', 'PUT', 'created/{id}'], ['off', 'GET', 'off']] as const) {
+    const e = await t.call('POST', `/api/api_collections/${collectionId}/api_endpoints`, { body: { name: key, method, path } });
+    endpointIds[key] = e.body.id;
+    if (key !== 'off') assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`)).status, 200);
+  }
+  apiClientId = (await t.call('POST', '/api/api_clients', { body: { name: 'Consumer', project_id: project.projectId } })).body.id;
+});
+after(async () => {
+  await t.close();
+  await upstream.close();
+});
+
+async function profile(body: Record<string, unknown>) {
+  const res = await t.call('POST', '/api/api_access_profiles', { body: { name: `p${Math.random()}`, api_client_id: apiClientId, api_collection_ids: [collectionId], ...body } });
+  assert.equal(res.status, 200, res.text);
+  return res.body;
+}
+
+async function oauthToken(clientId: string, secret: string): Promise<string> {
+  const res = await t.app.inject({ method: 'POST', url: '/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` }, payload: 'grant_type=client_credentials' });
+  assert.equal(res.statusCode, 200, res.body);
+  return JSON.parse(res.body).access_token;
+}
+
+async function gw(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, headers: Record<string, string> = {}, payload?: string) {
+  const res = await t.app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
+  let body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  try { body = JSON.parse(res.body); } catch { body = res.body; }
+  return { status: res.statusCode, body, headers: res.headers };
+}
+
+describe('the gateway with OAuth 2.0', () => {
+  test('a token from /oauth2/token calls a proxy endpoint; the upstream sees the connection credentials, never the caller', async () => {
+    const p = await profile({ auth_type: 'oauth2' });
+    const token = await oauthToken(p.oauth_client_id, p.oauth_client_secret);
+    const res = await gw('GET', `${base}/orders/42?expand=lines&api_token=nope`, { authorization: `Bearer ${token}`, accept: 'application/json', cookie: 'session=1', 'x-custom': 'dropped' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.method, 'GET');
+    assert.equal(res.body.url, '/base/orders/42?expand=lines');
+    assert.equal(res.body.headers.authorization, 'Bearer upstream-secret-token');
+    assert.equal(res.body.headers.cookie, undefined);
+    assert.equal(res.body.headers['x-custom'], undefined);
+    assert.equal(res.body.headers.accept, 'application/json');
+    assert.equal(res.headers.etag, '"v1"');
+    assert.equal(res.headers['set-cookie'], undefined, 'upstream cookies are not relayed');
+    assert.ok(!JSON.stringify(res.body).includes(token));
+  });
+
+  test('literal segments win over parameters; bodies and statuses pass through', async () => {
+    const p = await profile({ auth_type: 'oauth2' });
+    const auth = { authorization: `Bearer ${await oauthToken(p.oauth_client_id, p.oauth_client_secret)}` };
+    assert.equal((await gw('GET', `${base}/orders/recent`, auth)).body.url, '/base/orders/recent');
+    const posted = await gw('POST', `${base}/orders`, { ...auth, 'content-type': 'application/json' }, '{"sku":"A-1","qty":2}');
+    assert.equal(posted.body.body, '{"sku":"A-1","qty":2}');
+    assert.equal(posted.body.headers['content-type'], 'application/json');
+    const text = await gw('POST', `${base}/orders`, { ...auth, 'content-type': 'text/csv' }, 'a,b\n1,2');
+    assert.equal(text.body.body, 'a,b\n1,2');
+    assert.equal((await gw('PUT', `${base}/created/7`, auth)).status, 201);
+  });
+
+  test('expired after 3600 s, by the injected clock', async () => {
+    const p = await profile({ auth_type: 'oauth2' });
+    const token = await oauthToken(p.oauth_client_id, p.oauth_client_secret);
+    clock.advance(3599_000);
+    assert.equal((await gw('GET', `${base}/orders/1`, { authorization: `Bearer ${token}` })).status, 200);
+    clock.advance(1000);
+    const expired = await gw('GET', `${base}/orders/1`, { authorization: `Bearer ${token}` });
+    assert.equal(expired.status, 401);
+    assert.deepEqual(expired.body, { error: 'Unauthorized' });
+  });
+
+  test('refresh_secret revokes every earlier token at once; new tokens work', async () => {
+    const p = await profile({ auth_type: 'oauth2' });
+    const early = await oauthToken(p.oauth_client_id, p.oauth_client_secret);
+    assert.equal((await gw('GET', `${base}/orders/1`, { authorization: `Bearer ${early}` })).status, 200);
+    const refreshed = await t.call('PUT', `/api/api_access_profiles/${p.id}/refresh_secret`);
+    assert.equal((await gw('GET', `${base}/orders/1`, { authorization: `Bearer ${early}` })).status, 401);
+    const late = await oauthToken(p.oauth_client_id, refreshed.body.oauth_client_secret);
+    assert.equal((await gw('GET', `${base}/orders/1`, { authorization: `Bearer ${late}` })).status, 200);
+  });
+
+  test('disable answers 404 at once, enable restores; grants, IP lists and endpoint state are checked', async () => {
+    const p = await profile({ auth_type: 'oauth2' });
+    const auth = { authorization: `Bearer ${await oauthToken(p.oauth_client_id, p.oauth_client_secret)}` };
+    await t.call('PUT', `/api/api_access_profiles/${p.id}/disable`);
+    assert.deepEqual((await gw('GET', `${base}/orders/1`, auth)).body, { error: 'Not found' });
+    await t.call('PUT', `/api/api_access_profiles/${p.id}/enable`);
+    assert.equal((await gw('GET', `${base}/orders/1`, auth)).status, 200);
+
+    await t.call('PUT', `/api/api_access_profiles/${p.id}`, { body: { api_collection_ids: [otherCollectionId] } });
+    const denied = await gw('GET', `${base}/orders/1`, auth);
+    assert.equal(denied.status, 403);
+    assert.deepEqual(denied.body, { error: 'Access to this API has been disallowed' });
+    await t.call('PUT', `/api/api_access_profiles/${p.id}`, { body: { api_collection_ids: [collectionId], ip_allow_list: ['10.0.0.0/8'] } });
+    assert.deepEqual((await gw('GET', `${base}/orders/1`, auth)).body, { error: 'Access from this IP address is not allowed' });
+    await t.call('PUT', `/api/api_access_profiles/${p.id}`, { body: { ip_allow_list: [], ip_deny_list: ['127.0.0.1'] } });
+    assert.equal((await gw('GET', `${base}/orders/1`, auth)).status, 403);
+    await t.call('PUT', `/api/api_access_profiles/${p.id}`, { body: { ip_deny_list: [] } });
+    assert.equal((await gw('GET', `${base}/orders/1`, auth)).status, 200);
+
+    assert.equal((await gw('GET', `${base}/off`, auth)).status, 404, 'an inactive endpoint');
+    await t.call('PUT', `/api/api_endpoints/${endpointIds.get}/disable`);
+    assert.equal((await gw('GET', `${base}/orders/1`, auth)).status, 404);
+    await t.call('PUT', `/api/api_endpoints/${endpointIds.get}/enable`);
+    assert.equal((await gw('GET', `${base}/orders/1`, auth)).status, 200);
+  });
+});
+
+describe('the gateway with auth tokens and JWTs', () => {
+  test('auth token: API-TOKEN header, Basic api-token, ?api_token= (stripped); not as Bearer', async () => {
+    const p = await profile({ auth_type: 'token' });
+    assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': p.secret })).status, 200);
+    assert.equal((await gw('GET', `${base}/orders/1`, { authorization: `Basic ${Buffer.from(`api-token:${p.secret}`).toString('base64')}` })).status, 200);
+    const viaQuery = await gw('GET', `${base}/orders/1?api_token=${p.secret}&x=1`);
+    assert.equal(viaQuery.status, 200);
+    assert.equal(viaQuery.body.url, '/base/orders/1?x=1');
+    assert.equal((await gw('GET', `${base}/orders/1`, { authorization: `Bearer ${p.secret}` })).status, 401);
+    await t.call('PUT', `/api/api_access_profiles/${p.id}/refresh_secret`);
+    assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': p.secret })).status, 401, 'the old token is refused at once');
+  });
+
+  test('jwt: a JWT signed with the profile secret and carrying the profile key; forged or expired ones are refused', async () => {
+    const secret = 'hmac-secret-hmac-secret-hmac-secret-42';
+    const p = await profile({ auth_type: 'jwt', jwt_method: 'hmac', jwt_secret: secret, allowed_issuers: ['https://idp.example'], required_claims: ['exp'] });
+    const now = Math.floor(clock.now().getTime() / 1000);
+    const sign = (claims: Record<string, unknown>, key = secret) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(key));
+    const good = await sign({ sub: p.secret, iss: 'https://idp.example', exp: now + 60 });
+    assert.equal((await gw('GET', `${base}/orders/1`, { authorization: `Bearer ${good}` })).status, 200);
+    const workatoClaim = await sign({ 'https://www.workato.com/sub': p.secret, sub: 'user-1', iss: 'https://idp.example', exp: now + 60 });
+    assert.equal((await gw('GET', `${base}/orders/1`, { authorization: `Bearer ${workatoClaim}` })).status, 200);
+    for (const bad of [
+      await sign({ sub: p.secret, iss: 'https://idp.example', exp: now + 60 }, 'another-secret-another-secret-another-s'),
+      await sign({ sub: p.secret, iss: 'https://evil.example', exp: now + 60 }),
+      await sign({ sub: p.secret, iss: 'https://idp.example', exp: now - 1 }),
+      await sign({ sub: p.secret, iss: 'https://idp.example' }),
+      await sign({ sub: 'not-a-profile-key', iss: 'https://idp.example', exp: now + 60 }),
+      `${good.slice(0, -3)}`,
+      'not.a.jwt',
+    ]) {
+      assert.equal((await gw('GET', `${base}/orders/1`, { authorization: `Bearer ${bad}` })).status, 401);
+    }
+  });
+});
+
+describe('gateway refusals', () => {
+  test('404 for unknown prefixes, collections and paths; 401 without or with a bad credential', async () => {
+    assert.deepEqual((await gw('GET', '/no-such-prefix/x/y')).body, { error: 'Not found' });
+    assert.equal((await gw('GET', `${base.split('/').slice(0, 2).join('/')}/no-collection/orders/1`)).status, 404);
+    assert.equal((await gw('GET', `${base}/orders`)).status, 404, 'GET orders is not an endpoint');
+    assert.equal((await gw('DELETE', `${base}/orders/1`)).status, 404);
+    const none = await gw('GET', `${base}/orders/1`);
+    assert.equal(none.status, 401);
+    assert.equal(none.headers['www-authenticate'], 'Basic realm="api"');
+    const attempts: Array<Record<string, string>> = [{ 'api-token': 'x' }, { authorization: 'Bearer x.y.z' }, { authorization: 'Digest abc' }, { authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` }];
+    for (const headers of attempts) {
+      assert.equal((await gw('GET', `${base}/orders/1`, headers)).status, 401, JSON.stringify(headers));
+    }
+  });
+
+  test('forged, truncated and re-signed OAuth tokens are refused', async () => {
+    const p = await profile({ auth_type: 'oauth2' });
+    const token = await oauthToken(p.oauth_client_id, p.oauth_client_secret);
+    const [h, payload, sig] = token.split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const forged = Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 86_400 })).toString('base64url');
+    for (const bad of [`${h}.${forged}.${sig}`, `${h}.${payload}.${sig.slice(0, 10)}`, `${h}.${payload}.`, `${h}.${payload}`, `${h}.${payload}.${Buffer.alloc(32).toString('base64url')}`]) {
+      assert.equal((await gw('GET', `${base}/orders/1`, { authorization: `Bearer ${bad}` })).status, 401);
+    }
+  });
+
+  test('a token of another environment does not open this one', async () => {
+    const prodAdmin = await t.tokenFor('Admin', 'prod');
+    const project = await t.createProject('Prod APIs', 'prod');
+    const col = await t.call('POST', '/api/api_collections', { token: prodAdmin, body: { name: 'Prod', project_id: project.projectId } });
+    const client = await t.call('POST', '/api/api_clients', { token: prodAdmin, body: { name: 'Prod consumer', project_id: project.projectId } });
+    const p = await t.call('POST', '/api/api_access_profiles', { token: prodAdmin, body: { name: 'prod', api_client_id: client.body.id, api_collection_ids: [col.body.id], auth_type: 'token' } });
+    assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': p.body.secret })).status, 401);
+  });
+
+  test('public collections need no credential', async () => {
+    await t.call('PUT', `/api/api_collections/${collectionId}`, { body: { public_access: true } });
+    try {
+      assert.equal((await gw('GET', `${base}/orders/1`)).status, 200);
+    } finally {
+      await t.call('PUT', `/api/api_collections/${collectionId}`, { body: { public_access: false } });
+    }
+    assert.equal((await gw('GET', `${base}/orders/1`)).status, 401);
+  });
+
+  test('upstream slow: 504; upstream too large: 502; request too large: 413; a dot-dot segment: 400', async () => {
+    const p = await profile({ auth_type: 'token' });
+    const auth = { 'api-token': p.secret };
+    assert.deepEqual((await gw('GET', `${base}/slow`, auth)).body, { error: 'Gateway timeout' });
+    assert.deepEqual((await gw('GET', `${base}/huge`, auth)).body, { error: 'Response too large' });
+    const big = await gw('POST', `${base}/orders`, { ...auth, 'content-type': 'application/json' }, JSON.stringify({ x: 'y'.repeat(4000) }));
+    assert.equal(big.status, 413);
+    assert.deepEqual(big.body, { error: 'Payload too large' });
+    assert.equal((await gw('GET', `${base}/orders/a%2Fb`, auth)).status, 400, 'an encoded slash in a parameter');
+    // inject normalises dot segments away, as a browser would; a raw socket sends them as they are.
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: new URL(address).port, path: `${base}/orders/%2E%2E`, headers: auth }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(status, 400, 'a dot-dot segment never reaches the upstream');
+  });
+
+  test('an upstream that does not answer: 502', async () => {
+    const dead = await t.call('POST', '/api/connections', { body: { name: 'Dead', provider: 'rest', input: { base_url: 'http://127.0.0.1:9', auth_type: 'none' } } });
+    const project = await t.createProject('Dead APIs');
+    const col = await t.call('POST', '/api/api_collections', { body: { name: 'Dead', project_id: project.projectId, proxy_connection_id: dead.body.id } });
+    const e = await t.call('POST', `/api/api_collections/${col.body.id}/api_endpoints`, { body: { name: 'x', method: 'GET', path: 'x' } });
+    await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`);
+    const p = await profile({ auth_type: 'token', api_collection_ids: [col.body.id] });
+    const res = await gw('GET', `${new URL(col.body.url).pathname}/x`, { 'api-token': p.secret });
+    assert.equal(res.status, 502);
+    assert.deepEqual(res.body, { error: 'Bad gateway' });
+  });
+});
+
+describe('access policies at the gateway', () => {
+  test('a rate limit answers 429 with Retry-After once the window is full, and lets calls through in the next', async () => {
+    const policy = await insertPolicy(t.ctx.db, { workspaceId: t.workspaceId, name: 'Tight', rate: { requests: 3, seconds: 60 }, now: clock.now().toISOString() });
+    const p = await profile({ auth_type: 'token', api_policy_id: policy.id });
+    clock.set(new Date(Math.ceil(clock.now().getTime() / 60_000) * 60_000 + 1000));
+    for (let i = 0; i < 3; i++) {
+      const ok = await gw('GET', `${base}/orders/1`, { 'api-token': p.secret });
+      assert.equal(ok.status, 200);
+      assert.equal(ok.headers['x-ratelimit-remaining'], String(2 - i));
+    }
+    const limited = await gw('GET', `${base}/orders/1`, { 'api-token': p.secret });
+    assert.equal(limited.status, 429);
+    assert.deepEqual(limited.body, { error: 'Rate limit exceeded' });
+    assert.equal(limited.headers['retry-after'], '59');
+    clock.advance(60_000);
+    assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': p.secret })).status, 200);
+  });
+
+  test('a quota answers 429 Quota exceeded, and the count is in the database', async () => {
+    const policy = await insertPolicy(t.ctx.db, { workspaceId: t.workspaceId, name: 'Quota', quota: { requests: 2, seconds: 30 * 86_400 }, now: clock.now().toISOString() });
+    const client = await t.call('POST', '/api/api_clients', { body: { name: 'Metered', api_policy_id: policy.id } });
+    const p = (await t.call('POST', '/api/api_access_profiles', { body: { name: 'metered', api_client_id: client.body.id, api_collection_ids: [collectionId], auth_type: 'token' } })).body;
+    assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': p.secret })).status, 200);
+    assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': p.secret })).status, 200);
+    const over = await gw('GET', `${base}/orders/1`, { 'api-token': p.secret });
+    assert.equal(over.status, 429);
+    assert.deepEqual(over.body, { error: 'Quota exceeded' });
+    assert.ok(Number(over.headers['retry-after']) > 0);
+    const counters = await t.ctx.db.selectFrom('api_policy_counters').selectAll().where('profile_id', '=', p.id).execute();
+    assert.deepEqual(counters.map((c) => [c.kind, c.count]), [['quota', 2]]);
+  });
+});

@@ -1,0 +1,32 @@
+// Change notifications between the parts of the server (and, with PostgreSQL, between nodes):
+// a management change publishes, caches that depend on it subscribe and drop stale entries.
+// In-process here; a LISTEN/NOTIFY implementation joins it when PostgreSQL support lands.
+import { EventEmitter } from 'node:events';
+
+export interface ChangeEvents {
+  /** An access profile's credentials, state or grants changed (or its API client's state). */
+  'api_access_profile.changed': { profileId: number };
+  /** An API client was enabled, disabled or changed: every profile of it is affected. */
+  'api_client.changed': { clientId: number };
+  /** Collections or endpoints changed: gateway routes must be re-read. */
+  'api_routes.changed': { environmentId: number };
+}
+
+export interface Notifier {
+  publish<K extends keyof ChangeEvents>(topic: K, payload: ChangeEvents[K]): void;
+  subscribe<K extends keyof ChangeEvents>(topic: K, listener: (payload: ChangeEvents[K]) => void): () => void;
+}
+
+export function createInProcessNotifier(): Notifier {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  return {
+    publish(topic, payload) {
+      emitter.emit(topic, payload);
+    },
+    subscribe(topic, listener) {
+      emitter.on(topic, listener as (p: unknown) => void);
+      return () => emitter.off(topic, listener as (p: unknown) => void);
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// OAuth 2.0 access tokens: compact JWTs (HS256) signed with a key derived from the master key.
+// Signing and verifying are synchronous HMACs: an async WebCrypto call per token would cost
+// about twenty times as much (docs/adr/0005). A token names its access profile and the secret
+// generation it was issued under, so a secret refresh revokes every earlier token at once.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid: 'sb1' })).toString('base64url');
+const HEADER_PREFIX = `${HEADER}.`;
+export const AUDIENCE = 'switchboard-gateway';
+
+export interface AccessTokenClaims {
+  iss: string;
+  aud: string;
+  sub: string;
+  /** Access profile id. */
+  apid: number;
+  /** Secret generation of the profile at issue. */
+  gen: number;
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+export interface AccessTokenSigner {
+  sign(input: { profileId: number; generation: number; issuer: string; now: Date }): string;
+  /** The claims of a token this server signed and that has not expired; otherwise null. */
+  verify(token: string, now: Date): AccessTokenClaims | null;
+  /** Whether the string is shaped like one of our tokens (to tell it from a caller's JWT). */
+  isOurs(token: string): boolean;
+}
+
+export function createAccessTokenSigner(key: Buffer): AccessTokenSigner {
+  const mac = (data: string) => createHmac('sha256', key).update(data).digest();
+  return {
+    sign({ profileId, generation, issuer, now }) {
+      const iat = Math.floor(now.getTime() / 1000);
+      const claims: AccessTokenClaims = { iss: issuer, aud: AUDIENCE, sub: `ap:${profileId}`, apid: profileId, gen: generation, iat, exp: iat + ACCESS_TOKEN_TTL_SECONDS, jti: randomBytes(12).toString('base64url') };
+      const body = HEADER_PREFIX + Buffer.from(JSON.stringify(claims)).toString('base64url');
+      return `${body}.${mac(body).toString('base64url')}`;
+    },
+    verify(token, now) {
+      if (token.length > 2048 || !token.startsWith(HEADER_PREFIX)) return null;
+      const dot = token.lastIndexOf('.');
+      if (dot <= HEADER_PREFIX.length) return null;
+      const body = token.slice(0, dot);
+      const signature = Buffer.from(token.slice(dot + 1), 'base64url');
+      const expected = mac(body);
+      if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return null;
+      let claims: AccessTokenClaims;
+      try {
+        claims = JSON.parse(Buffer.from(body.slice(HEADER_PREFIX.length), 'base64url').toString('utf8')) as AccessTokenClaims;
+      } catch {
+        return null;
+      }
+      if (claims.aud !== AUDIENCE || !Number.isInteger(claims.apid) || !Number.isInteger(claims.gen) || typeof claims.exp !== 'number') return null;
+      if (Math.floor(now.getTime() / 1000) >= claims.exp) return null;
+      return claims;
+    },
+    isOurs(token) {
+      return token.startsWith(HEADER_PREFIX);
+    },
+  };
+}

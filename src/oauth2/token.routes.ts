@@ -1,0 +1,139 @@
+// POST /oauth2/token (spec "Token endpoint", contract 01): its own parsers (form, JSON,
+// multipart) and its own error format, RFC 6749 §5.2 `{ error, error_description }`.
+import busboy from 'busboy';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { ServiceContext } from '../context.ts';
+import type { AccessTokenSigner } from './access-token.ts';
+import type { FailureLimiter } from './failure-limiter.ts';
+import { createOAuthClientCache } from './client-cache.ts';
+import { issueToken, OAuthError, parseBasic, type TokenRequest } from './token.service.ts';
+
+type Params = Map<string, string[]>;
+
+const TokenResponse = Type.Object({ access_token: Type.String(), token_type: Type.Literal('bearer'), expires_in: Type.Integer() });
+const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
+const MAX_BODY = 16 * 1024;
+
+export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSigner; limiter: FailureLimiter }) {
+  const clients = createOAuthClientCache(deps.ctx);
+  return async function oauth2Plugin(app: FastifyInstance): Promise<void> {
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: MAX_BODY }, (_req, body, done) => {
+      const params: Params = new Map();
+      for (const [key, value] of new URLSearchParams(body as string)) params.set(key, [...(params.get(key) ?? []), value]);
+      done(null, params);
+    });
+    app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY }, (_req, body, done) => {
+      try {
+        done(null, jsonParams(body as string));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    });
+    app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: MAX_BODY }, (req, body, done) => {
+      multipartParams(req.headers, body as Buffer).then((params) => done(null, params), (error: Error) => done(error, undefined));
+    });
+
+    app.setErrorHandler((error: FastifyError | OAuthError, request, reply) => {
+      if (error instanceof OAuthError) return sendError(reply, error);
+      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, new OAuthError('invalid_request', 'The request body is too large.', { status: 413 }));
+      if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+        return sendError(reply, new OAuthError('invalid_request', 'Content-Type must be application/x-www-form-urlencoded, application/json or multipart/form-data, and match the body.'));
+      }
+      if (typeof error.statusCode === 'number' && error.statusCode < 500) return sendError(reply, new OAuthError('invalid_request', 'The request could not be read.'));
+      request.log.error({ err: error }, 'token endpoint failed');
+      return sendError(reply, new OAuthError('server_error', 'The server could not issue a token.'));
+    });
+
+    app.post('/oauth2/token', {
+      config: { public: true },
+      schema: {
+        tags: ['OAuth 2.0'],
+        summary: 'Client credentials grant: exchange an access profile\'s client ID and secret for a bearer token (3600 s)',
+        description: 'Four formats: Basic header + form body; JSON body; form body with all three; multipart/form-data with three parts. The Content-Type must match the body.',
+        response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 413: OAuthErrorBody, 429: OAuthErrorBody },
+      },
+    }, async (request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      if (['grant_type', 'client_id', 'client_secret'].some((k) => k in query)) {
+        throw new OAuthError('invalid_request', 'Parameters must be sent in the body, never in the URL.');
+      }
+      const tokenRequest: TokenRequest = {
+        params: request.body instanceof Map ? (request.body as Params) : new Map(),
+        basic: parseBasic(request.headers.authorization),
+        sourceAddress: request.ip,
+      };
+      const token = await issueToken(deps.ctx, { signer: deps.signer, limiter: deps.limiter, clients }, tokenRequest);
+      noStore(reply);
+      return token;
+    });
+
+    // Other methods: 405 with Allow: POST (contract 01 §6).
+    app.route({
+      method: ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      url: '/oauth2/token',
+      config: { public: true },
+      schema: { hide: true },
+      handler: async (_request, reply) => {
+        noStore(reply);
+        return reply.status(405).header('allow', 'POST').send({ error: 'invalid_request', error_description: 'Use POST.' });
+      },
+    });
+  };
+}
+
+function noStore(reply: FastifyReply): void {
+  reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+}
+
+function sendError(reply: FastifyReply, error: OAuthError) {
+  noStore(reply);
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.status(error.status).send({ error: error.error, error_description: error.message });
+}
+
+function jsonParams(text: string): Params {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new OAuthError('invalid_request', 'The body is not valid JSON.');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_request', 'The JSON body must be an object.');
+  const params: Params = new Map();
+  for (const [key, value] of Object.entries(body)) {
+    if (['grant_type', 'client_id', 'client_secret', 'scope'].includes(key) && typeof value !== 'string') {
+      throw new OAuthError('invalid_request', `The ${key} member must be a string.`);
+    }
+    if (typeof value === 'string') params.set(key, [value]);
+  }
+  return params;
+}
+
+function multipartParams(headers: FastifyRequest['headers'], body: Buffer): Promise<Params> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers, limits: { fields: 20, fieldSize: 4096, files: 0, parts: 20 } });
+    } catch {
+      reject(new OAuthError('invalid_request', 'The multipart body has no boundary.'));
+      return;
+    }
+    const params: Params = new Map();
+    let failure: OAuthError | undefined;
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) failure ??= new OAuthError('invalid_request', `The ${name} part is too long.`);
+      params.set(name, [...(params.get(name) ?? []), value]);
+    });
+    parser.on('file', (_name, stream) => {
+      stream.resume();
+      failure ??= new OAuthError('invalid_request', 'File parts are not accepted.');
+    });
+    parser.on('filesLimit', () => { failure ??= new OAuthError('invalid_request', 'File parts are not accepted.'); });
+    parser.on('partsLimit', () => { failure ??= new OAuthError('invalid_request', 'Too many parts.'); });
+    parser.on('error', () => reject(new OAuthError('invalid_request', 'The multipart body could not be read.')));
+    parser.on('close', () => (failure ? reject(failure) : resolve(params)));
+    parser.end(body);
+  });
+}
