@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import type { ServiceContext } from './context.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { DbHandle } from './db/index.ts';
+import { createGroupCommit } from './db/group-commit.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerObservability, requestId } from './http/observability.ts';
@@ -17,6 +18,7 @@ import { systemClock, type Clock } from './time.ts';
 import { developerApiClientRolesRoutes } from './api/developer_api_client_roles/developer_api_client_roles.routes.ts';
 import { developerApiClientsRoutes } from './api/developer_api_clients/developer_api_clients.routes.ts';
 import { usersRoutes } from './api/users/users.routes.ts';
+import { lookupTablesRoutes } from './api/lookup_tables/lookup_tables.routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -33,6 +35,7 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext) => 
   developerApiClientsRoutes,
   developerApiClientRolesRoutes,
   usersRoutes,
+  lookupTablesRoutes,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -47,7 +50,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
   }) as unknown as FastifyInstance;
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
-  const ctx: ServiceContext = { db: database.db, clock: deps.clock ?? systemClock, log: logger, secretBox: deps.secretBox };
+  const ctx: ServiceContext = { db: database.db, clock: deps.clock ?? systemClock, log: logger, secretBox: deps.secretBox, config, groupCommit: createGroupCommit(database.db) };
 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);

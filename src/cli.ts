@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { SecretKeyError } from './crypto/secret-box.ts';
 import { DatabaseConfigError } from './db/index.ts';
+import { createGroupCommit } from './db/group-commit.ts';
 import { AppError } from './errors.ts';
 import { createLogger } from './logger.ts';
 import { prepare, printAdminToken, startServer } from './server.ts';
@@ -75,7 +76,7 @@ const COMMANDS: Record<string, Command> = {
       if (env !== 'dev' && env !== 'test' && env !== 'prod') throw new UsageError('--env must be dev, test or prod');
       const { database, secretBox } = await prepare(config, cliLogger(config));
       try {
-        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox };
+        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, config, groupCommit: createGroupCommit(database.db) };
         const workspaceId = await workspaceIdFrom(values.workspace, database.db);
         const name = typeof values.name === 'string' ? values.name : `cli-${values.role}-${new Date().toISOString()}`;
         const { token, clientId } = await createTokenForRole(ctx, { workspaceId, roleName: values.role, clientName: name, environment: env as EnvironmentType });
@@ -94,7 +95,7 @@ const COMMANDS: Record<string, Command> = {
       if (typeof values.name !== 'string' || typeof values['owner-email'] !== 'string') throw new UsageError('--name and --owner-email are required');
       const { database, secretBox } = await prepare(config, cliLogger(config));
       try {
-        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox };
+        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, config, groupCommit: createGroupCommit(database.db) };
         const workspace = await createWorkspace(ctx, { name: values.name, ownerEmail: values['owner-email'] });
         const { token } = await createTokenForRole(ctx, { workspaceId: workspace.id, roleName: ADMIN_ROLE_NAME, clientName: 'Bootstrap admin', environment: 'dev' });
         process.stderr.write(`created workspace ${workspace.id} ("${workspace.name}")\n`);

@@ -21,6 +21,7 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly sqliteSynchronous: SqliteSynchronous;
   readonly shutdownTimeoutMs: number;
+  readonly lookupTableMaxRows: number;
 }
 
 export class ConfigError extends Error {
@@ -80,6 +81,8 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteSynchronous: sync,
     // How long a graceful shutdown waits for in-flight requests before closing connections.
     shutdownTimeoutMs: intSetting(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    // Rows one lookup table may hold; the default is ten times the vendor's published 100,000.
+    lookupTableMaxRows: intSetting(env, 'LOOKUP_TABLE_MAX_ROWS', 1_000_000, 1, 1_000_000_000),
   });
 }
 

@@ -13,6 +13,7 @@ export const ERROR_CATALOG = {
   payload_too_large: { status: 413, message: 'Request body is too large' },
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type' },
   name_taken: { status: 422, message: 'Name has already been taken' },
+  lookup_table_full: { status: 400, message: 'Lookup table is full' },
   too_many_requests: { status: 429, message: 'Too many requests' },
   server_error: { status: 500, message: 'Server error' },
   service_unavailable: { status: 503, message: 'Service unavailable' },

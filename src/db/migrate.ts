@@ -3,6 +3,7 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import type { DialectName } from './dialect.ts';
 import type { Database } from './types.ts';
 import * as foundation from './migrations/0001_foundation.ts';
+import * as lookupTables from './migrations/0002_lookup_tables.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -11,6 +12,7 @@ export type DialectMigration = {
 /** Listed explicitly (not read from the file system) so the order is reviewed in code. */
 const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_foundation': foundation,
+  '0002_lookup_tables': lookupTables,
 };
 
 function provider(dialect: DialectName): MigrationProvider {

@@ -89,6 +89,41 @@ export interface DeveloperApiClientsTable {
   updated_at: string;
 }
 
+export interface LookupTablesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  project_id: number | null;
+  name: string;
+  /** Lower-cased name (unique per environment); null once the table is deleted. */
+  name_key: string | null;
+  /** JSON array of the column labels, by position (col1 first). */
+  columns: string;
+  row_count: number;
+  /** Set by batch delete: the table is gone for the API while its rows are purged. */
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Cells by position; null is an empty cell. */
+export interface LookupTableRowsTable {
+  id: Generated<number>;
+  table_id: number;
+  col1: string | null;
+  col2: string | null;
+  col3: string | null;
+  col4: string | null;
+  col5: string | null;
+  col6: string | null;
+  col7: string | null;
+  col8: string | null;
+  col9: string | null;
+  col10: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -97,6 +132,8 @@ export interface Database {
   projects: ProjectsTable;
   developer_api_client_roles: DeveloperApiClientRolesTable;
   developer_api_clients: DeveloperApiClientsTable;
+  lookup_tables: LookupTablesTable;
+  lookup_table_rows: LookupTableRowsTable;
 }
 
 /** The database handle or an open transaction: stores accept either. */
@@ -109,3 +146,5 @@ export type NewFolder = Insertable<FoldersTable>;
 export type RoleRow = Selectable<DeveloperApiClientRolesTable>;
 export type DeveloperApiClientRow = Selectable<DeveloperApiClientsTable>;
 export type DeveloperApiClientUpdate = Updateable<DeveloperApiClientsTable>;
+export type LookupTableRow = Selectable<LookupTablesTable>;
+export type LookupRowRecord = Selectable<LookupTableRowsTable>;

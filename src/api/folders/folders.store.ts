@@ -45,3 +45,8 @@ export async function insertProject(db: Db, input: { workspaceId: number; enviro
   await db.updateTable('folders').set({ project_id: project.id }).where('id', '=', folder.id).execute();
   return { folder: { ...folder, project_id: project.id }, projectId: project.id };
 }
+
+/** A project of the environment, with the folder that scopes it (contract 02 §3). */
+export async function findProject(db: Db, environmentId: number, projectId: number): Promise<{ id: number; folder_id: number } | undefined> {
+  return db.selectFrom('projects').select(['id', 'folder_id']).where('environment_id', '=', environmentId).where('id', '=', projectId).executeTakeFirst();
+}
