@@ -1,7 +1,7 @@
 // npm run bench -- gateway: calls per second through a proxy collection (OAuth token verified,
 // upstream on this machine) beside a bare Fastify proxy route (no auth) to the same upstream.
 import path from 'node:path';
-import { load, row, startChild } from './lib.ts';
+import { load, loadOptions, row, startChild } from './lib.ts';
 import { setUpOAuthProfile, startSwitchboard } from './platform.ts';
 
 export async function run(options: { seconds: number; connections: number }): Promise<void> {
@@ -29,4 +29,8 @@ export async function run(options: { seconds: number; connections: number }): Pr
     bare.process.kill('SIGTERM');
     upstream.process.kill('SIGTERM');
   }
+}
+
+export async function main(args: string[]): Promise<void> {
+  await run(loadOptions(args));
 }

@@ -1,5 +1,6 @@
 // Shared by the benchmarks: child servers on loopback and a bounded load run with autocannon.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 
 export interface Child {
@@ -48,4 +49,10 @@ export async function load(options: { url: string; method?: 'GET' | 'POST'; head
 
 export function row(label: string, r: LoadResult): string {
   return `${label.padEnd(44)} ${r.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${r.p50Ms.toFixed(2).padStart(6)} ms   p99 ${r.p99Ms.toFixed(2).padStart(6)} ms   errors ${r.errors}   non-2xx ${r.non2xx}`;
+}
+
+/** `--seconds N --connections N` of the load benchmarks. */
+export function loadOptions(args: string[]): { seconds: number; connections: number } {
+  const { values } = parseArgs({ args, options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '32' } } });
+  return { seconds: Number(values.seconds), connections: Number(values.connections) };
 }

@@ -1,17 +1,15 @@
-// npm run bench -- <name> [--seconds N] [--connections N]: runs one benchmark, which prints its figures.
-import { parseArgs } from 'node:util';
-
-const BENCHMARKS: Record<string, () => Promise<{ run(options: { seconds: number; connections: number }): Promise<void> }>> = {
-  token: () => import('./token.ts'),
-  gateway: () => import('./gateway.ts'),
+// Benchmarks: `npm run bench -- <name> [options]`. Each prints its figures; none is part of npm test.
+const BENCHMARKS: Record<string, { summary: string; load: () => Promise<{ main(args: string[]): Promise<void> }> }> = {
+  lookup: { summary: 'lookup tables at 1,000,000 rows: lookup latency by one and two columns, row adds per second', load: () => import('./lookup.ts') },
+  token: { summary: 'POST /oauth2/token: tokens issued per second beside a bare Fastify route [--seconds N --connections N]', load: () => import('./token.ts') },
+  gateway: { summary: 'gateway calls per second through a proxy collection beside a bare Fastify proxy [--seconds N --connections N]', load: () => import('./gateway.ts') },
 };
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '32' } } });
-const name = positionals[0];
-const loader = name ? BENCHMARKS[name] : undefined;
-if (!loader) {
-  console.error(`usage: npm run bench -- <${Object.keys(BENCHMARKS).join('|')}> [--seconds N] [--connections N]`);
-  process.exit(2);
+const [name, ...args] = process.argv.slice(2);
+const benchmark = name === undefined ? undefined : BENCHMARKS[name];
+if (!benchmark) {
+  process.stderr.write(`usage: npm run bench -- <name> [options]\n\n${Object.entries(BENCHMARKS).map(([n, b]) => `  ${n.padEnd(10)} ${b.summary}`).join('\n')}\n`);
+  process.exitCode = name === undefined || name === '--help' ? 0 : 1;
+} else {
+  await (await benchmark.load()).main(args);
 }
-const module = await loader();
-await module.run({ seconds: Number(values.seconds), connections: Number(values.connections) });

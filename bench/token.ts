@@ -1,7 +1,7 @@
 // npm run bench -- token: tokens issued per second (Basic + form) by POST /oauth2/token, beside
 // a bare Fastify route answering trivial JSON under the same load, in the same run.
 import path from 'node:path';
-import { load, row, startChild } from './lib.ts';
+import { load, loadOptions, row, startChild } from './lib.ts';
 import { setUpOAuthProfile, startSwitchboard } from './platform.ts';
 
 export async function run(options: { seconds: number; connections: number }): Promise<void> {
@@ -23,4 +23,8 @@ export async function run(options: { seconds: number; connections: number }): Pr
     sb.process.kill('SIGTERM');
     bare.process.kill('SIGTERM');
   }
+}
+
+export async function main(args: string[]): Promise<void> {
+  await run(loadOptions(args));
 }

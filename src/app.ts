@@ -4,10 +4,10 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import type { ServiceContext } from './context.ts';
+import { createServiceContext, type ServiceContext } from './context.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
-import { createInProcessNotifier, type Notifier } from './notifier.ts';
-import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
+import { type Notifier } from './notifier.ts';
+import { type SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import type { DbHandle } from './db/index.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerHostRouting } from './http/hosts.ts';
@@ -17,7 +17,7 @@ import { operationsRoutes } from './http/operations.routes.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createLogger } from './logger.ts';
 import { createSmtpMailer, type Mailer } from './mail/mailer.ts';
-import { systemClock, type Clock } from './time.ts';
+import { type Clock } from './time.ts';
 import { developerApiClientRolesRoutes } from './api/developer_api_client_roles/developer_api_client_roles.routes.ts';
 import { developerApiClientsRoutes } from './api/developer_api_clients/developer_api_clients.routes.ts';
 import { usersRoutes } from './api/users/users.routes.ts';
@@ -40,6 +40,7 @@ import { connectionsRoutes } from './api/connections/connections.routes.ts';
 import { customConnectorsRoutes } from './api/custom_connectors/custom_connectors.routes.ts';
 import { customOauthProfilesRoutes } from './api/custom_oauth_profiles/custom_oauth_profiles.routes.ts';
 import { secretsManagementRoutes } from './api/secrets_management/secrets_management.routes.ts';
+import { lookupTablesRoutes } from './api/lookup_tables/lookup_tables.routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -77,6 +78,7 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext) => 
   apiEndpointsRoutes,
   apiClientsRoutes,
   apiAccessProfilesRoutes,
+  lookupTablesRoutes,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -96,19 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }) as unknown as FastifyInstance;
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
   const mailer: Mailer | undefined = config.smtpUrl === undefined ? undefined : createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom });
-  const clock = deps.clock ?? systemClock;
-  const secrets = deps.secrets ?? secretResolverFor(config, clock, deps.secretBox);
-  const ctx: ServiceContext = {
-    db: database.db,
-    clock,
-    log: logger,
-    secretBox: deps.secretBox,
-    secrets,
-    publicBaseUrl: config.publicBaseUrl,
-    config,
-    notifier: deps.notifier ?? createInProcessNotifier(),
-    ...(mailer ? { mailer } : {}),
-  };
+  const ctx = createServiceContext({ db: database.db, config, secretBox: deps.secretBox, log: logger, clock: deps.clock, secrets: deps.secrets, notifier: deps.notifier, mailer });
   if (mailer) app.addHook('onClose', async () => mailer.close());
 
   app.setValidatorCompiler(validatorCompiler);

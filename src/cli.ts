@@ -8,14 +8,12 @@ import { DatabaseConfigError } from './db/index.ts';
 import { AppError } from './errors.ts';
 import { createLogger } from './logger.ts';
 import { prepare, printAdminToken, startServer } from './server.ts';
-import { systemClock } from './time.ts';
-import { createInProcessNotifier } from './notifier.ts';
 import { ADMIN_ROLE_NAME, createTokenForRole, createWorkspace, DEFAULT_WORKSPACE } from './workspaces/workspaces.service.ts';
 import { findEnvironmentByType, findFirstWorkspace, listWorkspaces } from './workspaces/workspaces.store.ts';
 import type { EnvironmentType, InvitationStatus } from './db/types.ts';
 import { listInvitations, roleSummary } from './api/member_invitations/member_invitations.service.ts';
 import { deleteStoredSecret, listStoredSecrets, setStoredSecret } from './api/secrets_management/secrets_management.service.ts';
-import type { ServiceContext } from './context.ts';
+import { createServiceContext, type ServiceContext } from './context.ts';
 import { insertPolicy, listPolicies } from './api/api_clients/api_clients.store.ts';
 import { isUniqueViolation } from './db/dialect.ts';
 
@@ -83,7 +81,7 @@ const COMMANDS: Record<string, Command> = {
       if (env !== 'dev' && env !== 'test' && env !== 'prod') throw new UsageError('--env must be dev, test or prod');
       const { database, secretBox, secrets } = await prepare(config, cliLogger(config));
       try {
-        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, secrets, config, notifier: createInProcessNotifier() };
+        const ctx = createServiceContext({ db: database.db, config, secretBox, log: cliLogger(config), secrets });
         const workspaceId = await workspaceIdFrom(values.workspace, database.db);
         const name = typeof values.name === 'string' ? values.name : `cli-${values.role}-${new Date().toISOString()}`;
         const { token, clientId } = await createTokenForRole(ctx, { workspaceId, roleName: values.role, clientName: name, environment: env as EnvironmentType });
@@ -102,7 +100,7 @@ const COMMANDS: Record<string, Command> = {
       if (typeof values.name !== 'string' || typeof values['owner-email'] !== 'string') throw new UsageError('--name and --owner-email are required');
       const { database, secretBox, secrets } = await prepare(config, cliLogger(config));
       try {
-        const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, secrets, config, notifier: createInProcessNotifier() };
+        const ctx = createServiceContext({ db: database.db, config, secretBox, log: cliLogger(config), secrets });
         const workspace = await createWorkspace(ctx, { name: values.name, ownerEmail: values['owner-email'] });
         const { token } = await createTokenForRole(ctx, { workspaceId: workspace.id, roleName: ADMIN_ROLE_NAME, clientName: 'Bootstrap admin', environment: 'dev' });
         process.stderr.write(`created workspace ${workspace.id} ("${workspace.name}")\n`);
@@ -244,7 +242,7 @@ async function withSecretScope(
   if (env !== 'dev' && env !== 'test' && env !== 'prod') throw new UsageError('--env must be dev, test or prod');
   const { database, secretBox, secrets } = await prepare(config, cliLogger(config));
   try {
-    const ctx = { db: database.db, clock: systemClock, log: cliLogger(config), secretBox, secrets, config, notifier: createInProcessNotifier() };
+    const ctx = createServiceContext({ db: database.db, config, secretBox, log: cliLogger(config), secrets });
     const workspaceId = await workspaceIdFrom(values.workspace, database.db);
     const environment = await findEnvironmentByType(database.db, workspaceId, env);
     if (!environment) throw new UsageError(`workspace ${workspaceId} does not exist`);

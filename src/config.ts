@@ -32,6 +32,7 @@ export interface Config {
   /** Snapshot of the variables the `env:` secret provider may read (names starting with secretsEnvPrefix). */
   readonly secretsEnvironment: ReadonlyMap<string, string>;
   readonly secretsDir: string | undefined;
+  readonly lookupTableMaxRows: number;
 }
 
 export class ConfigError extends Error {
@@ -130,6 +131,8 @@ export function loadConfig(env: Env = process.env): Config {
     secretsEnvironment: secretEnvironment(env, secretsEnvPrefix),
     // Directory of the `file:NAME` secret provider (e.g. /run/secrets); unset: file secrets are off.
     secretsDir: secretsDir === undefined ? undefined : path.resolve(secretsDir),
+    // Rows one lookup table may hold; the default is ten times the vendor's published 100,000.
+    lookupTableMaxRows: intSetting(env, 'LOOKUP_TABLE_MAX_ROWS', 1_000_000, 1, 1_000_000_000),
   });
 }
 

@@ -1,15 +1,17 @@
-// What services receive explicitly: the database handle, the clock, a logger, the secret box,
-// the secret resolver and, in the server, the mailer.
-// No container, no singletons: the server, the CLI, tests and (later) the engine build one.
+// What services receive explicitly: the database handle, the clock, a logger, the settings, the
+// secret box and resolver, change notifications, group commit and, in the server, the mailer.
+// No container, no singletons: the server, the CLI, tests and (later) the engine build one with
+// createServiceContext.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from './db/types.ts';
-import type { Clock } from './time.ts';
-import type { SecretBox } from './crypto/secret-box.ts';
 import type { Config } from './config.ts';
-import type { Notifier } from './notifier.ts';
+import type { SecretBox } from './crypto/secret-box.ts';
+import { createGroupCommit, type GroupCommit } from './db/group-commit.ts';
+import type { Database } from './db/types.ts';
 import type { Mailer } from './mail/mailer.ts';
-import type { SecretResolver } from './api/secrets_management/secret-resolver.ts';
+import { createInProcessNotifier, type Notifier } from './notifier.ts';
+import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
+import { systemClock, type Clock } from './time.ts';
 
 export interface ServiceContext {
   readonly db: Kysely<Database>;
@@ -17,13 +19,44 @@ export interface ServiceContext {
   readonly log: Logger;
   /** Encrypts credentials at rest (AES-256-GCM under SWITCHBOARD_SECRET_KEY). */
   readonly secretBox: SecretBox;
+  /** The settings read once at start (src/config.ts). */
   readonly config: Config;
   /** Change notifications (cache invalidation), in-process for SQLite. */
   readonly notifier: Notifier;
-  /** Sends e-mail through SMTP_URL; absent when no SMTP server is configured. */
-  readonly mailer?: Mailer;
-  /** PUBLIC_BASE_URL, for links in what the server sends out (e-mails); absent outside the server. */
-  readonly publicBaseUrl?: string;
   /** Resolves secret references (built-in store, environment variables, files), with its cache. */
   readonly secrets: SecretResolver;
+  /** Small writes that arrive together share one transaction and one commit (src/db/group-commit.ts). */
+  readonly groupCommit: GroupCommit;
+  /** Sends e-mail through SMTP_URL; absent when no SMTP server is configured. */
+  readonly mailer?: Mailer;
+  /** PUBLIC_BASE_URL, for links in what the server sends out (e-mails). */
+  readonly publicBaseUrl?: string;
+}
+
+export interface ContextParts {
+  db: Kysely<Database>;
+  config: Config;
+  secretBox: SecretBox;
+  log: Logger;
+  clock?: Clock | undefined;
+  secrets?: SecretResolver | undefined;
+  notifier?: Notifier | undefined;
+  mailer?: Mailer | undefined;
+}
+
+/** One context from its parts; what is not given is made here (resolver, notifier, group commit). */
+export function createServiceContext(parts: ContextParts): ServiceContext {
+  const clock = parts.clock ?? systemClock;
+  return {
+    db: parts.db,
+    clock,
+    log: parts.log,
+    secretBox: parts.secretBox,
+    config: parts.config,
+    notifier: parts.notifier ?? createInProcessNotifier(),
+    secrets: parts.secrets ?? secretResolverFor(parts.config, clock, parts.secretBox),
+    groupCommit: createGroupCommit(parts.db),
+    publicBaseUrl: parts.config.publicBaseUrl,
+    ...(parts.mailer ? { mailer: parts.mailer } : {}),
+  };
 }

@@ -17,6 +17,7 @@ export const ERROR_CATALOG = {
   cannot_refresh_secret: { status: 400, message: 'Cannot refresh secret for JWT access profiles' },
   connection_in_use: { status: 422, message: 'Connection is in use' },
   custom_oauth_profile_in_use: { status: 422, message: 'Custom OAuth profile is in use' },
+  lookup_table_full: { status: 400, message: 'Lookup table is full' },
   too_many_requests: { status: 429, message: 'Too many requests' },
   sample_required: { status: 400, message: 'sample is required' },
   sample_not_json: { status: 400, message: 'Sample is not valid JSON' },

@@ -9,9 +9,9 @@ import { createSecretBox, loadOrCreateSecretKey, type SecretBox } from './crypto
 import { createDb, type DbHandle } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
-import { systemClock } from './time.ts';
-import { createInProcessNotifier } from './notifier.ts';
-import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
+import { createServiceContext } from './context.ts';
+import type { SecretResolver } from './api/secrets_management/secret-resolver.ts';
+import { startPurge } from './api/lookup_tables/lookup_tables.service.ts';
 import { prepareFirstWorkspace, type FirstStart, type NewWorkspace } from './workspaces/workspaces.service.ts';
 
 export interface Prepared {
@@ -32,8 +32,8 @@ export async function prepare(config: Config, logger: Logger = createLogger(conf
     const applied = await migrateToLatest(database.db, database.dialect);
     if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
     const secretBox = createSecretBox(secret.key);
-    const secrets = secretResolverFor(config, systemClock, secretBox);
-    const ctx = { db: database.db, clock: systemClock, log: logger, secretBox, secrets, config, notifier: createInProcessNotifier() };
+    const ctx = createServiceContext({ db: database.db, config, secretBox, log: logger });
+    const secrets = ctx.secrets;
     const firstStart = await prepareFirstWorkspace(ctx, { adminToken: config.adminToken, ...(workspace ? { workspace } : {}) });
     if (firstStart.created) logger.info({ workspace_id: firstStart.workspace.id }, 'created the first workspace with environments dev, test and prod');
     return { database, secretBox, secrets, logger, firstStart, applied };
@@ -69,6 +69,8 @@ export async function startServer(config: Config, options: { out?: Writable } = 
   await app.listen({ port: config.port, host: config.host });
   logger.info({ database: database.dialect, data_dir: config.dataDir }, 'switchboard is ready');
   if (firstStart.printableToken) printAdminToken(options.out ?? process.stdout, firstStart.printableToken, config);
+  // Rows of lookup tables deleted before a restart, if their purge was cut short.
+  startPurge({ db: database.db, log: logger });
   installShutdown(app, config, logger, shutdown);
   return app;
 }

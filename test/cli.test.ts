@@ -7,8 +7,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
 import { createDb } from '../src/db/index.ts';
-import { createInProcessNotifier } from '../src/notifier.ts';
-import { secretResolverFor } from '../src/api/secrets_management/secret-resolver.ts';
+import { createServiceContext } from '../src/context.ts';
 import { authenticate } from '../src/api/developer_api_clients/credentials.ts';
 import { inviteMember } from '../src/api/member_invitations/member_invitations.service.ts';
 import { createLogger } from '../src/logger.ts';
@@ -119,7 +118,7 @@ describe('switchboard CLI', () => {
     try {
       const secretBox = createSecretBox(randomBytes(32));
       const config = loadConfig({ DATA_DIR: dir });
-      const ctx = { db: database.db, clock: systemClock, log: createLogger('silent'), secretBox, secrets: secretResolverFor(config, systemClock, secretBox), config, notifier: createInProcessNotifier() };
+      const ctx = createServiceContext({ db: database.db, config, secretBox, log: createLogger('silent') });
       await inviteMember(ctx, { workspaceId: 1, clientId: 1 }, { name: 'Ana López', email: 'ana@example.com', role_name: 'Operator' });
       await inviteMember(ctx, { workspaceId: 1, clientId: 1 }, { name: 'Bo', email: 'bo@example.com', env_roles: [{ environment_type: 'dev', name: 'Admin' }] });
     } finally {

@@ -18,6 +18,7 @@ describe('loadConfig', () => {
     assert.equal(c.bodyLimitBytes, 1024 * 1024);
     assert.equal(c.smtpUrl, undefined);
     assert.equal(c.smtpFrom, 'Switchboard <switchboard@localhost>');
+    assert.equal(c.lookupTableMaxRows, 1_000_000, 'ten times the vendor\'s 100,000');
     assert.ok(Object.isFrozen(c));
   });
 
@@ -29,12 +30,14 @@ describe('loadConfig', () => {
     assert.equal(c.publicAuthUrl, 'https://auth.example.com');
     assert.equal(c.publicEventStreamsUrl, 'https://sb.example.com');
     assert.equal(loadConfig({ HOST: '0.0.0.0' }).publicBaseUrl, 'http://localhost:3000');
+    assert.equal(loadConfig({ LOOKUP_TABLE_MAX_ROWS: '2500000' }).lookupTableMaxRows, 2_500_000);
   });
 
   test('refuses invalid settings with a message naming the variable', () => {
     const bad: Array<Record<string, string>> = [
       { PORT: 'abc' }, { PORT: '70000' }, { LOG_LEVEL: 'loud' }, { PUBLIC_BASE_URL: 'not a url' }, { PUBLIC_AUTH_URL: 'ftp://x' },
       { SWITCHBOARD_ADMIN_TOKEN: 'short' }, { SWITCHBOARD_ADMIN_TOKEN: `${'x'.repeat(20)} ${'y'.repeat(20)}` }, { SQLITE_SYNCHRONOUS: 'OFF' }, { TRUST_PROXY: 'maybe' },
+      { LOOKUP_TABLE_MAX_ROWS: '0' }, { LOOKUP_TABLE_MAX_ROWS: 'lots' },
     ];
     for (const env of bad) {
       const name = Object.keys(env)[0]!;

@@ -1,13 +1,14 @@
 // Test helpers: a fresh migrated database and an unstarted app per test file, driven by inject.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { KyselyPlugin } from 'kysely';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { createInProcessNotifier } from '../src/notifier.ts';
 import { secretResolverFor } from '../src/api/secrets_management/secret-resolver.ts';
 import type { Logger } from 'pino';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import type { ServiceContext } from '../src/context.ts';
+import { createServiceContext, type ServiceContext } from '../src/context.ts';
 import { openSqlite } from '../src/db/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import type { EnvironmentType } from '../src/db/types.ts';
@@ -30,6 +31,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+const yieldAfterEachQuery: KyselyPlugin = {
+  transformQuery: (args) => args.node,
+  transformResult: async (args) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return args.result;
+  },
+};
+
 export interface CallOptions {
   token?: string | null;
   body?: unknown;
@@ -45,17 +54,30 @@ export interface Reply {
   headers: Record<string, unknown>;
 }
 
-export async function createTestApp(options: { clock?: Clock; logger?: Logger; env?: Record<string, string> } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  clock?: Clock;
+  logger?: Logger;
+  env?: Record<string, string>;
+  /**
+   * Every query gives the event loop a turn before its result is used, as a networked database
+   * does. The embedded database answers synchronously, so without this concurrent requests never
+   * interleave between their queries and a concurrency test could not fail.
+   */
+  interleaveQueries?: boolean;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent-test-data-dir', ...options.env });
-  const db = openSqlite(':memory:');
+  const opened = openSqlite(':memory:');
+  const db = options.interleaveQueries ? opened.withPlugin(yieldAfterEachQuery) : opened;
   await migrateToLatest(db, 'sqlite');
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger('silent');
   const secretBox = createSecretBox(randomBytes(32));
-  // One resolver for the app and the test's own context, so both see (and clear) the same cache.
+  // One resolver and notifier for the app and the test's own context, so both see the same caches.
   const secrets = secretResolverFor(config, clock, secretBox);
   const notifier = createInProcessNotifier();
-  const ctx: ServiceContext = { db, clock, log: logger, secretBox, secrets, config, notifier };
+  const ctx: ServiceContext = createServiceContext({ db, config, secretBox, log: logger, clock, secrets, notifier });
   const first = await prepareFirstWorkspace(ctx, { workspace: { name: 'Acme Integrations', ownerEmail: 'integrations@example.com' } });
   const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: ':memory:' }, secretBox, secrets, notifier, clock, logger });
   await app.ready();

@@ -3,9 +3,16 @@
 import type { DatabaseSync, StatementSync, SQLInputValue } from 'node:sqlite';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
-/** Prepared statements are kept and reused: preparing costs more than running a point query. */
+/** Prepared statements kept for reuse, most recently used last. */
 const STATEMENT_CACHE_SIZE = 500;
+/** Longer statements (large multi-row inserts) are rare and would crowd the cache out. */
+const MAX_CACHED_SQL_LENGTH = 10_000;
 
+/**
+ * Kysely asks for a new prepared statement on every query; compiling the SQL costs more than
+ * running most of ours, so statements are kept and reused by their text. Reuse is safe because
+ * the one connection is serialised: a statement never runs for two queries at once.
+ */
 export function adaptNodeSqlite(database: DatabaseSync): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   return {
@@ -14,15 +21,17 @@ export function adaptNodeSqlite(database: DatabaseSync): SqliteDatabase {
       database.close();
     },
     prepare: (sql: string) => {
-      let statement = cache.get(sql);
-      if (statement) {
-        // Most recently used last, so the first key is the one to evict.
+      const cached = cache.get(sql);
+      if (cached) {
         cache.delete(sql);
-      } else {
-        statement = adaptStatement(database.prepare(sql));
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+        cache.set(sql, cached);
+        return cached;
       }
-      cache.set(sql, statement);
+      const statement = adaptStatement(database.prepare(sql));
+      if (sql.length <= MAX_CACHED_SQL_LENGTH) {
+        cache.set(sql, statement);
+        if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      }
       return statement;
     },
   };

@@ -312,6 +312,41 @@ export interface ApiPolicyCountersTable {
   count: number;
 }
 
+export interface LookupTablesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  project_id: number | null;
+  name: string;
+  /** Lower-cased name (unique per environment); null once the table is deleted. */
+  name_key: string | null;
+  /** JSON array of the column labels, by position (col1 first). */
+  columns: string;
+  row_count: number;
+  /** Set by batch delete: the table is gone for the API while its rows are purged. */
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Cells by position; null is an empty cell. */
+export interface LookupTableRowsTable {
+  id: Generated<number>;
+  table_id: number;
+  col1: string | null;
+  col2: string | null;
+  col3: string | null;
+  col4: string | null;
+  col5: string | null;
+  col6: string | null;
+  col7: string | null;
+  col8: string | null;
+  col9: string | null;
+  col10: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -335,6 +370,8 @@ export interface Database {
   api_clients: ApiClientsTable;
   api_access_profiles: ApiAccessProfilesTable;
   api_policy_counters: ApiPolicyCountersTable;
+  lookup_tables: LookupTablesTable;
+  lookup_table_rows: LookupTableRowsTable;
 }
 
 /** The database handle or an open transaction: stores accept either. */
@@ -364,3 +401,5 @@ export type ApiEndpointRow = Selectable<ApiEndpointsTable>;
 export type ApiClientRow = Selectable<ApiClientsTable>;
 export type ApiAccessProfileRow = Selectable<ApiAccessProfilesTable>;
 export type ApiPolicyRow = Selectable<ApiPoliciesTable>;
+export type LookupTableRow = Selectable<LookupTablesTable>;
+export type LookupRowRecord = Selectable<LookupTableRowsTable>;

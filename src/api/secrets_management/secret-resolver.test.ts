@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../config.ts';
-import { createInProcessNotifier } from '../../notifier.ts';
+import { createServiceContext } from '../../context.ts';
 import { createSecretBox } from '../../crypto/secret-box.ts';
 import { openSqlite } from '../../db/index.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
@@ -41,7 +41,7 @@ before(async () => {
   const box = createSecretBox(randomBytes(32));
   const config = loadConfig({});
   const secrets = secretResolverFor(config, clock, box);
-  const workspace = await createWorkspace({ db: kysely, clock, log: createLogger('silent'), secretBox: box, secrets, config, notifier: createInProcessNotifier() }, { name: 'Resolver Co', ownerEmail: 'r@example.com' });
+  const workspace = await createWorkspace(createServiceContext({ db: kysely, config, secretBox: box, log: createLogger('silent'), clock, secrets }), { name: 'Resolver Co', ownerEmail: 'r@example.com' });
   scope = { workspaceId: workspace.id, environmentId: (await findEnvironmentByType(kysely, workspace.id, 'dev'))!.id };
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-resolver-'));
 });

@@ -1,0 +1,374 @@
+// Lookup tables (contract 11 and the README's "Lookup tables" decision): tables of up to ten
+// string columns in the caller's environment, their rows, and lookups by column values.
+import type { ServiceContext } from '../../context.ts';
+import { isUniqueViolation } from '../../db/dialect.ts';
+import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.ts';
+import { toStored } from '../../time.ts';
+import { findProject } from '../projects/projects.store.ts';
+import { projectInScope } from '../developer_api_clients/credentials.ts';
+import {
+  CELL_COLUMNS,
+  deleteRow as deleteRowRecord,
+  deleteRowsChunk,
+  findDeletedTableIds,
+  findFirstRow,
+  findRow,
+  findRows,
+  findTable,
+  findTableRowCount,
+  findVisibleTableIds,
+  insertRow,
+  insertTable,
+  labelsOf,
+  listTables as listTableRecords,
+  markTablesDeleted,
+  removeDeletedTable,
+  reserveRowSlot,
+  rowToApi,
+  tableToApi,
+  touchTable,
+  updateRowCells,
+  type CellColumn,
+  type CellFilter,
+  type Cells,
+  type LookupRowApi,
+  type LookupTableApi,
+  type TableScope,
+  type VisibleTable,
+} from './lookup_tables.store.ts';
+
+/** Columns per table (contract 11 §1.5). */
+export const MAX_COLUMNS = CELL_COLUMNS.length;
+/** Size of one cell in UTF-8 bytes (contract 11 §1.5: 10 KB). Ten of them stay under the 128 KB row limit. */
+export const MAX_CELL_BYTES = 10 * 1024;
+export const MAX_NAME_LENGTH = 255;
+export const MAX_LABEL_LENGTH = 255;
+
+export interface CreateTableInput {
+  name?: string;
+  project_id?: number | null;
+  /** Column definitions `[{label}]`, or the same array JSON-encoded (as tables are returned). */
+  schema?: unknown;
+}
+
+export async function listTables(ctx: ServiceContext, scope: TableScope, page: { offset: number; perPage: number }): Promise<LookupTableApi[]> {
+  return (await listTableRecords(ctx.db, scope, page)).map(tableToApi);
+}
+
+export async function getTable(ctx: ServiceContext, scope: TableScope, id: number): Promise<LookupTableApi> {
+  return tableToApi(assertFound(await findTable(ctx.db, scope, id)));
+}
+
+export async function createTable(ctx: ServiceContext, scope: TableScope, input: CreateTableInput): Promise<LookupTableApi> {
+  const errors: FieldErrors = {};
+  const name = checkTableName(input.name, errors);
+  const labels = checkSchema(input.schema, errors);
+  if (Object.keys(errors).length > 0) throw invalid(errors);
+
+  let projectId: number | null = null;
+  if (input.project_id !== undefined && input.project_id !== null) {
+    const project = await findProject(ctx.db, scope.environmentId, input.project_id);
+    // A project outside the caller's scope is as unknown as one that does not exist.
+    if (!project || !projectInScope(scope, project.folder_id)) {
+      throw new AppError('not_found', { message: `Project ${input.project_id} not found`, errors: { project_id: ['does not exist'] } });
+    }
+    projectId = project.id;
+  } else if (!scope.allFolders) {
+    throw new AppError('forbidden', { message: 'Forbidden: a client limited to some projects must give the project_id of one of them' });
+  }
+
+  try {
+    const table = await insertTable(ctx.db, {
+      workspace_id: scope.workspaceId,
+      environment_id: scope.environmentId,
+      project_id: projectId,
+      name: name as string,
+      name_key: (name as string).toLowerCase(),
+      labels: labels as string[],
+      now: toStored(ctx.clock.now()),
+    });
+    return tableToApi(table);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError('name_taken', { errors: { name: ['has already been taken'] } });
+    throw error;
+  }
+}
+
+/**
+ * All or nothing (contract README, "Lookup tables"): an id the caller cannot see is a 404 naming
+ * it, and no table is deleted. The tables are gone for the API when this returns; their rows are
+ * purged afterwards in small chunks, so that a table of a million rows does not hold up the server.
+ */
+export async function deleteTables(ctx: ServiceContext, scope: TableScope, ids: readonly number[], field: string): Promise<{ deleted_ids: number[]; failed_ids: number[] }> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) throw invalid({ [field]: ['must list at least one lookup table id'] });
+  await ctx.db.transaction().execute(async (trx) => {
+    const found = new Set(await findVisibleTableIds(trx, scope, unique));
+    const unknown = unique.filter((id) => !found.has(id));
+    if (unknown.length > 0) {
+      const list = unknown.slice(0, 20).join(', ') + (unknown.length > 20 ? ', ...' : '');
+      throw new AppError('not_found', {
+        message: `Lookup table${unknown.length > 1 ? 's' : ''} not found: ${list}; nothing was deleted`,
+        errors: { [field]: [`unknown: ${list}`] },
+      });
+    }
+    await markTablesDeleted(trx, unique, toStored(ctx.clock.now()));
+  });
+  startPurge(ctx);
+  return { deleted_ids: unique, failed_ids: [] };
+}
+
+/** Purge the rows of deleted tables in the background; also called at start for a purge cut short. */
+export function startPurge(ctx: Pick<ServiceContext, 'db' | 'log'>): void {
+  purgeDeletedTables(ctx).catch((error: unknown) => {
+    ctx.log.warn({ err: error }, 'purging the rows of deleted lookup tables stopped; it resumes at the next start or batch delete');
+  });
+}
+
+/** Rows deleted per statement while purging: a few milliseconds each, so requests interleave. */
+const PURGE_CHUNK = 500;
+
+export async function purgeDeletedTables(ctx: Pick<ServiceContext, 'db'>): Promise<void> {
+  for (;;) {
+    const ids = await findDeletedTableIds(ctx.db, 10);
+    if (ids.length === 0) return;
+    for (const id of ids) {
+      while ((await deleteRowsChunk(ctx.db, id, PURGE_CHUNK)) > 0) await new Promise((resolve) => setImmediate(resolve));
+      await removeDeletedTable(ctx.db, id);
+    }
+  }
+}
+
+export async function listRows(ctx: ServiceContext, scope: TableScope, tableId: number, query: Record<string, unknown>, page: { offset: number; perPage: number }): Promise<LookupRowApi[]> {
+  const table = await visibleTable(ctx, scope, tableId);
+  const labels = labelsOf(table);
+  const filters = parseFilters(labels, query);
+  return (await findRows(ctx.db, table.id, filters, page)).map((row) => rowToApi(row, labels));
+}
+
+/** The first row (lowest id) matching every `by[column]` filter; 404 when none does. */
+export async function lookupRow(ctx: ServiceContext, scope: TableScope, tableId: number, query: Record<string, unknown>): Promise<LookupRowApi> {
+  const table = await visibleTable(ctx, scope, tableId);
+  const labels = labelsOf(table);
+  const filters = parseFilters(labels, query);
+  if (filters.length === 0) throw invalid({ by: ['give at least one column value, e.g. by[code]=CZ'] }, 'A lookup needs at least one by[column] value');
+  const row = await findFirstRow(ctx.db, table.id, filters);
+  if (!row) throw new AppError('not_found', { message: 'No row matches the lookup' });
+  return rowToApi(row, labels);
+}
+
+export async function getRow(ctx: ServiceContext, scope: TableScope, tableId: number, rowId: number): Promise<LookupRowApi> {
+  const table = await visibleTable(ctx, scope, tableId);
+  return rowToApi(assertFound(await findRow(ctx.db, table.id, rowId)), labelsOf(table));
+}
+
+export async function addRow(ctx: ServiceContext, scope: TableScope, tableId: number, data: unknown): Promise<LookupRowApi> {
+  const table = await visibleTable(ctx, scope, tableId);
+  const labels = labelsOf(table);
+  const cells = parseCells(labels, data);
+  const now = toStored(ctx.clock.now());
+  const maxRows = ctx.config.lookupTableMaxRows;
+  const row = await ctx.groupCommit.run(async (trx) => {
+    if (!(await reserveRowSlot(trx, table.id, maxRows, now))) {
+      const current = await findTableRowCount(trx, table.id);
+      if (!current || current.deleted_at !== null) throw new AppError('not_found');
+      throw new AppError('lookup_table_full', { message: `Lookup table is full: it holds the maximum of ${maxRows} rows`, errors: { data: [`the table already holds ${maxRows} rows`] } });
+    }
+    return insertRow(trx, table.id, cells, now);
+  });
+  return rowToApi(row, labels);
+}
+
+/** Partial: only the columns given change; null or '' empties a cell. */
+export async function updateRow(ctx: ServiceContext, scope: TableScope, tableId: number, rowId: number, data: unknown): Promise<LookupRowApi> {
+  const table = await visibleTable(ctx, scope, tableId);
+  const labels = labelsOf(table);
+  const cells = parseCells(labels, data);
+  if (Object.keys(cells).length === 0) throw invalid({ data: ['must name at least one column to change'] }, 'Nothing to update');
+  const now = toStored(ctx.clock.now());
+  const row = await ctx.groupCommit.run(async (trx) => {
+    if (!(await touchTable(trx, table.id, now))) throw new AppError('not_found');
+    return assertFound(await updateRowCells(trx, table.id, rowId, cells, now));
+  });
+  return rowToApi(row, labels);
+}
+
+export async function deleteRow(ctx: ServiceContext, scope: TableScope, tableId: number, rowId: number): Promise<void> {
+  const table = await visibleTable(ctx, scope, tableId);
+  const now = toStored(ctx.clock.now());
+  await ctx.groupCommit.run(async (trx) => {
+    if (!(await deleteRowRecord(trx, table.id, rowId))) throw new AppError('not_found');
+    if (!(await touchTable(trx, table.id, now, -1))) throw new AppError('not_found');
+  });
+}
+
+async function visibleTable(ctx: ServiceContext, scope: TableScope, tableId: number): Promise<VisibleTable> {
+  return assertFound(await findTable(ctx.db, scope, tableId));
+}
+
+// ---- input rules ----
+
+/** Position of a column by its label, or by its positional key col1..col10 (labels win). */
+function columnOf(labels: readonly string[], key: string): CellColumn | undefined {
+  const index = labels.indexOf(key);
+  if (index >= 0) return CELL_COLUMNS[index];
+  const positional = /^col([1-9]|10)$/.exec(key);
+  if (positional && Number(positional[1]) <= labels.length) return CELL_COLUMNS[Number(positional[1]) - 1];
+  return undefined;
+}
+
+function describeColumns(labels: readonly string[]): string {
+  return labels.join(', ');
+}
+
+const FILTER_KEY = /^by\[(.*)\]$/s;
+
+/** `by[<column>]=value` query parameters as cell filters; other parameters are not filters. */
+function parseFilters(labels: readonly string[], query: Record<string, unknown>): CellFilter[] {
+  const errors: FieldErrors = {};
+  const filters: CellFilter[] = [];
+  const seen = new Map<CellColumn, string>();
+  for (const [key, raw] of Object.entries(query)) {
+    if (key === 'by') {
+      errors.by = ['name the column in brackets: by[<column>]=<value>'];
+      continue;
+    }
+    const match = FILTER_KEY.exec(key);
+    if (!match) continue;
+    const label = match[1] as string;
+    const column = columnOf(labels, label);
+    if (!column) {
+      errors[key] = [`is not a column of this table (columns: ${describeColumns(labels)})`];
+      continue;
+    }
+    if (typeof raw !== 'string') {
+      errors[key] = ['is given more than once'];
+      continue;
+    }
+    const earlier = seen.get(column);
+    if (earlier !== undefined) {
+      errors[key] = [`names the same column as by[${earlier}]`];
+      continue;
+    }
+    seen.set(column, label);
+    filters.push({ column, value: raw === '' ? null : raw });
+  }
+  if (Object.keys(errors).length > 0) {
+    const unknown = Object.entries(errors).filter(([, messages]) => messages[0]?.startsWith('is not a column')).map(([key]) => key);
+    throw invalid(errors, unknown.length > 0 ? `Unknown column${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}` : undefined);
+  }
+  return filters;
+}
+
+/**
+ * Row data as cells: keys are column labels (or col1..col10); values are strings, numbers and
+ * booleans are stored as their string form, null and '' empty the cell, objects and arrays are refused.
+ */
+function parseCells(labels: readonly string[], data: unknown): Cells {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw invalid({ data: ['must be an object of column values'] });
+  const errors: FieldErrors = {};
+  const cells: Cells = {};
+  const seen = new Map<CellColumn, string>();
+  const unknown: string[] = [];
+  for (const [key, value] of Object.entries(data)) {
+    const field = `data.${key}`;
+    const column = columnOf(labels, key);
+    if (!column) {
+      unknown.push(key);
+      errors[field] = [`is not a column of this table (columns: ${describeColumns(labels)})`];
+      continue;
+    }
+    const earlier = seen.get(column);
+    if (earlier !== undefined) {
+      errors[field] = [`names the same column as ${earlier}`];
+      continue;
+    }
+    seen.set(column, key);
+    const cell = toCell(value);
+    if (typeof cell === 'object' && cell !== null) errors[field] = [cell.error];
+    else cells[column] = cell;
+  }
+  if (Object.keys(errors).length > 0) throw invalid(errors, unknown.length > 0 ? `Unknown column${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}` : undefined);
+  return cells;
+}
+
+function toCell(value: unknown): string | null | { error: string } {
+  if (value === null) return null;
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else if (typeof value === 'boolean') text = String(value);
+  else if (typeof value === 'number') {
+    // A whole number beyond 2^53 has already lost digits in JSON parsing (and 1e400 became
+    // Infinity): refuse rather than store a different number.
+    if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) return { error: 'is a number too large to keep exactly; send it as a string' };
+    text = String(value);
+  } else return { error: 'must be a string (numbers and booleans are accepted and stored as text; objects and arrays are not)' };
+  if (Buffer.byteLength(text, 'utf8') > MAX_CELL_BYTES) return { error: `is too long (maximum is ${MAX_CELL_BYTES} bytes)` };
+  return text === '' ? null : text;
+}
+
+function checkTableName(name: unknown, errors: FieldErrors): string | undefined {
+  if (name === undefined || name === null) {
+    errors.name = ['is required'];
+    return undefined;
+  }
+  if (typeof name !== 'string') {
+    errors.name = ['must be a string'];
+    return undefined;
+  }
+  const trimmed = name.trim();
+  if (trimmed === '') errors.name = ["can't be blank"];
+  else if (trimmed.length > MAX_NAME_LENGTH) errors.name = [`is too long (maximum is ${MAX_NAME_LENGTH} characters)`];
+  return trimmed;
+}
+
+/** 1-10 columns `{label}` (extra keys ignored); labels unique (ignoring case), position n is col<n>. */
+function checkSchema(schema: unknown, errors: FieldErrors): string[] | undefined {
+  if (schema === undefined || schema === null) {
+    errors.schema = ['is required: an array of columns such as [{"label": "code"}]'];
+    return undefined;
+  }
+  let columns = schema;
+  if (typeof schema === 'string') {
+    try {
+      columns = JSON.parse(schema);
+    } catch {
+      errors.schema = ['must be an array of columns, or that array as a JSON string'];
+      return undefined;
+    }
+  }
+  if (!Array.isArray(columns)) {
+    errors.schema = ['must be an array of columns such as [{"label": "code"}]'];
+    return undefined;
+  }
+  if (columns.length === 0) {
+    errors.schema = ['must have at least one column'];
+    return undefined;
+  }
+  if (columns.length > MAX_COLUMNS) {
+    errors.schema = [`has ${columns.length} columns; a lookup table has at most ${MAX_COLUMNS}`];
+    return undefined;
+  }
+  const labels: string[] = [];
+  const byKey = new Map<string, number>();
+  columns.forEach((column: unknown, i) => {
+    const field = `schema.${i}.label`;
+    const label = typeof column === 'object' && column !== null && !Array.isArray(column) ? (column as Record<string, unknown>).label : undefined;
+    if (typeof label !== 'string') {
+      errors[field] = [label === undefined ? 'is required' : 'must be a string'];
+      return;
+    }
+    const trimmed = label.trim();
+    if (trimmed === '') errors[field] = ["can't be blank"];
+    else if (trimmed.length > MAX_LABEL_LENGTH) errors[field] = [`is too long (maximum is ${MAX_LABEL_LENGTH} characters)`];
+    else if (trimmed === '__proto__') errors[field] = ['is reserved'];
+    else if (/^col([1-9]|10)$/.test(trimmed) && trimmed !== `col${i + 1}`) errors[field] = [`would be mistaken for the positional key of column ${trimmed.slice(3)}`];
+    else {
+      const earlier = byKey.get(trimmed.toLowerCase());
+      if (earlier !== undefined) errors[field] = [`repeats the label of column ${earlier + 1} ("${labels[earlier]}")`];
+      else byKey.set(trimmed.toLowerCase(), i);
+    }
+    labels[i] = trimmed;
+  });
+  return labels;
+}

@@ -1,0 +1,279 @@
+// Lookup tables and their rows. Cells live by position in col1..col10; every lookup and filter
+// is led by the index (table_id, colN) of one given column, so its cost does not grow with the
+// table. Labels (what clients see) are mapped to positions by the service.
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { Database, Db, LookupRowRecord, LookupTableRow } from '../../db/types.ts';
+import { toApiTimestamp } from '../../time.ts';
+
+export const CELL_COLUMNS = ['col1', 'col2', 'col3', 'col4', 'col5', 'col6', 'col7', 'col8', 'col9', 'col10'] as const;
+export type CellColumn = (typeof CELL_COLUMNS)[number];
+/** Cell values by position; null (or absent on insert) is an empty cell. */
+export type Cells = Partial<Record<CellColumn, string | null>>;
+
+/** Equality on one cell; null matches an empty cell. */
+export interface CellFilter {
+  column: CellColumn;
+  value: string | null;
+}
+
+/** Who is asking: tables are assets of the caller's environment, some scoped to a project. */
+export interface TableScope {
+  workspaceId: number;
+  environmentId: number;
+  allFolders: boolean;
+  folderIds: readonly number[];
+}
+
+export type VisibleTable = LookupTableRow & { project_folder_id: number | null };
+
+export interface LookupTableApi {
+  id: number;
+  name: string;
+  schema: string;
+  created_at: string;
+  updated_at: string;
+  project_id: string | null;
+}
+
+export interface LookupRowApi {
+  id: number;
+  data: Record<string, string | null>;
+  created_at: string;
+  updated_at: string;
+}
+
+export function labelsOf(table: Pick<LookupTableRow, 'columns'>): string[] {
+  const parsed: unknown = JSON.parse(table.columns);
+  return Array.isArray(parsed) ? parsed.map(String) : [];
+}
+
+/** The vendor's shape: `schema` is a JSON string of column definitions (contract 11 §1.1-1.2). */
+export function tableToApi(table: LookupTableRow): LookupTableApi {
+  const schema = labelsOf(table).map((label, i) => ({ control_type: 'text', label, name: `col${i + 1}`, type: 'string', sticky: true }));
+  return {
+    id: table.id,
+    name: table.name,
+    schema: JSON.stringify(schema),
+    created_at: toApiTimestamp(table.created_at),
+    updated_at: toApiTimestamp(table.updated_at),
+    project_id: table.project_id === null ? null : String(table.project_id),
+  };
+}
+
+export function rowToApi(row: LookupRowRecord, labels: readonly string[]): LookupRowApi {
+  const data: Record<string, string | null> = {};
+  labels.forEach((label, i) => {
+    data[label] = row[CELL_COLUMNS[i] as CellColumn];
+  });
+  return { id: row.id, data, created_at: toApiTimestamp(row.created_at), updated_at: toApiTimestamp(row.updated_at) };
+}
+
+// ---- tables ----
+
+function visibleTables(db: Db, scope: TableScope) {
+  let query = db
+    .selectFrom('lookup_tables as t')
+    .leftJoin('projects as p', 'p.id', 't.project_id')
+    .selectAll('t')
+    .select('p.folder_id as project_folder_id')
+    .where('t.workspace_id', '=', scope.workspaceId)
+    .where('t.environment_id', '=', scope.environmentId)
+    .where('t.deleted_at', 'is', null);
+  // A client limited to some projects sees only the tables of those projects (not the global ones).
+  if (!scope.allFolders) query = scope.folderIds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('p.folder_id', 'in', [...scope.folderIds]);
+  return query;
+}
+
+export async function findTable(db: Db, scope: TableScope, id: number): Promise<VisibleTable | undefined> {
+  return visibleTables(db, scope).where('t.id', '=', id).executeTakeFirst();
+}
+
+export async function listTables(db: Db, scope: TableScope, page: { offset: number; perPage: number }): Promise<VisibleTable[]> {
+  return visibleTables(db, scope).orderBy('t.id').limit(page.perPage).offset(page.offset).execute();
+}
+
+/** Which of these ids are tables the caller can see. */
+export async function findVisibleTableIds(db: Db, scope: TableScope, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await visibleTables(db, scope).where('t.id', 'in', [...ids]).execute();
+  return rows.map((r) => r.id);
+}
+
+export async function insertTable(db: Db, values: { workspace_id: number; environment_id: number; project_id: number | null; name: string; name_key: string; labels: readonly string[]; now: string }): Promise<LookupTableRow> {
+  return db
+    .insertInto('lookup_tables')
+    .values({
+      workspace_id: values.workspace_id,
+      environment_id: values.environment_id,
+      project_id: values.project_id,
+      name: values.name,
+      name_key: values.name_key,
+      columns: JSON.stringify(values.labels),
+      row_count: 0,
+      deleted_at: null,
+      created_at: values.now,
+      updated_at: values.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Deleted for the API at once (and the name freed); the rows go later, see purgeDeletedRows. */
+export async function markTablesDeleted(db: Db, ids: readonly number[], now: string): Promise<number> {
+  if (ids.length === 0) return 0;
+  const result = await db.updateTable('lookup_tables').set({ deleted_at: now, name_key: null }).where('id', 'in', [...ids]).where('deleted_at', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function findDeletedTableIds(db: Db, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('lookup_tables').select('id').where('deleted_at', 'is not', null).orderBy('id').limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Delete up to `limit` rows of a table; small chunks keep the connection free for requests. */
+export async function deleteRowsChunk(db: Db, tableId: number, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('lookup_table_rows')
+    .where('id', 'in', (eb) => eb.selectFrom('lookup_table_rows').select('id').where('table_id', '=', tableId).orderBy('id').limit(limit))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function removeDeletedTable(db: Db, tableId: number): Promise<void> {
+  await db.deleteFrom('lookup_tables').where('id', '=', tableId).where('deleted_at', 'is not', null).execute();
+}
+
+/**
+ * Count one more row against the limit and touch the table, if it is live and not full; one
+ * conditional statement, so concurrent adds can never pass the limit together.
+ */
+export async function reserveRowSlot(db: Db, tableId: number, maxRows: number, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('lookup_tables')
+    .set((eb) => ({ row_count: eb('row_count', '+', 1), updated_at: now }))
+    .where('id', '=', tableId)
+    .where('deleted_at', 'is', null)
+    .where('row_count', '<', maxRows)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Record a row change on a live table (rowDelta -1 for a delete); false if the table is gone. */
+export async function touchTable(db: Db, tableId: number, now: string, rowDelta: 0 | -1 = 0): Promise<boolean> {
+  const result = await db
+    .updateTable('lookup_tables')
+    .set((eb) => ({ row_count: eb('row_count', '+', rowDelta), updated_at: now }))
+    .where('id', '=', tableId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function findTableRowCount(db: Db, tableId: number): Promise<{ row_count: number; deleted_at: string | null } | undefined> {
+  return db.selectFrom('lookup_tables').select(['row_count', 'deleted_at']).where('id', '=', tableId).executeTakeFirst();
+}
+
+// ---- rows ----
+
+export async function insertRow(db: Db, tableId: number, cells: Cells, now: string): Promise<LookupRowRecord> {
+  return db
+    .insertInto('lookup_table_rows')
+    .values({ ...emptyCells(), ...cells, table_id: tableId, created_at: now, updated_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Append many rows at once (imports, benchmarks): multi-row inserts, and the row count raised by
+ * the number written. Run it in a transaction; the caller checks the row limit.
+ */
+export async function insertRows(db: Db, tableId: number, rows: readonly Cells[], now: string): Promise<void> {
+  // 13 values a row; SQLite accepts 32,766 bound values a statement.
+  const perStatement = 2000;
+  for (let i = 0; i < rows.length; i += perStatement) {
+    const values = rows.slice(i, i + perStatement).map((cells) => ({ ...emptyCells(), ...cells, table_id: tableId, created_at: now, updated_at: now }));
+    await db.insertInto('lookup_table_rows').values(values).execute();
+  }
+  await db.updateTable('lookup_tables').set((eb) => ({ row_count: eb('row_count', '+', rows.length), updated_at: now })).where('id', '=', tableId).execute();
+}
+
+export async function findRow(db: Db, tableId: number, rowId: number): Promise<LookupRowRecord | undefined> {
+  return db.selectFrom('lookup_table_rows').selectAll().where('table_id', '=', tableId).where('id', '=', rowId).executeTakeFirst();
+}
+
+/** One statement: concurrent updates of a row each land whole, never interleaved cell by cell. */
+export async function updateRowCells(db: Db, tableId: number, rowId: number, cells: Cells, now: string): Promise<LookupRowRecord | undefined> {
+  return db
+    .updateTable('lookup_table_rows')
+    .set({ ...cells, updated_at: now })
+    .where('table_id', '=', tableId)
+    .where('id', '=', rowId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function deleteRow(db: Db, tableId: number, rowId: number): Promise<boolean> {
+  const result = await db.deleteFrom('lookup_table_rows').where('table_id', '=', tableId).where('id', '=', rowId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** The first rows (by id) matching every filter; all rows of the table without filters. */
+export async function findRows(db: Db, tableId: number, filters: readonly CellFilter[], page: { offset: number; perPage: number }): Promise<LookupRowRecord[]> {
+  const planned = await planFilters(db, tableId, filters);
+  if (planned === null) return [];
+  return rowsQuery(db, tableId, planned).limit(page.perPage).offset(page.offset).execute();
+}
+
+export async function findFirstRow(db: Db, tableId: number, filters: readonly CellFilter[]): Promise<LookupRowRecord | undefined> {
+  const planned = await planFilters(db, tableId, filters);
+  if (planned === null) return undefined;
+  return rowsQuery(db, tableId, planned).limit(1).executeTakeFirst();
+}
+
+/**
+ * The query for rows matching the filters, the first filter leading. Only the leading filter is
+ * written so that an index can serve it (`colN = ?` on (table_id, colN)); the others are written
+ * as expressions, which no index serves, so the planner cannot pick a worse index for them. Rows
+ * come in id order straight from the index (equal keys are stored in id order): no sort.
+ */
+export function rowsQuery(db: Db, tableId: number, filters: readonly CellFilter[]): SelectQueryBuilder<Database, 'lookup_table_rows', LookupRowRecord> {
+  let query = db.selectFrom('lookup_table_rows').selectAll().where('table_id', '=', tableId);
+  const [leading, ...others] = filters;
+  if (leading) query = leading.value === null ? query.where(leading.column, 'is', null) : query.where(leading.column, '=', leading.value);
+  for (const filter of others) {
+    query = query.where((eb) => eb(eb.fn.coalesce(filter.column, eb.val('')), '=', filter.value ?? ''));
+  }
+  return query.orderBy('id');
+}
+
+/** Rows counted per filter are capped: enough to tell a rare value from a common one, never a long walk. */
+const PROBE_CAP = 64;
+
+/**
+ * Order the filters so that the rarest value leads: with several columns, the cost of a lookup
+ * is the number of rows matching the leading column, so lead with the one that matches fewest.
+ * One statement counts, for each filter, its matches up to PROBE_CAP, each through its own index.
+ * null: a filter matches no row at all, so nothing can match.
+ */
+export async function planFilters(db: Db, tableId: number, filters: readonly CellFilter[]): Promise<CellFilter[] | null> {
+  if (filters.length < 2) return [...filters];
+  const counts = (await probeQuery(db, tableId, filters).executeTakeFirstOrThrow()) as Record<string, unknown>;
+  const withCounts = filters.map((filter, i) => ({ filter, n: Number(counts[`c${i}`]) }));
+  if (withCounts.some((f) => f.n === 0)) return null;
+  return withCounts.sort((a, b) => a.n - b.n).map((f) => f.filter);
+}
+
+/** For each filter, the number of matching rows up to PROBE_CAP, as columns c0, c1, ... */
+export function probeQuery(db: Db, tableId: number, filters: readonly CellFilter[]) {
+  return db.selectNoFrom((eb) =>
+    filters.map((filter, i) => {
+      let matches = eb.selectFrom('lookup_table_rows').select(sql.lit(1).as('one')).where('table_id', '=', tableId);
+      matches = filter.value === null ? matches.where(filter.column, 'is', null) : matches.where(filter.column, '=', filter.value);
+      return eb.selectFrom(matches.limit(PROBE_CAP).as('m')).select((e) => e.fn.countAll<number>().as('n')).as(`c${i}`);
+    }),
+  );
+}
+
+function emptyCells(): Record<CellColumn, null> {
+  return { col1: null, col2: null, col3: null, col4: null, col5: null, col6: null, col7: null, col8: null, col9: null, col10: null };
+}

@@ -1,0 +1,688 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestApp, type Reply, type TestApp } from '../../../test/helpers.ts';
+
+let t: TestApp;
+let readerToken: string;
+let noLookupToken: string;
+let adminRoleId: number;
+
+before(async () => {
+  t = await createTestApp();
+  const roles = await t.call('GET', '/api/developer_api_client_roles');
+  adminRoleId = roles.body.result.items.find((r: { name: string }) => r.name === 'Admin').id;
+  const readOnlyRoleId = roles.body.result.items.find((r: { name: string }) => r.name === 'Read only').id;
+  assert.equal((await t.call('POST', `/api/developer_api_client_roles/${readOnlyRoleId}/copy`, { body: { name: 'Lookup reader', privileges: ['lookup_tables:read'] } })).status, 200);
+  assert.equal((await t.call('POST', `/api/developer_api_client_roles/${readOnlyRoleId}/copy`, { body: { name: 'No lookups', privileges: ['workspace_details:read'] } })).status, 200);
+  readerToken = await t.tokenFor('Lookup reader');
+  noLookupToken = await t.tokenFor('No lookups');
+});
+after(() => t.close());
+
+const COUNTRY_SCHEMA = [{ label: 'code' }, { label: 'country' }, { label: 'currency' }];
+let tableCounter = 0;
+
+async function newTable(schema: unknown = COUNTRY_SCHEMA, extra: Record<string, unknown> = {}, token?: string): Promise<{ id: number; name: string }> {
+  tableCounter += 1;
+  const res = await t.call('POST', '/api/lookup_tables', { body: { name: `table_${tableCounter}`, schema, ...extra }, ...(token ? { token } : {}) });
+  assert.equal(res.status, 200, res.text);
+  return res.body;
+}
+
+async function addRow(tableId: number, data: Record<string, unknown>, token?: string): Promise<Reply> {
+  return t.call('POST', `/api/lookup_tables/${tableId}/rows`, { body: { data }, ...(token ? { token } : {}) });
+}
+
+async function addRows(tableId: number, rows: Array<Record<string, unknown>>): Promise<number[]> {
+  const ids: number[] = [];
+  for (const data of rows) {
+    const res = await addRow(tableId, data);
+    assert.equal(res.status, 200, res.text);
+    ids.push(res.body.id);
+  }
+  return ids;
+}
+
+async function allRows(tableId: number): Promise<Array<{ id: number; data: Record<string, string | null> }>> {
+  const res = await t.call('GET', `/api/lookup_tables/${tableId}/rows?per_page=1000`);
+  assert.equal(res.status, 200, res.text);
+  return res.body;
+}
+
+async function tableNames(token?: string): Promise<string[]> {
+  const res = await t.call('GET', '/api/lookup_tables?per_page=100', token ? { token } : {});
+  assert.equal(res.status, 200, res.text);
+  return res.body.map((table: { name: string }) => table.name);
+}
+
+async function allTableCount(): Promise<number> {
+  let count = 0;
+  for (let page = 1; ; page++) {
+    const res = await t.call('GET', `/api/lookup_tables?per_page=100&page=${page}`);
+    count += res.body.length;
+    if (res.body.length < 100) return count;
+  }
+}
+
+/** A client limited to one project, with the admin role. */
+async function scopedToken(folderId: number): Promise<string> {
+  const res = await t.call('POST', '/api/developer_api_clients', { body: { name: `scoped-${folderId}-${tableCounter}`, api_privilege_group_id: adminRoleId, all_folders: false, folder_ids: [folderId] } });
+  assert.equal(res.status, 200, res.text);
+  return res.body.result.token.value;
+}
+
+const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/;
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+describe('POST /api/lookup_tables', () => {
+  test('creates a table; schema comes back as a JSON string of positional columns', async () => {
+    const res = await t.call('POST', '/api/lookup_tables', { body: { name: 'country_codes', schema: COUNTRY_SCHEMA } });
+    assert.equal(res.status, 200);
+    assert.deepEqual(Object.keys(res.body), ['id', 'name', 'schema', 'created_at', 'updated_at', 'project_id']);
+    assert.equal(res.body.name, 'country_codes');
+    assert.equal(res.body.project_id, null);
+    assert.match(res.body.created_at, TIMESTAMP);
+    assert.equal(typeof res.body.schema, 'string');
+    assert.deepEqual(JSON.parse(res.body.schema), [
+      { control_type: 'text', label: 'code', name: 'col1', type: 'string', sticky: true },
+      { control_type: 'text', label: 'country', name: 'col2', type: 'string', sticky: true },
+      { control_type: 'text', label: 'currency', name: 'col3', type: 'string', sticky: true },
+    ]);
+    assert.ok((await tableNames()).includes('country_codes'));
+  });
+
+  test('accepts the wrapped form (which wins over top-level fields), a project_id as a string, and a JSON-string schema', async () => {
+    const project = await t.createProject('Finance');
+    const wrapped = await t.call('POST', '/api/lookup_tables', {
+      body: { name: 'ignored', lookup_table: { name: 'fx_rates', project_id: String(project.projectId), schema: [{ label: 'from', extra: 'ignored' }, { label: 'to' }, { label: 'rate' }] } },
+    });
+    assert.equal(wrapped.status, 200, wrapped.text);
+    assert.equal(wrapped.body.name, 'fx_rates');
+    assert.equal(wrapped.body.project_id, String(project.projectId));
+    assert.deepEqual(JSON.parse(wrapped.body.schema).map((c: { label: string }) => c.label), ['from', 'to', 'rate']);
+    // A table read from one environment can be posted back as it was returned (schema as a string).
+    const copy = await t.call('POST', '/api/lookup_tables', { body: { name: 'fx_rates_copy', schema: wrapped.body.schema } });
+    assert.equal(copy.status, 200, copy.text);
+    assert.equal(copy.body.schema, wrapped.body.schema);
+    assert.ok(!(await tableNames()).includes('ignored'));
+  });
+
+  test('trims the name and labels; ten columns are allowed; a label may be its own positional key', async () => {
+    const labels = Array.from({ length: 10 }, (_, i) => ({ label: i === 1 ? 'col2' : `  c${i}  ` }));
+    const res = await t.call('POST', '/api/lookup_tables', { body: { name: '  ten_columns  ', schema: labels } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.name, 'ten_columns');
+    assert.deepEqual(JSON.parse(res.body.schema).map((c: { label: string; name: string }) => `${c.name}=${c.label}`).slice(0, 3), ['col1=c0', 'col2=col2', 'col3=c2']);
+  });
+
+  test('422 for a name already taken in the environment, ignoring case; nothing is created', async () => {
+    await newTable(COUNTRY_SCHEMA, { name: 'Feature_Flags' });
+    const before = await allTableCount();
+    const res = await t.call('POST', '/api/lookup_tables', { body: { name: 'feature_flags', schema: COUNTRY_SCHEMA } });
+    assert.equal(res.status, 422);
+    assert.deepEqual(res.body, { message: 'Name has already been taken', errors: { name: ['has already been taken'] } });
+    assert.equal(await allTableCount(), before);
+  });
+
+  test('bad input: each a 400 naming the field, and no table is created', async () => {
+    const before = await allTableCount();
+    const eleven = Array.from({ length: 11 }, (_, i) => ({ label: `c${i}` }));
+    const cases: Array<[unknown, string]> = [
+      [{ schema: COUNTRY_SCHEMA }, 'name'],
+      [{ name: '   ', schema: COUNTRY_SCHEMA }, 'name'],
+      [{ name: 42, schema: COUNTRY_SCHEMA }, 'name'],
+      [{ name: 'x'.repeat(256), schema: COUNTRY_SCHEMA }, 'name'],
+      [{ name: 'no_schema' }, 'schema'],
+      [{ name: 'empty_schema', schema: [] }, 'schema'],
+      [{ name: 'eleven', schema: eleven }, 'schema'],
+      [{ name: 'object_schema', schema: { label: 'code' } }, 'schema'],
+      [{ name: 'bad_json_schema', schema: '[{"label":' }, 'schema'],
+      [{ name: 'dup', schema: [{ label: 'code' }, { label: 'name' }, { label: 'code' }] }, 'schema.2.label'],
+      [{ name: 'dup_case', schema: [{ label: 'Code' }, { label: ' code ' }] }, 'schema.1.label'],
+      [{ name: 'no_label', schema: [{ name: 'code' }] }, 'schema.0.label'],
+      [{ name: 'number_label', schema: [{ label: 7 }] }, 'schema.0.label'],
+      [{ name: 'string_columns', schema: ['code'] }, 'schema.0.label'],
+      [{ name: 'blank_label', schema: [{ label: ' ' }] }, 'schema.0.label'],
+      [{ name: 'long_label', schema: [{ label: 'l'.repeat(256) }] }, 'schema.0.label'],
+      [{ name: 'proto_label', schema: [{ label: '__proto__' }] }, 'schema.0.label'],
+      [{ name: 'ambiguous', schema: [{ label: 'code' }, { label: 'col1' }] }, 'schema.1.label'],
+      [{ name: 'bad_project', schema: COUNTRY_SCHEMA, project_id: 'abc' }, 'project_id'],
+      [{ name: 'float_project', schema: COUNTRY_SCHEMA, project_id: 1.5 }, 'project_id'],
+      [{ lookup_table: 'country_codes' }, 'lookup_table'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await t.call('POST', '/api/lookup_tables', { body });
+      assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 80)} -> ${res.status} ${res.text}`);
+      assert.equal(typeof res.body.message, 'string');
+      assert.ok(res.body.errors?.[field], `errors names ${field}: ${res.text}`);
+    }
+    const tooMany = await t.call('POST', '/api/lookup_tables', { body: { name: 'eleven', schema: eleven } });
+    assert.match(tooMany.body.errors.schema[0], /at most 10/);
+    const dup = await t.call('POST', '/api/lookup_tables', { body: { name: 'dup', schema: [{ label: 'code' }, { label: 'code' }] } });
+    assert.match(dup.body.errors['schema.1.label'][0], /repeats/);
+    assert.equal(await allTableCount(), before);
+  });
+
+  test('malformed JSON, wrong Content-Type, no body and an oversized body are refused; nothing is created', async () => {
+    const before = await allTableCount();
+    const malformed = await t.call('POST', '/api/lookup_tables', { raw: '{"name": "x", ', headers: JSON_HEADERS });
+    assert.equal(malformed.status, 400);
+    assert.deepEqual(malformed.body, { message: 'Malformed JSON in request body' });
+    const form = await t.call('POST', '/api/lookup_tables', { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    assert.equal(form.status, 415);
+    assert.match(form.body.message, /Content-Type/);
+    const empty = await t.call('POST', '/api/lookup_tables', { raw: '', headers: JSON_HEADERS });
+    assert.equal(empty.status, 400);
+    assert.ok(empty.body.errors.body);
+    const array = await t.call('POST', '/api/lookup_tables', { body: [COUNTRY_SCHEMA] });
+    assert.equal(array.status, 400);
+    const huge = await t.call('POST', '/api/lookup_tables', { raw: JSON.stringify({ name: 'huge', schema: [{ label: 'x'.repeat(2 * 1024 * 1024) }] }), headers: JSON_HEADERS });
+    assert.equal(huge.status, 413);
+    assert.equal(await allTableCount(), before);
+  });
+
+  test('404 for an unknown project, or a project of another environment; nothing is created', async () => {
+    const before = await allTableCount();
+    const unknown = await t.call('POST', '/api/lookup_tables', { body: { name: 'orphan', schema: COUNTRY_SCHEMA, project_id: 999999 } });
+    assert.equal(unknown.status, 404);
+    assert.ok(unknown.body.errors.project_id);
+    const testProject = await t.createProject('Only in test', 'test');
+    const elsewhere = await t.call('POST', '/api/lookup_tables', { body: { name: 'orphan', schema: COUNTRY_SCHEMA, project_id: testProject.projectId } });
+    assert.equal(elsewhere.status, 404);
+    assert.equal(await allTableCount(), before);
+  });
+
+  test('401 without a token; 403 for a role that may only read lookup tables', async () => {
+    const before = await allTableCount();
+    assert.equal((await t.call('POST', '/api/lookup_tables', { token: null, body: { name: 'nope', schema: COUNTRY_SCHEMA } })).status, 401);
+    const res = await t.call('POST', '/api/lookup_tables', { token: readerToken, body: { name: 'nope', schema: COUNTRY_SCHEMA } });
+    assert.equal(res.status, 403);
+    assert.match(res.body.message, /lookup_tables:write/);
+    assert.equal(await allTableCount(), before);
+  });
+
+  test('names are per environment: the same name can exist in dev and test', async () => {
+    await newTable(COUNTRY_SCHEMA, { name: 'per_env' });
+    const testToken = await t.tokenFor('Admin', 'test');
+    const res = await t.call('POST', '/api/lookup_tables', { token: testToken, body: { name: 'per_env', schema: COUNTRY_SCHEMA } });
+    assert.equal(res.status, 200, res.text);
+  });
+});
+
+describe('GET /api/lookup_tables', () => {
+  test('a bare array in id order; pages of at most 100; junk paging falls back to defaults', async () => {
+    for (let i = 0; i < 3; i++) await newTable();
+    const all = (await t.call('GET', '/api/lookup_tables')).body;
+    assert.ok(Array.isArray(all));
+    const ids = all.map((table: { id: number }) => table.id);
+    assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+    const page1 = await t.call('GET', '/api/lookup_tables?page=1&per_page=2');
+    const page2 = await t.call('GET', '/api/lookup_tables?page=2&per_page=2');
+    assert.equal(page1.body.length, 2);
+    assert.deepEqual([...page1.body, ...page2.body].map((x: { id: number }) => x.id), ids.slice(0, 4));
+    assert.equal((await t.call('GET', '/api/lookup_tables?page=abc&per_page=-1')).body.length, Math.min(all.length, 100));
+    assert.deepEqual((await t.call('GET', '/api/lookup_tables?page=999')).body, []);
+    assert.equal((await t.call('GET', '/api/lookup_tables?per_page=100000')).status, 200);
+  });
+
+  test('updated_at follows row changes', async () => {
+    const clockTable = await newTable();
+    const before = (await t.call('GET', `/api/lookup_tables/${clockTable.id}`)).body.updated_at;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await addRow(clockTable.id, { code: 'CZ' });
+    const after = (await t.call('GET', `/api/lookup_tables/${clockTable.id}`)).body.updated_at;
+    assert.ok(after > before, `${after} > ${before}`);
+  });
+
+  test('401; 403 without the privilege; the read privilege is enough', async () => {
+    assert.equal((await t.call('GET', '/api/lookup_tables', { token: null })).status, 401);
+    assert.equal((await t.call('GET', '/api/lookup_tables', { token: noLookupToken })).status, 403);
+    assert.equal((await t.call('GET', '/api/lookup_tables', { token: readerToken })).status, 200);
+  });
+
+  test('another environment and another workspace see none of these tables', async () => {
+    const mine = await tableNames();
+    assert.ok(mine.length > 0);
+    const testToken = await t.tokenFor('Admin', 'test');
+    assert.ok((await tableNames(testToken)).every((name) => name === 'per_env' || !mine.includes(name)));
+    const other = await t.newWorkspace('Other Co');
+    assert.deepEqual(await tableNames(other.adminToken), []);
+  });
+});
+
+describe('GET /api/lookup_tables/:lookup_table_id', () => {
+  test('returns one table; 404 for an unknown id or another workspace\'s table; 400 for a non-numeric id', async () => {
+    const table = await newTable();
+    const res = await t.call('GET', `/api/lookup_tables/${table.id}`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, table);
+    assert.equal((await t.call('GET', '/api/lookup_tables/999999')).status, 404);
+    const other = await t.newWorkspace('Peeking Co');
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}`, { token: other.adminToken })).status, 404);
+    const bad = await t.call('GET', '/api/lookup_tables/abc');
+    assert.equal(bad.status, 400);
+    assert.ok(bad.body.errors.lookup_table_id);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}`, { token: null })).status, 401);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}`, { token: noLookupToken })).status, 403);
+  });
+});
+
+describe('POST /api/lookup_tables/:lookup_table_id/rows', () => {
+  test('adds a row keyed by label; columns not given are empty (null)', async () => {
+    const table = await newTable();
+    const res = await addRow(table.id, { code: 'CZ', country: 'Czechia' });
+    assert.equal(res.status, 200);
+    assert.deepEqual(Object.keys(res.body), ['id', 'data', 'created_at', 'updated_at']);
+    assert.deepEqual(res.body.data, { code: 'CZ', country: 'Czechia', currency: null });
+    assert.match(res.body.created_at, TIMESTAMP);
+    assert.deepEqual((await t.call('GET', `/api/lookup_tables/${table.id}/rows/${res.body.id}`)).body, res.body);
+  });
+
+  test('accepts positional keys col1..colN, the `row` alias, numbers and booleans as text, and "" or null as empty', async () => {
+    const table = await newTable();
+    const positional = await addRow(table.id, { col1: 'DE', col3: 'EUR' });
+    assert.deepEqual(positional.body.data, { code: 'DE', country: null, currency: 'EUR' });
+    const alias = await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { body: { row: { code: 'FR' } } });
+    assert.equal(alias.status, 200, alias.text);
+    assert.deepEqual(alias.body.data, { code: 'FR', country: null, currency: null });
+    const scalars = await addRow(table.id, { code: 42, country: true, currency: 1.5 });
+    assert.deepEqual(scalars.body.data, { code: '42', country: 'true', currency: '1.5' });
+    const empties = await addRow(table.id, { code: '', country: null, currency: ' ' });
+    assert.deepEqual(empties.body.data, { code: null, country: null, currency: ' ' });
+    const none = await addRow(table.id, {});
+    assert.deepEqual(none.body.data, { code: null, country: null, currency: null });
+    const found = await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=42`);
+    assert.equal(found.body.id, scalars.body.id);
+  });
+
+  test('a value of exactly 10 KB (UTF-8) is accepted; one byte more is not', async () => {
+    const table = await newTable();
+    const max = 'é'.repeat(5 * 1024);
+    const ok = await addRow(table.id, { code: max });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body.data.code, max);
+    const before = (await allRows(table.id)).length;
+    const over = await addRow(table.id, { code: `${max}x` });
+    assert.equal(over.status, 400);
+    assert.match(over.body.errors['data.code'][0], /too long/);
+    assert.equal((await allRows(table.id)).length, before);
+  });
+
+  test('bad input: unknown columns, objects, arrays, the same column twice, missing data; each a 400 and no row is added', async () => {
+    const table = await newTable();
+    await addRow(table.id, { code: 'CZ' });
+    const cases: Array<[unknown, string]> = [
+      [{ data: { code: 'x', colour: 'red', size: 'L' } }, 'data.colour'],
+      [{ data: { col4: 'x' } }, 'data.col4'],
+      [{ data: { Code: 'x' } }, 'data.Code'],
+      [{ data: { code: { iso: 'CZ' } } }, 'data.code'],
+      [{ data: { code: ['CZ'] } }, 'data.code'],
+      [{ data: { code: 12345678901234567890 } }, 'data.code'],
+      [{ data: { code: Number.MAX_SAFE_INTEGER + 2 } }, 'data.code'],
+      [{ data: { code: 'CZ', col1: 'CZ' } }, 'data.col1'],
+      [{ data: 'code=CZ' }, 'data'],
+      [{ data: ['CZ'] }, 'data'],
+      [{ data: null }, 'data'],
+      [{ code: 'CZ' }, 'data'],
+      [{}, 'data'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { body });
+      assert.equal(res.status, 400, `${JSON.stringify(body)} -> ${res.status} ${res.text}`);
+      assert.ok(res.body.errors?.[field], `errors names ${field}: ${res.text}`);
+    }
+    const unknown = await addRow(table.id, { code: 'x', colour: 'red', size: 'L' });
+    assert.equal(unknown.body.message, 'Unknown columns: colour, size');
+    assert.equal((await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { raw: '{"data": {', headers: JSON_HEADERS })).status, 400);
+    assert.equal((await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { raw: 'code=CZ', headers: { 'content-type': 'text/plain' } })).status, 415);
+    assert.equal((await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { raw: JSON.stringify({ data: { code: 'x'.repeat(2 * 1024 * 1024) } }), headers: JSON_HEADERS })).status, 413);
+    assert.equal((await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { raw: '{"data": {"__proto__": {"x": 1}}}', headers: JSON_HEADERS })).status, 400);
+    const infinite = await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { raw: '{"data": {"code": 1e400}}', headers: JSON_HEADERS });
+    assert.equal(infinite.status, 400);
+    assert.ok(infinite.body.errors['data.code']);
+    assert.equal((await allRows(table.id)).length, 1);
+  });
+
+  test('404 for an unknown table, a deleted one and another workspace\'s; 400 for a non-numeric id; 401; 403 read-only', async () => {
+    const table = await newTable();
+    assert.equal((await addRow(999999, { code: 'x' })).status, 404);
+    const other = await t.newWorkspace('Writer Co');
+    assert.equal((await addRow(table.id, { code: 'x' }, other.adminToken)).status, 404);
+    assert.equal((await t.call('POST', '/api/lookup_tables/abc/rows', { body: { data: { code: 'x' } } })).status, 400);
+    assert.equal((await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { token: null, body: { data: { code: 'x' } } })).status, 401);
+    assert.equal((await addRow(table.id, { code: 'x' }, readerToken)).status, 403);
+    assert.deepEqual(await allRows(table.id), []);
+    await t.call('POST', '/api/lookup_tables/batch_delete', { body: { ids: [table.id] } });
+    assert.equal((await addRow(table.id, { code: 'x' })).status, 404);
+  });
+
+  test('a row added is found by the very next lookup, every time', async () => {
+    const table = await newTable();
+    for (let i = 0; i < 25; i++) {
+      const added = await addRow(table.id, { code: `K${i}`, currency: 'EUR' });
+      const found = await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=K${i}`);
+      assert.equal(found.status, 200);
+      assert.equal(found.body.id, added.body.id);
+    }
+  });
+});
+
+describe('GET /api/lookup_tables/:lookup_table_id/rows', () => {
+  let table: { id: number };
+  let ids: number[];
+  before(async () => {
+    table = await newTable();
+    ids = await addRows(table.id, [
+      { code: 'CZ', country: 'Czechia', currency: 'CZK' },
+      { code: 'DE', country: 'Germany', currency: 'EUR' },
+      { code: 'FR', country: 'France', currency: 'EUR' },
+      { code: 'fr', country: 'France (lower)', currency: 'EUR' },
+      { code: 'XX', country: 'Nowhere' },
+      { code: 'DE', country: 'Germany (again)', currency: 'EUR' },
+    ]);
+  });
+
+  test('all rows in id order, as a bare array', async () => {
+    const res = await t.call('GET', `/api/lookup_tables/${table.id}/rows`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.map((r: { id: number }) => r.id), ids);
+    assert.deepEqual(res.body[4].data, { code: 'XX', country: 'Nowhere', currency: null });
+  });
+
+  test('by[column] filters: exact and case-sensitive, AND across columns, by label or position; "" matches empty cells', async () => {
+    const query = async (q: string) => (await t.call('GET', `/api/lookup_tables/${table.id}/rows?${q}`)).body.map((r: { id: number }) => r.id);
+    assert.deepEqual(await query('by[currency]=EUR'), [ids[1], ids[2], ids[3], ids[5]]);
+    assert.deepEqual(await query('by[code]=FR'), [ids[2]]);
+    assert.deepEqual(await query('by[code]=DE&by[currency]=EUR'), [ids[1], ids[5]]);
+    assert.deepEqual(await query('by[col1]=DE&by[country]=Germany'), [ids[1]]);
+    assert.deepEqual(await query('by%5Bcountry%5D=France+%28lower%29'), [ids[3]]);
+    assert.deepEqual(await query('by[currency]='), [ids[4]]);
+    assert.deepEqual(await query('by[code]=DE&by[currency]=CZK'), []);
+    assert.deepEqual(await query('by[code]=ZZ'), []);
+    assert.deepEqual(await query('by[currency]=EUR&unrelated=1'), [ids[1], ids[2], ids[3], ids[5]]);
+  });
+
+  test('pages: per_page default 500, at most 1000; a page past the end is empty', async () => {
+    assert.deepEqual((await t.call('GET', `/api/lookup_tables/${table.id}/rows?per_page=2&page=2`)).body.map((r: { id: number }) => r.id), [ids[2], ids[3]]);
+    assert.deepEqual((await t.call('GET', `/api/lookup_tables/${table.id}/rows?by[currency]=EUR&per_page=3&page=2`)).body.map((r: { id: number }) => r.id), [ids[5]]);
+    assert.deepEqual((await t.call('GET', `/api/lookup_tables/${table.id}/rows?page=5`)).body, []);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows?per_page=5000&page=x`)).body.length, ids.length);
+  });
+
+  test('400 for an unknown column (named), a repeated filter, a bare `by`, or the same column twice', async () => {
+    const unknown = await t.call('GET', `/api/lookup_tables/${table.id}/rows?by[colour]=red&by[code]=CZ`);
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.message, 'Unknown column: by[colour]');
+    assert.match(unknown.body.errors['by[colour]'][0], /not a column/);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows?by[col4]=x`)).status, 400);
+    const twice = await t.call('GET', `/api/lookup_tables/${table.id}/rows?by[code]=CZ&by[code]=DE`);
+    assert.equal(twice.status, 400);
+    assert.ok(twice.body.errors['by[code]']);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows?by=CZ`)).status, 400);
+    const same = await t.call('GET', `/api/lookup_tables/${table.id}/rows?by[code]=CZ&by[col1]=CZ`);
+    assert.equal(same.status, 400);
+    assert.ok(same.body.errors['by[col1]']);
+  });
+
+  test('404 unknown or foreign table; 400 non-numeric id; 401; 403; the read privilege is enough', async () => {
+    assert.equal((await t.call('GET', '/api/lookup_tables/999999/rows')).status, 404);
+    const other = await t.newWorkspace('Reader Co');
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows`, { token: other.adminToken })).status, 404);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows`, { token: await t.tokenFor('Admin', 'prod') })).status, 404);
+    assert.equal((await t.call('GET', '/api/lookup_tables/1.5/rows')).status, 400);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows`, { token: null })).status, 401);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows`, { token: noLookupToken })).status, 403);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows`, { token: readerToken })).body.length, ids.length);
+  });
+});
+
+describe('GET /api/lookup_tables/:lookup_table_id/lookup', () => {
+  let table: { id: number };
+  let ids: number[];
+  before(async () => {
+    table = await newTable();
+    ids = await addRows(table.id, [
+      { code: 'CZ', country: 'Czechia', currency: 'CZK' },
+      { code: 'DE', country: 'Germany', currency: 'EUR' },
+      { code: 'AT', country: 'Austria', currency: 'EUR' },
+      { code: 'DE', country: 'Germany (duplicate)', currency: 'EUR' },
+    ]);
+  });
+
+  test('the first matching row (lowest id), by one column or several', async () => {
+    const byCode = await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`);
+    assert.equal(byCode.status, 200);
+    assert.deepEqual(byCode.body.data, { code: 'CZ', country: 'Czechia', currency: 'CZK' });
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[currency]=EUR`)).body.id, ids[1]);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=DE`)).body.id, ids[1]);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[currency]=EUR&by[code]=AT`)).body.id, ids[2]);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[country]=Germany+(duplicate)&by[col1]=DE`)).body.id, ids[3]);
+  });
+
+  test('404 when nothing matches (also for a value of another case)', async () => {
+    for (const q of ['by[code]=PL', 'by[code]=cz', 'by[code]=CZ&by[currency]=EUR', 'by[country]=']) {
+      const res = await t.call('GET', `/api/lookup_tables/${table.id}/lookup?${q}`);
+      assert.equal(res.status, 404, q);
+      assert.equal(typeof res.body.message, 'string');
+    }
+  });
+
+  test('400 without any by[...], or with an unknown column', async () => {
+    const none = await t.call('GET', `/api/lookup_tables/${table.id}/lookup`);
+    assert.equal(none.status, 400);
+    assert.ok(none.body.errors.by);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?page=1`)).status, 400);
+    const unknown = await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[iso]=CZ`);
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.message, 'Unknown column: by[iso]');
+  });
+
+  test('404 unknown or foreign table; 400 non-numeric id; 401; 403', async () => {
+    assert.equal((await t.call('GET', '/api/lookup_tables/999999/lookup?by[code]=CZ')).status, 404);
+    const other = await t.newWorkspace('Lookup Co');
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`, { token: other.adminToken })).status, 404);
+    assert.equal((await t.call('GET', '/api/lookup_tables/x/lookup?by[code]=CZ')).status, 400);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`, { token: null })).status, 401);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`, { token: noLookupToken })).status, 403);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`, { token: readerToken })).status, 200);
+  });
+});
+
+describe('GET /api/lookup_tables/:lookup_table_id/rows/:row_id', () => {
+  test('returns the row; 404 for an unknown row, a row of another table, or a foreign table; 400 for bad ids', async () => {
+    const table = await newTable();
+    const otherTable = await newTable();
+    const [rowId] = await addRows(table.id, [{ code: 'CZ' }]);
+    const [otherRowId] = await addRows(otherTable.id, [{ code: 'DE' }]);
+    const res = await t.call('GET', `/api/lookup_tables/${table.id}/rows/${rowId}`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.data.code, 'CZ');
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows/999999`)).status, 404);
+    const crossed = await t.call('GET', `/api/lookup_tables/${table.id}/rows/${otherRowId}`);
+    assert.equal(crossed.status, 404);
+    assert.deepEqual(crossed.body, { message: 'Not found' });
+    const other = await t.newWorkspace('Row Co');
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: other.adminToken })).status, 404);
+    const bad = await t.call('GET', `/api/lookup_tables/${table.id}/rows/abc`);
+    assert.equal(bad.status, 400);
+    assert.ok(bad.body.errors.row_id);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows/0`)).status, 400);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: null })).status, 401);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: noLookupToken })).status, 403);
+  });
+});
+
+describe('PUT /api/lookup_tables/:lookup_table_id/rows/:row_id', () => {
+  test('changes only the columns given; null or "" empties a cell; the reply is the whole row', async () => {
+    const table = await newTable();
+    const [rowId] = await addRows(table.id, [{ code: 'CZ', country: 'Czechia', currency: 'CZK' }]);
+    const res = await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { body: { data: { country: 'Czech Republic' } } });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.data, { code: 'CZ', country: 'Czech Republic', currency: 'CZK' });
+    const cleared = await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { body: { data: { col3: null, code: '' } } });
+    assert.deepEqual(cleared.body.data, { code: null, country: 'Czech Republic', currency: null });
+    const alias = await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { body: { row: { code: 7 } } });
+    assert.deepEqual(alias.body.data, { code: '7', country: 'Czech Republic', currency: null });
+    assert.deepEqual((await t.call('GET', `/api/lookup_tables/${table.id}/rows/${rowId}`)).body, alias.body);
+    // The lookup sees the new values at once, and no longer the old ones.
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=7`)).body.id, rowId);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`)).status, 404);
+  });
+
+  test('bad input and errors: each a 4xx, and the row is unchanged', async () => {
+    const table = await newTable();
+    const otherTable = await newTable();
+    const [rowId = 0] = await addRows(table.id, [{ code: 'CZ', country: 'Czechia', currency: 'CZK' }]);
+    const [otherRowId = 0] = await addRows(otherTable.id, [{ code: 'DE' }]);
+    const snapshot = (await t.call('GET', `/api/lookup_tables/${table.id}/rows/${rowId}`)).body;
+    const put = (body: unknown, id: number | string = rowId, tableId: number | string = table.id, token?: string) =>
+      t.call('PUT', `/api/lookup_tables/${tableId}/rows/${id}`, { body, ...(token ? { token } : {}) });
+    const badBodies: Array<[unknown, string]> = [
+      [{ data: { colour: 'red' } }, 'data.colour'],
+      [{ data: { code: 'x'.repeat(10 * 1024 + 1) } }, 'data.code'],
+      [{ data: { code: { a: 1 } } }, 'data.code'],
+      [{ data: { code: [] } }, 'data.code'],
+      [{ data: {} }, 'data'],
+      [{ data: 'CZ' }, 'data'],
+      [{}, 'data'],
+    ];
+    for (const [body, field] of badBodies) {
+      const res = await put(body);
+      assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 60)} -> ${res.text}`);
+      assert.ok(res.body.errors?.[field], `errors names ${field}: ${res.text}`);
+    }
+    assert.equal((await put({ data: { code: 'X' } }, otherRowId)).status, 404, 'a row of another table');
+    assert.equal((await put({ data: { code: 'X' } }, 999999)).status, 404);
+    assert.equal((await put({ data: { code: 'X' } }, rowId, 999999)).status, 404);
+    assert.equal((await put({ data: { code: 'X' } }, 'abc')).status, 400);
+    const other = await t.newWorkspace('Updater Co');
+    assert.equal((await put({ data: { code: 'X' } }, rowId, table.id, other.adminToken)).status, 404);
+    assert.equal((await put({ data: { code: 'X' } }, rowId, table.id, readerToken)).status, 403);
+    assert.equal((await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: null, body: { data: { code: 'X' } } })).status, 401);
+    assert.equal((await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { raw: '{"data":', headers: JSON_HEADERS })).status, 400);
+    assert.equal((await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { raw: 'x', headers: { 'content-type': 'text/csv' } })).status, 415);
+    assert.deepEqual((await t.call('GET', `/api/lookup_tables/${table.id}/rows/${rowId}`)).body, snapshot);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${otherTable.id}/rows/${otherRowId}`)).body.data.code, 'DE');
+  });
+});
+
+describe('DELETE /api/lookup_tables/:lookup_table_id/rows/:row_id', () => {
+  test('deletes the row: {"success": true}; it is gone from gets, lists and lookups', async () => {
+    const table = await newTable();
+    const [keep, drop] = await addRows(table.id, [{ code: 'CZ' }, { code: 'DE' }]);
+    const res = await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${drop}`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { success: true });
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows/${drop}`)).status, 404);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=DE`)).status, 404);
+    assert.deepEqual((await allRows(table.id)).map((r) => r.id), [keep]);
+    assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${drop}`)).status, 404, 'a second delete');
+  });
+
+  test('404 for a row of another table, an unknown row or table; 400 bad id; 401; 403; nothing deleted', async () => {
+    const table = await newTable();
+    const otherTable = await newTable();
+    const [rowId] = await addRows(table.id, [{ code: 'CZ' }]);
+    const [otherRowId] = await addRows(otherTable.id, [{ code: 'DE' }]);
+    assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${otherRowId}`)).status, 404);
+    assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/999999`)).status, 404);
+    assert.equal((await t.call('DELETE', `/api/lookup_tables/999999/rows/${rowId}`)).status, 404);
+    assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/abc`)).status, 400);
+    const other = await t.newWorkspace('Deleter Co');
+    assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: other.adminToken })).status, 404);
+    assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: null })).status, 401);
+    assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: readerToken })).status, 403);
+    assert.equal((await allRows(table.id)).length, 1);
+    assert.equal((await allRows(otherTable.id)).length, 1);
+  });
+});
+
+describe('POST /api/lookup_tables/batch_delete', () => {
+  test('deletes every named table with its rows; ids as integers or strings, duplicates once; names become free', async () => {
+    const a = await newTable();
+    const b = await newTable();
+    const keep = await newTable();
+    await addRows(a.id, [{ code: 'CZ' }, { code: 'DE' }]);
+    const res = await t.call('POST', '/api/lookup_tables/batch_delete', { body: { ids: [a.id, String(b.id), a.id] } });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { deleted_ids: [a.id, b.id], failed_ids: [] });
+    assert.equal((await t.call('GET', `/api/lookup_tables/${a.id}`)).status, 404);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${a.id}/rows`)).status, 404);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${a.id}/lookup?by[code]=CZ`)).status, 404);
+    const names = await tableNames();
+    assert.ok(!names.includes(a.name) && !names.includes(b.name) && names.includes(keep.name));
+    assert.equal((await t.call('POST', '/api/lookup_tables', { body: { name: a.name, schema: COUNTRY_SCHEMA } })).status, 200);
+  });
+
+  test('accepts the alias lookup_table_ids', async () => {
+    const a = await newTable();
+    const res = await t.call('POST', '/api/lookup_tables/batch_delete', { body: { lookup_table_ids: [String(a.id)] } });
+    assert.deepEqual(res.body, { deleted_ids: [a.id], failed_ids: [] });
+  });
+
+  test('all or nothing: an unknown id, or one of another environment or workspace, is a 404 naming it and nothing is deleted', async () => {
+    const a = await newTable();
+    const b = await newTable();
+    await addRows(a.id, [{ code: 'CZ' }]);
+    const unknown = await t.call('POST', '/api/lookup_tables/batch_delete', { body: { ids: [a.id, 999998, b.id, 999999] } });
+    assert.equal(unknown.status, 404);
+    assert.match(unknown.body.message, /999998, 999999/);
+    assert.deepEqual(unknown.body.errors, { ids: ['unknown: 999998, 999999'] });
+    const alias = await t.call('POST', '/api/lookup_tables/batch_delete', { body: { lookup_table_ids: [a.id, 999999] } });
+    assert.deepEqual(alias.body.errors, { lookup_table_ids: ['unknown: 999999'] });
+    const testToken = await t.tokenFor('Admin', 'test');
+    const inTest = await newTable(COUNTRY_SCHEMA, {}, testToken);
+    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { body: { ids: [a.id, inTest.id] } })).status, 404);
+    const other = await t.newWorkspace('Batch Co');
+    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { token: other.adminToken, body: { ids: [a.id] } })).status, 404);
+    for (const id of [a.id, b.id]) assert.equal((await t.call('GET', `/api/lookup_tables/${id}`)).status, 200);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${inTest.id}`, { token: testToken })).status, 200);
+    assert.equal((await allRows(a.id)).length, 1);
+  });
+
+  test('bad input: missing or empty ids, wrong types, too many; 401; 403; nothing deleted', async () => {
+    const a = await newTable();
+    const before = await allTableCount();
+    for (const body of [{}, { ids: [] }, { ids: 'all' }, { ids: [a.id, 'abc'] }, { ids: [1.5] }, { ids: [0] }, { ids: [{ id: a.id }] }, { lookup_table_ids: {} }, { ids: Array.from({ length: 1001 }, (_, i) => i + 1) }]) {
+      const res = await t.call('POST', '/api/lookup_tables/batch_delete', { body });
+      assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 60)} -> ${res.text}`);
+      assert.ok(res.body.errors, res.text);
+    }
+    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { raw: '{"ids": [', headers: JSON_HEADERS })).status, 400);
+    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { raw: `ids=${a.id}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status, 415);
+    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { token: null, body: { ids: [a.id] } })).status, 401);
+    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { token: readerToken, body: { ids: [a.id] } })).status, 403);
+    assert.equal(await allTableCount(), before);
+  });
+});
+
+describe('project scope', () => {
+  test('a client limited to one project sees, creates and deletes only that project\'s tables', async () => {
+    const mine = await t.createProject('Scoped project');
+    const theirs = await t.createProject('Other project');
+    const token = await scopedToken(mine.folderId);
+    const global = await newTable();
+    const inTheirs = await newTable(COUNTRY_SCHEMA, { project_id: theirs.projectId });
+
+    const noProject = await t.call('POST', '/api/lookup_tables', { token, body: { name: 'scoped_global', schema: COUNTRY_SCHEMA } });
+    assert.equal(noProject.status, 403);
+    const outside = await t.call('POST', '/api/lookup_tables', { token, body: { name: 'scoped_outside', schema: COUNTRY_SCHEMA, project_id: theirs.projectId } });
+    assert.equal(outside.status, 404);
+    const created = await t.call('POST', '/api/lookup_tables', { token, body: { name: 'scoped_inside', schema: COUNTRY_SCHEMA, project_id: mine.projectId } });
+    assert.equal(created.status, 200, created.text);
+
+    assert.deepEqual(await tableNames(token), ['scoped_inside']);
+    for (const hidden of [global.id, inTheirs.id]) {
+      assert.equal((await t.call('GET', `/api/lookup_tables/${hidden}`, { token })).status, 404);
+      assert.equal((await t.call('GET', `/api/lookup_tables/${hidden}/rows`, { token })).status, 404);
+      assert.equal((await addRow(hidden, { code: 'x' }, token)).status, 404);
+    }
+    assert.equal((await addRow(created.body.id, { code: 'x' }, token)).status, 200);
+    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { token, body: { ids: [created.body.id, inTheirs.id] } })).status, 404);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${inTheirs.id}`)).status, 200);
+    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { token, body: { ids: [created.body.id] } })).status, 200);
+    // The admin (all projects) sees every table.
+    const names = await tableNames();
+    assert.ok(names.includes(global.name) && names.includes(inTheirs.name) && !names.includes('scoped_inside'));
+  });
+});

@@ -1,0 +1,96 @@
+// Group commit: concurrent small writes share a transaction; a failing one is undone alone.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { DatabaseSync } from 'node:sqlite';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import { createGroupCommit } from '../src/db/group-commit.ts';
+import { adaptNodeSqlite } from '../src/db/sqlite-adapter.ts';
+import type { Database } from '../src/db/types.ts';
+
+let db: Kysely<Database>;
+/** Every statement the database was asked to prepare, to count transactions. */
+const statements: string[] = [];
+
+before(async () => {
+  const adapted = adaptNodeSqlite(new DatabaseSync(':memory:'));
+  db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: { close: () => adapted.close(), prepare: (text: string) => { statements.push(text.toLowerCase()); return adapted.prepare(text); } } }),
+  });
+  await sql`create table notes (id integer primary key, body text not null unique)`.execute(db);
+});
+after(() => db.destroy());
+
+const commits = () => statements.filter((s) => s === 'commit').length;
+const notes = async () => (await sql<{ body: string }>`select body from notes order by id`.execute(db)).rows.map((r) => r.body);
+const insertNote = (body: string) => (trx: Kysely<Database>) => sql`insert into notes (body) values (${body})`.execute(trx).then(() => body);
+
+describe('createGroupCommit', () => {
+  test('writes that arrive together share one transaction and each resolves with its own result', async () => {
+    const group = createGroupCommit(db);
+    const before = commits();
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => group.run(insertNote(`a${i}`))));
+    assert.deepEqual(results, Array.from({ length: 50 }, (_, i) => `a${i}`));
+    assert.equal(commits() - before, 1);
+    assert.equal((await notes()).filter((b) => b.startsWith('a')).length, 50);
+  });
+
+  test('a failing write is undone alone and rejected with its own error; the others commit', async () => {
+    const group = createGroupCommit(db);
+    const outcomes = await Promise.allSettled([
+      group.run(insertNote('b1')),
+      group.run(async (trx) => {
+        await insertNote('b2-partial')(trx);
+        throw new Error('refused after a partial write');
+      }),
+      group.run(insertNote('a0')), // unique violation: fails in the database
+      group.run(insertNote('b3')),
+    ]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /refused after a partial write/);
+    const stored = await notes();
+    assert.ok(stored.includes('b1') && stored.includes('b3'));
+    assert.ok(!stored.includes('b2-partial'));
+    assert.equal(stored.filter((b) => b === 'a0').length, 1);
+  });
+
+  test('a write resolves only after its batch committed', async () => {
+    const group = createGroupCommit(db);
+    const before = commits();
+    const committedWhenResolved = await group.run(insertNote('c1')).then(() => commits() - before);
+    assert.equal(committedWhenResolved, 1);
+  });
+
+  test('batches are bounded; a write queued while a batch runs goes in the next one', async () => {
+    const group = createGroupCommit(db, { maxBatch: 4 });
+    const before = commits();
+    await Promise.all(Array.from({ length: 10 }, (_, i) => group.run(insertNote(`d${i}`))));
+    assert.equal(commits() - before, 3);
+
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => { open = resolve; });
+    const afterGate = commits();
+    const first = group.run(async (trx) => { await gate; return insertNote('e1')(trx); });
+    await new Promise((resolve) => setImmediate(resolve)); // the first batch has started
+    const second = group.run(insertNote('e2'));
+    open();
+    assert.deepEqual(await Promise.all([first, second]), ['e1', 'e2']);
+    assert.equal(commits() - afterGate, 2);
+  });
+
+  test('when the transaction itself fails, every write of the batch is rejected and nothing is written', async () => {
+    const adapted = adaptNodeSqlite(new DatabaseSync(':memory:'));
+    const broken = new Kysely<Database>({ dialect: new SqliteDialect({ database: adapted }) });
+    await sql`create table notes (id integer primary key, body text not null)`.execute(broken);
+    // A deferred foreign key fails at COMMIT, after every write succeeded.
+    await sql`create table refs (id integer primary key, note_id integer references notes(id) deferrable initially deferred)`.execute(broken);
+    await sql`pragma foreign_keys = on`.execute(broken);
+    const group = createGroupCommit(broken);
+    const outcomes = await Promise.allSettled([
+      group.run(insertNote('f1')),
+      group.run((trx) => sql`insert into refs (note_id) values (999)`.execute(trx)),
+    ]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected']);
+    assert.deepEqual((await sql`select * from notes`.execute(broken)).rows, []);
+    await broken.destroy();
+  });
+});
