@@ -1,3 +1,5 @@
+import { isUniqueViolation } from './db/dialect.ts';
+
 // One catalog of error codes: each has an HTTP status and the message the client sees.
 // docs/errors.md lists the same codes; test/errors-doc.test.ts fails when they drift apart.
 
@@ -69,4 +71,17 @@ export function invalid(errors: FieldErrors, message?: string): AppError {
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * Run a write whose uniqueness the database decides (a unique index, never a prior read) and
+ * answer a clash as 422 `name_taken` naming the field.
+ */
+export async function uniqueOr422<T>(write: () => Promise<T>, field = 'name'): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError('name_taken', { errors: { [field]: ['has already been taken'] } });
+    throw error;
+  }
 }

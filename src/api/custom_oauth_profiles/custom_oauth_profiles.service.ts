@@ -1,8 +1,7 @@
 // Custom OAuth profiles (contract 05 §1): list, get, create, update, delete. Profiles belong to
 // the caller's environment; client_secret and token are sealed with the secret box.
 import type { ServiceContext } from '../../context.ts';
-import { isUniqueViolation } from '../../db/dialect.ts';
-import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.ts';
+import { AppError, assertFound, invalid, type FieldErrors, uniqueOr422 } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import { providerProblem } from '../connections/providers.ts';
 import {
@@ -46,7 +45,7 @@ export async function createProfile(ctx: ServiceContext, scope: ProfileScope, in
   if (Object.keys(errors).length > 0) throw invalid(errors);
 
   const now = toStored(ctx.clock.now());
-  const id = await insertUnique(() =>
+  const id = await uniqueOr422(() =>
     insertProfile(ctx.db, {
       workspace_id: scope.workspaceId,
       environment_id: scope.environmentId,
@@ -85,7 +84,7 @@ export async function updateProfile(ctx: ServiceContext, scope: ProfileScope, id
     if (input.provider !== undefined && input.provider !== current.provider && current.shared_accounts_count > 0) {
       throw new AppError('custom_oauth_profile_in_use', { message: 'Custom OAuth profile is in use: its provider cannot change while connections use it' });
     }
-    await insertUnique(() =>
+    await uniqueOr422(() =>
       updateProfileRow(trx, scope, id, {
         ...(name !== undefined ? { name, name_key: name.toLowerCase() } : {}),
         ...(input.provider !== undefined ? { provider: input.provider } : {}),
@@ -120,14 +119,6 @@ export async function openProfileCredentials(ctx: ServiceContext, scope: Profile
   };
 }
 
-async function insertUnique<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('name_taken', { errors: { name: ['has already been taken'] } });
-    throw error;
-  }
-}
 
 function checkName(name: string | undefined, errors: FieldErrors): string | undefined {
   const trimmed = name?.trim();

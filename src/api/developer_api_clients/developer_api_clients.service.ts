@@ -1,8 +1,7 @@
 // Developer API clients: create, read, update, delete and token rotation (contract 02).
 import type { ServiceContext } from '../../context.ts';
-import { isUniqueViolation } from '../../db/dialect.ts';
 import type { Db, EnvironmentRow, EnvironmentType } from '../../db/types.ts';
-import { AppError, assertFound, invalid } from '../../errors.ts';
+import { AppError, assertFound, invalid, uniqueOr422 } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import { findProjectFolderIds } from '../folders/folders.store.ts';
 import { findRole, nameKey, rolePrivileges } from '../developer_api_client_roles/developer_api_client_roles.store.ts';
@@ -66,7 +65,7 @@ export async function createClient(ctx: ServiceContext, grantor: Grantor | null,
     }
     const now = toStored(ctx.clock.now());
     const token = generateToken(environment.type);
-    const id = await insertUnique(() =>
+    const id = await uniqueOr422(() =>
       insertClient(trx, {
         workspace_id: workspaceId,
         environment_id: environment.id,
@@ -117,7 +116,7 @@ export async function updateClient(ctx: ServiceContext, grantor: Grantor, id: nu
     } else if (!grantor.allFolders) {
       throw new AppError('forbidden', { message: 'Forbidden: a client limited to some projects cannot grant all_folders' });
     }
-    await insertUnique(() =>
+    await uniqueOr422(() =>
       updateClientRow(trx, grantor.workspaceId, id, {
         ...(name !== undefined ? { name, name_key: nameKey(name) } : {}),
         ...(description !== undefined ? { description: description === '' ? null : description } : {}),
@@ -152,14 +151,6 @@ export async function setClientToken(db: Db, workspaceId: number, id: number, to
   await updateClientRow(db, workspaceId, id, { token_hash: hashToken(token), token_updated_at: now, updated_at: now });
 }
 
-async function insertUnique<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('name_taken', { errors: { name: ['has already been taken'] } });
-    throw error;
-  }
-}
 
 function checkName(name: string | undefined, errors: Record<string, string[]>): string | undefined {
   const trimmed = name?.trim();
