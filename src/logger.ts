@@ -3,7 +3,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from './config.ts';
 
-const SENSITIVE_QUERY = /([?&](?:user_token|token|access_token|client_secret|secret|password|api_key)=)[^&#]*/gi;
+const SENSITIVE_QUERY = /([?&](?:user_token|api_token|token|access_token|client_secret|secret|password|api_key)=)[^&#]*/gi;
 
 export function redactUrl(url: string): string {
   return url.replace(SENSITIVE_QUERY, '$1[REDACTED]');

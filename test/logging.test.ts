@@ -34,5 +34,6 @@ test('request logs carry method, url and request id but no token, even when the 
 
 test('redactUrl hides sensitive query values only', () => {
   assert.equal(redactUrl('/a?token=abc&page=2&client_secret=s3'), '/a?token=[REDACTED]&page=2&client_secret=[REDACTED]');
+  assert.equal(redactUrl('/w1-dev/orders-v1/x?api_token=s3cret&q=1'), '/w1-dev/orders-v1/x?api_token=[REDACTED]&q=1');
   assert.equal(redactUrl('/a?page=2'), '/a?page=2');
 });
