@@ -25,6 +25,7 @@ import { createAccessTokenSigner } from './oauth2/access-token.ts';
 import { createFailureLimiter } from './oauth2/failure-limiter.ts';
 import { oauth2Routes } from './oauth2/token.routes.ts';
 import { gatewayRoutes, type UpstreamResolver } from './gateway/gateway.routes.ts';
+import { cachedUpstreams } from './gateway/upstream-cache.ts';
 import { resolveConnectionCredentials } from './api/connections/connections.service.ts';
 import { apiCollectionsRoutes } from './api/api_collections/api_collections.routes.ts';
 import { apiEndpointsRoutes } from './api/api_endpoints/api_endpoints.routes.ts';
@@ -133,11 +134,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(gatewayRoutes({
     ctx,
     signer,
-    resolveUpstream: deps.resolveUpstream ?? (async (scope, connectionId) => {
+    resolveUpstream: deps.resolveUpstream ?? cachedUpstreams(async (scope, connectionId) => {
       const credentials = await resolveConnectionCredentials(ctx, scope, connectionId);
       if (!credentials.rest) throw new Error('the proxy connection is not a rest connection');
       return credentials.rest;
-    }),
+    }, ctx),
     maxBodyBytes: config.gatewayMaxBodyBytes,
     maxResponseBytes: config.gatewayMaxResponseBytes,
     timeoutMs: config.gatewayTimeoutMs,

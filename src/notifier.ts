@@ -8,6 +8,8 @@ export interface ChangeEvents {
   'api_access_profile.changed': { profileId: number };
   /** An API client was enabled, disabled or changed: every profile of it is affected. */
   'api_client.changed': { clientId: number };
+  /** A connection's credentials may have changed (its input, a secret it references, its folder). */
+  'connections.changed': { workspaceId: number };
   /** Collections or endpoints changed: gateway routes must be re-read. */
   'api_routes.changed': { environmentId: number };
 }

@@ -14,6 +14,7 @@ let upstreamUrl: string;
 const clock = manualClock('2026-06-01T09:00:00.000Z');
 let base: string; // /<prefix>/<slug>
 let collectionId: number;
+let connectionId: number;
 let otherCollectionId: number;
 let apiClientId: number;
 const endpointIds: Record<string, number> = {};
@@ -22,6 +23,7 @@ before(async () => {
   upstream = Fastify();
   upstream.removeAllContentTypeParsers();
   upstream.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  upstream.all('/other/*', async (request) => ({ other: true, url: request.url }));
   upstream.all('/base/*', async (request, reply) => {
     if (request.url.includes('/slow')) await new Promise((r) => setTimeout(r, 500));
     if (request.url.includes('/huge')) return reply.type('text/plain').send('x'.repeat(5000));
@@ -35,6 +37,7 @@ before(async () => {
   assert.equal(connection.status, 200, connection.text);
   const collection = await t.call('POST', '/api/api_collections', { body: { name: 'Orders', project_id: project.projectId, proxy_connection_id: connection.body.id } });
   collectionId = collection.body.id;
+  connectionId = connection.body.id;
   base = new URL(collection.body.url).pathname;
   otherCollectionId = (await t.call('POST', '/api/api_collections', { body: { name: 'Other', project_id: project.projectId, proxy_connection_id: connection.body.id } })).body.id;
   for (const [key, method, path] of [['get', 'GET', 'orders/{id}'], ['recent', 'GET', 'orders/recent'], ['post', 'POST', 'orders'], ['slow', 'GET', 'slow'], ['huge', 'GET', 'huge'], ['created', 'PUT', 'created/{id}'], ['off', 'GET', 'off']] as const) {
@@ -142,6 +145,19 @@ describe('the gateway with OAuth 2.0', () => {
     assert.equal((await gw('GET', `${base}/orders/1`, auth)).status, 404);
     await t.call('PUT', `/api/api_endpoints/${endpointIds.get}/enable`);
     assert.equal((await gw('GET', `${base}/orders/1`, auth)).status, 200);
+  });
+});
+
+describe('the gateway and connection changes', () => {
+  test('a changed connection takes effect on the next call; its credentials never reach the caller', async () => {
+    const p = await profile({ auth_type: 'token' });
+    assert.equal((await gw('GET', `${base}/orders/5`, { 'api-token': p.secret })).body.url, '/base/orders/5');
+    const moved = await t.call('PUT', `/api/connections/${connectionId}`, { body: { input: { base_url: `${upstreamUrl}/other` } } });
+    assert.equal(moved.status, 200, moved.text);
+    const res = await gw('GET', `${base}/orders/5`, { 'api-token': p.secret });
+    assert.deepEqual(res.body, { other: true, url: '/other/orders/5' });
+    await t.call('PUT', `/api/connections/${connectionId}`, { body: { input: { base_url: `${upstreamUrl}/base` } } });
+    assert.equal((await gw('GET', `${base}/orders/5`, { 'api-token': p.secret })).body.url, '/base/orders/5');
   });
 });
 

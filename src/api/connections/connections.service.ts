@@ -121,6 +121,12 @@ export async function createConnection(ctx: ServiceContext, caller: ConnectionCa
  * authorization status, since nobody knows whether it still works.
  */
 export async function updateConnection(ctx: ServiceContext, caller: ConnectionCaller, id: number, body: ConnectionInputFields): Promise<ConnectionApi> {
+  const result = await updateConnectionUnpublished(ctx, caller, id, body);
+  ctx.notifier.publish('connections.changed', { workspaceId: caller.workspaceId });
+  return result;
+}
+
+async function updateConnectionUnpublished(ctx: ServiceContext, caller: ConnectionCaller, id: number, body: ConnectionInputFields): Promise<ConnectionApi> {
   const known: (keyof ConnectionInputFields)[] = ['name', 'provider', 'description', 'folder_id', 'parent_id', 'external_id', 'custom_oauth_profile_id', 'shell_connection', 'input'];
   if (!known.some((key) => body[key] !== undefined)) {
     throw invalid({ body: [`must contain at least one of ${known.filter((k) => k !== 'provider').join(', ')}`] }, 'Nothing to update');
@@ -169,6 +175,12 @@ export async function updateConnection(ctx: ServiceContext, caller: ConnectionCa
  * recipes run on this server no recipe can hold the connection, so nothing refuses a disconnect.
  */
 export async function disconnectConnection(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<void> {
+  const result = await disconnectConnectionUnpublished(ctx, caller, id);
+  ctx.notifier.publish('connections.changed', { workspaceId: caller.workspaceId });
+  return result;
+}
+
+async function disconnectConnectionUnpublished(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     await findVisible(trx, caller, id);
     await updateConnectionRow(trx, caller, id, {
@@ -184,6 +196,12 @@ export async function disconnectConnection(ctx: ServiceContext, caller: Connecti
 
 /** Delete, unless runtime user connections still hang from it (422). */
 export async function deleteConnection(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<void> {
+  const result = await deleteConnectionUnpublished(ctx, caller, id);
+  ctx.notifier.publish('connections.changed', { workspaceId: caller.workspaceId });
+  return result;
+}
+
+async function deleteConnectionUnpublished(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     await findVisible(trx, caller, id);
     const children = await countChildren(trx, id);

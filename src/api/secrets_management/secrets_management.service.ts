@@ -11,6 +11,7 @@ import type { SecretRow } from '../../db/types.ts';
 export function clearSecretsCache(ctx: ServiceContext, workspaceId: number): void {
   const dropped = ctx.secrets.clearCache(workspaceId);
   ctx.log.info({ workspace_id: workspaceId, dropped }, 'secrets cache cleared');
+  ctx.notifier.publish('connections.changed', { workspaceId });
 }
 
 export async function listStoredSecrets(ctx: ServiceContext, scope: SecretScope): Promise<SecretSummary[]> {
@@ -25,11 +26,13 @@ export async function setStoredSecret(ctx: ServiceContext, scope: SecretScope, n
   else if (Buffer.byteLength(value, 'utf8') > MAX_SECRET_BYTES) errors.value = [`is too long (maximum is ${MAX_SECRET_BYTES} bytes)`];
   if (Object.keys(errors).length > 0) throw invalid(errors);
   const row = await upsertSecret(ctx.db, scope, name, ctx.secretBox.seal(value), toStored(ctx.clock.now()));
+  ctx.notifier.publish('connections.changed', { workspaceId: scope.workspaceId });
   return secretToApi(row);
 }
 
 export async function deleteStoredSecret(ctx: ServiceContext, scope: SecretScope, name: string): Promise<void> {
   if (!(await deleteSecret(ctx.db, scope, name))) throw new AppError('not_found', { message: `Not found: no secret named ${JSON.stringify(name.slice(0, 100))}` });
+  ctx.notifier.publish('connections.changed', { workspaceId: scope.workspaceId });
 }
 
 function secretToApi(row: SecretRow): SecretSummary {
