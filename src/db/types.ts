@@ -301,6 +301,9 @@ export interface ApiAccessProfilesTable {
   access_profile_claim: string | null;
   required_claims: string;
   allowed_issuers: string;
+  /** JSON arrays of event topic ids this profile may publish to / consume from. */
+  publish_topic_ids: Generated<string>;
+  consume_topic_ids: Generated<string>;
   created_at: string;
   updated_at: string;
 }
@@ -310,6 +313,36 @@ export interface ApiPolicyCountersTable {
   kind: 'rate' | 'quota';
   window_start: number;
   count: number;
+}
+
+export interface EventTopicsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  folder_id: number;
+  name: string;
+  /** Trimmed lower-cased name, unique per environment; null once deleted. */
+  name_key: string | null;
+  description: string | null;
+  /** JSON array of schema fields; null: no schema. */
+  schema: string | null;
+  retention_seconds: number;
+  /** Sequence number of the last message published; 0 when none. */
+  last_seq: Generated<number>;
+  /** Messages up to this sequence number were purged. */
+  purged_seq: Generated<number>;
+  last_message_at: string | null;
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventMessagesTable {
+  topic_id: number;
+  seq: number;
+  published_at: string;
+  /** JSON text of the message object. */
+  payload: string;
 }
 
 export interface Database {
@@ -335,6 +368,8 @@ export interface Database {
   api_clients: ApiClientsTable;
   api_access_profiles: ApiAccessProfilesTable;
   api_policy_counters: ApiPolicyCountersTable;
+  event_topics: EventTopicsTable;
+  event_messages: EventMessagesTable;
 }
 
 /** The database handle or an open transaction: stores accept either. */
@@ -364,3 +399,5 @@ export type ApiEndpointRow = Selectable<ApiEndpointsTable>;
 export type ApiClientRow = Selectable<ApiClientsTable>;
 export type ApiAccessProfileRow = Selectable<ApiAccessProfilesTable>;
 export type ApiPolicyRow = Selectable<ApiPoliciesTable>;
+export type EventTopicRow = Selectable<EventTopicsTable>;
+export type EventMessageRow = Selectable<EventMessagesTable>;

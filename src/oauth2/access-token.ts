@@ -2,7 +2,7 @@
 // Signing and verifying are synchronous HMACs: an async WebCrypto call per token would cost
 // about twenty times as much (docs/adr/0005). A token names its access profile and the secret
 // generation it was issued under, so a secret refresh revokes every earlier token at once.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid: 'sb1' })).toString('base64url');
@@ -31,7 +31,9 @@ export interface AccessTokenSigner {
 }
 
 export function createAccessTokenSigner(key: Buffer): AccessTokenSigner {
-  const mac = (data: string) => createHmac('sha256', key).update(data).digest();
+  // A KeyObject made once: handing createHmac the raw bytes costs a key import on every call.
+  const secretKey = createSecretKey(key);
+  const mac = (data: string) => createHmac('sha256', secretKey).update(data).digest();
   return {
     sign({ profileId, generation, issuer, now }) {
       const iat = Math.floor(now.getTime() / 1000);
