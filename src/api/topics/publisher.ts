@@ -6,7 +6,7 @@
 import type { ServiceContext } from '../../context.ts';
 import type { EventMessageRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
-import { advanceTopic, insertMessages } from './topics.store.ts';
+import { advanceTopic, createMessageWriter } from './topics.store.ts';
 
 export interface Published {
   /** Sequence number of the first message; the others follow one by one. */
@@ -26,6 +26,7 @@ const MAX_GROUP_MESSAGES = 5_000;
 
 export function createPublisher(ctx: Pick<ServiceContext, 'db' | 'clock' | 'notifier' | 'log'>) {
   const queue: Job[] = [];
+  const insertMessages = createMessageWriter();
   let scheduled = false;
   let running: Promise<void> | null = null;
 

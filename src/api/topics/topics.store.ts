@@ -1,10 +1,11 @@
 // Messages of event topics. Rows are keyed by (topic_id, seq); seq comes from the topic row
 // (advanceTopic), so it is allocated under the topic's row lock and commits in order.
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Db, EventMessageRow } from '../../db/types.ts';
 
-/** Statement sizes for multi-row inserts: few distinct statements, so the statement cache keeps them all. */
+/** Statement sizes for multi-row inserts: a few distinct statements, each compiled once. */
 const INSERT_CHUNKS = [256, 64, 16, 4, 1];
+const MESSAGE_COLUMNS = ['topic_id', 'seq', 'published_at', 'payload'] as const;
 
 /**
  * Reserve `count` sequence numbers on a live topic and move its last publish time forward
@@ -26,15 +27,35 @@ export async function advanceTopic(db: Db, topicId: number, count: number, now: 
   return { lastSeq: Number(row.last_seq), publishedAt: row.last_message_at as string };
 }
 
-export async function insertMessages(db: Db, rows: readonly EventMessageRow[]): Promise<void> {
-  let at = 0;
-  for (const size of INSERT_CHUNKS) {
-    while (rows.length - at >= size) {
-      await db.insertInto('event_messages').values(rows.slice(at, at + size)).execute();
-      at += size;
+/**
+ * Inserts messages in multi-row statements. Building and compiling a 256-row insert costs about
+ * as much as running it, so each statement size is compiled once (by Kysely, for the database
+ * that runs) and then run with new parameters. One writer per publisher (per app).
+ */
+export function createMessageWriter() {
+  const compiled = new Map<number, string>();
+  return async function insertMessages(db: Db, rows: readonly EventMessageRow[]): Promise<void> {
+    let at = 0;
+    for (const size of INSERT_CHUNKS) {
+      while (rows.length - at >= size) {
+        const chunk = rows.slice(at, at + size);
+        const parameters: unknown[] = [];
+        for (const row of chunk) for (const column of MESSAGE_COLUMNS) parameters.push(row[column]);
+        let text = compiled.get(size);
+        if (text === undefined) {
+          const query = db.insertInto('event_messages').values(chunk.map((row) => ({ topic_id: row.topic_id, seq: row.seq, published_at: row.published_at, payload: row.payload }))).compile();
+          if (query.parameters.length !== parameters.length) throw new Error('unexpected insert statement shape');
+          text = query.sql;
+          compiled.set(size, text);
+        }
+        await db.executeQuery(CompiledQuery.raw(text, parameters));
+        at += size;
+      }
     }
-  }
+  };
 }
+
+export type MessageWriter = ReturnType<typeof createMessageWriter>;
 
 /** The stored publish time of one message, if it is still there. */
 export async function findMessageTime(db: Db, topicId: number, seq: number): Promise<string | undefined> {
