@@ -48,6 +48,9 @@ export async function run(options: { seconds: number; connections: number }): Pr
     console.log(`messages/s in batches of 100: ${(batches.requestsPerSecond * 100).toFixed(0)} (target >= 50000)`);
     console.log(`publish-to-delivery, long-polling consumer, ${delivery.samples} messages: p50 ${delivery.p50.toFixed(2)} ms (target < 5), p99 ${delivery.p99.toFixed(2)} ms (target < 10), max ${delivery.max.toFixed(2)} ms`);
     if ([singles, oauthSingles, batches].some((r) => r.non2xx + r.errors > 0)) console.log('WARNING: some publishes failed; the figures above are not valid');
+  } catch (error) {
+    console.error(`the benchmark failed; the server said:\n${sb.output().slice(-4000)}`);
+    throw error;
   } finally {
     sb.process.kill('SIGTERM');
     bare.process.kill('SIGTERM');
@@ -65,6 +68,7 @@ async function deliveryLatency(base: string, token: string, topicId: number, cou
   const latencies: number[] = [];
   let cursor: string | undefined;
   let stop = false;
+  let failed: unknown;
   const consumer = (async () => {
     while (!stop && latencies.length < count) {
       const res = await fetch(`${base}/api/v1/topics/${topicId}/consume`, { method: 'POST', headers, body: JSON.stringify({ timeout_secs: 5, ...(cursor ? { after_message_id: cursor } : {}) }) });
@@ -76,7 +80,7 @@ async function deliveryLatency(base: string, token: string, topicId: number, cou
         cursor = m.message_id;
       }
     }
-  })();
+  })().catch((error: unknown) => { failed = error; });
   await new Promise((r) => setTimeout(r, 200));
   for (let k = 0; k < count; k++) {
     sentAt.set(k, performance.now());
@@ -89,6 +93,7 @@ async function deliveryLatency(base: string, token: string, topicId: number, cou
   while (latencies.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   stop = true;
   await Promise.race([consumer, new Promise((r) => setTimeout(r, 6000))]);
+  if (failed !== undefined) throw failed;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
   return { samples: latencies.length, p50: at(0.5), p99: at(0.99), max: latencies.at(-1) ?? Number.NaN };

@@ -90,7 +90,8 @@ export function createPublisher(ctx: Pick<ServiceContext, 'db' | 'clock' | 'noti
     scheduled = true;
     // After the I/O callbacks of this turn, so every request parsed meanwhile joins the group.
     setImmediate(() => {
-      running = drain().finally(() => {
+      // commit() answers every job itself, even on failure; this only guards the loop.
+      running = drain().catch((error: unknown) => ctx.log.error({ err: error }, 'event streams publisher failed')).finally(() => {
         running = null;
         if (queue.length > 0) schedule();
       });
