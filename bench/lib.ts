@@ -48,7 +48,7 @@ export async function load(options: { url: string; method?: 'GET' | 'POST'; head
 }
 
 export function row(label: string, r: LoadResult): string {
-  return `${label.padEnd(44)} ${r.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${r.p50Ms.toFixed(2).padStart(6)} ms   p99 ${r.p99Ms.toFixed(2).padStart(6)} ms   errors ${r.errors}   non-2xx ${r.non2xx}`;
+  return `${label.padEnd(52)} ${r.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${r.p50Ms.toFixed(2).padStart(6)} ms   p99 ${r.p99Ms.toFixed(2).padStart(6)} ms   errors ${r.errors}   non-2xx ${r.non2xx}`;
 }
 
 /** `--seconds N --connections N` of the load benchmarks. */

@@ -17,22 +17,25 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startSwitchboard(): Promise<Child & { api: (method: string, url: string, body?: unknown) => Promise<any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function startSwitchboard(): Promise<Child & { token: string; api: (method: string, url: string, body?: unknown) => Promise<any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-'));
   const child = await startChild([path.resolve(import.meta.dirname, '../src/cli.ts'), 'serve'], { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SWITCHBOARD_ADMIN_TOKEN: ADMIN }, /()()/);
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try { if ((await fetch(`${url}/ready`)).ok) break; } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 50));
+  // A busy machine can take a while to start the server; give up loudly rather than measure nothing.
+  let ready = false;
+  for (let i = 0; i < 600 && !ready; i++) {
+    try { ready = (await fetch(`${url}/ready`)).ok; } catch { /* not yet */ }
+    if (!ready) await new Promise((r) => setTimeout(r, 50));
   }
+  if (!ready) throw new Error(`switchboard did not become ready:\n${child.output()}`);
   const api = async (method: string, route: string, body?: unknown) => {
     const res = await fetch(url + route, { method, headers: { authorization: `Bearer ${ADMIN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
     const json = await res.json();
     if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(json)}`);
     return json;
   };
-  return { ...child, url, api };
+  return { ...child, url, token: ADMIN, api };
 }
 
 export async function setUpOAuthProfile(sb: Awaited<ReturnType<typeof startSwitchboard>>, upstreamUrl?: string) {

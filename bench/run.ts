@@ -3,6 +3,7 @@ const BENCHMARKS: Record<string, { summary: string; load: () => Promise<{ main(a
   lookup: { summary: 'lookup tables at 1,000,000 rows: lookup latency by one and two columns, row adds per second', load: () => import('./lookup.ts') },
   token: { summary: 'POST /oauth2/token: tokens issued per second beside a bare Fastify route [--seconds N --connections N]', load: () => import('./token.ts') },
   gateway: { summary: 'gateway calls per second through a proxy collection beside a bare Fastify proxy [--seconds N --connections N]', load: () => import('./gateway.ts') },
+  pubsub: { summary: 'event streams: single and batch publishes per second, publish-to-delivery latency [--seconds N --connections N]', load: () => import('./pubsub.ts') },
 };
 
 const [name, ...args] = process.argv.slice(2);

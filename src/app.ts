@@ -12,7 +12,7 @@ import type { DbHandle } from './db/index.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerHostRouting } from './http/hosts.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.ts';
-import { registerObservability, requestId } from './http/observability.ts';
+import { registerGauge, registerObservability, requestId } from './http/observability.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createLogger } from './logger.ts';
@@ -42,6 +42,10 @@ import { customConnectorsRoutes } from './api/custom_connectors/custom_connector
 import { customOauthProfilesRoutes } from './api/custom_oauth_profiles/custom_oauth_profiles.routes.ts';
 import { secretsManagementRoutes } from './api/secrets_management/secrets_management.routes.ts';
 import { lookupTablesRoutes } from './api/lookup_tables/lookup_tables.routes.ts';
+import { eventStreamsRoutes } from './api/event_streams/event_streams.routes.ts';
+import { topicsRoutes } from './api/topics/topics.routes.ts';
+import { createEventStreamsRuntime } from './api/topics/runtime.ts';
+import { createAccessResolver } from './gateway/access.ts';
 
 export interface AppDeps {
   config: Config;
@@ -80,6 +84,7 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext) => 
   apiClientsRoutes,
   apiAccessProfilesRoutes,
   lookupTablesRoutes,
+  eventStreamsRoutes,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -127,13 +132,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   operationsRoutes(app, ctx, { dialect: database.dialect, metrics });
   for (const register of ROUTE_TABLE) register(app, ctx);
 
-  // The API platform at run time: the token endpoint and the gateway, each with its own parsers and error format.
+  // Credentials of the API platform (OAuth access tokens, auth tokens, callers' JWTs): one
+  // resolver and one cache of profile state for the gateway and the event streams API.
   const signer = createAccessTokenSigner(deps.secretBox.deriveKey('oauth2-access-token'));
+  const access = createAccessResolver(ctx, signer);
+
+  // Event streams (PubSub) at run time: publish, consume, and the retention sweep.
+  const eventStreams = createEventStreamsRuntime(ctx, access);
+  topicsRoutes(app, ctx, eventStreams);
+  registerGauge(metrics, 'switchboard_event_stream_consumers_waiting', 'Consumers waiting in a long poll', () => eventStreams.waits.waiting());
+  app.addHook('onReady', async () => eventStreams.start());
+  app.addHook('preClose', async () => eventStreams.beginShutdown());
+  app.addHook('onClose', async () => eventStreams.stop());
+
+  // The API platform at run time: the token endpoint and the gateway, each with its own parsers and error format.
   const limiter = createFailureLimiter(ctx.clock, { limits: TOKEN_FAILURE_LIMITS, windowSeconds: 60 });
   await app.register(oauth2Routes({ ctx, signer, limiter }));
   await app.register(gatewayRoutes({
     ctx,
-    signer,
+    access,
     resolveUpstream: deps.resolveUpstream ?? cachedUpstreams(async (scope, connectionId) => {
       const credentials = await resolveConnectionCredentials(ctx, scope, connectionId);
       if (!credentials.rest) throw new Error('the proxy connection is not a rest connection');

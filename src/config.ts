@@ -25,6 +25,7 @@ export interface Config {
   readonly gatewayTimeoutMs: number;
   readonly gatewayMaxBodyBytes: number;
   readonly gatewayMaxResponseBytes: number;
+  readonly eventStreamsSweepIntervalMs: number;
   readonly smtpUrl: string | undefined;
   readonly smtpFrom: string;
   readonly secretsCacheTtlSeconds: number;
@@ -48,7 +49,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 export const CONFIG_VARIABLES: readonly string[] = [
   'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'LOG_LEVEL', 'SWITCHBOARD_ADMIN_TOKEN', 'SWITCHBOARD_SECRET_KEY',
   'PUBLIC_BASE_URL', 'PUBLIC_AUTH_URL', 'PUBLIC_EVENT_STREAMS_URL', 'BODY_LIMIT_BYTES', 'TRUST_PROXY', 'SQLITE_SYNCHRONOUS',
-  'SHUTDOWN_TIMEOUT_MS', 'SECRETS_CACHE_TTL_SECONDS', 'SECRETS_ENV_PREFIX', 'SECRETS_DIR',
+  'SHUTDOWN_TIMEOUT_MS', 'EVENT_STREAMS_SWEEP_INTERVAL_MS', 'SECRETS_CACHE_TTL_SECONDS', 'SECRETS_ENV_PREFIX', 'SECRETS_DIR',
 ];
 
 export const DEFAULT_SECRETS_ENV_PREFIX = 'SWITCHBOARD_SECRET_';
@@ -117,6 +118,8 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayMaxBodyBytes: intSetting(env, 'GATEWAY_MAX_BODY_BYTES', 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     // Largest response the gateway relays; larger: 502 (vendor: 100 KB).
     gatewayMaxResponseBytes: intSetting(env, 'GATEWAY_MAX_RESPONSE_BYTES', 100 * 1024, 1024, 1024 * 1024 * 1024),
+    // How often the event streams retention sweep runs (expired, purged and deleted topics' messages).
+    eventStreamsSweepIntervalMs: intSetting(env, 'EVENT_STREAMS_SWEEP_INTERVAL_MS', 60_000, 10, 24 * 3600 * 1000),
     // SMTP server for invitation e-mails: smtp://user:pass@host:587 (STARTTLS when offered) or
     // smtps://user:pass@host:465. Unset: invitations are recorded and logged as pending, not sent.
     // Holds a password: never logged.

@@ -12,6 +12,10 @@ export interface ChangeEvents {
   'connections.changed': { workspaceId: number };
   /** Collections or endpoints changed: gateway routes must be re-read. */
   'api_routes.changed': { environmentId: number };
+  /** An event topic's name, schema, retention or folder changed, or it was purged or deleted. */
+  'event_topic.changed': { topicId: number };
+  /** Messages were committed to a topic, up to this sequence number: long-polling consumers wake. */
+  'event_topic.published': { topicId: number; lastSeq: number };
 }
 
 export interface Notifier {

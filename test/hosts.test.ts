@@ -1,6 +1,6 @@
-// PUBLIC_AUTH_URL and PUBLIC_GATEWAY_URL with hosts of their own are routed by Host header.
+// PUBLIC_AUTH_URL, PUBLIC_GATEWAY_URL and PUBLIC_EVENT_STREAMS_URL with hosts of their own are routed by Host header.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from './helpers.ts';
 
 let t: TestApp;
@@ -31,4 +31,38 @@ test('the base host serves everything; collection URLs advertise the gateway hos
   const collection = await t.call('POST', '/api/api_collections', { headers: { host: 'admin.example.com' }, body: { name: 'Orders' } });
   assert.match(collection.body.url, /^https:\/\/api\.example\.com\/w\d+-dev\/orders-v1$/);
   assert.match(collection.body.api_spec_url, /^https:\/\/admin\.example\.com\/doc\/service\//);
+});
+
+describe('PUBLIC_EVENT_STREAMS_URL with a host of its own', () => {
+  let e: TestApp;
+  before(async () => {
+    e = await createTestApp({ env: { PUBLIC_BASE_URL: 'https://admin.example.com', PUBLIC_EVENT_STREAMS_URL: 'https://events.example.com' } });
+  });
+  after(() => e.close());
+
+  const onEvents = (method: 'GET' | 'POST', url: string, body?: unknown) =>
+    e.call(method, url, { headers: { host: 'events.example.com' }, ...(body !== undefined ? { body } : {}) });
+
+  test('serves the three operations and the legacy paths, nothing else', async () => {
+    const topic = (await e.call('POST', '/api/event_streams/topics', { headers: { host: 'admin.example.com' }, body: { name: 'Orders' } })).body.data.id;
+    const published = await onEvents('POST', `/api/v1/topics/${topic}/publish`, { n: 1 });
+    assert.equal(published.status, 200, published.text);
+    assert.equal((await onEvents('POST', `/api/v1/batch/topics/${topic}/publish`, { payloads: [{ n: 2 }] })).status, 200);
+    assert.equal((await onEvents('POST', `/api/pubsub/topics/${topic}/publish`, { n: 3 })).status, 200);
+    assert.equal((await onEvents('POST', `/api/v1/topics/${topic}/consume`, {})).body.messages.length, 3);
+    assert.equal((await onEvents('POST', `/api/pubsub/topics/${topic}/consume`, {})).body.messages.length, 3);
+    for (const [method, url] of [['GET', '/api/users/me'], ['GET', '/api/event_streams/topics'], ['GET', '/docs'], ['GET', '/w1-dev/orders-v1/x']] as const) {
+      const res = await onEvents(method, url);
+      assert.equal(res.status, 404, url);
+      assert.deepEqual(res.body, { message: 'Not found' });
+    }
+    assert.equal((await onEvents('POST', '/oauth2/token', {})).status, 404);
+    assert.equal((await onEvents('GET', '/health')).status, 200);
+  });
+
+  test('the base host keeps serving everything, the event streams paths included', async () => {
+    assert.equal((await e.call('GET', '/api/users/me', { headers: { host: 'admin.example.com' } })).status, 200);
+    const topic = (await e.call('GET', '/api/event_streams/topics', { headers: { host: 'admin.example.com' } })).body.data[0].id;
+    assert.equal((await e.call('POST', `/api/v1/topics/${topic}/consume`, { headers: { host: 'admin.example.com' }, body: {} })).status, 200);
+  });
 });

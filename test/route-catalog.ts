@@ -134,6 +134,16 @@ export const CONTRACT_EXTRAS: readonly string[] = [
   'POST /api/api_collections/:id/api_endpoints',
   'GET /api/lookup_tables/:id',
   'PUT /api/roles/:id',
+  // 13 §6: the legacy PubSub paths on {base_url} (D-topics note, D-pub; slug of D-api-pub).
+  'POST /api/pubsub/topics/:topic_id/consume',
+  'POST /api/pubsub/topics/:topic_id/publish',
+  // 13 §7: topic management through the developer API (D-topics, C-met).
+  'GET /api/event_streams/topics',
+  'POST /api/event_streams/topics',
+  'GET /api/event_streams/topics/:id',
+  'PUT /api/event_streams/topics/:id',
+  'PUT /api/event_streams/topics/:id/purge',
+  'DELETE /api/event_streams/topics/:id',
 ];
 
 /** Served for operations, documentation and tooling; not part of the catalog. */

@@ -2,63 +2,15 @@
 // First start prints the admin token once; a restart, even after kill -9, keeps everything;
 // SIGTERM finishes in-flight requests; SWITCHBOARD_ADMIN_TOKEN opens an admin client.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { api, children, startServer, tempDir } from './process-helpers.ts';
 
 const CLI = path.resolve(import.meta.dirname, '../src/cli.ts');
-const children = new Set<ChildProcess>();
 after(() => { for (const c of children) c.kill('SIGKILL'); });
-
-interface Running {
-  child: ChildProcess;
-  baseUrl: string;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => { children.delete(child); resolve(code); }));
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const ready = /"msg":"switchboard is ready"/.test(out);
-    const listening = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-    // The banner, when there is one, comes right after "ready".
-    if (ready && listening?.[1]) {
-      await new Promise((r) => setTimeout(r, 100));
-      return { child, baseUrl: listening[1], output: () => out, exited };
-    }
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`server did not start:\n${out}`);
-}
-
-async function api(base: string, method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const res = await fetch(base + url, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-function tempDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'sb-proc-'));
-}
 
 describe('switchboard serve', () => {
   test('first start prints a working admin token once; data survives kill -9 and a restart', async () => {

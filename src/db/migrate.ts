@@ -8,6 +8,7 @@ import * as foldersProperties from './migrations/0003_folders_properties.ts';
 import * as rolesInvitations from './migrations/0005_roles_invitations.ts';
 import * as connectionsSecrets from './migrations/0004_connections_secrets.ts';
 import * as lookupTables from './migrations/0002_lookup_tables.ts';
+import * as pubsub from './migrations/0007_pubsub.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0005_roles_invitations': rolesInvitations,
   '0004_connections_secrets': connectionsSecrets,
   '0002_lookup_tables': lookupTables,
+  '0007_pubsub': pubsub,
 };
 
 function provider(dialect: DialectName): MigrationProvider {

@@ -301,6 +301,9 @@ export interface ApiAccessProfilesTable {
   access_profile_claim: string | null;
   required_claims: string;
   allowed_issuers: string;
+  /** JSON arrays of event topic ids this profile may publish to / consume from. */
+  publish_topic_ids: Generated<string>;
+  consume_topic_ids: Generated<string>;
   created_at: string;
   updated_at: string;
 }
@@ -347,6 +350,36 @@ export interface LookupTableRowsTable {
   updated_at: string;
 }
 
+export interface EventTopicsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  folder_id: number;
+  name: string;
+  /** Trimmed lower-cased name, unique per environment; null once deleted. */
+  name_key: string | null;
+  description: string | null;
+  /** JSON array of schema fields; null: no schema. */
+  schema: string | null;
+  retention_seconds: number;
+  /** Sequence number of the last message published; 0 when none. */
+  last_seq: Generated<number>;
+  /** Messages up to this sequence number were purged. */
+  purged_seq: Generated<number>;
+  last_message_at: string | null;
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventMessagesTable {
+  topic_id: number;
+  seq: number;
+  published_at: string;
+  /** JSON text of the message object. */
+  payload: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -372,6 +405,8 @@ export interface Database {
   api_policy_counters: ApiPolicyCountersTable;
   lookup_tables: LookupTablesTable;
   lookup_table_rows: LookupTableRowsTable;
+  event_topics: EventTopicsTable;
+  event_messages: EventMessagesTable;
 }
 
 /** The database handle or an open transaction: stores accept either. */
@@ -403,3 +438,5 @@ export type ApiAccessProfileRow = Selectable<ApiAccessProfilesTable>;
 export type ApiPolicyRow = Selectable<ApiPoliciesTable>;
 export type LookupTableRow = Selectable<LookupTablesTable>;
 export type LookupRowRecord = Selectable<LookupTableRowsTable>;
+export type EventTopicRow = Selectable<EventTopicsTable>;
+export type EventMessageRow = Selectable<EventMessagesTable>;

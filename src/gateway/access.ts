@@ -1,5 +1,5 @@
-// Who is calling a published API: the credential of §9.1 (auth token, OAuth access token or a
-// caller's JWT) resolved to an access profile whose state is cached in memory and dropped the
+// Who is calling a published API or an event stream: the credential of §9.1 (auth token, OAuth
+// access token or a caller's JWT) resolved to an access profile whose state is cached in memory and dropped the
 // moment a management change (refresh, disable, grants) is published, so revocation is immediate.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
@@ -16,6 +16,9 @@ export interface ProfileState {
   usable: boolean;
   generation: number;
   collectionIds: ReadonlySet<number>;
+  /** Event topics this profile may publish to / consume from (contract 13 §1). */
+  publishTopicIds: ReadonlySet<number>;
+  consumeTopicIds: ReadonlySet<number>;
   ipAllow: BlockList | null;
   ipDeny: BlockList | null;
   policyId: number | null;
@@ -27,6 +30,8 @@ export type AccessOutcome =
   | { kind: 'none' }
   | { kind: 'invalid' }
   | { kind: 'profile'; profile: ProfileState; apiToken: 'query' | 'other' };
+
+export type AccessResolver = ReturnType<typeof createAccessResolver>;
 
 export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSigner) {
   const byId = new Map<number, ProfileState | null>();
@@ -163,6 +168,8 @@ function toState(row: ProfileWithClient): ProfileState {
     usable: row.active === 1 && row.client_active === 1,
     generation: row.secret_generation,
     collectionIds: new Set(jsonList<number>(row.api_collection_ids)),
+    publishTopicIds: new Set(jsonList<number>(row.publish_topic_ids)),
+    consumeTopicIds: new Set(jsonList<number>(row.consume_topic_ids)),
     ipAllow: blockList(jsonList<string>(row.ip_allow_list)),
     ipDeny: blockList(jsonList<string>(row.ip_deny_list)),
     policyId: row.api_policy_id ?? row.client_policy_id,

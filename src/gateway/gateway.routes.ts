@@ -3,8 +3,7 @@
 // endpoint state; then the call goes to the proxy (or, later, the endpoint's recipe).
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import type { ServiceContext } from '../context.ts';
-import type { AccessTokenSigner } from '../oauth2/access-token.ts';
-import { createAccessResolver, ipPasses } from './access.ts';
+import { ipPasses, type AccessResolver } from './access.ts';
 import { createPolicyEnforcer } from './policies.ts';
 import { createProxy, ProxyError, type Upstream } from './proxy.ts';
 import { createRouter } from './routing.ts';
@@ -16,7 +15,8 @@ export type UpstreamResolver = (scope: { workspaceId: number; environmentId: num
 
 export interface GatewayDeps {
   ctx: ServiceContext;
-  signer: AccessTokenSigner;
+  /** Shared with the event streams API: one cache of profile state, dropped on every change. */
+  access: AccessResolver;
   resolveUpstream: UpstreamResolver;
   maxBodyBytes: number;
   maxResponseBytes: number;
@@ -29,7 +29,7 @@ export function gatewayRoutes(deps: GatewayDeps) {
   return async function gatewayPlugin(app: FastifyInstance): Promise<void> {
     const { ctx } = deps;
     const router = createRouter(ctx);
-    const access = createAccessResolver(ctx, deps.signer);
+    const access = deps.access;
     const policies = createPolicyEnforcer(ctx);
     const proxy = createProxy({ timeoutMs: deps.timeoutMs, maxResponseBytes: deps.maxResponseBytes });
     app.addHook('onClose', async () => proxy.close());

@@ -1,6 +1,7 @@
 // Authentication and authorisation of the management API (contract 00 §2, 02 §3).
-// Every /api route declares the one privilege it needs, or that it is public; a route that
-// declares neither stops the server at start-up, so nothing is ever open by omission.
+// Every /api route declares the one privilege it needs, that it is public, or that it is an
+// event streams operation (authenticated in src/api/topics/); a route that declares none of
+// these stops the server at start-up, so nothing is ever open by omission.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.ts';
 import { AppError } from '../errors.ts';
@@ -15,6 +16,11 @@ declare module 'fastify' {
     public?: boolean;
     /** Only clients bound to the dev environment may call it (e.g. GET /api/users/me). */
     devOnly?: boolean;
+    /**
+     * An event streams operation (contract 13 §1): authenticated by its own hook, which accepts
+     * developer API client tokens and API platform access tokens, and needs this right on the topic.
+     */
+    eventStreams?: 'publish' | 'consume';
   }
   interface FastifyRequest {
     authContext: AuthContext | null;
@@ -26,8 +32,8 @@ export function registerAuth(app: FastifyInstance, ctx: ServiceContext): void {
 
   app.addHook('onRoute', (route) => {
     const config = route.config ?? {};
-    if (route.url.startsWith('/api') && config.privilege === undefined && config.public !== true) {
-      throw new Error(`Route ${String(route.method)} ${route.url} declares neither a privilege nor public: true`);
+    if (route.url.startsWith('/api') && config.privilege === undefined && config.public !== true && config.eventStreams === undefined) {
+      throw new Error(`Route ${String(route.method)} ${route.url} declares neither a privilege, public: true nor an eventStreams right`);
     }
     if (config.privilege !== undefined && route.schema) {
       const needs = `Requires the \`${config.privilege}\` privilege${config.devOnly ? ' and a client of the dev environment' : ''}.`;

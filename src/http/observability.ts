@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Keep a caller's X-Request-Id when it is a sane token (for tracing across services); else make one. */
 export function requestId(req: IncomingMessage): string {
@@ -39,4 +39,9 @@ export function registerObservability(app: FastifyInstance): Registry {
     duration.observe(labels, reply.elapsedTime / 1000);
   });
   return registry;
+}
+
+/** A gauge read when /metrics is scraped (e.g. consumers waiting in long polls). */
+export function registerGauge(registry: Registry, name: string, help: string, read: () => number): void {
+  new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
 }

@@ -60,11 +60,13 @@ export function apiAccessProfilesRoutes(fastify: FastifyInstance, ctx: ServiceCo
 }
 
 function toProfileInput(body: Static<typeof UpdateProfileBody>): ProfileInput {
-  const { api_client_id, api_collection_ids, api_policy_id, ...rest } = body;
+  const { api_client_id, api_collection_ids, publish_topic_ids, consume_topic_ids, api_policy_id, ...rest } = body;
   return {
     ...rest,
     ...(api_client_id !== undefined ? { api_client_id: toId(api_client_id) } : {}),
     ...(api_collection_ids !== undefined ? { api_collection_ids: api_collection_ids.map(toId) } : {}),
+    ...(publish_topic_ids !== undefined ? { publish_topic_ids: publish_topic_ids.map(toId) } : {}),
+    ...(consume_topic_ids !== undefined ? { consume_topic_ids: consume_topic_ids.map(toId) } : {}),
     ...(api_policy_id !== undefined ? { api_policy_id: api_policy_id === null ? null : toId(api_policy_id) } : {}),
   };
 }

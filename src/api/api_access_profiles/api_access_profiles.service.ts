@@ -10,7 +10,9 @@ import { hashToken, parseIpAllowList, scopeOf, type AuthContext } from '../devel
 import { projectAssetInScope } from '../projects/project-scope.ts';
 import { findCollectionsByIds } from '../api_collections/api_collections.store.ts';
 import { findApiClient, findPolicy } from '../api_clients/api_clients.store.ts';
-import { findProfile, insertProfile, listProfiles as listRows, profileToApi, updateProfile, type AccessProfileApi, type ProfileWithClient } from './api_access_profiles.store.ts';
+import { findTopicIds } from '../event_streams/event_streams.store.ts';
+import { findFolderInScope } from '../folders/folder-scope.ts';
+import { findProfile, insertProfile, jsonList, listProfiles as listRows, profileToApi, updateProfile, type AccessProfileApi, type ProfileWithClient } from './api_access_profiles.store.ts';
 
 export const AUTH_TYPES: readonly ApiAuthType[] = ['token', 'oauth2', 'jwt', 'oidc'];
 
@@ -18,6 +20,8 @@ export interface ProfileInput {
   name?: string;
   api_client_id?: number;
   api_collection_ids?: number[];
+  publish_topic_ids?: number[];
+  consume_topic_ids?: number[];
   auth_type?: string;
   api_policy_id?: number | null;
   ip_allow_list?: string[] | string;
@@ -59,7 +63,9 @@ export async function createProfile(ctx: ServiceContext, auth: AuthContext, inpu
   const name = input.name?.trim() ?? '';
   if (name === '') errors.name = ["can't be blank"];
   if (input.api_client_id === undefined) errors.api_client_id = ['is required'];
-  if (!input.api_collection_ids || input.api_collection_ids.length === 0) errors.api_collection_ids = ['must list at least one collection'];
+  // A profile opens at least one API collection or one event topic (13 §1: topics are granted here too).
+  const grantsTopics = (input.publish_topic_ids?.length ?? 0) + (input.consume_topic_ids?.length ?? 0) > 0;
+  if ((!input.api_collection_ids || input.api_collection_ids.length === 0) && !grantsTopics) errors.api_collection_ids = ['must list at least one collection'];
   const authType = checkAuthType(input.auth_type, errors, true) as ApiAuthType;
   const jwt = checkJwt(ctx, authType, input, errors, undefined);
   const ipAllow = checkIpList(input.ip_allow_list, 'ip_allow_list', errors);
@@ -69,7 +75,9 @@ export async function createProfile(ctx: ServiceContext, auth: AuthContext, inpu
   return ctx.db.transaction().execute(async (trx) => {
     const client = await findApiClient(trx, auth.environmentId, input.api_client_id as number);
     if (!client || !(await projectAssetInScope(trx, auth, client.project_id))) throw invalid({ api_client_id: ['does not name an API client of this environment'] });
-    const collectionIds = await checkCollections(trx, auth, input.api_collection_ids as number[]);
+    const collectionIds = await checkCollections(trx, auth, input.api_collection_ids ?? []);
+    const publishTopicIds = await checkTopics(trx, auth, input.publish_topic_ids ?? [], 'publish_topic_ids');
+    const consumeTopicIds = await checkTopics(trx, auth, input.consume_topic_ids ?? [], 'consume_topic_ids');
     if (input.api_policy_id != null && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id))) throw invalid({ api_policy_id: ['does not exist'] });
     const issued = issueCredentials(authType, null);
     const now = toStored(ctx.clock.now());
@@ -79,6 +87,8 @@ export async function createProfile(ctx: ServiceContext, auth: AuthContext, inpu
       auth_type: authType,
       active: 1,
       api_collection_ids: JSON.stringify(collectionIds),
+      publish_topic_ids: JSON.stringify(publishTopicIds),
+      consume_topic_ids: JSON.stringify(consumeTopicIds),
       api_policy_id: input.api_policy_id ?? null,
       ip_allow_list: JSON.stringify(ipAllow ?? []),
       ip_deny_list: JSON.stringify(ipDeny ?? []),
@@ -100,7 +110,6 @@ export async function updateProfileById(ctx: ServiceContext, auth: AuthContext, 
   const errors: Record<string, string[]> = {};
   const name = input.name?.trim();
   if (name === '') errors.name = ["can't be blank"];
-  if (input.api_collection_ids !== undefined && input.api_collection_ids.length === 0) errors.api_collection_ids = ['must list at least one collection'];
   if (input.api_client_id !== undefined) errors.api_client_id = ['cannot be changed'];
   const newAuthType = input.auth_type === undefined ? undefined : (checkAuthType(input.auth_type, errors, true) as ApiAuthType);
   const ipAllow = checkIpList(input.ip_allow_list, 'ip_allow_list', errors);
@@ -116,12 +125,18 @@ export async function updateProfileById(ctx: ServiceContext, auth: AuthContext, 
       : undefined;
     if (Object.keys(jwtErrors).length > 0) throw invalid(jwtErrors);
     const collectionIds = input.api_collection_ids ? await checkCollections(trx, auth, input.api_collection_ids) : undefined;
+    const publishTopicIds = input.publish_topic_ids ? await checkTopics(trx, auth, input.publish_topic_ids, 'publish_topic_ids') : undefined;
+    const consumeTopicIds = input.consume_topic_ids ? await checkTopics(trx, auth, input.consume_topic_ids, 'consume_topic_ids') : undefined;
+    const grants = (collectionIds ?? jsonList<number>(current.api_collection_ids)).length + (publishTopicIds ?? jsonList<number>(current.publish_topic_ids)).length + (consumeTopicIds ?? jsonList<number>(current.consume_topic_ids)).length;
+    if (grants === 0) throw invalid({ api_collection_ids: ['must list at least one collection'] });
     if (input.api_policy_id != null && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id))) throw invalid({ api_policy_id: ['does not exist'] });
     const changesType = authType !== current.auth_type;
     const issued = changesType ? issueCredentials(authType, null) : undefined;
     await updateProfile(trx, id, {
       ...(name !== undefined ? { name } : {}),
       ...(collectionIds ? { api_collection_ids: JSON.stringify(collectionIds) } : {}),
+      ...(publishTopicIds ? { publish_topic_ids: JSON.stringify(publishTopicIds) } : {}),
+      ...(consumeTopicIds ? { consume_topic_ids: JSON.stringify(consumeTopicIds) } : {}),
       ...(input.api_policy_id !== undefined ? { api_policy_id: input.api_policy_id } : {}),
       ...(ipAllow !== undefined ? { ip_allow_list: JSON.stringify(ipAllow) } : {}),
       ...(ipDeny !== undefined ? { ip_deny_list: JSON.stringify(ipDeny) } : {}),
@@ -171,6 +186,19 @@ async function checkCollections(db: Db, auth: AuthContext, ids: number[]): Promi
   const found = new Set((await findCollectionsByIds(db, auth.environmentId, unique)).map((c) => c.id));
   const unknown = unique.filter((id) => !found.has(id));
   if (unknown.length > 0) throw invalid({ api_collection_ids: [`has unknown collection ids: ${unknown.slice(0, 10).join(', ')}`] });
+  return unique;
+}
+
+/** Live event topics of the environment, in the caller's project scope. */
+async function checkTopics(db: Db, auth: AuthContext, ids: number[], field: string): Promise<number[]> {
+  const unique = [...new Set(ids)].sort((a, b) => a - b);
+  const found = await findTopicIds(db, auth.environmentId, unique);
+  const visible = new Set<number>();
+  for (const topic of found) {
+    if (auth.allFolders || (await findFolderInScope(db, auth.environmentId, auth, topic.folder_id)) !== undefined) visible.add(topic.id);
+  }
+  const unknown = unique.filter((id) => !visible.has(id));
+  if (unknown.length > 0) throw invalid({ [field]: [`has unknown topic ids: ${unknown.slice(0, 10).join(', ')}`] });
   return unique;
 }
 

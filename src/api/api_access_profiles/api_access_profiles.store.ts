@@ -7,6 +7,8 @@ export interface AccessProfileApi {
   name: string;
   api_client_id: number;
   api_collection_ids: number[];
+  publish_topic_ids: number[];
+  consume_topic_ids: number[];
   active: boolean;
   auth_type: string;
   api_policy_id: number | null;
@@ -34,6 +36,8 @@ export function profileToApi(row: ApiAccessProfileRow, secrets: { secret?: strin
     name: row.name,
     api_client_id: row.api_client_id,
     api_collection_ids: jsonList<number>(row.api_collection_ids),
+    publish_topic_ids: jsonList<number>(row.publish_topic_ids),
+    consume_topic_ids: jsonList<number>(row.consume_topic_ids),
     active: row.active === 1,
     auth_type: row.auth_type,
     api_policy_id: row.api_policy_id,

@@ -12,7 +12,8 @@ export const PRIVILEGE_GROUPS = {
   export_manifests: 'Recipe lifecycle management: Export Manifests',
   project_deployments: 'Recipe lifecycle management: builds and deployments',
   lookup_tables: 'Workspace data: Lookup Tables',
-  event_streams: 'Workspace data: Event Streams Topics',
+  // Topics (manage with write) and their messages on the event streams API (consume with read, publish with write).
+  event_streams: 'Workspace data: Event Streams and Event Streams Topics',
   environment_properties: 'Workspace data: Environment Properties',
   api_platform_collections: 'API platform: Collections & Endpoints',
   api_platform_clients: 'API platform: Clients & Access Profiles',

@@ -1,0 +1,57 @@
+// Real server processes for tests: `switchboard serve` on a free port and a data directory.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const CLI = path.resolve(import.meta.dirname, '../src/cli.ts');
+
+export interface Running {
+  child: ChildProcess;
+  baseUrl: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Children still running; a test file kills them in its after() hook. */
+export const children = new Set<ChildProcess>();
+
+export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => { children.delete(child); resolve(code); }));
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const ready = /"msg":"switchboard is ready"/.test(out);
+    const listening = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+    // The banner, when there is one, comes right after "ready".
+    if (ready && listening?.[1]) {
+      await new Promise((r) => setTimeout(r, 100));
+      return { child, baseUrl: listening[1], output: () => out, exited };
+    }
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`server did not start:\n${out}`);
+}
+
+export async function api(base: string, method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await fetch(base + url, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+export function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'sb-proc-'));
+}
