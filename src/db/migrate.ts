@@ -7,6 +7,7 @@ import * as apiPlatform from './migrations/0006_api_platform.ts';
 import * as foldersProperties from './migrations/0003_folders_properties.ts';
 import * as rolesInvitations from './migrations/0005_roles_invitations.ts';
 import * as connectionsSecrets from './migrations/0004_connections_secrets.ts';
+import * as recipesJobs from './migrations/0008_recipes_jobs.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0003_folders_properties': foldersProperties,
   '0005_roles_invitations': rolesInvitations,
   '0004_connections_secrets': connectionsSecrets,
+  '0008_recipes_jobs': recipesJobs,
 };
 
 function provider(dialect: DialectName): MigrationProvider {
