@@ -323,6 +323,11 @@ export interface RecipesTable {
   code: string;
   /** The config array, JSON text. */
   config: string;
+  trigger_application: string | null;
+  /** JSON list of providers used by actions, in first-use order. */
+  action_applications: string;
+  /** Event name of a webhook trigger (its URL's last segment); null for other triggers. */
+  webhook_event: string | null;
   concurrency: number;
   running: Flag;
   version_no: number;

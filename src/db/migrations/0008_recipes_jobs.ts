@@ -17,6 +17,10 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn('code', 'text', (c) => c.notNull())
     // The config array as JSON text.
     .addColumn('config', 'text', (c) => c.notNull())
+    // Derived from the code on every save (the code itself is kept verbatim).
+    .addColumn('trigger_application', 'varchar(100)')
+    .addColumn('action_applications', 'text', (c) => c.notNull())
+    .addColumn('webhook_event', 'varchar(100)')
     .addColumn('concurrency', 'integer', (c) => c.notNull().defaultTo(1))
     .addColumn('running', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('version_no', 'integer', (c) => c.notNull().defaultTo(1))
