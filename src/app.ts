@@ -40,6 +40,10 @@ import { connectionsRoutes } from './api/connections/connections.routes.ts';
 import { customConnectorsRoutes } from './api/custom_connectors/custom_connectors.routes.ts';
 import { customOauthProfilesRoutes } from './api/custom_oauth_profiles/custom_oauth_profiles.routes.ts';
 import { secretsManagementRoutes } from './api/secrets_management/secrets_management.routes.ts';
+import { recipesRoutes } from './api/recipes/recipes.routes.ts';
+import { jobsRoutes } from './api/jobs/jobs.routes.ts';
+import { createEngine, type RecipeEngine } from './engine/engine.ts';
+import { webhooksRoutes } from './engine/webhooks.routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -53,6 +57,8 @@ export interface AppDeps {
   /** Told of every route as it is registered (the route catalog test lists them this way). */
   onRoute?: (route: { method: string | string[]; url: string }) => void;
   resolveUpstream?: UpstreamResolver;
+  /** The recipe engine; built here when absent. It starts when the app is ready and stops when it closes. */
+  engine?: RecipeEngine;
 }
 
 /** Failed client authentications per minute before 429: per client id, and per source address. */
@@ -77,6 +83,8 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext) => 
   apiEndpointsRoutes,
   apiClientsRoutes,
   apiAccessProfilesRoutes,
+  recipesRoutes,
+  jobsRoutes,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -98,7 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const mailer: Mailer | undefined = config.smtpUrl === undefined ? undefined : createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom });
   const clock = deps.clock ?? systemClock;
   const secrets = deps.secrets ?? secretResolverFor(config, clock, deps.secretBox);
-  const ctx: ServiceContext = {
+  const base: ServiceContext = {
     db: database.db,
     clock,
     log: logger,
@@ -109,7 +117,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     notifier: deps.notifier ?? createInProcessNotifier(),
     ...(mailer ? { mailer } : {}),
   };
+  const engine = deps.engine ?? createEngine(base);
+  const ctx: ServiceContext = { ...base, engine };
   if (mailer) app.addHook('onClose', async () => mailer.close());
+  app.addHook('onReady', async () => {
+    // The server migrates before it builds the app; a database that is not migrated (GET /ready
+    // says 503) leaves the engine stopped rather than the server down.
+    try {
+      await engine.start();
+    } catch (error) {
+      logger.error({ err: error }, 'the recipe engine could not start');
+    }
+  });
+  app.addHook('onClose', async () => engine.close(config.shutdownTimeoutMs));
 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);
@@ -140,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const signer = createAccessTokenSigner(deps.secretBox.deriveKey('oauth2-access-token'));
   const limiter = createFailureLimiter(ctx.clock, { limits: TOKEN_FAILURE_LIMITS, windowSeconds: 60 });
   await app.register(oauth2Routes({ ctx, signer, limiter }));
+  await app.register(webhooksRoutes({ engine, maxBodyBytes: config.bodyLimitBytes }));
   await app.register(gatewayRoutes({
     ctx,
     signer,

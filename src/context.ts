@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import type { Notifier } from './notifier.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { SecretResolver } from './api/secrets_management/secret-resolver.ts';
+import type { RecipeEngine } from './engine/engine.ts';
 
 export interface ServiceContext {
   readonly db: Kysely<Database>;
@@ -26,4 +27,6 @@ export interface ServiceContext {
   readonly publicBaseUrl?: string;
   /** Resolves secret references (built-in store, environment variables, files), with its cache. */
   readonly secrets: SecretResolver;
+  /** The recipe engine (triggers, job queue, workers); absent in the CLI's contexts. */
+  readonly engine?: RecipeEngine;
 }

@@ -17,10 +17,12 @@ import { ADMIN_ROLE_NAME, createTokenForRole, createWorkspace, prepareFirstWorks
 import { insertProject, findHomeFolder } from '../src/api/folders/folders.store.ts';
 import { findEnvironmentByType } from '../src/workspaces/workspaces.store.ts';
 import { toStored } from '../src/time.ts';
+import { createEngine, type EngineOptions, type RecipeEngine } from '../src/engine/engine.ts';
 
 export interface TestApp {
   app: FastifyInstance;
   ctx: ServiceContext;
+  engine: RecipeEngine;
   workspaceId: number;
   adminToken: string;
   call(method: InjectOptions['method'], url: string, options?: CallOptions): Promise<Reply>;
@@ -45,7 +47,7 @@ export interface Reply {
   headers: Record<string, unknown>;
 }
 
-export async function createTestApp(options: { clock?: Clock; logger?: Logger; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function createTestApp(options: { clock?: Clock; logger?: Logger; env?: Record<string, string>; engine?: EngineOptions } = {}): Promise<TestApp> {
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent-test-data-dir', ...options.env });
   const db = openSqlite(':memory:');
   await migrateToLatest(db, 'sqlite');
@@ -55,9 +57,11 @@ export async function createTestApp(options: { clock?: Clock; logger?: Logger; e
   // One resolver for the app and the test's own context, so both see (and clear) the same cache.
   const secrets = secretResolverFor(config, clock, secretBox);
   const notifier = createInProcessNotifier();
-  const ctx: ServiceContext = { db, clock, log: logger, secretBox, secrets, config, notifier };
+  const base: ServiceContext = { db, clock, log: logger, secretBox, secrets, config, notifier };
+  const engine = createEngine(base, { pollMs: 50, ...options.engine });
+  const ctx: ServiceContext = { ...base, engine };
   const first = await prepareFirstWorkspace(ctx, { workspace: { name: 'Acme Integrations', ownerEmail: 'integrations@example.com' } });
-  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: ':memory:' }, secretBox, secrets, notifier, clock, logger });
+  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: ':memory:' }, secretBox, secrets, notifier, clock, logger, engine });
   await app.ready();
   const adminToken = first.printableToken as string;
   let counter = 0;
@@ -65,6 +69,7 @@ export async function createTestApp(options: { clock?: Clock; logger?: Logger; e
   return {
     app,
     ctx,
+    engine,
     workspaceId: first.workspace.id,
     adminToken,
     async call(method, url, opts = {}) {

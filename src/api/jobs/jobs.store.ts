@@ -125,9 +125,18 @@ export async function jobCounts(db: Db, recipeId: number, filters: JobListFilter
   return { all: Number(all.n), scope: Number(scope.n) };
 }
 
+export interface ErrorPartsApi {
+  adapter: string | null;
+  error_type: string;
+  message: string;
+  error_id: string;
+  error_at: string;
+  input: string;
+  inner_message: string | null;
+}
+
 export interface JobApi {
   id: string;
-  handle?: string;
   flow_run_id: number;
   recipe_id: number;
   title: string;
@@ -137,18 +146,22 @@ export interface JobApi {
   is_error: boolean;
   is_poll_error: boolean;
   error: string | null;
-  error_parts?: Record<string, unknown>;
+  error_parts?: ErrorPartsApi;
   master_job_id: string | null;
-  master_job_handle?: string | null;
   calling_recipe_id: number | null;
   calling_job_id: string | null;
-  calling_job_handle?: string | null;
   root_recipe_id: number | null;
   root_job_id: string | null;
-  is_repeat?: boolean;
-  is_test?: boolean;
-  is_test_case_job?: boolean;
-  lines?: LineApi[];
+}
+
+export interface JobDetailApi extends JobApi {
+  handle: string;
+  is_repeat: boolean;
+  is_test: boolean;
+  is_test_case_job: boolean;
+  master_job_handle: string | null;
+  calling_job_handle: string | null;
+  lines: LineApi[];
 }
 
 export interface LineApi {
@@ -160,18 +173,29 @@ export interface LineApi {
   line_stat: { total: number; started_at: string; completed_at: string };
 }
 
-export function jobToApi(row: JobRow, lines?: JobLineRow[]): JobApi {
-  const failed = row.status === 'failed' || row.status === 'canceled';
-  let parts: Record<string, unknown> | undefined;
-  if (failed && row.error_parts) {
-    try {
-      const parsed = JSON.parse(row.error_parts) as Record<string, unknown>;
-      parts = { ...parsed, error_at: typeof parsed.error_at === 'string' ? toApiTimestamp(parsed.error_at) : parsed.error_at, input: '<redacted>' };
-    } catch {
-      parts = undefined;
-    }
+function errorPartsOf(text: string | null): ErrorPartsApi | undefined {
+  if (!text) return undefined;
+  try {
+    const p = JSON.parse(text) as Record<string, unknown>;
+    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    return {
+      adapter: str(p.adapter),
+      error_type: str(p.error_type) ?? 'Error',
+      message: str(p.message) ?? '',
+      error_id: str(p.error_id) ?? '',
+      error_at: toApiTimestamp(str(p.error_at) ?? new Date(0).toISOString()),
+      input: '<redacted>',
+      inner_message: str(p.inner_message),
+    };
+  } catch {
+    return undefined;
   }
-  const out: JobApi = {
+}
+
+export function jobToApi(row: JobRow): JobApi {
+  const failed = row.status === 'failed' || row.status === 'canceled';
+  const parts = failed ? errorPartsOf(row.error_parts) : undefined;
+  return {
     id: row.handle,
     flow_run_id: row.id,
     recipe_id: row.recipe_id,
@@ -189,9 +213,11 @@ export function jobToApi(row: JobRow, lines?: JobLineRow[]): JobApi {
     root_recipe_id: row.root_recipe_id,
     root_job_id: row.root_job_handle,
   };
-  if (lines === undefined) return out;
+}
+
+export function jobDetailToApi(row: JobRow, lines: JobLineRow[]): JobDetailApi {
   return {
-    ...out,
+    ...jobToApi(row),
     handle: row.handle,
     is_repeat: row.is_repeat === 1,
     is_test: row.is_test === 1,

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Db, RecipeRow, RecipeUpdate, RecipeVersionRow } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
 
-export type RecipeWithProject = RecipeRow & { project_id: number | null };
+export type RecipeWithProject = RecipeRow & { project_id: number | null; version_comment: string | null };
 
 export interface RecipeApi {
   id: number;
@@ -29,8 +29,8 @@ export interface RecipeApi {
   stopped_at?: string;
   version_no: number;
   stop_cause: string | null;
-  config: unknown[];
-  trigger_closure: unknown;
+  config: ConfigApi[];
+  trigger_closure: Record<string, unknown> | null;
   code: string;
   author_name: string;
   version_author_name: string;
@@ -53,8 +53,17 @@ function parseList(text: string): string[] {
   }
 }
 
+export interface ConfigApi {
+  keyword: string;
+  name: string;
+  provider: string;
+  skip_validation: boolean;
+  account_id: number | null;
+  [key: string]: unknown;
+}
+
 /** config[].account_id leaves as an integer or null, never a reference object (14 §1 strictness). */
-function configToApi(text: string): unknown[] {
+function configToApi(text: string): ConfigApi[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -62,20 +71,27 @@ function configToApi(text: string): unknown[] {
     return [];
   }
   if (!Array.isArray(parsed)) return [];
-  return parsed.map((entry) => {
-    if (typeof entry !== 'object' || entry === null) return entry;
-    const e = entry as Record<string, unknown>;
-    return { ...e, account_id: typeof e.account_id === 'number' ? e.account_id : null };
+  return parsed.filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null).map((e) => {
+    const provider = typeof e.provider === 'string' ? e.provider : '';
+    return {
+      ...e,
+      keyword: 'application',
+      name: typeof e.name === 'string' ? e.name : provider,
+      provider,
+      skip_validation: e.skip_validation === true,
+      account_id: typeof e.account_id === 'number' ? e.account_id : null,
+    };
   });
 }
 
-export function recipeToApi(row: RecipeWithProject, options: { publicBaseUrl: string; versionComment: string | null; withTags: boolean; excludeCode: boolean }): RecipeApi {
+export function recipeToApi(row: RecipeWithProject, options: { publicBaseUrl: string; withTags: boolean; excludeCode: boolean }): RecipeApi {
   const actions = parseList(row.action_applications);
   const applications = [...(row.trigger_application ? [row.trigger_application] : []), ...actions.filter((a) => a !== row.trigger_application)];
-  let closure: unknown = null;
+  let closure: Record<string, unknown> | null = null;
   if (row.trigger_closure !== null) {
     try {
-      closure = JSON.parse(row.trigger_closure);
+      const parsed: unknown = JSON.parse(row.trigger_closure);
+      closure = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
     } catch {
       closure = null;
     }
@@ -110,14 +126,19 @@ export function recipeToApi(row: RecipeWithProject, options: { publicBaseUrl: st
     author_name: row.author_name,
     version_author_name: row.author_name,
     version_author_email: row.author_email,
-    version_comment: options.versionComment,
+    version_comment: row.version_comment,
   };
   if (options.withTags) out.tags = [];
   return out;
 }
 
 function selectRecipes(db: Db) {
-  return db.selectFrom('recipes as r').innerJoin('folders as f', 'f.id', 'r.folder_id').selectAll('r').select('f.project_id as project_id');
+  return db
+    .selectFrom('recipes as r')
+    .innerJoin('folders as f', 'f.id', 'r.folder_id')
+    .leftJoin('recipe_versions as v', (join) => join.onRef('v.recipe_id', '=', 'r.id').onRef('v.version_no', '=', 'r.version_no'))
+    .selectAll('r')
+    .select(['f.project_id as project_id', 'v.comment as version_comment']);
 }
 
 export async function insertRecipe(db: Db, values: Omit<RecipeRow, 'id'>): Promise<number> {
@@ -191,11 +212,6 @@ export async function incrementCopyCount(db: Db, id: number): Promise<void> {
 
 export async function insertVersion(db: Db, values: Omit<RecipeVersionRow, 'id'>): Promise<void> {
   await db.insertInto('recipe_versions').values(values).execute();
-}
-
-export async function findVersionComment(db: Db, recipeId: number, versionNo: number): Promise<string | null> {
-  const row = await db.selectFrom('recipe_versions').select('comment').where('recipe_id', '=', recipeId).where('version_no', '=', versionNo).executeTakeFirst();
-  return row?.comment ?? null;
 }
 
 export async function countRecipes(db: Db, workspaceId: number, runningOnly: boolean): Promise<number> {
