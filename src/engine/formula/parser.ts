@@ -324,6 +324,18 @@ class Parser {
   }
 
   private unaryMinus(): Expr {
+    // A negative number literal binds like a literal: -4.abs is 4, as in Ruby.
+    if (this.isPunct('-') && this.peek(1).kind === 'num' && !this.peek(1).spaced) {
+      this.next();
+      const t = this.next();
+      const lit: Expr = { k: 'lit', v: -(t.value as number), ...(t.float ? { float: true } : {}) };
+      const e = this.postfix(lit);
+      if (this.isPunct('**')) {
+        const op = this.next();
+        return { k: 'bin', op: '**', l: e, r: this.unaryMinus(), at: op.pos };
+      }
+      return e;
+    }
     if (this.isPunct('-')) {
       const t = this.next();
       this.enter(t.pos);
@@ -360,8 +372,8 @@ class Parser {
     return this.postfix();
   }
 
-  private postfix(): Expr {
-    let e = this.primary();
+  private postfix(start?: Expr): Expr {
+    let e = start ?? this.primary();
     for (;;) {
       if (this.isPunct('.') || this.isPunct('&.')) {
         const dot = this.next();
