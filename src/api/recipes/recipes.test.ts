@@ -225,7 +225,8 @@ describe('GET /api/recipes', () => {
   });
 
   test('bad filters are a 400 naming the parameter; 401; 403', async () => {
-    for (const [query, field] of [['order=newest', 'order'], ['running=maybe', 'running'], ['since_id=abc', 'since_id'], ['updated_after=yesterday', 'updated_after'], ['stop_cause=bored', 'stop_cause'], ['adapter_names_any=a%20b', 'adapter_names_any'], ['folder_id=x', 'folder_id']]) {
+    const badFilters: Array<[string, string]> = [['order=newest', 'order'], ['running=maybe', 'running'], ['since_id=abc', 'since_id'], ['updated_after=yesterday', 'updated_after'], ['stop_cause=bored', 'stop_cause'], ['adapter_names_any=a%20b', 'adapter_names_any'], ['folder_id=x', 'folder_id']];
+    for (const [query, field] of badFilters) {
       const res = await t.call('GET', `/api/recipes?${query}`);
       assert.equal(res.status, 400, query);
       assert.ok(res.body.errors[field], query);

@@ -386,7 +386,8 @@ export function strftime(v: RTime | RDate, fmt: string): string {
 function startOf(v: RTime | RDate, unit: 'day' | 'week' | 'month' | 'year' | 'hour'): RTime | RDate {
   const isTime = v instanceof RTime;
   const p = isTime ? localParts(v.ms, v.zone) : { y: v.y, m: v.m, d: v.d, h: 0 };
-  let { y, m, d } = p;
+  const y = p.y;
+  let { m, d } = p;
   let h = 0;
   if (unit === 'hour') h = p.h;
   if (unit === 'week') d -= (new Date(Date.UTC(y, m - 1, d)).getUTCDay() + 6) % 7; // weeks start on Monday
