@@ -172,6 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     maxBodyBytes: config.gatewayMaxBodyBytes,
     maxResponseBytes: config.gatewayMaxResponseBytes,
     timeoutMs: config.gatewayTimeoutMs,
+    engine,
   }));
   return app;
 }

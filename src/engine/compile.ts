@@ -8,6 +8,7 @@ import type { ActionDef, Connector, TriggerDef } from './connectors/types.ts';
 import type { ConfigEntry, Step } from './document.ts';
 import { compileInput, InputError, pillsOf, singlePill, type Compiled } from './inputs.ts';
 import { listKey, type Pill } from './datapills.ts';
+import { fieldDefs, type FieldDef } from './schema.ts';
 
 export const KEYWORDS = ['trigger', 'action', 'if', 'elsif', 'else', 'foreach', 'repeat', 'while_condition', 'try', 'catch', 'stop'] as const;
 export type Keyword = (typeof KEYWORDS)[number];
@@ -42,6 +43,8 @@ export interface CompiledStep {
   descendants: string[];
   action: ActionDef | null;
   trigger: TriggerDef | null;
+  /** extended_input_schema: input types to coerce to (20 §5.6). */
+  inputSchema: FieldDef[];
   connector: Connector | null;
 }
 
@@ -128,7 +131,7 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
       keyword: kw, number, provider, name, as, skip: step.skip === true, maskData: step.mask_data === true,
       input: { k: 'object', entries: [] }, block: [], condition: null, branches: [], catchStep: null, whileCondition: null,
       source: null, sourceKey: null, batchSize: null, clearScope: flag(step.clear_scope), retries: null, descendants: [],
-      action: null, trigger: null, connector: null,
+      action: null, trigger: null, connector: null, inputSchema: fieldDefs(step.extended_input_schema),
     };
     if (as !== null) {
       if (steps.has(as)) errors.add(number, ['as', as, 'is not unique in the recipe']);

@@ -12,7 +12,7 @@ import { findRecipeById, findRecipeByWebhookKey, listRunningRecipeIds, updateRec
 import { claimJobs, finishJob, insertJob, insertLines, interruptedJobs, newJobHandle, recipesWithQueuedJobs, countQueued } from '../api/jobs/jobs.store.ts';
 import { compileRecipe, type CompiledRecipe, type CompiledStep, type ErrorDetail, type StepErrors } from './compile.ts';
 import { nextFireTime, scheduleOf, DEFAULT_TIME_ZONE, type Schedule } from './connectors/clock.ts';
-import { StepError, type ConnectionValues, type EngineLimits, type RecipeRef } from './connectors/types.ts';
+import { StepError, type CallOutcome, type ConnectionValues, type EngineLimits, type RecipeRef } from './connectors/types.ts';
 import { DocumentError, normaliseConfig, parseJsonField, unwrapCode, type ConfigEntry } from './document.ts';
 import { createEventBus, type EngineEventBus } from './events.ts';
 import { filterAccepts, runJob, type JobOutcome } from './executor.ts';
@@ -47,6 +47,12 @@ export interface EnqueueMeta {
 
 export type WebhookOutcome = { status: 200; jobId: string | null } | { status: 404 };
 
+/** What the gateway gets for a call of a recipe-backed endpoint. */
+export type ApiCallOutcome =
+  | { kind: 'not_running' }
+  | { kind: 'timeout' }
+  | { kind: 'done'; status: 'succeeded' | 'failed'; response: { status: number; body: unknown } | null };
+
 export interface RecipeEngine {
   readonly events: EngineEventBus;
   /** Recover interrupted jobs, resume running recipes, start taking jobs. */
@@ -62,6 +68,8 @@ export interface RecipeEngine {
   /** Store one trigger event as a job of a running recipe; resolves once it is stored. */
   enqueue(recipe: RecipeRow, event: Hash, meta?: EnqueueMeta): Promise<string | null>;
   receiveWebhook(key: string, event: Hash): Promise<WebhookOutcome>;
+  /** A call of a recipe-backed API endpoint: store it as a job of the recipe and wait for its response. */
+  receiveApiRequest(recipeId: number, environmentId: number, event: Hash, timeoutMs: number): Promise<ApiCallOutcome>;
   /** Fire the schedules that are due now (the timer calls it; tests call it with a manual clock). */
   runDueSchedules(): Promise<number>;
   /** Resolves when no job is queued or running (tests). */
@@ -70,7 +78,7 @@ export interface RecipeEngine {
   kick(): void;
 }
 
-const DEFAULT_ENGINE_LIMITS: EngineLimits = { httpTimeoutMs: 30_000, httpMaxResponseBytes: 10 * 1024 * 1024, maxWaitSeconds: 732 * 86400 };
+const DEFAULT_ENGINE_LIMITS: EngineLimits = { callTimeoutMs: 90_000, httpTimeoutMs: 30_000, httpMaxResponseBytes: 10 * 1024 * 1024, maxWaitSeconds: 732 * 86400 };
 
 interface ScheduleState {
   schedule: Schedule;
@@ -88,6 +96,10 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   const schedules = new Map<number, ScheduleState>();
   const inflight = new Map<number, number>();
   const running = new Set<Promise<void>>();
+  // Callers waiting for a job's end (synchronous recipe calls, API requests), by job handle.
+  const waiters = new Map<string, (outcome: JobOutcome) => void>();
+  // Jobs blocked in a synchronous call do not hold one of the process's worker slots.
+  let blocked = 0;
   const shutdown = new AbortController();
   let total = 0;
   let started = false;
@@ -161,6 +173,22 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
         if (relative) configErrors.push([first, [detail]]);
       }
     }
+    // Calls of recipe functions named literally must name a recipe function of this environment.
+    for (const step of recipe.steps.values()) {
+      if (step.provider !== 'workato_recipe_function' || (step.name !== 'call_recipe' && step.name !== 'call_recipe_async') || step.input.k !== 'object') continue;
+      const entry = step.input.entries.find(([key]) => key === 'flow_id');
+      if (!entry) continue;
+      let flow: Value;
+      try {
+        flow = evaluateInput(entry[1], literalEnv());
+      } catch {
+        continue;
+      }
+      const target = await resolveFlow(row, flow);
+      const label = isHash(flow) && typeof flow.name === 'string' ? flow.name : JSON.stringify(toPlain(flow)).slice(0, 100);
+      if (!target) extra.push([step.number, [['Recipe', label, 'does not name a recipe of this environment', 'flow_id']]]);
+      else if (target.trigger_application !== 'workato_recipe_function') extra.push([step.number, [['Recipe', label, 'is not a recipe function (its trigger is not workato_recipe_function/execute)', 'flow_id']]]);
+    }
     // Trigger inputs are read once when the recipe starts: they must be literal.
     const trigger = recipe.trigger;
     if (trigger.trigger) {
@@ -171,6 +199,19 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       }
     }
     return { codeErrors: [...codeErrors, ...extra], configErrors };
+  }
+
+  function literalEnv() {
+    return {
+      bindings: new Map<string, Value>(),
+      resolvePill: (): Value => {
+        throw new StepError('Bad request', 'datapills are not available here');
+      },
+      lookup: () => null,
+      now,
+      timeZone,
+      budget: new Budget(formulaLimits),
+    };
   }
 
   function evaluateTriggerInput(trigger: CompiledStep): Hash {
@@ -252,7 +293,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   }
 
   /** Insert a queued job (inside the caller's transaction when given one). */
-  async function storeJob(db: Db, row: RecipeRow, event: Hash, meta: EnqueueMeta): Promise<string | null> {
+  async function storeJob(db: Db, row: RecipeRow, event: Hash, meta: EnqueueMeta, onQueued?: (handle: string) => void): Promise<string | null> {
     const { recipe } = compiledFor(row);
     const stamp = toStored(ctx.clock.now());
     const handle = newJobHandle();
@@ -281,6 +322,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       }
     }
     await insertJob(db, { ...base, status: 'queued', title: titleOf(recipe, event), error: null, error_parts: null, is_poll_error: 0, completed_at: null });
+    onQueued?.(handle);
     events.emit('job.queued', { recipeId: row.id, jobId: handle });
     return handle;
   }
@@ -326,15 +368,82 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   }
 
   async function pumpOnce(): Promise<void> {
-    if (closing || total >= workers) return;
+    if (closing || total - blocked >= workers) return;
     const candidates = await recipesWithQueuedJobs(ctx.db);
     for (const { recipe_id: recipeId, concurrency } of candidates) {
-      const free = Math.min(Math.max(1, concurrency) - (inflight.get(recipeId) ?? 0), workers - total);
+      const free = Math.min(Math.max(1, concurrency) - (inflight.get(recipeId) ?? 0), workers - (total - blocked));
       if (free <= 0) continue;
       const claimed = await claimJobs(ctx.db, recipeId, free, toStored(ctx.clock.now()));
       for (const job of claimed) launch(job);
-      if (total >= workers) return;
+      if (total - blocked >= workers) return;
     }
+  }
+
+  /** Store a job and wait for its end (or the timeout; the job itself goes on). */
+  async function submitAndWait(row: RecipeRow, event: Hash, meta: EnqueueMeta, timeoutMs: number): Promise<{ handle: string; outcome: JobOutcome | null }> {
+    let settle: (outcome: JobOutcome | null) => void = () => undefined;
+    const done = new Promise<JobOutcome | null>((resolve) => { settle = resolve; });
+    const handle = await storeJob(ctx.db, row, event, meta, (h) => waiters.set(h, (outcome) => settle(outcome)));
+    if (handle === null) return { handle: '', outcome: null };
+    kick();
+    const timer = setTimeout(() => settle(null), timeoutMs);
+    timer.unref();
+    const outcome = await done;
+    clearTimeout(timer);
+    waiters.delete(handle);
+    return { handle, outcome };
+  }
+
+  /** The recipe a `flow_id` names, in the caller's environment: an id, or a {name, folder} reference. */
+  async function resolveFlow(caller: Pick<RecipeRow, 'environment_id'>, flow: Value): Promise<RecipeRow | undefined> {
+    const base = ctx.db.selectFrom('recipes').selectAll().where('environment_id', '=', caller.environment_id);
+    if (typeof flow === 'number' || (typeof flow === 'string' && /^\d{1,15}$/.test(flow))) return base.where('id', '=', Number(flow)).executeTakeFirst();
+    if (!isHash(flow)) return undefined;
+    const name = flow.name;
+    if (typeof name !== 'string' || name === '') return undefined;
+    const candidates = await base.where('name', '=', name).orderBy('id').execute();
+    if (candidates.length <= 1) return candidates[0];
+    const folderName = typeof flow.folder === 'string' ? flow.folder : null;
+    if (folderName === null) return candidates[0];
+    const folders = await ctx.db.selectFrom('folders').select(['id', 'name']).where('id', 'in', candidates.map((c) => c.folder_id)).execute();
+    const match = candidates.find((c) => folders.find((f) => f.id === c.folder_id)?.name === folderName);
+    return match ?? candidates[0];
+  }
+
+  async function callRecipe(caller: RecipeRow, job: JobRow, flow: Value, parameters: Value, wait: boolean): Promise<CallOutcome> {
+    const target = await resolveFlow(caller, flow);
+    if (!target) throw new StepError('Bad request', `the recipe function ${JSON.stringify(toPlain(flow)).slice(0, 120)} does not exist in this environment`);
+    if (target.trigger_application !== 'workato_recipe_function') throw new StepError('Bad request', `recipe ${target.id} is not a recipe function`);
+    if (target.running !== 1) throw new StepError('Bad request', `the recipe function "${target.name}" is not running`);
+    const event = newHash([['parameters', isHash(parameters) ? parameters : newHash()], ['calling_job_id', job.handle], ['calling_recipe_id', caller.id]]);
+    const meta: EnqueueMeta = { callingRecipeId: caller.id, callingJobHandle: job.handle, rootRecipeId: job.root_recipe_id ?? caller.id, rootJobHandle: job.root_job_handle ?? job.handle };
+    if (!wait) {
+      const handle = await enqueue(target, event, meta);
+      return { recipeId: target.id, jobId: handle ?? '', result: null };
+    }
+    blocked++;
+    kick();
+    try {
+      const { handle, outcome } = await submitAndWait(target, event, meta, limits.callTimeoutMs);
+      if (outcome === null) throw new StepError('Timeout', `the recipe function "${target.name}" did not finish within ${limits.callTimeoutMs} ms`);
+      if (outcome.status === 'failed') throw new StepError('Recipe function error', `the recipe function "${target.name}" failed: ${outcome.error ?? 'unknown error'}`);
+      return { recipeId: target.id, jobId: handle, result: outcome.end?.kind === 'result' ? outcome.end.value : null };
+    } finally {
+      blocked--;
+    }
+  }
+
+  async function receiveApiRequest(recipeId: number, environmentId: number, event: Hash, timeoutMs: number): Promise<ApiCallOutcome> {
+    const row = await findRecipeById(ctx.db, recipeId);
+    if (!row || row.environment_id !== environmentId || row.running !== 1 || row.trigger_application !== 'workato_api_platform') return { kind: 'not_running' };
+    const { outcome } = await submitAndWait(row, event, {}, timeoutMs);
+    if (outcome === null) return { kind: 'timeout' };
+    const end = outcome.end;
+    if (end?.kind === 'response' && isHash(end.value)) {
+      const status = Number(end.value.http_status_code ?? 200);
+      return { kind: 'done', status: outcome.status, response: { status: Number.isInteger(status) ? status : 200, body: toPlain(end.value.response ?? null) } };
+    }
+    return { kind: 'done', status: outcome.status, response: null };
   }
 
   function launch(job: JobRow): void {
@@ -414,9 +523,16 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
         },
         sleep,
         now,
+        callRecipe: (flow, parameters, wait) => callRecipe(row, job, flow, parameters, wait),
       });
     }
-    await record(job, row, outcome);
+    try {
+      await record(job, row, outcome);
+    } finally {
+      const waiter = waiters.get(job.handle);
+      waiters.delete(job.handle);
+      waiter?.(outcome);
+    }
     const durationMs = Math.max(0, now() - startedAt);
     if (outcome.status === 'succeeded') events.emit('job.succeeded', { recipeId: job.recipe_id, jobId: job.handle, durationMs });
     else events.emit('job.failed', { recipeId: job.recipe_id, jobId: job.handle, durationMs, error: outcome.error ?? '', interrupted: false });
@@ -446,7 +562,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
 
   function failedOutcome(type: string, message: string): JobOutcome {
     return {
-      status: 'failed', error: `${type}: ${message}`, lines: [], linesDropped: 0, taskCount: 0, ended: false,
+      status: 'failed', error: `${type}: ${message}`, lines: [], linesDropped: 0, taskCount: 0, end: null,
       errorParts: { adapter: 'workato', error_type: type, message, error_at: new Date(now()).toISOString(), input: '<redacted>', inner_message: null },
     };
   }
@@ -538,6 +654,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     },
     enqueue,
     receiveWebhook,
+    receiveApiRequest,
     runDueSchedules,
     async idle(timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;

@@ -11,6 +11,7 @@ import { Budget, type Limits } from './formula/interpreter.ts';
 import { toRubyString } from './formula/methods.ts';
 import { hashGet, isHash, newHash, toPlain, type Hash, type Value } from './formula/values.ts';
 import { evaluateInput, type InputEnv } from './inputs.ts';
+import { coerceHash } from './schema.ts';
 
 export interface LineRecord {
   recipe_line_number: number;
@@ -42,8 +43,8 @@ export interface JobOutcome {
   lines: LineRecord[];
   linesDropped: number;
   taskCount: number;
-  /** Set when the job ended through return_response / return_result. */
-  ended: boolean;
+  /** Set when the job ended through return_response / return_result, with what it returned. */
+  end: { kind: 'response' | 'result'; value: Value } | null;
 }
 
 export interface JobSpec {
@@ -60,6 +61,7 @@ export interface JobSpec {
   limits: EngineLimits;
   connectionFor(provider: string): Promise<ConnectionValues | null>;
   sleep(ms: number): Promise<void>;
+  callRecipe: StepContext['callRecipe'];
   /** Milliseconds since the epoch (the injected clock). */
   now(): number;
 }
@@ -204,7 +206,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
   let input: Value | undefined;
   try {
     const evaluated = evaluateInput(step.input, run.env());
-    input = isHash(evaluated) ? evaluated : newHash();
+    input = isHash(evaluated) ? coerceHash(evaluated, step.inputSchema) : newHash();
     if (!action) throw new StepError('Bad request', `no action ${operation} in ${adapter}`);
     const sc: StepContext = {
       ctx: run.spec.ctx,
@@ -213,6 +215,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       outputs: run.outputs,
       connection: () => run.spec.connectionFor(adapter),
       sleep: run.spec.sleep,
+      callRecipe: run.spec.callRecipe,
       limits: run.spec.limits,
     };
     const output = await action.run(input as Hash, sc);
@@ -222,7 +225,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
   } catch (error) {
     if (error instanceof EndJob) {
       run.taskCount++;
-      run.record(step, adapter, operation, started, input, null, null);
+      run.record(step, adapter, operation, started, input, error.value, null);
       throw error;
     }
     const failure = asFailure(step, adapter, error);
@@ -359,15 +362,15 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
   const triggerStarted = spec.now();
   if (trigger.as !== null) run.outputs.set(trigger.as, spec.triggerOutput);
   run.record(trigger, trigger.provider ?? 'workato', trigger.name ?? 'trigger', triggerStarted, undefined, spec.triggerOutput, null);
-  const done = (status: 'succeeded' | 'failed', error: string | null, parts: JobOutcome['errorParts'], ended = false): JobOutcome => ({
-    status, error, errorParts: parts, lines: run.lines, linesDropped: run.linesDropped, taskCount: run.taskCount, ended,
+  const done = (status: 'succeeded' | 'failed', error: string | null, parts: JobOutcome['errorParts'], end: JobOutcome['end'] = null): JobOutcome => ({
+    status, error, errorParts: parts, lines: run.lines, linesDropped: run.linesDropped, taskCount: run.taskCount, end,
   });
   try {
     await HANDLERS.trigger(trigger, run);
     return done('succeeded', null, null);
   } catch (error) {
     const at = new Date(spec.now()).toISOString();
-    if (error instanceof EndJob) return done('succeeded', null, null, true);
+    if (error instanceof EndJob) return done('succeeded', null, null, { kind: error.kind, value: error.value });
     if (error instanceof StopJob) {
       if (error.reason === null) return done('succeeded', null, null);
       return done('failed', error.reason, { adapter: 'workato', error_type: 'Stop job', message: error.reason, error_at: at, input: '<redacted>', inner_message: null });
@@ -393,6 +396,9 @@ export function filterAccepts(compiled: CompiledRecipe, triggerOutput: Value, op
     ctx: undefined as never, recipe: undefined as never, compiled, handle: '', triggerOutput, jobContext: newHash(), properties: new Map(),
     timeZone: options.timeZone, formulaLimits: options.formulaLimits, limits: undefined as never,
     connectionFor: async () => null, sleep: async () => undefined, now: options.now,
+    callRecipe: async () => {
+      throw new StepError('Bad request', 'no calls from a trigger filter');
+    },
   });
   for (const [k, v] of outputs) run.outputs.set(k, v);
   try {

@@ -28,7 +28,7 @@ async function snapshot(id: number) {
   return (await t.call('GET', `/api/recipes/${id}`)).body;
 }
 
-const FIXTURES = '/work/shared/fixtures/recipes/dewy-resort/orchestrator-recipes';
+const FIXTURES = new URL('../../../test/fixtures/recipes/dewy-resort/orchestrator-recipes', import.meta.url).pathname;
 function fixture(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(`${FIXTURES}/${name}.recipe.json`, 'utf8')) as Record<string, unknown>;
 }

@@ -6,6 +6,8 @@ import { logger } from './logger.ts';
 import { http, rest } from './rest.ts';
 import { workatoVariable } from './workato_variable.ts';
 import { workatoWebhooks } from './workato_webhooks.ts';
+import { workatoApiPlatform } from './workato_api_platform.ts';
+import { workatoRecipeFunction } from './workato_recipe_function.ts';
 
 export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, Connector>, {
@@ -16,5 +18,7 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     http,
     workato_variable: workatoVariable,
     workato_webhooks: workatoWebhooks,
+    workato_api_platform: workatoApiPlatform,
+    workato_recipe_function: workatoRecipeFunction,
   }),
 );

@@ -26,6 +26,21 @@ export class StepError extends Error {
 /** Thrown by an action that ends the job successfully (return_response, return_result). */
 export class EndJob extends Error {
   override name = 'EndJob';
+  readonly kind: 'response' | 'result';
+  readonly value: Value;
+  constructor(kind: 'response' | 'result', value: Value) {
+    super(`job ended by ${kind}`);
+    this.kind = kind;
+    this.value = value;
+  }
+}
+
+/** What a synchronous recipe-function call gives back. */
+export interface CallOutcome {
+  recipeId: number;
+  jobId: string;
+  /** The callee's return_result value; null when it ended without one. */
+  result: Value;
 }
 
 export interface RecipeRef {
@@ -45,6 +60,8 @@ export interface StepContext {
   connection(): Promise<ConnectionValues | null>;
   /** Waits, unless the job is being shut down. */
   sleep(ms: number): Promise<void>;
+  /** Run a job of the recipe function `flow` (an id or a {name, folder} reference) with these parameters. */
+  callRecipe(flow: Value, parameters: Value, wait: boolean): Promise<CallOutcome>;
   readonly limits: EngineLimits;
 }
 
@@ -56,6 +73,8 @@ export interface ConnectionValues {
 }
 
 export interface EngineLimits {
+  /** How long a synchronous recipe-function call waits for the callee's job. */
+  callTimeoutMs: number;
   httpTimeoutMs: number;
   httpMaxResponseBytes: number;
   maxWaitSeconds: number;
