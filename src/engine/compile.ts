@@ -243,7 +243,8 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
 }
 
 function labelOf(path: string): string {
-  return path === '' ? 'input' : path.split('.').map((p) => p.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase())).join('/');
+  const label = path === '' ? 'input' : path.split('.').map((p) => p.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase())).join('/');
+  return label.length > 100 ? `${label.slice(0, 97)}...` : label;
 }
 
 function checkPlacement(kw: Keyword, parent: Keyword | null, number: number, errors: Collector): void {

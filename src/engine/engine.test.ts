@@ -131,6 +131,9 @@ describe('webhooks on a real socket', () => {
     const malformed = await post('{"order": ', 'application/json');
     assert.equal(malformed.status, 400);
     assert.deepEqual(await malformed.json(), { error: 'Malformed JSON in request body' });
+    const deep = await post('{"a":'.repeat(500) + '1' + '}'.repeat(500), 'application/json');
+    assert.equal(deep.status, 400);
+    assert.deepEqual(await deep.json(), { error: 'Payload is nested more than 100 levels deep' });
     const big = await post(JSON.stringify({ pad: 'x'.repeat(10_000) }), 'application/json');
     assert.equal(big.status, 413);
     assert.equal((await fetch(`${origin}/webhooks/rest/00000000000000000000dead/event`, { method: 'POST' })).status, 404);

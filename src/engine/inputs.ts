@@ -23,7 +23,7 @@ export class InputError extends Error {
   readonly value: string;
   constructor(message: string, path: string, value: string) {
     super(message);
-    this.path = path;
+    this.path = path.length > 200 ? `${path.slice(0, 197)}...` : path;
     this.value = value;
   }
 }

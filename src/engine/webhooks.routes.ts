@@ -3,7 +3,7 @@
 // Own Fastify context: any content type is accepted and parsed here, errors are {"error": ...}.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RecipeEngine } from './engine.ts';
-import { fromPlain, newHash, type Hash, type Value } from './formula/values.ts';
+import { fromPlain, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash, type Value } from './formula/values.ts';
 
 export interface WebhookDeps {
   engine: RecipeEngine;
@@ -21,6 +21,7 @@ function payloadOf(request: FastifyRequest): Value | { invalid: string } {
   const type = String(request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const text = body.toString('utf8');
   if (type === 'application/json' || type.endsWith('+json')) {
+    if (jsonDepth(text) > MAX_EVENT_DEPTH) return { invalid: `Payload is nested more than ${MAX_EVENT_DEPTH} levels deep` };
     try {
       return fromPlain(JSON.parse(text));
     } catch {

@@ -2,7 +2,7 @@
 // Checks in the documented order: route, public access, credential, grant, IP lists, policy,
 // endpoint state; then the call goes to the proxy (or, later, the endpoint's recipe).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { fromPlain, isHash, newHash, type Hash } from '../engine/formula/values.ts';
+import { fromPlain, isHash, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash } from '../engine/formula/values.ts';
 import type { ServiceContext } from '../context.ts';
 import type { AccessTokenSigner } from '../oauth2/access-token.ts';
 import { createAccessResolver, ipPasses } from './access.ts';
@@ -131,6 +131,7 @@ function apiEvent(request: FastifyRequest, match: Match, caller: ProfileState | 
   if (body.length > 0) {
     const text = body.toString('utf8');
     if (type === 'application/json' || type.endsWith('+json') || type === '') {
+      if (jsonDepth(text) > MAX_EVENT_DEPTH) return 'malformed';
       try {
         const parsed = fromPlain(JSON.parse(text));
         fields = isHash(parsed) ? parsed : newHash([['body', parsed]]);

@@ -395,6 +395,17 @@ describe('PUT /api/recipes/:id/start', () => {
     assert.ok(messages.some((m: string) => m === "can't be blank"));
   });
 
+  test('an input nested thousands of levels deep is a code error, not a crash', async () => {
+    const depth = 5000;
+    const code = '{"number":0,"keyword":"trigger","provider":"workato_webhooks","name":"new_event","as":"hook","block":[],"input":' + '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) + '}';
+    const created = await t.call('POST', '/api/recipes', { raw: JSON.stringify({ recipe: { code } }), headers: { 'content-type': 'application/json' } });
+    assert.equal(created.status, 200);
+    const res = await t.call('PUT', `/api/recipes/${created.body.id}/start`);
+    assert.equal(res.body.success, false);
+    assert.equal(res.body.code_errors[0][1][0][2], 'input is nested too deeply');
+    assert.equal((await t.call('GET', `/api/recipes/${created.body.id}`)).status, 200);
+  });
+
   test('config errors: a connection that does not exist, or a relative URL with no connection', async () => {
     const config = [{ keyword: 'application', provider: 'rest', name: 'rest', account_id: 424242 }];
     const id = await createRecipe(t, webhookTrigger([action('rest', 'make_request_v2', 'r', { request: { url: '/relative' } })]), { config: JSON.stringify(config) });

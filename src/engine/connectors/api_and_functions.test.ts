@@ -57,6 +57,8 @@ describe('workato_api_platform', () => {
     const fine = await endpoint([respond('200', { ok: 'yes' })]);
     const bad = await t.app.inject({ method: 'POST', url: fine.url, headers: { 'api-token': apiToken, 'content-type': 'application/json' }, payload: '{"a":' });
     assert.equal(bad.statusCode, 400);
+    const deep = await t.app.inject({ method: 'POST', url: fine.url, headers: { 'api-token': apiToken, 'content-type': 'application/json' }, payload: '['.repeat(5000) + ']'.repeat(5000) });
+    assert.equal(deep.statusCode, 400);
     await t.call('PUT', `/api/recipes/${fine.id}/stop`);
     assert.equal((await gw('POST', fine.url, {})).status, 404);
     await t.engine.idle(5000);

@@ -5,7 +5,7 @@
 import { request } from 'undici';
 import { StepError, type ActionDef, type Connector } from './types.ts';
 import { isTrue, toRubyString } from '../formula/methods.ts';
-import { fromPlain, hashGet, isHash, newHash, toPlain, type Hash, type Value } from '../formula/values.ts';
+import { fromPlain, hashGet, isHash, jsonDepth, MAX_EVENT_DEPTH, newHash, toPlain, type Hash, type Value } from '../formula/values.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
@@ -99,7 +99,7 @@ const makeRequest: ActionDef = {
         const responseHeaders: Hash = newHash(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? null)]));
         const outputType = toRubyString(hashGet(responseInput, 'output_type') ?? 'json');
         let parsed: Value = text;
-        if (outputType === 'json' && text.trim() !== '') {
+        if (outputType === 'json' && text.trim() !== '' && jsonDepth(text) <= MAX_EVENT_DEPTH) {
           try {
             parsed = fromPlain(JSON.parse(text));
           } catch {

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { FormulaError } from './errors.ts';
 import type { FormulaEnv, Limits } from './interpreter.ts';
-import { CLEAR, RDate, RDuration, RFloat, RTime, SKIP, hashGet, hashSet, isHash, isNumeric, newHash, numOf, pad, toPlain, typeName, fromPlain, type Hash, type Value } from './values.ts';
+import { CLEAR, RDate, RDuration, RFloat, RTime, SKIP, hashGet, hashSet, isHash, isNumeric, jsonDepth, MAX_EVENT_DEPTH, newHash, numOf, pad, toPlain, typeName, fromPlain, type Hash, type Value } from './values.ts';
 import { fromLocal, isValidZone, localParts } from './zones.ts';
 
 type Method = (recv: Value, args: Value[], env: FormulaEnv) => Value;
@@ -631,6 +631,7 @@ export const METHODS: Record<string, Method> = {
   },
   parse_json: (r) => {
     const s = str(r, 'parse_json');
+    if (jsonDepth(s) > MAX_EVENT_DEPTH) throw new FormulaError(`parse_json: the document is nested more than ${MAX_EVENT_DEPTH} levels deep`);
     try {
       return fromPlain(JSON.parse(s));
     } catch {

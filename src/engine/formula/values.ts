@@ -124,6 +124,28 @@ export function toPlain(v: Value): unknown {
   return out;
 }
 
+/** Largest nesting of objects and arrays accepted in an inbound event (webhook, API call). */
+export const MAX_EVENT_DEPTH = 100;
+
+/** How deeply JSON text nests its objects and arrays (counted without parsing it). */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash
+      else if (c === 34) inString = false;
+      continue;
+    }
+    if (c === 34) inString = true;
+    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
+    else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
 /** JSON data (a trigger event, a step output) as formula values: numbers with a fraction become floats. */
 export function fromPlain(v: unknown): Value {
   if (v === null || v === undefined) return null;
