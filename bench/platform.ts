@@ -17,10 +17,10 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startSwitchboard(): Promise<Child & { api: (method: string, url: string, body?: unknown) => Promise<any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function startSwitchboard(env: Record<string, string> = {}): Promise<Child & { dataDir: string; api: (method: string, url: string, body?: unknown) => Promise<any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-'));
-  const child = await startChild([path.resolve(import.meta.dirname, '../src/cli.ts'), 'serve'], { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SWITCHBOARD_ADMIN_TOKEN: ADMIN }, /()()/);
+  const child = await startChild([path.resolve(import.meta.dirname, '../src/cli.ts'), 'serve'], { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SWITCHBOARD_ADMIN_TOKEN: ADMIN, ...env }, /()()/);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
     try { if ((await fetch(`${url}/ready`)).ok) break; } catch { /* not yet */ }
@@ -32,7 +32,7 @@ export async function startSwitchboard(): Promise<Child & { api: (method: string
     if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(json)}`);
     return json;
   };
-  return { ...child, url, api };
+  return { ...child, url, api, dataDir };
 }
 
 export async function setUpOAuthProfile(sb: Awaited<ReturnType<typeof startSwitchboard>>, upstreamUrl?: string) {

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 const BENCHMARKS: Record<string, () => Promise<{ run(options: { seconds: number; connections: number }): Promise<void> }>> = {
   token: () => import('./token.ts'),
   gateway: () => import('./gateway.ts'),
+  jobs: () => import('./jobs.ts'),
 };
 
 const { positionals, values } = parseArgs({ allowPositionals: true, options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '32' } } });
