@@ -10,6 +10,8 @@ export interface ChangeEvents {
   'api_client.changed': { clientId: number };
   /** Collections or endpoints changed: gateway routes must be re-read. */
   'api_routes.changed': { environmentId: number };
+  /** Environment or project properties changed: the engine's copy must be re-read. */
+  'properties.changed': { environmentId: number };
 }
 
 export interface Notifier {

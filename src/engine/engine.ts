@@ -15,6 +15,7 @@ import { nextFireTime, scheduleOf, DEFAULT_TIME_ZONE, type Schedule } from './co
 import { StepError, type CallOutcome, type ConnectionValues, type EngineLimits, type RecipeRef } from './connectors/types.ts';
 import { DocumentError, normaliseConfig, parseJsonField, unwrapCode, type ConfigEntry } from './document.ts';
 import { createEventBus, type EngineEventBus } from './events.ts';
+import { createGroupCommit } from './group-commit.ts';
 import { filterAccepts, runJob, type JobOutcome } from './executor.ts';
 import { Budget, DEFAULT_LIMITS, type Limits } from './formula/interpreter.ts';
 import { toPlain, fromPlain, isHash, newHash, type Hash, type Value } from './formula/values.ts';
@@ -101,6 +102,27 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   // Jobs blocked in a synchronous call do not hold one of the process's worker slots.
   let blocked = 0;
   const shutdown = new AbortController();
+  const commits = createGroupCommit(ctx.db);
+  // Running recipes cannot be changed, moved or deleted, so their rows are kept while they run
+  // (dropped when they stop); webhook keys of running recipes too.
+  const runningRows = new Map<number, RecipeRow>();
+  const webhookKeys = new Map<string, number>();
+  // Properties by environment and project, dropped on every change (values freeze at job start).
+  const propertyCache = new Map<string, Promise<Map<string, string>>>();
+  ctx.notifier.subscribe('properties.changed', () => propertyCache.clear());
+
+  async function runningRow(id: number): Promise<RecipeRow | undefined> {
+    const cached = runningRows.get(id);
+    if (cached) return cached;
+    const row = await findRecipeById(ctx.db, id);
+    if (row?.running === 1) runningRows.set(id, row);
+    return row;
+  }
+
+  function forget(recipeId: number): void {
+    runningRows.delete(recipeId);
+    for (const [key, id] of webhookKeys) if (id === recipeId) webhookKeys.delete(key);
+  }
   let total = 0;
   let started = false;
   let closing = false;
@@ -272,10 +294,12 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       }
       const firedAt = state.next;
       const event = newHash([['scheduled_time', new Date(firedAt).toISOString()], ['timezone', state.schedule.zone]]);
-      await ctx.db.transaction().execute(async (trx) => {
-        await storeJob(trx, row, event, {});
+      const stored = await ctx.db.transaction().execute(async (trx) => {
+        const job = await storeJob(trx, row, event, {});
         await updateRecipe(trx, row.id, { trigger_closure: JSON.stringify({ last_fired_at: new Date(firedAt).toISOString() }) });
+        return job;
       });
+      if (stored?.queued) events.emit('job.queued', { recipeId: row.id, jobId: stored.handle });
       fired++;
       state.next = nextFireTime(state.schedule, Math.max(at, firedAt) + 1, firedAt);
     }
@@ -293,10 +317,9 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   }
 
   /** Insert a queued job (inside the caller's transaction when given one). */
-  async function storeJob(db: Db, row: RecipeRow, event: Hash, meta: EnqueueMeta, onQueued?: (handle: string) => void): Promise<string | null> {
+  async function storeJob(db: Db, row: RecipeRow, event: Hash, meta: EnqueueMeta, handle: string = newJobHandle()): Promise<{ handle: string; queued: boolean } | null> {
     const { recipe } = compiledFor(row);
     const stamp = toStored(ctx.clock.now());
-    const handle = newJobHandle();
     const base = {
       recipe_id: row.id, handle, trigger_output: JSON.stringify(toPlain(event)), is_repeat: 0 as const, is_test: meta.isTest ? 1 as const : 0 as const,
       master_job_handle: null, calling_recipe_id: meta.callingRecipeId ?? null, calling_job_handle: meta.callingJobHandle ?? null,
@@ -304,7 +327,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     };
     if (!recipe) {
       await insertJob(db, { ...base, status: 'failed', title: 'Trigger error: the recipe does not compile', error: 'Trigger error: the recipe does not compile', error_parts: null, is_poll_error: 1, completed_at: stamp });
-      return handle;
+      return { handle, queued: false };
     }
     // The trigger filter: an event it rejects makes no job (20 §4.3).
     if (recipe.trigger.condition) {
@@ -317,14 +340,20 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
           error_parts: JSON.stringify({ adapter: recipe.trigger.provider, error_type: 'Trigger error', message: verdict.error, error_id: randomUUID(), error_at: stamp, input: '<redacted>', inner_message: null }),
           is_poll_error: 1, completed_at: stamp,
         });
-        await (db).updateTable('recipes').set((eb) => ({ job_failed_count: eb('job_failed_count', '+', 1) })).where('id', '=', row.id).execute();
-        return handle;
+        await db.updateTable('recipes').set((eb) => ({ job_failed_count: eb('job_failed_count', '+', 1) })).where('id', '=', row.id).execute();
+        return { handle, queued: false };
       }
     }
     await insertJob(db, { ...base, status: 'queued', title: titleOf(recipe, event), error: null, error_parts: null, is_poll_error: 0, completed_at: null });
-    onQueued?.(handle);
-    events.emit('job.queued', { recipeId: row.id, jobId: handle });
-    return handle;
+    return { handle, queued: true };
+  }
+
+  /** Store a job through the group commit; resolves once it is committed. */
+  async function commitJob(row: RecipeRow, event: Hash, meta: EnqueueMeta, handle?: string): Promise<string | null> {
+    const stored = await commits.run((trx) => storeJob(trx, row, event, meta, handle));
+    if (stored === null) return null;
+    if (stored.queued) events.emit('job.queued', { recipeId: row.id, jobId: stored.handle });
+    return stored.handle;
   }
 
   function outputOf(recipe: CompiledRecipe, event: Hash): Value {
@@ -332,15 +361,20 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   }
 
   async function enqueue(row: RecipeRow, event: Hash, meta: EnqueueMeta = {}): Promise<string | null> {
-    const handle = await storeJob(ctx.db, row, event, meta);
+    const handle = await commitJob(row, event, meta);
     kick();
     return handle;
   }
 
   async function receiveWebhook(key: string, event: Hash): Promise<WebhookOutcome> {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(key)) return { status: 404 };
-    const row = await findRecipeByWebhookKey(ctx.db, key);
+    const knownId = webhookKeys.get(key);
+    const row = knownId !== undefined ? await runningRow(knownId) : await findRecipeByWebhookKey(ctx.db, key);
     if (!row || row.running !== 1 || row.trigger_application !== 'workato_webhooks') return { status: 404 };
+    if (knownId === undefined) {
+      webhookKeys.set(key, row.id);
+      runningRows.set(row.id, row);
+    }
     return { status: 200, jobId: await enqueue(row, event) };
   }
 
@@ -383,8 +417,20 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   async function submitAndWait(row: RecipeRow, event: Hash, meta: EnqueueMeta, timeoutMs: number): Promise<{ handle: string; outcome: JobOutcome | null }> {
     let settle: (outcome: JobOutcome | null) => void = () => undefined;
     const done = new Promise<JobOutcome | null>((resolve) => { settle = resolve; });
-    const handle = await storeJob(ctx.db, row, event, meta, (h) => waiters.set(h, (outcome) => settle(outcome)));
-    if (handle === null) return { handle: '', outcome: null };
+    // The waiter is in place before the job exists, so no end can slip past it.
+    const planned = newJobHandle();
+    waiters.set(planned, (outcome) => settle(outcome));
+    let handle: string | null;
+    try {
+      handle = await commitJob(row, event, meta, planned);
+    } catch (error) {
+      waiters.delete(planned);
+      throw error;
+    }
+    if (handle === null) {
+      waiters.delete(planned);
+      return { handle: '', outcome: null };
+    }
     kick();
     const timer = setTimeout(() => settle(null), timeoutMs);
     timer.unref();
@@ -480,7 +526,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   async function execute(job: JobRow): Promise<void> {
     const startedAt = Date.parse(job.started_at);
     events.emit('job.started', { recipeId: job.recipe_id, jobId: job.handle });
-    const row = await findRecipeById(ctx.db, job.recipe_id);
+    const row = await runningRow(job.recipe_id);
     let outcome: JobOutcome;
     if (!row) return;
     const { recipe } = compiledFor(row);
@@ -550,7 +596,18 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     }
   }
 
-  async function propertiesOf(row: RecipeRow): Promise<Map<string, string>> {
+  function propertiesOf(row: RecipeRow): Promise<Map<string, string>> {
+    const key = `${row.environment_id}:${row.folder_id}`;
+    let cached = propertyCache.get(key);
+    if (!cached) {
+      cached = readProperties(row);
+      propertyCache.set(key, cached);
+      cached.catch(() => propertyCache.delete(key));
+    }
+    return cached;
+  }
+
+  async function readProperties(row: RecipeRow): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     for (const p of await listProperties(ctx.db, { workspaceId: row.workspace_id, environmentId: row.environment_id, projectId: null })) out.set(p.name, p.value);
     const folder = await ctx.db.selectFrom('folders').select('project_id').where('id', '=', row.folder_id).executeTakeFirst();
@@ -574,7 +631,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       pass: line.pass, input: line.input, output: line.output, error: line.error, mask_data: line.mask_data ? 1 : 0,
       started_at: new Date(line.started_at).toISOString(), completed_at: new Date(line.completed_at).toISOString(),
     }));
-    await ctx.db.transaction().execute(async (trx) => {
+    await commits.run(async (trx) => {
       await insertLines(trx, lines);
       await finishJob(trx, job.id, {
         status: outcome.status,
@@ -641,6 +698,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     },
     validate,
     async recipeStarted(recipeId) {
+      forget(recipeId);
       const row = await findRecipeById(ctx.db, recipeId);
       if (!row) return;
       await armSchedule(row);
@@ -648,6 +706,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       kick();
     },
     recipeStopped(recipeId) {
+      forget(recipeId);
       schedules.delete(recipeId);
       armTimer();
       events.emit('recipe.stopped', { recipeId });

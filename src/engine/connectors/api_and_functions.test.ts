@@ -52,7 +52,7 @@ describe('workato_api_platform', () => {
   });
 
   test('a recipe slower than GATEWAY_TIMEOUT_MS answers 504; a malformed body 400; a stopped recipe 404', async () => {
-    const slow = await endpoint([action('clock', 'wait_for_interval', 'w', { interval: '0.5' }), respond('200', {})]);
+    const slow = await endpoint([action('clock', 'wait_for_interval', 'w', { interval: '0.8' }), respond('200', {})]);
     assert.deepEqual(await gw('POST', slow.url, {}), { status: 504, body: { error: 'Gateway timeout' } });
     const fine = await endpoint([respond('200', { ok: 'yes' })]);
     const bad = await t.app.inject({ method: 'POST', url: fine.url, headers: { 'api-token': apiToken, 'content-type': 'application/json' }, payload: '{"a":' });
@@ -107,7 +107,7 @@ describe('workato_recipe_function', () => {
   test('a callee that fails, is stopped, is too slow, or is not a function fails the calling step', async () => {
     const failing = await createRecipe(t, fn([{ keyword: 'stop', input: { stop_with_error: 'true', stop_reason: 'no stock' } }]), { name: 'Fails' });
     await startRecipe(t, failing);
-    const slow = await createRecipe(t, fn([action('clock', 'wait_for_interval', 'w', { interval: '0.5' })]), { name: 'Slow' });
+    const slow = await createRecipe(t, fn([action('clock', 'wait_for_interval', 'w', { interval: '0.8' })]), { name: 'Slow' });
     await startRecipe(t, slow);
     const stopped = await createRecipe(t, fn([]), { name: 'Stopped' });
     const cases: Array<[number, RegExp, string]> = [[failing, /failed: no stock/, 'Recipe function error'], [slow, /did not finish within 300 ms/, 'Timeout'], [stopped, /is not running/, 'Bad request']];

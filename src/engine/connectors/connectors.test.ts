@@ -19,7 +19,7 @@ before(async () => {
     req.on('data', (c: Buffer) => { body += c.toString('utf8'); });
     req.on('end', () => {
       received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-      if (req.url?.startsWith('/slow')) return void setTimeout(() => res.end('late'), 800);
+      if (req.url?.startsWith('/slow')) return void setTimeout(() => res.end('late'), 2500).unref();
       if (req.url?.startsWith('/big')) return void res.end('x'.repeat(100 * 1024));
       if (req.url?.startsWith('/missing')) {
         res.writeHead(404, { 'content-type': 'application/json' });
