@@ -103,4 +103,5 @@ test('SIGKILL during a burst of webhook calls: every acknowledged event becomes 
   assert.deepEqual(missing, [], 'every acknowledged event has its job');
   assert.deepEqual(doubled, [], 'no event has two jobs');
   assert.equal(recipe.job_succeeded_count + recipe.job_failed_count, rows.length, 'the counters match the jobs');
+  fs.rmSync(dataDir, { recursive: true, force: true });
 });
