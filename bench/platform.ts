@@ -17,10 +17,10 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startSwitchboard(): Promise<Child & { token: string; api: (method: string, url: string, body?: unknown) => Promise<any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function startSwitchboard(env: Record<string, string> = {}): Promise<Child & { dataDir: string; token: string; api: (method: string, url: string, body?: unknown) => Promise<any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-'));
-  const child = await startChild([path.resolve(import.meta.dirname, '../src/cli.ts'), 'serve'], { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SWITCHBOARD_ADMIN_TOKEN: ADMIN }, /()()/);
+  const child = await startChild([path.resolve(import.meta.dirname, '../src/cli.ts'), 'serve'], { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SWITCHBOARD_ADMIN_TOKEN: ADMIN, ...env }, /()()/);
   const url = `http://127.0.0.1:${port}`;
   // A busy machine can take a while to start the server; give up loudly rather than measure nothing.
   let ready = false;
@@ -35,7 +35,7 @@ export async function startSwitchboard(): Promise<Child & { token: string; api: 
     if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(json)}`);
     return json;
   };
-  return { ...child, url, token: ADMIN, api };
+  return { ...child, url, token: ADMIN, api, dataDir };
 }
 
 export async function setUpOAuthProfile(sb: Awaited<ReturnType<typeof startSwitchboard>>, upstreamUrl?: string) {

@@ -46,6 +46,10 @@ import { eventStreamsRoutes } from './api/event_streams/event_streams.routes.ts'
 import { topicsRoutes } from './api/topics/topics.routes.ts';
 import { createEventStreamsRuntime } from './api/topics/runtime.ts';
 import { createAccessResolver } from './gateway/access.ts';
+import { recipesRoutes } from './api/recipes/recipes.routes.ts';
+import { jobsRoutes } from './api/jobs/jobs.routes.ts';
+import { createEngine, type RecipeEngine } from './engine/engine.ts';
+import { webhooksRoutes } from './engine/webhooks.routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -59,6 +63,8 @@ export interface AppDeps {
   /** Told of every route as it is registered (the route catalog test lists them this way). */
   onRoute?: (route: { method: string | string[]; url: string }) => void;
   resolveUpstream?: UpstreamResolver;
+  /** The recipe engine; built here when absent. It starts when the app is ready and stops when it closes. */
+  engine?: RecipeEngine;
 }
 
 /** Failed client authentications per minute before 429: per client id, and per source address. */
@@ -85,6 +91,8 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext) => 
   apiAccessProfilesRoutes,
   lookupTablesRoutes,
   eventStreamsRoutes,
+  recipesRoutes,
+  jobsRoutes,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -104,8 +112,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }) as unknown as FastifyInstance;
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
   const mailer: Mailer | undefined = config.smtpUrl === undefined ? undefined : createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom });
-  const ctx = createServiceContext({ db: database.db, config, secretBox: deps.secretBox, log: logger, clock: deps.clock, secrets: deps.secrets, notifier: deps.notifier, mailer });
+  const base = createServiceContext({ db: database.db, config, secretBox: deps.secretBox, log: logger, clock: deps.clock, secrets: deps.secrets, notifier: deps.notifier, mailer });
+  const engine = deps.engine ?? createEngine(base);
+  const ctx: ServiceContext = { ...base, engine };
   if (mailer) app.addHook('onClose', async () => mailer.close());
+  app.addHook('onReady', async () => {
+    // The server migrates before it builds the app; a database that is not migrated (GET /ready
+    // says 503) leaves the engine stopped rather than the server down.
+    try {
+      await engine.start();
+    } catch (error) {
+      logger.error({ err: error }, 'the recipe engine could not start');
+    }
+  });
+  app.addHook('onClose', async () => engine.close(config.shutdownTimeoutMs));
 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);
@@ -148,6 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The API platform at run time: the token endpoint and the gateway, each with its own parsers and error format.
   const limiter = createFailureLimiter(ctx.clock, { limits: TOKEN_FAILURE_LIMITS, windowSeconds: 60 });
   await app.register(oauth2Routes({ ctx, signer, limiter }));
+  await app.register(webhooksRoutes({ engine, maxBodyBytes: config.bodyLimitBytes }));
   await app.register(gatewayRoutes({
     ctx,
     access,
@@ -159,6 +180,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     maxBodyBytes: config.gatewayMaxBodyBytes,
     maxResponseBytes: config.gatewayMaxResponseBytes,
     timeoutMs: config.gatewayTimeoutMs,
+    engine,
   }));
   return app;
 }

@@ -12,6 +12,7 @@ import type { Mailer } from './mail/mailer.ts';
 import { createInProcessNotifier, type Notifier } from './notifier.ts';
 import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import { systemClock, type Clock } from './time.ts';
+import type { RecipeEngine } from './engine/engine.ts';
 
 export interface ServiceContext {
   readonly db: Kysely<Database>;
@@ -31,6 +32,8 @@ export interface ServiceContext {
   readonly mailer?: Mailer;
   /** PUBLIC_BASE_URL, for links in what the server sends out (e-mails). */
   readonly publicBaseUrl?: string;
+  /** The recipe engine (triggers, job queue, workers); absent in the CLI's contexts. */
+  readonly engine?: RecipeEngine;
 }
 
 export interface ContextParts {

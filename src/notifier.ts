@@ -16,6 +16,8 @@ export interface ChangeEvents {
   'event_topic.changed': { topicId: number };
   /** Messages were committed to a topic, up to this sequence number: long-polling consumers wake. */
   'event_topic.published': { topicId: number; lastSeq: number };
+  /** Environment or project properties changed: the engine's copy must be re-read. */
+  'properties.changed': { environmentId: number };
 }
 
 export interface Notifier {

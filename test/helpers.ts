@@ -18,10 +18,12 @@ import { ADMIN_ROLE_NAME, createTokenForRole, createWorkspace, prepareFirstWorks
 import { insertProject, findHomeFolder } from '../src/api/folders/folders.store.ts';
 import { findEnvironmentByType } from '../src/workspaces/workspaces.store.ts';
 import { toStored } from '../src/time.ts';
+import { createEngine, type EngineOptions, type RecipeEngine } from '../src/engine/engine.ts';
 
 export interface TestApp {
   app: FastifyInstance;
   ctx: ServiceContext;
+  engine: RecipeEngine;
   workspaceId: number;
   adminToken: string;
   call(method: InjectOptions['method'], url: string, options?: CallOptions): Promise<Reply>;
@@ -64,6 +66,7 @@ export interface TestAppOptions {
    * interleave between their queries and a concurrency test could not fail.
    */
   interleaveQueries?: boolean;
+  engine?: EngineOptions;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -77,9 +80,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   // One resolver and notifier for the app and the test's own context, so both see the same caches.
   const secrets = secretResolverFor(config, clock, secretBox);
   const notifier = createInProcessNotifier();
-  const ctx: ServiceContext = createServiceContext({ db, config, secretBox, log: logger, clock, secrets, notifier });
+  const base: ServiceContext = createServiceContext({ db, config, secretBox, log: logger, clock, secrets, notifier });
+  const engine = createEngine(base, { pollMs: 50, ...options.engine });
+  const ctx: ServiceContext = { ...base, engine };
   const first = await prepareFirstWorkspace(ctx, { workspace: { name: 'Acme Integrations', ownerEmail: 'integrations@example.com' } });
-  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: ':memory:' }, secretBox, secrets, notifier, clock, logger });
+  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: ':memory:' }, secretBox, secrets, notifier, clock, logger, engine });
   await app.ready();
   const adminToken = first.printableToken as string;
   let counter = 0;
@@ -87,6 +92,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   return {
     app,
     ctx,
+    engine,
     workspaceId: first.workspace.id,
     adminToken,
     async call(method, url, opts = {}) {

@@ -155,6 +155,8 @@ export const OPERATIONS_ROUTES: readonly RegExp[] = [
   /^(GET|PUT|PATCH|DELETE|OPTIONS) \/oauth2\/token$/,
   // The gateway: published APIs under /<api-prefix>/<collection-slug>/... (contract 03 §8).
   /^(GET|POST|PUT|PATCH|DELETE|OPTIONS) \/\*$/,
+  // Inbound webhooks of running recipes (contract 20 §10.3): /webhooks/rest/<recipe key>/<event>.
+  /^(GET|POST|PUT|PATCH|DELETE) \/webhooks\/rest\/:key\/:event$/,
 ];
 
 /** 'PUT /api/x/:foo/y' -> 'PUT /api/x/:/y', so parameter names do not matter. */

@@ -9,6 +9,7 @@ import * as rolesInvitations from './migrations/0005_roles_invitations.ts';
 import * as connectionsSecrets from './migrations/0004_connections_secrets.ts';
 import * as lookupTables from './migrations/0002_lookup_tables.ts';
 import * as pubsub from './migrations/0007_pubsub.ts';
+import * as recipesJobs from './migrations/0008_recipes_jobs.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0004_connections_secrets': connectionsSecrets,
   '0002_lookup_tables': lookupTables,
   '0007_pubsub': pubsub,
+  '0008_recipes_jobs': recipesJobs,
 };
 
 function provider(dialect: DialectName): MigrationProvider {

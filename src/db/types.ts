@@ -380,6 +380,96 @@ export interface EventMessagesTable {
   payload: string;
 }
 
+export interface RecipesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  folder_id: number;
+  name: string;
+  description: string;
+  /** The step tree exactly as the client sent it. */
+  code: string;
+  /** The config array, JSON text. */
+  config: string;
+  trigger_application: string | null;
+  /** JSON list of providers used by actions, in first-use order. */
+  action_applications: string;
+  /** Event name of a webhook trigger (its URL's last segment); null for other triggers. */
+  webhook_event: string | null;
+  concurrency: number;
+  running: Flag;
+  version_no: number;
+  copy_count: number;
+  job_succeeded_count: number;
+  job_failed_count: number;
+  lifetime_task_count: number;
+  last_run_at: string | null;
+  stopped_at: string | null;
+  stop_cause: string | null;
+  trigger_closure: string | null;
+  webhook_key: string;
+  author_name: string;
+  author_email: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RecipeVersionsTable {
+  id: Generated<number>;
+  recipe_id: number;
+  version_no: number;
+  name: string;
+  description: string;
+  code: string;
+  config: string;
+  comment: string | null;
+  author_name: string;
+  author_email: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Engine states; the API shows queued and running as `pending`, canceled as `failed`. */
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+
+export interface JobsTable {
+  id: Generated<number>;
+  recipe_id: number;
+  handle: string;
+  status: JobState;
+  title: string;
+  trigger_output: string;
+  error: string | null;
+  error_parts: string | null;
+  is_poll_error: Flag;
+  is_repeat: Flag;
+  is_test: Flag;
+  master_job_handle: string | null;
+  calling_recipe_id: number | null;
+  calling_job_handle: string | null;
+  root_recipe_id: number | null;
+  root_job_handle: string | null;
+  task_count: number;
+  created_at: string;
+  started_at: string;
+  completed_at: string | null;
+}
+
+export interface JobLinesTable {
+  job_id: number;
+  seq: number;
+  recipe_line_number: number;
+  adapter_name: string;
+  adapter_operation: string;
+  pass: number | null;
+  input: string | null;
+  output: string | null;
+  error: string | null;
+  mask_data: Flag;
+  started_at: string;
+  completed_at: string;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -407,6 +497,10 @@ export interface Database {
   lookup_table_rows: LookupTableRowsTable;
   event_topics: EventTopicsTable;
   event_messages: EventMessagesTable;
+  recipes: RecipesTable;
+  recipe_versions: RecipeVersionsTable;
+  jobs: JobsTable;
+  job_lines: JobLinesTable;
 }
 
 /** The database handle or an open transaction: stores accept either. */
@@ -440,3 +534,8 @@ export type LookupTableRow = Selectable<LookupTablesTable>;
 export type LookupRowRecord = Selectable<LookupTableRowsTable>;
 export type EventTopicRow = Selectable<EventTopicsTable>;
 export type EventMessageRow = Selectable<EventMessagesTable>;
+export type RecipeRow = Selectable<RecipesTable>;
+export type RecipeUpdate = Updateable<RecipesTable>;
+export type RecipeVersionRow = Selectable<RecipeVersionsTable>;
+export type JobRow = Selectable<JobsTable>;
+export type JobLineRow = Selectable<JobLinesTable>;

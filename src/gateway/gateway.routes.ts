@@ -1,12 +1,15 @@
 // The gateway: published APIs at /<api-prefix>/<collection-slug>/<endpoint path> (03 §8-9).
 // Checks in the documented order: route, public access, credential, grant, IP lists, policy,
 // endpoint state; then the call goes to the proxy (or, later, the endpoint's recipe).
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { fromPlain, isHash, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash } from '../engine/formula/values.ts';
 import type { ServiceContext } from '../context.ts';
 import { ipPasses, type AccessResolver } from './access.ts';
 import { createPolicyEnforcer } from './policies.ts';
 import { createProxy, ProxyError, type Upstream } from './proxy.ts';
-import { createRouter } from './routing.ts';
+import { createRouter, type Match } from './routing.ts';
+import type { RecipeEngine } from '../engine/engine.ts';
+import type { ProfileState } from './access.ts';
 
 /** First path segments that belong to the server itself: no API prefix can shadow them. */
 export const RESERVED_SEGMENTS = new Set(['api', 'oauth2', 'docs', 'health', 'ready', 'metrics', 'webhooks', 'doc']);
@@ -21,6 +24,8 @@ export interface GatewayDeps {
   maxBodyBytes: number;
   maxResponseBytes: number;
   timeoutMs: number;
+  /** Runs recipe-backed endpoints; without it they answer 404. */
+  engine?: RecipeEngine;
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -60,12 +65,14 @@ export function gatewayRoutes(deps: GatewayDeps) {
         if (!match) return fail(reply, 404, 'Not found');
         const collection = match.collection.row;
         let extraHeaders: Record<string, string> = {};
+        let caller: ProfileState | null = null;
 
         if (collection.public_access !== 1) {
           const outcome = await access.resolve({ headers: request.headers, query: request.query as Record<string, unknown> });
           if (outcome.kind === 'none') return fail(reply.header('www-authenticate', 'Basic realm="api"'), 401, 'Unauthorized');
           if (outcome.kind === 'invalid') return fail(reply, 401, 'Unauthorized');
           const profile = outcome.profile;
+          caller = profile;
           if (profile.environmentId !== match.env.environmentId) return fail(reply, 401, 'Unauthorized');
           if (!profile.usable) return fail(reply, 404, 'Not found');
           if (!profile.collectionIds.has(collection.id)) return fail(reply, 403, 'Access to this API has been disallowed');
@@ -78,8 +85,8 @@ export function gatewayRoutes(deps: GatewayDeps) {
 
         if (!match.endpoint.active) return fail(reply, 404, 'Not found');
         if (collection.proxy_connection_id === null) {
-          // Recipe-backed endpoints run with the recipe engine, which this server does not have yet.
-          return fail(reply, 404, 'Not found');
+          if (match.endpoint.flowId === null || !deps.engine) return fail(reply, 404, 'Not found');
+          return callRecipe(deps, request, reply, match, caller, extraHeaders);
         }
         if (match.subPath.split('/').some((seg) => { const d = safeDecode(seg); return d === '.' || d === '..' || d.includes('/'); })) {
           return fail(reply, 400, 'Bad request');
@@ -114,6 +121,53 @@ export function gatewayRoutes(deps: GatewayDeps) {
       },
     });
   };
+}
+
+/** What the recipe's trigger receives: body fields, query and path parameters under `request` (03 §8, 20 §10.5). */
+function apiEvent(request: FastifyRequest, match: Match, caller: ProfileState | null): Hash | 'malformed' {
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  const type = String(request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  let fields: Hash = newHash();
+  if (body.length > 0) {
+    const text = body.toString('utf8');
+    if (type === 'application/json' || type.endsWith('+json') || type === '') {
+      if (jsonDepth(text) > MAX_EVENT_DEPTH) return 'malformed';
+      try {
+        const parsed = fromPlain(JSON.parse(text));
+        fields = isHash(parsed) ? parsed : newHash([['body', parsed]]);
+      } catch {
+        return 'malformed';
+      }
+    } else if (type === 'application/x-www-form-urlencoded') fields = newHash([...new URLSearchParams(text).entries()]);
+    else fields = newHash([['body', text]]);
+  }
+  const query = newHash(Object.entries((request.query ?? {}) as Record<string, unknown>).filter(([k]) => k !== 'api_token').map(([k, v]) => [k, fromPlain(v)]));
+  const requestFields = newHash([...Object.entries(query), ...Object.entries(match.params), ...Object.entries(fields)] as Array<[string, Hash[string]]>);
+  const headers = newHash(Object.entries(request.headers)
+    .filter(([k]) => k !== 'authorization' && k !== 'api-token' && k !== 'cookie')
+    .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? null)]));
+  const context = newHash([
+    ['calling_ip', request.ip],
+    ['access_profile', caller ? newHash([['id', caller.id], ['type', caller.authType]]) : null],
+    ['method', request.method],
+    ['path', request.url.split('?')[0] ?? '/'],
+  ]);
+  return newHash([['request', requestFields], ['headers', headers], ['context', context]]);
+}
+
+async function callRecipe(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, match: Match, caller: ProfileState | null, extraHeaders: Record<string, string>) {
+  const event = apiEvent(request, match, caller);
+  if (event === 'malformed') return fail(reply, 400, 'Bad request');
+  const outcome = await (deps.engine as RecipeEngine).receiveApiRequest(match.endpoint.flowId as number, match.env.environmentId, event, deps.timeoutMs);
+  if (outcome.kind === 'not_running') return fail(reply, 404, 'Not found');
+  if (outcome.kind === 'timeout') return fail(reply, 504, 'Gateway timeout');
+  if (outcome.response === null) {
+    if (outcome.status === 'failed') return fail(reply, 500, 'Internal error');
+    return reply.status(200).headers(extraHeaders).type('application/json; charset=utf-8').send({});
+  }
+  const text = JSON.stringify(outcome.response.body ?? {});
+  if (Buffer.byteLength(text) > deps.maxResponseBytes) return fail(reply, 502, 'Response too large');
+  return reply.status(outcome.response.status).headers(extraHeaders).type('application/json; charset=utf-8').send(text);
 }
 
 function fail(reply: FastifyReply, status: number, error: string) {

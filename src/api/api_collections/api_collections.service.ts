@@ -1,5 +1,7 @@
 // API collections: list, create (optionally from an OpenAPI document), update, delete, and
 // endpoints added to a collection (contract 03 §2, §3.4).
+import { findRecipe } from '../recipes/recipes.store.ts';
+import { findFolderInScope } from '../folders/folder-scope.ts';
 import { randomBytes } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import type { ServiceContext } from '../../context.ts';
@@ -151,13 +153,19 @@ export async function addEndpoint(ctx: ServiceContext, auth: AuthContext, collec
   if (Object.keys(errors).length > 0) throw invalid(errors);
   return ctx.db.transaction().execute(async (trx) => {
     const collection = await visibleCollection(trx, auth, collectionId);
+    let flowId: number | null = null;
     if (collection.proxy_connection_id === null) {
-      // Recipe-backed endpoints need the recipe engine, which does not exist yet.
-      throw invalid({ flow_id: [input.flow_id === undefined ? 'is required for a collection without proxy_connection_id' : 'does not name a recipe of this environment'] });
+      // A recipe-backed endpoint: flow_id names a recipe of the environment with the API request trigger.
+      if (input.flow_id === undefined) throw invalid({ flow_id: ['is required for a collection without proxy_connection_id'] });
+      const recipe = await findRecipe(trx, auth.environmentId, input.flow_id);
+      const visible = recipe !== undefined && (auth.allFolders || (await findFolderInScope(trx, auth.environmentId, auth, recipe.folder_id)) !== undefined);
+      if (!recipe || !visible) throw invalid({ flow_id: ['does not name a recipe of this environment'] });
+      if (recipe.trigger_application !== 'workato_api_platform') throw invalid({ flow_id: ['names a recipe whose trigger is not a new API request (workato_api_platform)'] });
+      flowId = recipe.id;
     }
     const now = toStored(ctx.clock.now());
     try {
-      const row = await insertEndpoint(trx, { collection_id: collectionId, flow_id: null, name: input.name.trim(), method, path: path as string, description: input.description ?? null, active: 0, created_at: now, updated_at: now });
+      const row = await insertEndpoint(trx, { collection_id: collectionId, flow_id: flowId, name: input.name.trim(), method, path: path as string, description: input.description ?? null, active: 0, created_at: now, updated_at: now });
       ctx.notifier.publish('api_routes.changed', { environmentId: auth.environmentId });
       return endpointToApi(row, collection, await apiPrefixOf(trx, auth.environmentId), publicUrls(ctx));
     } catch (error) {

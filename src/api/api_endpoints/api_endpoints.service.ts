@@ -1,4 +1,5 @@
 // API endpoints: list (by collection), enable, disable (contract 03 §3).
+import { findRecipe } from '../recipes/recipes.store.ts';
 import type { ServiceContext } from '../../context.ts';
 import { AppError, assertFound } from '../../errors.ts';
 import { toStored } from '../../time.ts';
@@ -18,8 +19,11 @@ export async function setEndpointState(ctx: ServiceContext, auth: AuthContext, i
   await ctx.db.transaction().execute(async (trx) => {
     const endpoint = assertFound(await findEndpoint(trx, auth.environmentId, id));
     if (!(await projectAssetInScope(trx, auth, endpoint.project_id))) throw new AppError('not_found');
-    // A recipe-backed endpoint needs its recipe running (03 §3.3); recipes come with the engine.
-    if (active && endpoint.proxy_connection_id === null) throw new AppError('recipe_not_running');
+    // A recipe-backed endpoint needs its recipe running (03 §3.3).
+    if (active && endpoint.proxy_connection_id === null) {
+      const recipe = endpoint.flow_id === null ? undefined : await findRecipe(trx, auth.environmentId, endpoint.flow_id);
+      if (!recipe || recipe.running !== 1) throw new AppError('recipe_not_running');
+    }
     await setEndpointActive(trx, id, active, toStored(ctx.clock.now()));
   });
   ctx.notifier.publish('api_routes.changed', { environmentId: auth.environmentId });

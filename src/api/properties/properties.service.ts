@@ -59,6 +59,7 @@ export async function upsertProperties(ctx: ServiceContext, caller: Caller, inpu
       throw invalid({ properties: [`would make ${total} properties; at most ${PROPERTY_LIMITS.perLevel} per ${where}`] }, `Too many properties: at most ${PROPERTY_LIMITS.perLevel} per ${where}`);
     }
   });
+  ctx.notifier.publish('properties.changed', { environmentId: caller.environmentId });
 }
 
 async function resolveLevel(db: Db, caller: Caller, projectId: number | undefined): Promise<PropertyLevel> {

@@ -1,4 +1,5 @@
 // GET /api/users/me: the workspace the caller's token belongs to (contract 05 §7).
+import { countRecipes } from '../recipes/recipes.store.ts';
 import type { ServiceContext } from '../../context.ts';
 import { assertFound } from '../../errors.ts';
 import { toApiTimestamp, toStored } from '../../time.ts';
@@ -46,8 +47,7 @@ export async function getWorkspaceDetails(ctx: ServiceContext, auth: Pick<AuthCo
     current_billing_period_end: toApiTimestamp(toStored(periodEnd)),
     expert: false,
     avatar_url: null,
-    // No recipes table exists until the recipes area lands; then these count them.
-    recipes_count: 0,
+    recipes_count: await countRecipes(ctx.db, auth.workspaceId, false),
     interested_applications: [],
     company_name: workspace.company_name,
     location: null,
@@ -57,7 +57,7 @@ export async function getWorkspaceDetails(ctx: ServiceContext, auth: Pick<AuthCo
     about_me: null,
     email: workspace.owner_email,
     phone: null,
-    active_recipes_count: 0,
+    active_recipes_count: await countRecipes(ctx.db, auth.workspaceId, true),
     root_folder_id: home.id,
   };
 }

@@ -1,0 +1,77 @@
+// Jobs of a recipe (contract 10): the list with its counters and cursor paging, and one job with
+// its lines. Step input and output are stored but never returned (10 §1).
+import type { ServiceContext } from '../../context.ts';
+import { AppError, assertFound, invalid } from '../../errors.ts';
+import { findFolderInScope } from '../folders/folder-scope.ts';
+import { findRecipe } from '../recipes/recipes.store.ts';
+import type { Caller } from '../recipes/recipes.service.ts';
+import { findJob, jobCounts, jobDetailToApi, jobToApi, listJobs as listJobRows, listLines, type ApiJobStatus, type JobApi, type JobDetailApi } from './jobs.store.ts';
+
+export interface JobListQuery {
+  offset_job_id?: string;
+  prev?: string;
+  status?: string;
+  rerun_only?: string;
+  per_page?: string;
+  failed?: string;
+}
+
+export interface JobList {
+  job_succeeded_count: number;
+  job_failed_count: number;
+  job_count: number;
+  job_scope_count: number;
+  items: JobApi[];
+}
+
+const STATUSES: readonly ApiJobStatus[] = ['succeeded', 'failed', 'pending'];
+const MAX_PER_PAGE = 100;
+
+async function visibleRecipe(ctx: ServiceContext, caller: Caller, recipeId: number) {
+  const recipe = assertFound(await findRecipe(ctx.db, caller.environmentId, recipeId));
+  if (!caller.allFolders && (await findFolderInScope(ctx.db, caller.environmentId, caller, recipe.folder_id)) === undefined) throw new AppError('not_found');
+  return recipe;
+}
+
+function bool(value: string | undefined, field: string): boolean {
+  if (value === undefined || value === '' || value === 'false' || value === '0') return false;
+  if (value === 'true' || value === '1') return true;
+  throw invalid({ [field]: ['must be true or false'] });
+}
+
+export async function listJobs(ctx: ServiceContext, caller: Caller, recipeId: number, query: JobListQuery): Promise<JobList> {
+  const recipe = await visibleRecipe(ctx, caller, recipeId);
+  let status: ApiJobStatus | undefined;
+  if (query.status !== undefined && query.status !== '') {
+    if (!(STATUSES as readonly string[]).includes(query.status)) throw invalid({ status: [`must be one of ${STATUSES.join(', ')}`] });
+    status = query.status as ApiJobStatus;
+  } else if (bool(query.failed, 'failed')) status = 'failed';
+  let perPage = MAX_PER_PAGE;
+  if (query.per_page !== undefined && query.per_page !== '') {
+    if (!/^\d{1,9}$/.test(query.per_page.trim()) || Number(query.per_page) < 1) throw invalid({ per_page: ['must be a whole number from 1'] });
+    perPage = Math.min(Number(query.per_page), MAX_PER_PAGE);
+  }
+  const rerunOnly = bool(query.rerun_only, 'rerun_only');
+  const newer = bool(query.prev, 'prev');
+  let cursor = null;
+  if (query.offset_job_id !== undefined && query.offset_job_id !== '') {
+    const job = await findJob(ctx.db, recipe.id, query.offset_job_id.slice(0, 100));
+    if (!job) throw new AppError('not_found', { message: 'Job not found', errors: { offset_job_id: ['is not a job of this recipe'] } });
+    cursor = { job, newer };
+  }
+  const filters = { ...(status ? { status } : {}), rerunOnly };
+  const [rows, counts] = await Promise.all([listJobRows(ctx.db, recipe.id, filters, cursor, perPage), jobCounts(ctx.db, recipe.id, filters)]);
+  return {
+    job_succeeded_count: recipe.job_succeeded_count,
+    job_failed_count: recipe.job_failed_count,
+    job_count: counts.all,
+    job_scope_count: counts.scope,
+    items: rows.map((row) => jobToApi(row)),
+  };
+}
+
+export async function getJob(ctx: ServiceContext, caller: Caller, recipeId: number, handle: string): Promise<JobDetailApi> {
+  const recipe = await visibleRecipe(ctx, caller, recipeId);
+  const job = assertFound(await findJob(ctx.db, recipe.id, handle));
+  return jobDetailToApi(job, await listLines(ctx.db, job.id));
+}

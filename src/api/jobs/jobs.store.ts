@@ -1,0 +1,240 @@
+// Jobs and their lines (contract 10): the durable queue the engine claims from, and the history
+// the API reads. One mapper to the API shape.
+import { randomBytes } from 'node:crypto';
+import type { Db, JobLineRow, JobRow, JobState } from '../../db/types.ts';
+import { toApiTimestamp } from '../../time.ts';
+
+export type ApiJobStatus = 'pending' | 'succeeded' | 'failed';
+
+const HANDLE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `j-` + 8 + `-` + 7 characters, as the vendor's handles look (`j-KqM4tZ2w-Hc7pLs`). */
+export function newJobHandle(): string {
+  const bytes = randomBytes(15);
+  const chars = [...bytes].map((b) => HANDLE_ALPHABET[b % HANDLE_ALPHABET.length]).join('');
+  return `j-${chars.slice(0, 8)}-${chars.slice(8)}`;
+}
+
+export function apiStatus(state: JobState): ApiJobStatus {
+  if (state === 'queued' || state === 'running') return 'pending';
+  return state === 'succeeded' ? 'succeeded' : 'failed';
+}
+
+function statesFor(status: ApiJobStatus): JobState[] {
+  return status === 'pending' ? ['queued', 'running'] : status === 'succeeded' ? ['succeeded'] : ['failed', 'canceled'];
+}
+
+export type NewJob = Omit<JobRow, 'id'>;
+
+export async function insertJob(db: Db, values: NewJob): Promise<number> {
+  const row = await db.insertInto('jobs').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Recipes that have queued jobs, with how many (running recipes only). */
+export async function recipesWithQueuedJobs(db: Db): Promise<Array<{ recipe_id: number; concurrency: number }>> {
+  return db
+    .selectFrom('jobs as j')
+    .innerJoin('recipes as r', 'r.id', 'j.recipe_id')
+    .select(['j.recipe_id', 'r.concurrency'])
+    .where('j.status', '=', 'queued')
+    .where('r.running', '=', 1)
+    .groupBy(['j.recipe_id', 'r.concurrency'])
+    .execute();
+}
+
+/** Claim up to `limit` queued jobs of a recipe, oldest first. Only a queued job can be claimed. */
+export async function claimJobs(db: Db, recipeId: number, limit: number, now: string): Promise<JobRow[]> {
+  const ids = await db.selectFrom('jobs').select('id').where('recipe_id', '=', recipeId).where('status', '=', 'queued').orderBy('id').limit(limit).execute();
+  if (ids.length === 0) return [];
+  return db
+    .updateTable('jobs')
+    .set({ status: 'running', started_at: now })
+    .where('id', 'in', ids.map((r) => r.id))
+    .where('status', '=', 'queued')
+    .returningAll()
+    .execute();
+}
+
+export interface JobResult {
+  status: 'succeeded' | 'failed' | 'canceled';
+  error: string | null;
+  error_parts: string | null;
+  completed_at: string;
+  task_count: number;
+}
+
+export async function finishJob(db: Db, id: number, result: JobResult): Promise<void> {
+  await db.updateTable('jobs').set(result).where('id', '=', id).execute();
+}
+
+export async function insertLines(db: Db, lines: JobLineRow[]): Promise<void> {
+  for (let i = 0; i < lines.length; i += 500) await db.insertInto('job_lines').values(lines.slice(i, i + 500)).execute();
+}
+
+/** Jobs left `running` by a process that died: the documented recovery marks them failed. */
+export async function interruptedJobs(db: Db): Promise<Array<Pick<JobRow, 'id' | 'recipe_id'>>> {
+  return db.selectFrom('jobs').select(['id', 'recipe_id']).where('status', '=', 'running').execute();
+}
+
+export async function countQueued(db: Db): Promise<number> {
+  const row = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', 'in', ['queued', 'running']).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function findJob(db: Db, recipeId: number, handleOrId: string): Promise<JobRow | undefined> {
+  let q = db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId);
+  q = /^\d{1,15}$/.test(handleOrId) ? q.where((eb) => eb.or([eb('handle', '=', handleOrId), eb('id', '=', Number(handleOrId))])) : q.where('handle', '=', handleOrId);
+  return q.executeTakeFirst();
+}
+
+export async function listLines(db: Db, jobId: number): Promise<JobLineRow[]> {
+  return db.selectFrom('job_lines').selectAll().where('job_id', '=', jobId).orderBy('seq').execute();
+}
+
+export interface JobListFilters {
+  status?: ApiJobStatus;
+  rerunOnly: boolean;
+}
+
+export async function listJobs(db: Db, recipeId: number, filters: JobListFilters, cursor: { job: JobRow; newer: boolean } | null, perPage: number): Promise<JobRow[]> {
+  let q = db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId);
+  if (filters.status) q = q.where('status', 'in', statesFor(filters.status));
+  if (filters.rerunOnly) q = q.where('is_repeat', '=', 1);
+  if (cursor) {
+    const { started_at: at, id } = cursor.job;
+    q = cursor.newer
+      ? q.where((eb) => eb.or([eb('started_at', '>', at), eb.and([eb('started_at', '=', at), eb('id', '>', id)])]))
+      : q.where((eb) => eb.or([eb('started_at', '<', at), eb.and([eb('started_at', '=', at), eb('id', '<', id)])]));
+  }
+  if (cursor?.newer) {
+    // The page of jobs just newer than the cursor, shown newest first like every page.
+    const rows = await q.orderBy('started_at', 'asc').orderBy('id', 'asc').limit(perPage).execute();
+    return rows.reverse();
+  }
+  return q.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(perPage).execute();
+}
+
+export async function jobCounts(db: Db, recipeId: number, filters: JobListFilters): Promise<{ all: number; scope: number }> {
+  const all = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('recipe_id', '=', recipeId).executeTakeFirstOrThrow();
+  if (!filters.status && !filters.rerunOnly) return { all: Number(all.n), scope: Number(all.n) };
+  let q = db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('recipe_id', '=', recipeId);
+  if (filters.status) q = q.where('status', 'in', statesFor(filters.status));
+  if (filters.rerunOnly) q = q.where('is_repeat', '=', 1);
+  const scope = await q.executeTakeFirstOrThrow();
+  return { all: Number(all.n), scope: Number(scope.n) };
+}
+
+export interface ErrorPartsApi {
+  adapter: string | null;
+  error_type: string;
+  message: string;
+  error_id: string;
+  error_at: string;
+  input: string;
+  inner_message: string | null;
+}
+
+export interface JobApi {
+  id: string;
+  flow_run_id: number;
+  recipe_id: number;
+  title: string;
+  status: ApiJobStatus;
+  started_at: string;
+  completed_at: string | null;
+  is_error: boolean;
+  is_poll_error: boolean;
+  error: string | null;
+  error_parts?: ErrorPartsApi;
+  master_job_id: string | null;
+  calling_recipe_id: number | null;
+  calling_job_id: string | null;
+  root_recipe_id: number | null;
+  root_job_id: string | null;
+}
+
+export interface JobDetailApi extends JobApi {
+  handle: string;
+  is_repeat: boolean;
+  is_test: boolean;
+  is_test_case_job: boolean;
+  master_job_handle: string | null;
+  calling_job_handle: string | null;
+  lines: LineApi[];
+}
+
+export interface LineApi {
+  recipe_line_number: number;
+  adapter_name: string;
+  adapter_operation: string;
+  mask_data: boolean;
+  error?: string;
+  line_stat: { total: number; started_at: string; completed_at: string };
+}
+
+function errorPartsOf(text: string | null): ErrorPartsApi | undefined {
+  if (!text) return undefined;
+  try {
+    const p = JSON.parse(text) as Record<string, unknown>;
+    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    return {
+      adapter: str(p.adapter),
+      error_type: str(p.error_type) ?? 'Error',
+      message: str(p.message) ?? '',
+      error_id: str(p.error_id) ?? '',
+      error_at: toApiTimestamp(str(p.error_at) ?? new Date(0).toISOString()),
+      input: '<redacted>',
+      inner_message: str(p.inner_message),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+export function jobToApi(row: JobRow): JobApi {
+  const failed = row.status === 'failed' || row.status === 'canceled';
+  const parts = failed ? errorPartsOf(row.error_parts) : undefined;
+  return {
+    id: row.handle,
+    flow_run_id: row.id,
+    recipe_id: row.recipe_id,
+    title: row.title,
+    status: apiStatus(row.status),
+    started_at: toApiTimestamp(row.started_at),
+    completed_at: toApiTimestamp(row.completed_at),
+    is_error: failed,
+    is_poll_error: row.is_poll_error === 1,
+    error: failed ? row.error : null,
+    ...(parts ? { error_parts: parts } : {}),
+    master_job_id: row.master_job_handle,
+    calling_recipe_id: row.calling_recipe_id,
+    calling_job_id: row.calling_job_handle,
+    root_recipe_id: row.root_recipe_id,
+    root_job_id: row.root_job_handle,
+  };
+}
+
+export function jobDetailToApi(row: JobRow, lines: JobLineRow[]): JobDetailApi {
+  return {
+    ...jobToApi(row),
+    handle: row.handle,
+    is_repeat: row.is_repeat === 1,
+    is_test: row.is_test === 1,
+    is_test_case_job: false,
+    master_job_handle: row.master_job_handle,
+    calling_job_handle: row.calling_job_handle,
+    lines: lines.map((line) => ({
+      recipe_line_number: line.recipe_line_number,
+      adapter_name: line.adapter_name,
+      adapter_operation: line.adapter_operation,
+      mask_data: line.mask_data === 1,
+      ...(line.error !== null ? { error: line.error } : {}),
+      line_stat: {
+        total: Math.max(0, Date.parse(line.completed_at) - Date.parse(line.started_at)) / 1000,
+        started_at: toApiTimestamp(line.started_at),
+        completed_at: toApiTimestamp(line.completed_at),
+      },
+    })),
+  };
+}

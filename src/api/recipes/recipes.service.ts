@@ -1,0 +1,392 @@
+// Recipes (contract 14): list, get, create, copy, update (each change a version), delete, start
+// (validated by the engine: code_errors / config_errors), stop. Recipes live in folders of the
+// caller's environment; project scope applies. The code is stored exactly as sent.
+import { randomBytes } from 'node:crypto';
+import type { ServiceContext } from '../../context.ts';
+import type { Db, RecipeRow } from '../../db/types.ts';
+import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.ts';
+import { toStored } from '../../time.ts';
+import { DocumentError, normaliseConfig, parseJsonField, providersOf, unwrapCode } from '../../engine/document.ts';
+import { webhookEventName } from '../../engine/connectors/workato_webhooks.ts';
+import type { StepErrors } from '../../engine/compile.ts';
+import type { AuthContext } from '../developer_api_clients/credentials.ts';
+import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.ts';
+import { findHomeFolder } from '../folders/folders.store.ts';
+import {
+  deleteRecipe as deleteRecipeRow,
+  findRecipe,
+  incrementCopyCount,
+  insertRecipe,
+  insertVersion,
+  listRecipes as listRecipeRows,
+  recipeToApi,
+  updateRecipe as updateRecipeRow,
+  type RecipeApi,
+  type RecipeListFilters,
+  type RecipeWithProject,
+} from './recipes.store.ts';
+
+export type Caller = Pick<AuthContext, 'workspaceId' | 'environmentId' | 'allFolders' | 'folderIds'>;
+
+export interface RecipeFields {
+  name?: string;
+  description?: string;
+  code?: unknown;
+  config?: unknown;
+  folder_id?: number;
+  concurrency?: number;
+}
+
+export interface ListQuery {
+  adapter_names_all?: string;
+  adapter_names_any?: string;
+  folder_id?: string | number;
+  order?: string;
+  running?: string | boolean;
+  active?: string | boolean;
+  since_id?: string | number;
+  stopped_after?: string;
+  stop_cause?: string;
+  updated_after?: string;
+  exclude_code?: string | boolean;
+  withTags: boolean;
+  page: { offset: number; perPage: number };
+}
+
+export type Refusal = { success: false; errors: FieldErrors };
+export type StartRefusal = { success: false; code_errors: StepErrors; config_errors: StepErrors };
+
+export const STOP_CAUSES = ['trigger_errors_limit', 'action_quota_limit', 'trial_expired', 'txn_quota_limit'] as const;
+const MAX_NAME = 255;
+const MAX_DESCRIPTION = 10_000;
+const MAX_CONCURRENCY = 10;
+const DEFAULT_NAME = 'Untitled recipe';
+const ADAPTER_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+
+function output(ctx: ServiceContext, row: RecipeWithProject, options: { withTags?: boolean; excludeCode?: boolean } = {}): RecipeApi {
+  return recipeToApi(row, { publicBaseUrl: ctx.config.publicBaseUrl, withTags: options.withTags ?? false, excludeCode: options.excludeCode ?? false });
+}
+
+async function findVisible(db: Db, caller: Caller, id: number): Promise<RecipeWithProject> {
+  const row = assertFound(await findRecipe(db, caller.environmentId, id));
+  if (!caller.allFolders && (await findFolderInScope(db, caller.environmentId, caller, row.folder_id)) === undefined) throw new AppError('not_found');
+  return row;
+}
+
+function flag(value: string | boolean | undefined, field: string): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw invalid({ [field]: ['must be true or false'] });
+}
+
+function timestampParam(value: string | undefined, field: string): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  const ms = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) throw invalid({ [field]: ['must be an ISO 8601 timestamp'] });
+  return new Date(ms).toISOString();
+}
+
+function intParam(value: string | number | undefined, field: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const text = String(value).trim();
+  if (!/^\d{1,15}$/.test(text)) throw invalid({ [field]: ['must be a positive whole number'] });
+  return Number(text);
+}
+
+function adapterList(value: string | undefined, field: string): string[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const names = value.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  if (names.length > 50 || names.some((n) => !ADAPTER_NAME.test(n))) throw invalid({ [field]: ['must be a comma-separated list of connector names'] });
+  return names;
+}
+
+export async function listRecipes(ctx: ServiceContext, caller: Caller, query: ListQuery): Promise<RecipeApi[]> {
+  const order = query.order ?? 'default';
+  if (order !== 'default' && order !== 'activity') throw invalid({ order: ['must be activity or default'] });
+  if (query.stop_cause !== undefined && query.stop_cause !== '' && !(STOP_CAUSES as readonly string[]).includes(query.stop_cause)) {
+    throw invalid({ stop_cause: [`must be one of ${STOP_CAUSES.join(', ')}`] });
+  }
+  const running = flag(query.running, 'running') ?? flag(query.active, 'active');
+  const filters: RecipeListFilters = { order };
+  const folderId = intParam(query.folder_id, 'folder_id');
+  if (folderId !== undefined) filters.folderId = folderId;
+  if (running !== undefined) filters.running = running;
+  const sinceId = intParam(query.since_id, 'since_id');
+  if (sinceId !== undefined) filters.sinceId = sinceId;
+  const stoppedAfter = timestampParam(query.stopped_after, 'stopped_after');
+  if (stoppedAfter !== undefined) filters.stoppedAfter = stoppedAfter;
+  const updatedAfter = timestampParam(query.updated_after, 'updated_after');
+  if (updatedAfter !== undefined) filters.updatedAfter = updatedAfter;
+  if (query.stop_cause) filters.stopCause = query.stop_cause;
+  const all = adapterList(query.adapter_names_all, 'adapter_names_all');
+  if (all) filters.adapterNamesAll = all;
+  const any = adapterList(query.adapter_names_any, 'adapter_names_any');
+  if (any) filters.adapterNamesAny = any;
+  const excludeCode = flag(query.exclude_code, 'exclude_code') ?? false;
+  if (!caller.allFolders) filters.folderIds = await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds);
+  const rows = await listRecipeRows(ctx.db, caller.environmentId, filters, query.page);
+  return rows.map((row) => output(ctx, row, { withTags: query.withTags, excludeCode }));
+}
+
+export async function getRecipe(ctx: ServiceContext, caller: Caller, id: number, withTags: boolean): Promise<RecipeApi> {
+  return output(ctx, await findVisible(ctx.db, caller, id), { withTags });
+}
+
+interface CheckedDocument {
+  code?: string;
+  config?: string;
+  name?: string;
+  description?: string;
+  concurrency?: number;
+  trigger_application?: string | null;
+  action_applications?: string;
+  webhook_event?: string | null;
+}
+
+/** Check the fields of a create or update; on update, only what was sent. */
+function checkFields(fields: RecipeFields, creating: boolean, current?: RecipeRow): CheckedDocument {
+  const errors: FieldErrors = {};
+  const out: CheckedDocument = {};
+  let codeTree: Record<string, unknown> | undefined;
+  let wrapperConfig: unknown;
+  if (fields.code !== undefined) {
+    try {
+      const unwrapped = unwrapCode(parseJsonField(fields.code, 'code'));
+      codeTree = unwrapped.code;
+      // Stored verbatim when the client sent the step tree as text; a wrapper is not the code.
+      out.code = typeof fields.code === 'string' && !unwrapped.wrapped ? fields.code : JSON.stringify(unwrapped.code);
+      wrapperConfig = unwrapped.config;
+      if (fields.name === undefined && unwrapped.name !== undefined) out.name = unwrapped.name.trim().slice(0, MAX_NAME);
+      if (fields.description === undefined && unwrapped.description !== undefined) out.description = unwrapped.description.slice(0, MAX_DESCRIPTION);
+      if (fields.concurrency === undefined && unwrapped.concurrency !== undefined) out.concurrency = Math.min(Math.max(unwrapped.concurrency, 1), MAX_CONCURRENCY);
+    } catch (error) {
+      if (!(error instanceof DocumentError)) throw error;
+      errors[error.field] = [error.message];
+    }
+  } else if (creating) errors.code = ["can't be blank"];
+  if (fields.code !== undefined || fields.config !== undefined) {
+    const tree = codeTree ?? (current ? safeParse(current.code) : undefined);
+    const rawConfig = fields.config !== undefined ? fields.config : wrapperConfig !== undefined ? wrapperConfig : current && fields.code === undefined ? current.config : undefined;
+    if (tree !== undefined && !errors.code) {
+      try {
+        out.config = JSON.stringify(normaliseConfig(rawConfig, tree));
+      } catch (error) {
+        if (!(error instanceof DocumentError)) throw error;
+        errors[error.field] = [error.message];
+      }
+      const providers = providersOf(tree);
+      out.trigger_application = providers.trigger;
+      out.action_applications = JSON.stringify(providers.actions);
+      const input = (tree as { input?: unknown }).input;
+      out.webhook_event = providers.trigger === 'workato_webhooks' ? webhookEventName(typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {}) : null;
+    }
+  }
+  if (fields.name !== undefined) {
+    const name = fields.name.trim();
+    if (name === '') errors.name = ["can't be blank"];
+    else if (name.length > MAX_NAME) errors.name = [`is too long (maximum is ${MAX_NAME} characters)`];
+    else out.name = name;
+  }
+  if (fields.description !== undefined) {
+    if (fields.description.length > MAX_DESCRIPTION) errors.description = [`is too long (maximum is ${MAX_DESCRIPTION} characters)`];
+    else out.description = fields.description;
+  }
+  if (fields.concurrency !== undefined) {
+    if (!Number.isInteger(fields.concurrency) || fields.concurrency < 1 || fields.concurrency > MAX_CONCURRENCY) errors.concurrency = [`must be a whole number from 1 to ${MAX_CONCURRENCY}`];
+    else out.concurrency = fields.concurrency;
+  }
+  if (Object.keys(errors).length > 0) throw invalid(errors);
+  return out;
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return unwrapCode(JSON.parse(text)).code;
+  } catch {
+    return undefined;
+  }
+}
+
+async function targetFolder(db: Db, caller: Caller, folderId: number | undefined, fallback?: number): Promise<number> {
+  if (folderId === undefined) {
+    if (fallback !== undefined) return fallback;
+    if (!caller.allFolders) throw invalid({ folder_id: ['is required for a client limited to some projects'] });
+    return assertFound(await findHomeFolder(db, caller.environmentId)).id;
+  }
+  const folder = await findFolderInScope(db, caller.environmentId, caller, folderId);
+  if (!folder) throw new AppError('not_found', { message: 'Folder not found', errors: { folder_id: ['is not a folder of this environment'] } });
+  return folder.id;
+}
+
+async function authorOf(db: Db, workspaceId: number): Promise<{ name: string; email: string }> {
+  const user = await db.selectFrom('users').select(['name', 'email']).where('workspace_id', '=', workspaceId).orderBy('id').executeTakeFirst();
+  if (user) return { name: user.name, email: user.email };
+  const workspace = await db.selectFrom('workspaces').select(['name', 'owner_email']).where('id', '=', workspaceId).executeTakeFirst();
+  return { name: workspace?.name ?? '', email: workspace?.owner_email ?? '' };
+}
+
+function newWebhookKey(): string {
+  return randomBytes(12).toString('hex');
+}
+
+export async function createRecipe(ctx: ServiceContext, caller: Caller, fields: RecipeFields): Promise<number> {
+  const checked = checkFields(fields, true);
+  return ctx.db.transaction().execute(async (trx) => {
+    const folderId = await targetFolder(trx, caller, fields.folder_id);
+    const author = await authorOf(trx, caller.workspaceId);
+    const now = toStored(ctx.clock.now());
+    const row: Omit<RecipeRow, 'id'> = {
+      workspace_id: caller.workspaceId,
+      environment_id: caller.environmentId,
+      folder_id: folderId,
+      name: checked.name ?? DEFAULT_NAME,
+      description: checked.description ?? '',
+      code: checked.code as string,
+      config: checked.config ?? '[]',
+      trigger_application: checked.trigger_application ?? null,
+      action_applications: checked.action_applications ?? '[]',
+      webhook_event: checked.webhook_event ?? null,
+      concurrency: checked.concurrency ?? 1,
+      running: 0,
+      version_no: 1,
+      copy_count: 0,
+      job_succeeded_count: 0,
+      job_failed_count: 0,
+      lifetime_task_count: 0,
+      last_run_at: null,
+      stopped_at: null,
+      stop_cause: null,
+      trigger_closure: null,
+      webhook_key: newWebhookKey(),
+      author_name: author.name,
+      author_email: author.email,
+      created_at: now,
+      updated_at: now,
+    };
+    const id = await insertRecipe(trx, row);
+    await insertVersion(trx, versionOf(id, row));
+    return id;
+  });
+}
+
+function versionOf(recipeId: number, row: Pick<RecipeRow, 'version_no' | 'name' | 'description' | 'code' | 'config' | 'author_name' | 'author_email' | 'updated_at'>) {
+  return {
+    recipe_id: recipeId, version_no: row.version_no, name: row.name, description: row.description, code: row.code, config: row.config,
+    comment: null, author_name: row.author_name, author_email: row.author_email, created_at: row.updated_at, updated_at: row.updated_at,
+  };
+}
+
+export async function copyRecipe(ctx: ServiceContext, caller: Caller, sourceId: number, options: { folderId?: number; name?: string }): Promise<number> {
+  const errors: FieldErrors = {};
+  const name = options.name?.trim();
+  if (name !== undefined && (name === '' || name.length > MAX_NAME)) errors.name = [name === '' ? "can't be blank" : `is too long (maximum is ${MAX_NAME} characters)`];
+  if (Object.keys(errors).length > 0) throw invalid(errors);
+  return ctx.db.transaction().execute(async (trx) => {
+    const source = await findVisible(trx, caller, sourceId);
+    const folderId = await targetFolder(trx, caller, options.folderId, source.folder_id);
+    const now = toStored(ctx.clock.now());
+    const author = await authorOf(trx, caller.workspaceId);
+    const row: Omit<RecipeRow, 'id'> = {
+      workspace_id: source.workspace_id,
+      environment_id: source.environment_id,
+      folder_id: folderId,
+      name: name ?? `Copy of ${source.name}`.slice(0, MAX_NAME),
+      description: source.description,
+      code: source.code,
+      config: source.config,
+      trigger_application: source.trigger_application,
+      action_applications: source.action_applications,
+      webhook_event: source.webhook_event,
+      concurrency: source.concurrency,
+      running: 0,
+      version_no: 1,
+      copy_count: 0,
+      job_succeeded_count: 0,
+      job_failed_count: 0,
+      lifetime_task_count: 0,
+      last_run_at: null,
+      stopped_at: null,
+      stop_cause: null,
+      trigger_closure: null,
+      webhook_key: newWebhookKey(),
+      author_name: author.name,
+      author_email: author.email,
+      created_at: now,
+      updated_at: now,
+    };
+    const id = await insertRecipe(trx, row);
+    await insertVersion(trx, versionOf(id, row));
+    await incrementCopyCount(trx, source.id);
+    return id;
+  });
+}
+
+export async function updateRecipe(ctx: ServiceContext, caller: Caller, id: number, fields: RecipeFields): Promise<{ success: true } | Refusal> {
+  const known: (keyof RecipeFields)[] = ['name', 'description', 'code', 'config', 'folder_id', 'concurrency'];
+  if (!known.some((key) => fields[key] !== undefined)) throw invalid({ recipe: [`must contain at least one of ${known.join(', ')}`] }, 'Nothing to update');
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await findVisible(trx, caller, id);
+    if (current.running === 1) return { success: false as const, errors: { running: ["can't modify running recipe"] } };
+    const checked = checkFields(fields, false, current);
+    const folderId = fields.folder_id === undefined ? current.folder_id : await targetFolder(trx, caller, fields.folder_id);
+    const changed =
+      (checked.code !== undefined && checked.code !== current.code) ||
+      (checked.config !== undefined && checked.config !== current.config) ||
+      (checked.name !== undefined && checked.name !== current.name) ||
+      (checked.description !== undefined && checked.description !== current.description);
+    const now = toStored(ctx.clock.now());
+    const author = await authorOf(trx, caller.workspaceId);
+    const next = {
+      name: checked.name ?? current.name,
+      description: checked.description ?? current.description,
+      code: checked.code ?? current.code,
+      config: checked.config ?? current.config,
+      version_no: changed ? current.version_no + 1 : current.version_no,
+      author_name: changed ? author.name : current.author_name,
+      author_email: changed ? author.email : current.author_email,
+      updated_at: now,
+    };
+    await updateRecipeRow(trx, id, {
+      ...next,
+      folder_id: folderId,
+      concurrency: checked.concurrency ?? current.concurrency,
+      ...(checked.trigger_application !== undefined ? { trigger_application: checked.trigger_application } : {}),
+      ...(checked.action_applications !== undefined ? { action_applications: checked.action_applications } : {}),
+      ...(checked.webhook_event !== undefined ? { webhook_event: checked.webhook_event } : {}),
+    });
+    if (changed) await insertVersion(trx, versionOf(id, next));
+    return { success: true as const };
+  });
+}
+
+export async function deleteRecipe(ctx: ServiceContext, caller: Caller, id: number): Promise<{ success: true } | Refusal> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const current = await findVisible(trx, caller, id);
+    if (current.running === 1) return { success: false as const, errors: { running: ["Can't change the recipe state: invalid state running"] } };
+    await deleteRecipeRow(trx, id);
+    return { success: true as const };
+  });
+}
+
+export async function startRecipe(ctx: ServiceContext, caller: Caller, id: number): Promise<{ success: true } | StartRefusal> {
+  const engine = ctx.engine;
+  if (!engine) throw new AppError('service_unavailable', { message: 'The recipe engine is not running in this process' });
+  const current = await findVisible(ctx.db, caller, id);
+  if (current.running === 1) throw new AppError('bad_request', { message: "Can't change the recipe state: invalid state running" });
+  const validation = await engine.validate(current);
+  if (validation.codeErrors.length > 0 || validation.configErrors.length > 0) {
+    return { success: false, code_errors: validation.codeErrors, config_errors: validation.configErrors };
+  }
+  const started = await ctx.db.updateTable('recipes').set({ running: 1, stop_cause: null }).where('id', '=', id).where('running', '=', 0).executeTakeFirst();
+  if (Number(started.numUpdatedRows) === 0) throw new AppError('bad_request', { message: "Can't change the recipe state: invalid state running" });
+  await engine.recipeStarted(id);
+  return { success: true };
+}
+
+export async function stopRecipe(ctx: ServiceContext, caller: Caller, id: number): Promise<void> {
+  await findVisible(ctx.db, caller, id);
+  const stopped = await ctx.db.updateTable('recipes').set({ running: 0, stopped_at: toStored(ctx.clock.now()), stop_cause: null }).where('id', '=', id).where('running', '=', 1).executeTakeFirst();
+  if (Number(stopped.numUpdatedRows) === 0) throw new AppError('bad_request', { message: "Can't change the recipe state: invalid state stopped" });
+  ctx.engine?.recipeStopped(id);
+}

@@ -1,0 +1,222 @@
+// Recipes and their versions: rows, queries, and the one mapper to the API shape (contract 14 §1).
+import { sql } from 'kysely';
+import type { Db, RecipeRow, RecipeUpdate, RecipeVersionRow } from '../../db/types.ts';
+import { toApiTimestamp } from '../../time.ts';
+
+export type RecipeWithProject = RecipeRow & { project_id: number | null; version_comment: string | null };
+
+export interface RecipeApi {
+  id: number;
+  user_id: number;
+  name: string;
+  created_at: string;
+  updated_at: string;
+  copy_count: number;
+  trigger_application?: string;
+  action_applications: string[];
+  applications: string[];
+  description: string;
+  parameters_schema: unknown[];
+  parameters: Record<string, unknown>;
+  webhook_url: string | null;
+  folder_id: number;
+  project_id: number | null;
+  running: boolean;
+  job_succeeded_count: number;
+  job_failed_count: number;
+  lifetime_task_count: number;
+  last_run_at?: string;
+  stopped_at?: string;
+  version_no: number;
+  stop_cause: string | null;
+  config: ConfigApi[];
+  trigger_closure: Record<string, unknown> | null;
+  code: string;
+  author_name: string;
+  version_author_name: string;
+  version_author_email: string;
+  version_comment: string | null;
+  tags?: string[];
+}
+
+export function webhookUrl(publicBaseUrl: string, row: Pick<RecipeRow, 'webhook_key' | 'webhook_event' | 'trigger_application'>): string | null {
+  if (row.trigger_application !== 'workato_webhooks') return null;
+  return `${publicBaseUrl}/webhooks/rest/${row.webhook_key}/${row.webhook_event ?? 'event'}`;
+}
+
+function parseList(text: string): string[] {
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+export interface ConfigApi {
+  keyword: string;
+  name: string;
+  provider: string;
+  skip_validation: boolean;
+  account_id: number | null;
+  [key: string]: unknown;
+}
+
+/** config[].account_id leaves as an integer or null, never a reference object (14 §1 strictness). */
+function configToApi(text: string): ConfigApi[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(parsed)) return [];
+  return parsed.filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null).map((e) => {
+    const provider = typeof e.provider === 'string' ? e.provider : '';
+    return {
+      ...e,
+      keyword: 'application',
+      name: typeof e.name === 'string' ? e.name : provider,
+      provider,
+      skip_validation: e.skip_validation === true,
+      account_id: typeof e.account_id === 'number' ? e.account_id : null,
+    };
+  });
+}
+
+export function recipeToApi(row: RecipeWithProject, options: { publicBaseUrl: string; withTags: boolean; excludeCode: boolean }): RecipeApi {
+  const actions = parseList(row.action_applications);
+  const applications = [...(row.trigger_application ? [row.trigger_application] : []), ...actions.filter((a) => a !== row.trigger_application)];
+  let closure: Record<string, unknown> | null = null;
+  if (row.trigger_closure !== null) {
+    try {
+      const parsed: unknown = JSON.parse(row.trigger_closure);
+      closure = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    } catch {
+      closure = null;
+    }
+  }
+  const out: RecipeApi = {
+    id: row.id,
+    user_id: row.workspace_id,
+    name: row.name,
+    created_at: toApiTimestamp(row.created_at),
+    updated_at: toApiTimestamp(row.updated_at),
+    copy_count: row.copy_count,
+    ...(row.trigger_application ? { trigger_application: row.trigger_application } : {}),
+    action_applications: actions,
+    applications,
+    description: row.description,
+    parameters_schema: [],
+    parameters: {},
+    webhook_url: webhookUrl(options.publicBaseUrl, row),
+    folder_id: row.folder_id,
+    project_id: row.project_id,
+    running: row.running === 1,
+    job_succeeded_count: row.job_succeeded_count,
+    job_failed_count: row.job_failed_count,
+    lifetime_task_count: row.lifetime_task_count,
+    ...(row.last_run_at ? { last_run_at: toApiTimestamp(row.last_run_at) } : {}),
+    ...(row.stopped_at ? { stopped_at: toApiTimestamp(row.stopped_at) } : {}),
+    version_no: row.version_no,
+    stop_cause: row.stop_cause,
+    config: configToApi(row.config),
+    trigger_closure: closure,
+    code: options.excludeCode ? '' : row.code,
+    author_name: row.author_name,
+    version_author_name: row.author_name,
+    version_author_email: row.author_email,
+    version_comment: row.version_comment,
+  };
+  if (options.withTags) out.tags = [];
+  return out;
+}
+
+function selectRecipes(db: Db) {
+  return db
+    .selectFrom('recipes as r')
+    .innerJoin('folders as f', 'f.id', 'r.folder_id')
+    .leftJoin('recipe_versions as v', (join) => join.onRef('v.recipe_id', '=', 'r.id').onRef('v.version_no', '=', 'r.version_no'))
+    .selectAll('r')
+    .select(['f.project_id as project_id', 'v.comment as version_comment']);
+}
+
+export async function insertRecipe(db: Db, values: Omit<RecipeRow, 'id'>): Promise<number> {
+  const row = await db.insertInto('recipes').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function findRecipe(db: Db, environmentId: number, id: number): Promise<RecipeWithProject | undefined> {
+  return selectRecipes(db).where('r.environment_id', '=', environmentId).where('r.id', '=', id).executeTakeFirst();
+}
+
+/** For the engine, which works outside any caller's environment. */
+export async function findRecipeById(db: Db, id: number): Promise<RecipeRow | undefined> {
+  return db.selectFrom('recipes').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findRecipeByWebhookKey(db: Db, key: string): Promise<RecipeRow | undefined> {
+  return db.selectFrom('recipes').selectAll().where('webhook_key', '=', key).executeTakeFirst();
+}
+
+export async function listRunningRecipeIds(db: Db): Promise<number[]> {
+  const rows = await db.selectFrom('recipes').select('id').where('running', '=', 1).orderBy('id').execute();
+  return rows.map((r) => r.id);
+}
+
+export interface RecipeListFilters {
+  folderId?: number;
+  folderIds?: number[];
+  running?: boolean;
+  sinceId?: number;
+  stoppedAfter?: string;
+  stopCause?: string;
+  updatedAfter?: string;
+  adapterNamesAll?: string[];
+  adapterNamesAny?: string[];
+  order: 'default' | 'activity';
+}
+
+export async function listRecipes(db: Db, environmentId: number, filters: RecipeListFilters, page: { offset: number; perPage: number }): Promise<RecipeWithProject[]> {
+  let q = selectRecipes(db).where('r.environment_id', '=', environmentId);
+  if (filters.folderId !== undefined) q = q.where('r.folder_id', '=', filters.folderId);
+  if (filters.folderIds !== undefined) q = filters.folderIds.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where('r.folder_id', 'in', filters.folderIds);
+  if (filters.running !== undefined) q = q.where('r.running', '=', filters.running ? 1 : 0);
+  if (filters.sinceId !== undefined) q = q.where('r.id', '<', filters.sinceId);
+  if (filters.stoppedAfter !== undefined) q = q.where((eb) => eb.or([eb('r.stopped_at', 'is', null), eb('r.stopped_at', '<=', filters.stoppedAfter as string)]));
+  if (filters.stopCause !== undefined) q = q.where('r.stop_cause', '=', filters.stopCause);
+  if (filters.updatedAfter !== undefined) q = q.where('r.updated_at', '>', filters.updatedAfter);
+  // Adapter filters match the derived application lists (JSON text with quoted names).
+  for (const name of filters.adapterNamesAll ?? []) {
+    q = q.where((eb) => eb.or([eb('r.trigger_application', '=', name), eb('r.action_applications', 'like', `%${JSON.stringify(name)}%`)]));
+  }
+  if (filters.adapterNamesAny && filters.adapterNamesAny.length > 0) {
+    const names = filters.adapterNamesAny;
+    q = q.where((eb) => eb.or(names.flatMap((name) => [eb('r.trigger_application', '=', name), eb('r.action_applications', 'like', `%${JSON.stringify(name)}%`)])));
+  }
+  if (filters.order === 'activity') q = q.orderBy(sql`case when r.last_run_at is null then 1 else 0 end`).orderBy('r.last_run_at', 'desc');
+  return q.orderBy('r.id', 'desc').limit(page.perPage).offset(page.offset).execute();
+}
+
+export async function updateRecipe(db: Db, id: number, values: RecipeUpdate): Promise<void> {
+  await db.updateTable('recipes').set(values).where('id', '=', id).execute();
+}
+
+export async function deleteRecipe(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('recipes').where('id', '=', id).execute();
+}
+
+export async function incrementCopyCount(db: Db, id: number): Promise<void> {
+  await db.updateTable('recipes').set((eb) => ({ copy_count: eb('copy_count', '+', 1) })).where('id', '=', id).execute();
+}
+
+export async function insertVersion(db: Db, values: Omit<RecipeVersionRow, 'id'>): Promise<void> {
+  await db.insertInto('recipe_versions').values(values).execute();
+}
+
+export async function countRecipes(db: Db, workspaceId: number, runningOnly: boolean): Promise<number> {
+  let q = db.selectFrom('recipes').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId);
+  if (runningOnly) q = q.where('running', '=', 1);
+  const row = await q.executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,114 @@
+// Scheduler: schedule arithmetic (intervals, times of day in a zone, weekdays, days of month,
+// cron across DST), and scheduled jobs end to end with a manual clock, across an engine restart.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { nextFireTime, scheduleOf, type Schedule } from './clock.ts';
+import { fromPlain, type Hash } from '../formula/values.ts';
+import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { createRecipe, log, numbered, startRecipe, readJob } from '../../../test/recipes.ts';
+import { manualClock } from '../../time.ts';
+import { createEngine } from '../engine.ts';
+
+function schedule(input: Record<string, unknown>): Schedule {
+  const s = scheduleOf(fromPlain(input) as Hash);
+  if (Array.isArray(s)) throw new Error(JSON.stringify(s));
+  return s;
+}
+const at = (iso: string) => Date.parse(iso);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+describe('clock schedules', () => {
+  test('intervals: the first run at once (or at start_after), then every N units; a missed run happens once, now', () => {
+    const s = schedule({ time_unit: 'minutes', trigger_every: '5' });
+    const now = at('2026-01-15T10:00:00Z');
+    assert.equal(iso(nextFireTime(s, now, null)), '2026-01-15T10:00:00.000Z');
+    assert.equal(iso(nextFireTime(s, now, now)), '2026-01-15T10:05:00.000Z');
+    assert.equal(iso(nextFireTime(s, at('2026-01-15T12:00:00Z'), now)), '2026-01-15T12:00:00.000Z');
+    const later = schedule({ time_unit: 'hours', trigger_every: '2', start_after: '2026-01-16T00:00:00Z' });
+    assert.equal(iso(nextFireTime(later, now, null)), '2026-01-16T00:00:00.000Z');
+  });
+
+  test('days at a time of day in a time zone', () => {
+    const s = schedule({ time_unit: 'days', trigger_every: '1', trigger_at: '09:30', timezone: 'Europe/Paris' });
+    assert.equal(iso(nextFireTime(s, at('2026-01-15T10:00:00Z'), null)), '2026-01-16T08:30:00.000Z');
+    const every2 = schedule({ time_unit: 'days', trigger_every: '2', trigger_at: '09:30:00', timezone: 'UTC' });
+    assert.equal(iso(nextFireTime(every2, at('2026-01-15T09:30:00.001Z'), at('2026-01-15T09:30:00Z'))), '2026-01-17T09:30:00.000Z');
+    const pm = schedule({ time_unit: 'days', trigger_at: '05:15 pm', timezone: 'UTC' });
+    assert.equal(iso(nextFireTime(pm, at('2026-01-15T10:00:00Z'), null)), '2026-01-15T17:15:00.000Z');
+  });
+
+  test('weeks on given weekdays (1 = Monday) and months on given days (L = last)', () => {
+    const weeks = schedule({ time_unit: 'weeks', days_of_week: '1,3', trigger_at: '08:00', timezone: 'UTC' });
+    assert.equal(iso(nextFireTime(weeks, at('2026-01-15T10:00:00Z'), null)), '2026-01-19T08:00:00.000Z'); // Thursday -> Monday
+    const months = schedule({ time_unit: 'months', days_of_month: 'L', trigger_at: '00:00', timezone: 'UTC' });
+    assert.equal(iso(nextFireTime(months, at('2026-02-03T00:00:00Z'), null)), '2026-02-28T00:00:00.000Z');
+  });
+
+  test('cron expressions follow the zone across daylight saving time', () => {
+    const s = schedule({ time_unit: 'custom', cron_expression: '0 9 * * *', timezone: 'America/New_York' });
+    assert.equal(iso(nextFireTime(s, at('2026-03-06T12:00:00Z'), null)), '2026-03-06T14:00:00.000Z');
+    assert.equal(iso(nextFireTime(s, at('2026-03-09T12:00:00Z'), null)), '2026-03-09T13:00:00.000Z');
+  });
+
+  test('bad inputs are named', () => {
+    const problems = (input: Record<string, unknown>) => {
+      const s = scheduleOf(fromPlain(input) as Hash);
+      return Array.isArray(s) ? s.map((p) => p[3]) : [];
+    };
+    assert.deepEqual(problems({ time_unit: 'fortnights' }), ['time_unit']);
+    assert.deepEqual(problems({ trigger_every: '0' }), ['trigger_every']);
+    assert.deepEqual(problems({ timezone: 'Mars/Olympus' }), ['timezone']);
+    assert.deepEqual(problems({ time_unit: 'days', trigger_at: '25:99' }), ['trigger_at']);
+    assert.deepEqual(problems({ time_unit: 'custom', cron_expression: '* *' }), ['cron_expression']);
+    assert.deepEqual(problems({ time_unit: 'custom', cron_expression: '99 * * * *' }), ['cron_expression']);
+    assert.deepEqual(problems({ time_unit: 'weeks', days_of_week: '0,9', trigger_at: '08:00' }), ['days_of_week']);
+    assert.deepEqual(problems({ start_after: 'tomorrow' }), ['start_after']);
+  });
+});
+
+describe('scheduled recipes', () => {
+  const clock = manualClock('2026-01-15T10:00:00.000Z');
+  let t: TestApp;
+  before(async () => { t = await createTestApp({ clock }); });
+  after(() => t.close());
+
+  const scheduled = (input: Record<string, unknown>) => numbered({
+    keyword: 'trigger', provider: 'clock', name: 'scheduled_event', as: 'tick', input,
+    block: [log('note', `#{_dp('{"pill_type":"output","provider":"clock","line":"tick","path":["scheduled_time"]}')}`)],
+  });
+
+  test('a running schedule makes one job per firing; stopping it stops the jobs; a restart resumes it', async () => {
+    const id = await createRecipe(t, scheduled({ time_unit: 'minutes', trigger_every: '1', timezone: 'UTC' }));
+    await startRecipe(t, id);
+    assert.equal(await t.engine.runDueSchedules(), 1);
+    await t.engine.idle();
+    clock.advance(30_000);
+    assert.equal(await t.engine.runDueSchedules(), 0);
+    clock.advance(31_000);
+    assert.equal(await t.engine.runDueSchedules(), 1);
+    await t.engine.idle();
+    const jobs = await t.call('GET', `/api/recipes/${id}/jobs`);
+    assert.equal(jobs.body.job_succeeded_count, 2);
+    assert.match(jobs.body.items[0].title, /^Scheduler: new scheduled event: Start time=2026-01-15T10:01:00.000Z$/);
+    const latest = await readJob(t, jobs.body.items[0].flow_run_id);
+    assert.deepEqual(latest.output(1), { message: '2026-01-15T10:01:00.000+00:00' });
+    const recipe = await t.call('GET', `/api/recipes/${id}`);
+    assert.deepEqual(recipe.body.trigger_closure, { last_fired_at: '2026-01-15T10:01:00.000Z' });
+
+    // A second engine on the same database (a restart) picks the schedule up where it was.
+    await t.engine.close(1000);
+    const restarted = createEngine(t.ctx, { pollMs: 50 });
+    await restarted.start();
+    assert.equal(await restarted.runDueSchedules(), 0);
+    clock.advance(60_000);
+    assert.equal(await restarted.runDueSchedules(), 1);
+    await restarted.idle();
+    assert.equal((await t.call('GET', `/api/recipes/${id}`)).body.job_succeeded_count, 3);
+
+    await t.call('PUT', `/api/recipes/${id}/stop`);
+    restarted.recipeStopped(id);
+    clock.advance(600_000);
+    assert.equal(await restarted.runDueSchedules(), 0);
+    await restarted.close(1000);
+  });
+});

@@ -1,0 +1,24 @@
+// The built-in connectors, by provider name.
+import type { Connector } from './types.ts';
+import { clock } from './clock.ts';
+import { jsonParser } from './json_parser.ts';
+import { logger } from './logger.ts';
+import { http, rest } from './rest.ts';
+import { workatoVariable } from './workato_variable.ts';
+import { workatoWebhooks } from './workato_webhooks.ts';
+import { workatoApiPlatform } from './workato_api_platform.ts';
+import { workatoRecipeFunction } from './workato_recipe_function.ts';
+
+export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, Connector>, {
+    clock,
+    json_parser: jsonParser,
+    logger,
+    rest,
+    http,
+    workato_variable: workatoVariable,
+    workato_webhooks: workatoWebhooks,
+    workato_api_platform: workatoApiPlatform,
+    workato_recipe_function: workatoRecipeFunction,
+  }),
+);

@@ -1,0 +1,138 @@
+// rest (HTTP): send a request and read the answer (20 §10.4). With a `rest` connection in the
+// recipe's config, relative URLs go to its base URL with its credentials; without one, the URL
+// must be absolute. A non-2xx answer fails the step (message starting with the status code)
+// unless response.ignore_http_errors is true.
+import { request } from 'undici';
+import { StepError, type ActionDef, type Connector } from './types.ts';
+import { isTrue, toRubyString } from '../formula/methods.ts';
+import { fromPlain, hashGet, isHash, jsonDepth, MAX_EVENT_DEPTH, newHash, toPlain, type Hash, type Value } from '../formula/values.ts';
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
+
+const ERROR_TYPES: Record<number, string> = { 400: 'Bad request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not found', 409: 'Conflict', 422: 'Unprocessable entity', 429: 'Too many requests' };
+
+function headersOf(raw: Value): Record<string, string> {
+  const out: Record<string, string> = {};
+  const add = (name: string, value: Value) => {
+    if (!HEADER_NAME.test(name)) throw new StepError('Bad request', `${JSON.stringify(name).slice(0, 60)} is not a header name`);
+    const v = toRubyString(value);
+    if (/[\r\n\0]/.test(v)) throw new StepError('Bad request', `header ${name} contains a line break`);
+    out[name.toLowerCase()] = v;
+  };
+  if (Array.isArray(raw)) {
+    for (const item of raw) if (isHash(item)) add(toRubyString(hashGet(item, 'header') ?? hashGet(item, 'name')), hashGet(item, 'value'));
+  } else if (isHash(raw)) {
+    for (const key of Object.keys(raw)) add(key, raw[key] as Value);
+  }
+  return out;
+}
+
+function bodyOf(contentType: string, body: Value, headers: Record<string, string>): string | undefined {
+  if (body === null) return undefined;
+  if (contentType === 'json' || contentType === '') {
+    headers['content-type'] ??= 'application/json';
+    return typeof body === 'string' ? body : JSON.stringify(toPlain(body));
+  }
+  if (contentType === 'application/x-www-form-urlencoded' || contentType === 'form') {
+    headers['content-type'] ??= 'application/x-www-form-urlencoded';
+    if (!isHash(body)) return toRubyString(body);
+    return new URLSearchParams(Object.keys(body).map((k): [string, string] => [k, toRubyString(body[k] as Value)])).toString();
+  }
+  headers['content-type'] ??= contentType;
+  return typeof body === 'string' ? body : JSON.stringify(toPlain(body));
+}
+
+const makeRequest: ActionDef = {
+  title: 'Send request',
+  required: [{ path: 'request.url', label: 'Request/URL' }],
+  async run(input, sc) {
+    const req = hashGet(input, 'request');
+    const requestInput: Hash = isHash(req) ? req : newHash();
+    const resp = hashGet(input, 'response');
+    const responseInput: Hash = isHash(resp) ? resp : newHash();
+    const method = toRubyString(hashGet(requestInput, 'method') ?? 'GET').toUpperCase() || 'GET';
+    if (!METHODS.includes(method)) throw new StepError('Bad request', `method must be one of ${METHODS.join(', ')}`);
+    const connection = await sc.connection();
+    const rawUrl = toRubyString(hashGet(requestInput, 'url')).trim();
+    let url: URL;
+    try {
+      if (connection?.rest) {
+        const base = connection.rest.baseUrl;
+        url = /^https?:\/\//i.test(rawUrl) ? new URL(rawUrl) : new URL(`${base.toString().replace(/\/+$/, '')}/${rawUrl.replace(/^\/+/, '')}`);
+      } else url = new URL(rawUrl);
+    } catch {
+      throw new StepError('Bad request', `${JSON.stringify(rawUrl).slice(0, 100)} is not an absolute URL (or a path under the connection's base URL)`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new StepError('Bad request', 'the URL must be http or https');
+    const query = hashGet(requestInput, 'query') ?? hashGet(requestInput, 'query_params');
+    if (isHash(query)) for (const key of Object.keys(query)) url.searchParams.append(key, toRubyString(query[key] as Value));
+    const headers = headersOf(hashGet(requestInput, 'headers'));
+    Object.assign(headers, connection?.rest?.headers ?? {});
+    const contentType = toRubyString(hashGet(requestInput, 'content_type') ?? 'json');
+    const body = method === 'GET' || method === 'HEAD' ? undefined : bodyOf(contentType, hashGet(requestInput, 'body'), headers);
+    const retries = IDEMPOTENT.has(method) && !isTrue(hashGet(input, 'disable_retries')) ? 1 : 0;
+
+    let attempt = 0;
+    for (;;) {
+      try {
+        const res = await request(url, {
+          method: method as 'GET',
+          headers,
+          body: body ?? null,
+          headersTimeout: sc.limits.httpTimeoutMs,
+          bodyTimeout: sc.limits.httpTimeoutMs,
+          maxRedirections: 0,
+        } as Parameters<typeof request>[1]);
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of res.body) {
+          size += (chunk as Buffer).length;
+          if (size > sc.limits.httpMaxResponseBytes) {
+            res.body.destroy();
+            throw new StepError('Response too large', `the response is larger than ${sc.limits.httpMaxResponseBytes} bytes`);
+          }
+          chunks.push(chunk as Buffer);
+        }
+        const text = Buffer.concat(chunks).toString('utf8');
+        const responseHeaders: Hash = newHash(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? null)]));
+        const outputType = toRubyString(hashGet(responseInput, 'output_type') ?? 'json');
+        let parsed: Value = text;
+        if (outputType === 'json' && text.trim() !== '' && jsonDepth(text) <= MAX_EVENT_DEPTH) {
+          try {
+            parsed = fromPlain(JSON.parse(text));
+          } catch {
+            parsed = text;
+          }
+        }
+        if ((res.statusCode < 200 || res.statusCode >= 300) && !isTrue(hashGet(responseInput, 'ignore_http_errors'))) {
+          const type = ERROR_TYPES[res.statusCode] ?? (res.statusCode >= 500 ? 'Server error' : `HTTP ${res.statusCode}`);
+          throw new StepError(type, `${res.statusCode} ${type}: ${text.slice(0, 500)}`, text.slice(0, 2000));
+        }
+        return newHash([['status_code', res.statusCode], ['statusCode', res.statusCode], ['headers', responseHeaders], ['body', parsed]]);
+      } catch (error) {
+        if (error instanceof StepError) throw error;
+        const code = (error as { code?: string }).code ?? '';
+        const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
+        if (timeout && attempt < retries) {
+          attempt++;
+          continue;
+        }
+        if (timeout) throw new StepError('Timeout', `no answer from ${url.host} within ${sc.limits.httpTimeoutMs} ms`);
+        throw new StepError('Connection error', `cannot reach ${url.host}: ${code || (error as Error).message}`);
+      }
+    }
+  },
+};
+
+export const rest: Connector = {
+  provider: 'rest',
+  title: 'HTTP',
+  needsConnection: false,
+  triggers: {},
+  actions: { make_request_v2: makeRequest, make_request: makeRequest },
+};
+
+/** The older generic provider name (20 §10.4): same executor. */
+export const http: Connector = { ...rest, provider: 'http' };

@@ -1,0 +1,111 @@
+// What a built-in connector is: its triggers and actions, each with the inputs it requires and
+// what it does. A step receives its evaluated input and returns its output; the worker records
+// both as the job's line.
+import type { ServiceContext } from '../../context.ts';
+import type { Hash, Value } from '../formula/values.ts';
+
+/** An input field a step must have (checked when the recipe starts: "can't be blank"). */
+export interface RequiredField {
+  /** Dotted path in the step's input, e.g. `request.url`. */
+  path: string;
+  label: string;
+}
+
+/** A step failure with the class the job shows in `error_parts.error_type`. */
+export class StepError extends Error {
+  override name = 'StepError';
+  readonly errorType: string;
+  readonly innerMessage: string | null;
+  constructor(errorType: string, message: string, innerMessage: string | null = null) {
+    super(message);
+    this.errorType = errorType;
+    this.innerMessage = innerMessage;
+  }
+}
+
+/** Thrown by an action that ends the job successfully (return_response, return_result). */
+export class EndJob extends Error {
+  override name = 'EndJob';
+  readonly kind: 'response' | 'result';
+  readonly value: Value;
+  constructor(kind: 'response' | 'result', value: Value) {
+    super(`job ended by ${kind}`);
+    this.kind = kind;
+    this.value = value;
+  }
+}
+
+/** What a synchronous recipe-function call gives back. */
+export interface CallOutcome {
+  recipeId: number;
+  jobId: string;
+  /** The callee's return_result value; null when it ended without one. */
+  result: Value;
+}
+
+export interface RecipeRef {
+  id: number;
+  name: string;
+  workspaceId: number;
+  environmentId: number;
+}
+
+export interface StepContext {
+  readonly ctx: ServiceContext;
+  readonly recipe: RecipeRef;
+  readonly jobHandle: string;
+  /** Outputs of the steps that ran, by their `as`; variables actions change their declare step's entry. */
+  readonly outputs: Map<string, Value>;
+  /** The connection of this provider's config slot, resolved, or null when the slot is empty. */
+  connection(): Promise<ConnectionValues | null>;
+  /** Waits, unless the job is being shut down. */
+  sleep(ms: number): Promise<void>;
+  /** Run a job of the recipe function `flow` (an id or a {name, folder} reference) with these parameters. */
+  callRecipe(flow: Value, parameters: Value, wait: boolean): Promise<CallOutcome>;
+  readonly limits: EngineLimits;
+}
+
+export interface ConnectionValues {
+  id: number;
+  provider: string;
+  values: Record<string, unknown>;
+  rest?: { baseUrl: URL; headers: Record<string, string> };
+}
+
+export interface EngineLimits {
+  /** How long a synchronous recipe-function call waits for the callee's job. */
+  callTimeoutMs: number;
+  httpTimeoutMs: number;
+  httpMaxResponseBytes: number;
+  maxWaitSeconds: number;
+}
+
+export interface ActionDef {
+  title: string;
+  required?: RequiredField[];
+  /** A task is counted for each run of a task action (control flow is free). */
+  run(input: Hash, sc: StepContext): Promise<Value> | Value;
+}
+
+export type TriggerKind = 'schedule' | 'webhook' | 'api_request' | 'function_call';
+
+export interface TriggerDef {
+  title: string;
+  kind: TriggerKind;
+  required?: RequiredField[];
+  /** Problems with the trigger's (literal) input, as [label, value, message, path]. */
+  check?(input: Hash): Array<[string, unknown, string, string]>;
+  /** The output of line 0 from the stored event. */
+  output(event: Hash): Value;
+  /** Up to three label=value pairs for the job title. */
+  titleFields?(event: Hash): Array<[string, string]>;
+}
+
+export interface Connector {
+  provider: string;
+  title: string;
+  /** Whether a step of this provider needs a connection in its config slot. */
+  needsConnection: boolean;
+  triggers: Record<string, TriggerDef>;
+  actions: Record<string, ActionDef>;
+}

@@ -1,0 +1,42 @@
+// workato_webhooks: a running recipe with this trigger has its own URL on the server,
+// /webhooks/rest/<key>/<event name> (20 §10.3); each call there becomes one job. The HTTP side is
+// src/engine/webhooks.routes.ts; this module says what the trigger outputs.
+import type { Connector } from './types.ts';
+import { toRubyString } from '../formula/methods.ts';
+import { fromPlain, hashGet, isHash, newHash } from '../formula/values.ts';
+
+export const workatoWebhooks: Connector = {
+  provider: 'workato_webhooks',
+  title: 'HTTP',
+  needsConnection: false,
+  triggers: {
+    new_event: {
+      title: 'new event',
+      kind: 'webhook',
+      output(event) {
+        return newHash([
+          ['headers', fromPlain(hashGet(event, 'headers'))],
+          ['payload', fromPlain(hashGet(event, 'payload'))],
+          ['query_params', fromPlain(hashGet(event, 'query_params'))],
+          ['method', hashGet(event, 'method')],
+          ['event_name', hashGet(event, 'event_name')],
+        ]);
+      },
+      titleFields(event) {
+        const payload = hashGet(event, 'payload');
+        if (!isHash(payload)) return [];
+        return Object.keys(payload)
+          .filter((key) => { const v = payload[key]; return v !== null && typeof v !== 'object'; })
+          .slice(0, 3)
+          .map((key) => [key, toRubyString(payload[key] ?? null).slice(0, 100)]);
+      },
+    },
+  },
+  actions: {},
+};
+
+/** The event name part of the URL: the trigger's webhook_suffix, else `event`. */
+export function webhookEventName(input: Record<string, unknown>): string {
+  const suffix = typeof input.webhook_suffix === 'string' ? input.webhook_suffix.trim() : '';
+  return /^[A-Za-z0-9_.~-]{1,100}$/.test(suffix) ? suffix : 'event';
+}

@@ -1,0 +1,142 @@
+// The recipe document (contract 20 §1-2): the export form `{name, code, config, concurrency}`,
+// the API read form `{recipe_id, code, version: {config: "<json>", worker_concurrency, ...}}`, the
+// developer API form (code as a JSON string) and the wrapped `{result: <code>}` form all come
+// down to one step tree and one config array.
+
+export interface Step {
+  number?: number;
+  keyword?: unknown;
+  provider?: unknown;
+  name?: unknown;
+  as?: unknown;
+  uuid?: unknown;
+  input?: unknown;
+  block?: unknown;
+  skip?: unknown;
+  filter?: unknown;
+  source?: unknown;
+  repeat_mode?: unknown;
+  batch_size?: unknown;
+  clear_scope?: unknown;
+  mask_data?: unknown;
+  extended_input_schema?: unknown;
+  extended_output_schema?: unknown;
+  [key: string]: unknown;
+}
+
+export interface ConfigEntry {
+  keyword: 'application';
+  name: string;
+  provider: string;
+  skip_validation: boolean;
+  /** A connection id, null, or (in exports) a reference object {zip_name, name, folder}. */
+  account_id: number | null | Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export class DocumentError extends Error {
+  override name = 'DocumentError';
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(message);
+    this.field = field;
+  }
+}
+
+/** Largest recipe document accepted (code or config), in characters. */
+export const MAX_DOCUMENT_CHARS = 5_000_000;
+
+/** A JSON string or an already-parsed value; a string that is not JSON is a DocumentError. */
+export function parseJsonField(value: unknown, field: string): unknown {
+  if (typeof value !== 'string') return value;
+  if (value.length > MAX_DOCUMENT_CHARS) throw new DocumentError(field, `is too large (maximum is ${MAX_DOCUMENT_CHARS} characters)`);
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new DocumentError(field, 'is invalid JSON');
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export interface UnwrappedCode {
+  /** The step tree. */
+  code: Record<string, unknown>;
+  /** Whether `code` came out of a wrapper (then it is re-serialised, not stored verbatim). */
+  wrapped: boolean;
+  /** What the wrapper carried besides the code. */
+  config?: unknown;
+  name?: string;
+  description?: string;
+  concurrency?: number;
+}
+
+/** The step tree inside any accepted wrapper. */
+export function unwrapCode(parsed: unknown): UnwrappedCode {
+  if (!isObject(parsed)) throw new DocumentError('code', 'must be a JSON object (the trigger step)');
+  if ('keyword' in parsed || 'block' in parsed || 'provider' in parsed) return { code: parsed, wrapped: false };
+  if (isObject(parsed.result) && !('code' in parsed)) return { ...unwrapCode(parsed.result), wrapped: true };
+  if ('code' in parsed) {
+    const inner = parseJsonField(parsed.code, 'code');
+    const out: UnwrappedCode = { ...unwrapCode(inner), wrapped: true };
+    const version = isObject(parsed.version) ? parsed.version : {};
+    const config = parsed.config ?? version.config;
+    if (config !== undefined) out.config = config;
+    const name = typeof parsed.name === 'string' ? parsed.name : typeof version.name === 'string' ? version.name : undefined;
+    if (name !== undefined) out.name = name;
+    const description = typeof parsed.description === 'string' ? parsed.description : typeof version.description === 'string' ? version.description : undefined;
+    if (description !== undefined) out.description = description;
+    const concurrency = parsed.concurrency ?? version.worker_concurrency;
+    if (typeof concurrency === 'number' && Number.isInteger(concurrency)) out.concurrency = concurrency;
+    return out;
+  }
+  throw new DocumentError('code', 'must be a step tree with a trigger (keyword, provider, block)');
+}
+
+/** Providers of a step tree in first-use order, trigger first. */
+export function providersOf(code: unknown): { trigger: string | null; actions: string[] } {
+  let trigger: string | null = null;
+  const actions: string[] = [];
+  let seen = 0;
+  const visit = (node: unknown, depth: number) => {
+    if (!isObject(node) || depth > 200 || ++seen > 100_000) return;
+    const provider = typeof node.provider === 'string' && node.provider !== '' && node.provider !== 'catch' ? node.provider : null;
+    if (node.keyword === 'trigger' && trigger === null) trigger = provider;
+    else if (provider !== null && !actions.includes(provider)) actions.push(provider);
+    if (Array.isArray(node.block)) for (const child of node.block) visit(child, depth + 1);
+  };
+  visit(code, 0);
+  return { trigger, actions };
+}
+
+/** The config array: as given (array or JSON string), else one slot per provider of the code. */
+export function normaliseConfig(raw: unknown, code: unknown): ConfigEntry[] {
+  const parsed = parseJsonField(raw, 'config');
+  const providers = providersOf(code);
+  const used = [...(providers.trigger ? [providers.trigger] : []), ...providers.actions.filter((p) => p !== providers.trigger)];
+  if (parsed === undefined || parsed === null) {
+    return used.map((provider) => ({ keyword: 'application', name: provider, provider, skip_validation: false, account_id: null }));
+  }
+  if (!Array.isArray(parsed)) throw new DocumentError('config', 'must be an array of application entries');
+  if (parsed.length > 1000) throw new DocumentError('config', 'has too many entries');
+  return parsed.map((entry, i): ConfigEntry => {
+    if (!isObject(entry)) throw new DocumentError('config', `entry ${i} must be an object`);
+    const provider = typeof entry.provider === 'string' ? entry.provider : typeof entry.name === 'string' ? entry.name : '';
+    if (provider === '') throw new DocumentError('config', `entry ${i} needs a provider`);
+    const account = entry.account_id;
+    let accountId: ConfigEntry['account_id'] = null;
+    if (typeof account === 'number' && Number.isInteger(account)) accountId = account;
+    else if (typeof account === 'string' && /^\d{1,15}$/.test(account)) accountId = Number(account);
+    else if (isObject(account)) accountId = account;
+    return {
+      ...entry,
+      keyword: 'application',
+      name: typeof entry.name === 'string' && entry.name !== '' ? entry.name : provider,
+      provider,
+      skip_validation: entry.skip_validation === true,
+      account_id: accountId,
+    };
+  });
+}

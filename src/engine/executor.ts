@@ -1,0 +1,409 @@
+// Runs one job: the trigger's event through the recipe's steps. Keywords are an exhaustive map
+// over the Keyword union (the compiler refuses a keyword without a handler). Each executed step
+// becomes a line with its input, output, error and timing: "what happened" is data.
+import type { ServiceContext } from '../context.ts';
+import { type CompiledRecipe, type CompiledStep, type Keyword } from './compile.ts';
+import { testCondition } from './conditions.ts';
+import { EndJob, StepError, type ConnectionValues, type EngineLimits, type RecipeRef, type StepContext } from './connectors/types.ts';
+import { listKey, type Pill } from './datapills.ts';
+import { FormulaError } from './formula/errors.ts';
+import { Budget, type Limits } from './formula/interpreter.ts';
+import { toRubyString } from './formula/methods.ts';
+import { hashGet, isHash, newHash, toPlain, type Hash, type Value } from './formula/values.ts';
+import { evaluateInput, type InputEnv } from './inputs.ts';
+import { coerceHash } from './schema.ts';
+
+export interface LineRecord {
+  recipe_line_number: number;
+  adapter_name: string;
+  adapter_operation: string;
+  pass: number | null;
+  input: string | null;
+  output: string | null;
+  error: string | null;
+  mask_data: boolean;
+  started_at: number;
+  completed_at: number;
+}
+
+export interface ErrorParts {
+  adapter: string;
+  error_type: string;
+  message: string;
+  error_id: string;
+  error_at: string;
+  input: '<redacted>';
+  inner_message: string | null;
+}
+
+export interface JobOutcome {
+  status: 'succeeded' | 'failed';
+  error: string | null;
+  errorParts: Omit<ErrorParts, 'error_id'> | null;
+  lines: LineRecord[];
+  linesDropped: number;
+  taskCount: number;
+  /** Set when the job ended through return_response / return_result, with what it returned. */
+  end: { kind: 'response' | 'result'; value: Value } | null;
+}
+
+export interface JobSpec {
+  ctx: ServiceContext;
+  recipe: RecipeRef;
+  compiled: CompiledRecipe;
+  handle: string;
+  /** Output of the trigger (line 0), already computed from the stored event. */
+  triggerOutput: Value;
+  jobContext: Hash;
+  properties: ReadonlyMap<string, string>;
+  timeZone: string;
+  formulaLimits: Limits;
+  limits: EngineLimits;
+  connectionFor(provider: string): Promise<ConnectionValues | null>;
+  sleep(ms: number): Promise<void>;
+  callRecipe: StepContext['callRecipe'];
+  /** Milliseconds since the epoch (the injected clock). */
+  now(): number;
+}
+
+/** A failed step, on its way up to the nearest try or to the job. */
+class StepFailure extends Error {
+  override name = 'StepFailure';
+  readonly step: CompiledStep;
+  readonly adapter: string;
+  readonly errorType: string;
+  readonly inner: string | null;
+  constructor(step: CompiledStep, adapter: string, errorType: string, message: string, inner: string | null) {
+    super(message);
+    this.step = step;
+    this.adapter = adapter;
+    this.errorType = errorType;
+    this.inner = inner;
+  }
+}
+
+/** The stop keyword: ends the job, with or without error. Not an error: try does not catch it. */
+class StopJob extends Error {
+  override name = 'StopJob';
+  readonly reason: string | null;
+  readonly step: CompiledStep;
+  constructor(step: CompiledStep, reason: string | null) {
+    super(reason ?? 'stopped');
+    this.step = step;
+    this.reason = reason;
+  }
+}
+
+const MAX_RECORDED_LINES = 5000;
+const MAX_LINE_DATA = 100_000;
+export const MAX_REPEAT_ITERATIONS = 50_000;
+
+class Run {
+  readonly spec: JobSpec;
+  readonly outputs = new Map<string, Value>();
+  readonly bindings = new Map<string, Value>();
+  readonly lines: LineRecord[] = [];
+  linesDropped = 0;
+  taskCount = 0;
+  pass: number | null = null;
+  constructor(spec: JobSpec) {
+    this.spec = spec;
+  }
+
+  env(): InputEnv {
+    return {
+      bindings: this.bindings,
+      resolvePill: (pill) => this.resolvePill(pill),
+      lookup: () => {
+        throw new FormulaError('lookup tables are not available on this server yet');
+      },
+      now: () => this.spec.now(),
+      timeZone: this.spec.timeZone,
+      budget: new Budget(this.spec.formulaLimits),
+    };
+  }
+
+  resolvePill(pill: Pill): Value {
+    if (pill.type === 'account_property') return this.spec.properties.get(pill.name) ?? null;
+    if (pill.type === 'job_context') {
+      let v: Value = this.spec.jobContext;
+      for (const key of pill.path) v = isHash(v) ? hashGet(v, key) : null;
+      return v;
+    }
+    let v: Value = this.outputs.get(pill.line) ?? null;
+    for (let i = 0; i < pill.path.length; i++) {
+      const element = pill.path[i];
+      if (typeof element === 'string') v = isHash(v) ? hashGet(v, element) : null;
+      else if (element?.kind === 'current_item') {
+        if (Array.isArray(v)) {
+          const key = listKey(pill.line, pill.path.slice(0, i));
+          v = this.bindings.has(key) ? (this.bindings.get(key) as Value) : (v[0] ?? null);
+        }
+      } else if (element?.kind === 'size') {
+        v = Array.isArray(v) ? v.length : isHash(v) ? Object.keys(v).length : typeof v === 'string' ? v.length : 0;
+      }
+    }
+    return v;
+  }
+
+  record(step: CompiledStep, adapter: string, operation: string, started: number, input: Value | undefined, output: Value | undefined, error: string | null): void {
+    if (this.lines.length >= MAX_RECORDED_LINES) {
+      this.linesDropped++;
+      return;
+    }
+    const mask = step.maskData;
+    this.lines.push({
+      recipe_line_number: step.number,
+      adapter_name: adapter,
+      adapter_operation: operation,
+      pass: this.pass,
+      input: mask || input === undefined ? null : serialise(input),
+      output: mask || output === undefined ? null : serialise(output),
+      error,
+      mask_data: mask,
+      started_at: started,
+      completed_at: this.spec.now(),
+    });
+  }
+
+  async block(steps: readonly CompiledStep[]): Promise<void> {
+    for (const step of steps) {
+      if (step.skip) continue;
+      await HANDLERS[step.keyword](step, this);
+    }
+  }
+
+  /** Evaluate something a control step needs; its failure is that step's error. */
+  control<T>(step: CompiledStep, started: number, evaluate: () => T): T {
+    try {
+      return evaluate();
+    } catch (error) {
+      const failure = asFailure(step, 'workato', error);
+      this.record(step, 'workato', step.keyword, started, undefined, undefined, failure.message);
+      throw failure;
+    }
+  }
+}
+
+function serialise(v: Value): string {
+  const text = JSON.stringify(toPlain(v)) ?? 'null';
+  return text.length > MAX_LINE_DATA ? JSON.stringify({ truncated: true, bytes: text.length }) : text;
+}
+
+function asFailure(step: CompiledStep, adapter: string, error: unknown): StepFailure {
+  if (error instanceof StepFailure) return error;
+  if (error instanceof StepError) return new StepFailure(step, adapter, error.errorType, error.message, error.innerMessage);
+  if (error instanceof FormulaError) return new StepFailure(step, adapter, 'Formula error', error.message, null);
+  if (error instanceof RangeError) return new StepFailure(step, adapter, 'Formula error', 'the value is too large or too deeply nested', null);
+  return new StepFailure(step, adapter, 'Internal error', 'the step failed unexpectedly', error instanceof Error ? error.message.slice(0, 500) : null);
+}
+
+async function runAction(step: CompiledStep, run: Run): Promise<void> {
+  const started = run.spec.now();
+  const adapter = step.provider ?? 'workato';
+  const operation = step.name ?? 'action';
+  const action = step.action;
+  let input: Value | undefined;
+  try {
+    const evaluated = evaluateInput(step.input, run.env());
+    input = isHash(evaluated) ? coerceHash(evaluated, step.inputSchema) : newHash();
+    if (!action) throw new StepError('Bad request', `no action ${operation} in ${adapter}`);
+    const sc: StepContext = {
+      ctx: run.spec.ctx,
+      recipe: run.spec.recipe,
+      jobHandle: run.spec.handle,
+      outputs: run.outputs,
+      connection: () => run.spec.connectionFor(adapter),
+      sleep: run.spec.sleep,
+      callRecipe: run.spec.callRecipe,
+      limits: run.spec.limits,
+    };
+    const output = await action.run(input as Hash, sc);
+    run.taskCount++;
+    if (step.as !== null) run.outputs.set(step.as, output);
+    run.record(step, adapter, operation, started, input, output, null);
+  } catch (error) {
+    if (error instanceof EndJob) {
+      run.taskCount++;
+      run.record(step, adapter, operation, started, input, error.value, null);
+      throw error;
+    }
+    const failure = asFailure(step, adapter, error);
+    if (failure.errorType === 'Internal error') run.spec.ctx.log.error({ err: error, recipe_id: run.spec.recipe.id, job_id: run.spec.handle, step: step.number }, 'recipe step failed unexpectedly');
+    run.record(step, adapter, operation, started, input, undefined, failure.message);
+    throw failure;
+  }
+}
+
+type Handler = (step: CompiledStep, run: Run) => Promise<void>;
+
+const HANDLERS: Record<Keyword, Handler> = {
+  trigger: async (step, run) => run.block(step.block),
+  action: runAction,
+  if: async (step, run) => {
+    const started = run.spec.now();
+    if (run.control(step, started, () => testCondition(step.condition ?? { k: 'group', op: 'and', items: [] }, run.env()))) {
+      await run.block(step.block);
+      return;
+    }
+    for (const branch of step.branches) {
+      if (branch.skip) continue;
+      const ok = branch.keyword === 'else' || run.control(branch, run.spec.now(), () => testCondition(branch.condition ?? { k: 'group', op: 'and', items: [] }, run.env()));
+      if (ok) {
+        await run.block(branch.block);
+        return;
+      }
+    }
+  },
+  // Branches run through their `if`; standing alone they are refused by the compiler.
+  elsif: async () => undefined,
+  else: async () => undefined,
+  while_condition: async () => undefined,
+  catch: async () => undefined,
+  foreach: async (step, run) => {
+    const started = run.spec.now();
+    const source = run.control(step, started, () => {
+      const v = step.source ? evaluateInput(step.source, run.env()) : null;
+      if (v === null) return [] as Value[];
+      if (!Array.isArray(v)) throw new StepError('Bad request', `the source of a repeat must be a list, not ${toRubyString(v).slice(0, 40) || 'a value'}`);
+      return [...v];
+    });
+    const batches: Value[][] = step.batchSize ? chunk(source, step.batchSize) : source.map((item) => [item]);
+    const outerPass = run.pass;
+    const previousBinding = step.sourceKey === null ? undefined : run.bindings.get(step.sourceKey);
+    try {
+      for (let i = 0; i < batches.length; i++) {
+        const items = batches[i] as Value[];
+        if (step.clearScope) for (const alias of step.descendants) run.outputs.delete(alias);
+        const current = step.batchSize ? newHash([['batch', items], ['index', i]]) : (items[0] ?? null);
+        if (step.as !== null) run.outputs.set(step.as, current);
+        if (step.sourceKey !== null && !step.batchSize) run.bindings.set(step.sourceKey, items[0] ?? null);
+        run.pass = i;
+        await run.block(step.block);
+      }
+    } finally {
+      run.pass = outerPass;
+      if (step.sourceKey !== null) {
+        if (previousBinding === undefined) run.bindings.delete(step.sourceKey);
+        else run.bindings.set(step.sourceKey, previousBinding);
+      }
+    }
+  },
+  repeat: async (step, run) => {
+    const outerPass = run.pass;
+    try {
+      for (let index = 0; ; index++) {
+        if (index >= MAX_REPEAT_ITERATIONS) {
+          const failure = new StepFailure(step, 'workato', 'Iteration limit', `repeat while ran ${MAX_REPEAT_ITERATIONS} times, the limit`, null);
+          run.record(step, 'workato', 'repeat', run.spec.now(), undefined, undefined, failure.message);
+          throw failure;
+        }
+        if (step.as !== null) run.outputs.set(step.as, newHash([['index', index], ['is_first', index === 0]]));
+        run.pass = index;
+        await run.block(step.block);
+        const wc = step.whileCondition;
+        if (!wc || wc.skip) return;
+        if (!run.control(wc, run.spec.now(), () => testCondition(wc.condition ?? { k: 'group', op: 'and', items: [] }, run.env()))) return;
+      }
+    } finally {
+      run.pass = outerPass;
+    }
+  },
+  try: async (step, run) => {
+    const retries = step.catchStep?.retries?.count ?? 0;
+    const interval = step.catchStep?.retries?.intervalSeconds ?? 0;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await run.block(step.block);
+        return;
+      } catch (error) {
+        if (!(error instanceof StepFailure)) throw error;
+        if (attempt < retries) {
+          if (interval > 0) await run.spec.sleep(interval * 1000);
+          continue;
+        }
+        const catchStep = step.catchStep;
+        if (!catchStep || catchStep.skip) return;
+        const info = newHash([
+          ['message', error.message],
+          ['type', error.errorType],
+          ['error_type', error.errorType],
+          ['retry_count', attempt],
+          ['errored_step_number', error.step.number],
+          ['errored_app', error.adapter],
+          ['errored_action', error.step.name ?? error.step.keyword],
+          ['inner_message', error.inner],
+        ]);
+        if (catchStep.as !== null) run.outputs.set(catchStep.as, info);
+        await run.block(catchStep.block);
+        return;
+      }
+    }
+  },
+  stop: async (step, run) => {
+    const started = run.spec.now();
+    const input = run.control(step, started, () => evaluateInput(step.input, run.env()));
+    const withError = isHash(input) && ['true', 't', 'yes', '1'].includes(toRubyString(hashGet(input, 'stop_with_error')).toLowerCase()) || (isHash(input) && hashGet(input, 'stop_with_error') === true);
+    const reason = withError ? toRubyString(hashGet(input as Hash, 'stop_reason')) || 'Job stopped with error' : null;
+    run.record(step, 'workato', 'stop', started, input, null, reason);
+    throw new StopJob(step, reason);
+  },
+};
+
+function chunk<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export async function runJob(spec: JobSpec): Promise<JobOutcome> {
+  const run = new Run(spec);
+  const trigger = spec.compiled.trigger;
+  const triggerStarted = spec.now();
+  if (trigger.as !== null) run.outputs.set(trigger.as, spec.triggerOutput);
+  run.record(trigger, trigger.provider ?? 'workato', trigger.name ?? 'trigger', triggerStarted, undefined, spec.triggerOutput, null);
+  const done = (status: 'succeeded' | 'failed', error: string | null, parts: JobOutcome['errorParts'], end: JobOutcome['end'] = null): JobOutcome => ({
+    status, error, errorParts: parts, lines: run.lines, linesDropped: run.linesDropped, taskCount: run.taskCount, end,
+  });
+  try {
+    await HANDLERS.trigger(trigger, run);
+    return done('succeeded', null, null);
+  } catch (error) {
+    const at = new Date(spec.now()).toISOString();
+    if (error instanceof EndJob) return done('succeeded', null, null, { kind: error.kind, value: error.value });
+    if (error instanceof StopJob) {
+      if (error.reason === null) return done('succeeded', null, null);
+      return done('failed', error.reason, { adapter: 'workato', error_type: 'Stop job', message: error.reason, error_at: at, input: '<redacted>', inner_message: null });
+    }
+    if (error instanceof StepFailure) {
+      return done('failed', `${error.errorType}: ${error.message}`, { adapter: error.adapter, error_type: error.errorType, message: error.message, error_at: at, input: '<redacted>', inner_message: error.inner });
+    }
+    spec.ctx.log.error({ err: error, recipe_id: spec.recipe.id, job_id: spec.handle }, 'job failed unexpectedly');
+    return done('failed', 'Internal error: the job failed unexpectedly', { adapter: 'workato', error_type: 'Internal error', message: 'the job failed unexpectedly', error_at: at, input: '<redacted>', inner_message: null });
+  }
+}
+
+/**
+ * Whether the trigger's filter lets an event through: true, false, or the error that stopped
+ * the filter from being evaluated (20 §4.3; an invalid filter is a trigger error).
+ */
+export function filterAccepts(compiled: CompiledRecipe, triggerOutput: Value, options: { now(): number; timeZone: string; formulaLimits: Limits }): boolean | { error: string } {
+  const condition = compiled.trigger.condition;
+  if (!condition) return true;
+  const outputs = new Map<string, Value>();
+  if (compiled.trigger.as !== null) outputs.set(compiled.trigger.as, triggerOutput);
+  const run = new Run({
+    ctx: undefined as never, recipe: undefined as never, compiled, handle: '', triggerOutput, jobContext: newHash(), properties: new Map(),
+    timeZone: options.timeZone, formulaLimits: options.formulaLimits, limits: undefined as never,
+    connectionFor: async () => null, sleep: async () => undefined, now: options.now,
+    callRecipe: async () => {
+      throw new StepError('Bad request', 'no calls from a trigger filter');
+    },
+  });
+  for (const [k, v] of outputs) run.outputs.set(k, v);
+  try {
+    return testCondition(condition, run.env());
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : 'the filter could not be evaluated' };
+  }
+}

@@ -1,0 +1,67 @@
+// Inbound webhooks (20 §10.3): /webhooks/rest/<recipe key>/<event name>. A call is answered
+// 200 {"status":"ok"} only once its job is stored; a key with no running webhook recipe is 404.
+// Own Fastify context: any content type is accepted and parsed here, errors are {"error": ...}.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RecipeEngine } from './engine.ts';
+import { fromPlain, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash, type Value } from './formula/values.ts';
+
+export interface WebhookDeps {
+  engine: RecipeEngine;
+  maxBodyBytes: number;
+}
+
+function fail(reply: FastifyReply, status: number, error: string) {
+  return reply.status(status).type('application/json; charset=utf-8').send({ error });
+}
+
+function payloadOf(request: FastifyRequest): Value | { invalid: string } {
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  const query = fromPlain(request.query ?? {});
+  if (body.length === 0) return request.method === 'GET' ? query : newHash();
+  const type = String(request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const text = body.toString('utf8');
+  if (type === 'application/json' || type.endsWith('+json')) {
+    if (jsonDepth(text) > MAX_EVENT_DEPTH) return { invalid: `Payload is nested more than ${MAX_EVENT_DEPTH} levels deep` };
+    try {
+      return fromPlain(JSON.parse(text));
+    } catch {
+      return { invalid: 'Malformed JSON in request body' };
+    }
+  }
+  if (type === 'application/x-www-form-urlencoded') return newHash([...new URLSearchParams(text).entries()]);
+  return text;
+}
+
+export function webhooksRoutes(deps: WebhookDeps) {
+  return async function webhooksPlugin(app: FastifyInstance): Promise<void> {
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxBodyBytes }, (_request, body, done) => done(null, body));
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, 413, 'Payload too large');
+      if (typeof error.statusCode === 'number' && error.statusCode < 500) return fail(reply, error.statusCode, 'Bad request');
+      request.log.error({ err: error }, 'webhook call failed');
+      return fail(reply, 500, 'Internal error');
+    });
+    app.route<{ Params: { key: string; event: string } }>({
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      url: '/webhooks/rest/:key/:event',
+      config: { public: true },
+      schema: { hide: true },
+      handler: async (request, reply) => {
+        const payload = payloadOf(request);
+        if (typeof payload === 'object' && payload !== null && 'invalid' in payload && typeof payload.invalid === 'string') return fail(reply, 400, payload.invalid);
+        const headers: Hash = newHash(Object.entries(request.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? null)]));
+        const event = newHash([
+          ['method', request.method],
+          ['event_name', request.params.event],
+          ['headers', headers],
+          ['query_params', fromPlain(request.query ?? {})],
+          ['payload', payload as Value],
+        ]);
+        const outcome = await deps.engine.receiveWebhook(request.params.key, event);
+        if (outcome.status === 404) return fail(reply, 404, 'Not found');
+        return reply.status(200).type('application/json; charset=utf-8').send({ status: 'ok' });
+      },
+    });
+  };
+}

@@ -1,0 +1,107 @@
+// kill -9 during a burst of webhook calls: after a restart, every acknowledged event is exactly
+// one job, no event is two jobs, and every job ends (interrupted ones as failed: docs/adr/0006).
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, test } from 'node:test';
+
+const CLI = path.resolve(import.meta.dirname, '../src/cli.ts');
+const TOKEN = 'wrkdev-crashtest0123456789abcdef0123456789abcdef';
+const children = new Set<ChildProcess>();
+after(() => { for (const c of children) c.kill('SIGKILL'); });
+
+async function startServer(dataDir: string): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SWITCHBOARD_ADMIN_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => { children.delete(child); resolve(code); }));
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const listening = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+    if (/"msg":"switchboard is ready"/.test(out) && listening?.[1]) return { child, base: listening[1], exited };
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`server did not start:\n${out}`);
+}
+
+async function api(base: string, method: string, url: string, body?: unknown) {
+  const res = await fetch(base + url, { method, headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  return { status: res.status, body: await res.json() as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+test('SIGKILL during a burst of webhook calls: every acknowledged event becomes exactly one job', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-burst-'));
+  const first = await startServer(dataDir);
+  const code = {
+    number: 0, keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: {},
+    block: [
+      { number: 1, keyword: 'action', provider: 'clock', name: 'wait_for_interval', as: 'pause', input: { interval: '0.02' } },
+      { number: 2, keyword: 'action', provider: 'logger', name: 'log_message', as: 'log', input: { message: "seq #{_dp('{\"pill_type\":\"output\",\"provider\":\"workato_webhooks\",\"line\":\"hook\",\"path\":[\"payload\",\"seq\"]}')}" } },
+    ],
+  };
+  const created = await api(first.base, 'POST', '/api/recipes', { recipe: { name: 'Burst', code: JSON.stringify(code), concurrency: 4 } });
+  const id: number = created.body.id;
+  assert.deepEqual((await api(first.base, 'PUT', `/api/recipes/${id}/start`)).body, { success: true });
+  const hook = new URL((await api(first.base, 'GET', `/api/recipes/${id}`)).body.webhook_url).pathname;
+
+  // A bounded burst: 20 senders, 600 events at most; the server is killed once 150 are acknowledged.
+  const acknowledged = new Set<number>();
+  let next = 0;
+  let killed = false;
+  const sender = async () => {
+    while (next < 600) {
+      const seq = next++;
+      try {
+        const res = await fetch(first.base + hook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seq }) });
+        if (res.status === 200 && (await res.json() as { status: string }).status === 'ok') acknowledged.add(seq);
+      } catch {
+        // refused or cut by the kill: not acknowledged
+      }
+      if (!killed && acknowledged.size >= 150) {
+        killed = true;
+        first.child.kill('SIGKILL');
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 20 }, sender));
+  assert.equal(await first.exited, null, 'killed');
+  assert.ok(acknowledged.size >= 150);
+
+  const second = await startServer(dataDir);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const pending = await api(second.base, 'GET', `/api/recipes/${id}/jobs?status=pending&per_page=1`);
+    if (pending.body.job_scope_count === 0) break;
+    assert.ok(Date.now() < deadline, 'jobs finished after the restart');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const recipe = (await api(second.base, 'GET', `/api/recipes/${id}`)).body;
+  second.child.kill('SIGTERM');
+  assert.equal(await second.exited, 0);
+
+  const db = new DatabaseSync(path.join(dataDir, 'switchboard.sqlite'), { readOnly: true });
+  const rows = db.prepare('select trigger_output, status, error_parts from jobs where recipe_id = ?').all(id) as Array<{ trigger_output: string; status: string; error_parts: string | null }>;
+  db.close();
+  const count = new Map<number, number>();
+  for (const row of rows) {
+    const seq = (JSON.parse(row.trigger_output) as { payload: { seq: number } }).payload.seq;
+    count.set(seq, (count.get(seq) ?? 0) + 1);
+    assert.ok(row.status === 'succeeded' || (row.status === 'failed' && JSON.parse(row.error_parts ?? '{}').error_type === 'Interrupted'), `job of ${seq} ended: ${row.status}`);
+  }
+  const missing = [...acknowledged].filter((seq) => !count.has(seq));
+  const doubled = [...count.entries()].filter(([, n]) => n > 1);
+  assert.deepEqual(missing, [], 'every acknowledged event has its job');
+  assert.deepEqual(doubled, [], 'no event has two jobs');
+  assert.equal(recipe.job_succeeded_count + recipe.job_failed_count, rows.length, 'the counters match the jobs');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
