@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
-import { action, dp, fire, log, pill, webhookRecipe } from '../../../test/recipes.ts';
+import { action, condition, createRecipe, dp, fire, log, pill, startRecipe, webhookRecipe, webhookTrigger } from '../../../test/recipes.ts';
 
 let t: TestApp;
 before(async () => {
@@ -249,5 +249,28 @@ describe('lookup() formula', () => {
     assert.match(unknownColumn.lines.find((l) => l.n === 1)?.error ?? '', /colour is not a column of this table/);
     const listValue = await fire(t, (await webhookRecipe(t, [log('l', `=lookup('${table.name}', 'code' => ['CZ'])`)])).path, {});
     assert.match(listValue.error ?? '', /must be a single value/);
+  });
+
+  test('in a trigger filter it is a trigger error (no job runs the steps)', async () => {
+    const table = await newTable(['code'], [{ code: 'CZ' }]);
+    const id = await createRecipe(t, webhookTrigger([log('x', 'x')], { filter: condition('present', `#{lookup('${table.name}', 'code' => 'CZ')}`) }));
+    await startRecipe(t, id);
+    const path = new URL((await t.call('GET', `/api/recipes/${id}`)).body.webhook_url).pathname;
+    await t.app.inject({ method: 'POST', url: path, payload: {} });
+    await t.engine.idle();
+    const jobs = await t.call('GET', `/api/recipes/${id}/jobs`);
+    assert.equal(jobs.body.job_count, 1);
+    assert.equal(jobs.body.items[0].is_poll_error, true);
+    const job = await t.ctx.db.selectFrom('jobs').select('error').where('recipe_id', '=', id).executeTakeFirstOrThrow();
+    assert.match(job.error ?? '', /lookup\(\) cannot be used in a trigger filter/);
+  });
+});
+
+describe('lookup_table actions not built', () => {
+  test('add_batch_of_entries is refused when the recipe starts', async () => {
+    const table = await newTable(['code']);
+    const id = await createRecipe(t, webhookTrigger([lt('add_batch_of_entries', 'b', { lookup_table_id: String(table.id) })]));
+    const start = await t.call('PUT', `/api/recipes/${id}/start`);
+    assert.match(JSON.stringify(start.body), /lookup_table has no action named add_batch_of_entries/);
   });
 });
