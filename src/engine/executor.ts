@@ -4,6 +4,7 @@
 import type { ServiceContext } from '../context.ts';
 import { type CompiledRecipe, type CompiledStep, type Keyword } from './compile.ts';
 import { testCondition } from './conditions.ts';
+import { lookupForFormula } from './connectors/lookup_table.ts';
 import { EndJob, StepError, type ConnectionValues, type EngineLimits, type RecipeRef, type StepContext } from './connectors/types.ts';
 import { listKey, type Pill } from './datapills.ts';
 import { FormulaError } from './formula/errors.ts';
@@ -106,6 +107,8 @@ class Run {
   linesDropped = 0;
   taskCount = 0;
   pass: number | null = null;
+  /** Answers of `lookup()` during one `evaluate`; null outside one (a trigger filter). */
+  lookups: Map<string, Hash | null> | null = null;
   constructor(spec: JobSpec) {
     this.spec = spec;
   }
@@ -114,13 +117,43 @@ class Run {
     return {
       bindings: this.bindings,
       resolvePill: (pill) => this.resolvePill(pill),
-      lookup: () => {
-        throw new FormulaError('lookup tables are not available on this server yet');
-      },
+      lookup: (table, criteria) => this.cachedLookup(table, criteria),
       now: () => this.spec.now(),
       timeZone: this.spec.timeZone,
       budget: new Budget(this.spec.formulaLimits),
     };
+  }
+
+  /**
+   * `lookup()` reads the database, which is asynchronous, while formulas are evaluated
+   * synchronously: a lookup whose answer is not known yet stops the evaluation (NeedLookup);
+   * `evaluate` fetches the row and evaluates again from the start, with the answers so far.
+   */
+  cachedLookup(table: string, criteria: Hash): Hash | null {
+    const key = JSON.stringify([table, toPlain(criteria)]);
+    const cache = this.lookups;
+    if (cache?.has(key)) return cache.get(key) ?? null;
+    throw new NeedLookup(key, table, criteria);
+  }
+
+  /** Evaluate formulas that may call `lookup()` (at most MAX_LOOKUPS distinct lookups). */
+  async evaluate<T>(fn: () => T): Promise<T> {
+    const cache = new Map<string, Hash | null>();
+    this.lookups = cache;
+    try {
+      for (;;) {
+        try {
+          return fn();
+        } catch (error) {
+          if (!(error instanceof NeedLookup)) throw error;
+          if (cache.size >= MAX_LOOKUPS) throw new FormulaError(`a step may make at most ${MAX_LOOKUPS} different lookup() calls`);
+          cache.set(error.key, await lookupForFormula(this.spec.ctx, this.spec.recipe, error.table, error.criteria));
+          this.lookups = cache;
+        }
+      }
+    } finally {
+      this.lookups = null;
+    }
   }
 
   resolvePill(pill: Pill): Value {
@@ -174,14 +207,31 @@ class Run {
   }
 
   /** Evaluate something a control step needs; its failure is that step's error. */
-  control<T>(step: CompiledStep, started: number, evaluate: () => T): T {
+  async control<T>(step: CompiledStep, started: number, evaluate: () => T): Promise<T> {
     try {
-      return evaluate();
+      return await this.evaluate(evaluate);
     } catch (error) {
       const failure = asFailure(step, 'workato', error);
       this.record(step, 'workato', step.keyword, started, undefined, undefined, failure.message);
       throw failure;
     }
+  }
+}
+
+/** Most distinct `lookup()` calls in the formulas of one step (P). */
+export const MAX_LOOKUPS = 100;
+
+/** A `lookup()` whose row has not been read yet; never leaves `Run.evaluate` except from a trigger filter. */
+class NeedLookup extends Error {
+  override name = 'NeedLookup';
+  readonly key: string;
+  readonly table: string;
+  readonly criteria: Hash;
+  constructor(key: string, table: string, criteria: Hash) {
+    super('lookup() cannot be used in a trigger filter');
+    this.key = key;
+    this.table = table;
+    this.criteria = criteria;
   }
 }
 
@@ -205,7 +255,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
   const action = step.action;
   let input: Value | undefined;
   try {
-    const evaluated = evaluateInput(step.input, run.env());
+    const evaluated = await run.evaluate(() => evaluateInput(step.input, run.env()));
     input = isHash(evaluated) ? coerceHash(evaluated, step.inputSchema) : newHash();
     if (!action) throw new StepError('Bad request', `no action ${operation} in ${adapter}`);
     const sc: StepContext = {
@@ -242,13 +292,13 @@ const HANDLERS: Record<Keyword, Handler> = {
   action: runAction,
   if: async (step, run) => {
     const started = run.spec.now();
-    if (run.control(step, started, () => testCondition(step.condition ?? { k: 'group', op: 'and', items: [] }, run.env()))) {
+    if (await run.control(step, started, () => testCondition(step.condition ?? { k: 'group', op: 'and', items: [] }, run.env()))) {
       await run.block(step.block);
       return;
     }
     for (const branch of step.branches) {
       if (branch.skip) continue;
-      const ok = branch.keyword === 'else' || run.control(branch, run.spec.now(), () => testCondition(branch.condition ?? { k: 'group', op: 'and', items: [] }, run.env()));
+      const ok = branch.keyword === 'else' || await run.control(branch, run.spec.now(), () => testCondition(branch.condition ?? { k: 'group', op: 'and', items: [] }, run.env()));
       if (ok) {
         await run.block(branch.block);
         return;
@@ -262,7 +312,7 @@ const HANDLERS: Record<Keyword, Handler> = {
   catch: async () => undefined,
   foreach: async (step, run) => {
     const started = run.spec.now();
-    const source = run.control(step, started, () => {
+    const source = await run.control(step, started, () => {
       const v = step.source ? evaluateInput(step.source, run.env()) : null;
       if (v === null) return [] as Value[];
       if (!Array.isArray(v)) throw new StepError('Bad request', `the source of a repeat must be a list, not ${toRubyString(v).slice(0, 40) || 'a value'}`);
@@ -303,7 +353,7 @@ const HANDLERS: Record<Keyword, Handler> = {
         await run.block(step.block);
         const wc = step.whileCondition;
         if (!wc || wc.skip) return;
-        if (!run.control(wc, run.spec.now(), () => testCondition(wc.condition ?? { k: 'group', op: 'and', items: [] }, run.env()))) return;
+        if (!(await run.control(wc, run.spec.now(), () => testCondition(wc.condition ?? { k: 'group', op: 'and', items: [] }, run.env())))) return;
       }
     } finally {
       run.pass = outerPass;
@@ -342,7 +392,7 @@ const HANDLERS: Record<Keyword, Handler> = {
   },
   stop: async (step, run) => {
     const started = run.spec.now();
-    const input = run.control(step, started, () => evaluateInput(step.input, run.env()));
+    const input = await run.control(step, started, () => evaluateInput(step.input, run.env()));
     const withError = isHash(input) && ['true', 't', 'yes', '1'].includes(toRubyString(hashGet(input, 'stop_with_error')).toLowerCase()) || (isHash(input) && hashGet(input, 'stop_with_error') === true);
     const reason = withError ? toRubyString(hashGet(input as Hash, 'stop_reason')) || 'Job stopped with error' : null;
     run.record(step, 'workato', 'stop', started, input, null, reason);

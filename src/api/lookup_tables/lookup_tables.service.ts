@@ -8,6 +8,7 @@ import { findProject } from '../projects/projects.store.ts';
 import { projectInScope } from '../developer_api_clients/credentials.ts';
 import {
   CELL_COLUMNS,
+  deleteAllRows,
   deleteRow as deleteRowRecord,
   deleteRowsChunk,
   findDeletedTableIds,
@@ -15,6 +16,7 @@ import {
   findRow,
   findRows,
   findTable,
+  findTableByName,
   findTableRowCount,
   findVisibleTableIds,
   insertRow,
@@ -148,13 +150,41 @@ export async function listRows(ctx: ServiceContext, scope: TableScope, tableId: 
 
 /** The first row (lowest id) matching every `by[column]` filter; 404 when none does. */
 export async function lookupRow(ctx: ServiceContext, scope: TableScope, tableId: number, query: Record<string, unknown>): Promise<LookupRowApi> {
+  const row = await findFirstMatchingRow(ctx, scope, tableId, query);
+  if (!row) throw new AppError('not_found', { message: 'No row matches the lookup' });
+  return row;
+}
+
+/** As lookupRow, but null when no row matches (the recipe engine's `lookup()` and `get_entry`). */
+export async function findFirstMatchingRow(ctx: ServiceContext, scope: TableScope, tableId: number, query: Record<string, unknown>): Promise<LookupRowApi | null> {
   const table = await visibleTable(ctx, scope, tableId);
   const labels = labelsOf(table);
   const filters = parseFilters(labels, query);
   if (filters.length === 0) throw invalid({ by: ['give at least one column value, e.g. by[code]=CZ'] }, 'A lookup needs at least one by[column] value');
   const row = await findFirstRow(ctx.db, table.id, filters);
-  if (!row) throw new AppError('not_found', { message: 'No row matches the lookup' });
-  return rowToApi(row, labels);
+  return row ? rowToApi(row, labels) : null;
+}
+
+/**
+ * A table by id or by name (names ignore case, as their uniqueness does). `preferName`: a name
+ * made of digits is tried as a name before as an id. undefined when the caller cannot see it.
+ */
+export async function findTableByRef(ctx: ServiceContext, scope: TableScope, ref: string | number, preferName: boolean): Promise<VisibleTable | undefined> {
+  const text = String(ref).trim();
+  const asId = /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : null;
+  if (asId !== null && !preferName) return (await findTable(ctx.db, scope, asId)) ?? findTableByName(ctx.db, scope, text);
+  const byName = text === '' ? undefined : await findTableByName(ctx.db, scope, text);
+  if (byName || asId === null) return byName;
+  return findTable(ctx.db, scope, asId);
+}
+
+/** Delete every row of a table (the engine's `truncate`); the row count is reset with them. */
+export async function truncateRows(ctx: ServiceContext, scope: TableScope, tableId: number): Promise<void> {
+  const table = await visibleTable(ctx, scope, tableId);
+  const now = toStored(ctx.clock.now());
+  await ctx.groupCommit.run(async (trx) => {
+    if (!(await deleteAllRows(trx, table.id, now))) throw new AppError('not_found');
+  });
 }
 
 export async function getRow(ctx: ServiceContext, scope: TableScope, tableId: number, rowId: number): Promise<LookupRowApi> {

@@ -92,6 +92,11 @@ export async function listTables(db: Db, scope: TableScope, page: { offset: numb
   return visibleTables(db, scope).orderBy('t.id').limit(page.perPage).offset(page.offset).execute();
 }
 
+/** A table by name; names are unique per environment ignoring case (`name_key`). */
+export async function findTableByName(db: Db, scope: TableScope, name: string): Promise<VisibleTable | undefined> {
+  return visibleTables(db, scope).where('t.name_key', '=', name.trim().toLowerCase()).executeTakeFirst();
+}
+
 /** Which of these ids are tables the caller can see. */
 export async function findVisibleTableIds(db: Db, scope: TableScope, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
@@ -210,6 +215,14 @@ export async function updateRowCells(db: Db, tableId: number, rowId: number, cel
     .where('id', '=', rowId)
     .returningAll()
     .executeTakeFirst();
+}
+
+/** Delete every row of a live table and reset its count; false if the table is gone. */
+export async function deleteAllRows(db: Db, tableId: number, now: string): Promise<boolean> {
+  const result = await db.updateTable('lookup_tables').set({ row_count: 0, updated_at: now }).where('id', '=', tableId).where('deleted_at', 'is', null).executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
+  await db.deleteFrom('lookup_table_rows').where('table_id', '=', tableId).execute();
+  return true;
 }
 
 export async function deleteRow(db: Db, tableId: number, rowId: number): Promise<boolean> {

@@ -3,6 +3,7 @@ import type { Connector } from './types.ts';
 import { clock } from './clock.ts';
 import { jsonParser } from './json_parser.ts';
 import { logger } from './logger.ts';
+import { lookupTable } from './lookup_table.ts';
 import { http, rest } from './rest.ts';
 import { workatoVariable } from './workato_variable.ts';
 import { workatoWebhooks } from './workato_webhooks.ts';
@@ -14,6 +15,7 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     clock,
     json_parser: jsonParser,
     logger,
+    lookup_table: lookupTable,
     rest,
     http,
     workato_variable: workatoVariable,

@@ -1,0 +1,231 @@
+// lookup_table: the rows of the lookup tables of the recipe's environment (20 §10.8), through the
+// lookup tables service: the same validation, limits and indexed lookups as the API. Recipes name
+// columns positionally (`parameters.col1`..`col10`, column labels are accepted too) and read
+// entries as `{id, entry: {col1, ...}}`. Also the store behind the `lookup()` formula (§8.2).
+import type { ServiceContext } from '../../context.ts';
+import { AppError } from '../../errors.ts';
+import {
+  addRow,
+  deleteRow,
+  findFirstMatchingRow,
+  findTableByRef,
+  listRows,
+  truncateRows,
+  updateRow,
+} from '../../api/lookup_tables/lookup_tables.service.ts';
+import { labelsOf, type LookupRowApi, type TableScope, type VisibleTable } from '../../api/lookup_tables/lookup_tables.store.ts';
+import { FormulaError } from '../formula/errors.ts';
+import { toRubyString } from '../formula/methods.ts';
+import { hashGet, isHash, newHash, RFloat, toPlain, type Hash, type Value } from '../formula/values.ts';
+import { StepError, type ActionDef, type Connector, type RecipeRef } from './types.ts';
+
+/** Rows `search_entries` and `get_entries` return at most (the vendor's get-all limit, 20 §10.8). */
+export const MAX_ENTRIES = 10_000;
+
+/** Every table of the recipe's environment, whichever project it belongs to (P). */
+function scopeOf(recipe: RecipeRef): TableScope {
+  return { workspaceId: recipe.workspaceId, environmentId: recipe.environmentId, allFolders: true, folderIds: [] };
+}
+
+/** A service error as the step's error: the field messages name the column, not the API's query key. */
+function asStepError(error: unknown): unknown {
+  if (!(error instanceof AppError)) return error;
+  const details = Object.entries(error.errors ?? {})
+    .map(([field, messages]) => `${field.replace(/^by\[(.*)\]$/s, '$1').replace(/^data\./, '')} ${messages.join(', ')}`)
+    .join('; ');
+  const message = details ? `${error.message}: ${details}` : error.message;
+  return new StepError(error.status === 404 ? 'Not found' : 'Bad request', message);
+}
+
+async function service<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw asStepError(error);
+  }
+}
+
+/** `lookup_table_id`: an id (number or digits) or an export reference `{name, ...}`, or a table name (P). */
+async function tableOf(ctx: ServiceContext, recipe: RecipeRef, input: Hash): Promise<VisibleTable> {
+  const raw = hashGet(input, 'lookup_table_id');
+  const ref = isHash(raw) ? hashGet(raw, 'name') : raw;
+  if (typeof ref !== 'string' && typeof ref !== 'number') throw new StepError('Bad request', 'lookup_table_id must name a lookup table (its id, or a reference with its name)');
+  const table = await findTableByRef(ctx, scopeOf(recipe), ref, false);
+  if (!table) throw new StepError('Not found', `Lookup table ${JSON.stringify(String(ref)).slice(0, 200)} not found in this environment`);
+  return table;
+}
+
+/** A value as a cell: text, numbers and booleans as text, nil empties; lists and hashes go to the service, which refuses them. */
+function cellValue(v: Value): unknown {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean' || typeof v === 'number') return v;
+  if (v instanceof RFloat) return toRubyString(v);
+  if (Array.isArray(v) || isHash(v)) return toPlain(v);
+  return toRubyString(v);
+}
+
+function parametersOf(input: Hash): Hash {
+  const raw = hashGet(input, 'parameters');
+  if (raw === null) return newHash();
+  if (!isHash(raw)) throw new StepError('Bad request', 'parameters must be an object of column values (col1, col2, ...)');
+  return raw;
+}
+
+function cellsOf(input: Hash): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [key, v] of Object.entries(parametersOf(input))) out[key] = cellValue(v);
+  return out;
+}
+
+/** Criteria as the service's `by[column]` filters; a value is compared as text, nil matches an empty cell. */
+function filtersOf(criteria: Hash): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [key, v] of Object.entries(criteria)) {
+    if (Array.isArray(v) || isHash(v)) throw new StepError('Bad request', `${key} must be a single value to compare with, not a list or an object`);
+    out[`by[${key}]`] = v === null ? '' : toRubyString(v);
+  }
+  return out;
+}
+
+/** A row as recipes see it: `{id, entry: {col1, ...}}`, columns by position. */
+function entryOf(row: LookupRowApi, labels: readonly string[]): Hash {
+  const entry = newHash();
+  labels.forEach((label, i) => {
+    entry[`col${i + 1}`] = row.data[label] ?? null;
+  });
+  return newHash([['id', row.id], ['entry', entry]]);
+}
+
+function rowIdOf(input: Hash): number {
+  const raw = hashGet(input, 'id');
+  const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+  if (!/^[1-9][0-9]{0,15}$/.test(text)) throw new StepError('Bad request', 'id must be the id of an entry (a positive integer)');
+  return Number(text);
+}
+
+function flag(v: Value): boolean {
+  return v === true || ['true', 't', 'yes', '1'].includes(toRubyString(v).toLowerCase());
+}
+
+const TABLE = { path: 'lookup_table_id', label: 'Lookup table' };
+const ENTRY_ID = { path: 'id', label: 'Entry ID' };
+
+const NO_ENTRY = (): Hash => newHash([['id', null], ['entry', null]]);
+
+async function entries(input: Hash, ctx: ServiceContext, recipe: RecipeRef, criteria: Hash): Promise<Hash> {
+  const table = await tableOf(ctx, recipe, input);
+  const labels = labelsOf(table);
+  const rows = await service(() => listRows(ctx, scopeOf(recipe), table.id, filtersOf(criteria), { offset: 0, perPage: MAX_ENTRIES }));
+  return newHash([['entries', rows.map((row) => entryOf(row, labels))], ['count', rows.length]]);
+}
+
+const actions: Record<string, ActionDef> = {
+  get_entry: {
+    title: 'Lookup entry',
+    required: [TABLE],
+    async run(input, sc) {
+      const table = await tableOf(sc.ctx, sc.recipe, input);
+      const row = await service(() => findFirstMatchingRow(sc.ctx, scopeOf(sc.recipe), table.id, filtersOf(parametersOf(input))));
+      return row ? entryOf(row, labelsOf(table)) : NO_ENTRY();
+    },
+  },
+  search_entries: {
+    title: 'Search entries',
+    required: [TABLE],
+    run: (input, sc) => entries(input, sc.ctx, sc.recipe, parametersOf(input)),
+  },
+  get_entries: {
+    title: 'Get entries',
+    required: [TABLE],
+    run: (input, sc) => entries(input, sc.ctx, sc.recipe, newHash()),
+  },
+  add_entry: {
+    title: 'Add entry',
+    required: [TABLE],
+    async run(input, sc) {
+      const table = await tableOf(sc.ctx, sc.recipe, input);
+      const row = await service(() => addRow(sc.ctx, scopeOf(sc.recipe), table.id, cellsOf(input)));
+      return entryOf(row, labelsOf(table));
+    },
+  },
+  update_entry: {
+    title: 'Update entry',
+    required: [TABLE, ENTRY_ID],
+    async run(input, sc) {
+      const table = await tableOf(sc.ctx, sc.recipe, input);
+      const id = rowIdOf(input);
+      try {
+        const row = await service(() => updateRow(sc.ctx, scopeOf(sc.recipe), table.id, id, cellsOf(input)));
+        return entryOf(row, labelsOf(table));
+      } catch (error) {
+        if (error instanceof StepError && error.errorType === 'Not found') {
+          if (flag(hashGet(input, 'ignore_not_found'))) return NO_ENTRY();
+          throw new StepError('Not found', `Entry ${id} not found in lookup table ${JSON.stringify(table.name)}`);
+        }
+        throw error;
+      }
+    },
+  },
+  delete_entry: {
+    title: 'Delete entry',
+    required: [TABLE, ENTRY_ID],
+    async run(input, sc) {
+      const table = await tableOf(sc.ctx, sc.recipe, input);
+      const id = rowIdOf(input);
+      try {
+        await service(() => deleteRow(sc.ctx, scopeOf(sc.recipe), table.id, id));
+      } catch (error) {
+        if (error instanceof StepError && error.errorType === 'Not found') {
+          if (flag(hashGet(input, 'ignore_not_found'))) return newHash([['id', null]]);
+          throw new StepError('Not found', `Entry ${id} not found in lookup table ${JSON.stringify(table.name)}`);
+        }
+        throw error;
+      }
+      return newHash([['id', id]]);
+    },
+  },
+  truncate: {
+    title: 'Delete all entries',
+    required: [TABLE],
+    async run(input, sc) {
+      const table = await tableOf(sc.ctx, sc.recipe, input);
+      await service(() => truncateRows(sc.ctx, scopeOf(sc.recipe), table.id));
+      return newHash();
+    },
+  },
+};
+
+export const lookupTable: Connector = {
+  provider: 'lookup_table',
+  title: 'Lookup tables',
+  needsConnection: false,
+  triggers: {},
+  actions,
+};
+
+/**
+ * The `lookup('Table', 'Column' => value, ...)` formula (20 §8.2): the first row (lowest id) of the
+ * table of the recipe's environment named `table` (or with that id) whose cells equal the values
+ * (compared as text, case-sensitive), as a hash keyed by column label; null when no row matches.
+ */
+export async function lookupForFormula(ctx: ServiceContext, recipe: RecipeRef, tableRef: string, criteria: Hash): Promise<Hash | null> {
+  const table = await findTableByRef(ctx, scopeOf(recipe), tableRef, true);
+  if (!table) throw new FormulaError(`lookup: no lookup table ${JSON.stringify(tableRef).slice(0, 200)} in this environment`);
+  let filters: Record<string, unknown>;
+  try {
+    filters = filtersOf(criteria);
+  } catch (error) {
+    throw new FormulaError(`lookup: ${(error as Error).message}`);
+  }
+  let row: LookupRowApi | null;
+  try {
+    row = await findFirstMatchingRow(ctx, scopeOf(recipe), table.id, filters);
+  } catch (error) {
+    const converted = asStepError(error);
+    if (converted instanceof StepError) throw new FormulaError(`lookup: ${converted.message}`);
+    throw error;
+  }
+  if (!row) return null;
+  const out = newHash();
+  for (const label of labelsOf(table)) out[label] = row.data[label] ?? null;
+  return out;
+}
