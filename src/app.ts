@@ -160,6 +160,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Event streams (PubSub) at run time: publish, consume, and the retention sweep.
   const eventStreams = createEventStreamsRuntime(ctx, access);
   topicsRoutes(app, ctx, eventStreams);
+  // Recipes publish through the same publisher (schema check, ordering, group commit).
+  engine.useEventStreams(eventStreams);
   registerGauge(metrics, 'switchboard_event_stream_consumers_waiting', 'Consumers waiting in a long poll', () => eventStreams.waits.waiting());
   app.addHook('onReady', async () => eventStreams.start());
   app.addHook('preClose', async () => eventStreams.beginShutdown());

@@ -12,6 +12,7 @@ import { findRecipeById, findRecipeByWebhookKey, listRunningRecipeIds, updateRec
 import { claimJobs, finishJob, insertJob, insertLines, interruptedJobs, newJobHandle, recipesWithQueuedJobs, countQueued } from '../api/jobs/jobs.store.ts';
 import { compileRecipe, type CompiledRecipe, type CompiledStep, type ErrorDetail, type StepErrors } from './compile.ts';
 import { nextFireTime, scheduleOf, DEFAULT_TIME_ZONE, type Schedule } from './connectors/clock.ts';
+import { createTopicSubscriptions, resolveTopicId, type EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
 import { StepError, type CallOutcome, type ConnectionValues, type EngineLimits, type RecipeRef } from './connectors/types.ts';
 import { DocumentError, normaliseConfig, parseJsonField, unwrapCode, type ConfigEntry } from './document.ts';
 import { createEventBus, type EngineEventBus } from './events.ts';
@@ -77,6 +78,8 @@ export interface RecipeEngine {
   idle(timeoutMs?: number): Promise<void>;
   /** Wake the dispatcher. */
   kick(): void;
+  /** The event streams runtime of the app (publish actions use its publisher); set by buildApp. */
+  useEventStreams(runtime: EventStreamsRuntime): void;
 }
 
 const DEFAULT_ENGINE_LIMITS: EngineLimits = { callTimeoutMs: 90_000, httpTimeoutMs: 30_000, httpMaxResponseBytes: 10 * 1024 * 1024, maxWaitSeconds: 732 * 86400 };
@@ -103,6 +106,17 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   let blocked = 0;
   const shutdown = new AbortController();
   const commits = createGroupCommit(ctx.db);
+  let eventStreams: EventStreamsRuntime | null = null;
+  // Topic triggers: one subscription per running recipe, woken by event_topic.published.
+  const subscriptions = createTopicSubscriptions({
+    ctx,
+    commits,
+    storeJob: (trx, row, event) => storeJob(trx, row, event, {}),
+    stored(recipeId, handles) {
+      for (const handle of handles) events.emit('job.queued', { recipeId, jobId: handle });
+      if (handles.length > 0) kick();
+    },
+  });
   // Running recipes cannot be changed, moved or deleted, so their rows are kept while they run
   // (dropped when they stop); webhook keys of running recipes too.
   const runningRows = new Map<number, RecipeRow>();
@@ -215,7 +229,11 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     const trigger = recipe.trigger;
     if (trigger.trigger) {
       try {
-        evaluateTriggerInput(trigger);
+        const input = evaluateTriggerInput(trigger);
+        if (trigger.trigger.kind === 'topic' && input.topic_id !== undefined && input.topic_id !== null && input.topic_id !== '') {
+          const topicId = await resolveTopicId(ctx.db, row.environment_id, input.topic_id);
+          if (topicId === undefined) extra.push([trigger.number, [['Topic', JSON.stringify(toPlain(input.topic_id)).slice(0, 100), 'does not name an event topic of this environment', 'topic_id']]]);
+        }
       } catch (error) {
         extra.push([trigger.number, [['input', null, `trigger input must not use datapills or formulas that fail: ${(error as Error).message}`]]]);
       }
@@ -253,7 +271,9 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
 
   async function armSchedule(row: RecipeRow): Promise<void> {
     schedules.delete(row.id);
+    subscriptions.disarm(row.id);
     const { recipe } = compiledFor(row);
+    if (recipe && recipe.trigger.trigger?.kind === 'topic') return subscriptions.arm(row, evaluateTriggerInput(recipe.trigger));
     if (!recipe || recipe.trigger.trigger?.kind !== 'schedule') return;
     const schedule = scheduleOf(evaluateTriggerInput(recipe.trigger));
     if (Array.isArray(schedule)) return;
@@ -570,6 +590,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
         sleep,
         now,
         callRecipe: (flow, parameters, wait) => callRecipe(row, job, flow, parameters, wait),
+        eventStreams,
       });
     }
     try {
@@ -688,6 +709,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     },
     async close(timeoutMs = 10_000) {
       closing = true;
+      await subscriptions.close();
       if (pollTimer) clearInterval(pollTimer);
       if (scheduleTimer) clearTimeout(scheduleTimer);
       const all = Promise.allSettled([...running]);
@@ -707,6 +729,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     },
     recipeStopped(recipeId) {
       forget(recipeId);
+      subscriptions.disarm(recipeId);
       schedules.delete(recipeId);
       armTimer();
       events.emit('recipe.stopped', { recipeId });
@@ -718,13 +741,16 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     async idle(timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        if ((await countQueued(ctx.db)) === 0 && total === 0) return;
+        if (!subscriptions.busy() && (await countQueued(ctx.db)) === 0 && total === 0 && !subscriptions.busy()) return;
         if (Date.now() > deadline) throw new Error('the engine did not become idle in time');
         kick();
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     },
     kick,
+    useEventStreams(runtime) {
+      eventStreams = runtime;
+    },
   };
 }
 

@@ -63,6 +63,7 @@ export interface JobSpec {
   connectionFor(provider: string): Promise<ConnectionValues | null>;
   sleep(ms: number): Promise<void>;
   callRecipe: StepContext['callRecipe'];
+  eventStreams: StepContext['eventStreams'];
   /** Milliseconds since the epoch (the injected clock). */
   now(): number;
 }
@@ -267,6 +268,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       sleep: run.spec.sleep,
       callRecipe: run.spec.callRecipe,
       limits: run.spec.limits,
+      eventStreams: run.spec.eventStreams,
     };
     const output = await action.run(input as Hash, sc);
     run.taskCount++;
@@ -449,6 +451,7 @@ export function filterAccepts(compiled: CompiledRecipe, triggerOutput: Value, op
     callRecipe: async () => {
       throw new StepError('Bad request', 'no calls from a trigger filter');
     },
+    eventStreams: null,
   });
   for (const [k, v] of outputs) run.outputs.set(k, v);
   try {

@@ -9,6 +9,7 @@ import { workatoVariable } from './workato_variable.ts';
 import { workatoWebhooks } from './workato_webhooks.ts';
 import { workatoApiPlatform } from './workato_api_platform.ts';
 import { workatoRecipeFunction } from './workato_recipe_function.ts';
+import { workatoPubSub } from './workato_pub_sub.ts';
 
 export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, Connector>, {
@@ -22,5 +23,6 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     workato_webhooks: workatoWebhooks,
     workato_api_platform: workatoApiPlatform,
     workato_recipe_function: workatoRecipeFunction,
+    workato_pub_sub: workatoPubSub,
   }),
 );

@@ -3,6 +3,7 @@
 // both as the job's line.
 import type { ServiceContext } from '../../context.ts';
 import type { Hash, Value } from '../formula/values.ts';
+import type { EventStreamsRuntime } from '../../api/topics/topics.service.ts';
 
 /** An input field a step must have (checked when the recipe starts: "can't be blank"). */
 export interface RequiredField {
@@ -63,6 +64,8 @@ export interface StepContext {
   /** Run a job of the recipe function `flow` (an id or a {name, folder} reference) with these parameters. */
   callRecipe(flow: Value, parameters: Value, wait: boolean): Promise<CallOutcome>;
   readonly limits: EngineLimits;
+  /** The event streams runtime (topics, group-commit publisher) of this process, when there is one. */
+  readonly eventStreams: EventStreamsRuntime | null;
 }
 
 export interface ConnectionValues {
@@ -87,7 +90,7 @@ export interface ActionDef {
   run(input: Hash, sc: StepContext): Promise<Value> | Value;
 }
 
-export type TriggerKind = 'schedule' | 'webhook' | 'api_request' | 'function_call';
+export type TriggerKind = 'schedule' | 'webhook' | 'api_request' | 'function_call' | 'topic';
 
 export interface TriggerDef {
   title: string;

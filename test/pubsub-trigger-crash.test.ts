@@ -1,0 +1,105 @@
+// kill -9 during a burst of publishes to a topic a recipe subscribes to (workato_pub_sub): after a
+// restart, every stored message (so every acknowledged one) is exactly one job, in topic order.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, test } from 'node:test';
+
+const CLI = path.resolve(import.meta.dirname, '../src/cli.ts');
+const TOKEN = 'wrkdev-topiccrash0123456789abcdef0123456789abcde';
+const children = new Set<ChildProcess>();
+after(() => { for (const c of children) c.kill('SIGKILL'); });
+
+async function startServer(dataDir: string): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SWITCHBOARD_ADMIN_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => { children.delete(child); resolve(code); }));
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const listening = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+    if (/"msg":"switchboard is ready"/.test(out) && listening?.[1]) return { child, base: listening[1], exited };
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`server did not start:\n${out}`);
+}
+
+async function api(base: string, method: string, url: string, body?: unknown) {
+  const res = await fetch(base + url, { method, headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  return { status: res.status, body: await res.json() as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+test('SIGKILL during a publish burst: every message of the topic becomes exactly one job, in order', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-topic-burst-'));
+  const first = await startServer(dataDir);
+  const topic = await api(first.base, 'POST', '/api/event_streams/topics', { name: 'burst', schema: [{ name: 'seq', type: 'integer', optional: false }] });
+  assert.equal(topic.status, 200);
+  const topicId: number = topic.body.data.id;
+  const code = {
+    number: 0, keyword: 'trigger', provider: 'workato_pub_sub', name: 'subscribe_to_topic', as: 'msg', input: { topic_id: String(topicId) },
+    block: [{ number: 1, keyword: 'action', provider: 'logger', name: 'log_message', as: 'log', input: { message: `seq #{_dp('${JSON.stringify({ pill_type: 'output', provider: 'workato_pub_sub', line: 'msg', path: ['message', 'seq'] })}')}` } }],
+  };
+  const created = await api(first.base, 'POST', '/api/recipes', { recipe: { name: 'Subscriber', code: JSON.stringify(code), concurrency: 1 } });
+  const id: number = created.body.id;
+  assert.deepEqual((await api(first.base, 'PUT', `/api/recipes/${id}/start`)).body, { success: true });
+
+  const acknowledged = new Set<number>();
+  let next = 0;
+  let killed = false;
+  const sender = async () => {
+    while (next < 600) {
+      const seq = next++;
+      try {
+        const res = await api(first.base, 'POST', `/api/v1/topics/${topicId}/publish`, { seq });
+        if (res.status === 200 && typeof res.body.message_id === 'string') acknowledged.add(seq);
+      } catch {
+        // refused or cut by the kill: not acknowledged
+      }
+      if (!killed && acknowledged.size >= 150) {
+        killed = true;
+        first.child.kill('SIGKILL');
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 20 }, sender));
+  assert.equal(await first.exited, null, 'killed');
+
+  const second = await startServer(dataDir);
+  const countMessages = () => {
+    const db = new DatabaseSync(path.join(dataDir, 'switchboard.sqlite'), { readOnly: true });
+    const n = (db.prepare('select count(*) as n from event_messages where topic_id = ?').get(topicId) as { n: number }).n;
+    db.close();
+    return n;
+  };
+  const stored = countMessages();
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const all = await api(second.base, 'GET', `/api/recipes/${id}/jobs?per_page=1`);
+    const pending = await api(second.base, 'GET', `/api/recipes/${id}/jobs?status=pending&per_page=1`);
+    if (all.body.job_scope_count >= stored && pending.body.job_scope_count === 0) break;
+    assert.ok(Date.now() < deadline, `jobs for the ${stored} messages after the restart`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  second.child.kill('SIGTERM');
+  assert.equal(await second.exited, 0);
+
+  const db = new DatabaseSync(path.join(dataDir, 'switchboard.sqlite'), { readOnly: true });
+  const messages = db.prepare('select seq, payload from event_messages where topic_id = ? order by seq').all(topicId) as Array<{ seq: number; payload: string }>;
+  const jobs = db.prepare('select trigger_output from jobs where recipe_id = ? order by id').all(id) as Array<{ trigger_output: string }>;
+  db.close();
+  const published = messages.map((m) => (JSON.parse(m.payload) as { seq: number }).seq);
+  const jobSeqs = jobs.map((j) => (JSON.parse(j.trigger_output) as { payload: { seq: number } }).payload.seq);
+  assert.deepEqual([...acknowledged].filter((s) => !published.includes(s)), [], 'every acknowledged message is stored');
+  assert.deepEqual(jobSeqs, published, 'one job per stored message, none twice, in topic order');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
