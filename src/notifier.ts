@@ -10,6 +10,8 @@ export interface ChangeEvents {
   'api_client.changed': { clientId: number };
   /** A connection's credentials may have changed (its input, a secret it references, its folder). */
   'connections.changed': { workspaceId: number };
+  /** A developer API client's token, role, scope or IP list changed, or it was deleted. */
+  'developer_api_clients.changed': { workspaceId: number };
   /** Collections or endpoints changed: gateway routes must be re-read. */
   'api_routes.changed': { environmentId: number };
   /** An event topic's name, schema, retention or folder changed, or it was purged or deleted. */

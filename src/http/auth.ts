@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import { authenticate, ipAllowed, type AuthContext } from '../api/developer_api_clients/credentials.ts';
+import { authenticateCached, ipAllowed, type AuthContext } from '../api/developer_api_clients/credentials.ts';
 import type { Privilege } from '../api/developer_api_client_roles/privileges.ts';
 
 declare module 'fastify' {
@@ -46,7 +46,7 @@ export function registerAuth(app: FastifyInstance, ctx: ServiceContext): void {
     if (privilege === undefined) return;
     const token = bearerToken(request);
     if (token === undefined) throw new AppError('unauthorized');
-    const auth = await authenticate(ctx.db, ctx.clock, token);
+    const auth = await authenticateCached(ctx, token);
     if (auth === null) throw new AppError('unauthorized');
     if (!ipAllowed(auth.ipAllowList, request.ip)) throw new AppError('ip_not_allowed');
     if (!auth.privileges.has(privilege)) {

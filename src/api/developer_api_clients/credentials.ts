@@ -4,6 +4,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import type { Db, EnvironmentType } from '../../db/types.ts';
 import { toStored, type Clock } from '../../time.ts';
+import type { Notifier } from '../../notifier.ts';
 import { rolePrivileges } from '../developer_api_client_roles/developer_api_client_roles.store.ts';
 import type { Privilege } from '../developer_api_client_roles/privileges.ts';
 import { findCredentialByTokenHash, folderIdsOf, touchLastUsed } from './developer_api_clients.store.ts';
@@ -52,6 +53,47 @@ export async function authenticate(db: Db, clock: Clock, token: string): Promise
     folderIds: row.all_folders === 1 ? [] : folderIdsOf(row),
     ipAllowList: row.ip_allow_list,
   };
+}
+
+/**
+ * authenticate() with the answers kept in memory, so an authenticated call needs no database
+ * read. Any change to any client of a workspace (token, role, scope, deletion) empties the
+ * cache through the notifier, so revocation still takes effect on the very next request.
+ * One cache per app: keyed by the app's notifier.
+ */
+export function authenticateCached(ctx: { db: Db; clock: Clock; notifier: Notifier }, token: string): Promise<AuthContext | null> {
+  let cache = CACHES.get(ctx.notifier);
+  if (!cache) {
+    const entries = new Map<string, { auth: AuthContext; touchedAt: number }>();
+    ctx.notifier.subscribe('developer_api_clients.changed', () => entries.clear());
+    cache = entries;
+    CACHES.set(ctx.notifier, cache);
+  }
+  return lookup(cache, ctx, token);
+}
+
+const CACHES = new WeakMap<Notifier, Map<string, { auth: AuthContext; touchedAt: number }>>();
+const MAX_CACHED_CREDENTIALS = 10_000;
+
+async function lookup(cache: Map<string, { auth: AuthContext; touchedAt: number }>, ctx: { db: Db; clock: Clock }, token: string): Promise<AuthContext | null> {
+  if (token.length === 0 || token.length > 512) return null;
+  const hash = hashToken(token);
+  const hit = cache.get(hash);
+  const now = ctx.clock.now().getTime();
+  if (hit) {
+    if (now - hit.touchedAt >= LAST_USED_RESOLUTION_MS) {
+      hit.touchedAt = now;
+      await touchLastUsed(ctx.db, hit.auth.clientId, toStored(new Date(now)));
+    }
+    return hit.auth;
+  }
+  const auth = await authenticate(ctx.db, ctx.clock, token);
+  // Unknown tokens are not remembered: guesses must not fill memory.
+  if (auth) {
+    if (cache.size >= MAX_CACHED_CREDENTIALS) cache.clear();
+    cache.set(hash, { auth, touchedAt: now });
+  }
+  return auth;
 }
 
 /** Whether a project (by its folder id) is in the caller's scope (contract 02 §3). */

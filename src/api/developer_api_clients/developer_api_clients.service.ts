@@ -97,7 +97,7 @@ export async function updateClient(ctx: ServiceContext, grantor: Grantor, id: nu
   const ipAllowList = checkIpAllowList(input.ip_allow_list, errors);
   if (Object.keys(errors).length > 0) throw invalid(errors);
 
-  return ctx.db.transaction().execute(async (trx) => {
+  const result = await ctx.db.transaction().execute(async (trx) => {
     const current = assertFound(await findClient(trx, grantor.workspaceId, id));
     if (input.environment !== undefined || input.environment_name !== undefined) {
       const wanted = await resolveEnvironment(trx, grantor.workspaceId, input, current.environment_id);
@@ -129,21 +129,26 @@ export async function updateClient(ctx: ServiceContext, grantor: Grantor, id: nu
     );
     return clientToApi(assertFound(await findClient(trx, grantor.workspaceId, id)));
   });
+  ctx.notifier.publish('developer_api_clients.changed', { workspaceId: grantor.workspaceId });
+  return result;
 }
 
 export async function deleteClient(ctx: ServiceContext, workspaceId: number, id: number): Promise<void> {
   if (!(await deleteClientRow(ctx.db, workspaceId, id))) throw new AppError('not_found');
+  ctx.notifier.publish('developer_api_clients.changed', { workspaceId });
 }
 
 /** A new token for the client; the old one stops working in the same statement. */
 export async function regenerateToken(ctx: ServiceContext, workspaceId: number, id: number): Promise<DeveloperApiClientApi> {
-  return ctx.db.transaction().execute(async (trx) => {
+  const result = await ctx.db.transaction().execute(async (trx) => {
     const current = assertFound(await findClient(trx, workspaceId, id));
     const token = generateToken(current.environment_type);
     const now = toStored(ctx.clock.now());
     await updateClientRow(trx, workspaceId, id, { token_hash: hashToken(token), token_updated_at: now, updated_at: now });
     return clientToApi(assertFound(await findClient(trx, workspaceId, id)), token);
   });
+  ctx.notifier.publish('developer_api_clients.changed', { workspaceId: workspaceId });
+  return result;
 }
 
 /** Set a client's token to a value chosen outside (SWITCHBOARD_ADMIN_TOKEN). */

@@ -49,6 +49,7 @@ export async function deleteProject(ctx: ServiceContext, caller: Caller, id: num
     await deleteFolder(trx, project.folder_id);
     await removeFolderFromScopes(trx, caller.workspaceId, project.folder_id);
   });
+  ctx.notifier.publish('developer_api_clients.changed', { workspaceId: caller.workspaceId });
 }
 
 /** A project of the caller's environment and scope, or the 404 that hides it. */

@@ -9,7 +9,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import { authenticate, ipAllowed, type AuthContext } from '../developer_api_clients/credentials.ts';
+import { authenticateCached, ipAllowed, type AuthContext } from '../developer_api_clients/credentials.ts';
 import type { Privilege } from '../developer_api_client_roles/privileges.ts';
 import { findFolderInScope } from '../folders/folder-scope.ts';
 import { ipPasses, type AccessResolver, type ProfileState } from '../../gateway/access.ts';
@@ -34,7 +34,7 @@ export function createTopicAccess(ctx: ServiceContext, resolver: AccessResolver)
       const bearer = typeof authorization === 'string' ? /^bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
       // A developer API client token is opaque (wrk<env>-<hex>); our access tokens and callers' JWTs have three parts.
       if (bearer !== undefined && request.headers['api-token'] === undefined && bearer.split('.').length !== 3) {
-        const auth = await authenticate(ctx.db, ctx.clock, bearer);
+        const auth = await authenticateCached(ctx, bearer);
         if (auth === null) throw new AppError('unauthorized');
         if (!ipAllowed(auth.ipAllowList, request.ip)) throw new AppError('ip_not_allowed');
         if (!auth.privileges.has(PRIVILEGE[right])) throw new AppError('forbidden', { message: `Forbidden: your role lacks the ${PRIVILEGE[right]} privilege` });
