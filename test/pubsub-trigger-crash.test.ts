@@ -1,42 +1,23 @@
 // kill -9 during a burst of publishes to a topic a recipe subscribes to (workato_pub_sub): after a
 // restart, every stored message (so every acknowledged one) is exactly one job, in topic order.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, test } from 'node:test';
+import { api as callApi, children, startServer as startProcess } from './process-helpers.ts';
 
-const CLI = path.resolve(import.meta.dirname, '../src/cli.ts');
 const TOKEN = 'wrkdev-topiccrash0123456789abcdef0123456789abcde';
-const children = new Set<ChildProcess>();
 after(() => { for (const c of children) c.kill('SIGKILL'); });
 
-async function startServer(dataDir: string): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SWITCHBOARD_ADMIN_TOKEN: TOKEN },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => { children.delete(child); resolve(code); }));
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const listening = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-    if (/"msg":"switchboard is ready"/.test(out) && listening?.[1]) return { child, base: listening[1], exited };
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`server did not start:\n${out}`);
+async function startServer(dataDir: string) {
+  const running = await startProcess(dataDir, { SWITCHBOARD_ADMIN_TOKEN: TOKEN });
+  return { child: running.child, base: running.baseUrl, exited: running.exited };
 }
 
-async function api(base: string, method: string, url: string, body?: unknown) {
-  const res = await fetch(base + url, { method, headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  return { status: res.status, body: await res.json() as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+function api(base: string, method: string, url: string, body?: unknown) {
+  return callApi(base, method, url, TOKEN, body);
 }
 
 test('SIGKILL during a publish burst: every message of the topic becomes exactly one job, in order', async () => {
