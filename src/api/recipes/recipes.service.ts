@@ -248,21 +248,7 @@ export async function createRecipe(ctx: ServiceContext, caller: Caller, fields: 
       action_applications: checked.action_applications ?? '[]',
       webhook_event: checked.webhook_event ?? null,
       concurrency: checked.concurrency ?? 1,
-      running: 0,
-      version_no: 1,
-      copy_count: 0,
-      job_succeeded_count: 0,
-      job_failed_count: 0,
-      lifetime_task_count: 0,
-      last_run_at: null,
-      stopped_at: null,
-      stop_cause: null,
-      trigger_closure: null,
-      webhook_key: newWebhookKey(),
-      author_name: author.name,
-      author_email: author.email,
-      created_at: now,
-      updated_at: now,
+      ...newRecipeState(author, now),
     };
     const id = await insertRecipe(trx, row);
     await insertVersion(trx, versionOf(id, row));
@@ -299,21 +285,7 @@ export async function copyRecipe(ctx: ServiceContext, caller: Caller, sourceId: 
       action_applications: source.action_applications,
       webhook_event: source.webhook_event,
       concurrency: source.concurrency,
-      running: 0,
-      version_no: 1,
-      copy_count: 0,
-      job_succeeded_count: 0,
-      job_failed_count: 0,
-      lifetime_task_count: 0,
-      last_run_at: null,
-      stopped_at: null,
-      stop_cause: null,
-      trigger_closure: null,
-      webhook_key: newWebhookKey(),
-      author_name: author.name,
-      author_email: author.email,
-      created_at: now,
-      updated_at: now,
+      ...newRecipeState(author, now),
     };
     const id = await insertRecipe(trx, row);
     await insertVersion(trx, versionOf(id, row));
@@ -389,4 +361,25 @@ export async function stopRecipe(ctx: ServiceContext, caller: Caller, id: number
   const stopped = await ctx.db.updateTable('recipes').set({ running: 0, stopped_at: toStored(ctx.clock.now()), stop_cause: null }).where('id', '=', id).where('running', '=', 1).executeTakeFirst();
   if (Number(stopped.numUpdatedRows) === 0) throw new AppError('bad_request', { message: "Can't change the recipe state: invalid state stopped" });
   ctx.engine?.recipeStopped(id);
+}
+
+/** What every new recipe starts with, whether created or copied: stopped, version 1, no jobs. */
+function newRecipeState(author: { name: string; email: string }, now: string) {
+  return {
+    running: 0 as const,
+    version_no: 1,
+    copy_count: 0,
+    job_succeeded_count: 0,
+    job_failed_count: 0,
+    lifetime_task_count: 0,
+    last_run_at: null,
+    stopped_at: null,
+    stop_cause: null,
+    trigger_closure: null,
+    webhook_key: newWebhookKey(),
+    author_name: author.name,
+    author_email: author.email,
+    created_at: now,
+    updated_at: now,
+  };
 }
