@@ -154,6 +154,10 @@ describe('PUT /api/api_collections/:id', () => {
     assert.equal((await t.call('PUT', `/api/api_collections/${id}`, { body: { name: '' } })).status, 400);
     assert.equal((await t.call('PUT', `/api/api_collections/${id}`, { body: { name: 'Order status' } })).status, 422);
     assert.equal((await t.call('PUT', `/api/api_collections/${id}`, { token: readOnly, body: { name: 'ro' } })).status, 403);
+    assert.equal((await t.call('PUT', `/api/api_collections/${id}`, { raw: '{"name":', headers: { 'content-type': 'application/json' } })).status, 400);
+    assert.equal((await t.call('PUT', `/api/api_collections/${id}`, { body: { public_access: 'yes' } })).status, 400);
+    assert.equal((await t.call('PUT', `/api/api_collections/${id}`, { body: { proxy_connection_id: 999999 } })).status, 400);
+    assert.equal((await t.call('PUT', '/api/api_collections/abc', { body: { name: 'x' } })).status, 400);
     const list = await t.call('GET', '/api/api_collections');
     assert.equal(list.body.find((c: { id: number }) => c.id === id).name, 'Renamed');
   });
@@ -230,6 +234,8 @@ describe('GET /api/api_endpoints and PUT /api/api_endpoints/:id/enable|disable',
     assert.deepEqual(refused.body, { message: 'Recipe must be running to enable the endpoint' });
 
     assert.equal((await t.call('PUT', '/api/api_endpoints/999999/enable')).status, 404);
+    assert.equal((await t.call('PUT', '/api/api_endpoints/abc/enable')).status, 400);
+    assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/disable`, { raw: 'x', headers: { 'content-type': 'text/plain' } })).status, 415);
     assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`, { token: readOnly })).status, 403);
     assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`, { token: null })).status, 401);
     assert.equal((await t.call('GET', `/api/api_endpoints?api_collection_id=${c.body.id}`)).body[0].active, false);
