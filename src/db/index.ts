@@ -6,6 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Config } from '../config.ts';
 import { adaptNodeSqlite } from './sqlite-adapter.ts';
+import { startBackgroundCheckpoints } from './checkpoints.ts';
 import type { DialectName } from './dialect.ts';
 import type { Database } from './types.ts';
 
@@ -39,7 +40,20 @@ export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'
   // WAL: readers never block the writer. busy_timeout: wait for another process's lock (CLI
   // beside a running server) instead of failing. foreign_keys: SQLite leaves them off otherwise.
   database.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`);
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: adaptNodeSqlite(database) }) });
+  // A file database checkpoints its write-ahead log in a worker thread, off the event loop.
+  const checkpoints = file === ':memory:' ? undefined : startBackgroundCheckpoints(database, file);
+  const adapted = adaptNodeSqlite(database);
+  return new Kysely<Database>({
+    dialect: new SqliteDialect({
+      database: {
+        ...adapted,
+        close: () => {
+          checkpoints?.stop();
+          adapted.close();
+        },
+      },
+    }),
+  });
 }
 
 /** Liveness of the database connection, for GET /ready. */

@@ -1,0 +1,25 @@
+// The worker thread of background checkpoints (see checkpoints.ts): its own connection to the
+// database file, a PASSIVE checkpoint every interval, nothing else. PASSIVE never waits for the
+// server's writer or readers: it copies what it can into the database file and syncs it.
+import { DatabaseSync } from 'node:sqlite';
+import { parentPort, workerData } from 'node:worker_threads';
+
+const { file, intervalMs } = workerData as { file: string; intervalMs: number };
+const database = new DatabaseSync(file);
+database.exec('PRAGMA busy_timeout = 0');
+const checkpoint = database.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+
+const timer = setInterval(() => {
+  try {
+    checkpoint.get();
+  } catch {
+    // Busy (another checkpoint in progress) or a transient I/O error: try again next time.
+  }
+}, intervalMs);
+
+parentPort?.on('message', (message) => {
+  if (message !== 'stop') return;
+  clearInterval(timer);
+  database.close();
+  parentPort?.close();
+});
