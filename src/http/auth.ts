@@ -41,7 +41,14 @@ export function registerAuth(app: FastifyInstance, ctx: ServiceContext): void {
     }
   });
 
-  app.addHook('onRequest', async (request) => {
+  // Callback style: routes without a privilege (the token endpoint, the gateway, event streams,
+  // health) pass without a promise.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.routeOptions.config.privilege === undefined) return done();
+    authenticate(request).then(() => done(), done);
+  });
+
+  async function authenticate(request: FastifyRequest): Promise<void> {
     const { privilege, devOnly } = request.routeOptions.config;
     if (privilege === undefined) return;
     const token = bearerToken(request);
@@ -54,7 +61,7 @@ export function registerAuth(app: FastifyInstance, ctx: ServiceContext): void {
     }
     if (devOnly === true && auth.environmentType !== 'dev') throw new AppError('environment_not_allowed');
     request.authContext = auth;
-  });
+  }
 }
 
 /** The caller of an authenticated route (set by the onRequest hook before any handler runs). */

@@ -11,10 +11,12 @@ export function requestId(req: IncomingMessage): string {
 }
 
 export function registerObservability(app: FastifyInstance): Registry {
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request are written in callback style: no promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     reply.header('x-correlation-id', request.id);
     if (request.url.startsWith('/api')) reply.header('cache-control', 'no-cache, no-store');
+    done();
   });
 
   const registry = new Registry();
@@ -32,11 +34,22 @@ export function registerObservability(app: FastifyInstance): Registry {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  app.addHook('onResponse', async (request, reply) => {
-    // The route pattern, never the raw URL: ids in paths must not explode the label set.
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) };
-    requests.inc(labels);
-    duration.observe(labels, reply.elapsedTime / 1000);
+  // The series of each (method, route pattern, status), bound once: prom-client hashes the labels
+  // on every call otherwise. The route pattern, never the raw URL, so ids in paths cannot explode
+  // the label set.
+  const series = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const key = `${request.method} ${reply.statusCode} ${route}`;
+    let bound = series.get(key);
+    if (bound === undefined) {
+      const labels = { method: request.method, route, status_code: String(reply.statusCode) };
+      bound = { count: requests.labels(labels), time: duration.labels(labels) };
+      series.set(key, bound);
+    }
+    bound.count.inc();
+    bound.time.observe(reply.elapsedTime / 1000);
+    done();
   });
   return registry;
 }

@@ -1,6 +1,6 @@
 // API tokens of developer API clients and what a valid one grants: the caller's workspace,
 // environment, privileges, project scope and IP allow list.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import type { Db, EnvironmentType } from '../../db/types.ts';
 import { toStored, type Clock } from '../../time.ts';
@@ -27,7 +27,7 @@ export function generateToken(environment: EnvironmentType): string {
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /** How often last_used_at is written at most, so that reads do not each cost a write. */
