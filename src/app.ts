@@ -131,8 +131,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJsonParser(app);
   registerErrorHandling(app);
   const metrics = registerObservability(app);
-  registerAuth(app, ctx);
+  // Host routing first: on a host or listener of its own, what is not served there is a 404 before any 401.
   registerHostRouting(app, config);
+  registerAuth(app, ctx);
 
   await app.register(swagger, {
     openapi: {

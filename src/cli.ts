@@ -7,7 +7,7 @@ import { SecretKeyError } from './crypto/secret-box.ts';
 import { DatabaseConfigError } from './db/index.ts';
 import { AppError } from './errors.ts';
 import { createLogger } from './logger.ts';
-import { prepare, printAdminToken, startServer } from './server.ts';
+import { ListenError, prepare, printAdminToken, startServer } from './server.ts';
 import { ADMIN_ROLE_NAME, createTokenForRole, createWorkspace, DEFAULT_WORKSPACE } from './workspaces/workspaces.service.ts';
 import { findEnvironmentByType, findFirstWorkspace, listWorkspaces } from './workspaces/workspaces.store.ts';
 import type { EnvironmentType, InvitationStatus } from './db/types.ts';
@@ -304,6 +304,10 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError || error instanceof ConfigError || error instanceof SecretKeyError || error instanceof DatabaseConfigError || error instanceof AppError) {
       process.stderr.write(`switchboard: ${error.message}\n`);
       return 2;
+    }
+    if (error instanceof ListenError) {
+      process.stderr.write(`switchboard: ${error.message}\n`);
+      return 1;
     }
     if (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`switchboard: ${error.message}\nUsage: ${command.usage}\n`);

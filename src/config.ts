@@ -17,6 +17,7 @@ export interface Config {
   readonly publicBaseUrl: string;
   readonly publicAuthUrl: string;
   readonly publicEventStreamsUrl: string;
+  readonly eventStreamsPort: number | undefined;
   readonly publicGatewayUrl: string;
   readonly bodyLimitBytes: number;
   readonly trustProxy: boolean;
@@ -48,7 +49,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** The variables this file reads: never exposed through the `env:` secret provider, whatever the prefix. */
 export const CONFIG_VARIABLES: readonly string[] = [
   'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'LOG_LEVEL', 'SWITCHBOARD_ADMIN_TOKEN', 'SWITCHBOARD_SECRET_KEY',
-  'PUBLIC_BASE_URL', 'PUBLIC_AUTH_URL', 'PUBLIC_EVENT_STREAMS_URL', 'BODY_LIMIT_BYTES', 'TRUST_PROXY', 'SQLITE_SYNCHRONOUS',
+  'PUBLIC_BASE_URL', 'PUBLIC_AUTH_URL', 'PUBLIC_EVENT_STREAMS_URL', 'EVENT_STREAMS_PORT', 'BODY_LIMIT_BYTES', 'TRUST_PROXY', 'SQLITE_SYNCHRONOUS',
   'SHUTDOWN_TIMEOUT_MS', 'EVENT_STREAMS_SWEEP_INTERVAL_MS', 'SECRETS_CACHE_TTL_SECONDS', 'SECRETS_ENV_PREFIX', 'SECRETS_DIR',
 ];
 
@@ -58,6 +59,10 @@ export function loadConfig(env: Env = process.env): Config {
   const port = intSetting(env, 'PORT', 3000, 0, 65535);
   const host = str(env, 'HOST') ?? '127.0.0.1';
   const publicBaseUrl = urlSetting(env, 'PUBLIC_BASE_URL') ?? `http://${hostForUrl(host)}:${port}`;
+  const eventStreamsPort = optionalIntSetting(env, 'EVENT_STREAMS_PORT', 1, 65535);
+  if (eventStreamsPort !== undefined && eventStreamsPort === port) {
+    throw new ConfigError('EVENT_STREAMS_PORT must differ from PORT (leave it unset to serve event streams on PORT)');
+  }
   const adminToken = str(env, 'SWITCHBOARD_ADMIN_TOKEN');
   if (adminToken !== undefined && (adminToken.length < MIN_ADMIN_TOKEN_LENGTH || /\s/.test(adminToken))) {
     throw new ConfigError(
@@ -100,8 +105,11 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl,
     // Advertised address of POST /oauth2/token.
     publicAuthUrl: urlSetting(env, 'PUBLIC_AUTH_URL') ?? publicBaseUrl,
-    // Advertised address of the PubSub (event streams) API.
-    publicEventStreamsUrl: urlSetting(env, 'PUBLIC_EVENT_STREAMS_URL') ?? publicBaseUrl,
+    // Advertised address of the PubSub (event streams) API; defaults to the event streams listener when there is one.
+    publicEventStreamsUrl: urlSetting(env, 'PUBLIC_EVENT_STREAMS_URL')
+      ?? (eventStreamsPort === undefined ? publicBaseUrl : `http://${hostForUrl(host)}:${eventStreamsPort}`),
+    // Unset: PORT serves everything. Set: a second listener on HOST:EVENT_STREAMS_PORT serving only the event streams operations and health checks.
+    eventStreamsPort,
     // Advertised address of published APIs (the gateway); a host of its own is routed by Host header.
     publicGatewayUrl: urlSetting(env, 'PUBLIC_GATEWAY_URL') ?? publicBaseUrl,
     // Largest request body accepted, in bytes (larger: 413).
@@ -159,6 +167,10 @@ function intSetting(env: Env, name: string, fallback: number, min: number, max: 
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}`);
   return value;
+}
+
+function optionalIntSetting(env: Env, name: string, min: number, max: number): number | undefined {
+  return str(env, name) === undefined ? undefined : intSetting(env, name, min, min, max);
 }
 
 function urlSetting(env: Env, name: string): string | undefined {

@@ -1,5 +1,6 @@
-// The running server: loadConfig -> createDb -> migrate -> first start -> buildApp -> listen,
-// and a graceful shutdown on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the database).
+// The running server: loadConfig -> createDb -> migrate -> first start -> buildApp -> listen (PORT,
+// and EVENT_STREAMS_PORT when set), and a graceful shutdown on SIGTERM/SIGINT (stop accepting on
+// both, finish in-flight requests, close the database).
 import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -9,6 +10,7 @@ import { createSecretBox, loadOrCreateSecretKey, type SecretBox } from './crypto
 import { createDb, type DbHandle } from './db/index.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
+import { createEventStreamsListener, type EventStreamsListener } from './http/event-streams-listener.ts';
 import { createServiceContext } from './context.ts';
 import type { SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import { startPurge } from './api/lookup_tables/lookup_tables.service.ts';
@@ -43,6 +45,11 @@ export async function prepare(config: Config, logger: Logger = createLogger(conf
   }
 }
 
+/** A port that cannot be bound at start (in use, not permitted, no such address): said plainly, no stack trace. */
+export class ListenError extends Error {
+  override name = 'ListenError';
+}
+
 export function printAdminToken(out: Writable, token: string, config: Config): void {
   const line = '='.repeat(78);
   out.write(
@@ -66,16 +73,39 @@ export async function startServer(config: Config, options: { out?: Writable } = 
   app.addHook('onClose', async () => {
     await database.db.destroy();
   });
-  await app.listen({ port: config.port, host: config.host });
+  // Registered after the database's onClose hook, so (onClose hooks run last-in first-out) the app
+  // waits for this listener's requests before it closes the database.
+  const eventStreams = config.eventStreamsPort === undefined ? undefined : createEventStreamsListener(app, { host: config.host, port: config.eventStreamsPort });
+  await listenOrExplain(app, 'PORT', config.port, config.host, () => app.listen({ port: config.port, host: config.host }));
+  if (eventStreams) {
+    const urls = await listenOrExplain(app, 'EVENT_STREAMS_PORT', eventStreams.port, config.host, () => eventStreams.listen());
+    for (const url of urls) logger.info(`Event streams listening at ${url}`);
+  }
   logger.info({ database: database.dialect, data_dir: config.dataDir }, 'switchboard is ready');
   if (firstStart.printableToken) printAdminToken(options.out ?? process.stdout, firstStart.printableToken, config);
   // Rows of lookup tables deleted before a restart, if their purge was cut short.
   startPurge({ db: database.db, log: logger });
-  installShutdown(app, config, logger, shutdown);
+  installShutdown(app, config, logger, shutdown, eventStreams);
   return app;
 }
 
-function installShutdown(app: FastifyInstance, config: Config, logger: Logger, state: { closing: boolean }): void {
+/** Runs a listen; a port that cannot be bound closes the app (and the database) and becomes a ListenError. */
+async function listenOrExplain<T>(app: FastifyInstance, setting: string, port: number, host: string, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'EADDRINUSE' ? `port ${port} is already in use on ${host}`
+      : code === 'EACCES' ? `not permitted to listen on port ${port} (ports below 1024 need privileges)`
+        : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? `HOST ${host} is not an address of this machine`
+          : undefined;
+    await app.close();
+    if (reason === undefined) throw error;
+    throw new ListenError(`cannot listen (${setting}): ${reason}`);
+  }
+}
+
+function installShutdown(app: FastifyInstance, config: Config, logger: Logger, state: { closing: boolean }, eventStreams: EventStreamsListener | undefined): void {
   const shutdown = (signal: string) => {
     if (state.closing) return;
     state.closing = true;
@@ -83,6 +113,7 @@ function installShutdown(app: FastifyInstance, config: Config, logger: Logger, s
     const force = setTimeout(() => {
       logger.warn('shutdown timeout reached: closing remaining connections');
       app.server.closeAllConnections();
+      eventStreams?.closeAllConnections();
     }, config.shutdownTimeoutMs);
     force.unref();
     app.close().then(

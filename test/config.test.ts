@@ -15,6 +15,7 @@ describe('loadConfig', () => {
     assert.equal(c.publicBaseUrl, 'http://127.0.0.1:3000');
     assert.equal(c.publicAuthUrl, c.publicBaseUrl);
     assert.equal(c.publicEventStreamsUrl, c.publicBaseUrl);
+    assert.equal(c.eventStreamsPort, undefined, 'one port serves everything');
     assert.equal(c.bodyLimitBytes, 1024 * 1024);
     assert.equal(c.smtpUrl, undefined);
     assert.equal(c.smtpFrom, 'Switchboard <switchboard@localhost>');
@@ -38,11 +39,27 @@ describe('loadConfig', () => {
       { PORT: 'abc' }, { PORT: '70000' }, { LOG_LEVEL: 'loud' }, { PUBLIC_BASE_URL: 'not a url' }, { PUBLIC_AUTH_URL: 'ftp://x' },
       { SWITCHBOARD_ADMIN_TOKEN: 'short' }, { SWITCHBOARD_ADMIN_TOKEN: `${'x'.repeat(20)} ${'y'.repeat(20)}` }, { SQLITE_SYNCHRONOUS: 'OFF' }, { TRUST_PROXY: 'maybe' },
       { LOOKUP_TABLE_MAX_ROWS: '0' }, { LOOKUP_TABLE_MAX_ROWS: 'lots' },
+      { EVENT_STREAMS_PORT: '0' }, { EVENT_STREAMS_PORT: '65536' }, { EVENT_STREAMS_PORT: '40o1' }, { EVENT_STREAMS_PORT: '-1' },
+      { EVENT_STREAMS_PORT: '3000' }, { EVENT_STREAMS_PORT: '8080', PORT: '8080' },
     ];
     for (const env of bad) {
       const name = Object.keys(env)[0]!;
       assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && e.message.includes(name), name);
     }
+  });
+
+  test('EVENT_STREAMS_PORT: a listener of its own, advertised by default; PUBLIC_EVENT_STREAMS_URL still wins', () => {
+    const c = loadConfig({ EVENT_STREAMS_PORT: ' 4001 ' });
+    assert.equal(c.eventStreamsPort, 4001);
+    assert.equal(c.publicEventStreamsUrl, 'http://127.0.0.1:4001');
+    assert.equal(c.publicBaseUrl, 'http://127.0.0.1:3000');
+    assert.equal(loadConfig({ EVENT_STREAMS_PORT: '4001', HOST: '0.0.0.0' }).publicEventStreamsUrl, 'http://localhost:4001');
+    assert.equal(loadConfig({ EVENT_STREAMS_PORT: '4001', HOST: '::1' }).publicEventStreamsUrl, 'http://[::1]:4001');
+    const proxied = loadConfig({ EVENT_STREAMS_PORT: '4001', PUBLIC_EVENT_STREAMS_URL: 'https://events.example.com/' });
+    assert.equal(proxied.publicEventStreamsUrl, 'https://events.example.com');
+    assert.equal(proxied.eventStreamsPort, 4001);
+    assert.equal(loadConfig({ EVENT_STREAMS_PORT: '' }).eventStreamsPort, undefined, 'empty counts as unset');
+    assert.throws(() => loadConfig({ EVENT_STREAMS_PORT: '3000' }), /EVENT_STREAMS_PORT must differ from PORT/);
   });
 
   test('SMTP settings: smtp:// or smtps:// URLs; a refused URL is never echoed (it may hold a password)', () => {

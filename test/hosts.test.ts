@@ -18,6 +18,8 @@ test('the gateway host serves published APIs and the token endpoint, not the man
   const gateway = await on('api.example.com', 'GET', '/w1-dev/orders-v1/x');
   assert.deepEqual(JSON.parse(gateway.body), { error: 'Not found' });
   assert.equal((await on('api.example.com', 'GET', '/health')).statusCode, 200);
+  const anonymous = await t.app.inject({ method: 'GET', url: '/api/users/me', headers: { host: 'api.example.com' } });
+  assert.deepEqual([anonymous.statusCode, JSON.parse(anonymous.body)], [404, { error: 'Not found' }], 'a 404 before any 401');
 });
 
 test('the auth host serves only the token endpoint', async () => {
@@ -57,6 +59,9 @@ describe('PUBLIC_EVENT_STREAMS_URL with a host of its own', () => {
       assert.deepEqual(res.body, { message: 'Not found' });
     }
     assert.equal((await onEvents('POST', '/oauth2/token', {})).status, 404);
+    // Without a token too: what is not served on this host is a 404, never a 401 that tells it exists.
+    const anonymous = await e.call('GET', '/api/users/me', { token: null, headers: { host: 'events.example.com' } });
+    assert.deepEqual([anonymous.status, anonymous.body], [404, { message: 'Not found' }]);
     assert.equal((await onEvents('GET', '/health')).status, 200);
   });
 

@@ -1,6 +1,7 @@
 // Real server processes for tests: `switchboard serve` on a free port and a data directory.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -9,6 +10,8 @@ const CLI = path.resolve(import.meta.dirname, '../src/cli.ts');
 export interface Running {
   child: ChildProcess;
   baseUrl: string;
+  /** The event streams listener's address, when EVENT_STREAMS_PORT is set. */
+  eventStreamsUrl: string | undefined;
   output: () => string;
   exited: Promise<number | null>;
 }
@@ -33,7 +36,8 @@ export async function startServer(dataDir: string, env: Record<string, string> =
     // The banner, when there is one, comes right after "ready".
     if (ready && listening?.[1]) {
       await new Promise((r) => setTimeout(r, 100));
-      return { child, baseUrl: listening[1], output: () => out, exited };
+      const eventStreams = /Event streams listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      return { child, baseUrl: listening[1], eventStreamsUrl: eventStreams?.[1], output: () => out, exited };
     }
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 50));
@@ -50,6 +54,15 @@ export async function api(base: string, method: string, url: string, token?: str
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** A port free at the time of the call (for settings that cannot be 0, such as EVENT_STREAMS_PORT). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 export function tempDir(): string {

@@ -1,23 +1,49 @@
 // Addresses with a host of their own (PUBLIC_AUTH_URL, PUBLIC_GATEWAY_URL on a custom domain,
 // PUBLIC_EVENT_STREAMS_URL) serve only what belongs there: the token endpoint; on the gateway
 // host the published APIs; on the event streams host the PubSub operations (contract 13 §1).
+// The event streams listener (EVENT_STREAMS_PORT) is filtered the same way, whatever the Host
+// header says: its requests come through eventStreamsHandler(), which marks them.
 // By default every address is the one port and nothing is filtered.
-import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 
 const GATEWAY_CATCH_ALL = '/*';
 const EVERYWHERE = new Set<string | undefined>(['/health', '/ready']);
+const NOT_FOUND_EVENT_STREAMS = { message: 'Not found' };
+const NOT_FOUND_GATEWAY = { error: 'Not found' };
 
-export function registerHostRouting(app: FastifyInstance, config: Pick<Config, 'publicBaseUrl' | 'publicAuthUrl' | 'publicGatewayUrl' | 'publicEventStreamsUrl'>): void {
+/** Requests that arrived on the event streams listener. */
+const onEventStreamsListener = new WeakSet<IncomingMessage>();
+
+/**
+ * The 'request' handler of the event streams listener: the app's own router (one app, one
+ * runtime), with each request marked so that registerHostRouting serves it only the event
+ * streams operations and the health checks.
+ */
+export function eventStreamsHandler(app: FastifyInstance): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    onEventStreamsListener.add(req);
+    app.routing(req, res);
+  };
+}
+
+type HostConfig = Pick<Config, 'publicBaseUrl' | 'publicAuthUrl' | 'publicGatewayUrl' | 'publicEventStreamsUrl' | 'eventStreamsPort'>;
+
+export function registerHostRouting(app: FastifyInstance, config: HostConfig): void {
   const base = hostOf(config.publicBaseUrl);
   const auth = hostOf(config.publicAuthUrl);
   const gateway = hostOf(config.publicGatewayUrl);
   const events = hostOf(config.publicEventStreamsUrl);
-  if (auth === base && gateway === base && events === base) return;
+  if (auth === base && gateway === base && events === base && config.eventStreamsPort === undefined) return;
 
   app.addHook('onRequest', async (request, reply) => {
-    const host = (request.headers.host ?? '').toLowerCase();
     const route = request.routeOptions.url;
+    if (onEventStreamsListener.has(request.raw)) {
+      if (EVERYWHERE.has(route) || isEventStreamsOperation(request)) return;
+      return notFound(reply, NOT_FOUND_EVENT_STREAMS);
+    }
+    const host = (request.headers.host ?? '').toLowerCase();
     if (host === base || EVERYWHERE.has(route)) return;
     let known = false;
     let allowed = false;
@@ -31,15 +57,22 @@ export function registerHostRouting(app: FastifyInstance, config: Pick<Config, '
     }
     if (host === events) {
       known = true;
-      // The three operations of the catalog and their legacy aliases (routes marked eventStreams).
-      allowed ||= request.routeOptions.config?.eventStreams !== undefined;
+      allowed ||= isEventStreamsOperation(request);
     }
     if (known && !allowed) {
       // Each host answers in its own error shape: the gateway's { error }, event streams' { message }.
-      const body = host === events && host !== gateway ? { message: 'Not found' } : { error: 'Not found' };
-      return reply.status(404).type('application/json; charset=utf-8').send(body);
+      return notFound(reply, host === events && host !== gateway ? NOT_FOUND_EVENT_STREAMS : NOT_FOUND_GATEWAY);
     }
   });
+}
+
+/** The three operations of the catalog and their legacy aliases (routes marked eventStreams). */
+function isEventStreamsOperation(request: FastifyRequest): boolean {
+  return request.routeOptions.config?.eventStreams !== undefined;
+}
+
+function notFound(reply: FastifyReply, body: object) {
+  return reply.status(404).type('application/json; charset=utf-8').send(body);
 }
 
 function hostOf(url: string): string {

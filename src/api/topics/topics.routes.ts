@@ -1,6 +1,7 @@
 // The event streams API (contract 13 §3-6): publish, batch publish and consume at the paths of
 // the catalog, and the legacy /api/pubsub/... aliases. Served on PUBLIC_EVENT_STREAMS_URL (its own
-// host is routed in src/http/hosts.ts) and, like every address, on the one port by default.
+// host is routed in src/http/hosts.ts), on the EVENT_STREAMS_PORT listener when there is one, and,
+// like every address, on the main port.
 // Static routes: the gateway's catch-all (/*) never shadows them.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
