@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../src/config.ts';
 
 describe('loadConfig', () => {
   test('defaults', () => {
@@ -70,5 +70,20 @@ describe('loadConfig', () => {
       assert.throws(() => loadConfig({ SMTP_URL: value }), (e: unknown) => e instanceof ConfigError && e.message.includes('SMTP_URL') && !e.message.includes('hunter2'), value);
     }
     assert.throws(() => loadConfig({ SMTP_FROM: 'nobody' }), (e: unknown) => e instanceof ConfigError && e.message.includes('SMTP_FROM'));
+  });
+});
+
+describe('settings are never secrets', () => {
+  test('every variable loadConfig reads is listed in CONFIG_VARIABLES, so the env: secret provider never exposes it', () => {
+    const read = new Set<string>();
+    const env = new Proxy({} as Record<string, string | undefined>, {
+      get(_target, name) {
+        if (typeof name === 'string') read.add(name);
+        return undefined;
+      },
+    });
+    loadConfig(env);
+    assert.ok(read.size > 10, `loadConfig read ${read.size} variables`);
+    assert.deepEqual([...read].filter((name) => !CONFIG_VARIABLES.includes(name)), []);
   });
 });
