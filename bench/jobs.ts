@@ -5,7 +5,7 @@
 // The lookup is an inline map in a formula: lookup tables do not exist on this server yet.
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { load, loadOptions, row, startChild } from './lib.ts';
+import { cpuMicros, load, loadOptions, row, startChild } from './lib.ts';
 import { startSwitchboard } from './platform.ts';
 
 const pill = (...p: string[]) => `_dp('${JSON.stringify({ pill_type: 'output', provider: 'workato_webhooks', line: 'hook', path: ['payload', ...p] })}')`;
@@ -43,6 +43,7 @@ export async function run(options: { seconds: number; connections: number }): Pr
     const body = JSON.stringify({ id: 'A-1', total: 250, customer: 'A', items: Array.from({ length: 10 }, (_, i) => ({ sku: `S-${i}` })) });
     const headers = { 'content-type': 'application/json' };
     const t0 = Date.now();
+    const cpu0 = cpuMicros(sb.process.pid);
     const ours = await load({ url: hook, method: 'POST', headers, body, seconds: options.seconds, connections: options.connections });
     // Wait for the queue to drain: every acknowledged event is a job that must finish.
     for (;;) {
@@ -50,6 +51,7 @@ export async function run(options: { seconds: number; connections: number }): Pr
       if (pending.job_scope_count === 0) break;
       await new Promise((r) => setTimeout(r, 200));
     }
+    const cpu1 = cpuMicros(sb.process.pid);
     const baseline = await load({ url: `${bare.url}/token`, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1', seconds: options.seconds, connections: options.connections });
     const db = new DatabaseSync(path.join(sb.dataDir, 'switchboard.sqlite'), { readOnly: true });
     const jobs = db.prepare("select created_at, completed_at, status from jobs where recipe_id = ?").all(created.id) as Array<{ created_at: string; completed_at: string; status: string }>;
@@ -62,6 +64,7 @@ export async function run(options: { seconds: number; connections: number }): Pr
     console.log(row('POST webhook (acknowledged once stored)', ours));
     console.log(row('bare Fastify POST route', baseline));
     console.log(`jobs completed: ${jobs.length} (${failed} not succeeded), ${lines} lines recorded, ${(jobs.length / ((lastDone - t0) / 1000)).toFixed(0)} jobs/s from first call to last job done (target >= 2000)`);
+    if (cpu0 !== null && cpu1 !== null) console.log(`server CPU per job (webhook, run, record; user + system): ${((cpu1 - cpu0) / jobs.length).toFixed(0)} us`);
     console.log(`webhook-to-job-done latency: p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms`);
   } finally {
     sb.process.kill('SIGTERM');

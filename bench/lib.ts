@@ -1,5 +1,6 @@
 // Shared by the benchmarks: child servers on loopback and a bounded load run with autocannon.
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 
@@ -55,4 +56,19 @@ export function row(label: string, r: LoadResult): string {
 export function loadOptions(args: string[]): { seconds: number; connections: number } {
   const { values } = parseArgs({ args, options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '32' } } });
   return { seconds: Number(values.seconds), connections: Number(values.connections) };
+}
+
+/**
+ * CPU time (user + system, microseconds) a process has used so far, from /proc on Linux; null
+ * elsewhere. CPU per operation is far steadier than operations per second on a shared machine.
+ */
+export function cpuMicros(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10_000 : null;
+  } catch {
+    return null;
+  }
 }
