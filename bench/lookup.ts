@@ -128,7 +128,7 @@ export async function main(argv: string[]): Promise<void> {
     for (let start = 0; start < rows; start += 20_000) {
       const batch: Cells[] = [];
       for (let i = start; i < Math.min(rows, start + 20_000); i++) batch.push(rowOf(i));
-      await database.db.transaction().execute((trx) => insertRows(trx, tableId, batch, now));
+      await database.db.transaction().execute((trx) => insertRows(trx, tableId, LABELS.length, batch, now));
       if (process.stderr.isTTY) process.stderr.write(`\rfilling: ${int(Math.min(rows, start + 20_000))} rows`);
     }
     await sql`PRAGMA cache_size = -2000`.execute(database.db);

@@ -198,14 +198,15 @@ export async function addRow(ctx: ServiceContext, scope: TableScope, tableId: nu
   const cells = parseCells(labels, data);
   const now = toStored(ctx.clock.now());
   const maxRows = ctx.config.lookupTableMaxRows;
+  // A refusal is returned, not thrown, from the shared transaction: the slot reservation that
+  // refused changed nothing, and a throw would make the whole batch run again (group-commit.ts).
   const row = await ctx.groupCommit.run(async (trx) => {
-    if (!(await reserveRowSlot(trx, table.id, maxRows, now))) {
-      const current = await findTableRowCount(trx, table.id);
-      if (!current || current.deleted_at !== null) throw new AppError('not_found');
-      throw new AppError('lookup_table_full', { message: `Lookup table is full: it holds the maximum of ${maxRows} rows`, errors: { data: [`the table already holds ${maxRows} rows`] } });
-    }
-    return insertRow(trx, table.id, cells, now);
+    if (await reserveRowSlot(trx, table.id, maxRows, now)) return insertRow(trx, table.id, labels.length, cells, now);
+    const current = await findTableRowCount(trx, table.id);
+    return !current || current.deleted_at !== null ? 'gone' : 'full';
   });
+  if (row === 'gone') throw new AppError('not_found');
+  if (row === 'full') throw new AppError('lookup_table_full', { message: `Lookup table is full: it holds the maximum of ${maxRows} rows`, errors: { data: [`the table already holds ${maxRows} rows`] } });
   return rowToApi(row, labels);
 }
 

@@ -521,6 +521,8 @@ describe('PUT /api/lookup_tables/:lookup_table_id/rows/:row_id', () => {
     assert.deepEqual(res.body.data, { code: 'CZ', country: 'Czech Republic', currency: 'CZK' });
     const cleared = await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { body: { data: { col3: null, code: '' } } });
     assert.deepEqual(cleared.body.data, { code: null, country: 'Czech Republic', currency: null });
+    // A cell emptied by an update is found as empty.
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[currency]=`)).body.id, rowId);
     const alias = await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { body: { row: { code: 7 } } });
     assert.deepEqual(alias.body.data, { code: '7', country: 'Czech Republic', currency: null });
     assert.deepEqual((await t.call('GET', `/api/lookup_tables/${table.id}/rows/${rowId}`)).body, alias.body);
