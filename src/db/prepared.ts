@@ -4,6 +4,8 @@
 // on first use by the database's own query compiler (the SQL differs between SQLite and
 // PostgreSQL, the code does not), and each run only binds the values. With SQLite the adapter's
 // statement cache (sqlite-adapter.ts) then reuses the prepared statement as well.
+// Kysely plugins transform the query once, when it is compiled, and every result; a plugin that
+// pairs a query with its result by query id would not see them paired (none is used here).
 import { CompiledQuery, type Compilable, type Kysely, type QueryResult, type Transaction } from 'kysely';
 import type { Database } from './types.ts';
 
