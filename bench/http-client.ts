@@ -2,6 +2,7 @@
 // that the client's own work does not queue behind the server on one event loop. Connections are
 // kept alive. The client is node:http by default; `fetch` (undici) is measured too for lookups,
 // since it is what many scripts use, but its own overhead is larger.
+import fs from 'node:fs';
 import http from 'node:http';
 import { parentPort } from 'node:worker_threads';
 
@@ -14,6 +15,8 @@ export interface ClientResult {
   elapsedMs: number;
   failures: number;
   firstFailure?: string;
+  /** CPU time of this client thread during the job (user + system), so the server's share can be told apart. */
+  clientCpuMs?: number;
 }
 
 interface Answer { status: number; text: string }
@@ -83,7 +86,19 @@ async function concurrentPosts(job: Extract<ClientJob, { kind: 'concurrent-posts
   return { latenciesMs, elapsedMs: performance.now() - started, failures, ...(firstFailure ? { firstFailure } : {}) };
 }
 
+/** CPU time of the calling thread (user + system) in ms, from /proc (Linux); NaN elsewhere. */
+export function threadCpuMs(statPath = '/proc/thread-self/stat'): number {
+  try {
+    // Fields after the command name (which may hold spaces, hence the last ')'): utime is the 12th, stime the 13th, in clock ticks (100 a second).
+    const fields = fs.readFileSync(statPath, 'utf8').split(')').at(-1)!.trim().split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
 parentPort?.on('message', (job: ClientJob) => {
+  const cpuBefore = threadCpuMs();
   const run = job.kind === 'sequential' ? sequential(job) : concurrentPosts(job);
-  run.then((result) => parentPort?.postMessage(result), (error: unknown) => parentPort?.postMessage({ error: String(error) }));
+  run.then((result) => parentPort?.postMessage({ ...result, clientCpuMs: threadCpuMs() - cpuBefore }), (error: unknown) => parentPort?.postMessage({ error: String(error) }));
 });

@@ -21,7 +21,7 @@ import { createServiceContext, type ServiceContext } from '../src/context.ts';
 import { findEnvironmentByType } from '../src/workspaces/workspaces.store.ts';
 import { addRow } from '../src/api/lookup_tables/lookup_tables.service.ts';
 import { insertRows, planFilters, probeQuery, rowsQuery, type CellFilter, type Cells } from '../src/api/lookup_tables/lookup_tables.store.ts';
-import type { ClientJob, ClientResult } from './http-client.ts';
+import { threadCpuMs, type ClientJob, type ClientResult } from './http-client.ts';
 
 const LABELS = ['code', 'name', 'region', 'currency', 'owner'];
 const REGIONS = 20;
@@ -128,7 +128,7 @@ export async function main(argv: string[]): Promise<void> {
     for (let start = 0; start < rows; start += 20_000) {
       const batch: Cells[] = [];
       for (let i = start; i < Math.min(rows, start + 20_000); i++) batch.push(rowOf(i));
-      await database.db.transaction().execute((trx) => insertRows(trx, tableId, batch, now));
+      await database.db.transaction().execute((trx) => insertRows(trx, tableId, LABELS.length, batch, now));
       if (process.stderr.isTTY) process.stderr.write(`\rfilling: ${int(Math.min(rows, start + 20_000))} rows`);
     }
     await sql`PRAGMA cache_size = -2000`.execute(database.db);
@@ -194,13 +194,24 @@ export async function main(argv: string[]): Promise<void> {
     const ctx: ServiceContext = createServiceContext({ db: database.db, config, secretBox, log: logger });
     const scope = { workspaceId: firstStart.workspace.id, environmentId: (await findEnvironmentByType(database.db, firstStart.workspace.id, 'dev'))?.id as number, allFolders: true, folderIds: [] };
     let nextServiceAdd = 0;
+    // CPU time per add: of the main thread (the server's event loop, where SQLite runs too), and of
+    // the whole process less the client thread (adds garbage collection and other helper threads).
+    // Far less sensitive to other load on the machine than adds per second.
+    const mainThreadStat = `/proc/self/task/${process.pid}/stat`;
+    const processCpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
     const serviceStarted = performance.now();
+    const serviceCpu = [threadCpuMs(mainThreadStat), processCpuMs()];
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (nextServiceAdd < serviceAdds) await addRow(ctx, scope, tableId, newRow(adds + nextServiceAdd++));
     }));
     const servicePerSecond = serviceAdds / ((performance.now() - serviceStarted) / 1000);
+    const serviceMainUs = ((threadCpuMs(mainThreadStat) - (serviceCpu[0] as number)) * 1000) / serviceAdds;
+    const serviceProcessUs = ((processCpuMs() - (serviceCpu[1] as number)) * 1000) / serviceAdds;
     const bodies = Array.from({ length: adds }, (_, k) => JSON.stringify({ data: newRow(k) }));
+    const httpCpu = [threadCpuMs(mainThreadStat), processCpuMs()];
     const addResult = await runClient(worker, { kind: 'concurrent-posts', token, url: `${base}/api/lookup_tables/${tableId}/rows`, bodies, concurrency });
+    const httpMainUs = ((threadCpuMs(mainThreadStat) - (httpCpu[0] as number)) * 1000) / adds;
+    const httpServerUs = ((processCpuMs() - (httpCpu[1] as number) - (addResult.clientCpuMs ?? NaN)) * 1000) / adds;
     const addsPerSecond = adds / (addResult.elapsedMs / 1000);
     const added = await fetch(lookupUrl(filtersOne(rows + adds - 1)), { headers: { authorization: `Bearer ${token}` } });
 
@@ -214,8 +225,9 @@ export async function main(argv: string[]): Promise<void> {
     line('HTTP GET /lookup?by[code]=…, client fetch()', stats(fetchOne.latenciesMs));
     const addStats = stats(addResult.latenciesMs);
     console.log('');
-    console.log(`row adds: service addRow() directly, ${concurrency} concurrent callers: ${int(serviceAdds)} rows = ${int(servicePerSecond)} rows/s`);
-    console.log(`row adds: HTTP POST /rows, ${concurrency} concurrent connections: ${int(adds)} rows in ${(addResult.elapsedMs / 1000).toFixed(2)} s = ${int(addsPerSecond)} rows/s (latency p50 ${ms(addStats.p50)}, p99 ${ms(addStats.p99)})`);
+    const cpu = (mainUs: number, allUs: number) => `CPU ${int(mainUs)} µs an add on the server's main thread, ${int(allUs)} µs in all its threads`;
+    console.log(`row adds: service addRow() directly, ${concurrency} concurrent callers: ${int(serviceAdds)} rows = ${int(servicePerSecond)} rows/s; ${cpu(serviceMainUs, serviceProcessUs)}`);
+    console.log(`row adds: HTTP POST /rows, ${concurrency} concurrent connections: ${int(adds)} rows in ${(addResult.elapsedMs / 1000).toFixed(2)} s = ${int(addsPerSecond)} rows/s (latency p50 ${ms(addStats.p50)}, p99 ${ms(addStats.p99)}); ${cpu(httpMainUs, httpServerUs)}; the client ${int(((addResult.clientCpuMs ?? NaN) * 1000) / adds)} µs`);
     const failures = httpOne.failures + httpTwo.failures + fetchOne.failures + addResult.failures + (added.status === 200 ? 0 : 1);
     if (failures > 0) console.log(`FAILURES: ${failures} (${httpOne.firstFailure ?? httpTwo.firstFailure ?? addResult.firstFailure ?? `last added row not found: ${added.status}`})`);
     const p99 = Math.max(stats(httpOne.latenciesMs).p99, stats(httpTwo.latenciesMs).p99);

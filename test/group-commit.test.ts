@@ -53,6 +53,40 @@ describe('createGroupCommit', () => {
     assert.equal(stored.filter((b) => b === 'a0').length, 1);
   });
 
+  test('when every write succeeds, the batch runs them as they are: no savepoint, each write once', async () => {
+    const group = createGroupCommit(db);
+    const before = statements.length;
+    let runs = 0;
+    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => group.run(async (trx) => { runs += 1; return insertNote(`g${i}`)(trx); })));
+    assert.deepEqual(results, ['g0', 'g1', 'g2', 'g3', 'g4']);
+    assert.equal(runs, 5);
+    assert.deepEqual(statements.slice(before).filter((s) => /savepoint|release|rollback/.test(s)), []);
+  });
+
+  test('when a write fails, the batch is undone and run again with each write in its own savepoint; the others commit once', async () => {
+    const group = createGroupCommit(db);
+    const before = commits();
+    const runs = new Map<string, number>();
+    const counted = (body: string, work: (trx: Kysely<Database>) => Promise<string>) => group.run(async (trx) => {
+      runs.set(body, (runs.get(body) ?? 0) + 1);
+      return work(trx);
+    });
+    const outcomes = await Promise.allSettled([
+      counted('h1', insertNote('h1')),
+      counted('h2', async (trx) => {
+        await insertNote('h2-partial')(trx);
+        throw new Error('refused');
+      }),
+      counted('h3', insertNote('h3')),
+    ]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    // The writes up to the failing one ran twice (as they were, then isolated); the one after it once.
+    assert.deepEqual(Object.fromEntries(runs), { h1: 2, h2: 2, h3: 1 });
+    assert.equal(commits() - before, 1);
+    const stored = await notes();
+    assert.deepEqual(stored.filter((b) => b.startsWith('h')), ['h1', 'h3']);
+  });
+
   test('a write resolves only after its batch committed', async () => {
     const group = createGroupCommit(db);
     const before = commits();

@@ -1,8 +1,11 @@
 // Group commit: small writes that arrive together share one transaction, so one commit (one sync
 // of the write-ahead log under SQLITE_SYNCHRONOUS=FULL) serves many of them. A commit, not the
 // write itself, is what limits SQLite to a few thousand transactions a second; writes queued while
-// a batch runs go together in the next batch. Each write runs in its own savepoint: one that fails
-// is undone alone, the others commit. A write's promise settles only after its batch committed.
+// a batch runs go together in the next batch. A write that fails is undone alone and the others
+// commit: a batch first runs its writes one after the other as they are (most writes succeed, and
+// a savepoint around each costs three statements); if one of them fails, the whole transaction is
+// rolled back and the batch runs again with each write in its own savepoint. A write's promise
+// settles only after its batch committed.
 import type { ControlledTransaction, Kysely, Transaction } from 'kysely';
 import type { Database } from './types.ts';
 
@@ -10,6 +13,9 @@ export interface GroupCommit {
   /**
    * Run `work` inside a shared transaction. Use only `trx` inside (the database handle would wait
    * for the very transaction it runs in), and keep it short: the batch holds the connection.
+   * `work` may run twice (when a write of its batch fails, the batch is undone and run again with
+   * each write isolated), so it must do nothing outside `trx`. A refusal it can tell without
+   * writing (e.g. a conditional update that changed nothing) is cheaper returned than thrown.
    */
   run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
 }
@@ -55,18 +61,15 @@ export function createGroupCommit(db: Kysely<Database>, options: { maxBatch?: nu
 }
 
 async function commitBatch(db: Kysely<Database>, batch: readonly Queued[]): Promise<void> {
-  const outcomes: Outcome[] = [];
+  let outcomes: Outcome[] = [];
   try {
-    const trx = await db.startTransaction().execute();
-    try {
-      for (const item of batch) outcomes.push(await runIsolated(trx, item));
-      await trx.commit().execute();
-    } catch (error) {
-      await trx.rollback().execute().catch(() => undefined);
-      throw error;
+    if (!(await runBatch(db, batch, false, outcomes))) {
+      outcomes = [];
+      await runBatch(db, batch, true, outcomes);
     }
   } catch (error) {
-    // The transaction itself failed: nothing of the batch was written.
+    // The transaction itself failed: nothing of the batch was written. A write that had failed
+    // in its savepoint keeps its own error.
     batch.forEach((item, i) => {
       const own = outcomes[i];
       item.reject(own && !own.ok ? own.error : error);
@@ -78,6 +81,35 @@ async function commitBatch(db: Kysely<Database>, batch: readonly Queued[]): Prom
     if (outcome.ok) item.resolve(outcome.value);
     else item.reject(outcome.error);
   });
+}
+
+/**
+ * One transaction for the batch, committed; each write's outcome is pushed to `outcomes`. Not
+ * isolated: the writes run as they are, and the first that fails rolls everything back (false:
+ * run the batch again, isolated). Isolated: each write in its own savepoint, so a failing one is
+ * undone alone and keeps its own error. Throws when the transaction itself fails.
+ */
+async function runBatch(db: Kysely<Database>, batch: readonly Queued[], isolated: boolean, outcomes: Outcome[]): Promise<boolean> {
+  const trx = await db.startTransaction().execute();
+  try {
+    for (const item of batch) {
+      if (isolated) {
+        outcomes.push(await runIsolated(trx, item));
+        continue;
+      }
+      try {
+        outcomes.push({ ok: true, value: await item.work(trx) });
+      } catch {
+        await trx.rollback().execute();
+        return false;
+      }
+    }
+    await trx.commit().execute();
+    return true;
+  } catch (error) {
+    await trx.rollback().execute().catch(() => undefined);
+    throw error;
+  }
 }
 
 async function runIsolated(trx: ControlledTransaction<Database>, item: Queued): Promise<Outcome> {

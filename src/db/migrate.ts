@@ -10,6 +10,7 @@ import * as connectionsSecrets from './migrations/0004_connections_secrets.ts';
 import * as lookupTables from './migrations/0002_lookup_tables.ts';
 import * as pubsub from './migrations/0007_pubsub.ts';
 import * as recipesJobs from './migrations/0008_recipes_jobs.ts';
+import * as lookupRowsPartialIndexes from './migrations/0009_lookup_rows_partial_indexes.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0002_lookup_tables': lookupTables,
   '0007_pubsub': pubsub,
   '0008_recipes_jobs': recipesJobs,
+  '0009_lookup_rows_partial_indexes': lookupRowsPartialIndexes,
 };
 
 function provider(dialect: DialectName): MigrationProvider {

@@ -32,7 +32,7 @@ before(async () => {
     const g = generated(i);
     rows.push({ col1: g.code, col2: g.name, col3: g.currency, col4: g.region });
   }
-  await t.ctx.db.transaction().execute((trx) => insertRows(trx, tableId, rows, toStored(new Date())));
+  await t.ctx.db.transaction().execute((trx) => insertRows(trx, tableId, 5, rows, toStored(new Date())));
   const first = await t.call('GET', `/api/lookup_tables/${tableId}/rows?per_page=1`);
   firstRowId = first.body[0].id;
 });
@@ -143,7 +143,7 @@ describe('POST /api/lookup_tables/batch_delete of a large table', () => {
   test('the table is gone at once; its rows are purged in the background, chunk by chunk, while requests are served', async () => {
     const created = await t.call('POST', '/api/lookup_tables', { body: { name: 'to_purge', schema: [{ label: 'k' }] } });
     const id = created.body.id;
-    await t.ctx.db.transaction().execute((trx) => insertRows(trx, id, Array.from({ length: 5000 }, (_, i) => ({ col1: `p${i}` })), toStored(new Date())));
+    await t.ctx.db.transaction().execute((trx) => insertRows(trx, id, 1, Array.from({ length: 5000 }, (_, i) => ({ col1: `p${i}` })), toStored(new Date())));
     const countRows = async () => Number((await t.ctx.db.selectFrom('lookup_table_rows').select((eb) => eb.fn.countAll().as('n')).where('table_id', '=', id).executeTakeFirstOrThrow()).n);
     assert.equal(await countRows(), 5000);
     const res = await t.call('POST', '/api/lookup_tables/batch_delete', { body: { ids: [id] } });
@@ -164,7 +164,7 @@ describe('purge of deleted tables after a restart', () => {
   test('purgeDeletedTables (run at every start) removes the rows and record of tables marked deleted', async () => {
     const created = await t.call('POST', '/api/lookup_tables', { body: { name: 'cut_short', schema: [{ label: 'k' }] } });
     const id = created.body.id;
-    await t.ctx.db.transaction().execute((trx) => insertRows(trx, id, Array.from({ length: 1200 }, (_, i) => ({ col1: `c${i}` })), toStored(new Date())));
+    await t.ctx.db.transaction().execute((trx) => insertRows(trx, id, 1, Array.from({ length: 1200 }, (_, i) => ({ col1: `c${i}` })), toStored(new Date())));
     // As if the server stopped right after the batch delete committed: marked, not purged.
     await markTablesDeleted(t.ctx.db, [id], toStored(new Date()));
     assert.equal((await t.call('GET', `/api/lookup_tables/${id}`)).status, 404);

@@ -193,47 +193,102 @@ export async function getRow(ctx: ServiceContext, scope: TableScope, tableId: nu
 }
 
 export async function addRow(ctx: ServiceContext, scope: TableScope, tableId: number, data: unknown): Promise<LookupRowApi> {
-  const table = await visibleTable(ctx, scope, tableId);
-  const labels = labelsOf(table);
-  const cells = parseCells(labels, data);
+  const table = await tableForWrite(ctx, scope, tableId);
+  const cells = await checkForWrite(ctx, scope, table, () => parseCells(table.labels, data));
   const now = toStored(ctx.clock.now());
   const maxRows = ctx.config.lookupTableMaxRows;
+  // A refusal is returned, not thrown, from the shared transaction: the slot reservation that
+  // refused changed nothing, and a throw would make the whole batch run again (group-commit.ts).
   const row = await ctx.groupCommit.run(async (trx) => {
-    if (!(await reserveRowSlot(trx, table.id, maxRows, now))) {
-      const current = await findTableRowCount(trx, table.id);
-      if (!current || current.deleted_at !== null) throw new AppError('not_found');
-      throw new AppError('lookup_table_full', { message: `Lookup table is full: it holds the maximum of ${maxRows} rows`, errors: { data: [`the table already holds ${maxRows} rows`] } });
-    }
-    return insertRow(trx, table.id, cells, now);
+    if (await reserveRowSlot(trx, table.id, maxRows, now)) return insertRow(trx, table.id, table.labels.length, cells, now);
+    const current = await findTableRowCount(trx, table.id);
+    return !current || current.deleted_at !== null ? 'gone' : 'full';
   });
-  return rowToApi(row, labels);
+  if (row === 'gone') throw new AppError('not_found');
+  if (row === 'full') throw new AppError('lookup_table_full', { message: `Lookup table is full: it holds the maximum of ${maxRows} rows`, errors: { data: [`the table already holds ${maxRows} rows`] } });
+  return rowToApi(row, table.labels);
 }
 
 /** Partial: only the columns given change; null or '' empties a cell. */
 export async function updateRow(ctx: ServiceContext, scope: TableScope, tableId: number, rowId: number, data: unknown): Promise<LookupRowApi> {
-  const table = await visibleTable(ctx, scope, tableId);
-  const labels = labelsOf(table);
-  const cells = parseCells(labels, data);
-  if (Object.keys(cells).length === 0) throw invalid({ data: ['must name at least one column to change'] }, 'Nothing to update');
+  const table = await tableForWrite(ctx, scope, tableId);
+  const cells = await checkForWrite(ctx, scope, table, () => {
+    const parsed = parseCells(table.labels, data);
+    if (Object.keys(parsed).length === 0) throw invalid({ data: ['must name at least one column to change'] }, 'Nothing to update');
+    return parsed;
+  });
   const now = toStored(ctx.clock.now());
   const row = await ctx.groupCommit.run(async (trx) => {
+    // An unknown row changes nothing: answered without a throw (which would run the batch again).
+    const updated = await updateRowCells(trx, table.id, rowId, cells, now);
+    if (!updated) return undefined;
     if (!(await touchTable(trx, table.id, now))) throw new AppError('not_found');
-    return assertFound(await updateRowCells(trx, table.id, rowId, cells, now));
+    return updated;
   });
-  return rowToApi(row, labels);
+  return rowToApi(assertFound(row), table.labels);
 }
 
 export async function deleteRow(ctx: ServiceContext, scope: TableScope, tableId: number, rowId: number): Promise<void> {
-  const table = await visibleTable(ctx, scope, tableId);
+  const table = await tableForWrite(ctx, scope, tableId);
   const now = toStored(ctx.clock.now());
-  await ctx.groupCommit.run(async (trx) => {
-    if (!(await deleteRowRecord(trx, table.id, rowId))) throw new AppError('not_found');
+  const deleted = await ctx.groupCommit.run(async (trx) => {
+    if (!(await deleteRowRecord(trx, table.id, rowId))) return false;
     if (!(await touchTable(trx, table.id, now, -1))) throw new AppError('not_found');
+    return true;
   });
+  if (!deleted) throw new AppError('not_found');
 }
 
 async function visibleTable(ctx: ServiceContext, scope: TableScope, tableId: number): Promise<VisibleTable> {
   return assertFound(await findTable(ctx.db, scope, tableId));
+}
+
+/**
+ * What a row write needs of its table, all of which never changes once the table exists: its
+ * tenancy, its project's folder (a project never moves) and its columns. Row writes check in their
+ * own transaction that the table is still there (reserveRowSlot, touchTable), so these facts may
+ * come from memory, which spares every write a read; a table deleted since is refused there, as
+ * before. Reads (rows, lookups) always read the table.
+ */
+interface TableFacts {
+  id: number;
+  workspace_id: number;
+  environment_id: number;
+  project_folder_id: number | null;
+  labels: string[];
+  /** From memory: not read in this request. */
+  remembered: boolean;
+}
+
+const TABLE_FACTS = new WeakMap<object, Map<number, TableFacts>>();
+/** Tables remembered per database; the memory is emptied when full (it refills on use). */
+const MAX_REMEMBERED_TABLES = 10_000;
+
+async function tableForWrite(ctx: ServiceContext, scope: TableScope, tableId: number): Promise<TableFacts> {
+  let remembered = TABLE_FACTS.get(ctx.db);
+  if (!remembered) {
+    remembered = new Map();
+    TABLE_FACTS.set(ctx.db, remembered);
+  }
+  const known = remembered.get(tableId);
+  // The same visibility rule as findTable, applied to the remembered facts.
+  if (known && known.workspace_id === scope.workspaceId && known.environment_id === scope.environmentId
+    && (scope.allFolders || (known.project_folder_id !== null && scope.folderIds.includes(known.project_folder_id)))) return known;
+  const table = await visibleTable(ctx, scope, tableId);
+  const facts = { id: table.id, workspace_id: table.workspace_id, environment_id: table.environment_id, project_folder_id: table.project_folder_id, labels: labelsOf(table) };
+  if (remembered.size >= MAX_REMEMBERED_TABLES) remembered.clear();
+  remembered.set(table.id, { ...facts, remembered: true });
+  return { ...facts, remembered: false };
+}
+
+/** A write's input check; bad input for a table deleted meanwhile is a 404 (not found comes first, as when the table is read). */
+async function checkForWrite<T>(ctx: ServiceContext, scope: TableScope, table: TableFacts, check: () => T): Promise<T> {
+  try {
+    return check();
+  } catch (error) {
+    if (table.remembered) await visibleTable(ctx, scope, table.id);
+    throw error;
+  }
 }
 
 // ---- input rules ----

@@ -1,13 +1,17 @@
 // Lookup tables and their rows. Cells live by position in col1..col10; every lookup and filter
 // is led by the index (table_id, colN) of one given column, so its cost does not grow with the
 // table. Labels (what clients see) are mapped to positions by the service.
+// Stored form (migration 0009): an empty cell of one of the table's columns is '' (the API shows
+// null), a position beyond the table's columns is null; the column indexes are partial
+// (`colN IS NOT NULL`), so a table pays only for the indexes of the columns it has.
 import { sql, type SelectQueryBuilder } from 'kysely';
+import { prepareQuery } from '../../db/prepared.ts';
 import type { Database, Db, LookupRowRecord, LookupTableRow } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
 
 export const CELL_COLUMNS = ['col1', 'col2', 'col3', 'col4', 'col5', 'col6', 'col7', 'col8', 'col9', 'col10'] as const;
 export type CellColumn = (typeof CELL_COLUMNS)[number];
-/** Cell values by position; null (or absent on insert) is an empty cell. */
+/** Cell values by position, as the service sees them: null (or absent on insert) is an empty cell. */
 export type Cells = Partial<Record<CellColumn, string | null>>;
 
 /** Equality on one cell; null matches an empty cell. */
@@ -63,7 +67,8 @@ export function tableToApi(table: LookupTableRow): LookupTableApi {
 export function rowToApi(row: LookupRowRecord, labels: readonly string[]): LookupRowApi {
   const data: Record<string, string | null> = {};
   labels.forEach((label, i) => {
-    data[label] = row[CELL_COLUMNS[i] as CellColumn];
+    const value = row[CELL_COLUMNS[i] as CellColumn];
+    data[label] = value === '' ? null : value;
   });
   return { id: row.id, data, created_at: toApiTimestamp(row.created_at), updated_at: toApiTimestamp(row.updated_at) };
 }
@@ -84,8 +89,27 @@ function visibleTables(db: Db, scope: TableScope) {
   return query;
 }
 
+/**
+ * One table by id (every row write and lookup reads it first, so it is prepared once): the query
+ * is visibleTables' without the project condition, which is then applied to the one record
+ * found, by the same rule (a client limited to some projects sees only their tables).
+ */
+const tableById = prepareQuery<{ id: number; workspaceId: number; environmentId: number }, VisibleTable>((db, param) =>
+  db
+    .selectFrom('lookup_tables as t')
+    .leftJoin('projects as p', 'p.id', 't.project_id')
+    .selectAll('t')
+    .select('p.folder_id as project_folder_id')
+    .where('t.id', '=', param('id'))
+    .where('t.workspace_id', '=', param('workspaceId'))
+    .where('t.environment_id', '=', param('environmentId'))
+    .where('t.deleted_at', 'is', null));
+
 export async function findTable(db: Db, scope: TableScope, id: number): Promise<VisibleTable | undefined> {
-  return visibleTables(db, scope).where('t.id', '=', id).executeTakeFirst();
+  const [table] = (await tableById.execute(db, { id, workspaceId: scope.workspaceId, environmentId: scope.environmentId })).rows;
+  if (!table) return undefined;
+  if (!scope.allFolders && (table.project_folder_id === null || !scope.folderIds.includes(table.project_folder_id))) return undefined;
+  return table;
 }
 
 export async function listTables(db: Db, scope: TableScope, page: { offset: number; perPage: number }): Promise<VisibleTable[]> {
@@ -153,15 +177,17 @@ export async function removeDeletedTable(db: Db, tableId: number): Promise<void>
  * conditional statement, so concurrent adds can never pass the limit together.
  */
 export async function reserveRowSlot(db: Db, tableId: number, maxRows: number, now: string): Promise<boolean> {
-  const result = await db
-    .updateTable('lookup_tables')
-    .set((eb) => ({ row_count: eb('row_count', '+', 1), updated_at: now }))
-    .where('id', '=', tableId)
-    .where('deleted_at', 'is', null)
-    .where('row_count', '<', maxRows)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  const result = await reserveSlot.execute(db, { tableId, maxRows, now });
+  return Number(result.numAffectedRows ?? 0) > 0;
 }
+
+const reserveSlot = prepareQuery<{ tableId: number; maxRows: number; now: string }, never>((db, param) =>
+  db
+    .updateTable('lookup_tables')
+    .set((eb) => ({ row_count: eb('row_count', '+', 1), updated_at: param('now') }))
+    .where('id', '=', param('tableId'))
+    .where('deleted_at', 'is', null)
+    .where('row_count', '<', param('maxRows')));
 
 /** Record a row change on a live table (rowDelta -1 for a delete); false if the table is gone. */
 export async function touchTable(db: Db, tableId: number, now: string, rowDelta: 0 | -1 = 0): Promise<boolean> {
@@ -180,23 +206,37 @@ export async function findTableRowCount(db: Db, tableId: number): Promise<{ row_
 
 // ---- rows ----
 
-export async function insertRow(db: Db, tableId: number, cells: Cells, now: string): Promise<LookupRowRecord> {
-  return db
-    .insertInto('lookup_table_rows')
-    .values({ ...emptyCells(), ...cells, table_id: tableId, created_at: now, updated_at: now })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+/**
+ * A row of a table of `width` columns. The stored values are those given (text as is), so only
+ * the new id is read back.
+ */
+export async function insertRow(db: Db, tableId: number, width: number, cells: Cells, now: string): Promise<LookupRowRecord> {
+  const record = { ...storedCells(width, cells), table_id: tableId, created_at: now, updated_at: now };
+  const [inserted] = (await insertOneRow.execute(db, record)).rows;
+  if (!inserted) throw new Error('insert into lookup_table_rows returned no id');
+  return { id: inserted.id, ...record };
 }
+
+const insertOneRow = prepareQuery<Omit<LookupRowRecord, 'id'>, { id: number }>((db, param) =>
+  db
+    .insertInto('lookup_table_rows')
+    .values({
+      table_id: param('table_id'),
+      ...Object.fromEntries(CELL_COLUMNS.map((column) => [column, param(column)])),
+      created_at: param('created_at'),
+      updated_at: param('updated_at'),
+    })
+    .returning('id'));
 
 /**
  * Append many rows at once (imports, benchmarks): multi-row inserts, and the row count raised by
  * the number written. Run it in a transaction; the caller checks the row limit.
  */
-export async function insertRows(db: Db, tableId: number, rows: readonly Cells[], now: string): Promise<void> {
+export async function insertRows(db: Db, tableId: number, width: number, rows: readonly Cells[], now: string): Promise<void> {
   // 13 values a row; SQLite accepts 32,766 bound values a statement.
   const perStatement = 2000;
   for (let i = 0; i < rows.length; i += perStatement) {
-    const values = rows.slice(i, i + perStatement).map((cells) => ({ ...emptyCells(), ...cells, table_id: tableId, created_at: now, updated_at: now }));
+    const values = rows.slice(i, i + perStatement).map((cells) => ({ ...storedCells(width, cells), table_id: tableId, created_at: now, updated_at: now }));
     await db.insertInto('lookup_table_rows').values(values).execute();
   }
   await db.updateTable('lookup_tables').set((eb) => ({ row_count: eb('row_count', '+', rows.length), updated_at: now })).where('id', '=', tableId).execute();
@@ -210,7 +250,7 @@ export async function findRow(db: Db, tableId: number, rowId: number): Promise<L
 export async function updateRowCells(db: Db, tableId: number, rowId: number, cells: Cells, now: string): Promise<LookupRowRecord | undefined> {
   return db
     .updateTable('lookup_table_rows')
-    .set({ ...cells, updated_at: now })
+    .set({ ...Object.fromEntries(Object.entries(cells).map(([column, value]) => [column, value ?? ''])), updated_at: now })
     .where('table_id', '=', tableId)
     .where('id', '=', rowId)
     .returningAll()
@@ -252,7 +292,7 @@ export async function findFirstRow(db: Db, tableId: number, filters: readonly Ce
 export function rowsQuery(db: Db, tableId: number, filters: readonly CellFilter[]): SelectQueryBuilder<Database, 'lookup_table_rows', LookupRowRecord> {
   let query = db.selectFrom('lookup_table_rows').selectAll().where('table_id', '=', tableId);
   const [leading, ...others] = filters;
-  if (leading) query = leading.value === null ? query.where(leading.column, 'is', null) : query.where(leading.column, '=', leading.value);
+  if (leading) query = query.where(leading.column, '=', leading.value ?? '');
   for (const filter of others) {
     query = query.where((eb) => eb(eb.fn.coalesce(filter.column, eb.val('')), '=', filter.value ?? ''));
   }
@@ -281,12 +321,17 @@ export function probeQuery(db: Db, tableId: number, filters: readonly CellFilter
   return db.selectNoFrom((eb) =>
     filters.map((filter, i) => {
       let matches = eb.selectFrom('lookup_table_rows').select(sql.lit(1).as('one')).where('table_id', '=', tableId);
-      matches = filter.value === null ? matches.where(filter.column, 'is', null) : matches.where(filter.column, '=', filter.value);
+      matches = matches.where(filter.column, '=', filter.value ?? '');
       return eb.selectFrom(matches.limit(PROBE_CAP).as('m')).select((e) => e.fn.countAll<number>().as('n')).as(`c${i}`);
     }),
   );
 }
 
-function emptyCells(): Record<CellColumn, null> {
-  return { col1: null, col2: null, col3: null, col4: null, col5: null, col6: null, col7: null, col8: null, col9: null, col10: null };
+/** All ten positions as stored: the table's columns hold their value or '' when empty, the rest null. */
+function storedCells(width: number, cells: Cells): Record<CellColumn, string | null> {
+  const stored = {} as Record<CellColumn, string | null>;
+  CELL_COLUMNS.forEach((column, i) => {
+    stored[column] = i < width ? (cells[column] ?? '') : null;
+  });
+  return stored;
 }

@@ -356,6 +356,36 @@ describe('POST /api/lookup_tables/:lookup_table_id/rows', () => {
     assert.equal((await addRow(table.id, { code: 'x' })).status, 404);
   });
 
+  test('a table already written to (its columns and owner remembered) is still checked on every write', async () => {
+    const project = await t.createProject('Remembered project');
+    const table = await newTable(COUNTRY_SCHEMA, { project_id: project.projectId });
+    const [rowId] = await addRows(table.id, [{ code: 'CZ' }]);
+    // Other callers: another workspace, a client limited to another project.
+    const other = await t.newWorkspace('Remembering Co');
+    const elsewhere = await scopedToken((await t.createProject('Elsewhere')).folderId);
+    for (const token of [other.adminToken, elsewhere]) {
+      assert.equal((await addRow(table.id, { code: 'x' }, token)).status, 404);
+      assert.equal((await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token, body: { data: { code: 'x' } } })).status, 404);
+      assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token })).status, 404);
+    }
+    assert.equal((await addRow(table.id, { code: 'DE' }, await scopedToken(project.folderId))).status, 200);
+    // Deleted: every write is a 404, bad input too (not found comes first), and nothing changes.
+    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { body: { ids: [table.id] } })).status, 200);
+    assert.equal((await addRow(table.id, { code: 'x' })).status, 404);
+    assert.equal((await addRow(table.id, { colour: 'red' })).status, 404);
+    assert.equal((await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { body: { data: { code: 'x' } } })).status, 404);
+    assert.equal((await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { body: { data: {} } })).status, 404);
+    assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${rowId}`)).status, 404);
+    // A table that went with its project (deleted in cascade, not marked) as well.
+    const second = await t.createProject('Going project');
+    const gone = await newTable(COUNTRY_SCHEMA, { project_id: second.projectId });
+    await addRows(gone.id, [{ code: 'CZ' }]);
+    assert.equal((await t.call('DELETE', `/api/projects/${second.projectId}`)).status, 200);
+    assert.equal((await addRow(gone.id, { code: 'x' })).status, 404);
+    // (The rows of deleted tables are purged in the background; none was ever added or changed to 'x'.)
+    assert.deepEqual(await t.ctx.db.selectFrom('lookup_table_rows').select('id').where('table_id', 'in', [table.id, gone.id]).where('col1', '=', 'x').execute(), []);
+  });
+
   test('a row added is found by the very next lookup, every time', async () => {
     const table = await newTable();
     for (let i = 0; i < 25; i++) {
@@ -521,6 +551,8 @@ describe('PUT /api/lookup_tables/:lookup_table_id/rows/:row_id', () => {
     assert.deepEqual(res.body.data, { code: 'CZ', country: 'Czech Republic', currency: 'CZK' });
     const cleared = await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { body: { data: { col3: null, code: '' } } });
     assert.deepEqual(cleared.body.data, { code: null, country: 'Czech Republic', currency: null });
+    // A cell emptied by an update is found as empty.
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[currency]=`)).body.id, rowId);
     const alias = await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { body: { row: { code: 7 } } });
     assert.deepEqual(alias.body.data, { code: '7', country: 'Czech Republic', currency: null });
     assert.deepEqual((await t.call('GET', `/api/lookup_tables/${table.id}/rows/${rowId}`)).body, alias.body);
