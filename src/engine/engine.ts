@@ -9,14 +9,13 @@ import { findConnection } from '../api/connections/connections.store.ts';
 import { resolveConnectionCredentials } from '../api/connections/connections.service.ts';
 import { listProperties } from '../api/properties/properties.store.ts';
 import { findRecipeById, findRecipeByWebhookKey, listRunningRecipeIds, updateRecipe } from '../api/recipes/recipes.store.ts';
-import { claimJobs, finishJob, insertJob, insertLines, interruptedJobs, newJobHandle, recipesWithQueuedJobs, countQueued } from '../api/jobs/jobs.store.ts';
+import { claimJobs, countJobEnd, finishJob, insertJob, insertLines, interruptedJobs, newJobHandle, recipesWithQueuedJobs, countQueued } from '../api/jobs/jobs.store.ts';
 import { compileRecipe, type CompiledRecipe, type CompiledStep, type ErrorDetail, type StepErrors } from './compile.ts';
 import { nextFireTime, scheduleOf, DEFAULT_TIME_ZONE, type Schedule } from './connectors/clock.ts';
 import { createTopicSubscriptions, resolveTopicId, type EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
 import { StepError, type CallOutcome, type ConnectionValues, type EngineLimits, type RecipeRef } from './connectors/types.ts';
 import { DocumentError, normaliseConfig, parseJsonField, unwrapCode, type ConfigEntry } from './document.ts';
 import { createEventBus, type EngineEventBus } from './events.ts';
-import { createGroupCommit } from './group-commit.ts';
 import { filterAccepts, runJob, type JobOutcome } from './executor.ts';
 import { Budget, DEFAULT_LIMITS, type Limits } from './formula/interpreter.ts';
 import { toPlain, fromPlain, isHash, newHash, type Hash, type Value } from './formula/values.ts';
@@ -105,7 +104,8 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   // Jobs blocked in a synchronous call do not hold one of the process's worker slots.
   let blocked = 0;
   const shutdown = new AbortController();
-  const commits = createGroupCommit(ctx.db);
+  // The server's one group commit: jobs share their commits with every other small write.
+  const commits = ctx.groupCommit;
   let eventStreams: EventStreamsRuntime | null = null;
   // Topic triggers: one subscription per running recipe, woken by event_topic.published.
   const subscriptions = createTopicSubscriptions({
@@ -427,7 +427,8 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     for (const { recipe_id: recipeId, concurrency } of candidates) {
       const free = Math.min(Math.max(1, concurrency) - (inflight.get(recipeId) ?? 0), workers - (total - blocked));
       if (free <= 0) continue;
-      const claimed = await claimJobs(ctx.db, recipeId, free, toStored(ctx.clock.now()));
+      // Through the group commit: a claim shares its commit (its sync) with the writes around it.
+      const claimed = await commits.run((trx) => claimJobs(trx, recipeId, free, toStored(ctx.clock.now())));
       for (const job of claimed) launch(job);
       if (total - blocked >= workers) return;
     }
@@ -661,11 +662,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
         completed_at: completed,
         task_count: outcome.taskCount,
       });
-      await trx.updateTable('recipes').set((eb) => ({
-        ...(outcome.status === 'succeeded' ? { job_succeeded_count: eb('job_succeeded_count', '+', 1) } : { job_failed_count: eb('job_failed_count', '+', 1) }),
-        lifetime_task_count: eb('lifetime_task_count', '+', outcome.taskCount),
-        last_run_at: job.started_at,
-      })).where('id', '=', row.id).execute();
+      await countJobEnd(trx, row.id, outcome.status === 'succeeded', outcome.taskCount, job.started_at);
     });
   }
 
@@ -712,9 +709,10 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       await subscriptions.close();
       if (pollTimer) clearInterval(pollTimer);
       if (scheduleTimer) clearTimeout(scheduleTimer);
-      const all = Promise.allSettled([...running]);
-      const timeout = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
-      await Promise.race([all, timeout]);
+      // Until no job runs (a job launched while the first ones ended is waited for too).
+      let timedOut = false;
+      const timeout = new Promise<void>((resolve) => setTimeout(() => { timedOut = true; resolve(); }, timeoutMs).unref());
+      while (running.size > 0 && !timedOut) await Promise.race([Promise.allSettled([...running]), timeout]);
       shutdown.abort();
       await Promise.race([Promise.allSettled([...running]), new Promise<void>((resolve) => setTimeout(resolve, 1000).unref())]);
     },

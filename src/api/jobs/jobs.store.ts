@@ -2,6 +2,7 @@
 // the API reads. One mapper to the API shape.
 import { randomBytes } from 'node:crypto';
 import type { Db, JobLineRow, JobRow, JobState } from '../../db/types.ts';
+import { prepareQuery, type PreparedQuery } from '../../db/prepared.ts';
 import { toApiTimestamp } from '../../time.ts';
 
 export type ApiJobStatus = 'pending' | 'succeeded' | 'failed';
@@ -26,51 +27,117 @@ function statesFor(status: ApiJobStatus): JobState[] {
 
 export type NewJob = Omit<JobRow, 'id'>;
 
+// The queue's own statements (a job stored, claimed, finished, its lines) run for every job: they
+// are built once (src/db/prepared.ts) rather than per job.
+
+const JOB_COLUMNS = [
+  'recipe_id', 'handle', 'status', 'title', 'trigger_output', 'error', 'error_parts', 'is_poll_error', 'is_repeat', 'is_test', 'master_job_handle',
+  'calling_recipe_id', 'calling_job_handle', 'root_recipe_id', 'root_job_handle', 'task_count', 'created_at', 'started_at', 'completed_at',
+] as const satisfies ReadonlyArray<keyof NewJob>;
+
+const insertJobQuery = prepareQuery<NewJob, { id: number }>((db, param) =>
+  db.insertInto('jobs').values(Object.fromEntries(JOB_COLUMNS.map((column) => [column, param(column)])) as NewJob).returning('id'));
+
 export async function insertJob(db: Db, values: NewJob): Promise<number> {
-  const row = await db.insertInto('jobs').values(values).returning('id').executeTakeFirstOrThrow();
+  const [row] = (await insertJobQuery.execute(db, values)).rows;
+  if (!row) throw new Error('insert into jobs returned no id');
   return row.id;
 }
 
-/** Recipes that have queued jobs, with how many (running recipes only). */
+/**
+ * Running recipes that have queued jobs. One index probe per running recipe (jobs_status_recipe),
+ * so the cost does not grow with the backlog of queued jobs.
+ */
 export async function recipesWithQueuedJobs(db: Db): Promise<Array<{ recipe_id: number; concurrency: number }>> {
-  return db
-    .selectFrom('jobs as j')
-    .innerJoin('recipes as r', 'r.id', 'j.recipe_id')
-    .select(['j.recipe_id', 'r.concurrency'])
-    .where('j.status', '=', 'queued')
+  return (await recipesWithQueuedJobsQuery.execute(db, {})).rows;
+}
+
+const recipesWithQueuedJobsQuery = prepareQuery<Record<string, never>, { recipe_id: number; concurrency: number }>((db) =>
+  db
+    .selectFrom('recipes as r')
+    .select(['r.id as recipe_id', 'r.concurrency'])
     .where('r.running', '=', 1)
-    .groupBy(['j.recipe_id', 'r.concurrency'])
-    .execute();
-}
+    .where((eb) => eb.exists(eb.selectFrom('jobs as j').select('j.id').where('j.status', '=', 'queued').whereRef('j.recipe_id', '=', 'r.id')))
+    .orderBy('r.id'));
 
-/** Claim up to `limit` queued jobs of a recipe, oldest first. Only a queued job can be claimed. */
+/** Claim up to `limit` queued jobs of a running recipe, oldest first, in one statement. Only a queued job can be claimed. */
 export async function claimJobs(db: Db, recipeId: number, limit: number, now: string): Promise<JobRow[]> {
-  const ids = await db.selectFrom('jobs').select('id').where('recipe_id', '=', recipeId).where('status', '=', 'queued').orderBy('id').limit(limit).execute();
-  if (ids.length === 0) return [];
-  return db
-    .updateTable('jobs')
-    .set({ status: 'running', started_at: now })
-    .where('id', 'in', ids.map((r) => r.id))
-    .where('status', '=', 'queued')
-    .returningAll()
-    .execute();
+  const { rows } = await claimJobsQuery.execute(db, { recipeId, limit, now });
+  return rows.sort((a, b) => a.id - b.id);
 }
 
-export interface JobResult {
+const claimJobsQuery = prepareQuery<{ recipeId: number; limit: number; now: string }, JobRow>((db, param) =>
+  db
+    .updateTable('jobs')
+    .set({ status: 'running', started_at: param('now') })
+    // The ids are those of queued jobs, chosen in this same statement (so no second status test,
+    // which would lead SQLite to walk every queued job instead of fetching these few by id).
+    .where('id', 'in', (eb) => eb.selectFrom('jobs').select('id').where('recipe_id', '=', param('recipeId')).where('status', '=', 'queued').orderBy('id').limit(param('limit')))
+    // A stopped recipe's queued jobs wait (20 §12): nothing is claimed for it.
+    .where((eb) => eb.exists(eb.selectFrom('recipes').select('id').where('id', '=', param('recipeId')).where('running', '=', 1)))
+    .returningAll());
+
+export type JobResult = {
   status: 'succeeded' | 'failed' | 'canceled';
   error: string | null;
   error_parts: string | null;
   completed_at: string;
   task_count: number;
-}
+};
 
 export async function finishJob(db: Db, id: number, result: JobResult): Promise<void> {
-  await db.updateTable('jobs').set(result).where('id', '=', id).execute();
+  await finishJobQuery.execute(db, { id, ...result });
+}
+
+const finishJobQuery = prepareQuery<JobResult & { id: number }, never>((db, param) =>
+  db
+    .updateTable('jobs')
+    .set({ status: param('status'), error: param('error'), error_parts: param('error_parts'), completed_at: param('completed_at'), task_count: param('task_count') })
+    .where('id', '=', param('id')));
+
+const LINE_COLUMNS = [
+  'job_id', 'seq', 'recipe_line_number', 'adapter_name', 'adapter_operation', 'pass', 'input', 'output', 'error', 'mask_data', 'started_at', 'completed_at',
+] as const satisfies ReadonlyArray<keyof JobLineRow>;
+/** Lines a statement: 12 values each, well within SQLite's limit of bound values. */
+const LINES_PER_STATEMENT = 100;
+/** One prepared insert per number of lines (jobs of a recipe mostly have the same count). */
+const insertLinesQueries = new Map<number, PreparedQuery<Record<string, unknown>, never>>();
+
+function insertLinesQuery(count: number): PreparedQuery<Record<string, unknown>, never> {
+  let query = insertLinesQueries.get(count);
+  if (query === undefined) {
+    query = prepareQuery<Record<string, unknown>, never>((db, param) =>
+      db.insertInto('job_lines').values(Array.from({ length: count }, (_, i) => Object.fromEntries(LINE_COLUMNS.map((column) => [column, param(`${i}.${column}`)])) as unknown as JobLineRow)));
+    insertLinesQueries.set(count, query);
+  }
+  return query;
 }
 
 export async function insertLines(db: Db, lines: JobLineRow[]): Promise<void> {
-  for (let i = 0; i < lines.length; i += 500) await db.insertInto('job_lines').values(lines.slice(i, i + 500)).execute();
+  for (let i = 0; i < lines.length; i += LINES_PER_STATEMENT) {
+    const chunk = lines.slice(i, i + LINES_PER_STATEMENT);
+    const params: Record<string, unknown> = {};
+    chunk.forEach((line, n) => {
+      for (const column of LINE_COLUMNS) params[`${n}.${column}`] = line[column];
+    });
+    await insertLinesQuery(chunk.length).execute(db, params);
+  }
 }
+
+/** What the end of a job adds to its recipe's counters. */
+export async function countJobEnd(db: Db, recipeId: number, succeeded: boolean, taskCount: number, lastRunAt: string): Promise<void> {
+  await (succeeded ? countSucceeded : countFailed).execute(db, { recipeId, taskCount, lastRunAt });
+}
+
+type CountParams = { recipeId: number; taskCount: number; lastRunAt: string };
+const countSucceeded = prepareQuery<CountParams, never>((db, param) =>
+  db.updateTable('recipes')
+    .set((eb) => ({ job_succeeded_count: eb('job_succeeded_count', '+', 1), lifetime_task_count: eb('lifetime_task_count', '+', param('taskCount')), last_run_at: param('lastRunAt') }))
+    .where('id', '=', param('recipeId')));
+const countFailed = prepareQuery<CountParams, never>((db, param) =>
+  db.updateTable('recipes')
+    .set((eb) => ({ job_failed_count: eb('job_failed_count', '+', 1), lifetime_task_count: eb('lifetime_task_count', '+', param('taskCount')), last_run_at: param('lastRunAt') }))
+    .where('id', '=', param('recipeId')));
 
 /** Jobs left `running` by a process that died: the documented recovery marks them failed. */
 export async function interruptedJobs(db: Db): Promise<Array<Pick<JobRow, 'id' | 'recipe_id'>>> {

@@ -17,7 +17,7 @@ import { nameKey, findTopicById } from '../../api/event_streams/event_streams.st
 import { formatMessageId } from '../../api/topics/message-id.ts';
 import { MAX_BATCH_MESSAGES, publishBatch, publishMessage, type EventStreamsRuntime } from '../../api/topics/topics.service.ts';
 import { firstSeqAtOrAfter, readMessages } from '../../api/topics/topics.store.ts';
-import type { GroupCommit } from '../group-commit.ts';
+import type { GroupCommit } from '../../db/group-commit.ts';
 import { toRubyString } from '../formula/methods.ts';
 import { fromPlain, hashGet, isHash, newHash, toPlain, type Hash, type Value } from '../formula/values.ts';
 import { StepError, type Connector, type StepContext } from './types.ts';
