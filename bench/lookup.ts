@@ -4,7 +4,10 @@
 // starts the real server on a loopback port with its data in a temporary DATA_DIR, and measures
 // through HTTP (keep-alive, from a worker thread): lookup latency by one column and by two,
 // and rows added per second by concurrent POSTs. The same lookups run directly in SQL in the
-// same run, for comparison. SQLITE_SYNCHRONOUS is read from the environment (default FULL).
+// same run, and the same POSTs to a route that does not touch the database, for comparison.
+// Row adds also report the server's CPU time per add (from /proc: the main thread, where SQLite
+// runs too, and the process less the client thread), which other load on the machine disturbs
+// far less than adds per second. SQLITE_SYNCHRONOUS is read from the environment (default FULL).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +23,7 @@ import { SQLITE_FILENAME } from '../src/db/index.ts';
 import { createServiceContext, type ServiceContext } from '../src/context.ts';
 import { findEnvironmentByType } from '../src/workspaces/workspaces.store.ts';
 import { addRow } from '../src/api/lookup_tables/lookup_tables.service.ts';
+import { LookupRow, RowBody, TableParams } from '../src/api/lookup_tables/lookup_tables.schemas.ts';
 import { insertRows, planFilters, probeQuery, rowsQuery, type CellFilter, type Cells } from '../src/api/lookup_tables/lookup_tables.store.ts';
 import { threadCpuMs, type ClientJob, type ClientResult } from './http-client.ts';
 
@@ -98,6 +102,15 @@ export async function main(argv: string[]): Promise<void> {
   const logger = createLogger('silent');
   const { database, secretBox, firstStart } = await prepare(config, logger);
   const app = await buildApp({ config, database, secretBox, logger });
+  // For comparison, a route of this benchmark only: the same path shape, privilege, body and
+  // response schemas and reply as a row add, without the service (no database): the HTTP floor.
+  app.post('/api/lookup_tables/:lookup_table_id/bench_no_database', {
+    config: { privilege: 'lookup_tables:write' },
+    schema: { params: TableParams, body: RowBody, response: { 200: LookupRow } },
+  }, async (request) => {
+    const now = new Date().toISOString().replace(/Z$/, '+00:00');
+    return { id: 1, data: (request.body as { data: Record<string, string> }).data, created_at: now, updated_at: now };
+  });
   const worker = new Worker(new URL('./http-client.ts', import.meta.url));
   try {
     await app.listen({ host: config.host, port: 0 });
@@ -213,6 +226,10 @@ export async function main(argv: string[]): Promise<void> {
     const httpMainUs = ((threadCpuMs(mainThreadStat) - (httpCpu[0] as number)) * 1000) / adds;
     const httpServerUs = ((processCpuMs() - (httpCpu[1] as number) - (addResult.clientCpuMs ?? NaN)) * 1000) / adds;
     const addsPerSecond = adds / (addResult.elapsedMs / 1000);
+    const floorCpu = [threadCpuMs(mainThreadStat), processCpuMs()];
+    const floorResult = await runClient(worker, { kind: 'concurrent-posts', token, url: `${base}/api/lookup_tables/${tableId}/bench_no_database`, bodies, concurrency });
+    const floorMainUs = ((threadCpuMs(mainThreadStat) - (floorCpu[0] as number)) * 1000) / adds;
+    const floorServerUs = ((processCpuMs() - (floorCpu[1] as number) - (floorResult.clientCpuMs ?? NaN)) * 1000) / adds;
     const added = await fetch(lookupUrl(filtersOne(rows + adds - 1)), { headers: { authorization: `Bearer ${token}` } });
 
     const line = (label: string, s: Stats) => console.log(`  ${label.padEnd(48)} ${[s.p50, s.p90, s.p99, s.max, s.mean].map((v) => ms(v).padStart(11)).join(' ')} ${int(s.n).padStart(7)}`);
@@ -225,10 +242,11 @@ export async function main(argv: string[]): Promise<void> {
     line('HTTP GET /lookup?by[code]=…, client fetch()', stats(fetchOne.latenciesMs));
     const addStats = stats(addResult.latenciesMs);
     console.log('');
-    const cpu = (mainUs: number, allUs: number) => `CPU ${int(mainUs)} µs an add on the server's main thread, ${int(allUs)} µs in all its threads`;
+    const cpu = (mainUs: number, allUs: number, each = 'an add') => `CPU ${int(mainUs)} µs ${each} on the server's main thread, ${int(allUs)} µs in all its threads`;
     console.log(`row adds: service addRow() directly, ${concurrency} concurrent callers: ${int(serviceAdds)} rows = ${int(servicePerSecond)} rows/s; ${cpu(serviceMainUs, serviceProcessUs)}`);
     console.log(`row adds: HTTP POST /rows, ${concurrency} concurrent connections: ${int(adds)} rows in ${(addResult.elapsedMs / 1000).toFixed(2)} s = ${int(addsPerSecond)} rows/s (latency p50 ${ms(addStats.p50)}, p99 ${ms(addStats.p99)}); ${cpu(httpMainUs, httpServerUs)}; the client ${int(((addResult.clientCpuMs ?? NaN) * 1000) / adds)} µs`);
-    const failures = httpOne.failures + httpTwo.failures + fetchOne.failures + addResult.failures + (added.status === 200 ? 0 : 1);
+    console.log(`the same POSTs to a route without the service (no database; the HTTP floor): ${int(adds / (floorResult.elapsedMs / 1000))} requests/s; ${cpu(floorMainUs, floorServerUs, 'a request')}; the client ${int(((floorResult.clientCpuMs ?? NaN) * 1000) / adds)} µs`);
+    const failures = floorResult.failures + httpOne.failures + httpTwo.failures + fetchOne.failures + addResult.failures + (added.status === 200 ? 0 : 1);
     if (failures > 0) console.log(`FAILURES: ${failures} (${httpOne.firstFailure ?? httpTwo.firstFailure ?? addResult.firstFailure ?? `last added row not found: ${added.status}`})`);
     const p99 = Math.max(stats(httpOne.latenciesMs).p99, stats(httpTwo.latenciesMs).p99);
     console.log(`load average at end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);

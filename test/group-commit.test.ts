@@ -94,21 +94,47 @@ describe('createGroupCommit', () => {
     assert.equal(committedWhenResolved, 1);
   });
 
-  test('batches are bounded; a write queued while a batch runs goes in the next one', async () => {
+  test('batches are bounded: at most maxBatch writes, the others in the next batches', async () => {
     const group = createGroupCommit(db, { maxBatch: 4 });
     const before = commits();
     await Promise.all(Array.from({ length: 10 }, (_, i) => group.run(insertNote(`d${i}`))));
     assert.equal(commits() - before, 3);
+  });
 
+  /** A batch whose first write waits for the gate; `later` is queued while the batch runs. */
+  async function whileABatchRuns(group: ReturnType<typeof createGroupCommit>, first: string, later: string): Promise<number> {
     let open = () => {};
     const gate = new Promise<void>((resolve) => { open = resolve; });
-    const afterGate = commits();
-    const first = group.run(async (trx) => { await gate; return insertNote('e1')(trx); });
-    await new Promise((resolve) => setImmediate(resolve)); // the first batch has started
-    const second = group.run(insertNote('e2'));
+    const before = commits();
+    const running = group.run(async (trx) => { await gate; return insertNote(first)(trx); });
+    await new Promise((resolve) => setImmediate(resolve)); // the batch has started
+    const queued = group.run(insertNote(later));
     open();
-    assert.deepEqual(await Promise.all([first, second]), ['e1', 'e2']);
-    assert.equal(commits() - afterGate, 2);
+    assert.deepEqual(await Promise.all([running, queued]), [first, later]);
+    return commits() - before;
+  }
+
+  test('a write that arrives while a batch runs joins it (one commit for both)', async () => {
+    assert.equal(await whileABatchRuns(createGroupCommit(db, { maxHoldMs: 1000 }), 'e1', 'e2'), 1);
+  });
+
+  test('a write that arrives after the batch stopped taking writes in (maxHoldMs) goes in the next batch', async () => {
+    assert.equal(await whileABatchRuns(createGroupCommit(db, { maxHoldMs: 0 }), 'e3', 'e4'), 2);
+  });
+
+  test('a write that joined a batch and fails is undone alone, like any other', async () => {
+    const group = createGroupCommit(db, { maxHoldMs: 1000 });
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => { open = resolve; });
+    const running = group.run(async (trx) => { await gate; return insertNote('e5')(trx); });
+    await new Promise((resolve) => setImmediate(resolve));
+    const failing = group.run(insertNote('a0')); // unique violation
+    const after = group.run(insertNote('e6'));
+    open();
+    const outcomes = await Promise.allSettled([running, failing, after]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    const stored = await notes();
+    assert.ok(stored.includes('e5') && stored.includes('e6'));
   });
 
   test('when the transaction itself fails, every write of the batch is rejected and nothing is written', async () => {

@@ -1,11 +1,15 @@
 // Group commit: small writes that arrive together share one transaction, so one commit (one sync
 // of the write-ahead log under SQLITE_SYNCHRONOUS=FULL) serves many of them. A commit, not the
-// write itself, is what limits SQLite to a few thousand transactions a second; writes queued while
-// a batch runs go together in the next batch. A write that fails is undone alone and the others
-// commit: a batch first runs its writes one after the other as they are (most writes succeed, and
-// a savepoint around each costs three statements); if one of them fails, the whole transaction is
-// rolled back and the batch runs again with each write in its own savepoint. A write's promise
-// settles only after its batch committed.
+// write itself, is what limits SQLite to a few thousand transactions a second. A batch starts on
+// the next turn of the event loop with the writes queued by then; once they ran, it gives the
+// event loop one more turn and takes in the writes queued meanwhile (requests that arrived while
+// it ran), again and again, until a turn brings none, the batch holds maxBatch writes, or it has
+// been open for maxHoldMs; then it commits. Writes queued after that go in the next batch.
+// A write that fails is undone alone and the others commit: a batch first runs its writes one
+// after the other as they are (most writes succeed, and a savepoint around each costs three
+// statements); if one of them fails, the whole transaction is rolled back and the batch runs
+// again with each write in its own savepoint. A write's promise settles only after its batch
+// committed.
 import type { ControlledTransaction, Kysely, Transaction } from 'kysely';
 import type { Database } from './types.ts';
 
@@ -30,9 +34,16 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** Upper bound of writes in one transaction, so that one batch never holds the connection for long. */
 const DEFAULT_MAX_BATCH = 200;
+/**
+ * A batch stops taking in newly arrived writes this long after it began (the connection waits
+ * for its commit meanwhile, reads included). Long enough for a burst of concurrent requests to
+ * join one commit (their HTTP handling takes about 0.1 ms each), short against a disk sync.
+ */
+const DEFAULT_MAX_HOLD_MS = 2;
 
-export function createGroupCommit(db: Kysely<Database>, options: { maxBatch?: number } = {}): GroupCommit {
+export function createGroupCommit(db: Kysely<Database>, options: { maxBatch?: number; maxHoldMs?: number } = {}): GroupCommit {
   const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
+  const maxHoldMs = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
   let queue: Queued[] = [];
   let scheduled = false;
 
@@ -43,7 +54,12 @@ export function createGroupCommit(db: Kysely<Database>, options: { maxBatch?: nu
     setImmediate(() => {
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(maxBatch);
-      void commitBatch(db, batch).finally(() => {
+      const joining = (): Queued[] => {
+        const taken = queue.slice(0, maxBatch - batch.length);
+        queue = queue.slice(taken.length);
+        return taken;
+      };
+      void commitBatch(db, batch, { joining, maxHoldMs }).finally(() => {
         scheduled = false;
         schedule();
       });
@@ -60,12 +76,19 @@ export function createGroupCommit(db: Kysely<Database>, options: { maxBatch?: nu
   };
 }
 
-async function commitBatch(db: Kysely<Database>, batch: readonly Queued[]): Promise<void> {
+/** Writes that arrived while a batch runs, and how long the batch may keep taking them in. */
+interface Joining {
+  joining: () => Queued[];
+  maxHoldMs: number;
+}
+
+/** `batch` grows while the batch runs (writes that join it); every write in it is settled. */
+async function commitBatch(db: Kysely<Database>, batch: Queued[], join: Joining): Promise<void> {
   let outcomes: Outcome[] = [];
   try {
-    if (!(await runBatch(db, batch, false, outcomes))) {
+    if (!(await runBatch(db, batch, outcomes, join))) {
       outcomes = [];
-      await runBatch(db, batch, true, outcomes);
+      await runBatch(db, batch, outcomes);
     }
   } catch (error) {
     // The transaction itself failed: nothing of the batch was written. A write that had failed
@@ -84,25 +107,36 @@ async function commitBatch(db: Kysely<Database>, batch: readonly Queued[]): Prom
 }
 
 /**
- * One transaction for the batch, committed; each write's outcome is pushed to `outcomes`. Not
- * isolated: the writes run as they are, and the first that fails rolls everything back (false:
- * run the batch again, isolated). Isolated: each write in its own savepoint, so a failing one is
- * undone alone and keeps its own error. Throws when the transaction itself fails.
+ * One transaction for the batch, committed; each write's outcome is pushed to `outcomes`. With
+ * `join` (the first run): the writes run as they are, writes that arrive meanwhile join, and the
+ * first write that fails rolls everything back (false: run the batch again, isolated). Without
+ * (isolated): the same writes, each in its own savepoint, so a failing one is undone alone and
+ * keeps its own error. Throws when the transaction itself fails.
  */
-async function runBatch(db: Kysely<Database>, batch: readonly Queued[], isolated: boolean, outcomes: Outcome[]): Promise<boolean> {
+async function runBatch(db: Kysely<Database>, batch: Queued[], outcomes: Outcome[], join?: Joining): Promise<boolean> {
   const trx = await db.startTransaction().execute();
+  const began = performance.now();
   try {
-    for (const item of batch) {
-      if (isolated) {
-        outcomes.push(await runIsolated(trx, item));
-        continue;
+    for (let next = 0; ; ) {
+      for (; next < batch.length; next++) {
+        const item = batch[next] as Queued;
+        if (!join) {
+          outcomes.push(await runIsolated(trx, item));
+          continue;
+        }
+        try {
+          outcomes.push({ ok: true, value: await item.work(trx) });
+        } catch {
+          await trx.rollback().execute();
+          return false;
+        }
       }
-      try {
-        outcomes.push({ ok: true, value: await item.work(trx) });
-      } catch {
-        await trx.rollback().execute();
-        return false;
-      }
+      if (!join || performance.now() - began >= join.maxHoldMs) break;
+      // One turn of the event loop: requests that arrived meanwhile queue their writes.
+      await new Promise((resolve) => setImmediate(resolve));
+      const joined = join.joining();
+      if (joined.length === 0) break;
+      batch.push(...joined);
     }
     await trx.commit().execute();
     return true;
