@@ -68,3 +68,17 @@ export async function freePort(): Promise<number> {
 export function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'sb-proc-'));
 }
+
+/**
+ * A server process that always runs with this admin token, and API calls made with it: the
+ * set-up of the crash tests, which restart the same data directory.
+ */
+export function asAdmin(token: string) {
+  return {
+    async startServer(dataDir: string) {
+      const running = await startServer(dataDir, { SWITCHBOARD_ADMIN_TOKEN: token });
+      return { child: running.child, base: running.baseUrl, exited: running.exited };
+    },
+    api: (base: string, method: string, url: string, body?: unknown) => api(base, method, url, token, body),
+  };
+}

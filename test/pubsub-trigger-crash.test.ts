@@ -6,19 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, test } from 'node:test';
-import { api as callApi, children, startServer as startProcess } from './process-helpers.ts';
+import { asAdmin, children } from './process-helpers.ts';
 
 const TOKEN = 'wrkdev-topiccrash0123456789abcdef0123456789abcde';
 after(() => { for (const c of children) c.kill('SIGKILL'); });
-
-async function startServer(dataDir: string) {
-  const running = await startProcess(dataDir, { SWITCHBOARD_ADMIN_TOKEN: TOKEN });
-  return { child: running.child, base: running.baseUrl, exited: running.exited };
-}
-
-function api(base: string, method: string, url: string, body?: unknown) {
-  return callApi(base, method, url, TOKEN, body);
-}
+const { startServer, api } = asAdmin(TOKEN);
 
 test('SIGKILL during a publish burst: every message of the topic becomes exactly one job, in order', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-topic-burst-'));

@@ -34,6 +34,8 @@ const JOB_COLUMNS = [
   'recipe_id', 'handle', 'status', 'title', 'trigger_output', 'error', 'error_parts', 'is_poll_error', 'is_repeat', 'is_test', 'master_job_handle',
   'calling_recipe_id', 'calling_job_handle', 'root_recipe_id', 'root_job_handle', 'task_count', 'created_at', 'started_at', 'completed_at',
 ] as const satisfies ReadonlyArray<keyof NewJob>;
+// Every column of a job is inserted: a column added to the table and not here fails the type check.
+const _everyJobColumn: [Exclude<keyof NewJob, (typeof JOB_COLUMNS)[number]>] extends [never] ? true : never = true;
 
 const insertJobQuery = prepareQuery<NewJob, { id: number }>((db, param) =>
   db.insertInto('jobs').values(Object.fromEntries(JOB_COLUMNS.map((column) => [column, param(column)])) as NewJob).returning('id'));
@@ -98,6 +100,7 @@ const finishJobQuery = prepareQuery<JobResult & { id: number }, never>((db, para
 const LINE_COLUMNS = [
   'job_id', 'seq', 'recipe_line_number', 'adapter_name', 'adapter_operation', 'pass', 'input', 'output', 'error', 'mask_data', 'started_at', 'completed_at',
 ] as const satisfies ReadonlyArray<keyof JobLineRow>;
+const _everyLineColumn: [Exclude<keyof JobLineRow, (typeof LINE_COLUMNS)[number]>] extends [never] ? true : never = true;
 /** Lines a statement: 12 values each, well within SQLite's limit of bound values. */
 const LINES_PER_STATEMENT = 100;
 /** One prepared insert per number of lines (jobs of a recipe mostly have the same count). */
