@@ -13,6 +13,7 @@ import { registerAuth } from './http/auth.ts';
 import { registerHostRouting } from './http/hosts.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.ts';
 import { registerGauge, registerObservability, requestId } from './http/observability.ts';
+import { registerDurableReplies } from './http/durable-replies.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createLogger } from './logger.ts';
@@ -130,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);
   registerErrorHandling(app);
+  if (database.logSync) registerDurableReplies(app, database.logSync);
   const metrics = registerObservability(app);
   // Host routing first: on a host or listener of its own, what is not served there is a 404 before any 401.
   registerHostRouting(app, config);

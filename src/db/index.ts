@@ -7,6 +7,7 @@ import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Config } from '../config.ts';
 import { adaptNodeSqlite } from './sqlite-adapter.ts';
 import { startBackgroundCheckpoints } from './checkpoints.ts';
+import { createLogSync, type LogSync, type SyncFile } from './log-sync.ts';
 import type { DialectName } from './dialect.ts';
 import type { Database } from './types.ts';
 
@@ -15,6 +16,12 @@ export interface DbHandle {
   readonly dialect: DialectName;
   /** Where the data lives, for logs: a file path, never a password. */
   readonly location: string;
+  /**
+   * Syncs of the write-ahead log off the event loop (src/db/log-sync.ts): the app holds each
+   * reply until it says the commits made so far are on disk. Absent when a commit is durable
+   * (or never will be: memory, SQLITE_SYNCHRONOUS=NORMAL) the moment it returns.
+   */
+  readonly logSync?: LogSync | undefined;
 }
 
 export class DatabaseConfigError extends Error {
@@ -31,29 +38,43 @@ export function createDb(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'sqlit
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
   const file = path.join(config.dataDir, SQLITE_FILENAME);
-  return { db: openSqlite(file, config.sqliteSynchronous), dialect: 'sqlite', location: file };
+  return { ...openSqliteFile(file, config.sqliteSynchronous), dialect: 'sqlite', location: file };
 }
 
 /** An SQLite database in a file, or in memory with ':memory:' (tests). */
 export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'): Kysely<Database> {
+  return openSqliteFile(file, synchronous).db;
+}
+
+/**
+ * The database and, for a file under SQLITE_SYNCHRONOUS=FULL, the syncs of its log that the
+ * replies wait for. `syncFile` replaces fdatasync (tests hold a sync back with it).
+ */
+export function openSqliteFile(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL', options: { syncFile?: SyncFile } = {}): { db: Kysely<Database>; logSync?: LogSync } {
   const database = new DatabaseSync(file);
   // WAL: readers never block the writer. busy_timeout: wait for another process's lock (CLI
   // beside a running server) instead of failing. foreign_keys: SQLite leaves them off otherwise.
-  database.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${synchronous}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`);
+  const mode = (database.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode?: string } | undefined)?.journal_mode;
+  // FULL in a write-ahead log: the log is synced off the event loop after each commit (log-sync.ts)
+  // rather than inside it, so the connection itself needs only NORMAL.
+  const logSync = synchronous === 'FULL' && mode === 'wal' ? createLogSync(`${file}-wal`, options.syncFile ? { syncFile: options.syncFile } : {}) : undefined;
+  database.exec(`PRAGMA synchronous = ${logSync ? 'NORMAL' : synchronous}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`);
   // A file database checkpoints its write-ahead log in a worker thread, off the event loop.
   const checkpoints = file === ':memory:' ? undefined : startBackgroundCheckpoints(database, file);
-  const adapted = adaptNodeSqlite(database);
-  return new Kysely<Database>({
+  const adapted = adaptNodeSqlite(database, logSync ? { onCommit: () => logSync.committed() } : {});
+  const db = new Kysely<Database>({
     dialect: new SqliteDialect({
       database: {
         ...adapted,
         close: () => {
           checkpoints?.stop();
+          logSync?.close();
           adapted.close();
         },
       },
     }),
   });
+  return logSync ? { db, logSync } : { db };
 }
 
 /** Liveness of the database connection, for GET /ready. */

@@ -1,6 +1,6 @@
 // Adapts node:sqlite (built into Node, no native addon) to the database interface that
 // Kysely's SqliteDialect expects from better-sqlite3.
-import type { DatabaseSync, StatementSync, SQLInputValue } from 'node:sqlite';
+import { constants, type DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 /** Prepared statements kept for reuse, most recently used last. */
@@ -13,8 +13,29 @@ const MAX_CACHED_SQL_LENGTH = 10_000;
  * running most of ours, so statements are kept and reused by their text. Reuse is safe because
  * the one connection is serialised: a statement never runs for two queries at once.
  */
-export function adaptNodeSqlite(database: DatabaseSync): SqliteDatabase {
+export function adaptNodeSqlite(database: DatabaseSync, options: { onCommit?: () => void } = {}): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
+  // Which statements write, told by SQLite itself while it compiles them (its authorizer sees
+  // every action a statement will take): a writer that leaves the connection outside a
+  // transaction has committed (autocommit, COMMIT, RELEASE of the outermost savepoint).
+  const onCommit = options.onCommit;
+  let compiling: { writes: boolean } | undefined;
+  if (onCommit) {
+    database.setAuthorizer((action) => {
+      if (compiling && !READ_ACTIONS.has(action)) compiling.writes = true;
+      return constants.SQLITE_OK;
+    });
+  }
+  const compile = (sql: string): SqliteStatement => {
+    if (!onCommit) return adaptStatement(database.prepare(sql));
+    compiling = { writes: false };
+    try {
+      const prepared = database.prepare(sql);
+      return adaptStatement(prepared, compiling.writes ? () => { if (!database.isTransaction) onCommit(); } : undefined);
+    } finally {
+      compiling = undefined;
+    }
+  };
   return {
     close: () => {
       cache.clear();
@@ -27,7 +48,7 @@ export function adaptNodeSqlite(database: DatabaseSync): SqliteDatabase {
         cache.set(sql, cached);
         return cached;
       }
-      const statement = adaptStatement(database.prepare(sql));
+      const statement = compile(sql);
       if (sql.length <= MAX_CACHED_SQL_LENGTH) {
         cache.set(sql, statement);
         if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
@@ -37,14 +58,38 @@ export function adaptNodeSqlite(database: DatabaseSync): SqliteDatabase {
   };
 }
 
-function adaptStatement(statement: StatementSync): SqliteStatement {
+/** Authorizer actions that only read; any other (insert, update, delete, transaction, savepoint, DDL, pragma) may write. */
+const READ_ACTIONS: ReadonlySet<number> = new Set([constants.SQLITE_READ, constants.SQLITE_SELECT, constants.SQLITE_FUNCTION, constants.SQLITE_RECURSIVE]);
+
+function adaptStatement(statement: StatementSync, afterWrite?: () => void): SqliteStatement {
   const params = (parameters: ReadonlyArray<unknown>) => parameters.map(toSqliteValue);
+  // A statement that yields columns (SELECT, or anything with RETURNING) is a reader.
+  const reader = statement.columns().length > 0;
+  if (!afterWrite) {
+    return {
+      reader,
+      all: (parameters) => statement.all(...params(parameters)),
+      run: (parameters) => statement.run(...params(parameters)),
+      iterate: (parameters) => statement.iterate(...params(parameters)),
+    };
+  }
   return {
-    // A statement that yields columns (SELECT, or anything with RETURNING) is a reader.
-    reader: statement.columns().length > 0,
-    all: (parameters) => statement.all(...params(parameters)),
-    run: (parameters) => statement.run(...params(parameters)),
-    iterate: (parameters) => statement.iterate(...params(parameters)),
+    reader,
+    all: (parameters) => {
+      const rows = statement.all(...params(parameters));
+      afterWrite();
+      return rows;
+    },
+    run: (parameters) => {
+      const result = statement.run(...params(parameters));
+      afterWrite();
+      return result;
+    },
+    iterate: (parameters) => {
+      const rows = statement.iterate(...params(parameters));
+      afterWrite();
+      return rows;
+    },
   };
 }
 
