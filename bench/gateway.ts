@@ -1,7 +1,7 @@
 // npm run bench -- gateway: calls per second through a proxy collection (OAuth token verified,
 // upstream on this machine) beside a bare Fastify proxy route (no auth) to the same upstream.
 import path from 'node:path';
-import { load, loadOptions, row, startChild } from './lib.ts';
+import { compareLoads, load, loadOptions, row, startChild } from './lib.ts';
 import { setUpOAuthProfile, startSwitchboard } from './platform.ts';
 
 export async function run(options: { seconds: number; connections: number }): Promise<void> {
@@ -18,12 +18,14 @@ export async function run(options: { seconds: number; connections: number }): Pr
     if (!check.ok) throw new Error(`gateway call failed: ${check.status} ${await check.text()}`);
     await load({ url: gatewayUrl, headers, seconds: 2, connections: options.connections });
     await load({ url: `${bare.url}/proxy/orders/42`, seconds: 2, connections: options.connections });
-    const ours = await load({ url: gatewayUrl, headers, seconds: options.seconds, connections: options.connections });
-    const baseline = await load({ url: `${bare.url}/proxy/orders/42`, seconds: options.seconds, connections: options.connections });
-    console.log(`\ngateway, proxy collection, ${options.connections} keep-alive connections, ${options.seconds} s each (LOG_LEVEL=warn)`);
+    const { ours, baseline, roundRatios } = await compareLoads(
+      { url: gatewayUrl, headers, seconds: options.seconds, connections: options.connections },
+      { url: `${bare.url}/proxy/orders/42`, seconds: options.seconds, connections: options.connections },
+    );
+    console.log(`\ngateway, proxy collection, ${options.connections} keep-alive connections, ${options.seconds} s each in ${roundRatios.length} alternating rounds (LOG_LEVEL=warn)`);
     console.log(row('GET via gateway (Bearer token verified)', ours));
     console.log(row('bare Fastify proxy route (no auth, undici)', baseline));
-    console.log(`ratio: ${(ours.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)} (target >= 0.80)`);
+    console.log(`ratio: ${(ours.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)} (target >= 0.80); by round: ${roundRatios.map((r) => r.toFixed(2)).join(', ')}`);
   } finally {
     sb.process.kill('SIGTERM');
     bare.process.kill('SIGTERM');

@@ -72,3 +72,35 @@ export function cpuMicros(pid: number | undefined): number | null {
     return null;
   }
 }
+
+export interface Comparison {
+  ours: LoadResult;
+  baseline: LoadResult;
+  /** ours/baseline of each round, in order: how far one round's ratio is from another's. */
+  roundRatios: number[];
+}
+
+/**
+ * Ours and the baseline loaded in alternation (ours, baseline, ours, baseline...), `rounds` times
+ * `seconds / rounds` each, rather than one after the other: on this shared machine the speed drifts
+ * by 20% or more within a minute, and a drift lands on both sides alike. Requests per second are
+ * the mean over the rounds (all of one length); latencies are the worst round's p99 and the mean of
+ * the rounds' p50.
+ */
+export async function compareLoads(ours: Parameters<typeof load>[0], baseline: Parameters<typeof load>[0], rounds = 4): Promise<Comparison> {
+  const each = Math.max(1, Math.round(ours.seconds / rounds));
+  const a: LoadResult[] = [];
+  const b: LoadResult[] = [];
+  for (let i = 0; i < rounds; i++) {
+    a.push(await load({ ...ours, seconds: each }));
+    b.push(await load({ ...baseline, seconds: each }));
+  }
+  const merge = (runs: LoadResult[]): LoadResult => ({
+    requestsPerSecond: runs.reduce((n, r) => n + r.requestsPerSecond, 0) / runs.length,
+    p50Ms: runs.reduce((n, r) => n + r.p50Ms, 0) / runs.length,
+    p99Ms: Math.max(...runs.map((r) => r.p99Ms)),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+  });
+  return { ours: merge(a), baseline: merge(b), roundRatios: a.map((r, i) => r.requestsPerSecond / (b[i] as LoadResult).requestsPerSecond) };
+}

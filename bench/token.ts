@@ -1,7 +1,7 @@
 // npm run bench -- token: tokens issued per second (Basic + form) by POST /oauth2/token, beside
 // a bare Fastify route answering trivial JSON under the same load, in the same run.
 import path from 'node:path';
-import { load, loadOptions, row, startChild } from './lib.ts';
+import { compareLoads, load, loadOptions, row, startChild } from './lib.ts';
 import { setUpOAuthProfile, startSwitchboard } from './platform.ts';
 
 export async function run(options: { seconds: number; connections: number }): Promise<void> {
@@ -13,12 +13,14 @@ export async function run(options: { seconds: number; connections: number }): Pr
     const body = 'grant_type=client_credentials';
     await load({ url: `${sb.url}/oauth2/token`, method: 'POST', headers, body, seconds: 2, connections: options.connections });
     await load({ url: `${bare.url}/token`, method: 'POST', headers, body, seconds: 2, connections: options.connections });
-    const ours = await load({ url: `${sb.url}/oauth2/token`, method: 'POST', headers, body, seconds: options.seconds, connections: options.connections });
-    const baseline = await load({ url: `${bare.url}/token`, method: 'POST', headers, body, seconds: options.seconds, connections: options.connections });
-    console.log(`\ntoken endpoint, ${options.connections} keep-alive connections, ${options.seconds} s each (LOG_LEVEL=warn)`);
+    const { ours, baseline, roundRatios } = await compareLoads(
+      { url: `${sb.url}/oauth2/token`, method: 'POST', headers, body, seconds: options.seconds, connections: options.connections },
+      { url: `${bare.url}/token`, method: 'POST', headers, body, seconds: options.seconds, connections: options.connections },
+    );
+    console.log(`\ntoken endpoint, ${options.connections} keep-alive connections, ${options.seconds} s each in ${roundRatios.length} alternating rounds (LOG_LEVEL=warn)`);
     console.log(row('POST /oauth2/token (Basic + form)', ours));
     console.log(row('bare Fastify route, trivial JSON', baseline));
-    console.log(`ratio: ${(ours.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)} (target >= 0.50)`);
+    console.log(`ratio: ${(ours.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)} (target >= 0.50); by round: ${roundRatios.map((r) => r.toFixed(2)).join(', ')}`);
   } finally {
     sb.process.kill('SIGTERM');
     bare.process.kill('SIGTERM');

@@ -100,13 +100,18 @@ export function gatewayRoutes(deps: GatewayDeps) {
           return fail(reply, 502, 'Bad gateway');
         }
         const rawQuery = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
-        const query = new URLSearchParams(rawQuery);
-        query.delete('api_token');
+        // The query goes upstream as the caller sent it, less an auth token in it.
+        let query = rawQuery;
+        if (rawQuery.includes('api_token')) {
+          const params = new URLSearchParams(rawQuery);
+          params.delete('api_token');
+          query = params.toString();
+        }
         try {
           const res = await proxy.forward(upstream, {
             method: request.method,
             subPath: match.subPath,
-            query: query.toString(),
+            query,
             headers: request.headers,
             body: Buffer.isBuffer(request.body) ? request.body : undefined,
             clientAddress: request.ip,

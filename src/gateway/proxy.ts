@@ -1,7 +1,7 @@
 // Proxy collections: a call is forwarded to the connection's base URL plus the path below the
 // collection, with the query, method, body and a safe subset of headers; the caller's
 // credentials never go upstream, the connection's do (contract README, "Proxy collections").
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 
 export interface Upstream {
   baseUrl: URL;
@@ -36,14 +36,26 @@ export class ProxyError extends Error {
 const FORWARD_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'content-language', 'if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since', 'user-agent'];
 const FORWARD_RESPONSE_HEADERS = ['content-type', 'content-language', 'cache-control', 'etag', 'last-modified', 'expires', 'location', 'retry-after', 'vary'];
 
+/** Characters a path may carry as they are (RFC 3986 pchar, '/' and percent-escapes): nothing to encode. */
+const PLAIN_PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
+
 export function createProxy(options: { timeoutMs: number; maxResponseBytes: number }) {
   const agent = new Agent({ keepAliveTimeout: 10_000, connections: 128, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+  const deadlines = createDeadlines(options.timeoutMs);
   return {
     async forward(upstream: Upstream, call: ProxyRequest): Promise<ProxyResponse> {
       const base = upstream.baseUrl;
-      const url = new URL(base.toString());
-      url.pathname = `${base.pathname.replace(/\/+$/, '')}/${call.subPath}`;
-      url.search = call.query;
+      const pathname = `${base.pathname.replace(/\/+$/, '')}/${call.subPath}`;
+      let target: { origin: string; path: string };
+      if (PLAIN_PATH.test(pathname) && !/[#\s]/.test(call.query)) {
+        // The common case, without building a URL per call: the path needs no encoding.
+        target = { origin: base.origin, path: call.query === '' ? pathname : `${pathname}?${call.query}` };
+      } else {
+        const url = new URL(base.toString());
+        url.pathname = pathname;
+        url.search = call.query;
+        target = { origin: url.origin, path: `${url.pathname}${url.search}` };
+      }
       const headers: Record<string, string> = {};
       for (const name of FORWARD_REQUEST_HEADERS) {
         const value = call.headers[name];
@@ -52,14 +64,29 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
       headers['x-forwarded-for'] = call.clientAddress;
       headers['x-request-id'] = call.requestId;
       Object.assign(headers, upstream.headers);
-      let res: Awaited<ReturnType<typeof request>>;
+      const deadline = deadlines.start();
       try {
-        res = await request(url, {
-          method: call.method as 'GET',
+        return await exchange(target, headers, call, deadline.signal);
+      } finally {
+        deadlines.done(deadline);
+      }
+    },
+    close: () => {
+      deadlines.close();
+      return agent.close();
+    },
+  };
+
+  async function exchange(target: { origin: string; path: string }, headers: Record<string, string>, call: ProxyRequest, signal: AbortSignal): Promise<ProxyResponse> {
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await agent.request({
+          origin: target.origin,
+          path: target.path,
+          method: call.method as Dispatcher.HttpMethod,
           headers,
           body: call.body && call.body.length > 0 && call.method !== 'GET' && call.method !== 'HEAD' ? call.body : null,
-          dispatcher: agent,
-          signal: AbortSignal.timeout(options.timeoutMs),
+          signal,
         });
       } catch (error) {
         const name = (error as Error).name;
@@ -87,7 +114,47 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
         if (typeof value === 'string') out[name] = value;
       }
       return { status: res.statusCode, headers: out, body: Buffer.concat(chunks) };
+  }
+}
+
+/**
+ * One deadline per forwarded call without a timer per call (AbortSignal.timeout costs four times
+ * an AbortController here): every call has the same timeout, so calls expire in the order they
+ * started, and one sweep every tenth of the timeout aborts the expired ones from the front. A call
+ * is aborted between its timeout and 1.1 times it (at most a second late).
+ */
+function createDeadlines(timeoutMs: number) {
+  const running = new Map<AbortController, number>();
+  const tickMs = Math.max(5, Math.min(1000, Math.floor(timeoutMs / 10)));
+  let timer: NodeJS.Timeout | undefined;
+  const sweep = () => {
+    const now = performance.now();
+    for (const [controller, expiresAt] of running) {
+      if (expiresAt > now) break;
+      running.delete(controller);
+      controller.abort(new DOMException('The upstream call timed out.', 'TimeoutError'));
+    }
+    if (running.size === 0 && timer !== undefined) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
+  return {
+    start(): AbortController {
+      const controller = new AbortController();
+      running.set(controller, performance.now() + timeoutMs);
+      if (timer === undefined) {
+        timer = setInterval(sweep, tickMs);
+        timer.unref();
+      }
+      return controller;
     },
-    close: () => agent.close(),
+    done(controller: AbortController): void {
+      running.delete(controller);
+    },
+    close(): void {
+      if (timer !== undefined) clearInterval(timer);
+      timer = undefined;
+    },
   };
 }

@@ -8,6 +8,8 @@ export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid: 'sb1' })).toString('base64url');
 const HEADER_PREFIX = `${HEADER}.`;
 export const AUDIENCE = 'switchboard-gateway';
+/** Verified tokens remembered (about 0.5 KB each). */
+const VERIFIED_CACHE_SIZE = 20_000;
 
 export interface AccessTokenClaims {
   iss: string;
@@ -25,7 +27,7 @@ export interface AccessTokenClaims {
 export interface AccessTokenSigner {
   sign(input: { profileId: number; generation: number; issuer: string; now: Date }): string;
   /** The claims of a token this server signed and that has not expired; otherwise null. */
-  verify(token: string, now: Date): AccessTokenClaims | null;
+  verify(token: string, now: Date): Readonly<AccessTokenClaims> | null;
   /** Whether the string is shaped like one of our tokens (to tell it from a caller's JWT). */
   isOurs(token: string): boolean;
 }
@@ -37,6 +39,28 @@ export function createAccessTokenSigner(key: Buffer): AccessTokenSigner {
   // Token ids: a random prefix per signer and a counter, unique without asking for randomness per token.
   const idPrefix = randomBytes(9).toString('base64url');
   let counter = 0;
+  // Tokens whose signature was checked, by their exact text: a gateway call with a token seen
+  // before costs a map lookup instead of an HMAC and a JSON parse. Only a token this server
+  // signed can be in it; expiry is still checked on every call, and revocation (secret refresh,
+  // disable) is checked by the caller against the profile's state, never cached here.
+  const verified = new Map<string, Readonly<AccessTokenClaims>>();
+  const checkSignature = (token: string): Readonly<AccessTokenClaims> | null => {
+    if (token.length > 2048 || !token.startsWith(HEADER_PREFIX)) return null;
+    const dot = token.lastIndexOf('.');
+    if (dot <= HEADER_PREFIX.length) return null;
+    const body = token.slice(0, dot);
+    const signature = Buffer.from(token.slice(dot + 1), 'base64url');
+    const expected = mac(body);
+    if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return null;
+    let claims: AccessTokenClaims;
+    try {
+      claims = JSON.parse(Buffer.from(body.slice(HEADER_PREFIX.length), 'base64url').toString('utf8')) as AccessTokenClaims;
+    } catch {
+      return null;
+    }
+    if (claims.aud !== AUDIENCE || !Number.isInteger(claims.apid) || !Number.isInteger(claims.gen) || typeof claims.exp !== 'number') return null;
+    return Object.freeze(claims);
+  };
   return {
     sign({ profileId, generation, issuer, now }) {
       const iat = Math.floor(now.getTime() / 1000);
@@ -45,21 +69,19 @@ export function createAccessTokenSigner(key: Buffer): AccessTokenSigner {
       return `${body}.${mac(body).toString('base64url')}`;
     },
     verify(token, now) {
-      if (token.length > 2048 || !token.startsWith(HEADER_PREFIX)) return null;
-      const dot = token.lastIndexOf('.');
-      if (dot <= HEADER_PREFIX.length) return null;
-      const body = token.slice(0, dot);
-      const signature = Buffer.from(token.slice(dot + 1), 'base64url');
-      const expected = mac(body);
-      if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return null;
-      let claims: AccessTokenClaims;
-      try {
-        claims = JSON.parse(Buffer.from(body.slice(HEADER_PREFIX.length), 'base64url').toString('utf8')) as AccessTokenClaims;
-      } catch {
+      let claims = verified.get(token);
+      if (claims === undefined) {
+        const checked = checkSignature(token);
+        if (checked === null) return null;
+        claims = checked;
+        // Oldest first out: a full cache forgets the token verified longest ago.
+        if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
+        verified.set(token, claims);
+      }
+      if (Math.floor(now.getTime() / 1000) >= claims.exp) {
+        verified.delete(token);
         return null;
       }
-      if (claims.aud !== AUDIENCE || !Number.isInteger(claims.apid) || !Number.isInteger(claims.gen) || typeof claims.exp !== 'number') return null;
-      if (Math.floor(now.getTime() / 1000) >= claims.exp) return null;
       return claims;
     },
     isOurs(token) {
