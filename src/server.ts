@@ -67,8 +67,9 @@ export async function startServer(config: Config, options: { out?: Writable } = 
   const app = await buildApp({ config, database, secretBox, secrets, logger });
   const shutdown = { closing: false };
   // Replies sent while shutting down close their connection, so keep-alive clients let go.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (shutdown.closing) reply.header('connection', 'close');
+    done(null, payload);
   });
   app.addHook('onClose', async () => {
     await database.db.destroy();

@@ -27,6 +27,14 @@ before(async () => {
   upstream.all('/base/*', async (request, reply) => {
     if (request.url.includes('/slow')) await new Promise((r) => setTimeout(r, 500));
     if (request.url.includes('/huge')) return reply.type('text/plain').send('x'.repeat(5000));
+    if (request.url.includes('/stalled')) {
+      // Headers and the start of the body at once, the rest after the gateway's timeout.
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'application/json' });
+      reply.raw.write('{"partial":');
+      setTimeout(() => reply.raw.end('true}'), 500);
+      return reply;
+    }
     return reply.status(request.url.includes('/created') ? 201 : 200).header('etag', '"v1"').header('set-cookie', 'upstream=1').send({ method: request.method, url: request.url, headers: request.headers, body: request.body ?? null });
   });
   upstreamUrl = await upstream.listen({ port: 0, host: '127.0.0.1' });
@@ -40,7 +48,7 @@ before(async () => {
   connectionId = connection.body.id;
   base = new URL(collection.body.url).pathname;
   otherCollectionId = (await t.call('POST', '/api/api_collections', { body: { name: 'Other', project_id: project.projectId, proxy_connection_id: connection.body.id } })).body.id;
-  for (const [key, method, path] of [['get', 'GET', 'orders/{id}'], ['recent', 'GET', 'orders/recent'], ['post', 'POST', 'orders'], ['slow', 'GET', 'slow'], ['huge', 'GET', 'huge'], ['created', 'PUT', 'created/{id}'], ['off', 'GET', 'off']] as const) {
+  for (const [key, method, path] of [['get', 'GET', 'orders/{id}'], ['recent', 'GET', 'orders/recent'], ['post', 'POST', 'orders'], ['slow', 'GET', 'slow'], ['huge', 'GET', 'huge'], ['stalled', 'GET', 'stalled'], ['created', 'PUT', 'created/{id}'], ['off', 'GET', 'off']] as const) {
     const e = await t.call('POST', `/api/api_collections/${collectionId}/api_endpoints`, { body: { name: key, method, path } });
     endpointIds[key] = e.body.id;
     if (key !== 'off') assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`)).status, 200);
@@ -242,10 +250,13 @@ describe('gateway refusals', () => {
     assert.equal((await gw('GET', `${base}/orders/1`)).status, 401);
   });
 
-  test('upstream slow: 504; upstream too large: 502; request too large: 413; a dot-dot segment: 400', async () => {
+  test('upstream slow or stalled mid-body: 504; upstream too large: 502; request too large: 413; a dot-dot segment: 400', async () => {
     const p = await profile({ auth_type: 'token' });
     const auth = { 'api-token': p.secret };
     assert.deepEqual((await gw('GET', `${base}/slow`, auth)).body, { error: 'Gateway timeout' });
+    const stalled = await gw('GET', `${base}/stalled`, auth);
+    assert.equal(stalled.status, 504, 'a body that stops coming is a timeout too');
+    assert.deepEqual(stalled.body, { error: 'Gateway timeout' });
     assert.deepEqual((await gw('GET', `${base}/huge`, auth)).body, { error: 'Response too large' });
     const big = await gw('POST', `${base}/orders`, { ...auth, 'content-type': 'application/json' }, JSON.stringify({ x: 'y'.repeat(4000) }));
     assert.equal(big.status, 413);

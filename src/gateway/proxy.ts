@@ -93,28 +93,38 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
         if (name === 'TimeoutError' || name === 'HeadersTimeoutError' || name === 'AbortError') throw new ProxyError(504, 'Gateway timeout');
         throw new ProxyError(502, 'Bad gateway');
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      try {
-        for await (const chunk of res.body) {
-          size += (chunk as Buffer).length;
-          if (size > options.maxResponseBytes) {
-            res.body.destroy();
-            throw new ProxyError(502, 'Response too large');
-          }
-          chunks.push(chunk as Buffer);
-        }
-      } catch (error) {
-        if (error instanceof ProxyError) throw error;
-        throw new ProxyError(502, 'Bad gateway');
-      }
+      const body = await readBody(res.body, options.maxResponseBytes, signal);
       const out: Record<string, string> = {};
       for (const name of FORWARD_RESPONSE_HEADERS) {
         const value = res.headers[name];
         if (typeof value === 'string') out[name] = value;
       }
-      return { status: res.statusCode, headers: out, body: Buffer.concat(chunks) };
+      return { status: res.statusCode, headers: out, body };
   }
+}
+
+/**
+ * The upstream's body, up to `limit` bytes (502 beyond, or when it breaks off; 504 when the
+ * deadline cuts it off). Listeners rather
+ * than async iteration: no promise per chunk, and most bodies are one chunk.
+ */
+function readBody(stream: Dispatcher.ResponseData['body'], limit: number, signal: AbortSignal): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        stream.destroy();
+        reject(new ProxyError(502, 'Response too large'));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    stream.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    // A body cut off by the deadline is a timeout, like headers that never came.
+    stream.on('error', (error: Error) => reject(signal.aborted || error.name === 'BodyTimeoutError' ? new ProxyError(504, 'Gateway timeout') : new ProxyError(502, 'Bad gateway')));
+  });
 }
 
 /**
