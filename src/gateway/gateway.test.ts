@@ -7,6 +7,8 @@ import { SignJWT } from 'jose';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
 import { manualClock } from '../time.ts';
 import { insertPolicy } from '../api/api_clients/api_clients.store.ts';
+import type { KyselyPlugin } from 'kysely';
+import { createRouter } from './routing.ts';
 
 let t: TestApp;
 let upstream: FastifyInstance;
@@ -315,5 +317,26 @@ describe('access policies at the gateway', () => {
     assert.ok(Number(over.headers['retry-after']) > 0);
     const counters = await t.ctx.db.selectFrom('api_policy_counters').selectAll().where('profile_id', '=', p.id).execute();
     assert.deepEqual(counters.map((c) => [c.kind, c.count]), [['quota', 2]]);
+  });
+});
+
+describe('the routing table', () => {
+  test('remembers a bounded number of API prefixes: a flood of made-up ones cannot grow it without end', async () => {
+    let environmentReads = 0;
+    const counting: KyselyPlugin = {
+      transformQuery: (args) => {
+        if (args.node.kind === 'SelectQueryNode' && JSON.stringify(args.node.from).includes('"environments"')) environmentReads += 1;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    const router = createRouter({ ...t.ctx, db: t.ctx.db.withPlugin(counting) });
+    const [prefix, slug] = base.split('/').filter(Boolean) as [string, string];
+    assert.ok(await router.match('GET', `/${prefix}/${slug}/orders/1`));
+    assert.ok(await router.match('GET', `/${prefix}/${slug}/orders/2`));
+    assert.equal(environmentReads, 1, 'the environment is read once, then remembered');
+    for (let i = 0; i < 10_000; i++) assert.equal(await router.match('GET', `/made-up-${i}/x/y`), null);
+    assert.ok(await router.match('GET', `/${prefix}/${slug}/orders/3`));
+    assert.equal(environmentReads, 10_002, 'past the bound the memory was emptied, so the real prefix is read again');
   });
 });

@@ -33,6 +33,9 @@ export interface Match {
   params: Record<string, string>;
 }
 
+/** Environments remembered by API prefix, unknown prefixes included (as null): a bound against a flood of made-up ones. */
+const MAX_REMEMBERED_PREFIXES = 10_000;
+
 export function createRouter(ctx: ServiceContext) {
   const cache = new Map<string, Promise<EnvironmentRoutes | null>>();
   ctx.notifier.subscribe('api_routes.changed', () => cache.clear());
@@ -57,6 +60,7 @@ export function createRouter(ctx: ServiceContext) {
       if (!prefix || !slug) return null;
       let entry = cache.get(prefix);
       if (!entry) {
+        if (cache.size >= MAX_REMEMBERED_PREFIXES) cache.clear();
         entry = load(prefix);
         cache.set(prefix, entry);
         entry.catch(() => cache.delete(prefix));
