@@ -68,3 +68,15 @@ test('a placeholder that does not become a bound value is refused when the query
   await assert.rejects(inlined.execute(db, { name: 'a' }), /placeholder\(s\) name did not become bound values/);
   assert.equal((await byName.execute(db, { name: 'a' })).rows.length, 1, 'nothing ran');
 });
+
+test('bind: values read in place from structured parameters (rows of a multi-row insert)', async () => {
+  type Rows = { rows: ReadonlyArray<{ name: string; size: number }> } & Record<string, unknown>;
+  const insertTwo = prepareQuery<Rows, never, Db>(
+    (kdb, param) => kdb.insertInto('items').values([0, 1].map((i) => ({ name: param(`${i}.name`) as string, size: param(`${i}.size`) as number }))),
+    { bind: (name) => { const [i, column] = name.split('.') as [string, 'name' | 'size']; return (p) => p.rows[Number(i)]?.[column]; } },
+  );
+  await insertTwo.execute(db, { rows: [{ name: 'bound-1', size: 11 }, { name: 'bound-2', size: 22 }] });
+  await insertTwo.execute(db, { rows: [{ name: 'bound-3', size: 33 }, { name: 'bound-4', size: 44 }] });
+  const rows = (await db.selectFrom('items').select(['name', 'size']).where('name', 'like', 'bound-%').orderBy('name').execute()).map((row) => ({ ...row }));
+  assert.deepEqual(rows, [{ name: 'bound-1', size: 11 }, { name: 'bound-2', size: 22 }, { name: 'bound-3', size: 33 }, { name: 'bound-4', size: 44 }]);
+});

@@ -20,10 +20,13 @@ export interface PreparedQuery<P, R, DB = Database> {
 /** Each bound value of the compiled query: a named parameter, or a constant of the query itself. */
 type Slot = { name: string } | { value: unknown };
 
-interface Compiled {
+/** Where a bound value is read from the run's parameters (worked out once per slot). */
+type Getter<P> = (params: P) => unknown;
+
+interface Compiled<P> {
   sql: string;
   query: CompiledQuery['query'];
-  slots: readonly Slot[];
+  getters: ReadonlyArray<Getter<P>>;
 }
 
 // A placeholder is a string no caller can produce by accident (it only ever reaches the query
@@ -35,10 +38,21 @@ const MARK = '\u0000prepared-parameter:';
  * placeholder function; it must build the same shape whatever the values (no branching on them).
  * Every placeholder must end up as a bound value of the compiled statement, which is checked.
  */
-export function prepareQuery<P extends Record<string, unknown>, R, DB = Database>(build: (db: Kysely<DB>, param: Placeholder<P>) => Compilable<R>): PreparedQuery<P, R, DB> {
+export function prepareQuery<P extends Record<string, unknown>, R, DB = Database>(
+  build: (db: Kysely<DB>, param: Placeholder<P>) => Compilable<R>,
+  options: {
+    /**
+     * How a named value is read from the parameters (default: `params[name]`). A query with many
+     * values built from structured input (rows of a multi-row insert) reads them in place rather
+     * than from a flattened object of hundreds of keys.
+     */
+    bind?: (name: string) => Getter<P>;
+  } = {},
+): PreparedQuery<P, R, DB> {
+  const bind = options.bind ?? ((name: string) => (params: P) => params[name]);
   // One compiled form per dialect adapter (transactions share their database's adapter).
-  const byAdapter = new WeakMap<object, Compiled>();
-  const compile = (db: Kysely<DB>): Compiled => {
+  const byAdapter = new WeakMap<object, Compiled<P>>();
+  const compile = (db: Kysely<DB>): Compiled<P> => {
     const adapter = db.getExecutor().adapter;
     const cached = byAdapter.get(adapter);
     if (cached) return cached;
@@ -52,14 +66,20 @@ export function prepareQuery<P extends Record<string, unknown>, R, DB = Database
     const bound = new Set(slots.flatMap((slot) => ('name' in slot ? [slot.name] : [])));
     const lost = [...names].filter((name) => !bound.has(name));
     if (lost.length > 0) throw new Error(`prepareQuery: placeholder(s) ${lost.join(', ')} did not become bound values of: ${compiled.sql}`);
-    const entry: Compiled = { sql: compiled.sql, query: compiled.query, slots };
+    const getters = slots.map((slot): Getter<P> => {
+      if ('name' in slot) return bind(slot.name);
+      const value = slot.value;
+      return () => value;
+    });
+    const entry: Compiled<P> = { sql: compiled.sql, query: compiled.query, getters };
     byAdapter.set(adapter, entry);
     return entry;
   };
   return {
     async execute(db, params) {
-      const { sql, query, slots } = compile(db);
-      const parameters = slots.map((slot) => ('name' in slot ? params[slot.name] : slot.value));
+      const { sql, query, getters } = compile(db);
+      const parameters = new Array<unknown>(getters.length);
+      for (let i = 0; i < getters.length; i++) parameters[i] = (getters[i] as Getter<P>)(params);
       return db.executeQuery<R>({ ...CompiledQuery.raw(sql, parameters), query });
     },
   };

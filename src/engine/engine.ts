@@ -639,6 +639,18 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     return out;
   }
 
+  // The lines of a job mostly start and end within the same few milliseconds: each distinct
+  // millisecond is formatted once.
+  let lastMs = Number.NaN;
+  let lastIso = '';
+  function isoAt(ms: number): string {
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastIso = new Date(ms).toISOString();
+    }
+    return lastIso;
+  }
+
   function failedOutcome(type: string, message: string): JobOutcome {
     return {
       status: 'failed', error: `${type}: ${message}`, lines: [], linesDropped: 0, taskCount: 0, end: null,
@@ -651,7 +663,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     const lines: JobLineRow[] = outcome.lines.map((line, seq) => ({
       job_id: job.id, seq, recipe_line_number: line.recipe_line_number, adapter_name: line.adapter_name.slice(0, 100), adapter_operation: line.adapter_operation.slice(0, 100),
       pass: line.pass, input: line.input, output: line.output, error: line.error, mask_data: line.mask_data ? 1 : 0,
-      started_at: new Date(line.started_at).toISOString(), completed_at: new Date(line.completed_at).toISOString(),
+      started_at: isoAt(line.started_at), completed_at: isoAt(line.completed_at),
     }));
     await commits.run(async (trx) => {
       await insertLines(trx, lines);

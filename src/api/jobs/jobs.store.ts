@@ -104,13 +104,25 @@ const _everyLineColumn: [Exclude<keyof JobLineRow, (typeof LINE_COLUMNS)[number]
 /** Lines a statement: 12 values each, well within SQLite's limit of bound values. */
 const LINES_PER_STATEMENT = 100;
 /** One prepared insert per number of lines (jobs of a recipe mostly have the same count). */
-const insertLinesQueries = new Map<number, PreparedQuery<Record<string, unknown>, never>>();
+/** The lines themselves; the placeholders are named `<line>.<column>` (read in place by `bind`). */
+type LinesParams = { lines: readonly JobLineRow[] } & Record<string, unknown>;
+const insertLinesQueries = new Map<number, PreparedQuery<LinesParams, never>>();
 
-function insertLinesQuery(count: number): PreparedQuery<Record<string, unknown>, never> {
+function insertLinesQuery(count: number): PreparedQuery<LinesParams, never> {
   let query = insertLinesQueries.get(count);
   if (query === undefined) {
-    query = prepareQuery<Record<string, unknown>, never>((db, param) =>
-      db.insertInto('job_lines').values(Array.from({ length: count }, (_, i) => Object.fromEntries(LINE_COLUMNS.map((column) => [column, param(`${i}.${column}`)])) as unknown as JobLineRow)));
+    query = prepareQuery<LinesParams, never>(
+      (db, param) => db.insertInto('job_lines').values(Array.from({ length: count }, (_, i) => Object.fromEntries(LINE_COLUMNS.map((column) => [column, param(`${i}.${column}`)])) as unknown as JobLineRow)),
+      // Placeholder `<line>.<column>` reads that column of that line in place.
+      {
+        bind: (name) => {
+          const dot = name.indexOf('.');
+          const index = Number(name.slice(0, dot));
+          const column = name.slice(dot + 1) as keyof JobLineRow;
+          return (params) => (params.lines[index] as JobLineRow)[column];
+        },
+      },
+    );
     insertLinesQueries.set(count, query);
   }
   return query;
@@ -118,12 +130,8 @@ function insertLinesQuery(count: number): PreparedQuery<Record<string, unknown>,
 
 export async function insertLines(db: Db, lines: JobLineRow[]): Promise<void> {
   for (let i = 0; i < lines.length; i += LINES_PER_STATEMENT) {
-    const chunk = lines.slice(i, i + LINES_PER_STATEMENT);
-    const params: Record<string, unknown> = {};
-    chunk.forEach((line, n) => {
-      for (const column of LINE_COLUMNS) params[`${n}.${column}`] = line[column];
-    });
-    await insertLinesQuery(chunk.length).execute(db, params);
+    const chunk = lines.length <= LINES_PER_STATEMENT ? lines : lines.slice(i, i + LINES_PER_STATEMENT);
+    await insertLinesQuery(chunk.length).execute(db, { lines: chunk });
   }
 }
 

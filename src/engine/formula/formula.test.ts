@@ -194,6 +194,13 @@ describe('formula bounds', () => {
     assert.equal(run("{}['constructor']"), null);
     assert.equal(run("{}['__proto__']"), null);
     assert.deepEqual(run("{ '__proto__' => 1 }.keys"), ['__proto__']);
+    // Stored as an own key, in hashes and in their plain (stored) form; no prototype changes.
+    const stored = toPlain(fromPlain(JSON.parse('{"__proto__": {"polluted": true}, "constructor": 2, "a": 3}'))) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(stored), ['__proto__', 'constructor', 'a']);
+    assert.equal(Object.getPrototypeOf(stored), Object.prototype);
+    assert.equal((stored as { polluted?: unknown }).polluted, undefined);
+    assert.equal(JSON.stringify(stored), '{"__proto__":{"polluted":true},"constructor":2,"a":3}');
+    assert.equal(({} as { polluted?: unknown }).polluted, undefined);
   });
 });
 

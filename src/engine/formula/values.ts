@@ -84,7 +84,10 @@ export function hashGet(h: Hash, key: string): Value {
 }
 
 export function hashSet(h: Hash, key: string, value: Value): void {
-  Object.defineProperty(h, key, { value, enumerable: true, writable: true, configurable: true });
+  // A plain assignment is an own, enumerable, writable property like defineProperty's, at a tenth
+  // of the cost, for every key but `__proto__`, whose assignment would set the prototype instead.
+  if (key === '__proto__') Object.defineProperty(h, key, { value, enumerable: true, writable: true, configurable: true });
+  else h[key] = value;
 }
 
 export function newHash(entries: Iterable<readonly [string, Value]> = []): Hash {
@@ -120,7 +123,11 @@ export function toPlain(v: Value): unknown {
   if (v === SKIP || v === CLEAR) return null;
   if (Array.isArray(v)) return v.map(toPlain);
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(v)) Object.defineProperty(out, key, { value: toPlain(v[key] as Value), enumerable: true, writable: true, configurable: true });
+  for (const key of Object.keys(v)) {
+    const plain = toPlain(v[key] as Value);
+    if (key === '__proto__') Object.defineProperty(out, key, { value: plain, enumerable: true, writable: true, configurable: true });
+    else out[key] = plain;
+  }
   return out;
 }
 
