@@ -305,6 +305,17 @@ describe('access policies at the gateway', () => {
     assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': p.secret })).status, 200);
   });
 
+  test('concurrent calls are counted exactly: a limit of 5 admits 5 of 20 calls made at once', async () => {
+    const policy = await insertPolicy(t.ctx.db, { workspaceId: t.workspaceId, name: 'Burst', rate: { requests: 5, seconds: 60 }, now: clock.now().toISOString() });
+    const p = await profile({ auth_type: 'token', api_policy_id: policy.id });
+    clock.set(new Date(Math.ceil(clock.now().getTime() / 60_000) * 60_000 + 1000));
+    const replies = await Promise.all(Array.from({ length: 20 }, () => gw('GET', `${base}/orders/1`, { 'api-token': p.secret })));
+    assert.deepEqual(replies.map((r) => r.status).sort(), [...Array(5).fill(200), ...Array(15).fill(429)]);
+    assert.deepEqual(replies.filter((r) => r.status === 200).map((r) => r.headers['x-ratelimit-remaining']).sort(), ['0', '1', '2', '3', '4']);
+    const counters = await t.ctx.db.selectFrom('api_policy_counters').selectAll().where('profile_id', '=', p.id).execute();
+    assert.deepEqual(counters.map((c) => [c.kind, c.count]), [['rate', 5]], 'refused calls do not use up the window');
+  });
+
   test('a quota answers 429 Quota exceeded, and the count is in the database', async () => {
     const policy = await insertPolicy(t.ctx.db, { workspaceId: t.workspaceId, name: 'Quota', quota: { requests: 2, seconds: 30 * 86_400 }, now: clock.now().toISOString() });
     const client = await t.call('POST', '/api/api_clients', { body: { name: 'Metered', api_policy_id: policy.id } });

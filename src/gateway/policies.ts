@@ -26,8 +26,9 @@ export function createPolicyEnforcer(ctx: ServiceContext) {
       { kind: 'rate' as const, limit: p.rate_limit_requests, seconds: p.rate_limit_interval_seconds, error: 'Rate limit exceeded' as const },
       { kind: 'quota' as const, limit: p.quota_requests, seconds: p.quota_interval_seconds, error: 'Quota exceeded' as const },
     ].filter((w) => w.limit !== null && w.seconds !== null && w.seconds > 0);
-    const headers: Record<string, string> = {};
-    return ctx.db.transaction().execute(async (trx) => {
+    // Counted in the server's group commit: concurrent calls share one transaction and one sync
+    // of the log. The work touches only `trx`, as group commit requires (it may run twice).
+    return ctx.groupCommit.run(async (trx) => {
       const counted: Array<{ count: number; limit: number; reset: number; error: 'Rate limit exceeded' | 'Quota exceeded' }> = [];
       for (const w of windows) {
         const size = (w.seconds as number) * 1000;
@@ -51,6 +52,7 @@ export function createPolicyEnforcer(ctx: ServiceContext) {
         }
         return { ok: false as const, error: over.error, retryAfter: Math.max(1, over.reset) };
       }
+      const headers: Record<string, string> = {};
       const rate = counted[0];
       if (rate) {
         headers['x-ratelimit-limit'] = String(rate.limit);
