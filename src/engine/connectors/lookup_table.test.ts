@@ -172,6 +172,10 @@ describe('lookup_table add_entry, update_entry, delete_entry, truncate', () => {
     assert.deepEqual(ignored.output(1), { id: null, entry: null });
     const del = await fire(t, (await webhookRecipe(t, [lt('delete_entry', 'd', { lookup_table_id: String(table.id), id: '99999999' })])).path, {});
     assert.equal(del.errorType, 'Not found');
+    assert.match(del.error ?? '', /Entry 99999999 not found in lookup table/);
+    const delIgnored = await fire(t, (await webhookRecipe(t, [lt('delete_entry', 'd', { lookup_table_id: String(table.id), id: '99999999', ignore_not_found: true })])).path, {});
+    assert.equal(delIgnored.status, 'succeeded', delIgnored.error ?? '');
+    assert.deepEqual(delIgnored.output(1), { id: null });
     const badId = await fire(t, (await webhookRecipe(t, [lt('delete_entry', 'd', { lookup_table_id: String(table.id), id: 'abc' })])).path, {});
     assert.match(badId.error ?? '', /id must be the id of an entry/);
     const unknownColumn = await fire(t, (await webhookRecipe(t, [lt('add_entry', 'a', { lookup_table_id: String(table.id), parameters: { col1: 'SK', colour: 'blue' } })])).path, {});

@@ -118,6 +118,16 @@ async function entries(input: Hash, ctx: ServiceContext, recipe: RecipeRef, crit
   return newHash([['entries', rows.map((row) => entryOf(row, labels))], ['count', rows.length]]);
 }
 
+/**
+ * An entry that is not there: `orElse` when the step asks to ignore it (`ignore_not_found`),
+ * else a Not found error naming the entry and its table. Any other error goes on as it is.
+ */
+function ifIgnoredNotFound(error: unknown, input: Hash, tableName: string, id: number, orElse: Hash): Hash {
+  if (!(error instanceof StepError) || error.errorType !== 'Not found') throw error;
+  if (flag(hashGet(input, 'ignore_not_found'))) return orElse;
+  throw new StepError('Not found', `Entry ${id} not found in lookup table ${JSON.stringify(tableName)}`);
+}
+
 const actions: Record<string, ActionDef> = {
   get_entry: {
     title: 'Lookup entry',
@@ -157,11 +167,7 @@ const actions: Record<string, ActionDef> = {
         const row = await service(() => updateRow(sc.ctx, scopeOf(sc.recipe), table.id, id, cellsOf(input)));
         return entryOf(row, labelsOf(table));
       } catch (error) {
-        if (error instanceof StepError && error.errorType === 'Not found') {
-          if (flag(hashGet(input, 'ignore_not_found'))) return NO_ENTRY();
-          throw new StepError('Not found', `Entry ${id} not found in lookup table ${JSON.stringify(table.name)}`);
-        }
-        throw error;
+        return ifIgnoredNotFound(error, input, table.name, id, NO_ENTRY());
       }
     },
   },
@@ -174,11 +180,7 @@ const actions: Record<string, ActionDef> = {
       try {
         await service(() => deleteRow(sc.ctx, scopeOf(sc.recipe), table.id, id));
       } catch (error) {
-        if (error instanceof StepError && error.errorType === 'Not found') {
-          if (flag(hashGet(input, 'ignore_not_found'))) return newHash([['id', null]]);
-          throw new StepError('Not found', `Entry ${id} not found in lookup table ${JSON.stringify(table.name)}`);
-        }
-        throw error;
+        return ifIgnoredNotFound(error, input, table.name, id, newHash([['id', null]]));
       }
       return newHash([['id', id]]);
     },
