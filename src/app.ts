@@ -12,7 +12,7 @@ import type { DbHandle } from './db/index.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerHostRouting } from './http/hosts.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.ts';
-import { registerGauge, registerObservability, requestId } from './http/observability.ts';
+import { registerGauge, registerObservability, requestId, requestLogger } from './http/observability.ts';
 import { registerDurableReplies } from './http/durable-replies.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -110,6 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // falling through to the gateway's catch-all route.
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
+    childLoggerFactory: requestLogger,
   }) as unknown as FastifyInstance;
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
   const mailer: Mailer | undefined = config.smtpUrl === undefined ? undefined : createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom });

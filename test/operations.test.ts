@@ -54,6 +54,22 @@ describe('GET /metrics', () => {
     assert.match(res.body, /process_resident_memory_bytes \d+/);
     assert.ok(!res.body.includes('424242'), 'ids never become labels');
   });
+
+  test('a histogram series counts every request: cumulative buckets up to +Inf, the count and the sum agree', async () => {
+    for (let i = 0; i < 5; i++) await t.call('GET', '/api/folders');
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    const series = 'method="GET",route="/api/folders",status_code="200"';
+    const buckets = [...res.body.matchAll(new RegExp(`^http_request_duration_seconds_bucket\\{le="([^"]+)",${series}\\} (\\d+)$`, 'gm'))];
+    assert.equal(buckets.length, 14, 'thirteen bounds and +Inf');
+    assert.equal(buckets.at(-1)?.[1], '+Inf');
+    const counts = buckets.map((m) => Number(m[2]));
+    assert.deepEqual(counts, [...counts].sort((a, b) => a - b), 'cumulative');
+    assert.equal(counts.at(-1), 5);
+    assert.match(res.body, new RegExp(`^http_request_duration_seconds_count\\{${series}\\} 5$`, 'm'));
+    assert.match(res.body, new RegExp(`^http_requests_total\\{${series}\\} 5$`, 'm'));
+    const sum = Number(new RegExp(`^http_request_duration_seconds_sum\\{${series}\\} (\\S+)$`, 'm').exec(res.body)?.[1]);
+    assert.ok(sum > 0 && sum < 5 * 10, `a sum of five latencies in seconds: ${sum}`);
+  });
 });
 
 describe('GET /api/openapi.json and /docs', () => {

@@ -2,7 +2,7 @@
 // Every /api route declares the one privilege it needs, that it is public, or that it is an
 // event streams operation (authenticated in src/api/topics/); a route that declares none of
 // these stops the server at start-up, so nothing is ever open by omission.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { ServiceContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { authenticateCached, ipAllowed, type AuthContext } from '../api/developer_api_clients/credentials.ts';
@@ -35,22 +35,22 @@ export function registerAuth(app: FastifyInstance, ctx: ServiceContext): void {
     if (route.url.startsWith('/api') && config.privilege === undefined && config.public !== true && config.eventStreams === undefined) {
       throw new Error(`Route ${String(route.method)} ${route.url} declares neither a privilege, public: true nor an eventStreams right`);
     }
-    if (config.privilege !== undefined && route.schema) {
-      const needs = `Requires the \`${config.privilege}\` privilege${config.devOnly ? ' and a client of the dev environment' : ''}.`;
+    const { privilege, devOnly } = config;
+    if (privilege === undefined) return;
+    if (route.schema) {
+      const needs = `Requires the \`${privilege}\` privilege${devOnly ? ' and a client of the dev environment' : ''}.`;
       route.schema = { ...route.schema, security: [{ bearerAuth: [] }], description: route.schema.description ? `${route.schema.description}\n\n${needs}` : needs };
     }
+    // A hook of the route itself, after the app's own onRequest hooks (host routing answers 404
+    // before any 401): routes without a privilege (the token endpoint, the gateway, event
+    // streams, health) run no authentication code at all.
+    const authHook: onRequestHookHandler = (request, _reply, done) => {
+      authenticate(request, privilege, devOnly === true).then(() => done(), done);
+    };
+    route.onRequest = [authHook, ...(route.onRequest === undefined ? [] : [route.onRequest].flat())];
   });
 
-  // Callback style: routes without a privilege (the token endpoint, the gateway, event streams,
-  // health) pass without a promise.
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (request.routeOptions.config.privilege === undefined) return done();
-    authenticate(request).then(() => done(), done);
-  });
-
-  async function authenticate(request: FastifyRequest): Promise<void> {
-    const { privilege, devOnly } = request.routeOptions.config;
-    if (privilege === undefined) return;
+  async function authenticate(request: FastifyRequest, privilege: Privilege, devOnly: boolean): Promise<void> {
     const token = bearerToken(request);
     if (token === undefined) throw new AppError('unauthorized');
     const auth = await authenticateCached(ctx, token);
@@ -59,7 +59,7 @@ export function registerAuth(app: FastifyInstance, ctx: ServiceContext): void {
     if (!auth.privileges.has(privilege)) {
       throw new AppError('forbidden', { message: `Forbidden: your role lacks the ${privilege} privilege` });
     }
-    if (devOnly === true && auth.environmentType !== 'dev') throw new AppError('environment_not_allowed');
+    if (devOnly && auth.environmentType !== 'dev') throw new AppError('environment_not_allowed');
     request.authContext = auth;
   }
 }

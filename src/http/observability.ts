@@ -1,13 +1,20 @@
 // Request ids, response headers and Prometheus metrics (GET /metrics).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
+import { lazyChild } from '../logger.ts';
+import { collectDefaultMetrics, Gauge, Registry, type Metric } from 'prom-client';
 
 /** Keep a caller's X-Request-Id when it is a sane token (for tracing across services); else make one. */
 export function requestId(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id'];
   return typeof incoming === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+}
+
+/** Fastify's childLoggerFactory: each request's logger is made only when it writes (src/logger.ts). */
+export function requestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  return lazyChild(logger as Logger, bindings, options);
 }
 
 export function registerObservability(app: FastifyInstance): Registry {
@@ -21,34 +28,11 @@ export function registerObservability(app: FastifyInstance): Registry {
 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by method, route and status code',
-    labelNames: ['method', 'route', 'status_code'],
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency by method, route and status code',
-    labelNames: ['method', 'route', 'status_code'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
-  // The series of each (method, route pattern, status), bound once: prom-client hashes the labels
-  // on every call otherwise. The route pattern, never the raw URL, so ids in paths cannot explode
-  // the label set.
-  const series = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
+  const requests = new RequestMetrics();
+  registry.registerMetric(requests.counter);
+  registry.registerMetric(requests.histogram);
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const key = `${request.method} ${reply.statusCode} ${route}`;
-    let bound = series.get(key);
-    if (bound === undefined) {
-      const labels = { method: request.method, route, status_code: String(reply.statusCode) };
-      bound = { count: requests.labels(labels), time: duration.labels(labels) };
-      series.set(key, bound);
-    }
-    bound.count.inc();
-    bound.time.observe(reply.elapsedTime / 1000);
+    requests.observe(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   return registry;
@@ -58,3 +42,64 @@ export function registerObservability(app: FastifyInstance): Registry {
 export function registerGauge(registry: Registry, name: string, help: string, read: () => number): void {
   new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
 }
+
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+interface Series {
+  labels: { method: string; route: string; status_code: string };
+  count: number;
+  sum: number;
+  /** Observations per bucket (not cumulative); the last one is +Inf. */
+  buckets: Float64Array;
+}
+
+/**
+ * http_requests_total and http_request_duration_seconds, counted by plain additions on each
+ * reply and turned into prom-client's export shape only when /metrics is scraped: prom-client's
+ * own Counter and Histogram validate and hash the labels on every observation, which cost more
+ * than a token request's crypto. A series is (method, route pattern, status); the route pattern,
+ * never the raw URL, so ids in paths cannot explode the label set.
+ */
+export class RequestMetrics {
+  readonly #series = new Map<string, Series>();
+
+  observe(method: string, route: string | undefined, statusCode: number, seconds: number): void {
+    const key = `${method} ${statusCode} ${route}`;
+    let series = this.#series.get(key);
+    if (series === undefined) {
+      series = { labels: { method, route: route ?? 'unmatched', status_code: String(statusCode) }, count: 0, sum: 0, buckets: new Float64Array(DURATION_BUCKETS.length + 1) };
+      this.#series.set(key, series);
+    }
+    series.count += 1;
+    series.sum += seconds;
+    let i = 0;
+    while (i < DURATION_BUCKETS.length && seconds > (DURATION_BUCKETS[i] as number)) i++;
+    (series.buckets[i] as number) += 1;
+  }
+
+  readonly counter = this.#metric('http_requests_total', 'HTTP requests by method, route and status code', 'counter', () =>
+    [...this.#series.values()].map((s) => ({ labels: s.labels, value: s.count })));
+
+  readonly histogram = this.#metric('http_request_duration_seconds', 'HTTP request latency by method, route and status code', 'histogram', () => {
+    const name = 'http_request_duration_seconds';
+    const values: MetricValue[] = [];
+    for (const s of this.#series.values()) {
+      let cumulative = 0;
+      DURATION_BUCKETS.forEach((le, i) => {
+        cumulative += s.buckets[i] as number;
+        values.push({ metricName: `${name}_bucket`, labels: { le, ...s.labels }, value: cumulative });
+      });
+      values.push({ metricName: `${name}_bucket`, labels: { le: '+Inf', ...s.labels }, value: s.count });
+      values.push({ metricName: `${name}_sum`, labels: s.labels, value: s.sum });
+      values.push({ metricName: `${name}_count`, labels: s.labels, value: s.count });
+    }
+    return values;
+  });
+
+  /** A metric as prom-client's Registry reads it (the shape its own metrics return from get()). */
+  #metric(name: string, help: string, type: 'counter' | 'histogram', values: () => MetricValue[]): Metric {
+    return { name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) } as unknown as Metric;
+  }
+}
+
+interface MetricValue { metricName?: string; labels: Record<string, string | number>; value: number }

@@ -2,7 +2,8 @@
 // Signing and verifying are synchronous HMACs: an async WebCrypto call per token would cost
 // about twenty times as much (docs/adr/0005). A token names its access profile and the secret
 // generation it was issued under, so a secret refresh revokes every earlier token at once.
-import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { hmacSha256 } from '../crypto/hmac.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid: 'sb1' })).toString('base64url');
@@ -33,9 +34,7 @@ export interface AccessTokenSigner {
 }
 
 export function createAccessTokenSigner(key: Buffer): AccessTokenSigner {
-  // One key object for every token: turning raw bytes into a key on each call costs more than the HMAC.
-  const keyObject = createSecretKey(key);
-  const mac = (data: string) => createHmac('sha256', keyObject).update(data).digest();
+  const mac = hmacSha256(key);
   // Token ids: a random prefix per signer and a counter, unique without asking for randomness per token.
   const idPrefix = randomBytes(9).toString('base64url');
   let counter = 0;

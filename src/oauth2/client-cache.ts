@@ -3,7 +3,10 @@
 import type { ServiceContext } from '../context.ts';
 import { findProfileByOAuthClientId, type ProfileWithClient } from '../api/api_access_profiles/api_access_profiles.store.ts';
 
-export type OAuthClient = Pick<ProfileWithClient, 'id' | 'auth_type' | 'active' | 'client_active' | 'oauth_secret_hash' | 'secret_generation' | 'api_client_id'>;
+export type OAuthClient = Pick<ProfileWithClient, 'id' | 'auth_type' | 'active' | 'client_active' | 'secret_generation' | 'api_client_id'> & {
+  /** The SHA-256 of the client secret, as bytes (the column holds it in hex); null when the profile has none. */
+  secretHash: Buffer | null;
+};
 
 const MAX_ENTRIES = 50_000;
 
@@ -23,7 +26,7 @@ export function createOAuthClientCache(ctx: ServiceContext) {
       // Unknown ids are not remembered: a flood of guesses must not fill memory.
       if (!row) return undefined;
       if (byClientId.size >= MAX_ENTRIES) byClientId.delete(byClientId.keys().next().value as string);
-      const entry: OAuthClient = { id: row.id, auth_type: row.auth_type, active: row.active, client_active: row.client_active, oauth_secret_hash: row.oauth_secret_hash, secret_generation: row.secret_generation, api_client_id: row.api_client_id };
+      const entry: OAuthClient = { id: row.id, auth_type: row.auth_type, active: row.active, client_active: row.client_active, secretHash: row.oauth_secret_hash === null ? null : Buffer.from(row.oauth_secret_hash, 'hex'), secret_generation: row.secret_generation, api_client_id: row.api_client_id };
       byClientId.set(clientId, entry);
       return entry;
     },

@@ -20,6 +20,8 @@ export function createFailureLimiter(clock: Clock, options: { limits: Record<str
   };
   return {
     retryAfter(keys) {
+      // Nothing has failed lately (the usual case): no clock read, no lookups.
+      if (windows.size === 0) return 0;
       const now = clock.now().getTime();
       let wait = 0;
       for (const key of keys) {

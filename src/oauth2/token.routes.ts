@@ -20,9 +20,7 @@ export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSig
   return async function oauth2Plugin(app: FastifyInstance): Promise<void> {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: MAX_BODY }, (_req, body, done) => {
-      const params: Params = new Map();
-      for (const [key, value] of new URLSearchParams(body as string)) params.set(key, [...(params.get(key) ?? []), value]);
-      done(null, params);
+      done(null, formParams(body as string));
     });
     app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY }, (_req, body, done) => {
       try {
@@ -91,6 +89,30 @@ function sendError(reply: FastifyReply, error: OAuthError) {
   noStore(reply);
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.status(error.status).send({ error: error.error, error_description: error.message });
+}
+
+/**
+ * An application/x-www-form-urlencoded body, parsed as URLSearchParams parses it. A body with
+ * nothing encoded (no `%`, no `+`), the usual `grant_type=client_credentials`, is split directly.
+ */
+export function formParams(text: string): Params {
+  const params: Params = new Map();
+  const add = (key: string, value: string) => {
+    const values = params.get(key);
+    if (values === undefined) params.set(key, [value]);
+    else values.push(value);
+  };
+  if (text.includes('%') || text.includes('+')) {
+    for (const [key, value] of new URLSearchParams(text)) add(key, value);
+    return params;
+  }
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    if (eq < 0) add(pair, '');
+    else add(pair.slice(0, eq), pair.slice(eq + 1));
+  }
+  return params;
 }
 
 function jsonParams(text: string): Params {

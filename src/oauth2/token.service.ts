@@ -2,7 +2,7 @@
 // grant, authenticate the client, check that it may use the grant, issue the token (contract 01).
 import { timingSafeEqual } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
-import { hashToken } from '../api/developer_api_clients/credentials.ts';
+import { hashTokenBytes } from '../api/developer_api_clients/credentials.ts';
 import type { OAuthClientCache } from './client-cache.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, type AccessTokenSigner } from './access-token.ts';
 import type { FailureLimiter } from './failure-limiter.ts';
@@ -48,9 +48,9 @@ export async function issueToken(ctx: ServiceContext, deps: { signer: AccessToke
   if (wait > 0) throw new OAuthError('invalid_request', 'Too many token requests.', { status: 429, headers: { 'retry-after': String(wait) } });
 
   const profile = await deps.clients.find(credentials.clientId);
-  const presented = Buffer.from(hashToken(credentials.clientSecret), 'hex');
-  const stored = profile?.oauth_secret_hash ? Buffer.from(profile.oauth_secret_hash, 'hex') : Buffer.alloc(presented.length);
-  const secretMatches = timingSafeEqual(presented, stored) && profile?.oauth_secret_hash != null;
+  const presented = hashTokenBytes(credentials.clientSecret);
+  const stored = profile?.secretHash ?? Buffer.alloc(presented.length);
+  const secretMatches = timingSafeEqual(presented, stored) && profile?.secretHash != null;
   if (!profile || !secretMatches) {
     deps.limiter.recordFailure(limiterKeys);
     ctx.log.info({ client_id: credentials.clientId.slice(0, 100), outcome: 'invalid_client' }, 'token request refused');
@@ -111,5 +111,7 @@ export function parseBasic(header: string | undefined): { clientId: string; clie
 }
 
 function formDecode(text: string): string {
+  // Most ids and secrets have nothing encoded in them.
+  if (!text.includes('%') && !text.includes('+')) return text;
   return decodeURIComponent(text.replace(/\+/g, ' '));
 }

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
 import { manualClock } from '../time.ts';
 import { createAccessTokenSigner } from './access-token.ts';
+import { formParams } from './token.routes.ts';
 
 let t: TestApp;
 let clientId: string;
@@ -207,5 +208,16 @@ describe('access token signer', () => {
     assert.equal(signer.verify(`${h}.${p}.${s.slice(0, -2)}`, now), null, 'truncated signature');
     assert.equal(signer.verify(`${h}.${p}`, now), null);
     assert.equal(createAccessTokenSigner(randomBytes(32)).verify(jwt, now), null, 'another key');
+  });
+});
+
+describe('form bodies', () => {
+  test('are read exactly as URLSearchParams reads them, with or without encoded characters', () => {
+    const bodies = ['', '&&', 'a', 'a=', '=b', 'a=1&a=2', 'a==b', 'a=b=c&&c', 'x=%41%42', 'x=a+b', '%zz=1&y=%', 'grant_type=client_credentials&scope=', 'k=v&k&k=', 'ümlaut=ö'];
+    for (const body of bodies) {
+      const expected = new Map<string, string[]>();
+      for (const [k, v] of new URLSearchParams(body)) expected.set(k, [...(expected.get(k) ?? []), v]);
+      assert.deepEqual(formParams(body), expected, body);
+    }
   });
 });

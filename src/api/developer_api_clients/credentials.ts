@@ -30,6 +30,11 @@ export function hashToken(token: string): string {
   return hash('sha256', token, 'hex');
 }
 
+/** The same digest as hashToken, as bytes (for timingSafeEqual without a hex round trip). */
+export function hashTokenBytes(token: string): Buffer {
+  return hash('sha256', token, 'buffer');
+}
+
 /** How often last_used_at is written at most, so that reads do not each cost a write. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
