@@ -19,6 +19,10 @@ export function createOAuthClientCache(ctx: ServiceContext) {
   ctx.notifier.subscribe('api_client.changed', ({ clientId }) => forget((c) => c.api_client_id === clientId));
 
   return {
+    /** The client if it is in memory (no database read). */
+    peek(clientId: string): OAuthClient | undefined {
+      return byClientId.get(clientId);
+    },
     async find(clientId: string): Promise<OAuthClient | undefined> {
       const cached = byClientId.get(clientId);
       if (cached) return cached;

@@ -17,6 +17,7 @@ const MAX_BODY = 16 * 1024;
 
 export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSigner; limiter: FailureLimiter }) {
   const clients = createOAuthClientCache(deps.ctx);
+  const issueDeps = { signer: deps.signer, limiter: deps.limiter, clients };
   return async function oauth2Plugin(app: FastifyInstance): Promise<void> {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: MAX_BODY }, (_req, body, done) => {
@@ -52,7 +53,7 @@ export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSig
         description: 'Four formats: Basic header + form body; JSON body; form body with all three; multipart/form-data with three parts. The Content-Type must match the body.',
         response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 413: OAuthErrorBody, 429: OAuthErrorBody },
       },
-    }, async (request, reply) => {
+    }, (request, reply) => {
       const query = request.query as Record<string, unknown>;
       if (['grant_type', 'client_id', 'client_secret'].some((k) => k in query)) {
         throw new OAuthError('invalid_request', 'Parameters must be sent in the body, never in the URL.');
@@ -62,9 +63,9 @@ export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSig
         basic: parseBasic(request.headers.authorization),
         sourceAddress: request.ip,
       };
-      const token = await issueToken(deps.ctx, { signer: deps.signer, limiter: deps.limiter, clients }, tokenRequest);
       noStore(reply);
-      return token;
+      // A token, or a promise of one when the client had to be read from the database.
+      return issueToken(deps.ctx, issueDeps, tokenRequest);
     });
 
     // Other methods: 405 with Allow: POST (contract 01 §6).

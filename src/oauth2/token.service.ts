@@ -3,7 +3,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import { hashTokenBytes } from '../api/developer_api_clients/credentials.ts';
-import type { OAuthClientCache } from './client-cache.ts';
+import type { OAuthClient, OAuthClientCache } from './client-cache.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, type AccessTokenSigner } from './access-token.ts';
 import type { FailureLimiter } from './failure-limiter.ts';
 
@@ -37,7 +37,14 @@ export interface TokenResponse {
 
 const MAX_PARAM_LENGTH = 1024;
 
-export async function issueToken(ctx: ServiceContext, deps: { signer: AccessTokenSigner; limiter: FailureLimiter; clients: OAuthClientCache }, request: TokenRequest): Promise<TokenResponse> {
+type IssueDeps = { signer: AccessTokenSigner; limiter: FailureLimiter; clients: OAuthClientCache };
+type Credentials = ReturnType<typeof clientCredentials>;
+
+/**
+ * The grant. An invalid request throws at once. The client is usually in memory, and then the
+ * token is returned without a promise; otherwise it is read first and a promise is returned.
+ */
+export function issueToken(ctx: ServiceContext, deps: IssueDeps, request: TokenRequest): TokenResponse | Promise<TokenResponse> {
   const grantType = single(request.params, 'grant_type');
   if (grantType === undefined) throw new OAuthError('invalid_request', 'The grant_type parameter is missing.');
   if (grantType !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'Only the client_credentials grant is supported.');
@@ -47,7 +54,13 @@ export async function issueToken(ctx: ServiceContext, deps: { signer: AccessToke
   const wait = deps.limiter.retryAfter(limiterKeys);
   if (wait > 0) throw new OAuthError('invalid_request', 'Too many token requests.', { status: 429, headers: { 'retry-after': String(wait) } });
 
-  const profile = await deps.clients.find(credentials.clientId);
+  const known = deps.clients.peek(credentials.clientId);
+  if (known !== undefined) return grant(ctx, deps, credentials, limiterKeys, known);
+  return deps.clients.find(credentials.clientId).then((profile) => grant(ctx, deps, credentials, limiterKeys, profile));
+}
+
+/** Authenticate the client against its profile (or none) and issue the token. */
+function grant(ctx: ServiceContext, deps: IssueDeps, credentials: Credentials, limiterKeys: string[], profile: OAuthClient | undefined): TokenResponse {
   const presented = hashTokenBytes(credentials.clientSecret);
   const stored = profile?.secretHash ?? Buffer.alloc(presented.length);
   const secretMatches = timingSafeEqual(presented, stored) && profile?.secretHash != null;
