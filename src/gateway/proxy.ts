@@ -43,7 +43,7 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
   const agent = new Agent({ keepAliveTimeout: 10_000, connections: 128, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
   const deadlines = createDeadlines(options.timeoutMs);
   return {
-    async forward(upstream: Upstream, call: ProxyRequest): Promise<ProxyResponse> {
+    forward(upstream: Upstream, call: ProxyRequest): Promise<ProxyResponse> {
       const base = upstream.baseUrl;
       const pathname = `${base.pathname.replace(/\/+$/, '')}/${call.subPath}`;
       let target: { origin: string; path: string };
@@ -64,12 +64,7 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
       headers['x-forwarded-for'] = call.clientAddress;
       headers['x-request-id'] = call.requestId;
       Object.assign(headers, upstream.headers);
-      const deadline = deadlines.start();
-      try {
-        return await exchange(target, headers, call, deadline.signal);
-      } finally {
-        deadlines.done(deadline);
-      }
+      return exchange(target, headers, call, deadlines.start());
     },
     close: () => {
       deadlines.close();
@@ -77,7 +72,9 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
     },
   };
 
-  async function exchange(target: { origin: string; path: string }, headers: Record<string, string>, call: ProxyRequest, signal: AbortSignal): Promise<ProxyResponse> {
+  async function exchange(target: { origin: string; path: string }, headers: Record<string, string>, call: ProxyRequest, deadline: AbortController): Promise<ProxyResponse> {
+    const signal = deadline.signal;
+    try {
       let res: Dispatcher.ResponseData;
       try {
         res = await agent.request({
@@ -100,6 +97,9 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
         if (typeof value === 'string') out[name] = value;
       }
       return { status: res.statusCode, headers: out, body };
+    } finally {
+      deadlines.done(deadline);
+    }
   }
 }
 
