@@ -68,12 +68,7 @@ export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSig
   }
 
   return {
-    /**
-     * The caller of a request. An OAuth access token whose profile state is in memory (the usual
-     * call) is answered without a promise; auth tokens, callers' JWTs and a state that must be
-     * read first give a promise.
-     */
-    resolve(request: { headers: IncomingHttpHeaders; query: Record<string, unknown> }): AccessOutcome | Promise<AccessOutcome> {
+    async resolve(request: { headers: IncomingHttpHeaders; query: Record<string, unknown> }): Promise<AccessOutcome> {
       const headers = request.headers;
       const apiTokenHeader = headers['api-token'];
       const authorization = headers.authorization;
@@ -94,8 +89,8 @@ export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSig
       }
       if (token !== undefined) {
         if (token === '' || token.length > 512) return { kind: 'invalid' };
-        const apiToken = via;
-        return stateBySecret(token).then((profile): AccessOutcome => (profile && profile.authType === 'token' ? { kind: 'profile', profile, apiToken } : { kind: 'invalid' }));
+        const profile = await stateBySecret(token);
+        return profile && profile.authType === 'token' ? { kind: 'profile', profile, apiToken: via } : { kind: 'invalid' };
       }
 
       if (typeof authorization === 'string') {
@@ -105,20 +100,16 @@ export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSig
         if (signer.isOurs(bearer)) {
           const claims = signer.verify(bearer, ctx.clock.now());
           if (!claims) return { kind: 'invalid' };
-          if (byId.has(claims.apid)) return oauthOutcome(byId.get(claims.apid) ?? null, claims.gen);
-          return stateById(claims.apid).then((profile) => oauthOutcome(profile, claims.gen));
+          const profile = await stateById(claims.apid);
+          // A token issued before the last secret refresh is revoked.
+          if (!profile || profile.authType !== 'oauth2' || profile.generation !== claims.gen) return { kind: 'invalid' };
+          return { kind: 'profile', profile, apiToken: 'other' };
         }
         return verifyCallerJwt(bearer);
       }
       return { kind: 'none' };
     },
   };
-
-  /** An OAuth access token's profile: a token issued before the last secret refresh is revoked. */
-  function oauthOutcome(profile: ProfileState | null, generation: number): AccessOutcome {
-    if (!profile || profile.authType !== 'oauth2' || profile.generation !== generation) return { kind: 'invalid' };
-    return { kind: 'profile', profile, apiToken: 'other' };
-  }
 
   /** A JWT of the caller's identity provider (jwt profiles, 03 §9.3). */
   async function verifyCallerJwt(jwt: string): Promise<AccessOutcome> {

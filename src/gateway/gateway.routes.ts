@@ -14,7 +14,7 @@ import type { ProfileState } from './access.ts';
 /** First path segments that belong to the server itself: no API prefix can shadow them. */
 export const RESERVED_SEGMENTS = new Set(['api', 'oauth2', 'docs', 'health', 'ready', 'metrics', 'webhooks', 'doc']);
 
-export type UpstreamResolver = (scope: { workspaceId: number; environmentId: number }, connectionId: number) => Upstream | Promise<Upstream>;
+export type UpstreamResolver = (scope: { workspaceId: number; environmentId: number }, connectionId: number) => Promise<Upstream>;
 
 export interface GatewayDeps {
   ctx: ServiceContext;
@@ -64,19 +64,14 @@ export function gatewayRoutes(deps: GatewayDeps) {
         // Unknown paths of the server's own areas keep the management API's 404.
         if (RESERVED_SEGMENTS.has(first)) return reply.callNotFound();
 
-        // Routing, access and the upstream are usually in memory and then answer without a
-        // promise; awaiting only real promises saves a turn of the microtask queue on each.
-        let routed = router.match(request.method, path);
-        if (routed instanceof Promise) routed = await routed;
-        const match = routed;
+        const match = await router.match(request.method, path);
         if (!match) return fail(reply, 404, 'Not found');
         const collection = match.collection.row;
         let extraHeaders: Record<string, string> = {};
         let caller: ProfileState | null = null;
 
         if (collection.public_access !== 1) {
-          let outcome = access.resolve({ headers: request.headers, query: request.query as Record<string, unknown> });
-          if (outcome instanceof Promise) outcome = await outcome;
+          const outcome = await access.resolve({ headers: request.headers, query: request.query as Record<string, unknown> });
           if (outcome.kind === 'none') return fail(reply.header('www-authenticate', 'Basic realm="api"'), 401, 'Unauthorized');
           if (outcome.kind === 'invalid') return fail(reply, 401, 'Unauthorized');
           const profile = outcome.profile;
@@ -104,8 +99,7 @@ export function gatewayRoutes(deps: GatewayDeps) {
 
         let upstream: Upstream;
         try {
-          const resolved = deps.resolveUpstream({ workspaceId: match.env.workspaceId, environmentId: match.env.environmentId }, collection.proxy_connection_id);
-          upstream = resolved instanceof Promise ? await resolved : resolved;
+          upstream = await deps.resolveUpstream({ workspaceId: match.env.workspaceId, environmentId: match.env.environmentId }, collection.proxy_connection_id);
         } catch (error) {
           request.log.warn({ err_name: (error as Error).name, connection_id: collection.proxy_connection_id }, 'proxy connection unusable');
           return fail(reply, 502, 'Bad gateway');

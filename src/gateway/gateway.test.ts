@@ -9,9 +9,6 @@ import { manualClock } from '../time.ts';
 import { insertPolicy } from '../api/api_clients/api_clients.store.ts';
 import type { KyselyPlugin } from 'kysely';
 import { createRouter } from './routing.ts';
-import { createAccessResolver } from './access.ts';
-import { createAccessTokenSigner } from '../oauth2/access-token.ts';
-import { randomBytes } from 'node:crypto';
 
 let t: TestApp;
 let upstream: FastifyInstance;
@@ -352,60 +349,5 @@ describe('the routing table', () => {
     for (let i = 0; i < 10_000; i++) assert.equal(await router.match('GET', `/made-up-${i}/x/y`), null);
     assert.ok(await router.match('GET', `/${prefix}/${slug}/orders/3`));
     assert.equal(environmentReads, 10_002, 'past the bound the memory was emptied, so the real prefix is read again');
-  });
-
-  test('a table in memory routes without a promise; a change reloads it, and a load a change overtook is not kept', async () => {
-    let environmentReads = 0;
-    const counting: KyselyPlugin = {
-      transformQuery: (args) => {
-        if (args.node.kind === 'SelectQueryNode' && JSON.stringify(args.node.from).includes('"environments"')) environmentReads += 1;
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    };
-    const router = createRouter({ ...t.ctx, db: t.ctx.db.withPlugin(counting) });
-    const path = `${base}/orders/7`;
-    const first = router.match('GET', path);
-    assert.ok(first instanceof Promise, 'the first call reads the table');
-    assert.equal((await first)?.params.id, '7');
-    const second = router.match('GET', path);
-    assert.ok(!(second instanceof Promise), 'later calls are answered at once');
-    assert.equal(second?.params.id, '7');
-    assert.equal(router.match('GET', `${base}/no/such/endpoint`), null);
-
-    t.ctx.notifier.publish('api_routes.changed', { environmentId: 0 });
-    const reloaded = router.match('GET', path);
-    assert.ok(reloaded instanceof Promise, 'a change drops the table');
-    // A second change while that load runs: its result is stale and must not be remembered.
-    t.ctx.notifier.publish('api_routes.changed', { environmentId: 0 });
-    await reloaded;
-    const afterOvertaken = router.match('GET', path);
-    assert.ok(afterOvertaken instanceof Promise, 'the overtaken load was not kept: the table is read again');
-    assert.equal((await afterOvertaken)?.params.id, '7');
-    assert.ok(!(router.match('GET', path) instanceof Promise));
-    assert.equal(environmentReads, 3);
-  });
-});
-
-describe('the access resolver', () => {
-  test('an OAuth token whose profile is in memory is resolved without a promise; a refresh revokes it at the next call', async () => {
-    const signer = createAccessTokenSigner(randomBytes(32));
-    const access = createAccessResolver(t.ctx, signer);
-    const created = await profile({ auth_type: 'oauth2' });
-    const row = await t.ctx.db.selectFrom('api_access_profiles').select('secret_generation').where('id', '=', created.id).executeTakeFirstOrThrow();
-    const token = signer.sign({ profileId: created.id, generation: row.secret_generation, issuer: 'http://sb.test', now: clock.now() });
-    const request = { headers: { authorization: `Bearer ${token}` }, query: {} };
-
-    const first = access.resolve(request);
-    assert.ok(first instanceof Promise, 'the first call reads the profile');
-    assert.equal((await first).kind, 'profile');
-    const second = access.resolve(request);
-    assert.ok(!(second instanceof Promise), 'later calls are answered at once');
-    assert.equal(second.kind, 'profile');
-
-    assert.equal((await t.call('PUT', `/api/api_access_profiles/${created.id}/refresh_secret`)).status, 200);
-    assert.deepEqual(await access.resolve(request), { kind: 'invalid' }, 'a token of the old secret generation is refused at once');
-    assert.deepEqual(await access.resolve({ headers: { authorization: 'Bearer not-a-token' }, query: {} }), { kind: 'invalid' });
-    assert.deepEqual(await access.resolve({ headers: {}, query: {} }), { kind: 'none' });
   });
 });

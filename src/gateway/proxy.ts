@@ -43,7 +43,7 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
   const agent = new Agent({ keepAliveTimeout: 10_000, connections: 128, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
   const deadlines = createDeadlines(options.timeoutMs);
   return {
-    forward(upstream: Upstream, call: ProxyRequest): Promise<ProxyResponse> {
+    async forward(upstream: Upstream, call: ProxyRequest): Promise<ProxyResponse> {
       const base = upstream.baseUrl;
       const pathname = `${base.pathname.replace(/\/+$/, '')}/${call.subPath}`;
       let target: { origin: string; path: string };
@@ -64,7 +64,12 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
       headers['x-forwarded-for'] = call.clientAddress;
       headers['x-request-id'] = call.requestId;
       Object.assign(headers, upstream.headers);
-      return exchange(target, headers, call, deadlines.start());
+      const deadline = deadlines.start();
+      try {
+        return await exchange(target, headers, call, deadline.signal);
+      } finally {
+        deadlines.done(deadline);
+      }
     },
     close: () => {
       deadlines.close();
@@ -72,9 +77,7 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
     },
   };
 
-  async function exchange(target: { origin: string; path: string }, headers: Record<string, string>, call: ProxyRequest, deadline: AbortController): Promise<ProxyResponse> {
-    const signal = deadline.signal;
-    try {
+  async function exchange(target: { origin: string; path: string }, headers: Record<string, string>, call: ProxyRequest, signal: AbortSignal): Promise<ProxyResponse> {
       let res: Dispatcher.ResponseData;
       try {
         res = await agent.request({
@@ -97,9 +100,6 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
         if (typeof value === 'string') out[name] = value;
       }
       return { status: res.statusCode, headers: out, body };
-    } finally {
-      deadlines.done(deadline);
-    }
   }
 }
 

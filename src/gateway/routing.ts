@@ -37,15 +37,8 @@ export interface Match {
 const MAX_REMEMBERED_PREFIXES = 10_000;
 
 export function createRouter(ctx: ServiceContext) {
-  // Loads under way or done, by prefix (one load per prefix however many calls wait for it), and
-  // the tables of the finished ones, so that a call whose table is in memory is routed without
-  // a promise.
   const cache = new Map<string, Promise<EnvironmentRoutes | null>>();
-  const loaded = new Map<string, EnvironmentRoutes | null>();
-  ctx.notifier.subscribe('api_routes.changed', () => {
-    cache.clear();
-    loaded.clear();
-  });
+  ctx.notifier.subscribe('api_routes.changed', () => cache.clear());
 
   async function load(prefix: string): Promise<EnvironmentRoutes | null> {
     const env = await ctx.db.selectFrom('environments').select(['id', 'workspace_id']).where('api_prefix', '=', prefix).executeTakeFirst();
@@ -60,56 +53,37 @@ export function createRouter(ctx: ServiceContext) {
     return { environmentId: env.id, workspaceId: env.workspace_id, collections };
   }
 
-  function tableOf(prefix: string): EnvironmentRoutes | null | Promise<EnvironmentRoutes | null> {
-    const table = loaded.get(prefix);
-    if (table !== undefined || loaded.has(prefix)) return table ?? null;
-    let entry = cache.get(prefix);
-    if (!entry) {
-      if (cache.size >= MAX_REMEMBERED_PREFIXES) {
-        cache.clear();
-        loaded.clear();
-      }
-      const started = load(prefix);
-      entry = started;
-      cache.set(prefix, started);
-      started.then(
-        // A load that a change overtook (the cache was cleared meanwhile) is not kept.
-        (routes) => { if (cache.get(prefix) === started) loaded.set(prefix, routes); },
-        () => { if (cache.get(prefix) === started) cache.delete(prefix); },
-      );
-    }
-    return entry;
-  }
-
   return {
-    /** The endpoint a call reaches, or null; a promise only when the table must be read first. */
-    match(method: string, path: string): Match | null | Promise<Match | null> {
+    async match(method: string, path: string): Promise<Match | null> {
       const parts = path.split('/').filter((p) => p !== '');
       const [prefix, slug, ...rest] = parts;
       if (!prefix || !slug) return null;
-      const table = tableOf(prefix);
-      return table instanceof Promise ? table.then((env) => find(env, method, slug, rest)) : find(table, method, slug, rest);
+      let entry = cache.get(prefix);
+      if (!entry) {
+        if (cache.size >= MAX_REMEMBERED_PREFIXES) cache.clear();
+        entry = load(prefix);
+        cache.set(prefix, entry);
+        entry.catch(() => cache.delete(prefix));
+      }
+      const env = await entry;
+      const collection = env?.collections.get(slug);
+      if (!env || !collection) return null;
+      const wanted = method === 'HEAD' ? 'GET' : method;
+      for (const endpoint of collection.endpoints) {
+        if (endpoint.method !== wanted || endpoint.segments.length !== rest.length) continue;
+        const params: Record<string, string> = {};
+        let ok = true;
+        for (let i = 0; i < rest.length && ok; i++) {
+          const seg = endpoint.segments[i] as string;
+          const actual = rest[i] as string;
+          if (seg.startsWith('{')) params[seg.slice(1, -1)] = safeDecode(actual);
+          else ok = seg === actual;
+        }
+        if (ok) return { env, collection, endpoint, subPath: rest.join('/'), params };
+      }
+      return null;
     },
   };
-}
-
-function find(env: EnvironmentRoutes | null, method: string, slug: string, rest: string[]): Match | null {
-  const collection = env?.collections.get(slug);
-  if (!env || !collection) return null;
-  const wanted = method === 'HEAD' ? 'GET' : method;
-  for (const endpoint of collection.endpoints) {
-    if (endpoint.method !== wanted || endpoint.segments.length !== rest.length) continue;
-    const params: Record<string, string> = {};
-    let ok = true;
-    for (let i = 0; i < rest.length && ok; i++) {
-      const seg = endpoint.segments[i] as string;
-      const actual = rest[i] as string;
-      if (seg.startsWith('{')) params[seg.slice(1, -1)] = safeDecode(actual);
-      else ok = seg === actual;
-    }
-    if (ok) return { env, collection, endpoint, subPath: rest.join('/'), params };
-  }
-  return null;
 }
 
 function specificity(segments: string[]): number {

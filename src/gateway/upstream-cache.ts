@@ -11,21 +11,19 @@ export const UPSTREAM_CACHE_MS = 5_000;
 export function cachedUpstreams<Scope extends { workspaceId: number; environmentId: number }>(
   resolve: (scope: Scope, connectionId: number) => Promise<Upstream>,
   deps: { clock: Clock; notifier: Notifier },
-): (scope: Scope, connectionId: number) => Upstream | Promise<Upstream> {
+): (scope: Scope, connectionId: number) => Promise<Upstream> {
   const cache = new Map<string, { at: number; upstream: Upstream }>();
   deps.notifier.subscribe('connections.changed', ({ workspaceId }) => {
     for (const key of cache.keys()) if (key.startsWith(`${workspaceId}:`)) cache.delete(key);
   });
-  // A target in memory is returned as it is; a promise only when it must be read.
-  return (scope, connectionId) => {
+  return async (scope, connectionId) => {
     const key = `${scope.workspaceId}:${scope.environmentId}:${connectionId}`;
     const now = deps.clock.now().getTime();
     const hit = cache.get(key);
     if (hit && now - hit.at < UPSTREAM_CACHE_MS) return hit.upstream;
-    return resolve(scope, connectionId).then((upstream) => {
-      if (cache.size > 10_000) cache.clear();
-      cache.set(key, { at: now, upstream });
-      return upstream;
-    });
+    const upstream = await resolve(scope, connectionId);
+    if (cache.size > 10_000) cache.clear();
+    cache.set(key, { at: now, upstream });
+    return upstream;
   };
 }
