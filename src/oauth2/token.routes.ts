@@ -66,7 +66,8 @@ export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSig
       noStore(reply);
       // Three members we build ourselves (the token is base64url and dots): JSON.stringify writes
       // them faster than the schema's serializer, which scans the long token for characters to escape.
-      reply.serializer(JSON.stringify);
+      // A custom serializer leaves the Content-Type to the route (RFC 6749 §5.1: application/json).
+      reply.serializer(JSON.stringify).type('application/json; charset=utf-8');
       // A token, or a promise of one when the client had to be read from the database.
       return issueToken(deps.ctx, issueDeps, tokenRequest);
     });
@@ -91,6 +92,8 @@ function noStore(reply: FastifyReply): void {
 
 function sendError(reply: FastifyReply, error: OAuthError) {
   noStore(reply);
+  // Set here, not left to Fastify: an error raised after the 200 path chose its serializer has no Content-Type otherwise.
+  reply.type('application/json; charset=utf-8');
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.status(error.status).send({ error: error.error, error_description: error.message });
 }

@@ -49,6 +49,7 @@ function assertToken(res: Res) {
   assert.match(res.body.access_token, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'JWT-style: three base64url parts');
   assert.equal(res.headers['cache-control'], 'no-store');
   assert.equal(res.headers.pragma, 'no-cache');
+  assert.equal(res.headers['content-type'], 'application/json; charset=utf-8', 'RFC 6749 §5.1: the token comes as application/json');
 }
 
 function assertOAuthError(res: Res, error: string, status = 400, label = '') {
@@ -56,6 +57,7 @@ function assertOAuthError(res: Res, error: string, status = 400, label = '') {
   assert.deepEqual(Object.keys(res.body).sort(), ['error', 'error_description']);
   assert.equal(res.body.error, error, label);
   assert.equal(res.headers['cache-control'], 'no-store');
+  assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
   assert.ok(!JSON.stringify(res.body).includes(clientSecret), 'the secret is never echoed');
 }
 
