@@ -7,7 +7,7 @@ import type { ServiceContext } from '../context.ts';
 import { ipPasses, type AccessResolver } from './access.ts';
 import { createPolicyEnforcer } from './policies.ts';
 import { createProxy, ProxyError, type Upstream } from './proxy.ts';
-import { createRouter, type Match } from './routing.ts';
+import { createRouter, safeDecode, type Match } from './routing.ts';
 import type { RecipeEngine } from '../engine/engine.ts';
 import type { ProfileState } from './access.ts';
 
@@ -183,12 +183,4 @@ async function callRecipe(deps: GatewayDeps, request: FastifyRequest, reply: Fas
 
 function fail(reply: FastifyReply, status: number, error: string) {
   return reply.status(status).type('application/json; charset=utf-8').send({ error });
-}
-
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }

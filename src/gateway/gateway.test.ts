@@ -37,6 +37,19 @@ before(async () => {
       setTimeout(() => reply.raw.end('true}'), 500);
       return reply;
     }
+    if (request.url.includes('/drip')) {
+      // A byte every 60 ms: never quiet for the gateway's 200 ms, but done only after 600 ms.
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'text/plain' });
+      let sent = 0;
+      const timer = setInterval(() => {
+        sent += 1;
+        if (sent < 10) reply.raw.write('x');
+        else { clearInterval(timer); reply.raw.end('x'); }
+      }, 60);
+      reply.raw.on('close', () => clearInterval(timer));
+      return reply;
+    }
     return reply.status(request.url.includes('/created') ? 201 : 200).header('etag', '"v1"').header('set-cookie', 'upstream=1').send({ method: request.method, url: request.url, headers: request.headers, body: request.body ?? null });
   });
   upstreamUrl = await upstream.listen({ port: 0, host: '127.0.0.1' });
@@ -50,7 +63,7 @@ before(async () => {
   connectionId = connection.body.id;
   base = new URL(collection.body.url).pathname;
   otherCollectionId = (await t.call('POST', '/api/api_collections', { body: { name: 'Other', project_id: project.projectId, proxy_connection_id: connection.body.id } })).body.id;
-  for (const [key, method, path] of [['get', 'GET', 'orders/{id}'], ['recent', 'GET', 'orders/recent'], ['post', 'POST', 'orders'], ['slow', 'GET', 'slow'], ['huge', 'GET', 'huge'], ['stalled', 'GET', 'stalled'], ['created', 'PUT', 'created/{id}'], ['off', 'GET', 'off']] as const) {
+  for (const [key, method, path] of [['get', 'GET', 'orders/{id}'], ['recent', 'GET', 'orders/recent'], ['post', 'POST', 'orders'], ['slow', 'GET', 'slow'], ['huge', 'GET', 'huge'], ['stalled', 'GET', 'stalled'], ['drip', 'GET', 'drip'], ['created', 'PUT', 'created/{id}'], ['off', 'GET', 'off']] as const) {
     const e = await t.call('POST', `/api/api_collections/${collectionId}/api_endpoints`, { body: { name: key, method, path } });
     endpointIds[key] = e.body.id;
     if (key !== 'off') assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`)).status, 200);
@@ -259,6 +272,11 @@ describe('gateway refusals', () => {
     const stalled = await gw('GET', `${base}/stalled`, auth);
     assert.equal(stalled.status, 504, 'a body that stops coming is a timeout too');
     assert.deepEqual(stalled.body, { error: 'Gateway timeout' });
+    const started = performance.now();
+    const drip = await gw('GET', `${base}/drip`, auth);
+    assert.equal(drip.status, 504, 'a body that keeps coming, slowly, is cut off at the deadline');
+    assert.deepEqual(drip.body, { error: 'Gateway timeout' });
+    assert.ok(performance.now() - started < 500, 'the deadline counts from the start of the call, not from the last byte');
     assert.deepEqual((await gw('GET', `${base}/huge`, auth)).body, { error: 'Response too large' });
     const big = await gw('POST', `${base}/orders`, { ...auth, 'content-type': 'application/json' }, JSON.stringify({ x: 'y'.repeat(4000) }));
     assert.equal(big.status, 413);

@@ -43,18 +43,21 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
   const agent = new Agent({ keepAliveTimeout: 10_000, connections: 128, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
   const deadlines = createDeadlines(options.timeoutMs);
   return {
-    async forward(upstream: Upstream, call: ProxyRequest): Promise<ProxyResponse> {
+    forward(upstream: Upstream, call: ProxyRequest): Promise<ProxyResponse> {
       const base = upstream.baseUrl;
       const pathname = `${base.pathname.replace(/\/+$/, '')}/${call.subPath}`;
-      let target: { origin: string; path: string };
+      let origin: string;
+      let path: string;
       if (PLAIN_PATH.test(pathname) && !/[#\s]/.test(call.query)) {
         // The common case, without building a URL per call: the path needs no encoding.
-        target = { origin: base.origin, path: call.query === '' ? pathname : `${pathname}?${call.query}` };
+        origin = base.origin;
+        path = call.query === '' ? pathname : `${pathname}?${call.query}`;
       } else {
         const url = new URL(base.toString());
         url.pathname = pathname;
         url.search = call.query;
-        target = { origin: url.origin, path: `${url.pathname}${url.search}` };
+        origin = url.origin;
+        path = `${url.pathname}${url.search}`;
       }
       const headers: Record<string, string> = {};
       for (const name of FORWARD_REQUEST_HEADERS) {
@@ -64,85 +67,133 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
       headers['x-forwarded-for'] = call.clientAddress;
       headers['x-request-id'] = call.requestId;
       Object.assign(headers, upstream.headers);
-      const deadline = deadlines.start();
-      try {
-        return await exchange(target, headers, call, deadline.signal);
-      } finally {
-        deadlines.done(deadline);
-      }
+      return new Promise((resolve, reject) => {
+        const exchange = new Exchange(options.maxResponseBytes, resolve, reject, deadlines);
+        deadlines.start(exchange);
+        try {
+          agent.dispatch({
+            origin,
+            path,
+            method: call.method as Dispatcher.HttpMethod,
+            headers,
+            body: call.body && call.body.length > 0 && call.method !== 'GET' && call.method !== 'HEAD' ? call.body : null,
+          }, exchange);
+        } catch {
+          exchange.fail(new ProxyError(502, 'Bad gateway'));
+        }
+      });
     },
     close: () => {
       deadlines.close();
       return agent.close();
     },
   };
+}
 
-  async function exchange(target: { origin: string; path: string }, headers: Record<string, string>, call: ProxyRequest, signal: AbortSignal): Promise<ProxyResponse> {
-      let res: Dispatcher.ResponseData;
-      try {
-        res = await agent.request({
-          origin: target.origin,
-          path: target.path,
-          method: call.method as Dispatcher.HttpMethod,
-          headers,
-          body: call.body && call.body.length > 0 && call.method !== 'GET' && call.method !== 'HEAD' ? call.body : null,
-          signal,
-        });
-      } catch (error) {
-        const name = (error as Error).name;
-        if (name === 'TimeoutError' || name === 'HeadersTimeoutError' || name === 'AbortError') throw new ProxyError(504, 'Gateway timeout');
-        throw new ProxyError(502, 'Bad gateway');
-      }
-      const body = await readBody(res.body, options.maxResponseBytes, signal);
-      const out: Record<string, string> = {};
-      for (const name of FORWARD_RESPONSE_HEADERS) {
-        const value = res.headers[name];
-        if (typeof value === 'string') out[name] = value;
-      }
-      return { status: res.statusCode, headers: out, body };
+const TIMEOUT_ERRORS = new Set(['HeadersTimeoutError', 'BodyTimeoutError']);
+
+/**
+ * One forwarded call, as undici's dispatch handler: the body is gathered as it comes, up to the
+ * limit (502 beyond, or when it breaks off), and the call settles once, whichever comes first: the
+ * end of the body, an error, or its deadline (504). Undici's own request() would add a body stream,
+ * an AbortSignal and their listeners to every call.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  readonly #limit: number;
+  readonly #resolve: (response: ProxyResponse) => void;
+  readonly #reject: (error: ProxyError) => void;
+  readonly #deadlines: Deadlines;
+  #controller: Dispatcher.DispatchController | null = null;
+  #settled = false;
+  #status = 0;
+  #headers: Record<string, string> = {};
+  #chunks: Buffer[] = [];
+  #size = 0;
+  /** When the call times out (performance.now()), set by the deadlines. */
+  expiresAt = 0;
+
+  constructor(limit: number, resolve: (response: ProxyResponse) => void, reject: (error: ProxyError) => void, deadlines: Deadlines) {
+    this.#limit = limit;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    this.#deadlines = deadlines;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    // A call that timed out while it waited for a connection is not sent at all.
+    if (this.#settled) controller.abort(new ProxyError(504, 'Gateway timeout'));
+    else this.#controller = controller;
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    if (statusCode < 200) return; // 1xx: informational, the answer follows
+    this.#status = statusCode;
+    const out: Record<string, string> = {};
+    for (const name of FORWARD_RESPONSE_HEADERS) {
+      const value = headers[name];
+      if (typeof value === 'string') out[name] = value;
+    }
+    this.#headers = out;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#settled) return;
+    this.#size += chunk.length;
+    if (this.#size > this.#limit) {
+      this.fail(new ProxyError(502, 'Response too large'));
+      controller.abort(new ProxyError(502, 'Response too large'));
+      return;
+    }
+    this.#chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#deadlines.done(this);
+    const chunks = this.#chunks;
+    this.#resolve({ status: this.#status, headers: this.#headers, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks) });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    // A body cut off by undici's inactivity timeouts is a timeout, like headers that never came.
+    this.fail(new ProxyError(TIMEOUT_ERRORS.has(error.name) ? 504 : 502, TIMEOUT_ERRORS.has(error.name) ? 'Gateway timeout' : 'Bad gateway'));
+  }
+
+  /** The deadline passed: answer 504 now, and stop the call if it is under way. */
+  timeout(): void {
+    if (this.#settled) return;
+    this.fail(new ProxyError(504, 'Gateway timeout'));
+    this.#controller?.abort(new ProxyError(504, 'Gateway timeout'));
+  }
+
+  fail(error: ProxyError): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#deadlines.done(this);
+    this.#chunks = [];
+    this.#reject(error);
   }
 }
 
-/**
- * The upstream's body, up to `limit` bytes (502 beyond, or when it breaks off; 504 when the
- * deadline cuts it off). Listeners rather
- * than async iteration: no promise per chunk, and most bodies are one chunk.
- */
-function readBody(stream: Dispatcher.ResponseData['body'], limit: number, signal: AbortSignal): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    stream.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        stream.destroy();
-        reject(new ProxyError(502, 'Response too large'));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    stream.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
-    // A body cut off by the deadline is a timeout, like headers that never came.
-    stream.on('error', (error: Error) => reject(signal.aborted || error.name === 'BodyTimeoutError' ? new ProxyError(504, 'Gateway timeout') : new ProxyError(502, 'Bad gateway')));
-  });
-}
+type Deadlines = ReturnType<typeof createDeadlines>;
 
 /**
- * One deadline per forwarded call without a timer per call (AbortSignal.timeout costs four times
- * an AbortController here): every call has the same timeout, so calls expire in the order they
- * started, and one sweep every tenth of the timeout aborts the expired ones from the front. A call
- * is aborted between its timeout and 1.1 times it (at most a second late).
+ * One deadline per forwarded call without a timer per call: every call has the same timeout, so
+ * calls expire in the order they started, and one sweep every tenth of the timeout times out the
+ * expired ones from the front. A call times out between its timeout and 1.1 times it (at most a
+ * second late).
  */
 function createDeadlines(timeoutMs: number) {
-  const running = new Map<AbortController, number>();
+  const running = new Set<Exchange>();
   const tickMs = Math.max(5, Math.min(1000, Math.floor(timeoutMs / 10)));
   let timer: NodeJS.Timeout | undefined;
   const sweep = () => {
     const now = performance.now();
-    for (const [controller, expiresAt] of running) {
-      if (expiresAt > now) break;
-      running.delete(controller);
-      controller.abort(new DOMException('The upstream call timed out.', 'TimeoutError'));
+    for (const exchange of running) {
+      if (exchange.expiresAt > now) break;
+      running.delete(exchange);
+      exchange.timeout();
     }
     if (running.size === 0 && timer !== undefined) {
       clearInterval(timer);
@@ -150,17 +201,16 @@ function createDeadlines(timeoutMs: number) {
     }
   };
   return {
-    start(): AbortController {
-      const controller = new AbortController();
-      running.set(controller, performance.now() + timeoutMs);
+    start(exchange: Exchange): void {
+      exchange.expiresAt = performance.now() + timeoutMs;
+      running.add(exchange);
       if (timer === undefined) {
         timer = setInterval(sweep, tickMs);
         timer.unref();
       }
-      return controller;
     },
-    done(controller: AbortController): void {
-      running.delete(controller);
+    done(exchange: Exchange): void {
+      running.delete(exchange);
     },
     close(): void {
       if (timer !== undefined) clearInterval(timer);

@@ -91,7 +91,9 @@ function specificity(segments: string[]): number {
   return segments.reduce((score, seg, i) => score + (seg.startsWith('{') ? 0 : 2 ** (16 - Math.min(i, 16))), 0);
 }
 
-function safeDecode(segment: string): string {
+/** A path segment percent-decoded (as sent when it is not valid percent-encoding). */
+export function safeDecode(segment: string): string {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {
