@@ -61,14 +61,20 @@ interface Series {
  * never the raw URL, so ids in paths cannot explode the label set.
  */
 export class RequestMetrics {
-  readonly #series = new Map<string, Series>();
+  readonly #series: Series[] = [];
+  /** Route pattern, then method, then status: lookups by the route's own strings, no key built per request. */
+  readonly #index = new Map<string | undefined, Map<string, Map<number, Series>>>();
 
   observe(method: string, route: string | undefined, statusCode: number, seconds: number): void {
-    const key = `${method} ${statusCode} ${route}`;
-    let series = this.#series.get(key);
+    let byMethod = this.#index.get(route);
+    if (byMethod === undefined) this.#index.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+    let series = byStatus.get(statusCode);
     if (series === undefined) {
       series = { labels: { method, route: route ?? 'unmatched', status_code: String(statusCode) }, count: 0, sum: 0, buckets: new Float64Array(DURATION_BUCKETS.length + 1) };
-      this.#series.set(key, series);
+      byStatus.set(statusCode, series);
+      this.#series.push(series);
     }
     series.count += 1;
     series.sum += seconds;
@@ -78,12 +84,12 @@ export class RequestMetrics {
   }
 
   readonly counter = this.#metric('http_requests_total', 'HTTP requests by method, route and status code', 'counter', () =>
-    [...this.#series.values()].map((s) => ({ labels: s.labels, value: s.count })));
+    this.#series.map((s) => ({ labels: s.labels, value: s.count })));
 
   readonly histogram = this.#metric('http_request_duration_seconds', 'HTTP request latency by method, route and status code', 'histogram', () => {
     const name = 'http_request_duration_seconds';
     const values: MetricValue[] = [];
-    for (const s of this.#series.values()) {
+    for (const s of this.#series) {
       let cumulative = 0;
       DURATION_BUCKETS.forEach((le, i) => {
         cumulative += s.buckets[i] as number;

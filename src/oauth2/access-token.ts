@@ -3,7 +3,7 @@
 // about twenty times as much (docs/adr/0005). A token names its access profile and the secret
 // generation it was issued under, so a secret refresh revokes every earlier token at once.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { hmacSha256 } from '../crypto/hmac.ts';
+import { hmacSha256Base64url } from '../crypto/hmac.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid: 'sb1' })).toString('base64url');
@@ -33,8 +33,24 @@ export interface AccessTokenSigner {
   isOurs(token: string): boolean;
 }
 
+let lastIssuer = '';
+let lastIssuerJson = '""';
+
+/**
+ * The claims of a new token as JSON, the same text as JSON.stringify of AccessTokenClaims in
+ * member order (tested), written directly: only the issuer can need escaping, and it is escaped
+ * once per issuer, not per token. Integers and the token id (base64url, a dot, base 36) need none.
+ */
+export function claimsJson(issuer: string, profileId: number, generation: number, iat: number, jti: string): string {
+  if (issuer !== lastIssuer) {
+    lastIssuerJson = JSON.stringify(issuer);
+    lastIssuer = issuer;
+  }
+  return `{"iss":${lastIssuerJson},"aud":"${AUDIENCE}","sub":"ap:${profileId}","apid":${profileId},"gen":${generation},"iat":${iat},"exp":${iat + ACCESS_TOKEN_TTL_SECONDS},"jti":"${jti}"}`;
+}
+
 export function createAccessTokenSigner(key: Buffer): AccessTokenSigner {
-  const mac = hmacSha256(key);
+  const mac = hmacSha256Base64url(key);
   // Token ids: a random prefix per signer and a counter, unique without asking for randomness per token.
   const idPrefix = randomBytes(9).toString('base64url');
   let counter = 0;
@@ -48,8 +64,10 @@ export function createAccessTokenSigner(key: Buffer): AccessTokenSigner {
     const dot = token.lastIndexOf('.');
     if (dot <= HEADER_PREFIX.length) return null;
     const body = token.slice(0, dot);
-    const signature = Buffer.from(token.slice(dot + 1), 'base64url');
-    const expected = mac(body);
+    // The signature as sent against the one we would write: only the canonical base64url passes
+    // (decoding first would let other spellings of the same bytes through).
+    const signature = Buffer.from(token.slice(dot + 1), 'utf8');
+    const expected = Buffer.from(mac(body), 'utf8');
     if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return null;
     let claims: AccessTokenClaims;
     try {
@@ -63,9 +81,9 @@ export function createAccessTokenSigner(key: Buffer): AccessTokenSigner {
   return {
     sign({ profileId, generation, issuer, now }) {
       const iat = Math.floor(now.getTime() / 1000);
-      const claims: AccessTokenClaims = { iss: issuer, aud: AUDIENCE, sub: `ap:${profileId}`, apid: profileId, gen: generation, iat, exp: iat + ACCESS_TOKEN_TTL_SECONDS, jti: `${idPrefix}.${(counter++).toString(36)}` };
-      const body = HEADER_PREFIX + Buffer.from(JSON.stringify(claims)).toString('base64url');
-      return `${body}.${mac(body).toString('base64url')}`;
+      const claims = claimsJson(issuer, profileId, generation, iat, `${idPrefix}.${(counter++).toString(36)}`);
+      const body = HEADER_PREFIX + Buffer.from(claims).toString('base64url');
+      return `${body}.${mac(body)}`;
     },
     verify(token, now) {
       let claims = verified.get(token);

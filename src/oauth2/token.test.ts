@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
 import { manualClock } from '../time.ts';
 import { createAccessTokenSigner } from './access-token.ts';
-import { formParams } from './token.routes.ts';
+import { formParams, tokenJson } from './token.routes.ts';
 
 let t: TestApp;
 let clientId: string;
@@ -210,6 +210,14 @@ describe('access token signer', () => {
     assert.equal(signer.verify(`${h}.${p}.${s.slice(0, -2)}`, now), null, 'truncated signature');
     assert.equal(signer.verify(`${h}.${p}`, now), null);
     assert.equal(createAccessTokenSigner(randomBytes(32)).verify(jwt, now), null, 'another key');
+  });
+
+  test('the 200 body written as text is what JSON.stringify writes', () => {
+    const signer = createAccessTokenSigner(randomBytes(32));
+    for (const issuer of ['http://x', 'https://auth.example.com/"odd"\\path', 'http://ünïcode.test']) {
+      const issued = { access_token: signer.sign({ profileId: 9, generation: 3, issuer, now: new Date() }), token_type: 'bearer' as const, expires_in: 3600 };
+      assert.equal(tokenJson(issued), JSON.stringify(issued), issuer);
+    }
   });
 });
 
