@@ -37,6 +37,16 @@ before(async () => {
       setTimeout(() => reply.raw.end('true}'), 500);
       return reply;
     }
+    if (request.url.includes('/empty')) return reply.status(204).send();
+    if (request.url.includes('/chunks')) {
+      // A body in three pieces, apart in time: the gateway answers with all of it, in order.
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'application/json' });
+      reply.raw.write('{"pieces":[1,');
+      setTimeout(() => reply.raw.write('2,'), 10);
+      setTimeout(() => reply.raw.end('3]}'), 20);
+      return reply;
+    }
     if (request.url.includes('/drip')) {
       // A byte every 60 ms: never quiet for the gateway's 200 ms, but done only after 600 ms.
       reply.hijack();
@@ -63,7 +73,7 @@ before(async () => {
   connectionId = connection.body.id;
   base = new URL(collection.body.url).pathname;
   otherCollectionId = (await t.call('POST', '/api/api_collections', { body: { name: 'Other', project_id: project.projectId, proxy_connection_id: connection.body.id } })).body.id;
-  for (const [key, method, path] of [['get', 'GET', 'orders/{id}'], ['recent', 'GET', 'orders/recent'], ['post', 'POST', 'orders'], ['slow', 'GET', 'slow'], ['huge', 'GET', 'huge'], ['stalled', 'GET', 'stalled'], ['drip', 'GET', 'drip'], ['created', 'PUT', 'created/{id}'], ['off', 'GET', 'off']] as const) {
+  for (const [key, method, path] of [['get', 'GET', 'orders/{id}'], ['recent', 'GET', 'orders/recent'], ['post', 'POST', 'orders'], ['slow', 'GET', 'slow'], ['huge', 'GET', 'huge'], ['stalled', 'GET', 'stalled'], ['drip', 'GET', 'drip'], ['empty', 'DELETE', 'empty'], ['chunks', 'GET', 'chunks'], ['created', 'PUT', 'created/{id}'], ['off', 'GET', 'off']] as const) {
     const e = await t.call('POST', `/api/api_collections/${collectionId}/api_endpoints`, { body: { name: key, method, path } });
     endpointIds[key] = e.body.id;
     if (key !== 'off') assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`)).status, 200);
@@ -263,6 +273,21 @@ describe('gateway refusals', () => {
       await t.call('PUT', `/api/api_collections/${collectionId}`, { body: { public_access: false } });
     }
     assert.equal((await gw('GET', `${base}/orders/1`)).status, 401);
+  });
+
+  test('an empty answer stays empty, a body in pieces comes whole, and HEAD gets the headers of GET without a body', async () => {
+    const p = await profile({ auth_type: 'token' });
+    const auth = { 'api-token': p.secret };
+    const empty = await gw('DELETE', `${base}/empty`, auth);
+    assert.equal(empty.status, 204);
+    assert.equal(empty.body, '');
+    const chunks = await gw('GET', `${base}/chunks`, auth);
+    assert.equal(chunks.status, 200);
+    assert.deepEqual(chunks.body, { pieces: [1, 2, 3] });
+    const head = await t.app.inject({ method: 'HEAD', url: `${base}/orders/7`, headers: auth });
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.headers.etag, '"v1"');
+    assert.equal(head.body, '');
   });
 
   test('upstream slow or stalled mid-body: 504; upstream too large: 502; request too large: 413; a dot-dot segment: 400', async () => {
