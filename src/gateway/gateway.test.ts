@@ -290,6 +290,18 @@ describe('gateway refusals', () => {
     assert.equal(head.body, '');
   });
 
+  test('calls that finish leave the deadlines of slower calls around them intact', async () => {
+    const p = await profile({ auth_type: 'token' });
+    const auth = { 'api-token': p.secret };
+    // Started in this order, the quick ones finish first and leave the deadlines' list from its middle and its end.
+    const paths = ['slow', 'orders/1', 'orders/2', 'slow', 'orders/3', 'drip', 'orders/4'];
+    const answers = await Promise.all(paths.map((path) => gw('GET', `${base}/${path}`, auth)));
+    assert.deepEqual(answers.map((a) => a.status), [504, 200, 200, 504, 200, 504, 200]);
+    // And the list is still sound for the calls after them (a dripping body is cut off by the deadline alone).
+    assert.equal((await gw('GET', `${base}/drip`, auth)).status, 504);
+    assert.equal((await gw('GET', `${base}/orders/5`, auth)).status, 200);
+  });
+
   test('upstream slow or stalled mid-body: 504; upstream too large: 502; request too large: 413; a dot-dot segment: 400', async () => {
     const p = await profile({ auth_type: 'token' });
     const auth = { 'api-token': p.secret };

@@ -109,8 +109,10 @@ class Exchange implements Dispatcher.DispatchHandler {
   #headers: Record<string, string> = {};
   #chunks: Buffer[] = [];
   #size = 0;
-  /** When the call times out (performance.now()), set by the deadlines. */
+  /** When the call times out (performance.now()), and its neighbours in the deadlines' list. */
   expiresAt = 0;
+  previous: Exchange | null = null;
+  next: Exchange | null = null;
 
   constructor(limit: number, resolve: (response: ProxyResponse) => void, reject: (error: ProxyError) => void, deadlines: Deadlines) {
     this.#limit = limit;
@@ -183,19 +185,40 @@ type Deadlines = ReturnType<typeof createDeadlines>;
  * calls expire in the order they started, and one sweep every tenth of the timeout times out the
  * expired ones from the front. A call times out between its timeout and 1.1 times it (at most a
  * second late).
+ *
+ * The calls under way are a list linked through the calls themselves, not a Set: a Set long in
+ * the old generation that is rehashed as entries come and go leaves behind old tables that still
+ * point at the calls, and those tables live until a full collection. Every finished call then
+ * survived the young-generation collections with all it held (its promise, its response),
+ * which made each of those collections take 7 to 16 ms instead of about 1 (the fifth session
+ * measured it; the p99 of gateway calls doubled).
  */
 function createDeadlines(timeoutMs: number) {
-  const running = new Set<Exchange>();
+  let first: Exchange | null = null;
+  let last: Exchange | null = null;
+  let count = 0;
   const tickMs = Math.max(5, Math.min(1000, Math.floor(timeoutMs / 10)));
   let timer: NodeJS.Timeout | undefined;
+  const remove = (exchange: Exchange): void => {
+    const { previous, next } = exchange;
+    // Not in the list (never started, or already removed).
+    if (previous === null && next === null && first !== exchange) return;
+    if (previous === null) first = next;
+    else previous.next = next;
+    if (next === null) last = previous;
+    else next.previous = previous;
+    exchange.previous = null;
+    exchange.next = null;
+    count -= 1;
+  };
   const sweep = () => {
     const now = performance.now();
-    for (const exchange of running) {
-      if (exchange.expiresAt > now) break;
-      running.delete(exchange);
-      exchange.timeout();
+    while (first !== null && first.expiresAt <= now) {
+      const expired = first;
+      remove(expired);
+      expired.timeout();
     }
-    if (running.size === 0 && timer !== undefined) {
+    if (count === 0 && timer !== undefined) {
       clearInterval(timer);
       timer = undefined;
     }
@@ -203,14 +226,18 @@ function createDeadlines(timeoutMs: number) {
   return {
     start(exchange: Exchange): void {
       exchange.expiresAt = performance.now() + timeoutMs;
-      running.add(exchange);
+      exchange.previous = last;
+      if (last === null) first = exchange;
+      else last.next = exchange;
+      last = exchange;
+      count += 1;
       if (timer === undefined) {
         timer = setInterval(sweep, tickMs);
         timer.unref();
       }
     },
     done(exchange: Exchange): void {
-      running.delete(exchange);
+      remove(exchange);
     },
     close(): void {
       if (timer !== undefined) clearInterval(timer);
