@@ -33,20 +33,13 @@ export interface AccessTokenSigner {
   isOurs(token: string): boolean;
 }
 
-let lastIssuer = '';
-let lastIssuerJson = '""';
-
 /**
  * The claims of a new token as JSON, the same text as JSON.stringify of AccessTokenClaims in
- * member order (tested), written directly: only the issuer can need escaping, and it is escaped
- * once per issuer, not per token. Integers and the token id (base64url, a dot, base 36) need none.
+ * member order (tested), written directly: only the issuer can need escaping. Integers and the
+ * token id (base64url, a dot, base 36) need none.
  */
 export function claimsJson(issuer: string, profileId: number, generation: number, iat: number, jti: string): string {
-  if (issuer !== lastIssuer) {
-    lastIssuerJson = JSON.stringify(issuer);
-    lastIssuer = issuer;
-  }
-  return `{"iss":${lastIssuerJson},"aud":"${AUDIENCE}","sub":"ap:${profileId}","apid":${profileId},"gen":${generation},"iat":${iat},"exp":${iat + ACCESS_TOKEN_TTL_SECONDS},"jti":"${jti}"}`;
+  return `{"iss":${JSON.stringify(issuer)},"aud":"${AUDIENCE}","sub":"ap:${profileId}","apid":${profileId},"gen":${generation},"iat":${iat},"exp":${iat + ACCESS_TOKEN_TTL_SECONDS},"jti":"${jti}"}`;
 }
 
 export function createAccessTokenSigner(key: Buffer): AccessTokenSigner {

@@ -99,8 +99,6 @@ function noStore(reply: FastifyReply): void {
 
 function sendError(reply: FastifyReply, error: OAuthError) {
   noStore(reply);
-  // Set here, not left to Fastify: an error raised after the 200 path chose its serializer has no Content-Type otherwise.
-  reply.type('application/json; charset=utf-8');
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.status(error.status).send({ error: error.error, error_description: error.message });
 }
