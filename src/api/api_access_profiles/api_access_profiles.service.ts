@@ -183,7 +183,11 @@ async function visibleProfile(db: Db, auth: AuthContext, id: number): Promise<Pr
 
 async function checkCollections(db: Db, auth: AuthContext, ids: number[]): Promise<number[]> {
   const unique = [...new Set(ids)].sort((a, b) => a - b);
-  const found = new Set((await findCollectionsByIds(db, auth.environmentId, unique)).map((c) => c.id));
+  // A scoped caller may grant only collections of its own projects; the others read as unknown.
+  const found = new Set<number>();
+  for (const collection of await findCollectionsByIds(db, auth.environmentId, unique)) {
+    if (await projectAssetInScope(db, auth, collection.project_id)) found.add(collection.id);
+  }
   const unknown = unique.filter((id) => !found.has(id));
   if (unknown.length > 0) throw invalid({ api_collection_ids: [`has unknown collection ids: ${unknown.slice(0, 10).join(', ')}`] });
   return unique;

@@ -197,3 +197,27 @@ describe('PUT /api/api_access_profiles/:id/refresh_secret', () => {
     assert.equal((await t.call('PUT', `/api/api_access_profiles/${oauth.body.id}/refresh_secret`, { token: readOnly })).status, 403);
   });
 });
+
+describe('POST|PUT /api/api_access_profiles by a caller limited to some projects', () => {
+  test('a collection of another project is not granted: 400 naming it, nothing created or changed', async () => {
+    const mine = await t.createProject('Scoped grants: mine');
+    const adminRoleId = (await t.call('GET', '/api/developer_api_client_roles')).body.result.items.find((r: { name: string }) => r.name === 'Admin').id;
+    const scoped = await t.call('POST', '/api/developer_api_clients', { body: { name: 'scoped-profile-maker', api_privilege_group_id: adminRoleId, all_folders: false, folder_ids: [mine.folderId] } });
+    assert.equal(scoped.status, 200);
+    const token = scoped.body.result.token.value as string;
+    const myCollection = (await t.call('POST', '/api/api_collections', { token, body: { name: 'Mine', project_id: mine.projectId } })).body.id;
+    const myClient = (await t.call('POST', '/api/api_clients', { token, body: { name: 'My partner', project_id: mine.projectId } })).body.id;
+
+    const before = await profileCount();
+    const foreign = await t.call('POST', '/api/api_access_profiles', { token, body: { name: 'Reach out', api_client_id: myClient, api_collection_ids: [myCollection, collectionId], auth_type: 'token' } });
+    assert.equal(foreign.status, 400);
+    assert.match(foreign.body.errors.api_collection_ids[0], new RegExp(`unknown collection ids: ${collectionId}`));
+    assert.equal(await profileCount(), before);
+
+    const own = await t.call('POST', '/api/api_access_profiles', { token, body: { name: 'Own only', api_client_id: myClient, api_collection_ids: [myCollection], auth_type: 'token' } });
+    assert.equal(own.status, 200);
+    const widened = await t.call('PUT', `/api/api_access_profiles/${own.body.id}`, { token, body: { api_collection_ids: [collectionId] } });
+    assert.equal(widened.status, 400);
+    assert.deepEqual((await t.call('GET', '/api/api_access_profiles')).body.find((p: { id: number }) => p.id === own.body.id).api_collection_ids, [myCollection]);
+  });
+});

@@ -56,7 +56,7 @@ export function developerApiClientsRoutes(fastify: FastifyInstance, ctx: Service
     schema: { tags, summary: 'Delete a developer API client; its token stops working at once', params: IdParams, response: { 200: DeleteResult, ...errorResponses(...AUTH_ERRORS, 404) } },
   }, async (request) => {
     const { id } = request.params;
-    await deleteClient(ctx, authOf(request).workspaceId, id);
+    await deleteClient(ctx, authOf(request), id);
     return { result: { success: true } };
   });
 
@@ -65,7 +65,7 @@ export function developerApiClientsRoutes(fastify: FastifyInstance, ctx: Service
     schema: { tags, summary: 'Issue a new token; the old one stops working at once', params: IdParams, response: { 200: ClientResult, ...errorResponses(...AUTH_ERRORS, 404) } },
   }, async (request) => {
     const { id } = request.params;
-    return { result: await regenerateToken(ctx, authOf(request).workspaceId, id) };
+    return { result: await regenerateToken(ctx, authOf(request), id) };
   });
 }
 

@@ -14,6 +14,7 @@ import {
   findClient,
   folderIdsOf,
   insertClient,
+  type ClientWithEnvironment,
   listClients as listClientRows,
   updateClient as updateClientRow,
   type DeveloperApiClientApi,
@@ -99,6 +100,7 @@ export async function updateClient(ctx: ServiceContext, grantor: Grantor, id: nu
 
   const result = await ctx.db.transaction().execute(async (trx) => {
     const current = assertFound(await findClient(trx, grantor.workspaceId, id));
+    await assertTargetWithinGrantor(trx, grantor, current);
     if (input.environment !== undefined || input.environment_name !== undefined) {
       const wanted = await resolveEnvironment(trx, grantor.workspaceId, input, current.environment_id);
       if (wanted.id !== current.environment_id) {
@@ -133,15 +135,21 @@ export async function updateClient(ctx: ServiceContext, grantor: Grantor, id: nu
   return result;
 }
 
-export async function deleteClient(ctx: ServiceContext, workspaceId: number, id: number): Promise<void> {
-  if (!(await deleteClientRow(ctx.db, workspaceId, id))) throw new AppError('not_found');
+export async function deleteClient(ctx: ServiceContext, grantor: Grantor, id: number): Promise<void> {
+  const workspaceId = grantor.workspaceId;
+  await ctx.db.transaction().execute(async (trx) => {
+    await assertTargetWithinGrantor(trx, grantor, assertFound(await findClient(trx, workspaceId, id)));
+    if (!(await deleteClientRow(trx, workspaceId, id))) throw new AppError('not_found');
+  });
   ctx.notifier.publish('developer_api_clients.changed', { workspaceId });
 }
 
 /** A new token for the client; the old one stops working in the same statement. */
-export async function regenerateToken(ctx: ServiceContext, workspaceId: number, id: number): Promise<DeveloperApiClientApi> {
+export async function regenerateToken(ctx: ServiceContext, grantor: Grantor, id: number): Promise<DeveloperApiClientApi> {
+  const workspaceId = grantor.workspaceId;
   const result = await ctx.db.transaction().execute(async (trx) => {
     const current = assertFound(await findClient(trx, workspaceId, id));
+    await assertTargetWithinGrantor(trx, grantor, current);
     const token = generateToken(current.environment_type);
     const now = toStored(ctx.clock.now());
     await updateClientRow(trx, workspaceId, id, { token_hash: hashToken(token), token_updated_at: now, updated_at: now });
@@ -200,6 +208,22 @@ async function resolveEnvironment(db: Db, workspaceId: number, input: ClientInpu
   if (a && b && a.id !== b.id) throw invalid({ environment: ['does not match environment_name'] });
   const chosen = a ?? b ?? (fallbackId === undefined ? environments.find((e) => e.type === 'dev') : await findEnvironment(db, fallbackId));
   return assertFound(chosen);
+}
+
+/**
+ * A caller never gains or touches more than it holds: updating, deleting or regenerating the
+ * token of another client needs the target's role and project scope to lie within the caller's.
+ */
+async function assertTargetWithinGrantor(db: Db, grantor: Grantor, target: ClientWithEnvironment): Promise<void> {
+  const role = await findRole(db, grantor.workspaceId, target.role_id);
+  const missing = role ? rolePrivileges(role).filter((p) => !grantor.privileges.has(p)) : [];
+  if (missing.length > 0) {
+    throw new AppError('forbidden', { message: `Forbidden: the client holds privileges you do not hold (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''})` });
+  }
+  if (grantor.allFolders) return;
+  if (target.all_folders === 1) throw new AppError('forbidden', { message: 'Forbidden: the client reaches all projects, and you are limited to some' });
+  const outside = folderIdsOf(target).filter((folderId) => !grantor.folderIds.includes(folderId));
+  if (outside.length > 0) throw new AppError('forbidden', { message: `Forbidden: the client reaches projects outside your scope: ${outside.slice(0, 10).join(', ')}` });
 }
 
 async function checkRole(db: Db, grantor: Grantor | null, workspaceId: number, roleId: number): Promise<number> {

@@ -399,3 +399,78 @@ describe('POST /api/developer_api_clients/:id/regenerate', () => {
     assert.equal((await t.call('GET', '/api/users/me')).status, 200, 'the admin token still works');
   });
 });
+
+describe('PUT, DELETE and regenerate on a client that holds more than the caller', () => {
+  // The attack: a caller whose role holds only the developer-client privileges, or an Admin
+  // limited to one project, acts on an all-folders Admin client.
+  async function narrowCallers() {
+    const roleCopy = await t.call('POST', `/api/developer_api_client_roles/${readOnlyRoleId}/copy`, {
+      body: { name: `Client managers ${Math.random().toString(36).slice(2, 8)}`, privileges: ['developer_api_clients:read', 'developer_api_clients:write'] },
+    });
+    assert.equal(roleCopy.status, 200);
+    const manager = await create({ name: `manager-${roleCopy.body.result.id}`, api_privilege_group_id: roleCopy.body.result.id, all_folders: true });
+    assert.equal(manager.status, 200);
+    const project = await t.createProject(`Scoped admin project ${roleCopy.body.result.id}`);
+    const projectAdmin = await create({ name: `project-admin-${roleCopy.body.result.id}`, api_privilege_group_id: adminRoleId, all_folders: false, folder_ids: [project.folderId] });
+    assert.equal(projectAdmin.status, 200);
+    const target = await create({ name: `all-folders-admin-${roleCopy.body.result.id}`, api_privilege_group_id: adminRoleId, all_folders: true });
+    assert.equal(target.status, 200);
+    return {
+      callers: [['a developer-clients-only role', manager.body.result.token.value as string], ['an Admin limited to one project', projectAdmin.body.result.token.value as string]] as const,
+      target: { id: target.body.result.id as number, token: target.body.result.token.value as string },
+      project,
+    };
+  }
+
+  test('regenerate: 403, no token handed out, the target keeps its token', async () => {
+    const { callers, target } = await narrowCallers();
+    for (const [who, token] of callers) {
+      const res = await t.call('POST', `/api/developer_api_clients/${target.id}/regenerate`, { token });
+      assert.equal(res.status, 403, who);
+      assert.match(res.body.message, /^Forbidden/);
+      assert.equal(JSON.stringify(res.body).includes('wrkdev-'), false, `${who}: no token in the reply`);
+      assert.equal((await t.call('GET', '/api/users/me', { token: target.token })).status, 200, `${who}: the target's token still works`);
+    }
+  });
+
+  test('PUT: 403, the target unchanged (its IP allow list, name and scope)', async () => {
+    const { callers, target } = await narrowCallers();
+    const before = (await t.call('GET', `/api/developer_api_clients/${target.id}`)).body.result;
+    for (const [who, token] of callers) {
+      const res = await t.call('PUT', `/api/developer_api_clients/${target.id}`, { token, body: { ip_allow_list: ['203.0.113.1'] } });
+      assert.equal(res.status, 403, who);
+      const renamed = await t.call('PUT', `/api/developer_api_clients/${target.id}`, { token, body: { name: 'taken over' } });
+      assert.equal(renamed.status, 403, who);
+    }
+    assert.deepEqual((await t.call('GET', `/api/developer_api_clients/${target.id}`)).body.result, before);
+    assert.equal((await t.call('GET', '/api/users/me', { token: target.token })).status, 200, 'the target is not locked out');
+  });
+
+  test('DELETE: 403, the target still exists and its token works', async () => {
+    const { callers, target } = await narrowCallers();
+    for (const [who, token] of callers) {
+      assert.equal((await t.call('DELETE', `/api/developer_api_clients/${target.id}`, { token })).status, 403, who);
+    }
+    assert.equal((await t.call('GET', `/api/developer_api_clients/${target.id}`)).status, 200);
+    assert.equal((await t.call('GET', '/api/users/me', { token: target.token })).status, 200);
+  });
+
+  test('a project-limited caller still manages clients within its scope, and may not touch one with a project outside it', async () => {
+    const { callers, project } = await narrowCallers();
+    const projectAdminToken = callers[1][1];
+    const inside = await create({ name: `inside-${project.folderId}`, api_privilege_group_id: readOnlyRoleId, all_folders: false, folder_ids: [project.folderId] }, projectAdminToken);
+    assert.equal(inside.status, 200);
+    const regenerated = await t.call('POST', `/api/developer_api_clients/${inside.body.result.id}/regenerate`, { token: projectAdminToken });
+    assert.equal(regenerated.status, 200);
+    assert.equal((await t.call('PUT', `/api/developer_api_clients/${inside.body.result.id}`, { token: projectAdminToken, body: { description: 'mine' } })).status, 200);
+
+    const other = await t.createProject(`Other project ${project.folderId}`);
+    const outside = await create({ name: `outside-${project.folderId}`, api_privilege_group_id: readOnlyRoleId, all_folders: false, folder_ids: [project.folderId, other.folderId] });
+    assert.equal(outside.status, 200);
+    const res = await t.call('POST', `/api/developer_api_clients/${outside.body.result.id}/regenerate`, { token: projectAdminToken });
+    assert.equal(res.status, 403);
+    assert.match(res.body.message, new RegExp(`outside your scope: ${other.folderId}`));
+    assert.equal((await t.call('DELETE', `/api/developer_api_clients/${outside.body.result.id}`, { token: projectAdminToken })).status, 403);
+    assert.equal((await t.call('DELETE', `/api/developer_api_clients/${inside.body.result.id}`, { token: projectAdminToken })).status, 200);
+  });
+});

@@ -71,6 +71,7 @@ export async function updateRoleFolders(ctx: ServiceContext, auth: Caller, id: n
   const requested = input.folder_ids === undefined ? undefined : [...new Set(input.folder_ids)];
   return ctx.db.transaction().execute(async (trx) => {
     const role = assertFound(await findCollaboratorRole(trx, auth.workspaceId, id));
+    await assertRoleWithinScope(trx, auth, role);
     const allFolders = allFoldersInput ?? false;
     assertMayGrantAllFolders(auth, allFolders);
     let folderIds: number[] = [];
@@ -123,6 +124,16 @@ async function assertFoldersInScope(db: Db, auth: Caller, ids: readonly number[]
   const folders = await projectFoldersOf(db, ids);
   if (folders.some((f) => f.projectFolderId === null || !auth.folderIds.includes(f.projectFolderId))) {
     throw new AppError('forbidden', { message: 'Forbidden: the role reaches folders outside your projects; send folder_ids' });
+  }
+}
+
+/** A caller limited to some projects never touches a role that reaches beyond them. */
+async function assertRoleWithinScope(db: Db, auth: Caller, role: { id: number; all_folders: number }): Promise<void> {
+  if (auth.allFolders) return;
+  if (role.all_folders === 1) throw new AppError('forbidden', { message: 'Forbidden: the role reaches all folders, and you are limited to some projects' });
+  const folders = await projectFoldersOf(db, (await folderIdsOfRoles(db, [role.id])).get(role.id) ?? []);
+  if (folders.some((f) => f.projectFolderId === null || !auth.folderIds.includes(f.projectFolderId))) {
+    throw new AppError('forbidden', { message: 'Forbidden: the role reaches folders outside your projects' });
   }
 }
 

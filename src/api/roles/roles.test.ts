@@ -278,3 +278,28 @@ describe('migration 0005_roles_invitations', () => {
     }
   });
 });
+
+describe('PUT /api/roles/:role_id by a caller limited to some projects', () => {
+  test('a role reaching all folders or other projects is not touched (403, unchanged); one within its projects is', async () => {
+    const mine = await t.createProject('Put scope mine');
+    const theirs = await t.createProject('Put scope theirs');
+    const managerCopy = await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name: 'Scoped role putter', privileges: ['collaborator_roles:read', 'collaborator_roles:write'] } });
+    assert.equal(managerCopy.status, 200);
+    const client = await t.call('POST', '/api/developer_api_clients', { body: { name: 'scoped role putter', api_privilege_group_id: managerCopy.body.result.id, all_folders: false, folder_ids: [mine.folderId] } });
+    const scoped = client.body.result.token.value as string;
+    const analyst = await roleNamed('Analyst');
+    const wide = (await t.call('POST', `/api/roles/${analyst.id}/copy`, { body: { name: 'Put scope wide' } })).body as Role;
+    const other = (await t.call('POST', `/api/roles/${analyst.id}/copy`, { body: { name: 'Put scope other', folder_ids: [theirs.folderId] } })).body as Role;
+    const own = (await t.call('POST', `/api/roles/${analyst.id}/copy`, { body: { name: 'Put scope own', folder_ids: [mine.folderId] } })).body as Role;
+
+    for (const target of [wide, other]) {
+      const res = await t.call('PUT', `/api/roles/${target.id}`, { token: scoped, body: { folder_ids: [mine.folderId] } });
+      assert.equal(res.status, 403, target.name);
+      assert.match(res.body.message, /^Forbidden: the role reaches/);
+      assert.deepEqual(await roleNamed(target.name), target, `${target.name} unchanged`);
+    }
+    const ok = await t.call('PUT', `/api/roles/${own.id}`, { token: scoped, body: { all_folders: false } });
+    assert.equal(ok.status, 200);
+    assert.deepEqual(ok.body.folder_ids, [mine.folderId]);
+  });
+});
