@@ -30,6 +30,8 @@ export const ERROR_CATALOG = {
   sample_not_csv: { status: 400, message: 'Sample is not valid CSV' },
   sample_not_object: { status: 400, message: 'Sample must be a JSON object or array' },
   sample_too_deep: { status: 400, message: 'Sample is nested too deeply' },
+  sample_too_many_fields: { status: 400, message: 'Sample has too many fields' },
+  sample_too_complex: { status: 400, message: 'Sample is too complex to analyse' },
   sample_too_large: { status: 413, message: 'Sample too large' },
   already_member: { status: 422, message: 'Already a member of this workspace' },
   invitation_too_soon: { status: 429, message: 'Invitation already sent recently' },

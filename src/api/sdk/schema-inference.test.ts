@@ -254,3 +254,14 @@ describe('inferCsvSchema', () => {
     for (const empty of ['', '\r\n\r\n', ' \n1', ' , \n1,2']) assert.deepEqual(rejects(() => inferCsvSchema(empty, ','), 'sample_not_csv').errors, { sample: ['has no header row'] });
   });
 });
+
+describe('csvColumnNames on a long repeated header', () => {
+  test('200,000 copies of one name get distinct names in order', { timeout: 60_000 }, () => {
+    const names = csvColumnNames(Array(200_000).fill('a'));
+    assert.equal(names.length, 200_000);
+    assert.equal(new Set(names).size, 200_000);
+    assert.deepEqual(names.slice(0, 3), ['a', 'a_2', 'a_3']);
+    assert.equal(names[199_999], 'a_200000');
+    assert.deepEqual(csvColumnNames(['a', 'a_2', 'a', 'a', 'a_2']), ['a', 'a_2', 'a_3', 'a_4', 'a_2_2']);
+  });
+});

@@ -46,8 +46,47 @@ type Shape =
 
 const NULL: Shape = { kind: 'null' };
 
-function shapeOf(value: unknown, depth: number): Shape {
-  if (value === null || value === undefined) return NULL;
+/**
+ * Most fields a generated schema holds, counted over every level (P). Inference keeps one entry
+ * per distinct field, so this bounds its memory and the size of the reply whatever the sample.
+ */
+export const MAX_SCHEMA_FIELDS = 10_000;
+
+/** Fields created so far while inferring one sample. */
+interface Budget { fields: number }
+
+/**
+ * Fold one value into the shape seen so far under the same key (or as an element of the same
+ * array): null yields to anything; objects gain the fields they lack (first appearance keeps its
+ * place); arrays fold their elements; a date-time and a plain string make a string; any other
+ * disagreement is `mixed` (a string). Containers of the accumulator are updated in place, so the
+ * work is linear in the size of the sample whatever the number of distinct keys.
+ */
+function absorb(acc: Shape | null, value: unknown, depth: number, budget: Budget): Shape {
+  if (value === null || value === undefined) return acc ?? NULL;
+  if (typeof value !== 'object') return mergeLeaf(acc, leafShape(value));
+  if (depth > MAX_SAMPLE_DEPTH) throw tooDeep();
+  if (Array.isArray(value)) {
+    const target: Shape = acc === null || acc.kind === 'null' ? { kind: 'array', of: null } : acc;
+    if (target.kind !== 'array') return mixedWith(value, depth);
+    for (const element of value) {
+      if (element === null || element === undefined) continue;
+      target.of = absorb(target.of, element, depth + 1, budget);
+    }
+    return target;
+  }
+  const target: Shape = acc === null || acc.kind === 'null' ? { kind: 'object', fields: new Map() } : acc;
+  if (target.kind !== 'object') return mixedWith(value, depth);
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const existing = target.fields.get(key);
+    if (existing === undefined && ++budget.fields > MAX_SCHEMA_FIELDS) throw tooManyFields('fields');
+    target.fields.set(key, absorb(existing ?? null, record[key], depth + 1, budget));
+  }
+  return target;
+}
+
+function leafShape(value: unknown): Shape {
   switch (typeof value) {
     case 'string':
       return isDateTime(value) ? { kind: 'date_time' } : { kind: 'string' };
@@ -56,51 +95,31 @@ function shapeOf(value: unknown, depth: number): Shape {
       return { kind: 'number' };
     case 'boolean':
       return { kind: 'boolean' };
-    case 'object':
-      break;
     default:
       return { kind: 'string' };
   }
-  if (depth > MAX_SAMPLE_DEPTH) throw tooDeep();
-  if (Array.isArray(value)) {
-    let of: Shape | null = null;
-    for (const element of value) {
-      const shape = shapeOf(element, depth + 1);
-      if (shape.kind === 'null') continue;
-      of = of === null ? shape : merge(of, shape);
-    }
-    return { kind: 'array', of };
-  }
-  const fields = new Map<string, Shape>();
-  for (const key of Object.keys(value)) fields.set(key, shapeOf((value as Record<string, unknown>)[key], depth + 1));
-  return { kind: 'object', fields };
 }
 
-/**
- * Two shapes seen under the same key (or as elements of one array). Null yields to anything;
- * objects merge their fields (first appearance keeps its place); arrays merge their elements;
- * a date-time and a plain string make a string; any other disagreement is `mixed` (a string).
- */
-function merge(a: Shape, b: Shape): Shape {
-  if (a.kind === 'null') return b;
-  if (b.kind === 'null') return a;
-  if (a.kind === 'object' && b.kind === 'object') {
-    const fields = new Map(a.fields);
-    for (const [key, shape] of b.fields) {
-      const existing = fields.get(key);
-      fields.set(key, existing === undefined ? shape : merge(existing, shape));
-    }
-    return { kind: 'object', fields };
-  }
-  if (a.kind === 'array' && b.kind === 'array') {
-    if (a.of === null) return b;
-    if (b.of === null) return a;
-    return { kind: 'array', of: merge(a.of, b.of) };
-  }
-  if (a.kind === b.kind) return a;
-  const textual = new Set(['string', 'date_time']);
-  if (textual.has(a.kind) && textual.has(b.kind)) return { kind: 'string' };
+function mergeLeaf(acc: Shape | null, leaf: Shape): Shape {
+  if (acc === null || acc.kind === 'null') return leaf;
+  if (acc.kind === leaf.kind) return acc;
+  if (TEXTUAL.has(acc.kind) && TEXTUAL.has(leaf.kind)) return { kind: 'string' };
   return { kind: 'mixed' };
+}
+
+const TEXTUAL: ReadonlySet<Shape['kind']> = new Set(['string', 'date_time']);
+
+/** A container under a key that already holds something else: a string field, still depth-checked. */
+function mixedWith(value: object, depth: number): Shape {
+  assertDepth(value, depth);
+  return { kind: 'mixed' };
+}
+
+/** Nesting beyond MAX_SAMPLE_DEPTH is refused even where it does not shape the schema. */
+function assertDepth(value: unknown, depth: number): void {
+  if (value === null || typeof value !== 'object') return;
+  if (depth > MAX_SAMPLE_DEPTH) throw tooDeep();
+  for (const inner of Array.isArray(value) ? value : Object.values(value)) assertDepth(inner, depth + 1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -182,7 +201,7 @@ export function parseJsonSample(sample: unknown): unknown {
  * primitive at the top is refused.
  */
 export function inferJsonSchema(document: unknown): SchemaField[] {
-  const shape = shapeOf(document, 1);
+  const shape = absorb(null, document, 1, { fields: 0 });
   if (shape.kind === 'object') return fieldsOf(shape.fields);
   if (shape.kind === 'array') {
     if (shape.of === null) return [];
@@ -250,6 +269,7 @@ export function inferCsvSchema(sample: string, separator: string): SchemaField[]
   }
   // A first line of blanks only (' ', ',,') names no column: there is no header to read.
   if (header === undefined || header.every((cell) => cell.trim() === '')) throw new AppError('sample_not_csv', { errors: { sample: ['has no header row'] } });
+  if (header.length > MAX_SCHEMA_FIELDS) throw tooManyFields('columns');
   return csvColumnNames(header).map((name) => ({ control_type: 'text', label: labelFor(name), type: 'string', name }));
 }
 
@@ -264,13 +284,16 @@ export function csvColumnNames(cells: readonly string[]): string[] {
   });
   const taken = new Set(base);
   const used = new Set<string>();
+  // The next suffix to try for each repeated name, so that `a,a,a,...` stays linear.
+  const nextSuffix = new Map<string, number>();
   return base.map((name) => {
     if (!used.has(name)) {
       used.add(name);
       return name;
     }
-    let n = 2;
+    let n = nextSuffix.get(name) ?? 2;
     while (taken.has(`${name}_${n}`) || used.has(`${name}_${n}`)) n += 1;
+    nextSuffix.set(name, n + 1);
     const unique = `${name}_${n}`;
     used.add(unique);
     return unique;
@@ -330,6 +353,10 @@ function daysInMonth(year: number, month: number): number {
 
 function tooDeep(): AppError {
   return new AppError('sample_too_deep', { errors: { sample: [`nests objects and arrays deeper than ${MAX_SAMPLE_DEPTH} levels`] } });
+}
+
+function tooManyFields(what: 'fields' | 'columns'): AppError {
+  return new AppError('sample_too_many_fields', { errors: { sample: [`has more than ${MAX_SCHEMA_FIELDS} ${what}`] } });
 }
 
 function truncate(text: string, max: number): string {

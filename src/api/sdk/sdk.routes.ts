@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from '../../context.ts';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.ts';
 import { GenerateCsvSchemaBody, GenerateJsonSchemaBody, GeneratedSchema } from './sdk.schemas.ts';
-import { generateSchemaFromCsv, generateSchemaFromJson } from './sdk.service.ts';
+import { createSchemaRunner } from './schema-runner.ts';
 import { MAX_SAMPLE_BYTES } from './schema-inference.ts';
 
 const tags = ['Custom connectors'];
@@ -26,6 +26,9 @@ const keepKeyOrder = () => (data: unknown) => JSON.stringify(data);
 
 export function sdkRoutes(fastify: FastifyInstance, _ctx: ServiceContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  // Samples are analysed in a worker thread, never on the event loop that serves other requests.
+  const runner = createSchemaRunner();
+  fastify.addHook('onClose', async () => runner.close());
 
   app.post('/api/sdk/generate_schema/json', {
     bodyLimit: SAMPLE_BODY_LIMIT_BYTES,
@@ -35,9 +38,9 @@ export function sdkRoutes(fastify: FastifyInstance, _ctx: ServiceContext): void 
       tags,
       summary: 'Generate a schema from a stringified JSON sample',
       body: GenerateJsonSchemaBody,
-      response: { 200: GeneratedSchema, ...errorResponses(...AUTH_ERRORS) },
+      response: { 200: GeneratedSchema, ...errorResponses(...AUTH_ERRORS, 429) },
     },
-  }, async (request) => generateSchemaFromJson(request.body ?? {}));
+  }, async (request) => runner.generate({ kind: 'json', input: request.body ?? {} }));
 
   app.post('/api/sdk/generate_schema/csv', {
     bodyLimit: SAMPLE_BODY_LIMIT_BYTES,
@@ -47,7 +50,7 @@ export function sdkRoutes(fastify: FastifyInstance, _ctx: ServiceContext): void 
       tags,
       summary: 'Generate a schema from a stringified CSV sample',
       body: GenerateCsvSchemaBody,
-      response: { 200: GeneratedSchema, ...errorResponses(...AUTH_ERRORS) },
+      response: { 200: GeneratedSchema, ...errorResponses(...AUTH_ERRORS, 429) },
     },
-  }, async (request) => generateSchemaFromCsv(request.body ?? {}));
+  }, async (request) => runner.generate({ kind: 'csv', input: request.body ?? {} }));
 }

@@ -210,3 +210,54 @@ describe('POST /api/sdk/generate_schema/csv', () => {
     assert.equal((await t.call('POST', CSV_URL, { raw: 'a,b\n1,2', headers: { 'content-type': 'text/csv' } })).status, 415);
   });
 });
+
+describe('POST /api/sdk/generate_schema/json|csv: hostile samples', () => {
+  // Each of these once ran for minutes on the server's event loop.
+  const distinctKeys = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ [`k${i}`]: 1 })));
+
+  test('an array of 100,000 objects with distinct keys (2 MB) is refused as too many fields; 10,000 fields are fine', { timeout: 60_000 }, async () => {
+    const res = await t.call('POST', JSON_URL, { body: { sample: distinctKeys(100_000) } });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body, { message: 'Sample has too many fields', errors: { sample: ['has more than 10000 fields'] } });
+    const most = await t.call('POST', JSON_URL, { body: { sample: distinctKeys(10_000) } });
+    assert.equal(most.status, 200);
+    assert.equal(most.body.length, 10_000);
+    assert.equal(most.body[9_999].name, 'k9999');
+    const nested = await t.call('POST', JSON_URL, { body: { sample: JSON.stringify({ a: Array.from({ length: 10_000 }, (_, i) => ({ [`k${i}`]: 1 })) }) } });
+    assert.equal(nested.status, 400, 'fields are counted over every level');
+  });
+
+  test('a CSV header of 12,000 repeated names is refused as too many columns; 10,000 get distinct names', { timeout: 60_000 }, async () => {
+    const res = await t.call('POST', CSV_URL, { body: { sample: `${Array(12_000).fill('a').join(',')}\n1\n` } });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body, { message: 'Sample has too many fields', errors: { sample: ['has more than 10000 columns'] } });
+    const most = await t.call('POST', CSV_URL, { body: { sample: `${Array(10_000).fill('a').join(',')}\n` } });
+    assert.equal(most.status, 200);
+    assert.equal(new Set(most.body.map((f: { name: string }) => f.name)).size, 10_000);
+    assert.equal(most.body[9_999].name, 'a_10000');
+  });
+
+  test('other requests are answered while a large sample is analysed', { timeout: 60_000 }, async () => {
+    // Two million header cells: seconds of parsing, which on the server's own thread would leave
+    // every other request waiting until it ends.
+    const sample = `${Array(2_000_000).fill('a').join(',')}\n`;
+    let done = false;
+    const heavy = t.call('POST', CSV_URL, { body: { sample } }).finally(() => { done = true; });
+    const gaps: number[] = [];
+    let last = performance.now();
+    while (!done) {
+      // Between calls the loop lets timers and I/O run, as requests from other clients would.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      assert.equal((await t.call('GET', '/api/users/me')).status, 200);
+      const now = performance.now();
+      gaps.push(now - last);
+      last = now;
+    }
+    const res = await heavy;
+    assert.equal(res.status, 400);
+    assert.equal(res.body.message, 'Sample has too many fields');
+    assert.ok(gaps.length >= 10, `only ${gaps.length} other requests were answered while the sample was analysed`);
+    // Generous: a request here takes a few milliseconds; a stalled event loop, whole seconds.
+    assert.ok(Math.max(...gaps) < 500, `another request waited ${Math.max(...gaps).toFixed(0)} ms`);
+  });
+});
