@@ -8,15 +8,21 @@
 // No credential or a bad one: 401. A right missing: 403. A topic the caller cannot see: 404.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServiceContext } from '../../context.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, type ErrorCode } from '../../errors.ts';
 import { authenticateCached, ipAllowed, type AuthContext } from '../developer_api_clients/credentials.ts';
 import type { Privilege } from '../developer_api_client_roles/privileges.ts';
 import { findFolderInScope } from '../folders/folder-scope.ts';
 import { ipPasses, type AccessResolver, type ProfileState } from '../../gateway/access.ts';
-import { createPolicyEnforcer } from '../../gateway/policies.ts';
+import { createPolicyEnforcer, type PolicyVerdict } from '../../gateway/policies.ts';
 import type { TopicState } from './topic-cache.ts';
 
 export type TopicRight = 'publish' | 'consume';
+
+/** The catalog code of each refusal of an access policy. */
+const POLICY_ERRORS = {
+  'Rate limit exceeded': 'rate_limit_exceeded',
+  'Quota exceeded': 'quota_exceeded',
+} as const satisfies Record<Extract<PolicyVerdict, { ok: false }>['error'], ErrorCode>;
 
 export type EventStreamsCaller =
   | { kind: 'developer'; auth: AuthContext }
@@ -37,7 +43,7 @@ export function createTopicAccess(ctx: ServiceContext, resolver: AccessResolver)
         const auth = await authenticateCached(ctx, bearer);
         if (auth === null) throw new AppError('unauthorized');
         if (!ipAllowed(auth.ipAllowList, request.ip)) throw new AppError('ip_not_allowed');
-        if (!auth.privileges.has(PRIVILEGE[right])) throw new AppError('forbidden', { message: `Forbidden: your role lacks the ${PRIVILEGE[right]} privilege` });
+        if (!auth.privileges.has(PRIVILEGE[right])) throw new AppError('privilege_missing', { params: { privilege: PRIVILEGE[right] } });
         return { kind: 'developer', auth };
       }
       // Tokens in the query string are not taken here: URLs end up in logs.
@@ -58,9 +64,9 @@ export function createTopicAccess(ctx: ServiceContext, resolver: AccessResolver)
       const { profile } = caller;
       if (topic.environmentId !== profile.environmentId) throw new AppError('topic_not_found');
       const granted = right === 'publish' ? profile.publishTopicIds : profile.consumeTopicIds;
-      if (!granted.has(topic.id)) throw new AppError('forbidden', { message: `Forbidden: this access profile may not ${right === 'publish' ? 'publish to' : 'consume from'} this topic` });
+      if (!granted.has(topic.id)) throw new AppError(right === 'publish' ? 'topic_publish_not_granted' : 'topic_consume_not_granted');
       const verdict = await policies.admit(profile.id, profile.policyId);
-      if (!verdict.ok) throw new AppError('too_many_requests', { message: verdict.error, retryAfterSeconds: verdict.retryAfter });
+      if (!verdict.ok) throw new AppError(POLICY_ERRORS[verdict.error], { retryAfterSeconds: verdict.retryAfter });
     },
   };
 }
