@@ -22,7 +22,6 @@ export const ERROR_CATALOG = {
   since_time_invalid: { status: 400, message: 'Validation failed: since_time must be an RFC 3339 date-time, e.g. 2025-05-06T14:02:11Z' },
   // Authentication and authorisation
   unauthorized: { status: 401, message: 'Unauthorized' },
-  forbidden: { status: 403, message: 'Forbidden' },
   privilege_missing: { status: 403, message: 'Forbidden: your role lacks the {privilege} privilege' },
   ip_not_allowed: { status: 403, message: 'IP address not allowed' },
   environment_not_allowed: { status: 403, message: 'Forbidden: this endpoint is only available to clients of the dev environment' },
@@ -83,7 +82,6 @@ export const ERROR_CATALOG = {
   payload_schema_mismatch: { status: 400, message: 'Payload does not match topic schema' },
   rate_limit_exceeded: { status: 429, message: 'Rate limit exceeded' },
   quota_exceeded: { status: 429, message: 'Quota exceeded' },
-  too_many_requests: { status: 429, message: 'Too many requests' },
   // Connector SDK
   sample_required: { status: 400, message: 'sample is required' },
   sample_not_json: { status: 400, message: 'Sample is not valid JSON' },
@@ -97,7 +95,6 @@ export const ERROR_CATALOG = {
   invitation_not_delivered: { status: 502, message: 'The invitation was recorded but the e-mail could not be sent; try again' },
   // The server
   server_error: { status: 500, message: 'Server error' },
-  service_unavailable: { status: 503, message: 'Service unavailable' },
   engine_not_running: { status: 503, message: 'The recipe engine is not running in this process' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
@@ -106,8 +103,8 @@ export type ErrorCode = keyof typeof ERROR_CATALOG;
 /** Field name -> list of problems, the shape Workato clients parse. */
 export type FieldErrors = Record<string, string[]>;
 
-/** The names of the `{placeholders}` in a catalog message. */
-type Placeholders<Text extends string> = Text extends `${string}{${infer Name}}${infer Rest}` ? Name | Placeholders<Rest> : never;
+/** The names of the `{placeholders}` in a catalog text. */
+export type Placeholders<Text extends string> = Text extends `${string}{${infer Name}}${infer Rest}` ? Name | Placeholders<Rest> : never;
 
 /** The values a code's message needs, by placeholder name; `never` for a fixed message. */
 export type ErrorParams<C extends ErrorCode> = Placeholders<(typeof ERROR_CATALOG)[C]['message']>;
@@ -142,7 +139,7 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   readonly retryAfterSeconds: number | undefined;
 
   constructor(code: C, ...[options]: OptionsArgument<C>) {
-    super(code === 'validation_failed' && options?.errors ? firstFieldError(options.errors) : fill(ERROR_CATALOG[code].message, options?.params));
+    super(code === 'validation_failed' && options?.errors ? firstFieldError(options.errors) : fillPlaceholders(ERROR_CATALOG[code].message, options?.params));
     this.code = code;
     this.status = ERROR_CATALOG[code].status;
     this.errors = options?.errors;
@@ -150,7 +147,8 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   }
 }
 
-function fill(template: string, params: Record<string, string | number> | undefined): string {
+/** A catalog text with its `{placeholders}` replaced by their values. */
+export function fillPlaceholders(template: string, params: Record<string, string | number> | undefined): string {
   if (params === undefined) return template;
   return template.replace(/\{([a-z_]+)\}/g, (placeholder, name: string) => (name in params ? String(params[name]) : placeholder));
 }

@@ -8,21 +8,16 @@
 // No credential or a bad one: 401. A right missing: 403. A topic the caller cannot see: 404.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServiceContext } from '../../context.ts';
-import { AppError, type ErrorCode } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
 import { authenticateCached, ipAllowed, type AuthContext } from '../developer_api_clients/credentials.ts';
 import type { Privilege } from '../developer_api_client_roles/privileges.ts';
 import { findFolderInScope } from '../folders/folder-scope.ts';
 import { ipPasses, type AccessResolver, type ProfileState } from '../../gateway/access.ts';
-import { createPolicyEnforcer, type PolicyVerdict } from '../../gateway/policies.ts';
+import { POLICY_ERROR_CODES } from '../../gateway/errors.ts';
+import { createPolicyEnforcer } from '../../gateway/policies.ts';
 import type { TopicState } from './topic-cache.ts';
 
 export type TopicRight = 'publish' | 'consume';
-
-/** The catalog code of each refusal of an access policy. */
-const POLICY_ERRORS = {
-  'Rate limit exceeded': 'rate_limit_exceeded',
-  'Quota exceeded': 'quota_exceeded',
-} as const satisfies Record<Extract<PolicyVerdict, { ok: false }>['error'], ErrorCode>;
 
 export type EventStreamsCaller =
   | { kind: 'developer'; auth: AuthContext }
@@ -66,7 +61,7 @@ export function createTopicAccess(ctx: ServiceContext, resolver: AccessResolver)
       const granted = right === 'publish' ? profile.publishTopicIds : profile.consumeTopicIds;
       if (!granted.has(topic.id)) throw new AppError(right === 'publish' ? 'topic_publish_not_granted' : 'topic_consume_not_granted');
       const verdict = await policies.admit(profile.id, profile.policyId);
-      if (!verdict.ok) throw new AppError(POLICY_ERRORS[verdict.error], { retryAfterSeconds: verdict.retryAfter });
+      if (!verdict.ok) throw new AppError(POLICY_ERROR_CODES[verdict.error], { retryAfterSeconds: verdict.retryAfter });
     },
   };
 }
