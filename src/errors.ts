@@ -1,7 +1,9 @@
 import { isUniqueViolation } from './db/dialect.ts';
 
-// One catalog of error codes: each has an HTTP status and the message the client sees.
-// docs/errors.md lists the same codes; test/errors-doc.test.ts fails when they drift apart.
+// One catalog of error codes: each has an HTTP status and the message the client sees. A message
+// that carries values names them as `{placeholders}`; AppError fills them from its `params`, so
+// the text itself lives only here. docs/errors.md lists the same codes; test/errors-doc.test.ts
+// fails when they drift apart.
 
 export const ERROR_CATALOG = {
   // Requests the server cannot read
@@ -29,10 +31,10 @@ export const ERROR_CATALOG = {
   project_creation_needs_all_folders: { status: 403, message: 'Forbidden: creating a project needs a client with access to all projects (all_folders)' },
   api_client_needs_project_in_scope: { status: 403, message: 'Forbidden: a client limited to some projects must name one of them in project_id' },
   lookup_table_needs_project_in_scope: { status: 403, message: 'Forbidden: a client limited to some projects must give the project_id of one of them' },
-  scoped_client_cannot_create_all_folders_client: { status: 403, message: 'Forbidden: a client limited to some projects cannot create a client with all_folders' },
+  scoped_client_cannot_create_all_folders: { status: 403, message: 'Forbidden: a client limited to some projects cannot create a client with all_folders' },
   scoped_client_cannot_grant_all_folders: { status: 403, message: 'Forbidden: a client limited to some projects cannot grant all_folders' },
-  client_role_exceeds_grantor: { status: 403, message: 'Forbidden: the role grants privileges you do not hold ({privileges})' },
-  new_client_role_exceeds_grantor: { status: 403, message: 'Forbidden: the role would grant privileges you do not hold ({privileges})' },
+  api_client_role_exceeds_caller: { status: 403, message: 'Forbidden: the role grants privileges you do not hold ({privileges})' },
+  role_grants_unheld_privileges: { status: 403, message: 'Forbidden: the role would grant privileges you do not hold ({privileges})' },
   role_folders_out_of_scope: { status: 403, message: 'Forbidden: the role reaches folders outside your projects; send folder_ids' },
   scoped_client_cannot_give_role_all_folders: { status: 403, message: 'Forbidden: a client limited to some projects cannot give a role all folders; send folder_ids' },
   topic_publish_not_granted: { status: 403, message: 'Forbidden: this access profile may not publish to this topic' },

@@ -61,7 +61,7 @@ export async function createClient(ctx: ServiceContext, grantor: Grantor | null,
     const allFolders = input.all_folders === true;
     const folderIds = allFolders ? [] : await checkFolders(trx, grantor, environment.id, input.folder_ids ?? []);
     if (allFolders && grantor && !grantor.allFolders) {
-      throw new AppError('scoped_client_cannot_create_all_folders_client');
+      throw new AppError('scoped_client_cannot_create_all_folders');
     }
     const now = toStored(ctx.clock.now());
     const token = generateToken(environment.type);
@@ -208,7 +208,7 @@ async function checkRole(db: Db, grantor: Grantor | null, workspaceId: number, r
   if (grantor) {
     const missing = rolePrivileges(role).filter((p) => !grantor.privileges.has(p));
     if (missing.length > 0) {
-      throw new AppError('client_role_exceeds_grantor', { params: { privileges: `${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}` } });
+      throw new AppError('api_client_role_exceeds_caller', { params: { privileges: `${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}` } });
     }
   }
   return role.id;
