@@ -1,30 +1,90 @@
 import { isUniqueViolation } from './db/dialect.ts';
 
-// One catalog of error codes: each has an HTTP status and the message the client sees.
-// docs/errors.md lists the same codes; test/errors-doc.test.ts fails when they drift apart.
+// One catalog of error codes: each has an HTTP status and the message the client sees. A message
+// that carries values names them as `{placeholders}`; AppError fills them from its `params`, so
+// the text itself lives only here. docs/errors.md lists the same codes; test/errors-doc.test.ts
+// fails when they drift apart.
 
 export const ERROR_CATALOG = {
+  // Requests the server cannot read
   bad_request: { status: 400, message: 'Bad request' },
-  validation_failed: { status: 400, message: 'Validation failed' },
+  url_invalid: { status: 400, message: 'Bad request: the URL is not valid' },
+  path_segment_too_long: { status: 400, message: 'Bad request: a path segment is too long' },
   malformed_json: { status: 400, message: 'Malformed JSON in request body' },
+  content_length_mismatch: { status: 400, message: 'Request body size did not match Content-Length' },
+  payload_too_large: { status: 413, message: 'Request body is too large' },
+  unsupported_media_type: { status: 415, message: 'Unsupported Content-Type: {content_type}; send application/json' },
+  // Validation
+  validation_failed: { status: 400, message: 'Validation failed' },
+  body_invalid: { status: 400, message: 'Validation failed: {field} {problem}' },
+  query_parameter_invalid: { status: 400, message: 'Validation failed: query parameter {field} {problem}' },
+  path_parameter_invalid: { status: 400, message: 'Validation failed: path parameter {field} {problem}' },
+  nothing_to_update: { status: 400, message: 'Nothing to update' },
+  id_required: { status: 400, message: 'id is required' },
+  since_time_invalid: { status: 400, message: 'Validation failed: since_time must be an RFC 3339 date-time, e.g. 2025-05-06T14:02:11Z' },
+  // Authentication and authorisation
   unauthorized: { status: 401, message: 'Unauthorized' },
-  forbidden: { status: 403, message: 'Forbidden' },
+  privilege_missing: { status: 403, message: 'Forbidden: your role lacks the {privilege} privilege' },
   ip_not_allowed: { status: 403, message: 'IP address not allowed' },
   environment_not_allowed: { status: 403, message: 'Forbidden: this endpoint is only available to clients of the dev environment' },
+  folders_out_of_scope: { status: 403, message: 'Forbidden: projects outside your scope: {folders}' },
+  project_creation_needs_all_folders: { status: 403, message: 'Forbidden: creating a project needs a client with access to all projects (all_folders)' },
+  api_client_needs_project_in_scope: { status: 403, message: 'Forbidden: a client limited to some projects must name one of them in project_id' },
+  lookup_table_needs_project_in_scope: { status: 403, message: 'Forbidden: a client limited to some projects must give the project_id of one of them' },
+  scoped_client_cannot_create_all_folders: { status: 403, message: 'Forbidden: a client limited to some projects cannot create a client with all_folders' },
+  scoped_client_cannot_grant_all_folders: { status: 403, message: 'Forbidden: a client limited to some projects cannot grant all_folders' },
+  api_client_role_exceeds_caller: { status: 403, message: 'Forbidden: the role grants privileges you do not hold ({privileges})' },
+  role_grants_unheld_privileges: { status: 403, message: 'Forbidden: the role would grant privileges you do not hold ({privileges})' },
+  role_folders_out_of_scope: { status: 403, message: 'Forbidden: the role reaches folders outside your projects; send folder_ids' },
+  scoped_client_cannot_give_role_all_folders: { status: 403, message: 'Forbidden: a client limited to some projects cannot give a role all folders; send folder_ids' },
+  topic_publish_not_granted: { status: 403, message: 'Forbidden: this access profile may not publish to this topic' },
+  topic_consume_not_granted: { status: 403, message: 'Forbidden: this access profile may not consume from this topic' },
+  // Not found
   not_found: { status: 404, message: 'Not found' },
-  payload_too_large: { status: 413, message: 'Request body is too large' },
-  unsupported_media_type: { status: 415, message: 'Unsupported Content-Type' },
-  name_taken: { status: 422, message: 'Name has already been taken' },
-  recipe_not_running: { status: 422, message: 'Recipe must be running to enable the endpoint' },
-  cannot_refresh_secret: { status: 400, message: 'Cannot refresh secret for JWT access profiles' },
-  connection_in_use: { status: 422, message: 'Connection is in use' },
-  custom_oauth_profile_in_use: { status: 422, message: 'Custom OAuth profile is in use' },
-  lookup_table_full: { status: 400, message: 'Lookup table is full' },
+  project_not_found: { status: 404, message: 'Project not found' },
+  project_id_not_found: { status: 404, message: 'Project {project_id} not found' },
+  folder_not_found: { status: 404, message: 'Folder not found' },
+  parent_folder_not_found: { status: 404, message: 'Parent folder not found' },
+  offset_job_not_found: { status: 404, message: 'Job not found' },
+  lookup_table_not_found: { status: 404, message: 'Lookup table not found: {ids}; nothing was deleted' },
+  lookup_tables_not_found: { status: 404, message: 'Lookup tables not found: {ids}; nothing was deleted' },
+  lookup_row_not_found: { status: 404, message: 'No row matches the lookup' },
+  secret_not_found: { status: 404, message: 'Not found: no secret named {name}' },
+  developer_api_client_role_unknown: { status: 404, message: 'No developer API client role named "{name}"' },
   topic_not_found: { status: 404, message: 'Topic not found' },
-  message_not_found: { status: 400, message: 'Message not found' },
+  // Conflicts and refused changes
+  name_taken: { status: 422, message: 'Name has already been taken' },
+  endpoint_path_taken: { status: 422, message: 'An endpoint with this method and path already exists in the collection' },
+  recipe_not_running: { status: 422, message: 'Recipe must be running to enable the endpoint' },
+  recipe_already_running: { status: 400, message: "Can't change the recipe state: invalid state running" },
+  recipe_already_stopped: { status: 400, message: "Can't change the recipe state: invalid state stopped" },
+  cannot_refresh_secret: { status: 400, message: 'Cannot refresh secret for JWT access profiles' },
+  oauth_connection_not_shell: { status: 400, message: 'OAuth connections can only be created as shell connections' },
+  connection_in_use: { status: 422, message: 'Connection is in use: {count} connection(s) have it as parent' },
+  custom_oauth_profile_in_use: { status: 422, message: 'Custom OAuth profile is in use by {count} connection(s)' },
+  custom_oauth_profile_provider_locked: { status: 422, message: 'Custom OAuth profile is in use: its provider cannot change while connections use it' },
+  home_folder_immutable: { status: 400, message: 'The Home folder cannot be renamed or moved' },
+  home_folder_undeletable: { status: 400, message: 'The Home folder cannot be deleted' },
+  folder_is_project: { status: 400, message: 'Use DELETE /api/projects/:project_id to delete a project' },
+  project_cannot_move_into_folder: { status: 400, message: 'A project cannot be moved into a folder' },
+  folder_cannot_move_to_top_level: { status: 400, message: 'A folder cannot be moved to the top level; create a project instead' },
+  folder_cannot_move_into_itself: { status: 400, message: 'A folder cannot be moved into itself' },
+  folder_cannot_move_into_descendant: { status: 400, message: 'A folder cannot be moved into one of its own sub-folders' },
+  openapi_spec_invalid: { status: 400, message: 'Invalid OpenAPI specification' },
+  property_invalid: { status: 400, message: '1 property is invalid; nothing was saved' },
+  properties_invalid: { status: 400, message: '{count} properties are invalid; nothing was saved' },
+  too_many_properties: { status: 400, message: 'Too many properties: at most {max} per {level}' },
+  lookup_table_full: { status: 400, message: 'Lookup table is full: it holds the maximum of {max} rows' },
+  lookup_needs_filter: { status: 400, message: 'A lookup needs at least one by[column] value' },
+  unknown_column: { status: 400, message: 'Unknown column: {column}' },
+  unknown_columns: { status: 400, message: 'Unknown columns: {columns}' },
+  // Event streams
+  message_not_found: { status: 400, message: 'Message not found: {id}' },
   payload_not_object: { status: 400, message: 'Payload must be a JSON object' },
   payload_schema_mismatch: { status: 400, message: 'Payload does not match topic schema' },
-  too_many_requests: { status: 429, message: 'Too many requests' },
+  rate_limit_exceeded: { status: 429, message: 'Rate limit exceeded' },
+  quota_exceeded: { status: 429, message: 'Quota exceeded' },
+  // Connector SDK
   sample_required: { status: 400, message: 'sample is required' },
   sample_not_json: { status: 400, message: 'Sample is not valid JSON' },
   sample_not_csv: { status: 400, message: 'Sample is not valid CSV' },
@@ -33,11 +93,13 @@ export const ERROR_CATALOG = {
   sample_too_many_fields: { status: 400, message: 'Sample has too many fields' },
   sample_too_complex: { status: 400, message: 'Sample is too complex to analyse' },
   sample_too_large: { status: 413, message: 'Sample too large' },
+  // Workspace members
   already_member: { status: 422, message: 'Already a member of this workspace' },
   invitation_too_soon: { status: 429, message: 'Invitation already sent recently' },
   invitation_not_delivered: { status: 502, message: 'The invitation was recorded but the e-mail could not be sent; try again' },
+  // The server
   server_error: { status: 500, message: 'Server error' },
-  service_unavailable: { status: 503, message: 'Service unavailable' },
+  engine_not_running: { status: 503, message: 'The recipe engine is not running in this process' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
@@ -45,38 +107,73 @@ export type ErrorCode = keyof typeof ERROR_CATALOG;
 /** Field name -> list of problems, the shape Workato clients parse. */
 export type FieldErrors = Record<string, string[]>;
 
-export class AppError extends Error {
+/** The names of the `{placeholders}` in a catalog text. */
+export type Placeholders<Text extends string> = Text extends `${string}{${infer Name}}${infer Rest}` ? Name | Placeholders<Rest> : never;
+
+/** The values a code's message needs, by placeholder name; `never` for a fixed message. */
+export type ErrorParams<C extends ErrorCode> = Placeholders<(typeof ERROR_CATALOG)[C]['message']>;
+
+/** A code whose message has no placeholders: it can be raised without values. */
+export type PlainErrorCode = { [C in ErrorCode]: [ErrorParams<C>] extends [never] ? C : never }[ErrorCode];
+
+interface CommonOptions {
+  errors?: FieldErrors;
+  /** Sent as the Retry-After header (seconds), e.g. with a 429. */
+  retryAfterSeconds?: number;
+  /** The text comes from the catalog, never from the caller. */
+  message?: never;
+}
+
+export type AppErrorOptions<C extends ErrorCode> = [ErrorParams<C>] extends [never]
+  ? CommonOptions & { params?: never }
+  : CommonOptions & { params: Record<ErrorParams<C>, string | number> };
+
+type OptionsArgument<C extends ErrorCode> = [ErrorParams<C>] extends [never] ? [options?: AppErrorOptions<C>] : [options: AppErrorOptions<C>];
+
+/**
+ * An error a client reads: its status and message come from the catalog. A message with
+ * `{placeholders}` takes their values in `params`; the type checker asks for exactly those.
+ * `validation_failed` with field errors reads as its first field error (see `invalid`).
+ */
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   override name = 'AppError';
-  readonly code: ErrorCode;
+  readonly code: C;
   readonly status: number;
   readonly errors: FieldErrors | undefined;
-  /** Sent as the Retry-After header (seconds), e.g. with a 429. */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, options: { message?: string; errors?: FieldErrors; retryAfterSeconds?: number } = {}) {
-    super(options.message ?? ERROR_CATALOG[code].message);
+  constructor(code: C, ...[options]: OptionsArgument<C>) {
+    super(code === 'validation_failed' && options?.errors ? firstFieldError(options.errors) : fillPlaceholders(ERROR_CATALOG[code].message, options?.params));
     this.code = code;
     this.status = ERROR_CATALOG[code].status;
-    this.errors = options.errors;
-    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.errors = options?.errors;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }
 
+/** A catalog text with its `{placeholders}` replaced by their values. */
+export function fillPlaceholders(template: string, params: Record<string, string | number> | undefined): string {
+  if (params === undefined) return template;
+  return template.replace(/\{([a-z_]+)\}/g, (placeholder, name: string) => (name in params ? String(params[name]) : placeholder));
+}
+
+/** `{ name: ["can't be blank"] }` reads "Name can't be blank". */
+function firstFieldError(errors: FieldErrors): string {
+  const first = Object.entries(errors)[0];
+  if (!first) return ERROR_CATALOG.validation_failed.message;
+  const summary = `${first[0]} ${first[1][0] ?? 'is invalid'}`;
+  return summary.charAt(0).toUpperCase() + summary.slice(1);
+}
+
 /** Narrow a maybe-missing row, or answer the catalog's 404. */
-export function assertFound<T>(value: T | undefined | null, code: ErrorCode = 'not_found'): T {
+export function assertFound<T>(value: T | undefined | null, code: PlainErrorCode = 'not_found'): T {
   if (value === undefined || value === null) throw new AppError(code);
   return value;
 }
 
-/** A 400 that names the offending field(s), in the contract's `errors` shape. */
-export function invalid(errors: FieldErrors, message?: string): AppError {
-  const first = Object.entries(errors)[0];
-  const summary = first ? `${first[0]} ${first[1][0] ?? 'is invalid'}` : 'Validation failed';
-  return new AppError('validation_failed', { message: message ?? capitalise(summary), errors });
-}
-
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+/** A 400 that names the offending field(s), in the contract's `errors` shape; its message is the first field error. */
+export function invalid(errors: FieldErrors): AppError<'validation_failed'> {
+  return new AppError('validation_failed', { errors });
 }
 
 /**

@@ -6,6 +6,7 @@ import { fromPlain, isHash, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash } fro
 import type { ServiceContext } from '../context.ts';
 import { ipPasses, type AccessResolver } from './access.ts';
 import { createPolicyEnforcer } from './policies.ts';
+import { GATEWAY_ERRORS, POLICY_ERROR_CODES, type GatewayErrorCode } from './errors.ts';
 import { createProxy, ProxyError, type Upstream } from './proxy.ts';
 import { createRouter, safeDecode, type Match } from './routing.ts';
 import type { RecipeEngine } from '../engine/engine.ts';
@@ -44,10 +45,10 @@ export function gatewayRoutes(deps: GatewayDeps) {
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxBodyBytes }, (_req, body, done) => done(null, body));
 
     app.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, 413, 'Payload too large');
-      if (typeof error.statusCode === 'number' && error.statusCode < 500) return fail(reply, error.statusCode, 'Bad request');
+      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, 'payload_too_large');
+      if (typeof error.statusCode === 'number' && error.statusCode < 500) return fail(reply, 'bad_request', error.statusCode);
       request.log.error({ err: error }, 'gateway call failed');
-      return fail(reply, 500, 'Internal error');
+      return fail(reply, 'internal_error');
     });
 
     app.route({
@@ -65,36 +66,36 @@ export function gatewayRoutes(deps: GatewayDeps) {
         if (RESERVED_SEGMENTS.has(first)) return reply.callNotFound();
 
         const match = await router.match(request.method, path);
-        if (!match) return fail(reply, 404, 'Not found');
+        if (!match) return fail(reply, 'not_found');
         const collection = match.collection.row;
         let extraHeaders: Record<string, string> = {};
         let caller: ProfileState | null = null;
 
         if (collection.public_access !== 1) {
           const outcome = await access.resolve({ headers: request.headers, query: request.query as Record<string, unknown> });
-          if (outcome.kind === 'none') return fail(reply.header('www-authenticate', 'Basic realm="api"'), 401, 'Unauthorized');
-          if (outcome.kind === 'invalid') return fail(reply, 401, 'Unauthorized');
+          if (outcome.kind === 'none') return fail(reply.header('www-authenticate', 'Basic realm="api"'), 'unauthorized');
+          if (outcome.kind === 'invalid') return fail(reply, 'unauthorized');
           const profile = outcome.profile;
           caller = profile;
-          if (profile.environmentId !== match.env.environmentId) return fail(reply, 401, 'Unauthorized');
-          if (!profile.usable) return fail(reply, 404, 'Not found');
-          if (!profile.collectionIds.has(collection.id)) return fail(reply, 403, 'Access to this API has been disallowed');
-          if (!ipPasses(profile, request.ip)) return fail(reply, 403, 'Access from this IP address is not allowed');
+          if (profile.environmentId !== match.env.environmentId) return fail(reply, 'unauthorized');
+          if (!profile.usable) return fail(reply, 'not_found');
+          if (!profile.collectionIds.has(collection.id)) return fail(reply, 'api_disallowed');
+          if (!ipPasses(profile, request.ip)) return fail(reply, 'ip_not_allowed');
           // Policies are not applied to proxy endpoints at the vendor (03 §6); the issue asks for them here, so they are.
           if (profile.policyId !== null) {
             const verdict = await policies.admit(profile.id, profile.policyId);
-            if (!verdict.ok) return fail(reply.header('retry-after', String(verdict.retryAfter)), 429, verdict.error);
+            if (!verdict.ok) return fail(reply.header('retry-after', String(verdict.retryAfter)), POLICY_ERROR_CODES[verdict.error]);
             extraHeaders = verdict.headers;
           }
         }
 
-        if (!match.endpoint.active) return fail(reply, 404, 'Not found');
+        if (!match.endpoint.active) return fail(reply, 'not_found');
         if (collection.proxy_connection_id === null) {
-          if (match.endpoint.flowId === null || !deps.engine) return fail(reply, 404, 'Not found');
+          if (match.endpoint.flowId === null || !deps.engine) return fail(reply, 'not_found');
           return callRecipe(deps, request, reply, match, caller, extraHeaders);
         }
         if (match.subPath.split('/').some((seg) => { const d = safeDecode(seg); return d === '.' || d === '..' || d.includes('/'); })) {
-          return fail(reply, 400, 'Bad request');
+          return fail(reply, 'bad_request');
         }
 
         let upstream: Upstream;
@@ -102,7 +103,7 @@ export function gatewayRoutes(deps: GatewayDeps) {
           upstream = await deps.resolveUpstream({ workspaceId: match.env.workspaceId, environmentId: match.env.environmentId }, collection.proxy_connection_id);
         } catch (error) {
           request.log.warn({ err_name: (error as Error).name, connection_id: collection.proxy_connection_id }, 'proxy connection unusable');
-          return fail(reply, 502, 'Bad gateway');
+          return fail(reply, 'bad_gateway');
         }
         const rawQuery = queryAt < 0 ? '' : url.slice(queryAt + 1);
         // The query goes upstream as the caller sent it, less an auth token in it.
@@ -126,7 +127,7 @@ export function gatewayRoutes(deps: GatewayDeps) {
           if (caller?.policyId != null) reply.headers(extraHeaders);
           return reply.send(res.body);
         } catch (error) {
-          if (error instanceof ProxyError) return fail(reply, error.status, error.message);
+          if (error instanceof ProxyError) return fail(reply, error.code);
           throw error;
         }
       },
@@ -168,19 +169,20 @@ function apiEvent(request: FastifyRequest, match: Match, caller: ProfileState | 
 
 async function callRecipe(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, match: Match, caller: ProfileState | null, extraHeaders: Record<string, string>) {
   const event = apiEvent(request, match, caller);
-  if (event === 'malformed') return fail(reply, 400, 'Bad request');
+  if (event === 'malformed') return fail(reply, 'bad_request');
   const outcome = await (deps.engine as RecipeEngine).receiveApiRequest(match.endpoint.flowId as number, match.env.environmentId, event, deps.timeoutMs);
-  if (outcome.kind === 'not_running') return fail(reply, 404, 'Not found');
-  if (outcome.kind === 'timeout') return fail(reply, 504, 'Gateway timeout');
+  if (outcome.kind === 'not_running') return fail(reply, 'not_found');
+  if (outcome.kind === 'timeout') return fail(reply, 'gateway_timeout');
   if (outcome.response === null) {
-    if (outcome.status === 'failed') return fail(reply, 500, 'Internal error');
+    if (outcome.status === 'failed') return fail(reply, 'internal_error');
     return reply.status(200).headers(extraHeaders).type('application/json; charset=utf-8').send({});
   }
   const text = JSON.stringify(outcome.response.body ?? {});
-  if (Buffer.byteLength(text) > deps.maxResponseBytes) return fail(reply, 502, 'Response too large');
+  if (Buffer.byteLength(text) > deps.maxResponseBytes) return fail(reply, 'response_too_large');
   return reply.status(outcome.response.status).headers(extraHeaders).type('application/json; charset=utf-8').send(text);
 }
 
-function fail(reply: FastifyReply, status: number, error: string) {
-  return reply.status(status).type('application/json; charset=utf-8').send({ error });
+/** An error of the gateway's catalog; `status` only for a framework error that keeps its own 4xx. */
+function fail(reply: FastifyReply, code: GatewayErrorCode, status: number = GATEWAY_ERRORS[code].status) {
+  return reply.status(status).type('application/json; charset=utf-8').send({ error: GATEWAY_ERRORS[code].error });
 }

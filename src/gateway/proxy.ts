@@ -2,6 +2,7 @@
 // collection, with the query, method, body and a safe subset of headers; the caller's
 // credentials never go upstream, the connection's do (contract README, "Proxy collections").
 import { Agent, type Dispatcher } from 'undici';
+import { GATEWAY_ERRORS } from './errors.ts';
 
 export interface Upstream {
   baseUrl: URL;
@@ -26,10 +27,12 @@ export interface ProxyResponse {
 
 export class ProxyError extends Error {
   override name = 'ProxyError';
-  readonly status: 502 | 504;
-  constructor(status: 502 | 504, message: string) {
-    super(message);
-    this.status = status;
+  readonly code: 'bad_gateway' | 'gateway_timeout' | 'response_too_large';
+  readonly status: number;
+  constructor(code: 'bad_gateway' | 'gateway_timeout' | 'response_too_large') {
+    super(GATEWAY_ERRORS[code].error);
+    this.code = code;
+    this.status = GATEWAY_ERRORS[code].status;
   }
 }
 
@@ -79,7 +82,7 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
             body: call.body && call.body.length > 0 && call.method !== 'GET' && call.method !== 'HEAD' ? call.body : null,
           }, exchange);
         } catch {
-          exchange.fail(new ProxyError(502, 'Bad gateway'));
+          exchange.fail(new ProxyError('bad_gateway'));
         }
       });
     },
@@ -123,7 +126,7 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     // A call that timed out while it waited for a connection is not sent at all.
-    if (this.#settled) controller.abort(new ProxyError(504, 'Gateway timeout'));
+    if (this.#settled) controller.abort(new ProxyError('gateway_timeout'));
     else this.#controller = controller;
   }
 
@@ -142,8 +145,8 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.#settled) return;
     this.#size += chunk.length;
     if (this.#size > this.#limit) {
-      this.fail(new ProxyError(502, 'Response too large'));
-      controller.abort(new ProxyError(502, 'Response too large'));
+      this.fail(new ProxyError('response_too_large'));
+      controller.abort(new ProxyError('response_too_large'));
       return;
     }
     this.#chunks.push(chunk);
@@ -159,14 +162,14 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     // A body cut off by undici's inactivity timeouts is a timeout, like headers that never came.
-    this.fail(new ProxyError(TIMEOUT_ERRORS.has(error.name) ? 504 : 502, TIMEOUT_ERRORS.has(error.name) ? 'Gateway timeout' : 'Bad gateway'));
+    this.fail(new ProxyError(TIMEOUT_ERRORS.has(error.name) ? 'gateway_timeout' : 'bad_gateway'));
   }
 
   /** The deadline passed: answer 504 now, and stop the call if it is under way. */
   timeout(): void {
     if (this.#settled) return;
-    this.fail(new ProxyError(504, 'Gateway timeout'));
-    this.#controller?.abort(new ProxyError(504, 'Gateway timeout'));
+    this.fail(new ProxyError('gateway_timeout'));
+    this.#controller?.abort(new ProxyError('gateway_timeout'));
   }
 
   fail(error: ProxyError): void {

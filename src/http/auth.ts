@@ -57,7 +57,7 @@ export function registerAuth(app: FastifyInstance, ctx: ServiceContext): void {
     if (auth === null) throw new AppError('unauthorized');
     if (!ipAllowed(auth.ipAllowList, request.ip)) throw new AppError('ip_not_allowed');
     if (!auth.privileges.has(privilege)) {
-      throw new AppError('forbidden', { message: `Forbidden: your role lacks the ${privilege} privilege` });
+      throw new AppError('privilege_missing', { params: { privilege } });
     }
     if (devOnly && auth.environmentType !== 'dev') throw new AppError('environment_not_allowed');
     request.authContext = auth;

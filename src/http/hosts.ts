@@ -7,11 +7,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
+import { ERROR_CATALOG } from '../errors.ts';
+import { GATEWAY_ERRORS } from '../gateway/errors.ts';
 
 const GATEWAY_CATCH_ALL = '/*';
 const EVERYWHERE = new Set<string | undefined>(['/health', '/ready']);
-const NOT_FOUND_EVENT_STREAMS = { message: 'Not found' };
-const NOT_FOUND_GATEWAY = { error: 'Not found' };
+const NOT_FOUND_EVENT_STREAMS = { message: ERROR_CATALOG.not_found.message };
+const NOT_FOUND_GATEWAY = { error: GATEWAY_ERRORS.not_found.error };
 
 /** Requests that arrived on the event streams listener. */
 const onEventStreamsListener = new WeakSet<IncomingMessage>();

@@ -7,7 +7,8 @@ import type { ServiceContext } from '../context.ts';
 import type { AccessTokenSigner } from './access-token.ts';
 import type { FailureLimiter } from './failure-limiter.ts';
 import { createOAuthClientCache } from './client-cache.ts';
-import { issueToken, OAuthError, parseBasic, type TokenRequest, type TokenResponse as IssuedToken } from './token.service.ts';
+import { OAuthError } from './errors.ts';
+import { issueToken, parseBasic, type TokenRequest, type TokenResponse as IssuedToken } from './token.service.ts';
 
 type Params = Map<string, string[]>;
 
@@ -36,13 +37,13 @@ export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSig
 
     app.setErrorHandler((error: FastifyError | OAuthError, request, reply) => {
       if (error instanceof OAuthError) return sendError(reply, error);
-      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, new OAuthError('invalid_request', 'The request body is too large.', { status: 413 }));
+      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, new OAuthError('body_too_large'));
       if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-        return sendError(reply, new OAuthError('invalid_request', 'Content-Type must be application/x-www-form-urlencoded, application/json or multipart/form-data, and match the body.'));
+        return sendError(reply, new OAuthError('content_type_unsupported'));
       }
-      if (typeof error.statusCode === 'number' && error.statusCode < 500) return sendError(reply, new OAuthError('invalid_request', 'The request could not be read.'));
+      if (typeof error.statusCode === 'number' && error.statusCode < 500) return sendError(reply, new OAuthError('request_unreadable'));
       request.log.error({ err: error }, 'token endpoint failed');
-      return sendError(reply, new OAuthError('server_error', 'The server could not issue a token.'));
+      return sendError(reply, new OAuthError('server_error'));
     });
 
     app.post('/oauth2/token', {
@@ -56,7 +57,7 @@ export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSig
     }, (request, reply) => {
       const query = request.query as Record<string, unknown>;
       if (['grant_type', 'client_id', 'client_secret'].some((k) => k in query)) {
-        throw new OAuthError('invalid_request', 'Parameters must be sent in the body, never in the URL.');
+        throw new OAuthError('parameters_in_url');
       }
       const tokenRequest: TokenRequest = {
         params: request.body instanceof Map ? (request.body as Params) : new Map(),
@@ -76,10 +77,7 @@ export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSig
       url: '/oauth2/token',
       config: { public: true },
       schema: { hide: true },
-      handler: async (_request, reply) => {
-        noStore(reply);
-        return reply.status(405).header('allow', 'POST').send({ error: 'invalid_request', error_description: 'Use POST.' });
-      },
+      handler: async (_request, reply) => sendError(reply, new OAuthError('method_not_allowed', { headers: { allow: 'POST' } })),
     });
   };
 }
@@ -132,13 +130,13 @@ function jsonParams(text: string): Params {
   try {
     body = JSON.parse(text);
   } catch {
-    throw new OAuthError('invalid_request', 'The body is not valid JSON.');
+    throw new OAuthError('json_invalid');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_request', 'The JSON body must be an object.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('json_not_object');
   const params: Params = new Map();
   for (const [key, value] of Object.entries(body)) {
     if (['grant_type', 'client_id', 'client_secret', 'scope'].includes(key) && typeof value !== 'string') {
-      throw new OAuthError('invalid_request', `The ${key} member must be a string.`);
+      throw new OAuthError('json_member_not_string', { params: { member: key } });
     }
     if (typeof value === 'string') params.set(key, [value]);
   }
@@ -151,22 +149,22 @@ function multipartParams(headers: FastifyRequest['headers'], body: Buffer): Prom
     try {
       parser = busboy({ headers, limits: { fields: 20, fieldSize: 4096, files: 0, parts: 20 } });
     } catch {
-      reject(new OAuthError('invalid_request', 'The multipart body has no boundary.'));
+      reject(new OAuthError('multipart_no_boundary'));
       return;
     }
     const params: Params = new Map();
     let failure: OAuthError | undefined;
     parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) failure ??= new OAuthError('invalid_request', `The ${name} part is too long.`);
+      if (info.valueTruncated) failure ??= new OAuthError('multipart_part_too_long', { params: { part: name } });
       params.set(name, [...(params.get(name) ?? []), value]);
     });
     parser.on('file', (_name, stream) => {
       stream.resume();
-      failure ??= new OAuthError('invalid_request', 'File parts are not accepted.');
+      failure ??= new OAuthError('multipart_file_part');
     });
-    parser.on('filesLimit', () => { failure ??= new OAuthError('invalid_request', 'File parts are not accepted.'); });
-    parser.on('partsLimit', () => { failure ??= new OAuthError('invalid_request', 'Too many parts.'); });
-    parser.on('error', () => reject(new OAuthError('invalid_request', 'The multipart body could not be read.')));
+    parser.on('filesLimit', () => { failure ??= new OAuthError('multipart_file_part'); });
+    parser.on('partsLimit', () => { failure ??= new OAuthError('multipart_too_many_parts'); });
+    parser.on('error', () => reject(new OAuthError('multipart_unreadable')));
     parser.on('close', () => (failure ? reject(failure) : resolve(params)));
     parser.end(body);
   });

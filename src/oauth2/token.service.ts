@@ -5,22 +5,8 @@ import type { ServiceContext } from '../context.ts';
 import { hashTokenBytes } from '../api/developer_api_clients/credentials.ts';
 import type { OAuthClient, OAuthClientCache } from './client-cache.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, type AccessTokenSigner } from './access-token.ts';
+import { OAuthError } from './errors.ts';
 import type { FailureLimiter } from './failure-limiter.ts';
-
-export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unauthorized_client' | 'unsupported_grant_type' | 'server_error';
-
-export class OAuthError extends Error {
-  override name = 'OAuthError';
-  readonly error: OAuthErrorCode;
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  constructor(error: OAuthErrorCode, description: string, options: { status?: number; headers?: Record<string, string> } = {}) {
-    super(description);
-    this.error = error;
-    this.status = options.status ?? (error === 'invalid_client' ? 401 : error === 'server_error' ? 500 : 400);
-    this.headers = options.headers ?? {};
-  }
-}
 
 /** What the request carried, whatever its format: each parameter with every value it had. */
 export interface TokenRequest {
@@ -46,13 +32,13 @@ type Credentials = ReturnType<typeof clientCredentials>;
  */
 export function issueToken(ctx: ServiceContext, deps: IssueDeps, request: TokenRequest): TokenResponse | Promise<TokenResponse> {
   const grantType = single(request.params, 'grant_type');
-  if (grantType === undefined) throw new OAuthError('invalid_request', 'The grant_type parameter is missing.');
-  if (grantType !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'Only the client_credentials grant is supported.');
+  if (grantType === undefined) throw new OAuthError('grant_type_missing');
+  if (grantType !== 'client_credentials') throw new OAuthError('grant_type_unsupported');
 
   const credentials = clientCredentials(request);
   const limiterKeys = [`id:${credentials.clientId}`, `ip:${request.sourceAddress}`];
   const wait = deps.limiter.retryAfter(limiterKeys);
-  if (wait > 0) throw new OAuthError('invalid_request', 'Too many token requests.', { status: 429, headers: { 'retry-after': String(wait) } });
+  if (wait > 0) throw new OAuthError('too_many_token_requests', { headers: { 'retry-after': String(wait) } });
 
   const known = deps.clients.peek(credentials.clientId);
   if (known !== undefined) return grant(ctx, deps, credentials, limiterKeys, known);
@@ -67,10 +53,10 @@ function grant(ctx: ServiceContext, deps: IssueDeps, credentials: Credentials, l
   if (!profile || !secretMatches) {
     deps.limiter.recordFailure(limiterKeys);
     ctx.log.info({ client_id: credentials.clientId.slice(0, 100), outcome: 'invalid_client' }, 'token request refused');
-    throw new OAuthError('invalid_client', 'Client authentication failed.', credentials.viaBasic ? { headers: { 'www-authenticate': 'Basic realm="oauth2", error="invalid_client"' } } : {});
+    throw new OAuthError('client_authentication_failed', credentials.viaBasic ? { headers: { 'www-authenticate': 'Basic realm="oauth2", error="invalid_client"' } } : {});
   }
-  if (profile.auth_type !== 'oauth2') throw new OAuthError('unauthorized_client', 'This access profile does not use OAuth 2.0.');
-  if (profile.active !== 1 || profile.client_active !== 1) throw new OAuthError('unauthorized_client', 'This access profile or its API client is disabled.');
+  if (profile.auth_type !== 'oauth2') throw new OAuthError('profile_not_oauth2');
+  if (profile.active !== 1 || profile.client_active !== 1) throw new OAuthError('profile_disabled');
 
   const token = deps.signer.sign({ profileId: profile.id, generation: profile.secret_generation, issuer: ctx.config.publicAuthUrl, now: ctx.clock.now() });
   ctx.log.info({ client_id: credentials.clientId, access_profile_id: profile.id, outcome: 'issued' }, 'token issued');
@@ -83,14 +69,14 @@ function clientCredentials(request: TokenRequest): { clientId: string; clientSec
   const bodySecret = single(request.params, 'client_secret');
   if (request.basic) {
     if ((bodyId !== undefined && bodyId !== request.basic.clientId) || (bodySecret !== undefined && bodySecret !== request.basic.clientSecret)) {
-      throw new OAuthError('invalid_request', 'Client credentials were sent both in the Authorization header and in the body, and they differ.');
+      throw new OAuthError('credentials_differ');
     }
-    if (request.basic.clientId === '' || request.basic.clientSecret === '') throw new OAuthError('invalid_request', 'The Basic credentials are incomplete.');
+    if (request.basic.clientId === '' || request.basic.clientSecret === '') throw new OAuthError('basic_incomplete');
     return { ...request.basic, viaBasic: true };
   }
-  if (bodyId === undefined && bodySecret === undefined) throw new OAuthError('invalid_request', 'Client credentials are missing: use HTTP Basic or client_id and client_secret in the body.');
-  if (bodyId === undefined || bodyId === '') throw new OAuthError('invalid_request', 'The client_id parameter is missing.');
-  if (bodySecret === undefined || bodySecret === '') throw new OAuthError('invalid_request', 'The client_secret parameter is missing.');
+  if (bodyId === undefined && bodySecret === undefined) throw new OAuthError('credentials_missing');
+  if (bodyId === undefined || bodyId === '') throw new OAuthError('client_id_missing');
+  if (bodySecret === undefined || bodySecret === '') throw new OAuthError('client_secret_missing');
   return { clientId: bodyId, clientSecret: bodySecret, viaBasic: false };
 }
 
@@ -98,9 +84,9 @@ function clientCredentials(request: TokenRequest): { clientId: string; clientSec
 function single(params: Map<string, string[]>, name: string): string | undefined {
   const values = params.get(name);
   if (values === undefined || values.length === 0) return undefined;
-  if (values.length > 1) throw new OAuthError('invalid_request', `The ${name} parameter is repeated.`);
+  if (values.length > 1) throw new OAuthError('parameter_repeated', { params: { name } });
   const value = values[0] as string;
-  if (value.length > MAX_PARAM_LENGTH) throw new OAuthError('invalid_request', `The ${name} parameter is too long.`);
+  if (value.length > MAX_PARAM_LENGTH) throw new OAuthError('parameter_too_long', { params: { name } });
   return value;
 }
 
@@ -108,18 +94,18 @@ function single(params: Map<string, string[]>, name: string): string | undefined
 export function parseBasic(header: string | undefined): { clientId: string; clientSecret: string } | null {
   if (header === undefined) return null;
   const match = /^basic\s+(\S*)\s*$/i.exec(header);
-  if (!match) throw new OAuthError('invalid_request', 'Only HTTP Basic client authentication is accepted in the Authorization header.');
+  if (!match) throw new OAuthError('authorization_not_basic');
   const encoded = match[1] ?? '';
   if (encoded.length === 0 || encoded.length > 4096 || !/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0) {
-    throw new OAuthError('invalid_request', 'The Basic credentials are not valid Base64.');
+    throw new OAuthError('basic_not_base64');
   }
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) throw new OAuthError('invalid_request', 'The Basic credentials must be client_id:client_secret.');
+  if (colon < 0) throw new OAuthError('basic_without_colon');
   try {
     return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
   } catch {
-    throw new OAuthError('invalid_request', 'The Basic credentials are not validly percent-encoded.');
+    throw new OAuthError('basic_not_percent_encoded');
   }
 }
 

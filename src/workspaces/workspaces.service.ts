@@ -47,7 +47,7 @@ export async function createWorkspace(ctx: ServiceContext, input: NewWorkspace):
 /** A new developer API client with the named role, all projects in scope; its token is returned once. */
 export async function createTokenForRole(ctx: ServiceContext, input: { workspaceId: number; roleName: string; clientName: string; environment: 'dev' | 'test' | 'prod' }): Promise<{ clientId: number; token: string }> {
   const role = await findRoleByName(ctx.db, input.workspaceId, input.roleName);
-  if (!role) throw new AppError('not_found', { message: `No developer API client role named "${input.roleName}"` });
+  if (!role) throw new AppError('developer_api_client_role_unknown', { params: { name: input.roleName } });
   const client = await createClient(ctx, null, input.workspaceId, {
     name: input.clientName,
     api_privilege_group_id: role.id,

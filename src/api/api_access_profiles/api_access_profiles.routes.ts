@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import type { ServiceContext } from '../../context.ts';
-import { invalid } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
 import { authOf } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
 import { AUTH_ERRORS, errorResponses, IdParams, toId } from '../../http/schemas.ts';
@@ -36,7 +36,7 @@ export function apiAccessProfilesRoutes(fastify: FastifyInstance, ctx: ServiceCo
     schema: { tags, summary: 'Update an access profile named by `id` in the body (the specification\'s spelling)', body: UpdateProfileBodyWithId, response: { 200: AccessProfile, ...errorResponses(...AUTH_ERRORS, 404) } },
   }, async (request) => {
     const { id, ...rest } = (request.body ?? {}) as Static<typeof UpdateProfileBodyWithId>;
-    if (id === undefined) throw invalid({ id: ['is required'] }, 'id is required');
+    if (id === undefined) throw new AppError('id_required', { errors: { id: ['is required'] } });
     return updateProfileById(ctx, authOf(request), toId(id), toProfileInput(rest));
   });
 

@@ -21,7 +21,7 @@ export async function createApiClient(ctx: ServiceContext, auth: AuthContext, in
       if (!project || !projectInScope(auth, project.folder_id)) throw invalid({ project_id: ['does not name a project of this environment in your scope'] });
       projectId = project.id;
     } else if (!auth.allFolders) {
-      throw new AppError('forbidden', { message: 'Forbidden: a client limited to some projects must name one of them in project_id' });
+      throw new AppError('api_client_needs_project_in_scope');
     }
     if (input.api_policy_id !== undefined && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id))) throw invalid({ api_policy_id: ['does not exist'] });
     const now = toStored(ctx.clock.now());

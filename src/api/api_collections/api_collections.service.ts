@@ -104,7 +104,7 @@ export async function createCollection(ctx: ServiceContext, auth: AuthContext, i
 
 export async function updateCollection(ctx: ServiceContext, auth: AuthContext, id: number, input: { name?: string; proxy_connection_id?: number | null; public_access?: boolean }): Promise<CollectionApi> {
   if (input.name === undefined && input.proxy_connection_id === undefined && input.public_access === undefined) {
-    throw invalid({ body: ['must contain at least one of name, proxy_connection_id, public_access'] }, 'Nothing to update');
+    throw new AppError('nothing_to_update', { errors: { body: ['must contain at least one of name, proxy_connection_id, public_access'] } });
   }
   const name = input.name?.trim();
   if (name === '') throw invalid({ name: ["can't be blank"] });
@@ -169,7 +169,7 @@ export async function addEndpoint(ctx: ServiceContext, auth: AuthContext, collec
       ctx.notifier.publish('api_routes.changed', { environmentId: auth.environmentId });
       return endpointToApi(row, collection, await apiPrefixOf(trx, auth.environmentId), publicUrls(ctx));
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError('name_taken', { message: 'An endpoint with this method and path already exists in the collection', errors: { path: ['has already been taken for this method'] } });
+      if (isUniqueViolation(error)) throw new AppError('endpoint_path_taken', { errors: { path: ['has already been taken for this method'] } });
       throw error;
     }
   });
@@ -230,12 +230,12 @@ export function readOpenApi(spec: { content: string; format: 'json' | 'yaml' }):
   try {
     doc = spec.format === 'json' ? JSON.parse(spec.content) : parseYaml(spec.content, { maxAliasCount: 100 });
   } catch (error) {
-    throw invalid({ openapi_spec: [`is not valid ${spec.format.toUpperCase()}: ${(error as Error).message.split('\n')[0]?.slice(0, 200)}`] }, 'Invalid OpenAPI specification');
+    throw new AppError('openapi_spec_invalid', { errors: { openapi_spec: [`is not valid ${spec.format.toUpperCase()}: ${(error as Error).message.split('\n')[0]?.slice(0, 200)}`] } });
   }
   const root = doc as { openapi?: unknown; swagger?: unknown; paths?: unknown };
   const version = typeof root?.openapi === 'string' ? root.openapi : typeof root?.swagger === 'string' ? root.swagger : undefined;
-  if (!version || !/^(3\.[01]|2\.0)/.test(version)) throw invalid({ openapi_spec: ['must be an OpenAPI 3.0/3.1 or Swagger 2.0 document'] }, 'Invalid OpenAPI specification');
-  if (typeof root.paths !== 'object' || root.paths === null) throw invalid({ openapi_spec: ['has no paths'] }, 'Invalid OpenAPI specification');
+  if (!version || !/^(3\.[01]|2\.0)/.test(version)) throw new AppError('openapi_spec_invalid', { errors: { openapi_spec: ['must be an OpenAPI 3.0/3.1 or Swagger 2.0 document'] } });
+  if (typeof root.paths !== 'object' || root.paths === null) throw new AppError('openapi_spec_invalid', { errors: { openapi_spec: ['has no paths'] } });
   const ok: ImportedOperation[] = [];
   const failed: string[] = [];
   for (const [rawPath, item] of Object.entries(root.paths as Record<string, unknown>)) {

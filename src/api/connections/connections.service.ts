@@ -89,7 +89,7 @@ export async function createConnection(ctx: ServiceContext, caller: ConnectionCa
     const parentId = body.parent_id == null ? null : await checkParent(trx, caller, body.parent_id, provider, null);
     const profileId = body.custom_oauth_profile_id == null ? null : await checkProfile(trx, caller, body.custom_oauth_profile_id, provider);
     // OAuth connections are authorised through the provider, never by this call (contract 04 §1.4).
-    if (profileId !== null && body.shell_connection === false) throw new AppError('bad_request', { message: 'OAuth connections can only be created as shell connections' });
+    if (profileId !== null && body.shell_connection === false) throw new AppError('oauth_connection_not_shell');
     const shell = body.shell_connection === true || profileId !== null;
     const now = toStored(ctx.clock.now());
     const authorization = shell ? { authorization_status: null, authorization_error: null, authorized_at: null } : await authorize(ctx, trx, caller, provider, input, now);
@@ -129,7 +129,7 @@ export async function updateConnection(ctx: ServiceContext, caller: ConnectionCa
 async function updateConnectionUnpublished(ctx: ServiceContext, caller: ConnectionCaller, id: number, body: ConnectionInputFields): Promise<ConnectionApi> {
   const known: (keyof ConnectionInputFields)[] = ['name', 'provider', 'description', 'folder_id', 'parent_id', 'external_id', 'custom_oauth_profile_id', 'shell_connection', 'input'];
   if (!known.some((key) => body[key] !== undefined)) {
-    throw invalid({ body: [`must contain at least one of ${known.filter((k) => k !== 'provider').join(', ')}`] }, 'Nothing to update');
+    throw new AppError('nothing_to_update', { errors: { body: [`must contain at least one of ${known.filter((k) => k !== 'provider').join(', ')}`] } });
   }
   const errors: FieldErrors = {};
   const name = body.name === undefined ? undefined : checkName(body.name, errors);
@@ -148,7 +148,7 @@ async function updateConnectionUnpublished(ctx: ServiceContext, caller: Connecti
     const folderId = body.folder_id === undefined ? undefined : await resolveFolder(trx, caller, body.folder_id);
     const parentId = body.parent_id === undefined ? undefined : body.parent_id === null ? null : await checkParent(trx, caller, body.parent_id, current.provider, current.id);
     const profileId = body.custom_oauth_profile_id === undefined ? current.custom_oauth_profile_id : body.custom_oauth_profile_id === null ? null : await checkProfile(trx, caller, body.custom_oauth_profile_id, current.provider);
-    if (profileId !== null && body.shell_connection === false) throw new AppError('bad_request', { message: 'OAuth connections can only be created as shell connections' });
+    if (profileId !== null && body.shell_connection === false) throw new AppError('oauth_connection_not_shell');
 
     const now = toStored(ctx.clock.now());
     let authorization: Partial<Pick<ConnectionRow, 'authorization_status' | 'authorization_error' | 'authorized_at'>> = {};
@@ -205,7 +205,7 @@ async function deleteConnectionUnpublished(ctx: ServiceContext, caller: Connecti
   await ctx.db.transaction().execute(async (trx) => {
     await findVisible(trx, caller, id);
     const children = await countChildren(trx, id);
-    if (children > 0) throw new AppError('connection_in_use', { message: `Connection is in use: ${children} connection(s) have it as parent` });
+    if (children > 0) throw new AppError('connection_in_use', { params: { count: children } });
     await deleteConnectionRow(trx, caller, id);
   });
 }

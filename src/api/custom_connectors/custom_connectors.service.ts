@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../../context.ts';
 import type { CustomConnectorRow } from '../../db/types.ts';
-import { assertFound, invalid, type FieldErrors } from '../../errors.ts';
+import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import {
   connectorToApi,
@@ -82,7 +82,7 @@ export async function createConnector(ctx: ServiceContext, scope: ConnectorScope
 /** New code makes a new unreleased version (with `note`); description alone changes the connector. */
 export async function updateConnectorCode(ctx: ServiceContext, scope: ConnectorScope, id: number, input: ConnectorInput): Promise<CustomConnectorApi> {
   if (input.code === undefined && input.description === undefined && input.note === undefined) {
-    throw invalid({ body: ['must contain at least one of code, description, note'] }, 'Nothing to update');
+    throw new AppError('nothing_to_update', { errors: { body: ['must contain at least one of code, description, note'] } });
   }
   const errors: FieldErrors = {};
   checkCode(input.code, errors, false);

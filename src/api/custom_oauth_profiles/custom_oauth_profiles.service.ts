@@ -66,7 +66,7 @@ export async function createProfile(ctx: ServiceContext, scope: ProfileScope, in
 export async function updateProfile(ctx: ServiceContext, scope: ProfileScope, id: number, input: ProfileInput): Promise<CustomOauthProfileApi> {
   const data = input.data ?? {};
   if (input.name === undefined && input.provider === undefined && data.client_id === undefined && data.client_secret === undefined && data.token === undefined) {
-    throw invalid({ body: ['must contain at least one of name, provider, data.client_id, data.client_secret, data.token'] }, 'Nothing to update');
+    throw new AppError('nothing_to_update', { errors: { body: ['must contain at least one of name, provider, data.client_id, data.client_secret, data.token'] } });
   }
   const errors: FieldErrors = {};
   const name = input.name === undefined ? undefined : checkName(input.name, errors);
@@ -82,7 +82,7 @@ export async function updateProfile(ctx: ServiceContext, scope: ProfileScope, id
   return ctx.db.transaction().execute(async (trx) => {
     const current = assertFound(await findProfile(trx, scope, id));
     if (input.provider !== undefined && input.provider !== current.provider && current.shared_accounts_count > 0) {
-      throw new AppError('custom_oauth_profile_in_use', { message: 'Custom OAuth profile is in use: its provider cannot change while connections use it' });
+      throw new AppError('custom_oauth_profile_provider_locked');
     }
     await uniqueOr422(() =>
       updateProfileRow(trx, scope, id, {
@@ -102,7 +102,7 @@ export async function removeProfile(ctx: ServiceContext, scope: ProfileScope, id
   await ctx.db.transaction().execute(async (trx) => {
     const current = assertFound(await findProfile(trx, scope, id));
     if (current.shared_accounts_count > 0) {
-      throw new AppError('custom_oauth_profile_in_use', { message: `Custom OAuth profile is in use by ${current.shared_accounts_count} connection(s)` });
+      throw new AppError('custom_oauth_profile_in_use', { params: { count: current.shared_accounts_count } });
     }
     await deleteProfile(trx, scope, id);
   });

@@ -27,7 +27,7 @@ export async function copyRole(ctx: ServiceContext, auth: Pick<AuthContext, 'wor
     const source = assertFound(await findRole(trx, auth.workspaceId, id));
     const privileges = (input.privileges as Privilege[] | undefined) ?? rolePrivileges(source);
     const missing = privileges.filter((p) => !auth.privileges.has(p));
-    if (missing.length > 0) throw new AppError('forbidden', { message: `Forbidden: the role would grant privileges you do not hold (${missing.slice(0, 3).join(', ')})` });
+    if (missing.length > 0) throw new AppError('role_grants_unheld_privileges', { params: { privileges: missing.slice(0, 3).join(', ') } });
     try {
       return roleToApi(await insertRole(trx, { workspaceId: auth.workspaceId, name, privileges, now: toStored(ctx.clock.now()) }));
     } catch (error) {

@@ -62,7 +62,7 @@ export async function createClient(ctx: ServiceContext, grantor: Grantor | null,
     const allFolders = input.all_folders === true;
     const folderIds = allFolders ? [] : await checkFolders(trx, grantor, environment.id, input.folder_ids ?? []);
     if (allFolders && grantor && !grantor.allFolders) {
-      throw new AppError('forbidden', { message: 'Forbidden: a client limited to some projects cannot create a client with all_folders' });
+      throw new AppError('scoped_client_cannot_create_all_folders');
     }
     const now = toStored(ctx.clock.now());
     const token = generateToken(environment.type);
@@ -90,7 +90,7 @@ export async function createClient(ctx: ServiceContext, grantor: Grantor | null,
 export async function updateClient(ctx: ServiceContext, grantor: Grantor, id: number, input: ClientInput): Promise<DeveloperApiClientApi> {
   const known: (keyof ClientInput)[] = ['name', 'api_privilege_group_id', 'all_folders', 'folder_ids', 'environment_name', 'environment', 'ip_allow_list', 'description'];
   if (!known.some((key) => input[key] !== undefined)) {
-    throw invalid({ body: [`must contain at least one of ${known.join(', ')}`] }, 'Nothing to update');
+    throw new AppError('nothing_to_update', { errors: { body: [`must contain at least one of ${known.join(', ')}`] } });
   }
   const errors: Record<string, string[]> = {};
   const name = input.name === undefined ? undefined : checkName(input.name, errors);
@@ -116,7 +116,7 @@ export async function updateClient(ctx: ServiceContext, grantor: Grantor, id: nu
       if (requested.length === 0) throw invalid({ folder_ids: ['must list at least one project folder when all_folders is false'] });
       folderIds = await checkFolders(trx, grantor, current.environment_id, requested);
     } else if (!grantor.allFolders) {
-      throw new AppError('forbidden', { message: 'Forbidden: a client limited to some projects cannot grant all_folders' });
+      throw new AppError('scoped_client_cannot_grant_all_folders');
     }
     await uniqueOr422(() =>
       updateClientRow(trx, grantor.workspaceId, id, {
@@ -232,7 +232,7 @@ async function checkRole(db: Db, grantor: Grantor | null, workspaceId: number, r
   if (grantor) {
     const missing = rolePrivileges(role).filter((p) => !grantor.privileges.has(p));
     if (missing.length > 0) {
-      throw new AppError('forbidden', { message: `Forbidden: the role grants privileges you do not hold (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''})` });
+      throw new AppError('api_client_role_exceeds_caller', { params: { privileges: `${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}` } });
     }
   }
   return role.id;
@@ -245,7 +245,7 @@ async function checkFolders(db: Db, grantor: Grantor | null, environmentId: numb
   if (unknown.length > 0) throw invalid({ folder_ids: [`are not project folders of the client's environment: ${unknown.slice(0, 10).join(', ')}`] });
   if (grantor && !grantor.allFolders) {
     const outside = unique.filter((id) => !grantor.folderIds.includes(id));
-    if (outside.length > 0) throw new AppError('forbidden', { message: `Forbidden: projects outside your scope: ${outside.slice(0, 10).join(', ')}` });
+    if (outside.length > 0) throw new AppError('folders_out_of_scope', { params: { folders: outside.slice(0, 10).join(', ') } });
   }
   return unique.sort((x, y) => x - y);
 }

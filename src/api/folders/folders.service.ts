@@ -3,7 +3,7 @@
 import type { ServiceContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import type { Db, FolderRow, FolderUpdate } from '../../db/types.ts';
-import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.ts';
+import { AppError, assertFound, invalid, type FieldErrors, type PlainErrorCode } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import type { AuthContext } from '../developer_api_clients/credentials.ts';
 import { updateProject } from '../projects/projects.store.ts';
@@ -37,7 +37,7 @@ export interface FolderListInput {
 export async function listFolders(ctx: ServiceContext, caller: Caller, input: FolderListInput): Promise<FolderApi[]> {
   const home = assertFound(await findHomeFolder(ctx.db, caller.environmentId));
   const parentId = input.parentId ?? home.id;
-  if (parentId !== home.id) visibleOr404(caller, await findFolder(ctx.db, caller.environmentId, parentId), 'Parent folder not found');
+  if (parentId !== home.id) visibleOr404(caller, await findFolder(ctx.db, caller.environmentId, parentId), 'parent_folder_not_found');
   const rows = await listFolderRows(ctx.db, {
     environmentId: caller.environmentId,
     parentId,
@@ -62,12 +62,12 @@ export async function createFolder(ctx: ServiceContext, caller: Caller, input: {
     const home = assertFound(await findHomeFolder(trx, caller.environmentId));
     if (input.parentId === null || input.parentId === home.id) {
       if (!caller.allFolders) {
-        throw new AppError('forbidden', { message: 'Forbidden: creating a project needs a client with access to all projects (all_folders)' });
+        throw new AppError('project_creation_needs_all_folders');
       }
       const { folder } = await uniqueName(() => insertProject(trx, { workspaceId: caller.workspaceId, environmentId: caller.environmentId, homeFolderId: home.id, name, now }));
       return folderToApi(folder);
     }
-    const parent = visibleOr404(caller, await findFolder(trx, caller.environmentId, input.parentId), 'Parent folder not found');
+    const parent = visibleOr404(caller, await findFolder(trx, caller.environmentId, input.parentId), 'parent_folder_not_found');
     const folder = await uniqueName(() => insertFolder(trx, {
       workspace_id: caller.workspaceId,
       environment_id: caller.environmentId,
@@ -85,7 +85,7 @@ export async function createFolder(ctx: ServiceContext, caller: Caller, input: {
 /** `parentId`: undefined keeps the parent; null asks for the top level (only a project is there). */
 export async function updateFolder(ctx: ServiceContext, caller: Caller, id: number, input: { name?: string; parentId?: number | null }): Promise<FolderApi> {
   if (input.name === undefined && input.parentId === undefined) {
-    throw invalid({ body: ['must contain at least one of name, parent_id'] }, 'Nothing to update');
+    throw new AppError('nothing_to_update', { errors: { body: ['must contain at least one of name, parent_id'] } });
   }
   const errors: FieldErrors = {};
   const name = input.name === undefined ? undefined : checkFolderName(input.name, errors);
@@ -94,7 +94,7 @@ export async function updateFolder(ctx: ServiceContext, caller: Caller, id: numb
 
   return ctx.db.transaction().execute(async (trx) => {
     const folder = visibleOr404(caller, await findFolder(trx, caller.environmentId, id));
-    if (folder.parent_id === null) throw new AppError('bad_request', { message: 'The Home folder cannot be renamed or moved' });
+    if (folder.parent_id === null) throw new AppError('home_folder_immutable');
     const changes: FolderUpdate = { updated_at: now };
     let movedToProject: number | null | undefined;
     if (input.parentId !== undefined) {
@@ -120,8 +120,8 @@ export async function updateFolder(ctx: ServiceContext, caller: Caller, id: numb
 export async function deleteFolder(ctx: ServiceContext, caller: Caller, id: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const folder = visibleOr404(caller, await findFolder(trx, caller.environmentId, id));
-    if (folder.parent_id === null) throw new AppError('bad_request', { message: 'The Home folder cannot be deleted' });
-    if (folder.is_project === 1) throw new AppError('bad_request', { message: 'Use DELETE /api/projects/:project_id to delete a project' });
+    if (folder.parent_id === null) throw new AppError('home_folder_undeletable');
+    if (folder.is_project === 1) throw new AppError('folder_is_project');
     // Recipes do not exist yet, so the contract's refusal for running recipes cannot arise.
     await deleteFolderRow(trx, folder.id);
   });
@@ -133,12 +133,12 @@ async function moveTarget(db: Db, caller: Caller, folder: ScopedFolderRow, paren
   const toTopLevel = parentId === null || parentId === home.id;
   if (folder.is_project === 1) {
     if (toTopLevel) return undefined;
-    throw invalid({ parent_id: ['a project cannot be moved into a folder'] }, 'A project cannot be moved into a folder');
+    throw new AppError('project_cannot_move_into_folder', { errors: { parent_id: ['a project cannot be moved into a folder'] } });
   }
-  if (toTopLevel) throw invalid({ parent_id: ['a folder cannot be moved to the top level; create a project instead'] }, 'A folder cannot be moved to the top level; create a project instead');
-  if (parentId === folder.id) throw invalid({ parent_id: ['a folder cannot be moved into itself'] }, 'A folder cannot be moved into itself');
-  const target = visibleOr404(caller, await findFolder(db, caller.environmentId, parentId), 'Parent folder not found');
-  if (await isWithin(db, folder.id, target.id)) throw invalid({ parent_id: ['a folder cannot be moved into one of its own sub-folders'] }, 'A folder cannot be moved into one of its own sub-folders');
+  if (toTopLevel) throw new AppError('folder_cannot_move_to_top_level', { errors: { parent_id: ['a folder cannot be moved to the top level; create a project instead'] } });
+  if (parentId === folder.id) throw new AppError('folder_cannot_move_into_itself', { errors: { parent_id: ['a folder cannot be moved into itself'] } });
+  const target = visibleOr404(caller, await findFolder(db, caller.environmentId, parentId), 'parent_folder_not_found');
+  if (await isWithin(db, folder.id, target.id)) throw new AppError('folder_cannot_move_into_descendant', { errors: { parent_id: ['a folder cannot be moved into one of its own sub-folders'] } });
   return target;
 }
 
@@ -148,8 +148,8 @@ export function canSee(caller: Pick<Caller, 'allFolders' | 'folderIds'>, folder:
   return folder.project_folder_id !== null && caller.folderIds.includes(folder.project_folder_id);
 }
 
-function visibleOr404(caller: Caller, folder: ScopedFolderRow | undefined, message?: string): ScopedFolderRow {
-  if (folder === undefined || !canSee(caller, folder)) throw new AppError('not_found', message ? { message } : {});
+function visibleOr404(caller: Caller, folder: ScopedFolderRow | undefined, code: PlainErrorCode = 'not_found'): ScopedFolderRow {
+  if (folder === undefined || !canSee(caller, folder)) throw new AppError(code);
   return folder;
 }
 

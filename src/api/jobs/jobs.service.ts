@@ -56,7 +56,7 @@ export async function listJobs(ctx: ServiceContext, caller: Caller, recipeId: nu
   let cursor = null;
   if (query.offset_job_id !== undefined && query.offset_job_id !== '') {
     const job = await findJob(ctx.db, recipe.id, query.offset_job_id.slice(0, 100));
-    if (!job) throw new AppError('not_found', { message: 'Job not found', errors: { offset_job_id: ['is not a job of this recipe'] } });
+    if (!job) throw new AppError('offset_job_not_found', { errors: { offset_job_id: ['is not a job of this recipe'] } });
     cursor = { job, newer };
   }
   const filters = { ...(status ? { status } : {}), rerunOnly };

@@ -72,11 +72,11 @@ export async function createTable(ctx: ServiceContext, scope: TableScope, input:
     const project = await findProject(ctx.db, scope.environmentId, input.project_id);
     // A project outside the caller's scope is as unknown as one that does not exist.
     if (!project || !projectInScope(scope, project.folder_id)) {
-      throw new AppError('not_found', { message: `Project ${input.project_id} not found`, errors: { project_id: ['does not exist'] } });
+      throw new AppError('project_id_not_found', { params: { project_id: input.project_id }, errors: { project_id: ['does not exist'] } });
     }
     projectId = project.id;
   } else if (!scope.allFolders) {
-    throw new AppError('forbidden', { message: 'Forbidden: a client limited to some projects must give the project_id of one of them' });
+    throw new AppError('lookup_table_needs_project_in_scope');
   }
 
   try {
@@ -109,8 +109,8 @@ export async function deleteTables(ctx: ServiceContext, scope: TableScope, ids: 
     const unknown = unique.filter((id) => !found.has(id));
     if (unknown.length > 0) {
       const list = unknown.slice(0, 20).join(', ') + (unknown.length > 20 ? ', ...' : '');
-      throw new AppError('not_found', {
-        message: `Lookup table${unknown.length > 1 ? 's' : ''} not found: ${list}; nothing was deleted`,
+      throw new AppError(unknown.length > 1 ? 'lookup_tables_not_found' : 'lookup_table_not_found', {
+        params: { ids: list },
         errors: { [field]: [`unknown: ${list}`] },
       });
     }
@@ -151,7 +151,7 @@ export async function listRows(ctx: ServiceContext, scope: TableScope, tableId: 
 /** The first row (lowest id) matching every `by[column]` filter; 404 when none does. */
 export async function lookupRow(ctx: ServiceContext, scope: TableScope, tableId: number, query: Record<string, unknown>): Promise<LookupRowApi> {
   const row = await findFirstMatchingRow(ctx, scope, tableId, query);
-  if (!row) throw new AppError('not_found', { message: 'No row matches the lookup' });
+  if (!row) throw new AppError('lookup_row_not_found');
   return row;
 }
 
@@ -160,7 +160,7 @@ export async function findFirstMatchingRow(ctx: ServiceContext, scope: TableScop
   const table = await visibleTable(ctx, scope, tableId);
   const labels = labelsOf(table);
   const filters = parseFilters(labels, query);
-  if (filters.length === 0) throw invalid({ by: ['give at least one column value, e.g. by[code]=CZ'] }, 'A lookup needs at least one by[column] value');
+  if (filters.length === 0) throw new AppError('lookup_needs_filter', { errors: { by: ['give at least one column value, e.g. by[code]=CZ'] } });
   const row = await findFirstRow(ctx.db, table.id, filters);
   return row ? rowToApi(row, labels) : null;
 }
@@ -205,7 +205,7 @@ export async function addRow(ctx: ServiceContext, scope: TableScope, tableId: nu
     return !current || current.deleted_at !== null ? 'gone' : 'full';
   });
   if (row === 'gone') throw new AppError('not_found');
-  if (row === 'full') throw new AppError('lookup_table_full', { message: `Lookup table is full: it holds the maximum of ${maxRows} rows`, errors: { data: [`the table already holds ${maxRows} rows`] } });
+  if (row === 'full') throw new AppError('lookup_table_full', { params: { max: maxRows }, errors: { data: [`the table already holds ${maxRows} rows`] } });
   return rowToApi(row, table.labels);
 }
 
@@ -214,7 +214,7 @@ export async function updateRow(ctx: ServiceContext, scope: TableScope, tableId:
   const table = await tableForWrite(ctx, scope, tableId);
   const cells = await checkForWrite(ctx, scope, table, () => {
     const parsed = parseCells(table.labels, data);
-    if (Object.keys(parsed).length === 0) throw invalid({ data: ['must name at least one column to change'] }, 'Nothing to update');
+    if (Object.keys(parsed).length === 0) throw new AppError('nothing_to_update', { errors: { data: ['must name at least one column to change'] } });
     return parsed;
   });
   const now = toStored(ctx.clock.now());
@@ -340,7 +340,7 @@ function parseFilters(labels: readonly string[], query: Record<string, unknown>)
   }
   if (Object.keys(errors).length > 0) {
     const unknown = Object.entries(errors).filter(([, messages]) => messages[0]?.startsWith('is not a column')).map(([key]) => key);
-    throw invalid(errors, unknown.length > 0 ? `Unknown column${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}` : undefined);
+    throw unknownColumns(errors, unknown);
   }
   return filters;
 }
@@ -373,8 +373,15 @@ function parseCells(labels: readonly string[], data: unknown): Cells {
     if (typeof cell === 'object' && cell !== null) errors[field] = [cell.error];
     else cells[column] = cell;
   }
-  if (Object.keys(errors).length > 0) throw invalid(errors, unknown.length > 0 ? `Unknown column${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}` : undefined);
+  if (Object.keys(errors).length > 0) throw unknownColumns(errors, unknown);
   return cells;
+}
+
+/** A 400 for refused fields; named after the unknown columns when there are any. */
+function unknownColumns(errors: FieldErrors, unknown: readonly string[]): AppError {
+  if (unknown.length === 1) return new AppError('unknown_column', { params: { column: unknown[0] as string }, errors });
+  if (unknown.length > 1) return new AppError('unknown_columns', { params: { columns: unknown.join(', ') }, errors });
+  return invalid(errors);
 }
 
 function toCell(value: unknown): string | null | { error: string } {

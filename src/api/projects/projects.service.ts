@@ -19,7 +19,7 @@ export async function listProjects(ctx: ServiceContext, caller: Caller, page: { 
 /** Renaming a project renames its folder (same sibling-name rule as any folder). */
 export async function updateProject(ctx: ServiceContext, caller: Caller, id: number, input: { name?: string; description?: string }): Promise<ProjectApi> {
   if (input.name === undefined && input.description === undefined) {
-    throw invalid({ body: ['must contain at least one of name, description'] }, 'Nothing to update');
+    throw new AppError('nothing_to_update', { errors: { body: ['must contain at least one of name, description'] } });
   }
   const errors: FieldErrors = {};
   const name = input.name === undefined ? undefined : checkFolderName(input.name, errors);

@@ -46,7 +46,7 @@ export async function upsertProperties(ctx: ServiceContext, caller: Caller, inpu
     else entries.push([name, value as string]);
   }
   const refused = Object.keys(errors).length;
-  if (refused > 0) throw invalid(errors, `${refused} ${refused === 1 ? 'property is' : 'properties are'} invalid; nothing was saved`);
+  if (refused > 0) throw refused === 1 ? new AppError('property_invalid', { errors }) : new AppError('properties_invalid', { params: { count: refused }, errors });
   const now = toStored(ctx.clock.now());
 
   await ctx.db.transaction().execute(async (trx) => {
@@ -56,7 +56,7 @@ export async function upsertProperties(ctx: ServiceContext, caller: Caller, inpu
     const total = await countProperties(trx, level);
     if (total > PROPERTY_LIMITS.perLevel) {
       const where = level.projectId === null ? 'environment' : 'project';
-      throw invalid({ properties: [`would make ${total} properties; at most ${PROPERTY_LIMITS.perLevel} per ${where}`] }, `Too many properties: at most ${PROPERTY_LIMITS.perLevel} per ${where}`);
+      throw new AppError('too_many_properties', { params: { max: PROPERTY_LIMITS.perLevel, level: where }, errors: { properties: [`would make ${total} properties; at most ${PROPERTY_LIMITS.perLevel} per ${where}`] } });
     }
   });
   ctx.notifier.publish('properties.changed', { environmentId: caller.environmentId });
@@ -65,7 +65,7 @@ export async function upsertProperties(ctx: ServiceContext, caller: Caller, inpu
 async function resolveLevel(db: Db, caller: Caller, projectId: number | undefined): Promise<PropertyLevel> {
   if (projectId === undefined) return { workspaceId: caller.workspaceId, environmentId: caller.environmentId, projectId: null };
   const project = await projectOr404(db, caller, projectId).catch((error: unknown) => {
-    if (error instanceof AppError && error.code === 'not_found') throw new AppError('not_found', { message: 'Project not found' });
+    if (error instanceof AppError && error.code === 'not_found') throw new AppError('project_not_found');
     throw error;
   });
   return { workspaceId: caller.workspaceId, environmentId: caller.environmentId, projectId: project.id };

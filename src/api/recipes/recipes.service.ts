@@ -215,7 +215,7 @@ async function targetFolder(db: Db, caller: Caller, folderId: number | undefined
     return assertFound(await findHomeFolder(db, caller.environmentId)).id;
   }
   const folder = await findFolderInScope(db, caller.environmentId, caller, folderId);
-  if (!folder) throw new AppError('not_found', { message: 'Folder not found', errors: { folder_id: ['is not a folder of this environment'] } });
+  if (!folder) throw new AppError('folder_not_found', { errors: { folder_id: ['is not a folder of this environment'] } });
   return folder.id;
 }
 
@@ -296,7 +296,7 @@ export async function copyRecipe(ctx: ServiceContext, caller: Caller, sourceId: 
 
 export async function updateRecipe(ctx: ServiceContext, caller: Caller, id: number, fields: RecipeFields): Promise<{ success: true } | Refusal> {
   const known: (keyof RecipeFields)[] = ['name', 'description', 'code', 'config', 'folder_id', 'concurrency'];
-  if (!known.some((key) => fields[key] !== undefined)) throw invalid({ recipe: [`must contain at least one of ${known.join(', ')}`] }, 'Nothing to update');
+  if (!known.some((key) => fields[key] !== undefined)) throw new AppError('nothing_to_update', { errors: { recipe: [`must contain at least one of ${known.join(', ')}`] } });
   return ctx.db.transaction().execute(async (trx) => {
     const current = await findVisible(trx, caller, id);
     if (current.running === 1) return { success: false as const, errors: { running: ["can't modify running recipe"] } };
@@ -343,15 +343,15 @@ export async function deleteRecipe(ctx: ServiceContext, caller: Caller, id: numb
 
 export async function startRecipe(ctx: ServiceContext, caller: Caller, id: number): Promise<{ success: true } | StartRefusal> {
   const engine = ctx.engine;
-  if (!engine) throw new AppError('service_unavailable', { message: 'The recipe engine is not running in this process' });
+  if (!engine) throw new AppError('engine_not_running');
   const current = await findVisible(ctx.db, caller, id);
-  if (current.running === 1) throw new AppError('bad_request', { message: "Can't change the recipe state: invalid state running" });
+  if (current.running === 1) throw new AppError('recipe_already_running');
   const validation = await engine.validate(current);
   if (validation.codeErrors.length > 0 || validation.configErrors.length > 0) {
     return { success: false, code_errors: validation.codeErrors, config_errors: validation.configErrors };
   }
   const started = await ctx.db.updateTable('recipes').set({ running: 1, stop_cause: null }).where('id', '=', id).where('running', '=', 0).executeTakeFirst();
-  if (Number(started.numUpdatedRows) === 0) throw new AppError('bad_request', { message: "Can't change the recipe state: invalid state running" });
+  if (Number(started.numUpdatedRows) === 0) throw new AppError('recipe_already_running');
   await engine.recipeStarted(id);
   return { success: true };
 }
@@ -359,7 +359,7 @@ export async function startRecipe(ctx: ServiceContext, caller: Caller, id: numbe
 export async function stopRecipe(ctx: ServiceContext, caller: Caller, id: number): Promise<void> {
   await findVisible(ctx.db, caller, id);
   const stopped = await ctx.db.updateTable('recipes').set({ running: 0, stopped_at: toStored(ctx.clock.now()), stop_cause: null }).where('id', '=', id).where('running', '=', 1).executeTakeFirst();
-  if (Number(stopped.numUpdatedRows) === 0) throw new AppError('bad_request', { message: "Can't change the recipe state: invalid state stopped" });
+  if (Number(stopped.numUpdatedRows) === 0) throw new AppError('recipe_already_stopped');
   ctx.engine?.recipeStopped(id);
 }
 

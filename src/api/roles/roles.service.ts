@@ -123,7 +123,7 @@ async function assertFoldersInScope(db: Db, auth: Caller, ids: readonly number[]
   if (auth.allFolders || ids.length === 0) return;
   const folders = await projectFoldersOf(db, ids);
   if (folders.some((f) => f.projectFolderId === null || !auth.folderIds.includes(f.projectFolderId))) {
-    throw new AppError('forbidden', { message: 'Forbidden: the role reaches folders outside your projects; send folder_ids' });
+    throw new AppError('role_folders_out_of_scope');
   }
 }
 
@@ -139,6 +139,6 @@ async function assertRoleWithinScope(db: Db, auth: Caller, role: { id: number; a
 
 function assertMayGrantAllFolders(auth: Caller, allFolders: boolean): void {
   if (allFolders && !auth.allFolders) {
-    throw new AppError('forbidden', { message: 'Forbidden: a client limited to some projects cannot give a role all folders; send folder_ids' });
+    throw new AppError('scoped_client_cannot_give_role_all_folders');
   }
 }

@@ -31,7 +31,7 @@ export async function setStoredSecret(ctx: ServiceContext, scope: SecretScope, n
 }
 
 export async function deleteStoredSecret(ctx: ServiceContext, scope: SecretScope, name: string): Promise<void> {
-  if (!(await deleteSecret(ctx.db, scope, name))) throw new AppError('not_found', { message: `Not found: no secret named ${JSON.stringify(name.slice(0, 100))}` });
+  if (!(await deleteSecret(ctx.db, scope, name))) throw new AppError('secret_not_found', { params: { name: JSON.stringify(name.slice(0, 100)) } });
   ctx.notifier.publish('connections.changed', { workspaceId: scope.workspaceId });
 }
 

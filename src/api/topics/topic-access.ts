@@ -13,6 +13,7 @@ import { authenticateCached, ipAllowed, type AuthContext } from '../developer_ap
 import type { Privilege } from '../developer_api_client_roles/privileges.ts';
 import { findFolderInScope } from '../folders/folder-scope.ts';
 import { ipPasses, type AccessResolver, type ProfileState } from '../../gateway/access.ts';
+import { POLICY_ERROR_CODES } from '../../gateway/errors.ts';
 import { createPolicyEnforcer } from '../../gateway/policies.ts';
 import type { TopicState } from './topic-cache.ts';
 
@@ -37,7 +38,7 @@ export function createTopicAccess(ctx: ServiceContext, resolver: AccessResolver)
         const auth = await authenticateCached(ctx, bearer);
         if (auth === null) throw new AppError('unauthorized');
         if (!ipAllowed(auth.ipAllowList, request.ip)) throw new AppError('ip_not_allowed');
-        if (!auth.privileges.has(PRIVILEGE[right])) throw new AppError('forbidden', { message: `Forbidden: your role lacks the ${PRIVILEGE[right]} privilege` });
+        if (!auth.privileges.has(PRIVILEGE[right])) throw new AppError('privilege_missing', { params: { privilege: PRIVILEGE[right] } });
         return { kind: 'developer', auth };
       }
       // Tokens in the query string are not taken here: URLs end up in logs.
@@ -58,9 +59,9 @@ export function createTopicAccess(ctx: ServiceContext, resolver: AccessResolver)
       const { profile } = caller;
       if (topic.environmentId !== profile.environmentId) throw new AppError('topic_not_found');
       const granted = right === 'publish' ? profile.publishTopicIds : profile.consumeTopicIds;
-      if (!granted.has(topic.id)) throw new AppError('forbidden', { message: `Forbidden: this access profile may not ${right === 'publish' ? 'publish to' : 'consume from'} this topic` });
+      if (!granted.has(topic.id)) throw new AppError(right === 'publish' ? 'topic_publish_not_granted' : 'topic_consume_not_granted');
       const verdict = await policies.admit(profile.id, profile.policyId);
-      if (!verdict.ok) throw new AppError('too_many_requests', { message: verdict.error, retryAfterSeconds: verdict.retryAfter });
+      if (!verdict.ok) throw new AppError(POLICY_ERROR_CODES[verdict.error], { retryAfterSeconds: verdict.retryAfter });
     },
   };
 }

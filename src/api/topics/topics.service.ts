@@ -106,7 +106,7 @@ async function startingPoint(ctx: ServiceContext, topic: TopicState, input: Cons
     const parsed = parseMessageId(id);
     const stored = parsed && parsed.seq > topic.purgedSeq ? await findMessageTime(ctx.db, topic.id, parsed.seq) : undefined;
     if (!parsed || stored === undefined || Date.parse(stored) !== parsed.publishedAtMs || stored < cutoff) {
-      throw new AppError('message_not_found', { message: `Message not found: ${id}` });
+      throw new AppError('message_not_found', { params: { id } });
     }
     return parsed.seq;
   }
@@ -128,7 +128,7 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\
 
 function parseSinceTime(value: string): number {
   const ms = RFC3339.test(value) ? Date.parse(value.replace(' ', 'T')) : Number.NaN;
-  if (Number.isNaN(ms)) throw new AppError('validation_failed', { message: 'Validation failed: since_time must be an RFC 3339 date-time, e.g. 2025-05-06T14:02:11Z', errors: { since_time: ['must be an RFC 3339 date-time'] } });
+  if (Number.isNaN(ms)) throw new AppError('since_time_invalid', { errors: { since_time: ['must be an RFC 3339 date-time'] } });
   return ms;
 }
 
