@@ -218,12 +218,12 @@ async function assertTargetWithinGrantor(db: Db, grantor: Grantor, target: Clien
   const role = await findRole(db, grantor.workspaceId, target.role_id);
   const missing = role ? rolePrivileges(role).filter((p) => !grantor.privileges.has(p)) : [];
   if (missing.length > 0) {
-    throw new AppError('forbidden', { message: `Forbidden: the client holds privileges you do not hold (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''})` });
+    throw new AppError('client_holds_unheld_privileges', { params: { privileges: `${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}` } });
   }
   if (grantor.allFolders) return;
-  if (target.all_folders === 1) throw new AppError('forbidden', { message: 'Forbidden: the client reaches all projects, and you are limited to some' });
+  if (target.all_folders === 1) throw new AppError('client_reaches_all_folders');
   const outside = folderIdsOf(target).filter((folderId) => !grantor.folderIds.includes(folderId));
-  if (outside.length > 0) throw new AppError('forbidden', { message: `Forbidden: the client reaches projects outside your scope: ${outside.slice(0, 10).join(', ')}` });
+  if (outside.length > 0) throw new AppError('client_folders_out_of_scope', { params: { folders: outside.slice(0, 10).join(', ') } });
 }
 
 async function checkRole(db: Db, grantor: Grantor | null, workspaceId: number, roleId: number): Promise<number> {

@@ -130,10 +130,10 @@ async function assertFoldersInScope(db: Db, auth: Caller, ids: readonly number[]
 /** A caller limited to some projects never touches a role that reaches beyond them. */
 async function assertRoleWithinScope(db: Db, auth: Caller, role: { id: number; all_folders: number }): Promise<void> {
   if (auth.allFolders) return;
-  if (role.all_folders === 1) throw new AppError('forbidden', { message: 'Forbidden: the role reaches all folders, and you are limited to some projects' });
+  if (role.all_folders === 1) throw new AppError('role_reaches_all_folders');
   const folders = await projectFoldersOf(db, (await folderIdsOfRoles(db, [role.id])).get(role.id) ?? []);
   if (folders.some((f) => f.projectFolderId === null || !auth.folderIds.includes(f.projectFolderId))) {
-    throw new AppError('forbidden', { message: 'Forbidden: the role reaches folders outside your projects' });
+    throw new AppError('role_reaches_outside_scope');
   }
 }
 

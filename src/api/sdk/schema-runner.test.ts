@@ -34,9 +34,9 @@ describe('schema runner (the worker behind POST /api/sdk/generate_schema/*)', ()
     const runner = createSchemaRunner();
     await assert.rejects(runner.generate({ kind: 'json', input: { sample: '{"a":' } }), (error: unknown) => error instanceof AppError && error.code === 'sample_not_json' && Array.isArray(error.errors?.sample));
     await assert.rejects(runner.generate({ kind: 'json', input: {} }), (error: unknown) => error instanceof AppError && error.code === 'sample_required');
-    const pending = assert.rejects(runner.generate({ kind: 'csv', input: { sample: bigCsv } }), (error: unknown) => error instanceof AppError && error.code === 'service_unavailable');
+    const pending = assert.rejects(runner.generate({ kind: 'csv', input: { sample: bigCsv } }), (error: unknown) => error instanceof AppError && error.code === 'samples_shutting_down');
     await runner.close();
     await pending;
-    await assert.rejects(runner.generate({ kind: 'json', input: { sample: '{}' } }), (error: unknown) => error instanceof AppError && error.code === 'service_unavailable');
+    await assert.rejects(runner.generate({ kind: 'json', input: { sample: '{}' } }), (error: unknown) => error instanceof AppError && error.code === 'samples_shutting_down');
   });
 });

@@ -2,7 +2,7 @@
 // queue. Inference is linear and bounded (schema-inference.ts), yet a 10 MB sample still takes
 // a few hundred milliseconds of CPU: on the server's thread that would stall every other request.
 import { Worker } from 'node:worker_threads';
-import { AppError, type ErrorCode, type FieldErrors } from '../../errors.ts';
+import { AppError, type FieldErrors, type PlainErrorCode } from '../../errors.ts';
 import type { SchemaField } from './schema-inference.ts';
 
 export type SchemaRequest =
@@ -12,7 +12,7 @@ export type SchemaRequest =
 export type SchemaReply =
   | { ready: true }
   | { ok: true; fields: SchemaField[] }
-  | { ok: false; code: ErrorCode; errors: FieldErrors | undefined };
+  | { ok: false; code: PlainErrorCode; errors: FieldErrors | undefined };
 
 export interface SchemaRunnerOptions {
   /** A sample still being analysed after this long is refused (400 `sample_too_complex`). */
@@ -107,8 +107,8 @@ export function createSchemaRunner(options: SchemaRunnerOptions = {}): SchemaRun
 
   return {
     generate(request) {
-      if (closed) return Promise.reject(new AppError('service_unavailable'));
-      if (queue.length + (current ? 1 : 0) > maxQueued) return Promise.reject(new AppError('too_many_requests', { retryAfterSeconds: 1 }));
+      if (closed) return Promise.reject(new AppError('samples_shutting_down'));
+      if (queue.length + (current ? 1 : 0) > maxQueued) return Promise.reject(new AppError('samples_queue_full', { retryAfterSeconds: 1 }));
       return new Promise<SchemaField[]>((resolve, reject) => {
         queue.push({ request, resolve, reject });
         pump();
@@ -117,8 +117,8 @@ export function createSchemaRunner(options: SchemaRunnerOptions = {}): SchemaRun
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
-      for (const job of queue.splice(0)) job.reject(new AppError('service_unavailable'));
-      current?.reject(new AppError('service_unavailable'));
+      for (const job of queue.splice(0)) job.reject(new AppError('samples_shutting_down'));
+      current?.reject(new AppError('samples_shutting_down'));
       current = null;
       const running = worker;
       worker = null;
