@@ -1,19 +1,17 @@
 // kill -9 during a burst of webhook calls: after a restart, every acknowledged event is exactly
 // one job, no event is two jobs, and every job ends (interrupted ones as failed: docs/adr/0006).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { after, test } from 'node:test';
-import { asAdmin, children } from './process-helpers.ts';
+import { test } from 'node:test';
+import { tempDir } from './helpers.ts';
+import { asAdmin } from './process-helpers.ts';
 
 const TOKEN = 'wrkdev-crashtest0123456789abcdef0123456789abcdef';
-after(() => { for (const c of children) c.kill('SIGKILL'); });
 const { startServer, api } = asAdmin(TOKEN);
 
 test('SIGKILL during a burst of webhook calls: every acknowledged event becomes exactly one job', async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-burst-'));
+  const dataDir = tempDir('sb-burst-');
   const first = await startServer(dataDir);
   const code = {
     number: 0, keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: {},
@@ -76,5 +74,4 @@ test('SIGKILL during a burst of webhook calls: every acknowledged event becomes 
   assert.deepEqual(missing, [], 'every acknowledged event has its job');
   assert.deepEqual(doubled, [], 'no event has two jobs');
   assert.equal(recipe.job_succeeded_count + recipe.job_failed_count, rows.length, 'the counters match the jobs');
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });

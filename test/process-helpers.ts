@@ -1,9 +1,9 @@
 // Real server processes for tests: `switchboard serve` on a free port and a data directory.
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
+// Every server started here is killed when the test file ends, if the test has not stopped it.
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
+import { releaseAfterFile } from './helpers.ts';
 
 const CLI = path.resolve(import.meta.dirname, '../src/cli.ts');
 
@@ -16,19 +16,27 @@ export interface Running {
   exited: Promise<number | null>;
 }
 
-/** Children still running; a test file kills them in its after() hook. */
-export const children = new Set<ChildProcess>();
+/**
+ * `switchboard serve` with only PATH and these settings in its environment. It is killed (SIGKILL)
+ * when the test file ends if it is still running, before the directories made earlier are removed.
+ */
+export function spawnServe(env: Record<string, string>, stdio: StdioOptions = ['ignore', 'pipe', 'pipe']): ChildProcess {
+  const child = spawn(process.execPath, [CLI, 'serve'], { env: { PATH: process.env.PATH, ...env }, stdio });
+  releaseAfterFile(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  });
+  return child;
+}
 
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
+  const child = spawnServe({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => { children.delete(child); resolve(code); }));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     const ready = /"msg":"switchboard is ready"/.test(out);
@@ -63,10 +71,6 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-export function tempDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'sb-proc-'));
 }
 
 /**

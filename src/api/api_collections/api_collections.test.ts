@@ -128,15 +128,14 @@ describe('GET /api/api_collections', () => {
   test('a client limited to some projects sees only their collections', async () => {
     const scopedProject = await t.createProject('Scoped');
     await t.call('POST', '/api/api_collections', { body: { name: 'Scoped API', project_id: scopedProject.projectId } });
-    const created = await t.call('POST', '/api/developer_api_clients', { body: { name: 'scoped-reader', api_privilege_group_id: 2, all_folders: false, folder_ids: [scopedProject.folderId] } });
-    const res = await t.call('GET', '/api/api_collections', { token: created.body.result.token.value });
+    const { token } = await t.scopedClient([scopedProject.folderId], 'Read only');
+    const res = await t.call('GET', '/api/api_collections', { token });
     assert.deepEqual(res.body.map((c: { name: string }) => c.name), ['Scoped API']);
   });
 
   test('401 without a token; 403 for a role without the privilege', async () => {
     assert.equal((await t.call('GET', '/api/api_collections', { token: null })).status, 401);
-    await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name: 'No platform', privileges: ['workspace_details:read'] } });
-    assert.equal((await t.call('GET', '/api/api_collections', { token: await t.tokenFor('No platform') })).status, 403);
+    assert.equal((await t.call('GET', '/api/api_collections', { token: await t.tokenWith('No platform', ['workspace_details:read']) })).status, 403);
   });
 });
 

@@ -11,10 +11,7 @@ let noRecipes: string;
 before(async () => {
   t = await createTestApp();
   readOnly = await t.tokenFor('Read only');
-  const roles = await t.call('GET', '/api/developer_api_client_roles');
-  const adminRole = roles.body.result.items.find((r: { name: string }) => r.name === 'Admin').id;
-  await t.call('POST', `/api/developer_api_client_roles/${adminRole}/copy`, { body: { name: 'Jobs only', privileges: ['jobs:read'] } });
-  noRecipes = await t.tokenFor('Jobs only');
+  noRecipes = await t.tokenWith('Jobs only', ['jobs:read']);
 });
 after(() => t.close());
 
@@ -170,10 +167,7 @@ describe('GET /api/recipes/:id', () => {
     const p2 = await t.createProject('Recipes P2');
     const inP1 = await createRecipe(t, simple(), { folder_id: p1.folderId });
     const inP2 = await createRecipe(t, simple(), { folder_id: p2.folderId });
-    const roles = await t.call('GET', '/api/developer_api_client_roles');
-    const admin = roles.body.result.items.find((r: { name: string }) => r.name === 'Admin').id;
-    const client = await t.call('POST', '/api/developer_api_clients', { body: { name: 'p1 only', api_privilege_group_id: admin, all_folders: false, folder_ids: [p1.folderId] } });
-    const token = client.body.result.token.value;
+    const { token } = await t.scopedClient([p1.folderId]);
     assert.equal((await t.call('GET', `/api/recipes/${inP1}`, { token })).status, 200);
     assert.equal((await t.call('GET', `/api/recipes/${inP2}`, { token })).status, 404);
     const list = await t.call('GET', '/api/recipes', { token });

@@ -59,8 +59,7 @@ describe('GET /api/users/me', () => {
       assert.equal(res.status, 403, env);
       assert.match(res.body.message, /dev environment/);
     }
-    await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name: 'Clients only', privileges: ['developer_api_clients:read'] } });
-    const token = await t.tokenFor('Clients only');
+    const token = await t.tokenWith('Clients only', ['developer_api_clients:read']);
     assert.equal((await t.call('GET', '/api/users/me', { token })).status, 403);
   });
 
