@@ -208,35 +208,3 @@ describe('POST /api/api_collections/:id/api_endpoints', () => {
     assert.deepEqual((await t.call('GET', `/api/api_endpoints?api_collection_id=${c.body.id}`)).body, []);
   });
 });
-
-describe('GET /api/api_endpoints and PUT /api/api_endpoints/:id/enable|disable', () => {
-  test('lists all or one collection; unknown collection gives []', async () => {
-    const all = await t.call('GET', '/api/api_endpoints');
-    assert.ok(all.body.length >= 2);
-    assert.deepEqual((await t.call('GET', '/api/api_endpoints?api_collection_id=999999')).body, []);
-    assert.equal((await t.call('GET', '/api/api_endpoints?api_collection_id=abc')).status, 400);
-    assert.equal((await t.call('GET', '/api/api_endpoints', { token: null })).status, 401);
-  });
-
-  test('enable and disable a proxy endpoint (idempotent); a recipe endpoint cannot be enabled without a running recipe', async () => {
-    const c = await t.call('POST', '/api/api_collections', { body: { name: 'Toggle', project_id: projectId, proxy_connection_id: connId } });
-    const e = await t.call('POST', `/api/api_collections/${c.body.id}/api_endpoints`, { body: { name: 'x', method: 'GET', path: 'x' } });
-    for (let i = 0; i < 2; i++) assert.deepEqual((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`)).body, { success: true });
-    assert.equal((await t.call('GET', `/api/api_endpoints?api_collection_id=${c.body.id}`)).body[0].active, true);
-    assert.deepEqual((await t.call('PUT', `/api/api_endpoints/${e.body.id}/disable`, { raw: '', headers: { 'content-type': 'application/json' } })).body, { success: true });
-    assert.equal((await t.call('GET', `/api/api_endpoints?api_collection_id=${c.body.id}`)).body[0].active, false);
-
-    const recipeApi = await t.call('POST', '/api/api_collections', { body: { name: 'Recipe-backed', project_id: projectId, openapi_spec: { content: OPENAPI, format: 'json' } } });
-    const [first] = (await t.call('GET', `/api/api_endpoints?api_collection_id=${recipeApi.body.id}`)).body;
-    const refused = await t.call('PUT', `/api/api_endpoints/${first.id}/enable`);
-    assert.equal(refused.status, 422);
-    assert.deepEqual(refused.body, { message: 'Recipe must be running to enable the endpoint' });
-
-    assert.equal((await t.call('PUT', '/api/api_endpoints/999999/enable')).status, 404);
-    assert.equal((await t.call('PUT', '/api/api_endpoints/abc/enable')).status, 400);
-    assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/disable`, { raw: 'x', headers: { 'content-type': 'text/plain' } })).status, 415);
-    assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`, { token: readOnly })).status, 403);
-    assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`, { token: null })).status, 401);
-    assert.equal((await t.call('GET', `/api/api_endpoints?api_collection_id=${c.body.id}`)).body[0].active, false);
-  });
-});

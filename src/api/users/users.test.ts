@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { createRecipe, log, startRecipe, webhookTrigger } from '../../../test/recipes.ts';
 import { manualClock } from '../../time.ts';
 
 let t: TestApp;
@@ -68,5 +69,17 @@ describe('GET /api/users/me', () => {
     const post = await t.call('POST', '/api/users/me', { body: {} });
     assert.equal(post.status, 404);
     assert.deepEqual(post.body, { message: 'Not found' });
+  });
+});
+
+describe('GET /api/users/me counts recipes', () => {
+  test('recipes_count and active_recipes_count', async () => {
+    for (let i = 0; i < 3; i++) await createRecipe(t, webhookTrigger([log('note', 'hello')]));
+    await startRecipe(t, await createRecipe(t, webhookTrigger([log('note', 'hello')])));
+    const me = await t.call('GET', '/api/users/me');
+    const total = (await t.ctx.db.selectFrom('recipes').select('id').execute()).length;
+    assert.equal(me.body.recipes_count, total);
+    const running = (await t.ctx.db.selectFrom('recipes').select('id').where('running', '=', 1).execute()).length;
+    assert.equal(me.body.active_recipes_count, running);
   });
 });
