@@ -5,7 +5,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { tempDir } from './helpers.ts';
-import { asAdmin } from './process-helpers.ts';
+import { asAdmin, burstUntilKilled } from './process-helpers.ts';
 
 const TOKEN = 'wrkdev-crashtest0123456789abcdef0123456789abcdef';
 const { startServer, api } = asAdmin(TOKEN);
@@ -25,26 +25,10 @@ test('SIGKILL during a burst of webhook calls: every acknowledged event becomes 
   assert.deepEqual((await api(first.base, 'PUT', `/api/recipes/${id}/start`)).body, { success: true });
   const hook = new URL((await api(first.base, 'GET', `/api/recipes/${id}`)).body.webhook_url).pathname;
 
-  // A bounded burst: 20 senders, 600 events at most; the server is killed once 150 are acknowledged.
-  const acknowledged = new Set<number>();
-  let next = 0;
-  let killed = false;
-  const sender = async () => {
-    while (next < 600) {
-      const seq = next++;
-      try {
-        const res = await fetch(first.base + hook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seq }) });
-        if (res.status === 200 && (await res.json() as { status: string }).status === 'ok') acknowledged.add(seq);
-      } catch {
-        // refused or cut by the kill: not acknowledged
-      }
-      if (!killed && acknowledged.size >= 150) {
-        killed = true;
-        first.child.kill('SIGKILL');
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: 20 }, sender));
+  const acknowledged = await burstUntilKilled(first.child, async (seq) => {
+    const res = await fetch(first.base + hook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seq }) });
+    return res.status === 200 && (await res.json() as { status: string }).status === 'ok';
+  });
   assert.equal(await first.exited, null, 'killed');
   assert.ok(acknowledged.size >= 150);
 

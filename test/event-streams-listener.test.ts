@@ -6,7 +6,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { before, describe, test } from 'node:test';
 import { tempDir } from './helpers.ts';
-import { api, freePort, spawnServe, startServer, type Running } from './process-helpers.ts';
+import { api, freePort, postAcrossShutdown, spawnServe, startServer, type Running } from './process-helpers.ts';
 
 const ADMIN = `es-listener-${'e'.repeat(40)}`;
 
@@ -115,20 +115,7 @@ describe('EVENT_STREAMS_PORT: the event streams listener', () => {
     const poll = api(events, 'POST', `/api/v1/topics/${topic}/consume`, ADMIN, { after_message_id: await lastId(events, topic), timeout_secs: 60 });
     await new Promise((r) => setTimeout(r, 200));
     // Headers and half the body, then the signal, then the rest: the publish is in flight.
-    const body = JSON.stringify({ during: 'shutdown' });
-    const inFlight = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request(`${events}/api/v1/topics/${topic}/publish`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.on('data', (d) => { text += d; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      });
-      req.on('error', reject);
-      req.write(body.slice(0, 5));
-      setTimeout(() => {
-        server.child.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(5)), 300);
-      }, 200);
-    });
+    const inFlight = postAcrossShutdown(server.child, `${events}/api/v1/topics/${topic}/publish`, ADMIN, JSON.stringify({ during: 'shutdown' }), 5);
     const ended = await poll;
     assert.deepEqual(ended, { status: 200, body: { messages: [] } }, 'the long poll answered at once');
     const published = await inFlight;

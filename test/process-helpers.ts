@@ -1,6 +1,7 @@
 // Real server processes for tests: `switchboard serve` on a free port and a data directory.
 // Every server started here is killed when the test file ends, if the test has not stopped it.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { releaseAfterFile } from './helpers.ts';
@@ -62,6 +63,53 @@ export async function api(base: string, method: string, url: string, token?: str
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/**
+ * A JSON POST in flight during a graceful shutdown: the headers and the first `sentBefore`
+ * characters of the body go out, then the server gets SIGTERM, then the rest follows 300 ms later.
+ */
+export function postAcrossShutdown(child: ChildProcess, url: string, token: string, body: string, sentBefore: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.write(body.slice(0, sentBefore));
+    setTimeout(() => {
+      child.kill('SIGTERM');
+      setTimeout(() => req.end(body.slice(sentBefore)), 300);
+    }, 200);
+  });
+}
+
+/**
+ * A bounded burst against a server that is killed (SIGKILL) in the middle of it: 20 senders, 600
+ * requests at most, the kill once 150 are acknowledged. `send` says whether the server acknowledged
+ * request `seq`; one refused or cut by the kill (it throws) is not. Returns the acknowledged ones.
+ */
+export async function burstUntilKilled(child: ChildProcess, send: (seq: number) => Promise<boolean>): Promise<Set<number>> {
+  const acknowledged = new Set<number>();
+  let next = 0;
+  let killed = false;
+  const sender = async () => {
+    while (next < 600) {
+      const seq = next++;
+      try {
+        if (await send(seq)) acknowledged.add(seq);
+      } catch {
+        // refused or cut by the kill: not acknowledged
+      }
+      if (!killed && acknowledged.size >= 150) {
+        killed = true;
+        child.kill('SIGKILL');
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 20 }, sender));
+  return acknowledged;
 }
 
 /** A port free at the time of the call (for settings that cannot be 0, such as EVENT_STREAMS_PORT). */

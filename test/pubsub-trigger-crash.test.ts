@@ -5,7 +5,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { tempDir } from './helpers.ts';
-import { asAdmin } from './process-helpers.ts';
+import { asAdmin, burstUntilKilled } from './process-helpers.ts';
 
 const TOKEN = 'wrkdev-topiccrash0123456789abcdef0123456789abcde';
 const { startServer, api } = asAdmin(TOKEN);
@@ -24,25 +24,10 @@ test('SIGKILL during a publish burst: every message of the topic becomes exactly
   const id: number = created.body.id;
   assert.deepEqual((await api(first.base, 'PUT', `/api/recipes/${id}/start`)).body, { success: true });
 
-  const acknowledged = new Set<number>();
-  let next = 0;
-  let killed = false;
-  const sender = async () => {
-    while (next < 600) {
-      const seq = next++;
-      try {
-        const res = await api(first.base, 'POST', `/api/v1/topics/${topicId}/publish`, { seq });
-        if (res.status === 200 && typeof res.body.message_id === 'string') acknowledged.add(seq);
-      } catch {
-        // refused or cut by the kill: not acknowledged
-      }
-      if (!killed && acknowledged.size >= 150) {
-        killed = true;
-        first.child.kill('SIGKILL');
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: 20 }, sender));
+  const acknowledged = await burstUntilKilled(first.child, async (seq) => {
+    const res = await api(first.base, 'POST', `/api/v1/topics/${topicId}/publish`, { seq });
+    return res.status === 200 && typeof res.body.message_id === 'string';
+  });
   assert.equal(await first.exited, null, 'killed');
 
   const second = await startServer(dataDir);

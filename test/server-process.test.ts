@@ -3,11 +3,10 @@
 // SIGTERM finishes in-flight requests; SWITCHBOARD_ADMIN_TOKEN opens an admin client.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { tempDir } from './helpers.ts';
-import { api, spawnServe, startServer } from './process-helpers.ts';
+import { api, postAcrossShutdown, spawnServe, startServer } from './process-helpers.ts';
 
 describe('switchboard serve', () => {
   test('first start prints a working admin token once; data survives kill -9 and a restart', async () => {
@@ -45,23 +44,8 @@ describe('switchboard serve', () => {
     const dataDir = tempDir('sb-proc-');
     const server = await startServer(dataDir);
     const token = /(wrkdev-[0-9a-f]{64})/.exec(server.output())![1]!;
-    const body = JSON.stringify({ name: 'made during shutdown' });
-    const { port } = new URL(server.baseUrl);
     // Send the headers and half the body, signal, then the rest: the request is in flight.
-    const reply = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/developer_api_client_roles/2/copy', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.on('data', (d) => { text += d; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      });
-      req.on('error', reject);
-      req.write(body.slice(0, 10));
-      setTimeout(() => {
-        server.child.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(10)), 300);
-      }, 200);
-    });
-    const res = await reply;
+    const res = await postAcrossShutdown(server.child, `${server.baseUrl}/api/developer_api_client_roles/2/copy`, token, JSON.stringify({ name: 'made during shutdown' }), 10);
     assert.equal(res.status, 200, res.text);
     assert.equal(JSON.parse(res.text).result.name, 'made during shutdown');
     assert.equal(await server.exited, 0);
