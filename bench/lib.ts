@@ -1,6 +1,8 @@
 // Shared by the benchmarks: child servers on loopback and a bounded load run with autocannon.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 
@@ -10,9 +12,33 @@ export interface Child {
   output: () => string;
 }
 
-/** Start a server script (or the CLI) and wait for its address. */
+const atExit: Array<() => void> = [];
+
+/**
+ * Runs `release` (synchronous) when this process exits: at the end of a benchmark, after an error,
+ * or on Ctrl-C (SIGINT) or SIGTERM, which then end the process. What was registered last goes first.
+ */
+export function releaseAtExit(release: () => void): void {
+  if (atExit.length === 0) {
+    process.once('exit', () => {
+      for (let next = atExit.pop(); next; next = atExit.pop()) next();
+    });
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(128 + os.constants.signals[signal]));
+  }
+  atExit.push(release);
+}
+
+/** A new directory under os.tmpdir(), removed with its contents when the benchmark process exits, unless `keep`. */
+export function tempDir(prefix: string, options: { keep?: boolean } = {}): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  if (!options.keep) releaseAtExit(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Start a server script (or the CLI) and wait for its address. The server is killed when this process exits, if still running. */
 export async function startChild(args: string[], env: Record<string, string> = {}, ready = /LISTENING (http:\/\/\S+)|Server listening at (http:\/\/\S+)/): Promise<Child> {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  releaseAtExit(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });

@@ -26,6 +26,7 @@ import { addRow } from '../src/api/lookup_tables/lookup_tables.service.ts';
 import { LookupRow, RowBody, TableParams } from '../src/api/lookup_tables/lookup_tables.schemas.ts';
 import { insertRows, planFilters, probeQuery, rowsQuery, type CellFilter, type Cells } from '../src/api/lookup_tables/lookup_tables.store.ts';
 import { threadCpuMs, type ClientJob, type ClientResult } from './http-client.ts';
+import { tempDir } from './lib.ts';
 
 const LABELS = ['code', 'name', 'region', 'currency', 'owner'];
 const REGIONS = 20;
@@ -89,7 +90,7 @@ export async function main(argv: string[]): Promise<void> {
     if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a positive whole number`);
   }
 
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-'));
+  const dataDir = tempDir('switchboard-bench-', { keep: values.keep });
   const config = loadConfig({
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
@@ -257,6 +258,5 @@ export async function main(argv: string[]): Promise<void> {
     await worker.terminate();
     await app.close();
     await database.db.destroy();
-    if (!values.keep) fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -1,10 +1,8 @@
 // Starts Switchboard (the real CLI, embedded SQLite in a temporary data directory) and sets up
 // what the token and gateway benchmarks call: a proxy collection, an API client, an OAuth profile.
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { startChild, type Child } from './lib.ts';
+import { startChild, tempDir, type Child } from './lib.ts';
 
 const ADMIN = `bench-admin-${'0'.repeat(40)}`;
 
@@ -19,7 +17,8 @@ export async function freePort(): Promise<number> {
 
 export async function startSwitchboard(env: Record<string, string> = {}): Promise<Child & { dataDir: string; token: string; api: (method: string, url: string, body?: unknown) => Promise<any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-'));
+  // Removed when the benchmark process exits, after the server (started later) is stopped.
+  const dataDir = tempDir('sb-bench-');
   const child = await startChild([path.resolve(import.meta.dirname, '../src/cli.ts'), 'serve'], { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SWITCHBOARD_ADMIN_TOKEN: ADMIN, ...env }, /()()/);
   const url = `http://127.0.0.1:${port}`;
   // A busy machine can take a while to start the server; give up loudly rather than measure nothing.

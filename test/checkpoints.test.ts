@@ -3,15 +3,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { tempDir } from './helpers.ts';
 import { sql } from 'kysely';
 import { openSqlite } from '../src/db/index.ts';
 
 describe('background WAL checkpoints', () => {
   it('move committed pages into the database file without a checkpoint on the writing connection', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-ckpt-'));
+    const dir = tempDir('sb-ckpt-');
     const file = path.join(dir, 'db.sqlite');
     const db = openSqlite(file);
     try {
@@ -32,7 +32,6 @@ describe('background WAL checkpoints', () => {
       reader.close();
     } finally {
       await db.destroy();
-      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -2,7 +2,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
@@ -13,6 +12,7 @@ import { inviteMember } from '../src/api/member_invitations/member_invitations.s
 import { createLogger } from '../src/logger.ts';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { randomBytes } from 'node:crypto';
+import { tempDir } from './helpers.ts';
 import { systemClock } from '../src/time.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -33,11 +33,9 @@ async function privilegesOf(dataDir: string, token: string) {
   }
 }
 
-const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'sb-cli-'));
-
 describe('switchboard CLI', () => {
   test('--help lists the commands, and each command has its own --help', () => {
-    const dir = tempDir();
+    const dir = tempDir('sb-cli-');
     const top = run(['--help'], dir);
     assert.equal(top.code, 0);
     for (const name of ['serve', 'migrate', 'init', 'tokens create', 'workspaces create', 'invitations list']) assert.ok(top.stdout.includes(name), name);
@@ -50,13 +48,13 @@ describe('switchboard CLI', () => {
   });
 
   test('bin/switchboard runs on the project Node.js whatever node is on PATH', () => {
-    const res = run(['--help'], tempDir(), { bin: true });
+    const res = run(['--help'], tempDir('sb-cli-'), { bin: true });
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /Usage: switchboard/);
   });
 
   test('unknown commands and options are usage errors (exit 2)', () => {
-    const dir = tempDir();
+    const dir = tempDir('sb-cli-');
     assert.equal(run(['frobnicate'], dir).code, 2);
     const bad = run(['tokens', 'create', '--rol', 'Admin'], dir);
     assert.equal(bad.code, 2);
@@ -64,7 +62,7 @@ describe('switchboard CLI', () => {
   });
 
   test('migrate, then init prints the admin token once; a second init does not', async () => {
-    const dir = tempDir();
+    const dir = tempDir('sb-cli-');
     const migrated = run(['migrate'], dir);
     assert.equal(migrated.code, 0);
     assert.match(migrated.stderr, /0001_foundation/);
@@ -81,7 +79,7 @@ describe('switchboard CLI', () => {
   });
 
   test('tokens create --role prints only a token with that role', async () => {
-    const dir = tempDir();
+    const dir = tempDir('sb-cli-');
     const res = run(['tokens', 'create', '--role', 'Read only', '--env', 'prod', '--name', 'grafana'], dir);
     assert.equal(res.code, 0, res.stderr);
     const token = res.stdout.trim();
@@ -98,7 +96,7 @@ describe('switchboard CLI', () => {
   });
 
   test('workspaces create makes a separate workspace with its own admin token', async () => {
-    const dir = tempDir();
+    const dir = tempDir('sb-cli-');
     run(['init'], dir);
     const res = run(['workspaces', 'create', '--name', 'Globex', '--owner-email', 'it@globex.test'], dir);
     assert.equal(res.code, 0, res.stderr);
@@ -112,7 +110,7 @@ describe('switchboard CLI', () => {
   });
 
   test('invitations list shows the invitations of a workspace, filtered by status', async () => {
-    const dir = tempDir();
+    const dir = tempDir('sb-cli-');
     assert.equal(run(['init'], dir).code, 0);
     const database = createDb(loadConfig({ DATA_DIR: dir }));
     try {

@@ -1,19 +1,17 @@
 // kill -9 during a burst of webhook calls: after a restart, every acknowledged event is exactly
 // one job, no event is two jobs, and every job ends (interrupted ones as failed: docs/adr/0006).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { after, test } from 'node:test';
-import { asAdmin, children } from './process-helpers.ts';
+import { test } from 'node:test';
+import { tempDir } from './helpers.ts';
+import { asAdmin, burstUntilKilled } from './process-helpers.ts';
 
 const TOKEN = 'wrkdev-crashtest0123456789abcdef0123456789abcdef';
-after(() => { for (const c of children) c.kill('SIGKILL'); });
 const { startServer, api } = asAdmin(TOKEN);
 
 test('SIGKILL during a burst of webhook calls: every acknowledged event becomes exactly one job', async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-burst-'));
+  const dataDir = tempDir('sb-burst-');
   const first = await startServer(dataDir);
   const code = {
     number: 0, keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: {},
@@ -27,26 +25,10 @@ test('SIGKILL during a burst of webhook calls: every acknowledged event becomes 
   assert.deepEqual((await api(first.base, 'PUT', `/api/recipes/${id}/start`)).body, { success: true });
   const hook = new URL((await api(first.base, 'GET', `/api/recipes/${id}`)).body.webhook_url).pathname;
 
-  // A bounded burst: 20 senders, 600 events at most; the server is killed once 150 are acknowledged.
-  const acknowledged = new Set<number>();
-  let next = 0;
-  let killed = false;
-  const sender = async () => {
-    while (next < 600) {
-      const seq = next++;
-      try {
-        const res = await fetch(first.base + hook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seq }) });
-        if (res.status === 200 && (await res.json() as { status: string }).status === 'ok') acknowledged.add(seq);
-      } catch {
-        // refused or cut by the kill: not acknowledged
-      }
-      if (!killed && acknowledged.size >= 150) {
-        killed = true;
-        first.child.kill('SIGKILL');
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: 20 }, sender));
+  const acknowledged = await burstUntilKilled(first.child, async (seq) => {
+    const res = await fetch(first.base + hook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seq }) });
+    return res.status === 200 && (await res.json() as { status: string }).status === 'ok';
+  });
   assert.equal(await first.exited, null, 'killed');
   assert.ok(acknowledged.size >= 150);
 
@@ -76,5 +58,4 @@ test('SIGKILL during a burst of webhook calls: every acknowledged event becomes 
   assert.deepEqual(missing, [], 'every acknowledged event has its job');
   assert.deepEqual(doubled, [], 'no event has two jobs');
   assert.equal(recipe.job_succeeded_count + recipe.job_failed_count, rows.length, 'the counters match the jobs');
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });

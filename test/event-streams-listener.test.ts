@@ -2,17 +2,13 @@
 // checks), from the same app as the main port: one runtime, so a long poll on one port is woken
 // by a publish on the other. Real processes: a second listener cannot be reached with inject.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { api, children, freePort, startServer, tempDir, type Running } from './process-helpers.ts';
+import { before, describe, test } from 'node:test';
+import { tempDir } from './helpers.ts';
+import { api, freePort, postAcrossShutdown, spawnServe, startServer, type Running } from './process-helpers.ts';
 
-const CLI = path.resolve(import.meta.dirname, '../src/cli.ts');
 const ADMIN = `es-listener-${'e'.repeat(40)}`;
-
-after(() => { for (const c of children) c.kill('SIGKILL'); });
 
 describe('EVENT_STREAMS_PORT: the event streams listener', () => {
   let server: Running;
@@ -25,7 +21,7 @@ describe('EVENT_STREAMS_PORT: the event streams listener', () => {
     const port = await freePort();
     // Advertised addresses of their own (a proxy in front): on the listener, whatever Host a request
     // carries, only the event streams operations answer; it is not the Host header that filters.
-    server = await startServer(tempDir(), { SWITCHBOARD_ADMIN_TOKEN: ADMIN, EVENT_STREAMS_PORT: String(port), PUBLIC_BASE_URL: 'https://admin.example.com', PUBLIC_EVENT_STREAMS_URL: 'https://events.example.com' });
+    server = await startServer(tempDir('sb-proc-'), { SWITCHBOARD_ADMIN_TOKEN: ADMIN, EVENT_STREAMS_PORT: String(port), PUBLIC_BASE_URL: 'https://admin.example.com', PUBLIC_EVENT_STREAMS_URL: 'https://events.example.com' });
     assert.equal(server.eventStreamsUrl, `http://127.0.0.1:${port}`, `printed at start:\n${server.output()}`);
     events = server.eventStreamsUrl!;
     main = server.baseUrl;
@@ -119,20 +115,7 @@ describe('EVENT_STREAMS_PORT: the event streams listener', () => {
     const poll = api(events, 'POST', `/api/v1/topics/${topic}/consume`, ADMIN, { after_message_id: await lastId(events, topic), timeout_secs: 60 });
     await new Promise((r) => setTimeout(r, 200));
     // Headers and half the body, then the signal, then the rest: the publish is in flight.
-    const body = JSON.stringify({ during: 'shutdown' });
-    const inFlight = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request(`${events}/api/v1/topics/${topic}/publish`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.on('data', (d) => { text += d; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      });
-      req.on('error', reject);
-      req.write(body.slice(0, 5));
-      setTimeout(() => {
-        server.child.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(5)), 300);
-      }, 200);
-    });
+    const inFlight = postAcrossShutdown(server.child, `${events}/api/v1/topics/${topic}/publish`, ADMIN, JSON.stringify({ during: 'shutdown' }), 5);
     const ended = await poll;
     assert.deepEqual(ended, { status: 200, body: { messages: [] } }, 'the long poll answered at once');
     const published = await inFlight;
@@ -176,12 +159,10 @@ describe('EVENT_STREAMS_PORT refused at start', () => {
 });
 
 async function serve(env: Record<string, string>): Promise<{ code: number | null; err: string }> {
-  const child = spawn(process.execPath, [CLI, 'serve'], { env: { PATH: process.env.PATH, DATA_DIR: tempDir(), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  children.add(child);
+  const child = spawnServe({ DATA_DIR: tempDir('sb-proc-'), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env }, ['ignore', 'ignore', 'pipe']);
   let err = '';
-  child.stderr.on('data', (d) => { err += d; });
+  child.stderr!.on('data', (d) => { err += d; });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  children.delete(child);
   return { code, err };
 }
 

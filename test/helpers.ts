@@ -1,5 +1,11 @@
-// Test helpers: a fresh migrated database and an unstarted app per test file, driven by inject.
+// Test helpers: a fresh migrated database and an unstarted app per test file, driven by inject;
+// temporary directories removed when the test file ends.
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { KyselyPlugin } from 'kysely';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
@@ -21,6 +27,27 @@ import { findEnvironmentByType } from '../src/workspaces/workspaces.store.ts';
 import { toStored } from '../src/time.ts';
 import { createEngine, type EngineOptions, type RecipeEngine } from '../src/engine/engine.ts';
 
+// What a test file holds until it ends, released last first: a server stops before its directory goes.
+const releases: Array<() => unknown> = [];
+after(async () => {
+  for (let release = releases.pop(); release; release = releases.pop()) await release();
+});
+
+/** Runs `release` in an after hook of the test file, before whatever was registered earlier. */
+export function releaseAfterFile(release: () => unknown): void {
+  releases.push(release);
+}
+
+/**
+ * A new empty directory under os.tmpdir() (so TMPDIR moves it), removed with its contents when the
+ * test file ends. Call it anywhere: at the top of a file, in a describe, a hook or a test.
+ */
+export function tempDir(prefix = 'sb-test-'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  releaseAfterFile(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 export interface TestApp {
   app: FastifyInstance;
   ctx: ServiceContext;
@@ -29,6 +56,12 @@ export interface TestApp {
   adminToken: string;
   call(method: InjectOptions['method'], url: string, options?: CallOptions): Promise<Reply>;
   tokenFor(roleName: string, environment?: EnvironmentType, workspaceId?: number): Promise<string>;
+  /** The id of the role of that name in the test workspace ('Admin', 'Read only', or one a test made). */
+  roleId(roleName: string): Promise<number>;
+  /** A token of a new role of that name holding exactly these privileges (a copy of Admin made with POST .../copy). */
+  tokenWith(roleName: string, privileges: string[]): Promise<string>;
+  /** A new API client limited to these project folders (all_folders false), with the Admin role unless another is named. */
+  scopedClient(projectFolderIds: number[], roleName?: string): Promise<{ id: number; token: string }>;
   createProject(name: string, environment?: EnvironmentType, workspaceId?: number): Promise<{ folderId: number; projectId: number }>;
   newWorkspace(name: string): Promise<{ workspaceId: number; adminToken: string }>;
   close(): Promise<void>;
@@ -93,35 +126,58 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const adminToken = first.printableToken as string;
   let counter = 0;
 
+  const call: TestApp['call'] = async (method, url, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    const token = opts.token === undefined ? adminToken : opts.token;
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    let payload: string | Buffer | undefined;
+    if (opts.raw !== undefined) payload = opts.raw;
+    else if (opts.body !== undefined) {
+      payload = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
+    let body: unknown;
+    try {
+      body = res.body === '' ? undefined : JSON.parse(res.body);
+    } catch {
+      body = undefined;
+    }
+    return { status: res.statusCode, body, text: res.body, headers: res.headers };
+  };
+  const tokenFor: TestApp['tokenFor'] = async (roleName, environment = 'dev', workspaceId = first.workspace.id) => {
+    counter += 1;
+    const { token } = await createTokenForRole(ctx, { workspaceId, roleName, clientName: `test-${roleName}-${environment}-${counter}`, environment });
+    return token;
+  };
+  const roleId: TestApp['roleId'] = async (roleName) => {
+    const roles = await call('GET', '/api/developer_api_client_roles');
+    assert.equal(roles.status, 200, roles.text);
+    const role = (roles.body.result.items as Array<{ id: number; name: string }>).find((r) => r.name === roleName);
+    assert.ok(role, `a role named ${roleName}`);
+    return role.id;
+  };
+
   return {
     app,
     ctx,
     engine,
     workspaceId: first.workspace.id,
     adminToken,
-    async call(method, url, opts = {}) {
-      const headers: Record<string, string> = { ...opts.headers };
-      const token = opts.token === undefined ? adminToken : opts.token;
-      if (token !== null) headers.authorization = `Bearer ${token}`;
-      let payload: string | Buffer | undefined;
-      if (opts.raw !== undefined) payload = opts.raw;
-      else if (opts.body !== undefined) {
-        payload = JSON.stringify(opts.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const res = await app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
-      let body: unknown;
-      try {
-        body = res.body === '' ? undefined : JSON.parse(res.body);
-      } catch {
-        body = undefined;
-      }
-      return { status: res.statusCode, body, text: res.body, headers: res.headers };
+    call,
+    tokenFor,
+    roleId,
+    async tokenWith(roleName, privileges) {
+      const copy = await call('POST', `/api/developer_api_client_roles/${await roleId(ADMIN_ROLE_NAME)}/copy`, { body: { name: roleName, privileges } });
+      assert.equal(copy.status, 200, copy.text);
+      return tokenFor(roleName);
     },
-    async tokenFor(roleName, environment = 'dev', workspaceId = first.workspace.id) {
+    async scopedClient(projectFolderIds, roleName = ADMIN_ROLE_NAME) {
       counter += 1;
-      const { token } = await createTokenForRole(ctx, { workspaceId, roleName, clientName: `test-${roleName}-${environment}-${counter}`, environment });
-      return token;
+      const body = { name: `scoped-${counter}`, api_privilege_group_id: await roleId(roleName), all_folders: false, folder_ids: projectFolderIds };
+      const res = await call('POST', '/api/developer_api_clients', { body });
+      assert.equal(res.status, 200, res.text);
+      return { id: res.body.result.id, token: res.body.result.token.value };
     },
     async createProject(name, environment = 'dev', workspaceId = first.workspace.id) {
       const env = await findEnvironmentByType(db, workspaceId, environment);

@@ -3,13 +3,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
 import { openSqliteFile } from '../src/db/index.ts';
 import { createLogSync, type SyncFile } from '../src/db/log-sync.ts';
-import { createTestApp } from './helpers.ts';
+import { createTestApp, tempDir } from './helpers.ts';
 
 /** A sync that the test lets through (or fails) when it chooses; `open` lets every sync through at once. */
 function gatedSync() {
@@ -37,9 +36,8 @@ function gatedSync() {
   return gate;
 }
 
-function tempFile(): { file: string; cleanup: () => void } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-logsync-'));
-  return { file: path.join(dir, 'db.sqlite'), cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+function tempFile(): string {
+  return path.join(tempDir('sb-logsync-'), 'db.sqlite');
 }
 
 /** Whether a promise settles within `ms`. */
@@ -52,7 +50,7 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
 
 describe('log sync: bookkeeping', () => {
   it('resolves a wait only after a sync that began after the commits it waits for', async () => {
-    const { file, cleanup } = tempFile();
+    const file = tempFile();
     fs.writeFileSync(`${file}-wal`, '');
     const calls: Array<(error: NodeJS.ErrnoException | null) => void> = [];
     const sync = createLogSync(`${file}-wal`, { syncFile: (_fd, callback) => { calls.push(callback); } });
@@ -77,12 +75,11 @@ describe('log sync: bookkeeping', () => {
       assert.equal(sync.pending(), false);
     } finally {
       sync.close();
-      cleanup();
     }
   });
 
   it('refuses the waiters of a failed sync, and the next commit tries again', async () => {
-    const { file, cleanup } = tempFile();
+    const file = tempFile();
     fs.writeFileSync(`${file}-wal`, '');
     const calls: Array<(error: NodeJS.ErrnoException | null) => void> = [];
     const sync = createLogSync(`${file}-wal`, { syncFile: (_fd, callback) => { calls.push(callback); } });
@@ -99,14 +96,13 @@ describe('log sync: bookkeeping', () => {
       assert.equal(sync.pending(), false);
     } finally {
       sync.close();
-      cleanup();
     }
   });
 });
 
 describe('log sync: what counts as a commit', () => {
   it('counts writes that end outside a transaction, not reads and not writes inside one', async () => {
-    const { file, cleanup } = tempFile();
+    const file = tempFile();
     const gate = gatedSync();
     const { db, logSync } = openSqliteFile(file, 'FULL', { syncFile: gate.syncFile });
     try {
@@ -138,12 +134,11 @@ describe('log sync: what counts as a commit', () => {
       await logSync.flushed();
     } finally {
       await db.destroy();
-      cleanup();
     }
   });
 
   it('is not used for memory databases or SQLITE_SYNCHRONOUS=NORMAL', async () => {
-    const { file, cleanup } = tempFile();
+    const file = tempFile();
     const memory = openSqliteFile(':memory:');
     const normal = openSqliteFile(file, 'NORMAL');
     try {
@@ -152,14 +147,13 @@ describe('log sync: what counts as a commit', () => {
     } finally {
       await memory.db.destroy();
       await normal.db.destroy();
-      cleanup();
     }
   });
 });
 
 describe('durable replies through HTTP', () => {
   it('holds a write\'s reply, and a read that sees the write, until the log is on disk', async () => {
-    const { file, cleanup } = tempFile();
+    const file = tempFile();
     const gate = gatedSync();
     const t = await createTestApp({ database: { file, syncFile: gate.syncFile } });
     try {
@@ -196,12 +190,11 @@ describe('durable replies through HTTP', () => {
       gate.open = true;
       gate.release();
       await t.close();
-      cleanup();
     }
   });
 
   it('answers 500 in the error shape when the disk refuses the sync', async () => {
-    const { file, cleanup } = tempFile();
+    const file = tempFile();
     const gate = gatedSync();
     const t = await createTestApp({ database: { file, syncFile: gate.syncFile } });
     try {
@@ -218,7 +211,6 @@ describe('durable replies through HTTP', () => {
     } finally {
       gate.failWith = undefined;
       await t.close();
-      cleanup();
     }
   });
 });

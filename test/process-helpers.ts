@@ -1,9 +1,10 @@
 // Real server processes for tests: `switchboard serve` on a free port and a data directory.
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
+// Every server started here is killed when the test file ends, if the test has not stopped it.
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
+import { releaseAfterFile } from './helpers.ts';
 
 const CLI = path.resolve(import.meta.dirname, '../src/cli.ts');
 
@@ -16,19 +17,27 @@ export interface Running {
   exited: Promise<number | null>;
 }
 
-/** Children still running; a test file kills them in its after() hook. */
-export const children = new Set<ChildProcess>();
+/**
+ * `switchboard serve` with only PATH and these settings in its environment. It is killed (SIGKILL)
+ * when the test file ends if it is still running, before the directories made earlier are removed.
+ */
+export function spawnServe(env: Record<string, string>, stdio: StdioOptions = ['ignore', 'pipe', 'pipe']): ChildProcess {
+  const child = spawn(process.execPath, [CLI, 'serve'], { env: { PATH: process.env.PATH, ...env }, stdio });
+  releaseAfterFile(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  });
+  return child;
+}
 
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
+  const child = spawnServe({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => { children.delete(child); resolve(code); }));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     const ready = /"msg":"switchboard is ready"/.test(out);
@@ -56,6 +65,53 @@ export async function api(base: string, method: string, url: string, token?: str
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
+/**
+ * A JSON POST in flight during a graceful shutdown: the headers and the first `sentBefore`
+ * characters of the body go out, then the server gets SIGTERM, then the rest follows 300 ms later.
+ */
+export function postAcrossShutdown(child: ChildProcess, url: string, token: string, body: string, sentBefore: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.write(body.slice(0, sentBefore));
+    setTimeout(() => {
+      child.kill('SIGTERM');
+      setTimeout(() => req.end(body.slice(sentBefore)), 300);
+    }, 200);
+  });
+}
+
+/**
+ * A bounded burst against a server that is killed (SIGKILL) in the middle of it: 20 senders, 600
+ * requests at most, the kill once 150 are acknowledged. `send` says whether the server acknowledged
+ * request `seq`; one refused or cut by the kill (it throws) is not. Returns the acknowledged ones.
+ */
+export async function burstUntilKilled(child: ChildProcess, send: (seq: number) => Promise<boolean>): Promise<Set<number>> {
+  const acknowledged = new Set<number>();
+  let next = 0;
+  let killed = false;
+  const sender = async () => {
+    while (next < 600) {
+      const seq = next++;
+      try {
+        if (await send(seq)) acknowledged.add(seq);
+      } catch {
+        // refused or cut by the kill: not acknowledged
+      }
+      if (!killed && acknowledged.size >= 150) {
+        killed = true;
+        child.kill('SIGKILL');
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 20 }, sender));
+  return acknowledged;
+}
+
 /** A port free at the time of the call (for settings that cannot be 0, such as EVENT_STREAMS_PORT). */
 export async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -63,10 +119,6 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-export function tempDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'sb-proc-'));
 }
 
 /**

@@ -2,16 +2,15 @@
 // The server is killed (SIGKILL) in the middle of a burst of concurrent publishes; after a restart
 // every acknowledged message is there, once, in a strictly increasing order of ids.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
-import { api, children, startServer, tempDir } from './process-helpers.ts';
-
-after(() => { for (const c of children) c.kill('SIGKILL'); });
+import { describe, test } from 'node:test';
+import { tempDir } from './helpers.ts';
+import { api, startServer } from './process-helpers.ts';
 
 const ADMIN = `pubsub-process-${'p'.repeat(40)}`;
 
 describe('POST /api/v1/topics/:topic_id/publish in a server killed mid-burst', () => {
   test('every message answered 200 before SIGKILL is there after the restart', async (t) => {
-    const dataDir = tempDir();
+    const dataDir = tempDir('sb-proc-');
     const first = await startServer(dataDir, { SWITCHBOARD_ADMIN_TOKEN: ADMIN });
     const created = await api(first.baseUrl, 'POST', '/api/event_streams/topics', ADMIN, { name: 'Crash test' });
     assert.equal(created.status, 200);

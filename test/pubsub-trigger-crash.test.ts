@@ -1,19 +1,17 @@
 // kill -9 during a burst of publishes to a topic a recipe subscribes to (workato_pub_sub): after a
 // restart, every stored message (so every acknowledged one) is exactly one job, in topic order.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { after, test } from 'node:test';
-import { asAdmin, children } from './process-helpers.ts';
+import { test } from 'node:test';
+import { tempDir } from './helpers.ts';
+import { asAdmin, burstUntilKilled } from './process-helpers.ts';
 
 const TOKEN = 'wrkdev-topiccrash0123456789abcdef0123456789abcde';
-after(() => { for (const c of children) c.kill('SIGKILL'); });
 const { startServer, api } = asAdmin(TOKEN);
 
 test('SIGKILL during a publish burst: every message of the topic becomes exactly one job, in order', async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-topic-burst-'));
+  const dataDir = tempDir('sb-topic-burst-');
   const first = await startServer(dataDir);
   const topic = await api(first.base, 'POST', '/api/event_streams/topics', { name: 'burst', schema: [{ name: 'seq', type: 'integer', optional: false }] });
   assert.equal(topic.status, 200);
@@ -26,25 +24,10 @@ test('SIGKILL during a publish burst: every message of the topic becomes exactly
   const id: number = created.body.id;
   assert.deepEqual((await api(first.base, 'PUT', `/api/recipes/${id}/start`)).body, { success: true });
 
-  const acknowledged = new Set<number>();
-  let next = 0;
-  let killed = false;
-  const sender = async () => {
-    while (next < 600) {
-      const seq = next++;
-      try {
-        const res = await api(first.base, 'POST', `/api/v1/topics/${topicId}/publish`, { seq });
-        if (res.status === 200 && typeof res.body.message_id === 'string') acknowledged.add(seq);
-      } catch {
-        // refused or cut by the kill: not acknowledged
-      }
-      if (!killed && acknowledged.size >= 150) {
-        killed = true;
-        first.child.kill('SIGKILL');
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: 20 }, sender));
+  const acknowledged = await burstUntilKilled(first.child, async (seq) => {
+    const res = await api(first.base, 'POST', `/api/v1/topics/${topicId}/publish`, { seq });
+    return res.status === 200 && typeof res.body.message_id === 'string';
+  });
   assert.equal(await first.exited, null, 'killed');
 
   const second = await startServer(dataDir);
@@ -74,5 +57,4 @@ test('SIGKILL during a publish burst: every message of the topic becomes exactly
   const jobSeqs = jobs.map((j) => (JSON.parse(j.trigger_output) as { payload: { seq: number } }).payload.seq);
   assert.deepEqual([...acknowledged].filter((s) => !published.includes(s)), [], 'every acknowledged message is stored');
   assert.deepEqual(jobSeqs, published, 'one job per stored message, none twice, in topic order');
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, test } from 'node:test';
+import { tempDir } from './helpers.ts';
 import { createSecretBox, loadOrCreateSecretKey, parseSecretKey, SecretKeyError } from '../src/crypto/secret-box.ts';
 
 describe('secret box (AES-256-GCM)', () => {
@@ -29,7 +28,7 @@ describe('secret box (AES-256-GCM)', () => {
 
 describe('loadOrCreateSecretKey', () => {
   test('generates a key once into DATA_DIR with mode 0600, then reuses it', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-key-'));
+    const dir = tempDir('sb-key-');
     const first = loadOrCreateSecretKey({ secretKey: undefined, dataDir: dir });
     assert.equal(first.source, 'generated');
     assert.equal(fs.statSync(first.file!).mode & 0o777, 0o600);

@@ -2,7 +2,6 @@
 // with known plaintext credentials, no table of the database, no log line and no reply holds them.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
@@ -10,7 +9,7 @@ import { createLogger } from '../src/logger.ts';
 import { findEnvironmentByType } from '../src/workspaces/workspaces.store.ts';
 import { resolveConnectionCredentials } from '../src/api/connections/connections.service.ts';
 import { openProfileCredentials } from '../src/api/custom_oauth_profiles/custom_oauth_profiles.service.ts';
-import { createTestApp, type Reply, type TestApp } from './helpers.ts';
+import { createTestApp, type Reply, tempDir, type TestApp } from './helpers.ts';
 
 // Distinctive values, so that a match can only be a leak.
 const PLAINTEXT = {
@@ -32,7 +31,7 @@ const replies: string[] = [];
 let t: TestApp;
 
 before(async () => {
-  const secretsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-at-rest-'));
+  const secretsDir = tempDir('sb-at-rest-');
   fs.writeFileSync(path.join(secretsDir, 'partner_key'), PLAINTEXT.fileSecret);
   t = await createTestApp({
     logger: createLogger('trace', { write: (line: string) => { logLines.push(line); } }),

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { tempDir } from './helpers.ts';
 import { loadConfig } from '../src/config.ts';
 import { createSecretBox, loadOrCreateSecretKey } from '../src/crypto/secret-box.ts';
 import { createDb } from '../src/db/index.ts';
@@ -39,7 +39,7 @@ async function resolve(dataDir: string, env: 'dev' | 'test' | 'prod', reference:
 
 describe('switchboard secrets', () => {
   test('set reads the value from stdin (one trailing newline dropped); list shows names only; delete removes', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-secrets-cli-'));
+    const dir = tempDir('sb-secrets-cli-');
     assert.equal(run(['init'], dir).code, 0);
     const set = run(['secrets', 'set', 'erp_password'], dir, 'cli-secret-value-Z9\n');
     assert.equal(set.code, 0, set.stderr);
@@ -68,7 +68,7 @@ describe('switchboard secrets', () => {
   });
 
   test('usage errors (exit 2): no name, a bad name, an empty value, an unknown secret or environment', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-secrets-cli-'));
+    const dir = tempDir('sb-secrets-cli-');
     assert.equal(run(['init'], dir).code, 0);
     const noName = run(['secrets', 'set'], dir, 'v');
     assert.equal(noName.code, 2);

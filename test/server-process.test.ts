@@ -2,19 +2,15 @@
 // First start prints the admin token once; a restart, even after kill -9, keeps everything;
 // SIGTERM finishes in-flight requests; SWITCHBOARD_ADMIN_TOKEN opens an admin client.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
-import { api, children, startServer, tempDir } from './process-helpers.ts';
-
-const CLI = path.resolve(import.meta.dirname, '../src/cli.ts');
-after(() => { for (const c of children) c.kill('SIGKILL'); });
+import { describe, test } from 'node:test';
+import { tempDir } from './helpers.ts';
+import { api, postAcrossShutdown, spawnServe, startServer } from './process-helpers.ts';
 
 describe('switchboard serve', () => {
   test('first start prints a working admin token once; data survives kill -9 and a restart', async () => {
-    const dataDir = tempDir();
+    const dataDir = tempDir('sb-proc-');
     const first = await startServer(dataDir);
     const match = /SWITCHBOARD ADMIN API TOKEN[\s\S]*?(wrkdev-[0-9a-f]{64})/.exec(first.output());
     assert.ok(match, `banner with token:\n${first.output()}`);
@@ -45,26 +41,11 @@ describe('switchboard serve', () => {
   });
 
   test('SIGTERM stops accepting, finishes the request in flight, closes the database and exits 0', async () => {
-    const dataDir = tempDir();
+    const dataDir = tempDir('sb-proc-');
     const server = await startServer(dataDir);
     const token = /(wrkdev-[0-9a-f]{64})/.exec(server.output())![1]!;
-    const body = JSON.stringify({ name: 'made during shutdown' });
-    const { port } = new URL(server.baseUrl);
     // Send the headers and half the body, signal, then the rest: the request is in flight.
-    const reply = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/developer_api_client_roles/2/copy', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.on('data', (d) => { text += d; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      });
-      req.on('error', reject);
-      req.write(body.slice(0, 10));
-      setTimeout(() => {
-        server.child.kill('SIGTERM');
-        setTimeout(() => req.end(body.slice(10)), 300);
-      }, 200);
-    });
-    const res = await reply;
+    const res = await postAcrossShutdown(server.child, `${server.baseUrl}/api/developer_api_client_roles/2/copy`, token, JSON.stringify({ name: 'made during shutdown' }), 10);
     assert.equal(res.status, 200, res.text);
     assert.equal(JSON.parse(res.text).result.name, 'made during shutdown');
     assert.equal(await server.exited, 0);
@@ -80,7 +61,7 @@ describe('switchboard serve', () => {
   });
 
   test('SWITCHBOARD_ADMIN_TOKEN: no secret printed; the token works; changing it re-keys the admin client', async () => {
-    const dataDir = tempDir();
+    const dataDir = tempDir('sb-proc-');
     const tokenA = `ci-token-${'a'.repeat(40)}`;
     const tokenB = `ci-token-${'b'.repeat(40)}`;
     const first = await startServer(dataDir, { SWITCHBOARD_ADMIN_TOKEN: tokenA });
@@ -102,9 +83,9 @@ describe('switchboard serve', () => {
   });
 
   test('a bad setting stops the start with a clear message', async () => {
-    const child = spawn(process.execPath, [CLI, 'serve'], { env: { PATH: process.env.PATH, DATA_DIR: tempDir(), PORT: 'eighty' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnServe({ DATA_DIR: tempDir('sb-proc-'), PORT: 'eighty' });
     let err = '';
-    child.stderr.on('data', (d) => { err += d; });
+    child.stderr!.on('data', (d) => { err += d; });
     const code = await new Promise((r) => child.on('exit', r));
     assert.equal(code, 2);
     assert.match(err, /PORT must be a whole number/);

@@ -128,15 +128,14 @@ describe('GET /api/api_collections', () => {
   test('a client limited to some projects sees only their collections', async () => {
     const scopedProject = await t.createProject('Scoped');
     await t.call('POST', '/api/api_collections', { body: { name: 'Scoped API', project_id: scopedProject.projectId } });
-    const created = await t.call('POST', '/api/developer_api_clients', { body: { name: 'scoped-reader', api_privilege_group_id: 2, all_folders: false, folder_ids: [scopedProject.folderId] } });
-    const res = await t.call('GET', '/api/api_collections', { token: created.body.result.token.value });
+    const { token } = await t.scopedClient([scopedProject.folderId], 'Read only');
+    const res = await t.call('GET', '/api/api_collections', { token });
     assert.deepEqual(res.body.map((c: { name: string }) => c.name), ['Scoped API']);
   });
 
   test('401 without a token; 403 for a role without the privilege', async () => {
     assert.equal((await t.call('GET', '/api/api_collections', { token: null })).status, 401);
-    await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name: 'No platform', privileges: ['workspace_details:read'] } });
-    assert.equal((await t.call('GET', '/api/api_collections', { token: await t.tokenFor('No platform') })).status, 403);
+    assert.equal((await t.call('GET', '/api/api_collections', { token: await t.tokenWith('No platform', ['workspace_details:read']) })).status, 403);
   });
 });
 
@@ -207,37 +206,5 @@ describe('POST /api/api_collections/:id/api_endpoints', () => {
     }
     assert.equal((await t.call('POST', '/api/api_collections/999999/api_endpoints', { body: { name: 'x', method: 'GET', path: 'a' } })).status, 404);
     assert.deepEqual((await t.call('GET', `/api/api_endpoints?api_collection_id=${c.body.id}`)).body, []);
-  });
-});
-
-describe('GET /api/api_endpoints and PUT /api/api_endpoints/:id/enable|disable', () => {
-  test('lists all or one collection; unknown collection gives []', async () => {
-    const all = await t.call('GET', '/api/api_endpoints');
-    assert.ok(all.body.length >= 2);
-    assert.deepEqual((await t.call('GET', '/api/api_endpoints?api_collection_id=999999')).body, []);
-    assert.equal((await t.call('GET', '/api/api_endpoints?api_collection_id=abc')).status, 400);
-    assert.equal((await t.call('GET', '/api/api_endpoints', { token: null })).status, 401);
-  });
-
-  test('enable and disable a proxy endpoint (idempotent); a recipe endpoint cannot be enabled without a running recipe', async () => {
-    const c = await t.call('POST', '/api/api_collections', { body: { name: 'Toggle', project_id: projectId, proxy_connection_id: connId } });
-    const e = await t.call('POST', `/api/api_collections/${c.body.id}/api_endpoints`, { body: { name: 'x', method: 'GET', path: 'x' } });
-    for (let i = 0; i < 2; i++) assert.deepEqual((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`)).body, { success: true });
-    assert.equal((await t.call('GET', `/api/api_endpoints?api_collection_id=${c.body.id}`)).body[0].active, true);
-    assert.deepEqual((await t.call('PUT', `/api/api_endpoints/${e.body.id}/disable`, { raw: '', headers: { 'content-type': 'application/json' } })).body, { success: true });
-    assert.equal((await t.call('GET', `/api/api_endpoints?api_collection_id=${c.body.id}`)).body[0].active, false);
-
-    const recipeApi = await t.call('POST', '/api/api_collections', { body: { name: 'Recipe-backed', project_id: projectId, openapi_spec: { content: OPENAPI, format: 'json' } } });
-    const [first] = (await t.call('GET', `/api/api_endpoints?api_collection_id=${recipeApi.body.id}`)).body;
-    const refused = await t.call('PUT', `/api/api_endpoints/${first.id}/enable`);
-    assert.equal(refused.status, 422);
-    assert.deepEqual(refused.body, { message: 'Recipe must be running to enable the endpoint' });
-
-    assert.equal((await t.call('PUT', '/api/api_endpoints/999999/enable')).status, 404);
-    assert.equal((await t.call('PUT', '/api/api_endpoints/abc/enable')).status, 400);
-    assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/disable`, { raw: 'x', headers: { 'content-type': 'text/plain' } })).status, 415);
-    assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`, { token: readOnly })).status, 403);
-    assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`, { token: null })).status, 401);
-    assert.equal((await t.call('GET', `/api/api_endpoints?api_collection_id=${c.body.id}`)).body[0].active, false);
   });
 });

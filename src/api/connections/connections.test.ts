@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { createTestApp, tempDir, type TestApp } from '../../../test/helpers.ts';
 import { insertFolder } from '../folders/folders.store.ts';
 import { findEnvironmentByType } from '../../workspaces/workspaces.store.ts';
 import { SecretResolutionError } from '../secrets_management/secret-resolver.ts';
@@ -19,7 +18,7 @@ let homeFolderId: number;
 let secretsDir: string;
 
 before(async () => {
-  secretsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-conn-secrets-'));
+  secretsDir = tempDir('sb-conn-secrets-');
   t = await createTestApp({
     env: {
       SECRETS_DIR: secretsDir,
@@ -43,22 +42,6 @@ async function allConnections(): Promise<Array<Record<string, unknown>>> {
 
 async function credentialsOf(id: number): Promise<ConnectionCredentials> {
   return resolveConnectionCredentials(t.ctx, { workspaceId: t.workspaceId, environmentId: devEnvironmentId }, id);
-}
-
-/** A token whose role holds only these privileges. */
-async function tokenWith(name: string, privileges: string[]): Promise<string> {
-  const copy = await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name, privileges } });
-  assert.equal(copy.status, 200, copy.text);
-  return t.tokenFor(name);
-}
-
-/** A token limited to one project (its folder and the folders below it). */
-async function scopedToken(projectFolderId: number): Promise<string> {
-  const roles = await t.call('GET', '/api/developer_api_client_roles');
-  const adminRoleId = roles.body.result.items.find((r: { name: string }) => r.name === 'Admin').id;
-  const res = await t.call('POST', '/api/developer_api_clients', { body: { name: `scoped-${projectFolderId}-${Math.random()}`, api_privilege_group_id: adminRoleId, all_folders: false, folder_ids: [projectFolderId] } });
-  assert.equal(res.status, 200, res.text);
-  return res.body.result.token.value;
 }
 
 const basicRest = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -274,7 +257,7 @@ describe('POST /api/connections', () => {
   test('a client limited to a project must name a folder in its scope', async () => {
     const mine = await t.createProject('Scoped conn project');
     const other = await t.createProject('Not my project');
-    const token = await scopedToken(mine.folderId);
+    const { token } = await t.scopedClient([mine.folderId]);
     const before = (await allConnections()).length;
     const noFolder = await create(basicRest('scoped'), token);
     assert.equal(noFolder.status, 400);
@@ -289,7 +272,7 @@ describe('POST /api/connections', () => {
   test('401 without a token; 403 for a role without connections:write (nothing created)', async () => {
     const before = (await allConnections()).length;
     assert.equal((await t.call('POST', '/api/connections', { token: null, body: basicRest('x') })).status, 401);
-    const readOnly = await tokenWith('Connections reader', ['connections:read']);
+    const readOnly = await t.tokenWith('Connections reader', ['connections:read']);
     const res = await create(basicRest('x'), readOnly);
     assert.equal(res.status, 403);
     assert.match(res.body.message, /connections:write/);
@@ -354,7 +337,7 @@ describe('GET /api/connections', () => {
     const inSub = await create({ name: 'Mine deep', provider: 'scopecheck', shell_connection: true, folder_id: sub.id });
     await create({ name: 'Hidden', provider: 'scopecheck', shell_connection: true, folder_id: hidden.folderId });
     await create({ name: 'In Home', provider: 'scopecheck', shell_connection: true });
-    const token = await scopedToken(mine.folderId);
+    const { token } = await t.scopedClient([mine.folderId]);
     const res = await t.call('GET', '/api/connections?provider=scopecheck', { token });
     assert.deepEqual(res.body.map((c: { id: number }) => c.id), [inProject.body.id, inSub.body.id]);
     const hiddenFolder = await t.call('GET', `/api/connections?folder_id=${hidden.folderId}`, { token });
@@ -376,7 +359,7 @@ describe('GET /api/connections', () => {
     assert.equal((await t.call('GET', '/api/connections?parent_id=-1')).status, 400);
     assert.equal((await t.call('GET', '/api/connections?include_runtime_connections=maybe')).status, 400);
     assert.equal((await t.call('GET', '/api/connections', { token: null })).status, 401);
-    const token = await tokenWith('No connections', ['workspace_details:read']);
+    const token = await t.tokenWith('No connections', ['workspace_details:read']);
     assert.equal((await t.call('GET', '/api/connections', { token })).status, 403);
   });
 });
@@ -401,12 +384,12 @@ describe('GET /api/connections/:id', () => {
     const other = await t.newWorkspace('Get Other Co');
     assert.equal((await t.call('GET', `/api/connections/${created.body.id}`, { token: other.adminToken })).status, 404);
     const project = await t.createProject('Get scope project');
-    assert.equal((await t.call('GET', `/api/connections/${created.body.id}`, { token: await scopedToken(project.folderId) })).status, 404, 'Home is outside every project');
+    assert.equal((await t.call('GET', `/api/connections/${created.body.id}`, { token: (await t.scopedClient([project.folderId])).token })).status, 404, 'Home is outside every project');
   });
 
   test('401 and 403', async () => {
     assert.equal((await t.call('GET', '/api/connections/1', { token: null })).status, 401);
-    assert.equal((await t.call('GET', '/api/connections/1', { token: await tokenWith('No conn read', ['connections:write']) })).status, 403);
+    assert.equal((await t.call('GET', '/api/connections/1', { token: await t.tokenWith('No conn read', ['connections:write']) })).status, 403);
   });
 });
 
@@ -476,7 +459,7 @@ describe('PUT /api/connections/:id', () => {
   test('401 and 403 change nothing', async () => {
     const created = await create(basicRest('Guarded'));
     assert.equal((await t.call('PUT', `/api/connections/${created.body.id}`, { token: null, body: { name: 'x' } })).status, 401);
-    assert.equal((await t.call('PUT', `/api/connections/${created.body.id}`, { token: await tokenWith('Conn reader 2', ['connections:read']), body: { name: 'x' } })).status, 403);
+    assert.equal((await t.call('PUT', `/api/connections/${created.body.id}`, { token: await t.tokenWith('Conn reader 2', ['connections:read']), body: { name: 'x' } })).status, 403);
     assert.equal((await t.call('GET', `/api/connections/${created.body.id}`)).body.name, 'Guarded');
   });
 });
@@ -502,7 +485,7 @@ describe('POST /api/connections/:id/disconnect', () => {
     assert.equal((await t.call('POST', '/api/connections/x/disconnect')).status, 404);
     assert.equal((await t.call('POST', `/api/connections/${created.body.id}/disconnect`, { body: { force: 'yes' } })).status, 400);
     assert.equal((await t.call('POST', `/api/connections/${created.body.id}/disconnect`, { token: null })).status, 401);
-    assert.equal((await t.call('POST', `/api/connections/${created.body.id}/disconnect`, { token: await tokenWith('Conn reader 3', ['connections:read']) })).status, 403);
+    assert.equal((await t.call('POST', `/api/connections/${created.body.id}/disconnect`, { token: await t.tokenWith('Conn reader 3', ['connections:read']) })).status, 403);
     assert.equal((await t.call('POST', `/api/connections/${created.body.id}/disconnect`, { token: await t.tokenFor('Admin', 'prod') })).status, 404);
     const after = (await t.call('GET', `/api/connections/${created.body.id}`)).body;
     assert.equal(after.authorization_status, 'success');
@@ -536,7 +519,7 @@ describe('DELETE /api/connections/:id', () => {
     assert.equal((await t.call('DELETE', '/api/connections/abc')).status, 404);
     assert.equal((await t.call('DELETE', `/api/connections/${created.body.id}`, { token: await t.tokenFor('Admin', 'test') })).status, 404);
     assert.equal((await t.call('DELETE', `/api/connections/${created.body.id}`, { token: null })).status, 401);
-    assert.equal((await t.call('DELETE', `/api/connections/${created.body.id}`, { token: await tokenWith('Conn reader 4', ['connections:read']) })).status, 403);
+    assert.equal((await t.call('DELETE', `/api/connections/${created.body.id}`, { token: await t.tokenWith('Conn reader 4', ['connections:read']) })).status, 403);
     assert.equal((await t.call('GET', `/api/connections/${created.body.id}`)).status, 200);
   });
 });

@@ -21,12 +21,6 @@ async function connectorCount(): Promise<number> {
   return (await t.call('GET', '/api/custom_connectors')).body.result.length;
 }
 
-async function tokenWith(name: string, privileges: string[]): Promise<string> {
-  const copy = await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name, privileges } });
-  assert.equal(copy.status, 200, copy.text);
-  return t.tokenFor(name);
-}
-
 const CONNECTOR_KEYS = ['description', 'id', 'latest_released_version', 'latest_released_version_note', 'name', 'oem_shared_at', 'oem_shared_version', 'released_versions', 'static_webhook_url', 'title'];
 
 describe('POST /api/custom_connectors', () => {
@@ -78,7 +72,7 @@ describe('POST /api/custom_connectors', () => {
   test('401 and 403 (nothing created)', async () => {
     const before = await connectorCount();
     assert.equal((await t.call('POST', '/api/custom_connectors', { token: null, body: { title: 'x', code: CODE_V1 } })).status, 401);
-    const res = await create({ title: 'x', code: CODE_V1 }, await tokenWith('SDK reader', ['connector_sdks:read']));
+    const res = await create({ title: 'x', code: CODE_V1 }, await t.tokenWith('SDK reader', ['connector_sdks:read']));
     assert.equal(res.status, 403);
     assert.match(res.body.message, /connector_sdks:write/);
     assert.equal(await connectorCount(), before);
@@ -109,7 +103,7 @@ describe('PUT /api/custom_connectors/:id', () => {
       assert.equal(res.status, 400, `${JSON.stringify(body)} -> ${res.status} ${res.text}`);
     }
     assert.equal((await t.call('PUT', `/api/custom_connectors/${id}`, { token: null, body: { code: CODE_V2 } })).status, 401);
-    assert.equal((await t.call('PUT', `/api/custom_connectors/${id}`, { token: await tokenWith('SDK reader 2', ['connector_sdks:read']), body: { code: CODE_V2 } })).status, 403);
+    assert.equal((await t.call('PUT', `/api/custom_connectors/${id}`, { token: await t.tokenWith('SDK reader 2', ['connector_sdks:read']), body: { code: CODE_V2 } })).status, 403);
     assert.equal((await t.call('GET', `/api/custom_connectors/${id}/code`)).body.data.code, CODE_V1);
     assert.equal((await t.call('POST', `/api/custom_connectors/${id}/release`)).body.data.latest_released_version, 1, 'no version was added');
   });
@@ -142,7 +136,7 @@ describe('POST /api/custom_connectors/:id/release', () => {
     assert.equal((await t.call('POST', `/api/custom_connectors/${id}/release`, { token: await t.tokenFor('Admin', 'prod') })).status, 404);
     assert.equal((await t.call('POST', '/api/custom_connectors/x/release')).status, 400);
     assert.equal((await t.call('POST', `/api/custom_connectors/${id}/release`, { token: null })).status, 401);
-    assert.equal((await t.call('POST', `/api/custom_connectors/${id}/release`, { token: await tokenWith('SDK reader 3', ['connector_sdks:read']) })).status, 403);
+    assert.equal((await t.call('POST', `/api/custom_connectors/${id}/release`, { token: await t.tokenWith('SDK reader 3', ['connector_sdks:read']) })).status, 403);
     const list = await t.call('GET', '/api/custom_connectors?title=Unreleased');
     assert.equal(list.body.result[0].latest_released_version, null);
   });
@@ -156,7 +150,7 @@ describe('GET /api/custom_connectors/:id/code', () => {
     assert.equal((await t.call('GET', `/api/custom_connectors/${id}/code`, { token: (await t.newWorkspace('Code Other Co')).adminToken })).status, 404);
     assert.equal((await t.call('GET', '/api/custom_connectors/abc/code')).status, 400);
     assert.equal((await t.call('GET', `/api/custom_connectors/${id}/code`, { token: null })).status, 401);
-    assert.equal((await t.call('GET', `/api/custom_connectors/${id}/code`, { token: await tokenWith('No SDK', ['connections:read']) })).status, 403);
+    assert.equal((await t.call('GET', `/api/custom_connectors/${id}/code`, { token: await t.tokenWith('No SDK', ['connections:read']) })).status, 403);
   });
 });
 
@@ -187,7 +181,7 @@ describe('GET /api/custom_connectors', () => {
     assert.deepEqual((await t.call('GET', '/api/custom_connectors', { token: await t.tokenFor('Admin', 'test') })).body, { result: [] });
     assert.deepEqual((await t.call('GET', '/api/custom_connectors/search', { token: (await t.newWorkspace('SDK Other Co')).adminToken })).body, { result: [] });
     assert.equal((await t.call('GET', '/api/custom_connectors', { token: null })).status, 401);
-    assert.equal((await t.call('GET', '/api/custom_connectors', { token: await tokenWith('No SDK 2', ['workspace_details:read']) })).status, 403);
+    assert.equal((await t.call('GET', '/api/custom_connectors', { token: await t.tokenWith('No SDK 2', ['workspace_details:read']) })).status, 403);
   });
 });
 

@@ -28,12 +28,6 @@ async function secretsOf(id: number) {
   return openProfileCredentials(t.ctx, { workspaceId: t.workspaceId, environmentId: devEnvironmentId }, id);
 }
 
-async function tokenWith(name: string, privileges: string[]): Promise<string> {
-  const copy = await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name, privileges } });
-  assert.equal(copy.status, 200, copy.text);
-  return t.tokenFor(name);
-}
-
 const slackApp = (name: string, extra: Record<string, unknown> = {}) => ({ name, provider: 'slack', data: { client_id: '1234567890.987654321', client_secret: CLIENT_SECRET, token: EXTRA_TOKEN }, ...extra });
 
 const PROFILE_KEYS = ['created_at', 'data', 'id', 'name', 'oem_customers_count', 'provider', 'shared_accounts_count', 'updated_at', 'user_id'];
@@ -105,7 +99,7 @@ describe('POST /api/custom_oauth_profiles', () => {
   test('401 and 403 (nothing created)', async () => {
     const before = await profileCount();
     assert.equal((await t.call('POST', '/api/custom_oauth_profiles', { token: null, body: slackApp('x') })).status, 401);
-    const reader = await tokenWith('OAuth reader', ['custom_oauth_profiles:read']);
+    const reader = await t.tokenWith('OAuth reader', ['custom_oauth_profiles:read']);
     const res = await create(slackApp('x'), reader);
     assert.equal(res.status, 403);
     assert.match(res.body.message, /custom_oauth_profiles:write/);
@@ -139,7 +133,7 @@ describe('GET /api/custom_oauth_profiles', () => {
 
   test('401 and 403', async () => {
     assert.equal((await t.call('GET', '/api/custom_oauth_profiles', { token: null })).status, 401);
-    assert.equal((await t.call('GET', '/api/custom_oauth_profiles', { token: await tokenWith('No OAuth', ['workspace_details:read']) })).status, 403);
+    assert.equal((await t.call('GET', '/api/custom_oauth_profiles', { token: await t.tokenWith('No OAuth', ['workspace_details:read']) })).status, 403);
   });
 });
 
@@ -164,7 +158,7 @@ describe('GET /api/custom_oauth_profiles/:id', () => {
     assert.equal((await t.call('GET', `/api/custom_oauth_profiles/${id}`, { token: (await t.newWorkspace('OAuth Get Co')).adminToken })).status, 404);
     assert.equal((await t.call('GET', '/api/custom_oauth_profiles/abc')).status, 400);
     assert.equal((await t.call('GET', `/api/custom_oauth_profiles/${id}`, { token: null })).status, 401);
-    assert.equal((await t.call('GET', `/api/custom_oauth_profiles/${id}`, { token: await tokenWith('No OAuth 2', ['connections:read']) })).status, 403);
+    assert.equal((await t.call('GET', `/api/custom_oauth_profiles/${id}`, { token: await t.tokenWith('No OAuth 2', ['connections:read']) })).status, 403);
   });
 });
 
@@ -216,7 +210,7 @@ describe('PUT /api/custom_oauth_profiles/:id', () => {
     assert.equal(dup.status, 422);
     assert.equal((await t.call('PUT', `/api/custom_oauth_profiles/${id}`, { raw: '{x', headers: { 'content-type': 'application/json' } })).status, 400);
     assert.equal((await t.call('PUT', `/api/custom_oauth_profiles/${id}`, { token: null, body: { name: 'x' } })).status, 401);
-    assert.equal((await t.call('PUT', `/api/custom_oauth_profiles/${id}`, { token: await tokenWith('OAuth reader 2', ['custom_oauth_profiles:read']), body: { name: 'x' } })).status, 403);
+    assert.equal((await t.call('PUT', `/api/custom_oauth_profiles/${id}`, { token: await t.tokenWith('OAuth reader 2', ['custom_oauth_profiles:read']), body: { name: 'x' } })).status, 403);
     assert.deepEqual((await t.call('GET', `/api/custom_oauth_profiles/${id}`)).body, snapshot);
     assert.equal((await secretsOf(id)).clientSecret, CLIENT_SECRET);
   });
@@ -250,7 +244,7 @@ describe('DELETE /api/custom_oauth_profiles/:id', () => {
     assert.equal((await t.call('DELETE', `/api/custom_oauth_profiles/${id}`, { token: await t.tokenFor('Admin', 'test') })).status, 404);
     assert.equal((await t.call('DELETE', '/api/custom_oauth_profiles/abc')).status, 400);
     assert.equal((await t.call('DELETE', `/api/custom_oauth_profiles/${id}`, { token: null })).status, 401);
-    assert.equal((await t.call('DELETE', `/api/custom_oauth_profiles/${id}`, { token: await tokenWith('OAuth reader 3', ['custom_oauth_profiles:read']) })).status, 403);
+    assert.equal((await t.call('DELETE', `/api/custom_oauth_profiles/${id}`, { token: await t.tokenWith('OAuth reader 3', ['custom_oauth_profiles:read']) })).status, 403);
     assert.equal((await t.call('GET', `/api/custom_oauth_profiles/${id}`)).status, 200);
   });
 });

@@ -8,9 +8,8 @@ let readOnlyRoleId: number;
 
 before(async () => {
   t = await createTestApp();
-  const roles = await t.call('GET', '/api/developer_api_client_roles');
-  adminRoleId = roles.body.result.items.find((r: { name: string }) => r.name === 'Admin').id;
-  readOnlyRoleId = roles.body.result.items.find((r: { name: string }) => r.name === 'Read only').id;
+  adminRoleId = await t.roleId('Admin');
+  readOnlyRoleId = await t.roleId('Read only');
 });
 after(() => t.close());
 

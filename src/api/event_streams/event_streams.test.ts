@@ -8,7 +8,6 @@ import { findEnvironmentByType } from '../../workspaces/workspaces.store.ts';
 let t: TestApp;
 let readOnly: string;
 let noEventStreams: string;
-let adminRoleId: number;
 
 const ORDER_SCHEMA = [
   { name: 'order_id', label: 'Order ID', type: 'string', control_type: 'text', optional: false },
@@ -19,11 +18,7 @@ const ORDER_SCHEMA = [
 before(async () => {
   t = await createTestApp();
   readOnly = await t.tokenFor('Read only');
-  const roles = (await t.call('GET', '/api/developer_api_client_roles')).body.result.items as Array<{ id: number; name: string }>;
-  adminRoleId = roles.find((r) => r.name === 'Admin')!.id;
-  const copy = await t.call('POST', `/api/developer_api_client_roles/${adminRoleId}/copy`, { body: { name: 'No event streams', privileges: ['projects_folders:read', 'projects_folders:write'] } });
-  assert.equal(copy.status, 200);
-  noEventStreams = await t.tokenFor('No event streams');
+  noEventStreams = await t.tokenWith('No event streams', ['projects_folders:read', 'projects_folders:write']);
 });
 after(() => t.close());
 
@@ -33,12 +28,6 @@ async function createTopic(body: Record<string, unknown>, token?: string) {
 
 async function topicCount(): Promise<number> {
   return (await t.call('GET', '/api/event_streams/topics?per_page=100')).body.data.length;
-}
-
-async function scopedToken(folderId: number): Promise<string> {
-  const res = await t.call('POST', '/api/developer_api_clients', { body: { name: `scoped-${folderId}-${Math.random()}`, api_privilege_group_id: adminRoleId, all_folders: false, folder_ids: [folderId] } });
-  assert.equal(res.status, 200);
-  return res.body.result.token.value;
 }
 
 async function publish(topicId: number, body: unknown) {
@@ -139,7 +128,7 @@ describe('POST /api/event_streams/topics', () => {
   test('a client limited to some projects names a folder in its scope', async () => {
     const mine = await t.createProject('Scoped one');
     const theirs = await t.createProject('Scoped two');
-    const token = await scopedToken(mine.folderId);
+    const { token } = await t.scopedClient([mine.folderId]);
     const before = await topicCount();
     assert.equal((await createTopic({ name: 'No folder' }, token)).status, 400);
     assert.equal((await createTopic({ name: 'Their folder', folder_id: theirs.folderId }, token)).status, 400);
@@ -204,7 +193,7 @@ describe('GET /api/event_streams/topics', () => {
     assert.deepEqual((await t.call('GET', '/api/event_streams/topics', { token: other.adminToken })).body.data, []);
     const project = await t.createProject('Visible');
     assert.equal((await createTopic({ name: 'In visible', folder_id: project.folderId })).status, 200);
-    const scoped = await scopedToken(project.folderId);
+    const { token: scoped } = await t.scopedClient([project.folderId]);
     assert.deepEqual((await t.call('GET', '/api/event_streams/topics', { token: scoped })).body.data.map((topic: { name: string }) => topic.name), ['In visible']);
   });
 
@@ -228,7 +217,7 @@ describe('GET /api/event_streams/topics/:id', () => {
     const orders = (await t.call('GET', '/api/event_streams/topics?name=Orders')).body.data[0].id;
     assert.equal((await t.call('GET', `/api/event_streams/topics/${orders}`, { token: other.adminToken })).status, 404);
     const project = await t.createProject('Somewhere else');
-    assert.equal((await t.call('GET', `/api/event_streams/topics/${orders}`, { token: await scopedToken(project.folderId) })).status, 404);
+    assert.equal((await t.call('GET', `/api/event_streams/topics/${orders}`, { token: (await t.scopedClient([project.folderId])).token })).status, 404);
     assert.equal((await t.call('GET', '/api/event_streams/topics/orders')).status, 400);
   });
 

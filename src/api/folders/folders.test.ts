@@ -4,13 +4,10 @@ import { createTestApp, type Reply, type TestApp } from '../../../test/helpers.t
 
 let t: TestApp;
 let homeId: number;
-let adminRoleId: number;
 
 before(async () => {
   t = await createTestApp();
   homeId = (await t.call('GET', '/api/users/me')).body.root_folder_id;
-  const roles = await t.call('GET', '/api/developer_api_client_roles');
-  adminRoleId = roles.body.result.items.find((r: { name: string }) => r.name === 'Admin').id;
 });
 after(() => t.close());
 
@@ -37,20 +34,6 @@ async function snapshot() {
   const folders = await t.ctx.db.selectFrom('folders').selectAll().orderBy('id').execute();
   const projects = await t.ctx.db.selectFrom('projects').selectAll().orderBy('id').execute();
   return { folders, projects };
-}
-
-/** A token whose role holds only these privileges. */
-async function tokenWith(roleName: string, privileges: string[]): Promise<string> {
-  const copy = await t.call('POST', `/api/developer_api_client_roles/${adminRoleId}/copy`, { body: { name: roleName, privileges } });
-  assert.equal(copy.status, 200, copy.text);
-  return t.tokenFor(roleName);
-}
-
-/** An admin-role token limited to these project folders (all_folders false). */
-async function scopedToken(name: string, projectFolderIds: number[]): Promise<string> {
-  const res = await t.call('POST', '/api/developer_api_clients', { body: { name, api_privilege_group_id: adminRoleId, all_folders: false, folder_ids: projectFolderIds } });
-  assert.equal(res.status, 200, res.text);
-  return res.body.result.token.value;
 }
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/;
@@ -178,7 +161,7 @@ describe('POST /api/folders', () => {
     const denied = await post({ name: 'Read only attempt' }, readOnly);
     assert.equal(denied.status, 403);
     assert.match(denied.body.message, /projects_folders:write/);
-    const reader = await tokenWith('Folder reader', ['projects_folders:read']);
+    const reader = await t.tokenWith('Folder reader', ['projects_folders:read']);
     assert.equal((await post({ name: 'Reader attempt' }, reader)).status, 403);
     assert.deepEqual(await snapshot(), before);
   });
@@ -186,7 +169,7 @@ describe('POST /api/folders', () => {
   test('a client limited to some projects creates folders only inside them, and no projects', async () => {
     const mine = await project('Scoped mine');
     const theirs = await project('Scoped theirs');
-    const token = await scopedToken('scoped-creator', [mine.id]);
+    const { token } = await t.scopedClient([mine.id]);
     const before = await snapshot();
     const newProject = await post({ name: 'Scoped new project' }, token);
     assert.equal(newProject.status, 403);
@@ -250,7 +233,7 @@ describe('GET /api/folders', () => {
     const theirs = await project('Hidden project');
     const inMine = await folder('Visible sub', mine.id);
     const inTheirs = await folder('Hidden sub', theirs.id);
-    const token = await scopedToken('scoped-lister', [mine.id]);
+    const { token } = await t.scopedClient([mine.id]);
     assert.deepEqual((await t.call('GET', '/api/folders', { token })).body.map((f: FolderBody) => f.id), [mine.id]);
     assert.deepEqual((await t.call('GET', '/api/folders?with_nested_folders=true', { token })).body.map((f: FolderBody) => f.id), [mine.id, inMine.id]);
     assert.equal((await t.call('GET', `/api/folders?parent_id=${theirs.id}`, { token })).status, 404);
@@ -282,7 +265,7 @@ describe('GET /api/folders', () => {
 
   test('401 without a token; 403 for a role without projects_folders:read', async () => {
     assert.equal((await t.call('GET', '/api/folders', { token: null })).status, 401);
-    const token = await tokenWith('No folders', ['environment_properties:read']);
+    const token = await t.tokenWith('No folders', ['environment_properties:read']);
     const res = await t.call('GET', '/api/folders', { token });
     assert.equal(res.status, 403);
     assert.match(res.body.message, /projects_folders:read/);
@@ -308,7 +291,7 @@ describe('GET /api/folders/:folder_id', () => {
     const other = await t.newWorkspace('Get Co');
     const foreign = await project('Foreign get', other.adminToken);
     const hidden = await project('Get hidden');
-    const scoped = await scopedToken('scoped-getter', [(await project('Get visible')).id]);
+    const { token: scoped } = await t.scopedClient([(await project('Get visible')).id]);
     for (const [id, token] of [[999_999, undefined], [testProject.id, undefined], [foreign.id, undefined], [hidden.id, scoped]] as const) {
       const res = await t.call('GET', `/api/folders/${id}`, token ? { token } : {});
       assert.equal(res.status, 404, String(id));
@@ -324,7 +307,7 @@ describe('GET /api/folders/:folder_id', () => {
 
   test('401 without a token; 403 without projects_folders:read', async () => {
     assert.equal((await t.call('GET', `/api/folders/${homeId}`, { token: null })).status, 401);
-    assert.equal((await t.call('GET', `/api/folders/${homeId}`, { token: await tokenWith('No folders either', ['workspace_details:read']) })).status, 403);
+    assert.equal((await t.call('GET', `/api/folders/${homeId}`, { token: await t.tokenWith('No folders either', ['workspace_details:read']) })).status, 403);
   });
 });
 
@@ -413,7 +396,7 @@ describe('PUT /api/folders/:folder_id', () => {
     const other = await t.newWorkspace('Put Co');
     const foreign = await project('Put foreign', other.adminToken);
     const hidden = await project('Put hidden');
-    const scoped = await scopedToken('scoped-mover', [p.id]);
+    const { token: scoped } = await t.scopedClient([p.id]);
     const before = await snapshot();
     const cases: [number, unknown, string | undefined][] = [
       [999_999, { name: 'x' }, undefined],
@@ -477,7 +460,7 @@ describe('DELETE /api/folders/:folder_id', () => {
     const sub = await folder('Guarded', p.id);
     const testToken = await t.tokenFor('Admin', 'test');
     const other = await t.newWorkspace('Delete Co');
-    const scoped = await scopedToken('scoped-deleter', [(await project('Delete elsewhere')).id]);
+    const { token: scoped } = await t.scopedClient([(await project('Delete elsewhere')).id]);
     const readOnly = await t.tokenFor('Read only');
     const before = await snapshot();
     assert.equal((await t.call('DELETE', '/api/folders/999999')).status, 404);

@@ -5,17 +5,11 @@ import { createTestApp, type Reply, type TestApp } from '../../../test/helpers.t
 let t: TestApp;
 let readerToken: string;
 let noLookupToken: string;
-let adminRoleId: number;
 
 before(async () => {
   t = await createTestApp();
-  const roles = await t.call('GET', '/api/developer_api_client_roles');
-  adminRoleId = roles.body.result.items.find((r: { name: string }) => r.name === 'Admin').id;
-  const readOnlyRoleId = roles.body.result.items.find((r: { name: string }) => r.name === 'Read only').id;
-  assert.equal((await t.call('POST', `/api/developer_api_client_roles/${readOnlyRoleId}/copy`, { body: { name: 'Lookup reader', privileges: ['lookup_tables:read'] } })).status, 200);
-  assert.equal((await t.call('POST', `/api/developer_api_client_roles/${readOnlyRoleId}/copy`, { body: { name: 'No lookups', privileges: ['workspace_details:read'] } })).status, 200);
-  readerToken = await t.tokenFor('Lookup reader');
-  noLookupToken = await t.tokenFor('No lookups');
+  readerToken = await t.tokenWith('Lookup reader', ['lookup_tables:read']);
+  noLookupToken = await t.tokenWith('No lookups', ['workspace_details:read']);
 });
 after(() => t.close());
 
@@ -62,13 +56,6 @@ async function allTableCount(): Promise<number> {
     count += res.body.length;
     if (res.body.length < 100) return count;
   }
-}
-
-/** A client limited to one project, with the admin role. */
-async function scopedToken(folderId: number): Promise<string> {
-  const res = await t.call('POST', '/api/developer_api_clients', { body: { name: `scoped-${folderId}-${tableCounter}`, api_privilege_group_id: adminRoleId, all_folders: false, folder_ids: [folderId] } });
-  assert.equal(res.status, 200, res.text);
-  return res.body.result.token.value;
 }
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/;
@@ -362,13 +349,13 @@ describe('POST /api/lookup_tables/:lookup_table_id/rows', () => {
     const [rowId] = await addRows(table.id, [{ code: 'CZ' }]);
     // Other callers: another workspace, a client limited to another project.
     const other = await t.newWorkspace('Remembering Co');
-    const elsewhere = await scopedToken((await t.createProject('Elsewhere')).folderId);
+    const { token: elsewhere } = await t.scopedClient([(await t.createProject('Elsewhere')).folderId]);
     for (const token of [other.adminToken, elsewhere]) {
       assert.equal((await addRow(table.id, { code: 'x' }, token)).status, 404);
       assert.equal((await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token, body: { data: { code: 'x' } } })).status, 404);
       assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token })).status, 404);
     }
-    assert.equal((await addRow(table.id, { code: 'DE' }, await scopedToken(project.folderId))).status, 200);
+    assert.equal((await addRow(table.id, { code: 'DE' }, (await t.scopedClient([project.folderId])).token)).status, 200);
     // Deleted: every write is a 404, bad input too (not found comes first), and nothing changes.
     assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { body: { ids: [table.id] } })).status, 200);
     assert.equal((await addRow(table.id, { code: 'x' })).status, 404);
@@ -692,7 +679,7 @@ describe('project scope', () => {
   test('a client limited to one project sees, creates and deletes only that project\'s tables', async () => {
     const mine = await t.createProject('Scoped project');
     const theirs = await t.createProject('Other project');
-    const token = await scopedToken(mine.folderId);
+    const { token } = await t.scopedClient([mine.folderId]);
     const global = await newTable();
     const inTheirs = await newTable(COUNTRY_SCHEMA, { project_id: theirs.projectId });
 

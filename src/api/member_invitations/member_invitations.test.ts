@@ -18,8 +18,7 @@ let t: TestApp;
 let noCollaborators: string;
 before(async () => {
   t = await createTestApp({ clock, logger: createLogger('info', sink) });
-  await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name: 'Roles only', privileges: ['collaborator_roles:read', 'collaborator_roles:write'] } });
-  noCollaborators = await t.tokenFor('Roles only');
+  noCollaborators = await t.tokenWith('Roles only', ['collaborator_roles:read', 'collaborator_roles:write']);
 });
 after(() => t.close());
 

@@ -3,12 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 
 let t: TestApp;
-let adminRoleId: number;
 
 before(async () => {
   t = await createTestApp();
-  const roles = await t.call('GET', '/api/developer_api_client_roles');
-  adminRoleId = roles.body.result.items.find((r: { name: string }) => r.name === 'Admin').id;
 });
 after(() => t.close());
 
@@ -33,12 +30,6 @@ async function snapshot() {
     projects: await t.ctx.db.selectFrom('projects').selectAll().orderBy('id').execute(),
     properties: await t.ctx.db.selectFrom('properties').selectAll().orderBy('id').execute(),
   };
-}
-
-async function scopedToken(name: string, projectFolderIds: number[]): Promise<{ id: number; token: string }> {
-  const res = await t.call('POST', '/api/developer_api_clients', { body: { name, api_privilege_group_id: adminRoleId, all_folders: false, folder_ids: projectFolderIds } });
-  assert.equal(res.status, 200, res.text);
-  return { id: res.body.result.id, token: res.body.result.token.value };
 }
 
 /** The id of a project folder that is not itself the id of any project: a path that must 404. */
@@ -84,7 +75,7 @@ describe('GET /api/projects', () => {
   test('a client limited to some projects lists only those; other environments and workspaces are apart', async () => {
     const visible = await project('Listed for scoped');
     await project('Not listed for scoped');
-    const { token } = await scopedToken('scoped-project-lister', [visible.folderId]);
+    const { token } = await t.scopedClient([visible.folderId]);
     assert.deepEqual((await listed(token)).map((p) => p.id), [visible.projectId]);
     const testToken = await t.tokenFor('Admin', 'test');
     const testProject = await project('Test env project', testToken);
@@ -96,8 +87,7 @@ describe('GET /api/projects', () => {
 
   test('401 without a token; 403 for a role without projects_folders:read', async () => {
     assert.equal((await t.call('GET', '/api/projects', { token: null })).status, 401);
-    await t.call('POST', `/api/developer_api_client_roles/${adminRoleId}/copy`, { body: { name: 'Properties only', privileges: ['environment_properties:read'] } });
-    const res = await t.call('GET', '/api/projects', { token: await t.tokenFor('Properties only') });
+    const res = await t.call('GET', '/api/projects', { token: await t.tokenWith('Properties only', ['environment_properties:read']) });
     assert.equal(res.status, 403);
     assert.match(res.body.message, /projects_folders:read/);
   });
@@ -153,7 +143,7 @@ describe('PUT /api/projects/:project_id', () => {
     const other = await t.newWorkspace('Put project Co');
     const foreign = await project('Foreign project', other.adminToken);
     const testToken = await t.tokenFor('Admin', 'test');
-    const { token: scoped } = await scopedToken('scoped-project-editor', [(await project('Scoped editor project')).folderId]);
+    const { token: scoped } = await t.scopedClient([(await project('Scoped editor project')).folderId]);
     const folderId = await folderIdThatIsNoProjectId();
     const before = await snapshot();
     for (const [id, token] of [[folderId, undefined], [999_999, undefined], [foreign.projectId, undefined], [p.projectId, testToken], [p.projectId, other.adminToken], [p.projectId, scoped]] as const) {
@@ -197,7 +187,7 @@ describe('DELETE /api/projects/:project_id', () => {
   test('the project leaves the scope of clients limited to it; they keep their other projects', async () => {
     const doomed = await project('Scoped doomed');
     const kept = await project('Scoped kept');
-    const client = await scopedToken('scoped-two-projects', [doomed.folderId, kept.folderId]);
+    const client = await t.scopedClient([doomed.folderId, kept.folderId]);
     assert.equal((await t.call('DELETE', `/api/projects/${doomed.projectId}`, { token: client.token })).status, 200, 'a client may delete a project in its scope');
     const after = await t.call('GET', `/api/developer_api_clients/${client.id}`);
     assert.deepEqual(after.body.result.folder_ids, [kept.folderId]);
@@ -209,7 +199,7 @@ describe('DELETE /api/projects/:project_id', () => {
     const p = await project('Delete guard project');
     const other = await t.newWorkspace('Delete project Co');
     const testToken = await t.tokenFor('Admin', 'test');
-    const { token: scoped } = await scopedToken('scoped-project-deleter', [(await project('Delete guard other')).folderId]);
+    const { token: scoped } = await t.scopedClient([(await project('Delete guard other')).folderId]);
     const folderId = await folderIdThatIsNoProjectId();
     const before = await snapshot();
     for (const [id, token] of [[folderId, undefined], [999_999, undefined], [p.projectId, testToken], [p.projectId, other.adminToken], [p.projectId, scoped]] as const) {

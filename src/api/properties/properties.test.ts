@@ -3,12 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { createTestApp, type Reply, type TestApp } from '../../../test/helpers.ts';
 
 let t: TestApp;
-let adminRoleId: number;
 
 before(async () => {
   t = await createTestApp();
-  const roles = await t.call('GET', '/api/developer_api_client_roles');
-  adminRoleId = roles.body.result.items.find((r: { name: string }) => r.name === 'Admin').id;
 });
 after(() => t.close());
 
@@ -29,12 +26,6 @@ async function project(name: string, token?: string): Promise<{ projectId: numbe
 /** Every property row of the server: a refused upsert must leave it as it was. */
 async function snapshot() {
   return t.ctx.db.selectFrom('properties').selectAll().orderBy('id').execute();
-}
-
-async function tokenWith(roleName: string, privileges: string[]): Promise<string> {
-  const copy = await t.call('POST', `/api/developer_api_client_roles/${adminRoleId}/copy`, { body: { name: roleName, privileges } });
-  assert.equal(copy.status, 200, copy.text);
-  return t.tokenFor(roleName);
 }
 
 describe('GET /api/properties', () => {
@@ -75,8 +66,7 @@ describe('GET /api/properties', () => {
     const foreign = await project('Props foreign', other.adminToken);
     const hidden = await project('Props hidden');
     const visible = await project('Props visible');
-    const scoped = await t.call('POST', '/api/developer_api_clients', { body: { name: 'scoped-props-reader', api_privilege_group_id: adminRoleId, all_folders: false, folder_ids: [visible.folderId] } });
-    const scopedToken = scoped.body.result.token.value;
+    const { token: scopedToken } = await t.scopedClient([visible.folderId]);
     for (const [id, token] of [[999_999, undefined], [testProject.projectId, undefined], [foreign.projectId, undefined], [hidden.projectId, scopedToken]] as const) {
       const res = await get(`?project_id=${id}`, token);
       assert.equal(res.status, 404, String(id));
@@ -105,7 +95,7 @@ describe('GET /api/properties', () => {
     const anonymous = await t.call('GET', '/api/properties', { token: null });
     assert.equal(anonymous.status, 401);
     assert.deepEqual(anonymous.body, { message: 'Unauthorized' });
-    const res = await get('', await tokenWith('Folders only', ['projects_folders:read']));
+    const res = await get('', await t.tokenWith('Folders only', ['projects_folders:read']));
     assert.equal(res.status, 403);
     assert.match(res.body.message, /environment_properties:read/);
   });
@@ -241,8 +231,7 @@ describe('POST /api/properties', () => {
     const foreign = await project('Upsert foreign', other.adminToken);
     const hidden = await project('Upsert hidden');
     const visible = await project('Upsert visible');
-    const scoped = await t.call('POST', '/api/developer_api_clients', { body: { name: 'scoped-props-writer', api_privilege_group_id: adminRoleId, all_folders: false, folder_ids: [visible.folderId] } });
-    const scopedToken = scoped.body.result.token.value;
+    const { token: scopedToken } = await t.scopedClient([visible.folderId]);
     const before = await snapshot();
     for (const [id, token] of [[999_999, undefined], [testProject.projectId, undefined], [foreign.projectId, undefined], [hidden.projectId, scopedToken]] as const) {
       assert.equal((await upsert({ a: 'b' }, { query: `?project_id=${id}`, ...(token ? { token } : {}) })).status, 404, `query ${id}`);
@@ -255,7 +244,7 @@ describe('POST /api/properties', () => {
   test('401 without a token; 403 for a role without environment_properties:write; nothing changes', async () => {
     const before = await snapshot();
     assert.equal((await t.call('POST', '/api/properties', { token: null, body: { properties: { a: 'b' } } })).status, 401);
-    const reader = await tokenWith('Properties reader', ['environment_properties:read']);
+    const reader = await t.tokenWith('Properties reader', ['environment_properties:read']);
     assert.equal((await get('', reader)).status, 200);
     const res = await upsert({ a: 'b' }, { token: reader });
     assert.equal(res.status, 403);

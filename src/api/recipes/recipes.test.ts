@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
-import { action, createRecipe, dp, fire, log, numbered, pill, startRecipe, webhookRecipe, webhookTrigger } from '../../../test/recipes.ts';
+import { action, createRecipe, dp, fire, log, numbered, startRecipe, webhookRecipe, webhookTrigger } from '../../../test/recipes.ts';
 
 let t: TestApp;
 let readOnly: string;
@@ -11,10 +11,7 @@ let noRecipes: string;
 before(async () => {
   t = await createTestApp();
   readOnly = await t.tokenFor('Read only');
-  const roles = await t.call('GET', '/api/developer_api_client_roles');
-  const adminRole = roles.body.result.items.find((r: { name: string }) => r.name === 'Admin').id;
-  await t.call('POST', `/api/developer_api_client_roles/${adminRole}/copy`, { body: { name: 'Jobs only', privileges: ['jobs:read'] } });
-  noRecipes = await t.tokenFor('Jobs only');
+  noRecipes = await t.tokenWith('Jobs only', ['jobs:read']);
 });
 after(() => t.close());
 
@@ -170,10 +167,7 @@ describe('GET /api/recipes/:id', () => {
     const p2 = await t.createProject('Recipes P2');
     const inP1 = await createRecipe(t, simple(), { folder_id: p1.folderId });
     const inP2 = await createRecipe(t, simple(), { folder_id: p2.folderId });
-    const roles = await t.call('GET', '/api/developer_api_client_roles');
-    const admin = roles.body.result.items.find((r: { name: string }) => r.name === 'Admin').id;
-    const client = await t.call('POST', '/api/developer_api_clients', { body: { name: 'p1 only', api_privilege_group_id: admin, all_folders: false, folder_ids: [p1.folderId] } });
-    const token = client.body.result.token.value;
+    const { token } = await t.scopedClient([p1.folderId]);
     assert.equal((await t.call('GET', `/api/recipes/${inP1}`, { token })).status, 200);
     assert.equal((await t.call('GET', `/api/recipes/${inP2}`, { token })).status, 404);
     const list = await t.call('GET', '/api/recipes', { token });
@@ -445,16 +439,5 @@ describe('PUT /api/recipes/:id/stop', () => {
     assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`, { token: null })).status, 401);
     assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`, { token: readOnly })).status, 403);
     assert.equal((await snapshot(id)).running, true);
-  });
-});
-
-describe('GET /api/users/me counts recipes', () => {
-  test('recipes_count and active_recipes_count', async () => {
-    const me = await t.call('GET', '/api/users/me');
-    const total = await recipeCount();
-    assert.equal(me.body.recipes_count, total);
-    const running = (await t.ctx.db.selectFrom('recipes').select('id').where('running', '=', 1).execute()).length;
-    assert.equal(me.body.active_recipes_count, running);
-    void pill;
   });
 });

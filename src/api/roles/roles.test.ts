@@ -14,10 +14,8 @@ let rolesReadOnly: string;
 let noRoles: string;
 before(async () => {
   t = await createTestApp();
-  await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name: 'Roles reader', privileges: ['collaborator_roles:read'] } });
-  await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name: 'No roles', privileges: ['workspace_details:read'] } });
-  rolesReadOnly = await t.tokenFor('Roles reader');
-  noRoles = await t.tokenFor('No roles');
+  rolesReadOnly = await t.tokenWith('Roles reader', ['collaborator_roles:read']);
+  noRoles = await t.tokenWith('No roles', ['workspace_details:read']);
 });
 after(() => t.close());
 
@@ -169,9 +167,7 @@ describe('POST /api/roles/:role_id/copy', () => {
     const mine = await t.createProject('Scoped mine');
     const theirs = await t.createProject('Scoped theirs');
     await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name: 'Role manager', privileges: ['collaborator_roles:read', 'collaborator_roles:write'] } });
-    const managerRole = (await t.call('GET', '/api/developer_api_client_roles')).body.result.items.find((r: { name: string }) => r.name === 'Role manager');
-    const client = await t.call('POST', '/api/developer_api_clients', { body: { name: 'scoped role manager', api_privilege_group_id: managerRole.id, all_folders: false, folder_ids: [mine.folderId] } });
-    const scoped = client.body.result.token.value;
+    const { token: scoped } = await t.scopedClient([mine.folderId], 'Role manager');
     const analyst = await roleNamed('Analyst');
     const before = (await roles()).length;
     const all = await t.call('POST', `/api/roles/${analyst.id}/copy`, { token: scoped, body: { name: 'Scoped all' } });

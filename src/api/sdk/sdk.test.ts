@@ -8,9 +8,7 @@ let t: TestApp;
 let noSdkToken: string;
 before(async () => {
   t = await createTestApp();
-  const copy = await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name: 'No SDK CLI', privileges: ['workspace_details:read', 'connector_sdks:read', 'connector_sdks:write'] } });
-  assert.equal(copy.status, 200);
-  noSdkToken = await t.tokenFor('No SDK CLI');
+  noSdkToken = await t.tokenWith('No SDK CLI', ['workspace_details:read', 'connector_sdks:read', 'connector_sdks:write']);
 });
 after(() => t.close());
 

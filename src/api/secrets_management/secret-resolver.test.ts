@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { tempDir } from '../../../test/helpers.ts';
 import { ConfigError, loadConfig } from '../../config.ts';
 import { createServiceContext } from '../../context.ts';
 import { createSecretBox } from '../../crypto/secret-box.ts';
@@ -43,7 +43,7 @@ before(async () => {
   const secrets = secretResolverFor(config, clock, box);
   const workspace = await createWorkspace(createServiceContext({ db: kysely, config, secretBox: box, log: createLogger('silent'), clock, secrets }), { name: 'Resolver Co', ownerEmail: 'r@example.com' });
   scope = { workspaceId: workspace.id, environmentId: (await findEnvironmentByType(kysely, workspace.id, 'dev'))!.id };
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-resolver-'));
+  dir = tempDir('sb-resolver-');
 });
 after(() => db.destroy());
 
@@ -79,7 +79,7 @@ describe('fileProvider', () => {
     fs.symlinkSync(path.join('..data', 'k8s_secret'), path.join(dir, 'k8s_secret'));
     assert.equal(await resolver().resolve(db, scope, 'file:k8s_secret'), 'mounted');
 
-    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-outside-'));
+    const outside = tempDir('sb-outside-');
     fs.writeFileSync(path.join(outside, 'victim'), 'not for you');
     fs.symlinkSync(path.join(outside, 'victim'), path.join(dir, 'escape'));
     await assert.rejects(resolver().resolve(db, scope, 'file:escape'), (e: unknown) => e instanceof SecretResolutionError && e.message === 'secret file:escape: is outside SECRETS_DIR');

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { createTestApp, tempDir, type TestApp } from '../../../test/helpers.ts';
 import { manualClock } from '../../time.ts';
 import { findEnvironmentByType } from '../../workspaces/workspaces.store.ts';
 import { resolveConnectionCredentials } from '../connections/connections.service.ts';
@@ -15,17 +14,11 @@ let secretsDir: string;
 let devEnvironmentId: number;
 
 before(async () => {
-  secretsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-secrets-'));
+  secretsDir = tempDir('sb-secrets-');
   t = await createTestApp({ clock, env: { SECRETS_DIR: secretsDir, SECRETS_CACHE_TTL_SECONDS: String(TTL_SECONDS) } });
   devEnvironmentId = (await findEnvironmentByType(t.ctx.db, t.workspaceId, 'dev'))!.id;
 });
 after(() => t.close());
-
-async function tokenWith(name: string, privileges: string[]): Promise<string> {
-  const copy = await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name, privileges } });
-  assert.equal(copy.status, 200, copy.text);
-  return t.tokenFor(name);
-}
 
 /** A rest connection whose bearer token is a secret reference; returns a function reading the token as a recipe would. */
 async function connectionUsing(reference: string, token?: string): Promise<() => Promise<string>> {
@@ -102,7 +95,7 @@ describe('POST /api/secrets_management/clear_cache', () => {
     assert.equal((await t.call('POST', '/api/secrets_management/clear_cache', { raw: '{x', headers: { 'content-type': 'application/json' } })).status, 400);
     assert.equal((await t.call('POST', '/api/secrets_management/clear_cache', { raw: 'x', headers: { 'content-type': 'text/plain' } })).status, 415);
     assert.equal((await t.call('POST', '/api/secrets_management/clear_cache', { token: null })).status, 401);
-    const reader = await tokenWith('Secrets reader', ['secrets_management:read']);
+    const reader = await t.tokenWith('Secrets reader', ['secrets_management:read']);
     const denied = await t.call('POST', '/api/secrets_management/clear_cache', { token: reader });
     assert.equal(denied.status, 403);
     assert.match(denied.body.message, /secrets_management:write/);
@@ -163,7 +156,7 @@ describe('PUT /api/secrets_management/secrets/:name', () => {
   test('401 and 403 store nothing', async () => {
     const before = await secretNames();
     assert.equal((await t.call('PUT', '/api/secrets_management/secrets/nope', { token: null, body: { value: 'v' } })).status, 401);
-    assert.equal((await t.call('PUT', '/api/secrets_management/secrets/nope', { token: await tokenWith('Secrets reader 2', ['secrets_management:read']), body: { value: 'v' } })).status, 403);
+    assert.equal((await t.call('PUT', '/api/secrets_management/secrets/nope', { token: await t.tokenWith('Secrets reader 2', ['secrets_management:read']), body: { value: 'v' } })).status, 403);
     assert.deepEqual(await secretNames(), before);
   });
 });
@@ -187,7 +180,7 @@ describe('GET /api/secrets_management/secrets', () => {
 
   test('401 and 403', async () => {
     assert.equal((await t.call('GET', '/api/secrets_management/secrets', { token: null })).status, 401);
-    assert.equal((await t.call('GET', '/api/secrets_management/secrets', { token: await tokenWith('No secrets', ['connections:read']) })).status, 403);
+    assert.equal((await t.call('GET', '/api/secrets_management/secrets', { token: await t.tokenWith('No secrets', ['connections:read']) })).status, 403);
   });
 });
 
@@ -210,7 +203,7 @@ describe('DELETE /api/secrets_management/secrets/:name', () => {
     assert.match(missing.body.message, /^Not found/);
     assert.equal((await t.call('DELETE', '/api/secrets_management/secrets/kept', { token: await t.tokenFor('Admin', 'test') })).status, 404);
     assert.equal((await t.call('DELETE', '/api/secrets_management/secrets/kept', { token: null })).status, 401);
-    assert.equal((await t.call('DELETE', '/api/secrets_management/secrets/kept', { token: await tokenWith('Secrets reader 3', ['secrets_management:read']) })).status, 403);
+    assert.equal((await t.call('DELETE', '/api/secrets_management/secrets/kept', { token: await t.tokenWith('Secrets reader 3', ['secrets_management:read']) })).status, 403);
     assert.ok((await secretNames()).includes('kept'));
   });
 });

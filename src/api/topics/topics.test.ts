@@ -21,10 +21,7 @@ const ID_SHAPE = /^[0-9a-f]{16}-[0-9a-f]{16}$/;
 before(async () => {
   t = await createTestApp({ clock, env: { EVENT_STREAMS_SWEEP_INTERVAL_MS: '20' } });
   readOnly = await t.tokenFor('Read only');
-  const roles = (await t.call('GET', '/api/developer_api_client_roles')).body.result.items as Array<{ id: number; name: string }>;
-  const admin = roles.find((r) => r.name === 'Admin')!.id;
-  assert.equal((await t.call('POST', `/api/developer_api_client_roles/${admin}/copy`, { body: { name: 'Folders only', privileges: ['projects_folders:read'] } })).status, 200);
-  noEventStreams = await t.tokenFor('Folders only');
+  noEventStreams = await t.tokenWith('Folders only', ['projects_folders:read']);
   apiClientId = (await t.call('POST', '/api/api_clients', { body: { name: 'Event partner' } })).body.id;
 });
 after(() => t.close());
@@ -331,9 +328,7 @@ describe('POST /api/v1/topics/:topic_id/consume', () => {
   test('a client limited to some projects reaches the topics of those projects only', async () => {
     const mine = await t.createProject('Streams mine');
     const theirs = await t.createProject('Streams theirs');
-    const roles = (await t.call('GET', '/api/developer_api_client_roles')).body.result.items as Array<{ id: number; name: string }>;
-    const client = await t.call('POST', '/api/developer_api_clients', { body: { name: 'Scoped streams', api_privilege_group_id: roles.find((r) => r.name === 'Admin')!.id, all_folders: false, folder_ids: [mine.folderId] } });
-    const token = client.body.result.token.value as string;
+    const { token } = await t.scopedClient([mine.folderId]);
     const inScope = await topic('In scope', { folder_id: mine.folderId });
     const outOfScope = await topic('Out of scope', { folder_id: theirs.folderId });
     const home = await topic('At home');

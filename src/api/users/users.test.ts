@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { createRecipe, log, startRecipe, webhookTrigger } from '../../../test/recipes.ts';
 import { manualClock } from '../../time.ts';
 
 let t: TestApp;
@@ -59,8 +60,7 @@ describe('GET /api/users/me', () => {
       assert.equal(res.status, 403, env);
       assert.match(res.body.message, /dev environment/);
     }
-    await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name: 'Clients only', privileges: ['developer_api_clients:read'] } });
-    const token = await t.tokenFor('Clients only');
+    const token = await t.tokenWith('Clients only', ['developer_api_clients:read']);
     assert.equal((await t.call('GET', '/api/users/me', { token })).status, 403);
   });
 
@@ -69,5 +69,17 @@ describe('GET /api/users/me', () => {
     const post = await t.call('POST', '/api/users/me', { body: {} });
     assert.equal(post.status, 404);
     assert.deepEqual(post.body, { message: 'Not found' });
+  });
+});
+
+describe('GET /api/users/me counts recipes', () => {
+  test('recipes_count and active_recipes_count', async () => {
+    for (let i = 0; i < 3; i++) await createRecipe(t, webhookTrigger([log('note', 'hello')]));
+    await startRecipe(t, await createRecipe(t, webhookTrigger([log('note', 'hello')])));
+    const me = await t.call('GET', '/api/users/me');
+    const total = (await t.ctx.db.selectFrom('recipes').select('id').execute()).length;
+    assert.equal(me.body.recipes_count, total);
+    const running = (await t.ctx.db.selectFrom('recipes').select('id').where('running', '=', 1).execute()).length;
+    assert.equal(me.body.active_recipes_count, running);
   });
 });
