@@ -191,10 +191,10 @@ type Deadlines = ReturnType<typeof createDeadlines>;
  *
  * The calls under way are a list linked through the calls themselves, not a Set: a Set long in
  * the old generation that is rehashed as entries come and go leaves behind old tables that still
- * point at the calls, and those tables live until a full collection. Every finished call then
- * survived the young-generation collections with all it held (its promise, its response),
- * which made each of those collections take 7 to 16 ms instead of about 1 (the fifth session
- * measured it; the p99 of gateway calls doubled).
+ * point at the calls, and those tables live until a full collection. Every finished call would
+ * then survive the young-generation collections with all it held (its promise, its response),
+ * making each of those collections take 7 to 16 ms instead of about 1 and doubling the p99 of
+ * gateway calls.
  */
 function createDeadlines(timeoutMs: number) {
   let first: Exchange | null = null;

@@ -171,8 +171,8 @@ async function updateConnectionUnpublished(ctx: ServiceContext, caller: Connecti
 }
 
 /**
- * Drop the stored credentials and the authorisation (contract 04 §1.6). `force` is accepted; until
- * recipes run on this server no recipe can hold the connection, so nothing refuses a disconnect.
+ * Drop the stored credentials and the authorisation (contract 04 §1.6). `force` is accepted; recipes
+ * that use the connection do not refuse a disconnect (their steps then fail with a connection error).
  */
 export async function disconnectConnection(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<void> {
   const result = await disconnectConnectionUnpublished(ctx, caller, id);

@@ -45,7 +45,7 @@ export async function updateProject(ctx: ServiceContext, caller: Caller, id: num
 export async function deleteProject(ctx: ServiceContext, caller: Caller, id: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const project = await projectOr404(trx, caller, id);
-    // Recipes do not exist yet, so the contract's 403 "Cannot destroy folder" (running recipes) cannot arise.
+    // The contract's 403 "Cannot destroy folder" (running recipes) is not built: its recipes go with it (cascade).
     await deleteFolder(trx, project.folder_id);
     await removeFolderFromScopes(trx, caller.workspaceId, project.folder_id);
   });
