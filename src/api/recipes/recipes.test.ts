@@ -400,6 +400,34 @@ describe('PUT /api/recipes/:id/start', () => {
     assert.equal((await t.call('GET', `/api/recipes/${created.body.id}`)).status, 200);
   });
 
+  test('a formula chaining 10,000 operators or calls is a code error, not a crash; 400 terms start', async () => {
+    const id = await createRecipe(t, webhookTrigger([log('sum', `=1${'+1'.repeat(10_000)}`), log('chain', `='a'${'.upcase'.repeat(5_000)}`)]));
+    const res = await t.call('PUT', `/api/recipes/${id}/start`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.success, false);
+    assert.deepEqual(res.body.code_errors.map(([step]: [number]) => step), [1, 2]);
+    for (const [, details] of res.body.code_errors as Array<[number, unknown[][]]>) assert.match(String(details[0]?.[2]), /formula is nested too deeply/);
+    assert.equal((await snapshot(id)).running, false);
+
+    const fine = await createRecipe(t, webhookTrigger([log('sum', `=1${'+1'.repeat(399)}`)]));
+    assert.equal((await t.call('PUT', `/api/recipes/${fine}/start`)).body.success, true);
+  });
+
+  test('blocks nested thousands of levels deep are a code error, not a crash', async () => {
+    const depth = 5000;
+    // Written as text: JSON.stringify itself would overflow on the object.
+    const open = '{"keyword":"if","input":{"type":"compound","operand":"and","conditions":[]},"block":[';
+    const block = open.repeat(depth) + JSON.stringify(log('inner', 'deep')) + ']}'.repeat(depth);
+    const code = `{"number":0,"keyword":"trigger","provider":"workato_webhooks","name":"new_event","as":"hook","input":{},"block":[${block}]}`;
+    const created = await t.call('POST', '/api/recipes', { raw: JSON.stringify({ recipe: { code } }), headers: { 'content-type': 'application/json' } });
+    assert.equal(created.status, 200);
+    const res = await t.call('PUT', `/api/recipes/${created.body.id}/start`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.success, false);
+    assert.deepEqual(res.body.code_errors[0][1][0], ['block', null, 'is nested too deeply']);
+    assert.equal((await t.call('GET', `/api/recipes/${created.body.id}`)).status, 200);
+  });
+
   test('config errors: a connection that does not exist, or a relative URL with no connection', async () => {
     const config = [{ keyword: 'application', provider: 'rest', name: 'rest', account_id: 424242 }];
     const id = await createRecipe(t, webhookTrigger([action('rest', 'make_request_v2', 'r', { request: { url: '/relative' } })]), { config: JSON.stringify(config) });

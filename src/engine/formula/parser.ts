@@ -46,6 +46,11 @@ interface Token {
 const PUNCTUATION = ['**', '==', '!=', '>=', '<=', '&&', '||', '&.', '=>', '=~', '(', ')', '[', ']', '{', '}', ',', '.', '?', ':', '+', '-', '*', '/', '%', '>', '<', '!'];
 const MAX_LENGTH = 100_000;
 const MAX_DEPTH = 100;
+/**
+ * Deepest tree a formula may build. Operator and method chains (`1+1+…`, `a.b.c…`) grow the tree
+ * without nesting the source, and every walk over the tree (evaluation, datapill checks) recurses.
+ */
+export const MAX_TREE_DEPTH = 500;
 
 function isIdentStart(c: string): boolean {
   return /[A-Za-z_]/.test(c);
@@ -592,5 +597,49 @@ function describe(t: Token): string {
 export function parseFormula(src: string): Expr {
   if (src.length > MAX_LENGTH) throw new FormulaSyntaxError(`formula is longer than ${MAX_LENGTH} characters`, 0);
   if (src.trim() === '') throw new FormulaSyntaxError('formula is empty', 0);
-  return new Parser(lex(src)).parseAll();
+  const expr = new Parser(lex(src)).parseAll();
+  if (treeDepth(expr) > MAX_TREE_DEPTH) throw new FormulaSyntaxError(`formula is nested too deeply (a chain of more than ${MAX_TREE_DEPTH} operators or calls)`, 0);
+  return expr;
+}
+
+/** The depth of a tree, measured without recursion (the tree may be far deeper than the stack). */
+function treeDepth(root: Expr): number {
+  let deepest = 0;
+  const pending: Array<[Expr, number]> = [[root, 1]];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    const [expr, depth] = item;
+    if (depth > deepest) deepest = depth;
+    if (deepest > MAX_TREE_DEPTH) break;
+    for (const child of childrenOf(expr)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+function childrenOf(expr: Expr): Expr[] {
+  switch (expr.k) {
+    case 'lit':
+    case 'pill':
+    case 'word':
+      return [];
+    case 'array':
+      return expr.items;
+    case 'hash':
+      return expr.entries.flat();
+    case 'regex':
+      return expr.parts.filter((part): part is Expr => typeof part !== 'string');
+    case 'fn':
+      return expr.args;
+    case 'call':
+    case 'index':
+      return [expr.recv, ...expr.args];
+    case 'not':
+    case 'neg':
+      return [expr.arg];
+    case 'bin':
+    case 'and':
+    case 'or':
+      return [expr.l, expr.r];
+    case 'cond':
+      return [expr.c, expr.a, expr.b];
+  }
 }
