@@ -133,6 +133,9 @@ function jsonParams(text: string): Params {
     throw new OAuthError('json_invalid');
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('json_not_object');
+  // JSON.parse keeps the last of two members with one name; a parameter may not repeat (01).
+  const repeated = repeatedMember(text);
+  if (repeated !== undefined) throw new OAuthError('parameter_repeated', { params: { name: repeated } });
   const params: Params = new Map();
   for (const [key, value] of Object.entries(body)) {
     if (['grant_type', 'client_id', 'client_secret', 'scope'].includes(key) && typeof value !== 'string') {
@@ -141,6 +144,38 @@ function jsonParams(text: string): Params {
     if (typeof value === 'string') params.set(key, [value]);
   }
   return params;
+}
+
+/**
+ * The first member name that appears twice in the top-level object of a JSON text that parses.
+ * One pass over the text: strings are skipped whole, so brackets inside them do not count.
+ */
+export function repeatedMember(text: string): string | undefined {
+  const seen = new Set<string>();
+  let depth = 0;
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      if (depth === 1 && expectKey) {
+        const name = JSON.parse(text.slice(i, end + 1)) as string;
+        if (seen.has(name)) return name;
+        seen.add(name);
+        expectKey = false;
+      }
+      i = end;
+    } else if (c === '{' || c === '[') {
+      depth++;
+      expectKey = c === '{' && depth === 1;
+    } else if (c === '}' || c === ']') {
+      depth--;
+    } else if (c === ',' && depth === 1) {
+      expectKey = true;
+    }
+  }
+  return undefined;
 }
 
 function multipartParams(headers: FastifyRequest['headers'], body: Buffer): Promise<Params> {

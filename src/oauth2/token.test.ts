@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
 import { manualClock } from '../time.ts';
 import { createAccessTokenSigner } from './access-token.ts';
-import { formParams, tokenJson } from './token.routes.ts';
+import { formParams, repeatedMember, tokenJson } from './token.routes.ts';
 
 let t: TestApp;
 let clientId: string;
@@ -229,5 +229,31 @@ describe('form bodies', () => {
       for (const [k, v] of new URLSearchParams(body)) expected.set(k, [...(expected.get(k) ?? []), v]);
       assert.deepEqual(formParams(body), expected, body);
     }
+  });
+});
+
+describe('POST /oauth2/token: a JSON body with a parameter twice', () => {
+  test('is refused as invalid_request naming the parameter, even when both values are the right ones', async () => {
+    const twice = `{"grant_type":"client_credentials","client_id":"${clientId}","client_secret":"wrong","client_secret":"${clientSecret}"}`;
+    const res = await token(twice, { 'content-type': 'application/json' });
+    assertOAuthError(res, 'invalid_request');
+    assert.equal(res.body.error_description, 'The client_secret parameter is repeated.');
+    const same = `{"grant_type":"client_credentials","grant_type":"client_credentials","client_id":"${clientId}","client_secret":"${clientSecret}"}`;
+    assert.equal((await token(same, { 'content-type': 'application/json' })).body.error_description, 'The grant_type parameter is repeated.');
+    const escaped = `{"grant_type":"client_credentials","client_id":"${clientId}","client_secret":"${clientSecret}","client\\u005fsecret":"${clientSecret}"}`;
+    assert.equal((await token(escaped, { 'content-type': 'application/json' })).body.error_description, 'The client_secret parameter is repeated.', 'an escaped spelling of the same name');
+    assertToken(await token(`{"grant_type":"client_credentials","client_id":"${clientId}","client_secret":"${clientSecret}","nested":{"client_id":"x","client_id":"y"}}`, { 'content-type': 'application/json' }));
+  });
+});
+
+describe('repeatedMember', () => {
+  test('finds a repeated top-level name; names inside strings, nested objects and arrays do not count', () => {
+    assert.equal(repeatedMember('{"a":1,"b":2,"a":3}'), 'a');
+    assert.equal(repeatedMember('{"a":"\\",\\"a\\":","b":{"a":1,"a":2},"c":[{"b":1}],"d":"{\\"b\\":1}"}'), undefined);
+    assert.equal(repeatedMember('{"x\\"y":1, "x\\"y" :2}'), 'x"y');
+    assert.equal(repeatedMember(' { "a" : [ 1 , { "a" : 2 } ] , "a" : 3 } '), 'a');
+    assert.equal(repeatedMember('{}'), undefined);
+    const wide = `{${Array.from({ length: 50_000 }, (_, i) => `"k${i}":1`).join(',')},"k49999":2}`;
+    assert.equal(repeatedMember(wide), 'k49999');
   });
 });
