@@ -3,7 +3,7 @@
 // POST /api/secrets_management/clear_cache empties. Values live in memory only, never in logs.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Config } from '../../config.ts';
+import { CONFIG_VARIABLES, type Config } from '../../config.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import type { Db } from '../../db/types.ts';
 import type { Clock } from '../../time.ts';
@@ -135,7 +135,12 @@ export function environmentProvider(variables: ReadonlyMap<string, string>, pref
   return {
     name: 'env',
     cached: true,
-    refuse: (name) => (name.startsWith(prefix) ? null : `only environment variables starting with ${prefix} can be used (SECRETS_ENV_PREFIX)`),
+    refuse(name) {
+      if (!name.startsWith(prefix)) return `only environment variables starting with ${prefix} can be used (SECRETS_ENV_PREFIX)`;
+      // SWITCHBOARD_SECRET_KEY starts with the default prefix, yet is the server's own key.
+      if (CONFIG_VARIABLES.includes(name)) return `${name} is a setting of the server, never a secret of a connection`;
+      return null;
+    },
     read: async (_db, _scope, name) => variables.get(name),
   };
 }
