@@ -11,6 +11,7 @@ import { type SecretResolver } from './api/secrets_management/secret-resolver.ts
 import type { DbHandle } from './db/index.ts';
 import { registerAuth } from './http/auth.ts';
 import { registerHostRouting } from './http/hosts.ts';
+import { registerLingeringClose } from './http/lingering-close.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.ts';
 import { registerGauge, registerObservability, requestId, requestLogger } from './http/observability.ts';
 import { registerDurableReplies } from './http/durable-replies.ts';
@@ -132,6 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);
   registerErrorHandling(app);
+  registerLingeringClose(app);
   if (database.logSync) registerDurableReplies(app, database.logSync);
   const metrics = registerObservability(app);
   // Host routing first: on a host or listener of its own, what is not served there is a 404 before any 401.
