@@ -12,6 +12,7 @@ import type { StepErrors } from '../../engine/compile.ts';
 import type { AuthContext } from '../developer_api_clients/credentials.ts';
 import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
+import { findFirstUser, findWorkspace } from '../../workspaces/workspaces.store.ts';
 import {
   deleteRecipe as deleteRecipeRow,
   findRecipe,
@@ -19,6 +20,8 @@ import {
   insertRecipe,
   insertVersion,
   listRecipes as listRecipeRows,
+  markRecipeRunning,
+  markRecipeStopped,
   recipeToApi,
   updateRecipe as updateRecipeRow,
   type RecipeApi,
@@ -220,9 +223,9 @@ async function targetFolder(db: Db, caller: Caller, folderId: number | undefined
 }
 
 async function authorOf(db: Db, workspaceId: number): Promise<{ name: string; email: string }> {
-  const user = await db.selectFrom('users').select(['name', 'email']).where('workspace_id', '=', workspaceId).orderBy('id').executeTakeFirst();
+  const user = await findFirstUser(db, workspaceId);
   if (user) return { name: user.name, email: user.email };
-  const workspace = await db.selectFrom('workspaces').select(['name', 'owner_email']).where('id', '=', workspaceId).executeTakeFirst();
+  const workspace = await findWorkspace(db, workspaceId);
   return { name: workspace?.name ?? '', email: workspace?.owner_email ?? '' };
 }
 
@@ -350,16 +353,14 @@ export async function startRecipe(ctx: ServiceContext, caller: Caller, id: numbe
   if (validation.codeErrors.length > 0 || validation.configErrors.length > 0) {
     return { success: false, code_errors: validation.codeErrors, config_errors: validation.configErrors };
   }
-  const started = await ctx.db.updateTable('recipes').set({ running: 1, stop_cause: null }).where('id', '=', id).where('running', '=', 0).executeTakeFirst();
-  if (Number(started.numUpdatedRows) === 0) throw new AppError('bad_request', { message: "Can't change the recipe state: invalid state running" });
+  if (!(await markRecipeRunning(ctx.db, id))) throw new AppError('bad_request', { message: "Can't change the recipe state: invalid state running" });
   await engine.recipeStarted(id);
   return { success: true };
 }
 
 export async function stopRecipe(ctx: ServiceContext, caller: Caller, id: number): Promise<void> {
   await findVisible(ctx.db, caller, id);
-  const stopped = await ctx.db.updateTable('recipes').set({ running: 0, stopped_at: toStored(ctx.clock.now()), stop_cause: null }).where('id', '=', id).where('running', '=', 1).executeTakeFirst();
-  if (Number(stopped.numUpdatedRows) === 0) throw new AppError('bad_request', { message: "Can't change the recipe state: invalid state stopped" });
+  if (!(await markRecipeStopped(ctx.db, id, toStored(ctx.clock.now())))) throw new AppError('bad_request', { message: "Can't change the recipe state: invalid state stopped" });
   ctx.engine?.recipeStopped(id);
 }
 
