@@ -9,8 +9,7 @@ import { EndJob, StepError, type ConnectionValues, type EngineLimits, type Recip
 import { listKey, type Pill } from './datapills.ts';
 import { FormulaError } from './formula/errors.ts';
 import { Budget, type Limits } from './formula/interpreter.ts';
-import { toRubyString } from './formula/methods.ts';
-import { hashGet, isHash, newHash, toPlain, type Hash, type Value } from './formula/values.ts';
+import { hashGet, isHash, newHash, toPlain, toRubyString, type Hash, type Value } from './formula/values.ts';
 import { evaluateInput, type InputEnv } from './inputs.ts';
 import { coerceHash } from './schema.ts';
 

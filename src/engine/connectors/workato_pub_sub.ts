@@ -19,8 +19,7 @@ import { formatMessageId } from '../../api/topics/message-id.ts';
 import { MAX_BATCH_MESSAGES, publishBatch, publishMessage, type EventStreamsRuntime } from '../../api/topics/topics.service.ts';
 import { firstSeqAtOrAfter, readMessages } from '../../api/topics/topics.store.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
-import { toRubyString } from '../formula/methods.ts';
-import { fromPlain, hashGet, isHash, newHash, toPlain, type Hash, type Value } from '../formula/values.ts';
+import { fromPlain, hashGet, isHash, newHash, toPlain, toRubyString, type Hash, type Value } from '../formula/values.ts';
 import { StepError, type Connector, type StepContext } from './types.ts';
 
 /** Largest message a recipe may publish (13 §8, D-conn: 512 KB through the connector). */

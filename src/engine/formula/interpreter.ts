@@ -5,8 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Pill } from '../datapills.ts';
 import type { Expr } from './parser.ts';
-import { callMethod, compareValues, rubyEquals, toRubyString, checkSize, dateOfTime, addDuration, regexFrom } from './methods.ts';
-import { CLEAR, RDate, RDuration, RFloat, RTime, SKIP, hashSet, isHash, isNumeric, newHash, numOf, typeName, type Hash, type Value } from './values.ts';
+import { callMethod } from './methods.ts';
+import { dateOfTime, addDuration } from './dates.ts';
+import { regexFrom } from './regex-safety.ts';
+import { CLEAR, RDate, RDuration, RFloat, RTime, SKIP, hashSet, isHash, isNumeric, newHash, numOf, typeName, compareValues, rubyEquals, toRubyString, checkSize, type Hash, type Value } from './values.ts';
 import { localParts } from './zones.ts';
 import { FormulaError } from './errors.ts';
 
