@@ -59,6 +59,13 @@ export interface ListQuery {
 export type Refusal = { success: false; errors: FieldErrors };
 export type StartRefusal = { success: false; code_errors: StepErrors; config_errors: StepErrors };
 
+/** What this service needs of the recipe engine: the check before a start, and arming or disarming a trigger. */
+export interface RecipeRuntime {
+  validate(row: RecipeRow): Promise<{ codeErrors: StepErrors; configErrors: StepErrors }>;
+  recipeStarted(recipeId: number): Promise<void>;
+  recipeStopped(recipeId: number): void;
+}
+
 export const STOP_CAUSES = ['trigger_errors_limit', 'action_quota_limit', 'trial_expired', 'txn_quota_limit'] as const;
 const MAX_NAME = 255;
 const MAX_DESCRIPTION = 10_000;
@@ -344,9 +351,7 @@ export async function deleteRecipe(ctx: ServiceContext, caller: Caller, id: numb
   });
 }
 
-export async function startRecipe(ctx: ServiceContext, caller: Caller, id: number): Promise<{ success: true } | StartRefusal> {
-  const engine = ctx.engine;
-  if (!engine) throw new AppError('service_unavailable', { message: 'The recipe engine is not running in this process' });
+export async function startRecipe(ctx: ServiceContext, engine: RecipeRuntime, caller: Caller, id: number): Promise<{ success: true } | StartRefusal> {
   const current = await findVisible(ctx.db, caller, id);
   if (current.running === 1) throw new AppError('bad_request', { message: "Can't change the recipe state: invalid state running" });
   const validation = await engine.validate(current);
@@ -358,10 +363,10 @@ export async function startRecipe(ctx: ServiceContext, caller: Caller, id: numbe
   return { success: true };
 }
 
-export async function stopRecipe(ctx: ServiceContext, caller: Caller, id: number): Promise<void> {
+export async function stopRecipe(ctx: ServiceContext, engine: RecipeRuntime, caller: Caller, id: number): Promise<void> {
   await findVisible(ctx.db, caller, id);
   if (!(await markRecipeStopped(ctx.db, id, toStored(ctx.clock.now())))) throw new AppError('bad_request', { message: "Can't change the recipe state: invalid state stopped" });
-  ctx.engine?.recipeStopped(id);
+  engine.recipeStopped(id);
 }
 
 /** What every new recipe starts with, whether created or copied: stopped, version 1, no jobs. */
