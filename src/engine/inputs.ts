@@ -3,7 +3,8 @@
 // for every job against that job's datapills.
 import { listKey, type Pill } from './datapills.ts';
 import { FormulaError } from './formula/errors.ts';
-import { evaluate, truthy, type FormulaEnv } from './formula/interpreter.ts';
+import type { FormulaEnv } from './formula/env.ts';
+import { evaluate, truthy } from './formula/interpreter.ts';
 import { isKnownMethod } from './formula/methods.ts';
 import { FormulaSyntaxError, matchingBrace, parseFormula, type Expr } from './formula/parser.ts';
 import { CLEAR, SKIP, fromPlain, hashSet, newHash, toRubyString, type Value } from './formula/values.ts';

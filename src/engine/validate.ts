@@ -6,7 +6,7 @@ import type { CompiledStep, ErrorDetail, StepErrors } from './compile.ts';
 import { connectionSlot } from './connection-slots.ts';
 import { resolveTopicId } from './connectors/workato_pub_sub.ts';
 import { StepError } from './connectors/types.ts';
-import { Budget } from './formula/interpreter.ts';
+import { Budget } from './formula/env.ts';
 import { toPlain, isHash, newHash, type Hash, type Value } from './formula/values.ts';
 import { evaluateInput } from './inputs.ts';
 import type { RecipeCache } from './recipe-cache.ts';

@@ -2,7 +2,7 @@
 // table does not exist; calling it is an error, and a recipe using it does not start.
 import { createHash } from 'node:crypto';
 import { FormulaError } from './errors.ts';
-import type { FormulaEnv } from './interpreter.ts';
+import type { FormulaEnv } from './env.ts';
 import { CLEAR, RDate, RDuration, RFloat, RTime, SKIP, hashGet, hashSet, isHash, isNumeric, jsonDepth, MAX_EVENT_DEPTH, newHash, numOf, toPlain, typeName, fromPlain, compareValues, isTrue, rubyEquals, toRubyString, type Hash, type Value } from './values.ts';
 import { fromLocal, isValidZone, localParts } from './zones.ts';
 import { UNIT_SECONDS, addDuration, dateOfTime, endOf, parseDate, parseTime, parseWithFormat, startOf, strftime } from './dates.ts';
