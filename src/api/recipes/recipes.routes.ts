@@ -103,7 +103,7 @@ export function recipesRoutes(fastify: FastifyInstance, ctx: ServiceContext, { e
 
   app.put('/api/recipes/:id/start', {
     config: { privilege: 'recipes:write' },
-    schema: { tags, summary: 'Validate and start a recipe', params: IdParams, response: { 200: StartResult, ...errorResponses(...AUTH_ERRORS, 404, 503) } },
+    schema: { tags, summary: 'Validate and start a recipe', params: IdParams, response: { 200: StartResult, ...errorResponses(...AUTH_ERRORS, 404) } },
   }, async (request) => startRecipe(ctx, engine, authOf(request), request.params.id));
 
   app.put('/api/recipes/:id/stop', {
