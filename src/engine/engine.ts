@@ -56,14 +56,15 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   const lifecycle: Lifecycle = { started: false, closing: false };
   const shutdown = new AbortController();
   const cache = new RecipeCache(ctx);
-  const runner: JobRunner = new JobRunner({
+  // The queue launches jobs that the runner runs; a job's recipe calls go back to the queue.
+  const queue = new JobQueue({ ctx, settings, cache, events, lifecycle, run: (job) => runner.run(job) });
+  const calls: RecipeCallDeps = { db: ctx.db, queue, limits: settings.limits };
+  const runner = new JobRunner({
     ctx, settings, cache, events,
     shutdown: shutdown.signal,
     callRecipe: (caller, job, flow, parameters, wait) => callRecipe(calls, caller, job, flow, parameters, wait),
     settle: (handle, outcome) => queue.settle(handle, outcome),
   });
-  const queue = new JobQueue({ ctx, settings, cache, events, lifecycle, run: (job) => runner.run(job) });
-  const calls: RecipeCallDeps = { db: ctx.db, queue, limits: settings.limits };
   const schedules = new Schedules({ ctx, settings, events, queue, lifecycle });
   // Topic triggers: one subscription per running recipe, woken by event_topic.published.
   const subscriptions = createTopicSubscriptions({
