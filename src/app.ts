@@ -72,8 +72,13 @@ export interface AppDeps {
 /** Failed client authentications per minute before 429: per client id, and per source address. */
 const TOKEN_FAILURE_LIMITS = { id: 10, ip: 100 };
 
+/** What a route group may need besides the service context (the recipes area starts and stops recipes). */
+interface RouteRuntime {
+  engine: RecipeEngine;
+}
+
 /** The API areas, in the order they appear in the OpenAPI document. */
-const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext) => void> = [
+const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, runtime: RouteRuntime) => void> = [
   developerApiClientsRoutes,
   developerApiClientRolesRoutes,
   usersRoutes,
@@ -115,9 +120,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }) as unknown as FastifyInstance;
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
   const mailer: Mailer | undefined = config.smtpUrl === undefined ? undefined : createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom });
-  const base = createServiceContext({ db: database.db, config, secretBox: deps.secretBox, log: logger, clock: deps.clock, secrets: deps.secrets, notifier: deps.notifier, mailer });
-  const engine = deps.engine ?? createEngine(base);
-  const ctx: ServiceContext = { ...base, engine };
+  const ctx = createServiceContext({ db: database.db, config, secretBox: deps.secretBox, log: logger, clock: deps.clock, secrets: deps.secrets, notifier: deps.notifier, mailer });
+  const engine = deps.engine ?? createEngine(ctx);
   if (mailer) app.addHook('onClose', async () => mailer.close());
   app.addHook('onReady', async () => {
     // The server migrates before it builds the app; a database that is not migrated (GET /ready
@@ -156,7 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   operationsRoutes(app, ctx, { dialect: database.dialect, metrics });
-  for (const register of ROUTE_TABLE) register(app, ctx);
+  for (const register of ROUTE_TABLE) register(app, ctx, { engine });
 
   // Credentials of the API platform (OAuth access tokens, auth tokens, callers' JWTs): one
   // resolver and one cache of profile state for the gateway and the event streams API.

@@ -1,7 +1,7 @@
 // What services receive explicitly: the database handle, the clock, a logger, the settings, the
 // secret box and resolver, change notifications, group commit and, in the server, the mailer.
-// No container, no singletons: the server, the CLI, tests and (later) the engine build one with
-// createServiceContext.
+// No container, no singletons: the server, the CLI and tests build one with createServiceContext.
+// The recipe engine is not part of it: it is passed to the few places that use it.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
@@ -12,7 +12,6 @@ import type { Mailer } from './mail/mailer.ts';
 import { createInProcessNotifier, type Notifier } from './notifier.ts';
 import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import { systemClock, type Clock } from './time.ts';
-import type { RecipeEngine } from './engine/engine.ts';
 
 export interface ServiceContext {
   readonly db: Kysely<Database>;
@@ -32,8 +31,6 @@ export interface ServiceContext {
   readonly mailer?: Mailer;
   /** PUBLIC_BASE_URL, for links in what the server sends out (e-mails). */
   readonly publicBaseUrl?: string;
-  /** The recipe engine (triggers, job queue, workers); absent in the CLI's contexts. */
-  readonly engine?: RecipeEngine;
 }
 
 export interface ContextParts {

@@ -106,7 +106,6 @@ export const ERROR_CATALOG = {
   invitation_not_delivered: { status: 502, message: 'The invitation was recorded but the e-mail could not be sent; try again' },
   // The server
   server_error: { status: 500, message: 'Server error' },
-  engine_not_running: { status: 503, message: 'The recipe engine is not running in this process' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

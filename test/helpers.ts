@@ -119,7 +119,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const notifier = createInProcessNotifier();
   const base: ServiceContext = createServiceContext({ db, config, secretBox, log: logger, clock, secrets, notifier });
   const engine = createEngine(base, { pollMs: 50, ...options.engine });
-  const ctx: ServiceContext = { ...base, engine };
+  const ctx: ServiceContext = base;
   const first = await prepareFirstWorkspace(ctx, { workspace: { name: 'Acme Integrations', ownerEmail: 'integrations@example.com' } });
   const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: file, logSync }, secretBox, secrets, notifier, clock, logger, engine });
   await app.ready();

@@ -2,8 +2,7 @@
 // their aliases, and/or groups (nested groups accepted).
 import { compileInput, evaluateInput, InputError, type Compiled, type InputEnv } from './inputs.ts';
 import { FormulaError } from './formula/errors.ts';
-import { compareValues, isTrue, rubyEquals, toRubyString } from './formula/methods.ts';
-import { isHash, isNumeric, numOf, type Value } from './formula/values.ts';
+import { isHash, isNumeric, numOf, compareValues, isTrue, rubyEquals, toRubyString, type Value } from './formula/values.ts';
 
 export const OPERANDS = [
   'contains', 'not_contains', 'starts_with', 'not_starts_with', 'ends_with', 'not_ends_with',

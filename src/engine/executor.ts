@@ -8,9 +8,8 @@ import { lookupForFormula } from './connectors/lookup_table.ts';
 import { EndJob, StepError, type ConnectionValues, type EngineLimits, type RecipeRef, type StepContext } from './connectors/types.ts';
 import { listKey, type Pill } from './datapills.ts';
 import { FormulaError } from './formula/errors.ts';
-import { Budget, type Limits } from './formula/interpreter.ts';
-import { toRubyString } from './formula/methods.ts';
-import { hashGet, isHash, newHash, toPlain, type Hash, type Value } from './formula/values.ts';
+import { Budget, type Limits } from './formula/env.ts';
+import { hashGet, isHash, newHash, toPlain, toRubyString, type Hash, type Value } from './formula/values.ts';
 import { evaluateInput, type InputEnv } from './inputs.ts';
 import { coerceHash } from './schema.ts';
 

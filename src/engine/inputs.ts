@@ -3,10 +3,11 @@
 // for every job against that job's datapills.
 import { listKey, type Pill } from './datapills.ts';
 import { FormulaError } from './formula/errors.ts';
-import { evaluate, truthy, type FormulaEnv } from './formula/interpreter.ts';
-import { toRubyString, isKnownMethod } from './formula/methods.ts';
+import type { FormulaEnv } from './formula/env.ts';
+import { evaluate, truthy } from './formula/interpreter.ts';
+import { isKnownMethod } from './formula/methods.ts';
 import { FormulaSyntaxError, matchingBrace, parseFormula, type Expr } from './formula/parser.ts';
-import { CLEAR, SKIP, fromPlain, hashSet, newHash, type Value } from './formula/values.ts';
+import { CLEAR, SKIP, fromPlain, hashSet, newHash, toRubyString, type Value } from './formula/values.ts';
 
 export type Compiled =
   | { k: 'literal'; v: Value }

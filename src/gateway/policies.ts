@@ -1,9 +1,9 @@
 // Access policies at the gateway (03 §6, §9.5): a rate limit over a short window and a quota
 // over a long one, both fixed windows counted per access profile in the database, so a
 // restart does not reset a monthly quota.
-import { sql } from 'kysely';
 import type { ServiceContext } from '../context.ts';
 import type { ApiPolicyRow } from '../db/types.ts';
+import { countPolicyRequest, deleteEndedPolicyWindows, findPolicyById, uncountPolicyRequest } from '../api/api_clients/api_clients.store.ts';
 
 export type PolicyVerdict = { ok: true; headers: Record<string, string> } | { ok: false; error: 'Rate limit exceeded' | 'Quota exceeded'; retryAfter: number };
 
@@ -12,7 +12,7 @@ export function createPolicyEnforcer(ctx: ServiceContext) {
   ctx.notifier.subscribe('api_client.changed', () => policies.clear());
 
   async function policy(id: number): Promise<ApiPolicyRow | null> {
-    if (!policies.has(id)) policies.set(id, (await ctx.db.selectFrom('api_policies').selectAll().where('id', '=', id).executeTakeFirst()) ?? null);
+    if (!policies.has(id)) policies.set(id, (await findPolicyById(ctx.db, id)) ?? null);
     return policies.get(id) ?? null;
   }
 
@@ -33,22 +33,17 @@ export function createPolicyEnforcer(ctx: ServiceContext) {
       for (const w of windows) {
         const size = (w.seconds as number) * 1000;
         const start = Math.floor(now / size) * size;
-        const row = await trx
-          .insertInto('api_policy_counters')
-          .values({ profile_id: profileId, kind: w.kind, window_start: start, count: 1 })
-          .onConflict((oc) => oc.columns(['profile_id', 'kind', 'window_start']).doUpdateSet({ count: sql`api_policy_counters.count + 1` }))
-          .returning('count')
-          .executeTakeFirstOrThrow();
-        counted.push({ count: Number(row.count), limit: w.limit as number, reset: Math.ceil((start + size - now) / 1000), error: w.error });
+        const count = await countPolicyRequest(trx, { profileId, kind: w.kind, windowStart: start });
+        counted.push({ count, limit: w.limit as number, reset: Math.ceil((start + size - now) / 1000), error: w.error });
         // Windows that have ended are of no more use.
-        await trx.deleteFrom('api_policy_counters').where('profile_id', '=', profileId).where('kind', '=', w.kind).where('window_start', '<', start).execute();
+        await deleteEndedPolicyWindows(trx, { profileId, kind: w.kind, windowStart: start });
       }
       const over = counted.find((c) => c.count > c.limit);
       if (over) {
         // A refused request does not use up the window: undo the counts of this call.
         for (const w of windows) {
           const size = (w.seconds as number) * 1000;
-          await trx.updateTable('api_policy_counters').set({ count: sql`count - 1` }).where('profile_id', '=', profileId).where('kind', '=', w.kind).where('window_start', '=', Math.floor(now / size) * size).execute();
+          await uncountPolicyRequest(trx, { profileId, kind: w.kind, windowStart: Math.floor(now / size) * size });
         }
         return { ok: false as const, error: over.error, retryAfter: Math.max(1, over.reset) };
       }

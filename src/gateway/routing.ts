@@ -3,6 +3,7 @@
 import type { ServiceContext } from '../context.ts';
 import type { ApiCollectionRow } from '../db/types.ts';
 import { routingTable } from '../api/api_endpoints/api_endpoints.store.ts';
+import { findEnvironmentByApiPrefix, listEnvironmentCollections } from '../api/api_collections/api_collections.store.ts';
 
 export interface RoutedEndpoint {
   id: number;
@@ -41,10 +42,10 @@ export function createRouter(ctx: ServiceContext) {
   ctx.notifier.subscribe('api_routes.changed', () => cache.clear());
 
   async function load(prefix: string): Promise<EnvironmentRoutes | null> {
-    const env = await ctx.db.selectFrom('environments').select(['id', 'workspace_id']).where('api_prefix', '=', prefix).executeTakeFirst();
+    const env = await findEnvironmentByApiPrefix(ctx.db, prefix);
     if (!env) return null;
     const collections = new Map<string, RoutedCollection>();
-    const rows = await ctx.db.selectFrom('api_collections').selectAll().where('environment_id', '=', env.id).execute();
+    const rows = await listEnvironmentCollections(ctx.db, env.id);
     for (const row of rows) collections.set(row.slug, { row, endpoints: [] });
     for (const e of await routingTable(ctx.db, env.id)) {
       collections.get(e.slug)?.endpoints.push({ id: e.id, method: e.method, segments: e.path.split('/'), active: e.active === 1, flowId: e.flow_id });

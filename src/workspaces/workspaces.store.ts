@@ -34,6 +34,11 @@ export async function findWorkspace(db: Db, id: number): Promise<WorkspaceRow | 
   return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The workspace's first user (its owner when it was set up). */
+export async function findFirstUser(db: Db, workspaceId: number): Promise<{ name: string; email: string } | undefined> {
+  return db.selectFrom('users').select(['name', 'email']).where('workspace_id', '=', workspaceId).orderBy('id').executeTakeFirst();
+}
+
 /** The workspace created first: the one that SWITCHBOARD_ADMIN_TOKEN and the CLI act on by default. */
 export async function findFirstWorkspace(db: Db): Promise<WorkspaceRow | undefined> {
   return db.selectFrom('workspaces').selectAll().orderBy('id').limit(1).executeTakeFirst();

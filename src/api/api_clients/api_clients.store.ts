@@ -1,5 +1,6 @@
 // API clients (v1): the consumers of published APIs.
-import type { ApiClientRow, Db } from '../../db/types.ts';
+import { sql } from 'kysely';
+import type { ApiClientRow, ApiPolicyRow, Db } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
 
 export interface ApiClientApi {
@@ -68,4 +69,32 @@ export async function insertPolicy(db: Db, values: { workspaceId: number; name: 
 
 export async function listPolicies(db: Db, workspaceId: number) {
   return db.selectFrom('api_policies').selectAll().where('workspace_id', '=', workspaceId).orderBy('id').execute();
+}
+
+/** A policy by id, whatever its workspace (the gateway reads the policy of an access profile). */
+export async function findPolicyById(db: Db, id: number): Promise<ApiPolicyRow | undefined> {
+  return db.selectFrom('api_policies').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+type PolicyWindow = { profileId: number; kind: 'rate' | 'quota'; windowStart: number };
+
+/** Count one request in a policy window of an access profile; the window's count after it. */
+export async function countPolicyRequest(db: Db, w: PolicyWindow): Promise<number> {
+  const row = await db
+    .insertInto('api_policy_counters')
+    .values({ profile_id: w.profileId, kind: w.kind, window_start: w.windowStart, count: 1 })
+    .onConflict((oc) => oc.columns(['profile_id', 'kind', 'window_start']).doUpdateSet({ count: sql`api_policy_counters.count + 1` }))
+    .returning('count')
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** Drop the counters of the windows of this kind that started before the current one. */
+export async function deleteEndedPolicyWindows(db: Db, w: PolicyWindow): Promise<void> {
+  await db.deleteFrom('api_policy_counters').where('profile_id', '=', w.profileId).where('kind', '=', w.kind).where('window_start', '<', w.windowStart).execute();
+}
+
+/** Take back one counted request (a refused request does not use up its window). */
+export async function uncountPolicyRequest(db: Db, w: PolicyWindow): Promise<void> {
+  await db.updateTable('api_policy_counters').set({ count: sql`count - 1` }).where('profile_id', '=', w.profileId).where('kind', '=', w.kind).where('window_start', '=', w.windowStart).execute();
 }

@@ -48,6 +48,16 @@ export async function apiPrefixOf(db: Db, environmentId: number): Promise<string
   return prefix;
 }
 
+/** The environment that serves this prefix on the gateway. */
+export async function findEnvironmentByApiPrefix(db: Db, prefix: string): Promise<{ id: number; workspace_id: number } | undefined> {
+  return db.selectFrom('environments').select(['id', 'workspace_id']).where('api_prefix', '=', prefix).executeTakeFirst();
+}
+
+/** Every collection of the environment (the gateway's routing table). */
+export async function listEnvironmentCollections(db: Db, environmentId: number): Promise<ApiCollectionRow[]> {
+  return db.selectFrom('api_collections').selectAll().where('environment_id', '=', environmentId).execute();
+}
+
 export async function insertCollection(db: Db, values: Omit<ApiCollectionRow, 'id'>): Promise<ApiCollectionRow> {
   return db.insertInto('api_collections').values(values).returningAll().executeTakeFirstOrThrow();
 }

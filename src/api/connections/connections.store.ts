@@ -84,6 +84,11 @@ export async function findConnection(db: Db, scope: ConnectionScope, id: number)
     .executeTakeFirst();
 }
 
+/** The connection of a name and provider in the scope (an export reference names its connection). */
+export async function findConnectionByName(db: Db, scope: ConnectionScope, name: string, provider: string): Promise<Pick<ConnectionRow, 'id' | 'authorization_status'> | undefined> {
+  return db.selectFrom('connections').select(['id', 'authorization_status']).where('workspace_id', '=', scope.workspaceId).where('environment_id', '=', scope.environmentId).where('name', '=', name).where('provider', '=', provider).executeTakeFirst();
+}
+
 /** Ascending id; a page only when asked for one. */
 export async function listConnections(db: Db, scope: ConnectionScope, filters: ConnectionFilters, page?: { offset: number; perPage: number }): Promise<ConnectionRow[]> {
   let query = db.selectFrom('connections').selectAll().where('workspace_id', '=', scope.workspaceId).where('environment_id', '=', scope.environmentId);

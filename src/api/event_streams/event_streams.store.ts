@@ -51,6 +51,13 @@ export async function findTopicById(db: Db, id: number): Promise<EventTopicRow |
   return db.selectFrom('event_topics').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
+/** The id of a topic of the environment that is not deleted, named by id or by name key. */
+export async function findLiveTopicId(db: Db, environmentId: number, by: { id: number } | { nameKey: string }): Promise<number | undefined> {
+  let query = db.selectFrom('event_topics').select('id').where('environment_id', '=', environmentId).where('deleted_at', 'is', null);
+  query = 'id' in by ? query.where('id', '=', by.id) : query.where('name_key', '=', by.nameKey);
+  return (await query.executeTakeFirst())?.id;
+}
+
 /** Which of these ids are live topics of the environment. */
 export async function findTopicIds(db: Db, environmentId: number, ids: readonly number[]): Promise<Array<Pick<EventTopicRow, 'id' | 'folder_id'>>> {
   if (ids.length === 0) return [];

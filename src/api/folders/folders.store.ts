@@ -43,6 +43,17 @@ export async function findHomeFolder(db: Db, environmentId: number): Promise<Fol
   return db.selectFrom('folders').selectAll().where('environment_id', '=', environmentId).where('parent_id', 'is', null).executeTakeFirst();
 }
 
+/** The project a folder belongs to (null outside projects). */
+export async function findProjectOfFolder(db: Db, id: number): Promise<number | null | undefined> {
+  const folder = await db.selectFrom('folders').select('project_id').where('id', '=', id).executeTakeFirst();
+  return folder?.project_id;
+}
+
+/** The names of these folders, by id. */
+export async function findFolderNames(db: Db, ids: readonly number[]): Promise<Array<Pick<FolderRow, 'id' | 'name'>>> {
+  return db.selectFrom('folders').select(['id', 'name']).where('id', 'in', ids).execute();
+}
+
 /** Which of these ids are project folders of the environment. */
 export async function findProjectFolderIds(db: Db, environmentId: number, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];

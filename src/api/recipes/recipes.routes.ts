@@ -7,7 +7,7 @@ import { authOf } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
 import { AUTH_ERRORS, errorResponses, IdParams, toId, type IdInput } from '../../http/schemas.ts';
 import { CopyBody, CopyResult, CreateResult, GetQuery, ListQuery, MutationResult, Recipe, RecipeBody, RecipeList, StartResult } from './recipes.schemas.ts';
-import { copyRecipe, createRecipe, deleteRecipe, getRecipe, listRecipes, startRecipe, stopRecipe, updateRecipe, type RecipeFields } from './recipes.service.ts';
+import { copyRecipe, createRecipe, deleteRecipe, getRecipe, listRecipes, startRecipe, stopRecipe, updateRecipe, type RecipeFields, type RecipeRuntime } from './recipes.service.ts';
 
 const tags = ['Recipes'];
 
@@ -41,7 +41,7 @@ function fieldsOf(f: BodyFields): RecipeFields {
   };
 }
 
-export function recipesRoutes(fastify: FastifyInstance, ctx: ServiceContext): void {
+export function recipesRoutes(fastify: FastifyInstance, ctx: ServiceContext, { engine }: { engine: RecipeRuntime }): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/api/recipes', {
@@ -103,14 +103,14 @@ export function recipesRoutes(fastify: FastifyInstance, ctx: ServiceContext): vo
 
   app.put('/api/recipes/:id/start', {
     config: { privilege: 'recipes:write' },
-    schema: { tags, summary: 'Validate and start a recipe', params: IdParams, response: { 200: StartResult, ...errorResponses(...AUTH_ERRORS, 404, 503) } },
-  }, async (request) => startRecipe(ctx, authOf(request), request.params.id));
+    schema: { tags, summary: 'Validate and start a recipe', params: IdParams, response: { 200: StartResult, ...errorResponses(...AUTH_ERRORS, 404) } },
+  }, async (request) => startRecipe(ctx, engine, authOf(request), request.params.id));
 
   app.put('/api/recipes/:id/stop', {
     config: { privilege: 'recipes:write' },
     schema: { tags, summary: 'Stop a recipe: its trigger stops; queued jobs wait for the next start', params: IdParams, response: { 200: MutationResult, ...errorResponses(...AUTH_ERRORS, 404) } },
   }, async (request) => {
-    await stopRecipe(ctx, authOf(request), request.params.id);
+    await stopRecipe(ctx, engine, authOf(request), request.params.id);
     return { success: true };
   });
 }

@@ -12,6 +12,7 @@ import type { StepErrors } from '../../engine/compile.ts';
 import type { AuthContext } from '../developer_api_clients/credentials.ts';
 import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
+import { findFirstUser, findWorkspace } from '../../workspaces/workspaces.store.ts';
 import {
   deleteRecipe as deleteRecipeRow,
   findRecipe,
@@ -19,6 +20,8 @@ import {
   insertRecipe,
   insertVersion,
   listRecipes as listRecipeRows,
+  markRecipeRunning,
+  markRecipeStopped,
   recipeToApi,
   updateRecipe as updateRecipeRow,
   type RecipeApi,
@@ -55,6 +58,13 @@ export interface ListQuery {
 
 export type Refusal = { success: false; errors: FieldErrors };
 export type StartRefusal = { success: false; code_errors: StepErrors; config_errors: StepErrors };
+
+/** What this service needs of the recipe engine: the check before a start, and arming or disarming a trigger. */
+export interface RecipeRuntime {
+  validate(row: RecipeRow): Promise<{ codeErrors: StepErrors; configErrors: StepErrors }>;
+  recipeStarted(recipeId: number): Promise<void>;
+  recipeStopped(recipeId: number): void;
+}
 
 export const STOP_CAUSES = ['trigger_errors_limit', 'action_quota_limit', 'trial_expired', 'txn_quota_limit'] as const;
 const MAX_NAME = 255;
@@ -220,9 +230,9 @@ async function targetFolder(db: Db, caller: Caller, folderId: number | undefined
 }
 
 async function authorOf(db: Db, workspaceId: number): Promise<{ name: string; email: string }> {
-  const user = await db.selectFrom('users').select(['name', 'email']).where('workspace_id', '=', workspaceId).orderBy('id').executeTakeFirst();
+  const user = await findFirstUser(db, workspaceId);
   if (user) return { name: user.name, email: user.email };
-  const workspace = await db.selectFrom('workspaces').select(['name', 'owner_email']).where('id', '=', workspaceId).executeTakeFirst();
+  const workspace = await findWorkspace(db, workspaceId);
   return { name: workspace?.name ?? '', email: workspace?.owner_email ?? '' };
 }
 
@@ -341,26 +351,22 @@ export async function deleteRecipe(ctx: ServiceContext, caller: Caller, id: numb
   });
 }
 
-export async function startRecipe(ctx: ServiceContext, caller: Caller, id: number): Promise<{ success: true } | StartRefusal> {
-  const engine = ctx.engine;
-  if (!engine) throw new AppError('engine_not_running');
+export async function startRecipe(ctx: ServiceContext, engine: RecipeRuntime, caller: Caller, id: number): Promise<{ success: true } | StartRefusal> {
   const current = await findVisible(ctx.db, caller, id);
   if (current.running === 1) throw new AppError('recipe_already_running');
   const validation = await engine.validate(current);
   if (validation.codeErrors.length > 0 || validation.configErrors.length > 0) {
     return { success: false, code_errors: validation.codeErrors, config_errors: validation.configErrors };
   }
-  const started = await ctx.db.updateTable('recipes').set({ running: 1, stop_cause: null }).where('id', '=', id).where('running', '=', 0).executeTakeFirst();
-  if (Number(started.numUpdatedRows) === 0) throw new AppError('recipe_already_running');
+  if (!(await markRecipeRunning(ctx.db, id))) throw new AppError('recipe_already_running');
   await engine.recipeStarted(id);
   return { success: true };
 }
 
-export async function stopRecipe(ctx: ServiceContext, caller: Caller, id: number): Promise<void> {
+export async function stopRecipe(ctx: ServiceContext, engine: RecipeRuntime, caller: Caller, id: number): Promise<void> {
   await findVisible(ctx.db, caller, id);
-  const stopped = await ctx.db.updateTable('recipes').set({ running: 0, stopped_at: toStored(ctx.clock.now()), stop_cause: null }).where('id', '=', id).where('running', '=', 1).executeTakeFirst();
-  if (Number(stopped.numUpdatedRows) === 0) throw new AppError('recipe_already_stopped');
-  ctx.engine?.recipeStopped(id);
+  if (!(await markRecipeStopped(ctx.db, id, toStored(ctx.clock.now())))) throw new AppError('recipe_already_stopped');
+  engine.recipeStopped(id);
 }
 
 /** What every new recipe starts with, whether created or copied: stopped, version 1, no jobs. */

@@ -164,6 +164,52 @@ export async function listRunningRecipeIds(db: Db): Promise<number[]> {
   return rows.map((r) => r.id);
 }
 
+/** A recipe of an environment, as the engine reads it (a `flow_id` given by id). */
+export async function findRecipeInEnvironment(db: Db, environmentId: number, id: number): Promise<RecipeRow | undefined> {
+  return db.selectFrom('recipes').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+}
+
+/** The recipes of an environment with this name, oldest first (a `flow_id` given by reference). */
+export async function findRecipesByName(db: Db, environmentId: number, name: string): Promise<RecipeRow[]> {
+  return db.selectFrom('recipes').selectAll().where('environment_id', '=', environmentId).where('name', '=', name).orderBy('id').execute();
+}
+
+/** The trigger's stored state and whether the recipe runs, read fresh (the topic cursor's guard). */
+export async function findTriggerClosure(db: Db, id: number): Promise<Pick<RecipeRow, 'trigger_closure' | 'running'> | undefined> {
+  return db.selectFrom('recipes').select(['trigger_closure', 'running']).where('id', '=', id).executeTakeFirst();
+}
+
+/** Move the trigger's state of a running recipe from `guard` to `next`; false when it was stopped or moved meanwhile. */
+export async function moveRunningTriggerClosure(db: Db, id: number, guard: string, next: string): Promise<boolean> {
+  const moved = await db.updateTable('recipes').set({ trigger_closure: next }).where('id', '=', id).where('running', '=', 1).where('trigger_closure', '=', guard).executeTakeFirst();
+  return Number(moved.numUpdatedRows) === 1;
+}
+
+/** Set the trigger's state from `previous` (null: none yet) to `next`; false when it changed meanwhile. */
+export async function replaceTriggerClosure(db: Db, id: number, previous: string | null, next: string): Promise<boolean> {
+  let update = db.updateTable('recipes').set({ trigger_closure: next }).where('id', '=', id);
+  update = previous === null ? update.where('trigger_closure', 'is', null) : update.where('trigger_closure', '=', previous);
+  const done = await update.executeTakeFirst();
+  return Number(done.numUpdatedRows) === 1;
+}
+
+/** One more failed job on the recipe's counter (a job that failed without running: trigger error, interrupted). */
+export async function countFailedJob(db: Db, id: number): Promise<void> {
+  await db.updateTable('recipes').set((eb) => ({ job_failed_count: eb('job_failed_count', '+', 1) })).where('id', '=', id).execute();
+}
+
+/** Mark a stopped recipe running; false when it was running already. */
+export async function markRecipeRunning(db: Db, id: number): Promise<boolean> {
+  const started = await db.updateTable('recipes').set({ running: 1, stop_cause: null }).where('id', '=', id).where('running', '=', 0).executeTakeFirst();
+  return Number(started.numUpdatedRows) !== 0;
+}
+
+/** Mark a running recipe stopped; false when it was stopped already. */
+export async function markRecipeStopped(db: Db, id: number, stoppedAt: string): Promise<boolean> {
+  const stopped = await db.updateTable('recipes').set({ running: 0, stopped_at: stoppedAt, stop_cause: null }).where('id', '=', id).where('running', '=', 1).executeTakeFirst();
+  return Number(stopped.numUpdatedRows) !== 0;
+}
+
 export interface RecipeListFilters {
   folderId?: number;
   folderIds?: number[];

@@ -5,8 +5,7 @@
 import { Cron } from 'croner';
 import { StepError, type Connector } from './types.ts';
 import { isValidZone, localParts } from '../formula/zones.ts';
-import { RTime, hashGet, newHash, type Hash, type Value } from '../formula/values.ts';
-import { toRubyString } from '../formula/methods.ts';
+import { RTime, hashGet, newHash, toRubyString, type Hash, type Value } from '../formula/values.ts';
 
 const UNITS = ['minutes', 'hours', 'days', 'weeks', 'months', 'custom'] as const;
 type Unit = (typeof UNITS)[number];

@@ -15,8 +15,7 @@ import {
 } from '../../api/lookup_tables/lookup_tables.service.ts';
 import { labelsOf, type LookupRowApi, type TableScope, type VisibleTable } from '../../api/lookup_tables/lookup_tables.store.ts';
 import { FormulaError } from '../formula/errors.ts';
-import { toRubyString } from '../formula/methods.ts';
-import { hashGet, isHash, newHash, RFloat, toPlain, type Hash, type Value } from '../formula/values.ts';
+import { hashGet, isHash, newHash, RFloat, toPlain, toRubyString, type Hash, type Value } from '../formula/values.ts';
 import { StepError, type ActionDef, type Connector, type RecipeRef } from './types.ts';
 
 /** Rows `search_entries` and `get_entries` return at most (the vendor's get-all limit, 20 §10.8). */

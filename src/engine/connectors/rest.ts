@@ -4,8 +4,7 @@
 // unless response.ignore_http_errors is true.
 import { request } from 'undici';
 import { StepError, type ActionDef, type Connector } from './types.ts';
-import { isTrue, toRubyString } from '../formula/methods.ts';
-import { fromPlain, hashGet, isHash, jsonDepth, MAX_EVENT_DEPTH, newHash, toPlain, type Hash, type Value } from '../formula/values.ts';
+import { fromPlain, hashGet, isHash, jsonDepth, MAX_EVENT_DEPTH, newHash, toPlain, isTrue, toRubyString, type Hash, type Value } from '../formula/values.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;

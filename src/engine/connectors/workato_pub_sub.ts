@@ -13,13 +13,13 @@ import type { ServiceContext } from '../../context.ts';
 import type { Database, Db, RecipeRow } from '../../db/types.ts';
 import { AppError } from '../../errors.ts';
 import { toApiTimestamp, toStored } from '../../time.ts';
-import { nameKey, findTopicById } from '../../api/event_streams/event_streams.store.ts';
+import { nameKey, findLiveTopicId, findTopicById } from '../../api/event_streams/event_streams.store.ts';
+import { findTriggerClosure, moveRunningTriggerClosure, replaceTriggerClosure } from '../../api/recipes/recipes.store.ts';
 import { formatMessageId } from '../../api/topics/message-id.ts';
 import { MAX_BATCH_MESSAGES, publishBatch, publishMessage, type EventStreamsRuntime } from '../../api/topics/topics.service.ts';
 import { firstSeqAtOrAfter, readMessages } from '../../api/topics/topics.store.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
-import { toRubyString } from '../formula/methods.ts';
-import { fromPlain, hashGet, isHash, newHash, toPlain, type Hash, type Value } from '../formula/values.ts';
+import { fromPlain, hashGet, isHash, newHash, toPlain, toRubyString, type Hash, type Value } from '../formula/values.ts';
 import { StepError, type Connector, type StepContext } from './types.ts';
 
 /** Largest message a recipe may publish (13 §8, D-conn: 512 KB through the connector). */
@@ -62,11 +62,9 @@ export function startingPointOf(input: Hash, now: number): StartingPoint | Probl
 
 /** The topic a `topic_id` input names in an environment: an id (number or digits) or a reference `{name}`. */
 export async function resolveTopicId(db: Db, environmentId: number, ref: Value): Promise<number | undefined> {
-  let query = db.selectFrom('event_topics').select('id').where('environment_id', '=', environmentId).where('deleted_at', 'is', null);
-  if (typeof ref === 'number' || (typeof ref === 'string' && /^\s*\d{1,15}\s*$/.test(ref))) query = query.where('id', '=', Number(ref));
-  else if (isHash(ref) && typeof ref.name === 'string' && ref.name !== '') query = query.where('name_key', '=', nameKey(ref.name));
-  else return undefined;
-  return (await query.executeTakeFirst())?.id;
+  if (typeof ref === 'number' || (typeof ref === 'string' && /^\s*\d{1,15}\s*$/.test(ref))) return findLiveTopicId(db, environmentId, { id: Number(ref) });
+  if (isHash(ref) && typeof ref.name === 'string' && ref.name !== '') return findLiveTopicId(db, environmentId, { nameKey: nameKey(ref.name) });
+  return undefined;
 }
 
 function describeRef(ref: Value): string {
@@ -250,8 +248,7 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
         const guard = sub.closure;
         const handles = await deps.commits.run(async (trx) => {
           // The cursor moves only from the value this process read, and only while the recipe runs.
-          const moved = await trx.updateTable('recipes').set({ trigger_closure: next }).where('id', '=', sub.row.id).where('running', '=', 1).where('trigger_closure', '=', guard).executeTakeFirst();
-          if (Number(moved.numUpdatedRows) !== 1) return null;
+          if (!(await moveRunningTriggerClosure(trx, sub.row.id, guard, next))) return null;
           const out: string[] = [];
           for (const r of rows) {
             const event = newHash([
@@ -267,7 +264,7 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
         });
         if (handles === null) {
           // Stopped, or the cursor changed under us: read the stored one and stop here.
-          const current = await ctx.db.selectFrom('recipes').select(['trigger_closure', 'running']).where('id', '=', sub.row.id).executeTakeFirst();
+          const current = await findTriggerClosure(ctx.db, sub.row.id);
           const parsed = parseClosure(current?.trigger_closure ?? null);
           if (!current || current.running !== 1 || !parsed || parsed.topic_id !== sub.topicId) return;
           sub.closure = current.trigger_closure as string;
@@ -310,7 +307,7 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
         ctx.log.warn({ recipe_id: row.id }, 'the topic of this recipe trigger does not exist; no jobs will be made');
         return;
       }
-      const current = await ctx.db.selectFrom('recipes').select(['trigger_closure', 'running']).where('id', '=', row.id).executeTakeFirst();
+      const current = await findTriggerClosure(ctx.db, row.id);
       if (!current || current.running !== 1) return;
       let closureText = current.trigger_closure;
       let closure = parseClosure(closureText);
@@ -318,10 +315,7 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
         const point = startingPointOf(input, ctx.clock.now().getTime());
         const cursor = await initialCursor(topicId, Array.isArray(point) ? { kind: 'now' } : point);
         const text = JSON.stringify({ topic_id: topicId, last_seq: cursor } satisfies Closure);
-        let update = ctx.db.updateTable('recipes').set({ trigger_closure: text }).where('id', '=', row.id);
-        update = closureText === null ? update.where('trigger_closure', 'is', null) : update.where('trigger_closure', '=', closureText);
-        const done = await update.executeTakeFirst();
-        if (Number(done.numUpdatedRows) !== 1) return this.arm(row, input);
+        if (!(await replaceTriggerClosure(ctx.db, row.id, closureText, text))) return this.arm(row, input);
         closureText = text;
         closure = { topic_id: topicId, last_seq: cursor };
       }

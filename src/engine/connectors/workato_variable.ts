@@ -1,8 +1,7 @@
 // workato_variable: job-scoped variables and lists (20 §10.7, D-vars). The declare step's output
 // holds the current values; later datapills to it read them as they are when evaluated.
 import { StepError, type Connector, type StepContext } from './types.ts';
-import { isTrue, toRubyString } from '../formula/methods.ts';
-import { hashGet, hashSet, isHash, isNumeric, newHash, numOf, RFloat, type Hash, type Value } from '../formula/values.ts';
+import { hashGet, hashSet, isHash, isNumeric, newHash, numOf, RFloat, isTrue, toRubyString, type Hash, type Value } from '../formula/values.ts';
 
 const MAX_LIST = 100_000;
 

@@ -2,8 +2,7 @@
 // /webhooks/rest/<key>/<event name> (20 §10.3); each call there becomes one job. The HTTP side is
 // src/engine/webhooks.routes.ts; this module says what the trigger outputs.
 import type { Connector } from './types.ts';
-import { toRubyString } from '../formula/methods.ts';
-import { fromPlain, hashGet, isHash, newHash } from '../formula/values.ts';
+import { fromPlain, hashGet, isHash, newHash, toRubyString } from '../formula/values.ts';
 
 export const workatoWebhooks: Connector = {
   provider: 'workato_webhooks',

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseFormula, FormulaSyntaxError } from './parser.ts';
-import { Budget, evaluate, type FormulaEnv } from './interpreter.ts';
+import { Budget, type FormulaEnv } from './env.ts';
+import { evaluate } from './interpreter.ts';
 import { FormulaError } from './errors.ts';
 import { METHODS } from './methods.ts';
 import { fromPlain, newHash, toPlain, type Hash, type Value } from './values.ts';

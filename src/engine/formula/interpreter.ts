@@ -3,53 +3,16 @@
 // step; a formula that runs past its step budget or deadline, or builds a value past the size
 // limits, fails with a FormulaError instead of taking the process down.
 import { randomUUID } from 'node:crypto';
-import type { Pill } from '../datapills.ts';
 import type { Expr } from './parser.ts';
-import { callMethod, compareValues, rubyEquals, toRubyString, checkSize, dateOfTime, addDuration, regexFrom } from './methods.ts';
-import { CLEAR, RDate, RDuration, RFloat, RTime, SKIP, hashSet, isHash, isNumeric, newHash, numOf, typeName, type Hash, type Value } from './values.ts';
+import { callMethod } from './methods.ts';
+import { dateOfTime, addDuration } from './dates.ts';
+import { regexFrom } from './regex-safety.ts';
+import { CLEAR, RDate, RDuration, RFloat, RTime, SKIP, hashSet, isHash, isNumeric, newHash, numOf, typeName, compareValues, rubyEquals, toRubyString, checkSize, type Hash, type Value } from './values.ts';
 import { localParts } from './zones.ts';
 import { FormulaError } from './errors.ts';
+import type { FormulaEnv } from './env.ts';
 
 export { FormulaError };
-
-export interface Limits {
-  /** Evaluation steps per formula evaluation. */
-  maxSteps: number;
-  /** Wall-clock budget per evaluation, in milliseconds. */
-  maxMillis: number;
-  /** Longest string a formula may build. */
-  maxStringLength: number;
-  /** Most elements in a list (or keys in a hash) a formula may build. */
-  maxListLength: number;
-}
-
-export const DEFAULT_LIMITS: Limits = { maxSteps: 100_000, maxMillis: 1_000, maxStringLength: 5_000_000, maxListLength: 100_000 };
-
-export class Budget {
-  private steps = 0;
-  private readonly deadline: number;
-  readonly limits: Limits;
-  constructor(limits: Limits = DEFAULT_LIMITS) {
-    this.limits = limits;
-    this.deadline = Date.now() + limits.maxMillis;
-  }
-  tick(cost = 1): void {
-    this.steps += cost;
-    if (this.steps > this.limits.maxSteps) throw new FormulaError(`formula exceeded its budget of ${this.limits.maxSteps} steps`);
-    if ((this.steps & 0xff) === 0 && Date.now() > this.deadline) throw new FormulaError(`formula ran longer than ${this.limits.maxMillis} ms`);
-  }
-}
-
-export interface FormulaEnv {
-  resolvePill(pill: Pill): Value;
-  /** First row of a lookup table matching the criteria (column name -> value), or null. */
-  lookup(table: string, criteria: Hash): Hash | null;
-  /** Milliseconds since the epoch. */
-  now(): number;
-  /** Zone of `now` and `today`. */
-  timeZone: string;
-  budget: Budget;
-}
 
 export function truthy(v: Value): boolean {
   return v !== null && v !== false;

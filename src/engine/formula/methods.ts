@@ -2,72 +2,21 @@
 // table does not exist; calling it is an error, and a recipe using it does not start.
 import { createHash } from 'node:crypto';
 import { FormulaError } from './errors.ts';
-import type { FormulaEnv, Limits } from './interpreter.ts';
-import { CLEAR, RDate, RDuration, RFloat, RTime, SKIP, hashGet, hashSet, isHash, isNumeric, jsonDepth, MAX_EVENT_DEPTH, newHash, numOf, pad, toPlain, typeName, fromPlain, type Hash, type Value } from './values.ts';
+import type { FormulaEnv } from './env.ts';
+import { CLEAR, RDate, RDuration, RFloat, RTime, SKIP, hashGet, hashSet, isHash, isNumeric, jsonDepth, MAX_EVENT_DEPTH, newHash, numOf, toPlain, typeName, fromPlain, compareValues, isTrue, rubyEquals, toRubyString, type Hash, type Value } from './values.ts';
 import { fromLocal, isValidZone, localParts } from './zones.ts';
+import { UNIT_SECONDS, addDuration, dateOfTime, endOf, parseDate, parseTime, parseWithFormat, startOf, strftime } from './dates.ts';
+import { regexFrom, regexSubject } from './regex-safety.ts';
 
 type Method = (recv: Value, args: Value[], env: FormulaEnv) => Value;
 
-const MAX_REGEX_SUBJECT = 100_000;
-
 // ---------- shared helpers ----------
-
-export function toRubyString(v: Value): string {
-  if (v === null || v === SKIP || v === CLEAR) return '';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'boolean') return String(v);
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(v);
-  if (v instanceof RFloat) return Number.isInteger(v.v) ? `${v.v}.0` : String(v.v);
-  if (v instanceof RDate || v instanceof RTime) return v.toString();
-  if (v instanceof RDuration) return String(v.seconds + v.months * 2_629_746);
-  if (v instanceof RegExp) return v.source;
-  return JSON.stringify(toPlain(v));
-}
-
-export function rubyEquals(a: Value, b: Value): boolean {
-  if (isNumeric(a) && isNumeric(b)) return numOf(a) === numOf(b);
-  if (a === null || b === null) return a === b;
-  if (typeof a !== 'object' || typeof b !== 'object') return a === b;
-  if (a instanceof RDate && b instanceof RDate) return a.utcMs === b.utcMs;
-  if (a instanceof RTime && b instanceof RTime) return a.ms === b.ms;
-  if (a instanceof RDuration && b instanceof RDuration) return a.seconds === b.seconds && a.months === b.months;
-  if (a instanceof RegExp && b instanceof RegExp) return a.source === b.source && a.flags === b.flags;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => rubyEquals(x, b[i] as Value));
-  if (isHash(a) && isHash(b)) {
-    const ka = Object.keys(a);
-    const kb = Object.keys(b);
-    return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && rubyEquals(a[k] as Value, b[k] as Value));
-  }
-  return false;
-}
-
-export function compareValues(a: Value, b: Value, op = '<=>'): number {
-  if (isNumeric(a) && isNumeric(b)) return Math.sign(numOf(a) - numOf(b));
-  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
-  if (a instanceof RDate && b instanceof RDate) return Math.sign(a.utcMs - b.utcMs);
-  if (a instanceof RTime && b instanceof RTime) return Math.sign(a.ms - b.ms);
-  if (a instanceof RTime && b instanceof RDate) return Math.sign(a.ms - fromLocal(b.y, b.m, b.d, 0, 0, 0, 0, a.zone));
-  if (a instanceof RDate && b instanceof RTime) return Math.sign(fromLocal(a.y, a.m, a.d, 0, 0, 0, 0, b.zone) - b.ms);
-  throw new FormulaError(`comparison of ${typeName(a)} with ${typeName(b)} failed (${op})`);
-}
-
-export function checkSize(v: Value, limits: Limits): void {
-  if (typeof v === 'string' && v.length > limits.maxStringLength) throw new FormulaError(`string longer than ${limits.maxStringLength} characters`);
-  if (Array.isArray(v) && v.length > limits.maxListLength) throw new FormulaError(`list longer than ${limits.maxListLength} items`);
-}
 
 function blank(v: Value): boolean {
   if (v === null || v === false || v === SKIP || v === CLEAR) return true;
   if (typeof v === 'string') return v.trim() === '';
   if (Array.isArray(v)) return v.length === 0;
   if (isHash(v)) return Object.keys(v).length === 0;
-  return false;
-}
-
-export function isTrue(v: Value): boolean {
-  if (v === true) return true;
-  if (isNumeric(v)) return numOf(v) === 1;
-  if (typeof v === 'string') return ['true', 't', 'yes', 'y', '1'].includes(v.trim().toLowerCase());
   return false;
 }
 
@@ -112,77 +61,7 @@ function leadingNumber(s: string, float: boolean): number {
   return text === '' || text === '+' || text === '-' || Number.isNaN(n) ? 0 : n;
 }
 
-// ---------- regular expressions ----------
-
-const regexCache = new Map<string, RegExp>();
-
-/**
- * A regular expression from formula source. Patterns that can backtrack without bound (a
- * quantified group containing another unbounded quantifier, backreferences) are refused: a
- * native regex cannot be interrupted, so the budget could not stop it.
- */
-export function regexFrom(source: string, rubyFlags: string, global = false): RegExp {
-  const key = `${rubyFlags}${global ? 'g' : ''}/${source}`;
-  const cached = regexCache.get(key);
-  if (cached) {
-    cached.lastIndex = 0;
-    return cached;
-  }
-  if (source.length > 1000) throw new FormulaError('regular expression is longer than 1000 characters');
-  let body = source;
-  if (rubyFlags.includes('x')) body = body.replace(/\\#/g, '\u0000').replace(/#[^\n]*/g, '').replace(/\s+/g, '').replace(/\u0000/g, '\\#');
-  body = body.replace(/\\A/g, '^').replace(/\\[zZ]/g, '$').replace(/\\h/g, '[0-9a-fA-F]');
-  if (/\\[1-9]|\\k</.test(body)) throw new FormulaError('backreferences are not supported in regular expressions');
-  if (hasNestedQuantifier(body)) throw new FormulaError('regular expression has a nested repetition (e.g. (a+)+) that could run without bound');
-  let flags = rubyFlags.includes('i') ? 'i' : '';
-  if (rubyFlags.includes('m')) flags += 's';
-  if (global) flags += 'g';
-  let re: RegExp;
-  try {
-    re = new RegExp(body, flags);
-  } catch (error) {
-    throw new FormulaError(`invalid regular expression: ${(error as Error).message}`);
-  }
-  if (regexCache.size > 1000) regexCache.clear();
-  regexCache.set(key, re);
-  return re;
-}
-
-function hasNestedQuantifier(body: string): boolean {
-  // stack of "does this group contain an unbounded quantifier"
-  const stack: boolean[] = [false];
-  let inClass = false;
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i];
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === ']') inClass = false;
-      continue;
-    }
-    if (c === '[') {
-      inClass = true;
-      continue;
-    }
-    if (c === '(') {
-      stack.push(false);
-      continue;
-    }
-    const unbounded = c === '*' || c === '+' || (c === '{' && /^\{\d*,\}/.test(body.slice(i)));
-    if (c === ')') {
-      const inner = stack.pop() ?? false;
-      const next = body[i + 1];
-      const quantified = next === '*' || next === '+' || (next === '{' && /^\{\d*,\d*\}/.test(body.slice(i + 1)));
-      if (inner && quantified) return true;
-      if (inner || quantified) stack[stack.length - 1] = true;
-      continue;
-    }
-    if (unbounded) stack[stack.length - 1] = true;
-  }
-  return false;
-}
+// ---------- regular expression arguments ----------
 
 function regexArg(v: Value | undefined, name: string, global = false): RegExp {
   if (v instanceof RegExp) return regexFrom(v.source, v.flags.includes('i') ? 'i' : '', global);
@@ -190,48 +69,7 @@ function regexArg(v: Value | undefined, name: string, global = false): RegExp {
   throw new FormulaError(`${name}: expected a string or a regular expression`);
 }
 
-function regexSubject(s: string): string {
-  if (s.length > MAX_REGEX_SUBJECT) throw new FormulaError(`regular expressions run on strings of at most ${MAX_REGEX_SUBJECT} characters`);
-  return s;
-}
-
-// ---------- dates and times ----------
-
-export function dateOfTime(t: RTime): RDate {
-  const p = localParts(t.ms, t.zone);
-  return new RDate(p.y, p.m, p.d);
-}
-
-export function addDuration(base: RTime | RDate, delta: RDuration | number | RFloat, sign: 1 | -1): RTime | RDate {
-  const d = delta instanceof RDuration ? delta : null;
-  if (base instanceof RDate) {
-    if (d === null) return new RDate(base.y, base.m, base.d + sign * Math.trunc(numOf(delta as number | RFloat)));
-    const months = base.m + sign * d.months;
-    const shifted = clampDay(base.y, months, base.d);
-    return new RDate(shifted.y, shifted.m, shifted.d + sign * Math.trunc(d.seconds / 86400));
-  }
-  if (d === null) return new RTime(base.ms + sign * numOf(delta as number | RFloat) * 1000, base.zone);
-  let ms = base.ms;
-  if (d.months !== 0) {
-    const p = localParts(ms, base.zone);
-    const c = clampDay(p.y, p.m + sign * d.months, p.d);
-    ms = fromLocal(c.y, c.m, c.d, p.h, p.mi, p.s, p.ms, base.zone);
-  }
-  if (d.seconds % 86400 === 0 && d.seconds !== 0) {
-    // Whole days keep the wall-clock time across DST changes, as ActiveSupport does.
-    const p = localParts(ms, base.zone);
-    return new RTime(fromLocal(p.y, p.m, p.d + sign * (d.seconds / 86400), p.h, p.mi, p.s, p.ms, base.zone), base.zone);
-  }
-  return new RTime(ms + sign * d.seconds * 1000, base.zone);
-}
-
-function clampDay(y: number, m: number, d: number): { y: number; m: number; d: number } {
-  const first = new Date(Date.UTC(y, m - 1, 1));
-  const yy = first.getUTCFullYear();
-  const mm = first.getUTCMonth() + 1;
-  const last = new Date(Date.UTC(yy, mm, 0)).getUTCDate();
-  return { y: yy, m: mm, d: Math.min(d, last) };
-}
+// ---------- date, time and zone arguments ----------
 
 const RAILS_ZONES: Record<string, string> = {
   'Pacific Time (US & Canada)': 'America/Los_Angeles',
@@ -267,153 +105,6 @@ function asDate(v: Value, env: FormulaEnv, name: string): RDate {
   if (typeof v === 'string') return parseDate(v, undefined, env.timeZone);
   throw new FormulaError(`undefined method '${name}' for ${typeName(v)}`);
 }
-
-const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2}|UTC)?$/i;
-
-/** An ISO 8601 date or time; without an offset it is read in `zone`. */
-export function parseTime(s: string, zone: string): RTime {
-  const m = ISO_TIME.exec(s.trim());
-  if (!m) {
-    const loose = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(s.trim());
-    if (loose) return new RTime(fromLocal(Number(loose[3]), Number(loose[1]), Number(loose[2]), 0, 0, 0, 0, zone), zone);
-    throw new FormulaError(`cannot parse ${JSON.stringify(s).slice(0, 60)} as a time`);
-  }
-  const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = '0', off] = m;
-  const milli = Number(frac.padEnd(3, '0').slice(0, 3));
-  const parts = [Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(sec), milli] as const;
-  if (!validDate(parts[0], parts[1], parts[2]) || parts[3] > 23 || parts[4] > 59 || parts[5] > 60) throw new FormulaError(`invalid date ${JSON.stringify(s).slice(0, 60)}`);
-  if (off === undefined) return new RTime(fromLocal(...parts, zone), zone);
-  let offsetMinutes = 0;
-  if (off.toUpperCase() !== 'Z' && off.toUpperCase() !== 'UTC') {
-    const sign = off.startsWith('-') ? -1 : 1;
-    const digits = off.slice(1).replace(':', '');
-    offsetMinutes = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4)));
-  }
-  const ms = Date.UTC(parts[0], parts[1] - 1, parts[2], parts[3], parts[4], parts[5], parts[6]) - offsetMinutes * 60000;
-  return new RTime(ms, offsetMinutes === 0 ? 'UTC' : zone);
-}
-
-function validDate(y: number, m: number, d: number): boolean {
-  if (m < 1 || m > 12 || d < 1) return false;
-  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
-}
-
-const FORMAT_TOKENS: Array<[string, string]> = [
-  ['YYYY', '(?<Y>\\d{4})'], ['YY', '(?<y>\\d{2})'], ['MM', '(?<M>\\d{1,2})'], ['M', '(?<M>\\d{1,2})'], ['DD', '(?<D>\\d{1,2})'], ['D', '(?<D>\\d{1,2})'],
-  ['HH', '(?<h>\\d{1,2})'], ['hh', '(?<h>\\d{1,2})'], ['mm', '(?<mi>\\d{1,2})'], ['ss', '(?<s>\\d{1,2})'],
-  ['%Y', '(?<Y>\\d{4})'], ['%y', '(?<y>\\d{2})'], ['%m', '(?<M>\\d{1,2})'], ['%d', '(?<D>\\d{1,2})'], ['%H', '(?<h>\\d{1,2})'], ['%M', '(?<mi>\\d{1,2})'], ['%S', '(?<s>\\d{1,2})'],
-];
-
-/** Parse with a format such as 'MM/DD/YYYY' or '%d-%m-%Y'; without one, ISO 8601. */
-function parseDate(s: string, format: string | undefined, zone: string): RDate {
-  if (format === undefined) {
-    const t = parseTime(s, zone);
-    return dateOfTime(t);
-  }
-  const fields = parseWithFormat(s, format);
-  return new RDate(fields.y, fields.m, fields.d);
-}
-
-function parseWithFormat(s: string, format: string): { y: number; m: number; d: number; h: number; mi: number; s: number } {
-  if (format.length > 100) throw new FormulaError('format is too long');
-  let pattern = '';
-  const seen = new Set<string>();
-  for (let i = 0; i < format.length;) {
-    const token = FORMAT_TOKENS.find(([t]) => format.startsWith(t, i));
-    if (token) {
-      const group = /<(\w+)>/.exec(token[1])?.[1] as string;
-      pattern += seen.has(group) ? '\\d+' : token[1];
-      seen.add(group);
-      i += token[0].length;
-    } else {
-      pattern += (format[i] as string).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      i++;
-    }
-  }
-  const m = new RegExp(`^${pattern}$`).exec(s.trim());
-  if (!m?.groups) throw new FormulaError(`${JSON.stringify(s).slice(0, 60)} does not match the format ${JSON.stringify(format)}`);
-  const g = m.groups;
-  const y = g.Y !== undefined ? Number(g.Y) : g.y !== undefined ? 2000 + Number(g.y) : 1970;
-  const out = { y, m: Number(g.M ?? 1), d: Number(g.D ?? 1), h: Number(g.h ?? 0), mi: Number(g.mi ?? 0), s: Number(g.s ?? 0) };
-  if (!validDate(out.y, out.m, out.d) || out.h > 23 || out.mi > 59 || out.s > 59) throw new FormulaError(`invalid date ${JSON.stringify(s).slice(0, 60)}`);
-  return out;
-}
-
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-
-export function strftime(v: RTime | RDate, fmt: string): string {
-  const p = v instanceof RTime ? localParts(v.ms, v.zone) : { y: v.y, m: v.m, d: v.d, h: 0, mi: 0, s: 0, ms: 0, offsetMinutes: 0 };
-  const wday = new Date(Date.UTC(p.y, p.m - 1, p.d)).getUTCDay();
-  const yday = Math.round((Date.UTC(p.y, p.m - 1, p.d) - Date.UTC(p.y, 0, 1)) / 86_400_000) + 1;
-  const off = p.offsetMinutes;
-  const offText = `${off < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(off) / 60), 2)}${pad(Math.abs(off) % 60, 2)}`;
-  return fmt.replace(/%([-0^]?)([a-zA-Z%])/g, (_all, flag: string, code: string) => {
-    const n = (value: number, width: number) => (flag === '-' ? String(value) : pad(value, width));
-    switch (code) {
-      case 'Y': return String(p.y);
-      case 'y': return pad(p.y % 100, 2);
-      case 'm': return n(p.m, 2);
-      case 'd': return n(p.d, 2);
-      case 'e': return String(p.d).padStart(2, ' ');
-      case 'H': return n(p.h, 2);
-      case 'I': return n(((p.h + 11) % 12) + 1, 2);
-      case 'l': return String(((p.h + 11) % 12) + 1);
-      case 'M': return n(p.mi, 2);
-      case 'S': return n(p.s, 2);
-      case 'L': return pad(p.ms, 3);
-      case 'p': return p.h < 12 ? 'AM' : 'PM';
-      case 'P': return p.h < 12 ? 'am' : 'pm';
-      case 'b': return (MONTHS[p.m - 1] as string).slice(0, 3);
-      case 'B': return MONTHS[p.m - 1] as string;
-      case 'a': return (DAYS[wday] as string).slice(0, 3);
-      case 'A': return DAYS[wday] as string;
-      case 'j': return pad(yday, 3);
-      case 'u': return String(wday === 0 ? 7 : wday);
-      case 'w': return String(wday);
-      case 'z': return offText;
-      case 'Z': return v instanceof RTime ? v.zone : 'UTC';
-      case 's': return String(Math.floor((v instanceof RTime ? v.ms : v.utcMs) / 1000));
-      case 'F': return `${p.y}-${pad(p.m, 2)}-${pad(p.d, 2)}`;
-      case 'T': return `${pad(p.h, 2)}:${pad(p.mi, 2)}:${pad(p.s, 2)}`;
-      case 'D': return `${pad(p.m, 2)}/${pad(p.d, 2)}/${pad(p.y % 100, 2)}`;
-      case '%': return '%';
-      default: return `%${flag}${code}`;
-    }
-  });
-}
-
-function startOf(v: RTime | RDate, unit: 'day' | 'week' | 'month' | 'year' | 'hour'): RTime | RDate {
-  const isTime = v instanceof RTime;
-  const p = isTime ? localParts(v.ms, v.zone) : { y: v.y, m: v.m, d: v.d, h: 0 };
-  const y = p.y;
-  let { m, d } = p;
-  let h = 0;
-  if (unit === 'hour') h = p.h;
-  if (unit === 'week') d -= (new Date(Date.UTC(y, m - 1, d)).getUTCDay() + 6) % 7; // weeks start on Monday
-  if (unit === 'month') d = 1;
-  if (unit === 'year') {
-    m = 1;
-    d = 1;
-  }
-  const date = new RDate(y, m, d);
-  if (!isTime) return date;
-  return new RTime(fromLocal(date.y, date.m, date.d, h, 0, 0, 0, v.zone), v.zone);
-}
-
-function endOf(v: RTime | RDate, unit: 'day' | 'week' | 'month' | 'year'): RTime | RDate {
-  const start = startOf(v, unit);
-  const next = unit === 'day' ? new RDuration(86400, 0) : unit === 'week' ? new RDuration(7 * 86400, 0) : unit === 'month' ? new RDuration(0, 1) : new RDuration(0, 12);
-  const after = addDuration(start, next, 1);
-  if (after instanceof RDate) return new RDate(after.y, after.m, after.d - 1);
-  return new RTime(after.ms - 1, after.zone);
-}
-
-const UNIT_SECONDS: Record<string, [number, number]> = {
-  second: [1, 0], seconds: [1, 0], minute: [60, 0], minutes: [60, 0], hour: [3600, 0], hours: [3600, 0],
-  day: [86400, 0], days: [86400, 0], week: [604800, 0], weeks: [604800, 0], fortnight: [1_209_600, 0], fortnights: [1_209_600, 0],
-  month: [0, 1], months: [0, 1], year: [0, 12], years: [0, 12],
-};
 
 // ---------- the table ----------
 

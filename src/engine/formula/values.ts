@@ -1,6 +1,7 @@
 // The values a formula works with: JSON values plus the few Ruby types the formula language has
 // (floats kept apart from integers, dates, times with a zone, durations, regular expressions).
-import { localParts, formatOffset } from './zones.ts';
+import { FormulaError } from './errors.ts';
+import { fromLocal, localParts, formatOffset } from './zones.ts';
 
 /** A Ruby Float: kept apart from integers so that 7 / 2 is 3 and 7.0 / 2 is 3.5. */
 export class RFloat {
@@ -166,4 +167,57 @@ export function fromPlain(v: unknown): Value {
     return out;
   }
   return null;
+}
+
+// ---------- Ruby's view of values: to_s, ==, <=>, truthiness ----------
+
+export function toRubyString(v: Value): string {
+  if (v === null || v === SKIP || v === CLEAR) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean') return String(v);
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(v);
+  if (v instanceof RFloat) return Number.isInteger(v.v) ? `${v.v}.0` : String(v.v);
+  if (v instanceof RDate || v instanceof RTime) return v.toString();
+  if (v instanceof RDuration) return String(v.seconds + v.months * 2_629_746);
+  if (v instanceof RegExp) return v.source;
+  return JSON.stringify(toPlain(v));
+}
+
+export function rubyEquals(a: Value, b: Value): boolean {
+  if (isNumeric(a) && isNumeric(b)) return numOf(a) === numOf(b);
+  if (a === null || b === null) return a === b;
+  if (typeof a !== 'object' || typeof b !== 'object') return a === b;
+  if (a instanceof RDate && b instanceof RDate) return a.utcMs === b.utcMs;
+  if (a instanceof RTime && b instanceof RTime) return a.ms === b.ms;
+  if (a instanceof RDuration && b instanceof RDuration) return a.seconds === b.seconds && a.months === b.months;
+  if (a instanceof RegExp && b instanceof RegExp) return a.source === b.source && a.flags === b.flags;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => rubyEquals(x, b[i] as Value));
+  if (isHash(a) && isHash(b)) {
+    const ka = Object.keys(a);
+    const kb = Object.keys(b);
+    return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && rubyEquals(a[k] as Value, b[k] as Value));
+  }
+  return false;
+}
+
+export function compareValues(a: Value, b: Value, op = '<=>'): number {
+  if (isNumeric(a) && isNumeric(b)) return Math.sign(numOf(a) - numOf(b));
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  if (a instanceof RDate && b instanceof RDate) return Math.sign(a.utcMs - b.utcMs);
+  if (a instanceof RTime && b instanceof RTime) return Math.sign(a.ms - b.ms);
+  if (a instanceof RTime && b instanceof RDate) return Math.sign(a.ms - fromLocal(b.y, b.m, b.d, 0, 0, 0, 0, a.zone));
+  if (a instanceof RDate && b instanceof RTime) return Math.sign(fromLocal(a.y, a.m, a.d, 0, 0, 0, 0, b.zone) - b.ms);
+  throw new FormulaError(`comparison of ${typeName(a)} with ${typeName(b)} failed (${op})`);
+}
+
+export function checkSize(v: Value, limits: { maxStringLength: number; maxListLength: number }): void {
+  if (typeof v === 'string' && v.length > limits.maxStringLength) throw new FormulaError(`string longer than ${limits.maxStringLength} characters`);
+  if (Array.isArray(v) && v.length > limits.maxListLength) throw new FormulaError(`list longer than ${limits.maxListLength} items`);
+}
+
+export function isTrue(v: Value): boolean {
+  if (v === true) return true;
+  if (isNumeric(v)) return numOf(v) === 1;
+  if (typeof v === 'string') return ['true', 't', 'yes', 'y', '1'].includes(v.trim().toLowerCase());
+  return false;
 }

@@ -1,0 +1,233 @@
+// The jobs table is the queue. A trigger event becomes a `jobs` row (trigger filter first) before
+// it is acknowledged, so a restart loses nothing that was acknowledged. One dispatcher claims the
+// queued jobs of running recipes, oldest first, within each recipe's concurrency and the
+// process's workers, and launches them; a caller may wait for a job's end.
+import { randomUUID } from 'node:crypto';
+import type { ServiceContext } from '../context.ts';
+import type { Db, JobRow, RecipeRow } from '../db/types.ts';
+import { countFailedJob } from '../api/recipes/recipes.store.ts';
+import { claimJobs, insertJob, newJobHandle, recipesWithQueuedJobs } from '../api/jobs/jobs.store.ts';
+import type { CompiledRecipe } from './compile.ts';
+import type { EngineEventBus } from './events.ts';
+import { filterAccepts, type JobOutcome } from './executor.ts';
+import { toPlain, type Hash, type Value } from './formula/values.ts';
+import type { RecipeCache } from './recipe-cache.ts';
+import type { EngineSettings } from './settings.ts';
+import { toStored } from '../time.ts';
+
+export interface EnqueueMeta {
+  isTest?: boolean;
+  callingRecipeId?: number;
+  callingJobHandle?: string;
+  rootRecipeId?: number;
+  rootJobHandle?: string;
+}
+
+/** Whether the engine has started and whether it is closing; shared by the queue and the schedules. */
+export interface Lifecycle {
+  started: boolean;
+  closing: boolean;
+}
+
+export interface QueueDeps {
+  ctx: ServiceContext;
+  settings: EngineSettings;
+  cache: RecipeCache;
+  events: EngineEventBus;
+  lifecycle: Lifecycle;
+  /** Run one claimed job to its end (recorded). */
+  run(job: JobRow): Promise<void>;
+}
+
+/** What the trigger hands to the recipe's steps for an event. */
+export function outputOf(recipe: CompiledRecipe, event: Hash): Value {
+  return recipe.trigger.trigger ? recipe.trigger.trigger.output(event) : event;
+}
+
+function titleOf(recipe: CompiledRecipe, event: Hash): string {
+  const trigger = recipe.trigger;
+  const base = `${trigger.connector?.title ?? trigger.provider ?? 'Trigger'}: ${trigger.trigger?.title ?? trigger.name ?? 'event'}`;
+  const fields = trigger.trigger?.titleFields?.(event) ?? [];
+  const text = fields.length > 0 ? `${base}: ${fields.map(([k, v]) => `${k}=${v}`).join(', ')}` : base;
+  return text.slice(0, 1000);
+}
+
+export class JobQueue {
+  readonly #deps: QueueDeps;
+  /** Jobs launched and not ended, by recipe. */
+  readonly #inflight = new Map<number, number>();
+  /** The tasks of the jobs launched and not ended. */
+  readonly running = new Set<Promise<void>>();
+  // Callers waiting for a job's end (synchronous recipe calls, API requests), by job handle.
+  readonly #waiters = new Map<string, (outcome: JobOutcome) => void>();
+  #total = 0;
+  // Jobs blocked in a synchronous call do not hold one of the process's worker slots.
+  #blocked = 0;
+  #pumping = false;
+  #again = false;
+  #pollTimer: NodeJS.Timeout | undefined;
+
+  constructor(deps: QueueDeps) {
+    this.#deps = deps;
+  }
+
+  /** Jobs launched and not ended. */
+  get total(): number {
+    return this.#total;
+  }
+
+  /** Insert a queued job (inside the caller's transaction when given one). */
+  async storeJob(db: Db, row: RecipeRow, event: Hash, meta: EnqueueMeta, handle: string = newJobHandle()): Promise<{ handle: string; queued: boolean } | null> {
+    const { ctx, settings } = this.#deps;
+    const { recipe } = this.#deps.cache.compiledFor(row);
+    const stamp = toStored(ctx.clock.now());
+    const base = {
+      recipe_id: row.id, handle, trigger_output: JSON.stringify(toPlain(event)), is_repeat: 0 as const, is_test: meta.isTest ? 1 as const : 0 as const,
+      master_job_handle: null, calling_recipe_id: meta.callingRecipeId ?? null, calling_job_handle: meta.callingJobHandle ?? null,
+      root_recipe_id: meta.rootRecipeId ?? null, root_job_handle: meta.rootJobHandle ?? null, task_count: 0, created_at: stamp, started_at: stamp,
+    };
+    if (!recipe) {
+      await insertJob(db, { ...base, status: 'failed', title: 'Trigger error: the recipe does not compile', error: 'Trigger error: the recipe does not compile', error_parts: null, is_poll_error: 1, completed_at: stamp });
+      return { handle, queued: false };
+    }
+    // The trigger filter: an event it rejects makes no job (20 §4.3).
+    if (recipe.trigger.condition) {
+      const verdict = filterAccepts(recipe, outputOf(recipe, event), settings);
+      if (verdict === false) return null;
+      if (verdict !== true) {
+        const error = `Trigger error: ${verdict.error}`;
+        await insertJob(db, {
+          ...base, status: 'failed', title: error.slice(0, 1000), error,
+          error_parts: JSON.stringify({ adapter: recipe.trigger.provider, error_type: 'Trigger error', message: verdict.error, error_id: randomUUID(), error_at: stamp, input: '<redacted>', inner_message: null }),
+          is_poll_error: 1, completed_at: stamp,
+        });
+        await countFailedJob(db, row.id);
+        return { handle, queued: false };
+      }
+    }
+    await insertJob(db, { ...base, status: 'queued', title: titleOf(recipe, event), error: null, error_parts: null, is_poll_error: 0, completed_at: null });
+    return { handle, queued: true };
+  }
+
+  /** Store a job through the group commit; resolves once it is committed. */
+  async #commitJob(row: RecipeRow, event: Hash, meta: EnqueueMeta, handle?: string): Promise<string | null> {
+    const stored = await this.#deps.ctx.groupCommit.run((trx) => this.storeJob(trx, row, event, meta, handle));
+    if (stored === null) return null;
+    if (stored.queued) this.#deps.events.emit('job.queued', { recipeId: row.id, jobId: stored.handle });
+    return stored.handle;
+  }
+
+  /** Store one trigger event as a job of a running recipe; resolves once it is stored. */
+  async enqueue(row: RecipeRow, event: Hash, meta: EnqueueMeta = {}): Promise<string | null> {
+    const handle = await this.#commitJob(row, event, meta);
+    this.kick();
+    return handle;
+  }
+
+  /** Wake the dispatcher. */
+  kick(): void {
+    if (!this.#deps.lifecycle.started || this.#deps.lifecycle.closing) return;
+    setImmediate(() => {
+      void this.#pump().catch((error: unknown) => this.#deps.ctx.log.error({ err: error }, 'job dispatcher failed'));
+    });
+  }
+
+  async #pump(): Promise<void> {
+    if (this.#pumping) {
+      this.#again = true;
+      return;
+    }
+    this.#pumping = true;
+    try {
+      do {
+        this.#again = false;
+        await this.#pumpOnce();
+      } while (this.#again && !this.#deps.lifecycle.closing);
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  async #pumpOnce(): Promise<void> {
+    const { ctx, lifecycle, settings: { workers } } = this.#deps;
+    if (lifecycle.closing || this.#total - this.#blocked >= workers) return;
+    const candidates = await recipesWithQueuedJobs(ctx.db);
+    for (const { recipe_id: recipeId, concurrency } of candidates) {
+      const free = Math.min(Math.max(1, concurrency) - (this.#inflight.get(recipeId) ?? 0), workers - (this.#total - this.#blocked));
+      if (free <= 0) continue;
+      // Through the group commit: a claim shares its commit (its sync) with the writes around it.
+      const claimed = await ctx.groupCommit.run((trx) => claimJobs(trx, recipeId, free, toStored(ctx.clock.now())));
+      for (const job of claimed) this.#launch(job);
+      if (this.#total - this.#blocked >= workers) return;
+    }
+  }
+
+  #launch(job: JobRow): void {
+    this.#total++;
+    this.#inflight.set(job.recipe_id, (this.#inflight.get(job.recipe_id) ?? 0) + 1);
+    const task = this.#deps.run(job)
+      .catch((error: unknown) => this.#deps.ctx.log.error({ err: error, job_id: job.handle }, 'job could not be recorded'))
+      .finally(() => {
+        this.#total--;
+        const n = (this.#inflight.get(job.recipe_id) ?? 1) - 1;
+        if (n <= 0) this.#inflight.delete(job.recipe_id);
+        else this.#inflight.set(job.recipe_id, n);
+        this.running.delete(task);
+        this.kick();
+      });
+    this.running.add(task);
+  }
+
+  /** Store a job and wait for its end (or the timeout; the job itself goes on). */
+  async submitAndWait(row: RecipeRow, event: Hash, meta: EnqueueMeta, timeoutMs: number): Promise<{ handle: string; outcome: JobOutcome | null }> {
+    let settle: (outcome: JobOutcome | null) => void = () => undefined;
+    const done = new Promise<JobOutcome | null>((resolve) => { settle = resolve; });
+    // The waiter is in place before the job exists, so no end can slip past it.
+    const planned = newJobHandle();
+    this.#waiters.set(planned, (outcome) => settle(outcome));
+    let handle: string | null;
+    try {
+      handle = await this.#commitJob(row, event, meta, planned);
+    } catch (error) {
+      this.#waiters.delete(planned);
+      throw error;
+    }
+    if (handle === null) {
+      this.#waiters.delete(planned);
+      return { handle: '', outcome: null };
+    }
+    this.kick();
+    const timer = setTimeout(() => settle(null), timeoutMs);
+    timer.unref();
+    const outcome = await done;
+    clearTimeout(timer);
+    this.#waiters.delete(handle);
+    return { handle, outcome };
+  }
+
+  /** A job ended: answer whoever waits for it. */
+  settle(handle: string, outcome: JobOutcome): void {
+    const waiter = this.#waiters.get(handle);
+    this.#waiters.delete(handle);
+    waiter?.(outcome);
+  }
+
+  /** A running job waits for another job: it gives up its worker slot meanwhile. */
+  releaseWorkerSlot(): void {
+    this.#blocked++;
+  }
+
+  retakeWorkerSlot(): void {
+    this.#blocked--;
+  }
+
+  /** Look for queued jobs every pollMs besides the immediate wake-ups. */
+  startPolling(): void {
+    this.#pollTimer = setInterval(() => this.kick(), this.#deps.settings.pollMs);
+    this.#pollTimer.unref();
+  }
+
+  stopPolling(): void {
+    if (this.#pollTimer) clearInterval(this.#pollTimer);
+  }
+}

@@ -1,0 +1,96 @@
+// What the engine keeps of recipes between jobs: each recipe's compiled version, the rows and
+// webhook keys of running recipes, and properties by folder.
+import type { ServiceContext } from '../context.ts';
+import type { RecipeRow } from '../db/types.ts';
+import { findProjectOfFolder } from '../api/folders/folders.store.ts';
+import { listProperties } from '../api/properties/properties.store.ts';
+import { findRecipeById, findRecipeByWebhookKey } from '../api/recipes/recipes.store.ts';
+import { compileRecipe, type CompiledRecipe, type StepErrors } from './compile.ts';
+import { DocumentError, normaliseConfig, parseJsonField, unwrapCode, type ConfigEntry } from './document.ts';
+
+export class RecipeCache {
+  readonly #ctx: ServiceContext;
+  readonly #compiled = new Map<number, { key: string; recipe: CompiledRecipe }>();
+  // Running recipes cannot be changed, moved or deleted, so their rows are kept while they run
+  // (dropped when they stop); webhook keys of running recipes too.
+  readonly #runningRows = new Map<number, RecipeRow>();
+  readonly #webhookKeys = new Map<string, number>();
+  // Properties by environment and project, dropped on every change (values freeze at job start).
+  readonly #properties = new Map<string, Promise<Map<string, string>>>();
+
+  constructor(ctx: ServiceContext) {
+    this.#ctx = ctx;
+    ctx.notifier.subscribe('properties.changed', () => this.#properties.clear());
+  }
+
+  /** The recipe compiled from its current version (kept per version), or its code errors. */
+  compiledFor(row: RecipeRow): { recipe: CompiledRecipe | null; codeErrors: StepErrors } {
+    const key = `${row.version_no}:${row.updated_at}`;
+    const cached = this.#compiled.get(row.id);
+    if (cached && cached.key === key) return { recipe: cached.recipe, codeErrors: [] };
+    let code: unknown;
+    let config: ConfigEntry[];
+    try {
+      code = unwrapCode(parseJsonField(row.code, 'code')).code;
+      config = normaliseConfig(row.config, code);
+    } catch (error) {
+      if (error instanceof DocumentError) return { recipe: null, codeErrors: [[0, [[error.field, null, error.message]]]] };
+      throw error;
+    }
+    const result = compileRecipe(code, config);
+    if (result.recipe) {
+      if (this.#compiled.size > 5000) this.#compiled.clear();
+      this.#compiled.set(row.id, { key, recipe: result.recipe });
+    }
+    return result;
+  }
+
+  async runningRow(id: number): Promise<RecipeRow | undefined> {
+    const cached = this.#runningRows.get(id);
+    if (cached) return cached;
+    const row = await findRecipeById(this.#ctx.db, id);
+    if (row?.running === 1) this.#runningRows.set(id, row);
+    return row;
+  }
+
+  /** The running webhook recipe of a key. */
+  async webhookRecipe(key: string): Promise<RecipeRow | undefined> {
+    const knownId = this.#webhookKeys.get(key);
+    const row = knownId !== undefined ? await this.runningRow(knownId) : await findRecipeByWebhookKey(this.#ctx.db, key);
+    if (!row || row.running !== 1 || row.trigger_application !== 'workato_webhooks') return undefined;
+    if (knownId === undefined) {
+      this.#webhookKeys.set(key, row.id);
+      this.#runningRows.set(row.id, row);
+    }
+    return row;
+  }
+
+  /** The recipe started or stopped: drop its row and webhook key. */
+  forget(recipeId: number): void {
+    this.#runningRows.delete(recipeId);
+    for (const [key, id] of this.#webhookKeys) if (id === recipeId) this.#webhookKeys.delete(key);
+  }
+
+  /** The environment's properties, overridden by those of the recipe's project. */
+  propertiesOf(row: RecipeRow): Promise<Map<string, string>> {
+    const key = `${row.environment_id}:${row.folder_id}`;
+    let cached = this.#properties.get(key);
+    if (!cached) {
+      cached = this.#readProperties(row);
+      this.#properties.set(key, cached);
+      cached.catch(() => this.#properties.delete(key));
+    }
+    return cached;
+  }
+
+  async #readProperties(row: RecipeRow): Promise<Map<string, string>> {
+    const db = this.#ctx.db;
+    const out = new Map<string, string>();
+    for (const p of await listProperties(db, { workspaceId: row.workspace_id, environmentId: row.environment_id, projectId: null })) out.set(p.name, p.value);
+    const projectId = await findProjectOfFolder(db, row.folder_id);
+    if (projectId) {
+      for (const p of await listProperties(db, { workspaceId: row.workspace_id, environmentId: row.environment_id, projectId })) out.set(p.name, p.value);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,157 @@
+// One claimed job from start to record: its context (the recipe, the trigger output, the
+// job_context pills, properties, connections), its run by the executor, then its lines, its end
+// state and the recipe's counters written in one transaction, and its lifecycle events.
+import { randomUUID } from 'node:crypto';
+import type { ServiceContext } from '../context.ts';
+import type { JobLineRow, JobRow, RecipeRow } from '../db/types.ts';
+import { countJobEnd, finishJob, insertLines } from '../api/jobs/jobs.store.ts';
+import { resolveSlot } from './connection-slots.ts';
+import { StepError, type CallOutcome, type ConnectionValues, type RecipeRef } from './connectors/types.ts';
+import type { EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
+import type { EngineEventBus } from './events.ts';
+import { runJob, type JobOutcome } from './executor.ts';
+import { fromPlain, newHash, type Hash, type Value } from './formula/values.ts';
+import { outputOf } from './queue.ts';
+import type { RecipeCache } from './recipe-cache.ts';
+import type { EngineSettings } from './settings.ts';
+import { toStored } from '../time.ts';
+
+export interface JobRunnerDeps {
+  ctx: ServiceContext;
+  settings: EngineSettings;
+  cache: RecipeCache;
+  events: EngineEventBus;
+  /** Aborted when the server shuts down: waits in steps end with `Interrupted`. */
+  shutdown: AbortSignal;
+  callRecipe(caller: RecipeRow, job: JobRow, flow: Value, parameters: Value, wait: boolean): Promise<CallOutcome>;
+  /** The job ended and is recorded: answer whoever waits for it. */
+  settle(handle: string, outcome: JobOutcome): void;
+}
+
+export class JobRunner {
+  readonly #deps: JobRunnerDeps;
+  /** The event streams runtime of the app (publish actions use its publisher); set by buildApp. */
+  eventStreams: EventStreamsRuntime | null = null;
+  // The lines of a job mostly start and end within the same few milliseconds: each distinct
+  // millisecond is formatted once.
+  #lastMs = Number.NaN;
+  #lastIso = '';
+
+  constructor(deps: JobRunnerDeps) {
+    this.#deps = deps;
+  }
+
+  async run(job: JobRow): Promise<void> {
+    const { ctx, settings, cache, events } = this.#deps;
+    const { now } = settings;
+    const startedAt = Date.parse(job.started_at);
+    events.emit('job.started', { recipeId: job.recipe_id, jobId: job.handle });
+    const row = await cache.runningRow(job.recipe_id);
+    let outcome: JobOutcome;
+    if (!row) return;
+    const { recipe } = cache.compiledFor(row);
+    if (!recipe) {
+      outcome = this.#failedOutcome('Recipe error', 'the recipe does not compile any more');
+    } else {
+      let triggerOutput: Value;
+      try {
+        triggerOutput = outputOf(recipe, fromPlain(JSON.parse(job.trigger_output)) as Hash);
+      } catch {
+        triggerOutput = null;
+      }
+      const scope = { workspaceId: row.workspace_id, environmentId: row.environment_id };
+      const connections = new Map<string, Promise<ConnectionValues | null>>();
+      const ref: RecipeRef = { id: row.id, name: row.name, ...scope };
+      outcome = await runJob({
+        ctx,
+        recipe: ref,
+        compiled: recipe,
+        handle: job.handle,
+        triggerOutput,
+        jobContext: newHash([
+          ['job_id', job.handle], ['job_url', `${ctx.config.publicBaseUrl}/api/recipes/${row.id}/jobs/${job.handle}`], ['recipe_id', row.id],
+          ['recipe_name', row.name], ['recipe_url', `${ctx.config.publicBaseUrl}/api/recipes/${row.id}`], ['job_created_at', job.created_at],
+          ['user_id', row.workspace_id], ['is_test', job.is_test === 1], ['is_repeat', job.is_repeat === 1], ['repeat_count', 0],
+          ['root_recipe_id', job.root_recipe_id ?? row.id], ['root_job_id', job.root_job_handle ?? job.handle],
+          ['calling_recipe_id', job.calling_recipe_id], ['calling_job_id', job.calling_job_handle],
+        ]),
+        properties: await cache.propertiesOf(row),
+        timeZone: settings.timeZone,
+        formulaLimits: settings.formulaLimits,
+        limits: settings.limits,
+        connectionFor: (provider) => {
+          let pending = connections.get(provider);
+          if (!pending) {
+            pending = resolveSlot(ctx, row, recipe.config, provider, scope);
+            connections.set(provider, pending);
+          }
+          return pending;
+        },
+        sleep: (ms) => this.#sleep(ms),
+        now,
+        callRecipe: (flow, parameters, wait) => this.#deps.callRecipe(row, job, flow, parameters, wait),
+        eventStreams: this.eventStreams,
+      });
+    }
+    try {
+      await this.#record(job, row, outcome);
+    } finally {
+      this.#deps.settle(job.handle, outcome);
+    }
+    const durationMs = Math.max(0, now() - startedAt);
+    if (outcome.status === 'succeeded') events.emit('job.succeeded', { recipeId: job.recipe_id, jobId: job.handle, durationMs });
+    else events.emit('job.failed', { recipeId: job.recipe_id, jobId: job.handle, durationMs, error: outcome.error ?? '', interrupted: false });
+  }
+
+  #sleep(ms: number): Promise<void> {
+    const signal = this.#deps.shutdown;
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(new StepError('Interrupted', 'the server is shutting down'));
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(new StepError('Interrupted', 'the server is shutting down'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  #isoAt(ms: number): string {
+    if (ms !== this.#lastMs) {
+      this.#lastMs = ms;
+      this.#lastIso = new Date(ms).toISOString();
+    }
+    return this.#lastIso;
+  }
+
+  #failedOutcome(type: string, message: string): JobOutcome {
+    return {
+      status: 'failed', error: `${type}: ${message}`, lines: [], linesDropped: 0, taskCount: 0, end: null,
+      errorParts: { adapter: 'workato', error_type: type, message, error_at: new Date(this.#deps.settings.now()).toISOString(), input: '<redacted>', inner_message: null },
+    };
+  }
+
+  async #record(job: JobRow, row: RecipeRow, outcome: JobOutcome): Promise<void> {
+    const { ctx } = this.#deps;
+    const completed = toStored(ctx.clock.now());
+    const lines: JobLineRow[] = outcome.lines.map((line, seq) => ({
+      job_id: job.id, seq, recipe_line_number: line.recipe_line_number, adapter_name: line.adapter_name.slice(0, 100), adapter_operation: line.adapter_operation.slice(0, 100),
+      pass: line.pass, input: line.input, output: line.output, error: line.error, mask_data: line.mask_data ? 1 : 0,
+      started_at: this.#isoAt(line.started_at), completed_at: this.#isoAt(line.completed_at),
+    }));
+    await ctx.groupCommit.run(async (trx) => {
+      await insertLines(trx, lines);
+      await finishJob(trx, job.id, {
+        status: outcome.status,
+        error: outcome.error,
+        error_parts: outcome.errorParts ? JSON.stringify({ ...outcome.errorParts, error_id: randomUUID() }) : null,
+        completed_at: completed,
+        task_count: outcome.taskCount,
+      });
+      await countJobEnd(trx, row.id, outcome.status === 'succeeded', outcome.taskCount, job.started_at);
+    });
+  }
+}

@@ -1,0 +1,101 @@
+// Schedule triggers (clock/scheduled_event) of running recipes: the next firing of each, one
+// timer for the soonest, and the firing itself, which stores the job and the trigger closure
+// (`last_fired_at`) in one transaction.
+import type { ServiceContext } from '../context.ts';
+import type { RecipeRow } from '../db/types.ts';
+import { findRecipeById, updateRecipe } from '../api/recipes/recipes.store.ts';
+import { nextFireTime, scheduleOf, type Schedule } from './connectors/clock.ts';
+import type { EngineEventBus } from './events.ts';
+import { newHash, type Hash } from './formula/values.ts';
+import type { JobQueue, Lifecycle } from './queue.ts';
+import type { EngineSettings } from './settings.ts';
+
+interface ScheduleState {
+  schedule: Schedule;
+  next: number;
+}
+
+export interface ScheduleDeps {
+  ctx: ServiceContext;
+  settings: EngineSettings;
+  events: EngineEventBus;
+  queue: JobQueue;
+  lifecycle: Lifecycle;
+}
+
+export class Schedules {
+  readonly #deps: ScheduleDeps;
+  readonly #schedules = new Map<number, ScheduleState>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(deps: ScheduleDeps) {
+    this.#deps = deps;
+  }
+
+  /** Arm the schedule of a running recipe from its (literal) trigger input and its last firing. */
+  arm(row: RecipeRow, input: Hash): void {
+    const schedule = scheduleOf(input);
+    if (Array.isArray(schedule)) return;
+    let lastFired: number | null = null;
+    if (row.trigger_closure) {
+      try {
+        const closure = JSON.parse(row.trigger_closure) as { last_fired_at?: string };
+        if (typeof closure.last_fired_at === 'string') lastFired = Date.parse(closure.last_fired_at);
+      } catch {
+        lastFired = null;
+      }
+    }
+    this.#schedules.set(row.id, { schedule, next: nextFireTime(schedule, this.#deps.settings.now(), lastFired) });
+    this.armTimer();
+  }
+
+  disarm(recipeId: number): void {
+    this.#schedules.delete(recipeId);
+  }
+
+  /** Set the timer for the soonest firing (at most a minute away: clocks drift). */
+  armTimer(): void {
+    const { ctx, lifecycle, settings } = this.#deps;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (lifecycle.closing || !lifecycle.started || this.#schedules.size === 0) return;
+    const soonest = Math.min(...[...this.#schedules.values()].map((s) => s.next));
+    const delay = Math.max(0, Math.min(soonest - settings.now(), 60_000));
+    this.#timer = setTimeout(() => {
+      void this.runDue().catch((error: unknown) => ctx.log.error({ err: error }, 'scheduler failed'));
+    }, delay);
+    this.#timer.unref();
+  }
+
+  clearTimer(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+  }
+
+  /** Fire the schedules that are due now (the timer calls it; tests call it with a manual clock). */
+  async runDue(): Promise<number> {
+    const { ctx, events, queue } = this.#deps;
+    let fired = 0;
+    const at = this.#deps.settings.now();
+    for (const [recipeId, state] of [...this.#schedules.entries()]) {
+      if (state.next > at) continue;
+      const row = await findRecipeById(ctx.db, recipeId);
+      if (!row || row.running !== 1) {
+        this.#schedules.delete(recipeId);
+        continue;
+      }
+      const firedAt = state.next;
+      const event = newHash([['scheduled_time', new Date(firedAt).toISOString()], ['timezone', state.schedule.zone]]);
+      const stored = await ctx.db.transaction().execute(async (trx) => {
+        const job = await queue.storeJob(trx, row, event, {});
+        await updateRecipe(trx, row.id, { trigger_closure: JSON.stringify({ last_fired_at: new Date(firedAt).toISOString() }) });
+        return job;
+      });
+      if (stored?.queued) events.emit('job.queued', { recipeId: row.id, jobId: stored.handle });
+      fired++;
+      state.next = nextFireTime(state.schedule, Math.max(at, firedAt) + 1, firedAt);
+    }
+    if (fired > 0) queue.kick();
+    this.armTimer();
+    return fired;
+  }
+}

@@ -1,0 +1,42 @@
+// What an engine is built with: its options, resolved once with their defaults.
+import type { ServiceContext } from '../context.ts';
+import { DEFAULT_TIME_ZONE } from './connectors/clock.ts';
+import type { EngineLimits } from './connectors/types.ts';
+import { DEFAULT_LIMITS, type Limits } from './formula/env.ts';
+
+export interface EngineOptions {
+  /** Jobs running at once in this process, all recipes together. */
+  workers?: number;
+  /** Zone of `now`/`today` in formulas (the vendor's default is US Pacific). */
+  timeZone?: string;
+  formulaLimits?: Limits;
+  limits?: Partial<EngineLimits>;
+  /** How often queued jobs are looked for besides the immediate wake-ups (ms). */
+  pollMs?: number;
+}
+
+/** What formulas evaluated outside a job's steps (trigger inputs, trigger filters) need. */
+export interface FormulaSettings {
+  now(): number;
+  timeZone: string;
+  formulaLimits: Limits;
+}
+
+export interface EngineSettings extends FormulaSettings {
+  workers: number;
+  limits: EngineLimits;
+  pollMs: number;
+}
+
+const DEFAULT_ENGINE_LIMITS: EngineLimits = { callTimeoutMs: 90_000, httpTimeoutMs: 30_000, httpMaxResponseBytes: 10 * 1024 * 1024, maxWaitSeconds: 732 * 86400 };
+
+export function engineSettings(ctx: ServiceContext, options: EngineOptions): EngineSettings {
+  return {
+    workers: options.workers ?? 16,
+    timeZone: options.timeZone ?? DEFAULT_TIME_ZONE,
+    formulaLimits: options.formulaLimits ?? DEFAULT_LIMITS,
+    limits: { ...DEFAULT_ENGINE_LIMITS, ...options.limits },
+    pollMs: options.pollMs ?? 1000,
+    now: () => ctx.clock.now().getTime(),
+  };
+}
