@@ -16,14 +16,16 @@ export interface LingerLimits {
 export const DEFAULT_LINGER_LIMITS: LingerLimits = { maxBytes: 64 * 1024 * 1024, maxMs: 10_000 };
 
 export function registerLingeringClose(app: FastifyInstance, limits: LingerLimits = DEFAULT_LINGER_LIMITS): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook, not an async one: it runs on every reply, and almost always does nothing.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const raw = request.raw;
-    if (raw.complete || raw.readableEnded || String(reply.getHeader('connection') ?? '').toLowerCase() !== 'close') return payload;
-    // Without `Connection: close`, Node keeps the socket once the reply is written; the body left
-    // over is read below, so the connection can serve the client's next request.
-    reply.removeHeader('connection');
-    discardRestOfBody(raw, limits);
-    return payload;
+    if (!raw.complete && !raw.readableEnded && String(reply.getHeader('connection') ?? '').toLowerCase() === 'close') {
+      // Without `Connection: close`, Node keeps the socket once the reply is written; the body
+      // left over is read below, so the connection can serve the client's next request.
+      reply.removeHeader('connection');
+      discardRestOfBody(raw, limits);
+    }
+    done(null, payload);
   });
 }
 
