@@ -16,8 +16,9 @@ export interface LingerLimits {
 export const DEFAULT_LINGER_LIMITS: LingerLimits = { maxBytes: 64 * 1024 * 1024, maxMs: 10_000 };
 
 export function registerLingeringClose(app: FastifyInstance, limits: LingerLimits = DEFAULT_LINGER_LIMITS): void {
-  // A callback hook, not an async one: it runs on every reply, and almost always does nothing.
-  app.addHook('onSend', (request, reply, payload, done) => {
+  // An onError hook: it runs only for replies that carry an error, which is where Fastify asks
+  // for `Connection: close` before the body was read; successful replies pay nothing.
+  app.addHook('onError', (request, reply, _error, done) => {
     const raw = request.raw;
     if (!raw.complete && !raw.readableEnded && String(reply.getHeader('connection') ?? '').toLowerCase() === 'close') {
       // Without `Connection: close`, Node keeps the socket once the reply is written; the body
@@ -25,7 +26,7 @@ export function registerLingeringClose(app: FastifyInstance, limits: LingerLimit
       reply.removeHeader('connection');
       discardRestOfBody(raw, limits);
     }
-    done(null, payload);
+    done();
   });
 }
 
