@@ -71,6 +71,8 @@ export const ERROR_CATALOG = {
   home_folder_immutable: { status: 400, message: 'The Home folder cannot be renamed or moved' },
   home_folder_undeletable: { status: 400, message: 'The Home folder cannot be deleted' },
   folder_is_project: { status: 400, message: 'Use DELETE /api/projects/:project_id to delete a project' },
+  folder_has_running_recipes: { status: 422, message: 'Folder contains running recipes' },
+  project_has_running_recipes: { status: 403, message: 'Cannot destroy folder' },
   project_cannot_move_into_folder: { status: 400, message: 'A project cannot be moved into a folder' },
   folder_cannot_move_to_top_level: { status: 400, message: 'A folder cannot be moved to the top level; create a project instead' },
   folder_cannot_move_into_itself: { status: 400, message: 'A folder cannot be moved into itself' },

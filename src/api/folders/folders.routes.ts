@@ -52,7 +52,7 @@ export function foldersRoutes(fastify: FastifyInstance, ctx: ServiceContext): vo
 
   app.delete('/api/folders/:folder_id', {
     config: { privilege: 'projects_folders:write' },
-    schema: { tags, summary: 'Delete a folder and its sub-folders (not a project: use DELETE /api/projects/:project_id)', params: FolderParams, response: { 200: SuccessBody, ...errorResponses(...AUTH_ERRORS, 404) } },
+    schema: { tags, summary: 'Delete a folder with its sub-folders and stopped recipes (not a project: use DELETE /api/projects/:project_id); 422 while a recipe inside runs', params: FolderParams, response: { 200: SuccessBody, ...errorResponses(...AUTH_ERRORS, 404, 422) } },
   }, async (request) => {
     await deleteFolder(ctx, authOf(request), request.params.folder_id);
     return { success: true };

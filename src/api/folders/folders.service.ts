@@ -7,6 +7,7 @@ import { AppError, assertFound, invalid, type FieldErrors, type PlainErrorCode }
 import { toStored } from '../../time.ts';
 import type { AuthContext } from '../developer_api_clients/credentials.ts';
 import { updateProject } from '../projects/projects.store.ts';
+import { hasRunningRecipeUnder } from '../recipes/recipes.store.ts';
 import {
   deleteFolder as deleteFolderRow,
   findFolder,
@@ -122,7 +123,8 @@ export async function deleteFolder(ctx: ServiceContext, caller: Caller, id: numb
     const folder = visibleOr404(caller, await findFolder(trx, caller.environmentId, id));
     if (folder.parent_id === null) throw new AppError('home_folder_undeletable');
     if (folder.is_project === 1) throw new AppError('folder_is_project');
-    // Recipes do not exist yet, so the contract's refusal for running recipes cannot arise.
+    // Stopped recipes go with their folder (cascade); a running one must be stopped first.
+    if (await hasRunningRecipeUnder(trx, folder.id)) throw new AppError('folder_has_running_recipes');
     await deleteFolderRow(trx, folder.id);
   });
 }

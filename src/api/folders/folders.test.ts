@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type Reply, type TestApp } from '../../../test/helpers.ts';
+import { createRecipe, log, startRecipe, webhookTrigger } from '../../../test/recipes.ts';
 
 let t: TestApp;
 let homeId: number;
@@ -440,6 +441,24 @@ describe('DELETE /api/folders/:folder_id', () => {
     for (const id of [doomed.id, doomedChild.id, doomedGrandchild.id]) assert.equal((await t.call('GET', `/api/folders/${id}`)).status, 404);
     assert.deepEqual((await t.call('GET', `/api/folders?parent_id=${p.id}&with_nested_folders=true`)).body.map((f: FolderBody) => f.id), [keeper.id]);
     assert.equal((await t.call('DELETE', `/api/folders/${doomed.id}`)).status, 404, 'gone');
+  });
+
+  test('422 while a recipe anywhere below is running, nothing deleted; once it is stopped, the folder goes with its recipes', async () => {
+    const p = await project('Delete with recipes');
+    const doomed = await folder('Has a running recipe', p.id);
+    const deep = await folder('Deep inside', (await folder('Inside', doomed.id)).id);
+    const running = await createRecipe(t, webhookTrigger([log('note', 'hello')]), { folder_id: deep.id });
+    const stopped = await createRecipe(t, webhookTrigger([log('note', 'hello')]), { folder_id: doomed.id });
+    await startRecipe(t, running);
+    const before = await snapshot();
+    const refused = await t.call('DELETE', `/api/folders/${doomed.id}`);
+    assert.equal(refused.status, 422);
+    assert.deepEqual(refused.body, { message: 'Folder contains running recipes' });
+    assert.deepEqual(await snapshot(), before);
+    assert.equal((await t.call('GET', `/api/recipes/${running}`)).body.running, true, 'the recipe still runs');
+    assert.equal((await t.call('PUT', `/api/recipes/${running}/stop`)).status, 200);
+    assert.equal((await t.call('DELETE', `/api/folders/${doomed.id}`)).status, 200);
+    for (const id of [running, stopped]) assert.equal((await t.call('GET', `/api/recipes/${id}`)).status, 404);
   });
 
   test('400 for a project folder and for Home; nothing is deleted', async () => {

@@ -32,7 +32,7 @@ export function projectsRoutes(fastify: FastifyInstance, ctx: ServiceContext): v
 
   app.delete('/api/projects/:project_id', {
     config: { privilege: 'projects_folders:write' },
-    schema: { tags, summary: 'Delete a project with its folders and properties; the path takes the project id, not the folder id', params: ProjectParams, response: { 200: SuccessBody, ...errorResponses(...AUTH_ERRORS, 404) } },
+    schema: { tags, summary: 'Delete a project with its folders, properties and stopped recipes (403 while one runs); the path takes the project id, not the folder id', params: ProjectParams, response: { 200: SuccessBody, ...errorResponses(...AUTH_ERRORS, 404) } },
   }, async (request) => {
     await deleteProject(ctx, authOf(request), request.params.project_id);
     return { success: true };

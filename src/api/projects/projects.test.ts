@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { createRecipe, log, startRecipe, webhookTrigger } from '../../../test/recipes.ts';
 
 let t: TestApp;
 
@@ -164,6 +165,21 @@ describe('PUT /api/projects/:project_id', () => {
 });
 
 describe('DELETE /api/projects/:project_id', () => {
+  test('403 while one of its recipes is running, nothing deleted; once it is stopped, the project goes with its recipes', async () => {
+    const doomed = await project('Project with a running recipe');
+    const sub = await t.call('POST', '/api/folders', { body: { name: 'Recipes here', parent_id: doomed.folderId } });
+    const recipe = await createRecipe(t, webhookTrigger([log('note', 'hello')]), { folder_id: sub.body.id });
+    await startRecipe(t, recipe);
+    const refused = await t.call('DELETE', `/api/projects/${doomed.projectId}`);
+    assert.equal(refused.status, 403);
+    assert.deepEqual(refused.body, { message: 'Cannot destroy folder' });
+    assert.ok((await listed()).some((p) => p.id === doomed.projectId));
+    assert.equal((await t.call('GET', `/api/folders/${sub.body.id}`)).status, 200);
+    assert.equal((await t.call('PUT', `/api/recipes/${recipe}/stop`)).status, 200);
+    assert.equal((await t.call('DELETE', `/api/projects/${doomed.projectId}`)).status, 200);
+    assert.equal((await t.call('GET', `/api/recipes/${recipe}`)).status, 404);
+  });
+
   test('deletes the project with its folders and properties; other projects stay', async () => {
     const doomed = await project('Doomed project');
     const keeper = await project('Keeper project');

@@ -199,6 +199,22 @@ export async function countFailedJob(db: Db, id: number): Promise<void> {
 }
 
 /** Mark a stopped recipe running; false when it was running already. */
+/** Whether a running recipe lies in the folder or anywhere below it. */
+export async function hasRunningRecipeUnder(db: Db, folderId: number): Promise<boolean> {
+  const row = await db
+    .withRecursive('tree(id)', (qc) => qc
+      .selectFrom('folders')
+      .select('id')
+      .where('id', '=', folderId)
+      .unionAll(qc.selectFrom('folders as child').innerJoin('tree', 'tree.id', 'child.parent_id').select('child.id')))
+    .selectFrom('recipes')
+    .select('recipes.id')
+    .where('recipes.folder_id', 'in', (qb) => qb.selectFrom('tree').select('tree.id'))
+    .where('recipes.running', '=', 1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function markRecipeRunning(db: Db, id: number): Promise<boolean> {
   const started = await db.updateTable('recipes').set({ running: 1, stop_cause: null }).where('id', '=', id).where('running', '=', 0).executeTakeFirst();
   return Number(started.numUpdatedRows) !== 0;
