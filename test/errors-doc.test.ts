@@ -4,6 +4,8 @@ import { describe, test } from 'node:test';
 import { AppError, ERROR_CATALOG, invalid } from '../src/errors.ts';
 import { GATEWAY_ERRORS } from '../src/gateway/errors.ts';
 import { OAUTH_ERRORS, OAuthError } from '../src/oauth2/errors.ts';
+import { WEBHOOK_ERRORS } from '../src/engine/webhook-errors.ts';
+import { MAX_EVENT_DEPTH } from '../src/engine/formula/values.ts';
 
 const doc = fs.readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
 
@@ -30,6 +32,12 @@ describe('docs/errors.md', () => {
     assert.deepEqual(tableRows('Gateway'), catalog);
   });
 
+  test('lists exactly the codes of the inbound webhooks catalog, with their status and error', () => {
+    const catalog = Object.entries(WEBHOOK_ERRORS).map(([code, e]) => [code, e.status, e.error]);
+    assert.deepEqual(tableRows('Inbound webhooks'), catalog);
+    assert.ok(WEBHOOK_ERRORS.payload_too_deep.error.includes(` ${MAX_EVENT_DEPTH} levels`), 'the text names the depth the engine enforces');
+  });
+
   test('lists exactly the codes of the token endpoint catalog, with their status, error and description', () => {
     const catalog = Object.entries(OAUTH_ERRORS).map(([code, e]) => [code, e.status, e.error, e.description]);
     assert.deepEqual(tableRows('Token endpoint'), catalog);
@@ -44,7 +52,7 @@ describe('the catalogs', () => {
       .map((file) => fs.readFileSync(new URL(`../src/${file}`, import.meta.url), 'utf8'))
       .join('\n')
       .replace(/^ +[a-z0-9_]+: \{ status: .*$/gm, '');
-    const unused = [...Object.keys(ERROR_CATALOG), ...Object.keys(GATEWAY_ERRORS), ...Object.keys(OAUTH_ERRORS)]
+    const unused = [...Object.keys(ERROR_CATALOG), ...Object.keys(GATEWAY_ERRORS), ...Object.keys(OAUTH_ERRORS), ...Object.keys(WEBHOOK_ERRORS)]
       .filter((code) => !sources.includes(`'${code}'`) && !sources.includes(`.${code}.`));
     // validation_failed is raised by invalid(), which lives beside the catalog.
     assert.deepEqual(unused.filter((code) => code !== 'validation_failed'), []);

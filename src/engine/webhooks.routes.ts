@@ -3,6 +3,7 @@
 // Own Fastify context: any content type is accepted and parsed here, errors are {"error": ...}.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RecipeEngine } from './engine.ts';
+import { WEBHOOK_ERRORS, type WebhookErrorCode } from './webhook-errors.ts';
 import { fromPlain, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash, type Value } from './formula/values.ts';
 
 export interface WebhookDeps {
@@ -10,22 +11,23 @@ export interface WebhookDeps {
   maxBodyBytes: number;
 }
 
-function fail(reply: FastifyReply, status: number, error: string) {
-  return reply.status(status).type('application/json; charset=utf-8').send({ error });
+/** A reply from the catalog; `status` keeps the framework's own 4xx for an unreadable request. */
+function fail(reply: FastifyReply, code: WebhookErrorCode, status: number = WEBHOOK_ERRORS[code].status) {
+  return reply.status(status).type('application/json; charset=utf-8').send({ error: WEBHOOK_ERRORS[code].error });
 }
 
-function payloadOf(request: FastifyRequest): Value | { invalid: string } {
+function payloadOf(request: FastifyRequest): Value | { invalid: WebhookErrorCode } {
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const query = fromPlain(request.query ?? {});
   if (body.length === 0) return request.method === 'GET' ? query : newHash();
   const type = String(request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const text = body.toString('utf8');
   if (type === 'application/json' || type.endsWith('+json')) {
-    if (jsonDepth(text) > MAX_EVENT_DEPTH) return { invalid: `Payload is nested more than ${MAX_EVENT_DEPTH} levels deep` };
+    if (jsonDepth(text) > MAX_EVENT_DEPTH) return { invalid: 'payload_too_deep' };
     try {
       return fromPlain(JSON.parse(text));
     } catch {
-      return { invalid: 'Malformed JSON in request body' };
+      return { invalid: 'malformed_json' };
     }
   }
   if (type === 'application/x-www-form-urlencoded') return newHash([...new URLSearchParams(text).entries()]);
@@ -37,10 +39,10 @@ export function webhooksRoutes(deps: WebhookDeps) {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxBodyBytes }, (_request, body, done) => done(null, body));
     app.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, 413, 'Payload too large');
-      if (typeof error.statusCode === 'number' && error.statusCode < 500) return fail(reply, error.statusCode, 'Bad request');
+      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, 'payload_too_large');
+      if (typeof error.statusCode === 'number' && error.statusCode < 500) return fail(reply, 'bad_request', error.statusCode);
       request.log.error({ err: error }, 'webhook call failed');
-      return fail(reply, 500, 'Internal error');
+      return fail(reply, 'internal_error');
     });
     app.route<{ Params: { key: string; event: string } }>({
       method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
@@ -49,7 +51,7 @@ export function webhooksRoutes(deps: WebhookDeps) {
       schema: { hide: true },
       handler: async (request, reply) => {
         const payload = payloadOf(request);
-        if (typeof payload === 'object' && payload !== null && 'invalid' in payload && typeof payload.invalid === 'string') return fail(reply, 400, payload.invalid);
+        if (typeof payload === 'object' && payload !== null && 'invalid' in payload && typeof payload.invalid === 'string') return fail(reply, payload.invalid as WebhookErrorCode);
         const headers: Hash = newHash(Object.entries(request.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? null)]));
         const event = newHash([
           ['method', request.method],
@@ -59,7 +61,7 @@ export function webhooksRoutes(deps: WebhookDeps) {
           ['payload', payload as Value],
         ]);
         const outcome = await deps.engine.receiveWebhook(request.params.key, event);
-        if (outcome.status === 404) return fail(reply, 404, 'Not found');
+        if (outcome.status === 404) return fail(reply, 'not_found');
         return reply.status(200).type('application/json; charset=utf-8').send({ status: 'ok' });
       },
     });
