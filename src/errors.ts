@@ -88,6 +88,7 @@ export const ERROR_CATALOG = {
   // Event streams
   message_not_found: { status: 400, message: 'Message not found: {id}' },
   payload_not_object: { status: 400, message: 'Payload must be a JSON object' },
+  payload_too_deep: { status: 400, message: 'Payload is nested too deeply' },
   payload_schema_mismatch: { status: 400, message: 'Payload does not match topic schema' },
   rate_limit_exceeded: { status: 429, message: 'Rate limit exceeded' },
   quota_exceeded: { status: 429, message: 'Quota exceeded' },

@@ -1,6 +1,7 @@
 // Publishing and consuming (contract 13 §3-5). Messages are checked against the topic schema
 // before they queue for the group commit (publisher.ts); consumers read after a cursor and, with
 // nothing to read, wait for a commit (consumer-waits.ts) instead of asking the database again.
+import { MAX_EVENT_DEPTH } from '../../engine/formula/values.ts';
 import type { ServiceContext } from '../../context.ts';
 import { AppError, type FieldErrors } from '../../errors.ts';
 import { toApiTimestamp, toStored } from '../../time.ts';
@@ -22,6 +23,7 @@ export const MAX_BATCH_MESSAGES = 100;
 
 export async function publishMessage(runtime: EventStreamsRuntime, topic: TopicState, body: unknown): Promise<{ message_id: string }> {
   const checked = checkPayload(topic, body);
+  if ('tooDeep' in checked) throw new AppError('payload_too_deep', { errors: { payload: [`is nested more than ${MAX_EVENT_DEPTH} levels deep`] } });
   if ('errors' in checked) throw checked.errors === null ? new AppError('payload_not_object') : new AppError('payload_schema_mismatch', { errors: checked.errors });
   const published = await runtime.publisher.publish(topic.id, [checked.text]);
   if (!published) throw new AppError('topic_not_found');
@@ -39,7 +41,9 @@ export async function publishBatch(runtime: EventStreamsRuntime, topic: TopicSta
   const valid: Array<{ index: number; text: string }> = [];
   payloads.forEach((payload, index) => {
     const checked = checkPayload(topic, payload);
-    if ('errors' in checked) {
+    if ('tooDeep' in checked) {
+      results[String(index)] = { error: `Payload is nested more than ${MAX_EVENT_DEPTH} levels deep` };
+    } else if ('errors' in checked) {
       results[String(index)] = { error: checked.errors === null ? 'Payload must be a JSON object' : `Payload does not match topic schema: ${describeErrors(checked.errors)}` };
     } else valid.push({ index, text: checked.text });
   });
@@ -142,9 +146,25 @@ function messagesJson(rows: ReadonlyArray<{ seq: number; published_at: string; p
 }
 
 /** The message as it will be stored, or why not (null: not a JSON object). */
-function checkPayload(topic: TopicState, payload: unknown): { text: string } | { errors: FieldErrors | null } {
+function checkPayload(topic: TopicState, payload: unknown): { text: string } | { errors: FieldErrors | null } | { tooDeep: true } {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return { errors: null };
+  // Before anything walks it: the schema check and serialising recurse, and a recipe's topic
+  // trigger takes a message as an event, which may nest at most MAX_EVENT_DEPTH levels.
+  if (nestedDeeperThan(payload, MAX_EVENT_DEPTH)) return { tooDeep: true };
   const verdict = topic.check(payload as Record<string, unknown>);
   if (!verdict.ok) return { errors: verdict.errors };
   return { text: JSON.stringify(payload) };
+}
+
+/** Whether objects and arrays nest deeper than `max` levels, measured without recursion. */
+function nestedDeeperThan(root: object, max: number): boolean {
+  const pending: Array<[unknown, number]> = [[root, 1]];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    const [value, depth] = item;
+    if (depth > max) return true;
+    for (const inner of Object.values(value as object)) {
+      if (typeof inner === 'object' && inner !== null) pending.push([inner, depth + 1]);
+    }
+  }
+  return false;
 }

@@ -177,6 +177,23 @@ describe('POST /api/v1/topics/:topic_id/publish', () => {
   });
 });
 
+describe('POST /api/v1/topics/:topic_id/publish: deeply nested payloads', () => {
+  test('a payload nested 5,000 levels deep is a 400 (it was a 500), in a batch an item error; 100 levels are stored', async () => {
+    const id = await topic('Deep payloads');
+    const nested = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+    const deep = await t.call('POST', `/api/v1/topics/${id}/publish`, { raw: nested(5000), headers: { 'content-type': 'application/json' } });
+    assert.equal(deep.status, 400);
+    assert.deepEqual(deep.body, { message: 'Payload is nested too deeply', errors: { payload: ['is nested more than 100 levels deep'] } });
+    assert.equal((await t.call('POST', `/api/v1/topics/${id}/publish`, { raw: nested(101), headers: { 'content-type': 'application/json' } })).status, 400);
+    assert.equal((await t.call('POST', `/api/v1/topics/${id}/publish`, { raw: nested(100), headers: { 'content-type': 'application/json' } })).status, 200);
+    const mixed = await t.call('POST', `/api/v1/batch/topics/${id}/publish`, { raw: `{"payloads":[{"ok":1},${nested(3000)}]}`, headers: { 'content-type': 'application/json' } });
+    assert.equal(mixed.status, 200);
+    assert.equal(mixed.body.is_partial_error, true);
+    assert.deepEqual(mixed.body.message_ids['1'], { error: 'Payload is nested more than 100 levels deep' });
+    assert.equal((await readAll(id)).length, 2, 'the 100-level message and the valid batch item');
+  });
+});
+
 describe('POST /api/v1/batch/topics/:topic_id/publish', () => {
   test('stores every message in array order; ids increase with the index', async () => {
     const id = await topic('Batch basics');
