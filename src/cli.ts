@@ -195,7 +195,7 @@ const COMMANDS: Record<string, Command> = {
         for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
         // One trailing newline is what `echo` and editors add; it is not part of the secret.
         const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
-        await setStoredSecret(ctx, scope, name as string, value);
+        await setStoredSecret(ctx, null, scope, name as string, value);
         process.stderr.write(`stored secret ${name} in ${label}\n`);
       });
     },
@@ -217,7 +217,7 @@ const COMMANDS: Record<string, Command> = {
     positionals: ['NAME'],
     async run(values, config, [name]) {
       await withSecretScope(values, config, async (ctx, scope, label) => {
-        await deleteStoredSecret(ctx, scope, name as string);
+        await deleteStoredSecret(ctx, null, scope, name as string);
         process.stderr.write(`deleted secret ${name} from ${label}\n`);
       });
     },

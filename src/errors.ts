@@ -34,6 +34,7 @@ export const ERROR_CATALOG = {
   scoped_client_cannot_create_all_folders: { status: 403, message: 'Forbidden: a client limited to some projects cannot create a client with all_folders' },
   scoped_client_cannot_grant_all_folders: { status: 403, message: 'Forbidden: a client limited to some projects cannot grant all_folders' },
   api_client_role_exceeds_caller: { status: 403, message: 'Forbidden: the role grants privileges you do not hold ({privileges})' },
+  secrets_need_all_folders: { status: 403, message: 'Forbidden: built-in secrets serve every project of the environment; a client limited to some projects cannot change them' },
   client_holds_unheld_privileges: { status: 403, message: 'Forbidden: the client holds privileges you do not hold ({privileges})' },
   client_reaches_all_folders: { status: 403, message: 'Forbidden: the client reaches all projects, and you are limited to some' },
   client_folders_out_of_scope: { status: 403, message: 'Forbidden: the client reaches projects outside your scope: {folders}' },

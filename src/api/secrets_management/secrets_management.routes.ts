@@ -29,13 +29,13 @@ export function secretsManagementRoutes(fastify: FastifyInstance, ctx: ServiceCo
   app.put('/api/secrets_management/secrets/:name', {
     config: { privilege: 'secrets_management:write' },
     schema: { tags, summary: 'Create or replace a built-in secret; reference it from a connection as {"secret": "NAME"}', params: SecretNameParams, body: PutSecretBody, response: { 200: SecretResult, ...errorResponses(...AUTH_ERRORS) } },
-  }, async (request) => ({ result: await setStoredSecret(ctx, scopeOf(request), request.params.name, request.body.value) }));
+  }, async (request) => ({ result: await setStoredSecret(ctx, authOf(request), scopeOf(request), request.params.name, request.body.value) }));
 
   app.delete('/api/secrets_management/secrets/:name', {
     config: { privilege: 'secrets_management:write' },
     schema: { tags, summary: 'Delete a built-in secret', params: SecretNameParams, response: { 200: SecretDeleteResult, ...errorResponses(...AUTH_ERRORS, 404) } },
   }, async (request) => {
-    await deleteStoredSecret(ctx, scopeOf(request), request.params.name);
+    await deleteStoredSecret(ctx, authOf(request), scopeOf(request), request.params.name);
     return { result: { success: true } };
   });
 }

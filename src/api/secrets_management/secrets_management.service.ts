@@ -18,8 +18,20 @@ export async function listStoredSecrets(ctx: ServiceContext, scope: SecretScope)
   return (await listSecrets(ctx.db, scope)).map(secretToApi);
 }
 
+/**
+ * Who changes a secret: a developer API client, or null for the command line. A built-in secret
+ * serves every project of its environment, so a client limited to some projects may read the
+ * names but not change a value that connections of other projects use.
+ */
+export type SecretsCaller = { allFolders: boolean } | null;
+
+function assertMayChangeSecrets(caller: SecretsCaller): void {
+  if (caller !== null && !caller.allFolders) throw new AppError('secrets_need_all_folders');
+}
+
 /** Create or replace a secret of the built-in store; the value is sealed before it reaches the database. */
-export async function setStoredSecret(ctx: ServiceContext, scope: SecretScope, name: string, value: string): Promise<SecretSummary> {
+export async function setStoredSecret(ctx: ServiceContext, caller: SecretsCaller, scope: SecretScope, name: string, value: string): Promise<SecretSummary> {
+  assertMayChangeSecrets(caller);
   const errors: Record<string, string[]> = {};
   if (!SECRET_NAME_PATTERN.test(name)) errors.name = ['must be 1 to 100 letters, digits, underscores, dots or hyphens, not starting with a dot or hyphen'];
   if (value === '') errors.value = ["can't be blank"];
@@ -30,7 +42,8 @@ export async function setStoredSecret(ctx: ServiceContext, scope: SecretScope, n
   return secretToApi(row);
 }
 
-export async function deleteStoredSecret(ctx: ServiceContext, scope: SecretScope, name: string): Promise<void> {
+export async function deleteStoredSecret(ctx: ServiceContext, caller: SecretsCaller, scope: SecretScope, name: string): Promise<void> {
+  assertMayChangeSecrets(caller);
   if (!(await deleteSecret(ctx.db, scope, name))) throw new AppError('secret_not_found', { params: { name: JSON.stringify(name.slice(0, 100)) } });
   ctx.notifier.publish('connections.changed', { workspaceId: scope.workspaceId });
 }

@@ -207,3 +207,22 @@ describe('DELETE /api/secrets_management/secrets/:name', () => {
     assert.ok((await secretNames()).includes('kept'));
   });
 });
+
+describe('PUT|DELETE /api/secrets_management/secrets/:name by a client limited to some projects', () => {
+  test('403: a secret serves every project of the environment; the value and the list are unchanged, the names readable', async () => {
+    await t.call('PUT', '/api/secrets_management/secrets/shared_password', { body: { value: 'original-value' } });
+    const readToken = await connectionUsing('shared_password');
+    const project = await t.createProject('Secrets scope');
+    const { token } = await t.scopedClient([project.folderId]);
+    const replaced = await t.call('PUT', '/api/secrets_management/secrets/shared_password', { token, body: { value: 'attacker-value' } });
+    assert.equal(replaced.status, 403);
+    assert.equal(replaced.body.message, 'Forbidden: built-in secrets serve every project of the environment; a client limited to some projects cannot change them');
+    assert.equal((await t.call('PUT', '/api/secrets_management/secrets/new_one', { token, body: { value: 'x' } })).status, 403);
+    assert.equal((await t.call('DELETE', '/api/secrets_management/secrets/shared_password', { token })).status, 403);
+    assert.equal(await readToken(), 'original-value');
+    const names = await t.call('GET', '/api/secrets_management/secrets', { token });
+    assert.equal(names.status, 200);
+    assert.ok(names.body.result.some((s: { name: string }) => s.name === 'shared_password'));
+    assert.ok(!names.body.result.some((s: { name: string }) => s.name === 'new_one'));
+  });
+});
