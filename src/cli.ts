@@ -249,9 +249,13 @@ const COMMANDS: Record<string, Command> = {
       process.stderr.write(
         `restored ${path.resolve(file as string)} into ${result.file} (${result.migrations} migrations${result.pending.length > 0 ? `; the server applies ${result.pending.length} more on start` : ''})\n` +
         (result.previous ? `the database that was there is kept as ${result.previous}\n` : '') +
-        (key.present
-          ? `the credentials open only if ${key.description} is the key of the server the backup came from\n`
-          : `no secret key here yet: put the secret.key of the server the backup came from at ${key.description} (or set SWITCHBOARD_SECRET_KEY to it) before starting, or its credentials cannot be opened\n`),
+        (!key.present
+          ? `no secret key here yet: put the secret.key of the server the backup came from at ${key.description} (or set SWITCHBOARD_SECRET_KEY to it) before starting, or its credentials cannot be opened\n`
+          : result.keyOpensCredentials === false
+            ? `WARNING: the secret key (${key.description}) does not open the credentials in this backup: use the key of the server the backup came from before starting\n`
+            : result.keyOpensCredentials === true
+              ? `the secret key (${key.description}) opens the credentials in it\n`
+              : `the credentials open only if ${key.description} is the key of the server the backup came from\n`),
       );
     },
   },

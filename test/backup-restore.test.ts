@@ -2,6 +2,7 @@
 // back in place in a data directory whose server is stopped.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -98,7 +99,17 @@ describe('switchboard backup and restore', () => {
     const restored = await run(['restore', backupFile], restoredDir);
     assert.equal(restored.code, 0, restored.stderr);
     assert.match(restored.stderr, /restored .* into .*switchboard\.sqlite/);
-    assert.match(restored.stderr, /the credentials open only if .*secret\.key is the key of the server the backup came from/);
+    assert.match(restored.stderr, /the secret key \(.*secret\.key\) opens the credentials in it/);
+    // Another key, or none yet: said before the server is started.
+    const otherKeyDir = tempDir('sb-restored-other-key-');
+    fs.writeFileSync(path.join(otherKeyDir, 'secret.key'), `${randomBytes(32).toString('hex')}\n`);
+    const otherKey = await run(['restore', backupFile], otherKeyDir);
+    assert.equal(otherKey.code, 0, otherKey.stderr);
+    assert.match(otherKey.stderr, /WARNING: the secret key \(.*secret\.key\) does not open the credentials in this backup/);
+    const noKeyDir = tempDir('sb-restored-no-key-');
+    const noKey = await run(['restore', backupFile], noKeyDir);
+    assert.match(noKey.stderr, /no secret key here yet: put the secret\.key of the server the backup came from at .*secret\.key \(or set SWITCHBOARD_SECRET_KEY to it\)/);
+    assert.ok(!fs.existsSync(path.join(noKeyDir, 'secret.key')), 'restore creates no key');
 
     const second = await startServer(restoredDir);
     const codes = await rowCodes(second.base, tableId);

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
 import type { Config } from '../config.ts';
+import { createSecretBox, KEY_FILE, parseSecretKey } from '../crypto/secret-box.ts';
 import { SQLITE_FILENAME } from './index.ts';
 import { knownMigrationNames } from './migrate.ts';
 
@@ -36,6 +37,11 @@ export interface RestoreResult {
   migrations: number;
   /** Migrations of this code that the restored database lacks: the server applies them on start. */
   pending: string[];
+  /**
+   * Whether the data directory's secret key opens the restored credentials: tried on one of
+   * them; undefined when there is no key yet or the backup holds no credential.
+   */
+  keyOpensCredentials: boolean | undefined;
 }
 
 /** Copy the data directory's database to `target` while a server may be running on it. */
@@ -93,11 +99,13 @@ export async function restoreDatabase(settings: Settings, backupFile: string, no
   // an SQLite file can create files beside it) and the rename below stays on one file system.
   const incoming = `${target}.restoring-${process.pid}`;
   let check: { applied: string[]; pending: string[] };
+  let sealed: string | undefined;
   try {
     fs.copyFileSync(from, incoming);
     const copy = openSqlite(incoming);
     try {
       check = checkSwitchboardDatabase(copy, from);
+      sealed = oneSealedValue(copy);
     } finally {
       copy.close();
     }
@@ -113,7 +121,7 @@ export async function restoreDatabase(settings: Settings, backupFile: string, no
     // restored one, it would corrupt it.
     for (const suffix of ['-wal', '-shm', '-journal']) removeQuietly(target + suffix);
     fs.renameSync(incoming, target);
-    return { file: target, previous, migrations: check.applied.length, pending: check.pending };
+    return { file: target, previous, migrations: check.applied.length, pending: check.pending, keyOpensCredentials: keyOpens(settings, sealed) };
   } catch (error) {
     removeQuietly(incoming);
     if (error instanceof BackupError) throw error;
@@ -124,8 +132,31 @@ export async function restoreDatabase(settings: Settings, backupFile: string, no
 /** Where the key that opens the credentials in this data directory's database comes from. */
 export function secretKeyLocation(settings: Settings): { description: string; present: boolean } {
   if (settings.secretKey !== undefined) return { description: 'SWITCHBOARD_SECRET_KEY (set in this environment)', present: true };
-  const file = path.join(settings.dataDir, 'secret.key');
+  const file = path.join(settings.dataDir, KEY_FILE);
   return { description: file, present: fs.existsSync(file) };
+}
+
+/** One credential sealed by the secret box, from any table: every such column is named `*_sealed`. */
+function oneSealedValue(database: DatabaseSync): string | undefined {
+  const columns = database.prepare("select m.name as tbl, c.name as col from sqlite_master m join pragma_table_info(m.name) c where m.type = 'table' and c.name like '%\\_sealed' escape '\\' order by m.name, c.name").all() as Array<{ tbl: string; col: string }>;
+  for (const { tbl, col } of columns) {
+    const row = database.prepare(`select "${col}" as value from "${tbl}" where "${col}" is not null limit 1`).get() as { value?: unknown } | undefined;
+    if (typeof row?.value === 'string') return row.value;
+  }
+  return undefined;
+}
+
+function keyOpens(settings: Settings, sealed: string | undefined): boolean | undefined {
+  if (sealed === undefined) return undefined;
+  const file = path.join(settings.dataDir, KEY_FILE);
+  if (settings.secretKey === undefined && !fs.existsSync(file)) return undefined;
+  try {
+    const key = parseSecretKey(settings.secretKey ?? fs.readFileSync(file, 'utf8'));
+    createSecretBox(key).open(sealed);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function refusePostgres(settings: Settings, verb: string): void {
