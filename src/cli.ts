@@ -234,7 +234,7 @@ const COMMANDS: Record<string, Command> = {
       const key = secretKeyLocation(config);
       process.stderr.write(
         `backed up ${config.dataDir} to ${result.file} (${result.bytes} bytes, ${result.migrations} migrations)\n` +
-        `the credentials in it open only with the secret key: ${key.description}${key.present ? '' : ' (not there yet)'}; keep a copy of the key with the backup, stored apart from it\n`,
+        `the credentials in it open only with the secret key: ${key.description}${key.present ? '' : ' (not there yet)'}; keep a copy of that key, stored apart from the backups\n`,
       );
     },
   },
