@@ -70,7 +70,7 @@ export async function backupDatabase(settings: Settings, target: string, options
     const copy = openSqlite(partial);
     let migrations: number;
     try {
-      migrations = checkSwitchboardDatabase(copy, partial).applied.length;
+      migrations = checkSwitchboardDatabase(copy, source).applied.length;
     } finally {
       copy.close();
     }
