@@ -1,5 +1,6 @@
 // The command line: `npx switchboard <command>` or `npm run switchboard -- <command>`.
 // Secrets go to standard output only when a command exists to print one; logs go to stderr.
+import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
@@ -16,6 +17,7 @@ import { deleteStoredSecret, listStoredSecrets, setStoredSecret } from './api/se
 import { createServiceContext, type ServiceContext } from './context.ts';
 import { insertPolicy, listPolicies } from './api/api_clients/api_clients.store.ts';
 import { isUniqueViolation } from './db/dialect.ts';
+import { BackupError, backupDatabase, restoreDatabase, secretKeyLocation } from './db/backup.ts';
 
 interface Command {
   summary: string;
@@ -222,6 +224,41 @@ const COMMANDS: Record<string, Command> = {
       });
     },
   },
+  backup: {
+    summary: 'Copy the database to FILE, consistently, while the server keeps running (SQLite only)',
+    usage: 'switchboard backup FILE [--force]',
+    options: { help, force: { type: 'boolean', default: false } },
+    positionals: ['FILE'],
+    async run(values, config, [file]) {
+      const result = await backupDatabase(config, file as string, { force: values.force === true });
+      const key = secretKeyLocation(config);
+      process.stderr.write(
+        `backed up ${config.dataDir} to ${result.file} (${result.bytes} bytes, ${result.migrations} migrations)\n` +
+        `the credentials in it open only with the secret key: ${key.description}${key.present ? '' : ' (not there yet)'}; keep a copy of that key, stored apart from the backups\n`,
+      );
+    },
+  },
+  restore: {
+    summary: 'Put a backup in place as the database of DATA_DIR (the server must be stopped; the old database is kept aside)',
+    usage: 'switchboard restore FILE',
+    options: { help },
+    positionals: ['FILE'],
+    async run(_values, config, [file]) {
+      const result = await restoreDatabase(config, file as string);
+      const key = secretKeyLocation(config);
+      process.stderr.write(
+        `restored ${path.resolve(file as string)} into ${result.file} (${result.migrations} migrations${result.pending.length > 0 ? `; the server applies ${result.pending.length} more on start` : ''})\n` +
+        (result.previous ? `the database that was there is kept as ${result.previous}\n` : '') +
+        (!key.present
+          ? `no secret key here yet: put the secret.key of the server the backup came from at ${key.description} (or set SWITCHBOARD_SECRET_KEY to it) before starting, or its credentials cannot be opened\n`
+          : result.keyOpensCredentials === false
+            ? `WARNING: the secret key (${key.description}) does not open the credentials in this backup: use the key of the server the backup came from before starting\n`
+            : result.keyOpensCredentials === true
+              ? `the secret key (${key.description}) opens the credentials in it\n`
+              : `the credentials open only if ${key.description} is the key of the server the backup came from\n`),
+      );
+    },
+  },
 };
 
 class UsageError extends Error {}
@@ -305,7 +342,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`switchboard: ${error.message}\n`);
       return 2;
     }
-    if (error instanceof ListenError) {
+    if (error instanceof ListenError || error instanceof BackupError) {
       process.stderr.write(`switchboard: ${error.message}\n`);
       return 1;
     }

@@ -12,7 +12,7 @@ export interface SecretBox {
 }
 
 const VERSION = 'v1';
-const KEY_FILE = 'secret.key';
+export const KEY_FILE = 'secret.key';
 
 export class SecretKeyError extends Error {
   override name = 'SecretKeyError';

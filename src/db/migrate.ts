@@ -33,6 +33,11 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0009_lookup_rows_partial_indexes': lookupRowsPartialIndexes,
 };
 
+/** The migrations this code knows, the foundation first: a database with any other is from a newer version. */
+export function knownMigrationNames(): string[] {
+  return Object.keys(MIGRATIONS);
+}
+
 function provider(dialect: DialectName): MigrationProvider {
   return {
     async getMigrations() {
