@@ -1,7 +1,10 @@
 // Inbound webhooks (20 §10.3): /webhooks/rest/<recipe key>/<event name>. A call is answered
-// 200 {"status":"ok"} only once its job is stored; a key with no running webhook recipe is 404.
+// 200 {"status":"ok"} only once its job is stored; a key with no running webhook recipe is 404;
+// a recipe or workspace whose backlog of pending jobs is full answers 429 with Retry-After and
+// stores nothing (the gateway's catalog: `backlog_full`).
 // Own Fastify context: any content type is accepted and parsed here, errors are {"error": ...}.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GATEWAY_ERRORS } from '../gateway/errors.ts';
 import type { RecipeEngine } from './engine.ts';
 import { fromPlain, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash, type Value } from './formula/values.ts';
 
@@ -60,6 +63,10 @@ export function webhooksRoutes(deps: WebhookDeps) {
         ]);
         const outcome = await deps.engine.receiveWebhook(request.params.key, event);
         if (outcome.status === 404) return fail(reply, 404, 'Not found');
+        if (outcome.status === 429) {
+          const { status, error } = GATEWAY_ERRORS.backlog_full;
+          return fail(reply.header('retry-after', String(outcome.retryAfterSeconds)), status, error);
+        }
         return reply.status(200).type('application/json; charset=utf-8').send({ status: 'ok' });
       },
     });
