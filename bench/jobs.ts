@@ -138,7 +138,7 @@ export async function overload(options: { seconds: number; connections: number }
     const done = jobs.filter((j) => j.completed_at !== null);
     const latencies = done.map((j) => Date.parse(j.completed_at as string) - Date.parse(j.created_at)).sort((a, b) => a - b);
     const sent = accepted + refused + other + result.errors;
-    console.log(`\njobs under overload, webhook recipe with 5 steps, ${options.seconds} s a phase (LOG_LEVEL=warn, SQLITE_SYNCHRONOUS=${sync}, JOB_BACKLOG_PER_RECIPE default)`);
+    console.log(`\njobs under overload, webhook recipe with 5 steps, ${options.seconds} s a phase (LOG_LEVEL=warn, SQLITE_SYNCHRONOUS=${sync}, JOB_BACKLOG_PER_RECIPE=${process.env.JOB_BACKLOG_PER_RECIPE ?? 'default'})`);
     console.log(`sustainable rate (full speed, ${options.connections} connections, first call to last job done): ${sustainable.toFixed(0)} jobs/s (${first.length} jobs)`);
     console.log(`offered: ${offered} webhooks/s for ${options.seconds} s (twice the sustainable rate); sent ${sent} in ${(result.duration).toFixed(1)} s`);
     console.log(`accepted (200): ${accepted}   refused (429): ${refused}   other answers: ${other}   transport errors: ${result.errors}`);
