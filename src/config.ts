@@ -149,9 +149,9 @@ export function loadConfig(env: Env = process.env): Config {
     // Rows one lookup table may hold; the default is ten times the vendor's published 100,000.
     lookupTableMaxRows: intSetting(env, 'LOOKUP_TABLE_MAX_ROWS', 1_000_000, 1, 1_000_000_000),
     // Pending (queued or running) jobs one recipe may hold; beyond it webhooks and API calls of
-    // the recipe answer 429. Well under the vendor's queue size of 10,000, so that an accepted
-    // event of a short recipe is done within about a second.
-    jobBacklogPerRecipe: intSetting(env, 'JOB_BACKLOG_PER_RECIPE', 1_000, 1, 10_000_000),
+    // the recipe answer 429. Well under the vendor's queue size of 10,000: the wait of an accepted
+    // event is this backlog over the recipe's throughput, and should stay under a second.
+    jobBacklogPerRecipe: intSetting(env, 'JOB_BACKLOG_PER_RECIPE', 500, 1, 10_000_000),
     // Pending jobs the recipes of one workspace may hold together (the vendor's queue size).
     jobBacklogPerWorkspace: intSetting(env, 'JOB_BACKLOG_PER_WORKSPACE', 10_000, 1, 100_000_000),
   });

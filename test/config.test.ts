@@ -20,7 +20,7 @@ describe('loadConfig', () => {
     assert.equal(c.smtpUrl, undefined);
     assert.equal(c.smtpFrom, 'Switchboard <switchboard@localhost>');
     assert.equal(c.lookupTableMaxRows, 1_000_000, 'ten times the vendor\'s 100,000');
-    assert.equal(c.jobBacklogPerRecipe, 1_000);
+    assert.equal(c.jobBacklogPerRecipe, 500);
     assert.equal(c.jobBacklogPerWorkspace, 10_000, 'the vendor\'s queue size');
     assert.ok(Object.isFrozen(c));
   });
