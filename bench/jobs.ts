@@ -3,8 +3,12 @@
 // completed jobs per second (every job recorded with its lines), and the webhook-to-job-done
 // latency (job created -> job completed, from the jobs table), beside a bare Fastify route.
 // The lookup is the lookup_table connector's get_entry on a real table (a query per job).
+// `--overload`: first the sustainable rate (full speed, jobs done per second), then webhooks
+// offered at twice that rate to a second recipe; prints accepted and refused (429) events, lost
+// ones (accepted, with no finished job) and the accepted events' webhook-to-done latency.
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import autocannon from 'autocannon';
 import { cpuMicros, load, loadOptions, row, startChild } from './lib.ts';
 import { startSwitchboard } from './platform.ts';
 
@@ -76,6 +80,77 @@ export async function run(options: { seconds: number; connections: number }): Pr
   }
 }
 
+type Switchboard = Awaited<ReturnType<typeof startSwitchboard>>;
+
+async function benchRecipe(sb: Switchboard, tableId: number, name: string): Promise<{ id: number; hook: string }> {
+  const created = await sb.api('POST', '/api/recipes', { recipe: { name, code: JSON.stringify(code(tableId)), concurrency: 10 } });
+  const started = await sb.api('PUT', `/api/recipes/${created.id}/start`);
+  if (!started.success) throw new Error(`recipe did not start: ${JSON.stringify(started)}`);
+  return { id: created.id as number, hook: (await sb.api('GET', `/api/recipes/${created.id}`)).webhook_url as string };
+}
+
+async function drained(sb: Switchboard, recipeId: number): Promise<void> {
+  for (;;) {
+    const pending = await sb.api('GET', `/api/recipes/${recipeId}/jobs?status=pending&per_page=1`);
+    if (pending.job_scope_count === 0) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function finishedJobs(sb: Switchboard, recipeId: number): Array<{ created_at: string; completed_at: string | null; status: string }> {
+  const db = new DatabaseSync(path.join(sb.dataDir, 'switchboard.sqlite'), { readOnly: true });
+  try {
+    return db.prepare('select created_at, completed_at, status from jobs where recipe_id = ?').all(recipeId) as Array<{ created_at: string; completed_at: string | null; status: string }>;
+  } finally {
+    db.close();
+  }
+}
+
+export async function overload(options: { seconds: number; connections: number }): Promise<void> {
+  const sync = process.env.SQLITE_SYNCHRONOUS ?? 'FULL';
+  const sb = await startSwitchboard({ SQLITE_SYNCHRONOUS: sync });
+  try {
+    const table = await sb.api('POST', '/api/lookup_tables', { name: 'Customer tiers', schema: [{ label: 'customer' }, { label: 'tier' }] });
+    for (const [customer, level] of [['A', 'gold'], ['B', 'silver'], ['C', 'bronze']]) await sb.api('POST', `/api/lookup_tables/${table.id}/rows`, { data: { customer, tier: level } });
+    const body = JSON.stringify({ id: 'A-1', total: 250, customer: 'A', items: Array.from({ length: 10 }, (_, i) => ({ sku: `S-${i}` })) });
+    const headers = { 'content-type': 'application/json' };
+
+    // 1. The sustainable rate: webhooks at full speed, then jobs done per second until the last one.
+    const measured = await benchRecipe(sb, table.id as number, 'Bench orders (sustainable rate)');
+    const t0 = Date.now();
+    await load({ url: measured.hook, method: 'POST', headers, body, seconds: options.seconds, connections: options.connections });
+    await drained(sb, measured.id);
+    const first = finishedJobs(sb, measured.id);
+    const lastDone = Math.max(...first.map((j) => Date.parse(j.completed_at ?? '')));
+    const sustainable = first.length / ((lastDone - t0) / 1000);
+
+    // 2. Twice that rate, offered at a fixed pace whatever the answers (429s included).
+    const offered = Math.round(2 * sustainable);
+    const target = await benchRecipe(sb, table.id as number, 'Bench orders (overload)');
+    // A fixed number of requests rather than a duration, so that every one is answered and counted.
+    const result = await autocannon({ url: target.hook, method: 'POST', headers, body, connections: Math.max(64, options.connections * 2), amount: offered * options.seconds, overallRate: offered });
+    await drained(sb, target.id);
+    const jobs = finishedJobs(sb, target.id);
+    const codes = result.statusCodeStats as unknown as Record<string, { count: number }>;
+    const accepted = Number(codes['200']?.count ?? 0);
+    const refused = Number(codes['429']?.count ?? 0);
+    const other = Object.entries(codes).filter(([code]) => code !== '200' && code !== '429').reduce((n, [, c]) => n + Number(c.count), 0);
+    const done = jobs.filter((j) => j.completed_at !== null);
+    const latencies = done.map((j) => Date.parse(j.completed_at as string) - Date.parse(j.created_at)).sort((a, b) => a - b);
+    const sent = accepted + refused + other + result.errors;
+    console.log(`\njobs under overload, webhook recipe with 5 steps, ${options.seconds} s a phase (LOG_LEVEL=warn, SQLITE_SYNCHRONOUS=${sync}, JOB_BACKLOG_PER_RECIPE=${process.env.JOB_BACKLOG_PER_RECIPE ?? 'default'})`);
+    console.log(`sustainable rate (full speed, ${options.connections} connections, first call to last job done): ${sustainable.toFixed(0)} jobs/s (${first.length} jobs)`);
+    console.log(`offered: ${offered} webhooks/s for ${options.seconds} s (twice the sustainable rate); sent ${sent} in ${(result.duration).toFixed(1)} s`);
+    console.log(`accepted (200): ${accepted}   refused (429): ${refused}   other answers: ${other}   transport errors: ${result.errors}`);
+    console.log(`jobs stored: ${jobs.length}, finished: ${done.length} (${done.filter((j) => j.status !== 'succeeded').length} not succeeded); lost (accepted, no finished job): ${Math.max(0, accepted - done.length)}; jobs without an accepted webhook: ${Math.max(0, jobs.length - accepted)}`);
+    console.log(`accepted events' webhook-to-job-done latency: p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies.at(-1) ?? 0} ms (target p99 <= 1000 ms)`);
+  } finally {
+    sb.process.kill('SIGTERM');
+  }
+}
+
 export async function main(args: string[]): Promise<void> {
-  await run(loadOptions(args));
+  const overloaded = args.includes('--overload');
+  const options = loadOptions(args.filter((a) => a !== '--overload'));
+  await (overloaded ? overload(options) : run(options));
 }

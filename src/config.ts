@@ -35,6 +35,8 @@ export interface Config {
   readonly secretsEnvironment: ReadonlyMap<string, string>;
   readonly secretsDir: string | undefined;
   readonly lookupTableMaxRows: number;
+  readonly jobBacklogPerRecipe: number;
+  readonly jobBacklogPerWorkspace: number;
 }
 
 export class ConfigError extends Error {
@@ -52,7 +54,7 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'PUBLIC_BASE_URL', 'PUBLIC_AUTH_URL', 'PUBLIC_EVENT_STREAMS_URL', 'EVENT_STREAMS_PORT', 'BODY_LIMIT_BYTES', 'TRUST_PROXY', 'SQLITE_SYNCHRONOUS',
   'SHUTDOWN_TIMEOUT_MS', 'EVENT_STREAMS_SWEEP_INTERVAL_MS', 'SECRETS_CACHE_TTL_SECONDS', 'SECRETS_ENV_PREFIX', 'SECRETS_DIR',
   'PUBLIC_GATEWAY_URL', 'GATEWAY_MAX_BODY_BYTES', 'GATEWAY_MAX_RESPONSE_BYTES', 'GATEWAY_TIMEOUT_MS', 'LOOKUP_TABLE_MAX_ROWS',
-  'SMTP_URL', 'SMTP_FROM',
+  'SMTP_URL', 'SMTP_FROM', 'JOB_BACKLOG_PER_RECIPE', 'JOB_BACKLOG_PER_WORKSPACE',
 ];
 
 export const DEFAULT_SECRETS_ENV_PREFIX = 'SWITCHBOARD_SECRET_';
@@ -146,6 +148,12 @@ export function loadConfig(env: Env = process.env): Config {
     secretsDir: secretsDir === undefined ? undefined : path.resolve(secretsDir),
     // Rows one lookup table may hold; the default is ten times the vendor's published 100,000.
     lookupTableMaxRows: intSetting(env, 'LOOKUP_TABLE_MAX_ROWS', 1_000_000, 1, 1_000_000_000),
+    // Pending (queued or running) jobs one recipe may hold; beyond it webhooks and API calls of
+    // the recipe answer 429. Well under the vendor's queue size of 10,000: the wait of an accepted
+    // event is this backlog over the recipe's throughput, and should stay under a second.
+    jobBacklogPerRecipe: intSetting(env, 'JOB_BACKLOG_PER_RECIPE', 500, 1, 10_000_000),
+    // Pending jobs the recipes of one workspace may hold together (the vendor's queue size).
+    jobBacklogPerWorkspace: intSetting(env, 'JOB_BACKLOG_PER_WORKSPACE', 10_000, 1, 100_000_000),
   });
 }
 

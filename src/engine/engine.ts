@@ -10,7 +10,8 @@ import { countQueued } from '../api/jobs/jobs.store.ts';
 import { createTopicSubscriptions, type EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
 import { createEventBus, type EngineEventBus } from './events.ts';
 import type { Hash } from './formula/values.ts';
-import { JobQueue, type EnqueueMeta, type Lifecycle } from './queue.ts';
+import { BACKLOG_RETRY_AFTER_SECONDS } from './backlog.ts';
+import { BACKLOG_FULL, JobQueue, type EnqueueMeta, type Lifecycle } from './queue.ts';
 import { RecipeCache } from './recipe-cache.ts';
 import { callRecipe, receiveApiRequest, type ApiCallOutcome, type RecipeCallDeps } from './recipe-calls.ts';
 import { recoverInterruptedJobs } from './recovery.ts';
@@ -21,7 +22,7 @@ import { evaluateTriggerInput, validateRecipe, type Validation } from './validat
 
 export type { ApiCallOutcome, EngineOptions, EnqueueMeta, Validation };
 
-export type WebhookOutcome = { status: 200; jobId: string | null } | { status: 404 };
+export type WebhookOutcome = { status: 200; jobId: string | null } | { status: 404 } | { status: 429; retryAfterSeconds: number };
 
 export interface RecipeEngine {
   readonly events: EngineEventBus;
@@ -35,6 +36,8 @@ export interface RecipeEngine {
   recipeStarted(recipeId: number): Promise<void>;
   /** A recipe was stopped: disarm its trigger (queued jobs wait for the next start). */
   recipeStopped(recipeId: number): void;
+  /** A stopped recipe was deleted with its jobs. */
+  recipeDeleted(recipeId: number): void;
   /** Store one trigger event as a job of a running recipe; resolves once it is stored. */
   enqueue(recipe: RecipeRow, event: Hash, meta?: EnqueueMeta): Promise<string | null>;
   receiveWebhook(key: string, event: Hash): Promise<WebhookOutcome>;
@@ -71,8 +74,9 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     ctx,
     commits: ctx.groupCommit,
     storeJob: (trx, row, event) => queue.storeJob(trx, row, event, {}),
-    stored(recipeId, handles) {
-      for (const handle of handles) events.emit('job.queued', { recipeId, jobId: handle });
+    stored(row, handles) {
+      queue.backlog.add(row, handles.length);
+      for (const handle of handles) events.emit('job.queued', { recipeId: row.id, jobId: handle });
       if (handles.length > 0) queue.kick();
     },
   });
@@ -92,6 +96,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     async start() {
       if (lifecycle.started) return;
       await recoverInterruptedJobs(ctx, events);
+      await queue.rebuildBacklog();
       lifecycle.started = true;
       for (const id of await listRunningRecipeIds(ctx.db)) {
         const row = await findRecipeById(ctx.db, id);
@@ -128,12 +133,18 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       schedules.armTimer();
       events.emit('recipe.stopped', { recipeId });
     },
+    recipeDeleted(recipeId) {
+      cache.forget(recipeId);
+      queue.backlog.forget(recipeId);
+    },
     enqueue: (row, event, meta) => queue.enqueue(row, event, meta),
     async receiveWebhook(key, event) {
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(key)) return { status: 404 };
       const row = await cache.webhookRecipe(key);
       if (!row) return { status: 404 };
-      return { status: 200, jobId: await queue.enqueue(row, event) };
+      const handle = await queue.admit(row, event);
+      if (handle === BACKLOG_FULL) return { status: 429, retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS };
+      return { status: 200, jobId: handle };
     },
     receiveApiRequest: (recipeId, environmentId, event, timeoutMs) => receiveApiRequest(calls, recipeId, environmentId, event, timeoutMs),
     runDueSchedules: () => schedules.runDue(),

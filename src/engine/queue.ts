@@ -1,12 +1,14 @@
 // The jobs table is the queue. A trigger event becomes a `jobs` row (trigger filter first) before
 // it is acknowledged, so a restart loses nothing that was acknowledged. One dispatcher claims the
 // queued jobs of running recipes, oldest first, within each recipe's concurrency and the
-// process's workers, and launches them; a caller may wait for a job's end.
+// process's workers, and launches them; a caller may wait for a job's end. Every pending job is
+// counted in the backlog (backlog.ts); webhooks and API calls are admitted only within its limits.
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import type { Db, JobRow, RecipeRow } from '../db/types.ts';
 import { countFailedJob } from '../api/recipes/recipes.store.ts';
-import { claimJobs, insertJob, newJobHandle, recipesWithQueuedJobs } from '../api/jobs/jobs.store.ts';
+import { claimJobs, insertJob, newJobHandle, pendingJobCounts, recipesWithQueuedJobs } from '../api/jobs/jobs.store.ts';
+import { Backlog } from './backlog.ts';
 import type { CompiledRecipe } from './compile.ts';
 import type { EngineEventBus } from './events.ts';
 import { filterAccepts, type JobOutcome } from './executor.ts';
@@ -14,6 +16,9 @@ import { toPlain, type Hash, type Value } from './formula/values.ts';
 import type { RecipeCache } from './recipe-cache.ts';
 import type { EngineSettings } from './settings.ts';
 import { toStored } from '../time.ts';
+
+/** An event refused because the backlog of its recipe or workspace is full: nothing was stored. */
+export const BACKLOG_FULL = 'backlog_full';
 
 export interface EnqueueMeta {
   isTest?: boolean;
@@ -54,6 +59,8 @@ function titleOf(recipe: CompiledRecipe, event: Hash): string {
 
 export class JobQueue {
   readonly #deps: QueueDeps;
+  /** Pending jobs by recipe and workspace. */
+  readonly backlog: Backlog;
   /** Jobs launched and not ended, by recipe. */
   readonly #inflight = new Map<number, number>();
   /** The tasks of the jobs launched and not ended. */
@@ -69,6 +76,12 @@ export class JobQueue {
 
   constructor(deps: QueueDeps) {
     this.#deps = deps;
+    this.backlog = new Backlog(deps.settings.backlog);
+  }
+
+  /** Count the pending jobs found in the database (on start, after the recovery). */
+  async rebuildBacklog(): Promise<void> {
+    this.backlog.reset(await pendingJobCounts(this.#deps.ctx.db));
   }
 
   /** Jobs launched and not ended. */
@@ -109,9 +122,25 @@ export class JobQueue {
     return { handle, queued: true };
   }
 
-  /** Store a job through the group commit; resolves once it is committed. */
-  async #commitJob(row: RecipeRow, event: Hash, meta: EnqueueMeta, handle?: string): Promise<string | null> {
-    const stored = await this.#deps.ctx.groupCommit.run((trx) => this.storeJob(trx, row, event, meta, handle));
+  /**
+   * Store a job through the group commit; resolves once it is committed. With `admit`, the job's
+   * place in the backlog is taken first and the event refused (nothing stored) when there is none;
+   * without, the job is counted whatever the limits.
+   */
+  async #commitJob(row: RecipeRow, event: Hash, meta: EnqueueMeta, handle: string | undefined, admit: boolean): Promise<string | null | typeof BACKLOG_FULL> {
+    const { backlog } = this;
+    // The place is taken before the row exists, so the count never lags behind the table.
+    if (!admit) backlog.add(row);
+    else if (!backlog.tryAdd(row)) return BACKLOG_FULL;
+    let stored: Awaited<ReturnType<JobQueue['storeJob']>>;
+    try {
+      stored = await this.#deps.ctx.groupCommit.run((trx) => this.storeJob(trx, row, event, meta, handle));
+    } catch (error) {
+      backlog.remove(row.id);
+      throw error;
+    }
+    // A filtered event or a trigger error stores no pending job: the place is given back.
+    if (stored === null || !stored.queued) backlog.remove(row.id);
     if (stored === null) return null;
     if (stored.queued) this.#deps.events.emit('job.queued', { recipeId: row.id, jobId: stored.handle });
     return stored.handle;
@@ -119,8 +148,15 @@ export class JobQueue {
 
   /** Store one trigger event as a job of a running recipe; resolves once it is stored. */
   async enqueue(row: RecipeRow, event: Hash, meta: EnqueueMeta = {}): Promise<string | null> {
-    const handle = await this.#commitJob(row, event, meta);
+    const handle = await this.#commitJob(row, event, meta, undefined, false);
     this.kick();
+    return handle === BACKLOG_FULL ? null : handle;
+  }
+
+  /** Store an event of a webhook if the backlog has room: its job's handle, or BACKLOG_FULL with nothing stored. */
+  async admit(row: RecipeRow, event: Hash): Promise<string | null | typeof BACKLOG_FULL> {
+    const handle = await this.#commitJob(row, event, {}, undefined, true);
+    if (handle !== BACKLOG_FULL) this.kick();
     return handle;
   }
 
@@ -165,10 +201,12 @@ export class JobQueue {
   #launch(job: JobRow): void {
     this.#total++;
     this.#inflight.set(job.recipe_id, (this.#inflight.get(job.recipe_id) ?? 0) + 1);
+    const { backlog } = this;
     const task = this.#deps.run(job)
       .catch((error: unknown) => this.#deps.ctx.log.error({ err: error, job_id: job.handle }, 'job could not be recorded'))
       .finally(() => {
         this.#total--;
+        backlog.remove(job.recipe_id);
         const n = (this.#inflight.get(job.recipe_id) ?? 1) - 1;
         if (n <= 0) this.#inflight.delete(job.recipe_id);
         else this.#inflight.set(job.recipe_id, n);
@@ -178,8 +216,11 @@ export class JobQueue {
     this.running.add(task);
   }
 
-  /** Store a job and wait for its end (or the timeout; the job itself goes on). */
-  async submitAndWait(row: RecipeRow, event: Hash, meta: EnqueueMeta, timeoutMs: number): Promise<{ handle: string; outcome: JobOutcome | null }> {
+  /**
+   * Store a job and wait for its end (or the timeout; the job itself goes on). With `admit`, only
+   * when the backlog has room: `refused` and nothing stored otherwise.
+   */
+  async submitAndWait(row: RecipeRow, event: Hash, meta: EnqueueMeta, timeoutMs: number, admit = false): Promise<{ handle: string; outcome: JobOutcome | null; refused?: true }> {
     let settle: (outcome: JobOutcome | null) => void = () => undefined;
     const done = new Promise<JobOutcome | null>((resolve) => { settle = resolve; });
     // The waiter is in place before the job exists, so no end can slip past it.
@@ -187,7 +228,12 @@ export class JobQueue {
     this.#waiters.set(planned, (outcome) => settle(outcome));
     let handle: string | null;
     try {
-      handle = await this.#commitJob(row, event, meta, planned);
+      const stored = await this.#commitJob(row, event, meta, planned, admit);
+      if (stored === BACKLOG_FULL) {
+        this.#waiters.delete(planned);
+        return { handle: '', outcome: null, refused: true };
+      }
+      handle = stored;
     } catch (error) {
       this.#waiters.delete(planned);
       throw error;

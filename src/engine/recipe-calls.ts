@@ -5,11 +5,13 @@ import { findFolderNames } from '../api/folders/folders.store.ts';
 import { findRecipeById, findRecipeInEnvironment, findRecipesByName } from '../api/recipes/recipes.store.ts';
 import { StepError, type CallOutcome, type EngineLimits } from './connectors/types.ts';
 import { toPlain, isHash, newHash, type Hash, type Value } from './formula/values.ts';
+import { BACKLOG_RETRY_AFTER_SECONDS } from './backlog.ts';
 import type { EnqueueMeta, JobQueue } from './queue.ts';
 
 /** What the gateway gets for a call of a recipe-backed endpoint. */
 export type ApiCallOutcome =
   | { kind: 'not_running' }
+  | { kind: 'backlog_full'; retryAfterSeconds: number }
   | { kind: 'timeout' }
   | { kind: 'done'; status: 'succeeded' | 'failed'; response: { status: number; body: unknown } | null };
 
@@ -61,7 +63,8 @@ export async function callRecipe(deps: RecipeCallDeps, caller: RecipeRow, job: J
 export async function receiveApiRequest(deps: RecipeCallDeps, recipeId: number, environmentId: number, event: Hash, timeoutMs: number): Promise<ApiCallOutcome> {
   const row = await findRecipeById(deps.db, recipeId);
   if (!row || row.environment_id !== environmentId || row.running !== 1 || row.trigger_application !== 'workato_api_platform') return { kind: 'not_running' };
-  const { outcome } = await deps.queue.submitAndWait(row, event, {}, timeoutMs);
+  const { outcome, refused } = await deps.queue.submitAndWait(row, event, {}, timeoutMs, true);
+  if (refused) return { kind: 'backlog_full', retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS };
   if (outcome === null) return { kind: 'timeout' };
   const end = outcome.end;
   if (end?.kind === 'response' && isHash(end.value)) {

@@ -90,7 +90,10 @@ export class Schedules {
         await updateRecipe(trx, row.id, { trigger_closure: JSON.stringify({ last_fired_at: new Date(firedAt).toISOString() }) });
         return job;
       });
-      if (stored?.queued) events.emit('job.queued', { recipeId: row.id, jobId: stored.handle });
+      if (stored?.queued) {
+        queue.backlog.add(row);
+        events.emit('job.queued', { recipeId: row.id, jobId: stored.handle });
+      }
       fired++;
       state.next = nextFireTime(state.schedule, Math.max(at, firedAt) + 1, firedAt);
     }

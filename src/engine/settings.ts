@@ -1,5 +1,6 @@
 // What an engine is built with: its options, resolved once with their defaults.
 import type { ServiceContext } from '../context.ts';
+import type { BacklogLimits } from './backlog.ts';
 import { DEFAULT_TIME_ZONE } from './connectors/clock.ts';
 import type { EngineLimits } from './connectors/types.ts';
 import { DEFAULT_LIMITS, type Limits } from './formula/env.ts';
@@ -26,6 +27,8 @@ export interface EngineSettings extends FormulaSettings {
   workers: number;
   limits: EngineLimits;
   pollMs: number;
+  /** Pending jobs beyond which webhooks and API calls are refused (JOB_BACKLOG_PER_RECIPE, JOB_BACKLOG_PER_WORKSPACE). */
+  backlog: BacklogLimits;
 }
 
 const DEFAULT_ENGINE_LIMITS: EngineLimits = { callTimeoutMs: 90_000, httpTimeoutMs: 30_000, httpMaxResponseBytes: 10 * 1024 * 1024, maxWaitSeconds: 732 * 86400 };
@@ -37,6 +40,7 @@ export function engineSettings(ctx: ServiceContext, options: EngineOptions): Eng
     formulaLimits: options.formulaLimits ?? DEFAULT_LIMITS,
     limits: { ...DEFAULT_ENGINE_LIMITS, ...options.limits },
     pollMs: options.pollMs ?? 1000,
+    backlog: { perRecipe: ctx.config.jobBacklogPerRecipe, perWorkspace: ctx.config.jobBacklogPerWorkspace },
     now: () => ctx.clock.now().getTime(),
   };
 }

@@ -7,6 +7,7 @@ export const WEBHOOK_ERRORS = {
   payload_too_deep: { status: 400, error: 'Payload is nested more than 100 levels deep' },
   not_found: { status: 404, error: 'Not found' },
   payload_too_large: { status: 413, error: 'Payload too large' },
+  backlog_full: { status: 429, error: 'Too many jobs are waiting to run; retry later' },
   internal_error: { status: 500, error: 'Internal error' },
 } as const satisfies Record<string, { status: number; error: string }>;
 

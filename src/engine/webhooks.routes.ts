@@ -1,5 +1,7 @@
 // Inbound webhooks (20 §10.3): /webhooks/rest/<recipe key>/<event name>. A call is answered
-// 200 {"status":"ok"} only once its job is stored; a key with no running webhook recipe is 404.
+// 200 {"status":"ok"} only once its job is stored; a key with no running webhook recipe is 404;
+// a recipe or workspace whose backlog of pending jobs is full answers 429 with Retry-After and
+// stores nothing (`backlog_full`).
 // Own Fastify context: any content type is accepted and parsed here, errors are {"error": ...}.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RecipeEngine } from './engine.ts';
@@ -62,6 +64,7 @@ export function webhooksRoutes(deps: WebhookDeps) {
         ]);
         const outcome = await deps.engine.receiveWebhook(request.params.key, event);
         if (outcome.status === 404) return fail(reply, 'not_found');
+        if (outcome.status === 429) return fail(reply.header('retry-after', String(outcome.retryAfterSeconds)), 'backlog_full');
         return reply.status(200).type('application/json; charset=utf-8').send({ status: 'ok' });
       },
     });

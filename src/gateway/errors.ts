@@ -13,6 +13,7 @@ export const GATEWAY_ERRORS = {
   payload_too_large: { status: 413, error: 'Payload too large' },
   rate_limit_exceeded: { status: 429, error: 'Rate limit exceeded' },
   quota_exceeded: { status: 429, error: 'Quota exceeded' },
+  backlog_full: { status: 429, error: 'Too many jobs are waiting to run; retry later' },
   internal_error: { status: 500, error: 'Internal error' },
   bad_gateway: { status: 502, error: 'Bad gateway' },
   response_too_large: { status: 502, error: 'Response too large' },

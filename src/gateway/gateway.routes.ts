@@ -172,6 +172,8 @@ async function callRecipe(deps: GatewayDeps, request: FastifyRequest, reply: Fas
   if (event === 'malformed') return fail(reply, 'bad_request');
   const outcome = await (deps.engine as RecipeEngine).receiveApiRequest(match.endpoint.flowId as number, match.env.environmentId, event, deps.timeoutMs);
   if (outcome.kind === 'not_running') return fail(reply, 'not_found');
+  // Refused before anything was stored: the client may send the same request again.
+  if (outcome.kind === 'backlog_full') return fail(reply.header('retry-after', String(outcome.retryAfterSeconds)), 'backlog_full');
   if (outcome.kind === 'timeout') return fail(reply, 'gateway_timeout');
   if (outcome.response === null) {
     if (outcome.status === 'failed') return fail(reply, 'internal_error');

@@ -155,6 +155,18 @@ export async function interruptedJobs(db: Db): Promise<Array<Pick<JobRow, 'id' |
   return db.selectFrom('jobs').select(['id', 'recipe_id', 'handle']).where('status', '=', 'running').execute();
 }
 
+/** Pending (queued or running) jobs by recipe, with the recipe's workspace: the engine's backlog counts start from these. */
+export async function pendingJobCounts(db: Db): Promise<Array<{ recipe_id: number; workspace_id: number; n: number }>> {
+  const rows = await db
+    .selectFrom('jobs as j')
+    .innerJoin('recipes as r', 'r.id', 'j.recipe_id')
+    .select((eb) => ['j.recipe_id', 'r.workspace_id', eb.fn.countAll<number>().as('n')])
+    .where('j.status', 'in', ['queued', 'running'])
+    .groupBy(['j.recipe_id', 'r.workspace_id'])
+    .execute();
+  return rows.map((r) => ({ recipe_id: Number(r.recipe_id), workspace_id: Number(r.workspace_id), n: Number(r.n) }));
+}
+
 export async function countQueued(db: Db): Promise<number> {
   const row = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', 'in', ['queued', 'running']).executeTakeFirstOrThrow();
   return Number(row.n);

@@ -59,11 +59,13 @@ export interface ListQuery {
 export type Refusal = { success: false; errors: FieldErrors };
 export type StartRefusal = { success: false; code_errors: StepErrors; config_errors: StepErrors };
 
-/** What this service needs of the recipe engine: the check before a start, and arming or disarming a trigger. */
+/** What this service needs of the recipe engine: the check before a start, arming or disarming a trigger, forgetting a deleted recipe. */
 export interface RecipeRuntime {
   validate(row: RecipeRow): Promise<{ codeErrors: StepErrors; configErrors: StepErrors }>;
   recipeStarted(recipeId: number): Promise<void>;
   recipeStopped(recipeId: number): void;
+  /** The recipe and its jobs were deleted: its pending jobs leave the backlog counts. */
+  recipeDeleted(recipeId: number): void;
 }
 
 export const STOP_CAUSES = ['trigger_errors_limit', 'action_quota_limit', 'trial_expired', 'txn_quota_limit'] as const;
@@ -342,13 +344,15 @@ export async function updateRecipe(ctx: ServiceContext, caller: Caller, id: numb
   });
 }
 
-export async function deleteRecipe(ctx: ServiceContext, caller: Caller, id: number): Promise<{ success: true } | Refusal> {
-  return ctx.db.transaction().execute(async (trx) => {
+export async function deleteRecipe(ctx: ServiceContext, engine: RecipeRuntime, caller: Caller, id: number): Promise<{ success: true } | Refusal> {
+  const result = await ctx.db.transaction().execute(async (trx) => {
     const current = await findVisible(trx, caller, id);
     if (current.running === 1) return { success: false as const, errors: { running: ["Can't change the recipe state: invalid state running"] } };
     await deleteRecipeRow(trx, id);
     return { success: true as const };
   });
+  if (result.success) engine.recipeDeleted(id);
+  return result;
 }
 
 export async function startRecipe(ctx: ServiceContext, engine: RecipeRuntime, caller: Caller, id: number): Promise<{ success: true } | StartRefusal> {

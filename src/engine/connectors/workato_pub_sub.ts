@@ -191,8 +191,8 @@ export interface SubscriptionDeps {
   commits: GroupCommit;
   /** Store one event as a job of the recipe inside the transaction (filter applied); null when filtered out. */
   storeJob(trx: Transaction<Database>, row: RecipeRow, event: Hash): Promise<{ handle: string; queued: boolean } | null>;
-  /** Jobs were committed (emit events, wake the dispatcher). */
-  stored(recipeId: number, handles: string[]): void;
+  /** Jobs were committed (count them, emit events, wake the dispatcher). */
+  stored(row: RecipeRow, handles: string[]): void;
 }
 
 interface Subscription {
@@ -274,7 +274,7 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
         }
         sub.closure = next;
         sub.cursor = last;
-        deps.stored(sub.row.id, handles);
+        deps.stored(sub.row, handles);
         if (rows.length === JOBS_PER_COMMIT) sub.again = true;
       } while (sub.again && sub.active && !closed);
     } finally {
