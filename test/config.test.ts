@@ -20,6 +20,8 @@ describe('loadConfig', () => {
     assert.equal(c.smtpUrl, undefined);
     assert.equal(c.smtpFrom, 'Switchboard <switchboard@localhost>');
     assert.equal(c.lookupTableMaxRows, 1_000_000, 'ten times the vendor\'s 100,000');
+    assert.equal(c.jobRetentionHours, 720, 'the vendor\'s 30 days');
+    assert.equal(c.jobsSweepIntervalMs, 60_000);
     assert.ok(Object.isFrozen(c));
   });
 
@@ -32,6 +34,7 @@ describe('loadConfig', () => {
     assert.equal(c.publicEventStreamsUrl, 'https://sb.example.com');
     assert.equal(loadConfig({ HOST: '0.0.0.0' }).publicBaseUrl, 'http://localhost:3000');
     assert.equal(loadConfig({ LOOKUP_TABLE_MAX_ROWS: '2500000' }).lookupTableMaxRows, 2_500_000);
+    assert.equal(loadConfig({ JOB_RETENTION_HOURS: '2160' }).jobRetentionHours, 2160);
   });
 
   test('refuses invalid settings with a message naming the variable', () => {
@@ -39,6 +42,8 @@ describe('loadConfig', () => {
       { PORT: 'abc' }, { PORT: '70000' }, { LOG_LEVEL: 'loud' }, { PUBLIC_BASE_URL: 'not a url' }, { PUBLIC_AUTH_URL: 'ftp://x' },
       { SWITCHBOARD_ADMIN_TOKEN: 'short' }, { SWITCHBOARD_ADMIN_TOKEN: `${'x'.repeat(20)} ${'y'.repeat(20)}` }, { SQLITE_SYNCHRONOUS: 'OFF' }, { TRUST_PROXY: 'maybe' },
       { LOOKUP_TABLE_MAX_ROWS: '0' }, { LOOKUP_TABLE_MAX_ROWS: 'lots' },
+      { JOB_RETENTION_HOURS: '0' }, { JOB_RETENTION_HOURS: 'forever' }, { JOB_RETENTION_HOURS: '1.5' }, { JOB_RETENTION_HOURS: '876001' },
+      { JOBS_SWEEP_INTERVAL_MS: '5' }, { JOBS_SWEEP_INTERVAL_MS: '1m' },
       { EVENT_STREAMS_PORT: '0' }, { EVENT_STREAMS_PORT: '65536' }, { EVENT_STREAMS_PORT: '40o1' }, { EVENT_STREAMS_PORT: '-1' },
       { EVENT_STREAMS_PORT: '3000' }, { EVENT_STREAMS_PORT: '8080', PORT: '8080' },
     ];
