@@ -50,6 +50,7 @@ import { createEventStreamsRuntime } from './api/topics/runtime.ts';
 import { createAccessResolver } from './gateway/access.ts';
 import { recipesRoutes } from './api/recipes/recipes.routes.ts';
 import { jobsRoutes } from './api/jobs/jobs.routes.ts';
+import { createJobRetentionSweeper } from './api/jobs/retention.ts';
 import { createEngine, type RecipeEngine } from './engine/engine.ts';
 import { webhooksRoutes } from './engine/webhooks.routes.ts';
 
@@ -133,6 +134,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   });
   app.addHook('onClose', async () => engine.close(config.shutdownTimeoutMs));
+  // Job retention: finished jobs older than JOB_RETENTION_HOURS are deleted in the background.
+  const jobRetention = createJobRetentionSweeper(ctx, { intervalMs: config.jobsSweepIntervalMs, retentionMs: config.jobRetentionHours * 3600_000 });
+  app.addHook('onReady', async () => jobRetention.start());
+  app.addHook('preClose', async () => jobRetention.stop());
 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);

@@ -27,6 +27,8 @@ export interface Config {
   readonly gatewayMaxBodyBytes: number;
   readonly gatewayMaxResponseBytes: number;
   readonly eventStreamsSweepIntervalMs: number;
+  readonly jobRetentionHours: number;
+  readonly jobsSweepIntervalMs: number;
   readonly smtpUrl: string | undefined;
   readonly smtpFrom: string;
   readonly secretsCacheTtlSeconds: number;
@@ -55,6 +57,7 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'SHUTDOWN_TIMEOUT_MS', 'EVENT_STREAMS_SWEEP_INTERVAL_MS', 'SECRETS_CACHE_TTL_SECONDS', 'SECRETS_ENV_PREFIX', 'SECRETS_DIR',
   'PUBLIC_GATEWAY_URL', 'GATEWAY_MAX_BODY_BYTES', 'GATEWAY_MAX_RESPONSE_BYTES', 'GATEWAY_TIMEOUT_MS', 'LOOKUP_TABLE_MAX_ROWS',
   'SMTP_URL', 'SMTP_FROM', 'JOB_BACKLOG_PER_RECIPE', 'JOB_BACKLOG_PER_WORKSPACE',
+  'JOB_RETENTION_HOURS', 'JOBS_SWEEP_INTERVAL_MS',
 ];
 
 export const DEFAULT_SECRETS_ENV_PREFIX = 'SWITCHBOARD_SECRET_';
@@ -132,6 +135,11 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayMaxResponseBytes: intSetting(env, 'GATEWAY_MAX_RESPONSE_BYTES', 100 * 1024, 1024, 1024 * 1024 * 1024),
     // How often the event streams retention sweep runs (expired, purged and deleted topics' messages).
     eventStreamsSweepIntervalMs: intSetting(env, 'EVENT_STREAMS_SWEEP_INTERVAL_MS', 60_000, 10, 24 * 3600 * 1000),
+    // How long a finished job and its lines are kept after it ended (vendor: 30 days by default,
+    // 1 hour at least when customised); the sweep deletes older ones. Pending jobs are never deleted.
+    jobRetentionHours: intSetting(env, 'JOB_RETENTION_HOURS', 30 * 24, 1, 100 * 365 * 24),
+    // How often the job retention sweep runs.
+    jobsSweepIntervalMs: intSetting(env, 'JOBS_SWEEP_INTERVAL_MS', 60_000, 10, 24 * 3600 * 1000),
     // SMTP server for invitation e-mails: smtp://user:pass@host:587 (STARTTLS when offered) or
     // smtps://user:pass@host:465. Unset: invitations are recorded and logged as pending, not sent.
     // Holds a password: never logged.

@@ -22,6 +22,8 @@ describe('loadConfig', () => {
     assert.equal(c.lookupTableMaxRows, 1_000_000, 'ten times the vendor\'s 100,000');
     assert.equal(c.jobBacklogPerRecipe, 500);
     assert.equal(c.jobBacklogPerWorkspace, 10_000, 'the vendor\'s queue size');
+    assert.equal(c.jobRetentionHours, 720, 'the vendor\'s 30 days');
+    assert.equal(c.jobsSweepIntervalMs, 60_000);
     assert.ok(Object.isFrozen(c));
   });
 
@@ -36,6 +38,7 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ LOOKUP_TABLE_MAX_ROWS: '2500000' }).lookupTableMaxRows, 2_500_000);
     assert.equal(loadConfig({ JOB_BACKLOG_PER_RECIPE: '50' }).jobBacklogPerRecipe, 50);
     assert.equal(loadConfig({ JOB_BACKLOG_PER_WORKSPACE: '200' }).jobBacklogPerWorkspace, 200);
+    assert.equal(loadConfig({ JOB_RETENTION_HOURS: '2160' }).jobRetentionHours, 2160);
   });
 
   test('refuses invalid settings with a message naming the variable', () => {
@@ -44,6 +47,8 @@ describe('loadConfig', () => {
       { SWITCHBOARD_ADMIN_TOKEN: 'short' }, { SWITCHBOARD_ADMIN_TOKEN: `${'x'.repeat(20)} ${'y'.repeat(20)}` }, { SQLITE_SYNCHRONOUS: 'OFF' }, { TRUST_PROXY: 'maybe' },
       { LOOKUP_TABLE_MAX_ROWS: '0' }, { LOOKUP_TABLE_MAX_ROWS: 'lots' },
       { JOB_BACKLOG_PER_RECIPE: '0' }, { JOB_BACKLOG_PER_RECIPE: 'many' }, { JOB_BACKLOG_PER_WORKSPACE: '0' }, { JOB_BACKLOG_PER_WORKSPACE: '1.5' },
+      { JOB_RETENTION_HOURS: '0' }, { JOB_RETENTION_HOURS: 'forever' }, { JOB_RETENTION_HOURS: '1.5' }, { JOB_RETENTION_HOURS: '876001' },
+      { JOBS_SWEEP_INTERVAL_MS: '5' }, { JOBS_SWEEP_INTERVAL_MS: '1m' },
       { EVENT_STREAMS_PORT: '0' }, { EVENT_STREAMS_PORT: '65536' }, { EVENT_STREAMS_PORT: '40o1' }, { EVENT_STREAMS_PORT: '-1' },
       { EVENT_STREAMS_PORT: '3000' }, { EVENT_STREAMS_PORT: '8080', PORT: '8080' },
     ];

@@ -101,6 +101,7 @@ export class JobQueue {
     };
     if (!recipe) {
       await insertJob(db, { ...base, status: 'failed', title: 'Trigger error: the recipe does not compile', error: 'Trigger error: the recipe does not compile', error_parts: null, is_poll_error: 1, completed_at: stamp });
+      await countFailedJob(db, row.id);
       return { handle, queued: false };
     }
     // The trigger filter: an event it rejects makes no job (20 §4.3).

@@ -5,7 +5,7 @@ import { AppError, assertFound, invalid } from '../../errors.ts';
 import { findFolderInScope } from '../folders/folder-scope.ts';
 import { findRecipe } from '../recipes/recipes.store.ts';
 import type { Caller } from '../recipes/recipes.service.ts';
-import { findJob, jobCounts, jobDetailToApi, jobToApi, listJobs as listJobRows, listLines, type ApiJobStatus, type JobApi, type JobDetailApi } from './jobs.store.ts';
+import { countRetainedJobs, findJob, jobCounters, jobDetailToApi, jobToApi, listJobs as listJobRows, listLines, type ApiJobStatus, type JobApi, type JobDetailApi } from './jobs.store.ts';
 
 export interface JobListQuery {
   offset_job_id?: string;
@@ -60,12 +60,18 @@ export async function listJobs(ctx: ServiceContext, caller: Caller, recipeId: nu
     cursor = { job, newer };
   }
   const filters = { ...(status ? { status } : {}), rerunOnly };
-  const [rows, counts] = await Promise.all([listJobRows(ctx.db, recipe.id, filters, cursor, perPage), jobCounts(ctx.db, recipe.id, filters)]);
+  const [rows, counters] = await Promise.all([listJobRows(ctx.db, recipe.id, filters, cursor, perPage), jobCounters(ctx.db, recipe.id)]);
+  // The counters are lifetime counts (retention deletes old jobs, not their count), so
+  // job_count = succeeded + failed + pending keeps `job_count >= job_succeeded_count +
+  // job_failed_count`. A status filter counts from the same counters; rerun_only counts the jobs kept.
+  const all = counters.succeeded + counters.failed + counters.pending;
+  const byStatus = { succeeded: counters.succeeded, failed: counters.failed, pending: counters.pending };
+  const scope = rerunOnly ? await countRetainedJobs(ctx.db, recipe.id, filters) : status ? byStatus[status] : all;
   return {
-    job_succeeded_count: recipe.job_succeeded_count,
-    job_failed_count: recipe.job_failed_count,
-    job_count: counts.all,
-    job_scope_count: counts.scope,
+    job_succeeded_count: counters.succeeded,
+    job_failed_count: counters.failed,
+    job_count: all,
+    job_scope_count: scope,
     items: rows.map((row) => jobToApi(row)),
   };
 }

@@ -172,6 +172,32 @@ export async function countQueued(db: Db): Promise<number> {
   return Number(row.n);
 }
 
+// Retention (retention.ts): finished jobs that ended before a cutoff are deleted with their lines,
+// a bounded batch per statement. A pending job has no `completed_at`, so it is never chosen.
+
+/** Up to `limit` jobs that ended before `cutoff`, oldest end first (the partial index jobs_completed). */
+export async function expiredJobIds(db: Db, cutoff: string, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('jobs').select('id').where('completed_at', '<', cutoff).orderBy('completed_at').limit(limit).execute();
+  return rows.map((row) => row.id);
+}
+
+/** Delete up to `limit` lines of these jobs; returns how many went (fewer than `limit`: none is left). */
+export async function deleteLinesOfJobs(db: Db, jobIds: readonly number[], limit: number): Promise<number> {
+  if (jobIds.length === 0) return 0;
+  const result = await db
+    .deleteFrom('job_lines')
+    .where((eb) => eb(eb.refTuple('job_id', 'seq'), 'in', eb.selectFrom('job_lines').select(['job_id', 'seq']).where('job_id', 'in', jobIds).limit(limit).$asTuple('job_id', 'seq')))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Delete these jobs if they ended before `cutoff` (their lines first: deleteLinesOfJobs). */
+export async function deleteExpiredJobs(db: Db, jobIds: readonly number[], cutoff: string): Promise<number> {
+  if (jobIds.length === 0) return 0;
+  const result = await db.deleteFrom('jobs').where('id', 'in', jobIds).where('completed_at', '<', cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export async function findJob(db: Db, recipeId: number, handleOrId: string): Promise<JobRow | undefined> {
   let q = db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId);
   q = /^\d{1,15}$/.test(handleOrId) ? q.where((eb) => eb.or([eb('handle', '=', handleOrId), eb('id', '=', Number(handleOrId))])) : q.where('handle', '=', handleOrId);
@@ -205,14 +231,35 @@ export async function listJobs(db: Db, recipeId: number, filters: JobListFilters
   return q.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(perPage).execute();
 }
 
-export async function jobCounts(db: Db, recipeId: number, filters: JobListFilters): Promise<{ all: number; scope: number }> {
-  const all = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('recipe_id', '=', recipeId).executeTakeFirstOrThrow();
-  if (!filters.status && !filters.rerunOnly) return { all: Number(all.n), scope: Number(all.n) };
+export interface JobCounters {
+  succeeded: number;
+  failed: number;
+  pending: number;
+}
+
+/**
+ * The recipe's lifetime counters and its pending jobs, read in one statement so they agree. The
+ * counters outlive the jobs that retention deletes; pending jobs are never deleted.
+ */
+export async function jobCounters(db: Db, recipeId: number): Promise<JobCounters> {
+  const row = await db
+    .selectFrom('recipes as r')
+    .select((eb) => [
+      'r.job_succeeded_count',
+      'r.job_failed_count',
+      eb.selectFrom('jobs as j').select((e) => e.fn.countAll<number>().as('n')).where('j.status', 'in', ['queued', 'running']).whereRef('j.recipe_id', '=', 'r.id').as('pending'),
+    ])
+    .where('r.id', '=', recipeId)
+    .executeTakeFirstOrThrow();
+  return { succeeded: row.job_succeeded_count, failed: row.job_failed_count, pending: Number(row.pending ?? 0) };
+}
+
+/** Jobs of the recipe still kept (not deleted by retention) under these filters. */
+export async function countRetainedJobs(db: Db, recipeId: number, filters: JobListFilters): Promise<number> {
   let q = db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('recipe_id', '=', recipeId);
   if (filters.status) q = q.where('status', 'in', statesFor(filters.status));
   if (filters.rerunOnly) q = q.where('is_repeat', '=', 1);
-  const scope = await q.executeTakeFirstOrThrow();
-  return { all: Number(all.n), scope: Number(scope.n) };
+  return Number((await q.executeTakeFirstOrThrow()).n);
 }
 
 export interface ErrorPartsApi {

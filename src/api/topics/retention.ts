@@ -20,6 +20,8 @@ export function createRetentionSweeper(ctx: Pick<ServiceContext, 'db' | 'clock' 
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<number> | null = null;
   let stopped = true;
+  /** Set by stop(): a run in progress ends after its current statement. */
+  let closing = false;
 
   /** One run; returns how many messages it deleted. */
   async function sweepOnce(): Promise<number> {
@@ -36,8 +38,9 @@ export function createRetentionSweeper(ctx: Pick<ServiceContext, 'db' | 'clock' 
         }
         // Let requests in between two batches.
         await new Promise((resolve) => setImmediate(resolve));
-        if (deleted >= maxRows) break;
+        if (deleted >= maxRows || closing) break;
       }
+      if (closing) break;
     }
     return deleted;
   }
@@ -62,11 +65,13 @@ export function createRetentionSweeper(ctx: Pick<ServiceContext, 'db' | 'clock' 
     start(): void {
       if (!stopped) return;
       stopped = false;
+      closing = false;
       next();
     },
-    /** Stop the timer and wait for a run in progress (before the database closes). */
+    /** Stop the timer; a run in progress ends after its current statement (before the database closes). */
     async stop(): Promise<void> {
       stopped = true;
+      closing = true;
       if (timer) clearTimeout(timer);
       timer = null;
       if (running) await running.catch(() => undefined);

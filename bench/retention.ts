@@ -1,0 +1,98 @@
+// npm run bench -- retention: the database file under a steady job load with a short retention.
+// The app runs in this process on a database file, with a clock the benchmark moves: each round
+// posts a batch of webhooks to a recipe (a foreach over ten items: 12 lines a job), waits for the
+// jobs, then moves the clock on by a fraction of JOB_RETENTION_HOURS (1 hour), and waits for the
+// background sweep (every 20 ms of real time) to delete what expired. It prints, per round, the
+// jobs and lines kept, the database file's size, its log's size and its free pages: once the
+// retained history is full, the file stays flat (the sweep's freed pages hold the new rows).
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { SQLITE_FILENAME } from '../src/db/index.ts';
+import { createLogger } from '../src/logger.ts';
+import { prepare } from '../src/server.ts';
+import { manualClock, toStored } from '../src/time.ts';
+import { tempDir } from './lib.ts';
+
+const ADMIN = 'bench-retention-admin-token-0123456789abcdef';
+const pill = (...p: string[]) => `_dp('${JSON.stringify({ pill_type: 'output', provider: 'workato_webhooks', line: 'hook', path: ['payload', ...p] })}')`;
+const item = `_dp('${JSON.stringify({ pill_type: 'output', provider: 'foreach', line: 'each', path: ['sku'] })}')`;
+const code = {
+  number: 0, keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: {},
+  block: [
+    { number: 1, keyword: 'foreach', as: 'each', source: `#{${pill('items')}}`, block: [
+      { number: 2, keyword: 'action', provider: 'logger', name: 'log_message', as: 'line', input: { message: `item #{${item}}` } },
+    ] },
+    { number: 3, keyword: 'action', provider: 'logger', name: 'log_message', as: 'done', input: { message: `order #{${pill('id')}}` } },
+  ],
+};
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
+const sizeOf = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size : 0);
+
+export async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { rounds: { type: 'string', default: '30' }, jobs: { type: 'string', default: '1000' }, keep: { type: 'boolean', default: false } } });
+  const rounds = Number(values.rounds);
+  const perRound = Number(values.jobs);
+  for (const [name, v] of Object.entries({ rounds, jobs: perRound })) {
+    if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a positive whole number`);
+  }
+  const retentionHours = 1;
+  const stepMs = 10 * 60_000;
+
+  const dataDir = tempDir('switchboard-bench-', { keep: values.keep });
+  const config = loadConfig({
+    DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', SWITCHBOARD_ADMIN_TOKEN: ADMIN,
+    JOB_RETENTION_HOURS: String(retentionHours), JOBS_SWEEP_INTERVAL_MS: '20',
+    ...(process.env.SQLITE_SYNCHRONOUS ? { SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS } : {}),
+  });
+  const logger = createLogger('silent');
+  const clock = manualClock(new Date());
+  const { database, secretBox } = await prepare(config, logger);
+  const app = await buildApp({ config, database, secretBox, logger, clock });
+  await app.ready();
+  const db = database.db;
+  const file = path.join(dataDir, SQLITE_FILENAME);
+  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) => {
+    const res = await app.inject({ method, url, headers: { authorization: `Bearer ${ADMIN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { payload: JSON.stringify(body) } : {}) });
+    return JSON.parse(res.body || '{}') as Record<string, unknown>;
+  };
+  try {
+    const created = await call('POST', '/api/recipes', { recipe: { name: 'Retention bench', code: JSON.stringify(code), concurrency: 10 } });
+    const started = await call('PUT', `/api/recipes/${created.id}/start`);
+    if (!started.success) throw new Error(`recipe did not start: ${JSON.stringify(started)}`);
+    const hook = new URL((await call('GET', `/api/recipes/${created.id}`)).webhook_url as string).pathname;
+    const payload = JSON.stringify({ id: 'A-1', items: Array.from({ length: 10 }, (_, i) => ({ sku: `S-${i}` })) });
+
+    console.log(`\njob retention: ${rounds} rounds of ${perRound} webhook jobs (12 lines each), the clock moved ${stepMs / 60_000} min a round, JOB_RETENTION_HOURS=${retentionHours} (about ${Math.ceil((retentionHours * 3600_000) / stepMs)} rounds kept), SQLITE_SYNCHRONOUS=${config.sqliteSynchronous}`);
+    console.log('round  jobs kept  lines kept  database file  log (-wal)  free pages  sweep wait');
+    const t0 = Date.now();
+    for (let round = 1; round <= rounds; round++) {
+      for (let i = 0; i < perRound; i += 50) {
+        await Promise.all(Array.from({ length: Math.min(50, perRound - i) }, () => app.inject({ method: 'POST', url: hook, headers: { 'content-type': 'application/json' }, payload })));
+      }
+      while ((await call('GET', `/api/recipes/${created.id}/jobs?status=pending&per_page=1`)).job_scope_count !== 0) await new Promise((r) => setTimeout(r, 20));
+      clock.advance(stepMs);
+      // Wait for the sweep to delete every job that ended before the cutoff.
+      const cutoff = toStored(new Date(clock.now().getTime() - retentionHours * 3600_000));
+      const waitStart = Date.now();
+      for (;;) {
+        const expired = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('completed_at', '<', cutoff).executeTakeFirstOrThrow();
+        if (Number(expired.n) === 0) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const sweepWait = Date.now() - waitStart;
+      const jobs = Number((await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      const lines = Number((await db.selectFrom('job_lines').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      const free = (await sql<{ freelist_count: number }>`PRAGMA freelist_count`.execute(db)).rows[0]?.freelist_count ?? 0;
+      console.log(`${String(round).padStart(5)}  ${String(jobs).padStart(9)}  ${String(lines).padStart(10)}  ${mb(sizeOf(file)).padStart(13)}  ${mb(sizeOf(`${file}-wal`)).padStart(10)}  ${String(free).padStart(10)}  ${String(sweepWait).padStart(7)} ms`);
+    }
+    console.log(`${rounds * perRound} jobs in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  } finally {
+    await app.close();
+    await db.destroy();
+  }
+}
