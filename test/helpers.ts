@@ -30,7 +30,16 @@ import { createEngine, type EngineOptions, type RecipeEngine } from '../src/engi
 // What a test file holds until it ends, released last first: a server stops before its directory goes.
 const releases: Array<() => unknown> = [];
 after(async () => {
-  for (let release = releases.pop(); release; release = releases.pop()) await release();
+  // Every release runs even when one fails; the first failure is reported once all have run.
+  const failures: unknown[] = [];
+  for (let release = releases.pop(); release; release = releases.pop()) {
+    try {
+      await release();
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0) throw failures[0];
 });
 
 /** Runs `release` in an after hook of the test file, before whatever was registered earlier. */
@@ -44,7 +53,8 @@ export function releaseAfterFile(release: () => unknown): void {
  */
 export function tempDir(prefix = 'sb-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  releaseAfterFile(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // Retried: a database's background checkpoint may still be closing its files while they go.
+  releaseAfterFile(() => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
   return dir;
 }
 
