@@ -131,18 +131,21 @@ export async function listFolders(db: Db, query: FolderListQuery): Promise<Folde
   return select.orderBy('f.name_key').orderBy('f.id').limit(query.page.perPage).offset(query.page.offset).execute();
 }
 
-/** Whether `candidateId` is `ancestorId` itself or lies anywhere below it. */
-export async function isWithin(db: Db, ancestorId: number, candidateId: number): Promise<boolean> {
-  const row = await db
+/** The ids of a folder and of every folder below it: a query to run, or to use as a subquery. */
+export function folderTreeIds(db: Db, rootId: number) {
+  return db
     .withRecursive('tree(id)', (qc) => qc
       .selectFrom('folders')
       .select('id')
-      .where('id', '=', ancestorId)
+      .where('id', '=', rootId)
       .unionAll(qc.selectFrom('folders as child').innerJoin('tree', 'tree.id', 'child.parent_id').select('child.id')))
     .selectFrom('tree')
-    .select('tree.id')
-    .where('tree.id', '=', candidateId)
-    .executeTakeFirst();
+    .select('tree.id');
+}
+
+/** Whether `candidateId` is `ancestorId` itself or lies anywhere below it. */
+export async function isWithin(db: Db, ancestorId: number, candidateId: number): Promise<boolean> {
+  const row = await folderTreeIds(db, ancestorId).where('tree.id', '=', candidateId).executeTakeFirst();
   return row !== undefined;
 }
 
@@ -155,14 +158,7 @@ export async function setProjectOfTree(db: Db, rootId: number, projectId: number
   await db
     .updateTable('folders')
     .set({ project_id: projectId })
-    .where('id', 'in', db
-      .withRecursive('tree(id)', (qc) => qc
-        .selectFrom('folders')
-        .select('id')
-        .where('id', '=', rootId)
-        .unionAll(qc.selectFrom('folders as child').innerJoin('tree', 'tree.id', 'child.parent_id').select('child.id')))
-      .selectFrom('tree')
-      .select('tree.id'))
+    .where('id', 'in', folderTreeIds(db, rootId))
     .execute();
 }
 

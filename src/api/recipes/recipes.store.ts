@@ -1,4 +1,5 @@
 // Recipes and their versions: rows, queries, and the one mapper to the API shape (contract 14 §1).
+import { folderTreeIds } from '../folders/folders.store.ts';
 import { sql } from 'kysely';
 import type { Db, RecipeRow, RecipeUpdate, RecipeVersionRow } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
@@ -202,14 +203,9 @@ export async function countFailedJob(db: Db, id: number): Promise<void> {
 /** Whether a running recipe lies in the folder or anywhere below it. */
 export async function hasRunningRecipeUnder(db: Db, folderId: number): Promise<boolean> {
   const row = await db
-    .withRecursive('tree(id)', (qc) => qc
-      .selectFrom('folders')
-      .select('id')
-      .where('id', '=', folderId)
-      .unionAll(qc.selectFrom('folders as child').innerJoin('tree', 'tree.id', 'child.parent_id').select('child.id')))
     .selectFrom('recipes')
     .select('recipes.id')
-    .where('recipes.folder_id', 'in', (qb) => qb.selectFrom('tree').select('tree.id'))
+    .where('recipes.folder_id', 'in', folderTreeIds(db, folderId))
     .where('recipes.running', '=', 1)
     .executeTakeFirst();
   return row !== undefined;
