@@ -28,8 +28,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error instanceof SyntaxError && (error as FastifyError).statusCode === 400) return sendError(reply, new AppError('malformed_json'));
 
     const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
-    // Any other 4xx the framework raises (such as a body stream that broke off) keeps its own status and text.
-    if (status >= 400 && status < 500) return send(reply, status, error.message || ERROR_CATALOG.bad_request.message);
+    // Any other 4xx the framework raises (such as a body stream that broke off) keeps its status;
+    // the text is the catalog's, like every other error a client reads.
+    if (status >= 400 && status < 500) return send(reply, status, ERROR_CATALOG.bad_request.message);
 
     request.log.error({ err: error }, 'request failed');
     return reply.status(status >= 500 && status < 600 ? status : 500).send({ message: ERROR_CATALOG.server_error.message, id: String(request.id) });

@@ -1,7 +1,7 @@
 // Publishing and consuming (contract 13 §3-5). Messages are checked against the topic schema
 // before they queue for the group commit (publisher.ts); consumers read after a cursor and, with
 // nothing to read, wait for a commit (consumer-waits.ts) instead of asking the database again.
-import { MAX_EVENT_DEPTH } from '../../engine/formula/values.ts';
+import { MAX_EVENT_DEPTH, nestedDeeperThan } from '../../engine/formula/values.ts';
 import type { ServiceContext } from '../../context.ts';
 import { AppError, type FieldErrors } from '../../errors.ts';
 import { toApiTimestamp, toStored } from '../../time.ts';
@@ -154,17 +154,4 @@ function checkPayload(topic: TopicState, payload: unknown): { text: string } | {
   const verdict = topic.check(payload as Record<string, unknown>);
   if (!verdict.ok) return { errors: verdict.errors };
   return { text: JSON.stringify(payload) };
-}
-
-/** Whether objects and arrays nest deeper than `max` levels, measured without recursion. */
-function nestedDeeperThan(root: object, max: number): boolean {
-  const pending: Array<[unknown, number]> = [[root, 1]];
-  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
-    const [value, depth] = item;
-    if (depth > max) return true;
-    for (const inner of Object.values(value as object)) {
-      if (typeof inner === 'object' && inner !== null) pending.push([inner, depth + 1]);
-    }
-  }
-  return false;
 }

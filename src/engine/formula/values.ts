@@ -154,6 +154,19 @@ export function jsonDepth(text: string): number {
   return max;
 }
 
+/** Whether objects and arrays nest deeper than `max` levels, measured without recursion. */
+export function nestedDeeperThan(root: object, max: number): boolean {
+  const pending: Array<[unknown, number]> = [[root, 1]];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    const [value, depth] = item;
+    if (depth > max) return true;
+    for (const inner of Object.values(value as object)) {
+      if (typeof inner === 'object' && inner !== null) pending.push([inner, depth + 1]);
+    }
+  }
+  return false;
+}
+
 /** JSON data (a trigger event, a step output) as formula values: numbers with a fraction become floats. */
 export function fromPlain(v: unknown): Value {
   if (v === null || v === undefined) return null;
