@@ -20,6 +20,8 @@ export interface ChangeEvents {
   'event_topic.published': { topicId: number; lastSeq: number };
   /** Environment or project properties changed: the engine's copy must be re-read. */
   'properties.changed': { environmentId: number };
+  /** Stopped recipes were deleted with their jobs (alone, or with their folder or project). */
+  'recipes.deleted': { recipeIds: number[] };
 }
 
 export interface Notifier {

@@ -125,6 +125,24 @@ describe('POST /webhooks/rest/:key/:event under overload', () => {
     assert.equal((await post(other.path, 3)).statusCode, 200);
     await finishAll();
   });
+
+  test('so do the queued jobs of recipes deleted with their folder or their project', async () => {
+    for (const kind of ['folder', 'project'] as const) {
+      const project = await t.createProject(`Backlog ${kind}`);
+      const folder = await t.call('POST', '/api/folders', { body: { name: `Backlog ${kind} folder`, parent_id: project.folderId } });
+      const doomed = await webhookRecipe(t, [callUpstream()], { folder_id: folder.body.id });
+      for (let n = 0; n < 3; n++) assert.equal((await post(doomed.path, n)).statusCode, 200);
+      const other = await webhookRecipe(t, [callUpstream()]);
+      assert.equal((await post(other.path, 0)).statusCode, 200);
+      assert.equal((await post(other.path, 1)).statusCode, 200);
+      assert.equal((await post(other.path, 2)).statusCode, 429, `${kind}: the workspace holds its 5`);
+      assert.equal((await t.call('PUT', `/api/recipes/${doomed.id}/stop`)).status, 200);
+      const deleted = kind === 'folder' ? await t.call('DELETE', `/api/folders/${folder.body.id}`) : await t.call('DELETE', `/api/projects/${project.projectId}`);
+      assert.equal(deleted.status, 200);
+      assert.equal((await post(other.path, 3)).statusCode, 200, `${kind}: the deleted recipe's places are free`);
+      await finishAll();
+    }
+  });
 });
 
 describe('recipe-backed API endpoints under overload', () => {

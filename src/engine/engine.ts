@@ -36,8 +36,6 @@ export interface RecipeEngine {
   recipeStarted(recipeId: number): Promise<void>;
   /** A recipe was stopped: disarm its trigger (queued jobs wait for the next start). */
   recipeStopped(recipeId: number): void;
-  /** A stopped recipe was deleted with its jobs. */
-  recipeDeleted(recipeId: number): void;
   /** Store one trigger event as a job of a running recipe; resolves once it is stored. */
   enqueue(recipe: RecipeRow, event: Hash, meta?: EnqueueMeta): Promise<string | null>;
   receiveWebhook(key: string, event: Hash): Promise<WebhookOutcome>;
@@ -81,6 +79,14 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     },
   });
 
+  // Deleted recipes (alone or with their folder or project) leave the cache and the backlog counts.
+  const offDeleted = ctx.notifier.subscribe('recipes.deleted', ({ recipeIds }) => {
+    for (const recipeId of recipeIds) {
+      cache.forget(recipeId);
+      queue.backlog.forget(recipeId);
+    }
+  });
+
   /** Arm the trigger of a running recipe: its schedule or its topic subscription (webhooks need nothing). */
   async function armTrigger(row: RecipeRow): Promise<void> {
     schedules.disarm(row.id);
@@ -107,6 +113,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     },
     async close(timeoutMs = 10_000) {
       lifecycle.closing = true;
+      offDeleted();
       await subscriptions.close();
       queue.stopPolling();
       schedules.clearTimer();
@@ -132,10 +139,6 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       schedules.disarm(recipeId);
       schedules.armTimer();
       events.emit('recipe.stopped', { recipeId });
-    },
-    recipeDeleted(recipeId) {
-      cache.forget(recipeId);
-      queue.backlog.forget(recipeId);
     },
     enqueue: (row, event, meta) => queue.enqueue(row, event, meta),
     async receiveWebhook(key, event) {

@@ -7,7 +7,7 @@ import { AppError, assertFound, invalid, type FieldErrors, type PlainErrorCode }
 import { toStored } from '../../time.ts';
 import type { AuthContext } from '../developer_api_clients/credentials.ts';
 import { updateProject } from '../projects/projects.store.ts';
-import { hasRunningRecipeUnder } from '../recipes/recipes.store.ts';
+import { hasRunningRecipeUnder, recipeIdsUnder } from '../recipes/recipes.store.ts';
 import {
   deleteFolder as deleteFolderRow,
   findFolder,
@@ -119,14 +119,17 @@ export async function updateFolder(ctx: ServiceContext, caller: Caller, id: numb
 }
 
 export async function deleteFolder(ctx: ServiceContext, caller: Caller, id: number): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
+  const recipeIds = await ctx.db.transaction().execute(async (trx) => {
     const folder = visibleOr404(caller, await findFolder(trx, caller.environmentId, id));
     if (folder.parent_id === null) throw new AppError('home_folder_undeletable');
     if (folder.is_project === 1) throw new AppError('folder_is_project');
     // Stopped recipes go with their folder (cascade); a running one must be stopped first.
     if (await hasRunningRecipeUnder(trx, folder.id)) throw new AppError('folder_has_running_recipes');
+    const deleted = await recipeIdsUnder(trx, folder.id);
     await deleteFolderRow(trx, folder.id);
+    return deleted;
   });
+  if (recipeIds.length > 0) ctx.notifier.publish('recipes.deleted', { recipeIds });
 }
 
 /** Where a PUT may move a folder: undefined when it stays where it is. */

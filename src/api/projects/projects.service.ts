@@ -7,7 +7,7 @@ import { projectInScope } from '../developer_api_clients/credentials.ts';
 import { removeFolderFromScopes } from '../developer_api_clients/developer_api_clients.store.ts';
 import { checkFolderName, uniqueName, type Caller } from '../folders/folders.service.ts';
 import { deleteFolder, folderNameKey, updateFolder } from '../folders/folders.store.ts';
-import { hasRunningRecipeUnder } from '../recipes/recipes.store.ts';
+import { hasRunningRecipeUnder, recipeIdsUnder } from '../recipes/recipes.store.ts';
 import { findProject, listProjects as listProjectRows, projectToApi, updateProject as updateProjectRow, type ProjectApi } from './projects.store.ts';
 
 export const MAX_PROJECT_DESCRIPTION = 1000;
@@ -44,14 +44,17 @@ export async function updateProject(ctx: ServiceContext, caller: Caller, id: num
 
 /** Deletes the project folder; sub-folders, the project record and its properties follow by cascade. */
 export async function deleteProject(ctx: ServiceContext, caller: Caller, id: number): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
+  const recipeIds = await ctx.db.transaction().execute(async (trx) => {
     const project = await projectOr404(trx, caller, id);
     // Stopped recipes go with the project (cascade); a running one must be stopped first (05 §3).
     if (await hasRunningRecipeUnder(trx, project.folder_id)) throw new AppError('project_has_running_recipes');
+    const deleted = await recipeIdsUnder(trx, project.folder_id);
     await deleteFolder(trx, project.folder_id);
     await removeFolderFromScopes(trx, caller.workspaceId, project.folder_id);
+    return deleted;
   });
   ctx.notifier.publish('developer_api_clients.changed', { workspaceId: caller.workspaceId });
+  if (recipeIds.length > 0) ctx.notifier.publish('recipes.deleted', { recipeIds });
 }
 
 /** A project of the caller's environment and scope, or the 404 that hides it. */

@@ -99,7 +99,7 @@ export function recipesRoutes(fastify: FastifyInstance, ctx: ServiceContext, { e
   app.delete('/api/recipes/:id', {
     config: { privilege: 'recipes:write' },
     schema: { tags, summary: 'Delete a stopped recipe, its versions and its jobs', params: IdParams, response: { 200: MutationResult, ...errorResponses(...AUTH_ERRORS, 404) } },
-  }, async (request) => deleteRecipe(ctx, engine, authOf(request), request.params.id));
+  }, async (request) => deleteRecipe(ctx, authOf(request), request.params.id));
 
   app.put('/api/recipes/:id/start', {
     config: { privilege: 'recipes:write' },

@@ -59,13 +59,11 @@ export interface ListQuery {
 export type Refusal = { success: false; errors: FieldErrors };
 export type StartRefusal = { success: false; code_errors: StepErrors; config_errors: StepErrors };
 
-/** What this service needs of the recipe engine: the check before a start, arming or disarming a trigger, forgetting a deleted recipe. */
+/** What this service needs of the recipe engine: the check before a start, arming or disarming a trigger. */
 export interface RecipeRuntime {
   validate(row: RecipeRow): Promise<{ codeErrors: StepErrors; configErrors: StepErrors }>;
   recipeStarted(recipeId: number): Promise<void>;
   recipeStopped(recipeId: number): void;
-  /** The recipe and its jobs were deleted: its pending jobs leave the backlog counts. */
-  recipeDeleted(recipeId: number): void;
 }
 
 export const STOP_CAUSES = ['trigger_errors_limit', 'action_quota_limit', 'trial_expired', 'txn_quota_limit'] as const;
@@ -344,14 +342,14 @@ export async function updateRecipe(ctx: ServiceContext, caller: Caller, id: numb
   });
 }
 
-export async function deleteRecipe(ctx: ServiceContext, engine: RecipeRuntime, caller: Caller, id: number): Promise<{ success: true } | Refusal> {
+export async function deleteRecipe(ctx: ServiceContext, caller: Caller, id: number): Promise<{ success: true } | Refusal> {
   const result = await ctx.db.transaction().execute(async (trx) => {
     const current = await findVisible(trx, caller, id);
     if (current.running === 1) return { success: false as const, errors: { running: ["Can't change the recipe state: invalid state running"] } };
     await deleteRecipeRow(trx, id);
     return { success: true as const };
   });
-  if (result.success) engine.recipeDeleted(id);
+  if (result.success) ctx.notifier.publish('recipes.deleted', { recipeIds: [id] });
   return result;
 }
 

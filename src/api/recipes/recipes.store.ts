@@ -200,6 +200,12 @@ export async function countFailedJob(db: Db, id: number): Promise<void> {
 }
 
 /** Mark a stopped recipe running; false when it was running already. */
+/** The recipes in the folder or anywhere below it. */
+export async function recipeIdsUnder(db: Db, folderId: number): Promise<number[]> {
+  const rows = await db.selectFrom('recipes').select('id').where('folder_id', 'in', folderTreeIds(db, folderId)).execute();
+  return rows.map((row) => Number(row.id));
+}
+
 /** Whether a running recipe lies in the folder or anywhere below it. */
 export async function hasRunningRecipeUnder(db: Db, folderId: number): Promise<boolean> {
   const row = await db
