@@ -1,4 +1,7 @@
 // buildApp: plugins, then the route table. It never listens: server.ts does, tests inject.
+import { exportManifestsRoutes } from './api/export_manifests/export_manifests.routes.ts';
+import { packagesRoutes } from './api/packages/packages.routes.ts';
+import { createPackageRunner, type PackageRunner } from './api/packages/runner.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -70,12 +73,18 @@ export interface AppDeps {
   engine?: RecipeEngine;
 }
 
+/** Files in one package, and the largest file once uncompressed (recipes reach tens of megabytes). */
+const PACKAGE_MAX_ENTRIES = 10_000;
+const PACKAGE_MAX_ENTRY_BYTES = 64 * 1024 * 1024;
+
 /** Failed client authentications per minute before 429: per client id, and per source address. */
 const TOKEN_FAILURE_LIMITS = { id: 10, ip: 100 };
 
 /** What a route group may need besides the service context (the recipes area starts and stops recipes). */
 interface RouteRuntime {
   engine: RecipeEngine;
+  /** Background exports and imports of packages. */
+  packages: PackageRunner;
 }
 
 /** The API areas, in the order they appear in the OpenAPI document. */
@@ -101,6 +110,8 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, run
   eventStreamsRoutes,
   recipesRoutes,
   jobsRoutes,
+  exportManifestsRoutes,
+  packagesRoutes,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -139,6 +150,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onReady', async () => jobRetention.start());
   app.addHook('preClose', async () => jobRetention.stop());
 
+  // Packages: exports and imports in the background, taken up again after a restart.
+  const packages = createPackageRunner(ctx, engine, { maxEntries: PACKAGE_MAX_ENTRIES, maxEntryBytes: PACKAGE_MAX_ENTRY_BYTES, maxTotalBytes: config.packageMaxUncompressedBytes });
+  app.addHook('onReady', async () => packages.start());
+  app.addHook('preClose', async () => packages.stop());
+
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);
   registerErrorHandling(app);
@@ -165,7 +181,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   operationsRoutes(app, ctx, { dialect: database.dialect, metrics });
-  for (const register of ROUTE_TABLE) register(app, ctx, { engine });
+  for (const register of ROUTE_TABLE) register(app, ctx, { engine, packages });
 
   // Credentials of the API platform (OAuth access tokens, auth tokens, callers' JWTs): one
   // resolver and one cache of profile state for the gateway and the event streams API.

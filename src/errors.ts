@@ -58,6 +58,9 @@ export const ERROR_CATALOG = {
   secret_not_found: { status: 404, message: 'Not found: no secret named {name}' },
   developer_api_client_role_unknown: { status: 404, message: 'No developer API client role named "{name}"' },
   topic_not_found: { status: 404, message: 'Topic not found' },
+  export_manifest_not_found: { status: 404, message: 'Export manifest not found' },
+  package_not_found: { status: 404, message: 'Package not found' },
+  package_has_no_content: { status: 404, message: 'The package has no zip to download: only a completed export has one' },
   // Conflicts and refused changes
   name_taken: { status: 422, message: 'Name has already been taken' },
   endpoint_path_taken: { status: 422, message: 'An endpoint with this method and path already exists in the collection' },
@@ -86,6 +89,12 @@ export const ERROR_CATALOG = {
   lookup_needs_filter: { status: 400, message: 'A lookup needs at least one by[column] value' },
   unknown_column: { status: 400, message: 'Unknown column: {column}' },
   unknown_columns: { status: 400, message: 'Unknown columns: {columns}' },
+  // Packages
+  package_media_type: { status: 415, message: 'Unsupported Content-Type: {content_type}; send the zip as application/octet-stream, application/zip or multipart/form-data' },
+  package_body_empty: { status: 400, message: 'The request body is empty: send the package zip' },
+  package_not_zip: { status: 400, message: 'The request body is not a zip archive' },
+  package_multipart_invalid: { status: 400, message: 'The multipart body must hold one file part with the zip' },
+  package_too_large: { status: 413, message: 'The package is too large: at most {max} bytes' },
   // Event streams
   message_not_found: { status: 400, message: 'Message not found: {id}' },
   payload_not_object: { status: 400, message: 'Payload must be a JSON object' },

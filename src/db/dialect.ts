@@ -14,6 +14,11 @@ export function addIdColumn<T extends string>(
     : table.addColumn('id', 'integer', (c: ColumnDefinitionBuilder) => c.primaryKey().autoIncrement());
 }
 
+/** A column of bytes. */
+export function blobType(dialect: DialectName): 'blob' | 'bytea' {
+  return dialect === 'postgres' ? 'bytea' : 'blob';
+}
+
 /** True when the driver reports a UNIQUE constraint violation (by error code, never by message). */
 export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;

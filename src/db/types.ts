@@ -470,7 +470,62 @@ export interface JobLinesTable {
   completed_at: string;
 }
 
+export interface ExportManifestsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  folder_id: number | null;
+  name: string;
+  /** JSON array of assets (contract 15 §1). */
+  assets: string;
+  include_data: Flag;
+  include_test_cases: Flag;
+  include_tags: Flag;
+  status: 'working' | 'archived';
+  /** JSON object "type:id" -> the asset's updated_at when it was last exported. */
+  last_export: string | null;
+  last_exported_at: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export type PackageStatus = 'in_progress' | 'completed' | 'failed';
+
+export interface PackagesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  operation_type: 'export' | 'import';
+  status: PackageStatus;
+  export_manifest_id: number | null;
+  folder_id: number | null;
+  /** JSON: the export's assets and flags, or the import's flags. */
+  options: string;
+  error: string | null;
+  /** JSON array of strings. */
+  error_parts: string | null;
+  /** JSON array of {id, import_result}. */
+  recipe_status: string | null;
+  content_size: number | null;
+  /** How many times the work was started (a restart in the middle starts it again). */
+  attempts: Generated<number>;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+/** The zip of a package, in order. */
+export interface PackageChunksTable {
+  package_id: number;
+  seq: number;
+  data: Uint8Array;
+}
+
 export interface Database {
+  export_manifests: ExportManifestsTable;
+  packages: PackagesTable;
+  package_chunks: PackageChunksTable;
   workspaces: WorkspacesTable;
   users: UsersTable;
   environments: EnvironmentsTable;
@@ -538,4 +593,6 @@ export type RecipeRow = Selectable<RecipesTable>;
 export type RecipeUpdate = Updateable<RecipesTable>;
 export type RecipeVersionRow = Selectable<RecipeVersionsTable>;
 export type JobRow = Selectable<JobsTable>;
+export type ExportManifestRow = Selectable<ExportManifestsTable>;
+export type PackageRow = Selectable<PackagesTable>;
 export type JobLineRow = Selectable<JobLinesTable>;

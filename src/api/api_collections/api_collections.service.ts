@@ -199,7 +199,7 @@ async function checkProxyConnection(db: Db, auth: AuthContext, connectionId: num
   if (!isRestProvider(connection.provider)) throw invalid({ proxy_connection_id: ['must name a rest (HTTP) connection'] });
 }
 
-async function uniqueSlug(db: Db, environmentId: number, name: string, version: string): Promise<string> {
+export async function uniqueSlug(db: Db, environmentId: number, name: string, version: string): Promise<string> {
   const major = /^\d+/.exec(version)?.[0] ?? '1';
   const base = `${name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'api'}-v${major}`;
   for (let n = 1; n < 1000; n++) {

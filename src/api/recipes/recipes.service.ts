@@ -143,7 +143,7 @@ export async function getRecipe(ctx: ServiceContext, caller: Caller, id: number,
   return output(ctx, await findVisible(ctx.db, caller, id), { withTags });
 }
 
-interface CheckedDocument {
+export interface CheckedDocument {
   code?: string;
   config?: string;
   name?: string;
@@ -154,8 +154,8 @@ interface CheckedDocument {
   webhook_event?: string | null;
 }
 
-/** Check the fields of a create or update; on update, only what was sent. */
-function checkFields(fields: RecipeFields, creating: boolean, current?: RecipeRow): CheckedDocument {
+/** Check the fields of a create or update; on update, only what was sent (package imports check recipes the same way). */
+export function checkFields(fields: RecipeFields, creating: boolean, current?: RecipeRow): CheckedDocument {
   const errors: FieldErrors = {};
   const out: CheckedDocument = {};
   let codeTree: Record<string, unknown> | undefined;
@@ -229,7 +229,7 @@ async function targetFolder(db: Db, caller: Caller, folderId: number | undefined
   return folder.id;
 }
 
-async function authorOf(db: Db, workspaceId: number): Promise<{ name: string; email: string }> {
+export async function authorOf(db: Db, workspaceId: number): Promise<{ name: string; email: string }> {
   const user = await findFirstUser(db, workspaceId);
   if (user) return { name: user.name, email: user.email };
   const workspace = await findWorkspace(db, workspaceId);
@@ -266,7 +266,7 @@ export async function createRecipe(ctx: ServiceContext, caller: Caller, fields: 
   });
 }
 
-function versionOf(recipeId: number, row: Pick<RecipeRow, 'version_no' | 'name' | 'description' | 'code' | 'config' | 'author_name' | 'author_email' | 'updated_at'>) {
+export function versionOf(recipeId: number, row: Pick<RecipeRow, 'version_no' | 'name' | 'description' | 'code' | 'config' | 'author_name' | 'author_email' | 'updated_at'>) {
   return {
     recipe_id: recipeId, version_no: row.version_no, name: row.name, description: row.description, code: row.code, config: row.config,
     comment: null, author_name: row.author_name, author_email: row.author_email, created_at: row.updated_at, updated_at: row.updated_at,
@@ -372,7 +372,7 @@ export async function stopRecipe(ctx: ServiceContext, engine: RecipeRuntime, cal
 }
 
 /** What every new recipe starts with, whether created or copied: stopped, version 1, no jobs. */
-function newRecipeState(author: { name: string; email: string }, now: string) {
+export function newRecipeState(author: { name: string; email: string }, now: string) {
   return {
     running: 0 as const,
     version_no: 1,

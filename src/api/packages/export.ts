@@ -1,0 +1,248 @@
+// An export: the manifest's assets as JSON files in a zip of the vendor's layout (contract 15
+// §12), written into the package's chunks as it streams out. Ids between assets become
+// references {zip_name, name, folder}; connections carry no credentials.
+import type { ServiceContext } from '../../context.ts';
+import type { Db, PackageRow } from '../../db/types.ts';
+import { toStored } from '../../time.ts';
+import { CELL_COLUMNS, labelsOf } from '../lookup_tables/lookup_tables.store.ts';
+import { FolderIndex, fileStem, findAsset, isPackagedType, type Asset, type PackagedType } from '../export_manifests/assets.ts';
+import { parseCode, REFERENCE_FIELDS, stepsOf, type ReferenceKind } from '../export_manifests/references.ts';
+import { updateManifest } from '../export_manifests/export_manifests.store.ts';
+import { CHUNK_BYTES, deleteChunks, finishPackage, insertChunk } from './packages.store.ts';
+import { createZipWriter } from './zip.ts';
+
+export interface ExportOptions {
+  manifestId: number;
+  anchorFolderId: number | null;
+  assets: Asset[];
+  includeData: boolean;
+}
+
+export class PackageFailure extends Error {
+  override name = 'PackageFailure';
+  readonly parts: string[];
+  constructor(message: string, parts: string[] = []) {
+    super(message);
+    this.parts = parts;
+  }
+}
+
+interface Ref {
+  zip_name: string;
+  name: string;
+  folder: string;
+}
+
+/** References to assets: the manifest's own first, then any asset of the environment by id or name. */
+class RefResolver {
+  readonly #byKey = new Map<string, Ref>();
+  readonly #db: Db;
+  readonly #environmentId: number;
+  readonly #folders: FolderIndex;
+  readonly #anchorId: number | null;
+
+  constructor(db: Db, environmentId: number, folders: FolderIndex, anchorId: number | null, assets: readonly Asset[]) {
+    this.#db = db;
+    this.#environmentId = environmentId;
+    this.#folders = folders;
+    this.#anchorId = anchorId;
+    for (const a of assets) {
+      const ref = { zip_name: a.zip_name, name: a.name, folder: a.folder };
+      this.#byKey.set(`${a.type}:${a.id}`, ref);
+      if (!this.#byKey.has(`${a.type}:name:${a.name.toLowerCase()}`)) this.#byKey.set(`${a.type}:name:${a.name.toLowerCase()}`, ref);
+    }
+  }
+
+  /** The reference for an id (a number) of an asset type; undefined when there is no such asset. */
+  async byId(type: PackagedType, id: number): Promise<Ref | undefined> {
+    const known = this.#byKey.get(`${type}:${id}`);
+    if (known) return known;
+    const found = await findAsset(this.#db, this.#environmentId, type, id);
+    if (!found) return undefined;
+    const place = this.#anchorId === null ? { folder: '' } : this.#folders.placement(this.#anchorId, found.folderId);
+    const ref = { zip_name: `${place.folder === '' ? '' : `${place.folder}/`}${fileStem(found.name)}.${type}.json`, name: found.name, folder: place.folder };
+    this.#byKey.set(`${type}:${id}`, ref);
+    return ref;
+  }
+}
+
+const KIND_TYPE: Record<ReferenceKind, PackagedType> = { lookup_table: 'lookup_table', topic: 'topic', recipe: 'recipe' };
+
+function json(value: unknown): Buffer {
+  return Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
+}
+
+async function recipeFile(db: Db, refs: RefResolver, asset: Asset): Promise<Buffer> {
+  const row = await db.selectFrom('recipes').select(['name', 'description', 'code', 'config', 'concurrency', 'version_no']).where('id', '=', asset.id).executeTakeFirst();
+  if (!row) throw new PackageFailure(`${asset.zip_name}: recipe ${asset.id} no longer exists`);
+  let content = { name: row.name, description: row.description, code: row.code, config: row.config, version: row.version_no };
+  if (asset.version !== undefined && asset.version !== row.version_no) {
+    const v = await db.selectFrom('recipe_versions').select(['name', 'description', 'code', 'config', 'version_no']).where('recipe_id', '=', asset.id).where('version_no', '=', asset.version).executeTakeFirst();
+    if (!v) throw new PackageFailure(`${asset.zip_name}: version ${asset.version} of recipe ${asset.id} does not exist`);
+    content = { name: v.name, description: v.description, code: v.code, config: v.config, version: v.version_no };
+  }
+  const code = parseCode(content.code);
+  if (code === undefined) throw new PackageFailure(`${asset.zip_name}: the recipe's code is not valid JSON`);
+  for (const step of stepsOf(code)) {
+    const input = step.input;
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) continue;
+    const fields = input as Record<string, unknown>;
+    for (const { provider, field, kind } of REFERENCE_FIELDS) {
+      if (step.provider !== provider) continue;
+      const value = fields[field];
+      const id = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,15}$/.test(value.trim()) ? Number(value) : undefined;
+      if (id === undefined) continue;
+      const ref = await refs.byId(KIND_TYPE[kind], id);
+      if (ref) fields[field] = ref;
+    }
+  }
+  let config: unknown[] = [];
+  try {
+    const parsed: unknown = JSON.parse(content.config);
+    if (Array.isArray(parsed)) config = parsed;
+  } catch {
+    config = [];
+  }
+  const entries = [];
+  for (const entry of config) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const e = entry as Record<string, unknown>;
+    const provider = typeof e.provider === 'string' ? e.provider : String(e.name ?? '');
+    let account: unknown = null;
+    if (typeof e.account_id === 'number') account = (await refs.byId('connection', e.account_id)) ?? null;
+    else if (typeof e.account_id === 'object' && e.account_id !== null) account = e.account_id;
+    entries.push({
+      keyword: 'application',
+      provider,
+      ...(typeof e.name === 'string' && e.name !== provider ? { name: e.name } : {}),
+      skip_validation: e.skip_validation === true,
+      account_id: account,
+      ...(e.personalization !== undefined ? { personalization: e.personalization } : {}),
+    });
+  }
+  return json({ name: content.name, description: content.description, version: content.version, private: false, concurrency: row.concurrency, code, config: entries });
+}
+
+async function assetFile(db: Db, environmentId: number, folders: FolderIndex, refs: RefResolver, asset: Asset & { type: PackagedType }, includeData: boolean): Promise<Buffer> {
+  const gone = () => new PackageFailure(`${asset.zip_name}: ${asset.type} ${asset.id} no longer exists`);
+  switch (asset.type) {
+    case 'recipe':
+      return recipeFile(db, refs, asset);
+    case 'connection': {
+      const c = await db.selectFrom('connections').select(['name', 'provider', 'folder_id']).where('environment_id', '=', environmentId).where('id', '=', asset.id).executeTakeFirst();
+      if (!c) throw gone();
+      return json({ name: c.name, provider: c.provider, root_folder: folders.get(c.folder_id)?.parent_id === null });
+    }
+    case 'lookup_table': {
+      const t = await db.selectFrom('lookup_tables').selectAll().where('environment_id', '=', environmentId).where('id', '=', asset.id).where('deleted_at', 'is', null).executeTakeFirst();
+      if (!t) throw gone();
+      const labels = labelsOf(t);
+      const schema = labels.map((label, i) => ({ label, name: `col${i + 1}` }));
+      if (!includeData) return json({ name: t.name, schema });
+      // Rows written as they are read, a page at a time, into one file.
+      const parts: string[] = [`{\n  "name": ${JSON.stringify(t.name)},\n  "schema": ${JSON.stringify(schema, null, 2).replace(/\n/g, '\n  ')},\n  "data": [`];
+      let afterId = 0;
+      let first = true;
+      for (;;) {
+        const rows = await db.selectFrom('lookup_table_rows').selectAll().where('table_id', '=', t.id).where('id', '>', afterId).orderBy('id').limit(5000).execute();
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          const cells: Record<string, string> = {};
+          for (let i = 0; i < labels.length; i += 1) {
+            const col = CELL_COLUMNS[i]!;
+            const v = row[col];
+            if (v !== null && v !== '') cells[col] = v;
+          }
+          parts.push(`${first ? '' : ','}\n    ${JSON.stringify(cells)}`);
+          first = false;
+        }
+        afterId = rows[rows.length - 1]!.id;
+      }
+      parts.push(first ? ']\n}\n' : '\n  ]\n}\n');
+      return Buffer.from(parts.join(''), 'utf8');
+    }
+    case 'topic': {
+      const t = await db.selectFrom('event_topics').selectAll().where('environment_id', '=', environmentId).where('id', '=', asset.id).where('deleted_at', 'is', null).executeTakeFirst();
+      if (!t) throw gone();
+      return json({ name: t.name, description: t.description, retention: t.retention_seconds, schema: t.schema === null ? null : (JSON.parse(t.schema) as unknown) });
+    }
+    case 'api_group': {
+      const c = await db.selectFrom('api_collections').selectAll().where('environment_id', '=', environmentId).where('id', '=', asset.id).executeTakeFirst();
+      if (!c) throw gone();
+      return json({ name: c.name, version: c.version, description: '', handle: c.slug, use_prefix: true });
+    }
+    case 'api_endpoint': {
+      const e = await db.selectFrom('api_endpoints').innerJoin('api_collections', 'api_collections.id', 'api_endpoints.collection_id')
+        .selectAll('api_endpoints').where('api_collections.environment_id', '=', environmentId).where('api_endpoints.id', '=', asset.id).executeTakeFirst();
+      if (!e) throw gone();
+      return json({
+        name: e.name,
+        recipe_id: e.flow_id === null ? null : ((await refs.byId('recipe', e.flow_id)) ?? null),
+        api_group_id: (await refs.byId('api_group', e.collection_id)) ?? null,
+        method: e.method,
+        path: e.path,
+        description: e.description,
+        legacy: false,
+        recipe_timeout: null,
+        validate_request: false,
+        validation_formula: null,
+        use_cache: false,
+        cache_ttl: null,
+        cache_keys: [],
+        cache_size_limit: null,
+      });
+    }
+    case 'account_property':
+    case 'project_property': {
+      const p = await db.selectFrom('properties').select(['name', 'value']).where('environment_id', '=', environmentId).where('id', '=', asset.id).executeTakeFirst();
+      if (!p) throw gone();
+      return json({ name: p.name, value: p.value });
+    }
+  }
+}
+
+/** Run an export: write the zip into the package's chunks, then mark it completed (or failed). */
+export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: ExportOptions): Promise<void> {
+  const db = ctx.db;
+  await deleteChunks(db, pkg.id);
+  const folders = await FolderIndex.load(db, pkg.environment_id);
+  const assets = options.assets.filter((a) => a.checked && !a.unreachable);
+  const refs = new RefResolver(db, pkg.environment_id, folders, options.anchorFolderId, assets);
+  const writer = createZipWriter(new Date(pkg.created_at));
+  for (const asset of assets) {
+    if (!isPackagedType(asset.type)) throw new PackageFailure(`${asset.zip_name}: ${asset.type} assets are not held by this server`);
+    const packaged = asset as Asset & { type: PackagedType };
+    writer.add(asset.zip_name, () => assetFile(db, pkg.environment_id, folders, refs, packaged, options.includeData));
+  }
+  writer.finish();
+  let seq = 0;
+  let size = 0;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const flush = async () => {
+    if (pendingBytes === 0) return;
+    await insertChunk(db, pkg.id, seq, Buffer.concat(pending, pendingBytes));
+    seq += 1;
+    pending = [];
+    pendingBytes = 0;
+  };
+  for await (const part of writer.stream) {
+    const buffer = part as Buffer;
+    pending.push(buffer);
+    pendingBytes += buffer.length;
+    size += buffer.length;
+    if (pendingBytes >= CHUNK_BYTES) await flush();
+  }
+  await flush();
+  const now = toStored(ctx.clock.now());
+  const versions: Record<string, string> = {};
+  for (const asset of assets) {
+    const found = isPackagedType(asset.type) ? await findAsset(db, pkg.environment_id, asset.type, asset.id) : undefined;
+    if (found) versions[`${asset.type}:${asset.id}`] = found.updatedAt;
+  }
+  await db.transaction().execute(async (trx) => {
+    if (await finishPackage(trx, pkg.id, { status: 'completed', content_size: size, now })) {
+      await updateManifest(trx, options.manifestId, { last_export: JSON.stringify(versions), last_exported_at: toStored(new Date(pkg.created_at)) });
+    }
+  });
+}

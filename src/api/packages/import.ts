@@ -1,0 +1,469 @@
+// An import: read the zip (limits checked before anything is inflated), check every file, then
+// create or update the assets in one transaction — all or nothing. Assets are matched in the
+// target by folder path, name and type (contract 15 §12 rule 5); connections keep the target's
+// credentials; running recipes that change are restarted only with restart_recipes.
+import type { ServiceContext } from '../../context.ts';
+import type { Db, PackageRow, RecipeRow } from '../../db/types.ts';
+import { AppError } from '../../errors.ts';
+import { toStored } from '../../time.ts';
+import { isUniqueViolation } from '../../db/dialect.ts';
+import { uniqueSlug } from '../api_collections/api_collections.service.ts';
+import { findFolder } from '../folders/folder-scope.ts';
+import { folderNameKey, insertFolder } from '../folders/folders.store.ts';
+import { deleteAllRows, insertRows, insertTable, type Cells, CELL_COLUMNS } from '../lookup_tables/lookup_tables.store.ts';
+import { upsertProperties } from '../properties/properties.store.ts';
+import { RETENTION_LIMITS, DEFAULT_RETENTION_SECONDS } from '../event_streams/event_streams.service.ts';
+import { authorOf, checkFields, newRecipeState, versionOf, type RecipeRuntime } from '../recipes/recipes.service.ts';
+import { findRecipeById, insertRecipe, insertVersion, markRecipeRunning, markRecipeStopped, updateRecipe } from '../recipes/recipes.store.ts';
+import { PackageFailure } from './export.ts';
+import { finishPackage, type ImportResult } from './packages.store.ts';
+import { readZip, ZipError, type ZipLimits } from './zip.ts';
+
+export interface ImportOptions {
+  folderId: number;
+  restartRecipes: boolean;
+  includeTags: boolean;
+  homeFolderId: number | null;
+}
+
+type FileType = 'recipe' | 'connection' | 'lookup_table' | 'topic' | 'api_group' | 'api_endpoint' | 'account_property' | 'project_property';
+const FILE_TYPES: readonly FileType[] = ['recipe', 'connection', 'lookup_table', 'topic', 'api_group', 'api_endpoint', 'account_property', 'project_property'];
+
+interface Entry {
+  path: string;
+  dir: string;
+  type: FileType;
+  body: Record<string, unknown>;
+}
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The asset type a file name says (`<stem>.<type>.json`; `api_collection.json` is an API collection file). */
+export function typeOfEntry(path: string): FileType | undefined {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  if (base === 'api_collection.json') return 'api_group';
+  const match = /\.([a-z_]+)\.json$/.exec(base);
+  const type = match?.[1];
+  return (FILE_TYPES as readonly string[]).includes(type ?? '') ? (type as FileType) : undefined;
+}
+
+function str(body: Obj, key: string, problems: string[], path: string, required = true): string | undefined {
+  const v = body[key];
+  if (v === undefined || v === null) {
+    if (required) problems.push(`${path}: ${key} is missing`);
+    return undefined;
+  }
+  if (typeof v !== 'string') {
+    problems.push(`${path}: ${key} must be a string`);
+    return undefined;
+  }
+  return v;
+}
+
+/** Parse and check every file; every problem is listed before anything changes. */
+export function parseEntries(files: Map<string, Buffer>): Entry[] {
+  const problems: string[] = [];
+  const out: Entry[] = [];
+  for (const [path, content] of files) {
+    const base = path.slice(path.lastIndexOf('/') + 1);
+    if (base.startsWith('.') || path.startsWith('__MACOSX/')) continue;
+    const type = typeOfEntry(path);
+    if (!type) {
+      problems.push(`${path}: not a known asset file (expected <name>.<type>.json with a type of ${FILE_TYPES.join(', ')})`);
+      continue;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(content.toString('utf8'));
+    } catch (error) {
+      problems.push(`${path}: not valid JSON (${(error as Error).message})`);
+      continue;
+    }
+    if (!isObj(body)) {
+      problems.push(`${path}: must hold a JSON object`);
+      continue;
+    }
+    const before = problems.length;
+    const name = str(body, 'name', problems, path);
+    if (name !== undefined && name.trim() === '') problems.push(`${path}: name is blank`);
+    if (type === 'recipe' && !isObj(body.code) && typeof body.code !== 'string') problems.push(`${path}: code must be an object`);
+    if (type === 'connection') str(body, 'provider', problems, path);
+    if (type === 'lookup_table') {
+      if (!Array.isArray(body.schema) || body.schema.length === 0 || body.schema.length > CELL_COLUMNS.length || !body.schema.every((c) => isObj(c) && typeof c.label === 'string' && c.label.trim() !== '')) {
+        problems.push(`${path}: schema must be a list of 1 to ${CELL_COLUMNS.length} columns, each with a label`);
+      }
+      if (body.data !== undefined && body.data !== null && (!Array.isArray(body.data) || !body.data.every((r) => isObj(r) && Object.values(r).every((v) => v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')))) {
+        problems.push(`${path}: data must be a list of rows, each an object of text cells`);
+      }
+    }
+    if (type === 'topic') {
+      if (body.schema !== undefined && body.schema !== null && !Array.isArray(body.schema)) problems.push(`${path}: schema must be a list of fields or null`);
+      const r = body.retention;
+      if (r !== undefined && r !== null && (typeof r !== 'number' || !Number.isInteger(r) || r < RETENTION_LIMITS.min || r > RETENTION_LIMITS.max)) problems.push(`${path}: retention must be a whole number of seconds from ${RETENTION_LIMITS.min} to ${RETENTION_LIMITS.max}`);
+    }
+    if (type === 'api_endpoint') {
+      const method = str(body, 'method', problems, path);
+      if (method !== undefined && !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method.toUpperCase())) problems.push(`${path}: method must be GET, POST, PUT, PATCH or DELETE`);
+      str(body, 'path', problems, path);
+    }
+    if (type === 'account_property' || type === 'project_property') {
+      const v = body.value;
+      if (typeof v !== 'string') problems.push(`${path}: value must be a string`);
+    }
+    if (problems.length > before) continue;
+    out.push({ path, dir: path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '', type, body });
+  }
+  if (problems.length > 0) throw new PackageFailure(`${problems.length} file(s) of the package are not valid; nothing was imported`, problems.slice(0, 100));
+  if (out.length === 0) throw new PackageFailure('The package holds no asset files; nothing was imported');
+  return out;
+}
+
+interface Applied {
+  recipeStatus: Array<{ id: number; import_result: ImportResult }>;
+  restart: number[];
+}
+
+function refName(value: unknown): { zip_name?: string; name?: string } | undefined {
+  if (isObj(value)) return { ...(typeof value.zip_name === 'string' ? { zip_name: value.zip_name } : {}), ...(typeof value.name === 'string' ? { name: value.name } : {}) };
+  if (typeof value === 'string' && value !== '') return { name: value };
+  return undefined;
+}
+
+/** Apply every entry in one transaction. */
+async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: ImportOptions, entries: Entry[]): Promise<Applied> {
+  const target = await findFolder(trx, pkg.environment_id, options.folderId);
+  if (!target) throw new PackageFailure(`The target folder ${options.folderId} no longer exists; nothing was imported`);
+  const now = toStored(ctx.clock.now());
+  const env = pkg.environment_id;
+  const projectId = target.project_id;
+  const failures: string[] = [];
+  const fail = (path: string, why: string) => failures.push(`${path}: ${why}`);
+
+  // Folders: the zip's directories below the target, created when missing.
+  const folderIds = new Map<string, number>([['', target.id]]);
+  const folderOf = async (dir: string): Promise<number> => {
+    const known = folderIds.get(dir);
+    if (known !== undefined) return known;
+    const parentDir = dir.includes('/') ? dir.slice(0, dir.lastIndexOf('/')) : '';
+    const parentId = await folderOf(parentDir);
+    const name = dir.slice(dir.lastIndexOf('/') + 1).trim().slice(0, 255);
+    const existing = await trx.selectFrom('folders').select('id').where('parent_id', '=', parentId).where('name_key', '=', folderNameKey(name)).executeTakeFirst();
+    const id = existing ? existing.id : (await insertFolder(trx, { workspace_id: pkg.workspace_id, environment_id: env, parent_id: parentId, name, is_project: 0, project_id: projectId, created_at: now, updated_at: now })).id;
+    folderIds.set(dir, id);
+    return id;
+  };
+  const placeOf = async (entry: Entry): Promise<number> => {
+    if (entry.body.root_folder === true && options.homeFolderId !== null) return options.homeFolderId;
+    return folderOf(entry.dir);
+  };
+
+  const byType = (type: FileType) => entries.filter((e) => e.type === type);
+  const name = (e: Entry) => String(e.body.name).trim();
+
+  // Connections: matched by name in their folder; created as shells without credentials.
+  const connectionByZip = new Map<string, number>();
+  for (const e of byType('connection')) {
+    const folderId = await placeOf(e);
+    const provider = String(e.body.provider);
+    const existing = await trx.selectFrom('connections').select(['id', 'provider']).where('environment_id', '=', env).where('folder_id', '=', folderId).where('name', '=', name(e)).orderBy('id').executeTakeFirst();
+    if (existing) {
+      if (existing.provider !== provider) fail(e.path, `a connection named "${name(e)}" exists in the target with provider ${existing.provider}, not ${provider}`);
+      connectionByZip.set(e.path, existing.id);
+      continue;
+    }
+    const row = await trx.insertInto('connections').values({
+      workspace_id: pkg.workspace_id, environment_id: env, folder_id: folderId, parent_id: null, custom_oauth_profile_id: null, name: name(e), provider,
+      description: null, external_id: null, input_sealed: null, input_fields: '[]', authorization_status: null, authorization_error: null, authorized_at: null,
+      connection_lost_at: null, connection_lost_reason: null, created_at: now, updated_at: now,
+    }).returning('id').executeTakeFirstOrThrow();
+    connectionByZip.set(e.path, Number(row.id));
+  }
+
+  // Topics: names are unique in an environment.
+  for (const e of byType('topic')) {
+    const key = name(e).toLowerCase();
+    const schema = Array.isArray(e.body.schema) ? JSON.stringify(e.body.schema) : null;
+    const description = typeof e.body.description === 'string' ? e.body.description : null;
+    const retention = typeof e.body.retention === 'number' ? e.body.retention : DEFAULT_RETENTION_SECONDS;
+    const existing = await trx.selectFrom('event_topics').select(['id', 'schema', 'description', 'retention_seconds']).where('environment_id', '=', env).where('name_key', '=', key).executeTakeFirst();
+    if (existing) {
+      if (existing.schema !== schema || existing.description !== description || existing.retention_seconds !== retention) {
+        await trx.updateTable('event_topics').set({ schema, description, retention_seconds: retention, updated_at: now }).where('id', '=', existing.id).execute();
+      }
+      continue;
+    }
+    await trx.insertInto('event_topics').values({ workspace_id: pkg.workspace_id, environment_id: env, folder_id: await placeOf(e), name: name(e), name_key: key, description, schema, retention_seconds: retention, created_at: now, updated_at: now }).execute();
+  }
+
+  // Lookup tables: names are unique in an environment; rows replaced when the file carries data.
+  for (const e of byType('lookup_table')) {
+    const labels = (e.body.schema as Obj[]).map((c) => String(c.label).trim());
+    if (new Set(labels.map((l) => l.toLowerCase())).size !== labels.length) {
+      fail(e.path, 'two columns have the same label');
+      continue;
+    }
+    const key = name(e).toLowerCase();
+    let table = await trx.selectFrom('lookup_tables').selectAll().where('environment_id', '=', env).where('name_key', '=', key).executeTakeFirst();
+    if (!table) table = await insertTable(trx, { workspace_id: pkg.workspace_id, environment_id: env, project_id: projectId, name: name(e), name_key: key, labels, now });
+    else if (table.columns !== JSON.stringify(labels)) await trx.updateTable('lookup_tables').set({ columns: JSON.stringify(labels), updated_at: now }).where('id', '=', table.id).execute();
+    if (Array.isArray(e.body.data)) {
+      const rows = e.body.data as Obj[];
+      if (rows.length > ctx.config.lookupTableMaxRows) {
+        fail(e.path, `holds ${rows.length} rows; a lookup table holds at most ${ctx.config.lookupTableMaxRows}`);
+        continue;
+      }
+      await deleteAllRows(trx, table.id, now);
+      await trx.updateTable('lookup_tables').set({ row_count: 0 }).where('id', '=', table.id).execute();
+      const cells: Cells[] = rows.map((row) => {
+        const out: Cells = {};
+        for (let i = 0; i < labels.length; i += 1) {
+          const col = CELL_COLUMNS[i]!;
+          const v = row[col];
+          out[col] = v === undefined || v === null ? null : String(v);
+        }
+        return out;
+      });
+      await insertRows(trx, table.id, labels.length, cells, now);
+    }
+  }
+
+  // Properties.
+  const envProperties = byType('account_property').map((e) => [name(e), String(e.body.value)] as const);
+  if (envProperties.length > 0) await upsertProperties(trx, { workspaceId: pkg.workspace_id, environmentId: env, projectId: null }, envProperties, now);
+  const projectProperties = byType('project_property').map((e) => [name(e), String(e.body.value)] as const);
+  if (projectProperties.length > 0) {
+    if (projectId === null) fail(byType('project_property')[0]!.path, 'project properties need a target folder inside a project');
+    else await upsertProperties(trx, { workspaceId: pkg.workspace_id, environmentId: env, projectId }, projectProperties, now);
+  }
+
+  // API collections: matched by name in the target's project.
+  const groupByZip = new Map<string, number>();
+  const groupByDir = new Map<string, number>();
+  for (const e of byType('api_group')) {
+    const existing = await trx.selectFrom('api_collections').select('id').where('environment_id', '=', env)
+      .where((eb) => (projectId === null ? eb('project_id', 'is', null) : eb('project_id', '=', projectId))).where('name', '=', name(e)).executeTakeFirst();
+    let id = existing?.id;
+    if (id === undefined) {
+      const version = typeof e.body.version === 'string' && e.body.version.trim() !== '' ? e.body.version.trim() : '1.0';
+      const slug = await uniqueSlug(trx, env, name(e), version);
+      const row = await trx.insertInto('api_collections').values({
+        workspace_id: pkg.workspace_id, environment_id: env, project_id: projectId, name: name(e), version, slug, proxy_connection_id: null, public_access: 0,
+        doc_token: randomHex(), created_at: now, updated_at: now,
+      }).returning('id').executeTakeFirstOrThrow();
+      id = Number(row.id);
+    }
+    groupByZip.set(e.path, id);
+    if (!groupByDir.has(e.dir)) groupByDir.set(e.dir, id);
+  }
+
+  // Recipes: matched by name in their folder; a change makes a version; running ones need restart_recipes.
+  const author = await authorOf(trx, pkg.workspace_id);
+  const recipeByZip = new Map<string, number>();
+  const recipeStatus: Applied['recipeStatus'] = [];
+  const restart: number[] = [];
+  const recipeEntries = byType('recipe');
+  for (const e of recipeEntries) {
+    const folderId = await placeOf(e);
+    const code = typeof e.body.code === 'string' ? e.body.code : JSON.stringify(e.body.code);
+    const config = Array.isArray(e.body.config) ? await resolveConfig(trx, env, e.body.config, connectionByZip) : undefined;
+    let checked;
+    try {
+      checked = checkFields({ name: name(e), description: typeof e.body.description === 'string' ? e.body.description : '', code, ...(config !== undefined ? { config } : {}), ...(typeof e.body.concurrency === 'number' ? { concurrency: Math.min(Math.max(Math.trunc(e.body.concurrency), 1), 10) } : {}) }, true);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      fail(e.path, Object.entries(error.errors ?? {}).map(([k, v]) => `${k} ${v.join(', ')}`).join('; ') || error.message);
+      continue;
+    }
+    const existing = await trx.selectFrom('recipes').selectAll().where('environment_id', '=', env).where('folder_id', '=', folderId).where('name', '=', name(e)).orderBy('id').executeTakeFirst();
+    if (!existing) {
+      const row: Omit<RecipeRow, 'id'> = {
+        workspace_id: pkg.workspace_id, environment_id: env, folder_id: folderId, name: checked.name ?? name(e), description: checked.description ?? '',
+        code: checked.code as string, config: checked.config ?? '[]', trigger_application: checked.trigger_application ?? null,
+        action_applications: checked.action_applications ?? '[]', webhook_event: checked.webhook_event ?? null, concurrency: checked.concurrency ?? 1,
+        ...newRecipeState(author, now),
+      };
+      const id = await insertRecipe(trx, row);
+      await insertVersion(trx, versionOf(id, row));
+      recipeByZip.set(e.path, id);
+      recipeStatus.push({ id, import_result: 'no_update_or_updated_without_restart' });
+      continue;
+    }
+    recipeByZip.set(e.path, existing.id);
+    const next = { name: checked.name ?? existing.name, description: checked.description ?? existing.description, code: checked.code ?? existing.code, config: checked.config ?? existing.config };
+    const changed = next.code !== existing.code || next.config !== existing.config || next.description !== existing.description || (checked.concurrency ?? existing.concurrency) !== existing.concurrency;
+    if (!changed) {
+      recipeStatus.push({ id: existing.id, import_result: 'no_update_or_updated_without_restart' });
+      continue;
+    }
+    if (existing.running === 1) {
+      if (!options.restartRecipes) {
+        fail(e.path, `recipe ${existing.id} ("${existing.name}") is running; import with restart_recipes=true to update it`);
+        continue;
+      }
+      await markRecipeStopped(trx, existing.id, now);
+      restart.push(existing.id);
+    }
+    const values = { ...next, version_no: existing.version_no + 1, author_name: author.name, author_email: author.email, updated_at: now };
+    await updateRecipe(trx, existing.id, {
+      ...values,
+      concurrency: checked.concurrency ?? existing.concurrency,
+      trigger_application: checked.trigger_application ?? null,
+      action_applications: checked.action_applications ?? '[]',
+      webhook_event: checked.webhook_event ?? null,
+    });
+    await insertVersion(trx, versionOf(existing.id, values));
+    if (existing.running !== 1) recipeStatus.push({ id: existing.id, import_result: 'no_update_or_updated_without_restart' });
+  }
+
+  // API endpoints: their collection and recipe by reference (or, in the vendor's folder layout,
+  // the folder's api_collection.json and recipe_name); matched by method and path in the collection.
+  const recipeByName = async (ref: { zip_name?: string; name?: string }): Promise<number | undefined> => {
+    if (ref.zip_name !== undefined && recipeByZip.has(ref.zip_name)) return recipeByZip.get(ref.zip_name);
+    if (ref.name === undefined) return undefined;
+    const stemMatch = recipeEntries.find((r) => r.path.slice(r.path.lastIndexOf('/') + 1) === `${ref.name}.recipe.json` || name(r) === ref.name);
+    if (stemMatch) return recipeByZip.get(stemMatch.path);
+    const row = await trx.selectFrom('recipes').select('id').where('environment_id', '=', env).where('name', '=', ref.name).orderBy('id').executeTakeFirst();
+    return row?.id;
+  };
+  for (const e of byType('api_endpoint')) {
+    const groupRef = refName(e.body.api_group_id);
+    let collectionId = groupRef?.zip_name !== undefined ? groupByZip.get(groupRef.zip_name) : undefined;
+    if (collectionId === undefined && groupRef?.name !== undefined) {
+      const row = await trx.selectFrom('api_collections').select('id').where('environment_id', '=', env).where('name', '=', groupRef.name).orderBy('id').executeTakeFirst();
+      collectionId = row?.id;
+    }
+    collectionId ??= groupByDir.get(e.dir);
+    if (collectionId === undefined) {
+      fail(e.path, 'names no API collection of the package or of the target');
+      continue;
+    }
+    const recipeRef = refName(e.body.recipe_id) ?? refName(e.body.recipe_name);
+    const flowId = recipeRef ? await recipeByName(recipeRef) : undefined;
+    if (recipeRef && flowId === undefined) {
+      fail(e.path, `names recipe "${recipeRef.name ?? recipeRef.zip_name}", which is neither in the package nor in the target`);
+      continue;
+    }
+    const method = String(e.body.method).toUpperCase();
+    const path = String(e.body.path).trim().replace(/^\/+/, '');
+    const description = typeof e.body.description === 'string' ? e.body.description : null;
+    const existing = await trx.selectFrom('api_endpoints').select('id').where('collection_id', '=', collectionId).where('method', '=', method).where('path', '=', path).executeTakeFirst();
+    if (existing) {
+      await trx.updateTable('api_endpoints').set({ name: name(e), description, flow_id: flowId ?? null, updated_at: now }).where('id', '=', existing.id).execute();
+      continue;
+    }
+    try {
+      await trx.insertInto('api_endpoints').values({ collection_id: collectionId, flow_id: flowId ?? null, name: name(e), method, path, description, active: 0, created_at: now, updated_at: now }).execute();
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      fail(e.path, `another endpoint of the collection answers ${method} ${path}`);
+    }
+  }
+
+  if (failures.length > 0) throw new PackageFailure(`${failures.length} asset(s) could not be imported; nothing was imported`, failures.slice(0, 100));
+  return { recipeStatus, restart };
+}
+
+function randomHex(): string {
+  return crypto.getRandomValues(new Uint8Array(16)).reduce((s, b) => s + b.toString(16).padStart(2, '0'), '');
+}
+
+/** A config array with connection references turned into the target's connection ids where they resolve. */
+async function resolveConfig(db: Db, environmentId: number, config: unknown[], byZip: ReadonlyMap<string, number>): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const entry of config) {
+    if (!isObj(entry) || !isObj(entry.account_id)) {
+      out.push(entry);
+      continue;
+    }
+    const ref = entry.account_id;
+    const provider = typeof entry.provider === 'string' ? entry.provider : '';
+    let id = typeof ref.zip_name === 'string' ? byZip.get(ref.zip_name) : undefined;
+    if (id === undefined && typeof ref.name === 'string') {
+      const row = await db.selectFrom('connections').select('id').where('environment_id', '=', environmentId).where('name', '=', ref.name).where('provider', '=', provider).orderBy('id').executeTakeFirst();
+      id = row?.id;
+    }
+    out.push(id === undefined ? entry : { ...entry, account_id: id });
+  }
+  return out;
+}
+
+/** What the apply step recorded in the package (in its transaction), so a restart resumes after it. */
+export interface AppliedRecord {
+  recipeStatus: Array<{ id: number; import_result: ImportResult }>;
+  restart: number[];
+}
+
+/**
+ * Run an import from the package's stored zip: apply it (one transaction, which also records
+ * what it did in the package), restart what was running, record the outcome. After a restart
+ * of the server, `applied` carries what a committed apply did, and only the restarts run again.
+ */
+export async function runImport(ctx: ServiceContext, engine: RecipeRuntime, pkg: PackageRow, options: ImportOptions, zip: () => Promise<Buffer>, limits: ZipLimits, applied?: AppliedRecord): Promise<void> {
+  let record = applied;
+  if (!record) {
+    let files: Map<string, Buffer>;
+    try {
+      files = await readZip(await zip(), limits);
+    } catch (error) {
+      if (error instanceof ZipError) throw new PackageFailure(error.message);
+      throw error;
+    }
+    const entries = parseEntries(files);
+    record = await ctx.db.transaction().execute(async (trx) => {
+      const done = await apply(ctx, trx, pkg, options, entries);
+      const rec: AppliedRecord = { recipeStatus: done.recipeStatus, restart: done.restart };
+      await recordApplied(trx, pkg.id, rec);
+      return rec;
+    });
+    ctx.notifier.publish('connections.changed', { workspaceId: pkg.workspace_id });
+    ctx.notifier.publish('api_routes.changed', { environmentId: pkg.environment_id });
+    ctx.notifier.publish('properties.changed', { environmentId: pkg.environment_id });
+    for (const topicId of (await topicIdsOf(ctx.db, pkg.environment_id))) ctx.notifier.publish('event_topic.changed', { topicId });
+  }
+  const statuses = [...record.recipeStatus];
+  const problems: string[] = [];
+  for (const id of record.restart) {
+    engine.recipeStopped(id);
+    const row = await findRecipeById(ctx.db, id);
+    try {
+      if (row && row.running === 1) {
+        statuses.push({ id, import_result: 'restarted' });
+        continue;
+      }
+      const validation = row ? await engine.validate(row) : undefined;
+      if (!row || !validation || validation.codeErrors.length > 0 || validation.configErrors.length > 0) {
+        statuses.push({ id, import_result: 'stopped' });
+        problems.push(`recipe ${id} was updated but has errors and was left stopped`);
+        continue;
+      }
+      if (!(await markRecipeRunning(ctx.db, id))) throw new Error('the recipe could not be marked running');
+      await engine.recipeStarted(id);
+      statuses.push({ id, import_result: 'restarted' });
+    } catch (error) {
+      ctx.log.warn({ err: error, recipeId: id, packageId: pkg.id }, 'a recipe updated by an import could not be restarted');
+      statuses.push({ id, import_result: 'restart_failed' });
+      problems.push(`recipe ${id} was updated but could not be restarted`);
+    }
+  }
+  const now = toStored(ctx.clock.now());
+  if (problems.length > 0) {
+    await finishPackage(ctx.db, pkg.id, { status: 'failed', error: problems.join('; '), error_parts: problems, recipe_status: statuses, now });
+    return;
+  }
+  await finishPackage(ctx.db, pkg.id, { status: 'completed', recipe_status: statuses, now });
+}
+
+async function recordApplied(db: Db, packageId: number, record: AppliedRecord): Promise<void> {
+  const row = await db.selectFrom('packages').select('options').where('id', '=', packageId).executeTakeFirstOrThrow();
+  const options = JSON.parse(row.options) as Record<string, unknown>;
+  await db.updateTable('packages').set({ options: JSON.stringify({ ...options, applied: record }) }).where('id', '=', packageId).execute();
+}
+
+async function topicIdsOf(db: Db, environmentId: number): Promise<number[]> {
+  const rows = await db.selectFrom('event_topics').select('id').where('environment_id', '=', environmentId).where('deleted_at', 'is', null).execute();
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,131 @@
+// The background work of packages: exports and imports run one at a time, in the order they were
+// asked for. The work is in the database (a package `in_progress`), so a restart takes it up
+// again: an export is written anew; an import whose transaction had not committed is applied
+// again, one that had committed resumes at its restarts. A package that was interrupted
+// MAX_ATTEMPTS times is marked failed instead of being tried forever.
+import type { ServiceContext } from '../../context.ts';
+import type { PackageRow } from '../../db/types.ts';
+import { toStored } from '../../time.ts';
+import type { Asset } from '../export_manifests/assets.ts';
+import type { RecipeRuntime } from '../recipes/recipes.service.ts';
+import { PackageFailure, runExport } from './export.ts';
+import { runImport, type AppliedRecord } from './import.ts';
+import { countAttempt, countChunks, findPackageById, finishPackage, pendingPackageIds, readChunk } from './packages.store.ts';
+import type { ZipLimits } from './zip.ts';
+
+export const MAX_ATTEMPTS = 3;
+
+export interface PackageRunner {
+  /** Look for work now (after a package was created). */
+  kick(): void;
+  /** Take up the packages left in progress, then wait for more. */
+  start(): void;
+  /** Stop taking work and wait for the package in hand. */
+  stop(): Promise<void>;
+  /** Resolves when no work is left (tests). */
+  idle(): Promise<void>;
+}
+
+export interface ExportPackageOptions {
+  manifestId: number;
+  anchorFolderId: number | null;
+  assets: Asset[];
+  includeData: boolean;
+}
+
+export interface ImportPackageOptions {
+  folderId: number;
+  restartRecipes: boolean;
+  includeTags: boolean;
+  homeFolderId: number | null;
+  applied?: AppliedRecord;
+}
+
+/** The stored zip of a package, in one buffer. */
+async function zipOf(ctx: ServiceContext, id: number): Promise<Buffer> {
+  const count = await countChunks(ctx.db, id);
+  const parts: Buffer[] = [];
+  for (let seq = 0; seq < count; seq += 1) {
+    const chunk = await readChunk(ctx.db, id, seq);
+    if (chunk) parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  }
+  return Buffer.concat(parts);
+}
+
+export function createPackageRunner(ctx: ServiceContext, engine: RecipeRuntime, limits: ZipLimits): PackageRunner {
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = true;
+
+  async function work(pkg: PackageRow): Promise<void> {
+    const options = JSON.parse(pkg.options) as Record<string, unknown>;
+    if (pkg.operation_type === 'export') await runExport(ctx, pkg, options as unknown as ExportPackageOptions);
+    else {
+      const o = options as unknown as ImportPackageOptions;
+      await runImport(ctx, engine, pkg, o, () => zipOf(ctx, pkg.id), limits, o.applied);
+    }
+  }
+
+  async function one(id: number): Promise<void> {
+    const pkg = await findPackageById(ctx.db, id);
+    if (!pkg || pkg.status !== 'in_progress') return;
+    const attempts = await countAttempt(ctx.db, id);
+    const now = () => toStored(ctx.clock.now());
+    if (attempts > MAX_ATTEMPTS) {
+      await finishPackage(ctx.db, id, { status: 'failed', error: `The ${pkg.operation_type} was interrupted ${MAX_ATTEMPTS} times; it was not finished`, now: now() });
+      return;
+    }
+    try {
+      await work(pkg);
+    } catch (error) {
+      if (error instanceof PackageFailure) {
+        await finishPackage(ctx.db, id, { status: 'failed', error: error.message, error_parts: error.parts.length > 0 ? error.parts : null, now: now() });
+        return;
+      }
+      if (stopped) throw error;
+      ctx.log.error({ err: error, packageId: id }, `the ${pkg.operation_type} of a package failed`);
+      await finishPackage(ctx.db, id, { status: 'failed', error: `The ${pkg.operation_type} failed because of a server error; see the server log`, now: now() });
+    }
+  }
+
+  async function drain(): Promise<void> {
+    do {
+      again = false;
+      for (const id of await pendingPackageIds(ctx.db)) {
+        if (stopped) return;
+        await one(id);
+      }
+    } while (again && !stopped);
+  }
+
+  function kick(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = drain()
+      .catch((error: unknown) => {
+        if (!stopped) ctx.log.error({ err: error }, 'the package runner stopped on an error');
+      })
+      .finally(() => {
+        running = null;
+        if (again && !stopped) kick();
+      });
+  }
+
+  return {
+    kick,
+    start() {
+      stopped = false;
+      kick();
+    },
+    async stop() {
+      stopped = true;
+      await running;
+    },
+    async idle() {
+      while (running) await running;
+    },
+  };
+}
