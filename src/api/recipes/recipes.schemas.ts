@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IdInput, PageQuery, Timestamp } from '../../http/schemas.ts';
+import { Id, IdInput, PageQuery, Timestamp } from '../../http/schemas.ts';
 
 const MAX_CODE = 5_000_000;
 
@@ -107,3 +107,36 @@ export const MutationResult = Type.Object({ success: Type.Boolean(), errors: Typ
 /** [step_number, [[label, value, message, path?], ...]] (14 §7). */
 const StepErrorList = Type.Array(Type.Array(Type.Unknown()), { description: 'Pairs [step_number, [[label, current_value, message, path?], ...]]' });
 export const StartResult = Type.Object({ success: Type.Boolean(), code_errors: Type.Optional(StepErrorList), config_errors: Type.Optional(StepErrorList) });
+
+export const RecipeIdParams = Type.Object({ recipe_id: Id });
+export const VersionParams = Type.Object({ recipe_id: Id, id: Id });
+export const VersionListQuery = Type.Object({ ...PageQuery });
+
+export const MAX_VERSION_COMMENT = 255;
+
+export const VersionCommentBody = Type.Object({
+  comment: Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: MAX_VERSION_COMMENT, description: `The version's comment (at most ${MAX_VERSION_COMMENT} characters); null clears it` }),
+});
+export type VersionCommentBody = Static<typeof VersionCommentBody>;
+
+const VersionFields = {
+  id: Type.Integer({ description: 'Version id (the :id of the version routes)' }),
+  version_no: Type.Integer({ description: 'The recipe\'s version_no when this version was saved' }),
+  comment: Type.Union([Type.String(), Type.Null()]),
+  author_name: Type.String(),
+  author_email: Type.String(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+export const RecipeVersion = Type.Object(VersionFields);
+export const RecipeVersionList = Type.Object({ data: Type.Array(RecipeVersion) });
+
+/** One version with the content it saved: the recipe's name, description, code and config at that version. */
+export const RecipeVersionDetail = Type.Object({
+  ...VersionFields,
+  name: Type.String(),
+  description: Type.String(),
+  code: Type.String({ description: 'The step tree as JSON text, as it was sent' }),
+  config: Type.Array(ConfigEntry),
+});
