@@ -1,5 +1,7 @@
 // Recipes (contract 14) and their versions (14 §11). Refusals of update/delete/start come back as
-// 200 with success: false, as the vendor answers them (14 §5, §7, §9).
+// 200 with success: false, as the vendor answers them (14 §5, §7, §9). Create and update take
+// bodies up to RECIPE_BODY_LIMIT_BYTES (exported recipes reach megabytes); every other route
+// keeps BODY_LIMIT_BYTES.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from '../../context.ts';
@@ -65,6 +67,7 @@ export function recipesRoutes(fastify: FastifyInstance, ctx: ServiceContext, { e
   }, async (request) => getRecipe(ctx, authOf(request), request.params.id, includesTags(request.query)));
 
   app.post('/api/recipes', {
+    bodyLimit: ctx.config.recipeBodyLimitBytes,
     config: { privilege: 'recipes:write' },
     schema: {
       tags,
@@ -98,6 +101,7 @@ export function recipesRoutes(fastify: FastifyInstance, ctx: ServiceContext, { e
   });
 
   app.put('/api/recipes/:id', {
+    bodyLimit: ctx.config.recipeBodyLimitBytes,
     config: { privilege: 'recipes:write' },
     schema: { tags, summary: 'Update a stopped recipe (a change of code, config, name or description makes a new version)', params: IdParams, body: RecipeBody, response: { 200: MutationResult, ...errorResponses(...AUTH_ERRORS, 404) } },
   }, async (request) => updateRecipe(ctx, authOf(request), request.params.id, fieldsOf(merged(request.body))));

@@ -1,14 +1,13 @@
 import { Type, type Static } from 'typebox';
 import { Id, IdInput, PageQuery, Timestamp } from '../../http/schemas.ts';
 
-const MAX_CODE = 5_000_000;
-
 /** The fields of a recipe in a create/update body, wrapped in `recipe` or not (14 §4). */
 const RecipeFields = {
   name: Type.Optional(Type.String({ maxLength: 10_000 })),
   description: Type.Optional(Type.String({ maxLength: 100_000 })),
-  code: Type.Optional(Type.Union([Type.String({ maxLength: MAX_CODE }), Type.Object({}, { additionalProperties: true })], { description: 'The step tree: JSON text (stored verbatim) or an object' })),
-  config: Type.Optional(Type.Union([Type.String({ maxLength: MAX_CODE }), Type.Array(Type.Unknown(), { maxItems: 1000 }), Type.Null()], { description: 'Connector slots: JSON text or an array' })),
+  // The size of code and config is bounded by the route's body limit (RECIPE_BODY_LIMIT_BYTES).
+  code: Type.Optional(Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })], { description: 'The step tree: JSON text (stored verbatim) or an object' })),
+  config: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Unknown(), { maxItems: 1000 }), Type.Null()], { description: 'Connector slots: JSON text or an array' })),
   folder_id: Type.Optional(IdInput),
   concurrency: Type.Optional(Type.Integer({ description: 'Jobs of this recipe processed at once (1-10)' })),
   worker_concurrency: Type.Optional(Type.Integer()),

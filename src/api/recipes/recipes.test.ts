@@ -19,6 +19,8 @@ before(async () => {
 after(() => t.close());
 
 const simple = () => webhookTrigger([log('note', 'hello')]);
+/** RECIPE_BODY_LIMIT_BYTES by default. */
+const RECIPE_LIMIT = 32 * 1024 * 1024;
 
 async function recipeCount(): Promise<number> {
   return (await t.ctx.db.selectFrom('recipes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
@@ -122,7 +124,7 @@ describe('POST /api/recipes', () => {
     assert.equal(malformed.status, 400);
     const form = await t.call('POST', '/api/recipes', { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     assert.equal(form.status, 415);
-    const tooBig = await t.call('POST', '/api/recipes', { body: { recipe: { code: JSON.stringify({ ...simple(), pad: 'x'.repeat(2 * 1024 * 1024) }) } } });
+    const tooBig = await t.call('POST', '/api/recipes', { body: { recipe: { code: JSON.stringify({ ...simple(), pad: 'x'.repeat(RECIPE_LIMIT + 1) }) } } });
     assert.equal(tooBig.status, 413);
     assert.equal(await recipeCount(), before);
   });
@@ -766,5 +768,75 @@ describe('migration 0011 on recipes saved without a row for their current versio
     assert.equal((await versions(untouched))[0]?.comment, 'kept');
     await t.ctx.db.transaction().execute((trx) => versionsForExistingRecipes(trx as unknown as Kysely<unknown>, 'sqlite'));
     assert.equal(await count(), after);
+  });
+});
+
+describe('request body limits: recipes take RECIPE_BODY_LIMIT_BYTES, other routes BODY_LIMIT_BYTES', () => {
+  const FIVE_MB = 5 * 1024 * 1024;
+  const bigCode = (tag: string) => JSON.stringify(webhookTrigger([log('big', `${tag} ${'x'.repeat(FIVE_MB)}`)]));
+
+  test('a 5 MB recipe is created, updated, copied and read back whole, with its versions', async () => {
+    const code = bigCode('first');
+    const created = await t.call('POST', '/api/recipes', { body: { recipe: { name: 'Large', code } } });
+    assert.equal(created.status, 200, created.text.slice(0, 200));
+    const id = created.body.id as number;
+    assert.equal((await snapshot(id)).code, code);
+    const next = bigCode('second');
+    const updated = await t.call('PUT', `/api/recipes/${id}`, { body: { recipe: { code: next } } });
+    assert.deepEqual(updated.body, { success: true });
+    const recipe = await snapshot(id);
+    assert.equal(recipe.code, next);
+    assert.equal(recipe.version_no, 2);
+    const [v2, v1] = await versions(id);
+    assert.equal((await t.call('GET', `/api/recipes/${id}/versions/${v1?.id}`)).body.code, code);
+    assert.equal((await t.call('GET', `/api/recipes/${id}/versions/${v2?.id}`)).body.code, next);
+    const copy = await t.call('POST', '/api/recipes', { body: { recipe_id: id, name: 'Large copy' } });
+    assert.equal((await snapshot(copy.body.id)).code, next);
+  });
+
+  test('the larger limit comes after authentication: no token is a 401, no recipes:write a 403', async () => {
+    const body = { recipe: { code: bigCode('denied') } };
+    assert.equal((await t.call('POST', '/api/recipes', { token: null, body })).status, 401);
+    assert.equal((await t.call('POST', '/api/recipes', { token: readOnly, body })).status, 403);
+  });
+
+  test('the same size on another route is a readable 413 in the error shape', async () => {
+    const { id } = await recipeWithThreeVersions();
+    const [v] = await versions(id);
+    const big = 'x'.repeat(FIVE_MB);
+    for (const [method, url, body] of [
+      ['POST', '/api/folders', { name: big }],
+      ['PATCH', `/api/recipes/${id}/versions/${v?.id}`, { comment: big }],
+      ['POST', `/api/recipes/${id}/copy`, { name: big }],
+    ] as const) {
+      const res = await t.call(method, url, { body });
+      assert.equal(res.status, 413, `${method} ${url}`);
+      assert.deepEqual(res.body, { message: 'Request body is too large' });
+    }
+  });
+
+  test('a recipe over RECIPE_BODY_LIMIT_BYTES is a 413 and is not saved', async () => {
+    const before = await recipeCount();
+    const raw = JSON.stringify({ recipe: { code: JSON.stringify({ ...simple(), pad: 'x'.repeat(RECIPE_LIMIT) }) } });
+    const created = await t.call('POST', '/api/recipes', { raw, headers: { 'content-type': 'application/json' } });
+    assert.equal(created.status, 413);
+    assert.deepEqual(created.body, { message: 'Request body is too large' });
+    const id = await createRecipe(t, simple());
+    const updated = await t.call('PUT', `/api/recipes/${id}`, { raw, headers: { 'content-type': 'application/json' } });
+    assert.equal(updated.status, 413);
+    assert.equal(await recipeCount(), before + 1);
+    assert.equal((await snapshot(id)).version_no, 1);
+  });
+
+  test('RECIPE_BODY_LIMIT_BYTES sets the recipe limit', async () => {
+    const small = await createTestApp({ env: { RECIPE_BODY_LIMIT_BYTES: String(2 * 1024 * 1024) } });
+    try {
+      const fits = await small.call('POST', '/api/recipes', { body: { recipe: { code: JSON.stringify({ ...simple(), pad: 'x'.repeat(1536 * 1024) }) } } });
+      assert.equal(fits.status, 200, 'over BODY_LIMIT_BYTES, within the recipe limit');
+      const over = await small.call('POST', '/api/recipes', { body: { recipe: { code: JSON.stringify({ ...simple(), pad: 'x'.repeat(3 * 1024 * 1024) }) } } });
+      assert.equal(over.status, 413);
+    } finally {
+      await small.close();
+    }
   });
 });
