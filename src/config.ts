@@ -20,6 +20,7 @@ export interface Config {
   readonly eventStreamsPort: number | undefined;
   readonly publicGatewayUrl: string;
   readonly bodyLimitBytes: number;
+  readonly recipeBodyLimitBytes: number;
   readonly trustProxy: boolean;
   readonly sqliteSynchronous: SqliteSynchronous;
   readonly shutdownTimeoutMs: number;
@@ -55,7 +56,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** The variables this file reads: never exposed through the `env:` secret provider, whatever the prefix. */
 export const CONFIG_VARIABLES: readonly string[] = [
   'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'LOG_LEVEL', 'SWITCHBOARD_ADMIN_TOKEN', 'SWITCHBOARD_SECRET_KEY',
-  'PUBLIC_BASE_URL', 'PUBLIC_AUTH_URL', 'PUBLIC_EVENT_STREAMS_URL', 'EVENT_STREAMS_PORT', 'BODY_LIMIT_BYTES', 'TRUST_PROXY', 'SQLITE_SYNCHRONOUS',
+  'PUBLIC_BASE_URL', 'PUBLIC_AUTH_URL', 'PUBLIC_EVENT_STREAMS_URL', 'EVENT_STREAMS_PORT', 'BODY_LIMIT_BYTES', 'RECIPE_BODY_LIMIT_BYTES', 'TRUST_PROXY', 'SQLITE_SYNCHRONOUS',
   'SHUTDOWN_TIMEOUT_MS', 'EVENT_STREAMS_SWEEP_INTERVAL_MS', 'SECRETS_CACHE_TTL_SECONDS', 'SECRETS_ENV_PREFIX', 'SECRETS_DIR',
   'PUBLIC_GATEWAY_URL', 'GATEWAY_MAX_BODY_BYTES', 'GATEWAY_MAX_RESPONSE_BYTES', 'GATEWAY_TIMEOUT_MS', 'LOOKUP_TABLE_MAX_ROWS',
   'SMTP_URL', 'SMTP_FROM', 'JOB_BACKLOG_PER_RECIPE', 'JOB_BACKLOG_PER_WORKSPACE',
@@ -123,6 +124,9 @@ export function loadConfig(env: Env = process.env): Config {
     publicGatewayUrl: urlSetting(env, 'PUBLIC_GATEWAY_URL') ?? publicBaseUrl,
     // Largest request body accepted, in bytes (larger: 413).
     bodyLimitBytes: intSetting(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    // Largest body of a recipe create or update (larger: 413): exported recipes reach megabytes.
+    // At most 256 MiB: the code itself is held to 64 Mi characters (engine/document.ts).
+    recipeBodyLimitBytes: intSetting(env, 'RECIPE_BODY_LIMIT_BYTES', 32 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     // Trust X-Forwarded-For for the client address (IP allow lists) when behind a proxy.
     trustProxy: trustProxy === 'true',
     // SQLite durability: FULL syncs every commit (survives power loss); NORMAL survives process crashes only.

@@ -52,6 +52,7 @@ export const ERROR_CATALOG = {
   folder_not_found: { status: 404, message: 'Folder not found' },
   parent_folder_not_found: { status: 404, message: 'Parent folder not found' },
   offset_job_not_found: { status: 404, message: 'Job not found' },
+  recipe_version_not_found: { status: 404, message: 'Recipe version not found' },
   lookup_table_not_found: { status: 404, message: 'Lookup table not found: {ids}; nothing was deleted' },
   lookup_tables_not_found: { status: 404, message: 'Lookup tables not found: {ids}; nothing was deleted' },
   lookup_row_not_found: { status: 404, message: 'No row matches the lookup' },

@@ -17,6 +17,7 @@ describe('loadConfig', () => {
     assert.equal(c.publicEventStreamsUrl, c.publicBaseUrl);
     assert.equal(c.eventStreamsPort, undefined, 'one port serves everything');
     assert.equal(c.bodyLimitBytes, 1024 * 1024);
+    assert.equal(c.recipeBodyLimitBytes, 32 * 1024 * 1024, 'exported recipes reach megabytes');
     assert.equal(c.smtpUrl, undefined);
     assert.equal(c.smtpFrom, 'Switchboard <switchboard@localhost>');
     assert.equal(c.lookupTableMaxRows, 1_000_000, 'ten times the vendor\'s 100,000');
@@ -39,6 +40,7 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ JOB_BACKLOG_PER_RECIPE: '50' }).jobBacklogPerRecipe, 50);
     assert.equal(loadConfig({ JOB_BACKLOG_PER_WORKSPACE: '200' }).jobBacklogPerWorkspace, 200);
     assert.equal(loadConfig({ JOB_RETENTION_HOURS: '2160' }).jobRetentionHours, 2160);
+    assert.equal(loadConfig({ RECIPE_BODY_LIMIT_BYTES: '67108864' }).recipeBodyLimitBytes, 64 * 1024 * 1024);
   });
 
   test('refuses invalid settings with a message naming the variable', () => {
@@ -49,6 +51,7 @@ describe('loadConfig', () => {
       { JOB_BACKLOG_PER_RECIPE: '0' }, { JOB_BACKLOG_PER_RECIPE: 'many' }, { JOB_BACKLOG_PER_WORKSPACE: '0' }, { JOB_BACKLOG_PER_WORKSPACE: '1.5' },
       { JOB_RETENTION_HOURS: '0' }, { JOB_RETENTION_HOURS: 'forever' }, { JOB_RETENTION_HOURS: '1.5' }, { JOB_RETENTION_HOURS: '876001' },
       { JOBS_SWEEP_INTERVAL_MS: '5' }, { JOBS_SWEEP_INTERVAL_MS: '1m' },
+      { RECIPE_BODY_LIMIT_BYTES: '32MB' }, { RECIPE_BODY_LIMIT_BYTES: '100' }, { RECIPE_BODY_LIMIT_BYTES: String(256 * 1024 * 1024 + 1) },
       { EVENT_STREAMS_PORT: '0' }, { EVENT_STREAMS_PORT: '65536' }, { EVENT_STREAMS_PORT: '40o1' }, { EVENT_STREAMS_PORT: '-1' },
       { EVENT_STREAMS_PORT: '3000' }, { EVENT_STREAMS_PORT: '8080', PORT: '8080' },
     ];

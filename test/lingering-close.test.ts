@@ -60,6 +60,22 @@ describe('a body over the limit, through a real socket to the server process', (
       agent.destroy();
     }
   });
+
+  test('recipes take bodies up to RECIPE_BODY_LIMIT_BYTES: 5 MB is saved; 40 MB there, or 5 MB on another route, is a readable 413', async () => {
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const code = JSON.stringify({ number: 0, keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: {}, block: [], pad: 'x'.repeat(5 * 1024 * 1024) });
+    const saved = await fetch(`http://127.0.0.1:${port}/api/recipes`, { method: 'POST', headers, body: JSON.stringify({ recipe: { name: 'Large', code } }) });
+    assert.equal(saved.status, 200, await saved.clone().text());
+    const { id } = await saved.json() as { id: number };
+    const read = await fetch(`http://127.0.0.1:${port}/api/recipes/${id}`, { headers });
+    assert.equal((await read.json() as { code: string }).code, code);
+    for (const [path, size] of [['/api/recipes', 40 * 1024 * 1024], ['/api/lookup_tables', 5 * 1024 * 1024]] as const) {
+      const outcome = await post(port, path, size, headers);
+      assert.equal(outcome.error, undefined, `${path}: ${outcome.error}`);
+      assert.equal(outcome.status, 413, path);
+      assert.deepEqual(JSON.parse(outcome.body ?? ''), { message: 'Request body is too large' });
+    }
+  });
 });
 
 describe('registerLingeringClose limits', () => {

@@ -106,6 +106,11 @@ export const SPEC_OPERATIONS: readonly string[] = [
 export const CONTRACT_EXTRAS: readonly string[] = [
   'POST /api/developer_api_client_roles/:id/copy',
   'POST /api/recipes/:id/copy',
+  // 14 §11: recipe versions (D-rec quick reference, C-wk ListVersions / GetVersion / UpdateVersionComment).
+  'GET /api/recipes/:recipe_id/versions',
+  'GET /api/recipes/:recipe_id/versions/:id',
+  'PATCH /api/recipes/:recipe_id/versions/:id',
+  'PUT /api/recipes/:recipe_id/versions/:id',
   'GET /api/folders/:id',
   'PUT /api/folders/:id',
   'DELETE /api/folders/:id',

@@ -12,6 +12,7 @@ import * as pubsub from './migrations/0007_pubsub.ts';
 import * as recipesJobs from './migrations/0008_recipes_jobs.ts';
 import * as lookupRowsPartialIndexes from './migrations/0009_lookup_rows_partial_indexes.ts';
 import * as jobsCompletedIndex from './migrations/0010_jobs_completed_index.ts';
+import * as recipeVersionsCurrent from './migrations/0011_recipe_versions_current.ts';
 import * as packages from './migrations/0012_packages.ts';
 
 export type DialectMigration = {
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0008_recipes_jobs': recipesJobs,
   '0009_lookup_rows_partial_indexes': lookupRowsPartialIndexes,
   '0010_jobs_completed_index': jobsCompletedIndex,
+  '0011_recipe_versions_current': recipeVersionsCurrent,
   '0012_packages': packages,
 };
 

@@ -43,8 +43,12 @@ export class DocumentError extends Error {
   }
 }
 
-/** Largest recipe document accepted (code or config), in characters. */
-export const MAX_DOCUMENT_CHARS = 5_000_000;
+/**
+ * Largest recipe document accepted (code or config), in characters: exported recipes reach
+ * megabytes and the vendor takes code of tens of MB. A request is bounded first by its body limit
+ * (RECIPE_BODY_LIMIT_BYTES, 32 MiB by default).
+ */
+export const MAX_DOCUMENT_CHARS = 64 * 1024 * 1024;
 
 /** A JSON string or an already-parsed value; a string that is not JSON is a DocumentError. */
 export function parseJsonField(value: unknown, field: string): unknown {

@@ -10,6 +10,7 @@ import { parseCode, REFERENCE_FIELDS, stepsOf, type ReferenceKind } from '../exp
 import { updateManifest } from '../export_manifests/export_manifests.store.ts';
 import { CHUNK_BYTES, deleteChunks, finishPackage, insertChunk } from './packages.store.ts';
 import { createZipWriter } from './zip.ts';
+import { findRecipeVersionContent } from '../recipes/recipes.store.ts';
 
 export interface ExportOptions {
   manifestId: number;
@@ -77,7 +78,7 @@ async function recipeFile(db: Db, refs: RefResolver, asset: Asset): Promise<Buff
   if (!row) throw new PackageFailure(`${asset.zip_name}: recipe ${asset.id} no longer exists`);
   let content = { name: row.name, description: row.description, code: row.code, config: row.config, version: row.version_no };
   if (asset.version !== undefined && asset.version !== row.version_no) {
-    const v = await db.selectFrom('recipe_versions').select(['name', 'description', 'code', 'config', 'version_no']).where('recipe_id', '=', asset.id).where('version_no', '=', asset.version).executeTakeFirst();
+    const v = await findRecipeVersionContent(db, asset.id, asset.version);
     if (!v) throw new PackageFailure(`${asset.zip_name}: version ${asset.version} of recipe ${asset.id} does not exist`);
     content = { name: v.name, description: v.description, code: v.code, config: v.config, version: v.version_no };
   }

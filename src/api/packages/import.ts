@@ -287,7 +287,7 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
         ...newRecipeState(author, now),
       };
       const id = await insertRecipe(trx, row);
-      await insertVersion(trx, versionOf(id, row));
+      await insertVersion(trx, versionOf(id, row, author, now));
       recipeByZip.set(e.path, id);
       recipeStatus.push({ id, import_result: 'no_update_or_updated_without_restart' });
       continue;
@@ -307,7 +307,7 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
       await markRecipeStopped(trx, existing.id, now);
       restart.push(existing.id);
     }
-    const values = { ...next, version_no: existing.version_no + 1, author_name: author.name, author_email: author.email, updated_at: now };
+    const values = { ...next, version_no: existing.version_no + 1, updated_at: now };
     await updateRecipe(trx, existing.id, {
       ...values,
       concurrency: checked.concurrency ?? existing.concurrency,
@@ -315,7 +315,7 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
       action_applications: checked.action_applications ?? '[]',
       webhook_event: checked.webhook_event ?? null,
     });
-    await insertVersion(trx, versionOf(existing.id, values));
+    await insertVersion(trx, versionOf(existing.id, values, author, now));
     if (existing.running !== 1) recipeStatus.push({ id: existing.id, import_result: 'no_update_or_updated_without_restart' });
   }
 

@@ -1,13 +1,21 @@
-// Recipes (contract 14). Refusals of update/delete/start come back as 200 with success: false,
-// as the vendor answers them (14 §5, §7, §9).
+// Recipes (contract 14) and their versions (14 §11). Refusals of update/delete/start come back as
+// 200 with success: false, as the vendor answers them (14 §5, §7, §9). Create and update take
+// bodies up to RECIPE_BODY_LIMIT_BYTES (exported recipes reach megabytes); every other route
+// keeps BODY_LIMIT_BYTES.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from '../../context.ts';
 import { authOf } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
 import { AUTH_ERRORS, errorResponses, IdParams, toId, type IdInput } from '../../http/schemas.ts';
-import { CopyBody, CopyResult, CreateResult, GetQuery, ListQuery, MutationResult, Recipe, RecipeBody, RecipeList, StartResult } from './recipes.schemas.ts';
-import { copyRecipe, createRecipe, deleteRecipe, getRecipe, listRecipes, startRecipe, stopRecipe, updateRecipe, type RecipeFields, type RecipeRuntime } from './recipes.service.ts';
+import {
+  CopyBody, CopyResult, CreateResult, GetQuery, ListQuery, MutationResult, Recipe, RecipeBody, RecipeIdParams, RecipeList, RecipeVersionDetail, RecipeVersionList,
+  StartResult, VersionCommentBody, VersionListQuery, VersionParams,
+} from './recipes.schemas.ts';
+import {
+  commentRecipeVersion, copyRecipe, createRecipe, deleteRecipe, getRecipe, getRecipeVersion, listRecipes, listRecipeVersions, startRecipe, stopRecipe, updateRecipe,
+  type RecipeFields, type RecipeRuntime,
+} from './recipes.service.ts';
 
 const tags = ['Recipes'];
 
@@ -59,6 +67,7 @@ export function recipesRoutes(fastify: FastifyInstance, ctx: ServiceContext, { e
   }, async (request) => getRecipe(ctx, authOf(request), request.params.id, includesTags(request.query)));
 
   app.post('/api/recipes', {
+    bodyLimit: ctx.config.recipeBodyLimitBytes,
     config: { privilege: 'recipes:write' },
     schema: {
       tags,
@@ -92,6 +101,7 @@ export function recipesRoutes(fastify: FastifyInstance, ctx: ServiceContext, { e
   });
 
   app.put('/api/recipes/:id', {
+    bodyLimit: ctx.config.recipeBodyLimitBytes,
     config: { privilege: 'recipes:write' },
     schema: { tags, summary: 'Update a stopped recipe (a change of code, config, name or description makes a new version)', params: IdParams, body: RecipeBody, response: { 200: MutationResult, ...errorResponses(...AUTH_ERRORS, 404) } },
   }, async (request) => updateRecipe(ctx, authOf(request), request.params.id, fieldsOf(merged(request.body))));
@@ -113,4 +123,23 @@ export function recipesRoutes(fastify: FastifyInstance, ctx: ServiceContext, { e
     await stopRecipe(ctx, engine, authOf(request), request.params.id);
     return { success: true };
   });
+
+  app.get('/api/recipes/:recipe_id/versions', {
+    config: { privilege: 'recipes:read' },
+    schema: { tags, summary: "List a recipe's versions (newest first), without their content", params: RecipeIdParams, querystring: VersionListQuery, response: { 200: RecipeVersionList, ...errorResponses(...AUTH_ERRORS, 404) } },
+  }, async (request) => ({ data: await listRecipeVersions(ctx, authOf(request), request.params.recipe_id, parsePage(request.query)) }));
+
+  app.get('/api/recipes/:recipe_id/versions/:id', {
+    config: { privilege: 'recipes:read' },
+    schema: { tags, summary: 'One version of a recipe, with the name, description, code and config it saved', params: VersionParams, response: { 200: RecipeVersionDetail, ...errorResponses(...AUTH_ERRORS, 404) } },
+  }, async (request) => getRecipeVersion(ctx, authOf(request), request.params.recipe_id, request.params.id));
+
+  const commentVersion = {
+    config: { privilege: 'recipes:write' as const },
+    schema: { tags, summary: "Set a version's comment (at most 255 characters; null clears it)", params: VersionParams, body: VersionCommentBody, response: { 200: RecipeVersionDetail, ...errorResponses(...AUTH_ERRORS, 404) } },
+  };
+  app.patch('/api/recipes/:recipe_id/versions/:id', commentVersion, async (request) =>
+    commentRecipeVersion(ctx, authOf(request), request.params.recipe_id, request.params.id, request.body.comment));
+  app.put('/api/recipes/:recipe_id/versions/:id', commentVersion, async (request) =>
+    commentRecipeVersion(ctx, authOf(request), request.params.recipe_id, request.params.id, request.body.comment));
 }

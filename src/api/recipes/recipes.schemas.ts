@@ -1,14 +1,13 @@
 import { Type, type Static } from 'typebox';
-import { IdInput, PageQuery, Timestamp } from '../../http/schemas.ts';
-
-const MAX_CODE = 5_000_000;
+import { Id, IdInput, PageQuery, Timestamp } from '../../http/schemas.ts';
 
 /** The fields of a recipe in a create/update body, wrapped in `recipe` or not (14 §4). */
 const RecipeFields = {
   name: Type.Optional(Type.String({ maxLength: 10_000 })),
   description: Type.Optional(Type.String({ maxLength: 100_000 })),
-  code: Type.Optional(Type.Union([Type.String({ maxLength: MAX_CODE }), Type.Object({}, { additionalProperties: true })], { description: 'The step tree: JSON text (stored verbatim) or an object' })),
-  config: Type.Optional(Type.Union([Type.String({ maxLength: MAX_CODE }), Type.Array(Type.Unknown(), { maxItems: 1000 }), Type.Null()], { description: 'Connector slots: JSON text or an array' })),
+  // The size of code and config is bounded by the route's body limit (RECIPE_BODY_LIMIT_BYTES).
+  code: Type.Optional(Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })], { description: 'The step tree: JSON text (stored verbatim) or an object' })),
+  config: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Unknown(), { maxItems: 1000 }), Type.Null()], { description: 'Connector slots: JSON text or an array' })),
   folder_id: Type.Optional(IdInput),
   concurrency: Type.Optional(Type.Integer({ description: 'Jobs of this recipe processed at once (1-10)' })),
   worker_concurrency: Type.Optional(Type.Integer()),
@@ -107,3 +106,36 @@ export const MutationResult = Type.Object({ success: Type.Boolean(), errors: Typ
 /** [step_number, [[label, value, message, path?], ...]] (14 §7). */
 const StepErrorList = Type.Array(Type.Array(Type.Unknown()), { description: 'Pairs [step_number, [[label, current_value, message, path?], ...]]' });
 export const StartResult = Type.Object({ success: Type.Boolean(), code_errors: Type.Optional(StepErrorList), config_errors: Type.Optional(StepErrorList) });
+
+export const RecipeIdParams = Type.Object({ recipe_id: Id });
+export const VersionParams = Type.Object({ recipe_id: Id, id: Id });
+export const VersionListQuery = Type.Object({ ...PageQuery });
+
+export const MAX_VERSION_COMMENT = 255;
+
+export const VersionCommentBody = Type.Object({
+  comment: Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: MAX_VERSION_COMMENT, description: `The version's comment (at most ${MAX_VERSION_COMMENT} characters); null clears it` }),
+});
+export type VersionCommentBody = Static<typeof VersionCommentBody>;
+
+const VersionFields = {
+  id: Type.Integer({ description: 'Version id (the :id of the version routes)' }),
+  version_no: Type.Integer({ description: 'The recipe\'s version_no when this version was saved' }),
+  comment: Type.Union([Type.String(), Type.Null()]),
+  author_name: Type.String(),
+  author_email: Type.String(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+export const RecipeVersion = Type.Object(VersionFields);
+export const RecipeVersionList = Type.Object({ data: Type.Array(RecipeVersion) });
+
+/** One version with the content it saved: the recipe's name, description, code and config at that version. */
+export const RecipeVersionDetail = Type.Object({
+  ...VersionFields,
+  name: Type.String(),
+  description: Type.String(),
+  code: Type.String({ description: 'The step tree as JSON text, as it was sent' }),
+  config: Type.Array(ConfigEntry),
+});

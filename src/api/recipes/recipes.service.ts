@@ -1,6 +1,7 @@
 // Recipes (contract 14): list, get, create, copy, update (each change a version), delete, start
-// (validated by the engine: code_errors / config_errors), stop. Recipes live in folders of the
-// caller's environment; project scope applies. The code is stored exactly as sent.
+// (validated by the engine: code_errors / config_errors), stop, and the versions of a recipe
+// (14 §11). Recipes live in folders of the caller's environment; project scope applies. The code
+// is stored exactly as sent.
 import { randomBytes } from 'node:crypto';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, RecipeRow } from '../../db/types.ts';
@@ -16,16 +17,23 @@ import { findFirstUser, findWorkspace } from '../../workspaces/workspaces.store.
 import {
   deleteRecipe as deleteRecipeRow,
   findRecipe,
+  findVersion,
   incrementCopyCount,
   insertRecipe,
   insertVersion,
   listRecipes as listRecipeRows,
+  listVersions,
   markRecipeRunning,
   markRecipeStopped,
   recipeToApi,
+  setVersionComment,
   updateRecipe as updateRecipeRow,
+  versionDetailToApi,
+  versionToApi,
   type RecipeApi,
   type RecipeListFilters,
+  type RecipeVersionApi,
+  type RecipeVersionDetailApi,
   type RecipeWithProject,
 } from './recipes.store.ts';
 
@@ -261,15 +269,16 @@ export async function createRecipe(ctx: ServiceContext, caller: Caller, fields: 
       ...newRecipeState(author, now),
     };
     const id = await insertRecipe(trx, row);
-    await insertVersion(trx, versionOf(id, row));
+    await insertVersion(trx, versionOf(id, row, author, now));
     return id;
   });
 }
 
-export function versionOf(recipeId: number, row: Pick<RecipeRow, 'version_no' | 'name' | 'description' | 'code' | 'config' | 'author_name' | 'author_email' | 'updated_at'>) {
+/** The version row of a save: the recipe's content at that version, who saved it and when. */
+export function versionOf(recipeId: number, content: Pick<RecipeRow, 'version_no' | 'name' | 'description' | 'code' | 'config'>, author: { name: string; email: string }, now: string) {
   return {
-    recipe_id: recipeId, version_no: row.version_no, name: row.name, description: row.description, code: row.code, config: row.config,
-    comment: null, author_name: row.author_name, author_email: row.author_email, created_at: row.updated_at, updated_at: row.updated_at,
+    recipe_id: recipeId, version_no: content.version_no, name: content.name, description: content.description, code: content.code, config: content.config,
+    comment: null, author_name: author.name, author_email: author.email, created_at: now, updated_at: now,
   };
 }
 
@@ -298,7 +307,7 @@ export async function copyRecipe(ctx: ServiceContext, caller: Caller, sourceId: 
       ...newRecipeState(author, now),
     };
     const id = await insertRecipe(trx, row);
-    await insertVersion(trx, versionOf(id, row));
+    await insertVersion(trx, versionOf(id, row, author, now));
     await incrementCopyCount(trx, source.id);
     return id;
   });
@@ -325,8 +334,6 @@ export async function updateRecipe(ctx: ServiceContext, caller: Caller, id: numb
       code: checked.code ?? current.code,
       config: checked.config ?? current.config,
       version_no: changed ? current.version_no + 1 : current.version_no,
-      author_name: changed ? author.name : current.author_name,
-      author_email: changed ? author.email : current.author_email,
       updated_at: now,
     };
     await updateRecipeRow(trx, id, {
@@ -337,7 +344,7 @@ export async function updateRecipe(ctx: ServiceContext, caller: Caller, id: numb
       ...(checked.action_applications !== undefined ? { action_applications: checked.action_applications } : {}),
       ...(checked.webhook_event !== undefined ? { webhook_event: checked.webhook_event } : {}),
     });
-    if (changed) await insertVersion(trx, versionOf(id, next));
+    if (changed) await insertVersion(trx, versionOf(id, next, author, now));
     return { success: true as const };
   });
 }
@@ -369,6 +376,27 @@ export async function stopRecipe(ctx: ServiceContext, engine: RecipeRuntime, cal
   await findVisible(ctx.db, caller, id);
   if (!(await markRecipeStopped(ctx.db, id, toStored(ctx.clock.now())))) throw new AppError('recipe_already_stopped');
   engine.recipeStopped(id);
+}
+
+/** The versions of a visible recipe, newest first (14 §11). */
+export async function listRecipeVersions(ctx: ServiceContext, caller: Caller, recipeId: number, page: { offset: number; perPage: number }): Promise<RecipeVersionApi[]> {
+  const recipe = await findVisible(ctx.db, caller, recipeId);
+  return (await listVersions(ctx.db, recipe.id, page)).map(versionToApi);
+}
+
+/** One version of a visible recipe, with its content. */
+export async function getRecipeVersion(ctx: ServiceContext, caller: Caller, recipeId: number, versionId: number): Promise<RecipeVersionDetailApi> {
+  const recipe = await findVisible(ctx.db, caller, recipeId);
+  return versionDetailToApi(assertFound(await findVersion(ctx.db, recipe.id, versionId), 'recipe_version_not_found'));
+}
+
+/** Set (or, with null, clear) a version's comment; a comment is not a change of the recipe, so a running recipe takes one too. */
+export async function commentRecipeVersion(ctx: ServiceContext, caller: Caller, recipeId: number, versionId: number, comment: string | null): Promise<RecipeVersionDetailApi> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const recipe = await findVisible(trx, caller, recipeId);
+    if (!(await setVersionComment(trx, recipe.id, versionId, comment, toStored(ctx.clock.now())))) throw new AppError('recipe_version_not_found');
+    return versionDetailToApi(assertFound(await findVersion(trx, recipe.id, versionId), 'recipe_version_not_found'));
+  });
 }
 
 /** What every new recipe starts with, whether created or copied: stopped, version 1, no jobs. */

@@ -4,7 +4,13 @@ import { sql } from 'kysely';
 import type { Db, RecipeRow, RecipeUpdate, RecipeVersionRow } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
 
-export type RecipeWithProject = RecipeRow & { project_id: number | null; version_comment: string | null };
+/** A recipe with its project and its current version's author and comment (null only when that version row is missing). */
+export type RecipeWithProject = RecipeRow & {
+  project_id: number | null;
+  version_comment: string | null;
+  version_author_name: string | null;
+  version_author_email: string | null;
+};
 
 export interface RecipeApi {
   id: number;
@@ -125,8 +131,8 @@ export function recipeToApi(row: RecipeWithProject, options: { publicBaseUrl: st
     trigger_closure: closure,
     code: options.excludeCode ? '' : row.code,
     author_name: row.author_name,
-    version_author_name: row.author_name,
-    version_author_email: row.author_email,
+    version_author_name: row.version_author_name ?? row.author_name,
+    version_author_email: row.version_author_email ?? row.author_email,
     version_comment: row.version_comment,
   };
   if (options.withTags) out.tags = [];
@@ -139,7 +145,7 @@ function selectRecipes(db: Db) {
     .innerJoin('folders as f', 'f.id', 'r.folder_id')
     .leftJoin('recipe_versions as v', (join) => join.onRef('v.recipe_id', '=', 'r.id').onRef('v.version_no', '=', 'r.version_no'))
     .selectAll('r')
-    .select(['f.project_id as project_id', 'v.comment as version_comment']);
+    .select(['f.project_id as project_id', 'v.comment as version_comment', 'v.author_name as version_author_name', 'v.author_email as version_author_email']);
 }
 
 export async function insertRecipe(db: Db, values: Omit<RecipeRow, 'id'>): Promise<number> {
@@ -276,6 +282,74 @@ export async function incrementCopyCount(db: Db, id: number): Promise<void> {
 
 export async function insertVersion(db: Db, values: Omit<RecipeVersionRow, 'id'>): Promise<void> {
   await db.insertInto('recipe_versions').values(values).execute();
+}
+
+/** A version without its content: what a list of versions shows. */
+export type RecipeVersionSummaryRow = Omit<RecipeVersionRow, 'name' | 'description' | 'code' | 'config'>;
+
+const VERSION_SUMMARY_COLUMNS = ['id', 'recipe_id', 'version_no', 'comment', 'author_name', 'author_email', 'created_at', 'updated_at'] as const;
+
+/** The versions of a recipe, newest first, without their content. */
+export async function listVersions(db: Db, recipeId: number, page: { offset: number; perPage: number }): Promise<RecipeVersionSummaryRow[]> {
+  return db.selectFrom('recipe_versions').select(VERSION_SUMMARY_COLUMNS).where('recipe_id', '=', recipeId)
+    .orderBy('version_no', 'desc').limit(page.perPage).offset(page.offset).execute();
+}
+
+/** One version of this recipe by its id; undefined when the id is unknown or a version of another recipe. */
+export async function findVersion(db: Db, recipeId: number, id: number): Promise<RecipeVersionRow | undefined> {
+  return db.selectFrom('recipe_versions').selectAll().where('recipe_id', '=', recipeId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Set a version's comment (null clears it); false when the version is not one of this recipe. */
+export async function setVersionComment(db: Db, recipeId: number, id: number, comment: string | null, updatedAt: string): Promise<boolean> {
+  const done = await db.updateTable('recipe_versions').set({ comment, updated_at: updatedAt }).where('recipe_id', '=', recipeId).where('id', '=', id).executeTakeFirst();
+  return Number(done.numUpdatedRows) === 1;
+}
+
+/** What a version holds: the recipe's name, description, code (text as it was sent) and config (JSON text) at that version. */
+export type RecipeVersionContent = Pick<RecipeVersionRow, 'recipe_id' | 'version_no' | 'name' | 'description' | 'code' | 'config'>;
+
+/**
+ * The content of version `versionNo` of a recipe (e.g. to export a chosen version); undefined when
+ * the recipe has no such version. The recipe's current version is its `version_no`.
+ */
+export async function findRecipeVersionContent(db: Db, recipeId: number, versionNo: number): Promise<RecipeVersionContent | undefined> {
+  return db.selectFrom('recipe_versions').select(['recipe_id', 'version_no', 'name', 'description', 'code', 'config'])
+    .where('recipe_id', '=', recipeId).where('version_no', '=', versionNo).executeTakeFirst();
+}
+
+export interface RecipeVersionApi {
+  id: number;
+  version_no: number;
+  comment: string | null;
+  author_name: string;
+  author_email: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RecipeVersionDetailApi extends RecipeVersionApi {
+  name: string;
+  description: string;
+  code: string;
+  config: ConfigApi[];
+}
+
+export function versionToApi(row: RecipeVersionSummaryRow): RecipeVersionApi {
+  return {
+    id: row.id,
+    version_no: row.version_no,
+    comment: row.comment,
+    author_name: row.author_name,
+    author_email: row.author_email,
+    created_at: toApiTimestamp(row.created_at),
+    updated_at: toApiTimestamp(row.updated_at),
+  };
+}
+
+/** A version with its content, `code` and `config` in the recipe's own shapes (14 §1). */
+export function versionDetailToApi(row: RecipeVersionRow): RecipeVersionDetailApi {
+  return { ...versionToApi(row), name: row.name, description: row.description, code: row.code, config: configToApi(row.config) };
 }
 
 export async function countRecipes(db: Db, workspaceId: number, runningOnly: boolean): Promise<number> {
