@@ -106,6 +106,9 @@ export const SPEC_OPERATIONS: readonly string[] = [
 export const CONTRACT_EXTRAS: readonly string[] = [
   'POST /api/developer_api_client_roles/:id/copy',
   'POST /api/recipes/:id/copy',
+  // 15 §2, §6: folder assets (needed by the vendor's CLI) and manifest delete (D-rlcm, C-met).
+  'GET /api/export_manifests/folder_assets',
+  'DELETE /api/export_manifests/:id',
   // 14 §11: recipe versions (D-rec quick reference, C-wk ListVersions / GetVersion / UpdateVersionComment).
   'GET /api/recipes/:recipe_id/versions',
   'GET /api/recipes/:recipe_id/versions/:id',
