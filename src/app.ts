@@ -1,6 +1,9 @@
 // buildApp: plugins, then the route table. It never listens: server.ts does, tests inject.
 import { exportManifestsRoutes } from './api/export_manifests/export_manifests.routes.ts';
 import { packagesRoutes } from './api/packages/packages.routes.ts';
+import { projectBuildsRoutes } from './api/project_builds/project_builds.routes.ts';
+import { deploymentsRoutes } from './api/deployments/deployments.routes.ts';
+import { announceDeployments } from './api/deployments/deployments.service.ts';
 import { createPackageRunner, type PackageRunner } from './api/packages/runner.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -112,6 +115,8 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, run
   jobsRoutes,
   exportManifestsRoutes,
   packagesRoutes,
+  projectBuildsRoutes,
+  deploymentsRoutes,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -154,6 +159,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const packages = createPackageRunner(ctx, engine, { maxEntries: PACKAGE_MAX_ENTRIES, maxEntryBytes: PACKAGE_MAX_ENTRY_BYTES, maxTotalBytes: config.packageMaxUncompressedBytes });
   app.addHook('onReady', async () => packages.start());
   app.addHook('preClose', async () => packages.stop());
+  // deployment.succeeded / deployment.failed when a deployment's import ends.
+  const stopAnnouncing = announceDeployments(ctx);
+  app.addHook('onClose', async () => stopAnnouncing());
 
   app.setValidatorCompiler(validatorCompiler);
   registerJsonParser(app);

@@ -90,6 +90,10 @@ export const ERROR_CATALOG = {
   lookup_needs_filter: { status: 400, message: 'A lookup needs at least one by[column] value' },
   unknown_column: { status: 400, message: 'Unknown column: {column}' },
   unknown_columns: { status: 400, message: 'Unknown columns: {columns}' },
+  // Builds and deployments
+  deployments_from_dev_only: { status: 400, message: 'Deployments can only be started from the development environment' },
+  environment_type_missing: { status: 400, message: 'Missing parameter environment_type' },
+  build_not_successful: { status: 422, message: 'The build is {state}: only a build in state success can be deployed' },
   // Packages
   package_media_type: { status: 415, message: 'Unsupported Content-Type: {content_type}; send the zip as application/octet-stream, application/zip or multipart/form-data' },
   package_body_empty: { status: 400, message: 'The request body is empty: send the package zip' },

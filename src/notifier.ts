@@ -20,6 +20,12 @@ export interface ChangeEvents {
   'event_topic.published': { topicId: number; lastSeq: number };
   /** Environment or project properties changed: the engine's copy must be re-read. */
   'properties.changed': { environmentId: number };
+  /** A package's export or import ended (completed or failed). */
+  'package.finished': { packageId: number; status: 'completed' | 'failed' };
+  /** A deployment applied its build to the target environment. */
+  'deployment.succeeded': { deploymentId: number; projectId: number; environmentType: 'test' | 'prod' };
+  /** A deployment failed; nothing of it was applied (recipes left stopped by a failed restart are named in its package). */
+  'deployment.failed': { deploymentId: number; projectId: number; environmentType: 'test' | 'prod'; error: string };
   /** Stopped recipes were deleted with their jobs (alone, or with their folder or project). */
   'recipes.deleted': { recipeIds: number[] };
 }

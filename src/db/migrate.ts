@@ -14,6 +14,7 @@ import * as lookupRowsPartialIndexes from './migrations/0009_lookup_rows_partial
 import * as jobsCompletedIndex from './migrations/0010_jobs_completed_index.ts';
 import * as recipeVersionsCurrent from './migrations/0011_recipe_versions_current.ts';
 import * as packages from './migrations/0012_packages.ts';
+import * as buildsDeployments from './migrations/0014_builds_deployments.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0010_jobs_completed_index': jobsCompletedIndex,
   '0011_recipe_versions_current': recipeVersionsCurrent,
   '0012_packages': packages,
+  '0014_builds_deployments': buildsDeployments,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */

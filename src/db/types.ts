@@ -522,7 +522,43 @@ export interface PackageChunksTable {
   data: Uint8Array;
 }
 
+export interface ProjectBuildsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  project_id: number;
+  project_name: string;
+  project_description: string;
+  /** The export package holding the build's zip: its status is the build's state. */
+  package_id: number;
+  description: string | null;
+  include_test_cases: Flag | null;
+  performed_by_name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeploymentsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  /** The development environment the build came from. */
+  environment_id: number;
+  project_id: number;
+  folder_id: number;
+  project_build_id: number;
+  environment_type: 'test' | 'prod';
+  target_environment_id: number;
+  /** The import package that applies the build in the target: its status is the deployment's state. */
+  package_id: number;
+  description: string | null;
+  performed_by_name: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
+  project_builds: ProjectBuildsTable;
+  deployments: DeploymentsTable;
   export_manifests: ExportManifestsTable;
   packages: PackagesTable;
   package_chunks: PackageChunksTable;
@@ -595,4 +631,6 @@ export type RecipeVersionRow = Selectable<RecipeVersionsTable>;
 export type JobRow = Selectable<JobsTable>;
 export type ExportManifestRow = Selectable<ExportManifestsTable>;
 export type PackageRow = Selectable<PackagesTable>;
+export type ProjectBuildRow = Selectable<ProjectBuildsTable>;
+export type DeploymentRow = Selectable<DeploymentsTable>;
 export type JobLineRow = Selectable<JobLinesTable>;

@@ -13,7 +13,8 @@ import { createZipWriter } from './zip.ts';
 import { findRecipeVersionContent } from '../recipes/recipes.store.ts';
 
 export interface ExportOptions {
-  manifestId: number;
+  /** The manifest exported (null for a project build, which exports the whole project). */
+  manifestId: number | null;
   anchorFolderId: number | null;
   assets: Asset[];
   includeData: boolean;
@@ -242,7 +243,7 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
     if (found) versions[`${asset.type}:${asset.id}`] = found.updatedAt;
   }
   await db.transaction().execute(async (trx) => {
-    if (await finishPackage(trx, pkg.id, { status: 'completed', content_size: size, now })) {
+    if ((await finishPackage(trx, pkg.id, { status: 'completed', content_size: size, now })) && options.manifestId !== null) {
       await updateManifest(trx, options.manifestId, { last_export: JSON.stringify(versions), last_exported_at: toStored(new Date(pkg.created_at)) });
     }
   });

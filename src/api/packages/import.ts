@@ -9,7 +9,7 @@ import { toStored } from '../../time.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import { uniqueSlug } from '../api_collections/api_collections.service.ts';
 import { findFolder } from '../folders/folder-scope.ts';
-import { folderNameKey, insertFolder } from '../folders/folders.store.ts';
+import { findHomeFolder, folderNameKey, insertFolder, insertProject } from '../folders/folders.store.ts';
 import { deleteAllRows, insertRows, insertTable, type Cells, CELL_COLUMNS } from '../lookup_tables/lookup_tables.store.ts';
 import { upsertProperties } from '../properties/properties.store.ts';
 import { RETENTION_LIMITS, DEFAULT_RETENTION_SECONDS } from '../event_streams/event_streams.service.ts';
@@ -20,10 +20,19 @@ import { finishPackage, type ImportResult } from './packages.store.ts';
 import { readZip, ZipError, type ZipLimits } from './zip.ts';
 
 export interface ImportOptions {
-  folderId: number;
+  /** The target folder; null for a deployment, which names its project instead. */
+  folderId: number | null;
+  /** Deployments: the project to update, or to create, by name. */
+  project?: { name: string; description: string };
   restartRecipes: boolean;
   includeTags: boolean;
   homeFolderId: number | null;
+  /** Deployments: every connection of the package must exist in the target (name and provider); none is created. */
+  connectionsMustExist?: boolean;
+  /** Deployments: the zip is the one of this package (the build's export). */
+  sourcePackageId?: number;
+  /** What a committed apply did (set in its transaction): after a restart, only the restarts run again. */
+  applied?: AppliedRecord;
 }
 
 type FileType = 'recipe' | 'connection' | 'lookup_table' | 'topic' | 'api_group' | 'api_endpoint' | 'account_property' | 'project_property';
@@ -135,9 +144,9 @@ function refName(value: unknown): { zip_name?: string; name?: string } | undefin
 
 /** Apply every entry in one transaction. */
 async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: ImportOptions, entries: Entry[]): Promise<Applied> {
-  const target = await findFolder(trx, pkg.environment_id, options.folderId);
-  if (!target) throw new PackageFailure(`The target folder ${options.folderId} no longer exists; nothing was imported`);
   const now = toStored(ctx.clock.now());
+  const target = options.folderId !== null ? await findFolder(trx, pkg.environment_id, options.folderId) : await projectFolder(trx, pkg, options.project, now);
+  if (!target) throw new PackageFailure(`The target folder ${options.folderId} no longer exists; nothing was imported`);
   const env = pkg.environment_id;
   const projectId = target.project_id;
   const failures: string[] = [];
@@ -167,8 +176,14 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
   // Connections: matched by name in their folder; created as shells without credentials.
   const connectionByZip = new Map<string, number>();
   for (const e of byType('connection')) {
-    const folderId = await placeOf(e);
     const provider = String(e.body.provider);
+    if (options.connectionsMustExist) {
+      const match = await trx.selectFrom('connections').select('id').where('environment_id', '=', env).where('name', '=', name(e)).where('provider', '=', provider).orderBy('id').executeTakeFirst();
+      if (match) connectionByZip.set(e.path, match.id);
+      else fail(e.path, `no connection named "${name(e)}" (${provider}) in the target environment: create it there, with that environment's credentials, and deploy again`);
+      continue;
+    }
+    const folderId = await placeOf(e);
     const existing = await trx.selectFrom('connections').select(['id', 'provider']).where('environment_id', '=', env).where('folder_id', '=', folderId).where('name', '=', name(e)).orderBy('id').executeTakeFirst();
     if (existing) {
       if (existing.provider !== provider) fail(e.path, `a connection named "${name(e)}" exists in the target with provider ${existing.provider}, not ${provider}`);
@@ -365,6 +380,22 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
 
   if (failures.length > 0) throw new PackageFailure(`${failures.length} asset(s) could not be imported; nothing was imported`, failures.slice(0, 100));
   return { recipeStatus, restart };
+}
+
+/** A deployment's project in the target environment, by name; created (with its folder) when absent. */
+async function projectFolder(db: Db, pkg: PackageRow, project: ImportOptions['project'], now: string) {
+  if (!project) return undefined;
+  const existing = await db.selectFrom('projects').select('folder_id').where('environment_id', '=', pkg.environment_id).where('name', '=', project.name).executeTakeFirst();
+  if (existing) return findFolder(db, pkg.environment_id, existing.folder_id);
+  const home = await findHomeFolder(db, pkg.environment_id);
+  if (!home) return undefined;
+  try {
+    const created = await insertProject(db, { workspaceId: pkg.workspace_id, environmentId: pkg.environment_id, homeFolderId: home.id, name: project.name, description: project.description, now });
+    return created.folder;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new PackageFailure(`A folder named "${project.name}" exists in the target environment and is not a project; rename it, then deploy again`);
+    throw error;
+  }
 }
 
 function randomHex(): string {

@@ -6,10 +6,9 @@
 import type { ServiceContext } from '../../context.ts';
 import type { PackageRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
-import type { Asset } from '../export_manifests/assets.ts';
 import type { RecipeRuntime } from '../recipes/recipes.service.ts';
-import { PackageFailure, runExport } from './export.ts';
-import { runImport, type AppliedRecord } from './import.ts';
+import { PackageFailure, runExport, type ExportOptions } from './export.ts';
+import { runImport, type ImportOptions } from './import.ts';
 import { countAttempt, countChunks, findPackageById, finishPackage, pendingPackageIds, readChunk } from './packages.store.ts';
 import type { ZipLimits } from './zip.ts';
 
@@ -26,19 +25,16 @@ export interface PackageRunner {
   idle(): Promise<void>;
 }
 
-export interface ExportPackageOptions {
-  manifestId: number;
-  anchorFolderId: number | null;
-  assets: Asset[];
-  includeData: boolean;
-}
+export type { ExportOptions as ExportPackageOptions } from './export.ts';
+export type { ImportOptions as ImportPackageOptions } from './import.ts';
 
-export interface ImportPackageOptions {
-  folderId: number;
-  restartRecipes: boolean;
-  includeTags: boolean;
-  homeFolderId: number | null;
-  applied?: AppliedRecord;
+/** The zip an import reads: its own, or that of the build it deploys (which must have succeeded). */
+async function zipFor(ctx: ServiceContext, pkg: PackageRow, options: ImportOptions): Promise<Buffer> {
+  if (options.sourcePackageId === undefined) return zipOf(ctx, pkg.id);
+  const source = await findPackageById(ctx.db, options.sourcePackageId);
+  if (!source || source.status === 'failed') throw new PackageFailure(`The build failed${source?.error ? `: ${source.error}` : ''}; nothing was deployed`);
+  if (source.status !== 'completed') throw new PackageFailure('The build has not finished; nothing was deployed');
+  return zipOf(ctx, source.id);
 }
 
 /** The stored zip of a package, in one buffer. */
@@ -58,11 +54,10 @@ export function createPackageRunner(ctx: ServiceContext, engine: RecipeRuntime, 
   let stopped = true;
 
   async function work(pkg: PackageRow): Promise<void> {
-    const options = JSON.parse(pkg.options) as Record<string, unknown>;
-    if (pkg.operation_type === 'export') await runExport(ctx, pkg, options as unknown as ExportPackageOptions);
+    if (pkg.operation_type === 'export') await runExport(ctx, pkg, JSON.parse(pkg.options) as ExportOptions);
     else {
-      const o = options as unknown as ImportPackageOptions;
-      await runImport(ctx, engine, pkg, o, () => zipOf(ctx, pkg.id), limits, o.applied);
+      const options = JSON.parse(pkg.options) as ImportOptions;
+      await runImport(ctx, engine, pkg, options, () => zipFor(ctx, pkg, options), limits, options.applied);
     }
   }
 
@@ -94,6 +89,8 @@ export function createPackageRunner(ctx: ServiceContext, engine: RecipeRuntime, 
       for (const id of await pendingPackageIds(ctx.db)) {
         if (stopped) return;
         await one(id);
+        const done = await findPackageById(ctx.db, id);
+        if (done && done.status !== 'in_progress') ctx.notifier.publish('package.finished', { packageId: id, status: done.status });
       }
     } while (again && !stopped);
   }

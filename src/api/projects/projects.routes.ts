@@ -4,15 +4,32 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from '../../context.ts';
 import { authOf } from '../../http/auth.ts';
+import { emptyBodyAsObject } from '../../http/empty-body.ts';
 import { parsePage } from '../../http/pagination.ts';
 import { AUTH_ERRORS, errorResponses, SuccessBody } from '../../http/schemas.ts';
 import { Project, ProjectList, ProjectListQuery, ProjectParams, UpdateProjectBody } from './projects.schemas.ts';
 import { deleteProject, listProjects, updateProject } from './projects.service.ts';
+import type { PackageRunner } from '../packages/runner.ts';
+import { Build, BuildBody, DeployBody, DeployQuery, Deployment, ProjectRefParams } from '../project_builds/project_builds.schemas.ts';
+import { buildProject } from '../project_builds/project_builds.service.ts';
+import { buildAndDeploy } from '../deployments/deployments.service.ts';
 
 const tags = ['Folders and projects'];
 
-export function projectsRoutes(fastify: FastifyInstance, ctx: ServiceContext): void {
+export function projectsRoutes(fastify: FastifyInstance, ctx: ServiceContext, runtime: { packages: PackageRunner }): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post('/api/projects/:project_id/build', {
+    config: { privilege: 'project_deployments:write' },
+    preValidation: emptyBodyAsObject,
+    schema: { tags: ['Projects, builds and deployments'], summary: 'Build a project (dev only): a package of the whole project, made in the background', params: ProjectRefParams, body: BuildBody, response: { 200: Build, ...errorResponses(...AUTH_ERRORS, 404) } },
+  }, async (request) => buildProject(ctx, runtime.packages, authOf(request), request.params.project_id, request.body ?? {}));
+
+  app.post('/api/projects/:project_id/deploy', {
+    config: { privilege: 'project_deployments:write' },
+    preValidation: emptyBodyAsObject,
+    schema: { tags: ['Projects, builds and deployments'], summary: 'Build a project and deploy that build to test or prod; answers the deployment', params: ProjectRefParams, querystring: DeployQuery, body: DeployBody, response: { 200: Deployment, ...errorResponses(...AUTH_ERRORS, 404) } },
+  }, async (request) => buildAndDeploy(ctx, runtime.packages, authOf(request), request.params.project_id, request.query, request.body ?? {}));
 
   app.get('/api/projects', {
     config: { privilege: 'projects_folders:read' },
