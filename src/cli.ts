@@ -224,6 +224,33 @@ const COMMANDS: Record<string, Command> = {
       });
     },
   },
+  deploy: {
+    summary: 'Build a project in dev and deploy it to test or prod through a running server; waits, prints progress, exits 0 when deployed',
+    usage: 'switchboard deploy --project ID --to test|prod [--url URL] [--token TOKEN] [--description TEXT] [--timeout SECONDS]',
+    options: { help, project: { type: 'string' }, to: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' }, description: { type: 'string' }, timeout: { type: 'string' } },
+    async run(values, config) {
+      const { deployProject, DeployRefused } = await import('./api/deployments/deploy-client.ts');
+      const project = typeof values.project === 'string' ? values.project.trim() : '';
+      if (!/^[fF]?\d{1,15}$/.test(project)) throw new UsageError('--project must be a project id (or f<folder id>)');
+      if (values.to !== 'test' && values.to !== 'prod') throw new UsageError('--to must be test or prod');
+      const token = typeof values.token === 'string' ? values.token : config.cliToken;
+      if (!token) throw new UsageError('a developer API token of the dev environment is needed: --token or SWITCHBOARD_TOKEN');
+      const timeout = values.timeout === undefined ? 600 : Number(values.timeout);
+      if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) throw new UsageError('--timeout must be a whole number of seconds from 1 to 86400');
+      const baseUrl = typeof values.url === 'string' ? values.url : `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${config.port}`;
+      try {
+        const code = await deployProject({
+          baseUrl, token, project, environment: values.to, timeoutMs: timeout * 1000, pollMs: 1000,
+          ...(typeof values.description === 'string' ? { description: values.description } : {}),
+          write: (line) => process.stdout.write(`${line}\n`),
+        });
+        if (code !== 0) throw new DeployFailed();
+      } catch (error) {
+        if (error instanceof DeployRefused) throw new UsageError(error.message);
+        throw error;
+      }
+    },
+  },
   backup: {
     summary: 'Copy the database to FILE, consistently, while the server keeps running (SQLite only)',
     usage: 'switchboard backup FILE [--force]',
@@ -303,6 +330,11 @@ async function workspaceIdFrom(value: unknown, db: Parameters<typeof findFirstWo
   return first.id;
 }
 
+/** The deploy command's build or deployment failed (already reported): exit status 1. */
+class DeployFailed extends Error {
+  override name = 'DeployFailed';
+}
+
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(18)} ${c.summary}`);
   return `Usage: switchboard <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun "switchboard <command> --help" for the options of a command.\nConfiguration comes from the environment (see README: PORT, HOST, DATA_DIR, ...).\n`;
@@ -342,6 +374,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`switchboard: ${error.message}\n`);
       return 2;
     }
+    if (error instanceof DeployFailed) return 1;
     if (error instanceof ListenError || error instanceof BackupError) {
       process.stderr.write(`switchboard: ${error.message}\n`);
       return 1;

@@ -31,6 +31,8 @@ export interface Config {
   readonly jobRetentionHours: number;
   readonly jobsSweepIntervalMs: number;
   readonly packageMaxBytes: number;
+  /** SWITCHBOARD_TOKEN: the developer API token the command line uses to call a server (switchboard deploy). */
+  readonly cliToken: string | undefined;
   readonly packageMaxUncompressedBytes: number;
   readonly smtpUrl: string | undefined;
   readonly smtpFrom: string;
@@ -60,7 +62,7 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'SHUTDOWN_TIMEOUT_MS', 'EVENT_STREAMS_SWEEP_INTERVAL_MS', 'SECRETS_CACHE_TTL_SECONDS', 'SECRETS_ENV_PREFIX', 'SECRETS_DIR',
   'PUBLIC_GATEWAY_URL', 'GATEWAY_MAX_BODY_BYTES', 'GATEWAY_MAX_RESPONSE_BYTES', 'GATEWAY_TIMEOUT_MS', 'LOOKUP_TABLE_MAX_ROWS',
   'SMTP_URL', 'SMTP_FROM', 'JOB_BACKLOG_PER_RECIPE', 'JOB_BACKLOG_PER_WORKSPACE',
-  'JOB_RETENTION_HOURS', 'JOBS_SWEEP_INTERVAL_MS', 'PACKAGE_MAX_BYTES', 'PACKAGE_MAX_UNCOMPRESSED_BYTES',
+  'JOB_RETENTION_HOURS', 'JOBS_SWEEP_INTERVAL_MS', 'PACKAGE_MAX_BYTES', 'PACKAGE_MAX_UNCOMPRESSED_BYTES', 'SWITCHBOARD_TOKEN',
 ];
 
 export const DEFAULT_SECRETS_ENV_PREFIX = 'SWITCHBOARD_SECRET_';
@@ -146,6 +148,8 @@ export function loadConfig(env: Env = process.env): Config {
     jobRetentionHours: intSetting(env, 'JOB_RETENTION_HOURS', 30 * 24, 1, 100 * 365 * 24),
     // How often the job retention sweep runs.
     jobsSweepIntervalMs: intSetting(env, 'JOBS_SWEEP_INTERVAL_MS', 60_000, 10, 24 * 3600 * 1000),
+    // A developer API token for the command line's calls to a server; never logged.
+    cliToken: str(env, 'SWITCHBOARD_TOKEN'),
     // Largest package zip accepted by POST /api/packages/import (contract 15, open question 6: 50 MB).
     packageMaxBytes: intSetting(env, 'PACKAGE_MAX_BYTES', 50 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
     // Largest total of the files inside a package once uncompressed (a zip bomb is refused before it is inflated).

@@ -1,0 +1,84 @@
+// `switchboard deploy`: a client of this area's HTTP API for pipelines. It builds the project,
+// waits for the build, deploys it, waits for the deployment, and tells the outcome by its exit
+// status (0 deployed, 1 the build or the deployment failed or did not finish in time, 2 the
+// request was refused), printing progress while it waits.
+
+export interface DeployRequest {
+  baseUrl: string;
+  token: string;
+  project: string;
+  environment: 'test' | 'prod';
+  description?: string;
+  timeoutMs: number;
+  pollMs: number;
+  write: (line: string) => void;
+}
+
+export class DeployRefused extends Error {
+  override name = 'DeployRefused';
+}
+
+type Json = Record<string, unknown>;
+
+async function call(req: DeployRequest, method: string, path: string, body?: Json): Promise<Json> {
+  let res: Response;
+  try {
+    res = await fetch(new URL(path, req.baseUrl), {
+      method,
+      headers: { authorization: `Bearer ${req.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch (error) {
+    throw new DeployRefused(`cannot reach ${req.baseUrl}: ${(error as Error).message}`);
+  }
+  const text = await res.text();
+  let parsed: Json = {};
+  try {
+    parsed = text === '' ? {} : (JSON.parse(text) as Json);
+  } catch {
+    parsed = { message: text.slice(0, 200) };
+  }
+  if (!res.ok) throw new DeployRefused(`${method} ${path} answered ${res.status}: ${String(parsed.message ?? parsed.error ?? 'no message')}`);
+  return parsed;
+}
+
+async function waitFor(req: DeployRequest, what: string, path: string, deadline: number): Promise<Json> {
+  const started = Date.now();
+  let last = '';
+  for (;;) {
+    const body = await call(req, 'GET', path);
+    const state = String(body.state);
+    const line = `${what}: ${state}`;
+    if (line !== last || state !== 'pending') req.write(`${line} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    last = line;
+    if (state !== 'pending') return body;
+    if (Date.now() >= deadline) return body;
+    await new Promise((resolve) => setTimeout(resolve, req.pollMs));
+  }
+}
+
+/** Build and deploy; the exit status. */
+export async function deployProject(req: DeployRequest): Promise<number> {
+  const deadline = Date.now() + req.timeoutMs;
+  const build = await call(req, 'POST', `/api/projects/${encodeURIComponent(req.project)}/build`, req.description ? { description: req.description } : {});
+  req.write(`build ${String(build.id)} of project ${String(build.project_id)} started`);
+  const built = await waitFor(req, `build ${String(build.id)}`, `/api/project_builds/${String(build.id)}`, deadline);
+  if (built.state === 'pending') {
+    req.write(`the build did not finish within ${req.timeoutMs / 1000} s`);
+    return 1;
+  }
+  if (built.state !== 'success') {
+    req.write(`the build failed: ${String(built.error ?? 'no reason given')}`);
+    return 1;
+  }
+  const deployment = await call(req, 'POST', `/api/project_builds/${String(build.id)}/deploy?environment_type=${req.environment}`, req.description ? { description: req.description } : {});
+  req.write(`deployment ${String(deployment.id)} to ${req.environment} started`);
+  const done = await waitFor(req, `deployment ${String(deployment.id)}`, `/api/deployments/${String(deployment.id)}`, deadline);
+  if (done.state === 'success') {
+    req.write(`deployed build ${String(build.id)} to ${req.environment}`);
+    return 0;
+  }
+  req.write(done.state === 'pending' ? `the deployment did not finish within ${req.timeoutMs / 1000} s` : `the deployment failed: ${String(done.error ?? 'no reason given')}`);
+  return 1;
+}
