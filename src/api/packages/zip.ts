@@ -1,5 +1,5 @@
 // Zip files of packages, with yazl (writing, streaming) and yauzl (reading, with its checks of
-// entry names and sizes): docs/adr/0010. Reading refuses, before inflating anything, what would
+// entry names and sizes): docs/adr/0009. Reading refuses, before inflating anything, what would
 // not fit the limits: too many entries, an entry or a total too large once uncompressed, names
 // that escape the folder, symbolic links, encrypted entries.
 import { Readable } from 'node:stream';
