@@ -6,7 +6,9 @@
 import type { ServiceContext } from '../context.ts';
 import type { RecipeRow } from '../db/types.ts';
 import { findRecipeById, listRunningRecipeIds } from '../api/recipes/recipes.store.ts';
-import { countQueued } from '../api/jobs/jobs.store.ts';
+import { countQueued, findJobById, insertJob, newJobHandle } from '../api/jobs/jobs.store.ts';
+import { toStored } from '../time.ts';
+import type { JobOutcome, TestMode } from './executor.ts';
 import { createTopicSubscriptions, type EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
 import { createEventBus, type EngineEventBus } from './events.ts';
 import type { Hash } from './formula/values.ts';
@@ -49,6 +51,12 @@ export interface RecipeEngine {
   kick(): void;
   /** The event streams runtime of the app (publish actions use its publisher); set by buildApp. */
   useEventStreams(runtime: EventStreamsRuntime): void;
+  /**
+   * Run a test case's job of a recipe (running or not) at once, off the queue: the trigger output
+   * as given, the mocks in place of their steps. Recorded as a job with is_test (not counted in the
+   * recipe's figures). Resolves with its handle and outcome once recorded.
+   */
+  runTestJob(row: RecipeRow, triggerOutput: unknown, mode: TestMode): Promise<{ handle: string; outcome: JobOutcome }>;
 }
 
 export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): RecipeEngine {
@@ -58,7 +66,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   const shutdown = new AbortController();
   const cache = new RecipeCache(ctx);
   // The queue launches jobs that the runner runs; a job's recipe calls go back to the queue.
-  const queue = new JobQueue({ ctx, settings, cache, events, lifecycle, run: (job) => runner.run(job) });
+  const queue = new JobQueue({ ctx, settings, cache, events, lifecycle, run: async (job) => { await runner.run(job); } });
   const calls: RecipeCallDeps = { db: ctx.db, queue, limits: settings.limits };
   const runner = new JobRunner({
     ctx, settings, cache, events,
@@ -163,6 +171,29 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     kick: () => queue.kick(),
     useEventStreams(runtime) {
       runner.eventStreams = runtime;
+    },
+    async runTestJob(row, triggerOutput, mode) {
+      if (lifecycle.closing) throw new Error('the engine is closing');
+      const handle = newJobHandle();
+      const stamp = toStored(ctx.clock.now());
+      const job = await ctx.groupCommit.run(async (trx) => {
+        const id = await insertJob(trx, {
+          recipe_id: row.id, handle, status: 'running', title: 'Test case', trigger_output: JSON.stringify(triggerOutput ?? null), error: null, error_parts: null,
+          is_poll_error: 0, is_repeat: 0, is_test: 1, master_job_handle: null, calling_recipe_id: null, calling_job_handle: null, root_recipe_id: null,
+          root_job_handle: null, task_count: 0, created_at: stamp, started_at: stamp, completed_at: null,
+        });
+        return findJobById(trx, id);
+      });
+      const task = runner.run(job, { row, mode });
+      const tracked = task.then(() => undefined, () => undefined);
+      queue.running.add(tracked);
+      try {
+        const outcome = await task;
+        if (!outcome) throw new Error('the test job did not run');
+        return { handle, outcome };
+      } finally {
+        queue.running.delete(tracked);
+      }
     },
   };
 }

@@ -65,6 +65,25 @@ export interface JobSpec {
   eventStreams: StepContext['eventStreams'];
   /** Milliseconds since the epoch (the injected clock). */
   now(): number;
+  /** A test case's job: mocked steps give their mock instead of running (their input is still evaluated). */
+  test?: TestMode;
+}
+
+/** A step's mock: its output, or the error it fails with. */
+export type StepMock = { output: Value } | { error: { type: string; message: string } };
+
+export interface TestMode {
+  /** Mocks by step: its alias (`as`) or `#<number>`. */
+  mocks: ReadonlyMap<string, StepMock>;
+  /** Whether an unmocked step may reach a system outside Switchboard. */
+  allowExternal: boolean;
+}
+
+/** Connectors whose steps stay inside Switchboard: in a test they run for real; every other one needs a mock (or allow_external). */
+const INTERNAL_PROVIDERS = new Set(['logger', 'workato_variable', 'json_parser', 'lookup_table', 'workato_pub_sub', 'workato_api_platform', 'workato_webhooks', 'clock', 'workato']);
+
+export function reachesOutside(provider: string): boolean {
+  return !INTERNAL_PROVIDERS.has(provider);
 }
 
 /** A failed step, on its way up to the nearest try or to the job. */
@@ -257,7 +276,6 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
   try {
     const evaluated = await run.evaluate(() => evaluateInput(step.input, run.env()));
     input = isHash(evaluated) ? coerceHash(evaluated, step.inputSchema) : newHash();
-    if (!action) throw new StepError('Bad request', `no action ${operation} in ${adapter}`);
     const sc: StepContext = {
       ctx: run.spec.ctx,
       recipe: run.spec.recipe,
@@ -269,7 +287,19 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       limits: run.spec.limits,
       eventStreams: run.spec.eventStreams,
     };
-    const output = await action.run(input as Hash, sc);
+    const test = run.spec.test;
+    const mock = test ? (step.as !== null ? test.mocks.get(step.as) : undefined) ?? test.mocks.get(`#${step.number}`) : undefined;
+    let output: Value;
+    if (mock) {
+      if ('error' in mock) throw new StepError(mock.error.type, mock.error.message);
+      output = mock.output;
+    } else {
+      if (test && !test.allowExternal && reachesOutside(adapter)) {
+        throw new StepError('Test error', `step ${step.number} (${adapter}: ${operation}) would reach a system outside Switchboard: mock it, or set allow_external`);
+      }
+      if (!action) throw new StepError('Bad request', `no action ${operation} in ${adapter}`);
+      output = await action.run(input as Hash, sc);
+    }
     run.taskCount++;
     if (step.as !== null) run.outputs.set(step.as, output);
     run.record(step, adapter, operation, started, input, output, null);

@@ -358,7 +358,7 @@ export function jobDetailToApi(row: JobRow, lines: JobLineRow[]): JobDetailApi {
     handle: row.handle,
     is_repeat: row.is_repeat === 1,
     is_test: row.is_test === 1,
-    is_test_case_job: false,
+    is_test_case_job: row.is_test === 1,
     master_job_handle: row.master_job_handle,
     calling_job_handle: row.calling_job_handle,
     lines: lines.map((line) => ({
@@ -374,4 +374,8 @@ export function jobDetailToApi(row: JobRow, lines: JobLineRow[]): JobDetailApi {
       },
     })),
   };
+}
+
+export async function findJobById(db: Db, id: number): Promise<JobRow> {
+  return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
