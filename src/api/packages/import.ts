@@ -4,7 +4,9 @@
 // credentials; running recipes that change are restarted only with restart_recipes.
 import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow, RecipeRow } from '../../db/types.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, type FieldErrors } from '../../errors.ts';
+import { checkDoc, stepIndex } from '../test_cases/test-case-doc.ts';
+import { replaceTestCases } from '../test_cases/test_cases.store.ts';
 import { toStored } from '../../time.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import { uniqueSlug } from '../api_collections/api_collections.service.ts';
@@ -100,6 +102,7 @@ export function parseEntries(files: Map<string, Buffer>): Entry[] {
     const name = str(body, 'name', problems, path);
     if (name !== undefined && name.trim() === '') problems.push(`${path}: name is blank`);
     if (type === 'recipe' && !isObj(body.code) && typeof body.code !== 'string') problems.push(`${path}: code must be an object`);
+    if (type === 'recipe' && body.test_cases !== undefined && (!Array.isArray(body.test_cases) || !body.test_cases.every((tc) => isObj(tc) && typeof tc.name === 'string' && tc.name.trim() !== ''))) problems.push(`${path}: test_cases must be a list of test cases, each with a name`);
     if (type === 'connection') str(body, 'provider', problems, path);
     if (type === 'lookup_table') {
       if (!Array.isArray(body.schema) || body.schema.length === 0 || body.schema.length > CELL_COLUMNS.length || !body.schema.every((c) => isObj(c) && typeof c.label === 'string' && c.label.trim() !== '')) {
@@ -304,10 +307,12 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
       const id = await insertRecipe(trx, row);
       await insertVersion(trx, versionOf(id, row, author, now));
       recipeByZip.set(e.path, id);
+      await importTestCases(trx, e, id, row.code, now, fail);
       recipeStatus.push({ id, import_result: 'no_update_or_updated_without_restart' });
       continue;
     }
     recipeByZip.set(e.path, existing.id);
+    await importTestCases(trx, e, existing.id, checked.code ?? existing.code, now, fail);
     const next = { name: checked.name ?? existing.name, description: checked.description ?? existing.description, code: checked.code ?? existing.code, config: checked.config ?? existing.config };
     const changed = next.code !== existing.code || next.config !== existing.config || next.description !== existing.description || (checked.concurrency ?? existing.concurrency) !== existing.concurrency;
     if (!changed) {
@@ -396,6 +401,24 @@ async function projectFolder(db: Db, pkg: PackageRow, project: ImportOptions['pr
     if (isUniqueViolation(error)) throw new PackageFailure(`A folder named "${project.name}" exists in the target environment and is not a project; rename it, then deploy again`);
     throw error;
   }
+}
+
+/** A recipe file's test cases replace the recipe's (by name), checked against its steps; absent: untouched. */
+async function importTestCases(db: Db, e: Entry, recipeId: number, code: string, now: string, fail: (path: string, why: string) => void): Promise<void> {
+  if (!Array.isArray(e.body.test_cases)) return;
+  const index = stepIndex(code);
+  const cases: Array<{ name: string; description: string; body: string }> = [];
+  for (const [i, raw] of (e.body.test_cases as Obj[]).entries()) {
+    const errors: FieldErrors = {};
+    const doc = checkDoc(raw, index, errors);
+    if (Object.keys(errors).length > 0) {
+      fail(e.path, `test case ${i} ("${String(raw.name)}"): ${Object.entries(errors).map(([k, v]) => `${k} ${v.join(', ')}`).join('; ')}`);
+      continue;
+    }
+    cases.push({ name: String(raw.name).trim().slice(0, 255), description: typeof raw.description === 'string' ? raw.description : '', body: JSON.stringify(doc) });
+  }
+  if (new Set(cases.map((c) => c.name)).size !== cases.length) fail(e.path, 'two test cases have the same name');
+  else await replaceTestCases(db, recipeId, cases, now);
 }
 
 function randomHex(): string {

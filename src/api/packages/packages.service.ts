@@ -22,7 +22,7 @@ function looksLikeZip(zip: Buffer): boolean {
 export async function startExport(ctx: ServiceContext, runner: PackageRunner, caller: Caller, manifestId: number): Promise<PackageApi> {
   const manifest = await manifestForExport(ctx.db, caller, manifestId);
   const now = toStored(ctx.clock.now());
-  const options: ExportPackageOptions = { manifestId: manifest.id, anchorFolderId: manifest.folder_id, assets: assetsOf(manifest), includeData: manifest.include_data === 1 };
+  const options: ExportPackageOptions = { manifestId: manifest.id, anchorFolderId: manifest.folder_id, assets: assetsOf(manifest), includeData: manifest.include_data === 1, includeTestCases: manifest.include_test_cases === 1 };
   const id = await insertPackage(ctx.db, {
     workspace_id: caller.workspaceId, environment_id: caller.environmentId, operation_type: 'export', status: 'in_progress', export_manifest_id: manifest.id,
     folder_id: manifest.folder_id, options: JSON.stringify(options), error: null, error_parts: null, recipe_status: null, content_size: null,

@@ -151,4 +151,45 @@ describe('test automation', () => {
     assert.equal((await t.call('POST', '/api/test_cases/run_requests', { token: readOnly, body: { recipe_id: recipeId } })).status, 403);
     assert.equal((await t.call('GET', `/api/test_cases/run_requests/${res.body.data.id}`, { token: readOnly })).status, 200);
   });
+
+  test('test cases go with their recipe: copied with it, exported with include_test_cases, imported in place, and they pass there', async () => {
+    const source = await t.createProject('Carried');
+    const code = numbered(webhookTrigger([log('say', `hello ${pill('hook', 'payload', 'who')}`)]));
+    const made = await t.call('POST', '/api/recipes', { body: { recipe: { name: 'Greeter', folder_id: source.folderId, code: JSON.stringify(code) } } });
+    const tc = { name: 'Greets Ada', trigger_output: { payload: { who: 'Ada' } }, expectations: [{ step: 'say', output_path: 'message', equals: 'hello Ada' }] };
+    assert.equal((await t.call('POST', `/api/recipes/${made.body.id}/test_cases`, { body: tc })).status, 200);
+
+    const copy = await t.call('POST', `/api/recipes/${made.body.id}/copy`, { body: {} });
+    assert.equal(copy.status, 200, copy.text);
+    const copied = await t.call('GET', `/api/recipes/${copy.body.new_flow_id}/test_cases`);
+    assert.deepEqual(copied.body.data.map((c: { name: string }) => c.name), ['Greets Ada']);
+
+    const manifest = await t.call('POST', '/api/export_manifests', { body: { export_manifest: { name: 'with tests', folder_id: source.folderId, auto_generate_assets: true, include_test_cases: true } } });
+    const pkg = await t.call('POST', `/api/packages/export/${manifest.body.result.id}`);
+    let status = '';
+    for (let i = 0; i < 200 && status !== 'completed'; i += 1) {
+      status = (await t.call('GET', `/api/packages/${pkg.body.id}`)).body.status;
+      if (status !== 'completed') await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const zip = await t.app.inject({ method: 'GET', url: `/api/packages/${pkg.body.id}/download`, headers: { authorization: `Bearer ${t.adminToken}` } });
+    const { readZip } = await import('../packages/zip.ts');
+    const files = await readZip(zip.rawPayload, { maxEntries: 100, maxEntryBytes: 1 << 20, maxTotalBytes: 1 << 22 });
+    const greeter = JSON.parse(files.get('greeter.recipe.json')!.toString('utf8'));
+    assert.deepEqual(greeter.test_cases.map((c: { name: string; expectations: unknown }) => [c.name, c.expectations]), [['Greets Ada', [{ step: 'say', output_path: ['message'], equals: 'hello Ada' }]]]);
+
+    const testToken = await t.tokenFor('Admin', 'test');
+    const target = await t.createProject('Carried', 'test');
+    const imported = await t.call('POST', `/api/packages/import/${target.folderId}`, { token: testToken, raw: zip.rawPayload, headers: { 'content-type': 'application/zip' } });
+    let done: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
+    for (let i = 0; i < 200 && done.status !== 'completed'; i += 1) {
+      done = (await t.call('GET', `/api/packages/${imported.body.id}`, { token: testToken })).body;
+      if (done.status === 'failed') assert.fail(JSON.stringify(done));
+      if (done.status !== 'completed') await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const run = await t.call('POST', '/api/test_cases/run_requests', { token: testToken, body: { project_id: target.projectId } });
+    assert.equal(run.status, 200, run.text);
+    const result = await waitRun(t, run.body.data.id, testToken);
+    // The recipe and its copy (in the same folder) each brought their test case.
+    assert.deepEqual(result.results.map((r: { recipe: { name: string }; status: string }) => [r.recipe.name, r.status]), [['Greeter', 'succeeded'], ['Copy of Greeter', 'succeeded']]);
+  });
 });
