@@ -58,8 +58,8 @@ export function createTestRunner(ctx: ServiceContext, engine: TestRuntime): Test
       const row = await findRecipeById(ctx.db, recipeId);
       if (!row) continue;
       const index = stepIndex(row.code);
-      const ran = new Set(results.filter((r) => r.recipe.id === recipeId).flatMap((r) => r.steps ?? []).filter((n) => index.numbers.has(n)));
-      total += index.total;
+      const ran = new Set(results.filter((r) => r.recipe.id === recipeId).flatMap((r) => r.steps ?? []).filter((n) => index.counted.has(n)));
+      total += index.counted.size;
       exercised += ran.size;
     }
     return total === 0 ? 0 : Math.round((1000 * exercised) / total) / 10;

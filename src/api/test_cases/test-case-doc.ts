@@ -36,21 +36,21 @@ function isObj(v: unknown): v is Obj {
 export interface StepIndex {
   byAlias: Map<string, number>;
   numbers: Set<number>;
-  /** Every step of the recipe (for coverage). */
-  total: number;
+  /** The steps that do something (the trigger and the actions): what coverage counts. */
+  counted: Set<number>;
 }
 
 export function stepIndex(code: string): StepIndex {
   const byAlias = new Map<string, number>();
   const numbers = new Set<number>();
-  let total = 0;
+  const counted = new Set<number>();
   for (const step of stepsOf(parseCode(code))) {
     if (typeof step.number !== 'number') continue;
-    total += 1;
     numbers.add(step.number);
+    if (step.keyword === 'trigger' || step.keyword === 'action') counted.add(step.number);
     if (typeof step.as === 'string' && step.as !== '') byAlias.set(step.as, step.number);
   }
-  return { byAlias, numbers, total };
+  return { byAlias, numbers, counted };
 }
 
 /** A step reference: its alias (`as`), `#<number>`, or the number itself. */
