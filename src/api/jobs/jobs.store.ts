@@ -151,8 +151,8 @@ const countFailed = prepareQuery<CountParams, never>((db, param) =>
     .where('id', '=', param('recipeId')));
 
 /** Jobs left `running` by a process that died: the documented recovery marks them failed. */
-export async function interruptedJobs(db: Db): Promise<Array<Pick<JobRow, 'id' | 'recipe_id' | 'handle'>>> {
-  return db.selectFrom('jobs').select(['id', 'recipe_id', 'handle']).where('status', '=', 'running').execute();
+export async function interruptedJobs(db: Db): Promise<Array<Pick<JobRow, 'id' | 'recipe_id' | 'handle' | 'is_test'>>> {
+  return db.selectFrom('jobs').select(['id', 'recipe_id', 'handle', 'is_test']).where('status', '=', 'running').execute();
 }
 
 /** Pending (queued or running) jobs by recipe, with the recipe's workspace: the engine's backlog counts start from these. */
