@@ -11,7 +11,7 @@ import { toStored } from '../../time.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import { uniqueSlug } from '../api_collections/api_collections.service.ts';
 import { findFolder } from '../folders/folder-scope.ts';
-import { findHomeFolder, folderNameKey, insertFolder, insertProject } from '../folders/folders.store.ts';
+import { findHomeFolder, folderNameKey, insertFolder, insertProject, isWithin } from '../folders/folders.store.ts';
 import { deleteAllRows, insertRows, insertTable, type Cells, CELL_COLUMNS } from '../lookup_tables/lookup_tables.store.ts';
 import { upsertProperties } from '../properties/properties.store.ts';
 import { RETENTION_LIMITS, DEFAULT_RETENTION_SECONDS } from '../event_streams/event_streams.service.ts';
@@ -29,6 +29,8 @@ export interface ImportOptions {
   restartRecipes: boolean;
   includeTags: boolean;
   homeFolderId: number | null;
+  /** The caller is limited to some projects: nothing outside the target's project may change. */
+  restricted?: boolean;
   /** Deployments: every connection of the package must exist in the target (name and provider); none is created. */
   connectionsMustExist?: boolean;
   /** Deployments: the zip is the one of this package (the build's export). */
@@ -207,7 +209,11 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
     const schema = Array.isArray(e.body.schema) ? JSON.stringify(e.body.schema) : null;
     const description = typeof e.body.description === 'string' ? e.body.description : null;
     const retention = typeof e.body.retention === 'number' ? e.body.retention : DEFAULT_RETENTION_SECONDS;
-    const existing = await trx.selectFrom('event_topics').select(['id', 'schema', 'description', 'retention_seconds']).where('environment_id', '=', env).where('name_key', '=', key).executeTakeFirst();
+    const existing = await trx.selectFrom('event_topics').select(['id', 'folder_id', 'schema', 'description', 'retention_seconds']).where('environment_id', '=', env).where('name_key', '=', key).executeTakeFirst();
+    if (existing && options.restricted && !(await isWithin(trx, target.id, existing.folder_id))) {
+      fail(e.path, `a topic named "${name(e)}" exists outside the target folder, beyond the projects you can reach`);
+      continue;
+    }
     if (existing) {
       if (existing.schema !== schema || existing.description !== description || existing.retention_seconds !== retention) {
         await trx.updateTable('event_topics').set({ schema, description, retention_seconds: retention, updated_at: now }).where('id', '=', existing.id).execute();
@@ -226,6 +232,10 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
     }
     const key = name(e).toLowerCase();
     let table = await trx.selectFrom('lookup_tables').selectAll().where('environment_id', '=', env).where('name_key', '=', key).executeTakeFirst();
+    if (table && options.restricted && table.project_id !== projectId) {
+      fail(e.path, `a lookup table named "${name(e)}" exists outside the target's project, beyond the projects you can reach`);
+      continue;
+    }
     if (!table) table = await insertTable(trx, { workspace_id: pkg.workspace_id, environment_id: env, project_id: projectId, name: name(e), name_key: key, labels, now });
     else if (table.columns !== JSON.stringify(labels)) await trx.updateTable('lookup_tables').set({ columns: JSON.stringify(labels), updated_at: now }).where('id', '=', table.id).execute();
     if (Array.isArray(e.body.data)) {
@@ -250,7 +260,8 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
   }
 
   // Properties.
-  const envProperties = byType('account_property').map((e) => [name(e), String(e.body.value)] as const);
+  if (options.restricted) for (const e of byType('account_property')) fail(e.path, 'environment properties apply to every project: importing them needs a client with access to all projects');
+  const envProperties = options.restricted ? [] : byType('account_property').map((e) => [name(e), String(e.body.value)] as const);
   if (envProperties.length > 0) await upsertProperties(trx, { workspaceId: pkg.workspace_id, environmentId: env, projectId: null }, envProperties, now);
   const projectProperties = byType('project_property').map((e) => [name(e), String(e.body.value)] as const);
   if (projectProperties.length > 0) {

@@ -60,7 +60,7 @@ export async function startImport(ctx: ServiceContext, runner: PackageRunner, ca
   if (!folder) throw new AppError('folder_not_found');
   if (zip.length === 0) throw new AppError('package_body_empty');
   if (!looksLikeZip(zip)) throw new AppError('package_not_zip');
-  const options: ImportPackageOptions = { folderId: folder.id, restartRecipes, includeTags, homeFolderId };
+  const options: ImportPackageOptions = { folderId: folder.id, restartRecipes, includeTags, homeFolderId, restricted: !caller.allFolders };
   const now = toStored(ctx.clock.now());
   // The package and its bytes commit together: an accepted import survives a restart.
   const id = await ctx.db.transaction().execute(async (trx) => {

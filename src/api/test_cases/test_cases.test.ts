@@ -139,6 +139,9 @@ describe('test automation', () => {
     assert.equal((await t.call('POST', '/api/test_cases/run_requests', { body: { test_case_ids: ['citc-AAAAAAAA-BBBBBB'] } })).status, 404);
     assert.equal((await t.call('POST', '/api/test_cases/run_requests', { body: { project_id: 999999 } })).status, 404);
     assert.equal((await t.call('POST', '/api/test_cases/run_requests', { body: { manifest_id: 999999 } })).status, 404);
+    const tooMany = await t.call('POST', '/api/test_cases/run_requests', { body: { test_case_ids: Array.from({ length: 501 }, (_, i) => `citc-AAAAAAAA-${String(i).padStart(6, '0')}`) } });
+    assert.equal(tooMany.status, 400);
+    assert.equal(tooMany.body.message, 'The run would hold 501 test cases; at most 500 run in one request');
     assert.equal((await t.call('GET', '/api/test_cases/run_requests/cirr-nothere-000000')).status, 404);
     const empty = await t.createProject('Nothing to test');
     const res = await t.call('POST', '/api/test_cases/run_requests', { body: { project_id: empty.projectId } });
