@@ -7,6 +7,7 @@ import { announceDeployments } from './api/deployments/deployments.service.ts';
 import { testCasesRoutes } from './api/test_cases/test_cases.routes.ts';
 import { createTestRunner, type TestRunner } from './api/test_cases/runner.ts';
 import { createPackageRunner, type PackageRunner } from './api/packages/runner.ts';
+import { createPackageRetentionSweeper } from './api/packages/retention.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -164,6 +165,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const packages = createPackageRunner(ctx, engine, { maxEntries: PACKAGE_MAX_ENTRIES, maxEntryBytes: PACKAGE_MAX_ENTRY_BYTES, maxTotalBytes: config.packageMaxUncompressedBytes });
   app.addHook('onReady', async () => packages.start());
   app.addHook('preClose', async () => packages.stop());
+  // Export zips and completed run requests older than PACKAGE_RETENTION_HOURS, deleted in the background.
+  const packageRetention = createPackageRetentionSweeper(ctx, { intervalMs: config.jobsSweepIntervalMs, retentionMs: config.packageRetentionHours * 3600_000 });
+  app.addHook('onReady', async () => packageRetention.start());
+  app.addHook('preClose', async () => packageRetention.stop());
   // Test case run requests in the background, taken up again after a restart.
   const tests = createTestRunner(ctx, engine);
   app.addHook('onReady', async () => tests.start());

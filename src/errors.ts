@@ -63,7 +63,7 @@ export const ERROR_CATALOG = {
   package_not_found: { status: 404, message: 'Package not found' },
   test_case_not_found: { status: 404, message: 'Test case not found' },
   run_request_not_found: { status: 404, message: 'Run request not found' },
-  package_has_no_content: { status: 404, message: 'The package has no zip to download: only a completed export has one' },
+  package_has_no_content: { status: 404, message: 'The package has no zip to download: only a completed export has one, for PACKAGE_RETENTION_HOURS' },
   // Conflicts and refused changes
   name_taken: { status: 422, message: 'Name has already been taken' },
   endpoint_path_taken: { status: 422, message: 'An endpoint with this method and path already exists in the collection' },

@@ -517,9 +517,9 @@ export async function runImport(ctx: ServiceContext, engine: RecipeRuntime, pkg:
   const now = toStored(ctx.clock.now());
   if (problems.length > 0) {
     await finishPackage(ctx.db, pkg.id, { status: 'failed', error: problems.join('; '), error_parts: problems, recipe_status: statuses, now });
-    return;
+  } else {
+    await finishPackage(ctx.db, pkg.id, { status: 'completed', recipe_status: statuses, now });
   }
-  await finishPackage(ctx.db, pkg.id, { status: 'completed', recipe_status: statuses, now });
 }
 
 async function recordApplied(db: Db, packageId: number, record: AppliedRecord): Promise<void> {

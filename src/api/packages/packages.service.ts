@@ -86,7 +86,7 @@ export async function getPackage(ctx: ServiceContext, caller: Caller, id: number
 export async function packageZip(ctx: ServiceContext, caller: Caller, id: number): Promise<{ stream: Readable; size: number | null; name: string }> {
   const row = await findPackage(ctx.db, caller.environmentId, id);
   if (!row) throw new AppError('package_not_found');
-  if (row.operation_type !== 'export' || row.status !== 'completed') throw new AppError('package_has_no_content');
+  if (row.operation_type !== 'export' || row.status !== 'completed' || row.content_size === null) throw new AppError('package_has_no_content');
   const count = await countChunks(ctx.db, id);
   async function* chunks() {
     for (let seq = 0; seq < count; seq += 1) {

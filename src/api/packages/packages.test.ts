@@ -297,7 +297,7 @@ describe('POST /api/packages/import/:folder_id: bad input', () => {
     await waitPackage(t, res.body.id);
     const download = await t.call('GET', `/api/packages/${res.body.id}/download`);
     assert.equal(download.status, 404);
-    assert.equal(download.body.message, 'The package has no zip to download: only a completed export has one');
+    assert.equal(download.body.message, 'The package has no zip to download: only a completed export has one, for PACKAGE_RETENTION_HOURS');
     const testToken = await t.tokenFor('Admin', 'test');
     assert.equal((await t.call('GET', `/api/packages/${res.body.id}`, { token: testToken })).status, 404, 'another environment does not see it');
     assert.equal((await t.call('GET', `/api/packages/${res.body.id}`, { token: null })).status, 401);
