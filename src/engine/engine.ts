@@ -4,9 +4,10 @@
 // a restart loses nothing that was acknowledged. This file wires the rooms of the engine
 // (README.md lists them) and is its public interface.
 import type { ServiceContext } from '../context.ts';
-import type { RecipeRow } from '../db/types.ts';
-import { findRecipeById, listRunningRecipeIds } from '../api/recipes/recipes.store.ts';
-import { countQueued, findJobById, insertJob, newJobHandle } from '../api/jobs/jobs.store.ts';
+import type { JobRow, RecipeRow } from '../db/types.ts';
+import { countFailedJob, findRecipeById, listRunningRecipeIds } from '../api/recipes/recipes.store.ts';
+import { cancelQueuedJob, countQueued, findJobById, insertJob, newJobHandle } from '../api/jobs/jobs.store.ts';
+import { fromPlain } from './formula/values.ts';
 import { toStored } from '../time.ts';
 import type { JobOutcome, TestMode } from './executor.ts';
 import { createTopicSubscriptions, type EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
@@ -57,6 +58,10 @@ export interface RecipeEngine {
    * recipe's figures). Resolves with its handle and outcome once recorded.
    */
   runTestJob(row: RecipeRow, triggerOutput: unknown, mode: TestMode): Promise<{ handle: string; outcome: JobOutcome }>;
+  /** Run a finished job again: a new job of the same trigger event, is_repeat, with the original's handle. */
+  repeatJob(row: RecipeRow, original: JobRow): Promise<string | null>;
+  /** Cancel a pending job: a queued one at once; a running one before its next step. */
+  cancelJob(row: RecipeRow, job: JobRow): Promise<'canceled' | 'canceling' | 'not_pending'>;
 }
 
 export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): RecipeEngine {
@@ -65,6 +70,8 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   const lifecycle: Lifecycle = { started: false, closing: false };
   const shutdown = new AbortController();
   const cache = new RecipeCache(ctx);
+  // Running jobs asked to stop (cancel_jobs): each checks before its next step.
+  const cancelRequests = new Set<string>();
   // The queue launches jobs that the runner runs; a job's recipe calls go back to the queue.
   const queue = new JobQueue({ ctx, settings, cache, events, lifecycle, run: async (job) => { await runner.run(job); } });
   const calls: RecipeCallDeps = { db: ctx.db, queue, limits: settings.limits };
@@ -72,7 +79,11 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     ctx, settings, cache, events,
     shutdown: shutdown.signal,
     callRecipe: (caller, job, flow, parameters, wait) => callRecipe(calls, caller, job, flow, parameters, wait),
-    settle: (handle, outcome) => queue.settle(handle, outcome),
+    settle: (handle, outcome) => {
+      cancelRequests.delete(handle);
+      queue.settle(handle, outcome);
+    },
+    isCanceled: (handle) => cancelRequests.has(handle),
   });
   const schedules = new Schedules({ ctx, settings, events, queue, lifecycle });
   // Topic triggers: one subscription per running recipe, woken by event_topic.published.
@@ -171,6 +182,36 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     kick: () => queue.kick(),
     useEventStreams(runtime) {
       runner.eventStreams = runtime;
+    },
+    async repeatJob(row, original) {
+      return queue.enqueue(row, fromPlain(JSON.parse(original.trigger_output)) as Hash, { masterJobHandle: original.handle });
+    },
+    async cancelJob(row, job) {
+      if (job.status === 'queued') {
+        const canceled = await ctx.groupCommit.run(async (trx) => {
+          if (!(await cancelQueuedJob(trx, job.id, toStored(ctx.clock.now())))) return false;
+          await countFailedJob(trx, row.id);
+          return true;
+        });
+        if (canceled) {
+          queue.backlog.remove(row.id);
+          const message = 'the job was canceled before it ran';
+          queue.settle(job.handle, {
+            status: 'failed', error: `Canceled: ${message}`, lines: [], linesDropped: 0, taskCount: 0, end: null,
+            errorParts: { adapter: 'workato', error_type: 'Canceled', message, error_at: new Date(settings.now()).toISOString(), input: '<redacted>', inner_message: null },
+          });
+          return 'canceled';
+        }
+        const now = await findJobById(ctx.db, job.id);
+        if (now.status !== 'running') return 'not_pending';
+        cancelRequests.add(job.handle);
+        return 'canceling';
+      }
+      if (job.status === 'running') {
+        cancelRequests.add(job.handle);
+        return 'canceling';
+      }
+      return 'not_pending';
     },
     async runTestJob(row, triggerOutput, mode) {
       if (lifecycle.closing) throw new Error('the engine is closing');

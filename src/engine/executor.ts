@@ -67,6 +67,13 @@ export interface JobSpec {
   now(): number;
   /** A test case's job: mocked steps give their mock instead of running (their input is still evaluated). */
   test?: TestMode;
+  /** Whether the job was canceled: checked before each step; the job then ends failed (`Canceled`). */
+  canceled?: () => boolean;
+}
+
+/** A cancel request seen between steps: ends the job; `try` does not catch it. */
+class CancelJob extends Error {
+  override name = 'CancelJob';
 }
 
 /** A step's mock: its output, or the error it fails with. */
@@ -221,6 +228,7 @@ class Run {
   async block(steps: readonly CompiledStep[]): Promise<void> {
     for (const step of steps) {
       if (step.skip) continue;
+      if (this.spec.canceled?.()) throw new CancelJob('the job was canceled');
       await HANDLERS[step.keyword](step, this);
     }
   }
@@ -452,6 +460,9 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
   } catch (error) {
     const at = new Date(spec.now()).toISOString();
     if (error instanceof EndJob) return done('succeeded', null, null, { kind: error.kind, value: error.value });
+    if (error instanceof CancelJob) {
+      return done('failed', 'Canceled: the job was canceled', { adapter: 'workato', error_type: 'Canceled', message: 'the job was canceled', error_at: at, input: '<redacted>', inner_message: null });
+    }
     if (error instanceof StopJob) {
       if (error.reason === null) return done('succeeded', null, null);
       return done('failed', error.reason, { adapter: 'workato', error_type: 'Stop job', message: error.reason, error_at: at, input: '<redacted>', inner_message: null });

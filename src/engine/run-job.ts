@@ -26,6 +26,8 @@ export interface JobRunnerDeps {
   callRecipe(caller: RecipeRow, job: JobRow, flow: Value, parameters: Value, wait: boolean): Promise<CallOutcome>;
   /** The job ended and is recorded: answer whoever waits for it. */
   settle(handle: string, outcome: JobOutcome): void;
+  /** Whether a cancel was asked for this running job. */
+  isCanceled(handle: string): boolean;
 }
 
 export class JobRunner {
@@ -98,6 +100,7 @@ export class JobRunner {
         callRecipe: (flow, parameters, wait) => this.#deps.callRecipe(row, job, flow, parameters, wait),
         eventStreams: this.eventStreams,
         ...(test ? { test: test.mode } : {}),
+        canceled: () => this.#deps.isCanceled(job.handle),
       });
     }
     try {

@@ -379,3 +379,18 @@ export function jobDetailToApi(row: JobRow, lines: JobLineRow[]): JobDetailApi {
 export async function findJobById(db: Db, id: number): Promise<JobRow> {
   return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
+
+/** Cancel a job still queued (repeat and cancel routes); false when it was claimed or ended meanwhile. */
+export async function cancelQueuedJob(db: Db, id: number, now: string): Promise<boolean> {
+  const result = await db.updateTable('jobs').set({
+    status: 'canceled', error: 'Canceled: the job was canceled before it ran',
+    error_parts: JSON.stringify({ adapter: 'workato', error_type: 'Canceled', message: 'the job was canceled before it ran', error_at: now, input: '<redacted>', inner_message: null }),
+    completed_at: now,
+  }).where('id', '=', id).where('status', '=', 'queued').executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Pending (queued or running) jobs of a recipe, oldest first. */
+export async function pendingJobsOf(db: Db, recipeId: number, limit: number): Promise<JobRow[]> {
+  return db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId).where('status', 'in', ['queued', 'running']).orderBy('id').limit(limit).execute();
+}
