@@ -70,6 +70,8 @@ export const ERROR_CATALOG = {
   recipe_not_running: { status: 422, message: 'Recipe must be running to enable the endpoint' },
   recipe_already_running: { status: 400, message: "Can't change the recipe state: invalid state running" },
   recipe_already_stopped: { status: 400, message: "Can't change the recipe state: invalid state stopped" },
+  trigger_without_cursor: { status: 400, message: 'reset_trigger applies to scheduled and topic triggers; this recipe is triggered by {provider}' },
+  trigger_not_pollable: { status: 400, message: 'poll_now applies to scheduled triggers; this recipe is triggered by {provider}' },
   cannot_refresh_secret: { status: 400, message: 'Cannot refresh secret for JWT access profiles' },
   oauth_connection_not_shell: { status: 400, message: 'OAuth connections can only be created as shell connections' },
   connection_in_use: { status: 422, message: 'Connection is in use: {count} connection(s) have it as parent' },

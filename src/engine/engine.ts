@@ -58,6 +58,8 @@ export interface RecipeEngine {
    * recipe's figures). Resolves with its handle and outcome once recorded.
    */
   runTestJob(row: RecipeRow, triggerOutput: unknown, mode: TestMode): Promise<{ handle: string; outcome: JobOutcome }>;
+  /** Fire a running recipe's scheduled trigger now (poll_now); false when its trigger is not a schedule. */
+  pollNow(recipeId: number): Promise<boolean>;
   /** Run a finished job again: a new job of the same trigger event, is_repeat, with the original's handle. */
   repeatJob(row: RecipeRow, original: JobRow): Promise<string | null>;
   /** Cancel a pending job: a queued one at once; a running one before its next step. */
@@ -183,6 +185,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     useEventStreams(runtime) {
       runner.eventStreams = runtime;
     },
+    pollNow: (recipeId) => schedules.fireNow(recipeId),
     async repeatJob(row, original) {
       return queue.enqueue(row, fromPlain(JSON.parse(original.trigger_output)) as Hash, { masterJobHandle: original.handle });
     },
