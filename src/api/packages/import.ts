@@ -34,6 +34,12 @@ interface Entry {
   dir: string;
   type: FileType;
   body: Record<string, unknown>;
+  /**
+   * A lookup table's rows: the file itself, parsed again when the table is written. Holding
+   * hundreds of thousands of parsed rows of every table at once would multiply the memory an
+   * import takes; the file is a fraction of that.
+   */
+  data?: { file: Buffer; rows: number };
 }
 
 type Obj = Record<string, unknown>;
@@ -63,6 +69,23 @@ function str(body: Obj, key: string, problems: string[], path: string, required 
   }
   return v;
 }
+
+function isRowOfCells(row: unknown): boolean {
+  if (!isObj(row)) return false;
+  for (const key in row) {
+    const v = row[key];
+    if (v !== null && typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return false;
+  }
+  return true;
+}
+
+/**
+ * Rows are converted and written this many at a time. Small enough that the insert statement is
+ * short and the database layer keeps it prepared for the next batch: a statement prepared anew
+ * for each batch of thousands of bound values holds native memory until the garbage collector
+ * gets to it, which at 100,000 rows a table added hundreds of megabytes to the server.
+ */
+const ROWS_PER_BATCH = 200;
 
 /** Parse and check every file; every problem is listed before anything changes. */
 export function parseEntries(files: Map<string, Buffer>): Entry[] {
@@ -96,7 +119,7 @@ export function parseEntries(files: Map<string, Buffer>): Entry[] {
       if (!Array.isArray(body.schema) || body.schema.length === 0 || body.schema.length > CELL_COLUMNS.length || !body.schema.every((c) => isObj(c) && typeof c.label === 'string' && c.label.trim() !== '')) {
         problems.push(`${path}: schema must be a list of 1 to ${CELL_COLUMNS.length} columns, each with a label`);
       }
-      if (body.data !== undefined && body.data !== null && (!Array.isArray(body.data) || !body.data.every((r) => isObj(r) && Object.values(r).every((v) => v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')))) {
+      if (body.data !== undefined && body.data !== null && (!Array.isArray(body.data) || !body.data.every(isRowOfCells))) {
         problems.push(`${path}: data must be a list of rows, each an object of text cells`);
       }
     }
@@ -115,7 +138,12 @@ export function parseEntries(files: Map<string, Buffer>): Entry[] {
       if (typeof v !== 'string') problems.push(`${path}: value must be a string`);
     }
     if (problems.length > before) continue;
-    out.push({ path, dir: path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '', type, body });
+    const entry: Entry = { path, dir: path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '', type, body };
+    if (type === 'lookup_table' && Array.isArray(body.data)) {
+      entry.data = { file: content, rows: body.data.length };
+      delete body.data;
+    }
+    out.push(entry);
   }
   if (problems.length > 0) throw new PackageFailure(`${problems.length} file(s) of the package are not valid; nothing was imported`, problems.slice(0, 100));
   if (out.length === 0) throw new PackageFailure('The package holds no asset files; nothing was imported');
@@ -210,24 +238,27 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
     let table = await trx.selectFrom('lookup_tables').selectAll().where('environment_id', '=', env).where('name_key', '=', key).executeTakeFirst();
     if (!table) table = await insertTable(trx, { workspace_id: pkg.workspace_id, environment_id: env, project_id: projectId, name: name(e), name_key: key, labels, now });
     else if (table.columns !== JSON.stringify(labels)) await trx.updateTable('lookup_tables').set({ columns: JSON.stringify(labels), updated_at: now }).where('id', '=', table.id).execute();
-    if (Array.isArray(e.body.data)) {
-      const rows = e.body.data as Obj[];
-      if (rows.length > ctx.config.lookupTableMaxRows) {
-        fail(e.path, `holds ${rows.length} rows; a lookup table holds at most ${ctx.config.lookupTableMaxRows}`);
+    if (e.data) {
+      if (e.data.rows > ctx.config.lookupTableMaxRows) {
+        fail(e.path, `holds ${e.data.rows} rows; a lookup table holds at most ${ctx.config.lookupTableMaxRows}`);
         continue;
       }
       await deleteAllRows(trx, table.id, now);
       await trx.updateTable('lookup_tables').set({ row_count: 0 }).where('id', '=', table.id).execute();
-      const cells: Cells[] = rows.map((row) => {
-        const out: Cells = {};
-        for (let i = 0; i < labels.length; i += 1) {
-          const col = CELL_COLUMNS[i]!;
-          const v = row[col];
-          out[col] = v === undefined || v === null ? null : String(v);
+      const rows = (JSON.parse(e.data.file.toString('utf8')) as { data: Obj[] }).data;
+      for (let start = 0; start < rows.length; start += ROWS_PER_BATCH) {
+        const batch: Cells[] = [];
+        for (const row of rows.slice(start, start + ROWS_PER_BATCH)) {
+          const out: Cells = {};
+          for (let i = 0; i < labels.length; i += 1) {
+            const col = CELL_COLUMNS[i]!;
+            const v = row[col];
+            out[col] = v === undefined || v === null ? null : String(v);
+          }
+          batch.push(out);
         }
-        return out;
-      });
-      await insertRows(trx, table.id, labels.length, cells, now);
+        await insertRows(trx, table.id, labels.length, batch, now);
+      }
     }
   }
 
@@ -405,14 +436,7 @@ export interface AppliedRecord {
 export async function runImport(ctx: ServiceContext, engine: RecipeRuntime, pkg: PackageRow, options: ImportOptions, zip: () => Promise<Buffer>, limits: ZipLimits, applied?: AppliedRecord): Promise<void> {
   let record = applied;
   if (!record) {
-    let files: Map<string, Buffer>;
-    try {
-      files = await readZip(await zip(), limits);
-    } catch (error) {
-      if (error instanceof ZipError) throw new PackageFailure(error.message);
-      throw error;
-    }
-    const entries = parseEntries(files);
+    const entries = parseEntries(await filesOf(zip, limits));
     record = await ctx.db.transaction().execute(async (trx) => {
       const done = await apply(ctx, trx, pkg, options, entries);
       const rec: AppliedRecord = { recipeStatus: done.recipeStatus, restart: done.restart };
@@ -455,6 +479,16 @@ export async function runImport(ctx: ServiceContext, engine: RecipeRuntime, pkg:
     return;
   }
   await finishPackage(ctx.db, pkg.id, { status: 'completed', recipe_status: statuses, now });
+}
+
+/** The zip's files; the archive itself is not kept once they are read. */
+async function filesOf(zip: () => Promise<Buffer>, limits: ZipLimits): Promise<Map<string, Buffer>> {
+  try {
+    return await readZip(await zip(), limits);
+  } catch (error) {
+    if (error instanceof ZipError) throw new PackageFailure(error.message);
+    throw error;
+  }
 }
 
 async function recordApplied(db: Db, packageId: number, record: AppliedRecord): Promise<void> {
