@@ -5,6 +5,7 @@ const BENCHMARKS: Record<string, { summary: string; load: () => Promise<{ main(a
   gateway: { summary: 'gateway calls per second through a proxy collection beside a bare Fastify proxy [--seconds N --connections N]', load: () => import('./gateway.ts') },
   pubsub: { summary: 'event streams: single and batch publishes per second, publish-to-delivery latency [--seconds N --connections N]', load: () => import('./pubsub.ts') },
   jobs: { summary: 'recipe jobs: a five-step webhook recipe driven at full speed, jobs/s and webhook-to-done latency; --overload: twice the sustainable rate, accepted, refused (429) and lost events [--seconds N --connections N --overload]', load: () => import('./jobs.ts') },
+  packages: { summary: 'recipe lifecycle packages: a project of 500 recipes, 20 connections and 5 lookup tables of 100,000 rows exported with data, downloaded and imported; seconds of each phase and the server peak memory [--recipes N --connections N --tables N --rows N]', load: () => import('./packages.ts') },
   retention: { summary: 'job retention: the database file size under a steady job load with a short retention, round by round [--rounds N --jobs N]', load: () => import('./retention.ts') },
 };
 
