@@ -17,7 +17,7 @@ import { authorOf, checkFields, newRecipeState, versionOf, type RecipeRuntime } 
 import { findRecipeById, insertRecipe, insertVersion, markRecipeRunning, markRecipeStopped, updateRecipe } from '../recipes/recipes.store.ts';
 import { PackageFailure } from './export.ts';
 import { finishPackage, type ImportResult } from './packages.store.ts';
-import { readZip, ZipError, type ZipLimits } from './zip.ts';
+import { zipFiles, ZipError, type ZipLimits } from './zip.ts';
 
 export interface ImportOptions {
   folderId: number;
@@ -35,11 +35,11 @@ interface Entry {
   type: FileType;
   body: Record<string, unknown>;
   /**
-   * A lookup table's rows: the file itself, parsed again when the table is written. Holding
-   * hundreds of thousands of parsed rows of every table at once would multiply the memory an
-   * import takes; the file is a fraction of that.
+   * A lookup table's rows: how many, checked when the files are; the rows themselves are read
+   * from the zip again when the table is written, one table at a time. Holding every table's
+   * file, or its parsed rows, until then would multiply the memory a large import takes.
    */
-  data?: { file: Buffer; rows: number };
+  data?: { rows: number };
 }
 
 type Obj = Record<string, unknown>;
@@ -88,10 +88,10 @@ function isRowOfCells(row: unknown): boolean {
 const ROWS_PER_BATCH = 200;
 
 /** Parse and check every file; every problem is listed before anything changes. */
-export function parseEntries(files: Map<string, Buffer>): Entry[] {
+export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Promise<Entry[]> {
   const problems: string[] = [];
   const out: Entry[] = [];
-  for (const [path, content] of files) {
+  for await (const [path, content] of files) {
     const base = path.slice(path.lastIndexOf('/') + 1);
     if (base.startsWith('.') || path.startsWith('__MACOSX/')) continue;
     const type = typeOfEntry(path);
@@ -140,7 +140,7 @@ export function parseEntries(files: Map<string, Buffer>): Entry[] {
     if (problems.length > before) continue;
     const entry: Entry = { path, dir: path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '', type, body };
     if (type === 'lookup_table' && Array.isArray(body.data)) {
-      entry.data = { file: content, rows: body.data.length };
+      entry.data = { rows: body.data.length };
       delete body.data;
     }
     out.push(entry);
@@ -162,7 +162,7 @@ function refName(value: unknown): { zip_name?: string; name?: string } | undefin
 }
 
 /** Apply every entry in one transaction. */
-async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: ImportOptions, entries: Entry[]): Promise<Applied> {
+async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: ImportOptions, entries: Entry[], readFile: (path: string) => Promise<Buffer>): Promise<Applied> {
   const target = await findFolder(trx, pkg.environment_id, options.folderId);
   if (!target) throw new PackageFailure(`The target folder ${options.folderId} no longer exists; nothing was imported`);
   const now = toStored(ctx.clock.now());
@@ -245,7 +245,7 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
       }
       await deleteAllRows(trx, table.id, now);
       await trx.updateTable('lookup_tables').set({ row_count: 0 }).where('id', '=', table.id).execute();
-      const rows = (JSON.parse(e.data.file.toString('utf8')) as { data: Obj[] }).data;
+      const rows = (JSON.parse((await readFile(e.path)).toString('utf8')) as { data: Obj[] }).data;
       for (let start = 0; start < rows.length; start += ROWS_PER_BATCH) {
         const batch: Cells[] = [];
         for (const row of rows.slice(start, start + ROWS_PER_BATCH)) {
@@ -436,9 +436,14 @@ export interface AppliedRecord {
 export async function runImport(ctx: ServiceContext, engine: RecipeRuntime, pkg: PackageRow, options: ImportOptions, zip: () => Promise<Buffer>, limits: ZipLimits, applied?: AppliedRecord): Promise<void> {
   let record = applied;
   if (!record) {
-    const entries = parseEntries(await filesOf(zip, limits));
+    const archive = await zip();
+    const entries = await asFailure(() => parseEntries(zipFiles(archive, limits)));
+    const readFile = (path: string) => asFailure(async () => {
+      for await (const [, content] of zipFiles(archive, limits, path)) return content;
+      throw new PackageFailure(`${path}: no longer in the archive`);
+    });
     record = await ctx.db.transaction().execute(async (trx) => {
-      const done = await apply(ctx, trx, pkg, options, entries);
+      const done = await apply(ctx, trx, pkg, options, entries, readFile);
       const rec: AppliedRecord = { recipeStatus: done.recipeStatus, restart: done.restart };
       await recordApplied(trx, pkg.id, rec);
       return rec;
@@ -481,10 +486,10 @@ export async function runImport(ctx: ServiceContext, engine: RecipeRuntime, pkg:
   await finishPackage(ctx.db, pkg.id, { status: 'completed', recipe_status: statuses, now });
 }
 
-/** The zip's files; the archive itself is not kept once they are read. */
-async function filesOf(zip: () => Promise<Buffer>, limits: ZipLimits): Promise<Map<string, Buffer>> {
+/** A zip that is not valid fails the package with the reason. */
+async function asFailure<T>(read: () => Promise<T>): Promise<T> {
   try {
-    return await readZip(await zip(), limits);
+    return await read();
   } catch (error) {
     if (error instanceof ZipError) throw new PackageFailure(error.message);
     throw error;
