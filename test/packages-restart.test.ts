@@ -38,7 +38,7 @@ function statusOnDisk(dataDir: string, id: number): string {
 }
 
 async function settled(base: string, id: number): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const res = await admin.api(base, 'GET', `/api/packages/${id}`);
     assert.equal(res.status, 200);
