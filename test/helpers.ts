@@ -8,6 +8,7 @@ import path from 'node:path';
 import { after } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { KyselyPlugin } from 'kysely';
+import yazl from 'yazl';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { createInProcessNotifier } from '../src/notifier.ts';
 import { secretResolverFor } from '../src/api/secrets_management/secret-resolver.ts';
@@ -205,4 +206,18 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       await db.destroy();
     },
   };
+}
+
+/** A zip of these files (name -> content), in memory; `extra` may add entries of its own. */
+export function makeZip(files: Record<string, string | Buffer>, extra?: (zip: yazl.ZipFile) => void): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.isBuffer(content) ? content : Buffer.from(content), name);
+  extra?.(zip);
+  zip.end();
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    zip.outputStream.on('data', (p: Buffer) => parts.push(p));
+    zip.outputStream.on('end', () => resolve(Buffer.concat(parts)));
+    zip.outputStream.on('error', reject);
+  });
 }
