@@ -1,5 +1,6 @@
 // Test helpers: a fresh migrated database and an unstarted app per test file, driven by inject;
 // temporary directories removed when the test file ends.
+import { createSmtpMailer } from '../src/mail/mailer.ts';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -128,7 +129,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   // One resolver and notifier for the app and the test's own context, so both see the same caches.
   const secrets = secretResolverFor(config, clock, secretBox);
   const notifier = createInProcessNotifier();
-  const base: ServiceContext = createServiceContext({ db, config, secretBox, log: logger, clock, secrets, notifier });
+  // The engine's context has the mailer when SMTP_URL is set, as the server's has (e-mail steps).
+  const mailer = config.smtpUrl === undefined ? undefined : createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom });
+  const base: ServiceContext = createServiceContext({ db, config, secretBox, log: logger, clock, secrets, notifier, mailer });
   const engine = createEngine(base, { pollMs: 50, ...options.engine });
   const ctx: ServiceContext = base;
   const first = await prepareFirstWorkspace(ctx, { workspace: { name: 'Acme Integrations', ownerEmail: 'integrations@example.com' } });
@@ -203,6 +206,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     async close() {
       await app.close();
+      mailer?.close();
       await db.destroy();
     },
   };
