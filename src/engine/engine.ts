@@ -19,6 +19,7 @@ import { RecipeCache } from './recipe-cache.ts';
 import { callRecipe, receiveApiRequest, type ApiCallOutcome, type RecipeCallDeps } from './recipe-calls.ts';
 import { recoverInterruptedJobs } from './recovery.ts';
 import { JobRunner } from './run-job.ts';
+import { createJsSandbox } from './sandbox/js-sandbox.ts';
 import { Schedules } from './schedules.ts';
 import { engineSettings, type EngineOptions } from './settings.ts';
 import { evaluateTriggerInput, validateRecipe, type Validation } from './validate.ts';
@@ -72,6 +73,8 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   const lifecycle: Lifecycle = { started: false, closing: false };
   const shutdown = new AbortController();
   const cache = new RecipeCache(ctx);
+  // Code steps' sandboxes: worker threads started at their first use.
+  const sandboxes = { js: createJsSandbox({ workers: 2 }) };
   // Running jobs asked to stop (cancel_jobs): each checks before its next step.
   const cancelRequests = new Set<string>();
   // The queue launches jobs that the runner runs; a job's recipe calls go back to the queue.
@@ -86,6 +89,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       queue.settle(handle, outcome);
     },
     isCanceled: (handle) => cancelRequests.has(handle),
+    sandboxes,
   });
   const schedules = new Schedules({ ctx, settings, events, queue, lifecycle });
   // Topic triggers: one subscription per running recipe, woken by event_topic.published.
@@ -144,6 +148,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       while (queue.running.size > 0 && !timedOut) await Promise.race([Promise.allSettled([...queue.running]), timeout]);
       shutdown.abort();
       await Promise.race([Promise.allSettled([...queue.running]), new Promise<void>((resolve) => setTimeout(resolve, 1000).unref())]);
+      await sandboxes.js.close();
     },
     validate: (row) => validateRecipe({ db: ctx.db, cache, formulas: settings }, row),
     async recipeStarted(recipeId) {

@@ -3,6 +3,7 @@ import type { Connector } from './types.ts';
 import { clock } from './clock.ts';
 import { csvParser } from './csv_parser.ts';
 import { email } from './email.ts';
+import { jsEval } from './js_eval.ts';
 import { jsonParser } from './json_parser.ts';
 import { logger } from './logger.ts';
 import { lookupTable } from './lookup_table.ts';
@@ -18,6 +19,7 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     clock,
     csv_parser: csvParser,
     email,
+    js_eval: jsEval,
     json_parser: jsonParser,
     logger,
     lookup_table: lookupTable,
