@@ -1,9 +1,10 @@
 // The JavaScript sandbox's worker thread: QuickJS compiled to WebAssembly (quickjs-emscripten),
-// loaded once per worker. Each step gets a fresh QuickJS runtime and context, so nothing carries
-// from one step to the next; the context has no host objects at all (no require, process, fetch,
-// file system or network), a memory limit, and an interrupt at its deadline.
+// loaded once per worker. Each step gets a fresh QuickJS context (its own global object: nothing
+// carries from one step to the next) in the worker's QuickJS runtime, which holds the memory
+// limit; the context has no host objects at all (no require, process, fetch, file system or
+// network), and an interrupt at its deadline. After a step that failed, the runtime is replaced.
 import { parentPort } from 'node:worker_threads';
-import { getQuickJS, shouldInterruptAfterDeadline } from 'quickjs-emscripten';
+import { getQuickJS, shouldInterruptAfterDeadline, type QuickJSRuntime } from 'quickjs-emscripten';
 
 export interface JsRequest {
   id: number;
@@ -17,10 +18,29 @@ export type JsReply = { id: number; ok: true; output: string } | { id: number; o
 
 const QuickJS = await getQuickJS();
 
-function run(request: JsRequest): JsReply {
+let shared: { runtime: QuickJSRuntime; memoryBytes: number } | null = null;
+
+function runtimeFor(memoryBytes: number): QuickJSRuntime {
+  if (shared && shared.memoryBytes === memoryBytes) return shared.runtime;
+  shared?.runtime.dispose();
   const runtime = QuickJS.newRuntime();
-  runtime.setMemoryLimit(request.memoryBytes);
+  runtime.setMemoryLimit(memoryBytes);
   runtime.setMaxStackSize(1024 * 1024);
+  shared = { runtime, memoryBytes };
+  return runtime;
+}
+
+function run(request: JsRequest): JsReply {
+  const reply = runInContext(request);
+  if (!reply.ok && shared) {
+    shared.runtime.dispose();
+    shared = null;
+  }
+  return reply;
+}
+
+function runInContext(request: JsRequest): JsReply {
+  const runtime = runtimeFor(request.memoryBytes);
   runtime.setInterruptHandler(shouldInterruptAfterDeadline(Date.now() + request.timeoutMs));
   const vm = runtime.newContext();
   try {
@@ -68,7 +88,6 @@ function run(request: JsRequest): JsReply {
     return { id: request.id, ok: false, type: 'Code error', message: (error as Error).message.slice(0, 500) };
   } finally {
     vm.dispose();
-    runtime.dispose();
   }
 }
 
