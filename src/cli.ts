@@ -229,7 +229,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'switchboard deploy --project ID --to test|prod [--url URL] [--token TOKEN] [--description TEXT] [--timeout SECONDS]',
     options: { help, project: { type: 'string' }, to: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' }, description: { type: 'string' }, timeout: { type: 'string' } },
     async run(values, config) {
-      const { deployProject, DeployRefused } = await import('./api/deployments/deploy-client.ts');
+      const { deployProject } = await import('./api/deployments/deploy-client.ts');
+      const { CallRefused } = await import('./cli-http.ts');
       const project = typeof values.project === 'string' ? values.project.trim() : '';
       if (!/^[fF]?\d{1,15}$/.test(project)) throw new UsageError('--project must be a project id (or f<folder id>)');
       if (values.to !== 'test' && values.to !== 'prod') throw new UsageError('--to must be test or prod');
@@ -246,7 +247,7 @@ const COMMANDS: Record<string, Command> = {
         });
         if (code !== 0) throw new CheckFailed();
       } catch (error) {
-        if (error instanceof DeployRefused) throw new UsageError(error.message);
+        if (error instanceof CallRefused) throw new UsageError(error.message);
         throw error;
       }
     },
@@ -256,7 +257,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'switchboard test --project ID | --recipe ID | --folder ID [--junit FILE] [--url URL] [--token TOKEN] [--timeout SECONDS]',
     options: { help, project: { type: 'string' }, recipe: { type: 'string' }, folder: { type: 'string' }, junit: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' }, timeout: { type: 'string' } },
     async run(values, config) {
-      const { runTests, TestRefused } = await import('./api/test_cases/test-client.ts');
+      const { runTests } = await import('./api/test_cases/test-client.ts');
+      const { CallRefused } = await import('./cli-http.ts');
       const given = (['project', 'recipe', 'folder'] as const).filter((k) => typeof values[k] === 'string');
       if (given.length !== 1) throw new UsageError('give exactly one of --project, --recipe or --folder');
       const key = given[0]!;
@@ -276,7 +278,7 @@ const COMMANDS: Record<string, Command> = {
         });
         if (code !== 0) throw new CheckFailed();
       } catch (error) {
-        if (error instanceof TestRefused) throw new UsageError(error.message);
+        if (error instanceof CallRefused) throw new UsageError(error.message);
         throw error;
       }
     },

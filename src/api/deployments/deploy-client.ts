@@ -3,6 +3,8 @@
 // status (0 deployed, 1 the build or the deployment failed or did not finish in time, 2 the
 // request was refused), printing progress while it waits.
 
+import { callServer } from '../../cli-http.ts';
+
 export interface DeployRequest {
   baseUrl: string;
   token: string;
@@ -14,33 +16,10 @@ export interface DeployRequest {
   write: (line: string) => void;
 }
 
-export class DeployRefused extends Error {
-  override name = 'DeployRefused';
-}
-
 type Json = Record<string, unknown>;
 
-async function call(req: DeployRequest, method: string, path: string, body?: Json): Promise<Json> {
-  let res: Response;
-  try {
-    res = await fetch(new URL(path, req.baseUrl), {
-      method,
-      headers: { authorization: `Bearer ${req.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(30_000),
-    });
-  } catch (error) {
-    throw new DeployRefused(`cannot reach ${req.baseUrl}: ${(error as Error).message}`);
-  }
-  const text = await res.text();
-  let parsed: Json = {};
-  try {
-    parsed = text === '' ? {} : (JSON.parse(text) as Json);
-  } catch {
-    parsed = { message: text.slice(0, 200) };
-  }
-  if (!res.ok) throw new DeployRefused(`${method} ${path} answered ${res.status}: ${String(parsed.message ?? parsed.error ?? 'no message')}`);
-  return parsed;
+function call(req: DeployRequest, method: string, path: string, body?: Json): Promise<Json> {
+  return callServer<Json>(req.baseUrl, req.token, method, path, body);
 }
 
 async function waitFor(req: DeployRequest, what: string, path: string, deadline: number): Promise<Json> {

@@ -6,6 +6,7 @@
 import type { ServiceContext } from '../../context.ts';
 import type { PackageRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
+import { createWorkLoop, type WorkLoop } from '../../work-loop.ts';
 import type { RecipeRuntime } from '../recipes/recipes.service.ts';
 import { PackageFailure, runExport, type ExportOptions } from './export.ts';
 import { runImport, type ImportOptions } from './import.ts';
@@ -14,16 +15,8 @@ import type { ZipLimits } from './zip.ts';
 
 export const MAX_ATTEMPTS = 3;
 
-export interface PackageRunner {
-  /** Look for work now (after a package was created). */
-  kick(): void;
-  /** Take up the packages left in progress, then wait for more. */
-  start(): void;
-  /** Stop taking work and wait for the package in hand. */
-  stop(): Promise<void>;
-  /** Resolves when no work is left (tests). */
-  idle(): Promise<void>;
-}
+/** kick after a package was stored; start takes up the packages left in progress. */
+export type PackageRunner = WorkLoop;
 
 export type { ExportOptions as ExportPackageOptions } from './export.ts';
 export type { ImportOptions as ImportPackageOptions } from './import.ts';
@@ -49,10 +42,6 @@ async function zipOf(ctx: ServiceContext, id: number): Promise<Buffer> {
 }
 
 export function createPackageRunner(ctx: ServiceContext, engine: RecipeRuntime, limits: ZipLimits): PackageRunner {
-  let running: Promise<void> | null = null;
-  let again = false;
-  let stopped = true;
-
   async function work(pkg: PackageRow): Promise<void> {
     if (pkg.operation_type === 'export') await runExport(ctx, pkg, JSON.parse(pkg.options) as ExportOptions);
     else {
@@ -61,7 +50,7 @@ export function createPackageRunner(ctx: ServiceContext, engine: RecipeRuntime, 
     }
   }
 
-  async function one(id: number): Promise<void> {
+  async function one(id: number, stopped: () => boolean): Promise<void> {
     const pkg = await findPackageById(ctx.db, id);
     if (!pkg || pkg.status !== 'in_progress') return;
     const attempts = await countAttempt(ctx.db, id);
@@ -77,55 +66,25 @@ export function createPackageRunner(ctx: ServiceContext, engine: RecipeRuntime, 
         await finishPackage(ctx.db, id, { status: 'failed', error: error.message, error_parts: error.parts.length > 0 ? error.parts : null, now: now() });
         return;
       }
-      if (stopped) throw error;
+      if (stopped()) throw error;
       ctx.log.error({ err: error, packageId: id }, `the ${pkg.operation_type} of a package failed`);
       await finishPackage(ctx.db, id, { status: 'failed', error: `The ${pkg.operation_type} failed because of a server error; see the server log`, now: now() });
     }
   }
 
-  async function drain(): Promise<void> {
-    do {
-      again = false;
+  return createWorkLoop({
+    name: 'the package runner',
+    log: ctx.log,
+    async pass(stopped) {
       for (const id of await pendingPackageIds(ctx.db)) {
-        if (stopped) return;
-        await one(id);
+        if (stopped()) return;
+        await one(id, stopped);
         const done = await findPackageById(ctx.db, id);
         if (!done || done.status === 'in_progress') continue;
         // An import's uploaded zip has served its purpose once the import ended.
         if (done.operation_type === 'import') await deleteChunks(ctx.db, id);
         ctx.notifier.publish('package.finished', { packageId: id, status: done.status });
       }
-    } while (again && !stopped);
-  }
-
-  function kick(): void {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = drain()
-      .catch((error: unknown) => {
-        if (!stopped) ctx.log.error({ err: error }, 'the package runner stopped on an error');
-      })
-      .finally(() => {
-        running = null;
-        if (again && !stopped) kick();
-      });
-  }
-
-  return {
-    kick,
-    start() {
-      stopped = false;
-      kick();
     },
-    async stop() {
-      stopped = true;
-      await running;
-    },
-    async idle() {
-      while (running) await running;
-    },
-  };
+  });
 }

@@ -8,6 +8,7 @@ import type { RecipeRow } from '../../db/types.ts';
 import type { JobOutcome, StepMock, TestMode } from '../../engine/executor.ts';
 import { fromPlain } from '../../engine/formula/values.ts';
 import { toStored } from '../../time.ts';
+import { createWorkLoop, type WorkLoop } from '../../work-loop.ts';
 import { findRecipeById } from '../recipes/recipes.store.ts';
 import { evaluate, stepIndex, stepNumber, type TestCaseDoc } from './test-case-doc.ts';
 import { findRunRequestById, findTestCase, runningRunRequestIds, saveResults, type RunResult } from './test_cases.store.ts';
@@ -17,20 +18,12 @@ export interface TestRuntime {
   runTestJob(row: RecipeRow, triggerOutput: unknown, mode: TestMode): Promise<{ handle: string; outcome: JobOutcome }>;
 }
 
-export interface TestRunner {
-  kick(): void;
-  start(): void;
-  stop(): Promise<void>;
-  idle(): Promise<void>;
-}
+export type TestRunner = WorkLoop;
 
 /** Test cases of one run request running at once. */
 const PARALLEL = 8;
 
 export function createTestRunner(ctx: ServiceContext, engine: TestRuntime): TestRunner {
-  let running: Promise<void> | null = null;
-  let again = false;
-  let stopped = true;
 
   async function runOne(result: RunResult): Promise<RunResult> {
     const tc = await findTestCase(ctx.db, result.test_case.id);
@@ -65,7 +58,7 @@ export function createTestRunner(ctx: ServiceContext, engine: TestRuntime): Test
     return total === 0 ? 0 : Math.round((1000 * exercised) / total) / 10;
   }
 
-  async function runRequest(id: string): Promise<void> {
+  async function runRequest(id: string, stopped: () => boolean): Promise<void> {
     const row = await findRunRequestById(ctx.db, id);
     if (!row || row.status !== 'running') return;
     const results = JSON.parse(row.results) as RunResult[];
@@ -77,12 +70,12 @@ export function createTestRunner(ctx: ServiceContext, engine: TestRuntime): Test
     };
     let next = 0;
     const worker = async () => {
-      while (next < pending.length && !stopped) {
+      while (next < pending.length && !stopped()) {
         const [result, at] = pending[next++]!;
         try {
           results[at] = await runOne(result);
         } catch (error) {
-          if (stopped) return;
+          if (stopped()) return;
           ctx.log.error({ err: error, runRequest: id, testCase: result.test_case.id }, 'a test case could not be run');
           results[at] = { ...result, status: 'failed', failure: 'the test case could not be run because of a server error; see the server log' };
         }
@@ -91,48 +84,18 @@ export function createTestRunner(ctx: ServiceContext, engine: TestRuntime): Test
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL, pending.length) }, worker));
     await saving;
-    if (stopped || results.some((r) => r.status === 'pending')) return;
+    if (stopped() || results.some((r) => r.status === 'pending')) return;
     await saveResults(ctx.db, id, results, toStored(ctx.clock.now()), { coverage: await coverageOf(results) });
   }
 
-  async function drain(): Promise<void> {
-    do {
-      again = false;
+  return createWorkLoop({
+    name: 'the test runner',
+    log: ctx.log,
+    async pass(stopped) {
       for (const id of await runningRunRequestIds(ctx.db)) {
-        if (stopped) return;
-        await runRequest(id);
+        if (stopped()) return;
+        await runRequest(id, stopped);
       }
-    } while (again && !stopped);
-  }
-
-  function kick(): void {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = drain()
-      .catch((error: unknown) => {
-        if (!stopped) ctx.log.error({ err: error }, 'the test runner stopped on an error');
-      })
-      .finally(() => {
-        running = null;
-        if (again && !stopped) kick();
-      });
-  }
-
-  return {
-    kick,
-    start() {
-      stopped = false;
-      kick();
     },
-    async stop() {
-      stopped = true;
-      await running;
-    },
-    async idle() {
-      while (running) await running;
-    },
-  };
+  });
 }

@@ -3,6 +3,7 @@
 // its reason, writes a JUnit XML report for CI systems, and tells the outcome by its exit status
 // (0 all passed, 1 a test case failed or the run did not end in time, 2 the request was refused).
 import fs from 'node:fs';
+import { callServer } from '../../cli-http.ts';
 
 export interface TestRequest {
   baseUrl: string;
@@ -12,10 +13,6 @@ export interface TestRequest {
   timeoutMs: number;
   pollMs: number;
   write: (line: string) => void;
-}
-
-export class TestRefused extends Error {
-  override name = 'TestRefused';
 }
 
 interface Result {
@@ -33,27 +30,8 @@ interface RunRequest {
   coverage?: { value: number };
 }
 
-async function call(req: TestRequest, method: string, path: string, body?: unknown): Promise<{ data: RunRequest }> {
-  let res: Response;
-  try {
-    res = await fetch(new URL(path, req.baseUrl), {
-      method,
-      headers: { authorization: `Bearer ${req.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(30_000),
-    });
-  } catch (error) {
-    throw new TestRefused(`cannot reach ${req.baseUrl}: ${(error as Error).message}`);
-  }
-  const text = await res.text();
-  let parsed: Record<string, unknown> = {};
-  try {
-    parsed = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
-  } catch {
-    parsed = { message: text.slice(0, 200) };
-  }
-  if (!res.ok) throw new TestRefused(`${method} ${path} answered ${res.status}: ${String(parsed.message ?? 'no message')}`);
-  return parsed as unknown as { data: RunRequest };
+function call(req: TestRequest, method: string, path: string, body?: unknown): Promise<{ data: RunRequest }> {
+  return callServer<{ data: RunRequest }>(req.baseUrl, req.token, method, path, body);
 }
 
 function xml(text: string): string {
