@@ -106,7 +106,8 @@ export const SPEC_OPERATIONS: readonly string[] = [
 export const CONTRACT_EXTRAS: readonly string[] = [
   'POST /api/developer_api_client_roles/:id/copy',
   'POST /api/recipes/:id/copy',
-  // 14 §12: reset_trigger and poll_now (D-rec).
+  // 14 §12: connect, reset_trigger and poll_now (D-rec, C-pcli, C-wk).
+  'PUT /api/recipes/:id/connect',
   'POST /api/recipes/:id/reset_trigger',
   'POST /api/recipes/:id/poll_now',
   // 10 §5: job control (D-jobs quick reference, C-wk RepeatJobsResult).

@@ -10,10 +10,10 @@ import { parsePage } from '../../http/pagination.ts';
 import { AUTH_ERRORS, errorResponses, IdParams, toId, type IdInput } from '../../http/schemas.ts';
 import {
   CopyBody, CopyResult, CreateResult, GetQuery, ListQuery, MutationResult, Recipe, RecipeBody, RecipeIdParams, RecipeList, RecipeVersionDetail, RecipeVersionList,
-  StartResult, VersionCommentBody, VersionListQuery, VersionParams,
+  StartResult, VersionCommentBody, VersionListQuery, VersionParams, ConnectBody,
 } from './recipes.schemas.ts';
 import {
-  commentRecipeVersion, copyRecipe, createRecipe, deleteRecipe, getRecipe, getRecipeVersion, listRecipes, listRecipeVersions, pollNow, resetTrigger, startRecipe, stopRecipe, updateRecipe,
+  commentRecipeVersion, copyRecipe, createRecipe, deleteRecipe, getRecipe, getRecipeVersion, listRecipes, listRecipeVersions, connectRecipe, pollNow, resetTrigger, startRecipe, stopRecipe, updateRecipe,
   type RecipeFields, type RecipeRuntime,
 } from './recipes.service.ts';
 
@@ -123,6 +123,11 @@ export function recipesRoutes(fastify: FastifyInstance, ctx: ServiceContext, { e
     await stopRecipe(ctx, engine, authOf(request), request.params.id);
     return { success: true };
   });
+
+  app.put('/api/recipes/:id/connect', {
+    config: { privilege: 'recipes:write' },
+    schema: { tags, summary: 'Point a stopped recipe\'s connector slot at a connection (a new version); {success:false} while it runs', params: IdParams, body: ConnectBody, response: { 200: MutationResult, ...errorResponses(...AUTH_ERRORS, 404) } },
+  }, async (request) => connectRecipe(ctx, authOf(request), request.params.id, request.body));
 
   app.post('/api/recipes/:id/reset_trigger', {
     config: { privilege: 'recipes:write' },

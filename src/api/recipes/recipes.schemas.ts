@@ -139,3 +139,8 @@ export const RecipeVersionDetail = Type.Object({
   code: Type.String({ description: 'The step tree as JSON text, as it was sent' }),
   config: Type.Array(ConfigEntry),
 });
+
+export const ConnectBody = Type.Object({
+  adapter_name: Type.String({ description: 'The connector (provider) of the slot, e.g. rest' }),
+  connection_id: Type.Union([IdInput, Type.Null()], { description: 'A connection with that provider, or null to empty the slot' }),
+});

@@ -14,6 +14,7 @@ import type { AuthContext } from '../developer_api_clients/credentials.ts';
 import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
 import { findFirstUser, findWorkspace } from '../../workspaces/workspaces.store.ts';
+import { findConnection } from '../connections/connections.store.ts';
 import { listTestCases, replaceTestCases } from '../test_cases/test_cases.store.ts';
 import {
   deleteRecipe as deleteRecipeRow,
@@ -444,4 +445,41 @@ export async function pollNow(ctx: ServiceContext, engine: RecipeRuntime, caller
   if (current.running !== 1) throw new AppError('recipe_already_stopped');
   if (!(await engine.pollNow(id))) throw new AppError('trigger_not_pollable', { params: { provider: current.trigger_application ?? 'none' } });
   return { success: true };
+}
+
+/**
+ * Point a recipe's connector slot at a connection (14 §12): a stopped recipe, a connector its
+ * config names, a connection of the caller's environment and scope with that provider (or null
+ * to leave the slot empty). A change of config, so a new version, as an update.
+ */
+export async function connectRecipe(ctx: ServiceContext, caller: Caller, id: number, input: { adapter_name?: unknown; connection_id?: unknown }): Promise<{ success: true } | Refusal> {
+  const current = await findVisible(ctx.db, caller, id);
+  const errors: FieldErrors = {};
+  const adapter = typeof input.adapter_name === 'string' ? input.adapter_name.trim() : '';
+  if (adapter === '') errors.adapter_name = ["can't be blank"];
+  let connectionId: number | null = null;
+  if (input.connection_id === undefined) errors.connection_id = ["can't be blank (null empties the slot)"];
+  else if (input.connection_id !== null) {
+    const text = String(input.connection_id);
+    if (!/^\d{1,15}$/.test(text)) errors.connection_id = ['must be a connection id'];
+    else connectionId = Number(text);
+  }
+  if (Object.keys(errors).length > 0) throw invalid(errors);
+  let config: Array<Record<string, unknown>>;
+  try {
+    config = normaliseConfig(current.config, safeParse(current.code)) as unknown as Array<Record<string, unknown>>;
+  } catch {
+    config = [];
+  }
+  const slot = config.find((entry) => entry.provider === adapter);
+  if (!slot) throw invalid({ adapter_name: [`is not a connector of this recipe (its connectors: ${config.map((c) => String(c.provider)).join(', ') || 'none'})`] });
+  if (connectionId !== null) {
+    const connection = await findConnection(ctx.db, { workspaceId: caller.workspaceId, environmentId: caller.environmentId }, connectionId);
+    const inScope = connection && (caller.allFolders || (await findFolderInScope(ctx.db, caller.environmentId, caller, connection.folder_id)) !== undefined);
+    if (!connection || !inScope) throw invalid({ connection_id: ['is not a connection of this environment'] });
+    const same = connection.provider === adapter || (['rest', 'http'].includes(connection.provider) && ['rest', 'http'].includes(adapter));
+    if (!same) throw invalid({ connection_id: [`is a ${connection.provider} connection; the slot is for ${adapter}`] });
+  }
+  const next = config.map((entry) => (entry === slot ? { ...entry, account_id: connectionId } : entry));
+  return updateRecipe(ctx, caller, id, { config: next });
 }
