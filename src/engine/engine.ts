@@ -10,7 +10,7 @@ import { cancelQueuedJob, countQueued, findJobById, insertJob, newJobHandle } fr
 import { fromPlain } from './formula/values.ts';
 import { toStored } from '../time.ts';
 import type { JobOutcome, TestMode } from './executor.ts';
-import { createTopicSubscriptions, type EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
+import { batchSizeOf, createTopicSubscriptions, type EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
 import { createEventBus, type EngineEventBus } from './events.ts';
 import type { Hash } from './formula/values.ts';
 import { BACKLOG_RETRY_AFTER_SECONDS } from './backlog.ts';
@@ -117,7 +117,11 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     schedules.disarm(row.id);
     subscriptions.disarm(row.id);
     const { recipe } = cache.compiledFor(row);
-    if (recipe && recipe.trigger.trigger?.kind === 'topic') return subscriptions.arm(row, evaluateTriggerInput(settings, recipe.trigger));
+    if (recipe && recipe.trigger.trigger?.kind === 'topic') {
+      const input = evaluateTriggerInput(settings, recipe.trigger);
+      const size = recipe.trigger.name === 'batch_subscribe_to_topic' ? batchSizeOf(input) : null;
+      return subscriptions.arm(row, input, typeof size === 'number' ? size : null);
+    }
     if (!recipe || recipe.trigger.trigger?.kind !== 'schedule') return;
     schedules.arm(row, evaluateTriggerInput(settings, recipe.trigger));
   }

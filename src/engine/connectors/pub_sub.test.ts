@@ -233,3 +233,38 @@ describe('workato_pub_sub across a restart', () => {
     }
   });
 });
+
+describe('workato_pub_sub batch_subscribe_to_topic', () => {
+  test('the messages available at once become jobs of up to batch_size messages each, in order, none twice; a bad batch_size is refused at start', async () => {
+    const id = await topic();
+    const recipe = await createRecipe(t, numbered({
+      keyword: 'trigger', provider: 'workato_pub_sub', name: 'batch_subscribe_to_topic', as: 'batch', input: { topic_id: String(id), batch_size: '2' },
+      block: [action('logger', 'log_message', 'log', { message: `${pill('workato_pub_sub', 'batch', 'count')} from ${pill('workato_pub_sub', 'batch', 'first_message_id')}` })],
+    }));
+    const batch = await t.call('POST', `/api/v1/batch/topics/${id}/publish`, { body: { payloads: [{ order_id: 'B-1' }, { order_id: 'B-2' }, { order_id: 'B-3' }, { order_id: 'B-4' }, { order_id: 'B-5' }] } });
+    assert.equal(batch.status, 200);
+    // Published before the start, from the beginning.
+    await t.call('PUT', `/api/recipes/${recipe}`, { body: { recipe: { code: JSON.stringify(numbered({
+      keyword: 'trigger', provider: 'workato_pub_sub', name: 'batch_subscribe_to_topic', as: 'batch', input: { topic_id: String(id), batch_size: '2', since_offset: '-3600' },
+      block: [action('logger', 'log_message', 'log', { message: `${pill('workato_pub_sub', 'batch', 'count')} from ${pill('workato_pub_sub', 'batch', 'first_message_id')}` })],
+    })) } } });
+    await startRecipe(t, recipe);
+    await t.engine.idle();
+    const rows = await t.ctx.db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipe).orderBy('id').execute();
+    const batches = rows.map((r) => (JSON.parse(r.trigger_output) as { messages: Array<{ message: { order_id: string } }> }).messages.map((m) => m.message.order_id));
+    assert.deepEqual(batches, [['B-1', 'B-2'], ['B-3', 'B-4'], ['B-5']]);
+    assert.ok(rows.every((r) => r.status === 'succeeded'));
+    const first = await readJob(t, rows[0]!.id);
+    assert.match(String((first.output(1) as { message: string }).message), /^2 from /);
+    await publish(id, { order_id: 'C-1' });
+    await t.engine.idle();
+    const more = await t.ctx.db.selectFrom('jobs').select('trigger_output').where('recipe_id', '=', recipe).orderBy('id').execute();
+    assert.equal(more.length, 4, 'a later message makes its own batch');
+    await t.call('PUT', `/api/recipes/${recipe}/stop`);
+
+    const bad = await createRecipe(t, numbered({ keyword: 'trigger', provider: 'workato_pub_sub', name: 'batch_subscribe_to_topic', as: 'b', input: { topic_id: String(id), batch_size: '500' }, block: [] }));
+    const start = await t.call('PUT', `/api/recipes/${bad}/start`);
+    assert.equal(start.body.success, false);
+    assert.match(JSON.stringify(start.body.code_errors), /Batch size.*must be a whole number from 1 to 100/);
+  });
+});

@@ -1,5 +1,6 @@
 // workato_pub_sub: event topics in recipes (20 §10.6, 13). The trigger `subscribe_to_topic` turns
-// every new message of a topic into one job, in order; `publish_to_topic` and
+// every new message of a topic into one job, in order; `batch_subscribe_to_topic` turns each run of
+// up to `batch_size` messages (1 to 100) available at once into one job with their list; `publish_to_topic` and
 // `publish_to_topic_batch` publish through the same service as the HTTP API (schema check,
 // ordering, group commit).
 //
@@ -61,6 +62,15 @@ export function startingPointOf(input: Hash, now: number): StartingPoint | Probl
 }
 
 /** The topic a `topic_id` input names in an environment: an id (number or digits) or a reference `{name}`. */
+/** The batch trigger's `batch_size`: 1 to 100 messages a job (default 100), or the problem with it. */
+export function batchSizeOf(input: Hash): number | Problem {
+  const raw = text(input, 'batch_size');
+  if (raw === null) return MAX_BATCH_MESSAGES;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_BATCH_MESSAGES) return ['Batch size', raw, `must be a whole number from 1 to ${MAX_BATCH_MESSAGES}`, 'batch_size'];
+  return n;
+}
+
 export async function resolveTopicId(db: Db, environmentId: number, ref: Value): Promise<number | undefined> {
   if (typeof ref === 'number' || (typeof ref === 'string' && /^\s*\d{1,15}\s*$/.test(ref))) return findLiveTopicId(db, environmentId, { id: Number(ref) });
   if (isHash(ref) && typeof ref.name === 'string' && ref.name !== '') return findLiveTopicId(db, environmentId, { nameKey: nameKey(ref.name) });
@@ -122,6 +132,28 @@ export const workatoPubSub: Connector = {
         ]);
       },
       titleFields: (event) => [['Message ID', toRubyString(hashGet(event, 'message_id'))]],
+    },
+    batch_subscribe_to_topic: {
+      title: 'new batch of messages',
+      kind: 'topic',
+      required: [{ path: 'topic_id', label: 'Topic' }],
+      check(input) {
+        const point = startingPointOf(input, Date.now());
+        const problems = Array.isArray(point) ? [...point] : [];
+        const size = batchSizeOf(input);
+        if (typeof size !== 'number') problems.push(size);
+        return problems;
+      },
+      output(event) {
+        return newHash([
+          ['messages', hashGet(event, 'messages') ?? []],
+          ['count', hashGet(event, 'count')],
+          ['first_message_id', hashGet(event, 'first_message_id')],
+          ['last_message_id', hashGet(event, 'last_message_id')],
+          ['topic_id', hashGet(event, 'topic_id')],
+        ]);
+      },
+      titleFields: (event) => [['Messages', toRubyString(hashGet(event, 'count'))], ['Last message ID', toRubyString(hashGet(event, 'last_message_id'))]],
     },
   },
   actions: {
@@ -204,6 +236,8 @@ interface Subscription {
   busy: boolean;
   again: boolean;
   active: boolean;
+  /** The batch trigger: messages a job; null for one job a message. */
+  batchSize: number | null;
 }
 
 export function createTopicSubscriptions(deps: SubscriptionDeps) {
@@ -250,12 +284,27 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
           // The cursor moves only from the value this process read, and only while the recipe runs.
           if (!(await moveRunningTriggerClosure(trx, sub.row.id, guard, next))) return null;
           const out: string[] = [];
-          for (const r of rows) {
+          const messageOfRow = (r: (typeof rows)[number]) => newHash([
+            ['topic_id', sub.topicId],
+            ['message_id', formatMessageId(Date.parse(r.published_at), Number(r.seq))],
+            ['time', toApiTimestamp(r.published_at)],
+            ['payload', fromPlain(JSON.parse(r.payload))],
+          ]);
+          if (sub.batchSize === null) {
+            for (const r of rows) {
+              const stored = await deps.storeJob(trx, sub.row, messageOfRow(r));
+              if (stored?.queued) out.push(stored.handle);
+            }
+            return out;
+          }
+          // The batch trigger: one job for each batch_size messages, in order.
+          for (let i = 0; i < rows.length; i += sub.batchSize) {
+            const messages = rows.slice(i, i + sub.batchSize).map(messageOfRow).map((m) => newHash([
+              ['message', hashGet(m, 'payload') ?? newHash()], ['message_id', hashGet(m, 'message_id')], ['time', hashGet(m, 'time')],
+            ]));
             const event = newHash([
-              ['topic_id', sub.topicId],
-              ['message_id', formatMessageId(Date.parse(r.published_at), Number(r.seq))],
-              ['time', toApiTimestamp(r.published_at)],
-              ['payload', fromPlain(JSON.parse(r.payload))],
+              ['topic_id', sub.topicId], ['messages', messages], ['count', messages.length],
+              ['first_message_id', hashGet(messages[0] as Hash, 'message_id')], ['last_message_id', hashGet(messages[messages.length - 1] as Hash, 'message_id')],
             ]);
             const stored = await deps.storeJob(trx, sub.row, event);
             if (stored?.queued) out.push(stored.handle);
@@ -299,7 +348,7 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
      * Arm the trigger of a running recipe. The first start on a topic fixes the cursor from the
      * starting point (and stores it); later starts and restarts go on from the stored cursor.
      */
-    async arm(row: RecipeRow, input: Hash): Promise<void> {
+    async arm(row: RecipeRow, input: Hash, batchSize: number | null = null): Promise<void> {
       this.disarm(row.id);
       if (closed) return;
       const topicId = await resolveTopicId(ctx.db, row.environment_id, hashGet(input, 'topic_id'));
@@ -315,11 +364,11 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
         const point = startingPointOf(input, ctx.clock.now().getTime());
         const cursor = await initialCursor(topicId, Array.isArray(point) ? { kind: 'now' } : point);
         const text = JSON.stringify({ topic_id: topicId, last_seq: cursor } satisfies Closure);
-        if (!(await replaceTriggerClosure(ctx.db, row.id, closureText, text))) return this.arm(row, input);
+        if (!(await replaceTriggerClosure(ctx.db, row.id, closureText, text))) return this.arm(row, input, batchSize);
         closureText = text;
         closure = { topic_id: topicId, last_seq: cursor };
       }
-      const sub: Subscription = { row, topicId, closure: closureText as string, cursor: closure.last_seq, busy: false, again: false, active: true };
+      const sub: Subscription = { row, topicId, closure: closureText as string, cursor: closure.last_seq, busy: false, again: false, active: true, batchSize };
       byRecipe.set(row.id, sub);
       let set = byTopic.get(topicId);
       if (!set) byTopic.set(topicId, (set = new Set()));
