@@ -69,6 +69,8 @@ export const ERROR_CATALOG = {
   recipe_already_running: { status: 400, message: "Can't change the recipe state: invalid state running" },
   recipe_already_stopped: { status: 400, message: "Can't change the recipe state: invalid state stopped" },
   cannot_refresh_secret: { status: 400, message: 'Cannot refresh secret for JWT access profiles' },
+  api_key_limit_reached: { status: 422, message: 'An API client has at most {max} API keys' },
+  api_client_grants_nothing: { status: 422, message: 'The API client grants no API collection: give it api_collection_ids first' },
   oauth_connection_not_shell: { status: 400, message: 'OAuth connections can only be created as shell connections' },
   connection_in_use: { status: 422, message: 'Connection is in use: {count} connection(s) have it as parent' },
   custom_oauth_profile_in_use: { status: 422, message: 'Custom OAuth profile is in use by {count} connection(s)' },

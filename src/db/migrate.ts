@@ -15,6 +15,7 @@ import * as jobsCompletedIndex from './migrations/0010_jobs_completed_index.ts';
 import * as recipeVersionsCurrent from './migrations/0011_recipe_versions_current.ts';
 import * as packages from './migrations/0012_packages.ts';
 import * as buildsDeployments from './migrations/0014_builds_deployments.ts';
+import * as apiClientsV2 from './migrations/0016_api_clients_v2.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0011_recipe_versions_current': recipeVersionsCurrent,
   '0012_packages': packages,
   '0014_builds_deployments': buildsDeployments,
+  '0016_api_clients_v2': apiClientsV2,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */
