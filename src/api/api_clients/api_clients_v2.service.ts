@@ -236,9 +236,13 @@ export async function updateApiClientV2(ctx: ServiceContext, auth: AuthContext, 
     const authType = newAuthType ?? current.authType;
     // Keys keep their tokens across token, jwt and oidc (the token is the access profile key);
     // oauth2 keys hold other credentials, so a change to or from oauth2 would strand them.
+    // The settings every key of the client shares: written to the client and copied onto its keys
+    // only when the update names one of them (a v1 client's profiles may each have their own).
+    const touchesShared = newAuthType !== undefined || input.api_collection_ids !== undefined || touchesVerification(input)
+      || input.access_profile_claim !== undefined || input.required_claims !== undefined || input.allowed_issuers !== undefined || input.allowed_audiences !== undefined;
     const stranded = keys.filter((k) => (k.auth_type === 'oauth2') !== (authType === 'oauth2'));
-    if (newAuthType !== undefined && stranded.length > 0) {
-      throw invalid({ auth_type: [`cannot change to ${authType} while the client has API keys of type ${stranded[0]?.auth_type}`] });
+    if (touchesShared && stranded.length > 0) {
+      throw invalid({ auth_type: [`is ${authType} for the client, but it has API keys of type ${stranded[0]?.auth_type}: oauth2 keys and others hold different credentials, so they cannot share these settings`] });
     }
     const verificationErrors: FieldErrors = {};
     const verification = authType !== current.authType || touchesVerification(input)
@@ -255,10 +259,6 @@ export async function updateApiClientV2(ctx: ServiceContext, auth: AuthContext, 
     const collectionIds = input.api_collection_ids ? await checkCollections(trx, auth, input.api_collection_ids) : current.collectionIds;
     if (input.api_policy_id != null && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id))) throw invalid({ api_policy_id: ['does not exist'] });
     const now = toStored(ctx.clock.now());
-    // The settings every key of the client shares: written to the client and copied onto its keys
-    // only when the update names one of them (a v1 client's profiles may each have their own).
-    const touchesShared = newAuthType !== undefined || input.api_collection_ids !== undefined || touchesVerification(input)
-      || input.access_profile_claim !== undefined || input.required_claims !== undefined || input.allowed_issuers !== undefined || input.allowed_audiences !== undefined;
     const shared = {
       auth_type: authType,
       api_collection_ids: JSON.stringify(collectionIds),

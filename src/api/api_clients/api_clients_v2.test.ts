@@ -334,5 +334,13 @@ describe('one set of data, two views', () => {
     assert.equal(added.auth_type, 'oauth2');
     const profile = (await t.call('GET', `/api/api_access_profiles?api_client_id=${legacy.id}`)).body.find((p: { id: number }) => p.id === added.id);
     assert.deepEqual(profile.api_collection_ids, [otherCollectionId]);
+    // A v1 client whose profiles mix oauth2 and token: a shared setting would strand one kind, so it is refused.
+    await t.call('POST', '/api/api_access_profiles', { body: { name: 'Legacy token', api_client_id: legacy.id, api_collection_ids: [collectionId], auth_type: 'token' } });
+    const mixed = await t.call('PUT', `/api/v2/api_clients/${legacy.id}`, { body: { api_collection_ids: [collectionId] } });
+    assert.equal(mixed.status, 400, mixed.text);
+    assert.ok(mixed.body.errors.auth_type);
+    assert.equal((await t.call('PUT', `/api/v2/api_clients/${legacy.id}`, { body: { name: 'Legacy renamed' } })).status, 200, 'a setting of the client alone is fine');
+    const types = (await t.call('GET', `/api/api_access_profiles?api_client_id=${legacy.id}`)).body.map((p: { auth_type: string }) => p.auth_type).sort();
+    assert.deepEqual(types, ['oauth2', 'oauth2', 'token']);
   });
 });
