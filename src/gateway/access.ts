@@ -151,7 +151,8 @@ export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSig
     const remembered = verifiedJwts.get(jwt);
     if (remembered) {
       const now = ctx.clock.now().getTime();
-      if (now < remembered.until && now >= remembered.notBefore && (await stateById(remembered.state.id)) === remembered.state) {
+      // The state still cached for the profile is the one the token opened: nothing changed since.
+      if (now < remembered.until && now >= remembered.notBefore && byId.get(remembered.state.id) === remembered.state) {
         return { kind: 'profile', profile: remembered.state, apiToken: 'other' };
       }
       verifiedJwts.delete(jwt);
