@@ -4,7 +4,10 @@ import { packagesRoutes } from './api/packages/packages.routes.ts';
 import { projectBuildsRoutes } from './api/project_builds/project_builds.routes.ts';
 import { deploymentsRoutes } from './api/deployments/deployments.routes.ts';
 import { announceDeployments } from './api/deployments/deployments.service.ts';
+import { testCasesRoutes } from './api/test_cases/test_cases.routes.ts';
+import { createTestRunner, type TestRunner } from './api/test_cases/runner.ts';
 import { createPackageRunner, type PackageRunner } from './api/packages/runner.ts';
+import { createPackageRetentionSweeper } from './api/packages/retention.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -89,6 +92,8 @@ interface RouteRuntime {
   engine: RecipeEngine;
   /** Background exports and imports of packages. */
   packages: PackageRunner;
+  /** Background runs of test cases. */
+  tests: TestRunner;
 }
 
 /** The API areas, in the order they appear in the OpenAPI document. */
@@ -119,6 +124,7 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, run
   packagesRoutes,
   projectBuildsRoutes,
   deploymentsRoutes,
+  testCasesRoutes,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -161,6 +167,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const packages = createPackageRunner(ctx, engine, { maxEntries: PACKAGE_MAX_ENTRIES, maxEntryBytes: PACKAGE_MAX_ENTRY_BYTES, maxTotalBytes: config.packageMaxUncompressedBytes });
   app.addHook('onReady', async () => packages.start());
   app.addHook('preClose', async () => packages.stop());
+  // Export zips and completed run requests older than PACKAGE_RETENTION_HOURS, deleted in the background.
+  const packageRetention = createPackageRetentionSweeper(ctx, { intervalMs: config.jobsSweepIntervalMs, retentionMs: config.packageRetentionHours * 3600_000 });
+  app.addHook('onReady', async () => packageRetention.start());
+  app.addHook('preClose', async () => packageRetention.stop());
+  // Test case run requests in the background, taken up again after a restart.
+  const tests = createTestRunner(ctx, engine);
+  app.addHook('onReady', async () => tests.start());
+  app.addHook('preClose', async () => tests.stop());
   // deployment.succeeded / deployment.failed when a deployment's import ends.
   const stopAnnouncing = announceDeployments(ctx);
   app.addHook('onClose', async () => stopAnnouncing());
@@ -191,7 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   operationsRoutes(app, ctx, { dialect: database.dialect, metrics });
-  for (const register of ROUTE_TABLE) register(app, ctx, { engine, packages });
+  for (const register of ROUTE_TABLE) register(app, ctx, { engine, packages, tests });
 
   // Credentials of the API platform (OAuth access tokens, auth tokens, callers' JWTs): one
   // resolver and one cache of profile state for the gateway and the event streams API.

@@ -244,9 +244,39 @@ const COMMANDS: Record<string, Command> = {
           ...(typeof values.description === 'string' ? { description: values.description } : {}),
           write: (line) => process.stdout.write(`${line}\n`),
         });
-        if (code !== 0) throw new DeployFailed();
+        if (code !== 0) throw new CheckFailed();
       } catch (error) {
         if (error instanceof DeployRefused) throw new UsageError(error.message);
+        throw error;
+      }
+    },
+  },
+  test: {
+    summary: 'Run the test cases of a project (or --recipe, --folder) through a running server; prints failures, writes JUnit XML, exits 1 when one failed',
+    usage: 'switchboard test --project ID | --recipe ID | --folder ID [--junit FILE] [--url URL] [--token TOKEN] [--timeout SECONDS]',
+    options: { help, project: { type: 'string' }, recipe: { type: 'string' }, folder: { type: 'string' }, junit: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' }, timeout: { type: 'string' } },
+    async run(values, config) {
+      const { runTests, TestRefused } = await import('./api/test_cases/test-client.ts');
+      const given = (['project', 'recipe', 'folder'] as const).filter((k) => typeof values[k] === 'string');
+      if (given.length !== 1) throw new UsageError('give exactly one of --project, --recipe or --folder');
+      const key = given[0]!;
+      const id = String(values[key]).trim();
+      if (!/^\d{1,15}$/.test(id)) throw new UsageError(`--${key} must be an id`);
+      const token = typeof values.token === 'string' ? values.token : config.cliToken;
+      if (!token) throw new UsageError('a developer API token is needed: --token or SWITCHBOARD_TOKEN');
+      const timeout = values.timeout === undefined ? 600 : Number(values.timeout);
+      if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) throw new UsageError('--timeout must be a whole number of seconds from 1 to 86400');
+      const baseUrl = typeof values.url === 'string' ? values.url : `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${config.port}`;
+      const selector = key === 'project' ? { project_id: id } : key === 'recipe' ? { recipe_id: id } : { folder_id: id };
+      try {
+        const code = await runTests({
+          baseUrl, token, selector, timeoutMs: timeout * 1000, pollMs: 500,
+          ...(typeof values.junit === 'string' ? { junitFile: values.junit } : {}),
+          write: (line) => process.stdout.write(`${line}\n`),
+        });
+        if (code !== 0) throw new CheckFailed();
+      } catch (error) {
+        if (error instanceof TestRefused) throw new UsageError(error.message);
         throw error;
       }
     },
@@ -330,9 +360,9 @@ async function workspaceIdFrom(value: unknown, db: Parameters<typeof findFirstWo
   return first.id;
 }
 
-/** The deploy command's build or deployment failed (already reported): exit status 1. */
-class DeployFailed extends Error {
-  override name = 'DeployFailed';
+/** What `deploy` or `test` checked failed (already reported): exit status 1. */
+class CheckFailed extends Error {
+  override name = 'CheckFailed';
 }
 
 function usage(): string {
@@ -374,7 +404,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`switchboard: ${error.message}\n`);
       return 2;
     }
-    if (error instanceof DeployFailed) return 1;
+    if (error instanceof CheckFailed) return 1;
     if (error instanceof ListenError || error instanceof BackupError) {
       process.stderr.write(`switchboard: ${error.message}\n`);
       return 1;

@@ -34,6 +34,7 @@ export interface Config {
   /** SWITCHBOARD_TOKEN: the developer API token the command line uses to call a server (switchboard deploy). */
   readonly cliToken: string | undefined;
   readonly packageMaxUncompressedBytes: number;
+  readonly packageRetentionHours: number;
   readonly smtpUrl: string | undefined;
   readonly smtpFrom: string;
   readonly secretsCacheTtlSeconds: number;
@@ -62,7 +63,7 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'SHUTDOWN_TIMEOUT_MS', 'EVENT_STREAMS_SWEEP_INTERVAL_MS', 'SECRETS_CACHE_TTL_SECONDS', 'SECRETS_ENV_PREFIX', 'SECRETS_DIR',
   'PUBLIC_GATEWAY_URL', 'GATEWAY_MAX_BODY_BYTES', 'GATEWAY_MAX_RESPONSE_BYTES', 'GATEWAY_TIMEOUT_MS', 'LOOKUP_TABLE_MAX_ROWS',
   'SMTP_URL', 'SMTP_FROM', 'JOB_BACKLOG_PER_RECIPE', 'JOB_BACKLOG_PER_WORKSPACE',
-  'JOB_RETENTION_HOURS', 'JOBS_SWEEP_INTERVAL_MS', 'PACKAGE_MAX_BYTES', 'PACKAGE_MAX_UNCOMPRESSED_BYTES', 'SWITCHBOARD_TOKEN',
+  'JOB_RETENTION_HOURS', 'JOBS_SWEEP_INTERVAL_MS', 'PACKAGE_MAX_BYTES', 'PACKAGE_MAX_UNCOMPRESSED_BYTES', 'PACKAGE_RETENTION_HOURS', 'SWITCHBOARD_TOKEN',
 ];
 
 export const DEFAULT_SECRETS_ENV_PREFIX = 'SWITCHBOARD_SECRET_';
@@ -148,6 +149,8 @@ export function loadConfig(env: Env = process.env): Config {
     jobRetentionHours: intSetting(env, 'JOB_RETENTION_HOURS', 30 * 24, 1, 100 * 365 * 24),
     // How often the job retention sweep runs.
     jobsSweepIntervalMs: intSetting(env, 'JOBS_SWEEP_INTERVAL_MS', 60_000, 10, 24 * 3600 * 1000),
+    // How long an export's zip and a completed test run request are kept after they ended (builds' zips stay).
+    packageRetentionHours: intSetting(env, 'PACKAGE_RETENTION_HOURS', 30 * 24, 1, 100 * 365 * 24),
     // A developer API token for the command line's calls to a server; never logged.
     cliToken: str(env, 'SWITCHBOARD_TOKEN'),
     // Largest package zip accepted by POST /api/packages/import (contract 15, open question 6: 50 MB).

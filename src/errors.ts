@@ -61,7 +61,9 @@ export const ERROR_CATALOG = {
   topic_not_found: { status: 404, message: 'Topic not found' },
   export_manifest_not_found: { status: 404, message: 'Export manifest not found' },
   package_not_found: { status: 404, message: 'Package not found' },
-  package_has_no_content: { status: 404, message: 'The package has no zip to download: only a completed export has one' },
+  test_case_not_found: { status: 404, message: 'Test case not found' },
+  run_request_not_found: { status: 404, message: 'Run request not found' },
+  package_has_no_content: { status: 404, message: 'The package has no zip to download: only a completed export has one, for PACKAGE_RETENTION_HOURS' },
   // Conflicts and refused changes
   name_taken: { status: 422, message: 'Name has already been taken' },
   endpoint_path_taken: { status: 422, message: 'An endpoint with this method and path already exists in the collection' },
@@ -96,6 +98,9 @@ export const ERROR_CATALOG = {
   deployments_from_dev_only: { status: 400, message: 'Deployments can only be started from the development environment' },
   environment_type_missing: { status: 400, message: 'Missing parameter environment_type' },
   build_not_successful: { status: 422, message: 'The build is {state}: only a build in state success can be deployed' },
+  // Test automation
+  run_request_selector: { status: 400, message: 'Give exactly one of recipe_id, test_case_ids, folder_id, project_id or manifest_id' },
+  too_many_test_cases: { status: 400, message: 'The run would hold {count} test cases; at most {max} run in one request' },
   // Packages
   package_media_type: { status: 415, message: 'Unsupported Content-Type: {content_type}; send the zip as application/octet-stream, application/zip or multipart/form-data' },
   package_body_empty: { status: 400, message: 'The request body is empty: send the package zip' },

@@ -284,3 +284,36 @@ describe('the other recipes through the gateway', () => {
     assert.equal(anonymous.statusCode, 401);
   });
 });
+
+describe('real recipes as test cases', () => {
+  test('check_in_guest: test cases with mocked recipe functions pass, one per branch, through a run request', async () => {
+    const id = recipeIds.get('check_in_guest') as number;
+    const result = (value: unknown) => ({ result: value });
+    const cases = [
+      { name: 'Guest not found', trigger_output: { request: { guest_email: 'nobody@example.com' } }, mocks: [{ step: 'search_contact', output: result({ found: false }) }], expectations: [{ step: 'return_guest_not_found', ran: true }, { step: 'search_booking', ran: false }] },
+      { name: 'Room not vacant', trigger_output: { request: { guest_email: 'ana@example.com' } }, mocks: [{ step: 'search_contact', output: result(contact) }, { step: 'search_booking', output: result({ bookings: [{ ...booking, room_status: 'Occupied' }] }) }], expectations: [{ step: 'return_room_not_vacant', ran: true }, { step: 'update_booking', ran: false }] },
+      {
+        name: 'Checked in',
+        trigger_output: { request: { guest_email: 'ana@example.com', check_in_date: '2026-01-15', payment_id: 'ch_1' } },
+        mocks: [{ step: 'search_contact', output: result(contact) }, { step: 'search_booking', output: result({ bookings: [booking] }) }, { step: 'update_booking', output: result(ok) }, { step: 'update_room', output: result(ok) }, { step: 'update_opportunity', output: result(ok) }],
+        expectations: [{ step: 'return_success', ran: true }, { step: 'update_room', ran: true }, { job_status: 'succeeded' }],
+      },
+      { name: 'Salesforce down', trigger_output: { request: { guest_email: 'ana@example.com' } }, mocks: [{ step: 'search_contact', error: { type: 'Recipe function error', message: 'Salesforce is down' } }], expectations: [{ step: 'search_contact', failed: true, error_contains: 'Salesforce' }, { step: 'return_error', ran: true }] },
+    ];
+    for (const body of cases) {
+      const res = await t.call('POST', `/api/recipes/${id}/test_cases`, { body });
+      assert.equal(res.status, 200, res.text);
+    }
+    const started = await t.call('POST', '/api/test_cases/run_requests', { body: { recipe_id: id } });
+    assert.equal(started.status, 200, started.text);
+    let run = started.body.data;
+    for (let i = 0; i < 400 && run.status !== 'completed'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      run = (await t.call('GET', `/api/test_cases/run_requests/${run.id}`)).body.data;
+    }
+    assert.deepEqual(run.results.map((r: { test_case: { name: string }; status: string; failure?: string }) => [r.test_case.name, r.status, r.failure]), cases.map((c) => [c.name, 'succeeded', undefined]));
+    // 11 of the 13 steps that do something (the trigger and the actions): the answers of the two
+    // branches without a test case (no reservation, several reservations) did not run.
+    assert.equal(run.coverage.value, 84.6);
+  });
+});

@@ -106,6 +106,14 @@ export const SPEC_OPERATIONS: readonly string[] = [
 export const CONTRACT_EXTRAS: readonly string[] = [
   'POST /api/developer_api_client_roles/:id/copy',
   'POST /api/recipes/:id/copy',
+  // 10 §5: job control (D-jobs quick reference, C-wk RepeatJobsResult).
+  'POST /api/recipes/:recipe_id/repeat_jobs',
+  'POST /api/recipes/:recipe_id/cancel_jobs',
+  // 16 §6 and issue 18: writing a recipe's test cases (our own API beside the catalog's list).
+  'POST /api/recipes/:recipe_id/test_cases',
+  'GET /api/recipes/:recipe_id/test_cases/:id',
+  'PUT /api/recipes/:recipe_id/test_cases/:id',
+  'DELETE /api/recipes/:recipe_id/test_cases/:id',
   // 15 §2, §6: folder assets (needed by the vendor's CLI) and manifest delete (D-rlcm, C-met).
   'GET /api/export_manifests/folder_assets',
   'DELETE /api/export_manifests/:id',

@@ -588,7 +588,33 @@ export interface DeploymentsTable {
   updated_at: string;
 }
 
+export interface TestCasesTable {
+  id: string;
+  recipe_id: number;
+  name: string;
+  description: string;
+  /** JSON: { trigger_output, mocks, expectations, allow_external }. */
+  body: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TestRunRequestsTable {
+  id: string;
+  workspace_id: number;
+  environment_id: number;
+  client_id: number;
+  status: 'running' | 'completed';
+  /** JSON array of results. */
+  results: string;
+  coverage: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
+  test_cases: TestCasesTable;
+  test_run_requests: TestRunRequestsTable;
   project_builds: ProjectBuildsTable;
   deployments: DeploymentsTable;
   export_manifests: ExportManifestsTable;
@@ -664,5 +690,7 @@ export type JobRow = Selectable<JobsTable>;
 export type ExportManifestRow = Selectable<ExportManifestsTable>;
 export type PackageRow = Selectable<PackagesTable>;
 export type ProjectBuildRow = Selectable<ProjectBuildsTable>;
+export type TestCaseRow = Selectable<TestCasesTable>;
+export type TestRunRequestRow = Selectable<TestRunRequestsTable>;
 export type DeploymentRow = Selectable<DeploymentsTable>;
 export type JobLineRow = Selectable<JobLinesTable>;

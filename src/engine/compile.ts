@@ -121,6 +121,9 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
       return null;
     }
     const kw = keyword as Keyword;
+    // A skipped step does not run, so the vendor lets it be unfinished or broken: it is not checked
+    // (nor what it holds), only its alias and those below it are known, for pills that read them (nil).
+    if (step.skip === true && kw !== 'trigger') return skippedStep(step, kw, number);
     checkPlacement(kw, parent, number, errors);
 
     const as = str(step.as);
@@ -227,6 +230,27 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
     compiled.descendants = collectAliases(compiled);
     return compiled;
   };
+
+  function skippedStep(step: Step, kw: Keyword, number: number): CompiledStep {
+    const placeholder = (raw: Step, keyword: Keyword, n: number): CompiledStep => ({
+      keyword, number: n, provider: null, name: null, as: str(raw.as), skip: true, maskData: false,
+      input: { k: 'object', entries: [] }, block: [], condition: null, branches: [], catchStep: null, whileCondition: null,
+      source: null, sourceKey: null, batchSize: null, clearScope: false, retries: null, descendants: [],
+      action: null, trigger: null, connector: null, inputSchema: [],
+    });
+    const top = placeholder(step, kw, number);
+    const stack: unknown[] = [step];
+    while (stack.length > 0) {
+      const raw = stack.pop();
+      if (!isObject(raw)) continue;
+      const s = raw as Step;
+      const as = str(s.as);
+      if (as !== null && !steps.has(as)) steps.set(as, s === step ? top : placeholder(s, (KEYWORDS as readonly string[]).includes(String(s.keyword)) ? (s.keyword as Keyword) : kw, typeof s.number === 'number' ? s.number : number));
+      if (Array.isArray(s.block)) stack.push(...s.block);
+    }
+    top.descendants = collectAliases(top);
+    return top;
+  }
 
   const trigger = compileStep(code, null, 0);
   if (trigger && trigger.keyword !== 'trigger') errors.add(trigger.number, ['keyword', trigger.keyword, 'the root step must be the trigger']);

@@ -26,8 +26,9 @@ export function parseStructuredPill(json: string): Pill {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new PillError('datapill must be a JSON object');
   const pill = raw as Record<string, unknown>;
   const type = pill.pill_type;
-  if (type === 'account_property') {
-    if (typeof pill.property_name !== 'string' || pill.property_name === '') throw new PillError('account_property datapill needs property_name');
+  // Project properties are read the same way: the job's properties are the environment's, overridden by the project's.
+  if (type === 'account_property' || type === 'project_property') {
+    if (typeof pill.property_name !== 'string' || pill.property_name === '') throw new PillError(`${type} datapill needs property_name`);
     return { type: 'account_property', name: pill.property_name };
   }
   const path = pathOf(pill.path);

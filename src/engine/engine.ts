@@ -4,9 +4,12 @@
 // a restart loses nothing that was acknowledged. This file wires the rooms of the engine
 // (README.md lists them) and is its public interface.
 import type { ServiceContext } from '../context.ts';
-import type { RecipeRow } from '../db/types.ts';
-import { findRecipeById, listRunningRecipeIds } from '../api/recipes/recipes.store.ts';
-import { countQueued } from '../api/jobs/jobs.store.ts';
+import type { JobRow, RecipeRow } from '../db/types.ts';
+import { countFailedJob, findRecipeById, listRunningRecipeIds } from '../api/recipes/recipes.store.ts';
+import { cancelQueuedJob, countQueued, findJobById, insertJob, newJobHandle } from '../api/jobs/jobs.store.ts';
+import { fromPlain } from './formula/values.ts';
+import { toStored } from '../time.ts';
+import type { JobOutcome, TestMode } from './executor.ts';
 import { createTopicSubscriptions, type EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
 import { createEventBus, type EngineEventBus } from './events.ts';
 import type { Hash } from './formula/values.ts';
@@ -49,6 +52,16 @@ export interface RecipeEngine {
   kick(): void;
   /** The event streams runtime of the app (publish actions use its publisher); set by buildApp. */
   useEventStreams(runtime: EventStreamsRuntime): void;
+  /**
+   * Run a test case's job of a recipe (running or not) at once, off the queue: the trigger output
+   * as given, the mocks in place of their steps. Recorded as a job with is_test (not counted in the
+   * recipe's figures). Resolves with its handle and outcome once recorded.
+   */
+  runTestJob(row: RecipeRow, triggerOutput: unknown, mode: TestMode): Promise<{ handle: string; outcome: JobOutcome }>;
+  /** Run a finished job again: a new job of the same trigger event, is_repeat, with the original's handle. */
+  repeatJob(row: RecipeRow, original: JobRow): Promise<string | null>;
+  /** Cancel a pending job: a queued one at once; a running one before its next step. */
+  cancelJob(row: RecipeRow, job: JobRow): Promise<'canceled' | 'canceling' | 'not_pending'>;
 }
 
 export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): RecipeEngine {
@@ -57,14 +70,20 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   const lifecycle: Lifecycle = { started: false, closing: false };
   const shutdown = new AbortController();
   const cache = new RecipeCache(ctx);
+  // Running jobs asked to stop (cancel_jobs): each checks before its next step.
+  const cancelRequests = new Set<string>();
   // The queue launches jobs that the runner runs; a job's recipe calls go back to the queue.
-  const queue = new JobQueue({ ctx, settings, cache, events, lifecycle, run: (job) => runner.run(job) });
+  const queue = new JobQueue({ ctx, settings, cache, events, lifecycle, run: async (job) => { await runner.run(job); } });
   const calls: RecipeCallDeps = { db: ctx.db, queue, limits: settings.limits };
   const runner = new JobRunner({
     ctx, settings, cache, events,
     shutdown: shutdown.signal,
     callRecipe: (caller, job, flow, parameters, wait) => callRecipe(calls, caller, job, flow, parameters, wait),
-    settle: (handle, outcome) => queue.settle(handle, outcome),
+    settle: (handle, outcome) => {
+      cancelRequests.delete(handle);
+      queue.settle(handle, outcome);
+    },
+    isCanceled: (handle) => cancelRequests.has(handle),
   });
   const schedules = new Schedules({ ctx, settings, events, queue, lifecycle });
   // Topic triggers: one subscription per running recipe, woken by event_topic.published.
@@ -163,6 +182,59 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     kick: () => queue.kick(),
     useEventStreams(runtime) {
       runner.eventStreams = runtime;
+    },
+    async repeatJob(row, original) {
+      return queue.enqueue(row, fromPlain(JSON.parse(original.trigger_output)) as Hash, { masterJobHandle: original.handle });
+    },
+    async cancelJob(row, job) {
+      if (job.status === 'queued') {
+        const canceled = await ctx.groupCommit.run(async (trx) => {
+          if (!(await cancelQueuedJob(trx, job.id, toStored(ctx.clock.now())))) return false;
+          await countFailedJob(trx, row.id);
+          return true;
+        });
+        if (canceled) {
+          queue.backlog.remove(row.id);
+          const message = 'the job was canceled before it ran';
+          queue.settle(job.handle, {
+            status: 'failed', error: `Canceled: ${message}`, lines: [], linesDropped: 0, taskCount: 0, end: null,
+            errorParts: { adapter: 'workato', error_type: 'Canceled', message, error_at: new Date(settings.now()).toISOString(), input: '<redacted>', inner_message: null },
+          });
+          return 'canceled';
+        }
+        const now = await findJobById(ctx.db, job.id);
+        if (now.status !== 'running') return 'not_pending';
+        cancelRequests.add(job.handle);
+        return 'canceling';
+      }
+      if (job.status === 'running') {
+        cancelRequests.add(job.handle);
+        return 'canceling';
+      }
+      return 'not_pending';
+    },
+    async runTestJob(row, triggerOutput, mode) {
+      if (lifecycle.closing) throw new Error('the engine is closing');
+      const handle = newJobHandle();
+      const stamp = toStored(ctx.clock.now());
+      const job = await ctx.groupCommit.run(async (trx) => {
+        const id = await insertJob(trx, {
+          recipe_id: row.id, handle, status: 'running', title: 'Test case', trigger_output: JSON.stringify(triggerOutput ?? null), error: null, error_parts: null,
+          is_poll_error: 0, is_repeat: 0, is_test: 1, master_job_handle: null, calling_recipe_id: null, calling_job_handle: null, root_recipe_id: null,
+          root_job_handle: null, task_count: 0, created_at: stamp, started_at: stamp, completed_at: null,
+        });
+        return findJobById(trx, id);
+      });
+      const task = runner.run(job, { row, mode });
+      const tracked = task.then(() => undefined, () => undefined);
+      queue.running.add(tracked);
+      try {
+        const outcome = await task;
+        if (!outcome) throw new Error('the test job did not run');
+        return { handle, outcome };
+      } finally {
+        queue.running.delete(tracked);
+      }
     },
   };
 }

@@ -65,6 +65,32 @@ export interface JobSpec {
   eventStreams: StepContext['eventStreams'];
   /** Milliseconds since the epoch (the injected clock). */
   now(): number;
+  /** A test case's job: mocked steps give their mock instead of running (their input is still evaluated). */
+  test?: TestMode;
+  /** Whether the job was canceled: checked before each step; the job then ends failed (`Canceled`). */
+  canceled?: () => boolean;
+}
+
+/** A cancel request seen between steps: ends the job; `try` does not catch it. */
+class CancelJob extends Error {
+  override name = 'CancelJob';
+}
+
+/** A step's mock: its output, or the error it fails with. */
+export type StepMock = { output: Value } | { error: { type: string; message: string } };
+
+export interface TestMode {
+  /** Mocks by step: its alias (`as`) or `#<number>`. */
+  mocks: ReadonlyMap<string, StepMock>;
+  /** Whether an unmocked step may reach a system outside Switchboard. */
+  allowExternal: boolean;
+}
+
+/** Connectors whose steps stay inside Switchboard: in a test they run for real; every other one needs a mock (or allow_external). */
+const INTERNAL_PROVIDERS = new Set(['logger', 'workato_variable', 'json_parser', 'lookup_table', 'workato_pub_sub', 'workato_api_platform', 'workato_webhooks', 'clock', 'workato']);
+
+export function reachesOutside(provider: string): boolean {
+  return !INTERNAL_PROVIDERS.has(provider);
 }
 
 /** A failed step, on its way up to the nearest try or to the job. */
@@ -202,6 +228,7 @@ class Run {
   async block(steps: readonly CompiledStep[]): Promise<void> {
     for (const step of steps) {
       if (step.skip) continue;
+      if (this.spec.canceled?.()) throw new CancelJob('the job was canceled');
       await HANDLERS[step.keyword](step, this);
     }
   }
@@ -257,7 +284,6 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
   try {
     const evaluated = await run.evaluate(() => evaluateInput(step.input, run.env()));
     input = isHash(evaluated) ? coerceHash(evaluated, step.inputSchema) : newHash();
-    if (!action) throw new StepError('Bad request', `no action ${operation} in ${adapter}`);
     const sc: StepContext = {
       ctx: run.spec.ctx,
       recipe: run.spec.recipe,
@@ -269,7 +295,19 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       limits: run.spec.limits,
       eventStreams: run.spec.eventStreams,
     };
-    const output = await action.run(input as Hash, sc);
+    const test = run.spec.test;
+    const mock = test ? (step.as !== null ? test.mocks.get(step.as) : undefined) ?? test.mocks.get(`#${step.number}`) : undefined;
+    let output: Value;
+    if (mock) {
+      if ('error' in mock) throw new StepError(mock.error.type, mock.error.message);
+      output = mock.output;
+    } else {
+      if (test && !test.allowExternal && reachesOutside(adapter)) {
+        throw new StepError('Test error', `step ${step.number} (${adapter}: ${operation}) would reach a system outside Switchboard: mock it, or set allow_external`);
+      }
+      if (!action) throw new StepError('Bad request', `no action ${operation} in ${adapter}`);
+      output = await action.run(input as Hash, sc);
+    }
     run.taskCount++;
     if (step.as !== null) run.outputs.set(step.as, output);
     run.record(step, adapter, operation, started, input, output, null);
@@ -422,6 +460,9 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome> {
   } catch (error) {
     const at = new Date(spec.now()).toISOString();
     if (error instanceof EndJob) return done('succeeded', null, null, { kind: error.kind, value: error.value });
+    if (error instanceof CancelJob) {
+      return done('failed', 'Canceled: the job was canceled', { adapter: 'workato', error_type: 'Canceled', message: 'the job was canceled', error_at: at, input: '<redacted>', inner_message: null });
+    }
     if (error instanceof StopJob) {
       if (error.reason === null) return done('succeeded', null, null);
       return done('failed', error.reason, { adapter: 'workato', error_type: 'Stop job', message: error.reason, error_at: at, input: '<redacted>', inner_message: null });

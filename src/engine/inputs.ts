@@ -58,6 +58,8 @@ export function compileInput(raw: unknown, path = '', depth = 0): Compiled {
 
 function compileString(raw: string, path: string): Compiled {
   try {
+    // A field that is only "=" is an empty formula: it gives nothing (nil), as the vendor takes it.
+    if (raw.trim() === '=') return { k: 'literal', v: null };
     if (raw.startsWith('=')) {
       const expr = parseFormula(raw.slice(1));
       checkMethods(expr);

@@ -22,6 +22,8 @@ export const BACKLOG_FULL = 'backlog_full';
 
 export interface EnqueueMeta {
   isTest?: boolean;
+  /** A rerun of an earlier job (repeat_jobs): is_repeat, with the original's handle. */
+  masterJobHandle?: string;
   callingRecipeId?: number;
   callingJobHandle?: string;
   rootRecipeId?: number;
@@ -95,8 +97,8 @@ export class JobQueue {
     const { recipe } = this.#deps.cache.compiledFor(row);
     const stamp = toStored(ctx.clock.now());
     const base = {
-      recipe_id: row.id, handle, trigger_output: JSON.stringify(toPlain(event)), is_repeat: 0 as const, is_test: meta.isTest ? 1 as const : 0 as const,
-      master_job_handle: null, calling_recipe_id: meta.callingRecipeId ?? null, calling_job_handle: meta.callingJobHandle ?? null,
+      recipe_id: row.id, handle, trigger_output: JSON.stringify(toPlain(event)), is_repeat: meta.masterJobHandle ? 1 as const : 0 as const, is_test: meta.isTest ? 1 as const : 0 as const,
+      master_job_handle: meta.masterJobHandle ?? null, calling_recipe_id: meta.callingRecipeId ?? null, calling_job_handle: meta.callingJobHandle ?? null,
       root_recipe_id: meta.rootRecipeId ?? null, root_job_handle: meta.rootJobHandle ?? null, task_count: 0, created_at: stamp, started_at: stamp,
     };
     if (!recipe) {

@@ -9,7 +9,7 @@ import { resolveSlot } from './connection-slots.ts';
 import { StepError, type CallOutcome, type ConnectionValues, type RecipeRef } from './connectors/types.ts';
 import type { EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
 import type { EngineEventBus } from './events.ts';
-import { runJob, type JobOutcome } from './executor.ts';
+import { runJob, type JobOutcome, type TestMode } from './executor.ts';
 import { fromPlain, newHash, type Hash, type Value } from './formula/values.ts';
 import { outputOf } from './queue.ts';
 import type { RecipeCache } from './recipe-cache.ts';
@@ -26,6 +26,8 @@ export interface JobRunnerDeps {
   callRecipe(caller: RecipeRow, job: JobRow, flow: Value, parameters: Value, wait: boolean): Promise<CallOutcome>;
   /** The job ended and is recorded: answer whoever waits for it. */
   settle(handle: string, outcome: JobOutcome): void;
+  /** Whether a cancel was asked for this running job. */
+  isCanceled(handle: string): boolean;
 }
 
 export class JobRunner {
@@ -41,21 +43,27 @@ export class JobRunner {
     this.#deps = deps;
   }
 
-  async run(job: JobRow): Promise<void> {
+  /**
+   * Run a claimed job to its end and record it. A test case's job (`test`) runs the recipe given
+   * (running or not) with the test's mocks; its stored trigger output is the trigger's output as
+   * the steps see it. Returns the outcome, or undefined when the recipe stopped meanwhile.
+   */
+  async run(job: JobRow, test?: { row: RecipeRow; mode: TestMode }): Promise<JobOutcome | undefined> {
     const { ctx, settings, cache, events } = this.#deps;
     const { now } = settings;
     const startedAt = Date.parse(job.started_at);
     events.emit('job.started', { recipeId: job.recipe_id, jobId: job.handle });
-    const row = await cache.runningRow(job.recipe_id);
+    const row = test ? test.row : await cache.runningRow(job.recipe_id);
     let outcome: JobOutcome;
-    if (!row) return;
+    if (!row) return undefined;
     const { recipe } = cache.compiledFor(row);
     if (!recipe) {
       outcome = this.#failedOutcome('Recipe error', 'the recipe does not compile any more');
     } else {
       let triggerOutput: Value;
       try {
-        triggerOutput = outputOf(recipe, fromPlain(JSON.parse(job.trigger_output)) as Hash);
+        const stored = fromPlain(JSON.parse(job.trigger_output));
+        triggerOutput = test ? stored : outputOf(recipe, stored as Hash);
       } catch {
         triggerOutput = null;
       }
@@ -91,6 +99,8 @@ export class JobRunner {
         now,
         callRecipe: (flow, parameters, wait) => this.#deps.callRecipe(row, job, flow, parameters, wait),
         eventStreams: this.eventStreams,
+        ...(test ? { test: test.mode } : {}),
+        canceled: () => this.#deps.isCanceled(job.handle),
       });
     }
     try {
@@ -101,6 +111,7 @@ export class JobRunner {
     const durationMs = Math.max(0, now() - startedAt);
     if (outcome.status === 'succeeded') events.emit('job.succeeded', { recipeId: job.recipe_id, jobId: job.handle, durationMs });
     else events.emit('job.failed', { recipeId: job.recipe_id, jobId: job.handle, durationMs, error: outcome.error ?? '', interrupted: false });
+    return outcome;
   }
 
   #sleep(ms: number): Promise<void> {
@@ -151,7 +162,8 @@ export class JobRunner {
         completed_at: completed,
         task_count: outcome.taskCount,
       });
-      await countJobEnd(trx, row.id, outcome.status === 'succeeded', outcome.taskCount, job.started_at);
+      // A test case's job is listed with the recipe's jobs but not counted in its production figures.
+      if (job.is_test !== 1) await countJobEnd(trx, row.id, outcome.status === 'succeeded', outcome.taskCount, job.started_at);
     });
   }
 }

@@ -49,6 +49,7 @@ async function deploy(ctx: ServiceContext, runner: PackageRunner, caller: Caller
     includeTags: input.include_tags === true,
     homeFolderId: null,
     connectionsMustExist: true,
+    restricted: !caller.allFolders,
     sourcePackageId: build.package_id,
   };
   const performer = await performerName(ctx.db, caller);

@@ -76,3 +76,16 @@ export const JobListQuery = Type.Object({
   offset_run_id: Type.Optional(Type.String({ maxLength: 20 })),
   failed: Type.Optional(Type.String({ maxLength: 10 })),
 });
+
+export const JobIdsBody = Type.Object({
+  job_ids: Type.Optional(Type.Unsafe<unknown>({ description: 'Job ids (j-...), at most 25; cancel_jobs without it cancels every pending job' })),
+});
+
+export const JobControlResults = Type.Object({
+  results: Type.Array(Type.Object({
+    job_id: Type.String(),
+    status: Type.Unsafe<string>({ type: 'string', enum: ['enqueued', 'canceled', 'canceling', 'failed'] }),
+    new_job_id: Type.Optional(Type.String({ description: 'repeat_jobs: the new job' })),
+    error: Type.Optional(Type.String()),
+  })),
+});

@@ -1,11 +1,12 @@
 // Jobs of a recipe (contract 10): the list with its counters and cursor paging, and one job with
 // its lines. Step input and output are stored but never returned (10 §1).
 import type { ServiceContext } from '../../context.ts';
+import type { JobRow, RecipeRow } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import { findFolderInScope } from '../folders/folder-scope.ts';
 import { findRecipe } from '../recipes/recipes.store.ts';
 import type { Caller } from '../recipes/recipes.service.ts';
-import { countRetainedJobs, findJob, jobCounters, jobDetailToApi, jobToApi, listJobs as listJobRows, listLines, type ApiJobStatus, type JobApi, type JobDetailApi } from './jobs.store.ts';
+import { countRetainedJobs, findJob, pendingJobsOf, jobCounters, jobDetailToApi, jobToApi, listJobs as listJobRows, listLines, type ApiJobStatus, type JobApi, type JobDetailApi } from './jobs.store.ts';
 
 export interface JobListQuery {
   offset_job_id?: string;
@@ -80,4 +81,66 @@ export async function getJob(ctx: ServiceContext, caller: Caller, recipeId: numb
   const recipe = await visibleRecipe(ctx, caller, recipeId);
   const job = assertFound(await findJob(ctx.db, recipe.id, handle));
   return jobDetailToApi(job, await listLines(ctx.db, job.id));
+}
+
+/** What the job control routes need of the recipe engine. */
+export interface JobControl {
+  repeatJob(row: RecipeRow, original: JobRow): Promise<string | null>;
+  cancelJob(row: RecipeRow, job: JobRow): Promise<'canceled' | 'canceling' | 'not_pending'>;
+}
+
+export interface JobControlResult {
+  job_id: string;
+  status: 'enqueued' | 'canceled' | 'canceling' | 'failed';
+  new_job_id?: string;
+  error?: string;
+}
+
+/** At most this many job ids a call (contract 10 §5). */
+export const MAX_JOB_IDS = 25;
+
+function jobIdsOf(value: unknown, required: boolean): string[] | null {
+  if (value === undefined || value === null) {
+    if (required) throw invalid({ job_ids: ["can't be blank"] });
+    return null;
+  }
+  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && v !== '' && v.length <= 64)) throw invalid({ job_ids: ['must be a non-empty list of job ids'] });
+  if (value.length > MAX_JOB_IDS) throw invalid({ job_ids: [`holds ${value.length} ids; at most ${MAX_JOB_IDS} a call`] });
+  return [...new Set(value as string[])];
+}
+
+/** Run finished jobs again (POST /api/recipes/:id/repeat_jobs): each id gets its own result. */
+export async function repeatJobs(ctx: ServiceContext, engine: JobControl, caller: Caller, recipeId: number, body: { job_ids?: unknown }): Promise<{ results: JobControlResult[] }> {
+  const row = await visibleRecipe(ctx, caller, recipeId);
+  const ids = jobIdsOf(body.job_ids, true) as string[];
+  const results: JobControlResult[] = [];
+  for (const id of ids) {
+    const job = await findJob(ctx.db, row.id, id);
+    if (!job) results.push({ job_id: id, status: 'failed', error: 'no such job of this recipe' });
+    else if (job.is_test === 1) results.push({ job_id: id, status: 'failed', error: 'a test case job is run again by running its test case' });
+    else if (job.status === 'queued' || job.status === 'running') results.push({ job_id: id, status: 'failed', error: 'the job has not finished' });
+    else if (row.running !== 1) results.push({ job_id: id, status: 'failed', error: 'the recipe is stopped: start it to run jobs again' });
+    else {
+      const handle = await engine.repeatJob(row, job);
+      results.push(handle === null ? { job_id: id, status: 'failed', error: "the recipe's trigger filter refused the event" } : { job_id: id, status: 'enqueued', new_job_id: handle });
+    }
+  }
+  return { results };
+}
+
+/** Cancel pending jobs (POST /api/recipes/:id/cancel_jobs): the ones named, or every pending one. */
+export async function cancelJobs(ctx: ServiceContext, engine: JobControl, caller: Caller, recipeId: number, body: { job_ids?: unknown }): Promise<{ results: JobControlResult[] }> {
+  const row = await visibleRecipe(ctx, caller, recipeId);
+  const ids = jobIdsOf(body.job_ids, false);
+  const jobs: Array<JobRow | string> = ids === null ? await pendingJobsOf(ctx.db, row.id, 1000) : await Promise.all(ids.map(async (id) => (await findJob(ctx.db, row.id, id)) ?? id));
+  const results: JobControlResult[] = [];
+  for (const job of jobs) {
+    if (typeof job === 'string') {
+      results.push({ job_id: job, status: 'failed', error: 'no such job of this recipe' });
+      continue;
+    }
+    const outcome = await engine.cancelJob(row, job);
+    results.push(outcome === 'not_pending' ? { job_id: job.handle, status: 'failed', error: 'the job has already ended' } : { job_id: job.handle, status: outcome });
+  }
+  return { results };
 }

@@ -151,8 +151,8 @@ const countFailed = prepareQuery<CountParams, never>((db, param) =>
     .where('id', '=', param('recipeId')));
 
 /** Jobs left `running` by a process that died: the documented recovery marks them failed. */
-export async function interruptedJobs(db: Db): Promise<Array<Pick<JobRow, 'id' | 'recipe_id' | 'handle'>>> {
-  return db.selectFrom('jobs').select(['id', 'recipe_id', 'handle']).where('status', '=', 'running').execute();
+export async function interruptedJobs(db: Db): Promise<Array<Pick<JobRow, 'id' | 'recipe_id' | 'handle' | 'is_test'>>> {
+  return db.selectFrom('jobs').select(['id', 'recipe_id', 'handle', 'is_test']).where('status', '=', 'running').execute();
 }
 
 /** Pending (queued or running) jobs by recipe, with the recipe's workspace: the engine's backlog counts start from these. */
@@ -358,7 +358,7 @@ export function jobDetailToApi(row: JobRow, lines: JobLineRow[]): JobDetailApi {
     handle: row.handle,
     is_repeat: row.is_repeat === 1,
     is_test: row.is_test === 1,
-    is_test_case_job: false,
+    is_test_case_job: row.is_test === 1,
     master_job_handle: row.master_job_handle,
     calling_job_handle: row.calling_job_handle,
     lines: lines.map((line) => ({
@@ -374,4 +374,23 @@ export function jobDetailToApi(row: JobRow, lines: JobLineRow[]): JobDetailApi {
       },
     })),
   };
+}
+
+export async function findJobById(db: Db, id: number): Promise<JobRow> {
+  return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** Cancel a job still queued (repeat and cancel routes); false when it was claimed or ended meanwhile. */
+export async function cancelQueuedJob(db: Db, id: number, now: string): Promise<boolean> {
+  const result = await db.updateTable('jobs').set({
+    status: 'canceled', error: 'Canceled: the job was canceled before it ran',
+    error_parts: JSON.stringify({ adapter: 'workato', error_type: 'Canceled', message: 'the job was canceled before it ran', error_at: now, input: '<redacted>', inner_message: null }),
+    completed_at: now,
+  }).where('id', '=', id).where('status', '=', 'queued').executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Pending (queued or running) jobs of a recipe, oldest first. */
+export async function pendingJobsOf(db: Db, recipeId: number, limit: number): Promise<JobRow[]> {
+  return db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId).where('status', 'in', ['queued', 'running']).orderBy('id').limit(limit).execute();
 }

@@ -11,6 +11,7 @@ import { updateManifest } from '../export_manifests/export_manifests.store.ts';
 import { CHUNK_BYTES, deleteChunks, finishPackage, insertChunk } from './packages.store.ts';
 import { createZipWriter } from './zip.ts';
 import { findRecipeVersionContent } from '../recipes/recipes.store.ts';
+import { listTestCases } from '../test_cases/test_cases.store.ts';
 
 export interface ExportOptions {
   /** The manifest exported (null for a project build, which exports the whole project). */
@@ -18,6 +19,8 @@ export interface ExportOptions {
   anchorFolderId: number | null;
   assets: Asset[];
   includeData: boolean;
+  /** Recipes carry their test cases (`test_cases` in the recipe file). */
+  includeTestCases?: boolean;
 }
 
 export class PackageFailure extends Error {
@@ -74,7 +77,7 @@ function json(value: unknown): Buffer {
   return Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
 }
 
-async function recipeFile(db: Db, refs: RefResolver, asset: Asset): Promise<Buffer> {
+async function recipeFile(db: Db, refs: RefResolver, asset: Asset, includeTestCases: boolean): Promise<Buffer> {
   const row = await db.selectFrom('recipes').select(['name', 'description', 'code', 'config', 'concurrency', 'version_no']).where('id', '=', asset.id).executeTakeFirst();
   if (!row) throw new PackageFailure(`${asset.zip_name}: recipe ${asset.id} no longer exists`);
   let content = { name: row.name, description: row.description, code: row.code, config: row.config, version: row.version_no };
@@ -122,14 +125,19 @@ async function recipeFile(db: Db, refs: RefResolver, asset: Asset): Promise<Buff
       ...(e.personalization !== undefined ? { personalization: e.personalization } : {}),
     });
   }
-  return json({ name: content.name, description: content.description, version: content.version, private: false, concurrency: row.concurrency, code, config: entries });
+  const file: Record<string, unknown> = { name: content.name, description: content.description, version: content.version, private: false, concurrency: row.concurrency, code, config: entries };
+  if (includeTestCases) {
+    file.test_cases = (await listTestCases(db, [asset.id])).map((tc) => ({ name: tc.name, description: tc.description, ...(JSON.parse(tc.body) as object) }));
+  }
+  return json(file);
 }
 
-async function assetFile(db: Db, environmentId: number, folders: FolderIndex, refs: RefResolver, asset: Asset & { type: PackagedType }, includeData: boolean): Promise<Buffer> {
+async function assetFile(db: Db, environmentId: number, folders: FolderIndex, refs: RefResolver, asset: Asset & { type: PackagedType }, options: ExportOptions): Promise<Buffer> {
+  const includeData = options.includeData;
   const gone = () => new PackageFailure(`${asset.zip_name}: ${asset.type} ${asset.id} no longer exists`);
   switch (asset.type) {
     case 'recipe':
-      return recipeFile(db, refs, asset);
+      return recipeFile(db, refs, asset, options.includeTestCases === true);
     case 'connection': {
       const c = await db.selectFrom('connections').select(['name', 'provider', 'folder_id']).where('environment_id', '=', environmentId).where('id', '=', asset.id).executeTakeFirst();
       if (!c) throw gone();
@@ -214,7 +222,7 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
   for (const asset of assets) {
     if (!isPackagedType(asset.type)) throw new PackageFailure(`${asset.zip_name}: ${asset.type} assets are not held by this server`);
     const packaged = asset as Asset & { type: PackagedType };
-    writer.add(asset.zip_name, () => assetFile(db, pkg.environment_id, folders, refs, packaged, options.includeData));
+    writer.add(asset.zip_name, () => assetFile(db, pkg.environment_id, folders, refs, packaged, options));
   }
   writer.finish();
   let seq = 0;

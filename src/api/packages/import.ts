@@ -4,12 +4,14 @@
 // credentials; running recipes that change are restarted only with restart_recipes.
 import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow, RecipeRow } from '../../db/types.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, type FieldErrors } from '../../errors.ts';
+import { checkDoc, stepIndex } from '../test_cases/test-case-doc.ts';
+import { replaceTestCases } from '../test_cases/test_cases.store.ts';
 import { toStored } from '../../time.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import { uniqueSlug } from '../api_collections/api_collections.service.ts';
 import { findFolder } from '../folders/folder-scope.ts';
-import { findHomeFolder, folderNameKey, insertFolder, insertProject } from '../folders/folders.store.ts';
+import { findHomeFolder, folderNameKey, insertFolder, insertProject, isWithin } from '../folders/folders.store.ts';
 import { deleteAllRows, insertRows, insertTable, type Cells, CELL_COLUMNS } from '../lookup_tables/lookup_tables.store.ts';
 import { upsertProperties } from '../properties/properties.store.ts';
 import { RETENTION_LIMITS, DEFAULT_RETENTION_SECONDS } from '../event_streams/event_streams.service.ts';
@@ -27,6 +29,8 @@ export interface ImportOptions {
   restartRecipes: boolean;
   includeTags: boolean;
   homeFolderId: number | null;
+  /** The caller is limited to some projects: nothing outside the target's project may change. */
+  restricted?: boolean;
   /** Deployments: every connection of the package must exist in the target (name and provider); none is created. */
   connectionsMustExist?: boolean;
   /** Deployments: the zip is the one of this package (the build's export). */
@@ -100,6 +104,7 @@ export function parseEntries(files: Map<string, Buffer>): Entry[] {
     const name = str(body, 'name', problems, path);
     if (name !== undefined && name.trim() === '') problems.push(`${path}: name is blank`);
     if (type === 'recipe' && !isObj(body.code) && typeof body.code !== 'string') problems.push(`${path}: code must be an object`);
+    if (type === 'recipe' && body.test_cases !== undefined && (!Array.isArray(body.test_cases) || !body.test_cases.every((tc) => isObj(tc) && typeof tc.name === 'string' && tc.name.trim() !== ''))) problems.push(`${path}: test_cases must be a list of test cases, each with a name`);
     if (type === 'connection') str(body, 'provider', problems, path);
     if (type === 'lookup_table') {
       if (!Array.isArray(body.schema) || body.schema.length === 0 || body.schema.length > CELL_COLUMNS.length || !body.schema.every((c) => isObj(c) && typeof c.label === 'string' && c.label.trim() !== '')) {
@@ -204,7 +209,11 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
     const schema = Array.isArray(e.body.schema) ? JSON.stringify(e.body.schema) : null;
     const description = typeof e.body.description === 'string' ? e.body.description : null;
     const retention = typeof e.body.retention === 'number' ? e.body.retention : DEFAULT_RETENTION_SECONDS;
-    const existing = await trx.selectFrom('event_topics').select(['id', 'schema', 'description', 'retention_seconds']).where('environment_id', '=', env).where('name_key', '=', key).executeTakeFirst();
+    const existing = await trx.selectFrom('event_topics').select(['id', 'folder_id', 'schema', 'description', 'retention_seconds']).where('environment_id', '=', env).where('name_key', '=', key).executeTakeFirst();
+    if (existing && options.restricted && !(await isWithin(trx, target.id, existing.folder_id))) {
+      fail(e.path, `a topic named "${name(e)}" exists outside the target folder, beyond the projects you can reach`);
+      continue;
+    }
     if (existing) {
       if (existing.schema !== schema || existing.description !== description || existing.retention_seconds !== retention) {
         await trx.updateTable('event_topics').set({ schema, description, retention_seconds: retention, updated_at: now }).where('id', '=', existing.id).execute();
@@ -223,6 +232,10 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
     }
     const key = name(e).toLowerCase();
     let table = await trx.selectFrom('lookup_tables').selectAll().where('environment_id', '=', env).where('name_key', '=', key).executeTakeFirst();
+    if (table && options.restricted && table.project_id !== projectId) {
+      fail(e.path, `a lookup table named "${name(e)}" exists outside the target's project, beyond the projects you can reach`);
+      continue;
+    }
     if (!table) table = await insertTable(trx, { workspace_id: pkg.workspace_id, environment_id: env, project_id: projectId, name: name(e), name_key: key, labels, now });
     else if (table.columns !== JSON.stringify(labels)) await trx.updateTable('lookup_tables').set({ columns: JSON.stringify(labels), updated_at: now }).where('id', '=', table.id).execute();
     if (Array.isArray(e.body.data)) {
@@ -247,7 +260,8 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
   }
 
   // Properties.
-  const envProperties = byType('account_property').map((e) => [name(e), String(e.body.value)] as const);
+  if (options.restricted) for (const e of byType('account_property')) fail(e.path, 'environment properties apply to every project: importing them needs a client with access to all projects');
+  const envProperties = options.restricted ? [] : byType('account_property').map((e) => [name(e), String(e.body.value)] as const);
   if (envProperties.length > 0) await upsertProperties(trx, { workspaceId: pkg.workspace_id, environmentId: env, projectId: null }, envProperties, now);
   const projectProperties = byType('project_property').map((e) => [name(e), String(e.body.value)] as const);
   if (projectProperties.length > 0) {
@@ -304,10 +318,12 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
       const id = await insertRecipe(trx, row);
       await insertVersion(trx, versionOf(id, row, author, now));
       recipeByZip.set(e.path, id);
+      await importTestCases(trx, e, id, row.code, now, fail);
       recipeStatus.push({ id, import_result: 'no_update_or_updated_without_restart' });
       continue;
     }
     recipeByZip.set(e.path, existing.id);
+    await importTestCases(trx, e, existing.id, checked.code ?? existing.code, now, fail);
     const next = { name: checked.name ?? existing.name, description: checked.description ?? existing.description, code: checked.code ?? existing.code, config: checked.config ?? existing.config };
     const changed = next.code !== existing.code || next.config !== existing.config || next.description !== existing.description || (checked.concurrency ?? existing.concurrency) !== existing.concurrency;
     if (!changed) {
@@ -398,6 +414,24 @@ async function projectFolder(db: Db, pkg: PackageRow, project: ImportOptions['pr
   }
 }
 
+/** A recipe file's test cases replace the recipe's (by name), checked against its steps; absent: untouched. */
+async function importTestCases(db: Db, e: Entry, recipeId: number, code: string, now: string, fail: (path: string, why: string) => void): Promise<void> {
+  if (!Array.isArray(e.body.test_cases)) return;
+  const index = stepIndex(code);
+  const cases: Array<{ name: string; description: string; body: string }> = [];
+  for (const [i, raw] of (e.body.test_cases as Obj[]).entries()) {
+    const errors: FieldErrors = {};
+    const doc = checkDoc(raw, index, errors);
+    if (Object.keys(errors).length > 0) {
+      fail(e.path, `test case ${i} ("${String(raw.name)}"): ${Object.entries(errors).map(([k, v]) => `${k} ${v.join(', ')}`).join('; ')}`);
+      continue;
+    }
+    cases.push({ name: String(raw.name).trim().slice(0, 255), description: typeof raw.description === 'string' ? raw.description : '', body: JSON.stringify(doc) });
+  }
+  if (new Set(cases.map((c) => c.name)).size !== cases.length) fail(e.path, 'two test cases have the same name');
+  else await replaceTestCases(db, recipeId, cases, now);
+}
+
 function randomHex(): string {
   return crypto.getRandomValues(new Uint8Array(16)).reduce((s, b) => s + b.toString(16).padStart(2, '0'), '');
 }
@@ -483,9 +517,9 @@ export async function runImport(ctx: ServiceContext, engine: RecipeRuntime, pkg:
   const now = toStored(ctx.clock.now());
   if (problems.length > 0) {
     await finishPackage(ctx.db, pkg.id, { status: 'failed', error: problems.join('; '), error_parts: problems, recipe_status: statuses, now });
-    return;
+  } else {
+    await finishPackage(ctx.db, pkg.id, { status: 'completed', recipe_status: statuses, now });
   }
-  await finishPackage(ctx.db, pkg.id, { status: 'completed', recipe_status: statuses, now });
 }
 
 async function recordApplied(db: Db, packageId: number, record: AppliedRecord): Promise<void> {

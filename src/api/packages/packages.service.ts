@@ -22,7 +22,7 @@ function looksLikeZip(zip: Buffer): boolean {
 export async function startExport(ctx: ServiceContext, runner: PackageRunner, caller: Caller, manifestId: number): Promise<PackageApi> {
   const manifest = await manifestForExport(ctx.db, caller, manifestId);
   const now = toStored(ctx.clock.now());
-  const options: ExportPackageOptions = { manifestId: manifest.id, anchorFolderId: manifest.folder_id, assets: assetsOf(manifest), includeData: manifest.include_data === 1 };
+  const options: ExportPackageOptions = { manifestId: manifest.id, anchorFolderId: manifest.folder_id, assets: assetsOf(manifest), includeData: manifest.include_data === 1, includeTestCases: manifest.include_test_cases === 1 };
   const id = await insertPackage(ctx.db, {
     workspace_id: caller.workspaceId, environment_id: caller.environmentId, operation_type: 'export', status: 'in_progress', export_manifest_id: manifest.id,
     folder_id: manifest.folder_id, options: JSON.stringify(options), error: null, error_parts: null, recipe_status: null, content_size: null,
@@ -60,7 +60,7 @@ export async function startImport(ctx: ServiceContext, runner: PackageRunner, ca
   if (!folder) throw new AppError('folder_not_found');
   if (zip.length === 0) throw new AppError('package_body_empty');
   if (!looksLikeZip(zip)) throw new AppError('package_not_zip');
-  const options: ImportPackageOptions = { folderId: folder.id, restartRecipes, includeTags, homeFolderId };
+  const options: ImportPackageOptions = { folderId: folder.id, restartRecipes, includeTags, homeFolderId, restricted: !caller.allFolders };
   const now = toStored(ctx.clock.now());
   // The package and its bytes commit together: an accepted import survives a restart.
   const id = await ctx.db.transaction().execute(async (trx) => {
@@ -86,7 +86,7 @@ export async function getPackage(ctx: ServiceContext, caller: Caller, id: number
 export async function packageZip(ctx: ServiceContext, caller: Caller, id: number): Promise<{ stream: Readable; size: number | null; name: string }> {
   const row = await findPackage(ctx.db, caller.environmentId, id);
   if (!row) throw new AppError('package_not_found');
-  if (row.operation_type !== 'export' || row.status !== 'completed') throw new AppError('package_has_no_content');
+  if (row.operation_type !== 'export' || row.status !== 'completed' || row.content_size === null) throw new AppError('package_has_no_content');
   const count = await countChunks(ctx.db, id);
   async function* chunks() {
     for (let seq = 0; seq < count; seq += 1) {

@@ -22,7 +22,7 @@ export function packageToApi(row: PackageRow, publicBaseUrl: string): PackageApi
     id: row.id,
     operation_type: row.operation_type,
     status: row.status,
-    download_url: row.operation_type === 'export' && row.status === 'completed' ? `${publicBaseUrl.replace(/\/+$/, '')}/api/packages/${row.id}/download` : null,
+    download_url: row.operation_type === 'export' && row.status === 'completed' && row.content_size !== null ? `${publicBaseUrl.replace(/\/+$/, '')}/api/packages/${row.id}/download` : null,
   };
   if (row.operation_type === 'export') out.export_manifest_id = row.export_manifest_id;
   if (row.status === 'failed') {

@@ -297,11 +297,36 @@ describe('POST /api/packages/import/:folder_id: bad input', () => {
     await waitPackage(t, res.body.id);
     const download = await t.call('GET', `/api/packages/${res.body.id}/download`);
     assert.equal(download.status, 404);
-    assert.equal(download.body.message, 'The package has no zip to download: only a completed export has one');
+    assert.equal(download.body.message, 'The package has no zip to download: only a completed export has one, for PACKAGE_RETENTION_HOURS');
     const testToken = await t.tokenFor('Admin', 'test');
     assert.equal((await t.call('GET', `/api/packages/${res.body.id}`, { token: testToken })).status, 404, 'another environment does not see it');
     assert.equal((await t.call('GET', `/api/packages/${res.body.id}`, { token: null })).status, 401);
     const readOnly = await t.tokenFor('Read only');
     assert.equal((await t.call('POST', `/api/packages/import/${project.folderId}`, { token: readOnly, raw: zip, headers: { 'content-type': 'application/zip' } })).status, 403);
+  });
+
+  test('a client limited to some projects changes nothing outside them: environment properties and other projects\' tables are refused', async () => {
+    const mine = await t.createProject('Mine');
+    const theirs = await t.createProject('Theirs');
+    assert.equal((await t.call('POST', '/api/lookup_tables', { body: { name: 'Shared name', project_id: theirs.projectId, schema: [{ label: 'k' }] } })).status, 200);
+    const scoped = await t.scopedClient([mine.folderId]);
+    const cases: Array<[string, Record<string, string>, RegExp]> = [
+      ['environment property', { 'region.account_property.json': JSON.stringify({ name: 'region', value: 'eu' }) }, /environment properties apply to every project/],
+      ['another project\'s table', { 'shared.lookup_table.json': JSON.stringify({ name: 'Shared name', schema: [{ label: 'k' }], data: [{ col1: 'x' }] }) }, /exists outside the target's project/],
+    ];
+    for (const [what, files, reason] of cases) {
+      const res = await importZip(t, mine.folderId, await makeZip(files), '', scoped.token);
+      assert.equal(res.status, 200, res.text);
+      const done = await waitPackage(t, res.body.id, scoped.token);
+      assert.equal(done.status, 'failed', what);
+      assert.match(done.error_parts.join('\n'), reason, what);
+    }
+    const theirTable = (await t.call('GET', '/api/lookup_tables')).body.find((x: { name: string }) => x.name === 'Shared name');
+    assert.equal(theirTable.project_id, String(theirs.projectId));
+    assert.equal((await t.call('GET', `/api/lookup_tables/${theirTable.id}/rows`)).body.length, 0, 'their table is untouched');
+    assert.deepEqual((await t.call('GET', '/api/properties')).body, {}, 'no environment property was written');
+    const own = await importZip(t, mine.folderId, await makeZip({ 'mine.lookup_table.json': JSON.stringify({ name: 'Mine only', schema: [{ label: 'k' }] }) }), '', scoped.token);
+    assert.equal((await waitPackage(t, own.body.id, scoped.token)).status, 'completed');
+    assert.equal((await importZip(t, theirs.folderId, await makeZip({ 'x.recipe.json': '{}' }), '', scoped.token)).status, 404, 'a folder outside the scope is not found');
   });
 });

@@ -63,7 +63,7 @@ export async function startBuild(ctx: ServiceContext, runner: PackageRunner, cal
   const assets = (await scanFolder(ctx.db, await assetScope(ctx.db, caller), project.folder_id)).filter((a) => !a.unreachable).map(({ updatedAt: _, ...asset }) => asset);
   const performer = await performerName(ctx.db, caller);
   const now = toStored(ctx.clock.now());
-  const options: ExportOptions = { manifestId: null, anchorFolderId: project.folder_id, assets, includeData: true };
+  const options: ExportOptions = { manifestId: null, anchorFolderId: project.folder_id, assets, includeData: true, includeTestCases: checked.includeTestCases === true };
   const id = await ctx.db.transaction().execute(async (trx) => {
     const packageId = await insertPackage(trx, {
       workspace_id: caller.workspaceId, environment_id: caller.environmentId, operation_type: 'export', status: 'in_progress', export_manifest_id: null,

@@ -14,6 +14,7 @@ import type { AuthContext } from '../developer_api_clients/credentials.ts';
 import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
 import { findFirstUser, findWorkspace } from '../../workspaces/workspaces.store.ts';
+import { listTestCases, replaceTestCases } from '../test_cases/test_cases.store.ts';
 import {
   deleteRecipe as deleteRecipeRow,
   findRecipe,
@@ -309,6 +310,9 @@ export async function copyRecipe(ctx: ServiceContext, caller: Caller, sourceId: 
     const id = await insertRecipe(trx, row);
     await insertVersion(trx, versionOf(id, row, author, now));
     await incrementCopyCount(trx, source.id);
+    // Test cases go with the recipe.
+    const cases = await listTestCases(trx, [source.id]);
+    await replaceTestCases(trx, id, cases.map((c) => ({ name: c.name, description: c.description, body: c.body })), now);
     return id;
   });
 }

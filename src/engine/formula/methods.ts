@@ -20,6 +20,38 @@ function blank(v: Value): boolean {
   return false;
 }
 
+/** Highest code point each single-byte target encoding can hold. */
+const SINGLE_BYTE: Record<string, number> = { 'ASCII': 0x7f, 'US-ASCII': 0x7f, 'ISO-8859-1': 0xff, 'ISO8859-1': 0xff, 'LATIN1': 0xff };
+const UNICODE = new Set(['UTF-8', 'UTF8']);
+
+/**
+ * Ruby's String#encode(target, invalid: :replace, undef: :replace, replace: '?'): text stays text
+ * (JavaScript strings are Unicode); towards ASCII or Latin-1 a character the target lacks raises,
+ * unless `undef`/`invalid` is `replace`, then it becomes `replace` ('?' by default).
+ */
+function encodeString(s: string, args: Value[]): string {
+  const last = args[args.length - 1];
+  const options = isHash(last) ? last : undefined;
+  const targetArg = args[0];
+  const target = typeof targetArg === 'string' ? targetArg.toUpperCase() : 'UTF-8';
+  const option = (key: string) => {
+    const v = options ? hashGet(options, key) : undefined;
+    return typeof v === 'string' ? v : undefined;
+  };
+  if (UNICODE.has(target)) return s.toWellFormed();
+  const limit = SINGLE_BYTE[target];
+  if (limit === undefined) throw new FormulaError(`encode: unknown encoding ${targetArg === undefined ? '' : toRubyString(targetArg)}`);
+  const replacing = option('undef') === 'replace' || option('invalid') === 'replace';
+  const replacement = option('replace') ?? '?';
+  let out = '';
+  for (const ch of s) {
+    if ((ch.codePointAt(0) ?? 0) <= limit) out += ch;
+    else if (replacing) out += replacement;
+    else throw new FormulaError(`encode: ${JSON.stringify(ch)} cannot be represented in ${target}`);
+  }
+  return out;
+}
+
 function str(recv: Value, name: string): string {
   if (typeof recv !== 'string') throw new FormulaError(`undefined method '${name}' for ${typeName(recv)}`);
   return recv;
@@ -331,6 +363,7 @@ export const METHODS: Record<string, Method> = {
   },
 
   // --- strings ---
+  encode: (r, a) => encodeString(str(r, 'encode'), a),
   strip: (r) => str(r, 'strip').trim(),
   lstrip: (r) => str(r, 'lstrip').trimStart(),
   rstrip: (r) => str(r, 'rstrip').trimEnd(),
