@@ -344,3 +344,32 @@ describe('one set of data, two views', () => {
     assert.deepEqual(types, ['oauth2', 'oauth2', 'token']);
   });
 });
+
+describe('/api/v2/api_clients by a caller limited to some projects', () => {
+  test('sees and touches only the clients of its projects; must name one of them to create', async () => {
+    const mine = await t.createProject('Scoped v2: mine');
+    const scoped = await t.scopedClient([mine.folderId]);
+    const myCollection = (await t.call('POST', '/api/api_collections', { token: scoped.token, body: { name: 'Scoped orders', project_id: mine.projectId } })).body.id;
+    const own = await t.call('POST', '/api/v2/api_clients', { token: scoped.token, body: { name: 'Mine', api_collection_ids: [myCollection], auth_type: 'token', project_id: mine.projectId } });
+    assert.equal(own.status, 200, own.text);
+    assert.equal((await t.call('POST', '/api/v2/api_clients', { token: scoped.token, body: { name: 'No project', api_collection_ids: [myCollection], auth_type: 'token' } })).status, 403);
+    const foreignGrant = await t.call('POST', '/api/v2/api_clients', { token: scoped.token, body: { name: 'Reach', api_collection_ids: [collectionId], auth_type: 'token', project_id: mine.projectId } });
+    assert.equal(foreignGrant.status, 400);
+    const listed = await t.call('GET', '/api/v2/api_clients', { token: scoped.token });
+    assert.deepEqual(listed.body.data.map((c: { id: number }) => c.id), [own.body.data.id]);
+    assert.equal(listed.body.count, 1);
+    const other = await client();
+    assert.equal((await t.call('GET', `/api/v2/api_clients/${other.id}`, { token: scoped.token })).status, 404);
+    assert.equal((await t.call('POST', `/api/v2/api_clients/${other.id}/api_keys`, { token: scoped.token, body: { name: 'x', active: true } })).status, 404);
+    assert.equal((await t.call('DELETE', `/api/v2/api_clients/${other.id}`, { token: scoped.token })).status, 404);
+    assert.equal((await t.call('GET', `/api/v2/api_clients/${other.id}`)).status, 200);
+  });
+});
+
+describe('GET /api/openapi.json', () => {
+  test('documents the v2 routes', async () => {
+    const doc = await t.call('GET', '/api/openapi.json', { token: null });
+    assert.equal(doc.status, 200);
+    for (const path of ['/api/v2/api_clients', '/api/v2/api_clients/{api_client_id}', '/api/v2/api_clients/{api_client_id}/api_keys/{api_key_id}/refresh_secret']) assert.ok(doc.body.paths[path], path);
+  });
+});
