@@ -4,8 +4,9 @@ const BENCHMARKS: Record<string, { summary: string; load: () => Promise<{ main(a
   token: { summary: 'POST /oauth2/token: tokens issued per second beside a bare Fastify route [--seconds N --connections N]', load: () => import('./token.ts') },
   gateway: { summary: 'gateway calls per second through a proxy collection (OAuth token, then an RS256 JWT) beside a bare Fastify proxy [--seconds N --connections N]', load: () => import('./gateway.ts') },
   pubsub: { summary: 'event streams: single and batch publishes per second, publish-to-delivery latency [--seconds N --connections N]', load: () => import('./pubsub.ts') },
-  jobs: { summary: 'recipe jobs: a five-step webhook recipe driven at full speed, jobs/s and webhook-to-done latency; --overload: twice the sustainable rate, accepted, refused (429) and lost events [--seconds N --connections N --overload]', load: () => import('./jobs.ts') },
+  jobs: { summary: 'recipe jobs: a five-step webhook recipe driven at full speed, jobs/s and webhook-to-done latency; --overload: twice the sustainable rate, accepted, refused (429) and lost events; --js: a JavaScript step beside a logger, jobs/s and the step time [--seconds N --connections N --overload | --js]', load: () => import('./jobs.ts') },
   tests: { summary: 'test automation: 200 test cases over 20 recipes in one run request, seconds until complete, beside 200 ordinary jobs [--recipes N --cases N]', load: () => import('./tests.ts') },
+  packages: { summary: 'recipe lifecycle packages: a project of 500 recipes, 20 connections and 5 lookup tables of 100,000 rows exported with data, downloaded and imported; seconds of each phase and the server peak memory [--recipes N --connections N --tables N --rows N]', load: () => import('./packages.ts') },
   retention: { summary: 'job retention: the database file size under a steady job load with a short retention, round by round [--rounds N --jobs N]', load: () => import('./retention.ts') },
 };
 

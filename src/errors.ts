@@ -70,6 +70,8 @@ export const ERROR_CATALOG = {
   recipe_not_running: { status: 422, message: 'Recipe must be running to enable the endpoint' },
   recipe_already_running: { status: 400, message: "Can't change the recipe state: invalid state running" },
   recipe_already_stopped: { status: 400, message: "Can't change the recipe state: invalid state stopped" },
+  trigger_without_cursor: { status: 400, message: 'reset_trigger applies to scheduled and topic triggers; this recipe is triggered by {provider}' },
+  trigger_not_pollable: { status: 400, message: 'poll_now applies to scheduled triggers; this recipe is triggered by {provider}' },
   cannot_refresh_secret: { status: 400, message: 'Cannot refresh secret for JWT access profiles' },
   api_key_limit_reached: { status: 422, message: 'An API client has at most {max} API keys' },
   api_client_grants_nothing: { status: 422, message: 'The API client grants no API collection: give it api_collection_ids first' },

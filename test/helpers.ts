@@ -1,5 +1,6 @@
 // Test helpers: a fresh migrated database and an unstarted app per test file, driven by inject;
 // temporary directories removed when the test file ends.
+import { createSmtpMailer } from '../src/mail/mailer.ts';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -8,6 +9,7 @@ import path from 'node:path';
 import { after } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { KyselyPlugin } from 'kysely';
+import yazl from 'yazl';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { createInProcessNotifier } from '../src/notifier.ts';
 import { secretResolverFor } from '../src/api/secrets_management/secret-resolver.ts';
@@ -127,7 +129,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   // One resolver and notifier for the app and the test's own context, so both see the same caches.
   const secrets = secretResolverFor(config, clock, secretBox);
   const notifier = createInProcessNotifier();
-  const base: ServiceContext = createServiceContext({ db, config, secretBox, log: logger, clock, secrets, notifier });
+  // The engine's context has the mailer when SMTP_URL is set, as the server's has (e-mail steps).
+  const mailer = config.smtpUrl === undefined ? undefined : createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom });
+  const base: ServiceContext = createServiceContext({ db, config, secretBox, log: logger, clock, secrets, notifier, mailer });
   const engine = createEngine(base, { pollMs: 50, ...options.engine });
   const ctx: ServiceContext = base;
   const first = await prepareFirstWorkspace(ctx, { workspace: { name: 'Acme Integrations', ownerEmail: 'integrations@example.com' } });
@@ -202,7 +206,22 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     async close() {
       await app.close();
+      mailer?.close();
       await db.destroy();
     },
   };
+}
+
+/** A zip of these files (name -> content), in memory; `extra` may add entries of its own. */
+export function makeZip(files: Record<string, string | Buffer>, extra?: (zip: yazl.ZipFile) => void): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.isBuffer(content) ? content : Buffer.from(content), name);
+  extra?.(zip);
+  zip.end();
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    zip.outputStream.on('data', (p: Buffer) => parts.push(p));
+    zip.outputStream.on('end', () => resolve(Buffer.concat(parts)));
+    zip.outputStream.on('error', reject);
+  });
 }

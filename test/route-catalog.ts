@@ -106,6 +106,9 @@ export const SPEC_OPERATIONS: readonly string[] = [
 export const CONTRACT_EXTRAS: readonly string[] = [
   'POST /api/developer_api_client_roles/:id/copy',
   'POST /api/recipes/:id/copy',
+  // 14 §12: reset_trigger and poll_now (D-rec).
+  'POST /api/recipes/:id/reset_trigger',
+  'POST /api/recipes/:id/poll_now',
   // 10 §5: job control (D-jobs quick reference, C-wk RepeatJobsResult).
   'POST /api/recipes/:recipe_id/repeat_jobs',
   'POST /api/recipes/:recipe_id/cancel_jobs',

@@ -63,6 +63,8 @@ export interface CompileResult {
 }
 
 const MAX_STEPS = 1000;
+/** Connectors whose `code` input is source code. */
+const CODE_PROVIDERS: ReadonlySet<string> = new Set(['js_eval', 'py_eval', 'workato_custom_code']);
 const MAX_RETRIES = 10;
 const MAX_DEPTH = 100;
 
@@ -152,7 +154,10 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
       }
     } else {
       try {
-        compiled.input = compileInput(input, '');
+        // A code step's source is text, never a formula or a template: `#{...}` in Ruby or Python stays as written.
+        const source = provider !== null && CODE_PROVIDERS.has(provider) && typeof input.code === 'string' ? input.code : undefined;
+        compiled.input = compileInput(source === undefined ? input : Object.fromEntries(Object.entries(input).filter(([key]) => key !== 'code')), '');
+        if (source !== undefined && compiled.input.k === 'object') compiled.input.entries.push(['code', { k: 'literal', v: source }]);
       } catch (error) {
         if (!(error instanceof InputError)) throw error;
         errors.add(number, [labelOf(error.path), error.value, error.message, error.path]);

@@ -19,6 +19,7 @@ import { RecipeCache } from './recipe-cache.ts';
 import { callRecipe, receiveApiRequest, type ApiCallOutcome, type RecipeCallDeps } from './recipe-calls.ts';
 import { recoverInterruptedJobs } from './recovery.ts';
 import { JobRunner } from './run-job.ts';
+import { createJsSandbox } from './sandbox/js-sandbox.ts';
 import { Schedules } from './schedules.ts';
 import { engineSettings, type EngineOptions } from './settings.ts';
 import { evaluateTriggerInput, validateRecipe, type Validation } from './validate.ts';
@@ -58,6 +59,8 @@ export interface RecipeEngine {
    * recipe's figures). Resolves with its handle and outcome once recorded.
    */
   runTestJob(row: RecipeRow, triggerOutput: unknown, mode: TestMode): Promise<{ handle: string; outcome: JobOutcome }>;
+  /** Fire a running recipe's scheduled trigger now (poll_now); false when its trigger is not a schedule. */
+  pollNow(recipeId: number): Promise<boolean>;
   /** Run a finished job again: a new job of the same trigger event, is_repeat, with the original's handle. */
   repeatJob(row: RecipeRow, original: JobRow): Promise<string | null>;
   /** Cancel a pending job: a queued one at once; a running one before its next step. */
@@ -70,6 +73,8 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   const lifecycle: Lifecycle = { started: false, closing: false };
   const shutdown = new AbortController();
   const cache = new RecipeCache(ctx);
+  // Code steps' sandboxes: worker threads started at their first use.
+  const sandboxes = { js: createJsSandbox({ workers: 2 }) };
   // Running jobs asked to stop (cancel_jobs): each checks before its next step.
   const cancelRequests = new Set<string>();
   // The queue launches jobs that the runner runs; a job's recipe calls go back to the queue.
@@ -84,6 +89,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       queue.settle(handle, outcome);
     },
     isCanceled: (handle) => cancelRequests.has(handle),
+    sandboxes,
   });
   const schedules = new Schedules({ ctx, settings, events, queue, lifecycle });
   // Topic triggers: one subscription per running recipe, woken by event_topic.published.
@@ -142,6 +148,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       while (queue.running.size > 0 && !timedOut) await Promise.race([Promise.allSettled([...queue.running]), timeout]);
       shutdown.abort();
       await Promise.race([Promise.allSettled([...queue.running]), new Promise<void>((resolve) => setTimeout(resolve, 1000).unref())]);
+      await sandboxes.js.close();
     },
     validate: (row) => validateRecipe({ db: ctx.db, cache, formulas: settings }, row),
     async recipeStarted(recipeId) {
@@ -183,6 +190,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     useEventStreams(runtime) {
       runner.eventStreams = runtime;
     },
+    pollNow: (recipeId) => schedules.fireNow(recipeId),
     async repeatJob(row, original) {
       return queue.enqueue(row, fromPlain(JSON.parse(original.trigger_output)) as Hash, { masterJobHandle: original.handle });
     },

@@ -69,6 +69,8 @@ export interface JobSpec {
   test?: TestMode;
   /** Whether the job was canceled: checked before each step; the job then ends failed (`Canceled`). */
   canceled?: () => boolean;
+  /** Sandboxes for code steps. */
+  sandboxes?: StepContext['sandboxes'];
 }
 
 /** A cancel request seen between steps: ends the job; `try` does not catch it. */
@@ -87,7 +89,7 @@ export interface TestMode {
 }
 
 /** Connectors whose steps stay inside Switchboard: in a test they run for real; every other one needs a mock (or allow_external). */
-const INTERNAL_PROVIDERS = new Set(['logger', 'workato_variable', 'json_parser', 'lookup_table', 'workato_pub_sub', 'workato_api_platform', 'workato_webhooks', 'clock', 'workato']);
+const INTERNAL_PROVIDERS = new Set(['js_eval', 'csv_parser', 'logger', 'workato_variable', 'json_parser', 'lookup_table', 'workato_pub_sub', 'workato_api_platform', 'workato_webhooks', 'clock', 'workato']);
 
 export function reachesOutside(provider: string): boolean {
   return !INTERNAL_PROVIDERS.has(provider);
@@ -294,6 +296,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       callRecipe: run.spec.callRecipe,
       limits: run.spec.limits,
       eventStreams: run.spec.eventStreams,
+      ...(run.spec.sandboxes ? { sandboxes: run.spec.sandboxes } : {}),
     };
     const test = run.spec.test;
     const mock = test ? (step.as !== null ? test.mocks.get(step.as) : undefined) ?? test.mocks.get(`#${step.number}`) : undefined;

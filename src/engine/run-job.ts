@@ -15,6 +15,7 @@ import { outputOf } from './queue.ts';
 import type { RecipeCache } from './recipe-cache.ts';
 import type { EngineSettings } from './settings.ts';
 import { toStored } from '../time.ts';
+import type { JsSandbox } from './sandbox/js-sandbox.ts';
 
 export interface JobRunnerDeps {
   ctx: ServiceContext;
@@ -28,6 +29,8 @@ export interface JobRunnerDeps {
   settle(handle: string, outcome: JobOutcome): void;
   /** Whether a cancel was asked for this running job. */
   isCanceled(handle: string): boolean;
+  /** Sandboxes for code steps. */
+  sandboxes: { js: JsSandbox };
 }
 
 export class JobRunner {
@@ -101,6 +104,7 @@ export class JobRunner {
         eventStreams: this.eventStreams,
         ...(test ? { test: test.mode } : {}),
         canceled: () => this.#deps.isCanceled(job.handle),
+        sandboxes: this.#deps.sandboxes,
       });
     }
     try {

@@ -71,6 +71,23 @@ export class Schedules {
     if (this.#timer) clearTimeout(this.#timer);
   }
 
+  /** Fire a running recipe's schedule now (poll_now), without moving its next firing; false when it has none. */
+  async fireNow(recipeId: number): Promise<boolean> {
+    const { ctx, events, queue, settings } = this.#deps;
+    const state = this.#schedules.get(recipeId);
+    if (!state) return false;
+    const row = await findRecipeById(ctx.db, recipeId);
+    if (!row || row.running !== 1) return false;
+    const event = newHash([['scheduled_time', new Date(settings.now()).toISOString()], ['timezone', state.schedule.zone]]);
+    const stored = await ctx.groupCommit.run((trx) => queue.storeJob(trx, row, event, {}));
+    if (stored?.queued) {
+      queue.backlog.add(row);
+      events.emit('job.queued', { recipeId: row.id, jobId: stored.handle });
+      queue.kick();
+    }
+    return true;
+  }
+
   /** Fire the schedules that are due now (the timer calls it; tests call it with a manual clock). */
   async runDue(): Promise<number> {
     const { ctx, events, queue } = this.#deps;

@@ -3,9 +3,11 @@
 import nodemailer from 'nodemailer';
 
 export interface MailMessage {
-  to: { name: string; address: string };
+  to: { name: string; address: string } | Array<{ name: string; address: string }>;
   subject: string;
   text: string;
+  /** Sent as the HTML part, with `text` as the plain alternative. */
+  html?: string;
 }
 
 export interface Mailer {
@@ -41,7 +43,7 @@ export function createSmtpMailer(options: { url: string; from: string }): Mailer
   return {
     async send(message) {
       try {
-        await transport.sendMail({ from: options.from, to: message.to, subject: message.subject, text: message.text });
+        await transport.sendMail({ from: options.from, to: message.to, subject: message.subject, text: message.text, ...(message.html !== undefined ? { html: message.html } : {}) });
       } catch (error) {
         throw new MailDeliveryError(summariseSmtpError(error));
       }

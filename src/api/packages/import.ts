@@ -19,7 +19,7 @@ import { authorOf, checkFields, newRecipeState, versionOf, type RecipeRuntime } 
 import { findRecipeById, insertRecipe, insertVersion, markRecipeRunning, markRecipeStopped, updateRecipe } from '../recipes/recipes.store.ts';
 import { PackageFailure } from './export.ts';
 import { finishPackage, type ImportResult } from './packages.store.ts';
-import { readZip, ZipError, type ZipLimits } from './zip.ts';
+import { zipFiles, ZipError, type ZipLimits } from './zip.ts';
 
 export interface ImportOptions {
   /** The target folder; null for a deployment, which names its project instead. */
@@ -47,6 +47,12 @@ interface Entry {
   dir: string;
   type: FileType;
   body: Record<string, unknown>;
+  /**
+   * A lookup table's rows: how many, checked when the files are; the rows themselves are read
+   * from the zip again when the table is written, one table at a time. Holding every table's
+   * file, or its parsed rows, until then would multiply the memory a large import takes.
+   */
+  data?: { rows: number };
 }
 
 type Obj = Record<string, unknown>;
@@ -77,11 +83,28 @@ function str(body: Obj, key: string, problems: string[], path: string, required 
   return v;
 }
 
+function isRowOfCells(row: unknown): boolean {
+  if (!isObj(row)) return false;
+  for (const key in row) {
+    const v = row[key];
+    if (v !== null && typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return false;
+  }
+  return true;
+}
+
+/**
+ * Rows are converted and written this many at a time. Small enough that the insert statement is
+ * short and the database layer keeps it prepared for the next batch: a statement prepared anew
+ * for each batch of thousands of bound values holds native memory until the garbage collector
+ * gets to it, which at 100,000 rows a table added hundreds of megabytes to the server.
+ */
+const ROWS_PER_BATCH = 200;
+
 /** Parse and check every file; every problem is listed before anything changes. */
-export function parseEntries(files: Map<string, Buffer>): Entry[] {
+export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Promise<Entry[]> {
   const problems: string[] = [];
   const out: Entry[] = [];
-  for (const [path, content] of files) {
+  for await (const [path, content] of files) {
     const base = path.slice(path.lastIndexOf('/') + 1);
     if (base.startsWith('.') || path.startsWith('__MACOSX/')) continue;
     const type = typeOfEntry(path);
@@ -110,7 +133,7 @@ export function parseEntries(files: Map<string, Buffer>): Entry[] {
       if (!Array.isArray(body.schema) || body.schema.length === 0 || body.schema.length > CELL_COLUMNS.length || !body.schema.every((c) => isObj(c) && typeof c.label === 'string' && c.label.trim() !== '')) {
         problems.push(`${path}: schema must be a list of 1 to ${CELL_COLUMNS.length} columns, each with a label`);
       }
-      if (body.data !== undefined && body.data !== null && (!Array.isArray(body.data) || !body.data.every((r) => isObj(r) && Object.values(r).every((v) => v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')))) {
+      if (body.data !== undefined && body.data !== null && (!Array.isArray(body.data) || !body.data.every(isRowOfCells))) {
         problems.push(`${path}: data must be a list of rows, each an object of text cells`);
       }
     }
@@ -129,7 +152,12 @@ export function parseEntries(files: Map<string, Buffer>): Entry[] {
       if (typeof v !== 'string') problems.push(`${path}: value must be a string`);
     }
     if (problems.length > before) continue;
-    out.push({ path, dir: path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '', type, body });
+    const entry: Entry = { path, dir: path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '', type, body };
+    if (type === 'lookup_table' && Array.isArray(body.data)) {
+      entry.data = { rows: body.data.length };
+      delete body.data;
+    }
+    out.push(entry);
   }
   if (problems.length > 0) throw new PackageFailure(`${problems.length} file(s) of the package are not valid; nothing was imported`, problems.slice(0, 100));
   if (out.length === 0) throw new PackageFailure('The package holds no asset files; nothing was imported');
@@ -148,7 +176,7 @@ function refName(value: unknown): { zip_name?: string; name?: string } | undefin
 }
 
 /** Apply every entry in one transaction. */
-async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: ImportOptions, entries: Entry[]): Promise<Applied> {
+async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: ImportOptions, entries: Entry[], readFile: (path: string) => Promise<Buffer>): Promise<Applied> {
   const now = toStored(ctx.clock.now());
   const target = options.folderId !== null ? await findFolder(trx, pkg.environment_id, options.folderId) : await projectFolder(trx, pkg, options.project, now);
   if (!target) throw new PackageFailure(`The target folder ${options.folderId} no longer exists; nothing was imported`);
@@ -238,24 +266,27 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
     }
     if (!table) table = await insertTable(trx, { workspace_id: pkg.workspace_id, environment_id: env, project_id: projectId, name: name(e), name_key: key, labels, now });
     else if (table.columns !== JSON.stringify(labels)) await trx.updateTable('lookup_tables').set({ columns: JSON.stringify(labels), updated_at: now }).where('id', '=', table.id).execute();
-    if (Array.isArray(e.body.data)) {
-      const rows = e.body.data as Obj[];
-      if (rows.length > ctx.config.lookupTableMaxRows) {
-        fail(e.path, `holds ${rows.length} rows; a lookup table holds at most ${ctx.config.lookupTableMaxRows}`);
+    if (e.data) {
+      if (e.data.rows > ctx.config.lookupTableMaxRows) {
+        fail(e.path, `holds ${e.data.rows} rows; a lookup table holds at most ${ctx.config.lookupTableMaxRows}`);
         continue;
       }
       await deleteAllRows(trx, table.id, now);
       await trx.updateTable('lookup_tables').set({ row_count: 0 }).where('id', '=', table.id).execute();
-      const cells: Cells[] = rows.map((row) => {
-        const out: Cells = {};
-        for (let i = 0; i < labels.length; i += 1) {
-          const col = CELL_COLUMNS[i]!;
-          const v = row[col];
-          out[col] = v === undefined || v === null ? null : String(v);
+      const rows = (JSON.parse((await readFile(e.path)).toString('utf8')) as { data: Obj[] }).data;
+      for (let start = 0; start < rows.length; start += ROWS_PER_BATCH) {
+        const batch: Cells[] = [];
+        for (const row of rows.slice(start, start + ROWS_PER_BATCH)) {
+          const out: Cells = {};
+          for (let i = 0; i < labels.length; i += 1) {
+            const col = CELL_COLUMNS[i]!;
+            const v = row[col];
+            out[col] = v === undefined || v === null ? null : String(v);
+          }
+          batch.push(out);
         }
-        return out;
-      });
-      await insertRows(trx, table.id, labels.length, cells, now);
+        await insertRows(trx, table.id, labels.length, batch, now);
+      }
     }
   }
 
@@ -470,16 +501,14 @@ export interface AppliedRecord {
 export async function runImport(ctx: ServiceContext, engine: RecipeRuntime, pkg: PackageRow, options: ImportOptions, zip: () => Promise<Buffer>, limits: ZipLimits, applied?: AppliedRecord): Promise<void> {
   let record = applied;
   if (!record) {
-    let files: Map<string, Buffer>;
-    try {
-      files = await readZip(await zip(), limits);
-    } catch (error) {
-      if (error instanceof ZipError) throw new PackageFailure(error.message);
-      throw error;
-    }
-    const entries = parseEntries(files);
+    const archive = await zip();
+    const entries = await asFailure(() => parseEntries(zipFiles(archive, limits)));
+    const readFile = (path: string) => asFailure(async () => {
+      for await (const [, content] of zipFiles(archive, limits, path)) return content;
+      throw new PackageFailure(`${path}: no longer in the archive`);
+    });
     record = await ctx.db.transaction().execute(async (trx) => {
-      const done = await apply(ctx, trx, pkg, options, entries);
+      const done = await apply(ctx, trx, pkg, options, entries, readFile);
       const rec: AppliedRecord = { recipeStatus: done.recipeStatus, restart: done.restart };
       await recordApplied(trx, pkg.id, rec);
       return rec;
@@ -519,6 +548,16 @@ export async function runImport(ctx: ServiceContext, engine: RecipeRuntime, pkg:
     await finishPackage(ctx.db, pkg.id, { status: 'failed', error: problems.join('; '), error_parts: problems, recipe_status: statuses, now });
   } else {
     await finishPackage(ctx.db, pkg.id, { status: 'completed', recipe_status: statuses, now });
+  }
+}
+
+/** A zip that is not valid fails the package with the reason. */
+async function asFailure<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof ZipError) throw new PackageFailure(error.message);
+    throw error;
   }
 }
 

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import yazl from 'yazl';
-import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { createTestApp, makeZip, type TestApp } from '../../../test/helpers.ts';
 import { fire, log, webhookTrigger, action } from '../../../test/recipes.ts';
 import { readZip } from './zip.ts';
 
@@ -15,19 +14,6 @@ export async function waitPackage(t: TestApp, id: number, token?: string): Promi
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`package ${id} did not finish`);
-}
-
-export function makeZip(files: Record<string, string | Buffer>, extra?: (zip: yazl.ZipFile) => void): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.isBuffer(content) ? content : Buffer.from(content), name);
-  extra?.(zip);
-  zip.end();
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    zip.outputStream.on('data', (p: Buffer) => parts.push(p));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(parts)));
-    zip.outputStream.on('error', reject);
-  });
 }
 
 /** A zip with every occurrence of a name's bytes replaced by others of the same length. */

@@ -18,6 +18,17 @@ export class ZipError extends Error {
 
 /** The entries of a zip, by name (files only; directory entries are skipped). */
 export async function readZip(buffer: Buffer, limits: ZipLimits): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  for await (const [name, content] of zipFiles(buffer, limits)) out.set(name, content);
+  return out;
+}
+
+/**
+ * The files of a zip, each inflated when the loop asks for it, so that one file at a time is in
+ * memory. The limits are checked on the whole archive before the first file is inflated. With
+ * `only`, just that file is inflated.
+ */
+export async function* zipFiles(buffer: Buffer, limits: ZipLimits, only?: string): AsyncGenerator<[string, Buffer]> {
   let zip: yauzl.ZipFile;
   try {
     zip = await yauzl.fromBufferPromise(buffer, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true, decodeStrings: true });
@@ -51,7 +62,7 @@ export async function readZip(buffer: Buffer, limits: ZipLimits): Promise<Map<st
       if (entry.uncompressedSize > limits.maxEntryBytes) throw new ZipError(`${name}: ${entry.uncompressedSize} bytes uncompressed; at most ${limits.maxEntryBytes} are accepted per file`);
       total += entry.uncompressedSize;
       if (total > limits.maxTotalBytes) throw new ZipError(`the archive holds more than ${limits.maxTotalBytes} bytes uncompressed`);
-      entries.push(entry);
+      if (only === undefined || name === only) entries.push(entry);
     }
   } catch (error) {
     zip.close();
@@ -59,22 +70,25 @@ export async function readZip(buffer: Buffer, limits: ZipLimits): Promise<Map<st
     // yauzl's own checks: names with .. or an absolute path, bad sizes, a broken central directory.
     throw new ZipError(`the archive is not valid: ${(error as Error).message}`);
   }
-  const out = new Map<string, Buffer>();
+  const seen = new Set<string>();
   try {
     for (const entry of entries) {
-      const stream = await zip.openReadStreamPromise(entry);
-      const parts: Buffer[] = [];
-      for await (const part of stream) parts.push(part as Buffer);
-      if (out.has(entry.fileName)) throw new ZipError(`${entry.fileName}: the archive names this file twice`);
-      out.set(entry.fileName, Buffer.concat(parts));
+      if (seen.has(entry.fileName)) throw new ZipError(`${entry.fileName}: the archive names this file twice`);
+      seen.add(entry.fileName);
+      let content: Buffer;
+      try {
+        const stream = await zip.openReadStreamPromise(entry);
+        const parts: Buffer[] = [];
+        for await (const part of stream) parts.push(part as Buffer);
+        content = Buffer.concat(parts);
+      } catch (error) {
+        throw new ZipError(`the archive is not valid: ${(error as Error).message}`);
+      }
+      yield [entry.fileName, content];
     }
-  } catch (error) {
-    if (error instanceof ZipError) throw error;
-    throw new ZipError(`the archive is not valid: ${(error as Error).message}`);
   } finally {
     zip.close();
   }
-  return out;
 }
 
 /**

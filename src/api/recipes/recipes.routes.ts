@@ -13,7 +13,7 @@ import {
   StartResult, VersionCommentBody, VersionListQuery, VersionParams,
 } from './recipes.schemas.ts';
 import {
-  commentRecipeVersion, copyRecipe, createRecipe, deleteRecipe, getRecipe, getRecipeVersion, listRecipes, listRecipeVersions, startRecipe, stopRecipe, updateRecipe,
+  commentRecipeVersion, copyRecipe, createRecipe, deleteRecipe, getRecipe, getRecipeVersion, listRecipes, listRecipeVersions, pollNow, resetTrigger, startRecipe, stopRecipe, updateRecipe,
   type RecipeFields, type RecipeRuntime,
 } from './recipes.service.ts';
 
@@ -123,6 +123,16 @@ export function recipesRoutes(fastify: FastifyInstance, ctx: ServiceContext, { e
     await stopRecipe(ctx, engine, authOf(request), request.params.id);
     return { success: true };
   });
+
+  app.post('/api/recipes/:id/reset_trigger', {
+    config: { privilege: 'recipes:write' },
+    schema: { tags, summary: 'Forget where a stopped recipe\'s scheduled or topic trigger got to: the next start begins afresh', params: IdParams, response: { 200: MutationResult, ...errorResponses(...AUTH_ERRORS, 404) } },
+  }, async (request) => resetTrigger(ctx, authOf(request), request.params.id));
+
+  app.post('/api/recipes/:id/poll_now', {
+    config: { privilege: 'recipes:write' },
+    schema: { tags, summary: 'Fire a running recipe\'s scheduled trigger now (its schedule is unchanged)', params: IdParams, response: { 200: MutationResult, ...errorResponses(...AUTH_ERRORS, 404) } },
+  }, async (request) => pollNow(ctx, engine, authOf(request), request.params.id));
 
   app.get('/api/recipes/:recipe_id/versions', {
     config: { privilege: 'recipes:read' },

@@ -73,6 +73,8 @@ export interface RecipeRuntime {
   validate(row: RecipeRow): Promise<{ codeErrors: StepErrors; configErrors: StepErrors }>;
   recipeStarted(recipeId: number): Promise<void>;
   recipeStopped(recipeId: number): void;
+  /** Fire a running recipe's scheduled trigger now; false when it has no schedule armed. */
+  pollNow(recipeId: number): Promise<boolean>;
 }
 
 export const STOP_CAUSES = ['trigger_errors_limit', 'action_quota_limit', 'trial_expired', 'txn_quota_limit'] as const;
@@ -422,4 +424,24 @@ export function newRecipeState(author: { name: string; email: string }, now: str
     created_at: now,
     updated_at: now,
   };
+}
+
+/** Triggers that keep a cursor (trigger_closure): schedules (last firing) and topic triggers (last message). */
+const CURSOR_TRIGGERS = new Set(['clock', 'scheduler', 'workato_pub_sub']);
+
+/** Forget where the trigger got to (14 §12): a stopped recipe with a scheduled or topic trigger. */
+export async function resetTrigger(ctx: ServiceContext, caller: Caller, id: number): Promise<{ success: true }> {
+  const current = await findVisible(ctx.db, caller, id);
+  if (current.running === 1) throw new AppError('recipe_already_running');
+  if (!CURSOR_TRIGGERS.has(current.trigger_application ?? '')) throw new AppError('trigger_without_cursor', { params: { provider: current.trigger_application ?? 'none' } });
+  await updateRecipeRow(ctx.db, id, { trigger_closure: null, updated_at: toStored(ctx.clock.now()) });
+  return { success: true };
+}
+
+/** Run a running recipe's scheduled trigger now (14 §12). */
+export async function pollNow(ctx: ServiceContext, engine: RecipeRuntime, caller: Caller, id: number): Promise<{ success: true }> {
+  const current = await findVisible(ctx.db, caller, id);
+  if (current.running !== 1) throw new AppError('recipe_already_stopped');
+  if (!(await engine.pollNow(id))) throw new AppError('trigger_not_pollable', { params: { provider: current.trigger_application ?? 'none' } });
+  return { success: true };
 }

@@ -112,3 +112,43 @@ describe('scheduled recipes', () => {
     await restarted.close(1000);
   });
 });
+
+describe('POST /api/recipes/:id/poll_now and /reset_trigger', () => {
+  const clock = manualClock('2026-03-01T08:00:00.000Z');
+  let t: TestApp;
+  before(async () => { t = await createTestApp({ clock }); });
+  after(() => t.close());
+
+  test('poll_now fires a running schedule at once without moving it; reset_trigger forgets its last firing; other triggers and states are refused', async () => {
+    const code = numbered({ keyword: 'trigger', provider: 'clock', name: 'scheduled_event', as: 'tick', input: { time_unit: 'hours', trigger_every: '1', timezone: 'UTC' }, block: [log('note', 'tick')] });
+    const id = await createRecipe(t, code);
+    const stoppedPoll = await t.call('POST', `/api/recipes/${id}/poll_now`);
+    assert.equal(stoppedPoll.status, 400);
+    await startRecipe(t, id);
+    assert.equal(await t.engine.runDueSchedules(), 1);
+    await t.engine.idle();
+    const closure = (await t.call('GET', `/api/recipes/${id}`)).body.trigger_closure;
+    assert.deepEqual((await t.call('POST', `/api/recipes/${id}/poll_now`)).body, { success: true });
+    await t.engine.idle();
+    const jobs = await t.call('GET', `/api/recipes/${id}/jobs`);
+    assert.equal(jobs.body.items.length, 2, 'one job more, at once');
+    assert.deepEqual((await t.call('GET', `/api/recipes/${id}`)).body.trigger_closure, closure, 'the schedule did not move');
+    assert.equal(await t.engine.runDueSchedules(), 0, 'the next firing is still an hour away');
+
+    assert.equal((await t.call('POST', `/api/recipes/${id}/reset_trigger`)).status, 400, 'a running recipe is not reset');
+    await t.call('PUT', `/api/recipes/${id}/stop`);
+    assert.deepEqual((await t.call('POST', `/api/recipes/${id}/reset_trigger`)).body, { success: true });
+    assert.equal((await t.call('GET', `/api/recipes/${id}`)).body.trigger_closure, null);
+
+    const hook = await createRecipe(t, numbered({ keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'h', input: {}, block: [] }));
+    const reset = await t.call('POST', `/api/recipes/${hook}/reset_trigger`);
+    assert.equal(reset.status, 400);
+    assert.equal(reset.body.message, 'reset_trigger applies to scheduled and topic triggers; this recipe is triggered by workato_webhooks');
+    await startRecipe(t, hook);
+    const poll = await t.call('POST', `/api/recipes/${hook}/poll_now`);
+    assert.equal(poll.status, 400);
+    assert.equal(poll.body.message, 'poll_now applies to scheduled triggers; this recipe is triggered by workato_webhooks');
+    assert.equal((await t.call('POST', '/api/recipes/999999/poll_now')).status, 404);
+    assert.equal((await t.call('POST', '/api/recipes/999999/reset_trigger')).status, 404);
+  });
+});

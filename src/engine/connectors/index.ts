@@ -1,6 +1,9 @@
 // The built-in connectors, by provider name.
 import type { Connector } from './types.ts';
 import { clock } from './clock.ts';
+import { csvParser } from './csv_parser.ts';
+import { email } from './email.ts';
+import { jsEval } from './js_eval.ts';
 import { jsonParser } from './json_parser.ts';
 import { logger } from './logger.ts';
 import { lookupTable } from './lookup_table.ts';
@@ -14,6 +17,9 @@ import { workatoPubSub } from './workato_pub_sub.ts';
 export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, Connector>, {
     clock,
+    csv_parser: csvParser,
+    email,
+    js_eval: jsEval,
     json_parser: jsonParser,
     logger,
     lookup_table: lookupTable,

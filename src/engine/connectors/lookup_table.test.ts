@@ -270,11 +270,41 @@ describe('lookup() formula', () => {
   });
 });
 
-describe('lookup_table actions not built', () => {
-  test('add_batch_of_entries is refused when the recipe starts', async () => {
+describe('lookup_table actions at start', () => {
+  test('add_batch_of_entries without its entries is refused when the recipe starts; an action that does not exist too', async () => {
     const table = await newTable(['code']);
     const id = await createRecipe(t, webhookTrigger([lt('add_batch_of_entries', 'b', { lookup_table_id: String(table.id) })]));
     const start = await t.call('PUT', `/api/recipes/${id}/start`);
-    assert.match(JSON.stringify(start.body), /lookup_table has no action named add_batch_of_entries/);
+    assert.deepEqual(start.body.code_errors, [[1, [['Entries', null, "can't be blank", 'entries']]]]);
+    const other = await createRecipe(t, webhookTrigger([lt('merge_tables', 'm', { lookup_table_id: String(table.id) })]));
+    assert.match(JSON.stringify((await t.call('PUT', `/api/recipes/${other}/start`)).body), /lookup_table has no action named merge_tables/);
+  });
+});
+
+describe('lookup_table batch actions', () => {
+  test('add_batch_of_entries adds every row of a list; delete_entries deletes by ids or by criteria', async () => {
+    const table = await newTable(['code', 'country', 'currency']);
+    const { path } = await webhookRecipe(t, [
+      lt('add_batch_of_entries', 'added', { lookup_table_id: String(table.id), entries: `=${dp('workato_webhooks', 'hook', 'payload', 'rows')}` }),
+      lt('delete_entries', 'gone', { lookup_table_id: String(table.id), parameters: { col3: 'EUR' } }),
+    ]);
+    const job = await fire(t, path, { rows: COUNTRIES.map((c) => ({ col1: c.code, col2: c.country, col3: c.currency })) });
+    assert.equal(job.status, 'succeeded', JSON.stringify(job.lines));
+    assert.equal((job.output(1) as { count: number }).count, 3);
+    assert.deepEqual(job.output(2), { deleted_count: 2 });
+    assert.deepEqual((await rowsOf(table.id)).map((r) => r.data), [{ code: 'CZ', country: 'Czechia', currency: 'CZK' }]);
+
+    const [left] = await rowsOf(table.id);
+    const byIds = await webhookRecipe(t, [lt('delete_entries', 'gone', { lookup_table_id: String(table.id), ids: [left!.id, 999999] })]);
+    const deleted = await fire(t, byIds.path, {});
+    assert.deepEqual(deleted.output(1), { deleted_count: 1 });
+    assert.deepEqual(await rowsOf(table.id), []);
+
+    const bad = await webhookRecipe(t, [lt('add_batch_of_entries', 'x', { lookup_table_id: String(table.id), entries: '=[{"col1" => "A"}, 5]' })]);
+    const failed = await fire(t, bad.path, {});
+    assert.equal(failed.status, 'failed');
+    assert.match(failed.error ?? '', /entries\[1\] must be an object of column values/);
+    const none = await webhookRecipe(t, [lt('delete_entries', 'x', { lookup_table_id: String(table.id) })]);
+    assert.match((await fire(t, none.path, {})).error ?? '', /give ids, or parameters/);
   });
 });

@@ -107,6 +107,8 @@ function flag(v: Value): boolean {
 
 const TABLE = { path: 'lookup_table_id', label: 'Lookup table' };
 const ENTRY_ID = { path: 'id', label: 'Entry ID' };
+/** Rows in one batch action (20 §10.8: batch 10,000). */
+const MAX_BATCH = 10_000;
 
 const NO_ENTRY = (): Hash => newHash([['id', null], ['entry', null]]);
 
@@ -182,6 +184,60 @@ const actions: Record<string, ActionDef> = {
         return ifIgnoredNotFound(error, input, table.name, id, newHash([['id', null]]));
       }
       return newHash([['id', id]]);
+    },
+  },
+  add_batch_of_entries: {
+    title: 'Add batch of entries',
+    required: [TABLE, { path: 'entries', label: 'Entries' }],
+    async run(input, sc) {
+      const table = await tableOf(sc.ctx, sc.recipe, input);
+      const raw = hashGet(input, 'entries');
+      if (!Array.isArray(raw)) throw new StepError('Bad request', 'entries must be a list of rows (each an object of col1, col2, ... values)');
+      if (raw.length > MAX_BATCH) throw new StepError('Bad request', `entries holds ${raw.length} rows; at most ${MAX_BATCH} a batch`);
+      const added: Hash[] = [];
+      // Each row is added as add_entry adds one; a row the table refuses fails the step, and the rows before it stay.
+      for (const [i, item] of raw.entries()) {
+        const cells = isHash(item) && isHash(hashGet(item, 'parameters')) ? (hashGet(item, 'parameters') as Hash) : item;
+        if (!isHash(cells)) throw new StepError('Bad request', `entries[${i}] must be an object of column values`);
+        const values: Record<string, unknown> = Object.create(null);
+        for (const [key, v] of Object.entries(cells)) values[key] = cellValue(v);
+        const row = await service(() => addRow(sc.ctx, scopeOf(sc.recipe), table.id, values)).catch((error: unknown) => {
+          if (error instanceof StepError) throw new StepError(error.errorType, `entries[${i}]: ${error.message}`);
+          throw error;
+        });
+        added.push(entryOf(row, labelsOf(table)));
+      }
+      return newHash([['entries', added], ['count', added.length]]);
+    },
+  },
+  delete_entries: {
+    title: 'Delete entries',
+    required: [TABLE],
+    async run(input, sc) {
+      const table = await tableOf(sc.ctx, sc.recipe, input);
+      const rawIds = hashGet(input, 'ids');
+      let ids: number[];
+      if (rawIds !== null) {
+        const list = Array.isArray(rawIds) ? rawIds : String(toRubyString(rawIds)).split(',').map((v) => v.trim()).filter((v) => v !== '');
+        ids = list.map((v) => (isHash(v) ? hashGet(v, 'id') : v)).map((v) => Number(typeof v === 'string' ? v.trim() : v));
+        if (ids.some((n) => !Number.isInteger(n) || n < 1)) throw new StepError('Bad request', 'ids must be a list of entry ids');
+      } else {
+        const criteria = parametersOf(input);
+        if (Object.keys(criteria).length === 0) throw new StepError('Bad request', 'give ids, or parameters to match the entries to delete (truncate deletes them all)');
+        const rows = await service(() => listRows(sc.ctx, scopeOf(sc.recipe), table.id, filtersOf(criteria), { offset: 0, perPage: MAX_BATCH }));
+        ids = rows.map((r) => r.id);
+      }
+      if (ids.length > MAX_BATCH) throw new StepError('Bad request', `ids holds ${ids.length} entries; at most ${MAX_BATCH} a batch`);
+      let deleted = 0;
+      for (const id of ids) {
+        try {
+          await service(() => deleteRow(sc.ctx, scopeOf(sc.recipe), table.id, id));
+          deleted += 1;
+        } catch (error) {
+          if (!(error instanceof StepError) || error.errorType !== 'Not found') throw error;
+        }
+      }
+      return newHash([['deleted_count', deleted]]);
     },
   },
   truncate: {

@@ -1,6 +1,7 @@
 // What a built-in connector is: its triggers and actions, each with the inputs it requires and
 // what it does. A step receives its evaluated input and returns its output; the worker records
 // both as the job's line.
+import type { JsSandbox } from '../sandbox/js-sandbox.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Hash, Value } from '../formula/values.ts';
 import type { EventStreamsRuntime } from '../../api/topics/topics.service.ts';
@@ -66,6 +67,8 @@ export interface StepContext {
   readonly limits: EngineLimits;
   /** The event streams runtime (topics, group-commit publisher) of this process, when there is one. */
   readonly eventStreams: EventStreamsRuntime | null;
+  /** Sandboxes for code steps (worker threads, reused between steps). */
+  readonly sandboxes?: { js: JsSandbox };
 }
 
 export interface ConnectionValues {
@@ -81,6 +84,9 @@ export interface EngineLimits {
   httpTimeoutMs: number;
   httpMaxResponseBytes: number;
   maxWaitSeconds: number;
+  /** A code step's time and memory. */
+  codeTimeoutMs: number;
+  codeMemoryBytes: number;
 }
 
 export interface ActionDef {

@@ -1,0 +1,116 @@
+// Packages in progress when the server dies: a real server process gets SIGKILL right after it
+// acknowledged an import (then an export), is started again on the same data directory, and the
+// package ends completed, never stuck in_progress, with its data there exactly once.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { test } from 'node:test';
+import { readZip } from '../src/api/packages/zip.ts';
+import { makeZip, tempDir } from './helpers.ts';
+import { asAdmin } from './process-helpers.ts';
+
+const ROWS = 50_000;
+const RECIPES = 20;
+const LIMITS = { maxEntries: 1000, maxEntryBytes: 64 * 1024 * 1024, maxTotalBytes: 256 * 1024 * 1024 };
+const TOKEN = 'wrkdev-packagerestart0123456789abcdef0123456789';
+const admin = asAdmin(TOKEN);
+
+function packageFiles(): Record<string, string> {
+  const rows = Array.from({ length: ROWS }, (_, i) => JSON.stringify({ col1: `SKU-${String(i).padStart(6, '0')}`, col2: `Item ${i}`, col3: String(i % 97) }));
+  const files: Record<string, string> = {
+    'prices.lookup_table.json': `{"name":"Prices","schema":[{"label":"sku","name":"col1"},{"label":"title","name":"col2"},{"label":"price","name":"col3"}],"data":[\n${rows.join(',\n')}\n]}`,
+  };
+  for (let i = 1; i <= RECIPES; i += 1) {
+    const code = { number: 0, keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: { webhook_suffix: `r${i}` }, block: [{ number: 1, keyword: 'action', provider: 'logger', name: 'log_message', as: 'log', input: { message: `recipe ${i}` } }] };
+    files[`Flows/price_sync_${i}.recipe.json`] = JSON.stringify({ name: `Price sync ${i}`, description: '', version: 1, private: false, concurrency: 1, code, config: [{ keyword: 'application', provider: 'workato_webhooks', skip_validation: false, account_id: null }] });
+  }
+  return files;
+}
+
+/** The package's status as the killed server left it on disk. */
+function statusOnDisk(dataDir: string, id: number): string {
+  const db = new DatabaseSync(path.join(dataDir, 'switchboard.sqlite'), { readOnly: true });
+  try {
+    return (db.prepare('select status from packages where id = ?').get(id) as { status: string }).status;
+  } finally {
+    db.close();
+  }
+}
+
+async function settled(base: string, id: number): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const res = await admin.api(base, 'GET', `/api/packages/${id}`);
+    assert.equal(res.status, 200);
+    if (res.body.status !== 'in_progress') return res.body;
+    assert.ok(Date.now() < deadline, `package ${id} is still in_progress after the restart`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+test('an import and an export cut by SIGKILL finish after the restart, their data there exactly once', async () => {
+  const dataDir = tempDir('sb-packages-restart-');
+  let server = await admin.startServer(dataDir);
+  const folder = await admin.api(server.base, 'POST', '/api/folders', { name: 'Pricing' });
+  assert.equal(folder.status, 200);
+  const zip = await makeZip(packageFiles());
+
+  // The import: acknowledged, then the server dies before it could have written 50,000 rows.
+  const posted = await fetch(`${server.base}/api/packages/import/${folder.body.id}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/zip' }, body: zip });
+  const accepted = (await posted.json()) as { id: number; status: string };
+  server.child.kill('SIGKILL');
+  await server.exited;
+  assert.equal(posted.status, 200);
+  assert.equal(accepted.status, 'in_progress');
+  assert.equal(statusOnDisk(dataDir, accepted.id), 'in_progress', 'the import was cut while in progress');
+
+  server = await admin.startServer(dataDir);
+  const imported = await settled(server.base, accepted.id);
+  assert.equal(imported.status, 'completed', JSON.stringify(imported));
+  assert.equal(imported.recipe_status.length, RECIPES);
+
+  const nested = await admin.api(server.base, 'GET', '/api/recipes?per_page=100');
+  const names = (nested.body.items as Array<{ name: string }>).map((r) => r.name).filter((n) => n.startsWith('Price sync ')).sort();
+  assert.deepEqual(names, Array.from({ length: RECIPES }, (_, i) => `Price sync ${i + 1}`).sort(), 'each recipe once');
+
+  const tables = await admin.api(server.base, 'GET', '/api/lookup_tables');
+  const prices = (tables.body as Array<{ id: number; name: string }>).filter((t) => t.name === 'Prices');
+  assert.equal(prices.length, 1, 'one table');
+  const skus = new Set<string>();
+  let count = 0;
+  for (let page = 1; ; page += 1) {
+    const rows = await admin.api(server.base, 'GET', `/api/lookup_tables/${prices[0]!.id}/rows?per_page=1000&page=${page}`);
+    assert.equal(rows.status, 200);
+    for (const row of rows.body as Array<{ data: Record<string, string> }>) {
+      count += 1;
+      skus.add(row.data.sku!);
+    }
+    if ((rows.body as unknown[]).length < 1000) break;
+  }
+  assert.equal(count, ROWS, 'every row exactly once');
+  assert.equal(skus.size, ROWS);
+
+  // The export: acknowledged, then the server dies while the zip is being written.
+  const manifest = await admin.api(server.base, 'POST', '/api/export_manifests', { export_manifest: { name: 'pricing', folder_id: folder.body.id, auto_generate_assets: true, include_data: true } });
+  assert.equal(manifest.status, 201);
+  const exportStarted = await admin.api(server.base, 'POST', `/api/packages/export/${manifest.body.result.id}`);
+  server.child.kill('SIGKILL');
+  await server.exited;
+  assert.equal(exportStarted.status, 200);
+  assert.equal(statusOnDisk(dataDir, exportStarted.body.id), 'in_progress', 'the export was cut while in progress');
+
+  server = await admin.startServer(dataDir);
+  const exported = await settled(server.base, exportStarted.body.id);
+  assert.equal(exported.status, 'completed', JSON.stringify(exported));
+  const download = await fetch(`${server.base}/api/packages/${exportStarted.body.id}/download`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  assert.equal(download.status, 200);
+  const files = await readZip(Buffer.from(await download.arrayBuffer()), LIMITS);
+  const recipeFiles = [...files.keys()].filter((name) => name.endsWith('.recipe.json'));
+  assert.equal(recipeFiles.length, RECIPES, [...files.keys()].join(', '));
+  const table = JSON.parse(files.get('prices.lookup_table.json')!.toString('utf8')) as { name: string; data: Array<{ col1: string }> };
+  assert.equal(table.name, 'Prices');
+  assert.equal(table.data.length, ROWS);
+  assert.equal(new Set(table.data.map((r) => r.col1)).size, ROWS);
+  server.child.kill('SIGTERM');
+  await server.exited;
+});
