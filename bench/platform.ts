@@ -1,5 +1,6 @@
 // Starts Switchboard (the real CLI, embedded SQLite in a temporary data directory) and sets up
-// what the token and gateway benchmarks call: a proxy collection, an API client, an OAuth profile.
+// what the token and gateway benchmarks call: a proxy collection, an API client, an OAuth profile
+// (the gateway benchmark adds a v2 JWT client of its own).
 import net from 'node:net';
 import path from 'node:path';
 import { startChild, tempDir, type Child } from './lib.ts';
@@ -48,5 +49,5 @@ export async function setUpOAuthProfile(sb: Awaited<ReturnType<typeof startSwitc
   }
   const client = await sb.api('POST', '/api/api_clients', { name: 'Bench client' });
   const profile = await sb.api('POST', '/api/api_access_profiles', { name: 'Bench profile', api_client_id: client.id, api_collection_ids: [collection.id], auth_type: 'oauth2' });
-  return { clientId: profile.oauth_client_id as string, clientSecret: profile.oauth_client_secret as string, endpointUrl };
+  return { clientId: profile.oauth_client_id as string, clientSecret: profile.oauth_client_secret as string, endpointUrl, collectionId: collection.id as number };
 }

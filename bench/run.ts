@@ -2,7 +2,7 @@
 const BENCHMARKS: Record<string, { summary: string; load: () => Promise<{ main(args: string[]): Promise<void> }> }> = {
   lookup: { summary: 'lookup tables at 1,000,000 rows: lookup latency by one and two columns, row adds per second', load: () => import('./lookup.ts') },
   token: { summary: 'POST /oauth2/token: tokens issued per second beside a bare Fastify route [--seconds N --connections N]', load: () => import('./token.ts') },
-  gateway: { summary: 'gateway calls per second through a proxy collection beside a bare Fastify proxy [--seconds N --connections N]', load: () => import('./gateway.ts') },
+  gateway: { summary: 'gateway calls per second through a proxy collection (OAuth token, then an RS256 JWT) beside a bare Fastify proxy [--seconds N --connections N]', load: () => import('./gateway.ts') },
   pubsub: { summary: 'event streams: single and batch publishes per second, publish-to-delivery latency [--seconds N --connections N]', load: () => import('./pubsub.ts') },
   jobs: { summary: 'recipe jobs: a five-step webhook recipe driven at full speed, jobs/s and webhook-to-done latency; --overload: twice the sustainable rate, accepted, refused (429) and lost events; --js: a JavaScript step beside a logger, jobs/s and the step time [--seconds N --connections N --overload | --js]', load: () => import('./jobs.ts') },
   tests: { summary: 'test automation: 200 test cases over 20 recipes in one run request, seconds until complete, beside 200 ordinary jobs [--recipes N --cases N]', load: () => import('./tests.ts') },

@@ -41,6 +41,7 @@ import { resolveConnectionCredentials } from './api/connections/connections.serv
 import { apiCollectionsRoutes } from './api/api_collections/api_collections.routes.ts';
 import { apiEndpointsRoutes } from './api/api_endpoints/api_endpoints.routes.ts';
 import { apiClientsRoutes } from './api/api_clients/api_clients.routes.ts';
+import { apiClientsV2Routes } from './api/api_clients/api_clients_v2.routes.ts';
 import { apiAccessProfilesRoutes } from './api/api_access_profiles/api_access_profiles.routes.ts';
 import { foldersRoutes } from './api/folders/folders.routes.ts';
 import { projectsRoutes } from './api/projects/projects.routes.ts';
@@ -113,6 +114,7 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, run
   apiCollectionsRoutes,
   apiEndpointsRoutes,
   apiClientsRoutes,
+  apiClientsV2Routes,
   apiAccessProfilesRoutes,
   lookupTablesRoutes,
   eventStreamsRoutes,

@@ -73,6 +73,8 @@ export const ERROR_CATALOG = {
   trigger_without_cursor: { status: 400, message: 'reset_trigger applies to scheduled and topic triggers; this recipe is triggered by {provider}' },
   trigger_not_pollable: { status: 400, message: 'poll_now applies to scheduled triggers; this recipe is triggered by {provider}' },
   cannot_refresh_secret: { status: 400, message: 'Cannot refresh secret for JWT access profiles' },
+  api_key_limit_reached: { status: 422, message: 'An API client has at most {max} API keys' },
+  api_client_grants_nothing: { status: 422, message: 'The API client grants no API collection: give it api_collection_ids first' },
   oauth_connection_not_shell: { status: 400, message: 'OAuth connections can only be created as shell connections' },
   connection_in_use: { status: 422, message: 'Connection is in use: {count} connection(s) have it as parent' },
   custom_oauth_profile_in_use: { status: 422, message: 'Custom OAuth profile is in use by {count} connection(s)' },

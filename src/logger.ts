@@ -15,8 +15,8 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
     redact: {
       paths: [
         'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-user-token"]',
-        'token', 'token_value', 'client_secret', 'secret', 'password', 'adminToken', 'secretKey', 'smtpUrl',
-        '*.token', '*.token_value', '*.client_secret', '*.secret', '*.password', '*.adminToken', '*.secretKey', '*.smtpUrl',
+        'token', 'token_value', 'client_secret', 'secret', 'password', 'adminToken', 'secretKey', 'smtpUrl', 'auth_token', 'jwt_secret',
+        '*.token', '*.token_value', '*.client_secret', '*.secret', '*.password', '*.adminToken', '*.secretKey', '*.smtpUrl', '*.auth_token', '*.jwt_secret',
       ],
       censor: '[REDACTED]',
     },

@@ -16,6 +16,7 @@ import * as recipeVersionsCurrent from './migrations/0011_recipe_versions_curren
 import * as packages from './migrations/0012_packages.ts';
 import * as buildsDeployments from './migrations/0014_builds_deployments.ts';
 import * as testCases from './migrations/0015_test_cases.ts';
+import * as apiClientsV2 from './migrations/0016_api_clients_v2.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0012_packages': packages,
   '0014_builds_deployments': buildsDeployments,
   '0015_test_cases': testCases,
+  '0016_api_clients_v2': apiClientsV2,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */

@@ -276,7 +276,29 @@ export interface ApiClientsTable {
   api_policy_id: number | null;
   created_at: string;
   updated_at: string;
+  /** 1 for clients made through v1 (contract 03 §7 `is_legacy`). */
+  is_legacy: Generated<Flag>;
+  /** v2 clients: their auth type, collections (JSON array) and JWT/OIDC settings; null on v1 clients. */
+  auth_type: Generated<ApiAuthType | null>;
+  email: Generated<string | null>;
+  api_portal_id: Generated<number | null>;
+  api_collection_ids: Generated<string | null>;
+  jwt_method: Generated<JwtMethod | null>;
+  jwt_secret_sealed: Generated<string | null>;
+  oidc_issuer: Generated<string | null>;
+  oidc_jwks_uri: Generated<string | null>;
+  access_profile_claim: Generated<string | null>;
+  /** JSON arrays. */
+  required_claims: Generated<string | null>;
+  allowed_issuers: Generated<string | null>;
+  allowed_audiences: Generated<string | null>;
+  validation_formula: Generated<string | null>;
+  cert_bundle_ids: Generated<string | null>;
+  mtls_enabled: Generated<Flag>;
 }
+
+/** hmac: HS256/384/512 with a shared secret; rsa: RS256/384/512; ecdsa: ES256/384/512 (a PEM key or a JWKS URL). */
+export type JwtMethod = 'hmac' | 'rsa' | 'ecdsa';
 
 export type ApiAuthType = 'token' | 'oauth2' | 'jwt' | 'oidc';
 
@@ -296,8 +318,18 @@ export interface ApiAccessProfilesTable {
   oauth_client_id: string | null;
   oauth_secret_hash: string | null;
   secret_generation: number;
-  jwt_method: 'hmac' | 'rsa' | null;
+  jwt_method: JwtMethod | null;
+  /** The HMAC secret or the PEM public key, sealed; null when keys come from a JWKS URL. */
   jwt_secret_sealed: string | null;
+  /** oidc: the issuer (keys from its discovery document) or a JWKS URL; jwt rsa/ecdsa: a JWKS URL instead of a key. */
+  oidc_issuer: Generated<string | null>;
+  oidc_jwks_uri: Generated<string | null>;
+  /** JSON array of accepted `aud` values; null or empty accepts any. */
+  allowed_audiences: Generated<string | null>;
+  /** The token as v2 lists show it: first 8 characters, an ellipsis, the last 4. */
+  token_mask: Generated<string | null>;
+  /** When the key last became active (creation, or enable after a disable). */
+  active_since: Generated<string | null>;
   access_profile_claim: string | null;
   required_claims: string;
   allowed_issuers: string;

@@ -1,14 +1,44 @@
 // Who is calling a published API or an event stream: the credential of §9.1 (auth token, OAuth
-// access token or a caller's JWT) resolved to an access profile whose state is cached in memory and dropped the
+// access token, or a caller's JWT: jwt and oidc profiles and v2 API keys) resolved to an access profile whose state is cached in memory and dropped the
 // moment a management change (refresh, disable, grants) is published, so revocation is immediate.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createPublicKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
-import { decodeJwt, decodeProtectedHeader, importSPKI, jwtVerify, type JWTPayload } from 'jose';
+import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServiceContext } from '../context.ts';
-import type { ApiAuthType } from '../db/types.ts';
+import type { ApiAuthType, JwtMethod } from '../db/types.ts';
 import { findProfileById, findProfileBySecretHash, jsonList, type ProfileWithClient } from '../api/api_access_profiles/api_access_profiles.store.ts';
 import type { AccessTokenSigner } from '../oauth2/access-token.ts';
+import { createKeySetCache, type KeySetCache } from './jwks.ts';
+
+/** How a caller's JWT is verified: the algorithms are fixed by the profile, never by the token's header. */
+export interface JwtSettings {
+  method: JwtMethod | 'oidc';
+  /** hmac: the shared secret; rsa/ecdsa: a PEM public key. Null when keys come from a JWKS URL or an OIDC issuer. */
+  sealedSecret: string | null;
+  jwksUri: string | null;
+  /** oidc: the issuer whose discovery document names the keys; `iss` must equal it. */
+  issuer: string | null;
+  claim: string | null;
+  requiredClaims: string[];
+  allowedIssuers: string[];
+  allowedAudiences: string[];
+  /** The secret or public key, opened once per profile state. */
+  key?: Uint8Array | KeyObject;
+}
+
+const ALGORITHMS: Record<JwtSettings['method'], string[]> = {
+  hmac: ['HS256', 'HS384', 'HS512'],
+  rsa: ['RS256', 'RS384', 'RS512'],
+  ecdsa: ['ES256', 'ES384', 'ES512'],
+  // An identity provider's keys are key pairs: never an HMAC algorithm, so a token "signed" with a public key as an HMAC secret fails.
+  oidc: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'],
+};
+
+/** Verified JWTs remembered by their text: at most this many, each at most this long (ms) and never past its `exp`. */
+const VERIFIED_JWTS_MAX = 20_000;
+const VERIFIED_JWT_MAX_AGE_MS = 5 * 60_000;
+const VERIFIED_JWT_MAX_LENGTH = 4096;
 
 export interface ProfileState {
   id: number;
@@ -23,7 +53,7 @@ export interface ProfileState {
   ipDeny: BlockList | null;
   policyId: number | null;
   environmentId: number;
-  jwt?: { method: 'hmac' | 'rsa'; sealedSecret: string; claim: string | null; requiredClaims: string[]; allowedIssuers: string[] };
+  jwt?: JwtSettings;
 }
 
 export type AccessOutcome =
@@ -33,8 +63,12 @@ export type AccessOutcome =
 
 export type AccessResolver = ReturnType<typeof createAccessResolver>;
 
-export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSigner) {
+export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSigner, keySets: KeySetCache = createKeySetCache({ clock: ctx.clock })) {
   const byId = new Map<number, ProfileState | null>();
+  // A JWT verified once is remembered with the profile state it opened: a repeat call costs a map
+  // lookup. Any change of the profile (refresh, disable, delete, settings) replaces that state
+  // object, so the entry stops matching at the next request.
+  const verifiedJwts = new Map<string, { state: ProfileState; until: number; notBefore: number }>();
   const idByHash = new Map<string, number | null>();
   const drop = () => { byId.clear(); idByHash.clear(); };
   ctx.notifier.subscribe('api_access_profile.changed', ({ profileId }) => {
@@ -114,6 +148,15 @@ export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSig
   /** A JWT of the caller's identity provider (jwt profiles, 03 §9.3). */
   async function verifyCallerJwt(jwt: string): Promise<AccessOutcome> {
     if (jwt.length > 16_384) return { kind: 'invalid' };
+    const remembered = verifiedJwts.get(jwt);
+    if (remembered) {
+      const now = ctx.clock.now().getTime();
+      // The state still cached for the profile is the one the token opened: nothing changed since.
+      if (now < remembered.until && now >= remembered.notBefore && byId.get(remembered.state.id) === remembered.state) {
+        return { kind: 'profile', profile: remembered.state, apiToken: 'other' };
+      }
+      verifiedJwts.delete(jwt);
+    }
     let payload: JWTPayload;
     let header: { kid?: string };
     try {
@@ -127,29 +170,62 @@ export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSig
     for (const candidate of candidates) {
       if (typeof candidate !== 'string' || candidate === '') continue;
       const profile = await stateBySecret(candidate);
-      if (profile?.authType === 'jwt' && profile.jwt) return checkJwt(jwt, profile);
+      if (profile?.jwt && profile.jwt.claim === null) return checkJwt(jwt, profile);
     }
     // A custom claim name: look for any string claim that opens a jwt profile naming that claim.
     for (const [name, value] of Object.entries(payload)) {
       if (typeof value !== 'string' || value === '' || value.length > 512) continue;
       const profile = await stateBySecret(value);
-      if (profile?.authType === 'jwt' && profile.jwt?.claim === name) return checkJwt(jwt, profile);
+      if (profile?.jwt && profile.jwt.claim === name) return checkJwt(jwt, profile);
     }
     return { kind: 'invalid' };
   }
 
   async function checkJwt(jwt: string, profile: ProfileState): Promise<AccessOutcome> {
-    const settings = profile.jwt as NonNullable<ProfileState['jwt']>;
+    const settings = profile.jwt as JwtSettings;
     try {
-      const secret = ctx.secretBox.open(settings.sealedSecret);
-      const key = settings.method === 'hmac' ? new TextEncoder().encode(secret) : await importSPKI(secret, 'RS256');
-      const algorithms = settings.method === 'hmac' ? ['HS256', 'HS384', 'HS512'] : ['RS256', 'RS384', 'RS512'];
-      const { payload } = await jwtVerify(jwt, key, { algorithms, currentDate: ctx.clock.now(), ...(settings.allowedIssuers.length > 0 ? { issuer: settings.allowedIssuers } : {}) });
+      const options: JWTVerifyOptions = { algorithms: ALGORITHMS[settings.method], currentDate: ctx.clock.now() };
+      const issuers = settings.issuer !== null
+        ? settings.allowedIssuers.length === 0 || settings.allowedIssuers.includes(settings.issuer) ? [settings.issuer] : []
+        : settings.allowedIssuers;
+      if (settings.issuer !== null && issuers.length === 0) return { kind: 'invalid' };
+      if (issuers.length > 0) options.issuer = issuers;
+      if (settings.allowedAudiences.length > 0) options.audience = settings.allowedAudiences;
+      let payload: JWTPayload;
+      if (settings.sealedSecret !== null) {
+        settings.key ??= openKey(settings);
+        payload = (await jwtVerify(jwt, settings.key, options)).payload;
+      } else {
+        const url = settings.jwksUri ?? (settings.issuer !== null ? await keySets.jwksUriOf(settings.issuer) : null);
+        if (url === null) return { kind: 'invalid' };
+        const keySet = await keySets.keySet(url);
+        if (keySet === null) return { kind: 'invalid' };
+        try {
+          payload = (await jwtVerify(jwt, keySet.getKey, options)).payload;
+        } catch (error) {
+          // A kid the set does not hold: the provider may have rotated its keys; ask again (at a bounded rate).
+          if ((error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY') throw error;
+          const refreshed = await keySets.keySet(url, { refresh: true });
+          if (refreshed === null || refreshed === keySet) return { kind: 'invalid' };
+          payload = (await jwtVerify(jwt, refreshed.getKey, options)).payload;
+        }
+      }
       if (settings.requiredClaims.some((claim) => payload[claim] === undefined)) return { kind: 'invalid' };
+      if (jwt.length <= VERIFIED_JWT_MAX_LENGTH) {
+        const now = ctx.clock.now().getTime();
+        if (verifiedJwts.size >= VERIFIED_JWTS_MAX) verifiedJwts.clear();
+        const until = Math.min(now + VERIFIED_JWT_MAX_AGE_MS, typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity);
+        verifiedJwts.set(jwt, { state: profile, until, notBefore: typeof payload.nbf === 'number' ? payload.nbf * 1000 : 0 });
+      }
       return { kind: 'profile', profile, apiToken: 'other' };
     } catch {
       return { kind: 'invalid' };
     }
+  }
+
+  function openKey(settings: JwtSettings): Uint8Array | KeyObject {
+    const secret = ctx.secretBox.open(settings.sealedSecret as string);
+    return settings.method === 'hmac' ? new TextEncoder().encode(secret) : createPublicKey(secret);
   }
 }
 
@@ -174,10 +250,24 @@ function toState(row: ProfileWithClient): ProfileState {
     ipDeny: blockList(jsonList<string>(row.ip_deny_list)),
     policyId: row.api_policy_id ?? row.client_policy_id,
     environmentId: row.environment_id,
-    ...(row.auth_type === 'jwt' && row.jwt_secret_sealed
-      ? { jwt: { method: row.jwt_method ?? 'hmac', sealedSecret: row.jwt_secret_sealed, claim: row.access_profile_claim, requiredClaims: jsonList<string>(row.required_claims), allowedIssuers: jsonList<string>(row.allowed_issuers) } }
-      : {}),
+    ...(jwtSettingsOf(row) ?? {}),
   };
+}
+
+function jwtSettingsOf(row: ProfileWithClient): { jwt: JwtSettings } | undefined {
+  const common = {
+    claim: row.access_profile_claim,
+    requiredClaims: jsonList<string>(row.required_claims),
+    allowedIssuers: jsonList<string>(row.allowed_issuers),
+    allowedAudiences: jsonList<string>(row.allowed_audiences),
+  };
+  if (row.auth_type === 'jwt' && (row.jwt_secret_sealed !== null || (row.jwt_method !== 'hmac' && row.oidc_jwks_uri !== null))) {
+    return { jwt: { method: row.jwt_method ?? 'hmac', sealedSecret: row.jwt_secret_sealed, jwksUri: row.jwt_secret_sealed === null ? row.oidc_jwks_uri : null, issuer: null, ...common } };
+  }
+  if (row.auth_type === 'oidc' && (row.oidc_issuer !== null || row.oidc_jwks_uri !== null)) {
+    return { jwt: { method: 'oidc', sealedSecret: null, jwksUri: row.oidc_jwks_uri, issuer: row.oidc_jwks_uri === null ? row.oidc_issuer : null, ...common } };
+  }
+  return undefined;
 }
 
 function blockList(entries: string[]): BlockList | null {

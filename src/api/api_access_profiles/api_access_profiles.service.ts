@@ -1,20 +1,19 @@
 // Access profiles (contract 03 §5): credentials of API clients for the gateway. Secrets are
 // shown once (create, refresh, auth type change) and stored only as SHA-256 hashes; a JWT
 // profile's HMAC secret or RSA key is sealed, since verifying needs it.
-import { randomBytes } from 'node:crypto';
 import type { ServiceContext } from '../../context.ts';
-import type { ApiAccessProfileRow, ApiAuthType, Db } from '../../db/types.ts';
+import type { ApiAuthType, Db } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import { hashToken, parseIpAllowList, scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
+import { scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
+import { checkAuthType, checkIpList, checkVerification, issueCredentials, touchesVerification } from './credentials.ts';
+import { assertKeyRoom } from './key-limit.ts';
 import { projectAssetInScope } from '../projects/project-scope.ts';
 import { findCollectionsByIds } from '../api_collections/api_collections.store.ts';
 import { findApiClient, findPolicy } from '../api_clients/api_clients.store.ts';
 import { findTopicIds } from '../event_streams/event_streams.store.ts';
 import { findFolderInScope } from '../folders/folder-scope.ts';
 import { findProfile, insertProfile, jsonList, listProfiles as listRows, profileToApi, updateProfile, type AccessProfileApi, type ProfileWithClient } from './api_access_profiles.store.ts';
-
-export const AUTH_TYPES: readonly ApiAuthType[] = ['token', 'oauth2', 'jwt', 'oidc'];
 
 export interface ProfileInput {
   name?: string;
@@ -33,24 +32,7 @@ export interface ProfileInput {
   access_profile_claim?: string;
   required_claims?: string[];
   allowed_issuers?: string[];
-}
-
-interface Issued {
-  columns: Pick<ApiAccessProfileRow, 'secret_hash' | 'oauth_client_id' | 'oauth_secret_hash'>;
-  shown: { secret?: string; oauth_client_secret?: string };
-}
-
-/** Fresh credentials for an auth type; the oauth client id is kept across refreshes. */
-function issueCredentials(authType: ApiAuthType, keepClientId: string | null): Issued {
-  if (authType === 'oauth2') {
-    const secret = randomBytes(32).toString('hex');
-    return {
-      columns: { secret_hash: null, oauth_client_id: keepClientId ?? `oauth-${randomBytes(12).toString('hex')}`, oauth_secret_hash: hashToken(secret) },
-      shown: { oauth_client_secret: secret },
-    };
-  }
-  const secret = randomBytes(32).toString('hex');
-  return { columns: { secret_hash: hashToken(secret), oauth_client_id: null, oauth_secret_hash: null }, shown: { secret } };
+  allowed_audiences?: string[];
 }
 
 export async function listProfiles(ctx: ServiceContext, auth: AuthContext, apiClientId: number | undefined, page: { offset: number; perPage: number }): Promise<AccessProfileApi[]> {
@@ -67,7 +49,7 @@ export async function createProfile(ctx: ServiceContext, auth: AuthContext, inpu
   const grantsTopics = (input.publish_topic_ids?.length ?? 0) + (input.consume_topic_ids?.length ?? 0) > 0;
   if ((!input.api_collection_ids || input.api_collection_ids.length === 0) && !grantsTopics) errors.api_collection_ids = ['must list at least one collection'];
   const authType = checkAuthType(input.auth_type, errors, true) as ApiAuthType;
-  const jwt = checkJwt(ctx, authType, input, errors, undefined);
+  const verification = authType === undefined ? undefined : checkVerification(ctx, authType, input, errors);
   const ipAllow = checkIpList(input.ip_allow_list, 'ip_allow_list', errors);
   const ipDeny = checkIpList(input.ip_deny_list, 'ip_deny_list', errors);
   if (Object.keys(errors).length > 0) throw invalid(errors);
@@ -79,6 +61,7 @@ export async function createProfile(ctx: ServiceContext, auth: AuthContext, inpu
     const publishTopicIds = await checkTopics(trx, auth, input.publish_topic_ids ?? [], 'publish_topic_ids');
     const consumeTopicIds = await checkTopics(trx, auth, input.consume_topic_ids ?? [], 'consume_topic_ids');
     if (input.api_policy_id != null && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id))) throw invalid({ api_policy_id: ['does not exist'] });
+    await assertKeyRoom(trx, client.id);
     const issued = issueCredentials(authType, null);
     const now = toStored(ctx.clock.now());
     const row = await insertProfile(trx, {
@@ -94,11 +77,12 @@ export async function createProfile(ctx: ServiceContext, auth: AuthContext, inpu
       ip_deny_list: JSON.stringify(ipDeny ?? []),
       ...issued.columns,
       secret_generation: 1,
-      jwt_method: jwt?.method ?? null,
-      jwt_secret_sealed: jwt?.sealed ?? null,
+      ...(verification as NonNullable<typeof verification>),
       access_profile_claim: input.access_profile_claim?.trim() || null,
       required_claims: JSON.stringify(input.required_claims ?? []),
       allowed_issuers: JSON.stringify(input.allowed_issuers ?? []),
+      allowed_audiences: JSON.stringify(input.allowed_audiences ?? []),
+      active_since: now,
       created_at: now,
       updated_at: now,
     });
@@ -120,9 +104,7 @@ export async function updateProfileById(ctx: ServiceContext, auth: AuthContext, 
     const current = await visibleProfile(trx, auth, id);
     const authType = newAuthType ?? current.auth_type;
     const jwtErrors: Record<string, string[]> = {};
-    const jwt = authType === 'jwt' && (newAuthType === 'jwt' && current.auth_type !== 'jwt' || input.jwt_secret !== undefined || input.jwt_method !== undefined)
-      ? checkJwt(ctx, authType, { ...input, jwt_method: input.jwt_method ?? current.jwt_method ?? undefined }, jwtErrors, current)
-      : undefined;
+    const verification = authType !== current.auth_type || touchesVerification(input) ? checkVerification(ctx, authType, input, jwtErrors, current) : undefined;
     if (Object.keys(jwtErrors).length > 0) throw invalid(jwtErrors);
     const collectionIds = input.api_collection_ids ? await checkCollections(trx, auth, input.api_collection_ids) : undefined;
     const publishTopicIds = input.publish_topic_ids ? await checkTopics(trx, auth, input.publish_topic_ids, 'publish_topic_ids') : undefined;
@@ -140,12 +122,12 @@ export async function updateProfileById(ctx: ServiceContext, auth: AuthContext, 
       ...(input.api_policy_id !== undefined ? { api_policy_id: input.api_policy_id } : {}),
       ...(ipAllow !== undefined ? { ip_allow_list: JSON.stringify(ipAllow) } : {}),
       ...(ipDeny !== undefined ? { ip_deny_list: JSON.stringify(ipDeny) } : {}),
-      ...(jwt ? { jwt_method: jwt.method, jwt_secret_sealed: jwt.sealed } : {}),
+      ...(verification ?? {}),
       ...(input.access_profile_claim !== undefined ? { access_profile_claim: input.access_profile_claim.trim() || null } : {}),
       ...(input.required_claims !== undefined ? { required_claims: JSON.stringify(input.required_claims) } : {}),
       ...(input.allowed_issuers !== undefined ? { allowed_issuers: JSON.stringify(input.allowed_issuers) } : {}),
+      ...(input.allowed_audiences !== undefined ? { allowed_audiences: JSON.stringify(input.allowed_audiences) } : {}),
       ...(issued ? { ...issued.columns, auth_type: authType, secret_generation: current.secret_generation + 1 } : {}),
-      ...(changesType && authType !== 'jwt' ? { jwt_method: null, jwt_secret_sealed: null } : {}),
       updated_at: toStored(ctx.clock.now()),
     });
     return profileToApi(assertFound(await findProfile(trx, auth.environmentId, id)), issued?.shown);
@@ -156,10 +138,15 @@ export async function updateProfileById(ctx: ServiceContext, auth: AuthContext, 
 
 export async function setProfileActive(ctx: ServiceContext, auth: AuthContext, id: number, active: boolean): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
-    await visibleProfile(trx, auth, id);
-    await updateProfile(trx, id, { active: active ? 1 : 0, updated_at: toStored(ctx.clock.now()) });
+    const current = await visibleProfile(trx, auth, id);
+    await updateProfile(trx, id, activeChange(current, active, toStored(ctx.clock.now())));
   });
   ctx.notifier.publish('api_access_profile.changed', { profileId: id });
+}
+
+/** The columns of an enable or disable: `active_since` moves only when an inactive key becomes active. */
+export function activeChange(current: { active: number }, active: boolean, now: string) {
+  return { active: active ? 1 as const : 0 as const, ...(active && current.active !== 1 ? { active_since: now } : {}), updated_at: now };
 }
 
 /** New secret; the old one, and every token issued with it, stop working at once. */
@@ -181,7 +168,8 @@ async function visibleProfile(db: Db, auth: AuthContext, id: number): Promise<Pr
   return profile;
 }
 
-async function checkCollections(db: Db, auth: AuthContext, ids: number[]): Promise<number[]> {
+/** Collections of the environment in the caller's project scope; the others read as unknown (400). */
+export async function checkCollections(db: Db, auth: AuthContext, ids: number[]): Promise<number[]> {
   const unique = [...new Set(ids)].sort((a, b) => a - b);
   // A scoped caller may grant only collections of its own projects; the others read as unknown.
   const found = new Set<number>();
@@ -204,54 +192,4 @@ async function checkTopics(db: Db, auth: AuthContext, ids: number[], field: stri
   const unknown = unique.filter((id) => !visible.has(id));
   if (unknown.length > 0) throw invalid({ [field]: [`has unknown topic ids: ${unknown.slice(0, 10).join(', ')}`] });
   return unique;
-}
-
-function checkAuthType(value: string | undefined, errors: Record<string, string[]>, required: boolean): ApiAuthType | undefined {
-  if (value === undefined) {
-    if (required) errors.auth_type = ['is required'];
-    return undefined;
-  }
-  if (value === 'oidc') {
-    errors.auth_type = ['oidc is not supported yet (token, oauth2 and jwt are)'];
-    return undefined;
-  }
-  if (!(AUTH_TYPES as readonly string[]).includes(value)) {
-    errors.auth_type = ['must be one of token, oauth2, jwt'];
-    return undefined;
-  }
-  return value as ApiAuthType;
-}
-
-function checkJwt(ctx: ServiceContext, authType: ApiAuthType | undefined, input: ProfileInput, errors: Record<string, string[]>, current: Pick<ApiAccessProfileRow, 'jwt_secret_sealed'> | undefined): { method: 'hmac' | 'rsa'; sealed: string } | undefined {
-  if (authType !== 'jwt') return undefined;
-  const method = input.jwt_method;
-  if (method !== 'hmac' && method !== 'rsa') {
-    errors.jwt_method = ['must be hmac or rsa for a jwt access profile'];
-    return undefined;
-  }
-  const secret = input.jwt_secret;
-  if (secret === undefined || secret.trim() === '') {
-    if (current?.jwt_secret_sealed) return { method, sealed: current.jwt_secret_sealed };
-    errors.jwt_secret = ['is required for a jwt access profile'];
-    return undefined;
-  }
-  if (method === 'hmac' && Buffer.byteLength(secret) < 32) {
-    errors.jwt_secret = ['must be at least 32 bytes for HMAC'];
-    return undefined;
-  }
-  if (method === 'rsa' && !/-----BEGIN PUBLIC KEY-----[\s\S]+-----END PUBLIC KEY-----/.test(secret)) {
-    errors.jwt_secret = ['must be an RSA public key in PEM (SPKI) form'];
-    return undefined;
-  }
-  return { method, sealed: ctx.secretBox.seal(secret) };
-}
-
-function checkIpList(value: string[] | string | undefined, field: string, errors: Record<string, string[]>): string[] | undefined {
-  if (value === undefined) return undefined;
-  const parsed = parseIpAllowList(value);
-  if ('invalid' in parsed) {
-    errors[field] = [`has entries that are not IP addresses or CIDR ranges: ${parsed.invalid.slice(0, 5).join(', ')}`];
-    return undefined;
-  }
-  return parsed.value === '' ? [] : parsed.value.split(',');
 }

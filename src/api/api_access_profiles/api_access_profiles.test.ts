@@ -63,7 +63,7 @@ describe('POST /api/api_access_profiles', () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ ...base, name: undefined }, 'name'], [{ ...base, api_client_id: undefined }, 'api_client_id'], [{ ...base, api_client_id: 999999 }, 'api_client_id'],
       [{ ...base, api_collection_ids: [] }, 'api_collection_ids'], [{ ...base, api_collection_ids: [999999] }, 'api_collection_ids'],
-      [{ ...base, auth_type: 'password' }, 'auth_type'], [{ ...base, auth_type: 'oidc' }, 'auth_type'], [{ ...base, auth_type: 'jwt' }, 'jwt_method'],
+      [{ ...base, auth_type: 'password' }, 'auth_type'], [{ ...base, auth_type: 'oidc' }, 'oidc_issuer'], [{ ...base, auth_type: 'oidc', oidc_issuer: 'ftp://idp' }, 'oidc_issuer'], [{ ...base, auth_type: 'jwt' }, 'jwt_method'],
       [{ ...base, auth_type: 'jwt', jwt_method: 'hmac', jwt_secret: 'short' }, 'jwt_secret'], [{ ...base, auth_type: 'jwt', jwt_method: 'rsa', jwt_secret: 'not a pem' }, 'jwt_secret'],
       [{ ...base, ip_allow_list: ['nope'] }, 'ip_allow_list'], [{ ...base, api_policy_id: 4242 }, 'api_policy_id'], [{ ...base, api_collection_ids: 'x' }, 'api_collection_ids'],
     ];

@@ -1,6 +1,7 @@
 // API clients (v1): the consumers of published APIs.
 import { sql } from 'kysely';
-import type { ApiClientRow, ApiPolicyRow, Db } from '../../db/types.ts';
+import type { Insertable } from 'kysely';
+import type { ApiClientRow, ApiClientsTable, ApiPolicyRow, Db } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
 
 export interface ApiClientApi {
@@ -27,7 +28,7 @@ export function apiClientToApi(row: ApiClientRow): ApiClientApi {
   };
 }
 
-export async function insertApiClient(db: Db, values: Omit<ApiClientRow, 'id'>): Promise<ApiClientRow> {
+export async function insertApiClient(db: Db, values: Insertable<ApiClientsTable>): Promise<ApiClientRow> {
   return db.insertInto('api_clients').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -97,4 +98,48 @@ export async function deleteEndedPolicyWindows(db: Db, w: PolicyWindow): Promise
 /** Take back one counted request (a refused request does not use up its window). */
 export async function uncountPolicyRequest(db: Db, w: PolicyWindow): Promise<void> {
   await db.updateTable('api_policy_counters').set({ count: sql`count - 1` }).where('profile_id', '=', w.profileId).where('kind', '=', w.kind).where('window_start', '=', w.windowStart).execute();
+}
+
+type ClientFilter = { projectId?: number; certBundleIds?: readonly number[]; scope: readonly number[] | null };
+
+function filteredClients(db: Db, environmentId: number, filter: ClientFilter) {
+  let query = db.selectFrom('api_clients as c').where('c.environment_id', '=', environmentId);
+  if (filter.projectId !== undefined) query = query.where('c.project_id', '=', filter.projectId);
+  if (filter.scope !== null) query = query.innerJoin('projects as p', 'p.id', 'c.project_id').where('p.folder_id', 'in', filter.scope.length > 0 ? filter.scope : [-1]);
+  if (filter.certBundleIds && filter.certBundleIds.length > 0) {
+    // A JSON array of ids: match any of them as a whole element.
+    const ids = filter.certBundleIds;
+    query = query.where((eb) => eb.or(ids.map((id) => eb.or([
+      eb('c.cert_bundle_ids', 'like', `[${id}]`), eb('c.cert_bundle_ids', 'like', `[${id},%`), eb('c.cert_bundle_ids', 'like', `%,${id},%`), eb('c.cert_bundle_ids', 'like', `%,${id}]`),
+    ]))));
+  }
+  return query;
+}
+
+/** One page of the clients of an environment (v2 list), and how many there are in all. */
+export async function pageApiClients(db: Db, environmentId: number, filter: ClientFilter, page: { offset: number; perPage: number }): Promise<{ rows: ApiClientRow[]; count: number }> {
+  const rows = await filteredClients(db, environmentId, filter).selectAll('c').orderBy('c.id').limit(page.perPage).offset(page.offset).execute();
+  const total = await filteredClients(db, environmentId, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return { rows, count: Number(total.n) };
+}
+
+export async function updateApiClient(db: Db, id: number, values: Partial<Omit<ApiClientRow, 'id' | 'workspace_id' | 'environment_id' | 'created_at'>>): Promise<void> {
+  await db.updateTable('api_clients').set(values).where('id', '=', id).execute();
+}
+
+/** Deletes the client; its access profiles (API keys) and their policy counters go with it (cascade). */
+export async function deleteApiClient(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('api_clients').where('id', '=', id).execute();
+}
+
+export async function policyNames(db: Db, ids: readonly number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('api_policies').select(['id', 'name']).where('id', 'in', [...new Set(ids)]).execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+export async function collectionNames(db: Db, ids: readonly number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('api_collections').select(['id', 'name']).where('id', 'in', [...new Set(ids)]).execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
 }
