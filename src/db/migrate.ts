@@ -12,6 +12,7 @@ import * as pubsub from './migrations/0007_pubsub.ts';
 import * as recipesJobs from './migrations/0008_recipes_jobs.ts';
 import * as lookupRowsPartialIndexes from './migrations/0009_lookup_rows_partial_indexes.ts';
 import * as jobsCompletedIndex from './migrations/0010_jobs_completed_index.ts';
+import * as storageChecks from './migrations/0013_storage_checks.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0008_recipes_jobs': recipesJobs,
   '0009_lookup_rows_partial_indexes': lookupRowsPartialIndexes,
   '0010_jobs_completed_index': jobsCompletedIndex,
+  '0013_storage_checks': storageChecks,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */

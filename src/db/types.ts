@@ -432,6 +432,13 @@ export interface RecipeVersionsTable {
 /** Engine states; the API shows queued and running as `pending`, canceled as `failed`. */
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
 
+/** Always empty: GET /ready's write probe (migration 0013). */
+export interface StorageChecksTable {
+  id: Generated<number>;
+  checked_at: string;
+  filler: string;
+}
+
 export interface JobsTable {
   id: Generated<number>;
   recipe_id: number;
@@ -471,6 +478,7 @@ export interface JobLinesTable {
 }
 
 export interface Database {
+  storage_checks: StorageChecksTable;
   workspaces: WorkspacesTable;
   users: UsersTable;
   environments: EnvironmentsTable;
