@@ -144,3 +144,35 @@ describe('storageFailureOf', () => {
     assert.equal(storageFailureOf('ENOSPC'), undefined);
   });
 });
+
+describe('a job whose end cannot be stored', () => {
+  test('is stored once the storage takes writes again: it ends succeeded, not left running', async () => {
+    const code = webhookTrigger([
+      action('clock', 'wait_for_interval', 'pause', { interval: '0.3' }),
+      action('logger', 'log_message', 'log', { message: 'slow order' }),
+    ], { input: { webhook_suffix: 'slow' } });
+    const recipe = await t.call('POST', '/api/recipes', { body: { recipe: { name: 'Slow orders', code: JSON.stringify(code) } } });
+    assert.equal((await t.call('PUT', `/api/recipes/${recipe.body.id}/start`)).body.success, true);
+    const hook = new URL((await t.call('GET', `/api/recipes/${recipe.body.id}`)).body.webhook_url).pathname;
+    assert.equal((await t.call('POST', hook, { token: null, body: { id: 'S-1' } })).status, 200);
+    // The stored state, which the API shows as pending until the job ends: queued, then running (claimed).
+    const job = async () => t.ctx.db.selectFrom('jobs').select('status').where('recipe_id', '=', recipe.body.id).executeTakeFirst();
+    const until = async (status: string) => {
+      const deadline = Date.now() + 5000;
+      while ((await job())?.status !== status) {
+        assert.ok(Date.now() < deadline, `the job is ${status} within 5 s (it is ${(await job())?.status})`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    await until('running');
+    await pragma('query_only = ON');
+    try {
+      // The wait step ends and the job's end is refused at least once.
+      await new Promise((r) => setTimeout(r, 1200));
+      assert.equal((await job())?.status, 'running');
+    } finally {
+      await pragma('query_only = OFF');
+    }
+    await until('succeeded');
+  });
+});
