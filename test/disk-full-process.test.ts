@@ -1,15 +1,16 @@
 // A real full disk under a running server: its data directory is a small tmpfs, filled up by a
 // file beside the database. Writes answer 503 (never 500), reads go on, GET /ready says the disk is
 // full; once the file is deleted the server takes writes again by itself; and after a SIGKILL and a
-// restart every write it had acknowledged is there, once. Mounting needs root (CI runs as root);
-// elsewhere the test is skipped and says why.
+// restart every write it had acknowledged is there, once. Then a data directory on a read-only file
+// system at start: one line saying so, no stack trace. Mounting needs root (CI runs as root);
+// elsewhere the tests are skipped and say why.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { releaseAfterFile, tempDir } from './helpers.ts';
-import { asAdmin } from './process-helpers.ts';
+import { asAdmin, spawnServe } from './process-helpers.ts';
 
 const TOKEN = 'wrkdev-diskfulltest0123456789abcdef0123456789ab';
 const { startServer, api } = asAdmin(TOKEN);
@@ -99,4 +100,28 @@ test('a full disk: writes answer 503, reads go on, /ready says so; space returns
   assert.deepEqual([...codes].sort(), [...acknowledged].sort(), 'every acknowledged write is there, once');
   second.child.kill('SIGTERM');
   assert.equal(await second.exited, 0);
+});
+
+const readOnlyDisk = smallDisk('16m');
+
+test('a data directory on a read-only file system: serve stops at once with one line saying so, and starts once it is writable', { skip: readOnlyDisk === undefined ? 'needs permission to mount a tmpfs (root)' : false, timeout: 60_000 }, async () => {
+  const dataDir = path.join(readOnlyDisk as string, 'data');
+  const first = await startServer(dataDir);
+  first.child.kill('SIGTERM');
+  assert.equal(await first.exited, 0);
+  execFileSync('mount', ['-o', 'remount,ro', readOnlyDisk as string]);
+  try {
+    const child = spawnServe({ DATA_DIR: dataDir, PORT: '0', SWITCHBOARD_ADMIN_TOKEN: TOKEN });
+    let err = '';
+    child.stderr!.on('data', (d) => { err += d; });
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    assert.equal(code, 2);
+    assert.equal(err, `switchboard: DATA_DIR ${dataDir} is not writable (it is on a read-only file system); the database lives there\n`);
+  } finally {
+    execFileSync('mount', ['-o', 'remount,rw', readOnlyDisk as string]);
+  }
+  const again = await startServer(dataDir);
+  assert.equal((await fetch(`${again.base}/ready`)).status, 200);
+  again.child.kill('SIGTERM');
+  assert.equal(await again.exited, 0);
 });

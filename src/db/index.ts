@@ -40,6 +40,12 @@ export function createDb(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'sqlit
     );
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
+  try {
+    fs.accessSync(config.dataDir, fs.constants.W_OK);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'EROFS' ? 'it is on a read-only file system' : 'the server may not write there';
+    throw new DatabaseConfigError(`DATA_DIR ${config.dataDir} is not writable (${reason}); the database lives there`);
+  }
   const file = path.join(config.dataDir, SQLITE_FILENAME);
   return { ...openSqliteFile(file, config.sqliteSynchronous), dialect: 'sqlite', location: file };
 }
