@@ -9,17 +9,23 @@ const { values } = parseArgs({
     trials: { type: 'string', default: '10' },
     'load-ms': { type: 'string', default: '1000-3000' },
     'trials-per-dir': { type: 'string', default: '10' },
+    'max-minutes': { type: 'string' },
     quiet: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
-  process.stdout.write('usage: npm run soak -- --trials N [--load-ms MIN-MAX] [--trials-per-dir N] [--quiet]\n');
+  process.stdout.write('usage: npm run soak -- --trials N [--load-ms MIN-MAX] [--trials-per-dir N] [--max-minutes M] [--quiet]\n');
   process.exit(0);
 }
 const trials = Number(values.trials);
 const [min, max] = String(values['load-ms']).split('-').map(Number) as [number, number | undefined];
 const trialsPerDataDir = Number(values['trials-per-dir']);
+const maxMinutes = values['max-minutes'] === undefined ? undefined : Number(values['max-minutes']);
+if (maxMinutes !== undefined && !(maxMinutes > 0)) {
+  process.stderr.write('soak: --max-minutes must be a positive number\n');
+  process.exit(2);
+}
 if (!Number.isInteger(trials) || trials < 1 || !Number.isFinite(min) || min < 0 || !Number.isInteger(trialsPerDataDir) || trialsPerDataDir < 1) {
   process.stderr.write('soak: --trials and --trials-per-dir must be positive whole numbers, --load-ms MIN-MAX in milliseconds\n');
   process.exit(2);
@@ -31,6 +37,7 @@ const result = await runCampaign({
   trials,
   loadMs: { min, max: max ?? min },
   trialsPerDataDir,
+  ...(maxMinutes !== undefined ? { stopAt: started + maxMinutes * 60_000 } : {}),
   onTrial: (t) => {
     if (values.quiet && t.problems.length === 0 && t.trial % 50 !== 0) return;
     process.stdout.write(`trial ${t.trial}: killed after ${t.loadMs} ms, ${t.answered} calls answered; checked ${totalChecked(t.checked)} acknowledged (${describe(t.checked)}); problems ${t.problems.length}\n`);
@@ -43,7 +50,7 @@ const losses = by('lost');
 const duplicates = by('duplicate');
 const others = result.problems.length - losses - duplicates;
 process.stdout.write(
-  `\ntrials run: ${result.trials} (${result.dataDirs} data directories, ${((Date.now() - started) / 1000).toFixed(0)} s)\n` +
+  `\ntrials run: ${result.trials}${result.stoppedEarly ? ` of ${trials} asked (--max-minutes reached)` : ''} (${result.dataDirs} data directories, ${((Date.now() - started) / 1000).toFixed(0)} s)\n` +
   `calls answered under load: ${result.answered}\n` +
   `acknowledged operations checked: ${totalChecked(result.checked)} (${describe(result.checked)})\n` +
   `losses: ${losses}, duplicates: ${duplicates}, other problems: ${others}` +

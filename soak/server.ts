@@ -6,6 +6,7 @@ import path from 'node:path';
 
 const CLI = path.resolve(import.meta.dirname, '../src/cli.ts');
 export const ADMIN_TOKEN = `soak-admin-${'0123456789abcdef'.repeat(3)}`;
+const START_TIMEOUT_MS = 300_000;
 
 // A server left running when this process ends (an error, a cancelled test) is killed with it.
 const running = new Set<ChildProcess>();
@@ -44,17 +45,18 @@ export async function startServer(dataDir: string, env: Record<string, string> =
     resolve();
   }));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline && child.exitCode === null) {
+  // Generous: a campaign run under `nice` on a busy machine may wait long for the CPU.
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
     try {
-      if ((await fetch(`${url}/ready`)).ok) return { url, child, exited, output: () => out };
+      if ((await fetch(`${url}/ready`, { signal: AbortSignal.timeout(10_000) })).ok) return { url, child, exited, output: () => out };
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 25));
   }
   await kill({ child, exited });
-  throw new Error(`the server did not become ready on ${dataDir}:\n${out}`);
+  throw new Error(`the server did not become ready on ${dataDir} within ${START_TIMEOUT_MS / 1000} s (exit code ${child.exitCode}, signal ${child.signalCode}):\n${out}`);
 }
 
 export async function kill(server: Pick<Server, 'child' | 'exited'>, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
