@@ -75,7 +75,8 @@ const READ_ACTIONS: ReadonlySet<number> = new Set([constants.SQLITE_READ, consta
 /** ROLLBACK of the open transaction; nothing when SQLite has already rolled it back itself. */
 function rollbackIfOpen(database: DatabaseSync, onError?: (error: unknown) => void): SqliteStatement {
   const rollback = adaptStatement(database.prepare('rollback'), undefined, onError);
-  const run = (parameters: ReadonlyArray<unknown>) => (database.isTransaction ? rollback.run(parameters) : { changes: 0, lastInsertRowid: 0 });
+  // Skipped only when the connection says it is outside a transaction.
+  const run = (parameters: ReadonlyArray<unknown>) => (database.isTransaction === false ? { changes: 0, lastInsertRowid: 0 } : rollback.run(parameters));
   return { reader: false, run, all: (parameters) => { run(parameters); return []; }, iterate: (parameters) => { run(parameters); return [][Symbol.iterator](); } };
 }
 
