@@ -24,6 +24,7 @@ import { registerLingeringClose } from './http/lingering-close.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.ts';
 import { registerGauge, registerObservability, requestId, requestLogger } from './http/observability.ts';
 import { registerDurableReplies } from './http/durable-replies.ts';
+import { STORAGE_FAILURE_TEXT } from './db/storage-health.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createLogger } from './logger.ts';
@@ -204,7 +205,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
   app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
-  operationsRoutes(app, ctx, { dialect: database.dialect, metrics });
+  operationsRoutes(app, ctx, { dialect: database.dialect, metrics, storage: database.storage });
+  database.storage?.onChange((problem) => {
+    if (problem) logger.error({ failure: problem.failure }, `storage unavailable: ${STORAGE_FAILURE_TEXT[problem.failure]}; writes answer 503 until it takes writes again`);
+    else logger.info('storage takes writes again');
+  });
   for (const register of ROUTE_TABLE) register(app, ctx, { engine, packages, tests });
 
   // Credentials of the API platform (OAuth access tokens, auth tokens, callers' JWTs): one

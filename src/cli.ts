@@ -16,7 +16,8 @@ import { listInvitations, roleSummary } from './api/member_invitations/member_in
 import { deleteStoredSecret, listStoredSecrets, setStoredSecret } from './api/secrets_management/secrets_management.service.ts';
 import { createServiceContext, type ServiceContext } from './context.ts';
 import { insertPolicy, listPolicies } from './api/api_clients/api_clients.store.ts';
-import { isUniqueViolation } from './db/dialect.ts';
+import { isUniqueViolation, storageFailureOf } from './db/dialect.ts';
+import { STORAGE_FAILURE_TEXT } from './db/storage-health.ts';
 import { BackupError, backupDatabase, restoreDatabase, secretKeyLocation } from './db/backup.ts';
 
 interface Command {
@@ -409,6 +410,11 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CheckFailed) return 1;
     if (error instanceof ListenError || error instanceof BackupError) {
       process.stderr.write(`switchboard: ${error.message}\n`);
+      return 1;
+    }
+    const failure = storageFailureOf(error);
+    if (failure !== undefined) {
+      process.stderr.write(`switchboard: the database cannot be used: ${STORAGE_FAILURE_TEXT[failure]} (${(error as Error).message})\n`);
       return 1;
     }
     if (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {

@@ -1,4 +1,5 @@
-import { isUniqueViolation } from './db/dialect.ts';
+import { isUniqueViolation, storageFailureOf } from './db/dialect.ts';
+import { STORAGE_FAILURE_TEXT } from './db/storage-health.ts';
 
 // One catalog of error codes: each has an HTTP status and the message the client sees. A message
 // that carries values names them as `{placeholders}`; AppError fills them from its `params`, so
@@ -133,6 +134,7 @@ export const ERROR_CATALOG = {
   invitation_not_delivered: { status: 502, message: 'The invitation was recorded but the e-mail could not be sent; try again' },
   // The server
   server_error: { status: 500, message: 'Server error' },
+  storage_unavailable: { status: 503, message: 'Storage unavailable: {reason}; try again later' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
@@ -220,4 +222,17 @@ export async function uniqueOr422<T>(write: () => Promise<T>, field = 'name'): P
     if (isUniqueViolation(error)) throw new AppError('name_taken', { errors: { [field]: ['has already been taken'] } });
     throw error;
   }
+}
+
+/** How long a client is asked to wait after a 503 of the storage (Retry-After). */
+export const STORAGE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * A storage failure (a full disk, a read-only data directory, an I/O error; told by the driver's
+ * error code in storageFailureOf) as the catalog's 503; undefined for any other error.
+ */
+export function storageUnavailable(error: unknown): AppError<'storage_unavailable'> | undefined {
+  const failure = storageFailureOf(error);
+  if (failure === undefined) return undefined;
+  return new AppError('storage_unavailable', { params: { reason: STORAGE_FAILURE_TEXT[failure] }, retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS });
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DatabaseSync } from 'node:sqlite';
 import { Kysely, SqliteDialect, sql } from 'kysely';
+import { storageFailureOf } from '../src/db/dialect.ts';
 import { createGroupCommit } from '../src/db/group-commit.ts';
 import { adaptNodeSqlite } from '../src/db/sqlite-adapter.ts';
 import type { Database } from '../src/db/types.ts';
@@ -25,6 +26,28 @@ const notes = async () => (await sql<{ body: string }>`select body from notes or
 const insertNote = (body: string) => (trx: Kysely<Database>) => sql`insert into notes (body) values (${body})`.execute(trx).then(() => body);
 
 describe('createGroupCommit', () => {
+  test('a write that fills the database fails its whole batch: every caller gets SQLITE_FULL, nothing is committed, and writes go on once there is room', async () => {
+    const group = createGroupCommit(db);
+    const { page_count: pages } = (await sql<{ page_count: number }>`PRAGMA page_count`.execute(db)).rows[0]!;
+    const { freelist_count: free } = (await sql<{ freelist_count: number }>`PRAGMA freelist_count`.execute(db)).rows[0]!;
+    await sql.raw(`PRAGMA max_page_count = ${pages}`).execute(db);
+    try {
+      const outcomes = await Promise.allSettled([
+        group.run(insertNote('full-1')),
+        group.run(insertNote(`full-big-${'x'.repeat((free + 4) * 4096)}`)),
+        group.run(insertNote('full-2')),
+      ]);
+      for (const outcome of outcomes) {
+        assert.equal(outcome.status, 'rejected');
+        assert.equal(storageFailureOf(outcome.reason), 'full', String(outcome.reason));
+      }
+      assert.deepEqual((await notes()).filter((b) => b.startsWith('full')), []);
+    } finally {
+      await sql.raw('PRAGMA max_page_count = 1073741823').execute(db);
+    }
+    assert.equal(await group.run(insertNote('full-after')), 'full-after');
+  });
+
   test('writes that arrive together share one transaction and each resolves with its own result', async () => {
     const group = createGroupCommit(db);
     const before = commits();

@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createServiceContext, type ServiceContext } from '../src/context.ts';
-import { openSqlite, openSqliteFile } from '../src/db/index.ts';
+import { openSqliteFile } from '../src/db/index.ts';
 import type { SyncFile } from '../src/db/log-sync.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import type { EnvironmentType } from '../src/db/types.ts';
@@ -120,7 +120,7 @@ export interface TestAppOptions {
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent-test-data-dir', ...options.env });
   const file = options.database?.file ?? ':memory:';
-  const { db: opened, logSync } = options.database ? openSqliteFile(file, 'FULL', options.database.syncFile ? { syncFile: options.database.syncFile } : {}) : { db: openSqlite(':memory:'), logSync: undefined };
+  const { db: opened, logSync, storage } = options.database ? openSqliteFile(file, 'FULL', options.database.syncFile ? { syncFile: options.database.syncFile } : {}) : openSqliteFile(':memory:');
   const db = options.interleaveQueries ? opened.withPlugin(yieldAfterEachQuery) : opened;
   await migrateToLatest(db, 'sqlite');
   const clock = options.clock ?? systemClock;
@@ -135,7 +135,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const engine = createEngine(base, { pollMs: 50, ...options.engine });
   const ctx: ServiceContext = base;
   const first = await prepareFirstWorkspace(ctx, { workspace: { name: 'Acme Integrations', ownerEmail: 'integrations@example.com' } });
-  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: file, logSync }, secretBox, secrets, notifier, clock, logger, engine });
+  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: file, logSync, storage }, secretBox, secrets, notifier, clock, logger, engine });
   await app.ready();
   const adminToken = first.printableToken as string;
   let counter = 0;

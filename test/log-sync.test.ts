@@ -193,21 +193,38 @@ describe('durable replies through HTTP', () => {
     }
   });
 
-  it('answers 500 in the error shape when the disk refuses the sync', async () => {
+  it('answers 503 in the error shape when the disk refuses the sync, and the next write is acknowledged once it syncs', async () => {
     const file = tempFile();
     const gate = gatedSync();
     const t = await createTestApp({ database: { file, syncFile: gate.syncFile } });
     try {
       gate.failWith = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
       const res = await t.call('POST', '/api/lookup_tables', { body: { name: 'not-confirmed', schema: [{ label: 'code' }] } });
-      assert.equal(res.status, 500);
-      assert.equal(res.body.message, 'Server error');
-      assert.equal(typeof res.body.id, 'string');
+      assert.equal(res.status, 503);
+      assert.deepEqual(res.body, { message: 'Storage unavailable: the disk failed a read or a write; try again later' });
+      assert.equal(res.headers['retry-after'], '5');
       assert.doesNotMatch(res.text, /EIO|fdatasync|at /);
 
       gate.failWith = undefined;
       const next = await t.call('POST', '/api/lookup_tables', { body: { name: 'confirmed', schema: [{ label: 'code' }] } });
       assert.equal(next.status, 200);
+    } finally {
+      gate.failWith = undefined;
+      await t.close();
+    }
+  });
+
+  it('answers 500 in the error shape when the sync fails for another reason', async () => {
+    const file = tempFile();
+    const gate = gatedSync();
+    const t = await createTestApp({ database: { file, syncFile: gate.syncFile } });
+    try {
+      gate.failWith = Object.assign(new Error('EBADF: bad file descriptor, fdatasync'), { code: 'EBADF' });
+      const res = await t.call('POST', '/api/lookup_tables', { body: { name: 'not-confirmed', schema: [{ label: 'code' }] } });
+      assert.equal(res.status, 500);
+      assert.equal(res.body.message, 'Server error');
+      assert.equal(typeof res.body.id, 'string');
+      assert.doesNotMatch(res.text, /EBADF|fdatasync|at /);
     } finally {
       gate.failWith = undefined;
       await t.close();

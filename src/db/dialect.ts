@@ -31,3 +31,35 @@ export function isUniqueViolation(error: unknown): boolean {
 
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
 const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
+
+/**
+ * What went wrong with the storage itself, as opposed to the request: the disk (or the
+ * database's page limit) is full, the file or its directory is read-only, the disk failed a read
+ * or a write, or the database file cannot be opened.
+ */
+export type StorageFailure = 'full' | 'read_only' | 'io_error' | 'cannot_open';
+
+/**
+ * The storage failure an error reports, or undefined for any other error. Told by the driver's
+ * result code (node:sqlite: `errcode`, whose low byte is SQLite's primary code; pg: the SQLSTATE)
+ * or, for a sync of the log file, the system's error code; never by the message.
+ */
+export function storageFailureOf(error: unknown): StorageFailure | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const e = error as { code?: unknown; errcode?: unknown };
+  if (e.code === 'ERR_SQLITE_ERROR') {
+    if (typeof e.errcode !== 'number' || e.errcode === SQLITE_IOERR_NOMEM) return undefined;
+    return SQLITE_STORAGE_FAILURES.get(e.errcode & 0xff);
+  }
+  return typeof e.code === 'string' ? OTHER_STORAGE_FAILURES.get(e.code) : undefined;
+}
+
+/** SQLite's primary result codes: SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN. */
+const SQLITE_STORAGE_FAILURES: ReadonlyMap<number, StorageFailure> = new Map([[8, 'read_only'], [10, 'io_error'], [13, 'full'], [14, 'cannot_open']]);
+/** An SQLITE_IOERR that is memory running out, not the disk. */
+const SQLITE_IOERR_NOMEM = 3082;
+/** The system's (a failed fdatasync of the log) and PostgreSQL's SQLSTATEs of the same failures. */
+const OTHER_STORAGE_FAILURES: ReadonlyMap<string, StorageFailure> = new Map([
+  ['ENOSPC', 'full'], ['EDQUOT', 'full'], ['EROFS', 'read_only'], ['EIO', 'io_error'],
+  ['53100', 'full'], ['25006', 'read_only'], ['58030', 'io_error'],
+]);

@@ -9,8 +9,11 @@
 // after the other as they are (most writes succeed, and a savepoint around each costs three
 // statements); if one of them fails, the whole transaction is rolled back and the batch runs
 // again with each write in its own savepoint. A write's promise settles only after its batch
-// committed.
+// committed. A write or a commit that fails because of the storage (storageFailureOf: a full disk,
+// a read-only file, an I/O error) fails the whole batch: nothing of it was committed, and every
+// caller gets that error (an HTTP 503), none an acknowledgement.
 import type { ControlledTransaction, Kysely, Transaction } from 'kysely';
+import { storageFailureOf } from './dialect.ts';
 import type { Database } from './types.ts';
 
 export interface GroupCommit {
@@ -126,7 +129,10 @@ async function runBatch(db: Kysely<Database>, batch: Queued[], outcomes: Outcome
         }
         try {
           outcomes.push({ ok: true, value: await item.work(trx) });
-        } catch {
+        } catch (error) {
+          // The storage failing (a full disk, a read-only file) is not this write's fault: SQLite may
+          // have rolled the whole transaction back already, and every write of the batch fails with it.
+          if (storageFailureOf(error) !== undefined) throw error;
           await trx.rollback().execute();
           return false;
         }
@@ -153,6 +159,7 @@ async function runIsolated(trx: ControlledTransaction<Database>, item: Queued): 
     await inSavepoint.releaseSavepoint('group_commit_write').execute();
     return { ok: true, value };
   } catch (error) {
+    if (storageFailureOf(error) !== undefined) throw error;
     // Undo this write only; a failure here fails the whole batch (the outer catch).
     await inSavepoint.rollbackToSavepoint('group_commit_write').execute();
     await inSavepoint.releaseSavepoint('group_commit_write').execute();

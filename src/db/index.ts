@@ -9,6 +9,7 @@ import { adaptNodeSqlite } from './sqlite-adapter.ts';
 import { startBackgroundCheckpoints } from './checkpoints.ts';
 import { createLogSync, type LogSync, type SyncFile } from './log-sync.ts';
 import type { DialectName } from './dialect.ts';
+import { createStorageHealth, type StorageHealth } from './storage-health.ts';
 import type { Database } from './types.ts';
 
 export interface DbHandle {
@@ -22,6 +23,8 @@ export interface DbHandle {
    * (or never will be: memory, SQLITE_SYNCHRONOUS=NORMAL) the moment it returns.
    */
   readonly logSync?: LogSync | undefined;
+  /** Whether the storage takes writes (a full disk, a read-only directory): GET /ready reports it. */
+  readonly storage?: StorageHealth | undefined;
 }
 
 export class DatabaseConfigError extends Error {
@@ -37,6 +40,12 @@ export function createDb(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'sqlit
     );
   }
   fs.mkdirSync(config.dataDir, { recursive: true });
+  try {
+    fs.accessSync(config.dataDir, fs.constants.W_OK);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'EROFS' ? 'it is on a read-only file system' : 'the server may not write there';
+    throw new DatabaseConfigError(`DATA_DIR ${config.dataDir} is not writable (${reason}); the database lives there`);
+  }
   const file = path.join(config.dataDir, SQLITE_FILENAME);
   return { ...openSqliteFile(file, config.sqliteSynchronous), dialect: 'sqlite', location: file };
 }
@@ -50,18 +59,20 @@ export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'
  * The database and, for a file under SQLITE_SYNCHRONOUS=FULL, the syncs of its log that the
  * replies wait for. `syncFile` replaces fdatasync (tests hold a sync back with it).
  */
-export function openSqliteFile(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL', options: { syncFile?: SyncFile } = {}): { db: Kysely<Database>; logSync?: LogSync } {
+export function openSqliteFile(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL', options: { syncFile?: SyncFile } = {}): { db: Kysely<Database>; logSync?: LogSync; storage: StorageHealth } {
   const database = new DatabaseSync(file);
+  // Told of every failed statement and sync; the probe that clears it is defined below, once `db` exists.
+  const storage = createStorageHealth(() => writeProbe(db, logSync));
   // WAL: readers never block the writer. busy_timeout: wait for another process's lock (CLI
   // beside a running server) instead of failing. foreign_keys: SQLite leaves them off otherwise.
   const mode = (database.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode?: string } | undefined)?.journal_mode;
   // FULL in a write-ahead log: the log is synced off the event loop after each commit (log-sync.ts)
   // rather than inside it, so the connection itself needs only NORMAL.
-  const logSync = synchronous === 'FULL' && mode === 'wal' ? createLogSync(`${file}-wal`, options.syncFile ? { syncFile: options.syncFile } : {}) : undefined;
+  const logSync = synchronous === 'FULL' && mode === 'wal' ? createLogSync(`${file}-wal`, { onError: storage.observe, ...(options.syncFile ? { syncFile: options.syncFile } : {}) }) : undefined;
   database.exec(`PRAGMA synchronous = ${logSync ? 'NORMAL' : synchronous}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`);
   // A file database checkpoints its write-ahead log in a worker thread, off the event loop.
   const checkpoints = file === ':memory:' ? undefined : startBackgroundCheckpoints(database, file);
-  const adapted = adaptNodeSqlite(database, logSync ? { onCommit: () => logSync.committed() } : {});
+  const adapted = adaptNodeSqlite(database, { onError: storage.observe, ...(logSync ? { onCommit: () => logSync.committed() } : {}) });
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({
       database: {
@@ -74,7 +85,20 @@ export function openSqliteFile(file: string, synchronous: 'FULL' | 'NORMAL' = 'F
       },
     }),
   });
-  return logSync ? { db, logSync } : { db };
+  return logSync ? { db, logSync, storage } : { db, storage };
+}
+
+/** 64 KiB: a write of more pages than most requests make, so that a database it fits in takes them again. */
+const PROBE_FILLER = 'x'.repeat(64 * 1024);
+
+/**
+ * A write that needs new space, committed and synced, then deleted: the storage takes writes again.
+ * Two commits: pages added and freed in one transaction would never reach the log.
+ */
+async function writeProbe(db: Kysely<Database>, logSync: LogSync | undefined): Promise<void> {
+  await db.insertInto('storage_checks').values({ checked_at: new Date().toISOString(), filler: PROBE_FILLER }).execute();
+  await logSync?.flushed();
+  await db.deleteFrom('storage_checks').execute();
 }
 
 /** Liveness of the database connection, for GET /ready. */

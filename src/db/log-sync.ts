@@ -33,7 +33,7 @@ interface Waiter {
  * Syncs of the log file at `logPath`. `syncFile` is fdatasync on the thread pool; tests pass
  * their own to hold a sync back and see that nothing is answered meanwhile.
  */
-export function createLogSync(logPath: string, options: { syncFile?: SyncFile } = {}): LogSync {
+export function createLogSync(logPath: string, options: { syncFile?: SyncFile; onError?: (error: unknown) => void } = {}): LogSync {
   const syncFile = options.syncFile ?? fs.fdatasync;
   let commits = 0;
   let synced = 0;
@@ -43,6 +43,7 @@ export function createLogSync(logPath: string, options: { syncFile?: SyncFile } 
   let waiters: Waiter[] = [];
 
   const settle = (error: unknown) => {
+    if (error !== undefined) options.onError?.(error);
     const still: Waiter[] = [];
     for (const waiter of waiters) {
       if (error !== undefined) waiter.reject(error);

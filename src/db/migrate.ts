@@ -14,6 +14,7 @@ import * as lookupRowsPartialIndexes from './migrations/0009_lookup_rows_partial
 import * as jobsCompletedIndex from './migrations/0010_jobs_completed_index.ts';
 import * as recipeVersionsCurrent from './migrations/0011_recipe_versions_current.ts';
 import * as packages from './migrations/0012_packages.ts';
+import * as storageChecks from './migrations/0013_storage_checks.ts';
 import * as buildsDeployments from './migrations/0014_builds_deployments.ts';
 import * as testCases from './migrations/0015_test_cases.ts';
 import * as apiClientsV2 from './migrations/0016_api_clients_v2.ts';
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0010_jobs_completed_index': jobsCompletedIndex,
   '0011_recipe_versions_current': recipeVersionsCurrent,
   '0012_packages': packages,
+  '0013_storage_checks': storageChecks,
   '0014_builds_deployments': buildsDeployments,
   '0015_test_cases': testCases,
   '0016_api_clients_v2': apiClientsV2,

@@ -13,8 +13,9 @@ const MAX_CACHED_SQL_LENGTH = 10_000;
  * running most of ours, so statements are kept and reused by their text. Reuse is safe because
  * the one connection is serialised: a statement never runs for two queries at once.
  */
-export function adaptNodeSqlite(database: DatabaseSync, options: { onCommit?: () => void } = {}): SqliteDatabase {
+export function adaptNodeSqlite(database: DatabaseSync, options: { onCommit?: () => void; onError?: (error: unknown) => void } = {}): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
+  const onError = options.onError;
   // Which statements write, told by SQLite itself while it compiles them (its authorizer sees
   // every action a statement will take): a writer that leaves the connection outside a
   // transaction has committed (autocommit, COMMIT, RELEASE of the outermost savepoint).
@@ -27,11 +28,15 @@ export function adaptNodeSqlite(database: DatabaseSync, options: { onCommit?: ()
     });
   }
   const compile = (sql: string): SqliteStatement => {
-    if (!onCommit) return adaptStatement(database.prepare(sql));
+    // A full disk, an I/O error or SQLITE_FULL of the page limit may make SQLite roll the whole
+    // transaction back itself; the rollback that follows (Kysely's, or the group commit's) then
+    // has nothing to undo and must not replace the error that explains what happened.
+    if (sql === 'rollback') return rollbackIfOpen(database, onError);
+    if (!onCommit) return adaptStatement(database.prepare(sql), undefined, onError);
     compiling = { writes: false };
     try {
       const prepared = database.prepare(sql);
-      return adaptStatement(prepared, compiling.writes ? () => { if (!database.isTransaction) onCommit(); } : undefined);
+      return adaptStatement(prepared, compiling.writes ? () => { if (!database.isTransaction) onCommit(); } : undefined, onError);
     } finally {
       compiling = undefined;
     }
@@ -48,7 +53,13 @@ export function adaptNodeSqlite(database: DatabaseSync, options: { onCommit?: ()
         cache.set(sql, cached);
         return cached;
       }
-      const statement = compile(sql);
+      let statement: SqliteStatement;
+      try {
+        statement = compile(sql);
+      } catch (error) {
+        onError?.(error);
+        throw error;
+      }
       if (sql.length <= MAX_CACHED_SQL_LENGTH) {
         cache.set(sql, statement);
         if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
@@ -61,7 +72,29 @@ export function adaptNodeSqlite(database: DatabaseSync, options: { onCommit?: ()
 /** Authorizer actions that only read; any other (insert, update, delete, transaction, savepoint, DDL, pragma) may write. */
 const READ_ACTIONS: ReadonlySet<number> = new Set([constants.SQLITE_READ, constants.SQLITE_SELECT, constants.SQLITE_FUNCTION, constants.SQLITE_RECURSIVE]);
 
-function adaptStatement(statement: StatementSync, afterWrite?: () => void): SqliteStatement {
+/** ROLLBACK of the open transaction; nothing when SQLite has already rolled it back itself. */
+function rollbackIfOpen(database: DatabaseSync, onError?: (error: unknown) => void): SqliteStatement {
+  const rollback = adaptStatement(database.prepare('rollback'), undefined, onError);
+  // Skipped only when the connection says it is outside a transaction.
+  const run = (parameters: ReadonlyArray<unknown>) => (database.isTransaction === false ? { changes: 0, lastInsertRowid: 0 } : rollback.run(parameters));
+  return { reader: false, run, all: (parameters) => { run(parameters); return []; }, iterate: (parameters) => { run(parameters); return [][Symbol.iterator](); } };
+}
+
+function adaptStatement(statement: StatementSync, afterWrite?: () => void, onError?: (error: unknown) => void): SqliteStatement {
+  const adapted = adaptRuns(statement, afterWrite);
+  if (!onError) return adapted;
+  const watch = <A extends unknown[], R>(run: (...args: A) => R) => (...args: A): R => {
+    try {
+      return run(...args);
+    } catch (error) {
+      onError(error);
+      throw error;
+    }
+  };
+  return { reader: adapted.reader, all: watch(adapted.all), run: watch(adapted.run), iterate: watch(adapted.iterate) };
+}
+
+function adaptRuns(statement: StatementSync, afterWrite?: () => void): SqliteStatement {
   const params = (parameters: ReadonlyArray<unknown>) => parameters.map(toSqliteValue);
   // A statement that yields columns (SELECT, or anything with RETURNING) is a reader.
   const reader = statement.columns().length > 0;

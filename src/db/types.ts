@@ -464,6 +464,13 @@ export interface RecipeVersionsTable {
 /** Engine states; the API shows queued and running as `pending`, canceled as `failed`. */
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
 
+/** Always empty: GET /ready's write probe (migration 0013). */
+export interface StorageChecksTable {
+  id: Generated<number>;
+  checked_at: string;
+  filler: string;
+}
+
 export interface JobsTable {
   id: Generated<number>;
   recipe_id: number;
@@ -620,6 +627,7 @@ export interface Database {
   export_manifests: ExportManifestsTable;
   packages: PackagesTable;
   package_chunks: PackageChunksTable;
+  storage_checks: StorageChecksTable;
   workspaces: WorkspacesTable;
   users: UsersTable;
   environments: EnvironmentsTable;

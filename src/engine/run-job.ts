@@ -16,6 +16,10 @@ import type { RecipeCache } from './recipe-cache.ts';
 import type { EngineSettings } from './settings.ts';
 import { toStored } from '../time.ts';
 import type { JsSandbox } from './sandbox/js-sandbox.ts';
+import { storageFailureOf } from '../db/dialect.ts';
+
+/** How often the end of a job is written again while the storage refuses writes. */
+const RECORD_RETRY_MS = 1000;
 
 export interface JobRunnerDeps {
   ctx: ServiceContext;
@@ -108,7 +112,7 @@ export class JobRunner {
       });
     }
     try {
-      await this.#record(job, row, outcome);
+      await this.#recordOnceWritable(job, row, outcome);
     } finally {
       this.#deps.settle(job.handle, outcome);
     }
@@ -147,6 +151,25 @@ export class JobRunner {
       status: 'failed', error: `${type}: ${message}`, lines: [], linesDropped: 0, taskCount: 0, end: null,
       errorParts: { adapter: 'workato', error_type: type, message, error_at: new Date(this.#deps.settings.now()).toISOString(), input: '<redacted>', inner_message: null },
     };
+  }
+
+  /**
+   * A full or read-only disk keeps the job's end from being written: its steps have run, so the
+   * outcome is kept and written again every RECORD_RETRY_MS until the storage takes it, rather than
+   * leaving the job `running` until a restart. A shutdown ends the tries (the next start marks the
+   * job interrupted, as after a crash).
+   */
+  async #recordOnceWritable(job: JobRow, row: RecipeRow, outcome: JobOutcome): Promise<void> {
+    for (let tries = 1; ; tries++) {
+      try {
+        await this.#record(job, row, outcome);
+        return;
+      } catch (error) {
+        if (storageFailureOf(error) === undefined || this.#deps.shutdown.aborted) throw error;
+        if (tries === 1) this.#deps.ctx.log.warn({ err: error, job_id: job.handle }, 'the end of a job could not be stored; trying again until the storage takes writes');
+      }
+      await this.#sleep(RECORD_RETRY_MS).catch(() => undefined);
+    }
   }
 
   async #record(job: JobRow, row: RecipeRow, outcome: JobOutcome): Promise<void> {

@@ -9,6 +9,7 @@ export const WEBHOOK_ERRORS = {
   payload_too_large: { status: 413, error: 'Payload too large' },
   backlog_full: { status: 429, error: 'Too many jobs are waiting to run; retry later' },
   internal_error: { status: 500, error: 'Internal error' },
+  storage_unavailable: { status: 503, error: 'Service unavailable; try again later' },
 } as const satisfies Record<string, { status: number; error: string }>;
 
 export type WebhookErrorCode = keyof typeof WEBHOOK_ERRORS;

@@ -6,6 +6,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RecipeEngine } from './engine.ts';
 import { WEBHOOK_ERRORS, type WebhookErrorCode } from './webhook-errors.ts';
+import { storageFailureOf } from '../db/dialect.ts';
+import { STORAGE_RETRY_AFTER_SECONDS } from '../errors.ts';
 import { fromPlain, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash, type Value } from './formula/values.ts';
 
 export interface WebhookDeps {
@@ -43,6 +45,10 @@ export function webhooksRoutes(deps: WebhookDeps) {
     app.setErrorHandler((error: FastifyError, request, reply) => {
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, 'payload_too_large');
       if (typeof error.statusCode === 'number' && error.statusCode < 500) return fail(reply, 'bad_request', error.statusCode);
+      if (storageFailureOf(error) !== undefined) {
+        request.log.warn({ err: error }, 'storage unavailable');
+        return fail(reply.header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS)), 'storage_unavailable');
+      }
       request.log.error({ err: error }, 'webhook call failed');
       return fail(reply, 'internal_error');
     });

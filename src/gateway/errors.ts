@@ -17,6 +17,7 @@ export const GATEWAY_ERRORS = {
   internal_error: { status: 500, error: 'Internal error' },
   bad_gateway: { status: 502, error: 'Bad gateway' },
   response_too_large: { status: 502, error: 'Response too large' },
+  storage_unavailable: { status: 503, error: 'Service unavailable; try again later' },
   gateway_timeout: { status: 504, error: 'Gateway timeout' },
 } as const satisfies Record<string, { status: number; error: string }>;
 

@@ -7,6 +7,8 @@ import type { ServiceContext } from '../context.ts';
 import { ipPasses, type AccessResolver } from './access.ts';
 import { createPolicyEnforcer } from './policies.ts';
 import { GATEWAY_ERRORS, POLICY_ERROR_CODES, type GatewayErrorCode } from './errors.ts';
+import { storageFailureOf } from '../db/dialect.ts';
+import { STORAGE_RETRY_AFTER_SECONDS } from '../errors.ts';
 import { createProxy, ProxyError, type Upstream } from './proxy.ts';
 import { createRouter, safeDecode, type Match } from './routing.ts';
 import type { RecipeEngine } from '../engine/engine.ts';
@@ -47,6 +49,10 @@ export function gatewayRoutes(deps: GatewayDeps) {
     app.setErrorHandler((error: FastifyError, request, reply) => {
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, 'payload_too_large');
       if (typeof error.statusCode === 'number' && error.statusCode < 500) return fail(reply, 'bad_request', error.statusCode);
+      if (storageFailureOf(error) !== undefined) {
+        request.log.warn({ err: error }, 'storage unavailable');
+        return fail(reply.header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS)), 'storage_unavailable');
+      }
       request.log.error({ err: error }, 'gateway call failed');
       return fail(reply, 'internal_error');
     });

@@ -7,7 +7,7 @@ import { SignJWT } from 'jose';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
 import { manualClock } from '../time.ts';
 import { insertPolicy } from '../api/api_clients/api_clients.store.ts';
-import type { KyselyPlugin } from 'kysely';
+import { sql, type KyselyPlugin } from 'kysely';
 import { createRouter } from './routing.ts';
 
 let t: TestApp;
@@ -343,6 +343,23 @@ describe('gateway refusals', () => {
 });
 
 describe('access policies at the gateway', () => {
+  test('a database that refuses writes: a call under a policy (counted in the database) answers 503; a call under none goes through', async () => {
+    const policy = await insertPolicy(t.ctx.db, { workspaceId: t.workspaceId, name: 'Counted', rate: { requests: 100, seconds: 60 }, now: clock.now().toISOString() });
+    const counted = await profile({ auth_type: 'token', api_policy_id: policy.id });
+    const free = await profile({ auth_type: 'token' });
+    await sql`PRAGMA query_only = ON`.execute(t.ctx.db);
+    try {
+      const refused = await gw('GET', `${base}/orders/1`, { 'api-token': counted.secret });
+      assert.equal(refused.status, 503);
+      assert.deepEqual(refused.body, { error: 'Service unavailable; try again later' });
+      assert.equal(refused.headers['retry-after'], '5');
+      assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': free.secret })).status, 200);
+    } finally {
+      await sql`PRAGMA query_only = OFF`.execute(t.ctx.db);
+    }
+    assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': counted.secret })).status, 200);
+  });
+
   test('a rate limit answers 429 with Retry-After once the window is full, and lets calls through in the next', async () => {
     const policy = await insertPolicy(t.ctx.db, { workspaceId: t.workspaceId, name: 'Tight', rate: { requests: 3, seconds: 60 }, now: clock.now().toISOString() });
     const p = await profile({ auth_type: 'token', api_policy_id: policy.id });

@@ -3,7 +3,7 @@
 // that a power loss could still undo. When nothing is waiting for the disk, a reply goes at once.
 import type { FastifyInstance } from 'fastify';
 import type { LogSync } from '../db/log-sync.ts';
-import { ERROR_CATALOG } from '../errors.ts';
+import { ERROR_CATALOG, storageUnavailable } from '../errors.ts';
 
 export function registerDurableReplies(app: FastifyInstance, logSync: LogSync): void {
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -16,10 +16,17 @@ export function registerDurableReplies(app: FastifyInstance, logSync: LogSync): 
       (error: unknown) => {
         // The disk refused the sync: what was committed may not survive a power loss, so the
         // client is not told it succeeded. Replaced here, not thrown: the error reply would wait
-        // for the same disk.
+        // for the same disk. A full or read-only disk is a 503 the client may retry.
         request.log.error({ err: error }, 'the write-ahead log could not be synced');
         if (payload && typeof (payload as { destroy?: unknown }).destroy === 'function') (payload as { destroy: () => void }).destroy();
-        reply.code(500).header('content-type', 'application/json; charset=utf-8');
+        reply.header('content-type', 'application/json; charset=utf-8');
+        const unavailable = storageUnavailable(error);
+        if (unavailable) {
+          reply.code(unavailable.status).header('retry-after', String(unavailable.retryAfterSeconds));
+          done(null, JSON.stringify({ message: unavailable.message }));
+          return;
+        }
+        reply.code(500);
         done(null, JSON.stringify({ message: ERROR_CATALOG.server_error.message, id: String(request.id) }));
       },
     );

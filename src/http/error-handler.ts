@@ -1,7 +1,7 @@
 // The one place that turns an error into a reply in the contract's shape (00 §8):
 // { message, errors? } for 4xx, { message: "Server error", id } for 5xx (details only in the log).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ERROR_CATALOG, type FieldErrors, type PlainErrorCode } from '../errors.ts';
+import { AppError, ERROR_CATALOG, storageUnavailable, type FieldErrors, type PlainErrorCode } from '../errors.ts';
 import { fieldErrors } from './validation.ts';
 
 /** Errors the framework raises while reading a request, as catalog codes. */
@@ -26,6 +26,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
     if (mapped) return sendError(reply, new AppError(mapped));
     if (error instanceof SyntaxError && (error as FastifyError).statusCode === 400) return sendError(reply, new AppError('malformed_json'));
+
+    const unavailable = storageUnavailable(error);
+    if (unavailable) {
+      request.log.warn({ err: error }, 'storage unavailable');
+      return sendError(reply, unavailable);
+    }
 
     const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
     // Any other 4xx the framework raises (such as a body stream that broke off) keeps its status;

@@ -4,7 +4,7 @@
 import { fillPlaceholders, type Placeholders } from '../errors.ts';
 
 /** The `error` values of RFC 6749 §5.2 this endpoint uses. */
-export type Rfc6749Error = 'invalid_request' | 'invalid_client' | 'unauthorized_client' | 'unsupported_grant_type' | 'server_error';
+export type Rfc6749Error = 'invalid_request' | 'invalid_client' | 'unauthorized_client' | 'unsupported_grant_type' | 'server_error' | 'temporarily_unavailable';
 
 export const OAUTH_ERRORS = {
   method_not_allowed: { status: 405, error: 'invalid_request', description: 'Use POST.' },
@@ -38,6 +38,7 @@ export const OAUTH_ERRORS = {
   profile_not_oauth2: { status: 400, error: 'unauthorized_client', description: 'This access profile does not use OAuth 2.0.' },
   profile_disabled: { status: 400, error: 'unauthorized_client', description: 'This access profile or its API client is disabled.' },
   server_error: { status: 500, error: 'server_error', description: 'The server could not issue a token.' },
+  storage_unavailable: { status: 503, error: 'temporarily_unavailable', description: 'The server cannot use its storage right now; try again later.' },
 } as const satisfies Record<string, { status: number; error: Rfc6749Error; description: string }>;
 
 export type OAuthErrorCode = keyof typeof OAUTH_ERRORS;

@@ -8,6 +8,8 @@ import type { AccessTokenSigner } from './access-token.ts';
 import type { FailureLimiter } from './failure-limiter.ts';
 import { createOAuthClientCache } from './client-cache.ts';
 import { OAuthError } from './errors.ts';
+import { storageFailureOf } from '../db/dialect.ts';
+import { STORAGE_RETRY_AFTER_SECONDS } from '../errors.ts';
 import { issueToken, parseBasic, type TokenRequest, type TokenResponse as IssuedToken } from './token.service.ts';
 
 type Params = Map<string, string[]>;
@@ -42,6 +44,10 @@ export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSig
         return sendError(reply, new OAuthError('content_type_unsupported'));
       }
       if (typeof error.statusCode === 'number' && error.statusCode < 500) return sendError(reply, new OAuthError('request_unreadable'));
+      if (storageFailureOf(error) !== undefined) {
+        request.log.warn({ err: error }, 'storage unavailable');
+        return sendError(reply, new OAuthError('storage_unavailable', { headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) } }));
+      }
       request.log.error({ err: error }, 'token endpoint failed');
       return sendError(reply, new OAuthError('server_error'));
     });
