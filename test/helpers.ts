@@ -212,6 +212,17 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   };
 }
 
+/** Poll GET /api/packages/:id until the package is no longer in progress; its last reply. */
+export async function waitPackage(t: TestApp, id: number, token?: string): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  for (let i = 0; i < 400; i += 1) {
+    const res = await t.call('GET', `/api/packages/${id}`, token ? { token } : {});
+    assert.equal(res.status, 200, res.text);
+    if (res.body.status !== 'in_progress') return res.body;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`package ${id} did not finish`);
+}
+
 /** A zip of these files (name -> content), in memory; `extra` may add entries of its own. */
 export function makeZip(files: Record<string, string | Buffer>, extra?: (zip: yazl.ZipFile) => void): Promise<Buffer> {
   const zip = new yazl.ZipFile();

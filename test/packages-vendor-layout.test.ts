@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { readZip } from '../src/api/packages/zip.ts';
-import { createTestApp, makeZip, type TestApp } from './helpers.ts';
+import { createTestApp, makeZip, waitPackage, type TestApp } from './helpers.ts';
 import { numbered } from './recipes.ts';
 
 const ROOT = new URL('./fixtures/recipes/dewy-resort/', import.meta.url).pathname;
@@ -68,11 +68,7 @@ describe('packages in the vendor layout: the exported dewy-resort files', () => 
 
     const started = await t.call('POST', `/api/packages/import/${project.folderId}`, { raw: zip, headers: { 'content-type': 'application/zip' } });
     assert.equal(started.status, 200, started.text);
-    let pkg = started.body;
-    for (let i = 0; i < 400 && pkg.status === 'in_progress'; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      pkg = (await t.call('GET', `/api/packages/${started.body.id}`)).body;
-    }
+    const pkg = await waitPackage(t, started.body.id);
     assert.equal(pkg.status, 'completed', JSON.stringify(pkg));
     assert.equal(pkg.recipe_status.length, allRecipes.size);
 
@@ -103,11 +99,7 @@ describe('packages in the vendor layout: the exported dewy-resort files', () => 
     assert.equal(manifest.status, 201, manifest.text);
     const started = await t.call('POST', `/api/packages/export/${manifest.body.result.id}`);
     assert.equal(started.status, 200, started.text);
-    let pkg = started.body;
-    for (let i = 0; i < 400 && pkg.status === 'in_progress'; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      pkg = (await t.call('GET', `/api/packages/${started.body.id}`)).body;
-    }
+    const pkg = await waitPackage(t, started.body.id);
     assert.equal(pkg.status, 'completed', JSON.stringify(pkg));
     const download = await t.app.inject({ method: 'GET', url: `/api/packages/${started.body.id}/download`, headers: { authorization: `Bearer ${t.adminToken}` } });
     assert.equal(download.statusCode, 200);

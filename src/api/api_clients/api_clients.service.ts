@@ -1,5 +1,6 @@
 // API clients (v1): list and create (contract 03 §4).
 import type { ServiceContext } from '../../context.ts';
+import type { Db } from '../../db/types.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import { projectInScope, scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
@@ -11,18 +12,22 @@ export async function listApiClients(ctx: ServiceContext, auth: AuthContext, pro
   return rows.map(apiClientToApi);
 }
 
+/** The project a new client belongs to: one in the caller's scope, or none (Home) for a caller reaching all folders. */
+export async function clientProjectId(db: Db, auth: AuthContext, requested: number | undefined): Promise<number | null> {
+  if (requested === undefined) {
+    if (!auth.allFolders) throw new AppError('api_client_needs_project_in_scope');
+    return null;
+  }
+  const project = await findProject(db, auth.environmentId, requested);
+  if (!project || !projectInScope(auth, project.folder_id)) throw invalid({ project_id: ['does not name a project of this environment in your scope'] });
+  return project.id;
+}
+
 export async function createApiClient(ctx: ServiceContext, auth: AuthContext, input: { name: string; project_id?: number; description?: string; api_policy_id?: number }): Promise<ApiClientApi> {
   const name = input.name.trim();
   if (name === '') throw invalid({ name: ["can't be blank"] });
   return ctx.db.transaction().execute(async (trx) => {
-    let projectId: number | null = null;
-    if (input.project_id !== undefined) {
-      const project = await findProject(trx, auth.environmentId, input.project_id);
-      if (!project || !projectInScope(auth, project.folder_id)) throw invalid({ project_id: ['does not name a project of this environment in your scope'] });
-      projectId = project.id;
-    } else if (!auth.allFolders) {
-      throw new AppError('api_client_needs_project_in_scope');
-    }
+    const projectId = await clientProjectId(trx, auth, input.project_id);
     if (input.api_policy_id !== undefined && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id))) throw invalid({ api_policy_id: ['does not exist'] });
     const now = toStored(ctx.clock.now());
     const row = await insertApiClient(trx, {

@@ -13,6 +13,7 @@ import { deleteProfile, findClientProfile, insertProfile, jsonList, keyToApi, li
 import { activeChange, checkCollections } from '../api_access_profiles/api_access_profiles.service.ts';
 import { checkAuthType, checkIpList, checkVerification, issueCredentials, touchesVerification, type FieldErrors, type VerificationColumns } from '../api_access_profiles/credentials.ts';
 import { assertKeyRoom } from '../api_access_profiles/key-limit.ts';
+import { clientProjectId } from './api_clients.service.ts';
 import { collectionNames, deleteApiClient, findApiClient, findPolicy, insertApiClient, pageApiClients, policyNames, updateApiClient } from './api_clients.store.ts';
 
 export interface ApiClientV2Input {
@@ -185,14 +186,7 @@ export async function createApiClientV2(ctx: ServiceContext, auth: AuthContext, 
   const verification = authType === undefined ? undefined : checkVerification(ctx, authType, input, errors);
   if (Object.keys(errors).length > 0) throw invalid(errors);
   const row = await ctx.db.transaction().execute(async (trx) => {
-    let projectId: number | null = null;
-    if (input.project_id !== undefined) {
-      const project = await findProject(trx, auth.environmentId, input.project_id);
-      if (!project || !projectInScope(auth, project.folder_id)) throw invalid({ project_id: ['does not name a project of this environment in your scope'] });
-      projectId = project.id;
-    } else if (!auth.allFolders) {
-      throw new AppError('api_client_needs_project_in_scope');
-    }
+    const projectId = await clientProjectId(trx, auth, input.project_id);
     const collectionIds = await checkCollections(trx, auth, input.api_collection_ids ?? []);
     if (input.api_policy_id != null && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id))) throw invalid({ api_policy_id: ['does not exist'] });
     const now = toStored(ctx.clock.now());

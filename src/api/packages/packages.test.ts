@@ -1,20 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, makeZip, type TestApp } from '../../../test/helpers.ts';
+import { createTestApp, makeZip, waitPackage, type TestApp } from '../../../test/helpers.ts';
 import { fire, log, webhookTrigger, action } from '../../../test/recipes.ts';
 import { readZip } from './zip.ts';
 
 const LIMITS = { maxEntries: 10_000, maxEntryBytes: 64 * 1024 * 1024, maxTotalBytes: 512 * 1024 * 1024 };
-
-export async function waitPackage(t: TestApp, id: number, token?: string): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  for (let i = 0; i < 400; i += 1) {
-    const res = await t.call('GET', `/api/packages/${id}`, token ? { token } : {});
-    assert.equal(res.status, 200, res.text);
-    if (res.body.status !== 'in_progress') return res.body;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`package ${id} did not finish`);
-}
 
 /** A zip with every occurrence of a name's bytes replaced by others of the same length. */
 function renamed(zip: Buffer, from: string, to: string): Buffer {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { createTestApp, waitPackage, type TestApp } from '../../../test/helpers.ts';
 import { action, log, numbered, webhookTrigger } from '../../../test/recipes.ts';
 
 const pill = (line: string, ...path: string[]) => `#{_dp('${JSON.stringify({ pill_type: 'output', provider: line === 'hook' ? 'workato_webhooks' : 'rest', line, path })}')}`;
@@ -169,11 +169,7 @@ describe('test automation', () => {
 
     const manifest = await t.call('POST', '/api/export_manifests', { body: { export_manifest: { name: 'with tests', folder_id: source.folderId, auto_generate_assets: true, include_test_cases: true } } });
     const pkg = await t.call('POST', `/api/packages/export/${manifest.body.result.id}`);
-    let status = '';
-    for (let i = 0; i < 200 && status !== 'completed'; i += 1) {
-      status = (await t.call('GET', `/api/packages/${pkg.body.id}`)).body.status;
-      if (status !== 'completed') await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    assert.equal((await waitPackage(t, pkg.body.id)).status, 'completed');
     const zip = await t.app.inject({ method: 'GET', url: `/api/packages/${pkg.body.id}/download`, headers: { authorization: `Bearer ${t.adminToken}` } });
     const { readZip } = await import('../packages/zip.ts');
     const files = await readZip(zip.rawPayload, { maxEntries: 100, maxEntryBytes: 1 << 20, maxTotalBytes: 1 << 22 });
@@ -183,12 +179,8 @@ describe('test automation', () => {
     const testToken = await t.tokenFor('Admin', 'test');
     const target = await t.createProject('Carried', 'test');
     const imported = await t.call('POST', `/api/packages/import/${target.folderId}`, { token: testToken, raw: zip.rawPayload, headers: { 'content-type': 'application/zip' } });
-    let done: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
-    for (let i = 0; i < 200 && done.status !== 'completed'; i += 1) {
-      done = (await t.call('GET', `/api/packages/${imported.body.id}`, { token: testToken })).body;
-      if (done.status === 'failed') assert.fail(JSON.stringify(done));
-      if (done.status !== 'completed') await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const done = await waitPackage(t, imported.body.id, testToken);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
     const run = await t.call('POST', '/api/test_cases/run_requests', { token: testToken, body: { project_id: target.projectId } });
     assert.equal(run.status, 200, run.text);
     const result = await waitRun(t, run.body.data.id, testToken);
