@@ -88,12 +88,6 @@ export interface TestMode {
   allowExternal: boolean;
 }
 
-/** Connectors whose steps stay inside Switchboard: in a test they run for real; every other one needs a mock (or allow_external). */
-const INTERNAL_PROVIDERS = new Set(['js_eval', 'csv_parser', 'logger', 'workato_variable', 'json_parser', 'lookup_table', 'workato_pub_sub', 'workato_api_platform', 'workato_webhooks', 'clock', 'workato']);
-
-export function reachesOutside(provider: string): boolean {
-  return !INTERNAL_PROVIDERS.has(provider);
-}
 
 /** A failed step, on its way up to the nearest try or to the job. */
 class StepFailure extends Error {
@@ -305,7 +299,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       if ('error' in mock) throw new StepError(mock.error.type, mock.error.message);
       output = mock.output;
     } else {
-      if (test && !test.allowExternal && reachesOutside(adapter)) {
+      if (test && !test.allowExternal && (step.connector?.reachesOutside ?? true)) {
         throw new StepError('Test error', `step ${step.number} (${adapter}: ${operation}) would reach a system outside Switchboard: mock it, or set allow_external`);
       }
       if (!action) throw new StepError('Bad request', `no action ${operation} in ${adapter}`);

@@ -138,6 +138,7 @@ export const clock: Connector = {
   provider: 'clock',
   title: 'Scheduler',
   needsConnection: false,
+  reachesOutside: false,
   triggers: {
     scheduled_event: {
       title: 'new scheduled event',

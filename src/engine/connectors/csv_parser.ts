@@ -31,6 +31,7 @@ export const csvParser: Connector = {
   provider: 'csv_parser',
   title: 'CSV parser',
   needsConnection: false,
+  reachesOutside: false,
   triggers: {},
   actions: {
     parse_csv: {

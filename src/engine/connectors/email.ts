@@ -22,6 +22,7 @@ export const email: Connector = {
   provider: 'email',
   title: 'Email',
   needsConnection: false,
+  reachesOutside: true,
   triggers: {},
   actions: {
     send_mail: {

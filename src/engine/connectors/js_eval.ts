@@ -13,6 +13,7 @@ export const jsEval: Connector = {
   provider: 'js_eval',
   title: 'JavaScript',
   needsConnection: false,
+  reachesOutside: false,
   triggers: {},
   actions: {
     invoke_custom_js_code: {

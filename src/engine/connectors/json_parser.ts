@@ -22,6 +22,7 @@ export const jsonParser: Connector = {
   provider: 'json_parser',
   title: 'JSON tools',
   needsConnection: false,
+  reachesOutside: false,
   triggers: {},
   actions: {
     parse_json_v2: { title: 'Parse JSON', required: [{ path: 'document', label: 'Document' }], run: (input) => parse(input) },

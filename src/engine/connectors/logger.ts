@@ -8,6 +8,7 @@ export const logger: Connector = {
   provider: 'logger',
   title: 'Logger',
   needsConnection: false,
+  reachesOutside: false,
   triggers: {},
   actions: {
     log_message: {

@@ -255,6 +255,7 @@ export const lookupTable: Connector = {
   provider: 'lookup_table',
   title: 'Lookup tables',
   needsConnection: false,
+  reachesOutside: false,
   triggers: {},
   actions,
 };

@@ -129,6 +129,7 @@ export const rest: Connector = {
   provider: 'rest',
   title: 'HTTP',
   needsConnection: false,
+  reachesOutside: true,
   triggers: {},
   actions: { make_request_v2: makeRequest, make_request: makeRequest },
 };

@@ -115,6 +115,8 @@ export interface Connector {
   title: string;
   /** Whether a step of this provider needs a connection in its config slot. */
   needsConnection: boolean;
+  /** Its actions reach a system outside Switchboard (HTTP, e-mail, other recipes' jobs): a test case must mock them. */
+  reachesOutside: boolean;
   triggers: Record<string, TriggerDef>;
   actions: Record<string, ActionDef>;
 }

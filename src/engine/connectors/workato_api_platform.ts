@@ -8,6 +8,7 @@ export const workatoApiPlatform: Connector = {
   provider: 'workato_api_platform',
   title: 'API Platform',
   needsConnection: false,
+  reachesOutside: false,
   triggers: {
     receive_request: {
       title: 'new API request',

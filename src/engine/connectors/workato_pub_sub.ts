@@ -114,6 +114,7 @@ export const workatoPubSub: Connector = {
   provider: 'workato_pub_sub',
   title: 'Event streams',
   needsConnection: false,
+  reachesOutside: false,
   triggers: {
     subscribe_to_topic: {
       title: 'new message',

@@ -24,6 +24,7 @@ export const workatoRecipeFunction: Connector = {
   provider: 'workato_recipe_function',
   title: 'Recipe functions by Workato',
   needsConnection: false,
+  reachesOutside: true,
   triggers: {
     execute: {
       title: 'new call for recipe',

@@ -92,6 +92,7 @@ export const workatoVariable: Connector = {
   provider: 'workato_variable',
   title: 'Variables by Workato',
   needsConnection: false,
+  reachesOutside: false,
   triggers: {},
   actions: {
     declare_variable: {

@@ -8,6 +8,7 @@ export const workatoWebhooks: Connector = {
   provider: 'workato_webhooks',
   title: 'HTTP',
   needsConnection: false,
+  reachesOutside: false,
   triggers: {
     new_event: {
       title: 'new event',
