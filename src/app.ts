@@ -60,6 +60,7 @@ import { topicsRoutes } from './api/topics/topics.routes.ts';
 import { createEventStreamsRuntime } from './api/topics/runtime.ts';
 import { createAccessResolver } from './gateway/access.ts';
 import { recipesRoutes } from './api/recipes/recipes.routes.ts';
+import { workflowTasksRoutes } from './api/workflow_tasks/workflow_tasks.routes.ts';
 import { jobsRoutes } from './api/jobs/jobs.routes.ts';
 import { createJobRetentionSweeper } from './api/jobs/retention.ts';
 import { createEngine, type RecipeEngine } from './engine/engine.ts';
@@ -121,6 +122,7 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, run
   eventStreamsRoutes,
   recipesRoutes,
   jobsRoutes,
+  workflowTasksRoutes,
   exportManifestsRoutes,
   packagesRoutes,
   projectBuildsRoutes,

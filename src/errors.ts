@@ -128,6 +128,9 @@ export const ERROR_CATALOG = {
   sample_too_large: { status: 413, message: 'Sample too large' },
   samples_queue_full: { status: 429, message: 'Too many samples are waiting to be analysed' },
   samples_shutting_down: { status: 503, message: 'The server is shutting down' },
+  // Workflow tasks
+  workflow_task_not_found: { status: 404, message: 'Workflow task not found' },
+  workflow_task_not_open: { status: 409, message: 'The workflow task has already ended ({status})' },
   // Workspace members
   already_member: { status: 422, message: 'Already a member of this workspace' },
   invitation_too_soon: { status: 429, message: 'Invitation already sent recently' },

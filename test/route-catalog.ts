@@ -113,6 +113,11 @@ export const CONTRACT_EXTRAS: readonly string[] = [
   // 10 §5: job control (D-jobs quick reference, C-wk RepeatJobsResult).
   'POST /api/recipes/:recipe_id/repeat_jobs',
   'POST /api/recipes/:recipe_id/cancel_jobs',
+  // Issue 21: workflow tasks that waiting jobs stopped at (src/api/workflow_tasks/README.md).
+  'GET /api/workflow_tasks',
+  'GET /api/workflow_tasks/:id',
+  'POST /api/workflow_tasks/:id/complete',
+  'POST /api/workflow_tasks/:id/cancel',
   // 16 §6 and issue 18: writing a recipe's test cases (our own API beside the catalog's list).
   'POST /api/recipes/:recipe_id/test_cases',
   'GET /api/recipes/:recipe_id/test_cases/:id',

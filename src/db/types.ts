@@ -462,7 +462,32 @@ export interface RecipeVersionsTable {
 }
 
 /** Engine states; the API shows queued and running as `pending`, canceled as `failed`. */
-export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+/** `waiting`: stopped at a workflow task until it ends (API: pending). */
+export type JobState = 'queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled';
+
+export type WorkflowTaskStatus = 'open' | 'completed' | 'expired' | 'canceled';
+
+export interface WorkflowTasksTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  recipe_id: number;
+  job_id: number;
+  step_number: number;
+  name: string;
+  assignee: string | null;
+  record_id: string | null;
+  status: WorkflowTaskStatus;
+  task_type: 'approval' | 'form';
+  form_fields: string;
+  checkpoint: string;
+  result: string | null;
+  completed_by: string | null;
+  created_at: string;
+  expires_at: string | null;
+  completed_at: string | null;
+}
+
 
 /** Always empty: GET /ready's write probe (migration 0013). */
 export interface StorageChecksTable {
@@ -658,12 +683,15 @@ export interface Database {
   recipe_versions: RecipeVersionsTable;
   jobs: JobsTable;
   job_lines: JobLinesTable;
+  workflow_tasks: WorkflowTasksTable;
 }
 
 /** The database handle or an open transaction: stores accept either. */
 export type Db = Kysely<Database> | Transaction<Database>;
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
+export type WorkflowTaskRow = Selectable<WorkflowTasksTable>;
+export type NewWorkflowTask = Insertable<WorkflowTasksTable>;
 export type EnvironmentRow = Selectable<EnvironmentsTable>;
 export type FolderRow = Selectable<FoldersTable>;
 export type NewFolder = Insertable<FoldersTable>;

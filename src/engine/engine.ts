@@ -23,6 +23,11 @@ import { createJsSandbox } from './sandbox/js-sandbox.ts';
 import { Schedules } from './schedules.ts';
 import { engineSettings, type EngineOptions } from './settings.ts';
 import { evaluateTriggerInput, validateRecipe, type Validation } from './validate.ts';
+import { cancelWaitingJob, dueTasks, openTaskOfJob, endOpenTask } from '../api/workflow_tasks/workflow_tasks.store.ts';
+import { endTask, taskOutput } from '../api/workflow_tasks/workflow_tasks.service.ts';
+
+/** Open tasks expired per pass of the expiry timer. */
+const EXPIRY_BATCH = 100;
 
 export type { ApiCallOutcome, EngineOptions, EnqueueMeta, Validation };
 
@@ -63,8 +68,12 @@ export interface RecipeEngine {
   pollNow(recipeId: number): Promise<boolean>;
   /** Run a finished job again: a new job of the same trigger event, is_repeat, with the original's handle. */
   repeatJob(row: RecipeRow, original: JobRow): Promise<string | null>;
-  /** Cancel a pending job: a queued one at once; a running one before its next step. */
+  /** Cancel a pending job: a queued one (or one waiting for a workflow task) at once; a running one before its next step. */
   cancelJob(row: RecipeRow, job: JobRow): Promise<'canceled' | 'canceling' | 'not_pending'>;
+  /** A workflow task ended and its job was queued again: count it and wake the dispatcher. */
+  taskEnded(recipeId: number): void;
+  /** End the open workflow tasks whose time is up (expired); their jobs go on. The engine's timer calls it. */
+  expireDueTasks(): Promise<number>;
 }
 
 export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): RecipeEngine {
@@ -104,6 +113,36 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     },
   });
 
+  let expiryTimer: NodeJS.Timeout | undefined;
+  let expiring = false;
+
+  /** A task ended and its job is queued again: it counts in the backlog until it ends. */
+  function taskEnded(recipeId: number): void {
+    void findRecipeById(ctx.db, recipeId).then((row) => {
+      if (!row) return;
+      queue.backlog.add(row);
+      queue.kick();
+    }, (error: unknown) => ctx.log.error({ err: error, recipe_id: recipeId }, 'could not wake the job of a workflow task'));
+  }
+
+  async function expireDueTasks(): Promise<number> {
+    if (expiring) return 0;
+    expiring = true;
+    try {
+      const at = toStored(ctx.clock.now());
+      let expired = 0;
+      for (const task of await dueTasks(ctx.db, at, EXPIRY_BATCH)) {
+        if (await endTask(ctx.db, task, 'expired', taskOutput(task, 'expired', at), null, at)) {
+          expired++;
+          taskEnded(task.recipe_id);
+        }
+      }
+      return expired;
+    } finally {
+      expiring = false;
+    }
+  }
+
   // Deleted recipes (alone or with their folder or project) leave the cache and the backlog counts.
   const offDeleted = ctx.notifier.subscribe('recipes.deleted', ({ recipeIds }) => {
     for (const recipeId of recipeIds) {
@@ -138,6 +177,10 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
         if (row) await armTrigger(row).catch((error: unknown) => ctx.log.error({ err: error, recipe_id: id }, 'could not resume the trigger of a running recipe'));
       }
       queue.startPolling();
+      expiryTimer = setInterval(() => {
+        void expireDueTasks().catch((error: unknown) => ctx.log.error({ err: error }, 'could not expire workflow tasks'));
+      }, Math.max(settings.pollMs, 1000));
+      expiryTimer.unref();
       queue.kick();
     },
     async close(timeoutMs = 10_000) {
@@ -145,6 +188,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       offDeleted();
       await subscriptions.close();
       queue.stopPolling();
+      if (expiryTimer) clearInterval(expiryTimer);
       schedules.clearTimer();
       // Until no job runs (a job launched while the first ones ended is waited for too).
       let timedOut = false;
@@ -209,7 +253,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
           queue.backlog.remove(row.id);
           const message = 'the job was canceled before it ran';
           queue.settle(job.handle, {
-            status: 'failed', error: `Canceled: ${message}`, lines: [], linesDropped: 0, taskCount: 0, end: null,
+            status: 'failed', error: `Canceled: ${message}`, lines: [], linesDropped: 0, taskCount: 0, end: null, firstSeq: 0,
             errorParts: { adapter: 'workato', error_type: 'Canceled', message, error_at: new Date(settings.now()).toISOString(), input: '<redacted>', inner_message: null },
           });
           return 'canceled';
@@ -223,8 +267,24 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
         cancelRequests.add(job.handle);
         return 'canceling';
       }
+      if (job.status === 'waiting') {
+        // The job and its open task end together; a task completed meanwhile queued the job again.
+        const at = toStored(ctx.clock.now());
+        const canceled = await ctx.db.transaction().execute(async (trx) => {
+          if (!(await cancelWaitingJob(trx, job.id, at))) return false;
+          const task = await openTaskOfJob(trx, job.id);
+          if (task) await endOpenTask(trx, task.id, { status: 'canceled', result: JSON.stringify(taskOutput(task, 'canceled', at)), completed_by: null, completed_at: at });
+          await countFailedJob(trx, row.id);
+          return true;
+        });
+        if (canceled) return 'canceled';
+        const now = await findJobById(ctx.db, job.id);
+        return now.status === 'queued' ? this.cancelJob(row, now) : now.status === 'running' ? this.cancelJob(row, now) : 'not_pending';
+      }
       return 'not_pending';
     },
+    taskEnded,
+    expireDueTasks,
     async runTestJob(row, triggerOutput, mode) {
       if (lifecycle.closing) throw new Error('the engine is closing');
       const handle = newJobHandle();

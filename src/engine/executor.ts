@@ -5,11 +5,11 @@ import type { ServiceContext } from '../context.ts';
 import { type CompiledRecipe, type CompiledStep, type Keyword } from './compile.ts';
 import { testCondition } from './conditions.ts';
 import { lookupForFormula } from './connectors/lookup_table.ts';
-import { EndJob, StepError, type ConnectionValues, type EngineLimits, type RecipeRef, type StepContext } from './connectors/types.ts';
+import { EndJob, StepError, SuspendJob, type ConnectionValues, type EngineLimits, type RecipeRef, type StepContext } from './connectors/types.ts';
 import { listKey, type Pill } from './datapills.ts';
 import { FormulaError } from './formula/errors.ts';
 import { Budget, type Limits } from './formula/env.ts';
-import { hashGet, isHash, newHash, toPlain, toRubyString, type Hash, type Value } from './formula/values.ts';
+import { fromPlain, hashGet, isHash, newHash, toPlain, toRubyString, type Hash, type Value } from './formula/values.ts';
 import { evaluateInput, type InputEnv } from './inputs.ts';
 import { coerceHash } from './schema.ts';
 
@@ -45,6 +45,40 @@ export interface JobOutcome {
   taskCount: number;
   /** Set when the job ended through return_response / return_result, with what it returned. */
   end: { kind: 'response' | 'result'; value: Value } | null;
+  /** The sequence number of the first of `lines` (lines before it were stored when the job stopped at a task). */
+  firstSeq: number;
+}
+
+/** What a step produced, as kept in a checkpoint: its output, or the error it failed with. */
+export type RecordedOutcome = { o: unknown } | { e: { type: string; message: string; inner: string | null } };
+
+/**
+ * Where a job stopped at a workflow task: the outcomes of the action steps that ran before it, in
+ * the order they ran (steps of job-memory connectors such as variables are run again instead), and
+ * the counts of what was recorded. The job is resumed by running it again from the start with
+ * these outcomes in place of the steps (src/engine/README.md, "Workflow tasks").
+ */
+export interface Checkpoint {
+  outcomes: RecordedOutcome[];
+  lineCount: number;
+  linesDropped: number;
+  taskCount: number;
+}
+
+/** A job that stopped at a workflow task: the task to create and the checkpoint to resume from. */
+export interface JobSuspension {
+  status: 'waiting';
+  step: number;
+  task: SuspendJob['task'];
+  checkpoint: Checkpoint;
+  lines: LineRecord[];
+  firstSeq: number;
+}
+
+/** A job resumed from a checkpoint: its outcomes, then the outcome of the task step it stopped at. */
+export interface Resume {
+  checkpoint: Checkpoint;
+  taskOutcome: RecordedOutcome;
 }
 
 export interface JobSpec {
@@ -71,6 +105,8 @@ export interface JobSpec {
   canceled?: () => boolean;
   /** Sandboxes for code steps. */
   sandboxes?: StepContext['sandboxes'];
+  /** Run again from a checkpoint (a job that waited for a workflow task). */
+  resume?: Resume;
 }
 
 /** A cancel request seen between steps: ends the job; `try` does not catch it. */
@@ -131,8 +167,35 @@ class Run {
   pass: number | null = null;
   /** Answers of `lookup()` during one `evaluate`; null outside one (a trigger filter). */
   lookups: Map<string, Hash | null> | null = null;
+  /** Outcomes of the action steps so far, in order (the checkpoint when the job stops at a task). */
+  readonly outcomes: RecordedOutcome[] = [];
+  /** The outcomes to replay (resume), and how many were replayed. */
+  readonly replay: RecordedOutcome[] | null;
+  replayed = 0;
+  readonly firstSeq: number;
   constructor(spec: JobSpec) {
     this.spec = spec;
+    const resume = spec.resume;
+    this.replay = resume ? [...resume.checkpoint.outcomes, resume.taskOutcome] : null;
+    this.firstSeq = resume ? resume.checkpoint.lineCount : 0;
+    if (resume) {
+      this.linesDropped = resume.checkpoint.linesDropped;
+      this.taskCount = resume.checkpoint.taskCount;
+    }
+  }
+
+  /**
+   * Replaying: the steps before the task step the job resumes at. They were recorded when they
+   * ran; now they give their recorded outcome, record no line and count no task.
+   */
+  get quiet(): boolean {
+    return this.replay !== null && this.replayed < this.replay.length;
+  }
+
+  /** The recorded outcome of the next action step while replaying; undefined once live. */
+  nextReplayed(): RecordedOutcome | undefined {
+    if (!this.quiet) return undefined;
+    return (this.replay as RecordedOutcome[])[this.replayed++];
   }
 
   env(): InputEnv {
@@ -202,7 +265,8 @@ class Run {
   }
 
   record(step: CompiledStep, adapter: string, operation: string, started: number, input: Value | undefined, output: Value | undefined, error: string | null): void {
-    if (this.lines.length >= MAX_RECORDED_LINES) {
+    if (this.quiet) return;
+    if (this.firstSeq + this.lines.length >= MAX_RECORDED_LINES) {
       this.linesDropped++;
       return;
     }
@@ -277,6 +341,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
   const operation = step.name ?? 'action';
   const action = step.action;
   let input: Value | undefined;
+  let replayed: RecordedOutcome | undefined;
   try {
     const evaluated = await run.evaluate(() => evaluateInput(step.input, run.env()));
     input = isHash(evaluated) ? coerceHash(evaluated, step.inputSchema) : newHash();
@@ -294,8 +359,14 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
     };
     const test = run.spec.test;
     const mock = test ? (step.as !== null ? test.mocks.get(step.as) : undefined) ?? test.mocks.get(`#${step.number}`) : undefined;
+    // Steps that only touch the job's memory (variables) run again when a job is resumed; others
+    // give the outcome they had (their effects happened once).
+    replayed = step.connector?.jobMemoryOnly ? undefined : run.nextReplayed();
     let output: Value;
-    if (mock) {
+    if (replayed) {
+      if ('e' in replayed) throw new StepError(replayed.e.type, replayed.e.message, replayed.e.inner);
+      output = fromPlain(replayed.o);
+    } else if (mock) {
       if ('error' in mock) throw new StepError(mock.error.type, mock.error.message);
       output = mock.output;
     } else {
@@ -305,16 +376,23 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       if (!action) throw new StepError('Bad request', `no action ${operation} in ${adapter}`);
       output = await action.run(input as Hash, sc);
     }
-    run.taskCount++;
+    if (!step.connector?.jobMemoryOnly) run.outcomes.push(replayed ?? { o: toPlain(output) });
+    if (!run.quiet) run.taskCount++;
     if (step.as !== null) run.outputs.set(step.as, output);
     run.record(step, adapter, operation, started, input, output, null);
   } catch (error) {
+    if (error instanceof SuspendJob) {
+      error.step = step.number;
+      throw error;
+    }
     if (error instanceof EndJob) {
       run.taskCount++;
       run.record(step, adapter, operation, started, input, error.value, null);
       throw error;
     }
     const failure = asFailure(step, adapter, error);
+    // A step whose input was evaluated has an outcome (a failed evaluation happens again on replay).
+    if (input !== undefined && !step.connector?.jobMemoryOnly) run.outcomes.push(replayed ?? { e: { type: failure.errorType, message: failure.message, inner: failure.inner } });
     if (failure.errorType === 'Internal error') run.spec.ctx.log.error({ err: error, recipe_id: run.spec.recipe.id, job_id: run.spec.handle, step: step.number }, 'recipe step failed unexpectedly');
     run.record(step, adapter, operation, started, input, undefined, failure.message);
     throw failure;
@@ -405,7 +483,7 @@ const HANDLERS: Record<Keyword, Handler> = {
       } catch (error) {
         if (!(error instanceof StepFailure)) throw error;
         if (attempt < retries) {
-          if (interval > 0) await run.spec.sleep(interval * 1000);
+          if (interval > 0 && !run.quiet) await run.spec.sleep(interval * 1000);
           continue;
         }
         const catchStep = step.catchStep;
@@ -442,19 +520,25 @@ function chunk<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-export async function runJob(spec: JobSpec): Promise<JobOutcome> {
+export async function runJob(spec: JobSpec): Promise<JobOutcome | JobSuspension> {
   const run = new Run(spec);
   const trigger = spec.compiled.trigger;
   const triggerStarted = spec.now();
   if (trigger.as !== null) run.outputs.set(trigger.as, spec.triggerOutput);
   run.record(trigger, trigger.provider ?? 'workato', trigger.name ?? 'trigger', triggerStarted, undefined, spec.triggerOutput, null);
   const done = (status: 'succeeded' | 'failed', error: string | null, parts: JobOutcome['errorParts'], end: JobOutcome['end'] = null): JobOutcome => ({
-    status, error, errorParts: parts, lines: run.lines, linesDropped: run.linesDropped, taskCount: run.taskCount, end,
+    status, error, errorParts: parts, lines: run.lines, linesDropped: run.linesDropped, taskCount: run.taskCount, end, firstSeq: run.firstSeq,
   });
   try {
     await HANDLERS.trigger(trigger, run);
     return done('succeeded', null, null);
   } catch (error) {
+    if (error instanceof SuspendJob) {
+      return {
+        status: 'waiting', step: error.step, task: error.task, lines: run.lines, firstSeq: run.firstSeq,
+        checkpoint: { outcomes: run.outcomes, lineCount: run.firstSeq + run.lines.length, linesDropped: run.linesDropped, taskCount: run.taskCount },
+      };
+    }
     const at = new Date(spec.now()).toISOString();
     if (error instanceof EndJob) return done('succeeded', null, null, { kind: error.kind, value: error.value });
     if (error instanceof CancelJob) {

@@ -9,7 +9,9 @@ import { resolveSlot } from './connection-slots.ts';
 import { StepError, type CallOutcome, type ConnectionValues, type RecipeRef } from './connectors/types.ts';
 import type { EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
 import type { EngineEventBus } from './events.ts';
-import { runJob, type JobOutcome, type TestMode } from './executor.ts';
+import { runJob, type Checkpoint, type JobOutcome, type JobSuspension, type Resume, type TestMode } from './executor.ts';
+import type { CompiledRecipe } from './compile.ts';
+import { insertTask, latestTaskOfJob, markJobWaiting } from '../api/workflow_tasks/workflow_tasks.store.ts';
 import { fromPlain, newHash, type Hash, type Value } from './formula/values.ts';
 import { outputOf } from './queue.ts';
 import type { RecipeCache } from './recipe-cache.ts';
@@ -20,6 +22,18 @@ import { storageFailureOf } from '../db/dialect.ts';
 
 /** How often the end of a job is written again while the storage refuses writes. */
 const RECORD_RETRY_MS = 1000;
+
+const usesTasksMemo = new WeakMap<CompiledRecipe, boolean>();
+
+/** Whether a recipe has workflow task steps (only its jobs can have a checkpoint to resume from). */
+function usesTasks(recipe: CompiledRecipe): boolean {
+  let uses = usesTasksMemo.get(recipe);
+  if (uses === undefined) {
+    uses = [...recipe.steps.values()].some((step) => step.provider === 'workato_workflow_task');
+    usesTasksMemo.set(recipe, uses);
+  }
+  return uses;
+}
 
 export interface JobRunnerDeps {
   ctx: ServiceContext;
@@ -77,7 +91,8 @@ export class JobRunner {
       const scope = { workspaceId: row.workspace_id, environmentId: row.environment_id };
       const connections = new Map<string, Promise<ConnectionValues | null>>();
       const ref: RecipeRef = { id: row.id, name: row.name, ...scope };
-      outcome = await runJob({
+      const resume = test ? undefined : await this.#resumePoint(job, recipe);
+      const result = await runJob({
         ctx,
         recipe: ref,
         compiled: recipe,
@@ -109,7 +124,13 @@ export class JobRunner {
         ...(test ? { test: test.mode } : {}),
         canceled: () => this.#deps.isCanceled(job.handle),
         sandboxes: this.#deps.sandboxes,
+        ...(resume ? { resume } : {}),
       });
+      if (result.status === 'waiting') {
+        await this.#suspend(job, row, result);
+        return undefined;
+      }
+      outcome = result;
     }
     try {
       await this.#recordOnceWritable(job, row, outcome);
@@ -120,6 +141,42 @@ export class JobRunner {
     if (outcome.status === 'succeeded') events.emit('job.succeeded', { recipeId: job.recipe_id, jobId: job.handle, durationMs });
     else events.emit('job.failed', { recipeId: job.recipe_id, jobId: job.handle, durationMs, error: outcome.error ?? '', interrupted: false });
     return outcome;
+  }
+
+  /** The checkpoint of a job whose workflow task ended: it runs again from there. */
+  async #resumePoint(job: JobRow, recipe: CompiledRecipe): Promise<Resume | undefined> {
+    if (!usesTasks(recipe)) return undefined;
+    const task = await latestTaskOfJob(this.#deps.ctx.db, job.id);
+    if (!task || task.status === 'open' || task.result === null) return undefined;
+    return { checkpoint: JSON.parse(task.checkpoint) as Checkpoint, taskOutcome: { o: JSON.parse(task.result) as unknown } };
+  }
+
+  /**
+   * The job stopped at a workflow task: its lines so far, the task (with the checkpoint) and the
+   * job's `waiting` status in one transaction. It holds no worker from here on.
+   */
+  async #suspend(job: JobRow, row: RecipeRow, suspension: JobSuspension): Promise<void> {
+    const { ctx } = this.#deps;
+    const lines = this.#lineRows(job, suspension.lines, suspension.firstSeq);
+    const { task } = suspension;
+    await ctx.groupCommit.run(async (trx) => {
+      await insertLines(trx, lines);
+      await insertTask(trx, {
+        workspace_id: row.workspace_id, environment_id: row.environment_id, recipe_id: row.id, job_id: job.id, step_number: suspension.step,
+        name: task.name, assignee: task.assignee, record_id: task.recordId, status: 'open', task_type: task.taskType,
+        form_fields: JSON.stringify(task.formFields), checkpoint: JSON.stringify(suspension.checkpoint), result: null, completed_by: null,
+        created_at: toStored(ctx.clock.now()), expires_at: task.expiresAt, completed_at: null,
+      });
+      await markJobWaiting(trx, job.id, suspension.checkpoint.taskCount);
+    });
+  }
+
+  #lineRows(job: JobRow, lines: JobOutcome['lines'], firstSeq: number): JobLineRow[] {
+    return lines.map((line, i) => ({
+      job_id: job.id, seq: firstSeq + i, recipe_line_number: line.recipe_line_number, adapter_name: line.adapter_name.slice(0, 100), adapter_operation: line.adapter_operation.slice(0, 100),
+      pass: line.pass, input: line.input, output: line.output, error: line.error, mask_data: line.mask_data ? 1 : 0,
+      started_at: this.#isoAt(line.started_at), completed_at: this.#isoAt(line.completed_at),
+    }));
   }
 
   #sleep(ms: number): Promise<void> {
@@ -148,7 +205,7 @@ export class JobRunner {
 
   #failedOutcome(type: string, message: string): JobOutcome {
     return {
-      status: 'failed', error: `${type}: ${message}`, lines: [], linesDropped: 0, taskCount: 0, end: null,
+      status: 'failed', error: `${type}: ${message}`, lines: [], linesDropped: 0, taskCount: 0, end: null, firstSeq: 0,
       errorParts: { adapter: 'workato', error_type: type, message, error_at: new Date(this.#deps.settings.now()).toISOString(), input: '<redacted>', inner_message: null },
     };
   }
@@ -175,11 +232,7 @@ export class JobRunner {
   async #record(job: JobRow, row: RecipeRow, outcome: JobOutcome): Promise<void> {
     const { ctx } = this.#deps;
     const completed = toStored(ctx.clock.now());
-    const lines: JobLineRow[] = outcome.lines.map((line, seq) => ({
-      job_id: job.id, seq, recipe_line_number: line.recipe_line_number, adapter_name: line.adapter_name.slice(0, 100), adapter_operation: line.adapter_operation.slice(0, 100),
-      pass: line.pass, input: line.input, output: line.output, error: line.error, mask_data: line.mask_data ? 1 : 0,
-      started_at: this.#isoAt(line.started_at), completed_at: this.#isoAt(line.completed_at),
-    }));
+    const lines = this.#lineRows(job, outcome.lines, outcome.firstSeq);
     await ctx.groupCommit.run(async (trx) => {
       await insertLines(trx, lines);
       await finishJob(trx, job.id, {

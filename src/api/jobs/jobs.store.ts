@@ -17,12 +17,12 @@ export function newJobHandle(): string {
 }
 
 export function apiStatus(state: JobState): ApiJobStatus {
-  if (state === 'queued' || state === 'running') return 'pending';
+  if (state === 'queued' || state === 'running' || state === 'waiting') return 'pending';
   return state === 'succeeded' ? 'succeeded' : 'failed';
 }
 
 function statesFor(status: ApiJobStatus): JobState[] {
-  return status === 'pending' ? ['queued', 'running'] : status === 'succeeded' ? ['succeeded'] : ['failed', 'canceled'];
+  return status === 'pending' ? ['queued', 'running', 'waiting'] : status === 'succeeded' ? ['succeeded'] : ['failed', 'canceled'];
 }
 
 export type NewJob = Omit<JobRow, 'id'>;
@@ -247,7 +247,7 @@ export async function jobCounters(db: Db, recipeId: number): Promise<JobCounters
     .select((eb) => [
       'r.job_succeeded_count',
       'r.job_failed_count',
-      eb.selectFrom('jobs as j').select((e) => e.fn.countAll<number>().as('n')).where('j.status', 'in', ['queued', 'running']).whereRef('j.recipe_id', '=', 'r.id').as('pending'),
+      eb.selectFrom('jobs as j').select((e) => e.fn.countAll<number>().as('n')).where('j.status', 'in', ['queued', 'running', 'waiting']).whereRef('j.recipe_id', '=', 'r.id').as('pending'),
     ])
     .where('r.id', '=', recipeId)
     .executeTakeFirstOrThrow();
@@ -390,7 +390,7 @@ export async function cancelQueuedJob(db: Db, id: number, now: string): Promise<
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Pending (queued or running) jobs of a recipe, oldest first. */
+/** Pending (queued, running or waiting for a workflow task) jobs of a recipe, oldest first. */
 export async function pendingJobsOf(db: Db, recipeId: number, limit: number): Promise<JobRow[]> {
-  return db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId).where('status', 'in', ['queued', 'running']).orderBy('id').limit(limit).execute();
+  return db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId).where('status', 'in', ['queued', 'running', 'waiting']).orderBy('id').limit(limit).execute();
 }

@@ -13,6 +13,7 @@ import { workatoWebhooks } from './workato_webhooks.ts';
 import { workatoApiPlatform } from './workato_api_platform.ts';
 import { workatoRecipeFunction } from './workato_recipe_function.ts';
 import { workatoPubSub } from './workato_pub_sub.ts';
+import { workatoWorkflowTask } from './workato_workflow_task.ts';
 
 export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, Connector>, {
@@ -30,5 +31,6 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     workato_api_platform: workatoApiPlatform,
     workato_recipe_function: workatoRecipeFunction,
     workato_pub_sub: workatoPubSub,
+    workato_workflow_task: workatoWorkflowTask,
   }),
 );

@@ -37,6 +37,40 @@ export class EndJob extends Error {
   }
 }
 
+/** A field of a workflow task's form. */
+export interface TaskFormField {
+  name: string;
+  label: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  optional: boolean;
+}
+
+/** The task a workflow task step creates. */
+export interface TaskSpec {
+  name: string;
+  assignee: string | null;
+  recordId: string | null;
+  taskType: 'approval' | 'form';
+  formFields: TaskFormField[];
+  /** When the task expires (ISO), or null: it waits until completed or canceled. */
+  expiresAt: string | null;
+}
+
+/**
+ * Thrown by a workflow task step: the job stops here and waits for the task (it holds no worker
+ * meanwhile); when the task ends, the job runs again from its checkpoint (executor.ts).
+ */
+export class SuspendJob extends Error {
+  override name = 'SuspendJob';
+  readonly task: TaskSpec;
+  /** The number of the step that stopped the job (set by the executor). */
+  step = 0;
+  constructor(task: TaskSpec) {
+    super('the job waits for a workflow task');
+    this.task = task;
+  }
+}
+
 /** What a synchronous recipe-function call gives back. */
 export interface CallOutcome {
   recipeId: number;
@@ -117,6 +151,8 @@ export interface Connector {
   needsConnection: boolean;
   /** Its actions reach a system outside Switchboard (HTTP, e-mail, other recipes' jobs): a test case must mock them. */
   reachesOutside: boolean;
+  /** Its actions only change the job's memory (variables): a resumed job runs them again rather than replaying their outcome. */
+  jobMemoryOnly?: boolean;
   triggers: Record<string, TriggerDef>;
   actions: Record<string, ActionDef>;
 }

@@ -93,6 +93,7 @@ export const workatoVariable: Connector = {
   title: 'Variables by Workato',
   needsConnection: false,
   reachesOutside: false,
+  jobMemoryOnly: true,
   triggers: {},
   actions: {
     declare_variable: {
