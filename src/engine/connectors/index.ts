@@ -14,6 +14,7 @@ import { workatoApiPlatform } from './workato_api_platform.ts';
 import { workatoRecipeFunction } from './workato_recipe_function.ts';
 import { workatoPubSub } from './workato_pub_sub.ts';
 import { workatoWorkflowTask } from './workato_workflow_task.ts';
+import { workatoTemplate } from './workato_template.ts';
 
 export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, Connector>, {
@@ -32,5 +33,6 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     workato_recipe_function: workatoRecipeFunction,
     workato_pub_sub: workatoPubSub,
     workato_workflow_task: workatoWorkflowTask,
+    workato_template: workatoTemplate,
   }),
 );
