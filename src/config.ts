@@ -45,6 +45,8 @@ export interface Config {
   readonly lookupTableMaxRows: number;
   readonly jobBacklogPerRecipe: number;
   readonly jobBacklogPerWorkspace: number;
+  /** How often polling triggers (rest/new_poll_event) poll, in seconds. */
+  readonly triggerPollSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -62,7 +64,7 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'PUBLIC_BASE_URL', 'PUBLIC_AUTH_URL', 'PUBLIC_EVENT_STREAMS_URL', 'EVENT_STREAMS_PORT', 'BODY_LIMIT_BYTES', 'RECIPE_BODY_LIMIT_BYTES', 'TRUST_PROXY', 'SQLITE_SYNCHRONOUS',
   'SHUTDOWN_TIMEOUT_MS', 'EVENT_STREAMS_SWEEP_INTERVAL_MS', 'SECRETS_CACHE_TTL_SECONDS', 'SECRETS_ENV_PREFIX', 'SECRETS_DIR',
   'PUBLIC_GATEWAY_URL', 'GATEWAY_MAX_BODY_BYTES', 'GATEWAY_MAX_RESPONSE_BYTES', 'GATEWAY_TIMEOUT_MS', 'LOOKUP_TABLE_MAX_ROWS',
-  'SMTP_URL', 'SMTP_FROM', 'JOB_BACKLOG_PER_RECIPE', 'JOB_BACKLOG_PER_WORKSPACE',
+  'SMTP_URL', 'SMTP_FROM', 'JOB_BACKLOG_PER_RECIPE', 'JOB_BACKLOG_PER_WORKSPACE', 'TRIGGER_POLL_SECONDS',
   'JOB_RETENTION_HOURS', 'JOBS_SWEEP_INTERVAL_MS', 'PACKAGE_MAX_BYTES', 'PACKAGE_MAX_UNCOMPRESSED_BYTES', 'PACKAGE_RETENTION_HOURS', 'SWITCHBOARD_TOKEN',
 ];
 
@@ -179,6 +181,8 @@ export function loadConfig(env: Env = process.env): Config {
     jobBacklogPerRecipe: intSetting(env, 'JOB_BACKLOG_PER_RECIPE', 500, 1, 10_000_000),
     // Pending jobs the recipes of one workspace may hold together (the vendor's queue size).
     jobBacklogPerWorkspace: intSetting(env, 'JOB_BACKLOG_PER_WORKSPACE', 10_000, 1, 100_000_000),
+    // Polling triggers poll every 5 minutes, the vendor's default (contract 20 §11).
+    triggerPollSeconds: intSetting(env, 'TRIGGER_POLL_SECONDS', 300, 1, 30 * 86_400),
   });
 }
 

@@ -21,6 +21,7 @@ import { recoverInterruptedJobs } from './recovery.ts';
 import { JobRunner } from './run-job.ts';
 import { createJsSandbox } from './sandbox/js-sandbox.ts';
 import { Schedules } from './schedules.ts';
+import { Polls } from './polls.ts';
 import { engineSettings, type EngineOptions } from './settings.ts';
 import { evaluateTriggerInput, validateRecipe, type Validation } from './validate.ts';
 import { cancelWaitingJob, dueTasks, openTaskOfJob, endOpenTask } from '../api/workflow_tasks/workflow_tasks.store.ts';
@@ -101,6 +102,8 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     sandboxes,
   });
   const schedules = new Schedules({ ctx, settings, events, queue, lifecycle });
+  // Polling triggers: one timer per running recipe, the cursor in its trigger_closure.
+  const polls = new Polls({ ctx, settings, cache, events, queue, lifecycle });
   // Topic triggers: one subscription per running recipe, woken by event_topic.published.
   const subscriptions = createTopicSubscriptions({
     ctx,
@@ -155,7 +158,9 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   async function armTrigger(row: RecipeRow): Promise<void> {
     schedules.disarm(row.id);
     subscriptions.disarm(row.id);
+    polls.disarm(row.id);
     const { recipe } = cache.compiledFor(row);
+    if (recipe && recipe.trigger.trigger?.kind === 'poll') return polls.arm(row, evaluateTriggerInput(settings, recipe.trigger));
     if (recipe && recipe.trigger.trigger?.kind === 'topic') {
       const input = evaluateTriggerInput(settings, recipe.trigger);
       const size = recipe.trigger.name === 'batch_subscribe_to_topic' ? batchSizeOf(input) : null;
@@ -187,6 +192,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       lifecycle.closing = true;
       offDeleted();
       await subscriptions.close();
+      await polls.close();
       queue.stopPolling();
       if (expiryTimer) clearInterval(expiryTimer);
       schedules.clearTimer();
@@ -210,6 +216,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     recipeStopped(recipeId) {
       cache.forget(recipeId);
       subscriptions.disarm(recipeId);
+      polls.disarm(recipeId);
       schedules.disarm(recipeId);
       schedules.armTimer();
       events.emit('recipe.stopped', { recipeId });
@@ -228,7 +235,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     async idle(timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        if (!subscriptions.busy() && (await countQueued(ctx.db)) === 0 && queue.total === 0 && !subscriptions.busy()) return;
+        if (!subscriptions.busy() && !polls.busy() && (await countQueued(ctx.db)) === 0 && queue.total === 0 && !subscriptions.busy()) return;
         if (Date.now() > deadline) throw new Error('the engine did not become idle in time');
         queue.kick();
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -238,7 +245,11 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     useEventStreams(runtime) {
       runner.eventStreams = runtime;
     },
-    pollNow: (recipeId) => schedules.fireNow(recipeId),
+    async pollNow(recipeId) {
+      if (!polls.has(recipeId)) return schedules.fireNow(recipeId);
+      await polls.poll(recipeId);
+      return true;
+    },
     async repeatJob(row, original) {
       return queue.enqueue(row, fromPlain(JSON.parse(original.trigger_output)) as Hash, { masterJobHandle: original.handle });
     },

@@ -125,6 +125,22 @@ export class JobQueue {
     return { handle, queued: true };
   }
 
+  /** A poll of the recipe's trigger failed: a failed job with is_poll_error and the trigger's error (20 §12.7). */
+  async storePollError(db: Db, row: RecipeRow, errorType: string, message: string): Promise<string> {
+    const { ctx } = this.#deps;
+    const handle = newJobHandle();
+    const stamp = toStored(ctx.clock.now());
+    const error = `Trigger error: ${message}`.slice(0, 10_000);
+    await insertJob(db, {
+      recipe_id: row.id, handle, status: 'failed', title: error.slice(0, 1000), trigger_output: 'null', error,
+      error_parts: JSON.stringify({ adapter: row.trigger_application, error_type: errorType, message, error_id: randomUUID(), error_at: stamp, input: '<redacted>', inner_message: null }),
+      is_poll_error: 1, is_repeat: 0, is_test: 0, master_job_handle: null, calling_recipe_id: null, calling_job_handle: null, root_recipe_id: null, root_job_handle: null,
+      task_count: 0, created_at: stamp, started_at: stamp, completed_at: stamp,
+    });
+    await countFailedJob(db, row.id);
+    return handle;
+  }
+
   /**
    * Store a job through the group commit; resolves once it is committed. With `admit`, the job's
    * place in the backlog is taken first and the event refused (nothing stored) when there is none;

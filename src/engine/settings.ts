@@ -14,6 +14,8 @@ export interface EngineOptions {
   limits?: Partial<EngineLimits>;
   /** How often queued jobs are looked for besides the immediate wake-ups (ms). */
   pollMs?: number;
+  /** How often polling triggers poll (ms; default TRIGGER_POLL_SECONDS). */
+  triggerPollMs?: number;
 }
 
 /** What formulas evaluated outside a job's steps (trigger inputs, trigger filters) need. */
@@ -27,6 +29,8 @@ export interface EngineSettings extends FormulaSettings {
   workers: number;
   limits: EngineLimits;
   pollMs: number;
+  /** How often polling triggers (rest/new_poll_event) poll. */
+  triggerPollMs: number;
   /** Pending jobs beyond which webhooks and API calls are refused (JOB_BACKLOG_PER_RECIPE, JOB_BACKLOG_PER_WORKSPACE). */
   backlog: BacklogLimits;
 }
@@ -41,6 +45,7 @@ export function engineSettings(ctx: ServiceContext, options: EngineOptions): Eng
     formulaLimits: options.formulaLimits ?? DEFAULT_LIMITS,
     limits: { ...DEFAULT_ENGINE_LIMITS, ...options.limits },
     pollMs: options.pollMs ?? 1000,
+    triggerPollMs: options.triggerPollMs ?? ctx.config.triggerPollSeconds * 1000,
     backlog: { perRecipe: ctx.config.jobBacklogPerRecipe, perWorkspace: ctx.config.jobBacklogPerWorkspace },
     now: () => ctx.clock.now().getTime(),
   };

@@ -427,8 +427,8 @@ export function newRecipeState(author: { name: string; email: string }, now: str
   };
 }
 
-/** Triggers that keep a cursor (trigger_closure): schedules (last firing) and topic triggers (last message). */
-const CURSOR_TRIGGERS = new Set(['clock', 'scheduler', 'workato_pub_sub']);
+/** Triggers that keep a cursor (trigger_closure): schedules (last firing), topic triggers (last message), polling HTTP triggers (last record). */
+const CURSOR_TRIGGERS = new Set(['clock', 'scheduler', 'workato_pub_sub', 'rest', 'http']);
 
 /** Forget where the trigger got to (14 §12): a stopped recipe with a scheduled or topic trigger. */
 export async function resetTrigger(ctx: ServiceContext, caller: Caller, id: number): Promise<{ success: true }> {

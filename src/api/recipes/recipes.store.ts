@@ -192,6 +192,14 @@ export async function moveRunningTriggerClosure(db: Db, id: number, guard: strin
   return Number(moved.numUpdatedRows) === 1;
 }
 
+/** Move the trigger's state of a running recipe from `previous` (null: none yet) to `next`; false when it was stopped or moved meanwhile. */
+export async function moveRunningTriggerClosureFrom(db: Db, id: number, previous: string | null, next: string): Promise<boolean> {
+  let update = db.updateTable('recipes').set({ trigger_closure: next }).where('id', '=', id).where('running', '=', 1);
+  update = previous === null ? update.where('trigger_closure', 'is', null) : update.where('trigger_closure', '=', previous);
+  const done = await update.executeTakeFirst();
+  return Number(done.numUpdatedRows) === 1;
+}
+
 /** Set the trigger's state from `previous` (null: none yet) to `next`; false when it changed meanwhile. */
 export async function replaceTriggerClosure(db: Db, id: number, previous: string | null, next: string): Promise<boolean> {
   let update = db.updateTable('recipes').set({ trigger_closure: next }).where('id', '=', id);

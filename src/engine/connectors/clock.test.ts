@@ -143,11 +143,11 @@ describe('POST /api/recipes/:id/poll_now and /reset_trigger', () => {
     const hook = await createRecipe(t, numbered({ keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'h', input: {}, block: [] }));
     const reset = await t.call('POST', `/api/recipes/${hook}/reset_trigger`);
     assert.equal(reset.status, 400);
-    assert.equal(reset.body.message, 'reset_trigger applies to scheduled and topic triggers; this recipe is triggered by workato_webhooks');
+    assert.equal(reset.body.message, 'reset_trigger applies to scheduled, topic and polling triggers; this recipe is triggered by workato_webhooks');
     await startRecipe(t, hook);
     const poll = await t.call('POST', `/api/recipes/${hook}/poll_now`);
     assert.equal(poll.status, 400);
-    assert.equal(poll.body.message, 'poll_now applies to scheduled triggers; this recipe is triggered by workato_webhooks');
+    assert.equal(poll.body.message, 'poll_now applies to scheduled and polling triggers; this recipe is triggered by workato_webhooks');
     assert.equal((await t.call('POST', '/api/recipes/999999/poll_now')).status, 404);
     assert.equal((await t.call('POST', '/api/recipes/999999/reset_trigger')).status, 404);
   });

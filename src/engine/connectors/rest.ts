@@ -3,7 +3,7 @@
 // must be absolute. A non-2xx answer fails the step (message starting with the status code)
 // unless response.ignore_http_errors is true.
 import { request } from 'undici';
-import { StepError, type ActionDef, type Connector } from './types.ts';
+import { StepError, type ActionDef, type ConnectionValues, type Connector, type EngineLimits } from './types.ts';
 import { fromPlain, hashGet, isHash, jsonDepth, MAX_EVENT_DEPTH, newHash, toPlain, isTrue, toRubyString, type Hash, type Value } from '../formula/values.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
@@ -47,90 +47,107 @@ const makeRequest: ActionDef = {
   title: 'Send request',
   required: [{ path: 'request.url', label: 'Request/URL' }],
   async run(input, sc) {
-    const req = hashGet(input, 'request');
-    const requestInput: Hash = isHash(req) ? req : newHash();
-    const resp = hashGet(input, 'response');
-    const responseInput: Hash = isHash(resp) ? resp : newHash();
-    const method = toRubyString(hashGet(requestInput, 'method') ?? 'GET').toUpperCase() || 'GET';
-    if (!METHODS.includes(method)) throw new StepError('Bad request', `method must be one of ${METHODS.join(', ')}`);
-    const connection = await sc.connection();
-    const rawUrl = toRubyString(hashGet(requestInput, 'url')).trim();
-    let url: URL;
-    try {
-      if (connection?.rest) {
-        const base = connection.rest.baseUrl;
-        url = /^https?:\/\//i.test(rawUrl) ? new URL(rawUrl) : new URL(`${base.toString().replace(/\/+$/, '')}/${rawUrl.replace(/^\/+/, '')}`);
-      } else url = new URL(rawUrl);
-    } catch {
-      throw new StepError('Bad request', `${JSON.stringify(rawUrl).slice(0, 100)} is not an absolute URL (or a path under the connection's base URL)`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new StepError('Bad request', 'the URL must be http or https');
-    const query = hashGet(requestInput, 'query') ?? hashGet(requestInput, 'query_params');
-    if (isHash(query)) for (const key of Object.keys(query)) url.searchParams.append(key, toRubyString(query[key] as Value));
-    const headers = headersOf(hashGet(requestInput, 'headers'));
-    Object.assign(headers, connection?.rest?.headers ?? {});
-    const contentType = toRubyString(hashGet(requestInput, 'content_type') ?? 'json');
-    const body = method === 'GET' || method === 'HEAD' ? undefined : bodyOf(contentType, hashGet(requestInput, 'body'), headers);
-    const retries = IDEMPOTENT.has(method) && !isTrue(hashGet(input, 'disable_retries')) ? 1 : 0;
-
-    let attempt = 0;
-    for (;;) {
-      try {
-        const res = await request(url, {
-          method: method as 'GET',
-          headers,
-          body: body ?? null,
-          headersTimeout: sc.limits.httpTimeoutMs,
-          bodyTimeout: sc.limits.httpTimeoutMs,
-          maxRedirections: 0,
-        } as Parameters<typeof request>[1]);
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of res.body) {
-          size += (chunk as Buffer).length;
-          if (size > sc.limits.httpMaxResponseBytes) {
-            res.body.destroy();
-            throw new StepError('Response too large', `the response is larger than ${sc.limits.httpMaxResponseBytes} bytes`);
-          }
-          chunks.push(chunk as Buffer);
-        }
-        const text = Buffer.concat(chunks).toString('utf8');
-        const responseHeaders: Hash = newHash(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? null)]));
-        const outputType = toRubyString(hashGet(responseInput, 'output_type') ?? 'json');
-        let parsed: Value = text;
-        if (outputType === 'json' && text.trim() !== '' && jsonDepth(text) <= MAX_EVENT_DEPTH) {
-          try {
-            parsed = fromPlain(JSON.parse(text));
-          } catch {
-            parsed = text;
-          }
-        }
-        if ((res.statusCode < 200 || res.statusCode >= 300) && !isTrue(hashGet(responseInput, 'ignore_http_errors'))) {
-          const type = ERROR_TYPES[res.statusCode] ?? (res.statusCode >= 500 ? 'Server error' : `HTTP ${res.statusCode}`);
-          throw new StepError(type, `${res.statusCode} ${type}: ${text.slice(0, 500)}`, text.slice(0, 2000));
-        }
-        return newHash([['status_code', res.statusCode], ['statusCode', res.statusCode], ['headers', responseHeaders], ['body', parsed]]);
-      } catch (error) {
-        if (error instanceof StepError) throw error;
-        const code = (error as { code?: string }).code ?? '';
-        const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
-        if (timeout && attempt < retries) {
-          attempt++;
-          continue;
-        }
-        if (timeout) throw new StepError('Timeout', `no answer from ${url.host} within ${sc.limits.httpTimeoutMs} ms`);
-        throw new StepError('Connection error', `cannot reach ${url.host}: ${code || (error as Error).message}`);
-      }
-    }
+    return sendRequest(input, await sc.connection(), sc.limits);
   },
 };
+
+/** Send the request a step's (or a polling trigger's) input describes; its status, headers and body. */
+export async function sendRequest(input: Hash, connection: ConnectionValues | null, limits: Pick<EngineLimits, 'httpTimeoutMs' | 'httpMaxResponseBytes'>): Promise<Hash> {
+  const sc = { limits };
+  const req = hashGet(input, 'request');
+  const requestInput: Hash = isHash(req) ? req : newHash();
+  const resp = hashGet(input, 'response');
+  const responseInput: Hash = isHash(resp) ? resp : newHash();
+  const method = toRubyString(hashGet(requestInput, 'method') ?? 'GET').toUpperCase() || 'GET';
+  if (!METHODS.includes(method)) throw new StepError('Bad request', `method must be one of ${METHODS.join(', ')}`);
+  const rawUrl = toRubyString(hashGet(requestInput, 'url')).trim();
+  let url: URL;
+  try {
+    if (connection?.rest) {
+      const base = connection.rest.baseUrl;
+      url = /^https?:\/\//i.test(rawUrl) ? new URL(rawUrl) : new URL(`${base.toString().replace(/\/+$/, '')}/${rawUrl.replace(/^\/+/, '')}`);
+    } else url = new URL(rawUrl);
+  } catch {
+    throw new StepError('Bad request', `${JSON.stringify(rawUrl).slice(0, 100)} is not an absolute URL (or a path under the connection's base URL)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new StepError('Bad request', 'the URL must be http or https');
+  const query = hashGet(requestInput, 'query') ?? hashGet(requestInput, 'query_params');
+  if (isHash(query)) for (const key of Object.keys(query)) url.searchParams.append(key, toRubyString(query[key] as Value));
+  const headers = headersOf(hashGet(requestInput, 'headers'));
+  Object.assign(headers, connection?.rest?.headers ?? {});
+  const contentType = toRubyString(hashGet(requestInput, 'content_type') ?? 'json');
+  const body = method === 'GET' || method === 'HEAD' ? undefined : bodyOf(contentType, hashGet(requestInput, 'body'), headers);
+  const retries = IDEMPOTENT.has(method) && !isTrue(hashGet(input, 'disable_retries')) ? 1 : 0;
+
+  let attempt = 0;
+  for (;;) {
+    try {
+      const res = await request(url, {
+        method: method as 'GET',
+        headers,
+        body: body ?? null,
+        headersTimeout: sc.limits.httpTimeoutMs,
+        bodyTimeout: sc.limits.httpTimeoutMs,
+        maxRedirections: 0,
+      } as Parameters<typeof request>[1]);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > sc.limits.httpMaxResponseBytes) {
+          res.body.destroy();
+          throw new StepError('Response too large', `the response is larger than ${sc.limits.httpMaxResponseBytes} bytes`);
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const text = Buffer.concat(chunks).toString('utf8');
+      const responseHeaders: Hash = newHash(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? null)]));
+      const outputType = toRubyString(hashGet(responseInput, 'output_type') ?? 'json');
+      let parsed: Value = text;
+      if (outputType === 'json' && text.trim() !== '' && jsonDepth(text) <= MAX_EVENT_DEPTH) {
+        try {
+          parsed = fromPlain(JSON.parse(text));
+        } catch {
+          parsed = text;
+        }
+      }
+      if ((res.statusCode < 200 || res.statusCode >= 300) && !isTrue(hashGet(responseInput, 'ignore_http_errors'))) {
+        const type = ERROR_TYPES[res.statusCode] ?? (res.statusCode >= 500 ? 'Server error' : `HTTP ${res.statusCode}`);
+        throw new StepError(type, `${res.statusCode} ${type}: ${text.slice(0, 500)}`, text.slice(0, 2000));
+      }
+      return newHash([['status_code', res.statusCode], ['statusCode', res.statusCode], ['headers', responseHeaders], ['body', parsed]]);
+    } catch (error) {
+      if (error instanceof StepError) throw error;
+      const code = (error as { code?: string }).code ?? '';
+      const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
+      if (timeout && attempt < retries) {
+        attempt++;
+        continue;
+      }
+      if (timeout) throw new StepError('Timeout', `no answer from ${url.host} within ${sc.limits.httpTimeoutMs} ms`);
+      throw new StepError('Connection error', `cannot reach ${url.host}: ${code || (error as Error).message}`);
+    }
+  }
+}
 
 export const rest: Connector = {
   provider: 'rest',
   title: 'HTTP',
   needsConnection: false,
   reachesOutside: true,
-  triggers: {},
+  triggers: {
+    new_poll_event: {
+      title: 'New records (polling)',
+      kind: 'poll',
+      required: [{ path: 'request.url', label: 'Request/URL' }, { path: 'cursor_field', label: 'Cursor field' }],
+      check(input) {
+        const field = hashGet(input, 'cursor_field');
+        if (field !== null && field !== undefined && !/^[A-Za-z0-9_.-]{1,200}$/.test(toRubyString(field))) return [['Cursor field', field, 'must be a field name (letters, digits, _ . -)', 'cursor_field']];
+        return [];
+      },
+      output: (event) => event,
+    },
+  },
   actions: { make_request_v2: makeRequest, make_request: makeRequest },
 };
 

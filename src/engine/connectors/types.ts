@@ -130,7 +130,7 @@ export interface ActionDef {
   run(input: Hash, sc: StepContext): Promise<Value> | Value;
 }
 
-export type TriggerKind = 'schedule' | 'webhook' | 'api_request' | 'function_call' | 'topic';
+export type TriggerKind = 'schedule' | 'webhook' | 'api_request' | 'function_call' | 'topic' | 'poll';
 
 export interface TriggerDef {
   title: string;

@@ -1,0 +1,183 @@
+// Polling triggers of running recipes (rest/new_poll_event): every poll interval (and on
+// poll_now) the trigger's request is sent, the records of the answer newer than the cursor become
+// jobs, oldest first, and the cursor moves to the newest of them in the same transaction, guarded
+// by its previous value and by `running = 1`: a record is never stored twice nor skipped, whatever
+// stops or restarts. The cursor lives in the recipe's trigger_closure ({"cursor": value}), so it
+// survives restarts; reset_trigger clears it.
+import type { ServiceContext } from '../context.ts';
+import type { RecipeRow } from '../db/types.ts';
+import { findRecipeById, findTriggerClosure, moveRunningTriggerClosureFrom } from '../api/recipes/recipes.store.ts';
+import { resolveSlot } from './connection-slots.ts';
+import { sendRequest } from './connectors/rest.ts';
+import { StepError } from './connectors/types.ts';
+import type { EngineEventBus } from './events.ts';
+import { fromPlain, hashGet, isHash, newHash, toPlain, toRubyString, type Hash, type Value } from './formula/values.ts';
+import type { JobQueue, Lifecycle } from './queue.ts';
+import type { RecipeCache } from './recipe-cache.ts';
+import type { EngineSettings } from './settings.ts';
+
+/** Records turned into jobs per poll; the rest come at the next poll (the cursor moves only past those stored). */
+export const MAX_RECORDS_PER_POLL = 100;
+/** Records read from one answer. */
+const MAX_RECORDS_READ = 100_000;
+
+export interface PollDeps {
+  ctx: ServiceContext;
+  settings: EngineSettings;
+  cache: RecipeCache;
+  events: EngineEventBus;
+  queue: JobQueue;
+  lifecycle: Lifecycle;
+}
+
+type Cursor = string | number;
+
+interface Armed {
+  input: Hash;
+  timer: NodeJS.Timeout;
+}
+
+/** The value of a dotted path in a record. */
+function at(record: Value, path: string): Value {
+  let v: Value = record;
+  for (const key of path.split('.')) v = isHash(v) ? (hashGet(v, key) ?? null) : null;
+  return v;
+}
+
+/** Numbers compare as numbers, anything else as text (ISO timestamps sort as text). */
+function cursorOf(value: Value): Cursor | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && value !== '') return value;
+  return null;
+}
+
+function after(a: Cursor, b: Cursor): boolean {
+  if (typeof a === 'number' && typeof b === 'number') return a > b;
+  return String(a) > String(b);
+}
+
+/** The records of an answer: the list at `records_path` in the body, or the body when it is a list. */
+export function recordsOf(body: Value, recordsPath: string | null): Value[] {
+  const list = recordsPath ? at(body, recordsPath) : body;
+  if (!Array.isArray(list)) throw new StepError('Bad response', recordsPath ? `the answer has no list at ${recordsPath}` : 'the answer is not a list: name the list in records_path');
+  return list.slice(0, MAX_RECORDS_READ);
+}
+
+export class Polls {
+  readonly #deps: PollDeps;
+  readonly #armed = new Map<number, Armed>();
+  readonly #running = new Map<number, Promise<number>>();
+
+  constructor(deps: PollDeps) {
+    this.#deps = deps;
+  }
+
+  /** Start polling a running recipe's trigger: at once, then every poll interval. */
+  arm(row: RecipeRow, input: Hash): void {
+    this.disarm(row.id);
+    const timer = setInterval(() => void this.poll(row.id), this.#deps.settings.triggerPollMs);
+    timer.unref();
+    this.#armed.set(row.id, { input, timer });
+    void this.poll(row.id);
+  }
+
+  disarm(recipeId: number): void {
+    const armed = this.#armed.get(recipeId);
+    if (armed) clearInterval(armed.timer);
+    this.#armed.delete(recipeId);
+  }
+
+  has(recipeId: number): boolean {
+    return this.#armed.has(recipeId);
+  }
+
+  busy(): boolean {
+    return this.#running.size > 0;
+  }
+
+  async close(): Promise<void> {
+    for (const id of [...this.#armed.keys()]) this.disarm(id);
+    await Promise.allSettled([...this.#running.values()]);
+  }
+
+  /** Poll now (poll_now, the timer): the number of jobs stored. One poll of a recipe at a time. */
+  poll(recipeId: number): Promise<number> {
+    const current = this.#running.get(recipeId);
+    if (current) return current;
+    const task = this.#pollOnce(recipeId)
+      .catch((error: unknown) => {
+        this.#deps.ctx.log.error({ err: error, recipe_id: recipeId }, 'polling trigger failed');
+        return 0;
+      })
+      .finally(() => this.#running.delete(recipeId));
+    this.#running.set(recipeId, task);
+    return task;
+  }
+
+  async #pollOnce(recipeId: number): Promise<number> {
+    const { ctx, settings, queue, lifecycle, events } = this.#deps;
+    const armed = this.#armed.get(recipeId);
+    if (!armed || lifecycle.closing) return 0;
+    const row = await findRecipeById(ctx.db, recipeId);
+    if (!row || row.running !== 1) return 0;
+    const stored = await findTriggerClosure(ctx.db, recipeId);
+    const previous = stored?.trigger_closure ?? null;
+    const input = armed.input;
+    const field = toRubyString(hashGet(input, 'cursor_field')).trim();
+    let cursor: Cursor | null = null;
+    if (previous !== null) {
+      try {
+        cursor = cursorOf(fromPlain((JSON.parse(previous) as { cursor?: unknown }).cursor ?? null));
+      } catch {
+        cursor = null;
+      }
+    } else {
+      cursor = cursorOf(hashGet(input, 'since') ?? null);
+    }
+    let records: Value[];
+    try {
+      const request = hashGet(input, 'request');
+      const requestInput: Hash = isHash(request) ? newHash(Object.entries(request)) : newHash();
+      // The server may filter by itself: the cursor is sent in the query parameter `since_param` names.
+      const sinceParam = toRubyString(hashGet(input, 'since_param')).trim();
+      if (sinceParam !== '' && cursor !== null) {
+        const query = hashGet(requestInput, 'query');
+        requestInput.query = newHash([...(isHash(query) ? Object.entries(query) : []), [sinceParam, cursor]]);
+      }
+      const connection = await resolveSlot(ctx, row, this.#deps.cache.compiledFor(row).recipe?.config ?? [], row.trigger_application ?? 'rest', { workspaceId: row.workspace_id, environmentId: row.environment_id });
+      const answer = await sendRequest(newHash([['request', requestInput], ['response', hashGet(input, 'response') ?? newHash()]]), connection, settings.limits);
+      const path = toRubyString(hashGet(input, 'records_path')).trim();
+      records = recordsOf(hashGet(answer, 'body') ?? null, path === '' ? null : path);
+    } catch (error) {
+      // A failed poll is a failed job with is_poll_error (20 §12.7); the cursor stays.
+      const type = error instanceof StepError ? error.errorType : 'Trigger error';
+      const message = error instanceof Error ? error.message : 'the poll failed';
+      await ctx.groupCommit.run((trx) => queue.storePollError(trx, row, type, message));
+      return 0;
+    }
+    const fresh = records
+      .map((record) => ({ record, key: cursorOf(at(record, field)) }))
+      .filter((r): r is { record: Value; key: Cursor } => r.key !== null && isHash(r.record) && (cursor === null || after(r.key, cursor)))
+      .sort((a, b) => (after(a.key, b.key) ? 1 : after(b.key, a.key) ? -1 : 0));
+    // Records sharing the cursor value of the last one taken go with it (the cursor moves past them all).
+    let take = Math.min(fresh.length, MAX_RECORDS_PER_POLL);
+    while (take < fresh.length && !after((fresh[take] as { key: Cursor }).key, (fresh[take - 1] as { key: Cursor }).key)) take++;
+    const batch = fresh.slice(0, take);
+    if (batch.length === 0) return 0;
+    const next = JSON.stringify({ cursor: toPlain((batch[batch.length - 1] as { key: Cursor }).key) });
+    const handles = await ctx.groupCommit.run(async (trx) => {
+      if (!(await moveRunningTriggerClosureFrom(trx, row.id, previous, next))) return null;
+      const out: string[] = [];
+      for (const { record } of batch) {
+        const job = await queue.storeJob(trx, row, record as Hash, {});
+        if (job?.queued) out.push(job.handle);
+      }
+      return out;
+    });
+    if (handles === null) return 0;
+    queue.backlog.add(row, handles.length);
+    for (const handle of handles) events.emit('job.queued', { recipeId: row.id, jobId: handle });
+    if (handles.length > 0) queue.kick();
+    return handles.length;
+  }
+}
