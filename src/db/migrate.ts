@@ -19,6 +19,7 @@ import * as buildsDeployments from './migrations/0014_builds_deployments.ts';
 import * as testCases from './migrations/0015_test_cases.ts';
 import * as apiClientsV2 from './migrations/0016_api_clients_v2.ts';
 import * as workflowTasks from './migrations/0019_workflow_tasks.ts';
+import * as smartLists from './migrations/0020_smart_lists.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0015_test_cases': testCases,
   '0016_api_clients_v2': apiClientsV2,
   '0019_workflow_tasks': workflowTasks,
+  '0020_smart_lists': smartLists,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */

@@ -465,6 +465,24 @@ export interface RecipeVersionsTable {
 /** `waiting`: stopped at a workflow task until it ends (API: pending). */
 export type JobState = 'queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled';
 
+export interface SmartListsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  name: string;
+  columns: string;
+  primary_index: string | null;
+  row_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SmartListRowsTable {
+  list_id: number;
+  seq: number;
+  data: string;
+}
+
 export type WorkflowTaskStatus = 'open' | 'completed' | 'expired' | 'canceled';
 
 export interface WorkflowTasksTable {
@@ -684,6 +702,8 @@ export interface Database {
   jobs: JobsTable;
   job_lines: JobLinesTable;
   workflow_tasks: WorkflowTasksTable;
+  smart_lists: SmartListsTable;
+  smart_list_rows: SmartListRowsTable;
 }
 
 /** The database handle or an open transaction: stores accept either. */
@@ -692,6 +712,7 @@ export type Db = Kysely<Database> | Transaction<Database>;
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type WorkflowTaskRow = Selectable<WorkflowTasksTable>;
 export type NewWorkflowTask = Insertable<WorkflowTasksTable>;
+export type SmartListRow = Selectable<SmartListsTable>;
 export type EnvironmentRow = Selectable<EnvironmentsTable>;
 export type FolderRow = Selectable<FoldersTable>;
 export type NewFolder = Insertable<FoldersTable>;

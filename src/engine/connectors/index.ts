@@ -15,6 +15,7 @@ import { workatoRecipeFunction } from './workato_recipe_function.ts';
 import { workatoPubSub } from './workato_pub_sub.ts';
 import { workatoWorkflowTask } from './workato_workflow_task.ts';
 import { workatoTemplate } from './workato_template.ts';
+import { workatoSmartList } from './workato_smart_list.ts';
 
 export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, Connector>, {
@@ -34,5 +35,6 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     workato_pub_sub: workatoPubSub,
     workato_workflow_task: workatoWorkflowTask,
     workato_template: workatoTemplate,
+    workato_smart_list: workatoSmartList,
   }),
 );
