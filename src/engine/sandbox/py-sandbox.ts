@@ -4,6 +4,10 @@
 // (`warm`, when a running recipe has a Python step) and kept. At a step's deadline the pool
 // interrupts the interpreter (a KeyboardInterrupt in Python); a worker that still does not answer
 // soon after, or dies, is terminated and replaced, so a stuck step never holds up the server.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { PyBoot, PyReply, PyRequest, PyWorkerData } from './py-worker.ts';
 
@@ -32,15 +36,55 @@ interface Slot {
 const GRACE_MS = 2000;
 const WORKER_URL = new URL('./py-worker.ts', import.meta.url);
 
-export function createPySandbox(options: { workers: number }): PySandbox {
+/**
+ * Where a loaded interpreter's memory snapshot is kept between runs of the server, under a name
+ * that changes with Pyodide's version and the bootstrap, so a stale one is never read.
+ */
+export function pythonSnapshotFile(dataDir: string): string {
+  const version = (createRequire(import.meta.url)('pyodide/package.json') as { version: string }).version;
+  const bootstrap = readFileSync(new URL('./py-bootstrap.py', import.meta.url));
+  const key = createHash('sha256').update(version).update('\0').update(bootstrap).digest('hex').slice(0, 16);
+  return join(dataDir, 'cache', `python-${key}.snapshot`);
+}
+
+export function createPySandbox(options: { workers: number; snapshotFile?: string | null }): PySandbox {
   const slots: Slot[] = [];
   const waiting: Array<(slot: Slot) => void> = [];
   let nextId = 1;
   let closed = false;
   // The memory snapshot of a loaded interpreter, from the first worker: later ones start from it.
   let snapshot: SharedArrayBuffer | null = null;
+  let snapshotRead = false;
+
+  /** The snapshot kept on disk by an earlier run, read once (a missing or unreadable file: none). */
+  function readSnapshot(): void {
+    snapshotRead = true;
+    if (!options.snapshotFile) return;
+    try {
+      const bytes = readFileSync(options.snapshotFile);
+      snapshot = new SharedArrayBuffer(bytes.length);
+      new Uint8Array(snapshot).set(bytes);
+    } catch {
+      snapshot = null;
+    }
+  }
+
+  function keepSnapshot(bytes: Uint8Array): void {
+    snapshot = new SharedArrayBuffer(bytes.byteLength);
+    new Uint8Array(snapshot).set(bytes);
+    if (!options.snapshotFile) return;
+    const file = options.snapshotFile;
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(`${file}.tmp`, bytes);
+      renameSync(`${file}.tmp`, file);
+    } catch {
+      rmSync(`${file}.tmp`, { force: true });
+    }
+  }
 
   function spawn(): Slot {
+    if (!snapshotRead) readSnapshot();
     const workerData: PyWorkerData = { snapshot };
     const worker = new Worker(WORKER_URL, { workerData, resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 } });
     worker.unref();
@@ -48,10 +92,7 @@ export function createPySandbox(options: { workers: number }): PySandbox {
       const onMessage = (message: PyBoot) => {
         worker.off('error', onError);
         worker.off('exit', onExit);
-        if (message.boot === 'ready' && message.snapshot && !snapshot) {
-          snapshot = new SharedArrayBuffer(message.snapshot.byteLength);
-          new Uint8Array(snapshot).set(message.snapshot);
-        }
+        if (message.boot === 'ready' && message.snapshot) keepSnapshot(message.snapshot);
         resolve(message.boot === 'ready' ? { interrupt: new Int32Array(message.interrupt) } : { failed: message.message });
       };
       const onError = (error: Error) => resolve({ failed: error.message });

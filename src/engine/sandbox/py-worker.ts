@@ -114,7 +114,9 @@ const started = Date.now();
 let sandbox: Awaited<ReturnType<typeof boot>> | null = null;
 let baseHeap = 0;
 try {
-  sandbox = await boot((workerData as PyWorkerData | null)?.snapshot ?? null);
+  const given = (workerData as PyWorkerData | null)?.snapshot ?? null;
+  // A snapshot that does not load (a damaged file) is not fatal: the interpreter loads anew.
+  sandbox = given ? await boot(given).catch(() => boot(null)) : await boot(null);
   baseHeap = sandbox.heapBytes();
   const made = sandbox.snapshot ? new Uint8Array(sandbox.snapshot) : undefined;
   delete sandbox.snapshot;
