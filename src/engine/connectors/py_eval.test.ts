@@ -3,7 +3,10 @@
 // keeps the server answering; each step starts from a clean interpreter state.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTestApp, tempDir, type TestApp } from '../../../test/helpers.ts';
+import { createPySandbox, pythonSnapshotFile } from '../sandbox/py-sandbox.ts';
 import { action, dp, fire, log, webhookRecipe } from '../../../test/recipes.ts';
 
 let t: TestApp;
@@ -163,6 +166,29 @@ describe('py_eval invoke_custom_py_code', () => {
     assert.equal((await pending).status, 'failed');
     const next = await runPy("def main(input):\n    return {'n': input['n'] * 2}", { n: 21 });
     assert.deepEqual(next.output(1), { output: { n: 42 } });
+  });
+
+  test('the loaded interpreter is kept as a snapshot in the data directory; a new sandbox starts from it, and from scratch when it is damaged', async () => {
+    const file = pythonSnapshotFile(t.ctx.config.dataDir);
+    assert.ok(existsSync(file), 'the snapshot is written once an interpreter has loaded');
+    const limits = { timeoutMs: 60_000, memoryBytes: 32 * 1024 * 1024 };
+    const code = "import json\ndef main(input):\n    return {'n': json.loads(input['doc'])['n'] + 1}";
+    const dir = tempDir('py-snapshot-');
+    const copy = join(dir, 'python.snapshot');
+    copyFileSync(file, copy);
+    const again = createPySandbox({ workers: 1, snapshotFile: copy });
+    try {
+      assert.deepEqual(await again.run(code, { doc: '{"n": 1}' }, limits), { ok: true, output: { n: 2 } });
+    } finally {
+      await again.close();
+    }
+    writeFileSync(copy, 'not a snapshot');
+    const damaged = createPySandbox({ workers: 1, snapshotFile: copy });
+    try {
+      assert.deepEqual(await damaged.run(code, { doc: '{"n": 41}' }, limits), { ok: true, output: { n: 42 } });
+    } finally {
+      await damaged.close();
+    }
   });
 
   test('bad step input: code that is not text, a schema that is not JSON', async () => {

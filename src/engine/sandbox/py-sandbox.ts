@@ -139,7 +139,10 @@ export function createPySandbox(options: { workers: number; snapshotFile?: strin
     if ('failed' in ready) return { id: request.id, ok: false, type: 'Code error', message: `the Python sandbox could not start: ${ready.failed}`.slice(0, 500), dead: true };
     return new Promise((resolve) => {
       const soft = setTimeout(() => { Atomics.store(ready.interrupt, 0, 2); }, timeoutMs);
-      const hard = setTimeout(() => resolve({ id: request.id, ok: false, type: 'Timeout', message: 'the code ran longer than its time limit', dead: true }), timeoutMs + GRACE_MS);
+      const hard = setTimeout(() => {
+        cleanup();
+        resolve({ id: request.id, ok: false, type: 'Timeout', message: 'the code ran longer than its time limit', dead: true });
+      }, timeoutMs + GRACE_MS);
       const onMessage = (message: PyReply) => {
         if (message.id !== request.id) return;
         cleanup();
