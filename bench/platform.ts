@@ -16,10 +16,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startSwitchboard(env: Record<string, string> = {}): Promise<Child & { dataDir: string; token: string; api: (method: string, url: string, body?: unknown) => Promise<any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function startSwitchboard(env: Record<string, string> = {}, existingDataDir?: string): Promise<Child & { dataDir: string; token: string; api: (method: string, url: string, body?: unknown) => Promise<any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const port = await freePort();
-  // Removed when the benchmark process exits, after the server (started later) is stopped.
-  const dataDir = tempDir('sb-bench-');
+  // Removed when the benchmark process exits, after the server (started later) is stopped. A
+  // restart passes the data directory of the server before it.
+  const dataDir = existingDataDir ?? tempDir('sb-bench-');
   const child = await startChild([path.resolve(import.meta.dirname, '../src/cli.ts'), 'serve'], { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SWITCHBOARD_ADMIN_TOKEN: ADMIN, ...env }, /()()/);
   const url = `http://127.0.0.1:${port}`;
   // A busy machine can take a while to start the server; give up loudly rather than measure nothing.

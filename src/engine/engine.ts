@@ -20,6 +20,7 @@ import { callRecipe, receiveApiRequest, type ApiCallOutcome, type RecipeCallDeps
 import { recoverInterruptedJobs } from './recovery.ts';
 import { JobRunner } from './run-job.ts';
 import { createJsSandbox } from './sandbox/js-sandbox.ts';
+import { createPySandbox, pythonSnapshotFile } from './sandbox/py-sandbox.ts';
 import { Schedules } from './schedules.ts';
 import { Polls } from './polls.ts';
 import { engineSettings, type EngineOptions } from './settings.ts';
@@ -83,8 +84,9 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   const lifecycle: Lifecycle = { started: false, closing: false };
   const shutdown = new AbortController();
   const cache = new RecipeCache(ctx);
-  // Code steps' sandboxes: worker threads started at their first use.
-  const sandboxes = { js: createJsSandbox({ workers: 2 }) };
+  // Code steps' sandboxes: worker threads started at their first use (Python's ahead of it, when a
+  // running recipe has a Python step, since its interpreter takes a second or more to load).
+  const sandboxes = { js: createJsSandbox({ workers: 2 }), py: createPySandbox({ workers: 2, snapshotFile: pythonSnapshotFile(ctx.config.dataDir) }) };
   // Running jobs asked to stop (cancel_jobs): each checks before its next step.
   const cancelRequests = new Set<string>();
   // The queue launches jobs that the runner runs; a job's recipe calls go back to the queue.
@@ -159,6 +161,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     schedules.disarm(row.id);
     subscriptions.disarm(row.id);
     polls.disarm(row.id);
+    if (usesPython(row)) sandboxes.py.warm();
     const { recipe } = cache.compiledFor(row);
     if (recipe && recipe.trigger.trigger?.kind === 'poll') return polls.arm(row, evaluateTriggerInput(settings, recipe.trigger));
     if (recipe && recipe.trigger.trigger?.kind === 'topic') {
@@ -202,7 +205,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       while (queue.running.size > 0 && !timedOut) await Promise.race([Promise.allSettled([...queue.running]), timeout]);
       shutdown.abort();
       await Promise.race([Promise.allSettled([...queue.running]), new Promise<void>((resolve) => setTimeout(resolve, 1000).unref())]);
-      await sandboxes.js.close();
+      await Promise.all([sandboxes.js.close(), sandboxes.py.close()]);
     },
     validate: (row) => validateRecipe({ db: ctx.db, cache, formulas: settings }, row),
     async recipeStarted(recipeId) {
@@ -320,4 +323,9 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       }
     },
   };
+}
+
+/** Whether a recipe has a Python step (its interpreter is then loaded ahead of the first job). */
+function usesPython(row: RecipeRow): boolean {
+  return /"provider"\s*:\s*"py_eval"/.test(row.code);
 }

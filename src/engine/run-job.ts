@@ -18,6 +18,7 @@ import type { RecipeCache } from './recipe-cache.ts';
 import type { EngineSettings } from './settings.ts';
 import { toStored } from '../time.ts';
 import type { JsSandbox } from './sandbox/js-sandbox.ts';
+import type { PySandbox } from './sandbox/py-sandbox.ts';
 import { storageFailureOf } from '../db/dialect.ts';
 
 /** How often the end of a job is written again while the storage refuses writes. */
@@ -48,7 +49,7 @@ export interface JobRunnerDeps {
   /** Whether a cancel was asked for this running job. */
   isCanceled(handle: string): boolean;
   /** Sandboxes for code steps. */
-  sandboxes: { js: JsSandbox };
+  sandboxes: { js: JsSandbox; py: PySandbox };
 }
 
 export class JobRunner {

@@ -6,6 +6,7 @@ import { email } from './email.ts';
 import { jsEval } from './js_eval.ts';
 import { jsonParser } from './json_parser.ts';
 import { logger } from './logger.ts';
+import { pyEval } from './py_eval.ts';
 import { lookupTable } from './lookup_table.ts';
 import { http, rest } from './rest.ts';
 import { workatoVariable } from './workato_variable.ts';
@@ -26,6 +27,7 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     json_parser: jsonParser,
     logger,
     lookup_table: lookupTable,
+    py_eval: pyEval,
     rest,
     http,
     workato_variable: workatoVariable,

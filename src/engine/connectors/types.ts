@@ -2,6 +2,7 @@
 // what it does. A step receives its evaluated input and returns its output; the worker records
 // both as the job's line.
 import type { JsSandbox } from '../sandbox/js-sandbox.ts';
+import type { PySandbox } from '../sandbox/py-sandbox.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Hash, Value } from '../formula/values.ts';
 import type { EventStreamsRuntime } from '../../api/topics/topics.service.ts';
@@ -102,7 +103,7 @@ export interface StepContext {
   /** The event streams runtime (topics, group-commit publisher) of this process, when there is one. */
   readonly eventStreams: EventStreamsRuntime | null;
   /** Sandboxes for code steps (worker threads, reused between steps). */
-  readonly sandboxes?: { js: JsSandbox };
+  readonly sandboxes?: { js: JsSandbox; py: PySandbox };
 }
 
 export interface ConnectionValues {

@@ -1,0 +1,99 @@
+// py_eval/invoke_custom_py_code (20 §10.9): the step's `code` defines `def main(input): return
+// {...}`; `code_input.data.<field>` are its input (a dict), typed by `code_input.schema` (a JSON
+// string of fields: a number field given as text arrives as a number, as the vendor passes it);
+// what main returns is the step's `output`, shaped by `code_output_schema_json` when the step has
+// one. It runs in the Python sandbox (Pyodide in WebAssembly, in a realm of its own, in a worker
+// thread): no host objects, no file system, processes or network, bounded time and memory; an
+// error of the code is the step's error.
+import { fromPlain, hashGet, isHash, newHash, toPlain } from '../formula/values.ts';
+import { StepError, type Connector } from './types.ts';
+
+/** The limit on a Python step's code, as for JavaScript steps. */
+const MAX_CODE_CHARS = 1024 * 1024;
+
+interface Field {
+  name: string;
+  type?: string;
+  properties?: Field[];
+  of?: string;
+}
+
+function parseSchema(text: unknown, what: string): Field[] | null {
+  if (text === null || text === undefined || text === '') return null;
+  let fields: unknown = text;
+  if (typeof text === 'string') {
+    try {
+      fields = JSON.parse(text);
+    } catch {
+      throw new StepError('Bad request', `${what} must be a JSON list of fields`);
+    }
+  }
+  if (!Array.isArray(fields)) throw new StepError('Bad request', `${what} must be a JSON list of fields`);
+  return fields.filter((f): f is Field => typeof f === 'object' && f !== null && typeof (f as Field).name === 'string');
+}
+
+/** An input value as its schema field's type asks: numbers and booleans given as text are converted. */
+function typed(value: unknown, field: Field): unknown {
+  if (typeof value === 'string') {
+    const text = value.trim();
+    if ((field.type === 'number' || field.type === 'integer') && text !== '' && Number.isFinite(Number(text))) return Number(text);
+    if (field.type === 'boolean' && /^(true|false)$/i.test(text)) return text.toLowerCase() === 'true';
+    return value;
+  }
+  if (field.type === 'object' && field.properties && isPlainObject(value)) return typedObject(value, field.properties);
+  if (field.type === 'array' && field.properties && Array.isArray(value)) return value.map((v) => (isPlainObject(v) ? typedObject(v, field.properties!) : v));
+  return value;
+}
+
+function typedObject(value: Record<string, unknown>, fields: Field[]): Record<string, unknown> {
+  const out = { ...value };
+  for (const field of fields) if (field.name in out) out[field.name] = typed(out[field.name], field);
+  return out;
+}
+
+/** The output as the output schema declares it: its fields (null when main left one out), nested objects and lists of objects shaped alike. */
+function shaped(value: Record<string, unknown>, fields: Field[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of fields) {
+    const v = value[field.name];
+    if (field.type === 'object' && field.properties && isPlainObject(v)) out[field.name] = shaped(v, field.properties);
+    else if (field.type === 'array' && field.properties && Array.isArray(v)) out[field.name] = v.map((item) => (isPlainObject(item) ? shaped(item, field.properties!) : item));
+    else out[field.name] = v === undefined ? null : v;
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export const pyEval: Connector = {
+  provider: 'py_eval',
+  title: 'Python',
+  needsConnection: false,
+  reachesOutside: false,
+  triggers: {},
+  actions: {
+    invoke_custom_py_code: {
+      title: 'Run Python code',
+      required: [{ path: 'code', label: 'Code' }],
+      async run(input, sc) {
+        const code = hashGet(input, 'code');
+        if (typeof code !== 'string') throw new StepError('Bad request', 'code must be the Python source');
+        if (code.length > MAX_CODE_CHARS) throw new StepError('Bad request', `code is longer than ${MAX_CODE_CHARS} characters`);
+        const given = hashGet(input, 'code_input');
+        const dataValue = isHash(given) ? hashGet(given, 'data') : null;
+        const data = toPlain(dataValue ?? newHash());
+        if (!isPlainObject(data)) throw new StepError('Bad request', 'code_input.data must be an object of fields');
+        const inputFields = parseSchema(isHash(given) ? hashGet(given, 'schema') : null, 'code_input.schema');
+        const outputFields = parseSchema(hashGet(input, 'code_output_schema_json'), 'code_output_schema_json');
+        const sandbox = sc.sandboxes?.py;
+        if (!sandbox) throw new StepError('Code error', 'no Python sandbox in this process');
+        const result = await sandbox.run(code, inputFields ? typedObject(data, inputFields) : data, { timeoutMs: sc.limits.codeTimeoutMs, memoryBytes: sc.limits.codeMemoryBytes });
+        if (!result.ok) throw new StepError(result.type, result.message);
+        const output = isPlainObject(result.output) ? result.output : {};
+        return newHash([['output', fromPlain(outputFields ? shaped(output, outputFields) : output)]]);
+      },
+    },
+  },
+};
