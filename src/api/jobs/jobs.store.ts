@@ -394,3 +394,24 @@ export async function cancelQueuedJob(db: Db, id: number, now: string): Promise<
 export async function pendingJobsOf(db: Db, recipeId: number, limit: number): Promise<JobRow[]> {
   return db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId).where('status', 'in', ['queued', 'running']).orderBy('id').limit(limit).execute();
 }
+
+/** Finished jobs of an environment per minute since a time (the console's dashboard chart). */
+export async function jobsPerMinute(db: Db, environmentId: number, since: string, folderIds: readonly number[] | null): Promise<Array<{ minute: string; status: string; n: number }>> {
+  if (folderIds !== null && folderIds.length === 0) return [];
+  let q = db.selectFrom('jobs as j').innerJoin('recipes as r', 'r.id', 'j.recipe_id')
+    .select((eb) => [eb.fn<string>('substr', ['j.completed_at', eb.val(1), eb.val(16)]).as('minute'), 'j.status', eb.fn.countAll<number | string>().as('n')])
+    .where('j.completed_at', '>=', since).where('j.status', 'in', ['succeeded', 'failed']).where('r.environment_id', '=', environmentId);
+  if (folderIds !== null) q = q.where('r.folder_id', 'in', folderIds);
+  const rows = await q.groupBy(['minute', 'j.status']).execute();
+  return rows.map((r) => ({ minute: r.minute, status: r.status, n: Number(r.n) }));
+}
+
+/** The latest failed jobs of an environment, with their recipe's name. */
+export async function recentFailedJobs(db: Db, environmentId: number, folderIds: readonly number[] | null, limit: number) {
+  if (folderIds !== null && folderIds.length === 0) return [];
+  let q = db.selectFrom('jobs as j').innerJoin('recipes as r', 'r.id', 'j.recipe_id')
+    .select(['j.handle', 'j.recipe_id', 'j.title', 'j.error', 'j.completed_at', 'r.name as recipe_name', 'r.folder_id'])
+    .where('j.status', '=', 'failed').where('r.environment_id', '=', environmentId);
+  if (folderIds !== null) q = q.where('r.folder_id', 'in', folderIds);
+  return q.orderBy('j.completed_at', 'desc').limit(limit).execute();
+}
