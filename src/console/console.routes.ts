@@ -54,7 +54,7 @@ const PAGE_SIZE = 50;
 const DASHBOARD_HOURS = 3;
 
 /** Pages reachable without a session. */
-const OPEN_ROUTES = new Set(['/', '/console', '/console/sign-in', '/console/assets/console.js', '/console/assets/console.css']);
+const OPEN_ROUTES = new Set(['/', '/console', '/console/sign-in', '/console/assets/console.js', '/console/assets/console.css', '/console/assets/favicon.svg', '/favicon.ico']);
 
 /** Texts shown after a change (the redirect names one by key, so no text travels in a URL). */
 const NOTICES: Record<string, string> = {
@@ -92,7 +92,7 @@ function safeNext(next: unknown): string {
 
 export function consoleRoutes(deps: ConsoleDeps) {
   const { ctx, engine, csrfKey } = deps;
-  const assets = { js: asset('console.js'), css: asset('console.css') };
+  const assets = { js: asset('console.js'), css: asset('console.css'), icon: asset('favicon.svg') };
 
   return async function consolePlugin(fastify: FastifyInstance): Promise<void> {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -192,7 +192,8 @@ export function consoleRoutes(deps: ConsoleDeps) {
     // Entry points and assets
     app.get('/', { schema: hide }, async (_request, reply) => reply.redirect('/console/', 302));
     app.get('/console', { schema: hide }, async (_request, reply) => reply.redirect('/console/', 302));
-    for (const [name, file, type] of [['console.js', assets.js, 'text/javascript; charset=utf-8'], ['console.css', assets.css, 'text/css; charset=utf-8']] as const) {
+    app.get('/favicon.ico', { schema: hide }, async (_request, reply) => reply.redirect('/console/assets/favicon.svg', 301));
+    for (const [name, file, type] of [['console.js', assets.js, 'text/javascript; charset=utf-8'], ['console.css', assets.css, 'text/css; charset=utf-8'], ['favicon.svg', assets.icon, 'image/svg+xml']] as const) {
       app.get(`/console/assets/${name}`, { schema: hide }, async (request, reply) => {
         reply.header('cache-control', 'no-cache').header('etag', file.etag);
         if (request.headers['if-none-match'] === file.etag) return reply.status(304).send();

@@ -32,7 +32,7 @@ export function page(frame: PageFrame, body: Renderable): string {
       <form method="post" action="/console/sign-out">${csrfField(session.csrf)}<button type="submit" class="link">Sign out</button></form></div>`
     : '';
   return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${frame.title} · Switchboard</title><link rel="stylesheet" href="/console/assets/console.css"><script src="/console/assets/console.js" defer></script></head>
+<title>${frame.title} · Switchboard</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/console/assets/console.css"><script src="/console/assets/console.js" defer></script></head>
 <body><a class="skip" href="#main">Skip to content</a><header><a class="brand" href="/console/">Switchboard</a>${nav}${account}</header>
 <main id="main"><h1>${frame.title}</h1>${body}</main></body></html>`.text}`;
 }
