@@ -22,8 +22,8 @@ describe('the web console in a browser', () => {
       const cookies = await browser.context.cookies();
       assert.deepEqual(cookies.map((c) => [c.name, c.httpOnly, c.sameSite]), [['sb_console', true, 'Strict']]);
       assert.ok(!cookies.some((c) => c.value.includes(site.t.adminToken)));
-      assert.equal(await page.evaluate(() => document.cookie), '', 'the session cookie is out of the page\'s reach');
-      assert.equal(await page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage)), '{}{}');
+      assert.equal(await page.evaluate('document.cookie'), '', 'the session cookie is out of the page\'s reach');
+      assert.equal(await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)'), '{}{}');
 
       await page.getByRole('link', { name: 'Recipes', exact: true }).click();
       await page.getByLabel('Name').fill('greet');
@@ -96,11 +96,11 @@ describe('the web console in a browser', () => {
       assert.equal(await page.getByRole('button', { name: /Start recipe|Stop recipe/ }).count(), 0);
       await page.getByText('Your role may not start or stop recipes.').waitFor();
       // A request forged from inside the signed-in page, with its real CSRF token.
-      const statuses = await page.evaluate(async (id) => {
-        const csrf = (document.querySelector('input[name=_csrf]') as HTMLInputElement).value;
-        const send = (action: string) => fetch(`/console/recipes/${id}/${action}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `_csrf=${encodeURIComponent(csrf)}` }).then((r) => r.status);
+      const statuses = await page.evaluate(`(async () => {
+        const csrf = document.querySelector('input[name=_csrf]').value;
+        const send = (action) => fetch('/console/recipes/${site.recipe.id}/' + action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '_csrf=' + encodeURIComponent(csrf) }).then((r) => r.status);
         return [await send('stop'), await send('start')];
-      }, site.recipe.id);
+      })()`);
       assert.deepEqual(statuses, [403, 403]);
       const recipe = await site.t.call('GET', `/api/recipes/${site.recipe.id}`);
       assert.equal(recipe.body.running, true, 'still running');
