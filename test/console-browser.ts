@@ -85,6 +85,7 @@ export async function signIn(page: Page, base: string, token: string): Promise<v
   await page.waitForURL(`${base}/console/`);
 }
 
+/** A screenshot of what the window shows (long pages are cut at the window's height). */
 export async function shoot(page: Page, dir: string | undefined, name: string): Promise<void> {
-  if (dir) await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+  if (dir) await page.screenshot({ path: path.join(dir, `${name}.png`) });
 }
