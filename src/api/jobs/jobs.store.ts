@@ -214,21 +214,26 @@ export interface JobListFilters {
 }
 
 export async function listJobs(db: Db, recipeId: number, filters: JobListFilters, cursor: { job: JobRow; newer: boolean } | null, perPage: number): Promise<JobRow[]> {
-  let q = db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId);
-  if (filters.status) q = q.where('status', 'in', statesFor(filters.status));
-  if (filters.rerunOnly) q = q.where('is_repeat', '=', 1);
-  if (cursor) {
-    const { started_at: at, id } = cursor.job;
-    q = cursor.newer
-      ? q.where((eb) => eb.or([eb('started_at', '>', at), eb.and([eb('started_at', '=', at), eb('id', '>', id)])]))
-      : q.where((eb) => eb.or([eb('started_at', '<', at), eb.and([eb('started_at', '=', at), eb('id', '<', id)])]));
-  }
-  if (cursor?.newer) {
-    // The page of jobs just newer than the cursor, shown newest first like every page.
-    const rows = await q.orderBy('started_at', 'asc').orderBy('id', 'asc').limit(perPage).execute();
-    return rows.reverse();
-  }
-  return q.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(perPage).execute();
+  // One query per engine state: each walks its index range (recipe_id, status, started_at, id) in
+  // order from the cursor and stops after a page, however many jobs the recipe has; the pages are
+  // merged here. The cursor is a row-value comparison, so it bounds the index range (an OR of two
+  // comparisons would not).
+  const states = filters.status ? statesFor(filters.status) : [null];
+  const pages = await Promise.all(states.map((state) => {
+    let q = db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId);
+    if (state !== null) q = q.where('status', '=', state);
+    if (filters.rerunOnly) q = q.where('is_repeat', '=', 1);
+    if (cursor) {
+      const { started_at: at, id } = cursor.job;
+      q = q.where((eb) => eb(eb.refTuple('started_at', 'id'), cursor.newer ? '>' : '<', eb.tuple(at, id)));
+    }
+    const direction = cursor?.newer ? 'asc' : 'desc';
+    return q.orderBy('started_at', direction).orderBy('id', direction).limit(perPage).execute();
+  }));
+  const newestFirst = (a: JobRow, b: JobRow) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : b.id - a.id);
+  const rows = pages.length === 1 ? (pages[0] as JobRow[]) : pages.flat().sort((a, b) => (cursor?.newer ? -newestFirst(a, b) : newestFirst(a, b))).slice(0, perPage);
+  // The page of jobs just newer than the cursor is read oldest first, and shown newest first like every page.
+  return cursor?.newer ? rows.reverse() : rows;
 }
 
 export interface JobCounters {
