@@ -22,7 +22,10 @@ import { listCollections } from '../api/api_collections/api_collections.service.
 import { listEndpoints } from '../api/api_endpoints/api_endpoints.service.ts';
 import { listConnections } from '../api/connections/connections.service.ts';
 import { listProperties } from '../api/properties/properties.service.ts';
-import { listTopics } from '../api/event_streams/event_streams.service.ts';
+import { getTopic, listTopics } from '../api/event_streams/event_streams.service.ts';
+import { publishMessage, recentMessages, type EventStreamsRuntime } from '../api/topics/topics.service.ts';
+import { listDeployments } from '../api/deployments/deployments.service.ts';
+import { listRecentRunRequests } from '../api/test_cases/test_cases.service.ts';
 import { listFolders } from '../api/folders/folders.service.ts';
 import { csrfTokenMatches, csrfTokenOf, resumeSession, signIn, signOut, type ConsoleSession } from './sessions.ts';
 import type { PageFrame } from './layout.ts';
@@ -31,7 +34,7 @@ import { dashboardPage } from './pages/dashboard.ts';
 import { recipeListPage, recipePage } from './pages/recipes.ts';
 import { jobListPage, jobPage } from './pages/jobs.ts';
 import { columnsOf, lookupRowPage, lookupTablePage, lookupTablesPage } from './pages/lookup-tables.ts';
-import { apiPlatformPage, connectionsPage, propertiesPage, topicsPage } from './pages/workspace.ts';
+import { apiPlatformPage, connectionsPage, deploymentsPage, propertiesPage, testRunsPage, topicPage, topicsPage } from './pages/workspace.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -42,6 +45,8 @@ declare module 'fastify' {
 export interface ConsoleDeps {
   ctx: ServiceContext;
   engine: RecipeRuntime & JobControl;
+  /** Event streams at run time: a test message is published as the API publishes one. */
+  eventStreams: EventStreamsRuntime;
   /** Key of the CSRF tokens (derived from the secret key: stable across restarts, like the sessions). */
   csrfKey: Buffer;
 }
@@ -63,6 +68,7 @@ const NOTICES: Record<string, string> = {
   row_added: 'Row added.',
   row_saved: 'Row saved.',
   row_deleted: 'Row deleted.',
+  published: 'Message published.',
 };
 
 const Form = (fields: Record<string, ReturnType<typeof Type.String>>) => Type.Object({ _csrf: Type.String({ maxLength: 100 }), ...fields });
@@ -91,7 +97,7 @@ function safeNext(next: unknown): string {
 }
 
 export function consoleRoutes(deps: ConsoleDeps) {
-  const { ctx, engine, csrfKey } = deps;
+  const { ctx, engine, csrfKey, eventStreams } = deps;
   const assets = { js: asset('console.js'), css: asset('console.css'), icon: asset('favicon.svg') };
 
   return async function consolePlugin(fastify: FastifyInstance): Promise<void> {
@@ -455,6 +461,46 @@ export function consoleRoutes(deps: ConsoleDeps) {
     app.get('/console/topics', { schema: hide }, async (request, reply) => {
       const topics = await listTopics(ctx, callerWith(request, 'event_streams:read'), { sort: 'name', includeSchema: false }, { offset: 0, perPage: 100 });
       return send(reply, topicsPage({ ...frameOf(request, 'topics'), title: 'Topics' }, topics));
+    });
+
+    async function showTopic(request: FastifyRequest, reply: FastifyReply, id: number, extra: { message?: { text: string; kind: 'ok' | 'error' } | undefined; draft?: string } = {}, status = 200) {
+      const topic = await getTopic(ctx, callerWith(request, 'event_streams:read'), id);
+      const state = await eventStreams.topics.get(topic.id);
+      const messages = state ? await recentMessages(ctx, state, 20) : [];
+      return send(reply, topicPage({ ...frameOf(request, 'topics'), title: topic.name }, { topic, messages, canPublish: can(request, 'event_streams:write'), ...extra }, csrfOf(request)), status);
+    }
+
+    app.get('/console/topics/:id', { schema: { ...hide, params: IdParams, querystring: NoticeQuery } }, async (request, reply) =>
+      showTopic(request, reply, request.params.id, { message: noticeOf(request.query.done) }));
+
+    app.post('/console/topics/:id/publish', { schema: { ...hide, params: IdParams, body: Type.Object({ _csrf: Type.String({ maxLength: 100 }), payload: Type.String({ maxLength: 200_000 }) }) } }, async (request, reply) => {
+      const topic = await getTopic(ctx, callerWith(request, 'event_streams:write'), request.params.id);
+      let payload: unknown;
+      try {
+        payload = JSON.parse(request.body.payload);
+      } catch {
+        return showTopic(request, reply, topic.id, { message: { text: 'The message is not JSON.', kind: 'error' }, draft: request.body.payload }, 400);
+      }
+      const state = await eventStreams.topics.get(topic.id);
+      if (!state) throw new AppError('topic_not_found');
+      try {
+        await publishMessage(eventStreams, state, payload);
+      } catch (error) {
+        if (error instanceof AppError && error.status < 500) return showTopic(request, reply, topic.id, { message: { text: error.message, kind: 'error' }, draft: request.body.payload }, error.status);
+        throw error;
+      }
+      return reply.redirect(`/console/topics/${topic.id}?done=published`, 303);
+    });
+
+    // Deployments and test runs
+    app.get('/console/deployments', { schema: hide }, async (request, reply) => {
+      const { items } = await listDeployments(ctx, callerWith(request, 'project_deployments:read'), {}, { offset: 0, perPage: 100 });
+      return send(reply, deploymentsPage({ ...frameOf(request, 'deployments'), title: 'Deployments' }, items));
+    });
+
+    app.get('/console/test-runs', { schema: hide }, async (request, reply) => {
+      const runs = await listRecentRunRequests(ctx, callerWith(request, 'test_cases:read'), 20);
+      return send(reply, testRunsPage({ ...frameOf(request, 'test-runs'), title: 'Test runs' }, runs));
     });
 
     // Any other console path: a page, not the API's JSON 404.

@@ -451,10 +451,49 @@ describe('lookup tables, API platform and other pages', () => {
     assert.doesNotMatch(res.body, /p4ssw0rd-very-secret/);
   });
 
-  test('properties and topics pages', async () => {
+  test('properties page', async () => {
     await t.call('POST', '/api/properties', { body: { properties: { 'region': 'eu-west' } } });
     assert.match((await get('/console/properties', admin.cookie)).body, /eu-west/);
-    assert.equal((await get('/console/topics', admin.cookie)).statusCode, 200);
+  });
+
+  test('a topic: publish a test message and see it among the latest', async () => {
+    const topic = await t.call('POST', '/api/event_streams/topics', { body: { name: 'orders' } });
+    assert.equal(topic.status, 200, topic.text);
+    const id = topic.body.id ?? topic.body.data?.id;
+    const list = await get('/console/topics', admin.cookie);
+    assert.match(list.body, new RegExp(`href="/console/topics/${id}">orders<`));
+    const published = await post(`/console/topics/${id}/publish`, { _csrf: admin.csrf, payload: '{"order_id": "A-77"}' }, admin.cookie);
+    assert.equal(published.statusCode, 303, published.body);
+    const page = await get(published.headers.location as string, admin.cookie);
+    assert.match(page.body, /Message published\./);
+    assert.match(page.body, /&quot;order_id&quot;: &quot;A-77&quot;/);
+    const notJson = await post(`/console/topics/${id}/publish`, { _csrf: admin.csrf, payload: '{oops' }, admin.cookie);
+    assert.equal(notJson.statusCode, 400);
+    assert.match(notJson.body, /The message is not JSON\./);
+    assert.match(notJson.body, />\{oops<\/textarea>/, 'the draft is kept');
+    const notObject = await post(`/console/topics/${id}/publish`, { _csrf: admin.csrf, payload: '[1,2]' }, admin.cookie);
+    assert.equal(notObject.statusCode, 400);
+    assert.match(notObject.body, /Payload must be a JSON object/);
+    const reader = await signIn(await t.tokenFor('Read only'));
+    const readerPage = await get(`/console/topics/${id}`, reader.cookie);
+    assert.doesNotMatch(readerPage.body, /Publish a test message/);
+    const refused = await post(`/console/topics/${id}/publish`, { _csrf: reader.csrf, payload: '{"x":1}' }, reader.cookie);
+    assert.equal(refused.statusCode, 403);
+    const messages = await t.ctx.db.selectFrom('event_messages').selectAll().execute();
+    assert.equal(messages.length, 1, 'only the one valid message was stored');
+    assert.equal((await get('/console/topics/999999', admin.cookie)).statusCode, 404);
+  });
+
+  test('deployments and test runs pages', async () => {
+    const deployments = await get('/console/deployments', admin.cookie);
+    assert.equal(deployments.statusCode, 200);
+    assert.match(deployments.body, /<h1>Deployments<\/h1>/);
+    const recipeId = await createRecipe(t, webhookTrigger([log('a', 'b')]), { name: 'Tested recipe' });
+    const run = await t.call('POST', '/api/test_cases/run_requests', { body: { recipe_id: recipeId } });
+    assert.equal(run.status, 200, run.text);
+    const runs = await get('/console/test-runs', admin.cookie);
+    assert.equal(runs.statusCode, 200);
+    assert.match(runs.body, new RegExp(run.body.data.id));
   });
 
   test('a role without a privilege: the section is not in the navigation and its page says so', async () => {

@@ -19,6 +19,8 @@ const SECTIONS: ReadonlyArray<{ key: string; label: string; href: string; privil
   { key: 'connections', label: 'Connections', href: '/console/connections', privilege: 'connections:read' },
   { key: 'api-platform', label: 'API platform', href: '/console/api-platform', privilege: 'api_platform_clients:read' },
   { key: 'properties', label: 'Properties', href: '/console/properties', privilege: 'environment_properties:read' },
+  { key: 'deployments', label: 'Deployments', href: '/console/deployments', privilege: 'project_deployments:read' },
+  { key: 'test-runs', label: 'Test runs', href: '/console/test-runs', privilege: 'test_cases:read' },
 ];
 
 export function page(frame: PageFrame, body: Renderable): string {

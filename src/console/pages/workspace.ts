@@ -6,6 +6,8 @@ import type { CollectionApi } from '../../api/api_collections/api_collections.st
 import type { EndpointApi } from '../../api/api_endpoints/api_endpoints.store.ts';
 import type { ConnectionApi } from '../../api/connections/connections.store.ts';
 import type { TopicApi } from '../../api/event_streams/event_streams.store.ts';
+import type { DeploymentApi } from '../../api/deployments/deployments.store.ts';
+import type { RunRequestApi } from '../../api/test_cases/test_cases.store.ts';
 import { html, time } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
 
@@ -58,8 +60,63 @@ export function propertiesPage(frame: PageFrame, properties: Readonly<Record<str
 ${names.map((n) => html`<tr><td><code>${n}</code></td><td>${properties[n]}</td></tr>`)}</tbody></table>`);
 }
 
-export function topicsPage(frame: PageFrame, topics: readonly TopicApi[], message?: string): string {
-  return page(frame, html`${notice(message)}${topics.length === 0 ? html`<p class="muted">No topic in this environment.</p>` : html`
+export function topicsPage(frame: PageFrame, topics: readonly TopicApi[]): string {
+  return page(frame, topics.length === 0 ? html`<p class="muted">No topic in this environment.</p>` : html`
 <table><thead><tr><th scope="col">Topic</th><th scope="col">Description</th><th scope="col">Retention</th><th scope="col">Last message</th></tr></thead><tbody>
-${topics.map((t) => html`<tr><td>${t.name}</td><td>${t.description ?? ''}</td><td>${Math.round(t.retention / 3600)} h</td><td>${time(t.last_message_at)}</td></tr>`)}</tbody></table>`}`);
+${topics.map((t) => html`<tr><td><a href="/console/topics/${t.id}">${t.name}</a></td><td>${t.description ?? ''}</td><td>${retention(t.retention)}</td><td>${time(t.last_message_at)}</td></tr>`)}</tbody></table>`);
+}
+
+function retention(seconds: number): string {
+  return seconds % 86_400 === 0 ? `${seconds / 86_400} d` : seconds % 3600 === 0 ? `${seconds / 3600} h` : `${seconds} s`;
+}
+
+export interface TopicData {
+  topic: TopicApi;
+  messages: ReadonlyArray<{ message_id: string; time: string; payload: string }>;
+  canPublish: boolean;
+  message?: { text: string; kind: 'ok' | 'error' } | undefined;
+  /** The payload to show again in the form after a refusal. */
+  draft?: string | undefined;
+}
+
+export function topicPage(frame: PageFrame, data: TopicData, csrf: string): string {
+  return page(frame, html`
+${data.message ? notice(data.message.text, data.message.kind) : ''}
+<dl class="facts"><dt>Retention</dt><dd>${retention(data.topic.retention)}</dd>${data.topic.description ? html`<dt>Description</dt><dd>${data.topic.description}</dd>` : ''}</dl>
+${data.canPublish ? html`<section aria-labelledby="publish-title"><h2 id="publish-title">Publish a test message</h2>
+<form method="post" action="/console/topics/${data.topic.id}/publish" class="stack narrow">${csrfField(csrf)}
+<label for="payload">Message (a JSON object)</label><textarea id="payload" name="payload" rows="6" maxlength="200000" required>${data.draft ?? '{\n  "hello": "world"\n}'}</textarea>
+<button type="submit">Publish</button></form></section>` : ''}
+<section aria-labelledby="messages-title"><h2 id="messages-title">Latest messages</h2>
+${data.messages.length === 0 ? html`<p class="muted">No message retained.</p>` : html`<ol class="lines">${data.messages.map((m) => html`<li class="line"><h3><code>${m.message_id}</code></h3><p class="muted small">${time(m.time)}</p>${payloadBlock(m.payload)}</li>`)}</ol>`}
+</section>`);
+}
+
+function payloadBlock(text: string) {
+  let shown = text;
+  try {
+    shown = JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    // Stored as received.
+  }
+  return shown.length <= 600 ? html`<pre>${shown}</pre>` : html`<details><summary>${shown.length.toLocaleString('en')} characters: show</summary><pre>${shown.slice(0, 200_000)}</pre></details>`;
+}
+
+export function deploymentsPage(frame: PageFrame, deployments: readonly DeploymentApi[]): string {
+  return page(frame, deployments.length === 0 ? html`<p class="muted">No deployment from this environment.</p>` : html`
+<table><thead><tr><th scope="col">Deployment</th><th scope="col">Project</th><th scope="col">Build</th><th scope="col">To</th><th scope="col">State</th><th scope="col">By</th><th scope="col">When</th></tr></thead><tbody>
+${deployments.map((d) => html`<tr><td>${d.id}${d.description ? html`<div class="muted small">${d.description}</div>` : ''}</td><td>${d.project_id}</td><td>${d.project_build_id}</td><td>${d.environment_type}</td>
+<td><span class="badge ${d.state === 'success' ? 'ok' : d.state === 'failed' ? 'bad' : ''}">${d.state}</span>${d.error ? html`<div class="error-text small">${d.error}</div>` : ''}</td><td>${d.performed_by_name}</td><td>${time(d.created_at)}</td></tr>`)}
+</tbody></table>`);
+}
+
+export function testRunsPage(frame: PageFrame, runs: readonly RunRequestApi[]): string {
+  return page(frame, runs.length === 0 ? html`<p class="muted">No test run in this environment. Start one with <code>npx switchboard test</code> or <code>POST /api/test_cases/run_requests</code>.</p>` : html`
+${runs.map((r) => {
+    const passed = r.results.filter((x) => x.status === 'succeeded').length;
+    return html`<section class="line" aria-labelledby="run-${r.id}"><h2 id="run-${r.id}"><code>${r.id}</code> <span class="badge ${r.status === 'completed' ? (passed === r.results.length ? 'ok' : 'bad') : ''}">${r.status}</span></h2>
+<p class="muted small">${time(r.created_at)} · ${passed} of ${r.results.length} passed${r.coverage ? html` · coverage ${r.coverage.value}%` : ''}</p>
+${r.results.length === 0 ? '' : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">Test case</th><th scope="col">Result</th></tr></thead><tbody>
+${r.results.map((x) => html`<tr><td><a href="/console/recipes/${x.recipe.id}">${x.recipe.name}</a></td><td>${x.test_case.name}</td><td><span class="badge ${x.status === 'succeeded' ? 'ok' : x.status === 'failed' ? 'bad' : ''}">${x.status}</span></td></tr>`)}</tbody></table>`}</section>`;
+  })}`);
 }
