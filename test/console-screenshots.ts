@@ -17,6 +17,11 @@ try {
     if (i % 5 === 0) await t.app.inject({ method: 'POST', url: failing.path, payload: { order_id: `A-${1000 + i}` } });
   }
   await t.engine.idle();
+  // A real recipe exported from the vendor (nested IF, try/catch, recipe function calls), for its step tree.
+  const exported = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, 'fixtures/recipes/dewy-resort/orchestrator-recipes/create_booking_orchestrator.recipe.json'), 'utf8')) as Record<string, unknown>;
+  const booking = await t.call('POST', '/api/recipes', { body: exported });
+  const topic = await t.call('POST', '/api/event_streams/topics', { body: { name: 'order-events', description: 'Orders as they change' } });
+  for (const state of ['created', 'paid', 'shipped']) await t.call('POST', `/api/v1/topics/${topic.body.id}/publish`, { body: { order_id: 'A-1042', state } });
   await t.call('POST', '/api/connections', { body: { name: 'Orders backend', provider: 'rest', input: { base_url: 'http://127.0.0.1:8081', auth_type: 'none' } } });
 
   const wide = await openBrowser();
@@ -28,7 +33,7 @@ try {
     await shoot(page, dir, 'dashboard');
     await page.goto(`${base}/console/recipes`);
     await shoot(page, dir, 'recipes');
-    await page.goto(`${base}/console/recipes/${site.recipe.id}`);
+    await page.goto(`${base}/console/recipes/${booking.body.id}`);
     await shoot(page, dir, 'recipe');
     await page.goto(`${base}/console/recipes/${site.recipe.id}/jobs`);
     await shoot(page, dir, 'jobs');
@@ -41,6 +46,8 @@ try {
     await shoot(page, dir, 'api-platform');
     await page.goto(`${base}/console/connections`);
     await shoot(page, dir, 'connections');
+    await page.goto(`${base}/console/topics/${topic.body.id}`);
+    await shoot(page, dir, 'topic');
   } finally {
     await wide.close();
   }

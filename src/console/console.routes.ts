@@ -91,6 +91,17 @@ function cookieOf(request: FastifyRequest): string {
   return '';
 }
 
+/** Whether a browser's Origin header, when it sends one, names this host (a malformed one does not). */
+function sameOrigin(request: FastifyRequest): boolean {
+  const origin = request.headers.origin;
+  if (typeof origin !== 'string' || origin === 'null') return true;
+  try {
+    return new URL(origin).host === request.host;
+  } catch {
+    return false;
+  }
+}
+
 /** A path inside the console to go back to after sign-in; anything else goes to the dashboard. */
 function safeNext(next: unknown): string {
   return typeof next === 'string' && /^\/console\/[A-Za-z0-9/_?=&%.-]*$/.test(next) && !next.includes('..') && !next.includes('//') ? next : '/console/';
@@ -131,8 +142,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
     // Every change carries the session's CSRF token, and comes from this origin when the browser says where from.
     app.addHook('preValidation', async (request) => {
       if (request.method !== 'POST' || request.consoleSession === null) return;
-      const origin = request.headers.origin;
-      if (typeof origin === 'string' && origin !== 'null' && new URL(origin).host !== request.host) throw new AppError('console_csrf_invalid');
+      if (!sameOrigin(request)) throw new AppError('console_csrf_invalid');
       const body = request.body as Record<string, unknown> | undefined;
       if (!csrfTokenMatches(csrfKey, request.consoleSession.id, body?._csrf)) throw new AppError('console_csrf_invalid');
     });
@@ -215,8 +225,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
     app.post('/console/sign-in', {
       schema: { ...hide, body: Type.Object({ token: Type.String({ maxLength: 4096 }), next: Type.Optional(Type.String({ maxLength: 500 })) }) },
     }, async (request, reply) => {
-      const origin = request.headers.origin;
-      if (typeof origin === 'string' && origin !== 'null' && new URL(origin).host !== request.host) throw new AppError('console_csrf_invalid');
+      if (!sameOrigin(request)) throw new AppError('console_csrf_invalid');
       const next = safeNext(request.body.next);
       let session: ConsoleSession;
       try {
@@ -242,7 +251,10 @@ export function consoleRoutes(deps: ConsoleDeps) {
       const { auth } = sessionOf(request);
       const activity = can(request, 'jobs:read') ? await jobActivity(ctx, auth, DASHBOARD_HOURS) : { perMinute: [], failures: [] };
       const running = can(request, 'recipes:read') ? await listRecipes(ctx, auth, { running: true, exclude_code: true, order: 'activity', withTags: false, page: { offset: 0, perPage: 20 } }) : [];
-      return send(reply, dashboardPage({ ...frameOf(request, 'dashboard'), title: 'Dashboard' }, { hours: DASHBOARD_HOURS, now: ctx.clock.now(), perMinute: activity.perMinute, running, failures: activity.failures }));
+      return send(reply, dashboardPage({ ...frameOf(request, 'dashboard'), title: 'Dashboard' }, {
+        hours: DASHBOARD_HOURS, now: ctx.clock.now(), perMinute: activity.perMinute, running, failures: activity.failures,
+        seesJobs: can(request, 'jobs:read'), seesRecipes: can(request, 'recipes:read'),
+      }));
     });
 
     // Recipes

@@ -217,6 +217,8 @@ describe('POST /console/recipes/:id/start and /stop', () => {
     assert.equal(crossed.statusCode, 403, "another session's token is refused");
     const foreignOrigin = await post(`/console/recipes/${recipeId}/start`, { _csrf: admin.csrf }, admin.cookie, { origin: 'https://evil.example' });
     assert.equal(foreignOrigin.statusCode, 403);
+    const malformedOrigin = await post(`/console/recipes/${recipeId}/start`, { _csrf: admin.csrf }, admin.cookie, { origin: 'not a url' });
+    assert.equal(malformedOrigin.statusCode, 403);
     assert.equal(await recipeRunning(recipeId), false);
   });
 
@@ -501,6 +503,10 @@ describe('lookup tables, API platform and other pages', () => {
     const browser = await signIn(token);
     const home = await get('/console/recipes', browser.cookie);
     assert.doesNotMatch(home.body, /href="\/console\/lookup-tables"/);
+    const dashboard = await get('/console/', browser.cookie);
+    assert.equal(dashboard.statusCode, 200);
+    assert.match(dashboard.body, /Running recipes/);
+    assert.doesNotMatch(dashboard.body, /Jobs per minute|Recent failures/, 'no job data without jobs:read');
     const res = await get('/console/lookup-tables', browser.cookie);
     assert.equal(res.statusCode, 403);
     assert.match(res.body, /lookup_tables:read/);

@@ -26,8 +26,8 @@ export function jobListPage(frame: PageFrame, data: JobListData): string {
   return page(frame, html`
 <p><a href="/console/recipes/${data.recipe.id}">${data.recipe.name}</a> · ${data.counts.succeeded} succeeded, ${data.counts.failed} failed, ${data.counts.all} in all</p>
 <nav aria-label="Job status"><ul class="tabs">${tab(undefined, 'All')}${tab('succeeded', 'Succeeded')}${tab('failed', 'Failed')}${tab('pending', 'Pending')}</ul></nav>
-${data.jobs.length === 0 ? html`<p class="muted">No job here.</p>` : html`<table><thead><tr><th scope="col">Job</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Ended</th><th scope="col">Error</th></tr></thead><tbody>
-${data.jobs.map((j) => html`<tr><td><a href="${base}/${j.id}">${j.title || j.id}</a><div class="muted small">${j.id}</div></td><td>${statusBadge(j.status)}</td><td>${time(j.started_at)}</td><td>${time(j.completed_at)}</td><td class="error-text">${j.error ? j.error.slice(0, 200) : ''}</td></tr>`)}
+${data.jobs.length === 0 ? html`<p class="muted">No job here.</p>` : html`<table><thead><tr><th scope="col">Job</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col" class="wide-only">Ended</th><th scope="col" class="wide-only">Error</th></tr></thead><tbody>
+${data.jobs.map((j) => html`<tr><td><a href="${base}/${j.id}">${j.title || j.id}</a><div class="muted small">${j.id}</div></td><td>${statusBadge(j.status)}</td><td>${time(j.started_at)}</td><td class="wide-only">${time(j.completed_at)}</td><td class="error-text wide-only">${j.error ? j.error.slice(0, 200) : ''}</td></tr>`)}
 </tbody></table>`}
 <nav class="pager" aria-label="Pages">${data.newer ? html`<a href="${base}${query({ status: data.status, before: data.newer })}" rel="prev">Newer jobs</a>` : ''}
 ${data.older ? html`<a href="${base}${query({ status: data.status, after: data.older })}" rel="next">Older jobs</a>` : ''}</nav>`);

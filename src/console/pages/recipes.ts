@@ -22,8 +22,8 @@ export function recipeListPage(frame: PageFrame, data: RecipeListData): string {
   <label>Application <input type="text" name="application" value="${f.application ?? ''}" maxlength="100" placeholder="e.g. http"></label>
   <button type="submit">Filter</button>
 </form>
-${data.recipes.length === 0 ? html`<p class="muted">No recipe matches.</p>` : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">State</th><th scope="col">Applications</th><th scope="col">Last job</th><th scope="col">Succeeded</th><th scope="col">Failed</th></tr></thead><tbody>
-${data.recipes.map((r) => html`<tr><td><a href="/console/recipes/${r.id}">${r.name}</a></td><td>${state(r.running)}</td><td>${r.applications.join(', ')}</td><td>${time(r.last_run_at)}</td><td class="num">${r.job_succeeded_count}</td><td class="num">${r.job_failed_count}</td></tr>`)}
+${data.recipes.length === 0 ? html`<p class="muted">No recipe matches.</p>` : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">State</th><th scope="col" class="wide-only">Applications</th><th scope="col">Last job</th><th scope="col">Succeeded</th><th scope="col">Failed</th></tr></thead><tbody>
+${data.recipes.map((r) => html`<tr><td><a href="/console/recipes/${r.id}">${r.name}</a></td><td>${state(r.running)}</td><td class="wide-only">${r.applications.join(', ')}</td><td>${time(r.last_run_at)}</td><td class="num">${r.job_succeeded_count}</td><td class="num">${r.job_failed_count}</td></tr>`)}
 </tbody></table>`}
 <nav class="pager" aria-label="Pages">${f.page > 1 ? html`<a href="/console/recipes${query({ ...params, page: f.page - 1 })}">Previous page</a>` : ''}
 ${data.hasMore ? html`<a href="/console/recipes${query({ ...params, page: f.page + 1 })}">Next page</a>` : ''}</nav>`);
