@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
 import { createRecipe, log, webhookRecipe, webhookTrigger, fire } from '../../test/recipes.ts';
+import { Writable } from 'node:stream';
 import { hashToken } from '../api/developer_api_clients/credentials.ts';
+import { createLogger } from '../logger.ts';
 
 /** A clock the test moves forward (session lifetime). */
 const clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
@@ -160,6 +162,28 @@ describe('GET / and sign-in', () => {
     const big = await post('/console/sign-in', { token: 'a'.repeat(300_000) });
     assert.equal(big.statusCode, 413);
     assertNoStack(big.body);
+  });
+});
+
+describe('POST /console/sign-in and the logs', () => {
+  test('neither the token nor the session id nor the CSRF token is ever logged, even at trace level', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const logged = await createTestApp({ logger: createLogger('trace', sink) });
+    try {
+      const ok = await logged.app.inject({ method: 'POST', url: '/console/sign-in', payload: `token=${logged.adminToken}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      assert.equal(ok.statusCode, 303);
+      const cookie = cookieFrom(ok.headers['set-cookie']);
+      const page = await logged.app.inject({ method: 'GET', url: '/console/recipes', headers: { cookie } });
+      const csrf = csrfIn(page.body);
+      await logged.app.inject({ method: 'POST', url: '/console/sign-out', payload: `_csrf=${csrf}`, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie } });
+      await logged.app.inject({ method: 'POST', url: '/console/sign-in', payload: `token=${logged.adminToken}x`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const text = lines.join('');
+      assert.ok(text.includes('/console/sign-in'), 'requests are logged');
+      for (const secret of [logged.adminToken, cookie.split('=')[1] as string, csrf]) assert.ok(!text.includes(secret), 'a secret in the log');
+    } finally {
+      await logged.close();
+    }
   });
 });
 
