@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ServiceContext } from '../context.ts';
-import { AppError } from '../errors.ts';
+import { AppError, storageUnavailable } from '../errors.ts';
 import { fieldErrors } from '../http/validation.ts';
 import { IdParams } from '../http/schemas.ts';
 import type { Privilege } from '../api/developer_api_client_roles/privileges.ts';
@@ -141,35 +141,31 @@ export function consoleRoutes(deps: ConsoleDeps) {
 
     // Every change carries the session's CSRF token, and comes from this origin when the browser says where from.
     app.addHook('preValidation', async (request) => {
-      if (request.method !== 'POST' || request.consoleSession === null) return;
+      if (request.method !== 'POST') return;
+      // Forms only: a JSON body (which the app's parser would read) is not a console form.
+      const type = request.headers['content-type'];
+      if (typeof type !== 'string' || type.split(';')[0]?.trim().toLowerCase() !== 'application/x-www-form-urlencoded') throw new AppError('console_form_media_type');
+      if (request.consoleSession === null) return;
       if (!sameOrigin(request)) throw new AppError('console_csrf_invalid');
       const body = request.body as Record<string, unknown> | undefined;
       if (!csrfTokenMatches(csrfKey, request.consoleSession.id, body?._csrf)) throw new AppError('console_csrf_invalid');
     });
 
     app.setErrorHandler((error: Error & { validation?: unknown; validationContext?: string; statusCode?: number; code?: string }, request, reply) => {
-      let status = 500;
-      let message = 'The server could not show this page.';
-      if (error instanceof AppError) {
-        status = error.status;
-        message = error.message;
-      } else if (error.validation) {
+      let known: AppError | undefined;
+      if (error instanceof AppError) known = error;
+      else if (error.validation) {
         const errors = fieldErrors(error.validation as Parameters<typeof fieldErrors>[0], error.validationContext);
         const [field, problems] = Object.entries(errors)[0] ?? ['request', ['is invalid']];
-        status = 400;
-        message = `${field} ${problems[0] ?? 'is invalid'}`;
-      } else if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-        status = 415;
-        message = 'Console forms are sent as application/x-www-form-urlencoded.';
-      } else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-        status = 413;
-        message = 'The form is too large.';
-      } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-        status = error.statusCode;
-        message = 'The request could not be read.';
-      }
-      if (status >= 500) request.log.error({ err: error }, 'console page failed');
-      return reply.status(status).type('text/html; charset=utf-8').send(errorPage(frameOf(request), status, message, status >= 500 ? String(request.id) : undefined));
+        const code = error.validationContext === 'querystring' ? 'query_parameter_invalid' : error.validationContext === 'params' ? 'path_parameter_invalid' : 'body_invalid';
+        known = new AppError(code, { params: { field, problem: problems[0] ?? 'is invalid' } });
+      } else if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') known = new AppError('console_form_media_type');
+      else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') known = new AppError('payload_too_large');
+      else known = storageUnavailable(error) ?? (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? new AppError('bad_request') : undefined);
+      const status = known?.status ?? 500;
+      if (!known) request.log.error({ err: error }, 'console page failed');
+      const message = known?.message ?? 'The server could not show this page.';
+      return reply.status(status).type('text/html; charset=utf-8').send(errorPage(frameOf(request), status, message, known ? undefined : String(request.id)));
     });
 
     function frameOf(request: FastifyRequest, section?: string): Omit<PageFrame, 'title'> {

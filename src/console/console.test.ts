@@ -156,9 +156,12 @@ describe('GET / and sign-in', () => {
   });
 
   test('a form that is not URL-encoded: 415 page; an oversized one: 413 page', async () => {
-    const json = await t.app.inject({ method: 'POST', url: '/console/sign-in', payload: JSON.stringify({ token: t.adminToken }), headers: { 'content-type': 'text/plain' } });
-    assert.equal(json.statusCode, 415);
-    assert.match(json.body, /application\/x-www-form-urlencoded/);
+    const text = await t.app.inject({ method: 'POST', url: '/console/sign-in', payload: JSON.stringify({ token: t.adminToken }), headers: { 'content-type': 'text/plain' } });
+    assert.equal(text.statusCode, 415);
+    assert.match(text.body, /Console forms are sent as application\/x-www-form-urlencoded/);
+    const json = await t.app.inject({ method: 'POST', url: '/console/sign-in', payload: JSON.stringify({ token: t.adminToken }), headers: { 'content-type': 'application/json' } });
+    assert.equal(json.statusCode, 415, 'JSON is not a console form');
+    assert.equal(json.headers['set-cookie'], undefined);
     const big = await post('/console/sign-in', { token: 'a'.repeat(300_000) });
     assert.equal(big.statusCode, 413);
     assertNoStack(big.body);
@@ -239,6 +242,8 @@ describe('POST /console/recipes/:id/start and /stop', () => {
     const other = await signIn(t.adminToken);
     const crossed = await post(`/console/recipes/${recipeId}/start`, { _csrf: other.csrf }, admin.cookie);
     assert.equal(crossed.statusCode, 403, "another session's token is refused");
+    const asJson = await t.app.inject({ method: 'POST', url: `/console/recipes/${recipeId}/start`, payload: JSON.stringify({ _csrf: admin.csrf }), headers: { 'content-type': 'application/json', cookie: admin.cookie } });
+    assert.equal(asJson.statusCode, 415);
     const foreignOrigin = await post(`/console/recipes/${recipeId}/start`, { _csrf: admin.csrf }, admin.cookie, { origin: 'https://evil.example' });
     assert.equal(foreignOrigin.statusCode, 403);
     const malformedOrigin = await post(`/console/recipes/${recipeId}/start`, { _csrf: admin.csrf }, admin.cookie, { origin: 'not a url' });
