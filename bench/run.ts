@@ -7,6 +7,7 @@ const BENCHMARKS: Record<string, { summary: string; load: () => Promise<{ main(a
   jobs: { summary: 'recipe jobs: a five-step webhook recipe driven at full speed, jobs/s and webhook-to-done latency; --overload: twice the sustainable rate, accepted, refused (429) and lost events; --js: a JavaScript step beside a logger, jobs/s and the step time [--seconds N --connections N --overload | --js]', load: () => import('./jobs.ts') },
   tests: { summary: 'test automation: 200 test cases over 20 recipes in one run request, seconds until complete, beside 200 ordinary jobs [--recipes N --cases N]', load: () => import('./tests.ts') },
   packages: { summary: 'recipe lifecycle packages: a project of 500 recipes, 20 connections and 5 lookup tables of 100,000 rows exported with data, downloaded and imported; seconds of each phase and the server peak memory [--recipes N --connections N --tables N --rows N]', load: () => import('./packages.ts') },
+  console: { summary: 'web console with 1,000,000 jobs: server time of the job list, a job page and the dashboard beside the API\'s job list, and the first page load\'s bytes [--jobs N --samples N]', load: () => import('./console.ts') },
   retention: { summary: 'job retention: the database file size under a steady job load with a short retention, round by round [--rounds N --jobs N]', load: () => import('./retention.ts') },
 };
 

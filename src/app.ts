@@ -65,6 +65,7 @@ import { jobsRoutes } from './api/jobs/jobs.routes.ts';
 import { createJobRetentionSweeper } from './api/jobs/retention.ts';
 import { createEngine, type RecipeEngine } from './engine/engine.ts';
 import { webhooksRoutes } from './engine/webhooks.routes.ts';
+import { consoleRoutes } from './console/console.routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -233,6 +234,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const limiter = createFailureLimiter(ctx.clock, { limits: TOKEN_FAILURE_LIMITS, windowSeconds: 60 });
   await app.register(oauth2Routes({ ctx, signer, limiter }));
   await app.register(webhooksRoutes({ engine, maxBodyBytes: config.bodyLimitBytes }));
+  // The web console: HTML pages at /console/, its own form parser, headers and error pages.
+  await app.register(consoleRoutes({ ctx, engine, eventStreams, csrfKey: deps.secretBox.deriveKey('console-csrf') }));
   await app.register(gatewayRoutes({
     ctx,
     access,

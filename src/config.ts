@@ -29,6 +29,8 @@ export interface Config {
   readonly gatewayMaxResponseBytes: number;
   readonly eventStreamsSweepIntervalMs: number;
   readonly jobRetentionHours: number;
+  /** How long a web console session lasts after sign-in. */
+  readonly consoleSessionHours: number;
   readonly jobsSweepIntervalMs: number;
   readonly packageMaxBytes: number;
   /** SWITCHBOARD_TOKEN: the developer API token the command line uses to call a server (switchboard deploy). */
@@ -65,7 +67,7 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'SHUTDOWN_TIMEOUT_MS', 'EVENT_STREAMS_SWEEP_INTERVAL_MS', 'SECRETS_CACHE_TTL_SECONDS', 'SECRETS_ENV_PREFIX', 'SECRETS_DIR',
   'PUBLIC_GATEWAY_URL', 'GATEWAY_MAX_BODY_BYTES', 'GATEWAY_MAX_RESPONSE_BYTES', 'GATEWAY_TIMEOUT_MS', 'LOOKUP_TABLE_MAX_ROWS',
   'SMTP_URL', 'SMTP_FROM', 'JOB_BACKLOG_PER_RECIPE', 'JOB_BACKLOG_PER_WORKSPACE', 'TRIGGER_POLL_SECONDS',
-  'JOB_RETENTION_HOURS', 'JOBS_SWEEP_INTERVAL_MS', 'PACKAGE_MAX_BYTES', 'PACKAGE_MAX_UNCOMPRESSED_BYTES', 'PACKAGE_RETENTION_HOURS', 'SWITCHBOARD_TOKEN',
+  'JOB_RETENTION_HOURS', 'CONSOLE_SESSION_HOURS', 'JOBS_SWEEP_INTERVAL_MS', 'PACKAGE_MAX_BYTES', 'PACKAGE_MAX_UNCOMPRESSED_BYTES', 'PACKAGE_RETENTION_HOURS', 'SWITCHBOARD_TOKEN',
 ];
 
 export const DEFAULT_SECRETS_ENV_PREFIX = 'SWITCHBOARD_SECRET_';
@@ -149,6 +151,8 @@ export function loadConfig(env: Env = process.env): Config {
     // How long a finished job and its lines are kept after it ended (vendor: 30 days by default,
     // 1 hour at least when customised); the sweep deletes older ones. Pending jobs are never deleted.
     jobRetentionHours: intSetting(env, 'JOB_RETENTION_HOURS', 30 * 24, 1, 100 * 365 * 24),
+    // How long a web console session lasts after sign-in; signing in again starts a new one.
+    consoleSessionHours: intSetting(env, 'CONSOLE_SESSION_HOURS', 12, 1, 24 * 30),
     // How often the job retention sweep runs.
     jobsSweepIntervalMs: intSetting(env, 'JOBS_SWEEP_INTERVAL_MS', 60_000, 10, 24 * 3600 * 1000),
     // How long an export's zip and a completed test run request are kept after they ended (builds' zips stay).

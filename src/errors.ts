@@ -135,6 +135,11 @@ export const ERROR_CATALOG = {
   already_member: { status: 422, message: 'Already a member of this workspace' },
   invitation_too_soon: { status: 429, message: 'Invitation already sent recently' },
   invitation_not_delivered: { status: 502, message: 'The invitation was recorded but the e-mail could not be sent; try again' },
+  // Web console (HTML pages with the same status and text)
+  console_token_invalid: { status: 401, message: 'That token is not a developer API token of this server, or it was revoked' },
+  console_session_ended: { status: 401, message: 'Your console session has ended: sign in again' },
+  console_form_media_type: { status: 415, message: 'Console forms are sent as application/x-www-form-urlencoded' },
+  console_csrf_invalid: { status: 403, message: 'The form was not sent by this console page, or the page is out of date: reload it and try again' },
   // The server
   server_error: { status: 500, message: 'Server error' },
   storage_unavailable: { status: 503, message: 'Storage unavailable: {reason}; try again later' },

@@ -186,6 +186,9 @@ export const CONTRACT_EXTRAS: readonly string[] = [
 
 /** Served for operations, documentation and tooling; not part of the catalog. */
 export const OPERATIONS_ROUTES: readonly RegExp[] = [
+  // The web console (src/console/): HTML pages under /console/, and / sending the browser there.
+  /^(GET|HEAD) \/(favicon\.ico)?$/,
+  /^(GET|HEAD|POST) \/console(\/|$)/,
   /^(GET|HEAD) \/(health|ready|metrics)$/,
   /^(GET|HEAD) \/docs(\/|$)/,
   /^(GET|HEAD) \/api\/openapi\.json$/,

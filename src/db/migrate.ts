@@ -20,6 +20,7 @@ import * as testCases from './migrations/0015_test_cases.ts';
 import * as apiClientsV2 from './migrations/0016_api_clients_v2.ts';
 import * as workflowTasks from './migrations/0019_workflow_tasks.ts';
 import * as smartLists from './migrations/0020_smart_lists.ts';
+import * as consoleSessions from './migrations/0022_console_sessions.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0016_api_clients_v2': apiClientsV2,
   '0019_workflow_tasks': workflowTasks,
   '0020_smart_lists': smartLists,
+  '0022_console_sessions': consoleSessions,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */

@@ -649,6 +649,17 @@ export interface TestCasesTable {
   updated_at: string;
 }
 
+export interface ConsoleSessionsTable {
+  id: Generated<number>;
+  /** SHA-256 of the cookie's value (the value itself is never stored). */
+  session_hash: string;
+  client_id: number;
+  /** The developer API client's token_hash at sign-in: a regenerated token ends the session. */
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface TestRunRequestsTable {
   id: string;
   workspace_id: number;
@@ -663,6 +674,7 @@ export interface TestRunRequestsTable {
 }
 
 export interface Database {
+  console_sessions: ConsoleSessionsTable;
   test_cases: TestCasesTable;
   test_run_requests: TestRunRequestsTable;
   project_builds: ProjectBuildsTable;

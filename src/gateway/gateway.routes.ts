@@ -15,7 +15,7 @@ import type { RecipeEngine } from '../engine/engine.ts';
 import type { ProfileState } from './access.ts';
 
 /** First path segments that belong to the server itself: no API prefix can shadow them. */
-export const RESERVED_SEGMENTS = new Set(['api', 'oauth2', 'docs', 'health', 'ready', 'metrics', 'webhooks', 'doc']);
+export const RESERVED_SEGMENTS = new Set(['api', 'oauth2', 'docs', 'health', 'ready', 'metrics', 'webhooks', 'doc', 'console']);
 
 export type UpstreamResolver = (scope: { workspaceId: number; environmentId: number }, connectionId: number) => Promise<Upstream>;
 

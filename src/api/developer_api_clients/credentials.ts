@@ -44,7 +44,12 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 export async function authenticate(db: Db, clock: Clock, token: string): Promise<AuthContext | null> {
   if (token.length === 0 || token.length > 512) return null;
-  const hash = hashToken(token);
+  return authenticateTokenHash(db, clock, hashToken(token));
+}
+
+/** What a token grants, known by its hash (the web console keeps the hash of the token a session was opened with). */
+export async function authenticateTokenHash(db: Db, clock: Clock, hash: string): Promise<AuthContext | null> {
+  if (!/^[0-9a-f]{64}$/.test(hash)) return null;
   const row = await findCredentialByTokenHash(db, hash);
   // The lookup is by hash through a unique index; the comparison is still made in constant time.
   if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;

@@ -1,12 +1,12 @@
 // Jobs of a recipe (contract 10): the list with its counters and cursor paging, and one job with
 // its lines. Step input and output are stored but never returned (10 §1).
 import type { ServiceContext } from '../../context.ts';
-import type { JobRow, RecipeRow } from '../../db/types.ts';
+import type { JobLineRow, JobRow, RecipeRow } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
-import { findFolderInScope } from '../folders/folder-scope.ts';
+import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.ts';
 import { findRecipe } from '../recipes/recipes.store.ts';
 import type { Caller } from '../recipes/recipes.service.ts';
-import { countRetainedJobs, findJob, pendingJobsOf, jobCounters, jobDetailToApi, jobToApi, listJobs as listJobRows, listLines, type ApiJobStatus, type JobApi, type JobDetailApi } from './jobs.store.ts';
+import { countRetainedJobs, findJob, pendingJobsOf, jobCounters, jobDetailToApi, jobToApi, listJobs as listJobRows, listLines, jobsPerMinute, recentFailedJobs, type ApiJobStatus, type JobApi, type JobDetailApi } from './jobs.store.ts';
 
 export interface JobListQuery {
   offset_job_id?: string;
@@ -75,6 +75,22 @@ export async function listJobs(ctx: ServiceContext, caller: Caller, recipeId: nu
     job_scope_count: scope,
     items: rows.map((row) => jobToApi(row)),
   };
+}
+
+/** Finished jobs per minute over the last hours and the latest failures, of the recipes the caller sees (the console's dashboard). */
+export async function jobActivity(ctx: ServiceContext, caller: Caller, hours: number): Promise<{ perMinute: Array<{ minute: string; status: string; n: number }>; failures: Awaited<ReturnType<typeof recentFailedJobs>> }> {
+  const folderIds = caller.allFolders ? null : await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds);
+  const since = new Date(ctx.clock.now().getTime() - hours * 3600_000).toISOString();
+  const [perMinute, failures] = await Promise.all([jobsPerMinute(ctx.db, caller.environmentId, since, folderIds), recentFailedJobs(ctx.db, caller.environmentId, folderIds, 10)]);
+  return { perMinute, failures };
+}
+
+/** A job with its stored lines, step input and output included (the web console shows them; the API never does). */
+export async function getJobWithSteps(ctx: ServiceContext, caller: Caller, recipeId: number, handle: string): Promise<{ recipe: RecipeRow; job: JobDetailApi; lines: JobLineRow[] }> {
+  const recipe = await visibleRecipe(ctx, caller, recipeId);
+  const job = assertFound(await findJob(ctx.db, recipe.id, handle));
+  const lines = await listLines(ctx.db, job.id);
+  return { recipe, job: jobDetailToApi(job, lines), lines };
 }
 
 export async function getJob(ctx: ServiceContext, caller: Caller, recipeId: number, handle: string): Promise<JobDetailApi> {

@@ -214,21 +214,26 @@ export interface JobListFilters {
 }
 
 export async function listJobs(db: Db, recipeId: number, filters: JobListFilters, cursor: { job: JobRow; newer: boolean } | null, perPage: number): Promise<JobRow[]> {
-  let q = db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId);
-  if (filters.status) q = q.where('status', 'in', statesFor(filters.status));
-  if (filters.rerunOnly) q = q.where('is_repeat', '=', 1);
-  if (cursor) {
-    const { started_at: at, id } = cursor.job;
-    q = cursor.newer
-      ? q.where((eb) => eb.or([eb('started_at', '>', at), eb.and([eb('started_at', '=', at), eb('id', '>', id)])]))
-      : q.where((eb) => eb.or([eb('started_at', '<', at), eb.and([eb('started_at', '=', at), eb('id', '<', id)])]));
-  }
-  if (cursor?.newer) {
-    // The page of jobs just newer than the cursor, shown newest first like every page.
-    const rows = await q.orderBy('started_at', 'asc').orderBy('id', 'asc').limit(perPage).execute();
-    return rows.reverse();
-  }
-  return q.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(perPage).execute();
+  // One query per engine state: each walks its index range (recipe_id, status, started_at, id) in
+  // order from the cursor and stops after a page, however many jobs the recipe has; the pages are
+  // merged here. The cursor is a row-value comparison, so it bounds the index range (an OR of two
+  // comparisons would not).
+  const states = filters.status ? statesFor(filters.status) : [null];
+  const pages = await Promise.all(states.map((state) => {
+    let q = db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId);
+    if (state !== null) q = q.where('status', '=', state);
+    if (filters.rerunOnly) q = q.where('is_repeat', '=', 1);
+    if (cursor) {
+      const { started_at: at, id } = cursor.job;
+      q = q.where((eb) => eb(eb.refTuple('started_at', 'id'), cursor.newer ? '>' : '<', eb.tuple(at, id)));
+    }
+    const direction = cursor?.newer ? 'asc' : 'desc';
+    return q.orderBy('started_at', direction).orderBy('id', direction).limit(perPage).execute();
+  }));
+  const newestFirst = (a: JobRow, b: JobRow) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : b.id - a.id);
+  const rows = pages.length === 1 ? (pages[0] as JobRow[]) : pages.flat().sort((a, b) => (cursor?.newer ? -newestFirst(a, b) : newestFirst(a, b))).slice(0, perPage);
+  // The page of jobs just newer than the cursor is read oldest first, and shown newest first like every page.
+  return cursor?.newer ? rows.reverse() : rows;
 }
 
 export interface JobCounters {
@@ -393,4 +398,25 @@ export async function cancelQueuedJob(db: Db, id: number, now: string): Promise<
 /** Pending (queued, running or waiting for a workflow task) jobs of a recipe, oldest first. */
 export async function pendingJobsOf(db: Db, recipeId: number, limit: number): Promise<JobRow[]> {
   return db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId).where('status', 'in', ['queued', 'running', 'waiting']).orderBy('id').limit(limit).execute();
+}
+
+/** Finished jobs of an environment per minute since a time (the console's dashboard chart). */
+export async function jobsPerMinute(db: Db, environmentId: number, since: string, folderIds: readonly number[] | null): Promise<Array<{ minute: string; status: string; n: number }>> {
+  if (folderIds !== null && folderIds.length === 0) return [];
+  let q = db.selectFrom('jobs as j').innerJoin('recipes as r', 'r.id', 'j.recipe_id')
+    .select((eb) => [eb.fn<string>('substr', ['j.completed_at', eb.val(1), eb.val(16)]).as('minute'), 'j.status', eb.fn.countAll<number | string>().as('n')])
+    .where('j.completed_at', '>=', since).where('j.status', 'in', ['succeeded', 'failed']).where('r.environment_id', '=', environmentId);
+  if (folderIds !== null) q = q.where('r.folder_id', 'in', folderIds);
+  const rows = await q.groupBy(['minute', 'j.status']).execute();
+  return rows.map((r) => ({ minute: r.minute, status: r.status, n: Number(r.n) }));
+}
+
+/** The latest failed jobs of an environment, with their recipe's name. */
+export async function recentFailedJobs(db: Db, environmentId: number, folderIds: readonly number[] | null, limit: number) {
+  if (folderIds !== null && folderIds.length === 0) return [];
+  let q = db.selectFrom('jobs as j').innerJoin('recipes as r', 'r.id', 'j.recipe_id')
+    .select(['j.handle', 'j.recipe_id', 'j.title', 'j.error', 'j.completed_at', 'r.name as recipe_name', 'r.folder_id'])
+    .where('j.status', '=', 'failed').where('r.environment_id', '=', environmentId);
+  if (folderIds !== null) q = q.where('r.folder_id', 'in', folderIds);
+  return q.orderBy('j.completed_at', 'desc').limit(limit).execute();
 }

@@ -62,6 +62,8 @@ export interface ListQuery {
   stop_cause?: string;
   updated_after?: string;
   exclude_code?: string | boolean;
+  /** Part of the name (the console's search; not a parameter of the API). */
+  name_contains?: string;
   withTags: boolean;
   page: { offset: number; perPage: number };
 }
@@ -141,6 +143,7 @@ export async function listRecipes(ctx: ServiceContext, caller: Caller, query: Li
   const updatedAfter = timestampParam(query.updated_after, 'updated_after');
   if (updatedAfter !== undefined) filters.updatedAfter = updatedAfter;
   if (query.stop_cause) filters.stopCause = query.stop_cause;
+  if (query.name_contains !== undefined && query.name_contains.trim() !== '') filters.nameContains = query.name_contains.trim().slice(0, 255);
   const all = adapterList(query.adapter_names_all, 'adapter_names_all');
   if (all) filters.adapterNamesAll = all;
   const any = adapterList(query.adapter_names_any, 'adapter_names_any');

@@ -252,6 +252,8 @@ export interface RecipeListFilters {
   updatedAfter?: string;
   adapterNamesAll?: string[];
   adapterNamesAny?: string[];
+  /** Part of the name, in any case (the console's search). */
+  nameContains?: string;
   order: 'default' | 'activity';
 }
 
@@ -271,6 +273,10 @@ export async function listRecipes(db: Db, environmentId: number, filters: Recipe
   if (filters.adapterNamesAny && filters.adapterNamesAny.length > 0) {
     const names = filters.adapterNamesAny;
     q = q.where((eb) => eb.or(names.flatMap((name) => [eb('r.trigger_application', '=', name), eb('r.action_applications', 'like', `%${JSON.stringify(name)}%`)])));
+  }
+  if (filters.nameContains !== undefined && filters.nameContains !== '') {
+    const pattern = `%${filters.nameContains.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    q = q.where(sql<boolean>`lower(r.name) like ${pattern} escape '\\'`);
   }
   if (filters.order === 'activity') q = q.orderBy(sql`case when r.last_run_at is null then 1 else 0 end`).orderBy('r.last_run_at', 'desc');
   return q.orderBy('r.id', 'desc').limit(page.perPage).offset(page.offset).execute();

@@ -13,7 +13,7 @@ import { folderTreeIds } from '../folders/folders.store.ts';
 import { findRecipe } from '../recipes/recipes.store.ts';
 import { checkDoc, stepIndex } from './test-case-doc.ts';
 import {
-  deleteTestCase as deleteRow, findRunRequest, findTestCase, insertRunRequest, insertTestCase, listTestCases as listRows, newId, runRequestToApi,
+  deleteTestCase as deleteRow, findRunRequest, findTestCase, recentRunRequests, insertRunRequest, insertTestCase, listTestCases as listRows, newId, runRequestToApi,
   summaryOf, testCaseToApi, updateTestCase as updateRow, type RunRequestApi, type RunResult, type TestCaseApi, type TestCaseSummary,
 } from './test_cases.store.ts';
 
@@ -200,6 +200,11 @@ export async function startRunRequest(ctx: ServiceContext, runner: TestRunKick, 
   });
   if (!empty) runner.kick();
   return getRunRequest(ctx, caller, id);
+}
+
+/** The latest run requests of the caller's environment (the web console lists them; the API reads one by id). */
+export async function listRecentRunRequests(ctx: ServiceContext, caller: Caller, limit: number): Promise<RunRequestApi[]> {
+  return (await recentRunRequests(ctx.db, caller.workspaceId, caller.environmentId, limit)).map(runRequestToApi);
 }
 
 export async function getRunRequest(ctx: ServiceContext, caller: Caller, id: string): Promise<{ data: RunRequestApi }> {

@@ -133,3 +133,9 @@ export async function saveResults(db: Db, id: string, results: readonly RunResul
     ...(completed ? { status: 'completed' as const, coverage: completed.coverage } : {}),
   }).where('id', '=', id).execute();
 }
+
+/** An environment's latest run requests, newest first (the web console's list). */
+export async function recentRunRequests(db: Db, workspaceId: number, environmentId: number, limit: number): Promise<TestRunRequestRow[]> {
+  return db.selectFrom('test_run_requests').selectAll().where('environment_id', '=', environmentId).where('workspace_id', '=', workspaceId)
+    .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}

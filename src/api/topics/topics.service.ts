@@ -10,7 +10,7 @@ import type { ConsumerWaits } from './consumer-waits.ts';
 import { formatMessageId, parseMessageId } from './message-id.ts';
 import type { Publisher } from './publisher.ts';
 import type { TopicCache, TopicState } from './topic-cache.ts';
-import { findMessageTime, firstSeqAtOrAfter, lastSeqOf, readMessages } from './topics.store.ts';
+import { findMessageTime, firstSeqAtOrAfter, lastSeqOf, latestMessages, readMessages } from './topics.store.ts';
 
 export interface EventStreamsRuntime {
   topics: TopicCache;
@@ -28,6 +28,12 @@ export async function publishMessage(runtime: EventStreamsRuntime, topic: TopicS
   const published = await runtime.publisher.publish(topic.id, [checked.text]);
   if (!published) throw new AppError('topic_not_found');
   return { message_id: formatMessageId(Date.parse(published.publishedAt), published.firstSeq) };
+}
+
+/** The newest retained messages of a topic, newest first, with their ids (the web console shows them). */
+export async function recentMessages(ctx: ServiceContext, topic: TopicState, limit: number): Promise<Array<{ message_id: string; time: string; payload: string }>> {
+  const rows = await latestMessages(ctx.db, topic.id, topic.purgedSeq, cutoffOf(ctx, topic), limit);
+  return rows.map((row) => ({ message_id: formatMessageId(Date.parse(row.published_at), row.seq), time: row.published_at, payload: row.payload }));
 }
 
 export interface BatchResult {

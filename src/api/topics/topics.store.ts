@@ -125,3 +125,10 @@ export async function deleteOldestMessages(db: Db, topicId: number, limit: numbe
 export async function deleteTopicRow(db: Db, topicId: number): Promise<void> {
   await db.deleteFrom('event_topics').where('id', '=', topicId).where('deleted_at', 'is not', null).execute();
 }
+
+/** The newest messages still retained, newest first (the web console's topic page). */
+export async function latestMessages(db: Db, topicId: number, afterSeq: number, notBefore: string, limit: number): Promise<EventMessageRow[]> {
+  return db.selectFrom('event_messages').selectAll()
+    .where('topic_id', '=', topicId).where('seq', '>', afterSeq).where('published_at', '>=', notBefore)
+    .orderBy('seq', 'desc').limit(limit).execute();
+}

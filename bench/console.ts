@@ -1,0 +1,120 @@
+// npm run bench -- console: the web console with 1,000,000 jobs. The app runs in this process on a
+// database file; one recipe holds every job (the worst case for its list), spread over 30 days
+// (the default retention), 5% failed, the last 1,000 with four step lines each. It prints the
+// server time (inject, no network) of the console's job list (first page, failed only, a page deep
+// in the middle), a job's page and the dashboard, beside the same run's baseline: the management
+// API's job list (GET /api/recipes/:id/jobs?per_page=50). Then the bytes a first page load
+// transfers: the dashboard's HTML, its stylesheet, its script and its icon.
+import { parseArgs } from 'node:util';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { prepare } from '../src/server.ts';
+import { tempDir } from './lib.ts';
+
+const ADMIN = 'bench-console-admin-token-0123456789abcdef';
+const code = {
+  number: 0, keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: {},
+  block: [1, 2, 3].map((n) => ({ number: n, keyword: 'action', provider: 'logger', name: 'log_message', as: `log${n}`, input: { message: `step ${n}` } })),
+};
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { jobs: { type: 'string', default: '1000000' }, samples: { type: 'string', default: '40' }, keep: { type: 'boolean', default: false } } });
+  const total = Number(values.jobs);
+  const samples = Number(values.samples);
+  if (!Number.isInteger(total) || total < 1000) throw new Error('--jobs must be a whole number from 1000');
+  const dataDir = tempDir('switchboard-bench-console-', { keep: values.keep });
+  const config = loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', SWITCHBOARD_ADMIN_TOKEN: ADMIN });
+  const logger = createLogger('silent');
+  const { database, secretBox } = await prepare(config, logger);
+  const app = await buildApp({ config, database, secretBox, logger });
+  await app.ready();
+  const db = database.db;
+  try {
+    const created = await app.inject({ method: 'POST', url: '/api/recipes', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, payload: JSON.stringify({ recipe: { name: 'Console bench', code: JSON.stringify(code) } }) });
+    const recipeId = (JSON.parse(created.body) as { id: number }).id;
+
+    const fillStart = performance.now();
+    const now = Date.now();
+    const span = 30 * 24 * 3600_000;
+    const BATCH = 1000;
+    const handles: string[] = [];
+    for (let from = 0; from < total; from += BATCH * 20) {
+      await db.transaction().execute(async (trx) => {
+        for (let b = from; b < Math.min(total, from + BATCH * 20); b += BATCH) {
+          const rows = [];
+          for (let i = b; i < Math.min(total, b + BATCH); i++) {
+            const at = new Date(now - span + Math.floor((i / total) * span)).toISOString();
+            const ended = new Date(Date.parse(at) + 40).toISOString();
+            const failed = i % 20 === 7;
+            const handle = `j-${i.toString(36).padStart(8, '0')}-bench00`;
+            if (i % Math.floor(total / 10) === 0 || i >= total - 1000) handles.push(handle);
+            rows.push({
+              recipe_id: recipeId, handle, status: failed ? 'failed' as const : 'succeeded' as const, title: `HTTP: new event: order_id=A-${i}`,
+              trigger_output: JSON.stringify({ payload: { order_id: `A-${i}`, customer: 'Ada' } }), error: failed ? 'Out of stock' : null, error_parts: null,
+              is_poll_error: 0 as const, is_repeat: 0 as const, is_test: 0 as const, master_job_handle: null, calling_recipe_id: null, calling_job_handle: null,
+              root_recipe_id: null, root_job_handle: null, task_count: 3, created_at: at, started_at: at, completed_at: ended,
+            });
+          }
+          await trx.insertInto('jobs').values(rows).execute();
+        }
+      });
+    }
+    const last = await db.selectFrom('jobs').select(['id', 'started_at']).where('recipe_id', '=', recipeId).orderBy('id', 'desc').limit(1000).execute();
+    for (let from = 0; from < last.length; from += 200) {
+      await db.insertInto('job_lines').values(last.slice(from, from + 200).flatMap((job) => [0, 1, 2, 3].map((n) => ({
+        job_id: job.id, seq: n, recipe_line_number: n, adapter_name: n === 0 ? 'workato_webhooks' : 'logger', adapter_operation: n === 0 ? 'new_event' : 'log_message', pass: null,
+        input: n === 0 ? null : JSON.stringify({ message: `step ${n}` }), output: JSON.stringify(n === 0 ? { payload: { order_id: 'A-1', items: Array.from({ length: 50 }, (_, k) => ({ sku: `SKU-${k}`, qty: k })) } } : { message: `step ${n}` }),
+        error: null, mask_data: 0 as const, started_at: job.started_at, completed_at: job.started_at,
+      })))).execute();
+    }
+    console.log(`\nweb console: ${total.toLocaleString('en')} jobs of one recipe over 30 days (5% failed), filled in ${((performance.now() - fillStart) / 1000).toFixed(1)} s`);
+
+    const signIn = await app.inject({ method: 'POST', url: '/console/sign-in', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${ADMIN}` });
+    const cookie = String(signIn.headers['set-cookie']).split(';')[0] as string;
+    const middle = handles[Math.floor(handles.length / 20)] as string;
+    const recent = handles[handles.length - 1] as string;
+    const cases: Array<[string, string, Record<string, string>]> = [
+      ['baseline: GET /api/recipes/:id/jobs?per_page=50', `/api/recipes/${recipeId}/jobs?per_page=50`, { authorization: `Bearer ${ADMIN}` }],
+      ['job list, first page', `/console/recipes/${recipeId}/jobs`, { cookie }],
+      ['job list, failed only', `/console/recipes/${recipeId}/jobs?status=failed`, { cookie }],
+      ['job list, a page in the middle (after=)', `/console/recipes/${recipeId}/jobs?after=${middle}`, { cookie }],
+      ['job list, failed, a page in the middle', `/console/recipes/${recipeId}/jobs?status=failed&after=${middle}`, { cookie }],
+      ['job page (4 steps)', `/console/recipes/${recipeId}/jobs/${recent}`, { cookie }],
+      ['dashboard', '/console/', { cookie }],
+    ];
+    console.log(`server time over ${samples} requests each (after 3 to warm up)`);
+    console.log('page                                              p50 ms   p95 ms   max ms   bytes');
+    for (const [label, url, headers] of cases) {
+      let bytes = 0;
+      for (let i = 0; i < 3; i++) await app.inject({ method: 'GET', url, headers });
+      const times: number[] = [];
+      for (let i = 0; i < samples; i++) {
+        const t0 = performance.now();
+        const res = await app.inject({ method: 'GET', url, headers });
+        times.push(performance.now() - t0);
+        if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+        bytes = res.rawPayload.length;
+      }
+      times.sort((a, b) => a - b);
+      console.log(`${label.padEnd(48)} ${quantile(times, 0.5).toFixed(2).padStart(7)} ${quantile(times, 0.95).toFixed(2).padStart(8)} ${(times.at(-1) ?? NaN).toFixed(2).padStart(8)} ${String(bytes).padStart(7)}`);
+    }
+
+    let transferred = 0;
+    const parts: string[] = [];
+    for (const url of ['/console/', '/console/assets/console.css', '/console/assets/console.js', '/console/assets/favicon.svg']) {
+      const res = await app.inject({ method: 'GET', url, headers: { cookie } });
+      const size = res.rawPayload.length + Object.entries(res.headers).reduce((n, [k, v]) => n + k.length + String(v).length + 4, 0);
+      transferred += size;
+      parts.push(`${url} ${size}`);
+    }
+    console.log(`first page load (the dashboard with its assets, headers included): ${(transferred / 1024).toFixed(1)} KB (${parts.join(', ')}); target <= 300 KB`);
+  } finally {
+    await app.close();
+    await db.destroy();
+  }
+}

@@ -1,0 +1,543 @@
+// The web console through HTTP (inject): sign-in, sessions, CSRF, roles, and bad input; every
+// refusal is a page that says what happened, never a stack trace or another workspace's data.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestApp, type TestApp } from '../../test/helpers.ts';
+import { createRecipe, log, webhookRecipe, webhookTrigger, fire } from '../../test/recipes.ts';
+import { Writable } from 'node:stream';
+import { hashToken } from '../api/developer_api_clients/credentials.ts';
+import { createLogger } from '../logger.ts';
+
+/** A clock the test moves forward (session lifetime). */
+const clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
+
+let t: TestApp;
+before(async () => {
+  t = await createTestApp({ clock });
+});
+after(async () => t.close());
+
+interface Browser {
+  cookie: string;
+  csrf: string;
+}
+
+function cookieFrom(setCookie: unknown): string {
+  const header = [setCookie].flat()[0];
+  assert.equal(typeof header, 'string', 'a Set-Cookie header');
+  return (header as string).split(';')[0] as string;
+}
+
+function csrfIn(page: string): string {
+  const match = /name="_csrf" value="([^"]+)"/.exec(page);
+  assert.ok(match, 'the page holds a form with a CSRF token');
+  return match[1] as string;
+}
+
+async function get(url: string, cookie?: string) {
+  return t.app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
+}
+
+async function post(url: string, form: Record<string, string>, cookie?: string, headers: Record<string, string> = {}) {
+  return t.app.inject({ method: 'POST', url, payload: new URLSearchParams(form).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}), ...headers } });
+}
+
+async function signIn(token: string): Promise<Browser> {
+  const res = await post('/console/sign-in', { token });
+  assert.equal(res.statusCode, 303, res.body);
+  const cookie = cookieFrom(res.headers['set-cookie']);
+  const home = await get('/console/', cookie);
+  assert.equal(home.statusCode, 200, home.body);
+  return { cookie, csrf: csrfIn(home.body) };
+}
+
+function assertNoStack(body: string): void {
+  assert.doesNotMatch(body, /at .*\.ts:\d+|Error: |node_modules/);
+}
+
+async function recipeRunning(id: number): Promise<boolean> {
+  const res = await t.call('GET', `/api/recipes/${id}`);
+  return res.body.running as boolean;
+}
+
+describe('GET / and sign-in', () => {
+  test('/ sends the browser to the console, which asks for a token first', async () => {
+    const root = await get('/');
+    assert.equal(root.statusCode, 302);
+    assert.equal(root.headers.location, '/console/');
+    const home = await get('/console/');
+    assert.equal(home.statusCode, 303);
+    assert.equal(home.headers.location, `/console/sign-in?next=${encodeURIComponent('/console/')}`);
+    const form = await get('/console/sign-in');
+    assert.equal(form.statusCode, 200);
+    assert.match(form.headers['content-type'] as string, /^text\/html/);
+    assert.match(form.body, /<label for="token">Developer API token<\/label>/);
+  });
+
+  test('every page has a strict Content-Security-Policy and no caching', async () => {
+    const res = await get('/console/sign-in');
+    const csp = res.headers['content-security-policy'] as string;
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'self'/);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.equal(res.headers['cache-control'], 'no-store');
+    assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    assert.doesNotMatch(res.body, /<script>|style="/, 'no inline script or style');
+  });
+
+  test('a token exchanged for an HttpOnly, SameSite=Strict cookie; the token is nowhere in the reply and only hashes are stored', async () => {
+    const res = await post('/console/sign-in', { token: t.adminToken, next: '/console/recipes' });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, '/console/recipes');
+    const setCookie = String(res.headers['set-cookie']);
+    assert.match(setCookie, /^sb_console=[A-Za-z0-9_-]{43}; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=43200$/);
+    assert.doesNotMatch(setCookie, /Secure/, 'not Secure over plain HTTP');
+    const cookie = cookieFrom(res.headers['set-cookie']);
+    const page = await get('/console/recipes', cookie);
+    assert.equal(page.statusCode, 200);
+    assert.ok(!page.body.includes(t.adminToken));
+    const rows = await t.ctx.db.selectFrom('console_sessions').selectAll().execute();
+    const value = cookie.split('=')[1] as string;
+    assert.ok(rows.length > 0);
+    for (const row of rows) {
+      assert.notEqual(row.session_hash, value);
+      assert.match(row.session_hash, /^[0-9a-f]{64}$/);
+      assert.equal(row.token_hash.length, 64);
+    }
+    assert.ok(rows.some((r) => r.token_hash === hashToken(t.adminToken)));
+  });
+
+  test('the cookie is Secure when the console is served over TLS (behind a proxy that says so)', async () => {
+    const proxied = await createTestApp({ env: { TRUST_PROXY: 'true' } });
+    try {
+      const res = await proxied.app.inject({ method: 'POST', url: '/console/sign-in', payload: `token=${proxied.adminToken}`, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-proto': 'https' } });
+      assert.equal(res.statusCode, 303);
+      assert.match(String(res.headers['set-cookie']), /; Secure$/);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  test('a next= outside the console is ignored (no open redirect)', async () => {
+    for (const next of ['https://evil.example/', '//evil.example/', '/api/users/me', '/console/../api']) {
+      const res = await post('/console/sign-in', { token: t.adminToken, next });
+      assert.equal(res.headers.location, '/console/', next);
+    }
+  });
+
+  test('a wrong token: 401 with the sign-in form and a clear message, no cookie', async () => {
+    for (const token of ['', 'nope', 'wrkdev-' + '0'.repeat(64), 'x'.repeat(4000)]) {
+      const res = await post('/console/sign-in', { token });
+      assert.equal(res.statusCode, 401, token.slice(0, 20));
+      assert.equal(res.headers['set-cookie'], undefined);
+      assert.match(res.body, /not a developer API token of this server, or it was revoked/);
+      assertNoStack(res.body);
+    }
+  });
+
+  test('a revoked token cannot sign in, and ends the sessions it opened', async () => {
+    const client = await t.scopedClient([(await t.createProject('Revoked')).folderId]);
+    const browser = await signIn(client.token);
+    const deleted = await t.call('DELETE', `/api/developer_api_clients/${client.id}`);
+    assert.equal(deleted.status, 200, deleted.text);
+    const res = await post('/console/sign-in', { token: client.token });
+    assert.equal(res.statusCode, 401);
+    const page = await get('/console/', browser.cookie);
+    assert.equal(page.statusCode, 303, 'the old session is gone');
+  });
+
+  test('a regenerated token ends the session opened with the old one', async () => {
+    const client = await t.scopedClient([(await t.createProject('Regenerated')).folderId]);
+    const browser = await signIn(client.token);
+    const regenerated = await t.call('POST', `/api/developer_api_clients/${client.id}/regenerate`);
+    assert.equal(regenerated.status, 200, regenerated.text);
+    assert.equal((await get('/console/', browser.cookie)).statusCode, 303);
+  });
+
+  test('a form that is not URL-encoded: 415 page; an oversized one: 413 page', async () => {
+    const text = await t.app.inject({ method: 'POST', url: '/console/sign-in', payload: JSON.stringify({ token: t.adminToken }), headers: { 'content-type': 'text/plain' } });
+    assert.equal(text.statusCode, 415);
+    assert.match(text.body, /Console forms are sent as application\/x-www-form-urlencoded/);
+    const json = await t.app.inject({ method: 'POST', url: '/console/sign-in', payload: JSON.stringify({ token: t.adminToken }), headers: { 'content-type': 'application/json' } });
+    assert.equal(json.statusCode, 415, 'JSON is not a console form');
+    assert.equal(json.headers['set-cookie'], undefined);
+    const big = await post('/console/sign-in', { token: 'a'.repeat(300_000) });
+    assert.equal(big.statusCode, 413);
+    assertNoStack(big.body);
+  });
+});
+
+describe('POST /console/sign-in and the logs', () => {
+  test('neither the token nor the session id nor the CSRF token is ever logged, even at trace level', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const logged = await createTestApp({ logger: createLogger('trace', sink) });
+    try {
+      const ok = await logged.app.inject({ method: 'POST', url: '/console/sign-in', payload: `token=${logged.adminToken}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      assert.equal(ok.statusCode, 303);
+      const cookie = cookieFrom(ok.headers['set-cookie']);
+      const page = await logged.app.inject({ method: 'GET', url: '/console/recipes', headers: { cookie } });
+      const csrf = csrfIn(page.body);
+      await logged.app.inject({ method: 'POST', url: '/console/sign-out', payload: `_csrf=${csrf}`, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie } });
+      await logged.app.inject({ method: 'POST', url: '/console/sign-in', payload: `token=${logged.adminToken}x`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const text = lines.join('');
+      assert.ok(text.includes('/console/sign-in'), 'requests are logged');
+      for (const secret of [logged.adminToken, cookie.split('=')[1] as string, csrf]) assert.ok(!text.includes(secret), 'a secret in the log');
+    } finally {
+      await logged.close();
+    }
+  });
+});
+
+describe('sessions', () => {
+  test('sign-out ends the session in the database; the old cookie no longer opens a page', async () => {
+    const browser = await signIn(t.adminToken);
+    const res = await post('/console/sign-out', { _csrf: browser.csrf }, browser.cookie);
+    assert.equal(res.statusCode, 303);
+    assert.match(String(res.headers['set-cookie']), /Max-Age=0/);
+    assert.equal((await get('/console/recipes', browser.cookie)).statusCode, 303);
+    const form = await post('/console/sign-out', { _csrf: browser.csrf }, browser.cookie);
+    assert.equal(form.statusCode, 401);
+    assert.match(form.body, /Your console session has ended: sign in again/);
+  });
+
+  test('a session ends CONSOLE_SESSION_HOURS after sign-in (12 by default)', async () => {
+    const browser = await signIn(t.adminToken);
+    clock.offsetMs = 11 * 3600_000;
+    assert.equal((await get('/console/', browser.cookie)).statusCode, 200);
+    clock.offsetMs = 12 * 3600_000 + 1000;
+    try {
+      const page = await get('/console/recipes', browser.cookie);
+      assert.equal(page.statusCode, 303);
+      assert.match(page.headers.location as string, /^\/console\/sign-in/);
+      const change = await post('/console/sign-out', { _csrf: browser.csrf }, browser.cookie);
+      assert.equal(change.statusCode, 401);
+    } finally {
+      clock.offsetMs = 0;
+    }
+  });
+
+  test('a made-up or malformed cookie is no session', async () => {
+    for (const cookie of ['sb_console=abc', `sb_console=${'A'.repeat(43)}`, `sb_console=${'x'.repeat(5000)}`, 'other=1']) {
+      assert.equal((await get('/console/', cookie)).statusCode, 303, cookie.slice(0, 30));
+    }
+  });
+});
+
+describe('POST /console/recipes/:id/start and /stop', () => {
+  let recipeId: number;
+  let admin: Browser;
+  before(async () => {
+    recipeId = await createRecipe(t, webhookTrigger([log('say', 'hello')]));
+    admin = await signIn(t.adminToken);
+  });
+
+  test('a missing or forged CSRF token: 403, nothing changed', async () => {
+    const missing = await post(`/console/recipes/${recipeId}/start`, {}, admin.cookie);
+    assert.equal(missing.statusCode, 403);
+    assert.match(missing.body, /not sent by this console page/);
+    const forged = await post(`/console/recipes/${recipeId}/start`, { _csrf: 'A'.repeat(43) }, admin.cookie);
+    assert.equal(forged.statusCode, 403);
+    const other = await signIn(t.adminToken);
+    const crossed = await post(`/console/recipes/${recipeId}/start`, { _csrf: other.csrf }, admin.cookie);
+    assert.equal(crossed.statusCode, 403, "another session's token is refused");
+    const asJson = await t.app.inject({ method: 'POST', url: `/console/recipes/${recipeId}/start`, payload: JSON.stringify({ _csrf: admin.csrf }), headers: { 'content-type': 'application/json', cookie: admin.cookie } });
+    assert.equal(asJson.statusCode, 415);
+    const foreignOrigin = await post(`/console/recipes/${recipeId}/start`, { _csrf: admin.csrf }, admin.cookie, { origin: 'https://evil.example' });
+    assert.equal(foreignOrigin.statusCode, 403);
+    const malformedOrigin = await post(`/console/recipes/${recipeId}/start`, { _csrf: admin.csrf }, admin.cookie, { origin: 'not a url' });
+    assert.equal(malformedOrigin.statusCode, 403);
+    assert.equal(await recipeRunning(recipeId), false);
+  });
+
+  test('start and stop with the page\'s form', async () => {
+    const started = await post(`/console/recipes/${recipeId}/start`, { _csrf: admin.csrf }, admin.cookie);
+    assert.equal(started.statusCode, 303, started.body);
+    assert.equal(started.headers.location, `/console/recipes/${recipeId}?done=started`);
+    assert.equal(await recipeRunning(recipeId), true);
+    const page = await get(started.headers.location as string, admin.cookie);
+    assert.match(page.body, /The recipe is running\./);
+    assert.match(page.body, /Stop recipe/);
+    const again = await post(`/console/recipes/${recipeId}/start`, { _csrf: admin.csrf }, admin.cookie);
+    assert.equal(again.statusCode, 400);
+    assert.match(again.body, /invalid state running/);
+    const stopped = await post(`/console/recipes/${recipeId}/stop`, { _csrf: admin.csrf }, admin.cookie);
+    assert.equal(stopped.statusCode, 303);
+    assert.equal(await recipeRunning(recipeId), false);
+  });
+
+  test('a recipe that cannot start says why, and stays stopped', async () => {
+    const broken = await createRecipe(t, webhookTrigger([{ keyword: 'action', provider: 'no_such_connector', name: 'x', as: 'x', input: {} }]));
+    const res = await post(`/console/recipes/${broken}/start`, { _csrf: admin.csrf }, admin.cookie);
+    assert.equal(res.statusCode, 422);
+    assert.match(res.body, /The recipe cannot start/);
+    assert.match(res.body, /Step 1/);
+    assert.equal(await recipeRunning(broken), false);
+  });
+
+  test('a read-only token sees no start button, and a forged start or stop is refused: 403, nothing changed', async () => {
+    const reader = await signIn(await t.tokenFor('Read only'));
+    const page = await get(`/console/recipes/${recipeId}`, reader.cookie);
+    assert.equal(page.statusCode, 200);
+    assert.doesNotMatch(page.body, /Start recipe|Stop recipe/);
+    const start = await post(`/console/recipes/${recipeId}/start`, { _csrf: reader.csrf }, reader.cookie);
+    assert.equal(start.statusCode, 403);
+    assert.match(start.body, /your role lacks the recipes:write privilege/);
+    assert.equal(await recipeRunning(recipeId), false);
+    await post(`/console/recipes/${recipeId}/start`, { _csrf: admin.csrf }, admin.cookie);
+    const stop = await post(`/console/recipes/${recipeId}/stop`, { _csrf: reader.csrf }, reader.cookie);
+    assert.equal(stop.statusCode, 403);
+    assert.equal(await recipeRunning(recipeId), true);
+    await post(`/console/recipes/${recipeId}/stop`, { _csrf: admin.csrf }, admin.cookie);
+  });
+
+  test('unknown ids, bad ids, and another environment\'s recipe: a clear page', async () => {
+    const unknown = await get('/console/recipes/999999', admin.cookie);
+    assert.equal(unknown.statusCode, 404);
+    assert.match(unknown.body, /<h1>Not found<\/h1>/);
+    const bad = await get('/console/recipes/abc', admin.cookie);
+    assert.equal(bad.statusCode, 400);
+    assertNoStack(bad.body);
+    const testToken = await t.tokenFor('Admin', 'test');
+    const elsewhere = await t.call('POST', '/api/recipes', { token: testToken, body: { recipe: { name: 'Test env recipe', code: JSON.stringify(webhookTrigger([log('a', 'b')])) } } });
+    assert.equal(elsewhere.status, 200, elsewhere.text);
+    const cross = await get(`/console/recipes/${elsewhere.body.id}`, admin.cookie);
+    assert.equal(cross.statusCode, 404);
+    assert.doesNotMatch(cross.body, /Test env recipe/);
+    const forgedStart = await post(`/console/recipes/${elsewhere.body.id}/start`, { _csrf: admin.csrf }, admin.cookie);
+    assert.equal(forgedStart.statusCode, 404);
+    const unknownPath = await get('/console/no/such/page', admin.cookie);
+    assert.equal(unknownPath.statusCode, 404);
+    assert.match(unknownPath.headers['content-type'] as string, /^text\/html/);
+  });
+});
+
+describe('GET /console/recipes and jobs', () => {
+  let recipe: { id: number; path: string };
+  let admin: Browser;
+  before(async () => {
+    recipe = await webhookRecipe(t, [log('greet', 'Hello <b>there</b>')], { name: 'Greeter <script>alert(1)</script>' });
+    admin = await signIn(t.adminToken);
+  });
+
+  test('the list finds recipes by name, escaped', async () => {
+    const res = await get('/console/recipes?q=greeter&running=true', admin.cookie);
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /Greeter &lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+    assert.ok(!res.body.includes('<script>alert(1)'));
+    const none = await get('/console/recipes?q=zzz-nothing', admin.cookie);
+    assert.match(none.body, /No recipe matches/);
+    const badFilter = await get('/console/recipes?running=maybe', admin.cookie);
+    assert.equal(badFilter.statusCode, 400);
+  });
+
+  test('a recipe page draws its steps as a tree', async () => {
+    const res = await get(`/console/recipes/${recipe.id}`, admin.cookie);
+    assert.match(res.body, /<ol class="tree">/);
+    assert.match(res.body, /Trigger<\/span> <span class="connector">workato_webhooks<\/span>/);
+    assert.match(res.body, /Action<\/span> <span class="connector">logger<\/span> · <span class="operation">log_message<\/span>/);
+  });
+
+  test('a job page shows each step\'s input and output', async () => {
+    await fire(t, recipe.path, { name: 'Ada' });
+    const list = await get(`/console/recipes/${recipe.id}/jobs`, admin.cookie);
+    assert.equal(list.statusCode, 200);
+    const handle = /href="\/console\/recipes\/\d+\/jobs\/(j-[^"]+)"/.exec(list.body)?.[1];
+    assert.ok(handle, list.body);
+    const job = await get(`/console/recipes/${recipe.id}/jobs/${handle}`, admin.cookie);
+    assert.equal(job.statusCode, 200);
+    assert.match(job.body, /succeeded/);
+    assert.match(job.body, /&quot;name&quot;: &quot;Ada&quot;/, 'the trigger output');
+    assert.match(job.body, /Hello &lt;b&gt;there&lt;\/b&gt;/, 'the logger input, escaped');
+    const failed = await get(`/console/recipes/${recipe.id}/jobs?status=failed`, admin.cookie);
+    assert.match(failed.body, /No job here/);
+    const badStatus = await get(`/console/recipes/${recipe.id}/jobs?status=weird`, admin.cookie);
+    assert.equal(badStatus.statusCode, 400);
+    const unknownJob = await get(`/console/recipes/${recipe.id}/jobs/j-nope`, admin.cookie);
+    assert.equal(unknownJob.statusCode, 404);
+    const unknownCursor = await get(`/console/recipes/${recipe.id}/jobs?after=j-nope`, admin.cookie);
+    assert.equal(unknownCursor.statusCode, 404);
+  });
+
+  test('re-run a job from its page; a read-only role may not', async () => {
+    const list = await get(`/console/recipes/${recipe.id}/jobs`, admin.cookie);
+    const handle = /href="\/console\/recipes\/\d+\/jobs\/(j-[^"]+)"/.exec(list.body)?.[1] as string;
+    const reader = await signIn(await t.tokenFor('Read only'));
+    const refused = await post(`/console/recipes/${recipe.id}/jobs/${handle}/repeat`, { _csrf: reader.csrf }, reader.cookie);
+    assert.equal(refused.statusCode, 403);
+    const before = await t.ctx.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const res = await post(`/console/recipes/${recipe.id}/jobs/${handle}/repeat`, { _csrf: admin.csrf }, admin.cookie);
+    assert.equal(res.statusCode, 303, res.body);
+    assert.match(res.headers.location as string, /\/jobs\/j-/);
+    const afterCount = await t.ctx.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    assert.equal(Number(afterCount.n), Number(before.n) + 1);
+  });
+
+  test('keyset paging: older and newer pages never repeat or skip a job', async () => {
+    for (let i = 0; i < 55; i++) await t.app.inject({ method: 'POST', url: recipe.path, payload: { n: i } });
+    await t.engine.idle();
+    const first = await get(`/console/recipes/${recipe.id}/jobs`, admin.cookie);
+    const handles = (body: string) => [...body.matchAll(/<div class="muted small">(j-[^<]+)<\/div>/g)].map((m) => m[1]);
+    const page1 = handles(first.body);
+    assert.equal(page1.length, 50);
+    const older = /href="([^"]+after=[^"]+)"/.exec(first.body)?.[1]?.replace(/&amp;/g, '&');
+    assert.ok(older);
+    const second = await get(older, admin.cookie);
+    const page2 = handles(second.body);
+    assert.ok(page2.length >= 7);
+    assert.equal(new Set([...page1, ...page2]).size, page1.length + page2.length);
+    const newer = /href="([^"]+before=[^"]+)"/.exec(second.body)?.[1]?.replace(/&amp;/g, '&');
+    assert.ok(newer);
+    assert.deepEqual(handles((await get(newer, admin.cookie)).body), page1);
+  });
+
+  test('the dashboard: the chart, running recipes, recent failures', async () => {
+    const failing = await webhookRecipe(t, [{ keyword: 'stop', input: { stop_with_error: 'true', stop_reason: 'Broken on purpose' } }], { name: 'Always fails' });
+    await fire(t, failing.path, {});
+    const res = await get('/console/', admin.cookie);
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /<svg viewBox="0 0 720 180" role="img" aria-label="Jobs per minute over the last 3 hours: \d+ succeeded, [1-9]\d* failed/);
+    assert.match(res.body, /<rect class="ok"/);
+    assert.match(res.body, /Always fails/);
+    assert.match(res.body, /Running recipes/);
+  });
+});
+
+describe('lookup tables, API platform and other pages', () => {
+  let admin: Browser;
+  let tableId: number;
+  before(async () => {
+    admin = await signIn(t.adminToken);
+    const table = await t.call('POST', '/api/lookup_tables', { body: { name: 'Countries', schema: [{ label: 'code' }, { label: 'name' }] } });
+    assert.equal(table.status, 200, table.text);
+    tableId = table.body.id;
+    const row = await t.call('POST', `/api/lookup_tables/${tableId}/rows`, { body: { data: { code: 'FR', name: 'France' } } });
+    assert.equal(row.status, 200, row.text);
+  });
+
+  test('add, search, edit and delete rows', async () => {
+    const added = await post(`/console/lookup-tables/${tableId}/rows`, { _csrf: admin.csrf, col_0: 'DE', col_1: 'Germany' }, admin.cookie);
+    assert.equal(added.statusCode, 303, added.body);
+    const found = await get(`/console/lookup-tables/${tableId}?column=code&value=DE`, admin.cookie);
+    assert.match(found.body, /Germany/);
+    assert.doesNotMatch(found.body, /France/);
+    const rowId = /\/rows\/(\d+)"/.exec(found.body)?.[1];
+    assert.ok(rowId);
+    const edit = await get(`/console/lookup-tables/${tableId}/rows/${rowId}`, admin.cookie);
+    assert.match(edit.body, /value="Germany"/);
+    const saved = await post(`/console/lookup-tables/${tableId}/rows/${rowId}`, { _csrf: admin.csrf, col_0: 'DE', col_1: 'Deutschland' }, admin.cookie);
+    assert.equal(saved.statusCode, 303);
+    const api = await t.call('GET', `/api/lookup_tables/${tableId}/rows/${rowId}`);
+    assert.equal(api.body.data.name, 'Deutschland');
+    const reader = await signIn(await t.tokenFor('Read only'));
+    const refused = await post(`/console/lookup-tables/${tableId}/rows/${rowId}/delete`, { _csrf: reader.csrf }, reader.cookie);
+    assert.equal(refused.statusCode, 403);
+    const deleted = await post(`/console/lookup-tables/${tableId}/rows/${rowId}/delete`, { _csrf: admin.csrf }, admin.cookie);
+    assert.equal(deleted.statusCode, 303);
+    assert.equal((await t.call('GET', `/api/lookup_tables/${tableId}/rows/${rowId}`)).status, 404);
+    const tooBig = await post(`/console/lookup-tables/${tableId}/rows`, { _csrf: admin.csrf, col_0: 'x'.repeat(20_000) }, admin.cookie);
+    assert.equal(tooBig.statusCode, 400);
+  });
+
+  test('another workspace\'s table is not found, and shows nothing of it', async () => {
+    const other = await t.newWorkspace('Other Co');
+    const table = await t.call('POST', '/api/lookup_tables', { token: other.adminToken, body: { name: 'Secret plans', schema: [{ label: 'k' }] } });
+    assert.equal(table.status, 200, table.text);
+    const res = await get(`/console/lookup-tables/${table.body.id}`, admin.cookie);
+    assert.equal(res.statusCode, 404);
+    assert.doesNotMatch(res.body, /Secret plans/);
+    const list = await get('/console/lookup-tables', admin.cookie);
+    assert.doesNotMatch(list.body, /Secret plans/);
+  });
+
+  test('refresh an access profile secret: a new one, shown once', async () => {
+    const collection = await t.call('POST', '/api/api_collections', { body: { name: 'Orders' } });
+    assert.equal(collection.status, 200, collection.text);
+    const client = await t.call('POST', '/api/api_clients', { body: { name: 'Partner' } });
+    assert.equal(client.status, 200, client.text);
+    const profile = await t.call('POST', '/api/api_access_profiles', { body: { name: 'Partner token', api_client_id: client.body.id, api_collection_ids: [collection.body.id], auth_type: 'token' } });
+    assert.equal(profile.status, 200, profile.text);
+    const page = await get('/console/api-platform', admin.cookie);
+    assert.match(page.body, /Partner token/);
+    assert.ok(!page.body.includes(profile.body.secret), 'no secret on the list');
+    const res = await post(`/console/api-platform/access-profiles/${profile.body.id}/refresh-secret`, { _csrf: admin.csrf }, admin.cookie);
+    assert.equal(res.statusCode, 200, res.body);
+    const secret = /<output class="secret" id="issued-secret">([^<]+)<\/output>/.exec(res.body)?.[1];
+    assert.ok(secret && secret !== profile.body.secret);
+    const again = await get('/console/api-platform', admin.cookie);
+    assert.ok(!again.body.includes(secret), 'shown once');
+    const reader = await signIn(await t.tokenFor('Read only'));
+    const refused = await post(`/console/api-platform/access-profiles/${profile.body.id}/refresh-secret`, { _csrf: reader.csrf }, reader.cookie);
+    assert.equal(refused.statusCode, 403);
+    assert.doesNotMatch(refused.body, /issued-secret/);
+  });
+
+  test('connections show their status and never a credential', async () => {
+    const conn = await t.call('POST', '/api/connections', { body: { name: 'Orders backend', provider: 'rest', input: { base_url: 'http://127.0.0.1:1', auth_type: 'basic', username: 'u', password: 'p4ssw0rd-very-secret' } } });
+    assert.equal(conn.status, 200, conn.text);
+    const res = await get('/console/connections', admin.cookie);
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /Orders backend/);
+    assert.doesNotMatch(res.body, /p4ssw0rd-very-secret/);
+  });
+
+  test('properties page', async () => {
+    await t.call('POST', '/api/properties', { body: { properties: { 'region': 'eu-west' } } });
+    assert.match((await get('/console/properties', admin.cookie)).body, /eu-west/);
+  });
+
+  test('a topic: publish a test message and see it among the latest', async () => {
+    const topic = await t.call('POST', '/api/event_streams/topics', { body: { name: 'orders' } });
+    assert.equal(topic.status, 200, topic.text);
+    const id = topic.body.id ?? topic.body.data?.id;
+    const list = await get('/console/topics', admin.cookie);
+    assert.match(list.body, new RegExp(`href="/console/topics/${id}">orders<`));
+    const published = await post(`/console/topics/${id}/publish`, { _csrf: admin.csrf, payload: '{"order_id": "A-77"}' }, admin.cookie);
+    assert.equal(published.statusCode, 303, published.body);
+    const page = await get(published.headers.location as string, admin.cookie);
+    assert.match(page.body, /Message published\./);
+    assert.match(page.body, /&quot;order_id&quot;: &quot;A-77&quot;/);
+    const notJson = await post(`/console/topics/${id}/publish`, { _csrf: admin.csrf, payload: '{oops' }, admin.cookie);
+    assert.equal(notJson.statusCode, 400);
+    assert.match(notJson.body, /The message is not JSON\./);
+    assert.match(notJson.body, />\{oops<\/textarea>/, 'the draft is kept');
+    const notObject = await post(`/console/topics/${id}/publish`, { _csrf: admin.csrf, payload: '[1,2]' }, admin.cookie);
+    assert.equal(notObject.statusCode, 400);
+    assert.match(notObject.body, /Payload must be a JSON object/);
+    const reader = await signIn(await t.tokenFor('Read only'));
+    const readerPage = await get(`/console/topics/${id}`, reader.cookie);
+    assert.doesNotMatch(readerPage.body, /Publish a test message/);
+    const refused = await post(`/console/topics/${id}/publish`, { _csrf: reader.csrf, payload: '{"x":1}' }, reader.cookie);
+    assert.equal(refused.statusCode, 403);
+    const messages = await t.ctx.db.selectFrom('event_messages').selectAll().execute();
+    assert.equal(messages.length, 1, 'only the one valid message was stored');
+    assert.equal((await get('/console/topics/999999', admin.cookie)).statusCode, 404);
+  });
+
+  test('deployments and test runs pages', async () => {
+    const deployments = await get('/console/deployments', admin.cookie);
+    assert.equal(deployments.statusCode, 200);
+    assert.match(deployments.body, /<h1>Deployments<\/h1>/);
+    const recipeId = await createRecipe(t, webhookTrigger([log('a', 'b')]), { name: 'Tested recipe' });
+    const run = await t.call('POST', '/api/test_cases/run_requests', { body: { recipe_id: recipeId } });
+    assert.equal(run.status, 200, run.text);
+    const runs = await get('/console/test-runs', admin.cookie);
+    assert.equal(runs.statusCode, 200);
+    assert.match(runs.body, new RegExp(run.body.data.id));
+  });
+
+  test('a role without a privilege: the section is not in the navigation and its page says so', async () => {
+    const token = await t.tokenWith('Recipes only', ['recipes:read']);
+    const browser = await signIn(token);
+    const home = await get('/console/recipes', browser.cookie);
+    assert.doesNotMatch(home.body, /href="\/console\/lookup-tables"/);
+    const dashboard = await get('/console/', browser.cookie);
+    assert.equal(dashboard.statusCode, 200);
+    assert.match(dashboard.body, /Running recipes/);
+    assert.doesNotMatch(dashboard.body, /Jobs per minute|Recent failures/, 'no job data without jobs:read');
+    const res = await get('/console/lookup-tables', browser.cookie);
+    assert.equal(res.statusCode, 403);
+    assert.match(res.body, /lookup_tables:read/);
+  });
+});

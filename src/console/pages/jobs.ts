@@ -1,0 +1,94 @@
+// A recipe's jobs (status filter, keyset paging: the page after or before a job, never an
+// offset) and one job with every step's input, output, error and timing; large values folded.
+import type { JobApi, JobDetailApi } from '../../api/jobs/jobs.store.ts';
+import type { JobLineRow } from '../../db/types.ts';
+import { html, query, time, type Html } from '../html.ts';
+import { csrfField, notice, page, type PageFrame } from '../layout.ts';
+
+export interface JobListData {
+  recipe: { id: number; name: string };
+  jobs: readonly JobApi[];
+  counts: { succeeded: number; failed: number; all: number };
+  status?: string | undefined;
+  /** Handles to page from: older than the last row, newer than the first. */
+  older?: string | undefined;
+  newer?: string | undefined;
+}
+
+function statusBadge(status: string): Html {
+  return html`<span class="badge ${status === 'succeeded' ? 'ok' : status === 'failed' ? 'bad' : ''}">${status}</span>`;
+}
+
+export function jobListPage(frame: PageFrame, data: JobListData): string {
+  const base = `/console/recipes/${data.recipe.id}/jobs`;
+  const tab = (value: string | undefined, label: string) =>
+    html`<li><a href="${base}${query({ status: value })}"${data.status === value ? html` aria-current="page"` : ''}>${label}</a></li>`;
+  return page(frame, html`
+<p><a href="/console/recipes/${data.recipe.id}">${data.recipe.name}</a> · ${data.counts.succeeded} succeeded, ${data.counts.failed} failed, ${data.counts.all} in all</p>
+<nav aria-label="Job status"><ul class="tabs">${tab(undefined, 'All')}${tab('succeeded', 'Succeeded')}${tab('failed', 'Failed')}${tab('pending', 'Pending')}</ul></nav>
+${data.jobs.length === 0 ? html`<p class="muted">No job here.</p>` : html`<table><thead><tr><th scope="col">Job</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col" class="wide-only">Ended</th><th scope="col" class="wide-only">Error</th></tr></thead><tbody>
+${data.jobs.map((j) => html`<tr><td><a href="${base}/${j.id}">${j.title || j.id}</a><div class="muted small">${j.id}</div></td><td>${statusBadge(j.status)}</td><td>${time(j.started_at)}</td><td class="wide-only">${time(j.completed_at)}</td><td class="error-text wide-only">${j.error ? j.error.slice(0, 200) : ''}</td></tr>`)}
+</tbody></table>`}
+<nav class="pager" aria-label="Pages">${data.newer ? html`<a href="${base}${query({ status: data.status, before: data.newer })}" rel="prev">Newer jobs</a>` : ''}
+${data.older ? html`<a href="${base}${query({ status: data.status, after: data.older })}" rel="next">Older jobs</a>` : ''}</nav>`);
+}
+
+export interface JobData {
+  recipe: { id: number; name: string; running: boolean };
+  job: JobDetailApi;
+  lines: readonly JobLineRow[];
+  canWrite: boolean;
+  message?: { text: string; kind: 'ok' | 'error' } | undefined;
+}
+
+/** Values longer than this are folded (a <details> closed by default). */
+const FOLD_CHARS = 600;
+/** And shown up to this many characters (a stored value is at most 100 KB). */
+const SHOW_CHARS = 200_000;
+
+function pretty(text: string | null): string | null {
+  if (text === null) return null;
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+function value(label: string, text: string | null, masked: boolean): Html {
+  if (masked) return html`<div class="value"><span class="label">${label}</span> <span class="muted">masked (the step hides its data)</span></div>`;
+  const shown = pretty(text);
+  if (shown === null) return html`<div class="value"><span class="label">${label}</span> <span class="muted">none</span></div>`;
+  const clipped = shown.length > SHOW_CHARS ? `${shown.slice(0, SHOW_CHARS)}\n… ${shown.length - SHOW_CHARS} more characters` : shown;
+  if (shown.length <= FOLD_CHARS) return html`<div class="value"><span class="label">${label}</span><pre>${clipped}</pre></div>`;
+  return html`<details class="value"><summary><span class="label">${label}</span> <span class="muted">${shown.length.toLocaleString('en')} characters: show</span></summary><pre>${clipped}</pre></details>`;
+}
+
+export function jobPage(frame: PageFrame, data: JobData, csrf: string): string {
+  const { job, recipe } = data;
+  const base = `/console/recipes/${recipe.id}/jobs/${job.handle}`;
+  const finished = job.status !== 'pending';
+  const controls = !data.canWrite ? '' : finished
+    ? html`<form method="post" action="${base}/repeat" class="inline">${csrfField(csrf)}<button type="submit"${recipe.running ? '' : html` disabled title="Start the recipe to run jobs again"`}>Re-run job</button></form>`
+    : html`<form method="post" action="${base}/cancel" class="inline">${csrfField(csrf)}<button type="submit" class="danger" data-confirm="Cancel this job?">Cancel job</button></form>`;
+  return page(frame, html`
+${data.message ? notice(data.message.text, data.message.kind) : ''}
+<p><a href="/console/recipes/${recipe.id}">${recipe.name}</a> · <a href="/console/recipes/${recipe.id}/jobs">All jobs</a></p>
+<dl class="facts">
+  <dt>Job</dt><dd><code>${job.handle}</code></dd>
+  <dt>Status</dt><dd>${statusBadge(job.status)}${job.is_repeat ? ' (a re-run)' : ''}</dd>
+  <dt>Started</dt><dd>${time(job.started_at)}</dd>
+  <dt>Ended</dt><dd>${time(job.completed_at)}</dd>
+  ${job.error ? html`<dt>Error</dt><dd class="error-text">${job.error}</dd>` : ''}
+</dl>
+${controls}
+<section aria-labelledby="steps-title"><h2 id="steps-title">Steps</h2>
+${data.lines.length === 0 ? html`<p class="muted">No step has run.</p>` : html`<ol class="lines">${data.lines.map((line) => {
+    const seconds = (Date.parse(line.completed_at) - Date.parse(line.started_at)) / 1000;
+    return html`<li class="line${line.error ? ' failed' : ''}"><h3><span class="step-no">${line.recipe_line_number}</span> ${line.adapter_name} · ${line.adapter_operation}${line.pass !== null ? html` <span class="muted">pass ${line.pass}</span>` : ''}</h3>
+<p class="muted small">${time(line.started_at)} · ${Number.isFinite(seconds) ? seconds.toFixed(3) : '?'} s</p>
+${line.error ? html`<div class="value"><span class="label">Error</span><pre class="error-text">${line.error}</pre></div>` : ''}
+${value('Input', line.input, line.mask_data === 1)}${value('Output', line.output, line.mask_data === 1)}</li>`;
+  })}</ol>`}
+</section>`);
+}
