@@ -561,6 +561,52 @@ export interface PackageChunksTable {
   data: Uint8Array;
 }
 
+export interface DataTablesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  folder_id: number;
+  name: string;
+  /** Lower-cased name, unique per environment. */
+  name_key: string;
+  /** JSON array of {field_id, name, type, optional, default_value, hint}. */
+  columns: string;
+  record_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DataTableRecordsTable {
+  id: Generated<number>;
+  table_id: number;
+  /** The Record ID (a UUID). */
+  record_id: string;
+  /** JSON object: column UUID -> value. */
+  data: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FilesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  /** Normalised absolute path, e.g. `/reports/q1.csv`. */
+  path: string;
+  /** The path's directory, e.g. `/reports` (`/` at the root). */
+  directory: string;
+  name: string;
+  size: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FileChunksTable {
+  file_id: number;
+  seq: number;
+  data: Uint8Array;
+}
+
 export interface ProjectBuildsTable {
   id: Generated<number>;
   workspace_id: number;
@@ -620,6 +666,10 @@ export interface TestRunRequestsTable {
 }
 
 export interface Database {
+  data_tables: DataTablesTable;
+  data_table_records: DataTableRecordsTable;
+  files: FilesTable;
+  file_chunks: FileChunksTable;
   test_cases: TestCasesTable;
   test_run_requests: TestRunRequestsTable;
   project_builds: ProjectBuildsTable;
@@ -664,6 +714,9 @@ export interface Database {
 export type Db = Kysely<Database> | Transaction<Database>;
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
+export type DataTableRow = Selectable<DataTablesTable>;
+export type DataTableRecordRow = Selectable<DataTableRecordsTable>;
+export type FileRow = Selectable<FilesTable>;
 export type EnvironmentRow = Selectable<EnvironmentsTable>;
 export type FolderRow = Selectable<FoldersTable>;
 export type NewFolder = Insertable<FoldersTable>;

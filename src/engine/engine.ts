@@ -12,6 +12,8 @@ import { toStored } from '../time.ts';
 import type { JobOutcome, TestMode } from './executor.ts';
 import { batchSizeOf, createTopicSubscriptions, type EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
 import { createEventBus, type EngineEventBus } from './events.ts';
+import { createDataTableTriggers } from './data-table-triggers.ts';
+import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
 import type { Hash } from './formula/values.ts';
 import { BACKLOG_RETRY_AFTER_SECONDS } from './backlog.ts';
 import { BACKLOG_FULL, JobQueue, type EnqueueMeta, type Lifecycle } from './queue.ts';
@@ -65,6 +67,8 @@ export interface RecipeEngine {
   repeatJob(row: RecipeRow, original: JobRow): Promise<string | null>;
   /** Cancel a pending job: a queued one at once; a running one before its next step. */
   cancelJob(row: RecipeRow, job: JobRow): Promise<'canceled' | 'canceling' | 'not_pending'>;
+  /** Told of data table records written (by the API or by steps): starts the real-time data table triggers. */
+  readonly dataTableListener: RecordListener;
 }
 
 export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): RecipeEngine {
@@ -79,6 +83,16 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   const cancelRequests = new Set<string>();
   // The queue launches jobs that the runner runs; a job's recipe calls go back to the queue.
   const queue = new JobQueue({ ctx, settings, cache, events, lifecycle, run: async (job) => { await runner.run(job); } });
+  // Real-time data table triggers: jobs stored in the transaction of the record write.
+  const dataTables = createDataTableTriggers({
+    ctx,
+    storeJob: (trx, row, event) => queue.storeJob(trx, row, event, {}),
+    stored(row, handles) {
+      queue.backlog.add(row, handles.length);
+      for (const handle of handles) events.emit('job.queued', { recipeId: row.id, jobId: handle });
+      if (handles.length > 0) queue.kick();
+    },
+  });
   const calls: RecipeCallDeps = { db: ctx.db, queue, limits: settings.limits };
   const runner = new JobRunner({
     ctx, settings, cache, events,
@@ -90,6 +104,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     },
     isCanceled: (handle) => cancelRequests.has(handle),
     sandboxes,
+    dataTables,
   });
   const schedules = new Schedules({ ctx, settings, events, queue, lifecycle });
   // Topic triggers: one subscription per running recipe, woken by event_topic.published.
@@ -109,6 +124,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     for (const recipeId of recipeIds) {
       cache.forget(recipeId);
       queue.backlog.forget(recipeId);
+      dataTables.disarm(recipeId);
     }
   });
 
@@ -116,7 +132,12 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   async function armTrigger(row: RecipeRow): Promise<void> {
     schedules.disarm(row.id);
     subscriptions.disarm(row.id);
+    dataTables.disarm(row.id);
     const { recipe } = cache.compiledFor(row);
+    if (recipe && recipe.trigger.trigger?.kind === 'data_table') {
+      await dataTables.arm(row, recipe.trigger.name ?? '', evaluateTriggerInput(settings, recipe.trigger));
+      return;
+    }
     if (recipe && recipe.trigger.trigger?.kind === 'topic') {
       const input = evaluateTriggerInput(settings, recipe.trigger);
       const size = recipe.trigger.name === 'batch_subscribe_to_topic' ? batchSizeOf(input) : null;
@@ -128,6 +149,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
 
   return {
     events,
+    dataTableListener: dataTables,
     async start() {
       if (lifecycle.started) return;
       await recoverInterruptedJobs(ctx, events);
@@ -166,6 +188,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     recipeStopped(recipeId) {
       cache.forget(recipeId);
       subscriptions.disarm(recipeId);
+      dataTables.disarm(recipeId);
       schedules.disarm(recipeId);
       schedules.armTimer();
       events.emit('recipe.stopped', { recipeId });

@@ -71,6 +71,8 @@ export interface JobSpec {
   canceled?: () => boolean;
   /** Sandboxes for code steps. */
   sandboxes?: StepContext['sandboxes'];
+  /** Told of data table records written by steps. */
+  dataTables?: StepContext['dataTables'];
 }
 
 /** A cancel request seen between steps: ends the job; `try` does not catch it. */
@@ -291,6 +293,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       limits: run.spec.limits,
       eventStreams: run.spec.eventStreams,
       ...(run.spec.sandboxes ? { sandboxes: run.spec.sandboxes } : {}),
+      ...(run.spec.dataTables ? { dataTables: run.spec.dataTables } : {}),
     };
     const test = run.spec.test;
     const mock = test ? (step.as !== null ? test.mocks.get(step.as) : undefined) ?? test.mocks.get(`#${step.number}`) : undefined;

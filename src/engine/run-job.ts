@@ -16,6 +16,7 @@ import type { RecipeCache } from './recipe-cache.ts';
 import type { EngineSettings } from './settings.ts';
 import { toStored } from '../time.ts';
 import type { JsSandbox } from './sandbox/js-sandbox.ts';
+import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
 import { storageFailureOf } from '../db/dialect.ts';
 
 /** How often the end of a job is written again while the storage refuses writes. */
@@ -35,6 +36,8 @@ export interface JobRunnerDeps {
   isCanceled(handle: string): boolean;
   /** Sandboxes for code steps. */
   sandboxes: { js: JsSandbox };
+  /** Told of data table records written by steps (real-time data table triggers). */
+  dataTables: RecordListener;
 }
 
 export class JobRunner {
@@ -109,6 +112,7 @@ export class JobRunner {
         ...(test ? { test: test.mode } : {}),
         canceled: () => this.#deps.isCanceled(job.handle),
         sandboxes: this.#deps.sandboxes,
+        dataTables: this.#deps.dataTables,
       });
     }
     try {

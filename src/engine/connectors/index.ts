@@ -13,6 +13,8 @@ import { workatoWebhooks } from './workato_webhooks.ts';
 import { workatoApiPlatform } from './workato_api_platform.ts';
 import { workatoRecipeFunction } from './workato_recipe_function.ts';
 import { workatoPubSub } from './workato_pub_sub.ts';
+import { workatoDbTable } from './workato_db_table.ts';
+import { workatoFiles } from './workato_files.ts';
 
 export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, Connector>, {
@@ -30,5 +32,7 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     workato_api_platform: workatoApiPlatform,
     workato_recipe_function: workatoRecipeFunction,
     workato_pub_sub: workatoPubSub,
+    workato_db_table: workatoDbTable,
+    workato_files: workatoFiles,
   }),
 );

@@ -5,6 +5,7 @@ import type { JsSandbox } from '../sandbox/js-sandbox.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Hash, Value } from '../formula/values.ts';
 import type { EventStreamsRuntime } from '../../api/topics/topics.service.ts';
+import type { RecordListener } from '../../api/data_tables/data_tables.service.ts';
 
 /** An input field a step must have (checked when the recipe starts: "can't be blank"). */
 export interface RequiredField {
@@ -69,6 +70,8 @@ export interface StepContext {
   readonly eventStreams: EventStreamsRuntime | null;
   /** Sandboxes for code steps (worker threads, reused between steps). */
   readonly sandboxes?: { js: JsSandbox };
+  /** Told of data table records written by steps (real-time data table triggers). */
+  readonly dataTables?: RecordListener;
 }
 
 export interface ConnectionValues {
@@ -96,7 +99,7 @@ export interface ActionDef {
   run(input: Hash, sc: StepContext): Promise<Value> | Value;
 }
 
-export type TriggerKind = 'schedule' | 'webhook' | 'api_request' | 'function_call' | 'topic';
+export type TriggerKind = 'schedule' | 'webhook' | 'api_request' | 'function_call' | 'topic' | 'data_table';
 
 export interface TriggerDef {
   title: string;

@@ -1,0 +1,141 @@
+// Data tables and their records. A record's values are one JSON object keyed by column UUID;
+// searches read a table's records in id order, a chunk at a time (no index on values).
+import { sql } from 'kysely';
+import type { DataTableRecordRow, DataTableRow, Db } from '../../db/types.ts';
+
+/** Who is asking: tables are assets of the caller's environment, in a folder of a project or outside projects. */
+export interface TableScope {
+  workspaceId: number;
+  environmentId: number;
+  allFolders: boolean;
+  folderIds: readonly number[];
+}
+
+export type VisibleTable = DataTableRow & { project_folder_id: number | null; project_id: number | null };
+
+function visibleTables(db: Db, scope: TableScope) {
+  let query = db
+    .selectFrom('data_tables as t')
+    .innerJoin('folders as f', 'f.id', 't.folder_id')
+    .leftJoin('projects as p', 'p.id', 'f.project_id')
+    .selectAll('t')
+    .select(['p.folder_id as project_folder_id', 'f.project_id as project_id'])
+    .where('t.workspace_id', '=', scope.workspaceId)
+    .where('t.environment_id', '=', scope.environmentId);
+  // A client limited to some projects sees only the tables in the folders of those projects.
+  if (!scope.allFolders) query = scope.folderIds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('p.folder_id', 'in', [...scope.folderIds]);
+  return query;
+}
+
+export async function findTable(db: Db, scope: TableScope, id: number): Promise<VisibleTable | undefined> {
+  return visibleTables(db, scope).where('t.id', '=', id).executeTakeFirst();
+}
+
+/** A table by name; names are unique per environment ignoring case. */
+export async function findTableByName(db: Db, scope: TableScope, name: string): Promise<VisibleTable | undefined> {
+  return visibleTables(db, scope).where('t.name_key', '=', name.trim().toLowerCase()).executeTakeFirst();
+}
+
+export async function listTables(db: Db, scope: TableScope, page: { offset: number; perPage: number }): Promise<VisibleTable[]> {
+  return visibleTables(db, scope).orderBy('t.id').limit(page.perPage).offset(page.offset).execute();
+}
+
+export async function insertTable(db: Db, values: { workspace_id: number; environment_id: number; folder_id: number; name: string; columns: string; now: string }): Promise<number> {
+  const row = await db
+    .insertInto('data_tables')
+    .values({
+      workspace_id: values.workspace_id,
+      environment_id: values.environment_id,
+      folder_id: values.folder_id,
+      name: values.name,
+      name_key: values.name.toLowerCase(),
+      columns: values.columns,
+      record_count: 0,
+      created_at: values.now,
+      updated_at: values.now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateTableDefinition(db: Db, id: number, values: { name?: string; columns?: string; now: string }): Promise<void> {
+  await db
+    .updateTable('data_tables')
+    .set({
+      ...(values.name === undefined ? {} : { name: values.name, name_key: values.name.toLowerCase() }),
+      ...(values.columns === undefined ? {} : { columns: values.columns }),
+      updated_at: values.now,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The table and its records (cascade). */
+export async function deleteTable(db: Db, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('data_tables').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** Take a record's place under the limit; false when the table is full (or gone). */
+export async function reserveRecordSlots(db: Db, tableId: number, count: number, max: number, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('data_tables')
+    .set({ record_count: sql<number>`record_count + ${count}`, updated_at: now })
+    .where('id', '=', tableId)
+    .where('record_count', '<=', max - count)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function releaseRecordSlots(db: Db, tableId: number, count: number, now: string): Promise<void> {
+  await db
+    .updateTable('data_tables')
+    .set({ record_count: sql<number>`record_count - ${count}`, updated_at: now })
+    .where('id', '=', tableId)
+    .execute();
+}
+
+export async function touchTable(db: Db, tableId: number, now: string): Promise<void> {
+  await db.updateTable('data_tables').set({ updated_at: now }).where('id', '=', tableId).execute();
+}
+
+export async function insertRecord(db: Db, values: { table_id: number; record_id: string; data: string; now: string }): Promise<DataTableRecordRow> {
+  return db
+    .insertInto('data_table_records')
+    .values({ table_id: values.table_id, record_id: values.record_id, data: values.data, created_at: values.now, updated_at: values.now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findRecord(db: Db, tableId: number, recordId: string): Promise<DataTableRecordRow | undefined> {
+  return db.selectFrom('data_table_records').selectAll().where('record_id', '=', recordId).where('table_id', '=', tableId).executeTakeFirst();
+}
+
+export async function updateRecordData(db: Db, id: number, data: string, now: string): Promise<DataTableRecordRow | undefined> {
+  return db.updateTable('data_table_records').set({ data, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+export async function deleteRecordRow(db: Db, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('data_table_records').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** Every record of a table; the count starts again from zero. */
+export async function deleteAllRecords(db: Db, tableId: number, now: string): Promise<number> {
+  const result = await db.deleteFrom('data_table_records').where('table_id', '=', tableId).executeTakeFirst();
+  await db.updateTable('data_tables').set({ record_count: 0, updated_at: now }).where('id', '=', tableId).execute();
+  return Number(result.numDeletedRows);
+}
+
+/** Records after an internal id, in id order (a search reads a table this way, a chunk at a time). */
+export async function findRecordsAfter(db: Db, tableId: number, afterId: number, limit: number): Promise<DataTableRecordRow[]> {
+  return db
+    .selectFrom('data_table_records')
+    .selectAll()
+    .where('table_id', '=', tableId)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
