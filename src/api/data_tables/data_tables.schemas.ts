@@ -1,20 +1,12 @@
 import { Type } from 'typebox';
 import { Id, IdInput, PageQuery, Timestamp } from '../../http/schemas.ts';
 
-const ColumnInput = Type.Object({
-  name: Type.String({ description: 'Column name: unique in the table ignoring case; not Record ID, Created at or Updated at' }),
-  type: Type.String({ description: 'string, integer, decimal (or number), boolean, date (YYYY-MM-DD) or date_time (ISO 8601)' }),
-  optional: Type.Optional(Type.Boolean({ description: 'false: every record must hold a value (default true)' })),
-  default_value: Type.Optional(Type.Unknown({ description: 'The value of a new record that gives none' })),
-  hint: Type.Optional(Type.String()),
-  field_id: Type.Optional(Type.String({ description: 'The column UUID: kept on update (the column keeps its values; it may be renamed, not retyped); chosen on create when given, else generated' })),
-}, { additionalProperties: true });
-
 export const CreateTableBody = Type.Object({
   name: Type.Optional(Type.Unknown({ description: 'Table name, unique in the environment ignoring case' })),
   folder_id: Type.Optional(Type.Union([IdInput, Type.Null()], { description: 'The folder of the table; default: Home (clients of all projects only)' })),
   // Checked by the service, which names the column at fault; typed here for the documentation.
-  schema: Type.Optional(Type.Unknown({ description: 'The columns, in order: 1 to 100 of {name, type, optional, default_value, hint}', examples: [[{ name: 'email', type: 'string', optional: false }, { name: 'amount', type: 'decimal' }]] })),
+  schema: Type.Optional(Type.Unknown({
+    description: 'The columns, in order: 1 to 100 of {name, type, optional, default_value, hint, field_id}. `type`: string, integer, decimal (or number), boolean, date (YYYY-MM-DD) or date_time (ISO 8601); `optional` false: every record must hold a value (default true); `default_value`: the value of a new record that gives none; `field_id`: the column UUID, generated when not given. Names are unique ignoring case and are not Record ID, Created at or Updated at.', examples: [[{ name: 'email', type: 'string', optional: false }, { name: 'amount', type: 'decimal' }]] })),
 });
 
 export const UpdateTableBody = Type.Object({
