@@ -249,6 +249,14 @@ function checkSchema(raw: unknown, errors: FieldErrors, existing: readonly Colum
   return out;
 }
 
+/** The columns of a definition (a package's table file), field_ids kept; a 400 naming the column at fault. */
+export function columnsFromDefinition(raw: unknown): Column[] {
+  const errors: FieldErrors = {};
+  const columns = checkSchema(raw, errors, null);
+  if (Object.keys(errors).length > 0 || !columns) throw invalid(errors);
+  return columns;
+}
+
 export async function createTable(ctx: ServiceContext, scope: TableScope, input: CreateTableInput): Promise<DataTableApi> {
   const errors: FieldErrors = {};
   const name = checkName(input.name, errors);
