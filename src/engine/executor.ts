@@ -5,6 +5,7 @@ import type { ServiceContext } from '../context.ts';
 import { type CompiledRecipe, type CompiledStep, type Keyword } from './compile.ts';
 import { testCondition } from './conditions.ts';
 import { lookupForFormula } from './connectors/lookup_table.ts';
+import { dataTableLookupForFormula } from './connectors/workato_db_table.ts';
 import { EndJob, StepError, type ConnectionValues, type EngineLimits, type RecipeRef, type StepContext } from './connectors/types.ts';
 import { listKey, type Pill } from './datapills.ts';
 import { FormulaError } from './formula/errors.ts';
@@ -141,7 +142,7 @@ class Run {
     return {
       bindings: this.bindings,
       resolvePill: (pill) => this.resolvePill(pill),
-      lookup: (table, criteria) => this.cachedLookup(table, criteria),
+      lookup: (table, criteria, source) => this.cachedLookup(table, criteria, source ?? 'lookup_table'),
       now: () => this.spec.now(),
       timeZone: this.spec.timeZone,
       budget: new Budget(this.spec.formulaLimits),
@@ -153,11 +154,11 @@ class Run {
    * synchronously: a lookup whose answer is not known yet stops the evaluation (NeedLookup);
    * `evaluate` fetches the row and evaluates again from the start, with the answers so far.
    */
-  cachedLookup(table: string, criteria: Hash): Hash | null {
-    const key = JSON.stringify([table, toPlain(criteria)]);
+  cachedLookup(table: string, criteria: Hash, source: 'lookup_table' | 'data_table'): Hash | null {
+    const key = JSON.stringify([source, table, toPlain(criteria)]);
     const cache = this.lookups;
     if (cache?.has(key)) return cache.get(key) ?? null;
-    throw new NeedLookup(key, table, criteria);
+    throw new NeedLookup(key, table, criteria, source);
   }
 
   /** Evaluate formulas that may call `lookup()` (at most MAX_LOOKUPS distinct lookups). */
@@ -171,7 +172,8 @@ class Run {
         } catch (error) {
           if (!(error instanceof NeedLookup)) throw error;
           if (cache.size >= MAX_LOOKUPS) throw new FormulaError(`a step may make at most ${MAX_LOOKUPS} different lookup() calls`);
-          cache.set(error.key, await lookupForFormula(this.spec.ctx, this.spec.recipe, error.table, error.criteria));
+          const lookup = error.source === 'data_table' ? dataTableLookupForFormula : lookupForFormula;
+          cache.set(error.key, await lookup(this.spec.ctx, this.spec.recipe, error.table, error.criteria));
           this.lookups = cache;
         }
       }
@@ -252,11 +254,13 @@ class NeedLookup extends Error {
   readonly key: string;
   readonly table: string;
   readonly criteria: Hash;
-  constructor(key: string, table: string, criteria: Hash) {
+  readonly source: 'lookup_table' | 'data_table';
+  constructor(key: string, table: string, criteria: Hash, source: 'lookup_table' | 'data_table') {
     super('lookup() cannot be used in a trigger filter');
     this.key = key;
     this.table = table;
     this.criteria = criteria;
+    this.source = source;
   }
 }
 

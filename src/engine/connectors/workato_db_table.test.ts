@@ -190,6 +190,24 @@ describe('workato_db_table actions', () => {
   });
 });
 
+describe('data_table_lookup()', () => {
+  test('the first record matching, by column name; nil on a miss; an unknown table fails the step', async () => {
+    const table = await newTable(ROWS);
+    const { path } = await webhookRecipe(t, [
+      action('logger', 'log_message', 'hit', { message: `=data_table_lookup('Sales', '${table.name}', 'code': ${dp('workato_webhooks', 'hook', 'payload', 'code')})['qty']` }),
+      action('logger', 'log_message', 'paid', { message: `=data_table_lookup('Sales', '${table.name}', paid: true, 'qty': 3)['code']` }),
+      action('logger', 'log_message', 'miss', { message: `=data_table_lookup('Sales', '${table.name}', 'code': 'none').present? ? 'found' : 'none'` }),
+    ]);
+    const job = await fire(t, path, { code: 'A-2' });
+    assert.equal(job.status, 'succeeded', job.error ?? '');
+    assert.deepEqual([job.output(1), job.output(2), job.output(3)], [{ message: '5' }, { message: 'B-1' }, { message: 'none' }]);
+    const unknown = await webhookRecipe(t, [action('logger', 'log_message', 'x', { message: "=data_table_lookup('Sales', 'Nope', 'code': 'A')['qty']" })]);
+    const failed = await fire(t, unknown.path, {});
+    assert.equal(failed.status, 'failed');
+    assert.match(failed.error ?? '', /no data table "Nope"/);
+  });
+});
+
 describe('workato_db_table real-time triggers', () => {
   async function jobsOf(recipeId: number) {
     await t.engine.idle();
