@@ -587,6 +587,15 @@ export interface DataTableRecordsTable {
   updated_at: string;
 }
 
+/** One value of a record, for equality searches. */
+export interface DataTableValuesTable {
+  table_id: number;
+  field_id: string;
+  /** The value as text, at most 200 characters. */
+  value_key: string;
+  record_pk: number;
+}
+
 export interface FilesTable {
   id: Generated<number>;
   workspace_id: number;
@@ -668,6 +677,7 @@ export interface TestRunRequestsTable {
 export interface Database {
   data_tables: DataTablesTable;
   data_table_records: DataTableRecordsTable;
+  data_table_values: DataTableValuesTable;
   files: FilesTable;
   file_chunks: FileChunksTable;
   test_cases: TestCasesTable;

@@ -35,6 +35,7 @@ import {
   deleteTable as deleteTableRecord,
   findRecord,
   findRecordsAfter,
+  findRecordsWithValue,
   findTable,
   findTableByName,
   insertRecord,
@@ -45,6 +46,7 @@ import {
   touchTable,
   updateRecordData,
   updateTableDefinition,
+  valueKey,
   type TableScope,
   type VisibleTable,
 } from './data_tables.store.ts';
@@ -373,7 +375,7 @@ export async function addRecords(ctx: ServiceContext, scope: TableScope, tableId
     const values = parseValues(columns, data, list.length > 1 ? `${field}[${i}]` : field);
     for (const column of columns) if (!(column.field_id in values) && column.default_value !== null) values[column.field_id] = column.default_value;
     requireColumns(columns, values, list.length > 1 ? `${field}[${i}]` : field);
-    return JSON.stringify(compact(columns, values));
+    return compact(columns, values);
   });
   const max = ctx.config.dataTableMaxRecords;
   const { records, after } = await ctx.groupCommit.run(async (trx) => {
@@ -383,7 +385,7 @@ export async function addRecords(ctx: ServiceContext, scope: TableScope, tableId
       throw new AppError('data_table_full', { params: { max } });
     }
     const out: StoredRecord[] = [];
-    for (const data of prepared) out.push(storedRecord(await insertRecord(trx, { table_id: table.id, record_id: randomUUID(), data, now })));
+    for (const values of prepared) out.push(storedRecord(await insertRecord(trx, { table_id: table.id, record_id: randomUUID(), values, now })));
     const after = await notify(options.listener ?? null, trx, table, out.map((record) => ({ record, old: null })));
     return { records: out, after };
   });
@@ -416,7 +418,7 @@ export async function changeRecord(
     const merged = { ...old.values, ...values };
     requireColumns(columns, merged, 'data');
     const now = toStored(ctx.clock.now());
-    const updated = assertFound(await updateRecordData(trx, row.id, JSON.stringify(compact(columns, merged)), now));
+    const updated = assertFound(await updateRecordData(trx, row.id, compact(columns, merged), now));
     await touchTable(trx, table.id, now);
     const result: RecordChange = { record: storedRecord(updated), old };
     return { result, after: await notify(listener, trx, table, [result]) };
@@ -484,9 +486,14 @@ export async function searchRecords(ctx: Pick<ServiceContext, 'db'>, scope: Tabl
   const offset = query.offset ?? 0;
   const wanted = offset + query.limit + 1;
   const found: StoredRecord[] = [];
+  // An equality on a value leads: only the records holding it are read.
+  const lead = query.filters.find((f) => f.op === 'eq' && f.type !== 'id' && f.values[0] !== null && f.values[0] !== undefined);
+  const read = lead
+    ? (after: number) => findRecordsWithValue(ctx.db, table.id, lead.fieldId, valueKey(lead.values[0] as Exclude<Stored, null>), after, SCAN_CHUNK)
+    : (after: number) => findRecordsAfter(ctx.db, table.id, after, SCAN_CHUNK);
   let after = 0;
   for (;;) {
-    const rows = await findRecordsAfter(ctx.db, table.id, after, SCAN_CHUNK);
+    const rows = await read(after);
     for (const row of rows) {
       const record = storedRecord(row);
       if (query.filters.every((f) => matches(f, valueOf(record, f.fieldId)))) found.push(record);

@@ -1,7 +1,22 @@
-// Data tables and their records. A record's values are one JSON object keyed by column UUID;
-// searches read a table's records in id order, a chunk at a time (no index on values).
+// Data tables and their records. A record's values are one JSON object keyed by column UUID, and
+// each value has an index entry (column, value text) kept with every write: an equality search
+// reads the records of one value; other searches read a table's records in id order, a chunk at
+// a time.
 import { sql } from 'kysely';
 import type { DataTableRecordRow, DataTableRow, Db } from '../../db/types.ts';
+import type { Stored } from './columns.ts';
+
+/** The text a value is indexed by (and looked up by). */
+export function valueKey(value: Exclude<Stored, null>): string {
+  return String(value).slice(0, 200);
+}
+
+async function indexValues(db: Db, tableId: number, recordPk: number, values: Record<string, Stored>): Promise<void> {
+  const rows = Object.entries(values)
+    .filter((entry): entry is [string, Exclude<Stored, null>] => entry[1] !== null && entry[1] !== undefined)
+    .map(([fieldId, value]) => ({ table_id: tableId, field_id: fieldId, value_key: valueKey(value), record_pk: recordPk }));
+  if (rows.length > 0) await db.insertInto('data_table_values').values(rows).execute();
+}
 
 /** Who is asking: tables are assets of the caller's environment, in a folder of a project or outside projects. */
 export interface TableScope {
@@ -73,6 +88,7 @@ export async function updateTableDefinition(db: Db, id: number, values: { name?:
 
 /** The table and its records (cascade). */
 export async function deleteTable(db: Db, id: number): Promise<boolean> {
+  await db.deleteFrom('data_table_values').where('table_id', '=', id).execute();
   const result = await db.deleteFrom('data_tables').where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
@@ -100,20 +116,26 @@ export async function touchTable(db: Db, tableId: number, now: string): Promise<
   await db.updateTable('data_tables').set({ updated_at: now }).where('id', '=', tableId).execute();
 }
 
-export async function insertRecord(db: Db, values: { table_id: number; record_id: string; data: string; now: string }): Promise<DataTableRecordRow> {
-  return db
+export async function insertRecord(db: Db, values: { table_id: number; record_id: string; values: Record<string, Stored>; now: string }): Promise<DataTableRecordRow> {
+  const row = await db
     .insertInto('data_table_records')
-    .values({ table_id: values.table_id, record_id: values.record_id, data: values.data, created_at: values.now, updated_at: values.now })
+    .values({ table_id: values.table_id, record_id: values.record_id, data: JSON.stringify(values.values), created_at: values.now, updated_at: values.now })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await indexValues(db, values.table_id, row.id, values.values);
+  return row;
 }
 
 export async function findRecord(db: Db, tableId: number, recordId: string): Promise<DataTableRecordRow | undefined> {
   return db.selectFrom('data_table_records').selectAll().where('record_id', '=', recordId).where('table_id', '=', tableId).executeTakeFirst();
 }
 
-export async function updateRecordData(db: Db, id: number, data: string, now: string): Promise<DataTableRecordRow | undefined> {
-  return db.updateTable('data_table_records').set({ data, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
+export async function updateRecordData(db: Db, id: number, values: Record<string, Stored>, now: string): Promise<DataTableRecordRow | undefined> {
+  const row = await db.updateTable('data_table_records').set({ data: JSON.stringify(values), updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
+  if (!row) return undefined;
+  await db.deleteFrom('data_table_values').where('record_pk', '=', id).execute();
+  await indexValues(db, row.table_id, id, values);
+  return row;
 }
 
 export async function deleteRecordRow(db: Db, id: number): Promise<boolean> {
@@ -123,9 +145,25 @@ export async function deleteRecordRow(db: Db, id: number): Promise<boolean> {
 
 /** Every record of a table; the count starts again from zero. */
 export async function deleteAllRecords(db: Db, tableId: number, now: string): Promise<number> {
+  await db.deleteFrom('data_table_values').where('table_id', '=', tableId).execute();
   const result = await db.deleteFrom('data_table_records').where('table_id', '=', tableId).executeTakeFirst();
   await db.updateTable('data_tables').set({ record_count: 0, updated_at: now }).where('id', '=', tableId).execute();
   return Number(result.numDeletedRows);
+}
+
+/** The records with a value of a column, after an internal id, in id order (an equality search). */
+export async function findRecordsWithValue(db: Db, tableId: number, fieldId: string, key: string, afterId: number, limit: number): Promise<DataTableRecordRow[]> {
+  return db
+    .selectFrom('data_table_values as v')
+    .innerJoin('data_table_records as r', 'r.id', 'v.record_pk')
+    .selectAll('r')
+    .where('v.table_id', '=', tableId)
+    .where('v.field_id', '=', fieldId)
+    .where('v.value_key', '=', key)
+    .where('v.record_pk', '>', afterId)
+    .orderBy('v.record_pk')
+    .limit(limit)
+    .execute();
 }
 
 /** Records after an internal id, in id order (a search reads a table this way, a chunk at a time). */

@@ -215,6 +215,14 @@ describe('records: /api/data_tables/:data_table_id/records', () => {
     assert.equal(page2.body.next_page, null);
     const filtered = await t.call('GET', `/api/data_tables/${table.id}/records?by[code]=a&by[n]=3`);
     assert.deepEqual(filtered.body.data.map((r: { data: { n: number } }) => r.data.n), [3]);
+    // An update moves the record in the value index: found by its new value, not by its old one.
+    const third = filtered.body.data[0].record_id;
+    await t.call('PUT', `/api/data_tables/${table.id}/records/${third}`, { body: { data: { code: 'c' } } });
+    assert.deepEqual((await t.call('GET', `/api/data_tables/${table.id}/records?by[code]=a`)).body.data.map((r: { data: { n: number } }) => r.data.n), [1]);
+    assert.deepEqual((await t.call('GET', `/api/data_tables/${table.id}/records?by[code]=c`)).body.data.map((r: { record_id: string }) => r.record_id), [third]);
+    assert.deepEqual((await t.call('GET', `/api/data_tables/${table.id}/records?by[n]=%2B3`)).body.data.map((r: { record_id: string }) => r.record_id), [third], 'a number compared as a number (+3 is 3)');
+    await t.call('DELETE', `/api/data_tables/${table.id}/records/${third}`);
+    assert.deepEqual((await t.call('GET', `/api/data_tables/${table.id}/records?by[code]=c`)).body.data, []);
     const bad = await t.call('GET', `/api/data_tables/${table.id}/records?by[n]=three`);
     assert.equal(bad.status, 400, bad.text);
     assert.ok(bad.body.errors['by[n]']);

@@ -338,7 +338,7 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
             if (bad++ < 5) fail(e.path, `data[${i}]: ${column.name} ${coerced.problem}`);
           } else if (coerced.value !== null) values[column.field_id] = coerced.value;
         }
-        await insertRecord(trx, { table_id: tableId, record_id: randomUUID(), data: JSON.stringify(values), now });
+        await insertRecord(trx, { table_id: tableId, record_id: randomUUID(), values, now });
       }
       await trx.updateTable('data_tables').set({ record_count: records.length }).where('id', '=', tableId).execute();
     }
