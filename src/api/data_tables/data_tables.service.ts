@@ -443,7 +443,8 @@ export async function deleteRecord(ctx: ServiceContext, scope: TableScope, table
 
 /**
  * Update the first record whose `primary` column equals the given value, or add one. Answers
- * the record and whether it was created.
+ * the record and whether it was created. The search and the write share one transaction, so two
+ * upserts of the same value never both add.
  */
 export async function upsertRecord(ctx: ServiceContext, scope: TableScope, tableId: number, primaryKey: string, data: unknown, listener: RecordListener | null = null): Promise<{ table: VisibleTable; record: StoredRecord; created: boolean }> {
   const table = await visibleTable(ctx.db, scope, tableId);
@@ -453,14 +454,40 @@ export async function upsertRecord(ctx: ServiceContext, scope: TableScope, table
   const values = parseValues(columns, data, 'data');
   const key = values[primary.field_id];
   if (key === undefined || key === null) throw invalid({ [`data.${primary.name}`]: ['is required: the value that finds the record to update'] });
-  const found = await searchRecords(ctx, scope, table.id, { filters: [{ fieldId: primary.field_id, type: primary.type, op: 'eq', values: [key] }], limit: 1 });
-  const existing = found.records[0];
-  if (existing) {
-    const { change } = await changeRecord(ctx, scope, table.id, existing.record_id, { data }, listener);
-    return { table, record: change.record, created: false };
-  }
-  const { records } = await addRecords(ctx, scope, table.id, [data], { listener });
-  return { table, record: records[0] as StoredRecord, created: true };
+  const withDefaults = { ...values };
+  for (const column of columns) if (!(column.field_id in withDefaults) && column.default_value !== null) withDefaults[column.field_id] = column.default_value;
+  const max = ctx.config.dataTableMaxRecords;
+  const { result, after } = await ctx.groupCommit.run(async (trx) => {
+    const now = toStored(ctx.clock.now());
+    let existing: StoredRecord | undefined;
+    for (let afterId = 0; !existing;) {
+      const rows = await findRecordsWithValue(trx, table.id, primary.field_id, valueKey(key), afterId, SCAN_CHUNK);
+      existing = rows.map(storedRecord).find((r) => {
+        const v = r.values[primary.field_id];
+        return v !== undefined && v !== null && compareStored(v, key) === 0;
+      });
+      if (rows.length < SCAN_CHUNK) break;
+      afterId = (rows[rows.length - 1] as DataTableRecordRow).id;
+    }
+    let change: RecordChange;
+    if (existing) {
+      const merged = { ...existing.values, ...values };
+      requireColumns(columns, merged, 'data');
+      const updated = assertFound(await updateRecordData(trx, existing.id, compact(columns, merged), now));
+      await touchTable(trx, table.id, now);
+      change = { record: storedRecord(updated), old: existing };
+    } else {
+      requireColumns(columns, withDefaults, 'data');
+      if (!(await reserveRecordSlots(trx, table.id, 1, max, now))) {
+        if (!(await findTable(trx, scope, table.id))) throw new AppError('not_found');
+        throw new AppError('data_table_full', { params: { max } });
+      }
+      change = { record: storedRecord(await insertRecord(trx, { table_id: table.id, record_id: randomUUID(), values: compact(columns, withDefaults), now })), old: null };
+    }
+    return { result: change, after: await notify(listener, trx, table, [change]) };
+  });
+  after?.();
+  return { table, record: result.record, created: result.old === null };
 }
 
 // ---- search ----

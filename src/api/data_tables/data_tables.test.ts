@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { upsertRecord } from './data_tables.service.ts';
 
 let t: TestApp;
 before(async () => {
@@ -260,5 +261,24 @@ describe('records: /api/data_tables/:data_table_id/records', () => {
     const huge = await t.call('POST', `/api/data_tables/${a.id}/records`, { raw: JSON.stringify({ data: { email: 'x'.repeat(2 * 1024 * 1024) } }), headers: { 'content-type': 'application/json' } });
     assert.equal(huge.status, 413, huge.text.slice(0, 200));
     assert.equal(await count(a.id), 1);
+  });
+});
+
+describe('upserts of the same value at once', () => {
+  test('one record is added, the others update it (queries interleaved as on a networked database)', async () => {
+    const app = await createTestApp({ interleaveQueries: true });
+    try {
+      const res = await app.call('POST', '/api/data_tables', { body: { name: 'Upserts', schema: [{ name: 'key', type: 'string' }, { name: 'n', type: 'integer' }] } });
+      const table = res.body.data;
+      const env = await app.ctx.db.selectFrom('data_tables').select('environment_id').where('id', '=', table.id).executeTakeFirstOrThrow();
+      const scope = { workspaceId: app.workspaceId, environmentId: env.environment_id, allFolders: true, folderIds: [] };
+      const results = await Promise.all([1, 2, 3, 4, 5].map((n) => upsertRecord(app.ctx, scope, table.id, 'key', { key: 'same', n })));
+      assert.equal(results.filter((r) => r.created).length, 1);
+      const records = await app.call('GET', `/api/data_tables/${table.id}/records`);
+      assert.equal(records.body.data.length, 1);
+      assert.equal((await app.call('GET', `/api/data_tables/${table.id}`)).body.data.record_count, 1);
+    } finally {
+      await app.close();
+    }
   });
 });
