@@ -1,5 +1,6 @@
 // Benchmarks: `npm run bench -- <name> [options]`. Each prints its figures; none is part of npm test.
 const BENCHMARKS: Record<string, { summary: string; load: () => Promise<{ main(args: string[]): Promise<void> }> }> = {
+  datatables: { summary: 'data tables through recipe steps: records inserted per second (add_record, create_records_batch) and searches per second (get_records), each beside the lookup-table action [--jobs N --records N --batch N]', load: () => import('./datatables.ts') },
   lookup: { summary: 'lookup tables at 1,000,000 rows: lookup latency by one and two columns, row adds per second', load: () => import('./lookup.ts') },
   token: { summary: 'POST /oauth2/token: tokens issued per second beside a bare Fastify route [--seconds N --connections N]', load: () => import('./token.ts') },
   gateway: { summary: 'gateway calls per second through a proxy collection (OAuth token, then an RS256 JWT) beside a bare Fastify proxy [--seconds N --connections N]', load: () => import('./gateway.ts') },

@@ -55,6 +55,8 @@ import { customConnectorsRoutes } from './api/custom_connectors/custom_connector
 import { customOauthProfilesRoutes } from './api/custom_oauth_profiles/custom_oauth_profiles.routes.ts';
 import { secretsManagementRoutes } from './api/secrets_management/secrets_management.routes.ts';
 import { lookupTablesRoutes } from './api/lookup_tables/lookup_tables.routes.ts';
+import { dataTablesRoutes } from './api/data_tables/data_tables.routes.ts';
+import { filesRoutes } from './api/files/files.routes.ts';
 import { eventStreamsRoutes } from './api/event_streams/event_streams.routes.ts';
 import { topicsRoutes } from './api/topics/topics.routes.ts';
 import { createEventStreamsRuntime } from './api/topics/runtime.ts';
@@ -120,6 +122,8 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, run
   apiClientsV2Routes,
   apiAccessProfilesRoutes,
   lookupTablesRoutes,
+  dataTablesRoutes,
+  filesRoutes,
   eventStreamsRoutes,
   recipesRoutes,
   jobsRoutes,

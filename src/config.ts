@@ -45,6 +45,10 @@ export interface Config {
   readonly secretsEnvironment: ReadonlyMap<string, string>;
   readonly secretsDir: string | undefined;
   readonly lookupTableMaxRows: number;
+  /** Records one data table may hold. */
+  readonly dataTableMaxRecords: number;
+  /** Largest file the file store (workato_files) keeps. */
+  readonly fileMaxBytes: number;
   readonly jobBacklogPerRecipe: number;
   readonly jobBacklogPerWorkspace: number;
   /** How often polling triggers (rest/new_poll_event) poll, in seconds. */
@@ -65,7 +69,7 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'LOG_LEVEL', 'SWITCHBOARD_ADMIN_TOKEN', 'SWITCHBOARD_SECRET_KEY',
   'PUBLIC_BASE_URL', 'PUBLIC_AUTH_URL', 'PUBLIC_EVENT_STREAMS_URL', 'EVENT_STREAMS_PORT', 'BODY_LIMIT_BYTES', 'RECIPE_BODY_LIMIT_BYTES', 'TRUST_PROXY', 'SQLITE_SYNCHRONOUS',
   'SHUTDOWN_TIMEOUT_MS', 'EVENT_STREAMS_SWEEP_INTERVAL_MS', 'SECRETS_CACHE_TTL_SECONDS', 'SECRETS_ENV_PREFIX', 'SECRETS_DIR',
-  'PUBLIC_GATEWAY_URL', 'GATEWAY_MAX_BODY_BYTES', 'GATEWAY_MAX_RESPONSE_BYTES', 'GATEWAY_TIMEOUT_MS', 'LOOKUP_TABLE_MAX_ROWS',
+  'PUBLIC_GATEWAY_URL', 'GATEWAY_MAX_BODY_BYTES', 'GATEWAY_MAX_RESPONSE_BYTES', 'GATEWAY_TIMEOUT_MS', 'LOOKUP_TABLE_MAX_ROWS', 'DATA_TABLE_MAX_RECORDS', 'FILE_MAX_BYTES',
   'SMTP_URL', 'SMTP_FROM', 'JOB_BACKLOG_PER_RECIPE', 'JOB_BACKLOG_PER_WORKSPACE', 'TRIGGER_POLL_SECONDS',
   'JOB_RETENTION_HOURS', 'CONSOLE_SESSION_HOURS', 'JOBS_SWEEP_INTERVAL_MS', 'PACKAGE_MAX_BYTES', 'PACKAGE_MAX_UNCOMPRESSED_BYTES', 'PACKAGE_RETENTION_HOURS', 'SWITCHBOARD_TOKEN',
 ];
@@ -179,6 +183,8 @@ export function loadConfig(env: Env = process.env): Config {
     secretsDir: secretsDir === undefined ? undefined : path.resolve(secretsDir),
     // Rows one lookup table may hold; the default is ten times the vendor's published 100,000.
     lookupTableMaxRows: intSetting(env, 'LOOKUP_TABLE_MAX_ROWS', 1_000_000, 1, 1_000_000_000),
+    dataTableMaxRecords: intSetting(env, 'DATA_TABLE_MAX_RECORDS', 100_000, 1, 100_000_000),
+    fileMaxBytes: intSetting(env, 'FILE_MAX_BYTES', 10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
     // Pending (queued or running) jobs one recipe may hold; beyond it webhooks and API calls of
     // the recipe answer 429. Well under the vendor's queue size of 10,000: the wait of an accepted
     // event is this backlog over the recipe's throughput, and should stay under a second.

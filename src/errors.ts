@@ -32,6 +32,7 @@ export const ERROR_CATALOG = {
   project_creation_needs_all_folders: { status: 403, message: 'Forbidden: creating a project needs a client with access to all projects (all_folders)' },
   api_client_needs_project_in_scope: { status: 403, message: 'Forbidden: a client limited to some projects must name one of them in project_id' },
   lookup_table_needs_project_in_scope: { status: 403, message: 'Forbidden: a client limited to some projects must give the project_id of one of them' },
+  data_table_needs_folder_in_scope: { status: 403, message: 'Forbidden: a client limited to some projects must give the folder_id of a folder in one of them' },
   scoped_client_cannot_create_all_folders: { status: 403, message: 'Forbidden: a client limited to some projects cannot create a client with all_folders' },
   scoped_client_cannot_grant_all_folders: { status: 403, message: 'Forbidden: a client limited to some projects cannot grant all_folders' },
   api_client_role_exceeds_caller: { status: 403, message: 'Forbidden: the role grants privileges you do not hold ({privileges})' },
@@ -97,6 +98,7 @@ export const ERROR_CATALOG = {
   lookup_needs_filter: { status: 400, message: 'A lookup needs at least one by[column] value' },
   unknown_column: { status: 400, message: 'Unknown column: {column}' },
   unknown_columns: { status: 400, message: 'Unknown columns: {columns}' },
+  data_table_full: { status: 400, message: 'Data table is full: it holds the maximum of {max} records' },
   // Builds and deployments
   deployments_from_dev_only: { status: 400, message: 'Deployments can only be started from the development environment' },
   environment_type_missing: { status: 400, message: 'Missing parameter environment_type' },

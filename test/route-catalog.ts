@@ -104,6 +104,22 @@ export const SPEC_OPERATIONS: readonly string[] = [
 
 /** Routes the contract documents beyond the specification; an area may add them. */
 export const CONTRACT_EXTRAS: readonly string[] = [
+  // Issue 21: data tables (workato_db_table) and the file store (workato_files), managed through our own API.
+  'GET /api/data_tables',
+  'POST /api/data_tables',
+  'GET /api/data_tables/:data_table_id',
+  'PUT /api/data_tables/:data_table_id',
+  'DELETE /api/data_tables/:data_table_id',
+  'POST /api/data_tables/:data_table_id/truncate',
+  'GET /api/data_tables/:data_table_id/records',
+  'POST /api/data_tables/:data_table_id/records',
+  'POST /api/data_tables/:data_table_id/records/batch',
+  'GET /api/data_tables/:data_table_id/records/:record_id',
+  'PUT /api/data_tables/:data_table_id/records/:record_id',
+  'DELETE /api/data_tables/:data_table_id/records/:record_id',
+  'GET /api/files',
+  'GET /api/files/content',
+  'DELETE /api/files',
   'POST /api/developer_api_client_roles/:id/copy',
   'POST /api/recipes/:id/copy',
   // 14 §12: connect, reset_trigger and poll_now (D-rec, C-pcli, C-wk).

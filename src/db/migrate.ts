@@ -18,6 +18,8 @@ import * as storageChecks from './migrations/0013_storage_checks.ts';
 import * as buildsDeployments from './migrations/0014_builds_deployments.ts';
 import * as testCases from './migrations/0015_test_cases.ts';
 import * as apiClientsV2 from './migrations/0016_api_clients_v2.ts';
+import * as dataTables from './migrations/0017_data_tables.ts';
+import * as files from './migrations/0018_files.ts';
 import * as workflowTasks from './migrations/0019_workflow_tasks.ts';
 import * as smartLists from './migrations/0020_smart_lists.ts';
 import * as consoleSessions from './migrations/0022_console_sessions.ts';
@@ -48,6 +50,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0014_builds_deployments': buildsDeployments,
   '0015_test_cases': testCases,
   '0016_api_clients_v2': apiClientsV2,
+  '0017_data_tables': dataTables,
+  '0018_files': files,
   '0019_workflow_tasks': workflowTasks,
   '0020_smart_lists': smartLists,
   '0022_console_sessions': consoleSessions,

@@ -604,6 +604,61 @@ export interface PackageChunksTable {
   data: Uint8Array;
 }
 
+export interface DataTablesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  folder_id: number;
+  name: string;
+  /** Lower-cased name, unique per environment. */
+  name_key: string;
+  /** JSON array of {field_id, name, type, optional, default_value, hint}. */
+  columns: string;
+  record_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DataTableRecordsTable {
+  id: Generated<number>;
+  table_id: number;
+  /** The Record ID (a UUID). */
+  record_id: string;
+  /** JSON object: column UUID -> value. */
+  data: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One value of a record, for equality searches. */
+export interface DataTableValuesTable {
+  table_id: number;
+  field_id: string;
+  /** The value as text, at most 200 characters. */
+  value_key: string;
+  record_pk: number;
+}
+
+export interface FilesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  /** Normalised absolute path, e.g. `/reports/q1.csv`. */
+  path: string;
+  /** The path's directory, e.g. `/reports` (`/` at the root). */
+  directory: string;
+  name: string;
+  size: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FileChunksTable {
+  file_id: number;
+  seq: number;
+  data: Uint8Array;
+}
+
 export interface ProjectBuildsTable {
   id: Generated<number>;
   workspace_id: number;
@@ -675,6 +730,11 @@ export interface TestRunRequestsTable {
 
 export interface Database {
   console_sessions: ConsoleSessionsTable;
+  data_tables: DataTablesTable;
+  data_table_records: DataTableRecordsTable;
+  data_table_values: DataTableValuesTable;
+  files: FilesTable;
+  file_chunks: FileChunksTable;
   test_cases: TestCasesTable;
   test_run_requests: TestRunRequestsTable;
   project_builds: ProjectBuildsTable;
@@ -725,6 +785,9 @@ export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type WorkflowTaskRow = Selectable<WorkflowTasksTable>;
 export type NewWorkflowTask = Insertable<WorkflowTasksTable>;
 export type SmartListRow = Selectable<SmartListsTable>;
+export type DataTableRow = Selectable<DataTablesTable>;
+export type DataTableRecordRow = Selectable<DataTableRecordsTable>;
+export type FileRow = Selectable<FilesTable>;
 export type EnvironmentRow = Selectable<EnvironmentsTable>;
 export type FolderRow = Selectable<FoldersTable>;
 export type NewFolder = Insertable<FoldersTable>;

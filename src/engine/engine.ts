@@ -12,6 +12,8 @@ import { toStored } from '../time.ts';
 import type { JobOutcome, TestMode } from './executor.ts';
 import { batchSizeOf, createTopicSubscriptions, type EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
 import { createEventBus, type EngineEventBus } from './events.ts';
+import { createDataTableTriggers } from './data-table-triggers.ts';
+import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
 import type { Hash } from './formula/values.ts';
 import { BACKLOG_RETRY_AFTER_SECONDS } from './backlog.ts';
 import { BACKLOG_FULL, JobQueue, type EnqueueMeta, type Lifecycle } from './queue.ts';
@@ -76,6 +78,8 @@ export interface RecipeEngine {
   taskEnded(recipeId: number): void;
   /** End the open workflow tasks whose time is up (expired); their jobs go on. The engine's timer calls it. */
   expireDueTasks(): Promise<number>;
+  /** Told of data table records written (by the API or by steps): starts the real-time data table triggers. */
+  readonly dataTableListener: RecordListener;
 }
 
 export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): RecipeEngine {
@@ -91,6 +95,16 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   const cancelRequests = new Set<string>();
   // The queue launches jobs that the runner runs; a job's recipe calls go back to the queue.
   const queue = new JobQueue({ ctx, settings, cache, events, lifecycle, run: async (job) => { await runner.run(job); } });
+  // Real-time data table triggers: jobs stored in the transaction of the record write.
+  const dataTables = createDataTableTriggers({
+    ctx,
+    storeJob: (trx, row, event) => queue.storeJob(trx, row, event, {}),
+    stored(row, handles) {
+      queue.backlog.add(row, handles.length);
+      for (const handle of handles) events.emit('job.queued', { recipeId: row.id, jobId: handle });
+      if (handles.length > 0) queue.kick();
+    },
+  });
   const calls: RecipeCallDeps = { db: ctx.db, queue, limits: settings.limits };
   const runner = new JobRunner({
     ctx, settings, cache, events,
@@ -102,6 +116,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     },
     isCanceled: (handle) => cancelRequests.has(handle),
     sandboxes,
+    dataTables,
   });
   const schedules = new Schedules({ ctx, settings, events, queue, lifecycle });
   // Polling triggers: one timer per running recipe, the cursor in its trigger_closure.
@@ -153,6 +168,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     for (const recipeId of recipeIds) {
       cache.forget(recipeId);
       queue.backlog.forget(recipeId);
+      dataTables.disarm(recipeId);
     }
   });
 
@@ -161,9 +177,14 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     schedules.disarm(row.id);
     subscriptions.disarm(row.id);
     polls.disarm(row.id);
+    dataTables.disarm(row.id);
     if (usesPython(row)) sandboxes.py.warm();
     const { recipe } = cache.compiledFor(row);
     if (recipe && recipe.trigger.trigger?.kind === 'poll') return polls.arm(row, evaluateTriggerInput(settings, recipe.trigger));
+    if (recipe && recipe.trigger.trigger?.kind === 'data_table') {
+      await dataTables.arm(row, recipe.trigger.name ?? '', evaluateTriggerInput(settings, recipe.trigger));
+      return;
+    }
     if (recipe && recipe.trigger.trigger?.kind === 'topic') {
       const input = evaluateTriggerInput(settings, recipe.trigger);
       const size = recipe.trigger.name === 'batch_subscribe_to_topic' ? batchSizeOf(input) : null;
@@ -175,6 +196,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
 
   return {
     events,
+    dataTableListener: dataTables,
     async start() {
       if (lifecycle.started) return;
       await recoverInterruptedJobs(ctx, events);
@@ -220,6 +242,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       cache.forget(recipeId);
       subscriptions.disarm(recipeId);
       polls.disarm(recipeId);
+      dataTables.disarm(recipeId);
       schedules.disarm(recipeId);
       schedules.armTimer();
       events.emit('recipe.stopped', { recipeId });

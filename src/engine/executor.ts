@@ -5,6 +5,7 @@ import type { ServiceContext } from '../context.ts';
 import { type CompiledRecipe, type CompiledStep, type Keyword } from './compile.ts';
 import { testCondition } from './conditions.ts';
 import { lookupForFormula } from './connectors/lookup_table.ts';
+import { dataTableLookupForFormula } from './connectors/workato_db_table.ts';
 import { EndJob, StepError, SuspendJob, type ConnectionValues, type EngineLimits, type RecipeRef, type StepContext } from './connectors/types.ts';
 import { listKey, type Pill } from './datapills.ts';
 import { FormulaError } from './formula/errors.ts';
@@ -107,6 +108,8 @@ export interface JobSpec {
   sandboxes?: StepContext['sandboxes'];
   /** Run again from a checkpoint (a job that waited for a workflow task). */
   resume?: Resume;
+  /** Told of data table records written by steps. */
+  dataTables?: StepContext['dataTables'];
 }
 
 /** A cancel request seen between steps: ends the job; `try` does not catch it. */
@@ -202,7 +205,7 @@ class Run {
     return {
       bindings: this.bindings,
       resolvePill: (pill) => this.resolvePill(pill),
-      lookup: (table, criteria) => this.cachedLookup(table, criteria),
+      lookup: (table, criteria, source) => this.cachedLookup(table, criteria, source ?? 'lookup_table'),
       now: () => this.spec.now(),
       timeZone: this.spec.timeZone,
       budget: new Budget(this.spec.formulaLimits),
@@ -214,11 +217,11 @@ class Run {
    * synchronously: a lookup whose answer is not known yet stops the evaluation (NeedLookup);
    * `evaluate` fetches the row and evaluates again from the start, with the answers so far.
    */
-  cachedLookup(table: string, criteria: Hash): Hash | null {
-    const key = JSON.stringify([table, toPlain(criteria)]);
+  cachedLookup(table: string, criteria: Hash, source: 'lookup_table' | 'data_table'): Hash | null {
+    const key = JSON.stringify([source, table, toPlain(criteria)]);
     const cache = this.lookups;
     if (cache?.has(key)) return cache.get(key) ?? null;
-    throw new NeedLookup(key, table, criteria);
+    throw new NeedLookup(key, table, criteria, source);
   }
 
   /** Evaluate formulas that may call `lookup()` (at most MAX_LOOKUPS distinct lookups). */
@@ -232,7 +235,8 @@ class Run {
         } catch (error) {
           if (!(error instanceof NeedLookup)) throw error;
           if (cache.size >= MAX_LOOKUPS) throw new FormulaError(`a step may make at most ${MAX_LOOKUPS} different lookup() calls`);
-          cache.set(error.key, await lookupForFormula(this.spec.ctx, this.spec.recipe, error.table, error.criteria));
+          const lookup = error.source === 'data_table' ? dataTableLookupForFormula : lookupForFormula;
+          cache.set(error.key, await lookup(this.spec.ctx, this.spec.recipe, error.table, error.criteria));
           this.lookups = cache;
         }
       }
@@ -314,11 +318,13 @@ class NeedLookup extends Error {
   readonly key: string;
   readonly table: string;
   readonly criteria: Hash;
-  constructor(key: string, table: string, criteria: Hash) {
+  readonly source: 'lookup_table' | 'data_table';
+  constructor(key: string, table: string, criteria: Hash, source: 'lookup_table' | 'data_table') {
     super('lookup() cannot be used in a trigger filter');
     this.key = key;
     this.table = table;
     this.criteria = criteria;
+    this.source = source;
   }
 }
 
@@ -356,6 +362,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       limits: run.spec.limits,
       eventStreams: run.spec.eventStreams,
       ...(run.spec.sandboxes ? { sandboxes: run.spec.sandboxes } : {}),
+      ...(run.spec.dataTables ? { dataTables: run.spec.dataTables } : {}),
     };
     const test = run.spec.test;
     const mock = test ? (step.as !== null ? test.mocks.get(step.as) : undefined) ?? test.mocks.get(`#${step.number}`) : undefined;

@@ -19,6 +19,7 @@ import type { EngineSettings } from './settings.ts';
 import { toStored } from '../time.ts';
 import type { JsSandbox } from './sandbox/js-sandbox.ts';
 import type { PySandbox } from './sandbox/py-sandbox.ts';
+import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
 import { storageFailureOf } from '../db/dialect.ts';
 
 /** How often the end of a job is written again while the storage refuses writes. */
@@ -50,6 +51,8 @@ export interface JobRunnerDeps {
   isCanceled(handle: string): boolean;
   /** Sandboxes for code steps. */
   sandboxes: { js: JsSandbox; py: PySandbox };
+  /** Told of data table records written by steps (real-time data table triggers). */
+  dataTables: RecordListener;
 }
 
 export class JobRunner {
@@ -126,6 +129,7 @@ export class JobRunner {
         canceled: () => this.#deps.isCanceled(job.handle),
         sandboxes: this.#deps.sandboxes,
         ...(resume ? { resume } : {}),
+        dataTables: this.#deps.dataTables,
       });
       if (result.status === 'waiting') {
         await this.#suspend(job, row, result);

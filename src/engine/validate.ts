@@ -1,6 +1,8 @@
 // Validation for PUT /api/recipes/:id/start: the compiler's code errors, config slots without a
 // usable connection, recipe-function calls that name no recipe function of the environment, and
 // trigger inputs, which are read once when the recipe starts and so must be literal.
+import { tableRefOf } from './connectors/workato_db_table.ts';
+import { findTableByRef } from '../api/data_tables/data_tables.service.ts';
 import type { Db, RecipeRow } from '../db/types.ts';
 import type { CompiledStep, ErrorDetail, StepErrors } from './compile.ts';
 import { connectionSlot } from './connection-slots.ts';
@@ -75,6 +77,12 @@ export async function validateRecipe(deps: ValidationDeps, row: RecipeRow): Prom
       if (trigger.trigger.kind === 'topic' && input.topic_id !== undefined && input.topic_id !== null && input.topic_id !== '') {
         const topicId = await resolveTopicId(deps.db, row.environment_id, input.topic_id);
         if (topicId === undefined) extra.push([trigger.number, [['Topic', JSON.stringify(toPlain(input.topic_id)).slice(0, 100), 'does not name an event topic of this environment', 'topic_id']]]);
+      }
+      if (trigger.trigger.kind === 'data_table') {
+        const ref = tableRefOf(input);
+        const scope = { workspaceId: row.workspace_id, environmentId: row.environment_id, allFolders: true, folderIds: [] };
+        const table = ref === null ? undefined : await findTableByRef({ db: deps.db }, scope, ref);
+        if (ref !== null && !table) extra.push([trigger.number, [['Table', String(ref).slice(0, 100), 'does not name a data table of this environment', 'table_id']]]);
       }
     } catch (error) {
       extra.push([trigger.number, [['input', null, `trigger input must not use datapills or formulas that fail: ${(error as Error).message}`]]]);

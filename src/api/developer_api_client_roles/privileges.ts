@@ -12,6 +12,8 @@ export const PRIVILEGE_GROUPS = {
   export_manifests: 'Recipe lifecycle management: Export Manifests',
   project_deployments: 'Recipe lifecycle management: builds and deployments',
   lookup_tables: 'Workspace data: Lookup Tables',
+  data_tables: 'Workspace data: Data Tables',
+  files: 'Workspace data: Files',
   // Topics (manage with write) and their messages on the event streams API (consume with read, publish with write).
   event_streams: 'Workspace data: Event Streams and Event Streams Topics',
   environment_properties: 'Workspace data: Environment Properties',

@@ -13,7 +13,7 @@ export const ASSET_TYPES = [
 export type AssetType = (typeof ASSET_TYPES)[number];
 
 /** The asset types Switchboard holds and packages; the others of the closed enum are refused in a manifest. */
-export const PACKAGED_TYPES = ['recipe', 'connection', 'lookup_table', 'topic', 'api_group', 'api_endpoint', 'account_property', 'project_property'] as const;
+export const PACKAGED_TYPES = ['recipe', 'connection', 'lookup_table', 'workato_db_table', 'topic', 'api_group', 'api_endpoint', 'account_property', 'project_property'] as const;
 export type PackagedType = (typeof PACKAGED_TYPES)[number];
 
 export function isPackagedType(type: string): type is PackagedType {
@@ -143,7 +143,7 @@ type Found = Omit<Asset, 'zip_name' | 'checked' | 'unreachable' | 'folder' | 'ab
   updatedAt: string;
 };
 
-const TYPE_ORDER: readonly PackagedType[] = ['recipe', 'connection', 'lookup_table', 'topic', 'api_group', 'api_endpoint', 'project_property', 'account_property'];
+const TYPE_ORDER: readonly PackagedType[] = ['recipe', 'connection', 'lookup_table', 'workato_db_table', 'topic', 'api_group', 'api_endpoint', 'project_property', 'account_property'];
 
 export interface ScannedAsset extends Asset {
   updatedAt: string;
@@ -175,6 +175,8 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
   for (const c of connections) add({ id: c.id, name: c.name, type: 'connection', folderId: c.folder_id, updatedAt: c.updated_at });
   const topics = subtree.length === 0 ? [] : await db.selectFrom('event_topics').select(['id', 'name', 'folder_id', 'updated_at']).where('environment_id', '=', env).where('folder_id', 'in', subtree).where('deleted_at', 'is', null).orderBy('id').execute();
   for (const t of topics) add({ id: t.id, name: t.name, type: 'topic', folderId: t.folder_id, updatedAt: t.updated_at });
+  const dataTables = subtree.length === 0 ? [] : await db.selectFrom('data_tables').select(['id', 'name', 'folder_id', 'updated_at']).where('environment_id', '=', env).where('folder_id', 'in', subtree).orderBy('id').execute();
+  for (const t of dataTables) add({ id: t.id, name: t.name, type: 'workato_db_table', folderId: t.folder_id, updatedAt: t.updated_at });
 
   // Project-level assets: of the anchor's project when the anchor is the project folder; of the environment at Home.
   const projectId = anchor.parent_id === null ? null : anchor.project_id !== null && folders.projectFolderOf(anchor.project_id) === anchorId ? anchor.project_id : undefined;
@@ -208,6 +210,11 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
           const q = db.selectFrom('lookup_tables').select(['id', 'name', 'project_id', 'updated_at']).where('environment_id', '=', env).where('deleted_at', 'is', null);
           const t = await (typeof ref === 'number' ? q.where('id', '=', ref) : q.where('name_key', '=', ref.trim().toLowerCase())).executeTakeFirst();
           if (t) add({ id: t.id, name: t.name, type: 'lookup_table', folderId: null, projectId: t.project_id, updatedAt: t.updated_at });
+        }
+        for (const ref of refs.dataTables) {
+          const q = db.selectFrom('data_tables').select(['id', 'name', 'folder_id', 'updated_at']).where('environment_id', '=', env);
+          const t = await (typeof ref === 'number' ? q.where('id', '=', ref) : q.where('name_key', '=', ref.trim().toLowerCase())).executeTakeFirst();
+          if (t) add({ id: t.id, name: t.name, type: 'workato_db_table', folderId: t.folder_id, updatedAt: t.updated_at });
         }
         for (const ref of refs.topics) {
           const q = db.selectFrom('event_topics').select(['id', 'name', 'folder_id', 'updated_at']).where('environment_id', '=', env).where('deleted_at', 'is', null);
@@ -291,6 +298,10 @@ export async function findAsset(db: Db, environmentId: number, type: PackagedTyp
     case 'lookup_table': {
       const t = await db.selectFrom('lookup_tables').select(['name', 'project_id', 'updated_at']).where('environment_id', '=', environmentId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
       return t && { name: t.name, folderId: null, projectId: t.project_id, updatedAt: t.updated_at };
+    }
+    case 'workato_db_table': {
+      const t = await db.selectFrom('data_tables').select(['name', 'folder_id', 'updated_at']).where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+      return t && { name: t.name, folderId: t.folder_id, projectId: null, updatedAt: t.updated_at };
     }
     case 'api_group': {
       const c = await db.selectFrom('api_collections').select(['name', 'project_id', 'updated_at']).where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();

@@ -72,7 +72,7 @@ export async function assetVersions(db: Db, environmentId: number, assets: reado
   const out = new Map<string, string>();
   const idsOf = (type: string) => assets.filter((a) => a.type === type).map((a) => a.id);
   const tables = [
-    ['recipe', 'recipes'], ['connection', 'connections'], ['lookup_table', 'lookup_tables'], ['topic', 'event_topics'], ['api_group', 'api_collections'],
+    ['recipe', 'recipes'], ['connection', 'connections'], ['lookup_table', 'lookup_tables'], ['workato_db_table', 'data_tables'], ['topic', 'event_topics'], ['api_group', 'api_collections'],
   ] as const;
   for (const [type, table] of tables) {
     const ids = idsOf(type);

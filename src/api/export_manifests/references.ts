@@ -1,6 +1,6 @@
 // What a recipe's code and config name of other assets: the connections of its config slots,
-// and, in its steps' inputs, lookup tables (`lookup_table_id`), topics (`topic_id`) and called
-// recipes (`flow_id`). Each may be an id, a name, or a package reference {zip_name, name, folder}.
+// and, in its steps' inputs, lookup tables (`lookup_table_id`), data tables (`table_id`), topics
+// (`topic_id`) and called recipes (`flow_id`). Each may be an id, a name, or a package reference {zip_name, name, folder}.
 // The walk over the step tree uses an explicit stack: no recursion over user data.
 
 type Ref = number | string;
@@ -8,6 +8,7 @@ type Ref = number | string;
 export interface CodeReferences {
   connectionIds: number[];
   lookupTables: Ref[];
+  dataTables: Ref[];
   topics: Ref[];
   recipes: Ref[];
 }
@@ -15,6 +16,7 @@ export interface CodeReferences {
 /** Which input field of which provider names which kind of asset. */
 export const REFERENCE_FIELDS = [
   { provider: 'lookup_table', field: 'lookup_table_id', kind: 'lookup_table' },
+  { provider: 'workato_db_table', field: 'table_id', kind: 'workato_db_table' },
   { provider: 'workato_pub_sub', field: 'topic_id', kind: 'topic' },
   { provider: 'workato_recipe_function', field: 'flow_id', kind: 'recipe' },
 ] as const;
@@ -63,7 +65,7 @@ export function stepsOf(tree: unknown): Array<Record<string, unknown>> {
 }
 
 export function codeReferences(code: string, config: string): CodeReferences {
-  const out: CodeReferences = { connectionIds: [], lookupTables: [], topics: [], recipes: [] };
+  const out: CodeReferences = { connectionIds: [], lookupTables: [], dataTables: [], topics: [], recipes: [] };
   try {
     const entries: unknown = JSON.parse(config);
     if (Array.isArray(entries)) {
@@ -85,6 +87,7 @@ export function codeReferences(code: string, config: string): CodeReferences {
       const ref = refOf(input[field]);
       if (ref === undefined) continue;
       if (kind === 'lookup_table') out.lookupTables.push(ref);
+      else if (kind === 'workato_db_table') out.dataTables.push(ref);
       else if (kind === 'topic') out.topics.push(ref);
       else out.recipes.push(ref);
     }

@@ -5,6 +5,8 @@ import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
 import { CELL_COLUMNS, labelsOf } from '../lookup_tables/lookup_tables.store.ts';
+import { findRecordsAfter } from '../data_tables/data_tables.store.ts';
+import { parseColumns } from '../data_tables/columns.ts';
 import { FolderIndex, fileStem, findAsset, isPackagedType, type Asset, type PackagedType } from '../export_manifests/assets.ts';
 import { parseCode, REFERENCE_FIELDS, stepsOf, type ReferenceKind } from '../export_manifests/references.ts';
 import { updateManifest } from '../export_manifests/export_manifests.store.ts';
@@ -71,7 +73,7 @@ class RefResolver {
   }
 }
 
-const KIND_TYPE: Record<ReferenceKind, PackagedType> = { lookup_table: 'lookup_table', topic: 'topic', recipe: 'recipe' };
+const KIND_TYPE: Record<ReferenceKind, PackagedType> = { lookup_table: 'lookup_table', workato_db_table: 'workato_db_table', topic: 'topic', recipe: 'recipe' };
 
 function json(value: unknown): Buffer {
   return Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
@@ -164,6 +166,28 @@ async function assetFile(db: Db, environmentId: number, folders: FolderIndex, re
             if (v !== null && v !== '') cells[col] = v;
           }
           parts.push(`${first ? '' : ','}\n    ${JSON.stringify(cells)}`);
+          first = false;
+        }
+        afterId = rows[rows.length - 1]!.id;
+      }
+      parts.push(first ? ']\n}\n' : '\n  ]\n}\n');
+      return Buffer.from(parts.join(''), 'utf8');
+    }
+    case 'workato_db_table': {
+      const t = await db.selectFrom('data_tables').selectAll().where('environment_id', '=', environmentId).where('id', '=', asset.id).executeTakeFirst();
+      if (!t) throw gone();
+      // Columns keep their UUIDs: the recipes of the package name them.
+      const schema = parseColumns(t.columns).map((c) => ({ field_id: c.field_id, name: c.name, type: c.type, optional: c.optional, default_value: c.default_value, hint: c.hint }));
+      if (!includeData) return json({ name: t.name, schema });
+      // Records (values by column UUID) written as they are read, a page at a time, into one file.
+      const parts: string[] = [`{\n  "name": ${JSON.stringify(t.name)},\n  "schema": ${JSON.stringify(schema, null, 2).replace(/\n/g, '\n  ')},\n  "data": [`];
+      let afterId = 0;
+      let first = true;
+      for (;;) {
+        const rows = await findRecordsAfter(db, t.id, afterId, 5000);
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          parts.push(`${first ? '' : ','}\n    ${row.data}`);
           first = false;
         }
         afterId = rows[rows.length - 1]!.id;

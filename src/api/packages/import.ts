@@ -2,6 +2,7 @@
 // create or update the assets in one transaction — all or nothing. Assets are matched in the
 // target by folder path, name and type (contract 15 §12 rule 5); connections keep the target's
 // credentials; running recipes that change are restarted only with restart_recipes.
+import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow, RecipeRow } from '../../db/types.ts';
 import { AppError, type FieldErrors } from '../../errors.ts';
@@ -13,6 +14,9 @@ import { uniqueSlug } from '../api_collections/api_collections.service.ts';
 import { findFolder } from '../folders/folder-scope.ts';
 import { findHomeFolder, folderNameKey, insertFolder, insertProject, isWithin } from '../folders/folders.store.ts';
 import { deleteAllRows, insertRows, insertTable, type Cells, CELL_COLUMNS } from '../lookup_tables/lookup_tables.store.ts';
+import { deleteAllRecords, insertRecord, insertTable as insertDataTable, updateTableDefinition } from '../data_tables/data_tables.store.ts';
+import { columnsFromDefinition } from '../data_tables/data_tables.service.ts';
+import { coerce, type Stored } from '../data_tables/columns.ts';
 import { upsertProperties } from '../properties/properties.store.ts';
 import { RETENTION_LIMITS, DEFAULT_RETENTION_SECONDS } from '../event_streams/event_streams.service.ts';
 import { authorOf, checkFields, newRecipeState, versionOf, type RecipeRuntime } from '../recipes/recipes.service.ts';
@@ -39,8 +43,8 @@ export interface ImportOptions {
   applied?: AppliedRecord;
 }
 
-type FileType = 'recipe' | 'connection' | 'lookup_table' | 'topic' | 'api_group' | 'api_endpoint' | 'account_property' | 'project_property';
-const FILE_TYPES: readonly FileType[] = ['recipe', 'connection', 'lookup_table', 'topic', 'api_group', 'api_endpoint', 'account_property', 'project_property'];
+type FileType = 'recipe' | 'connection' | 'lookup_table' | 'workato_db_table' | 'topic' | 'api_group' | 'api_endpoint' | 'account_property' | 'project_property';
+const FILE_TYPES: readonly FileType[] = ['recipe', 'connection', 'lookup_table', 'workato_db_table', 'topic', 'api_group', 'api_endpoint', 'account_property', 'project_property'];
 
 interface Entry {
   path: string;
@@ -137,6 +141,17 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
         problems.push(`${path}: data must be a list of rows, each an object of text cells`);
       }
     }
+    if (type === 'workato_db_table') {
+      try {
+        columnsFromDefinition(body.schema);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        problems.push(`${path}: ${Object.entries(error.errors ?? {}).map(([k, v]) => `${k} ${v.join(', ')}`).join('; ')}`);
+      }
+      if (body.data !== undefined && body.data !== null && (!Array.isArray(body.data) || !body.data.every(isObj))) {
+        problems.push(`${path}: data must be a list of records, each an object of values by column UUID`);
+      }
+    }
     if (type === 'topic') {
       if (body.schema !== undefined && body.schema !== null && !Array.isArray(body.schema)) problems.push(`${path}: schema must be a list of fields or null`);
       const r = body.retention;
@@ -153,7 +168,7 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
     }
     if (problems.length > before) continue;
     const entry: Entry = { path, dir: path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '', type, body };
-    if (type === 'lookup_table' && Array.isArray(body.data)) {
+    if ((type === 'lookup_table' || type === 'workato_db_table') && Array.isArray(body.data)) {
       entry.data = { rows: body.data.length };
       delete body.data;
     }
@@ -287,6 +302,45 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
         }
         await insertRows(trx, table.id, labels.length, batch, now);
       }
+    }
+  }
+
+  // Data tables: names are unique in an environment; columns keep the package's UUIDs (its
+  // recipes name them); records replaced when the file carries data.
+  for (const e of byType('workato_db_table')) {
+    const columns = columnsFromDefinition(e.body.schema);
+    const key = name(e).toLowerCase();
+    const existing = await trx.selectFrom('data_tables').select(['id', 'folder_id', 'columns']).where('environment_id', '=', env).where('name_key', '=', key).executeTakeFirst();
+    if (existing && options.restricted && !(await isWithin(trx, target.id, existing.folder_id))) {
+      fail(e.path, `a data table named "${name(e)}" exists outside the target folder, beyond the projects you can reach`);
+      continue;
+    }
+    let tableId: number;
+    if (!existing) tableId = await insertDataTable(trx, { workspace_id: pkg.workspace_id, environment_id: env, folder_id: await placeOf(e), name: name(e), columns: JSON.stringify(columns), now });
+    else {
+      tableId = existing.id;
+      if (existing.columns !== JSON.stringify(columns)) await updateTableDefinition(trx, tableId, { columns: JSON.stringify(columns), now });
+    }
+    if (e.data) {
+      if (e.data.rows > ctx.config.dataTableMaxRecords) {
+        fail(e.path, `holds ${e.data.rows} records; a data table holds at most ${ctx.config.dataTableMaxRecords}`);
+        continue;
+      }
+      await deleteAllRecords(trx, tableId, now);
+      const records = (JSON.parse((await readFile(e.path)).toString('utf8')) as { data: Obj[] }).data;
+      let bad = 0;
+      for (const [i, record] of records.entries()) {
+        const values: Record<string, Stored> = {};
+        for (const column of columns) {
+          const raw = record[column.field_id] ?? record[column.field_id.replaceAll('-', '_')] ?? record[column.name];
+          const coerced = coerce(column.type, raw);
+          if ('problem' in coerced) {
+            if (bad++ < 5) fail(e.path, `data[${i}]: ${column.name} ${coerced.problem}`);
+          } else if (coerced.value !== null) values[column.field_id] = coerced.value;
+        }
+        await insertRecord(trx, { table_id: tableId, record_id: randomUUID(), values, now });
+      }
+      await trx.updateTable('data_tables').set({ record_count: records.length }).where('id', '=', tableId).execute();
     }
   }
 

@@ -17,6 +17,8 @@ import { workatoPubSub } from './workato_pub_sub.ts';
 import { workatoWorkflowTask } from './workato_workflow_task.ts';
 import { workatoTemplate } from './workato_template.ts';
 import { workatoSmartList } from './workato_smart_list.ts';
+import { workatoDbTable } from './workato_db_table.ts';
+import { workatoFiles } from './workato_files.ts';
 
 export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, Connector>, {
@@ -38,5 +40,7 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     workato_workflow_task: workatoWorkflowTask,
     workato_template: workatoTemplate,
     workato_smart_list: workatoSmartList,
+    workato_db_table: workatoDbTable,
+    workato_files: workatoFiles,
   }),
 );

@@ -6,6 +6,7 @@ import type { PySandbox } from '../sandbox/py-sandbox.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Hash, Value } from '../formula/values.ts';
 import type { EventStreamsRuntime } from '../../api/topics/topics.service.ts';
+import type { RecordListener } from '../../api/data_tables/data_tables.service.ts';
 
 /** An input field a step must have (checked when the recipe starts: "can't be blank"). */
 export interface RequiredField {
@@ -104,6 +105,8 @@ export interface StepContext {
   readonly eventStreams: EventStreamsRuntime | null;
   /** Sandboxes for code steps (worker threads, reused between steps). */
   readonly sandboxes?: { js: JsSandbox; py: PySandbox };
+  /** Told of data table records written by steps (real-time data table triggers). */
+  readonly dataTables?: RecordListener;
 }
 
 export interface ConnectionValues {
@@ -131,7 +134,7 @@ export interface ActionDef {
   run(input: Hash, sc: StepContext): Promise<Value> | Value;
 }
 
-export type TriggerKind = 'schedule' | 'webhook' | 'api_request' | 'function_call' | 'topic' | 'poll';
+export type TriggerKind = 'schedule' | 'webhook' | 'api_request' | 'function_call' | 'topic' | 'poll' | 'data_table';
 
 export interface TriggerDef {
   title: string;

@@ -34,8 +34,8 @@ export class Budget {
 
 export interface FormulaEnv {
   resolvePill(pill: Pill): Value;
-  /** First row of a lookup table matching the criteria (column name -> value), or null. */
-  lookup(table: string, criteria: Hash): Hash | null;
+  /** First row of a lookup table (or, `data_table`, record of a data table) matching the criteria (column name -> value), or null. */
+  lookup(table: string, criteria: Hash, source?: 'lookup_table' | 'data_table'): Hash | null;
   /** Milliseconds since the epoch. */
   now(): number;
   /** Zone of `now` and `today`. */

@@ -60,6 +60,13 @@ export function evaluate(e: Expr, env: FormulaEnv): Value {
       break;
     case 'fn': {
       const args = e.args.map((a) => evaluate(a, env));
+      if (e.name === 'data_table_lookup') {
+        // data_table_lookup('Project', 'Table', 'Column': value): table names are unique per environment, the project only documents.
+        const [, table, criteria] = args;
+        if (typeof table !== 'string' && typeof table !== 'number') throw new FormulaError("data_table_lookup needs a project and a table name, e.g. data_table_lookup('Project', 'Table', 'Column': value)");
+        if (!isHash(criteria ?? null) || criteria === undefined) throw new FormulaError("data_table_lookup needs criteria, e.g. data_table_lookup('Project', 'Table', 'Column': value)");
+        return env.lookup(String(table), criteria as Hash, 'data_table');
+      }
       const [table, criteria] = args;
       if (typeof table !== 'string' && typeof table !== 'number') throw new FormulaError('lookup needs a table name or id');
       if (!isHash(criteria ?? null) || criteria === undefined) throw new FormulaError("lookup needs criteria, e.g. lookup('Table', 'Column': value)");

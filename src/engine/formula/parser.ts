@@ -18,7 +18,7 @@ export type Expr =
   | { k: 'regex'; parts: Array<string | Expr>; flags: string }
   | { k: 'pill'; pill: Pill }
   | { k: 'word'; name: 'now' | 'today' | 'nil' | 'skip' | 'clear' | 'uuid' }
-  | { k: 'fn'; name: 'lookup'; args: Expr[] }
+  | { k: 'fn'; name: 'lookup' | 'data_table_lookup'; args: Expr[] }
   | { k: 'call'; recv: Expr; name: string; args: Expr[]; safe: boolean; at: number }
   | { k: 'index'; recv: Expr; args: Expr[] }
   | { k: 'not'; arg: Expr }
@@ -529,9 +529,9 @@ class Parser {
         throw error;
       }
     }
-    if (name === 'lookup') {
-      if (!this.isPunct('(')) throw new FormulaSyntaxError('lookup needs its arguments in parentheses', t.pos);
-      return { k: 'fn', name: 'lookup', args: this.callArgs() };
+    if (name === 'lookup' || name === 'data_table_lookup') {
+      if (!this.isPunct('(')) throw new FormulaSyntaxError(`${name} needs its arguments in parentheses`, t.pos);
+      return { k: 'fn', name, args: this.callArgs() };
     }
     if (WORDS.has(name)) {
       if (this.isPunct('(') && !this.peek().spaced && name === 'uuid') {

@@ -1,0 +1,57 @@
+// The file store: a row per file (path, size, times) and its bytes in chunks, deleted with it.
+import type { Db, FileRow } from '../../db/types.ts';
+
+export async function findFile(db: Db, environmentId: number, path: string): Promise<FileRow | undefined> {
+  return db.selectFrom('files').selectAll().where('environment_id', '=', environmentId).where('path', '=', path).executeTakeFirst();
+}
+
+/** Files of a directory (or of the whole tree under it), by path. */
+export async function listFilesIn(db: Db, environmentId: number, directory: string, recursive: boolean, page: { offset: number; limit: number }): Promise<FileRow[]> {
+  let query = db.selectFrom('files').selectAll().where('environment_id', '=', environmentId);
+  if (recursive) {
+    // The directory itself, or one under it: a range on the text ('0' follows '/'), no LIKE pattern.
+    if (directory !== '/') query = query.where((eb) => eb.or([eb('directory', '=', directory), eb.and([eb('directory', '>=', `${directory}/`), eb('directory', '<', `${directory}0`)])]));
+  } else {
+    query = query.where('directory', '=', directory);
+  }
+  return query.orderBy('path').limit(page.limit).offset(page.offset).execute();
+}
+
+export async function insertFile(db: Db, values: { workspace_id: number; environment_id: number; path: string; directory: string; name: string; size: number; now: string }): Promise<number> {
+  const row = await db
+    .insertInto('files')
+    .values({ workspace_id: values.workspace_id, environment_id: values.environment_id, path: values.path, directory: values.directory, name: values.name, size: values.size, created_at: values.now, updated_at: values.now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateFileSize(db: Db, id: number, size: number, now: string): Promise<void> {
+  await db.updateTable('files').set({ size, updated_at: now }).where('id', '=', id).execute();
+}
+
+export async function moveFileRow(db: Db, id: number, values: { path: string; directory: string; name: string; now: string }): Promise<void> {
+  await db.updateTable('files').set({ path: values.path, directory: values.directory, name: values.name, updated_at: values.now }).where('id', '=', id).execute();
+}
+
+export async function deleteFileRow(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('files').where('id', '=', id).execute();
+}
+
+export async function deleteChunks(db: Db, fileId: number): Promise<void> {
+  await db.deleteFrom('file_chunks').where('file_id', '=', fileId).execute();
+}
+
+export async function lastChunkSeq(db: Db, fileId: number): Promise<number> {
+  const row = await db.selectFrom('file_chunks').select((eb) => eb.fn.max('seq').as('seq')).where('file_id', '=', fileId).executeTakeFirst();
+  return row?.seq === null || row?.seq === undefined ? -1 : Number(row.seq);
+}
+
+export async function insertChunk(db: Db, fileId: number, seq: number, data: Uint8Array): Promise<void> {
+  await db.insertInto('file_chunks').values({ file_id: fileId, seq, data }).execute();
+}
+
+export async function readChunks(db: Db, fileId: number): Promise<Buffer> {
+  const rows = await db.selectFrom('file_chunks').select('data').where('file_id', '=', fileId).orderBy('seq').execute();
+  return Buffer.concat(rows.map((r) => Buffer.from(r.data)));
+}

@@ -1,0 +1,132 @@
+// workato_files: the file store in recipes (the vendor's FileStorage connector), through the files
+// service: files by path in the recipe's environment, text content (UTF-8), FILE_MAX_BYTES each.
+// A file over the limit is the step's error and nothing is stored.
+import { AppError } from '../../errors.ts';
+import { deleteFile, listFiles, MAX_LIST, moveFile, normalizePath, readFile, writeFile, type FileInfo, type FileScope } from '../../api/files/files.service.ts';
+import { fromPlain, hashGet, isHash, newHash, toPlain, toRubyString, type Hash, type Value } from '../formula/values.ts';
+import { StepError, type ActionDef, type Connector, type RecipeRef } from './types.ts';
+
+function scopeOf(recipe: RecipeRef): FileScope {
+  return { workspaceId: recipe.workspaceId, environmentId: recipe.environmentId };
+}
+
+function asStepError(error: unknown): unknown {
+  if (!(error instanceof AppError)) return error;
+  const details = Object.entries(error.errors ?? {}).map(([field, messages]) => `${field} ${messages.join(', ')}`).join('; ');
+  const errorType = error.status === 404 ? 'Not found' : error.status === 422 ? 'File exists' : /at most .* bytes/.test(details) ? 'File too large' : 'Bad request';
+  return new StepError(errorType, details || error.message);
+}
+
+async function service<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw asStepError(error);
+  }
+}
+
+function text(input: Hash, key: string): string {
+  return toRubyString(hashGet(input, key)).trim();
+}
+
+function flag(input: Hash, key: string): boolean {
+  return ['true', 't', 'yes', '1'].includes(text(input, key).toLowerCase());
+}
+
+/** The file a step names: `file_path` (a directory) with `file_name`, or `file_path` alone as the whole path. */
+function resolvePath(input: Hash): Promise<string> {
+  return service(async () => {
+    const name = text(input, 'file_name');
+    const dir = text(input, 'file_path');
+    if (name !== '') return normalizePath(`${normalizePath(dir, 'file_path', true)}/${name}`, 'file_name');
+    return normalizePath(dir, 'file_path');
+  });
+}
+
+/** Content as bytes: text as UTF-8; other values as their JSON. */
+function contentOf(input: Hash): Buffer {
+  const v: Value = hashGet(input, 'content');
+  if (v === null) return Buffer.alloc(0);
+  if (typeof v === 'string') return Buffer.from(v, 'utf8');
+  if (Array.isArray(v) || isHash(v)) return Buffer.from(JSON.stringify(toPlain(v)), 'utf8');
+  return Buffer.from(toRubyString(v), 'utf8');
+}
+
+function infoHash(info: FileInfo): Hash {
+  return fromPlain({ name: info.name, path: info.path, directory: info.directory, size: info.size, created_at: info.created_at, updated_at: info.updated_at }) as Hash;
+}
+
+const FILE_PATH = { path: 'file_path', label: 'File path' };
+
+const actions: Record<string, ActionDef> = {
+  store_file: {
+    title: 'Create file',
+    required: [FILE_PATH],
+    async run(input, sc) {
+      const path = await resolvePath(input);
+      const content = contentOf(input);
+      const info = await service(() => writeFile(sc.ctx, scopeOf(sc.recipe), path, content, flag(input, 'overwrite') ? 'overwrite' : 'create'));
+      return infoHash(info);
+    },
+  },
+  append_to_file: {
+    title: 'Append to file',
+    required: [FILE_PATH],
+    async run(input, sc) {
+      const path = await resolvePath(input);
+      const info = await service(() => writeFile(sc.ctx, scopeOf(sc.recipe), path, contentOf(input), 'append'));
+      return infoHash(info);
+    },
+  },
+  get_file_contents: {
+    title: 'Get file contents',
+    required: [FILE_PATH],
+    async run(input, sc) {
+      const path = await resolvePath(input);
+      const { info, content } = await service(() => readFile(sc.ctx, scopeOf(sc.recipe), path));
+      const out = infoHash(info);
+      out.content = content.toString('utf8');
+      return out;
+    },
+  },
+  search_files: {
+    title: 'Search files',
+    async run(input, sc) {
+      const directory = await service(async () => normalizePath(text(input, 'file_path') || text(input, 'directory'), 'file_path', true));
+      const prefix = text(input, 'file_name');
+      const files = await service(() => listFiles(sc.ctx, scopeOf(sc.recipe), directory, flag(input, 'recursive'), { offset: 0, limit: MAX_LIST }));
+      const matching = prefix === '' ? files : files.filter((f) => f.name.startsWith(prefix));
+      return newHash([['files', matching.map(infoHash)], ['count', matching.length]]);
+    },
+  },
+  delete_file: {
+    title: 'Delete file',
+    required: [FILE_PATH],
+    async run(input, sc) {
+      const path = await resolvePath(input);
+      await service(() => deleteFile(sc.ctx, scopeOf(sc.recipe), path)).catch((error: unknown) => {
+        if (error instanceof StepError && error.errorType === 'Not found') throw new StepError('Not found', `File ${path} not found`);
+        throw error;
+      });
+      return newHash([['success', true], ['path', path]]);
+    },
+  },
+  move_file: {
+    title: 'Rename/move file',
+    required: [FILE_PATH, { path: 'new_file_path', label: 'New file path' }],
+    async run(input, sc) {
+      const from = await resolvePath(input);
+      const to = await service(async () => normalizePath(text(input, 'new_file_path'), 'new_file_path'));
+      return infoHash(await service(() => moveFile(sc.ctx, scopeOf(sc.recipe), from, to)));
+    },
+  },
+};
+
+export const workatoFiles: Connector = {
+  provider: 'workato_files',
+  title: 'Files',
+  needsConnection: false,
+  reachesOutside: false,
+  triggers: {},
+  actions,
+};
