@@ -3,6 +3,7 @@
 // acknowledged, and runs queued jobs with each recipe's concurrency. The jobs table is the queue:
 // a restart loses nothing that was acknowledged. This file wires the rooms of the engine
 // (README.md lists them) and is its public interface.
+import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import type { JobRow, RecipeRow } from '../db/types.ts';
 import { countFailedJob, findRecipeById, listRunningRecipeIds } from '../api/recipes/recipes.store.ts';
@@ -112,10 +113,62 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     }
   });
 
+  // Other nodes sharing the database start and stop recipes too: arm or disarm their triggers here.
+  const origin = randomUUID();
+  const offRunning = ctx.notifier.subscribe('recipe.running_changed', ({ recipeId, running, origin: from }) => {
+    if (from === origin || lifecycle.closing) return;
+    cache.forget(recipeId);
+    if (!running) {
+      disarmTrigger(recipeId);
+      return;
+    }
+    void findRecipeById(ctx.db, recipeId)
+      .then((row) => (row?.running === 1 && !lifecycle.closing ? armTrigger(row) : undefined))
+      .catch((error: unknown) => ctx.log.error({ err: error, recipe_id: recipeId }, 'could not arm the trigger of a recipe started on another node'));
+  });
+  // Starts and stops may have been missed: arm what runs and is not armed, disarm what stopped.
+  let resyncing: Promise<void> | undefined;
+  let resyncAgain = false;
+  const offEverything = ctx.notifier.subscribe('everything.changed', () => {
+    if (!lifecycle.started || lifecycle.closing) return;
+    if (resyncing) {
+      resyncAgain = true;
+      return;
+    }
+    resyncing = (async () => {
+      do {
+        resyncAgain = false;
+        await resyncTriggers().catch((error: unknown) => ctx.log.warn({ err: error }, 'could not re-read the running recipes'));
+      } while (resyncAgain && !lifecycle.closing);
+    })().finally(() => { resyncing = undefined; });
+  });
+
+  async function resyncTriggers(): Promise<void> {
+    const running = new Set(await listRunningRecipeIds(ctx.db));
+    for (const id of armedIds) if (!running.has(id)) disarmTrigger(id);
+    for (const id of running) {
+      if (armedIds.has(id) || lifecycle.closing) continue;
+      const row = await findRecipeById(ctx.db, id);
+      if (row?.running === 1) await armTrigger(row);
+    }
+    queue.kick();
+  }
+
+  /** Recipes whose trigger this node has armed (or has nothing to arm for: webhooks). */
+  const armedIds = new Set<number>();
+
+  function disarmTrigger(recipeId: number): void {
+    armedIds.delete(recipeId);
+    subscriptions.disarm(recipeId);
+    schedules.disarm(recipeId);
+    schedules.armTimer();
+  }
+
   /** Arm the trigger of a running recipe: its schedule or its topic subscription (webhooks need nothing). */
   async function armTrigger(row: RecipeRow): Promise<void> {
     schedules.disarm(row.id);
     subscriptions.disarm(row.id);
+    armedIds.add(row.id);
     const { recipe } = cache.compiledFor(row);
     if (recipe && recipe.trigger.trigger?.kind === 'topic') {
       const input = evaluateTriggerInput(settings, recipe.trigger);
@@ -143,6 +196,8 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     async close(timeoutMs = 10_000) {
       lifecycle.closing = true;
       offDeleted();
+      offRunning();
+      offEverything();
       await subscriptions.close();
       queue.stopPolling();
       schedules.clearTimer();
@@ -160,14 +215,14 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       const row = await findRecipeById(ctx.db, recipeId);
       if (!row) return;
       await armTrigger(row);
+      ctx.notifier.publish('recipe.running_changed', { recipeId, running: true, origin });
       events.emit('recipe.started', { recipeId });
       queue.kick();
     },
     recipeStopped(recipeId) {
       cache.forget(recipeId);
-      subscriptions.disarm(recipeId);
-      schedules.disarm(recipeId);
-      schedules.armTimer();
+      disarmTrigger(recipeId);
+      ctx.notifier.publish('recipe.running_changed', { recipeId, running: false, origin });
       events.emit('recipe.stopped', { recipeId });
     },
     enqueue: (row, event, meta) => queue.enqueue(row, event, meta),

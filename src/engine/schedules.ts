@@ -49,6 +49,11 @@ export class Schedules {
     this.armTimer();
   }
 
+  /** Whether the recipe's schedule is armed here. */
+  has(recipeId: number): boolean {
+    return this.#schedules.has(recipeId);
+  }
+
   disarm(recipeId: number): void {
     this.#schedules.delete(recipeId);
   }
