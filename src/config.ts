@@ -45,6 +45,8 @@ export interface Config {
   readonly lookupTableMaxRows: number;
   readonly jobBacklogPerRecipe: number;
   readonly jobBacklogPerWorkspace: number;
+  /** Several nodes on PostgreSQL: how long a node's claim on a job or a package lasts without being renewed. */
+  readonly nodeLeaseMs: number;
 }
 
 export class ConfigError extends Error {
@@ -64,6 +66,7 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'PUBLIC_GATEWAY_URL', 'GATEWAY_MAX_BODY_BYTES', 'GATEWAY_MAX_RESPONSE_BYTES', 'GATEWAY_TIMEOUT_MS', 'LOOKUP_TABLE_MAX_ROWS',
   'SMTP_URL', 'SMTP_FROM', 'JOB_BACKLOG_PER_RECIPE', 'JOB_BACKLOG_PER_WORKSPACE',
   'JOB_RETENTION_HOURS', 'JOBS_SWEEP_INTERVAL_MS', 'PACKAGE_MAX_BYTES', 'PACKAGE_MAX_UNCOMPRESSED_BYTES', 'PACKAGE_RETENTION_HOURS', 'SWITCHBOARD_TOKEN',
+  'NODE_LEASE_MS',
 ];
 
 export const DEFAULT_SECRETS_ENV_PREFIX = 'SWITCHBOARD_SECRET_';
@@ -179,6 +182,10 @@ export function loadConfig(env: Env = process.env): Config {
     jobBacklogPerRecipe: intSetting(env, 'JOB_BACKLOG_PER_RECIPE', 500, 1, 10_000_000),
     // Pending jobs the recipes of one workspace may hold together (the vendor's queue size).
     jobBacklogPerWorkspace: intSetting(env, 'JOB_BACKLOG_PER_WORKSPACE', 10_000, 1, 100_000_000),
+    // Several nodes on PostgreSQL: a node renews its claims every third of this; a node that stops
+    // renewing (killed, cut off) leaves its running jobs to be failed Interrupted, and its package
+    // or test run to be taken up, by another node once this has passed.
+    nodeLeaseMs: intSetting(env, 'NODE_LEASE_MS', 30_000, 1_000, 600_000),
   });
 }
 

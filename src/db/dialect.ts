@@ -1,6 +1,6 @@
 // Every difference between SQLite and PostgreSQL lives here, one named function each.
 // The areas never ask which database runs.
-import type { ColumnDefinitionBuilder, CreateTableBuilder } from 'kysely';
+import { PostgresAdapter, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -12,6 +12,28 @@ export function addIdColumn<T extends string>(
   return dialect === 'postgres'
     ? table.addColumn('id', 'bigint', (c: ColumnDefinitionBuilder) => c.primaryKey().generatedByDefaultAsIdentity())
     : table.addColumn('id', 'integer', (c: ColumnDefinitionBuilder) => c.primaryKey().autoIncrement());
+}
+
+/** The database behind a handle or a transaction (for the few queries that differ). */
+export function dialectOf(db: Pick<Kysely<unknown>, 'getExecutor'>): DialectName {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/**
+ * Whether other nodes may share this database. SQLite: one process owns the file, so what a
+ * previous run left is its own. PostgreSQL: several nodes, so claims lock rows and expire.
+ */
+export function isSharedByNodes(db: Pick<Kysely<unknown>, 'getExecutor'>): boolean {
+  return dialectOf(db) === 'postgres';
+}
+
+/**
+ * The rows a select returns, locked for this transaction, skipping rows another transaction holds
+ * (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so nodes claiming at once take different rows without
+ * waiting). SQLite has no row locks and needs none: its one writer serialises the claims.
+ */
+export function lockedSkippingLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, db: Pick<Kysely<unknown>, 'getExecutor'>): SelectQueryBuilder<DB, TB, O> {
+  return dialectOf(db) === 'postgres' ? query.forUpdate().skipLocked() : query;
 }
 
 /** A column of bytes. */

@@ -18,6 +18,7 @@ import * as storageChecks from './migrations/0013_storage_checks.ts';
 import * as buildsDeployments from './migrations/0014_builds_deployments.ts';
 import * as testCases from './migrations/0015_test_cases.ts';
 import * as apiClientsV2 from './migrations/0016_api_clients_v2.ts';
+import * as nodeLeases from './migrations/0023_node_leases.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0014_builds_deployments': buildsDeployments,
   '0015_test_cases': testCases,
   '0016_api_clients_v2': apiClientsV2,
+  '0023_node_leases': nodeLeases,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */

@@ -18,7 +18,7 @@ import { BACKLOG_RETRY_AFTER_SECONDS } from './backlog.ts';
 import { BACKLOG_FULL, JobQueue, type EnqueueMeta, type Lifecycle } from './queue.ts';
 import { RecipeCache } from './recipe-cache.ts';
 import { callRecipe, receiveApiRequest, type ApiCallOutcome, type RecipeCallDeps } from './recipe-calls.ts';
-import { recoverInterruptedJobs } from './recovery.ts';
+import { recoverInterruptedJobs, startJobHeartbeat } from './recovery.ts';
 import { JobRunner } from './run-job.ts';
 import { createJsSandbox } from './sandbox/js-sandbox.ts';
 import { Schedules } from './schedules.ts';
@@ -154,6 +154,8 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     queue.kick();
   }
 
+  let stopHeartbeat: () => void = () => undefined;
+
   /** Recipes whose trigger this node has armed (or has nothing to arm for: webhooks). */
   const armedIds = new Set<number>();
 
@@ -186,6 +188,9 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       await recoverInterruptedJobs(ctx, events);
       await queue.rebuildBacklog();
       lifecycle.started = true;
+      // Several nodes: claims renewed, dead nodes' jobs failed, and the backlog counts re-read
+      // from the database (other nodes store and end jobs of the same recipes).
+      stopHeartbeat = startJobHeartbeat(ctx, events, settings.leaseMs, () => queue.kick(), () => queue.rebuildBacklog());
       for (const id of await listRunningRecipeIds(ctx.db)) {
         const row = await findRecipeById(ctx.db, id);
         if (row) await armTrigger(row).catch((error: unknown) => ctx.log.error({ err: error, recipe_id: id }, 'could not resume the trigger of a running recipe'));
@@ -198,6 +203,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       offDeleted();
       offRunning();
       offEverything();
+      stopHeartbeat();
       await subscriptions.close();
       queue.stopPolling();
       schedules.clearTimer();
@@ -289,6 +295,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
           recipe_id: row.id, handle, status: 'running', title: 'Test case', trigger_output: JSON.stringify(triggerOutput ?? null), error: null, error_parts: null,
           is_poll_error: 0, is_repeat: 0, is_test: 1, master_job_handle: null, calling_recipe_id: null, calling_job_handle: null, root_recipe_id: null,
           root_job_handle: null, task_count: 0, created_at: stamp, started_at: stamp, completed_at: null,
+          claimed_by: ctx.nodeId, lease_expires_at: toStored(new Date(ctx.clock.now().getTime() + settings.leaseMs)),
         });
         return findJobById(trx, id);
       });

@@ -14,6 +14,8 @@ export interface EngineOptions {
   limits?: Partial<EngineLimits>;
   /** How often queued jobs are looked for besides the immediate wake-ups (ms). */
   pollMs?: number;
+  /** How long a claim on a running job holds unless renewed (NODE_LEASE_MS). */
+  leaseMs?: number;
 }
 
 /** What formulas evaluated outside a job's steps (trigger inputs, trigger filters) need. */
@@ -27,6 +29,8 @@ export interface EngineSettings extends FormulaSettings {
   workers: number;
   limits: EngineLimits;
   pollMs: number;
+  /** A running job's claim holds this long; renewed every third of it (several nodes: a dead node's jobs are recovered after it). */
+  leaseMs: number;
   /** Pending jobs beyond which webhooks and API calls are refused (JOB_BACKLOG_PER_RECIPE, JOB_BACKLOG_PER_WORKSPACE). */
   backlog: BacklogLimits;
 }
@@ -41,6 +45,7 @@ export function engineSettings(ctx: ServiceContext, options: EngineOptions): Eng
     formulaLimits: options.formulaLimits ?? DEFAULT_LIMITS,
     limits: { ...DEFAULT_ENGINE_LIMITS, ...options.limits },
     pollMs: options.pollMs ?? 1000,
+    leaseMs: options.leaseMs ?? ctx.config.nodeLeaseMs,
     backlog: { perRecipe: ctx.config.jobBacklogPerRecipe, perWorkspace: ctx.config.jobBacklogPerWorkspace },
     now: () => ctx.clock.now().getTime(),
   };
