@@ -37,7 +37,18 @@ const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
  * database's page limit) is full, the file or its directory is read-only, the disk failed a read
  * or a write, or the database file cannot be opened.
  */
-export type StorageFailure = 'full' | 'read_only' | 'io_error' | 'cannot_open';
+export type StorageFailure = 'full' | 'read_only' | 'io_error' | 'cannot_open' | 'unreachable';
+
+/**
+ * A database server (PostgreSQL) that cannot be reached: a connection refused, timed out or cut,
+ * told by the driver raising something other than the server's answer to a statement.
+ */
+export class DatabaseUnreachableError extends Error {
+  override name = 'DatabaseUnreachableError';
+  constructor(cause: unknown) {
+    super(cause instanceof Error && cause.message !== '' ? cause.message : 'the connection to the database failed', { cause });
+  }
+}
 
 /**
  * The storage failure an error reports, or undefined for any other error. Told by the driver's
@@ -46,6 +57,7 @@ export type StorageFailure = 'full' | 'read_only' | 'io_error' | 'cannot_open';
  */
 export function storageFailureOf(error: unknown): StorageFailure | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
+  if (error instanceof DatabaseUnreachableError) return 'unreachable';
   const e = error as { code?: unknown; errcode?: unknown };
   if (e.code === 'ERR_SQLITE_ERROR') {
     if (typeof e.errcode !== 'number' || e.errcode === SQLITE_IOERR_NOMEM) return undefined;
@@ -62,4 +74,9 @@ const SQLITE_IOERR_NOMEM = 3082;
 const OTHER_STORAGE_FAILURES: ReadonlyMap<string, StorageFailure> = new Map([
   ['ENOSPC', 'full'], ['EDQUOT', 'full'], ['EROFS', 'read_only'], ['EIO', 'io_error'],
   ['53100', 'full'], ['25006', 'read_only'], ['58030', 'io_error'],
+  // The server shutting down, starting up, out of connections, or the connection lost.
+  ['57P01', 'unreachable'], ['57P02', 'unreachable'], ['57P03', 'unreachable'], ['53300', 'unreachable'],
+  // Refused at login: a wrong password, no such role or database.
+  ['28000', 'unreachable'], ['28P01', 'unreachable'], ['3D000', 'unreachable'],
+  ['08000', 'unreachable'], ['08001', 'unreachable'], ['08003', 'unreachable'], ['08004', 'unreachable'], ['08006', 'unreachable'],
 ]);
