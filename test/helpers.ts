@@ -125,6 +125,9 @@ export interface TestAppOptions {
  * The test app's database: a file when asked, otherwise a new PostgreSQL database under
  * TEST_DATABASE_URL (dropped when the test file ends), otherwise SQLite in memory.
  */
+/** Each PostgreSQL test app's close, by its database handle. */
+const closers = new WeakMap<object, () => Promise<void>>();
+
 async function openTestDatabase(options: TestAppOptions): Promise<DbHandle> {
   if (options.database) {
     const file = options.database.file;
@@ -133,7 +136,10 @@ async function openTestDatabase(options: TestAppOptions): Promise<DbHandle> {
   if (onPostgres) {
     const fresh = await freshPostgresDatabase();
     releaseAfterFile(fresh.drop);
-    return openPostgresUrl(fresh.url, TEST_POOL_SETTINGS);
+    const handle = openPostgresUrl(fresh.url, TEST_POOL_SETTINGS);
+    // Closed before the database is dropped, if the test has not closed the app by then.
+    releaseAfterFile(() => closers.get(handle.db)?.());
+    return handle;
   }
   return { ...openSqliteFile(':memory:'), dialect: 'sqlite', location: ':memory:' };
 }
@@ -159,6 +165,16 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const app = await buildApp({ config, database: { ...database, db }, secretBox, secrets, notifier, clock, logger, engine });
   await app.ready();
   const adminToken = first.printableToken as string;
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await app.close();
+      mailer?.close();
+      await db.destroy();
+    })();
+    return closing;
+  };
+  closers.set(opened, close);
   let counter = 0;
 
   const call: TestApp['call'] = async (method, url, opts = {}) => {
@@ -225,11 +241,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       const { token } = await createTokenForRole(ctx, { workspaceId: workspace.id, roleName: ADMIN_ROLE_NAME, clientName: 'admin', environment: 'dev' });
       return { workspaceId: workspace.id, adminToken: token };
     },
-    async close() {
-      await app.close();
-      mailer?.close();
-      await db.destroy();
-    },
+    close,
   };
 }
 

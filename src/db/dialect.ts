@@ -1,8 +1,39 @@
 // Every difference between SQLite and PostgreSQL lives here, one named function each.
 // The areas never ask which database runs.
-import type { ColumnDefinitionBuilder, CreateTableBuilder } from 'kysely';
+import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type CreateIndexBuilder, type CreateTableBuilder, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 
 export type DialectName = 'sqlite' | 'postgres';
+
+/** Which database a handle (or a transaction) talks to, told by Kysely's adapter. */
+export function dialectOf(db: Kysely<any>): DialectName { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/**
+ * A text column in byte order, as SQLite compares text: PostgreSQL otherwise sorts by the
+ * database's collation (en_US.UTF-8 ignores punctuation and mixes cases), which would order
+ * folders and names differently from one database to the other.
+ */
+export function inByteOrder(db: Kysely<any>, column: string): RawBuilder<string> { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return dialectOf(db) === 'postgres' ? sql<string>`${sql.ref(column)} collate "C"` : sql<string>`${sql.ref(column)}`;
+}
+
+/**
+ * `column = value` for a lookup-table cell, written so that the cell's index serves it. A cell
+ * holds up to 10 KB; a PostgreSQL B-tree entry at most about 2.7 KB, so there the index holds
+ * md5(cell) (migration 0009, lookupCellIndexExpression) and the lookup compares the digests, then
+ * the cells themselves.
+ */
+export function lookupCellEquals(db: Kysely<any>, column: string, value: string): Expression<SqlBool> { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return dialectOf(db) === 'postgres'
+    ? sql<SqlBool>`(md5(${sql.ref(column)}) = md5(${value}) and ${sql.ref(column)} = ${value})`
+    : sql<SqlBool>`${sql.ref(column)} = ${value}`;
+}
+
+/** The keys of the index of a lookup-table cell column: table_id, then the cell (see lookupCellEquals). */
+export function lookupCellIndexKeys(index: CreateIndexBuilder, dialect: DialectName, column: string): CreateIndexBuilder {
+  return dialect === 'postgres' ? index.expression(sql`table_id, md5(${sql.ref(column)})`) : index.columns(['table_id', column]);
+}
 
 /** An auto-incrementing integer primary key named `id`. */
 export function addIdColumn<T extends string>(

@@ -77,13 +77,20 @@ function watchedPool(pool: pg.Pool, storage: StorageHealth): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect().catch(fail);
+      // A connection cut while in use (the server stopped or restarted) fails its query, and also
+      // emits 'error', which would end the process without a listener.
+      const onError = (error: unknown) => storage.observe(toUnreachable(error));
+      client.on('error', onError);
       return {
         query: ((...args: Parameters<pg.PoolClient['query']>) => {
           const result = (client.query as (...a: unknown[]) => unknown)(...args);
           // A cursor (streamed query) is returned as is; a promise is watched.
           return result instanceof Promise ? result.catch(fail) : result;
         }) as PostgresPoolClient['query'],
-        release: () => client.release(),
+        release: () => {
+          client.off('error', onError);
+          client.release();
+        },
       };
     },
     end: () => pool.end(),
