@@ -5,6 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { releaseAfterFile } from './helpers.ts';
+import { freshPostgresDatabase, onPostgres } from './test-database.ts';
 
 const CLI = path.resolve(import.meta.dirname, '../src/cli.ts');
 
@@ -32,8 +33,22 @@ export function spawnServe(env: Record<string, string>, stdio: StdioOptions = ['
   return child;
 }
 
+/** Under TEST_DATABASE_URL, each data directory's PostgreSQL database (a restart finds its data again). */
+const databaseOfDataDir = new Map<string, string>();
+
+/** The DATABASE_URL a server on `dataDir` uses under TEST_DATABASE_URL: a database of its own, dropped when the test file ends. */
+export async function databaseUrlFor(dataDir: string): Promise<string> {
+  const known = databaseOfDataDir.get(dataDir);
+  if (known !== undefined) return known;
+  const fresh = await freshPostgresDatabase();
+  releaseAfterFile(fresh.drop);
+  databaseOfDataDir.set(dataDir, fresh.url);
+  return fresh.url;
+}
+
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
-  const child = spawnServe({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
+  const database: Record<string, string> = onPostgres && env.DATABASE_URL === undefined ? { DATABASE_URL: await databaseUrlFor(dataDir) } : {};
+  const child = spawnServe({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...database, ...env });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });
