@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { NODE_LOCAL_EVENTS, type ChangeEvents, type Notifier } from '../notifier.ts';
+import { createInProcessNotifier, NODE_LOCAL_EVENTS, type ChangeEvents, type Notifier } from '../notifier.ts';
 
 export const NOTIFY_CHANNEL = 'switchboard_changes';
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more. */
@@ -214,4 +214,11 @@ export function createPgNotifier(options: PgNotifierOptions): PgNotifier {
       return () => emitter.off(topic, listener as (p: unknown) => void);
     },
   };
+}
+
+/** The notifier of a server: LISTEN/NOTIFY on PostgreSQL (DATABASE_URL), in-process on SQLite. */
+export function notifierFor(config: { databaseUrl: string | undefined }, log: Logger): { notifier: Notifier; start(): Promise<void>; close(): Promise<void> } {
+  if (config.databaseUrl === undefined) return { notifier: createInProcessNotifier(), start: async () => undefined, close: async () => undefined };
+  const notifier = createPgNotifier({ connectionString: config.databaseUrl, log });
+  return { notifier, start: () => notifier.start(), close: () => notifier.close() };
 }
