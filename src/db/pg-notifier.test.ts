@@ -1,14 +1,15 @@
-// The LISTEN/NOTIFY notifier against a real PostgreSQL: runs when TEST_DATABASE_URL (or
-// DATABASE_URL) names one, skipped with the reason otherwise.
+// The LISTEN/NOTIFY notifier against a real PostgreSQL: runs when TEST_DATABASE_URL names one,
+// skipped with the reason otherwise.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
 import { createPgNotifier, type PgNotifier } from './pg-notifier.ts';
 import type { ChangeEvents } from '../notifier.ts';
+import { postgresOnly, TEST_DATABASE_URL } from '../../test/test-database.ts';
 
-const url = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
-const skip = url === undefined ? 'needs a PostgreSQL database: set TEST_DATABASE_URL' : false;
+const url = TEST_DATABASE_URL;
+const skip = postgresOnly('LISTEN/NOTIFY between two notifiers');
 const log = pino({ level: 'silent' });
 
 function nextEvent<K extends keyof ChangeEvents>(notifier: PgNotifier, topic: K, timeoutMs = 2000): Promise<ChangeEvents[K]> {
@@ -32,7 +33,8 @@ describe('PostgreSQL notifier (LISTEN/NOTIFY between nodes)', { skip }, () => {
   let b: PgNotifier;
 
   before(async () => {
-    a = createPgNotifier({ connectionString: url!, log, channel, minBackoffMs: 20, maxBackoffMs: 100 });
+    // a comes back later than b, so that what a sends on its return finds b listening again.
+    a = createPgNotifier({ connectionString: url!, log, channel, minBackoffMs: 600, maxBackoffMs: 600 });
     b = createPgNotifier({ connectionString: url!, log, channel, minBackoffMs: 20, maxBackoffMs: 100 });
     await a.start();
     await b.start();
