@@ -62,6 +62,21 @@ export function lockedSkippingLocked<DB, TB extends keyof DB, O>(query: SelectQu
   return dialectOf(db) === 'postgres' ? query.forUpdate().skipLocked() : query;
 }
 
+/** Namespaces of transaction-scoped advisory locks (the first key of the two-key form). */
+export const ADVISORY_LOCKS = { recipeClaims: 1 } as const;
+
+/**
+ * Take a lock for the rest of the transaction on (`space`, `key`) if no other transaction holds
+ * it; false at once otherwise. PostgreSQL: `pg_try_advisory_xact_lock`, which conflicts with
+ * nothing but itself (not with updates of any row). SQLite: always true, its one writer
+ * serialises transactions already.
+ */
+export async function tryTransactionLock(db: Kysely<any>, space: number, key: number): Promise<boolean> { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  if (dialectOf(db) !== 'postgres') return true;
+  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${space}::int, ${key}::int) as locked`.execute(db);
+  return rows[0]?.locked === true;
+}
+
 /** A column of bytes. */
 export function blobType(dialect: DialectName): 'blob' | 'bytea' {
   return dialect === 'postgres' ? 'bytea' : 'blob';

@@ -17,10 +17,11 @@ describe('jobs on two nodes sharing the database', { skip: postgresOnly('row loc
   let t: TestApp;
   let other: RecipeEngine;
   before(async () => {
-    t = await createTestApp({ engine: { leaseMs: 1500 } });
+    // One worker each: a concurrency of 2 is reached only with both nodes running a job.
+    t = await createTestApp({ engine: { leaseMs: 1500, workers: 1 } });
     // Another node: its own context (its own node id) over the same database and notifier.
     const ctx = createServiceContext({ db: t.ctx.db, config: t.ctx.config, secretBox: t.ctx.secretBox, log: t.ctx.log, notifier: t.ctx.notifier });
-    other = createEngine(ctx, { pollMs: 50, leaseMs: 1500 });
+    other = createEngine(ctx, { pollMs: 50, leaseMs: 1500, workers: 1 });
     await other.start();
   });
   after(async () => {
@@ -48,7 +49,7 @@ describe('jobs on two nodes sharing the database', { skip: postgresOnly('row loc
       other.kick();
       await t.engine.idle(20_000);
       await other.idle(20_000);
-      assert.equal(byNode.size, 2, 'both nodes ran jobs of the recipe');
+      if (concurrency === 2) assert.equal(byNode.size, 2, 'both nodes ran jobs of the recipe');
       assert.equal(peak, concurrency, 'never more running at once than the concurrency');
       assert.equal(started.length, 12);
       assert.equal(new Set(started).size, 12, 'no job started twice');

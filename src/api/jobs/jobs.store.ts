@@ -2,7 +2,7 @@
 // the API reads. One mapper to the API shape.
 import { randomBytes } from 'node:crypto';
 import type { Db, JobLineRow, JobRow, JobState } from '../../db/types.ts';
-import { isSharedByNodes, lockedSkippingLocked } from '../../db/dialect.ts';
+import { ADVISORY_LOCKS, isSharedByNodes, lockedSkippingLocked, tryTransactionLock } from '../../db/dialect.ts';
 import { prepareQuery, type PreparedQuery } from '../../db/prepared.ts';
 import { toApiTimestamp } from '../../time.ts';
 
@@ -78,7 +78,7 @@ export type JobClaim = {
  * Claim up to `limit` queued jobs of a running recipe, oldest first. Only a queued job can be
  * claimed. `contended`: another node held the recipe at that moment (try again shortly).
  * SQLite, one process: one statement (a conditional update; the process counts its recipe's
- * running jobs itself). Several nodes on PostgreSQL: the recipe's row is locked (skipped if
+ * running jobs itself). Several nodes on PostgreSQL: the recipe's claim lock is taken (skipped if
  * another node holds it), its running jobs counted, and at most its concurrency minus those
  * claimed, skipping rows another transaction holds; so concurrency holds across the nodes.
  */
@@ -89,11 +89,11 @@ export async function claimJobs(db: Db, claim: JobClaim): Promise<{ jobs: JobRow
 }
 
 async function claimJobsAcrossNodes(trx: Db, claim: JobClaim): Promise<{ jobs: JobRow[]; contended: boolean }> {
-  const recipe = await lockedSkippingLocked(trx.selectFrom('recipes').select('concurrency').where('id', '=', claim.recipeId).where('running', '=', 1), trx).executeTakeFirst();
-  if (!recipe) {
-    const running = await trx.selectFrom('recipes').select('id').where('id', '=', claim.recipeId).where('running', '=', 1).executeTakeFirst();
-    return { jobs: [], contended: running !== undefined };
-  }
+  // One claim at a time per recipe across the nodes, so the count below stays true until the commit.
+  // An advisory lock rather than the recipe's row: job ends update that row's counters all the time.
+  if (!(await tryTransactionLock(trx, ADVISORY_LOCKS.recipeClaims, claim.recipeId))) return { jobs: [], contended: true };
+  const recipe = await trx.selectFrom('recipes').select('concurrency').where('id', '=', claim.recipeId).where('running', '=', 1).executeTakeFirst();
+  if (!recipe) return { jobs: [], contended: false };
   const { n } = await trx.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n'))
     .where('status', '=', 'running').where('recipe_id', '=', claim.recipeId).where('is_test', '=', 0).executeTakeFirstOrThrow();
   const room = Math.min(claim.limit, Math.max(1, recipe.concurrency) - Number(n));
