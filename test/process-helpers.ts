@@ -36,14 +36,13 @@ export function spawnServe(env: Record<string, string>, stdio: StdioOptions = ['
 /** Under TEST_DATABASE_URL, each data directory's PostgreSQL database (a restart finds its data again). */
 const databaseOfDataDir = new Map<string, string>();
 
-/** The DATABASE_URL a server on `dataDir` uses under TEST_DATABASE_URL: a database of its own, dropped when the test file ends. */
+/** The DATABASE_URL a server on `dataDir` uses under TEST_DATABASE_URL: a database of its own, dropped when the test process ends. */
 export async function databaseUrlFor(dataDir: string): Promise<string> {
   const known = databaseOfDataDir.get(dataDir);
   if (known !== undefined) return known;
-  const fresh = await freshPostgresDatabase();
-  releaseAfterFile(fresh.drop);
-  databaseOfDataDir.set(dataDir, fresh.url);
-  return fresh.url;
+  const url = await freshPostgresDatabase();
+  databaseOfDataDir.set(dataDir, url);
+  return url;
 }
 
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Running> {

@@ -51,6 +51,8 @@ export function openPostgres(settings: PostgresSettings, probe: (db: Kysely<Data
     types,
     // A connection is never left waiting on a dead peer for the system's TCP timeout.
     keepAlive: true,
+    // Idle connections alone never keep a process alive (a command-line run ends when it is done).
+    allowExitOnIdle: true,
     application_name: 'switchboard',
   });
   const storage = createStorageHealth(() => probe(db));
