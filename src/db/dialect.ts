@@ -78,8 +78,13 @@ export type StorageFailure = 'full' | 'read_only' | 'io_error' | 'cannot_open' |
  */
 export class DatabaseUnreachableError extends Error {
   override name = 'DatabaseUnreachableError';
-  constructor(cause: unknown) {
-    super(cause instanceof Error && cause.message !== '' ? cause.message : 'the connection to the database failed', { cause });
+  /** The system's error code of the failure, when there is one (ECONNREFUSED, ETIMEDOUT...). */
+  readonly code: string | undefined;
+  constructor(failure: unknown) {
+    // The driver's own text (not kept as `cause`, which loggers would print a second time).
+    super(failure instanceof Error && failure.message !== '' ? failure.message : 'the connection to the database failed');
+    const code = typeof failure === 'object' && failure !== null ? (failure as { code?: unknown }).code : undefined;
+    this.code = typeof code === 'string' ? code : undefined;
   }
 }
 
