@@ -92,7 +92,7 @@ export async function startServer(config: Config, options: { out?: Writable } = 
     const urls = await listenOrExplain(app, 'EVENT_STREAMS_PORT', eventStreams.port, config.host, () => eventStreams.listen());
     for (const url of urls) logger.info(`Event streams listening at ${url}`);
   }
-  logger.info({ database: database.dialect, data_dir: config.dataDir }, 'switchboard is ready');
+  logger.info({ database: database.dialect, location: database.location, data_dir: config.dataDir }, 'switchboard is ready');
   if (firstStart.printableToken) printAdminToken(options.out ?? process.stdout, firstStart.printableToken, config);
   // Rows of lookup tables deleted before a restart, if their purge was cut short.
   startPurge({ db: database.db, log: logger });

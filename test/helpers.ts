@@ -123,24 +123,14 @@ export interface TestAppOptions {
 
 /**
  * The test app's database: a file when asked, otherwise a new PostgreSQL database under
- * TEST_DATABASE_URL (dropped when the test file ends), otherwise SQLite in memory.
+ * TEST_DATABASE_URL (dropped when the test process ends), otherwise SQLite in memory.
  */
-/** Each PostgreSQL test app's close, by its database handle. */
-const closers = new WeakMap<object, () => Promise<void>>();
-
 async function openTestDatabase(options: TestAppOptions): Promise<DbHandle> {
   if (options.database) {
     const file = options.database.file;
     return { ...openSqliteFile(file, 'FULL', options.database.syncFile ? { syncFile: options.database.syncFile } : {}), dialect: 'sqlite', location: file };
   }
-  if (onPostgres) {
-    const fresh = await freshPostgresDatabase();
-    releaseAfterFile(fresh.drop);
-    const handle = openPostgresUrl(fresh.url, TEST_POOL_SETTINGS);
-    // Closed before the database is dropped, if the test has not closed the app by then.
-    releaseAfterFile(() => closers.get(handle.db)?.());
-    return handle;
-  }
+  if (onPostgres) return openPostgresUrl(await freshPostgresDatabase(), TEST_POOL_SETTINGS);
   return { ...openSqliteFile(':memory:'), dialect: 'sqlite', location: ':memory:' };
 }
 
@@ -174,7 +164,6 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     })();
     return closing;
   };
-  closers.set(opened, close);
   let counter = 0;
 
   const call: TestApp['call'] = async (method, url, opts = {}) => {

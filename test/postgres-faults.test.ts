@@ -9,6 +9,7 @@ import { releaseAfterFile, tempDir } from './helpers.ts';
 import { startPostgresCluster, freePort, type PostgresCluster } from './postgres-cluster.ts';
 import { api, spawnServe, startServer } from './process-helpers.ts';
 import { postgresOnly } from './test-database.ts';
+import { DatabaseUnreachableError, storageFailureOf } from '../src/db/dialect.ts';
 
 const TOKEN = 'wrkdev-pgfaulttest0123456789abcdef0123456789abcd';
 const skip = postgresOnly('stops and starts a PostgreSQL server of its own');
@@ -55,7 +56,9 @@ describe('PostgreSQL lost while the server runs', { skip }, () => {
 
   test('writes answer 503 in the error shape, /ready says why; once it is back everything works again and nothing acknowledged is lost', { timeout: 120_000 }, async () => {
     const dataDir = tempDir('sb-pg-lost-');
-    const server = await startServer(dataDir, { DATABASE_URL: cluster.url, SWITCHBOARD_ADMIN_TOKEN: TOKEN });
+    // A password in the URL (the test server trusts loopback and ignores it): never in the output.
+    const url = cluster.url.replace('postgres@', 'postgres:pw-never-logged-1234@');
+    const server = await startServer(dataDir, { DATABASE_URL: url, SWITCHBOARD_ADMIN_TOKEN: TOKEN });
     const call = (method: string, url: string, body?: unknown) => api(server.baseUrl, method, url, TOKEN, body);
     const table = await call('POST', '/api/lookup_tables', { name: 'Orders', schema: [{ label: 'code' }] });
     assert.equal(table.status, 200);
@@ -86,9 +89,11 @@ describe('PostgreSQL lost while the server runs', { skip }, () => {
     await waitFor('/ready is ready again', async () => (await fetch(`${server.baseUrl}/ready`)).status === 200);
     for (let i = 0; i < 20; i++) assert.equal((await add(`after-${i}`)).status, 200);
 
+    assert.ok(!server.output().includes('pw-never-logged-1234'), 'the password is never logged');
+    assert.match(server.output(), /"database":"postgres","location":"postgres:\/\/127\.0\.0\.1:\d+\/postgres"/);
     server.child.kill('SIGKILL');
     await server.exited;
-    const second = await startServer(dataDir, { DATABASE_URL: cluster.url, SWITCHBOARD_ADMIN_TOKEN: TOKEN });
+    const second = await startServer(dataDir, { DATABASE_URL: url, SWITCHBOARD_ADMIN_TOKEN: TOKEN });
     const stored = (await api(second.baseUrl, 'GET', `${rows}?per_page=1000`, TOKEN)).body as Array<{ data: { code: string } }>;
     const codes = stored.map((r) => r.data.code).sort();
     assert.deepEqual(codes, [...acknowledged].sort(), 'every acknowledged write is there, once, and nothing refused');
@@ -112,5 +117,17 @@ describe('PostgreSQL lost while the server runs', { skip }, () => {
     assert.equal(server.child.exitCode, null, 'still running');
     server.child.kill('SIGTERM');
     assert.equal(await server.exited, 0);
+  });
+});
+
+describe('storageFailureOf on PostgreSQL errors', () => {
+  test('a connection that failed or was refused is `unreachable`; by class or SQLSTATE, never by message', () => {
+    const sqlstate = (code: string) => Object.assign(new Error('any text'), { code });
+    assert.equal(storageFailureOf(new DatabaseUnreachableError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))), 'unreachable');
+    for (const code of ['57P01', '57P03', '08006', '53300', '28P01', '3D000']) assert.equal(storageFailureOf(sqlstate(code)), 'unreachable', code);
+    assert.equal(storageFailureOf(sqlstate('53100')), 'full', 'disk_full');
+    assert.equal(storageFailureOf(sqlstate('25006')), 'read_only', 'read_only_sql_transaction');
+    assert.equal(storageFailureOf(sqlstate('23505')), undefined, 'a unique violation is the request\'s');
+    assert.equal(storageFailureOf(new Error('Connection terminated unexpectedly')), undefined, 'an error of no known kind, whatever it says');
   });
 });

@@ -30,9 +30,11 @@ export function lookupCellEquals(db: Kysely<any>, column: string, value: string)
     : sql<SqlBool>`${sql.ref(column)} = ${value}`;
 }
 
-/** The keys of the index of a lookup-table cell column: table_id, then the cell (see lookupCellEquals). */
+/** The keys of the index of a lookup-table cell column: table_id, then the cell (see lookupCellEquals), in id order. */
 export function lookupCellIndexKeys(index: CreateIndexBuilder, dialect: DialectName, column: string): CreateIndexBuilder {
-  return dialect === 'postgres' ? index.expression(sql`table_id, md5(${sql.ref(column)})`) : index.columns(['table_id', column]);
+  // id last: rows of one value come out of the index in id order, as SQLite's (whose index
+  // entries end with the rowid) do, so a page deep in a common value needs no sort.
+  return dialect === 'postgres' ? index.expression(sql`table_id, md5(${sql.ref(column)}), id`) : index.columns(['table_id', column]);
 }
 
 /** An auto-incrementing integer primary key named `id`. */
@@ -108,8 +110,13 @@ export type StorageFailure = 'full' | 'read_only' | 'io_error' | 'cannot_open' |
  */
 export class DatabaseUnreachableError extends Error {
   override name = 'DatabaseUnreachableError';
-  constructor(cause: unknown) {
-    super(cause instanceof Error && cause.message !== '' ? cause.message : 'the connection to the database failed', { cause });
+  /** The system's error code of the failure, when there is one (ECONNREFUSED, ETIMEDOUT...). */
+  readonly code: string | undefined;
+  constructor(failure: unknown) {
+    // The driver's own text (not kept as `cause`, which loggers would print a second time).
+    super(failure instanceof Error && failure.message !== '' ? failure.message : 'the connection to the database failed');
+    const code = typeof failure === 'object' && failure !== null ? (failure as { code?: unknown }).code : undefined;
+    this.code = typeof code === 'string' ? code : undefined;
   }
 }
 

@@ -28,7 +28,7 @@ const NUMERIC_OID = 1700;
  * exceed a JavaScript number. Ours never approach 2^53 (ids, counters, sizes), and the stores and
  * the API deal in numbers, as on SQLite.
  */
-const types: pg.CustomTypesConfig = {
+export const postgresTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (format !== 'binary' && (oid === INT8_OID || oid === NUMERIC_OID)) return (value: string) => Number(value);
     return pg.types.getTypeParser(oid, format);
@@ -48,9 +48,11 @@ export function openPostgres(settings: PostgresSettings, probe: (db: Kysely<Data
     max: settings.poolMax,
     connectionTimeoutMillis: settings.connectTimeoutMs,
     idleTimeoutMillis: settings.idleTimeoutMs,
-    types,
+    types: postgresTypes,
     // A connection is never left waiting on a dead peer for the system's TCP timeout.
     keepAlive: true,
+    // Idle connections alone never keep a process alive (a command-line run ends when it is done).
+    allowExitOnIdle: true,
     application_name: 'switchboard',
   });
   const storage = createStorageHealth(() => probe(db));

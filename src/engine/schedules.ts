@@ -109,30 +109,36 @@ export class Schedules {
     const at = this.#deps.settings.now();
     for (const [recipeId, state] of [...this.#schedules.entries()]) {
       if (state.next > at) continue;
-      const row = await findRecipeById(ctx.db, recipeId);
-      if (!row || row.running !== 1) {
-        this.#schedules.delete(recipeId);
-        continue;
-      }
+      // Taken before the first await: a run that starts meanwhile (the timer beside a call, while
+      // this one waits on a networked database) finds it no longer due. Given back if storing fails.
       const firedAt = state.next;
-      const event = newHash([['scheduled_time', new Date(firedAt).toISOString()], ['timezone', state.schedule.zone]]);
-      const stored = await ctx.db.transaction().execute(async (trx) => {
-        const current = await findTriggerClosure(trx, row.id);
-        if (!current || current.running !== 1) return SKIPPED;
-        // Another node fired this tick (or a later one) already.
-        const last = lastFiredOf(current.trigger_closure);
-        if (last !== null && last >= firedAt) return SKIPPED;
-        if (!(await recordScheduleFiring(trx, row.id, current.trigger_closure, JSON.stringify({ last_fired_at: new Date(firedAt).toISOString() })))) return SKIPPED;
-        return queue.storeJob(trx, row, event, {});
-      });
-      if (stored !== SKIPPED) {
+      state.next = nextFireTime(state.schedule, Math.max(at, firedAt) + 1, firedAt);
+      try {
+        const row = await findRecipeById(ctx.db, recipeId);
+        if (!row || row.running !== 1) {
+          this.#schedules.delete(recipeId);
+          continue;
+        }
+        const event = newHash([['scheduled_time', new Date(firedAt).toISOString()], ['timezone', state.schedule.zone]]);
+        const stored = await ctx.db.transaction().execute(async (trx) => {
+          const current = await findTriggerClosure(trx, row.id);
+          if (!current || current.running !== 1) return SKIPPED;
+          // Another node fired this tick (or a later one) already.
+          const last = lastFiredOf(current.trigger_closure);
+          if (last !== null && last >= firedAt) return SKIPPED;
+          if (!(await recordScheduleFiring(trx, row.id, current.trigger_closure, JSON.stringify({ last_fired_at: new Date(firedAt).toISOString() })))) return SKIPPED;
+          return queue.storeJob(trx, row, event, {});
+        });
+        if (stored === SKIPPED) continue;
         if (stored?.queued) {
           queue.backlog.add(row);
           events.emit('job.queued', { recipeId: row.id, jobId: stored.handle });
         }
         fired++;
+      } catch (error) {
+        state.next = Math.min(state.next, firedAt);
+        throw error;
       }
-      state.next = nextFireTime(state.schedule, Math.max(at, firedAt) + 1, firedAt);
     }
     if (fired > 0) queue.kick();
     this.armTimer();
