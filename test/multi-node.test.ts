@@ -30,15 +30,13 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs: num
 describe('several nodes sharing one PostgreSQL database', { skip: postgresOnly('three server processes on one PostgreSQL database') }, () => {
   const nodes: Node[] = [];
   let url = '';
-  let drop: () => Promise<void> = async () => undefined;
   after(async () => {
     for (const node of nodes) if (node.child.exitCode === null && node.child.signalCode === null) node.child.kill('SIGKILL');
     await Promise.all(nodes.map((node) => node.exited));
-    await drop();
   });
 
   test('webhooks, publishes, consumes and token regenerations across three nodes, one killed with SIGKILL', async (t) => {
-    ({ url, drop } = await freshPostgresDatabase());
+    url = await freshPostgresDatabase();
     const env = { DATABASE_URL: url, SWITCHBOARD_ADMIN_TOKEN: ADMIN, SWITCHBOARD_SECRET_KEY: randomBytes(32).toString('hex'), NODE_LEASE_MS: String(LEASE_MS) };
     // The first node migrates and makes the workspace; the others join it.
     for (const name of ['a', 'b', 'c']) nodes.push({ ...(await startServer(tempDir(`sb-node-${name}-`), env)), name });
