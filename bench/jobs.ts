@@ -8,9 +8,9 @@
 // ones (accepted, with no finished job) and the accepted events' webhook-to-done latency.
 import { once } from 'node:events';
 import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import autocannon from 'autocannon';
 import { cpuMicros, load, loadOptions, row, startChild } from './lib.ts';
+import { queryRows, recordFigure } from './database.ts';
 import { startSwitchboard } from './platform.ts';
 
 const pill = (...p: string[]) => `_dp('${JSON.stringify({ pill_type: 'output', provider: 'workato_webhooks', line: 'hook', path: ['payload', ...p] })}')`;
@@ -70,19 +70,19 @@ export async function run(options: { seconds: number; connections: number }): Pr
     }
     const cpu1 = cpuMicros(sb.process.pid);
     const baseline = await load({ url: `${bare.url}/token`, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1', seconds: options.seconds, connections: options.connections });
-    const db = new DatabaseSync(path.join(sb.dataDir, 'switchboard.sqlite'), { readOnly: true });
-    const jobs = db.prepare("select created_at, completed_at, status from jobs where recipe_id = ?").all(created.id) as Array<{ created_at: string; completed_at: string; status: string }>;
-    const lines = (db.prepare('select count(*) as n from job_lines l join jobs j on j.id = l.job_id where j.recipe_id = ?').get(created.id) as { n: number }).n;
+    const jobs = (await finishedJobs(sb, created.id as number)) as Array<{ created_at: string; completed_at: string; status: string }>;
+    const count = async (where: string) => Number((await queryRows<{ n: number }>(sb, `select count(*) as n from job_lines l join jobs j on j.id = l.job_id where j.recipe_id = ?${where}`, `select count(*)::int as n from job_lines l join jobs j on j.id = l.job_id where j.recipe_id = $1${where}`, [created.id]))[0]!.n);
+    const lines = await count('');
     // Every job looked its customer up in the table: the last step logged the tier it found.
-    const found = (db.prepare("select count(*) as n from job_lines l join jobs j on j.id = l.job_id where j.recipe_id = ? and l.recipe_line_number = 6 and l.input like '%tier gold%'").get(created.id) as { n: number }).n;
-    db.close();
+    const found = await count(" and l.recipe_line_number = 6 and l.input like '%tier gold%'");
     const latencies = jobs.map((j) => Date.parse(j.completed_at) - Date.parse(j.created_at)).sort((a, b) => a - b);
     const lastDone = Math.max(...jobs.map((j) => Date.parse(j.completed_at)));
     const failed = jobs.filter((j) => j.status !== 'succeeded').length;
-    console.log(`\njobs, webhook recipe with 5 steps (a lookup table read per job), ${options.connections} keep-alive connections, ${options.seconds} s (LOG_LEVEL=warn, SQLITE_SYNCHRONOUS=${process.env.SQLITE_SYNCHRONOUS ?? 'FULL'})`);
+    console.log(`\njobs, webhook recipe with 5 steps (a lookup table read per job), ${options.connections} keep-alive connections, ${options.seconds} s (LOG_LEVEL=warn, ${sb.databaseUrl ? 'PostgreSQL' : `SQLite, SQLITE_SYNCHRONOUS=${process.env.SQLITE_SYNCHRONOUS ?? 'FULL'}`})`);
     console.log(row('POST webhook (acknowledged once stored)', ours));
     console.log(row('bare Fastify POST route', baseline));
     console.log(`jobs completed: ${jobs.length} (${failed} not succeeded), ${lines} lines recorded (${(lines / Math.max(1, jobs.length)).toFixed(1)} a job), ${found} found their tier in the lookup table, ${(jobs.length / ((lastDone - t0) / 1000)).toFixed(0)} jobs/s from first call to last job done (target >= 2000)`);
+    recordFigure('jobs/s', jobs.length / ((lastDone - t0) / 1000));
     if (cpu0 !== null && cpu1 !== null) console.log(`server CPU per job (webhook, run, record; user + system): ${((cpu1 - cpu0) / jobs.length).toFixed(0)} us`);
     console.log(`webhook-to-job-done latency: p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms`);
   } finally {
@@ -108,13 +108,8 @@ async function drained(sb: Switchboard, recipeId: number): Promise<void> {
   }
 }
 
-function finishedJobs(sb: Switchboard, recipeId: number): Array<{ created_at: string; completed_at: string | null; status: string }> {
-  const db = new DatabaseSync(path.join(sb.dataDir, 'switchboard.sqlite'), { readOnly: true });
-  try {
-    return db.prepare('select created_at, completed_at, status from jobs where recipe_id = ?').all(recipeId) as Array<{ created_at: string; completed_at: string | null; status: string }>;
-  } finally {
-    db.close();
-  }
+function finishedJobs(sb: Switchboard, recipeId: number): Promise<Array<{ created_at: string; completed_at: string | null; status: string }>> {
+  return queryRows(sb, 'select created_at, completed_at, status from jobs where recipe_id = ?', 'select created_at, completed_at, status from jobs where recipe_id = $1', [recipeId]);
 }
 
 export async function overload(options: { seconds: number; connections: number }): Promise<void> {
@@ -131,7 +126,7 @@ export async function overload(options: { seconds: number; connections: number }
     const t0 = Date.now();
     await load({ url: measured.hook, method: 'POST', headers, body, seconds: options.seconds, connections: options.connections });
     await drained(sb, measured.id);
-    const first = finishedJobs(sb, measured.id);
+    const first = await finishedJobs(sb, measured.id);
     const lastDone = Math.max(...first.map((j) => Date.parse(j.completed_at ?? '')));
     const sustainable = first.length / ((lastDone - t0) / 1000);
 
@@ -141,7 +136,7 @@ export async function overload(options: { seconds: number; connections: number }
     // A fixed number of requests rather than a duration, so that every one is answered and counted.
     const result = await autocannon({ url: target.hook, method: 'POST', headers, body, connections: Math.max(64, options.connections * 2), amount: offered * options.seconds, overallRate: offered });
     await drained(sb, target.id);
-    const jobs = finishedJobs(sb, target.id);
+    const jobs = await finishedJobs(sb, target.id);
     const codes = result.statusCodeStats as unknown as Record<string, { count: number }>;
     const accepted = Number(codes['200']?.count ?? 0);
     const refused = Number(codes['429']?.count ?? 0);
@@ -210,13 +205,11 @@ export async function codeSteps(lang: Lang, options: { seconds: number; connecti
       const t0 = Date.now();
       await load({ url: hook, method: 'POST', headers, body, seconds: options.seconds, connections: options.connections });
       await drained(sb, created.id as number);
-      const jobs = finishedJobs(sb, created.id as number).filter((j) => Date.parse(j.created_at) >= t0);
+      const jobs = (await finishedJobs(sb, created.id as number)).filter((j) => Date.parse(j.created_at) >= t0);
       const lastDone = Math.max(...jobs.map((j) => Date.parse(j.completed_at ?? j.created_at)));
       results.push({ name: withJs ? `${title} step` : 'logger step (baseline)', id: created.id as number, jobs: jobs.length, failed: jobs.filter((j) => j.status !== 'succeeded').length, jobsPerSecond: jobs.length / ((lastDone - t0) / 1000) });
     }
-    const db = new DatabaseSync(path.join(sb.dataDir, 'switchboard.sqlite'), { readOnly: true });
-    const steps = db.prepare('select l.started_at, l.completed_at from job_lines l join jobs j on j.id = l.job_id where j.recipe_id = ? and l.recipe_line_number = 1 order by j.id').all(results[0]!.id) as Array<{ started_at: string; completed_at: string }>;
-    db.close();
+    const steps = await queryRows<{ started_at: string; completed_at: string }>(sb, 'select l.started_at, l.completed_at from job_lines l join jobs j on j.id = l.job_id where j.recipe_id = ? and l.recipe_line_number = 1 order by j.id', 'select l.started_at, l.completed_at from job_lines l join jobs j on j.id = l.job_id where j.recipe_id = $1 and l.recipe_line_number = 1 order by j.id', [results[0]!.id]);
     const durations = steps.map((l) => Date.parse(l.completed_at) - Date.parse(l.started_at));
     const first = durations[0] ?? 0;
     const rest = durations.slice(1).sort((a, b) => a - b);

@@ -3,6 +3,7 @@
 // (the gateway benchmark adds a v2 JWT client of its own).
 import net from 'node:net';
 import path from 'node:path';
+import { databaseEnv } from './database.ts';
 import { startChild, tempDir, type Child } from './lib.ts';
 
 const ADMIN = `bench-admin-${'0'.repeat(40)}`;
@@ -16,12 +17,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startSwitchboard(env: Record<string, string> = {}, existingDataDir?: string): Promise<Child & { dataDir: string; token: string; api: (method: string, url: string, body?: unknown) => Promise<any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function startSwitchboard(env: Record<string, string> = {}, existingDataDir?: string): Promise<Child & { dataDir: string; databaseUrl: string | undefined; token: string; api: (method: string, url: string, body?: unknown) => Promise<any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const port = await freePort();
   // Removed when the benchmark process exits, after the server (started later) is stopped. A
   // restart passes the data directory of the server before it.
   const dataDir = existingDataDir ?? tempDir('sb-bench-');
-  const child = await startChild([path.resolve(import.meta.dirname, '../src/cli.ts'), 'serve'], { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SWITCHBOARD_ADMIN_TOKEN: ADMIN, ...env }, /()()/);
+  // `--database postgres`: a new PostgreSQL database of its own (bench/database.ts); a DATABASE_URL given joins one (a second node).
+  const database = env.DATABASE_URL === undefined ? await databaseEnv() : {};
+  const databaseUrl = env.DATABASE_URL ?? database.DATABASE_URL;
+  const child = await startChild([path.resolve(import.meta.dirname, '../src/cli.ts'), 'serve'], { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SWITCHBOARD_ADMIN_TOKEN: ADMIN, ...database, ...env }, /()()/);
   const url = `http://127.0.0.1:${port}`;
   // A busy machine can take a while to start the server; give up loudly rather than measure nothing.
   let ready = false;
@@ -36,7 +40,7 @@ export async function startSwitchboard(env: Record<string, string> = {}, existin
     if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(json)}`);
     return json;
   };
-  return { ...child, url, token: ADMIN, api, dataDir };
+  return { ...child, url, token: ADMIN, api, dataDir, databaseUrl };
 }
 
 export async function setUpOAuthProfile(sb: Awaited<ReturnType<typeof startSwitchboard>>, upstreamUrl?: string) {

@@ -2,6 +2,7 @@
 // the same run. Single publishes/s (1 KB messages), messages/s in batches of 100 (1 KB each), and
 // publish-to-delivery latency for a long-polling consumer (p50, p99). Real server process,
 // embedded SQLite with SQLITE_SYNCHRONOUS=FULL (every acknowledged message is on disk).
+import { currentDatabase, recordFigure } from './database.ts';
 import path from 'node:path';
 import { load, row, startChild, loadOptions } from './lib.ts';
 import { startSwitchboard } from './platform.ts';
@@ -38,7 +39,7 @@ export async function run(options: { seconds: number; connections: number }): Pr
     const bareBatches = await load({ ...common, url: `${bare.url}/publish`, headers: json, body: BATCH, connections: Math.min(options.connections, 8) });
     const delivery = await deliveryLatency(sb.url, sb.token, latency, Math.max(200, options.seconds * 100));
 
-    console.log(`\nevent streams, ${options.connections} keep-alive connections (8 for batches), ${options.seconds} s each, 1 KB messages (LOG_LEVEL=warn, SQLITE_SYNCHRONOUS=FULL)`);
+    console.log(`\nevent streams, ${options.connections} keep-alive connections (8 for batches), ${options.seconds} s each, 1 KB messages (LOG_LEVEL=warn, ${currentDatabase() === 'postgres' ? 'PostgreSQL' : 'SQLite, SQLITE_SYNCHRONOUS=FULL'})`);
     console.log(row('POST /api/v1/topics/:id/publish (developer token)', singles));
     console.log(row('POST /api/v1/topics/:id/publish (OAuth token)', oauthSingles));
     console.log(row('bare Fastify route, same body', baseline));
@@ -46,6 +47,9 @@ export async function run(options: { seconds: number; connections: number }): Pr
     console.log(row('bare Fastify route, same batch body', bareBatches));
     console.log(`single publishes/s: ${singles.requestsPerSecond.toFixed(0)} with a developer token, ${oauthSingles.requestsPerSecond.toFixed(0)} with an OAuth token (target >= 5000); ratio to the bare route ${(singles.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)} / ${(oauthSingles.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}`);
     console.log(`messages/s in batches of 100: ${(batches.requestsPerSecond * 100).toFixed(0)} (target >= 50000)`);
+    recordFigure('single publishes/s', singles.requestsPerSecond);
+    recordFigure('messages/s in batches of 100', batches.requestsPerSecond * 100);
+    recordFigure('delivery p99 (ms)', delivery.p99);
     console.log(`publish-to-delivery, long-polling consumer, ${delivery.samples} messages: p50 ${delivery.p50.toFixed(2)} ms (target < 5), p99 ${delivery.p99.toFixed(2)} ms (target < 10), max ${delivery.max.toFixed(2)} ms`);
     if ([singles, oauthSingles, batches].some((r) => r.non2xx + r.errors > 0)) console.log('WARNING: some publishes failed; the figures above are not valid');
   } catch (error) {

@@ -1,11 +1,16 @@
 // Benchmarks: `npm run bench -- <name> [options]`. Each prints its figures; none is part of npm test.
-const BENCHMARKS: Record<string, { summary: string; load: () => Promise<{ main(args: string[]): Promise<void> }> }> = {
+import { comparison, databaseOption, useDatabase } from './database.ts';
+
+// `postgres`: the benchmark starts Switchboard through platform.ts or database.ts, so
+// `--database postgres` runs it on both databases.
+const BENCHMARKS: Record<string, { summary: string; postgres?: true; load: () => Promise<{ main(args: string[]): Promise<void> }> }> = {
   datatables: { summary: 'data tables through recipe steps: records inserted per second (add_record, create_records_batch) and searches per second (get_records), each beside the lookup-table action [--jobs N --records N --batch N]', load: () => import('./datatables.ts') },
   lookup: { summary: 'lookup tables at 1,000,000 rows: lookup latency by one and two columns, row adds per second', load: () => import('./lookup.ts') },
-  token: { summary: 'POST /oauth2/token: tokens issued per second beside a bare Fastify route [--seconds N --connections N]', load: () => import('./token.ts') },
-  gateway: { summary: 'gateway calls per second through a proxy collection (OAuth token, then an RS256 JWT) beside a bare Fastify proxy [--seconds N --connections N]', load: () => import('./gateway.ts') },
-  pubsub: { summary: 'event streams: single and batch publishes per second, publish-to-delivery latency [--seconds N --connections N]', load: () => import('./pubsub.ts') },
-  jobs: { summary: 'recipe jobs: a five-step webhook recipe driven at full speed, jobs/s and webhook-to-done latency; --overload: twice the sustainable rate, accepted, refused (429) and lost events; --js: a JavaScript step beside a logger, jobs/s and the step time [--seconds N --connections N --overload | --js]', load: () => import('./jobs.ts') },
+  token: { summary: 'POST /oauth2/token: tokens issued per second beside a bare Fastify route [--seconds N --connections N]', postgres: true, load: () => import('./token.ts') },
+  gateway: { summary: 'gateway calls per second through a proxy collection (OAuth token, then an RS256 JWT) beside a bare Fastify proxy [--seconds N --connections N]', postgres: true, load: () => import('./gateway.ts') },
+  pubsub: { summary: 'event streams: single and batch publishes per second, publish-to-delivery latency [--seconds N --connections N]', postgres: true, load: () => import('./pubsub.ts') },
+  jobs: { summary: 'recipe jobs: a five-step webhook recipe driven at full speed, jobs/s and webhook-to-done latency; --overload: twice the sustainable rate, accepted, refused (429) and lost events; --js: a JavaScript step beside a logger, jobs/s and the step time [--seconds N --connections N --overload | --js]', postgres: true, load: () => import('./jobs.ts') },
+  nodes: { summary: 'several nodes on one PostgreSQL: jobs/s with one node and with two, and how long until every node refuses a regenerated token (p50, p99) [--seconds N --connections N --rounds N]', postgres: true, load: () => import('./nodes.ts') },
   tests: { summary: 'test automation: 200 test cases over 20 recipes in one run request, seconds until complete, beside 200 ordinary jobs [--recipes N --cases N]', load: () => import('./tests.ts') },
   packages: { summary: 'recipe lifecycle packages: a project of 500 recipes, 20 connections and 5 lookup tables of 100,000 rows exported with data, downloaded and imported; seconds of each phase and the server peak memory [--recipes N --connections N --tables N --rows N]', load: () => import('./packages.ts') },
   console: { summary: 'web console with 1,000,000 jobs: server time of the job list, a job page and the dashboard beside the API\'s job list, and the first page load\'s bytes [--jobs N --samples N]', load: () => import('./console.ts') },
@@ -15,8 +20,22 @@ const BENCHMARKS: Record<string, { summary: string; load: () => Promise<{ main(a
 const [name, ...args] = process.argv.slice(2);
 const benchmark = name === undefined ? undefined : BENCHMARKS[name];
 if (!benchmark) {
-  process.stderr.write(`usage: npm run bench -- <name> [options]\n\n${Object.entries(BENCHMARKS).map(([n, b]) => `  ${n.padEnd(10)} ${b.summary}`).join('\n')}\n`);
+  process.stderr.write(`usage: npm run bench -- <name> [options] [--database postgres]\n\n${Object.entries(BENCHMARKS).map(([n, b]) => `  ${n.padEnd(10)} ${b.summary}`).join('\n')}\n`);
   process.exitCode = name === undefined || name === '--help' ? 0 : 1;
 } else {
-  await (await benchmark.load()).main(args);
+  const { postgres, rest } = databaseOption(args);
+  const main = (await benchmark.load()).main;
+  if (!postgres || name === 'nodes') await main(rest);
+  else if (!benchmark.postgres) {
+    process.stderr.write(`${name} runs on SQLite only (it reads the database file itself); --database postgres is not built for it\n`);
+    process.exitCode = 1;
+  } else {
+    process.stdout.write('\n=== SQLite ===\n');
+    await main(rest);
+    useDatabase('postgres');
+    process.stdout.write('\n=== PostgreSQL ===\n');
+    await main(rest);
+    const lines = comparison();
+    if (lines.length > 0) process.stdout.write(`\n=== PostgreSQL beside SQLite, same run ===\n${lines.join('\n')}\n`);
+  }
 }

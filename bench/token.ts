@@ -1,5 +1,6 @@
 // npm run bench -- token: tokens issued per second (Basic + form) by POST /oauth2/token, beside
 // a bare Fastify route answering trivial JSON under the same load, in the same run.
+import { recordFigure } from './database.ts';
 import path from 'node:path';
 import { compareLoads, load, loadOptions, row, startChild } from './lib.ts';
 import { setUpOAuthProfile, startSwitchboard } from './platform.ts';
@@ -21,6 +22,7 @@ export async function run(options: { seconds: number; connections: number }): Pr
     console.log(row('POST /oauth2/token (Basic + form)', ours));
     console.log(row('bare Fastify route, trivial JSON', baseline));
     console.log(`ratio: ${(ours.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)} (target >= 0.50); by round: ${roundRatios.map((r) => r.toFixed(2)).join(', ')}`);
+    recordFigure('tokens/s', ours.requestsPerSecond);
   } finally {
     sb.process.kill('SIGTERM');
     bare.process.kill('SIGTERM');

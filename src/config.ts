@@ -11,6 +11,12 @@ export interface Config {
   readonly host: string;
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
+  /** PostgreSQL: connections the pool opens at most. */
+  readonly databasePoolMax: number;
+  /** PostgreSQL: how long opening a connection may take before the attempt fails. */
+  readonly databaseConnectTimeoutMs: number;
+  /** PostgreSQL: an idle connection of the pool is closed after this long. */
+  readonly databaseIdleTimeoutMs: number;
   readonly logLevel: LogLevel;
   readonly adminToken: string | undefined;
   readonly secretKey: string | undefined;
@@ -53,6 +59,8 @@ export interface Config {
   readonly jobBacklogPerWorkspace: number;
   /** How often polling triggers (rest/new_poll_event) poll, in seconds. */
   readonly triggerPollSeconds: number;
+  /** Several nodes on PostgreSQL: how long a node's claim on a job or a package lasts without being renewed. */
+  readonly nodeLeaseMs: number;
 }
 
 export class ConfigError extends Error {
@@ -72,6 +80,8 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'PUBLIC_GATEWAY_URL', 'GATEWAY_MAX_BODY_BYTES', 'GATEWAY_MAX_RESPONSE_BYTES', 'GATEWAY_TIMEOUT_MS', 'LOOKUP_TABLE_MAX_ROWS', 'DATA_TABLE_MAX_RECORDS', 'FILE_MAX_BYTES',
   'SMTP_URL', 'SMTP_FROM', 'JOB_BACKLOG_PER_RECIPE', 'JOB_BACKLOG_PER_WORKSPACE', 'TRIGGER_POLL_SECONDS',
   'JOB_RETENTION_HOURS', 'CONSOLE_SESSION_HOURS', 'JOBS_SWEEP_INTERVAL_MS', 'PACKAGE_MAX_BYTES', 'PACKAGE_MAX_UNCOMPRESSED_BYTES', 'PACKAGE_RETENTION_HOURS', 'SWITCHBOARD_TOKEN',
+  'DATABASE_POOL_MAX', 'DATABASE_CONNECT_TIMEOUT_MS', 'DATABASE_IDLE_TIMEOUT_MS',
+  'NODE_LEASE_MS',
 ];
 
 export const DEFAULT_SECRETS_ENV_PREFIX = 'SWITCHBOARD_SECRET_';
@@ -106,6 +116,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('SECRETS_ENV_PREFIX must be 4 to 100 letters, digits or underscores, starting with a letter');
   }
   const secretsDir = str(env, 'SECRETS_DIR');
+  const databaseUrl = str(env, 'DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//i.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a PostgreSQL connection string: postgres://user:password@host:5432/database');
+  }
 
   return Object.freeze({
     // Port the HTTP server listens on.
@@ -115,7 +129,14 @@ export function loadConfig(env: Env = process.env): Config {
     // Where the embedded database and the generated secret key live.
     dataDir: path.resolve(str(env, 'DATA_DIR') ?? './data'),
     // Unset: embedded SQLite under DATA_DIR. Set: PostgreSQL connection string.
-    databaseUrl: str(env, 'DATABASE_URL'),
+    // Holds a password: never logged.
+    databaseUrl,
+    // PostgreSQL: connections the pool opens at most (each node of several opens its own pool).
+    databasePoolMax: intSetting(env, 'DATABASE_POOL_MAX', 10, 2, 1000),
+    // PostgreSQL: how long opening a connection may take; a request waiting longer answers 503.
+    databaseConnectTimeoutMs: intSetting(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
+    // PostgreSQL: an idle pooled connection is closed after this long.
+    databaseIdleTimeoutMs: intSetting(env, 'DATABASE_IDLE_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
     // pino level: fatal, error, warn, info, debug, trace or silent.
     logLevel: logLevel as LogLevel,
     // When set, start-up ensures an admin developer API client in dev with exactly this token.
@@ -193,6 +214,10 @@ export function loadConfig(env: Env = process.env): Config {
     jobBacklogPerWorkspace: intSetting(env, 'JOB_BACKLOG_PER_WORKSPACE', 10_000, 1, 100_000_000),
     // Polling triggers poll every 5 minutes, the vendor's default (contract 20 §11).
     triggerPollSeconds: intSetting(env, 'TRIGGER_POLL_SECONDS', 300, 1, 30 * 86_400),
+    // Several nodes on PostgreSQL: a node renews its claims every third of this; a node that stops
+    // renewing (killed, cut off) leaves its running jobs to be failed Interrupted, and its package
+    // or test run to be taken up, by another node once this has passed.
+    nodeLeaseMs: intSetting(env, 'NODE_LEASE_MS', 30_000, 1_000, 600_000),
   });
 }
 

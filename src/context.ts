@@ -2,6 +2,8 @@
 // secret box and resolver, change notifications, group commit and, in the server, the mailer.
 // No container, no singletons: the server, the CLI and tests build one with createServiceContext.
 // The recipe engine is not part of it: it is passed to the few places that use it.
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
@@ -31,6 +33,8 @@ export interface ServiceContext {
   readonly mailer?: Mailer;
   /** PUBLIC_BASE_URL, for links in what the server sends out (e-mails). */
   readonly publicBaseUrl?: string;
+  /** This process among the nodes sharing the database: the holder of its job claims and leases. */
+  readonly nodeId: string;
 }
 
 export interface ContextParts {
@@ -42,6 +46,12 @@ export interface ContextParts {
   secrets?: SecretResolver | undefined;
   notifier?: Notifier | undefined;
   mailer?: Mailer | undefined;
+  nodeId?: string | undefined;
+}
+
+/** Host, process and a random part: unique among the nodes, readable in the jobs table and the logs. */
+export function newNodeId(): string {
+  return `${os.hostname().slice(0, 40)}/${process.pid}/${randomBytes(4).toString('hex')}`;
 }
 
 /** One context from its parts; what is not given is made here (resolver, notifier, group commit). */
@@ -57,6 +67,7 @@ export function createServiceContext(parts: ContextParts): ServiceContext {
     secrets: parts.secrets ?? secretResolverFor(parts.config, clock, parts.secretBox),
     groupCommit: createGroupCommit(parts.db),
     publicBaseUrl: parts.config.publicBaseUrl,
+    nodeId: parts.nodeId ?? newNodeId(),
     ...(parts.mailer ? { mailer: parts.mailer } : {}),
   };
 }

@@ -1,6 +1,7 @@
 // Change notifications between the parts of the server (and, with PostgreSQL, between nodes):
 // a management change publishes, caches that depend on it subscribe and drop stale entries.
-// In-process here; a LISTEN/NOTIFY implementation joins it when PostgreSQL support lands.
+// In-process here (one node on SQLite); over LISTEN/NOTIFY between the nodes sharing a
+// PostgreSQL database in src/db/pg-notifier.ts.
 import { EventEmitter } from 'node:events';
 
 export interface ChangeEvents {
@@ -28,7 +29,20 @@ export interface ChangeEvents {
   'deployment.failed': { deploymentId: number; projectId: number; environmentType: 'test' | 'prod'; error: string };
   /** Stopped recipes were deleted with their jobs (alone, or with their folder or project). */
   'recipes.deleted': { recipeIds: number[] };
+  /** A recipe was started or stopped (on any node: the others arm or disarm its trigger). `origin` is the engine that did it. */
+  'recipe.running_changed': { recipeId: number; running: boolean; origin: string };
+  /**
+   * Changes may have been missed (the link to the other nodes was lost, or an event was too big
+   * to send): every cache drops everything, every waiting consumer and subscription reads again.
+   */
+  'everything.changed': Record<string, never>;
 }
+
+/**
+ * Events about work this node did, for listeners on this node only: sent to the other nodes,
+ * each would act on them again (announce a deployment twice).
+ */
+export const NODE_LOCAL_EVENTS: ReadonlySet<keyof ChangeEvents> = new Set(['package.finished', 'deployment.succeeded', 'deployment.failed']);
 
 export interface Notifier {
   publish<K extends keyof ChangeEvents>(topic: K, payload: ChangeEvents[K]): void;

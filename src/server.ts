@@ -8,6 +8,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { createSecretBox, loadOrCreateSecretKey, type SecretBox } from './crypto/secret-box.ts';
 import { createDb, type DbHandle } from './db/index.ts';
+import { notifierFor } from './db/pg-notifier.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import { createEventStreamsListener, type EventStreamsListener } from './http/event-streams-listener.ts';
@@ -64,7 +65,15 @@ export function printAdminToken(out: Writable, token: string, config: Config): v
 export async function startServer(config: Config, options: { out?: Writable } = {}): Promise<FastifyInstance> {
   const logger = createLogger(config.logLevel);
   const { database, secretBox, secrets, firstStart } = await prepare(config, logger);
-  const app = await buildApp({ config, database, secretBox, secrets, logger });
+  // Several nodes on PostgreSQL: change notifications between them (LISTEN/NOTIFY).
+  const notifications = notifierFor(config, logger);
+  try {
+    await notifications.start();
+  } catch (error) {
+    await database.db.destroy();
+    throw error;
+  }
+  const app = await buildApp({ config, database, secretBox, secrets, logger, notifier: notifications.notifier });
   const shutdown = { closing: false };
   // Replies sent while shutting down close their connection, so keep-alive clients let go.
   app.addHook('onSend', (_request, reply, payload, done) => {
@@ -72,6 +81,7 @@ export async function startServer(config: Config, options: { out?: Writable } = 
     done(null, payload);
   });
   app.addHook('onClose', async () => {
+    await notifications.close();
     await database.db.destroy();
   });
   // Registered after the database's onClose hook, so (onClose hooks run last-in first-out) the app
@@ -82,7 +92,7 @@ export async function startServer(config: Config, options: { out?: Writable } = 
     const urls = await listenOrExplain(app, 'EVENT_STREAMS_PORT', eventStreams.port, config.host, () => eventStreams.listen());
     for (const url of urls) logger.info(`Event streams listening at ${url}`);
   }
-  logger.info({ database: database.dialect, data_dir: config.dataDir }, 'switchboard is ready');
+  logger.info({ database: database.dialect, location: database.location, data_dir: config.dataDir }, 'switchboard is ready');
   if (firstStart.printableToken) printAdminToken(options.out ?? process.stdout, firstStart.printableToken, config);
   // Rows of lookup tables deleted before a restart, if their purge was cut short.
   startPurge({ db: database.db, log: logger });

@@ -14,8 +14,15 @@ export interface WorkLoop {
   stopped(): boolean;
 }
 
-export function createWorkLoop(options: { name: string; log: Pick<Logger, 'error'>; pass: (stopped: () => boolean) => Promise<void> }): WorkLoop {
+export function createWorkLoop(options: {
+  name: string;
+  log: Pick<Logger, 'error'>;
+  pass: (stopped: () => boolean) => Promise<void>;
+  /** Also pass every so often (several nodes: work another node left when it died). */
+  repassEveryMs?: number | undefined;
+}): WorkLoop {
   let running: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | undefined;
   let again = false;
   let stopped = true;
   const isStopped = () => stopped;
@@ -47,10 +54,16 @@ export function createWorkLoop(options: { name: string; log: Pick<Logger, 'error
     kick,
     start() {
       stopped = false;
+      if (options.repassEveryMs !== undefined && !timer) {
+        timer = setInterval(kick, options.repassEveryMs);
+        timer.unref();
+      }
       kick();
     },
     async stop() {
       stopped = true;
+      if (timer) clearInterval(timer);
+      timer = undefined;
       await running;
     },
     async idle() {

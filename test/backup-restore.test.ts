@@ -8,6 +8,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, test } from 'node:test';
 import { tempDir } from './helpers.ts';
+import { sqliteOnly } from './test-database.ts';
 import { asAdmin } from './process-helpers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -34,7 +35,7 @@ async function rowCodes(base: string, tableId: number): Promise<Set<string>> {
 }
 
 describe('switchboard backup and restore', () => {
-  test('a backup taken under writes restores into a fresh data directory: rows and credentials are there', async () => {
+  test('a backup taken under writes restores into a fresh data directory: rows and credentials are there', { skip: sqliteOnly('switchboard backup and restore copy the SQLite file; PostgreSQL is backed up with pg_dump') }, async () => {
     const dataDir = tempDir('sb-backup-');
     const server = await startServer(dataDir);
     const table = await api(server.base, 'POST', '/api/lookup_tables', { name: 'Customers', schema: [{ label: 'code' }, { label: 'region' }] });
@@ -126,7 +127,7 @@ describe('switchboard backup and restore', () => {
     assert.equal(await second.exited, 0);
   });
 
-  test('restore over an existing database keeps it aside whole, what its write-ahead log held included', async () => {
+  test('restore over an existing database keeps it aside whole, what its write-ahead log held included', { skip: sqliteOnly('switchboard backup and restore copy the SQLite file; PostgreSQL is backed up with pg_dump') }, async () => {
     const dataDir = tempDir('sb-restore-aside-');
     const first = await startServer(dataDir);
     await api(first.base, 'POST', '/api/lookup_tables', { name: 'In the backup', schema: [{ label: 'code' }] });
@@ -160,7 +161,7 @@ describe('switchboard backup and restore', () => {
     }
   });
 
-  test('restore refuses files that are not a Switchboard database of this version, and leaves the data directory alone', async () => {
+  test('restore refuses files that are not a Switchboard database of this version, and leaves the data directory alone', { skip: sqliteOnly('switchboard backup and restore copy the SQLite file; PostgreSQL is backed up with pg_dump') }, async () => {
     const dataDir = tempDir('sb-restore-refused-');
     assert.equal((await run(['init'], dataDir)).code, 0);
     const files = tempDir('sb-restore-files-');
@@ -194,7 +195,7 @@ describe('switchboard backup and restore', () => {
     assert.equal((await run(['workspaces', 'list'], dataDir)).code, 0, 'the database in place still works');
   });
 
-  test('backup errors: no database, a missing directory', async () => {
+  test('backup errors: no database, a missing directory', { skip: sqliteOnly('switchboard backup and restore copy the SQLite file; PostgreSQL is backed up with pg_dump') }, async () => {
     const empty = tempDir('sb-backup-empty-');
     const none = await run(['backup', path.join(empty, 'b.sqlite')], path.join(empty, 'data'));
     assert.equal(none.code, 1);

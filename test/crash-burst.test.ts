@@ -1,11 +1,9 @@
 // kill -9 during a burst of webhook calls: after a restart, every acknowledged event is exactly
 // one job, no event is two jobs, and every job ends (interrupted ones as failed: docs/adr/0006).
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { tempDir } from './helpers.ts';
-import { asAdmin, burstUntilKilled } from './process-helpers.ts';
+import { asAdmin, burstUntilKilled, openServerDatabase } from './process-helpers.ts';
 
 const TOKEN = 'wrkdev-crashtest0123456789abcdef0123456789abcdef';
 const { startServer, api } = asAdmin(TOKEN);
@@ -44,9 +42,9 @@ test('SIGKILL during a burst of webhook calls: every acknowledged event becomes 
   second.child.kill('SIGTERM');
   assert.equal(await second.exited, 0);
 
-  const db = new DatabaseSync(path.join(dataDir, 'switchboard.sqlite'), { readOnly: true });
-  const rows = db.prepare('select trigger_output, status, error_parts from jobs where recipe_id = ?').all(id) as Array<{ trigger_output: string; status: string; error_parts: string | null }>;
-  db.close();
+  const db = await openServerDatabase(dataDir);
+  const rows = (await db.all('select trigger_output, status, error_parts from jobs where recipe_id = ?', id)) as Array<{ trigger_output: string; status: string; error_parts: string | null }>;
+  await db.close();
   const count = new Map<number, number>();
   for (const row of rows) {
     const seq = (JSON.parse(row.trigger_output) as { payload: { seq: number } }).payload.seq;

@@ -1,13 +1,10 @@
 // A deployment interrupted by SIGKILL ends `success` or `failed` after the restart, never stuck
 // `pending`, and never half-applied: its import is one transaction, taken up again on start.
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { test } from 'node:test';
-import { DatabaseSync } from 'node:sqlite';
 import yazl from 'yazl';
-import { SQLITE_FILENAME } from '../src/db/index.ts';
 import { tempDir } from './helpers.ts';
-import { api, startServer } from './process-helpers.ts';
+import { api, openServerDatabase, startServer } from './process-helpers.ts';
 
 const TOKEN = 'wrkdev-restarttest0123456789abcdef0123456789abcde';
 const ROWS = 40_000;
@@ -68,18 +65,18 @@ test('a deployment killed in the middle ends success after the restart, applied 
   // The target holds the table once, with every row once.
   second.child.kill('SIGTERM');
   await second.exited;
-  const db = new DatabaseSync(path.join(dataDir, SQLITE_FILENAME), { readOnly: true });
+  const db = await openServerDatabase(dataDir);
   try {
-    const tables = db.prepare("SELECT t.id, t.row_count, e.type FROM lookup_tables t JOIN environments e ON e.id = t.environment_id WHERE t.name = 'FX rates' ORDER BY e.type").all() as Array<{ id: number; row_count: number; type: string }>;
+    const tables = (await db.all("SELECT t.id, t.row_count, e.type FROM lookup_tables t JOIN environments e ON e.id = t.environment_id WHERE t.name = 'FX rates' ORDER BY e.type")) as Array<{ id: number; row_count: number; type: string }>;
     assert.deepEqual(tables.map((t) => t.type), ['dev', 'test']);
     const inTest = tables.find((t) => t.type === 'test')!;
     assert.equal(inTest.row_count, ROWS);
-    assert.equal((db.prepare('SELECT count(*) AS n FROM lookup_table_rows WHERE table_id = ?').get(inTest.id) as { n: number }).n, ROWS);
+    assert.equal(((await db.get('SELECT count(*) AS n FROM lookup_table_rows WHERE table_id = ?', inTest.id)) as { n: number }).n, ROWS);
     // The build was under way when the server died, and was taken up again.
-    const attempts = db.prepare('SELECT p.attempts FROM project_builds b JOIN packages p ON p.id = b.package_id WHERE b.id = ?').get(started.body.project_build_id) as { attempts: number };
+    const attempts = (await db.get('SELECT p.attempts FROM project_builds b JOIN packages p ON p.id = b.package_id WHERE b.id = ?', started.body.project_build_id)) as { attempts: number };
     assert.ok(attempts.attempts >= 2, `the build ran again after the restart (attempts ${attempts.attempts})`);
-    assert.equal((db.prepare("SELECT count(*) AS n FROM recipes r JOIN environments e ON e.id = r.environment_id WHERE r.name = 'Quote' AND e.type = 'test'").get() as { n: number }).n, 1);
+    assert.equal(((await db.get("SELECT count(*) AS n FROM recipes r JOIN environments e ON e.id = r.environment_id WHERE r.name = 'Quote' AND e.type = 'test'")) as { n: number }).n, 1);
   } finally {
-    db.close();
+    await db.close();
   }
 });

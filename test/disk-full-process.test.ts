@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { releaseAfterFile, tempDir } from './helpers.ts';
+import { sqliteOnly } from './test-database.ts';
 import { asAdmin, spawnServe } from './process-helpers.ts';
 
 const TOKEN = 'wrkdev-diskfulltest0123456789abcdef0123456789ab';
@@ -49,7 +50,7 @@ function fillDisk(file: string): void {
 
 const disk = smallDisk('48m');
 
-test('a full disk: writes answer 503, reads go on, /ready says so; space returns and nothing acknowledged is lost', { skip: disk === undefined ? 'needs permission to mount a tmpfs (root)' : false, timeout: 120_000 }, async () => {
+test('a full disk: writes answer 503, reads go on, /ready says so; space returns and nothing acknowledged is lost', { skip: sqliteOnly('fills the disk under DATA_DIR, where the SQLite database lives; PostgreSQL lost or refusing: test/postgres-faults.test.ts') || (disk === undefined ? 'needs permission to mount a tmpfs (root)' : false), timeout: 120_000 }, async () => {
   const dataDir = path.join(disk as string, 'data');
   const first = await startServer(dataDir);
   const table = await api(first.base, 'POST', '/api/lookup_tables', { name: 'Orders', schema: [{ label: 'code' }, { label: 'note' }] });

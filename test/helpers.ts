@@ -17,7 +17,8 @@ import type { Logger } from 'pino';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createServiceContext, type ServiceContext } from '../src/context.ts';
-import { openSqliteFile } from '../src/db/index.ts';
+import { openPostgresUrl, openSqliteFile, type DbHandle } from '../src/db/index.ts';
+import { freshPostgresDatabase, onPostgres, TEST_POOL_SETTINGS } from './test-database.ts';
 import type { SyncFile } from '../src/db/log-sync.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import type { EnvironmentType } from '../src/db/types.ts';
@@ -113,16 +114,32 @@ export interface TestAppOptions {
    */
   interleaveQueries?: boolean;
   engine?: EngineOptions;
-  /** A database file (SQLITE_SYNCHRONOUS=FULL, its log synced by `syncFile`) instead of memory. */
+  /**
+   * A database file (SQLITE_SYNCHRONOUS=FULL, its log synced by `syncFile`) instead of memory.
+   * Always SQLite, even under TEST_DATABASE_URL: only tests of SQLite's own machinery ask for it.
+   */
   database?: { file: string; syncFile?: SyncFile };
+}
+
+/**
+ * The test app's database: a file when asked, otherwise a new PostgreSQL database under
+ * TEST_DATABASE_URL (dropped when the test process ends), otherwise SQLite in memory.
+ */
+async function openTestDatabase(options: TestAppOptions): Promise<DbHandle> {
+  if (options.database) {
+    const file = options.database.file;
+    return { ...openSqliteFile(file, 'FULL', options.database.syncFile ? { syncFile: options.database.syncFile } : {}), dialect: 'sqlite', location: file };
+  }
+  if (onPostgres) return openPostgresUrl(await freshPostgresDatabase(), TEST_POOL_SETTINGS);
+  return { ...openSqliteFile(':memory:'), dialect: 'sqlite', location: ':memory:' };
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent-test-data-dir', ...options.env });
-  const file = options.database?.file ?? ':memory:';
-  const { db: opened, logSync, storage } = options.database ? openSqliteFile(file, 'FULL', options.database.syncFile ? { syncFile: options.database.syncFile } : {}) : openSqliteFile(':memory:');
+  const database = await openTestDatabase(options);
+  const opened = database.db;
   const db = options.interleaveQueries ? opened.withPlugin(yieldAfterEachQuery) : opened;
-  await migrateToLatest(db, 'sqlite');
+  await migrateToLatest(db, database.dialect);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger('silent');
   const secretBox = createSecretBox(randomBytes(32));
@@ -135,9 +152,18 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const engine = createEngine(base, { pollMs: 50, ...options.engine });
   const ctx: ServiceContext = base;
   const first = await prepareFirstWorkspace(ctx, { workspace: { name: 'Acme Integrations', ownerEmail: 'integrations@example.com' } });
-  const app = await buildApp({ config, database: { db, dialect: 'sqlite', location: file, logSync, storage }, secretBox, secrets, notifier, clock, logger, engine });
+  const app = await buildApp({ config, database: { ...database, db }, secretBox, secrets, notifier, clock, logger, engine });
   await app.ready();
   const adminToken = first.printableToken as string;
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await app.close();
+      mailer?.close();
+      await db.destroy();
+    })();
+    return closing;
+  };
   let counter = 0;
 
   const call: TestApp['call'] = async (method, url, opts = {}) => {
@@ -204,11 +230,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       const { token } = await createTokenForRole(ctx, { workspaceId: workspace.id, roleName: ADMIN_ROLE_NAME, clientName: 'admin', environment: 'dev' });
       return { workspaceId: workspace.id, adminToken: token };
     },
-    async close() {
-      await app.close();
-      mailer?.close();
-      await db.destroy();
-    },
+    close,
   };
 }
 

@@ -2,12 +2,10 @@
 // acknowledged an import (then an export), is started again on the same data directory, and the
 // package ends completed, never stuck in_progress, with its data there exactly once.
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { readZip } from '../src/api/packages/zip.ts';
 import { makeZip, tempDir } from './helpers.ts';
-import { asAdmin } from './process-helpers.ts';
+import { asAdmin, openServerDatabase } from './process-helpers.ts';
 
 const ROWS = 50_000;
 const RECIPES = 20;
@@ -28,12 +26,12 @@ function packageFiles(): Record<string, string> {
 }
 
 /** The package's status as the killed server left it on disk. */
-function statusOnDisk(dataDir: string, id: number): string {
-  const db = new DatabaseSync(path.join(dataDir, 'switchboard.sqlite'), { readOnly: true });
+async function statusOnDisk(dataDir: string, id: number): Promise<string> {
+  const db = await openServerDatabase(dataDir);
   try {
-    return (db.prepare('select status from packages where id = ?').get(id) as { status: string }).status;
+    return ((await db.get('select status from packages where id = ?', id)) as { status: string }).status;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -62,7 +60,7 @@ test('an import and an export cut by SIGKILL finish after the restart, their dat
   await server.exited;
   assert.equal(posted.status, 200);
   assert.equal(accepted.status, 'in_progress');
-  assert.equal(statusOnDisk(dataDir, accepted.id), 'in_progress', 'the import was cut while in progress');
+  assert.equal(await statusOnDisk(dataDir, accepted.id), 'in_progress', 'the import was cut while in progress');
 
   server = await admin.startServer(dataDir);
   const imported = await settled(server.base, accepted.id);
@@ -97,7 +95,7 @@ test('an import and an export cut by SIGKILL finish after the restart, their dat
   server.child.kill('SIGKILL');
   await server.exited;
   assert.equal(exportStarted.status, 200);
-  assert.equal(statusOnDisk(dataDir, exportStarted.body.id), 'in_progress', 'the export was cut while in progress');
+  assert.equal(await statusOnDisk(dataDir, exportStarted.body.id), 'in_progress', 'the export was cut while in progress');
 
   server = await admin.startServer(dataDir);
   const exported = await settled(server.base, exportStarted.body.id);

@@ -4,7 +4,12 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import pg from 'pg';
+import { SQLITE_FILENAME } from '../src/db/index.ts';
+import { postgresTypes } from '../src/db/postgres.ts';
 import { releaseAfterFile } from './helpers.ts';
+import { freshPostgresDatabase, onPostgres } from './test-database.ts';
 
 const CLI = path.resolve(import.meta.dirname, '../src/cli.ts');
 
@@ -32,8 +37,21 @@ export function spawnServe(env: Record<string, string>, stdio: StdioOptions = ['
   return child;
 }
 
+/** Under TEST_DATABASE_URL, each data directory's PostgreSQL database (a restart finds its data again). */
+const databaseOfDataDir = new Map<string, string>();
+
+/** The DATABASE_URL a server on `dataDir` uses under TEST_DATABASE_URL: a database of its own, dropped when the test process ends. */
+export async function databaseUrlFor(dataDir: string): Promise<string> {
+  const known = databaseOfDataDir.get(dataDir);
+  if (known !== undefined) return known;
+  const url = await freshPostgresDatabase();
+  databaseOfDataDir.set(dataDir, url);
+  return url;
+}
+
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
-  const child = spawnServe({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
+  const database: Record<string, string> = onPostgres && env.DATABASE_URL === undefined ? { DATABASE_URL: await databaseUrlFor(dataDir) } : {};
+  const child = spawnServe({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...database, ...env });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });
@@ -133,4 +151,34 @@ export function asAdmin(token: string) {
     },
     api: (base: string, method: string, url: string, body?: unknown) => api(base, method, url, token, body),
   };
+}
+
+export interface ServerDatabase {
+  /** Rows of a query with `?` placeholders (standard SQL that both databases accept). */
+  all<T>(query: string, ...params: unknown[]): Promise<T[]>;
+  get<T>(query: string, ...params: unknown[]): Promise<T | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * The database of the server on `dataDir`, to check what it stored behind its API: its SQLite file
+ * (read-only), or under TEST_DATABASE_URL its PostgreSQL database. Integers come back as numbers.
+ */
+export async function openServerDatabase(dataDir: string): Promise<ServerDatabase> {
+  if (!onPostgres) {
+    const db = new DatabaseSync(path.join(dataDir, SQLITE_FILENAME), { readOnly: true });
+    return {
+      all: async <T>(query: string, ...params: unknown[]) => db.prepare(query).all(...(params as SQLInputValue[])) as T[],
+      get: async <T>(query: string, ...params: unknown[]) => db.prepare(query).get(...(params as SQLInputValue[])) as T | undefined,
+      close: async () => db.close(),
+    };
+  }
+  const client = new pg.Client({ connectionString: await databaseUrlFor(dataDir), types: postgresTypes });
+  await client.connect();
+  const numbered = (query: string) => {
+    let n = 0;
+    return query.replace(/\?/g, () => `$${++n}`);
+  };
+  const all = async <T>(query: string, ...params: unknown[]) => (await client.query(numbered(query), params)).rows as T[];
+  return { all, get: async <T>(query: string, ...params: unknown[]) => (await all<T>(query, ...params))[0], close: () => client.end() };
 }

@@ -1,11 +1,9 @@
 // kill -9 during a burst of publishes to a topic a recipe subscribes to (workato_pub_sub): after a
 // restart, every stored message (so every acknowledged one) is exactly one job, in topic order.
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { tempDir } from './helpers.ts';
-import { asAdmin, burstUntilKilled } from './process-helpers.ts';
+import { asAdmin, burstUntilKilled, openServerDatabase } from './process-helpers.ts';
 
 const TOKEN = 'wrkdev-topiccrash0123456789abcdef0123456789abcde';
 const { startServer, api } = asAdmin(TOKEN);
@@ -31,13 +29,13 @@ test('SIGKILL during a publish burst: every message of the topic becomes exactly
   assert.equal(await first.exited, null, 'killed');
 
   const second = await startServer(dataDir);
-  const countMessages = () => {
-    const db = new DatabaseSync(path.join(dataDir, 'switchboard.sqlite'), { readOnly: true });
-    const n = (db.prepare('select count(*) as n from event_messages where topic_id = ?').get(topicId) as { n: number }).n;
-    db.close();
+  const countMessages = async () => {
+    const db = await openServerDatabase(dataDir);
+    const n = ((await db.get('select count(*) as n from event_messages where topic_id = ?', topicId)) as { n: number }).n;
+    await db.close();
     return n;
   };
-  const stored = countMessages();
+  const stored = await countMessages();
   const deadline = Date.now() + 30_000;
   for (;;) {
     const all = await api(second.base, 'GET', `/api/recipes/${id}/jobs?per_page=1`);
@@ -49,10 +47,10 @@ test('SIGKILL during a publish burst: every message of the topic becomes exactly
   second.child.kill('SIGTERM');
   assert.equal(await second.exited, 0);
 
-  const db = new DatabaseSync(path.join(dataDir, 'switchboard.sqlite'), { readOnly: true });
-  const messages = db.prepare('select seq, payload from event_messages where topic_id = ? order by seq').all(topicId) as Array<{ seq: number; payload: string }>;
-  const jobs = db.prepare('select trigger_output from jobs where recipe_id = ? order by id').all(id) as Array<{ trigger_output: string }>;
-  db.close();
+  const db = await openServerDatabase(dataDir);
+  const messages = (await db.all('select seq, payload from event_messages where topic_id = ? order by seq', topicId)) as Array<{ seq: number; payload: string }>;
+  const jobs = (await db.all('select trigger_output from jobs where recipe_id = ? order by id', id)) as Array<{ trigger_output: string }>;
+  await db.close();
   const published = messages.map((m) => (JSON.parse(m.payload) as { seq: number }).seq);
   const jobSeqs = jobs.map((j) => (JSON.parse(j.trigger_output) as { payload: { seq: number } }).payload.seq);
   assert.deepEqual([...acknowledged].filter((s) => !published.includes(s)), [], 'every acknowledged message is stored');

@@ -88,8 +88,7 @@ test('no plaintext credential or secret in any table, log line or reply after th
   assert.equal((await openProfileCredentials(t.ctx, scope, profile.body.result.id)).clientSecret, PLAINTEXT.oauthClientSecretRotated);
 
   // Dump every table.
-  const tables = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`.execute(t.ctx.db);
-  const names = tables.rows.map((r) => r.name);
+  const names = (await t.ctx.db.introspection.getTables()).map((table) => table.name);
   for (const expected of ['connections', 'custom_oauth_profiles', 'secrets']) assert.ok(names.includes(expected), expected);
   let dump = '';
   for (const name of names) {

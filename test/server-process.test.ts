@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { tempDir } from './helpers.ts';
+import { onPostgres } from './test-database.ts';
 import { api, postAcrossShutdown, spawnServe, startServer } from './process-helpers.ts';
 
 describe('switchboard serve', () => {
@@ -27,7 +28,8 @@ describe('switchboard serve', () => {
 
     first.child.kill('SIGKILL');
     assert.equal(await first.exited, null);
-    assert.ok(fs.existsSync(path.join(dataDir, 'switchboard.sqlite')));
+    // The data is in the SQLite file under DATA_DIR, or in PostgreSQL (then no file is made).
+    assert.equal(fs.existsSync(path.join(dataDir, 'switchboard.sqlite')), !onPostgres);
     assert.equal(fs.statSync(path.join(dataDir, 'secret.key')).mode & 0o777, 0o600);
 
     const second = await startServer(dataDir);

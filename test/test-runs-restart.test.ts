@@ -1,12 +1,9 @@
 // A run request cut off by SIGKILL is taken up again after the restart: it completes, with a
 // result for every test case.
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { SQLITE_FILENAME } from '../src/db/index.ts';
 import { tempDir } from './helpers.ts';
-import { api, startServer } from './process-helpers.ts';
+import { api, openServerDatabase, startServer } from './process-helpers.ts';
 
 const TOKEN = 'wrkdev-testrestart0123456789abcdef0123456789abc';
 const CASES = 300;
@@ -42,15 +39,15 @@ test('a run request interrupted by SIGKILL completes after the restart, every te
   assert.equal(run.coverage.value, 100);
   second.child.kill('SIGTERM');
   await second.exited;
-  const db = new DatabaseSync(path.join(dataDir, SQLITE_FILENAME), { readOnly: true });
+  const db = await openServerDatabase(dataDir);
   try {
     // The work went on after the restart: test jobs were made by the second server.
-    const after = db.prepare('SELECT count(*) AS n FROM jobs WHERE is_test = 1 AND created_at > ?').get(restartedAt) as { n: number };
+    const after = (await db.get('SELECT count(*) AS n FROM jobs WHERE is_test = 1 AND created_at > ?', restartedAt)) as { n: number };
     assert.ok(after.n > 0, 'test cases ran after the restart');
     // No job stays running; the recipe's production counters count none of them.
-    assert.equal((db.prepare("SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')").get() as { n: number }).n, 0);
-    assert.deepEqual({ ...(db.prepare('SELECT job_succeeded_count, job_failed_count FROM recipes WHERE id = ?').get(recipe.body.id) as object) }, { job_succeeded_count: 0, job_failed_count: 0 });
+    assert.equal(((await db.get("SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')")) as { n: number }).n, 0);
+    assert.deepEqual({ ...((await db.get('SELECT job_succeeded_count, job_failed_count FROM recipes WHERE id = ?', recipe.body.id)) as object) }, { job_succeeded_count: 0, job_failed_count: 0 });
   } finally {
-    db.close();
+    await db.close();
   }
 });

@@ -1,8 +1,41 @@
 // Every difference between SQLite and PostgreSQL lives here, one named function each.
 // The areas never ask which database runs.
-import type { ColumnDefinitionBuilder, CreateTableBuilder } from 'kysely';
+import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type CreateIndexBuilder, type CreateTableBuilder, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 
 export type DialectName = 'sqlite' | 'postgres';
+
+/** Which database a handle (or a transaction) talks to, told by Kysely's adapter. */
+export function dialectOf(db: Kysely<any>): DialectName { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/**
+ * A text column in byte order, as SQLite compares text: PostgreSQL otherwise sorts by the
+ * database's collation (en_US.UTF-8 ignores punctuation and mixes cases), which would order
+ * folders and names differently from one database to the other.
+ */
+export function inByteOrder(db: Kysely<any>, column: string): RawBuilder<string> { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return dialectOf(db) === 'postgres' ? sql<string>`${sql.ref(column)} collate "C"` : sql<string>`${sql.ref(column)}`;
+}
+
+/**
+ * `column = value` for a lookup-table cell, written so that the cell's index serves it. A cell
+ * holds up to 10 KB; a PostgreSQL B-tree entry at most about 2.7 KB, so there the index holds
+ * md5(cell) (migration 0009, lookupCellIndexExpression) and the lookup compares the digests, then
+ * the cells themselves.
+ */
+export function lookupCellEquals(db: Kysely<any>, column: string, value: string): Expression<SqlBool> { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return dialectOf(db) === 'postgres'
+    ? sql<SqlBool>`(md5(${sql.ref(column)}) = md5(${value}) and ${sql.ref(column)} = ${value})`
+    : sql<SqlBool>`${sql.ref(column)} = ${value}`;
+}
+
+/** The keys of the index of a lookup-table cell column: table_id, then the cell (see lookupCellEquals), in id order. */
+export function lookupCellIndexKeys(index: CreateIndexBuilder, dialect: DialectName, column: string): CreateIndexBuilder {
+  // id last: rows of one value come out of the index in id order, as SQLite's (whose index
+  // entries end with the rowid) do, so a page deep in a common value needs no sort.
+  return dialect === 'postgres' ? index.expression(sql`table_id, md5(${sql.ref(column)}), id`) : index.columns(['table_id', column]);
+}
 
 /** An auto-incrementing integer primary key named `id`. */
 export function addIdColumn<T extends string>(
@@ -12,6 +45,38 @@ export function addIdColumn<T extends string>(
   return dialect === 'postgres'
     ? table.addColumn('id', 'bigint', (c: ColumnDefinitionBuilder) => c.primaryKey().generatedByDefaultAsIdentity())
     : table.addColumn('id', 'integer', (c: ColumnDefinitionBuilder) => c.primaryKey().autoIncrement());
+}
+
+/**
+ * Whether other nodes may share this database. SQLite: one process owns the file, so what a
+ * previous run left is its own. PostgreSQL: several nodes, so claims lock rows and expire.
+ */
+export function isSharedByNodes(db: Kysely<any>): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return dialectOf(db) === 'postgres';
+}
+
+/**
+ * The rows a select returns, locked for this transaction, skipping rows another transaction holds
+ * (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so nodes claiming at once take different rows without
+ * waiting). SQLite has no row locks and needs none: its one writer serialises the claims.
+ */
+export function lockedSkippingLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, db: Kysely<any>): SelectQueryBuilder<DB, TB, O> { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return dialectOf(db) === 'postgres' ? query.forUpdate().skipLocked() : query;
+}
+
+/** Namespaces of transaction-scoped advisory locks (the first key of the two-key form). */
+export const ADVISORY_LOCKS = { recipeClaims: 1 } as const;
+
+/**
+ * Take a lock for the rest of the transaction on (`space`, `key`) if no other transaction holds
+ * it; false at once otherwise. PostgreSQL: `pg_try_advisory_xact_lock`, which conflicts with
+ * nothing but itself (not with updates of any row). SQLite: always true, its one writer
+ * serialises transactions already.
+ */
+export async function tryTransactionLock(db: Kysely<any>, space: number, key: number): Promise<boolean> { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  if (dialectOf(db) !== 'postgres') return true;
+  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${space}::int, ${key}::int) as locked`.execute(db);
+  return rows[0]?.locked === true;
 }
 
 /** A column of bytes. */
@@ -37,7 +102,23 @@ const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
  * database's page limit) is full, the file or its directory is read-only, the disk failed a read
  * or a write, or the database file cannot be opened.
  */
-export type StorageFailure = 'full' | 'read_only' | 'io_error' | 'cannot_open';
+export type StorageFailure = 'full' | 'read_only' | 'io_error' | 'cannot_open' | 'unreachable';
+
+/**
+ * A database server (PostgreSQL) that cannot be reached: a connection refused, timed out or cut,
+ * told by the driver raising something other than the server's answer to a statement.
+ */
+export class DatabaseUnreachableError extends Error {
+  override name = 'DatabaseUnreachableError';
+  /** The system's error code of the failure, when there is one (ECONNREFUSED, ETIMEDOUT...). */
+  readonly code: string | undefined;
+  constructor(failure: unknown) {
+    // The driver's own text (not kept as `cause`, which loggers would print a second time).
+    super(failure instanceof Error && failure.message !== '' ? failure.message : 'the connection to the database failed');
+    const code = typeof failure === 'object' && failure !== null ? (failure as { code?: unknown }).code : undefined;
+    this.code = typeof code === 'string' ? code : undefined;
+  }
+}
 
 /**
  * The storage failure an error reports, or undefined for any other error. Told by the driver's
@@ -46,6 +127,7 @@ export type StorageFailure = 'full' | 'read_only' | 'io_error' | 'cannot_open';
  */
 export function storageFailureOf(error: unknown): StorageFailure | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
+  if (error instanceof DatabaseUnreachableError) return 'unreachable';
   const e = error as { code?: unknown; errcode?: unknown };
   if (e.code === 'ERR_SQLITE_ERROR') {
     if (typeof e.errcode !== 'number' || e.errcode === SQLITE_IOERR_NOMEM) return undefined;
@@ -62,4 +144,9 @@ const SQLITE_IOERR_NOMEM = 3082;
 const OTHER_STORAGE_FAILURES: ReadonlyMap<string, StorageFailure> = new Map([
   ['ENOSPC', 'full'], ['EDQUOT', 'full'], ['EROFS', 'read_only'], ['EIO', 'io_error'],
   ['53100', 'full'], ['25006', 'read_only'], ['58030', 'io_error'],
+  // The server shutting down, starting up, out of connections, or the connection lost.
+  ['57P01', 'unreachable'], ['57P02', 'unreachable'], ['57P03', 'unreachable'], ['53300', 'unreachable'],
+  // Refused at login: a wrong password, no such role or database.
+  ['28000', 'unreachable'], ['28P01', 'unreachable'], ['3D000', 'unreachable'],
+  ['08000', 'unreachable'], ['08001', 'unreachable'], ['08003', 'unreachable'], ['08004', 'unreachable'], ['08006', 'unreachable'],
 ]);

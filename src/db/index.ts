@@ -1,5 +1,5 @@
 // createDb: the one place that opens a database. SQLite (node:sqlite, one file under DATA_DIR)
-// by default; PostgreSQL when DATABASE_URL is set (not built yet: see README).
+// by default; PostgreSQL (postgres.ts) when DATABASE_URL is set.
 import fs from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -9,6 +9,7 @@ import { adaptNodeSqlite } from './sqlite-adapter.ts';
 import { startBackgroundCheckpoints } from './checkpoints.ts';
 import { createLogSync, type LogSync, type SyncFile } from './log-sync.ts';
 import type { DialectName } from './dialect.ts';
+import { openPostgres } from './postgres.ts';
 import { createStorageHealth, type StorageHealth } from './storage-health.ts';
 import type { Database } from './types.ts';
 
@@ -33,12 +34,10 @@ export class DatabaseConfigError extends Error {
 
 export const SQLITE_FILENAME = 'switchboard.sqlite';
 
-export function createDb(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'sqliteSynchronous'>): DbHandle {
-  if (config.databaseUrl !== undefined) {
-    throw new DatabaseConfigError(
-      'DATABASE_URL is set, but PostgreSQL support is not built yet; unset it to use the embedded SQLite database',
-    );
-  }
+export type DbSettings = Pick<Config, 'dataDir' | 'databaseUrl' | 'sqliteSynchronous' | 'databasePoolMax' | 'databaseConnectTimeoutMs' | 'databaseIdleTimeoutMs'>;
+
+export function createDb(config: DbSettings): DbHandle {
+  if (config.databaseUrl !== undefined) return openPostgresUrl(config.databaseUrl, config);
   fs.mkdirSync(config.dataDir, { recursive: true });
   try {
     fs.accessSync(config.dataDir, fs.constants.W_OK);
@@ -48,6 +47,28 @@ export function createDb(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'sqlit
   }
   const file = path.join(config.dataDir, SQLITE_FILENAME);
   return { ...openSqliteFile(file, config.sqliteSynchronous), dialect: 'sqlite', location: file };
+}
+
+/**
+ * PostgreSQL at `url`. A commit PostgreSQL returned is durable (synchronous_commit on, its
+ * default), so replies wait for nothing more (no logSync). `onConnect` runs on each new connection.
+ */
+export function openPostgresUrl(url: string, config: Pick<DbSettings, 'databasePoolMax' | 'databaseConnectTimeoutMs' | 'databaseIdleTimeoutMs'>, onConnect?: string): DbHandle {
+  const { db, storage } = openPostgres(
+    { url, poolMax: config.databasePoolMax, connectTimeoutMs: config.databaseConnectTimeoutMs, idleTimeoutMs: config.databaseIdleTimeoutMs, ...(onConnect === undefined ? {} : { onConnect }) },
+    (opened) => writeProbe(opened, undefined),
+  );
+  return { db, dialect: 'postgres', location: postgresLocation(url), storage };
+}
+
+/** host:port/database of a connection string, for logs: never the user or the password. */
+export function postgresLocation(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `postgres://${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'postgres';
+  }
 }
 
 /** An SQLite database in a file, or in memory with ':memory:' (tests). */

@@ -23,6 +23,7 @@ import * as files from './migrations/0018_files.ts';
 import * as workflowTasks from './migrations/0019_workflow_tasks.ts';
 import * as smartLists from './migrations/0020_smart_lists.ts';
 import * as consoleSessions from './migrations/0022_console_sessions.ts';
+import * as nodeLeases from './migrations/0023_node_leases.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0019_workflow_tasks': workflowTasks,
   '0020_smart_lists': smartLists,
   '0022_console_sessions': consoleSessions,
+  '0023_node_leases': nodeLeases,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */

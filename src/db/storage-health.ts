@@ -30,6 +30,7 @@ export const STORAGE_FAILURE_TEXT: Readonly<Record<StorageFailure, string>> = {
   read_only: 'the data directory is read-only',
   io_error: 'the disk failed a read or a write',
   cannot_open: 'the database file cannot be opened',
+  unreachable: 'the database server cannot be reached or refused the connection',
 };
 
 /** `probe` writes and commits something that needs new space, and resolves once that is on disk. */

@@ -535,6 +535,17 @@ export interface JobsTable {
   created_at: string;
   started_at: string;
   completed_at: string | null;
+  /** The node that claimed the job (ServiceContext.nodeId); null while queued. */
+  claimed_by: string | null;
+  /** Until when the claim holds unless renewed (several nodes: a job past it was left by a dead node). */
+  lease_expires_at: string | null;
+}
+
+/** A claim on a piece of work by name (`package:12`), held by one node until it expires. */
+export interface LeasesTable {
+  name: string;
+  holder: string;
+  expires_at: string;
 }
 
 export interface JobLinesTable {
@@ -776,6 +787,7 @@ export interface Database {
   workflow_tasks: WorkflowTasksTable;
   smart_lists: SmartListsTable;
   smart_list_rows: SmartListRowsTable;
+  leases: LeasesTable;
 }
 
 /** The database handle or an open transaction: stores accept either. */

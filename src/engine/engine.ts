@@ -3,6 +3,7 @@
 // acknowledged, and runs queued jobs with each recipe's concurrency. The jobs table is the queue:
 // a restart loses nothing that was acknowledged. This file wires the rooms of the engine
 // (README.md lists them) and is its public interface.
+import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import type { JobRow, RecipeRow } from '../db/types.ts';
 import { countFailedJob, findRecipeById, listRunningRecipeIds } from '../api/recipes/recipes.store.ts';
@@ -19,7 +20,7 @@ import { BACKLOG_RETRY_AFTER_SECONDS } from './backlog.ts';
 import { BACKLOG_FULL, JobQueue, type EnqueueMeta, type Lifecycle } from './queue.ts';
 import { RecipeCache } from './recipe-cache.ts';
 import { callRecipe, receiveApiRequest, type ApiCallOutcome, type RecipeCallDeps } from './recipe-calls.ts';
-import { recoverInterruptedJobs } from './recovery.ts';
+import { recoverInterruptedJobs, startJobHeartbeat } from './recovery.ts';
 import { JobRunner } from './run-job.ts';
 import { createJsSandbox } from './sandbox/js-sandbox.ts';
 import { createPySandbox, pythonSnapshotFile } from './sandbox/py-sandbox.ts';
@@ -172,6 +173,61 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     }
   });
 
+  // Other nodes sharing the database start and stop recipes too: arm or disarm their triggers here.
+  const origin = randomUUID();
+  const offRunning = ctx.notifier.subscribe('recipe.running_changed', ({ recipeId, running, origin: from }) => {
+    if (from === origin || lifecycle.closing) return;
+    cache.forget(recipeId);
+    if (!running) {
+      disarmTrigger(recipeId);
+      return;
+    }
+    void findRecipeById(ctx.db, recipeId)
+      .then((row) => (row?.running === 1 && !lifecycle.closing ? armTrigger(row) : undefined))
+      .catch((error: unknown) => ctx.log.error({ err: error, recipe_id: recipeId }, 'could not arm the trigger of a recipe started on another node'));
+  });
+  // Starts and stops may have been missed: arm what runs and is not armed, disarm what stopped.
+  let resyncing: Promise<void> | undefined;
+  let resyncAgain = false;
+  const offEverything = ctx.notifier.subscribe('everything.changed', () => {
+    if (!lifecycle.started || lifecycle.closing) return;
+    if (resyncing) {
+      resyncAgain = true;
+      return;
+    }
+    resyncing = (async () => {
+      do {
+        resyncAgain = false;
+        await resyncTriggers().catch((error: unknown) => ctx.log.warn({ err: error }, 'could not re-read the running recipes'));
+      } while (resyncAgain && !lifecycle.closing);
+    })().finally(() => { resyncing = undefined; });
+  });
+
+  async function resyncTriggers(): Promise<void> {
+    const running = new Set(await listRunningRecipeIds(ctx.db));
+    for (const id of armedIds) if (!running.has(id)) disarmTrigger(id);
+    for (const id of running) {
+      if (armedIds.has(id) || lifecycle.closing) continue;
+      const row = await findRecipeById(ctx.db, id);
+      if (row?.running === 1) await armTrigger(row);
+    }
+    queue.kick();
+  }
+
+  let stopHeartbeat: () => void = () => undefined;
+
+  /** Recipes whose trigger this node has armed (or has nothing to arm for: webhooks). */
+  const armedIds = new Set<number>();
+
+  function disarmTrigger(recipeId: number): void {
+    armedIds.delete(recipeId);
+    subscriptions.disarm(recipeId);
+    polls.disarm(recipeId);
+    dataTables.disarm(recipeId);
+    schedules.disarm(recipeId);
+    schedules.armTimer();
+  }
+
   /** Arm the trigger of a running recipe: its schedule or its topic subscription (webhooks need nothing). */
   async function armTrigger(row: RecipeRow): Promise<void> {
     schedules.disarm(row.id);
@@ -179,6 +235,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     polls.disarm(row.id);
     dataTables.disarm(row.id);
     if (usesPython(row)) sandboxes.py.warm();
+    armedIds.add(row.id);
     const { recipe } = cache.compiledFor(row);
     if (recipe && recipe.trigger.trigger?.kind === 'poll') return polls.arm(row, evaluateTriggerInput(settings, recipe.trigger));
     if (recipe && recipe.trigger.trigger?.kind === 'data_table') {
@@ -202,6 +259,9 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       await recoverInterruptedJobs(ctx, events);
       await queue.rebuildBacklog();
       lifecycle.started = true;
+      // Several nodes: claims renewed, dead nodes' jobs failed, and the backlog counts re-read
+      // from the database (other nodes store and end jobs of the same recipes).
+      stopHeartbeat = startJobHeartbeat(ctx, events, settings.leaseMs, () => queue.kick(), () => queue.rebuildBacklog());
       for (const id of await listRunningRecipeIds(ctx.db)) {
         const row = await findRecipeById(ctx.db, id);
         if (row) await armTrigger(row).catch((error: unknown) => ctx.log.error({ err: error, recipe_id: id }, 'could not resume the trigger of a running recipe'));
@@ -216,6 +276,9 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     async close(timeoutMs = 10_000) {
       lifecycle.closing = true;
       offDeleted();
+      offRunning();
+      offEverything();
+      stopHeartbeat();
       await subscriptions.close();
       await polls.close();
       queue.stopPolling();
@@ -235,16 +298,14 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       const row = await findRecipeById(ctx.db, recipeId);
       if (!row) return;
       await armTrigger(row);
+      ctx.notifier.publish('recipe.running_changed', { recipeId, running: true, origin });
       events.emit('recipe.started', { recipeId });
       queue.kick();
     },
     recipeStopped(recipeId) {
       cache.forget(recipeId);
-      subscriptions.disarm(recipeId);
-      polls.disarm(recipeId);
-      dataTables.disarm(recipeId);
-      schedules.disarm(recipeId);
-      schedules.armTimer();
+      disarmTrigger(recipeId);
+      ctx.notifier.publish('recipe.running_changed', { recipeId, running: false, origin });
       events.emit('recipe.stopped', { recipeId });
     },
     enqueue: (row, event, meta) => queue.enqueue(row, event, meta),
@@ -331,6 +392,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
           recipe_id: row.id, handle, status: 'running', title: 'Test case', trigger_output: JSON.stringify(triggerOutput ?? null), error: null, error_parts: null,
           is_poll_error: 0, is_repeat: 0, is_test: 1, master_job_handle: null, calling_recipe_id: null, calling_job_handle: null, root_recipe_id: null,
           root_job_handle: null, task_count: 0, created_at: stamp, started_at: stamp, completed_at: null,
+          claimed_by: ctx.nodeId, lease_expires_at: toStored(new Date(ctx.clock.now().getTime() + settings.leaseMs)),
         });
         return findJobById(trx, id);
       });

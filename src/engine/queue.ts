@@ -17,6 +17,9 @@ import type { RecipeCache } from './recipe-cache.ts';
 import type { EngineSettings } from './settings.ts';
 import { toStored } from '../time.ts';
 
+/** A claim that met another node's claim on the same recipe is tried again after this long. */
+const CONTENDED_RETRY_MS = 10;
+
 /** An event refused because the backlog of its recipe or workspace is full: nothing was stored. */
 export const BACKLOG_FULL = 'backlog_full';
 
@@ -75,6 +78,7 @@ export class JobQueue {
   #pumping = false;
   #again = false;
   #pollTimer: NodeJS.Timeout | undefined;
+  #retryTimer: NodeJS.Timeout | undefined;
 
   constructor(deps: QueueDeps) {
     this.#deps = deps;
@@ -204,17 +208,32 @@ export class JobQueue {
   }
 
   async #pumpOnce(): Promise<void> {
-    const { ctx, lifecycle, settings: { workers } } = this.#deps;
+    const { ctx, lifecycle, settings } = this.#deps;
+    const { workers } = settings;
     if (lifecycle.closing || this.#total - this.#blocked >= workers) return;
     const candidates = await recipesWithQueuedJobs(ctx.db);
     for (const { recipe_id: recipeId, concurrency } of candidates) {
       const free = Math.min(Math.max(1, concurrency) - (this.#inflight.get(recipeId) ?? 0), workers - (this.#total - this.#blocked));
       if (free <= 0) continue;
       // Through the group commit: a claim shares its commit (its sync) with the writes around it.
-      const claimed = await ctx.groupCommit.run((trx) => claimJobs(trx, recipeId, free, toStored(ctx.clock.now())));
-      for (const job of claimed) this.#launch(job);
+      const now = ctx.clock.now();
+      const { jobs, contended } = await ctx.groupCommit.run((trx) => claimJobs(trx, {
+        recipeId, limit: free, now: toStored(now), node: ctx.nodeId, leaseUntil: toStored(new Date(now.getTime() + settings.leaseMs)),
+      }));
+      // Another node was claiming for this recipe: look again shortly rather than at the next poll.
+      if (contended) this.#retrySoon();
+      for (const job of jobs) this.#launch(job);
       if (this.#total - this.#blocked >= workers) return;
     }
+  }
+
+  #retrySoon(): void {
+    if (this.#retryTimer) return;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.kick();
+    }, CONTENDED_RETRY_MS);
+    this.#retryTimer.unref();
   }
 
   #launch(job: JobRow): void {
@@ -294,5 +313,6 @@ export class JobQueue {
 
   stopPolling(): void {
     if (this.#pollTimer) clearInterval(this.#pollTimer);
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
   }
 }

@@ -21,6 +21,11 @@ export class RecipeCache {
   constructor(ctx: ServiceContext) {
     this.#ctx = ctx;
     ctx.notifier.subscribe('properties.changed', () => this.#properties.clear());
+    ctx.notifier.subscribe('everything.changed', () => {
+      this.#properties.clear();
+      this.#runningRows.clear();
+      this.#webhookKeys.clear();
+    });
   }
 
   /** The recipe compiled from its current version (kept per version), or its code errors. */

@@ -1,33 +1,69 @@
-// Crash recovery (docs/adr/0006): on start, a job left `running` by a process that died is marked
-// failed with `error_type` `Interrupted`. Its steps may already have had effects, so it is not
-// run again, and it is never silently dropped. Queued jobs simply run.
+// Crash recovery (docs/adr/0006): a job left `running` by a process that died is marked failed
+// with `error_type` `Interrupted`. Its steps may already have had effects, so it is not run again,
+// and it is never silently dropped. Queued jobs simply run (a claim is a start: a job claimed by a
+// node that died is treated as running, never run twice).
+// One process on SQLite: at start, every running job was left by the previous run. Several nodes
+// on PostgreSQL: only jobs whose claim (lease) ran out, renewed by their node while it lives; each
+// node looks for them at start and at every heartbeat, so a dead node's jobs are failed within a
+// lease and a heartbeat.
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
-import { finishJob, interruptedJobs } from '../api/jobs/jobs.store.ts';
+import { isSharedByNodes } from '../db/dialect.ts';
+import { failInterruptedJob, interruptedJobs, renewJobLeases } from '../api/jobs/jobs.store.ts';
 import { countFailedJob } from '../api/recipes/recipes.store.ts';
 import type { EngineEventBus } from './events.ts';
 import { toStored } from '../time.ts';
 
-export async function recoverInterruptedJobs(ctx: ServiceContext, events: EngineEventBus): Promise<void> {
-  const interrupted = await interruptedJobs(ctx.db);
-  if (interrupted.length === 0) return;
-  const stamp = toStored(ctx.clock.now());
+export async function recoverInterruptedJobs(ctx: ServiceContext, events: EngineEventBus): Promise<number> {
+  const now = toStored(ctx.clock.now());
+  const expiredBefore = isSharedByNodes(ctx.db) ? now : undefined;
+  const candidates = await interruptedJobs(ctx.db, expiredBefore);
+  if (candidates.length === 0) return 0;
   const message = 'the server stopped while this job was running; it was not run again because its steps may already have had effects';
-  await ctx.db.transaction().execute(async (trx) => {
-    for (const job of interrupted) {
-      await finishJob(trx, job.id, {
-        status: 'failed',
+  const failed = await ctx.db.transaction().execute(async (trx) => {
+    const done: typeof candidates = [];
+    for (const job of candidates) {
+      const result = {
+        status: 'failed' as const,
         error: `Interrupted: ${message}`,
-        error_parts: JSON.stringify({ adapter: 'workato', error_type: 'Interrupted', message, error_id: randomUUID(), error_at: stamp, input: '<redacted>', inner_message: null }),
-        completed_at: stamp,
+        error_parts: JSON.stringify({ adapter: 'workato', error_type: 'Interrupted', message, error_id: randomUUID(), error_at: now, input: '<redacted>', inner_message: null }),
+        completed_at: now,
         task_count: 0,
-      });
+      };
+      // Another node may have failed it first: counted once.
+      if (!(await failInterruptedJob(trx, job.id, result, expiredBefore))) continue;
       // A test case's job is not counted in the recipe's figures, interrupted or not.
       if (job.is_test !== 1) await countFailedJob(trx, job.recipe_id);
+      done.push(job);
     }
+    return done;
   });
-  ctx.log.warn({ jobs: interrupted.length }, 'marked jobs interrupted by the last shutdown as failed');
-  for (const job of interrupted) {
+  if (failed.length === 0) return 0;
+  ctx.log.warn({ jobs: failed.length }, 'marked jobs interrupted by a stopped node as failed');
+  for (const job of failed) {
     events.emit('job.failed', { recipeId: job.recipe_id, jobId: job.handle, durationMs: 0, error: `Interrupted: ${message}`, interrupted: true });
   }
+  return failed.length;
+}
+
+/**
+ * Several nodes: renew this node's claims on its running jobs, then fail those whose node stopped
+ * renewing. Every third of the lease. Nothing to do on SQLite (one process).
+ */
+export function startJobHeartbeat(ctx: ServiceContext, events: EngineEventBus, leaseMs: number, onRecovered: (count: number) => void, afterBeat: () => Promise<void>): () => void {
+  if (!isSharedByNodes(ctx.db)) return () => undefined;
+  let beating = false;
+  const timer = setInterval(() => {
+    if (beating) return;
+    beating = true;
+    const until = toStored(new Date(ctx.clock.now().getTime() + leaseMs));
+    renewJobLeases(ctx.db, ctx.nodeId, until)
+      .then(() => recoverInterruptedJobs(ctx, events))
+      .then((count) => { if (count > 0) onRecovered(count); })
+      .then(afterBeat)
+      .catch((error: unknown) => ctx.log.warn({ err: error }, 'could not renew the claims on running jobs'))
+      .finally(() => { beating = false; });
+  }, Math.max(100, Math.floor(leaseMs / 3)));
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -1,14 +1,31 @@
 // Schedule triggers (clock/scheduled_event) of running recipes: the next firing of each, one
 // timer for the soonest, and the firing itself, which stores the job and the trigger closure
-// (`last_fired_at`) in one transaction.
+// (`last_fired_at`) in one transaction. Every node sharing the database arms the schedules of
+// every running recipe; a firing is recorded only by moving the closure from the value read to
+// the new one, and only forward, so a tick fires once whatever the number of nodes.
 import type { ServiceContext } from '../context.ts';
 import type { RecipeRow } from '../db/types.ts';
-import { findRecipeById, updateRecipe } from '../api/recipes/recipes.store.ts';
+import { findRecipeById, findTriggerClosure, recordScheduleFiring } from '../api/recipes/recipes.store.ts';
 import { nextFireTime, scheduleOf, type Schedule } from './connectors/clock.ts';
 import type { EngineEventBus } from './events.ts';
 import { newHash, type Hash } from './formula/values.ts';
 import type { JobQueue, Lifecycle } from './queue.ts';
 import type { EngineSettings } from './settings.ts';
+
+const SKIPPED = Symbol('fired by another node');
+
+/** When the schedule last fired, from the trigger closure (null: never, or unreadable). */
+function lastFiredOf(closureText: string | null): number | null {
+  if (!closureText) return null;
+  try {
+    const closure = JSON.parse(closureText) as { last_fired_at?: string };
+    if (typeof closure.last_fired_at !== 'string') return null;
+    const at = Date.parse(closure.last_fired_at);
+    return Number.isNaN(at) ? null : at;
+  } catch {
+    return null;
+  }
+}
 
 interface ScheduleState {
   schedule: Schedule;
@@ -36,17 +53,14 @@ export class Schedules {
   arm(row: RecipeRow, input: Hash): void {
     const schedule = scheduleOf(input);
     if (Array.isArray(schedule)) return;
-    let lastFired: number | null = null;
-    if (row.trigger_closure) {
-      try {
-        const closure = JSON.parse(row.trigger_closure) as { last_fired_at?: string };
-        if (typeof closure.last_fired_at === 'string') lastFired = Date.parse(closure.last_fired_at);
-      } catch {
-        lastFired = null;
-      }
-    }
+    const lastFired = lastFiredOf(row.trigger_closure);
     this.#schedules.set(row.id, { schedule, next: nextFireTime(schedule, this.#deps.settings.now(), lastFired) });
     this.armTimer();
+  }
+
+  /** Whether the recipe's schedule is armed here. */
+  has(recipeId: number): boolean {
+    return this.#schedules.has(recipeId);
   }
 
   disarm(recipeId: number): void {
@@ -95,24 +109,36 @@ export class Schedules {
     const at = this.#deps.settings.now();
     for (const [recipeId, state] of [...this.#schedules.entries()]) {
       if (state.next > at) continue;
-      const row = await findRecipeById(ctx.db, recipeId);
-      if (!row || row.running !== 1) {
-        this.#schedules.delete(recipeId);
-        continue;
-      }
+      // Taken before the first await: a run that starts meanwhile (the timer beside a call, while
+      // this one waits on a networked database) finds it no longer due. Given back if storing fails.
       const firedAt = state.next;
-      const event = newHash([['scheduled_time', new Date(firedAt).toISOString()], ['timezone', state.schedule.zone]]);
-      const stored = await ctx.db.transaction().execute(async (trx) => {
-        const job = await queue.storeJob(trx, row, event, {});
-        await updateRecipe(trx, row.id, { trigger_closure: JSON.stringify({ last_fired_at: new Date(firedAt).toISOString() }) });
-        return job;
-      });
-      if (stored?.queued) {
-        queue.backlog.add(row);
-        events.emit('job.queued', { recipeId: row.id, jobId: stored.handle });
-      }
-      fired++;
       state.next = nextFireTime(state.schedule, Math.max(at, firedAt) + 1, firedAt);
+      try {
+        const row = await findRecipeById(ctx.db, recipeId);
+        if (!row || row.running !== 1) {
+          this.#schedules.delete(recipeId);
+          continue;
+        }
+        const event = newHash([['scheduled_time', new Date(firedAt).toISOString()], ['timezone', state.schedule.zone]]);
+        const stored = await ctx.db.transaction().execute(async (trx) => {
+          const current = await findTriggerClosure(trx, row.id);
+          if (!current || current.running !== 1) return SKIPPED;
+          // Another node fired this tick (or a later one) already.
+          const last = lastFiredOf(current.trigger_closure);
+          if (last !== null && last >= firedAt) return SKIPPED;
+          if (!(await recordScheduleFiring(trx, row.id, current.trigger_closure, JSON.stringify({ last_fired_at: new Date(firedAt).toISOString() })))) return SKIPPED;
+          return queue.storeJob(trx, row, event, {});
+        });
+        if (stored === SKIPPED) continue;
+        if (stored?.queued) {
+          queue.backlog.add(row);
+          events.emit('job.queued', { recipeId: row.id, jobId: stored.handle });
+        }
+        fired++;
+      } catch (error) {
+        state.next = Math.min(state.next, firedAt);
+        throw error;
+      }
     }
     if (fired > 0) queue.kick();
     this.armTimer();

@@ -16,6 +16,8 @@ export interface EngineOptions {
   pollMs?: number;
   /** How often polling triggers poll (ms; default TRIGGER_POLL_SECONDS). */
   triggerPollMs?: number;
+  /** How long a claim on a running job holds unless renewed (NODE_LEASE_MS). */
+  leaseMs?: number;
 }
 
 /** What formulas evaluated outside a job's steps (trigger inputs, trigger filters) need. */
@@ -31,6 +33,8 @@ export interface EngineSettings extends FormulaSettings {
   pollMs: number;
   /** How often polling triggers (rest/new_poll_event) poll. */
   triggerPollMs: number;
+  /** A running job's claim holds this long; renewed every third of it (several nodes: a dead node's jobs are recovered after it). */
+  leaseMs: number;
   /** Pending jobs beyond which webhooks and API calls are refused (JOB_BACKLOG_PER_RECIPE, JOB_BACKLOG_PER_WORKSPACE). */
   backlog: BacklogLimits;
 }
@@ -46,6 +50,7 @@ export function engineSettings(ctx: ServiceContext, options: EngineOptions): Eng
     limits: { ...DEFAULT_ENGINE_LIMITS, ...options.limits },
     pollMs: options.pollMs ?? 1000,
     triggerPollMs: options.triggerPollMs ?? ctx.config.triggerPollSeconds * 1000,
+    leaseMs: options.leaseMs ?? ctx.config.nodeLeaseMs,
     backlog: { perRecipe: ctx.config.jobBacklogPerRecipe, perWorkspace: ctx.config.jobBacklogPerWorkspace },
     now: () => ctx.clock.now().getTime(),
   };

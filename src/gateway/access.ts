@@ -78,6 +78,7 @@ export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSig
   });
   ctx.notifier.subscribe('api_client.changed', drop);
   ctx.notifier.subscribe('api_routes.changed', drop);
+  ctx.notifier.subscribe('everything.changed', drop);
 
   async function stateById(id: number): Promise<ProfileState | null> {
     if (byId.has(id)) return byId.get(id) ?? null;

@@ -5,9 +5,10 @@ import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
+import { allowWrites, refuseWrites } from '../../test/test-database.ts';
 import { manualClock } from '../time.ts';
 import { insertPolicy } from '../api/api_clients/api_clients.store.ts';
-import { sql, type KyselyPlugin } from 'kysely';
+import type { KyselyPlugin } from 'kysely';
 import { createRouter } from './routing.ts';
 
 let t: TestApp;
@@ -347,7 +348,7 @@ describe('access policies at the gateway', () => {
     const policy = await insertPolicy(t.ctx.db, { workspaceId: t.workspaceId, name: 'Counted', rate: { requests: 100, seconds: 60 }, now: clock.now().toISOString() });
     const counted = await profile({ auth_type: 'token', api_policy_id: policy.id });
     const free = await profile({ auth_type: 'token' });
-    await sql`PRAGMA query_only = ON`.execute(t.ctx.db);
+    await refuseWrites(t.ctx.db);
     try {
       const refused = await gw('GET', `${base}/orders/1`, { 'api-token': counted.secret });
       assert.equal(refused.status, 503);
@@ -355,7 +356,7 @@ describe('access policies at the gateway', () => {
       assert.equal(refused.headers['retry-after'], '5');
       assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': free.secret })).status, 200);
     } finally {
-      await sql`PRAGMA query_only = OFF`.execute(t.ctx.db);
+      await allowWrites(t.ctx.db);
     }
     assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': counted.secret })).status, 200);
   });

@@ -10,6 +10,7 @@ export type PolicyVerdict = { ok: true; headers: Record<string, string> } | { ok
 export function createPolicyEnforcer(ctx: ServiceContext) {
   const policies = new Map<number, ApiPolicyRow | null>();
   ctx.notifier.subscribe('api_client.changed', () => policies.clear());
+  ctx.notifier.subscribe('everything.changed', () => policies.clear());
 
   async function policy(id: number): Promise<ApiPolicyRow | null> {
     if (!policies.has(id)) policies.set(id, (await findPolicyById(ctx.db, id)) ?? null);

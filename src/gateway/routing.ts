@@ -40,6 +40,7 @@ const MAX_REMEMBERED_PREFIXES = 10_000;
 export function createRouter(ctx: ServiceContext) {
   const cache = new Map<string, Promise<EnvironmentRoutes | null>>();
   ctx.notifier.subscribe('api_routes.changed', () => cache.clear());
+  ctx.notifier.subscribe('everything.changed', () => cache.clear());
 
   async function load(prefix: string): Promise<EnvironmentRoutes | null> {
     const env = await findEnvironmentByApiPrefix(ctx.db, prefix);

@@ -16,6 +16,7 @@ export function cachedUpstreams<Scope extends { workspaceId: number; environment
   deps.notifier.subscribe('connections.changed', ({ workspaceId }) => {
     for (const key of cache.keys()) if (key.startsWith(`${workspaceId}:`)) cache.delete(key);
   });
+  deps.notifier.subscribe('everything.changed', () => cache.clear());
   return async (scope, connectionId) => {
     const key = `${scope.workspaceId}:${scope.environmentId}:${connectionId}`;
     const now = deps.clock.now().getTime();

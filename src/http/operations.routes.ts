@@ -4,7 +4,7 @@ import type { Registry } from 'prom-client';
 import { Type } from 'typebox';
 import { pingDb } from '../db/index.ts';
 import { pendingMigrations } from '../db/migrate.ts';
-import type { DialectName } from '../db/dialect.ts';
+import { storageFailureOf, type DialectName } from '../db/dialect.ts';
 import { STORAGE_FAILURE_TEXT, type StorageHealth } from '../db/storage-health.ts';
 import type { ServiceContext } from '../context.ts';
 
@@ -33,7 +33,8 @@ export function operationsRoutes(app: FastifyInstance, ctx: ServiceContext, deps
       return { status: 'ready' };
     } catch (error) {
       request.log.warn({ err: error }, 'readiness check failed');
-      return reply.status(503).send({ status: 'not_ready', message: 'database unavailable' });
+      const failure = storageFailureOf(error);
+      return reply.status(503).send({ status: 'not_ready', message: failure === undefined ? 'database unavailable' : `database unavailable: ${STORAGE_FAILURE_TEXT[failure]}` });
     }
   });
 

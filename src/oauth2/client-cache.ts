@@ -17,6 +17,7 @@ export function createOAuthClientCache(ctx: ServiceContext) {
   };
   ctx.notifier.subscribe('api_access_profile.changed', ({ profileId }) => forget((c) => c.id === profileId));
   ctx.notifier.subscribe('api_client.changed', ({ clientId }) => forget((c) => c.api_client_id === clientId));
+  ctx.notifier.subscribe('everything.changed', () => byClientId.clear());
 
   return {
     /** The client if it is in memory (no database read). */

@@ -51,6 +51,7 @@ describe('builds and deployments: promote a project from dev to test', () => {
     assert.deepEqual(Object.keys(deployed.body).sort(), ['created_at', 'description', 'environment_type', 'id', 'performed_by_name', 'project_build_id', 'project_id', 'state', 'updated_at']);
     const first = await waitState(t, `/api/deployments/${deployed.body.id}`);
     assert.equal(first.state, 'success', JSON.stringify(first));
+    await announced(events, 'deployment.succeeded');
     assert.deepEqual(events.at(-1), ['deployment.succeeded', { deploymentId: deployed.body.id, projectId: project.projectId, environmentType: 'test' }]);
 
     const inTest = await t.call('GET', '/api/recipes', { token: testToken });
@@ -99,6 +100,7 @@ describe('builds and deployments: promote a project from dev to test', () => {
     const failed = await waitState(t, `/api/deployments/${dep.body.id}`);
     assert.equal(failed.state, 'failed');
     assert.match(failed.error, /no connection named "Ledger DB" \(rest\) in the target environment/);
+    await announced(events, 'deployment.failed');
     assert.deepEqual(events.at(-1)?.[0], 'deployment.failed');
     const prodToken = await t.tokenFor('Admin', 'prod');
     const prodProjects = await t.call('GET', '/api/projects', { token: prodToken });
@@ -151,3 +153,9 @@ describe('builds and deployments: promote a project from dev to test', () => {
     assert.equal((await t.call('GET', '/api/deployments', { token: readOnly })).status, 200);
   });
 });
+
+/** The end of a deployment is announced just after its state is stored: wait for the event (2 s at most). */
+async function announced(events: Array<[string, unknown]>, name: string): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (events.at(-1)?.[0] !== name && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+}

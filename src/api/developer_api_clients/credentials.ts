@@ -80,6 +80,7 @@ export function authenticateCached(ctx: { db: Db; clock: Clock; notifier: Notifi
   if (!cache) {
     const entries = new Map<string, { auth: AuthContext; touchedAt: number }>();
     ctx.notifier.subscribe('developer_api_clients.changed', () => entries.clear());
+    ctx.notifier.subscribe('everything.changed', () => entries.clear());
     cache = entries;
     CACHES.set(ctx.notifier, cache);
   }

@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { Db, EventTopicRow } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
+import { inByteOrder } from '../../db/dialect.ts';
 
 export interface TopicApi {
   id: number;
@@ -70,7 +71,7 @@ export async function listTopics(db: Db, environmentId: number, filter: { name?:
     if (filter.folderIds.length === 0) return [];
     query = query.where('folder_id', 'in', filter.folderIds);
   }
-  if (sort === 'name') query = query.orderBy('name').orderBy('id');
+  if (sort === 'name') query = query.orderBy(inByteOrder(db, 'name')).orderBy('id');
   // Most recent activity first (a topic without messages counts from its creation).
   else if (sort === 'activity') query = query.orderBy(sql`coalesce(last_message_at, created_at)`, 'desc').orderBy('id', 'desc');
   else query = query.orderBy('id');

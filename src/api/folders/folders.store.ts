@@ -2,6 +2,7 @@
 // Home plus a `projects` row with its own id) and the folders nested in them.
 import type { Db, FolderRow, FolderUpdate, NewFolder } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
+import { inByteOrder } from '../../db/dialect.ts';
 
 export const HOME_FOLDER_NAME = 'Home';
 
@@ -128,7 +129,7 @@ export async function listFolders(db: Db, query: FolderListQuery): Promise<Folde
   if (scope !== null) {
     select = select.where('f.project_id', 'in', (eb) => eb.selectFrom('projects').select('projects.id').where('projects.folder_id', 'in', scope));
   }
-  return select.orderBy('f.name_key').orderBy('f.id').limit(query.page.perPage).offset(query.page.offset).execute();
+  return select.orderBy(inByteOrder(db, 'f.name_key')).orderBy('f.id').limit(query.page.perPage).offset(query.page.offset).execute();
 }
 
 /** The ids of a folder and of every folder below it: a query to run, or to use as a subquery. */

@@ -2,6 +2,7 @@
 // the API reads. One mapper to the API shape.
 import { randomBytes } from 'node:crypto';
 import type { Db, JobLineRow, JobRow, JobState } from '../../db/types.ts';
+import { ADVISORY_LOCKS, isSharedByNodes, lockedSkippingLocked, tryTransactionLock } from '../../db/dialect.ts';
 import { prepareQuery, type PreparedQuery } from '../../db/prepared.ts';
 import { toApiTimestamp } from '../../time.ts';
 
@@ -25,14 +26,15 @@ function statesFor(status: ApiJobStatus): JobState[] {
   return status === 'pending' ? ['queued', 'running', 'waiting'] : status === 'succeeded' ? ['succeeded'] : ['failed', 'canceled'];
 }
 
-export type NewJob = Omit<JobRow, 'id'>;
+/** A job to store; a queued one has no claim yet (a test job, which runs at once, is claimed by its node). */
+export type NewJob = Omit<JobRow, 'id' | 'claimed_by' | 'lease_expires_at'> & Partial<Pick<JobRow, 'claimed_by' | 'lease_expires_at'>>;
 
 // The queue's own statements (a job stored, claimed, finished, its lines) run for every job: they
 // are built once (src/db/prepared.ts) rather than per job.
 
 const JOB_COLUMNS = [
   'recipe_id', 'handle', 'status', 'title', 'trigger_output', 'error', 'error_parts', 'is_poll_error', 'is_repeat', 'is_test', 'master_job_handle',
-  'calling_recipe_id', 'calling_job_handle', 'root_recipe_id', 'root_job_handle', 'task_count', 'created_at', 'started_at', 'completed_at',
+  'calling_recipe_id', 'calling_job_handle', 'root_recipe_id', 'root_job_handle', 'task_count', 'created_at', 'started_at', 'completed_at', 'claimed_by', 'lease_expires_at',
 ] as const satisfies ReadonlyArray<keyof NewJob>;
 // Every column of a job is inserted: a column added to the table and not here fails the type check.
 const _everyJobColumn: [Exclude<keyof NewJob, (typeof JOB_COLUMNS)[number]>] extends [never] ? true : never = true;
@@ -41,7 +43,7 @@ const insertJobQuery = prepareQuery<NewJob, { id: number }>((db, param) =>
   db.insertInto('jobs').values(Object.fromEntries(JOB_COLUMNS.map((column) => [column, param(column)])) as NewJob).returning('id'));
 
 export async function insertJob(db: Db, values: NewJob): Promise<number> {
-  const [row] = (await insertJobQuery.execute(db, values)).rows;
+  const [row] = (await insertJobQuery.execute(db, { claimed_by: null, lease_expires_at: null, ...values })).rows;
   if (!row) throw new Error('insert into jobs returned no id');
   return row.id;
 }
@@ -62,16 +64,57 @@ const recipesWithQueuedJobsQuery = prepareQuery<Record<string, never>, { recipe_
     .where((eb) => eb.exists(eb.selectFrom('jobs as j').select('j.id').where('j.status', '=', 'queued').whereRef('j.recipe_id', '=', 'r.id')))
     .orderBy('r.id'));
 
-/** Claim up to `limit` queued jobs of a running recipe, oldest first, in one statement. Only a queued job can be claimed. */
-export async function claimJobs(db: Db, recipeId: number, limit: number, now: string): Promise<JobRow[]> {
-  const { rows } = await claimJobsQuery.execute(db, { recipeId, limit, now });
-  return rows.sort((a, b) => a.id - b.id);
+export type JobClaim = {
+  recipeId: number;
+  /** Jobs this node may start now for the recipe (its workers, its own jobs of the recipe). */
+  limit: number;
+  now: string;
+  /** The claiming node and until when its claim holds (renewed while the job runs). */
+  node: string;
+  leaseUntil: string;
+};
+
+/**
+ * Claim up to `limit` queued jobs of a running recipe, oldest first. Only a queued job can be
+ * claimed. `contended`: another node held the recipe at that moment (try again shortly).
+ * SQLite, one process: one statement (a conditional update; the process counts its recipe's
+ * running jobs itself). Several nodes on PostgreSQL: the recipe's claim lock is taken (skipped if
+ * another node holds it), its running jobs counted, and at most its concurrency minus those
+ * claimed, skipping rows another transaction holds; so concurrency holds across the nodes.
+ */
+export async function claimJobs(db: Db, claim: JobClaim): Promise<{ jobs: JobRow[]; contended: boolean }> {
+  if (isSharedByNodes(db)) return db.isTransaction ? claimJobsAcrossNodes(db, claim) : db.transaction().execute((trx) => claimJobsAcrossNodes(trx, claim));
+  const { rows } = await claimJobsQuery.execute(db, claim);
+  return { jobs: rows.sort((a, b) => a.id - b.id), contended: false };
 }
 
-const claimJobsQuery = prepareQuery<{ recipeId: number; limit: number; now: string }, JobRow>((db, param) =>
+async function claimJobsAcrossNodes(trx: Db, claim: JobClaim): Promise<{ jobs: JobRow[]; contended: boolean }> {
+  // One claim at a time per recipe across the nodes, so the count below stays true until the commit.
+  // An advisory lock rather than the recipe's row: job ends update that row's counters all the time.
+  if (!(await tryTransactionLock(trx, ADVISORY_LOCKS.recipeClaims, claim.recipeId))) return { jobs: [], contended: true };
+  const recipe = await trx.selectFrom('recipes').select('concurrency').where('id', '=', claim.recipeId).where('running', '=', 1).executeTakeFirst();
+  if (!recipe) return { jobs: [], contended: false };
+  const { n } = await trx.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'running').where('recipe_id', '=', claim.recipeId).where('is_test', '=', 0).executeTakeFirstOrThrow();
+  const room = Math.min(claim.limit, Math.max(1, recipe.concurrency) - Number(n));
+  if (room <= 0) return { jobs: [], contended: false };
+  const jobs = await trx.updateTable('jobs')
+    .set({ status: 'running', started_at: claim.now, claimed_by: claim.node, lease_expires_at: claim.leaseUntil })
+    .where('id', 'in', lockedSkippingLocked(trx.selectFrom('jobs').select('id').where('recipe_id', '=', claim.recipeId).where('status', '=', 'queued').orderBy('id').limit(room), trx))
+    .returningAll()
+    .execute();
+  return { jobs: jobs.sort((a, b) => a.id - b.id), contended: false };
+}
+
+/** A node's claims on the jobs it runs hold until `until` (the heartbeat of a running node). */
+export async function renewJobLeases(db: Db, node: string, until: string): Promise<void> {
+  await db.updateTable('jobs').set({ lease_expires_at: until }).where('status', '=', 'running').where('claimed_by', '=', node).execute();
+}
+
+const claimJobsQuery = prepareQuery<JobClaim, JobRow>((db, param) =>
   db
     .updateTable('jobs')
-    .set({ status: 'running', started_at: param('now') })
+    .set({ status: 'running', started_at: param('now'), claimed_by: param('node'), lease_expires_at: param('leaseUntil') })
     // The ids are those of queued jobs, chosen in this same statement (so no second status test,
     // which would lead SQLite to walk every queued job instead of fetching these few by id).
     .where('id', 'in', (eb) => eb.selectFrom('jobs').select('id').where('recipe_id', '=', param('recipeId')).where('status', '=', 'queued').orderBy('id').limit(param('limit')))
@@ -151,8 +194,25 @@ const countFailed = prepareQuery<CountParams, never>((db, param) =>
     .where('id', '=', param('recipeId')));
 
 /** Jobs left `running` by a process that died: the documented recovery marks them failed. */
-export async function interruptedJobs(db: Db): Promise<Array<Pick<JobRow, 'id' | 'recipe_id' | 'handle' | 'is_test'>>> {
-  return db.selectFrom('jobs').select(['id', 'recipe_id', 'handle', 'is_test']).where('status', '=', 'running').execute();
+/**
+ * Jobs left running by a node that died. `leaseExpiredBefore` unset: every running job (one
+ * process owns the database and has just started). Set: only those whose claim ran out then, or
+ * that were never given one.
+ */
+export async function interruptedJobs(db: Db, leaseExpiredBefore?: string): Promise<Array<Pick<JobRow, 'id' | 'recipe_id' | 'handle' | 'is_test'>>> {
+  let query = db.selectFrom('jobs').select(['id', 'recipe_id', 'handle', 'is_test']).where('status', '=', 'running');
+  if (leaseExpiredBefore !== undefined) query = query.where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', leaseExpiredBefore)]));
+  return query.orderBy('id').limit(1000).execute();
+}
+
+/** Fail a job left running by a dead node, unless another node did it first; true when this call did. */
+export async function failInterruptedJob(db: Db, id: number, result: JobResult, leaseExpiredBefore?: string): Promise<boolean> {
+  let query = db.updateTable('jobs')
+    .set({ status: result.status, error: result.error, error_parts: result.error_parts, completed_at: result.completed_at, task_count: result.task_count })
+    .where('id', '=', id).where('status', '=', 'running');
+  if (leaseExpiredBefore !== undefined) query = query.where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', leaseExpiredBefore)]));
+  const { numUpdatedRows } = await query.executeTakeFirst();
+  return numUpdatedRows > 0n;
 }
 
 /** Pending (queued or running) jobs by recipe, with the recipe's workspace: the engine's backlog counts start from these. */

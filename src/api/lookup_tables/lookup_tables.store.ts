@@ -5,6 +5,7 @@
 // null), a position beyond the table's columns is null; the column indexes are partial
 // (`colN IS NOT NULL`), so a table pays only for the indexes of the columns it has.
 import { sql, type SelectQueryBuilder } from 'kysely';
+import { lookupCellEquals } from '../../db/dialect.ts';
 import { prepareQuery } from '../../db/prepared.ts';
 import type { Database, Db, LookupRowRecord, LookupTableRow } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
@@ -292,7 +293,7 @@ export async function findFirstRow(db: Db, tableId: number, filters: readonly Ce
 export function rowsQuery(db: Db, tableId: number, filters: readonly CellFilter[]): SelectQueryBuilder<Database, 'lookup_table_rows', LookupRowRecord> {
   let query = db.selectFrom('lookup_table_rows').selectAll().where('table_id', '=', tableId);
   const [leading, ...others] = filters;
-  if (leading) query = query.where(leading.column, '=', leading.value ?? '');
+  if (leading) query = query.where(lookupCellEquals(db, leading.column, leading.value ?? ''));
   for (const filter of others) {
     query = query.where((eb) => eb(eb.fn.coalesce(filter.column, eb.val('')), '=', filter.value ?? ''));
   }
@@ -321,7 +322,7 @@ export function probeQuery(db: Db, tableId: number, filters: readonly CellFilter
   return db.selectNoFrom((eb) =>
     filters.map((filter, i) => {
       let matches = eb.selectFrom('lookup_table_rows').select(sql.lit(1).as('one')).where('table_id', '=', tableId);
-      matches = matches.where(filter.column, '=', filter.value ?? '');
+      matches = matches.where(lookupCellEquals(db, filter.column, filter.value ?? ''));
       return eb.selectFrom(matches.limit(PROBE_CAP).as('m')).select((e) => e.fn.countAll<number>().as('n')).as(`c${i}`);
     }),
   );

@@ -7,6 +7,8 @@ import type { ServiceContext } from '../../context.ts';
 import type { PackageRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
 import { createWorkLoop, type WorkLoop } from '../../work-loop.ts';
+import { isSharedByNodes } from '../../db/dialect.ts';
+import { withLease } from '../../leases.ts';
 import type { RecipeRuntime } from '../recipes/recipes.service.ts';
 import { PackageFailure, runExport, type ExportOptions } from './export.ts';
 import { runImport, type ImportOptions } from './import.ts';
@@ -42,6 +44,7 @@ async function zipOf(ctx: ServiceContext, id: number): Promise<Buffer> {
 }
 
 export function createPackageRunner(ctx: ServiceContext, engine: RecipeRuntime, limits: ZipLimits): PackageRunner {
+  const leaseDeps = { db: ctx.db, clock: ctx.clock, nodeId: ctx.nodeId, leaseMs: ctx.config.nodeLeaseMs };
   async function work(pkg: PackageRow): Promise<void> {
     if (pkg.operation_type === 'export') await runExport(ctx, pkg, JSON.parse(pkg.options) as ExportOptions);
     else {
@@ -75,10 +78,14 @@ export function createPackageRunner(ctx: ServiceContext, engine: RecipeRuntime, 
   return createWorkLoop({
     name: 'the package runner',
     log: ctx.log,
+    // Several nodes: a package left by a node that died is taken up once its lease runs out.
+    repassEveryMs: isSharedByNodes(ctx.db) ? ctx.config.nodeLeaseMs : undefined,
     async pass(stopped) {
       for (const id of await pendingPackageIds(ctx.db)) {
         if (stopped()) return;
-        await one(id, stopped);
+        // Another node works on it: it announces the end.
+        const held = await withLease(leaseDeps, `package:${id}`, () => one(id, stopped));
+        if (!held) continue;
         const done = await findPackageById(ctx.db, id);
         if (!done || done.status === 'in_progress') continue;
         // An import's uploaded zip has served its purpose once the import ended.

@@ -1,5 +1,6 @@
 // Environment properties (project_id null) and project properties, one table.
 import type { Db, PropertyRow } from '../../db/types.ts';
+import { inByteOrder } from '../../db/dialect.ts';
 
 export interface PropertyLevel {
   workspaceId: number;
@@ -11,7 +12,7 @@ export interface PropertyLevel {
 export async function listProperties(db: Db, level: PropertyLevel): Promise<Pick<PropertyRow, 'name' | 'value'>[]> {
   let query = db.selectFrom('properties').select(['name', 'value']).where('environment_id', '=', level.environmentId);
   query = level.projectId === null ? query.where('project_id', 'is', null) : query.where('project_id', '=', level.projectId);
-  return query.orderBy('name').execute();
+  return query.orderBy(inByteOrder(db, 'name')).execute();
 }
 
 export async function countProperties(db: Db, level: PropertyLevel): Promise<number> {

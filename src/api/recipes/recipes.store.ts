@@ -208,6 +208,18 @@ export async function replaceTriggerClosure(db: Db, id: number, previous: string
   return Number(done.numUpdatedRows) === 1;
 }
 
+/**
+ * Record a schedule's firing on a running recipe, from the state read (`previous`, null: never
+ * fired) to `next`; false when the recipe stopped or another node recorded a firing meanwhile
+ * (the update waits for that node's transaction, then finds the state moved).
+ */
+export async function recordScheduleFiring(db: Db, id: number, previous: string | null, next: string): Promise<boolean> {
+  let update = db.updateTable('recipes').set({ trigger_closure: next }).where('id', '=', id).where('running', '=', 1);
+  update = previous === null ? update.where('trigger_closure', 'is', null) : update.where('trigger_closure', '=', previous);
+  const done = await update.executeTakeFirst();
+  return Number(done.numUpdatedRows) === 1;
+}
+
 /** One more failed job on the recipe's counter (a job that failed without running: trigger error, interrupted). */
 export async function countFailedJob(db: Db, id: number): Promise<void> {
   await db.updateTable('recipes').set((eb) => ({ job_failed_count: eb('job_failed_count', '+', 1) })).where('id', '=', id).execute();

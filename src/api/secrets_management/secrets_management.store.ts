@@ -1,5 +1,6 @@
 // The built-in secret store: one sealed value per name and environment.
 import type { Db, SecretRow } from '../../db/types.ts';
+import { inByteOrder } from '../../db/dialect.ts';
 
 export interface SecretScope {
   readonly workspaceId: number;
@@ -27,7 +28,7 @@ export async function findSecret(db: Db, scope: SecretScope, name: string): Prom
 }
 
 export async function listSecrets(db: Db, scope: SecretScope): Promise<SecretRow[]> {
-  return db.selectFrom('secrets').selectAll().where('workspace_id', '=', scope.workspaceId).where('environment_id', '=', scope.environmentId).orderBy('name').execute();
+  return db.selectFrom('secrets').selectAll().where('workspace_id', '=', scope.workspaceId).where('environment_id', '=', scope.environmentId).orderBy(inByteOrder(db, 'name')).execute();
 }
 
 export async function deleteSecret(db: Db, scope: SecretScope, name: string): Promise<boolean> {

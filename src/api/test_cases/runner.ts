@@ -9,6 +9,8 @@ import type { JobOutcome, StepMock, TestMode } from '../../engine/executor.ts';
 import { fromPlain } from '../../engine/formula/values.ts';
 import { toStored } from '../../time.ts';
 import { createWorkLoop, type WorkLoop } from '../../work-loop.ts';
+import { isSharedByNodes } from '../../db/dialect.ts';
+import { withLease } from '../../leases.ts';
 import { findRecipeById } from '../recipes/recipes.store.ts';
 import { evaluate, stepIndex, stepNumber, type TestCaseDoc } from './test-case-doc.ts';
 import { findRunRequestById, findTestCase, runningRunRequestIds, saveResults, type RunResult } from './test_cases.store.ts';
@@ -91,10 +93,13 @@ export function createTestRunner(ctx: ServiceContext, engine: TestRuntime): Test
   return createWorkLoop({
     name: 'the test runner',
     log: ctx.log,
+    // Several nodes: a run left by a node that died is taken up once its lease runs out.
+    repassEveryMs: isSharedByNodes(ctx.db) ? ctx.config.nodeLeaseMs : undefined,
     async pass(stopped) {
+      const leaseDeps = { db: ctx.db, clock: ctx.clock, nodeId: ctx.nodeId, leaseMs: ctx.config.nodeLeaseMs };
       for (const id of await runningRunRequestIds(ctx.db)) {
         if (stopped()) return;
-        await runRequest(id, stopped);
+        await withLease(leaseDeps, `test_run:${id}`, () => runRequest(id, stopped));
       }
     },
   });

@@ -29,6 +29,10 @@ export function createConsumerWaits(notifier: Notifier) {
   };
   notifier.subscribe('event_topic.published', ({ topicId, lastSeq }) => wakeTopic(topicId, 'published', lastSeq));
   notifier.subscribe('event_topic.changed', ({ topicId }) => wakeTopic(topicId, 'changed'));
+  // Publishes may have been missed: every waiting consumer reads again.
+  notifier.subscribe('everything.changed', () => {
+    for (const topicId of [...byTopic.keys()]) wakeTopic(topicId, 'changed');
+  });
 
   return {
     /**

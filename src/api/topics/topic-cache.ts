@@ -26,6 +26,10 @@ export function createTopicCache(ctx: Pick<ServiceContext, 'db' | 'notifier'>) {
     version += 1;
     states.delete(topicId);
   });
+  ctx.notifier.subscribe('everything.changed', () => {
+    version += 1;
+    states.clear();
+  });
 
   return {
     /** The live topic, or undefined (unknown or deleted ids are not remembered). */

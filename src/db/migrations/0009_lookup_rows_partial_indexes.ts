@@ -5,11 +5,11 @@
 // beyond the table's width stays null, and each index (table_id, colN) is partial: only
 // `colN IS NOT NULL`. A lookup `colN = ?` (an empty cell is `colN = ''`) implies that condition,
 // so it is still an index search (SQLite and PostgreSQL both prove it).
-import type { Kysely } from 'kysely';
-import type { DialectName } from '../dialect.ts';
+import { sql, type Kysely } from 'kysely';
+import { lookupCellIndexKeys, type DialectName } from '../dialect.ts';
 import { CELL_COLUMN_COUNT } from './0002_lookup_tables.ts';
 
-export async function up(db: Kysely<unknown>, _dialect: DialectName): Promise<void> {
+export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
   const typed = db as Kysely<{ lookup_tables: { id: number; columns: string }; lookup_table_rows: Record<string, unknown> }>;
   // Empty cells of the columns each table has become '' (while the old, full indexes find them).
   const tables = await typed.selectFrom('lookup_tables').select(['id', 'columns']).execute();
@@ -26,6 +26,7 @@ export async function up(db: Kysely<unknown>, _dialect: DialectName): Promise<vo
   }
   for (let n = 1; n <= CELL_COLUMN_COUNT; n++) {
     await db.schema.dropIndex(`lookup_table_rows_col${n}`).execute();
-    await db.schema.createIndex(`lookup_table_rows_col${n}`).on('lookup_table_rows').columns(['table_id', `col${n}`]).where(`col${n}`, 'is not', null).execute();
+    // PostgreSQL: (table_id, md5(colN)), since a cell may be larger than a B-tree entry (dialect.ts).
+    await lookupCellIndexKeys(db.schema.createIndex(`lookup_table_rows_col${n}`).on('lookup_table_rows'), dialect, `col${n}`).where(sql.ref(`col${n}`), 'is not', null).execute();
   }
 }

@@ -152,3 +152,44 @@ describe('POST /api/recipes/:id/poll_now and /reset_trigger', () => {
     assert.equal((await t.call('POST', '/api/recipes/999999/reset_trigger')).status, 404);
   });
 });
+
+describe('scheduled recipes on two nodes sharing the database', () => {
+  const clock = manualClock('2026-05-04T06:00:00.000Z');
+  let t: TestApp;
+  before(async () => { t = await createTestApp({ clock }); });
+  after(() => t.close());
+
+  test('each tick fires once whichever node fires it, and a recipe started on one node is armed on the other', async () => {
+    const code = (note: string) => numbered({ keyword: 'trigger', provider: 'clock', name: 'scheduled_event', as: 'tick', input: { time_unit: 'minutes', trigger_every: '1', timezone: 'UTC' }, block: [log('note', note)] });
+    const first = await createRecipe(t, code('first'));
+    await startRecipe(t, first);
+    // A second engine on the same database and notifier: another node.
+    const other = createEngine(t.ctx, { pollMs: 50 });
+    await other.start();
+    // Started through the first node's API: the other node arms it from the notification.
+    const second = await createRecipe(t, code('second'));
+    await startRecipe(t, second);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    try {
+      // Both nodes' timers fire too (the manual clock makes every firing due at once): whoever
+      // fires a tick, it is fired once.
+      for (let tick = 0; tick < 5; tick++) {
+        await Promise.all([t.engine.runDueSchedules(), other.runDueSchedules(), t.engine.runDueSchedules(), other.runDueSchedules()]);
+        clock.advance(60_000);
+      }
+      // The other node alone fires both recipes' ticks (the second was armed there by the notification).
+      await t.engine.close(1000);
+      await other.runDueSchedules();
+      clock.advance(60_000);
+      await other.runDueSchedules();
+      await other.idle();
+      for (const id of [first, second]) {
+        const jobs = await t.call('GET', `/api/recipes/${id}/jobs`);
+        const times = jobs.body.items.map((j: { title: string }) => j.title.replace(/.*Start time=/, '')).sort();
+        assert.deepEqual(times, [0, 1, 2, 3, 4, 5, 6].map((m) => `2026-05-04T06:0${m}:00.000Z`), `recipe ${id}: one job per tick, none twice`);
+      }
+    } finally {
+      await other.close(1000);
+    }
+  });
+});

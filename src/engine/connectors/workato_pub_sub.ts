@@ -255,6 +255,10 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
   const offChanged = ctx.notifier.subscribe('event_topic.changed', ({ topicId }) => {
     for (const sub of byTopic.get(topicId) ?? []) wake(sub);
   });
+  // Publishes may have been missed (another node's, while the link was down): every subscription reads.
+  const offEverything = ctx.notifier.subscribe('everything.changed', () => {
+    for (const sub of byRecipe.values()) wake(sub);
+  });
 
   function wake(sub: Subscription): void {
     if (!sub.active || closed) return;
@@ -386,6 +390,10 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
       set?.delete(sub);
       if (set?.size === 0) byTopic.delete(sub.topicId);
     },
+    /** Whether the recipe's trigger is armed here. */
+    has(recipeId: number): boolean {
+      return byRecipe.has(recipeId);
+    },
     /** Whether a subscription is reading or storing jobs (engine.idle waits for it). */
     busy(): boolean {
       return pending.size > 0;
@@ -395,6 +403,7 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
       closed = true;
       offPublished();
       offChanged();
+      offEverything();
       for (const id of [...byRecipe.keys()]) this.disarm(id);
       await Promise.allSettled([...pending]);
     },

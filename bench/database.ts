@@ -1,0 +1,115 @@
+// `--database postgres`: the benchmarks that start Switchboard run once on SQLite and once on
+// PostgreSQL, in the same process, and print both figures. PostgreSQL is BENCH_DATABASE_URL (the
+// maintenance database of a server the benchmark may create databases on) or a server started on
+// loopback in a temporary directory (installed from Debian's packages), with fsync on, as in
+// production; every Switchboard started gets a new database of its own.
+import pg from 'pg';
+import { startPostgresCluster, type PostgresCluster } from '../test/postgres-cluster.ts';
+import { releaseAtExit } from './lib.ts';
+
+export type BenchDatabase = 'sqlite' | 'postgres';
+
+let current: BenchDatabase = 'sqlite';
+let server: { url: string; cluster?: PostgresCluster } | undefined;
+let counter = 0;
+
+/** The database the servers started from now on use. */
+export function useDatabase(database: BenchDatabase): void {
+  current = database;
+}
+
+export function currentDatabase(): BenchDatabase {
+  return current;
+}
+
+/** `--database postgres` (or `--database=postgres`) among the arguments, and the arguments without it. */
+export function databaseOption(args: string[]): { postgres: boolean; rest: string[] } {
+  const rest: string[] = [];
+  let postgres = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--database') {
+      postgres = args[i + 1] === 'postgres';
+      i++;
+    } else if (arg.startsWith('--database=')) postgres = arg.slice('--database='.length) === 'postgres';
+    else rest.push(arg);
+  }
+  return { postgres, rest };
+}
+
+async function postgresServer(): Promise<string> {
+  if (server) return server.url;
+  const given = process.env.BENCH_DATABASE_URL?.trim();
+  if (given) {
+    server = { url: given };
+    return given;
+  }
+  const cluster = await startPostgresCluster({ shared_buffers: '256MB' });
+  cluster.start();
+  releaseAtExit(() => cluster.remove());
+  server = { url: cluster.url, cluster };
+  process.stdout.write(`PostgreSQL ${cluster.url.replace(/\/postgres$/, '')} (started for the benchmark, fsync on)\n`);
+  return cluster.url;
+}
+
+/** A new, empty database on the benchmark's PostgreSQL server; its connection string. */
+export async function newPostgresDatabase(): Promise<string> {
+  const url = await postgresServer();
+  const name = `sb_bench_${process.pid}_${++counter}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+/** The environment a Switchboard started now needs for its database (nothing for SQLite). */
+export async function databaseEnv(): Promise<Record<string, string>> {
+  return current === 'postgres' ? { DATABASE_URL: await newPostgresDatabase() } : {};
+}
+
+/** Rows of a query on a server's database: SQLite's file under its data directory, or its PostgreSQL database. */
+export async function queryRows<R>(target: { dataDir: string; databaseUrl?: string | undefined }, sqlite: string, postgres: string, params: unknown[]): Promise<R[]> {
+  if (target.databaseUrl) {
+    const client = new pg.Client({ connectionString: target.databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query(postgres, params)).rows as R[];
+    } finally {
+      await client.end();
+    }
+  }
+  const { DatabaseSync } = await import('node:sqlite');
+  const path = await import('node:path');
+  const db = new DatabaseSync(path.join(target.dataDir, 'switchboard.sqlite'), { readOnly: true });
+  try {
+    return db.prepare(sqlite).all(...(params as never[])) as R[];
+  } finally {
+    db.close();
+  }
+}
+
+/** Figures a benchmark reports for the comparison that `--database postgres` prints at the end. */
+const figures: Array<{ database: BenchDatabase; name: string; value: number }> = [];
+
+export function recordFigure(name: string, value: number): void {
+  figures.push({ database: current, name, value });
+}
+
+/** Each figure recorded on both databases: PostgreSQL's beside SQLite's, and the ratio. */
+export function comparison(): string[] {
+  const out: string[] = [];
+  for (const name of new Set(figures.map((f) => f.name))) {
+    const of = (database: BenchDatabase) => figures.find((f) => f.name === name && f.database === database)?.value;
+    const sqlite = of('sqlite');
+    const postgres = of('postgres');
+    if (sqlite === undefined || postgres === undefined) continue;
+    out.push(`${name.padEnd(28)} SQLite ${sqlite.toFixed(0).padStart(8)}   PostgreSQL ${postgres.toFixed(0).padStart(8)}   PostgreSQL/SQLite ${(100 * postgres / sqlite).toFixed(0)}%`);
+  }
+  return out;
+}

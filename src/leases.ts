@@ -1,0 +1,52 @@
+// Claims on background work by name (`package:12`, `test_run:...`) when several nodes share one
+// PostgreSQL database: the node that takes a lease does the work and renews the lease while it
+// works; a node that dies stops renewing, and another node takes the work up once the lease has
+// run out. On SQLite one process owns the database: every lease is granted without a write (and a
+// restarted process takes its own work up at once, as before).
+import type { Db } from './db/types.ts';
+import { isSharedByNodes } from './db/dialect.ts';
+import type { Clock } from './time.ts';
+import { toStored } from './time.ts';
+
+/** Take (or renew) the lease `name` for `holder` until `until`; false when another holder's lease still runs. */
+export async function takeLease(db: Db, name: string, holder: string, now: string, until: string): Promise<boolean> {
+  await db.insertInto('leases').values({ name, holder, expires_at: until }).onConflict((oc) => oc.column('name').doNothing()).execute();
+  // A concurrent taker waits for this update's row lock, then finds the lease held.
+  const taken = await db.updateTable('leases').set({ holder, expires_at: until })
+    .where('name', '=', name)
+    .where((eb) => eb.or([eb('holder', '=', holder), eb('expires_at', '<', now)]))
+    .executeTakeFirst();
+  return Number(taken.numUpdatedRows) === 1;
+}
+
+/** Give the lease up (the work is done); nothing when another holder has it. */
+export async function releaseLease(db: Db, name: string, holder: string): Promise<void> {
+  await db.deleteFrom('leases').where('name', '=', name).where('holder', '=', holder).execute();
+}
+
+export interface LeaseDeps {
+  db: Db;
+  clock: Clock;
+  nodeId: string;
+  leaseMs: number;
+}
+
+/**
+ * Run `work` while holding the lease `name`, renewed every third of the lease; undefined without
+ * running it when another node holds it. Released at the end, whatever the outcome.
+ */
+export async function withLease<T>(deps: LeaseDeps, name: string, work: () => Promise<T>): Promise<{ done: T } | undefined> {
+  if (!isSharedByNodes(deps.db)) return { done: await work() };
+  const until = () => toStored(new Date(deps.clock.now().getTime() + deps.leaseMs));
+  if (!(await takeLease(deps.db, name, deps.nodeId, toStored(deps.clock.now()), until()))) return undefined;
+  const timer = setInterval(() => {
+    takeLease(deps.db, name, deps.nodeId, toStored(deps.clock.now()), until()).catch(() => undefined);
+  }, Math.max(100, Math.floor(deps.leaseMs / 3)));
+  timer.unref();
+  try {
+    return { done: await work() };
+  } finally {
+    clearInterval(timer);
+    await releaseLease(deps.db, name, deps.nodeId).catch(() => undefined);
+  }
+}

@@ -1,0 +1,34 @@
+// `npm run test:postgres`: the whole test suite on PostgreSQL. With TEST_DATABASE_URL set (the
+// maintenance database of a server the tests may create databases on), on that server; otherwise
+// on a throwaway server started here from the installed PostgreSQL (postgres-cluster.ts) and
+// removed at the end. Extra arguments replace the test files (e.g. one file while working).
+import { spawn } from 'node:child_process';
+import { startPostgresCluster, type PostgresCluster } from './postgres-cluster.ts';
+
+const files = process.argv.slice(2);
+const patterns = files.length > 0 ? files : ['src/**/*.test.ts', 'test/**/*.test.ts'];
+
+let cluster: PostgresCluster | undefined;
+let url = process.env.TEST_DATABASE_URL?.trim();
+if (!url) {
+  // Its data is thrown away: no fsync (a test never stops the machine).
+  cluster = await startPostgresCluster({ fsync: 'off', full_page_writes: 'off' });
+  url = cluster.url;
+  process.stdout.write(`PostgreSQL for the tests on 127.0.0.1:${cluster.port}\n`);
+}
+const removeCluster = () => {
+  try {
+    cluster?.remove();
+  } catch (error) {
+    process.stderr.write(`could not remove the test PostgreSQL: ${String(error)}\n`);
+  }
+  cluster = undefined;
+};
+
+const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...patterns], { stdio: 'inherit', env: { ...process.env, TEST_DATABASE_URL: url } });
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => child.kill(signal));
+}
+const code = await new Promise<number>((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
+removeCluster();
+process.exit(code);
