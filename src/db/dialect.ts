@@ -1,12 +1,22 @@
 // Every difference between SQLite and PostgreSQL lives here, one named function each.
 // The areas never ask which database runs.
-import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type CreateIndexBuilder, type CreateTableBuilder, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type CreateIndexBuilder, type CreateTableBuilder, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 
 export type DialectName = 'sqlite' | 'postgres';
 
 /** Which database a handle (or a transaction) talks to, told by Kysely's adapter. */
 export function dialectOf(db: Kysely<any>): DialectName { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/**
+ * Rows a transaction reads in order to change them, locked until it ends, so that a concurrent
+ * transaction that read them first is waited for and its change seen (PostgreSQL: FOR UPDATE OF
+ * `table`, whose WHERE is checked again on the row as that transaction left it). SQLite needs
+ * nothing: its transactions run one at a time on the one connection.
+ */
+export function lockedForUpdate<DB, TB extends keyof DB, O>(db: Kysely<any>, query: SelectQueryBuilder<DB, TB, O>, table: TB & string): SelectQueryBuilder<DB, TB, O> { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return dialectOf(db) === 'postgres' ? query.forUpdate(table as never) : query;
 }
 
 /**
