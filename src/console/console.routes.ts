@@ -24,8 +24,11 @@ import { listConnections } from '../api/connections/connections.service.ts';
 import { listProperties } from '../api/properties/properties.service.ts';
 import { getTopic, listTopics } from '../api/event_streams/event_streams.service.ts';
 import { publishMessage, recentMessages, type EventStreamsRuntime } from '../api/topics/topics.service.ts';
-import { listDeployments } from '../api/deployments/deployments.service.ts';
-import { listRecentRunRequests } from '../api/test_cases/test_cases.service.ts';
+import { deployBuild, listBuildDeployments, listDeployments } from '../api/deployments/deployments.service.ts';
+import { getBuildContents, listBuilds, startBuild } from '../api/project_builds/project_builds.service.ts';
+import { listProjects } from '../api/projects/projects.service.ts';
+import type { PackageRunner } from '../api/packages/runner.ts';
+import { getRunRequest, listRecentRunRequests, listTestCases, startRunRequest, type TestRunKick } from '../api/test_cases/test_cases.service.ts';
 import { listFolders } from '../api/folders/folders.service.ts';
 import { csrfTokenMatches, csrfTokenOf, resumeSession, signIn, signOut, type ConsoleSession } from './sessions.ts';
 import type { PageFrame } from './layout.ts';
@@ -34,7 +37,8 @@ import { dashboardPage } from './pages/dashboard.ts';
 import { recipeListPage, recipePage } from './pages/recipes.ts';
 import { jobListPage, jobPage } from './pages/jobs.ts';
 import { columnsOf, lookupRowPage, lookupTablePage, lookupTablesPage } from './pages/lookup-tables.ts';
-import { apiPlatformPage, connectionsPage, deploymentsPage, propertiesPage, testRunsPage, topicPage, topicsPage } from './pages/workspace.ts';
+import { apiPlatformPage, connectionsPage, deploymentsPage, propertiesPage, testRunPage, testRunsPage, topicPage, topicsPage } from './pages/workspace.ts';
+import { buildPage, buildsPage } from './pages/builds.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -47,6 +51,10 @@ export interface ConsoleDeps {
   engine: RecipeRuntime & JobControl;
   /** Event streams at run time: a test message is published as the API publishes one. */
   eventStreams: EventStreamsRuntime;
+  /** Background exports and imports: a build or a deployment started here runs as one started by the API. */
+  packages: PackageRunner;
+  /** Test run requests in the background. */
+  tests: TestRunKick;
   /** Key of the CSRF tokens (derived from the secret key: stable across restarts, like the sessions). */
   csrfKey: Buffer;
 }
@@ -69,6 +77,8 @@ const NOTICES: Record<string, string> = {
   row_saved: 'Row saved.',
   row_deleted: 'Row deleted.',
   published: 'Message published.',
+  build_started: 'Build started: it is pending until its package is written.',
+  deployed: 'Deployment started.',
 };
 
 const Form = (fields: Record<string, ReturnType<typeof Type.String>>) => Type.Object({ _csrf: Type.String({ maxLength: 100 }), ...fields });
@@ -108,7 +118,7 @@ function safeNext(next: unknown): string {
 }
 
 export function consoleRoutes(deps: ConsoleDeps) {
-  const { ctx, engine, csrfKey, eventStreams } = deps;
+  const { ctx, engine, csrfKey, eventStreams, packages, tests } = deps;
   const assets = { js: asset('console.js'), css: asset('console.css'), icon: asset('favicon.svg') };
 
   return async function consolePlugin(fastify: FastifyInstance): Promise<void> {
@@ -290,8 +300,10 @@ export function consoleRoutes(deps: ConsoleDeps) {
       const auth = callerWith(request, 'recipes:read');
       const recipe = await getRecipe(ctx, auth, id, false);
       const versions = await listRecipeVersions(ctx, auth, id, { offset: 0, perPage: 20 });
+      const testCases = can(request, 'test_cases:read') ? (await listTestCases(ctx, auth, id)).data : null;
       return send(reply, recipePage({ ...frameOf(request, 'recipes'), title: recipe.name }, {
         recipe, versions, canWrite: can(request, 'recipes:write'), canReadJobs: can(request, 'jobs:read'), message, startErrors,
+        testCases, canRunTests: can(request, 'test_cases:write'),
       }, csrfOf(request)), status);
     }
 
@@ -500,6 +512,60 @@ export function consoleRoutes(deps: ConsoleDeps) {
       return reply.redirect(`/console/topics/${topic.id}?done=published`, 303);
     });
 
+    // Builds
+    app.get('/console/builds', {
+      schema: { ...hide, querystring: Type.Object({ project_id: Type.Optional(Type.Union([IdParams.properties.id, Type.Literal('')])), page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })), done: Type.Optional(Type.String({ maxLength: 40 })) }) },
+    }, async (request, reply) => showBuilds(request, reply, request.query, noticeOf(request.query.done)));
+
+    async function showBuilds(request: FastifyRequest, reply: FastifyReply, q: { project_id?: number | '' | undefined; page?: number | undefined }, message?: { text: string; kind: 'ok' | 'error' }, status = 200) {
+      const auth = callerWith(request, 'project_deployments:read');
+      const projectId = typeof q.project_id === 'number' ? q.project_id : undefined;
+      const pageNo = q.page ?? 1;
+      const [builds, projects] = await Promise.all([
+        listBuilds(ctx, auth, projectId, { offset: (pageNo - 1) * PAGE_SIZE, perPage: PAGE_SIZE + 1 }),
+        can(request, 'projects_folders:read') ? listProjects(ctx, auth, { offset: 0, perPage: 100 }) : Promise.resolve(null),
+      ]);
+      return send(reply, buildsPage({ ...frameOf(request, 'builds'), title: 'Builds' }, {
+        builds: builds.slice(0, PAGE_SIZE), hasMore: builds.length > PAGE_SIZE, projects, projectId, page: pageNo,
+        canBuild: can(request, 'project_deployments:write') && auth.environmentType === 'dev', message,
+      }, csrfOf(request)), status);
+    }
+
+    app.post('/console/builds', {
+      schema: { ...hide, body: Type.Object({ _csrf: Type.String({ maxLength: 100 }), project_id: Type.String({ minLength: 1, maxLength: 20, pattern: '^[0-9]+$' }), description: Type.Optional(Type.String({ maxLength: 10_000 })), include_test_cases: Type.Optional(Type.Literal('true')) }) },
+    }, async (request, reply) => {
+      const build = await startBuild(ctx, packages, callerWith(request, 'project_deployments:write'), request.body.project_id, {
+        ...(request.body.description ? { description: request.body.description } : {}), include_test_cases: request.body.include_test_cases === 'true',
+      });
+      return reply.redirect(`/console/builds/${build.id}?done=build_started`, 303);
+    });
+
+    async function showBuild(request: FastifyRequest, reply: FastifyReply, id: number, message?: { text: string; kind: 'ok' | 'error' }, status = 200) {
+      const auth = callerWith(request, 'project_deployments:read');
+      const { build, assets } = await getBuildContents(ctx, auth, id);
+      const deployments = await listBuildDeployments(ctx, auth, id, { offset: 0, perPage: 100 });
+      return send(reply, buildPage({ ...frameOf(request, 'builds'), title: `Build ${build.id}` }, {
+        build, assets, deployments, canDeploy: can(request, 'project_deployments:write') && auth.environmentType === 'dev', message,
+      }, csrfOf(request)), status);
+    }
+
+    app.get('/console/builds/:id', { schema: { ...hide, params: IdParams, querystring: NoticeQuery } }, async (request, reply) =>
+      showBuild(request, reply, request.params.id, noticeOf(request.query.done)));
+
+    app.post('/console/builds/:id/deploy', {
+      schema: { ...hide, params: IdParams, body: Type.Object({ _csrf: Type.String({ maxLength: 100 }), environment_type: Type.Union([Type.Literal('test'), Type.Literal('prod')]), description: Type.Optional(Type.String({ maxLength: 10_000 })) }) },
+    }, async (request, reply) => {
+      const auth = callerWith(request, 'project_deployments:write');
+      try {
+        await deployBuild(ctx, packages, auth, request.params.id, {}, { environment_type: request.body.environment_type, ...(request.body.description ? { description: request.body.description } : {}) });
+      } catch (error) {
+        // A build that has not succeeded: its page again, saying why.
+        if (error instanceof AppError && error.code === 'build_not_successful') return showBuild(request, reply, request.params.id, { text: error.message, kind: 'error' }, error.status);
+        throw error;
+      }
+      return reply.redirect(`/console/builds/${request.params.id}?done=deployed`, 303);
+    });
+
     // Deployments and test runs
     app.get('/console/deployments', { schema: hide }, async (request, reply) => {
       const { items } = await listDeployments(ctx, callerWith(request, 'project_deployments:read'), {}, { offset: 0, perPage: 100 });
@@ -509,6 +575,20 @@ export function consoleRoutes(deps: ConsoleDeps) {
     app.get('/console/test-runs', { schema: hide }, async (request, reply) => {
       const runs = await listRecentRunRequests(ctx, callerWith(request, 'test_cases:read'), 20);
       return send(reply, testRunsPage({ ...frameOf(request, 'test-runs'), title: 'Test runs' }, runs));
+    });
+
+    app.post('/console/test-runs', {
+      schema: { ...hide, body: Type.Object({ _csrf: Type.String({ maxLength: 100 }), recipe_id: Type.String({ minLength: 1, maxLength: 20, pattern: '^[0-9]+$' }), test_case_id: Type.Optional(Type.String({ maxLength: 100 })) }) },
+    }, async (request, reply) => {
+      const auth = callerWith(request, 'test_cases:write');
+      const input = request.body.test_case_id ? { test_case_ids: [request.body.test_case_id] } : { recipe_id: Number(request.body.recipe_id) };
+      const { data } = await startRunRequest(ctx, tests, auth, input);
+      return reply.redirect(`/console/test-runs/${encodeURIComponent(data.id)}`, 303);
+    });
+
+    app.get('/console/test-runs/:id', { schema: { ...hide, params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }) } }, async (request, reply) => {
+      const { data } = await getRunRequest(ctx, callerWith(request, 'test_cases:read'), request.params.id);
+      return send(reply, testRunPage({ ...frameOf(request, 'test-runs'), title: `Test run ${data.id}` }, data));
     });
 
     // Any other console path: a page, not the API's JSON 404.

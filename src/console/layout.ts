@@ -19,6 +19,7 @@ const SECTIONS: ReadonlyArray<{ key: string; label: string; href: string; privil
   { key: 'connections', label: 'Connections', href: '/console/connections', privilege: 'connections:read' },
   { key: 'api-platform', label: 'API platform', href: '/console/api-platform', privilege: 'api_platform_clients:read' },
   { key: 'properties', label: 'Properties', href: '/console/properties', privilege: 'environment_properties:read' },
+  { key: 'builds', label: 'Builds', href: '/console/builds', privilege: 'project_deployments:read' },
   { key: 'deployments', label: 'Deployments', href: '/console/deployments', privilege: 'project_deployments:read' },
   { key: 'test-runs', label: 'Test runs', href: '/console/test-runs', privilege: 'test_cases:read' },
 ];
