@@ -10,7 +10,6 @@ let t: TestApp;
 let admin: ConsoleBrowser;
 let reader: ConsoleBrowser;
 let project: { folderId: number; projectId: number };
-let recipeId: number;
 
 before(async () => {
   t = await createTestApp();
@@ -19,7 +18,6 @@ before(async () => {
   project = await t.createProject('Payments');
   const created = await t.call('POST', '/api/recipes', { body: { recipe: { name: 'Charge', folder_id: project.folderId, code: JSON.stringify(webhookTrigger([log('say', 'hello')])) } } });
   assert.equal(created.status, 200, created.text);
-  recipeId = created.body.id;
 });
 after(async () => t.close());
 
