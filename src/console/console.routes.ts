@@ -30,6 +30,8 @@ import { listProjects } from '../api/projects/projects.service.ts';
 import type { PackageRunner } from '../api/packages/runner.ts';
 import { getRunRequest, listRecentRunRequests, listTestCases, startRunRequest, type TestRunKick } from '../api/test_cases/test_cases.service.ts';
 import { listFolders } from '../api/folders/folders.service.ts';
+import { addRecord, columnsOf as dataColumnsOf, deleteRecord, filterFor, getRecord, getTable as getDataTable, listTables as listDataTables, recordToApi, searchRecords, updateRecord, type RecordListener } from '../api/data_tables/data_tables.service.ts';
+import { completeTask, getTask, listTasks, type WorkflowTaskRuntime } from '../api/workflow_tasks/workflow_tasks.service.ts';
 import { csrfTokenMatches, csrfTokenOf, resumeSession, signIn, signOut, type ConsoleSession } from './sessions.ts';
 import type { PageFrame } from './layout.ts';
 import { errorPage, signInPage } from './pages/sign-in.ts';
@@ -39,6 +41,8 @@ import { jobListPage, jobPage } from './pages/jobs.ts';
 import { columnsOf, lookupRowPage, lookupTablePage, lookupTablesPage } from './pages/lookup-tables.ts';
 import { apiPlatformPage, connectionsPage, deploymentsPage, propertiesPage, testRunPage, testRunsPage, topicPage, topicsPage } from './pages/workspace.ts';
 import { buildPage, buildsPage } from './pages/builds.ts';
+import { dataRecordPage, dataTablePage, dataTablesPage } from './pages/data-tables.ts';
+import { TASK_STATUSES, workflowTaskPage, workflowTasksPage } from './pages/workflow-tasks.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -48,7 +52,7 @@ declare module 'fastify' {
 
 export interface ConsoleDeps {
   ctx: ServiceContext;
-  engine: RecipeRuntime & JobControl;
+  engine: RecipeRuntime & JobControl & WorkflowTaskRuntime & { readonly dataTableListener: RecordListener };
   /** Event streams at run time: a test message is published as the API publishes one. */
   eventStreams: EventStreamsRuntime;
   /** Background exports and imports: a build or a deployment started here runs as one started by the API. */
@@ -79,6 +83,10 @@ const NOTICES: Record<string, string> = {
   published: 'Message published.',
   build_started: 'Build started: it is pending until its package is written.',
   deployed: 'Deployment started.',
+  record_added: 'Record added.',
+  record_saved: 'Record saved.',
+  record_deleted: 'Record deleted.',
+  task_completed: 'Task completed: its job goes on.',
 };
 
 const Form = (fields: Record<string, ReturnType<typeof Type.String>>) => Type.Object({ _csrf: Type.String({ maxLength: 100 }), ...fields });
@@ -510,6 +518,146 @@ export function consoleRoutes(deps: ConsoleDeps) {
         throw error;
       }
       return reply.redirect(`/console/topics/${topic.id}?done=published`, 303);
+    });
+
+    // Data tables
+    app.get('/console/data-tables', { schema: hide }, async (request, reply) => {
+      const tables = await listDataTables(ctx, callerWith(request, 'data_tables:read'), { offset: 0, perPage: 100 });
+      return send(reply, dataTablesPage({ ...frameOf(request, 'data-tables'), title: 'Data tables' }, tables));
+    });
+
+    const DataTableQuery = Type.Object({ column: Type.Optional(Type.String({ maxLength: 255 })), value: Type.Optional(Type.String({ maxLength: 10240 })), page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })), done: Type.Optional(Type.String({ maxLength: 40 })) });
+
+    async function showDataTable(request: FastifyRequest, reply: FastifyReply, id: number, q: { column?: string | undefined; value?: string | undefined; page?: number | undefined }, extra: { message?: { text: string; kind: 'ok' | 'error' } | undefined; draft?: Record<string, string> } = {}, status = 200) {
+      const scope = callerWith(request, 'data_tables:read');
+      const table = await getDataTable(ctx, scope, id);
+      const pageNo = q.page ?? 1;
+      const searching = q.value !== undefined && q.value !== '' && q.column !== undefined && table.schema.some((c) => c.name === q.column);
+      let message = extra.message;
+      let records: ReturnType<typeof recordToApi>[] = [];
+      let hasMore = false;
+      const filter = searching ? filterFor(table.schema, q.column as string, 'eq', q.value) : null;
+      if (filter && 'problem' in filter) {
+        message = { text: `Not searched: ${filter.problem}.`, kind: 'error' };
+        status = 400;
+      } else {
+        const found = await searchRecords(ctx, scope, table.id, { filters: filter ? [filter] : [], limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
+        const columns = dataColumnsOf(found.table);
+        records = found.records.map((r) => recordToApi(r, columns));
+        hasMore = found.next !== null;
+      }
+      return send(reply, dataTablePage({ ...frameOf(request, 'data-tables'), title: table.name }, {
+        table, records, hasMore, page: pageNo, search: searching ? { column: q.column, value: q.value } : { column: q.column },
+        canWrite: can(request, 'data_tables:write'), message, draft: extra.draft,
+      }, csrfOf(request)), status);
+    }
+
+    app.get('/console/data-tables/:id', { schema: { ...hide, params: IdParams, querystring: DataTableQuery } }, async (request, reply) =>
+      showDataTable(request, reply, request.params.id, request.query, { message: noticeOf(request.query.done) }));
+
+    const RecordParams = Type.Object({ id: IdParams.properties.id, record_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9-]+$' }) });
+
+    /** A record's values from the form's col_<i> fields, by the table's column names (text: the service reads it as the column's type). */
+    function recordData(columns: ReadonlyArray<{ name: string }>, body: Record<string, string>): Record<string, string> {
+      const data: Record<string, string> = {};
+      columns.forEach((column, i) => {
+        const value = body[`col_${i}`];
+        if (value !== undefined) data[column.name] = value;
+      });
+      return data;
+    }
+
+    const refused = (error: unknown) => error instanceof AppError && error.status === 400 ? error : undefined;
+
+    app.post('/console/data-tables/:id/records', { schema: { ...hide, params: IdParams, body: RowForm } }, async (request, reply) => {
+      const scope = callerWith(request, 'data_tables:write');
+      const table = await getDataTable(ctx, scope, request.params.id);
+      const body = request.body as Record<string, string>;
+      try {
+        await addRecord(ctx, scope, table.id, recordData(table.schema, body), engine.dataTableListener);
+      } catch (error) {
+        const problem = refused(error);
+        if (!problem) throw error;
+        return showDataTable(request, reply, table.id, {}, { message: { text: `Not added: ${problem.message}`, kind: 'error' }, draft: recordData(table.schema, body) }, 400);
+      }
+      return reply.redirect(`/console/data-tables/${table.id}?done=record_added`, 303);
+    });
+
+    app.get('/console/data-tables/:id/records/:record_id', { schema: { ...hide, params: RecordParams } }, async (request, reply) => {
+      const scope = callerWith(request, 'data_tables:write');
+      const table = await getDataTable(ctx, scope, request.params.id);
+      const record = await getRecord(ctx, scope, table.id, request.params.record_id);
+      return send(reply, dataRecordPage({ ...frameOf(request, 'data-tables'), title: 'Edit record' }, table, record, csrfOf(request)));
+    });
+
+    app.post('/console/data-tables/:id/records/:record_id', { schema: { ...hide, params: RecordParams, body: RowForm } }, async (request, reply) => {
+      const scope = callerWith(request, 'data_tables:write');
+      const table = await getDataTable(ctx, scope, request.params.id);
+      const data = recordData(table.schema, request.body as Record<string, string>);
+      try {
+        await updateRecord(ctx, scope, table.id, request.params.record_id, data, engine.dataTableListener);
+      } catch (error) {
+        const problem = refused(error);
+        if (!problem) throw error;
+        const record = await getRecord(ctx, scope, table.id, request.params.record_id);
+        return send(reply, dataRecordPage({ ...frameOf(request, 'data-tables'), title: 'Edit record' }, table, record, csrfOf(request), { text: `Not saved: ${problem.message}`, draft: data }), 400);
+      }
+      return reply.redirect(`/console/data-tables/${table.id}?done=record_saved`, 303);
+    });
+
+    app.post('/console/data-tables/:id/records/:record_id/delete', { schema: { ...hide, params: RecordParams, body: Form({}) } }, async (request, reply) => {
+      await deleteRecord(ctx, callerWith(request, 'data_tables:write'), request.params.id, request.params.record_id);
+      return reply.redirect(`/console/data-tables/${request.params.id}?done=record_deleted`, 303);
+    });
+
+    // Workflow tasks
+    app.get('/console/workflow-tasks', {
+      schema: { ...hide, querystring: Type.Object({ status: Type.Optional(Type.Union(TASK_STATUSES.map((s) => Type.Literal(s)))), assignee: Type.Optional(Type.String({ maxLength: 255 })) }) },
+    }, async (request, reply) => {
+      const status = request.query.status ?? 'open';
+      const assignee = request.query.assignee || undefined;
+      const { items } = await listTasks(ctx, callerWith(request, 'jobs:read'), { status, ...(assignee ? { assignee } : {}), per_page: 100 });
+      // Newest first (the service pages oldest first by id).
+      return send(reply, workflowTasksPage({ ...frameOf(request, 'workflow-tasks'), title: 'Workflow tasks' }, { tasks: [...items].reverse(), status, assignee }));
+    });
+
+    async function showTask(request: FastifyRequest, reply: FastifyReply, id: number, extra: { message?: { text: string; kind: 'ok' | 'error' } | undefined; draft?: Record<string, string> } = {}, status = 200) {
+      const task = await getTask(ctx, callerWith(request, 'jobs:read'), id);
+      return send(reply, workflowTaskPage({ ...frameOf(request, 'workflow-tasks'), title: task.name }, { task, canComplete: can(request, 'jobs:write'), ...extra }, csrfOf(request)), status);
+    }
+
+    app.get('/console/workflow-tasks/:id', { schema: { ...hide, params: IdParams, querystring: NoticeQuery } }, async (request, reply) =>
+      showTask(request, reply, request.params.id, { message: noticeOf(request.query.done) }));
+
+    /** A form field's text as the value its type takes (what cannot be read stays text: the service names the problem). */
+    function fieldValue(type: string, text: string): unknown {
+      if ((type === 'integer' || type === 'number') && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(text)) return Number(text);
+      if (type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
+      return text;
+    }
+
+    app.post('/console/workflow-tasks/:id/complete', {
+      schema: { ...hide, params: IdParams, body: Type.Object({ _csrf: Type.String({ maxLength: 100 }), decision: Type.Union([Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('completed')]), comments: Type.Optional(Type.String({ maxLength: 10_000 })) }, { additionalProperties: Type.String({ maxLength: 10_240 }) }) },
+    }, async (request, reply) => {
+      const auth = callerWith(request, 'jobs:write');
+      const task = await getTask(ctx, auth, request.params.id);
+      const body = request.body as Record<string, string>;
+      const fields: Record<string, unknown> = {};
+      task.form_fields.forEach((field, i) => {
+        const text = body[`field_${i}`];
+        if (text !== undefined && text !== '') fields[field.name] = fieldValue(field.type, text);
+      });
+      try {
+        await completeTask(ctx, engine, auth, task.id, {
+          ...(task.task_type === 'approval' ? { status: request.body.decision } : {}),
+          fields, ...(request.body.comments ? { comments: request.body.comments } : {}),
+        });
+      } catch (error) {
+        const problem = error instanceof AppError && (error.status === 400 || error.code === 'workflow_task_not_open') ? error : undefined;
+        if (!problem) throw error;
+        return showTask(request, reply, task.id, { message: { text: `Not completed: ${problem.message}`, kind: 'error' }, draft: body }, problem.status);
+      }
+      return reply.redirect(`/console/workflow-tasks/${task.id}?done=task_completed`, 303);
     });
 
     // Builds
