@@ -181,7 +181,11 @@ describe('test cases on the recipe page and POST /console/test-runs', () => {
     assert.match(done.body, /<td>Paid order is logged<\/td><td><span class="badge ok">passed<\/span><\/td><td class="error-text"><\/td>/);
     assert.match(done.body, /<td>Expects &lt;Bob&gt;<\/td><td><span class="badge bad">failed<\/span><\/td><td class="error-text">[^<]*Bob paid 42[^<]*<\/td>/);
     assert.match(done.body, /<dt>Coverage<\/dt><dd>\d+% of the steps<\/dd>/);
-    assert.match(done.body, new RegExp(`<a href="/console/recipes/${testedId}/jobs/[^"]+">`), 'each result links to its job');
+    const jobLink = new RegExp(`<a href="(/console/recipes/${testedId}/jobs/[^"]+)">`).exec(done.body)?.[1];
+    assert.ok(jobLink, 'each result links to its job');
+    const job = await admin.get(jobLink);
+    assert.equal(job.statusCode, 200, 'the job of a test case opens');
+    assert.match(job.body, /Ada paid 42|Bob paid 42/);
     const runs = await admin.get('/console/test-runs');
     assert.match(runs.body, new RegExp(`<a href="${location}"><code>`));
   });
