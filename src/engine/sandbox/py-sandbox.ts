@@ -5,7 +5,7 @@
 // interrupts the interpreter (a KeyboardInterrupt in Python); a worker that still does not answer
 // soon after, or dies, is terminated and replaced, so a stuck step never holds up the server.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -231,6 +231,10 @@ export async function preparePythonSnapshot(file: string): Promise<void> {
     const result = await sandbox.run("def main(input):\n    return {'ready': True}", {}, { timeoutMs: 600_000, memoryBytes: 32 * 1024 * 1024 });
     if (!result.ok) throw new Error(`the Python sandbox did not run a step: ${result.type}: ${result.message}`);
     if (!existsSync(file)) throw new Error(`the snapshot could not be written to ${file}`);
+    // Snapshots of an earlier Pyodide or bootstrap beside it are never read again.
+    for (const name of readdirSync(dirname(file))) {
+      if (/^python-[0-9a-f]{16}\.snapshot$/.test(name) && join(dirname(file), name) !== file) rmSync(join(dirname(file), name), { force: true });
+    }
   } finally {
     await sandbox.close();
   }
