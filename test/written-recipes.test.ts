@@ -150,7 +150,7 @@ describe('recipes written in the vendor\'s format', () => {
     const [job] = await jobsOf(id);
     assert.equal(job!.status, 'succeeded', job!.error ?? '');
     const rows = await t.call('GET', `/api/lookup_tables/${lookup.body.id}/rows`);
-    assert.deepEqual((rows.body as Array<{ data: Record<string, string> }>).map((r) => r.data).sort((a, b) => (a.rate_date + a.currency).localeCompare(b.rate_date + b.currency)), [
+    assert.deepEqual((rows.body as Array<{ data: Record<string, string> }>).map((r) => r.data).sort((a, b) => `${a.rate_date}${a.currency}`.localeCompare(`${b.rate_date}${b.currency}`)), [
       { currency: 'EUR', rate: '0.91', rate_date: '2026-11-24' },
       { currency: 'CHF', rate: '0.882200', rate_date: '2026-11-25' },
       { currency: 'EUR', rate: '0.921300', rate_date: '2026-11-25' },
