@@ -65,8 +65,8 @@ export function installedPythonSnapshotFile(): string {
 
 /**
  * `snapshotFiles`: where a loaded interpreter's snapshot may be, in order of preference (the data
- * directory's, then the installation's); the first that exists is read, and one that does not
- * load is set aside for a full load. A snapshot made by a full load is written to each of them.
+ * directory's, then the installation's); the first that can be read is used, and when it does not
+ * load the interpreter loads in full. A snapshot made by a full load is written to each of them.
  */
 export function createPySandbox(options: { workers: number; snapshotFiles?: readonly string[] }): PySandbox {
   const slots: Slot[] = [];
