@@ -64,6 +64,26 @@ export function lockedSkippingLocked<DB, TB extends keyof DB, O>(query: SelectQu
   return dialectOf(db) === 'postgres' ? query.forUpdate().skipLocked() : query;
 }
 
+/**
+ * Whether independent writes (ones that update no row other writes update) should share the
+ * group commit's transaction (group-commit.ts). SQLite: yes; it has one writer, and a commit (a
+ * sync of its log) is what limits it. PostgreSQL: no; it takes writes of many connections at once
+ * and groups concurrent commits into one flush of its log itself, so they run in parallel
+ * transactions from the pool, none waiting for another's round trips.
+ */
+export function sharesCommits(db: Kysely<any>): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return dialectOf(db) !== 'postgres';
+}
+
+/**
+ * Whether statements that write (insert, update) may stand in a WITH clause of another, so that
+ * several writes go to the database as one statement: PostgreSQL yes (one round trip instead of
+ * one each); SQLite no (and a statement there is a call in the process, not a round trip).
+ */
+export function writesInWithClause(db: Kysely<any>): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return dialectOf(db) === 'postgres';
+}
+
 /** Namespaces of transaction-scoped advisory locks (the first key of the two-key form). */
 export const ADVISORY_LOCKS = { recipeClaims: 1 } as const;
 
