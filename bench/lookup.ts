@@ -8,6 +8,8 @@
 // Row adds also report the server's CPU time per add (from /proc: the main thread, where SQLite
 // runs too, and the process less the client thread), which other load on the machine disturbs
 // far less than adds per second. SQLITE_SYNCHRONOUS is read from the environment (default FULL).
+// With `--database postgres` it runs once on each database (bench/database.ts); on PostgreSQL the
+// direct SQL runs on a client connection of its own (a round trip each, prepared by name).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
@@ -27,6 +30,7 @@ import { LookupRow, RowBody, TableParams } from '../src/api/lookup_tables/lookup
 import { insertRows, planFilters, probeQuery, rowsQuery, type CellFilter, type Cells } from '../src/api/lookup_tables/lookup_tables.store.ts';
 import { threadCpuMs, type ClientJob, type ClientResult } from './http-client.ts';
 import { tempDir } from './lib.ts';
+import { currentDatabase, databaseEnv, recordFigure } from './database.ts';
 
 const LABELS = ['code', 'name', 'region', 'currency', 'owner'];
 const REGIONS = 20;
@@ -91,7 +95,10 @@ export async function main(argv: string[]): Promise<void> {
   }
 
   const dataDir = tempDir('switchboard-bench-', { keep: values.keep });
+  const onPostgres = currentDatabase() === 'postgres';
+  const dbEnv = await databaseEnv();
   const config = loadConfig({
+    ...dbEnv,
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
     PORT: '0',
@@ -124,7 +131,7 @@ export async function main(argv: string[]): Promise<void> {
     console.log(`Switchboard lookup-table benchmark, ${new Date().toISOString()}`);
     console.log(`machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GiB; Node ${process.version}; SQLite ${sqliteVersion}`);
     console.log(`load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes on this machine share its CPUs)`);
-    console.log(`settings: SQLITE_SYNCHRONOUS=${config.sqliteSynchronous} (WAL), LOOKUP_TABLE_MAX_ROWS=${config.lookupTableMaxRows}, data in ${dataDir}`);
+    console.log(`settings: ${onPostgres ? 'PostgreSQL (synchronous_commit on)' : `SQLITE_SYNCHRONOUS=${config.sqliteSynchronous} (WAL)`}, LOOKUP_TABLE_MAX_ROWS=${config.lookupTableMaxRows}, data in ${dataDir}`);
 
     const created = await fetch(`${base}/api/lookup_tables`, {
       method: 'POST',
@@ -137,7 +144,7 @@ export async function main(argv: string[]): Promise<void> {
     // Fill: directly through the store, 20,000 rows a transaction. A larger page cache speeds the
     // fill only; it is set back to SQLite's default before anything is measured.
     const fillStarted = performance.now();
-    await sql`PRAGMA cache_size = -262144`.execute(database.db);
+    if (!onPostgres) await sql`PRAGMA cache_size = -262144`.execute(database.db);
     const now = new Date().toISOString();
     for (let start = 0; start < rows; start += 20_000) {
       const batch: Cells[] = [];
@@ -145,11 +152,16 @@ export async function main(argv: string[]): Promise<void> {
       await database.db.transaction().execute((trx) => insertRows(trx, tableId, LABELS.length, batch, now));
       if (process.stderr.isTTY) process.stderr.write(`\rfilling: ${int(Math.min(rows, start + 20_000))} rows`);
     }
-    await sql`PRAGMA cache_size = -2000`.execute(database.db);
-    await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(database.db);
+    if (onPostgres) await sql`analyze lookup_table_rows`.execute(database.db);
+    else {
+      await sql`PRAGMA cache_size = -2000`.execute(database.db);
+      await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(database.db);
+    }
     if (process.stderr.isTTY) process.stderr.write('\r');
     const fillSeconds = (performance.now() - fillStarted) / 1000;
-    const fileMb = fs.statSync(path.join(dataDir, SQLITE_FILENAME)).size / 2 ** 20;
+    const fileMb = onPostgres
+      ? Number((await sql<{ size: string }>`select pg_database_size(current_database()) as size`.execute(database.db)).rows[0]?.size) / 2 ** 20
+      : fs.statSync(path.join(dataDir, SQLITE_FILENAME)).size / 2 ** 20;
     console.log(`table: ${int(rows)} rows x ${LABELS.length} columns (${LABELS.join(', ')}), filled in ${fillSeconds.toFixed(1)} s; database file ${fileMb.toFixed(0)} MiB`);
 
     const oneColumn = sampleRows(lookups, rows, 1);
@@ -159,38 +171,57 @@ export async function main(argv: string[]): Promise<void> {
     const filtersTwo = (i: number): CellFilter[] => [{ column: 'col3', value: `R${i % REGIONS}` }, { column: 'col1', value: codeOf(i) }];
 
     // The same lookups directly in SQL: the statements the store runs, prepared once, on a
-    // connection of their own to the same file.
-    const direct = new DatabaseSync(path.join(dataDir, SQLITE_FILENAME), { readOnly: true });
+    // connection of their own to the same file (SQLite) or database (PostgreSQL, one round trip each).
     const planned = (await planFilters(database.db, tableId, filtersTwo(0))) as CellFilter[];
     if (planned[0]?.column !== 'col1') throw new Error('the unique column should lead a two-column lookup');
     // The statements as the store compiles them; their parameters for each sample, prepared before timing.
     const oneQuery = (i: number) => rowsQuery(database.db, tableId, filtersOne(i)).limit(1).compile();
     const probe = (i: number) => probeQuery(database.db, tableId, filtersTwo(i)).compile();
     const twoQuery = (i: number) => rowsQuery(database.db, tableId, [filtersTwo(i)[1] as CellFilter, filtersTwo(i)[0] as CellFilter]).limit(1).compile();
-    const oneStmt = direct.prepare(oneQuery(0).sql);
-    const probeStmt = direct.prepare(probe(0).sql);
-    const twoStmt = direct.prepare(twoQuery(0).sql);
-    type Params = Parameters<typeof oneStmt.get>;
-    const timeDirect = (samples: number[], run: (k: number) => unknown): Stats => {
+    const oneParams = oneColumn.map((i) => oneQuery(i).parameters);
+    const probeParams = twoColumns.map((i) => probe(i).parameters);
+    const twoParams = twoColumns.map((i) => twoQuery(i).parameters);
+    const timeDirect = async (samples: number[], run: (k: number) => unknown): Promise<Stats> => {
       const latencies: number[] = [];
-      samples.forEach((i, k) => {
+      for (let k = 0; k < samples.length; k++) {
         const t0 = performance.now();
-        const result = run(k);
+        const result = await run(k);
         latencies.push(performance.now() - t0);
-        if ((result as { col1?: string } | undefined)?.col1 !== codeOf(i)) throw new Error(`direct SQL lookup of row ${i} returned ${JSON.stringify(result)}`);
-      });
+        if ((result as { col1?: string } | undefined)?.col1 !== codeOf(samples[k] as number)) throw new Error(`direct SQL lookup of row ${samples[k]} returned ${JSON.stringify(result)}`);
+      }
       return stats(latencies);
     };
-    const oneParams = oneColumn.map((i) => oneQuery(i).parameters as Params);
-    const probeParams = twoColumns.map((i) => probe(i).parameters as Params);
-    const twoParams = twoColumns.map((i) => twoQuery(i).parameters as Params);
-    timeDirect(oneColumn.slice(0, 1000), (k) => oneStmt.get(...(oneParams[k] as Params)));
-    const directOne = timeDirect(oneColumn, (k) => oneStmt.get(...(oneParams[k] as Params)));
-    const directTwo = timeDirect(twoColumns, (k) => {
-      probeStmt.get(...(probeParams[k] as Params));
-      return twoStmt.get(...(twoParams[k] as Params));
-    });
-    direct.close();
+    let directOne: Stats;
+    let directTwo: Stats;
+    if (onPostgres) {
+      const client = new pg.Client({ connectionString: dbEnv.DATABASE_URL });
+      await client.connect();
+      try {
+        const first = async (name: string, text: string, values: readonly unknown[]) => (await client.query({ name, text, values: [...values] })).rows[0] as unknown;
+        const [oneSql, probeSql, twoSql] = [oneQuery(0).sql, probe(0).sql, twoQuery(0).sql];
+        await timeDirect(oneColumn.slice(0, 1000), (k) => first('one', oneSql, oneParams[k] as unknown[]));
+        directOne = await timeDirect(oneColumn, (k) => first('one', oneSql, oneParams[k] as unknown[]));
+        directTwo = await timeDirect(twoColumns, async (k) => {
+          await first('probe', probeSql, probeParams[k] as unknown[]);
+          return first('two', twoSql, twoParams[k] as unknown[]);
+        });
+      } finally {
+        await client.end();
+      }
+    } else {
+      const direct = new DatabaseSync(path.join(dataDir, SQLITE_FILENAME), { readOnly: true });
+      const oneStmt = direct.prepare(oneQuery(0).sql);
+      const probeStmt = direct.prepare(probe(0).sql);
+      const twoStmt = direct.prepare(twoQuery(0).sql);
+      type Params = Parameters<typeof oneStmt.get>;
+      await timeDirect(oneColumn.slice(0, 1000), (k) => oneStmt.get(...(oneParams[k] as Params)));
+      directOne = await timeDirect(oneColumn, (k) => oneStmt.get(...(oneParams[k] as Params)));
+      directTwo = await timeDirect(twoColumns, (k) => {
+        probeStmt.get(...(probeParams[k] as Params));
+        return twoStmt.get(...(twoParams[k] as Params));
+      });
+      direct.close();
+    }
 
     // Through HTTP, one request at a time (latency), after a warm-up.
     const lookupUrl = (filters: CellFilter[]) => `${base}/api/lookup_tables/${tableId}/lookup?${filters.map((f) => `by[${LABELS[Number(f.column.slice(3)) - 1]}]=${encodeURIComponent(f.value ?? '')}`).join('&')}`;
@@ -250,6 +281,10 @@ export async function main(argv: string[]): Promise<void> {
     const failures = floorResult.failures + httpOne.failures + httpTwo.failures + fetchOne.failures + addResult.failures + (added.status === 200 ? 0 : 1);
     if (failures > 0) console.log(`FAILURES: ${failures} (${httpOne.firstFailure ?? httpTwo.firstFailure ?? addResult.firstFailure ?? `last added row not found: ${added.status}`})`);
     const p99 = Math.max(stats(httpOne.latenciesMs).p99, stats(httpTwo.latenciesMs).p99);
+    // For the comparison of the two databases (`--database postgres`): rates, higher is better.
+    recordFigure('lookups/s, by code', 1000 / stats(httpOne.latenciesMs).mean);
+    recordFigure('lookups/s, by region + code', 1000 / stats(httpTwo.latenciesMs).mean);
+    recordFigure('row adds/s through HTTP', addsPerSecond);
     console.log(`load average at end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     console.log('');
     console.log(`targets: lookup p99 < 2 ms through HTTP: ${p99 < 2 ? 'met' : 'MISSED'} (${ms(p99)}); >= 5,000 row adds/s through HTTP: ${addsPerSecond >= 5000 ? 'met' : 'MISSED'} (${int(addsPerSecond)}/s)`);

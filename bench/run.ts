@@ -5,7 +5,7 @@ import { comparison, databaseOption, useDatabase } from './database.ts';
 // `--database postgres` runs it on both databases.
 const BENCHMARKS: Record<string, { summary: string; postgres?: true; load: () => Promise<{ main(args: string[]): Promise<void> }> }> = {
   datatables: { summary: 'data tables through recipe steps: records inserted per second (add_record, create_records_batch) and searches per second (get_records), each beside the lookup-table action [--jobs N --records N --batch N]', load: () => import('./datatables.ts') },
-  lookup: { summary: 'lookup tables at 1,000,000 rows: lookup latency by one and two columns, row adds per second', load: () => import('./lookup.ts') },
+  lookup: { summary: 'lookup tables at 1,000,000 rows: lookup latency by one and two columns, row adds per second [--rows N --lookups N --adds N --concurrency N]', postgres: true, load: () => import('./lookup.ts') },
   token: { summary: 'POST /oauth2/token: tokens issued per second beside a bare Fastify route [--seconds N --connections N]', postgres: true, load: () => import('./token.ts') },
   gateway: { summary: 'gateway calls per second through a proxy collection (OAuth token, then an RS256 JWT) beside a bare Fastify proxy [--seconds N --connections N]', postgres: true, load: () => import('./gateway.ts') },
   pubsub: { summary: 'event streams: single and batch publishes per second, publish-to-delivery latency [--seconds N --connections N]', postgres: true, load: () => import('./pubsub.ts') },

@@ -59,6 +59,14 @@ describe('createGroupCommit', () => {
     assert.equal((await notes()).filter((b) => b.startsWith('a')).length, 50);
   });
 
+  test('on SQLite, runAlone joins the batch like any other write (one commit for all)', async () => {
+    const group = createGroupCommit(db);
+    const before = commits();
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? group.run : group.runAlone)(insertNote(`ra${i}`))));
+    assert.deepEqual(results, Array.from({ length: 10 }, (_, i) => `ra${i}`));
+    assert.equal(commits() - before, 1);
+  });
+
   test('a failing write is undone alone and rejected with its own error; the others commit', async () => {
     const group = createGroupCommit(db);
     const outcomes = await Promise.allSettled([
@@ -221,5 +229,45 @@ describe('createGroupCommit on PostgreSQL', { skip: postgresOnly('runs on a Post
     assert.ok(rows.includes('q1') && rows.includes('q3'));
     assert.ok(!rows.includes('q2-partial'));
     assert.equal(rows.filter((b) => b === 'p0').length, 1);
+  });
+
+  test('runAlone: independent writes run in transactions of their own, and each resolves after its commit', async () => {
+    const group = createGroupCommit(pgDb);
+    const txids = await Promise.all(Array.from({ length: 30 }, (_, i) => group.runAlone(insertIn(`s${i}`))));
+    assert.equal(new Set(txids).size, 30, 'one transaction each');
+    assert.equal((await stored()).filter((b) => b.startsWith('s')).length, 30, 'committed when they resolved');
+  });
+
+  test('runAlone: a write does not wait for another one still open, nor for the batch', async () => {
+    const group = createGroupCommit(pgDb);
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => { open = resolve; });
+    const slow = group.run(async (trx) => {
+      await sql`insert into notes (body) values ('r-slow')`.execute(trx);
+      await gate;
+      return 'slow';
+    });
+    // Committed and seen from outside while the batch's transaction is still open.
+    await group.runAlone(insertIn('r-fast'));
+    const seen = await stored();
+    assert.ok(seen.includes('r-fast') && !seen.includes('r-slow'));
+    open();
+    assert.equal(await slow, 'slow');
+    assert.ok((await stored()).includes('r-slow'));
+  });
+
+  test('runAlone: a write that fails is undone alone and keeps its own error', async () => {
+    const group = createGroupCommit(pgDb);
+    const outcomes = await Promise.allSettled([
+      group.runAlone(insertIn('t1')),
+      group.runAlone(async (trx) => {
+        await insertIn('t2-partial')(trx);
+        return insertIn('p0')(trx);
+      }),
+    ]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected']);
+    assert.ok(isUniqueViolation((outcomes[1] as PromiseRejectedResult).reason));
+    const rows = await stored();
+    assert.ok(rows.includes('t1') && !rows.includes('t2-partial'));
   });
 });

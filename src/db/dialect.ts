@@ -1,6 +1,6 @@
 // Every difference between SQLite and PostgreSQL lives here, one named function each.
 // The areas never ask which database runs.
-import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type CreateIndexBuilder, type CreateTableBuilder, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type CompiledQuery, type CreateIndexBuilder, type CreateTableBuilder, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -72,6 +72,38 @@ export function isSharedByNodes(db: Kysely<any>): boolean { // eslint-disable-li
  */
 export function lockedSkippingLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, db: Kysely<any>): SelectQueryBuilder<DB, TB, O> { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
   return dialectOf(db) === 'postgres' ? query.forUpdate().skipLocked() : query;
+}
+
+/**
+ * Whether independent writes (ones that update no row other writes update) should share the
+ * group commit's transaction (group-commit.ts). SQLite: yes; it has one writer, and a commit (a
+ * sync of its log) is what limits it. PostgreSQL: no; it takes writes of many connections at once
+ * and groups concurrent commits into one flush of its log itself, so they run in parallel
+ * transactions from the pool, none waiting for another's round trips.
+ */
+export function sharesCommits(db: Kysely<any>): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return dialectOf(db) !== 'postgres';
+}
+
+/**
+ * Whether statements that write (insert, update) may stand in a WITH clause of another, so that
+ * several writes go to the database as one statement: PostgreSQL yes (one round trip instead of
+ * one each); SQLite no (and a statement there is a call in the process, not a round trip).
+ */
+export function writesInWithClause(db: Kysely<any>): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return dialectOf(db) === 'postgres';
+}
+
+/**
+ * One statement inserting any number of rows, each column's values bound as one array, where the
+ * database takes arrays (PostgreSQL: `insert … select * from unnest($1::bigint[], …)`, one round
+ * trip and four bound values for a thousand rows); undefined where it does not (SQLite: the
+ * caller inserts with multi-row VALUES, a call in the process each).
+ */
+export function insertFromColumnArrays(db: Kysely<any>, table: string, columns: ReadonlyArray<{ name: string; type: 'bigint' | 'text' }>, values: ReadonlyArray<readonly unknown[]>): CompiledQuery | undefined { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  if (dialectOf(db) !== 'postgres') return undefined;
+  const arrays = columns.map((column, i) => sql`${values[i]}::${sql.raw(column.type)}[]`);
+  return sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c.name)))}) select * from unnest(${sql.join(arrays)})`.compile(db);
 }
 
 /** Namespaces of transaction-scoped advisory locks (the first key of the two-key form). */

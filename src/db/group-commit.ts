@@ -12,8 +12,16 @@
 // committed. A write or a commit that fails because of the storage (storageFailureOf: a full disk,
 // a read-only file, an I/O error) fails the whole batch: nothing of it was committed, and every
 // caller gets that error (an HTTP 503), none an acknowledgement.
+// `runAlone` is for a write that updates no row other writes update (a job's insert): on SQLite it
+// joins the batch like any other; on PostgreSQL (sharesCommits in dialect.ts) it runs in its own
+// transaction on a connection of the pool, in parallel with the batch and with each other, and
+// settles when that transaction committed. PostgreSQL takes many connections' writes at once and
+// groups concurrent commits into one flush of its log itself, where the shared transaction would
+// serialise them one round trip at a time. Writes that update a row many others update too (a
+// recipe's counters, a lookup table's row count) stay in the batch on PostgreSQL: each in its own
+// transaction, they would wait for each other's commits (the row lock is held through the flush).
 import type { ControlledTransaction, Kysely, Transaction } from 'kysely';
-import { storageFailureOf } from './dialect.ts';
+import { sharesCommits, storageFailureOf } from './dialect.ts';
 import type { Database } from './types.ts';
 
 export interface GroupCommit {
@@ -25,6 +33,11 @@ export interface GroupCommit {
    * writing (e.g. a conditional update that changed nothing) is cheaper returned than thrown.
    */
   run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /**
+   * The same promises for a write that updates no row another write updates (it inserts its own
+   * rows): on PostgreSQL it runs in a transaction of its own, in parallel with the others.
+   */
+  runAlone<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
 }
 
 interface Queued {
@@ -69,13 +82,15 @@ export function createGroupCommit(db: Kysely<Database>, options: { maxBatch?: nu
     });
   };
 
+  const run = <T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      schedule();
+    });
+  const alone = !sharesCommits(db);
   return {
-    run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-      return new Promise<T>((resolve, reject) => {
-        queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-        schedule();
-      });
-    },
+    run,
+    runAlone: alone ? (work) => db.transaction().execute(work) : run,
   };
 }
 

@@ -157,7 +157,8 @@ export class JobQueue {
     else if (!backlog.tryAdd(row)) return BACKLOG_FULL;
     let stored: Awaited<ReturnType<JobQueue['storeJob']>>;
     try {
-      stored = await this.#deps.ctx.groupCommit.run((trx) => this.storeJob(trx, row, event, meta, handle));
+      // A new row of its own: on PostgreSQL in a transaction of its own, beside the other writes.
+      stored = await this.#deps.ctx.groupCommit.runAlone((trx) => this.storeJob(trx, row, event, meta, handle));
     } catch (error) {
       backlog.remove(row.id);
       throw error;

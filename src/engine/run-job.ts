@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import type { JobLineRow, JobRow, RecipeRow } from '../db/types.ts';
-import { countJobEnd, finishJob, insertLines } from '../api/jobs/jobs.store.ts';
+import { insertLines, recordJobEnd } from '../api/jobs/jobs.store.ts';
 import { resolveSlot } from './connection-slots.ts';
 import { StepError, type CallOutcome, type ConnectionValues, type RecipeRef } from './connectors/types.ts';
 import type { EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
@@ -238,17 +238,19 @@ export class JobRunner {
     const { ctx } = this.#deps;
     const completed = toStored(ctx.clock.now());
     const lines = this.#lineRows(job, outcome.lines, outcome.firstSeq);
-    await ctx.groupCommit.run(async (trx) => {
-      await insertLines(trx, lines);
-      await finishJob(trx, job.id, {
+    // A test case's job is listed with the recipe's jobs but not counted in its production figures.
+    const counters = job.is_test === 1 ? null : { recipeId: row.id, succeeded: outcome.status === 'succeeded', taskCount: outcome.taskCount, lastRunAt: job.started_at };
+    await ctx.groupCommit.run((trx) => recordJobEnd(trx, {
+      id: job.id,
+      lines,
+      result: {
         status: outcome.status,
         error: outcome.error,
         error_parts: outcome.errorParts ? JSON.stringify({ ...outcome.errorParts, error_id: randomUUID() }) : null,
         completed_at: completed,
         task_count: outcome.taskCount,
-      });
-      // A test case's job is listed with the recipe's jobs but not counted in its production figures.
-      if (job.is_test !== 1) await countJobEnd(trx, row.id, outcome.status === 'succeeded', outcome.taskCount, job.started_at);
-    });
+      },
+      counters,
+    }));
   }
 }

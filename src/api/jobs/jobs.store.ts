@@ -1,8 +1,9 @@
 // Jobs and their lines (contract 10): the durable queue the engine claims from, and the history
 // the API reads. One mapper to the API shape.
 import { randomBytes } from 'node:crypto';
-import type { Db, JobLineRow, JobRow, JobState } from '../../db/types.ts';
-import { ADVISORY_LOCKS, isSharedByNodes, lockedSkippingLocked, tryTransactionLock } from '../../db/dialect.ts';
+import { sql, type QueryCreator } from 'kysely';
+import type { Database, Db, JobLineRow, JobRow, JobState } from '../../db/types.ts';
+import { ADVISORY_LOCKS, isSharedByNodes, lockedSkippingLocked, tryTransactionLock, writesInWithClause } from '../../db/dialect.ts';
 import { prepareQuery, type PreparedQuery } from '../../db/prepared.ts';
 import { toApiTimestamp } from '../../time.ts';
 
@@ -92,19 +93,23 @@ async function claimJobsAcrossNodes(trx: Db, claim: JobClaim): Promise<{ jobs: J
   // One claim at a time per recipe across the nodes, so the count below stays true until the commit.
   // An advisory lock rather than the recipe's row: job ends update that row's counters all the time.
   if (!(await tryTransactionLock(trx, ADVISORY_LOCKS.recipeClaims, claim.recipeId))) return { jobs: [], contended: true };
-  const recipe = await trx.selectFrom('recipes').select('concurrency').where('id', '=', claim.recipeId).where('running', '=', 1).executeTakeFirst();
-  if (!recipe) return { jobs: [], contended: false };
-  const { n } = await trx.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('status', '=', 'running').where('recipe_id', '=', claim.recipeId).where('is_test', '=', 0).executeTakeFirstOrThrow();
-  const room = Math.min(claim.limit, Math.max(1, recipe.concurrency) - Number(n));
-  if (room <= 0) return { jobs: [], contended: false };
-  const jobs = await trx.updateTable('jobs')
-    .set({ status: 'running', started_at: claim.now, claimed_by: claim.node, lease_expires_at: claim.leaseUntil })
-    .where('id', 'in', lockedSkippingLocked(trx.selectFrom('jobs').select('id').where('recipe_id', '=', claim.recipeId).where('status', '=', 'queued').orderBy('id').limit(room), trx))
-    .returningAll()
-    .execute();
-  return { jobs: jobs.sort((a, b) => a.id - b.id), contended: false };
+  // One statement after the lock (its snapshot sees every claim committed before the lock was
+  // taken): the room is the recipe's concurrency (none when it stopped) less its running jobs,
+  // within the node's limit; that many of the oldest queued rows are claimed.
+  const { rows } = await claimAcrossNodesQuery.execute(trx, claim);
+  return { jobs: rows.sort((a, b) => a.id - b.id), contended: false };
 }
+
+const claimAcrossNodesQuery = prepareQuery<JobClaim, JobRow>((db, param) => {
+  const concurrency = db.selectFrom('recipes').select(sql<number>`greatest(1, concurrency)`.as('c')).where('id', '=', param('recipeId')).where('running', '=', 1);
+  const running = db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'running').where('recipe_id', '=', param('recipeId')).where('is_test', '=', 0);
+  const room = sql<number>`greatest(0, least(${param('limit')}::int, coalesce((${concurrency}), 0) - (${running})))`;
+  return db.updateTable('jobs')
+    .set({ status: 'running', started_at: param('now'), claimed_by: param('node'), lease_expires_at: param('leaseUntil') })
+    .where('id', 'in', lockedSkippingLocked(db.selectFrom('jobs').select('id').where('recipe_id', '=', param('recipeId')).where('status', '=', 'queued').orderBy('id').limit(room), db))
+    .returningAll();
+});
 
 /** A node's claims on the jobs it runs hold until `until` (the heartbeat of a running node). */
 export async function renewJobLeases(db: Db, node: string, until: string): Promise<void> {
@@ -151,20 +156,22 @@ const LINES_PER_STATEMENT = 100;
 type LinesParams = { lines: readonly JobLineRow[] } & Record<string, unknown>;
 const insertLinesQueries = new Map<number, PreparedQuery<LinesParams, never>>();
 
+/** Placeholder `<line>.<column>` reads that column of that line in place; any other, the parameter of its name. */
+function bindLineOrName<P extends LinesParams>(name: string): (params: P) => unknown {
+  const dot = name.indexOf('.');
+  if (dot < 0) return (params) => params[name];
+  const index = Number(name.slice(0, dot));
+  const column = name.slice(dot + 1) as keyof JobLineRow;
+  return (params) => (params.lines[index] as JobLineRow)[column];
+}
+
 function insertLinesQuery(count: number): PreparedQuery<LinesParams, never> {
   let query = insertLinesQueries.get(count);
   if (query === undefined) {
     query = prepareQuery<LinesParams, never>(
       (db, param) => db.insertInto('job_lines').values(Array.from({ length: count }, (_, i) => Object.fromEntries(LINE_COLUMNS.map((column) => [column, param(`${i}.${column}`)])) as unknown as JobLineRow)),
       // Placeholder `<line>.<column>` reads that column of that line in place.
-      {
-        bind: (name) => {
-          const dot = name.indexOf('.');
-          const index = Number(name.slice(0, dot));
-          const column = name.slice(dot + 1) as keyof JobLineRow;
-          return (params) => (params.lines[index] as JobLineRow)[column];
-        },
-      },
+      { bind: bindLineOrName },
     );
     insertLinesQueries.set(count, query);
   }
@@ -192,6 +199,59 @@ const countFailed = prepareQuery<CountParams, never>((db, param) =>
   db.updateTable('recipes')
     .set((eb) => ({ job_failed_count: eb('job_failed_count', '+', 1), lifetime_task_count: eb('lifetime_task_count', '+', param('taskCount')), last_run_at: param('lastRunAt') }))
     .where('id', '=', param('recipeId')));
+
+/** What a job's end writes: its lines, its end state, and (unless a test case's) its recipe's counters. */
+export type JobEnd = {
+  id: number;
+  lines: JobLineRow[];
+  result: JobResult;
+  counters: { recipeId: number; succeeded: boolean; taskCount: number; lastRunAt: string } | null;
+};
+
+/**
+ * Record a job's end: its lines, its state and its recipe's counters. Where the database takes
+ * writes in a WITH clause (PostgreSQL), one statement of all three (one round trip); otherwise
+ * (SQLite, where a statement is a call in the process) one statement each, in the caller's
+ * transaction either way.
+ */
+export async function recordJobEnd(db: Db, end: JobEnd): Promise<void> {
+  if (!writesInWithClause(db) || end.lines.length > LINES_PER_STATEMENT) {
+    await insertLines(db, end.lines);
+    await finishJob(db, end.id, end.result);
+    if (end.counters) await countJobEnd(db, end.counters.recipeId, end.counters.succeeded, end.counters.taskCount, end.counters.lastRunAt);
+    return;
+  }
+  const counted = end.counters === null ? 'none' : end.counters.succeeded ? 'succeeded' : 'failed';
+  await jobEndQuery(end.lines.length, counted).execute(db, {
+    lines: end.lines, id: end.id, ...end.result,
+    recipeId: end.counters?.recipeId ?? 0, taskCount: end.counters?.taskCount ?? 0, lastRunAt: end.counters?.lastRunAt ?? '',
+  });
+}
+
+type JobEndParams = LinesParams & JobResult & { id: number } & CountParams;
+/** One prepared statement per number of lines and kind of count. */
+const jobEndQueries = new Map<string, PreparedQuery<JobEndParams, never>>();
+
+function jobEndQuery(count: number, counted: 'succeeded' | 'failed' | 'none'): PreparedQuery<JobEndParams, never> {
+  const key = `${count}:${counted}`;
+  let query = jobEndQueries.get(key);
+  if (query === undefined) {
+    query = prepareQuery<JobEndParams, never>((db, param) => {
+      const lines = Array.from({ length: count }, (_, i) => Object.fromEntries(LINE_COLUMNS.map((column) => [column, param(`${i}.${column}`)])) as unknown as JobLineRow);
+      const ended = { status: param('status'), error: param('error'), error_parts: param('error_parts'), completed_at: param('completed_at'), task_count: param('task_count') };
+      // The names of the WITH clauses are never read: a query creator of the same tables.
+      const creator = (count === 0 ? db : db.with('job_lines_added', (q) => q.insertInto('job_lines').values(lines).returning('job_id'))) as unknown as QueryCreator<Database>;
+      if (counted === 'none') return creator.updateTable('jobs').set(ended).where('id', '=', param('id'));
+      const column = counted === 'succeeded' ? 'job_succeeded_count' : 'job_failed_count';
+      return creator.with('job_ended', (q) => q.updateTable('jobs').set(ended).where('id', '=', param('id')).returning('id'))
+        .updateTable('recipes')
+        .set((eb) => ({ [column]: eb(column, '+', 1), lifetime_task_count: eb('lifetime_task_count', '+', param('taskCount')), last_run_at: param('lastRunAt') }))
+        .where('id', '=', param('recipeId'));
+    }, { bind: bindLineOrName });
+    jobEndQueries.set(key, query);
+  }
+  return query;
+}
 
 /** Jobs left `running` by a process that died: the documented recovery marks them failed. */
 /**

@@ -2,10 +2,12 @@
 // (advanceTopic), so it is allocated under the topic's row lock and commits in order.
 import { CompiledQuery, sql } from 'kysely';
 import type { Db, EventMessageRow } from '../../db/types.ts';
+import { insertFromColumnArrays } from '../../db/dialect.ts';
 
 /** Statement sizes for multi-row inserts: a few distinct statements, each compiled once. */
 const INSERT_CHUNKS = [256, 64, 16, 4, 1];
 const MESSAGE_COLUMNS = ['topic_id', 'seq', 'published_at', 'payload'] as const;
+const MESSAGE_COLUMN_TYPES = [{ name: 'topic_id', type: 'bigint' }, { name: 'seq', type: 'bigint' }, { name: 'published_at', type: 'text' }, { name: 'payload', type: 'text' }] as const;
 
 /**
  * Reserve `count` sequence numbers on a live topic and move its last publish time forward
@@ -35,6 +37,12 @@ export async function advanceTopic(db: Db, topicId: number, count: number, now: 
 export function createMessageWriter() {
   const compiled = new Map<number, string>();
   return async function insertMessages(db: Db, rows: readonly EventMessageRow[]): Promise<void> {
+    // PostgreSQL: every row in one statement, each column bound as one array.
+    const oneStatement = rows.length === 0 ? undefined : insertFromColumnArrays(db, 'event_messages', MESSAGE_COLUMN_TYPES, MESSAGE_COLUMNS.map((column) => rows.map((row) => row[column])));
+    if (oneStatement) {
+      await db.executeQuery(oneStatement);
+      return;
+    }
     let at = 0;
     for (const size of INSERT_CHUNKS) {
       while (rows.length - at >= size) {
