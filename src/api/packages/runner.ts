@@ -12,7 +12,7 @@ import { withLease } from '../../leases.ts';
 import type { RecipeRuntime } from '../recipes/recipes.service.ts';
 import { PackageFailure, runExport, type ExportOptions } from './export.ts';
 import { runImport, type ImportOptions } from './import.ts';
-import { countAttempt, countChunks, deleteChunks, findPackageById, finishPackage, pendingPackageIds, readChunk } from './packages.store.ts';
+import { countAttempt, countChunks, findPackageById, finishPackage, pendingPackageIds, readChunk } from './packages.store.ts';
 import type { ZipLimits } from './zip.ts';
 
 export const MAX_ATTEMPTS = 3;
@@ -88,8 +88,6 @@ export function createPackageRunner(ctx: ServiceContext, engine: RecipeRuntime, 
         if (!held) continue;
         const done = await findPackageById(ctx.db, id);
         if (!done || done.status === 'in_progress') continue;
-        // An import's uploaded zip has served its purpose once the import ended.
-        if (done.operation_type === 'import') await deleteChunks(ctx.db, id);
         ctx.notifier.publish('package.finished', { packageId: id, status: done.status });
       }
     },
