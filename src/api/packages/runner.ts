@@ -83,9 +83,10 @@ export function createPackageRunner(ctx: ServiceContext, engine: RecipeRuntime, 
     async pass(stopped) {
       for (const id of await pendingPackageIds(ctx.db)) {
         if (stopped()) return;
-        // Another node works on it: it announces the end.
+        // Another node works on it (or one that died, until its lease runs out): the packages
+        // after it wait, as they run in id order (a deployment needs the build before it).
         const held = await withLease(leaseDeps, `package:${id}`, () => one(id, stopped));
-        if (!held) continue;
+        if (!held) return;
         const done = await findPackageById(ctx.db, id);
         if (!done || done.status === 'in_progress') continue;
         ctx.notifier.publish('package.finished', { packageId: id, status: done.status });
