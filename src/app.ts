@@ -239,7 +239,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(oauth2Routes({ ctx, signer, limiter }));
   await app.register(webhooksRoutes({ engine, maxBodyBytes: config.bodyLimitBytes }));
   // The web console: HTML pages at /console/, its own form parser, headers and error pages.
-  await app.register(consoleRoutes({ ctx, engine, eventStreams, csrfKey: deps.secretBox.deriveKey('console-csrf') }));
+  await app.register(consoleRoutes({ ctx, engine, eventStreams, packages, tests, csrfKey: deps.secretBox.deriveKey('console-csrf') }));
   await app.register(gatewayRoutes({
     ctx,
     access,

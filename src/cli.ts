@@ -284,6 +284,18 @@ const COMMANDS: Record<string, Command> = {
       }
     },
   },
+  'prepare-python': {
+    summary: 'Load the Python interpreter once and keep its memory snapshot beside the installation, so a fresh server\'s first Python step starts at once (npm install runs it)',
+    usage: 'switchboard prepare-python',
+    options: { help },
+    async run() {
+      const { installedPythonSnapshotFile, preparePythonSnapshot } = await import('./engine/sandbox/py-sandbox.ts');
+      const file = installedPythonSnapshotFile();
+      const started = Date.now();
+      await preparePythonSnapshot(file);
+      process.stderr.write(`the Python interpreter's snapshot is ready in ${file} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+    },
+  },
   backup: {
     summary: 'Copy the database to FILE, consistently, while the server keeps running (SQLite only)',
     usage: 'switchboard backup FILE [--force]',

@@ -3,7 +3,8 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { openBrowser, openSite, shoot, signIn } from './console-browser.ts';
-import { log, webhookRecipe } from './recipes.ts';
+import assert from 'node:assert/strict';
+import { action, dp, log, numbered, webhookRecipe, webhookTrigger } from './recipes.ts';
 
 const dir = path.resolve(import.meta.dirname, '../docs/console');
 fs.mkdirSync(dir, { recursive: true });
@@ -23,6 +24,28 @@ try {
   const topic = await t.call('POST', '/api/event_streams/topics', { body: { name: 'order-events', description: 'Orders as they change' } });
   for (const state of ['created', 'paid', 'shipped']) await t.call('POST', `/api/v1/topics/${topic.body.id}/publish`, { body: { order_id: 'A-1042', state } });
   await t.call('POST', '/api/connections', { body: { name: 'Orders backend', provider: 'rest', input: { base_url: 'http://127.0.0.1:8081', auth_type: 'none' } } });
+  // A project built and deployed to test, a test run, a data table, an open workflow task.
+  const project = await t.createProject('Orders');
+  const tested = await t.call('POST', '/api/recipes', { body: { recipe: { name: 'Confirm order', folder_id: project.folderId, code: JSON.stringify(numbered(webhookTrigger([log('say', `Order #{${dp('workato_webhooks', 'hook', 'payload', 'order_id')}} confirmed`)]))) } } });
+  for (const [name, expected] of [['Order is confirmed', 'Order A-1 confirmed'], ['Order id is echoed', 'Order B-2 confirmed']] as const) {
+    const created = await t.call('POST', `/api/recipes/${tested.body.id}/test_cases`, { body: { name, trigger_output: { payload: { order_id: 'A-1' } }, expectations: [{ step: 'say', output_path: ['message'], equals: expected }] } });
+    assert.equal(created.status, 200, created.text);
+  }
+  const run = await t.call('POST', '/api/test_cases/run_requests', { body: { recipe_id: tested.body.id } });
+  const build = await t.call('POST', `/api/projects/${project.projectId}/build`, { body: { description: 'First release', include_test_cases: true } });
+  const waitUntil = async (done: () => Promise<boolean>) => {
+    for (let i = 0; i < 400 && !(await done()); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  };
+  await waitUntil(async () => (await t.call('GET', `/api/project_builds/${build.body.id}`)).body.state !== 'pending');
+  const deployment = await t.call('POST', `/api/project_builds/${build.body.id}/deploy?environment_type=test`, { body: { description: 'To test' } });
+  await waitUntil(async () => (await t.call('GET', `/api/deployments/${deployment.body.id}`)).body.state !== 'pending');
+  await waitUntil(async () => (await t.call('GET', `/api/test_cases/run_requests/${run.body.data.id}`)).body.data.status === 'completed');
+  const table = await t.call('POST', '/api/data_tables', { body: { name: 'Customers', schema: [{ name: 'email', type: 'string', optional: false }, { name: 'orders', type: 'integer' }, { name: 'vip', type: 'boolean' }] } });
+  await t.call('POST', `/api/data_tables/${table.body.data.id}/records/batch`, { body: { records: [['ada@example.com', 12, true], ['grace@example.com', 3, false], ['alan@example.com', 7, false]].map(([email, orders, vip]) => ({ email, orders, vip })) } });
+  const review = await webhookRecipe(t, [action('workato_workflow_task', 'human_review_on_existing_record', 'review', { name: `Approve refund for order #{${dp('workato_webhooks', 'hook', 'payload', 'order_id')}}`, email: 'ops@example.com', form_fields: [{ name: 'amount', label: 'Refund amount', type: 'number' }] })], { name: 'Refund review' });
+  await t.app.inject({ method: 'POST', url: review.path, payload: { order_id: 'A-1007' } });
+  await t.engine.idle();
+  const openTask = (await t.call('GET', '/api/workflow_tasks?status=open')).body.items[0];
 
   const wide = await openBrowser();
   try {
@@ -48,6 +71,14 @@ try {
     await shoot(page, dir, 'connections');
     await page.goto(`${base}/console/topics/${topic.body.id}`);
     await shoot(page, dir, 'topic');
+    await page.goto(`${base}/console/builds/${build.body.id}`);
+    await shoot(page, dir, 'build');
+    await page.goto(`${base}/console/test-runs/${run.body.data.id}`);
+    await shoot(page, dir, 'test-run');
+    await page.goto(`${base}/console/data-tables/${table.body.data.id}`);
+    await shoot(page, dir, 'data-table');
+    await page.goto(`${base}/console/workflow-tasks/${openTask.id}`);
+    await shoot(page, dir, 'workflow-task');
   } finally {
     await wide.close();
   }

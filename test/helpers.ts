@@ -258,3 +258,30 @@ export function makeZip(files: Record<string, string | Buffer>, extra?: (zip: ya
     zip.outputStream.on('error', reject);
   });
 }
+
+/** A browser signed in to the web console: its session cookie and the CSRF token of its forms. */
+export interface ConsoleBrowser {
+  cookie: string;
+  csrf: string;
+  get(url: string): Promise<Awaited<ReturnType<FastifyInstance['inject']>>>;
+  /** A URL-encoded form, as a browser sends it (the CSRF token added unless the form has one). */
+  post(url: string, form?: Record<string, string>): Promise<Awaited<ReturnType<FastifyInstance['inject']>>>;
+}
+
+/** Sign in to the console with a token through HTTP, as the sign-in form does. */
+export async function consoleSignIn(t: Pick<TestApp, 'app'>, token: string): Promise<ConsoleBrowser> {
+  const res = await t.app.inject({ method: 'POST', url: '/console/sign-in', payload: new URLSearchParams({ token }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  assert.equal(res.statusCode, 303, res.body);
+  const cookie = String([res.headers['set-cookie']].flat()[0]).split(';')[0] as string;
+  const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { cookie } });
+  const page = await get('/console/properties');
+  const match = /name="_csrf" value="([^"]+)"/.exec(page.body);
+  assert.ok(match, 'a signed-in page holds the sign-out form with its CSRF token');
+  const csrf = match[1] as string;
+  return {
+    cookie,
+    csrf,
+    get,
+    post: (url, form = {}) => t.app.inject({ method: 'POST', url, payload: new URLSearchParams({ _csrf: csrf, ...form }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', cookie } }),
+  };
+}

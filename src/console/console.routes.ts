@@ -24,9 +24,14 @@ import { listConnections } from '../api/connections/connections.service.ts';
 import { listProperties } from '../api/properties/properties.service.ts';
 import { getTopic, listTopics } from '../api/event_streams/event_streams.service.ts';
 import { publishMessage, recentMessages, type EventStreamsRuntime } from '../api/topics/topics.service.ts';
-import { listDeployments } from '../api/deployments/deployments.service.ts';
-import { listRecentRunRequests } from '../api/test_cases/test_cases.service.ts';
+import { deployBuild, listBuildDeployments, listDeployments } from '../api/deployments/deployments.service.ts';
+import { getBuildContents, listBuilds, startBuild } from '../api/project_builds/project_builds.service.ts';
+import { listProjects } from '../api/projects/projects.service.ts';
+import type { PackageRunner } from '../api/packages/runner.ts';
+import { getRunRequest, listRecentRunRequests, listTestCases, startRunRequest, type TestRunKick } from '../api/test_cases/test_cases.service.ts';
 import { listFolders } from '../api/folders/folders.service.ts';
+import { addRecord, columnsOf as dataColumnsOf, deleteRecord, filterFor, getRecord, getTable as getDataTable, listTables as listDataTables, recordToApi, searchRecords, updateRecord, type RecordListener } from '../api/data_tables/data_tables.service.ts';
+import { completeTask, getTask, listTasks, type WorkflowTaskRuntime } from '../api/workflow_tasks/workflow_tasks.service.ts';
 import { csrfTokenMatches, csrfTokenOf, resumeSession, signIn, signOut, type ConsoleSession } from './sessions.ts';
 import type { PageFrame } from './layout.ts';
 import { errorPage, signInPage } from './pages/sign-in.ts';
@@ -34,7 +39,10 @@ import { dashboardPage } from './pages/dashboard.ts';
 import { recipeListPage, recipePage } from './pages/recipes.ts';
 import { jobListPage, jobPage } from './pages/jobs.ts';
 import { columnsOf, lookupRowPage, lookupTablePage, lookupTablesPage } from './pages/lookup-tables.ts';
-import { apiPlatformPage, connectionsPage, deploymentsPage, propertiesPage, testRunsPage, topicPage, topicsPage } from './pages/workspace.ts';
+import { apiPlatformPage, connectionsPage, deploymentsPage, propertiesPage, testRunPage, testRunsPage, topicPage, topicsPage } from './pages/workspace.ts';
+import { buildPage, buildsPage } from './pages/builds.ts';
+import { dataRecordPage, dataTablePage, dataTablesPage } from './pages/data-tables.ts';
+import { TASK_STATUSES, workflowTaskPage, workflowTasksPage } from './pages/workflow-tasks.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -44,9 +52,13 @@ declare module 'fastify' {
 
 export interface ConsoleDeps {
   ctx: ServiceContext;
-  engine: RecipeRuntime & JobControl;
+  engine: RecipeRuntime & JobControl & WorkflowTaskRuntime & { readonly dataTableListener: RecordListener };
   /** Event streams at run time: a test message is published as the API publishes one. */
   eventStreams: EventStreamsRuntime;
+  /** Background exports and imports: a build or a deployment started here runs as one started by the API. */
+  packages: PackageRunner;
+  /** Test run requests in the background. */
+  tests: TestRunKick;
   /** Key of the CSRF tokens (derived from the secret key: stable across restarts, like the sessions). */
   csrfKey: Buffer;
 }
@@ -69,6 +81,12 @@ const NOTICES: Record<string, string> = {
   row_saved: 'Row saved.',
   row_deleted: 'Row deleted.',
   published: 'Message published.',
+  build_started: 'Build started: it is pending until its package is written.',
+  deployed: 'Deployment started.',
+  record_added: 'Record added.',
+  record_saved: 'Record saved.',
+  record_deleted: 'Record deleted.',
+  task_completed: 'Task completed: its job goes on.',
 };
 
 const Form = (fields: Record<string, ReturnType<typeof Type.String>>) => Type.Object({ _csrf: Type.String({ maxLength: 100 }), ...fields });
@@ -108,7 +126,7 @@ function safeNext(next: unknown): string {
 }
 
 export function consoleRoutes(deps: ConsoleDeps) {
-  const { ctx, engine, csrfKey, eventStreams } = deps;
+  const { ctx, engine, csrfKey, eventStreams, packages, tests } = deps;
   const assets = { js: asset('console.js'), css: asset('console.css'), icon: asset('favicon.svg') };
 
   return async function consolePlugin(fastify: FastifyInstance): Promise<void> {
@@ -290,8 +308,10 @@ export function consoleRoutes(deps: ConsoleDeps) {
       const auth = callerWith(request, 'recipes:read');
       const recipe = await getRecipe(ctx, auth, id, false);
       const versions = await listRecipeVersions(ctx, auth, id, { offset: 0, perPage: 20 });
+      const testCases = can(request, 'test_cases:read') ? (await listTestCases(ctx, auth, id)).data : null;
       return send(reply, recipePage({ ...frameOf(request, 'recipes'), title: recipe.name }, {
         recipe, versions, canWrite: can(request, 'recipes:write'), canReadJobs: can(request, 'jobs:read'), message, startErrors,
+        testCases, canRunTests: can(request, 'test_cases:write'),
       }, csrfOf(request)), status);
     }
 
@@ -500,6 +520,200 @@ export function consoleRoutes(deps: ConsoleDeps) {
       return reply.redirect(`/console/topics/${topic.id}?done=published`, 303);
     });
 
+    // Data tables
+    app.get('/console/data-tables', { schema: hide }, async (request, reply) => {
+      const tables = await listDataTables(ctx, callerWith(request, 'data_tables:read'), { offset: 0, perPage: 100 });
+      return send(reply, dataTablesPage({ ...frameOf(request, 'data-tables'), title: 'Data tables' }, tables));
+    });
+
+    const DataTableQuery = Type.Object({ column: Type.Optional(Type.String({ maxLength: 255 })), value: Type.Optional(Type.String({ maxLength: 10240 })), page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })), done: Type.Optional(Type.String({ maxLength: 40 })) });
+
+    async function showDataTable(request: FastifyRequest, reply: FastifyReply, id: number, q: { column?: string | undefined; value?: string | undefined; page?: number | undefined }, extra: { message?: { text: string; kind: 'ok' | 'error' } | undefined; draft?: Record<string, string> } = {}, status = 200) {
+      const scope = callerWith(request, 'data_tables:read');
+      const table = await getDataTable(ctx, scope, id);
+      const pageNo = q.page ?? 1;
+      const searching = q.value !== undefined && q.value !== '' && q.column !== undefined && table.schema.some((c) => c.name === q.column);
+      let message = extra.message;
+      let records: ReturnType<typeof recordToApi>[] = [];
+      let hasMore = false;
+      const filter = searching ? filterFor(table.schema, q.column as string, 'eq', q.value) : null;
+      if (filter && 'problem' in filter) {
+        message = { text: `Not searched: ${filter.problem}.`, kind: 'error' };
+        status = 400;
+      } else {
+        const found = await searchRecords(ctx, scope, table.id, { filters: filter ? [filter] : [], limit: PAGE_SIZE, offset: (pageNo - 1) * PAGE_SIZE });
+        const columns = dataColumnsOf(found.table);
+        records = found.records.map((r) => recordToApi(r, columns));
+        hasMore = found.next !== null;
+      }
+      return send(reply, dataTablePage({ ...frameOf(request, 'data-tables'), title: table.name }, {
+        table, records, hasMore, page: pageNo, search: searching ? { column: q.column, value: q.value } : { column: q.column },
+        canWrite: can(request, 'data_tables:write'), message, draft: extra.draft,
+      }, csrfOf(request)), status);
+    }
+
+    app.get('/console/data-tables/:id', { schema: { ...hide, params: IdParams, querystring: DataTableQuery } }, async (request, reply) =>
+      showDataTable(request, reply, request.params.id, request.query, { message: noticeOf(request.query.done) }));
+
+    const RecordParams = Type.Object({ id: IdParams.properties.id, record_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9-]+$' }) });
+
+    /** A record's values from the form's col_<i> fields, by the table's column names (text: the service reads it as the column's type). */
+    function recordData(columns: ReadonlyArray<{ name: string }>, body: Record<string, string>): Record<string, string> {
+      const data: Record<string, string> = {};
+      columns.forEach((column, i) => {
+        const value = body[`col_${i}`];
+        if (value !== undefined) data[column.name] = value;
+      });
+      return data;
+    }
+
+    const refused = (error: unknown) => error instanceof AppError && error.status === 400 ? error : undefined;
+
+    app.post('/console/data-tables/:id/records', { schema: { ...hide, params: IdParams, body: RowForm } }, async (request, reply) => {
+      const scope = callerWith(request, 'data_tables:write');
+      const table = await getDataTable(ctx, scope, request.params.id);
+      const body = request.body as Record<string, string>;
+      try {
+        await addRecord(ctx, scope, table.id, recordData(table.schema, body), engine.dataTableListener);
+      } catch (error) {
+        const problem = refused(error);
+        if (!problem) throw error;
+        return showDataTable(request, reply, table.id, {}, { message: { text: `Not added: ${problem.message}`, kind: 'error' }, draft: recordData(table.schema, body) }, 400);
+      }
+      return reply.redirect(`/console/data-tables/${table.id}?done=record_added`, 303);
+    });
+
+    app.get('/console/data-tables/:id/records/:record_id', { schema: { ...hide, params: RecordParams } }, async (request, reply) => {
+      const scope = callerWith(request, 'data_tables:write');
+      const table = await getDataTable(ctx, scope, request.params.id);
+      const record = await getRecord(ctx, scope, table.id, request.params.record_id);
+      return send(reply, dataRecordPage({ ...frameOf(request, 'data-tables'), title: 'Edit record' }, table, record, csrfOf(request)));
+    });
+
+    app.post('/console/data-tables/:id/records/:record_id', { schema: { ...hide, params: RecordParams, body: RowForm } }, async (request, reply) => {
+      const scope = callerWith(request, 'data_tables:write');
+      const table = await getDataTable(ctx, scope, request.params.id);
+      const data = recordData(table.schema, request.body as Record<string, string>);
+      try {
+        await updateRecord(ctx, scope, table.id, request.params.record_id, data, engine.dataTableListener);
+      } catch (error) {
+        const problem = refused(error);
+        if (!problem) throw error;
+        const record = await getRecord(ctx, scope, table.id, request.params.record_id);
+        return send(reply, dataRecordPage({ ...frameOf(request, 'data-tables'), title: 'Edit record' }, table, record, csrfOf(request), { text: `Not saved: ${problem.message}`, draft: data }), 400);
+      }
+      return reply.redirect(`/console/data-tables/${table.id}?done=record_saved`, 303);
+    });
+
+    app.post('/console/data-tables/:id/records/:record_id/delete', { schema: { ...hide, params: RecordParams, body: Form({}) } }, async (request, reply) => {
+      await deleteRecord(ctx, callerWith(request, 'data_tables:write'), request.params.id, request.params.record_id);
+      return reply.redirect(`/console/data-tables/${request.params.id}?done=record_deleted`, 303);
+    });
+
+    // Workflow tasks
+    app.get('/console/workflow-tasks', {
+      schema: { ...hide, querystring: Type.Object({ status: Type.Optional(Type.Union(TASK_STATUSES.map((s) => Type.Literal(s)))), assignee: Type.Optional(Type.String({ maxLength: 255 })) }) },
+    }, async (request, reply) => {
+      const status = request.query.status ?? 'open';
+      const assignee = request.query.assignee || undefined;
+      const { items } = await listTasks(ctx, callerWith(request, 'jobs:read'), { status, ...(assignee ? { assignee } : {}), per_page: 100 });
+      // Newest first (the service pages oldest first by id).
+      return send(reply, workflowTasksPage({ ...frameOf(request, 'workflow-tasks'), title: 'Workflow tasks' }, { tasks: [...items].reverse(), status, assignee }));
+    });
+
+    async function showTask(request: FastifyRequest, reply: FastifyReply, id: number, extra: { message?: { text: string; kind: 'ok' | 'error' } | undefined; draft?: Record<string, string> } = {}, status = 200) {
+      const task = await getTask(ctx, callerWith(request, 'jobs:read'), id);
+      return send(reply, workflowTaskPage({ ...frameOf(request, 'workflow-tasks'), title: task.name }, { task, canComplete: can(request, 'jobs:write'), ...extra }, csrfOf(request)), status);
+    }
+
+    app.get('/console/workflow-tasks/:id', { schema: { ...hide, params: IdParams, querystring: NoticeQuery } }, async (request, reply) =>
+      showTask(request, reply, request.params.id, { message: noticeOf(request.query.done) }));
+
+    /** A form field's text as the value its type takes (what cannot be read stays text: the service names the problem). */
+    function fieldValue(type: string, text: string): unknown {
+      if ((type === 'integer' || type === 'number') && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(text)) return Number(text);
+      if (type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
+      return text;
+    }
+
+    app.post('/console/workflow-tasks/:id/complete', {
+      schema: { ...hide, params: IdParams, body: Type.Object({ _csrf: Type.String({ maxLength: 100 }), decision: Type.Union([Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('completed')]), comments: Type.Optional(Type.String({ maxLength: 10_000 })) }, { additionalProperties: Type.String({ maxLength: 10_240 }) }) },
+    }, async (request, reply) => {
+      const auth = callerWith(request, 'jobs:write');
+      const task = await getTask(ctx, auth, request.params.id);
+      const body = request.body as Record<string, string>;
+      const fields: Record<string, unknown> = {};
+      task.form_fields.forEach((field, i) => {
+        const text = body[`field_${i}`];
+        if (text !== undefined && text !== '') fields[field.name] = fieldValue(field.type, text);
+      });
+      try {
+        await completeTask(ctx, engine, auth, task.id, {
+          ...(task.task_type === 'approval' ? { status: request.body.decision } : {}),
+          fields, ...(request.body.comments ? { comments: request.body.comments } : {}),
+        });
+      } catch (error) {
+        const problem = error instanceof AppError && (error.status === 400 || error.code === 'workflow_task_not_open') ? error : undefined;
+        if (!problem) throw error;
+        return showTask(request, reply, task.id, { message: { text: `Not completed: ${problem.message}`, kind: 'error' }, draft: body }, problem.status);
+      }
+      return reply.redirect(`/console/workflow-tasks/${task.id}?done=task_completed`, 303);
+    });
+
+    // Builds
+    app.get('/console/builds', {
+      schema: { ...hide, querystring: Type.Object({ project_id: Type.Optional(Type.Union([IdParams.properties.id, Type.Literal('')])), page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })), done: Type.Optional(Type.String({ maxLength: 40 })) }) },
+    }, async (request, reply) => showBuilds(request, reply, request.query, noticeOf(request.query.done)));
+
+    async function showBuilds(request: FastifyRequest, reply: FastifyReply, q: { project_id?: number | '' | undefined; page?: number | undefined }, message?: { text: string; kind: 'ok' | 'error' }, status = 200) {
+      const auth = callerWith(request, 'project_deployments:read');
+      const projectId = typeof q.project_id === 'number' ? q.project_id : undefined;
+      const pageNo = q.page ?? 1;
+      const [builds, projects] = await Promise.all([
+        listBuilds(ctx, auth, projectId, { offset: (pageNo - 1) * PAGE_SIZE, perPage: PAGE_SIZE + 1 }),
+        can(request, 'projects_folders:read') ? listProjects(ctx, auth, { offset: 0, perPage: 100 }) : Promise.resolve(null),
+      ]);
+      return send(reply, buildsPage({ ...frameOf(request, 'builds'), title: 'Builds' }, {
+        builds: builds.slice(0, PAGE_SIZE), hasMore: builds.length > PAGE_SIZE, projects, projectId, page: pageNo,
+        canBuild: can(request, 'project_deployments:write') && auth.environmentType === 'dev', message,
+      }, csrfOf(request)), status);
+    }
+
+    app.post('/console/builds', {
+      schema: { ...hide, body: Type.Object({ _csrf: Type.String({ maxLength: 100 }), project_id: Type.String({ minLength: 1, maxLength: 20, pattern: '^[0-9]+$' }), description: Type.Optional(Type.String({ maxLength: 10_000 })), include_test_cases: Type.Optional(Type.Literal('true')) }) },
+    }, async (request, reply) => {
+      const build = await startBuild(ctx, packages, callerWith(request, 'project_deployments:write'), request.body.project_id, {
+        ...(request.body.description ? { description: request.body.description } : {}), include_test_cases: request.body.include_test_cases === 'true',
+      });
+      return reply.redirect(`/console/builds/${build.id}?done=build_started`, 303);
+    });
+
+    async function showBuild(request: FastifyRequest, reply: FastifyReply, id: number, message?: { text: string; kind: 'ok' | 'error' }, status = 200) {
+      const auth = callerWith(request, 'project_deployments:read');
+      const { build, assets } = await getBuildContents(ctx, auth, id);
+      const deployments = await listBuildDeployments(ctx, auth, id, { offset: 0, perPage: 100 });
+      return send(reply, buildPage({ ...frameOf(request, 'builds'), title: `Build ${build.id}` }, {
+        build, assets, deployments, canDeploy: can(request, 'project_deployments:write') && auth.environmentType === 'dev', message,
+      }, csrfOf(request)), status);
+    }
+
+    app.get('/console/builds/:id', { schema: { ...hide, params: IdParams, querystring: NoticeQuery } }, async (request, reply) =>
+      showBuild(request, reply, request.params.id, noticeOf(request.query.done)));
+
+    app.post('/console/builds/:id/deploy', {
+      schema: { ...hide, params: IdParams, body: Type.Object({ _csrf: Type.String({ maxLength: 100 }), environment_type: Type.Union([Type.Literal('test'), Type.Literal('prod')]), description: Type.Optional(Type.String({ maxLength: 10_000 })) }) },
+    }, async (request, reply) => {
+      const auth = callerWith(request, 'project_deployments:write');
+      try {
+        await deployBuild(ctx, packages, auth, request.params.id, {}, { environment_type: request.body.environment_type, ...(request.body.description ? { description: request.body.description } : {}) });
+      } catch (error) {
+        // A build that has not succeeded: its page again, saying why.
+        if (error instanceof AppError && error.code === 'build_not_successful') return showBuild(request, reply, request.params.id, { text: error.message, kind: 'error' }, error.status);
+        throw error;
+      }
+      return reply.redirect(`/console/builds/${request.params.id}?done=deployed`, 303);
+    });
+
     // Deployments and test runs
     app.get('/console/deployments', { schema: hide }, async (request, reply) => {
       const { items } = await listDeployments(ctx, callerWith(request, 'project_deployments:read'), {}, { offset: 0, perPage: 100 });
@@ -509,6 +723,20 @@ export function consoleRoutes(deps: ConsoleDeps) {
     app.get('/console/test-runs', { schema: hide }, async (request, reply) => {
       const runs = await listRecentRunRequests(ctx, callerWith(request, 'test_cases:read'), 20);
       return send(reply, testRunsPage({ ...frameOf(request, 'test-runs'), title: 'Test runs' }, runs));
+    });
+
+    app.post('/console/test-runs', {
+      schema: { ...hide, body: Type.Object({ _csrf: Type.String({ maxLength: 100 }), recipe_id: Type.String({ minLength: 1, maxLength: 20, pattern: '^[0-9]+$' }), test_case_id: Type.Optional(Type.String({ maxLength: 100 })) }) },
+    }, async (request, reply) => {
+      const auth = callerWith(request, 'test_cases:write');
+      const input = request.body.test_case_id ? { test_case_ids: [request.body.test_case_id] } : { recipe_id: Number(request.body.recipe_id) };
+      const { data } = await startRunRequest(ctx, tests, auth, input);
+      return reply.redirect(`/console/test-runs/${encodeURIComponent(data.id)}`, 303);
+    });
+
+    app.get('/console/test-runs/:id', { schema: { ...hide, params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }) } }, async (request, reply) => {
+      const { data } = await getRunRequest(ctx, callerWith(request, 'test_cases:read'), request.params.id);
+      return send(reply, testRunPage({ ...frameOf(request, 'test-runs'), title: `Test run ${data.id}` }, data));
     });
 
     // Any other console path: a page, not the API's JSON 404.

@@ -15,10 +15,13 @@ const SECTIONS: ReadonlyArray<{ key: string; label: string; href: string; privil
   { key: 'dashboard', label: 'Dashboard', href: '/console/', privilege: 'jobs:read' },
   { key: 'recipes', label: 'Recipes', href: '/console/recipes', privilege: 'recipes:read' },
   { key: 'lookup-tables', label: 'Lookup tables', href: '/console/lookup-tables', privilege: 'lookup_tables:read' },
+  { key: 'data-tables', label: 'Data tables', href: '/console/data-tables', privilege: 'data_tables:read' },
+  { key: 'workflow-tasks', label: 'Tasks', href: '/console/workflow-tasks', privilege: 'jobs:read' },
   { key: 'topics', label: 'Topics', href: '/console/topics', privilege: 'event_streams:read' },
   { key: 'connections', label: 'Connections', href: '/console/connections', privilege: 'connections:read' },
   { key: 'api-platform', label: 'API platform', href: '/console/api-platform', privilege: 'api_platform_clients:read' },
   { key: 'properties', label: 'Properties', href: '/console/properties', privilege: 'environment_properties:read' },
+  { key: 'builds', label: 'Builds', href: '/console/builds', privilege: 'project_deployments:read' },
   { key: 'deployments', label: 'Deployments', href: '/console/deployments', privilege: 'project_deployments:read' },
   { key: 'test-runs', label: 'Test runs', href: '/console/test-runs', privilege: 'test_cases:read' },
 ];

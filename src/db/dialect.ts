@@ -10,6 +10,16 @@ export function dialectOf(db: Kysely<any>): DialectName { // eslint-disable-line
 }
 
 /**
+ * Rows a transaction reads in order to change them, locked until it ends, so that a concurrent
+ * transaction that read them first is waited for and its change seen (PostgreSQL: FOR UPDATE OF
+ * `table`, whose WHERE is checked again on the row as that transaction left it). SQLite needs
+ * nothing: its transactions run one at a time on the one connection.
+ */
+export function lockedForUpdate<DB, TB extends keyof DB, O>(db: Kysely<any>, query: SelectQueryBuilder<DB, TB, O>, table: TB & string): SelectQueryBuilder<DB, TB, O> { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return dialectOf(db) === 'postgres' ? query.forUpdate(table as never) : query;
+}
+
+/**
  * A text column in byte order, as SQLite compares text: PostgreSQL otherwise sorts by the
  * database's collation (en_US.UTF-8 ignores punctuation and mixes cases), which would order
  * folders and names differently from one database to the other.

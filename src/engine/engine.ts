@@ -23,7 +23,7 @@ import { callRecipe, receiveApiRequest, type ApiCallOutcome, type RecipeCallDeps
 import { recoverInterruptedJobs, startJobHeartbeat } from './recovery.ts';
 import { JobRunner } from './run-job.ts';
 import { createJsSandbox } from './sandbox/js-sandbox.ts';
-import { createPySandbox, pythonSnapshotFile } from './sandbox/py-sandbox.ts';
+import { createPySandbox, installedPythonSnapshotFile, pythonSnapshotFile } from './sandbox/py-sandbox.ts';
 import { Schedules } from './schedules.ts';
 import { Polls } from './polls.ts';
 import { engineSettings, type EngineOptions } from './settings.ts';
@@ -91,7 +91,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   const cache = new RecipeCache(ctx);
   // Code steps' sandboxes: worker threads started at their first use (Python's ahead of it, when a
   // running recipe has a Python step, since its interpreter takes a second or more to load).
-  const sandboxes = { js: createJsSandbox({ workers: 2 }), py: createPySandbox({ workers: 2, snapshotFile: pythonSnapshotFile(ctx.config.dataDir) }) };
+  const sandboxes = { js: createJsSandbox({ workers: 2 }), py: createPySandbox({ workers: 2, snapshotFiles: [pythonSnapshotFile(ctx.config.dataDir), installedPythonSnapshotFile()] }) };
   // Running jobs asked to stop (cancel_jobs): each checks before its next step.
   const cancelRequests = new Set<string>();
   // The queue launches jobs that the runner runs; a job's recipe calls go back to the queue.

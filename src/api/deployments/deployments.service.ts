@@ -159,6 +159,13 @@ export async function listDeployments(ctx: ServiceContext, caller: Caller, query
 }
 
 /** Publish deployment.succeeded / deployment.failed when the import package of a deployment ends. */
+/** The deployments of one build the caller may see, newest first (the web console's build page). */
+export async function listBuildDeployments(ctx: ServiceContext, caller: Caller, buildId: number, page: { offset: number; perPage: number }): Promise<DeploymentApi[]> {
+  const build = await visibleBuild(ctx.db, caller, buildId);
+  const rows = await listRows(ctx.db, caller.environmentId, { projectBuildId: build.id }, page);
+  return rows.map(deploymentToApi);
+}
+
 export function announceDeployments(ctx: ServiceContext): () => void {
   return ctx.notifier.subscribe('package.finished', ({ packageId }) => {
     void findDeploymentByPackage(ctx.db, packageId).then((row) => {

@@ -57,6 +57,7 @@ export async function findDeploymentByPackage(db: Db, packageId: number): Promis
 export interface DeploymentFilters {
   projectIds?: readonly number[];
   projectId?: number;
+  projectBuildId?: number;
   folderId?: number;
   environmentType?: 'test' | 'prod';
   packageStatus?: PackageStatus;
@@ -68,6 +69,7 @@ export async function listDeployments(db: Db, environmentId: number, filters: De
   let query = withPackage(db).where('deployments.environment_id', '=', environmentId);
   if (filters.projectIds) query = query.where('deployments.project_id', 'in', filters.projectIds.length > 0 ? [...filters.projectIds] : [-1]);
   if (filters.projectId !== undefined) query = query.where('deployments.project_id', '=', filters.projectId);
+  if (filters.projectBuildId !== undefined) query = query.where('deployments.project_build_id', '=', filters.projectBuildId);
   if (filters.folderId !== undefined) query = query.where('deployments.folder_id', '=', filters.folderId);
   if (filters.environmentType) query = query.where('deployments.environment_type', '=', filters.environmentType);
   if (filters.packageStatus) query = query.where('packages.status', '=', filters.packageStatus);

@@ -5,7 +5,7 @@
 // null), a position beyond the table's columns is null; the column indexes are partial
 // (`colN IS NOT NULL`), so a table pays only for the indexes of the columns it has.
 import { sql, type SelectQueryBuilder } from 'kysely';
-import { lookupCellEquals } from '../../db/dialect.ts';
+import { lockedForUpdate, lookupCellEquals } from '../../db/dialect.ts';
 import { prepareQuery } from '../../db/prepared.ts';
 import type { Database, Db, LookupRowRecord, LookupTableRow } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
@@ -123,9 +123,10 @@ export async function findTableByName(db: Db, scope: TableScope, name: string): 
 }
 
 /** Which of these ids are tables the caller can see. */
+/** Which of these ids are visible tables, locked until the transaction ends (a batch delete checks, then marks them). */
 export async function findVisibleTableIds(db: Db, scope: TableScope, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
-  const rows = await visibleTables(db, scope).where('t.id', 'in', [...ids]).execute();
+  const rows = await lockedForUpdate(db, visibleTables(db, scope).where('t.id', 'in', [...ids]), 't').execute();
   return rows.map((r) => r.id);
 }
 

@@ -13,7 +13,9 @@ import { insertPackage } from '../packages/packages.store.ts';
 import type { PackageRunner } from '../packages/runner.ts';
 import { projectInScope } from '../developer_api_clients/credentials.ts';
 import { projectAssetInScope } from '../projects/project-scope.ts';
-import { buildToApi, findBuild, insertBuild, type BuildApi, type BuildWithPackage } from './project_builds.store.ts';
+import { buildPackageOptions, buildToApi, findBuild, insertBuild, listBuilds as listBuildRows, type BuildApi, type BuildFilters, type BuildWithPackage } from './project_builds.store.ts';
+import { folderIdsUnderProjects } from '../folders/folder-scope.ts';
+import type { Asset } from '../export_manifests/assets.ts';
 
 export type Caller = Pick<AuthContext, 'clientId' | 'workspaceId' | 'environmentId' | 'environmentType' | 'allFolders' | 'folderIds'>;
 
@@ -97,4 +99,40 @@ export async function visibleBuild(db: Db, caller: Caller, id: number): Promise<
   const row = await findBuild(db, caller.environmentId, id);
   if (!row || !(await projectAssetInScope(db, caller, row.project_id))) throw new AppError('not_found');
   return row;
+}
+
+/** The projects a token limited to some projects may see; null when it sees them all. */
+async function visibleProjectIds(db: Db, caller: Caller): Promise<number[] | null> {
+  if (caller.allFolders) return null;
+  const folders = await folderIdsUnderProjects(db, caller.environmentId, caller.folderIds);
+  const rows = await db.selectFrom('projects').select('id').where('environment_id', '=', caller.environmentId).where('folder_id', 'in', folders.length > 0 ? folders : [-1]).execute();
+  return rows.map((r) => r.id);
+}
+
+export interface BuildListItem extends BuildApi {
+  project_name: string;
+}
+
+/** The environment's builds the caller may see, newest first, optionally of one project (the web console's list). */
+export async function listBuilds(ctx: ServiceContext, caller: Caller, projectId: number | undefined, page: { offset: number; perPage: number }): Promise<BuildListItem[]> {
+  const filters: BuildFilters = {};
+  const visible = await visibleProjectIds(ctx.db, caller);
+  if (visible) filters.projectIds = visible;
+  if (projectId !== undefined) filters.projectId = projectId;
+  const rows = await listBuildRows(ctx.db, caller.environmentId, filters, page);
+  return rows.map((row) => ({ ...buildToApi(row, ctx.config.publicBaseUrl), project_name: row.project_name }));
+}
+
+/** A build with the project's name when built and the assets its package holds. */
+export async function getBuildContents(ctx: ServiceContext, caller: Caller, id: number): Promise<{ build: BuildListItem; assets: Asset[] }> {
+  const row = await visibleBuild(ctx.db, caller, id);
+  const stored = await buildPackageOptions(ctx.db, row.package_id);
+  let assets: Asset[] = [];
+  try {
+    const options = JSON.parse(stored ?? '{}') as Partial<ExportOptions>;
+    if (Array.isArray(options.assets)) assets = options.assets;
+  } catch {
+    // A package's options are written by the server as JSON; nothing to list otherwise.
+  }
+  return { build: { ...buildToApi(row, ctx.config.publicBaseUrl), project_name: row.project_name }, assets };
 }

@@ -51,3 +51,25 @@ export async function findBuild(db: Db, environmentId: number, id: number): Prom
     .selectAll('project_builds').select(['packages.status as package_status', 'packages.error as package_error', 'packages.updated_at as package_updated_at'])
     .where('project_builds.id', '=', id).where('project_builds.environment_id', '=', environmentId).executeTakeFirst();
 }
+
+export interface BuildFilters {
+  /** The projects the caller may see (a token limited to some projects); absent for all. */
+  projectIds?: readonly number[];
+  projectId?: number;
+}
+
+/** An environment's builds, newest first. */
+export async function listBuilds(db: Db, environmentId: number, filters: BuildFilters, page: { offset: number; perPage: number }): Promise<BuildWithPackage[]> {
+  let query = db.selectFrom('project_builds').innerJoin('packages', 'packages.id', 'project_builds.package_id')
+    .selectAll('project_builds').select(['packages.status as package_status', 'packages.error as package_error', 'packages.updated_at as package_updated_at'])
+    .where('project_builds.environment_id', '=', environmentId);
+  if (filters.projectIds) query = query.where('project_builds.project_id', 'in', filters.projectIds.length > 0 ? [...filters.projectIds] : [-1]);
+  if (filters.projectId !== undefined) query = query.where('project_builds.project_id', '=', filters.projectId);
+  return query.orderBy('project_builds.created_at', 'desc').orderBy('project_builds.id', 'desc').limit(page.perPage).offset(page.offset).execute();
+}
+
+/** The options a build's package was exported with (its list of assets), as stored. */
+export async function buildPackageOptions(db: Db, packageId: number): Promise<string | null> {
+  const row = await db.selectFrom('packages').select('options').where('id', '=', packageId).executeTakeFirst();
+  return row?.options ?? null;
+}

@@ -505,7 +505,7 @@ describe('long polling (timeout_secs)', () => {
     await publish(id, { n: 1 });
     const started = Date.now();
     assert.equal((await consume(id, { timeout_secs: 60 })).body.messages.length, 1);
-    assert.ok(Date.now() - started < 2000);
+    assert.ok(Date.now() - started < 10_000, 'not held for its 60 s');
   });
 
   test('deleting the topic ends the wait with a 404', async () => {

@@ -1,6 +1,7 @@
 // Recipes: the list with its search and filters, and one recipe with its steps drawn as the tree
 // of its keywords, its versions, and start/stop for a role that may change recipes.
 import type { RecipeApi } from '../../api/recipes/recipes.store.ts';
+import type { TestCaseSummary } from '../../api/test_cases/test_cases.store.ts';
 import { html, query, time, type Html } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
 
@@ -40,6 +41,9 @@ export interface RecipeData {
   canReadJobs: boolean;
   message?: { text: string; kind: 'ok' | 'error' } | undefined;
   startErrors?: string[] | undefined;
+  /** The recipe's test cases; null when the role may not read them. */
+  testCases?: readonly TestCaseSummary[] | null | undefined;
+  canRunTests?: boolean | undefined;
 }
 
 export function recipePage(frame: PageFrame, data: RecipeData, csrf: string): string {
@@ -62,6 +66,7 @@ ${data.startErrors && data.startErrors.length > 0 ? html`<ul class="notice error
 ${control}
 ${r.description ? html`<p>${r.description}</p>` : ''}
 <section aria-labelledby="steps-title"><h2 id="steps-title">Steps</h2>${stepTree(r.code)}</section>
+${data.testCases ? testCasesSection(r.id, data.testCases, data.canRunTests === true, csrf) : ''}
 <section aria-labelledby="versions-title"><h2 id="versions-title">Versions</h2>
 <table><thead><tr><th scope="col">Version</th><th scope="col">Saved</th><th scope="col">By</th><th scope="col">Comment</th></tr></thead><tbody>
 ${data.versions.map((v) => html`<tr><td>${v.version_no}</td><td>${time(v.created_at)}</td><td>${v.author_name ?? ''}</td><td>${v.comment ?? ''}</td></tr>`)}
@@ -103,4 +108,12 @@ export function stepTree(code: string): Html {
   };
   if (typeof root !== 'object' || root === null) return html`<p class="muted">No steps.</p>`;
   return html`<ol class="tree"><li>${draw(root as Step, 0)}</li></ol>`;
+}
+
+function testCasesSection(recipeId: number, cases: readonly TestCaseSummary[], canRun: boolean, csrf: string): Html {
+  const runForm = (label: Html | string, testCaseId?: string) => html`<form method="post" action="/console/test-runs" class="inline">${csrfField(csrf)}<input type="hidden" name="recipe_id" value="${recipeId}">${testCaseId ? html`<input type="hidden" name="test_case_id" value="${testCaseId}">` : ''}<button type="submit"${testCaseId ? html` class="link"` : ''}>${label}</button></form>`;
+  return html`<section aria-labelledby="tests-title"><h2 id="tests-title">Test cases</h2>
+${cases.length === 0 ? html`<p class="muted">No test case. Add them with <code>POST /api/recipes/${recipeId}/test_cases</code>.</p>` : html`<table><thead><tr><th scope="col">Test case</th><th scope="col">Description</th><th scope="col">Updated</th>${canRun ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead><tbody>
+${cases.map((c) => html`<tr><td>${c.name}</td><td>${c.description}</td><td>${time(c.updated_at)}</td>${canRun ? html`<td>${runForm(html`Run<span class="visually-hidden"> ${c.name}</span>`, c.id)}</td>` : ''}</tr>`)}</tbody></table>
+${canRun ? runForm('Run all test cases') : ''}`}</section>`;
 }

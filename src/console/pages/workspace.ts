@@ -105,7 +105,7 @@ function payloadBlock(text: string) {
 export function deploymentsPage(frame: PageFrame, deployments: readonly DeploymentApi[]): string {
   return page(frame, deployments.length === 0 ? html`<p class="muted">No deployment from this environment.</p>` : html`
 <table><thead><tr><th scope="col">Deployment</th><th scope="col">Project</th><th scope="col">Build</th><th scope="col">To</th><th scope="col">State</th><th scope="col">By</th><th scope="col">When</th></tr></thead><tbody>
-${deployments.map((d) => html`<tr><td>${d.id}${d.description ? html`<div class="muted small">${d.description}</div>` : ''}</td><td>${d.project_id}</td><td>${d.project_build_id}</td><td>${d.environment_type}</td>
+${deployments.map((d) => html`<tr><td>${d.id}${d.description ? html`<div class="muted small">${d.description}</div>` : ''}</td><td>${d.project_id}</td><td><a href="/console/builds/${d.project_build_id}">Build ${d.project_build_id}</a></td><td>${d.environment_type}</td>
 <td><span class="badge ${d.state === 'success' ? 'ok' : d.state === 'failed' ? 'bad' : ''}">${d.state}</span>${d.error ? html`<div class="error-text small">${d.error}</div>` : ''}</td><td>${d.performed_by_name}</td><td>${time(d.created_at)}</td></tr>`)}
 </tbody></table>`);
 }
@@ -114,9 +114,29 @@ export function testRunsPage(frame: PageFrame, runs: readonly RunRequestApi[]): 
   return page(frame, runs.length === 0 ? html`<p class="muted">No test run in this environment. Start one with <code>npx switchboard test</code> or <code>POST /api/test_cases/run_requests</code>.</p>` : html`
 ${runs.map((r) => {
     const passed = r.results.filter((x) => x.status === 'succeeded').length;
-    return html`<section class="line" aria-labelledby="run-${r.id}"><h2 id="run-${r.id}"><code>${r.id}</code> <span class="badge ${r.status === 'completed' ? (passed === r.results.length ? 'ok' : 'bad') : ''}">${r.status}</span></h2>
+    return html`<section class="line" aria-labelledby="run-${r.id}"><h2 id="run-${r.id}"><a href="/console/test-runs/${r.id}"><code>${r.id}</code></a> <span class="badge ${r.status === 'completed' ? (passed === r.results.length ? 'ok' : 'bad') : ''}">${r.status}</span></h2>
 <p class="muted small">${time(r.created_at)} · ${passed} of ${r.results.length} passed${r.coverage ? html` · coverage ${r.coverage.value}%` : ''}</p>
 ${r.results.length === 0 ? '' : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">Test case</th><th scope="col">Result</th></tr></thead><tbody>
 ${r.results.map((x) => html`<tr><td><a href="/console/recipes/${x.recipe.id}">${x.recipe.name}</a></td><td>${x.test_case.name}</td><td><span class="badge ${x.status === 'succeeded' ? 'ok' : x.status === 'failed' ? 'bad' : ''}">${x.status}</span></td></tr>`)}</tbody></table>`}</section>`;
   })}`);
+}
+
+function resultBadge(status: string) {
+  return html`<span class="badge ${status === 'succeeded' ? 'ok' : status === 'failed' ? 'bad' : ''}">${status === 'succeeded' ? 'passed' : status === 'failed' ? 'failed' : status}</span>`;
+}
+
+/** One run request: each test case passed or failed (with why), its job, and the coverage once completed. */
+export function testRunPage(frame: PageFrame, run: RunRequestApi): string {
+  const passed = run.results.filter((x) => x.status === 'succeeded').length;
+  const failed = run.results.filter((x) => x.status === 'failed').length;
+  return page(frame, html`
+<dl class="facts">
+  <dt>State</dt><dd><span class="badge ${run.status === 'completed' ? (failed === 0 ? 'ok' : 'bad') : ''}">${run.status}</span>${run.status === 'running' ? html` <a href="/console/test-runs/${run.id}">Reload</a>` : ''}</dd>
+  <dt>Results</dt><dd>${passed} passed, ${failed} failed${run.results.length - passed - failed > 0 ? html`, ${run.results.length - passed - failed} pending` : ''}</dd>
+  <dt>Coverage</dt><dd>${run.coverage ? `${run.coverage.value}% of the steps` : html`<span class="muted">when completed</span>`}</dd>
+  <dt>Started</dt><dd>${time(run.created_at)}</dd>
+</dl>
+${run.results.length === 0 ? html`<p class="muted">No test case was selected.</p>` : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">Test case</th><th scope="col">Result</th><th scope="col">Failure</th><th scope="col">Job</th></tr></thead><tbody>
+${run.results.map((x) => html`<tr><td><a href="/console/recipes/${x.recipe.id}">${x.recipe.name}</a></td><td>${x.test_case.name}</td><td>${resultBadge(x.status)}</td><td class="error-text">${x.failure ?? ''}</td><td>${x.job ? html`<a href="/console/recipes/${x.recipe.id}/jobs/${encodeURIComponent(x.job.id)}">${x.job.id}</a>` : ''}</td></tr>`)}</tbody></table>`}
+<p><a href="/console/test-runs">All test runs</a></p>`);
 }

@@ -45,7 +45,9 @@ describe('js_eval invoke_custom_js_code', () => {
       const job = await fire(t, path, {});
       assert.equal(job.status, 'failed', code);
       assert.match(job.error ?? '', reason, code);
-      assert.ok(Date.now() - started < 5000, 'bounded');
+      // Ended by the limit, not by the test's own timeout (generous: a loaded machine schedules the
+      // sandbox's thread late).
+      assert.ok(Date.now() - started < 20_000, 'bounded');
     }
     // The server answers while a step loops.
     const slow = await webhookRecipe(t, [js('loop', 'exports.main = () => { for (;;) {} };')]);

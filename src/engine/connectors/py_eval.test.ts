@@ -3,10 +3,10 @@
 // keeps the server answering; each step starts from a clean interpreter state.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestApp, tempDir, type TestApp } from '../../../test/helpers.ts';
-import { createPySandbox, pythonSnapshotFile } from '../sandbox/py-sandbox.ts';
+import { createPySandbox, preparePythonSnapshot, pythonSnapshotFile } from '../sandbox/py-sandbox.ts';
 import { action, dp, fire, log, webhookRecipe } from '../../../test/recipes.ts';
 
 let t: TestApp;
@@ -168,27 +168,47 @@ describe('py_eval invoke_custom_py_code', () => {
     assert.deepEqual(next.output(1), { output: { n: 42 } });
   });
 
-  test('the loaded interpreter is kept as a snapshot in the data directory; a new sandbox starts from it, and from scratch when it is damaged', async () => {
-    const file = pythonSnapshotFile(t.ctx.config.dataDir);
-    assert.ok(existsSync(file), 'the snapshot is written once an interpreter has loaded');
+  test('snapshots: the data directory\'s is preferred, the installation\'s is the fallback, a damaged one means a full load whose snapshot is kept', async () => {
     const limits = { timeoutMs: 60_000, memoryBytes: 32 * 1024 * 1024 };
     const code = "import json\ndef main(input):\n    return {'n': json.loads(input['doc'])['n'] + 1}";
     const dir = tempDir('py-snapshot-');
-    const copy = join(dir, 'python.snapshot');
-    copyFileSync(file, copy);
-    const again = createPySandbox({ workers: 1, snapshotFile: copy });
+    const installed = join(dir, 'installed', 'python.snapshot');
+    const dataDirs = join(dir, 'data', 'cache', 'python.snapshot');
+    // The installation's snapshot, as `npm install` prepares it (switchboard prepare-python).
+    await preparePythonSnapshot(installed);
+    assert.ok(existsSync(installed), 'prepare-python writes the snapshot');
+    const made = readFileSync(installed);
+    // A data directory without a snapshot starts from the installation's and writes nothing.
+    const fromInstalled = createPySandbox({ workers: 1, snapshotFiles: [dataDirs, installed] });
     try {
-      assert.deepEqual(await again.run(code, { doc: '{"n": 1}' }, limits), { ok: true, output: { n: 2 } });
+      assert.deepEqual(await fromInstalled.run(code, { doc: '{"n": 1}' }, limits), { ok: true, output: { n: 2 } });
     } finally {
-      await again.close();
+      await fromInstalled.close();
     }
-    writeFileSync(copy, 'not a snapshot');
-    const damaged = createPySandbox({ workers: 1, snapshotFile: copy });
+    assert.equal(existsSync(dataDirs), false, 'a snapshot that loaded is not written again');
+    // Preparing again over a snapshot that loads keeps it as it is.
+    await preparePythonSnapshot(installed);
+    assert.ok(readFileSync(installed).equals(made), 'a snapshot that loads is kept');
+    // A damaged snapshot: the interpreter loads anew, and the new snapshot is kept in both places.
+    writeFileSync(installed, 'not a snapshot');
+    const damaged = createPySandbox({ workers: 1, snapshotFiles: [dataDirs, installed] });
     try {
       assert.deepEqual(await damaged.run(code, { doc: '{"n": 41}' }, limits), { ok: true, output: { n: 42 } });
     } finally {
       await damaged.close();
     }
+    assert.ok(readFileSync(installed).length > 1_000_000, 'the damaged snapshot is replaced');
+    assert.ok(readFileSync(dataDirs).length > 1_000_000, 'the data directory keeps the new snapshot');
+    // The data directory's snapshot comes first: a server whose installation lost its snapshot still starts from it.
+    rmSync(installed);
+    const fromDataDir = createPySandbox({ workers: 1, snapshotFiles: [dataDirs, installed] });
+    try {
+      assert.deepEqual(await fromDataDir.run(code, { doc: '{"n": 2}' }, limits), { ok: true, output: { n: 3 } });
+    } finally {
+      await fromDataDir.close();
+    }
+    assert.equal(existsSync(installed), false, 'nothing is loaded anew, so nothing is written');
+    assert.equal(pythonSnapshotFile(t.ctx.config.dataDir).startsWith(join(t.ctx.config.dataDir, 'cache', 'python-')), true);
   });
 
   test('bad step input: code that is not text, a schema that is not JSON', async () => {

@@ -5,7 +5,7 @@
 // interrupts the interpreter (a KeyboardInterrupt in Python); a worker that still does not answer
 // soon after, or dies, is terminated and replaced, so a stuck step never holds up the server.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -37,17 +37,38 @@ const GRACE_MS = 2000;
 const WORKER_URL = new URL('./py-worker.ts', import.meta.url);
 
 /**
- * Where a loaded interpreter's memory snapshot is kept between runs of the server, under a name
- * that changes with Pyodide's version and the bootstrap, so a stale one is never read.
+ * The name of a loaded interpreter's memory snapshot: it changes with Pyodide's version and with
+ * the code that loads the interpreter (the bootstrap, the worker, the realm), so a stale snapshot
+ * is never read.
  */
-export function pythonSnapshotFile(dataDir: string): string {
+function snapshotName(): string {
   const version = (createRequire(import.meta.url)('pyodide/package.json') as { version: string }).version;
-  const bootstrap = readFileSync(new URL('./py-bootstrap.py', import.meta.url));
-  const key = createHash('sha256').update(version).update('\0').update(bootstrap).digest('hex').slice(0, 16);
-  return join(dataDir, 'cache', `python-${key}.snapshot`);
+  const hash = createHash('sha256').update(version);
+  for (const file of ['./py-bootstrap.py', './py-worker.ts', './py-realm.ts']) hash.update('\0').update(readFileSync(new URL(file, import.meta.url)));
+  return `python-${hash.digest('hex').slice(0, 16)}.snapshot`;
 }
 
-export function createPySandbox(options: { workers: number; snapshotFile?: string | null }): PySandbox {
+/** Where a data directory keeps the snapshot between runs of the server. */
+export function pythonSnapshotFile(dataDir: string): string {
+  return join(dataDir, 'cache', snapshotName());
+}
+
+/**
+ * Where the installation keeps the snapshot that `npm install` prepares (`switchboard
+ * prepare-python`), beside Pyodide in node_modules: every data directory of this installation
+ * starts from it, so the first Python step of a fresh server does not wait for Pyodide to load.
+ */
+export function installedPythonSnapshotFile(): string {
+  const modules = dirname(dirname(createRequire(import.meta.url).resolve('pyodide/package.json')));
+  return join(modules, '.cache', 'switchboard', snapshotName());
+}
+
+/**
+ * `snapshotFiles`: where a loaded interpreter's snapshot may be, in order of preference (the data
+ * directory's, then the installation's); the first that can be read is used, and when it does not
+ * load the interpreter loads in full. A snapshot made by a full load is written to each of them.
+ */
+export function createPySandbox(options: { workers: number; snapshotFiles?: readonly string[] }): PySandbox {
   const slots: Slot[] = [];
   const waiting: Array<(slot: Slot) => void> = [];
   let nextId = 1;
@@ -56,30 +77,34 @@ export function createPySandbox(options: { workers: number; snapshotFile?: strin
   let snapshot: SharedArrayBuffer | null = null;
   let snapshotRead = false;
 
-  /** The snapshot kept on disk by an earlier run, read once (a missing or unreadable file: none). */
+  /** The snapshot kept on disk by an earlier run, read once (missing or unreadable files: none). */
   function readSnapshot(): void {
     snapshotRead = true;
-    if (!options.snapshotFile) return;
-    try {
-      const bytes = readFileSync(options.snapshotFile);
-      snapshot = new SharedArrayBuffer(bytes.length);
-      new Uint8Array(snapshot).set(bytes);
-    } catch {
-      snapshot = null;
+    for (const file of options.snapshotFiles ?? []) {
+      try {
+        const bytes = readFileSync(file);
+        snapshot = new SharedArrayBuffer(bytes.length);
+        new Uint8Array(snapshot).set(bytes);
+        return;
+      } catch {
+        snapshot = null;
+      }
     }
   }
 
   function keepSnapshot(bytes: Uint8Array): void {
     snapshot = new SharedArrayBuffer(bytes.byteLength);
     new Uint8Array(snapshot).set(bytes);
-    if (!options.snapshotFile) return;
-    const file = options.snapshotFile;
-    try {
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(`${file}.tmp`, bytes);
-      renameSync(`${file}.tmp`, file);
-    } catch {
-      rmSync(`${file}.tmp`, { force: true });
+    for (const file of options.snapshotFiles ?? []) {
+      // Written under a name of this process, then renamed: a reader never sees half a file.
+      const partial = `${file}.${process.pid}.tmp`;
+      try {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(partial, bytes);
+        renameSync(partial, file);
+      } catch {
+        rmSync(partial, { force: true });
+      }
     }
   }
 
@@ -193,4 +218,24 @@ export function createPySandbox(options: { workers: number; snapshotFile?: strin
       slots.length = 0;
     },
   };
+}
+
+/**
+ * Loads an interpreter and runs one step, so that `file` holds a snapshot that loads: kept when
+ * it does, made by a full load when it is missing or damaged. `npm install` runs it (through
+ * `switchboard prepare-python`) for the installation's snapshot.
+ */
+export async function preparePythonSnapshot(file: string): Promise<void> {
+  const sandbox = createPySandbox({ workers: 1, snapshotFiles: [file] });
+  try {
+    const result = await sandbox.run("def main(input):\n    return {'ready': True}", {}, { timeoutMs: 600_000, memoryBytes: 32 * 1024 * 1024 });
+    if (!result.ok) throw new Error(`the Python sandbox did not run a step: ${result.type}: ${result.message}`);
+    if (!existsSync(file)) throw new Error(`the snapshot could not be written to ${file}`);
+    // Snapshots of an earlier Pyodide or bootstrap beside it are never read again.
+    for (const name of readdirSync(dirname(file))) {
+      if (/^python-[0-9a-f]{16}\.snapshot$/.test(name) && join(dirname(file), name) !== file) rmSync(join(dirname(file), name), { force: true });
+    }
+  } finally {
+    await sandbox.close();
+  }
 }
