@@ -107,8 +107,8 @@ export async function deleteTables(ctx: ServiceContext, scope: TableScope, ids: 
   await ctx.db.transaction().execute(async (trx) => {
     const found = new Set(await findVisibleTableIds(trx, scope, unique));
     throwUnknownTables(unique.filter((id) => !found.has(id)), field);
-    // A concurrent batch may have deleted some of them since they were read (PostgreSQL reads
-    // without locking): those are unknown too, and this batch deletes nothing.
+    // The update marks only tables still not deleted: should a concurrent batch have deleted
+    // one since it was read, it is unknown too, and this batch deletes nothing.
     const marked = new Set(await markTablesDeleted(trx, unique, toStored(ctx.clock.now())));
     throwUnknownTables(unique.filter((id) => !marked.has(id)), field);
   });
