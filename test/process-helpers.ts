@@ -50,7 +50,9 @@ export async function databaseUrlFor(dataDir: string): Promise<string> {
 }
 
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
-  const database: Record<string, string> = onPostgres && env.DATABASE_URL === undefined ? { DATABASE_URL: await databaseUrlFor(dataDir) } : {};
+  // On PostgreSQL a restarted server is a new node: it takes up what the killed one held (a
+  // package, a build) once that one's lease runs out; a short lease keeps restarts quick.
+  const database: Record<string, string> = onPostgres && env.DATABASE_URL === undefined ? { DATABASE_URL: await databaseUrlFor(dataDir), NODE_LEASE_MS: '5000' } : {};
   const child = spawnServe({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...database, ...env });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });

@@ -34,7 +34,9 @@ before(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   upstream = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // interleaveQueries: concurrent requests interleave between their queries, as on a networked database.
-  t = await createTestApp({ env: { JOB_BACKLOG_PER_RECIPE: '3', JOB_BACKLOG_PER_WORKSPACE: '5' }, interleaveQueries: true });
+  // The shortest lease: on PostgreSQL the backlog counts are re-read from the database every third
+  // of it, while the tests admit and end jobs.
+  t = await createTestApp({ env: { JOB_BACKLOG_PER_RECIPE: '3', JOB_BACKLOG_PER_WORKSPACE: '5', NODE_LEASE_MS: '1000' }, interleaveQueries: true });
 });
 after(async () => {
   release();

@@ -22,6 +22,7 @@ export class Backlog {
   readonly #byRecipe = new Map<number, number>();
   readonly #byWorkspace = new Map<number, number>();
   readonly #workspaceOf = new Map<number, number>();
+  #changes = 0;
 
   constructor(limits: BacklogLimits) {
     this.limits = limits;
@@ -42,6 +43,7 @@ export class Backlog {
   /** Count one more pending job of the recipe, whatever the limits. */
   add(recipe: Owner, n = 1): void {
     if (n <= 0) return;
+    this.#changes++;
     this.#workspaceOf.set(recipe.id, recipe.workspace_id);
     this.#byRecipe.set(recipe.id, (this.#byRecipe.get(recipe.id) ?? 0) + n);
     this.#byWorkspace.set(recipe.workspace_id, (this.#byWorkspace.get(recipe.workspace_id) ?? 0) + n);
@@ -51,6 +53,7 @@ export class Backlog {
   remove(recipeId: number): void {
     const workspaceId = this.#workspaceOf.get(recipeId);
     if (workspaceId === undefined) return;
+    this.#changes++;
     const left = (this.#byRecipe.get(recipeId) ?? 1) - 1;
     if (left <= 0) {
       this.#byRecipe.delete(recipeId);
@@ -63,6 +66,7 @@ export class Backlog {
   forget(recipeId: number): void {
     const workspaceId = this.#workspaceOf.get(recipeId);
     if (workspaceId === undefined) return;
+    this.#changes++;
     this.#decrementWorkspace(workspaceId, this.#byRecipe.get(recipeId) ?? 0);
     this.#byRecipe.delete(recipeId);
     this.#workspaceOf.delete(recipeId);
@@ -74,6 +78,11 @@ export class Backlog {
     this.#byWorkspace.clear();
     this.#workspaceOf.clear();
     for (const { recipe_id: id, workspace_id, n } of pending) this.add({ id, workspace_id }, n);
+  }
+
+  /** Grows with every count taken or given back: a re-read that overlapped one is stale. */
+  get changes(): number {
+    return this.#changes;
   }
 
   pendingOfRecipe(recipeId: number): number {

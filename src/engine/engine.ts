@@ -214,7 +214,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     queue.kick();
   }
 
-  let stopHeartbeat: () => void = () => undefined;
+  let stopHeartbeat: () => Promise<void> = () => Promise.resolve();
 
   /** Recipes whose trigger this node has armed (or has nothing to arm for: webhooks). */
   const armedIds = new Set<number>();
@@ -278,7 +278,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       offDeleted();
       offRunning();
       offEverything();
-      stopHeartbeat();
+      await stopHeartbeat();
       await subscriptions.close();
       await polls.close();
       queue.stopPolling();

@@ -73,6 +73,8 @@ export class JobQueue {
   // Callers waiting for a job's end (synchronous recipe calls, API requests), by job handle.
   readonly #waiters = new Map<string, (outcome: JobOutcome) => void>();
   #total = 0;
+  /** Jobs whose place is taken and whose row is being committed. */
+  #committing = 0;
   // Jobs blocked in a synchronous call do not hold one of the process's worker slots.
   #blocked = 0;
   #pumping = false;
@@ -85,9 +87,19 @@ export class JobQueue {
     this.backlog = new Backlog(deps.settings.backlog);
   }
 
-  /** Count the pending jobs found in the database (on start, after the recovery). */
+  /**
+   * Count the pending jobs found in the database (on start, after the recovery; with several
+   * nodes, at every heartbeat). Counts read while this node took or gave back a place, or while
+   * a job it admitted was being committed, could lose that place or count it twice: they are
+   * dropped, and the next heartbeat reads again.
+   */
   async rebuildBacklog(): Promise<void> {
-    this.backlog.reset(await pendingJobCounts(this.#deps.ctx.db));
+    const { backlog } = this;
+    const changes = backlog.changes;
+    const committingBefore = this.#committing;
+    const counts = await pendingJobCounts(this.#deps.ctx.db);
+    if (committingBefore > 0 || this.#committing > 0 || backlog.changes !== changes) return;
+    backlog.reset(counts);
   }
 
   /** Jobs launched and not ended. */
@@ -156,12 +168,15 @@ export class JobQueue {
     if (!admit) backlog.add(row);
     else if (!backlog.tryAdd(row)) return BACKLOG_FULL;
     let stored: Awaited<ReturnType<JobQueue['storeJob']>>;
+    this.#committing++;
     try {
       // A new row of its own: on PostgreSQL in a transaction of its own, beside the other writes.
       stored = await this.#deps.ctx.groupCommit.runAlone((trx) => this.storeJob(trx, row, event, meta, handle));
     } catch (error) {
       backlog.remove(row.id);
       throw error;
+    } finally {
+      this.#committing--;
     }
     // A filtered event or a trigger error stores no pending job: the place is given back.
     if (stored === null || !stored.queued) backlog.remove(row.id);

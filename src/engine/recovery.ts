@@ -50,20 +50,23 @@ export async function recoverInterruptedJobs(ctx: ServiceContext, events: Engine
  * Several nodes: renew this node's claims on its running jobs, then fail those whose node stopped
  * renewing. Every third of the lease. Nothing to do on SQLite (one process).
  */
-export function startJobHeartbeat(ctx: ServiceContext, events: EngineEventBus, leaseMs: number, onRecovered: (count: number) => void, afterBeat: () => Promise<void>): () => void {
-  if (!isSharedByNodes(ctx.db)) return () => undefined;
-  let beating = false;
+export function startJobHeartbeat(ctx: ServiceContext, events: EngineEventBus, leaseMs: number, onRecovered: (count: number) => void, afterBeat: () => Promise<void>): () => Promise<void> {
+  if (!isSharedByNodes(ctx.db)) return () => Promise.resolve();
+  let beating: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (beating) return;
-    beating = true;
     const until = toStored(new Date(ctx.clock.now().getTime() + leaseMs));
-    renewJobLeases(ctx.db, ctx.nodeId, until)
+    beating = renewJobLeases(ctx.db, ctx.nodeId, until)
       .then(() => recoverInterruptedJobs(ctx, events))
       .then((count) => { if (count > 0) onRecovered(count); })
       .then(afterBeat)
       .catch((error: unknown) => ctx.log.warn({ err: error }, 'could not renew the claims on running jobs'))
-      .finally(() => { beating = false; });
+      .finally(() => { beating = undefined; });
   }, Math.max(100, Math.floor(leaseMs / 3)));
   timer.unref();
-  return () => clearInterval(timer);
+  // Stopping waits for a beat under way: the database may be closed right after.
+  return async () => {
+    clearInterval(timer);
+    await beating;
+  };
 }

@@ -106,18 +106,23 @@ export async function deleteTables(ctx: ServiceContext, scope: TableScope, ids: 
   if (unique.length === 0) throw invalid({ [field]: ['must list at least one lookup table id'] });
   await ctx.db.transaction().execute(async (trx) => {
     const found = new Set(await findVisibleTableIds(trx, scope, unique));
-    const unknown = unique.filter((id) => !found.has(id));
-    if (unknown.length > 0) {
-      const list = unknown.slice(0, 20).join(', ') + (unknown.length > 20 ? ', ...' : '');
-      throw new AppError(unknown.length > 1 ? 'lookup_tables_not_found' : 'lookup_table_not_found', {
-        params: { ids: list },
-        errors: { [field]: [`unknown: ${list}`] },
-      });
-    }
-    await markTablesDeleted(trx, unique, toStored(ctx.clock.now()));
+    throwUnknownTables(unique.filter((id) => !found.has(id)), field);
+    // The update marks only tables still not deleted: should a concurrent batch have deleted
+    // one since it was read, it is unknown too, and this batch deletes nothing.
+    const marked = new Set(await markTablesDeleted(trx, unique, toStored(ctx.clock.now())));
+    throwUnknownTables(unique.filter((id) => !marked.has(id)), field);
   });
   startPurge(ctx);
   return { deleted_ids: unique, failed_ids: [] };
+}
+
+function throwUnknownTables(unknown: readonly number[], field: string): void {
+  if (unknown.length === 0) return;
+  const list = unknown.slice(0, 20).join(', ') + (unknown.length > 20 ? ', ...' : '');
+  throw new AppError(unknown.length > 1 ? 'lookup_tables_not_found' : 'lookup_table_not_found', {
+    params: { ids: list },
+    errors: { [field]: [`unknown: ${list}`] },
+  });
 }
 
 /** Purge the rows of deleted tables in the background; also called at start for a purge cut short. */

@@ -150,10 +150,14 @@ export async function insertTable(db: Db, values: { workspace_id: number; enviro
 }
 
 /** Deleted for the API at once (and the name freed); the rows go later, see purgeDeletedRows. */
-export async function markTablesDeleted(db: Db, ids: readonly number[], now: string): Promise<number> {
-  if (ids.length === 0) return 0;
-  const result = await db.updateTable('lookup_tables').set({ deleted_at: now, name_key: null }).where('id', 'in', [...ids]).where('deleted_at', 'is', null).executeTakeFirst();
-  return Number(result.numUpdatedRows);
+/**
+ * Mark the tables deleted; the ids it marked. A table a concurrent transaction deleted first is
+ * not among them: the update waits for that transaction's row lock, then finds it deleted.
+ */
+export async function markTablesDeleted(db: Db, ids: readonly number[], now: string): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.updateTable('lookup_tables').set({ deleted_at: now, name_key: null }).where('id', 'in', [...ids]).where('deleted_at', 'is', null).returning('id').execute();
+  return rows.map((r) => r.id);
 }
 
 export async function findDeletedTableIds(db: Db, limit: number): Promise<number[]> {

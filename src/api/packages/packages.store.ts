@@ -59,9 +59,13 @@ export async function countAttempt(db: Db, id: number): Promise<number> {
   return row?.attempts ?? 0;
 }
 
-/** End the work, only if it is still in progress. */
+/**
+ * End the work, only if it is still in progress. An import's uploaded zip has served its purpose
+ * then: it goes in the same transaction, so no reader sees an ended import that still holds it.
+ */
 export async function finishPackage(db: Db, id: number, values: { status: 'completed' | 'failed'; error?: string | null; error_parts?: string[] | null; recipe_status?: unknown; content_size?: number | null; now: string }): Promise<boolean> {
-  const result = await db.updateTable('packages').set({
+  if (!db.isTransaction) return db.transaction().execute((trx) => finishPackage(trx, id, values));
+  const finished = await db.updateTable('packages').set({
     status: values.status,
     error: values.error ?? null,
     error_parts: values.error_parts ? JSON.stringify(values.error_parts) : null,
@@ -69,8 +73,9 @@ export async function finishPackage(db: Db, id: number, values: { status: 'compl
     ...(values.content_size !== undefined ? { content_size: values.content_size } : {}),
     updated_at: values.now,
     completed_at: values.now,
-  }).where('id', '=', id).where('status', '=', 'in_progress').executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  }).where('id', '=', id).where('status', '=', 'in_progress').returning('operation_type').executeTakeFirst();
+  if (finished?.operation_type === 'import') await deleteChunks(db, id);
+  return finished !== undefined;
 }
 
 export async function insertChunk(db: Db, packageId: number, seq: number, data: Uint8Array): Promise<void> {

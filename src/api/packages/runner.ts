@@ -12,7 +12,7 @@ import { withLease } from '../../leases.ts';
 import type { RecipeRuntime } from '../recipes/recipes.service.ts';
 import { PackageFailure, runExport, type ExportOptions } from './export.ts';
 import { runImport, type ImportOptions } from './import.ts';
-import { countAttempt, countChunks, deleteChunks, findPackageById, finishPackage, pendingPackageIds, readChunk } from './packages.store.ts';
+import { countAttempt, countChunks, findPackageById, finishPackage, pendingPackageIds, readChunk } from './packages.store.ts';
 import type { ZipLimits } from './zip.ts';
 
 export const MAX_ATTEMPTS = 3;
@@ -83,13 +83,12 @@ export function createPackageRunner(ctx: ServiceContext, engine: RecipeRuntime, 
     async pass(stopped) {
       for (const id of await pendingPackageIds(ctx.db)) {
         if (stopped()) return;
-        // Another node works on it: it announces the end.
+        // Another node works on it (or one that died, until its lease runs out): the packages
+        // after it wait, as they run in id order (a deployment needs the build before it).
         const held = await withLease(leaseDeps, `package:${id}`, () => one(id, stopped));
-        if (!held) continue;
+        if (!held) return;
         const done = await findPackageById(ctx.db, id);
         if (!done || done.status === 'in_progress') continue;
-        // An import's uploaded zip has served its purpose once the import ended.
-        if (done.operation_type === 'import') await deleteChunks(ctx.db, id);
         ctx.notifier.publish('package.finished', { packageId: id, status: done.status });
       }
     },

@@ -253,7 +253,9 @@ describe('POST /api/sdk/generate_schema/json|csv: hostile samples', () => {
     }
     const res = await heavy;
     assert.equal(res.status, 400);
-    assert.equal(res.body.message, 'Sample has too many fields');
+    // Refused either way: for its fields, or, on a machine too busy to count them within the
+    // time limit (10 s; more CPU goes to the database server on PostgreSQL), as too complex.
+    assert.ok(['Sample has too many fields', 'Sample is too complex to analyse'].includes(res.body.message), res.text);
     assert.ok(gaps.length >= 10, `only ${gaps.length} other requests were answered while the sample was analysed`);
     // Generous: a request here takes a few milliseconds; a stalled event loop, whole seconds.
     assert.ok(Math.max(...gaps) < 500, `another request waited ${Math.max(...gaps).toFixed(0)} ms`);

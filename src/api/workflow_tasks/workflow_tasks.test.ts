@@ -158,7 +158,9 @@ describe('workato_workflow_task/human_review_on_existing_record', () => {
     const open = await openTaskOf(id);
     assert.ok(open.expires_at);
     await new Promise((resolve) => setTimeout(resolve, 600));
-    assert.equal(await t.engine.expireDueTasks(), 1);
+    // The engine's own expiry timer (every second) may have expired it first.
+    const expiredNow = await t.engine.expireDueTasks();
+    assert.ok(expiredNow <= 1, `expired ${expiredNow}`);
     await t.engine.idle();
     assert.deepEqual((await readJob(t, jobId)).output(2), { message: 'expired' });
     const task1 = await t.call('GET', `/api/workflow_tasks/${open.id}`);
