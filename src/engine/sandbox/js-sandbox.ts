@@ -4,6 +4,7 @@
 // sandbox never holds up the server or the next step.
 import { Worker } from 'node:worker_threads';
 import type { JsReply, JsRequest } from './js-worker.ts';
+import { createWorkerSlots, type WorkerSlot } from './worker-slots.ts';
 
 export interface JsLimits {
   timeoutMs: number;
@@ -15,60 +16,27 @@ export interface JsSandbox {
   close(): Promise<void>;
 }
 
-interface Slot {
-  worker: Worker;
-  busy: boolean;
-}
+type Slot = WorkerSlot;
 
 const WORKER_URL = new URL('./js-worker.ts', import.meta.url);
 
 export function createJsSandbox(options: { workers: number }): JsSandbox {
-  const slots: Slot[] = [];
-  const waiting: Array<(slot: Slot) => void> = [];
+  const slots = createWorkerSlots<Slot>(options.workers, start);
   let nextId = 1;
   let closed = false;
 
-  function spawn(): Slot {
+  function start(): Slot {
     // The worker's own heap is bounded too; the WebAssembly memory is bounded by QuickJS's limit.
     const worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 32 } });
     worker.unref();
     const slot = { worker, busy: false };
-    slots.push(slot);
     return slot;
-  }
-
-  function acquire(): Promise<Slot> {
-    const free = slots.find((s) => !s.busy);
-    if (free) {
-      free.busy = true;
-      return Promise.resolve(free);
-    }
-    if (slots.length < options.workers) {
-      const slot = spawn();
-      slot.busy = true;
-      return Promise.resolve(slot);
-    }
-    return new Promise((resolve) => waiting.push((slot) => { slot.busy = true; resolve(slot); }));
-  }
-
-  function release(slot: Slot): void {
-    slot.busy = false;
-    const next = waiting.shift();
-    if (next) next(slot);
-  }
-
-  function replace(slot: Slot): Slot {
-    void slot.worker.terminate();
-    slots.splice(slots.indexOf(slot), 1);
-    const fresh = spawn();
-    fresh.busy = true;
-    return fresh;
   }
 
   return {
     async run(code, input, limits) {
       if (closed) return { ok: false, type: 'Code error', message: 'the server is shutting down' };
-      let slot = await acquire();
+      let slot = await slots.acquire();
       const id = nextId++;
       const request: JsRequest = { id, code, input: JSON.stringify(input ?? null), timeoutMs: limits.timeoutMs, memoryBytes: limits.memoryBytes };
       try {
@@ -99,17 +67,17 @@ export function createJsSandbox(options: { workers: number }): JsSandbox {
           slot.worker.on('exit', onExit);
           slot.worker.postMessage(request);
         });
-        if ('dead' in reply) slot = replace(slot);
+        if ('dead' in reply) slot = slots.replace(slot);
         if (!reply.ok) return { ok: false, type: reply.type, message: reply.message };
         return { ok: true, output: JSON.parse(reply.output) as unknown };
       } finally {
-        release(slot);
+        slots.release(slot);
       }
     },
     async close() {
       closed = true;
-      await Promise.all(slots.map((s) => s.worker.terminate()));
-      slots.length = 0;
+      await Promise.all(slots.all.map((s) => s.worker.terminate()));
+      slots.all.length = 0;
     },
   };
 }

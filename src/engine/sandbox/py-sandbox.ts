@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { PyBoot, PyReply, PyRequest, PyWorkerData } from './py-worker.ts';
+import { createWorkerSlots, type WorkerSlot } from './worker-slots.ts';
 
 export interface PyLimits {
   timeoutMs: number;
@@ -25,9 +26,7 @@ export interface PySandbox {
   close(): Promise<void>;
 }
 
-interface Slot {
-  worker: Worker;
-  busy: boolean;
+interface Slot extends WorkerSlot {
   /** Settles when the interpreter is loaded: its interrupt flag, or why it did not load. */
   ready: Promise<{ interrupt: Int32Array } | { failed: string }>;
 }
@@ -69,8 +68,7 @@ export function installedPythonSnapshotFile(): string {
  * load the interpreter loads in full. A snapshot made by a full load is written to each of them.
  */
 export function createPySandbox(options: { workers: number; snapshotFiles?: readonly string[] }): PySandbox {
-  const slots: Slot[] = [];
-  const waiting: Array<(slot: Slot) => void> = [];
+  const slots = createWorkerSlots<Slot>(options.workers, start);
   let nextId = 1;
   let closed = false;
   // The memory snapshot of a loaded interpreter, from the first worker: later ones start from it.
@@ -108,7 +106,7 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
     }
   }
 
-  function spawn(): Slot {
+  function start(): Slot {
     if (!snapshotRead) readSnapshot();
     const workerData: PyWorkerData = { snapshot };
     const worker = new Worker(WORKER_URL, { workerData, resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 } });
@@ -127,36 +125,7 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
       worker.once('exit', onExit);
     });
     const slot: Slot = { worker, busy: false, ready };
-    slots.push(slot);
     return slot;
-  }
-
-  function acquire(): Promise<Slot> {
-    const free = slots.find((s) => !s.busy);
-    if (free) {
-      free.busy = true;
-      return Promise.resolve(free);
-    }
-    if (slots.length < options.workers) {
-      const slot = spawn();
-      slot.busy = true;
-      return Promise.resolve(slot);
-    }
-    return new Promise((resolve) => waiting.push((slot) => { slot.busy = true; resolve(slot); }));
-  }
-
-  function release(slot: Slot): void {
-    slot.busy = false;
-    const next = waiting.shift();
-    if (next) next(slot);
-  }
-
-  function replace(slot: Slot): Slot {
-    void slot.worker.terminate();
-    slots.splice(slots.indexOf(slot), 1);
-    const fresh = spawn();
-    fresh.busy = true;
-    return fresh;
   }
 
   async function runOn(slot: Slot, request: PyRequest, timeoutMs: number): Promise<PyReply & { dead?: true }> {
@@ -198,24 +167,24 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
   return {
     async run(code, input, limits) {
       if (closed) return { ok: false, type: 'Code error', message: 'the server is shutting down' };
-      let slot = await acquire();
+      let slot = await slots.acquire();
       const request: PyRequest = { id: nextId++, code, input: JSON.stringify(input ?? null), memoryBytes: limits.memoryBytes };
       try {
         const reply = await runOn(slot, request, limits.timeoutMs);
-        if ('dead' in reply || (!reply.ok && reply.recycle)) slot = replace(slot);
+        if ('dead' in reply || (!reply.ok && reply.recycle)) slot = slots.replace(slot);
         if (!reply.ok) return { ok: false, type: reply.type, message: reply.message };
         return { ok: true, output: JSON.parse(reply.output) as unknown };
       } finally {
-        release(slot);
+        slots.release(slot);
       }
     },
     warm() {
-      if (!closed && slots.length === 0) spawn();
+      if (!closed && slots.all.length === 0) slots.spawn();
     },
     async close() {
       closed = true;
-      await Promise.all(slots.map((s) => s.worker.terminate()));
-      slots.length = 0;
+      await Promise.all(slots.all.map((s) => s.worker.terminate()));
+      slots.all.length = 0;
     },
   };
 }
