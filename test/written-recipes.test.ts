@@ -3,36 +3,24 @@
 // with what a user sees checked: the job's status and steps, the data table records, the lookup
 // table rows, the stored file, the e-mails sent, and the workflow task that a person completes.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { SMTPServer } from 'smtp-server';
+import { startSmtpCapture, type SmtpCapture } from './smtp-capture.ts';
 import { createTestApp, type TestApp } from './helpers.ts';
 
 const DIR = new URL('./fixtures/recipes/written/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, DIR), 'utf8');
 
-const mails: Array<{ to: string[]; raw: string }> = [];
-const smtp = new SMTPServer({
-  secure: false, disabledCommands: ['STARTTLS', 'AUTH'], logger: false,
-  onData(stream, session, callback) {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => {
-      mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
-      callback();
-    });
-  },
-});
+let smtp: SmtpCapture;
 
 let t: TestApp;
 before(async () => {
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  t = await createTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`, SMTP_FROM: 'Finance <finance@acme.example.com>' } });
+  smtp = await startSmtpCapture();
+  t = await createTestApp({ env: { SMTP_URL: smtp.url, SMTP_FROM: 'Finance <finance@acme.example.com>' } });
 });
 after(async () => {
   await t.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp.close();
 });
 
 /** Imports a fixture unchanged, starts it, and answers its id and webhook path. */
@@ -104,10 +92,10 @@ describe('recipes written in the vendor\'s format', () => {
       ['EXP-2', 1899.99, 'travel', 'approved', 'bo@acme.example.com'],
       ['EXP-3', 640, 'software', 'rejected', 'bo@acme.example.com'],
     ]);
-    const subjects = mails.map((m) => [m.to.join(','), /Subject: (.*)/.exec(m.raw)?.[1]]).sort();
+    const subjects = smtp.mails.map((m) => [m.to.join(','), /Subject: (.*)/.exec(m.raw)?.[1]]).sort();
     assert.deepEqual(subjects, [['ana@acme.example.com', 'Expense EXP-2 approved'], ['ana@acme.example.com', 'Expense EXP-3 rejected']]);
-    assert.match(mails.find((m) => m.raw.includes('EXP-3'))!.raw, /Use the team licence/);
-    mails.length = 0;
+    assert.match(smtp.mails.find((m) => m.raw.includes('EXP-3'))!.raw, /Use the team licence/);
+    smtp.mails.length = 0;
   });
 
   test('weekly sales report: data table search, Python aggregation, CSV, a stored file, a template, an HTML e-mail', async () => {
@@ -128,14 +116,14 @@ describe('recipes written in the vendor\'s format', () => {
     const file = await t.call('GET', `/api/files/content?path=${encodeURIComponent('/reports/sales/sales-2026-W47.csv')}`);
     assert.equal(file.status, 200, file.text);
     assert.equal(file.text, 'region,orders,revenue\nAMER,1,300.00\nEMEA,2,220.05\nAPAC,1,15.50\n');
-    assert.equal(mails.length, 1);
-    assert.deepEqual(mails[0]!.to, ['sales@acme.example.com', 'cfo@acme.example.com']);
-    const html = mails[0]!.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+    assert.equal(smtp.mails.length, 1);
+    assert.deepEqual(smtp.mails[0]!.to, ['sales@acme.example.com', 'cfo@acme.example.com']);
+    const html = smtp.mails[0]!.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
     assert.match(html, /Subject: Sales report 2026-W47/);
     assert.match(html, /<p>4 paid orders, 535.55 in total.<\/p>/);
     assert.match(html, /<tr><td>AMER<\/td><td>1<\/td><td>300.00<\/td><\/tr><tr><td>EMEA<\/td><td>2<\/td><td>220.05<\/td><\/tr>/);
     assert.match(html, /CSV: \/reports\/sales\/sales-2026-W47.csv/);
-    mails.length = 0;
+    smtp.mails.length = 0;
   });
 
   test('FX rates: a CSV feed parsed, checked in Python, replacing the day\'s rows of a lookup table in two batch actions', async () => {

@@ -1,8 +1,7 @@
 // csv_parser and email through real jobs.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { SMTPServer } from 'smtp-server';
+import { startSmtpCapture, type SmtpCapture } from '../../../test/smtp-capture.ts';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { action, dp, fire, webhookRecipe } from '../../../test/recipes.ts';
 
@@ -33,30 +32,18 @@ describe('csv_parser', () => {
 });
 
 describe('email send_mail', () => {
-  const received: Array<{ to: string[]; raw: string }> = [];
-  const smtp = new SMTPServer({
-    secure: false, disabledCommands: ['STARTTLS', 'AUTH'], logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
-        callback();
-      });
-    },
-  });
+  let smtp: SmtpCapture;
   let t: TestApp;
   let without: TestApp;
   before(async () => {
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-    const port = (smtp.server.address() as AddressInfo).port;
-    t = await createTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${port}`, SMTP_FROM: 'Ops <ops@acme.example.com>' } });
+    smtp = await startSmtpCapture();
+    t = await createTestApp({ env: { SMTP_URL: smtp.url, SMTP_FROM: 'Ops <ops@acme.example.com>' } });
     without = await createTestApp();
   });
   after(async () => {
     await t.close();
     await without.close();
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    await smtp.close();
   });
 
   test('sends through SMTP_URL to every recipient; no recipient, a bad address, or no SMTP fail the step', async () => {
@@ -65,14 +52,14 @@ describe('email send_mail', () => {
     const job = await fire(t, path, { to: 'ana@example.com, bo@example.com', id: 'A-9' });
     assert.equal(job.status, 'succeeded', JSON.stringify(job.lines));
     assert.deepEqual(job.output(1), { to: 'ana@example.com, bo@example.com', subject: 'Order A-9 shipped' });
-    assert.equal(received.length, 1);
-    assert.deepEqual(received[0]!.to, ['ana@example.com', 'bo@example.com']);
-    assert.match(received[0]!.raw, /Subject: Order A-9 shipped/);
-    assert.match(received[0]!.raw, /text\/html/);
+    assert.equal(smtp.mails.length, 1);
+    assert.deepEqual(smtp.mails[0]!.to, ['ana@example.com', 'bo@example.com']);
+    assert.match(smtp.mails[0]!.raw, /Subject: Order A-9 shipped/);
+    assert.match(smtp.mails[0]!.raw, /text\/html/);
     assert.match((await fire(t, path, { to: '', id: 1 })).error ?? '', /to must name at least one recipient|To/);
     assert.match((await fire(t, path, { to: 'not-an-address', id: 1 })).error ?? '', /"not-an-address" is not an e-mail address/);
     const none = await webhookRecipe(without, steps);
     assert.match((await fire(without, none.path, { to: 'ana@example.com', id: 1 })).error ?? '', /SMTP_URL is not set/);
-    assert.equal(received.length, 1, 'nothing else was sent');
+    assert.equal(smtp.mails.length, 1, 'nothing else was sent');
   });
 });
