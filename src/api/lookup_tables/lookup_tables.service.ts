@@ -147,7 +147,11 @@ export async function purgeDeletedTables(ctx: Pick<ServiceContext, 'db'>): Promi
 }
 
 export async function listRows(ctx: ServiceContext, scope: TableScope, tableId: number, query: Record<string, unknown>, page: { offset: number; perPage: number }): Promise<LookupRowApi[]> {
-  const table = await visibleTable(ctx, scope, tableId);
+  return listRowsOf(ctx, await visibleTable(ctx, scope, tableId), query, page);
+}
+
+/** listRows of a table the caller has read already (the recipe engine's steps, which name it). */
+export async function listRowsOf(ctx: ServiceContext, table: VisibleTable, query: Record<string, unknown>, page: { offset: number; perPage: number }): Promise<LookupRowApi[]> {
   const labels = labelsOf(table);
   const filters = parseFilters(labels, query);
   return (await findRows(ctx.db, table.id, filters, page)).map((row) => rowToApi(row, labels));
@@ -162,7 +166,11 @@ export async function lookupRow(ctx: ServiceContext, scope: TableScope, tableId:
 
 /** As lookupRow, but null when no row matches (the recipe engine's `lookup()` and `get_entry`). */
 export async function findFirstMatchingRow(ctx: ServiceContext, scope: TableScope, tableId: number, query: Record<string, unknown>): Promise<LookupRowApi | null> {
-  const table = await visibleTable(ctx, scope, tableId);
+  return findFirstMatchingRowOf(ctx, await visibleTable(ctx, scope, tableId), query);
+}
+
+/** findFirstMatchingRow in a table the caller has read already. */
+export async function findFirstMatchingRowOf(ctx: ServiceContext, table: VisibleTable, query: Record<string, unknown>): Promise<LookupRowApi | null> {
   const labels = labelsOf(table);
   const filters = parseFilters(labels, query);
   if (filters.length === 0) throw new AppError('lookup_needs_filter', { errors: { by: ['give at least one column value, e.g. by[code]=CZ'] } });

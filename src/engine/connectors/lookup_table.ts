@@ -7,9 +7,9 @@ import { AppError } from '../../errors.ts';
 import {
   addRow,
   deleteRow,
-  findFirstMatchingRow,
+  findFirstMatchingRowOf,
   findTableByRef,
-  listRows,
+  listRowsOf,
   truncateRows,
   updateRow,
 } from '../../api/lookup_tables/lookup_tables.service.ts';
@@ -115,7 +115,7 @@ const NO_ENTRY = (): Hash => newHash([['id', null], ['entry', null]]);
 async function entries(input: Hash, ctx: ServiceContext, recipe: RecipeRef, criteria: Hash): Promise<Hash> {
   const table = await tableOf(ctx, recipe, input);
   const labels = labelsOf(table);
-  const rows = await service(() => listRows(ctx, scopeOf(recipe), table.id, filtersOf(criteria), { offset: 0, perPage: MAX_ENTRIES }));
+  const rows = await service(() => listRowsOf(ctx, table, filtersOf(criteria), { offset: 0, perPage: MAX_ENTRIES }));
   return newHash([['entries', rows.map((row) => entryOf(row, labels))], ['count', rows.length]]);
 }
 
@@ -135,7 +135,7 @@ const actions: Record<string, ActionDef> = {
     required: [TABLE],
     async run(input, sc) {
       const table = await tableOf(sc.ctx, sc.recipe, input);
-      const row = await service(() => findFirstMatchingRow(sc.ctx, scopeOf(sc.recipe), table.id, filtersOf(parametersOf(input))));
+      const row = await service(() => findFirstMatchingRowOf(sc.ctx, table, filtersOf(parametersOf(input))));
       return row ? entryOf(row, labelsOf(table)) : NO_ENTRY();
     },
   },
@@ -224,7 +224,7 @@ const actions: Record<string, ActionDef> = {
       } else {
         const criteria = parametersOf(input);
         if (Object.keys(criteria).length === 0) throw new StepError('Bad request', 'give ids, or parameters to match the entries to delete (truncate deletes them all)');
-        const rows = await service(() => listRows(sc.ctx, scopeOf(sc.recipe), table.id, filtersOf(criteria), { offset: 0, perPage: MAX_BATCH }));
+        const rows = await service(() => listRowsOf(sc.ctx, table, filtersOf(criteria), { offset: 0, perPage: MAX_BATCH }));
         ids = rows.map((r) => r.id);
       }
       if (ids.length > MAX_BATCH) throw new StepError('Bad request', `ids holds ${ids.length} entries; at most ${MAX_BATCH} a batch`);
@@ -276,7 +276,7 @@ export async function lookupForFormula(ctx: ServiceContext, recipe: RecipeRef, t
   }
   let row: LookupRowApi | null;
   try {
-    row = await findFirstMatchingRow(ctx, scopeOf(recipe), table.id, filters);
+    row = await findFirstMatchingRowOf(ctx, table, filters);
   } catch (error) {
     const converted = asStepError(error);
     if (converted instanceof StepError) throw new FormulaError(`lookup: ${converted.message}`);
