@@ -94,11 +94,34 @@ export async function queryRows<R>(target: { dataDir: string; databaseUrl?: stri
   }
 }
 
+/**
+ * The size of a server's database, in bytes: on SQLite its file and the file's write-ahead log
+ * (each, under the data directory); on PostgreSQL `pg_database_size(current_database())`, the
+ * database's files (tables, indexes, TOAST, free space not yet returned), without the server's WAL.
+ */
+export async function databaseSize(target: { dataDir: string; databaseUrl?: string | undefined }): Promise<{ bytes: number; walBytes?: number }> {
+  if (target.databaseUrl) {
+    const [row] = await queryRows<{ bytes: string }>(target, '', 'select pg_database_size(current_database()) as bytes', []);
+    return { bytes: Number(row?.bytes) };
+  }
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const file = path.join(target.dataDir, 'switchboard.sqlite');
+  const sizeOf = (f: string) => (fs.existsSync(f) ? fs.statSync(f).size : 0);
+  return { bytes: sizeOf(file), walBytes: sizeOf(`${file}-wal`) };
+}
+
 /** Figures a benchmark reports for the comparison that `--database postgres` prints at the end. */
 const figures: Array<{ database: BenchDatabase; name: string; value: number }> = [];
 
 export function recordFigure(name: string, value: number): void {
   figures.push({ database: current, name, value });
+}
+
+/** Whole numbers from 100 up; seconds, milliseconds and megabytes below that keep their decimals. */
+function figure(value: number): string {
+  const abs = Math.abs(value);
+  return value.toFixed(abs >= 100 || abs === 0 ? 0 : abs >= 10 ? 1 : abs >= 1 ? 2 : 3);
 }
 
 /** Each figure recorded on both databases: PostgreSQL's beside SQLite's, and the ratio. */
@@ -109,7 +132,7 @@ export function comparison(): string[] {
     const sqlite = of('sqlite');
     const postgres = of('postgres');
     if (sqlite === undefined || postgres === undefined) continue;
-    out.push(`${name.padEnd(28)} SQLite ${sqlite.toFixed(0).padStart(8)}   PostgreSQL ${postgres.toFixed(0).padStart(8)}   PostgreSQL/SQLite ${(100 * postgres / sqlite).toFixed(0)}%`);
+    out.push(`${name.padEnd(36)} SQLite ${figure(sqlite).padStart(9)}   PostgreSQL ${figure(postgres).padStart(9)}   PostgreSQL/SQLite ${(100 * postgres / sqlite).toFixed(0)}%`);
   }
   return out;
 }

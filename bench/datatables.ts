@@ -1,8 +1,9 @@
 // npm run bench -- datatables [--jobs N] [--records N] [--batch N] [--keep]
 //
 // Data tables through recipe steps, the app in this process on the embedded database with its
-// default durability (SQLITE_SYNCHRONOUS=FULL). Each figure comes with its baseline measured in
-// the same run: the lookup-table action that does the same work.
+// default durability (SQLITE_SYNCHRONOUS=FULL), or with `--database postgres` on a new PostgreSQL
+// database. Each figure comes with its baseline measured in the same run: the lookup-table action
+// that does the same work.
 // - Inserts: N jobs of a webhook recipe whose one step is workato_db_table/add_record, beside N
 //   jobs of the same recipe with lookup_table/add_entry; then jobs of create_records_batch with
 //   --batch records each (records inserted per second).
@@ -16,6 +17,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { prepare } from '../src/server.ts';
+import { databaseEnv, recordFigure } from './database.ts';
 import { tempDir } from './lib.ts';
 
 const ADMIN = 'bench-datatables-admin-token-0123456789abcdef0';
@@ -31,7 +33,7 @@ export async function main(argv: string[]): Promise<void> {
   const records = Number(values.records);
   const batch = Number(values.batch);
   const dataDir = tempDir('switchboard-bench-', { keep: values.keep });
-  const config = loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', SWITCHBOARD_ADMIN_TOKEN: ADMIN, JOB_BACKLOG_PER_RECIPE: '1000000', JOB_BACKLOG_PER_WORKSPACE: '1000000', DATA_TABLE_MAX_RECORDS: '100000000' });
+  const config = loadConfig({ ...await databaseEnv(), DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', SWITCHBOARD_ADMIN_TOKEN: ADMIN, JOB_BACKLOG_PER_RECIPE: '1000000', JOB_BACKLOG_PER_WORKSPACE: '1000000', DATA_TABLE_MAX_RECORDS: '100000000' });
   const logger = createLogger('silent');
   const { database, secretBox } = await prepare(config, logger);
   const app = await buildApp({ config, database, secretBox, logger });
@@ -74,6 +76,8 @@ export async function main(argv: string[]): Promise<void> {
     const dtSeconds = await drive(app, addRecord, jobs, event);
     const ltSeconds = await drive(app, addEntry, jobs, event);
     console.log(`inserts, one a job (${jobs} jobs):  data table add_record ${rate(jobs, dtSeconds)} | baseline lookup_table add_entry ${rate(jobs, ltSeconds)}`);
+    recordFigure('add_record jobs/s', jobs / dtSeconds);
+    recordFigure('baseline add_entry jobs/s', jobs / ltSeconds);
 
     // Inserts in batches.
     const batchRows = Array.from({ length: batch }, (_, i) => ({ [code!]: `B${i}`, [name!]: `Batch ${i}`, [region!]: `R${i % 20}`, [amount!]: i }));
@@ -81,6 +85,7 @@ export async function main(argv: string[]): Promise<void> {
     const batchJobs = Math.max(1, Math.round(records / batch));
     const batchSeconds = await drive(app, addBatch, batchJobs, () => ({}));
     console.log(`inserts, ${batch} a job (${batchJobs} jobs):  data table create_records_batch ${rate(batchJobs * batch, batchSeconds)} records`);
+    recordFigure('create_records_batch records/s', (batchJobs * batch) / batchSeconds);
 
     // Searches on a table of `records` records (the batches above, plus the single inserts).
     const total = (await call('GET', `/api/data_tables/${dt.id}`)).data.record_count as number;
@@ -95,7 +100,10 @@ export async function main(argv: string[]): Promise<void> {
     const searchSeconds = await drive(app, search, searches, probe);
     const lookupSeconds = await drive(app, getEntry, searches, probe);
     console.log(`searches on ${total.toLocaleString('en-US')} records (${searches} jobs):  data table get_records ${rate(searches, searchSeconds)} | baseline lookup_table get_entry ${rate(searches, lookupSeconds)}`);
+    recordFigure('get_records jobs/s', searches / searchSeconds);
+    recordFigure('baseline get_entry jobs/s', searches / lookupSeconds);
   } finally {
     await app.close();
+    await database.db.destroy();
   }
 }

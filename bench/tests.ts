@@ -1,5 +1,6 @@
 // npm run bench -- tests: 200 test cases over 20 recipes in one run request, on the embedded
-// database with its default durability (SQLITE_SYNCHRONOUS=FULL), the app in this process.
+// database with its default durability (SQLITE_SYNCHRONOUS=FULL), or with `--database postgres`
+// on a new PostgreSQL database, the app in this process.
 // Each recipe: a webhook trigger, an HTTP step (mocked in every test case), a lookup of a value
 // in the trigger's output, two log lines; each test case checks two outputs. It prints the
 // seconds from the POST until the run request is completed, and as a baseline measured in the
@@ -10,6 +11,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { prepare } from '../src/server.ts';
+import { databaseEnv, recordFigure } from './database.ts';
 import { tempDir } from './lib.ts';
 
 const ADMIN = 'bench-tests-admin-token-0123456789abcdef01234';
@@ -32,7 +34,7 @@ export async function main(argv: string[]): Promise<void> {
   const recipes = Number(values.recipes);
   const perRecipe = Number(values.cases);
   const dataDir = tempDir('switchboard-bench-', { keep: values.keep });
-  const config = loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', SWITCHBOARD_ADMIN_TOKEN: ADMIN, JOB_BACKLOG_PER_RECIPE: '100000', JOB_BACKLOG_PER_WORKSPACE: '1000000' });
+  const config = loadConfig({ ...await databaseEnv(), DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', SWITCHBOARD_ADMIN_TOKEN: ADMIN, JOB_BACKLOG_PER_RECIPE: '100000', JOB_BACKLOG_PER_WORKSPACE: '1000000' });
   const logger = createLogger('silent');
   const { database, secretBox } = await prepare(config, logger);
   const app = await buildApp({ config, database, secretBox, logger });
@@ -86,6 +88,9 @@ export async function main(argv: string[]): Promise<void> {
       `  run request complete in ${seconds.toFixed(2)} s (${(total / seconds).toFixed(0)} test cases/s); ${passed} passed, ${total - passed} failed; coverage ${run.coverage.value}% (target <= 2 s)\n` +
       `  baseline, same run: ${total} ordinary jobs of the same steps through webhooks in ${baseSeconds.toFixed(2)} s (${(total / baseSeconds).toFixed(0)} jobs/s)\n`,
     );
+    recordFigure('run request seconds', seconds);
+    recordFigure('test cases/s', total / seconds);
+    recordFigure('baseline: ordinary jobs seconds', baseSeconds);
     if (passed !== total) process.exitCode = 1;
   } finally {
     await app.close();
