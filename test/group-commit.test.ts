@@ -134,6 +134,44 @@ describe('createGroupCommit', () => {
     assert.equal(commits() - before, 3);
   });
 
+  test('merged writes of one kind in a batch are made by one call, each caller getting its own result; the other writes commit with them', async () => {
+    const group = createGroupCommit(db);
+    const calls: string[][] = [];
+    const kind = {
+      async write(trx: Kysely<Database>, bodies: string[]) {
+        calls.push(bodies);
+        for (const body of bodies) await sql`insert into notes (body) values (${body})`.execute(trx);
+        return bodies.map((body) => body.toUpperCase());
+      },
+    };
+    const before = commits();
+    const results = await Promise.all([group.runMerged(kind, 'm1'), group.run(insertNote('m-plain')), group.runMerged(kind, 'm2'), group.runMerged(kind, 'm3')]);
+    assert.deepEqual(results, ['M1', 'm-plain', 'M2', 'M3']);
+    assert.deepEqual(calls, [['m1', 'm2', 'm3']]);
+    assert.equal(commits() - before, 1);
+    // The merged writes are made together, where the first of them stood in the batch.
+    assert.deepEqual((await notes()).filter((n) => n.startsWith('m')), ['m1', 'm2', 'm3', 'm-plain']);
+  });
+
+  test('when a merged write fails, the batch runs again with each merged write alone: only the failing one is rejected', async () => {
+    const group = createGroupCommit(db);
+    const calls: string[][] = [];
+    const kind = {
+      async write(trx: Kysely<Database>, bodies: string[]) {
+        calls.push(bodies);
+        for (const body of bodies) await sql`insert into notes (body) values (${body})`.execute(trx);
+        return bodies;
+      },
+    };
+    // The note 'n-dup' exists already: its write fails on the unique body.
+    await group.run(insertNote('n-dup'));
+    const outcomes = await Promise.allSettled([group.runMerged(kind, 'n1'), group.runMerged(kind, 'n-dup'), group.runMerged(kind, 'n2')]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.ok(isUniqueViolation((outcomes[1] as PromiseRejectedResult).reason));
+    assert.deepEqual(calls, [['n1', 'n-dup', 'n2'], ['n1'], ['n-dup'], ['n2']]);
+    assert.deepEqual((await notes()).filter((n) => n.startsWith('n')), ['n-dup', 'n1', 'n2']);
+  });
+
   /** A batch whose first write waits for the gate; `later` is queued while the batch runs. */
   async function whileABatchRuns(group: ReturnType<typeof createGroupCommit>, first: string, later: string): Promise<number> {
     let open = () => {};

@@ -51,6 +51,36 @@ describe('job queue', () => {
     });
   }
 
+  test('a burst of short jobs: each ending job hands its slot to the next queued one; concurrency, order, lines and counters hold', async () => {
+    const { id, path } = await webhookRecipe(t, [log('a', 'first'), log('b', 'second')], { concurrency: 4 });
+    let runningNow = 0;
+    let peak = 0;
+    const order: string[] = [];
+    const offStart = t.engine.events.on('job.started', (e) => {
+      if (e.recipeId !== id) return;
+      order.push(e.jobId);
+      peak = Math.max(peak, ++runningNow);
+    });
+    const offDone = t.engine.events.on('job.succeeded', (e) => { if (e.recipeId === id) runningNow--; });
+    const replies = await Promise.all(Array.from({ length: 40 }, (_, n) => t.app.inject({ method: 'POST', url: path, payload: { n } })));
+    assert.deepEqual(replies.map((r) => r.statusCode), Array.from({ length: 40 }, () => 200));
+    await t.engine.idle();
+    offStart();
+    offDone();
+    assert.ok(peak <= 4, `at most 4 jobs at once, saw ${peak}`);
+    const jobs = await t.ctx.db.selectFrom('jobs').select(['id', 'handle', 'status', 'task_count']).where('recipe_id', '=', id).orderBy('id').execute();
+    assert.equal(jobs.length, 40);
+    assert.deepEqual(order, jobs.map((j) => j.handle), 'started in arrival order');
+    assert.ok(jobs.every((j) => j.status === 'succeeded'));
+    const lines = await t.ctx.db.selectFrom('job_lines').select((eb) => ['job_id', eb.fn.countAll<number>().as('n')]).where('job_id', 'in', jobs.map((j) => j.id)).groupBy('job_id').execute();
+    assert.equal(lines.length, 40);
+    assert.ok(lines.every((l) => Number(l.n) === Number(lines[0]!.n) && Number(l.n) >= 3), 'every job has its trigger line and its two steps');
+    const recipe = (await t.call('GET', `/api/recipes/${id}`)).body;
+    assert.equal(recipe.job_succeeded_count, 40);
+    assert.equal(recipe.job_failed_count, 0);
+    assert.equal(recipe.lifetime_task_count, jobs.reduce((n, j) => n + j.task_count, 0));
+  });
+
   test('jobs queued for a stopped recipe wait, and run when it starts again', async () => {
     const id = await createRecipe(t, webhookTrigger([log('n', 'ran')]));
     const row = await findRecipeById(t.ctx.db, id);

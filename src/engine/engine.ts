@@ -95,7 +95,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   // Running jobs asked to stop (cancel_jobs): each checks before its next step.
   const cancelRequests = new Set<string>();
   // The queue launches jobs that the runner runs; a job's recipe calls go back to the queue.
-  const queue = new JobQueue({ ctx, settings, cache, events, lifecycle, run: async (job) => { await runner.run(job); } });
+  const queue = new JobQueue({ ctx, settings, cache, events, lifecycle, run: (job, successor) => runner.runQueued(job, successor) });
   // Real-time data table triggers: jobs stored in the transaction of the record write.
   const dataTables = createDataTableTriggers({
     ctx,

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import type { Db, JobRow, RecipeRow } from '../db/types.ts';
 import { countFailedJob } from '../api/recipes/recipes.store.ts';
-import { claimJobs, insertJob, newJobHandle, pendingJobCounts, recipesWithQueuedJobs } from '../api/jobs/jobs.store.ts';
+import { claimJobs, insertJob, newJobHandle, pendingJobCounts, recipesWithQueuedJobs, type JobClaim, type SuccessorClaim } from '../api/jobs/jobs.store.ts';
 import { Backlog } from './backlog.ts';
 import type { CompiledRecipe } from './compile.ts';
 import type { EngineEventBus } from './events.ts';
@@ -45,9 +45,19 @@ export interface QueueDeps {
   cache: RecipeCache;
   events: EngineEventBus;
   lifecycle: Lifecycle;
-  /** Run one claimed job to its end (recorded). */
-  run(job: JobRow): Promise<void>;
+  /**
+   * Run one claimed job to its end (recorded). `claimNext` runs in the transaction that records the
+   * job's end; the jobs it claimed (once that transaction committed) come back.
+   */
+  run(job: JobRow, successor: SuccessorOf): Promise<SuccessorClaim>;
 }
+
+/**
+ * The claim of the next queued job of an ending job's recipe, made in the transaction that records
+ * the end (so the successor takes over the slot without a claim transaction of its own); null when
+ * the job's slot is not to be handed on.
+ */
+export type SuccessorOf = () => Omit<JobClaim, 'limit'> | null;
 
 /** What the trigger hands to the recipe's steps for an event. */
 export function outputOf(recipe: CompiledRecipe, event: Hash): Value {
@@ -252,22 +262,52 @@ export class JobQueue {
     this.#retryTimer.unref();
   }
 
-  #launch(job: JobRow): void {
-    this.#total++;
-    this.#inflight.set(job.recipe_id, (this.#inflight.get(job.recipe_id) ?? 0) + 1);
+  /**
+   * Run a claimed job. `inherited`: it takes over the slot of the job whose end claimed it (the
+   * counts stay as they are). When the job ends, the successor its record claimed (if any) takes
+   * its slot at once; otherwise the slot is freed and the dispatcher looks for more.
+   */
+  #launch(job: JobRow, inherited = false): void {
+    if (!inherited) {
+      this.#total++;
+      this.#inflight.set(job.recipe_id, (this.#inflight.get(job.recipe_id) ?? 0) + 1);
+    }
     const { backlog } = this;
-    const task = this.#deps.run(job)
-      .catch((error: unknown) => this.#deps.ctx.log.error({ err: error, job_id: job.handle }, 'job could not be recorded'))
-      .finally(() => {
-        this.#total--;
+    const task: Promise<void> = this.#deps.run(job, () => this.#successorClaim(job.recipe_id))
+      .catch((error: unknown): SuccessorClaim => {
+        this.#deps.ctx.log.error({ err: error, job_id: job.handle }, 'job could not be recorded');
+        return { jobs: [], contended: false };
+      })
+      .then(({ jobs: claimed, contended }) => {
         backlog.remove(job.recipe_id);
-        const n = (this.#inflight.get(job.recipe_id) ?? 1) - 1;
-        if (n <= 0) this.#inflight.delete(job.recipe_id);
-        else this.#inflight.set(job.recipe_id, n);
+        if (contended) this.#retrySoon();
+        const [successor, ...more] = claimed;
+        // The successor is tracked before this task is dropped, so a shutdown waiting for the
+        // running jobs never sees none in between.
+        if (successor) this.#launch(successor, true);
+        else {
+          this.#total--;
+          const n = (this.#inflight.get(job.recipe_id) ?? 1) - 1;
+          if (n <= 0) this.#inflight.delete(job.recipe_id);
+          else this.#inflight.set(job.recipe_id, n);
+        }
+        for (const next of more) this.#launch(next);
         this.running.delete(task);
         this.kick();
       });
     this.running.add(task);
+  }
+
+  /**
+   * The claim that hands an ending job's slot to the oldest queued job of its recipe, in the
+   * transaction recording the end (at most one job, so the recipe's count never grows by it). None
+   * while the engine closes or the process runs more jobs than its workers.
+   */
+  #successorClaim(recipeId: number): Omit<JobClaim, 'limit'> | null {
+    const { ctx, lifecycle, settings } = this.#deps;
+    if (lifecycle.closing || this.#total - this.#blocked > settings.workers) return null;
+    const now = ctx.clock.now();
+    return { recipeId, now: toStored(now), node: ctx.nodeId, leaseUntil: toStored(new Date(now.getTime() + settings.leaseMs)) };
   }
 
   /**

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import type { JobLineRow, JobRow, RecipeRow } from '../db/types.ts';
-import { insertLines, recordJobEnd } from '../api/jobs/jobs.store.ts';
+import { insertLines, recordJobEnds, type JobEnd, type JobEndAndClaim, type SuccessorClaim } from '../api/jobs/jobs.store.ts';
 import { resolveSlot } from './connection-slots.ts';
 import { StepError, type CallOutcome, type ConnectionValues, type RecipeRef } from './connectors/types.ts';
 import type { EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
@@ -13,7 +13,7 @@ import { runJob, type Checkpoint, type JobOutcome, type JobSuspension, type Resu
 import type { CompiledRecipe } from './compile.ts';
 import { insertTask, latestTaskOfJob, markJobWaiting } from '../api/workflow_tasks/workflow_tasks.store.ts';
 import { fromPlain, newHash, type Hash, type Value } from './formula/values.ts';
-import { outputOf } from './queue.ts';
+import { outputOf, type SuccessorOf } from './queue.ts';
 import type { RecipeCache } from './recipe-cache.ts';
 import type { EngineSettings } from './settings.ts';
 import { toStored } from '../time.ts';
@@ -21,9 +21,19 @@ import type { JsSandbox } from './sandbox/js-sandbox.ts';
 import type { PySandbox } from './sandbox/py-sandbox.ts';
 import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
 import { storageFailureOf } from '../db/dialect.ts';
+import type { MergedWrite } from '../db/group-commit.ts';
 
 /** How often the end of a job is written again while the storage refuses writes. */
 const RECORD_RETRY_MS = 1000;
+
+/** The queue's claim of a successor, made in the transaction of a job's record, and what it claimed. */
+interface Handoff {
+  successor: SuccessorOf;
+  claimed: SuccessorClaim;
+}
+
+/** A job's end and its successor's claim, recorded together with the other ends of a batch. */
+const JOB_ENDS: MergedWrite<JobEndAndClaim, SuccessorClaim> = { write: recordJobEnds };
 
 const usesTasksMemo = new WeakMap<CompiledRecipe, boolean>();
 
@@ -69,11 +79,28 @@ export class JobRunner {
   }
 
   /**
+   * Run a job the queue claimed and record it; the claim of its successor (`successor`) is made in
+   * the transaction of the record, and what it claimed comes back once that transaction committed
+   * (nothing when the job was not recorded: a stopped recipe, a workflow task to wait for, an error).
+   */
+  async runQueued(job: JobRow, successor: SuccessorOf): Promise<SuccessorClaim> {
+    const handoff: Handoff = { successor, claimed: { jobs: [], contended: false } };
+    try {
+      await this.run(job, undefined, handoff);
+    } catch (error) {
+      // Jobs claimed by a committed record are handed back whatever happened after it.
+      if (handoff.claimed.jobs.length === 0) throw error;
+      this.#deps.ctx.log.error({ err: error, job_id: job.handle }, 'job failed after it was recorded');
+    }
+    return handoff.claimed;
+  }
+
+  /**
    * Run a claimed job to its end and record it. A test case's job (`test`) runs the recipe given
    * (running or not) with the test's mocks; its stored trigger output is the trigger's output as
    * the steps see it. Returns the outcome, or undefined when the recipe stopped meanwhile.
    */
-  async run(job: JobRow, test?: { row: RecipeRow; mode: TestMode }): Promise<JobOutcome | undefined> {
+  async run(job: JobRow, test?: { row: RecipeRow; mode: TestMode }, handoff?: Handoff): Promise<JobOutcome | undefined> {
     const { ctx, settings, cache, events } = this.#deps;
     const { now } = settings;
     const startedAt = Date.parse(job.started_at);
@@ -138,7 +165,7 @@ export class JobRunner {
       outcome = result;
     }
     try {
-      await this.#recordOnceWritable(job, row, outcome);
+      await this.#recordOnceWritable(job, row, outcome, handoff);
     } finally {
       this.#deps.settle(job.handle, outcome);
     }
@@ -221,10 +248,10 @@ export class JobRunner {
    * leaving the job `running` until a restart. A shutdown ends the tries (the next start marks the
    * job interrupted, as after a crash).
    */
-  async #recordOnceWritable(job: JobRow, row: RecipeRow, outcome: JobOutcome): Promise<void> {
+  async #recordOnceWritable(job: JobRow, row: RecipeRow, outcome: JobOutcome, handoff: Handoff | undefined): Promise<void> {
     for (let tries = 1; ; tries++) {
       try {
-        await this.#record(job, row, outcome);
+        await this.#record(job, row, outcome, handoff);
         return;
       } catch (error) {
         if (storageFailureOf(error) === undefined || this.#deps.shutdown.aborted) throw error;
@@ -234,13 +261,13 @@ export class JobRunner {
     }
   }
 
-  async #record(job: JobRow, row: RecipeRow, outcome: JobOutcome): Promise<void> {
+  async #record(job: JobRow, row: RecipeRow, outcome: JobOutcome, handoff: Handoff | undefined): Promise<void> {
     const { ctx } = this.#deps;
     const completed = toStored(ctx.clock.now());
     const lines = this.#lineRows(job, outcome.lines, outcome.firstSeq);
     // A test case's job is listed with the recipe's jobs but not counted in its production figures.
     const counters = job.is_test === 1 ? null : { recipeId: row.id, succeeded: outcome.status === 'succeeded', taskCount: outcome.taskCount, lastRunAt: job.started_at };
-    await ctx.groupCommit.run((trx) => recordJobEnd(trx, {
+    const end: JobEnd = {
       id: job.id,
       lines,
       result: {
@@ -251,6 +278,8 @@ export class JobRunner {
         task_count: outcome.taskCount,
       },
       counters,
-    }));
+    };
+    const claimed = await ctx.groupCommit.runMerged(JOB_ENDS, { end, successor: handoff?.successor() ?? null });
+    if (handoff) handoff.claimed = claimed;
   }
 }

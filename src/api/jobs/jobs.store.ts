@@ -228,6 +228,88 @@ export async function recordJobEnd(db: Db, end: JobEnd): Promise<void> {
   });
 }
 
+/** A job's end as a batch records it, with the claim of its successor (one job of its recipe) unless null. */
+export type JobEndAndClaim = { end: JobEnd; successor: Omit<JobClaim, 'limit'> | null };
+
+/** What a successor's claim got: the job (none when no job was queued), or `contended` (another node held the recipe). */
+export type SuccessorClaim = { jobs: JobRow[]; contended: boolean };
+
+/**
+ * Record the ends of many jobs in the caller's transaction, then claim their successors. Where the
+ * database takes writes in a WITH clause (PostgreSQL), one statement records every end: all the
+ * lines, every job's state and each recipe's counters summed (several jobs of a recipe add up;
+ * its last run is the latest of theirs). Otherwise each end as recordJobEnd. Then one claim per
+ * recipe, of as many jobs as its ends asked successors for, handed out in the order of the ends.
+ */
+export async function recordJobEnds(db: Db, items: readonly JobEndAndClaim[]): Promise<SuccessorClaim[]> {
+  const lineCount = items.reduce((n, item) => n + item.end.lines.length, 0);
+  if (items.length === 1 || !writesInWithClause(db) || lineCount > MAX_LINES_IN_ONE_RECORD) {
+    for (const item of items) await recordJobEnd(db, item.end);
+  } else {
+    await recordManyQuery(db, items.map((item) => item.end));
+  }
+  const results = items.map((): SuccessorClaim => ({ jobs: [], contended: false }));
+  const byRecipe = new Map<number, number[]>();
+  items.forEach((item, i) => {
+    if (item.successor === null) return;
+    const asking = byRecipe.get(item.successor.recipeId);
+    if (asking) asking.push(i);
+    else byRecipe.set(item.successor.recipeId, [i]);
+  });
+  for (const [recipeId, asking] of byRecipe) {
+    const first = items[asking[0] as number]!.successor!;
+    const { jobs, contended } = await claimJobs(db, { ...first, recipeId, limit: asking.length });
+    asking.forEach((index, k) => {
+      const job = jobs[k];
+      results[index] = { jobs: job ? [job] : [], contended };
+    });
+  }
+  return results;
+}
+
+/** Lines of all the ends one statement records at most (its arrays stay a few megabytes at most). */
+const MAX_LINES_IN_ONE_RECORD = 5_000;
+
+/**
+ * PostgreSQL: the ends of many jobs in one statement. Each column travels as one array parameter
+ * (unnest), so the statement's text is the same whatever the number of jobs and lines.
+ */
+async function recordManyQuery(db: Db, ends: readonly JobEnd[]): Promise<void> {
+  const lines = ends.flatMap((end) => end.lines);
+  const column = <K extends keyof JobLineRow>(name: K) => lines.map((line) => line[name]);
+  const counters = new Map<number, { succeeded: number; failed: number; tasks: number; last: string }>();
+  for (const end of ends) {
+    const c = end.counters;
+    if (c === null) continue;
+    const sum = counters.get(c.recipeId) ?? { succeeded: 0, failed: 0, tasks: 0, last: c.lastRunAt };
+    if (c.succeeded) sum.succeeded += 1;
+    else sum.failed += 1;
+    sum.tasks += c.taskCount;
+    if (c.lastRunAt > sum.last) sum.last = c.lastRunAt;
+    counters.set(c.recipeId, sum);
+  }
+  const sums = [...counters.entries()];
+  await sql`with lines_added as (
+      insert into job_lines (job_id, seq, recipe_line_number, adapter_name, adapter_operation, pass, input, output, error, mask_data, started_at, completed_at)
+      select * from unnest(${column('job_id')}::bigint[], ${column('seq')}::int[], ${column('recipe_line_number')}::int[], ${column('adapter_name')}::text[],
+        ${column('adapter_operation')}::text[], ${column('pass')}::int[], ${column('input')}::text[], ${column('output')}::text[], ${column('error')}::text[],
+        ${column('mask_data')}::int[], ${column('started_at')}::text[], ${column('completed_at')}::text[])
+      returning job_id
+    ), jobs_ended as (
+      update jobs set status = e.status, error = e.error, error_parts = e.error_parts, completed_at = e.completed_at, task_count = e.task_count
+      from unnest(${ends.map((e) => e.id)}::bigint[], ${ends.map((e) => e.result.status)}::text[], ${ends.map((e) => e.result.error)}::text[],
+        ${ends.map((e) => e.result.error_parts)}::text[], ${ends.map((e) => e.result.completed_at)}::text[], ${ends.map((e) => e.result.task_count)}::int[])
+        as e(id, status, error, error_parts, completed_at, task_count)
+      where jobs.id = e.id
+      returning jobs.id
+    )
+    update recipes set job_succeeded_count = job_succeeded_count + c.succeeded, job_failed_count = job_failed_count + c.failed,
+      lifetime_task_count = lifetime_task_count + c.tasks, last_run_at = c.last
+    from unnest(${sums.map(([id]) => id)}::bigint[], ${sums.map(([, c]) => c.succeeded)}::int[], ${sums.map(([, c]) => c.failed)}::int[],
+      ${sums.map(([, c]) => c.tasks)}::bigint[], ${sums.map(([, c]) => c.last)}::text[]) as c(id, succeeded, failed, tasks, last)
+    where recipes.id = c.id`.execute(db);
+}
+
 type JobEndParams = LinesParams & JobResult & { id: number } & CountParams;
 /** One prepared statement per number of lines and kind of count. */
 const jobEndQueries = new Map<string, PreparedQuery<JobEndParams, never>>();
