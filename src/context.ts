@@ -12,6 +12,7 @@ import { createGroupCommit, type GroupCommit } from './db/group-commit.ts';
 import type { Database } from './db/types.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { createInProcessNotifier, type Notifier } from './notifier.ts';
+import { LookupTableCache } from './api/lookup_tables/lookup_tables.cache.ts';
 import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import { systemClock, type Clock } from './time.ts';
 
@@ -27,6 +28,8 @@ export interface ServiceContext {
   readonly notifier: Notifier;
   /** Resolves secret references (built-in store, environment variables, files), with its cache. */
   readonly secrets: SecretResolver;
+  /** The lookup tables' facts that lookups and row writes need, kept current through the notifier. */
+  readonly lookupTables: LookupTableCache;
   /** Small writes that arrive together share one transaction and one commit (src/db/group-commit.ts). */
   readonly groupCommit: GroupCommit;
   /** Sends e-mail through SMTP_URL; absent when no SMTP server is configured. */
@@ -57,13 +60,15 @@ export function newNodeId(): string {
 /** One context from its parts; what is not given is made here (resolver, notifier, group commit). */
 export function createServiceContext(parts: ContextParts): ServiceContext {
   const clock = parts.clock ?? systemClock;
+  const notifier = parts.notifier ?? createInProcessNotifier();
   return {
     db: parts.db,
     clock,
     log: parts.log,
     secretBox: parts.secretBox,
     config: parts.config,
-    notifier: parts.notifier ?? createInProcessNotifier(),
+    notifier,
+    lookupTables: new LookupTableCache(notifier),
     secrets: parts.secrets ?? secretResolverFor(parts.config, clock, parts.secretBox),
     groupCommit: createGroupCommit(parts.db),
     publicBaseUrl: parts.config.publicBaseUrl,

@@ -19,6 +19,11 @@ export interface ChangeEvents {
   'event_topic.changed': { topicId: number };
   /** Messages were committed to a topic, up to this sequence number: long-polling consumers wake. */
   'event_topic.published': { topicId: number; lastSeq: number };
+  /**
+   * A lookup table of the environment was created, deleted, renamed, re-schemed or moved (or its
+   * project deleted): the remembered tables of the environment are read again.
+   */
+  'lookup_tables.changed': { environmentId: number };
   /** Environment or project properties changed: the engine's copy must be re-read. */
   'properties.changed': { environmentId: number };
   /** A package's export or import ended (completed or failed). */

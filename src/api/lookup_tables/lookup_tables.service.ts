@@ -13,8 +13,10 @@ import {
   deleteRowsChunk,
   findDeletedTableIds,
   findFirstRow,
+  findFirstRowOfRemembered,
   findRow,
   findRows,
+  findRowsOfRemembered,
   findTable,
   findTableByName,
   findTableRowCount,
@@ -38,6 +40,7 @@ import {
   type TableScope,
   type VisibleTable,
 } from './lookup_tables.store.ts';
+import { factsOf, visibleTo, type TableFacts } from './lookup_tables.cache.ts';
 
 /** Columns per table (contract 11 §1.5). */
 export const MAX_COLUMNS = CELL_COLUMNS.length;
@@ -89,6 +92,7 @@ export async function createTable(ctx: ServiceContext, scope: TableScope, input:
       labels: labels as string[],
       now: toStored(ctx.clock.now()),
     });
+    ctx.notifier.publish('lookup_tables.changed', { environmentId: scope.environmentId });
     return tableToApi(table);
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError('name_taken', { errors: { name: ['has already been taken'] } });
@@ -112,6 +116,7 @@ export async function deleteTables(ctx: ServiceContext, scope: TableScope, ids: 
     const marked = new Set(await markTablesDeleted(trx, unique, toStored(ctx.clock.now())));
     throwUnknownTables(unique.filter((id) => !marked.has(id)), field);
   });
+  ctx.notifier.publish('lookup_tables.changed', { environmentId: scope.environmentId });
   startPurge(ctx);
   return { deleted_ids: unique, failed_ids: [] };
 }
@@ -159,36 +164,108 @@ export async function listRowsOf(ctx: ServiceContext, table: VisibleTable, query
 
 /** The first row (lowest id) matching every `by[column]` filter; 404 when none does. */
 export async function lookupRow(ctx: ServiceContext, scope: TableScope, tableId: number, query: Record<string, unknown>): Promise<LookupRowApi> {
-  const row = await findFirstMatchingRow(ctx, scope, tableId, query);
-  if (!row) throw new AppError('lookup_row_not_found');
-  return row;
+  const found = await findFirstMatchingRowByRef(ctx, (fresh) => tableFactsById(ctx, scope, tableId, fresh), query);
+  if (!found) throw new AppError('not_found');
+  if (!found.row) throw new AppError('lookup_row_not_found');
+  return found.row;
 }
 
-/** As lookupRow, but null when no row matches (the recipe engine's `lookup()` and `get_entry`). */
-export async function findFirstMatchingRow(ctx: ServiceContext, scope: TableScope, tableId: number, query: Record<string, unknown>): Promise<LookupRowApi | null> {
-  return findFirstMatchingRowOf(ctx, await visibleTable(ctx, scope, tableId), query);
+/** How a caller finds its table: from memory, or read (`fresh`); undefined when it cannot see it. */
+export type TableFinder = (fresh: boolean) => Promise<TableFacts | undefined>;
+
+/** Lookups that find their table changed this many times in a row read it as rows are listed (one more statement). */
+const MAX_LOOKUP_ATTEMPTS = 3;
+
+/**
+ * The table `find` finds and the first row (lowest id) matching the `by[column]` filters, null when
+ * none does; undefined when there is no such table. A remembered table costs no read: the row's
+ * statement proves the table unchanged (findFirstRowOfRemembered), and when it has changed, or the
+ * filters do not fit its remembered columns, the table is read again and the lookup repeated.
+ */
+export async function findFirstMatchingRowByRef(ctx: ServiceContext, find: TableFinder, query: Record<string, unknown>): Promise<{ table: TableFacts; row: LookupRowApi | null } | undefined> {
+  for (let attempt = 0; ; attempt += 1) {
+    const fresh = attempt > 0;
+    const table = await find(fresh);
+    if (!table) return undefined;
+    let filters: CellFilter[];
+    try {
+      filters = parseFilters(table.labels, query);
+    } catch (error) {
+      if (fresh) throw error;
+      continue;
+    }
+    if (filters.length === 0) throw new AppError('lookup_needs_filter', { errors: { by: ['give at least one column value, e.g. by[code]=CZ'] } });
+    if (attempt >= MAX_LOOKUP_ATTEMPTS) {
+      const row = await findFirstRow(ctx.db, table.id, filters);
+      return { table, row: row ? rowToApi(row, table.labels) : null };
+    }
+    const row = await findFirstRowOfRemembered(ctx.db, table, filters);
+    if (row !== 'changed') return { table, row: row ? rowToApi(row, table.labels) : null };
+    ctx.lookupTables.forget(table.id);
+  }
 }
 
-/** findFirstMatchingRow in a table the caller has read already. */
-export async function findFirstMatchingRowOf(ctx: ServiceContext, table: VisibleTable, query: Record<string, unknown>): Promise<LookupRowApi | null> {
-  const labels = labelsOf(table);
-  const filters = parseFilters(labels, query);
-  if (filters.length === 0) throw new AppError('lookup_needs_filter', { errors: { by: ['give at least one column value, e.g. by[code]=CZ'] } });
-  const row = await findFirstRow(ctx.db, table.id, filters);
-  return row ? rowToApi(row, labels) : null;
+/**
+ * The rows of the table `find` finds matching the `by[column]` filters (listRows for the recipe
+ * engine); undefined when there is no such table. As findFirstMatchingRowByRef, a remembered table
+ * costs no read; an empty answer from one is confirmed by reading the table again.
+ */
+export async function listRowsByRef(ctx: ServiceContext, find: TableFinder, query: Record<string, unknown>, page: { offset: number; perPage: number }): Promise<{ table: TableFacts; rows: LookupRowApi[] } | undefined> {
+  for (let attempt = 0; ; attempt += 1) {
+    const fresh = attempt > 0;
+    const table = await find(fresh);
+    if (!table) return undefined;
+    let filters: CellFilter[];
+    try {
+      filters = parseFilters(table.labels, query);
+    } catch (error) {
+      if (fresh) throw error;
+      continue;
+    }
+    const rows = fresh ? await findRows(ctx.db, table.id, filters, page) : await findRowsOfRemembered(ctx.db, table, filters, page);
+    if (rows.length > 0 || fresh) return { table, rows: rows.map((row) => rowToApi(row, table.labels)) };
+    ctx.lookupTables.forget(table.id);
+  }
+}
+
+/** A table by id, from memory when remembered (the caller's scope checked on it), else read and remembered. */
+export async function tableFactsById(ctx: ServiceContext, scope: TableScope, id: number, fresh = false): Promise<TableFacts | undefined> {
+  const known = fresh ? undefined : ctx.lookupTables.byId(id);
+  // A table the caller may not see is read again: what it remembers may be older than a move.
+  if (known && visibleTo(known, scope)) return known;
+  const generation = ctx.lookupTables.generation;
+  return remembered(ctx, await findTable(ctx.db, scope, id), generation);
+}
+
+async function tableFactsByName(ctx: ServiceContext, scope: TableScope, name: string, fresh: boolean): Promise<TableFacts | undefined> {
+  const key = name.trim().toLowerCase();
+  const known = fresh ? undefined : ctx.lookupTables.byName(scope.environmentId, key);
+  if (known && visibleTo(known, scope)) return known;
+  const generation = ctx.lookupTables.generation;
+  return remembered(ctx, await findTableByName(ctx.db, scope, name), generation);
+}
+
+function remembered(ctx: ServiceContext, table: VisibleTable | undefined, generation: number): TableFacts | undefined {
+  if (!table) return undefined;
+  const facts = factsOf(table);
+  ctx.lookupTables.remember(facts, generation);
+  return facts;
 }
 
 /**
  * A table by id or by name (names ignore case, as their uniqueness does). `preferName`: a name
  * made of digits is tried as a name before as an id. undefined when the caller cannot see it.
+ * From memory when remembered (see findFirstMatchingRowByRef for how it is kept current); `fresh`
+ * reads it.
  */
-export async function findTableByRef(ctx: ServiceContext, scope: TableScope, ref: string | number, preferName: boolean): Promise<VisibleTable | undefined> {
+export async function findTableByRef(ctx: ServiceContext, scope: TableScope, ref: string | number, preferName: boolean, fresh = false): Promise<TableFacts | undefined> {
   const text = String(ref).trim();
   const asId = /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : null;
-  if (asId !== null && !preferName) return (await findTable(ctx.db, scope, asId)) ?? findTableByName(ctx.db, scope, text);
-  const byName = text === '' ? undefined : await findTableByName(ctx.db, scope, text);
-  if (byName || asId === null) return byName;
-  return findTable(ctx.db, scope, asId);
+  const byName = () => (text === '' ? Promise.resolve(undefined) : tableFactsByName(ctx, scope, text, fresh));
+  if (asId !== null && !preferName) return (await tableFactsById(ctx, scope, asId, fresh)) ?? byName();
+  const found = await byName();
+  if (found || asId === null) return found;
+  return tableFactsById(ctx, scope, asId, fresh);
 }
 
 /** Delete every row of a table (the engine's `truncate`); the row count is reset with them. */
@@ -257,45 +334,24 @@ async function visibleTable(ctx: ServiceContext, scope: TableScope, tableId: num
 }
 
 /**
- * What a row write needs of its table, all of which never changes once the table exists: its
- * tenancy, its project's folder (a project never moves) and its columns. Row writes check in their
- * own transaction that the table is still there (reserveRowSlot, touchTable), so these facts may
- * come from memory, which spares every write a read; a table deleted since is refused there, as
- * before. Reads (rows, lookups) always read the table.
+ * What a row write needs of its table (tenancy, project folder, columns), from memory when
+ * remembered (lookup_tables.cache.ts, kept current through the notifier), which spares every write
+ * a read. Row writes check in their own transaction that the table is still there
+ * (reserveRowSlot, touchTable), so a table deleted since is refused there.
  */
-interface TableFacts {
-  id: number;
-  workspace_id: number;
-  environment_id: number;
-  project_folder_id: number | null;
-  labels: string[];
+interface WriteTable extends TableFacts {
   /** From memory: not read in this request. */
   remembered: boolean;
 }
 
-const TABLE_FACTS = new WeakMap<object, Map<number, TableFacts>>();
-/** Tables remembered per database; the memory is emptied when full (it refills on use). */
-const MAX_REMEMBERED_TABLES = 10_000;
-
-async function tableForWrite(ctx: ServiceContext, scope: TableScope, tableId: number): Promise<TableFacts> {
-  let remembered = TABLE_FACTS.get(ctx.db);
-  if (!remembered) {
-    remembered = new Map();
-    TABLE_FACTS.set(ctx.db, remembered);
-  }
-  const known = remembered.get(tableId);
-  // The same visibility rule as findTable, applied to the remembered facts.
-  if (known && known.workspace_id === scope.workspaceId && known.environment_id === scope.environmentId
-    && (scope.allFolders || (known.project_folder_id !== null && scope.folderIds.includes(known.project_folder_id)))) return known;
-  const table = await visibleTable(ctx, scope, tableId);
-  const facts = { id: table.id, workspace_id: table.workspace_id, environment_id: table.environment_id, project_folder_id: table.project_folder_id, labels: labelsOf(table) };
-  if (remembered.size >= MAX_REMEMBERED_TABLES) remembered.clear();
-  remembered.set(table.id, { ...facts, remembered: true });
-  return { ...facts, remembered: false };
+async function tableForWrite(ctx: ServiceContext, scope: TableScope, tableId: number): Promise<WriteTable> {
+  const known = ctx.lookupTables.byId(tableId);
+  if (known && visibleTo(known, scope)) return { ...known, remembered: true };
+  return { ...assertFound(await tableFactsById(ctx, scope, tableId, true)), remembered: false };
 }
 
 /** A write's input check; bad input for a table deleted meanwhile is a 404 (not found comes first, as when the table is read). */
-async function checkForWrite<T>(ctx: ServiceContext, scope: TableScope, table: TableFacts, check: () => T): Promise<T> {
+async function checkForWrite<T>(ctx: ServiceContext, scope: TableScope, table: WriteTable, check: () => T): Promise<T> {
   try {
     return check();
   } catch (error) {

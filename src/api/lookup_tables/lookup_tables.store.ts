@@ -4,7 +4,7 @@
 // Stored form (migration 0009): an empty cell of one of the table's columns is '' (the API shows
 // null), a position beyond the table's columns is null; the column indexes are partial
 // (`colN IS NOT NULL`), so a table pays only for the indexes of the columns it has.
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool, type SelectQueryBuilder } from 'kysely';
 import { lockedForUpdate, lookupCellEquals } from '../../db/dialect.ts';
 import { prepareQuery } from '../../db/prepared.ts';
 import type { Database, Db, LookupRowRecord, LookupTableRow } from '../../db/types.ts';
@@ -303,6 +303,78 @@ export function rowsQuery(db: Db, tableId: number, filters: readonly CellFilter[
     query = query.where((eb) => eb(eb.fn.coalesce(filter.column, eb.val('')), '=', filter.value ?? ''));
   }
   return query.orderBy('id');
+}
+
+// ---- lookups in a remembered table (lookup_tables.cache.ts) ----
+
+/** What a remembered table is checked against in the statement that reads its rows. */
+export type RememberedTable = Pick<VisibleTable, 'id' | 'name_key' | 'project_id' | 'columns'>;
+
+/**
+ * The table is still as remembered: not deleted, with the same name, columns and project (its
+ * tenancy never changes, nor does a project's folder). Compared field by field rather than by a
+ * version, so no writer of lookup_tables can forget to move one.
+ */
+function isUnchanged(eb: ExpressionBuilder<Database, 'lookup_tables'>, table: RememberedTable): Expression<SqlBool> {
+  return eb.and([
+    eb('lookup_tables.id', '=', table.id),
+    eb('lookup_tables.deleted_at', 'is', null),
+    eb('lookup_tables.name_key', '=', table.name_key ?? ''),
+    eb('lookup_tables.columns', '=', table.columns),
+    eb(eb.fn.coalesce('lookup_tables.project_id', sql.lit(0)), '=', table.project_id ?? 0),
+  ]);
+}
+
+/**
+ * The id of the first row matching every filter, as one scalar expression. With several filters
+ * the rarest value leads (see planFilters): each value's matches are counted up to PROBE_CAP
+ * through its own index, and a CASE runs only the query led by the fewest.
+ */
+function firstMatchingId(db: Db, tableId: number, filters: readonly CellFilter[]): Expression<number | null> {
+  const ledBy = (i: number) => {
+    const lead = filters[i] as CellFilter;
+    return rowsQuery(db, tableId, [lead, ...filters.filter((_, j) => j !== i)]).clearSelect().select('id').limit(1);
+  };
+  if (filters.length < 2) return sql<number | null>`(${ledBy(0)})`;
+  const counts = filters.map((filter, i) => sql`select ${sql.lit(i)} as k, (${matchCount(db, tableId, filter)}) as n`);
+  const rarest = sql`(select k from (${sql.join(counts, sql` union all `)}) as counts order by n, k limit 1)`;
+  return sql<number | null>`case ${rarest} ${sql.join(filters.map((_, i) => sql`when ${sql.lit(i)} then (${ledBy(i)})`), sql` `)} end`;
+}
+
+function matchCount(db: Db, tableId: number, filter: CellFilter) {
+  const matches = db.selectFrom('lookup_table_rows').select(sql.lit(1).as('one')).where('table_id', '=', tableId).where(lookupCellEquals(db, filter.column, filter.value ?? ''));
+  return db.selectFrom(matches.limit(PROBE_CAP).as('m')).select((e) => e.fn.countAll<number>().as('n'));
+}
+
+/**
+ * The first row (lowest id) matching the filters in a remembered table, in one statement that
+ * also proves the table unchanged: the table's record joined with the row found (or with none).
+ * 'changed': the table is deleted or no longer as remembered (read it again).
+ */
+export async function findFirstRowOfRemembered(db: Db, table: RememberedTable, filters: readonly CellFilter[]): Promise<LookupRowRecord | undefined | 'changed'> {
+  const found = await db
+    .selectFrom('lookup_tables')
+    .leftJoin('lookup_table_rows as r', (join) => join.on('r.table_id', '=', table.id).on('r.id', '=', firstMatchingId(db, table.id, filters)))
+    .select(['lookup_tables.id as live_table_id', 'r.id', 'r.table_id', ...CELL_COLUMNS.map((c) => `r.${c}` as const), 'r.created_at', 'r.updated_at'])
+    .where((eb) => isUnchanged(eb, table))
+    .executeTakeFirst();
+  if (!found) return 'changed';
+  const { live_table_id: _live, ...row } = found;
+  return row.id === null ? undefined : (row as LookupRowRecord);
+}
+
+/**
+ * findRows in a remembered table, only while it is unchanged: an empty answer may also mean that
+ * it changed (the caller then reads the table again to tell).
+ */
+export async function findRowsOfRemembered(db: Db, table: RememberedTable, filters: readonly CellFilter[], page: { offset: number; perPage: number }): Promise<LookupRowRecord[]> {
+  const planned = await planFilters(db, table.id, filters);
+  if (planned === null) return [];
+  return rowsQuery(db, table.id, planned)
+    .where((eb) => eb.exists(eb.selectFrom('lookup_tables').select(sql.lit(1).as('one')).where((t) => isUnchanged(t, table))))
+    .limit(page.perPage)
+    .offset(page.offset)
+    .execute();
 }
 
 /** Rows counted per filter are capped: enough to tell a rare value from a common one, never a long walk. */

@@ -570,6 +570,7 @@ export async function runImport(ctx: ServiceContext, engine: RecipeRuntime, pkg:
     ctx.notifier.publish('connections.changed', { workspaceId: pkg.workspace_id });
     ctx.notifier.publish('api_routes.changed', { environmentId: pkg.environment_id });
     ctx.notifier.publish('properties.changed', { environmentId: pkg.environment_id });
+    ctx.notifier.publish('lookup_tables.changed', { environmentId: pkg.environment_id });
     for (const topicId of (await topicIdsOf(ctx.db, pkg.environment_id))) ctx.notifier.publish('event_topic.changed', { topicId });
   }
   const statuses = [...record.recipeStatus];

@@ -54,6 +54,8 @@ export async function deleteProject(ctx: ServiceContext, caller: Caller, id: num
     return deleted;
   });
   ctx.notifier.publish('developer_api_clients.changed', { workspaceId: caller.workspaceId });
+  // Its lookup tables went with it (cascade).
+  ctx.notifier.publish('lookup_tables.changed', { environmentId: caller.environmentId });
   if (recipeIds.length > 0) ctx.notifier.publish('recipes.deleted', { recipeIds });
 }
 

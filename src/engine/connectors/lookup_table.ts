@@ -7,13 +7,15 @@ import { AppError } from '../../errors.ts';
 import {
   addRow,
   deleteRow,
-  findFirstMatchingRowOf,
+  findFirstMatchingRowByRef,
   findTableByRef,
-  listRowsOf,
+  listRowsByRef,
   truncateRows,
   updateRow,
+  type TableFinder,
 } from '../../api/lookup_tables/lookup_tables.service.ts';
-import { labelsOf, type LookupRowApi, type TableScope, type VisibleTable } from '../../api/lookup_tables/lookup_tables.store.ts';
+import type { TableFacts } from '../../api/lookup_tables/lookup_tables.cache.ts';
+import type { LookupRowApi, TableScope } from '../../api/lookup_tables/lookup_tables.store.ts';
 import { FormulaError } from '../formula/errors.ts';
 import { hashGet, isHash, newHash, RFloat, toPlain, toRubyString, type Hash, type Value } from '../formula/values.ts';
 import { StepError, type ActionDef, type Connector, type RecipeRef } from './types.ts';
@@ -45,13 +47,38 @@ async function service<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** `lookup_table_id`: an id (number or digits) or an export reference `{name, ...}`, or a table name (P). */
-async function tableOf(ctx: ServiceContext, recipe: RecipeRef, input: Hash): Promise<VisibleTable> {
+function refOf(input: Hash): string | number {
   const raw = hashGet(input, 'lookup_table_id');
   const ref = isHash(raw) ? hashGet(raw, 'name') : raw;
   if (typeof ref !== 'string' && typeof ref !== 'number') throw new StepError('Bad request', 'lookup_table_id must name a lookup table (its id, or a reference with its name)');
+  return ref;
+}
+
+function tableNotFound(ref: string | number): StepError {
+  return new StepError('Not found', `Lookup table ${JSON.stringify(String(ref)).slice(0, 200)} not found in this environment`);
+}
+
+/** The step's table, remembered or read (see findTableByRef). */
+async function tableOf(ctx: ServiceContext, recipe: RecipeRef, input: Hash): Promise<TableFacts> {
+  const ref = refOf(input);
   const table = await findTableByRef(ctx, scopeOf(recipe), ref, false);
-  if (!table) throw new StepError('Not found', `Lookup table ${JSON.stringify(String(ref)).slice(0, 200)} not found in this environment`);
+  if (!table) throw tableNotFound(ref);
   return table;
+}
+
+/** How a lookup finds the step's table: the row's statement then proves it current (findFirstMatchingRowByRef). */
+function finderOf(ctx: ServiceContext, recipe: RecipeRef, ref: string | number, preferName: boolean): TableFinder {
+  return (fresh) => findTableByRef(ctx, scopeOf(recipe), ref, preferName, fresh);
+}
+
+/** Filters from the step's input; a bad input names a missing table first, as the table is looked up first. */
+async function filtersOrTableError(ctx: ServiceContext, recipe: RecipeRef, input: Hash, criteria: () => Hash): Promise<Record<string, unknown>> {
+  try {
+    return filtersOf(criteria());
+  } catch (error) {
+    await tableOf(ctx, recipe, input);
+    throw error;
+  }
 }
 
 /** A value as a cell: text, numbers and booleans as text, nil empties; lists and hashes go to the service, which refuses them. */
@@ -112,11 +139,12 @@ const MAX_BATCH = 10_000;
 
 const NO_ENTRY = (): Hash => newHash([['id', null], ['entry', null]]);
 
-async function entries(input: Hash, ctx: ServiceContext, recipe: RecipeRef, criteria: Hash): Promise<Hash> {
-  const table = await tableOf(ctx, recipe, input);
-  const labels = labelsOf(table);
-  const rows = await service(() => listRowsOf(ctx, table, filtersOf(criteria), { offset: 0, perPage: MAX_ENTRIES }));
-  return newHash([['entries', rows.map((row) => entryOf(row, labels))], ['count', rows.length]]);
+async function entries(input: Hash, ctx: ServiceContext, recipe: RecipeRef, criteria: () => Hash): Promise<Hash> {
+  const ref = refOf(input);
+  const filters = await filtersOrTableError(ctx, recipe, input, criteria);
+  const found = await service(() => listRowsByRef(ctx, finderOf(ctx, recipe, ref, false), filters, { offset: 0, perPage: MAX_ENTRIES }));
+  if (!found) throw tableNotFound(ref);
+  return newHash([['entries', found.rows.map((row) => entryOf(row, found.table.labels))], ['count', found.rows.length]]);
 }
 
 /**
@@ -134,20 +162,22 @@ const actions: Record<string, ActionDef> = {
     title: 'Lookup entry',
     required: [TABLE],
     async run(input, sc) {
-      const table = await tableOf(sc.ctx, sc.recipe, input);
-      const row = await service(() => findFirstMatchingRowOf(sc.ctx, table, filtersOf(parametersOf(input))));
-      return row ? entryOf(row, labelsOf(table)) : NO_ENTRY();
+      const ref = refOf(input);
+      const filters = await filtersOrTableError(sc.ctx, sc.recipe, input, () => parametersOf(input));
+      const found = await service(() => findFirstMatchingRowByRef(sc.ctx, finderOf(sc.ctx, sc.recipe, ref, false), filters));
+      if (!found) throw tableNotFound(ref);
+      return found.row ? entryOf(found.row, found.table.labels) : NO_ENTRY();
     },
   },
   search_entries: {
     title: 'Search entries',
     required: [TABLE],
-    run: (input, sc) => entries(input, sc.ctx, sc.recipe, parametersOf(input)),
+    run: (input, sc) => entries(input, sc.ctx, sc.recipe, () => parametersOf(input)),
   },
   get_entries: {
     title: 'Get entries',
     required: [TABLE],
-    run: (input, sc) => entries(input, sc.ctx, sc.recipe, newHash()),
+    run: (input, sc) => entries(input, sc.ctx, sc.recipe, () => newHash()),
   },
   add_entry: {
     title: 'Add entry',
@@ -155,7 +185,7 @@ const actions: Record<string, ActionDef> = {
     async run(input, sc) {
       const table = await tableOf(sc.ctx, sc.recipe, input);
       const row = await service(() => addRow(sc.ctx, scopeOf(sc.recipe), table.id, cellsOf(input)));
-      return entryOf(row, labelsOf(table));
+      return entryOf(row, table.labels);
     },
   },
   update_entry: {
@@ -166,7 +196,7 @@ const actions: Record<string, ActionDef> = {
       const id = rowIdOf(input);
       try {
         const row = await service(() => updateRow(sc.ctx, scopeOf(sc.recipe), table.id, id, cellsOf(input)));
-        return entryOf(row, labelsOf(table));
+        return entryOf(row, table.labels);
       } catch (error) {
         return ifIgnoredNotFound(error, input, table.name, id, NO_ENTRY());
       }
@@ -205,7 +235,7 @@ const actions: Record<string, ActionDef> = {
           if (error instanceof StepError) throw new StepError(error.errorType, `entries[${i}]: ${error.message}`);
           throw error;
         });
-        added.push(entryOf(row, labelsOf(table)));
+        added.push(entryOf(row, table.labels));
       }
       return newHash([['entries', added], ['count', added.length]]);
     },
@@ -224,8 +254,8 @@ const actions: Record<string, ActionDef> = {
       } else {
         const criteria = parametersOf(input);
         if (Object.keys(criteria).length === 0) throw new StepError('Bad request', 'give ids, or parameters to match the entries to delete (truncate deletes them all)');
-        const rows = await service(() => listRowsOf(sc.ctx, table, filtersOf(criteria), { offset: 0, perPage: MAX_BATCH }));
-        ids = rows.map((r) => r.id);
+        const found = await service(() => listRowsByRef(sc.ctx, finderOf(sc.ctx, sc.recipe, table.id, false), filtersOf(criteria), { offset: 0, perPage: MAX_BATCH }));
+        ids = (found?.rows ?? []).map((r) => r.id);
       }
       if (ids.length > MAX_BATCH) throw new StepError('Bad request', `ids holds ${ids.length} entries; at most ${MAX_BATCH} a batch`);
       let deleted = 0;
@@ -266,24 +296,25 @@ export const lookupTable: Connector = {
  * (compared as text, case-sensitive), as a hash keyed by column label; null when no row matches.
  */
 export async function lookupForFormula(ctx: ServiceContext, recipe: RecipeRef, tableRef: string, criteria: Hash): Promise<Hash | null> {
-  const table = await findTableByRef(ctx, scopeOf(recipe), tableRef, true);
-  if (!table) throw new FormulaError(`lookup: no lookup table ${JSON.stringify(tableRef).slice(0, 200)} in this environment`);
+  const missing = () => new FormulaError(`lookup: no lookup table ${JSON.stringify(tableRef).slice(0, 200)} in this environment`);
   let filters: Record<string, unknown>;
   try {
     filters = filtersOf(criteria);
   } catch (error) {
+    if (!(await findTableByRef(ctx, scopeOf(recipe), tableRef, true))) throw missing();
     throw new FormulaError(`lookup: ${(error as Error).message}`);
   }
-  let row: LookupRowApi | null;
+  let found: Awaited<ReturnType<typeof findFirstMatchingRowByRef>>;
   try {
-    row = await findFirstMatchingRowOf(ctx, table, filters);
+    found = await findFirstMatchingRowByRef(ctx, finderOf(ctx, recipe, tableRef, true), filters);
   } catch (error) {
     const converted = asStepError(error);
     if (converted instanceof StepError) throw new FormulaError(`lookup: ${converted.message}`);
     throw error;
   }
-  if (!row) return null;
+  if (!found) throw missing();
+  if (!found.row) return null;
   const out = newHash();
-  for (const label of labelsOf(table)) out[label] = row.data[label] ?? null;
+  for (const label of found.table.labels) out[label] = found.row.data[label] ?? null;
   return out;
 }
