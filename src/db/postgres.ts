@@ -69,8 +69,62 @@ export function openPostgres(settings: PostgresSettings, probe: (db: Kysely<Data
   return { db, storage, pool };
 }
 
+/**
+ * Named (server-side prepared) statements. Kysely sends every statement unnamed, which PostgreSQL
+ * parses and plans on every run; a statement text seen often is given a name instead, and each
+ * connection then parses it once and binds only the values afterwards (node-postgres keeps track of
+ * the names each connection has prepared). Names go to short texts seen a few times, and to a
+ * bounded number of them, so that the server's memory for them stays small on every connection;
+ * other statements stay unnamed. A statement whose prepared form no longer fits the schema (a
+ * migration by a newer node changed a table under it: SQLSTATE 0A000) runs unnamed from then on.
+ */
+export class StatementNames {
+  readonly #seen = new Map<string, number>();
+  readonly #names = new Map<string, string>();
+  readonly #unnamed = new Set<string>();
+  readonly #prefix: string;
+
+  constructor(prefix = 'sb') {
+    this.#prefix = prefix;
+  }
+
+  /** The name a statement text runs under, or undefined to run it unnamed. */
+  nameOf(text: string): string | undefined {
+    const named = this.#names.get(text);
+    if (named !== undefined || text.length > MAX_NAMED_TEXT || this.#unnamed.has(text) || this.#names.size >= MAX_NAMED_STATEMENTS) return named;
+    const seen = (this.#seen.get(text) ?? 0) + 1;
+    if (seen < RUNS_BEFORE_NAMING) {
+      // The texts seen too rarely to name are forgotten now and then, so counting them stays bounded.
+      if (this.#seen.size >= MAX_COUNTED_TEXTS) this.#seen.clear();
+      this.#seen.set(text, seen);
+      return undefined;
+    }
+    this.#seen.delete(text);
+    const name = `${this.#prefix}_${this.#names.size + 1}`;
+    this.#names.set(text, name);
+    return name;
+  }
+
+  /** Run this text unnamed from now on. */
+  forget(text: string): void {
+    this.#names.delete(text);
+    this.#unnamed.add(text);
+  }
+}
+
+/** Statements named at most (each connection may prepare every one of them). */
+const MAX_NAMED_STATEMENTS = 500;
+/** Longer texts (multi-row inserts of many sizes) stay unnamed. */
+const MAX_NAMED_TEXT = 8_000;
+/** A text is named at its third run: statements run once (migrations, set-up) are never named. */
+const RUNS_BEFORE_NAMING = 3;
+const MAX_COUNTED_TEXTS = 10_000;
+/** PostgreSQL: cached plan must not change result type (the table under a prepared statement changed). */
+const FEATURE_NOT_SUPPORTED = '0A000';
+
 /** The pool as Kysely uses it, each failure of a connection or a statement shown to `storage` first. */
 function watchedPool(pool: pg.Pool, storage: StorageHealth): PostgresPool {
+  const names = new StatementNames();
   const fail = (error: unknown): never => {
     const reported = toUnreachable(error);
     storage.observe(reported);
@@ -85,6 +139,16 @@ function watchedPool(pool: pg.Pool, storage: StorageHealth): PostgresPool {
       client.on('error', onError);
       return {
         query: ((...args: Parameters<pg.PoolClient['query']>) => {
+          const [text, values] = args as unknown[];
+          const name = typeof text === 'string' && args.length <= 2 ? names.nameOf(text) : undefined;
+          if (name !== undefined) {
+            const run = () => client.query({ name, text: text as string, values: values as unknown[] });
+            return run().catch((error: unknown) => {
+              if (!(error instanceof pg.DatabaseError) || error.code !== FEATURE_NOT_SUPPORTED) return fail(error);
+              names.forget(text as string);
+              return client.query(text as string, values as unknown[]).catch(fail);
+            });
+          }
           const result = (client.query as (...a: unknown[]) => unknown)(...args);
           // A cursor (streamed query) is returned as is; a promise is watched.
           return result instanceof Promise ? result.catch(fail) : result;
