@@ -238,16 +238,11 @@ export type SuccessorClaim = { jobs: JobRow[]; contended: boolean };
  * Record the ends of many jobs in the caller's transaction, then claim their successors. Where the
  * database takes writes in a WITH clause (PostgreSQL), one statement records every end: all the
  * lines, every job's state and each recipe's counters summed (several jobs of a recipe add up;
- * its last run is the latest of theirs). Otherwise each end as recordJobEnd. Then one claim per
- * recipe, of as many jobs as its ends asked successors for, handed out in the order of the ends.
+ * its last run is the latest of theirs), and takes the claim locks of the recipes asking for
+ * successors. Otherwise each end as recordJobEnd. Then one claim per recipe, of as many jobs as its
+ * ends asked successors for, handed out in the order of the ends.
  */
 export async function recordJobEnds(db: Db, items: readonly JobEndAndClaim[]): Promise<SuccessorClaim[]> {
-  const lineCount = items.reduce((n, item) => n + item.end.lines.length, 0);
-  if (items.length === 1 || !writesInWithClause(db) || lineCount > MAX_LINES_IN_ONE_RECORD) {
-    for (const item of items) await recordJobEnd(db, item.end);
-  } else {
-    await recordManyQuery(db, items.map((item) => item.end));
-  }
   const results = items.map((): SuccessorClaim => ({ jobs: [], contended: false }));
   const byRecipe = new Map<number, number[]>();
   items.forEach((item, i) => {
@@ -256,9 +251,20 @@ export async function recordJobEnds(db: Db, items: readonly JobEndAndClaim[]): P
     if (asking) asking.push(i);
     else byRecipe.set(item.successor.recipeId, [i]);
   });
+  const lineCount = items.reduce((n, item) => n + item.end.lines.length, 0);
+  // Recipes whose claim lock this transaction holds (PostgreSQL: taken by the record's statement).
+  let locked: Set<number> | undefined;
+  if (items.length === 1 || !writesInWithClause(db) || lineCount > MAX_LINES_IN_ONE_RECORD) {
+    for (const item of items) await recordJobEnd(db, item.end);
+  } else {
+    locked = await recordManyQuery(db, items.map((item) => item.end), [...byRecipe.keys()]);
+  }
   for (const [recipeId, asking] of byRecipe) {
     const first = items[asking[0] as number]!.successor!;
-    const { jobs, contended } = await claimJobs(db, { ...first, recipeId, limit: asking.length });
+    const claim = { ...first, recipeId, limit: asking.length };
+    const { jobs, contended } = locked === undefined
+      ? await claimJobs(db, claim)
+      : locked.has(recipeId) ? { jobs: (await claimAcrossNodesQuery.execute(db, claim)).rows.sort((a, b) => a.id - b.id), contended: false } : { jobs: [], contended: true };
     asking.forEach((index, k) => {
       const job = jobs[k];
       results[index] = { jobs: job ? [job] : [], contended };
@@ -274,7 +280,7 @@ const MAX_LINES_IN_ONE_RECORD = 5_000;
  * PostgreSQL: the ends of many jobs in one statement. Each column travels as one array parameter
  * (unnest), so the statement's text is the same whatever the number of jobs and lines.
  */
-async function recordManyQuery(db: Db, ends: readonly JobEnd[]): Promise<void> {
+async function recordManyQuery(db: Db, ends: readonly JobEnd[], claiming: readonly number[]): Promise<Set<number>> {
   const lines = ends.flatMap((end) => end.lines);
   const column = <K extends keyof JobLineRow>(name: K) => lines.map((line) => line[name]);
   const counters = new Map<number, { succeeded: number; failed: number; tasks: number; last: string }>();
@@ -289,7 +295,7 @@ async function recordManyQuery(db: Db, ends: readonly JobEnd[]): Promise<void> {
     counters.set(c.recipeId, sum);
   }
   const sums = [...counters.entries()];
-  await sql`with lines_added as (
+  const { rows } = await sql<{ id: number; locked: boolean }>`with lines_added as (
       insert into job_lines (job_id, seq, recipe_line_number, adapter_name, adapter_operation, pass, input, output, error, mask_data, started_at, completed_at)
       select * from unnest(${column('job_id')}::bigint[], ${column('seq')}::int[], ${column('recipe_line_number')}::int[], ${column('adapter_name')}::text[],
         ${column('adapter_operation')}::text[], ${column('pass')}::int[], ${column('input')}::text[], ${column('output')}::text[], ${column('error')}::text[],
@@ -302,12 +308,19 @@ async function recordManyQuery(db: Db, ends: readonly JobEnd[]): Promise<void> {
         as e(id, status, error, error_parts, completed_at, task_count)
       where jobs.id = e.id
       returning jobs.id
+    ), counted as (
+      update recipes set job_succeeded_count = job_succeeded_count + c.succeeded, job_failed_count = job_failed_count + c.failed,
+        lifetime_task_count = lifetime_task_count + c.tasks, last_run_at = c.last
+      from unnest(${sums.map(([id]) => id)}::bigint[], ${sums.map(([, c]) => c.succeeded)}::int[], ${sums.map(([, c]) => c.failed)}::int[],
+        ${sums.map(([, c]) => c.tasks)}::bigint[], ${sums.map(([, c]) => c.last)}::text[]) as c(id, succeeded, failed, tasks, last)
+      where recipes.id = c.id
+      returning recipes.id
     )
-    update recipes set job_succeeded_count = job_succeeded_count + c.succeeded, job_failed_count = job_failed_count + c.failed,
-      lifetime_task_count = lifetime_task_count + c.tasks, last_run_at = c.last
-    from unnest(${sums.map(([id]) => id)}::bigint[], ${sums.map(([, c]) => c.succeeded)}::int[], ${sums.map(([, c]) => c.failed)}::int[],
-      ${sums.map(([, c]) => c.tasks)}::bigint[], ${sums.map(([, c]) => c.last)}::text[]) as c(id, succeeded, failed, tasks, last)
-    where recipes.id = c.id`.execute(db);
+    select k.id, pg_try_advisory_xact_lock(${ADVISORY_LOCKS.recipeClaims}::int, k.id::int) as locked from unnest(${claiming}::bigint[]) as k(id)`.execute(db);
+  // The claim locks of the recipes whose ends ask for successors, taken by this statement: the
+  // claims that follow (statements of their own, whose snapshots see every claim committed before
+  // the locks were taken) need no statement for them.
+  return new Set(rows.filter((row) => row.locked).map((row) => Number(row.id)));
 }
 
 type JobEndParams = LinesParams & JobResult & { id: number } & CountParams;
