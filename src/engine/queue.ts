@@ -293,7 +293,8 @@ export class JobQueue {
         }
         for (const next of more) this.#launch(next);
         this.running.delete(task);
-        this.kick();
+        // A slot handed on frees nothing: the dispatcher has nothing new to look for.
+        if (!successor) this.kick();
       });
     this.running.add(task);
   }
@@ -301,11 +302,13 @@ export class JobQueue {
   /**
    * The claim that hands an ending job's slot to the oldest queued job of its recipe, in the
    * transaction recording the end (at most one job, so the recipe's count never grows by it). None
-   * while the engine closes or the process runs more jobs than its workers.
+   * while the engine closes, nor while every worker of the process is taken: a slot freed then goes
+   * through the dispatcher, which looks at every recipe with queued jobs, so that one busy recipe
+   * does not keep the workers from the others.
    */
   #successorClaim(recipeId: number): Omit<JobClaim, 'limit'> | null {
     const { ctx, lifecycle, settings } = this.#deps;
-    if (lifecycle.closing || this.#total - this.#blocked > settings.workers) return null;
+    if (lifecycle.closing || this.#total - this.#blocked >= settings.workers) return null;
     const now = ctx.clock.now();
     return { recipeId, now: toStored(now), node: ctx.nodeId, leaseUntil: toStored(new Date(now.getTime() + settings.leaseMs)) };
   }
