@@ -86,6 +86,18 @@ export function sharesCommits(db: Kysely<any>): boolean { // eslint-disable-line
 }
 
 /**
+ * Whether independent inserts that arrive together (the job rows of concurrent webhooks) are
+ * written by one multi-row statement outside any transaction (insert-batcher.ts). PostgreSQL: yes;
+ * a statement is its own transaction, so one round trip commits them all, where a transaction
+ * each costs three (BEGIN, INSERT, COMMIT) and holds a pooled connection through them. SQLite: no;
+ * they share the group commit's transaction (sharesCommits), and a statement there is a call in
+ * the process, not a round trip.
+ */
+export function insertsInOneStatement(db: Kysely<any>): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return dialectOf(db) === 'postgres';
+}
+
+/**
  * Whether statements that write (insert, update) may stand in a WITH clause of another, so that
  * several writes go to the database as one statement: PostgreSQL yes (one round trip instead of
  * one each); SQLite no (and a statement there is a call in the process, not a round trip).
@@ -97,13 +109,15 @@ export function writesInWithClause(db: Kysely<any>): boolean { // eslint-disable
 /**
  * One statement inserting any number of rows, each column's values bound as one array, where the
  * database takes arrays (PostgreSQL: `insert … select * from unnest($1::bigint[], …)`, one round
- * trip and four bound values for a thousand rows); undefined where it does not (SQLite: the
- * caller inserts with multi-row VALUES, a call in the process each).
+ * trip and four bound values for a thousand rows, and one statement text whatever their number);
+ * undefined where it does not (SQLite: the caller inserts with multi-row VALUES, a call in the
+ * process each). `returning`: columns of the inserted rows to return (in no promised order).
  */
-export function insertFromColumnArrays(db: Kysely<any>, table: string, columns: ReadonlyArray<{ name: string; type: 'bigint' | 'text' }>, values: ReadonlyArray<readonly unknown[]>): CompiledQuery | undefined { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+export function insertFromColumnArrays(db: Kysely<any>, table: string, columns: ReadonlyArray<{ name: string; type: 'bigint' | 'integer' | 'text' }>, values: ReadonlyArray<readonly unknown[]>, returning: readonly string[] = []): CompiledQuery | undefined { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
   if (dialectOf(db) !== 'postgres') return undefined;
   const arrays = columns.map((column, i) => sql`${values[i]}::${sql.raw(column.type)}[]`);
-  return sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c.name)))}) select * from unnest(${sql.join(arrays)})`.compile(db);
+  const returned = returning.length === 0 ? sql`` : sql` returning ${sql.join(returning.map((name) => sql.ref(name)))}`;
+  return sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c.name)))}) select * from unnest(${sql.join(arrays)})${returned}`.compile(db);
 }
 
 /** Namespaces of transaction-scoped advisory locks (the first key of the two-key form). */

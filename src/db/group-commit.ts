@@ -12,7 +12,8 @@
 // committed. A write or a commit that fails because of the storage (storageFailureOf: a full disk,
 // a read-only file, an I/O error) fails the whole batch: nothing of it was committed, and every
 // caller gets that error (an HTTP 503), none an acknowledgement.
-// `runAlone` is for a write that updates no row other writes update (a job's insert): on SQLite it
+// `runAlone` is for a write that updates no row other writes update (a job's insert; queued jobs'
+// inserts on PostgreSQL go through insert-batcher.ts instead, many in one statement): on SQLite it
 // joins the batch like any other; on PostgreSQL (sharesCommits in dialect.ts) it runs in its own
 // transaction on a connection of the pool, in parallel with the batch and with each other, and
 // settles when that transaction committed. PostgreSQL takes many connections' writes at once and

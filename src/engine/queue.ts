@@ -6,8 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import type { Db, JobRow, RecipeRow } from '../db/types.ts';
+import { insertsInOneStatement } from '../db/dialect.ts';
+import { createInsertBatcher, type InsertBatcher } from '../db/insert-batcher.ts';
 import { countFailedJob } from '../api/recipes/recipes.store.ts';
-import { claimJobs, insertJob, newJobHandle, pendingJobCounts, recipesWithQueuedJobs, type JobClaim, type SuccessorClaim } from '../api/jobs/jobs.store.ts';
+import { claimJobs, insertJob, insertJobs, newJobHandle, pendingJobCounts, recipesWithQueuedJobs, type JobClaim, type NewJob, type SuccessorClaim } from '../api/jobs/jobs.store.ts';
 import { Backlog } from './backlog.ts';
 import type { CompiledRecipe } from './compile.ts';
 import type { EngineEventBus } from './events.ts';
@@ -90,11 +92,15 @@ export class JobQueue {
   #pumping = false;
   #again = false;
   #pollTimer: NodeJS.Timeout | undefined;
+  /** Where queued jobs' rows are written together, one statement for many (PostgreSQL). */
+  readonly #intake: InsertBatcher<NewJob, number> | undefined;
   #retryTimer: NodeJS.Timeout | undefined;
 
   constructor(deps: QueueDeps) {
     this.#deps = deps;
     this.backlog = new Backlog(deps.settings.backlog);
+    const { db } = deps.ctx;
+    this.#intake = insertsInOneStatement(db) ? createInsertBatcher(db, insertJobs, { sizeOf: (job) => job.trigger_output.length }) : undefined;
   }
 
   /**
@@ -119,6 +125,19 @@ export class JobQueue {
 
   /** Insert a queued job (inside the caller's transaction when given one). */
   async storeJob(db: Db, row: RecipeRow, event: Hash, meta: EnqueueMeta, handle: string = newJobHandle()): Promise<{ handle: string; queued: boolean } | null> {
+    const job = this.#jobFor(row, event, meta, handle);
+    if (job === null) return null;
+    await insertJob(db, job);
+    if (job.status === 'queued') return { handle, queued: true };
+    await countFailedJob(db, row.id);
+    return { handle, queued: false };
+  }
+
+  /**
+   * The job row a trigger event makes: a queued job, a failed one (a trigger error, counted on its
+   * recipe by the caller), or null when the trigger filter rejects the event (no job).
+   */
+  #jobFor(row: RecipeRow, event: Hash, meta: EnqueueMeta, handle: string): NewJob | null {
     const { ctx, settings } = this.#deps;
     const { recipe } = this.#deps.cache.compiledFor(row);
     const stamp = toStored(ctx.clock.now());
@@ -128,9 +147,7 @@ export class JobQueue {
       root_recipe_id: meta.rootRecipeId ?? null, root_job_handle: meta.rootJobHandle ?? null, task_count: 0, created_at: stamp, started_at: stamp,
     };
     if (!recipe) {
-      await insertJob(db, { ...base, status: 'failed', title: 'Trigger error: the recipe does not compile', error: 'Trigger error: the recipe does not compile', error_parts: null, is_poll_error: 1, completed_at: stamp });
-      await countFailedJob(db, row.id);
-      return { handle, queued: false };
+      return { ...base, status: 'failed', title: 'Trigger error: the recipe does not compile', error: 'Trigger error: the recipe does not compile', error_parts: null, is_poll_error: 1, completed_at: stamp };
     }
     // The trigger filter: an event it rejects makes no job (20 §4.3).
     if (recipe.trigger.condition) {
@@ -138,16 +155,35 @@ export class JobQueue {
       if (verdict === false) return null;
       if (verdict !== true) {
         const error = `Trigger error: ${verdict.error}`;
-        await insertJob(db, {
+        return {
           ...base, status: 'failed', title: error.slice(0, 1000), error,
           error_parts: JSON.stringify({ adapter: recipe.trigger.provider, error_type: 'Trigger error', message: verdict.error, error_id: randomUUID(), error_at: stamp, input: '<redacted>', inner_message: null }),
           is_poll_error: 1, completed_at: stamp,
-        });
-        await countFailedJob(db, row.id);
-        return { handle, queued: false };
+        };
       }
     }
-    await insertJob(db, { ...base, status: 'queued', title: titleOf(recipe, event), error: null, error_parts: null, is_poll_error: 0, completed_at: null });
+    return { ...base, status: 'queued', title: titleOf(recipe, event), error: null, error_parts: null, is_poll_error: 0, completed_at: null };
+  }
+
+  /**
+   * Store a trigger event's job; resolves once it is committed. On PostgreSQL a queued job is
+   * written with the others arriving together, in one statement (insert-batcher.ts); a trigger
+   * error, which also counts a failure on its recipe, in a transaction of its own. On SQLite it
+   * joins the group commit.
+   */
+  async #store(row: RecipeRow, event: Hash, meta: EnqueueMeta, handle: string): Promise<{ handle: string; queued: boolean } | null> {
+    const { groupCommit } = this.#deps.ctx;
+    if (!this.#intake) return groupCommit.runAlone((trx) => this.storeJob(trx, row, event, meta, handle));
+    const job = this.#jobFor(row, event, meta, handle);
+    if (job === null) return null;
+    if (job.status !== 'queued') {
+      return groupCommit.runAlone(async (trx) => {
+        await insertJob(trx, job);
+        await countFailedJob(trx, row.id);
+        return { handle, queued: false };
+      });
+    }
+    await this.#intake.insert(job);
     return { handle, queued: true };
   }
 
@@ -168,7 +204,7 @@ export class JobQueue {
   }
 
   /**
-   * Store a job through the group commit; resolves once it is committed. With `admit`, the job's
+   * Store a job (#store); resolves once it is committed. With `admit`, the job's
    * place in the backlog is taken first and the event refused (nothing stored) when there is none;
    * without, the job is counted whatever the limits.
    */
@@ -180,8 +216,7 @@ export class JobQueue {
     let stored: Awaited<ReturnType<JobQueue['storeJob']>>;
     this.#committing++;
     try {
-      // A new row of its own: on PostgreSQL in a transaction of its own, beside the other writes.
-      stored = await this.#deps.ctx.groupCommit.runAlone((trx) => this.storeJob(trx, row, event, meta, handle));
+      stored = await this.#store(row, event, meta, handle ?? newJobHandle());
     } catch (error) {
       backlog.remove(row.id);
       throw error;

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type QueryCreator } from 'kysely';
 import type { Database, Db, JobLineRow, JobRow, JobState } from '../../db/types.ts';
-import { ADVISORY_LOCKS, isSharedByNodes, lockedSkippingLocked, tryTransactionLock, writesInWithClause } from '../../db/dialect.ts';
+import { ADVISORY_LOCKS, insertFromColumnArrays, isSharedByNodes, lockedSkippingLocked, tryTransactionLock, writesInWithClause } from '../../db/dialect.ts';
 import { prepareQuery, type PreparedQuery } from '../../db/prepared.ts';
 import { toApiTimestamp } from '../../time.ts';
 
@@ -47,6 +47,40 @@ export async function insertJob(db: Db, values: NewJob): Promise<number> {
   const [row] = (await insertJobQuery.execute(db, { claimed_by: null, lease_expires_at: null, ...values })).rows;
   if (!row) throw new Error('insert into jobs returned no id');
   return row.id;
+}
+
+/** The type of each job column's array, as insertJobs binds one array per column. */
+const JOB_ARRAY_TYPE: Record<(typeof JOB_COLUMNS)[number], 'bigint' | 'integer' | 'text'> = {
+  recipe_id: 'bigint', handle: 'text', status: 'text', title: 'text', trigger_output: 'text', error: 'text', error_parts: 'text',
+  is_poll_error: 'integer', is_repeat: 'integer', is_test: 'integer', master_job_handle: 'text', calling_recipe_id: 'bigint',
+  calling_job_handle: 'text', root_recipe_id: 'bigint', root_job_handle: 'text', task_count: 'integer', created_at: 'text',
+  started_at: 'text', completed_at: 'text', claimed_by: 'text', lease_expires_at: 'text',
+};
+const JOB_ARRAY_COLUMNS = JOB_COLUMNS.map((name) => ({ name, type: JOB_ARRAY_TYPE[name] }));
+
+/**
+ * Insert jobs, all or none: in one statement where the database binds arrays (PostgreSQL; outside
+ * a transaction it is its own), elsewhere one insert each in a transaction (the caller's, or one
+ * of its own). Their ids, in the order of `jobs`, matched by handle (a statement returns its rows
+ * in no promised order).
+ */
+export async function insertJobs(db: Db, jobs: readonly NewJob[]): Promise<number[]> {
+  const oneStatement = jobs.length === 0 ? undefined : insertFromColumnArrays(db, 'jobs', JOB_ARRAY_COLUMNS, JOB_COLUMNS.map((name) => jobs.map((job) => job[name] ?? null)), ['id', 'handle']);
+  if (!oneStatement) {
+    const each = async (trx: Db): Promise<number[]> => {
+      const ids: number[] = [];
+      for (const job of jobs) ids.push(await insertJob(trx, job));
+      return ids;
+    };
+    return db.isTransaction || jobs.length <= 1 ? each(db) : db.transaction().execute(each);
+  }
+  const { rows } = await db.executeQuery<{ id: number; handle: string }>(oneStatement);
+  const idByHandle = new Map(rows.map((row) => [row.handle, row.id]));
+  return jobs.map((job) => {
+    const id = idByHandle.get(job.handle);
+    if (id === undefined) throw new Error(`insert into jobs returned no id for ${job.handle}`);
+    return id;
+  });
 }
 
 /**
