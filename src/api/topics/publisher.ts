@@ -2,11 +2,13 @@
 // transaction at a time takes everything queued, reserves each topic's sequence numbers on its
 // topic row, inserts the messages and commits; then every publisher in the group is answered and
 // waiting consumers are told (event_topic.published). One fsync serves the whole group, and ids
-// are handed out by the writer that commits them, in commit order.
+// are handed out by the writer that commits them, in commit order. On PostgreSQL each topic of the
+// group is one statement of its own instead (it reserves the numbers and inserts the rows: one
+// round trip and one commit), which holds the topic's row lock only for that statement.
 import type { ServiceContext } from '../../context.ts';
 import type { EventMessageRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
-import { advanceTopic, createMessageWriter } from './topics.store.ts';
+import { advanceTopic, createMessageWriter, publishInOneStatement } from './topics.store.ts';
 
 export interface Published {
   /** Sequence number of the first message; the others follow one by one. */
@@ -55,6 +57,7 @@ export function createPublisher(ctx: Pick<ServiceContext, 'db' | 'clock' | 'noti
     const topicIds = [...byTopic.keys()].sort((a, b) => a - b);
     const results = new Map<Job, Published | undefined>();
     const committed: Array<{ topicId: number; lastSeq: number }> = [];
+    if (await commitEachTopicAlone(byTopic, topicIds)) return;
     try {
       await ctx.db.transaction().execute(async (trx) => {
         const now = toStored(ctx.clock.now());
@@ -83,6 +86,39 @@ export function createPublisher(ctx: Pick<ServiceContext, 'db' | 'clock' | 'noti
     }
     for (const job of jobs) job.resolve(results.get(job));
     for (const c of committed) ctx.notifier.publish('event_topic.published', c);
+  }
+
+  /**
+   * PostgreSQL: each topic's messages in one statement of their own (sequence numbers and rows,
+   * one round trip, one commit); its publishers are answered once it committed, or get its error.
+   * False where the database has no such statement (SQLite: one transaction for the group).
+   */
+  async function commitEachTopicAlone(byTopic: Map<number, Job[]>, topicIds: number[]): Promise<boolean> {
+    const now = toStored(ctx.clock.now());
+    for (const topicId of topicIds) {
+      const topicJobs = byTopic.get(topicId) as Job[];
+      const payloads = topicJobs.flatMap((job) => job.payloads);
+      let advanced: Awaited<ReturnType<typeof publishInOneStatement>>;
+      try {
+        advanced = await publishInOneStatement(ctx.db, topicId, payloads, now);
+      } catch (error) {
+        ctx.log.error({ err: error, messages: payloads.length }, 'publishing to event topics failed');
+        for (const job of topicJobs) job.reject(error);
+        continue;
+      }
+      if (advanced === 'unsupported') return false;
+      if (advanced === undefined) {
+        for (const job of topicJobs) job.resolve(undefined);
+        continue;
+      }
+      let seq = advanced.lastSeq - payloads.length + 1;
+      for (const job of topicJobs) {
+        job.resolve({ firstSeq: seq, publishedAt: advanced.publishedAt });
+        seq += job.payloads.length;
+      }
+      ctx.notifier.publish('event_topic.published', { topicId, lastSeq: advanced.lastSeq });
+    }
+    return true;
   }
 
   function schedule(): void {
