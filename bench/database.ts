@@ -1,8 +1,9 @@
 // `--database postgres`: the benchmarks that start Switchboard run once on SQLite and once on
 // PostgreSQL, in the same process, and print both figures. PostgreSQL is BENCH_DATABASE_URL (the
 // maintenance database of a server the benchmark may create databases on) or a server started on
-// loopback in a temporary directory (installed from Debian's packages), with fsync on, as in
-// production; every Switchboard started gets a new database of its own.
+// loopback in a temporary directory (installed from Debian's packages), with fsync on and
+// max_wal_size raised as the README's production section advises; every Switchboard started gets
+// a new database of its own.
 import pg from 'pg';
 import { startPostgresCluster, type PostgresCluster } from '../test/postgres-cluster.ts';
 import { releaseAtExit } from './lib.ts';
@@ -44,11 +45,11 @@ async function postgresServer(): Promise<string> {
     server = { url: given };
     return given;
   }
-  const cluster = await startPostgresCluster({ shared_buffers: '256MB' });
+  const cluster = await startPostgresCluster({ shared_buffers: '256MB', max_wal_size: '8GB' });
   cluster.start();
   releaseAtExit(() => cluster.remove());
   server = { url: cluster.url, cluster };
-  process.stdout.write(`PostgreSQL ${cluster.url.replace(/\/postgres$/, '')} (started for the benchmark, fsync on)\n`);
+  process.stdout.write(`PostgreSQL ${cluster.url.replace(/\/postgres$/, '')} (started for the benchmark, fsync on, max_wal_size 8GB)\n`);
   return cluster.url;
 }
 
