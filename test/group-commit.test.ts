@@ -134,16 +134,22 @@ describe('createGroupCommit', () => {
     assert.equal(commits() - before, 3);
   });
 
-  test('merged writes of one kind in a batch are made by one call, each caller getting its own result; the other writes commit with them', async () => {
-    const group = createGroupCommit(db);
+  /** A merged write that inserts notes and answers each with `result`; `calls` lists each call's notes. */
+  function noteWriter(result: (body: string) => string) {
     const calls: string[][] = [];
     const kind = {
       async write(trx: Kysely<Database>, bodies: string[]) {
         calls.push(bodies);
         for (const body of bodies) await sql`insert into notes (body) values (${body})`.execute(trx);
-        return bodies.map((body) => body.toUpperCase());
+        return bodies.map(result);
       },
     };
+    return { calls, kind };
+  }
+
+  test('merged writes of one kind in a batch are made by one call, each caller getting its own result; the other writes commit with them', async () => {
+    const group = createGroupCommit(db);
+    const { calls, kind } = noteWriter((body) => body.toUpperCase());
     const before = commits();
     const results = await Promise.all([group.runMerged(kind, 'm1'), group.run(insertNote('m-plain')), group.runMerged(kind, 'm2'), group.runMerged(kind, 'm3')]);
     assert.deepEqual(results, ['M1', 'm-plain', 'M2', 'M3']);
@@ -155,14 +161,7 @@ describe('createGroupCommit', () => {
 
   test('when a merged write fails, the batch runs again with each merged write alone: only the failing one is rejected', async () => {
     const group = createGroupCommit(db);
-    const calls: string[][] = [];
-    const kind = {
-      async write(trx: Kysely<Database>, bodies: string[]) {
-        calls.push(bodies);
-        for (const body of bodies) await sql`insert into notes (body) values (${body})`.execute(trx);
-        return bodies;
-      },
-    };
+    const { calls, kind } = noteWriter((body) => body);
     // The note 'n-dup' exists already: its write fails on the unique body.
     await group.run(insertNote('n-dup'));
     const outcomes = await Promise.allSettled([group.runMerged(kind, 'n1'), group.runMerged(kind, 'n-dup'), group.runMerged(kind, 'n2')]);

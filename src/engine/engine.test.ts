@@ -17,6 +17,26 @@ after(() => t.close());
 
 const wait = (seconds: string) => action('clock', 'wait_for_interval', 'pause', { interval: seconds });
 
+/** The order a recipe's jobs started in and the most that ran at once, until `stop`. */
+function watchJobs(recipeId: number) {
+  let runningNow = 0;
+  let peak = 0;
+  const order: string[] = [];
+  const offStart = t.engine.events.on('job.started', (e) => {
+    if (e.recipeId !== recipeId) return;
+    order.push(e.jobId);
+    peak = Math.max(peak, ++runningNow);
+  });
+  const offDone = t.engine.events.on('job.succeeded', (e) => { if (e.recipeId === recipeId) runningNow--; });
+  return {
+    stop() {
+      offStart();
+      offDone();
+      return { order, peak };
+    },
+  };
+}
+
 describe('job queue', () => {
   test('a webhook is acknowledged only once its job is stored', async () => {
     const { id, path } = await webhookRecipe(t, [wait('0.05')]);
@@ -31,19 +51,10 @@ describe('job queue', () => {
   for (const concurrency of [1, 2]) {
     test(`concurrency ${concurrency}: at most ${concurrency} job(s) of the recipe run at once, in arrival order`, async () => {
       const { id, path } = await webhookRecipe(t, [wait('0.03')], { concurrency });
-      let runningNow = 0;
-      let peak = 0;
-      const order: string[] = [];
-      const offStart = t.engine.events.on('job.started', (e) => {
-        if (e.recipeId !== id) return;
-        order.push(e.jobId);
-        peak = Math.max(peak, ++runningNow);
-      });
-      const offDone = t.engine.events.on('job.succeeded', (e) => { if (e.recipeId === id) runningNow--; });
+      const watch = watchJobs(id);
       for (let n = 0; n < 5; n++) assert.equal((await t.app.inject({ method: 'POST', url: path, payload: { n } })).statusCode, 200);
       await t.engine.idle();
-      offStart();
-      offDone();
+      const { order, peak } = watch.stop();
       assert.equal(peak, concurrency);
       const jobs = await t.ctx.db.selectFrom('jobs').select('handle').where('recipe_id', '=', id).orderBy('id').execute();
       assert.deepEqual(order, jobs.map((j) => j.handle));
@@ -53,20 +64,11 @@ describe('job queue', () => {
 
   test('a burst of short jobs: each ending job hands its slot to the next queued one; concurrency, order, lines and counters hold', async () => {
     const { id, path } = await webhookRecipe(t, [log('a', 'first'), log('b', 'second')], { concurrency: 4 });
-    let runningNow = 0;
-    let peak = 0;
-    const order: string[] = [];
-    const offStart = t.engine.events.on('job.started', (e) => {
-      if (e.recipeId !== id) return;
-      order.push(e.jobId);
-      peak = Math.max(peak, ++runningNow);
-    });
-    const offDone = t.engine.events.on('job.succeeded', (e) => { if (e.recipeId === id) runningNow--; });
+    const watch = watchJobs(id);
     const replies = await Promise.all(Array.from({ length: 40 }, (_, n) => t.app.inject({ method: 'POST', url: path, payload: { n } })));
     assert.deepEqual(replies.map((r) => r.statusCode), Array.from({ length: 40 }, () => 200));
     await t.engine.idle();
-    offStart();
-    offDone();
+    const { order, peak } = watch.stop();
     assert.ok(peak <= 4, `at most 4 jobs at once, saw ${peak}`);
     const jobs = await t.ctx.db.selectFrom('jobs').select(['id', 'handle', 'status', 'task_count']).where('recipe_id', '=', id).orderBy('id').execute();
     assert.equal(jobs.length, 40);

@@ -177,6 +177,21 @@ export type TableFinder = (fresh: boolean) => Promise<TableFacts | undefined>;
 const MAX_LOOKUP_ATTEMPTS = 3;
 
 /**
+ * The table `find` finds (read again when `fresh`) and the `by[column]` filters on its columns;
+ * 'again' when the filters do not fit a remembered table's columns (read it again to be sure).
+ */
+async function tableAndFilters(find: TableFinder, query: Record<string, unknown>, fresh: boolean): Promise<{ table: TableFacts; filters: CellFilter[] } | undefined | 'again'> {
+  const table = await find(fresh);
+  if (!table) return undefined;
+  try {
+    return { table, filters: parseFilters(table.labels, query) };
+  } catch (error) {
+    if (fresh) throw error;
+    return 'again';
+  }
+}
+
+/**
  * The table `find` finds and the first row (lowest id) matching the `by[column]` filters, null when
  * none does; undefined when there is no such table. A remembered table costs no read: the row's
  * statement proves the table unchanged (findFirstRowOfRemembered), and when it has changed, or the
@@ -184,16 +199,10 @@ const MAX_LOOKUP_ATTEMPTS = 3;
  */
 export async function findFirstMatchingRowByRef(ctx: ServiceContext, find: TableFinder, query: Record<string, unknown>): Promise<{ table: TableFacts; row: LookupRowApi | null } | undefined> {
   for (let attempt = 0; ; attempt += 1) {
-    const fresh = attempt > 0;
-    const table = await find(fresh);
-    if (!table) return undefined;
-    let filters: CellFilter[];
-    try {
-      filters = parseFilters(table.labels, query);
-    } catch (error) {
-      if (fresh) throw error;
-      continue;
-    }
+    const found = await tableAndFilters(find, query, attempt > 0);
+    if (found === 'again') continue;
+    if (!found) return undefined;
+    const { table, filters } = found;
     if (filters.length === 0) throw new AppError('lookup_needs_filter', { errors: { by: ['give at least one column value, e.g. by[code]=CZ'] } });
     if (attempt >= MAX_LOOKUP_ATTEMPTS) {
       const row = await findFirstRow(ctx.db, table.id, filters);
@@ -213,15 +222,10 @@ export async function findFirstMatchingRowByRef(ctx: ServiceContext, find: Table
 export async function listRowsByRef(ctx: ServiceContext, find: TableFinder, query: Record<string, unknown>, page: { offset: number; perPage: number }): Promise<{ table: TableFacts; rows: LookupRowApi[] } | undefined> {
   for (let attempt = 0; ; attempt += 1) {
     const fresh = attempt > 0;
-    const table = await find(fresh);
-    if (!table) return undefined;
-    let filters: CellFilter[];
-    try {
-      filters = parseFilters(table.labels, query);
-    } catch (error) {
-      if (fresh) throw error;
-      continue;
-    }
+    const found = await tableAndFilters(find, query, fresh);
+    if (found === 'again') continue;
+    if (!found) return undefined;
+    const { table, filters } = found;
     const rows = fresh ? await findRows(ctx.db, table.id, filters, page) : await findRowsOfRemembered(ctx.db, table, filters, page);
     if (rows.length > 0 || fresh) return { table, rows: rows.map((row) => rowToApi(row, table.labels)) };
     ctx.lookupTables.forget(table.id);
