@@ -8,6 +8,7 @@
 import type { ServiceContext } from '../../context.ts';
 import type { EventMessageRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
+import { writesInWithClause } from '../../db/dialect.ts';
 import { advanceTopic, createMessageWriter, publishInOneStatement } from './topics.store.ts';
 
 export interface Published {
@@ -57,7 +58,10 @@ export function createPublisher(ctx: Pick<ServiceContext, 'db' | 'clock' | 'noti
     const topicIds = [...byTopic.keys()].sort((a, b) => a - b);
     const results = new Map<Job, Published | undefined>();
     const committed: Array<{ topicId: number; lastSeq: number }> = [];
-    if (await commitEachTopicAlone(byTopic, topicIds)) return;
+    if (writesInWithClause(ctx.db)) {
+      await commitEachTopicAlone(byTopic, topicIds);
+      return;
+    }
     try {
       await ctx.db.transaction().execute(async (trx) => {
         const now = toStored(ctx.clock.now());
@@ -91,9 +95,8 @@ export function createPublisher(ctx: Pick<ServiceContext, 'db' | 'clock' | 'noti
   /**
    * PostgreSQL: each topic's messages in one statement of their own (sequence numbers and rows,
    * one round trip, one commit); its publishers are answered once it committed, or get its error.
-   * False where the database has no such statement (SQLite: one transaction for the group).
    */
-  async function commitEachTopicAlone(byTopic: Map<number, Job[]>, topicIds: number[]): Promise<boolean> {
+  async function commitEachTopicAlone(byTopic: Map<number, Job[]>, topicIds: number[]): Promise<void> {
     const now = toStored(ctx.clock.now());
     for (const topicId of topicIds) {
       const topicJobs = byTopic.get(topicId) as Job[];
@@ -106,7 +109,6 @@ export function createPublisher(ctx: Pick<ServiceContext, 'db' | 'clock' | 'noti
         for (const job of topicJobs) job.reject(error);
         continue;
       }
-      if (advanced === 'unsupported') return false;
       if (advanced === undefined) {
         for (const job of topicJobs) job.resolve(undefined);
         continue;
@@ -118,7 +120,6 @@ export function createPublisher(ctx: Pick<ServiceContext, 'db' | 'clock' | 'noti
       }
       ctx.notifier.publish('event_topic.published', { topicId, lastSeq: advanced.lastSeq });
     }
-    return true;
   }
 
   function schedule(): void {

@@ -2,7 +2,7 @@
 // (advanceTopic), so it is allocated under the topic's row lock and commits in order.
 import { CompiledQuery, sql } from 'kysely';
 import type { Db, EventMessageRow } from '../../db/types.ts';
-import { insertFromColumnArrays, writesInWithClause } from '../../db/dialect.ts';
+import { insertFromColumnArrays } from '../../db/dialect.ts';
 
 /** Statement sizes for multi-row inserts: a few distinct statements, each compiled once. */
 const INSERT_CHUNKS = [256, 64, 16, 4, 1];
@@ -30,14 +30,13 @@ export async function advanceTopic(db: Db, topicId: number, count: number, now: 
 }
 
 /**
- * Where the database takes writes in a WITH clause (PostgreSQL): reserve the sequence numbers on a
- * live topic and insert its messages in ONE statement, outside any transaction (the statement is
- * its own: one round trip and one commit for the lot); undefined when the topic no longer exists
- * (nothing is inserted). Elsewhere (SQLite) `unsupported`: the caller reserves and inserts in its
- * transaction.
+ * Only where the database takes writes in a WITH clause (PostgreSQL, `writesInWithClause`):
+ * reserve the sequence numbers on a live topic and insert its messages in ONE statement, outside
+ * any transaction (the statement is its own: one round trip and one commit for the lot);
+ * undefined when the topic no longer exists (nothing is inserted). Elsewhere the caller reserves
+ * (advanceTopic) and inserts in its transaction.
  */
-export async function publishInOneStatement(db: Db, topicId: number, payloads: readonly string[], now: string): Promise<{ lastSeq: number; publishedAt: string } | undefined | 'unsupported'> {
-  if (!writesInWithClause(db)) return 'unsupported';
+export async function publishInOneStatement(db: Db, topicId: number, payloads: readonly string[], now: string): Promise<{ lastSeq: number; publishedAt: string } | undefined> {
   const { rows } = await sql<{ last_seq: number | string; last_message_at: string }>`with advanced as (
       update event_topics set last_seq = last_seq + ${payloads.length},
         last_message_at = case when last_message_at is null or last_message_at < ${now} then ${now} else last_message_at end
