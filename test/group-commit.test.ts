@@ -27,6 +27,50 @@ const commits = () => statements.filter((s) => s === 'commit').length;
 const notes = async () => (await sql<{ body: string }>`select body from notes order by id`.execute(db)).rows.map((r) => r.body);
 const insertNote = (body: string) => (trx: Kysely<Database>) => sql`insert into notes (body) values (${body})`.execute(trx).then(() => body);
 
+/** A merged write that inserts notes and answers each with `result`; `calls` lists each call's notes. */
+function noteWriter(result: (body: string) => string) {
+  const calls: string[][] = [];
+  const kind = {
+    async write(trx: Kysely<Database>, bodies: string[]) {
+      calls.push(bodies);
+      for (const body of bodies) await sql`insert into notes (body) values (${body})`.execute(trx);
+      return bodies.map(result);
+    },
+  };
+  return { calls, kind };
+}
+
+/**
+ * A merged write that can also be made alone: one multi-row insert outside any transaction (all
+ * or nothing, as one statement is); `gate` holds each such statement until opened.
+ */
+function aloneNoteWriter(options: { gate?: () => Promise<void>; declineOver?: number } = {}) {
+  const { calls, kind: merged } = noteWriter((body) => body.toUpperCase());
+  const alone: string[][] = [];
+  let inFlight = 0;
+  let mostInFlight = 0;
+  const kind = {
+    write: merged.write,
+    writeAlone(database: Kysely<Database>, bodies: string[]) {
+      if (options.declineOver !== undefined && bodies.length > options.declineOver) return undefined;
+      assert.equal(database.isTransaction, false, 'a statement of its own, in no transaction');
+      alone.push(bodies);
+      return (async () => {
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        try {
+          await options.gate?.();
+          await sql`insert into notes (body) values ${sql.join(bodies.map((body) => sql`(${body})`))}`.execute(database);
+          return bodies.map((body) => body.toUpperCase());
+        } finally {
+          inFlight -= 1;
+        }
+      })();
+    },
+  };
+  return { calls, alone, kind, mostInFlight: () => mostInFlight };
+}
+
 describe('createGroupCommit', () => {
   test('a write that fills the database fails its whole batch: every caller gets SQLITE_FULL, nothing is committed, and writes go on once there is room', async () => {
     const group = createGroupCommit(db);
@@ -134,19 +178,6 @@ describe('createGroupCommit', () => {
     assert.equal(commits() - before, 3);
   });
 
-  /** A merged write that inserts notes and answers each with `result`; `calls` lists each call's notes. */
-  function noteWriter(result: (body: string) => string) {
-    const calls: string[][] = [];
-    const kind = {
-      async write(trx: Kysely<Database>, bodies: string[]) {
-        calls.push(bodies);
-        for (const body of bodies) await sql`insert into notes (body) values (${body})`.execute(trx);
-        return bodies.map(result);
-      },
-    };
-    return { calls, kind };
-  }
-
   test('merged writes of one kind in a batch are made by one call, each caller getting its own result; the other writes commit with them', async () => {
     const group = createGroupCommit(db);
     const { calls, kind } = noteWriter((body) => body.toUpperCase());
@@ -169,6 +200,15 @@ describe('createGroupCommit', () => {
     assert.ok(isUniqueViolation((outcomes[1] as PromiseRejectedResult).reason));
     assert.deepEqual(calls, [['n1', 'n-dup', 'n2'], ['n1'], ['n-dup'], ['n2']]);
     assert.deepEqual((await notes()).filter((n) => n.startsWith('n')), ['n-dup', 'n1', 'n2']);
+  });
+
+  test('on SQLite, merged writes never go alone: they share the batch\'s transaction', async () => {
+    const group = createGroupCommit(db);
+    const { calls, alone, kind } = aloneNoteWriter();
+    const before = commits();
+    assert.deepEqual(await Promise.all([group.runMerged(kind, 'lite-1'), group.runMerged(kind, 'lite-2')]), ['LITE-1', 'LITE-2']);
+    assert.deepEqual([alone, calls], [[], [['lite-1', 'lite-2']]]);
+    assert.equal(commits() - before, 1);
   });
 
   /** A batch whose first write waits for the gate; `later` is queued while the batch runs. */
@@ -306,5 +346,72 @@ describe('createGroupCommit on PostgreSQL', { skip: postgresOnly('runs on a Post
     assert.ok(isUniqueViolation((outcomes[1] as PromiseRejectedResult).reason));
     const rows = await stored();
     assert.ok(rows.includes('t1') && !rows.includes('t2-partial'));
+  });
+
+  test('a batch of nothing but merged writes that can go alone is one statement of its own: no transaction, each caller its result', async () => {
+    const group = createGroupCommit(pgDb);
+    const { calls, alone, kind } = aloneNoteWriter();
+    assert.deepEqual(await Promise.all([group.runMerged(kind, 'alone-1'), group.runMerged(kind, 'alone-2'), group.runMerged(kind, 'alone-3')]), ['ALONE-1', 'ALONE-2', 'ALONE-3']);
+    assert.deepEqual(alone, [['alone-1', 'alone-2', 'alone-3']]);
+    assert.deepEqual(calls, [], 'no write in a transaction');
+    assert.deepEqual((await stored()).filter((n) => n.startsWith('alone-')), ['alone-1', 'alone-2', 'alone-3']);
+  });
+
+  test('a statement that will go alone takes in the writes of the turns that bring more, then goes', async () => {
+    const group = createGroupCommit(pgDb);
+    const { alone, kind } = aloneNoteWriter();
+    const results: Array<Promise<string>> = [];
+    // One more write on each of the next two turns of the event loop, the first queued before the batch forms.
+    setImmediate(() => {
+      results.push(group.runMerged(kind, 'gather-2'));
+      setImmediate(() => results.push(group.runMerged(kind, 'gather-3')));
+    });
+    results.push(group.runMerged(kind, 'gather-1'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(await Promise.all(results), ['GATHER-1', 'GATHER-2', 'GATHER-3']);
+    assert.deepEqual(alone, [['gather-1', 'gather-2', 'gather-3']]);
+  });
+
+  test('merged writes beside other writes, or that their kind declines to make alone, go in a transaction as before', async () => {
+    const group = createGroupCommit(pgDb);
+    const mixed = aloneNoteWriter();
+    assert.deepEqual(await Promise.all([group.runMerged(mixed.kind, 'mixed-1'), group.run(async (trx) => { await insertIn('mixed-plain')(trx); return 'mixed-plain'; }), group.runMerged(mixed.kind, 'mixed-2')]), ['MIXED-1', 'mixed-plain', 'MIXED-2']);
+    assert.deepEqual([mixed.alone, mixed.calls], [[], [['mixed-1', 'mixed-2']]]);
+    const declined = aloneNoteWriter({ declineOver: 1 });
+    assert.deepEqual(await Promise.all([group.runMerged(declined.kind, 'declined-1'), group.runMerged(declined.kind, 'declined-2')]), ['DECLINED-1', 'DECLINED-2']);
+    assert.deepEqual([declined.alone, declined.calls], [[], [['declined-1', 'declined-2']]]);
+  });
+
+  test('a statement written alone that fails writes nothing: its writes run again each in its own savepoint, and only the failing one is rejected', async () => {
+    const group = createGroupCommit(pgDb);
+    const { calls, alone, kind } = aloneNoteWriter();
+    await group.run(insertIn('failing-dup'));
+    const outcomes = await Promise.allSettled([group.runMerged(kind, 'failing-1'), group.runMerged(kind, 'failing-dup'), group.runMerged(kind, 'failing-2')]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.ok(isUniqueViolation((outcomes[1] as PromiseRejectedResult).reason));
+    assert.deepEqual(alone, [['failing-1', 'failing-dup', 'failing-2']]);
+    assert.deepEqual(calls, [['failing-1'], ['failing-dup'], ['failing-2']]);
+    assert.deepEqual((await stored()).filter((n) => n.startsWith('failing-')), ['failing-dup', 'failing-1', 'failing-2']);
+  });
+
+  test('two statements written alone may be at the database at once; writes arriving meanwhile wait for one of them, not in a transaction', async () => {
+    const group = createGroupCommit(pgDb);
+    const gates: Array<() => void> = [];
+    let held = true;
+    const { calls, alone, kind, mostInFlight } = aloneNoteWriter({ gate: () => (held ? new Promise<void>((resolve) => { gates.push(resolve); }) : Promise.resolve()) });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const results: Array<Promise<string>> = [];
+    for (let i = 0; i < 4; i++) {
+      results.push(group.runMerged(kind, `flight-${i}`));
+      await turn();
+      await turn();
+    }
+    assert.deepEqual(alone, [['flight-0'], ['flight-1']], 'the third and fourth wait while two are at the database');
+    held = false;
+    for (const open of gates.splice(0)) open();
+    assert.deepEqual(await Promise.all(results), ['FLIGHT-0', 'FLIGHT-1', 'FLIGHT-2', 'FLIGHT-3']);
+    assert.deepEqual(alone, [['flight-0'], ['flight-1'], ['flight-2', 'flight-3']]);
+    assert.deepEqual(calls, []);
+    assert.equal(mostInFlight(), 2);
   });
 });

@@ -107,6 +107,27 @@ export function writesInWithClause(db: Kysely<any>): boolean { // eslint-disable
 }
 
 /**
+ * Whether the database runs the functions some migrations create for the hottest writes
+ * (PostgreSQL: PL/pgSQL, one round trip for what would be several statements, each with a
+ * snapshot of its own; docs/adr/0018). SQLite has none, and needs none: a statement there is a
+ * call in the process, not a round trip.
+ */
+export function runsStoredFunctions(db: Kysely<any>): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return dialectOf(db) === 'postgres';
+}
+
+/**
+ * Whether a job's lines are kept to existing jobs by the statements that insert them rather than
+ * by a foreign key (migration 0024). PostgreSQL: yes; a foreign key checks each inserted row
+ * with a query of its own, and a job writes a dozen lines or more, so the insert locks the jobs
+ * once and a trigger deletes the lines of deleted jobs. SQLite: no; its check is a call in the
+ * process.
+ */
+export function jobLinesCheckedByStatements(db: Kysely<any>): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  return dialectOf(db) === 'postgres';
+}
+
+/**
  * One statement inserting any number of rows, each column's values bound as one array, where the
  * database takes arrays (PostgreSQL: `insert … select * from unnest($1::bigint[], …)`, one round
  * trip and four bound values for a thousand rows, and one statement text whatever their number);

@@ -24,7 +24,13 @@
 // `runMerged` is for writes of one kind that can be made together (the ends of jobs): every such
 // write in a batch goes to one call of its kind's `write`, where the database can take them in a
 // few statements, whatever their number (on PostgreSQL each statement is a round trip, and the
-// batch's statements run one after the other).
+// batch's statements run one after the other). On PostgreSQL a batch of nothing but such writes,
+// of a kind that can be made in one statement committed by itself (`writeAlone`), is that
+// statement alone: no BEGIN and COMMIT round trips. It takes in the writes that arrive while it
+// forms (turns of the event loop, as long as each brings new ones, up to maxHoldMs), none once
+// sent; two such statements may be at the database at once (MAX_ALONE_IN_FLIGHT), the second
+// waiting there for rows the first holds rather than for a round trip. Bigger batches are fewer
+// calls: on a busy node, what the database and the node spend per call is what bounds them.
 import type { ControlledTransaction, Kysely, Transaction } from 'kysely';
 import { sharesCommits, storageFailureOf } from './dialect.ts';
 import type { Database } from './types.ts';
@@ -55,6 +61,12 @@ export interface GroupCommit {
 /** Writes that a batch makes together: `write` returns each item's result, in the items' order. */
 export interface MergedWrite<I, T> {
   write(trx: Transaction<Database>, items: I[]): Promise<T[]>;
+  /**
+   * The same writes in one statement that is its own transaction, for a batch of nothing else
+   * (no BEGIN and COMMIT round trips around it); undefined when this database or these items
+   * cannot (the batch then runs in a transaction, through `write`). All or nothing, as a batch.
+   */
+  writeAlone?(db: Kysely<Database>, items: I[]): Promise<T[]> | undefined;
 }
 
 interface Queued {
@@ -75,6 +87,12 @@ const DEFAULT_MAX_BATCH = 200;
  * join one commit (their HTTP handling takes about 0.1 ms each), short against a disk sync.
  */
 const DEFAULT_MAX_HOLD_MS = 2;
+/**
+ * Batches written alone whose statements may be at the database at once. Two: while one waits for
+ * its commit (rows it updates stay locked until then), the next is sent and waits at the database
+ * for those rows, not for a round trip; more would only wait longer there.
+ */
+const MAX_ALONE_IN_FLIGHT = 2;
 
 export function createGroupCommit(db: Kysely<Database>, options: { maxBatch?: number; maxHoldMs?: number } = {}): GroupCommit {
   const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
@@ -82,13 +100,40 @@ export function createGroupCommit(db: Kysely<Database>, options: { maxBatch?: nu
   let queue: Queued[] = [];
   let scheduled = false;
 
+  // Batches written alone (one statement each, no transaction of the batch's) whose statements
+  // are at the database now; only where writes do not share commits (PostgreSQL).
+  let aloneInFlight = 0;
+  const mayGoAlone = sharesCommits(db) ? () => false : allOfOneKindThatGoesAlone;
+
   const schedule = () => {
     if (scheduled || queue.length === 0) return;
+    // Writes that would go alone wait for a statement in flight to come back (which schedules
+    // them) rather than go in a transaction.
+    if (aloneInFlight >= MAX_ALONE_IN_FLIGHT && mayGoAlone(queue.slice(0, maxBatch))) return;
     scheduled = true;
+    const began = performance.now();
     // Wait one turn of the event loop so that writes of requests parsed together join the batch.
-    setImmediate(() => {
+    // A batch that will go alone cannot take in writes once sent, so it takes them in before:
+    // it waits further turns while each brings new writes, up to maxHoldMs (as a transaction's
+    // batch keeps taking them in while it runs).
+    const form = (seen: number) => setImmediate(() => {
+      if (queue.length > seen && queue.length < maxBatch && performance.now() - began < maxHoldMs && mayGoAlone(queue)) {
+        form(queue.length);
+        return;
+      }
       const batch = queue.slice(0, maxBatch);
       queue = queue.slice(maxBatch);
+      const statement = mayGoAlone(batch) ? writtenAlone(db, batch) : undefined;
+      if (statement !== undefined) {
+        // The next batch may form and go while this one's statement is at the database.
+        aloneInFlight += 1;
+        scheduled = false;
+        void settleAlone(db, batch, statement).finally(() => {
+          aloneInFlight -= 1;
+          schedule();
+        });
+        return;
+      }
       const joining = (): Queued[] => {
         const taken = queue.slice(0, maxBatch - batch.length);
         queue = queue.slice(taken.length);
@@ -99,6 +144,7 @@ export function createGroupCommit(db: Kysely<Database>, options: { maxBatch?: nu
         schedule();
       });
     });
+    form(queue.length);
   };
 
   const run = <T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
@@ -126,11 +172,14 @@ interface Joining {
   maxHoldMs: number;
 }
 
-/** `batch` grows while the batch runs (writes that join it); every write in it is settled. */
-async function commitBatch(db: Kysely<Database>, batch: Queued[], join: Joining): Promise<void> {
+/**
+ * `batch` grows while the batch runs (writes that join it); every write in it is settled. Without
+ * `join`, each write runs in its own savepoint from the start.
+ */
+async function commitBatch(db: Kysely<Database>, batch: Queued[], join?: Joining): Promise<void> {
   let outcomes: Outcome[] = [];
   try {
-    if (!(await runBatch(db, batch, outcomes, join))) {
+    if (join === undefined || !(await runBatch(db, batch, outcomes, join))) {
       outcomes = [];
       await runBatch(db, batch, outcomes);
     }
@@ -148,6 +197,37 @@ async function commitBatch(db: Kysely<Database>, batch: Queued[], join: Joining)
     if (outcome.ok) item.resolve(outcome.value);
     else item.reject(outcome.error);
   });
+}
+
+/** Whether every write of `batch` is of one merged kind that has a statement of its own (writeAlone). */
+function allOfOneKindThatGoesAlone(batch: Queued[]): boolean {
+  const kind = batch[0]?.merged?.kind;
+  return kind?.writeAlone !== undefined && batch.every((item) => item.merged?.kind === kind);
+}
+
+/** The one statement of a batch that mayGoAlone, sent; undefined when its kind cannot take these writes so. */
+function writtenAlone(db: Kysely<Database>, batch: Queued[]): Promise<unknown[]> | undefined {
+  const kind = batch[0]!.merged!.kind;
+  return kind.writeAlone!(db, batch.map((item) => item.merged!.item));
+}
+
+/**
+ * Settle the writes of a batch written alone. A storage failure fails them all (nothing was
+ * written); any other failure of the statement (which wrote nothing either) runs them again each
+ * in its own savepoint of a transaction, so that only a failing write fails.
+ */
+async function settleAlone(db: Kysely<Database>, batch: Queued[], statement: Promise<unknown[]>): Promise<void> {
+  try {
+    const values = await statement;
+    batch.forEach((item, i) => item.resolve(values[i]));
+    return;
+  } catch (error) {
+    if (storageFailureOf(error) !== undefined) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+  }
+  await commitBatch(db, batch);
 }
 
 /**

@@ -24,6 +24,7 @@ import * as workflowTasks from './migrations/0019_workflow_tasks.ts';
 import * as smartLists from './migrations/0020_smart_lists.ts';
 import * as consoleSessions from './migrations/0022_console_sessions.ts';
 import * as nodeLeases from './migrations/0023_node_leases.ts';
+import * as jobEndsFunction from './migrations/0024_job_ends_function.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0020_smart_lists': smartLists,
   '0022_console_sessions': consoleSessions,
   '0023_node_leases': nodeLeases,
+  '0024_job_ends_function': jobEndsFunction,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */

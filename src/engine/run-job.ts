@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import type { JobLineRow, JobRow, RecipeRow } from '../db/types.ts';
-import { insertLines, recordJobEnds, type JobEnd, type JobEndAndClaim, type SuccessorClaim } from '../api/jobs/jobs.store.ts';
+import { insertLines, recordJobEnds, recordJobEndsAlone, type JobEnd, type JobEndAndClaim, type SuccessorClaim } from '../api/jobs/jobs.store.ts';
 import { resolveSlot } from './connection-slots.ts';
 import { StepError, type CallOutcome, type ConnectionValues, type RecipeRef } from './connectors/types.ts';
 import type { EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
@@ -33,7 +33,7 @@ interface Handoff {
 }
 
 /** A job's end and its successor's claim, recorded together with the other ends of a batch. */
-const JOB_ENDS: MergedWrite<JobEndAndClaim, SuccessorClaim> = { write: recordJobEnds };
+const JOB_ENDS: MergedWrite<JobEndAndClaim, SuccessorClaim> = { write: recordJobEnds, writeAlone: recordJobEndsAlone };
 
 const usesTasksMemo = new WeakMap<CompiledRecipe, boolean>();
 

@@ -1,9 +1,9 @@
 // Jobs and their lines (contract 10): the durable queue the engine claims from, and the history
 // the API reads. One mapper to the API shape.
 import { randomBytes } from 'node:crypto';
-import { sql, type QueryCreator } from 'kysely';
-import type { Database, Db, JobLineRow, JobRow, JobState } from '../../db/types.ts';
-import { ADVISORY_LOCKS, insertFromColumnArrays, isSharedByNodes, lockedSkippingLocked, tryTransactionLock, writesInWithClause } from '../../db/dialect.ts';
+import { sql } from 'kysely';
+import type { Db, JobLineRow, JobRow, JobState } from '../../db/types.ts';
+import { ADVISORY_LOCKS, insertFromColumnArrays, isSharedByNodes, jobLinesCheckedByStatements, lockedSkippingLocked, runsStoredFunctions, tryTransactionLock } from '../../db/dialect.ts';
 import { prepareQuery, type PreparedQuery } from '../../db/prepared.ts';
 import { toApiTimestamp } from '../../time.ts';
 
@@ -212,12 +212,30 @@ function insertLinesQuery(count: number): PreparedQuery<LinesParams, never> {
   return query;
 }
 
+/**
+ * Insert a job's lines. Where lines hold no foreign key to their job (jobLinesCheckedByStatements:
+ * PostgreSQL), one statement inserts those of jobs it finds and locks for key share (the lock a
+ * foreign key's check takes), so that no line outlives its job; a job deleted already gets none.
+ */
 export async function insertLines(db: Db, lines: JobLineRow[]): Promise<void> {
+  if (lines.length === 0) return;
+  if (jobLinesCheckedByStatements(db)) {
+    await insertLinesOfLockedJobs.execute(db, { lines: JSON.stringify(lines), jobIds: [...new Set(lines.map((line) => line.job_id))] });
+    return;
+  }
   for (let i = 0; i < lines.length; i += LINES_PER_STATEMENT) {
     const chunk = lines.length <= LINES_PER_STATEMENT ? lines : lines.slice(i, i + LINES_PER_STATEMENT);
     await insertLinesQuery(chunk.length).execute(db, { lines: chunk });
   }
 }
+
+const insertLinesOfLockedJobs = prepareQuery<{ lines: string; jobIds: number[] }, never>((db, param) => {
+  const query = sql<never>`insert into job_lines (${sql.join(LINE_COLUMNS.map((column) => sql.ref(column)))})
+    select l.* from json_to_recordset(${param('lines')}::json) as l(job_id bigint, seq int, recipe_line_number int, adapter_name text,
+      adapter_operation text, pass int, input text, output text, error text, mask_data int, started_at text, completed_at text)
+    where l.job_id in (select id from jobs where id = any(${param('jobIds')}::bigint[]) for key share)`;
+  return { compile: () => query.compile(db) };
+});
 
 /** What the end of a job adds to its recipe's counters. */
 export async function countJobEnd(db: Db, recipeId: number, succeeded: boolean, taskCount: number, lastRunAt: string): Promise<void> {
@@ -243,23 +261,13 @@ export type JobEnd = {
 };
 
 /**
- * Record a job's end: its lines, its state and its recipe's counters. Where the database takes
- * writes in a WITH clause (PostgreSQL), one statement of all three (one round trip); otherwise
- * (SQLite, where a statement is a call in the process) one statement each, in the caller's
- * transaction either way.
+ * Record a job's end: its state, its lines and its recipe's counters, one statement each in the
+ * caller's transaction (recordJobEnds makes many ends in one call where it can).
  */
 export async function recordJobEnd(db: Db, end: JobEnd): Promise<void> {
-  if (!writesInWithClause(db) || end.lines.length > LINES_PER_STATEMENT) {
-    await insertLines(db, end.lines);
-    await finishJob(db, end.id, end.result);
-    if (end.counters) await countJobEnd(db, end.counters.recipeId, end.counters.succeeded, end.counters.taskCount, end.counters.lastRunAt);
-    return;
-  }
-  const counted = end.counters === null ? 'none' : end.counters.succeeded ? 'succeeded' : 'failed';
-  await jobEndQuery(end.lines.length, counted).execute(db, {
-    lines: end.lines, id: end.id, ...end.result,
-    recipeId: end.counters?.recipeId ?? 0, taskCount: end.counters?.taskCount ?? 0, lastRunAt: end.counters?.lastRunAt ?? '',
-  });
+  await finishJob(db, end.id, end.result);
+  await insertLines(db, end.lines);
+  if (end.counters) await countJobEnd(db, end.counters.recipeId, end.counters.succeeded, end.counters.taskCount, end.counters.lastRunAt);
 }
 
 /** A job's end as a batch records it, with the claim of its successor (one job of its recipe) unless null. */
@@ -269,15 +277,30 @@ export type JobEndAndClaim = { end: JobEnd; successor: Omit<JobClaim, 'limit'> |
 export type SuccessorClaim = { jobs: JobRow[]; contended: boolean };
 
 /**
- * Record the ends of many jobs in the caller's transaction, then claim their successors. Where the
- * database takes writes in a WITH clause (PostgreSQL), one statement records every end: all the
- * lines, every job's state and each recipe's counters summed (several jobs of a recipe add up;
- * its last run is the latest of theirs), and takes the claim locks of the recipes asking for
- * successors. Otherwise each end as recordJobEnd. Then one claim per recipe, of as many jobs as its
- * ends asked successors for, handed out in the order of the ends.
+ * Record the ends of many jobs in the caller's transaction, then claim their successors: one
+ * claim per recipe, of as many jobs as its ends asked successors for, handed out in the order of
+ * the ends. Where the database runs stored functions (PostgreSQL), one call does it all (one round
+ * trip): every line, every job's state, each recipe's counters summed (several jobs of a recipe
+ * add up; its last run is the latest of theirs), then the claims. Otherwise each end as
+ * recordJobEnd, then each claim as claimJobs.
  */
 export async function recordJobEnds(db: Db, items: readonly JobEndAndClaim[]): Promise<SuccessorClaim[]> {
-  const results = items.map((): SuccessorClaim => ({ jobs: [], contended: false }));
+  return recordJobEndsAlone(db, items) ?? recordEachEnd(db, items);
+}
+
+/**
+ * As recordJobEnds, as one statement that is its own transaction when `db` is not one (the
+ * group commit's batch of nothing but job ends): undefined where that cannot be (SQLite, or more
+ * lines than one call takes), for the caller to record them in a transaction.
+ */
+export function recordJobEndsAlone(db: Db, items: readonly JobEndAndClaim[]): Promise<SuccessorClaim[]> | undefined {
+  const lineCount = items.reduce((n, item) => n + item.end.lines.length, 0);
+  if (items.length === 0 || !runsStoredFunctions(db) || lineCount > MAX_LINES_IN_ONE_RECORD) return undefined;
+  return recordInOneCall(db, items);
+}
+
+/** The indexes of the items asking a successor of each recipe, in the items' order. */
+function successorsByRecipe(items: readonly JobEndAndClaim[]): Map<number, number[]> {
   const byRecipe = new Map<number, number[]>();
   items.forEach((item, i) => {
     if (item.successor === null) return;
@@ -285,20 +308,14 @@ export async function recordJobEnds(db: Db, items: readonly JobEndAndClaim[]): P
     if (asking) asking.push(i);
     else byRecipe.set(item.successor.recipeId, [i]);
   });
-  const lineCount = items.reduce((n, item) => n + item.end.lines.length, 0);
-  // Recipes whose claim lock this transaction holds (PostgreSQL: taken by the record's statement).
-  let locked: Set<number> | undefined;
-  if (items.length === 1 || !writesInWithClause(db) || lineCount > MAX_LINES_IN_ONE_RECORD) {
-    for (const item of items) await recordJobEnd(db, item.end);
-  } else {
-    locked = await recordManyQuery(db, items.map((item) => item.end), [...byRecipe.keys()]);
-  }
+  return byRecipe;
+}
+
+/** Each recipe's claimed jobs (oldest first) handed to the items that asked, in their order. */
+function handOut(items: readonly JobEndAndClaim[], byRecipe: Map<number, number[]>, claimed: (recipeId: number) => { jobs: JobRow[]; contended: boolean }): SuccessorClaim[] {
+  const results = items.map((): SuccessorClaim => ({ jobs: [], contended: false }));
   for (const [recipeId, asking] of byRecipe) {
-    const first = items[asking[0] as number]!.successor!;
-    const claim = { ...first, recipeId, limit: asking.length };
-    const { jobs, contended } = locked === undefined
-      ? await claimJobs(db, claim)
-      : locked.has(recipeId) ? { jobs: (await claimAcrossNodesQuery.execute(db, claim)).rows.sort((a, b) => a.id - b.id), contended: false } : { jobs: [], contended: true };
+    const { jobs, contended } = claimed(recipeId);
     asking.forEach((index, k) => {
       const job = jobs[k];
       results[index] = { jobs: job ? [job] : [], contended };
@@ -307,16 +324,30 @@ export async function recordJobEnds(db: Db, items: readonly JobEndAndClaim[]): P
   return results;
 }
 
-/** Lines of all the ends one statement records at most (its arrays stay a few megabytes at most). */
+async function recordEachEnd(db: Db, items: readonly JobEndAndClaim[]): Promise<SuccessorClaim[]> {
+  for (const item of items) await recordJobEnd(db, item.end);
+  const byRecipe = successorsByRecipe(items);
+  const claims = new Map<number, { jobs: JobRow[]; contended: boolean }>();
+  for (const [recipeId, asking] of byRecipe) {
+    const first = items[asking[0] as number]!.successor!;
+    claims.set(recipeId, await claimJobs(db, { ...first, recipeId, limit: asking.length }));
+  }
+  return handOut(items, byRecipe, (recipeId) => claims.get(recipeId)!);
+}
+
+/** Lines of all the ends one call records at most (its arrays stay a few megabytes at most). */
 const MAX_LINES_IN_ONE_RECORD = 5_000;
 
 /**
- * PostgreSQL: the ends of many jobs in one statement. Each column travels as one array parameter
- * (unnest), so the statement's text is the same whatever the number of jobs and lines.
+ * PostgreSQL: the ends of many jobs and their successors' claims in one call of
+ * switchboard_job_ends_1 (migration 0024). Each column travels as one array parameter, so the
+ * statement's text is the same whatever the number of jobs and lines. The claims take the same
+ * claim lock as claimJobs, waiting for it (another node's claim or batch holds it for a few
+ * milliseconds at most), so a successor's claim is never `contended`.
  */
-async function recordManyQuery(db: Db, ends: readonly JobEnd[], claiming: readonly number[]): Promise<Set<number>> {
+async function recordInOneCall(db: Db, items: readonly JobEndAndClaim[]): Promise<SuccessorClaim[]> {
+  const ends = items.map((item) => item.end);
   const lines = ends.flatMap((end) => end.lines);
-  const column = <K extends keyof JobLineRow>(name: K) => lines.map((line) => line[name]);
   const counters = new Map<number, { succeeded: number; failed: number; tasks: number; last: string }>();
   for (const end of ends) {
     const c = end.counters;
@@ -328,58 +359,25 @@ async function recordManyQuery(db: Db, ends: readonly JobEnd[], claiming: readon
     if (c.lastRunAt > sum.last) sum.last = c.lastRunAt;
     counters.set(c.recipeId, sum);
   }
-  const sums = [...counters.entries()];
-  const { rows } = await sql<{ id: number; locked: boolean }>`with lines_added as (
-      insert into job_lines (job_id, seq, recipe_line_number, adapter_name, adapter_operation, pass, input, output, error, mask_data, started_at, completed_at)
-      select * from unnest(${column('job_id')}::bigint[], ${column('seq')}::int[], ${column('recipe_line_number')}::int[], ${column('adapter_name')}::text[],
-        ${column('adapter_operation')}::text[], ${column('pass')}::int[], ${column('input')}::text[], ${column('output')}::text[], ${column('error')}::text[],
-        ${column('mask_data')}::int[], ${column('started_at')}::text[], ${column('completed_at')}::text[])
-      returning job_id
-    ), jobs_ended as (
-      update jobs set status = e.status, error = e.error, error_parts = e.error_parts, completed_at = e.completed_at, task_count = e.task_count
-      from unnest(${ends.map((e) => e.id)}::bigint[], ${ends.map((e) => e.result.status)}::text[], ${ends.map((e) => e.result.error)}::text[],
-        ${ends.map((e) => e.result.error_parts)}::text[], ${ends.map((e) => e.result.completed_at)}::text[], ${ends.map((e) => e.result.task_count)}::int[])
-        as e(id, status, error, error_parts, completed_at, task_count)
-      where jobs.id = e.id
-      returning jobs.id
-    ), counted as (
-      update recipes set job_succeeded_count = job_succeeded_count + c.succeeded, job_failed_count = job_failed_count + c.failed,
-        lifetime_task_count = lifetime_task_count + c.tasks, last_run_at = c.last
-      from unnest(${sums.map(([id]) => id)}::bigint[], ${sums.map(([, c]) => c.succeeded)}::int[], ${sums.map(([, c]) => c.failed)}::int[],
-        ${sums.map(([, c]) => c.tasks)}::bigint[], ${sums.map(([, c]) => c.last)}::text[]) as c(id, succeeded, failed, tasks, last)
-      where recipes.id = c.id
-      returning recipes.id
-    )
-    select k.id, pg_try_advisory_xact_lock(${ADVISORY_LOCKS.recipeClaims}::int, k.id::int) as locked from unnest(${claiming}::bigint[]) as k(id)`.execute(db);
-  // The claim locks of the recipes whose ends ask for successors, taken by this statement: the
-  // claims that follow (statements of their own, whose snapshots see every claim committed before
-  // the locks were taken) need no statement for them.
-  return new Set(rows.filter((row) => row.locked).map((row) => Number(row.id)));
-}
-
-type JobEndParams = LinesParams & JobResult & { id: number } & CountParams;
-/** One prepared statement per number of lines and kind of count. */
-const jobEndQueries = new Map<string, PreparedQuery<JobEndParams, never>>();
-
-function jobEndQuery(count: number, counted: 'succeeded' | 'failed' | 'none'): PreparedQuery<JobEndParams, never> {
-  const key = `${count}:${counted}`;
-  let query = jobEndQueries.get(key);
-  if (query === undefined) {
-    query = prepareQuery<JobEndParams, never>((db, param) => {
-      const lines = Array.from({ length: count }, (_, i) => Object.fromEntries(LINE_COLUMNS.map((column) => [column, param(`${i}.${column}`)])) as unknown as JobLineRow);
-      const ended = { status: param('status'), error: param('error'), error_parts: param('error_parts'), completed_at: param('completed_at'), task_count: param('task_count') };
-      // The names of the WITH clauses are never read: a query creator of the same tables.
-      const creator = (count === 0 ? db : db.with('job_lines_added', (q) => q.insertInto('job_lines').values(lines).returning('job_id'))) as unknown as QueryCreator<Database>;
-      if (counted === 'none') return creator.updateTable('jobs').set(ended).where('id', '=', param('id'));
-      const column = counted === 'succeeded' ? 'job_succeeded_count' : 'job_failed_count';
-      return creator.with('job_ended', (q) => q.updateTable('jobs').set(ended).where('id', '=', param('id')).returning('id'))
-        .updateTable('recipes')
-        .set((eb) => ({ [column]: eb(column, '+', 1), lifetime_task_count: eb('lifetime_task_count', '+', param('taskCount')), last_run_at: param('lastRunAt') }))
-        .where('id', '=', param('recipeId'));
-    }, { bind: bindLineOrName });
-    jobEndQueries.set(key, query);
-  }
-  return query;
+  const sums = [...counters.entries()].sort(([a], [b]) => a - b);
+  const byRecipe = successorsByRecipe(items);
+  // In the order of the recipes' ids, as every call takes their claim locks (no two calls in
+  // flight at once wait for each other's).
+  const claims = [...byRecipe.entries()].sort(([a], [b]) => a - b);
+  // Every successor of a batch is asked with the same node, time and lease (the batch's).
+  const claim = claims.length > 0 ? items[claims[0]![1][0] as number]!.successor! : { now: '', node: '', leaseUntil: '' };
+  const { rows } = await sql<JobRow>`select * from switchboard_job_ends_1(
+      ${JSON.stringify(lines)}::json,
+      ${ends.map((e) => e.id)}::bigint[], ${ends.map((e) => e.result.status)}::text[], ${ends.map((e) => e.result.error)}::text[],
+      ${ends.map((e) => e.result.error_parts)}::text[], ${ends.map((e) => e.result.completed_at)}::text[], ${ends.map((e) => e.result.task_count)}::int[],
+      ${sums.map(([id]) => id)}::bigint[], ${sums.map(([, c]) => c.succeeded)}::int[], ${sums.map(([, c]) => c.failed)}::int[],
+      ${sums.map(([, c]) => c.tasks)}::bigint[], ${sums.map(([, c]) => c.last)}::text[],
+      ${claims.map(([id]) => id)}::bigint[], ${claims.map(([, asking]) => asking.length)}::int[], ${ADVISORY_LOCKS.recipeClaims}::int,
+      ${claim.now}::text, ${claim.node}::text, ${claim.leaseUntil}::text)`.execute(db);
+  const claimed = new Map<number, { jobs: JobRow[]; contended: boolean }>(claims.map(([id]) => [id, { jobs: [], contended: false }]));
+  for (const row of rows) claimed.get(row.recipe_id)?.jobs.push(row);
+  for (const of of claimed.values()) of.jobs.sort((a, b) => a.id - b.id);
+  return handOut(items, byRecipe, (recipeId) => claimed.get(recipeId)!);
 }
 
 /** Jobs left `running` by a process that died: the documented recovery marks them failed. */
