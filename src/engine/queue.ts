@@ -233,15 +233,26 @@ export class JobQueue {
   /** Store one trigger event as a job of a running recipe; resolves once it is stored. */
   async enqueue(row: RecipeRow, event: Hash, meta: EnqueueMeta = {}): Promise<string | null> {
     const handle = await this.#commitJob(row, event, meta, undefined, false);
-    this.kick();
+    this.#kickFor(row);
     return handle === BACKLOG_FULL ? null : handle;
   }
 
   /** Store an event of a webhook if the backlog has room: its job's handle, or BACKLOG_FULL with nothing stored. */
   async admit(row: RecipeRow, event: Hash): Promise<string | null | typeof BACKLOG_FULL> {
     const handle = await this.#commitJob(row, event, {}, undefined, true);
-    if (handle !== BACKLOG_FULL) this.kick();
+    if (handle !== BACKLOG_FULL) this.#kickFor(row);
     return handle;
+  }
+
+  /**
+   * Wake the dispatcher for a job just queued for `row`, unless this process runs as many of the
+   * recipe's jobs as its concurrency: each of them, as it ends, claims the oldest queued job of the
+   * recipe in its place (or wakes the dispatcher itself when it could not), so a look at every
+   * recipe with queued jobs would find no room for this one.
+   */
+  #kickFor(row: RecipeRow): void {
+    if ((this.#inflight.get(row.id) ?? 0) >= Math.max(1, row.concurrency)) return;
+    this.kick();
   }
 
   /** Wake the dispatcher. */
