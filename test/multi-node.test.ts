@@ -150,24 +150,29 @@ describe('several nodes sharing one PostgreSQL database', { skip: postgresOnly('
     };
     const load = [...Array.from({ length: 6 }, sendHooks), produce(1, b), produce(2, c), consume(), rotate()];
 
-    // Kill c once it has acknowledged work and holds running jobs.
-    await until('a load in full swing', async () => acknowledgedHooks.size >= 120 && acknowledgedMessages.length >= 40, 30_000);
-    const claimedByC = async () => {
-      const db = new pg.Client({ connectionString: url });
-      await db.connect();
-      try {
-        return (await db.query<{ n: number }>("select count(*)::int as n from jobs where status = 'running' and claimed_by like $1", [`%/${c.child.pid}/%`])).rows[0]!.n;
-      } finally {
-        await db.end();
-      }
-    };
-    await until('c running jobs', async () => (await claimedByC()) > 0, 10_000);
-    killed = true;
-    c.child.kill('SIGKILL');
-    assert.equal(await c.exited, null, 'c was killed');
-    // The survivors go on for a while, past c's leases.
-    await sleep(LEASE_MS + 1500);
-    stop = true;
+    try {
+      // Kill c once it has acknowledged work and holds running jobs.
+      await until('a load in full swing', async () => acknowledgedHooks.size >= 120 && acknowledgedMessages.length >= 40, 30_000);
+      const claimedByC = async () => {
+        const db = new pg.Client({ connectionString: url });
+        await db.connect();
+        try {
+          return (await db.query<{ n: number }>("select count(*)::int as n from jobs where status = 'running' and claimed_by like $1", [`%/${c.child.pid}/%`])).rows[0]!.n;
+        } finally {
+          await db.end();
+        }
+      };
+      await until('c running jobs', async () => (await claimedByC()) > 0, 10_000);
+      killed = true;
+      c.child.kill('SIGKILL');
+      assert.equal(await c.exited, null, 'c was killed');
+      // The survivors go on for a while, past c's leases.
+      await sleep(LEASE_MS + 1500);
+    } finally {
+      // Also when a wait above failed: the load stops, so the test ends.
+      stop = true;
+      await Promise.allSettled(load);
+    }
     await Promise.all(load);
 
     // Every job ends: c's running ones failed Interrupted by a or b within a lease and a heartbeat.

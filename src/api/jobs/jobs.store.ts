@@ -375,7 +375,12 @@ async function recordInOneCall(db: Db, items: readonly JobEndAndClaim[]): Promis
       ${claims.map(([id]) => id)}::bigint[], ${claims.map(([, asking]) => asking.length)}::int[], ${ADVISORY_LOCKS.recipeClaims}::int,
       ${claim.now}::text, ${claim.node}::text, ${claim.leaseUntil}::text)`.execute(db);
   const claimed = new Map<number, { jobs: JobRow[]; contended: boolean }>(claims.map(([id]) => [id, { jobs: [], contended: false }]));
-  for (const row of rows) claimed.get(row.recipe_id)?.jobs.push(row);
+  for (const row of rows as Array<Omit<JobRow, 'id'> & { id: number | null }>) {
+    const of = claimed.get(row.recipe_id);
+    if (of === undefined) continue;
+    if (row.id === null) of.contended = true;
+    else of.jobs.push(row as JobRow);
+  }
   for (const of of claimed.values()) of.jobs.sort((a, b) => a.id - b.id);
   return handOut(items, byRecipe, (recipeId) => claimed.get(recipeId)!);
 }

@@ -31,6 +31,7 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     as $body$
     declare
       k int;
+      contended jobs;
     begin
       -- The lines of the jobs this statement updated (and so holds locked until the commit).
       with ended as (
@@ -51,18 +52,25 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
           where id = counts_recipe_id[k];
       end loop;
       for k in 1 .. coalesce(array_length(claims_recipe_id, 1), 0) loop
-        -- One claim at a time per recipe across the nodes (the lock claimJobs takes too; waited
-        -- for here, since its holders hold it briefly, and taken in the order of the recipes'
-        -- ids); the statement after it counts the running jobs in a snapshot taken once held.
-        perform pg_advisory_xact_lock(claim_lock, claims_recipe_id[k]::int);
-        return query update jobs set status = 'running', started_at = claim_now, claimed_by = claim_node, lease_expires_at = claim_lease_until
-          where jobs.id in (
-            select q.id from jobs q where q.recipe_id = claims_recipe_id[k] and q.status = 'queued' order by q.id
-            limit greatest(0, least(claims_limit[k],
-              coalesce((select greatest(1, r.concurrency) from recipes r where r.id = claims_recipe_id[k] and r.running = 1), 0)
-              - (select count(*) from jobs j where j.status = 'running' and j.recipe_id = claims_recipe_id[k] and j.is_test = 0)))
-            for update skip locked)
-          returning jobs.*;
+        -- One claim at a time per recipe across the nodes (the lock claimJobs takes too); the
+        -- statement after it counts the running jobs in a snapshot taken once the lock was held.
+        -- Not waited for: while another node claims for the recipe, these ends hand on no slot
+        -- (their places go back to the dispatchers of every node, so nodes share a busy recipe).
+        if pg_try_advisory_xact_lock(claim_lock, claims_recipe_id[k]::int) then
+          return query update jobs set status = 'running', started_at = claim_now, claimed_by = claim_node, lease_expires_at = claim_lease_until
+            where jobs.id in (
+              select q.id from jobs q where q.recipe_id = claims_recipe_id[k] and q.status = 'queued' order by q.id
+              limit greatest(0, least(claims_limit[k],
+                coalesce((select greatest(1, r.concurrency) from recipes r where r.id = claims_recipe_id[k] and r.running = 1), 0)
+                - (select count(*) from jobs j where j.status = 'running' and j.recipe_id = claims_recipe_id[k] and j.is_test = 0)))
+              for update skip locked)
+            returning jobs.*;
+        else
+          -- A row with no id but the recipe's: contended.
+          contended := null;
+          contended.recipe_id := claims_recipe_id[k];
+          return next contended;
+        end if;
       end loop;
     end
     $body$`.execute(db);
