@@ -1,9 +1,10 @@
 // `--database postgres`: the benchmarks that start Switchboard run once on SQLite and once on
 // PostgreSQL, in the same process, and print both figures. PostgreSQL is BENCH_DATABASE_URL (the
 // maintenance database of a server the benchmark may create databases on) or a server started on
-// loopback in a temporary directory (installed from Debian's packages), with fsync on and
-// max_wal_size raised as the README's production section advises; every Switchboard started gets
-// a new database of its own.
+// loopback in a temporary directory (installed from Debian's packages), with fsync on,
+// max_wal_size raised as the README's production section advises, and its log written to a steady
+// size before the first measurement (settleWriteAheadLog); every Switchboard started gets a new
+// database of its own.
 import pg from 'pg';
 import { startPostgresCluster, type PostgresCluster } from '../test/postgres-cluster.ts';
 import { releaseAtExit } from './lib.ts';
@@ -49,8 +50,39 @@ async function postgresServer(): Promise<string> {
   cluster.start();
   releaseAtExit(() => cluster.remove());
   server = { url: cluster.url, cluster };
-  process.stdout.write(`PostgreSQL ${cluster.url.replace(/\/postgres$/, '')} (started for the benchmark, fsync on, max_wal_size 8GB)\n`);
+  const warmUp = await settleWriteAheadLog(cluster.url);
+  process.stdout.write(`PostgreSQL ${cluster.url.replace(/\/postgres$/, '')} (started for the benchmark, fsync on, max_wal_size 8GB; ${warmUp})\n`);
   return cluster.url;
+}
+
+/** Write-ahead log written before the first measurement, so that the log has a steady size. */
+const WARM_UP_WAL_BYTES = 3 * 1024 ** 3;
+
+/**
+ * A new cluster's write-ahead log grows by new 16 MB segments, each filled with zeros as it is
+ * created; a server that has been running recycles the segments its checkpoints freed instead.
+ * The cluster started for a benchmark first writes WARM_UP_WAL_BYTES of log (rows inserted and
+ * dropped) and checkpoints, so the measured loads meet a server whose log has reached its steady
+ * size, as a production server's has. Returns what it did, for the benchmark's header.
+ */
+async function settleWriteAheadLog(url: string): Promise<string> {
+  const started = performance.now();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('create table bench_wal_warm_up (body text not null)');
+    // About 1.1 KB of log a row (the row, its tuple header and the record's).
+    const rows = Math.ceil(WARM_UP_WAL_BYTES / 1100 / 10);
+    for (let round = 0; round < 10; round++) {
+      await client.query(`insert into bench_wal_warm_up select repeat(md5(g::text), 31) from generate_series(1, ${rows}) as g`);
+      await client.query('truncate bench_wal_warm_up');
+    }
+    await client.query('drop table bench_wal_warm_up');
+    await client.query('checkpoint');
+  } finally {
+    await client.end();
+  }
+  return `its log settled by ${(WARM_UP_WAL_BYTES / 1024 ** 3).toFixed(0)} GB written and a checkpoint first, in ${((performance.now() - started) / 1000).toFixed(1)} s`;
 }
 
 /** A new, empty database on the benchmark's PostgreSQL server; its connection string. */

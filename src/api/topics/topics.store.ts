@@ -45,7 +45,7 @@ export async function publishInOneStatement(db: Db, topicId: number, payloads: r
     ), added as (
       insert into event_messages (topic_id, seq, published_at, payload)
       select ${topicId}::bigint, a.last_seq - ${payloads.length}::bigint + m.n, a.last_message_at, m.payload
-      from advanced a, unnest(${payloads}::text[]) with ordinality as m(payload, n)
+      from advanced a, json_array_elements_text(${JSON.stringify(payloads)}::json) with ordinality as m(payload, n)
     )
     select last_seq, last_message_at from advanced`.execute(db);
   const row = rows[0];

@@ -209,6 +209,26 @@ describe('POST /api/v1/batch/topics/:topic_id/publish', () => {
     assert.deepEqual(read.map((m) => m.payload), payloads);
   });
 
+  test('text comes back as it was sent: quotes, backslashes, control characters, escapes, non-Latin scripts and emoji', async () => {
+    const id = await topic('Batch text');
+    const payloads = [
+      { text: 'say "hi" \\ back\\slash' },
+      { text: 'tab\tnew\nline \u0000 nul \u001f unit' },
+      { text: 'lone \ud800 half, \\u0041 not an escape' },
+      { text: 'Ελληνικά, 中文, עברית, 🙂👍🏽' },
+      { nested: { list: ['{"a": 1}', '[1,2]', '\\"'] } },
+    ];
+    const res = await batch(id, { payloads });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.is_partial_error, false);
+    const read = await readAll(id);
+    assert.deepEqual(read.map((m) => m.payload), JSON.parse(JSON.stringify(payloads)));
+    // The same through a single publish.
+    const single = await publish(id, payloads[1]);
+    assert.equal(single.status, 200, single.text);
+    assert.deepEqual((await readAll(id)).at(-1)!.payload, payloads[1]);
+  });
+
   test('each item is checked on its own: valid ones are stored, refused ones say why (is_partial_error)', async () => {
     const id = await topic('Batch partial', { schema: [{ name: 'amount', type: 'number', optional: false }] });
     const res = await batch(id, { payloads: [{ amount: 1 }, { amount: 'x' }, [3], { amount: 2, junk: true }] });
