@@ -8,6 +8,7 @@ import { action, createRecipe, log, pill, readJob, webhookRecipe, webhookTrigger
 import { findRecipeById } from '../api/recipes/recipes.store.ts';
 import { insertJob, newJobHandle } from '../api/jobs/jobs.store.ts';
 import { toStored } from '../time.ts';
+import { sharesCommits } from '../db/dialect.ts';
 import { createEngine } from './engine.ts';
 import type { EngineEventName } from './events.ts';
 
@@ -74,10 +75,15 @@ describe('job queue', () => {
     assert.equal(jobs.length, 40);
     // Oldest first: jobs claimed in one transaction (an ending job's successor and the
     // dispatcher's claim) may start in either order, so a job starts at most 3 places (the
-    // concurrency less one) before its arrival order, never further.
+    // concurrency less one) before its arrival order, never further. Arrival is the order of the
+    // ids where commits follow it (SQLite: one writer). On PostgreSQL two inserts of webhooks'
+    // jobs may be in flight at once and the later ids may commit first: a job can then start
+    // before older ones that were not stored yet (their webhooks not acknowledged), so the ids do
+    // not give the order the queue saw there (record-ends.test.ts checks the claims' order).
     const arrival = new Map(jobs.map((j, i) => [j.handle, i]));
     assert.equal(order.length, 40);
-    order.forEach((handle, i) => assert.ok((arrival.get(handle) as number) < i + 4, `job ${arrival.get(handle)} of the arrival order started ${i}th`));
+    if (sharesCommits(t.ctx.db)) order.forEach((handle, i) => assert.ok((arrival.get(handle) as number) < i + 4, `job ${arrival.get(handle)} of the arrival order started ${i}th`));
+    else assert.deepEqual([...order].sort(), [...arrival.keys()].sort(), 'every job started once');
     assert.ok(jobs.every((j) => j.status === 'succeeded'));
     const lines = await t.ctx.db.selectFrom('job_lines').select((eb) => ['job_id', eb.fn.countAll<number>().as('n')]).where('job_id', 'in', jobs.map((j) => j.id)).groupBy('job_id').execute();
     assert.equal(lines.length, 40);
