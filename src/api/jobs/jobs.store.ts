@@ -335,15 +335,16 @@ async function recordEachEnd(db: Db, items: readonly JobEndAndClaim[]): Promise<
   return handOut(items, byRecipe, (recipeId) => claims.get(recipeId)!);
 }
 
-/** Lines of all the ends one call records at most (its arrays stay a few megabytes at most). */
+/** Lines of all the ends one call records at most (its parameters stay a few megabytes at most). */
 const MAX_LINES_IN_ONE_RECORD = 5_000;
 
 /**
  * PostgreSQL: the ends of many jobs and their successors' claims in one call of
- * switchboard_job_ends_1 (migration 0024). Each column travels as one array parameter, so the
- * statement's text is the same whatever the number of jobs and lines. The claims take the same
- * claim lock as claimJobs, waiting for it (another node's claim or batch holds it for a few
- * milliseconds at most), so a successor's claim is never `contended`.
+ * switchboard_job_ends_1 (migration 0024). The lines travel as one JSON parameter and every other
+ * column as one array, so the statement's text is the same whatever the number of jobs and lines.
+ * The claims try the same claim lock as claimJobs: a recipe whose lock another transaction holds
+ * comes back as a row with no id, and its ends' claims are `contended` (their places go back to
+ * the dispatcher).
  */
 async function recordInOneCall(db: Db, items: readonly JobEndAndClaim[]): Promise<SuccessorClaim[]> {
   const ends = items.map((item) => item.end);
@@ -361,10 +362,10 @@ async function recordInOneCall(db: Db, items: readonly JobEndAndClaim[]): Promis
   }
   const sums = [...counters.entries()].sort(([a], [b]) => a - b);
   const byRecipe = successorsByRecipe(items);
-  // In the order of the recipes' ids, as every call takes their claim locks (no two calls in
-  // flight at once wait for each other's).
+  // In the order of the recipes' ids, as every call takes their rows' and claim locks.
   const claims = [...byRecipe.entries()].sort(([a], [b]) => a - b);
-  // Every successor of a batch is asked with the same node, time and lease (the batch's).
+  // Every successor of a batch is claimed with the time and lease of the first end asking (the
+  // ends of a batch are milliseconds apart) and this node.
   const claim = claims.length > 0 ? items[claims[0]![1][0] as number]!.successor! : { now: '', node: '', leaseUntil: '' };
   const { rows } = await sql<JobRow>`select * from switchboard_job_ends_1(
       ${JSON.stringify(lines)}::json,

@@ -6,7 +6,7 @@
 // claim after the claim lock sees every claim committed before it was taken. Names carry a
 // version: a change is a new function in a new migration, so that nodes of the older version keep
 // calling theirs during an upgrade.
-// A job's lines no longer hold a foreign key to their job on PostgreSQL: it checked each line
+// A job's lines hold no foreign key to their job on PostgreSQL: one would check each line
 // with a query of its own (fourteen for a job of fourteen lines, a seventh of the database's time
 // under load). The statements that insert lines insert only those of jobs they hold locked
 // (updated, or locked for key share), so no line outlives its job's delete; and a trigger deletes
