@@ -15,7 +15,17 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/**/*.routes.ts', 'src/http/**', 'src/app.ts', 'src/server.ts', 'src/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['fastify', '@fastify/*'], message: 'Only *.routes.ts, src/http/, app.ts and server.ts import Fastify (STYLE.md).' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['fastify', '@fastify/*'],
+              message: 'Only *.routes.ts, src/http/, app.ts and server.ts import Fastify (STYLE.md).',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -23,7 +33,10 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/config.ts', 'src/**/*.test.ts'],
     rules: {
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through loadConfig() in src/config.ts.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through loadConfig() in src/config.ts.' },
+      ],
     },
   },
 );

@@ -16,8 +16,20 @@ import { tempDir } from './lib.ts';
 
 const ADMIN = 'bench-console-admin-token-0123456789abcdef';
 const code = {
-  number: 0, keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: {},
-  block: [1, 2, 3].map((n) => ({ number: n, keyword: 'action', provider: 'logger', name: 'log_message', as: `log${n}`, input: { message: `step ${n}` } })),
+  number: 0,
+  keyword: 'trigger',
+  provider: 'workato_webhooks',
+  name: 'new_event',
+  as: 'hook',
+  input: {},
+  block: [1, 2, 3].map((n) => ({
+    number: n,
+    keyword: 'action',
+    provider: 'logger',
+    name: 'log_message',
+    as: `log${n}`,
+    input: { message: `step ${n}` },
+  })),
 };
 
 function quantile(sorted: number[], q: number): number {
@@ -25,19 +37,38 @@ function quantile(sorted: number[], q: number): number {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { jobs: { type: 'string', default: '1000000' }, samples: { type: 'string', default: '40' }, keep: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      jobs: { type: 'string', default: '1000000' },
+      samples: { type: 'string', default: '40' },
+      keep: { type: 'boolean', default: false },
+    },
+  });
   const total = Number(values.jobs);
   const samples = Number(values.samples);
   if (!Number.isInteger(total) || total < 1000) throw new Error('--jobs must be a whole number from 1000');
   const dataDir = tempDir('switchboard-bench-console-', { keep: values.keep });
-  const config = loadConfig({ ...await databaseEnv(), DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', SWITCHBOARD_ADMIN_TOKEN: ADMIN });
+  const config = loadConfig({
+    ...(await databaseEnv()),
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    SWITCHBOARD_ADMIN_TOKEN: ADMIN,
+  });
   const logger = createLogger('silent');
   const { database, secretBox } = await prepare(config, logger);
   const app = await buildApp({ config, database, secretBox, logger });
   await app.ready();
   const db = database.db;
   try {
-    const created = await app.inject({ method: 'POST', url: '/api/recipes', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, payload: JSON.stringify({ recipe: { name: 'Console bench', code: JSON.stringify(code) } }) });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/api/recipes',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ recipe: { name: 'Console bench', code: JSON.stringify(code) } }),
+    });
     const recipeId = (JSON.parse(created.body) as { id: number }).id;
 
     const fillStart = performance.now();
@@ -56,29 +87,82 @@ export async function main(argv: string[]): Promise<void> {
             const handle = `j-${i.toString(36).padStart(8, '0')}-bench00`;
             if (i % Math.floor(total / 10) === 0 || i >= total - 1000) handles.push(handle);
             rows.push({
-              recipe_id: recipeId, handle, status: failed ? 'failed' as const : 'succeeded' as const, title: `HTTP: new event: order_id=A-${i}`,
-              trigger_output: JSON.stringify({ payload: { order_id: `A-${i}`, customer: 'Ada' } }), error: failed ? 'Out of stock' : null, error_parts: null,
-              is_poll_error: 0 as const, is_repeat: 0 as const, is_test: 0 as const, master_job_handle: null, calling_recipe_id: null, calling_job_handle: null,
-              root_recipe_id: null, root_job_handle: null, task_count: 3, created_at: at, started_at: at, completed_at: ended,
+              recipe_id: recipeId,
+              handle,
+              status: failed ? ('failed' as const) : ('succeeded' as const),
+              title: `HTTP: new event: order_id=A-${i}`,
+              trigger_output: JSON.stringify({ payload: { order_id: `A-${i}`, customer: 'Ada' } }),
+              error: failed ? 'Out of stock' : null,
+              error_parts: null,
+              is_poll_error: 0 as const,
+              is_repeat: 0 as const,
+              is_test: 0 as const,
+              master_job_handle: null,
+              calling_recipe_id: null,
+              calling_job_handle: null,
+              root_recipe_id: null,
+              root_job_handle: null,
+              task_count: 3,
+              created_at: at,
+              started_at: at,
+              completed_at: ended,
             });
           }
           await trx.insertInto('jobs').values(rows).execute();
         }
       });
     }
-    const last = await db.selectFrom('jobs').select(['id', 'started_at']).where('recipe_id', '=', recipeId).orderBy('id', 'desc').limit(1000).execute();
+    const last = await db
+      .selectFrom('jobs')
+      .select(['id', 'started_at'])
+      .where('recipe_id', '=', recipeId)
+      .orderBy('id', 'desc')
+      .limit(1000)
+      .execute();
     for (let from = 0; from < last.length; from += 200) {
-      await db.insertInto('job_lines').values(last.slice(from, from + 200).flatMap((job) => [0, 1, 2, 3].map((n) => ({
-        job_id: job.id, seq: n, recipe_line_number: n, adapter_name: n === 0 ? 'workato_webhooks' : 'logger', adapter_operation: n === 0 ? 'new_event' : 'log_message', pass: null,
-        input: n === 0 ? null : JSON.stringify({ message: `step ${n}` }), output: JSON.stringify(n === 0 ? { payload: { order_id: 'A-1', items: Array.from({ length: 50 }, (_, k) => ({ sku: `SKU-${k}`, qty: k })) } } : { message: `step ${n}` }),
-        error: null, mask_data: 0 as const, started_at: job.started_at, completed_at: job.started_at,
-      })))).execute();
+      await db
+        .insertInto('job_lines')
+        .values(
+          last.slice(from, from + 200).flatMap((job) =>
+            [0, 1, 2, 3].map((n) => ({
+              job_id: job.id,
+              seq: n,
+              recipe_line_number: n,
+              adapter_name: n === 0 ? 'workato_webhooks' : 'logger',
+              adapter_operation: n === 0 ? 'new_event' : 'log_message',
+              pass: null,
+              input: n === 0 ? null : JSON.stringify({ message: `step ${n}` }),
+              output: JSON.stringify(
+                n === 0
+                  ? {
+                      payload: {
+                        order_id: 'A-1',
+                        items: Array.from({ length: 50 }, (_, k) => ({ sku: `SKU-${k}`, qty: k })),
+                      },
+                    }
+                  : { message: `step ${n}` },
+              ),
+              error: null,
+              mask_data: 0 as const,
+              started_at: job.started_at,
+              completed_at: job.started_at,
+            })),
+          ),
+        )
+        .execute();
     }
     const fillSeconds = (performance.now() - fillStart) / 1000;
     recordFigure('fill seconds', fillSeconds);
-    console.log(`\nweb console: ${total.toLocaleString('en')} jobs of one recipe over 30 days (5% failed), filled in ${fillSeconds.toFixed(1)} s (${database.dialect === 'postgres' ? 'PostgreSQL' : 'SQLite'})`);
+    console.log(
+      `\nweb console: ${total.toLocaleString('en')} jobs of one recipe over 30 days (5% failed), filled in ${fillSeconds.toFixed(1)} s (${database.dialect === 'postgres' ? 'PostgreSQL' : 'SQLite'})`,
+    );
 
-    const signIn = await app.inject({ method: 'POST', url: '/console/sign-in', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${ADMIN}` });
+    const signIn = await app.inject({
+      method: 'POST',
+      url: '/console/sign-in',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `token=${ADMIN}`,
+    });
     const cookie = String(signIn.headers['set-cookie']).split(';')[0] as string;
     if (database.dialect === 'postgres') {
       // Right after a bulk load PostgreSQL's planner has no statistics of the new rows; autovacuum
@@ -91,17 +175,42 @@ export async function main(argv: string[]): Promise<void> {
         before.push(performance.now() - t0);
       }
       await sql`analyze`.execute(db);
-      console.log(`PostgreSQL: ANALYZE after the fill; before it the dashboard took ${quantile(before.sort((a, b) => a - b), 0.5).toFixed(2)} ms (p50 of 5)`);
+      console.log(
+        `PostgreSQL: ANALYZE after the fill; before it the dashboard took ${quantile(
+          before.sort((a, b) => a - b),
+          0.5,
+        ).toFixed(2)} ms (p50 of 5)`,
+      );
     }
     const middle = handles[Math.floor(handles.length / 20)] as string;
     const recent = handles[handles.length - 1] as string;
     // [label, url, headers, name of its p50 in the comparison of --database postgres]
     const cases: Array<[string, string, Record<string, string>, string]> = [
-      ['baseline: GET /api/recipes/:id/jobs?per_page=50', `/api/recipes/${recipeId}/jobs?per_page=50`, { authorization: `Bearer ${ADMIN}` }, 'p50 ms, baseline API job list'],
+      [
+        'baseline: GET /api/recipes/:id/jobs?per_page=50',
+        `/api/recipes/${recipeId}/jobs?per_page=50`,
+        { authorization: `Bearer ${ADMIN}` },
+        'p50 ms, baseline API job list',
+      ],
       ['job list, first page', `/console/recipes/${recipeId}/jobs`, { cookie }, 'p50 ms, job list'],
-      ['job list, failed only', `/console/recipes/${recipeId}/jobs?status=failed`, { cookie }, 'p50 ms, job list failed'],
-      ['job list, a page in the middle (after=)', `/console/recipes/${recipeId}/jobs?after=${middle}`, { cookie }, 'p50 ms, job list middle'],
-      ['job list, failed, a page in the middle', `/console/recipes/${recipeId}/jobs?status=failed&after=${middle}`, { cookie }, 'p50 ms, job list failed middle'],
+      [
+        'job list, failed only',
+        `/console/recipes/${recipeId}/jobs?status=failed`,
+        { cookie },
+        'p50 ms, job list failed',
+      ],
+      [
+        'job list, a page in the middle (after=)',
+        `/console/recipes/${recipeId}/jobs?after=${middle}`,
+        { cookie },
+        'p50 ms, job list middle',
+      ],
+      [
+        'job list, failed, a page in the middle',
+        `/console/recipes/${recipeId}/jobs?status=failed&after=${middle}`,
+        { cookie },
+        'p50 ms, job list failed middle',
+      ],
       ['job page (4 steps)', `/console/recipes/${recipeId}/jobs/${recent}`, { cookie }, 'p50 ms, job page'],
       ['dashboard', '/console/', { cookie }, 'p50 ms, dashboard'],
     ];
@@ -120,19 +229,30 @@ export async function main(argv: string[]): Promise<void> {
       }
       times.sort((a, b) => a - b);
       recordFigure(figure, quantile(times, 0.5));
-      console.log(`${label.padEnd(48)} ${quantile(times, 0.5).toFixed(2).padStart(7)} ${quantile(times, 0.95).toFixed(2).padStart(8)} ${(times.at(-1) ?? NaN).toFixed(2).padStart(8)} ${String(bytes).padStart(7)}`);
+      console.log(
+        `${label.padEnd(48)} ${quantile(times, 0.5).toFixed(2).padStart(7)} ${quantile(times, 0.95).toFixed(2).padStart(8)} ${(times.at(-1) ?? NaN).toFixed(2).padStart(8)} ${String(bytes).padStart(7)}`,
+      );
     }
 
     let transferred = 0;
     const parts: string[] = [];
-    for (const url of ['/console/', '/console/assets/console.css', '/console/assets/console.js', '/console/assets/favicon.svg']) {
+    for (const url of [
+      '/console/',
+      '/console/assets/console.css',
+      '/console/assets/console.js',
+      '/console/assets/favicon.svg',
+    ]) {
       const res = await app.inject({ method: 'GET', url, headers: { cookie } });
-      const size = res.rawPayload.length + Object.entries(res.headers).reduce((n, [k, v]) => n + k.length + String(v).length + 4, 0);
+      const size =
+        res.rawPayload.length +
+        Object.entries(res.headers).reduce((n, [k, v]) => n + k.length + String(v).length + 4, 0);
       transferred += size;
       parts.push(`${url} ${size}`);
     }
     recordFigure('first page load bytes', transferred);
-    console.log(`first page load (the dashboard with its assets, headers included): ${(transferred / 1024).toFixed(1)} KB (${parts.join(', ')}); target <= 300 KB`);
+    console.log(
+      `first page load (the dashboard with its assets, headers included): ${(transferred / 1024).toFixed(1)} KB (${parts.join(', ')}); target <= 300 KB`,
+    );
   } finally {
     await app.close();
     await db.destroy();

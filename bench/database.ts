@@ -51,7 +51,9 @@ async function postgresServer(): Promise<string> {
   releaseAtExit(() => cluster.remove());
   server = { url: cluster.url, cluster };
   const warmUp = await settleWriteAheadLog(cluster.url);
-  process.stdout.write(`PostgreSQL ${cluster.url.replace(/\/postgres$/, '')} (started for the benchmark, fsync on, max_wal_size 8GB; ${warmUp})\n`);
+  process.stdout.write(
+    `PostgreSQL ${cluster.url.replace(/\/postgres$/, '')} (started for the benchmark, fsync on, max_wal_size 8GB; ${warmUp})\n`,
+  );
   return cluster.url;
 }
 
@@ -74,7 +76,9 @@ async function settleWriteAheadLog(url: string): Promise<string> {
     // About 1.1 KB of log a row (the row, its tuple header and the record's).
     const rows = Math.ceil(WARM_UP_WAL_BYTES / 1100 / 10);
     for (let round = 0; round < 10; round++) {
-      await client.query(`insert into bench_wal_warm_up select repeat(md5(g::text), 31) from generate_series(1, ${rows}) as g`);
+      await client.query(
+        `insert into bench_wal_warm_up select repeat(md5(g::text), 31) from generate_series(1, ${rows}) as g`,
+      );
       await client.query('truncate bench_wal_warm_up');
     }
     await client.query('drop table bench_wal_warm_up');
@@ -107,7 +111,12 @@ export async function databaseEnv(): Promise<Record<string, string>> {
 }
 
 /** Rows of a query on a server's database: SQLite's file under its data directory, or its PostgreSQL database. */
-export async function queryRows<R>(target: { dataDir: string; databaseUrl?: string | undefined }, sqlite: string, postgres: string, params: unknown[]): Promise<R[]> {
+export async function queryRows<R>(
+  target: { dataDir: string; databaseUrl?: string | undefined },
+  sqlite: string,
+  postgres: string,
+  params: unknown[],
+): Promise<R[]> {
   if (target.databaseUrl) {
     const client = new pg.Client({ connectionString: target.databaseUrl });
     await client.connect();
@@ -132,9 +141,17 @@ export async function queryRows<R>(target: { dataDir: string; databaseUrl?: stri
  * (each, under the data directory); on PostgreSQL `pg_database_size(current_database())`, the
  * database's files (tables, indexes, TOAST, free space not yet returned), without the server's WAL.
  */
-export async function databaseSize(target: { dataDir: string; databaseUrl?: string | undefined }): Promise<{ bytes: number; walBytes?: number }> {
+export async function databaseSize(target: {
+  dataDir: string;
+  databaseUrl?: string | undefined;
+}): Promise<{ bytes: number; walBytes?: number }> {
   if (target.databaseUrl) {
-    const [row] = await queryRows<{ bytes: string }>(target, '', 'select pg_database_size(current_database()) as bytes', []);
+    const [row] = await queryRows<{ bytes: string }>(
+      target,
+      '',
+      'select pg_database_size(current_database()) as bytes',
+      [],
+    );
     return { bytes: Number(row?.bytes) };
   }
   const fs = await import('node:fs');
@@ -165,7 +182,9 @@ export function comparison(): string[] {
     const sqlite = of('sqlite');
     const postgres = of('postgres');
     if (sqlite === undefined || postgres === undefined) continue;
-    out.push(`${name.padEnd(36)} SQLite ${figure(sqlite).padStart(9)}   PostgreSQL ${figure(postgres).padStart(9)}   PostgreSQL/SQLite ${(100 * postgres / sqlite).toFixed(0)}%`);
+    out.push(
+      `${name.padEnd(36)} SQLite ${figure(sqlite).padStart(9)}   PostgreSQL ${figure(postgres).padStart(9)}   PostgreSQL/SQLite ${((100 * postgres) / sqlite).toFixed(0)}%`,
+    );
   }
   return out;
 }

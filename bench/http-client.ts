@@ -19,19 +19,32 @@ export interface ClientResult {
   clientCpuMs?: number;
 }
 
-interface Answer { status: number; text: string }
+interface Answer {
+  status: number;
+  text: string;
+}
 
 function createHttpClient(maxSockets: number) {
   const agent = new http.Agent({ keepAlive: true, maxSockets });
   return (method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: string): Promise<Answer> =>
     new Promise((resolve, reject) => {
-      const request = http.request(url, { method, agent, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => { text += chunk; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-        res.on('error', reject);
-      });
+      const request = http.request(
+        url,
+        {
+          method,
+          agent,
+          headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          res.on('error', reject);
+        },
+      );
       request.on('error', reject);
       request.end(body);
     });
@@ -40,12 +53,13 @@ function createHttpClient(maxSockets: number) {
 async function sequential(job: Extract<ClientJob, { kind: 'sequential' }>): Promise<ClientResult> {
   const headers = { authorization: `Bearer ${job.token}` };
   const viaHttp = createHttpClient(1);
-  const get = job.client === 'http'
-    ? (url: string) => viaHttp('GET', url, headers)
-    : async (url: string): Promise<Answer> => {
-      const res = await fetch(url, { headers });
-      return { status: res.status, text: await res.text() };
-    };
+  const get =
+    job.client === 'http'
+      ? (url: string) => viaHttp('GET', url, headers)
+      : async (url: string): Promise<Answer> => {
+          const res = await fetch(url, { headers });
+          return { status: res.status, text: await res.text() };
+        };
   const latenciesMs: number[] = [];
   let failures = 0;
   let firstFailure: string | undefined;
@@ -54,7 +68,10 @@ async function sequential(job: Extract<ClientJob, { kind: 'sequential' }>): Prom
     const t0 = performance.now();
     const answer = await get(url);
     latenciesMs.push(performance.now() - t0);
-    if (answer.status !== 200 || (JSON.parse(answer.text) as { data: Record<string, string> }).data[job.expectKey] !== job.expect[i]) {
+    if (
+      answer.status !== 200 ||
+      (JSON.parse(answer.text) as { data: Record<string, string> }).data[job.expectKey] !== job.expect[i]
+    ) {
       failures += 1;
       firstFailure ??= `${answer.status} ${answer.text.slice(0, 200)}`;
     }
@@ -100,5 +117,8 @@ export function threadCpuMs(statPath = '/proc/thread-self/stat'): number {
 parentPort?.on('message', (job: ClientJob) => {
   const cpuBefore = threadCpuMs();
   const run = job.kind === 'sequential' ? sequential(job) : concurrentPosts(job);
-  run.then((result) => parentPort?.postMessage({ ...result, clientCpuMs: threadCpuMs() - cpuBefore }), (error: unknown) => parentPort?.postMessage({ error: String(error) }));
+  run.then(
+    (result) => parentPort?.postMessage({ ...result, clientCpuMs: threadCpuMs() - cpuBefore }),
+    (error: unknown) => parentPort?.postMessage({ error: String(error) }),
+  );
 });

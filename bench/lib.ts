@@ -23,7 +23,8 @@ export function releaseAtExit(release: () => void): void {
     process.once('exit', () => {
       for (let next = atExit.pop(); next; next = atExit.pop()) next();
     });
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(128 + os.constants.signals[signal]));
+    for (const signal of ['SIGINT', 'SIGTERM'] as const)
+      process.once(signal, () => process.exit(128 + os.constants.signals[signal]));
   }
   atExit.push(release);
 }
@@ -36,12 +37,22 @@ export function tempDir(prefix: string, options: { keep?: boolean } = {}): strin
 }
 
 /** Start a server script (or the CLI) and wait for its address. The server is killed when this process exits, if still running. */
-export async function startChild(args: string[], env: Record<string, string> = {}, ready = /LISTENING (http:\/\/\S+)|Server listening at (http:\/\/\S+)/): Promise<Child> {
+export async function startChild(
+  args: string[],
+  env: Record<string, string> = {},
+  ready = /LISTENING (http:\/\/\S+)|Server listening at (http:\/\/\S+)/,
+): Promise<Child> {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  releaseAtExit(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  releaseAtExit(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     const match = ready.exec(out);
@@ -62,7 +73,14 @@ export interface LoadResult {
 }
 
 /** A fixed-duration load with keep-alive connections; it stops by itself. */
-export async function load(options: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; seconds: number; connections: number }): Promise<LoadResult> {
+export async function load(options: {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  seconds: number;
+  connections: number;
+}): Promise<LoadResult> {
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'GET',
@@ -71,7 +89,13 @@ export async function load(options: { url: string; method?: 'GET' | 'POST'; head
     connections: options.connections,
     duration: options.seconds,
   });
-  return { requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
 }
 
 export function row(label: string, r: LoadResult): string {
@@ -80,7 +104,10 @@ export function row(label: string, r: LoadResult): string {
 
 /** `--seconds N --connections N` of the load benchmarks. */
 export function loadOptions(args: string[]): { seconds: number; connections: number } {
-  const { values } = parseArgs({ args, options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '32' } } });
+  const { values } = parseArgs({
+    args,
+    options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '32' } },
+  });
   return { seconds: Number(values.seconds), connections: Number(values.connections) };
 }
 
@@ -113,7 +140,11 @@ export interface Comparison {
  * the mean over the rounds (all of one length); latencies are the worst round's p99 and the mean of
  * the rounds' p50.
  */
-export async function compareLoads(ours: Parameters<typeof load>[0], baseline: Parameters<typeof load>[0], rounds = 4): Promise<Comparison> {
+export async function compareLoads(
+  ours: Parameters<typeof load>[0],
+  baseline: Parameters<typeof load>[0],
+  rounds = 4,
+): Promise<Comparison> {
   const each = Math.max(1, Math.round(ours.seconds / rounds));
   const a: LoadResult[] = [];
   const b: LoadResult[] = [];
@@ -128,5 +159,9 @@ export async function compareLoads(ours: Parameters<typeof load>[0], baseline: P
     errors: runs.reduce((n, r) => n + r.errors, 0),
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
   });
-  return { ours: merge(a), baseline: merge(b), roundRatios: a.map((r, i) => r.requestsPerSecond / (b[i] as LoadResult).requestsPerSecond) };
+  return {
+    ours: merge(a),
+    baseline: merge(b),
+    roundRatios: a.map((r, i) => r.requestsPerSecond / (b[i] as LoadResult).requestsPerSecond),
+  };
 }

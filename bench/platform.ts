@@ -17,7 +17,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startSwitchboard(env: Record<string, string> = {}, existingDataDir?: string): Promise<Child & { dataDir: string; databaseUrl: string | undefined; token: string; api: (method: string, url: string, body?: unknown) => Promise<any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function startSwitchboard(
+  env: Record<string, string> = {},
+  existingDataDir?: string,
+): Promise<
+  Child & {
+    dataDir: string;
+    databaseUrl: string | undefined;
+    token: string;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    api: (method: string, url: string, body?: unknown) => Promise<any>;
+  }
+> {
   const port = await freePort();
   // Removed when the benchmark process exits, after the server (started later) is stopped. A
   // restart passes the data directory of the server before it.
@@ -25,17 +36,29 @@ export async function startSwitchboard(env: Record<string, string> = {}, existin
   // `--database postgres`: a new PostgreSQL database of its own (bench/database.ts); a DATABASE_URL given joins one (a second node).
   const database = env.DATABASE_URL === undefined ? await databaseEnv() : {};
   const databaseUrl = env.DATABASE_URL ?? database.DATABASE_URL;
-  const child = await startChild([path.resolve(import.meta.dirname, '../src/cli.ts'), 'serve'], { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SWITCHBOARD_ADMIN_TOKEN: ADMIN, ...database, ...env }, /()()/);
+  const child = await startChild(
+    [path.resolve(import.meta.dirname, '../src/cli.ts'), 'serve'],
+    { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SWITCHBOARD_ADMIN_TOKEN: ADMIN, ...database, ...env },
+    /()()/,
+  );
   const url = `http://127.0.0.1:${port}`;
   // A busy machine can take a while to start the server; give up loudly rather than measure nothing.
   let ready = false;
   for (let i = 0; i < 600 && !ready; i++) {
-    try { ready = (await fetch(`${url}/ready`)).ok; } catch { /* not yet */ }
+    try {
+      ready = (await fetch(`${url}/ready`)).ok;
+    } catch {
+      /* not yet */
+    }
     if (!ready) await new Promise((r) => setTimeout(r, 50));
   }
   if (!ready) throw new Error(`switchboard did not become ready:\n${child.output()}`);
   const api = async (method: string, route: string, body?: unknown) => {
-    const res = await fetch(url + route, { method, headers: { authorization: `Bearer ${ADMIN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const res = await fetch(url + route, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     const json = await res.json();
     if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(json)}`);
     return json;
@@ -44,15 +67,38 @@ export async function startSwitchboard(env: Record<string, string> = {}, existin
 }
 
 export async function setUpOAuthProfile(sb: Awaited<ReturnType<typeof startSwitchboard>>, upstreamUrl?: string) {
-  const connection = upstreamUrl ? await sb.api('POST', '/api/connections', { name: 'Upstream', provider: 'rest', input: { base_url: upstreamUrl, auth_type: 'none' } }) : undefined;
-  const collection = await sb.api('POST', '/api/api_collections', { name: 'Bench', ...(connection ? { proxy_connection_id: connection.id } : {}) });
+  const connection = upstreamUrl
+    ? await sb.api('POST', '/api/connections', {
+        name: 'Upstream',
+        provider: 'rest',
+        input: { base_url: upstreamUrl, auth_type: 'none' },
+      })
+    : undefined;
+  const collection = await sb.api('POST', '/api/api_collections', {
+    name: 'Bench',
+    ...(connection ? { proxy_connection_id: connection.id } : {}),
+  });
   let endpointUrl: string | undefined;
   if (connection) {
-    const endpoint = await sb.api('POST', `/api/api_collections/${collection.id}/api_endpoints`, { name: 'Get order', method: 'GET', path: 'orders/{id}' });
+    const endpoint = await sb.api('POST', `/api/api_collections/${collection.id}/api_endpoints`, {
+      name: 'Get order',
+      method: 'GET',
+      path: 'orders/{id}',
+    });
     await sb.api('PUT', `/api/api_endpoints/${endpoint.id}/enable`);
     endpointUrl = endpoint.url.replace('{id}', '42');
   }
   const client = await sb.api('POST', '/api/api_clients', { name: 'Bench client' });
-  const profile = await sb.api('POST', '/api/api_access_profiles', { name: 'Bench profile', api_client_id: client.id, api_collection_ids: [collection.id], auth_type: 'oauth2' });
-  return { clientId: profile.oauth_client_id as string, clientSecret: profile.oauth_client_secret as string, endpointUrl, collectionId: collection.id as number };
+  const profile = await sb.api('POST', '/api/api_access_profiles', {
+    name: 'Bench profile',
+    api_client_id: client.id,
+    api_collection_ids: [collection.id],
+    auth_type: 'oauth2',
+  });
+  return {
+    clientId: profile.oauth_client_id as string,
+    clientSecret: profile.oauth_client_secret as string,
+    endpointUrl,
+    collectionId: collection.id as number,
+  };
 }

@@ -25,9 +25,25 @@ export async function run(options: { seconds: number; connections: number }): Pr
     if (!check.ok) throw new Error(`publish failed: ${check.status} ${await check.text()}`);
     // The same publishes with an API platform credential: an OAuth access token of a profile granted the topic.
     const client = await sb.api('POST', '/api/api_clients', { name: 'Bench producer' });
-    const profile = await sb.api('POST', '/api/api_access_profiles', { name: 'Bench producer', api_client_id: client.id, auth_type: 'oauth2', publish_topic_ids: [single] });
-    const tokenRes = await fetch(`${sb.url}/oauth2/token`, { method: 'POST', headers: json, body: JSON.stringify({ grant_type: 'client_credentials', client_id: profile.oauth_client_id, client_secret: profile.oauth_client_secret }) });
-    const oauthHeaders = { authorization: `Bearer ${((await tokenRes.json()) as { access_token: string }).access_token}`, 'content-type': 'application/json' };
+    const profile = await sb.api('POST', '/api/api_access_profiles', {
+      name: 'Bench producer',
+      api_client_id: client.id,
+      auth_type: 'oauth2',
+      publish_topic_ids: [single],
+    });
+    const tokenRes = await fetch(`${sb.url}/oauth2/token`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: profile.oauth_client_id,
+        client_secret: profile.oauth_client_secret,
+      }),
+    });
+    const oauthHeaders = {
+      authorization: `Bearer ${((await tokenRes.json()) as { access_token: string }).access_token}`,
+      'content-type': 'application/json',
+    };
 
     const common = { method: 'POST' as const, seconds: options.seconds, connections: options.connections };
     await load({ ...common, url: publishUrl, headers, body: MESSAGE, seconds: 2 });
@@ -35,23 +51,42 @@ export async function run(options: { seconds: number; connections: number }): Pr
     const singles = await load({ ...common, url: publishUrl, headers, body: MESSAGE });
     const oauthSingles = await load({ ...common, url: publishUrl, headers: oauthHeaders, body: MESSAGE });
     const baseline = await load({ ...common, url: `${bare.url}/publish`, headers: json, body: MESSAGE });
-    const batches = await load({ ...common, url: batchUrl, headers, body: BATCH, connections: Math.min(options.connections, 8) });
-    const bareBatches = await load({ ...common, url: `${bare.url}/publish`, headers: json, body: BATCH, connections: Math.min(options.connections, 8) });
+    const batches = await load({
+      ...common,
+      url: batchUrl,
+      headers,
+      body: BATCH,
+      connections: Math.min(options.connections, 8),
+    });
+    const bareBatches = await load({
+      ...common,
+      url: `${bare.url}/publish`,
+      headers: json,
+      body: BATCH,
+      connections: Math.min(options.connections, 8),
+    });
     const delivery = await deliveryLatency(sb.url, sb.token, latency, Math.max(200, options.seconds * 100));
 
-    console.log(`\nevent streams, ${options.connections} keep-alive connections (8 for batches), ${options.seconds} s each, 1 KB messages (LOG_LEVEL=warn, ${currentDatabase() === 'postgres' ? 'PostgreSQL' : 'SQLite, SQLITE_SYNCHRONOUS=FULL'})`);
+    console.log(
+      `\nevent streams, ${options.connections} keep-alive connections (8 for batches), ${options.seconds} s each, 1 KB messages (LOG_LEVEL=warn, ${currentDatabase() === 'postgres' ? 'PostgreSQL' : 'SQLite, SQLITE_SYNCHRONOUS=FULL'})`,
+    );
     console.log(row('POST /api/v1/topics/:id/publish (developer token)', singles));
     console.log(row('POST /api/v1/topics/:id/publish (OAuth token)', oauthSingles));
     console.log(row('bare Fastify route, same body', baseline));
     console.log(row('POST /api/v1/batch/topics/:id/publish (100)', batches));
     console.log(row('bare Fastify route, same batch body', bareBatches));
-    console.log(`single publishes/s: ${singles.requestsPerSecond.toFixed(0)} with a developer token, ${oauthSingles.requestsPerSecond.toFixed(0)} with an OAuth token (target >= 5000); ratio to the bare route ${(singles.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)} / ${(oauthSingles.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}`);
+    console.log(
+      `single publishes/s: ${singles.requestsPerSecond.toFixed(0)} with a developer token, ${oauthSingles.requestsPerSecond.toFixed(0)} with an OAuth token (target >= 5000); ratio to the bare route ${(singles.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)} / ${(oauthSingles.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}`,
+    );
     console.log(`messages/s in batches of 100: ${(batches.requestsPerSecond * 100).toFixed(0)} (target >= 50000)`);
     recordFigure('single publishes/s', singles.requestsPerSecond);
     recordFigure('messages/s in batches of 100', batches.requestsPerSecond * 100);
     recordFigure('delivery p99 (ms)', delivery.p99);
-    console.log(`publish-to-delivery, long-polling consumer, ${delivery.samples} messages: p50 ${delivery.p50.toFixed(2)} ms (target < 5), p99 ${delivery.p99.toFixed(2)} ms (target < 10), max ${delivery.max.toFixed(2)} ms`);
-    if ([singles, oauthSingles, batches].some((r) => r.non2xx + r.errors > 0)) console.log('WARNING: some publishes failed; the figures above are not valid');
+    console.log(
+      `publish-to-delivery, long-polling consumer, ${delivery.samples} messages: p50 ${delivery.p50.toFixed(2)} ms (target < 5), p99 ${delivery.p99.toFixed(2)} ms (target < 10), max ${delivery.max.toFixed(2)} ms`,
+    );
+    if ([singles, oauthSingles, batches].some((r) => r.non2xx + r.errors > 0))
+      console.log('WARNING: some publishes failed; the figures above are not valid');
   } catch (error) {
     console.error(`the benchmark failed; the server said:\n${sb.output().slice(-4000)}`);
     throw error;
@@ -75,7 +110,11 @@ async function deliveryLatency(base: string, token: string, topicId: number, cou
   let failed: unknown;
   const consumer = (async () => {
     while (!stop && latencies.length < count) {
-      const res = await fetch(`${base}/api/v1/topics/${topicId}/consume`, { method: 'POST', headers, body: JSON.stringify({ timeout_secs: 5, ...(cursor ? { after_message_id: cursor } : {}) }) });
+      const res = await fetch(`${base}/api/v1/topics/${topicId}/consume`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ timeout_secs: 5, ...(cursor ? { after_message_id: cursor } : {}) }),
+      });
       const body = (await res.json()) as { messages: Array<{ message_id: string; payload: { k: number } }> };
       const now = performance.now();
       for (const m of body.messages) {
@@ -84,11 +123,17 @@ async function deliveryLatency(base: string, token: string, topicId: number, cou
         cursor = m.message_id;
       }
     }
-  })().catch((error: unknown) => { failed = error; });
+  })().catch((error: unknown) => {
+    failed = error;
+  });
   await new Promise((r) => setTimeout(r, 200));
   for (let k = 0; k < count; k++) {
     sentAt.set(k, performance.now());
-    const res = await fetch(`${base}/api/v1/topics/${topicId}/publish`, { method: 'POST', headers, body: JSON.stringify({ k, note: 'x'.repeat(1000) }) });
+    const res = await fetch(`${base}/api/v1/topics/${topicId}/publish`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ k, note: 'x'.repeat(1000) }),
+    });
     await res.arrayBuffer();
     // Let the consumer come back to its long poll before the next message.
     await new Promise((r) => setTimeout(r, 5));

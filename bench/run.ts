@@ -4,24 +4,85 @@ import { comparison, databaseOption, useDatabase } from './database.ts';
 // `postgres`: the benchmark opens its database through platform.ts or database.ts (a server it
 // starts, or the app in this process), so `--database postgres` runs it on both databases. Every
 // benchmark has it; `nodes` runs on PostgreSQL alone.
-const BENCHMARKS: Record<string, { summary: string; postgres?: true; load: () => Promise<{ main(args: string[]): Promise<void> }> }> = {
-  datatables: { summary: 'data tables through recipe steps: records inserted per second (add_record, create_records_batch) and searches per second (get_records), each beside the lookup-table action [--jobs N --records N --batch N]', postgres: true, load: () => import('./datatables.ts') },
-  lookup: { summary: 'lookup tables at 1,000,000 rows: lookup latency by one and two columns, row adds per second [--rows N --lookups N --adds N --concurrency N]', postgres: true, load: () => import('./lookup.ts') },
-  token: { summary: 'POST /oauth2/token: tokens issued per second beside a bare Fastify route [--seconds N --connections N]', postgres: true, load: () => import('./token.ts') },
-  gateway: { summary: 'gateway calls per second through a proxy collection (OAuth token, then an RS256 JWT) beside a bare Fastify proxy [--seconds N --connections N]', postgres: true, load: () => import('./gateway.ts') },
-  pubsub: { summary: 'event streams: single and batch publishes per second, publish-to-delivery latency [--seconds N --connections N]', postgres: true, load: () => import('./pubsub.ts') },
-  jobs: { summary: 'recipe jobs: a five-step webhook recipe driven at full speed, jobs/s and webhook-to-done latency; --overload: twice the sustainable rate, accepted, refused (429) and lost events; --js: a JavaScript step beside a logger, jobs/s and the step time [--seconds N --connections N --overload | --js]', postgres: true, load: () => import('./jobs.ts') },
-  nodes: { summary: 'several nodes on one PostgreSQL: jobs/s with one node and with two, and how long until every node refuses a regenerated token (p50, p99) [--seconds N --connections N --rounds N]', postgres: true, load: () => import('./nodes.ts') },
-  tests: { summary: 'test automation: 200 test cases over 20 recipes in one run request, seconds until complete, beside 200 ordinary jobs [--recipes N --cases N]', postgres: true, load: () => import('./tests.ts') },
-  packages: { summary: 'recipe lifecycle packages: a project of 500 recipes, 20 connections and 5 lookup tables of 100,000 rows exported with data, downloaded and imported; seconds of each phase and the server peak memory [--recipes N --connections N --tables N --rows N]', postgres: true, load: () => import('./packages.ts') },
-  console: { summary: 'web console with 1,000,000 jobs: server time of the job list, a job page and the dashboard beside the API\'s job list, and the first page load\'s bytes [--jobs N --samples N]', postgres: true, load: () => import('./console.ts') },
-  retention: { summary: 'job retention: the database size (SQLite: the file; PostgreSQL: pg_database_size) under a steady job load with a short retention, round by round [--rounds N --jobs N]', postgres: true, load: () => import('./retention.ts') },
+const BENCHMARKS: Record<
+  string,
+  { summary: string; postgres?: true; load: () => Promise<{ main(args: string[]): Promise<void> }> }
+> = {
+  datatables: {
+    summary:
+      'data tables through recipe steps: records inserted per second (add_record, create_records_batch) and searches per second (get_records), each beside the lookup-table action [--jobs N --records N --batch N]',
+    postgres: true,
+    load: () => import('./datatables.ts'),
+  },
+  lookup: {
+    summary:
+      'lookup tables at 1,000,000 rows: lookup latency by one and two columns, row adds per second [--rows N --lookups N --adds N --concurrency N]',
+    postgres: true,
+    load: () => import('./lookup.ts'),
+  },
+  token: {
+    summary: 'POST /oauth2/token: tokens issued per second beside a bare Fastify route [--seconds N --connections N]',
+    postgres: true,
+    load: () => import('./token.ts'),
+  },
+  gateway: {
+    summary:
+      'gateway calls per second through a proxy collection (OAuth token, then an RS256 JWT) beside a bare Fastify proxy [--seconds N --connections N]',
+    postgres: true,
+    load: () => import('./gateway.ts'),
+  },
+  pubsub: {
+    summary:
+      'event streams: single and batch publishes per second, publish-to-delivery latency [--seconds N --connections N]',
+    postgres: true,
+    load: () => import('./pubsub.ts'),
+  },
+  jobs: {
+    summary:
+      'recipe jobs: a five-step webhook recipe driven at full speed, jobs/s and webhook-to-done latency; --overload: twice the sustainable rate, accepted, refused (429) and lost events; --js: a JavaScript step beside a logger, jobs/s and the step time [--seconds N --connections N --overload | --js]',
+    postgres: true,
+    load: () => import('./jobs.ts'),
+  },
+  nodes: {
+    summary:
+      'several nodes on one PostgreSQL: jobs/s with one node and with two, and how long until every node refuses a regenerated token (p50, p99) [--seconds N --connections N --rounds N]',
+    postgres: true,
+    load: () => import('./nodes.ts'),
+  },
+  tests: {
+    summary:
+      'test automation: 200 test cases over 20 recipes in one run request, seconds until complete, beside 200 ordinary jobs [--recipes N --cases N]',
+    postgres: true,
+    load: () => import('./tests.ts'),
+  },
+  packages: {
+    summary:
+      'recipe lifecycle packages: a project of 500 recipes, 20 connections and 5 lookup tables of 100,000 rows exported with data, downloaded and imported; seconds of each phase and the server peak memory [--recipes N --connections N --tables N --rows N]',
+    postgres: true,
+    load: () => import('./packages.ts'),
+  },
+  console: {
+    summary:
+      "web console with 1,000,000 jobs: server time of the job list, a job page and the dashboard beside the API's job list, and the first page load's bytes [--jobs N --samples N]",
+    postgres: true,
+    load: () => import('./console.ts'),
+  },
+  retention: {
+    summary:
+      'job retention: the database size (SQLite: the file; PostgreSQL: pg_database_size) under a steady job load with a short retention, round by round [--rounds N --jobs N]',
+    postgres: true,
+    load: () => import('./retention.ts'),
+  },
 };
 
 const [name, ...args] = process.argv.slice(2);
 const benchmark = name === undefined ? undefined : BENCHMARKS[name];
 if (!benchmark) {
-  process.stderr.write(`usage: npm run bench -- <name> [options] [--database postgres]\n\n${Object.entries(BENCHMARKS).map(([n, b]) => `  ${n.padEnd(10)} ${b.summary}`).join('\n')}\n`);
+  process.stderr.write(
+    `usage: npm run bench -- <name> [options] [--database postgres]\n\n${Object.entries(BENCHMARKS)
+      .map(([n, b]) => `  ${n.padEnd(10)} ${b.summary}`)
+      .join('\n')}\n`,
+  );
   process.exitCode = name === undefined || name === '--help' ? 0 : 1;
 } else {
   const { postgres, rest } = databaseOption(args);

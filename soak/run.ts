@@ -15,7 +15,9 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  process.stdout.write('usage: npm run soak -- --trials N [--load-ms MIN-MAX] [--trials-per-dir N] [--max-minutes M] [--quiet]\n');
+  process.stdout.write(
+    'usage: npm run soak -- --trials N [--load-ms MIN-MAX] [--trials-per-dir N] [--max-minutes M] [--quiet]\n',
+  );
   process.exit(0);
 }
 const trials = Number(values.trials);
@@ -26,12 +28,22 @@ if (maxMinutes !== undefined && !(maxMinutes > 0)) {
   process.stderr.write('soak: --max-minutes must be a positive number\n');
   process.exit(2);
 }
-if (!Number.isInteger(trials) || trials < 1 || !Number.isFinite(min) || min < 0 || !Number.isInteger(trialsPerDataDir) || trialsPerDataDir < 1) {
-  process.stderr.write('soak: --trials and --trials-per-dir must be positive whole numbers, --load-ms MIN-MAX in milliseconds\n');
+if (
+  !Number.isInteger(trials) ||
+  trials < 1 ||
+  !Number.isFinite(min) ||
+  min < 0 ||
+  !Number.isInteger(trialsPerDataDir) ||
+  trialsPerDataDir < 1
+) {
+  process.stderr.write(
+    'soak: --trials and --trials-per-dir must be positive whole numbers, --load-ms MIN-MAX in milliseconds\n',
+  );
   process.exit(2);
 }
 
-const describe = (c: Checked) => `webhook jobs ${c.webhookJobs}, topic messages ${c.messages}, lookup rows ${c.rows}, tokens still valid ${c.validTokens}, tokens still revoked ${c.revokedTokens}, old secrets still refused ${c.revokedSecrets}`;
+const describe = (c: Checked) =>
+  `webhook jobs ${c.webhookJobs}, topic messages ${c.messages}, lookup rows ${c.rows}, tokens still valid ${c.validTokens}, tokens still revoked ${c.revokedTokens}, old secrets still refused ${c.revokedSecrets}`;
 const started = Date.now();
 const result = await runCampaign({
   trials,
@@ -40,7 +52,9 @@ const result = await runCampaign({
   ...(maxMinutes !== undefined ? { stopAt: started + maxMinutes * 60_000 } : {}),
   onTrial: (t) => {
     if (values.quiet && t.problems.length === 0 && t.trial % 50 !== 0) return;
-    process.stdout.write(`trial ${t.trial}: killed after ${t.loadMs} ms, ${t.answered} calls answered; checked ${totalChecked(t.checked)} acknowledged (${describe(t.checked)}); problems ${t.problems.length}\n`);
+    process.stdout.write(
+      `trial ${t.trial}: killed after ${t.loadMs} ms, ${t.answered} calls answered; checked ${totalChecked(t.checked)} acknowledged (${describe(t.checked)}); problems ${t.problems.length}\n`,
+    );
     for (const p of t.problems) process.stdout.write(`  ${p.kind}: ${p.detail}\n`);
   },
 });
@@ -51,9 +65,12 @@ const duplicates = by('duplicate');
 const others = result.problems.length - losses - duplicates;
 process.stdout.write(
   `\ntrials run: ${result.trials}${result.stoppedEarly ? ` of ${trials} asked (--max-minutes reached)` : ''} (${result.dataDirs} data directories, ${((Date.now() - started) / 1000).toFixed(0)} s)\n` +
-  `calls answered under load: ${result.answered}\n` +
-  `acknowledged operations checked: ${totalChecked(result.checked)} (${describe(result.checked)})\n` +
-  `losses: ${losses}, duplicates: ${duplicates}, other problems: ${others}` +
-  (others > 0 ? ` (out of order ${by('out_of_order')}, unexpected ${by('unexpected')}, unfinished jobs ${by('unfinished')}, revocations undone ${by('revocation_undone')}, valid tokens refused ${by('token_refused')})` : '') + '\n',
+    `calls answered under load: ${result.answered}\n` +
+    `acknowledged operations checked: ${totalChecked(result.checked)} (${describe(result.checked)})\n` +
+    `losses: ${losses}, duplicates: ${duplicates}, other problems: ${others}` +
+    (others > 0
+      ? ` (out of order ${by('out_of_order')}, unexpected ${by('unexpected')}, unfinished jobs ${by('unfinished')}, revocations undone ${by('revocation_undone')}, valid tokens refused ${by('token_refused')})`
+      : '') +
+    '\n',
 );
 process.exitCode = result.problems.length > 0 ? 1 : 0;

@@ -33,33 +33,53 @@ export async function freePort(): Promise<number> {
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Server> {
   const port = await freePort();
   const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
+    env: {
+      PATH: process.env.PATH,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d) => { out = (out + d).slice(-20_000); });
-  child.stderr!.on('data', (d) => { out = (out + d).slice(-20_000); });
+  child.stdout!.on('data', (d) => {
+    out = (out + d).slice(-20_000);
+  });
+  child.stderr!.on('data', (d) => {
+    out = (out + d).slice(-20_000);
+  });
   running.add(child);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => {
-    running.delete(child);
-    resolve();
-  }));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      running.delete(child);
+      resolve();
+    }),
+  );
   const url = `http://127.0.0.1:${port}`;
   // Generous: a campaign run under `nice` on a busy machine may wait long for the CPU.
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
     try {
-      if ((await fetch(`${url}/ready`, { signal: AbortSignal.timeout(10_000) })).ok) return { url, child, exited, output: () => out };
+      if ((await fetch(`${url}/ready`, { signal: AbortSignal.timeout(10_000) })).ok)
+        return { url, child, exited, output: () => out };
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 25));
   }
   await kill({ child, exited });
-  throw new Error(`the server did not become ready on ${dataDir} within ${START_TIMEOUT_MS / 1000} s (exit code ${child.exitCode}, signal ${child.signalCode}):\n${out}`);
+  throw new Error(
+    `the server did not become ready on ${dataDir} within ${START_TIMEOUT_MS / 1000} s (exit code ${child.exitCode}, signal ${child.signalCode}):\n${out}`,
+  );
 }
 
-export async function kill(server: Pick<Server, 'child' | 'exited'>, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+export async function kill(
+  server: Pick<Server, 'child' | 'exited'>,
+  signal: NodeJS.Signals = 'SIGKILL',
+): Promise<void> {
   if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill(signal);
   await server.exited;
 }
@@ -70,10 +90,20 @@ export interface Reply {
 }
 
 /** A call with the admin token; throws on a transport error (a killed server). */
-export async function call(url: string, method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+export async function call(
+  url: string,
+  method: string,
+  route: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const res = await fetch(url + route, {
     method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
@@ -87,7 +117,8 @@ export async function call(url: string, method: string, route: string, body?: un
 }
 
 /** Like `call`, for set-up steps that must succeed. */
-export async function must(url: string, method: string, route: string, body?: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function must(url: string, method: string, route: string, body?: unknown): Promise<any> {
   const res = await call(url, method, route, body);
   if (res.status !== 200) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;

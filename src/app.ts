@@ -152,8 +152,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     childLoggerFactory: requestLogger,
   }) as unknown as FastifyInstance;
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
-  const mailer: Mailer | undefined = config.smtpUrl === undefined ? undefined : createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom });
-  const ctx = createServiceContext({ db: database.db, config, secretBox: deps.secretBox, log: logger, clock: deps.clock, secrets: deps.secrets, notifier: deps.notifier, mailer });
+  const mailer: Mailer | undefined =
+    config.smtpUrl === undefined ? undefined : createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom });
+  const ctx = createServiceContext({
+    db: database.db,
+    config,
+    secretBox: deps.secretBox,
+    log: logger,
+    clock: deps.clock,
+    secrets: deps.secrets,
+    notifier: deps.notifier,
+    mailer,
+  });
   const engine = deps.engine ?? createEngine(ctx);
   if (mailer) app.addHook('onClose', async () => mailer.close());
   app.addHook('onReady', async () => {
@@ -167,16 +177,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onClose', async () => engine.close(config.shutdownTimeoutMs));
   // Job retention: finished jobs older than JOB_RETENTION_HOURS are deleted in the background.
-  const jobRetention = createJobRetentionSweeper(ctx, { intervalMs: config.jobsSweepIntervalMs, retentionMs: config.jobRetentionHours * 3600_000 });
+  const jobRetention = createJobRetentionSweeper(ctx, {
+    intervalMs: config.jobsSweepIntervalMs,
+    retentionMs: config.jobRetentionHours * 3600_000,
+  });
   app.addHook('onReady', async () => jobRetention.start());
   app.addHook('preClose', async () => jobRetention.stop());
 
   // Packages: exports and imports in the background, taken up again after a restart.
-  const packages = createPackageRunner(ctx, engine, { maxEntries: PACKAGE_MAX_ENTRIES, maxEntryBytes: PACKAGE_MAX_ENTRY_BYTES, maxTotalBytes: config.packageMaxUncompressedBytes });
+  const packages = createPackageRunner(ctx, engine, {
+    maxEntries: PACKAGE_MAX_ENTRIES,
+    maxEntryBytes: PACKAGE_MAX_ENTRY_BYTES,
+    maxTotalBytes: config.packageMaxUncompressedBytes,
+  });
   app.addHook('onReady', async () => packages.start());
   app.addHook('preClose', async () => packages.stop());
   // Export zips and completed run requests older than PACKAGE_RETENTION_HOURS, deleted in the background.
-  const packageRetention = createPackageRetentionSweeper(ctx, { intervalMs: config.jobsSweepIntervalMs, retentionMs: config.packageRetentionHours * 3600_000 });
+  const packageRetention = createPackageRetentionSweeper(ctx, {
+    intervalMs: config.jobsSweepIntervalMs,
+    retentionMs: config.packageRetentionHours * 3600_000,
+  });
   app.addHook('onReady', async () => packageRetention.start());
   app.addHook('preClose', async () => packageRetention.stop());
   // Test case run requests in the background, taken up again after a restart.
@@ -203,10 +223,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       info: {
         title: 'Switchboard API',
         version: '0.1.0',
-        description: 'Management API of Switchboard, compatible with the Workato developer API. Authenticate with `Authorization: Bearer <developer API client token>`.',
+        description:
+          'Management API of Switchboard, compatible with the Workato developer API. Authenticate with `Authorization: Bearer <developer API client token>`.',
       },
       servers: [{ url: config.publicBaseUrl }],
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Developer API client token' } } },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Developer API client token' } },
+      },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
@@ -214,7 +237,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   operationsRoutes(app, ctx, { dialect: database.dialect, metrics, storage: database.storage });
   database.storage?.onChange((problem) => {
-    if (problem) logger.error({ failure: problem.failure }, `storage unavailable: ${STORAGE_FAILURE_TEXT[problem.failure]}; writes answer 503 until it takes writes again`);
+    if (problem)
+      logger.error(
+        { failure: problem.failure },
+        `storage unavailable: ${STORAGE_FAILURE_TEXT[problem.failure]}; writes answer 503 until it takes writes again`,
+      );
     else logger.info('storage takes writes again');
   });
   for (const register of ROUTE_TABLE) register(app, ctx, { engine, packages, tests });
@@ -229,7 +256,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   topicsRoutes(app, ctx, eventStreams);
   // Recipes publish through the same publisher (schema check, ordering, group commit).
   engine.useEventStreams(eventStreams);
-  registerGauge(metrics, 'switchboard_event_stream_consumers_waiting', 'Consumers waiting in a long poll', () => eventStreams.waits.waiting());
+  registerGauge(metrics, 'switchboard_event_stream_consumers_waiting', 'Consumers waiting in a long poll', () =>
+    eventStreams.waits.waiting(),
+  );
   app.addHook('onReady', async () => eventStreams.start());
   app.addHook('preClose', async () => eventStreams.beginShutdown());
   app.addHook('onClose', async () => eventStreams.stop());
@@ -239,20 +268,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(oauth2Routes({ ctx, signer, limiter }));
   await app.register(webhooksRoutes({ engine, maxBodyBytes: config.bodyLimitBytes }));
   // The web console: HTML pages at /console/, its own form parser, headers and error pages.
-  await app.register(consoleRoutes({ ctx, engine, eventStreams, packages, tests, csrfKey: deps.secretBox.deriveKey('console-csrf') }));
-  await app.register(gatewayRoutes({
-    ctx,
-    access,
-    resolveUpstream: deps.resolveUpstream ?? cachedUpstreams(async (scope, connectionId) => {
-      const credentials = await resolveConnectionCredentials(ctx, scope, connectionId);
-      if (!credentials.rest) throw new Error('the proxy connection is not a rest connection');
-      return credentials.rest;
-    }, ctx),
-    maxBodyBytes: config.gatewayMaxBodyBytes,
-    maxResponseBytes: config.gatewayMaxResponseBytes,
-    timeoutMs: config.gatewayTimeoutMs,
-    engine,
-  }));
+  await app.register(
+    consoleRoutes({ ctx, engine, eventStreams, packages, tests, csrfKey: deps.secretBox.deriveKey('console-csrf') }),
+  );
+  await app.register(
+    gatewayRoutes({
+      ctx,
+      access,
+      resolveUpstream:
+        deps.resolveUpstream ??
+        cachedUpstreams(async (scope, connectionId) => {
+          const credentials = await resolveConnectionCredentials(ctx, scope, connectionId);
+          if (!credentials.rest) throw new Error('the proxy connection is not a rest connection');
+          return credentials.rest;
+        }, ctx),
+      maxBodyBytes: config.gatewayMaxBodyBytes,
+      maxResponseBytes: config.gatewayMaxResponseBytes,
+      timeoutMs: config.gatewayTimeoutMs,
+      engine,
+    }),
+  );
   return app;
 }
 

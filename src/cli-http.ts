@@ -6,12 +6,21 @@ export class CallRefused extends Error {
   override name = 'CallRefused';
 }
 
-export async function callServer<T>(baseUrl: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
+export async function callServer<T>(
+  baseUrl: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
   let res: Response;
   try {
     res = await fetch(new URL(path, baseUrl), {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       signal: AbortSignal.timeout(30_000),
     });
@@ -25,6 +34,9 @@ export async function callServer<T>(baseUrl: string, token: string, method: stri
   } catch {
     parsed = { message: text.slice(0, 200) };
   }
-  if (!res.ok) throw new CallRefused(`${method} ${path} answered ${res.status}: ${String(parsed.message ?? parsed.error ?? 'no message')}`);
+  if (!res.ok)
+    throw new CallRefused(
+      `${method} ${path} answered ${res.status}: ${String(parsed.message ?? parsed.error ?? 'no message')}`,
+    );
   return parsed as T;
 }

@@ -9,11 +9,20 @@ import { DatabaseConfigError } from './db/index.ts';
 import { AppError } from './errors.ts';
 import { createLogger } from './logger.ts';
 import { ListenError, prepare, printAdminToken, startServer } from './server.ts';
-import { ADMIN_ROLE_NAME, createTokenForRole, createWorkspace, DEFAULT_WORKSPACE } from './workspaces/workspaces.service.ts';
+import {
+  ADMIN_ROLE_NAME,
+  createTokenForRole,
+  createWorkspace,
+  DEFAULT_WORKSPACE,
+} from './workspaces/workspaces.service.ts';
 import { findEnvironmentByType, findFirstWorkspace, listWorkspaces } from './workspaces/workspaces.store.ts';
 import type { EnvironmentType, InvitationStatus } from './db/types.ts';
 import { listInvitations, roleSummary } from './api/member_invitations/member_invitations.service.ts';
-import { deleteStoredSecret, listStoredSecrets, setStoredSecret } from './api/secrets_management/secrets_management.service.ts';
+import {
+  deleteStoredSecret,
+  listStoredSecrets,
+  setStoredSecret,
+} from './api/secrets_management/secrets_management.service.ts';
 import { createServiceContext, type ServiceContext } from './context.ts';
 import { insertPolicy, listPolicies } from './api/api_clients/api_clients.store.ts';
 import { isUniqueViolation, storageFailureOf } from './db/dialect.ts';
@@ -68,7 +77,10 @@ const COMMANDS: Record<string, Command> = {
       const { database, firstStart } = await prepare(config, cliLogger(config), workspace);
       try {
         if (firstStart.printableToken) printAdminToken(process.stdout, firstStart.printableToken, config);
-        else process.stderr.write(`workspace ${firstStart.workspace.id} already exists; use "switchboard tokens create --role ${ADMIN_ROLE_NAME}" for a new admin token\n`);
+        else
+          process.stderr.write(
+            `workspace ${firstStart.workspace.id} already exists; use "switchboard tokens create --role ${ADMIN_ROLE_NAME}" for a new admin token\n`,
+          );
       } finally {
         await database.db.destroy();
       }
@@ -77,9 +89,16 @@ const COMMANDS: Record<string, Command> = {
   'tokens create': {
     summary: 'Create a developer API client with a role and print its token (only the token, on stdout)',
     usage: 'switchboard tokens create --role NAME [--name CLIENT_NAME] [--env dev|test|prod] [--workspace ID]',
-    options: { help, role: { type: 'string' }, name: { type: 'string' }, env: { type: 'string', default: 'dev' }, workspace: { type: 'string' } },
+    options: {
+      help,
+      role: { type: 'string' },
+      name: { type: 'string' },
+      env: { type: 'string', default: 'dev' },
+      workspace: { type: 'string' },
+    },
     async run(values, config) {
-      if (typeof values.role !== 'string') throw new UsageError('--role is required (e.g. --role Admin or --role "Read only")');
+      if (typeof values.role !== 'string')
+        throw new UsageError('--role is required (e.g. --role Admin or --role "Read only")');
       const env = String(values.env).toLowerCase();
       if (env !== 'dev' && env !== 'test' && env !== 'prod') throw new UsageError('--env must be dev, test or prod');
       const { database, secretBox, secrets } = await prepare(config, cliLogger(config));
@@ -87,7 +106,12 @@ const COMMANDS: Record<string, Command> = {
         const ctx = createServiceContext({ db: database.db, config, secretBox, log: cliLogger(config), secrets });
         const workspaceId = await workspaceIdFrom(values.workspace, database.db);
         const name = typeof values.name === 'string' ? values.name : `cli-${values.role}-${new Date().toISOString()}`;
-        const { token, clientId } = await createTokenForRole(ctx, { workspaceId, roleName: values.role, clientName: name, environment: env as EnvironmentType });
+        const { token, clientId } = await createTokenForRole(ctx, {
+          workspaceId,
+          roleName: values.role,
+          clientName: name,
+          environment: env as EnvironmentType,
+        });
         process.stderr.write(`created developer API client ${clientId} ("${name}", role ${values.role}, env ${env})\n`);
         process.stdout.write(`${token}\n`);
       } finally {
@@ -100,12 +124,18 @@ const COMMANDS: Record<string, Command> = {
     usage: 'switchboard workspaces create --name NAME --owner-email EMAIL',
     options: { help, name: { type: 'string' }, 'owner-email': { type: 'string' } },
     async run(values, config) {
-      if (typeof values.name !== 'string' || typeof values['owner-email'] !== 'string') throw new UsageError('--name and --owner-email are required');
+      if (typeof values.name !== 'string' || typeof values['owner-email'] !== 'string')
+        throw new UsageError('--name and --owner-email are required');
       const { database, secretBox, secrets } = await prepare(config, cliLogger(config));
       try {
         const ctx = createServiceContext({ db: database.db, config, secretBox, log: cliLogger(config), secrets });
         const workspace = await createWorkspace(ctx, { name: values.name, ownerEmail: values['owner-email'] });
-        const { token } = await createTokenForRole(ctx, { workspaceId: workspace.id, roleName: ADMIN_ROLE_NAME, clientName: 'Bootstrap admin', environment: 'dev' });
+        const { token } = await createTokenForRole(ctx, {
+          workspaceId: workspace.id,
+          roleName: ADMIN_ROLE_NAME,
+          clientName: 'Bootstrap admin',
+          environment: 'dev',
+        });
         process.stderr.write(`created workspace ${workspace.id} ("${workspace.name}")\n`);
         printAdminToken(process.stdout, token, config);
       } finally {
@@ -115,19 +145,35 @@ const COMMANDS: Record<string, Command> = {
   },
   'api-policies create': {
     summary: 'Create an access policy (rate limit and/or quota) for API clients and access profiles',
-    usage: 'switchboard api-policies create --name NAME [--rate REQUESTS/SECONDS] [--quota REQUESTS/SECONDS] [--workspace ID]',
-    options: { help, name: { type: 'string' }, rate: { type: 'string' }, quota: { type: 'string' }, workspace: { type: 'string' } },
+    usage:
+      'switchboard api-policies create --name NAME [--rate REQUESTS/SECONDS] [--quota REQUESTS/SECONDS] [--workspace ID]',
+    options: {
+      help,
+      name: { type: 'string' },
+      rate: { type: 'string' },
+      quota: { type: 'string' },
+      workspace: { type: 'string' },
+    },
     async run(values, config) {
       if (typeof values.name !== 'string' || values.name.trim() === '') throw new UsageError('--name is required');
       const rate = typeof values.rate === 'string' ? parseWindow('--rate', values.rate) : undefined;
       const quota = typeof values.quota === 'string' ? parseWindow('--quota', values.quota) : undefined;
-      if (!rate && !quota) throw new UsageError('give --rate and/or --quota, e.g. --rate 100/60 --quota 100000/2592000');
+      if (!rate && !quota)
+        throw new UsageError('give --rate and/or --quota, e.g. --rate 100/60 --quota 100000/2592000');
       const { database } = await prepare(config, cliLogger(config));
       try {
         const workspaceId = await workspaceIdFrom(values.workspace, database.db);
-        const policy = await insertPolicy(database.db, { workspaceId, name: values.name.trim(), ...(rate ? { rate } : {}), ...(quota ? { quota } : {}), now: new Date().toISOString() });
+        const policy = await insertPolicy(database.db, {
+          workspaceId,
+          name: values.name.trim(),
+          ...(rate ? { rate } : {}),
+          ...(quota ? { quota } : {}),
+          now: new Date().toISOString(),
+        });
         process.stdout.write(`${policy.id}\n`);
-        process.stderr.write(`created access policy ${policy.id} ("${policy.name}"); use it as api_policy_id on API clients and access profiles\n`);
+        process.stderr.write(
+          `created access policy ${policy.id} ("${policy.name}"); use it as api_policy_id on API clients and access profiles\n`,
+        );
       } catch (error) {
         if (isUniqueViolation(error)) throw new UsageError(`an access policy named "${values.name}" already exists`);
         throw error;
@@ -160,7 +206,8 @@ const COMMANDS: Record<string, Command> = {
     async run(_values, config) {
       const { database } = await prepare(config, cliLogger(config));
       try {
-        for (const w of await listWorkspaces(database.db)) process.stdout.write(`${w.id}\t${w.name}\t${w.owner_email}\n`);
+        for (const w of await listWorkspaces(database.db))
+          process.stdout.write(`${w.id}\t${w.name}\t${w.owner_email}\n`);
       } finally {
         await database.db.destroy();
       }
@@ -173,11 +220,16 @@ const COMMANDS: Record<string, Command> = {
     async run(values, config) {
       const statuses: readonly InvitationStatus[] = ['pending', 'sending', 'sent', 'failed'];
       const status = values.status;
-      if (status !== undefined && !statuses.includes(status as InvitationStatus)) throw new UsageError(`--status must be one of ${statuses.join(', ')}`);
+      if (status !== undefined && !statuses.includes(status as InvitationStatus))
+        throw new UsageError(`--status must be one of ${statuses.join(', ')}`);
       const { database } = await prepare(config, cliLogger(config));
       try {
         const workspaceId = await workspaceIdFrom(values.workspace, database.db);
-        for (const i of await listInvitations({ db: database.db }, workspaceId, status as InvitationStatus | undefined)) {
+        for (const i of await listInvitations(
+          { db: database.db },
+          workspaceId,
+          status as InvitationStatus | undefined,
+        )) {
           const columns = [i.id, i.email, i.name, roleSummary(i.roles), i.status, i.invited_at, i.delivery_error ?? ''];
           process.stdout.write(`${columns.map((c) => String(c).replace(/[\t\r\n]+/g, ' ')).join('\t')}\n`);
         }
@@ -187,17 +239,24 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'secrets set': {
-    summary: 'Store a secret in the built-in store (value read from stdin); connections reference it as {"secret": "NAME"}',
+    summary:
+      'Store a secret in the built-in store (value read from stdin); connections reference it as {"secret": "NAME"}',
     usage: 'printf %s "$VALUE" | switchboard secrets set NAME [--env dev|test|prod] [--workspace ID]',
     options: { help, env: { type: 'string', default: 'dev' }, workspace: { type: 'string' } },
     positionals: ['NAME'],
     async run(values, config, [name]) {
       await withSecretScope(values, config, async (ctx, scope, label) => {
-        if (process.stdin.isTTY) process.stderr.write(`Type the value of ${name}, then Enter and Ctrl-D (it is shown as you type; prefer a pipe)\n`);
+        if (process.stdin.isTTY)
+          process.stderr.write(
+            `Type the value of ${name}, then Enter and Ctrl-D (it is shown as you type; prefer a pipe)\n`,
+          );
         const chunks: Buffer[] = [];
-        for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+        for await (const chunk of process.stdin)
+          chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
         // One trailing newline is what `echo` and editors add; it is not part of the secret.
-        const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+        const value = Buffer.concat(chunks)
+          .toString('utf8')
+          .replace(/\r?\n$/, '');
         await setStoredSecret(ctx, null, scope, name as string, value);
         process.stderr.write(`stored secret ${name} in ${label}\n`);
       });
@@ -226,9 +285,19 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   deploy: {
-    summary: 'Build a project in dev and deploy it to test or prod through a running server; waits, prints progress, exits 0 when deployed',
-    usage: 'switchboard deploy --project ID --to test|prod [--url URL] [--token TOKEN] [--description TEXT] [--timeout SECONDS]',
-    options: { help, project: { type: 'string' }, to: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' }, description: { type: 'string' }, timeout: { type: 'string' } },
+    summary:
+      'Build a project in dev and deploy it to test or prod through a running server; waits, prints progress, exits 0 when deployed',
+    usage:
+      'switchboard deploy --project ID --to test|prod [--url URL] [--token TOKEN] [--description TEXT] [--timeout SECONDS]',
+    options: {
+      help,
+      project: { type: 'string' },
+      to: { type: 'string' },
+      url: { type: 'string' },
+      token: { type: 'string' },
+      description: { type: 'string' },
+      timeout: { type: 'string' },
+    },
     async run(values, config) {
       const { deployProject } = await import('./api/deployments/deploy-client.ts');
       const { CallRefused } = await import('./cli-http.ts');
@@ -236,13 +305,23 @@ const COMMANDS: Record<string, Command> = {
       if (!/^[fF]?\d{1,15}$/.test(project)) throw new UsageError('--project must be a project id (or f<folder id>)');
       if (values.to !== 'test' && values.to !== 'prod') throw new UsageError('--to must be test or prod');
       const token = typeof values.token === 'string' ? values.token : config.cliToken;
-      if (!token) throw new UsageError('a developer API token of the dev environment is needed: --token or SWITCHBOARD_TOKEN');
+      if (!token)
+        throw new UsageError('a developer API token of the dev environment is needed: --token or SWITCHBOARD_TOKEN');
       const timeout = values.timeout === undefined ? 600 : Number(values.timeout);
-      if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) throw new UsageError('--timeout must be a whole number of seconds from 1 to 86400');
-      const baseUrl = typeof values.url === 'string' ? values.url : `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${config.port}`;
+      if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400)
+        throw new UsageError('--timeout must be a whole number of seconds from 1 to 86400');
+      const baseUrl =
+        typeof values.url === 'string'
+          ? values.url
+          : `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${config.port}`;
       try {
         const code = await deployProject({
-          baseUrl, token, project, environment: values.to, timeoutMs: timeout * 1000, pollMs: 1000,
+          baseUrl,
+          token,
+          project,
+          environment: values.to,
+          timeoutMs: timeout * 1000,
+          pollMs: 1000,
           ...(typeof values.description === 'string' ? { description: values.description } : {}),
           write: (line) => process.stdout.write(`${line}\n`),
         });
@@ -254,9 +333,20 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   test: {
-    summary: 'Run the test cases of a project (or --recipe, --folder) through a running server; prints failures, writes JUnit XML, exits 1 when one failed',
-    usage: 'switchboard test --project ID | --recipe ID | --folder ID [--junit FILE] [--url URL] [--token TOKEN] [--timeout SECONDS]',
-    options: { help, project: { type: 'string' }, recipe: { type: 'string' }, folder: { type: 'string' }, junit: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' }, timeout: { type: 'string' } },
+    summary:
+      'Run the test cases of a project (or --recipe, --folder) through a running server; prints failures, writes JUnit XML, exits 1 when one failed',
+    usage:
+      'switchboard test --project ID | --recipe ID | --folder ID [--junit FILE] [--url URL] [--token TOKEN] [--timeout SECONDS]',
+    options: {
+      help,
+      project: { type: 'string' },
+      recipe: { type: 'string' },
+      folder: { type: 'string' },
+      junit: { type: 'string' },
+      url: { type: 'string' },
+      token: { type: 'string' },
+      timeout: { type: 'string' },
+    },
     async run(values, config) {
       const { runTests } = await import('./api/test_cases/test-client.ts');
       const { CallRefused } = await import('./cli-http.ts');
@@ -268,12 +358,21 @@ const COMMANDS: Record<string, Command> = {
       const token = typeof values.token === 'string' ? values.token : config.cliToken;
       if (!token) throw new UsageError('a developer API token is needed: --token or SWITCHBOARD_TOKEN');
       const timeout = values.timeout === undefined ? 600 : Number(values.timeout);
-      if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400) throw new UsageError('--timeout must be a whole number of seconds from 1 to 86400');
-      const baseUrl = typeof values.url === 'string' ? values.url : `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${config.port}`;
-      const selector = key === 'project' ? { project_id: id } : key === 'recipe' ? { recipe_id: id } : { folder_id: id };
+      if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400)
+        throw new UsageError('--timeout must be a whole number of seconds from 1 to 86400');
+      const baseUrl =
+        typeof values.url === 'string'
+          ? values.url
+          : `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${config.port}`;
+      const selector =
+        key === 'project' ? { project_id: id } : key === 'recipe' ? { recipe_id: id } : { folder_id: id };
       try {
         const code = await runTests({
-          baseUrl, token, selector, timeoutMs: timeout * 1000, pollMs: 500,
+          baseUrl,
+          token,
+          selector,
+          timeoutMs: timeout * 1000,
+          pollMs: 500,
           ...(typeof values.junit === 'string' ? { junitFile: values.junit } : {}),
           write: (line) => process.stdout.write(`${line}\n`),
         });
@@ -285,7 +384,8 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'prepare-python': {
-    summary: 'Load the Python interpreter once and keep its memory snapshot beside the installation, so a fresh server\'s first Python step starts at once (npm install runs it)',
+    summary:
+      "Load the Python interpreter once and keep its memory snapshot beside the installation, so a fresh server's first Python step starts at once (npm install runs it)",
     usage: 'switchboard prepare-python',
     options: { help },
     async run() {
@@ -293,7 +393,9 @@ const COMMANDS: Record<string, Command> = {
       const file = installedPythonSnapshotFile();
       const started = Date.now();
       await preparePythonSnapshot(file);
-      process.stderr.write(`the Python interpreter's snapshot is ready in ${file} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+      process.stderr.write(
+        `the Python interpreter's snapshot is ready in ${file} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
+      );
     },
   },
   backup: {
@@ -306,12 +408,13 @@ const COMMANDS: Record<string, Command> = {
       const key = secretKeyLocation(config);
       process.stderr.write(
         `backed up ${config.dataDir} to ${result.file} (${result.bytes} bytes, ${result.migrations} migrations)\n` +
-        `the credentials in it open only with the secret key: ${key.description}${key.present ? '' : ' (not there yet)'}; keep a copy of that key, stored apart from the backups\n`,
+          `the credentials in it open only with the secret key: ${key.description}${key.present ? '' : ' (not there yet)'}; keep a copy of that key, stored apart from the backups\n`,
       );
     },
   },
   restore: {
-    summary: 'Put a backup in place as the database of DATA_DIR (the server must be stopped; the old database is kept aside)',
+    summary:
+      'Put a backup in place as the database of DATA_DIR (the server must be stopped; the old database is kept aside)',
     usage: 'switchboard restore FILE',
     options: { help },
     positionals: ['FILE'],
@@ -320,14 +423,14 @@ const COMMANDS: Record<string, Command> = {
       const key = secretKeyLocation(config);
       process.stderr.write(
         `restored ${path.resolve(file as string)} into ${result.file} (${result.migrations} migrations${result.pending.length > 0 ? `; the server applies ${result.pending.length} more on start` : ''})\n` +
-        (result.previous ? `the database that was there is kept as ${result.previous}\n` : '') +
-        (!key.present
-          ? `no secret key here yet: put the secret.key of the server the backup came from at ${key.description} (or set SWITCHBOARD_SECRET_KEY to it) before starting, or its credentials cannot be opened\n`
-          : result.keyOpensCredentials === false
-            ? `WARNING: the secret key (${key.description}) does not open the credentials in this backup: use the key of the server the backup came from before starting\n`
-            : result.keyOpensCredentials === true
-              ? `the secret key (${key.description}) opens the credentials in it\n`
-              : `the credentials open only if ${key.description} is the key of the server the backup came from\n`),
+          (result.previous ? `the database that was there is kept as ${result.previous}\n` : '') +
+          (!key.present
+            ? `no secret key here yet: put the secret.key of the server the backup came from at ${key.description} (or set SWITCHBOARD_SECRET_KEY to it) before starting, or its credentials cannot be opened\n`
+            : result.keyOpensCredentials === false
+              ? `WARNING: the secret key (${key.description}) does not open the credentials in this backup: use the key of the server the backup came from before starting\n`
+              : result.keyOpensCredentials === true
+                ? `the secret key (${key.description}) opens the credentials in it\n`
+                : `the credentials open only if ${key.description} is the key of the server the backup came from\n`),
       );
     },
   },
@@ -337,7 +440,8 @@ class UsageError extends Error {}
 
 function parseWindow(flag: string, text: string): { requests: number; seconds: number } {
   const match = /^(\d{1,9})\/(\d{1,9})$/.exec(text.trim());
-  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1) throw new UsageError(`${flag} must be REQUESTS/SECONDS, e.g. 100/60`);
+  if (!match || Number(match[1]) < 1 || Number(match[2]) < 1)
+    throw new UsageError(`${flag} must be REQUESTS/SECONDS, e.g. 100/60`);
   return { requests: Number(match[1]), seconds: Number(match[2]) };
 }
 
@@ -388,7 +492,9 @@ function usage(): string {
 export async function main(argv: string[]): Promise<number> {
   const major = Number(process.versions.node.split('.')[0]);
   if (major < 24) {
-    process.stderr.write(`switchboard needs Node.js 24 (this is ${process.version}); run it through npm ("npm start", "npx switchboard") so the project's own Node.js is used\n`);
+    process.stderr.write(
+      `switchboard needs Node.js 24 (this is ${process.version}); run it through npm ("npm start", "npx switchboard") so the project's own Node.js is used\n`,
+    );
     return 1;
   }
   const [first, second] = argv;
@@ -405,17 +511,31 @@ export async function main(argv: string[]): Promise<number> {
   }
   const rest = argv.slice(name.split(' ').length);
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: command.positionals !== undefined });
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: command.options,
+      strict: true,
+      allowPositionals: command.positionals !== undefined,
+    });
     if (values.help) {
       process.stdout.write(`Usage: ${command.usage}\n\n${command.summary}\n`);
       return 0;
     }
     const expected = command.positionals ?? [];
-    if (positionals.length !== expected.length) throw new UsageError(`expected ${expected.length === 0 ? 'no arguments' : expected.join(' ')}; usage: ${command.usage}`);
+    if (positionals.length !== expected.length)
+      throw new UsageError(
+        `expected ${expected.length === 0 ? 'no arguments' : expected.join(' ')}; usage: ${command.usage}`,
+      );
     await command.run(values as Record<string, string | boolean | undefined>, loadConfig(), positionals);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ConfigError || error instanceof SecretKeyError || error instanceof DatabaseConfigError || error instanceof AppError) {
+    if (
+      error instanceof UsageError ||
+      error instanceof ConfigError ||
+      error instanceof SecretKeyError ||
+      error instanceof DatabaseConfigError ||
+      error instanceof AppError
+    ) {
       process.stderr.write(`switchboard: ${error.message}\n`);
       return 2;
     }
@@ -426,24 +546,29 @@ export async function main(argv: string[]): Promise<number> {
     }
     const failure = storageFailureOf(error);
     if (failure !== undefined) {
-      process.stderr.write(`switchboard: the database cannot be used: ${STORAGE_FAILURE_TEXT[failure]} (${(error as Error).message})\n`);
+      process.stderr.write(
+        `switchboard: the database cannot be used: ${STORAGE_FAILURE_TEXT[failure]} (${(error as Error).message})\n`,
+      );
       return 1;
     }
     if (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`switchboard: ${error.message}\nUsage: ${command.usage}\n`);
       return 2;
     }
-    process.stderr.write(`switchboard: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.stderr.write(`switchboard: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return 1;
   }
 }
 
 if (import.meta.main) {
-  main(process.argv.slice(2)).then((code) => {
-    // serve keeps running (the server holds the event loop); other commands end here.
-    if (code !== 0) process.exit(code);
-  }, (error: unknown) => {
-    process.stderr.write(`${String(error)}\n`);
-    process.exit(1);
-  });
+  main(process.argv.slice(2)).then(
+    (code) => {
+      // serve keeps running (the server holds the event loop); other commands end here.
+      if (code !== 0) process.exit(code);
+    },
+    (error: unknown) => {
+      process.stderr.write(`${String(error)}\n`);
+      process.exit(1);
+    },
+  );
 }

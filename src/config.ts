@@ -74,13 +74,48 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** The variables this file reads: never exposed through the `env:` secret provider, whatever the prefix. */
 export const CONFIG_VARIABLES: readonly string[] = [
-  'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'LOG_LEVEL', 'SWITCHBOARD_ADMIN_TOKEN', 'SWITCHBOARD_SECRET_KEY',
-  'PUBLIC_BASE_URL', 'PUBLIC_AUTH_URL', 'PUBLIC_EVENT_STREAMS_URL', 'EVENT_STREAMS_PORT', 'BODY_LIMIT_BYTES', 'RECIPE_BODY_LIMIT_BYTES', 'TRUST_PROXY', 'SQLITE_SYNCHRONOUS',
-  'SHUTDOWN_TIMEOUT_MS', 'EVENT_STREAMS_SWEEP_INTERVAL_MS', 'SECRETS_CACHE_TTL_SECONDS', 'SECRETS_ENV_PREFIX', 'SECRETS_DIR',
-  'PUBLIC_GATEWAY_URL', 'GATEWAY_MAX_BODY_BYTES', 'GATEWAY_MAX_RESPONSE_BYTES', 'GATEWAY_TIMEOUT_MS', 'LOOKUP_TABLE_MAX_ROWS', 'DATA_TABLE_MAX_RECORDS', 'FILE_MAX_BYTES',
-  'SMTP_URL', 'SMTP_FROM', 'JOB_BACKLOG_PER_RECIPE', 'JOB_BACKLOG_PER_WORKSPACE', 'TRIGGER_POLL_SECONDS',
-  'JOB_RETENTION_HOURS', 'CONSOLE_SESSION_HOURS', 'JOBS_SWEEP_INTERVAL_MS', 'PACKAGE_MAX_BYTES', 'PACKAGE_MAX_UNCOMPRESSED_BYTES', 'PACKAGE_RETENTION_HOURS', 'SWITCHBOARD_TOKEN',
-  'DATABASE_POOL_MAX', 'DATABASE_CONNECT_TIMEOUT_MS', 'DATABASE_IDLE_TIMEOUT_MS',
+  'PORT',
+  'HOST',
+  'DATA_DIR',
+  'DATABASE_URL',
+  'LOG_LEVEL',
+  'SWITCHBOARD_ADMIN_TOKEN',
+  'SWITCHBOARD_SECRET_KEY',
+  'PUBLIC_BASE_URL',
+  'PUBLIC_AUTH_URL',
+  'PUBLIC_EVENT_STREAMS_URL',
+  'EVENT_STREAMS_PORT',
+  'BODY_LIMIT_BYTES',
+  'RECIPE_BODY_LIMIT_BYTES',
+  'TRUST_PROXY',
+  'SQLITE_SYNCHRONOUS',
+  'SHUTDOWN_TIMEOUT_MS',
+  'EVENT_STREAMS_SWEEP_INTERVAL_MS',
+  'SECRETS_CACHE_TTL_SECONDS',
+  'SECRETS_ENV_PREFIX',
+  'SECRETS_DIR',
+  'PUBLIC_GATEWAY_URL',
+  'GATEWAY_MAX_BODY_BYTES',
+  'GATEWAY_MAX_RESPONSE_BYTES',
+  'GATEWAY_TIMEOUT_MS',
+  'LOOKUP_TABLE_MAX_ROWS',
+  'DATA_TABLE_MAX_RECORDS',
+  'FILE_MAX_BYTES',
+  'SMTP_URL',
+  'SMTP_FROM',
+  'JOB_BACKLOG_PER_RECIPE',
+  'JOB_BACKLOG_PER_WORKSPACE',
+  'TRIGGER_POLL_SECONDS',
+  'JOB_RETENTION_HOURS',
+  'CONSOLE_SESSION_HOURS',
+  'JOBS_SWEEP_INTERVAL_MS',
+  'PACKAGE_MAX_BYTES',
+  'PACKAGE_MAX_UNCOMPRESSED_BYTES',
+  'PACKAGE_RETENTION_HOURS',
+  'SWITCHBOARD_TOKEN',
+  'DATABASE_POOL_MAX',
+  'DATABASE_CONNECT_TIMEOUT_MS',
+  'DATABASE_IDLE_TIMEOUT_MS',
   'NODE_LEASE_MS',
 ];
 
@@ -108,7 +143,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (sync !== 'FULL' && sync !== 'NORMAL') throw new ConfigError('SQLITE_SYNCHRONOUS must be FULL or NORMAL');
   const smtpUrl = smtpUrlSetting(env);
   const smtpFrom = str(env, 'SMTP_FROM') ?? 'Switchboard <switchboard@localhost>';
-  if (/[\r\n]/.test(smtpFrom) || !smtpFrom.includes('@')) throw new ConfigError('SMTP_FROM must be an e-mail address, optionally with a name: "Switchboard <ops@example.com>"');
+  if (/[\r\n]/.test(smtpFrom) || !smtpFrom.includes('@'))
+    throw new ConfigError(
+      'SMTP_FROM must be an e-mail address, optionally with a name: "Switchboard <ops@example.com>"',
+    );
   const trustProxy = (str(env, 'TRUST_PROXY') ?? 'false').toLowerCase();
   if (trustProxy !== 'true' && trustProxy !== 'false') throw new ConfigError('TRUST_PROXY must be true or false');
   const secretsEnvPrefix = str(env, 'SECRETS_ENV_PREFIX') ?? DEFAULT_SECRETS_ENV_PREFIX;
@@ -118,7 +156,9 @@ export function loadConfig(env: Env = process.env): Config {
   const secretsDir = str(env, 'SECRETS_DIR');
   const databaseUrl = str(env, 'DATABASE_URL');
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//i.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must be a PostgreSQL connection string: postgres://user:password@host:5432/database');
+    throw new ConfigError(
+      'DATABASE_URL must be a PostgreSQL connection string: postgres://user:password@host:5432/database',
+    );
   }
 
   return Object.freeze({
@@ -148,8 +188,9 @@ export function loadConfig(env: Env = process.env): Config {
     // Advertised address of POST /oauth2/token.
     publicAuthUrl: urlSetting(env, 'PUBLIC_AUTH_URL') ?? publicBaseUrl,
     // Advertised address of the PubSub (event streams) API; defaults to the event streams listener when there is one.
-    publicEventStreamsUrl: urlSetting(env, 'PUBLIC_EVENT_STREAMS_URL')
-      ?? (eventStreamsPort === undefined ? publicBaseUrl : `http://${hostForUrl(host)}:${eventStreamsPort}`),
+    publicEventStreamsUrl:
+      urlSetting(env, 'PUBLIC_EVENT_STREAMS_URL') ??
+      (eventStreamsPort === undefined ? publicBaseUrl : `http://${hostForUrl(host)}:${eventStreamsPort}`),
     // Unset: PORT serves everything. Set: a second listener on HOST:EVENT_STREAMS_PORT serving only the event streams operations and health checks.
     eventStreamsPort,
     // Advertised address of published APIs (the gateway); a host of its own is routed by Host header.
@@ -187,7 +228,13 @@ export function loadConfig(env: Env = process.env): Config {
     // Largest package zip accepted by POST /api/packages/import (contract 15, open question 6: 50 MB).
     packageMaxBytes: intSetting(env, 'PACKAGE_MAX_BYTES', 50 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
     // Largest total of the files inside a package once uncompressed (a zip bomb is refused before it is inflated).
-    packageMaxUncompressedBytes: intSetting(env, 'PACKAGE_MAX_UNCOMPRESSED_BYTES', 512 * 1024 * 1024, 1024, 8 * 1024 * 1024 * 1024),
+    packageMaxUncompressedBytes: intSetting(
+      env,
+      'PACKAGE_MAX_UNCOMPRESSED_BYTES',
+      512 * 1024 * 1024,
+      1024,
+      8 * 1024 * 1024 * 1024,
+    ),
     // SMTP server for invitation e-mails: smtp://user:pass@host:587 (STARTTLS when offered) or
     // smtps://user:pass@host:465. Unset: invitations are recorded and logged as pending, not sent.
     // Holds a password: never logged.
@@ -273,7 +320,9 @@ function smtpUrlSetting(env: Env): string | undefined {
   }
   // The message never repeats the value: it may hold a password.
   if (url === undefined || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') {
-    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:password@mail.example.com:587');
+    throw new ConfigError(
+      'SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:password@mail.example.com:587',
+    );
   }
   return raw;
 }

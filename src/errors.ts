@@ -22,29 +22,81 @@ export const ERROR_CATALOG = {
   path_parameter_invalid: { status: 400, message: 'Validation failed: path parameter {field} {problem}' },
   nothing_to_update: { status: 400, message: 'Nothing to update' },
   id_required: { status: 400, message: 'id is required' },
-  since_time_invalid: { status: 400, message: 'Validation failed: since_time must be an RFC 3339 date-time, e.g. 2025-05-06T14:02:11Z' },
+  since_time_invalid: {
+    status: 400,
+    message: 'Validation failed: since_time must be an RFC 3339 date-time, e.g. 2025-05-06T14:02:11Z',
+  },
   // Authentication and authorisation
   unauthorized: { status: 401, message: 'Unauthorized' },
   privilege_missing: { status: 403, message: 'Forbidden: your role lacks the {privilege} privilege' },
   ip_not_allowed: { status: 403, message: 'IP address not allowed' },
-  environment_not_allowed: { status: 403, message: 'Forbidden: this endpoint is only available to clients of the dev environment' },
+  environment_not_allowed: {
+    status: 403,
+    message: 'Forbidden: this endpoint is only available to clients of the dev environment',
+  },
   folders_out_of_scope: { status: 403, message: 'Forbidden: projects outside your scope: {folders}' },
-  project_creation_needs_all_folders: { status: 403, message: 'Forbidden: creating a project needs a client with access to all projects (all_folders)' },
-  api_client_needs_project_in_scope: { status: 403, message: 'Forbidden: a client limited to some projects must name one of them in project_id' },
-  lookup_table_needs_project_in_scope: { status: 403, message: 'Forbidden: a client limited to some projects must give the project_id of one of them' },
-  data_table_needs_folder_in_scope: { status: 403, message: 'Forbidden: a client limited to some projects must give the folder_id of a folder in one of them' },
-  scoped_client_cannot_create_all_folders: { status: 403, message: 'Forbidden: a client limited to some projects cannot create a client with all_folders' },
-  scoped_client_cannot_grant_all_folders: { status: 403, message: 'Forbidden: a client limited to some projects cannot grant all_folders' },
-  api_client_role_exceeds_caller: { status: 403, message: 'Forbidden: the role grants privileges you do not hold ({privileges})' },
-  secrets_need_all_folders: { status: 403, message: 'Forbidden: built-in secrets serve every project of the environment; a client limited to some projects cannot change them' },
-  client_holds_unheld_privileges: { status: 403, message: 'Forbidden: the client holds privileges you do not hold ({privileges})' },
-  client_reaches_all_folders: { status: 403, message: 'Forbidden: the client reaches all projects, and you are limited to some' },
-  client_folders_out_of_scope: { status: 403, message: 'Forbidden: the client reaches projects outside your scope: {folders}' },
-  role_reaches_all_folders: { status: 403, message: 'Forbidden: the role reaches all folders, and you are limited to some projects' },
+  project_creation_needs_all_folders: {
+    status: 403,
+    message: 'Forbidden: creating a project needs a client with access to all projects (all_folders)',
+  },
+  api_client_needs_project_in_scope: {
+    status: 403,
+    message: 'Forbidden: a client limited to some projects must name one of them in project_id',
+  },
+  lookup_table_needs_project_in_scope: {
+    status: 403,
+    message: 'Forbidden: a client limited to some projects must give the project_id of one of them',
+  },
+  data_table_needs_folder_in_scope: {
+    status: 403,
+    message: 'Forbidden: a client limited to some projects must give the folder_id of a folder in one of them',
+  },
+  scoped_client_cannot_create_all_folders: {
+    status: 403,
+    message: 'Forbidden: a client limited to some projects cannot create a client with all_folders',
+  },
+  scoped_client_cannot_grant_all_folders: {
+    status: 403,
+    message: 'Forbidden: a client limited to some projects cannot grant all_folders',
+  },
+  api_client_role_exceeds_caller: {
+    status: 403,
+    message: 'Forbidden: the role grants privileges you do not hold ({privileges})',
+  },
+  secrets_need_all_folders: {
+    status: 403,
+    message:
+      'Forbidden: built-in secrets serve every project of the environment; a client limited to some projects cannot change them',
+  },
+  client_holds_unheld_privileges: {
+    status: 403,
+    message: 'Forbidden: the client holds privileges you do not hold ({privileges})',
+  },
+  client_reaches_all_folders: {
+    status: 403,
+    message: 'Forbidden: the client reaches all projects, and you are limited to some',
+  },
+  client_folders_out_of_scope: {
+    status: 403,
+    message: 'Forbidden: the client reaches projects outside your scope: {folders}',
+  },
+  role_reaches_all_folders: {
+    status: 403,
+    message: 'Forbidden: the role reaches all folders, and you are limited to some projects',
+  },
   role_reaches_outside_scope: { status: 403, message: 'Forbidden: the role reaches folders outside your projects' },
-  role_grants_unheld_privileges: { status: 403, message: 'Forbidden: the role would grant privileges you do not hold ({privileges})' },
-  role_folders_out_of_scope: { status: 403, message: 'Forbidden: the role reaches folders outside your projects; send folder_ids' },
-  scoped_client_cannot_give_role_all_folders: { status: 403, message: 'Forbidden: a client limited to some projects cannot give a role all folders; send folder_ids' },
+  role_grants_unheld_privileges: {
+    status: 403,
+    message: 'Forbidden: the role would grant privileges you do not hold ({privileges})',
+  },
+  role_folders_out_of_scope: {
+    status: 403,
+    message: 'Forbidden: the role reaches folders outside your projects; send folder_ids',
+  },
+  scoped_client_cannot_give_role_all_folders: {
+    status: 403,
+    message: 'Forbidden: a client limited to some projects cannot give a role all folders; send folder_ids',
+  },
   topic_publish_not_granted: { status: 403, message: 'Forbidden: this access profile may not publish to this topic' },
   topic_consume_not_granted: { status: 403, message: 'Forbidden: this access profile may not consume from this topic' },
   // Not found
@@ -65,31 +117,55 @@ export const ERROR_CATALOG = {
   package_not_found: { status: 404, message: 'Package not found' },
   test_case_not_found: { status: 404, message: 'Test case not found' },
   run_request_not_found: { status: 404, message: 'Run request not found' },
-  package_has_no_content: { status: 404, message: 'The package has no zip to download: only a completed export has one, for PACKAGE_RETENTION_HOURS' },
+  package_has_no_content: {
+    status: 404,
+    message: 'The package has no zip to download: only a completed export has one, for PACKAGE_RETENTION_HOURS',
+  },
   // Conflicts and refused changes
   name_taken: { status: 422, message: 'Name has already been taken' },
-  endpoint_path_taken: { status: 422, message: 'An endpoint with this method and path already exists in the collection' },
+  endpoint_path_taken: {
+    status: 422,
+    message: 'An endpoint with this method and path already exists in the collection',
+  },
   recipe_not_running: { status: 422, message: 'Recipe must be running to enable the endpoint' },
   recipe_already_running: { status: 400, message: "Can't change the recipe state: invalid state running" },
   recipe_already_stopped: { status: 400, message: "Can't change the recipe state: invalid state stopped" },
-  trigger_without_cursor: { status: 400, message: 'reset_trigger applies to scheduled, topic and polling triggers; this recipe is triggered by {provider}' },
-  trigger_not_pollable: { status: 400, message: 'poll_now applies to scheduled and polling triggers; this recipe is triggered by {provider}' },
+  trigger_without_cursor: {
+    status: 400,
+    message: 'reset_trigger applies to scheduled, topic and polling triggers; this recipe is triggered by {provider}',
+  },
+  trigger_not_pollable: {
+    status: 400,
+    message: 'poll_now applies to scheduled and polling triggers; this recipe is triggered by {provider}',
+  },
   cannot_refresh_secret: { status: 400, message: 'Cannot refresh secret for JWT access profiles' },
   api_key_limit_reached: { status: 422, message: 'An API client has at most {max} API keys' },
-  api_client_grants_nothing: { status: 422, message: 'The API client grants no API collection: give it api_collection_ids first' },
+  api_client_grants_nothing: {
+    status: 422,
+    message: 'The API client grants no API collection: give it api_collection_ids first',
+  },
   oauth_connection_not_shell: { status: 400, message: 'OAuth connections can only be created as shell connections' },
   connection_in_use: { status: 422, message: 'Connection is in use: {count} connection(s) have it as parent' },
   custom_oauth_profile_in_use: { status: 422, message: 'Custom OAuth profile is in use by {count} connection(s)' },
-  custom_oauth_profile_provider_locked: { status: 422, message: 'Custom OAuth profile is in use: its provider cannot change while connections use it' },
+  custom_oauth_profile_provider_locked: {
+    status: 422,
+    message: 'Custom OAuth profile is in use: its provider cannot change while connections use it',
+  },
   home_folder_immutable: { status: 400, message: 'The Home folder cannot be renamed or moved' },
   home_folder_undeletable: { status: 400, message: 'The Home folder cannot be deleted' },
   folder_is_project: { status: 400, message: 'Use DELETE /api/projects/:project_id to delete a project' },
   folder_has_running_recipes: { status: 422, message: 'Folder contains running recipes' },
   project_has_running_recipes: { status: 403, message: 'Cannot destroy folder' },
   project_cannot_move_into_folder: { status: 400, message: 'A project cannot be moved into a folder' },
-  folder_cannot_move_to_top_level: { status: 400, message: 'A folder cannot be moved to the top level; create a project instead' },
+  folder_cannot_move_to_top_level: {
+    status: 400,
+    message: 'A folder cannot be moved to the top level; create a project instead',
+  },
   folder_cannot_move_into_itself: { status: 400, message: 'A folder cannot be moved into itself' },
-  folder_cannot_move_into_descendant: { status: 400, message: 'A folder cannot be moved into one of its own sub-folders' },
+  folder_cannot_move_into_descendant: {
+    status: 400,
+    message: 'A folder cannot be moved into one of its own sub-folders',
+  },
   openapi_spec_invalid: { status: 400, message: 'Invalid OpenAPI specification' },
   property_invalid: { status: 400, message: '1 property is invalid; nothing was saved' },
   properties_invalid: { status: 400, message: '{count} properties are invalid; nothing was saved' },
@@ -100,14 +176,27 @@ export const ERROR_CATALOG = {
   unknown_columns: { status: 400, message: 'Unknown columns: {columns}' },
   data_table_full: { status: 400, message: 'Data table is full: it holds the maximum of {max} records' },
   // Builds and deployments
-  deployments_from_dev_only: { status: 400, message: 'Deployments can only be started from the development environment' },
+  deployments_from_dev_only: {
+    status: 400,
+    message: 'Deployments can only be started from the development environment',
+  },
   environment_type_missing: { status: 400, message: 'Missing parameter environment_type' },
   build_not_successful: { status: 422, message: 'The build is {state}: only a build in state success can be deployed' },
   // Test automation
-  run_request_selector: { status: 400, message: 'Give exactly one of recipe_id, test_case_ids, folder_id, project_id or manifest_id' },
-  too_many_test_cases: { status: 400, message: 'The run would hold {count} test cases; at most {max} run in one request' },
+  run_request_selector: {
+    status: 400,
+    message: 'Give exactly one of recipe_id, test_case_ids, folder_id, project_id or manifest_id',
+  },
+  too_many_test_cases: {
+    status: 400,
+    message: 'The run would hold {count} test cases; at most {max} run in one request',
+  },
   // Packages
-  package_media_type: { status: 415, message: 'Unsupported Content-Type: {content_type}; send the zip as application/octet-stream, application/zip or multipart/form-data' },
+  package_media_type: {
+    status: 415,
+    message:
+      'Unsupported Content-Type: {content_type}; send the zip as application/octet-stream, application/zip or multipart/form-data',
+  },
   package_body_empty: { status: 400, message: 'The request body is empty: send the package zip' },
   package_not_zip: { status: 400, message: 'The request body is not a zip archive' },
   package_multipart_invalid: { status: 400, message: 'The multipart body must hold one file part with the zip' },
@@ -136,12 +225,21 @@ export const ERROR_CATALOG = {
   // Workspace members
   already_member: { status: 422, message: 'Already a member of this workspace' },
   invitation_too_soon: { status: 429, message: 'Invitation already sent recently' },
-  invitation_not_delivered: { status: 502, message: 'The invitation was recorded but the e-mail could not be sent; try again' },
+  invitation_not_delivered: {
+    status: 502,
+    message: 'The invitation was recorded but the e-mail could not be sent; try again',
+  },
   // Web console (HTML pages with the same status and text)
-  console_token_invalid: { status: 401, message: 'That token is not a developer API token of this server, or it was revoked' },
+  console_token_invalid: {
+    status: 401,
+    message: 'That token is not a developer API token of this server, or it was revoked',
+  },
   console_session_ended: { status: 401, message: 'Your console session has ended: sign in again' },
   console_form_media_type: { status: 415, message: 'Console forms are sent as application/x-www-form-urlencoded' },
-  console_csrf_invalid: { status: 403, message: 'The form was not sent by this console page, or the page is out of date: reload it and try again' },
+  console_csrf_invalid: {
+    status: 403,
+    message: 'The form was not sent by this console page, or the page is out of date: reload it and try again',
+  },
   // The server
   server_error: { status: 500, message: 'Server error' },
   storage_unavailable: { status: 503, message: 'Storage unavailable: {reason}; try again later' },
@@ -153,7 +251,9 @@ export type ErrorCode = keyof typeof ERROR_CATALOG;
 export type FieldErrors = Record<string, string[]>;
 
 /** The names of the `{placeholders}` in a catalog text. */
-export type Placeholders<Text extends string> = Text extends `${string}{${infer Name}}${infer Rest}` ? Name | Placeholders<Rest> : never;
+export type Placeholders<Text extends string> = Text extends `${string}{${infer Name}}${infer Rest}`
+  ? Name | Placeholders<Rest>
+  : never;
 
 /** The values a code's message needs, by placeholder name; `never` for a fixed message. */
 export type ErrorParams<C extends ErrorCode> = Placeholders<(typeof ERROR_CATALOG)[C]['message']>;
@@ -173,7 +273,9 @@ export type AppErrorOptions<C extends ErrorCode> = [ErrorParams<C>] extends [nev
   ? CommonOptions & { params?: never }
   : CommonOptions & { params: Record<ErrorParams<C>, string | number> };
 
-type OptionsArgument<C extends ErrorCode> = [ErrorParams<C>] extends [never] ? [options?: AppErrorOptions<C>] : [options: AppErrorOptions<C>];
+type OptionsArgument<C extends ErrorCode> = [ErrorParams<C>] extends [never]
+  ? [options?: AppErrorOptions<C>]
+  : [options: AppErrorOptions<C>];
 
 /**
  * An error a client reads: its status and message come from the catalog. A message with
@@ -188,7 +290,11 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   readonly retryAfterSeconds: number | undefined;
 
   constructor(code: C, ...[options]: OptionsArgument<C>) {
-    super(code === 'validation_failed' && options?.errors ? firstFieldError(options.errors) : fillPlaceholders(ERROR_CATALOG[code].message, options?.params));
+    super(
+      code === 'validation_failed' && options?.errors
+        ? firstFieldError(options.errors)
+        : fillPlaceholders(ERROR_CATALOG[code].message, options?.params),
+    );
     this.code = code;
     this.status = ERROR_CATALOG[code].status;
     this.errors = options?.errors;
@@ -199,7 +305,9 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
 /** A catalog text with its `{placeholders}` replaced by their values. */
 export function fillPlaceholders(template: string, params: Record<string, string | number> | undefined): string {
   if (params === undefined) return template;
-  return template.replace(/\{([a-z_]+)\}/g, (placeholder, name: string) => (name in params ? String(params[name]) : placeholder));
+  return template.replace(/\{([a-z_]+)\}/g, (placeholder, name: string) =>
+    name in params ? String(params[name]) : placeholder,
+  );
 }
 
 /** `{ name: ["can't be blank"] }` reads "Name can't be blank". */
@@ -244,5 +352,8 @@ export const STORAGE_RETRY_AFTER_SECONDS = 5;
 export function storageUnavailable(error: unknown): AppError<'storage_unavailable'> | undefined {
   const failure = storageFailureOf(error);
   if (failure === undefined) return undefined;
-  return new AppError('storage_unavailable', { params: { reason: STORAGE_FAILURE_TEXT[failure] }, retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS });
+  return new AppError('storage_unavailable', {
+    params: { reason: STORAGE_FAILURE_TEXT[failure] },
+    retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS,
+  });
 }

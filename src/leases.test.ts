@@ -9,7 +9,9 @@ import { onPostgres } from '../test/test-database.ts';
 
 describe('leases', () => {
   let t: TestApp;
-  before(async () => { t = await createTestApp(); });
+  before(async () => {
+    t = await createTestApp();
+  });
   after(() => t.close());
   const at = (iso: string) => `2026-06-01T10:00:${iso}.000Z`;
 
@@ -22,7 +24,11 @@ describe('leases', () => {
     assert.equal(await takeLease(db, 'package:1', 'node-b', at('51'), at('59')), true, 'expired: b takes it');
     assert.equal(await takeLease(db, 'package:2', 'node-a', at('51'), at('59')), true, 'another name is free');
     await releaseLease(db, 'package:1', 'node-a');
-    assert.equal(await takeLease(db, 'package:1', 'node-c', at('52'), at('59')), false, 'a cannot release what b holds');
+    assert.equal(
+      await takeLease(db, 'package:1', 'node-c', at('52'), at('59')),
+      false,
+      'a cannot release what b holds',
+    );
     await releaseLease(db, 'package:1', 'node-b');
     assert.equal(await takeLease(db, 'package:1', 'node-c', at('52'), at('59')), true, 'released by b');
   });

@@ -10,9 +10,15 @@ import { toStored } from './time.ts';
 
 /** Take (or renew) the lease `name` for `holder` until `until`; false when another holder's lease still runs. */
 export async function takeLease(db: Db, name: string, holder: string, now: string, until: string): Promise<boolean> {
-  await db.insertInto('leases').values({ name, holder, expires_at: until }).onConflict((oc) => oc.column('name').doNothing()).execute();
+  await db
+    .insertInto('leases')
+    .values({ name, holder, expires_at: until })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
   // A concurrent taker waits for this update's row lock, then finds the lease held.
-  const taken = await db.updateTable('leases').set({ holder, expires_at: until })
+  const taken = await db
+    .updateTable('leases')
+    .set({ holder, expires_at: until })
     .where('name', '=', name)
     .where((eb) => eb.or([eb('holder', '=', holder), eb('expires_at', '<', now)]))
     .executeTakeFirst();
@@ -35,13 +41,20 @@ export interface LeaseDeps {
  * Run `work` while holding the lease `name`, renewed every third of the lease; undefined without
  * running it when another node holds it. Released at the end, whatever the outcome.
  */
-export async function withLease<T>(deps: LeaseDeps, name: string, work: () => Promise<T>): Promise<{ done: T } | undefined> {
+export async function withLease<T>(
+  deps: LeaseDeps,
+  name: string,
+  work: () => Promise<T>,
+): Promise<{ done: T } | undefined> {
   if (!isSharedByNodes(deps.db)) return { done: await work() };
   const until = () => toStored(new Date(deps.clock.now().getTime() + deps.leaseMs));
   if (!(await takeLease(deps.db, name, deps.nodeId, toStored(deps.clock.now()), until()))) return undefined;
-  const timer = setInterval(() => {
-    takeLease(deps.db, name, deps.nodeId, toStored(deps.clock.now()), until()).catch(() => undefined);
-  }, Math.max(100, Math.floor(deps.leaseMs / 3)));
+  const timer = setInterval(
+    () => {
+      takeLease(deps.db, name, deps.nodeId, toStored(deps.clock.now()), until()).catch(() => undefined);
+    },
+    Math.max(100, Math.floor(deps.leaseMs / 3)),
+  );
   timer.unref();
   try {
     return { done: await work() };

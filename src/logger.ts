@@ -3,7 +3,8 @@
 import { pino, type Bindings, type ChildLoggerOptions, type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from './config.ts';
 
-const SENSITIVE_QUERY = /([?&](?:user_token|api_token|token|access_token|client_secret|secret|password|api_key)=)[^&#]*/gi;
+const SENSITIVE_QUERY =
+  /([?&](?:user_token|api_token|token|access_token|client_secret|secret|password|api_key)=)[^&#]*/gi;
 
 export function redactUrl(url: string): string {
   return url.replace(SENSITIVE_QUERY, '$1[REDACTED]');
@@ -14,14 +15,38 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
     level,
     redact: {
       paths: [
-        'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-user-token"]',
-        'token', 'token_value', 'client_secret', 'secret', 'password', 'adminToken', 'secretKey', 'smtpUrl', 'auth_token', 'jwt_secret',
-        '*.token', '*.token_value', '*.client_secret', '*.secret', '*.password', '*.adminToken', '*.secretKey', '*.smtpUrl', '*.auth_token', '*.jwt_secret',
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["x-user-token"]',
+        'token',
+        'token_value',
+        'client_secret',
+        'secret',
+        'password',
+        'adminToken',
+        'secretKey',
+        'smtpUrl',
+        'auth_token',
+        'jwt_secret',
+        '*.token',
+        '*.token_value',
+        '*.client_secret',
+        '*.secret',
+        '*.password',
+        '*.adminToken',
+        '*.secretKey',
+        '*.smtpUrl',
+        '*.auth_token',
+        '*.jwt_secret',
       ],
       censor: '[REDACTED]',
     },
     serializers: {
-      req: (req: { method: string; url: string; ip?: string; id?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+      req: (req: { method: string; url: string; ip?: string; id?: string }) => ({
+        method: req.method,
+        url: redactUrl(req.url),
+        remoteAddress: req.ip,
+      }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
   };
@@ -57,17 +82,39 @@ export class LazyChildLogger {
     (this.#real()[level] as (...a: unknown[]) => void)(...args);
   }
 
-  get level(): string { return (this.#child ?? this.#parent).level; }
-  set level(level: string) { this.#real().level = level; }
-  isLevelEnabled(level: string): boolean { return (this.#child ?? this.#parent).isLevelEnabled(level); }
-  bindings(): Record<string, unknown> { return this.#real().bindings(); }
-  child(bindings: Record<string, unknown>, options?: object): Logger { return this.#real().child(bindings, options); }
-  fatal(...args: unknown[]): void { this.#write('fatal', args); }
-  error(...args: unknown[]): void { this.#write('error', args); }
-  warn(...args: unknown[]): void { this.#write('warn', args); }
-  info(...args: unknown[]): void { this.#write('info', args); }
-  debug(...args: unknown[]): void { this.#write('debug', args); }
-  trace(...args: unknown[]): void { this.#write('trace', args); }
+  get level(): string {
+    return (this.#child ?? this.#parent).level;
+  }
+  set level(level: string) {
+    this.#real().level = level;
+  }
+  isLevelEnabled(level: string): boolean {
+    return (this.#child ?? this.#parent).isLevelEnabled(level);
+  }
+  bindings(): Record<string, unknown> {
+    return this.#real().bindings();
+  }
+  child(bindings: Record<string, unknown>, options?: object): Logger {
+    return this.#real().child(bindings, options);
+  }
+  fatal(...args: unknown[]): void {
+    this.#write('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.#write('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.#write('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.#write('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.#write('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.#write('trace', args);
+  }
   silent(): void {}
 }
 

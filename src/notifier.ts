@@ -47,7 +47,11 @@ export interface ChangeEvents {
  * Events about work this node did, for listeners on this node only: sent to the other nodes,
  * each would act on them again (announce a deployment twice).
  */
-export const NODE_LOCAL_EVENTS: ReadonlySet<keyof ChangeEvents> = new Set(['package.finished', 'deployment.succeeded', 'deployment.failed']);
+export const NODE_LOCAL_EVENTS: ReadonlySet<keyof ChangeEvents> = new Set([
+  'package.finished',
+  'deployment.succeeded',
+  'deployment.failed',
+]);
 
 export interface Notifier {
   publish<K extends keyof ChangeEvents>(topic: K, payload: ChangeEvents[K]): void;

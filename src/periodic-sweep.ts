@@ -12,7 +12,12 @@ export interface PeriodicSweep {
   sweepOnce(): Promise<number>;
 }
 
-export function createPeriodicSweep(options: { name: string; intervalMs: number; log: Pick<Logger, 'debug' | 'error'>; run: (closing: () => boolean) => Promise<number> }): PeriodicSweep {
+export function createPeriodicSweep(options: {
+  name: string;
+  intervalMs: number;
+  log: Pick<Logger, 'debug' | 'error'>;
+  run: (closing: () => boolean) => Promise<number>;
+}): PeriodicSweep {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<number> | null = null;
   let stopped = true;
@@ -25,7 +30,9 @@ export function createPeriodicSweep(options: { name: string; intervalMs: number;
       timer = null;
       running = sweepOnce();
       running
-        .then((n) => { if (n > 0) options.log.debug({ deleted: n }, options.name); })
+        .then((n) => {
+          if (n > 0) options.log.debug({ deleted: n }, options.name);
+        })
         .catch((error: unknown) => options.log.error({ err: error }, `${options.name} failed`))
         .finally(() => {
           running = null;

@@ -27,9 +27,14 @@ export interface Prepared {
 }
 
 /** Open the database, apply migrations and make sure a workspace with an admin credential exists. */
-export async function prepare(config: Config, logger: Logger = createLogger(config.logLevel), workspace?: NewWorkspace): Promise<Prepared> {
+export async function prepare(
+  config: Config,
+  logger: Logger = createLogger(config.logLevel),
+  workspace?: NewWorkspace,
+): Promise<Prepared> {
   const secret = loadOrCreateSecretKey(config);
-  if (secret.source === 'generated') logger.info({ file: secret.file }, 'generated a new secret key for credentials at rest; back it up with the data');
+  if (secret.source === 'generated')
+    logger.info({ file: secret.file }, 'generated a new secret key for credentials at rest; back it up with the data');
   const database = createDb(config);
   try {
     const applied = await migrateToLatest(database.db, database.dialect);
@@ -37,8 +42,15 @@ export async function prepare(config: Config, logger: Logger = createLogger(conf
     const secretBox = createSecretBox(secret.key);
     const ctx = createServiceContext({ db: database.db, config, secretBox, log: logger });
     const secrets = ctx.secrets;
-    const firstStart = await prepareFirstWorkspace(ctx, { adminToken: config.adminToken, ...(workspace ? { workspace } : {}) });
-    if (firstStart.created) logger.info({ workspace_id: firstStart.workspace.id }, 'created the first workspace with environments dev, test and prod');
+    const firstStart = await prepareFirstWorkspace(ctx, {
+      adminToken: config.adminToken,
+      ...(workspace ? { workspace } : {}),
+    });
+    if (firstStart.created)
+      logger.info(
+        { workspace_id: firstStart.workspace.id },
+        'created the first workspace with environments dev, test and prod',
+      );
     return { database, secretBox, secrets, logger, firstStart, applied };
   } catch (error) {
     await database.db.destroy();
@@ -55,10 +67,10 @@ export function printAdminToken(out: Writable, token: string, config: Config): v
   const line = '='.repeat(78);
   out.write(
     `\n${line}\n` +
-    '  SWITCHBOARD ADMIN API TOKEN (shown once: store it now, it cannot be read again)\n\n' +
-    `  ${token}\n\n` +
-    `  curl -H "Authorization: Bearer ${token}" ${config.publicBaseUrl}/api/users/me\n` +
-    `${line}\n\n`,
+      '  SWITCHBOARD ADMIN API TOKEN (shown once: store it now, it cannot be read again)\n\n' +
+      `  ${token}\n\n` +
+      `  curl -H "Authorization: Bearer ${token}" ${config.publicBaseUrl}/api/users/me\n` +
+      `${line}\n\n`,
   );
 }
 
@@ -86,13 +98,23 @@ export async function startServer(config: Config, options: { out?: Writable } = 
   });
   // Registered after the database's onClose hook, so (onClose hooks run last-in first-out) the app
   // waits for this listener's requests before it closes the database.
-  const eventStreams = config.eventStreamsPort === undefined ? undefined : createEventStreamsListener(app, { host: config.host, port: config.eventStreamsPort });
-  await listenOrExplain(app, 'PORT', config.port, config.host, () => app.listen({ port: config.port, host: config.host }));
+  const eventStreams =
+    config.eventStreamsPort === undefined
+      ? undefined
+      : createEventStreamsListener(app, { host: config.host, port: config.eventStreamsPort });
+  await listenOrExplain(app, 'PORT', config.port, config.host, () =>
+    app.listen({ port: config.port, host: config.host }),
+  );
   if (eventStreams) {
-    const urls = await listenOrExplain(app, 'EVENT_STREAMS_PORT', eventStreams.port, config.host, () => eventStreams.listen());
+    const urls = await listenOrExplain(app, 'EVENT_STREAMS_PORT', eventStreams.port, config.host, () =>
+      eventStreams.listen(),
+    );
     for (const url of urls) logger.info(`Event streams listening at ${url}`);
   }
-  logger.info({ database: database.dialect, location: database.location, data_dir: config.dataDir }, 'switchboard is ready');
+  logger.info(
+    { database: database.dialect, location: database.location, data_dir: config.dataDir },
+    'switchboard is ready',
+  );
   if (firstStart.printableToken) printAdminToken(options.out ?? process.stdout, firstStart.printableToken, config);
   // Rows of lookup tables deleted before a restart, if their purge was cut short.
   startPurge({ db: database.db, log: logger });
@@ -101,22 +123,38 @@ export async function startServer(config: Config, options: { out?: Writable } = 
 }
 
 /** Runs a listen; a port that cannot be bound closes the app (and the database) and becomes a ListenError. */
-async function listenOrExplain<T>(app: FastifyInstance, setting: string, port: number, host: string, listen: () => Promise<T>): Promise<T> {
+async function listenOrExplain<T>(
+  app: FastifyInstance,
+  setting: string,
+  port: number,
+  host: string,
+  listen: () => Promise<T>,
+): Promise<T> {
   try {
     return await listen();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'EADDRINUSE' ? `port ${port} is already in use on ${host}`
-      : code === 'EACCES' ? `not permitted to listen on port ${port} (ports below 1024 need privileges)`
-        : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? `HOST ${host} is not an address of this machine`
-          : undefined;
+    const reason =
+      code === 'EADDRINUSE'
+        ? `port ${port} is already in use on ${host}`
+        : code === 'EACCES'
+          ? `not permitted to listen on port ${port} (ports below 1024 need privileges)`
+          : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
+            ? `HOST ${host} is not an address of this machine`
+            : undefined;
     await app.close();
     if (reason === undefined) throw error;
     throw new ListenError(`cannot listen (${setting}): ${reason}`);
   }
 }
 
-function installShutdown(app: FastifyInstance, config: Config, logger: Logger, state: { closing: boolean }, eventStreams: EventStreamsListener | undefined): void {
+function installShutdown(
+  app: FastifyInstance,
+  config: Config,
+  logger: Logger,
+  state: { closing: boolean },
+  eventStreams: EventStreamsListener | undefined,
+): void {
   const shutdown = (signal: string) => {
     if (state.closing) return;
     state.closing = true;

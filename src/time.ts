@@ -7,12 +7,18 @@ export interface Clock {
 export const systemClock: Clock = { now: () => new Date() };
 
 /** A clock that tests move by hand. */
-export function manualClock(start: Date | string = '2026-01-15T10:00:00.000Z'): Clock & { advance(ms: number): void; set(at: Date | string): void } {
+export function manualClock(
+  start: Date | string = '2026-01-15T10:00:00.000Z',
+): Clock & { advance(ms: number): void; set(at: Date | string): void } {
   let current = new Date(start).getTime();
   return {
     now: () => new Date(current),
-    advance: (ms: number) => { current += ms; },
-    set: (at: Date | string) => { current = new Date(at).getTime(); },
+    advance: (ms: number) => {
+      current += ms;
+    },
+    set: (at: Date | string) => {
+      current = new Date(at).getTime();
+    },
   };
 }
 

@@ -35,14 +35,31 @@ test('after SIGKILL and a restart, the pending jobs still count against JOB_BACK
   const env = { SWITCHBOARD_ADMIN_TOKEN: TOKEN, JOB_BACKLOG_PER_RECIPE: '3' };
   const first = await startServer(dataDir, env);
   const code = {
-    number: 0, keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: {},
-    block: [{ number: 1, keyword: 'action', provider: 'rest', name: 'make_request_v2', as: 'up', input: { request: { method: 'POST', url: work, content_type: 'json', body: { a: 1 } }, response: {} } }],
+    number: 0,
+    keyword: 'trigger',
+    provider: 'workato_webhooks',
+    name: 'new_event',
+    as: 'hook',
+    input: {},
+    block: [
+      {
+        number: 1,
+        keyword: 'action',
+        provider: 'rest',
+        name: 'make_request_v2',
+        as: 'up',
+        input: { request: { method: 'POST', url: work, content_type: 'json', body: { a: 1 } }, response: {} },
+      },
+    ],
   };
-  const created = await api(first.baseUrl, 'POST', '/api/recipes', TOKEN, { recipe: { name: 'Held', code: JSON.stringify(code), concurrency: 1 } });
+  const created = await api(first.baseUrl, 'POST', '/api/recipes', TOKEN, {
+    recipe: { name: 'Held', code: JSON.stringify(code), concurrency: 1 },
+  });
   const id: number = created.body.id;
   assert.deepEqual((await api(first.baseUrl, 'PUT', `/api/recipes/${id}/start`, TOKEN)).body, { success: true });
   const hook = new URL((await api(first.baseUrl, 'GET', `/api/recipes/${id}`, TOKEN)).body.webhook_url).pathname;
-  const post = (base: string) => fetch(base + hook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const post = (base: string) =>
+    fetch(base + hook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
 
   for (let n = 0; n < 3; n++) assert.equal((await post(first.baseUrl)).status, 200);
   assert.equal((await post(first.baseUrl)).status, 429);
@@ -61,13 +78,21 @@ test('after SIGKILL and a restart, the pending jobs still count against JOB_BACK
 
   holding = false;
   for (let res = held.shift(); res; res = held.shift()) res.end('{}');
-  const pending = async () => (await api(second.baseUrl, 'GET', `/api/recipes/${id}/jobs?status=pending&per_page=1`, TOKEN)).body.job_scope_count as number;
+  const pending = async () =>
+    (await api(second.baseUrl, 'GET', `/api/recipes/${id}/jobs?status=pending&per_page=1`, TOKEN)).body
+      .job_scope_count as number;
   await until('the backlog drains', async () => (await pending()) === 0);
   assert.equal((await post(second.baseUrl)).status, 200);
   await until('the last job ends', async () => (await pending()) === 0);
   const jobs = (await api(second.baseUrl, 'GET', `/api/recipes/${id}/jobs`, TOKEN)).body;
   assert.equal(jobs.job_count, 5);
-  assert.deepEqual(jobs.items.map((j: { status: string }) => j.status).sort(), ['failed', 'succeeded', 'succeeded', 'succeeded', 'succeeded']);
+  assert.deepEqual(jobs.items.map((j: { status: string }) => j.status).sort(), [
+    'failed',
+    'succeeded',
+    'succeeded',
+    'succeeded',
+    'succeeded',
+  ]);
   second.child.kill('SIGTERM');
   assert.equal(await second.exited, 0);
 });

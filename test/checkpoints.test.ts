@@ -25,10 +25,16 @@ describe('background WAL checkpoints', () => {
       }
       const deadline = Date.now() + 10_000;
       while (fs.statSync(file).size < 6_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      assert.ok(fs.statSync(file).size >= 6_000_000, `the database file holds the pages (size ${fs.statSync(file).size})`);
+      assert.ok(
+        fs.statSync(file).size >= 6_000_000,
+        `the database file holds the pages (size ${fs.statSync(file).size})`,
+      );
       // The data is whole, read through another connection.
       const reader = new DatabaseSync(file, { readOnly: true });
-      assert.deepEqual({ ...(reader.prepare('select count(*) as n, sum(length(body)) as bytes from blobs').get() as object) }, { n: 1500, bytes: 6_000_000 });
+      assert.deepEqual(
+        { ...(reader.prepare('select count(*) as n, sum(length(body)) as bytes from blobs').get() as object) },
+        { n: 1500, bytes: 6_000_000 },
+      );
       reader.close();
     } finally {
       await db.destroy();

@@ -18,8 +18,14 @@ import { systemClock } from '../src/time.ts';
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 function run(args: string[], dataDir: string, options: { bin?: boolean } = {}) {
-  const [cmd, argv] = options.bin ? [path.join(ROOT, 'bin/switchboard'), args] : [process.execPath, [path.join(ROOT, 'src/cli.ts'), ...args]];
-  const res = spawnSync(cmd, argv, { env: { PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: 'info' }, encoding: 'utf8', timeout: 30_000 });
+  const [cmd, argv] = options.bin
+    ? [path.join(ROOT, 'bin/switchboard'), args]
+    : [process.execPath, [path.join(ROOT, 'src/cli.ts'), ...args]];
+  const res = spawnSync(cmd, argv, {
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
@@ -27,7 +33,9 @@ async function privilegesOf(dataDir: string, token: string) {
   const database = createDb(loadConfig({ DATA_DIR: dataDir }));
   try {
     const auth = await authenticate(database.db, systemClock, token);
-    return auth && { privileges: [...auth.privileges], workspaceId: auth.workspaceId, environment: auth.environmentType };
+    return (
+      auth && { privileges: [...auth.privileges], workspaceId: auth.workspaceId, environment: auth.environmentType }
+    );
   } finally {
     await database.db.destroy();
   }
@@ -38,8 +46,17 @@ describe('switchboard CLI', () => {
     const dir = tempDir('sb-cli-');
     const top = run(['--help'], dir);
     assert.equal(top.code, 0);
-    for (const name of ['serve', 'migrate', 'init', 'tokens create', 'workspaces create', 'invitations list']) assert.ok(top.stdout.includes(name), name);
-    for (const args of [['serve'], ['migrate'], ['init'], ['tokens', 'create'], ['workspaces', 'create'], ['workspaces', 'list'], ['invitations', 'list']]) {
+    for (const name of ['serve', 'migrate', 'init', 'tokens create', 'workspaces create', 'invitations list'])
+      assert.ok(top.stdout.includes(name), name);
+    for (const args of [
+      ['serve'],
+      ['migrate'],
+      ['init'],
+      ['tokens', 'create'],
+      ['workspaces', 'create'],
+      ['workspaces', 'list'],
+      ['invitations', 'list'],
+    ]) {
       const res = run([...args, '--help'], dir);
       assert.equal(res.code, 0, args.join(' '));
       assert.match(res.stdout, /^Usage: switchboard /);
@@ -117,15 +134,32 @@ describe('switchboard CLI', () => {
       const secretBox = createSecretBox(randomBytes(32));
       const config = loadConfig({ DATA_DIR: dir });
       const ctx = createServiceContext({ db: database.db, config, secretBox, log: createLogger('silent') });
-      await inviteMember(ctx, { workspaceId: 1, clientId: 1 }, { name: 'Ana López', email: 'ana@example.com', role_name: 'Operator' });
-      await inviteMember(ctx, { workspaceId: 1, clientId: 1 }, { name: 'Bo', email: 'bo@example.com', env_roles: [{ environment_type: 'dev', name: 'Admin' }] });
+      await inviteMember(
+        ctx,
+        { workspaceId: 1, clientId: 1 },
+        { name: 'Ana López', email: 'ana@example.com', role_name: 'Operator' },
+      );
+      await inviteMember(
+        ctx,
+        { workspaceId: 1, clientId: 1 },
+        { name: 'Bo', email: 'bo@example.com', env_roles: [{ environment_type: 'dev', name: 'Admin' }] },
+      );
     } finally {
       await database.db.destroy();
     }
     const all = run(['invitations', 'list'], dir);
     assert.equal(all.code, 0, all.stderr);
-    const rows = all.stdout.trim().split('\n').map((line) => line.split('\t'));
-    assert.deepEqual(rows.map((r) => r.slice(1, 5)), [['ana@example.com', 'Ana López', 'Operator', 'pending'], ['bo@example.com', 'Bo', 'dev=Admin', 'pending']]);
+    const rows = all.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t'));
+    assert.deepEqual(
+      rows.map((r) => r.slice(1, 5)),
+      [
+        ['ana@example.com', 'Ana López', 'Operator', 'pending'],
+        ['bo@example.com', 'Bo', 'dev=Admin', 'pending'],
+      ],
+    );
     assert.equal(run(['invitations', 'list', '--status', 'sent'], dir).stdout, '');
     assert.equal(run(['invitations', 'list', '--status', 'pending'], dir).stdout.trim().split('\n').length, 2);
     assert.equal(run(['invitations', 'list', '--status', 'lost'], dir).code, 2);

@@ -12,7 +12,7 @@ before(async () => {
 after(async () => site.close());
 
 describe('the web console in a browser', () => {
-  test('an admin signs in, starts a recipe, triggers it, and reads a step\'s output', async () => {
+  test("an admin signs in, starts a recipe, triggers it, and reads a step's output", async () => {
     const browser = await openBrowser({ timezoneId: 'Asia/Tokyo' });
     try {
       const { page } = browser;
@@ -20,20 +20,30 @@ describe('the web console in a browser', () => {
       assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Dashboard');
       // The token is not kept by the browser: only the HttpOnly session cookie.
       const cookies = await browser.context.cookies();
-      assert.deepEqual(cookies.map((c) => [c.name, c.httpOnly, c.sameSite]), [['sb_console', true, 'Strict']]);
+      assert.deepEqual(
+        cookies.map((c) => [c.name, c.httpOnly, c.sameSite]),
+        [['sb_console', true, 'Strict']],
+      );
       assert.ok(!cookies.some((c) => c.value.includes(site.t.adminToken)));
-      assert.equal(await page.evaluate('document.cookie'), '', 'the session cookie is out of the page\'s reach');
+      assert.equal(await page.evaluate('document.cookie'), '', "the session cookie is out of the page's reach");
       assert.equal(await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)'), '{}{}');
 
       await page.getByRole('link', { name: 'Recipes', exact: true }).click();
       await page.getByLabel('Name').fill('greet');
       await page.getByRole('button', { name: 'Filter' }).click();
       await page.getByRole('link', { name: 'Greet new orders' }).click();
-      assert.match(await page.locator('ol.tree').innerText(), /Trigger workato_webhooks · new_event[\s\S]*Action logger · log_message/);
+      assert.match(
+        await page.locator('ol.tree').innerText(),
+        /Trigger workato_webhooks · new_event[\s\S]*Action logger · log_message/,
+      );
       await page.getByRole('button', { name: 'Start recipe' }).click();
       await page.getByText('The recipe is running.').waitFor();
 
-      const fired = await fetch(site.base + site.recipe.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ order_id: 'A-1042' }) });
+      const fired = await fetch(site.base + site.recipe.path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ order_id: 'A-1042' }),
+      });
       assert.equal(fired.status, 200);
       await site.t.engine.idle();
 
@@ -41,7 +51,7 @@ describe('the web console in a browser', () => {
       await page.locator('table a').first().click();
       await page.getByRole('heading', { name: 'Steps' }).waitFor();
       const steps = await page.locator('li.line').allInnerTexts();
-      assert.match(steps[0] ?? '', /A-1042/, 'the trigger\'s output');
+      assert.match(steps[0] ?? '', /A-1042/, "the trigger's output");
       assert.match(steps[1] ?? '', /Output[\s\S]*A new order arrived/, 'the first logger step');
       // Times are shown in the browser's time zone (Tokyo), not the server's UTC text.
       const started = page.locator('dl.facts time').first();
@@ -54,7 +64,7 @@ describe('the web console in a browser', () => {
     }
   });
 
-  test('an admin edits a lookup-table row and refreshes an access profile\'s secret', async () => {
+  test("an admin edits a lookup-table row and refreshes an access profile's secret", async () => {
     const browser = await openBrowser();
     try {
       const { page } = browser;

@@ -10,7 +10,16 @@ import { createTestApp, type TestApp } from './helpers.ts';
 import { log, webhookRecipe, createRecipe, webhookTrigger } from './recipes.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface ConsoleSite {
   t: TestApp;
@@ -27,25 +36,49 @@ export async function openSite(): Promise<ConsoleSite> {
   const t = await createTestApp();
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  const recipe = await webhookRecipe(t, [
-    log('greet', 'A new order arrived'),
-    log('thank', 'Thank you for your order'),
-  ], { name: 'Greet new orders' });
+  const recipe = await webhookRecipe(
+    t,
+    [log('greet', 'A new order arrived'), log('thank', 'Thank you for your order')],
+    { name: 'Greet new orders' },
+  );
   // Stopped, so the browser starts it.
   assert.equal((await t.call('PUT', `/api/recipes/${recipe.id}/stop`)).status, 200);
   await createRecipe(t, webhookTrigger([log('note', 'nightly')]), { name: 'Nightly report' });
-  const table = await t.call('POST', '/api/lookup_tables', { body: { name: 'Countries', schema: [{ label: 'code' }, { label: 'name' }] } });
+  const table = await t.call('POST', '/api/lookup_tables', {
+    body: { name: 'Countries', schema: [{ label: 'code' }, { label: 'name' }] },
+  });
   assert.equal(table.status, 200, table.text);
-  for (const [code, name] of [['FR', 'France'], ['DE', 'Germany'], ['JP', 'Japan']]) {
-    assert.equal((await t.call('POST', `/api/lookup_tables/${table.body.id}/rows`, { body: { data: { code, name } } })).status, 200);
+  for (const [code, name] of [
+    ['FR', 'France'],
+    ['DE', 'Germany'],
+    ['JP', 'Japan'],
+  ]) {
+    assert.equal(
+      (await t.call('POST', `/api/lookup_tables/${table.body.id}/rows`, { body: { data: { code, name } } })).status,
+      200,
+    );
   }
   const collection = await t.call('POST', '/api/api_collections', { body: { name: 'Orders' } });
   const client = await t.call('POST', '/api/api_clients', { body: { name: 'Partner' } });
-  const profile = await t.call('POST', '/api/api_access_profiles', { body: { name: 'Partner token', api_client_id: client.body.id, api_collection_ids: [collection.body.id], auth_type: 'token' } });
+  const profile = await t.call('POST', '/api/api_access_profiles', {
+    body: {
+      name: 'Partner token',
+      api_client_id: client.body.id,
+      api_collection_ids: [collection.body.id],
+      auth_type: 'token',
+    },
+  });
   assert.equal(profile.status, 200, profile.text);
-  await t.call('POST', '/api/properties', { body: { properties: { region: 'eu-west', support_email: 'ops@example.com' } } });
+  await t.call('POST', '/api/properties', {
+    body: { properties: { region: 'eu-west', support_email: 'ops@example.com' } },
+  });
   return {
-    t, base, recipe, tableId: table.body.id, profileId: profile.body.id, profileSecret: profile.body.secret,
+    t,
+    base,
+    recipe,
+    tableId: table.body.id,
+    profileId: profile.body.id,
+    profileSecret: profile.body.secret,
     async close() {
       await t.close();
     },
@@ -53,15 +86,19 @@ export async function openSite(): Promise<ConsoleSite> {
 }
 
 /** A fresh browser profile (its own user data directory, removed on close). */
-export async function openBrowser(options: { timezoneId?: string; width?: number } = {}): Promise<{ context: BrowserContext; page: Page; problems: string[]; close(): Promise<void> }> {
+export async function openBrowser(
+  options: { timezoneId?: string; width?: number } = {},
+): Promise<{ context: BrowserContext; page: Page; problems: string[]; close(): Promise<void> }> {
   assert.ok(fs.existsSync(CHROMIUM), `Chromium is needed at ${CHROMIUM} (apt-get install -y chromium)`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chromium-'));
   const context = await chromium.launchPersistentContext(dir, {
-    executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true,
+    executablePath: CHROMIUM,
+    args: CHROMIUM_ARGS,
+    headless: true,
     viewport: { width: options.width ?? 1200, height: 900 },
     ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
   });
-  const page = context.pages()[0] ?? await context.newPage();
+  const page = context.pages()[0] ?? (await context.newPage());
   // What the page's console reports (a CSP violation, a script error) fails the walk.
   const problems: string[] = [];
   page.on('console', (message) => {
@@ -70,7 +107,9 @@ export async function openBrowser(options: { timezoneId?: string; width?: number
   page.on('pageerror', (error) => problems.push(error.message));
   page.on('dialog', (dialog) => void dialog.accept());
   return {
-    context, page, problems,
+    context,
+    page,
+    problems,
     async close() {
       await context.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -12,37 +12,120 @@ const site = await openSite();
 const { t, base } = site;
 try {
   await t.call('PUT', `/api/recipes/${site.recipe.id}/start`);
-  const failing = await webhookRecipe(t, [log('check', 'checking stock'), { keyword: 'stop', input: { stop_with_error: 'true', stop_reason: 'Out of stock' } }], { name: 'Reserve stock' });
+  const failing = await webhookRecipe(
+    t,
+    [
+      log('check', 'checking stock'),
+      { keyword: 'stop', input: { stop_with_error: 'true', stop_reason: 'Out of stock' } },
+    ],
+    { name: 'Reserve stock' },
+  );
   for (let i = 0; i < 40; i++) {
-    await t.app.inject({ method: 'POST', url: site.recipe.path, payload: { order_id: `A-${1000 + i}`, customer: { name: 'Ada Lovelace', email: 'ada@example.com' }, items: [{ sku: 'SKU-1', qty: 2 }] } });
+    await t.app.inject({
+      method: 'POST',
+      url: site.recipe.path,
+      payload: {
+        order_id: `A-${1000 + i}`,
+        customer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+        items: [{ sku: 'SKU-1', qty: 2 }],
+      },
+    });
     if (i % 5 === 0) await t.app.inject({ method: 'POST', url: failing.path, payload: { order_id: `A-${1000 + i}` } });
   }
   await t.engine.idle();
   // A real recipe exported from the vendor (nested IF, try/catch, recipe function calls), for its step tree.
-  const exported = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, 'fixtures/recipes/dewy-resort/orchestrator-recipes/create_booking_orchestrator.recipe.json'), 'utf8')) as Record<string, unknown>;
+  const exported = JSON.parse(
+    fs.readFileSync(
+      path.resolve(
+        import.meta.dirname,
+        'fixtures/recipes/dewy-resort/orchestrator-recipes/create_booking_orchestrator.recipe.json',
+      ),
+      'utf8',
+    ),
+  ) as Record<string, unknown>;
   const booking = await t.call('POST', '/api/recipes', { body: exported });
-  const topic = await t.call('POST', '/api/event_streams/topics', { body: { name: 'order-events', description: 'Orders as they change' } });
-  for (const state of ['created', 'paid', 'shipped']) await t.call('POST', `/api/v1/topics/${topic.body.id}/publish`, { body: { order_id: 'A-1042', state } });
-  await t.call('POST', '/api/connections', { body: { name: 'Orders backend', provider: 'rest', input: { base_url: 'http://127.0.0.1:8081', auth_type: 'none' } } });
+  const topic = await t.call('POST', '/api/event_streams/topics', {
+    body: { name: 'order-events', description: 'Orders as they change' },
+  });
+  for (const state of ['created', 'paid', 'shipped'])
+    await t.call('POST', `/api/v1/topics/${topic.body.id}/publish`, { body: { order_id: 'A-1042', state } });
+  await t.call('POST', '/api/connections', {
+    body: { name: 'Orders backend', provider: 'rest', input: { base_url: 'http://127.0.0.1:8081', auth_type: 'none' } },
+  });
   // A project built and deployed to test, a test run, a data table, an open workflow task.
   const project = await t.createProject('Orders');
-  const tested = await t.call('POST', '/api/recipes', { body: { recipe: { name: 'Confirm order', folder_id: project.folderId, code: JSON.stringify(numbered(webhookTrigger([log('say', `Order #{${dp('workato_webhooks', 'hook', 'payload', 'order_id')}} confirmed`)]))) } } });
-  for (const [name, expected] of [['Order is confirmed', 'Order A-1 confirmed'], ['Order id is echoed', 'Order B-2 confirmed']] as const) {
-    const created = await t.call('POST', `/api/recipes/${tested.body.id}/test_cases`, { body: { name, trigger_output: { payload: { order_id: 'A-1' } }, expectations: [{ step: 'say', output_path: ['message'], equals: expected }] } });
+  const tested = await t.call('POST', '/api/recipes', {
+    body: {
+      recipe: {
+        name: 'Confirm order',
+        folder_id: project.folderId,
+        code: JSON.stringify(
+          numbered(
+            webhookTrigger([log('say', `Order #{${dp('workato_webhooks', 'hook', 'payload', 'order_id')}} confirmed`)]),
+          ),
+        ),
+      },
+    },
+  });
+  for (const [name, expected] of [
+    ['Order is confirmed', 'Order A-1 confirmed'],
+    ['Order id is echoed', 'Order B-2 confirmed'],
+  ] as const) {
+    const created = await t.call('POST', `/api/recipes/${tested.body.id}/test_cases`, {
+      body: {
+        name,
+        trigger_output: { payload: { order_id: 'A-1' } },
+        expectations: [{ step: 'say', output_path: ['message'], equals: expected }],
+      },
+    });
     assert.equal(created.status, 200, created.text);
   }
   const run = await t.call('POST', '/api/test_cases/run_requests', { body: { recipe_id: tested.body.id } });
-  const build = await t.call('POST', `/api/projects/${project.projectId}/build`, { body: { description: 'First release', include_test_cases: true } });
+  const build = await t.call('POST', `/api/projects/${project.projectId}/build`, {
+    body: { description: 'First release', include_test_cases: true },
+  });
   const waitUntil = async (done: () => Promise<boolean>) => {
     for (let i = 0; i < 400 && !(await done()); i++) await new Promise((resolve) => setTimeout(resolve, 25));
   };
   await waitUntil(async () => (await t.call('GET', `/api/project_builds/${build.body.id}`)).body.state !== 'pending');
-  const deployment = await t.call('POST', `/api/project_builds/${build.body.id}/deploy?environment_type=test`, { body: { description: 'To test' } });
+  const deployment = await t.call('POST', `/api/project_builds/${build.body.id}/deploy?environment_type=test`, {
+    body: { description: 'To test' },
+  });
   await waitUntil(async () => (await t.call('GET', `/api/deployments/${deployment.body.id}`)).body.state !== 'pending');
-  await waitUntil(async () => (await t.call('GET', `/api/test_cases/run_requests/${run.body.data.id}`)).body.data.status === 'completed');
-  const table = await t.call('POST', '/api/data_tables', { body: { name: 'Customers', schema: [{ name: 'email', type: 'string', optional: false }, { name: 'orders', type: 'integer' }, { name: 'vip', type: 'boolean' }] } });
-  await t.call('POST', `/api/data_tables/${table.body.data.id}/records/batch`, { body: { records: [['ada@example.com', 12, true], ['grace@example.com', 3, false], ['alan@example.com', 7, false]].map(([email, orders, vip]) => ({ email, orders, vip })) } });
-  const review = await webhookRecipe(t, [action('workato_workflow_task', 'human_review_on_existing_record', 'review', { name: `Approve refund for order #{${dp('workato_webhooks', 'hook', 'payload', 'order_id')}}`, email: 'ops@example.com', form_fields: [{ name: 'amount', label: 'Refund amount', type: 'number' }] })], { name: 'Refund review' });
+  await waitUntil(
+    async () =>
+      (await t.call('GET', `/api/test_cases/run_requests/${run.body.data.id}`)).body.data.status === 'completed',
+  );
+  const table = await t.call('POST', '/api/data_tables', {
+    body: {
+      name: 'Customers',
+      schema: [
+        { name: 'email', type: 'string', optional: false },
+        { name: 'orders', type: 'integer' },
+        { name: 'vip', type: 'boolean' },
+      ],
+    },
+  });
+  await t.call('POST', `/api/data_tables/${table.body.data.id}/records/batch`, {
+    body: {
+      records: [
+        ['ada@example.com', 12, true],
+        ['grace@example.com', 3, false],
+        ['alan@example.com', 7, false],
+      ].map(([email, orders, vip]) => ({ email, orders, vip })),
+    },
+  });
+  const review = await webhookRecipe(
+    t,
+    [
+      action('workato_workflow_task', 'human_review_on_existing_record', 'review', {
+        name: `Approve refund for order #{${dp('workato_webhooks', 'hook', 'payload', 'order_id')}}`,
+        email: 'ops@example.com',
+        form_fields: [{ name: 'amount', label: 'Refund amount', type: 'number' }],
+      }),
+    ],
+    { name: 'Refund review' },
+  );
   await t.app.inject({ method: 'POST', url: review.path, payload: { order_id: 'A-1007' } });
   await t.engine.idle();
   const openTask = (await t.call('GET', '/api/workflow_tasks?status=open')).body.items[0];
@@ -90,7 +173,12 @@ try {
   } finally {
     await narrow.close();
   }
-  console.log(`screenshots in ${path.relative(process.cwd(), dir)}: ${fs.readdirSync(dir).filter((f) => f.endsWith('.png')).join(', ')}`);
+  console.log(
+    `screenshots in ${path.relative(process.cwd(), dir)}: ${fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.png'))
+      .join(', ')}`,
+  );
 } finally {
   await site.close();
 }

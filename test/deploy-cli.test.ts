@@ -9,13 +9,22 @@ import { api, startServer } from './process-helpers.ts';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const TOKEN = 'wrkdev-deploytest0123456789abcdef0123456789abcdef';
 
-function deploy(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function deploy(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'src/cli.ts'), 'deploy', ...args], { env: { PATH: process.env.PATH, DATA_DIR: tempDir('sb-deploy-cli-'), ...env } });
+    const child = spawn(process.execPath, [path.join(ROOT, 'src/cli.ts'), 'deploy', ...args], {
+      env: { PATH: process.env.PATH, DATA_DIR: tempDir('sb-deploy-cli-'), ...env },
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -25,10 +34,28 @@ test('switchboard deploy: 0 when deployed, 1 when the deployment fails (with the
   const folder = await api(server.baseUrl, 'POST', '/api/folders', TOKEN, { name: 'Pipeline' });
   assert.equal(folder.status, 200);
   const projectId = String(folder.body.project_id);
-  const code = { number: 0, keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: {}, block: [] };
-  assert.equal((await api(server.baseUrl, 'POST', '/api/recipes', TOKEN, { recipe: { name: 'Nightly', folder_id: folder.body.id, code: JSON.stringify(code) } })).status, 200);
+  const code = {
+    number: 0,
+    keyword: 'trigger',
+    provider: 'workato_webhooks',
+    name: 'new_event',
+    as: 'hook',
+    input: {},
+    block: [],
+  };
+  assert.equal(
+    (
+      await api(server.baseUrl, 'POST', '/api/recipes', TOKEN, {
+        recipe: { name: 'Nightly', folder_id: folder.body.id, code: JSON.stringify(code) },
+      })
+    ).status,
+    200,
+  );
 
-  const ok = await deploy(['--project', projectId, '--to', 'test', '--url', server.baseUrl, '--description', 'from CI'], { SWITCHBOARD_TOKEN: TOKEN });
+  const ok = await deploy(
+    ['--project', projectId, '--to', 'test', '--url', server.baseUrl, '--description', 'from CI'],
+    { SWITCHBOARD_TOKEN: TOKEN },
+  );
   assert.equal(ok.code, 0, ok.stdout + ok.stderr);
   assert.match(ok.stdout, /build \d+ of project \d+ started/);
   assert.match(ok.stdout, /deployment \d+ to test started/);
@@ -39,7 +66,12 @@ test('switchboard deploy: 0 when deployed, 1 when the deployment fails (with the
   assert.equal(deployments.body.items[0].description, 'from CI');
 
   // A connection prod does not have: the deployment fails, and the command says why.
-  const conn = await api(server.baseUrl, 'POST', '/api/connections', TOKEN, { name: 'Warehouse', provider: 'rest', folder_id: folder.body.id, input: { base_url: 'http://127.0.0.1:9/', auth_type: 'none' } });
+  const conn = await api(server.baseUrl, 'POST', '/api/connections', TOKEN, {
+    name: 'Warehouse',
+    provider: 'rest',
+    folder_id: folder.body.id,
+    input: { base_url: 'http://127.0.0.1:9/', auth_type: 'none' },
+  });
   assert.ok(conn.status < 300);
   const failed = await deploy(['--project', projectId, '--to', 'prod', '--url', server.baseUrl, '--token', TOKEN]);
   assert.equal(failed.code, 1, failed.stdout + failed.stderr);
@@ -48,7 +80,16 @@ test('switchboard deploy: 0 when deployed, 1 when the deployment fails (with the
   const unknown = await deploy(['--project', '999999', '--to', 'test', '--url', server.baseUrl, '--token', TOKEN]);
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /answered 404/);
-  const badTarget = await deploy(['--project', projectId, '--to', 'staging', '--url', server.baseUrl, '--token', TOKEN]);
+  const badTarget = await deploy([
+    '--project',
+    projectId,
+    '--to',
+    'staging',
+    '--url',
+    server.baseUrl,
+    '--token',
+    TOKEN,
+  ]);
   assert.equal(badTarget.code, 2);
   assert.match(badTarget.stderr, /--to must be test or prod/);
   const noToken = await deploy(['--project', projectId, '--to', 'test', '--url', server.baseUrl]);

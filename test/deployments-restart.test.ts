@@ -36,19 +36,40 @@ test('a deployment killed in the middle ends success after the restart, applied 
   const first = await startServer(dataDir, env);
   const folder = await api(first.baseUrl, 'POST', '/api/folders', TOKEN, { name: 'Rates' });
   const data = Array.from({ length: ROWS }, (_, i) => ({ col1: `k${i}`, col2: `value ${i}` }));
-  const code = { number: 0, keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: {}, block: [] };
+  const code = {
+    number: 0,
+    keyword: 'trigger',
+    provider: 'workato_webhooks',
+    name: 'new_event',
+    as: 'hook',
+    input: {},
+    block: [],
+  };
   const zip = await zipOf({
-    'fx_rates.lookup_table.json': JSON.stringify({ name: 'FX rates', schema: [{ label: 'pair' }, { label: 'rate' }], data }),
+    'fx_rates.lookup_table.json': JSON.stringify({
+      name: 'FX rates',
+      schema: [{ label: 'pair' }, { label: 'rate' }],
+      data,
+    }),
     'quote.recipe.json': JSON.stringify({ name: 'Quote', code }),
   });
-  const imported = await fetch(`${first.baseUrl}/api/packages/import/${folder.body.id}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/zip' }, body: zip });
+  const imported = await fetch(`${first.baseUrl}/api/packages/import/${folder.body.id}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/zip' },
+    body: zip,
+  });
   const pkg = (await imported.json()) as { id: number };
   await until('the dev import finishes', async () => {
     const res = await api(first.baseUrl, 'GET', `/api/packages/${pkg.id}`, TOKEN);
     return res.body.status === 'completed' ? true : undefined;
   });
 
-  const started = await api(first.baseUrl, 'POST', `/api/projects/${folder.body.project_id}/deploy?environment_type=test`, TOKEN);
+  const started = await api(
+    first.baseUrl,
+    'POST',
+    `/api/projects/${folder.body.project_id}/deploy?environment_type=test`,
+    TOKEN,
+  );
   assert.equal(started.status, 200);
   assert.equal(started.body.state, 'pending');
   first.child.kill('SIGKILL');
@@ -67,15 +88,33 @@ test('a deployment killed in the middle ends success after the restart, applied 
   await second.exited;
   const db = await openServerDatabase(dataDir);
   try {
-    const tables = (await db.all("SELECT t.id, t.row_count, e.type FROM lookup_tables t JOIN environments e ON e.id = t.environment_id WHERE t.name = 'FX rates' ORDER BY e.type")) as Array<{ id: number; row_count: number; type: string }>;
-    assert.deepEqual(tables.map((t) => t.type), ['dev', 'test']);
+    const tables = (await db.all(
+      "SELECT t.id, t.row_count, e.type FROM lookup_tables t JOIN environments e ON e.id = t.environment_id WHERE t.name = 'FX rates' ORDER BY e.type",
+    )) as Array<{ id: number; row_count: number; type: string }>;
+    assert.deepEqual(
+      tables.map((t) => t.type),
+      ['dev', 'test'],
+    );
     const inTest = tables.find((t) => t.type === 'test')!;
     assert.equal(inTest.row_count, ROWS);
-    assert.equal(((await db.get('SELECT count(*) AS n FROM lookup_table_rows WHERE table_id = ?', inTest.id)) as { n: number }).n, ROWS);
+    assert.equal(
+      ((await db.get('SELECT count(*) AS n FROM lookup_table_rows WHERE table_id = ?', inTest.id)) as { n: number }).n,
+      ROWS,
+    );
     // The build was under way when the server died, and was taken up again.
-    const attempts = (await db.get('SELECT p.attempts FROM project_builds b JOIN packages p ON p.id = b.package_id WHERE b.id = ?', started.body.project_build_id)) as { attempts: number };
+    const attempts = (await db.get(
+      'SELECT p.attempts FROM project_builds b JOIN packages p ON p.id = b.package_id WHERE b.id = ?',
+      started.body.project_build_id,
+    )) as { attempts: number };
     assert.ok(attempts.attempts >= 2, `the build ran again after the restart (attempts ${attempts.attempts})`);
-    assert.equal(((await db.get("SELECT count(*) AS n FROM recipes r JOIN environments e ON e.id = r.environment_id WHERE r.name = 'Quote' AND e.type = 'test'")) as { n: number }).n, 1);
+    assert.equal(
+      (
+        (await db.get(
+          "SELECT count(*) AS n FROM recipes r JOIN environments e ON e.id = r.environment_id WHERE r.name = 'Quote' AND e.type = 'test'",
+        )) as { n: number }
+      ).n,
+      1,
+    );
   } finally {
     await db.close();
   }

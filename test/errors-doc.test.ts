@@ -35,7 +35,10 @@ describe('docs/errors.md', () => {
   test('lists exactly the codes of the inbound webhooks catalog, with their status and error', () => {
     const catalog = Object.entries(WEBHOOK_ERRORS).map(([code, e]) => [code, e.status, e.error]);
     assert.deepEqual(tableRows('Inbound webhooks'), catalog);
-    assert.ok(WEBHOOK_ERRORS.payload_too_deep.error.includes(` ${MAX_EVENT_DEPTH} levels`), 'the text names the depth the engine enforces');
+    assert.ok(
+      WEBHOOK_ERRORS.payload_too_deep.error.includes(` ${MAX_EVENT_DEPTH} levels`),
+      'the text names the depth the engine enforces',
+    );
   });
 
   test('lists exactly the codes of the token endpoint catalog, with their status, error and description', () => {
@@ -47,19 +50,31 @@ describe('docs/errors.md', () => {
 describe('the catalogs', () => {
   test('every code is raised somewhere in src/: the tables list no error a client cannot meet', () => {
     // Every source file but the tests, less the catalogs' own entries.
-    const sources = fs.readdirSync(new URL('../src', import.meta.url), { recursive: true, encoding: 'utf8' })
+    const sources = fs
+      .readdirSync(new URL('../src', import.meta.url), { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
       .map((file) => fs.readFileSync(new URL(`../src/${file}`, import.meta.url), 'utf8'))
       .join('\n')
       .replace(/^ +[a-z0-9_]+: \{ status: .*$/gm, '');
-    const unused = [...Object.keys(ERROR_CATALOG), ...Object.keys(GATEWAY_ERRORS), ...Object.keys(OAUTH_ERRORS), ...Object.keys(WEBHOOK_ERRORS)]
-      .filter((code) => !sources.includes(`'${code}'`) && !sources.includes(`.${code}.`));
+    const unused = [
+      ...Object.keys(ERROR_CATALOG),
+      ...Object.keys(GATEWAY_ERRORS),
+      ...Object.keys(OAUTH_ERRORS),
+      ...Object.keys(WEBHOOK_ERRORS),
+    ].filter((code) => !sources.includes(`'${code}'`) && !sources.includes(`.${code}.`));
     // validation_failed is raised by invalid(), which lives beside the catalog.
-    assert.deepEqual(unused.filter((code) => code !== 'validation_failed'), []);
+    assert.deepEqual(
+      unused.filter((code) => code !== 'validation_failed'),
+      [],
+    );
   });
 
   test('texts hold only {placeholders} of lower-case names', () => {
-    const texts = [...Object.values(ERROR_CATALOG).map((e) => e.message), ...Object.values(GATEWAY_ERRORS).map((e) => e.error), ...Object.values(OAUTH_ERRORS).map((e) => e.description)];
+    const texts = [
+      ...Object.values(ERROR_CATALOG).map((e) => e.message),
+      ...Object.values(GATEWAY_ERRORS).map((e) => e.error),
+      ...Object.values(OAUTH_ERRORS).map((e) => e.description),
+    ];
     for (const text of texts) assert.equal(text.replace(/\{[a-z_]+\}/g, '').match(/[{}]/), null, text);
   });
 });
@@ -72,15 +87,23 @@ describe('AppError', () => {
   });
 
   test('fills the placeholders of the message with the values given', () => {
-    assert.equal(new AppError('folders_out_of_scope', { params: { folders: '3, 4' } }).message, 'Forbidden: projects outside your scope: 3, 4');
-    assert.equal(new AppError('too_many_properties', { params: { max: 1000, level: 'project' } }).message, 'Too many properties: at most 1000 per project');
+    assert.equal(
+      new AppError('folders_out_of_scope', { params: { folders: '3, 4' } }).message,
+      'Forbidden: projects outside your scope: 3, 4',
+    );
+    assert.equal(
+      new AppError('too_many_properties', { params: { max: 1000, level: 'project' } }).message,
+      'Too many properties: at most 1000 per project',
+    );
   });
 
   test('refuses a text of its own and a code without its values (the type checker says so; at run time the catalog wins)', () => {
     // @ts-expect-error the catalog owns the message
     assert.equal(new AppError('not_found', { message: 'Gone' }).message, 'Not found');
-    // @ts-expect-error this message needs {folders}
-    assert.throws(() => { throw new AppError('folders_out_of_scope'); }, AppError);
+    assert.throws(() => {
+      // @ts-expect-error this message needs {folders}
+      throw new AppError('folders_out_of_scope');
+    }, AppError);
     // @ts-expect-error not_found has no placeholders
     assert.equal(new AppError('not_found', { params: { id: 1 } }).message, 'Not found');
   });
@@ -98,8 +121,14 @@ describe('AppError', () => {
 describe('OAuthError', () => {
   test('takes its status, RFC 6749 error and description from the catalog', () => {
     const error = new OAuthError('parameter_repeated', { params: { name: 'client_id' } });
-    assert.deepEqual([error.status, error.error, error.message], [400, 'invalid_request', 'The client_id parameter is repeated.']);
-    // @ts-expect-error the catalog owns the description
-    assert.equal(new OAuthError('grant_type_missing', 'Something else').message, 'The grant_type parameter is missing.');
+    assert.deepEqual(
+      [error.status, error.error, error.message],
+      [400, 'invalid_request', 'The client_id parameter is repeated.'],
+    );
+    assert.equal(
+      // @ts-expect-error the catalog owns the description
+      new OAuthError('grant_type_missing', 'Something else').message,
+      'The grant_type parameter is missing.',
+    );
   });
 });

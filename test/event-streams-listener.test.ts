@@ -21,7 +21,12 @@ describe('EVENT_STREAMS_PORT: the event streams listener', () => {
     const port = await freePort();
     // Advertised addresses of their own (a proxy in front): on the listener, whatever Host a request
     // carries, only the event streams operations answer; it is not the Host header that filters.
-    server = await startServer(tempDir('sb-proc-'), { SWITCHBOARD_ADMIN_TOKEN: ADMIN, EVENT_STREAMS_PORT: String(port), PUBLIC_BASE_URL: 'https://admin.example.com', PUBLIC_EVENT_STREAMS_URL: 'https://events.example.com' });
+    server = await startServer(tempDir('sb-proc-'), {
+      SWITCHBOARD_ADMIN_TOKEN: ADMIN,
+      EVENT_STREAMS_PORT: String(port),
+      PUBLIC_BASE_URL: 'https://admin.example.com',
+      PUBLIC_EVENT_STREAMS_URL: 'https://events.example.com',
+    });
     assert.equal(server.eventStreamsUrl, `http://127.0.0.1:${port}`, `printed at start:\n${server.output()}`);
     events = server.eventStreamsUrl!;
     main = server.baseUrl;
@@ -31,7 +36,13 @@ describe('EVENT_STREAMS_PORT: the event streams listener', () => {
     // An API platform client with an access profile granted the topic; its OAuth token comes from the main port.
     const client = await api(main, 'POST', '/api/api_clients', ADMIN, { name: 'Event partner' });
     assert.equal(client.status, 200);
-    const profile = await api(main, 'POST', '/api/api_access_profiles', ADMIN, { name: 'Orders feed', api_client_id: client.body.id, auth_type: 'oauth2', publish_topic_ids: [topic], consume_topic_ids: [topic] });
+    const profile = await api(main, 'POST', '/api/api_access_profiles', ADMIN, {
+      name: 'Orders feed',
+      api_client_id: client.body.id,
+      auth_type: 'oauth2',
+      publish_topic_ids: [topic],
+      consume_topic_ids: [topic],
+    });
     assert.equal(profile.status, 200);
     const basic = Buffer.from(`${profile.body.oauth_client_id}:${profile.body.oauth_client_secret}`).toString('base64');
     const token = await tokenRequest(main, basic);
@@ -43,18 +54,28 @@ describe('EVENT_STREAMS_PORT: the event streams listener', () => {
     const one = await api(events, 'POST', `/api/v1/topics/${topic}/publish`, ADMIN, { n: 1 });
     assert.equal(one.status, 200);
     assert.match(one.body.message_id, /^[0-9a-f]{16}-[0-9a-f]{16}$/);
-    const batch = await api(events, 'POST', `/api/v1/batch/topics/${topic}/publish`, ADMIN, { payloads: [{ n: 2 }, { n: 3 }] });
+    const batch = await api(events, 'POST', `/api/v1/batch/topics/${topic}/publish`, ADMIN, {
+      payloads: [{ n: 2 }, { n: 3 }],
+    });
     assert.equal(batch.status, 200);
     assert.equal(batch.body.is_partial_error, false);
     assert.equal((await api(events, 'POST', `/api/pubsub/topics/${topic}/publish`, ADMIN, { n: 4 })).status, 200);
-    const read = await api(events, 'POST', `/api/v1/topics/${topic}/consume`, ADMIN, { after_message_id: one.body.message_id });
+    const read = await api(events, 'POST', `/api/v1/topics/${topic}/consume`, ADMIN, {
+      after_message_id: one.body.message_id,
+    });
     assert.equal(read.status, 200);
-    assert.deepEqual(read.body.messages.map((m: { payload: unknown }) => m.payload), [{ n: 2 }, { n: 3 }, { n: 4 }]);
+    assert.deepEqual(
+      read.body.messages.map((m: { payload: unknown }) => m.payload),
+      [{ n: 2 }, { n: 3 }, { n: 4 }],
+    );
     // The topic's own errors keep their shape on this port.
     const unknown = await api(events, 'POST', '/api/v1/topics/999999/consume', ADMIN, {});
     assert.equal(unknown.status, 404);
     assert.equal(typeof unknown.body.message, 'string');
-    assert.deepEqual(await api(events, 'POST', `/api/v1/topics/${topic}/consume`, undefined, {}), { status: 401, body: { message: 'Unauthorized' } });
+    assert.deepEqual(await api(events, 'POST', `/api/v1/topics/${topic}/consume`, undefined, {}), {
+      status: 401,
+      body: { message: 'Unauthorized' },
+    });
   });
 
   test('publish and consume with an OAuth access token', async () => {
@@ -62,30 +83,53 @@ describe('EVENT_STREAMS_PORT: the event streams listener', () => {
     assert.equal(published.status, 200);
     const read = await api(events, 'POST', `/api/v1/topics/${topic}/consume`, oauthToken, {});
     assert.equal(read.status, 200);
-    assert.deepEqual(read.body.messages.at(-1), { message_id: published.body.message_id, payload: { via: 'oauth' }, time: read.body.messages.at(-1).time });
+    assert.deepEqual(read.body.messages.at(-1), {
+      message_id: published.body.message_id,
+      payload: { via: 'oauth' },
+      time: read.body.messages.at(-1).time,
+    });
   });
 
   test('everything else answers 404 {"message":"Not found"}, with or without a token; the health checks answer', async () => {
     const others: Array<[string, string]> = [
-      ['GET', '/api/users/me'], ['GET', '/api/lookup_tables'], ['GET', '/api/event_streams/topics'], ['POST', '/api/event_streams/topics'],
-      ['GET', '/docs'], ['GET', '/api/openapi.json'], ['GET', '/metrics'], ['GET', '/w1-dev/orders-v1/x'], ['GET', `/api/v1/topics/${topic}/consume`],
+      ['GET', '/api/users/me'],
+      ['GET', '/api/lookup_tables'],
+      ['GET', '/api/event_streams/topics'],
+      ['POST', '/api/event_streams/topics'],
+      ['GET', '/docs'],
+      ['GET', '/api/openapi.json'],
+      ['GET', '/metrics'],
+      ['GET', '/w1-dev/orders-v1/x'],
+      ['GET', `/api/v1/topics/${topic}/consume`],
     ];
     for (const [method, url] of others) {
       for (const token of [ADMIN, undefined]) {
         const res = await api(events, method, url, token, method === 'POST' ? { name: 'not here' } : undefined);
-        assert.deepEqual(res, { status: 404, body: { message: 'Not found' } }, `${method} ${url} ${token ? 'with' : 'without'} a token`);
+        assert.deepEqual(
+          res,
+          { status: 404, body: { message: 'Not found' } },
+          `${method} ${url} ${token ? 'with' : 'without'} a token`,
+        );
       }
     }
     for (const host of ['admin.example.com', new URL(main).host]) {
       const res = await withHost(events, host, '/api/users/me');
       assert.deepEqual(res, { status: 404, text: '{"message":"Not found"}' }, `Host: ${host}`);
     }
-    assert.equal((await withHost(main, 'admin.example.com', '/api/users/me')).status, 200, 'the same request on the main port');
+    assert.equal(
+      (await withHost(main, 'admin.example.com', '/api/users/me')).status,
+      200,
+      'the same request on the main port',
+    );
     const basic = Buffer.from('client:secret').toString('base64');
     const token = await tokenRequest(events, basic);
     assert.equal(token.status, 404);
     assert.deepEqual(JSON.parse(token.text), { message: 'Not found' });
-    assert.equal((await api(main, 'GET', '/api/event_streams/topics', ADMIN)).body.data.length, 1, 'no topic was created');
+    assert.equal(
+      (await api(main, 'GET', '/api/event_streams/topics', ADMIN)).body.data.length,
+      1,
+      'no topic was created',
+    );
     assert.equal((await api(events, 'GET', '/health')).status, 200);
     assert.equal((await api(events, 'GET', '/ready')).status, 200);
   });
@@ -100,22 +144,39 @@ describe('EVENT_STREAMS_PORT: the event streams listener', () => {
   });
 
   test('a long poll on the event streams port is woken by a publish on the main port', async () => {
-    const last: string = (await api(events, 'POST', `/api/v1/topics/${topic}/consume`, ADMIN, {})).body.messages.at(-1).message_id;
-    const waiting = api(events, 'POST', `/api/v1/topics/${topic}/consume`, ADMIN, { after_message_id: last, timeout_secs: 20 });
+    const last: string = (await api(events, 'POST', `/api/v1/topics/${topic}/consume`, ADMIN, {})).body.messages.at(
+      -1,
+    ).message_id;
+    const waiting = api(events, 'POST', `/api/v1/topics/${topic}/consume`, ADMIN, {
+      after_message_id: last,
+      timeout_secs: 20,
+    });
     await new Promise((r) => setTimeout(r, 300));
     const published = await api(main, 'POST', `/api/v1/topics/${topic}/publish`, ADMIN, { wake: true });
     assert.equal(published.status, 200);
     // A second runtime would never hear of the publish: this poll would end empty after 20 s.
     const woken = await waiting;
     assert.equal(woken.status, 200);
-    assert.deepEqual(woken.body.messages.map((m: { message_id: string; payload: unknown }) => [m.message_id, m.payload]), [[published.body.message_id, { wake: true }]]);
+    assert.deepEqual(
+      woken.body.messages.map((m: { message_id: string; payload: unknown }) => [m.message_id, m.payload]),
+      [[published.body.message_id, { wake: true }]],
+    );
   });
 
   test('SIGTERM ends long polls, finishes a publish in flight on the event streams port and closes both ports', async () => {
-    const poll = api(events, 'POST', `/api/v1/topics/${topic}/consume`, ADMIN, { after_message_id: await lastId(events, topic), timeout_secs: 60 });
+    const poll = api(events, 'POST', `/api/v1/topics/${topic}/consume`, ADMIN, {
+      after_message_id: await lastId(events, topic),
+      timeout_secs: 60,
+    });
     await new Promise((r) => setTimeout(r, 200));
     // Headers and half the body, then the signal, then the rest: the publish is in flight.
-    const inFlight = postAcrossShutdown(server.child, `${events}/api/v1/topics/${topic}/publish`, ADMIN, JSON.stringify({ during: 'shutdown' }), 5);
+    const inFlight = postAcrossShutdown(
+      server.child,
+      `${events}/api/v1/topics/${topic}/publish`,
+      ADMIN,
+      JSON.stringify({ during: 'shutdown' }),
+      5,
+    );
     const ended = await poll;
     assert.deepEqual(ended, { status: 200, body: { messages: [] } }, 'the long poll answered at once');
     const published = await inFlight;
@@ -134,11 +195,13 @@ describe('EVENT_STREAMS_PORT refused at start', () => {
       [{ EVENT_STREAMS_PORT: 'events' }, /^switchboard: EVENT_STREAMS_PORT must be a whole number\n$/],
       [{ PORT: '4100', EVENT_STREAMS_PORT: '4100' }, /^switchboard: EVENT_STREAMS_PORT must differ from PORT/],
     ] as const;
-    await Promise.all(cases.map(async ([env, message]) => {
-      const { code, err } = await serve({ PORT: '0', ...env });
-      assert.equal(code, 2, err);
-      assert.match(err, message);
-    }));
+    await Promise.all(
+      cases.map(async ([env, message]) => {
+        const { code, err } = await serve({ PORT: '0', ...env });
+        assert.equal(code, 2, err);
+        assert.match(err, message);
+      }),
+    );
   });
 
   test('a port already in use (EVENT_STREAMS_PORT or PORT): a clear message, exit 1, no stack trace', async () => {
@@ -146,12 +209,22 @@ describe('EVENT_STREAMS_PORT refused at start', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port } = taken.address() as net.AddressInfo;
     try {
-      const cases = [['EVENT_STREAMS_PORT', { PORT: '0', EVENT_STREAMS_PORT: String(port) }], ['PORT', { PORT: String(port) }]] as const;
-      await Promise.all(cases.map(async ([setting, env]) => {
-        const { code, err } = await serve({ ...env, SWITCHBOARD_ADMIN_TOKEN: ADMIN });
-        assert.equal(code, 1, err);
-        assert.match(err, new RegExp(`^switchboard: cannot listen \\(${setting}\\): port ${port} is already in use on 127\\.0\\.0\\.1\\n$`));
-      }));
+      const cases = [
+        ['EVENT_STREAMS_PORT', { PORT: '0', EVENT_STREAMS_PORT: String(port) }],
+        ['PORT', { PORT: String(port) }],
+      ] as const;
+      await Promise.all(
+        cases.map(async ([setting, env]) => {
+          const { code, err } = await serve({ ...env, SWITCHBOARD_ADMIN_TOKEN: ADMIN });
+          assert.equal(code, 1, err);
+          assert.match(
+            err,
+            new RegExp(
+              `^switchboard: cannot listen \\(${setting}\\): port ${port} is already in use on 127\\.0\\.0\\.1\\n$`,
+            ),
+          );
+        }),
+      );
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
@@ -159,16 +232,25 @@ describe('EVENT_STREAMS_PORT refused at start', () => {
 });
 
 async function serve(env: Record<string, string>): Promise<{ code: number | null; err: string }> {
-  const child = spawnServe({ DATA_DIR: tempDir('sb-proc-'), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env }, ['ignore', 'ignore', 'pipe']);
+  const child = spawnServe({ DATA_DIR: tempDir('sb-proc-'), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env }, [
+    'ignore',
+    'ignore',
+    'pipe',
+  ]);
   let err = '';
-  child.stderr!.on('data', (d) => { err += d; });
+  child.stderr!.on('data', (d) => {
+    err += d;
+  });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   return { code, err };
 }
 
 function tokenRequest(base: string, basic: string): Promise<{ status: number; text: string }> {
-  return fetch(`${base}/oauth2/token`, { method: 'POST', headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' })
-    .then(async (res) => ({ status: res.status, text: await res.text() }));
+  return fetch(`${base}/oauth2/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+  }).then(async (res) => ({ status: res.status, text: await res.text() }));
 }
 
 /** GET with a Host header of one's choosing (fetch does not allow one). */
@@ -176,7 +258,9 @@ function withHost(base: string, host: string, url: string): Promise<{ status: nu
   return new Promise((resolve, reject) => {
     const req = http.request(`${base}${url}`, { headers: { host, authorization: `Bearer ${ADMIN}` } }, (res) => {
       let text = '';
-      res.on('data', (d) => { text += d; });
+      res.on('data', (d) => {
+        text += d;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
     });
     req.on('error', reject);

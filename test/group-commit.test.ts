@@ -17,15 +17,25 @@ const statements: string[] = [];
 before(async () => {
   const adapted = adaptNodeSqlite(new DatabaseSync(':memory:'));
   db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: { close: () => adapted.close(), prepare: (text: string) => { statements.push(text.toLowerCase()); return adapted.prepare(text); } } }),
+    dialect: new SqliteDialect({
+      database: {
+        close: () => adapted.close(),
+        prepare: (text: string) => {
+          statements.push(text.toLowerCase());
+          return adapted.prepare(text);
+        },
+      },
+    }),
   });
   await sql`create table notes (id integer primary key, body text not null unique)`.execute(db);
 });
 after(() => db.destroy());
 
 const commits = () => statements.filter((s) => s === 'commit').length;
-const notes = async () => (await sql<{ body: string }>`select body from notes order by id`.execute(db)).rows.map((r) => r.body);
-const insertNote = (body: string) => (trx: Kysely<Database>) => sql`insert into notes (body) values (${body})`.execute(trx).then(() => body);
+const notes = async () =>
+  (await sql<{ body: string }>`select body from notes order by id`.execute(db)).rows.map((r) => r.body);
+const insertNote = (body: string) => (trx: Kysely<Database>) =>
+  sql`insert into notes (body) values (${body})`.execute(trx).then(() => body);
 
 /** A merged write that inserts notes and answers each with `result`; `calls` lists each call's notes. */
 function noteWriter(result: (body: string) => string) {
@@ -60,7 +70,9 @@ function aloneNoteWriter(options: { gate?: () => Promise<void>; declineOver?: nu
         mostInFlight = Math.max(mostInFlight, inFlight);
         try {
           await options.gate?.();
-          await sql`insert into notes (body) values ${sql.join(bodies.map((body) => sql`(${body})`))}`.execute(database);
+          await sql`insert into notes (body) values ${sql.join(bodies.map((body) => sql`(${body})`))}`.execute(
+            database,
+          );
           return bodies.map((body) => body.toUpperCase());
         } finally {
           inFlight -= 1;
@@ -75,7 +87,8 @@ describe('createGroupCommit', () => {
   test('a write that fills the database fails its whole batch: every caller gets SQLITE_FULL, nothing is committed, and writes go on once there is room', async () => {
     const group = createGroupCommit(db);
     const { page_count: pages } = (await sql<{ page_count: number }>`PRAGMA page_count`.execute(db)).rows[0]!;
-    const { freelist_count: free } = (await sql<{ freelist_count: number }>`PRAGMA freelist_count`.execute(db)).rows[0]!;
+    const { freelist_count: free } = (await sql<{ freelist_count: number }>`PRAGMA freelist_count`.execute(db))
+      .rows[0]!;
     await sql.raw(`PRAGMA max_page_count = ${pages}`).execute(db);
     try {
       const outcomes = await Promise.allSettled([
@@ -87,7 +100,10 @@ describe('createGroupCommit', () => {
         assert.equal(outcome.status, 'rejected');
         assert.equal(storageFailureOf(outcome.reason), 'full', String(outcome.reason));
       }
-      assert.deepEqual((await notes()).filter((b) => b.startsWith('full')), []);
+      assert.deepEqual(
+        (await notes()).filter((b) => b.startsWith('full')),
+        [],
+      );
     } finally {
       await sql.raw('PRAGMA max_page_count = 1073741823').execute(db);
     }
@@ -98,7 +114,10 @@ describe('createGroupCommit', () => {
     const group = createGroupCommit(db);
     const before = commits();
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => group.run(insertNote(`a${i}`))));
-    assert.deepEqual(results, Array.from({ length: 50 }, (_, i) => `a${i}`));
+    assert.deepEqual(
+      results,
+      Array.from({ length: 50 }, (_, i) => `a${i}`),
+    );
     assert.equal(commits() - before, 1);
     assert.equal((await notes()).filter((b) => b.startsWith('a')).length, 50);
   });
@@ -106,8 +125,13 @@ describe('createGroupCommit', () => {
   test('on SQLite, runAlone joins the batch like any other write (one commit for all)', async () => {
     const group = createGroupCommit(db);
     const before = commits();
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? group.run : group.runAlone)(insertNote(`ra${i}`))));
-    assert.deepEqual(results, Array.from({ length: 10 }, (_, i) => `ra${i}`));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? group.run : group.runAlone)(insertNote(`ra${i}`))),
+    );
+    assert.deepEqual(
+      results,
+      Array.from({ length: 10 }, (_, i) => `ra${i}`),
+    );
     assert.equal(commits() - before, 1);
   });
 
@@ -122,7 +146,10 @@ describe('createGroupCommit', () => {
       group.run(insertNote('a0')), // unique violation: fails in the database
       group.run(insertNote('b3')),
     ]);
-    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
+    );
     assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /refused after a partial write/);
     const stored = await notes();
     assert.ok(stored.includes('b1') && stored.includes('b3'));
@@ -134,20 +161,31 @@ describe('createGroupCommit', () => {
     const group = createGroupCommit(db);
     const before = statements.length;
     let runs = 0;
-    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => group.run(async (trx) => { runs += 1; return insertNote(`g${i}`)(trx); })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        group.run(async (trx) => {
+          runs += 1;
+          return insertNote(`g${i}`)(trx);
+        }),
+      ),
+    );
     assert.deepEqual(results, ['g0', 'g1', 'g2', 'g3', 'g4']);
     assert.equal(runs, 5);
-    assert.deepEqual(statements.slice(before).filter((s) => /savepoint|release|rollback/.test(s)), []);
+    assert.deepEqual(
+      statements.slice(before).filter((s) => /savepoint|release|rollback/.test(s)),
+      [],
+    );
   });
 
   test('when a write fails, the batch is undone and run again with each write in its own savepoint; the others commit once', async () => {
     const group = createGroupCommit(db);
     const before = commits();
     const runs = new Map<string, number>();
-    const counted = (body: string, work: (trx: Kysely<Database>) => Promise<string>) => group.run(async (trx) => {
-      runs.set(body, (runs.get(body) ?? 0) + 1);
-      return work(trx);
-    });
+    const counted = (body: string, work: (trx: Kysely<Database>) => Promise<string>) =>
+      group.run(async (trx) => {
+        runs.set(body, (runs.get(body) ?? 0) + 1);
+        return work(trx);
+      });
     const outcomes = await Promise.allSettled([
       counted('h1', insertNote('h1')),
       counted('h2', async (trx) => {
@@ -156,12 +194,18 @@ describe('createGroupCommit', () => {
       }),
       counted('h3', insertNote('h3')),
     ]);
-    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     // The writes up to the failing one ran twice (as they were, then isolated); the one after it once.
     assert.deepEqual(Object.fromEntries(runs), { h1: 2, h2: 2, h3: 1 });
     assert.equal(commits() - before, 1);
     const stored = await notes();
-    assert.deepEqual(stored.filter((b) => b.startsWith('h')), ['h1', 'h3']);
+    assert.deepEqual(
+      stored.filter((b) => b.startsWith('h')),
+      ['h1', 'h3'],
+    );
   });
 
   test('a write resolves only after its batch committed', async () => {
@@ -182,12 +226,20 @@ describe('createGroupCommit', () => {
     const group = createGroupCommit(db);
     const { calls, kind } = noteWriter((body) => body.toUpperCase());
     const before = commits();
-    const results = await Promise.all([group.runMerged(kind, 'm1'), group.run(insertNote('m-plain')), group.runMerged(kind, 'm2'), group.runMerged(kind, 'm3')]);
+    const results = await Promise.all([
+      group.runMerged(kind, 'm1'),
+      group.run(insertNote('m-plain')),
+      group.runMerged(kind, 'm2'),
+      group.runMerged(kind, 'm3'),
+    ]);
     assert.deepEqual(results, ['M1', 'm-plain', 'M2', 'M3']);
     assert.deepEqual(calls, [['m1', 'm2', 'm3']]);
     assert.equal(commits() - before, 1);
     // The merged writes are made together, where the first of them stood in the batch.
-    assert.deepEqual((await notes()).filter((n) => n.startsWith('m')), ['m1', 'm2', 'm3', 'm-plain']);
+    assert.deepEqual(
+      (await notes()).filter((n) => n.startsWith('m')),
+      ['m1', 'm2', 'm3', 'm-plain'],
+    );
   });
 
   test('when a merged write fails, the batch runs again with each merged write alone: only the failing one is rejected', async () => {
@@ -195,28 +247,50 @@ describe('createGroupCommit', () => {
     const { calls, kind } = noteWriter((body) => body);
     // The note 'n-dup' exists already: its write fails on the unique body.
     await group.run(insertNote('n-dup'));
-    const outcomes = await Promise.allSettled([group.runMerged(kind, 'n1'), group.runMerged(kind, 'n-dup'), group.runMerged(kind, 'n2')]);
-    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    const outcomes = await Promise.allSettled([
+      group.runMerged(kind, 'n1'),
+      group.runMerged(kind, 'n-dup'),
+      group.runMerged(kind, 'n2'),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.ok(isUniqueViolation((outcomes[1] as PromiseRejectedResult).reason));
     assert.deepEqual(calls, [['n1', 'n-dup', 'n2'], ['n1'], ['n-dup'], ['n2']]);
-    assert.deepEqual((await notes()).filter((n) => n.startsWith('n')), ['n-dup', 'n1', 'n2']);
+    assert.deepEqual(
+      (await notes()).filter((n) => n.startsWith('n')),
+      ['n-dup', 'n1', 'n2'],
+    );
   });
 
-  test('on SQLite, merged writes never go alone: they share the batch\'s transaction', async () => {
+  test("on SQLite, merged writes never go alone: they share the batch's transaction", async () => {
     const group = createGroupCommit(db);
     const { calls, alone, kind } = aloneNoteWriter();
     const before = commits();
-    assert.deepEqual(await Promise.all([group.runMerged(kind, 'lite-1'), group.runMerged(kind, 'lite-2')]), ['LITE-1', 'LITE-2']);
+    assert.deepEqual(await Promise.all([group.runMerged(kind, 'lite-1'), group.runMerged(kind, 'lite-2')]), [
+      'LITE-1',
+      'LITE-2',
+    ]);
     assert.deepEqual([alone, calls], [[], [['lite-1', 'lite-2']]]);
     assert.equal(commits() - before, 1);
   });
 
   /** A batch whose first write waits for the gate; `later` is queued while the batch runs. */
-  async function whileABatchRuns(group: ReturnType<typeof createGroupCommit>, first: string, later: string): Promise<number> {
+  async function whileABatchRuns(
+    group: ReturnType<typeof createGroupCommit>,
+    first: string,
+    later: string,
+  ): Promise<number> {
     let open = () => {};
-    const gate = new Promise<void>((resolve) => { open = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
     const before = commits();
-    const running = group.run(async (trx) => { await gate; return insertNote(first)(trx); });
+    const running = group.run(async (trx) => {
+      await gate;
+      return insertNote(first)(trx);
+    });
     await new Promise((resolve) => setImmediate(resolve)); // the batch has started
     const queued = group.run(insertNote(later));
     open();
@@ -235,14 +309,22 @@ describe('createGroupCommit', () => {
   test('a write that joined a batch and fails is undone alone, like any other', async () => {
     const group = createGroupCommit(db, { maxHoldMs: 1000 });
     let open = () => {};
-    const gate = new Promise<void>((resolve) => { open = resolve; });
-    const running = group.run(async (trx) => { await gate; return insertNote('e5')(trx); });
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const running = group.run(async (trx) => {
+      await gate;
+      return insertNote('e5')(trx);
+    });
     await new Promise((resolve) => setImmediate(resolve));
     const failing = group.run(insertNote('a0')); // unique violation
     const after = group.run(insertNote('e6'));
     open();
     const outcomes = await Promise.allSettled([running, failing, after]);
-    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     const stored = await notes();
     assert.ok(stored.includes('e5') && stored.includes('e6'));
   });
@@ -252,14 +334,19 @@ describe('createGroupCommit', () => {
     const broken = new Kysely<Database>({ dialect: new SqliteDialect({ database: adapted }) });
     await sql`create table notes (id integer primary key, body text not null)`.execute(broken);
     // A deferred foreign key fails at COMMIT, after every write succeeded.
-    await sql`create table refs (id integer primary key, note_id integer references notes(id) deferrable initially deferred)`.execute(broken);
+    await sql`create table refs (id integer primary key, note_id integer references notes(id) deferrable initially deferred)`.execute(
+      broken,
+    );
     await sql`pragma foreign_keys = on`.execute(broken);
     const group = createGroupCommit(broken);
     const outcomes = await Promise.allSettled([
       group.run(insertNote('f1')),
       group.run((trx) => sql`insert into refs (note_id) values (999)`.execute(trx)),
     ]);
-    assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['rejected', 'rejected'],
+    );
     assert.deepEqual((await sql`select * from notes`.execute(broken)).rows, []);
     await broken.destroy();
   });
@@ -272,7 +359,9 @@ describe('createGroupCommit on PostgreSQL', { skip: postgresOnly('runs on a Post
   let pgDb: Kysely<Database>;
   before(async () => {
     pgDb = openPostgresUrl(await freshPostgresDatabase(), TEST_POOL_SETTINGS).db;
-    await sql`create table notes (id bigint generated by default as identity primary key, body text not null unique)`.execute(pgDb);
+    await sql`create table notes (id bigint generated by default as identity primary key, body text not null unique)`.execute(
+      pgDb,
+    );
   });
   after(() => pgDb?.destroy());
 
@@ -280,7 +369,8 @@ describe('createGroupCommit on PostgreSQL', { skip: postgresOnly('runs on a Post
     await sql`insert into notes (body) values (${body})`.execute(trx);
     return (await sql<{ txid: string }>`select txid_current()::text as txid`.execute(trx)).rows[0]!.txid;
   };
-  const stored = async () => (await sql<{ body: string }>`select body from notes order by id`.execute(pgDb)).rows.map((r) => r.body);
+  const stored = async () =>
+    (await sql<{ body: string }>`select body from notes order by id`.execute(pgDb)).rows.map((r) => r.body);
 
   test('writes that arrive together share one transaction, and each resolves after the commit', async () => {
     const group = createGroupCommit(pgDb);
@@ -300,7 +390,10 @@ describe('createGroupCommit on PostgreSQL', { skip: postgresOnly('runs on a Post
       }),
       group.run(insertIn('q3')),
     ]);
-    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
+    );
     assert.ok(isUniqueViolation((outcomes[1] as PromiseRejectedResult).reason), 'its own error: the unique violation');
     const rows = await stored();
     assert.ok(rows.includes('q1') && rows.includes('q3'));
@@ -318,7 +411,9 @@ describe('createGroupCommit on PostgreSQL', { skip: postgresOnly('runs on a Post
   test('runAlone: a write does not wait for another one still open, nor for the batch', async () => {
     const group = createGroupCommit(pgDb);
     let open = () => {};
-    const gate = new Promise<void>((resolve) => { open = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
     const slow = group.run(async (trx) => {
       await sql`insert into notes (body) values ('r-slow')`.execute(trx);
       await gate;
@@ -342,7 +437,10 @@ describe('createGroupCommit on PostgreSQL', { skip: postgresOnly('runs on a Post
         return insertIn('p0')(trx);
       }),
     ]);
-    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected'],
+    );
     assert.ok(isUniqueViolation((outcomes[1] as PromiseRejectedResult).reason));
     const rows = await stored();
     assert.ok(rows.includes('t1') && !rows.includes('t2-partial'));
@@ -351,10 +449,20 @@ describe('createGroupCommit on PostgreSQL', { skip: postgresOnly('runs on a Post
   test('a batch of nothing but merged writes that can go alone is one statement of its own: no transaction, each caller its result', async () => {
     const group = createGroupCommit(pgDb);
     const { calls, alone, kind } = aloneNoteWriter();
-    assert.deepEqual(await Promise.all([group.runMerged(kind, 'alone-1'), group.runMerged(kind, 'alone-2'), group.runMerged(kind, 'alone-3')]), ['ALONE-1', 'ALONE-2', 'ALONE-3']);
+    assert.deepEqual(
+      await Promise.all([
+        group.runMerged(kind, 'alone-1'),
+        group.runMerged(kind, 'alone-2'),
+        group.runMerged(kind, 'alone-3'),
+      ]),
+      ['ALONE-1', 'ALONE-2', 'ALONE-3'],
+    );
     assert.deepEqual(alone, [['alone-1', 'alone-2', 'alone-3']]);
     assert.deepEqual(calls, [], 'no write in a transaction');
-    assert.deepEqual((await stored()).filter((n) => n.startsWith('alone-')), ['alone-1', 'alone-2', 'alone-3']);
+    assert.deepEqual(
+      (await stored()).filter((n) => n.startsWith('alone-')),
+      ['alone-1', 'alone-2', 'alone-3'],
+    );
   });
 
   test('a statement that will go alone takes in the writes of the turns that bring more, then goes', async () => {
@@ -375,10 +483,23 @@ describe('createGroupCommit on PostgreSQL', { skip: postgresOnly('runs on a Post
   test('merged writes beside other writes, or that their kind declines to make alone, go in a transaction as before', async () => {
     const group = createGroupCommit(pgDb);
     const mixed = aloneNoteWriter();
-    assert.deepEqual(await Promise.all([group.runMerged(mixed.kind, 'mixed-1'), group.run(async (trx) => { await insertIn('mixed-plain')(trx); return 'mixed-plain'; }), group.runMerged(mixed.kind, 'mixed-2')]), ['MIXED-1', 'mixed-plain', 'MIXED-2']);
+    assert.deepEqual(
+      await Promise.all([
+        group.runMerged(mixed.kind, 'mixed-1'),
+        group.run(async (trx) => {
+          await insertIn('mixed-plain')(trx);
+          return 'mixed-plain';
+        }),
+        group.runMerged(mixed.kind, 'mixed-2'),
+      ]),
+      ['MIXED-1', 'mixed-plain', 'MIXED-2'],
+    );
     assert.deepEqual([mixed.alone, mixed.calls], [[], [['mixed-1', 'mixed-2']]]);
     const declined = aloneNoteWriter({ declineOver: 1 });
-    assert.deepEqual(await Promise.all([group.runMerged(declined.kind, 'declined-1'), group.runMerged(declined.kind, 'declined-2')]), ['DECLINED-1', 'DECLINED-2']);
+    assert.deepEqual(
+      await Promise.all([group.runMerged(declined.kind, 'declined-1'), group.runMerged(declined.kind, 'declined-2')]),
+      ['DECLINED-1', 'DECLINED-2'],
+    );
     assert.deepEqual([declined.alone, declined.calls], [[], [['declined-1', 'declined-2']]]);
   });
 
@@ -386,19 +507,36 @@ describe('createGroupCommit on PostgreSQL', { skip: postgresOnly('runs on a Post
     const group = createGroupCommit(pgDb);
     const { calls, alone, kind } = aloneNoteWriter();
     await group.run(insertIn('failing-dup'));
-    const outcomes = await Promise.allSettled([group.runMerged(kind, 'failing-1'), group.runMerged(kind, 'failing-dup'), group.runMerged(kind, 'failing-2')]);
-    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    const outcomes = await Promise.allSettled([
+      group.runMerged(kind, 'failing-1'),
+      group.runMerged(kind, 'failing-dup'),
+      group.runMerged(kind, 'failing-2'),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.ok(isUniqueViolation((outcomes[1] as PromiseRejectedResult).reason));
     assert.deepEqual(alone, [['failing-1', 'failing-dup', 'failing-2']]);
     assert.deepEqual(calls, [['failing-1'], ['failing-dup'], ['failing-2']]);
-    assert.deepEqual((await stored()).filter((n) => n.startsWith('failing-')), ['failing-dup', 'failing-1', 'failing-2']);
+    assert.deepEqual(
+      (await stored()).filter((n) => n.startsWith('failing-')),
+      ['failing-dup', 'failing-1', 'failing-2'],
+    );
   });
 
   test('two statements written alone may be at the database at once; writes arriving meanwhile wait for one of them, not in a transaction', async () => {
     const group = createGroupCommit(pgDb);
     const gates: Array<() => void> = [];
     let held = true;
-    const { calls, alone, kind, mostInFlight } = aloneNoteWriter({ gate: () => (held ? new Promise<void>((resolve) => { gates.push(resolve); }) : Promise.resolve()) });
+    const { calls, alone, kind, mostInFlight } = aloneNoteWriter({
+      gate: () =>
+        held
+          ? new Promise<void>((resolve) => {
+              gates.push(resolve);
+            })
+          : Promise.resolve(),
+    });
     const turn = () => new Promise((resolve) => setImmediate(resolve));
     const results: Array<Promise<string>> = [];
     for (let i = 0; i < 4; i++) {

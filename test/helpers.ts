@@ -24,7 +24,12 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import type { EnvironmentType } from '../src/db/types.ts';
 import { createLogger } from '../src/logger.ts';
 import { systemClock, type Clock } from '../src/time.ts';
-import { ADMIN_ROLE_NAME, createTokenForRole, createWorkspace, prepareFirstWorkspace } from '../src/workspaces/workspaces.service.ts';
+import {
+  ADMIN_ROLE_NAME,
+  createTokenForRole,
+  createWorkspace,
+  prepareFirstWorkspace,
+} from '../src/workspaces/workspaces.service.ts';
 import { insertProject, findHomeFolder } from '../src/api/folders/folders.store.ts';
 import { findEnvironmentByType } from '../src/workspaces/workspaces.store.ts';
 import { toStored } from '../src/time.ts';
@@ -75,7 +80,11 @@ export interface TestApp {
   tokenWith(roleName: string, privileges: string[]): Promise<string>;
   /** A new API client limited to these project folders (all_folders false), with the Admin role unless another is named. */
   scopedClient(projectFolderIds: number[], roleName?: string): Promise<{ id: number; token: string }>;
-  createProject(name: string, environment?: EnvironmentType, workspaceId?: number): Promise<{ folderId: number; projectId: number }>;
+  createProject(
+    name: string,
+    environment?: EnvironmentType,
+    workspaceId?: number,
+  ): Promise<{ folderId: number; projectId: number }>;
   newWorkspace(name: string): Promise<{ workspaceId: number; adminToken: string }>;
   close(): Promise<void>;
 }
@@ -128,7 +137,11 @@ export interface TestAppOptions {
 async function openTestDatabase(options: TestAppOptions): Promise<DbHandle> {
   if (options.database) {
     const file = options.database.file;
-    return { ...openSqliteFile(file, 'FULL', options.database.syncFile ? { syncFile: options.database.syncFile } : {}), dialect: 'sqlite', location: file };
+    return {
+      ...openSqliteFile(file, 'FULL', options.database.syncFile ? { syncFile: options.database.syncFile } : {}),
+      dialect: 'sqlite',
+      location: file,
+    };
   }
   if (onPostgres) return openPostgresUrl(await freshPostgresDatabase(), TEST_POOL_SETTINGS);
   return { ...openSqliteFile(':memory:'), dialect: 'sqlite', location: ':memory:' };
@@ -147,12 +160,33 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const secrets = secretResolverFor(config, clock, secretBox);
   const notifier = createInProcessNotifier();
   // The engine's context has the mailer when SMTP_URL is set, as the server's has (e-mail steps).
-  const mailer = config.smtpUrl === undefined ? undefined : createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom });
-  const base: ServiceContext = createServiceContext({ db, config, secretBox, log: logger, clock, secrets, notifier, mailer });
+  const mailer =
+    config.smtpUrl === undefined ? undefined : createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom });
+  const base: ServiceContext = createServiceContext({
+    db,
+    config,
+    secretBox,
+    log: logger,
+    clock,
+    secrets,
+    notifier,
+    mailer,
+  });
   const engine = createEngine(base, { pollMs: 50, ...options.engine });
   const ctx: ServiceContext = base;
-  const first = await prepareFirstWorkspace(ctx, { workspace: { name: 'Acme Integrations', ownerEmail: 'integrations@example.com' } });
-  const app = await buildApp({ config, database: { ...database, db }, secretBox, secrets, notifier, clock, logger, engine });
+  const first = await prepareFirstWorkspace(ctx, {
+    workspace: { name: 'Acme Integrations', ownerEmail: 'integrations@example.com' },
+  });
+  const app = await buildApp({
+    config,
+    database: { ...database, db },
+    secretBox,
+    secrets,
+    notifier,
+    clock,
+    logger,
+    engine,
+  });
   await app.ready();
   const adminToken = first.printableToken as string;
   let closing: Promise<void> | undefined;
@@ -187,7 +221,12 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   };
   const tokenFor: TestApp['tokenFor'] = async (roleName, environment = 'dev', workspaceId = first.workspace.id) => {
     counter += 1;
-    const { token } = await createTokenForRole(ctx, { workspaceId, roleName, clientName: `test-${roleName}-${environment}-${counter}`, environment });
+    const { token } = await createTokenForRole(ctx, {
+      workspaceId,
+      roleName,
+      clientName: `test-${roleName}-${environment}-${counter}`,
+      environment,
+    });
     return token;
   };
   const roleId: TestApp['roleId'] = async (roleName) => {
@@ -208,13 +247,20 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     tokenFor,
     roleId,
     async tokenWith(roleName, privileges) {
-      const copy = await call('POST', `/api/developer_api_client_roles/${await roleId(ADMIN_ROLE_NAME)}/copy`, { body: { name: roleName, privileges } });
+      const copy = await call('POST', `/api/developer_api_client_roles/${await roleId(ADMIN_ROLE_NAME)}/copy`, {
+        body: { name: roleName, privileges },
+      });
       assert.equal(copy.status, 200, copy.text);
       return tokenFor(roleName);
     },
     async scopedClient(projectFolderIds, roleName = ADMIN_ROLE_NAME) {
       counter += 1;
-      const body = { name: `scoped-${counter}`, api_privilege_group_id: await roleId(roleName), all_folders: false, folder_ids: projectFolderIds };
+      const body = {
+        name: `scoped-${counter}`,
+        api_privilege_group_id: await roleId(roleName),
+        all_folders: false,
+        folder_ids: projectFolderIds,
+      };
       const res = await call('POST', '/api/developer_api_clients', { body });
       assert.equal(res.status, 200, res.text);
       return { id: res.body.result.id, token: res.body.result.token.value };
@@ -222,12 +268,26 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     async createProject(name, environment = 'dev', workspaceId = first.workspace.id) {
       const env = await findEnvironmentByType(db, workspaceId, environment);
       const home = await findHomeFolder(db, env!.id);
-      const { folder, projectId } = await insertProject(db, { workspaceId, environmentId: env!.id, homeFolderId: home!.id, name, now: toStored(clock.now()) });
+      const { folder, projectId } = await insertProject(db, {
+        workspaceId,
+        environmentId: env!.id,
+        homeFolderId: home!.id,
+        name,
+        now: toStored(clock.now()),
+      });
       return { folderId: folder.id, projectId };
     },
     async newWorkspace(name) {
-      const workspace = await createWorkspace(ctx, { name, ownerEmail: `${name.toLowerCase().replace(/\W+/g, '-')}@example.com` });
-      const { token } = await createTokenForRole(ctx, { workspaceId: workspace.id, roleName: ADMIN_ROLE_NAME, clientName: 'admin', environment: 'dev' });
+      const workspace = await createWorkspace(ctx, {
+        name,
+        ownerEmail: `${name.toLowerCase().replace(/\W+/g, '-')}@example.com`,
+      });
+      const { token } = await createTokenForRole(ctx, {
+        workspaceId: workspace.id,
+        roleName: ADMIN_ROLE_NAME,
+        clientName: 'admin',
+        environment: 'dev',
+      });
       return { workspaceId: workspace.id, adminToken: token };
     },
     close,
@@ -235,7 +295,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
 }
 
 /** Poll GET /api/packages/:id until the package is no longer in progress; its last reply. */
-export async function waitPackage(t: TestApp, id: number, token?: string): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function waitPackage(t: TestApp, id: number, token?: string): Promise<Record<string, any>> {
   for (let i = 0; i < 400; i += 1) {
     const res = await t.call('GET', `/api/packages/${id}`, token ? { token } : {});
     assert.equal(res.status, 200, res.text);
@@ -248,7 +309,8 @@ export async function waitPackage(t: TestApp, id: number, token?: string): Promi
 /** A zip of these files (name -> content), in memory; `extra` may add entries of its own. */
 export function makeZip(files: Record<string, string | Buffer>, extra?: (zip: yazl.ZipFile) => void): Promise<Buffer> {
   const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.isBuffer(content) ? content : Buffer.from(content), name);
+  for (const [name, content] of Object.entries(files))
+    zip.addBuffer(Buffer.isBuffer(content) ? content : Buffer.from(content), name);
   extra?.(zip);
   zip.end();
   return new Promise((resolve, reject) => {
@@ -270,7 +332,12 @@ export interface ConsoleBrowser {
 
 /** Sign in to the console with a token through HTTP, as the sign-in form does. */
 export async function consoleSignIn(t: Pick<TestApp, 'app'>, token: string): Promise<ConsoleBrowser> {
-  const res = await t.app.inject({ method: 'POST', url: '/console/sign-in', payload: new URLSearchParams({ token }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/console/sign-in',
+    payload: new URLSearchParams({ token }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   assert.equal(res.statusCode, 303, res.body);
   const cookie = String([res.headers['set-cookie']].flat()[0]).split(';')[0] as string;
   const get = (url: string) => t.app.inject({ method: 'GET', url, headers: { cookie } });
@@ -282,6 +349,12 @@ export async function consoleSignIn(t: Pick<TestApp, 'app'>, token: string): Pro
     cookie,
     csrf,
     get,
-    post: (url, form = {}) => t.app.inject({ method: 'POST', url, payload: new URLSearchParams({ _csrf: csrf, ...form }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', cookie } }),
+    post: (url, form = {}) =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        payload: new URLSearchParams({ _csrf: csrf, ...form }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      }),
   };
 }

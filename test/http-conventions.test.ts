@@ -5,12 +5,21 @@ import { parsePage } from '../src/http/pagination.ts';
 import { createTestApp, type TestApp } from './helpers.ts';
 
 let t: TestApp;
-before(async () => { t = await createTestApp(); });
+before(async () => {
+  t = await createTestApp();
+});
 after(() => t.close());
 
 describe('routing', () => {
   test('unknown routes and wrong methods answer 404 in the error shape', async () => {
-    for (const [method, url] of [['GET', '/api/nope'], ['GET', '/api'], ['GET', '/oauth2/nope'], ['GET', '/docs/nope/x'], ['DELETE', '/api/users/me'], ['PATCH', '/api/developer_api_clients/1']] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/nope'],
+      ['GET', '/api'],
+      ['GET', '/oauth2/nope'],
+      ['GET', '/docs/nope/x'],
+      ['DELETE', '/api/users/me'],
+      ['PATCH', '/api/developer_api_clients/1'],
+    ] as const) {
       const res = await t.call(method, url);
       assert.equal(res.status, 404, `${method} ${url}`);
       assert.deepEqual(res.body, { message: 'Not found' });
@@ -34,14 +43,26 @@ describe('routing', () => {
   });
 
   test('errors from unauthenticated bad requests answer 401 before the body is looked at', async () => {
-    const res = await t.call('POST', '/api/developer_api_clients', { token: null, raw: '{bad', headers: { 'content-type': 'application/json' } });
+    const res = await t.call('POST', '/api/developer_api_clients', {
+      token: null,
+      raw: '{bad',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 401);
   });
 
   test('a Content-Type with parameters is accepted; a missing one with a body is refused', async () => {
-    const ok = await t.call('POST', '/api/developer_api_client_roles/2/copy', { raw: JSON.stringify({ name: 'Charset role' }), headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const ok = await t.call('POST', '/api/developer_api_client_roles/2/copy', {
+      raw: JSON.stringify({ name: 'Charset role' }),
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     assert.equal(ok.status, 200);
-    const none = await t.app.inject({ method: 'POST', url: '/api/developer_api_client_roles/2/copy', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': '' }, payload: 'name=x' });
+    const none = await t.app.inject({
+      method: 'POST',
+      url: '/api/developer_api_client_roles/2/copy',
+      headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': '' },
+      payload: 'name=x',
+    });
     assert.equal(none.statusCode, 415);
     assert.deepEqual(JSON.parse(none.body), { message: 'Unsupported Content-Type: missing; send application/json' });
   });
@@ -52,7 +73,11 @@ describe('server errors', () => {
     const app = await createTestApp();
     // Closing the database makes the next authenticated call fail inside the store.
     await app.ctx.db.destroy();
-    const res = await app.app.inject({ method: 'GET', url: '/api/users/me', headers: { authorization: `Bearer ${app.adminToken}` } });
+    const res = await app.app.inject({
+      method: 'GET',
+      url: '/api/users/me',
+      headers: { authorization: `Bearer ${app.adminToken}` },
+    });
     assert.equal(res.statusCode, 500);
     const body = JSON.parse(res.body);
     assert.deepEqual(Object.keys(body).sort(), ['id', 'message']);

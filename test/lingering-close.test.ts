@@ -9,18 +9,34 @@ import { registerLingeringClose } from '../src/http/lingering-close.ts';
 import { tempDir } from './helpers.ts';
 import { startServer } from './process-helpers.ts';
 
-interface Outcome { status?: number; body?: string; error?: string; connection?: string }
+interface Outcome {
+  status?: number;
+  body?: string;
+  error?: string;
+  connection?: string;
+}
 
 /** POST `size` bytes in one write, without `Expect: 100-continue`, as most HTTP clients do. */
-function post(port: number, path: string, size: number, headers: Record<string, string>, agent?: http.Agent): Promise<Outcome> {
+function post(
+  port: number,
+  path: string,
+  size: number,
+  headers: Record<string, string>,
+  agent?: http.Agent,
+): Promise<Outcome> {
   return new Promise((resolve) => {
-    const request = http.request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { ...headers, 'content-length': String(size) } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { body += chunk; });
-      res.on('end', () => resolve({ status: res.statusCode, body, connection: String(res.headers.connection) }));
-      res.on('error', (error) => resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }));
-    });
+    const request = http.request(
+      { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { ...headers, 'content-length': String(size) } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode, body, connection: String(res.headers.connection) }));
+        res.on('error', (error) => resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }));
+      },
+    );
     request.on('error', (error) => resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }));
     request.end(Buffer.alloc(size, 0x61));
   });
@@ -38,7 +54,10 @@ describe('a body over the limit, through a real socket to the server process', (
 
   test('the client reads the 413 in the error shape every time, even while it is still sending 48 MB', async () => {
     for (let i = 0; i < 5; i++) {
-      const outcome = await post(port, '/api/lookup_tables', 48 * 1024 * 1024, { authorization: `Bearer ${token}`, 'content-type': 'application/json' });
+      const outcome = await post(port, '/api/lookup_tables', 48 * 1024 * 1024, {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+      });
       assert.equal(outcome.error, undefined, `attempt ${i}: ${outcome.error}`);
       assert.equal(outcome.status, 413);
       assert.deepEqual(JSON.parse(outcome.body ?? ''), { message: 'Request body is too large' });
@@ -48,13 +67,31 @@ describe('a body over the limit, through a real socket to the server process', (
   test('a 415 before the body is read, and a webhook over the limit, reach the client too; the connection serves the next request', async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      const wrongType = await post(port, '/api/lookup_tables', 24 * 1024 * 1024, { authorization: `Bearer ${token}`, 'content-type': 'text/plain' }, agent);
+      const wrongType = await post(
+        port,
+        '/api/lookup_tables',
+        24 * 1024 * 1024,
+        { authorization: `Bearer ${token}`, 'content-type': 'text/plain' },
+        agent,
+      );
       assert.equal(wrongType.error, undefined);
       assert.equal(wrongType.status, 415);
-      const hook = await post(port, '/webhooks/rest/unknown/orders', 24 * 1024 * 1024, { 'content-type': 'application/json' }, agent);
+      const hook = await post(
+        port,
+        '/webhooks/rest/unknown/orders',
+        24 * 1024 * 1024,
+        { 'content-type': 'application/json' },
+        agent,
+      );
       assert.equal(hook.error, undefined);
       assert.ok(hook.status === 413 || hook.status === 404, String(hook.status));
-      const next = await post(port, '/api/lookup_tables', 2, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, agent);
+      const next = await post(
+        port,
+        '/api/lookup_tables',
+        2,
+        { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        agent,
+      );
       assert.equal(next.status, 400, 'a readable 400 on the same connection');
     } finally {
       agent.destroy();
@@ -63,13 +100,29 @@ describe('a body over the limit, through a real socket to the server process', (
 
   test('recipes take bodies up to RECIPE_BODY_LIMIT_BYTES: 5 MB is saved; 40 MB there, or 5 MB on another route, is a readable 413', async () => {
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const code = JSON.stringify({ number: 0, keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: {}, block: [], pad: 'x'.repeat(5 * 1024 * 1024) });
-    const saved = await fetch(`http://127.0.0.1:${port}/api/recipes`, { method: 'POST', headers, body: JSON.stringify({ recipe: { name: 'Large', code } }) });
+    const code = JSON.stringify({
+      number: 0,
+      keyword: 'trigger',
+      provider: 'workato_webhooks',
+      name: 'new_event',
+      as: 'hook',
+      input: {},
+      block: [],
+      pad: 'x'.repeat(5 * 1024 * 1024),
+    });
+    const saved = await fetch(`http://127.0.0.1:${port}/api/recipes`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ recipe: { name: 'Large', code } }),
+    });
     assert.equal(saved.status, 200, await saved.clone().text());
-    const { id } = await saved.json() as { id: number };
+    const { id } = (await saved.json()) as { id: number };
     const read = await fetch(`http://127.0.0.1:${port}/api/recipes/${id}`, { headers });
-    assert.equal((await read.json() as { code: string }).code, code);
-    for (const [path, size] of [['/api/recipes', 40 * 1024 * 1024], ['/api/lookup_tables', 5 * 1024 * 1024]] as const) {
+    assert.equal(((await read.json()) as { code: string }).code, code);
+    for (const [path, size] of [
+      ['/api/recipes', 40 * 1024 * 1024],
+      ['/api/lookup_tables', 5 * 1024 * 1024],
+    ] as const) {
       const outcome = await post(port, path, size, headers);
       assert.equal(outcome.error, undefined, `${path}: ${outcome.error}`);
       assert.equal(outcome.status, 413, path);
@@ -91,7 +144,11 @@ describe('registerLingeringClose limits', () => {
       app.server.on('connection', (socket) => sockets.push(socket));
       const within = await post(port, '/', 512 * 1024, { 'content-type': 'application/json' }, agent);
       assert.equal(within.status, 413);
-      assert.equal((await post(port, '/', 2, { 'content-type': 'application/json' }, agent)).status, 400, 'a readable reply (the two bytes are not JSON)');
+      assert.equal(
+        (await post(port, '/', 2, { 'content-type': 'application/json' }, agent)).status,
+        400,
+        'a readable reply (the two bytes are not JSON)',
+      );
       assert.equal(sockets.length, 1, 'the next request came on the same connection');
       const before = sockets.length;
       const beyond = await post(port, '/', 32 * 1024 * 1024, { 'content-type': 'application/json' }, agent);

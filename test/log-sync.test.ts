@@ -17,8 +17,12 @@ function gatedSync() {
   const gate = {
     open: true,
     failWith: undefined as NodeJS.ErrnoException | undefined,
-    get requested() { return requested; },
-    get held() { return held.length; },
+    get requested() {
+      return requested;
+    },
+    get held() {
+      return held.length;
+    },
     syncFile: ((fd, callback) => {
       requested += 1;
       const finish = (error: NodeJS.ErrnoException | null) => {
@@ -43,7 +47,14 @@ function tempFile(): string {
 /** Whether a promise settles within `ms`. */
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let settled = false;
-  void promise.then(() => { settled = true; }, () => { settled = true; });
+  void promise.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
   await new Promise((resolve) => setTimeout(resolve, ms));
   return settled;
 }
@@ -53,7 +64,11 @@ describe('log sync: bookkeeping', () => {
     const file = tempFile();
     fs.writeFileSync(`${file}-wal`, '');
     const calls: Array<(error: NodeJS.ErrnoException | null) => void> = [];
-    const sync = createLogSync(`${file}-wal`, { syncFile: (_fd, callback) => { calls.push(callback); } });
+    const sync = createLogSync(`${file}-wal`, {
+      syncFile: (_fd, callback) => {
+        calls.push(callback);
+      },
+    });
     try {
       assert.equal(sync.pending(), false);
       await sync.flushed(); // nothing to wait for
@@ -82,7 +97,11 @@ describe('log sync: bookkeeping', () => {
     const file = tempFile();
     fs.writeFileSync(`${file}-wal`, '');
     const calls: Array<(error: NodeJS.ErrnoException | null) => void> = [];
-    const sync = createLogSync(`${file}-wal`, { syncFile: (_fd, callback) => { calls.push(callback); } });
+    const sync = createLogSync(`${file}-wal`, {
+      syncFile: (_fd, callback) => {
+        calls.push(callback);
+      },
+    });
     try {
       sync.committed();
       const waiting = sync.flushed();
@@ -112,7 +131,10 @@ describe('log sync: what counts as a commit', () => {
       await logSync.flushed();
 
       await sql`select count(*) as n from t`.execute(db);
-      await db.selectFrom('t' as never).selectAll().execute();
+      await db
+        .selectFrom('t' as never)
+        .selectAll()
+        .execute();
       assert.equal(logSync.pending(), false, 'reads commit nothing');
 
       gate.open = false;
@@ -152,7 +174,7 @@ describe('log sync: what counts as a commit', () => {
 });
 
 describe('durable replies through HTTP', () => {
-  it('holds a write\'s reply, and a read that sees the write, until the log is on disk', async () => {
+  it("holds a write's reply, and a read that sees the write, until the log is on disk", async () => {
     const file = tempFile();
     const gate = gatedSync();
     const t = await createTestApp({ database: { file, syncFile: gate.syncFile } });
@@ -166,7 +188,9 @@ describe('durable replies through HTTP', () => {
 
       // Committed (another connection sees it), but not acknowledged.
       const reader = new DatabaseSync(file, { readOnly: true });
-      const row = reader.prepare("select count(*) as n from lookup_tables where name = 'durable'").get() as { n: number };
+      const row = reader.prepare("select count(*) as n from lookup_tables where name = 'durable'").get() as {
+        n: number;
+      };
       reader.close();
       assert.equal(row.n, 1);
       assert.equal(await settlesWithin(creating, 50), false, 'no reply before the sync');
@@ -199,14 +223,20 @@ describe('durable replies through HTTP', () => {
     const t = await createTestApp({ database: { file, syncFile: gate.syncFile } });
     try {
       gate.failWith = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
-      const res = await t.call('POST', '/api/lookup_tables', { body: { name: 'not-confirmed', schema: [{ label: 'code' }] } });
+      const res = await t.call('POST', '/api/lookup_tables', {
+        body: { name: 'not-confirmed', schema: [{ label: 'code' }] },
+      });
       assert.equal(res.status, 503);
-      assert.deepEqual(res.body, { message: 'Storage unavailable: the disk failed a read or a write; try again later' });
+      assert.deepEqual(res.body, {
+        message: 'Storage unavailable: the disk failed a read or a write; try again later',
+      });
       assert.equal(res.headers['retry-after'], '5');
       assert.doesNotMatch(res.text, /EIO|fdatasync|at /);
 
       gate.failWith = undefined;
-      const next = await t.call('POST', '/api/lookup_tables', { body: { name: 'confirmed', schema: [{ label: 'code' }] } });
+      const next = await t.call('POST', '/api/lookup_tables', {
+        body: { name: 'confirmed', schema: [{ label: 'code' }] },
+      });
       assert.equal(next.status, 200);
     } finally {
       gate.failWith = undefined;
@@ -220,7 +250,9 @@ describe('durable replies through HTTP', () => {
     const t = await createTestApp({ database: { file, syncFile: gate.syncFile } });
     try {
       gate.failWith = Object.assign(new Error('EBADF: bad file descriptor, fdatasync'), { code: 'EBADF' });
-      const res = await t.call('POST', '/api/lookup_tables', { body: { name: 'not-confirmed', schema: [{ label: 'code' }] } });
+      const res = await t.call('POST', '/api/lookup_tables', {
+        body: { name: 'not-confirmed', schema: [{ label: 'code' }] },
+      });
       assert.equal(res.status, 500);
       assert.equal(res.body.message, 'Server error');
       assert.equal(typeof res.body.id, 'string');

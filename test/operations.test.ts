@@ -10,7 +10,9 @@ import { createLogger } from '../src/logger.ts';
 import { createTestApp, type TestApp } from './helpers.ts';
 
 let t: TestApp;
-before(async () => { t = await createTestApp(); });
+before(async () => {
+  t = await createTestApp();
+});
 after(() => t.close());
 
 describe('GET /health', () => {
@@ -30,7 +32,12 @@ describe('GET /ready', () => {
 
   test('503 while migrations are pending', async () => {
     const db = openSqlite(':memory:');
-    const app = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent' }), database: { db, dialect: 'sqlite', location: ':memory:' }, secretBox: createSecretBox(randomBytes(32)), logger: createLogger('silent') });
+    const app = await buildApp({
+      config: loadConfig({ LOG_LEVEL: 'silent' }),
+      database: { db, dialect: 'sqlite', location: ':memory:' },
+      secretBox: createSecretBox(randomBytes(32)),
+      logger: createLogger('silent'),
+    });
     const res = await app.inject({ method: 'GET', url: '/ready' });
     assert.equal(res.statusCode, 503);
     assert.match(JSON.parse(res.body).message, /0001_foundation/);
@@ -48,7 +55,10 @@ describe('GET /metrics', () => {
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^text\/plain/);
     assert.match(res.body, /http_requests_total\{method="GET",route="\/api\/users\/me",status_code="200"\} \d+/);
-    assert.match(res.body, /http_requests_total\{method="GET",route="\/api\/developer_api_clients\/:id",status_code="404"\} 1/);
+    assert.match(
+      res.body,
+      /http_requests_total\{method="GET",route="\/api\/developer_api_clients\/:id",status_code="404"\} 1/,
+    );
     assert.match(res.body, /route="unmatched",status_code="404"/);
     assert.match(res.body, /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/users\/me"/);
     assert.match(res.body, /process_resident_memory_bytes \d+/);
@@ -59,15 +69,25 @@ describe('GET /metrics', () => {
     for (let i = 0; i < 5; i++) await t.call('GET', '/api/folders');
     const res = await t.app.inject({ method: 'GET', url: '/metrics' });
     const series = 'method="GET",route="/api/folders",status_code="200"';
-    const buckets = [...res.body.matchAll(new RegExp(`^http_request_duration_seconds_bucket\\{le="([^"]+)",${series}\\} (\\d+)$`, 'gm'))];
+    const buckets = [
+      ...res.body.matchAll(
+        new RegExp(`^http_request_duration_seconds_bucket\\{le="([^"]+)",${series}\\} (\\d+)$`, 'gm'),
+      ),
+    ];
     assert.equal(buckets.length, 14, 'thirteen bounds and +Inf');
     assert.equal(buckets.at(-1)?.[1], '+Inf');
     const counts = buckets.map((m) => Number(m[2]));
-    assert.deepEqual(counts, [...counts].sort((a, b) => a - b), 'cumulative');
+    assert.deepEqual(
+      counts,
+      [...counts].sort((a, b) => a - b),
+      'cumulative',
+    );
     assert.equal(counts.at(-1), 5);
     assert.match(res.body, new RegExp(`^http_request_duration_seconds_count\\{${series}\\} 5$`, 'm'));
     assert.match(res.body, new RegExp(`^http_requests_total\\{${series}\\} 5$`, 'm'));
-    const sum = Number(new RegExp(`^http_request_duration_seconds_sum\\{${series}\\} (\\S+)$`, 'm').exec(res.body)?.[1]);
+    const sum = Number(
+      new RegExp(`^http_request_duration_seconds_sum\\{${series}\\} (\\S+)$`, 'm').exec(res.body)?.[1],
+    );
     assert.ok(sum > 0 && sum < 5 * 10, `a sum of five latencies in seconds: ${sum}`);
   });
 });
@@ -84,14 +104,24 @@ describe('GET /api/openapi.json and /docs', () => {
     assert.match(ops.get.description, /developer_api_clients:read/);
     assert.ok(ops.put.requestBody.content['application/json'].schema.properties.name);
     assert.ok(ops.get.responses['200'] && ops.get.responses['404']);
-    assert.ok(doc.paths['/api/users/me'].get.responses['200'].content['application/json'].schema.properties.root_folder_id);
+    assert.ok(
+      doc.paths['/api/users/me'].get.responses['200'].content['application/json'].schema.properties.root_folder_id,
+    );
     assert.ok(doc.paths['/api/developer_api_clients/{id}/regenerate'].post);
     assert.ok(!doc.paths['/api/openapi.json'], 'the document does not list itself');
   });
 
   test('a readable docs page', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/docs' });
-    const page = res.statusCode === 302 ? await t.app.inject({ method: 'GET', url: String(res.headers.location).startsWith('/') ? String(res.headers.location) : `/docs/${res.headers.location}` }) : res;
+    const page =
+      res.statusCode === 302
+        ? await t.app.inject({
+            method: 'GET',
+            url: String(res.headers.location).startsWith('/')
+              ? String(res.headers.location)
+              : `/docs/${res.headers.location}`,
+          })
+        : res;
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<html/i);
     assert.match(page.body, /swagger/i);

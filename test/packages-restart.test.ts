@@ -14,13 +14,40 @@ const TOKEN = 'wrkdev-packagerestart0123456789abcdef0123456789';
 const admin = asAdmin(TOKEN);
 
 function packageFiles(): Record<string, string> {
-  const rows = Array.from({ length: ROWS }, (_, i) => JSON.stringify({ col1: `SKU-${String(i).padStart(6, '0')}`, col2: `Item ${i}`, col3: String(i % 97) }));
+  const rows = Array.from({ length: ROWS }, (_, i) =>
+    JSON.stringify({ col1: `SKU-${String(i).padStart(6, '0')}`, col2: `Item ${i}`, col3: String(i % 97) }),
+  );
   const files: Record<string, string> = {
     'prices.lookup_table.json': `{"name":"Prices","schema":[{"label":"sku","name":"col1"},{"label":"title","name":"col2"},{"label":"price","name":"col3"}],"data":[\n${rows.join(',\n')}\n]}`,
   };
   for (let i = 1; i <= RECIPES; i += 1) {
-    const code = { number: 0, keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: { webhook_suffix: `r${i}` }, block: [{ number: 1, keyword: 'action', provider: 'logger', name: 'log_message', as: 'log', input: { message: `recipe ${i}` } }] };
-    files[`Flows/price_sync_${i}.recipe.json`] = JSON.stringify({ name: `Price sync ${i}`, description: '', version: 1, private: false, concurrency: 1, code, config: [{ keyword: 'application', provider: 'workato_webhooks', skip_validation: false, account_id: null }] });
+    const code = {
+      number: 0,
+      keyword: 'trigger',
+      provider: 'workato_webhooks',
+      name: 'new_event',
+      as: 'hook',
+      input: { webhook_suffix: `r${i}` },
+      block: [
+        {
+          number: 1,
+          keyword: 'action',
+          provider: 'logger',
+          name: 'log_message',
+          as: 'log',
+          input: { message: `recipe ${i}` },
+        },
+      ],
+    };
+    files[`Flows/price_sync_${i}.recipe.json`] = JSON.stringify({
+      name: `Price sync ${i}`,
+      description: '',
+      version: 1,
+      private: false,
+      concurrency: 1,
+      code,
+      config: [{ keyword: 'application', provider: 'workato_webhooks', skip_validation: false, account_id: null }],
+    });
   }
   return files;
 }
@@ -35,7 +62,8 @@ async function statusOnDisk(dataDir: string, id: number): Promise<string> {
   }
 }
 
-async function settled(base: string, id: number): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function settled(base: string, id: number): Promise<Record<string, any>> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const res = await admin.api(base, 'GET', `/api/packages/${id}`);
@@ -54,7 +82,11 @@ test('an import and an export cut by SIGKILL finish after the restart, their dat
   const zip = await makeZip(packageFiles());
 
   // The import: acknowledged, then the server dies before it could have written 50,000 rows.
-  const posted = await fetch(`${server.base}/api/packages/import/${folder.body.id}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/zip' }, body: zip });
+  const posted = await fetch(`${server.base}/api/packages/import/${folder.body.id}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/zip' },
+    body: zip,
+  });
   const accepted = (await posted.json()) as { id: number; status: string };
   server.child.kill('SIGKILL');
   await server.exited;
@@ -68,7 +100,10 @@ test('an import and an export cut by SIGKILL finish after the restart, their dat
   assert.equal(imported.recipe_status.length, RECIPES);
 
   const nested = await admin.api(server.base, 'GET', '/api/recipes?per_page=100');
-  const names = (nested.body.items as Array<{ name: string }>).map((r) => r.name).filter((n) => n.startsWith('Price sync ')).sort();
+  const names = (nested.body.items as Array<{ name: string }>)
+    .map((r) => r.name)
+    .filter((n) => n.startsWith('Price sync '))
+    .sort();
   assert.deepEqual(names, Array.from({ length: RECIPES }, (_, i) => `Price sync ${i + 1}`).sort(), 'each recipe once');
 
   const tables = await admin.api(server.base, 'GET', '/api/lookup_tables');
@@ -77,7 +112,11 @@ test('an import and an export cut by SIGKILL finish after the restart, their dat
   const skus = new Set<string>();
   let count = 0;
   for (let page = 1; ; page += 1) {
-    const rows = await admin.api(server.base, 'GET', `/api/lookup_tables/${prices[0]!.id}/rows?per_page=1000&page=${page}`);
+    const rows = await admin.api(
+      server.base,
+      'GET',
+      `/api/lookup_tables/${prices[0]!.id}/rows?per_page=1000&page=${page}`,
+    );
     assert.equal(rows.status, 200);
     for (const row of rows.body as Array<{ data: Record<string, string> }>) {
       count += 1;
@@ -89,23 +128,34 @@ test('an import and an export cut by SIGKILL finish after the restart, their dat
   assert.equal(skus.size, ROWS);
 
   // The export: acknowledged, then the server dies while the zip is being written.
-  const manifest = await admin.api(server.base, 'POST', '/api/export_manifests', { export_manifest: { name: 'pricing', folder_id: folder.body.id, auto_generate_assets: true, include_data: true } });
+  const manifest = await admin.api(server.base, 'POST', '/api/export_manifests', {
+    export_manifest: { name: 'pricing', folder_id: folder.body.id, auto_generate_assets: true, include_data: true },
+  });
   assert.equal(manifest.status, 201);
   const exportStarted = await admin.api(server.base, 'POST', `/api/packages/export/${manifest.body.result.id}`);
   server.child.kill('SIGKILL');
   await server.exited;
   assert.equal(exportStarted.status, 200);
-  assert.equal(await statusOnDisk(dataDir, exportStarted.body.id), 'in_progress', 'the export was cut while in progress');
+  assert.equal(
+    await statusOnDisk(dataDir, exportStarted.body.id),
+    'in_progress',
+    'the export was cut while in progress',
+  );
 
   server = await admin.startServer(dataDir);
   const exported = await settled(server.base, exportStarted.body.id);
   assert.equal(exported.status, 'completed', JSON.stringify(exported));
-  const download = await fetch(`${server.base}/api/packages/${exportStarted.body.id}/download`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const download = await fetch(`${server.base}/api/packages/${exportStarted.body.id}/download`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
   assert.equal(download.status, 200);
   const files = await readZip(Buffer.from(await download.arrayBuffer()), LIMITS);
   const recipeFiles = [...files.keys()].filter((name) => name.endsWith('.recipe.json'));
   assert.equal(recipeFiles.length, RECIPES, [...files.keys()].join(', '));
-  const table = JSON.parse(files.get('prices.lookup_table.json')!.toString('utf8')) as { name: string; data: Array<{ col1: string }> };
+  const table = JSON.parse(files.get('prices.lookup_table.json')!.toString('utf8')) as {
+    name: string;
+    data: Array<{ col1: string }>;
+  };
   assert.equal(table.name, 'Prices');
   assert.equal(table.data.length, ROWS);
   assert.equal(new Set(table.data.map((r) => r.col1)).size, ROWS);

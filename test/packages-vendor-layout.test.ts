@@ -18,12 +18,18 @@ const LIMITS = { maxEntries: 1000, maxEntryBytes: 64 * 1024 * 1024, maxTotalByte
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function readDir(dir: string): Map<string, Json> {
-  return new Map(readdirSync(ROOT + dir).sort().map((file) => [`${dir}/${file}`, JSON.parse(readFileSync(`${ROOT}${dir}/${file}`, 'utf8')) as Json]));
+  return new Map(
+    readdirSync(ROOT + dir)
+      .sort()
+      .map((file) => [`${dir}/${file}`, JSON.parse(readFileSync(`${ROOT}${dir}/${file}`, 'utf8')) as Json]),
+  );
 }
 
 const fixtureRecipes = readDir(RECIPE_DIR);
 const fixtureCollection = readDir(COLLECTION_DIR);
-const fixtureEndpoints = [...fixtureCollection].filter(([name]) => name.endsWith('.api_endpoint.json')).map(([, body]) => body);
+const fixtureEndpoints = [...fixtureCollection]
+  .filter(([name]) => name.endsWith('.api_endpoint.json'))
+  .map(([, body]) => body);
 
 /**
  * The fixtures hold some of the recipes the endpoints name, not all: each missing one is a small
@@ -34,12 +40,33 @@ function localRecipes(): Map<string, Json> {
   for (const endpoint of fixtureEndpoints) {
     const file = `${RECIPE_DIR}/${endpoint.recipe_name}.recipe.json`;
     if (fixtureRecipes.has(file)) continue;
-    const name = String(endpoint.recipe_name).replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+    const name = String(endpoint.recipe_name)
+      .replace(/_/g, ' ')
+      .replace(/^./, (c) => c.toUpperCase());
     const code = numbered({
-      keyword: 'trigger', provider: 'workato_api_platform', name: 'receive_request', as: 'trigger', input: { request: { content_type: 'json', schema: '[]' } },
-      block: [{ keyword: 'action', provider: 'workato_api_platform', name: 'return_response', as: 'ok', input: { http_status_code: '200', response: {} } }],
+      keyword: 'trigger',
+      provider: 'workato_api_platform',
+      name: 'receive_request',
+      as: 'trigger',
+      input: { request: { content_type: 'json', schema: '[]' } },
+      block: [
+        {
+          keyword: 'action',
+          provider: 'workato_api_platform',
+          name: 'return_response',
+          as: 'ok',
+          input: { http_status_code: '200', response: {} },
+        },
+      ],
     });
-    out.set(file, { name, version: 1, private: false, concurrency: 1, code, config: [{ keyword: 'application', provider: 'workato_api_platform', skip_validation: false, account_id: null }] });
+    out.set(file, {
+      name,
+      version: 1,
+      private: false,
+      concurrency: 1,
+      code,
+      config: [{ keyword: 'application', provider: 'workato_api_platform', skip_validation: false, account_id: null }],
+    });
   }
   return out;
 }
@@ -50,7 +77,12 @@ describe('packages in the vendor layout: the exported dewy-resort files', () => 
   const local = localRecipes();
   const allRecipes = new Map([...fixtureRecipes, ...local]);
   /** Recipe name by the file stem the endpoints use as recipe_name. */
-  const recipeNameByStem = new Map([...allRecipes].map(([file, body]) => [file.slice(file.lastIndexOf('/') + 1, -'.recipe.json'.length), body.name as string]));
+  const recipeNameByStem = new Map(
+    [...allRecipes].map(([file, body]) => [
+      file.slice(file.lastIndexOf('/') + 1, -'.recipe.json'.length),
+      body.name as string,
+    ]),
+  );
   let exported: Map<string, Buffer>;
 
   before(async () => {
@@ -60,20 +92,30 @@ describe('packages in the vendor layout: the exported dewy-resort files', () => 
   after(() => t.close());
 
   test('the zip of the vendor files imports: recipes, the API collection and its endpoints, each serving its recipe', async () => {
-    assert.ok(local.size > 0 && local.size < fixtureEndpoints.length, 'some endpoints name recipes of the fixtures, some local ones');
+    assert.ok(
+      local.size > 0 && local.size < fixtureEndpoints.length,
+      'some endpoints name recipes of the fixtures, some local ones',
+    );
     const files: Record<string, string> = {};
     for (const [name] of [...fixtureRecipes, ...fixtureCollection]) files[name] = readFileSync(ROOT + name, 'utf8');
     for (const [name, body] of local) files[name] = JSON.stringify(body, null, 2);
     const zip = await makeZip(files);
 
-    const started = await t.call('POST', `/api/packages/import/${project.folderId}`, { raw: zip, headers: { 'content-type': 'application/zip' } });
+    const started = await t.call('POST', `/api/packages/import/${project.folderId}`, {
+      raw: zip,
+      headers: { 'content-type': 'application/zip' },
+    });
     assert.equal(started.status, 200, started.text);
     const pkg = await waitPackage(t, started.body.id);
     assert.equal(pkg.status, 'completed', JSON.stringify(pkg));
     assert.equal(pkg.recipe_status.length, allRecipes.size);
 
     const recipes = (await t.call('GET', '/api/recipes?per_page=100')).body.items as Json[];
-    assert.deepEqual(recipes.map((r) => r.name).sort(), [...allRecipes.values()].map((r) => r.name).sort(), 'each recipe once');
+    assert.deepEqual(
+      recipes.map((r) => r.name).sort(),
+      [...allRecipes.values()].map((r) => r.name).sort(),
+      'each recipe once',
+    );
     for (const recipe of recipes) {
       const fixture = [...allRecipes.values()].find((r) => r.name === recipe.name)!;
       assert.deepEqual(JSON.parse(recipe.code), fixture.code, `${recipe.name}: the code as exported by the vendor`);
@@ -81,12 +123,19 @@ describe('packages in the vendor layout: the exported dewy-resort files', () => 
     const folders = (await t.call('GET', `/api/folders?parent_id=${project.folderId}`)).body as Json[];
     const recipesFolder = folders.find((f) => f.name === RECIPE_DIR);
     assert.ok(recipesFolder, `a folder ${RECIPE_DIR} in the project: ${JSON.stringify(folders)}`);
-    assert.ok(recipes.every((r) => r.folder_id === recipesFolder.id), 'the recipes in their directory\'s folder');
+    assert.ok(
+      recipes.every((r) => r.folder_id === recipesFolder.id),
+      "the recipes in their directory's folder",
+    );
 
     const collections = (await t.call('GET', '/api/api_collections')).body as Json[];
     const collection = fixtureCollection.get(`${COLLECTION_DIR}/api_collection.json`)!;
-    assert.deepEqual(collections.map((c) => [c.name, c.version]), [[collection.name, collection.version]]);
-    const endpoints = (await t.call('GET', `/api/api_endpoints?api_collection_id=${collections[0]!.id}&per_page=100`)).body as Json[];
+    assert.deepEqual(
+      collections.map((c) => [c.name, c.version]),
+      [[collection.name, collection.version]],
+    );
+    const endpoints = (await t.call('GET', `/api/api_endpoints?api_collection_id=${collections[0]!.id}&per_page=100`))
+      .body as Json[];
     const recipeById = new Map(recipes.map((r) => [r.id as number, r.name as string]));
     assert.deepEqual(
       endpoints.map((e) => [e.name, e.method, e.path, recipeById.get(e.flow_id)]).sort(),
@@ -95,13 +144,19 @@ describe('packages in the vendor layout: the exported dewy-resort files', () => 
   });
 
   test('the project exported reads as the vendor layout: recipe files with the fixture keys and code, endpoint files with their recipe', async () => {
-    const manifest = await t.call('POST', '/api/export_manifests', { body: { export_manifest: { name: 'dewy', folder_id: project.folderId, auto_generate_assets: true } } });
+    const manifest = await t.call('POST', '/api/export_manifests', {
+      body: { export_manifest: { name: 'dewy', folder_id: project.folderId, auto_generate_assets: true } },
+    });
     assert.equal(manifest.status, 201, manifest.text);
     const started = await t.call('POST', `/api/packages/export/${manifest.body.result.id}`);
     assert.equal(started.status, 200, started.text);
     const pkg = await waitPackage(t, started.body.id);
     assert.equal(pkg.status, 'completed', JSON.stringify(pkg));
-    const download = await t.app.inject({ method: 'GET', url: `/api/packages/${started.body.id}/download`, headers: { authorization: `Bearer ${t.adminToken}` } });
+    const download = await t.app.inject({
+      method: 'GET',
+      url: `/api/packages/${started.body.id}/download`,
+      headers: { authorization: `Bearer ${t.adminToken}` },
+    });
     assert.equal(download.statusCode, 200);
     exported = await readZip(download.rawPayload, LIMITS);
     const parse = (name: string) => JSON.parse(exported.get(name)!.toString('utf8')) as Json;
@@ -117,7 +172,11 @@ describe('packages in the vendor layout: the exported dewy-resort files', () => 
       assert.equal(typeof ours.private, 'boolean');
       assert.equal(ours.concurrency, fixture.concurrency);
       assert.ok(Array.isArray(ours.config));
-      assert.deepEqual(ours.config.map((c: Json) => c.provider).sort(), fixture.config.map((c: Json) => c.provider).sort(), `${file}: the same applications`);
+      assert.deepEqual(
+        ours.config.map((c: Json) => c.provider).sort(),
+        fixture.config.map((c: Json) => c.provider).sort(),
+        `${file}: the same applications`,
+      );
     }
 
     const endpointFiles = [...exported.keys()].filter((name) => name.endsWith('.api_endpoint.json'));
@@ -128,9 +187,15 @@ describe('packages in the vendor layout: the exported dewy-resort files', () => 
       assert.deepEqual([ours.method, ours.path], [fixture.method, fixture.path]);
       const ref = ours.recipe_id as Json;
       assert.equal(ref.name, recipeNameByStem.get(fixture.recipe_name), `${fixture.name}: the recipe it serves`);
-      assert.ok(exported.has(ref.zip_name), `${fixture.name}: its recipe reference names a file of the zip (${ref.zip_name})`);
+      assert.ok(
+        exported.has(ref.zip_name),
+        `${fixture.name}: its recipe reference names a file of the zip (${ref.zip_name})`,
+      );
       assert.equal(parse(ref.zip_name).name, ref.name);
-      assert.ok(exported.has(ours.api_group_id.zip_name), `${fixture.name}: its collection reference names a file of the zip`);
+      assert.ok(
+        exported.has(ours.api_group_id.zip_name),
+        `${fixture.name}: its collection reference names a file of the zip`,
+      );
     }
   });
 });

@@ -26,7 +26,10 @@ export function postgresBinDir(): string | undefined {
   if (fromEnv && fs.existsSync(path.join(fromEnv, 'initdb'))) return fromEnv;
   const root = '/usr/lib/postgresql';
   if (!fs.existsSync(root)) return undefined;
-  const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = fs
+    .readdirSync(root)
+    .filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] === undefined ? undefined : path.join(root, versions[0], 'bin');
 }
 
@@ -47,7 +50,8 @@ export async function freePort(): Promise<number> {
  */
 export async function startPostgresCluster(settings: Record<string, string> = {}): Promise<PostgresCluster> {
   const bin = postgresBinDir();
-  if (bin === undefined) throw new Error('PostgreSQL is not installed (apt-get install postgresql), or set POSTGRES_BIN_DIR');
+  if (bin === undefined)
+    throw new Error('PostgreSQL is not installed (apt-get install postgresql), or set POSTGRES_BIN_DIR');
   const asRoot = process.getuid?.() === 0;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-pg-'));
   const data = path.join(dir, 'data');
@@ -61,7 +65,10 @@ export async function startPostgresCluster(settings: Record<string, string> = {}
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
   const port = await freePort();
   const options = [
-    `-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1', '-c max_connections=200',
+    `-p ${port}`,
+    `-k ${dir}`,
+    '-c listen_addresses=127.0.0.1',
+    '-c max_connections=200',
     ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`),
   ].join(' ');
   let running = false;

@@ -25,25 +25,43 @@ async function waitFor(what: string, check: () => Promise<boolean>, ms = 15_000)
 describe('PostgreSQL unreachable at start', { skip }, () => {
   test('serve prints one line naming the cause and exits 1, without a stack trace', { timeout: 30_000 }, async () => {
     const port = await freePort();
-    const child = spawnServe({ DATA_DIR: tempDir('sb-pg-start-'), PORT: '0', DATABASE_URL: `postgres://switchboard:secret-password@127.0.0.1:${port}/switchboard` });
+    const child = spawnServe({
+      DATA_DIR: tempDir('sb-pg-start-'),
+      PORT: '0',
+      DATABASE_URL: `postgres://switchboard:secret-password@127.0.0.1:${port}/switchboard`,
+    });
     let err = '';
-    child.stderr!.on('data', (d) => { err += d; });
+    child.stderr!.on('data', (d) => {
+      err += d;
+    });
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     assert.equal(code, 1);
     const lines = err.trim().split('\n');
     assert.equal(lines.length, 1, err);
-    assert.match(lines[0] as string, /^switchboard: the database cannot be used: the database server cannot be reached or refused the connection \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/);
+    assert.match(
+      lines[0] as string,
+      /^switchboard: the database cannot be used: the database server cannot be reached or refused the connection \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/,
+    );
     assert.doesNotMatch(err, /secret-password/, 'the password is never printed');
   });
 
   test('a database that does not exist: one line naming it, exit 1', { timeout: 30_000 }, async () => {
     const cluster = await startPostgresCluster();
     releaseAfterFile(() => cluster.remove());
-    const child = spawnServe({ DATA_DIR: tempDir('sb-pg-start-'), PORT: '0', DATABASE_URL: cluster.url.replace(/\/postgres$/, '/nosuchdb') });
+    const child = spawnServe({
+      DATA_DIR: tempDir('sb-pg-start-'),
+      PORT: '0',
+      DATABASE_URL: cluster.url.replace(/\/postgres$/, '/nosuchdb'),
+    });
     let err = '';
-    child.stderr!.on('data', (d) => { err += d; });
+    child.stderr!.on('data', (d) => {
+      err += d;
+    });
     assert.equal(await new Promise<number | null>((resolve) => child.on('exit', resolve)), 1);
-    assert.equal(err, 'switchboard: the database cannot be used: the database server cannot be reached or refused the connection (database "nosuchdb" does not exist)\n');
+    assert.equal(
+      err,
+      'switchboard: the database cannot be used: the database server cannot be reached or refused the connection (database "nosuchdb" does not exist)\n',
+    );
   });
 });
 
@@ -54,80 +72,109 @@ describe('PostgreSQL lost while the server runs', { skip }, () => {
   });
   after(() => cluster?.remove());
 
-  test('writes answer 503 in the error shape, /ready says why; once it is back everything works again and nothing acknowledged is lost', { timeout: 120_000 }, async () => {
-    const dataDir = tempDir('sb-pg-lost-');
-    // A password in the URL (the test server trusts loopback and ignores it): never in the output.
-    const url = cluster.url.replace('postgres@', 'postgres:pw-never-logged-1234@');
-    const server = await startServer(dataDir, { DATABASE_URL: url, SWITCHBOARD_ADMIN_TOKEN: TOKEN });
-    const call = (method: string, url: string, body?: unknown) => api(server.baseUrl, method, url, TOKEN, body);
-    const table = await call('POST', '/api/lookup_tables', { name: 'Orders', schema: [{ label: 'code' }] });
-    assert.equal(table.status, 200);
-    const rows = `/api/lookup_tables/${table.body.id}/rows`;
-    const acknowledged: string[] = [];
-    const add = async (code: string) => {
-      const res = await call('POST', rows, { data: { code } });
-      if (res.status === 200) acknowledged.push(code);
-      return res;
-    };
-    for (let i = 0; i < 20; i++) assert.equal((await add(`before-${i}`)).status, 200);
-    assert.equal((await fetch(`${server.baseUrl}/ready`)).status, 200);
+  test(
+    'writes answer 503 in the error shape, /ready says why; once it is back everything works again and nothing acknowledged is lost',
+    { timeout: 120_000 },
+    async () => {
+      const dataDir = tempDir('sb-pg-lost-');
+      // A password in the URL (the test server trusts loopback and ignores it): never in the output.
+      const url = cluster.url.replace('postgres@', 'postgres:pw-never-logged-1234@');
+      const server = await startServer(dataDir, { DATABASE_URL: url, SWITCHBOARD_ADMIN_TOKEN: TOKEN });
+      const call = (method: string, url: string, body?: unknown) => api(server.baseUrl, method, url, TOKEN, body);
+      const table = await call('POST', '/api/lookup_tables', { name: 'Orders', schema: [{ label: 'code' }] });
+      assert.equal(table.status, 200);
+      const rows = `/api/lookup_tables/${table.body.id}/rows`;
+      const acknowledged: string[] = [];
+      const add = async (code: string) => {
+        const res = await call('POST', rows, { data: { code } });
+        if (res.status === 200) acknowledged.push(code);
+        return res;
+      };
+      for (let i = 0; i < 20; i++) assert.equal((await add(`before-${i}`)).status, 200);
+      assert.equal((await fetch(`${server.baseUrl}/ready`)).status, 200);
 
-    cluster.stop();
-    const refused = await add('while-down');
-    assert.equal(refused.status, 503);
-    assert.deepEqual(refused.body, { message: 'Storage unavailable: the database server cannot be reached or refused the connection; try again later' });
-    const read = await call('GET', rows);
-    assert.equal(read.status, 503, 'a read needs the database too');
-    const webhookless = await call('GET', '/api/users/me');
-    assert.equal(webhookless.status, 503, 'so does checking a token');
-    const ready = await fetch(`${server.baseUrl}/ready`);
-    assert.equal(ready.status, 503);
-    assert.match((await ready.json() as { message: string }).message, /database unavailable: the database server cannot be reached/);
-    assert.equal((await fetch(`${server.baseUrl}/health`)).status, 200, 'the process itself is alive');
+      cluster.stop();
+      const refused = await add('while-down');
+      assert.equal(refused.status, 503);
+      assert.deepEqual(refused.body, {
+        message:
+          'Storage unavailable: the database server cannot be reached or refused the connection; try again later',
+      });
+      const read = await call('GET', rows);
+      assert.equal(read.status, 503, 'a read needs the database too');
+      const webhookless = await call('GET', '/api/users/me');
+      assert.equal(webhookless.status, 503, 'so does checking a token');
+      const ready = await fetch(`${server.baseUrl}/ready`);
+      assert.equal(ready.status, 503);
+      assert.match(
+        ((await ready.json()) as { message: string }).message,
+        /database unavailable: the database server cannot be reached/,
+      );
+      assert.equal((await fetch(`${server.baseUrl}/health`)).status, 200, 'the process itself is alive');
 
-    cluster.start();
-    await waitFor('/ready is ready again', async () => (await fetch(`${server.baseUrl}/ready`)).status === 200);
-    for (let i = 0; i < 20; i++) assert.equal((await add(`after-${i}`)).status, 200);
+      cluster.start();
+      await waitFor('/ready is ready again', async () => (await fetch(`${server.baseUrl}/ready`)).status === 200);
+      for (let i = 0; i < 20; i++) assert.equal((await add(`after-${i}`)).status, 200);
 
-    assert.ok(!server.output().includes('pw-never-logged-1234'), 'the password is never logged');
-    assert.match(server.output(), /"database":"postgres","location":"postgres:\/\/127\.0\.0\.1:\d+\/postgres"/);
-    server.child.kill('SIGKILL');
-    await server.exited;
-    const second = await startServer(dataDir, { DATABASE_URL: url, SWITCHBOARD_ADMIN_TOKEN: TOKEN });
-    const stored = (await api(second.baseUrl, 'GET', `${rows}?per_page=1000`, TOKEN)).body as Array<{ data: { code: string } }>;
-    const codes = stored.map((r) => r.data.code).sort();
-    assert.deepEqual(codes, [...acknowledged].sort(), 'every acknowledged write is there, once, and nothing refused');
-    assert.ok(!codes.includes('while-down'));
-    second.child.kill('SIGTERM');
-    assert.equal(await second.exited, 0);
-  });
+      assert.ok(!server.output().includes('pw-never-logged-1234'), 'the password is never logged');
+      assert.match(server.output(), /"database":"postgres","location":"postgres:\/\/127\.0\.0\.1:\d+\/postgres"/);
+      server.child.kill('SIGKILL');
+      await server.exited;
+      const second = await startServer(dataDir, { DATABASE_URL: url, SWITCHBOARD_ADMIN_TOKEN: TOKEN });
+      const stored = (await api(second.baseUrl, 'GET', `${rows}?per_page=1000`, TOKEN)).body as Array<{
+        data: { code: string };
+      }>;
+      const codes = stored.map((r) => r.data.code).sort();
+      assert.deepEqual(codes, [...acknowledged].sort(), 'every acknowledged write is there, once, and nothing refused');
+      assert.ok(!codes.includes('while-down'));
+      second.child.kill('SIGTERM');
+      assert.equal(await second.exited, 0);
+    },
+  );
 
-  test('the server restarted under a running Switchboard (connections cut): requests recover without a restart of Switchboard', { timeout: 120_000 }, async () => {
-    const server = await startServer(tempDir('sb-pg-restart-'), { DATABASE_URL: cluster.url, SWITCHBOARD_ADMIN_TOKEN: TOKEN });
-    const call = (method: string, url: string, body?: unknown) => api(server.baseUrl, method, url, TOKEN, body);
-    assert.equal((await call('GET', '/api/users/me')).status, 200);
-    cluster.stop();
-    cluster.start();
-    // The pool's connections were cut: the first request on one may fail (503), never a 500 or an exit.
-    await waitFor('a request succeeds again', async () => {
-      const res = await call('GET', '/api/users/me');
-      assert.ok(res.status === 200 || res.status === 503, `answered ${res.status}`);
-      return res.status === 200;
-    });
-    assert.equal(server.child.exitCode, null, 'still running');
-    server.child.kill('SIGTERM');
-    assert.equal(await server.exited, 0);
-  });
+  test(
+    'the server restarted under a running Switchboard (connections cut): requests recover without a restart of Switchboard',
+    { timeout: 120_000 },
+    async () => {
+      const server = await startServer(tempDir('sb-pg-restart-'), {
+        DATABASE_URL: cluster.url,
+        SWITCHBOARD_ADMIN_TOKEN: TOKEN,
+      });
+      const call = (method: string, url: string, body?: unknown) => api(server.baseUrl, method, url, TOKEN, body);
+      assert.equal((await call('GET', '/api/users/me')).status, 200);
+      cluster.stop();
+      cluster.start();
+      // The pool's connections were cut: the first request on one may fail (503), never a 500 or an exit.
+      await waitFor('a request succeeds again', async () => {
+        const res = await call('GET', '/api/users/me');
+        assert.ok(res.status === 200 || res.status === 503, `answered ${res.status}`);
+        return res.status === 200;
+      });
+      assert.equal(server.child.exitCode, null, 'still running');
+      server.child.kill('SIGTERM');
+      assert.equal(await server.exited, 0);
+    },
+  );
 });
 
 describe('storageFailureOf on PostgreSQL errors', () => {
   test('a connection that failed or was refused is `unreachable`; by class or SQLSTATE, never by message', () => {
     const sqlstate = (code: string) => Object.assign(new Error('any text'), { code });
-    assert.equal(storageFailureOf(new DatabaseUnreachableError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))), 'unreachable');
-    for (const code of ['57P01', '57P03', '08006', '53300', '28P01', '3D000']) assert.equal(storageFailureOf(sqlstate(code)), 'unreachable', code);
+    assert.equal(
+      storageFailureOf(
+        new DatabaseUnreachableError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
+      ),
+      'unreachable',
+    );
+    for (const code of ['57P01', '57P03', '08006', '53300', '28P01', '3D000'])
+      assert.equal(storageFailureOf(sqlstate(code)), 'unreachable', code);
     assert.equal(storageFailureOf(sqlstate('53100')), 'full', 'disk_full');
     assert.equal(storageFailureOf(sqlstate('25006')), 'read_only', 'read_only_sql_transaction');
-    assert.equal(storageFailureOf(sqlstate('23505')), undefined, 'a unique violation is the request\'s');
-    assert.equal(storageFailureOf(new Error('Connection terminated unexpectedly')), undefined, 'an error of no known kind, whatever it says');
+    assert.equal(storageFailureOf(sqlstate('23505')), undefined, "a unique violation is the request's");
+    assert.equal(
+      storageFailureOf(new Error('Connection terminated unexpectedly')),
+      undefined,
+      'an error of no known kind, whatever it says',
+    );
   });
 });

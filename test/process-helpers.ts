@@ -26,7 +26,10 @@ export interface Running {
  * `switchboard serve` with only PATH and these settings in its environment. It is killed (SIGKILL)
  * when the test file ends if it is still running, before the directories made earlier are removed.
  */
-export function spawnServe(env: Record<string, string>, stdio: StdioOptions = ['ignore', 'pipe', 'pipe']): ChildProcess {
+export function spawnServe(
+  env: Record<string, string>,
+  stdio: StdioOptions = ['ignore', 'pipe', 'pipe'],
+): ChildProcess {
   const child = spawn(process.execPath, [CLI, 'serve'], { env: { PATH: process.env.PATH, ...env }, stdio });
   releaseAfterFile(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -52,11 +55,18 @@ export async function databaseUrlFor(dataDir: string): Promise<string> {
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
   // On PostgreSQL a restarted server is a new node: it takes up what the killed one held (a
   // package, a build) once that one's lease runs out; a short lease keeps restarts quick.
-  const database: Record<string, string> = onPostgres && env.DATABASE_URL === undefined ? { DATABASE_URL: await databaseUrlFor(dataDir), NODE_LEASE_MS: '5000' } : {};
+  const database: Record<string, string> =
+    onPostgres && env.DATABASE_URL === undefined
+      ? { DATABASE_URL: await databaseUrlFor(dataDir), NODE_LEASE_MS: '5000' }
+      : {};
   const child = spawnServe({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...database, ...env });
   let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
@@ -75,10 +85,20 @@ export async function startServer(dataDir: string, env: Record<string, string> =
   throw new Error(`server did not start:\n${out}`);
 }
 
-export async function api(base: string, method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function api(
+  base: string,
+  method: string,
+  url: string,
+  token?: string,
+  body?: unknown,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; body: any }> {
   const res = await fetch(base + url, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
@@ -89,13 +109,32 @@ export async function api(base: string, method: string, url: string, token?: str
  * A JSON POST in flight during a graceful shutdown: the headers and the first `sentBefore`
  * characters of the body go out, then the server gets SIGTERM, then the rest follows 300 ms later.
  */
-export function postAcrossShutdown(child: ChildProcess, url: string, token: string, body: string, sentBefore: number): Promise<{ status: number; text: string }> {
+export function postAcrossShutdown(
+  child: ChildProcess,
+  url: string,
+  token: string,
+  body: string,
+  sentBefore: number,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => {
+          text += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     req.write(body.slice(0, sentBefore));
     setTimeout(() => {
@@ -110,7 +149,10 @@ export function postAcrossShutdown(child: ChildProcess, url: string, token: stri
  * requests at most, the kill once 150 are acknowledged. `send` says whether the server acknowledged
  * request `seq`; one refused or cut by the kill (it throws) is not. Returns the acknowledged ones.
  */
-export async function burstUntilKilled(child: ChildProcess, send: (seq: number) => Promise<boolean>): Promise<Set<number>> {
+export async function burstUntilKilled(
+  child: ChildProcess,
+  send: (seq: number) => Promise<boolean>,
+): Promise<Set<number>> {
   const acknowledged = new Set<number>();
   let next = 0;
   let killed = false;
@@ -170,8 +212,10 @@ export async function openServerDatabase(dataDir: string): Promise<ServerDatabas
   if (!onPostgres) {
     const db = new DatabaseSync(path.join(dataDir, SQLITE_FILENAME), { readOnly: true });
     return {
-      all: async <T>(query: string, ...params: unknown[]) => db.prepare(query).all(...(params as SQLInputValue[])) as T[],
-      get: async <T>(query: string, ...params: unknown[]) => db.prepare(query).get(...(params as SQLInputValue[])) as T | undefined,
+      all: async <T>(query: string, ...params: unknown[]) =>
+        db.prepare(query).all(...(params as SQLInputValue[])) as T[],
+      get: async <T>(query: string, ...params: unknown[]) =>
+        db.prepare(query).get(...(params as SQLInputValue[])) as T | undefined,
       close: async () => db.close(),
     };
   }
@@ -181,6 +225,11 @@ export async function openServerDatabase(dataDir: string): Promise<ServerDatabas
     let n = 0;
     return query.replace(/\?/g, () => `$${++n}`);
   };
-  const all = async <T>(query: string, ...params: unknown[]) => (await client.query(numbered(query), params)).rows as T[];
-  return { all, get: async <T>(query: string, ...params: unknown[]) => (await all<T>(query, ...params))[0], close: () => client.end() };
+  const all = async <T>(query: string, ...params: unknown[]) =>
+    (await client.query(numbered(query), params)).rows as T[];
+  return {
+    all,
+    get: async <T>(query: string, ...params: unknown[]) => (await all<T>(query, ...params))[0],
+    close: () => client.end(),
+  };
 }

@@ -23,13 +23,21 @@ describe('POST /api/v1/topics/:topic_id/publish in a server killed mid-burst', (
         try {
           if (n % 4 === 3) {
             const payloads = Array.from({ length: 10 }, (_, k) => ({ p, n: n * 100 + k }));
-            const res = await fetch(`${first.baseUrl}/api/v1/batch/topics/${topicId}/publish`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ payloads }) });
+            const res = await fetch(`${first.baseUrl}/api/v1/batch/topics/${topicId}/publish`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ payloads }),
+            });
             if (res.status !== 200) return;
             const body = (await res.json()) as { message_ids: Record<string, { message_id: string }> };
             payloads.forEach((payload, k) => acknowledged.set(body.message_ids[String(k)]!.message_id, payload));
           } else {
             const payload = { p, n: n * 100 };
-            const res = await fetch(`${first.baseUrl}/api/v1/topics/${topicId}/publish`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+            const res = await fetch(`${first.baseUrl}/api/v1/topics/${topicId}/publish`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+              body: JSON.stringify(payload),
+            });
             if (res.status !== 200) return;
             acknowledged.set(((await res.json()) as { message_id: string }).message_id, payload);
           }
@@ -52,7 +60,10 @@ describe('POST /api/v1/topics/:topic_id/publish in a server killed mid-burst', (
     const seen: Array<{ message_id: string; payload: { p: number; n: number } }> = [];
     let cursor: string | undefined;
     for (;;) {
-      const res = await api(second.baseUrl, 'POST', `/api/v1/topics/${topicId}/consume`, ADMIN, { batch_size: 50, ...(cursor ? { after_message_id: cursor } : {}) });
+      const res = await api(second.baseUrl, 'POST', `/api/v1/topics/${topicId}/consume`, ADMIN, {
+        batch_size: 50,
+        ...(cursor ? { after_message_id: cursor } : {}),
+      });
       assert.equal(res.status, 200);
       seen.push(...res.body.messages);
       if (res.body.messages.length < 50) break;
@@ -61,7 +72,8 @@ describe('POST /api/v1/topics/:topic_id/publish in a server killed mid-burst', (
     t.diagnostic(`acknowledged before the kill: ${acknowledged.size}; stored after the restart: ${seen.length}`);
     const byId = new Map(seen.map((m) => [m.message_id, m.payload]));
     assert.equal(byId.size, seen.length, 'no message twice');
-    for (let i = 1; i < seen.length; i++) assert.ok(seen[i]!.message_id > seen[i - 1]!.message_id, 'strictly increasing ids');
+    for (let i = 1; i < seen.length; i++)
+      assert.ok(seen[i]!.message_id > seen[i - 1]!.message_id, 'strictly increasing ids');
     const missing = [...acknowledged.keys()].filter((id) => !byId.has(id));
     assert.deepEqual(missing, [], 'every acknowledged message survived');
     for (const [id, payload] of acknowledged) assert.deepEqual(byId.get(id), payload);

@@ -11,14 +11,35 @@ const { startServer, api } = asAdmin(TOKEN);
 test('SIGKILL during a publish burst: every message of the topic becomes exactly one job, in order', async () => {
   const dataDir = tempDir('sb-topic-burst-');
   const first = await startServer(dataDir);
-  const topic = await api(first.base, 'POST', '/api/event_streams/topics', { name: 'burst', schema: [{ name: 'seq', type: 'integer', optional: false }] });
+  const topic = await api(first.base, 'POST', '/api/event_streams/topics', {
+    name: 'burst',
+    schema: [{ name: 'seq', type: 'integer', optional: false }],
+  });
   assert.equal(topic.status, 200);
   const topicId: number = topic.body.data.id;
   const code = {
-    number: 0, keyword: 'trigger', provider: 'workato_pub_sub', name: 'subscribe_to_topic', as: 'msg', input: { topic_id: String(topicId) },
-    block: [{ number: 1, keyword: 'action', provider: 'logger', name: 'log_message', as: 'log', input: { message: `seq #{_dp('${JSON.stringify({ pill_type: 'output', provider: 'workato_pub_sub', line: 'msg', path: ['message', 'seq'] })}')}` } }],
+    number: 0,
+    keyword: 'trigger',
+    provider: 'workato_pub_sub',
+    name: 'subscribe_to_topic',
+    as: 'msg',
+    input: { topic_id: String(topicId) },
+    block: [
+      {
+        number: 1,
+        keyword: 'action',
+        provider: 'logger',
+        name: 'log_message',
+        as: 'log',
+        input: {
+          message: `seq #{_dp('${JSON.stringify({ pill_type: 'output', provider: 'workato_pub_sub', line: 'msg', path: ['message', 'seq'] })}')}`,
+        },
+      },
+    ],
   };
-  const created = await api(first.base, 'POST', '/api/recipes', { recipe: { name: 'Subscriber', code: JSON.stringify(code), concurrency: 1 } });
+  const created = await api(first.base, 'POST', '/api/recipes', {
+    recipe: { name: 'Subscriber', code: JSON.stringify(code), concurrency: 1 },
+  });
   const id: number = created.body.id;
   assert.deepEqual((await api(first.base, 'PUT', `/api/recipes/${id}/start`)).body, { success: true });
 
@@ -31,7 +52,8 @@ test('SIGKILL during a publish burst: every message of the topic becomes exactly
   const second = await startServer(dataDir);
   const countMessages = async () => {
     const db = await openServerDatabase(dataDir);
-    const n = ((await db.get('select count(*) as n from event_messages where topic_id = ?', topicId)) as { n: number }).n;
+    const n = ((await db.get('select count(*) as n from event_messages where topic_id = ?', topicId)) as { n: number })
+      .n;
     await db.close();
     return n;
   };
@@ -48,11 +70,20 @@ test('SIGKILL during a publish burst: every message of the topic becomes exactly
   assert.equal(await second.exited, 0);
 
   const db = await openServerDatabase(dataDir);
-  const messages = (await db.all('select seq, payload from event_messages where topic_id = ? order by seq', topicId)) as Array<{ seq: number; payload: string }>;
-  const jobs = (await db.all('select trigger_output from jobs where recipe_id = ? order by id', id)) as Array<{ trigger_output: string }>;
+  const messages = (await db.all(
+    'select seq, payload from event_messages where topic_id = ? order by seq',
+    topicId,
+  )) as Array<{ seq: number; payload: string }>;
+  const jobs = (await db.all('select trigger_output from jobs where recipe_id = ? order by id', id)) as Array<{
+    trigger_output: string;
+  }>;
   await db.close();
   const published = messages.map((m) => (JSON.parse(m.payload) as { seq: number }).seq);
   const jobSeqs = jobs.map((j) => (JSON.parse(j.trigger_output) as { payload: { seq: number } }).payload.seq);
-  assert.deepEqual([...acknowledged].filter((s) => !published.includes(s)), [], 'every acknowledged message is stored');
+  assert.deepEqual(
+    [...acknowledged].filter((s) => !published.includes(s)),
+    [],
+    'every acknowledged message is stored',
+  );
   assert.deepEqual(jobSeqs, published, 'one job per stored message, none twice, in topic order');
 });

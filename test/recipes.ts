@@ -32,7 +32,15 @@ export function numbered(code: StepDoc): StepDoc {
 }
 
 export function webhookTrigger(block: StepDoc[], extra: StepDoc = {}): StepDoc {
-  return numbered({ keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: { webhook_suffix: 'event' }, ...extra, block });
+  return numbered({
+    keyword: 'trigger',
+    provider: 'workato_webhooks',
+    name: 'new_event',
+    as: 'hook',
+    input: { webhook_suffix: 'event' },
+    ...extra,
+    block,
+  });
 }
 
 export function action(provider: string, name: string, as: string, input: StepDoc, extra: StepDoc = {}): StepDoc {
@@ -48,7 +56,9 @@ export function condition(operand: string, lhs: string, rhs = ''): StepDoc {
 }
 
 export async function createRecipe(t: TestApp, code: StepDoc, extra: Record<string, unknown> = {}): Promise<number> {
-  const res = await t.call('POST', '/api/recipes', { body: { recipe: { name: `Recipe ${++counter}`, code: JSON.stringify(code), ...extra } } });
+  const res = await t.call('POST', '/api/recipes', {
+    body: { recipe: { name: `Recipe ${++counter}`, code: JSON.stringify(code), ...extra } },
+  });
   assert.equal(res.status, 200, res.text);
   return res.body.id as number;
 }
@@ -60,7 +70,11 @@ export async function startRecipe(t: TestApp, id: number): Promise<void> {
 }
 
 /** Create and start a webhook recipe; returns its id and webhook path. */
-export async function webhookRecipe(t: TestApp, block: StepDoc[], extra: Record<string, unknown> = {}): Promise<{ id: number; path: string }> {
+export async function webhookRecipe(
+  t: TestApp,
+  block: StepDoc[],
+  extra: Record<string, unknown> = {},
+): Promise<{ id: number; path: string }> {
   const id = await createRecipe(t, webhookTrigger(block), extra);
   await startRecipe(t, id);
   const recipe = await t.call('GET', `/api/recipes/${id}`);
@@ -101,8 +115,13 @@ export async function readJob(t: TestApp, jobId: number): Promise<RanJob> {
   const job = await t.ctx.db.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
   const rows = await t.ctx.db.selectFrom('job_lines').selectAll().where('job_id', '=', jobId).orderBy('seq').execute();
   const lines: StoredLine[] = rows.map((r) => ({
-    n: r.recipe_line_number, adapter: r.adapter_name, operation: r.adapter_operation, pass: r.pass,
-    input: r.input === null ? undefined : JSON.parse(r.input), output: r.output === null ? undefined : JSON.parse(r.output), error: r.error,
+    n: r.recipe_line_number,
+    adapter: r.adapter_name,
+    operation: r.adapter_operation,
+    pass: r.pass,
+    input: r.input === null ? undefined : JSON.parse(r.input),
+    output: r.output === null ? undefined : JSON.parse(r.output),
+    error: r.error,
   }));
   const find = (n: number, pass?: number) => lines.find((l) => l.n === n && (pass === undefined || l.pass === pass));
   return {

@@ -23,7 +23,8 @@ async function jobsOf(base: string, id: number, count: number): Promise<Array<{ 
   const deadline = Date.now() + 15_000;
   for (;;) {
     const body = (await api(base, 'GET', `/api/recipes/${id}/jobs`, TOKEN)).body;
-    if (body.items.length >= count && body.items.every((j: { status: string }) => j.status !== 'pending')) return body.items;
+    if (body.items.length >= count && body.items.every((j: { status: string }) => j.status !== 'pending'))
+      return body.items;
     assert.ok(Date.now() < deadline, `${count} jobs`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -37,10 +38,19 @@ test('after SIGKILL and a restart, a polling trigger goes on from its stored cur
   records = [{ id: 1 }, { id: 2 }];
   const first = await startServer(dataDir, env);
   const code = {
-    number: 0, keyword: 'trigger', provider: 'rest', name: 'new_poll_event', as: 'poll', input: { request: { url }, cursor_field: 'id' },
-    block: [{ number: 1, keyword: 'action', provider: 'logger', name: 'log_message', as: 'seen', input: { message: 'seen' } }],
+    number: 0,
+    keyword: 'trigger',
+    provider: 'rest',
+    name: 'new_poll_event',
+    as: 'poll',
+    input: { request: { url }, cursor_field: 'id' },
+    block: [
+      { number: 1, keyword: 'action', provider: 'logger', name: 'log_message', as: 'seen', input: { message: 'seen' } },
+    ],
   };
-  const id: number = (await api(first.baseUrl, 'POST', '/api/recipes', TOKEN, { recipe: { name: 'Poller', code: JSON.stringify(code) } })).body.id;
+  const id: number = (
+    await api(first.baseUrl, 'POST', '/api/recipes', TOKEN, { recipe: { name: 'Poller', code: JSON.stringify(code) } })
+  ).body.id;
   assert.deepEqual((await api(first.baseUrl, 'PUT', `/api/recipes/${id}/start`, TOKEN)).body, { success: true });
   assert.equal((await jobsOf(first.baseUrl, id, 2)).length, 2);
   first.child.kill('SIGKILL');
@@ -50,7 +60,11 @@ test('after SIGKILL and a restart, a polling trigger goes on from its stored cur
   const second = await startServer(dataDir, env);
   const jobs = await jobsOf(second.baseUrl, id, 3);
   await new Promise((resolve) => setTimeout(resolve, 300));
-  assert.equal((await api(second.baseUrl, 'GET', `/api/recipes/${id}/jobs`, TOKEN)).body.items.length, 3, 'only the new record made a job');
+  assert.equal(
+    (await api(second.baseUrl, 'GET', `/api/recipes/${id}/jobs`, TOKEN)).body.items.length,
+    3,
+    'only the new record made a job',
+  );
   assert.ok(jobs.every((j) => j.status === 'succeeded'));
   assert.deepEqual((await api(second.baseUrl, 'GET', `/api/recipes/${id}`, TOKEN)).body.trigger_closure, { cursor: 3 });
   second.child.kill('SIGTERM');

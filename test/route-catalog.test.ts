@@ -28,14 +28,22 @@ async function registeredRoutes(): Promise<string[]> {
 }
 
 let routes: string[] = [];
-before(async () => { routes = await registeredRoutes(); });
+before(async () => {
+  routes = await registeredRoutes();
+});
 
 describe('route catalog', () => {
   test('every registered route is a catalog operation, a documented extra or an operations route', () => {
     assert.ok(routes.length > 0);
     const planned = new Set([...SPEC_OPERATIONS, ...CONTRACT_EXTRAS].map(normaliseRoute));
-    const unplanned = routes.filter((r) => !planned.has(normaliseRoute(r)) && !OPERATIONS_ROUTES.some((re) => re.test(r)));
-    assert.deepEqual(unplanned, [], 'routes outside the catalog: add them to test/route-catalog.ts with their source, or remove them');
+    const unplanned = routes.filter(
+      (r) => !planned.has(normaliseRoute(r)) && !OPERATIONS_ROUTES.some((re) => re.test(r)),
+    );
+    assert.deepEqual(
+      unplanned,
+      [],
+      'routes outside the catalog: add them to test/route-catalog.ts with their source, or remove them',
+    );
   });
 
   test('the catalog lists each operation once', () => {
@@ -45,7 +53,8 @@ describe('route catalog', () => {
 
   test('the foundation operations are served', () => {
     const served = new Set(routes.map(normaliseRoute));
-    for (const op of SPEC_OPERATIONS.filter((o) => /developer_api_client|users\/me/.test(o))) assert.ok(served.has(normaliseRoute(op)), op);
+    for (const op of SPEC_OPERATIONS.filter((o) => /developer_api_client|users\/me/.test(o)))
+      assert.ok(served.has(normaliseRoute(op)), op);
   });
 });
 

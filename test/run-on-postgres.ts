@@ -25,10 +25,15 @@ const removeCluster = () => {
   cluster = undefined;
 };
 
-const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...patterns], { stdio: 'inherit', env: { ...process.env, TEST_DATABASE_URL: url } });
+const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...patterns], {
+  stdio: 'inherit',
+  env: { ...process.env, TEST_DATABASE_URL: url },
+});
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => child.kill(signal));
 }
-const code = await new Promise<number>((resolve) => child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
+const code = await new Promise<number>((resolve) =>
+  child.on('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))),
+);
 removeCluster();
 process.exit(code);

@@ -20,7 +20,10 @@ describe('secret box (AES-256-GCM)', () => {
     const parts = sealed.split('.');
     const flipped = Buffer.from(parts[3]!, 'base64url');
     flipped[0] = flipped[0]! ^ 1;
-    assert.throws(() => box.open([parts[0], parts[1], parts[2], flipped.toString('base64url')].join('.')), SecretKeyError);
+    assert.throws(
+      () => box.open([parts[0], parts[1], parts[2], flipped.toString('base64url')].join('.')),
+      SecretKeyError,
+    );
     assert.throws(() => createSecretBox(Buffer.alloc(32, 8)).open(sealed), SecretKeyError);
     assert.throws(() => box.open('garbage'), SecretKeyError);
   });

@@ -34,7 +34,11 @@ before(async () => {
   const secretsDir = tempDir('sb-at-rest-');
   fs.writeFileSync(path.join(secretsDir, 'partner_key'), PLAINTEXT.fileSecret);
   t = await createTestApp({
-    logger: createLogger('trace', { write: (line: string) => { logLines.push(line); } }),
+    logger: createLogger('trace', {
+      write: (line: string) => {
+        logLines.push(line);
+      },
+    }),
     env: { SECRETS_DIR: secretsDir, SWITCHBOARD_SECRET_PARTNER: PLAINTEXT.envSecret },
   });
 });
@@ -49,31 +53,77 @@ async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body
 
 test('no plaintext credential or secret in any table, log line or reply after the APIs were used', async () => {
   // The built-in secret store.
-  assert.equal((await call('PUT', '/api/secrets_management/secrets/partner_password', { value: PLAINTEXT.storedSecret })).status, 200);
-  assert.equal((await call('PUT', '/api/secrets_management/secrets/partner_password', { value: PLAINTEXT.storedSecretRotated })).status, 200);
-  assert.equal((await call('PUT', '/api/secrets_management/secrets/to_delete', { value: PLAINTEXT.storedSecret })).status, 200);
+  assert.equal(
+    (await call('PUT', '/api/secrets_management/secrets/partner_password', { value: PLAINTEXT.storedSecret })).status,
+    200,
+  );
+  assert.equal(
+    (await call('PUT', '/api/secrets_management/secrets/partner_password', { value: PLAINTEXT.storedSecretRotated }))
+      .status,
+    200,
+  );
+  assert.equal(
+    (await call('PUT', '/api/secrets_management/secrets/to_delete', { value: PLAINTEXT.storedSecret })).status,
+    200,
+  );
   assert.equal((await call('DELETE', '/api/secrets_management/secrets/to_delete')).status, 200);
 
   // Connections holding values, and one referencing every provider.
-  const basic = await call('POST', '/api/connections', { name: 'Basic', provider: 'rest', input: { base_url: 'https://api.example', auth_type: 'basic', username: 'svc', password: PLAINTEXT.connectionPassword } });
+  const basic = await call('POST', '/api/connections', {
+    name: 'Basic',
+    provider: 'rest',
+    input: {
+      base_url: 'https://api.example',
+      auth_type: 'basic',
+      username: 'svc',
+      password: PLAINTEXT.connectionPassword,
+    },
+  });
   assert.equal(basic.body.authorization_status, 'success');
-  await call('PUT', `/api/connections/${basic.body.id}`, { input: { password: PLAINTEXT.connectionPasswordRotated }, shell_connection: false });
-  const keyed = await call('POST', '/api/connections', { name: 'Keyed', provider: 'http', input: { base_url: 'https://k.example', auth_type: 'api_key', api_key: PLAINTEXT.connectionApiKey } });
+  await call('PUT', `/api/connections/${basic.body.id}`, {
+    input: { password: PLAINTEXT.connectionPasswordRotated },
+    shell_connection: false,
+  });
+  const keyed = await call('POST', '/api/connections', {
+    name: 'Keyed',
+    provider: 'http',
+    input: { base_url: 'https://k.example', auth_type: 'api_key', api_key: PLAINTEXT.connectionApiKey },
+  });
   await call('POST', `/api/connections/${keyed.body.id}/disconnect`);
-  await call('POST', '/api/connections', { name: 'Jira', provider: 'jira', input: { host_name: 'acme.atlassian.net', apitoken: PLAINTEXT.jiraToken } });
+  await call('POST', '/api/connections', {
+    name: 'Jira',
+    provider: 'jira',
+    input: { host_name: 'acme.atlassian.net', apitoken: PLAINTEXT.jiraToken },
+  });
   const referencing = await call('POST', '/api/connections', {
     name: 'Referencing',
     provider: 'rest',
-    input: { base_url: 'https://r.example', auth_type: 'basic', username: { secret: 'env:SWITCHBOARD_SECRET_PARTNER' }, password: { secret: 'partner_password' }, extra: { secret: 'file:partner_key' } },
+    input: {
+      base_url: 'https://r.example',
+      auth_type: 'basic',
+      username: { secret: 'env:SWITCHBOARD_SECRET_PARTNER' },
+      password: { secret: 'partner_password' },
+      extra: { secret: 'file:partner_key' },
+    },
   });
   assert.equal(referencing.body.authorization_status, 'success');
   await call('GET', '/api/connections');
   await call('GET', `/api/connections/${basic.body.id}`);
 
   // Custom OAuth profiles.
-  const profile = await call('POST', '/api/custom_oauth_profiles', { name: 'Slack app', provider: 'slack', data: { client_id: 'public-client-id', client_secret: PLAINTEXT.oauthClientSecret, token: PLAINTEXT.oauthToken } });
-  await call('PUT', `/api/custom_oauth_profiles/${profile.body.result.id}`, { data: { client_secret: PLAINTEXT.oauthClientSecretRotated } });
-  await call('POST', '/api/connections', { name: 'Slack', provider: 'slack', custom_oauth_profile_id: profile.body.result.id });
+  const profile = await call('POST', '/api/custom_oauth_profiles', {
+    name: 'Slack app',
+    provider: 'slack',
+    data: { client_id: 'public-client-id', client_secret: PLAINTEXT.oauthClientSecret, token: PLAINTEXT.oauthToken },
+  });
+  await call('PUT', `/api/custom_oauth_profiles/${profile.body.result.id}`, {
+    data: { client_secret: PLAINTEXT.oauthClientSecretRotated },
+  });
+  await call('POST', '/api/connections', {
+    name: 'Slack',
+    provider: 'slack',
+    custom_oauth_profile_id: profile.body.result.id,
+  });
   await call('GET', '/api/custom_oauth_profiles');
   await call('GET', `/api/custom_oauth_profiles/${profile.body.result.id}`);
   await call('POST', '/api/secrets_management/clear_cache');
@@ -81,15 +131,26 @@ test('no plaintext credential or secret in any table, log line or reply after th
   // The values were kept (encrypted), not dropped: the services that use them get them back.
   const dev = (await findEnvironmentByType(t.ctx.db, t.workspaceId, 'dev'))!.id;
   const scope = { workspaceId: t.workspaceId, environmentId: dev };
-  assert.equal((await resolveConnectionCredentials(t.ctx, scope, basic.body.id)).values.password, PLAINTEXT.connectionPasswordRotated);
+  assert.equal(
+    (await resolveConnectionCredentials(t.ctx, scope, basic.body.id)).values.password,
+    PLAINTEXT.connectionPasswordRotated,
+  );
   assert.deepEqual((await resolveConnectionCredentials(t.ctx, scope, referencing.body.id)).values, {
-    base_url: 'https://r.example', auth_type: 'basic', username: PLAINTEXT.envSecret, password: PLAINTEXT.storedSecretRotated, extra: PLAINTEXT.fileSecret,
+    base_url: 'https://r.example',
+    auth_type: 'basic',
+    username: PLAINTEXT.envSecret,
+    password: PLAINTEXT.storedSecretRotated,
+    extra: PLAINTEXT.fileSecret,
   });
-  assert.equal((await openProfileCredentials(t.ctx, scope, profile.body.result.id)).clientSecret, PLAINTEXT.oauthClientSecretRotated);
+  assert.equal(
+    (await openProfileCredentials(t.ctx, scope, profile.body.result.id)).clientSecret,
+    PLAINTEXT.oauthClientSecretRotated,
+  );
 
   // Dump every table.
   const names = (await t.ctx.db.introspection.getTables()).map((table) => table.name);
-  for (const expected of ['connections', 'custom_oauth_profiles', 'secrets']) assert.ok(names.includes(expected), expected);
+  for (const expected of ['connections', 'custom_oauth_profiles', 'secrets'])
+    assert.ok(names.includes(expected), expected);
   let dump = '';
   for (const name of names) {
     const rows = await sql`SELECT * FROM ${sql.table(name)}`.execute(t.ctx.db);

@@ -31,7 +31,11 @@ async function resolve(dataDir: string, env: 'dev' | 'test' | 'prod', reference:
   const database = createDb(config);
   try {
     const environment = await findEnvironmentByType(database.db, 1, env);
-    return await secretResolverFor(config, systemClock, box).resolve(database.db, { workspaceId: 1, environmentId: environment!.id }, reference);
+    return await secretResolverFor(config, systemClock, box).resolve(
+      database.db,
+      { workspaceId: 1, environmentId: environment!.id },
+      reference,
+    );
   } finally {
     await database.db.destroy();
   }

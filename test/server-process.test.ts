@@ -22,7 +22,11 @@ describe('switchboard serve', () => {
     const me = await api(first.baseUrl, 'GET', '/api/users/me', token);
     assert.equal(me.status, 200);
     assert.equal(me.body.name, 'Switchboard');
-    const created = await api(first.baseUrl, 'POST', '/api/developer_api_clients', token, { name: 'survivor', api_privilege_group_id: 2, all_folders: true });
+    const created = await api(first.baseUrl, 'POST', '/api/developer_api_clients', token, {
+      name: 'survivor',
+      api_privilege_group_id: 2,
+      all_folders: true,
+    });
     assert.equal(created.status, 200);
     const survivorToken: string = created.body.result.token.value;
 
@@ -37,7 +41,10 @@ describe('switchboard serve', () => {
     assert.equal((await api(second.baseUrl, 'GET', '/api/users/me', token)).status, 200);
     const list = await api(second.baseUrl, 'GET', '/api/developer_api_clients', survivorToken);
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.result.items.map((c: { name: string }) => c.name), ['Bootstrap admin', 'survivor']);
+    assert.deepEqual(
+      list.body.result.items.map((c: { name: string }) => c.name),
+      ['Bootstrap admin', 'survivor'],
+    );
     second.child.kill('SIGTERM');
     assert.equal(await second.exited, 0);
   });
@@ -47,7 +54,13 @@ describe('switchboard serve', () => {
     const server = await startServer(dataDir);
     const token = /(wrkdev-[0-9a-f]{64})/.exec(server.output())![1]!;
     // Send the headers and half the body, signal, then the rest: the request is in flight.
-    const res = await postAcrossShutdown(server.child, `${server.baseUrl}/api/developer_api_client_roles/2/copy`, token, JSON.stringify({ name: 'made during shutdown' }), 10);
+    const res = await postAcrossShutdown(
+      server.child,
+      `${server.baseUrl}/api/developer_api_client_roles/2/copy`,
+      token,
+      JSON.stringify({ name: 'made during shutdown' }),
+      10,
+    );
     assert.equal(res.status, 200, res.text);
     assert.equal(JSON.parse(res.text).result.name, 'made during shutdown');
     assert.equal(await server.exited, 0);
@@ -70,7 +83,11 @@ describe('switchboard serve', () => {
     assert.ok(!first.output().includes(tokenA));
     assert.ok(!/wrkdev-[0-9a-f]{64}/.test(first.output()), 'no generated token printed');
     assert.equal((await api(first.baseUrl, 'GET', '/api/users/me', tokenA)).status, 200);
-    const created = await api(first.baseUrl, 'POST', '/api/developer_api_clients', tokenA, { name: 'made by CI', api_privilege_group_id: 2, all_folders: true });
+    const created = await api(first.baseUrl, 'POST', '/api/developer_api_clients', tokenA, {
+      name: 'made by CI',
+      api_privilege_group_id: 2,
+      all_folders: true,
+    });
     assert.equal(created.status, 200);
     first.child.kill('SIGTERM');
     await first.exited;
@@ -79,7 +96,10 @@ describe('switchboard serve', () => {
     assert.equal((await api(second.baseUrl, 'GET', '/api/users/me', tokenA)).status, 401);
     const list = await api(second.baseUrl, 'GET', '/api/developer_api_clients', tokenB);
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.result.items.map((c: { name: string }) => c.name), ['Admin (SWITCHBOARD_ADMIN_TOKEN)', 'made by CI']);
+    assert.deepEqual(
+      list.body.result.items.map((c: { name: string }) => c.name),
+      ['Admin (SWITCHBOARD_ADMIN_TOKEN)', 'made by CI'],
+    );
     second.child.kill('SIGTERM');
     await second.exited;
   });
@@ -87,7 +107,9 @@ describe('switchboard serve', () => {
   test('a bad setting stops the start with a clear message', async () => {
     const child = spawnServe({ DATA_DIR: tempDir('sb-proc-'), PORT: 'eighty' });
     let err = '';
-    child.stderr!.on('data', (d) => { err += d; });
+    child.stderr!.on('data', (d) => {
+      err += d;
+    });
     const code = await new Promise((r) => child.on('exit', r));
     assert.equal(code, 2);
     assert.match(err, /PORT must be a whole number/);

@@ -19,7 +19,9 @@ export interface SmtpCapture {
 export async function startSmtpCapture(): Promise<SmtpCapture> {
   const mails: CapturedMail[] = [];
   const server = new SMTPServer({
-    secure: false, disabledCommands: ['STARTTLS', 'AUTH'], logger: false,
+    secure: false,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));

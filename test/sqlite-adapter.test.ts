@@ -10,7 +10,13 @@ const plain = (rows: unknown[]) => rows.map((row) => ({ ...(row as object) }));
 function counting() {
   const real = new DatabaseSync(':memory:');
   const prepared: string[] = [];
-  const database = { prepare: (text: string) => { prepared.push(text); return real.prepare(text); }, close: () => real.close() } as unknown as DatabaseSync;
+  const database = {
+    prepare: (text: string) => {
+      prepared.push(text);
+      return real.prepare(text);
+    },
+    close: () => real.close(),
+  } as unknown as DatabaseSync;
   return { adapted: adaptNodeSqlite(database), prepared };
 }
 

@@ -18,15 +18,21 @@ let hookPath: string;
 let topicId: number;
 before(async () => {
   t = await createTestApp({ database: { file: path.join(tempDir('sb-storage-'), 'switchboard.sqlite') } });
-  const table = await t.call('POST', '/api/lookup_tables', { body: { name: 'Orders', schema: [{ label: 'code' }, { label: 'note' }] } });
+  const table = await t.call('POST', '/api/lookup_tables', {
+    body: { name: 'Orders', schema: [{ label: 'code' }, { label: 'note' }] },
+  });
   assert.equal(table.status, 200, table.text);
   tableId = table.body.id;
   const code = webhookTrigger([action('logger', 'log_message', 'log', { message: 'order' })]);
-  const recipe = await t.call('POST', '/api/recipes', { body: { recipe: { name: 'Orders hook', code: JSON.stringify(code) } } });
+  const recipe = await t.call('POST', '/api/recipes', {
+    body: { recipe: { name: 'Orders hook', code: JSON.stringify(code) } },
+  });
   assert.equal(recipe.status, 200, recipe.text);
   assert.equal((await t.call('PUT', `/api/recipes/${recipe.body.id}/start`)).body.success, true);
   hookPath = new URL((await t.call('GET', `/api/recipes/${recipe.body.id}`)).body.webhook_url).pathname;
-  const topic = await t.call('POST', '/api/event_streams/topics', { body: { name: 'Orders', schema: [{ name: 'note', type: 'string' }] } });
+  const topic = await t.call('POST', '/api/event_streams/topics', {
+    body: { name: 'Orders', schema: [{ name: 'note', type: 'string' }] },
+  });
   assert.equal(topic.status, 200, topic.text);
   topicId = topic.body.data.id;
   assert.equal((await t.call('POST', `/api/v1/topics/${topicId}/publish`, { body: { note: 'before' } })).status, 200);
@@ -60,7 +66,11 @@ describe('a full database (SQLITE_FULL)', () => {
     await fillDatabase();
 
     // Concurrent adds share group commits: none is acknowledged, each answers 503.
-    const adds = await Promise.all(Array.from({ length: 8 }, (_, i) => t.call('POST', `/api/lookup_tables/${tableId}/rows`, { body: bigRow(`full-${i}`) })));
+    const adds = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        t.call('POST', `/api/lookup_tables/${tableId}/rows`, { body: bigRow(`full-${i}`) }),
+      ),
+    );
     for (const res of adds) {
       assert.equal(res.status, 503, res.text);
       assert.deepEqual(res.body, { message: 'Storage unavailable: the disk is full; try again later' });
@@ -75,7 +85,10 @@ describe('a full database (SQLITE_FULL)', () => {
     assert.doesNotMatch(published.text, /SQLITE|database or disk|at /);
     const consumed = await t.call('POST', `/api/v1/topics/${topicId}/consume`, { body: {} });
     assert.equal(consumed.status, 200, consumed.text);
-    assert.deepEqual(consumed.body.messages.map((m: { payload: unknown }) => m.payload), [{ note: 'before' }]);
+    assert.deepEqual(
+      consumed.body.messages.map((m: { payload: unknown }) => m.payload),
+      [{ note: 'before' }],
+    );
 
     const hook = await t.call('POST', hookPath, { token: null, body: { id: 'A-1', note: 'n'.repeat(8000) } });
     assert.equal(hook.status, 503, hook.text);
@@ -85,7 +98,10 @@ describe('a full database (SQLITE_FULL)', () => {
     const ready = await t.call('GET', '/ready', { token: null });
     assert.equal(ready.status, 503);
     assert.equal(ready.body.status, 'not_ready');
-    assert.match(ready.body.message, /^storage unavailable since \S+Z: the disk is full; writes answer 503, reads go on$/);
+    assert.match(
+      ready.body.message,
+      /^storage unavailable since \S+Z: the disk is full; writes answer 503, reads go on$/,
+    );
     assert.equal((await t.call('GET', '/health', { token: null })).status, 200);
     assert.equal((await t.call('GET', '/api/lookup_tables')).status, 200);
   });
@@ -120,13 +136,16 @@ describe('a read-only database (SQLITE_READONLY)', () => {
       await pragma('query_only = OFF');
     }
     assert.equal((await t.call('GET', '/ready', { token: null })).status, 200);
-    assert.equal((await t.call('POST', `/api/lookup_tables/${tableId}/rows`, { body: { data: { code: 'rw' } } })).status, 200);
+    assert.equal(
+      (await t.call('POST', `/api/lookup_tables/${tableId}/rows`, { body: { data: { code: 'rw' } } })).status,
+      200,
+    );
   });
 });
 
 describe('storageFailureOf', () => {
   const sqliteError = (errcode: number) => Object.assign(new Error('any text'), { code: 'ERR_SQLITE_ERROR', errcode });
-  test('tells storage failures by the driver\'s result code (extended codes included) and the system\'s error code', () => {
+  test("tells storage failures by the driver's result code (extended codes included) and the system's error code", () => {
     assert.equal(storageFailureOf(sqliteError(13)), 'full');
     assert.equal(storageFailureOf(sqliteError(8)), 'read_only');
     assert.equal(storageFailureOf(sqliteError(8 | (3 << 8))), 'read_only', 'SQLITE_READONLY_ROLLBACK');
@@ -147,16 +166,22 @@ describe('storageFailureOf', () => {
 
 describe('a job whose end cannot be stored', () => {
   test('is stored once the storage takes writes again: it ends succeeded, not left running', async () => {
-    const code = webhookTrigger([
-      action('clock', 'wait_for_interval', 'pause', { interval: '0.3' }),
-      action('logger', 'log_message', 'log', { message: 'slow order' }),
-    ], { input: { webhook_suffix: 'slow' } });
-    const recipe = await t.call('POST', '/api/recipes', { body: { recipe: { name: 'Slow orders', code: JSON.stringify(code) } } });
+    const code = webhookTrigger(
+      [
+        action('clock', 'wait_for_interval', 'pause', { interval: '0.3' }),
+        action('logger', 'log_message', 'log', { message: 'slow order' }),
+      ],
+      { input: { webhook_suffix: 'slow' } },
+    );
+    const recipe = await t.call('POST', '/api/recipes', {
+      body: { recipe: { name: 'Slow orders', code: JSON.stringify(code) } },
+    });
     assert.equal((await t.call('PUT', `/api/recipes/${recipe.body.id}/start`)).body.success, true);
     const hook = new URL((await t.call('GET', `/api/recipes/${recipe.body.id}`)).body.webhook_url).pathname;
     assert.equal((await t.call('POST', hook, { token: null, body: { id: 'S-1' } })).status, 200);
     // The stored state, which the API shows as pending until the job ends: queued, then running (claimed).
-    const job = async () => t.ctx.db.selectFrom('jobs').select('status').where('recipe_id', '=', recipe.body.id).executeTakeFirst();
+    const job = async () =>
+      t.ctx.db.selectFrom('jobs').select('status').where('recipe_id', '=', recipe.body.id).executeTakeFirst();
     const until = async (status: string) => {
       const deadline = Date.now() + 5000;
       while ((await job())?.status !== status) {

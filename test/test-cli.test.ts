@@ -13,11 +13,17 @@ const TOKEN = 'wrkdev-testclitest0123456789abcdef0123456789abcd';
 
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'src/cli.ts'), 'test', ...args], { env: { PATH: process.env.PATH, DATA_DIR: tempDir('sb-test-cli-'), SWITCHBOARD_TOKEN: TOKEN } });
+    const child = spawn(process.execPath, [path.join(ROOT, 'src/cli.ts'), 'test', ...args], {
+      env: { PATH: process.env.PATH, DATA_DIR: tempDir('sb-test-cli-'), SWITCHBOARD_TOKEN: TOKEN },
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -26,11 +32,38 @@ test('switchboard test: failures printed and in the JUnit file, exit 1; all pass
   const server = await startServer(tempDir('sb-test-cli-server-'), { SWITCHBOARD_ADMIN_TOKEN: TOKEN });
   const folder = await api(server.baseUrl, 'POST', '/api/folders', TOKEN, { name: 'Greetings' });
   const pill = `#{_dp('${JSON.stringify({ pill_type: 'output', provider: 'workato_webhooks', line: 'hook', path: ['payload', 'who'] })}')}`;
-  const code = { number: 0, keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: {}, block: [{ number: 1, keyword: 'action', provider: 'logger', name: 'log_message', as: 'say', input: { message: `hello ${pill}` } }] };
-  const recipe = await api(server.baseUrl, 'POST', '/api/recipes', TOKEN, { recipe: { name: 'Greeter <v1>', folder_id: folder.body.id, code: JSON.stringify(code) } });
-  const good = await api(server.baseUrl, 'POST', `/api/recipes/${recipe.body.id}/test_cases`, TOKEN, { name: 'Greets Ada', trigger_output: { payload: { who: 'Ada' } }, expectations: [{ step: 'say', output_path: ['message'], equals: 'hello Ada' }] });
+  const code = {
+    number: 0,
+    keyword: 'trigger',
+    provider: 'workato_webhooks',
+    name: 'new_event',
+    as: 'hook',
+    input: {},
+    block: [
+      {
+        number: 1,
+        keyword: 'action',
+        provider: 'logger',
+        name: 'log_message',
+        as: 'say',
+        input: { message: `hello ${pill}` },
+      },
+    ],
+  };
+  const recipe = await api(server.baseUrl, 'POST', '/api/recipes', TOKEN, {
+    recipe: { name: 'Greeter <v1>', folder_id: folder.body.id, code: JSON.stringify(code) },
+  });
+  const good = await api(server.baseUrl, 'POST', `/api/recipes/${recipe.body.id}/test_cases`, TOKEN, {
+    name: 'Greets Ada',
+    trigger_output: { payload: { who: 'Ada' } },
+    expectations: [{ step: 'say', output_path: ['message'], equals: 'hello Ada' }],
+  });
   assert.equal(good.status, 200);
-  const bad = await api(server.baseUrl, 'POST', `/api/recipes/${recipe.body.id}/test_cases`, TOKEN, { name: 'Greets Bob & co', trigger_output: { payload: { who: 'Ada' } }, expectations: [{ step: 'say', output_path: ['message'], equals: 'hello Bob' }] });
+  const bad = await api(server.baseUrl, 'POST', `/api/recipes/${recipe.body.id}/test_cases`, TOKEN, {
+    name: 'Greets Bob & co',
+    trigger_output: { payload: { who: 'Ada' } },
+    expectations: [{ step: 'say', output_path: ['message'], equals: 'hello Bob' }],
+  });
   assert.equal(bad.status, 200);
 
   const junit = path.join(tempDir('sb-junit-'), 'report.xml');
@@ -38,15 +71,28 @@ test('switchboard test: failures printed and in the JUnit file, exit 1; all pass
   assert.equal(failing.code, 1, failing.stdout + failing.stderr);
   assert.match(failing.stdout, /run request cirr-\S+: 2 test case\(s\)/);
   assert.match(failing.stdout, /pass {2}Greeter <v1> \/ Greets Ada/);
-  assert.match(failing.stdout, /FAIL {2}Greeter <v1> \/ Greets Bob & co: expected step say output message to equal "hello Bob", got "hello Ada"/);
+  assert.match(
+    failing.stdout,
+    /FAIL {2}Greeter <v1> \/ Greets Bob & co: expected step say output message to equal "hello Bob", got "hello Ada"/,
+  );
   assert.match(failing.stdout, /1 passed, 1 failed; coverage 100%/);
   const report = fs.readFileSync(junit, 'utf8');
-  assert.match(report, /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="switchboard cirr-[^"]+" tests="2" failures="1"/);
+  assert.match(
+    report,
+    /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="switchboard cirr-[^"]+" tests="2" failures="1"/,
+  );
   assert.match(report, /<testsuite name="Greeter &lt;v1&gt;" id="\d+" tests="2" failures="1">/);
   assert.match(report, /<testcase name="Greets Ada" classname="Greeter &lt;v1&gt;"\/>/);
-  assert.match(report, /<testcase name="Greets Bob &amp; co" classname="Greeter &lt;v1&gt;">\n {6}<failure message="expected step say output message to equal &quot;hello Bob&quot;, got &quot;hello Ada&quot;">/);
+  assert.match(
+    report,
+    /<testcase name="Greets Bob &amp; co" classname="Greeter &lt;v1&gt;">\n {6}<failure message="expected step say output message to equal &quot;hello Bob&quot;, got &quot;hello Ada&quot;">/,
+  );
 
-  assert.equal((await api(server.baseUrl, 'DELETE', `/api/recipes/${recipe.body.id}/test_cases/${bad.body.data.id}`, TOKEN)).status, 200);
+  assert.equal(
+    (await api(server.baseUrl, 'DELETE', `/api/recipes/${recipe.body.id}/test_cases/${bad.body.data.id}`, TOKEN))
+      .status,
+    200,
+  );
   const passing = await cli(['--recipe', String(recipe.body.id), '--url', server.baseUrl]);
   assert.equal(passing.code, 0, passing.stdout + passing.stderr);
   assert.match(passing.stdout, /1 passed, 0 failed/);

@@ -47,8 +47,10 @@ function withDatabase(url: string, name: string): string {
 /** The template's name follows the migrations' source, so a changed migration makes a new one. */
 function templateName(): string {
   const hash = createHash('sha256');
-  for (const file of fs.readdirSync(MIGRATIONS_DIR).sort()) hash.update(file).update(fs.readFileSync(path.join(MIGRATIONS_DIR, file)));
-  for (const file of ['migrate.ts', 'dialect.ts']) hash.update(fs.readFileSync(path.resolve(import.meta.dirname, '../src/db', file)));
+  for (const file of fs.readdirSync(MIGRATIONS_DIR).sort())
+    hash.update(file).update(fs.readFileSync(path.join(MIGRATIONS_DIR, file)));
+  for (const file of ['migrate.ts', 'dialect.ts'])
+    hash.update(fs.readFileSync(path.resolve(import.meta.dirname, '../src/db', file)));
   return `sb_template_${hash.digest('hex').slice(0, 16)}`;
 }
 
@@ -133,8 +135,14 @@ async function setReadOnly(db: Kysely<Database>, on: boolean): Promise<void> {
     const name = (await sql<{ name: string }>`select current_database() as name`.execute(conn)).rows[0]!.name;
     // This connection may be read-only already: it turns writable first, and read-only last.
     await sql.raw('set default_transaction_read_only = off').execute(conn);
-    await sql.raw(`alter database "${name}" ${on ? 'set default_transaction_read_only = on' : 'reset default_transaction_read_only'}`).execute(conn);
+    await sql
+      .raw(
+        `alter database "${name}" ${on ? 'set default_transaction_read_only = on' : 'reset default_transaction_read_only'}`,
+      )
+      .execute(conn);
     if (on) await sql.raw('set default_transaction_read_only = on').execute(conn);
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(conn);
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(
+      conn,
+    );
   });
 }

@@ -14,13 +14,38 @@ test('a run request interrupted by SIGKILL completes after the restart, every te
   const first = await startServer(dataDir, env);
   const folder = await api(first.baseUrl, 'POST', '/api/folders', TOKEN, { name: 'Many cases' });
   const pill = `#{_dp('${JSON.stringify({ pill_type: 'output', provider: 'workato_webhooks', line: 'hook', path: ['payload', 'n'] })}')}`;
-  const code = { number: 0, keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: {}, block: [{ number: 1, keyword: 'action', provider: 'logger', name: 'log_message', as: 'say', input: { message: `n=${pill}` } }] };
-  const recipe = await api(first.baseUrl, 'POST', '/api/recipes', TOKEN, { recipe: { name: 'Counter', folder_id: folder.body.id, code: JSON.stringify(code) } });
+  const code = {
+    number: 0,
+    keyword: 'trigger',
+    provider: 'workato_webhooks',
+    name: 'new_event',
+    as: 'hook',
+    input: {},
+    block: [
+      {
+        number: 1,
+        keyword: 'action',
+        provider: 'logger',
+        name: 'log_message',
+        as: 'say',
+        input: { message: `n=${pill}` },
+      },
+    ],
+  };
+  const recipe = await api(first.baseUrl, 'POST', '/api/recipes', TOKEN, {
+    recipe: { name: 'Counter', folder_id: folder.body.id, code: JSON.stringify(code) },
+  });
   for (let n = 0; n < CASES; n += 1) {
-    const res = await api(first.baseUrl, 'POST', `/api/recipes/${recipe.body.id}/test_cases`, TOKEN, { name: `n ${n}`, trigger_output: { payload: { n } }, expectations: [{ step: 'say', output_path: ['message'], equals: `n=${n}` }] });
+    const res = await api(first.baseUrl, 'POST', `/api/recipes/${recipe.body.id}/test_cases`, TOKEN, {
+      name: `n ${n}`,
+      trigger_output: { payload: { n } },
+      expectations: [{ step: 'say', output_path: ['message'], equals: `n=${n}` }],
+    });
     assert.equal(res.status, 200);
   }
-  const started = await api(first.baseUrl, 'POST', '/api/test_cases/run_requests', TOKEN, { recipe_id: recipe.body.id });
+  const started = await api(first.baseUrl, 'POST', '/api/test_cases/run_requests', TOKEN, {
+    recipe_id: recipe.body.id,
+  });
   assert.equal(started.body.data.status, 'running');
   first.child.kill('SIGKILL');
   await first.exited;
@@ -35,18 +60,35 @@ test('a run request interrupted by SIGKILL completes after the restart, every te
     run = (await api(second.baseUrl, 'GET', `/api/test_cases/run_requests/${started.body.data.id}`, TOKEN)).body.data;
   }
   assert.equal(run.results.length, CASES);
-  assert.deepEqual(run.results.filter((r: { status: string }) => r.status !== 'succeeded'), []);
+  assert.deepEqual(
+    run.results.filter((r: { status: string }) => r.status !== 'succeeded'),
+    [],
+  );
   assert.equal(run.coverage.value, 100);
   second.child.kill('SIGTERM');
   await second.exited;
   const db = await openServerDatabase(dataDir);
   try {
     // The work went on after the restart: test jobs were made by the second server.
-    const after = (await db.get('SELECT count(*) AS n FROM jobs WHERE is_test = 1 AND created_at > ?', restartedAt)) as { n: number };
+    const after = (await db.get(
+      'SELECT count(*) AS n FROM jobs WHERE is_test = 1 AND created_at > ?',
+      restartedAt,
+    )) as { n: number };
     assert.ok(after.n > 0, 'test cases ran after the restart');
     // No job stays running; the recipe's production counters count none of them.
-    assert.equal(((await db.get("SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')")) as { n: number }).n, 0);
-    assert.deepEqual({ ...((await db.get('SELECT job_succeeded_count, job_failed_count FROM recipes WHERE id = ?', recipe.body.id)) as object) }, { job_succeeded_count: 0, job_failed_count: 0 });
+    assert.equal(
+      ((await db.get("SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')")) as { n: number }).n,
+      0,
+    );
+    assert.deepEqual(
+      {
+        ...((await db.get(
+          'SELECT job_succeeded_count, job_failed_count FROM recipes WHERE id = ?',
+          recipe.body.id,
+        )) as object),
+      },
+      { job_succeeded_count: 0, job_failed_count: 0 },
+    );
   } finally {
     await db.close();
   }

@@ -29,15 +29,23 @@ after(async () => {
 describe('README: a Python step over a CSV file into a data table', () => {
   test('the table, the recipe, the CSV posted to its webhook, the records read back', async () => {
     shows('curl -s "${H[@]}" $SB/api/data_tables -d @docs/examples/orders.table.json');
-    const table = await t.call('POST', '/api/data_tables', { raw: example('orders.table.json'), headers: { 'content-type': 'application/json' } });
+    const table = await t.call('POST', '/api/data_tables', {
+      raw: example('orders.table.json'),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(table.status, 200, table.text);
     shows('curl -s "${H[@]}" $SB/api/data_tables/$TABLE | jq -c \'.data | {id, name, columns: [.schema[].name]}\'');
     const read = await t.call('GET', `/api/data_tables/${table.body.data.id}`);
     assert.equal(read.status, 200, read.text);
-    shows(`# ${compact({ id: read.body.data.id, name: read.body.data.name, columns: read.body.data.schema.map((c: { name: string }) => c.name) })}`);
+    shows(
+      `# ${compact({ id: read.body.data.id, name: read.body.data.name, columns: read.body.data.schema.map((c: { name: string }) => c.name) })}`,
+    );
 
     shows('curl -s "${H[@]}" $SB/api/recipes -d @docs/examples/orders-csv.recipe.json');
-    const recipe = await t.call('POST', '/api/recipes', { raw: example('orders-csv.recipe.json'), headers: { 'content-type': 'application/json' } });
+    const recipe = await t.call('POST', '/api/recipes', {
+      raw: example('orders-csv.recipe.json'),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(recipe.status, 200, recipe.text);
     shows('curl -s -X PUT "${H[@]}" $SB/api/recipes/$RECIPE/start');
     const started = await t.call('PUT', `/api/recipes/${recipe.body.id}/start`);
@@ -46,7 +54,12 @@ describe('README: a Python step over a CSV file into a data table', () => {
 
     shows("curl -s $HOOK -H 'Content-Type: text/csv' --data-binary @docs/examples/orders.csv");
     const hook = new URL((await t.call('GET', `/api/recipes/${recipe.body.id}`)).body.webhook_url as string);
-    const posted = await t.app.inject({ method: 'POST', url: hook.pathname, headers: { 'content-type': 'text/csv' }, payload: example('orders.csv') });
+    const posted = await t.app.inject({
+      method: 'POST',
+      url: hook.pathname,
+      headers: { 'content-type': 'text/csv' },
+      payload: example('orders.csv'),
+    });
     assert.equal(posted.statusCode, 200, posted.body);
     shows(`# ${posted.body}`);
     await t.engine.idle();
@@ -57,24 +70,46 @@ describe('README: a Python step over a CSV file into a data table', () => {
     assert.equal(jobs.body.items.length, 1);
     shows(`# ${compact({ status: jobs.body.items[0].status, error: jobs.body.items[0].error })}`);
     const job = await t.call('GET', `/api/recipes/${recipe.body.id}/jobs/${jobs.body.items[0].id}`);
-    assert.deepEqual(job.body.lines.map((l: { adapter_name: string; adapter_operation: string }) => `${l.adapter_name}/${l.adapter_operation}`),
-      ['workato_webhooks/new_event', 'csv_parser/parse_csv', 'py_eval/invoke_custom_py_code', 'workato_db_table/create_records_batch', 'logger/log_message']);
+    assert.deepEqual(
+      job.body.lines.map(
+        (l: { adapter_name: string; adapter_operation: string }) => `${l.adapter_name}/${l.adapter_operation}`,
+      ),
+      [
+        'workato_webhooks/new_event',
+        'csv_parser/parse_csv',
+        'py_eval/invoke_custom_py_code',
+        'workato_db_table/create_records_batch',
+        'logger/log_message',
+      ],
+    );
 
     shows('curl -s "${H[@]}" $SB/api/data_tables/$TABLE/records | jq -c \'.data[].data\'');
     const records = await t.call('GET', `/api/data_tables/${table.body.data.id}/records`);
     assert.equal(records.status, 200, records.text);
     const lines = records.body.data.map((r: { data: unknown }) => compact(r.data));
     // The line without an order id is left out; names are tidied, countries upper-cased, large orders flagged.
-    assert.deepEqual(records.body.data.map((r: { data: { order_id: string } }) => r.data.order_id), ['A-1001', 'A-1002', 'A-1003']);
+    assert.deepEqual(
+      records.body.data.map((r: { data: { order_id: string } }) => r.data.order_id),
+      ['A-1001', 'A-1002', 'A-1003'],
+    );
     shows(`# ${lines.join('\n# ')}`);
   });
 
   test('a CSV with broken quoting: the job fails at the parse step with the reason, and no record is stored', async () => {
     const recipes = await t.call('GET', '/api/recipes');
-    const recipe = (recipes.body.items as Array<{ id: number; name: string; webhook_url: string }>).find((r) => r.name === 'Orders CSV into a data table')!;
+    const recipe = (recipes.body.items as Array<{ id: number; name: string; webhook_url: string }>).find(
+      (r) => r.name === 'Orders CSV into a data table',
+    )!;
     const tables = await t.call('GET', '/api/data_tables');
-    const table = (tables.body.data as Array<{ id: number; name: string; record_count: number }>).find((d) => d.name === 'Orders')!;
-    const posted = await t.app.inject({ method: 'POST', url: new URL(recipe.webhook_url).pathname, headers: { 'content-type': 'text/csv' }, payload: 'order_id,customer,country,amount\nA-2001,"unclosed,gb,5\n' });
+    const table = (tables.body.data as Array<{ id: number; name: string; record_count: number }>).find(
+      (d) => d.name === 'Orders',
+    )!;
+    const posted = await t.app.inject({
+      method: 'POST',
+      url: new URL(recipe.webhook_url).pathname,
+      headers: { 'content-type': 'text/csv' },
+      payload: 'order_id,customer,country,amount\nA-2001,"unclosed,gb,5\n',
+    });
     assert.equal(posted.statusCode, 200, posted.body);
     await t.engine.idle();
     const jobs = await t.call('GET', `/api/recipes/${recipe.id}/jobs`);
@@ -82,6 +117,9 @@ describe('README: a Python step over a CSV file into a data table', () => {
     assert.ok(failed, JSON.stringify(jobs.body.items));
     assert.match(JSON.stringify(failed.error), /CSV error|Quote/i);
     const records = await t.call('GET', `/api/data_tables/${table.id}/records`);
-    assert.deepEqual(records.body.data.map((r: { data: { order_id: string } }) => r.data.order_id), ['A-1001', 'A-1002', 'A-1003']);
+    assert.deepEqual(
+      records.body.data.map((r: { data: { order_id: string } }) => r.data.order_id),
+      ['A-1001', 'A-1002', 'A-1003'],
+    );
   });
 });

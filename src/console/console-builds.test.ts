@@ -16,7 +16,15 @@ before(async () => {
   admin = await consoleSignIn(t, t.adminToken);
   reader = await consoleSignIn(t, await t.tokenFor('Read only'));
   project = await t.createProject('Payments');
-  const created = await t.call('POST', '/api/recipes', { body: { recipe: { name: 'Charge', folder_id: project.folderId, code: JSON.stringify(webhookTrigger([log('say', 'hello')])) } } });
+  const created = await t.call('POST', '/api/recipes', {
+    body: {
+      recipe: {
+        name: 'Charge',
+        folder_id: project.folderId,
+        code: JSON.stringify(webhookTrigger([log('say', 'hello')])),
+      },
+    },
+  });
   assert.equal(created.status, 200, created.text);
 });
 after(async () => t.close());
@@ -43,7 +51,10 @@ describe('GET /console/builds and POST /console/builds', () => {
     assert.match(empty.body, /<a href="\/console\/builds" aria-current="page">Builds<\/a>/);
     assert.match(empty.body, new RegExp(`<option value="${project.projectId}">Payments</option>`));
 
-    const started = await admin.post('/console/builds', { project_id: String(project.projectId), description: 'first <b>build</b>' });
+    const started = await admin.post('/console/builds', {
+      project_id: String(project.projectId),
+      description: 'first <b>build</b>',
+    });
     assert.equal(started.statusCode, 303, started.body);
     const location = started.headers.location as string;
     const id = Number(/^\/console\/builds\/(\d+)\?done=build_started$/.exec(location)?.[1]);
@@ -53,7 +64,11 @@ describe('GET /console/builds and POST /console/builds', () => {
     assert.equal(api.body.description, 'first <b>build</b>');
     assert.equal(api.body.project_id, String(project.projectId));
 
-    const built = await waitFor(() => admin.get(`/console/builds/${id}`), (res) => !/>pending</.test(res.body), 'the build');
+    const built = await waitFor(
+      () => admin.get(`/console/builds/${id}`),
+      (res) => !/>pending</.test(res.body),
+      'the build',
+    );
     assert.equal(built.statusCode, 200);
     assert.match(built.body, /<span class="badge ok">success<\/span>/);
     assert.match(built.body, /first &lt;b&gt;build&lt;\/b&gt;/, 'escaped');
@@ -62,19 +77,37 @@ describe('GET /console/builds and POST /console/builds', () => {
     assert.match(built.body, /<select id="deploy-target" name="environment_type">/);
 
     const list = await admin.get(`/console/builds?project_id=${project.projectId}`);
-    assert.match(list.body, new RegExp(`<a href="/console/builds/${id}">Build ${id}</a></td><td>Payments</td><td><span class="badge ok">success</span>`));
+    assert.match(
+      list.body,
+      new RegExp(
+        `<a href="/console/builds/${id}">Build ${id}</a></td><td>Payments</td><td><span class="badge ok">success</span>`,
+      ),
+    );
 
-    const deployed = await admin.post(`/console/builds/${id}/deploy`, { environment_type: 'test', description: 'to test' });
+    const deployed = await admin.post(`/console/builds/${id}/deploy`, {
+      environment_type: 'test',
+      description: 'to test',
+    });
     assert.equal(deployed.statusCode, 303, deployed.body);
     assert.equal(deployed.headers.location, `/console/builds/${id}?done=deployed`);
-    const afterDeploy = await waitFor(() => admin.get(`/console/builds/${id}?done=deployed`), (res) => !/<td>test<\/td><td><span class="badge ">pending/.test(res.body), 'the deployment');
+    const afterDeploy = await waitFor(
+      () => admin.get(`/console/builds/${id}?done=deployed`),
+      (res) => !/<td>test<\/td><td><span class="badge ">pending/.test(res.body),
+      'the deployment',
+    );
     assert.match(afterDeploy.body, /Deployment started\./);
-    assert.match(afterDeploy.body, /<div class="muted small">to test<\/div><\/td><td>test<\/td><td><span class="badge ok">success<\/span>/);
+    assert.match(
+      afterDeploy.body,
+      /<div class="muted small">to test<\/div><\/td><td>test<\/td><td><span class="badge ok">success<\/span>/,
+    );
     const deployments = await t.call('GET', '/api/deployments');
     assert.equal(deployments.body.items.length, 1);
     assert.equal(deployments.body.items[0].project_build_id, id);
     const inTest = await t.call('GET', '/api/recipes', { token: await t.tokenFor('Admin', 'test') });
-    assert.ok(inTest.body.items.some((r: { name: string }) => r.name === 'Charge'), 'the recipe is in test');
+    assert.ok(
+      inTest.body.items.some((r: { name: string }) => r.name === 'Charge'),
+      'the recipe is in test',
+    );
     const deploymentsPage = await admin.get('/console/deployments');
     assert.match(deploymentsPage.body, new RegExp(`<a href="/console/builds/${id}">Build ${id}</a>`));
   });
@@ -85,7 +118,11 @@ describe('GET /console/builds and POST /console/builds', () => {
     assert.equal(list.statusCode, 200);
     assert.doesNotMatch(list.body, /Start build/);
     const build = await t.call('POST', `/api/projects/${project.projectId}/build`, { body: {} });
-    await waitFor(() => t.call('GET', `/api/project_builds/${build.body.id}`), (res) => res.body.state !== 'pending', 'the build');
+    await waitFor(
+      () => t.call('GET', `/api/project_builds/${build.body.id}`),
+      (res) => res.body.state !== 'pending',
+      'the build',
+    );
     const page = await reader.get(`/console/builds/${build.body.id}`);
     assert.equal(page.statusCode, 200);
     assert.doesNotMatch(page.body, /Deploy this build/);
@@ -108,7 +145,7 @@ describe('GET /console/builds and POST /console/builds', () => {
     assertNoStack(refused.body);
   });
 
-  test('bad input: unknown project or build, another workspace\'s build, a bad target, a pending build, missing CSRF', async () => {
+  test("bad input: unknown project or build, another workspace's build, a bad target, a pending build, missing CSRF", async () => {
     const unknownProject = await admin.post('/console/builds', { project_id: '999999' });
     assert.equal(unknownProject.statusCode, 404);
     const notANumber = await admin.post('/console/builds', { project_id: 'abc' });
@@ -123,7 +160,10 @@ describe('GET /console/builds and POST /console/builds', () => {
 
     const other = await t.newWorkspace('Elsewhere');
     const otherProject = await t.createProject('Secret project', 'dev', other.workspaceId);
-    const otherBuild = await t.call('POST', `/api/projects/${otherProject.projectId}/build`, { token: other.adminToken, body: { description: 'Plugh description' } });
+    const otherBuild = await t.call('POST', `/api/projects/${otherProject.projectId}/build`, {
+      token: other.adminToken,
+      body: { description: 'Plugh description' },
+    });
     assert.equal(otherBuild.status, 200, otherBuild.text);
     const foreign = await admin.get(`/console/builds/${otherBuild.body.id}`);
     assert.equal(foreign.statusCode, 404);
@@ -135,9 +175,19 @@ describe('GET /console/builds and POST /console/builds', () => {
     const badTarget = await admin.post(`/console/builds/${build.body.id}/deploy`, { environment_type: 'dev' });
     assert.equal(badTarget.statusCode, 400);
     assert.match(badTarget.body, /environment_type/);
-    const noCsrf = await t.app.inject({ method: 'POST', url: `/console/builds/${build.body.id}/deploy`, payload: 'environment_type=test', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: admin.cookie } });
+    const noCsrf = await t.app.inject({
+      method: 'POST',
+      url: `/console/builds/${build.body.id}/deploy`,
+      payload: 'environment_type=test',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: admin.cookie },
+    });
     assert.equal(noCsrf.statusCode, 403);
-    const json = await t.app.inject({ method: 'POST', url: '/console/builds', payload: JSON.stringify({ project_id: project.projectId }), headers: { 'content-type': 'application/json', cookie: admin.cookie } });
+    const json = await t.app.inject({
+      method: 'POST',
+      url: '/console/builds',
+      payload: JSON.stringify({ project_id: project.projectId }),
+      headers: { 'content-type': 'application/json', cookie: admin.cookie },
+    });
     assert.equal(json.statusCode, 415);
     assert.equal((await t.call('GET', '/api/deployments')).body.items.length, before, 'nothing deployed');
   });
@@ -148,18 +198,42 @@ describe('test cases on the recipe page and POST /console/test-runs', () => {
   let passingId: string;
 
   before(async () => {
-    const pill = (line: string, ...path: string[]) => `#{_dp('${JSON.stringify({ pill_type: 'output', provider: line === 'hook' ? 'workato_webhooks' : 'rest', line, path })}')}`;
-    const code = numbered(webhookTrigger([
-      action('rest', 'make_request_v2', 'customer', { request: { method: 'GET', url: 'http://127.0.0.1:9/customers/1' }, response: {} }),
-      log('say', `${pill('customer', 'body', 'name')} paid ${pill('hook', 'payload', 'total')}`),
-    ]));
-    const created = await t.call('POST', '/api/recipes', { body: { recipe: { name: 'Paid orders', folder_id: project.folderId, code: JSON.stringify(code) } } });
+    const pill = (line: string, ...path: string[]) =>
+      `#{_dp('${JSON.stringify({ pill_type: 'output', provider: line === 'hook' ? 'workato_webhooks' : 'rest', line, path })}')}`;
+    const code = numbered(
+      webhookTrigger([
+        action('rest', 'make_request_v2', 'customer', {
+          request: { method: 'GET', url: 'http://127.0.0.1:9/customers/1' },
+          response: {},
+        }),
+        log('say', `${pill('customer', 'body', 'name')} paid ${pill('hook', 'payload', 'total')}`),
+      ]),
+    );
+    const created = await t.call('POST', '/api/recipes', {
+      body: { recipe: { name: 'Paid orders', folder_id: project.folderId, code: JSON.stringify(code) } },
+    });
     testedId = created.body.id;
-    const base = { trigger_output: { payload: { total: 42 } }, mocks: [{ step: 'customer', output: { status: 200, body: { name: 'Ada' } } }] };
-    const passing = await t.call('POST', `/api/recipes/${testedId}/test_cases`, { body: { ...base, name: 'Paid order is logged', description: 'the happy path', expectations: [{ step: 'say', output_path: ['message'], equals: 'Ada paid 42' }] } });
+    const base = {
+      trigger_output: { payload: { total: 42 } },
+      mocks: [{ step: 'customer', output: { status: 200, body: { name: 'Ada' } } }],
+    };
+    const passing = await t.call('POST', `/api/recipes/${testedId}/test_cases`, {
+      body: {
+        ...base,
+        name: 'Paid order is logged',
+        description: 'the happy path',
+        expectations: [{ step: 'say', output_path: ['message'], equals: 'Ada paid 42' }],
+      },
+    });
     assert.equal(passing.status, 200, passing.text);
     passingId = passing.body.data.id;
-    const failing = await t.call('POST', `/api/recipes/${testedId}/test_cases`, { body: { ...base, name: 'Expects <Bob>', expectations: [{ step: 'say', output_path: ['message'], equals: 'Bob paid 42' }] } });
+    const failing = await t.call('POST', `/api/recipes/${testedId}/test_cases`, {
+      body: {
+        ...base,
+        name: 'Expects <Bob>',
+        expectations: [{ step: 'say', output_path: ['message'], equals: 'Bob paid 42' }],
+      },
+    });
     assert.equal(failing.status, 200, failing.text);
   });
 
@@ -175,11 +249,21 @@ describe('test cases on the recipe page and POST /console/test-runs', () => {
     assert.equal(started.statusCode, 303, started.body);
     const location = started.headers.location as string;
     assert.match(location, /^\/console\/test-runs\/cirr-/);
-    const done = await waitFor(() => admin.get(location), (res) => />completed</.test(res.body), 'the test run');
+    const done = await waitFor(
+      () => admin.get(location),
+      (res) => />completed</.test(res.body),
+      'the test run',
+    );
     assert.equal(done.statusCode, 200);
     assert.match(done.body, /1 passed, 1 failed/);
-    assert.match(done.body, /<td>Paid order is logged<\/td><td><span class="badge ok">passed<\/span><\/td><td class="error-text"><\/td>/);
-    assert.match(done.body, /<td>Expects &lt;Bob&gt;<\/td><td><span class="badge bad">failed<\/span><\/td><td class="error-text">[^<]*Bob paid 42[^<]*<\/td>/);
+    assert.match(
+      done.body,
+      /<td>Paid order is logged<\/td><td><span class="badge ok">passed<\/span><\/td><td class="error-text"><\/td>/,
+    );
+    assert.match(
+      done.body,
+      /<td>Expects &lt;Bob&gt;<\/td><td><span class="badge bad">failed<\/span><\/td><td class="error-text">[^<]*Bob paid 42[^<]*<\/td>/,
+    );
     assert.match(done.body, /<dt>Coverage<\/dt><dd>\d+% of the steps<\/dd>/);
     const jobLink = new RegExp(`<a href="(/console/recipes/${testedId}/jobs/[^"]+)">`).exec(done.body)?.[1];
     assert.ok(jobLink, 'each result links to its job');
@@ -193,7 +277,11 @@ describe('test cases on the recipe page and POST /console/test-runs', () => {
   test('run one test case from its row', async () => {
     const started = await admin.post('/console/test-runs', { recipe_id: String(testedId), test_case_id: passingId });
     assert.equal(started.statusCode, 303, started.body);
-    const done = await waitFor(() => admin.get(started.headers.location as string), (res) => />completed</.test(res.body), 'the test run');
+    const done = await waitFor(
+      () => admin.get(started.headers.location as string),
+      (res) => />completed</.test(res.body),
+      'the test run',
+    );
     assert.match(done.body, /1 passed, 0 failed/);
     assert.doesNotMatch(done.body, /Expects/);
   });
@@ -212,9 +300,12 @@ describe('test cases on the recipe page and POST /console/test-runs', () => {
     assert.doesNotMatch(recipePage.body, /Test cases/);
   });
 
-  test('bad input: unknown recipe, test case or run; another workspace\'s run', async () => {
+  test("bad input: unknown recipe, test case or run; another workspace's run", async () => {
     assert.equal((await admin.post('/console/test-runs', { recipe_id: '999999' })).statusCode, 404);
-    const unknownCase = await admin.post('/console/test-runs', { recipe_id: String(testedId), test_case_id: 'citc-nope' });
+    const unknownCase = await admin.post('/console/test-runs', {
+      recipe_id: String(testedId),
+      test_case_id: 'citc-nope',
+    });
     assert.equal(unknownCase.statusCode, 404);
     assert.equal((await admin.post('/console/test-runs', { recipe_id: 'x' })).statusCode, 400);
     assert.equal((await admin.post('/console/test-runs', {})).statusCode, 400);
@@ -222,8 +313,14 @@ describe('test cases on the recipe page and POST /console/test-runs', () => {
     assert.equal(unknownRun.statusCode, 404);
     assertNoStack(unknownRun.body);
     const other = await t.newWorkspace('Other tests');
-    const otherRecipe = await t.call('POST', '/api/recipes', { token: other.adminToken, body: { recipe: { name: 'Theirs', code: JSON.stringify(webhookTrigger([log('a', 'b')])) } } });
-    const otherRun = await t.call('POST', '/api/test_cases/run_requests', { token: other.adminToken, body: { recipe_id: otherRecipe.body.id } });
+    const otherRecipe = await t.call('POST', '/api/recipes', {
+      token: other.adminToken,
+      body: { recipe: { name: 'Theirs', code: JSON.stringify(webhookTrigger([log('a', 'b')])) } },
+    });
+    const otherRun = await t.call('POST', '/api/test_cases/run_requests', {
+      token: other.adminToken,
+      body: { recipe_id: otherRecipe.body.id },
+    });
     assert.equal(otherRun.status, 200, otherRun.text);
     const foreign = await admin.get(`/console/test-runs/${otherRun.body.data.id}`);
     assert.equal(foreign.statusCode, 404);

@@ -28,7 +28,10 @@ const COLUMNS = [
 ];
 
 async function newTable(name: string, token?: string): Promise<number> {
-  const res = await t.call('POST', '/api/data_tables', { body: { name, schema: COLUMNS }, ...(token ? { token } : {}) });
+  const res = await t.call('POST', '/api/data_tables', {
+    body: { name, schema: COLUMNS },
+    ...(token ? { token } : {}),
+  });
   assert.equal(res.status, 200, res.text);
   return res.body.data.id;
 }
@@ -48,15 +51,35 @@ describe('GET /console/data-tables and records', () => {
   test('the list and a table: add a record, search it, edit it, delete it', async () => {
     const list = await admin.get('/console/data-tables');
     assert.equal(list.statusCode, 200);
-    assert.match(list.body, new RegExp(`<a href="/console/data-tables/${tableId}">Customers</a></td><td>email, age, active</td><td class="num">0</td>`));
+    assert.match(
+      list.body,
+      new RegExp(
+        `<a href="/console/data-tables/${tableId}">Customers</a></td><td>email, age, active</td><td class="num">0</td>`,
+      ),
+    );
     assert.match(list.body, /<a href="\/console\/data-tables" aria-current="page">Data tables<\/a>/);
 
-    const added = await admin.post(`/console/data-tables/${tableId}/records`, { col_0: 'ada@example.com', col_1: '36', col_2: 'true' });
+    const added = await admin.post(`/console/data-tables/${tableId}/records`, {
+      col_0: 'ada@example.com',
+      col_1: '36',
+      col_2: 'true',
+    });
     assert.equal(added.statusCode, 303, added.body);
     assert.equal(added.headers.location, `/console/data-tables/${tableId}?done=record_added`);
-    await admin.post(`/console/data-tables/${tableId}/records`, { col_0: '<b>bob</b>@example.com', col_1: '', col_2: 'false' });
+    await admin.post(`/console/data-tables/${tableId}/records`, {
+      col_0: '<b>bob</b>@example.com',
+      col_1: '',
+      col_2: 'false',
+    });
     const stored = await records(tableId);
-    assert.deepEqual(stored.map((r) => r.data), [{ email: 'ada@example.com', age: 36, active: true }, { email: '<b>bob</b>@example.com', age: null, active: false }], 'typed by the columns');
+    assert.deepEqual(
+      stored.map((r) => r.data),
+      [
+        { email: 'ada@example.com', age: 36, active: true },
+        { email: '<b>bob</b>@example.com', age: null, active: false },
+      ],
+      'typed by the columns',
+    );
 
     const page = await admin.get(`/console/data-tables/${tableId}?done=record_added`);
     assert.match(page.body, /Record added\./);
@@ -75,18 +98,27 @@ describe('GET /console/data-tables and records', () => {
     const edit = await admin.get(`/console/data-tables/${tableId}/records/${ada}`);
     assert.equal(edit.statusCode, 200);
     assert.match(edit.body, /value="ada@example.com"/);
-    const saved = await admin.post(`/console/data-tables/${tableId}/records/${ada}`, { col_0: 'ada@example.org', col_1: '37', col_2: 'true' });
+    const saved = await admin.post(`/console/data-tables/${tableId}/records/${ada}`, {
+      col_0: 'ada@example.org',
+      col_1: '37',
+      col_2: 'true',
+    });
     assert.equal(saved.statusCode, 303, saved.body);
     assert.deepEqual((await records(tableId))[0]?.data, { email: 'ada@example.org', age: 37, active: true });
 
     const deleted = await admin.post(`/console/data-tables/${tableId}/records/${ada}/delete`);
     assert.equal(deleted.statusCode, 303);
-    assert.deepEqual((await records(tableId)).map((r) => r.data.email), ['<b>bob</b>@example.com']);
+    assert.deepEqual(
+      (await records(tableId)).map((r) => r.data.email),
+      ['<b>bob</b>@example.com'],
+    );
   });
 
   test('pages of 50 records', async () => {
     const id = await newTable('Many');
-    const batch = await t.call('POST', `/api/data_tables/${id}/records/batch`, { body: { records: Array.from({ length: 120 }, (_, i) => ({ email: `u${i}@example.com`, age: i })) } });
+    const batch = await t.call('POST', `/api/data_tables/${id}/records/batch`, {
+      body: { records: Array.from({ length: 120 }, (_, i) => ({ email: `u${i}@example.com`, age: i })) },
+    });
     assert.equal(batch.status, 200, batch.text);
     const first = await admin.get(`/console/data-tables/${id}`);
     assert.equal((first.body.match(/<td>u\d+@example.com<\/td>/g) ?? []).length, 50);
@@ -103,13 +135,20 @@ describe('GET /console/data-tables and records', () => {
     const missing = await admin.post(`/console/data-tables/${tableId}/records`, { col_0: '', col_1: '5' });
     assert.equal(missing.statusCode, 400);
     assert.match(missing.body, /Not added: .*email/i);
-    const wrongType = await admin.post(`/console/data-tables/${tableId}/records`, { col_0: 'x@example.com', col_1: 'five' });
+    const wrongType = await admin.post(`/console/data-tables/${tableId}/records`, {
+      col_0: 'x@example.com',
+      col_1: 'five',
+    });
     assert.equal(wrongType.statusCode, 400);
     assert.match(wrongType.body, /must be an integer/);
     assert.match(wrongType.body, /value="five"/, 'what was typed is shown again');
     assert.equal((await records(tableId)).length, before);
     const bob = (await records(tableId))[0]?.record_id as string;
-    const badEdit = await admin.post(`/console/data-tables/${tableId}/records/${bob}`, { col_0: 'b@example.com', col_1: 'x', col_2: 'maybe' });
+    const badEdit = await admin.post(`/console/data-tables/${tableId}/records/${bob}`, {
+      col_0: 'b@example.com',
+      col_1: 'x',
+      col_2: 'maybe',
+    });
     assert.equal(badEdit.statusCode, 400);
     assert.match(badEdit.body, /Not saved:/);
     assert.equal((await records(tableId))[0]?.data.email, '<b>bob</b>@example.com');
@@ -121,11 +160,20 @@ describe('GET /console/data-tables and records', () => {
     assert.equal(page.statusCode, 200);
     assert.doesNotMatch(page.body, /Add a record|Delete/);
     const bob = (await records(tableId))[0]?.record_id as string;
-    assert.equal((await reader.post(`/console/data-tables/${tableId}/records`, { col_0: 'r@example.com' })).statusCode, 403);
-    assert.equal((await reader.post(`/console/data-tables/${tableId}/records/${bob}`, { col_0: 'r@example.com' })).statusCode, 403);
+    assert.equal(
+      (await reader.post(`/console/data-tables/${tableId}/records`, { col_0: 'r@example.com' })).statusCode,
+      403,
+    );
+    assert.equal(
+      (await reader.post(`/console/data-tables/${tableId}/records/${bob}`, { col_0: 'r@example.com' })).statusCode,
+      403,
+    );
     assert.equal((await reader.post(`/console/data-tables/${tableId}/records/${bob}/delete`)).statusCode, 403);
     assert.equal((await reader.get(`/console/data-tables/${tableId}/records/${bob}`)).statusCode, 403);
-    assert.deepEqual((await records(tableId)).map((r) => r.data.email), ['<b>bob</b>@example.com']);
+    assert.deepEqual(
+      (await records(tableId)).map((r) => r.data.email),
+      ['<b>bob</b>@example.com'],
+    );
     const none = await consoleSignIn(t, await t.tokenWith('No tables', ['recipes:read']));
     assert.doesNotMatch((await none.get('/console/recipes')).body, /href="\/console\/data-tables"/);
     assert.equal((await none.get('/console/data-tables')).statusCode, 403);
@@ -135,23 +183,39 @@ describe('GET /console/data-tables and records', () => {
     assert.equal((await admin.get('/console/data-tables/999999')).statusCode, 404);
     assert.equal((await admin.get('/console/data-tables/abc')).statusCode, 400);
     assert.equal((await admin.get(`/console/data-tables/${tableId}?page=0`)).statusCode, 400);
-    assert.equal((await admin.get(`/console/data-tables/${tableId}/records/00000000-0000-0000-0000-000000000000`)).statusCode, 404);
+    assert.equal(
+      (await admin.get(`/console/data-tables/${tableId}/records/00000000-0000-0000-0000-000000000000`)).statusCode,
+      404,
+    );
     assert.equal((await admin.get(`/console/data-tables/${tableId}/records/<x>`)).statusCode, 400);
-    assert.equal((await admin.post(`/console/data-tables/${tableId}/records/00000000-0000-0000-0000-000000000000/delete`)).statusCode, 404);
+    assert.equal(
+      (await admin.post(`/console/data-tables/${tableId}/records/00000000-0000-0000-0000-000000000000/delete`))
+        .statusCode,
+      404,
+    );
     const other = await t.newWorkspace('Other data');
     const foreignId = await newTable('Their secret table', other.adminToken);
     const foreign = await admin.get(`/console/data-tables/${foreignId}`);
     assert.equal(foreign.statusCode, 404);
     assert.doesNotMatch(foreign.body, /Their secret table/);
-    assert.equal((await admin.post(`/console/data-tables/${foreignId}/records`, { col_0: 'x@example.com' })).statusCode, 404);
-    const noCsrf = await t.app.inject({ method: 'POST', url: `/console/data-tables/${tableId}/records`, payload: 'col_0=x%40example.com', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: admin.cookie } });
+    assert.equal(
+      (await admin.post(`/console/data-tables/${foreignId}/records`, { col_0: 'x@example.com' })).statusCode,
+      404,
+    );
+    const noCsrf = await t.app.inject({
+      method: 'POST',
+      url: `/console/data-tables/${tableId}/records`,
+      payload: 'col_0=x%40example.com',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: admin.cookie },
+    });
     assert.equal(noCsrf.statusCode, 403);
     assert.equal((await records(tableId)).length, 1);
   });
 });
 
 describe('GET /console/workflow-tasks and POST /console/workflow-tasks/:id/complete', () => {
-  const task = (as: string, input: StepDoc) => action('workato_workflow_task', 'human_review_on_existing_record', as, input);
+  const task = (as: string, input: StepDoc) =>
+    action('workato_workflow_task', 'human_review_on_existing_record', as, input);
 
   async function fire(path: string, payload: unknown): Promise<number> {
     const res = await t.app.inject({ method: 'POST', url: path, payload: payload as Record<string, unknown> });
@@ -169,20 +233,34 @@ describe('GET /console/workflow-tasks and POST /console/workflow-tasks/:id/compl
 
   test('approve a task from its page: the job goes on with the decision', async () => {
     const { id, path } = await webhookRecipe(t, [
-      task('review', { name: 'Approve order #{' + dp('workato_webhooks', 'hook', 'payload', 'order') + '}', email: 'ana@example.com' }),
-      log('after', `#{${dp('workato_workflow_task', 'review', 'status')}}: #{${dp('workato_workflow_task', 'review', 'comments')}}`),
+      task('review', {
+        name: 'Approve order #{' + dp('workato_webhooks', 'hook', 'payload', 'order') + '}',
+        email: 'ana@example.com',
+      }),
+      log(
+        'after',
+        `#{${dp('workato_workflow_task', 'review', 'status')}}: #{${dp('workato_workflow_task', 'review', 'comments')}}`,
+      ),
     ]);
     const jobId = await fire(path, { order: '<A7>' });
     const taskId = await openTask(id);
 
     const list = await admin.get('/console/workflow-tasks');
     assert.equal(list.statusCode, 200);
-    assert.match(list.body, new RegExp(`<a href="/console/workflow-tasks/${taskId}">Approve order &lt;A7&gt;</a></td><td>approval</td><td>ana@example.com</td><td><span class="badge ">open</span>`));
+    assert.match(
+      list.body,
+      new RegExp(
+        `<a href="/console/workflow-tasks/${taskId}">Approve order &lt;A7&gt;</a></td><td>approval</td><td>ana@example.com</td><td><span class="badge ">open</span>`,
+      ),
+    );
     const page = await admin.get(`/console/workflow-tasks/${taskId}`);
     assert.match(page.body, /<button type="submit" name="decision" value="approved">Approve<\/button>/);
     assert.match(page.body, /value="rejected" class="danger">Reject<\/button>/);
 
-    const done = await admin.post(`/console/workflow-tasks/${taskId}/complete`, { decision: 'approved', comments: 'looks right' });
+    const done = await admin.post(`/console/workflow-tasks/${taskId}/complete`, {
+      decision: 'approved',
+      comments: 'looks right',
+    });
     assert.equal(done.statusCode, 303, done.body);
     assert.equal(done.headers.location, `/console/workflow-tasks/${taskId}?done=task_completed`);
     await t.engine.idle();
@@ -203,8 +281,18 @@ describe('GET /console/workflow-tasks and POST /console/workflow-tasks/:id/compl
 
   test('a form task: fields typed by the form, a refused value shown again, then completed', async () => {
     const { id, path } = await webhookRecipe(t, [
-      task('form', { name: 'Fill in', form_fields: [{ name: 'amount', type: 'integer' }, { name: 'note', type: 'string', optional: true }, { name: 'ok', type: 'boolean' }] }),
-      log('after', `#{${dp('workato_workflow_task', 'form', 'fields', 'amount')}}/#{${dp('workato_workflow_task', 'form', 'fields', 'ok')}}`),
+      task('form', {
+        name: 'Fill in',
+        form_fields: [
+          { name: 'amount', type: 'integer' },
+          { name: 'note', type: 'string', optional: true },
+          { name: 'ok', type: 'boolean' },
+        ],
+      }),
+      log(
+        'after',
+        `#{${dp('workato_workflow_task', 'form', 'fields', 'amount')}}/#{${dp('workato_workflow_task', 'form', 'fields', 'ok')}}`,
+      ),
     ]);
     const jobId = await fire(path, {});
     const taskId = await openTask(id);
@@ -213,13 +301,21 @@ describe('GET /console/workflow-tasks and POST /console/workflow-tasks/:id/compl
     assert.match(page.body, /<select id="field-2" name="field_2">/);
     assert.match(page.body, /value="completed">Complete task<\/button>/);
 
-    const refused = await admin.post(`/console/workflow-tasks/${taskId}/complete`, { decision: 'completed', field_0: 'lots', field_1: 'a note' });
+    const refused = await admin.post(`/console/workflow-tasks/${taskId}/complete`, {
+      decision: 'completed',
+      field_0: 'lots',
+      field_1: 'a note',
+    });
     assert.equal(refused.statusCode, 400);
     assert.match(refused.body, /Not completed: .*(amount|ok)/i);
     assert.match(refused.body, /value="a note"/);
     assert.equal((await readJob(t, jobId)).status, 'waiting', 'the job still waits');
 
-    const done = await admin.post(`/console/workflow-tasks/${taskId}/complete`, { decision: 'completed', field_0: '120', field_2: 'true' });
+    const done = await admin.post(`/console/workflow-tasks/${taskId}/complete`, {
+      decision: 'completed',
+      field_0: '120',
+      field_2: 'true',
+    });
     assert.equal(done.statusCode, 303, done.body);
     await t.engine.idle();
     const job = await readJob(t, jobId);
@@ -246,27 +342,56 @@ describe('GET /console/workflow-tasks and POST /console/workflow-tasks/:id/compl
     assert.equal((await admin.get('/console/workflow-tasks/999999')).statusCode, 404);
     assert.equal((await admin.get('/console/workflow-tasks/abc')).statusCode, 400);
     assert.equal((await admin.get('/console/workflow-tasks?status=done')).statusCode, 400);
-    assert.equal((await admin.post('/console/workflow-tasks/999999/complete', { decision: 'approved' })).statusCode, 404);
+    assert.equal(
+      (await admin.post('/console/workflow-tasks/999999/complete', { decision: 'approved' })).statusCode,
+      404,
+    );
     const badDecision = await admin.post(`/console/workflow-tasks/${taskId}/complete`, { decision: 'maybe' });
     assert.equal(badDecision.statusCode, 400);
     assert.match(badDecision.body, /decision/);
     const formOnApproval = await admin.post(`/console/workflow-tasks/${taskId}/complete`, { decision: 'completed' });
     assert.equal(formOnApproval.statusCode, 400);
-    const noCsrf = await t.app.inject({ method: 'POST', url: `/console/workflow-tasks/${taskId}/complete`, payload: 'decision=approved', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: admin.cookie } });
+    const noCsrf = await t.app.inject({
+      method: 'POST',
+      url: `/console/workflow-tasks/${taskId}/complete`,
+      payload: 'decision=approved',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: admin.cookie },
+    });
     assert.equal(noCsrf.statusCode, 403);
     assert.equal((await t.call('GET', `/api/workflow_tasks/${taskId}`)).body.status, 'open', 'nothing changed');
 
     const other = await t.newWorkspace('Other tasks');
-    const theirs = await t.call('POST', '/api/recipes', { token: other.adminToken, body: { recipe: { name: 'Theirs', code: JSON.stringify(webhookTrigger([task('review', { name: 'Their secret task' })])) } } });
+    const theirs = await t.call('POST', '/api/recipes', {
+      token: other.adminToken,
+      body: {
+        recipe: {
+          name: 'Theirs',
+          code: JSON.stringify(webhookTrigger([task('review', { name: 'Their secret task' })])),
+        },
+      },
+    });
     assert.equal(theirs.status, 200, theirs.text);
-    assert.equal((await t.call('PUT', `/api/recipes/${theirs.body.id}/start`, { token: other.adminToken })).status, 200);
-    await fire(new URL(theirs.body.webhook_url ?? (await t.call('GET', `/api/recipes/${theirs.body.id}`, { token: other.adminToken })).body.webhook_url).pathname, {});
-    const foreignTask = (await t.call('GET', '/api/workflow_tasks?status=open', { token: other.adminToken })).body.items[0];
+    assert.equal(
+      (await t.call('PUT', `/api/recipes/${theirs.body.id}/start`, { token: other.adminToken })).status,
+      200,
+    );
+    await fire(
+      new URL(
+        theirs.body.webhook_url ??
+          (await t.call('GET', `/api/recipes/${theirs.body.id}`, { token: other.adminToken })).body.webhook_url,
+      ).pathname,
+      {},
+    );
+    const foreignTask = (await t.call('GET', '/api/workflow_tasks?status=open', { token: other.adminToken })).body
+      .items[0];
     assert.equal(foreignTask.name, 'Their secret task');
     const foreign = await admin.get(`/console/workflow-tasks/${foreignTask.id}`);
     assert.equal(foreign.statusCode, 404);
     assert.doesNotMatch(foreign.body, /Their secret task/);
-    assert.equal((await admin.post(`/console/workflow-tasks/${foreignTask.id}/complete`, { decision: 'approved' })).statusCode, 404);
+    assert.equal(
+      (await admin.post(`/console/workflow-tasks/${foreignTask.id}/complete`, { decision: 'approved' })).statusCode,
+      404,
+    );
     assert.doesNotMatch((await admin.get('/console/workflow-tasks')).body, /Their secret task/);
   });
 });

@@ -39,7 +39,12 @@ async function get(url: string, cookie?: string) {
 }
 
 async function post(url: string, form: Record<string, string>, cookie?: string, headers: Record<string, string> = {}) {
-  return t.app.inject({ method: 'POST', url, payload: new URLSearchParams(form).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}), ...headers } });
+  return t.app.inject({
+    method: 'POST',
+    url,
+    payload: new URLSearchParams(form).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}), ...headers },
+  });
 }
 
 async function signIn(token: string): Promise<Browser> {
@@ -111,7 +116,12 @@ describe('GET / and sign-in', () => {
   test('the cookie is Secure when the console is served over TLS (behind a proxy that says so)', async () => {
     const proxied = await createTestApp({ env: { TRUST_PROXY: 'true' } });
     try {
-      const res = await proxied.app.inject({ method: 'POST', url: '/console/sign-in', payload: `token=${proxied.adminToken}`, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-proto': 'https' } });
+      const res = await proxied.app.inject({
+        method: 'POST',
+        url: '/console/sign-in',
+        payload: `token=${proxied.adminToken}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-proto': 'https' },
+      });
       assert.equal(res.statusCode, 303);
       assert.match(String(res.headers['set-cookie']), /; Secure$/);
     } finally {
@@ -156,10 +166,20 @@ describe('GET / and sign-in', () => {
   });
 
   test('a form that is not URL-encoded: 415 page; an oversized one: 413 page', async () => {
-    const text = await t.app.inject({ method: 'POST', url: '/console/sign-in', payload: JSON.stringify({ token: t.adminToken }), headers: { 'content-type': 'text/plain' } });
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/console/sign-in',
+      payload: JSON.stringify({ token: t.adminToken }),
+      headers: { 'content-type': 'text/plain' },
+    });
     assert.equal(text.statusCode, 415);
     assert.match(text.body, /Console forms are sent as application\/x-www-form-urlencoded/);
-    const json = await t.app.inject({ method: 'POST', url: '/console/sign-in', payload: JSON.stringify({ token: t.adminToken }), headers: { 'content-type': 'application/json' } });
+    const json = await t.app.inject({
+      method: 'POST',
+      url: '/console/sign-in',
+      payload: JSON.stringify({ token: t.adminToken }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(json.statusCode, 415, 'JSON is not a console form');
     assert.equal(json.headers['set-cookie'], undefined);
     const big = await post('/console/sign-in', { token: 'a'.repeat(300_000) });
@@ -171,19 +191,40 @@ describe('GET / and sign-in', () => {
 describe('POST /console/sign-in and the logs', () => {
   test('neither the token nor the session id nor the CSRF token is ever logged, even at trace level', async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     const logged = await createTestApp({ logger: createLogger('trace', sink) });
     try {
-      const ok = await logged.app.inject({ method: 'POST', url: '/console/sign-in', payload: `token=${logged.adminToken}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const ok = await logged.app.inject({
+        method: 'POST',
+        url: '/console/sign-in',
+        payload: `token=${logged.adminToken}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       assert.equal(ok.statusCode, 303);
       const cookie = cookieFrom(ok.headers['set-cookie']);
       const page = await logged.app.inject({ method: 'GET', url: '/console/recipes', headers: { cookie } });
       const csrf = csrfIn(page.body);
-      await logged.app.inject({ method: 'POST', url: '/console/sign-out', payload: `_csrf=${csrf}`, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie } });
-      await logged.app.inject({ method: 'POST', url: '/console/sign-in', payload: `token=${logged.adminToken}x`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      await logged.app.inject({
+        method: 'POST',
+        url: '/console/sign-out',
+        payload: `_csrf=${csrf}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      });
+      await logged.app.inject({
+        method: 'POST',
+        url: '/console/sign-in',
+        payload: `token=${logged.adminToken}x`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       const text = lines.join('');
       assert.ok(text.includes('/console/sign-in'), 'requests are logged');
-      for (const secret of [logged.adminToken, cookie.split('=')[1] as string, csrf]) assert.ok(!text.includes(secret), 'a secret in the log');
+      for (const secret of [logged.adminToken, cookie.split('=')[1] as string, csrf])
+        assert.ok(!text.includes(secret), 'a secret in the log');
     } finally {
       await logged.close();
     }
@@ -219,7 +260,12 @@ describe('sessions', () => {
   });
 
   test('a made-up or malformed cookie is no session', async () => {
-    for (const cookie of ['sb_console=abc', `sb_console=${'A'.repeat(43)}`, `sb_console=${'x'.repeat(5000)}`, 'other=1']) {
+    for (const cookie of [
+      'sb_console=abc',
+      `sb_console=${'A'.repeat(43)}`,
+      `sb_console=${'x'.repeat(5000)}`,
+      'other=1',
+    ]) {
       assert.equal((await get('/console/', cookie)).statusCode, 303, cookie.slice(0, 30));
     }
   });
@@ -242,16 +288,25 @@ describe('POST /console/recipes/:id/start and /stop', () => {
     const other = await signIn(t.adminToken);
     const crossed = await post(`/console/recipes/${recipeId}/start`, { _csrf: other.csrf }, admin.cookie);
     assert.equal(crossed.statusCode, 403, "another session's token is refused");
-    const asJson = await t.app.inject({ method: 'POST', url: `/console/recipes/${recipeId}/start`, payload: JSON.stringify({ _csrf: admin.csrf }), headers: { 'content-type': 'application/json', cookie: admin.cookie } });
+    const asJson = await t.app.inject({
+      method: 'POST',
+      url: `/console/recipes/${recipeId}/start`,
+      payload: JSON.stringify({ _csrf: admin.csrf }),
+      headers: { 'content-type': 'application/json', cookie: admin.cookie },
+    });
     assert.equal(asJson.statusCode, 415);
-    const foreignOrigin = await post(`/console/recipes/${recipeId}/start`, { _csrf: admin.csrf }, admin.cookie, { origin: 'https://evil.example' });
+    const foreignOrigin = await post(`/console/recipes/${recipeId}/start`, { _csrf: admin.csrf }, admin.cookie, {
+      origin: 'https://evil.example',
+    });
     assert.equal(foreignOrigin.statusCode, 403);
-    const malformedOrigin = await post(`/console/recipes/${recipeId}/start`, { _csrf: admin.csrf }, admin.cookie, { origin: 'not a url' });
+    const malformedOrigin = await post(`/console/recipes/${recipeId}/start`, { _csrf: admin.csrf }, admin.cookie, {
+      origin: 'not a url',
+    });
     assert.equal(malformedOrigin.statusCode, 403);
     assert.equal(await recipeRunning(recipeId), false);
   });
 
-  test('start and stop with the page\'s form', async () => {
+  test("start and stop with the page's form", async () => {
     const started = await post(`/console/recipes/${recipeId}/start`, { _csrf: admin.csrf }, admin.cookie);
     assert.equal(started.statusCode, 303, started.body);
     assert.equal(started.headers.location, `/console/recipes/${recipeId}?done=started`);
@@ -268,7 +323,10 @@ describe('POST /console/recipes/:id/start and /stop', () => {
   });
 
   test('a recipe that cannot start says why, and stays stopped', async () => {
-    const broken = await createRecipe(t, webhookTrigger([{ keyword: 'action', provider: 'no_such_connector', name: 'x', as: 'x', input: {} }]));
+    const broken = await createRecipe(
+      t,
+      webhookTrigger([{ keyword: 'action', provider: 'no_such_connector', name: 'x', as: 'x', input: {} }]),
+    );
     const res = await post(`/console/recipes/${broken}/start`, { _csrf: admin.csrf }, admin.cookie);
     assert.equal(res.statusCode, 422);
     assert.match(res.body, /The recipe cannot start/);
@@ -292,7 +350,7 @@ describe('POST /console/recipes/:id/start and /stop', () => {
     await post(`/console/recipes/${recipeId}/stop`, { _csrf: admin.csrf }, admin.cookie);
   });
 
-  test('unknown ids, bad ids, and another environment\'s recipe: a clear page', async () => {
+  test("unknown ids, bad ids, and another environment's recipe: a clear page", async () => {
     const unknown = await get('/console/recipes/999999', admin.cookie);
     assert.equal(unknown.statusCode, 404);
     assert.match(unknown.body, /<h1>Not found<\/h1>/);
@@ -300,7 +358,10 @@ describe('POST /console/recipes/:id/start and /stop', () => {
     assert.equal(bad.statusCode, 400);
     assertNoStack(bad.body);
     const testToken = await t.tokenFor('Admin', 'test');
-    const elsewhere = await t.call('POST', '/api/recipes', { token: testToken, body: { recipe: { name: 'Test env recipe', code: JSON.stringify(webhookTrigger([log('a', 'b')])) } } });
+    const elsewhere = await t.call('POST', '/api/recipes', {
+      token: testToken,
+      body: { recipe: { name: 'Test env recipe', code: JSON.stringify(webhookTrigger([log('a', 'b')])) } },
+    });
     assert.equal(elsewhere.status, 200, elsewhere.text);
     const cross = await get(`/console/recipes/${elsewhere.body.id}`, admin.cookie);
     assert.equal(cross.statusCode, 404);
@@ -317,7 +378,9 @@ describe('GET /console/recipes and jobs', () => {
   let recipe: { id: number; path: string };
   let admin: Browser;
   before(async () => {
-    recipe = await webhookRecipe(t, [log('greet', 'Hello <b>there</b>')], { name: 'Greeter <script>alert(1)</script>' });
+    recipe = await webhookRecipe(t, [log('greet', 'Hello <b>there</b>')], {
+      name: 'Greeter <script>alert(1)</script>',
+    });
     admin = await signIn(t.adminToken);
   });
 
@@ -336,10 +399,13 @@ describe('GET /console/recipes and jobs', () => {
     const res = await get(`/console/recipes/${recipe.id}`, admin.cookie);
     assert.match(res.body, /<ol class="tree">/);
     assert.match(res.body, /Trigger<\/span> <span class="connector">workato_webhooks<\/span>/);
-    assert.match(res.body, /Action<\/span> <span class="connector">logger<\/span> · <span class="operation">log_message<\/span>/);
+    assert.match(
+      res.body,
+      /Action<\/span> <span class="connector">logger<\/span> · <span class="operation">log_message<\/span>/,
+    );
   });
 
-  test('a job page shows each step\'s input and output', async () => {
+  test("a job page shows each step's input and output", async () => {
     await fire(t, recipe.path, { name: 'Ada' });
     const list = await get(`/console/recipes/${recipe.id}/jobs`, admin.cookie);
     assert.equal(list.statusCode, 200);
@@ -364,13 +430,23 @@ describe('GET /console/recipes and jobs', () => {
     const list = await get(`/console/recipes/${recipe.id}/jobs`, admin.cookie);
     const handle = /href="\/console\/recipes\/\d+\/jobs\/(j-[^"]+)"/.exec(list.body)?.[1] as string;
     const reader = await signIn(await t.tokenFor('Read only'));
-    const refused = await post(`/console/recipes/${recipe.id}/jobs/${handle}/repeat`, { _csrf: reader.csrf }, reader.cookie);
+    const refused = await post(
+      `/console/recipes/${recipe.id}/jobs/${handle}/repeat`,
+      { _csrf: reader.csrf },
+      reader.cookie,
+    );
     assert.equal(refused.statusCode, 403);
-    const before = await t.ctx.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await t.ctx.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     const res = await post(`/console/recipes/${recipe.id}/jobs/${handle}/repeat`, { _csrf: admin.csrf }, admin.cookie);
     assert.equal(res.statusCode, 303, res.body);
     assert.match(res.headers.location as string, /\/jobs\/j-/);
-    const afterCount = await t.ctx.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const afterCount = await t.ctx.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(afterCount.n), Number(before.n) + 1);
   });
 
@@ -393,11 +469,18 @@ describe('GET /console/recipes and jobs', () => {
   });
 
   test('the dashboard: the chart, running recipes, recent failures', async () => {
-    const failing = await webhookRecipe(t, [{ keyword: 'stop', input: { stop_with_error: 'true', stop_reason: 'Broken on purpose' } }], { name: 'Always fails' });
+    const failing = await webhookRecipe(
+      t,
+      [{ keyword: 'stop', input: { stop_with_error: 'true', stop_reason: 'Broken on purpose' } }],
+      { name: 'Always fails' },
+    );
     await fire(t, failing.path, {});
     const res = await get('/console/', admin.cookie);
     assert.equal(res.statusCode, 200);
-    assert.match(res.body, /<svg viewBox="0 0 720 180" role="img" aria-label="Jobs per minute over the last 3 hours: \d+ succeeded, [1-9]\d* failed/);
+    assert.match(
+      res.body,
+      /<svg viewBox="0 0 720 180" role="img" aria-label="Jobs per minute over the last 3 hours: \d+ succeeded, [1-9]\d* failed/,
+    );
     assert.match(res.body, /<rect class="ok"/);
     assert.match(res.body, /Always fails/);
     assert.match(res.body, /Running recipes/);
@@ -409,15 +492,23 @@ describe('lookup tables, API platform and other pages', () => {
   let tableId: number;
   before(async () => {
     admin = await signIn(t.adminToken);
-    const table = await t.call('POST', '/api/lookup_tables', { body: { name: 'Countries', schema: [{ label: 'code' }, { label: 'name' }] } });
+    const table = await t.call('POST', '/api/lookup_tables', {
+      body: { name: 'Countries', schema: [{ label: 'code' }, { label: 'name' }] },
+    });
     assert.equal(table.status, 200, table.text);
     tableId = table.body.id;
-    const row = await t.call('POST', `/api/lookup_tables/${tableId}/rows`, { body: { data: { code: 'FR', name: 'France' } } });
+    const row = await t.call('POST', `/api/lookup_tables/${tableId}/rows`, {
+      body: { data: { code: 'FR', name: 'France' } },
+    });
     assert.equal(row.status, 200, row.text);
   });
 
   test('add, search, edit and delete rows', async () => {
-    const added = await post(`/console/lookup-tables/${tableId}/rows`, { _csrf: admin.csrf, col_0: 'DE', col_1: 'Germany' }, admin.cookie);
+    const added = await post(
+      `/console/lookup-tables/${tableId}/rows`,
+      { _csrf: admin.csrf, col_0: 'DE', col_1: 'Germany' },
+      admin.cookie,
+    );
     assert.equal(added.statusCode, 303, added.body);
     const found = await get(`/console/lookup-tables/${tableId}?column=code&value=DE`, admin.cookie);
     assert.match(found.body, /Germany/);
@@ -426,23 +517,42 @@ describe('lookup tables, API platform and other pages', () => {
     assert.ok(rowId);
     const edit = await get(`/console/lookup-tables/${tableId}/rows/${rowId}`, admin.cookie);
     assert.match(edit.body, /value="Germany"/);
-    const saved = await post(`/console/lookup-tables/${tableId}/rows/${rowId}`, { _csrf: admin.csrf, col_0: 'DE', col_1: 'Deutschland' }, admin.cookie);
+    const saved = await post(
+      `/console/lookup-tables/${tableId}/rows/${rowId}`,
+      { _csrf: admin.csrf, col_0: 'DE', col_1: 'Deutschland' },
+      admin.cookie,
+    );
     assert.equal(saved.statusCode, 303);
     const api = await t.call('GET', `/api/lookup_tables/${tableId}/rows/${rowId}`);
     assert.equal(api.body.data.name, 'Deutschland');
     const reader = await signIn(await t.tokenFor('Read only'));
-    const refused = await post(`/console/lookup-tables/${tableId}/rows/${rowId}/delete`, { _csrf: reader.csrf }, reader.cookie);
+    const refused = await post(
+      `/console/lookup-tables/${tableId}/rows/${rowId}/delete`,
+      { _csrf: reader.csrf },
+      reader.cookie,
+    );
     assert.equal(refused.statusCode, 403);
-    const deleted = await post(`/console/lookup-tables/${tableId}/rows/${rowId}/delete`, { _csrf: admin.csrf }, admin.cookie);
+    const deleted = await post(
+      `/console/lookup-tables/${tableId}/rows/${rowId}/delete`,
+      { _csrf: admin.csrf },
+      admin.cookie,
+    );
     assert.equal(deleted.statusCode, 303);
     assert.equal((await t.call('GET', `/api/lookup_tables/${tableId}/rows/${rowId}`)).status, 404);
-    const tooBig = await post(`/console/lookup-tables/${tableId}/rows`, { _csrf: admin.csrf, col_0: 'x'.repeat(20_000) }, admin.cookie);
+    const tooBig = await post(
+      `/console/lookup-tables/${tableId}/rows`,
+      { _csrf: admin.csrf, col_0: 'x'.repeat(20_000) },
+      admin.cookie,
+    );
     assert.equal(tooBig.statusCode, 400);
   });
 
-  test('another workspace\'s table is not found, and shows nothing of it', async () => {
+  test("another workspace's table is not found, and shows nothing of it", async () => {
     const other = await t.newWorkspace('Other Co');
-    const table = await t.call('POST', '/api/lookup_tables', { token: other.adminToken, body: { name: 'Secret plans', schema: [{ label: 'k' }] } });
+    const table = await t.call('POST', '/api/lookup_tables', {
+      token: other.adminToken,
+      body: { name: 'Secret plans', schema: [{ label: 'k' }] },
+    });
     assert.equal(table.status, 200, table.text);
     const res = await get(`/console/lookup-tables/${table.body.id}`, admin.cookie);
     assert.equal(res.statusCode, 404);
@@ -456,25 +566,46 @@ describe('lookup tables, API platform and other pages', () => {
     assert.equal(collection.status, 200, collection.text);
     const client = await t.call('POST', '/api/api_clients', { body: { name: 'Partner' } });
     assert.equal(client.status, 200, client.text);
-    const profile = await t.call('POST', '/api/api_access_profiles', { body: { name: 'Partner token', api_client_id: client.body.id, api_collection_ids: [collection.body.id], auth_type: 'token' } });
+    const profile = await t.call('POST', '/api/api_access_profiles', {
+      body: {
+        name: 'Partner token',
+        api_client_id: client.body.id,
+        api_collection_ids: [collection.body.id],
+        auth_type: 'token',
+      },
+    });
     assert.equal(profile.status, 200, profile.text);
     const page = await get('/console/api-platform', admin.cookie);
     assert.match(page.body, /Partner token/);
     assert.ok(!page.body.includes(profile.body.secret), 'no secret on the list');
-    const res = await post(`/console/api-platform/access-profiles/${profile.body.id}/refresh-secret`, { _csrf: admin.csrf }, admin.cookie);
+    const res = await post(
+      `/console/api-platform/access-profiles/${profile.body.id}/refresh-secret`,
+      { _csrf: admin.csrf },
+      admin.cookie,
+    );
     assert.equal(res.statusCode, 200, res.body);
     const secret = /<output class="secret" id="issued-secret">([^<]+)<\/output>/.exec(res.body)?.[1];
     assert.ok(secret && secret !== profile.body.secret);
     const again = await get('/console/api-platform', admin.cookie);
     assert.ok(!again.body.includes(secret), 'shown once');
     const reader = await signIn(await t.tokenFor('Read only'));
-    const refused = await post(`/console/api-platform/access-profiles/${profile.body.id}/refresh-secret`, { _csrf: reader.csrf }, reader.cookie);
+    const refused = await post(
+      `/console/api-platform/access-profiles/${profile.body.id}/refresh-secret`,
+      { _csrf: reader.csrf },
+      reader.cookie,
+    );
     assert.equal(refused.statusCode, 403);
     assert.doesNotMatch(refused.body, /issued-secret/);
   });
 
   test('connections show their status and never a credential', async () => {
-    const conn = await t.call('POST', '/api/connections', { body: { name: 'Orders backend', provider: 'rest', input: { base_url: 'http://127.0.0.1:1', auth_type: 'basic', username: 'u', password: 'p4ssw0rd-very-secret' } } });
+    const conn = await t.call('POST', '/api/connections', {
+      body: {
+        name: 'Orders backend',
+        provider: 'rest',
+        input: { base_url: 'http://127.0.0.1:1', auth_type: 'basic', username: 'u', password: 'p4ssw0rd-very-secret' },
+      },
+    });
     assert.equal(conn.status, 200, conn.text);
     const res = await get('/console/connections', admin.cookie);
     assert.equal(res.statusCode, 200);
@@ -483,7 +614,7 @@ describe('lookup tables, API platform and other pages', () => {
   });
 
   test('properties page', async () => {
-    await t.call('POST', '/api/properties', { body: { properties: { 'region': 'eu-west' } } });
+    await t.call('POST', '/api/properties', { body: { properties: { region: 'eu-west' } } });
     assert.match((await get('/console/properties', admin.cookie)).body, /eu-west/);
   });
 
@@ -493,7 +624,11 @@ describe('lookup tables, API platform and other pages', () => {
     const id = topic.body.id ?? topic.body.data?.id;
     const list = await get('/console/topics', admin.cookie);
     assert.match(list.body, new RegExp(`href="/console/topics/${id}">orders<`));
-    const published = await post(`/console/topics/${id}/publish`, { _csrf: admin.csrf, payload: '{"order_id": "A-77"}' }, admin.cookie);
+    const published = await post(
+      `/console/topics/${id}/publish`,
+      { _csrf: admin.csrf, payload: '{"order_id": "A-77"}' },
+      admin.cookie,
+    );
     assert.equal(published.statusCode, 303, published.body);
     const page = await get(published.headers.location as string, admin.cookie);
     assert.match(page.body, /Message published\./);
@@ -502,13 +637,21 @@ describe('lookup tables, API platform and other pages', () => {
     assert.equal(notJson.statusCode, 400);
     assert.match(notJson.body, /The message is not JSON\./);
     assert.match(notJson.body, />\{oops<\/textarea>/, 'the draft is kept');
-    const notObject = await post(`/console/topics/${id}/publish`, { _csrf: admin.csrf, payload: '[1,2]' }, admin.cookie);
+    const notObject = await post(
+      `/console/topics/${id}/publish`,
+      { _csrf: admin.csrf, payload: '[1,2]' },
+      admin.cookie,
+    );
     assert.equal(notObject.statusCode, 400);
     assert.match(notObject.body, /Payload must be a JSON object/);
     const reader = await signIn(await t.tokenFor('Read only'));
     const readerPage = await get(`/console/topics/${id}`, reader.cookie);
     assert.doesNotMatch(readerPage.body, /Publish a test message/);
-    const refused = await post(`/console/topics/${id}/publish`, { _csrf: reader.csrf, payload: '{"x":1}' }, reader.cookie);
+    const refused = await post(
+      `/console/topics/${id}/publish`,
+      { _csrf: reader.csrf, payload: '{"x":1}' },
+      reader.cookie,
+    );
     assert.equal(refused.statusCode, 403);
     const messages = await t.ctx.db.selectFrom('event_messages').selectAll().execute();
     assert.equal(messages.length, 1, 'only the one valid message was stored');

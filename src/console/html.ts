@@ -35,7 +35,8 @@ export function html(strings: TemplateStringsArray, ...values: Renderable[]): Ht
 /** A query string from parameters, leaving out empty ones (hrefs are escaped where they are interpolated). */
 export function query(params: Record<string, string | number | undefined | null>): string {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  for (const [key, value] of Object.entries(params))
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
   const text = search.toString();
   return text === '' ? '' : `?${text}`;
 }

@@ -29,17 +29,23 @@ const SECTIONS: ReadonlyArray<{ key: string; label: string; href: string; privil
 export function page(frame: PageFrame, body: Renderable): string {
   const { session } = frame;
   const nav = session
-    ? html`<nav aria-label="Sections"><ul>${SECTIONS.filter((s) => s.privilege === null || session.privileges.has(s.privilege)).map((s) =>
-      html`<li><a href="${s.href}"${s.key === frame.section ? html` aria-current="page"` : ''}>${s.label}</a></li>`)}</ul></nav>`
+    ? html`<nav aria-label="Sections"><ul>${SECTIONS.filter(
+        (s) => s.privilege === null || session.privileges.has(s.privilege),
+      ).map(
+        (s) =>
+          html`<li><a href="${s.href}"${s.key === frame.section ? html` aria-current="page"` : ''}>${s.label}</a></li>`,
+      )}</ul></nav>`
     : '';
   const account = session
     ? html`<div class="account"><span>Workspace ${session.workspaceId} · <strong>${session.environment}</strong></span>
       <form method="post" action="/console/sign-out">${csrfField(session.csrf)}<button type="submit" class="link">Sign out</button></form></div>`
     : '';
-  return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+  return `<!doctype html>${
+    html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${frame.title} · Switchboard</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/console/assets/console.css"><script src="/console/assets/console.js" defer></script></head>
 <body><a class="skip" href="#main">Skip to content</a><header><a class="brand" href="/console/">Switchboard</a>${nav}${account}</header>
-<main id="main"><h1>${frame.title}</h1>${body}</main></body></html>`.text}`;
+<main id="main"><h1>${frame.title}</h1>${body}</main></body></html>`.text
+  }`;
 }
 
 export function csrfField(csrf: string): Html {

@@ -7,7 +7,13 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { ServiceContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { toStored } from '../time.ts';
-import { authenticate, authenticateTokenHash, hashToken, ipAllowed, type AuthContext } from '../api/developer_api_clients/credentials.ts';
+import {
+  authenticate,
+  authenticateTokenHash,
+  hashToken,
+  ipAllowed,
+  type AuthContext,
+} from '../api/developer_api_clients/credentials.ts';
 import { deleteEndedSessions, deleteSession, findLiveSession, insertSession } from './sessions.store.ts';
 
 export interface ConsoleSession {
@@ -34,7 +40,13 @@ export async function signIn(ctx: ServiceContext, token: string, ip: string): Pr
   const id = randomBytes(32).toString('base64url');
   const expiresAt = toStored(new Date(now.getTime() + ctx.config.consoleSessionHours * 3600_000));
   await deleteEndedSessions(ctx.db, toStored(now));
-  await insertSession(ctx.db, { session_hash: sessionHash(id), client_id: auth.clientId, token_hash: hashToken(trimmed), created_at: toStored(now), expires_at: expiresAt });
+  await insertSession(ctx.db, {
+    session_hash: sessionHash(id),
+    client_id: auth.clientId,
+    token_hash: hashToken(trimmed),
+    created_at: toStored(now),
+    expires_at: expiresAt,
+  });
   return { id, auth, expiresAt };
 }
 

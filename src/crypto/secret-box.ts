@@ -26,11 +26,17 @@ export function createSecretBox(key: Buffer): SecretBox {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return [VERSION, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
+      return [
+        VERSION,
+        iv.toString('base64url'),
+        cipher.getAuthTag().toString('base64url'),
+        data.toString('base64url'),
+      ].join('.');
     },
     open(sealed) {
       const [version, iv, tag, data] = sealed.split('.');
-      if (version !== VERSION || iv === undefined || tag === undefined || data === undefined) throw new SecretKeyError('not a sealed value');
+      if (version !== VERSION || iv === undefined || tag === undefined || data === undefined)
+        throw new SecretKeyError('not a sealed value');
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       try {
@@ -51,11 +57,17 @@ export function parseSecretKey(text: string): Buffer {
   if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex');
   const decoded = Buffer.from(trimmed, 'base64');
   if (decoded.length === 32 && /^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)) return decoded;
-  throw new SecretKeyError('SWITCHBOARD_SECRET_KEY must be 32 bytes: 64 hex characters or base64 (openssl rand -hex 32)');
+  throw new SecretKeyError(
+    'SWITCHBOARD_SECRET_KEY must be 32 bytes: 64 hex characters or base64 (openssl rand -hex 32)',
+  );
 }
 
 /** The configured key, else the one in DATA_DIR, else a new one written there with mode 0600. */
-export function loadOrCreateSecretKey(options: { secretKey: string | undefined; dataDir: string }): { key: Buffer; source: 'environment' | 'file' | 'generated'; file?: string } {
+export function loadOrCreateSecretKey(options: { secretKey: string | undefined; dataDir: string }): {
+  key: Buffer;
+  source: 'environment' | 'file' | 'generated';
+  file?: string;
+} {
   if (options.secretKey !== undefined) return { key: parseSecretKey(options.secretKey), source: 'environment' };
   const file = path.join(options.dataDir, KEY_FILE);
   fs.mkdirSync(options.dataDir, { recursive: true });

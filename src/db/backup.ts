@@ -45,13 +45,18 @@ export interface RestoreResult {
 }
 
 /** Copy the data directory's database to `target` while a server may be running on it. */
-export async function backupDatabase(settings: Settings, target: string, options: { force: boolean }): Promise<BackupResult> {
+export async function backupDatabase(
+  settings: Settings,
+  target: string,
+  options: { force: boolean },
+): Promise<BackupResult> {
   refusePostgres(settings, 'back up');
   const source = path.join(settings.dataDir, SQLITE_FILENAME);
   const file = path.resolve(target);
   if (!fs.existsSync(source)) throw new BackupError(`no database at ${source} (is DATA_DIR right?)`);
   if (file === path.resolve(source)) throw new BackupError('the backup file cannot be the database itself');
-  if (fs.existsSync(file) && !options.force) throw new BackupError(`${file} already exists; choose another name or add --force to overwrite it`);
+  if (fs.existsSync(file) && !options.force)
+    throw new BackupError(`${file} already exists; choose another name or add --force to overwrite it`);
   const dir = path.dirname(file);
   if (!fs.existsSync(dir)) throw new BackupError(`cannot write ${file}: the directory ${dir} does not exist`);
   // Written beside the target under another name, then renamed: the target is never half a file.
@@ -88,7 +93,11 @@ export async function backupDatabase(settings: Settings, target: string, options
  * Put a backup in place as the data directory's database. Refused while anything has that
  * database open; the database in place is kept beside it as `<name>.before-restore-<time>`.
  */
-export async function restoreDatabase(settings: Settings, backupFile: string, now: Date = new Date()): Promise<RestoreResult> {
+export async function restoreDatabase(
+  settings: Settings,
+  backupFile: string,
+  now: Date = new Date(),
+): Promise<RestoreResult> {
   refusePostgres(settings, 'restore');
   const from = path.resolve(backupFile);
   if (!fs.existsSync(from) || !fs.statSync(from).isFile()) throw new BackupError(`no backup file at ${from}`);
@@ -121,7 +130,13 @@ export async function restoreDatabase(settings: Settings, backupFile: string, no
     // restored one, it would corrupt it.
     for (const suffix of ['-wal', '-shm', '-journal']) removeQuietly(target + suffix);
     fs.renameSync(incoming, target);
-    return { file: target, previous, migrations: check.applied.length, pending: check.pending, keyOpensCredentials: keyOpens(settings, sealed) };
+    return {
+      file: target,
+      previous,
+      migrations: check.applied.length,
+      pending: check.pending,
+      keyOpensCredentials: keyOpens(settings, sealed),
+    };
   } catch (error) {
     removeQuietly(incoming);
     if (error instanceof BackupError) throw error;
@@ -131,16 +146,22 @@ export async function restoreDatabase(settings: Settings, backupFile: string, no
 
 /** Where the key that opens the credentials in this data directory's database comes from. */
 export function secretKeyLocation(settings: Settings): { description: string; present: boolean } {
-  if (settings.secretKey !== undefined) return { description: 'SWITCHBOARD_SECRET_KEY (set in this environment)', present: true };
+  if (settings.secretKey !== undefined)
+    return { description: 'SWITCHBOARD_SECRET_KEY (set in this environment)', present: true };
   const file = path.join(settings.dataDir, KEY_FILE);
   return { description: file, present: fs.existsSync(file) };
 }
 
 /** One credential sealed by the secret box, from any table: every such column is named `*_sealed`. */
 function oneSealedValue(database: DatabaseSync): string | undefined {
-  const columns = database.prepare("select m.name as tbl, c.name as col from sqlite_master m join pragma_table_info(m.name) c where m.type = 'table' and c.name like '%\\_sealed' escape '\\' order by m.name, c.name").all() as Array<{ tbl: string; col: string }>;
+  const columns = database
+    .prepare(
+      "select m.name as tbl, c.name as col from sqlite_master m join pragma_table_info(m.name) c where m.type = 'table' and c.name like '%\\_sealed' escape '\\' order by m.name, c.name",
+    )
+    .all() as Array<{ tbl: string; col: string }>;
   for (const { tbl, col } of columns) {
-    const row = database.prepare(`select "${col}" as value from "${tbl}" where "${col}" is not null limit 1`).get() as { value?: unknown } | undefined;
+    const row = database.prepare(`select "${col}" as value from "${tbl}" where "${col}" is not null limit 1`).get() as
+      { value?: unknown } | undefined;
     if (typeof row?.value === 'string') return row.value;
   }
   return undefined;
@@ -161,7 +182,9 @@ function keyOpens(settings: Settings, sealed: string | undefined): boolean | und
 
 function refusePostgres(settings: Settings, verb: string): void {
   if (settings.databaseUrl === undefined) return;
-  throw new BackupError(`DATABASE_URL is set: ${verb} PostgreSQL with its own tools (pg_dump, pg_restore); switchboard backup and restore handle the embedded SQLite database only`);
+  throw new BackupError(
+    `DATABASE_URL is set: ${verb} PostgreSQL with its own tools (pg_dump, pg_restore); switchboard backup and restore handle the embedded SQLite database only`,
+  );
 }
 
 /**
@@ -179,7 +202,9 @@ function setAside(target: string, now: Date): string {
   } catch (error) {
     database.close();
     if ((error as { errcode?: number }).errcode === SQLITE_BUSY) {
-      throw new BackupError(`the database in ${path.dirname(target)} is in use: stop the server (and any other switchboard command) on this DATA_DIR before restoring`);
+      throw new BackupError(
+        `the database in ${path.dirname(target)} is in use: stop the server (and any other switchboard command) on this DATA_DIR before restoring`,
+      );
     }
     throw new BackupError(`cannot open the database in place (${target}): ${reason(error)}`);
   }
@@ -201,18 +226,27 @@ function checkSwitchboardDatabase(database: DatabaseSync, label: string): { appl
   try {
     database.exec('PRAGMA journal_mode = DELETE');
     const integrity = database.prepare('PRAGMA quick_check').get() as { quick_check?: string } | undefined;
-    if (integrity?.quick_check !== 'ok') throw new BackupError(`${label} is damaged (SQLite quick_check: ${integrity?.quick_check ?? 'no answer'})`);
-    const table = database.prepare("select name from sqlite_master where type = 'table' and name = ?").get(MIGRATION_TABLE);
+    if (integrity?.quick_check !== 'ok')
+      throw new BackupError(`${label} is damaged (SQLite quick_check: ${integrity?.quick_check ?? 'no answer'})`);
+    const table = database
+      .prepare("select name from sqlite_master where type = 'table' and name = ?")
+      .get(MIGRATION_TABLE);
     if (!table) throw new BackupError(`${label} is not a Switchboard database (it has no migration table)`);
-    applied = (database.prepare(`select name from ${MIGRATION_TABLE} order by name`).all() as Array<{ name: string }>).map((r) => r.name);
+    applied = (
+      database.prepare(`select name from ${MIGRATION_TABLE} order by name`).all() as Array<{ name: string }>
+    ).map((r) => r.name);
   } catch (error) {
     if (error instanceof BackupError) throw error;
     throw new BackupError(`${label} is not a Switchboard database (${reason(error)})`);
   }
   const known = knownMigrationNames();
-  if (!applied.includes(known[0]!)) throw new BackupError(`${label} is not a Switchboard database (its migrations are not Switchboard's)`);
+  if (!applied.includes(known[0]!))
+    throw new BackupError(`${label} is not a Switchboard database (its migrations are not Switchboard's)`);
   const unknown = applied.filter((name) => !known.includes(name));
-  if (unknown.length > 0) throw new BackupError(`${label} comes from a newer Switchboard (migrations this version does not know: ${unknown.join(', ')}); restore it with that version`);
+  if (unknown.length > 0)
+    throw new BackupError(
+      `${label} comes from a newer Switchboard (migrations this version does not know: ${unknown.join(', ')}); restore it with that version`,
+    );
   return { applied, pending: known.filter((name) => !applied.includes(name)) };
 }
 

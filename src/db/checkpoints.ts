@@ -26,8 +26,12 @@ export interface BackgroundCheckpoints {
 }
 
 export function startBackgroundCheckpoints(database: DatabaseSync, file: string): BackgroundCheckpoints {
-  database.exec(`PRAGMA wal_autocheckpoint = ${SERVER_CHECKPOINT_PAGES}; PRAGMA journal_size_limit = ${LOG_SIZE_LIMIT_BYTES};`);
-  const worker = new Worker(new URL('./checkpoint-worker.ts', import.meta.url), { workerData: { file, intervalMs: CHECKPOINT_INTERVAL_MS } });
+  database.exec(
+    `PRAGMA wal_autocheckpoint = ${SERVER_CHECKPOINT_PAGES}; PRAGMA journal_size_limit = ${LOG_SIZE_LIMIT_BYTES};`,
+  );
+  const worker = new Worker(new URL('./checkpoint-worker.ts', import.meta.url), {
+    workerData: { file, intervalMs: CHECKPOINT_INTERVAL_MS },
+  });
   // Never keeps the process alive: a command-line run or a shutdown does not wait for it.
   worker.unref();
   let stopped = false;

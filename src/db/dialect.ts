@@ -1,11 +1,24 @@
 // Every difference between SQLite and PostgreSQL lives here, one named function each.
 // The areas never ask which database runs.
-import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type CompiledQuery, type CreateIndexBuilder, type CreateTableBuilder, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import {
+  PostgresAdapter,
+  sql,
+  type ColumnDefinitionBuilder,
+  type CompiledQuery,
+  type CreateIndexBuilder,
+  type CreateTableBuilder,
+  type Expression,
+  type Kysely,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  type SqlBool,
+} from 'kysely';
 
 export type DialectName = 'sqlite' | 'postgres';
 
 /** Which database a handle (or a transaction) talks to, told by Kysely's adapter. */
-export function dialectOf(db: Kysely<any>): DialectName { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+export function dialectOf(db: Kysely<any>): DialectName {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
@@ -15,7 +28,12 @@ export function dialectOf(db: Kysely<any>): DialectName { // eslint-disable-line
  * `table`, whose WHERE is checked again on the row as that transaction left it). SQLite needs
  * nothing: its transactions run one at a time on the one connection.
  */
-export function lockedForUpdate<DB, TB extends keyof DB, O>(db: Kysely<any>, query: SelectQueryBuilder<DB, TB, O>, table: TB & string): SelectQueryBuilder<DB, TB, O> { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+export function lockedForUpdate<DB, TB extends keyof DB, O>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+  db: Kysely<any>,
+  query: SelectQueryBuilder<DB, TB, O>,
+  table: TB & string,
+): SelectQueryBuilder<DB, TB, O> {
   return dialectOf(db) === 'postgres' ? query.forUpdate(table as never) : query;
 }
 
@@ -24,7 +42,8 @@ export function lockedForUpdate<DB, TB extends keyof DB, O>(db: Kysely<any>, que
  * database's collation (en_US.UTF-8 ignores punctuation and mixes cases), which would order
  * folders and names differently from one database to the other.
  */
-export function inByteOrder(db: Kysely<any>, column: string): RawBuilder<string> { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+export function inByteOrder(db: Kysely<any>, column: string): RawBuilder<string> {
   return dialectOf(db) === 'postgres' ? sql<string>`${sql.ref(column)} collate "C"` : sql<string>`${sql.ref(column)}`;
 }
 
@@ -34,17 +53,24 @@ export function inByteOrder(db: Kysely<any>, column: string): RawBuilder<string>
  * md5(cell) (migration 0009, lookupCellIndexExpression) and the lookup compares the digests, then
  * the cells themselves.
  */
-export function lookupCellEquals(db: Kysely<any>, column: string, value: string): Expression<SqlBool> { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+export function lookupCellEquals(db: Kysely<any>, column: string, value: string): Expression<SqlBool> {
   return dialectOf(db) === 'postgres'
     ? sql<SqlBool>`(md5(${sql.ref(column)}) = md5(${value}) and ${sql.ref(column)} = ${value})`
     : sql<SqlBool>`${sql.ref(column)} = ${value}`;
 }
 
 /** The keys of the index of a lookup-table cell column: table_id, then the cell (see lookupCellEquals), in id order. */
-export function lookupCellIndexKeys(index: CreateIndexBuilder, dialect: DialectName, column: string): CreateIndexBuilder {
+export function lookupCellIndexKeys(
+  index: CreateIndexBuilder,
+  dialect: DialectName,
+  column: string,
+): CreateIndexBuilder {
   // id last: rows of one value come out of the index in id order, as SQLite's (whose index
   // entries end with the rowid) do, so a page deep in a common value needs no sort.
-  return dialect === 'postgres' ? index.expression(sql`table_id, md5(${sql.ref(column)}), id`) : index.columns(['table_id', column]);
+  return dialect === 'postgres'
+    ? index.expression(sql`table_id, md5(${sql.ref(column)}), id`)
+    : index.columns(['table_id', column]);
 }
 
 /** An auto-incrementing integer primary key named `id`. */
@@ -61,7 +87,8 @@ export function addIdColumn<T extends string>(
  * Whether other nodes may share this database. SQLite: one process owns the file, so what a
  * previous run left is its own. PostgreSQL: several nodes, so claims lock rows and expire.
  */
-export function isSharedByNodes(db: Kysely<any>): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+export function isSharedByNodes(db: Kysely<any>): boolean {
   return dialectOf(db) === 'postgres';
 }
 
@@ -70,7 +97,11 @@ export function isSharedByNodes(db: Kysely<any>): boolean { // eslint-disable-li
  * (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so nodes claiming at once take different rows without
  * waiting). SQLite has no row locks and needs none: its one writer serialises the claims.
  */
-export function lockedSkippingLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, db: Kysely<any>): SelectQueryBuilder<DB, TB, O> { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+export function lockedSkippingLocked<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+  db: Kysely<any>,
+): SelectQueryBuilder<DB, TB, O> {
   return dialectOf(db) === 'postgres' ? query.forUpdate().skipLocked() : query;
 }
 
@@ -81,7 +112,8 @@ export function lockedSkippingLocked<DB, TB extends keyof DB, O>(query: SelectQu
  * and groups concurrent commits into one flush of its log itself, so they run in parallel
  * transactions from the pool, none waiting for another's round trips.
  */
-export function sharesCommits(db: Kysely<any>): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+export function sharesCommits(db: Kysely<any>): boolean {
   return dialectOf(db) !== 'postgres';
 }
 
@@ -93,7 +125,8 @@ export function sharesCommits(db: Kysely<any>): boolean { // eslint-disable-line
  * they share the group commit's transaction (sharesCommits), and a statement there is a call in
  * the process, not a round trip.
  */
-export function insertsInOneStatement(db: Kysely<any>): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+export function insertsInOneStatement(db: Kysely<any>): boolean {
   return dialectOf(db) === 'postgres';
 }
 
@@ -102,7 +135,8 @@ export function insertsInOneStatement(db: Kysely<any>): boolean { // eslint-disa
  * several writes go to the database as one statement: PostgreSQL yes (one round trip instead of
  * one each); SQLite no (and a statement there is a call in the process, not a round trip).
  */
-export function writesInWithClause(db: Kysely<any>): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+export function writesInWithClause(db: Kysely<any>): boolean {
   return dialectOf(db) === 'postgres';
 }
 
@@ -112,7 +146,8 @@ export function writesInWithClause(db: Kysely<any>): boolean { // eslint-disable
  * snapshot of its own; docs/adr/0018). SQLite has none, and needs none: a statement there is a
  * call in the process, not a round trip.
  */
-export function runsStoredFunctions(db: Kysely<any>): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+export function runsStoredFunctions(db: Kysely<any>): boolean {
   return dialectOf(db) === 'postgres';
 }
 
@@ -123,7 +158,8 @@ export function runsStoredFunctions(db: Kysely<any>): boolean { // eslint-disabl
  * once and a trigger deletes the lines of deleted jobs. SQLite: no; its check is a call in the
  * process.
  */
-export function jobLinesCheckedByStatements(db: Kysely<any>): boolean { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+export function jobLinesCheckedByStatements(db: Kysely<any>): boolean {
   return dialectOf(db) === 'postgres';
 }
 
@@ -134,11 +170,20 @@ export function jobLinesCheckedByStatements(db: Kysely<any>): boolean { // eslin
  * undefined where it does not (SQLite: the caller inserts with multi-row VALUES, a call in the
  * process each). `returning`: columns of the inserted rows to return (in no promised order).
  */
-export function insertFromColumnArrays(db: Kysely<any>, table: string, columns: ReadonlyArray<{ name: string; type: 'bigint' | 'integer' | 'text' }>, values: ReadonlyArray<readonly unknown[]>, returning: readonly string[] = []): CompiledQuery | undefined { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+export function insertFromColumnArrays(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+  db: Kysely<any>,
+  table: string,
+  columns: ReadonlyArray<{ name: string; type: 'bigint' | 'integer' | 'text' }>,
+  values: ReadonlyArray<readonly unknown[]>,
+  returning: readonly string[] = [],
+): CompiledQuery | undefined {
   if (dialectOf(db) !== 'postgres') return undefined;
   const arrays = columns.map((column, i) => sql`${values[i]}::${sql.raw(column.type)}[]`);
   const returned = returning.length === 0 ? sql`` : sql` returning ${sql.join(returning.map((name) => sql.ref(name)))}`;
-  return sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c.name)))}) select * from unnest(${sql.join(arrays)})${returned}`.compile(db);
+  return sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c.name)))}) select * from unnest(${sql.join(arrays)})${returned}`.compile(
+    db,
+  );
 }
 
 /** Namespaces of transaction-scoped advisory locks (the first key of the two-key form). */
@@ -150,9 +195,12 @@ export const ADVISORY_LOCKS = { recipeClaims: 1 } as const;
  * nothing but itself (not with updates of any row). SQLite: always true, its one writer
  * serialises transactions already.
  */
-export async function tryTransactionLock(db: Kysely<any>, space: number, key: number): Promise<boolean> { // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+export async function tryTransactionLock(db: Kysely<any>, space: number, key: number): Promise<boolean> {
   if (dialectOf(db) !== 'postgres') return true;
-  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${space}::int, ${key}::int) as locked`.execute(db);
+  const { rows } = await sql<{
+    locked: boolean;
+  }>`select pg_try_advisory_xact_lock(${space}::int, ${key}::int) as locked`.execute(db);
   return rows[0]?.locked === true;
 }
 
@@ -166,7 +214,8 @@ export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const e = error as { code?: unknown; errcode?: unknown; errstr?: unknown };
   // node:sqlite: code 'ERR_SQLITE_ERROR' with the extended result code in `errcode`.
-  if (e.code === 'ERR_SQLITE_ERROR') return e.errcode === SQLITE_CONSTRAINT_UNIQUE || e.errcode === SQLITE_CONSTRAINT_PRIMARYKEY;
+  if (e.code === 'ERR_SQLITE_ERROR')
+    return e.errcode === SQLITE_CONSTRAINT_UNIQUE || e.errcode === SQLITE_CONSTRAINT_PRIMARYKEY;
   // pg: SQLSTATE 23505 unique_violation.
   return e.code === '23505';
 }
@@ -191,7 +240,9 @@ export class DatabaseUnreachableError extends Error {
   readonly code: string | undefined;
   constructor(failure: unknown) {
     // The driver's own text (not kept as `cause`, which loggers would print a second time).
-    super(failure instanceof Error && failure.message !== '' ? failure.message : 'the connection to the database failed');
+    super(
+      failure instanceof Error && failure.message !== '' ? failure.message : 'the connection to the database failed',
+    );
     const code = typeof failure === 'object' && failure !== null ? (failure as { code?: unknown }).code : undefined;
     this.code = typeof code === 'string' ? code : undefined;
   }
@@ -214,16 +265,35 @@ export function storageFailureOf(error: unknown): StorageFailure | undefined {
 }
 
 /** SQLite's primary result codes: SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN. */
-const SQLITE_STORAGE_FAILURES: ReadonlyMap<number, StorageFailure> = new Map([[8, 'read_only'], [10, 'io_error'], [13, 'full'], [14, 'cannot_open']]);
+const SQLITE_STORAGE_FAILURES: ReadonlyMap<number, StorageFailure> = new Map([
+  [8, 'read_only'],
+  [10, 'io_error'],
+  [13, 'full'],
+  [14, 'cannot_open'],
+]);
 /** An SQLITE_IOERR that is memory running out, not the disk. */
 const SQLITE_IOERR_NOMEM = 3082;
 /** The system's (a failed fdatasync of the log) and PostgreSQL's SQLSTATEs of the same failures. */
 const OTHER_STORAGE_FAILURES: ReadonlyMap<string, StorageFailure> = new Map([
-  ['ENOSPC', 'full'], ['EDQUOT', 'full'], ['EROFS', 'read_only'], ['EIO', 'io_error'],
-  ['53100', 'full'], ['25006', 'read_only'], ['58030', 'io_error'],
+  ['ENOSPC', 'full'],
+  ['EDQUOT', 'full'],
+  ['EROFS', 'read_only'],
+  ['EIO', 'io_error'],
+  ['53100', 'full'],
+  ['25006', 'read_only'],
+  ['58030', 'io_error'],
   // The server shutting down, starting up, out of connections, or the connection lost.
-  ['57P01', 'unreachable'], ['57P02', 'unreachable'], ['57P03', 'unreachable'], ['53300', 'unreachable'],
+  ['57P01', 'unreachable'],
+  ['57P02', 'unreachable'],
+  ['57P03', 'unreachable'],
+  ['53300', 'unreachable'],
   // Refused at login: a wrong password, no such role or database.
-  ['28000', 'unreachable'], ['28P01', 'unreachable'], ['3D000', 'unreachable'],
-  ['08000', 'unreachable'], ['08001', 'unreachable'], ['08003', 'unreachable'], ['08004', 'unreachable'], ['08006', 'unreachable'],
+  ['28000', 'unreachable'],
+  ['28P01', 'unreachable'],
+  ['3D000', 'unreachable'],
+  ['08000', 'unreachable'],
+  ['08001', 'unreachable'],
+  ['08003', 'unreachable'],
+  ['08004', 'unreachable'],
+  ['08006', 'unreachable'],
 ]);

@@ -94,7 +94,10 @@ const DEFAULT_MAX_HOLD_MS = 2;
  */
 const MAX_ALONE_IN_FLIGHT = 2;
 
-export function createGroupCommit(db: Kysely<Database>, options: { maxBatch?: number; maxHoldMs?: number } = {}): GroupCommit {
+export function createGroupCommit(
+  db: Kysely<Database>,
+  options: { maxBatch?: number; maxHoldMs?: number } = {},
+): GroupCommit {
   const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
   const maxHoldMs = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
   let queue: Queued[] = [];
@@ -116,34 +119,40 @@ export function createGroupCommit(db: Kysely<Database>, options: { maxBatch?: nu
     // A batch that will go alone cannot take in writes once sent, so it takes them in before:
     // it waits further turns while each brings new writes, up to maxHoldMs (as a transaction's
     // batch keeps taking them in while it runs).
-    const form = (seen: number) => setImmediate(() => {
-      if (queue.length > seen && queue.length < maxBatch && performance.now() - began < maxHoldMs && mayGoAlone(queue)) {
-        form(queue.length);
-        return;
-      }
-      const batch = queue.slice(0, maxBatch);
-      queue = queue.slice(maxBatch);
-      const statement = mayGoAlone(batch) ? writtenAlone(db, batch) : undefined;
-      if (statement !== undefined) {
-        // The next batch may form and go while this one's statement is at the database.
-        aloneInFlight += 1;
-        scheduled = false;
-        void settleAlone(db, batch, statement).finally(() => {
-          aloneInFlight -= 1;
+    const form = (seen: number) =>
+      setImmediate(() => {
+        if (
+          queue.length > seen &&
+          queue.length < maxBatch &&
+          performance.now() - began < maxHoldMs &&
+          mayGoAlone(queue)
+        ) {
+          form(queue.length);
+          return;
+        }
+        const batch = queue.slice(0, maxBatch);
+        queue = queue.slice(maxBatch);
+        const statement = mayGoAlone(batch) ? writtenAlone(db, batch) : undefined;
+        if (statement !== undefined) {
+          // The next batch may form and go while this one's statement is at the database.
+          aloneInFlight += 1;
+          scheduled = false;
+          void settleAlone(db, batch, statement).finally(() => {
+            aloneInFlight -= 1;
+            schedule();
+          });
+          return;
+        }
+        const joining = (): Queued[] => {
+          const taken = queue.slice(0, maxBatch - batch.length);
+          queue = queue.slice(taken.length);
+          return taken;
+        };
+        void commitBatch(db, batch, { joining, maxHoldMs }).finally(() => {
+          scheduled = false;
           schedule();
         });
-        return;
-      }
-      const joining = (): Queued[] => {
-        const taken = queue.slice(0, maxBatch - batch.length);
-        queue = queue.slice(taken.length);
-        return taken;
-      };
-      void commitBatch(db, batch, { joining, maxHoldMs }).finally(() => {
-        scheduled = false;
-        schedule();
       });
-    });
     form(queue.length);
   };
 
@@ -155,7 +164,12 @@ export function createGroupCommit(db: Kysely<Database>, options: { maxBatch?: nu
   const runMerged = <I, T>(kind: MergedWrite<I, T>, item: I): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const work = async (trx: Transaction<Database>) => (await kind.write(trx, [item]))[0];
-      queue.push({ work, merged: { kind: kind as MergedWrite<unknown, unknown>, item }, resolve: resolve as (value: unknown) => void, reject });
+      queue.push({
+        work,
+        merged: { kind: kind as MergedWrite<unknown, unknown>, item },
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
       schedule();
     });
   const alone = !sharesCommits(db);
@@ -208,7 +222,10 @@ function allOfOneKindThatGoesAlone(batch: Queued[]): boolean {
 /** The one statement of a batch that mayGoAlone, sent; undefined when its kind cannot take these writes so. */
 function writtenAlone(db: Kysely<Database>, batch: Queued[]): Promise<unknown[]> | undefined {
   const kind = batch[0]!.merged!.kind;
-  return kind.writeAlone!(db, batch.map((item) => item.merged!.item));
+  return kind.writeAlone!(
+    db,
+    batch.map((item) => item.merged!.item),
+  );
 }
 
 /**
@@ -241,7 +258,7 @@ async function runBatch(db: Kysely<Database>, batch: Queued[], outcomes: Outcome
   const trx = await db.startTransaction().execute();
   const began = performance.now();
   try {
-    for (let next = 0; ; ) {
+    for (let next = 0; ;) {
       for (; next < batch.length; next++) {
         const item = batch[next] as Queued;
         if (!join) {
@@ -255,9 +272,15 @@ async function runBatch(db: Kysely<Database>, batch: Queued[], outcomes: Outcome
             // Every write of this kind in the batch so far, at once.
             const { kind } = item.merged;
             const group: number[] = [];
-            for (let i = next; i < batch.length; i++) if (batch[i]!.merged?.kind === kind && outcomes[i] === undefined) group.push(i);
-            const values = await kind.write(trx, group.map((i) => batch[i]!.merged!.item));
-            group.forEach((i, k) => { outcomes[i] = { ok: true, value: values[k] }; });
+            for (let i = next; i < batch.length; i++)
+              if (batch[i]!.merged?.kind === kind && outcomes[i] === undefined) group.push(i);
+            const values = await kind.write(
+              trx,
+              group.map((i) => batch[i]!.merged!.item),
+            );
+            group.forEach((i, k) => {
+              outcomes[i] = { ok: true, value: values[k] };
+            });
           } else outcomes[next] = { ok: true, value: await item.work(trx) };
         } catch (error) {
           // The storage failing (a full disk, a read-only file) is not this write's fault: SQLite may
@@ -277,7 +300,10 @@ async function runBatch(db: Kysely<Database>, batch: Queued[], outcomes: Outcome
     await trx.commit().execute();
     return true;
   } catch (error) {
-    await trx.rollback().execute().catch(() => undefined);
+    await trx
+      .rollback()
+      .execute()
+      .catch(() => undefined);
     throw error;
   }
 }

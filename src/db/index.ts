@@ -34,7 +34,15 @@ export class DatabaseConfigError extends Error {
 
 export const SQLITE_FILENAME = 'switchboard.sqlite';
 
-export type DbSettings = Pick<Config, 'dataDir' | 'databaseUrl' | 'sqliteSynchronous' | 'databasePoolMax' | 'databaseConnectTimeoutMs' | 'databaseIdleTimeoutMs'>;
+export type DbSettings = Pick<
+  Config,
+  | 'dataDir'
+  | 'databaseUrl'
+  | 'sqliteSynchronous'
+  | 'databasePoolMax'
+  | 'databaseConnectTimeoutMs'
+  | 'databaseIdleTimeoutMs'
+>;
 
 export function createDb(config: DbSettings): DbHandle {
   if (config.databaseUrl !== undefined) return openPostgresUrl(config.databaseUrl, config);
@@ -42,7 +50,10 @@ export function createDb(config: DbSettings): DbHandle {
   try {
     fs.accessSync(config.dataDir, fs.constants.W_OK);
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'EROFS' ? 'it is on a read-only file system' : 'the server may not write there';
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'EROFS'
+        ? 'it is on a read-only file system'
+        : 'the server may not write there';
     throw new DatabaseConfigError(`DATA_DIR ${config.dataDir} is not writable (${reason}); the database lives there`);
   }
   const file = path.join(config.dataDir, SQLITE_FILENAME);
@@ -53,9 +64,19 @@ export function createDb(config: DbSettings): DbHandle {
  * PostgreSQL at `url`. A commit PostgreSQL returned is durable (synchronous_commit on, its
  * default), so replies wait for nothing more (no logSync). `onConnect` runs on each new connection.
  */
-export function openPostgresUrl(url: string, config: Pick<DbSettings, 'databasePoolMax' | 'databaseConnectTimeoutMs' | 'databaseIdleTimeoutMs'>, onConnect?: string): DbHandle {
+export function openPostgresUrl(
+  url: string,
+  config: Pick<DbSettings, 'databasePoolMax' | 'databaseConnectTimeoutMs' | 'databaseIdleTimeoutMs'>,
+  onConnect?: string,
+): DbHandle {
   const { db, storage } = openPostgres(
-    { url, poolMax: config.databasePoolMax, connectTimeoutMs: config.databaseConnectTimeoutMs, idleTimeoutMs: config.databaseIdleTimeoutMs, ...(onConnect === undefined ? {} : { onConnect }) },
+    {
+      url,
+      poolMax: config.databasePoolMax,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
+      idleTimeoutMs: config.databaseIdleTimeoutMs,
+      ...(onConnect === undefined ? {} : { onConnect }),
+    },
     (opened) => writeProbe(opened, undefined),
   );
   return { db, dialect: 'postgres', location: postgresLocation(url), storage };
@@ -80,20 +101,36 @@ export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'
  * The database and, for a file under SQLITE_SYNCHRONOUS=FULL, the syncs of its log that the
  * replies wait for. `syncFile` replaces fdatasync (tests hold a sync back with it).
  */
-export function openSqliteFile(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL', options: { syncFile?: SyncFile } = {}): { db: Kysely<Database>; logSync?: LogSync; storage: StorageHealth } {
+export function openSqliteFile(
+  file: string,
+  synchronous: 'FULL' | 'NORMAL' = 'FULL',
+  options: { syncFile?: SyncFile } = {},
+): { db: Kysely<Database>; logSync?: LogSync; storage: StorageHealth } {
   const database = new DatabaseSync(file);
   // Told of every failed statement and sync; the probe that clears it is defined below, once `db` exists.
   const storage = createStorageHealth(() => writeProbe(db, logSync));
   // WAL: readers never block the writer. busy_timeout: wait for another process's lock (CLI
   // beside a running server) instead of failing. foreign_keys: SQLite leaves them off otherwise.
-  const mode = (database.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode?: string } | undefined)?.journal_mode;
+  const mode = (database.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode?: string } | undefined)
+    ?.journal_mode;
   // FULL in a write-ahead log: the log is synced off the event loop after each commit (log-sync.ts)
   // rather than inside it, so the connection itself needs only NORMAL.
-  const logSync = synchronous === 'FULL' && mode === 'wal' ? createLogSync(`${file}-wal`, { onError: storage.observe, ...(options.syncFile ? { syncFile: options.syncFile } : {}) }) : undefined;
-  database.exec(`PRAGMA synchronous = ${logSync ? 'NORMAL' : synchronous}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`);
+  const logSync =
+    synchronous === 'FULL' && mode === 'wal'
+      ? createLogSync(`${file}-wal`, {
+          onError: storage.observe,
+          ...(options.syncFile ? { syncFile: options.syncFile } : {}),
+        })
+      : undefined;
+  database.exec(
+    `PRAGMA synchronous = ${logSync ? 'NORMAL' : synchronous}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`,
+  );
   // A file database checkpoints its write-ahead log in a worker thread, off the event loop.
   const checkpoints = file === ':memory:' ? undefined : startBackgroundCheckpoints(database, file);
-  const adapted = adaptNodeSqlite(database, { onError: storage.observe, ...(logSync ? { onCommit: () => logSync.committed() } : {}) });
+  const adapted = adaptNodeSqlite(database, {
+    onError: storage.observe,
+    ...(logSync ? { onCommit: () => logSync.committed() } : {}),
+  });
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({
       database: {
@@ -117,7 +154,10 @@ const PROBE_FILLER = 'x'.repeat(64 * 1024);
  * Two commits: pages added and freed in one transaction would never reach the log.
  */
 async function writeProbe(db: Kysely<Database>, logSync: LogSync | undefined): Promise<void> {
-  await db.insertInto('storage_checks').values({ checked_at: new Date().toISOString(), filler: PROBE_FILLER }).execute();
+  await db
+    .insertInto('storage_checks')
+    .values({ checked_at: new Date().toISOString(), filler: PROBE_FILLER })
+    .execute();
   await logSync?.flushed();
   await db.deleteFrom('storage_checks').execute();
 }

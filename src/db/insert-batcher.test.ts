@@ -24,7 +24,8 @@ function recordingWrite(options: { storageFailure?: boolean } = {}) {
     try {
       await new Promise((resolve) => setTimeout(resolve, 5));
       if (rows.some((row) => row < 0)) {
-        if (options.storageFailure) throw new DatabaseUnreachableError(Object.assign(new Error('connection terminated'), { code: 'ECONNRESET' }));
+        if (options.storageFailure)
+          throw new DatabaseUnreachableError(Object.assign(new Error('connection terminated'), { code: 'ECONNRESET' }));
         throw Object.assign(new Error(`row ${rows.find((row) => row < 0)} refused`), { code: '23514' });
       }
       return rows.map((row) => row * 2);
@@ -42,7 +43,10 @@ describe('createInsertBatcher', () => {
     const { write, calls } = recordingWrite();
     const batcher = createInsertBatcher(noDb, write);
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => batcher.insert(i)));
-    assert.deepEqual(results, Array.from({ length: 50 }, (_, i) => i * 2));
+    assert.deepEqual(
+      results,
+      Array.from({ length: 50 }, (_, i) => i * 2),
+    );
     assert.deepEqual(calls, [Array.from({ length: 50 }, (_, i) => i)]);
   });
 
@@ -50,9 +54,18 @@ describe('createInsertBatcher', () => {
     const { write, calls, peak } = recordingWrite();
     const batcher = createInsertBatcher(noDb, write, { maxRows: 10, maxInFlight: 2 });
     const results = await Promise.all(Array.from({ length: 45 }, (_, i) => batcher.insert(i)));
-    assert.deepEqual(results, Array.from({ length: 45 }, (_, i) => i * 2));
-    assert.deepEqual(calls.map((rows) => rows.length), [10, 10, 10, 10, 5]);
-    assert.deepEqual(calls.flat(), Array.from({ length: 45 }, (_, i) => i));
+    assert.deepEqual(
+      results,
+      Array.from({ length: 45 }, (_, i) => i * 2),
+    );
+    assert.deepEqual(
+      calls.map((rows) => rows.length),
+      [10, 10, 10, 10, 5],
+    );
+    assert.deepEqual(
+      calls.flat(),
+      Array.from({ length: 45 }, (_, i) => i),
+    );
     assert.equal(peak(), 2);
   });
 
@@ -60,7 +73,10 @@ describe('createInsertBatcher', () => {
     const { write, calls } = recordingWrite();
     const batcher = createInsertBatcher(noDb, write, { sizeOf: (row) => row, maxBytes: 100 });
     const rows = [40, 40, 40, 150, 10, 90, 5];
-    assert.deepEqual(await Promise.all(rows.map((row) => batcher.insert(row))), rows.map((row) => row * 2));
+    assert.deepEqual(
+      await Promise.all(rows.map((row) => batcher.insert(row))),
+      rows.map((row) => row * 2),
+    );
     assert.deepEqual(calls, [[40, 40], [40], [150], [10, 90], [5]]);
   });
 
@@ -68,8 +84,14 @@ describe('createInsertBatcher', () => {
     const { write, calls } = recordingWrite();
     const batcher = createInsertBatcher(noDb, write);
     const outcomes = await Promise.allSettled([1, 2, -3, 4].map((row) => batcher.insert(row)));
-    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-    assert.deepEqual(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : undefined)), [2, 4, undefined, 8]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(
+      outcomes.map((o) => (o.status === 'fulfilled' ? o.value : undefined)),
+      [2, 4, undefined, 8],
+    );
     assert.match(String((outcomes[2] as PromiseRejectedResult).reason), /row -3 refused/);
     assert.deepEqual(calls, [[1, 2, -3, 4], [1], [2], [-3], [4]]);
   });
@@ -100,18 +122,40 @@ describe('createInsertBatcher with insertJobs', () => {
   after(() => t.close());
 
   const job = (handle: string, values: Partial<NewJob> = {}): NewJob => ({
-    recipe_id: recipeId, handle, status: 'queued', title: `job ${handle}`, trigger_output: JSON.stringify({ handle, text: 'quotes " \' \\ {braces}, commas, NULL' }),
-    error: null, error_parts: null, is_poll_error: 0, is_repeat: 0, is_test: 0, master_job_handle: null, calling_recipe_id: null, calling_job_handle: null,
-    root_recipe_id: null, root_job_handle: null, task_count: 0, created_at: '2026-01-01T00:00:00.000Z', started_at: '2026-01-01T00:00:00.000Z', completed_at: null,
+    recipe_id: recipeId,
+    handle,
+    status: 'queued',
+    title: `job ${handle}`,
+    trigger_output: JSON.stringify({ handle, text: 'quotes " \' \\ {braces}, commas, NULL' }),
+    error: null,
+    error_parts: null,
+    is_poll_error: 0,
+    is_repeat: 0,
+    is_test: 0,
+    master_job_handle: null,
+    calling_recipe_id: null,
+    calling_job_handle: null,
+    root_recipe_id: null,
+    root_job_handle: null,
+    task_count: 0,
+    created_at: '2026-01-01T00:00:00.000Z',
+    started_at: '2026-01-01T00:00:00.000Z',
+    completed_at: null,
     ...values,
   });
   const stored = (handles: readonly string[]) =>
-    t.ctx.db.selectFrom('jobs').select(['id', 'handle', 'trigger_output', 'master_job_handle']).where('handle', 'in', handles).execute();
+    t.ctx.db
+      .selectFrom('jobs')
+      .select(['id', 'handle', 'trigger_output', 'master_job_handle'])
+      .where('handle', 'in', handles)
+      .execute();
 
   test('each caller gets the id of its own row, and every row is stored as given', async () => {
     const batcher = createInsertBatcher(t.ctx.db, insertJobs);
     const handles = Array.from({ length: 120 }, () => newJobHandle());
-    const ids = await Promise.all(handles.map((handle, i) => batcher.insert(job(handle, i % 3 === 0 ? { master_job_handle: `m-${i}` } : {}))));
+    const ids = await Promise.all(
+      handles.map((handle, i) => batcher.insert(job(handle, i % 3 === 0 ? { master_job_handle: `m-${i}` } : {}))),
+    );
     const rows = await stored(handles);
     assert.equal(rows.length, 120);
     const byHandle = new Map(rows.map((row) => [row.handle, row]));
@@ -130,8 +174,14 @@ describe('createInsertBatcher with insertJobs', () => {
     await batcher.insert(job(taken));
     const handles = [newJobHandle(), newJobHandle(), taken, newJobHandle()];
     const outcomes = await Promise.allSettled(handles.map((handle) => batcher.insert(job(handle))));
-    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-    assert.ok(isUniqueViolation((outcomes[2] as PromiseRejectedResult).reason), String((outcomes[2] as PromiseRejectedResult).reason));
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.ok(
+      isUniqueViolation((outcomes[2] as PromiseRejectedResult).reason),
+      String((outcomes[2] as PromiseRejectedResult).reason),
+    );
     const rows = await stored(handles);
     assert.equal(rows.length, 4);
     assert.equal(rows.filter((row) => row.handle === taken).length, 1);

@@ -51,7 +51,11 @@ interface Pending<R, T> {
  * `write` inserts its rows in one statement that commits by itself (`db`, not a transaction) and
  * returns one result per row, in the order of the rows, or fails whole.
  */
-export function createInsertBatcher<DB, R, T>(db: Kysely<DB>, write: (db: Kysely<DB>, rows: readonly R[]) => Promise<T[]>, options: InsertBatcherOptions<R> = {}): InsertBatcher<R, T> {
+export function createInsertBatcher<DB, R, T>(
+  db: Kysely<DB>,
+  write: (db: Kysely<DB>, rows: readonly R[]) => Promise<T[]>,
+  options: InsertBatcherOptions<R> = {},
+): InsertBatcher<R, T> {
   const maxRows = options.maxRows ?? DEFAULT_MAX_ROWS;
   const maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
   const sizeOf = options.sizeOf ?? (() => 0);
@@ -63,8 +67,12 @@ export function createInsertBatcher<DB, R, T>(db: Kysely<DB>, write: (db: Kysely
   const writeBatch = async (batch: ReadonlyArray<Pending<R, T>>): Promise<void> => {
     let results: T[];
     try {
-      results = await write(db, batch.map((pending) => pending.row));
-      if (results.length !== batch.length) throw new Error(`a batch of ${batch.length} rows returned ${results.length} results`);
+      results = await write(
+        db,
+        batch.map((pending) => pending.row),
+      );
+      if (results.length !== batch.length)
+        throw new Error(`a batch of ${batch.length} rows returned ${results.length} results`);
     } catch (error) {
       if (batch.length === 1 || storageFailureOf(error) !== undefined) {
         for (const pending of batch) pending.reject(error);
@@ -115,9 +123,10 @@ export function createInsertBatcher<DB, R, T>(db: Kysely<DB>, write: (db: Kysely
   };
 
   return {
-    insert: (row) => new Promise<T>((resolve, reject) => {
-      queue.push({ row, resolve, reject });
-      schedule();
-    }),
+    insert: (row) =>
+      new Promise<T>((resolve, reject) => {
+        queue.push({ row, resolve, reject });
+        schedule();
+      }),
   };
 }

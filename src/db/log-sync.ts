@@ -33,7 +33,10 @@ interface Waiter {
  * Syncs of the log file at `logPath`. `syncFile` is fdatasync on the thread pool; tests pass
  * their own to hold a sync back and see that nothing is answered meanwhile.
  */
-export function createLogSync(logPath: string, options: { syncFile?: SyncFile; onError?: (error: unknown) => void } = {}): LogSync {
+export function createLogSync(
+  logPath: string,
+  options: { syncFile?: SyncFile; onError?: (error: unknown) => void } = {},
+): LogSync {
   const syncFile = options.syncFile ?? fs.fdatasync;
   let commits = 0;
   let synced = 0;

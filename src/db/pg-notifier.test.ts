@@ -12,10 +12,21 @@ const url = TEST_DATABASE_URL;
 const skip = postgresOnly('LISTEN/NOTIFY between two notifiers');
 const log = pino({ level: 'silent' });
 
-function nextEvent<K extends keyof ChangeEvents>(notifier: PgNotifier, topic: K, timeoutMs = 2000): Promise<ChangeEvents[K]> {
+function nextEvent<K extends keyof ChangeEvents>(
+  notifier: PgNotifier,
+  topic: K,
+  timeoutMs = 2000,
+): Promise<ChangeEvents[K]> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { off(); reject(new Error(`no ${topic} within ${timeoutMs} ms`)); }, timeoutMs);
-    const off = notifier.subscribe(topic, (payload) => { clearTimeout(timer); off(); resolve(payload); });
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`no ${topic} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const off = notifier.subscribe(topic, (payload) => {
+      clearTimeout(timer);
+      off();
+      resolve(payload);
+    });
   });
 }
 

@@ -140,13 +140,16 @@ export function createPgNotifier(options: PgNotifierOptions): PgNotifier {
       reconnectTimer = undefined;
       // Whatever was cached since the last attempt may be stale too.
       everythingChanged();
-      connect().then(() => {
-        log.info({ channel }, 'change notifications connection back; caches were dropped');
-        everythingChanged();
-      }, (error: unknown) => {
-        log.warn({ err: error }, 'could not reconnect the change notifications connection');
-        scheduleReconnect();
-      });
+      connect().then(
+        () => {
+          log.info({ channel }, 'change notifications connection back; caches were dropped');
+          everythingChanged();
+        },
+        (error: unknown) => {
+          log.warn({ err: error }, 'could not reconnect the change notifications connection');
+          scheduleReconnect();
+        },
+      );
     }, delay);
     reconnectTimer.unref();
   }
@@ -176,7 +179,13 @@ export function createPgNotifier(options: PgNotifierOptions): PgNotifier {
     backoff = minBackoff;
     pingTimer = setInterval(() => {
       const timeout = setTimeout(() => lost(next), pingMs);
-      next.query('select 1').then(() => clearTimeout(timeout), () => { clearTimeout(timeout); lost(next); });
+      next.query('select 1').then(
+        () => clearTimeout(timeout),
+        () => {
+          clearTimeout(timeout);
+          lost(next);
+        },
+      );
     }, pingMs);
     pingTimer.unref();
     void flush();
@@ -217,8 +226,12 @@ export function createPgNotifier(options: PgNotifierOptions): PgNotifier {
 }
 
 /** The notifier of a server: LISTEN/NOTIFY on PostgreSQL (DATABASE_URL), in-process on SQLite. */
-export function notifierFor(config: { databaseUrl: string | undefined }, log: Logger): { notifier: Notifier; start(): Promise<void>; close(): Promise<void> } {
-  if (config.databaseUrl === undefined) return { notifier: createInProcessNotifier(), start: async () => undefined, close: async () => undefined };
+export function notifierFor(
+  config: { databaseUrl: string | undefined },
+  log: Logger,
+): { notifier: Notifier; start(): Promise<void>; close(): Promise<void> } {
+  if (config.databaseUrl === undefined)
+    return { notifier: createInProcessNotifier(), start: async () => undefined, close: async () => undefined };
   const notifier = createPgNotifier({ connectionString: config.databaseUrl, log });
   return { notifier, start: () => notifier.start(), close: () => notifier.close() };
 }

@@ -42,7 +42,10 @@ export interface OpenedPostgres {
 }
 
 /** A database on PostgreSQL; nothing is connected until the first query. */
-export function openPostgres(settings: PostgresSettings, probe: (db: Kysely<Database>) => Promise<void>): OpenedPostgres {
+export function openPostgres(
+  settings: PostgresSettings,
+  probe: (db: Kysely<Database>) => Promise<void>,
+): OpenedPostgres {
   const pool = new pg.Pool({
     connectionString: settings.url,
     max: settings.poolMax,
@@ -91,7 +94,13 @@ export class StatementNames {
   /** The name a statement text runs under, or undefined to run it unnamed. */
   nameOf(text: string): string | undefined {
     const named = this.#names.get(text);
-    if (named !== undefined || text.length > MAX_NAMED_TEXT || this.#unnamed.has(text) || this.#names.size >= MAX_NAMED_STATEMENTS) return named;
+    if (
+      named !== undefined ||
+      text.length > MAX_NAMED_TEXT ||
+      this.#unnamed.has(text) ||
+      this.#names.size >= MAX_NAMED_STATEMENTS
+    )
+      return named;
     const seen = (this.#seen.get(text) ?? 0) + 1;
     if (seen < RUNS_BEFORE_NAMING) {
       // The texts seen too rarely to name are forgotten now and then, so counting them stays bounded.

@@ -62,10 +62,15 @@ export function prepareQuery<P extends Record<string, unknown>, R, DB = Database
       return `${MARK}${name}`;
     }) as Placeholder<P>;
     const compiled = build(db, param).compile();
-    const slots = compiled.parameters.map((value): Slot => (typeof value === 'string' && value.startsWith(MARK) ? { name: value.slice(MARK.length) } : { value }));
+    const slots = compiled.parameters.map((value): Slot =>
+      typeof value === 'string' && value.startsWith(MARK) ? { name: value.slice(MARK.length) } : { value },
+    );
     const bound = new Set(slots.flatMap((slot) => ('name' in slot ? [slot.name] : [])));
     const lost = [...names].filter((name) => !bound.has(name));
-    if (lost.length > 0) throw new Error(`prepareQuery: placeholder(s) ${lost.join(', ')} did not become bound values of: ${compiled.sql}`);
+    if (lost.length > 0)
+      throw new Error(
+        `prepareQuery: placeholder(s) ${lost.join(', ')} did not become bound values of: ${compiled.sql}`,
+      );
     const getters = slots.map((slot): Getter<P> => {
       if ('name' in slot) return bind(slot.name);
       const value = slot.value;

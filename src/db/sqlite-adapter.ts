@@ -13,7 +13,10 @@ const MAX_CACHED_SQL_LENGTH = 10_000;
  * running most of ours, so statements are kept and reused by their text. Reuse is safe because
  * the one connection is serialised: a statement never runs for two queries at once.
  */
-export function adaptNodeSqlite(database: DatabaseSync, options: { onCommit?: () => void; onError?: (error: unknown) => void } = {}): SqliteDatabase {
+export function adaptNodeSqlite(
+  database: DatabaseSync,
+  options: { onCommit?: () => void; onError?: (error: unknown) => void } = {},
+): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   const onError = options.onError;
   // Which statements write, told by SQLite itself while it compiles them (its authorizer sees
@@ -36,7 +39,15 @@ export function adaptNodeSqlite(database: DatabaseSync, options: { onCommit?: ()
     compiling = { writes: false };
     try {
       const prepared = database.prepare(sql);
-      return adaptStatement(prepared, compiling.writes ? () => { if (!database.isTransaction) onCommit(); } : undefined, onError);
+      return adaptStatement(
+        prepared,
+        compiling.writes
+          ? () => {
+              if (!database.isTransaction) onCommit();
+            }
+          : undefined,
+        onError,
+      );
     } finally {
       compiling = undefined;
     }
@@ -70,27 +81,50 @@ export function adaptNodeSqlite(database: DatabaseSync, options: { onCommit?: ()
 }
 
 /** Authorizer actions that only read; any other (insert, update, delete, transaction, savepoint, DDL, pragma) may write. */
-const READ_ACTIONS: ReadonlySet<number> = new Set([constants.SQLITE_READ, constants.SQLITE_SELECT, constants.SQLITE_FUNCTION, constants.SQLITE_RECURSIVE]);
+const READ_ACTIONS: ReadonlySet<number> = new Set([
+  constants.SQLITE_READ,
+  constants.SQLITE_SELECT,
+  constants.SQLITE_FUNCTION,
+  constants.SQLITE_RECURSIVE,
+]);
 
 /** ROLLBACK of the open transaction; nothing when SQLite has already rolled it back itself. */
 function rollbackIfOpen(database: DatabaseSync, onError?: (error: unknown) => void): SqliteStatement {
   const rollback = adaptStatement(database.prepare('rollback'), undefined, onError);
   // Skipped only when the connection says it is outside a transaction.
-  const run = (parameters: ReadonlyArray<unknown>) => (database.isTransaction === false ? { changes: 0, lastInsertRowid: 0 } : rollback.run(parameters));
-  return { reader: false, run, all: (parameters) => { run(parameters); return []; }, iterate: (parameters) => { run(parameters); return [][Symbol.iterator](); } };
+  const run = (parameters: ReadonlyArray<unknown>) =>
+    database.isTransaction === false ? { changes: 0, lastInsertRowid: 0 } : rollback.run(parameters);
+  return {
+    reader: false,
+    run,
+    all: (parameters) => {
+      run(parameters);
+      return [];
+    },
+    iterate: (parameters) => {
+      run(parameters);
+      return [][Symbol.iterator]();
+    },
+  };
 }
 
-function adaptStatement(statement: StatementSync, afterWrite?: () => void, onError?: (error: unknown) => void): SqliteStatement {
+function adaptStatement(
+  statement: StatementSync,
+  afterWrite?: () => void,
+  onError?: (error: unknown) => void,
+): SqliteStatement {
   const adapted = adaptRuns(statement, afterWrite);
   if (!onError) return adapted;
-  const watch = <A extends unknown[], R>(run: (...args: A) => R) => (...args: A): R => {
-    try {
-      return run(...args);
-    } catch (error) {
-      onError(error);
-      throw error;
-    }
-  };
+  const watch =
+    <A extends unknown[], R>(run: (...args: A) => R) =>
+    (...args: A): R => {
+      try {
+        return run(...args);
+      } catch (error) {
+        onError(error);
+        throw error;
+      }
+    };
   return { reader: adapted.reader, all: watch(adapted.all), run: watch(adapted.run), iterate: watch(adapted.iterate) };
 }
 

@@ -39,7 +39,8 @@ export function createStorageHealth(probe: () => Promise<void>, clock: () => Dat
   let checking: Promise<StorageProblem | undefined> | undefined;
   const listeners: Array<(problem: StorageProblem | undefined) => void> = [];
   const set = (next: StorageProblem | undefined) => {
-    const changed = (current === undefined) !== (next === undefined) || (current && next && current.failure !== next.failure);
+    const changed =
+      (current === undefined) !== (next === undefined) || (current && next && current.failure !== next.failure);
     current = next;
     if (changed) for (const listener of listeners) listener(next);
   };
@@ -52,13 +53,15 @@ export function createStorageHealth(probe: () => Promise<void>, clock: () => Dat
     problem: () => current,
     recheck() {
       if (current === undefined) return Promise.resolve(undefined);
-      checking ??= probe().then(
-        () => set(undefined),
-        (error: unknown) => health.observe(error),
-      ).then(() => {
-        checking = undefined;
-        return current;
-      });
+      checking ??= probe()
+        .then(
+          () => set(undefined),
+          (error: unknown) => health.observe(error),
+        )
+        .then(() => {
+          checking = undefined;
+          return current;
+        });
       return checking;
     },
     onChange(listener) {

@@ -506,7 +506,6 @@ export interface WorkflowTasksTable {
   completed_at: string | null;
 }
 
-
 /** Always empty: GET /ready's write probe (migration 0013). */
 export interface StorageChecksTable {
   id: Generated<number>;

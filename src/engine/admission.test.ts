@@ -36,7 +36,10 @@ before(async () => {
   // interleaveQueries: concurrent requests interleave between their queries, as on a networked database.
   // The shortest lease: on PostgreSQL the backlog counts are re-read from the database every third
   // of it, while the tests admit and end jobs.
-  t = await createTestApp({ env: { JOB_BACKLOG_PER_RECIPE: '3', JOB_BACKLOG_PER_WORKSPACE: '5', NODE_LEASE_MS: '1000' }, interleaveQueries: true });
+  t = await createTestApp({
+    env: { JOB_BACKLOG_PER_RECIPE: '3', JOB_BACKLOG_PER_WORKSPACE: '5', NODE_LEASE_MS: '1000' },
+    interleaveQueries: true,
+  });
 });
 after(async () => {
   release();
@@ -46,7 +49,11 @@ after(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const callUpstream = (): StepDoc => action('rest', 'make_request_v2', 'up', { request: { method: 'POST', url: `${upstream}/work`, content_type: 'json', body: { a: 1 } }, response: {} });
+const callUpstream = (): StepDoc =>
+  action('rest', 'make_request_v2', 'up', {
+    request: { method: 'POST', url: `${upstream}/work`, content_type: 'json', body: { a: 1 } },
+    response: {},
+  });
 
 const post = (path: string, n: number) => t.app.inject({ method: 'POST', url: path, payload: { n } });
 
@@ -94,10 +101,25 @@ describe('POST /webhooks/rest/:key/:event under overload', () => {
 
     // Another workspace has a backlog of its own.
     const other = await t.newWorkspace('Other Co');
-    const code = numbered({ keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: { webhook_suffix: 'event' }, block: [] });
-    const created = await t.call('POST', '/api/recipes', { token: other.adminToken, body: { recipe: { name: 'Elsewhere', code: JSON.stringify(code) } } });
-    assert.equal((await t.call('PUT', `/api/recipes/${created.body.id}/start`, { token: other.adminToken })).body.success, true);
-    const hook = new URL((await t.call('GET', `/api/recipes/${created.body.id}`, { token: other.adminToken })).body.webhook_url).pathname;
+    const code = numbered({
+      keyword: 'trigger',
+      provider: 'workato_webhooks',
+      name: 'new_event',
+      as: 'hook',
+      input: { webhook_suffix: 'event' },
+      block: [],
+    });
+    const created = await t.call('POST', '/api/recipes', {
+      token: other.adminToken,
+      body: { recipe: { name: 'Elsewhere', code: JSON.stringify(code) } },
+    });
+    assert.equal(
+      (await t.call('PUT', `/api/recipes/${created.body.id}/start`, { token: other.adminToken })).body.success,
+      true,
+    );
+    const hook = new URL(
+      (await t.call('GET', `/api/recipes/${created.body.id}`, { token: other.adminToken })).body.webhook_url,
+    ).pathname;
     assert.equal((await post(hook, 0)).statusCode, 200);
     await finishAll();
     assert.equal((await post(second.path, 3)).statusCode, 200);
@@ -115,7 +137,7 @@ describe('POST /webhooks/rest/:key/:event under overload', () => {
     assert.equal(done.body.job_scope_count, 3);
   });
 
-  test('a deleted recipe\'s queued jobs leave the workspace backlog', async () => {
+  test("a deleted recipe's queued jobs leave the workspace backlog", async () => {
     const doomed = await webhookRecipe(t, [callUpstream()]);
     for (let n = 0; n < 3; n++) assert.equal((await post(doomed.path, n)).statusCode, 200);
     const other = await webhookRecipe(t, [callUpstream()]);
@@ -131,7 +153,9 @@ describe('POST /webhooks/rest/:key/:event under overload', () => {
   test('so do the queued jobs of recipes deleted with their folder or their project', async () => {
     for (const kind of ['folder', 'project'] as const) {
       const project = await t.createProject(`Backlog ${kind}`);
-      const folder = await t.call('POST', '/api/folders', { body: { name: `Backlog ${kind} folder`, parent_id: project.folderId } });
+      const folder = await t.call('POST', '/api/folders', {
+        body: { name: `Backlog ${kind} folder`, parent_id: project.folderId },
+      });
       const doomed = await webhookRecipe(t, [callUpstream()], { folder_id: folder.body.id });
       for (let n = 0; n < 3; n++) assert.equal((await post(doomed.path, n)).statusCode, 200);
       const other = await webhookRecipe(t, [callUpstream()]);
@@ -139,7 +163,10 @@ describe('POST /webhooks/rest/:key/:event under overload', () => {
       assert.equal((await post(other.path, 1)).statusCode, 200);
       assert.equal((await post(other.path, 2)).statusCode, 429, `${kind}: the workspace holds its 5`);
       assert.equal((await t.call('PUT', `/api/recipes/${doomed.id}/stop`)).status, 200);
-      const deleted = kind === 'folder' ? await t.call('DELETE', `/api/folders/${folder.body.id}`) : await t.call('DELETE', `/api/projects/${project.projectId}`);
+      const deleted =
+        kind === 'folder'
+          ? await t.call('DELETE', `/api/folders/${folder.body.id}`)
+          : await t.call('DELETE', `/api/projects/${project.projectId}`);
       assert.equal(deleted.status, 200);
       assert.equal((await post(other.path, 3)).statusCode, 200, `${kind}: the deleted recipe's places are free`);
       await finishAll();
@@ -151,16 +178,41 @@ describe('recipe-backed API endpoints under overload', () => {
   test('beyond the recipe backlog: 429 {"error"} with Retry-After, and no job', async () => {
     const collection = (await t.call('POST', '/api/api_collections', { body: { name: 'Busy API' } })).body.id;
     const client = await t.call('POST', '/api/api_clients', { body: { name: 'Caller' } });
-    const token = (await t.call('POST', '/api/api_access_profiles', { body: { name: 'caller', api_client_id: client.body.id, api_collection_ids: [collection], auth_type: 'token' } })).body.secret;
-    const recipe = await createRecipe(t, numbered({ keyword: 'trigger', provider: 'workato_api_platform', name: 'receive_request', as: 'req', input: { request: { content_type: 'json' } }, block: [
-      callUpstream(),
-      action('workato_api_platform', 'return_response', 'resp', { http_status_code: '200', response: { done: 'yes' } }),
-    ] }));
+    const token = (
+      await t.call('POST', '/api/api_access_profiles', {
+        body: { name: 'caller', api_client_id: client.body.id, api_collection_ids: [collection], auth_type: 'token' },
+      })
+    ).body.secret;
+    const recipe = await createRecipe(
+      t,
+      numbered({
+        keyword: 'trigger',
+        provider: 'workato_api_platform',
+        name: 'receive_request',
+        as: 'req',
+        input: { request: { content_type: 'json' } },
+        block: [
+          callUpstream(),
+          action('workato_api_platform', 'return_response', 'resp', {
+            http_status_code: '200',
+            response: { done: 'yes' },
+          }),
+        ],
+      }),
+    );
     await startRecipe(t, recipe);
-    const endpoint = await t.call('POST', `/api/api_collections/${collection}/api_endpoints`, { body: { name: 'work', method: 'POST', path: 'work', flow_id: recipe } });
+    const endpoint = await t.call('POST', `/api/api_collections/${collection}/api_endpoints`, {
+      body: { name: 'work', method: 'POST', path: 'work', flow_id: recipe },
+    });
     assert.equal((await t.call('PUT', `/api/api_endpoints/${endpoint.body.id}/enable`)).status, 200);
     const url = decodeURIComponent(new URL(endpoint.body.url).pathname);
-    const call = () => t.app.inject({ method: 'POST', url, headers: { 'api-token': token, 'content-type': 'application/json' }, payload: '{}' });
+    const call = () =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'api-token': token, 'content-type': 'application/json' },
+        payload: '{}',
+      });
 
     const waiting = [call(), call(), call()];
     // The three calls' jobs are stored (and wait on the upstream) before the fourth comes in.
@@ -175,7 +227,8 @@ describe('recipe-backed API endpoints under overload', () => {
     assert.equal(await jobCount(recipe), 3);
 
     release();
-    for (const reply of await Promise.all(waiting)) assert.deepEqual([reply.statusCode, reply.json()], [200, { done: 'yes' }]);
+    for (const reply of await Promise.all(waiting))
+      assert.deepEqual([reply.statusCode, reply.json()], [200, { done: 'yes' }]);
     await t.engine.idle();
     hold();
     assert.equal((await t.call('GET', `/api/recipes/${recipe}/jobs?status=succeeded`)).body.job_scope_count, 3);

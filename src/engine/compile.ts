@@ -10,7 +10,19 @@ import { compileInput, InputError, pillsOf, singlePill, type Compiled } from './
 import { listKey, type Pill } from './datapills.ts';
 import { fieldDefs, type FieldDef } from './schema.ts';
 
-export const KEYWORDS = ['trigger', 'action', 'if', 'elsif', 'else', 'foreach', 'repeat', 'while_condition', 'try', 'catch', 'stop'] as const;
+export const KEYWORDS = [
+  'trigger',
+  'action',
+  'if',
+  'elsif',
+  'else',
+  'foreach',
+  'repeat',
+  'while_condition',
+  'try',
+  'catch',
+  'stop',
+] as const;
 export type Keyword = (typeof KEYWORDS)[number];
 
 export type ErrorDetail = [string, unknown, string, (string | Record<string, string>)?];
@@ -69,7 +81,11 @@ const MAX_RETRIES = 10;
 const MAX_DEPTH = 100;
 
 const BODY: ReadonlySet<Keyword> = new Set(['action', 'if', 'foreach', 'repeat', 'try', 'stop']);
-const SPECIAL_PILL_PROVIDERS: Partial<Record<Keyword, string>> = { foreach: 'foreach', repeat: 'repeat', catch: 'catch' };
+const SPECIAL_PILL_PROVIDERS: Partial<Record<Keyword, string>> = {
+  foreach: 'foreach',
+  repeat: 'repeat',
+  catch: 'catch',
+};
 
 class Collector {
   readonly errors = new Map<number, ErrorDetail[]>();
@@ -129,14 +145,34 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
     checkPlacement(kw, parent, number, errors);
 
     const as = str(step.as);
-    if (as !== null && as.length > 48) errors.add(number, ['as', as.slice(0, 60), 'is too long (maximum is 48 characters)']);
+    if (as !== null && as.length > 48)
+      errors.add(number, ['as', as.slice(0, 60), 'is too long (maximum is 48 characters)']);
     const provider = kw === 'trigger' || kw === 'action' ? str(step.provider) : null;
     const name = kw === 'trigger' || kw === 'action' ? str(step.name) : null;
     const compiled: CompiledStep = {
-      keyword: kw, number, provider, name, as, skip: step.skip === true, maskData: step.mask_data === true,
-      input: { k: 'object', entries: [] }, block: [], condition: null, branches: [], catchStep: null, whileCondition: null,
-      source: null, sourceKey: null, batchSize: null, clearScope: flag(step.clear_scope), retries: null, descendants: [],
-      action: null, trigger: null, connector: null, inputSchema: fieldDefs(step.extended_input_schema),
+      keyword: kw,
+      number,
+      provider,
+      name,
+      as,
+      skip: step.skip === true,
+      maskData: step.mask_data === true,
+      input: { k: 'object', entries: [] },
+      block: [],
+      condition: null,
+      branches: [],
+      catchStep: null,
+      whileCondition: null,
+      source: null,
+      sourceKey: null,
+      batchSize: null,
+      clearScope: flag(step.clear_scope),
+      retries: null,
+      descendants: [],
+      action: null,
+      trigger: null,
+      connector: null,
+      inputSchema: fieldDefs(step.extended_input_schema),
     };
     if (as !== null) {
       if (steps.has(as)) errors.add(number, ['as', as, 'is not unique in the recipe']);
@@ -155,16 +191,26 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
     } else {
       try {
         // A code step's source is text, never a formula or a template: `#{...}` in Ruby or Python stays as written.
-        const source = provider !== null && CODE_PROVIDERS.has(provider) && typeof input.code === 'string' ? input.code : undefined;
-        compiled.input = compileInput(source === undefined ? input : Object.fromEntries(Object.entries(input).filter(([key]) => key !== 'code')), '');
-        if (source !== undefined && compiled.input.k === 'object') compiled.input.entries.push(['code', { k: 'literal', v: source }]);
+        const source =
+          provider !== null && CODE_PROVIDERS.has(provider) && typeof input.code === 'string' ? input.code : undefined;
+        compiled.input = compileInput(
+          source === undefined ? input : Object.fromEntries(Object.entries(input).filter(([key]) => key !== 'code')),
+          '',
+        );
+        if (source !== undefined && compiled.input.k === 'object')
+          compiled.input.entries.push(['code', { k: 'literal', v: source }]);
       } catch (error) {
         if (!(error instanceof InputError)) throw error;
         errors.add(number, [labelOf(error.path), error.value, error.message, error.path]);
       }
     }
 
-    if (kw === 'trigger' && step.filter !== undefined && step.filter !== null && !(isObject(step.filter) && Object.keys(step.filter).length === 0)) {
+    if (
+      kw === 'trigger' &&
+      step.filter !== undefined &&
+      step.filter !== null &&
+      !(isObject(step.filter) && Object.keys(step.filter).length === 0)
+    ) {
       try {
         compiled.condition = compileCondition(step.filter, 'filter');
       } catch (error) {
@@ -178,7 +224,8 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
     if (kw === 'foreach') {
       if (as === null) errors.add(number, ['as', null, "can't be blank"]);
       const rawSource = step.source ?? (isObject(input) ? input.source : undefined);
-      if (rawSource === undefined || rawSource === '') errors.add(number, ['Source list', null, "can't be blank", 'source']);
+      if (rawSource === undefined || rawSource === '')
+        errors.add(number, ['Source list', null, "can't be blank", 'source']);
       else {
         try {
           compiled.source = compileInput(rawSource, 'source');
@@ -191,7 +238,8 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
       }
       if (step.repeat_mode === 'batch') {
         const size = Number(step.batch_size ?? 100);
-        if (!Number.isInteger(size) || size < 1 || size > 10_000) errors.add(number, ['Batch size', step.batch_size, 'must be a whole number from 1 to 10000', 'batch_size']);
+        if (!Number.isInteger(size) || size < 1 || size > 10_000)
+          errors.add(number, ['Batch size', step.batch_size, 'must be a whole number from 1 to 10000', 'batch_size']);
         else compiled.batchSize = size;
       } else if (step.repeat_mode !== undefined && step.repeat_mode !== 'simple') {
         errors.add(number, ['Repeat mode', step.repeat_mode, 'must be simple or batch', 'repeat_mode']);
@@ -201,15 +249,29 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
     if (kw === 'catch' && isObject(input)) {
       const retryCount = Number(input.max_retry_count ?? 0);
       const interval = Number(input.retry_interval ?? 2);
-      if (!Number.isInteger(retryCount) || retryCount < 0 || retryCount > MAX_RETRIES) errors.add(number, ['Retry count', input.max_retry_count, `must be a whole number from 0 to ${MAX_RETRIES}`, 'max_retry_count']);
-      else if (!Number.isFinite(interval) || interval < 0 || interval > 3600) errors.add(number, ['Retry interval', input.retry_interval, 'must be a number of seconds from 0 to 3600', 'retry_interval']);
+      if (!Number.isInteger(retryCount) || retryCount < 0 || retryCount > MAX_RETRIES)
+        errors.add(number, [
+          'Retry count',
+          input.max_retry_count,
+          `must be a whole number from 0 to ${MAX_RETRIES}`,
+          'max_retry_count',
+        ]);
+      else if (!Number.isFinite(interval) || interval < 0 || interval > 3600)
+        errors.add(number, [
+          'Retry interval',
+          input.retry_interval,
+          'must be a number of seconds from 0 to 3600',
+          'retry_interval',
+        ]);
       else compiled.retries = { count: retryCount, intervalSeconds: interval };
     }
 
     const rawBlock = step.block;
     const hasBlock = Array.isArray(rawBlock) && rawBlock.length > 0;
-    if ((kw === 'action' || kw === 'stop' || kw === 'while_condition') && hasBlock) errors.add(number, ['block', null, `a ${kw} step cannot have a block`]);
-    if (rawBlock !== undefined && rawBlock !== null && !Array.isArray(rawBlock)) errors.add(number, ['block', null, 'must be an array']);
+    if ((kw === 'action' || kw === 'stop' || kw === 'while_condition') && hasBlock)
+      errors.add(number, ['block', null, `a ${kw} step cannot have a block`]);
+    if (rawBlock !== undefined && rawBlock !== null && !Array.isArray(rawBlock))
+      errors.add(number, ['block', null, 'must be an array']);
     if (Array.isArray(rawBlock) && kw !== 'action' && kw !== 'stop' && kw !== 'while_condition') {
       for (const child of rawBlock) {
         const c = compileStep(child, kw, depth + 1);
@@ -219,17 +281,27 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
           if (compiled.catchStep) errors.add(c.number, ['keyword', 'catch', 'a try has at most one catch']);
           compiled.catchStep = c;
         } else if (kw === 'repeat' && c.keyword === 'while_condition') {
-          if (compiled.whileCondition) errors.add(c.number, ['keyword', 'while_condition', 'a repeat has exactly one while_condition']);
+          if (compiled.whileCondition)
+            errors.add(c.number, ['keyword', 'while_condition', 'a repeat has exactly one while_condition']);
           compiled.whileCondition = c;
         } else {
           if ((kw === 'if' && compiled.branches.length > 0) || (kw === 'try' && compiled.catchStep)) {
-            errors.add(c.number, ['keyword', c.keyword, `must come before the ${kw === 'if' ? 'elsif/else' : 'catch'} of its block`]);
+            errors.add(c.number, [
+              'keyword',
+              c.keyword,
+              `must come before the ${kw === 'if' ? 'elsif/else' : 'catch'} of its block`,
+            ]);
           }
           compiled.block.push(c);
         }
       }
       const elseAt = compiled.branches.findIndex((b) => b.keyword === 'else');
-      if (elseAt >= 0 && elseAt !== compiled.branches.length - 1) errors.add((compiled.branches[elseAt] as CompiledStep).number, ['keyword', 'else', 'must be the last branch of its if']);
+      if (elseAt >= 0 && elseAt !== compiled.branches.length - 1)
+        errors.add((compiled.branches[elseAt] as CompiledStep).number, [
+          'keyword',
+          'else',
+          'must be the last branch of its if',
+        ]);
     }
     if (kw === 'repeat' && !compiled.whileCondition) errors.add(number, ['while_condition', null, "can't be blank"]);
     compiled.descendants = collectAliases(compiled);
@@ -238,10 +310,29 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
 
   function skippedStep(step: Step, kw: Keyword, number: number): CompiledStep {
     const placeholder = (raw: Step, keyword: Keyword, n: number): CompiledStep => ({
-      keyword, number: n, provider: null, name: null, as: str(raw.as), skip: true, maskData: false,
-      input: { k: 'object', entries: [] }, block: [], condition: null, branches: [], catchStep: null, whileCondition: null,
-      source: null, sourceKey: null, batchSize: null, clearScope: false, retries: null, descendants: [],
-      action: null, trigger: null, connector: null, inputSchema: [],
+      keyword,
+      number: n,
+      provider: null,
+      name: null,
+      as: str(raw.as),
+      skip: true,
+      maskData: false,
+      input: { k: 'object', entries: [] },
+      block: [],
+      condition: null,
+      branches: [],
+      catchStep: null,
+      whileCondition: null,
+      source: null,
+      sourceKey: null,
+      batchSize: null,
+      clearScope: false,
+      retries: null,
+      descendants: [],
+      action: null,
+      trigger: null,
+      connector: null,
+      inputSchema: [],
     });
     const top = placeholder(step, kw, number);
     const stack: unknown[] = [step];
@@ -250,7 +341,17 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
       if (!isObject(raw)) continue;
       const s = raw as Step;
       const as = str(s.as);
-      if (as !== null && !steps.has(as)) steps.set(as, s === step ? top : placeholder(s, (KEYWORDS as readonly string[]).includes(String(s.keyword)) ? (s.keyword as Keyword) : kw, typeof s.number === 'number' ? s.number : number));
+      if (as !== null && !steps.has(as))
+        steps.set(
+          as,
+          s === step
+            ? top
+            : placeholder(
+                s,
+                (KEYWORDS as readonly string[]).includes(String(s.keyword)) ? (s.keyword as Keyword) : kw,
+                typeof s.number === 'number' ? s.number : number,
+              ),
+        );
       if (Array.isArray(s.block)) stack.push(...s.block);
     }
     top.descendants = collectAliases(top);
@@ -258,7 +359,8 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
   }
 
   const trigger = compileStep(code, null, 0);
-  if (trigger && trigger.keyword !== 'trigger') errors.add(trigger.number, ['keyword', trigger.keyword, 'the root step must be the trigger']);
+  if (trigger && trigger.keyword !== 'trigger')
+    errors.add(trigger.number, ['keyword', trigger.keyword, 'the root step must be the trigger']);
   if (trigger) checkPills(trigger, steps, errors);
 
   const connectionProviders = [...steps.values(), ...(trigger ? [trigger] : [])]
@@ -272,16 +374,26 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
 }
 
 function labelOf(path: string): string {
-  const label = path === '' ? 'input' : path.split('.').map((p) => p.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase())).join('/');
+  const label =
+    path === ''
+      ? 'input'
+      : path
+          .split('.')
+          .map((p) => p.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase()))
+          .join('/');
   return label.length > 100 ? `${label.slice(0, 97)}...` : label;
 }
 
 function checkPlacement(kw: Keyword, parent: Keyword | null, number: number, errors: Collector): void {
   const allowed =
-    kw === 'trigger' ? parent === null
-      : kw === 'elsif' || kw === 'else' ? parent === 'if'
-        : kw === 'catch' ? parent === 'try'
-          : kw === 'while_condition' ? parent === 'repeat'
+    kw === 'trigger'
+      ? parent === null
+      : kw === 'elsif' || kw === 'else'
+        ? parent === 'if'
+        : kw === 'catch'
+          ? parent === 'try'
+          : kw === 'while_condition'
+            ? parent === 'repeat'
             : BODY.has(kw) && parent !== null;
   if (!allowed) {
     const where = parent === null ? 'at the root' : `inside a ${parent} block`;
@@ -306,14 +418,19 @@ function bindConnector(step: CompiledStep, input: unknown, errors: Collector): v
   }
   const def = step.keyword === 'trigger' ? connector.triggers[step.name] : connector.actions[step.name];
   if (!def || !Object.hasOwn(step.keyword === 'trigger' ? connector.triggers : connector.actions, step.name)) {
-    errors.add(step.number, ['name', step.name, `is invalid: ${connector.provider} has no ${step.keyword} named ${step.name}`]);
+    errors.add(step.number, [
+      'name',
+      step.name,
+      `is invalid: ${connector.provider} has no ${step.keyword} named ${step.name}`,
+    ]);
     return;
   }
   if (step.keyword === 'trigger') step.trigger = def as TriggerDef;
   else step.action = def as ActionDef;
   for (const field of def.required ?? []) {
     const value = field.path.split('.').reduce<unknown>((v, key) => (isObject(v) ? v[key] : undefined), input);
-    if (value === undefined || value === null || value === '') errors.add(step.number, [field.label, null, "can't be blank", field.path]);
+    if (value === undefined || value === null || value === '')
+      errors.add(step.number, [field.label, null, "can't be blank", field.path]);
   }
   if (step.keyword === 'trigger' && (def as TriggerDef).check && isObject(input)) {
     for (const problem of (def as TriggerDef).check?.(input as never) ?? []) errors.add(step.number, problem);
@@ -344,12 +461,30 @@ function checkPills(trigger: CompiledStep, steps: Map<string, CompiledStep>, err
         errors.add(s.number, ['Datapill', pill.line, `refers to step "${pill.line}", which is not in the recipe`]);
         continue;
       }
-      const expected = target.keyword === 'trigger' || target.keyword === 'action' ? target.provider : SPECIAL_PILL_PROVIDERS[target.keyword];
-      if (expected !== undefined && expected !== null && pill.provider !== expected && !(target.provider === 'workato_variable' && pill.provider === 'workato_variable')) {
-        errors.add(s.number, ['Datapill', pill.line, `names provider "${pill.provider}" but step "${pill.line}" is ${expected}`]);
+      const expected =
+        target.keyword === 'trigger' || target.keyword === 'action'
+          ? target.provider
+          : SPECIAL_PILL_PROVIDERS[target.keyword];
+      if (
+        expected !== undefined &&
+        expected !== null &&
+        pill.provider !== expected &&
+        !(target.provider === 'workato_variable' && pill.provider === 'workato_variable')
+      ) {
+        errors.add(s.number, [
+          'Datapill',
+          pill.line,
+          `names provider "${pill.provider}" but step "${pill.line}" is ${expected}`,
+        ]);
       }
     }
-    for (const child of [...s.block, ...s.branches, ...(s.catchStep ? [s.catchStep] : []), ...(s.whileCondition ? [s.whileCondition] : [])]) visit(child);
+    for (const child of [
+      ...s.block,
+      ...s.branches,
+      ...(s.catchStep ? [s.catchStep] : []),
+      ...(s.whileCondition ? [s.whileCondition] : []),
+    ])
+      visit(child);
   };
   visit(trigger);
 }

@@ -8,7 +8,12 @@ import { StepError, type ConnectionValues } from './connectors/types.ts';
 import type { ConfigEntry } from './document.ts';
 
 /** The connection id of the provider's slot; null when the slot is empty; 'missing' when it names no authorized connection. */
-export async function connectionSlot(db: Db, row: RecipeRow, config: ConfigEntry[], provider: string): Promise<number | null | 'missing'> {
+export async function connectionSlot(
+  db: Db,
+  row: RecipeRow,
+  config: ConfigEntry[],
+  provider: string,
+): Promise<number | null | 'missing'> {
   const slot = config.find((c) => c.provider === provider);
   if (!slot || slot.account_id === null) return null;
   const scope = { workspaceId: row.workspace_id, environmentId: row.environment_id };
@@ -24,14 +29,29 @@ export async function connectionSlot(db: Db, row: RecipeRow, config: ConfigEntry
 }
 
 /** The slot's connection with its credentials, for a step; a step error when it cannot be used. */
-export async function resolveSlot(ctx: ServiceContext, row: RecipeRow, config: ConfigEntry[], provider: string, scope: { workspaceId: number; environmentId: number }): Promise<ConnectionValues | null> {
+export async function resolveSlot(
+  ctx: ServiceContext,
+  row: RecipeRow,
+  config: ConfigEntry[],
+  provider: string,
+  scope: { workspaceId: number; environmentId: number },
+): Promise<ConnectionValues | null> {
   const id = await connectionSlot(ctx.db, row, config, provider);
   if (id === null) return null;
-  if (id === 'missing') throw new StepError('Connection error', `the ${provider} connection of this recipe is missing or not authorized`);
+  if (id === 'missing')
+    throw new StepError('Connection error', `the ${provider} connection of this recipe is missing or not authorized`);
   try {
     const credentials = await resolveConnectionCredentials(ctx, scope, id);
-    return { id, provider: credentials.provider, values: credentials.values, ...(credentials.rest ? { rest: credentials.rest } : {}) };
+    return {
+      id,
+      provider: credentials.provider,
+      values: credentials.values,
+      ...(credentials.rest ? { rest: credentials.rest } : {}),
+    };
   } catch (error) {
-    throw new StepError('Connection error', `the ${provider} connection cannot be used: ${(error as Error).name === 'AppError' ? 'not found' : (error as Error).message}`);
+    throw new StepError(
+      'Connection error',
+      `the ${provider} connection cannot be used: ${(error as Error).name === 'AppError' ? 'not found' : (error as Error).message}`,
+    );
   }
 }

@@ -5,7 +5,12 @@
 // never without its jobs, across kill -9. The jobs then wake the queue.
 import type { ServiceContext } from '../context.ts';
 import type { Db, RecipeRow } from '../db/types.ts';
-import { findTableByRef, type RecordChange, type RecordListener, type VisibleTable } from '../api/data_tables/data_tables.service.ts';
+import {
+  findTableByRef,
+  type RecordChange,
+  type RecordListener,
+  type VisibleTable,
+} from '../api/data_tables/data_tables.service.ts';
 import { recordHash, tableRefOf } from './connectors/workato_db_table.ts';
 import { fromPlain, type Hash, type Value } from './formula/values.ts';
 
@@ -44,7 +49,12 @@ export function createDataTableTriggers(deps: {
       disarm(row.id);
       const ref = tableRefOf(input);
       if (ref === null) return false;
-      const scope = { workspaceId: row.workspace_id, environmentId: row.environment_id, allFolders: true, folderIds: [] };
+      const scope = {
+        workspaceId: row.workspace_id,
+        environmentId: row.environment_id,
+        allFolders: true,
+        folderIds: [],
+      };
       const table = await findTableByRef(deps.ctx, scope, ref);
       if (!table) return false;
       byRecipe.set(row.id, { row, tableId: table.id, updates: name === 'updated_records_realtime' });
@@ -65,7 +75,8 @@ export function createDataTableTriggers(deps: {
         for (const change of changes) {
           if (change.old !== null && !watch.updates) continue;
           const event: Record<string, Value> = { record: recordHash(table, change.record, 'field_hash_to_value') };
-          if (watch.updates) event.old_record = change.old ? recordHash(table, change.old, 'field_hash_to_value') : fromPlain({});
+          if (watch.updates)
+            event.old_record = change.old ? recordHash(table, change.old, 'field_hash_to_value') : fromPlain({});
           const job = await deps.storeJob(trx, watch.row, fromPlain(event) as Hash);
           if (job?.queued) handles.push(job.handle);
         }

@@ -23,12 +23,14 @@ export function parseStructuredPill(json: string): Pill {
   } catch {
     throw new PillError('datapill is not valid JSON');
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new PillError('datapill must be a JSON object');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new PillError('datapill must be a JSON object');
   const pill = raw as Record<string, unknown>;
   const type = pill.pill_type;
   // Project properties are read the same way: the job's properties are the environment's, overridden by the project's.
   if (type === 'account_property' || type === 'project_property') {
-    if (typeof pill.property_name !== 'string' || pill.property_name === '') throw new PillError(`${type} datapill needs property_name`);
+    if (typeof pill.property_name !== 'string' || pill.property_name === '')
+      throw new PillError(`${type} datapill needs property_name`);
     return { type: 'account_property', name: pill.property_name };
   }
   const path = pathOf(pill.path);
@@ -37,7 +39,8 @@ export function parseStructuredPill(json: string): Pill {
     return { type: 'job_context', path: path as string[] };
   }
   if (type === 'output' || type === undefined) {
-    if (typeof pill.line !== 'string' || pill.line === '') throw new PillError('datapill needs a line (the step alias)');
+    if (typeof pill.line !== 'string' || pill.line === '')
+      throw new PillError('datapill needs a line (the step alias)');
     if (typeof pill.provider !== 'string' || pill.provider === '') throw new PillError('datapill needs a provider');
     return { type: 'output', provider: pill.provider, line: pill.line, path };
   }
@@ -70,7 +73,10 @@ export function translateLegacyPill(args: readonly string[]): Pill {
   if (first === undefined) throw new PillError('legacy datapill needs a path');
   const dotted = kind === 'list_meta' && listPath !== undefined ? `${listPath}.____Size` : first;
   const parts = dotted.split('.');
-  if (parts[0] !== 'data' || parts.length < 3) throw new PillError(`legacy datapill ${JSON.stringify(first).slice(0, 60)} does not start with data.<provider>.<step>`);
+  if (parts[0] !== 'data' || parts.length < 3)
+    throw new PillError(
+      `legacy datapill ${JSON.stringify(first).slice(0, 60)} does not start with data.<provider>.<step>`,
+    );
   const provider = parts[1] as string;
   if (provider === 'workato' && parts[2] === 'job_context') return { type: 'job_context', path: parts.slice(3) };
   const line = parts[2] as string;

@@ -53,7 +53,8 @@ export const MAX_DOCUMENT_CHARS = 64 * 1024 * 1024;
 /** A JSON string or an already-parsed value; a string that is not JSON is a DocumentError. */
 export function parseJsonField(value: unknown, field: string): unknown {
   if (typeof value !== 'string') return value;
-  if (value.length > MAX_DOCUMENT_CHARS) throw new DocumentError(field, `is too large (maximum is ${MAX_DOCUMENT_CHARS} characters)`);
+  if (value.length > MAX_DOCUMENT_CHARS)
+    throw new DocumentError(field, `is too large (maximum is ${MAX_DOCUMENT_CHARS} characters)`);
   try {
     return JSON.parse(value);
   } catch {
@@ -88,9 +89,15 @@ export function unwrapCode(parsed: unknown): UnwrappedCode {
     const version = isObject(parsed.version) ? parsed.version : {};
     const config = parsed.config ?? version.config;
     if (config !== undefined) out.config = config;
-    const name = typeof parsed.name === 'string' ? parsed.name : typeof version.name === 'string' ? version.name : undefined;
+    const name =
+      typeof parsed.name === 'string' ? parsed.name : typeof version.name === 'string' ? version.name : undefined;
     if (name !== undefined) out.name = name;
-    const description = typeof parsed.description === 'string' ? parsed.description : typeof version.description === 'string' ? version.description : undefined;
+    const description =
+      typeof parsed.description === 'string'
+        ? parsed.description
+        : typeof version.description === 'string'
+          ? version.description
+          : undefined;
     if (description !== undefined) out.description = description;
     const concurrency = parsed.concurrency ?? version.worker_concurrency;
     if (typeof concurrency === 'number' && Number.isInteger(concurrency)) out.concurrency = concurrency;
@@ -106,7 +113,8 @@ export function providersOf(code: unknown): { trigger: string | null; actions: s
   let seen = 0;
   const visit = (node: unknown, depth: number) => {
     if (!isObject(node) || depth > 200 || ++seen > 100_000) return;
-    const provider = typeof node.provider === 'string' && node.provider !== '' && node.provider !== 'catch' ? node.provider : null;
+    const provider =
+      typeof node.provider === 'string' && node.provider !== '' && node.provider !== 'catch' ? node.provider : null;
     if (node.keyword === 'trigger' && trigger === null) trigger = provider;
     else if (provider !== null && !actions.includes(provider)) actions.push(provider);
     if (Array.isArray(node.block)) for (const child of node.block) visit(child, depth + 1);
@@ -119,15 +127,25 @@ export function providersOf(code: unknown): { trigger: string | null; actions: s
 export function normaliseConfig(raw: unknown, code: unknown): ConfigEntry[] {
   const parsed = parseJsonField(raw, 'config');
   const providers = providersOf(code);
-  const used = [...(providers.trigger ? [providers.trigger] : []), ...providers.actions.filter((p) => p !== providers.trigger)];
+  const used = [
+    ...(providers.trigger ? [providers.trigger] : []),
+    ...providers.actions.filter((p) => p !== providers.trigger),
+  ];
   if (parsed === undefined || parsed === null) {
-    return used.map((provider) => ({ keyword: 'application', name: provider, provider, skip_validation: false, account_id: null }));
+    return used.map((provider) => ({
+      keyword: 'application',
+      name: provider,
+      provider,
+      skip_validation: false,
+      account_id: null,
+    }));
   }
   if (!Array.isArray(parsed)) throw new DocumentError('config', 'must be an array of application entries');
   if (parsed.length > 1000) throw new DocumentError('config', 'has too many entries');
   return parsed.map((entry, i): ConfigEntry => {
     if (!isObject(entry)) throw new DocumentError('config', `entry ${i} must be an object`);
-    const provider = typeof entry.provider === 'string' ? entry.provider : typeof entry.name === 'string' ? entry.name : '';
+    const provider =
+      typeof entry.provider === 'string' ? entry.provider : typeof entry.name === 'string' ? entry.name : '';
     if (provider === '') throw new DocumentError('config', `entry ${i} needs a provider`);
     const account = entry.account_id;
     let accountId: ConfigEntry['account_id'] = null;

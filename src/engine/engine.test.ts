@@ -13,7 +13,9 @@ import { createEngine } from './engine.ts';
 import type { EngineEventName } from './events.ts';
 
 let t: TestApp;
-before(async () => { t = await createTestApp({ env: { BODY_LIMIT_BYTES: '4096' } }); });
+before(async () => {
+  t = await createTestApp({ env: { BODY_LIMIT_BYTES: '4096' } });
+});
 after(() => t.close());
 
 const wait = (seconds: string) => action('clock', 'wait_for_interval', 'pause', { interval: seconds });
@@ -28,7 +30,9 @@ function watchJobs(recipeId: number) {
     order.push(e.jobId);
     peak = Math.max(peak, ++runningNow);
   });
-  const offDone = t.engine.events.on('job.succeeded', (e) => { if (e.recipeId === recipeId) runningNow--; });
+  const offDone = t.engine.events.on('job.succeeded', (e) => {
+    if (e.recipeId === recipeId) runningNow--;
+  });
   return {
     stop() {
       offStart();
@@ -53,12 +57,21 @@ describe('job queue', () => {
     test(`concurrency ${concurrency}: at most ${concurrency} job(s) of the recipe run at once, in arrival order`, async () => {
       const { id, path } = await webhookRecipe(t, [wait('0.03')], { concurrency });
       const watch = watchJobs(id);
-      for (let n = 0; n < 5; n++) assert.equal((await t.app.inject({ method: 'POST', url: path, payload: { n } })).statusCode, 200);
+      for (let n = 0; n < 5; n++)
+        assert.equal((await t.app.inject({ method: 'POST', url: path, payload: { n } })).statusCode, 200);
       await t.engine.idle();
       const { order, peak } = watch.stop();
       assert.equal(peak, concurrency);
-      const jobs = await t.ctx.db.selectFrom('jobs').select('handle').where('recipe_id', '=', id).orderBy('id').execute();
-      assert.deepEqual(order, jobs.map((j) => j.handle));
+      const jobs = await t.ctx.db
+        .selectFrom('jobs')
+        .select('handle')
+        .where('recipe_id', '=', id)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        order,
+        jobs.map((j) => j.handle),
+      );
       assert.equal((await t.call('GET', `/api/recipes/${id}`)).body.job_succeeded_count, 5);
     });
   }
@@ -66,12 +79,22 @@ describe('job queue', () => {
   test('a burst of short jobs: each ending job hands its slot to the next queued one; concurrency, order, lines and counters hold', async () => {
     const { id, path } = await webhookRecipe(t, [log('a', 'first'), log('b', 'second')], { concurrency: 4 });
     const watch = watchJobs(id);
-    const replies = await Promise.all(Array.from({ length: 40 }, (_, n) => t.app.inject({ method: 'POST', url: path, payload: { n } })));
-    assert.deepEqual(replies.map((r) => r.statusCode), Array.from({ length: 40 }, () => 200));
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, n) => t.app.inject({ method: 'POST', url: path, payload: { n } })),
+    );
+    assert.deepEqual(
+      replies.map((r) => r.statusCode),
+      Array.from({ length: 40 }, () => 200),
+    );
     await t.engine.idle();
     const { order, peak } = watch.stop();
     assert.ok(peak <= 4, `at most 4 jobs at once, saw ${peak}`);
-    const jobs = await t.ctx.db.selectFrom('jobs').select(['id', 'handle', 'status', 'task_count']).where('recipe_id', '=', id).orderBy('id').execute();
+    const jobs = await t.ctx.db
+      .selectFrom('jobs')
+      .select(['id', 'handle', 'status', 'task_count'])
+      .where('recipe_id', '=', id)
+      .orderBy('id')
+      .execute();
     assert.equal(jobs.length, 40);
     // Oldest first: jobs claimed in one transaction (an ending job's successor and the
     // dispatcher's claim) may start in either order, so a job starts at most 3 places (the
@@ -82,16 +105,37 @@ describe('job queue', () => {
     // not give the order the queue saw there (record-ends.test.ts checks the claims' order).
     const arrival = new Map(jobs.map((j, i) => [j.handle, i]));
     assert.equal(order.length, 40);
-    if (sharesCommits(t.ctx.db)) order.forEach((handle, i) => assert.ok((arrival.get(handle) as number) < i + 4, `job ${arrival.get(handle)} of the arrival order started ${i}th`));
+    if (sharesCommits(t.ctx.db))
+      order.forEach((handle, i) =>
+        assert.ok(
+          (arrival.get(handle) as number) < i + 4,
+          `job ${arrival.get(handle)} of the arrival order started ${i}th`,
+        ),
+      );
     else assert.deepEqual([...order].sort(), [...arrival.keys()].sort(), 'every job started once');
     assert.ok(jobs.every((j) => j.status === 'succeeded'));
-    const lines = await t.ctx.db.selectFrom('job_lines').select((eb) => ['job_id', eb.fn.countAll<number>().as('n')]).where('job_id', 'in', jobs.map((j) => j.id)).groupBy('job_id').execute();
+    const lines = await t.ctx.db
+      .selectFrom('job_lines')
+      .select((eb) => ['job_id', eb.fn.countAll<number>().as('n')])
+      .where(
+        'job_id',
+        'in',
+        jobs.map((j) => j.id),
+      )
+      .groupBy('job_id')
+      .execute();
     assert.equal(lines.length, 40);
-    assert.ok(lines.every((l) => Number(l.n) === Number(lines[0]!.n) && Number(l.n) >= 3), 'every job has its trigger line and its two steps');
+    assert.ok(
+      lines.every((l) => Number(l.n) === Number(lines[0]!.n) && Number(l.n) >= 3),
+      'every job has its trigger line and its two steps',
+    );
     const recipe = (await t.call('GET', `/api/recipes/${id}`)).body;
     assert.equal(recipe.job_succeeded_count, 40);
     assert.equal(recipe.job_failed_count, 0);
-    assert.equal(recipe.lifetime_task_count, jobs.reduce((n, j) => n + j.task_count, 0));
+    assert.equal(
+      recipe.lifetime_task_count,
+      jobs.reduce((n, j) => n + j.task_count, 0),
+    );
   });
 
   test('jobs queued for a stopped recipe wait, and run when it starts again', async () => {
@@ -101,21 +145,47 @@ describe('job queue', () => {
     const handle = await t.engine.enqueue(row, { payload: {} } as never);
     assert.ok(handle);
     await new Promise((resolve) => setTimeout(resolve, 120));
-    const queued = await t.ctx.db.selectFrom('jobs').select('status').where('handle', '=', handle).executeTakeFirstOrThrow();
+    const queued = await t.ctx.db
+      .selectFrom('jobs')
+      .select('status')
+      .where('handle', '=', handle)
+      .executeTakeFirstOrThrow();
     assert.equal(queued.status, 'queued');
     const pending = await t.call('GET', `/api/recipes/${id}/jobs?status=pending`);
     assert.equal(pending.body.items[0].status, 'pending');
     assert.equal(pending.body.items[0].completed_at, null);
     await t.call('PUT', `/api/recipes/${id}/start`);
     await t.engine.idle();
-    const done = await t.ctx.db.selectFrom('jobs').select('status').where('handle', '=', handle).executeTakeFirstOrThrow();
+    const done = await t.ctx.db
+      .selectFrom('jobs')
+      .select('status')
+      .where('handle', '=', handle)
+      .executeTakeFirstOrThrow();
     assert.equal(done.status, 'succeeded');
   });
 
   test('after a crash: a job left running is failed as interrupted (never silently dropped); queued jobs run', async () => {
     const { id } = await webhookRecipe(t, [log('n', 'ran')]);
     const stamp = toStored(t.ctx.clock.now());
-    const base = { recipe_id: id, title: 'HTTP: new event', trigger_output: '{"payload":{}}', error: null, error_parts: null, is_poll_error: 0 as const, is_repeat: 0 as const, is_test: 0 as const, master_job_handle: null, calling_recipe_id: null, calling_job_handle: null, root_recipe_id: null, root_job_handle: null, task_count: 0, created_at: stamp, started_at: stamp, completed_at: null };
+    const base = {
+      recipe_id: id,
+      title: 'HTTP: new event',
+      trigger_output: '{"payload":{}}',
+      error: null,
+      error_parts: null,
+      is_poll_error: 0 as const,
+      is_repeat: 0 as const,
+      is_test: 0 as const,
+      master_job_handle: null,
+      calling_recipe_id: null,
+      calling_job_handle: null,
+      root_recipe_id: null,
+      root_job_handle: null,
+      task_count: 0,
+      created_at: stamp,
+      started_at: stamp,
+      completed_at: null,
+    };
     // What a process killed mid-job leaves behind, written while this engine is closed.
     await t.engine.close(1000);
     const crashed = await insertJob(t.ctx.db, { ...base, handle: newJobHandle(), status: 'running' });
@@ -142,16 +212,42 @@ describe('job queue', () => {
 
   test('lifecycle events: recipe.started, job.queued, job.started, job.succeeded / job.failed, recipe.stopped', async () => {
     const events: string[] = [];
-    const names: EngineEventName[] = ['recipe.started', 'recipe.stopped', 'job.queued', 'job.started', 'job.succeeded', 'job.failed'];
+    const names: EngineEventName[] = [
+      'recipe.started',
+      'recipe.stopped',
+      'job.queued',
+      'job.started',
+      'job.succeeded',
+      'job.failed',
+    ];
     const offs = names.map((name) => t.engine.events.on(name, () => events.push(name)));
-    const { id, path } = await webhookRecipe(t, [{ keyword: 'if', input: { type: 'compound', operand: 'and', conditions: [{ operand: 'is_true', lhs: pill('workato_webhooks', 'hook', 'payload', 'fail'), rhs: '' }] }, block: [{ keyword: 'stop', input: { stop_with_error: 'true', stop_reason: 'asked to' } }] }]);
+    const { id, path } = await webhookRecipe(t, [
+      {
+        keyword: 'if',
+        input: {
+          type: 'compound',
+          operand: 'and',
+          conditions: [{ operand: 'is_true', lhs: pill('workato_webhooks', 'hook', 'payload', 'fail'), rhs: '' }],
+        },
+        block: [{ keyword: 'stop', input: { stop_with_error: 'true', stop_reason: 'asked to' } }],
+      },
+    ]);
     await t.app.inject({ method: 'POST', url: path, payload: { fail: false } });
     await t.engine.idle();
     await t.app.inject({ method: 'POST', url: path, payload: { fail: true } });
     await t.engine.idle();
     await t.call('PUT', `/api/recipes/${id}/stop`);
     offs.forEach((off) => off());
-    assert.deepEqual(events, ['recipe.started', 'job.queued', 'job.started', 'job.succeeded', 'job.queued', 'job.started', 'job.failed', 'recipe.stopped']);
+    assert.deepEqual(events, [
+      'recipe.started',
+      'job.queued',
+      'job.started',
+      'job.succeeded',
+      'job.queued',
+      'job.started',
+      'job.failed',
+      'recipe.stopped',
+    ]);
   });
 });
 
@@ -159,8 +255,14 @@ describe('webhooks on a real socket', () => {
   test('JSON, form and GET calls each become one job; unknown, stopped, oversized and malformed calls do not', async () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    const { id, path } = await webhookRecipe(t, [log('got', `#{${'_dp(\'{"pill_type":"output","provider":"workato_webhooks","line":"hook","path":["payload"]}\')'}.to_json}`)]);
-    const post = (body: string, type: string) => fetch(`${origin}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
+    const { id, path } = await webhookRecipe(t, [
+      log(
+        'got',
+        `#{${'_dp(\'{"pill_type":"output","provider":"workato_webhooks","line":"hook","path":["payload"]}\')'}.to_json}`,
+      ),
+    ]);
+    const post = (body: string, type: string) =>
+      fetch(`${origin}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
     const json = await post('{"order": "A-1"}', 'application/json');
     assert.equal(json.status, 200);
     assert.deepEqual(await json.json(), { status: 'ok' });
@@ -169,7 +271,11 @@ describe('webhooks on a real socket', () => {
     await t.engine.idle();
     const jobs = await t.ctx.db.selectFrom('jobs').select('id').where('recipe_id', '=', id).orderBy('id').execute();
     const outputs = await Promise.all(jobs.map(async (j) => (await readJob(t, j.id)).output(1)));
-    assert.deepEqual(outputs, [{ message: '{"order":"A-1"}' }, { message: '{"order":"A-2","qty":"3"}' }, { message: '{"order":"A-3"}' }]);
+    assert.deepEqual(outputs, [
+      { message: '{"order":"A-1"}' },
+      { message: '{"order":"A-2","qty":"3"}' },
+      { message: '{"order":"A-3"}' },
+    ]);
 
     const malformed = await post('{"order": ', 'application/json');
     assert.equal(malformed.status, 400);
@@ -179,7 +285,10 @@ describe('webhooks on a real socket', () => {
     assert.deepEqual(await deep.json(), { error: 'Payload is nested more than 100 levels deep' });
     const big = await post(JSON.stringify({ pad: 'x'.repeat(10_000) }), 'application/json');
     assert.equal(big.status, 413);
-    assert.equal((await fetch(`${origin}/webhooks/rest/00000000000000000000dead/event`, { method: 'POST' })).status, 404);
+    assert.equal(
+      (await fetch(`${origin}/webhooks/rest/00000000000000000000dead/event`, { method: 'POST' })).status,
+      404,
+    );
     assert.equal((await fetch(`${origin}/webhooks/rest/${'%'}zz/event`, { method: 'POST' })).status, 400);
     await t.call('PUT', `/api/recipes/${id}/stop`);
     assert.equal((await post('{}', 'application/json')).status, 404);

@@ -36,7 +36,8 @@ const EXPIRY_BATCH = 100;
 
 export type { ApiCallOutcome, EngineOptions, EnqueueMeta, Validation };
 
-export type WebhookOutcome = { status: 200; jobId: string | null } | { status: 404 } | { status: 429; retryAfterSeconds: number };
+export type WebhookOutcome =
+  { status: 200; jobId: string | null } | { status: 404 } | { status: 429; retryAfterSeconds: number };
 
 export interface RecipeEngine {
   readonly events: EngineEventBus;
@@ -85,17 +86,32 @@ export interface RecipeEngine {
 
 export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): RecipeEngine {
   const settings = engineSettings(ctx, options);
-  const events = createEventBus((error, name) => ctx.log.error({ err: error, event: name }, 'engine event listener failed'));
+  const events = createEventBus((error, name) =>
+    ctx.log.error({ err: error, event: name }, 'engine event listener failed'),
+  );
   const lifecycle: Lifecycle = { started: false, closing: false };
   const shutdown = new AbortController();
   const cache = new RecipeCache(ctx);
   // Code steps' sandboxes: worker threads started at their first use (Python's ahead of it, when a
   // running recipe has a Python step, since its interpreter takes a second or more to load).
-  const sandboxes = { js: createJsSandbox({ workers: 2 }), py: createPySandbox({ workers: 2, snapshotFiles: [pythonSnapshotFile(ctx.config.dataDir), installedPythonSnapshotFile()] }) };
+  const sandboxes = {
+    js: createJsSandbox({ workers: 2 }),
+    py: createPySandbox({
+      workers: 2,
+      snapshotFiles: [pythonSnapshotFile(ctx.config.dataDir), installedPythonSnapshotFile()],
+    }),
+  };
   // Running jobs asked to stop (cancel_jobs): each checks before its next step.
   const cancelRequests = new Set<string>();
   // The queue launches jobs that the runner runs; a job's recipe calls go back to the queue.
-  const queue = new JobQueue({ ctx, settings, cache, events, lifecycle, run: (job, successor) => runner.runQueued(job, successor) });
+  const queue = new JobQueue({
+    ctx,
+    settings,
+    cache,
+    events,
+    lifecycle,
+    run: (job, successor) => runner.runQueued(job, successor),
+  });
   // Real-time data table triggers: jobs stored in the transaction of the record write.
   const dataTables = createDataTableTriggers({
     ctx,
@@ -108,7 +124,10 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   });
   const calls: RecipeCallDeps = { db: ctx.db, queue, limits: settings.limits };
   const runner = new JobRunner({
-    ctx, settings, cache, events,
+    ctx,
+    settings,
+    cache,
+    events,
     shutdown: shutdown.signal,
     callRecipe: (caller, job, flow, parameters, wait) => callRecipe(calls, caller, job, flow, parameters, wait),
     settle: (handle, outcome) => {
@@ -139,11 +158,15 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
 
   /** A task ended and its job is queued again: it counts in the backlog until it ends. */
   function taskEnded(recipeId: number): void {
-    void findRecipeById(ctx.db, recipeId).then((row) => {
-      if (!row) return;
-      queue.backlog.add(row);
-      queue.kick();
-    }, (error: unknown) => ctx.log.error({ err: error, recipe_id: recipeId }, 'could not wake the job of a workflow task'));
+    void findRecipeById(ctx.db, recipeId).then(
+      (row) => {
+        if (!row) return;
+        queue.backlog.add(row);
+        queue.kick();
+      },
+      (error: unknown) =>
+        ctx.log.error({ err: error, recipe_id: recipeId }, 'could not wake the job of a workflow task'),
+    );
   }
 
   async function expireDueTasks(): Promise<number> {
@@ -184,7 +207,12 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     }
     void findRecipeById(ctx.db, recipeId)
       .then((row) => (row?.running === 1 && !lifecycle.closing ? armTrigger(row) : undefined))
-      .catch((error: unknown) => ctx.log.error({ err: error, recipe_id: recipeId }, 'could not arm the trigger of a recipe started on another node'));
+      .catch((error: unknown) =>
+        ctx.log.error(
+          { err: error, recipe_id: recipeId },
+          'could not arm the trigger of a recipe started on another node',
+        ),
+      );
   });
   // Starts and stops may have been missed: arm what runs and is not armed, disarm what stopped.
   let resyncing: Promise<void> | undefined;
@@ -198,9 +226,13 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     resyncing = (async () => {
       do {
         resyncAgain = false;
-        await resyncTriggers().catch((error: unknown) => ctx.log.warn({ err: error }, 'could not re-read the running recipes'));
+        await resyncTriggers().catch((error: unknown) =>
+          ctx.log.warn({ err: error }, 'could not re-read the running recipes'),
+        );
       } while (resyncAgain && !lifecycle.closing);
-    })().finally(() => { resyncing = undefined; });
+    })().finally(() => {
+      resyncing = undefined;
+    });
   });
 
   async function resyncTriggers(): Promise<void> {
@@ -237,7 +269,8 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     if (usesPython(row)) sandboxes.py.warm();
     armedIds.add(row.id);
     const { recipe } = cache.compiledFor(row);
-    if (recipe && recipe.trigger.trigger?.kind === 'poll') return polls.arm(row, evaluateTriggerInput(settings, recipe.trigger));
+    if (recipe && recipe.trigger.trigger?.kind === 'poll')
+      return polls.arm(row, evaluateTriggerInput(settings, recipe.trigger));
     if (recipe && recipe.trigger.trigger?.kind === 'data_table') {
       await dataTables.arm(row, recipe.trigger.name ?? '', evaluateTriggerInput(settings, recipe.trigger));
       return;
@@ -261,15 +294,29 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       lifecycle.started = true;
       // Several nodes: claims renewed, dead nodes' jobs failed, and the backlog counts re-read
       // from the database (other nodes store and end jobs of the same recipes).
-      stopHeartbeat = startJobHeartbeat(ctx, events, settings.leaseMs, () => queue.kick(), () => queue.rebuildBacklog());
+      stopHeartbeat = startJobHeartbeat(
+        ctx,
+        events,
+        settings.leaseMs,
+        () => queue.kick(),
+        () => queue.rebuildBacklog(),
+      );
       for (const id of await listRunningRecipeIds(ctx.db)) {
         const row = await findRecipeById(ctx.db, id);
-        if (row) await armTrigger(row).catch((error: unknown) => ctx.log.error({ err: error, recipe_id: id }, 'could not resume the trigger of a running recipe'));
+        if (row)
+          await armTrigger(row).catch((error: unknown) =>
+            ctx.log.error({ err: error, recipe_id: id }, 'could not resume the trigger of a running recipe'),
+          );
       }
       queue.startPolling();
-      expiryTimer = setInterval(() => {
-        void expireDueTasks().catch((error: unknown) => ctx.log.error({ err: error }, 'could not expire workflow tasks'));
-      }, Math.max(settings.pollMs, 1000));
+      expiryTimer = setInterval(
+        () => {
+          void expireDueTasks().catch((error: unknown) =>
+            ctx.log.error({ err: error }, 'could not expire workflow tasks'),
+          );
+        },
+        Math.max(settings.pollMs, 1000),
+      );
       expiryTimer.unref();
       queue.kick();
     },
@@ -286,10 +333,18 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       schedules.clearTimer();
       // Until no job runs (a job launched while the first ones ended is waited for too).
       let timedOut = false;
-      const timeout = new Promise<void>((resolve) => setTimeout(() => { timedOut = true; resolve(); }, timeoutMs).unref());
+      const timeout = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          timedOut = true;
+          resolve();
+        }, timeoutMs).unref(),
+      );
       while (queue.running.size > 0 && !timedOut) await Promise.race([Promise.allSettled([...queue.running]), timeout]);
       shutdown.abort();
-      await Promise.race([Promise.allSettled([...queue.running]), new Promise<void>((resolve) => setTimeout(resolve, 1000).unref())]);
+      await Promise.race([
+        Promise.allSettled([...queue.running]),
+        new Promise<void>((resolve) => setTimeout(resolve, 1000).unref()),
+      ]);
       await Promise.all([sandboxes.js.close(), sandboxes.py.close()]);
     },
     validate: (row) => validateRecipe({ db: ctx.db, cache, formulas: settings }, row),
@@ -317,12 +372,20 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       if (handle === BACKLOG_FULL) return { status: 429, retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS };
       return { status: 200, jobId: handle };
     },
-    receiveApiRequest: (recipeId, environmentId, event, timeoutMs) => receiveApiRequest(calls, recipeId, environmentId, event, timeoutMs),
+    receiveApiRequest: (recipeId, environmentId, event, timeoutMs) =>
+      receiveApiRequest(calls, recipeId, environmentId, event, timeoutMs),
     runDueSchedules: () => schedules.runDue(),
     async idle(timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        if (!subscriptions.busy() && !polls.busy() && (await countQueued(ctx.db)) === 0 && queue.total === 0 && !subscriptions.busy()) return;
+        if (
+          !subscriptions.busy() &&
+          !polls.busy() &&
+          (await countQueued(ctx.db)) === 0 &&
+          queue.total === 0 &&
+          !subscriptions.busy()
+        )
+          return;
         if (Date.now() > deadline) throw new Error('the engine did not become idle in time');
         queue.kick();
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -338,7 +401,9 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       return true;
     },
     async repeatJob(row, original) {
-      return queue.enqueue(row, fromPlain(JSON.parse(original.trigger_output)) as Hash, { masterJobHandle: original.handle });
+      return queue.enqueue(row, fromPlain(JSON.parse(original.trigger_output)) as Hash, {
+        masterJobHandle: original.handle,
+      });
     },
     async cancelJob(row, job) {
       if (job.status === 'queued') {
@@ -351,8 +416,21 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
           queue.backlog.remove(row.id);
           const message = 'the job was canceled before it ran';
           queue.settle(job.handle, {
-            status: 'failed', error: `Canceled: ${message}`, lines: [], linesDropped: 0, taskCount: 0, end: null, firstSeq: 0,
-            errorParts: { adapter: 'workato', error_type: 'Canceled', message, error_at: new Date(settings.now()).toISOString(), input: '<redacted>', inner_message: null },
+            status: 'failed',
+            error: `Canceled: ${message}`,
+            lines: [],
+            linesDropped: 0,
+            taskCount: 0,
+            end: null,
+            firstSeq: 0,
+            errorParts: {
+              adapter: 'workato',
+              error_type: 'Canceled',
+              message,
+              error_at: new Date(settings.now()).toISOString(),
+              input: '<redacted>',
+              inner_message: null,
+            },
           });
           return 'canceled';
         }
@@ -371,13 +449,23 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
         const canceled = await ctx.db.transaction().execute(async (trx) => {
           if (!(await cancelWaitingJob(trx, job.id, at))) return false;
           const task = await openTaskOfJob(trx, job.id);
-          if (task) await endOpenTask(trx, task.id, { status: 'canceled', result: JSON.stringify(taskOutput(task, 'canceled', at)), completed_by: null, completed_at: at });
+          if (task)
+            await endOpenTask(trx, task.id, {
+              status: 'canceled',
+              result: JSON.stringify(taskOutput(task, 'canceled', at)),
+              completed_by: null,
+              completed_at: at,
+            });
           await countFailedJob(trx, row.id);
           return true;
         });
         if (canceled) return 'canceled';
         const now = await findJobById(ctx.db, job.id);
-        return now.status === 'queued' ? this.cancelJob(row, now) : now.status === 'running' ? this.cancelJob(row, now) : 'not_pending';
+        return now.status === 'queued'
+          ? this.cancelJob(row, now)
+          : now.status === 'running'
+            ? this.cancelJob(row, now)
+            : 'not_pending';
       }
       return 'not_pending';
     },
@@ -389,15 +477,35 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       const stamp = toStored(ctx.clock.now());
       const job = await ctx.groupCommit.run(async (trx) => {
         const id = await insertJob(trx, {
-          recipe_id: row.id, handle, status: 'running', title: 'Test case', trigger_output: JSON.stringify(triggerOutput ?? null), error: null, error_parts: null,
-          is_poll_error: 0, is_repeat: 0, is_test: 1, master_job_handle: null, calling_recipe_id: null, calling_job_handle: null, root_recipe_id: null,
-          root_job_handle: null, task_count: 0, created_at: stamp, started_at: stamp, completed_at: null,
-          claimed_by: ctx.nodeId, lease_expires_at: toStored(new Date(ctx.clock.now().getTime() + settings.leaseMs)),
+          recipe_id: row.id,
+          handle,
+          status: 'running',
+          title: 'Test case',
+          trigger_output: JSON.stringify(triggerOutput ?? null),
+          error: null,
+          error_parts: null,
+          is_poll_error: 0,
+          is_repeat: 0,
+          is_test: 1,
+          master_job_handle: null,
+          calling_recipe_id: null,
+          calling_job_handle: null,
+          root_recipe_id: null,
+          root_job_handle: null,
+          task_count: 0,
+          created_at: stamp,
+          started_at: stamp,
+          completed_at: null,
+          claimed_by: ctx.nodeId,
+          lease_expires_at: toStored(new Date(ctx.clock.now().getTime() + settings.leaseMs)),
         });
         return findJobById(trx, id);
       });
       const task = runner.run(job, { row, mode });
-      const tracked = task.then(() => undefined, () => undefined);
+      const tracked = task.then(
+        () => undefined,
+        () => undefined,
+      );
       queue.running.add(tracked);
       try {
         const outcome = await task;

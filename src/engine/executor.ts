@@ -6,7 +6,15 @@ import { type CompiledRecipe, type CompiledStep, type Keyword } from './compile.
 import { testCondition } from './conditions.ts';
 import { lookupForFormula } from './connectors/lookup_table.ts';
 import { dataTableLookupForFormula } from './connectors/workato_db_table.ts';
-import { EndJob, StepError, SuspendJob, type ConnectionValues, type EngineLimits, type RecipeRef, type StepContext } from './connectors/types.ts';
+import {
+  EndJob,
+  StepError,
+  SuspendJob,
+  type ConnectionValues,
+  type EngineLimits,
+  type RecipeRef,
+  type StepContext,
+} from './connectors/types.ts';
 import { listKey, type Pill } from './datapills.ts';
 import { FormulaError } from './formula/errors.ts';
 import { Budget, type Limits } from './formula/env.ts';
@@ -127,7 +135,6 @@ export interface TestMode {
   allowExternal: boolean;
 }
 
-
 /** A failed step, on its way up to the nearest try or to the job. */
 class StepFailure extends Error {
   override name = 'StepFailure';
@@ -234,7 +241,8 @@ class Run {
           return fn();
         } catch (error) {
           if (!(error instanceof NeedLookup)) throw error;
-          if (cache.size >= MAX_LOOKUPS) throw new FormulaError(`a step may make at most ${MAX_LOOKUPS} different lookup() calls`);
+          if (cache.size >= MAX_LOOKUPS)
+            throw new FormulaError(`a step may make at most ${MAX_LOOKUPS} different lookup() calls`);
           const lookup = error.source === 'data_table' ? dataTableLookupForFormula : lookupForFormula;
           cache.set(error.key, await lookup(this.spec.ctx, this.spec.recipe, error.table, error.criteria));
           this.lookups = cache;
@@ -268,7 +276,15 @@ class Run {
     return v;
   }
 
-  record(step: CompiledStep, adapter: string, operation: string, started: number, input: Value | undefined, output: Value | undefined, error: string | null): void {
+  record(
+    step: CompiledStep,
+    adapter: string,
+    operation: string,
+    started: number,
+    input: Value | undefined,
+    output: Value | undefined,
+    error: string | null,
+  ): void {
     if (this.quiet) return;
     if (this.firstSeq + this.lines.length >= MAX_RECORDED_LINES) {
       this.linesDropped++;
@@ -335,10 +351,18 @@ function serialise(v: Value): string {
 
 function asFailure(step: CompiledStep, adapter: string, error: unknown): StepFailure {
   if (error instanceof StepFailure) return error;
-  if (error instanceof StepError) return new StepFailure(step, adapter, error.errorType, error.message, error.innerMessage);
+  if (error instanceof StepError)
+    return new StepFailure(step, adapter, error.errorType, error.message, error.innerMessage);
   if (error instanceof FormulaError) return new StepFailure(step, adapter, 'Formula error', error.message, null);
-  if (error instanceof RangeError) return new StepFailure(step, adapter, 'Formula error', 'the value is too large or too deeply nested', null);
-  return new StepFailure(step, adapter, 'Internal error', 'the step failed unexpectedly', error instanceof Error ? error.message.slice(0, 500) : null);
+  if (error instanceof RangeError)
+    return new StepFailure(step, adapter, 'Formula error', 'the value is too large or too deeply nested', null);
+  return new StepFailure(
+    step,
+    adapter,
+    'Internal error',
+    'the step failed unexpectedly',
+    error instanceof Error ? error.message.slice(0, 500) : null,
+  );
 }
 
 async function runAction(step: CompiledStep, run: Run): Promise<void> {
@@ -365,7 +389,9 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       ...(run.spec.dataTables ? { dataTables: run.spec.dataTables } : {}),
     };
     const test = run.spec.test;
-    const mock = test ? (step.as !== null ? test.mocks.get(step.as) : undefined) ?? test.mocks.get(`#${step.number}`) : undefined;
+    const mock = test
+      ? ((step.as !== null ? test.mocks.get(step.as) : undefined) ?? test.mocks.get(`#${step.number}`))
+      : undefined;
     // Steps that only touch the job's memory (variables) run again when a job is resumed; others
     // give the outcome they had (their effects happened once).
     replayed = step.connector?.jobMemoryOnly ? undefined : run.nextReplayed();
@@ -378,7 +404,10 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       output = mock.output;
     } else {
       if (test && !test.allowExternal && (step.connector?.reachesOutside ?? true)) {
-        throw new StepError('Test error', `step ${step.number} (${adapter}: ${operation}) would reach a system outside Switchboard: mock it, or set allow_external`);
+        throw new StepError(
+          'Test error',
+          `step ${step.number} (${adapter}: ${operation}) would reach a system outside Switchboard: mock it, or set allow_external`,
+        );
       }
       if (!action) throw new StepError('Bad request', `no action ${operation} in ${adapter}`);
       output = await action.run(input as Hash, sc);
@@ -399,8 +428,13 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
     }
     const failure = asFailure(step, adapter, error);
     // A step whose input was evaluated has an outcome (a failed evaluation happens again on replay).
-    if (input !== undefined && !step.connector?.jobMemoryOnly) run.outcomes.push(replayed ?? { e: { type: failure.errorType, message: failure.message, inner: failure.inner } });
-    if (failure.errorType === 'Internal error') run.spec.ctx.log.error({ err: error, recipe_id: run.spec.recipe.id, job_id: run.spec.handle, step: step.number }, 'recipe step failed unexpectedly');
+    if (input !== undefined && !step.connector?.jobMemoryOnly)
+      run.outcomes.push(replayed ?? { e: { type: failure.errorType, message: failure.message, inner: failure.inner } });
+    if (failure.errorType === 'Internal error')
+      run.spec.ctx.log.error(
+        { err: error, recipe_id: run.spec.recipe.id, job_id: run.spec.handle, step: step.number },
+        'recipe step failed unexpectedly',
+      );
     run.record(step, adapter, operation, started, input, undefined, failure.message);
     throw failure;
   }
@@ -413,13 +447,21 @@ const HANDLERS: Record<Keyword, Handler> = {
   action: runAction,
   if: async (step, run) => {
     const started = run.spec.now();
-    if (await run.control(step, started, () => testCondition(step.condition ?? { k: 'group', op: 'and', items: [] }, run.env()))) {
+    if (
+      await run.control(step, started, () =>
+        testCondition(step.condition ?? { k: 'group', op: 'and', items: [] }, run.env()),
+      )
+    ) {
       await run.block(step.block);
       return;
     }
     for (const branch of step.branches) {
       if (branch.skip) continue;
-      const ok = branch.keyword === 'else' || await run.control(branch, run.spec.now(), () => testCondition(branch.condition ?? { k: 'group', op: 'and', items: [] }, run.env()));
+      const ok =
+        branch.keyword === 'else' ||
+        (await run.control(branch, run.spec.now(), () =>
+          testCondition(branch.condition ?? { k: 'group', op: 'and', items: [] }, run.env()),
+        ));
       if (ok) {
         await run.block(branch.block);
         return;
@@ -436,7 +478,11 @@ const HANDLERS: Record<Keyword, Handler> = {
     const source = await run.control(step, started, () => {
       const v = step.source ? evaluateInput(step.source, run.env()) : null;
       if (v === null) return [] as Value[];
-      if (!Array.isArray(v)) throw new StepError('Bad request', `the source of a repeat must be a list, not ${toRubyString(v).slice(0, 40) || 'a value'}`);
+      if (!Array.isArray(v))
+        throw new StepError(
+          'Bad request',
+          `the source of a repeat must be a list, not ${toRubyString(v).slice(0, 40) || 'a value'}`,
+        );
       return [...v];
     });
     const batches: Value[][] = step.batchSize ? chunk(source, step.batchSize) : source.map((item) => [item]);
@@ -446,7 +492,12 @@ const HANDLERS: Record<Keyword, Handler> = {
       for (let i = 0; i < batches.length; i++) {
         const items = batches[i] as Value[];
         if (step.clearScope) for (const alias of step.descendants) run.outputs.delete(alias);
-        const current = step.batchSize ? newHash([['batch', items], ['index', i]]) : (items[0] ?? null);
+        const current = step.batchSize
+          ? newHash([
+              ['batch', items],
+              ['index', i],
+            ])
+          : (items[0] ?? null);
         if (step.as !== null) run.outputs.set(step.as, current);
         if (step.sourceKey !== null && !step.batchSize) run.bindings.set(step.sourceKey, items[0] ?? null);
         run.pass = i;
@@ -465,16 +516,34 @@ const HANDLERS: Record<Keyword, Handler> = {
     try {
       for (let index = 0; ; index++) {
         if (index >= MAX_REPEAT_ITERATIONS) {
-          const failure = new StepFailure(step, 'workato', 'Iteration limit', `repeat while ran ${MAX_REPEAT_ITERATIONS} times, the limit`, null);
+          const failure = new StepFailure(
+            step,
+            'workato',
+            'Iteration limit',
+            `repeat while ran ${MAX_REPEAT_ITERATIONS} times, the limit`,
+            null,
+          );
           run.record(step, 'workato', 'repeat', run.spec.now(), undefined, undefined, failure.message);
           throw failure;
         }
-        if (step.as !== null) run.outputs.set(step.as, newHash([['index', index], ['is_first', index === 0]]));
+        if (step.as !== null)
+          run.outputs.set(
+            step.as,
+            newHash([
+              ['index', index],
+              ['is_first', index === 0],
+            ]),
+          );
         run.pass = index;
         await run.block(step.block);
         const wc = step.whileCondition;
         if (!wc || wc.skip) return;
-        if (!(await run.control(wc, run.spec.now(), () => testCondition(wc.condition ?? { k: 'group', op: 'and', items: [] }, run.env())))) return;
+        if (
+          !(await run.control(wc, run.spec.now(), () =>
+            testCondition(wc.condition ?? { k: 'group', op: 'and', items: [] }, run.env()),
+          ))
+        )
+          return;
       }
     } finally {
       run.pass = outerPass;
@@ -514,7 +583,10 @@ const HANDLERS: Record<Keyword, Handler> = {
   stop: async (step, run) => {
     const started = run.spec.now();
     const input = await run.control(step, started, () => evaluateInput(step.input, run.env()));
-    const withError = isHash(input) && ['true', 't', 'yes', '1'].includes(toRubyString(hashGet(input, 'stop_with_error')).toLowerCase()) || (isHash(input) && hashGet(input, 'stop_with_error') === true);
+    const withError =
+      (isHash(input) &&
+        ['true', 't', 'yes', '1'].includes(toRubyString(hashGet(input, 'stop_with_error')).toLowerCase())) ||
+      (isHash(input) && hashGet(input, 'stop_with_error') === true);
     const reason = withError ? toRubyString(hashGet(input as Hash, 'stop_reason')) || 'Job stopped with error' : null;
     run.record(step, 'workato', 'stop', started, input, null, reason);
     throw new StopJob(step, reason);
@@ -532,9 +604,29 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome | JobSuspension>
   const trigger = spec.compiled.trigger;
   const triggerStarted = spec.now();
   if (trigger.as !== null) run.outputs.set(trigger.as, spec.triggerOutput);
-  run.record(trigger, trigger.provider ?? 'workato', trigger.name ?? 'trigger', triggerStarted, undefined, spec.triggerOutput, null);
-  const done = (status: 'succeeded' | 'failed', error: string | null, parts: JobOutcome['errorParts'], end: JobOutcome['end'] = null): JobOutcome => ({
-    status, error, errorParts: parts, lines: run.lines, linesDropped: run.linesDropped, taskCount: run.taskCount, end, firstSeq: run.firstSeq,
+  run.record(
+    trigger,
+    trigger.provider ?? 'workato',
+    trigger.name ?? 'trigger',
+    triggerStarted,
+    undefined,
+    spec.triggerOutput,
+    null,
+  );
+  const done = (
+    status: 'succeeded' | 'failed',
+    error: string | null,
+    parts: JobOutcome['errorParts'],
+    end: JobOutcome['end'] = null,
+  ): JobOutcome => ({
+    status,
+    error,
+    errorParts: parts,
+    lines: run.lines,
+    linesDropped: run.linesDropped,
+    taskCount: run.taskCount,
+    end,
+    firstSeq: run.firstSeq,
   });
   try {
     await HANDLERS.trigger(trigger, run);
@@ -542,24 +634,61 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome | JobSuspension>
   } catch (error) {
     if (error instanceof SuspendJob) {
       return {
-        status: 'waiting', step: error.step, task: error.task, lines: run.lines, firstSeq: run.firstSeq,
-        checkpoint: { outcomes: run.outcomes, lineCount: run.firstSeq + run.lines.length, linesDropped: run.linesDropped, taskCount: run.taskCount },
+        status: 'waiting',
+        step: error.step,
+        task: error.task,
+        lines: run.lines,
+        firstSeq: run.firstSeq,
+        checkpoint: {
+          outcomes: run.outcomes,
+          lineCount: run.firstSeq + run.lines.length,
+          linesDropped: run.linesDropped,
+          taskCount: run.taskCount,
+        },
       };
     }
     const at = new Date(spec.now()).toISOString();
     if (error instanceof EndJob) return done('succeeded', null, null, { kind: error.kind, value: error.value });
     if (error instanceof CancelJob) {
-      return done('failed', 'Canceled: the job was canceled', { adapter: 'workato', error_type: 'Canceled', message: 'the job was canceled', error_at: at, input: '<redacted>', inner_message: null });
+      return done('failed', 'Canceled: the job was canceled', {
+        adapter: 'workato',
+        error_type: 'Canceled',
+        message: 'the job was canceled',
+        error_at: at,
+        input: '<redacted>',
+        inner_message: null,
+      });
     }
     if (error instanceof StopJob) {
       if (error.reason === null) return done('succeeded', null, null);
-      return done('failed', error.reason, { adapter: 'workato', error_type: 'Stop job', message: error.reason, error_at: at, input: '<redacted>', inner_message: null });
+      return done('failed', error.reason, {
+        adapter: 'workato',
+        error_type: 'Stop job',
+        message: error.reason,
+        error_at: at,
+        input: '<redacted>',
+        inner_message: null,
+      });
     }
     if (error instanceof StepFailure) {
-      return done('failed', `${error.errorType}: ${error.message}`, { adapter: error.adapter, error_type: error.errorType, message: error.message, error_at: at, input: '<redacted>', inner_message: error.inner });
+      return done('failed', `${error.errorType}: ${error.message}`, {
+        adapter: error.adapter,
+        error_type: error.errorType,
+        message: error.message,
+        error_at: at,
+        input: '<redacted>',
+        inner_message: error.inner,
+      });
     }
     spec.ctx.log.error({ err: error, recipe_id: spec.recipe.id, job_id: spec.handle }, 'job failed unexpectedly');
-    return done('failed', 'Internal error: the job failed unexpectedly', { adapter: 'workato', error_type: 'Internal error', message: 'the job failed unexpectedly', error_at: at, input: '<redacted>', inner_message: null });
+    return done('failed', 'Internal error: the job failed unexpectedly', {
+      adapter: 'workato',
+      error_type: 'Internal error',
+      message: 'the job failed unexpectedly',
+      error_at: at,
+      input: '<redacted>',
+      inner_message: null,
+    });
   }
 }
 
@@ -567,15 +696,29 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome | JobSuspension>
  * Whether the trigger's filter lets an event through: true, false, or the error that stopped
  * the filter from being evaluated (20 §4.3; an invalid filter is a trigger error).
  */
-export function filterAccepts(compiled: CompiledRecipe, triggerOutput: Value, options: { now(): number; timeZone: string; formulaLimits: Limits }): boolean | { error: string } {
+export function filterAccepts(
+  compiled: CompiledRecipe,
+  triggerOutput: Value,
+  options: { now(): number; timeZone: string; formulaLimits: Limits },
+): boolean | { error: string } {
   const condition = compiled.trigger.condition;
   if (!condition) return true;
   const outputs = new Map<string, Value>();
   if (compiled.trigger.as !== null) outputs.set(compiled.trigger.as, triggerOutput);
   const run = new Run({
-    ctx: undefined as never, recipe: undefined as never, compiled, handle: '', triggerOutput, jobContext: newHash(), properties: new Map(),
-    timeZone: options.timeZone, formulaLimits: options.formulaLimits, limits: undefined as never,
-    connectionFor: async () => null, sleep: async () => undefined, now: options.now,
+    ctx: undefined as never,
+    recipe: undefined as never,
+    compiled,
+    handle: '',
+    triggerOutput,
+    jobContext: newHash(),
+    properties: new Map(),
+    timeZone: options.timeZone,
+    formulaLimits: options.formulaLimits,
+    limits: undefined as never,
+    connectionFor: async () => null,
+    sleep: async () => undefined,
+    now: options.now,
     callRecipe: async () => {
       throw new StepError('Bad request', 'no calls from a trigger filter');
     },

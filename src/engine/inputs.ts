@@ -40,7 +40,8 @@ export interface InputEnv extends FormulaEnv {
 export function compileInput(raw: unknown, path = '', depth = 0): Compiled {
   if (depth > MAX_DEPTH) throw new InputError('input is nested too deeply', path, '');
   if (typeof raw === 'string') return compileString(raw, path);
-  if (Array.isArray(raw)) return { k: 'list', items: raw.map((item, i) => compileInput(item, `${path}[${i}]`, depth + 1)) };
+  if (Array.isArray(raw))
+    return { k: 'list', items: raw.map((item, i) => compileInput(item, `${path}[${i}]`, depth + 1)) };
   if (typeof raw === 'object' && raw !== null) {
     const record = raw as Record<string, unknown>;
     const entries: Array<[string, Compiled]> = Object.keys(record)
@@ -49,7 +50,12 @@ export function compileInput(raw: unknown, path = '', depth = 0): Compiled {
     if (Object.hasOwn(record, SOURCE_KEY)) {
       const source = compileInput(record[SOURCE_KEY], path ? `${path}.${SOURCE_KEY}` : SOURCE_KEY, depth + 1);
       const pill = singlePill(source);
-      return { k: 'mapping', source, sourceKey: pill && pill.type === 'output' ? listKey(pill.line, pill.path) : null, entries };
+      return {
+        k: 'mapping',
+        source,
+        sourceKey: pill && pill.type === 'output' ? listKey(pill.line, pill.path) : null,
+        entries,
+      };
     }
     return { k: 'object', entries };
   }
@@ -87,7 +93,8 @@ function compileString(raw: string, path: string): Compiled {
     if (text) parts.push(text);
     return { k: 'template', parts };
   } catch (error) {
-    if (error instanceof FormulaSyntaxError) throw new InputError(`formula syntax error: ${error.message}`, path, raw.slice(0, 200));
+    if (error instanceof FormulaSyntaxError)
+      throw new InputError(`formula syntax error: ${error.message}`, path, raw.slice(0, 200));
     throw error;
   }
 }
@@ -95,7 +102,8 @@ function compileString(raw: string, path: string): Compiled {
 /** Unknown method names are caught when the recipe starts, not when a job reaches them. */
 function checkMethods(expr: Expr): void {
   walk(expr, (e) => {
-    if (e.k === 'call' && !isKnownMethod(e.name)) throw new FormulaSyntaxError(`unknown formula method "${e.name}"`, e.at);
+    if (e.k === 'call' && !isKnownMethod(e.name))
+      throw new FormulaSyntaxError(`unknown formula method "${e.name}"`, e.at);
   });
 }
 
@@ -146,9 +154,10 @@ export function walk(expr: Expr, visit: (e: Expr) => void): void {
 /** Every datapill a compiled input reads. */
 export function pillsOf(c: Compiled): Pill[] {
   const out: Pill[] = [];
-  const fromExpr = (e: Expr) => walk(e, (x) => {
-    if (x.k === 'pill') out.push(x.pill);
-  });
+  const fromExpr = (e: Expr) =>
+    walk(e, (x) => {
+      if (x.k === 'pill') out.push(x.pill);
+    });
   const visit = (v: Compiled): void => {
     switch (v.k) {
       case 'literal':
@@ -177,7 +186,8 @@ export function pillsOf(c: Compiled): Pill[] {
 
 /** The pill when the value is exactly one datapill ("#{_dp(...)}" or "=_dp(...)"). */
 export function singlePill(c: Compiled): Pill | null {
-  if (c.k === 'template' && c.parts.length === 1 && typeof c.parts[0] !== 'string' && c.parts[0]?.k === 'pill') return c.parts[0].pill;
+  if (c.k === 'template' && c.parts.length === 1 && typeof c.parts[0] !== 'string' && c.parts[0]?.k === 'pill')
+    return c.parts[0].pill;
   if (c.k === 'formula' && c.expr.k === 'pill') return c.expr.pill;
   return null;
 }
@@ -211,7 +221,10 @@ export function evaluateInput(c: Compiled, env: InputEnv): Value {
       return out;
     }
     case 'list':
-      return c.items.map((item) => evaluateInput(item, env)).filter((v) => v !== SKIP).map((v) => (v === CLEAR ? null : v));
+      return c.items
+        .map((item) => evaluateInput(item, env))
+        .filter((v) => v !== SKIP)
+        .map((v) => (v === CLEAR ? null : v));
     case 'mapping': {
       const source = evaluateInput(c.source, env);
       if (source === null) return [];

@@ -11,25 +11,37 @@ import { action, webhookRecipe } from '../../test/recipes.ts';
 const BURST = 300;
 
 let t: TestApp;
-before(async () => { t = await createTestApp({ env: { JOB_BACKLOG_PER_RECIPE: String(BURST) } }); });
+before(async () => {
+  t = await createTestApp({ env: { JOB_BACKLOG_PER_RECIPE: String(BURST) } });
+});
 after(() => t.close());
 
 const logStep = action('logger', 'log_message', 'log', { message: 'order' });
-const burst = (path: string) => Promise.all(Array.from({ length: BURST }, (_, n) => t.app.inject({ method: 'POST', url: path, payload: { n } })));
+const burst = (path: string) =>
+  Promise.all(Array.from({ length: BURST }, (_, n) => t.app.inject({ method: 'POST', url: path, payload: { n } })));
 const storedPayloads = async (recipeId: number) =>
-  (await t.ctx.db.selectFrom('jobs').select(['handle', 'trigger_output']).where('recipe_id', '=', recipeId).execute())
-    .map((row) => ({ handle: row.handle, n: (JSON.parse(row.trigger_output) as { payload: { n: number } }).payload.n }));
+  (
+    await t.ctx.db.selectFrom('jobs').select(['handle', 'trigger_output']).where('recipe_id', '=', recipeId).execute()
+  ).map((row) => ({ handle: row.handle, n: (JSON.parse(row.trigger_output) as { payload: { n: number } }).payload.n }));
 
 describe('POST /webhooks/rest/:key/:event in a burst', () => {
   test('every acknowledged webhook is exactly one stored job, and each queued job is stored under its handle', async () => {
     const { id, path } = await webhookRecipe(t, [logStep]);
     const queued: string[] = [];
-    const off = t.engine.events.on('job.queued', (e) => { if (e.recipeId === id) queued.push(e.jobId); });
+    const off = t.engine.events.on('job.queued', (e) => {
+      if (e.recipeId === id) queued.push(e.jobId);
+    });
     try {
       const replies = await burst(path);
-      assert.deepEqual(replies.map((r) => r.statusCode), Array(BURST).fill(200));
+      assert.deepEqual(
+        replies.map((r) => r.statusCode),
+        Array(BURST).fill(200),
+      );
       const stored = await storedPayloads(id);
-      assert.deepEqual(stored.map((row) => row.n).sort((a, b) => a - b), Array.from({ length: BURST }, (_, n) => n));
+      assert.deepEqual(
+        stored.map((row) => row.n).sort((a, b) => a - b),
+        Array.from({ length: BURST }, (_, n) => n),
+      );
       assert.equal(queued.length, BURST);
       assert.deepEqual(new Set(queued), new Set(stored.map((row) => row.handle)));
     } finally {
@@ -59,7 +71,10 @@ describe('POST /webhooks/rest/:key/:event in a burst', () => {
     }
     // The backlog holds exactly BURST: a place kept by a refused webhook would turn one of these into a 429.
     const again = await burst(path);
-    assert.deepEqual(again.map((r) => r.statusCode), Array(BURST).fill(200));
+    assert.deepEqual(
+      again.map((r) => r.statusCode),
+      Array(BURST).fill(200),
+    );
     assert.equal((await storedPayloads(id)).length, BURST);
     await t.engine.idle();
   });

@@ -59,7 +59,13 @@ function after(a: Cursor, b: Cursor): boolean {
 /** The records of an answer: the list at `records_path` in the body, or the body when it is a list. */
 export function recordsOf(body: Value, recordsPath: string | null): Value[] {
   const list = recordsPath ? at(body, recordsPath) : body;
-  if (!Array.isArray(list)) throw new StepError('Bad response', recordsPath ? `the answer has no list at ${recordsPath}` : 'the answer is not a list: name the list in records_path');
+  if (!Array.isArray(list))
+    throw new StepError(
+      'Bad response',
+      recordsPath
+        ? `the answer has no list at ${recordsPath}`
+        : 'the answer is not a list: name the list in records_path',
+    );
   return list.slice(0, MAX_RECORDS_READ);
 }
 
@@ -144,8 +150,21 @@ export class Polls {
         const query = hashGet(requestInput, 'query');
         requestInput.query = newHash([...(isHash(query) ? Object.entries(query) : []), [sinceParam, cursor]]);
       }
-      const connection = await resolveSlot(ctx, row, this.#deps.cache.compiledFor(row).recipe?.config ?? [], row.trigger_application ?? 'rest', { workspaceId: row.workspace_id, environmentId: row.environment_id });
-      const answer = await sendRequest(newHash([['request', requestInput], ['response', hashGet(input, 'response') ?? newHash()]]), connection, settings.limits);
+      const connection = await resolveSlot(
+        ctx,
+        row,
+        this.#deps.cache.compiledFor(row).recipe?.config ?? [],
+        row.trigger_application ?? 'rest',
+        { workspaceId: row.workspace_id, environmentId: row.environment_id },
+      );
+      const answer = await sendRequest(
+        newHash([
+          ['request', requestInput],
+          ['response', hashGet(input, 'response') ?? newHash()],
+        ]),
+        connection,
+        settings.limits,
+      );
       const path = toRubyString(hashGet(input, 'records_path')).trim();
       records = recordsOf(hashGet(answer, 'body') ?? null, path === '' ? null : path);
     } catch (error) {
@@ -157,11 +176,18 @@ export class Polls {
     }
     const fresh = records
       .map((record) => ({ record, key: cursorOf(at(record, field)) }))
-      .filter((r): r is { record: Value; key: Cursor } => r.key !== null && isHash(r.record) && (cursor === null || after(r.key, cursor)))
+      .filter(
+        (r): r is { record: Value; key: Cursor } =>
+          r.key !== null && isHash(r.record) && (cursor === null || after(r.key, cursor)),
+      )
       .sort((a, b) => (after(a.key, b.key) ? 1 : after(b.key, a.key) ? -1 : 0));
     // Records sharing the cursor value of the last one taken go with it (the cursor moves past them all).
     let take = Math.min(fresh.length, MAX_RECORDS_PER_POLL);
-    while (take < fresh.length && !after((fresh[take] as { key: Cursor }).key, (fresh[take - 1] as { key: Cursor }).key)) take++;
+    while (
+      take < fresh.length &&
+      !after((fresh[take] as { key: Cursor }).key, (fresh[take - 1] as { key: Cursor }).key)
+    )
+      take++;
     const batch = fresh.slice(0, take);
     if (batch.length === 0) return 0;
     const next = JSON.stringify({ cursor: toPlain((batch[batch.length - 1] as { key: Cursor }).key) });

@@ -9,7 +9,17 @@ import type { Db, JobRow, RecipeRow } from '../db/types.ts';
 import { insertsInOneStatement } from '../db/dialect.ts';
 import { createInsertBatcher, type InsertBatcher } from '../db/insert-batcher.ts';
 import { countFailedJob } from '../api/recipes/recipes.store.ts';
-import { claimJobs, insertJob, insertJobs, newJobHandle, pendingJobCounts, recipesWithQueuedJobs, type JobClaim, type NewJob, type SuccessorClaim } from '../api/jobs/jobs.store.ts';
+import {
+  claimJobs,
+  insertJob,
+  insertJobs,
+  newJobHandle,
+  pendingJobCounts,
+  recipesWithQueuedJobs,
+  type JobClaim,
+  type NewJob,
+  type SuccessorClaim,
+} from '../api/jobs/jobs.store.ts';
 import { Backlog } from './backlog.ts';
 import type { CompiledRecipe } from './compile.ts';
 import type { EngineEventBus } from './events.ts';
@@ -100,7 +110,9 @@ export class JobQueue {
     this.#deps = deps;
     this.backlog = new Backlog(deps.settings.backlog);
     const { db } = deps.ctx;
-    this.#intake = insertsInOneStatement(db) ? createInsertBatcher(db, insertJobs, { sizeOf: (job) => job.trigger_output.length }) : undefined;
+    this.#intake = insertsInOneStatement(db)
+      ? createInsertBatcher(db, insertJobs, { sizeOf: (job) => job.trigger_output.length })
+      : undefined;
   }
 
   /**
@@ -124,7 +136,13 @@ export class JobQueue {
   }
 
   /** Insert a queued job (inside the caller's transaction when given one). */
-  async storeJob(db: Db, row: RecipeRow, event: Hash, meta: EnqueueMeta, handle: string = newJobHandle()): Promise<{ handle: string; queued: boolean } | null> {
+  async storeJob(
+    db: Db,
+    row: RecipeRow,
+    event: Hash,
+    meta: EnqueueMeta,
+    handle: string = newJobHandle(),
+  ): Promise<{ handle: string; queued: boolean } | null> {
     const job = this.#jobFor(row, event, meta, handle);
     if (job === null) return null;
     await insertJob(db, job);
@@ -142,12 +160,30 @@ export class JobQueue {
     const { recipe } = this.#deps.cache.compiledFor(row);
     const stamp = toStored(ctx.clock.now());
     const base = {
-      recipe_id: row.id, handle, trigger_output: JSON.stringify(toPlain(event)), is_repeat: meta.masterJobHandle ? 1 as const : 0 as const, is_test: meta.isTest ? 1 as const : 0 as const,
-      master_job_handle: meta.masterJobHandle ?? null, calling_recipe_id: meta.callingRecipeId ?? null, calling_job_handle: meta.callingJobHandle ?? null,
-      root_recipe_id: meta.rootRecipeId ?? null, root_job_handle: meta.rootJobHandle ?? null, task_count: 0, created_at: stamp, started_at: stamp,
+      recipe_id: row.id,
+      handle,
+      trigger_output: JSON.stringify(toPlain(event)),
+      is_repeat: meta.masterJobHandle ? (1 as const) : (0 as const),
+      is_test: meta.isTest ? (1 as const) : (0 as const),
+      master_job_handle: meta.masterJobHandle ?? null,
+      calling_recipe_id: meta.callingRecipeId ?? null,
+      calling_job_handle: meta.callingJobHandle ?? null,
+      root_recipe_id: meta.rootRecipeId ?? null,
+      root_job_handle: meta.rootJobHandle ?? null,
+      task_count: 0,
+      created_at: stamp,
+      started_at: stamp,
     };
     if (!recipe) {
-      return { ...base, status: 'failed', title: 'Trigger error: the recipe does not compile', error: 'Trigger error: the recipe does not compile', error_parts: null, is_poll_error: 1, completed_at: stamp };
+      return {
+        ...base,
+        status: 'failed',
+        title: 'Trigger error: the recipe does not compile',
+        error: 'Trigger error: the recipe does not compile',
+        error_parts: null,
+        is_poll_error: 1,
+        completed_at: stamp,
+      };
     }
     // The trigger filter: an event it rejects makes no job (20 §4.3).
     if (recipe.trigger.condition) {
@@ -156,13 +192,33 @@ export class JobQueue {
       if (verdict !== true) {
         const error = `Trigger error: ${verdict.error}`;
         return {
-          ...base, status: 'failed', title: error.slice(0, 1000), error,
-          error_parts: JSON.stringify({ adapter: recipe.trigger.provider, error_type: 'Trigger error', message: verdict.error, error_id: randomUUID(), error_at: stamp, input: '<redacted>', inner_message: null }),
-          is_poll_error: 1, completed_at: stamp,
+          ...base,
+          status: 'failed',
+          title: error.slice(0, 1000),
+          error,
+          error_parts: JSON.stringify({
+            adapter: recipe.trigger.provider,
+            error_type: 'Trigger error',
+            message: verdict.error,
+            error_id: randomUUID(),
+            error_at: stamp,
+            input: '<redacted>',
+            inner_message: null,
+          }),
+          is_poll_error: 1,
+          completed_at: stamp,
         };
       }
     }
-    return { ...base, status: 'queued', title: titleOf(recipe, event), error: null, error_parts: null, is_poll_error: 0, completed_at: null };
+    return {
+      ...base,
+      status: 'queued',
+      title: titleOf(recipe, event),
+      error: null,
+      error_parts: null,
+      is_poll_error: 0,
+      completed_at: null,
+    };
   }
 
   /**
@@ -171,7 +227,12 @@ export class JobQueue {
    * error, which also counts a failure on its recipe, in a transaction of its own. On SQLite it
    * joins the group commit.
    */
-  async #store(row: RecipeRow, event: Hash, meta: EnqueueMeta, handle: string): Promise<{ handle: string; queued: boolean } | null> {
+  async #store(
+    row: RecipeRow,
+    event: Hash,
+    meta: EnqueueMeta,
+    handle: string,
+  ): Promise<{ handle: string; queued: boolean } | null> {
     const { groupCommit } = this.#deps.ctx;
     if (!this.#intake) return groupCommit.runAlone((trx) => this.storeJob(trx, row, event, meta, handle));
     const job = this.#jobFor(row, event, meta, handle);
@@ -194,10 +255,33 @@ export class JobQueue {
     const stamp = toStored(ctx.clock.now());
     const error = `Trigger error: ${message}`.slice(0, 10_000);
     await insertJob(db, {
-      recipe_id: row.id, handle, status: 'failed', title: error.slice(0, 1000), trigger_output: 'null', error,
-      error_parts: JSON.stringify({ adapter: row.trigger_application, error_type: errorType, message, error_id: randomUUID(), error_at: stamp, input: '<redacted>', inner_message: null }),
-      is_poll_error: 1, is_repeat: 0, is_test: 0, master_job_handle: null, calling_recipe_id: null, calling_job_handle: null, root_recipe_id: null, root_job_handle: null,
-      task_count: 0, created_at: stamp, started_at: stamp, completed_at: stamp,
+      recipe_id: row.id,
+      handle,
+      status: 'failed',
+      title: error.slice(0, 1000),
+      trigger_output: 'null',
+      error,
+      error_parts: JSON.stringify({
+        adapter: row.trigger_application,
+        error_type: errorType,
+        message,
+        error_id: randomUUID(),
+        error_at: stamp,
+        input: '<redacted>',
+        inner_message: null,
+      }),
+      is_poll_error: 1,
+      is_repeat: 0,
+      is_test: 0,
+      master_job_handle: null,
+      calling_recipe_id: null,
+      calling_job_handle: null,
+      root_recipe_id: null,
+      root_job_handle: null,
+      task_count: 0,
+      created_at: stamp,
+      started_at: stamp,
+      completed_at: stamp,
     });
     await countFailedJob(db, row.id);
     return handle;
@@ -208,7 +292,13 @@ export class JobQueue {
    * place in the backlog is taken first and the event refused (nothing stored) when there is none;
    * without, the job is counted whatever the limits.
    */
-  async #commitJob(row: RecipeRow, event: Hash, meta: EnqueueMeta, handle: string | undefined, admit: boolean): Promise<string | null | typeof BACKLOG_FULL> {
+  async #commitJob(
+    row: RecipeRow,
+    event: Hash,
+    meta: EnqueueMeta,
+    handle: string | undefined,
+    admit: boolean,
+  ): Promise<string | null | typeof BACKLOG_FULL> {
     const { backlog } = this;
     // The place is taken before the row exists, so the count never lags behind the table.
     if (!admit) backlog.add(row);
@@ -285,13 +375,22 @@ export class JobQueue {
     if (lifecycle.closing || this.#total - this.#blocked >= workers) return;
     const candidates = await recipesWithQueuedJobs(ctx.db);
     for (const { recipe_id: recipeId, concurrency } of candidates) {
-      const free = Math.min(Math.max(1, concurrency) - (this.#inflight.get(recipeId) ?? 0), workers - (this.#total - this.#blocked));
+      const free = Math.min(
+        Math.max(1, concurrency) - (this.#inflight.get(recipeId) ?? 0),
+        workers - (this.#total - this.#blocked),
+      );
       if (free <= 0) continue;
       // Through the group commit: a claim shares its commit (its sync) with the writes around it.
       const now = ctx.clock.now();
-      const { jobs, contended } = await ctx.groupCommit.run((trx) => claimJobs(trx, {
-        recipeId, limit: free, now: toStored(now), node: ctx.nodeId, leaseUntil: toStored(new Date(now.getTime() + settings.leaseMs)),
-      }));
+      const { jobs, contended } = await ctx.groupCommit.run((trx) =>
+        claimJobs(trx, {
+          recipeId,
+          limit: free,
+          now: toStored(now),
+          node: ctx.nodeId,
+          leaseUntil: toStored(new Date(now.getTime() + settings.leaseMs)),
+        }),
+      );
       // Another node was claiming for this recipe: look again shortly rather than at the next poll.
       if (contended) this.#retrySoon();
       for (const job of jobs) this.#launch(job);
@@ -319,7 +418,8 @@ export class JobQueue {
       this.#inflight.set(job.recipe_id, (this.#inflight.get(job.recipe_id) ?? 0) + 1);
     }
     const { backlog } = this;
-    const task: Promise<void> = this.#deps.run(job, () => this.#successorClaim(job.recipe_id))
+    const task: Promise<void> = this.#deps
+      .run(job, () => this.#successorClaim(job.recipe_id))
       .catch((error: unknown): SuccessorClaim => {
         this.#deps.ctx.log.error({ err: error, job_id: job.handle }, 'job could not be recorded');
         return { jobs: [], contended: false };
@@ -356,16 +456,29 @@ export class JobQueue {
     const { ctx, lifecycle, settings } = this.#deps;
     if (lifecycle.closing || this.#total - this.#blocked >= settings.workers) return null;
     const now = ctx.clock.now();
-    return { recipeId, now: toStored(now), node: ctx.nodeId, leaseUntil: toStored(new Date(now.getTime() + settings.leaseMs)) };
+    return {
+      recipeId,
+      now: toStored(now),
+      node: ctx.nodeId,
+      leaseUntil: toStored(new Date(now.getTime() + settings.leaseMs)),
+    };
   }
 
   /**
    * Store a job and wait for its end (or the timeout; the job itself goes on). With `admit`, only
    * when the backlog has room: `refused` and nothing stored otherwise.
    */
-  async submitAndWait(row: RecipeRow, event: Hash, meta: EnqueueMeta, timeoutMs: number, admit = false): Promise<{ handle: string; outcome: JobOutcome | null; refused?: true }> {
+  async submitAndWait(
+    row: RecipeRow,
+    event: Hash,
+    meta: EnqueueMeta,
+    timeoutMs: number,
+    admit = false,
+  ): Promise<{ handle: string; outcome: JobOutcome | null; refused?: true }> {
     let settle: (outcome: JobOutcome | null) => void = () => undefined;
-    const done = new Promise<JobOutcome | null>((resolve) => { settle = resolve; });
+    const done = new Promise<JobOutcome | null>((resolve) => {
+      settle = resolve;
+    });
     // The waiter is in place before the job exists, so no end can slip past it.
     const planned = newJobHandle();
     this.#waiters.set(planned, (outcome) => settle(outcome));

@@ -39,7 +39,8 @@ export class RecipeCache {
       code = unwrapCode(parseJsonField(row.code, 'code')).code;
       config = normaliseConfig(row.config, code);
     } catch (error) {
-      if (error instanceof DocumentError) return { recipe: null, codeErrors: [[0, [[error.field, null, error.message]]]] };
+      if (error instanceof DocumentError)
+        return { recipe: null, codeErrors: [[0, [[error.field, null, error.message]]]] };
       throw error;
     }
     const result = compileRecipe(code, config);
@@ -61,7 +62,8 @@ export class RecipeCache {
   /** The running webhook recipe of a key. */
   async webhookRecipe(key: string): Promise<RecipeRow | undefined> {
     const knownId = this.#webhookKeys.get(key);
-    const row = knownId !== undefined ? await this.runningRow(knownId) : await findRecipeByWebhookKey(this.#ctx.db, key);
+    const row =
+      knownId !== undefined ? await this.runningRow(knownId) : await findRecipeByWebhookKey(this.#ctx.db, key);
     if (!row || row.running !== 1 || row.trigger_application !== 'workato_webhooks') return undefined;
     if (knownId === undefined) {
       this.#webhookKeys.set(key, row.id);
@@ -91,10 +93,20 @@ export class RecipeCache {
   async #readProperties(row: RecipeRow): Promise<Map<string, string>> {
     const db = this.#ctx.db;
     const out = new Map<string, string>();
-    for (const p of await listProperties(db, { workspaceId: row.workspace_id, environmentId: row.environment_id, projectId: null })) out.set(p.name, p.value);
+    for (const p of await listProperties(db, {
+      workspaceId: row.workspace_id,
+      environmentId: row.environment_id,
+      projectId: null,
+    }))
+      out.set(p.name, p.value);
     const projectId = await findProjectOfFolder(db, row.folder_id);
     if (projectId) {
-      for (const p of await listProperties(db, { workspaceId: row.workspace_id, environmentId: row.environment_id, projectId })) out.set(p.name, p.value);
+      for (const p of await listProperties(db, {
+        workspaceId: row.workspace_id,
+        environmentId: row.environment_id,
+        projectId,
+      }))
+        out.set(p.name, p.value);
     }
     return out;
   }

@@ -22,8 +22,13 @@ export interface RecipeCallDeps {
 }
 
 /** The recipe a `flow_id` names, in the caller's environment: an id, or a {name, folder} reference. */
-export async function resolveFlow(db: Db, caller: Pick<RecipeRow, 'environment_id'>, flow: Value): Promise<RecipeRow | undefined> {
-  if (typeof flow === 'number' || (typeof flow === 'string' && /^\d{1,15}$/.test(flow))) return findRecipeInEnvironment(db, caller.environment_id, Number(flow));
+export async function resolveFlow(
+  db: Db,
+  caller: Pick<RecipeRow, 'environment_id'>,
+  flow: Value,
+): Promise<RecipeRow | undefined> {
+  if (typeof flow === 'number' || (typeof flow === 'string' && /^\d{1,15}$/.test(flow)))
+    return findRecipeInEnvironment(db, caller.environment_id, Number(flow));
   if (!isHash(flow)) return undefined;
   const name = flow.name;
   if (typeof name !== 'string' || name === '') return undefined;
@@ -31,19 +36,43 @@ export async function resolveFlow(db: Db, caller: Pick<RecipeRow, 'environment_i
   if (candidates.length <= 1) return candidates[0];
   const folderName = typeof flow.folder === 'string' ? flow.folder : null;
   if (folderName === null) return candidates[0];
-  const folders = await findFolderNames(db, candidates.map((c) => c.folder_id));
+  const folders = await findFolderNames(
+    db,
+    candidates.map((c) => c.folder_id),
+  );
   const match = candidates.find((c) => folders.find((f) => f.id === c.folder_id)?.name === folderName);
   return match ?? candidates[0];
 }
 
-export async function callRecipe(deps: RecipeCallDeps, caller: RecipeRow, job: JobRow, flow: Value, parameters: Value, wait: boolean): Promise<CallOutcome> {
+export async function callRecipe(
+  deps: RecipeCallDeps,
+  caller: RecipeRow,
+  job: JobRow,
+  flow: Value,
+  parameters: Value,
+  wait: boolean,
+): Promise<CallOutcome> {
   const { queue, limits } = deps;
   const target = await resolveFlow(deps.db, caller, flow);
-  if (!target) throw new StepError('Bad request', `the recipe function ${JSON.stringify(toPlain(flow)).slice(0, 120)} does not exist in this environment`);
-  if (target.trigger_application !== 'workato_recipe_function') throw new StepError('Bad request', `recipe ${target.id} is not a recipe function`);
+  if (!target)
+    throw new StepError(
+      'Bad request',
+      `the recipe function ${JSON.stringify(toPlain(flow)).slice(0, 120)} does not exist in this environment`,
+    );
+  if (target.trigger_application !== 'workato_recipe_function')
+    throw new StepError('Bad request', `recipe ${target.id} is not a recipe function`);
   if (target.running !== 1) throw new StepError('Bad request', `the recipe function "${target.name}" is not running`);
-  const event = newHash([['parameters', isHash(parameters) ? parameters : newHash()], ['calling_job_id', job.handle], ['calling_recipe_id', caller.id]]);
-  const meta: EnqueueMeta = { callingRecipeId: caller.id, callingJobHandle: job.handle, rootRecipeId: job.root_recipe_id ?? caller.id, rootJobHandle: job.root_job_handle ?? job.handle };
+  const event = newHash([
+    ['parameters', isHash(parameters) ? parameters : newHash()],
+    ['calling_job_id', job.handle],
+    ['calling_recipe_id', caller.id],
+  ]);
+  const meta: EnqueueMeta = {
+    callingRecipeId: caller.id,
+    callingJobHandle: job.handle,
+    rootRecipeId: job.root_recipe_id ?? caller.id,
+    rootJobHandle: job.root_job_handle ?? job.handle,
+  };
   if (!wait) {
     const handle = await queue.enqueue(target, event, meta);
     return { recipeId: target.id, jobId: handle ?? '', result: null };
@@ -52,24 +81,48 @@ export async function callRecipe(deps: RecipeCallDeps, caller: RecipeRow, job: J
   queue.kick();
   try {
     const { handle, outcome } = await queue.submitAndWait(target, event, meta, limits.callTimeoutMs);
-    if (outcome === null) throw new StepError('Timeout', `the recipe function "${target.name}" did not finish within ${limits.callTimeoutMs} ms`);
-    if (outcome.status === 'failed') throw new StepError('Recipe function error', `the recipe function "${target.name}" failed: ${outcome.error ?? 'unknown error'}`);
+    if (outcome === null)
+      throw new StepError(
+        'Timeout',
+        `the recipe function "${target.name}" did not finish within ${limits.callTimeoutMs} ms`,
+      );
+    if (outcome.status === 'failed')
+      throw new StepError(
+        'Recipe function error',
+        `the recipe function "${target.name}" failed: ${outcome.error ?? 'unknown error'}`,
+      );
     return { recipeId: target.id, jobId: handle, result: outcome.end?.kind === 'result' ? outcome.end.value : null };
   } finally {
     queue.retakeWorkerSlot();
   }
 }
 
-export async function receiveApiRequest(deps: RecipeCallDeps, recipeId: number, environmentId: number, event: Hash, timeoutMs: number): Promise<ApiCallOutcome> {
+export async function receiveApiRequest(
+  deps: RecipeCallDeps,
+  recipeId: number,
+  environmentId: number,
+  event: Hash,
+  timeoutMs: number,
+): Promise<ApiCallOutcome> {
   const row = await findRecipeById(deps.db, recipeId);
-  if (!row || row.environment_id !== environmentId || row.running !== 1 || row.trigger_application !== 'workato_api_platform') return { kind: 'not_running' };
+  if (
+    !row ||
+    row.environment_id !== environmentId ||
+    row.running !== 1 ||
+    row.trigger_application !== 'workato_api_platform'
+  )
+    return { kind: 'not_running' };
   const { outcome, refused } = await deps.queue.submitAndWait(row, event, {}, timeoutMs, true);
   if (refused) return { kind: 'backlog_full', retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS };
   if (outcome === null) return { kind: 'timeout' };
   const end = outcome.end;
   if (end?.kind === 'response' && isHash(end.value)) {
     const status = Number(end.value.http_status_code ?? 200);
-    return { kind: 'done', status: outcome.status, response: { status: Number.isInteger(status) ? status : 200, body: toPlain(end.value.response ?? null) } };
+    return {
+      kind: 'done',
+      status: outcome.status,
+      response: { status: Number.isInteger(status) ? status : 200, body: toPlain(end.value.response ?? null) },
+    };
   }
   return { kind: 'done', status: outcome.status, response: null };
 }

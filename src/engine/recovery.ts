@@ -19,14 +19,23 @@ export async function recoverInterruptedJobs(ctx: ServiceContext, events: Engine
   const expiredBefore = isSharedByNodes(ctx.db) ? now : undefined;
   const candidates = await interruptedJobs(ctx.db, expiredBefore);
   if (candidates.length === 0) return 0;
-  const message = 'the server stopped while this job was running; it was not run again because its steps may already have had effects';
+  const message =
+    'the server stopped while this job was running; it was not run again because its steps may already have had effects';
   const failed = await ctx.db.transaction().execute(async (trx) => {
     const done: typeof candidates = [];
     for (const job of candidates) {
       const result = {
         status: 'failed' as const,
         error: `Interrupted: ${message}`,
-        error_parts: JSON.stringify({ adapter: 'workato', error_type: 'Interrupted', message, error_id: randomUUID(), error_at: now, input: '<redacted>', inner_message: null }),
+        error_parts: JSON.stringify({
+          adapter: 'workato',
+          error_type: 'Interrupted',
+          message,
+          error_id: randomUUID(),
+          error_at: now,
+          input: '<redacted>',
+          inner_message: null,
+        }),
         completed_at: now,
         task_count: 0,
       };
@@ -41,7 +50,13 @@ export async function recoverInterruptedJobs(ctx: ServiceContext, events: Engine
   if (failed.length === 0) return 0;
   ctx.log.warn({ jobs: failed.length }, 'marked jobs interrupted by a stopped node as failed');
   for (const job of failed) {
-    events.emit('job.failed', { recipeId: job.recipe_id, jobId: job.handle, durationMs: 0, error: `Interrupted: ${message}`, interrupted: true });
+    events.emit('job.failed', {
+      recipeId: job.recipe_id,
+      jobId: job.handle,
+      durationMs: 0,
+      error: `Interrupted: ${message}`,
+      interrupted: true,
+    });
   }
   return failed.length;
 }
@@ -50,19 +65,32 @@ export async function recoverInterruptedJobs(ctx: ServiceContext, events: Engine
  * Several nodes: renew this node's claims on its running jobs, then fail those whose node stopped
  * renewing. Every third of the lease. Nothing to do on SQLite (one process).
  */
-export function startJobHeartbeat(ctx: ServiceContext, events: EngineEventBus, leaseMs: number, onRecovered: (count: number) => void, afterBeat: () => Promise<void>): () => Promise<void> {
+export function startJobHeartbeat(
+  ctx: ServiceContext,
+  events: EngineEventBus,
+  leaseMs: number,
+  onRecovered: (count: number) => void,
+  afterBeat: () => Promise<void>,
+): () => Promise<void> {
   if (!isSharedByNodes(ctx.db)) return () => Promise.resolve();
   let beating: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    if (beating) return;
-    const until = toStored(new Date(ctx.clock.now().getTime() + leaseMs));
-    beating = renewJobLeases(ctx.db, ctx.nodeId, until)
-      .then(() => recoverInterruptedJobs(ctx, events))
-      .then((count) => { if (count > 0) onRecovered(count); })
-      .then(afterBeat)
-      .catch((error: unknown) => ctx.log.warn({ err: error }, 'could not renew the claims on running jobs'))
-      .finally(() => { beating = undefined; });
-  }, Math.max(100, Math.floor(leaseMs / 3)));
+  const timer = setInterval(
+    () => {
+      if (beating) return;
+      const until = toStored(new Date(ctx.clock.now().getTime() + leaseMs));
+      beating = renewJobLeases(ctx.db, ctx.nodeId, until)
+        .then(() => recoverInterruptedJobs(ctx, events))
+        .then((count) => {
+          if (count > 0) onRecovered(count);
+        })
+        .then(afterBeat)
+        .catch((error: unknown) => ctx.log.warn({ err: error }, 'could not renew the claims on running jobs'))
+        .finally(() => {
+          beating = undefined;
+        });
+    },
+    Math.max(100, Math.floor(leaseMs / 3)),
+  );
   timer.unref();
   // Stopping waits for a beat under way: the database may be closed right after.
   return async () => {

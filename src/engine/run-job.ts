@@ -4,12 +4,26 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import type { JobLineRow, JobRow, RecipeRow } from '../db/types.ts';
-import { insertLines, recordJobEnds, recordJobEndsAlone, type JobEnd, type JobEndAndClaim, type SuccessorClaim } from '../api/jobs/jobs.store.ts';
+import {
+  insertLines,
+  recordJobEnds,
+  recordJobEndsAlone,
+  type JobEnd,
+  type JobEndAndClaim,
+  type SuccessorClaim,
+} from '../api/jobs/jobs.store.ts';
 import { resolveSlot } from './connection-slots.ts';
 import { StepError, type CallOutcome, type ConnectionValues, type RecipeRef } from './connectors/types.ts';
 import type { EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
 import type { EngineEventBus } from './events.ts';
-import { runJob, type Checkpoint, type JobOutcome, type JobSuspension, type Resume, type TestMode } from './executor.ts';
+import {
+  runJob,
+  type Checkpoint,
+  type JobOutcome,
+  type JobSuspension,
+  type Resume,
+  type TestMode,
+} from './executor.ts';
 import type { CompiledRecipe } from './compile.ts';
 import { insertTask, latestTaskOfJob, markJobWaiting } from '../api/workflow_tasks/workflow_tasks.store.ts';
 import { fromPlain, newHash, type Hash, type Value } from './formula/values.ts';
@@ -100,7 +114,11 @@ export class JobRunner {
    * (running or not) with the test's mocks; its stored trigger output is the trigger's output as
    * the steps see it. Returns the outcome, or undefined when the recipe stopped meanwhile.
    */
-  async run(job: JobRow, test?: { row: RecipeRow; mode: TestMode }, handoff?: Handoff): Promise<JobOutcome | undefined> {
+  async run(
+    job: JobRow,
+    test?: { row: RecipeRow; mode: TestMode },
+    handoff?: Handoff,
+  ): Promise<JobOutcome | undefined> {
     const { ctx, settings, cache, events } = this.#deps;
     const { now } = settings;
     const startedAt = Date.parse(job.started_at);
@@ -130,11 +148,20 @@ export class JobRunner {
         handle: job.handle,
         triggerOutput,
         jobContext: newHash([
-          ['job_id', job.handle], ['job_url', `${ctx.config.publicBaseUrl}/api/recipes/${row.id}/jobs/${job.handle}`], ['recipe_id', row.id],
-          ['recipe_name', row.name], ['recipe_url', `${ctx.config.publicBaseUrl}/api/recipes/${row.id}`], ['job_created_at', job.created_at],
-          ['user_id', row.workspace_id], ['is_test', job.is_test === 1], ['is_repeat', job.is_repeat === 1], ['repeat_count', 0],
-          ['root_recipe_id', job.root_recipe_id ?? row.id], ['root_job_id', job.root_job_handle ?? job.handle],
-          ['calling_recipe_id', job.calling_recipe_id], ['calling_job_id', job.calling_job_handle],
+          ['job_id', job.handle],
+          ['job_url', `${ctx.config.publicBaseUrl}/api/recipes/${row.id}/jobs/${job.handle}`],
+          ['recipe_id', row.id],
+          ['recipe_name', row.name],
+          ['recipe_url', `${ctx.config.publicBaseUrl}/api/recipes/${row.id}`],
+          ['job_created_at', job.created_at],
+          ['user_id', row.workspace_id],
+          ['is_test', job.is_test === 1],
+          ['is_repeat', job.is_repeat === 1],
+          ['repeat_count', 0],
+          ['root_recipe_id', job.root_recipe_id ?? row.id],
+          ['root_job_id', job.root_job_handle ?? job.handle],
+          ['calling_recipe_id', job.calling_recipe_id],
+          ['calling_job_id', job.calling_job_handle],
         ]),
         properties: await cache.propertiesOf(row),
         timeZone: settings.timeZone,
@@ -170,8 +197,16 @@ export class JobRunner {
       this.#deps.settle(job.handle, outcome);
     }
     const durationMs = Math.max(0, now() - startedAt);
-    if (outcome.status === 'succeeded') events.emit('job.succeeded', { recipeId: job.recipe_id, jobId: job.handle, durationMs });
-    else events.emit('job.failed', { recipeId: job.recipe_id, jobId: job.handle, durationMs, error: outcome.error ?? '', interrupted: false });
+    if (outcome.status === 'succeeded')
+      events.emit('job.succeeded', { recipeId: job.recipe_id, jobId: job.handle, durationMs });
+    else
+      events.emit('job.failed', {
+        recipeId: job.recipe_id,
+        jobId: job.handle,
+        durationMs,
+        error: outcome.error ?? '',
+        interrupted: false,
+      });
     return outcome;
   }
 
@@ -180,7 +215,10 @@ export class JobRunner {
     if (!usesTasks(recipe)) return undefined;
     const task = await latestTaskOfJob(this.#deps.ctx.db, job.id);
     if (!task || task.status === 'open' || task.result === null) return undefined;
-    return { checkpoint: JSON.parse(task.checkpoint) as Checkpoint, taskOutcome: { o: JSON.parse(task.result) as unknown } };
+    return {
+      checkpoint: JSON.parse(task.checkpoint) as Checkpoint,
+      taskOutcome: { o: JSON.parse(task.result) as unknown },
+    };
   }
 
   /**
@@ -194,10 +232,23 @@ export class JobRunner {
     await ctx.groupCommit.run(async (trx) => {
       await insertLines(trx, lines);
       await insertTask(trx, {
-        workspace_id: row.workspace_id, environment_id: row.environment_id, recipe_id: row.id, job_id: job.id, step_number: suspension.step,
-        name: task.name, assignee: task.assignee, record_id: task.recordId, status: 'open', task_type: task.taskType,
-        form_fields: JSON.stringify(task.formFields), checkpoint: JSON.stringify(suspension.checkpoint), result: null, completed_by: null,
-        created_at: toStored(ctx.clock.now()), expires_at: task.expiresAt, completed_at: null,
+        workspace_id: row.workspace_id,
+        environment_id: row.environment_id,
+        recipe_id: row.id,
+        job_id: job.id,
+        step_number: suspension.step,
+        name: task.name,
+        assignee: task.assignee,
+        record_id: task.recordId,
+        status: 'open',
+        task_type: task.taskType,
+        form_fields: JSON.stringify(task.formFields),
+        checkpoint: JSON.stringify(suspension.checkpoint),
+        result: null,
+        completed_by: null,
+        created_at: toStored(ctx.clock.now()),
+        expires_at: task.expiresAt,
+        completed_at: null,
       });
       await markJobWaiting(trx, job.id, suspension.checkpoint.taskCount);
     });
@@ -205,9 +256,18 @@ export class JobRunner {
 
   #lineRows(job: JobRow, lines: JobOutcome['lines'], firstSeq: number): JobLineRow[] {
     return lines.map((line, i) => ({
-      job_id: job.id, seq: firstSeq + i, recipe_line_number: line.recipe_line_number, adapter_name: line.adapter_name.slice(0, 100), adapter_operation: line.adapter_operation.slice(0, 100),
-      pass: line.pass, input: line.input, output: line.output, error: line.error, mask_data: line.mask_data ? 1 : 0,
-      started_at: this.#isoAt(line.started_at), completed_at: this.#isoAt(line.completed_at),
+      job_id: job.id,
+      seq: firstSeq + i,
+      recipe_line_number: line.recipe_line_number,
+      adapter_name: line.adapter_name.slice(0, 100),
+      adapter_operation: line.adapter_operation.slice(0, 100),
+      pass: line.pass,
+      input: line.input,
+      output: line.output,
+      error: line.error,
+      mask_data: line.mask_data ? 1 : 0,
+      started_at: this.#isoAt(line.started_at),
+      completed_at: this.#isoAt(line.completed_at),
     }));
   }
 
@@ -237,8 +297,21 @@ export class JobRunner {
 
   #failedOutcome(type: string, message: string): JobOutcome {
     return {
-      status: 'failed', error: `${type}: ${message}`, lines: [], linesDropped: 0, taskCount: 0, end: null, firstSeq: 0,
-      errorParts: { adapter: 'workato', error_type: type, message, error_at: new Date(this.#deps.settings.now()).toISOString(), input: '<redacted>', inner_message: null },
+      status: 'failed',
+      error: `${type}: ${message}`,
+      lines: [],
+      linesDropped: 0,
+      taskCount: 0,
+      end: null,
+      firstSeq: 0,
+      errorParts: {
+        adapter: 'workato',
+        error_type: type,
+        message,
+        error_at: new Date(this.#deps.settings.now()).toISOString(),
+        input: '<redacted>',
+        inner_message: null,
+      },
     };
   }
 
@@ -248,14 +321,23 @@ export class JobRunner {
    * leaving the job `running` until a restart. A shutdown ends the tries (the next start marks the
    * job interrupted, as after a crash).
    */
-  async #recordOnceWritable(job: JobRow, row: RecipeRow, outcome: JobOutcome, handoff: Handoff | undefined): Promise<void> {
+  async #recordOnceWritable(
+    job: JobRow,
+    row: RecipeRow,
+    outcome: JobOutcome,
+    handoff: Handoff | undefined,
+  ): Promise<void> {
     for (let tries = 1; ; tries++) {
       try {
         await this.#record(job, row, outcome, handoff);
         return;
       } catch (error) {
         if (storageFailureOf(error) === undefined || this.#deps.shutdown.aborted) throw error;
-        if (tries === 1) this.#deps.ctx.log.warn({ err: error, job_id: job.handle }, 'the end of a job could not be stored; trying again until the storage takes writes');
+        if (tries === 1)
+          this.#deps.ctx.log.warn(
+            { err: error, job_id: job.handle },
+            'the end of a job could not be stored; trying again until the storage takes writes',
+          );
       }
       await this.#sleep(RECORD_RETRY_MS).catch(() => undefined);
     }
@@ -266,7 +348,15 @@ export class JobRunner {
     const completed = toStored(ctx.clock.now());
     const lines = this.#lineRows(job, outcome.lines, outcome.firstSeq);
     // A test case's job is listed with the recipe's jobs but not counted in its production figures.
-    const counters = job.is_test === 1 ? null : { recipeId: row.id, succeeded: outcome.status === 'succeeded', taskCount: outcome.taskCount, lastRunAt: job.started_at };
+    const counters =
+      job.is_test === 1
+        ? null
+        : {
+            recipeId: row.id,
+            succeeded: outcome.status === 'succeeded',
+            taskCount: outcome.taskCount,
+            lastRunAt: job.started_at,
+          };
     const end: JobEnd = {
       id: job.id,
       lines,

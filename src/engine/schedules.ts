@@ -92,7 +92,10 @@ export class Schedules {
     if (!state) return false;
     const row = await findRecipeById(ctx.db, recipeId);
     if (!row || row.running !== 1) return false;
-    const event = newHash([['scheduled_time', new Date(settings.now()).toISOString()], ['timezone', state.schedule.zone]]);
+    const event = newHash([
+      ['scheduled_time', new Date(settings.now()).toISOString()],
+      ['timezone', state.schedule.zone],
+    ]);
     const stored = await ctx.groupCommit.run((trx) => queue.storeJob(trx, row, event, {}));
     if (stored?.queued) {
       queue.backlog.add(row);
@@ -119,14 +122,25 @@ export class Schedules {
           this.#schedules.delete(recipeId);
           continue;
         }
-        const event = newHash([['scheduled_time', new Date(firedAt).toISOString()], ['timezone', state.schedule.zone]]);
+        const event = newHash([
+          ['scheduled_time', new Date(firedAt).toISOString()],
+          ['timezone', state.schedule.zone],
+        ]);
         const stored = await ctx.db.transaction().execute(async (trx) => {
           const current = await findTriggerClosure(trx, row.id);
           if (!current || current.running !== 1) return SKIPPED;
           // Another node fired this tick (or a later one) already.
           const last = lastFiredOf(current.trigger_closure);
           if (last !== null && last >= firedAt) return SKIPPED;
-          if (!(await recordScheduleFiring(trx, row.id, current.trigger_closure, JSON.stringify({ last_fired_at: new Date(firedAt).toISOString() })))) return SKIPPED;
+          if (
+            !(await recordScheduleFiring(
+              trx,
+              row.id,
+              current.trigger_closure,
+              JSON.stringify({ last_fired_at: new Date(firedAt).toISOString() }),
+            ))
+          )
+            return SKIPPED;
           return queue.storeJob(trx, row, event, {});
         });
         if (stored === SKIPPED) continue;

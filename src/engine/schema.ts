@@ -22,7 +22,10 @@ export function fieldDefs(raw: unknown, depth = 0): FieldDef[] {
   }
   if (!Array.isArray(parsed) || depth > 20) return [];
   return parsed
-    .filter((f): f is Record<string, unknown> => typeof f === 'object' && f !== null && typeof (f as Record<string, unknown>).name === 'string')
+    .filter(
+      (f): f is Record<string, unknown> =>
+        typeof f === 'object' && f !== null && typeof (f as Record<string, unknown>).name === 'string',
+    )
     .map((f) => ({
       name: f.name as string,
       type: typeof f.type === 'string' ? f.type : 'string',
@@ -38,7 +41,8 @@ const BOOLEAN_WORDS = new Set(['true', 'false', 't', 'f', 'yes', 'no', 'y', 'n',
 function coerceValue(value: Value, def: FieldDef): Value {
   if (typeof value === 'string') {
     if (def.type === 'integer' && INTEGER.test(value)) return Number(value);
-    if (def.type === 'number' && NUMBER.test(value)) return value.includes('.') || /e/i.test(value) ? new RFloat(Number(value)) : Number(value);
+    if (def.type === 'number' && NUMBER.test(value))
+      return value.includes('.') || /e/i.test(value) ? new RFloat(Number(value)) : Number(value);
     if (def.type === 'boolean' && BOOLEAN_WORDS.has(value.trim().toLowerCase())) return isTrue(value);
     return value;
   }

@@ -6,14 +6,21 @@ import { createTestApp, type TestApp } from '../../test/helpers.ts';
 import { action, dp, fire, log, webhookRecipe, type StepDoc } from '../../test/recipes.ts';
 
 let t: TestApp;
-before(async () => { t = await createTestApp(); });
+before(async () => {
+  t = await createTestApp();
+});
 after(() => t.close());
 
 describe('skipped steps', () => {
   test('a skipped step may be broken (unknown connector, bad formula, an if with broken steps inside): the recipe starts and runs, pills to it are nil', async () => {
     const broken: StepDoc[] = [
       { ...action('salesforce', 'search_sobjects', 'sf', { sobject_name: '=1 +', limit: '#{unclosed' }), skip: true },
-      { keyword: 'if', skip: true, input: { operand: 'and', conditions: 'not a list' }, block: [action('no_such_connector', 'x', 'inner', { v: '=nope(' })] },
+      {
+        keyword: 'if',
+        skip: true,
+        input: { operand: 'and', conditions: 'not a list' },
+        block: [action('no_such_connector', 'x', 'inner', { v: '=nope(' })],
+      },
       log('after', `[#{${dp('salesforce', 'sf', 'records')}}][#{${dp('no_such_connector', 'inner', 'v')}}]`),
     ];
     const { path } = await webhookRecipe(t, broken);
@@ -26,18 +33,35 @@ describe('skipped steps', () => {
 });
 
 describe('properties and formulas', () => {
-  test('project_property pills read the recipe\'s project properties (over the environment\'s)', async () => {
+  test("project_property pills read the recipe's project properties (over the environment's)", async () => {
     const project = await t.createProject('Props');
-    assert.equal((await t.call('POST', '/api/properties', { body: { properties: { region: 'env-wide', tier: 'gold' } } })).status, 200);
-    assert.equal((await t.call('POST', '/api/properties', { body: { project_id: project.projectId, properties: { region: 'eu-west' } } })).status, 200);
+    assert.equal(
+      (await t.call('POST', '/api/properties', { body: { properties: { region: 'env-wide', tier: 'gold' } } })).status,
+      200,
+    );
+    assert.equal(
+      (
+        await t.call('POST', '/api/properties', {
+          body: { project_id: project.projectId, properties: { region: 'eu-west' } },
+        })
+      ).status,
+      200,
+    );
     const prop = (name: string, type: string) => `_dp('${JSON.stringify({ pill_type: type, property_name: name })}')`;
-    const { path } = await webhookRecipe(t, [log('say', `#{${prop('region', 'project_property')}} #{${prop('tier', 'account_property')}}`)], { folder_id: project.folderId });
+    const { path } = await webhookRecipe(
+      t,
+      [log('say', `#{${prop('region', 'project_property')}} #{${prop('tier', 'account_property')}}`)],
+      { folder_id: project.folderId },
+    );
     const job = await fire(t, path, {});
     assert.deepEqual(job.output(1), { message: 'eu-west gold' });
   });
 
   test('a field that is only "=" gives nothing', async () => {
-    const { path } = await webhookRecipe(t, [action('workato_variable', 'declare_variable', 'v', { name: '=', value: 'x' }), log('say', '=')]);
+    const { path } = await webhookRecipe(t, [
+      action('workato_variable', 'declare_variable', 'v', { name: '=', value: 'x' }),
+      log('say', '='),
+    ]);
     const job = await fire(t, path, {});
     assert.equal(job.status, 'succeeded', JSON.stringify(job.lines));
     assert.deepEqual(job.input(2), { message: null });

@@ -40,7 +40,14 @@ export interface EngineSettings extends FormulaSettings {
 }
 
 // Code steps: 30 s and 128 MB each (the vendor allows 30 s and 256 MB for JavaScript steps).
-const DEFAULT_ENGINE_LIMITS: EngineLimits = { callTimeoutMs: 90_000, httpTimeoutMs: 30_000, httpMaxResponseBytes: 10 * 1024 * 1024, maxWaitSeconds: 732 * 86400, codeTimeoutMs: 30_000, codeMemoryBytes: 128 * 1024 * 1024 };
+const DEFAULT_ENGINE_LIMITS: EngineLimits = {
+  callTimeoutMs: 90_000,
+  httpTimeoutMs: 30_000,
+  httpMaxResponseBytes: 10 * 1024 * 1024,
+  maxWaitSeconds: 732 * 86400,
+  codeTimeoutMs: 30_000,
+  codeMemoryBytes: 128 * 1024 * 1024,
+};
 
 export function engineSettings(ctx: ServiceContext, options: EngineOptions): EngineSettings {
   return {

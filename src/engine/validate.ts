@@ -42,20 +42,36 @@ export async function validateRecipe(deps: ValidationDeps, row: RecipeRow): Prom
     const first = Math.min(...steps.map((s) => s.number));
     const slot = await connectionSlot(deps.db, row, recipe.config, provider);
     const entry = recipe.config.find((c) => c.provider === provider);
-    const detail: ErrorDetail = ['account_id', typeof entry?.account_id === 'number' ? entry.account_id : null, 'unconnected', { key: 'recipe.validation.config_unconnected' }];
+    const detail: ErrorDetail = [
+      'account_id',
+      typeof entry?.account_id === 'number' ? entry.account_id : null,
+      'unconnected',
+      { key: 'recipe.validation.config_unconnected' },
+    ];
     if (slot === 'missing') configErrors.push([first, [detail]]);
     else if (slot === null && (provider === 'rest' || provider === 'http')) {
       // Without a connection, an HTTP step needs an absolute URL.
       const relative = steps.some((s) => {
         const url = literalAt(s, ['request', 'url']);
-        return typeof url === 'string' && url !== '' && !/^https?:\/\//i.test(url) && !url.includes('#{') && !url.startsWith('=');
+        return (
+          typeof url === 'string' &&
+          url !== '' &&
+          !/^https?:\/\//i.test(url) &&
+          !url.includes('#{') &&
+          !url.startsWith('=')
+        );
       });
       if (relative) configErrors.push([first, [detail]]);
     }
   }
   // Calls of recipe functions named literally must name a recipe function of this environment.
   for (const step of recipe.steps.values()) {
-    if (step.provider !== 'workato_recipe_function' || (step.name !== 'call_recipe' && step.name !== 'call_recipe_async') || step.input.k !== 'object') continue;
+    if (
+      step.provider !== 'workato_recipe_function' ||
+      (step.name !== 'call_recipe' && step.name !== 'call_recipe_async') ||
+      step.input.k !== 'object'
+    )
+      continue;
     const entry = step.input.entries.find(([key]) => key === 'flow_id');
     if (!entry) continue;
     let flow: Value;
@@ -65,27 +81,61 @@ export async function validateRecipe(deps: ValidationDeps, row: RecipeRow): Prom
       continue;
     }
     const target = await resolveFlow(deps.db, row, flow);
-    const label = isHash(flow) && typeof flow.name === 'string' ? flow.name : JSON.stringify(toPlain(flow)).slice(0, 100);
-    if (!target) extra.push([step.number, [['Recipe', label, 'does not name a recipe of this environment', 'flow_id']]]);
-    else if (target.trigger_application !== 'workato_recipe_function') extra.push([step.number, [['Recipe', label, 'is not a recipe function (its trigger is not workato_recipe_function/execute)', 'flow_id']]]);
+    const label =
+      isHash(flow) && typeof flow.name === 'string' ? flow.name : JSON.stringify(toPlain(flow)).slice(0, 100);
+    if (!target)
+      extra.push([step.number, [['Recipe', label, 'does not name a recipe of this environment', 'flow_id']]]);
+    else if (target.trigger_application !== 'workato_recipe_function')
+      extra.push([
+        step.number,
+        [['Recipe', label, 'is not a recipe function (its trigger is not workato_recipe_function/execute)', 'flow_id']],
+      ]);
   }
   // Trigger inputs are read once when the recipe starts: they must be literal.
   const trigger = recipe.trigger;
   if (trigger.trigger) {
     try {
       const input = evaluateTriggerInput(deps.formulas, trigger);
-      if (trigger.trigger.kind === 'topic' && input.topic_id !== undefined && input.topic_id !== null && input.topic_id !== '') {
+      if (
+        trigger.trigger.kind === 'topic' &&
+        input.topic_id !== undefined &&
+        input.topic_id !== null &&
+        input.topic_id !== ''
+      ) {
         const topicId = await resolveTopicId(deps.db, row.environment_id, input.topic_id);
-        if (topicId === undefined) extra.push([trigger.number, [['Topic', JSON.stringify(toPlain(input.topic_id)).slice(0, 100), 'does not name an event topic of this environment', 'topic_id']]]);
+        if (topicId === undefined)
+          extra.push([
+            trigger.number,
+            [
+              [
+                'Topic',
+                JSON.stringify(toPlain(input.topic_id)).slice(0, 100),
+                'does not name an event topic of this environment',
+                'topic_id',
+              ],
+            ],
+          ]);
       }
       if (trigger.trigger.kind === 'data_table') {
         const ref = tableRefOf(input);
-        const scope = { workspaceId: row.workspace_id, environmentId: row.environment_id, allFolders: true, folderIds: [] };
+        const scope = {
+          workspaceId: row.workspace_id,
+          environmentId: row.environment_id,
+          allFolders: true,
+          folderIds: [],
+        };
         const table = ref === null ? undefined : await findTableByRef({ db: deps.db }, scope, ref);
-        if (ref !== null && !table) extra.push([trigger.number, [['Table', String(ref).slice(0, 100), 'does not name a data table of this environment', 'table_id']]]);
+        if (ref !== null && !table)
+          extra.push([
+            trigger.number,
+            [['Table', String(ref).slice(0, 100), 'does not name a data table of this environment', 'table_id']],
+          ]);
       }
     } catch (error) {
-      extra.push([trigger.number, [['input', null, `trigger input must not use datapills or formulas that fail: ${(error as Error).message}`]]]);
+      extra.push([
+        trigger.number,
+        [['input', null, `trigger input must not use datapills or formulas that fail: ${(error as Error).message}`]],
+      ]);
     }
   }
   return { codeErrors: [...codeErrors, ...extra], configErrors };

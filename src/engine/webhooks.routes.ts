@@ -24,7 +24,11 @@ function payloadOf(request: FastifyRequest): Value | { invalid: WebhookErrorCode
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const query = fromPlain(request.query ?? {});
   if (body.length === 0) return request.method === 'GET' ? query : newHash();
-  const type = String(request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const type =
+    String(request.headers['content-type'] ?? '')
+      .split(';')[0]
+      ?.trim()
+      .toLowerCase() ?? '';
   const text = body.toString('utf8');
   if (type === 'application/json' || type.endsWith('+json')) {
     if (jsonDepth(text) > MAX_EVENT_DEPTH) return { invalid: 'payload_too_deep' };
@@ -41,10 +45,13 @@ function payloadOf(request: FastifyRequest): Value | { invalid: WebhookErrorCode
 export function webhooksRoutes(deps: WebhookDeps) {
   return async function webhooksPlugin(app: FastifyInstance): Promise<void> {
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxBodyBytes }, (_request, body, done) => done(null, body));
+    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxBodyBytes }, (_request, body, done) =>
+      done(null, body),
+    );
     app.setErrorHandler((error: FastifyError, request, reply) => {
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, 'payload_too_large');
-      if (typeof error.statusCode === 'number' && error.statusCode < 500) return fail(reply, 'bad_request', error.statusCode);
+      if (typeof error.statusCode === 'number' && error.statusCode < 500)
+        return fail(reply, 'bad_request', error.statusCode);
       if (storageFailureOf(error) !== undefined) {
         request.log.warn({ err: error }, 'storage unavailable');
         return fail(reply.header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS)), 'storage_unavailable');
@@ -59,8 +66,16 @@ export function webhooksRoutes(deps: WebhookDeps) {
       schema: { hide: true },
       handler: async (request, reply) => {
         const payload = payloadOf(request);
-        if (typeof payload === 'object' && payload !== null && 'invalid' in payload && typeof payload.invalid === 'string') return fail(reply, payload.invalid as WebhookErrorCode);
-        const headers: Hash = newHash(Object.entries(request.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? null)]));
+        if (
+          typeof payload === 'object' &&
+          payload !== null &&
+          'invalid' in payload &&
+          typeof payload.invalid === 'string'
+        )
+          return fail(reply, payload.invalid as WebhookErrorCode);
+        const headers: Hash = newHash(
+          Object.entries(request.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? null)]),
+        );
         const event = newHash([
           ['method', request.method],
           ['event_name', request.params.event],
@@ -70,7 +85,8 @@ export function webhooksRoutes(deps: WebhookDeps) {
         ]);
         const outcome = await deps.engine.receiveWebhook(request.params.key, event);
         if (outcome.status === 404) return fail(reply, 'not_found');
-        if (outcome.status === 429) return fail(reply.header('retry-after', String(outcome.retryAfterSeconds)), 'backlog_full');
+        if (outcome.status === 429)
+          return fail(reply.header('retry-after', String(outcome.retryAfterSeconds)), 'backlog_full');
         return reply.status(200).type('application/json; charset=utf-8').send({ status: 'ok' });
       },
     });

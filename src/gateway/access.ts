@@ -7,7 +7,12 @@ import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload, type JWTV
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServiceContext } from '../context.ts';
 import type { ApiAuthType, JwtMethod } from '../db/types.ts';
-import { findProfileById, findProfileBySecretHash, jsonList, type ProfileWithClient } from '../api/api_access_profiles/api_access_profiles.store.ts';
+import {
+  findProfileById,
+  findProfileBySecretHash,
+  jsonList,
+  type ProfileWithClient,
+} from '../api/api_access_profiles/api_access_profiles.store.ts';
 import type { AccessTokenSigner } from '../oauth2/access-token.ts';
 import { createKeySetCache, type KeySetCache } from './jwks.ts';
 
@@ -57,20 +62,25 @@ export interface ProfileState {
 }
 
 export type AccessOutcome =
-  | { kind: 'none' }
-  | { kind: 'invalid' }
-  | { kind: 'profile'; profile: ProfileState; apiToken: 'query' | 'other' };
+  { kind: 'none' } | { kind: 'invalid' } | { kind: 'profile'; profile: ProfileState; apiToken: 'query' | 'other' };
 
 export type AccessResolver = ReturnType<typeof createAccessResolver>;
 
-export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSigner, keySets: KeySetCache = createKeySetCache({ clock: ctx.clock })) {
+export function createAccessResolver(
+  ctx: ServiceContext,
+  signer: AccessTokenSigner,
+  keySets: KeySetCache = createKeySetCache({ clock: ctx.clock }),
+) {
   const byId = new Map<number, ProfileState | null>();
   // A JWT verified once is remembered with the profile state it opened: a repeat call costs a map
   // lookup. Any change of the profile (refresh, disable, delete, settings) replaces that state
   // object, so the entry stops matching at the next request.
   const verifiedJwts = new Map<string, { state: ProfileState; until: number; notBefore: number }>();
   const idByHash = new Map<string, number | null>();
-  const drop = () => { byId.clear(); idByHash.clear(); };
+  const drop = () => {
+    byId.clear();
+    idByHash.clear();
+  };
   ctx.notifier.subscribe('api_access_profile.changed', ({ profileId }) => {
     byId.delete(profileId);
     // A refresh changes the hash: forget every hash that pointed at this profile.
@@ -95,7 +105,10 @@ export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSig
     if (id === undefined) {
       const row = await findProfileBySecretHash(ctx.db, hash);
       // Compare the stored hash in constant time even though the index found it.
-      id = row && row.secret_hash && timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hash, 'hex')) ? row.id : null;
+      id =
+        row && row.secret_hash && timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hash, 'hex'))
+          ? row.id
+          : null;
       if (idByHash.size > 50_000) idByHash.clear();
       idByHash.set(hash, id);
     }
@@ -118,14 +131,19 @@ export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSig
         const colon = decoded.indexOf(':');
         if (colon < 0 || decoded.slice(0, colon).toLowerCase() !== 'api-token') return { kind: 'invalid' };
         token = decoded.slice(colon + 1);
-      } else if (typeof queryToken === 'string' && !(typeof authorization === 'string' && /^bearer\s/i.test(authorization))) {
+      } else if (
+        typeof queryToken === 'string' &&
+        !(typeof authorization === 'string' && /^bearer\s/i.test(authorization))
+      ) {
         token = queryToken;
         via = 'query';
       }
       if (token !== undefined) {
         if (token === '' || token.length > 512) return { kind: 'invalid' };
         const profile = await stateBySecret(token);
-        return profile && profile.authType === 'token' ? { kind: 'profile', profile, apiToken: via } : { kind: 'invalid' };
+        return profile && profile.authType === 'token'
+          ? { kind: 'profile', profile, apiToken: via }
+          : { kind: 'invalid' };
       }
 
       if (typeof authorization === 'string') {
@@ -137,7 +155,8 @@ export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSig
           if (!claims) return { kind: 'invalid' };
           const profile = await stateById(claims.apid);
           // A token issued before the last secret refresh is revoked.
-          if (!profile || profile.authType !== 'oauth2' || profile.generation !== claims.gen) return { kind: 'invalid' };
+          if (!profile || profile.authType !== 'oauth2' || profile.generation !== claims.gen)
+            return { kind: 'invalid' };
           return { kind: 'profile', profile, apiToken: 'other' };
         }
         return verifyCallerJwt(bearer);
@@ -186,9 +205,12 @@ export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSig
     const settings = profile.jwt as JwtSettings;
     try {
       const options: JWTVerifyOptions = { algorithms: ALGORITHMS[settings.method], currentDate: ctx.clock.now() };
-      const issuers = settings.issuer !== null
-        ? settings.allowedIssuers.length === 0 || settings.allowedIssuers.includes(settings.issuer) ? [settings.issuer] : []
-        : settings.allowedIssuers;
+      const issuers =
+        settings.issuer !== null
+          ? settings.allowedIssuers.length === 0 || settings.allowedIssuers.includes(settings.issuer)
+            ? [settings.issuer]
+            : []
+          : settings.allowedIssuers;
       if (settings.issuer !== null && issuers.length === 0) return { kind: 'invalid' };
       if (issuers.length > 0) options.issuer = issuers;
       if (settings.allowedAudiences.length > 0) options.audience = settings.allowedAudiences;
@@ -215,8 +237,15 @@ export function createAccessResolver(ctx: ServiceContext, signer: AccessTokenSig
       if (jwt.length <= VERIFIED_JWT_MAX_LENGTH) {
         const now = ctx.clock.now().getTime();
         if (verifiedJwts.size >= VERIFIED_JWTS_MAX) verifiedJwts.clear();
-        const until = Math.min(now + VERIFIED_JWT_MAX_AGE_MS, typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity);
-        verifiedJwts.set(jwt, { state: profile, until, notBefore: typeof payload.nbf === 'number' ? payload.nbf * 1000 : 0 });
+        const until = Math.min(
+          now + VERIFIED_JWT_MAX_AGE_MS,
+          typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity,
+        );
+        verifiedJwts.set(jwt, {
+          state: profile,
+          until,
+          notBefore: typeof payload.nbf === 'number' ? payload.nbf * 1000 : 0,
+        });
       }
       return { kind: 'profile', profile, apiToken: 'other' };
     } catch {
@@ -262,11 +291,30 @@ function jwtSettingsOf(row: ProfileWithClient): { jwt: JwtSettings } | undefined
     allowedIssuers: jsonList<string>(row.allowed_issuers),
     allowedAudiences: jsonList<string>(row.allowed_audiences),
   };
-  if (row.auth_type === 'jwt' && (row.jwt_secret_sealed !== null || (row.jwt_method !== 'hmac' && row.oidc_jwks_uri !== null))) {
-    return { jwt: { method: row.jwt_method ?? 'hmac', sealedSecret: row.jwt_secret_sealed, jwksUri: row.jwt_secret_sealed === null ? row.oidc_jwks_uri : null, issuer: null, ...common } };
+  if (
+    row.auth_type === 'jwt' &&
+    (row.jwt_secret_sealed !== null || (row.jwt_method !== 'hmac' && row.oidc_jwks_uri !== null))
+  ) {
+    return {
+      jwt: {
+        method: row.jwt_method ?? 'hmac',
+        sealedSecret: row.jwt_secret_sealed,
+        jwksUri: row.jwt_secret_sealed === null ? row.oidc_jwks_uri : null,
+        issuer: null,
+        ...common,
+      },
+    };
   }
   if (row.auth_type === 'oidc' && (row.oidc_issuer !== null || row.oidc_jwks_uri !== null)) {
-    return { jwt: { method: 'oidc', sealedSecret: null, jwksUri: row.oidc_jwks_uri, issuer: row.oidc_jwks_uri === null ? row.oidc_issuer : null, ...common } };
+    return {
+      jwt: {
+        method: 'oidc',
+        sealedSecret: null,
+        jwksUri: row.oidc_jwks_uri,
+        issuer: row.oidc_jwks_uri === null ? row.oidc_issuer : null,
+        ...common,
+      },
+    };
   }
   return undefined;
 }

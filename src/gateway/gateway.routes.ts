@@ -15,9 +15,22 @@ import type { RecipeEngine } from '../engine/engine.ts';
 import type { ProfileState } from './access.ts';
 
 /** First path segments that belong to the server itself: no API prefix can shadow them. */
-export const RESERVED_SEGMENTS = new Set(['api', 'oauth2', 'docs', 'health', 'ready', 'metrics', 'webhooks', 'doc', 'console']);
+export const RESERVED_SEGMENTS = new Set([
+  'api',
+  'oauth2',
+  'docs',
+  'health',
+  'ready',
+  'metrics',
+  'webhooks',
+  'doc',
+  'console',
+]);
 
-export type UpstreamResolver = (scope: { workspaceId: number; environmentId: number }, connectionId: number) => Promise<Upstream>;
+export type UpstreamResolver = (
+  scope: { workspaceId: number; environmentId: number },
+  connectionId: number,
+) => Promise<Upstream>;
 
 export interface GatewayDeps {
   ctx: ServiceContext;
@@ -44,11 +57,14 @@ export function gatewayRoutes(deps: GatewayDeps) {
 
     // Bodies pass through untouched, whatever their type.
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxBodyBytes }, (_req, body, done) => done(null, body));
+    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxBodyBytes }, (_req, body, done) =>
+      done(null, body),
+    );
 
     app.setErrorHandler((error: FastifyError, request, reply) => {
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, 'payload_too_large');
-      if (typeof error.statusCode === 'number' && error.statusCode < 500) return fail(reply, 'bad_request', error.statusCode);
+      if (typeof error.statusCode === 'number' && error.statusCode < 500)
+        return fail(reply, 'bad_request', error.statusCode);
       if (storageFailureOf(error) !== undefined) {
         request.log.warn({ err: error }, 'storage unavailable');
         return fail(reply.header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS)), 'storage_unavailable');
@@ -78,8 +94,12 @@ export function gatewayRoutes(deps: GatewayDeps) {
         let caller: ProfileState | null = null;
 
         if (collection.public_access !== 1) {
-          const outcome = await access.resolve({ headers: request.headers, query: request.query as Record<string, unknown> });
-          if (outcome.kind === 'none') return fail(reply.header('www-authenticate', 'Basic realm="api"'), 'unauthorized');
+          const outcome = await access.resolve({
+            headers: request.headers,
+            query: request.query as Record<string, unknown>,
+          });
+          if (outcome.kind === 'none')
+            return fail(reply.header('www-authenticate', 'Basic realm="api"'), 'unauthorized');
           if (outcome.kind === 'invalid') return fail(reply, 'unauthorized');
           const profile = outcome.profile;
           caller = profile;
@@ -90,7 +110,8 @@ export function gatewayRoutes(deps: GatewayDeps) {
           // Policies are not applied to proxy endpoints at the vendor (03 §6); the issue asks for them here, so they are.
           if (profile.policyId !== null) {
             const verdict = await policies.admit(profile.id, profile.policyId);
-            if (!verdict.ok) return fail(reply.header('retry-after', String(verdict.retryAfter)), POLICY_ERROR_CODES[verdict.error]);
+            if (!verdict.ok)
+              return fail(reply.header('retry-after', String(verdict.retryAfter)), POLICY_ERROR_CODES[verdict.error]);
             extraHeaders = verdict.headers;
           }
         }
@@ -100,15 +121,26 @@ export function gatewayRoutes(deps: GatewayDeps) {
           if (match.endpoint.flowId === null || !deps.engine) return fail(reply, 'not_found');
           return callRecipe(deps, request, reply, match, caller, extraHeaders);
         }
-        if (match.subPath.split('/').some((seg) => { const d = safeDecode(seg); return d === '.' || d === '..' || d.includes('/'); })) {
+        if (
+          match.subPath.split('/').some((seg) => {
+            const d = safeDecode(seg);
+            return d === '.' || d === '..' || d.includes('/');
+          })
+        ) {
           return fail(reply, 'bad_request');
         }
 
         let upstream: Upstream;
         try {
-          upstream = await deps.resolveUpstream({ workspaceId: match.env.workspaceId, environmentId: match.env.environmentId }, collection.proxy_connection_id);
+          upstream = await deps.resolveUpstream(
+            { workspaceId: match.env.workspaceId, environmentId: match.env.environmentId },
+            collection.proxy_connection_id,
+          );
         } catch (error) {
-          request.log.warn({ err_name: (error as Error).name, connection_id: collection.proxy_connection_id }, 'proxy connection unusable');
+          request.log.warn(
+            { err_name: (error as Error).name, connection_id: collection.proxy_connection_id },
+            'proxy connection unusable',
+          );
           return fail(reply, 'bad_gateway');
         }
         const rawQuery = queryAt < 0 ? '' : url.slice(queryAt + 1);
@@ -144,7 +176,11 @@ export function gatewayRoutes(deps: GatewayDeps) {
 /** What the recipe's trigger receives: body fields, query and path parameters under `request` (03 §8, 20 §10.5). */
 function apiEvent(request: FastifyRequest, match: Match, caller: ProfileState | null): Hash | 'malformed' {
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-  const type = String(request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const type =
+    String(request.headers['content-type'] ?? '')
+      .split(';')[0]
+      ?.trim()
+      .toLowerCase() ?? '';
   let fields: Hash = newHash();
   if (body.length > 0) {
     const text = body.toString('utf8');
@@ -159,27 +195,62 @@ function apiEvent(request: FastifyRequest, match: Match, caller: ProfileState | 
     } else if (type === 'application/x-www-form-urlencoded') fields = newHash([...new URLSearchParams(text).entries()]);
     else fields = newHash([['body', text]]);
   }
-  const query = newHash(Object.entries((request.query ?? {}) as Record<string, unknown>).filter(([k]) => k !== 'api_token').map(([k, v]) => [k, fromPlain(v)]));
-  const requestFields = newHash([...Object.entries(query), ...Object.entries(match.params), ...Object.entries(fields)] as Array<[string, Hash[string]]>);
-  const headers = newHash(Object.entries(request.headers)
-    .filter(([k]) => k !== 'authorization' && k !== 'api-token' && k !== 'cookie')
-    .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? null)]));
+  const query = newHash(
+    Object.entries((request.query ?? {}) as Record<string, unknown>)
+      .filter(([k]) => k !== 'api_token')
+      .map(([k, v]) => [k, fromPlain(v)]),
+  );
+  const requestFields = newHash([
+    ...Object.entries(query),
+    ...Object.entries(match.params),
+    ...Object.entries(fields),
+  ] as Array<[string, Hash[string]]>);
+  const headers = newHash(
+    Object.entries(request.headers)
+      .filter(([k]) => k !== 'authorization' && k !== 'api-token' && k !== 'cookie')
+      .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? null)]),
+  );
   const context = newHash([
     ['calling_ip', request.ip],
-    ['access_profile', caller ? newHash([['id', caller.id], ['type', caller.authType]]) : null],
+    [
+      'access_profile',
+      caller
+        ? newHash([
+            ['id', caller.id],
+            ['type', caller.authType],
+          ])
+        : null,
+    ],
     ['method', request.method],
     ['path', request.url.split('?')[0] ?? '/'],
   ]);
-  return newHash([['request', requestFields], ['headers', headers], ['context', context]]);
+  return newHash([
+    ['request', requestFields],
+    ['headers', headers],
+    ['context', context],
+  ]);
 }
 
-async function callRecipe(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, match: Match, caller: ProfileState | null, extraHeaders: Record<string, string>) {
+async function callRecipe(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  match: Match,
+  caller: ProfileState | null,
+  extraHeaders: Record<string, string>,
+) {
   const event = apiEvent(request, match, caller);
   if (event === 'malformed') return fail(reply, 'bad_request');
-  const outcome = await (deps.engine as RecipeEngine).receiveApiRequest(match.endpoint.flowId as number, match.env.environmentId, event, deps.timeoutMs);
+  const outcome = await (deps.engine as RecipeEngine).receiveApiRequest(
+    match.endpoint.flowId as number,
+    match.env.environmentId,
+    event,
+    deps.timeoutMs,
+  );
   if (outcome.kind === 'not_running') return fail(reply, 'not_found');
   // Refused before anything was stored: the client may send the same request again.
-  if (outcome.kind === 'backlog_full') return fail(reply.header('retry-after', String(outcome.retryAfterSeconds)), 'backlog_full');
+  if (outcome.kind === 'backlog_full')
+    return fail(reply.header('retry-after', String(outcome.retryAfterSeconds)), 'backlog_full');
   if (outcome.kind === 'timeout') return fail(reply, 'gateway_timeout');
   if (outcome.response === null) {
     if (outcome.status === 'failed') return fail(reply, 'internal_error');

@@ -56,30 +56,68 @@ before(async () => {
       const timer = setInterval(() => {
         sent += 1;
         if (sent < 10) reply.raw.write('x');
-        else { clearInterval(timer); reply.raw.end('x'); }
+        else {
+          clearInterval(timer);
+          reply.raw.end('x');
+        }
       }, 60);
       reply.raw.on('close', () => clearInterval(timer));
       return reply;
     }
-    return reply.status(request.url.includes('/created') ? 201 : 200).header('etag', '"v1"').header('set-cookie', 'upstream=1').send({ method: request.method, url: request.url, headers: request.headers, body: request.body ?? null });
+    return reply
+      .status(request.url.includes('/created') ? 201 : 200)
+      .header('etag', '"v1"')
+      .header('set-cookie', 'upstream=1')
+      .send({ method: request.method, url: request.url, headers: request.headers, body: request.body ?? null });
   });
   upstreamUrl = await upstream.listen({ port: 0, host: '127.0.0.1' });
 
-  t = await createTestApp({ clock, env: { GATEWAY_TIMEOUT_MS: '200', GATEWAY_MAX_BODY_BYTES: '2048', GATEWAY_MAX_RESPONSE_BYTES: '4096' } });
+  t = await createTestApp({
+    clock,
+    env: { GATEWAY_TIMEOUT_MS: '200', GATEWAY_MAX_BODY_BYTES: '2048', GATEWAY_MAX_RESPONSE_BYTES: '4096' },
+  });
   const project = await t.createProject('Public APIs');
-  const connection = await t.call('POST', '/api/connections', { body: { name: 'Orders backend', provider: 'rest', input: { base_url: `${upstreamUrl}/base`, auth_type: 'bearer', token: 'upstream-secret-token' } } });
+  const connection = await t.call('POST', '/api/connections', {
+    body: {
+      name: 'Orders backend',
+      provider: 'rest',
+      input: { base_url: `${upstreamUrl}/base`, auth_type: 'bearer', token: 'upstream-secret-token' },
+    },
+  });
   assert.equal(connection.status, 200, connection.text);
-  const collection = await t.call('POST', '/api/api_collections', { body: { name: 'Orders', project_id: project.projectId, proxy_connection_id: connection.body.id } });
+  const collection = await t.call('POST', '/api/api_collections', {
+    body: { name: 'Orders', project_id: project.projectId, proxy_connection_id: connection.body.id },
+  });
   collectionId = collection.body.id;
   connectionId = connection.body.id;
   base = new URL(collection.body.url).pathname;
-  otherCollectionId = (await t.call('POST', '/api/api_collections', { body: { name: 'Other', project_id: project.projectId, proxy_connection_id: connection.body.id } })).body.id;
-  for (const [key, method, path] of [['get', 'GET', 'orders/{id}'], ['recent', 'GET', 'orders/recent'], ['post', 'POST', 'orders'], ['slow', 'GET', 'slow'], ['huge', 'GET', 'huge'], ['stalled', 'GET', 'stalled'], ['drip', 'GET', 'drip'], ['empty', 'DELETE', 'empty'], ['chunks', 'GET', 'chunks'], ['created', 'PUT', 'created/{id}'], ['off', 'GET', 'off']] as const) {
-    const e = await t.call('POST', `/api/api_collections/${collectionId}/api_endpoints`, { body: { name: key, method, path } });
+  otherCollectionId = (
+    await t.call('POST', '/api/api_collections', {
+      body: { name: 'Other', project_id: project.projectId, proxy_connection_id: connection.body.id },
+    })
+  ).body.id;
+  for (const [key, method, path] of [
+    ['get', 'GET', 'orders/{id}'],
+    ['recent', 'GET', 'orders/recent'],
+    ['post', 'POST', 'orders'],
+    ['slow', 'GET', 'slow'],
+    ['huge', 'GET', 'huge'],
+    ['stalled', 'GET', 'stalled'],
+    ['drip', 'GET', 'drip'],
+    ['empty', 'DELETE', 'empty'],
+    ['chunks', 'GET', 'chunks'],
+    ['created', 'PUT', 'created/{id}'],
+    ['off', 'GET', 'off'],
+  ] as const) {
+    const e = await t.call('POST', `/api/api_collections/${collectionId}/api_endpoints`, {
+      body: { name: key, method, path },
+    });
     endpointIds[key] = e.body.id;
     if (key !== 'off') assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`)).status, 200);
   }
-  apiClientId = (await t.call('POST', '/api/api_clients', { body: { name: 'Consumer', project_id: project.projectId } })).body.id;
+  apiClientId = (
+    await t.call('POST', '/api/api_clients', { body: { name: 'Consumer', project_id: project.projectId } })
+  ).body.id;
 });
 after(async () => {
   await t.close();
@@ -87,21 +125,40 @@ after(async () => {
 });
 
 async function profile(body: Record<string, unknown>) {
-  const res = await t.call('POST', '/api/api_access_profiles', { body: { name: `p${Math.random()}`, api_client_id: apiClientId, api_collection_ids: [collectionId], ...body } });
+  const res = await t.call('POST', '/api/api_access_profiles', {
+    body: { name: `p${Math.random()}`, api_client_id: apiClientId, api_collection_ids: [collectionId], ...body },
+  });
   assert.equal(res.status, 200, res.text);
   return res.body;
 }
 
 async function oauthToken(clientId: string, secret: string): Promise<string> {
-  const res = await t.app.inject({ method: 'POST', url: '/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` }, payload: 'grant_type=client_credentials' });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/oauth2/token',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
+    },
+    payload: 'grant_type=client_credentials',
+  });
   assert.equal(res.statusCode, 200, res.body);
   return JSON.parse(res.body).access_token;
 }
 
-async function gw(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, headers: Record<string, string> = {}, payload?: string) {
+async function gw(
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  headers: Record<string, string> = {},
+  payload?: string,
+) {
   const res = await t.app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
   let body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  try { body = JSON.parse(res.body); } catch { body = res.body; }
+  try {
+    body = JSON.parse(res.body);
+  } catch {
+    body = res.body;
+  }
   return { status: res.statusCode, body, headers: res.headers };
 }
 
@@ -109,7 +166,12 @@ describe('the gateway with OAuth 2.0', () => {
   test('a token from /oauth2/token calls a proxy endpoint; the upstream sees the connection credentials, never the caller', async () => {
     const p = await profile({ auth_type: 'oauth2' });
     const token = await oauthToken(p.oauth_client_id, p.oauth_client_secret);
-    const res = await gw('GET', `${base}/orders/42?expand=lines&api_token=nope`, { authorization: `Bearer ${token}`, accept: 'application/json', cookie: 'session=1', 'x-custom': 'dropped' });
+    const res = await gw('GET', `${base}/orders/42?expand=lines&api_token=nope`, {
+      authorization: `Bearer ${token}`,
+      accept: 'application/json',
+      cookie: 'session=1',
+      'x-custom': 'dropped',
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.method, 'GET');
     assert.equal(res.body.url, '/base/orders/42?expand=lines');
@@ -126,7 +188,12 @@ describe('the gateway with OAuth 2.0', () => {
     const p = await profile({ auth_type: 'oauth2' });
     const auth = { authorization: `Bearer ${await oauthToken(p.oauth_client_id, p.oauth_client_secret)}` };
     assert.equal((await gw('GET', `${base}/orders/recent`, auth)).body.url, '/base/orders/recent');
-    const posted = await gw('POST', `${base}/orders`, { ...auth, 'content-type': 'application/json' }, '{"sku":"A-1","qty":2}');
+    const posted = await gw(
+      'POST',
+      `${base}/orders`,
+      { ...auth, 'content-type': 'application/json' },
+      '{"sku":"A-1","qty":2}',
+    );
     assert.equal(posted.body.body, '{"sku":"A-1","qty":2}');
     assert.equal(posted.body.headers['content-type'], 'application/json');
     const text = await gw('POST', `${base}/orders`, { ...auth, 'content-type': 'text/csv' }, 'a,b\n1,2');
@@ -167,9 +234,15 @@ describe('the gateway with OAuth 2.0', () => {
     const denied = await gw('GET', `${base}/orders/1`, auth);
     assert.equal(denied.status, 403);
     assert.deepEqual(denied.body, { error: 'Access to this API has been disallowed' });
-    await t.call('PUT', `/api/api_access_profiles/${p.id}`, { body: { api_collection_ids: [collectionId], ip_allow_list: ['10.0.0.0/8'] } });
-    assert.deepEqual((await gw('GET', `${base}/orders/1`, auth)).body, { error: 'Access from this IP address is not allowed' });
-    await t.call('PUT', `/api/api_access_profiles/${p.id}`, { body: { ip_allow_list: [], ip_deny_list: ['127.0.0.1'] } });
+    await t.call('PUT', `/api/api_access_profiles/${p.id}`, {
+      body: { api_collection_ids: [collectionId], ip_allow_list: ['10.0.0.0/8'] },
+    });
+    assert.deepEqual((await gw('GET', `${base}/orders/1`, auth)).body, {
+      error: 'Access from this IP address is not allowed',
+    });
+    await t.call('PUT', `/api/api_access_profiles/${p.id}`, {
+      body: { ip_allow_list: [], ip_deny_list: ['127.0.0.1'] },
+    });
     assert.equal((await gw('GET', `${base}/orders/1`, auth)).status, 403);
     await t.call('PUT', `/api/api_access_profiles/${p.id}`, { body: { ip_deny_list: [] } });
     assert.equal((await gw('GET', `${base}/orders/1`, auth)).status, 200);
@@ -186,7 +259,9 @@ describe('the gateway and connection changes', () => {
   test('a changed connection takes effect on the next call; its credentials never reach the caller', async () => {
     const p = await profile({ auth_type: 'token' });
     assert.equal((await gw('GET', `${base}/orders/5`, { 'api-token': p.secret })).body.url, '/base/orders/5');
-    const moved = await t.call('PUT', `/api/connections/${connectionId}`, { body: { input: { base_url: `${upstreamUrl}/other` } } });
+    const moved = await t.call('PUT', `/api/connections/${connectionId}`, {
+      body: { input: { base_url: `${upstreamUrl}/other` } },
+    });
     assert.equal(moved.status, 200, moved.text);
     const res = await gw('GET', `${base}/orders/5`, { 'api-token': p.secret });
     assert.deepEqual(res.body, { other: true, url: '/other/orders/5' });
@@ -199,26 +274,52 @@ describe('the gateway with auth tokens and JWTs', () => {
   test('auth token: API-TOKEN header, Basic api-token, ?api_token= (stripped); not as Bearer', async () => {
     const p = await profile({ auth_type: 'token' });
     assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': p.secret })).status, 200);
-    assert.equal((await gw('GET', `${base}/orders/1`, { authorization: `Basic ${Buffer.from(`api-token:${p.secret}`).toString('base64')}` })).status, 200);
+    assert.equal(
+      (
+        await gw('GET', `${base}/orders/1`, {
+          authorization: `Basic ${Buffer.from(`api-token:${p.secret}`).toString('base64')}`,
+        })
+      ).status,
+      200,
+    );
     const viaQuery = await gw('GET', `${base}/orders/1?api_token=${p.secret}&x=1`);
     assert.equal(viaQuery.status, 200);
     assert.equal(viaQuery.body.url, '/base/orders/1?x=1');
     assert.equal((await gw('GET', `${base}/orders/1`, { authorization: `Bearer ${p.secret}` })).status, 401);
     await t.call('PUT', `/api/api_access_profiles/${p.id}/refresh_secret`);
-    assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': p.secret })).status, 401, 'the old token is refused at once');
+    assert.equal(
+      (await gw('GET', `${base}/orders/1`, { 'api-token': p.secret })).status,
+      401,
+      'the old token is refused at once',
+    );
   });
 
   test('jwt: a JWT signed with the profile secret and carrying the profile key; forged or expired ones are refused', async () => {
     const secret = 'hmac-secret-hmac-secret-hmac-secret-42';
-    const p = await profile({ auth_type: 'jwt', jwt_method: 'hmac', jwt_secret: secret, allowed_issuers: ['https://idp.example'], required_claims: ['exp'] });
+    const p = await profile({
+      auth_type: 'jwt',
+      jwt_method: 'hmac',
+      jwt_secret: secret,
+      allowed_issuers: ['https://idp.example'],
+      required_claims: ['exp'],
+    });
     const now = Math.floor(clock.now().getTime() / 1000);
-    const sign = (claims: Record<string, unknown>, key = secret) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(key));
+    const sign = (claims: Record<string, unknown>, key = secret) =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(key));
     const good = await sign({ sub: p.secret, iss: 'https://idp.example', exp: now + 60 });
     assert.equal((await gw('GET', `${base}/orders/1`, { authorization: `Bearer ${good}` })).status, 200);
-    const workatoClaim = await sign({ 'https://www.workato.com/sub': p.secret, sub: 'user-1', iss: 'https://idp.example', exp: now + 60 });
+    const workatoClaim = await sign({
+      'https://www.workato.com/sub': p.secret,
+      sub: 'user-1',
+      iss: 'https://idp.example',
+      exp: now + 60,
+    });
     assert.equal((await gw('GET', `${base}/orders/1`, { authorization: `Bearer ${workatoClaim}` })).status, 200);
     for (const bad of [
-      await sign({ sub: p.secret, iss: 'https://idp.example', exp: now + 60 }, 'another-secret-another-secret-another-s'),
+      await sign(
+        { sub: p.secret, iss: 'https://idp.example', exp: now + 60 },
+        'another-secret-another-secret-another-s',
+      ),
       await sign({ sub: p.secret, iss: 'https://evil.example', exp: now + 60 }),
       await sign({ sub: p.secret, iss: 'https://idp.example', exp: now - 1 }),
       await sign({ sub: p.secret, iss: 'https://idp.example' }),
@@ -240,7 +341,12 @@ describe('gateway refusals', () => {
     const none = await gw('GET', `${base}/orders/1`);
     assert.equal(none.status, 401);
     assert.equal(none.headers['www-authenticate'], 'Basic realm="api"');
-    const attempts: Array<Record<string, string>> = [{ 'api-token': 'x' }, { authorization: 'Bearer x.y.z' }, { authorization: 'Digest abc' }, { authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` }];
+    const attempts: Array<Record<string, string>> = [
+      { 'api-token': 'x' },
+      { authorization: 'Bearer x.y.z' },
+      { authorization: 'Digest abc' },
+      { authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` },
+    ];
     for (const headers of attempts) {
       assert.equal((await gw('GET', `${base}/orders/1`, headers)).status, 401, JSON.stringify(headers));
     }
@@ -252,7 +358,13 @@ describe('gateway refusals', () => {
     const [h, payload, sig] = token.split('.') as [string, string, string];
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
     const forged = Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 86_400 })).toString('base64url');
-    for (const bad of [`${h}.${forged}.${sig}`, `${h}.${payload}.${sig.slice(0, 10)}`, `${h}.${payload}.`, `${h}.${payload}`, `${h}.${payload}.${Buffer.alloc(32).toString('base64url')}`]) {
+    for (const bad of [
+      `${h}.${forged}.${sig}`,
+      `${h}.${payload}.${sig.slice(0, 10)}`,
+      `${h}.${payload}.`,
+      `${h}.${payload}`,
+      `${h}.${payload}.${Buffer.alloc(32).toString('base64url')}`,
+    ]) {
       assert.equal((await gw('GET', `${base}/orders/1`, { authorization: `Bearer ${bad}` })).status, 401);
     }
   });
@@ -260,9 +372,18 @@ describe('gateway refusals', () => {
   test('a token of another environment does not open this one', async () => {
     const prodAdmin = await t.tokenFor('Admin', 'prod');
     const project = await t.createProject('Prod APIs', 'prod');
-    const col = await t.call('POST', '/api/api_collections', { token: prodAdmin, body: { name: 'Prod', project_id: project.projectId } });
-    const client = await t.call('POST', '/api/api_clients', { token: prodAdmin, body: { name: 'Prod consumer', project_id: project.projectId } });
-    const p = await t.call('POST', '/api/api_access_profiles', { token: prodAdmin, body: { name: 'prod', api_client_id: client.body.id, api_collection_ids: [col.body.id], auth_type: 'token' } });
+    const col = await t.call('POST', '/api/api_collections', {
+      token: prodAdmin,
+      body: { name: 'Prod', project_id: project.projectId },
+    });
+    const client = await t.call('POST', '/api/api_clients', {
+      token: prodAdmin,
+      body: { name: 'Prod consumer', project_id: project.projectId },
+    });
+    const p = await t.call('POST', '/api/api_access_profiles', {
+      token: prodAdmin,
+      body: { name: 'prod', api_client_id: client.body.id, api_collection_ids: [col.body.id], auth_type: 'token' },
+    });
     assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': p.body.secret })).status, 401);
   });
 
@@ -297,7 +418,10 @@ describe('gateway refusals', () => {
     // Started in this order, the quick ones finish first and leave the deadlines' list from its middle and its end.
     const paths = ['slow', 'orders/1', 'orders/2', 'slow', 'orders/3', 'drip', 'orders/4'];
     const answers = await Promise.all(paths.map((path) => gw('GET', `${base}/${path}`, auth)));
-    assert.deepEqual(answers.map((a) => a.status), [504, 200, 200, 504, 200, 504, 200]);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [504, 200, 200, 504, 200, 504, 200],
+    );
     // And the list is still sound for the calls after them (a dripping body is cut off by the deadline alone).
     assert.equal((await gw('GET', `${base}/drip`, auth)).status, 504);
     assert.equal((await gw('GET', `${base}/orders/5`, auth)).status, 200);
@@ -314,16 +438,30 @@ describe('gateway refusals', () => {
     const drip = await gw('GET', `${base}/drip`, auth);
     assert.equal(drip.status, 504, 'a body that keeps coming, slowly, is cut off at the deadline');
     assert.deepEqual(drip.body, { error: 'Gateway timeout' });
-    assert.ok(performance.now() - started < 500, 'the deadline counts from the start of the call, not from the last byte');
+    assert.ok(
+      performance.now() - started < 500,
+      'the deadline counts from the start of the call, not from the last byte',
+    );
     assert.deepEqual((await gw('GET', `${base}/huge`, auth)).body, { error: 'Response too large' });
-    const big = await gw('POST', `${base}/orders`, { ...auth, 'content-type': 'application/json' }, JSON.stringify({ x: 'y'.repeat(4000) }));
+    const big = await gw(
+      'POST',
+      `${base}/orders`,
+      { ...auth, 'content-type': 'application/json' },
+      JSON.stringify({ x: 'y'.repeat(4000) }),
+    );
     assert.equal(big.status, 413);
     assert.deepEqual(big.body, { error: 'Payload too large' });
     assert.equal((await gw('GET', `${base}/orders/a%2Fb`, auth)).status, 400, 'an encoded slash in a parameter');
     // inject normalises dot segments away, as a browser would; a raw socket sends them as they are.
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
     const status = await new Promise<number>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: new URL(address).port, path: `${base}/orders/%2E%2E`, headers: auth }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      const req = http.request(
+        { host: '127.0.0.1', port: new URL(address).port, path: `${base}/orders/%2E%2E`, headers: auth },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -331,10 +469,16 @@ describe('gateway refusals', () => {
   });
 
   test('an upstream that does not answer: 502', async () => {
-    const dead = await t.call('POST', '/api/connections', { body: { name: 'Dead', provider: 'rest', input: { base_url: 'http://127.0.0.1:9', auth_type: 'none' } } });
+    const dead = await t.call('POST', '/api/connections', {
+      body: { name: 'Dead', provider: 'rest', input: { base_url: 'http://127.0.0.1:9', auth_type: 'none' } },
+    });
     const project = await t.createProject('Dead APIs');
-    const col = await t.call('POST', '/api/api_collections', { body: { name: 'Dead', project_id: project.projectId, proxy_connection_id: dead.body.id } });
-    const e = await t.call('POST', `/api/api_collections/${col.body.id}/api_endpoints`, { body: { name: 'x', method: 'GET', path: 'x' } });
+    const col = await t.call('POST', '/api/api_collections', {
+      body: { name: 'Dead', project_id: project.projectId, proxy_connection_id: dead.body.id },
+    });
+    const e = await t.call('POST', `/api/api_collections/${col.body.id}/api_endpoints`, {
+      body: { name: 'x', method: 'GET', path: 'x' },
+    });
     await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`);
     const p = await profile({ auth_type: 'token', api_collection_ids: [col.body.id] });
     const res = await gw('GET', `${new URL(col.body.url).pathname}/x`, { 'api-token': p.secret });
@@ -345,7 +489,12 @@ describe('gateway refusals', () => {
 
 describe('access policies at the gateway', () => {
   test('a database that refuses writes: a call under a policy (counted in the database) answers 503; a call under none goes through', async () => {
-    const policy = await insertPolicy(t.ctx.db, { workspaceId: t.workspaceId, name: 'Counted', rate: { requests: 100, seconds: 60 }, now: clock.now().toISOString() });
+    const policy = await insertPolicy(t.ctx.db, {
+      workspaceId: t.workspaceId,
+      name: 'Counted',
+      rate: { requests: 100, seconds: 60 },
+      now: clock.now().toISOString(),
+    });
     const counted = await profile({ auth_type: 'token', api_policy_id: policy.id });
     const free = await profile({ auth_type: 'token' });
     await refuseWrites(t.ctx.db);
@@ -362,7 +511,12 @@ describe('access policies at the gateway', () => {
   });
 
   test('a rate limit answers 429 with Retry-After once the window is full, and lets calls through in the next', async () => {
-    const policy = await insertPolicy(t.ctx.db, { workspaceId: t.workspaceId, name: 'Tight', rate: { requests: 3, seconds: 60 }, now: clock.now().toISOString() });
+    const policy = await insertPolicy(t.ctx.db, {
+      workspaceId: t.workspaceId,
+      name: 'Tight',
+      rate: { requests: 3, seconds: 60 },
+      now: clock.now().toISOString(),
+    });
     const p = await profile({ auth_type: 'token', api_policy_id: policy.id });
     clock.set(new Date(Math.ceil(clock.now().getTime() / 60_000) * 60_000 + 1000));
     for (let i = 0; i < 3; i++) {
@@ -379,28 +533,70 @@ describe('access policies at the gateway', () => {
   });
 
   test('concurrent calls are counted exactly: a limit of 5 admits 5 of 20 calls made at once', async () => {
-    const policy = await insertPolicy(t.ctx.db, { workspaceId: t.workspaceId, name: 'Burst', rate: { requests: 5, seconds: 60 }, now: clock.now().toISOString() });
+    const policy = await insertPolicy(t.ctx.db, {
+      workspaceId: t.workspaceId,
+      name: 'Burst',
+      rate: { requests: 5, seconds: 60 },
+      now: clock.now().toISOString(),
+    });
     const p = await profile({ auth_type: 'token', api_policy_id: policy.id });
     clock.set(new Date(Math.ceil(clock.now().getTime() / 60_000) * 60_000 + 1000));
-    const replies = await Promise.all(Array.from({ length: 20 }, () => gw('GET', `${base}/orders/1`, { 'api-token': p.secret })));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, () => gw('GET', `${base}/orders/1`, { 'api-token': p.secret })),
+    );
     assert.deepEqual(replies.map((r) => r.status).sort(), [...Array(5).fill(200), ...Array(15).fill(429)]);
-    assert.deepEqual(replies.filter((r) => r.status === 200).map((r) => r.headers['x-ratelimit-remaining']).sort(), ['0', '1', '2', '3', '4']);
-    const counters = await t.ctx.db.selectFrom('api_policy_counters').selectAll().where('profile_id', '=', p.id).execute();
-    assert.deepEqual(counters.map((c) => [c.kind, c.count]), [['rate', 5]], 'refused calls do not use up the window');
+    assert.deepEqual(
+      replies
+        .filter((r) => r.status === 200)
+        .map((r) => r.headers['x-ratelimit-remaining'])
+        .sort(),
+      ['0', '1', '2', '3', '4'],
+    );
+    const counters = await t.ctx.db
+      .selectFrom('api_policy_counters')
+      .selectAll()
+      .where('profile_id', '=', p.id)
+      .execute();
+    assert.deepEqual(
+      counters.map((c) => [c.kind, c.count]),
+      [['rate', 5]],
+      'refused calls do not use up the window',
+    );
   });
 
   test('a quota answers 429 Quota exceeded, and the count is in the database', async () => {
-    const policy = await insertPolicy(t.ctx.db, { workspaceId: t.workspaceId, name: 'Quota', quota: { requests: 2, seconds: 30 * 86_400 }, now: clock.now().toISOString() });
+    const policy = await insertPolicy(t.ctx.db, {
+      workspaceId: t.workspaceId,
+      name: 'Quota',
+      quota: { requests: 2, seconds: 30 * 86_400 },
+      now: clock.now().toISOString(),
+    });
     const client = await t.call('POST', '/api/api_clients', { body: { name: 'Metered', api_policy_id: policy.id } });
-    const p = (await t.call('POST', '/api/api_access_profiles', { body: { name: 'metered', api_client_id: client.body.id, api_collection_ids: [collectionId], auth_type: 'token' } })).body;
+    const p = (
+      await t.call('POST', '/api/api_access_profiles', {
+        body: {
+          name: 'metered',
+          api_client_id: client.body.id,
+          api_collection_ids: [collectionId],
+          auth_type: 'token',
+        },
+      })
+    ).body;
     assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': p.secret })).status, 200);
     assert.equal((await gw('GET', `${base}/orders/1`, { 'api-token': p.secret })).status, 200);
     const over = await gw('GET', `${base}/orders/1`, { 'api-token': p.secret });
     assert.equal(over.status, 429);
     assert.deepEqual(over.body, { error: 'Quota exceeded' });
     assert.ok(Number(over.headers['retry-after']) > 0);
-    const counters = await t.ctx.db.selectFrom('api_policy_counters').selectAll().where('profile_id', '=', p.id).execute();
-    assert.deepEqual(counters.map((c) => [c.kind, c.count]), [['quota', 2]]);
+    const counters = await t.ctx.db
+      .selectFrom('api_policy_counters')
+      .selectAll()
+      .where('profile_id', '=', p.id)
+      .execute();
+    assert.deepEqual(
+      counters.map((c) => [c.kind, c.count]),
+      [['quota', 2]],
+    );
   });
 });
 
@@ -409,7 +605,8 @@ describe('the routing table', () => {
     let environmentReads = 0;
     const counting: KyselyPlugin = {
       transformQuery: (args) => {
-        if (args.node.kind === 'SelectQueryNode' && JSON.stringify(args.node.from).includes('"environments"')) environmentReads += 1;
+        if (args.node.kind === 'SelectQueryNode' && JSON.stringify(args.node.from).includes('"environments"'))
+          environmentReads += 1;
         return args.node;
       },
       transformResult: async (args) => args.result,

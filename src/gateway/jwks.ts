@@ -52,7 +52,11 @@ export function createKeySetCache(options: KeySetCacheOptions) {
   async function fetchJson(url: string): Promise<{ json: unknown; ttlMs: number } | null> {
     fetches += 1;
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(fetchTimeoutMs), redirect: 'error', headers: { accept: 'application/json' } });
+      const res = await fetch(url, {
+        signal: AbortSignal.timeout(fetchTimeoutMs),
+        redirect: 'error',
+        headers: { accept: 'application/json' },
+      });
       if (!res.ok || !res.body || Number(res.headers.get('content-length') ?? 0) > maxBytes) {
         await res.body?.cancel();
         return null;
@@ -73,7 +77,12 @@ export function createKeySetCache(options: KeySetCacheOptions) {
     }
   }
 
-  async function cached<T>(map: Map<string, Entry<T>>, url: string, parse: (json: unknown) => T | null, refresh: boolean): Promise<T | null> {
+  async function cached<T>(
+    map: Map<string, Entry<T>>,
+    url: string,
+    parse: (json: unknown) => T | null,
+    refresh: boolean,
+  ): Promise<T | null> {
     const now = clock.now().getTime();
     let entry = map.get(url);
     if (entry?.pending) return entry.pending;
@@ -111,13 +120,18 @@ export function createKeySetCache(options: KeySetCacheOptions) {
     /** The JWKS URL an OIDC issuer publishes in its discovery document (whose `issuer` must be the same). */
     jwksUriOf(issuer: string): Promise<string | null> {
       const base = issuer.replace(/\/+$/, '');
-      return cached(discovered, `${base}/.well-known/openid-configuration`, (json) => {
-        if (typeof json !== 'object' || json === null) return null;
-        const doc = json as { issuer?: unknown; jwks_uri?: unknown };
-        if (typeof doc.issuer !== 'string' || doc.issuer.replace(/\/+$/, '') !== base) return null;
-        if (typeof doc.jwks_uri !== 'string' || !/^https?:\/\//.test(doc.jwks_uri)) return null;
-        return doc.jwks_uri;
-      }, false);
+      return cached(
+        discovered,
+        `${base}/.well-known/openid-configuration`,
+        (json) => {
+          if (typeof json !== 'object' || json === null) return null;
+          const doc = json as { issuer?: unknown; jwks_uri?: unknown };
+          if (typeof doc.issuer !== 'string' || doc.issuer.replace(/\/+$/, '') !== base) return null;
+          if (typeof doc.jwks_uri !== 'string' || !/^https?:\/\//.test(doc.jwks_uri)) return null;
+          return doc.jwks_uri;
+        },
+        false,
+      );
     },
     /** How many fetches were made (tests and the benchmark read it). */
     fetchCount: () => fetches,
@@ -126,7 +140,9 @@ export function createKeySetCache(options: KeySetCacheOptions) {
 
 function parseKeySet(json: unknown): KeySet | null {
   if (typeof json !== 'object' || json === null || !Array.isArray((json as { keys?: unknown }).keys)) return null;
-  const keys = ((json as { keys: unknown[] }).keys).filter((k) => typeof k === 'object' && k !== null && typeof (k as { kty?: unknown }).kty === 'string').slice(0, MAX_KEYS);
+  const keys = (json as { keys: unknown[] }).keys
+    .filter((k) => typeof k === 'object' && k !== null && typeof (k as { kty?: unknown }).kty === 'string')
+    .slice(0, MAX_KEYS);
   if (keys.length === 0) return null;
   const set = { keys } as JSONWebKeySet;
   try {

@@ -3,9 +3,16 @@
 // restart does not reset a monthly quota.
 import type { ServiceContext } from '../context.ts';
 import type { ApiPolicyRow } from '../db/types.ts';
-import { countPolicyRequest, deleteEndedPolicyWindows, findPolicyById, uncountPolicyRequest } from '../api/api_clients/api_clients.store.ts';
+import {
+  countPolicyRequest,
+  deleteEndedPolicyWindows,
+  findPolicyById,
+  uncountPolicyRequest,
+} from '../api/api_clients/api_clients.store.ts';
 
-export type PolicyVerdict = { ok: true; headers: Record<string, string> } | { ok: false; error: 'Rate limit exceeded' | 'Quota exceeded'; retryAfter: number };
+export type PolicyVerdict =
+  | { ok: true; headers: Record<string, string> }
+  | { ok: false; error: 'Rate limit exceeded' | 'Quota exceeded'; retryAfter: number };
 
 export function createPolicyEnforcer(ctx: ServiceContext) {
   const policies = new Map<number, ApiPolicyRow | null>();
@@ -24,18 +31,38 @@ export function createPolicyEnforcer(ctx: ServiceContext) {
     if (!p) return { ok: true, headers: {} };
     const now = ctx.clock.now().getTime();
     const windows = [
-      { kind: 'rate' as const, limit: p.rate_limit_requests, seconds: p.rate_limit_interval_seconds, error: 'Rate limit exceeded' as const },
-      { kind: 'quota' as const, limit: p.quota_requests, seconds: p.quota_interval_seconds, error: 'Quota exceeded' as const },
+      {
+        kind: 'rate' as const,
+        limit: p.rate_limit_requests,
+        seconds: p.rate_limit_interval_seconds,
+        error: 'Rate limit exceeded' as const,
+      },
+      {
+        kind: 'quota' as const,
+        limit: p.quota_requests,
+        seconds: p.quota_interval_seconds,
+        error: 'Quota exceeded' as const,
+      },
     ].filter((w) => w.limit !== null && w.seconds !== null && w.seconds > 0);
     // Counted in the server's group commit: concurrent calls share one transaction and one sync
     // of the log. The work touches only `trx`, as group commit requires (it may run twice).
     return ctx.groupCommit.run(async (trx) => {
-      const counted: Array<{ count: number; limit: number; reset: number; error: 'Rate limit exceeded' | 'Quota exceeded' }> = [];
+      const counted: Array<{
+        count: number;
+        limit: number;
+        reset: number;
+        error: 'Rate limit exceeded' | 'Quota exceeded';
+      }> = [];
       for (const w of windows) {
         const size = (w.seconds as number) * 1000;
         const start = Math.floor(now / size) * size;
         const count = await countPolicyRequest(trx, { profileId, kind: w.kind, windowStart: start });
-        counted.push({ count, limit: w.limit as number, reset: Math.ceil((start + size - now) / 1000), error: w.error });
+        counted.push({
+          count,
+          limit: w.limit as number,
+          reset: Math.ceil((start + size - now) / 1000),
+          error: w.error,
+        });
         // Windows that have ended are of no more use.
         await deleteEndedPolicyWindows(trx, { profileId, kind: w.kind, windowStart: start });
       }

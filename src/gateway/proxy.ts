@@ -36,14 +36,39 @@ export class ProxyError extends Error {
   }
 }
 
-const FORWARD_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'content-language', 'if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since', 'user-agent'];
-const FORWARD_RESPONSE_HEADERS = ['content-type', 'content-language', 'cache-control', 'etag', 'last-modified', 'expires', 'location', 'retry-after', 'vary'];
+const FORWARD_REQUEST_HEADERS = [
+  'accept',
+  'accept-language',
+  'content-type',
+  'content-language',
+  'if-match',
+  'if-none-match',
+  'if-modified-since',
+  'if-unmodified-since',
+  'user-agent',
+];
+const FORWARD_RESPONSE_HEADERS = [
+  'content-type',
+  'content-language',
+  'cache-control',
+  'etag',
+  'last-modified',
+  'expires',
+  'location',
+  'retry-after',
+  'vary',
+];
 
 /** Characters a path may carry as they are (RFC 3986 pchar, '/' and percent-escapes): nothing to encode. */
 const PLAIN_PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
 
 export function createProxy(options: { timeoutMs: number; maxResponseBytes: number }) {
-  const agent = new Agent({ keepAliveTimeout: 10_000, connections: 128, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+  const agent = new Agent({
+    keepAliveTimeout: 10_000,
+    connections: 128,
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
   const deadlines = createDeadlines(options.timeoutMs);
   return {
     forward(upstream: Upstream, call: ProxyRequest): Promise<ProxyResponse> {
@@ -74,13 +99,17 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
         const exchange = new Exchange(options.maxResponseBytes, resolve, reject, deadlines);
         deadlines.start(exchange);
         try {
-          agent.dispatch({
-            origin,
-            path,
-            method: call.method as Dispatcher.HttpMethod,
-            headers,
-            body: call.body && call.body.length > 0 && call.method !== 'GET' && call.method !== 'HEAD' ? call.body : null,
-          }, exchange);
+          agent.dispatch(
+            {
+              origin,
+              path,
+              method: call.method as Dispatcher.HttpMethod,
+              headers,
+              body:
+                call.body && call.body.length > 0 && call.method !== 'GET' && call.method !== 'HEAD' ? call.body : null,
+            },
+            exchange,
+          );
         } catch {
           exchange.fail(new ProxyError('bad_gateway'));
         }
@@ -117,7 +146,12 @@ class Exchange implements Dispatcher.DispatchHandler {
   previous: Exchange | null = null;
   next: Exchange | null = null;
 
-  constructor(limit: number, resolve: (response: ProxyResponse) => void, reject: (error: ProxyError) => void, deadlines: Deadlines) {
+  constructor(
+    limit: number,
+    resolve: (response: ProxyResponse) => void,
+    reject: (error: ProxyError) => void,
+    deadlines: Deadlines,
+  ) {
     this.#limit = limit;
     this.#resolve = resolve;
     this.#reject = reject;
@@ -130,7 +164,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     else this.#controller = controller;
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     if (statusCode < 200) return; // 1xx: informational, the answer follows
     this.#status = statusCode;
     const out: Record<string, string> = {};
@@ -157,7 +195,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.#settled = true;
     this.#deadlines.done(this);
     const chunks = this.#chunks;
-    this.#resolve({ status: this.#status, headers: this.#headers, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks) });
+    this.#resolve({
+      status: this.#status,
+      headers: this.#headers,
+      body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks),
+    });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {

@@ -3,7 +3,10 @@
 import type { ServiceContext } from '../context.ts';
 import type { ApiCollectionRow } from '../db/types.ts';
 import { routingTable } from '../api/api_endpoints/api_endpoints.store.ts';
-import { findEnvironmentByApiPrefix, listEnvironmentCollections } from '../api/api_collections/api_collections.store.ts';
+import {
+  findEnvironmentByApiPrefix,
+  listEnvironmentCollections,
+} from '../api/api_collections/api_collections.store.ts';
 
 export interface RoutedEndpoint {
   id: number;
@@ -49,7 +52,13 @@ export function createRouter(ctx: ServiceContext) {
     const rows = await listEnvironmentCollections(ctx.db, env.id);
     for (const row of rows) collections.set(row.slug, { row, endpoints: [] });
     for (const e of await routingTable(ctx.db, env.id)) {
-      collections.get(e.slug)?.endpoints.push({ id: e.id, method: e.method, segments: e.path.split('/'), active: e.active === 1, flowId: e.flow_id });
+      collections.get(e.slug)?.endpoints.push({
+        id: e.id,
+        method: e.method,
+        segments: e.path.split('/'),
+        active: e.active === 1,
+        flowId: e.flow_id,
+      });
     }
     for (const c of collections.values()) c.endpoints.sort((a, b) => specificity(b.segments) - specificity(a.segments));
     return { environmentId: env.id, workspaceId: env.workspace_id, collections };

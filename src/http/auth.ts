@@ -32,14 +32,25 @@ export function registerAuth(app: FastifyInstance, ctx: ServiceContext): void {
 
   app.addHook('onRoute', (route) => {
     const config = route.config ?? {};
-    if (route.url.startsWith('/api') && config.privilege === undefined && config.public !== true && config.eventStreams === undefined) {
-      throw new Error(`Route ${String(route.method)} ${route.url} declares neither a privilege, public: true nor an eventStreams right`);
+    if (
+      route.url.startsWith('/api') &&
+      config.privilege === undefined &&
+      config.public !== true &&
+      config.eventStreams === undefined
+    ) {
+      throw new Error(
+        `Route ${String(route.method)} ${route.url} declares neither a privilege, public: true nor an eventStreams right`,
+      );
     }
     const { privilege, devOnly } = config;
     if (privilege === undefined) return;
     if (route.schema) {
       const needs = `Requires the \`${privilege}\` privilege${devOnly ? ' and a client of the dev environment' : ''}.`;
-      route.schema = { ...route.schema, security: [{ bearerAuth: [] }], description: route.schema.description ? `${route.schema.description}\n\n${needs}` : needs };
+      route.schema = {
+        ...route.schema,
+        security: [{ bearerAuth: [] }],
+        description: route.schema.description ? `${route.schema.description}\n\n${needs}` : needs,
+      };
     }
     // A hook of the route itself, after the app's own onRequest hooks (host routing answers 404
     // before any 401): routes without a privilege (the token endpoint, the gateway, event

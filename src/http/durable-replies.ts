@@ -18,7 +18,8 @@ export function registerDurableReplies(app: FastifyInstance, logSync: LogSync): 
         // client is not told it succeeded. Replaced here, not thrown: the error reply would wait
         // for the same disk. A full or read-only disk is a 503 the client may retry.
         request.log.error({ err: error }, 'the write-ahead log could not be synced');
-        if (payload && typeof (payload as { destroy?: unknown }).destroy === 'function') (payload as { destroy: () => void }).destroy();
+        if (payload && typeof (payload as { destroy?: unknown }).destroy === 'function')
+          (payload as { destroy: () => void }).destroy();
         reply.header('content-type', 'application/json; charset=utf-8');
         const unavailable = storageUnavailable(error);
         if (unavailable) {

@@ -18,14 +18,24 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error.validation) {
       const errors = fieldErrors(error.validation, error.validationContext);
       const [field, problems] = Object.entries(errors)[0] ?? ['request', ['is invalid']];
-      const code = error.validationContext === 'querystring' ? 'query_parameter_invalid' : error.validationContext === 'params' ? 'path_parameter_invalid' : 'body_invalid';
+      const code =
+        error.validationContext === 'querystring'
+          ? 'query_parameter_invalid'
+          : error.validationContext === 'params'
+            ? 'path_parameter_invalid'
+            : 'body_invalid';
       return sendError(reply, new AppError(code, { params: { field, problem: problems[0] ?? 'is invalid' }, errors }));
     }
 
-    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendError(reply, new AppError('unsupported_media_type', { params: { content_type: contentTypeOf(request) } }));
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+      return sendError(
+        reply,
+        new AppError('unsupported_media_type', { params: { content_type: contentTypeOf(request) } }),
+      );
     const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
     if (mapped) return sendError(reply, new AppError(mapped));
-    if (error instanceof SyntaxError && (error as FastifyError).statusCode === 400) return sendError(reply, new AppError('malformed_json'));
+    if (error instanceof SyntaxError && (error as FastifyError).statusCode === 400)
+      return sendError(reply, new AppError('malformed_json'));
 
     const unavailable = storageUnavailable(error);
     if (unavailable) {
@@ -39,7 +49,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (status >= 400 && status < 500) return send(reply, status, ERROR_CATALOG.bad_request.message);
 
     request.log.error({ err: error }, 'request failed');
-    return reply.status(status >= 500 && status < 600 ? status : 500).send({ message: ERROR_CATALOG.server_error.message, id: String(request.id) });
+    return reply
+      .status(status >= 500 && status < 600 ? status : 500)
+      .send({ message: ERROR_CATALOG.server_error.message, id: String(request.id) });
   });
 
   app.setNotFoundHandler((_request, reply) => sendError(reply, new AppError('not_found')));
@@ -50,11 +62,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
  * or one longer than the router's limit): the same `{ message }` shape as every other error.
  */
 export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  void sendError(reply, new AppError(error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'path_segment_too_long' : 'url_invalid'));
+  void sendError(
+    reply,
+    new AppError(error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'path_segment_too_long' : 'url_invalid'),
+  );
 }
 
 function sendError(reply: FastifyReply, error: AppError) {
-  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+  if (error.retryAfterSeconds !== undefined)
+    reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
   return send(reply, error.status, error.message, error.errors);
 }
 

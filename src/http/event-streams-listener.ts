@@ -20,7 +20,10 @@ export interface EventStreamsListener {
 }
 
 /** Call before the app is ready (it adds hooks); listen() once the app is listening. */
-export function createEventStreamsListener(app: FastifyInstance, options: { host: string; port: number }): EventStreamsListener {
+export function createEventStreamsListener(
+  app: FastifyInstance,
+  options: { host: string; port: number },
+): EventStreamsListener {
   const handler = eventStreamsHandler(app);
   const servers: http.Server[] = [];
   let closed: Promise<unknown> = Promise.resolve();
@@ -91,8 +94,11 @@ function bind(server: http.Server, port: number, host: string): Promise<void> {
 /** The addresses to print, as Fastify prints the main port's: every IPv4 interface for 0.0.0.0. */
 function urlsOf(address: AddressInfo): string[] {
   if (address.address.includes(':')) return [`http://[${address.address}]:${address.port}`];
-  const hosts = address.address === '0.0.0.0'
-    ? Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).filter((i) => i.family === 'IPv4').map((i) => i.address))
-    : [address.address];
+  const hosts =
+    address.address === '0.0.0.0'
+      ? Object.values(os.networkInterfaces()).flatMap((list) =>
+          (list ?? []).filter((i) => i.family === 'IPv4').map((i) => i.address),
+        )
+      : [address.address];
   return hosts.map((host) => `http://${host}:${address.port}`);
 }

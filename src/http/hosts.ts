@@ -30,7 +30,10 @@ export function eventStreamsHandler(app: FastifyInstance): (req: IncomingMessage
   };
 }
 
-type HostConfig = Pick<Config, 'publicBaseUrl' | 'publicAuthUrl' | 'publicGatewayUrl' | 'publicEventStreamsUrl' | 'eventStreamsPort'>;
+type HostConfig = Pick<
+  Config,
+  'publicBaseUrl' | 'publicAuthUrl' | 'publicGatewayUrl' | 'publicEventStreamsUrl' | 'eventStreamsPort'
+>;
 
 export function registerHostRouting(app: FastifyInstance, config: HostConfig): void {
   const base = hostOf(config.publicBaseUrl);

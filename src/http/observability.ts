@@ -13,7 +13,11 @@ export function requestId(req: IncomingMessage): string {
 }
 
 /** Fastify's childLoggerFactory: each request's logger is made only when it writes (src/logger.ts). */
-export function requestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+export function requestLogger(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
   return lazyChild(logger as Logger, bindings, options);
 }
 
@@ -40,7 +44,14 @@ export function registerObservability(app: FastifyInstance): Registry {
 
 /** A gauge read when /metrics is scraped (e.g. consumers waiting in long polls). */
 export function registerGauge(registry: Registry, name: string, help: string, read: () => number): void {
-  new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.set(read());
+    },
+  });
 }
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -72,7 +83,12 @@ export class RequestMetrics {
     if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
     let series = byStatus.get(statusCode);
     if (series === undefined) {
-      series = { labels: { method, route: route ?? 'unmatched', status_code: String(statusCode) }, count: 0, sum: 0, buckets: new Float64Array(DURATION_BUCKETS.length + 1) };
+      series = {
+        labels: { method, route: route ?? 'unmatched', status_code: String(statusCode) },
+        count: 0,
+        sum: 0,
+        buckets: new Float64Array(DURATION_BUCKETS.length + 1),
+      };
       byStatus.set(statusCode, series);
       this.#series.push(series);
     }
@@ -83,29 +99,48 @@ export class RequestMetrics {
     (series.buckets[i] as number) += 1;
   }
 
-  readonly counter = this.#metric('http_requests_total', 'HTTP requests by method, route and status code', 'counter', () =>
-    this.#series.map((s) => ({ labels: s.labels, value: s.count })));
+  readonly counter = this.#metric(
+    'http_requests_total',
+    'HTTP requests by method, route and status code',
+    'counter',
+    () => this.#series.map((s) => ({ labels: s.labels, value: s.count })),
+  );
 
-  readonly histogram = this.#metric('http_request_duration_seconds', 'HTTP request latency by method, route and status code', 'histogram', () => {
-    const name = 'http_request_duration_seconds';
-    const values: MetricValue[] = [];
-    for (const s of this.#series) {
-      let cumulative = 0;
-      DURATION_BUCKETS.forEach((le, i) => {
-        cumulative += s.buckets[i] as number;
-        values.push({ metricName: `${name}_bucket`, labels: { le, ...s.labels }, value: cumulative });
-      });
-      values.push({ metricName: `${name}_bucket`, labels: { le: '+Inf', ...s.labels }, value: s.count });
-      values.push({ metricName: `${name}_sum`, labels: s.labels, value: s.sum });
-      values.push({ metricName: `${name}_count`, labels: s.labels, value: s.count });
-    }
-    return values;
-  });
+  readonly histogram = this.#metric(
+    'http_request_duration_seconds',
+    'HTTP request latency by method, route and status code',
+    'histogram',
+    () => {
+      const name = 'http_request_duration_seconds';
+      const values: MetricValue[] = [];
+      for (const s of this.#series) {
+        let cumulative = 0;
+        DURATION_BUCKETS.forEach((le, i) => {
+          cumulative += s.buckets[i] as number;
+          values.push({ metricName: `${name}_bucket`, labels: { le, ...s.labels }, value: cumulative });
+        });
+        values.push({ metricName: `${name}_bucket`, labels: { le: '+Inf', ...s.labels }, value: s.count });
+        values.push({ metricName: `${name}_sum`, labels: s.labels, value: s.sum });
+        values.push({ metricName: `${name}_count`, labels: s.labels, value: s.count });
+      }
+      return values;
+    },
+  );
 
   /** A metric as prom-client's Registry reads it (the shape its own metrics return from get()). */
   #metric(name: string, help: string, type: 'counter' | 'histogram', values: () => MetricValue[]): Metric {
-    return { name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) } as unknown as Metric;
+    return {
+      name,
+      help,
+      type,
+      aggregator: 'sum',
+      get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
+    } as unknown as Metric;
   }
 }
 
-interface MetricValue { metricName?: string; labels: Record<string, string | number>; value: number }
+interface MetricValue {
+  metricName?: string;
+  labels: Record<string, string | number>;
+  value: number;
+}

@@ -11,38 +11,68 @@ import type { ServiceContext } from '../context.ts';
 const Status = Type.Object({ status: Type.String(), message: Type.Optional(Type.String()) });
 const tags = ['Operations'];
 
-export function operationsRoutes(app: FastifyInstance, ctx: ServiceContext, deps: { dialect: DialectName; metrics: Registry; storage?: StorageHealth | undefined }): void {
-  app.get('/health', {
-    config: { public: true },
-    schema: { tags, summary: 'Liveness: the process answers', response: { 200: Status } },
-  }, async () => ({ status: 'ok' }));
+export function operationsRoutes(
+  app: FastifyInstance,
+  ctx: ServiceContext,
+  deps: { dialect: DialectName; metrics: Registry; storage?: StorageHealth | undefined },
+): void {
+  app.get(
+    '/health',
+    {
+      config: { public: true },
+      schema: { tags, summary: 'Liveness: the process answers', response: { 200: Status } },
+    },
+    async () => ({ status: 'ok' }),
+  );
 
-  app.get('/ready', {
-    config: { public: true },
-    schema: { tags, summary: 'Readiness: the database answers, every migration is applied, and the storage takes writes', response: { 200: Status, 503: Status } },
-  }, async (request, reply) => {
-    try {
-      await pingDb(ctx.db);
-      const pending = await pendingMigrations(ctx.db, deps.dialect);
-      if (pending.length > 0) return reply.status(503).send({ status: 'not_ready', message: `${pending.length} migration(s) pending: ${pending.join(', ')}` });
-      // After a write failed for want of space or of a writable disk: a write of its own says whether that is over.
-      const problem = await deps.storage?.recheck();
-      if (problem) {
-        return reply.status(503).send({ status: 'not_ready', message: `storage unavailable since ${problem.since.toISOString()}: ${STORAGE_FAILURE_TEXT[problem.failure]}; writes answer 503, reads go on` });
+  app.get(
+    '/ready',
+    {
+      config: { public: true },
+      schema: {
+        tags,
+        summary: 'Readiness: the database answers, every migration is applied, and the storage takes writes',
+        response: { 200: Status, 503: Status },
+      },
+    },
+    async (request, reply) => {
+      try {
+        await pingDb(ctx.db);
+        const pending = await pendingMigrations(ctx.db, deps.dialect);
+        if (pending.length > 0)
+          return reply
+            .status(503)
+            .send({ status: 'not_ready', message: `${pending.length} migration(s) pending: ${pending.join(', ')}` });
+        // After a write failed for want of space or of a writable disk: a write of its own says whether that is over.
+        const problem = await deps.storage?.recheck();
+        if (problem) {
+          return reply.status(503).send({
+            status: 'not_ready',
+            message: `storage unavailable since ${problem.since.toISOString()}: ${STORAGE_FAILURE_TEXT[problem.failure]}; writes answer 503, reads go on`,
+          });
+        }
+        return { status: 'ready' };
+      } catch (error) {
+        request.log.warn({ err: error }, 'readiness check failed');
+        const failure = storageFailureOf(error);
+        return reply.status(503).send({
+          status: 'not_ready',
+          message:
+            failure === undefined ? 'database unavailable' : `database unavailable: ${STORAGE_FAILURE_TEXT[failure]}`,
+        });
       }
-      return { status: 'ready' };
-    } catch (error) {
-      request.log.warn({ err: error }, 'readiness check failed');
-      const failure = storageFailureOf(error);
-      return reply.status(503).send({ status: 'not_ready', message: failure === undefined ? 'database unavailable' : `database unavailable: ${STORAGE_FAILURE_TEXT[failure]}` });
-    }
-  });
+    },
+  );
 
-  app.get('/metrics', {
-    config: { public: true },
-    schema: { tags, summary: 'Prometheus metrics (text exposition format)' },
-  }, async (_request, reply) => {
-    const body = await deps.metrics.metrics();
-    return reply.header('content-type', deps.metrics.contentType).send(body);
-  });
+  app.get(
+    '/metrics',
+    {
+      config: { public: true },
+      schema: { tags, summary: 'Prometheus metrics (text exposition format)' },
+    },
+    async (_request, reply) => {
+      const body = await deps.metrics.metrics();
+      return reply.header('content-type', deps.metrics.contentType).send(body);
+    },
+  );
 }

@@ -7,7 +7,10 @@ export interface Page {
   offset: number;
 }
 
-export function parsePage(query: { page?: unknown; per_page?: unknown }, options: { max?: number; fallback?: number } = {}): Page {
+export function parsePage(
+  query: { page?: unknown; per_page?: unknown },
+  options: { max?: number; fallback?: number } = {},
+): Page {
   const max = options.max ?? 100;
   const fallback = options.fallback ?? 100;
   const page = positiveInt(query.page) ?? 1;
@@ -16,6 +19,11 @@ export function parsePage(query: { page?: unknown; per_page?: unknown }, options
 }
 
 function positiveInt(value: unknown): number | undefined {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,9}$/.test(value.trim()) ? Number(value) : NaN;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d{1,9}$/.test(value.trim())
+        ? Number(value)
+        : NaN;
   return Number.isInteger(n) && n > 0 && n <= 1_000_000_000 ? n : undefined;
 }

@@ -48,7 +48,8 @@ export function fieldErrors(errors: readonly Partial<ErrorObject>[], context: st
   }
   // anyOf reports each failed branch too; when a field has a summary, drop the branch noise.
   for (const [field, list] of Object.entries(out)) {
-    if (list.includes('has an invalid type or format') && list.length > 1) out[field] = ['has an invalid type or format'];
+    if (list.includes('has an invalid type or format') && list.length > 1)
+      out[field] = ['has an invalid type or format'];
   }
   return out;
 }
@@ -67,6 +68,8 @@ function join(base: string, name: string): string {
 
 function article(type: string): string {
   const names = type.split(',');
-  const words = names.map((t) => (t === 'integer' ? 'an integer' : t === 'object' ? 'an object' : t === 'array' ? 'an array' : `a ${t}`));
+  const words = names.map((t) =>
+    t === 'integer' ? 'an integer' : t === 'object' ? 'an object' : t === 'array' ? 'an array' : `a ${t}`,
+  );
   return words.join(' or ');
 }

@@ -43,7 +43,13 @@ export function createSmtpMailer(options: { url: string; from: string }): Mailer
   return {
     async send(message) {
       try {
-        await transport.sendMail({ from: options.from, to: message.to, subject: message.subject, text: message.text, ...(message.html !== undefined ? { html: message.html } : {}) });
+        await transport.sendMail({
+          from: options.from,
+          to: message.to,
+          subject: message.subject,
+          text: message.text,
+          ...(message.html !== undefined ? { html: message.html } : {}),
+        });
       } catch (error) {
         throw new MailDeliveryError(summariseSmtpError(error));
       }
@@ -59,7 +65,12 @@ export function createSmtpMailer(options: { url: string; from: string }): Mailer
  * line of the server's reply or of the error message (neither carries the credentials).
  */
 export function summariseSmtpError(error: unknown): string {
-  const e = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; responseCode?: unknown; response?: unknown; message?: unknown };
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown;
+    responseCode?: unknown;
+    response?: unknown;
+    message?: unknown;
+  };
   const parts = [typeof e.code === 'string' ? e.code : 'ERROR'];
   if (typeof e.responseCode === 'number') parts.push(String(e.responseCode));
   const detail = typeof e.response === 'string' ? e.response : typeof e.message === 'string' ? e.message : '';

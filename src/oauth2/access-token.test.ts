@@ -26,7 +26,9 @@ describe('access tokens', () => {
     const [header, body, signature] = token.split('.') as [string, string, string];
     const flipped = `${signature.slice(0, -2)}${signature.at(-2) === 'A' ? 'B' : 'A'}${signature.at(-1)}`;
     assert.equal(signer.verify(`${header}.${body}.${flipped}`, now), null);
-    const forgedClaims = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), apid: 8 })).toString('base64url');
+    const forgedClaims = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), apid: 8 }),
+    ).toString('base64url');
     assert.equal(signer.verify(`${header}.${forgedClaims}.${signature}`, now), null);
     assert.equal(createAccessTokenSigner(randomBytes(32)).verify(token, now), null, 'another server key');
     const claims = signer.verify(token, now);
@@ -40,7 +42,11 @@ describe('access tokens', () => {
     // 32 bytes take 43 base64url characters; the last one carries two unused bits.
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
     const sibling = `${signature.slice(0, -1)}${alphabet[alphabet.indexOf(signature.at(-1) as string) ^ 1]}`;
-    assert.deepEqual(Buffer.from(sibling, 'base64url'), Buffer.from(signature, 'base64url'), 'the same bytes when decoded');
+    assert.deepEqual(
+      Buffer.from(sibling, 'base64url'),
+      Buffer.from(signature, 'base64url'),
+      'the same bytes when decoded',
+    );
     for (const spelling of [sibling, `${signature}=`, `${signature.slice(0, 20)}\u0141${signature.slice(21)}`]) {
       assert.equal(signer.verify(`${header}.${body}.${spelling}`, now), null, spelling);
     }
@@ -48,8 +54,22 @@ describe('access tokens', () => {
   });
 
   test('claimsJson writes what JSON.stringify writes, issuers that need escaping included', () => {
-    for (const issuer of ['http://sb.test', 'https://auth.example.com/a "quoted" path\\', 'http://ünïcode.test/\u2028', 'https://b.test']) {
-      const expected = JSON.stringify({ iss: issuer, aud: AUDIENCE, sub: 'ap:12', apid: 12, gen: 3, iat: 1_790_000_000, exp: 1_790_000_000 + ACCESS_TOKEN_TTL_SECONDS, jti: 'AbC-_9.z1' });
+    for (const issuer of [
+      'http://sb.test',
+      'https://auth.example.com/a "quoted" path\\',
+      'http://ünïcode.test/\u2028',
+      'https://b.test',
+    ]) {
+      const expected = JSON.stringify({
+        iss: issuer,
+        aud: AUDIENCE,
+        sub: 'ap:12',
+        apid: 12,
+        gen: 3,
+        iat: 1_790_000_000,
+        exp: 1_790_000_000 + ACCESS_TOKEN_TTL_SECONDS,
+        jti: 'AbC-_9.z1',
+      });
       assert.equal(claimsJson(issuer, 12, 3, 1_790_000_000, 'AbC-_9.z1'), expected, issuer);
       assert.deepEqual(JSON.parse(claimsJson(issuer, 12, 3, 1_790_000_000, 'AbC-_9.z1')).iss, issuer);
     }

@@ -64,11 +64,19 @@ export function createAccessTokenSigner(key: Buffer): AccessTokenSigner {
     if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return null;
     let claims: AccessTokenClaims;
     try {
-      claims = JSON.parse(Buffer.from(body.slice(HEADER_PREFIX.length), 'base64url').toString('utf8')) as AccessTokenClaims;
+      claims = JSON.parse(
+        Buffer.from(body.slice(HEADER_PREFIX.length), 'base64url').toString('utf8'),
+      ) as AccessTokenClaims;
     } catch {
       return null;
     }
-    if (claims.aud !== AUDIENCE || !Number.isInteger(claims.apid) || !Number.isInteger(claims.gen) || typeof claims.exp !== 'number') return null;
+    if (
+      claims.aud !== AUDIENCE ||
+      !Number.isInteger(claims.apid) ||
+      !Number.isInteger(claims.gen) ||
+      typeof claims.exp !== 'number'
+    )
+      return null;
     return Object.freeze(claims);
   };
   return {

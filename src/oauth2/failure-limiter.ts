@@ -10,7 +10,10 @@ export interface FailureLimiter {
 }
 
 /** Keys are `<kind>:<value>`; each kind has its own limit per window. */
-export function createFailureLimiter(clock: Clock, options: { limits: Record<string, number>; windowSeconds: number; maxKeys?: number }): FailureLimiter {
+export function createFailureLimiter(
+  clock: Clock,
+  options: { limits: Record<string, number>; windowSeconds: number; maxKeys?: number },
+): FailureLimiter {
   const windows = new Map<string, { start: number; count: number }>();
   const windowMs = options.windowSeconds * 1000;
   const maxKeys = options.maxKeys ?? 100_000;

@@ -14,7 +14,11 @@ import { issueToken, parseBasic, type TokenRequest, type TokenResponse as Issued
 
 type Params = Map<string, string[]>;
 
-const TokenResponse = Type.Object({ access_token: Type.String(), token_type: Type.Literal('bearer'), expires_in: Type.Integer() });
+const TokenResponse = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.Literal('bearer'),
+  expires_in: Type.Integer(),
+});
 const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
 const MAX_BODY = 16 * 1024;
 
@@ -23,9 +27,13 @@ export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSig
   const issueDeps = { signer: deps.signer, limiter: deps.limiter, clients };
   return async function oauth2Plugin(app: FastifyInstance): Promise<void> {
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: MAX_BODY }, (_req, body, done) => {
-      done(null, formParams(body as string));
-    });
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: MAX_BODY },
+      (_req, body, done) => {
+        done(null, formParams(body as string));
+      },
+    );
     app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY }, (_req, body, done) => {
       try {
         done(null, jsonParams(body as string));
@@ -34,7 +42,10 @@ export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSig
       }
     });
     app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: MAX_BODY }, (req, body, done) => {
-      multipartParams(req.headers, body as Buffer).then((params) => done(null, params), (error: Error) => done(error, undefined));
+      multipartParams(req.headers, body as Buffer).then(
+        (params) => done(null, params),
+        (error: Error) => done(error, undefined),
+      );
     });
 
     app.setErrorHandler((error: FastifyError | OAuthError, request, reply) => {
@@ -43,39 +54,55 @@ export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSig
       if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
         return sendError(reply, new OAuthError('content_type_unsupported'));
       }
-      if (typeof error.statusCode === 'number' && error.statusCode < 500) return sendError(reply, new OAuthError('request_unreadable'));
+      if (typeof error.statusCode === 'number' && error.statusCode < 500)
+        return sendError(reply, new OAuthError('request_unreadable'));
       if (storageFailureOf(error) !== undefined) {
         request.log.warn({ err: error }, 'storage unavailable');
-        return sendError(reply, new OAuthError('storage_unavailable', { headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) } }));
+        return sendError(
+          reply,
+          new OAuthError('storage_unavailable', { headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) } }),
+        );
       }
       request.log.error({ err: error }, 'token endpoint failed');
       return sendError(reply, new OAuthError('server_error'));
     });
 
-    app.post('/oauth2/token', {
-      config: { public: true },
-      schema: {
-        tags: ['OAuth 2.0'],
-        summary: 'Client credentials grant: exchange an access profile\'s client ID and secret for a bearer token (3600 s)',
-        description: 'Four formats: Basic header + form body; JSON body; form body with all three; multipart/form-data with three parts. The Content-Type must match the body.',
-        response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, 413: OAuthErrorBody, 429: OAuthErrorBody },
+    app.post(
+      '/oauth2/token',
+      {
+        config: { public: true },
+        schema: {
+          tags: ['OAuth 2.0'],
+          summary:
+            "Client credentials grant: exchange an access profile's client ID and secret for a bearer token (3600 s)",
+          description:
+            'Four formats: Basic header + form body; JSON body; form body with all three; multipart/form-data with three parts. The Content-Type must match the body.',
+          response: {
+            200: TokenResponse,
+            400: OAuthErrorBody,
+            401: OAuthErrorBody,
+            413: OAuthErrorBody,
+            429: OAuthErrorBody,
+          },
+        },
       },
-    }, (request, reply) => {
-      const query = request.query as Record<string, unknown>;
-      if (['grant_type', 'client_id', 'client_secret'].some((k) => k in query)) {
-        throw new OAuthError('parameters_in_url');
-      }
-      const tokenRequest: TokenRequest = {
-        params: request.body instanceof Map ? (request.body as Params) : new Map(),
-        basic: parseBasic(request.headers.authorization),
-        sourceAddress: request.ip,
-      };
-      noStore(reply);
-      reply.type('application/json; charset=utf-8');
-      // A token, or a promise of one when the client had to be read from the database.
-      const issued = issueToken(deps.ctx, issueDeps, tokenRequest);
-      return issued instanceof Promise ? issued.then(tokenJson) : tokenJson(issued);
-    });
+      (request, reply) => {
+        const query = request.query as Record<string, unknown>;
+        if (['grant_type', 'client_id', 'client_secret'].some((k) => k in query)) {
+          throw new OAuthError('parameters_in_url');
+        }
+        const tokenRequest: TokenRequest = {
+          params: request.body instanceof Map ? (request.body as Params) : new Map(),
+          basic: parseBasic(request.headers.authorization),
+          sourceAddress: request.ip,
+        };
+        noStore(reply);
+        reply.type('application/json; charset=utf-8');
+        // A token, or a promise of one when the client had to be read from the database.
+        const issued = issueToken(deps.ctx, issueDeps, tokenRequest);
+        return issued instanceof Promise ? issued.then(tokenJson) : tokenJson(issued);
+      },
+    );
 
     // Other methods: 405 with Allow: POST (contract 01 §6).
     app.route({
@@ -83,7 +110,8 @@ export function oauth2Routes(deps: { ctx: ServiceContext; signer: AccessTokenSig
       url: '/oauth2/token',
       config: { public: true },
       schema: { hide: true },
-      handler: async (_request, reply) => sendError(reply, new OAuthError('method_not_allowed', { headers: { allow: 'POST' } })),
+      handler: async (_request, reply) =>
+        sendError(reply, new OAuthError('method_not_allowed', { headers: { allow: 'POST' } })),
     });
   };
 }
@@ -203,8 +231,12 @@ function multipartParams(headers: FastifyRequest['headers'], body: Buffer): Prom
       stream.resume();
       failure ??= new OAuthError('multipart_file_part');
     });
-    parser.on('filesLimit', () => { failure ??= new OAuthError('multipart_file_part'); });
-    parser.on('partsLimit', () => { failure ??= new OAuthError('multipart_too_many_parts'); });
+    parser.on('filesLimit', () => {
+      failure ??= new OAuthError('multipart_file_part');
+    });
+    parser.on('partsLimit', () => {
+      failure ??= new OAuthError('multipart_too_many_parts');
+    });
     parser.on('error', () => reject(new OAuthError('multipart_unreadable')));
     parser.on('close', () => (failure ? reject(failure) : resolve(params)));
     parser.end(body);

@@ -30,7 +30,11 @@ type Credentials = ReturnType<typeof clientCredentials>;
  * The grant. An invalid request throws at once. The client is usually in memory, and then the
  * token is returned without a promise; otherwise it is read first and a promise is returned.
  */
-export function issueToken(ctx: ServiceContext, deps: IssueDeps, request: TokenRequest): TokenResponse | Promise<TokenResponse> {
+export function issueToken(
+  ctx: ServiceContext,
+  deps: IssueDeps,
+  request: TokenRequest,
+): TokenResponse | Promise<TokenResponse> {
   const grantType = single(request.params, 'grant_type');
   if (grantType === undefined) throw new OAuthError('grant_type_missing');
   if (grantType !== 'client_credentials') throw new OAuthError('grant_type_unsupported');
@@ -46,19 +50,33 @@ export function issueToken(ctx: ServiceContext, deps: IssueDeps, request: TokenR
 }
 
 /** Authenticate the client against its profile (or none) and issue the token. */
-function grant(ctx: ServiceContext, deps: IssueDeps, credentials: Credentials, limiterKeys: string[], profile: OAuthClient | undefined): TokenResponse {
+function grant(
+  ctx: ServiceContext,
+  deps: IssueDeps,
+  credentials: Credentials,
+  limiterKeys: string[],
+  profile: OAuthClient | undefined,
+): TokenResponse {
   const presented = hashTokenBytes(credentials.clientSecret);
   const stored = profile?.secretHash ?? Buffer.alloc(presented.length);
   const secretMatches = timingSafeEqual(presented, stored) && profile?.secretHash != null;
   if (!profile || !secretMatches) {
     deps.limiter.recordFailure(limiterKeys);
     ctx.log.info({ client_id: credentials.clientId.slice(0, 100), outcome: 'invalid_client' }, 'token request refused');
-    throw new OAuthError('client_authentication_failed', credentials.viaBasic ? { headers: { 'www-authenticate': 'Basic realm="oauth2", error="invalid_client"' } } : {});
+    throw new OAuthError(
+      'client_authentication_failed',
+      credentials.viaBasic ? { headers: { 'www-authenticate': 'Basic realm="oauth2", error="invalid_client"' } } : {},
+    );
   }
   if (profile.auth_type !== 'oauth2') throw new OAuthError('profile_not_oauth2');
   if (profile.active !== 1 || profile.client_active !== 1) throw new OAuthError('profile_disabled');
 
-  const token = deps.signer.sign({ profileId: profile.id, generation: profile.secret_generation, issuer: ctx.config.publicAuthUrl, now: ctx.clock.now() });
+  const token = deps.signer.sign({
+    profileId: profile.id,
+    generation: profile.secret_generation,
+    issuer: ctx.config.publicAuthUrl,
+    now: ctx.clock.now(),
+  });
   ctx.log.info({ client_id: credentials.clientId, access_profile_id: profile.id, outcome: 'issued' }, 'token issued');
   return { access_token: token, token_type: 'bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS };
 }
@@ -68,7 +86,10 @@ function clientCredentials(request: TokenRequest): { clientId: string; clientSec
   const bodyId = single(request.params, 'client_id');
   const bodySecret = single(request.params, 'client_secret');
   if (request.basic) {
-    if ((bodyId !== undefined && bodyId !== request.basic.clientId) || (bodySecret !== undefined && bodySecret !== request.basic.clientSecret)) {
+    if (
+      (bodyId !== undefined && bodyId !== request.basic.clientId) ||
+      (bodySecret !== undefined && bodySecret !== request.basic.clientSecret)
+    ) {
       throw new OAuthError('credentials_differ');
     }
     if (request.basic.clientId === '' || request.basic.clientSecret === '') throw new OAuthError('basic_incomplete');
@@ -96,7 +117,12 @@ export function parseBasic(header: string | undefined): { clientId: string; clie
   const match = /^basic\s+(\S*)\s*$/i.exec(header);
   if (!match) throw new OAuthError('authorization_not_basic');
   const encoded = match[1] ?? '';
-  if (encoded.length === 0 || encoded.length > 4096 || !/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0) {
+  if (
+    encoded.length === 0 ||
+    encoded.length > 4096 ||
+    !/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ||
+    encoded.length % 4 !== 0
+  ) {
     throw new OAuthError('basic_not_base64');
   }
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');

@@ -4,14 +4,24 @@ import type { ServiceContext } from '../context.ts';
 import type { WorkspaceRow } from '../db/types.ts';
 import { AppError } from '../errors.ts';
 import { toStored } from '../time.ts';
-import { findRoleByName, insertRole, nameKey } from '../api/developer_api_client_roles/developer_api_client_roles.store.ts';
+import {
+  findRoleByName,
+  insertRole,
+  nameKey,
+} from '../api/developer_api_client_roles/developer_api_client_roles.store.ts';
 import { SEED_ROLES } from '../api/developer_api_client_roles/privileges.ts';
 import { createClient, setClientToken } from '../api/developer_api_clients/developer_api_clients.service.ts';
 import { findClientByName, updateClient } from '../api/developer_api_clients/developer_api_clients.store.ts';
 import { hashToken } from '../api/developer_api_clients/credentials.ts';
 import { HOME_FOLDER_NAME, insertFolder } from '../api/folders/folders.store.ts';
 import { seedCollaboratorRoles } from '../api/roles/roles.store.ts';
-import { ENVIRONMENTS, findFirstWorkspace, insertEnvironment, insertOwner, insertWorkspace } from './workspaces.store.ts';
+import {
+  ENVIRONMENTS,
+  findFirstWorkspace,
+  insertEnvironment,
+  insertOwner,
+  insertWorkspace,
+} from './workspaces.store.ts';
 
 export const ADMIN_ROLE_NAME = 'Admin';
 export const BOOTSTRAP_CLIENT_NAME = 'Bootstrap admin';
@@ -32,20 +42,44 @@ export interface NewWorkspace {
 export async function createWorkspace(ctx: ServiceContext, input: NewWorkspace): Promise<WorkspaceRow> {
   const now = toStored(ctx.clock.now());
   return ctx.db.transaction().execute(async (trx) => {
-    const workspace = await insertWorkspace(trx, { name: input.name, companyName: input.companyName ?? input.name, ownerEmail: input.ownerEmail, planId: 'self_hosted', now });
+    const workspace = await insertWorkspace(trx, {
+      name: input.name,
+      companyName: input.companyName ?? input.name,
+      ownerEmail: input.ownerEmail,
+      planId: 'self_hosted',
+      now,
+    });
     await insertOwner(trx, { workspaceId: workspace.id, name: input.name, email: input.ownerEmail, now });
     for (const env of ENVIRONMENTS) {
-      const environment = await insertEnvironment(trx, { workspaceId: workspace.id, type: env.type, name: env.name, now });
-      await insertFolder(trx, { workspace_id: workspace.id, environment_id: environment.id, parent_id: null, name: HOME_FOLDER_NAME, is_project: 0, project_id: null, created_at: now, updated_at: now });
+      const environment = await insertEnvironment(trx, {
+        workspaceId: workspace.id,
+        type: env.type,
+        name: env.name,
+        now,
+      });
+      await insertFolder(trx, {
+        workspace_id: workspace.id,
+        environment_id: environment.id,
+        parent_id: null,
+        name: HOME_FOLDER_NAME,
+        is_project: 0,
+        project_id: null,
+        created_at: now,
+        updated_at: now,
+      });
     }
-    for (const role of SEED_ROLES) await insertRole(trx, { workspaceId: workspace.id, name: role.name, privileges: role.privileges, now });
+    for (const role of SEED_ROLES)
+      await insertRole(trx, { workspaceId: workspace.id, name: role.name, privileges: role.privileges, now });
     await seedCollaboratorRoles(trx, workspace.id, now);
     return workspace;
   });
 }
 
 /** A new developer API client with the named role, all projects in scope; its token is returned once. */
-export async function createTokenForRole(ctx: ServiceContext, input: { workspaceId: number; roleName: string; clientName: string; environment: 'dev' | 'test' | 'prod' }): Promise<{ clientId: number; token: string }> {
+export async function createTokenForRole(
+  ctx: ServiceContext,
+  input: { workspaceId: number; roleName: string; clientName: string; environment: 'dev' | 'test' | 'prod' },
+): Promise<{ clientId: number; token: string }> {
   const role = await findRoleByName(ctx.db, input.workspaceId, input.roleName);
   if (!role) throw new AppError('developer_api_client_role_unknown', { params: { name: input.roleName } });
   const client = await createClient(ctx, null, input.workspaceId, {
@@ -68,14 +102,24 @@ export interface FirstStart {
  * What every start does after migrating: create the first workspace when there is none, and
  * make sure SWITCHBOARD_ADMIN_TOKEN (when configured) opens an admin client in dev.
  */
-export async function prepareFirstWorkspace(ctx: ServiceContext, options: { adminToken?: string | undefined; workspace?: NewWorkspace } = {}): Promise<FirstStart> {
+export async function prepareFirstWorkspace(
+  ctx: ServiceContext,
+  options: { adminToken?: string | undefined; workspace?: NewWorkspace } = {},
+): Promise<FirstStart> {
   const existing = await findFirstWorkspace(ctx.db);
   const workspace = existing ?? (await createWorkspace(ctx, options.workspace ?? DEFAULT_WORKSPACE));
   let printableToken: string | undefined;
   if (options.adminToken !== undefined) {
     await ensureConfiguredAdmin(ctx, workspace.id, options.adminToken);
   } else if (!existing) {
-    printableToken = (await createTokenForRole(ctx, { workspaceId: workspace.id, roleName: ADMIN_ROLE_NAME, clientName: BOOTSTRAP_CLIENT_NAME, environment: 'dev' })).token;
+    printableToken = (
+      await createTokenForRole(ctx, {
+        workspaceId: workspace.id,
+        roleName: ADMIN_ROLE_NAME,
+        clientName: BOOTSTRAP_CLIENT_NAME,
+        environment: 'dev',
+      })
+    ).token;
   }
   return { workspace, created: !existing, ...(printableToken ? { printableToken } : {}) };
 }
@@ -88,9 +132,15 @@ async function ensureConfiguredAdmin(ctx: ServiceContext, workspaceId: number, t
     if (admin && (existing.role_id !== admin.id || existing.all_folders !== 1)) {
       await updateClient(ctx.db, workspaceId, existing.id, { role_id: admin.id, all_folders: 1, folder_ids: '[]' });
     }
-    if (existing.token_hash !== hashToken(token)) await setClientToken(ctx.db, workspaceId, existing.id, token, toStored(ctx.clock.now()));
+    if (existing.token_hash !== hashToken(token))
+      await setClientToken(ctx.db, workspaceId, existing.id, token, toStored(ctx.clock.now()));
     return;
   }
-  const { clientId } = await createTokenForRole(ctx, { workspaceId, roleName: ADMIN_ROLE_NAME, clientName: CONFIGURED_CLIENT_NAME, environment: 'dev' });
+  const { clientId } = await createTokenForRole(ctx, {
+    workspaceId,
+    roleName: ADMIN_ROLE_NAME,
+    clientName: CONFIGURED_CLIENT_NAME,
+    environment: 'dev',
+  });
   await setClientToken(ctx.db, workspaceId, clientId, token, toStored(ctx.clock.now()));
 }

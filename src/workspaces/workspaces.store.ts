@@ -7,22 +7,45 @@ export const ENVIRONMENTS: ReadonlyArray<{ type: EnvironmentType; name: string }
   { type: 'prod', name: 'Production' },
 ];
 
-export async function insertWorkspace(db: Db, input: { name: string; companyName: string | null; ownerEmail: string; planId: string; now: string }): Promise<WorkspaceRow> {
+export async function insertWorkspace(
+  db: Db,
+  input: { name: string; companyName: string | null; ownerEmail: string; planId: string; now: string },
+): Promise<WorkspaceRow> {
   return db
     .insertInto('workspaces')
-    .values({ name: input.name, company_name: input.companyName, owner_email: input.ownerEmail, plan_id: input.planId, created_at: input.now, updated_at: input.now })
+    .values({
+      name: input.name,
+      company_name: input.companyName,
+      owner_email: input.ownerEmail,
+      plan_id: input.planId,
+      created_at: input.now,
+      updated_at: input.now,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
-export async function insertOwner(db: Db, input: { workspaceId: number; name: string; email: string; now: string }): Promise<void> {
+export async function insertOwner(
+  db: Db,
+  input: { workspaceId: number; name: string; email: string; now: string },
+): Promise<void> {
   await db
     .insertInto('users')
-    .values({ workspace_id: input.workspaceId, name: input.name, email: input.email, role: 'owner', created_at: input.now, updated_at: input.now })
+    .values({
+      workspace_id: input.workspaceId,
+      name: input.name,
+      email: input.email,
+      role: 'owner',
+      created_at: input.now,
+      updated_at: input.now,
+    })
     .execute();
 }
 
-export async function insertEnvironment(db: Db, input: { workspaceId: number; type: EnvironmentType; name: string; now: string }): Promise<EnvironmentRow> {
+export async function insertEnvironment(
+  db: Db,
+  input: { workspaceId: number; type: EnvironmentType; name: string; now: string },
+): Promise<EnvironmentRow> {
   return db
     .insertInto('environments')
     .values({ workspace_id: input.workspaceId, type: input.type, name: input.name, created_at: input.now })
@@ -36,7 +59,12 @@ export async function findWorkspace(db: Db, id: number): Promise<WorkspaceRow | 
 
 /** The workspace's first user (its owner when it was set up). */
 export async function findFirstUser(db: Db, workspaceId: number): Promise<{ name: string; email: string } | undefined> {
-  return db.selectFrom('users').select(['name', 'email']).where('workspace_id', '=', workspaceId).orderBy('id').executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .select(['name', 'email'])
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('id')
+    .executeTakeFirst();
 }
 
 /** The workspace created first: the one that SWITCHBOARD_ADMIN_TOKEN and the CLI act on by default. */
@@ -56,6 +84,15 @@ export async function listEnvironments(db: Db, workspaceId: number): Promise<Env
   return db.selectFrom('environments').selectAll().where('workspace_id', '=', workspaceId).orderBy('id').execute();
 }
 
-export async function findEnvironmentByType(db: Db, workspaceId: number, type: EnvironmentType): Promise<EnvironmentRow | undefined> {
-  return db.selectFrom('environments').selectAll().where('workspace_id', '=', workspaceId).where('type', '=', type).executeTakeFirst();
+export async function findEnvironmentByType(
+  db: Db,
+  workspaceId: number,
+  type: EnvironmentType,
+): Promise<EnvironmentRow | undefined> {
+  return db
+    .selectFrom('environments')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('type', '=', type)
+    .executeTakeFirst();
 }

@@ -1,7 +1,10 @@
 import { Type } from 'typebox';
 import { Id, IdInput, PageQuery, Timestamp } from '../../http/schemas.ts';
 
-const IpList = Type.Union([Type.Array(Type.String({ maxLength: 100 }), { maxItems: 500 }), Type.String({ maxLength: 10_000 })]);
+const IpList = Type.Union([
+  Type.Array(Type.String({ maxLength: 100 }), { maxItems: 500 }),
+  Type.String({ maxLength: 10_000 }),
+]);
 
 export const AccessProfile = Type.Object({
   id: Type.Integer(),
@@ -23,8 +26,14 @@ export const AccessProfile = Type.Object({
   required_claims: Type.Optional(Type.Array(Type.String())),
   allowed_issuers: Type.Optional(Type.Array(Type.String())),
   allowed_audiences: Type.Optional(Type.Array(Type.String())),
-  secret: Type.Optional(Type.String({ description: 'token/jwt profiles: the auth token (access profile key); only in create and refresh replies' })),
-  oauth_client_secret: Type.Optional(Type.String({ description: 'oauth2 profiles: the client secret; only in create and refresh replies' })),
+  secret: Type.Optional(
+    Type.String({
+      description: 'token/jwt profiles: the auth token (access profile key); only in create and refresh replies',
+    }),
+  ),
+  oauth_client_secret: Type.Optional(
+    Type.String({ description: 'oauth2 profiles: the client secret; only in create and refresh replies' }),
+  ),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -33,15 +42,27 @@ const profileFields = {
   name: Type.String({ minLength: 1, maxLength: 255 }),
   api_client_id: IdInput,
   api_collection_ids: Type.Array(IdInput, { maxItems: 1000 }),
-  publish_topic_ids: Type.Array(IdInput, { maxItems: 1000, description: 'Event topics of the environment this profile may publish to' }),
-  consume_topic_ids: Type.Array(IdInput, { maxItems: 1000, description: 'Event topics of the environment this profile may consume from' }),
+  publish_topic_ids: Type.Array(IdInput, {
+    maxItems: 1000,
+    description: 'Event topics of the environment this profile may publish to',
+  }),
+  consume_topic_ids: Type.Array(IdInput, {
+    maxItems: 1000,
+    description: 'Event topics of the environment this profile may consume from',
+  }),
   auth_type: Type.String({ maxLength: 20, description: 'token, oauth2, jwt or oidc' }),
   api_policy_id: Type.Union([IdInput, Type.Null()]),
   ip_allow_list: IpList,
   ip_deny_list: IpList,
   jwt_method: Type.String({ maxLength: 10, description: 'hmac, rsa or ecdsa' }),
-  jwt_secret: Type.String({ maxLength: 20_000, description: 'HMAC secret (32+ bytes), or an RSA or EC public key (PEM)' }),
-  oidc_issuer: Type.String({ maxLength: 2000, description: 'oidc: the issuer URL; its keys come from its discovery document' }),
+  jwt_secret: Type.String({
+    maxLength: 20_000,
+    description: 'HMAC secret (32+ bytes), or an RSA or EC public key (PEM)',
+  }),
+  oidc_issuer: Type.String({
+    maxLength: 2000,
+    description: 'oidc: the issuer URL; its keys come from its discovery document',
+  }),
   oidc_jwks_uri: Type.String({ maxLength: 2000, description: 'oidc, or jwt with rsa/ecdsa: a JWKS URL' }),
   access_profile_claim: Type.String({ maxLength: 255 }),
   required_claims: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 }),

@@ -13,7 +13,16 @@ import { findCollectionsByIds } from '../api_collections/api_collections.store.t
 import { findApiClient, findPolicy } from '../api_clients/api_clients.store.ts';
 import { findTopicIds } from '../event_streams/event_streams.store.ts';
 import { findFolderInScope } from '../folders/folder-scope.ts';
-import { findProfile, insertProfile, jsonList, listProfiles as listRows, profileToApi, updateProfile, type AccessProfileApi, type ProfileWithClient } from './api_access_profiles.store.ts';
+import {
+  findProfile,
+  insertProfile,
+  jsonList,
+  listProfiles as listRows,
+  profileToApi,
+  updateProfile,
+  type AccessProfileApi,
+  type ProfileWithClient,
+} from './api_access_profiles.store.ts';
 
 export interface ProfileInput {
   name?: string;
@@ -35,19 +44,34 @@ export interface ProfileInput {
   allowed_audiences?: string[];
 }
 
-export async function listProfiles(ctx: ServiceContext, auth: AuthContext, apiClientId: number | undefined, page: { offset: number; perPage: number }): Promise<AccessProfileApi[]> {
-  const rows = await listRows(ctx.db, auth.environmentId, { ...(apiClientId !== undefined ? { apiClientId } : {}), scope: scopeOf(auth) }, page);
+export async function listProfiles(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  apiClientId: number | undefined,
+  page: { offset: number; perPage: number },
+): Promise<AccessProfileApi[]> {
+  const rows = await listRows(
+    ctx.db,
+    auth.environmentId,
+    { ...(apiClientId !== undefined ? { apiClientId } : {}), scope: scopeOf(auth) },
+    page,
+  );
   return rows.map((row) => profileToApi(row));
 }
 
-export async function createProfile(ctx: ServiceContext, auth: AuthContext, input: ProfileInput): Promise<AccessProfileApi> {
+export async function createProfile(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  input: ProfileInput,
+): Promise<AccessProfileApi> {
   const errors: Record<string, string[]> = {};
   const name = input.name?.trim() ?? '';
   if (name === '') errors.name = ["can't be blank"];
   if (input.api_client_id === undefined) errors.api_client_id = ['is required'];
   // A profile opens at least one API collection or one event topic (13 §1: topics are granted here too).
   const grantsTopics = (input.publish_topic_ids?.length ?? 0) + (input.consume_topic_ids?.length ?? 0) > 0;
-  if ((!input.api_collection_ids || input.api_collection_ids.length === 0) && !grantsTopics) errors.api_collection_ids = ['must list at least one collection'];
+  if ((!input.api_collection_ids || input.api_collection_ids.length === 0) && !grantsTopics)
+    errors.api_collection_ids = ['must list at least one collection'];
   const authType = checkAuthType(input.auth_type, errors, true) as ApiAuthType;
   const verification = authType === undefined ? undefined : checkVerification(ctx, authType, input, errors);
   const ipAllow = checkIpList(input.ip_allow_list, 'ip_allow_list', errors);
@@ -56,11 +80,13 @@ export async function createProfile(ctx: ServiceContext, auth: AuthContext, inpu
 
   return ctx.db.transaction().execute(async (trx) => {
     const client = await findApiClient(trx, auth.environmentId, input.api_client_id as number);
-    if (!client || !(await projectAssetInScope(trx, auth, client.project_id))) throw invalid({ api_client_id: ['does not name an API client of this environment'] });
+    if (!client || !(await projectAssetInScope(trx, auth, client.project_id)))
+      throw invalid({ api_client_id: ['does not name an API client of this environment'] });
     const collectionIds = await checkCollections(trx, auth, input.api_collection_ids ?? []);
     const publishTopicIds = await checkTopics(trx, auth, input.publish_topic_ids ?? [], 'publish_topic_ids');
     const consumeTopicIds = await checkTopics(trx, auth, input.consume_topic_ids ?? [], 'consume_topic_ids');
-    if (input.api_policy_id != null && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id))) throw invalid({ api_policy_id: ['does not exist'] });
+    if (input.api_policy_id != null && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id)))
+      throw invalid({ api_policy_id: ['does not exist'] });
     await assertKeyRoom(trx, client.id);
     const issued = issueCredentials(authType, null);
     const now = toStored(ctx.clock.now());
@@ -90,12 +116,18 @@ export async function createProfile(ctx: ServiceContext, auth: AuthContext, inpu
   });
 }
 
-export async function updateProfileById(ctx: ServiceContext, auth: AuthContext, id: number, input: ProfileInput): Promise<AccessProfileApi> {
+export async function updateProfileById(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  id: number,
+  input: ProfileInput,
+): Promise<AccessProfileApi> {
   const errors: Record<string, string[]> = {};
   const name = input.name?.trim();
   if (name === '') errors.name = ["can't be blank"];
   if (input.api_client_id !== undefined) errors.api_client_id = ['cannot be changed'];
-  const newAuthType = input.auth_type === undefined ? undefined : (checkAuthType(input.auth_type, errors, true) as ApiAuthType);
+  const newAuthType =
+    input.auth_type === undefined ? undefined : (checkAuthType(input.auth_type, errors, true) as ApiAuthType);
   const ipAllow = checkIpList(input.ip_allow_list, 'ip_allow_list', errors);
   const ipDeny = checkIpList(input.ip_deny_list, 'ip_deny_list', errors);
   if (Object.keys(errors).length > 0) throw invalid(errors);
@@ -104,14 +136,27 @@ export async function updateProfileById(ctx: ServiceContext, auth: AuthContext, 
     const current = await visibleProfile(trx, auth, id);
     const authType = newAuthType ?? current.auth_type;
     const jwtErrors: Record<string, string[]> = {};
-    const verification = authType !== current.auth_type || touchesVerification(input) ? checkVerification(ctx, authType, input, jwtErrors, current) : undefined;
+    const verification =
+      authType !== current.auth_type || touchesVerification(input)
+        ? checkVerification(ctx, authType, input, jwtErrors, current)
+        : undefined;
     if (Object.keys(jwtErrors).length > 0) throw invalid(jwtErrors);
-    const collectionIds = input.api_collection_ids ? await checkCollections(trx, auth, input.api_collection_ids) : undefined;
-    const publishTopicIds = input.publish_topic_ids ? await checkTopics(trx, auth, input.publish_topic_ids, 'publish_topic_ids') : undefined;
-    const consumeTopicIds = input.consume_topic_ids ? await checkTopics(trx, auth, input.consume_topic_ids, 'consume_topic_ids') : undefined;
-    const grants = (collectionIds ?? jsonList<number>(current.api_collection_ids)).length + (publishTopicIds ?? jsonList<number>(current.publish_topic_ids)).length + (consumeTopicIds ?? jsonList<number>(current.consume_topic_ids)).length;
+    const collectionIds = input.api_collection_ids
+      ? await checkCollections(trx, auth, input.api_collection_ids)
+      : undefined;
+    const publishTopicIds = input.publish_topic_ids
+      ? await checkTopics(trx, auth, input.publish_topic_ids, 'publish_topic_ids')
+      : undefined;
+    const consumeTopicIds = input.consume_topic_ids
+      ? await checkTopics(trx, auth, input.consume_topic_ids, 'consume_topic_ids')
+      : undefined;
+    const grants =
+      (collectionIds ?? jsonList<number>(current.api_collection_ids)).length +
+      (publishTopicIds ?? jsonList<number>(current.publish_topic_ids)).length +
+      (consumeTopicIds ?? jsonList<number>(current.consume_topic_ids)).length;
     if (grants === 0) throw invalid({ api_collection_ids: ['must list at least one collection'] });
-    if (input.api_policy_id != null && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id))) throw invalid({ api_policy_id: ['does not exist'] });
+    if (input.api_policy_id != null && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id)))
+      throw invalid({ api_policy_id: ['does not exist'] });
     const changesType = authType !== current.auth_type;
     const issued = changesType ? issueCredentials(authType, null) : undefined;
     await updateProfile(trx, id, {
@@ -123,7 +168,9 @@ export async function updateProfileById(ctx: ServiceContext, auth: AuthContext, 
       ...(ipAllow !== undefined ? { ip_allow_list: JSON.stringify(ipAllow) } : {}),
       ...(ipDeny !== undefined ? { ip_deny_list: JSON.stringify(ipDeny) } : {}),
       ...(verification ?? {}),
-      ...(input.access_profile_claim !== undefined ? { access_profile_claim: input.access_profile_claim.trim() || null } : {}),
+      ...(input.access_profile_claim !== undefined
+        ? { access_profile_claim: input.access_profile_claim.trim() || null }
+        : {}),
       ...(input.required_claims !== undefined ? { required_claims: JSON.stringify(input.required_claims) } : {}),
       ...(input.allowed_issuers !== undefined ? { allowed_issuers: JSON.stringify(input.allowed_issuers) } : {}),
       ...(input.allowed_audiences !== undefined ? { allowed_audiences: JSON.stringify(input.allowed_audiences) } : {}),
@@ -136,7 +183,12 @@ export async function updateProfileById(ctx: ServiceContext, auth: AuthContext, 
   return result;
 }
 
-export async function setProfileActive(ctx: ServiceContext, auth: AuthContext, id: number, active: boolean): Promise<void> {
+export async function setProfileActive(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  id: number,
+  active: boolean,
+): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const current = await visibleProfile(trx, auth, id);
     await updateProfile(trx, id, activeChange(current, active, toStored(ctx.clock.now())));
@@ -146,7 +198,11 @@ export async function setProfileActive(ctx: ServiceContext, auth: AuthContext, i
 
 /** The columns of an enable or disable: `active_since` moves only when an inactive key becomes active. */
 export function activeChange(current: { active: number }, active: boolean, now: string) {
-  return { active: active ? 1 as const : 0 as const, ...(active && current.active !== 1 ? { active_since: now } : {}), updated_at: now };
+  return {
+    active: active ? (1 as const) : (0 as const),
+    ...(active && current.active !== 1 ? { active_since: now } : {}),
+    updated_at: now,
+  };
 }
 
 /** New secret; the old one, and every token issued with it, stop working at once. */
@@ -155,7 +211,11 @@ export async function refreshSecret(ctx: ServiceContext, auth: AuthContext, id: 
     const current = await visibleProfile(trx, auth, id);
     if (current.auth_type === 'jwt' || current.auth_type === 'oidc') throw new AppError('cannot_refresh_secret');
     const issued = issueCredentials(current.auth_type, current.oauth_client_id);
-    await updateProfile(trx, id, { ...issued.columns, secret_generation: current.secret_generation + 1, updated_at: toStored(ctx.clock.now()) });
+    await updateProfile(trx, id, {
+      ...issued.columns,
+      secret_generation: current.secret_generation + 1,
+      updated_at: toStored(ctx.clock.now()),
+    });
     return profileToApi(assertFound(await findProfile(trx, auth.environmentId, id)), issued.shown);
   });
   ctx.notifier.publish('api_access_profile.changed', { profileId: id });
@@ -177,7 +237,8 @@ export async function checkCollections(db: Db, auth: AuthContext, ids: number[])
     if (await projectAssetInScope(db, auth, collection.project_id)) found.add(collection.id);
   }
   const unknown = unique.filter((id) => !found.has(id));
-  if (unknown.length > 0) throw invalid({ api_collection_ids: [`has unknown collection ids: ${unknown.slice(0, 10).join(', ')}`] });
+  if (unknown.length > 0)
+    throw invalid({ api_collection_ids: [`has unknown collection ids: ${unknown.slice(0, 10).join(', ')}`] });
   return unique;
 }
 
@@ -187,7 +248,8 @@ async function checkTopics(db: Db, auth: AuthContext, ids: number[], field: stri
   const found = await findTopicIds(db, auth.environmentId, unique);
   const visible = new Set<number>();
   for (const topic of found) {
-    if (auth.allFolders || (await findFolderInScope(db, auth.environmentId, auth, topic.folder_id)) !== undefined) visible.add(topic.id);
+    if (auth.allFolders || (await findFolderInScope(db, auth.environmentId, auth, topic.folder_id)) !== undefined)
+      visible.add(topic.id);
   }
   const unknown = unique.filter((id) => !visible.has(id));
   if (unknown.length > 0) throw invalid({ [field]: [`has unknown topic ids: ${unknown.slice(0, 10).join(', ')}`] });

@@ -35,7 +35,10 @@ export function jsonList<T>(text: string | null): T[] {
   return Array.isArray(parsed) ? (parsed as T[]) : [];
 }
 
-export function profileToApi(row: ApiAccessProfileRow, secrets: { secret?: string; oauth_client_secret?: string } = {}): AccessProfileApi {
+export function profileToApi(
+  row: ApiAccessProfileRow,
+  secrets: { secret?: string; oauth_client_secret?: string } = {},
+): AccessProfileApi {
   const out: AccessProfileApi = {
     id: row.id,
     name: row.name,
@@ -81,7 +84,10 @@ export interface ApiKeyApi {
 }
 
 /** An access profile as a v2 API key: the token only when just issued, its masked form otherwise. */
-export function keyToApi(row: ApiAccessProfileRow, issued?: { secret?: string; oauth_client_secret?: string }): ApiKeyApi {
+export function keyToApi(
+  row: ApiAccessProfileRow,
+  issued?: { secret?: string; oauth_client_secret?: string },
+): ApiKeyApi {
   const out: ApiKeyApi = {
     id: row.id,
     name: row.name,
@@ -103,14 +109,26 @@ export async function insertProfile(db: Db, values: Insertable<ApiAccessProfiles
   return db.insertInto('api_access_profiles').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-export type ProfileWithClient = ApiAccessProfileRow & { environment_id: number; workspace_id: number; project_id: number | null; client_active: number; client_policy_id: number | null };
+export type ProfileWithClient = ApiAccessProfileRow & {
+  environment_id: number;
+  workspace_id: number;
+  project_id: number | null;
+  client_active: number;
+  client_policy_id: number | null;
+};
 
 function withClient(db: Db) {
   return db
     .selectFrom('api_access_profiles as p')
     .innerJoin('api_clients as c', 'c.id', 'p.api_client_id')
     .selectAll('p')
-    .select(['c.environment_id', 'c.workspace_id', 'c.project_id', 'c.active as client_active', 'c.api_policy_id as client_policy_id']);
+    .select([
+      'c.environment_id',
+      'c.workspace_id',
+      'c.project_id',
+      'c.active as client_active',
+      'c.api_policy_id as client_policy_id',
+    ]);
 }
 
 export async function findProfile(db: Db, environmentId: number, id: number): Promise<ProfileWithClient | undefined> {
@@ -129,7 +147,12 @@ export async function findProfileByOAuthClientId(db: Db, clientId: string): Prom
   return withClient(db).where('p.oauth_client_id', '=', clientId).executeTakeFirst();
 }
 
-export async function listProfiles(db: Db, environmentId: number, filter: { apiClientId?: number; scope: readonly number[] | null }, page: { offset: number; perPage: number }): Promise<ApiAccessProfileRow[]> {
+export async function listProfiles(
+  db: Db,
+  environmentId: number,
+  filter: { apiClientId?: number; scope: readonly number[] | null },
+  page: { offset: number; perPage: number },
+): Promise<ApiAccessProfileRow[]> {
   let query = withClient(db).where('c.environment_id', '=', environmentId);
   if (filter.apiClientId !== undefined) query = query.where('p.api_client_id', '=', filter.apiClientId);
   if (filter.scope !== null) {
@@ -139,36 +162,69 @@ export async function listProfiles(db: Db, environmentId: number, filter: { apiC
   return query.orderBy('p.id').limit(page.perPage).offset(page.offset).execute();
 }
 
-export async function updateProfile(db: Db, id: number, values: Partial<Omit<ApiAccessProfileRow, 'id' | 'api_client_id' | 'created_at'>>): Promise<void> {
+export async function updateProfile(
+  db: Db,
+  id: number,
+  values: Partial<Omit<ApiAccessProfileRow, 'id' | 'api_client_id' | 'created_at'>>,
+): Promise<void> {
   await db.updateTable('api_access_profiles').set(values).where('id', '=', id).execute();
 }
 
 export async function countClientProfiles(db: Db, clientId: number): Promise<number> {
-  const row = await db.selectFrom('api_access_profiles').select((eb) => eb.fn.countAll<number>().as('n')).where('api_client_id', '=', clientId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('api_access_profiles')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('api_client_id', '=', clientId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** The keys of each of these clients (at most 20 each), oldest first. */
-export async function profilesOfClients(db: Db, clientIds: readonly number[]): Promise<Map<number, ApiAccessProfileRow[]>> {
+export async function profilesOfClients(
+  db: Db,
+  clientIds: readonly number[],
+): Promise<Map<number, ApiAccessProfileRow[]>> {
   const out = new Map<number, ApiAccessProfileRow[]>(clientIds.map((id) => [id, []]));
   if (clientIds.length === 0) return out;
-  const rows = await db.selectFrom('api_access_profiles').selectAll().where('api_client_id', 'in', clientIds).orderBy('id').execute();
+  const rows = await db
+    .selectFrom('api_access_profiles')
+    .selectAll()
+    .where('api_client_id', 'in', clientIds)
+    .orderBy('id')
+    .execute();
   for (const row of rows) out.get(row.api_client_id)?.push(row);
   return out;
 }
 
 /** The keys of one client, oldest first; `page` absent: all of them (at most 20). */
-export async function listClientProfiles(db: Db, clientId: number, page?: { offset: number; perPage: number }): Promise<ApiAccessProfileRow[]> {
+export async function listClientProfiles(
+  db: Db,
+  clientId: number,
+  page?: { offset: number; perPage: number },
+): Promise<ApiAccessProfileRow[]> {
   const query = db.selectFrom('api_access_profiles').selectAll().where('api_client_id', '=', clientId).orderBy('id');
   return page ? query.limit(page.perPage).offset(page.offset).execute() : query.execute();
 }
 
-export async function findClientProfile(db: Db, clientId: number, id: number): Promise<ApiAccessProfileRow | undefined> {
-  return db.selectFrom('api_access_profiles').selectAll().where('api_client_id', '=', clientId).where('id', '=', id).executeTakeFirst();
+export async function findClientProfile(
+  db: Db,
+  clientId: number,
+  id: number,
+): Promise<ApiAccessProfileRow | undefined> {
+  return db
+    .selectFrom('api_access_profiles')
+    .selectAll()
+    .where('api_client_id', '=', clientId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Mirror a v2 client's settings (grants, auth type, verification) onto every one of its keys. */
-export async function updateClientProfiles(db: Db, clientId: number, values: Partial<Omit<ApiAccessProfileRow, 'id' | 'api_client_id' | 'created_at'>>): Promise<void> {
+export async function updateClientProfiles(
+  db: Db,
+  clientId: number,
+  values: Partial<Omit<ApiAccessProfileRow, 'id' | 'api_client_id' | 'created_at'>>,
+): Promise<void> {
   await db.updateTable('api_access_profiles').set(values).where('api_client_id', '=', clientId).execute();
 }
 

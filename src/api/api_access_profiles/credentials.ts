@@ -27,14 +27,31 @@ export function issueCredentials(authType: ApiAuthType, keepClientId: string | n
   const secret = randomBytes(32).toString('hex');
   if (authType === 'oauth2') {
     return {
-      columns: { secret_hash: null, oauth_client_id: keepClientId ?? `oauth-${randomBytes(12).toString('hex')}`, oauth_secret_hash: hashToken(secret), token_mask: maskToken(secret) },
+      columns: {
+        secret_hash: null,
+        oauth_client_id: keepClientId ?? `oauth-${randomBytes(12).toString('hex')}`,
+        oauth_secret_hash: hashToken(secret),
+        token_mask: maskToken(secret),
+      },
       shown: { oauth_client_secret: secret },
     };
   }
-  return { columns: { secret_hash: hashToken(secret), oauth_client_id: null, oauth_secret_hash: null, token_mask: maskToken(secret) }, shown: { secret } };
+  return {
+    columns: {
+      secret_hash: hashToken(secret),
+      oauth_client_id: null,
+      oauth_secret_hash: null,
+      token_mask: maskToken(secret),
+    },
+    shown: { secret },
+  };
 }
 
-export function checkAuthType(value: string | undefined, errors: FieldErrors, required: boolean): ApiAuthType | undefined {
+export function checkAuthType(
+  value: string | undefined,
+  errors: FieldErrors,
+  required: boolean,
+): ApiAuthType | undefined {
   if (value === undefined) {
     if (required) errors.auth_type = ['is required'];
     return undefined;
@@ -46,7 +63,11 @@ export function checkAuthType(value: string | undefined, errors: FieldErrors, re
   return value as ApiAuthType;
 }
 
-export function checkIpList(value: string[] | string | undefined, field: string, errors: FieldErrors): string[] | undefined {
+export function checkIpList(
+  value: string[] | string | undefined,
+  field: string,
+  errors: FieldErrors,
+): string[] | undefined {
   if (value === undefined) return undefined;
   const parsed = parseIpAllowList(value);
   if ('invalid' in parsed) {
@@ -75,7 +96,12 @@ const NONE: VerificationColumns = { jwt_method: null, jwt_secret_sealed: null, o
 
 /** Whether an update touches how signatures are checked (then `checkVerification` runs again). */
 export function touchesVerification(input: VerificationInput): boolean {
-  return input.jwt_method !== undefined || input.jwt_secret !== undefined || input.oidc_issuer !== undefined || input.oidc_jwks_uri !== undefined;
+  return (
+    input.jwt_method !== undefined ||
+    input.jwt_secret !== undefined ||
+    input.oidc_issuer !== undefined ||
+    input.oidc_jwks_uri !== undefined
+  );
 }
 
 /**
@@ -84,7 +110,13 @@ export function touchesVerification(input: VerificationInput): boolean {
  * issuer (keys from its discovery document) or a JWKS URL, one of the two. On an update, what the
  * input leaves out is taken from `current` when the auth type stays the same.
  */
-export function checkVerification(ctx: Pick<ServiceContext, 'secretBox'>, authType: ApiAuthType, input: VerificationInput, errors: FieldErrors, current?: VerificationColumns & { auth_type: ApiAuthType | null }): VerificationColumns | undefined {
+export function checkVerification(
+  ctx: Pick<ServiceContext, 'secretBox'>,
+  authType: ApiAuthType,
+  input: VerificationInput,
+  errors: FieldErrors,
+  current?: VerificationColumns & { auth_type: ApiAuthType | null },
+): VerificationColumns | undefined {
   const keep = current && current.auth_type === authType ? current : undefined;
   if (authType === 'token' || authType === 'oauth2') return NONE;
   if (authType === 'oidc') {
@@ -95,7 +127,8 @@ export function checkVerification(ctx: Pick<ServiceContext, 'secretBox'>, authTy
       return undefined;
     }
     if (issuer === undefined && jwksUri === undefined) {
-      if (keep && (keep.oidc_issuer || keep.oidc_jwks_uri)) return { ...NONE, oidc_issuer: keep.oidc_issuer, oidc_jwks_uri: keep.oidc_jwks_uri };
+      if (keep && (keep.oidc_issuer || keep.oidc_jwks_uri))
+        return { ...NONE, oidc_issuer: keep.oidc_issuer, oidc_jwks_uri: keep.oidc_jwks_uri };
       errors.oidc_issuer = ['is required for an oidc client (or give oidc_jwks_uri)'];
       return undefined;
     }
@@ -122,7 +155,8 @@ export function checkVerification(ctx: Pick<ServiceContext, 'secretBox'>, authTy
       return undefined;
     }
     if (secret === undefined) {
-      if (sameMethod && keep.jwt_secret_sealed) return { ...NONE, jwt_method: jwtMethod, jwt_secret_sealed: keep.jwt_secret_sealed };
+      if (sameMethod && keep.jwt_secret_sealed)
+        return { ...NONE, jwt_method: jwtMethod, jwt_secret_sealed: keep.jwt_secret_sealed };
       errors.jwt_secret = ['is required for a jwt client with hmac'];
       return undefined;
     }
@@ -144,7 +178,13 @@ export function checkVerification(ctx: Pick<ServiceContext, 'secretBox'>, authTy
     return { ...NONE, jwt_method: jwtMethod, oidc_jwks_uri: jwksUri };
   }
   if (secret === undefined) {
-    if (sameMethod && (keep.jwt_secret_sealed || keep.oidc_jwks_uri)) return { ...NONE, jwt_method: jwtMethod, jwt_secret_sealed: keep.jwt_secret_sealed, oidc_jwks_uri: keep.oidc_jwks_uri };
+    if (sameMethod && (keep.jwt_secret_sealed || keep.oidc_jwks_uri))
+      return {
+        ...NONE,
+        jwt_method: jwtMethod,
+        jwt_secret_sealed: keep.jwt_secret_sealed,
+        oidc_jwks_uri: keep.oidc_jwks_uri,
+      };
     errors.jwt_secret = [`is required for a jwt client with ${jwtMethod}: a PEM public key (or give oidc_jwks_uri)`];
     return undefined;
   }

@@ -8,5 +8,6 @@ export const MAX_KEYS_PER_CLIENT = 20;
 
 /** Called inside the creating transaction, so two creates at once cannot both take the 20th place. */
 export async function assertKeyRoom(db: Db, clientId: number): Promise<void> {
-  if ((await countClientProfiles(db, clientId)) >= MAX_KEYS_PER_CLIENT) throw new AppError('api_key_limit_reached', { params: { max: MAX_KEYS_PER_CLIENT } });
+  if ((await countClientProfiles(db, clientId)) >= MAX_KEYS_PER_CLIENT)
+    throw new AppError('api_key_limit_reached', { params: { max: MAX_KEYS_PER_CLIENT } });
 }

@@ -17,7 +17,9 @@ after(() => t.close());
 
 describe('POST /api/api_clients', () => {
   test('creates a client (project_id as a string is fine)', async () => {
-    const res = await t.call('POST', '/api/api_clients', { body: { name: 'Partner portal', project_id: String(projectId), description: 'B2B' } });
+    const res = await t.call('POST', '/api/api_clients', {
+      body: { name: 'Partner portal', project_id: String(projectId), description: 'B2B' },
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.name, 'Partner portal');
     assert.equal(res.body.project_id, projectId);
@@ -28,7 +30,14 @@ describe('POST /api/api_clients', () => {
 
   test('bad input is a 400 and creates nothing; 401; 403', async () => {
     const before = (await t.call('GET', '/api/api_clients')).body.length;
-    for (const body of [{}, { name: '' }, { name: 3 }, { name: 'x', project_id: 999999 }, { name: 'x', project_id: 'p1' }, { name: 'x', api_policy_id: 4242 }]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: 3 },
+      { name: 'x', project_id: 999999 },
+      { name: 'x', project_id: 'p1' },
+      { name: 'x', api_policy_id: 4242 },
+    ]) {
       assert.equal((await t.call('POST', '/api/api_clients', { body })).status, 400, JSON.stringify(body));
     }
     assert.equal((await t.call('POST', '/api/api_clients', { token: null, body: { name: 'x' } })).status, 401);

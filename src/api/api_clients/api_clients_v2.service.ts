@@ -9,12 +9,40 @@ import { toApiTimestamp, toStored } from '../../time.ts';
 import { projectInScope, scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
 import { projectAssetInScope } from '../projects/project-scope.ts';
 import { findProject } from '../projects/projects.store.ts';
-import { deleteProfile, findClientProfile, insertProfile, jsonList, keyToApi, listClientProfiles, profilesOfClients, updateClientProfiles, updateProfile, type ApiKeyApi } from '../api_access_profiles/api_access_profiles.store.ts';
+import {
+  deleteProfile,
+  findClientProfile,
+  insertProfile,
+  jsonList,
+  keyToApi,
+  listClientProfiles,
+  profilesOfClients,
+  updateClientProfiles,
+  updateProfile,
+  type ApiKeyApi,
+} from '../api_access_profiles/api_access_profiles.store.ts';
 import { activeChange, checkCollections } from '../api_access_profiles/api_access_profiles.service.ts';
-import { checkAuthType, checkIpList, checkVerification, issueCredentials, touchesVerification, type FieldErrors, type VerificationColumns } from '../api_access_profiles/credentials.ts';
+import {
+  checkAuthType,
+  checkIpList,
+  checkVerification,
+  issueCredentials,
+  touchesVerification,
+  type FieldErrors,
+  type VerificationColumns,
+} from '../api_access_profiles/credentials.ts';
 import { assertKeyRoom } from '../api_access_profiles/key-limit.ts';
 import { clientProjectId } from './api_clients.service.ts';
-import { collectionNames, deleteApiClient, findApiClient, findPolicy, insertApiClient, pageApiClients, policyNames, updateApiClient } from './api_clients.store.ts';
+import {
+  collectionNames,
+  deleteApiClient,
+  findApiClient,
+  findPolicy,
+  insertApiClient,
+  pageApiClients,
+  policyNames,
+  updateApiClient,
+} from './api_clients.store.ts';
 
 export interface ApiClientV2Input {
   name?: string;
@@ -86,7 +114,12 @@ function settingsOf(client: ApiClientRow, keys: readonly ApiAccessProfileRow[]):
     return {
       authType: client.auth_type,
       collectionIds: jsonList<number>(client.api_collection_ids),
-      verification: { jwt_method: client.jwt_method, jwt_secret_sealed: client.jwt_secret_sealed, oidc_issuer: client.oidc_issuer, oidc_jwks_uri: client.oidc_jwks_uri },
+      verification: {
+        jwt_method: client.jwt_method,
+        jwt_secret_sealed: client.jwt_secret_sealed,
+        oidc_issuer: client.oidc_issuer,
+        oidc_jwks_uri: client.oidc_jwks_uri,
+      },
       claim: client.access_profile_claim,
       requiredClaims: jsonList<string>(client.required_claims),
       allowedIssuers: jsonList<string>(client.allowed_issuers),
@@ -99,7 +132,12 @@ function settingsOf(client: ApiClientRow, keys: readonly ApiAccessProfileRow[]):
   return {
     authType: newest?.auth_type ?? 'token',
     collectionIds: [...collections].sort((a, b) => a - b),
-    verification: { jwt_method: newest?.jwt_method ?? null, jwt_secret_sealed: newest?.jwt_secret_sealed ?? null, oidc_issuer: newest?.oidc_issuer ?? null, oidc_jwks_uri: newest?.oidc_jwks_uri ?? null },
+    verification: {
+      jwt_method: newest?.jwt_method ?? null,
+      jwt_secret_sealed: newest?.jwt_secret_sealed ?? null,
+      oidc_issuer: newest?.oidc_issuer ?? null,
+      oidc_jwks_uri: newest?.oidc_jwks_uri ?? null,
+    },
     claim: newest?.access_profile_claim ?? null,
     requiredClaims: jsonList<string>(newest?.required_claims ?? null),
     allowedIssuers: jsonList<string>(newest?.allowed_issuers ?? null),
@@ -107,11 +145,24 @@ function settingsOf(client: ApiClientRow, keys: readonly ApiAccessProfileRow[]):
   };
 }
 
-async function clientsToApi(db: Db, clients: readonly ApiClientRow[], options: { withKeys?: boolean } = {}): Promise<ApiClientV2Api[]> {
-  const keysByClient = await profilesOfClients(db, clients.map((c) => c.id));
+async function clientsToApi(
+  db: Db,
+  clients: readonly ApiClientRow[],
+  options: { withKeys?: boolean } = {},
+): Promise<ApiClientV2Api[]> {
+  const keysByClient = await profilesOfClients(
+    db,
+    clients.map((c) => c.id),
+  );
   const settings = new Map(clients.map((c) => [c.id, settingsOf(c, keysByClient.get(c.id) ?? [])]));
-  const collections = await collectionNames(db, [...settings.values()].flatMap((s) => s.collectionIds));
-  const policies = await policyNames(db, clients.flatMap((c) => (c.api_policy_id === null ? [] : [c.api_policy_id])));
+  const collections = await collectionNames(
+    db,
+    [...settings.values()].flatMap((s) => s.collectionIds),
+  );
+  const policies = await policyNames(
+    db,
+    clients.flatMap((c) => (c.api_policy_id === null ? [] : [c.api_policy_id])),
+  );
   return clients.map((client) => {
     const keys = keysByClient.get(client.id) ?? [];
     const s = settings.get(client.id) as ClientSettings;
@@ -132,9 +183,14 @@ async function clientsToApi(db: Db, clients: readonly ApiClientRow[], options: {
       mtls_enabled: client.mtls_enabled === 1,
       validation_formula: client.validation_formula,
       cert_bundle_ids: jsonList<number>(client.cert_bundle_ids),
-      api_policies: client.api_policy_id !== null && policies.has(client.api_policy_id) ? [{ id: client.api_policy_id, name: policies.get(client.api_policy_id) as string }] : [],
+      api_policies:
+        client.api_policy_id !== null && policies.has(client.api_policy_id)
+          ? [{ id: client.api_policy_id, name: policies.get(client.api_policy_id) as string }]
+          : [],
       // A deleted collection stays granted by id until the client is updated; it is not shown.
-      api_collections: s.collectionIds.filter((id) => collections.has(id)).map((id) => ({ id, name: collections.get(id) as string })),
+      api_collections: s.collectionIds
+        .filter((id) => collections.has(id))
+        .map((id) => ({ id, name: collections.get(id) as string })),
       api_portal_id: client.api_portal_id,
     };
     if (s.authType === 'jwt' || s.authType === 'oidc') {
@@ -151,7 +207,11 @@ async function clientsToApi(db: Db, clients: readonly ApiClientRow[], options: {
   });
 }
 
-async function clientToApi(db: Db, client: ApiClientRow, options: { withKeys?: boolean } = {}): Promise<ApiClientV2Api> {
+async function clientToApi(
+  db: Db,
+  client: ApiClientRow,
+  options: { withKeys?: boolean } = {},
+): Promise<ApiClientV2Api> {
   return (await clientsToApi(db, [client], options))[0] as ApiClientV2Api;
 }
 
@@ -162,7 +222,12 @@ async function visibleClient(db: Db, auth: AuthContext, id: number): Promise<Api
   return client;
 }
 
-export async function listApiClientsV2(ctx: ServiceContext, auth: AuthContext, filter: { projectId?: number; certBundleIds?: number[] }, page: Page) {
+export async function listApiClientsV2(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  filter: { projectId?: number; certBundleIds?: number[] },
+  page: Page,
+) {
   const { rows, count } = await pageApiClients(ctx.db, auth.environmentId, { ...filter, scope: scopeOf(auth) }, page);
   return { data: await clientsToApi(ctx.db, rows), count, page: page.page, per_page: page.perPage };
 }
@@ -173,13 +238,20 @@ export async function getApiClientV2(ctx: ServiceContext, auth: AuthContext, id:
 
 function checkClientFields(input: ApiClientV2Input, errors: FieldErrors, creating: boolean): void {
   if (input.name !== undefined && input.name.trim() === '') errors.name = ["can't be blank"];
-  if (creating && (!input.api_collection_ids || input.api_collection_ids.length === 0)) errors.api_collection_ids = ['must list at least one collection'];
-  if (!creating && input.api_collection_ids !== undefined && input.api_collection_ids.length === 0) errors.api_collection_ids = ['must list at least one collection'];
-  if (input.email != null && input.email !== '' && !/^[^\s@]+@[^\s@]+$/.test(input.email)) errors.email = ['is not an e-mail address'];
+  if (creating && (!input.api_collection_ids || input.api_collection_ids.length === 0))
+    errors.api_collection_ids = ['must list at least one collection'];
+  if (!creating && input.api_collection_ids !== undefined && input.api_collection_ids.length === 0)
+    errors.api_collection_ids = ['must list at least one collection'];
+  if (input.email != null && input.email !== '' && !/^[^\s@]+@[^\s@]+$/.test(input.email))
+    errors.email = ['is not an e-mail address'];
   if (creating && input.api_portal_id != null && !input.email) errors.email = ['is required with api_portal_id'];
 }
 
-export async function createApiClientV2(ctx: ServiceContext, auth: AuthContext, input: ApiClientV2Input): Promise<ApiClientV2Api> {
+export async function createApiClientV2(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  input: ApiClientV2Input,
+): Promise<ApiClientV2Api> {
   const errors: FieldErrors = {};
   checkClientFields(input, errors, true);
   const authType = checkAuthType(input.auth_type, errors, true);
@@ -188,7 +260,8 @@ export async function createApiClientV2(ctx: ServiceContext, auth: AuthContext, 
   const row = await ctx.db.transaction().execute(async (trx) => {
     const projectId = await clientProjectId(trx, auth, input.project_id);
     const collectionIds = await checkCollections(trx, auth, input.api_collection_ids ?? []);
-    if (input.api_policy_id != null && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id))) throw invalid({ api_policy_id: ['does not exist'] });
+    if (input.api_policy_id != null && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id)))
+      throw invalid({ api_policy_id: ['does not exist'] });
     const now = toStored(ctx.clock.now());
     return insertApiClient(trx, {
       workspace_id: auth.workspaceId,
@@ -218,7 +291,12 @@ export async function createApiClientV2(ctx: ServiceContext, auth: AuthContext, 
   return clientToApi(ctx.db, row);
 }
 
-export async function updateApiClientV2(ctx: ServiceContext, auth: AuthContext, id: number, input: ApiClientV2Input): Promise<ApiClientV2Api> {
+export async function updateApiClientV2(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  id: number,
+  input: ApiClientV2Input,
+): Promise<ApiClientV2Api> {
   const errors: FieldErrors = {};
   checkClientFields(input, errors, false);
   const newAuthType = checkAuthType(input.auth_type, errors, false);
@@ -232,32 +310,52 @@ export async function updateApiClientV2(ctx: ServiceContext, auth: AuthContext, 
     // oauth2 keys hold other credentials, so a change to or from oauth2 would strand them.
     // The settings every key of the client shares: written to the client and copied onto its keys
     // only when the update names one of them (a v1 client's profiles may each have their own).
-    const touchesShared = newAuthType !== undefined || input.api_collection_ids !== undefined || touchesVerification(input)
-      || input.access_profile_claim !== undefined || input.required_claims !== undefined || input.allowed_issuers !== undefined || input.allowed_audiences !== undefined;
+    const touchesShared =
+      newAuthType !== undefined ||
+      input.api_collection_ids !== undefined ||
+      touchesVerification(input) ||
+      input.access_profile_claim !== undefined ||
+      input.required_claims !== undefined ||
+      input.allowed_issuers !== undefined ||
+      input.allowed_audiences !== undefined;
     const stranded = keys.filter((k) => (k.auth_type === 'oauth2') !== (authType === 'oauth2'));
     if (touchesShared && stranded.length > 0) {
-      throw invalid({ auth_type: [`is ${authType} for the client, but it has API keys of type ${stranded[0]?.auth_type}: oauth2 keys and others hold different credentials, so they cannot share these settings`] });
+      throw invalid({
+        auth_type: [
+          `is ${authType} for the client, but it has API keys of type ${stranded[0]?.auth_type}: oauth2 keys and others hold different credentials, so they cannot share these settings`,
+        ],
+      });
     }
     const verificationErrors: FieldErrors = {};
-    const verification = authType !== current.authType || touchesVerification(input)
-      ? checkVerification(ctx, authType, input, verificationErrors, { ...current.verification, auth_type: current.authType })
-      : current.verification;
+    const verification =
+      authType !== current.authType || touchesVerification(input)
+        ? checkVerification(ctx, authType, input, verificationErrors, {
+            ...current.verification,
+            auth_type: current.authType,
+          })
+        : current.verification;
     if (Object.keys(verificationErrors).length > 0) throw invalid(verificationErrors);
-    if (input.api_portal_id != null && !(input.email ?? client.email)) throw invalid({ email: ['is required with api_portal_id'] });
+    if (input.api_portal_id != null && !(input.email ?? client.email))
+      throw invalid({ email: ['is required with api_portal_id'] });
     let projectId = client.project_id;
     if (input.project_id !== undefined) {
       const project = await findProject(trx, auth.environmentId, input.project_id);
-      if (!project || !projectInScope(auth, project.folder_id)) throw invalid({ project_id: ['does not name a project of this environment in your scope'] });
+      if (!project || !projectInScope(auth, project.folder_id))
+        throw invalid({ project_id: ['does not name a project of this environment in your scope'] });
       projectId = project.id;
     }
-    const collectionIds = input.api_collection_ids ? await checkCollections(trx, auth, input.api_collection_ids) : current.collectionIds;
-    if (input.api_policy_id != null && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id))) throw invalid({ api_policy_id: ['does not exist'] });
+    const collectionIds = input.api_collection_ids
+      ? await checkCollections(trx, auth, input.api_collection_ids)
+      : current.collectionIds;
+    if (input.api_policy_id != null && !(await findPolicy(trx, auth.workspaceId, input.api_policy_id)))
+      throw invalid({ api_policy_id: ['does not exist'] });
     const now = toStored(ctx.clock.now());
     const shared = {
       auth_type: authType,
       api_collection_ids: JSON.stringify(collectionIds),
       ...(verification as VerificationColumns),
-      access_profile_claim: input.access_profile_claim !== undefined ? input.access_profile_claim?.trim() || null : current.claim,
+      access_profile_claim:
+        input.access_profile_claim !== undefined ? input.access_profile_claim?.trim() || null : current.claim,
       required_claims: JSON.stringify(input.required_claims ?? current.requiredClaims),
       allowed_issuers: JSON.stringify(input.allowed_issuers ?? current.allowedIssuers),
       allowed_audiences: JSON.stringify(input.allowed_audiences ?? current.allowedAudiences),
@@ -270,9 +368,11 @@ export async function updateApiClientV2(ctx: ServiceContext, auth: AuthContext, 
       ...(input.email !== undefined ? { email: input.email || null } : {}),
       ...(input.api_portal_id !== undefined ? { api_portal_id: input.api_portal_id } : {}),
       ...(input.api_policy_id !== undefined ? { api_policy_id: input.api_policy_id } : {}),
-      ...(input.mtls_enabled !== undefined ? { mtls_enabled: input.mtls_enabled ? 1 as const : 0 as const } : {}),
+      ...(input.mtls_enabled !== undefined ? { mtls_enabled: input.mtls_enabled ? (1 as const) : (0 as const) } : {}),
       ...(input.validation_formula !== undefined ? { validation_formula: input.validation_formula } : {}),
-      ...(input.cert_bundle_ids !== undefined ? { cert_bundle_ids: JSON.stringify([...new Set(input.cert_bundle_ids)]) } : {}),
+      ...(input.cert_bundle_ids !== undefined
+        ? { cert_bundle_ids: JSON.stringify([...new Set(input.cert_bundle_ids)]) }
+        : {}),
       updated_at: now,
     });
     if (touchesShared) await updateClientProfiles(trx, client.id, { ...shared, updated_at: now });
@@ -295,7 +395,12 @@ export async function deleteApiClientV2(ctx: ServiceContext, auth: AuthContext, 
 export async function listApiKeys(ctx: ServiceContext, auth: AuthContext, clientId: number, page: Page) {
   const client = await visibleClient(ctx.db, auth, clientId);
   const all = await listClientProfiles(ctx.db, client.id);
-  return { data: all.slice(page.offset, page.offset + page.perPage).map((k) => keyToApi(k)), count: all.length, page: page.page, per_page: page.perPage };
+  return {
+    data: all.slice(page.offset, page.offset + page.perPage).map((k) => keyToApi(k)),
+    count: all.length,
+    page: page.page,
+    per_page: page.perPage,
+  };
 }
 
 export interface ApiKeyInput {
@@ -307,10 +412,18 @@ export interface ApiKeyInput {
 
 function checkKeyFields(input: ApiKeyInput, errors: FieldErrors) {
   if (input.name !== undefined && input.name.trim() === '') errors.name = ["can't be blank"];
-  return { ipAllow: checkIpList(input.ip_allow_list, 'ip_allow_list', errors), ipDeny: checkIpList(input.ip_deny_list, 'ip_deny_list', errors) };
+  return {
+    ipAllow: checkIpList(input.ip_allow_list, 'ip_allow_list', errors),
+    ipDeny: checkIpList(input.ip_deny_list, 'ip_deny_list', errors),
+  };
 }
 
-export async function createApiKey(ctx: ServiceContext, auth: AuthContext, clientId: number, input: ApiKeyInput): Promise<ApiKeyApi> {
+export async function createApiKey(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  clientId: number,
+  input: ApiKeyInput,
+): Promise<ApiKeyApi> {
   const errors: FieldErrors = {};
   const { ipAllow, ipDeny } = checkKeyFields(input, errors);
   if (Object.keys(errors).length > 0) throw invalid(errors);
@@ -352,7 +465,13 @@ async function visibleKey(db: Db, auth: AuthContext, clientId: number, keyId: nu
   return key;
 }
 
-export async function updateApiKey(ctx: ServiceContext, auth: AuthContext, clientId: number, keyId: number, input: ApiKeyInput): Promise<ApiKeyApi> {
+export async function updateApiKey(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  clientId: number,
+  keyId: number,
+  input: ApiKeyInput,
+): Promise<ApiKeyApi> {
   const errors: FieldErrors = {};
   const { ipAllow, ipDeny } = checkKeyFields(input, errors);
   if (Object.keys(errors).length > 0) throw invalid(errors);
@@ -372,7 +491,13 @@ export async function updateApiKey(ctx: ServiceContext, auth: AuthContext, clien
   return keyToApi(row);
 }
 
-export async function setApiKeyActive(ctx: ServiceContext, auth: AuthContext, clientId: number, keyId: number, active: boolean): Promise<void> {
+export async function setApiKeyActive(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  clientId: number,
+  keyId: number,
+  active: boolean,
+): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const key = await visibleKey(trx, auth, clientId, keyId);
     await updateProfile(trx, key.id, activeChange(key, active, toStored(ctx.clock.now())));
@@ -381,18 +506,32 @@ export async function setApiKeyActive(ctx: ServiceContext, auth: AuthContext, cl
 }
 
 /** A new token (or OAuth secret) for the key; the old one, and tokens issued with it, stop working at once. */
-export async function refreshApiKey(ctx: ServiceContext, auth: AuthContext, clientId: number, keyId: number): Promise<ApiKeyApi> {
+export async function refreshApiKey(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  clientId: number,
+  keyId: number,
+): Promise<ApiKeyApi> {
   const row = await ctx.db.transaction().execute(async (trx) => {
     const key = await visibleKey(trx, auth, clientId, keyId);
     const issued = issueCredentials(key.auth_type, key.oauth_client_id);
-    await updateProfile(trx, key.id, { ...issued.columns, secret_generation: key.secret_generation + 1, updated_at: toStored(ctx.clock.now()) });
+    await updateProfile(trx, key.id, {
+      ...issued.columns,
+      secret_generation: key.secret_generation + 1,
+      updated_at: toStored(ctx.clock.now()),
+    });
     return { row: await visibleKey(trx, auth, clientId, keyId), shown: issued.shown };
   });
   ctx.notifier.publish('api_access_profile.changed', { profileId: keyId });
   return keyToApi(row.row, row.shown);
 }
 
-export async function deleteApiKey(ctx: ServiceContext, auth: AuthContext, clientId: number, keyId: number): Promise<void> {
+export async function deleteApiKey(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  clientId: number,
+  keyId: number,
+): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const key = await visibleKey(trx, auth, clientId, keyId);
     await deleteProfile(trx, key.id);

@@ -10,26 +10,43 @@ let collectionId: number;
 let otherCollectionId: number;
 let readOnly: string;
 
-const rsaPem = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
-const ecPem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+const rsaPem = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .publicKey.export({ type: 'spki', format: 'pem' })
+  .toString();
+const ecPem = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  .publicKey.export({ type: 'spki', format: 'pem' })
+  .toString();
 
 before(async () => {
   t = await createTestApp();
   projectId = (await t.createProject('Partners')).projectId;
-  collectionId = (await t.call('POST', '/api/api_collections', { body: { name: 'Orders', project_id: projectId } })).body.id;
-  otherCollectionId = (await t.call('POST', '/api/api_collections', { body: { name: 'Invoices', project_id: projectId } })).body.id;
+  collectionId = (await t.call('POST', '/api/api_collections', { body: { name: 'Orders', project_id: projectId } }))
+    .body.id;
+  otherCollectionId = (
+    await t.call('POST', '/api/api_collections', { body: { name: 'Invoices', project_id: projectId } })
+  ).body.id;
   readOnly = await t.tokenFor('Read only');
 });
 after(() => t.close());
 
 async function client(body: Record<string, unknown> = {}) {
-  const res = await t.call('POST', '/api/v2/api_clients', { body: { name: `c${Math.random()}`, api_collection_ids: [collectionId], auth_type: 'token', project_id: projectId, ...body } });
+  const res = await t.call('POST', '/api/v2/api_clients', {
+    body: {
+      name: `c${Math.random()}`,
+      api_collection_ids: [collectionId],
+      auth_type: 'token',
+      project_id: projectId,
+      ...body,
+    },
+  });
   assert.equal(res.status, 200, res.text);
   return res.body.data;
 }
 
 async function key(clientId: number, body: Record<string, unknown> = {}) {
-  const res = await t.call('POST', `/api/v2/api_clients/${clientId}/api_keys`, { body: { name: `k${Math.random()}`, active: true, ...body } });
+  const res = await t.call('POST', `/api/v2/api_clients/${clientId}/api_keys`, {
+    body: { name: `k${Math.random()}`, active: true, ...body },
+  });
   assert.equal(res.status, 200, res.text);
   return res.body.data;
 }
@@ -40,7 +57,16 @@ async function clientCount(): Promise<number> {
 
 describe('POST /api/v2/api_clients', () => {
   test('creates a client: 200 {data}, ids as strings or integers, collections by name, no key yet', async () => {
-    const res = await t.call('POST', '/api/v2/api_clients', { body: { name: 'Partner portal', description: 'B2B', api_collection_ids: [String(collectionId), otherCollectionId], auth_type: 'token', project_id: String(projectId), email: 'ops@example.com' } });
+    const res = await t.call('POST', '/api/v2/api_clients', {
+      body: {
+        name: 'Partner portal',
+        description: 'B2B',
+        api_collection_ids: [String(collectionId), otherCollectionId],
+        auth_type: 'token',
+        project_id: String(projectId),
+        email: 'ops@example.com',
+      },
+    });
     assert.equal(res.status, 200, res.text);
     const c = res.body.data;
     assert.equal(c.name, 'Partner portal');
@@ -48,7 +74,10 @@ describe('POST /api/v2/api_clients', () => {
     assert.equal(c.auth_type, 'token');
     assert.equal(c.active_api_keys_count, 0);
     assert.equal(c.total_api_keys_count, 0);
-    assert.deepEqual(c.api_collections, [{ id: collectionId, name: 'Orders' }, { id: otherCollectionId, name: 'Invoices' }]);
+    assert.deepEqual(c.api_collections, [
+      { id: collectionId, name: 'Orders' },
+      { id: otherCollectionId, name: 'Invoices' },
+    ]);
     assert.deepEqual(c.api_policies, []);
     assert.equal(c.logo, null);
     assert.equal(c.logo_2x, null);
@@ -60,17 +89,70 @@ describe('POST /api/v2/api_clients', () => {
 
   test('jwt and oidc clients: settings echoed, secrets never', async () => {
     const secret = 'a-shared-hmac-secret-of-32-bytes-or-more!';
-    const hmac = await t.call('POST', '/api/v2/api_clients', { body: { name: 'JWT hmac', api_collection_ids: [collectionId], auth_type: 'jwt', jwt_method: 'hmac', jwt_secret: secret, allowed_issuers: ['https://idp.example'], required_claims: ['exp'], access_profile_claim: 'api_key' } });
+    const hmac = await t.call('POST', '/api/v2/api_clients', {
+      body: {
+        name: 'JWT hmac',
+        api_collection_ids: [collectionId],
+        auth_type: 'jwt',
+        jwt_method: 'hmac',
+        jwt_secret: secret,
+        allowed_issuers: ['https://idp.example'],
+        required_claims: ['exp'],
+        access_profile_claim: 'api_key',
+      },
+    });
     assert.equal(hmac.status, 200, hmac.text);
     assert.equal(hmac.body.data.jwt_method, 'hmac');
     assert.equal(hmac.body.data.access_profile_claim, 'api_key');
     assert.deepEqual(hmac.body.data.required_claims, ['exp']);
     assert.ok(!hmac.text.includes(secret));
-    assert.equal((await t.call('POST', '/api/v2/api_clients', { body: { name: 'JWT rsa', api_collection_ids: [collectionId], auth_type: 'jwt', jwt_method: 'rsa', jwt_secret: rsaPem } })).status, 200);
-    assert.equal((await t.call('POST', '/api/v2/api_clients', { body: { name: 'JWT ec', api_collection_ids: [collectionId], auth_type: 'jwt', jwt_method: 'ecdsa', jwt_secret: ecPem } })).status, 200);
-    const jwks = await t.call('POST', '/api/v2/api_clients', { body: { name: 'JWT jwks', api_collection_ids: [collectionId], auth_type: 'jwt', jwt_method: 'rsa', oidc_jwks_uri: 'http://127.0.0.1:9/jwks' } });
+    assert.equal(
+      (
+        await t.call('POST', '/api/v2/api_clients', {
+          body: {
+            name: 'JWT rsa',
+            api_collection_ids: [collectionId],
+            auth_type: 'jwt',
+            jwt_method: 'rsa',
+            jwt_secret: rsaPem,
+          },
+        })
+      ).status,
+      200,
+    );
+    assert.equal(
+      (
+        await t.call('POST', '/api/v2/api_clients', {
+          body: {
+            name: 'JWT ec',
+            api_collection_ids: [collectionId],
+            auth_type: 'jwt',
+            jwt_method: 'ecdsa',
+            jwt_secret: ecPem,
+          },
+        })
+      ).status,
+      200,
+    );
+    const jwks = await t.call('POST', '/api/v2/api_clients', {
+      body: {
+        name: 'JWT jwks',
+        api_collection_ids: [collectionId],
+        auth_type: 'jwt',
+        jwt_method: 'rsa',
+        oidc_jwks_uri: 'http://127.0.0.1:9/jwks',
+      },
+    });
     assert.equal(jwks.body.data.oidc_jwks_uri, 'http://127.0.0.1:9/jwks');
-    const oidc = await t.call('POST', '/api/v2/api_clients', { body: { name: 'OIDC', api_collection_ids: [collectionId], auth_type: 'oidc', oidc_issuer: 'http://127.0.0.1:9/realms/acme', allowed_audiences: ['orders-api'] } });
+    const oidc = await t.call('POST', '/api/v2/api_clients', {
+      body: {
+        name: 'OIDC',
+        api_collection_ids: [collectionId],
+        auth_type: 'oidc',
+        oidc_issuer: 'http://127.0.0.1:9/realms/acme',
+        allowed_audiences: ['orders-api'],
+      },
+    });
     assert.equal(oidc.status, 200, oidc.text);
     assert.equal(oidc.body.data.oidc_issuer, 'http://127.0.0.1:9/realms/acme');
     assert.deepEqual(oidc.body.data.allowed_audiences, ['orders-api']);
@@ -80,26 +162,61 @@ describe('POST /api/v2/api_clients', () => {
     const before = await clientCount();
     const base = { name: 'x', api_collection_ids: [collectionId], auth_type: 'token' };
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ ...base, name: undefined }, 'name'], [{ ...base, name: '  ' }, 'name'], [{ ...base, name: 7 }, 'name'],
-      [{ ...base, api_collection_ids: undefined }, 'api_collection_ids'], [{ ...base, api_collection_ids: [] }, 'api_collection_ids'],
-      [{ ...base, api_collection_ids: [999999] }, 'api_collection_ids'], [{ ...base, api_collection_ids: 'x' }, 'api_collection_ids'], [{ ...base, api_collection_ids: ['4x'] }, 'api_collection_ids'],
-      [{ ...base, auth_type: undefined }, 'auth_type'], [{ ...base, auth_type: 'basic' }, 'auth_type'],
-      [{ ...base, auth_type: 'jwt' }, 'jwt_method'], [{ ...base, auth_type: 'jwt', jwt_method: 'none' }, 'jwt_method'],
+      [{ ...base, name: undefined }, 'name'],
+      [{ ...base, name: '  ' }, 'name'],
+      [{ ...base, name: 7 }, 'name'],
+      [{ ...base, api_collection_ids: undefined }, 'api_collection_ids'],
+      [{ ...base, api_collection_ids: [] }, 'api_collection_ids'],
+      [{ ...base, api_collection_ids: [999999] }, 'api_collection_ids'],
+      [{ ...base, api_collection_ids: 'x' }, 'api_collection_ids'],
+      [{ ...base, api_collection_ids: ['4x'] }, 'api_collection_ids'],
+      [{ ...base, auth_type: undefined }, 'auth_type'],
+      [{ ...base, auth_type: 'basic' }, 'auth_type'],
+      [{ ...base, auth_type: 'jwt' }, 'jwt_method'],
+      [{ ...base, auth_type: 'jwt', jwt_method: 'none' }, 'jwt_method'],
       [{ ...base, auth_type: 'jwt', jwt_method: 'hmac', jwt_secret: 'short' }, 'jwt_secret'],
-      [{ ...base, auth_type: 'jwt', jwt_method: 'rsa', jwt_secret: 'not a key' }, 'jwt_secret'], [{ ...base, auth_type: 'jwt', jwt_method: 'rsa', jwt_secret: ecPem }, 'jwt_secret'],
-      [{ ...base, auth_type: 'jwt', jwt_method: 'ecdsa', jwt_secret: rsaPem }, 'jwt_secret'], [{ ...base, auth_type: 'jwt', jwt_method: 'rsa', oidc_jwks_uri: 'file:///etc/passwd' }, 'oidc_jwks_uri'],
-      [{ ...base, auth_type: 'oidc' }, 'oidc_issuer'], [{ ...base, auth_type: 'oidc', oidc_issuer: 'https://a.example', oidc_jwks_uri: 'https://a.example/k' }, 'oidc_issuer'],
-      [{ ...base, project_id: 999999 }, 'project_id'], [{ ...base, api_policy_id: 4242 }, 'api_policy_id'], [{ ...base, api_portal_id: 3 }, 'email'],
-      [{ ...base, email: 'nope' }, 'email'], [{ ...base, mtls_enabled: 'yes' }, 'mtls_enabled'],
+      [{ ...base, auth_type: 'jwt', jwt_method: 'rsa', jwt_secret: 'not a key' }, 'jwt_secret'],
+      [{ ...base, auth_type: 'jwt', jwt_method: 'rsa', jwt_secret: ecPem }, 'jwt_secret'],
+      [{ ...base, auth_type: 'jwt', jwt_method: 'ecdsa', jwt_secret: rsaPem }, 'jwt_secret'],
+      [{ ...base, auth_type: 'jwt', jwt_method: 'rsa', oidc_jwks_uri: 'file:///etc/passwd' }, 'oidc_jwks_uri'],
+      [{ ...base, auth_type: 'oidc' }, 'oidc_issuer'],
+      [
+        { ...base, auth_type: 'oidc', oidc_issuer: 'https://a.example', oidc_jwks_uri: 'https://a.example/k' },
+        'oidc_issuer',
+      ],
+      [{ ...base, project_id: 999999 }, 'project_id'],
+      [{ ...base, api_policy_id: 4242 }, 'api_policy_id'],
+      [{ ...base, api_portal_id: 3 }, 'email'],
+      [{ ...base, email: 'nope' }, 'email'],
+      [{ ...base, mtls_enabled: 'yes' }, 'mtls_enabled'],
     ];
     for (const [body, field] of cases) {
       const res = await t.call('POST', '/api/v2/api_clients', { body });
       assert.equal(res.status, 400, `${JSON.stringify(body)} ${res.text}`);
-      assert.ok(Object.keys(res.body.errors ?? {}).some((f) => f === field || f.startsWith(`${field}.`)), `${field}: ${res.text}`);
+      assert.ok(
+        Object.keys(res.body.errors ?? {}).some((f) => f === field || f.startsWith(`${field}.`)),
+        `${field}: ${res.text}`,
+      );
       assert.equal(typeof res.body.message, 'string');
     }
-    assert.equal((await t.call('POST', '/api/v2/api_clients', { raw: '{"name":', headers: { 'content-type': 'application/json' } })).status, 400);
-    assert.equal((await t.call('POST', '/api/v2/api_clients', { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status, 415);
+    assert.equal(
+      (
+        await t.call('POST', '/api/v2/api_clients', {
+          raw: '{"name":',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      400,
+    );
+    assert.equal(
+      (
+        await t.call('POST', '/api/v2/api_clients', {
+          raw: 'name=x',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        })
+      ).status,
+      415,
+    );
     assert.equal((await t.call('POST', '/api/v2/api_clients', { token: null, body: base })).status, 401);
     assert.equal((await t.call('POST', '/api/v2/api_clients', { token: readOnly, body: base })).status, 403);
     assert.equal(await clientCount(), before);
@@ -124,16 +241,27 @@ describe('GET /api/v2/api_clients', () => {
     assert.equal(second.body.per_page, 1);
     const byProject = await t.call('GET', `/api/v2/api_clients?project_id=${projectId}`);
     assert.ok(byProject.body.data.every((c: { project_id: number }) => c.project_id === projectId));
-    assert.deepEqual((await t.call('GET', '/api/v2/api_clients?project_id=999999')).body, { data: [], count: 0, page: 1, per_page: 100 });
+    assert.deepEqual((await t.call('GET', '/api/v2/api_clients?project_id=999999')).body, {
+      data: [],
+      count: 0,
+      page: 1,
+      per_page: 100,
+    });
     assert.equal((await t.call('GET', '/api/v2/api_clients?project_id=abc')).status, 400);
-    assert.equal((await t.call('GET', '/api/v2/api_clients', { token: await t.tokenFor('Admin', 'test') })).body.count, 0);
+    assert.equal(
+      (await t.call('GET', '/api/v2/api_clients', { token: await t.tokenFor('Admin', 'test') })).body.count,
+      0,
+    );
     assert.equal((await t.call('GET', '/api/v2/api_clients', { token: null })).status, 401);
   });
 
   test('cert_bundle_ids[] filters by certificate bundle', async () => {
     const c = await client({ cert_bundle_ids: [12, '13'] });
     const found = await t.call('GET', '/api/v2/api_clients?cert_bundle_ids[]=13');
-    assert.deepEqual(found.body.data.map((x: { id: number }) => x.id), [c.id]);
+    assert.deepEqual(
+      found.body.data.map((x: { id: number }) => x.id),
+      [c.id],
+    );
     assert.deepEqual(found.body.data[0].cert_bundle_ids, [12, 13]);
     assert.equal((await t.call('GET', '/api/v2/api_clients?cert_bundle_ids[]=1')).body.count, 0);
   });
@@ -151,7 +279,10 @@ describe('GET /api/v2/api_clients/:api_client_id', () => {
     assert.equal(res.body.data.api_keys[0].auth_token, `${k.auth_token.slice(0, 8)}…${k.auth_token.slice(-4)}`);
     assert.ok(!res.text.includes(k.auth_token));
     assert.equal((await t.call('GET', '/api/v2/api_clients/999999')).status, 404);
-    assert.equal((await t.call('GET', `/api/v2/api_clients/${c.id}`, { token: await t.tokenFor('Admin', 'test') })).status, 404);
+    assert.equal(
+      (await t.call('GET', `/api/v2/api_clients/${c.id}`, { token: await t.tokenFor('Admin', 'test') })).status,
+      404,
+    );
     const bad = await t.call('GET', '/api/v2/api_clients/abc');
     assert.equal(bad.status, 400);
     assert.ok(bad.body.errors.api_client_id);
@@ -162,28 +293,46 @@ describe('PUT /api/v2/api_clients/:api_client_id', () => {
   test('partial update; collections and JWT settings reach the keys (the v1 view shows them)', async () => {
     const c = await client();
     const k = await key(c.id);
-    const res = await t.call('PUT', `/api/v2/api_clients/${c.id}`, { body: { name: 'Renamed', api_collection_ids: [String(otherCollectionId)] } });
+    const res = await t.call('PUT', `/api/v2/api_clients/${c.id}`, {
+      body: { name: 'Renamed', api_collection_ids: [String(otherCollectionId)] },
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.data.name, 'Renamed');
     assert.deepEqual(res.body.data.api_collections, [{ id: otherCollectionId, name: 'Invoices' }]);
     const profile = (await t.call('GET', `/api/api_access_profiles?api_client_id=${c.id}`)).body[0];
     assert.equal(profile.id, k.id);
     assert.deepEqual(profile.api_collection_ids, [otherCollectionId]);
-    const toJwt = await t.call('PUT', `/api/v2/api_clients/${c.id}`, { body: { auth_type: 'jwt', jwt_method: 'hmac', jwt_secret: 'x'.repeat(40) } });
+    const toJwt = await t.call('PUT', `/api/v2/api_clients/${c.id}`, {
+      body: { auth_type: 'jwt', jwt_method: 'hmac', jwt_secret: 'x'.repeat(40) },
+    });
     assert.equal(toJwt.status, 200, toJwt.text);
     assert.equal((await t.call('GET', `/api/api_access_profiles?api_client_id=${c.id}`)).body[0].auth_type, 'jwt');
-    assert.equal((await t.call('PUT', `/api/v2/api_clients/${c.id}`, { body: { description: null } })).body.data.auth_type, 'jwt');
+    assert.equal(
+      (await t.call('PUT', `/api/v2/api_clients/${c.id}`, { body: { description: null } })).body.data.auth_type,
+      'jwt',
+    );
   });
 
   test('errors: unknown id 404; bad fields 400; to or from oauth2 with keys 400; nothing changes', async () => {
     const c = await client({ name: 'Stable client' });
     await key(c.id);
     assert.equal((await t.call('PUT', '/api/v2/api_clients/999999', { body: { name: 'x' } })).status, 404);
-    for (const body of [{ name: '' }, { api_collection_ids: [] }, { api_collection_ids: [999999] }, { auth_type: 'oauth2' }, { auth_type: 'jwt' }, { auth_type: 'nope' }, { name: 5 }]) {
+    for (const body of [
+      { name: '' },
+      { api_collection_ids: [] },
+      { api_collection_ids: [999999] },
+      { auth_type: 'oauth2' },
+      { auth_type: 'jwt' },
+      { auth_type: 'nope' },
+      { name: 5 },
+    ]) {
       const res = await t.call('PUT', `/api/v2/api_clients/${c.id}`, { body });
       assert.equal(res.status, 400, `${JSON.stringify(body)} ${res.text}`);
     }
-    assert.equal((await t.call('PUT', `/api/v2/api_clients/${c.id}`, { token: readOnly, body: { name: 'ro' } })).status, 403);
+    assert.equal(
+      (await t.call('PUT', `/api/v2/api_clients/${c.id}`, { token: readOnly, body: { name: 'ro' } })).status,
+      403,
+    );
     const after = (await t.call('GET', `/api/v2/api_clients/${c.id}`)).body.data;
     assert.equal(after.name, 'Stable client');
     assert.equal(after.auth_type, 'token');
@@ -206,7 +355,9 @@ describe('DELETE /api/v2/api_clients/:api_client_id', () => {
 describe('POST /api/v2/api_clients/:api_client_id/api_keys', () => {
   test('the token is shown once; lists mask it; an inactive key keeps its active_since', async () => {
     const c = await client();
-    const res = await t.call('POST', `/api/v2/api_clients/${c.id}/api_keys`, { body: { name: 'CI', active: false, ip_allow_list: ['10.0.0.0/8'] } });
+    const res = await t.call('POST', `/api/v2/api_clients/${c.id}/api_keys`, {
+      body: { name: 'CI', active: false, ip_allow_list: ['10.0.0.0/8'] },
+    });
     assert.equal(res.status, 200, res.text);
     const k = res.body.data;
     assert.match(k.auth_token, /^[0-9a-f]{64}$/);
@@ -226,19 +377,34 @@ describe('POST /api/v2/api_clients/:api_client_id/api_keys', () => {
     const k = await key(c.id);
     assert.match(k.oauth_client_id, /^oauth-/);
     assert.match(k.auth_token, /^[0-9a-f]{64}$/);
-    const token = await t.app.inject({ method: 'POST', url: '/oauth2/token', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ grant_type: 'client_credentials', client_id: k.oauth_client_id, client_secret: k.auth_token }) });
+    const token = await t.app.inject({
+      method: 'POST',
+      url: '/oauth2/token',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: k.oauth_client_id,
+        client_secret: k.auth_token,
+      }),
+    });
     assert.equal(token.statusCode, 200, token.body);
   });
 
   test('at most 20 keys a client, whichever view creates them: the 21st is 422 and nothing is created', async () => {
     const c = await client();
     for (let i = 0; i < 19; i++) await key(c.id);
-    const v1 = await t.call('POST', '/api/api_access_profiles', { body: { name: 'via v1', api_client_id: c.id, api_collection_ids: [collectionId], auth_type: 'token' } });
+    const v1 = await t.call('POST', '/api/api_access_profiles', {
+      body: { name: 'via v1', api_client_id: c.id, api_collection_ids: [collectionId], auth_type: 'token' },
+    });
     assert.equal(v1.status, 200, v1.text);
-    const refused = await t.call('POST', `/api/v2/api_clients/${c.id}/api_keys`, { body: { name: 'one too many', active: true } });
+    const refused = await t.call('POST', `/api/v2/api_clients/${c.id}/api_keys`, {
+      body: { name: 'one too many', active: true },
+    });
     assert.equal(refused.status, 422);
     assert.deepEqual(refused.body, { message: 'An API client has at most 20 API keys' });
-    const refusedV1 = await t.call('POST', '/api/api_access_profiles', { body: { name: 'via v1 too', api_client_id: c.id, api_collection_ids: [collectionId], auth_type: 'token' } });
+    const refusedV1 = await t.call('POST', '/api/api_access_profiles', {
+      body: { name: 'via v1 too', api_client_id: c.id, api_collection_ids: [collectionId], auth_type: 'token' },
+    });
     assert.equal(refusedV1.status, 422);
     assert.equal((await t.call('GET', `/api/v2/api_clients/${c.id}/api_keys`)).body.count, 20);
     const page2 = await t.call('GET', `/api/v2/api_clients/${c.id}/api_keys?per_page=15&page=2`);
@@ -248,16 +414,40 @@ describe('POST /api/v2/api_clients/:api_client_id/api_keys', () => {
 
   test('bad input 400, unknown client 404, a v1 client with no grant 422, 401, 403', async () => {
     const c = await client();
-    for (const body of [{}, { name: 'x' }, { active: true }, { name: '', active: true }, { name: 'x', active: 'yes' }, { name: 'x', active: true, ip_deny_list: ['nope'] }]) {
+    for (const body of [
+      {},
+      { name: 'x' },
+      { active: true },
+      { name: '', active: true },
+      { name: 'x', active: 'yes' },
+      { name: 'x', active: true, ip_deny_list: ['nope'] },
+    ]) {
       const res = await t.call('POST', `/api/v2/api_clients/${c.id}/api_keys`, { body });
       assert.equal(res.status, 400, `${JSON.stringify(body)} ${res.text}`);
     }
-    assert.equal((await t.call('POST', '/api/v2/api_clients/999999/api_keys', { body: { name: 'x', active: true } })).status, 404);
+    assert.equal(
+      (await t.call('POST', '/api/v2/api_clients/999999/api_keys', { body: { name: 'x', active: true } })).status,
+      404,
+    );
     const bare = await t.call('POST', '/api/api_clients', { body: { name: 'No profiles', project_id: projectId } });
-    const none = await t.call('POST', `/api/v2/api_clients/${bare.body.id}/api_keys`, { body: { name: 'x', active: true } });
+    const none = await t.call('POST', `/api/v2/api_clients/${bare.body.id}/api_keys`, {
+      body: { name: 'x', active: true },
+    });
     assert.equal(none.status, 422);
-    assert.equal((await t.call('POST', `/api/v2/api_clients/${c.id}/api_keys`, { token: null, body: { name: 'x', active: true } })).status, 401);
-    assert.equal((await t.call('POST', `/api/v2/api_clients/${c.id}/api_keys`, { token: readOnly, body: { name: 'x', active: true } })).status, 403);
+    assert.equal(
+      (await t.call('POST', `/api/v2/api_clients/${c.id}/api_keys`, { token: null, body: { name: 'x', active: true } }))
+        .status,
+      401,
+    );
+    assert.equal(
+      (
+        await t.call('POST', `/api/v2/api_clients/${c.id}/api_keys`, {
+          token: readOnly,
+          body: { name: 'x', active: true },
+        })
+      ).status,
+      403,
+    );
     assert.equal((await t.call('GET', `/api/v2/api_clients/${c.id}/api_keys`)).body.count, 0);
   });
 });
@@ -266,7 +456,9 @@ describe('PUT /api/v2/api_clients/:api_client_id/api_keys/:api_key_id (and enabl
   test('update; enable/disable answer {"result":"success"}, are idempotent, and move active_since only on enable', async () => {
     const c = await client();
     const k = await key(c.id);
-    const updated = await t.call('PUT', `/api/v2/api_clients/${c.id}/api_keys/${k.id}`, { body: { name: 'Renamed key', ip_deny_list: '192.0.2.1' } });
+    const updated = await t.call('PUT', `/api/v2/api_clients/${c.id}/api_keys/${k.id}`, {
+      body: { name: 'Renamed key', ip_deny_list: '192.0.2.1' },
+    });
     assert.equal(updated.status, 200, updated.text);
     assert.equal(updated.body.data.name, 'Renamed key');
     assert.deepEqual(updated.body.data.ip_deny_list, ['192.0.2.1']);
@@ -287,16 +479,33 @@ describe('PUT /api/v2/api_clients/:api_client_id/api_keys/:api_key_id (and enabl
     const c = await client();
     const other = await client();
     const k = await key(other.id);
-    for (const path of [`/api/v2/api_clients/${c.id}/api_keys/${k.id}`, `/api/v2/api_clients/${c.id}/api_keys/999999`, `/api/v2/api_clients/999999/api_keys/${k.id}`]) {
+    for (const path of [
+      `/api/v2/api_clients/${c.id}/api_keys/${k.id}`,
+      `/api/v2/api_clients/${c.id}/api_keys/999999`,
+      `/api/v2/api_clients/999999/api_keys/${k.id}`,
+    ]) {
       assert.equal((await t.call('PUT', path, { body: { name: 'x' } })).status, 404, path);
       assert.equal((await t.call('PUT', `${path}/enable`)).status, 404, path);
       assert.equal((await t.call('PUT', `${path}/disable`)).status, 404, path);
       assert.equal((await t.call('PUT', `${path}/refresh_secret`)).status, 404, path);
       assert.equal((await t.call('DELETE', path)).status, 404, path);
     }
-    assert.equal((await t.call('PUT', `/api/v2/api_clients/${other.id}/api_keys/${k.id}`, { body: { active: 'no' } })).status, 400);
-    assert.equal((await t.call('PUT', `/api/v2/api_clients/${other.id}/api_keys/${k.id}`, { body: { ip_allow_list: ['300.1.1.1'] } })).status, 400);
-    assert.equal((await t.call('PUT', `/api/v2/api_clients/${other.id}/api_keys/${k.id}/disable`, { token: readOnly })).status, 403);
+    assert.equal(
+      (await t.call('PUT', `/api/v2/api_clients/${other.id}/api_keys/${k.id}`, { body: { active: 'no' } })).status,
+      400,
+    );
+    assert.equal(
+      (
+        await t.call('PUT', `/api/v2/api_clients/${other.id}/api_keys/${k.id}`, {
+          body: { ip_allow_list: ['300.1.1.1'] },
+        })
+      ).status,
+      400,
+    );
+    assert.equal(
+      (await t.call('PUT', `/api/v2/api_clients/${other.id}/api_keys/${k.id}/disable`, { token: readOnly })).status,
+      403,
+    );
     assert.equal((await t.call('GET', `/api/v2/api_clients/${other.id}/api_keys`)).body.data[0].active, true);
   });
 });
@@ -309,7 +518,9 @@ describe('PUT /api/v2/api_clients/:api_client_id/api_keys/:api_key_id/refresh_se
     assert.equal(refreshed.status, 200, refreshed.text);
     assert.match(refreshed.body.data.auth_token, /^[0-9a-f]{64}$/);
     assert.notEqual(refreshed.body.data.auth_token, k.auth_token);
-    assert.deepEqual((await t.call('DELETE', `/api/v2/api_clients/${c.id}/api_keys/${k.id}`)).body, { data: { success: true } });
+    assert.deepEqual((await t.call('DELETE', `/api/v2/api_clients/${c.id}/api_keys/${k.id}`)).body, {
+      data: { success: true },
+    });
     assert.equal((await t.call('GET', `/api/v2/api_clients/${c.id}/api_keys`)).body.count, 0);
   });
 });
@@ -317,13 +528,25 @@ describe('PUT /api/v2/api_clients/:api_client_id/api_keys/:api_key_id/refresh_se
 describe('one set of data, two views', () => {
   test('a v1 access profile of a v2 client is one of its keys; a v1 client lists its profiles as keys', async () => {
     const c = await client();
-    const v1 = await t.call('POST', '/api/api_access_profiles', { body: { name: 'v1 profile', api_client_id: c.id, api_collection_ids: [collectionId], auth_type: 'token' } });
+    const v1 = await t.call('POST', '/api/api_access_profiles', {
+      body: { name: 'v1 profile', api_client_id: c.id, api_collection_ids: [collectionId], auth_type: 'token' },
+    });
     const keys = (await t.call('GET', `/api/v2/api_clients/${c.id}/api_keys`)).body.data;
-    assert.deepEqual(keys.map((k: { id: number }) => k.id), [v1.body.id]);
+    assert.deepEqual(
+      keys.map((k: { id: number }) => k.id),
+      [v1.body.id],
+    );
     assert.equal(keys[0].auth_token, `${v1.body.secret.slice(0, 8)}…${v1.body.secret.slice(-4)}`);
 
     const legacy = (await t.call('POST', '/api/api_clients', { body: { name: 'Legacy', project_id: projectId } })).body;
-    await t.call('POST', '/api/api_access_profiles', { body: { name: 'Legacy oauth', api_client_id: legacy.id, api_collection_ids: [otherCollectionId], auth_type: 'oauth2' } });
+    await t.call('POST', '/api/api_access_profiles', {
+      body: {
+        name: 'Legacy oauth',
+        api_client_id: legacy.id,
+        api_collection_ids: [otherCollectionId],
+        auth_type: 'oauth2',
+      },
+    });
     const viewed = (await t.call('GET', `/api/v2/api_clients/${legacy.id}`)).body.data;
     assert.equal(viewed.is_legacy, true);
     assert.equal(viewed.auth_type, 'oauth2');
@@ -332,15 +555,27 @@ describe('one set of data, two views', () => {
     // A key added through v2 takes the client's grants and auth type.
     const added = await key(legacy.id);
     assert.equal(added.auth_type, 'oauth2');
-    const profile = (await t.call('GET', `/api/api_access_profiles?api_client_id=${legacy.id}`)).body.find((p: { id: number }) => p.id === added.id);
+    const profile = (await t.call('GET', `/api/api_access_profiles?api_client_id=${legacy.id}`)).body.find(
+      (p: { id: number }) => p.id === added.id,
+    );
     assert.deepEqual(profile.api_collection_ids, [otherCollectionId]);
     // A v1 client whose profiles mix oauth2 and token: a shared setting would strand one kind, so it is refused.
-    await t.call('POST', '/api/api_access_profiles', { body: { name: 'Legacy token', api_client_id: legacy.id, api_collection_ids: [collectionId], auth_type: 'token' } });
-    const mixed = await t.call('PUT', `/api/v2/api_clients/${legacy.id}`, { body: { api_collection_ids: [collectionId] } });
+    await t.call('POST', '/api/api_access_profiles', {
+      body: { name: 'Legacy token', api_client_id: legacy.id, api_collection_ids: [collectionId], auth_type: 'token' },
+    });
+    const mixed = await t.call('PUT', `/api/v2/api_clients/${legacy.id}`, {
+      body: { api_collection_ids: [collectionId] },
+    });
     assert.equal(mixed.status, 400, mixed.text);
     assert.ok(mixed.body.errors.auth_type);
-    assert.equal((await t.call('PUT', `/api/v2/api_clients/${legacy.id}`, { body: { name: 'Legacy renamed' } })).status, 200, 'a setting of the client alone is fine');
-    const types = (await t.call('GET', `/api/api_access_profiles?api_client_id=${legacy.id}`)).body.map((p: { auth_type: string }) => p.auth_type).sort();
+    assert.equal(
+      (await t.call('PUT', `/api/v2/api_clients/${legacy.id}`, { body: { name: 'Legacy renamed' } })).status,
+      200,
+      'a setting of the client alone is fine',
+    );
+    const types = (await t.call('GET', `/api/api_access_profiles?api_client_id=${legacy.id}`)).body
+      .map((p: { auth_type: string }) => p.auth_type)
+      .sort();
     assert.deepEqual(types, ['oauth2', 'oauth2', 'token']);
   });
 });
@@ -349,18 +584,48 @@ describe('/api/v2/api_clients by a caller limited to some projects', () => {
   test('sees and touches only the clients of its projects; must name one of them to create', async () => {
     const mine = await t.createProject('Scoped v2: mine');
     const scoped = await t.scopedClient([mine.folderId]);
-    const myCollection = (await t.call('POST', '/api/api_collections', { token: scoped.token, body: { name: 'Scoped orders', project_id: mine.projectId } })).body.id;
-    const own = await t.call('POST', '/api/v2/api_clients', { token: scoped.token, body: { name: 'Mine', api_collection_ids: [myCollection], auth_type: 'token', project_id: mine.projectId } });
+    const myCollection = (
+      await t.call('POST', '/api/api_collections', {
+        token: scoped.token,
+        body: { name: 'Scoped orders', project_id: mine.projectId },
+      })
+    ).body.id;
+    const own = await t.call('POST', '/api/v2/api_clients', {
+      token: scoped.token,
+      body: { name: 'Mine', api_collection_ids: [myCollection], auth_type: 'token', project_id: mine.projectId },
+    });
     assert.equal(own.status, 200, own.text);
-    assert.equal((await t.call('POST', '/api/v2/api_clients', { token: scoped.token, body: { name: 'No project', api_collection_ids: [myCollection], auth_type: 'token' } })).status, 403);
-    const foreignGrant = await t.call('POST', '/api/v2/api_clients', { token: scoped.token, body: { name: 'Reach', api_collection_ids: [collectionId], auth_type: 'token', project_id: mine.projectId } });
+    assert.equal(
+      (
+        await t.call('POST', '/api/v2/api_clients', {
+          token: scoped.token,
+          body: { name: 'No project', api_collection_ids: [myCollection], auth_type: 'token' },
+        })
+      ).status,
+      403,
+    );
+    const foreignGrant = await t.call('POST', '/api/v2/api_clients', {
+      token: scoped.token,
+      body: { name: 'Reach', api_collection_ids: [collectionId], auth_type: 'token', project_id: mine.projectId },
+    });
     assert.equal(foreignGrant.status, 400);
     const listed = await t.call('GET', '/api/v2/api_clients', { token: scoped.token });
-    assert.deepEqual(listed.body.data.map((c: { id: number }) => c.id), [own.body.data.id]);
+    assert.deepEqual(
+      listed.body.data.map((c: { id: number }) => c.id),
+      [own.body.data.id],
+    );
     assert.equal(listed.body.count, 1);
     const other = await client();
     assert.equal((await t.call('GET', `/api/v2/api_clients/${other.id}`, { token: scoped.token })).status, 404);
-    assert.equal((await t.call('POST', `/api/v2/api_clients/${other.id}/api_keys`, { token: scoped.token, body: { name: 'x', active: true } })).status, 404);
+    assert.equal(
+      (
+        await t.call('POST', `/api/v2/api_clients/${other.id}/api_keys`, {
+          token: scoped.token,
+          body: { name: 'x', active: true },
+        })
+      ).status,
+      404,
+    );
     assert.equal((await t.call('DELETE', `/api/v2/api_clients/${other.id}`, { token: scoped.token })).status, 404);
     assert.equal((await t.call('GET', `/api/v2/api_clients/${other.id}`)).status, 200);
   });
@@ -370,6 +635,11 @@ describe('GET /api/openapi.json', () => {
   test('documents the v2 routes', async () => {
     const doc = await t.call('GET', '/api/openapi.json', { token: null });
     assert.equal(doc.status, 200);
-    for (const path of ['/api/v2/api_clients', '/api/v2/api_clients/{api_client_id}', '/api/v2/api_clients/{api_client_id}/api_keys/{api_key_id}/refresh_secret']) assert.ok(doc.body.paths[path], path);
+    for (const path of [
+      '/api/v2/api_clients',
+      '/api/v2/api_clients/{api_client_id}',
+      '/api/v2/api_clients/{api_client_id}/api_keys/{api_key_id}/refresh_secret',
+    ])
+      assert.ok(doc.body.paths[path], path);
   });
 });

@@ -14,15 +14,20 @@ export const Collection = Type.Object({
   updated_at: Timestamp,
 });
 
-export const CreatedCollection = Type.Intersect([Collection, Type.Object({
-  message: Type.Optional(Type.String()),
-  import_results: Type.Optional(Type.Object({
-    success: Type.Boolean(),
-    total_endpoints: Type.Integer(),
-    failed_endpoints: Type.Integer(),
-    failed_actions: Type.Array(Type.String()),
-  })),
-})]);
+export const CreatedCollection = Type.Intersect([
+  Collection,
+  Type.Object({
+    message: Type.Optional(Type.String()),
+    import_results: Type.Optional(
+      Type.Object({
+        success: Type.Boolean(),
+        total_endpoints: Type.Integer(),
+        failed_endpoints: Type.Integer(),
+        failed_actions: Type.Array(Type.String()),
+      }),
+    ),
+  }),
+]);
 
 export const CreateCollectionBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255 }),
@@ -30,10 +35,12 @@ export const CreateCollectionBody = Type.Object({
   project_id: Type.Optional(IdInput),
   proxy_connection_id: Type.Optional(Type.Union([IdInput, Type.Null()])),
   public_access: Type.Optional(Type.Boolean()),
-  openapi_spec: Type.Optional(Type.Object({
-    content: Type.String({ maxLength: 1_000_000 }),
-    format: Type.Union([Type.Literal('json'), Type.Literal('yaml')]),
-  })),
+  openapi_spec: Type.Optional(
+    Type.Object({
+      content: Type.String({ maxLength: 1_000_000 }),
+      format: Type.Union([Type.Literal('json'), Type.Literal('yaml')]),
+    }),
+  ),
   description: Type.Optional(Type.String({ description: 'Accepted and ignored, as the vendor does' })),
 });
 

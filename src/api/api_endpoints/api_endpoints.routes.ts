@@ -14,19 +14,37 @@ const tags = ['API platform'];
 export function apiEndpointsRoutes(fastify: FastifyInstance, ctx: ServiceContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get('/api/api_endpoints', {
-    config: { privilege: 'api_platform_collections:read' },
-    schema: { tags, summary: 'List API endpoints, optionally of one collection', querystring: EndpointListQuery, response: { 200: Type.Array(Endpoint), ...errorResponses(...AUTH_ERRORS) } },
-  }, async (request) => listEndpoints(ctx, authOf(request), request.query.api_collection_id, parsePage(request.query)));
+  app.get(
+    '/api/api_endpoints',
+    {
+      config: { privilege: 'api_platform_collections:read' },
+      schema: {
+        tags,
+        summary: 'List API endpoints, optionally of one collection',
+        querystring: EndpointListQuery,
+        response: { 200: Type.Array(Endpoint), ...errorResponses(...AUTH_ERRORS) },
+      },
+    },
+    async (request) => listEndpoints(ctx, authOf(request), request.query.api_collection_id, parsePage(request.query)),
+  );
 
   const stateRoute = (path: '/api/api_endpoints/:id/enable' | '/api/api_endpoints/:id/disable', active: boolean) =>
-    app.put(path, {
-      config: { privilege: 'api_platform_collections:write' },
-      schema: { tags, summary: `${active ? 'Enable' : 'Disable'} an API endpoint`, params: IdParams, response: { 200: SuccessBody, ...errorResponses(...AUTH_ERRORS, 404, 422) } },
-    }, async (request) => {
-      await setEndpointState(ctx, authOf(request), request.params.id, active);
-      return { success: true };
-    });
+    app.put(
+      path,
+      {
+        config: { privilege: 'api_platform_collections:write' },
+        schema: {
+          tags,
+          summary: `${active ? 'Enable' : 'Disable'} an API endpoint`,
+          params: IdParams,
+          response: { 200: SuccessBody, ...errorResponses(...AUTH_ERRORS, 404, 422) },
+        },
+      },
+      async (request) => {
+        await setEndpointState(ctx, authOf(request), request.params.id, active);
+        return { success: true };
+      },
+    );
   stateRoute('/api/api_endpoints/:id/enable', true);
   stateRoute('/api/api_endpoints/:id/disable', false);
 }

@@ -19,7 +19,12 @@ export interface EndpointApi {
   updated_at: string;
 }
 
-export function endpointToApi(row: ApiEndpointRow, collection: Pick<ApiCollectionRow, 'slug'>, prefix: string, urls: PublicUrls): EndpointApi {
+export function endpointToApi(
+  row: ApiEndpointRow,
+  collection: Pick<ApiCollectionRow, 'slug'>,
+  prefix: string,
+  urls: PublicUrls,
+): EndpointApi {
   const basePath = `${collectionBasePath(prefix, collection.slug)}/${row.path}`;
   return {
     id: row.id,
@@ -42,7 +47,12 @@ export async function insertEndpoint(db: Db, values: Omit<ApiEndpointRow, 'id'>)
   return db.insertInto('api_endpoints').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-export type EndpointWithCollection = ApiEndpointRow & { slug: string; environment_id: number; project_id: number | null; proxy_connection_id: number | null };
+export type EndpointWithCollection = ApiEndpointRow & {
+  slug: string;
+  environment_id: number;
+  project_id: number | null;
+  proxy_connection_id: number | null;
+};
 
 function withCollection(db: Db) {
   return db
@@ -52,11 +62,20 @@ function withCollection(db: Db) {
     .select(['c.slug', 'c.environment_id', 'c.project_id', 'c.proxy_connection_id']);
 }
 
-export async function findEndpoint(db: Db, environmentId: number, id: number): Promise<EndpointWithCollection | undefined> {
+export async function findEndpoint(
+  db: Db,
+  environmentId: number,
+  id: number,
+): Promise<EndpointWithCollection | undefined> {
   return withCollection(db).where('c.environment_id', '=', environmentId).where('e.id', '=', id).executeTakeFirst();
 }
 
-export async function listEndpoints(db: Db, environmentId: number, filter: { collectionId?: number; scope: readonly number[] | null }, page: { offset: number; perPage: number }): Promise<EndpointWithCollection[]> {
+export async function listEndpoints(
+  db: Db,
+  environmentId: number,
+  filter: { collectionId?: number; scope: readonly number[] | null },
+  page: { offset: number; perPage: number },
+): Promise<EndpointWithCollection[]> {
   let query = withCollection(db).where('c.environment_id', '=', environmentId);
   if (filter.collectionId !== undefined) query = query.where('e.collection_id', '=', filter.collectionId);
   if (filter.scope !== null) {
@@ -67,7 +86,11 @@ export async function listEndpoints(db: Db, environmentId: number, filter: { col
 }
 
 export async function setEndpointActive(db: Db, id: number, active: boolean, now: string): Promise<void> {
-  await db.updateTable('api_endpoints').set({ active: active ? 1 : 0, updated_at: now }).where('id', '=', id).execute();
+  await db
+    .updateTable('api_endpoints')
+    .set({ active: active ? 1 : 0, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Every endpoint of an environment with its collection: the gateway's routing table. */

@@ -59,13 +59,19 @@ export function inputProblems(provider: string, input: ConnectionInput, resolver
   }
   if (isRestProvider(provider)) {
     const authType = input.auth_type;
-    if (authType !== undefined && !isSecretReference(authType) && !(typeof authType === 'string' && authType in REST_AUTH_TYPES)) {
+    if (
+      authType !== undefined &&
+      !isSecretReference(authType) &&
+      !(typeof authType === 'string' && authType in REST_AUTH_TYPES)
+    ) {
       errors['input.auth_type'] = [`must be one of ${Object.keys(REST_AUTH_TYPES).join(', ')}`];
     }
     const baseUrl = input.base_url;
-    if (baseUrl !== undefined && !isSecretReference(baseUrl) && httpUrl(baseUrl) === null) errors['input.base_url'] = ['must be an absolute http(s) URL'];
+    if (baseUrl !== undefined && !isSecretReference(baseUrl) && httpUrl(baseUrl) === null)
+      errors['input.base_url'] = ['must be an absolute http(s) URL'];
     const header = input.api_key_header;
-    if (header !== undefined && !isSecretReference(header) && !(typeof header === 'string' && HEADER_NAME.test(header))) errors['input.api_key_header'] = ['must be an HTTP header name'];
+    if (header !== undefined && !isSecretReference(header) && !(typeof header === 'string' && HEADER_NAME.test(header)))
+      errors['input.api_key_header'] = ['must be an HTTP header name'];
   }
   return errors;
 }
@@ -81,7 +87,12 @@ export function openInput(box: SecretBox, sealed: string | null): ConnectionInpu
 }
 
 /** Every reference replaced by its value; throws SecretResolutionError naming the reference. */
-export async function resolveInput(db: Db, resolver: SecretResolver, scope: SecretScope, input: ConnectionInput): Promise<ResolvedInput> {
+export async function resolveInput(
+  db: Db,
+  resolver: SecretResolver,
+  scope: SecretScope,
+  input: ConnectionInput,
+): Promise<ResolvedInput> {
   const out: ResolvedInput = {};
   for (const [key, value] of Object.entries(input)) {
     out[key] = isSecretReference(value) ? await resolver.resolve(db, scope, value.secret) : value;
@@ -103,18 +114,24 @@ export function restRequestSettings(input: ResolvedInput): RestRequestSettings {
   const baseUrl = httpUrl(input.base_url);
   if (baseUrl === null) throw new IncompleteCredentialsError('base_url is missing or not an absolute http(s) URL');
   const authType = String(input.auth_type ?? 'none');
-  if (!(authType in REST_AUTH_TYPES)) throw new IncompleteCredentialsError(`auth_type must be one of ${Object.keys(REST_AUTH_TYPES).join(', ')}`);
-  const missing = REST_AUTH_TYPES[authType as RestAuthType].filter((field) => input[field] === undefined || String(input[field]) === '');
-  if (missing.length > 0) throw new IncompleteCredentialsError(`${authType} authentication needs ${missing.join(' and ')}`);
+  if (!(authType in REST_AUTH_TYPES))
+    throw new IncompleteCredentialsError(`auth_type must be one of ${Object.keys(REST_AUTH_TYPES).join(', ')}`);
+  const missing = REST_AUTH_TYPES[authType as RestAuthType].filter(
+    (field) => input[field] === undefined || String(input[field]) === '',
+  );
+  if (missing.length > 0)
+    throw new IncompleteCredentialsError(`${authType} authentication needs ${missing.join(' and ')}`);
   const headers: Record<string, string> = {};
-  if (authType === 'basic') headers.authorization = `Basic ${Buffer.from(`${String(input.username)}:${String(input.password)}`, 'utf8').toString('base64')}`;
+  if (authType === 'basic')
+    headers.authorization = `Basic ${Buffer.from(`${String(input.username)}:${String(input.password)}`, 'utf8').toString('base64')}`;
   if (authType === 'bearer') headers.authorization = `Bearer ${String(input.token)}`;
   if (authType === 'api_key') {
     const header = String(input.api_key_header ?? 'X-API-Key');
     if (!HEADER_NAME.test(header)) throw new IncompleteCredentialsError('api_key_header must be an HTTP header name');
     headers[header.toLowerCase()] = String(input.api_key);
   }
-  if (Object.values(headers).some((value) => /[\r\n\0]/.test(value))) throw new IncompleteCredentialsError('credentials must not contain line breaks');
+  if (Object.values(headers).some((value) => /[\r\n\0]/.test(value)))
+    throw new IncompleteCredentialsError('credentials must not contain line breaks');
   return { baseUrl, headers };
 }
 

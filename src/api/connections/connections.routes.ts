@@ -7,75 +7,159 @@ import { AppError } from '../../errors.ts';
 import { authOf } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
 import { AUTH_ERRORS, errorResponses, SuccessBody, toId } from '../../http/schemas.ts';
-import { Connection, ConnectionIdParams, ConnectionList, CreateConnectionBody, DisconnectBody, DisconnectResult, ListConnectionsQuery, UpdateConnectionBody } from './connections.schemas.ts';
-import { createConnection, deleteConnection, disconnectConnection, getConnection, listConnections, updateConnection, type ConnectionCaller, type ConnectionInputFields } from './connections.service.ts';
+import {
+  Connection,
+  ConnectionIdParams,
+  ConnectionList,
+  CreateConnectionBody,
+  DisconnectBody,
+  DisconnectResult,
+  ListConnectionsQuery,
+  UpdateConnectionBody,
+} from './connections.schemas.ts';
+import {
+  createConnection,
+  deleteConnection,
+  disconnectConnection,
+  getConnection,
+  listConnections,
+  updateConnection,
+  type ConnectionCaller,
+  type ConnectionInputFields,
+} from './connections.service.ts';
 
 const tags = ['Connections'];
 
 export function connectionsRoutes(fastify: FastifyInstance, ctx: ServiceContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get('/api/connections', {
-    config: { privilege: 'connections:read' },
-    schema: { tags, summary: 'List connections (not paged unless page or per_page is sent)', querystring: ListConnectionsQuery, response: { 200: ConnectionList, ...errorResponses(...AUTH_ERRORS) } },
-  }, async (request) => {
-    const q = request.query;
-    const paged = q.page !== undefined || q.per_page !== undefined;
-    return listConnections(ctx, callerOf(request), {
-      ...(q.folder_id !== undefined ? { folderId: q.folder_id } : {}),
-      ...(q.parent_id !== undefined ? { parentId: q.parent_id } : {}),
-      ...(q.external_id !== undefined ? { externalId: q.external_id } : {}),
-      ...(q.provider !== undefined ? { provider: q.provider } : {}),
-      includeRuntime: q.include_runtime_connections === true,
-    }, paged ? parsePage(q) : undefined);
-  });
+  app.get(
+    '/api/connections',
+    {
+      config: { privilege: 'connections:read' },
+      schema: {
+        tags,
+        summary: 'List connections (not paged unless page or per_page is sent)',
+        querystring: ListConnectionsQuery,
+        response: { 200: ConnectionList, ...errorResponses(...AUTH_ERRORS) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const paged = q.page !== undefined || q.per_page !== undefined;
+      return listConnections(
+        ctx,
+        callerOf(request),
+        {
+          ...(q.folder_id !== undefined ? { folderId: q.folder_id } : {}),
+          ...(q.parent_id !== undefined ? { parentId: q.parent_id } : {}),
+          ...(q.external_id !== undefined ? { externalId: q.external_id } : {}),
+          ...(q.provider !== undefined ? { provider: q.provider } : {}),
+          includeRuntime: q.include_runtime_connections === true,
+        },
+        paged ? parsePage(q) : undefined,
+      );
+    },
+  );
 
-  app.get('/api/connections/:id', {
-    config: { privilege: 'connections:read' },
-    schema: { tags, summary: 'Get a connection', params: ConnectionIdParams, response: { 200: Connection, ...errorResponses(...AUTH_ERRORS, 404) } },
-  }, async (request) => getConnection(ctx, callerOf(request), connectionId(request.params.id)));
+  app.get(
+    '/api/connections/:id',
+    {
+      config: { privilege: 'connections:read' },
+      schema: {
+        tags,
+        summary: 'Get a connection',
+        params: ConnectionIdParams,
+        response: { 200: Connection, ...errorResponses(...AUTH_ERRORS, 404) },
+      },
+    },
+    async (request) => getConnection(ctx, callerOf(request), connectionId(request.params.id)),
+  );
 
-  app.post('/api/connections', {
-    config: { privilege: 'connections:write' },
-    schema: { tags, summary: 'Create a connection; credentials are stored encrypted and never returned', body: CreateConnectionBody, response: { 200: Connection, ...errorResponses(...AUTH_ERRORS) } },
-  }, async (request) => createConnection(ctx, callerOf(request), toInput(request.body)));
+  app.post(
+    '/api/connections',
+    {
+      config: { privilege: 'connections:write' },
+      schema: {
+        tags,
+        summary: 'Create a connection; credentials are stored encrypted and never returned',
+        body: CreateConnectionBody,
+        response: { 200: Connection, ...errorResponses(...AUTH_ERRORS) },
+      },
+    },
+    async (request) => createConnection(ctx, callerOf(request), toInput(request.body)),
+  );
 
   const update = {
     config: { privilege: 'connections:write' as const },
-    schema: { tags, summary: 'Update a connection; input is merged into the stored fields', params: ConnectionIdParams, body: UpdateConnectionBody, response: { 200: Connection, ...errorResponses(...AUTH_ERRORS, 404) } },
+    schema: {
+      tags,
+      summary: 'Update a connection; input is merged into the stored fields',
+      params: ConnectionIdParams,
+      body: UpdateConnectionBody,
+      response: { 200: Connection, ...errorResponses(...AUTH_ERRORS, 404) },
+    },
   };
   const handleUpdate = async (request: FastifyRequest<{ Params: { id: string }; Body: UpdateConnectionBody }>) =>
     updateConnection(ctx, callerOf(request), connectionId(request.params.id), toInput(request.body ?? {}));
   app.put('/api/connections/:id', update, handleUpdate);
   // The vendor's permission list names POST for the same update (contract 04 §1.5).
-  app.post('/api/connections/:id', { ...update, schema: { ...update.schema, summary: 'Update a connection (POST form of PUT)' } }, handleUpdate);
+  app.post(
+    '/api/connections/:id',
+    { ...update, schema: { ...update.schema, summary: 'Update a connection (POST form of PUT)' } },
+    handleUpdate,
+  );
 
-  app.post('/api/connections/:id/disconnect', {
-    config: { privilege: 'connections:write' },
-    // Clients send no body at all (contract 04 §1.6): validate an empty one.
-    preValidation: async (request) => {
-      request.body ??= {};
+  app.post(
+    '/api/connections/:id/disconnect',
+    {
+      config: { privilege: 'connections:write' },
+      // Clients send no body at all (contract 04 §1.6): validate an empty one.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        tags,
+        summary: 'Disconnect: drop the stored credentials and the authorization',
+        params: ConnectionIdParams,
+        body: DisconnectBody,
+        response: { 200: DisconnectResult, ...errorResponses(...AUTH_ERRORS, 404, 422) },
+      },
     },
-    schema: { tags, summary: 'Disconnect: drop the stored credentials and the authorization', params: ConnectionIdParams, body: DisconnectBody, response: { 200: DisconnectResult, ...errorResponses(...AUTH_ERRORS, 404, 422) } },
-  }, async (request) => {
-    await disconnectConnection(ctx, callerOf(request), connectionId(request.params.id));
-    return { success: true, status: 'disconnected' };
-  });
+    async (request) => {
+      await disconnectConnection(ctx, callerOf(request), connectionId(request.params.id));
+      return { success: true, status: 'disconnected' };
+    },
+  );
 
-  app.delete('/api/connections/:id', {
-    config: { privilege: 'connections:write' },
-    schema: { tags, summary: 'Delete a connection (refused while child connections use it)', params: ConnectionIdParams, response: { 200: SuccessBody, ...errorResponses(...AUTH_ERRORS, 404, 422) } },
-  }, async (request) => {
-    await deleteConnection(ctx, callerOf(request), connectionId(request.params.id));
-    return { success: true };
-  });
+  app.delete(
+    '/api/connections/:id',
+    {
+      config: { privilege: 'connections:write' },
+      schema: {
+        tags,
+        summary: 'Delete a connection (refused while child connections use it)',
+        params: ConnectionIdParams,
+        response: { 200: SuccessBody, ...errorResponses(...AUTH_ERRORS, 404, 422) },
+      },
+    },
+    async (request) => {
+      await deleteConnection(ctx, callerOf(request), connectionId(request.params.id));
+      return { success: true };
+    },
+  );
 }
 
 type UpdateConnectionBody = Static<typeof UpdateConnectionBody>;
 
 function callerOf(request: FastifyRequest): ConnectionCaller {
   const auth = authOf(request);
-  return { workspaceId: auth.workspaceId, environmentId: auth.environmentId, allFolders: auth.allFolders, folderIds: auth.folderIds };
+  return {
+    workspaceId: auth.workspaceId,
+    environmentId: auth.environmentId,
+    allFolders: auth.allFolders,
+    folderIds: auth.folderIds,
+  };
 }
 
 function connectionId(text: string): number {
@@ -89,6 +173,8 @@ function toInput(body: UpdateConnectionBody): ConnectionInputFields {
     ...rest,
     ...(folder_id !== undefined ? { folder_id: toId(folder_id) } : {}),
     ...(parent_id !== undefined ? { parent_id: parent_id === null ? null : toId(parent_id) } : {}),
-    ...(custom_oauth_profile_id !== undefined ? { custom_oauth_profile_id: custom_oauth_profile_id === null ? null : toId(custom_oauth_profile_id) } : {}),
+    ...(custom_oauth_profile_id !== undefined
+      ? { custom_oauth_profile_id: custom_oauth_profile_id === null ? null : toId(custom_oauth_profile_id) }
+      : {}),
   };
 }

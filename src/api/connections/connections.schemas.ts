@@ -9,18 +9,31 @@ const InputValue = Type.Union([
   Type.Number(),
   Type.Boolean(),
   Type.Null(),
-  Type.Object({ secret: Type.String({ minLength: 1, maxLength: 300, description: 'NAME or store:NAME (built-in store), env:NAME, file:NAME' }) }, { additionalProperties: false }),
+  Type.Object(
+    {
+      secret: Type.String({
+        minLength: 1,
+        maxLength: 300,
+        description: 'NAME or store:NAME (built-in store), env:NAME, file:NAME',
+      }),
+    },
+    { additionalProperties: false },
+  ),
 ]);
 
 const Input = Type.Record(Type.String(), InputValue, {
   maxProperties: 100,
-  description: 'Connector fields. Each value is given, or {"secret": "<reference>"}; null removes a field on update. Stored encrypted, never returned. rest/http: base_url, auth_type (none, basic, bearer, api_key), username, password, token, api_key, api_key_header.',
+  description:
+    'Connector fields. Each value is given, or {"secret": "<reference>"}; null removes a field on update. Stored encrypted, never returned. rest/http: base_url, auth_type (none, basic, bearer, api_key), username, password, token, api_key, api_key_header.',
 });
 
 // Unknown fields are ignored (the contract does not close these bodies).
 const fields = {
   name: Type.String({ maxLength: 10_000 }),
-  provider: Type.String({ maxLength: 1000, description: 'Connector key; any key is stored. rest (alias http) is the built-in HTTP connection' }),
+  provider: Type.String({
+    maxLength: 1000,
+    description: 'Connector key; any key is stored. rest (alias http) is the built-in HTTP connection',
+  }),
   description: Nullable(Type.String({ maxLength: 100_000 })),
   folder_id: IdInput,
   parent_id: Nullable(IdInput),
@@ -80,7 +93,9 @@ export const Connection = Type.Object({
   provider: Type.String(),
   tags: Type.Array(Type.String()),
   custom_oauth_profile_id: Nullable(Type.Integer()),
-  input_fields: Type.Array(Type.String(), { description: 'Names of the stored input fields; their values are never returned' }),
+  input_fields: Type.Array(Type.String(), {
+    description: 'Names of the stored input fields; their values are never returned',
+  }),
 });
 
 export const ConnectionList = Type.Array(Connection);

@@ -62,8 +62,15 @@ const MAX_NAME = 255;
 const MAX_DESCRIPTION = 10_000;
 const MAX_EXTERNAL_ID = 255;
 
-export async function listConnections(ctx: ServiceContext, caller: ConnectionCaller, filters: ListFilters, page?: { offset: number; perPage: number }): Promise<ConnectionApi[]> {
-  const folderIds = caller.allFolders ? undefined : await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds);
+export async function listConnections(
+  ctx: ServiceContext,
+  caller: ConnectionCaller,
+  filters: ListFilters,
+  page?: { offset: number; perPage: number },
+): Promise<ConnectionApi[]> {
+  const folderIds = caller.allFolders
+    ? undefined
+    : await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds);
   const rows = await listConnectionRows(ctx.db, caller, { ...filters, ...(folderIds ? { folderIds } : {}) }, page);
   return rows.map(connectionToApi);
 }
@@ -72,7 +79,11 @@ export async function getConnection(ctx: ServiceContext, caller: ConnectionCalle
   return connectionToApi(await findVisible(ctx.db, caller, id));
 }
 
-export async function createConnection(ctx: ServiceContext, caller: ConnectionCaller, body: ConnectionInputFields): Promise<ConnectionApi> {
+export async function createConnection(
+  ctx: ServiceContext,
+  caller: ConnectionCaller,
+  body: ConnectionInputFields,
+): Promise<ConnectionApi> {
   const errors: FieldErrors = {};
   const name = checkName(body.name, errors);
   const providerError = providerProblem(body.provider);
@@ -87,12 +98,17 @@ export async function createConnection(ctx: ServiceContext, caller: ConnectionCa
   return ctx.db.transaction().execute(async (trx) => {
     const folderId = await resolveFolder(trx, caller, body.folder_id);
     const parentId = body.parent_id == null ? null : await checkParent(trx, caller, body.parent_id, provider, null);
-    const profileId = body.custom_oauth_profile_id == null ? null : await checkProfile(trx, caller, body.custom_oauth_profile_id, provider);
+    const profileId =
+      body.custom_oauth_profile_id == null
+        ? null
+        : await checkProfile(trx, caller, body.custom_oauth_profile_id, provider);
     // OAuth connections are authorised through the provider, never by this call (contract 04 §1.4).
     if (profileId !== null && body.shell_connection === false) throw new AppError('oauth_connection_not_shell');
     const shell = body.shell_connection === true || profileId !== null;
     const now = toStored(ctx.clock.now());
-    const authorization = shell ? { authorization_status: null, authorization_error: null, authorized_at: null } : await authorize(ctx, trx, caller, provider, input, now);
+    const authorization = shell
+      ? { authorization_status: null, authorization_error: null, authorized_at: null }
+      : await authorize(ctx, trx, caller, provider, input, now);
     const id = await insertConnection(trx, {
       workspace_id: caller.workspaceId,
       environment_id: caller.environmentId,
@@ -120,16 +136,38 @@ export async function createConnection(ctx: ServiceContext, caller: ConnectionCa
  * `shell_connection: false` tests the result. Changed input that is not tested loses its
  * authorization status, since nobody knows whether it still works.
  */
-export async function updateConnection(ctx: ServiceContext, caller: ConnectionCaller, id: number, body: ConnectionInputFields): Promise<ConnectionApi> {
+export async function updateConnection(
+  ctx: ServiceContext,
+  caller: ConnectionCaller,
+  id: number,
+  body: ConnectionInputFields,
+): Promise<ConnectionApi> {
   const result = await updateConnectionUnpublished(ctx, caller, id, body);
   ctx.notifier.publish('connections.changed', { workspaceId: caller.workspaceId });
   return result;
 }
 
-async function updateConnectionUnpublished(ctx: ServiceContext, caller: ConnectionCaller, id: number, body: ConnectionInputFields): Promise<ConnectionApi> {
-  const known: (keyof ConnectionInputFields)[] = ['name', 'provider', 'description', 'folder_id', 'parent_id', 'external_id', 'custom_oauth_profile_id', 'shell_connection', 'input'];
+async function updateConnectionUnpublished(
+  ctx: ServiceContext,
+  caller: ConnectionCaller,
+  id: number,
+  body: ConnectionInputFields,
+): Promise<ConnectionApi> {
+  const known: (keyof ConnectionInputFields)[] = [
+    'name',
+    'provider',
+    'description',
+    'folder_id',
+    'parent_id',
+    'external_id',
+    'custom_oauth_profile_id',
+    'shell_connection',
+    'input',
+  ];
   if (!known.some((key) => body[key] !== undefined)) {
-    throw new AppError('nothing_to_update', { errors: { body: [`must contain at least one of ${known.filter((k) => k !== 'provider').join(', ')}`] } });
+    throw new AppError('nothing_to_update', {
+      errors: { body: [`must contain at least one of ${known.filter((k) => k !== 'provider').join(', ')}`] },
+    });
   }
   const errors: FieldErrors = {};
   const name = body.name === undefined ? undefined : checkName(body.name, errors);
@@ -139,20 +177,41 @@ async function updateConnectionUnpublished(ctx: ServiceContext, caller: Connecti
 
   return ctx.db.transaction().execute(async (trx) => {
     const current = await findVisible(trx, caller, id);
-    if (body.provider !== undefined && body.provider !== current.provider) throw invalid({ provider: ['cannot be changed; create a new connection'] });
-    const input = body.input === undefined ? undefined : mergeInput(openInput(ctx.secretBox, current.input_sealed), body.input);
+    if (body.provider !== undefined && body.provider !== current.provider)
+      throw invalid({ provider: ['cannot be changed; create a new connection'] });
+    const input =
+      body.input === undefined ? undefined : mergeInput(openInput(ctx.secretBox, current.input_sealed), body.input);
     if (input) {
       const problems = inputProblems(current.provider, input, ctx.secrets);
       if (Object.keys(problems).length > 0) throw invalid(problems);
     }
     const folderId = body.folder_id === undefined ? undefined : await resolveFolder(trx, caller, body.folder_id);
-    const parentId = body.parent_id === undefined ? undefined : body.parent_id === null ? null : await checkParent(trx, caller, body.parent_id, current.provider, current.id);
-    const profileId = body.custom_oauth_profile_id === undefined ? current.custom_oauth_profile_id : body.custom_oauth_profile_id === null ? null : await checkProfile(trx, caller, body.custom_oauth_profile_id, current.provider);
+    const parentId =
+      body.parent_id === undefined
+        ? undefined
+        : body.parent_id === null
+          ? null
+          : await checkParent(trx, caller, body.parent_id, current.provider, current.id);
+    const profileId =
+      body.custom_oauth_profile_id === undefined
+        ? current.custom_oauth_profile_id
+        : body.custom_oauth_profile_id === null
+          ? null
+          : await checkProfile(trx, caller, body.custom_oauth_profile_id, current.provider);
     if (profileId !== null && body.shell_connection === false) throw new AppError('oauth_connection_not_shell');
 
     const now = toStored(ctx.clock.now());
-    let authorization: Partial<Pick<ConnectionRow, 'authorization_status' | 'authorization_error' | 'authorized_at'>> = {};
-    if (body.shell_connection === false) authorization = await authorize(ctx, trx, caller, current.provider, input ?? openInput(ctx.secretBox, current.input_sealed), now);
+    let authorization: Partial<Pick<ConnectionRow, 'authorization_status' | 'authorization_error' | 'authorized_at'>> =
+      {};
+    if (body.shell_connection === false)
+      authorization = await authorize(
+        ctx,
+        trx,
+        caller,
+        current.provider,
+        input ?? openInput(ctx.secretBox, current.input_sealed),
+        now,
+      );
     else if (input !== undefined) authorization = { authorization_status: null, authorization_error: null };
 
     await updateConnectionRow(trx, caller, id, {
@@ -162,7 +221,9 @@ async function updateConnectionUnpublished(ctx: ServiceContext, caller: Connecti
       ...(folderId !== undefined ? { folder_id: folderId } : {}),
       ...(parentId !== undefined ? { parent_id: parentId } : {}),
       custom_oauth_profile_id: profileId,
-      ...(input !== undefined ? { input_sealed: sealInput(ctx.secretBox, input), input_fields: fieldsJson(input) } : {}),
+      ...(input !== undefined
+        ? { input_sealed: sealInput(ctx.secretBox, input), input_fields: fieldsJson(input) }
+        : {}),
       ...authorization,
       updated_at: now,
     });
@@ -180,7 +241,11 @@ export async function disconnectConnection(ctx: ServiceContext, caller: Connecti
   return result;
 }
 
-async function disconnectConnectionUnpublished(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<void> {
+async function disconnectConnectionUnpublished(
+  ctx: ServiceContext,
+  caller: ConnectionCaller,
+  id: number,
+): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     await findVisible(trx, caller, id);
     await updateConnectionRow(trx, caller, id, {
@@ -224,15 +289,36 @@ export interface ConnectionCredentials {
  * proxy call). Secret references are resolved here, through the resolver's cache. Throws
  * AppError('not_found'), SecretResolutionError or IncompleteCredentialsError; none carries a value.
  */
-export async function resolveConnectionCredentials(ctx: ServiceContext, scope: ConnectionScope, id: number, db: Db = ctx.db): Promise<ConnectionCredentials> {
+export async function resolveConnectionCredentials(
+  ctx: ServiceContext,
+  scope: ConnectionScope,
+  id: number,
+  db: Db = ctx.db,
+): Promise<ConnectionCredentials> {
   const row = assertFound(await findConnection(db, scope, id));
   const values = await resolveInput(db, ctx.secrets, scope, openInput(ctx.secretBox, row.input_sealed));
-  return { connectionId: row.id, provider: row.provider, values, ...(isRestProvider(row.provider) ? { rest: restRequestSettings(values) } : {}) };
+  return {
+    connectionId: row.id,
+    provider: row.provider,
+    values,
+    ...(isRestProvider(row.provider) ? { rest: restRequestSettings(values) } : {}),
+  };
 }
 
 /** The test of a non-shell connection: resolve every secret, then check what the connector needs. */
-async function authorize(ctx: ServiceContext, db: Db, scope: ConnectionScope, provider: string, input: ConnectionInput, now: string): Promise<Pick<ConnectionRow, 'authorization_status' | 'authorization_error' | 'authorized_at'>> {
-  const failed = (error: string) => ({ authorization_status: 'failed' as AuthorizationStatus, authorization_error: error, authorized_at: null });
+async function authorize(
+  ctx: ServiceContext,
+  db: Db,
+  scope: ConnectionScope,
+  provider: string,
+  input: ConnectionInput,
+  now: string,
+): Promise<Pick<ConnectionRow, 'authorization_status' | 'authorization_error' | 'authorized_at'>> {
+  const failed = (error: string) => ({
+    authorization_status: 'failed' as AuthorizationStatus,
+    authorization_error: error,
+    authorized_at: null,
+  });
   let values: ResolvedInput;
   try {
     values = await resolveInput(db, ctx.secrets, scope, input);
@@ -240,7 +326,10 @@ async function authorize(ctx: ServiceContext, db: Db, scope: ConnectionScope, pr
     if (error instanceof SecretResolutionError) return failed(error.message);
     throw error;
   }
-  if (!isRestProvider(provider)) return failed(`No connector for provider "${provider}" on this server: the connection is stored but cannot run here`);
+  if (!isRestProvider(provider))
+    return failed(
+      `No connector for provider "${provider}" on this server: the connection is stored but cannot run here`,
+    );
   try {
     restRequestSettings(values);
   } catch (error) {
@@ -252,7 +341,8 @@ async function authorize(ctx: ServiceContext, db: Db, scope: ConnectionScope, pr
 
 async function findVisible(db: Db, caller: ConnectionCaller, id: number): Promise<ConnectionRow> {
   const row = assertFound(await findConnection(db, caller, id));
-  if (!caller.allFolders && (await findFolderInScope(db, caller.environmentId, caller, row.folder_id)) === undefined) throw new AppError('not_found');
+  if (!caller.allFolders && (await findFolderInScope(db, caller.environmentId, caller, row.folder_id)) === undefined)
+    throw new AppError('not_found');
   return row;
 }
 
@@ -269,21 +359,31 @@ async function resolveFolder(db: Db, caller: ConnectionCaller, folderId: number 
 }
 
 /** A parent is a visible top-level connection of the same provider; one level only, so no cycles. */
-async function checkParent(db: Db, caller: ConnectionCaller, parentId: number, provider: string, selfId: number | null): Promise<number> {
+async function checkParent(
+  db: Db,
+  caller: ConnectionCaller,
+  parentId: number,
+  provider: string,
+  selfId: number | null,
+): Promise<number> {
   const parent = await findConnection(db, caller, parentId);
-  const visible = parent !== undefined && (caller.allFolders || (await findFolderInScope(db, caller.environmentId, caller, parent.folder_id)) !== undefined);
+  const visible =
+    parent !== undefined &&
+    (caller.allFolders || (await findFolderInScope(db, caller.environmentId, caller, parent.folder_id)) !== undefined);
   if (!parent || !visible) throw invalid({ parent_id: ['is not a connection of this environment'] });
   if (parent.id === selfId) throw invalid({ parent_id: ['cannot be the connection itself'] });
   if (parent.provider !== provider) throw invalid({ parent_id: ['must be a connection of the same provider'] });
   if (parent.parent_id !== null) throw invalid({ parent_id: ['is itself a child connection'] });
-  if (selfId !== null && (await countChildren(db, selfId)) > 0) throw invalid({ parent_id: ['cannot be set on a connection that has child connections'] });
+  if (selfId !== null && (await countChildren(db, selfId)) > 0)
+    throw invalid({ parent_id: ['cannot be set on a connection that has child connections'] });
   return parent.id;
 }
 
 async function checkProfile(db: Db, caller: ConnectionCaller, profileId: number, provider: string): Promise<number> {
   const profile = await findProfile(db, caller, profileId);
   if (!profile) throw invalid({ custom_oauth_profile_id: ['is not a custom OAuth profile of this environment'] });
-  if (profile.provider !== provider) throw invalid({ custom_oauth_profile_id: [`belongs to provider ${profile.provider}, not ${provider}`] });
+  if (profile.provider !== provider)
+    throw invalid({ custom_oauth_profile_id: [`belongs to provider ${profile.provider}, not ${provider}`] });
   return profile.id;
 }
 

@@ -85,13 +85,34 @@ export async function findConnection(db: Db, scope: ConnectionScope, id: number)
 }
 
 /** The connection of a name and provider in the scope (an export reference names its connection). */
-export async function findConnectionByName(db: Db, scope: ConnectionScope, name: string, provider: string): Promise<Pick<ConnectionRow, 'id' | 'authorization_status'> | undefined> {
-  return db.selectFrom('connections').select(['id', 'authorization_status']).where('workspace_id', '=', scope.workspaceId).where('environment_id', '=', scope.environmentId).where('name', '=', name).where('provider', '=', provider).executeTakeFirst();
+export async function findConnectionByName(
+  db: Db,
+  scope: ConnectionScope,
+  name: string,
+  provider: string,
+): Promise<Pick<ConnectionRow, 'id' | 'authorization_status'> | undefined> {
+  return db
+    .selectFrom('connections')
+    .select(['id', 'authorization_status'])
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment_id', '=', scope.environmentId)
+    .where('name', '=', name)
+    .where('provider', '=', provider)
+    .executeTakeFirst();
 }
 
 /** Ascending id; a page only when asked for one. */
-export async function listConnections(db: Db, scope: ConnectionScope, filters: ConnectionFilters, page?: { offset: number; perPage: number }): Promise<ConnectionRow[]> {
-  let query = db.selectFrom('connections').selectAll().where('workspace_id', '=', scope.workspaceId).where('environment_id', '=', scope.environmentId);
+export async function listConnections(
+  db: Db,
+  scope: ConnectionScope,
+  filters: ConnectionFilters,
+  page?: { offset: number; perPage: number },
+): Promise<ConnectionRow[]> {
+  let query = db
+    .selectFrom('connections')
+    .selectAll()
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment_id', '=', scope.environmentId);
   if (filters.folderIds !== undefined) {
     if (filters.folderIds.length === 0) return [];
     query = query.where('folder_id', 'in', filters.folderIds);
@@ -101,21 +122,42 @@ export async function listConnections(db: Db, scope: ConnectionScope, filters: C
   if (filters.externalId !== undefined) query = query.where('external_id', '=', filters.externalId);
   if (filters.provider !== undefined) query = query.where('provider', '=', filters.provider);
   // A runtime user connection is a child connection for one end user: a parent and an external id.
-  if (!filters.includeRuntime) query = query.where((eb) => eb.or([eb('parent_id', 'is', null), eb('external_id', 'is', null)]));
+  if (!filters.includeRuntime)
+    query = query.where((eb) => eb.or([eb('parent_id', 'is', null), eb('external_id', 'is', null)]));
   query = query.orderBy('id');
   if (page) query = query.limit(page.perPage).offset(page.offset);
   return query.execute();
 }
 
-export async function updateConnection(db: Db, scope: ConnectionScope, id: number, values: ConnectionUpdate): Promise<void> {
-  await db.updateTable('connections').set(values).where('workspace_id', '=', scope.workspaceId).where('environment_id', '=', scope.environmentId).where('id', '=', id).execute();
+export async function updateConnection(
+  db: Db,
+  scope: ConnectionScope,
+  id: number,
+  values: ConnectionUpdate,
+): Promise<void> {
+  await db
+    .updateTable('connections')
+    .set(values)
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment_id', '=', scope.environmentId)
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function deleteConnection(db: Db, scope: ConnectionScope, id: number): Promise<void> {
-  await db.deleteFrom('connections').where('workspace_id', '=', scope.workspaceId).where('environment_id', '=', scope.environmentId).where('id', '=', id).execute();
+  await db
+    .deleteFrom('connections')
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment_id', '=', scope.environmentId)
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function countChildren(db: Db, id: number): Promise<number> {
-  const row = await db.selectFrom('connections').select((eb) => eb.fn.countAll<number>().as('n')).where('parent_id', '=', id).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('connections')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('parent_id', '=', id)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

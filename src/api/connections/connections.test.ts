@@ -52,8 +52,24 @@ const basicRest = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 
 const CONNECTION_KEYS = [
-  'application', 'authorization_error', 'authorization_status', 'authorized_at', 'connection_lost_at', 'connection_lost_reason', 'created_at',
-  'custom_oauth_profile_id', 'description', 'external_id', 'folder_id', 'id', 'input_fields', 'name', 'parent_id', 'provider', 'tags', 'updated_at',
+  'application',
+  'authorization_error',
+  'authorization_status',
+  'authorized_at',
+  'connection_lost_at',
+  'connection_lost_reason',
+  'created_at',
+  'custom_oauth_profile_id',
+  'description',
+  'external_id',
+  'folder_id',
+  'id',
+  'input_fields',
+  'name',
+  'parent_id',
+  'provider',
+  'tags',
+  'updated_at',
 ];
 
 describe('POST /api/connections', () => {
@@ -84,7 +100,11 @@ describe('POST /api/connections', () => {
   });
 
   test('any provider is stored; one without a connector here is marked failed, a shell is untested', async () => {
-    const jira = await create({ name: 'Prod Jira', provider: 'jira', input: { host_name: 'acme.atlassian.net', apitoken: 'jira-token-123' } });
+    const jira = await create({
+      name: 'Prod Jira',
+      provider: 'jira',
+      input: { host_name: 'acme.atlassian.net', apitoken: 'jira-token-123' },
+    });
     assert.equal(jira.status, 200);
     assert.equal(jira.body.provider, 'jira');
     assert.equal(jira.body.authorization_status, 'failed');
@@ -98,15 +118,27 @@ describe('POST /api/connections', () => {
   });
 
   test('http is an alias of rest; bearer and api_key authentication; an incomplete input fails its test', async () => {
-    const bearer = await create({ name: 'Bearer API', provider: 'http', input: { base_url: 'http://localhost:9000', auth_type: 'bearer', token: 'tok-1' } });
+    const bearer = await create({
+      name: 'Bearer API',
+      provider: 'http',
+      input: { base_url: 'http://localhost:9000', auth_type: 'bearer', token: 'tok-1' },
+    });
     assert.equal(bearer.body.authorization_status, 'success');
     assert.equal((await credentialsOf(bearer.body.id)).rest?.headers.authorization, 'Bearer tok-1');
-    const apiKey = await create({ name: 'Key API', provider: 'rest', input: { base_url: 'https://k.example', auth_type: 'api_key', api_key: 'k-1', api_key_header: 'X-Token' } });
+    const apiKey = await create({
+      name: 'Key API',
+      provider: 'rest',
+      input: { base_url: 'https://k.example', auth_type: 'api_key', api_key: 'k-1', api_key_header: 'X-Token' },
+    });
     assert.equal(apiKey.body.authorization_status, 'success');
     assert.deepEqual((await credentialsOf(apiKey.body.id)).rest?.headers, { 'x-token': 'k-1' });
     const none = await create({ name: 'Open API', provider: 'rest', input: { base_url: 'https://open.example' } });
     assert.equal(none.body.authorization_status, 'success');
-    const incomplete = await create({ name: 'No password', provider: 'rest', input: { base_url: 'https://x.example', auth_type: 'basic', username: 'u' } });
+    const incomplete = await create({
+      name: 'No password',
+      provider: 'rest',
+      input: { base_url: 'https://x.example', auth_type: 'basic', username: 'u' },
+    });
     assert.equal(incomplete.status, 200);
     assert.equal(incomplete.body.authorization_status, 'failed');
     assert.equal(incomplete.body.authorization_error, 'basic authentication needs password');
@@ -116,12 +148,22 @@ describe('POST /api/connections', () => {
   });
 
   test('secret references: built-in store, env and file secrets resolve; unknown ones fail the test without a value', async () => {
-    assert.equal((await t.call('PUT', '/api/secrets_management/secrets/billing_password', { body: { value: 'store-value-1' } })).status, 200);
+    assert.equal(
+      (await t.call('PUT', '/api/secrets_management/secrets/billing_password', { body: { value: 'store-value-1' } }))
+        .status,
+      200,
+    );
     fs.writeFileSync(path.join(secretsDir, 'billing_key'), 'file-value-1\n');
     const res = await create({
       name: 'Referenced',
       provider: 'rest',
-      input: { base_url: 'https://r.example', auth_type: 'basic', username: { secret: 'env:SWITCHBOARD_SECRET_API_TOKEN' }, password: { secret: 'billing_password' }, extra: { secret: 'file:billing_key' } },
+      input: {
+        base_url: 'https://r.example',
+        auth_type: 'basic',
+        username: { secret: 'env:SWITCHBOARD_SECRET_API_TOKEN' },
+        password: { secret: 'billing_password' },
+        extra: { secret: 'file:billing_key' },
+      },
     });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.authorization_status, 'success');
@@ -130,12 +172,15 @@ describe('POST /api/connections', () => {
     assert.equal(creds.values.password, 'store-value-1');
     assert.equal(creds.values.extra, 'file-value-1', 'one trailing newline dropped');
 
-    const missing = await create({ name: 'Missing secret', provider: 'rest', input: { base_url: 'https://r.example', auth_type: 'bearer', token: { secret: 'store:nope' } } });
+    const missing = await create({
+      name: 'Missing secret',
+      provider: 'rest',
+      input: { base_url: 'https://r.example', auth_type: 'bearer', token: { secret: 'store:nope' } },
+    });
     assert.equal(missing.status, 200);
     assert.equal(missing.body.authorization_status, 'failed');
     assert.equal(missing.body.authorization_error, 'secret store:nope: not found');
     await assert.rejects(credentialsOf(missing.body.id), SecretResolutionError);
-
   });
 
   test('references that can never resolve are refused at once (400), and nothing is created', async () => {
@@ -143,14 +188,21 @@ describe('POST /api/connections', () => {
     const cases: Array<[unknown, string]> = [
       [{ secret: 'env:HOME' }, 'only environment variables starting with SWITCHBOARD_SECRET_'],
       // SWITCHBOARD_SECRET_KEY starts with the allowed prefix but is the server's own key.
-      [{ secret: 'env:SWITCHBOARD_SECRET_KEY' }, 'SWITCHBOARD_SECRET_KEY is a setting of the server, never a secret of a connection'],
+      [
+        { secret: 'env:SWITCHBOARD_SECRET_KEY' },
+        'SWITCHBOARD_SECRET_KEY is a setting of the server, never a secret of a connection',
+      ],
       [{ secret: 'file:../etc/passwd' }, 'invalid file secret name'],
       [{ secret: 'file:/etc/passwd' }, 'invalid file secret name'],
       [{ secret: 'vault:x' }, 'must be NAME'],
       [{ secret: 'bad name' }, 'invalid store secret name'],
     ];
     for (const [ref, message] of cases) {
-      const res = await create({ name: 'Bad ref', provider: 'rest', input: { base_url: 'https://r.example', password: ref } });
+      const res = await create({
+        name: 'Bad ref',
+        provider: 'rest',
+        input: { base_url: 'https://r.example', password: ref },
+      });
       assert.equal(res.status, 400, JSON.stringify(ref));
       assert.ok(res.body.errors['input.password'][0].includes(message), res.text);
     }
@@ -166,15 +218,31 @@ describe('POST /api/connections', () => {
 
   test('parent_id: a top-level connection of the same provider; external_id stored', async () => {
     const parent = await create({ name: 'OAuth parent', provider: 'slack', shell_connection: true });
-    const child = await create({ name: 'User 1', provider: 'slack', shell_connection: true, parent_id: parent.body.id, external_id: 'user-1' });
+    const child = await create({
+      name: 'User 1',
+      provider: 'slack',
+      shell_connection: true,
+      parent_id: parent.body.id,
+      external_id: 'user-1',
+    });
     assert.equal(child.status, 200);
     assert.equal(child.body.parent_id, parent.body.id);
     assert.equal(child.body.external_id, 'user-1');
     const before = (await allConnections()).length;
-    const otherProvider = await create({ name: 'Wrong', provider: 'jira', shell_connection: true, parent_id: parent.body.id });
+    const otherProvider = await create({
+      name: 'Wrong',
+      provider: 'jira',
+      shell_connection: true,
+      parent_id: parent.body.id,
+    });
     assert.equal(otherProvider.status, 400);
     assert.ok(otherProvider.body.errors.parent_id);
-    const grandChild = await create({ name: 'Grandchild', provider: 'slack', shell_connection: true, parent_id: child.body.id });
+    const grandChild = await create({
+      name: 'Grandchild',
+      provider: 'slack',
+      shell_connection: true,
+      parent_id: child.body.id,
+    });
     assert.equal(grandChild.status, 400);
     const unknown = await create({ name: 'Orphan', provider: 'slack', shell_connection: true, parent_id: 999999 });
     assert.equal(unknown.status, 400);
@@ -182,17 +250,32 @@ describe('POST /api/connections', () => {
   });
 
   test('custom OAuth profile: only as a shell (400 otherwise); the profile must match the provider', async () => {
-    const profile = await t.call('POST', '/api/custom_oauth_profiles', { body: { name: 'Acme Slack app', provider: 'slack', data: { client_id: 'cid', client_secret: 'csecret-for-conn-test' } } });
+    const profile = await t.call('POST', '/api/custom_oauth_profiles', {
+      body: {
+        name: 'Acme Slack app',
+        provider: 'slack',
+        data: { client_id: 'cid', client_secret: 'csecret-for-conn-test' },
+      },
+    });
     assert.equal(profile.status, 200);
     const before = (await allConnections()).length;
-    const tested = await create({ name: 'Slack', provider: 'slack', custom_oauth_profile_id: profile.body.result.id, shell_connection: false });
+    const tested = await create({
+      name: 'Slack',
+      provider: 'slack',
+      custom_oauth_profile_id: profile.body.result.id,
+      shell_connection: false,
+    });
     assert.equal(tested.status, 400);
     assert.deepEqual(tested.body, { message: 'OAuth connections can only be created as shell connections' });
     const mismatch = await create({ name: 'Slack', provider: 'jira', custom_oauth_profile_id: profile.body.result.id });
     assert.equal(mismatch.status, 400);
     assert.ok(mismatch.body.errors.custom_oauth_profile_id);
     assert.equal((await allConnections()).length, before);
-    const ok = await create({ name: 'Slack', provider: 'slack', custom_oauth_profile_id: String(profile.body.result.id) });
+    const ok = await create({
+      name: 'Slack',
+      provider: 'slack',
+      custom_oauth_profile_id: String(profile.body.result.id),
+    });
     assert.equal(ok.status, 200);
     assert.equal(ok.body.custom_oauth_profile_id, profile.body.result.id);
     assert.equal(ok.body.authorization_status, null, 'created as a shell');
@@ -223,7 +306,14 @@ describe('POST /api/connections', () => {
       [{ name: 'x', provider: 'rest', input: { base_url: 'not a url' } }, 'input.base_url'],
       [{ name: 'x', provider: 'rest', input: { auth_type: 'kerberos' } }, 'input.auth_type'],
       [{ name: 'x', provider: 'rest', input: { api_key_header: 'Bad Header' } }, 'input.api_key_header'],
-      [{ name: 'x', provider: 'rest', input: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}`, 'v'])) }, 'input'],
+      [
+        {
+          name: 'x',
+          provider: 'rest',
+          input: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}`, 'v'])),
+        },
+        'input',
+      ],
       [{ name: 'x', provider: 'rest', input: { password: 'p'.repeat(70_000) } }, 'input.password'],
       [{ name: 'x', provider: 'rest', description: 'd'.repeat(10_001) }, 'description'],
       [{ name: 'x', provider: 'rest', external_id: 'e'.repeat(256) }, 'external_id'],
@@ -239,14 +329,26 @@ describe('POST /api/connections', () => {
 
   test('malformed JSON, wrong Content-Type, an array body and an oversized body are refused; nothing created', async () => {
     const before = (await allConnections()).length;
-    const malformed = await t.call('POST', '/api/connections', { raw: '{"name": ', headers: { 'content-type': 'application/json' } });
+    const malformed = await t.call('POST', '/api/connections', {
+      raw: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(malformed.status, 400);
     assert.deepEqual(malformed.body, { message: 'Malformed JSON in request body' });
-    const form = await t.call('POST', '/api/connections', { raw: 'name=x&provider=rest', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await t.call('POST', '/api/connections', {
+      raw: 'name=x&provider=rest',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(form.status, 415);
     assert.equal((await t.call('POST', '/api/connections', { body: [1] })).status, 400);
-    assert.equal((await t.call('POST', '/api/connections', { raw: '', headers: { 'content-type': 'application/json' } })).status, 400);
-    const huge = await t.call('POST', '/api/connections', { raw: JSON.stringify({ name: 'x', provider: 'rest', input: { password: 'x'.repeat(2 * 1024 * 1024) } }), headers: { 'content-type': 'application/json' } });
+    assert.equal(
+      (await t.call('POST', '/api/connections', { raw: '', headers: { 'content-type': 'application/json' } })).status,
+      400,
+    );
+    const huge = await t.call('POST', '/api/connections', {
+      raw: JSON.stringify({ name: 'x', provider: 'rest', input: { password: 'x'.repeat(2 * 1024 * 1024) } }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(huge.status, 413);
     assert.equal((await allConnections()).length, before);
   });
@@ -286,27 +388,71 @@ describe('GET /api/connections', () => {
     assert.ok(res.body.length >= 1);
     for (const c of res.body) assert.deepEqual(Object.keys(c).sort(), CONNECTION_KEYS);
     const ids = res.body.map((c: { id: number }) => c.id);
-    assert.deepEqual(ids, [...ids].sort((a: number, b: number) => a - b));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a: number, b: number) => a - b),
+    );
     assert.ok(!res.text.includes(PASSWORD));
   });
 
   test('filters: folder_id, provider, parent_id, external_id; runtime user connections only on request', async () => {
     const project = await t.createProject('Filter project');
-    const sub = await insertFolder(t.ctx.db, { workspace_id: t.workspaceId, environment_id: devEnvironmentId, parent_id: project.folderId, name: 'Sub', is_project: 0, project_id: project.projectId, created_at: new Date().toISOString(), updated_at: new Date().toISOString() });
+    const sub = await insertFolder(t.ctx.db, {
+      workspace_id: t.workspaceId,
+      environment_id: devEnvironmentId,
+      parent_id: project.folderId,
+      name: 'Sub',
+      is_project: 0,
+      project_id: project.projectId,
+      created_at: new Date().toISOString(),
+      updated_at: new Date().toISOString(),
+    });
     const a = await create({ name: 'A', provider: 'zendesk', shell_connection: true, folder_id: project.folderId });
-    const b = await create({ name: 'B', provider: 'zendesk', shell_connection: true, folder_id: sub.id, external_id: 'ext-b' });
-    const runtime = await create({ name: 'Runtime', provider: 'zendesk', shell_connection: true, folder_id: project.folderId, parent_id: a.body.id, external_id: 'end-user-7' });
+    const b = await create({
+      name: 'B',
+      provider: 'zendesk',
+      shell_connection: true,
+      folder_id: sub.id,
+      external_id: 'ext-b',
+    });
+    const runtime = await create({
+      name: 'Runtime',
+      provider: 'zendesk',
+      shell_connection: true,
+      folder_id: project.folderId,
+      parent_id: a.body.id,
+      external_id: 'end-user-7',
+    });
 
     const inFolder = await t.call('GET', `/api/connections?folder_id=${project.folderId}`);
-    assert.deepEqual(inFolder.body.map((c: { id: number }) => c.id), [a.body.id], 'not recursive; runtime excluded');
-    const withRuntime = await t.call('GET', `/api/connections?folder_id=${project.folderId}&include_runtime_connections=true`);
-    assert.deepEqual(withRuntime.body.map((c: { id: number }) => c.id), [a.body.id, runtime.body.id]);
+    assert.deepEqual(
+      inFolder.body.map((c: { id: number }) => c.id),
+      [a.body.id],
+      'not recursive; runtime excluded',
+    );
+    const withRuntime = await t.call(
+      'GET',
+      `/api/connections?folder_id=${project.folderId}&include_runtime_connections=true`,
+    );
+    assert.deepEqual(
+      withRuntime.body.map((c: { id: number }) => c.id),
+      [a.body.id, runtime.body.id],
+    );
     const byProvider = await t.call('GET', '/api/connections?provider=zendesk');
-    assert.deepEqual(byProvider.body.map((c: { id: number }) => c.id), [a.body.id, b.body.id]);
+    assert.deepEqual(
+      byProvider.body.map((c: { id: number }) => c.id),
+      [a.body.id, b.body.id],
+    );
     const children = await t.call('GET', `/api/connections?parent_id=${a.body.id}&include_runtime_connections=true`);
-    assert.deepEqual(children.body.map((c: { id: number }) => c.id), [runtime.body.id]);
+    assert.deepEqual(
+      children.body.map((c: { id: number }) => c.id),
+      [runtime.body.id],
+    );
     const byExternal = await t.call('GET', '/api/connections?external_id=ext-b');
-    assert.deepEqual(byExternal.body.map((c: { id: number }) => c.id), [b.body.id]);
+    assert.deepEqual(
+      byExternal.body.map((c: { id: number }) => c.id),
+      [b.body.id],
+    );
     const tags = await t.call('GET', `/api/connections?folder_id=${project.folderId}&includes[]=tags`);
     assert.equal(tags.status, 200);
     assert.deepEqual(tags.body[0].tags, []);
@@ -320,23 +466,52 @@ describe('GET /api/connections', () => {
     assert.equal(all.body.length, 3);
     const page1 = await t.call('GET', '/api/connections?provider=paged&per_page=2');
     const page2 = await t.call('GET', '/api/connections?provider=paged&per_page=2&page=2');
-    assert.deepEqual([...page1.body, ...page2.body].map((c: { id: number }) => c.id), all.body.map((c: { id: number }) => c.id));
+    assert.deepEqual(
+      [...page1.body, ...page2.body].map((c: { id: number }) => c.id),
+      all.body.map((c: { id: number }) => c.id),
+    );
     assert.equal(page1.body.length, 2);
     assert.deepEqual((await t.call('GET', '/api/connections?provider=paged&page=9')).body, []);
-    assert.equal((await t.call('GET', '/api/connections?provider=paged&page=abc&per_page=-1')).body.length, 3, 'junk paging falls back to defaults');
+    assert.equal(
+      (await t.call('GET', '/api/connections?provider=paged&page=abc&per_page=-1')).body.length,
+      3,
+      'junk paging falls back to defaults',
+    );
   });
 
   test('project scope: a limited client sees its project and the folders below, nothing else', async () => {
     const mine = await t.createProject('Visible project');
-    const sub = await insertFolder(t.ctx.db, { workspace_id: t.workspaceId, environment_id: devEnvironmentId, parent_id: mine.folderId, name: 'Deep', is_project: 0, project_id: mine.projectId, created_at: new Date().toISOString(), updated_at: new Date().toISOString() });
+    const sub = await insertFolder(t.ctx.db, {
+      workspace_id: t.workspaceId,
+      environment_id: devEnvironmentId,
+      parent_id: mine.folderId,
+      name: 'Deep',
+      is_project: 0,
+      project_id: mine.projectId,
+      created_at: new Date().toISOString(),
+      updated_at: new Date().toISOString(),
+    });
     const hidden = await t.createProject('Hidden project');
-    const inProject = await create({ name: 'Mine', provider: 'scopecheck', shell_connection: true, folder_id: mine.folderId });
-    const inSub = await create({ name: 'Mine deep', provider: 'scopecheck', shell_connection: true, folder_id: sub.id });
+    const inProject = await create({
+      name: 'Mine',
+      provider: 'scopecheck',
+      shell_connection: true,
+      folder_id: mine.folderId,
+    });
+    const inSub = await create({
+      name: 'Mine deep',
+      provider: 'scopecheck',
+      shell_connection: true,
+      folder_id: sub.id,
+    });
     await create({ name: 'Hidden', provider: 'scopecheck', shell_connection: true, folder_id: hidden.folderId });
     await create({ name: 'In Home', provider: 'scopecheck', shell_connection: true });
     const { token } = await t.scopedClient([mine.folderId]);
     const res = await t.call('GET', '/api/connections?provider=scopecheck', { token });
-    assert.deepEqual(res.body.map((c: { id: number }) => c.id), [inProject.body.id, inSub.body.id]);
+    assert.deepEqual(
+      res.body.map((c: { id: number }) => c.id),
+      [inProject.body.id, inSub.body.id],
+    );
     const hiddenFolder = await t.call('GET', `/api/connections?folder_id=${hidden.folderId}`, { token });
     assert.deepEqual(hiddenFolder.body, []);
   });
@@ -377,16 +552,31 @@ describe('GET /api/connections/:id', () => {
       assert.equal(res.status, 404, id);
       assert.deepEqual(res.body, { message: 'Not found' });
     }
-    assert.equal((await t.call('GET', `/api/connections/${created.body.id}`, { token: await t.tokenFor('Admin', 'prod') })).status, 404);
+    assert.equal(
+      (await t.call('GET', `/api/connections/${created.body.id}`, { token: await t.tokenFor('Admin', 'prod') })).status,
+      404,
+    );
     const other = await t.newWorkspace('Get Other Co');
     assert.equal((await t.call('GET', `/api/connections/${created.body.id}`, { token: other.adminToken })).status, 404);
     const project = await t.createProject('Get scope project');
-    assert.equal((await t.call('GET', `/api/connections/${created.body.id}`, { token: (await t.scopedClient([project.folderId])).token })).status, 404, 'Home is outside every project');
+    assert.equal(
+      (
+        await t.call('GET', `/api/connections/${created.body.id}`, {
+          token: (await t.scopedClient([project.folderId])).token,
+        })
+      ).status,
+      404,
+      'Home is outside every project',
+    );
   });
 
   test('401 and 403', async () => {
     assert.equal((await t.call('GET', '/api/connections/1', { token: null })).status, 401);
-    assert.equal((await t.call('GET', '/api/connections/1', { token: await t.tokenWith('No conn read', ['connections:write']) })).status, 403);
+    assert.equal(
+      (await t.call('GET', '/api/connections/1', { token: await t.tokenWith('No conn read', ['connections:write']) }))
+        .status,
+      403,
+    );
   });
 });
 
@@ -394,7 +584,9 @@ describe('PUT /api/connections/:id', () => {
   test('renames and merges input: keys sent replace, null removes, others stay; untested input loses its status', async () => {
     const created = await create(basicRest('To update'));
     assert.equal(created.body.authorization_status, 'success');
-    const res = await t.call('PUT', `/api/connections/${created.body.id}`, { body: { name: 'Updated', input: { username: 'svc2', extra: 'e', auth_type: null } } });
+    const res = await t.call('PUT', `/api/connections/${created.body.id}`, {
+      body: { name: 'Updated', input: { username: 'svc2', extra: 'e', auth_type: null } },
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.name, 'Updated');
     assert.deepEqual(res.body.input_fields, ['base_url', 'extra', 'password', 'username']);
@@ -407,11 +599,20 @@ describe('PUT /api/connections/:id', () => {
   });
 
   test('shell_connection false re-tests; the POST form does the same; description and external_id clear with ""', async () => {
-    const created = await create({ name: 'Retest', provider: 'rest', shell_connection: true, description: 'd', external_id: 'x1', input: { base_url: 'https://t.example' } });
+    const created = await create({
+      name: 'Retest',
+      provider: 'rest',
+      shell_connection: true,
+      description: 'd',
+      external_id: 'x1',
+      input: { base_url: 'https://t.example' },
+    });
     assert.equal(created.body.authorization_status, null);
     const res = await t.call('PUT', `/api/connections/${created.body.id}`, { body: { shell_connection: false } });
     assert.equal(res.body.authorization_status, 'success');
-    const broken = await t.call('POST', `/api/connections/${created.body.id}`, { body: { input: { auth_type: 'bearer' }, shell_connection: false, description: '', external_id: null } });
+    const broken = await t.call('POST', `/api/connections/${created.body.id}`, {
+      body: { input: { auth_type: 'bearer' }, shell_connection: false, description: '', external_id: null },
+    });
     assert.equal(broken.status, 200);
     assert.equal(broken.body.authorization_status, 'failed');
     assert.equal(broken.body.authorization_error, 'bearer authentication needs token');
@@ -422,7 +623,9 @@ describe('PUT /api/connections/:id', () => {
   test('moves to another folder; the provider cannot change (the same value is fine)', async () => {
     const created = await create(basicRest('Mover'));
     const project = await t.createProject('Move target');
-    const moved = await t.call('PUT', `/api/connections/${created.body.id}`, { body: { folder_id: project.folderId, provider: 'rest' } });
+    const moved = await t.call('PUT', `/api/connections/${created.body.id}`, {
+      body: { folder_id: project.folderId, provider: 'rest' },
+    });
     assert.equal(moved.status, 200);
     assert.equal(moved.body.folder_id, project.folderId);
     const changed = await t.call('PUT', `/api/connections/${created.body.id}`, { body: { provider: 'jira' } });
@@ -436,10 +639,24 @@ describe('PUT /api/connections/:id', () => {
     const snapshot = (await t.call('GET', `/api/connections/${id}`)).body;
     assert.equal((await t.call('PUT', '/api/connections/999999', { body: { name: 'x' } })).status, 404);
     assert.equal((await t.call('PUT', '/api/connections/abc', { body: { name: 'x' } })).status, 404);
-    assert.equal((await t.call('PUT', `/api/connections/${id}`, { token: await t.tokenFor('Admin', 'test'), body: { name: 'x' } })).status, 404);
+    assert.equal(
+      (await t.call('PUT', `/api/connections/${id}`, { token: await t.tokenFor('Admin', 'test'), body: { name: 'x' } }))
+        .status,
+      404,
+    );
     const bad: Array<Record<string, unknown> | undefined> = [
-      undefined, {}, { nmae: 'typo' }, { name: '' }, { name: 7 }, { folder_id: 999999 }, { parent_id: 999999 }, { parent_id: id },
-      { input: { base_url: 'nope' } }, { input: { x: { y: 1 } } }, { input: { password: { secret: 'env:PATH' } } }, { shell_connection: 'no' },
+      undefined,
+      {},
+      { nmae: 'typo' },
+      { name: '' },
+      { name: 7 },
+      { folder_id: 999999 },
+      { parent_id: 999999 },
+      { parent_id: id },
+      { input: { base_url: 'nope' } },
+      { input: { x: { y: 1 } } },
+      { input: { password: { secret: 'env:PATH' } } },
+      { shell_connection: 'no' },
       { custom_oauth_profile_id: 999999 },
     ];
     for (const body of bad) {
@@ -447,23 +664,46 @@ describe('PUT /api/connections/:id', () => {
       assert.equal(res.status, 400, `${JSON.stringify(body)} -> ${res.status} ${res.text.slice(0, 200)}`);
       assert.equal(typeof res.body.message, 'string');
     }
-    assert.equal((await t.call('PUT', `/api/connections/${id}`, { raw: '{bad', headers: { 'content-type': 'application/json' } })).status, 400);
-    assert.equal((await t.call('PUT', `/api/connections/${id}`, { raw: 'name=x', headers: { 'content-type': 'text/plain' } })).status, 415);
+    assert.equal(
+      (await t.call('PUT', `/api/connections/${id}`, { raw: '{bad', headers: { 'content-type': 'application/json' } }))
+        .status,
+      400,
+    );
+    assert.equal(
+      (await t.call('PUT', `/api/connections/${id}`, { raw: 'name=x', headers: { 'content-type': 'text/plain' } }))
+        .status,
+      415,
+    );
     assert.deepEqual((await t.call('GET', `/api/connections/${id}`)).body, snapshot);
     assert.equal((await credentialsOf(id)).values.password, PASSWORD);
   });
 
   test('401 and 403 change nothing', async () => {
     const created = await create(basicRest('Guarded'));
-    assert.equal((await t.call('PUT', `/api/connections/${created.body.id}`, { token: null, body: { name: 'x' } })).status, 401);
-    assert.equal((await t.call('PUT', `/api/connections/${created.body.id}`, { token: await t.tokenWith('Conn reader 2', ['connections:read']), body: { name: 'x' } })).status, 403);
+    assert.equal(
+      (await t.call('PUT', `/api/connections/${created.body.id}`, { token: null, body: { name: 'x' } })).status,
+      401,
+    );
+    assert.equal(
+      (
+        await t.call('PUT', `/api/connections/${created.body.id}`, {
+          token: await t.tokenWith('Conn reader 2', ['connections:read']),
+          body: { name: 'x' },
+        })
+      ).status,
+      403,
+    );
     assert.equal((await t.call('GET', `/api/connections/${created.body.id}`)).body.name, 'Guarded');
   });
 });
 
 describe('POST /api/connections/:id/disconnect', () => {
   test('drops the credentials and the authorization; with no body, an empty body or force', async () => {
-    for (const options of [{}, { raw: '', headers: { 'content-type': 'application/json' } }, { body: { force: true } }]) {
+    for (const options of [
+      {},
+      { raw: '', headers: { 'content-type': 'application/json' } },
+      { body: { force: true } },
+    ]) {
       const created = await create(basicRest('Disconnect me'));
       const res = await t.call('POST', `/api/connections/${created.body.id}/disconnect`, options);
       assert.equal(res.status, 200, res.text);
@@ -472,7 +712,11 @@ describe('POST /api/connections/:id/disconnect', () => {
       assert.equal(after.authorization_status, null);
       assert.equal(after.authorized_at, null);
       assert.deepEqual(after.input_fields, []);
-      await assert.rejects(credentialsOf(created.body.id), (e: unknown) => e instanceof IncompleteCredentialsError && /base_url is missing/.test(e.message), 'nothing left to resolve');
+      await assert.rejects(
+        credentialsOf(created.body.id),
+        (e: unknown) => e instanceof IncompleteCredentialsError && /base_url is missing/.test(e.message),
+        'nothing left to resolve',
+      );
     }
   });
 
@@ -480,10 +724,27 @@ describe('POST /api/connections/:id/disconnect', () => {
     const created = await create(basicRest('Keep connected'));
     assert.equal((await t.call('POST', '/api/connections/999999/disconnect')).status, 404);
     assert.equal((await t.call('POST', '/api/connections/x/disconnect')).status, 404);
-    assert.equal((await t.call('POST', `/api/connections/${created.body.id}/disconnect`, { body: { force: 'yes' } })).status, 400);
+    assert.equal(
+      (await t.call('POST', `/api/connections/${created.body.id}/disconnect`, { body: { force: 'yes' } })).status,
+      400,
+    );
     assert.equal((await t.call('POST', `/api/connections/${created.body.id}/disconnect`, { token: null })).status, 401);
-    assert.equal((await t.call('POST', `/api/connections/${created.body.id}/disconnect`, { token: await t.tokenWith('Conn reader 3', ['connections:read']) })).status, 403);
-    assert.equal((await t.call('POST', `/api/connections/${created.body.id}/disconnect`, { token: await t.tokenFor('Admin', 'prod') })).status, 404);
+    assert.equal(
+      (
+        await t.call('POST', `/api/connections/${created.body.id}/disconnect`, {
+          token: await t.tokenWith('Conn reader 3', ['connections:read']),
+        })
+      ).status,
+      403,
+    );
+    assert.equal(
+      (
+        await t.call('POST', `/api/connections/${created.body.id}/disconnect`, {
+          token: await t.tokenFor('Admin', 'prod'),
+        })
+      ).status,
+      404,
+    );
     const after = (await t.call('GET', `/api/connections/${created.body.id}`)).body;
     assert.equal(after.authorization_status, 'success');
     assert.equal((await credentialsOf(created.body.id)).values.password, PASSWORD);
@@ -501,7 +762,13 @@ describe('DELETE /api/connections/:id', () => {
 
   test('422 while child connections hang from it; nothing is deleted', async () => {
     const parent = await create({ name: 'Parent in use', provider: 'hubspot', shell_connection: true });
-    const child = await create({ name: 'Child', provider: 'hubspot', shell_connection: true, parent_id: parent.body.id, external_id: 'u1' });
+    const child = await create({
+      name: 'Child',
+      provider: 'hubspot',
+      shell_connection: true,
+      parent_id: parent.body.id,
+      external_id: 'u1',
+    });
     const res = await t.call('DELETE', `/api/connections/${parent.body.id}`);
     assert.equal(res.status, 422);
     assert.match(res.body.message, /^Connection is in use/);
@@ -514,23 +781,48 @@ describe('DELETE /api/connections/:id', () => {
     const created = await create(basicRest('Not deleted'));
     assert.equal((await t.call('DELETE', '/api/connections/999999')).status, 404);
     assert.equal((await t.call('DELETE', '/api/connections/abc')).status, 404);
-    assert.equal((await t.call('DELETE', `/api/connections/${created.body.id}`, { token: await t.tokenFor('Admin', 'test') })).status, 404);
+    assert.equal(
+      (await t.call('DELETE', `/api/connections/${created.body.id}`, { token: await t.tokenFor('Admin', 'test') }))
+        .status,
+      404,
+    );
     assert.equal((await t.call('DELETE', `/api/connections/${created.body.id}`, { token: null })).status, 401);
-    assert.equal((await t.call('DELETE', `/api/connections/${created.body.id}`, { token: await t.tokenWith('Conn reader 4', ['connections:read']) })).status, 403);
+    assert.equal(
+      (
+        await t.call('DELETE', `/api/connections/${created.body.id}`, {
+          token: await t.tokenWith('Conn reader 4', ['connections:read']),
+        })
+      ).status,
+      403,
+    );
     assert.equal((await t.call('GET', `/api/connections/${created.body.id}`)).status, 200);
   });
 });
 
 describe('resolveConnectionCredentials (service, for the recipe engine and proxy collections)', () => {
   test('unknown id is not found; an incomplete rest connection is refused without a value', async () => {
-    await assert.rejects(resolveConnectionCredentials(t.ctx, { workspaceId: t.workspaceId, environmentId: devEnvironmentId }, 999999), /Not found/);
-    const incomplete = await create({ name: 'Half', provider: 'rest', shell_connection: true, input: { base_url: 'https://h.example', auth_type: 'basic', username: 'u' } });
-    await assert.rejects(credentialsOf(incomplete.body.id), (e: unknown) => e instanceof IncompleteCredentialsError && e.message === 'basic authentication needs password');
+    await assert.rejects(
+      resolveConnectionCredentials(t.ctx, { workspaceId: t.workspaceId, environmentId: devEnvironmentId }, 999999),
+      /Not found/,
+    );
+    const incomplete = await create({
+      name: 'Half',
+      provider: 'rest',
+      shell_connection: true,
+      input: { base_url: 'https://h.example', auth_type: 'basic', username: 'u' },
+    });
+    await assert.rejects(
+      credentialsOf(incomplete.body.id),
+      (e: unknown) => e instanceof IncompleteCredentialsError && e.message === 'basic authentication needs password',
+    );
   });
 
   test('another environment cannot resolve a dev connection', async () => {
     const created = await create(basicRest('Env bound'));
     const prod = (await findEnvironmentByType(t.ctx.db, t.workspaceId, 'prod'))!.id;
-    await assert.rejects(resolveConnectionCredentials(t.ctx, { workspaceId: t.workspaceId, environmentId: prod }, created.body.id), /Not found/);
+    await assert.rejects(
+      resolveConnectionCredentials(t.ctx, { workspaceId: t.workspaceId, environmentId: prod }, created.body.id),
+      /Not found/,
+    );
   });
 });

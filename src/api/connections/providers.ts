@@ -13,6 +13,7 @@ export function isRestProvider(provider: string): boolean {
 /** The problem with a provider key, or null. */
 export function providerProblem(provider: string | undefined): string | null {
   if (provider === undefined || provider.trim() === '') return "can't be blank";
-  if (!PROVIDER_PATTERN.test(provider)) return 'must be a connector key: letters, digits, underscores, dots or hyphens (at most 100)';
+  if (!PROVIDER_PATTERN.test(provider))
+    return 'must be a connector key: letters, digits, underscores, dots or hyphens (at most 100)';
   return null;
 }

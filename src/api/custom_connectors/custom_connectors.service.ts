@@ -38,17 +38,35 @@ const MAX_NOTE = 10_000;
 /** 10 MB (contract 04 §2.1); the request body limit (BODY_LIMIT_BYTES) applies first. */
 export const MAX_CODE_BYTES = 10 * 1024 * 1024;
 
-export async function listConnectors(ctx: ServiceContext, scope: ConnectorScope, filters: ConnectorFilters): Promise<CustomConnectorApi[]> {
+export async function listConnectors(
+  ctx: ServiceContext,
+  scope: ConnectorScope,
+  filters: ConnectorFilters,
+): Promise<CustomConnectorApi[]> {
   const needle = filters.title?.toLowerCase();
   // Case-insensitive substring match done here, the same on every database (the list is short).
-  const rows = (await listConnectorRows(ctx.db, scope)).filter((row) =>
-    (needle === undefined || row.title.toLowerCase().includes(needle)) &&
-    (filters.oemShared === undefined || (row.oem_shared_version !== null) === filters.oemShared));
-  const versions = await versionSummaries(ctx.db, rows.map((r) => r.id));
-  return rows.map((row) => connectorToApi(row, versions.filter((v) => v.connector_id === row.id)));
+  const rows = (await listConnectorRows(ctx.db, scope)).filter(
+    (row) =>
+      (needle === undefined || row.title.toLowerCase().includes(needle)) &&
+      (filters.oemShared === undefined || (row.oem_shared_version !== null) === filters.oemShared),
+  );
+  const versions = await versionSummaries(
+    ctx.db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) =>
+    connectorToApi(
+      row,
+      versions.filter((v) => v.connector_id === row.id),
+    ),
+  );
 }
 
-export async function createConnector(ctx: ServiceContext, scope: ConnectorScope, input: ConnectorInput): Promise<CustomConnectorApi> {
+export async function createConnector(
+  ctx: ServiceContext,
+  scope: ConnectorScope,
+  input: ConnectorInput,
+): Promise<CustomConnectorApi> {
   const errors: FieldErrors = {};
   const title = input.title?.trim();
   if (title === undefined || title === '') errors.title = ["can't be blank"];
@@ -74,15 +92,29 @@ export async function createConnector(ctx: ServiceContext, scope: ConnectorScope
       updated_at: toStored(now),
     });
     await updateConnector(trx, id, { name: connectorName(title as string, id, now) });
-    await insertVersion(trx, { connector_id: id, version: 1, code: input.code as string, note: emptyToNull(input.note), created_at: toStored(now), released_at: null });
+    await insertVersion(trx, {
+      connector_id: id,
+      version: 1,
+      code: input.code as string,
+      note: emptyToNull(input.note),
+      created_at: toStored(now),
+      released_at: null,
+    });
     return loadApi(trx, scope, id);
   });
 }
 
 /** New code makes a new unreleased version (with `note`); description alone changes the connector. */
-export async function updateConnectorCode(ctx: ServiceContext, scope: ConnectorScope, id: number, input: ConnectorInput): Promise<CustomConnectorApi> {
+export async function updateConnectorCode(
+  ctx: ServiceContext,
+  scope: ConnectorScope,
+  id: number,
+  input: ConnectorInput,
+): Promise<CustomConnectorApi> {
   if (input.code === undefined && input.description === undefined && input.note === undefined) {
-    throw new AppError('nothing_to_update', { errors: { body: ['must contain at least one of code, description, note'] } });
+    throw new AppError('nothing_to_update', {
+      errors: { body: ['must contain at least one of code, description, note'] },
+    });
   }
   const errors: FieldErrors = {};
   checkCode(input.code, errors, false);
@@ -96,15 +128,29 @@ export async function updateConnectorCode(ctx: ServiceContext, scope: ConnectorS
     assertFound(await findConnector(trx, scope, id));
     if (input.code !== undefined) {
       const latest = await latestVersion(trx, id);
-      await insertVersion(trx, { connector_id: id, version: (latest?.version ?? 0) + 1, code: input.code, note: emptyToNull(input.note), created_at: now, released_at: null });
+      await insertVersion(trx, {
+        connector_id: id,
+        version: (latest?.version ?? 0) + 1,
+        code: input.code,
+        note: emptyToNull(input.note),
+        created_at: now,
+        released_at: null,
+      });
     }
-    await updateConnector(trx, id, { ...(input.description !== undefined ? { description: emptyToNull(input.description) } : {}), updated_at: now });
+    await updateConnector(trx, id, {
+      ...(input.description !== undefined ? { description: emptyToNull(input.description) } : {}),
+      updated_at: now,
+    });
     return loadApi(trx, scope, id);
   });
 }
 
 /** Release the latest version; releasing an already released latest version changes nothing. */
-export async function releaseConnector(ctx: ServiceContext, scope: ConnectorScope, id: number): Promise<CustomConnectorApi> {
+export async function releaseConnector(
+  ctx: ServiceContext,
+  scope: ConnectorScope,
+  id: number,
+): Promise<CustomConnectorApi> {
   const now = toStored(ctx.clock.now());
   return ctx.db.transaction().execute(async (trx) => {
     assertFound(await findConnector(trx, scope, id));
@@ -122,14 +168,24 @@ export async function connectorCode(ctx: ServiceContext, scope: ConnectorScope, 
   return assertFound(await latestVersion(ctx.db, id)).code;
 }
 
-async function loadApi(db: Parameters<typeof findConnector>[0], scope: ConnectorScope, id: number): Promise<CustomConnectorApi> {
+async function loadApi(
+  db: Parameters<typeof findConnector>[0],
+  scope: ConnectorScope,
+  id: number,
+): Promise<CustomConnectorApi> {
   const row: CustomConnectorRow = assertFound(await findConnector(db, scope, id));
   return connectorToApi(row, await versionSummaries(db, [id]));
 }
 
 /** `<title in snake case>_connector_<id>_<unix seconds>`, as the vendor names them. */
 export function connectorName(title: string, id: number, at: Date): string {
-  const slug = title.normalize('NFKD').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 100) || 'connector';
+  const slug =
+    title
+      .normalize('NFKD')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, 100) || 'connector';
   return `${slug}_connector_${id}_${Math.floor(at.getTime() / 1000)}`;
 }
 
@@ -145,7 +201,8 @@ function checkCode(code: string | undefined, errors: FieldErrors, required: bool
   const body = code.replace(/^\s*(#[^\n]*\n\s*)*/, '').trim();
   if (body === '') errors.code = ["can't be blank"];
   else if (Buffer.byteLength(code, 'utf8') > MAX_CODE_BYTES) errors.code = ['is too large (maximum is 10 MB)'];
-  else if (!body.startsWith('{') || !body.endsWith('}')) errors.code = ['must be a connector definition: a hash literal { ... }'];
+  else if (!body.startsWith('{') || !body.endsWith('}'))
+    errors.code = ['must be a connector definition: a hash literal { ... }'];
 }
 
 function checkLength(value: string | null | undefined, field: string, max: number, errors: FieldErrors): void {

@@ -44,7 +44,12 @@ export function connectorToApi(row: CustomConnectorRow, versions: readonly Versi
     latest_released_version_note: latest?.note ?? null,
     oem_shared_version: row.oem_shared_version,
     oem_shared_at: row.oem_shared_at === null ? null : toApiTimestamp(row.oem_shared_at),
-    released_versions: released.map((v) => ({ version: v.version, version_note: v.note, created_at: toApiTimestamp(v.created_at), released_at: toApiTimestamp(v.released_at) })),
+    released_versions: released.map((v) => ({
+      version: v.version,
+      version_note: v.note,
+      created_at: toApiTimestamp(v.created_at),
+      released_at: toApiTimestamp(v.released_at),
+    })),
     static_webhook_url: row.static_webhook_url,
   };
 }
@@ -54,16 +59,36 @@ export async function insertConnector(db: Db, values: Omit<CustomConnectorRow, '
   return row.id;
 }
 
-export async function updateConnector(db: Db, id: number, values: Partial<Pick<CustomConnectorRow, 'name' | 'description' | 'updated_at'>>): Promise<void> {
+export async function updateConnector(
+  db: Db,
+  id: number,
+  values: Partial<Pick<CustomConnectorRow, 'name' | 'description' | 'updated_at'>>,
+): Promise<void> {
   await db.updateTable('custom_connectors').set(values).where('id', '=', id).execute();
 }
 
-export async function findConnector(db: Db, scope: ConnectorScope, id: number): Promise<CustomConnectorRow | undefined> {
-  return db.selectFrom('custom_connectors').selectAll().where('workspace_id', '=', scope.workspaceId).where('environment_id', '=', scope.environmentId).where('id', '=', id).executeTakeFirst();
+export async function findConnector(
+  db: Db,
+  scope: ConnectorScope,
+  id: number,
+): Promise<CustomConnectorRow | undefined> {
+  return db
+    .selectFrom('custom_connectors')
+    .selectAll()
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment_id', '=', scope.environmentId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function listConnectors(db: Db, scope: ConnectorScope): Promise<CustomConnectorRow[]> {
-  return db.selectFrom('custom_connectors').selectAll().where('workspace_id', '=', scope.workspaceId).where('environment_id', '=', scope.environmentId).orderBy('id').execute();
+  return db
+    .selectFrom('custom_connectors')
+    .selectAll()
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment_id', '=', scope.environmentId)
+    .orderBy('id')
+    .execute();
 }
 
 /** Versions of these connectors without their code (which can be megabytes). */
@@ -78,7 +103,13 @@ export async function versionSummaries(db: Db, connectorIds: readonly number[]):
 }
 
 export async function latestVersion(db: Db, connectorId: number): Promise<CustomConnectorVersionRow | undefined> {
-  return db.selectFrom('custom_connector_versions').selectAll().where('connector_id', '=', connectorId).orderBy('version', 'desc').limit(1).executeTakeFirst();
+  return db
+    .selectFrom('custom_connector_versions')
+    .selectAll()
+    .where('connector_id', '=', connectorId)
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** The next version number is taken under the (connector_id, version) unique constraint. */
@@ -87,5 +118,10 @@ export async function insertVersion(db: Db, values: Omit<CustomConnectorVersionR
 }
 
 export async function markReleased(db: Db, versionId: number, at: string): Promise<void> {
-  await db.updateTable('custom_connector_versions').set({ released_at: at }).where('id', '=', versionId).where('released_at', 'is', null).execute();
+  await db
+    .updateTable('custom_connector_versions')
+    .set({ released_at: at })
+    .where('id', '=', versionId)
+    .where('released_at', 'is', null)
+    .execute();
 }

@@ -10,7 +10,9 @@ const CODE_V2 = "# Acme CRM connector\n{\n  title: 'Acme CRM',\n  actions: { sea
 const clock = manualClock('2025-01-08T10:11:12.130Z');
 let t: TestApp;
 
-before(async () => { t = await createTestApp({ clock }); });
+before(async () => {
+  t = await createTestApp({ clock });
+});
 after(() => t.close());
 
 async function create(body: Record<string, unknown>, token?: string) {
@@ -21,7 +23,18 @@ async function connectorCount(): Promise<number> {
   return (await t.call('GET', '/api/custom_connectors')).body.result.length;
 }
 
-const CONNECTOR_KEYS = ['description', 'id', 'latest_released_version', 'latest_released_version_note', 'name', 'oem_shared_at', 'oem_shared_version', 'released_versions', 'static_webhook_url', 'title'];
+const CONNECTOR_KEYS = [
+  'description',
+  'id',
+  'latest_released_version',
+  'latest_released_version_note',
+  'name',
+  'oem_shared_at',
+  'oem_shared_version',
+  'released_versions',
+  'static_webhook_url',
+  'title',
+];
 
 describe('POST /api/custom_connectors', () => {
   test('creates a connector with an unreleased first version: {"data": {...}}', async () => {
@@ -62,16 +75,38 @@ describe('POST /api/custom_connectors', () => {
       assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 80)} -> ${res.status} ${res.text.slice(0, 200)}`);
       assert.ok(res.body.errors?.[field], `errors names ${field}: ${res.text.slice(0, 300)}`);
     }
-    assert.equal((await t.call('POST', '/api/custom_connectors', { raw: '{"title":', headers: { 'content-type': 'application/json' } })).status, 400);
-    assert.equal((await t.call('POST', '/api/custom_connectors', { raw: 'title=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status, 415);
-    const huge = await t.call('POST', '/api/custom_connectors', { raw: JSON.stringify({ title: 'big', code: `{${' '.repeat(2 * 1024 * 1024)}}` }), headers: { 'content-type': 'application/json' } });
+    assert.equal(
+      (
+        await t.call('POST', '/api/custom_connectors', {
+          raw: '{"title":',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      400,
+    );
+    assert.equal(
+      (
+        await t.call('POST', '/api/custom_connectors', {
+          raw: 'title=x',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        })
+      ).status,
+      415,
+    );
+    const huge = await t.call('POST', '/api/custom_connectors', {
+      raw: JSON.stringify({ title: 'big', code: `{${' '.repeat(2 * 1024 * 1024)}}` }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(huge.status, 413, 'the body limit applies before the 10 MB code limit');
     assert.equal(await connectorCount(), before);
   });
 
   test('401 and 403 (nothing created)', async () => {
     const before = await connectorCount();
-    assert.equal((await t.call('POST', '/api/custom_connectors', { token: null, body: { title: 'x', code: CODE_V1 } })).status, 401);
+    assert.equal(
+      (await t.call('POST', '/api/custom_connectors', { token: null, body: { title: 'x', code: CODE_V1 } })).status,
+      401,
+    );
     const res = await create({ title: 'x', code: CODE_V1 }, await t.tokenWith('SDK reader', ['connector_sdks:read']));
     assert.equal(res.status, 403);
     assert.match(res.body.message, /connector_sdks:write/);
@@ -83,7 +118,9 @@ describe('PUT /api/custom_connectors/:id', () => {
   test('new code makes a new unreleased version; description alone changes no version', async () => {
     const created = await create({ title: 'Versioned', code: CODE_V1 });
     const id = created.body.data.id;
-    const res = await t.call('PUT', `/api/custom_connectors/${id}`, { body: { code: CODE_V2, note: 'Adds search action' } });
+    const res = await t.call('PUT', `/api/custom_connectors/${id}`, {
+      body: { code: CODE_V2, note: 'Adds search action' },
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.data.latest_released_version, null);
     assert.deepEqual((await t.call('GET', `/api/custom_connectors/${id}/code`)).body.data.code, CODE_V2);
@@ -96,16 +133,47 @@ describe('PUT /api/custom_connectors/:id', () => {
     const created = await create({ title: 'Stable connector', code: CODE_V1 });
     const id = created.body.data.id;
     assert.equal((await t.call('PUT', '/api/custom_connectors/999999', { body: { code: CODE_V2 } })).status, 404);
-    assert.equal((await t.call('PUT', `/api/custom_connectors/${id}`, { token: await t.tokenFor('Admin', 'test'), body: { code: CODE_V2 } })).status, 404);
+    assert.equal(
+      (
+        await t.call('PUT', `/api/custom_connectors/${id}`, {
+          token: await t.tokenFor('Admin', 'test'),
+          body: { code: CODE_V2 },
+        })
+      ).status,
+      404,
+    );
     assert.equal((await t.call('PUT', '/api/custom_connectors/abc', { body: { code: CODE_V2 } })).status, 400);
-    for (const body of [undefined, {}, { title: 'only title' }, { note: 'no code' }, { code: 'not a hash' }, { code: 7 }, { description: [] }]) {
+    for (const body of [
+      undefined,
+      {},
+      { title: 'only title' },
+      { note: 'no code' },
+      { code: 'not a hash' },
+      { code: 7 },
+      { description: [] },
+    ]) {
       const res = await t.call('PUT', `/api/custom_connectors/${id}`, body === undefined ? {} : { body });
       assert.equal(res.status, 400, `${JSON.stringify(body)} -> ${res.status} ${res.text}`);
     }
-    assert.equal((await t.call('PUT', `/api/custom_connectors/${id}`, { token: null, body: { code: CODE_V2 } })).status, 401);
-    assert.equal((await t.call('PUT', `/api/custom_connectors/${id}`, { token: await t.tokenWith('SDK reader 2', ['connector_sdks:read']), body: { code: CODE_V2 } })).status, 403);
+    assert.equal(
+      (await t.call('PUT', `/api/custom_connectors/${id}`, { token: null, body: { code: CODE_V2 } })).status,
+      401,
+    );
+    assert.equal(
+      (
+        await t.call('PUT', `/api/custom_connectors/${id}`, {
+          token: await t.tokenWith('SDK reader 2', ['connector_sdks:read']),
+          body: { code: CODE_V2 },
+        })
+      ).status,
+      403,
+    );
     assert.equal((await t.call('GET', `/api/custom_connectors/${id}/code`)).body.data.code, CODE_V1);
-    assert.equal((await t.call('POST', `/api/custom_connectors/${id}/release`)).body.data.latest_released_version, 1, 'no version was added');
+    assert.equal(
+      (await t.call('POST', `/api/custom_connectors/${id}/release`)).body.data.latest_released_version,
+      1,
+      'no version was added',
+    );
   });
 });
 
@@ -117,15 +185,32 @@ describe('POST /api/custom_connectors/:id/release', () => {
     const r1 = await t.call('POST', `/api/custom_connectors/${id}/release`);
     assert.equal(r1.status, 200);
     assert.equal(r1.body.data.latest_released_version, 1);
-    assert.deepEqual(r1.body.data.released_versions, [{ version: 1, version_note: null, created_at: '2025-01-08T10:11:12.130+00:00', released_at: '2025-01-08T10:12:12.130+00:00' }]);
+    assert.deepEqual(r1.body.data.released_versions, [
+      {
+        version: 1,
+        version_note: null,
+        created_at: '2025-01-08T10:11:12.130+00:00',
+        released_at: '2025-01-08T10:12:12.130+00:00',
+      },
+    ]);
     await t.call('PUT', `/api/custom_connectors/${id}`, { body: { code: CODE_V2, note: 'v2' } });
-    assert.equal((await t.call('PUT', `/api/custom_connectors/${id}`, { body: { code: CODE_V2, note: 'v3' } })).status, 200);
+    assert.equal(
+      (await t.call('PUT', `/api/custom_connectors/${id}`, { body: { code: CODE_V2, note: 'v3' } })).status,
+      200,
+    );
     clock.advance(60_000);
     const r3 = await t.call('POST', `/api/custom_connectors/${id}/release`);
     assert.equal(r3.body.data.latest_released_version, 3);
     assert.equal(r3.body.data.latest_released_version_note, 'v3');
-    assert.deepEqual(r3.body.data.released_versions.map((v: { version: number }) => v.version), [3, 1], 'version 2 was never released');
-    const again = await t.call('POST', `/api/custom_connectors/${id}/release`, { raw: '', headers: { 'content-type': 'application/json' } });
+    assert.deepEqual(
+      r3.body.data.released_versions.map((v: { version: number }) => v.version),
+      [3, 1],
+      'version 2 was never released',
+    );
+    const again = await t.call('POST', `/api/custom_connectors/${id}/release`, {
+      raw: '',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.deepEqual(again.body, r3.body);
   });
 
@@ -133,10 +218,21 @@ describe('POST /api/custom_connectors/:id/release', () => {
     const created = await create({ title: 'Unreleased', code: CODE_V1 });
     const id = created.body.data.id;
     assert.equal((await t.call('POST', '/api/custom_connectors/999999/release')).status, 404);
-    assert.equal((await t.call('POST', `/api/custom_connectors/${id}/release`, { token: await t.tokenFor('Admin', 'prod') })).status, 404);
+    assert.equal(
+      (await t.call('POST', `/api/custom_connectors/${id}/release`, { token: await t.tokenFor('Admin', 'prod') }))
+        .status,
+      404,
+    );
     assert.equal((await t.call('POST', '/api/custom_connectors/x/release')).status, 400);
     assert.equal((await t.call('POST', `/api/custom_connectors/${id}/release`, { token: null })).status, 401);
-    assert.equal((await t.call('POST', `/api/custom_connectors/${id}/release`, { token: await t.tokenWith('SDK reader 3', ['connector_sdks:read']) })).status, 403);
+    assert.equal(
+      (
+        await t.call('POST', `/api/custom_connectors/${id}/release`, {
+          token: await t.tokenWith('SDK reader 3', ['connector_sdks:read']),
+        })
+      ).status,
+      403,
+    );
     const list = await t.call('GET', '/api/custom_connectors?title=Unreleased');
     assert.equal(list.body.result[0].latest_released_version, null);
   });
@@ -147,10 +243,24 @@ describe('GET /api/custom_connectors/:id/code', () => {
     const created = await create({ title: 'Code owner', code: CODE_V1 });
     const id = created.body.data.id;
     assert.equal((await t.call('GET', '/api/custom_connectors/999999/code')).status, 404);
-    assert.equal((await t.call('GET', `/api/custom_connectors/${id}/code`, { token: (await t.newWorkspace('Code Other Co')).adminToken })).status, 404);
+    assert.equal(
+      (
+        await t.call('GET', `/api/custom_connectors/${id}/code`, {
+          token: (await t.newWorkspace('Code Other Co')).adminToken,
+        })
+      ).status,
+      404,
+    );
     assert.equal((await t.call('GET', '/api/custom_connectors/abc/code')).status, 400);
     assert.equal((await t.call('GET', `/api/custom_connectors/${id}/code`, { token: null })).status, 401);
-    assert.equal((await t.call('GET', `/api/custom_connectors/${id}/code`, { token: await t.tokenWith('No SDK', ['connections:read']) })).status, 403);
+    assert.equal(
+      (
+        await t.call('GET', `/api/custom_connectors/${id}/code`, {
+          token: await t.tokenWith('No SDK', ['connections:read']),
+        })
+      ).status,
+      403,
+    );
   });
 });
 
@@ -163,25 +273,51 @@ describe('GET /api/custom_connectors', () => {
     assert.ok(all.body.result.length >= 2);
     for (const c of all.body.result) assert.deepEqual(Object.keys(c).sort(), CONNECTOR_KEYS);
     const zebra = await t.call('GET', '/api/custom_connectors?title=ZEBRA');
-    assert.deepEqual(zebra.body.result.map((c: { title: string }) => c.title), ['Zebra Billing', 'zebra crm']);
+    assert.deepEqual(
+      zebra.body.result.map((c: { title: string }) => c.title),
+      ['Zebra Billing', 'zebra crm'],
+    );
     const search = await t.call('GET', '/api/custom_connectors/search?title=billing');
-    assert.deepEqual(search.body.result.map((c: { title: string }) => c.title), ['Zebra Billing']);
+    assert.deepEqual(
+      search.body.result.map((c: { title: string }) => c.title),
+      ['Zebra Billing'],
+    );
     assert.deepEqual((await t.call('GET', '/api/custom_connectors?title=no-such-title')).body, { result: [] });
   });
 
   test('oem_shared: nothing is shared from an Embedded parent on a self-hosted server', async () => {
     await create({ title: 'Own connector', code: CODE_V1 });
     assert.deepEqual((await t.call('GET', '/api/custom_connectors?oem_shared=true')).body, { result: [] });
-    assert.equal((await t.call('GET', '/api/custom_connectors?oem_shared=false')).body.result.length, await connectorCount());
+    assert.equal(
+      (await t.call('GET', '/api/custom_connectors?oem_shared=false')).body.result.length,
+      await connectorCount(),
+    );
     assert.equal((await t.call('GET', '/api/custom_connectors?oem_shared=perhaps')).status, 400);
   });
 
   test('other environments and workspaces see none; 401; 403', async () => {
     await create({ title: 'Dev connector', code: CODE_V1 });
-    assert.deepEqual((await t.call('GET', '/api/custom_connectors', { token: await t.tokenFor('Admin', 'test') })).body, { result: [] });
-    assert.deepEqual((await t.call('GET', '/api/custom_connectors/search', { token: (await t.newWorkspace('SDK Other Co')).adminToken })).body, { result: [] });
+    assert.deepEqual(
+      (await t.call('GET', '/api/custom_connectors', { token: await t.tokenFor('Admin', 'test') })).body,
+      { result: [] },
+    );
+    assert.deepEqual(
+      (
+        await t.call('GET', '/api/custom_connectors/search', {
+          token: (await t.newWorkspace('SDK Other Co')).adminToken,
+        })
+      ).body,
+      { result: [] },
+    );
     assert.equal((await t.call('GET', '/api/custom_connectors', { token: null })).status, 401);
-    assert.equal((await t.call('GET', '/api/custom_connectors', { token: await t.tokenWith('No SDK 2', ['workspace_details:read']) })).status, 403);
+    assert.equal(
+      (
+        await t.call('GET', '/api/custom_connectors', {
+          token: await t.tokenWith('No SDK 2', ['workspace_details:read']),
+        })
+      ).status,
+      403,
+    );
   });
 });
 

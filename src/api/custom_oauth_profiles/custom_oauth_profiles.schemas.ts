@@ -3,8 +3,14 @@ import { PageQuery, Timestamp } from '../../http/schemas.ts';
 
 const Data = {
   client_id: Type.String({ maxLength: 10_000, description: 'OAuth client id of the app (returned)' }),
-  client_secret: Type.String({ maxLength: 100_000, description: 'OAuth client secret: stored encrypted, never returned' }),
-  token: Type.String({ maxLength: 100_000, description: 'Extra provider secret (signing or verification token): stored encrypted, never returned' }),
+  client_secret: Type.String({
+    maxLength: 100_000,
+    description: 'OAuth client secret: stored encrypted, never returned',
+  }),
+  token: Type.String({
+    maxLength: 100_000,
+    description: 'Extra provider secret (signing or verification token): stored encrypted, never returned',
+  }),
 };
 
 // Unknown fields are ignored, as elsewhere in the API.
@@ -17,11 +23,17 @@ export const CreateProfileBody = Type.Object({
 export const UpdateProfileBody = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 10_000 })),
   provider: Type.Optional(Type.String({ maxLength: 1000 })),
-  data: Type.Optional(Type.Object({
-    client_id: Type.Optional(Data.client_id),
-    client_secret: Type.Optional(Type.String({ ...Data.client_secret, description: 'Omit to keep the stored secret' })),
-    token: Type.Optional(Type.Union([Data.token, Type.Null()], { description: 'Omit to keep; null or "" removes it' })),
-  })),
+  data: Type.Optional(
+    Type.Object({
+      client_id: Type.Optional(Data.client_id),
+      client_secret: Type.Optional(
+        Type.String({ ...Data.client_secret, description: 'Omit to keep the stored secret' }),
+      ),
+      token: Type.Optional(
+        Type.Union([Data.token, Type.Null()], { description: 'Omit to keep; null or "" removes it' }),
+      ),
+    }),
+  ),
 });
 
 export const CustomOauthProfile = Type.Object({

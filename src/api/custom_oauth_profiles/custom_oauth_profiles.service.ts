@@ -26,7 +26,11 @@ const MAX_NAME = 255;
 const MAX_CLIENT_ID = 1000;
 const MAX_SECRET = 10_000;
 
-export async function listProfiles(ctx: ServiceContext, scope: ProfileScope, page: { offset: number; perPage: number }): Promise<CustomOauthProfileApi[]> {
+export async function listProfiles(
+  ctx: ServiceContext,
+  scope: ProfileScope,
+  page: { offset: number; perPage: number },
+): Promise<CustomOauthProfileApi[]> {
   return (await listProfileRows(ctx.db, scope, page)).map(profileToApi);
 }
 
@@ -34,14 +38,19 @@ export async function getProfile(ctx: ServiceContext, scope: ProfileScope, id: n
   return profileToApi(assertFound(await findProfile(ctx.db, scope, id)));
 }
 
-export async function createProfile(ctx: ServiceContext, scope: ProfileScope, input: ProfileInput): Promise<CustomOauthProfileApi> {
+export async function createProfile(
+  ctx: ServiceContext,
+  scope: ProfileScope,
+  input: ProfileInput,
+): Promise<CustomOauthProfileApi> {
   const errors: FieldErrors = {};
   const name = checkName(input.name, errors);
   const providerError = providerProblem(input.provider);
   if (providerError) errors.provider = [providerError];
   const clientId = checkText(input.data?.client_id, 'data.client_id', MAX_CLIENT_ID, errors, true);
   const clientSecret = checkText(input.data?.client_secret, 'data.client_secret', MAX_SECRET, errors, true);
-  const token = input.data?.token === null ? undefined : checkText(input.data?.token, 'data.token', MAX_SECRET, errors, false);
+  const token =
+    input.data?.token === null ? undefined : checkText(input.data?.token, 'data.token', MAX_SECRET, errors, false);
   if (Object.keys(errors).length > 0) throw invalid(errors);
 
   const now = toStored(ctx.clock.now());
@@ -63,10 +72,23 @@ export async function createProfile(ctx: ServiceContext, scope: ProfileScope, in
 }
 
 /** Partial update: an omitted client_secret or token keeps the stored one; `token: null` removes it. */
-export async function updateProfile(ctx: ServiceContext, scope: ProfileScope, id: number, input: ProfileInput): Promise<CustomOauthProfileApi> {
+export async function updateProfile(
+  ctx: ServiceContext,
+  scope: ProfileScope,
+  id: number,
+  input: ProfileInput,
+): Promise<CustomOauthProfileApi> {
   const data = input.data ?? {};
-  if (input.name === undefined && input.provider === undefined && data.client_id === undefined && data.client_secret === undefined && data.token === undefined) {
-    throw new AppError('nothing_to_update', { errors: { body: ['must contain at least one of name, provider, data.client_id, data.client_secret, data.token'] } });
+  if (
+    input.name === undefined &&
+    input.provider === undefined &&
+    data.client_id === undefined &&
+    data.client_secret === undefined &&
+    data.token === undefined
+  ) {
+    throw new AppError('nothing_to_update', {
+      errors: { body: ['must contain at least one of name, provider, data.client_id, data.client_secret, data.token'] },
+    });
   }
   const errors: FieldErrors = {};
   const name = input.name === undefined ? undefined : checkName(input.name, errors);
@@ -75,7 +97,13 @@ export async function updateProfile(ctx: ServiceContext, scope: ProfileScope, id
     if (providerError) errors.provider = [providerError];
   }
   const clientId = checkText(data.client_id, 'data.client_id', MAX_CLIENT_ID, errors, data.client_id !== undefined);
-  const clientSecret = checkText(data.client_secret, 'data.client_secret', MAX_SECRET, errors, data.client_secret !== undefined);
+  const clientSecret = checkText(
+    data.client_secret,
+    'data.client_secret',
+    MAX_SECRET,
+    errors,
+    data.client_secret !== undefined,
+  );
   const token = data.token === null ? null : checkText(data.token, 'data.token', MAX_SECRET, errors, false);
   if (Object.keys(errors).length > 0) throw invalid(errors);
 
@@ -90,7 +118,11 @@ export async function updateProfile(ctx: ServiceContext, scope: ProfileScope, id
         ...(input.provider !== undefined ? { provider: input.provider } : {}),
         ...(clientId !== undefined ? { client_id: clientId } : {}),
         ...(clientSecret !== undefined ? { client_secret_sealed: ctx.secretBox.seal(clientSecret) } : {}),
-        ...(token === null || token === '' ? { token_sealed: null } : token !== undefined ? { token_sealed: ctx.secretBox.seal(token) } : {}),
+        ...(token === null || token === ''
+          ? { token_sealed: null }
+          : token !== undefined
+            ? { token_sealed: ctx.secretBox.seal(token) }
+            : {}),
         updated_at: toStored(ctx.clock.now()),
       }),
     );
@@ -109,7 +141,11 @@ export async function removeProfile(ctx: ServiceContext, scope: ProfileScope, id
 }
 
 /** The profile's OAuth app credentials in clear, for the OAuth handshake of a connection that uses it. */
-export async function openProfileCredentials(ctx: ServiceContext, scope: ProfileScope, id: number): Promise<{ provider: string; clientId: string; clientSecret: string; token: string | null }> {
+export async function openProfileCredentials(
+  ctx: ServiceContext,
+  scope: ProfileScope,
+  id: number,
+): Promise<{ provider: string; clientId: string; clientSecret: string; token: string | null }> {
   const row = assertFound(await findProfileSecrets(ctx.db, scope, id));
   return {
     provider: row.provider,
@@ -119,7 +155,6 @@ export async function openProfileCredentials(ctx: ServiceContext, scope: Profile
   };
 }
 
-
 function checkName(name: string | undefined, errors: FieldErrors): string | undefined {
   const trimmed = name?.trim();
   if (trimmed === undefined || trimmed === '') errors.name = ["can't be blank"];
@@ -127,7 +162,13 @@ function checkName(name: string | undefined, errors: FieldErrors): string | unde
   return trimmed;
 }
 
-function checkText(value: string | undefined, field: string, max: number, errors: FieldErrors, required: boolean): string | undefined {
+function checkText(
+  value: string | undefined,
+  field: string,
+  max: number,
+  errors: FieldErrors,
+  required: boolean,
+): string | undefined {
   if (value === undefined) {
     if (required) errors[field] = ["can't be blank"];
     return undefined;

@@ -41,7 +41,13 @@ function selectWithUsage(db: Db, scope: ProfileScope) {
   return db
     .selectFrom('custom_oauth_profiles as p')
     .selectAll('p')
-    .select((eb) => eb.selectFrom('connections as c').select((e) => e.fn.countAll<number>().as('n')).whereRef('c.custom_oauth_profile_id', '=', 'p.id').as('shared_accounts_count'))
+    .select((eb) =>
+      eb
+        .selectFrom('connections as c')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .whereRef('c.custom_oauth_profile_id', '=', 'p.id')
+        .as('shared_accounts_count'),
+    )
     .where('p.workspace_id', '=', scope.workspaceId)
     .where('p.environment_id', '=', scope.environmentId);
 }
@@ -51,7 +57,11 @@ export async function findProfile(db: Db, scope: ProfileScope, id: number): Prom
   return row && { ...row, shared_accounts_count: Number(row.shared_accounts_count ?? 0) };
 }
 
-export async function listProfiles(db: Db, scope: ProfileScope, page: { offset: number; perPage: number }): Promise<ProfileWithUsage[]> {
+export async function listProfiles(
+  db: Db,
+  scope: ProfileScope,
+  page: { offset: number; perPage: number },
+): Promise<ProfileWithUsage[]> {
   const rows = await selectWithUsage(db, scope).orderBy('p.id').limit(page.perPage).offset(page.offset).execute();
   return rows.map((row) => ({ ...row, shared_accounts_count: Number(row.shared_accounts_count ?? 0) }));
 }
@@ -61,16 +71,38 @@ export async function insertProfile(db: Db, values: Omit<CustomOauthProfileRow, 
   return row.id;
 }
 
-export async function updateProfile(db: Db, scope: ProfileScope, id: number, values: Partial<Omit<CustomOauthProfileRow, 'id' | 'workspace_id' | 'environment_id' | 'created_at'>>): Promise<void> {
-  await db.updateTable('custom_oauth_profiles').set(values).where('workspace_id', '=', scope.workspaceId).where('environment_id', '=', scope.environmentId).where('id', '=', id).execute();
+export async function updateProfile(
+  db: Db,
+  scope: ProfileScope,
+  id: number,
+  values: Partial<Omit<CustomOauthProfileRow, 'id' | 'workspace_id' | 'environment_id' | 'created_at'>>,
+): Promise<void> {
+  await db
+    .updateTable('custom_oauth_profiles')
+    .set(values)
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment_id', '=', scope.environmentId)
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function deleteProfile(db: Db, scope: ProfileScope, id: number): Promise<void> {
-  await db.deleteFrom('custom_oauth_profiles').where('workspace_id', '=', scope.workspaceId).where('environment_id', '=', scope.environmentId).where('id', '=', id).execute();
+  await db
+    .deleteFrom('custom_oauth_profiles')
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment_id', '=', scope.environmentId)
+    .where('id', '=', id)
+    .execute();
 }
 
 /** The sealed secrets of a profile, for the OAuth handshake of its connections (never for a reply). */
-export async function findProfileSecrets(db: Db, scope: ProfileScope, id: number): Promise<Pick<CustomOauthProfileRow, 'client_id' | 'client_secret_sealed' | 'token_sealed' | 'provider'> | undefined> {
+export async function findProfileSecrets(
+  db: Db,
+  scope: ProfileScope,
+  id: number,
+): Promise<
+  Pick<CustomOauthProfileRow, 'client_id' | 'client_secret_sealed' | 'token_sealed' | 'provider'> | undefined
+> {
   return db
     .selectFrom('custom_oauth_profiles')
     .select(['client_id', 'client_secret_sealed', 'token_sealed', 'provider'])

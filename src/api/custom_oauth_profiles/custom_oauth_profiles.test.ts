@@ -28,9 +28,24 @@ async function secretsOf(id: number) {
   return openProfileCredentials(t.ctx, { workspaceId: t.workspaceId, environmentId: devEnvironmentId }, id);
 }
 
-const slackApp = (name: string, extra: Record<string, unknown> = {}) => ({ name, provider: 'slack', data: { client_id: '1234567890.987654321', client_secret: CLIENT_SECRET, token: EXTRA_TOKEN }, ...extra });
+const slackApp = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  provider: 'slack',
+  data: { client_id: '1234567890.987654321', client_secret: CLIENT_SECRET, token: EXTRA_TOKEN },
+  ...extra,
+});
 
-const PROFILE_KEYS = ['created_at', 'data', 'id', 'name', 'oem_customers_count', 'provider', 'shared_accounts_count', 'updated_at', 'user_id'];
+const PROFILE_KEYS = [
+  'created_at',
+  'data',
+  'id',
+  'name',
+  'oem_customers_count',
+  'provider',
+  'shared_accounts_count',
+  'updated_at',
+  'user_id',
+];
 
 describe('POST /api/custom_oauth_profiles', () => {
   test('creates a profile; the reply shows only client_id; the secrets are kept encrypted', async () => {
@@ -46,11 +61,20 @@ describe('POST /api/custom_oauth_profiles', () => {
     assert.equal(p.oem_customers_count, 0);
     assert.match(p.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
     assert.ok(!res.text.includes(CLIENT_SECRET) && !res.text.includes(EXTRA_TOKEN));
-    assert.deepEqual(await secretsOf(p.id), { provider: 'slack', clientId: '1234567890.987654321', clientSecret: CLIENT_SECRET, token: EXTRA_TOKEN });
+    assert.deepEqual(await secretsOf(p.id), {
+      provider: 'slack',
+      clientId: '1234567890.987654321',
+      clientSecret: CLIENT_SECRET,
+      token: EXTRA_TOKEN,
+    });
   });
 
   test('the token is optional', async () => {
-    const res = await create({ name: 'No token', provider: 'github', data: { client_id: 'gh', client_secret: 'gh-secret' } });
+    const res = await create({
+      name: 'No token',
+      provider: 'github',
+      data: { client_id: 'gh', client_secret: 'gh-secret' },
+    });
     assert.equal(res.status, 200);
     assert.equal((await secretsOf(res.body.result.id)).token, null);
   });
@@ -60,7 +84,10 @@ describe('POST /api/custom_oauth_profiles', () => {
     const before = await profileCount();
     const dup = await create(slackApp('UNIQUE APP'));
     assert.equal(dup.status, 422);
-    assert.deepEqual(dup.body, { message: 'Name has already been taken', errors: { name: ['has already been taken'] } });
+    assert.deepEqual(dup.body, {
+      message: 'Name has already been taken',
+      errors: { name: ['has already been taken'] },
+    });
     assert.equal(await profileCount(), before);
     const testToken = await t.tokenFor('Admin', 'test');
     assert.equal((await create(slackApp('Unique app'), testToken)).status, 200);
@@ -80,7 +107,10 @@ describe('POST /api/custom_oauth_profiles', () => {
       [{ name: 'x', provider: 'slack', data: { client_id: 'a', client_secret: '' } }, 'data.client_secret'],
       [{ name: 'x', provider: 'slack', data: { client_id: 42, client_secret: 'b' } }, 'data.client_id'],
       [{ name: 'x', provider: 'slack', data: { client_id: 'a', client_secret: 'b', token: 5 } }, 'data.token'],
-      [{ name: 'x', provider: 'slack', data: { client_id: 'a', client_secret: 's'.repeat(10_001) } }, 'data.client_secret'],
+      [
+        { name: 'x', provider: 'slack', data: { client_id: 'a', client_secret: 's'.repeat(10_001) } },
+        'data.client_secret',
+      ],
       [{ name: 'x', provider: 'slack', data: 'client_id=a' }, 'data'],
     ];
     for (const [body, field] of cases) {
@@ -88,17 +118,30 @@ describe('POST /api/custom_oauth_profiles', () => {
       assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 80)} -> ${res.status} ${res.text.slice(0, 200)}`);
       assert.ok(res.body.errors?.[field], `errors names ${field}: ${res.text.slice(0, 300)}`);
     }
-    const malformed = await t.call('POST', '/api/custom_oauth_profiles', { raw: '{"name":', headers: { 'content-type': 'application/json' } });
+    const malformed = await t.call('POST', '/api/custom_oauth_profiles', {
+      raw: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(malformed.status, 400);
-    assert.equal((await t.call('POST', '/api/custom_oauth_profiles', { raw: 'name=x', headers: { 'content-type': 'text/plain' } })).status, 415);
-    const huge = await t.call('POST', '/api/custom_oauth_profiles', { raw: JSON.stringify(slackApp('x'.repeat(2 * 1024 * 1024))), headers: { 'content-type': 'application/json' } });
+    assert.equal(
+      (await t.call('POST', '/api/custom_oauth_profiles', { raw: 'name=x', headers: { 'content-type': 'text/plain' } }))
+        .status,
+      415,
+    );
+    const huge = await t.call('POST', '/api/custom_oauth_profiles', {
+      raw: JSON.stringify(slackApp('x'.repeat(2 * 1024 * 1024))),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(huge.status, 413);
     assert.equal(await profileCount(), before);
   });
 
   test('401 and 403 (nothing created)', async () => {
     const before = await profileCount();
-    assert.equal((await t.call('POST', '/api/custom_oauth_profiles', { token: null, body: slackApp('x') })).status, 401);
+    assert.equal(
+      (await t.call('POST', '/api/custom_oauth_profiles', { token: null, body: slackApp('x') })).status,
+      401,
+    );
     const reader = await t.tokenWith('OAuth reader', ['custom_oauth_profiles:read']);
     const res = await create(slackApp('x'), reader);
     assert.equal(res.status, 403);
@@ -113,7 +156,10 @@ describe('GET /api/custom_oauth_profiles', () => {
     const all = await t.call('GET', '/api/custom_oauth_profiles');
     assert.equal(all.status, 200);
     const ids = all.body.result.map((p: { id: number }) => p.id);
-    assert.deepEqual(ids, [...ids].sort((a: number, b: number) => a - b));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a: number, b: number) => a - b),
+    );
     assert.ok(!all.text.includes(CLIENT_SECRET) && !all.text.includes(EXTRA_TOKEN));
     const page1 = await t.call('GET', '/api/custom_oauth_profiles?page=1&per_page=2');
     const page2 = await t.call('GET', '/api/custom_oauth_profiles?page=2&per_page=2');
@@ -126,14 +172,27 @@ describe('GET /api/custom_oauth_profiles', () => {
   test('other environments and workspaces do not see them', async () => {
     await create(slackApp('Dev-only app'));
     const prod = await t.tokenFor('Admin', 'prod');
-    assert.ok(!(await t.call('GET', '/api/custom_oauth_profiles', { token: prod })).body.result.some((p: { name: string }) => p.name === 'Dev-only app'));
+    assert.ok(
+      !(await t.call('GET', '/api/custom_oauth_profiles', { token: prod })).body.result.some(
+        (p: { name: string }) => p.name === 'Dev-only app',
+      ),
+    );
     const other = await t.newWorkspace('OAuth Other Co');
-    assert.deepEqual((await t.call('GET', '/api/custom_oauth_profiles', { token: other.adminToken })).body, { result: [] });
+    assert.deepEqual((await t.call('GET', '/api/custom_oauth_profiles', { token: other.adminToken })).body, {
+      result: [],
+    });
   });
 
   test('401 and 403', async () => {
     assert.equal((await t.call('GET', '/api/custom_oauth_profiles', { token: null })).status, 401);
-    assert.equal((await t.call('GET', '/api/custom_oauth_profiles', { token: await t.tokenWith('No OAuth', ['workspace_details:read']) })).status, 403);
+    assert.equal(
+      (
+        await t.call('GET', '/api/custom_oauth_profiles', {
+          token: await t.tokenWith('No OAuth', ['workspace_details:read']),
+        })
+      ).status,
+      403,
+    );
   });
 });
 
@@ -141,8 +200,12 @@ describe('GET /api/custom_oauth_profiles/:id', () => {
   test('{"result": {...}} with shared_accounts_count = connections using it', async () => {
     const created = await create(slackApp('Counted app'));
     const id = created.body.result.id;
-    await t.call('POST', '/api/connections', { body: { name: 'Slack A', provider: 'slack', custom_oauth_profile_id: id } });
-    await t.call('POST', '/api/connections', { body: { name: 'Slack B', provider: 'slack', custom_oauth_profile_id: id } });
+    await t.call('POST', '/api/connections', {
+      body: { name: 'Slack A', provider: 'slack', custom_oauth_profile_id: id },
+    });
+    await t.call('POST', '/api/connections', {
+      body: { name: 'Slack B', provider: 'slack', custom_oauth_profile_id: id },
+    });
     const res = await t.call('GET', `/api/custom_oauth_profiles/${id}`);
     assert.equal(res.status, 200);
     assert.equal(res.body.result.shared_accounts_count, 2);
@@ -154,11 +217,28 @@ describe('GET /api/custom_oauth_profiles/:id', () => {
     const created = await create(slackApp('Private app'));
     const id = created.body.result.id;
     assert.deepEqual((await t.call('GET', '/api/custom_oauth_profiles/999999')).body, { message: 'Not found' });
-    assert.equal((await t.call('GET', `/api/custom_oauth_profiles/${id}`, { token: await t.tokenFor('Admin', 'test') })).status, 404);
-    assert.equal((await t.call('GET', `/api/custom_oauth_profiles/${id}`, { token: (await t.newWorkspace('OAuth Get Co')).adminToken })).status, 404);
+    assert.equal(
+      (await t.call('GET', `/api/custom_oauth_profiles/${id}`, { token: await t.tokenFor('Admin', 'test') })).status,
+      404,
+    );
+    assert.equal(
+      (
+        await t.call('GET', `/api/custom_oauth_profiles/${id}`, {
+          token: (await t.newWorkspace('OAuth Get Co')).adminToken,
+        })
+      ).status,
+      404,
+    );
     assert.equal((await t.call('GET', '/api/custom_oauth_profiles/abc')).status, 400);
     assert.equal((await t.call('GET', `/api/custom_oauth_profiles/${id}`, { token: null })).status, 401);
-    assert.equal((await t.call('GET', `/api/custom_oauth_profiles/${id}`, { token: await t.tokenWith('No OAuth 2', ['connections:read']) })).status, 403);
+    assert.equal(
+      (
+        await t.call('GET', `/api/custom_oauth_profiles/${id}`, {
+          token: await t.tokenWith('No OAuth 2', ['connections:read']),
+        })
+      ).status,
+      403,
+    );
   });
 });
 
@@ -166,12 +246,21 @@ describe('PUT /api/custom_oauth_profiles/:id', () => {
   test('partial update: an omitted client_secret is kept; a new one replaces it; token null removes it', async () => {
     const created = await create(slackApp('Editable app'));
     const id = created.body.result.id;
-    const renamed = await t.call('PUT', `/api/custom_oauth_profiles/${id}`, { body: { name: 'Edited app', data: { client_id: 'new-client' } } });
+    const renamed = await t.call('PUT', `/api/custom_oauth_profiles/${id}`, {
+      body: { name: 'Edited app', data: { client_id: 'new-client' } },
+    });
     assert.equal(renamed.status, 200, renamed.text);
     assert.equal(renamed.body.result.name, 'Edited app');
     assert.deepEqual(renamed.body.result.data, { client_id: 'new-client' });
-    assert.deepEqual(await secretsOf(id), { provider: 'slack', clientId: 'new-client', clientSecret: CLIENT_SECRET, token: EXTRA_TOKEN });
-    const rotated = await t.call('PUT', `/api/custom_oauth_profiles/${id}`, { body: { data: { client_secret: 'rotated-secret-77', token: null } } });
+    assert.deepEqual(await secretsOf(id), {
+      provider: 'slack',
+      clientId: 'new-client',
+      clientSecret: CLIENT_SECRET,
+      token: EXTRA_TOKEN,
+    });
+    const rotated = await t.call('PUT', `/api/custom_oauth_profiles/${id}`, {
+      body: { data: { client_secret: 'rotated-secret-77', token: null } },
+    });
     assert.equal(rotated.status, 200);
     assert.ok(!rotated.text.includes('rotated-secret-77'));
     const secrets = await secretsOf(id);
@@ -185,8 +274,13 @@ describe('PUT /api/custom_oauth_profiles/:id', () => {
   test('the provider cannot change while connections use the profile (422); it can when unused', async () => {
     const created = await create(slackApp('Provider app'));
     const id = created.body.result.id;
-    assert.equal((await t.call('PUT', `/api/custom_oauth_profiles/${id}`, { body: { provider: 'slack_v2' } })).status, 200);
-    const conn = await t.call('POST', '/api/connections', { body: { name: 'Uses it', provider: 'slack_v2', custom_oauth_profile_id: id } });
+    assert.equal(
+      (await t.call('PUT', `/api/custom_oauth_profiles/${id}`, { body: { provider: 'slack_v2' } })).status,
+      200,
+    );
+    const conn = await t.call('POST', '/api/connections', {
+      body: { name: 'Uses it', provider: 'slack_v2', custom_oauth_profile_id: id },
+    });
     assert.equal(conn.status, 200);
     const res = await t.call('PUT', `/api/custom_oauth_profiles/${id}`, { body: { provider: 'slack' } });
     assert.equal(res.status, 422);
@@ -200,17 +294,54 @@ describe('PUT /api/custom_oauth_profiles/:id', () => {
     const id = created.body.result.id;
     const snapshot = (await t.call('GET', `/api/custom_oauth_profiles/${id}`)).body;
     assert.equal((await t.call('PUT', '/api/custom_oauth_profiles/999999', { body: { name: 'x' } })).status, 404);
-    assert.equal((await t.call('PUT', `/api/custom_oauth_profiles/${id}`, { token: await t.tokenFor('Admin', 'prod'), body: { name: 'x' } })).status, 404);
+    assert.equal(
+      (
+        await t.call('PUT', `/api/custom_oauth_profiles/${id}`, {
+          token: await t.tokenFor('Admin', 'prod'),
+          body: { name: 'x' },
+        })
+      ).status,
+      404,
+    );
     assert.equal((await t.call('PUT', '/api/custom_oauth_profiles/x', { body: { name: 'x' } })).status, 400);
-    for (const body of [undefined, {}, { nmae: 'x' }, { name: '' }, { name: 3 }, { data: { client_secret: '' } }, { data: { client_secret: 5 } }, { provider: 'bad key' }, { data: 'x' }]) {
+    for (const body of [
+      undefined,
+      {},
+      { nmae: 'x' },
+      { name: '' },
+      { name: 3 },
+      { data: { client_secret: '' } },
+      { data: { client_secret: 5 } },
+      { provider: 'bad key' },
+      { data: 'x' },
+    ]) {
       const res = await t.call('PUT', `/api/custom_oauth_profiles/${id}`, body === undefined ? {} : { body });
       assert.equal(res.status, 400, `${JSON.stringify(body)} -> ${res.status} ${res.text}`);
     }
     const dup = await t.call('PUT', `/api/custom_oauth_profiles/${id}`, { body: { name: 'taken NAME' } });
     assert.equal(dup.status, 422);
-    assert.equal((await t.call('PUT', `/api/custom_oauth_profiles/${id}`, { raw: '{x', headers: { 'content-type': 'application/json' } })).status, 400);
-    assert.equal((await t.call('PUT', `/api/custom_oauth_profiles/${id}`, { token: null, body: { name: 'x' } })).status, 401);
-    assert.equal((await t.call('PUT', `/api/custom_oauth_profiles/${id}`, { token: await t.tokenWith('OAuth reader 2', ['custom_oauth_profiles:read']), body: { name: 'x' } })).status, 403);
+    assert.equal(
+      (
+        await t.call('PUT', `/api/custom_oauth_profiles/${id}`, {
+          raw: '{x',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      400,
+    );
+    assert.equal(
+      (await t.call('PUT', `/api/custom_oauth_profiles/${id}`, { token: null, body: { name: 'x' } })).status,
+      401,
+    );
+    assert.equal(
+      (
+        await t.call('PUT', `/api/custom_oauth_profiles/${id}`, {
+          token: await t.tokenWith('OAuth reader 2', ['custom_oauth_profiles:read']),
+          body: { name: 'x' },
+        })
+      ).status,
+      403,
+    );
     assert.deepEqual((await t.call('GET', `/api/custom_oauth_profiles/${id}`)).body, snapshot);
     assert.equal((await secretsOf(id)).clientSecret, CLIENT_SECRET);
   });
@@ -228,12 +359,17 @@ describe('DELETE /api/custom_oauth_profiles/:id', () => {
   test('422 while a connection uses it; deletable once the connection lets go', async () => {
     const created = await create(slackApp('In-use app'));
     const id = created.body.result.id;
-    const conn = await t.call('POST', '/api/connections', { body: { name: 'Holder', provider: 'slack', custom_oauth_profile_id: id } });
+    const conn = await t.call('POST', '/api/connections', {
+      body: { name: 'Holder', provider: 'slack', custom_oauth_profile_id: id },
+    });
     const res = await t.call('DELETE', `/api/custom_oauth_profiles/${id}`);
     assert.equal(res.status, 422);
     assert.equal(res.body.message, 'Custom OAuth profile is in use by 1 connection(s)');
     assert.equal((await t.call('GET', `/api/custom_oauth_profiles/${id}`)).status, 200);
-    assert.equal((await t.call('PUT', `/api/connections/${conn.body.id}`, { body: { custom_oauth_profile_id: null } })).status, 200);
+    assert.equal(
+      (await t.call('PUT', `/api/connections/${conn.body.id}`, { body: { custom_oauth_profile_id: null } })).status,
+      200,
+    );
     assert.equal((await t.call('DELETE', `/api/custom_oauth_profiles/${id}`)).status, 200);
   });
 
@@ -241,10 +377,20 @@ describe('DELETE /api/custom_oauth_profiles/:id', () => {
     const created = await create(slackApp('Kept app'));
     const id = created.body.result.id;
     assert.equal((await t.call('DELETE', '/api/custom_oauth_profiles/999999')).status, 404);
-    assert.equal((await t.call('DELETE', `/api/custom_oauth_profiles/${id}`, { token: await t.tokenFor('Admin', 'test') })).status, 404);
+    assert.equal(
+      (await t.call('DELETE', `/api/custom_oauth_profiles/${id}`, { token: await t.tokenFor('Admin', 'test') })).status,
+      404,
+    );
     assert.equal((await t.call('DELETE', '/api/custom_oauth_profiles/abc')).status, 400);
     assert.equal((await t.call('DELETE', `/api/custom_oauth_profiles/${id}`, { token: null })).status, 401);
-    assert.equal((await t.call('DELETE', `/api/custom_oauth_profiles/${id}`, { token: await t.tokenWith('OAuth reader 3', ['custom_oauth_profiles:read']) })).status, 403);
+    assert.equal(
+      (
+        await t.call('DELETE', `/api/custom_oauth_profiles/${id}`, {
+          token: await t.tokenWith('OAuth reader 3', ['custom_oauth_profiles:read']),
+        })
+      ).status,
+      403,
+    );
     assert.equal((await t.call('GET', `/api/custom_oauth_profiles/${id}`)).status, 200);
   });
 });

@@ -17,12 +17,20 @@ export type ColumnType = (typeof COLUMN_TYPES)[number];
 
 /** Other spellings clients and exports use for the same types. */
 const TYPE_ALIASES: Record<string, ColumnType> = {
-  string: 'string', text: 'string', short_text: 'string', long_text: 'string',
-  integer: 'integer', int: 'integer',
-  decimal: 'decimal', number: 'decimal', float: 'decimal',
+  string: 'string',
+  text: 'string',
+  short_text: 'string',
+  long_text: 'string',
+  integer: 'integer',
+  int: 'integer',
+  decimal: 'decimal',
+  number: 'decimal',
+  float: 'decimal',
   boolean: 'boolean',
   date: 'date',
-  date_time: 'date_time', datetime: 'date_time', timestamp: 'date_time',
+  date_time: 'date_time',
+  datetime: 'date_time',
+  timestamp: 'date_time',
 };
 
 export interface Column {
@@ -92,12 +100,22 @@ export function coerce(type: ColumnType, value: unknown): { value: Stored } | { 
       return { value: text };
     }
     case 'integer': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*[-+]?\d{1,16}\s*$/.test(value) ? Number(value) : NaN;
+      const n =
+        typeof value === 'number'
+          ? value
+          : typeof value === 'string' && /^\s*[-+]?\d{1,16}\s*$/.test(value)
+            ? Number(value)
+            : NaN;
       if (!Number.isSafeInteger(n)) return { problem: `must be an integer (got ${describe(value)})` };
       return { value: n };
     }
     case 'decimal': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value) ? Number(value) : NaN;
+      const n =
+        typeof value === 'number'
+          ? value
+          : typeof value === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value)
+            ? Number(value)
+            : NaN;
       if (!Number.isFinite(n)) return { problem: `must be a number (got ${describe(value)})` };
       return { value: n };
     }
@@ -119,7 +137,9 @@ export function coerce(type: ColumnType, value: unknown): { value: Stored } | { 
     case 'date_time': {
       if (typeof value !== 'string') return { problem: `must be a date and time, ISO 8601 (got ${describe(value)})` };
       const text = value.trim();
-      const at = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) ? Date.parse(text) : NaN;
+      const at = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)
+        ? Date.parse(text)
+        : NaN;
       if (Number.isNaN(at)) return { problem: `must be a date and time, ISO 8601 (got ${describe(value)})` };
       return { value: new Date(at).toISOString() };
     }
@@ -127,13 +147,33 @@ export function coerce(type: ColumnType, value: unknown): { value: Stored } | { 
 }
 
 function describe(value: unknown): string {
-  const text = typeof value === 'string' ? JSON.stringify(value) : typeof value === 'object' ? (Array.isArray(value) ? 'a list' : 'an object') : String(value);
+  const text =
+    typeof value === 'string'
+      ? JSON.stringify(value)
+      : typeof value === 'object'
+        ? Array.isArray(value)
+          ? 'a list'
+          : 'an object'
+        : String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 // ---- filters ----
 
-export const FILTER_OPERATORS = ['eq', 'ne', 'lt', 'gt', 'lte', 'gte', 'starts_with', 'in', 'isnull', 'isnotnull', 'istrue', 'isfalse'] as const;
+export const FILTER_OPERATORS = [
+  'eq',
+  'ne',
+  'lt',
+  'gt',
+  'lte',
+  'gte',
+  'starts_with',
+  'in',
+  'isnull',
+  'isnotnull',
+  'istrue',
+  'isfalse',
+] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 export interface Filter {
@@ -156,18 +196,30 @@ export function matches(filter: Filter, value: Stored): boolean {
   const v = value === undefined ? null : value;
   const target = filter.values[0] ?? null;
   switch (filter.op) {
-    case 'isnull': return v === null;
-    case 'isnotnull': return v !== null;
-    case 'istrue': return v === true;
-    case 'isfalse': return v === false;
-    case 'eq': return target === null ? v === null : v !== null && compare(v, target) === 0;
-    case 'ne': return target === null ? v !== null : v === null || compare(v, target) !== 0;
-    case 'in': return filter.values.some((t) => (t === null ? v === null : v !== null && compare(v, t) === 0));
-    case 'starts_with': return v !== null && target !== null && String(v).startsWith(String(target));
-    case 'lt': return v !== null && target !== null && compare(v, target) < 0;
-    case 'gt': return v !== null && target !== null && compare(v, target) > 0;
-    case 'lte': return v !== null && target !== null && compare(v, target) <= 0;
-    case 'gte': return v !== null && target !== null && compare(v, target) >= 0;
+    case 'isnull':
+      return v === null;
+    case 'isnotnull':
+      return v !== null;
+    case 'istrue':
+      return v === true;
+    case 'isfalse':
+      return v === false;
+    case 'eq':
+      return target === null ? v === null : v !== null && compare(v, target) === 0;
+    case 'ne':
+      return target === null ? v !== null : v === null || compare(v, target) !== 0;
+    case 'in':
+      return filter.values.some((t) => (t === null ? v === null : v !== null && compare(v, t) === 0));
+    case 'starts_with':
+      return v !== null && target !== null && String(v).startsWith(String(target));
+    case 'lt':
+      return v !== null && target !== null && compare(v, target) < 0;
+    case 'gt':
+      return v !== null && target !== null && compare(v, target) > 0;
+    case 'lte':
+      return v !== null && target !== null && compare(v, target) <= 0;
+    case 'gte':
+      return v !== null && target !== null && compare(v, target) >= 0;
   }
 }
 

@@ -3,15 +3,34 @@ import { Id, IdInput, PageQuery, Timestamp } from '../../http/schemas.ts';
 
 export const CreateTableBody = Type.Object({
   name: Type.Optional(Type.Unknown({ description: 'Table name, unique in the environment ignoring case' })),
-  folder_id: Type.Optional(Type.Union([IdInput, Type.Null()], { description: 'The folder of the table; default: Home (clients of all projects only)' })),
+  folder_id: Type.Optional(
+    Type.Union([IdInput, Type.Null()], {
+      description: 'The folder of the table; default: Home (clients of all projects only)',
+    }),
+  ),
   // Checked by the service, which names the column at fault; typed here for the documentation.
-  schema: Type.Optional(Type.Unknown({
-    description: 'The columns, in order: 1 to 100 of {name, type, optional, default_value, hint, field_id}. `type`: string, integer, decimal (or number), boolean, date (YYYY-MM-DD) or date_time (ISO 8601); `optional` false: every record must hold a value (default true); `default_value`: the value of a new record that gives none; `field_id`: the column UUID, generated when not given. Names are unique ignoring case and are not Record ID, Created at or Updated at.', examples: [[{ name: 'email', type: 'string', optional: false }, { name: 'amount', type: 'decimal' }]] })),
+  schema: Type.Optional(
+    Type.Unknown({
+      description:
+        'The columns, in order: 1 to 100 of {name, type, optional, default_value, hint, field_id}. `type`: string, integer, decimal (or number), boolean, date (YYYY-MM-DD) or date_time (ISO 8601); `optional` false: every record must hold a value (default true); `default_value`: the value of a new record that gives none; `field_id`: the column UUID, generated when not given. Names are unique ignoring case and are not Record ID, Created at or Updated at.',
+      examples: [
+        [
+          { name: 'email', type: 'string', optional: false },
+          { name: 'amount', type: 'decimal' },
+        ],
+      ],
+    }),
+  ),
 });
 
 export const UpdateTableBody = Type.Object({
   name: Type.Optional(Type.Unknown({ description: 'A new name' })),
-  schema: Type.Optional(Type.Unknown({ description: 'The whole new list of columns: a column with the field_id of an existing one keeps its values; columns left out are dropped' })),
+  schema: Type.Optional(
+    Type.Unknown({
+      description:
+        'The whole new list of columns: a column with the field_id of an existing one keeps its values; columns left out are dropped',
+    }),
+  ),
 });
 
 export const Column = Type.Object({
@@ -28,7 +47,10 @@ export const DataTable = Type.Object({
   name: Type.String(),
   folder_id: Type.Integer(),
   project_id: Type.Union([Type.String(), Type.Null()]),
-  schema: Type.Array(Column, { description: 'The columns; every table also has Record ID (11fbe9a6-a16d-4d7e-86ea-afe42ec03005), Created at and Updated at' }),
+  schema: Type.Array(Column, {
+    description:
+      'The columns; every table also has Record ID (11fbe9a6-a16d-4d7e-86ea-afe42ec03005), Created at and Updated at',
+  }),
   record_count: Type.Integer(),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -50,10 +72,17 @@ export const RecordList = Type.Object({
 });
 
 const RecordData = Type.Record(Type.String(), Type.Unknown(), {
-  description: 'Column name (or UUID) -> value of the column\'s type; text of numbers and booleans is accepted; null or "" empties it',
+  description:
+    'Column name (or UUID) -> value of the column\'s type; text of numbers and booleans is accepted; null or "" empties it',
 });
 export const RecordBody = Type.Object({ data: Type.Optional(RecordData) });
-export const RecordsBatchBody = Type.Object({ records: Type.Array(RecordData, { minItems: 1, maxItems: 1000, description: 'Up to 1,000 records added in one transaction: all or none' }) });
+export const RecordsBatchBody = Type.Object({
+  records: Type.Array(RecordData, {
+    minItems: 1,
+    maxItems: 1000,
+    description: 'Up to 1,000 records added in one transaction: all or none',
+  }),
+});
 export const RecordsBatchResult = Type.Object({ data: Type.Array(DataRecord) });
 
 export const TableParams = Type.Object({ data_table_id: Id });

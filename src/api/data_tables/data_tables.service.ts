@@ -137,7 +137,12 @@ export function storedRecord(row: DataTableRecordRow): StoredRecord {
 export function recordToApi(record: StoredRecord, columns: readonly Column[]): DataRecordApi {
   const data: Record<string, Stored> = {};
   for (const column of columns) data[column.name] = record.values[column.field_id] ?? null;
-  return { record_id: record.record_id, created_at: toApiTimestamp(record.created_at), updated_at: toApiTimestamp(record.updated_at), data };
+  return {
+    record_id: record.record_id,
+    created_at: toApiTimestamp(record.created_at),
+    updated_at: toApiTimestamp(record.updated_at),
+    data,
+  };
 }
 
 /** A value of a system field of a record. */
@@ -150,7 +155,11 @@ export function systemValue(record: StoredRecord, fieldId: string): Stored | und
 
 // ---- tables ----
 
-export async function listTables(ctx: ServiceContext, scope: TableScope, page: { offset: number; perPage: number }): Promise<DataTableApi[]> {
+export async function listTables(
+  ctx: ServiceContext,
+  scope: TableScope,
+  page: { offset: number; perPage: number },
+): Promise<DataTableApi[]> {
   return (await listTableRecords(ctx.db, scope, page)).map(tableToApi);
 }
 
@@ -166,10 +175,16 @@ async function visibleTable(db: Db, scope: TableScope, id: number): Promise<Visi
  * A table by id or by name (names ignore case). `preferName`: a name made of digits is tried as a
  * name before as an id. undefined when the caller cannot see it.
  */
-export async function findTableByRef(ctx: Pick<ServiceContext, 'db'>, scope: TableScope, ref: string | number, preferName = false): Promise<VisibleTable | undefined> {
+export async function findTableByRef(
+  ctx: Pick<ServiceContext, 'db'>,
+  scope: TableScope,
+  ref: string | number,
+  preferName = false,
+): Promise<VisibleTable | undefined> {
   const text = String(ref).trim();
   const asId = /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : null;
-  if (asId !== null && !preferName) return (await findTable(ctx.db, scope, asId)) ?? findTableByName(ctx.db, scope, text);
+  if (asId !== null && !preferName)
+    return (await findTable(ctx.db, scope, asId)) ?? findTableByName(ctx.db, scope, text);
   const byName = text === '' ? undefined : await findTableByName(ctx.db, scope, text);
   if (byName || asId === null) return byName;
   return findTable(ctx.db, scope, asId);
@@ -212,23 +227,30 @@ function checkSchema(raw: unknown, errors: FieldErrors, existing: readonly Colum
     const problems: string[] = [];
     const name = typeof c.name === 'string' ? c.name.trim() : '';
     if (name === '') errors[`${at}.name`] = ['is required'];
-    else if (name.length > MAX_NAME_LENGTH) errors[`${at}.name`] = [`is too long (at most ${MAX_NAME_LENGTH} characters)`];
-    else if (system.has(name.toLowerCase())) errors[`${at}.name`] = [`is the name of a system column (${SYSTEM_FIELDS.map((f) => f.name).join(', ')})`];
-    else if (names.has(name.toLowerCase())) errors[`${at}.name`] = ['is given twice (names are compared ignoring case)'];
+    else if (name.length > MAX_NAME_LENGTH)
+      errors[`${at}.name`] = [`is too long (at most ${MAX_NAME_LENGTH} characters)`];
+    else if (system.has(name.toLowerCase()))
+      errors[`${at}.name`] = [`is the name of a system column (${SYSTEM_FIELDS.map((f) => f.name).join(', ')})`];
+    else if (names.has(name.toLowerCase()))
+      errors[`${at}.name`] = ['is given twice (names are compared ignoring case)'];
     else if (name === '__proto__') errors[`${at}.name`] = ['is not allowed'];
     names.add(name.toLowerCase());
     const type = typeOf(c.type);
-    if (!type) errors[`${at}.type`] = [`must be one of ${COLUMN_TYPES.join(', ')} (got ${JSON.stringify(c.type ?? null)})`];
+    if (!type)
+      errors[`${at}.type`] = [`must be one of ${COLUMN_TYPES.join(', ')} (got ${JSON.stringify(c.type ?? null)})`];
     let fieldId: string | null = null;
     if (c.field_id !== undefined && c.field_id !== null && c.field_id !== '') {
       fieldId = typeof c.field_id === 'string' ? fieldIdOf(c.field_id) : null;
-      if (!fieldId || SYSTEM_FIELDS.some((f) => f.field_id === fieldId)) errors[`${at}.field_id`] = ['must be a UUID, and not one of a system column'];
+      if (!fieldId || SYSTEM_FIELDS.some((f) => f.field_id === fieldId))
+        errors[`${at}.field_id`] = ['must be a UUID, and not one of a system column'];
       else if (ids.has(fieldId)) errors[`${at}.field_id`] = ['is given twice'];
       else ids.add(fieldId);
     }
     const before = fieldId && existing ? existing.find((e) => e.field_id === fieldId) : undefined;
-    if (before && type && before.type !== type) errors[`${at}.type`] = [`cannot change from ${before.type} to ${type}: add a new column instead`];
-    if (c.optional !== undefined && typeof c.optional !== 'boolean') errors[`${at}.optional`] = ['must be true or false'];
+    if (before && type && before.type !== type)
+      errors[`${at}.type`] = [`cannot change from ${before.type} to ${type}: add a new column instead`];
+    if (c.optional !== undefined && typeof c.optional !== 'boolean')
+      errors[`${at}.optional`] = ['must be true or false'];
     let defaultValue: Stored = null;
     if (type && c.default_value !== undefined) {
       const coerced = coerce(type, c.default_value);
@@ -259,16 +281,27 @@ export function columnsFromDefinition(raw: unknown): Column[] {
   return columns;
 }
 
-export async function createTable(ctx: ServiceContext, scope: TableScope, input: CreateTableInput): Promise<DataTableApi> {
+export async function createTable(
+  ctx: ServiceContext,
+  scope: TableScope,
+  input: CreateTableInput,
+): Promise<DataTableApi> {
   const errors: FieldErrors = {};
   const name = checkName(input.name, errors);
   const columns = checkSchema(input.schema, errors, null);
   if (Object.keys(errors).length > 0 || !name || !columns) throw invalid(errors);
   const folderId = await folderFor(ctx, scope, input.folder_id ?? null);
   const now = toStored(ctx.clock.now());
-  const id = await uniqueOr422(() => insertTable(ctx.db, {
-    workspace_id: scope.workspaceId, environment_id: scope.environmentId, folder_id: folderId, name, columns: JSON.stringify(columns), now,
-  }));
+  const id = await uniqueOr422(() =>
+    insertTable(ctx.db, {
+      workspace_id: scope.workspaceId,
+      environment_id: scope.environmentId,
+      folder_id: folderId,
+      name,
+      columns: JSON.stringify(columns),
+      now,
+    }),
+  );
   return getTable(ctx, scope, id);
 }
 
@@ -280,23 +313,35 @@ async function folderFor(ctx: ServiceContext, scope: TableScope, folderId: numbe
     return assertFound(home).id;
   }
   const folder = await findFolder(ctx.db, scope.environmentId, folderId);
-  const visible = folder && (scope.allFolders || (folder.project_folder_id !== null && scope.folderIds.includes(folder.project_folder_id)));
-  if (!folder || !visible) throw new AppError('folder_not_found', { errors: { folder_id: ['is not a folder of this environment that you can see'] } });
+  const visible =
+    folder &&
+    (scope.allFolders || (folder.project_folder_id !== null && scope.folderIds.includes(folder.project_folder_id)));
+  if (!folder || !visible)
+    throw new AppError('folder_not_found', {
+      errors: { folder_id: ['is not a folder of this environment that you can see'] },
+    });
   return folder.id;
 }
 
-export async function updateTable(ctx: ServiceContext, scope: TableScope, id: number, input: UpdateTableInput): Promise<DataTableApi> {
+export async function updateTable(
+  ctx: ServiceContext,
+  scope: TableScope,
+  id: number,
+  input: UpdateTableInput,
+): Promise<DataTableApi> {
   const table = await visibleTable(ctx.db, scope, id);
   if (input.name === undefined && input.schema === undefined) throw new AppError('nothing_to_update');
   const errors: FieldErrors = {};
   const name = input.name === undefined ? undefined : checkName(input.name, errors);
   const columns = input.schema === undefined ? undefined : checkSchema(input.schema, errors, columnsOf(table));
   if (Object.keys(errors).length > 0) throw invalid(errors);
-  await uniqueOr422(() => updateTableDefinition(ctx.db, table.id, {
-    ...(name === undefined ? {} : { name }),
-    ...(columns === undefined ? {} : { columns: JSON.stringify(columns) }),
-    now: toStored(ctx.clock.now()),
-  }));
+  await uniqueOr422(() =>
+    updateTableDefinition(ctx.db, table.id, {
+      ...(name === undefined ? {} : { name }),
+      ...(columns === undefined ? {} : { columns: JSON.stringify(columns) }),
+      now: toStored(ctx.clock.now()),
+    }),
+  );
   return getTable(ctx, scope, id);
 }
 
@@ -314,14 +359,21 @@ export async function truncateTable(ctx: ServiceContext, scope: TableScope, id: 
 
 /** Column values given by name or UUID, checked against the columns' types; errors name the column. */
 function parseValues(columns: readonly Column[], data: unknown, field: string): Record<string, Stored> {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw invalid({ [field]: ['must be an object of column values'] });
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw invalid({ [field]: ['must be an object of column values'] });
   const out: Record<string, Stored> = {};
   const errors: FieldErrors = {};
   for (const [key, value] of Object.entries(data)) {
     const column = columnByKey(columns, key);
     if (!column) {
-      if (SYSTEM_FIELDS.some((f) => f.field_id === fieldIdOf(key) || f.name.toLowerCase() === key.trim().toLowerCase())) continue;
-      errors[`${field}.${key}`] = [`is not a column of this table (columns: ${columns.map((c) => c.name).join(', ').slice(0, 500)})`];
+      if (SYSTEM_FIELDS.some((f) => f.field_id === fieldIdOf(key) || f.name.toLowerCase() === key.trim().toLowerCase()))
+        continue;
+      errors[`${field}.${key}`] = [
+        `is not a column of this table (columns: ${columns
+          .map((c) => c.name)
+          .join(', ')
+          .slice(0, 500)})`,
+      ];
       continue;
     }
     if (column.field_id in out) {
@@ -347,15 +399,28 @@ function compact(columns: readonly Column[], values: Record<string, Stored>): Re
 }
 
 function requireColumns(columns: readonly Column[], values: Record<string, Stored>, field: string): void {
-  const missing = columns.filter((c) => !c.optional && (values[c.field_id] === null || values[c.field_id] === undefined));
-  if (missing.length > 0) throw invalid(Object.fromEntries(missing.map((c) => [`${field}.${c.name}`, ['is required']])));
+  const missing = columns.filter(
+    (c) => !c.optional && (values[c.field_id] === null || values[c.field_id] === undefined),
+  );
+  if (missing.length > 0)
+    throw invalid(Object.fromEntries(missing.map((c) => [`${field}.${c.name}`, ['is required']])));
 }
 
-async function notify(listener: RecordListener | null, trx: Db, table: VisibleTable, changes: RecordChange[]): Promise<(() => void) | null> {
+async function notify(
+  listener: RecordListener | null,
+  trx: Db,
+  table: VisibleTable,
+  changes: RecordChange[],
+): Promise<(() => void) | null> {
   return listener && changes.length > 0 ? listener.changed(trx, table, changes) : null;
 }
 
-export async function getRecord(ctx: ServiceContext, scope: TableScope, tableId: number, recordId: string): Promise<DataRecordApi> {
+export async function getRecord(
+  ctx: ServiceContext,
+  scope: TableScope,
+  tableId: number,
+  recordId: string,
+): Promise<DataRecordApi> {
   const table = await visibleTable(ctx.db, scope, tableId);
   const row = assertFound(await findRecord(ctx.db, table.id, recordId));
   return recordToApi(storedRecord(row), columnsOf(table));
@@ -367,13 +432,20 @@ export interface AddOptions {
 }
 
 /** Add records (one transaction; all or none): values checked, defaults applied, the record limit kept. */
-export async function addRecords(ctx: ServiceContext, scope: TableScope, tableId: number, list: readonly unknown[], options: AddOptions = {}): Promise<{ table: VisibleTable; records: StoredRecord[] }> {
+export async function addRecords(
+  ctx: ServiceContext,
+  scope: TableScope,
+  tableId: number,
+  list: readonly unknown[],
+  options: AddOptions = {},
+): Promise<{ table: VisibleTable; records: StoredRecord[] }> {
   const table = await visibleTable(ctx.db, scope, tableId);
   const columns = columnsOf(table);
   const field = options.field ?? 'data';
   const prepared = list.map((data, i) => {
     const values = parseValues(columns, data, list.length > 1 ? `${field}[${i}]` : field);
-    for (const column of columns) if (!(column.field_id in values) && column.default_value !== null) values[column.field_id] = column.default_value;
+    for (const column of columns)
+      if (!(column.field_id in values) && column.default_value !== null) values[column.field_id] = column.default_value;
     requireColumns(columns, values, list.length > 1 ? `${field}[${i}]` : field);
     return compact(columns, values);
   });
@@ -385,15 +457,27 @@ export async function addRecords(ctx: ServiceContext, scope: TableScope, tableId
       throw new AppError('data_table_full', { params: { max } });
     }
     const out: StoredRecord[] = [];
-    for (const values of prepared) out.push(storedRecord(await insertRecord(trx, { table_id: table.id, record_id: randomUUID(), values, now })));
-    const after = await notify(options.listener ?? null, trx, table, out.map((record) => ({ record, old: null })));
+    for (const values of prepared)
+      out.push(storedRecord(await insertRecord(trx, { table_id: table.id, record_id: randomUUID(), values, now })));
+    const after = await notify(
+      options.listener ?? null,
+      trx,
+      table,
+      out.map((record) => ({ record, old: null })),
+    );
     return { records: out, after };
   });
   after?.();
   return { table, records };
 }
 
-export async function addRecord(ctx: ServiceContext, scope: TableScope, tableId: number, data: unknown, listener: RecordListener | null = null): Promise<DataRecordApi> {
+export async function addRecord(
+  ctx: ServiceContext,
+  scope: TableScope,
+  tableId: number,
+  data: unknown,
+  listener: RecordListener | null = null,
+): Promise<DataRecordApi> {
   const { table, records } = await addRecords(ctx, scope, tableId, [data], { listener });
   return recordToApi(records[0] as StoredRecord, columnsOf(table));
 }
@@ -403,14 +487,19 @@ export async function addRecord(ctx: ServiceContext, scope: TableScope, tableId:
  * removed. Answers the record after and before.
  */
 export async function changeRecord(
-  ctx: ServiceContext, scope: TableScope, tableId: number, recordId: string,
-  change: { data?: unknown; remove?: readonly string[] }, listener: RecordListener | null = null,
+  ctx: ServiceContext,
+  scope: TableScope,
+  tableId: number,
+  recordId: string,
+  change: { data?: unknown; remove?: readonly string[] },
+  listener: RecordListener | null = null,
 ): Promise<{ table: VisibleTable; change: RecordChange }> {
   const table = await visibleTable(ctx.db, scope, tableId);
   const columns = columnsOf(table);
   const values = change.data === undefined ? {} : parseValues(columns, change.data, 'data');
   for (const fieldId of change.remove ?? []) values[fieldId] = null;
-  if (change.data !== undefined && Object.keys(values).length === 0 && (change.remove ?? []).length === 0) throw new AppError('nothing_to_update');
+  if (change.data !== undefined && Object.keys(values).length === 0 && (change.remove ?? []).length === 0)
+    throw new AppError('nothing_to_update');
   const { result, after } = await ctx.groupCommit.run(async (trx) => {
     const row = await findRecord(trx, table.id, recordId);
     if (!row) throw new AppError('not_found');
@@ -427,12 +516,24 @@ export async function changeRecord(
   return { table, change: result };
 }
 
-export async function updateRecord(ctx: ServiceContext, scope: TableScope, tableId: number, recordId: string, data: unknown, listener: RecordListener | null = null): Promise<DataRecordApi> {
+export async function updateRecord(
+  ctx: ServiceContext,
+  scope: TableScope,
+  tableId: number,
+  recordId: string,
+  data: unknown,
+  listener: RecordListener | null = null,
+): Promise<DataRecordApi> {
   const { table, change } = await changeRecord(ctx, scope, tableId, recordId, { data }, listener);
   return recordToApi(change.record, columnsOf(table));
 }
 
-export async function deleteRecord(ctx: ServiceContext, scope: TableScope, tableId: number, recordId: string): Promise<void> {
+export async function deleteRecord(
+  ctx: ServiceContext,
+  scope: TableScope,
+  tableId: number,
+  recordId: string,
+): Promise<void> {
   const table = await visibleTable(ctx.db, scope, tableId);
   await ctx.groupCommit.run(async (trx) => {
     const row = await findRecord(trx, table.id, recordId);
@@ -446,16 +547,26 @@ export async function deleteRecord(ctx: ServiceContext, scope: TableScope, table
  * the record and whether it was created. The search and the write share one transaction, so two
  * upserts of the same value never both add.
  */
-export async function upsertRecord(ctx: ServiceContext, scope: TableScope, tableId: number, primaryKey: string, data: unknown, listener: RecordListener | null = null): Promise<{ table: VisibleTable; record: StoredRecord; created: boolean }> {
+export async function upsertRecord(
+  ctx: ServiceContext,
+  scope: TableScope,
+  tableId: number,
+  primaryKey: string,
+  data: unknown,
+  listener: RecordListener | null = null,
+): Promise<{ table: VisibleTable; record: StoredRecord; created: boolean }> {
   const table = await visibleTable(ctx.db, scope, tableId);
   const columns = columnsOf(table);
   const primary = columnByKey(columns, primaryKey);
   if (!primary) throw invalid({ primary_field_id: [`is not a column of this table (${primaryKey.slice(0, 100)})`] });
   const values = parseValues(columns, data, 'data');
   const key = values[primary.field_id];
-  if (key === undefined || key === null) throw invalid({ [`data.${primary.name}`]: ['is required: the value that finds the record to update'] });
+  if (key === undefined || key === null)
+    throw invalid({ [`data.${primary.name}`]: ['is required: the value that finds the record to update'] });
   const withDefaults = { ...values };
-  for (const column of columns) if (!(column.field_id in withDefaults) && column.default_value !== null) withDefaults[column.field_id] = column.default_value;
+  for (const column of columns)
+    if (!(column.field_id in withDefaults) && column.default_value !== null)
+      withDefaults[column.field_id] = column.default_value;
   const max = ctx.config.dataTableMaxRecords;
   const { result, after } = await ctx.groupCommit.run(async (trx) => {
     const now = toStored(ctx.clock.now());
@@ -482,7 +593,17 @@ export async function upsertRecord(ctx: ServiceContext, scope: TableScope, table
         if (!(await findTable(trx, scope, table.id))) throw new AppError('not_found');
         throw new AppError('data_table_full', { params: { max } });
       }
-      change = { record: storedRecord(await insertRecord(trx, { table_id: table.id, record_id: randomUUID(), values: compact(columns, withDefaults), now })), old: null };
+      change = {
+        record: storedRecord(
+          await insertRecord(trx, {
+            table_id: table.id,
+            record_id: randomUUID(),
+            values: compact(columns, withDefaults),
+            now,
+          }),
+        ),
+        old: null,
+      };
     }
     return { result: change, after: await notify(listener, trx, table, [change]) };
   });
@@ -508,15 +629,30 @@ function valueOf(record: StoredRecord, fieldId: string): Stored {
  * Reads the table a chunk at a time; without an order it stops as soon as it has enough.
  * `next`: the offset of the following page, null when there is none.
  */
-export async function searchRecords(ctx: Pick<ServiceContext, 'db'>, scope: TableScope, tableId: number, query: SearchQuery): Promise<{ table: VisibleTable; records: StoredRecord[]; next: number | null }> {
+export async function searchRecords(
+  ctx: Pick<ServiceContext, 'db'>,
+  scope: TableScope,
+  tableId: number,
+  query: SearchQuery,
+): Promise<{ table: VisibleTable; records: StoredRecord[]; next: number | null }> {
   const table = await visibleTable(ctx.db, scope, tableId);
   const offset = query.offset ?? 0;
   const wanted = offset + query.limit + 1;
   const found: StoredRecord[] = [];
   // An equality on a value leads: only the records holding it are read.
-  const lead = query.filters.find((f) => f.op === 'eq' && f.type !== 'id' && f.values[0] !== null && f.values[0] !== undefined);
+  const lead = query.filters.find(
+    (f) => f.op === 'eq' && f.type !== 'id' && f.values[0] !== null && f.values[0] !== undefined,
+  );
   const read = lead
-    ? (after: number) => findRecordsWithValue(ctx.db, table.id, lead.fieldId, valueKey(lead.values[0] as Exclude<Stored, null>), after, SCAN_CHUNK)
+    ? (after: number) =>
+        findRecordsWithValue(
+          ctx.db,
+          table.id,
+          lead.fieldId,
+          valueKey(lead.values[0] as Exclude<Stored, null>),
+          after,
+          SCAN_CHUNK,
+        )
     : (after: number) => findRecordsAfter(ctx.db, table.id, after, SCAN_CHUNK);
   let after = 0;
   for (;;) {
@@ -543,19 +679,35 @@ export async function searchRecords(ctx: Pick<ServiceContext, 'db'>, scope: Tabl
 }
 
 /** A filter on a column (or a system field) named by UUID or name, its value(s) coerced to the column's type. */
-export function filterFor(columns: readonly Column[], key: string, op: string, raw: unknown): Filter | { problem: string } {
-  if (!(FILTER_OPERATORS as readonly string[]).includes(op)) return { problem: `operator ${JSON.stringify(op)} is not one of ${FILTER_OPERATORS.join(', ')}` };
-  const system = SYSTEM_FIELDS.find((f) => f.field_id === fieldIdOf(key) || f.name.toLowerCase() === key.trim().toLowerCase());
+export function filterFor(
+  columns: readonly Column[],
+  key: string,
+  op: string,
+  raw: unknown,
+): Filter | { problem: string } {
+  if (!(FILTER_OPERATORS as readonly string[]).includes(op))
+    return { problem: `operator ${JSON.stringify(op)} is not one of ${FILTER_OPERATORS.join(', ')}` };
+  const system = SYSTEM_FIELDS.find(
+    (f) => f.field_id === fieldIdOf(key) || f.name.toLowerCase() === key.trim().toLowerCase(),
+  );
   const column = system ? undefined : columnByKey(columns, key);
   if (!system && !column) return { problem: `${key.slice(0, 100)} is not a column of this table` };
-  const type = column ? column.type : system?.field_id === RECORD_ID_FIELD ? 'id' as const : 'date_time' as const;
+  const type = column ? column.type : system?.field_id === RECORD_ID_FIELD ? ('id' as const) : ('date_time' as const);
   const fieldId = column ? column.field_id : (system?.field_id as string);
   const operator = op as FilterOperator;
   if (['isnull', 'isnotnull', 'istrue', 'isfalse'].includes(operator)) {
-    if ((operator === 'istrue' || operator === 'isfalse') && type !== 'boolean') return { problem: `${operator} applies to a boolean column; ${column?.name ?? key} is ${type}` };
+    if ((operator === 'istrue' || operator === 'isfalse') && type !== 'boolean')
+      return { problem: `${operator} applies to a boolean column; ${column?.name ?? key} is ${type}` };
     return { fieldId, type, op: operator, values: [] };
   }
-  const list = operator === 'in' ? (Array.isArray(raw) ? raw : String(raw ?? '').split(',').map((v) => v.trim())) : [raw];
+  const list =
+    operator === 'in'
+      ? Array.isArray(raw)
+        ? raw
+        : String(raw ?? '')
+            .split(',')
+            .map((v) => v.trim())
+      : [raw];
   const values: Stored[] = [];
   for (const item of list) {
     if (type === 'id') {

@@ -14,7 +14,12 @@ export function valueKey(value: Exclude<Stored, null>): string {
 async function indexValues(db: Db, tableId: number, recordPk: number, values: Record<string, Stored>): Promise<void> {
   const rows = Object.entries(values)
     .filter((entry): entry is [string, Exclude<Stored, null>] => entry[1] !== null && entry[1] !== undefined)
-    .map(([fieldId, value]) => ({ table_id: tableId, field_id: fieldId, value_key: valueKey(value), record_pk: recordPk }));
+    .map(([fieldId, value]) => ({
+      table_id: tableId,
+      field_id: fieldId,
+      value_key: valueKey(value),
+      record_pk: recordPk,
+    }));
   if (rows.length > 0) await db.insertInto('data_table_values').values(rows).execute();
 }
 
@@ -38,7 +43,11 @@ function visibleTables(db: Db, scope: TableScope) {
     .where('t.workspace_id', '=', scope.workspaceId)
     .where('t.environment_id', '=', scope.environmentId);
   // A client limited to some projects sees only the tables in the folders of those projects.
-  if (!scope.allFolders) query = scope.folderIds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('p.folder_id', 'in', [...scope.folderIds]);
+  if (!scope.allFolders)
+    query =
+      scope.folderIds.length === 0
+        ? query.where(sql<boolean>`1 = 0`)
+        : query.where('p.folder_id', 'in', [...scope.folderIds]);
   return query;
 }
 
@@ -51,11 +60,25 @@ export async function findTableByName(db: Db, scope: TableScope, name: string): 
   return visibleTables(db, scope).where('t.name_key', '=', name.trim().toLowerCase()).executeTakeFirst();
 }
 
-export async function listTables(db: Db, scope: TableScope, page: { offset: number; perPage: number }): Promise<VisibleTable[]> {
+export async function listTables(
+  db: Db,
+  scope: TableScope,
+  page: { offset: number; perPage: number },
+): Promise<VisibleTable[]> {
   return visibleTables(db, scope).orderBy('t.id').limit(page.perPage).offset(page.offset).execute();
 }
 
-export async function insertTable(db: Db, values: { workspace_id: number; environment_id: number; folder_id: number; name: string; columns: string; now: string }): Promise<number> {
+export async function insertTable(
+  db: Db,
+  values: {
+    workspace_id: number;
+    environment_id: number;
+    folder_id: number;
+    name: string;
+    columns: string;
+    now: string;
+  },
+): Promise<number> {
   const row = await db
     .insertInto('data_tables')
     .values({
@@ -74,7 +97,11 @@ export async function insertTable(db: Db, values: { workspace_id: number; enviro
   return row.id;
 }
 
-export async function updateTableDefinition(db: Db, id: number, values: { name?: string; columns?: string; now: string }): Promise<void> {
+export async function updateTableDefinition(
+  db: Db,
+  id: number,
+  values: { name?: string; columns?: string; now: string },
+): Promise<void> {
   await db
     .updateTable('data_tables')
     .set({
@@ -94,7 +121,13 @@ export async function deleteTable(db: Db, id: number): Promise<boolean> {
 }
 
 /** Take a record's place under the limit; false when the table is full (or gone). */
-export async function reserveRecordSlots(db: Db, tableId: number, count: number, max: number, now: string): Promise<boolean> {
+export async function reserveRecordSlots(
+  db: Db,
+  tableId: number,
+  count: number,
+  max: number,
+  now: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('data_tables')
     .set({ record_count: sql<number>`record_count + ${count}`, updated_at: now })
@@ -116,10 +149,19 @@ export async function touchTable(db: Db, tableId: number, now: string): Promise<
   await db.updateTable('data_tables').set({ updated_at: now }).where('id', '=', tableId).execute();
 }
 
-export async function insertRecord(db: Db, values: { table_id: number; record_id: string; values: Record<string, Stored>; now: string }): Promise<DataTableRecordRow> {
+export async function insertRecord(
+  db: Db,
+  values: { table_id: number; record_id: string; values: Record<string, Stored>; now: string },
+): Promise<DataTableRecordRow> {
   const row = await db
     .insertInto('data_table_records')
-    .values({ table_id: values.table_id, record_id: values.record_id, data: JSON.stringify(values.values), created_at: values.now, updated_at: values.now })
+    .values({
+      table_id: values.table_id,
+      record_id: values.record_id,
+      data: JSON.stringify(values.values),
+      created_at: values.now,
+      updated_at: values.now,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
   await indexValues(db, values.table_id, row.id, values.values);
@@ -127,11 +169,26 @@ export async function insertRecord(db: Db, values: { table_id: number; record_id
 }
 
 export async function findRecord(db: Db, tableId: number, recordId: string): Promise<DataTableRecordRow | undefined> {
-  return db.selectFrom('data_table_records').selectAll().where('record_id', '=', recordId).where('table_id', '=', tableId).executeTakeFirst();
+  return db
+    .selectFrom('data_table_records')
+    .selectAll()
+    .where('record_id', '=', recordId)
+    .where('table_id', '=', tableId)
+    .executeTakeFirst();
 }
 
-export async function updateRecordData(db: Db, id: number, values: Record<string, Stored>, now: string): Promise<DataTableRecordRow | undefined> {
-  const row = await db.updateTable('data_table_records').set({ data: JSON.stringify(values), updated_at: now }).where('id', '=', id).returningAll().executeTakeFirst();
+export async function updateRecordData(
+  db: Db,
+  id: number,
+  values: Record<string, Stored>,
+  now: string,
+): Promise<DataTableRecordRow | undefined> {
+  const row = await db
+    .updateTable('data_table_records')
+    .set({ data: JSON.stringify(values), updated_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
   if (!row) return undefined;
   await db.deleteFrom('data_table_values').where('record_pk', '=', id).execute();
   await indexValues(db, row.table_id, id, values);
@@ -152,7 +209,14 @@ export async function deleteAllRecords(db: Db, tableId: number, now: string): Pr
 }
 
 /** The records with a value of a column, after an internal id, in id order (an equality search). */
-export async function findRecordsWithValue(db: Db, tableId: number, fieldId: string, key: string, afterId: number, limit: number): Promise<DataTableRecordRow[]> {
+export async function findRecordsWithValue(
+  db: Db,
+  tableId: number,
+  fieldId: string,
+  key: string,
+  afterId: number,
+  limit: number,
+): Promise<DataTableRecordRow[]> {
   return db
     .selectFrom('data_table_values as v')
     .innerJoin('data_table_records as r', 'r.id', 'v.record_pk')
@@ -167,7 +231,12 @@ export async function findRecordsWithValue(db: Db, tableId: number, fieldId: str
 }
 
 /** Records after an internal id, in id order (a search reads a table this way, a chunk at a time). */
-export async function findRecordsAfter(db: Db, tableId: number, afterId: number, limit: number): Promise<DataTableRecordRow[]> {
+export async function findRecordsAfter(
+  db: Db,
+  tableId: number,
+  afterId: number,
+  limit: number,
+): Promise<DataTableRecordRow[]> {
   return db
     .selectFrom('data_table_records')
     .selectAll()

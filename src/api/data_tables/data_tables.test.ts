@@ -23,8 +23,16 @@ const COLUMNS = [
   { name: 'seen', type: 'date_time' },
 ];
 
-async function newTable(schema: unknown = COLUMNS, extra: Record<string, unknown> = {}, token?: string): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const res = await t.call('POST', '/api/data_tables', { body: { name: `Customers ${++counter}`, schema, ...extra }, ...(token ? { token } : {}) });
+async function newTable(
+  schema: unknown = COLUMNS,
+  extra: Record<string, unknown> = {},
+  token?: string,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<Record<string, any>> {
+  const res = await t.call('POST', '/api/data_tables', {
+    body: { name: `Customers ${++counter}`, schema, ...extra },
+    ...(token ? { token } : {}),
+  });
   assert.equal(res.status, 200, res.text);
   return res.body.data;
 }
@@ -39,7 +47,10 @@ describe('POST /api/data_tables', () => {
     const table = await newTable();
     assert.equal(table.schema.length, 6);
     assert.match(table.schema[0].field_id, /^[0-9a-f-]{36}$/);
-    assert.deepEqual(table.schema.map((c: { type: string }) => c.type), ['string', 'integer', 'decimal', 'boolean', 'date', 'date_time']);
+    assert.deepEqual(
+      table.schema.map((c: { type: string }) => c.type),
+      ['string', 'integer', 'decimal', 'boolean', 'date', 'date_time'],
+    );
     assert.equal(table.schema[0].optional, false);
     assert.equal(table.schema[3].default_value, true);
     assert.equal(table.record_count, 0);
@@ -52,7 +63,10 @@ describe('POST /api/data_tables', () => {
 
   test('accepts the type aliases and a given field_id', async () => {
     const id = '5d420ed4-eafd-44d7-89ae-77ed9c46dba5';
-    const table = await newTable([{ name: 'n', type: 'number' }, { name: 'x', type: 'text', field_id: id.replaceAll('-', '_') }]);
+    const table = await newTable([
+      { name: 'n', type: 'number' },
+      { name: 'x', type: 'text', field_id: id.replaceAll('-', '_') },
+    ]);
     assert.equal(table.schema[0].type, 'decimal');
     assert.equal(table.schema[1].type, 'string');
     assert.equal(table.schema[1].field_id, id);
@@ -66,7 +80,16 @@ describe('POST /api/data_tables', () => {
       [{ name: 'A', schema: [] }, 'schema'],
       [{ name: 'A', schema: [{ name: 'x', type: 'blob' }] }, 'schema.0.type'],
       [{ name: 'A', schema: [{ type: 'string' }] }, 'schema.0.name'],
-      [{ name: 'A', schema: [{ name: 'x', type: 'string' }, { name: 'X', type: 'integer' }] }, 'schema.1.name'],
+      [
+        {
+          name: 'A',
+          schema: [
+            { name: 'x', type: 'string' },
+            { name: 'X', type: 'integer' },
+          ],
+        },
+        'schema.1.name',
+      ],
       [{ name: 'A', schema: [{ name: 'Record ID', type: 'string' }] }, 'schema.0.name'],
       [{ name: 'A', schema: [{ name: 'n', type: 'integer', default_value: 'many' }] }, 'schema.0.default_value'],
       [{ name: 'A', schema: [{ name: 'n', type: 'integer', field_id: 'nope' }] }, 'schema.0.field_id'],
@@ -79,11 +102,19 @@ describe('POST /api/data_tables', () => {
     }
     const wrongType = await t.call('POST', '/api/data_tables', { body: { name: 42, schema: 'x', folder_id: 'abc' } });
     assert.equal(wrongType.status, 400, wrongType.text);
-    const malformed = await t.call('POST', '/api/data_tables', { raw: '{"name": ', headers: { 'content-type': 'application/json' } });
+    const malformed = await t.call('POST', '/api/data_tables', {
+      raw: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(malformed.status, 400, malformed.text);
-    const wrongMedia = await t.call('POST', '/api/data_tables', { raw: 'name=x', headers: { 'content-type': 'text/plain' } });
+    const wrongMedia = await t.call('POST', '/api/data_tables', {
+      raw: 'name=x',
+      headers: { 'content-type': 'text/plain' },
+    });
     assert.equal(wrongMedia.status, 415, wrongMedia.text);
-    const unknownFolder = await t.call('POST', '/api/data_tables', { body: { name: 'A', schema: COLUMNS, folder_id: 999999 } });
+    const unknownFolder = await t.call('POST', '/api/data_tables', {
+      body: { name: 'A', schema: COLUMNS, folder_id: 999999 },
+    });
     assert.equal(unknownFolder.status, 404, unknownFolder.text);
     assert.equal((await t.call('GET', '/api/data_tables?per_page=100')).body.data.length, before);
   });
@@ -95,7 +126,7 @@ describe('POST /api/data_tables', () => {
     assert.ok(res.body.errors.name);
   });
 
-  test('roles and project scope: read-only clients cannot write; a scoped client sees only its projects\' tables', async () => {
+  test("roles and project scope: read-only clients cannot write; a scoped client sees only its projects' tables", async () => {
     const reader = await t.tokenFor('Read only');
     const denied = await t.call('POST', '/api/data_tables', { body: { name: 'R', schema: COLUMNS }, token: reader });
     assert.equal(denied.status, 403, denied.text);
@@ -109,33 +140,63 @@ describe('POST /api/data_tables', () => {
     const global = await newTable();
     assert.equal(inside.project_id, String(project.projectId));
     const scoped = await t.scopedClient([project.folderId]);
-    const seen = (await t.call('GET', '/api/data_tables', { token: scoped.token })).body.data.map((x: { id: number }) => x.id);
+    const seen = (await t.call('GET', '/api/data_tables', { token: scoped.token })).body.data.map(
+      (x: { id: number }) => x.id,
+    );
     assert.deepEqual(seen, [inside.id]);
     assert.equal((await t.call('GET', `/api/data_tables/${outside.id}`, { token: scoped.token })).status, 404);
     assert.equal((await t.call('GET', `/api/data_tables/${global.id}`, { token: scoped.token })).status, 404);
-    const noFolder = await t.call('POST', '/api/data_tables', { body: { name: `S ${++counter}`, schema: COLUMNS }, token: scoped.token });
+    const noFolder = await t.call('POST', '/api/data_tables', {
+      body: { name: `S ${++counter}`, schema: COLUMNS },
+      token: scoped.token,
+    });
     assert.equal(noFolder.status, 403, noFolder.text);
-    assert.equal(noFolder.body.message, 'Forbidden: a client limited to some projects must give the folder_id of a folder in one of them');
-    const foreignFolder = await t.call('POST', '/api/data_tables', { body: { name: `S ${++counter}`, schema: COLUMNS, folder_id: other.folderId }, token: scoped.token });
+    assert.equal(
+      noFolder.body.message,
+      'Forbidden: a client limited to some projects must give the folder_id of a folder in one of them',
+    );
+    const foreignFolder = await t.call('POST', '/api/data_tables', {
+      body: { name: `S ${++counter}`, schema: COLUMNS, folder_id: other.folderId },
+      token: scoped.token,
+    });
     assert.equal(foreignFolder.status, 404, foreignFolder.text);
     const prodToken = await t.tokenFor('Admin', 'prod');
-    assert.equal((await t.call('GET', `/api/data_tables/${inside.id}`, { token: prodToken })).status, 404, 'another environment');
+    assert.equal(
+      (await t.call('GET', `/api/data_tables/${inside.id}`, { token: prodToken })).status,
+      404,
+      'another environment',
+    );
   });
 });
 
 describe('PUT /api/data_tables/:data_table_id and DELETE', () => {
   test('renames, adds and drops columns; a column keeps its values by field_id; its type cannot change', async () => {
-    const table = await newTable([{ name: 'email', type: 'string' }, { name: 'age', type: 'integer' }]);
-    const rec = await t.call('POST', `/api/data_tables/${table.id}/records`, { body: { data: { email: 'a@x.io', age: 30 } } });
+    const table = await newTable([
+      { name: 'email', type: 'string' },
+      { name: 'age', type: 'integer' },
+    ]);
+    const rec = await t.call('POST', `/api/data_tables/${table.id}/records`, {
+      body: { data: { email: 'a@x.io', age: 30 } },
+    });
     assert.equal(rec.status, 200, rec.text);
     const [email, age] = table.schema;
-    const res = await t.call('PUT', `/api/data_tables/${table.id}`, { body: { name: 'Renamed', schema: [{ ...email, name: 'mail' }, { name: 'city', type: 'string' }] } });
+    const res = await t.call('PUT', `/api/data_tables/${table.id}`, {
+      body: {
+        name: 'Renamed',
+        schema: [
+          { ...email, name: 'mail' },
+          { name: 'city', type: 'string' },
+        ],
+      },
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.data.name, 'Renamed');
     assert.equal(res.body.data.schema[0].field_id, email.field_id);
     const read = await t.call('GET', `/api/data_tables/${table.id}/records/${rec.body.data.record_id}`);
     assert.deepEqual(read.body.data.data, { mail: 'a@x.io', city: null });
-    const retype = await t.call('PUT', `/api/data_tables/${table.id}`, { body: { schema: [{ ...email, type: 'integer' }] } });
+    const retype = await t.call('PUT', `/api/data_tables/${table.id}`, {
+      body: { schema: [{ ...email, type: 'integer' }] },
+    });
     assert.equal(retype.status, 400, retype.text);
     assert.match(retype.body.errors['schema.0.type'][0], /cannot change/);
     assert.equal((await t.call('PUT', `/api/data_tables/${table.id}`, { body: {} })).status, 400);
@@ -150,7 +211,11 @@ describe('PUT /api/data_tables/:data_table_id and DELETE', () => {
     assert.deepEqual(res.body, { success: true });
     assert.equal((await t.call('GET', `/api/data_tables/${table.id}`)).status, 404);
     assert.equal((await t.call('DELETE', `/api/data_tables/${table.id}`)).status, 404);
-    const left = await t.ctx.db.selectFrom('data_table_records').select('id').where('table_id', '=', table.id).execute();
+    const left = await t.ctx.db
+      .selectFrom('data_table_records')
+      .select('id')
+      .where('table_id', '=', table.id)
+      .execute();
     assert.equal(left.length, 0);
   });
 });
@@ -159,16 +224,29 @@ describe('records: /api/data_tables/:data_table_id/records', () => {
   test('add, read, update (only the columns given), delete; values typed; defaults applied', async () => {
     const table = await newTable();
     const add = await t.call('POST', `/api/data_tables/${table.id}/records`, {
-      body: { data: { email: 'ann@x.io', age: '41', score: 9.5, born: '1984-02-29', seen: '2025-03-04T10:00:00+02:00' } },
+      body: {
+        data: { email: 'ann@x.io', age: '41', score: 9.5, born: '1984-02-29', seen: '2025-03-04T10:00:00+02:00' },
+      },
     });
     assert.equal(add.status, 200, add.text);
     const rec = add.body.data;
     assert.match(rec.record_id, /^[0-9a-f-]{36}$/);
-    assert.deepEqual(rec.data, { email: 'ann@x.io', age: 41, score: 9.5, active: true, born: '1984-02-29', seen: '2025-03-04T08:00:00.000Z' });
-    const upd = await t.call('PUT', `/api/data_tables/${table.id}/records/${rec.record_id}`, { body: { data: { age: 42, active: 'false' } } });
+    assert.deepEqual(rec.data, {
+      email: 'ann@x.io',
+      age: 41,
+      score: 9.5,
+      active: true,
+      born: '1984-02-29',
+      seen: '2025-03-04T08:00:00.000Z',
+    });
+    const upd = await t.call('PUT', `/api/data_tables/${table.id}/records/${rec.record_id}`, {
+      body: { data: { age: 42, active: 'false' } },
+    });
     assert.equal(upd.status, 200, upd.text);
     assert.deepEqual(upd.body.data.data, { ...rec.data, age: 42, active: false });
-    const byId = await t.call('PUT', `/api/data_tables/${table.id}/records/${rec.record_id}`, { body: { data: { [table.schema[2].field_id.replaceAll('-', '_')]: null } } });
+    const byId = await t.call('PUT', `/api/data_tables/${table.id}/records/${rec.record_id}`, {
+      body: { data: { [table.schema[2].field_id.replaceAll('-', '_')]: null } },
+    });
     assert.equal(byId.body.data.data.score, null, 'a column by its UUID; null empties it');
     assert.equal(await count(table.id), 1);
     const del = await t.call('DELETE', `/api/data_tables/${table.id}/records/${rec.record_id}`);
@@ -199,29 +277,68 @@ describe('records: /api/data_tables/:data_table_id/records', () => {
     }
     assert.equal((await t.call('POST', `/api/data_tables/${table.id}/records`, { body: {} })).status, 400);
     assert.equal((await t.call('POST', `/api/data_tables/${table.id}/records`, { body: { data: [1] } })).status, 400);
-    assert.equal((await t.call('POST', '/api/data_tables/999999/records', { body: { data: { email: 'a' } } })).status, 404);
+    assert.equal(
+      (await t.call('POST', '/api/data_tables/999999/records', { body: { data: { email: 'a' } } })).status,
+      404,
+    );
     assert.equal(await count(table.id), 0);
   });
 
   test('list with by[column] filters and paging; next_page until the last page', async () => {
-    const table = await newTable([{ name: 'code', type: 'string' }, { name: 'n', type: 'integer' }]);
-    const batch = await t.call('POST', `/api/data_tables/${table.id}/records/batch`, { body: { records: [{ code: 'a', n: 1 }, { code: 'b', n: 2 }, { code: 'a', n: 3 }] } });
+    const table = await newTable([
+      { name: 'code', type: 'string' },
+      { name: 'n', type: 'integer' },
+    ]);
+    const batch = await t.call('POST', `/api/data_tables/${table.id}/records/batch`, {
+      body: {
+        records: [
+          { code: 'a', n: 1 },
+          { code: 'b', n: 2 },
+          { code: 'a', n: 3 },
+        ],
+      },
+    });
     assert.equal(batch.status, 200, batch.text);
     assert.equal(batch.body.data.length, 3);
     const page1 = await t.call('GET', `/api/data_tables/${table.id}/records?per_page=2`);
-    assert.deepEqual(page1.body.data.map((r: { data: { n: number } }) => r.data.n), [1, 2]);
+    assert.deepEqual(
+      page1.body.data.map((r: { data: { n: number } }) => r.data.n),
+      [1, 2],
+    );
     assert.equal(page1.body.next_page, 2);
     const page2 = await t.call('GET', `/api/data_tables/${table.id}/records?per_page=2&page=2`);
-    assert.deepEqual(page2.body.data.map((r: { data: { n: number } }) => r.data.n), [3]);
+    assert.deepEqual(
+      page2.body.data.map((r: { data: { n: number } }) => r.data.n),
+      [3],
+    );
     assert.equal(page2.body.next_page, null);
     const filtered = await t.call('GET', `/api/data_tables/${table.id}/records?by[code]=a&by[n]=3`);
-    assert.deepEqual(filtered.body.data.map((r: { data: { n: number } }) => r.data.n), [3]);
+    assert.deepEqual(
+      filtered.body.data.map((r: { data: { n: number } }) => r.data.n),
+      [3],
+    );
     // An update moves the record in the value index: found by its new value, not by its old one.
     const third = filtered.body.data[0].record_id;
     await t.call('PUT', `/api/data_tables/${table.id}/records/${third}`, { body: { data: { code: 'c' } } });
-    assert.deepEqual((await t.call('GET', `/api/data_tables/${table.id}/records?by[code]=a`)).body.data.map((r: { data: { n: number } }) => r.data.n), [1]);
-    assert.deepEqual((await t.call('GET', `/api/data_tables/${table.id}/records?by[code]=c`)).body.data.map((r: { record_id: string }) => r.record_id), [third]);
-    assert.deepEqual((await t.call('GET', `/api/data_tables/${table.id}/records?by[n]=%2B3`)).body.data.map((r: { record_id: string }) => r.record_id), [third], 'a number compared as a number (+3 is 3)');
+    assert.deepEqual(
+      (await t.call('GET', `/api/data_tables/${table.id}/records?by[code]=a`)).body.data.map(
+        (r: { data: { n: number } }) => r.data.n,
+      ),
+      [1],
+    );
+    assert.deepEqual(
+      (await t.call('GET', `/api/data_tables/${table.id}/records?by[code]=c`)).body.data.map(
+        (r: { record_id: string }) => r.record_id,
+      ),
+      [third],
+    );
+    assert.deepEqual(
+      (await t.call('GET', `/api/data_tables/${table.id}/records?by[n]=%2B3`)).body.data.map(
+        (r: { record_id: string }) => r.record_id,
+      ),
+      [third],
+      'a number compared as a number (+3 is 3)',
+    );
     await t.call('DELETE', `/api/data_tables/${table.id}/records/${third}`);
     assert.deepEqual((await t.call('GET', `/api/data_tables/${table.id}/records?by[code]=c`)).body.data, []);
     const bad = await t.call('GET', `/api/data_tables/${table.id}/records?by[n]=three`);
@@ -233,17 +350,29 @@ describe('records: /api/data_tables/:data_table_id/records', () => {
 
   test('a batch is all or none; the record limit (DATA_TABLE_MAX_RECORDS) is kept', async () => {
     const table = await newTable([{ name: 'n', type: 'integer' }]);
-    const refused = await t.call('POST', `/api/data_tables/${table.id}/records/batch`, { body: { records: [{ n: 1 }, { n: 'x' }] } });
+    const refused = await t.call('POST', `/api/data_tables/${table.id}/records/batch`, {
+      body: { records: [{ n: 1 }, { n: 'x' }] },
+    });
     assert.equal(refused.status, 400, refused.text);
     assert.ok(refused.body.errors['records[1].n']);
     assert.equal(await count(table.id), 0);
-    const four = await t.call('POST', `/api/data_tables/${table.id}/records/batch`, { body: { records: [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }] } });
+    const four = await t.call('POST', `/api/data_tables/${table.id}/records/batch`, {
+      body: { records: [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }] },
+    });
     assert.equal(four.status, 200, four.text);
-    const tooMany = await t.call('POST', `/api/data_tables/${table.id}/records/batch`, { body: { records: [{ n: 5 }, { n: 6 }] } });
+    const tooMany = await t.call('POST', `/api/data_tables/${table.id}/records/batch`, {
+      body: { records: [{ n: 5 }, { n: 6 }] },
+    });
     assert.equal(tooMany.status, 400, tooMany.text);
     assert.equal(tooMany.body.message, 'Data table is full: it holds the maximum of 5 records');
-    assert.equal((await t.call('POST', `/api/data_tables/${table.id}/records`, { body: { data: { n: 5 } } })).status, 200);
-    assert.equal((await t.call('POST', `/api/data_tables/${table.id}/records`, { body: { data: { n: 6 } } })).status, 400);
+    assert.equal(
+      (await t.call('POST', `/api/data_tables/${table.id}/records`, { body: { data: { n: 5 } } })).status,
+      200,
+    );
+    assert.equal(
+      (await t.call('POST', `/api/data_tables/${table.id}/records`, { body: { data: { n: 6 } } })).status,
+      400,
+    );
     assert.equal(await count(table.id), 5);
     const trunc = await t.call('POST', `/api/data_tables/${table.id}/truncate`);
     assert.deepEqual(trunc.body, { success: true, deleted_count: 5 });
@@ -257,8 +386,18 @@ describe('records: /api/data_tables/:data_table_id/records', () => {
     const b = await newTable();
     const rec = await t.call('POST', `/api/data_tables/${a.id}/records`, { body: { data: { email: 'a' } } });
     assert.equal((await t.call('GET', `/api/data_tables/${b.id}/records/${rec.body.data.record_id}`)).status, 404);
-    assert.equal((await t.call('PUT', `/api/data_tables/${b.id}/records/${rec.body.data.record_id}`, { body: { data: { email: 'b' } } })).status, 404);
-    const huge = await t.call('POST', `/api/data_tables/${a.id}/records`, { raw: JSON.stringify({ data: { email: 'x'.repeat(2 * 1024 * 1024) } }), headers: { 'content-type': 'application/json' } });
+    assert.equal(
+      (
+        await t.call('PUT', `/api/data_tables/${b.id}/records/${rec.body.data.record_id}`, {
+          body: { data: { email: 'b' } },
+        })
+      ).status,
+      404,
+    );
+    const huge = await t.call('POST', `/api/data_tables/${a.id}/records`, {
+      raw: JSON.stringify({ data: { email: 'x'.repeat(2 * 1024 * 1024) } }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(huge.status, 413, huge.text.slice(0, 200));
     assert.equal(await count(a.id), 1);
   });
@@ -268,11 +407,30 @@ describe('upserts of the same value at once', () => {
   test('one record is added, the others update it (queries interleaved as on a networked database)', async () => {
     const app = await createTestApp({ interleaveQueries: true });
     try {
-      const res = await app.call('POST', '/api/data_tables', { body: { name: 'Upserts', schema: [{ name: 'key', type: 'string' }, { name: 'n', type: 'integer' }] } });
+      const res = await app.call('POST', '/api/data_tables', {
+        body: {
+          name: 'Upserts',
+          schema: [
+            { name: 'key', type: 'string' },
+            { name: 'n', type: 'integer' },
+          ],
+        },
+      });
       const table = res.body.data;
-      const env = await app.ctx.db.selectFrom('data_tables').select('environment_id').where('id', '=', table.id).executeTakeFirstOrThrow();
-      const scope = { workspaceId: app.workspaceId, environmentId: env.environment_id, allFolders: true, folderIds: [] };
-      const results = await Promise.all([1, 2, 3, 4, 5].map((n) => upsertRecord(app.ctx, scope, table.id, 'key', { key: 'same', n })));
+      const env = await app.ctx.db
+        .selectFrom('data_tables')
+        .select('environment_id')
+        .where('id', '=', table.id)
+        .executeTakeFirstOrThrow();
+      const scope = {
+        workspaceId: app.workspaceId,
+        environmentId: env.environment_id,
+        allFolders: true,
+        folderIds: [],
+      };
+      const results = await Promise.all(
+        [1, 2, 3, 4, 5].map((n) => upsertRecord(app.ctx, scope, table.id, 'key', { key: 'same', n })),
+      );
       assert.equal(results.filter((r) => r.created).length, 1);
       const records = await app.call('GET', `/api/data_tables/${table.id}/records`);
       assert.equal(records.body.data.length, 1);

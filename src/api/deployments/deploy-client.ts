@@ -40,7 +40,12 @@ async function waitFor(req: DeployRequest, what: string, path: string, deadline:
 /** Build and deploy; the exit status. */
 export async function deployProject(req: DeployRequest): Promise<number> {
   const deadline = Date.now() + req.timeoutMs;
-  const build = await call(req, 'POST', `/api/projects/${encodeURIComponent(req.project)}/build`, req.description ? { description: req.description } : {});
+  const build = await call(
+    req,
+    'POST',
+    `/api/projects/${encodeURIComponent(req.project)}/build`,
+    req.description ? { description: req.description } : {},
+  );
   req.write(`build ${String(build.id)} of project ${String(build.project_id)} started`);
   const built = await waitFor(req, `build ${String(build.id)}`, `/api/project_builds/${String(build.id)}`, deadline);
   if (built.state === 'pending') {
@@ -51,13 +56,27 @@ export async function deployProject(req: DeployRequest): Promise<number> {
     req.write(`the build failed: ${String(built.error ?? 'no reason given')}`);
     return 1;
   }
-  const deployment = await call(req, 'POST', `/api/project_builds/${String(build.id)}/deploy?environment_type=${req.environment}`, req.description ? { description: req.description } : {});
+  const deployment = await call(
+    req,
+    'POST',
+    `/api/project_builds/${String(build.id)}/deploy?environment_type=${req.environment}`,
+    req.description ? { description: req.description } : {},
+  );
   req.write(`deployment ${String(deployment.id)} to ${req.environment} started`);
-  const done = await waitFor(req, `deployment ${String(deployment.id)}`, `/api/deployments/${String(deployment.id)}`, deadline);
+  const done = await waitFor(
+    req,
+    `deployment ${String(deployment.id)}`,
+    `/api/deployments/${String(deployment.id)}`,
+    deadline,
+  );
   if (done.state === 'success') {
     req.write(`deployed build ${String(build.id)} to ${req.environment}`);
     return 0;
   }
-  req.write(done.state === 'pending' ? `the deployment did not finish within ${req.timeoutMs / 1000} s` : `the deployment failed: ${String(done.error ?? 'no reason given')}`);
+  req.write(
+    done.state === 'pending'
+      ? `the deployment did not finish within ${req.timeoutMs / 1000} s`
+      : `the deployment failed: ${String(done.error ?? 'no reason given')}`,
+  );
   return 1;
 }

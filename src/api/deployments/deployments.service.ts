@@ -11,10 +11,26 @@ import { findEnvironmentByType } from '../../workspaces/workspaces.store.ts';
 import type { ImportOptions } from '../packages/import.ts';
 import { insertPackage } from '../packages/packages.store.ts';
 import type { PackageRunner } from '../packages/runner.ts';
-import { assertDevelopment, performerName, projectByRef, startBuild, visibleBuild, type BuildInput, type Caller } from '../project_builds/project_builds.service.ts';
+import {
+  assertDevelopment,
+  performerName,
+  projectByRef,
+  startBuild,
+  visibleBuild,
+  type BuildInput,
+  type Caller,
+} from '../project_builds/project_builds.service.ts';
 import { stateOf, type BuildWithPackage } from '../project_builds/project_builds.store.ts';
 import { folderIdsUnderProjects } from '../folders/folder-scope.ts';
-import { deploymentToApi, findDeployment, findDeploymentByPackage, insertDeployment, listDeployments as listRows, type DeploymentApi, type DeploymentFilters } from './deployments.store.ts';
+import {
+  deploymentToApi,
+  findDeployment,
+  findDeploymentByPackage,
+  insertDeployment,
+  listDeployments as listRows,
+  type DeploymentApi,
+  type DeploymentFilters,
+} from './deployments.store.ts';
 
 export interface DeployInput {
   environment_type?: unknown;
@@ -26,7 +42,8 @@ export interface DeployInput {
 /** The target environment type: missing is a 400 naming it; anything but test or prod a 404 (contract 12 §6). */
 function targetType(query: unknown, body: unknown): 'test' | 'prod' {
   const value = query ?? body;
-  if (value === undefined || value === null || value === '') throw new AppError('environment_type_missing', { errors: { environment_type: ["can't be blank"] } });
+  if (value === undefined || value === null || value === '')
+    throw new AppError('environment_type_missing', { errors: { environment_type: ["can't be blank"] } });
   if (value !== 'test' && value !== 'prod') throw new AppError('not_found');
   return value;
 }
@@ -38,7 +55,14 @@ function description(input: DeployInput): string | null {
   return input.description;
 }
 
-async function deploy(ctx: ServiceContext, runner: PackageRunner, caller: Caller, build: BuildWithPackage, environmentType: 'test' | 'prod', input: DeployInput): Promise<DeploymentApi> {
+async function deploy(
+  ctx: ServiceContext,
+  runner: PackageRunner,
+  caller: Caller,
+  build: BuildWithPackage,
+  environmentType: 'test' | 'prod',
+  input: DeployInput,
+): Promise<DeploymentApi> {
   const target = await findEnvironmentByType(ctx.db, caller.workspaceId, environmentType as EnvironmentType);
   if (!target) throw new AppError('not_found');
   const text = description(input);
@@ -54,17 +78,41 @@ async function deploy(ctx: ServiceContext, runner: PackageRunner, caller: Caller
   };
   const performer = await performerName(ctx.db, caller);
   const now = toStored(ctx.clock.now());
-  const folder = await ctx.db.selectFrom('projects').select('folder_id').where('id', '=', build.project_id).executeTakeFirst();
+  const folder = await ctx.db
+    .selectFrom('projects')
+    .select('folder_id')
+    .where('id', '=', build.project_id)
+    .executeTakeFirst();
   const id = await ctx.db.transaction().execute(async (trx) => {
     const packageId = await insertPackage(trx, {
-      workspace_id: caller.workspaceId, environment_id: target.id, operation_type: 'import', status: 'in_progress', export_manifest_id: null,
-      folder_id: null, options: JSON.stringify(options), error: null, error_parts: null, recipe_status: null, content_size: null,
-      created_at: now, updated_at: now, completed_at: null,
+      workspace_id: caller.workspaceId,
+      environment_id: target.id,
+      operation_type: 'import',
+      status: 'in_progress',
+      export_manifest_id: null,
+      folder_id: null,
+      options: JSON.stringify(options),
+      error: null,
+      error_parts: null,
+      recipe_status: null,
+      content_size: null,
+      created_at: now,
+      updated_at: now,
+      completed_at: null,
     });
     return insertDeployment(trx, {
-      workspace_id: caller.workspaceId, environment_id: caller.environmentId, project_id: build.project_id, folder_id: folder?.folder_id ?? 0,
-      project_build_id: build.id, environment_type: environmentType, target_environment_id: target.id, package_id: packageId,
-      description: text, performed_by_name: performer, created_at: now, updated_at: now,
+      workspace_id: caller.workspaceId,
+      environment_id: caller.environmentId,
+      project_id: build.project_id,
+      folder_id: folder?.folder_id ?? 0,
+      project_build_id: build.id,
+      environment_type: environmentType,
+      target_environment_id: target.id,
+      package_id: packageId,
+      description: text,
+      performed_by_name: performer,
+      created_at: now,
+      updated_at: now,
     });
   });
   runner.kick();
@@ -72,7 +120,14 @@ async function deploy(ctx: ServiceContext, runner: PackageRunner, caller: Caller
 }
 
 /** Deploy an existing build, which must have succeeded. */
-export async function deployBuild(ctx: ServiceContext, runner: PackageRunner, caller: Caller, buildId: number, query: { environment_type?: unknown }, input: DeployInput): Promise<DeploymentApi> {
+export async function deployBuild(
+  ctx: ServiceContext,
+  runner: PackageRunner,
+  caller: Caller,
+  buildId: number,
+  query: { environment_type?: unknown },
+  input: DeployInput,
+): Promise<DeploymentApi> {
   assertDevelopment(caller);
   const environmentType = targetType(query.environment_type, input.environment_type);
   const build = await visibleBuild(ctx.db, caller, buildId);
@@ -82,7 +137,14 @@ export async function deployBuild(ctx: ServiceContext, runner: PackageRunner, ca
 }
 
 /** Build the project and deploy that build: the deployment waits for its build and fails with it. */
-export async function buildAndDeploy(ctx: ServiceContext, runner: PackageRunner, caller: Caller, projectRef: string, query: { environment_type?: unknown }, input: DeployInput): Promise<DeploymentApi> {
+export async function buildAndDeploy(
+  ctx: ServiceContext,
+  runner: PackageRunner,
+  caller: Caller,
+  projectRef: string,
+  query: { environment_type?: unknown },
+  input: DeployInput,
+): Promise<DeploymentApi> {
   assertDevelopment(caller);
   const environmentType = targetType(query.environment_type, input.environment_type);
   await projectByRef(ctx.db, caller, projectRef);
@@ -94,7 +156,11 @@ export async function buildAndDeploy(ctx: ServiceContext, runner: PackageRunner,
 export async function getDeployment(ctx: ServiceContext, caller: Caller, id: number): Promise<DeploymentApi> {
   const row = await findDeployment(ctx.db, caller.environmentId, id);
   if (!row) throw new AppError('not_found');
-  if (!caller.allFolders && !(await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds)).includes(row.folder_id)) throw new AppError('not_found');
+  if (
+    !caller.allFolders &&
+    !(await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds)).includes(row.folder_id)
+  )
+    throw new AppError('not_found');
   return deploymentToApi(row);
 }
 
@@ -112,11 +178,17 @@ const STATE_TO_STATUS = { pending: 'in_progress', success: 'completed', failed: 
 function timestamp(value: string | undefined, field: string): string | undefined {
   if (value === undefined || value === '') return undefined;
   const ms = Date.parse(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) throw invalid({ [field]: ['must be an ISO 8601 timestamp'] });
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms))
+    throw invalid({ [field]: ['must be an ISO 8601 timestamp'] });
   return new Date(ms).toISOString();
 }
 
-export async function listDeployments(ctx: ServiceContext, caller: Caller, query: ListQuery, page: { offset: number; perPage: number }): Promise<{ items: DeploymentApi[] }> {
+export async function listDeployments(
+  ctx: ServiceContext,
+  caller: Caller,
+  query: ListQuery,
+  page: { offset: number; perPage: number },
+): Promise<{ items: DeploymentApi[] }> {
   const filters: DeploymentFilters = {};
   const errors: Record<string, string[]> = {};
   if (query.project_id !== undefined && query.project_id !== '') {
@@ -129,11 +201,13 @@ export async function listDeployments(ctx: ServiceContext, caller: Caller, query
     else errors.folder_id = ['must be a folder id, as f<id> or <id>'];
   }
   if (query.environment_type !== undefined && query.environment_type !== '') {
-    if (query.environment_type === 'test' || query.environment_type === 'prod') filters.environmentType = query.environment_type;
+    if (query.environment_type === 'test' || query.environment_type === 'prod')
+      filters.environmentType = query.environment_type;
     else errors.environment_type = ['must be test or prod'];
   }
   if (query.state !== undefined && query.state !== '') {
-    if (query.state in STATE_TO_STATUS) filters.packageStatus = STATE_TO_STATUS[query.state as keyof typeof STATE_TO_STATUS];
+    if (query.state in STATE_TO_STATUS)
+      filters.packageStatus = STATE_TO_STATUS[query.state as keyof typeof STATE_TO_STATUS];
     else errors.state = ['must be pending, success or failed'];
   }
   try {
@@ -151,7 +225,12 @@ export async function listDeployments(ctx: ServiceContext, caller: Caller, query
   if (Object.keys(errors).length > 0) throw invalid(errors);
   if (!caller.allFolders) {
     const folders = await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds);
-    const projects = await ctx.db.selectFrom('projects').select('id').where('environment_id', '=', caller.environmentId).where('folder_id', 'in', folders.length > 0 ? folders : [-1]).execute();
+    const projects = await ctx.db
+      .selectFrom('projects')
+      .select('id')
+      .where('environment_id', '=', caller.environmentId)
+      .where('folder_id', 'in', folders.length > 0 ? folders : [-1])
+      .execute();
     filters.projectIds = projects.map((p) => p.id);
   }
   const rows = await listRows(ctx.db, caller.environmentId, filters, page);
@@ -160,7 +239,12 @@ export async function listDeployments(ctx: ServiceContext, caller: Caller, query
 
 /** Publish deployment.succeeded / deployment.failed when the import package of a deployment ends. */
 /** The deployments of one build the caller may see, newest first (the web console's build page). */
-export async function listBuildDeployments(ctx: ServiceContext, caller: Caller, buildId: number, page: { offset: number; perPage: number }): Promise<DeploymentApi[]> {
+export async function listBuildDeployments(
+  ctx: ServiceContext,
+  caller: Caller,
+  buildId: number,
+  page: { offset: number; perPage: number },
+): Promise<DeploymentApi[]> {
   const build = await visibleBuild(ctx.db, caller, buildId);
   const rows = await listRows(ctx.db, caller.environmentId, { projectBuildId: build.id }, page);
   return rows.map(deploymentToApi);
@@ -168,11 +252,25 @@ export async function listBuildDeployments(ctx: ServiceContext, caller: Caller, 
 
 export function announceDeployments(ctx: ServiceContext): () => void {
   return ctx.notifier.subscribe('package.finished', ({ packageId }) => {
-    void findDeploymentByPackage(ctx.db, packageId).then((row) => {
-      if (!row) return;
-      const api = deploymentToApi(row);
-      if (api.state === 'success') ctx.notifier.publish('deployment.succeeded', { deploymentId: row.id, projectId: row.project_id, environmentType: row.environment_type });
-      else if (api.state === 'failed') ctx.notifier.publish('deployment.failed', { deploymentId: row.id, projectId: row.project_id, environmentType: row.environment_type, error: api.error ?? 'The deployment failed' });
-    }, (error: unknown) => ctx.log.error({ err: error, packageId }, 'could not announce the end of a deployment'));
+    void findDeploymentByPackage(ctx.db, packageId).then(
+      (row) => {
+        if (!row) return;
+        const api = deploymentToApi(row);
+        if (api.state === 'success')
+          ctx.notifier.publish('deployment.succeeded', {
+            deploymentId: row.id,
+            projectId: row.project_id,
+            environmentType: row.environment_type,
+          });
+        else if (api.state === 'failed')
+          ctx.notifier.publish('deployment.failed', {
+            deploymentId: row.id,
+            projectId: row.project_id,
+            environmentType: row.environment_type,
+            error: api.error ?? 'The deployment failed',
+          });
+      },
+      (error: unknown) => ctx.log.error({ err: error, packageId }, 'could not announce the end of a deployment'),
+    );
   });
 }

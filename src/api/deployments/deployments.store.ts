@@ -16,7 +16,12 @@ export interface DeploymentApi {
   error?: string;
 }
 
-export type DeploymentWithPackage = DeploymentRow & { package_status: PackageStatus; package_error: string | null; package_error_parts: string | null; package_updated_at: string };
+export type DeploymentWithPackage = DeploymentRow & {
+  package_status: PackageStatus;
+  package_error: string | null;
+  package_error_parts: string | null;
+  package_updated_at: string;
+};
 
 export function deploymentToApi(row: DeploymentWithPackage): DeploymentApi {
   const state = stateOf(row.package_status);
@@ -31,7 +36,9 @@ export function deploymentToApi(row: DeploymentWithPackage): DeploymentApi {
     project_id: String(row.project_id),
     state,
     performed_by_name: row.performed_by_name,
-    ...(state === 'failed' ? { error: `${row.package_error ?? 'The deployment failed'}${parts.length > 0 ? `: ${parts.join('; ')}` : ''}` } : {}),
+    ...(state === 'failed'
+      ? { error: `${row.package_error ?? 'The deployment failed'}${parts.length > 0 ? `: ${parts.join('; ')}` : ''}` }
+      : {}),
   };
 }
 
@@ -41,13 +48,27 @@ export async function insertDeployment(db: Db, values: Omit<DeploymentRow, 'id'>
 }
 
 function withPackage(db: Db) {
-  return db.selectFrom('deployments').innerJoin('packages', 'packages.id', 'deployments.package_id')
+  return db
+    .selectFrom('deployments')
+    .innerJoin('packages', 'packages.id', 'deployments.package_id')
     .selectAll('deployments')
-    .select(['packages.status as package_status', 'packages.error as package_error', 'packages.error_parts as package_error_parts', 'packages.updated_at as package_updated_at']);
+    .select([
+      'packages.status as package_status',
+      'packages.error as package_error',
+      'packages.error_parts as package_error_parts',
+      'packages.updated_at as package_updated_at',
+    ]);
 }
 
-export async function findDeployment(db: Db, environmentId: number, id: number): Promise<DeploymentWithPackage | undefined> {
-  return withPackage(db).where('deployments.id', '=', id).where('deployments.environment_id', '=', environmentId).executeTakeFirst();
+export async function findDeployment(
+  db: Db,
+  environmentId: number,
+  id: number,
+): Promise<DeploymentWithPackage | undefined> {
+  return withPackage(db)
+    .where('deployments.id', '=', id)
+    .where('deployments.environment_id', '=', environmentId)
+    .executeTakeFirst();
 }
 
 export async function findDeploymentByPackage(db: Db, packageId: number): Promise<DeploymentWithPackage | undefined> {
@@ -65,15 +86,27 @@ export interface DeploymentFilters {
   to?: string;
 }
 
-export async function listDeployments(db: Db, environmentId: number, filters: DeploymentFilters, page: { offset: number; perPage: number }): Promise<DeploymentWithPackage[]> {
+export async function listDeployments(
+  db: Db,
+  environmentId: number,
+  filters: DeploymentFilters,
+  page: { offset: number; perPage: number },
+): Promise<DeploymentWithPackage[]> {
   let query = withPackage(db).where('deployments.environment_id', '=', environmentId);
-  if (filters.projectIds) query = query.where('deployments.project_id', 'in', filters.projectIds.length > 0 ? [...filters.projectIds] : [-1]);
+  if (filters.projectIds)
+    query = query.where('deployments.project_id', 'in', filters.projectIds.length > 0 ? [...filters.projectIds] : [-1]);
   if (filters.projectId !== undefined) query = query.where('deployments.project_id', '=', filters.projectId);
-  if (filters.projectBuildId !== undefined) query = query.where('deployments.project_build_id', '=', filters.projectBuildId);
+  if (filters.projectBuildId !== undefined)
+    query = query.where('deployments.project_build_id', '=', filters.projectBuildId);
   if (filters.folderId !== undefined) query = query.where('deployments.folder_id', '=', filters.folderId);
   if (filters.environmentType) query = query.where('deployments.environment_type', '=', filters.environmentType);
   if (filters.packageStatus) query = query.where('packages.status', '=', filters.packageStatus);
   if (filters.from) query = query.where('deployments.created_at', '>=', filters.from);
   if (filters.to) query = query.where('deployments.created_at', '<=', filters.to);
-  return query.orderBy('deployments.created_at', 'desc').orderBy('deployments.id', 'desc').limit(page.perPage).offset(page.offset).execute();
+  return query
+    .orderBy('deployments.created_at', 'desc')
+    .orderBy('deployments.id', 'desc')
+    .limit(page.perPage)
+    .offset(page.offset)
+    .execute();
 }

@@ -4,7 +4,8 @@ import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { fire, log, webhookTrigger } from '../../../test/recipes.ts';
 import type { ChangeEvents } from '../../notifier.ts';
 
-async function waitState(t: TestApp, url: string, token?: string): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function waitState(t: TestApp, url: string, token?: string): Promise<Record<string, any>> {
   for (let i = 0; i < 400; i += 1) {
     const res = await t.call('GET', url, token ? { token } : {});
     assert.equal(res.status, 200, res.text);
@@ -25,8 +26,17 @@ describe('builds and deployments: promote a project from dev to test', () => {
     t = await createTestApp();
     testToken = await t.tokenFor('Admin', 'test');
     project = await t.createProject('Payments');
-    for (const topic of ['deployment.succeeded', 'deployment.failed'] as const) t.ctx.notifier.subscribe(topic, (payload: ChangeEvents[typeof topic]) => events.push([topic, payload]));
-    const created = await t.call('POST', '/api/recipes', { body: { recipe: { name: 'Charge', folder_id: project.folderId, code: JSON.stringify(webhookTrigger([log('say', 'version one')])) } } });
+    for (const topic of ['deployment.succeeded', 'deployment.failed'] as const)
+      t.ctx.notifier.subscribe(topic, (payload: ChangeEvents[typeof topic]) => events.push([topic, payload]));
+    const created = await t.call('POST', '/api/recipes', {
+      body: {
+        recipe: {
+          name: 'Charge',
+          folder_id: project.folderId,
+          code: JSON.stringify(webhookTrigger([log('say', 'version one')])),
+        },
+      },
+    });
     assert.equal(created.status, 200, created.text);
     recipeId = created.body.id;
   });
@@ -44,26 +54,52 @@ describe('builds and deployments: promote a project from dev to test', () => {
     assert.match(built.download_url, /\/api\/packages\/\d+\/download$/);
 
     // Editing the project after the build does not change what the build deploys.
-    assert.equal((await t.call('PUT', `/api/recipes/${recipeId}`, { body: { recipe: { code: JSON.stringify(webhookTrigger([log('say', 'version two')])) } } })).body.success, true);
+    assert.equal(
+      (
+        await t.call('PUT', `/api/recipes/${recipeId}`, {
+          body: { recipe: { code: JSON.stringify(webhookTrigger([log('say', 'version two')])) } },
+        })
+      ).body.success,
+      true,
+    );
 
-    const deployed = await t.call('POST', `/api/project_builds/${build.body.id}/deploy?environment_type=test`, { body: { description: 'to test' } });
+    const deployed = await t.call('POST', `/api/project_builds/${build.body.id}/deploy?environment_type=test`, {
+      body: { description: 'to test' },
+    });
     assert.equal(deployed.status, 200, deployed.text);
-    assert.deepEqual(Object.keys(deployed.body).sort(), ['created_at', 'description', 'environment_type', 'id', 'performed_by_name', 'project_build_id', 'project_id', 'state', 'updated_at']);
+    assert.deepEqual(Object.keys(deployed.body).sort(), [
+      'created_at',
+      'description',
+      'environment_type',
+      'id',
+      'performed_by_name',
+      'project_build_id',
+      'project_id',
+      'state',
+      'updated_at',
+    ]);
     const first = await waitState(t, `/api/deployments/${deployed.body.id}`);
     assert.equal(first.state, 'success', JSON.stringify(first));
     await announced(events, 'deployment.succeeded');
-    assert.deepEqual(events.at(-1), ['deployment.succeeded', { deploymentId: deployed.body.id, projectId: project.projectId, environmentType: 'test' }]);
+    assert.deepEqual(events.at(-1), [
+      'deployment.succeeded',
+      { deploymentId: deployed.body.id, projectId: project.projectId, environmentType: 'test' },
+    ]);
 
     const inTest = await t.call('GET', '/api/recipes', { token: testToken });
     const charge = inTest.body.items.find((r: { name: string }) => r.name === 'Charge');
     assert.ok(charge, 'the recipe is in test');
     assert.match(charge.code, /version one/);
-    assert.deepEqual((await t.call('PUT', `/api/recipes/${charge.id}/start`, { token: testToken })).body, { success: true });
+    assert.deepEqual((await t.call('PUT', `/api/recipes/${charge.id}/start`, { token: testToken })).body, {
+      success: true,
+    });
     const job = await fire(t, new URL(charge.webhook_url).pathname, { n: 1 });
     assert.equal(job.status, 'succeeded');
 
     // Build and deploy the new version in one call: the running recipe is restarted on it.
-    const both = await t.call('POST', `/api/projects/f${project.folderId}/deploy?environment_type=test`, { body: { description: 'v2' } });
+    const both = await t.call('POST', `/api/projects/f${project.folderId}/deploy?environment_type=test`, {
+      body: { description: 'v2' },
+    });
     assert.equal(both.status, 200, both.text);
     assert.notEqual(both.body.project_build_id, build.body.id);
     assert.equal((await waitState(t, `/api/deployments/${both.body.id}`)).state, 'success');
@@ -72,29 +108,63 @@ describe('builds and deployments: promote a project from dev to test', () => {
     assert.equal(now.body.running, true, 'restarted on the new version');
 
     // Deploying the older build again rolls test back to it.
-    const rollback = await t.call('POST', `/api/project_builds/${build.body.id}/deploy`, { body: { environment_type: 'test' } });
+    const rollback = await t.call('POST', `/api/project_builds/${build.body.id}/deploy`, {
+      body: { environment_type: 'test' },
+    });
     assert.equal((await waitState(t, `/api/deployments/${rollback.body.id}`)).state, 'success');
     now = await t.call('GET', `/api/recipes/${charge.id}`, { token: testToken });
     assert.match(now.body.code, /version one/);
     assert.equal(now.body.running, true);
     assert.equal((await t.call('PUT', `/api/recipes/${charge.id}/stop`, { token: testToken })).status, 200);
     const projects = await t.call('GET', '/api/projects', { token: testToken });
-    assert.equal(projects.body.filter((p: { name: string }) => p.name === 'Payments').length, 1, 'one project in test, updated in place');
+    assert.equal(
+      projects.body.filter((p: { name: string }) => p.name === 'Payments').length,
+      1,
+      'one project in test, updated in place',
+    );
 
     const history = await t.call('GET', `/api/deployments?project_id=${project.projectId}&environment_type=test`);
     assert.equal(history.status, 200);
-    assert.deepEqual(history.body.items.map((d: { id: number }) => d.id), [rollback.body.id, both.body.id, deployed.body.id]);
-    assert.deepEqual((await t.call('GET', `/api/deployments?folder_id=f${project.folderId}&state=success&per_page=1`)).body.items.map((d: { id: number }) => d.id), [rollback.body.id]);
+    assert.deepEqual(
+      history.body.items.map((d: { id: number }) => d.id),
+      [rollback.body.id, both.body.id, deployed.body.id],
+    );
+    assert.deepEqual(
+      (await t.call('GET', `/api/deployments?folder_id=f${project.folderId}&state=success&per_page=1`)).body.items.map(
+        (d: { id: number }) => d.id,
+      ),
+      [rollback.body.id],
+    );
     assert.deepEqual((await t.call('GET', '/api/deployments?environment_type=prod')).body.items, []);
     assert.deepEqual((await t.call('GET', '/api/deployments?from=2999-01-01T00:00:00Z')).body.items, []);
-    assert.equal((await t.call('GET', `/api/deployments?to=2999-01-01T00:00:00Z&project_id=${project.projectId}`)).body.items.length, 3);
+    assert.equal(
+      (await t.call('GET', `/api/deployments?to=2999-01-01T00:00:00Z&project_id=${project.projectId}`)).body.items
+        .length,
+      3,
+    );
   });
 
   test('a connection missing in the target fails the deployment, says which, and applies nothing', async () => {
     const other = await t.createProject('Ledger');
-    const conn = await t.call('POST', '/api/connections', { body: { name: 'Ledger DB', provider: 'rest', folder_id: other.folderId, input: { base_url: 'http://127.0.0.1:9/', auth_type: 'none' } } });
+    const conn = await t.call('POST', '/api/connections', {
+      body: {
+        name: 'Ledger DB',
+        provider: 'rest',
+        folder_id: other.folderId,
+        input: { base_url: 'http://127.0.0.1:9/', auth_type: 'none' },
+      },
+    });
     assert.ok(conn.status < 300, conn.text);
-    await t.call('POST', '/api/recipes', { body: { recipe: { name: 'Post entry', folder_id: other.folderId, code: JSON.stringify(webhookTrigger([log('x', 'y')])), config: JSON.stringify([{ keyword: 'application', provider: 'rest', account_id: conn.body.id }]) } } });
+    await t.call('POST', '/api/recipes', {
+      body: {
+        recipe: {
+          name: 'Post entry',
+          folder_id: other.folderId,
+          code: JSON.stringify(webhookTrigger([log('x', 'y')])),
+          config: JSON.stringify([{ keyword: 'application', provider: 'rest', account_id: conn.body.id }]),
+        },
+      },
+    });
     const dep = await t.call('POST', `/api/projects/${other.projectId}/deploy?environment_type=prod`);
     assert.equal(dep.status, 200, dep.text);
     const failed = await waitState(t, `/api/deployments/${dep.body.id}`);
@@ -106,15 +176,24 @@ describe('builds and deployments: promote a project from dev to test', () => {
     const prodProjects = await t.call('GET', '/api/projects', { token: prodToken });
     assert.ok(!prodProjects.body.some((p: { name: string }) => p.name === 'Ledger'), 'no project was created in prod');
     // With the connection made in prod (prod's credentials), the same build deploys.
-    const made = await t.call('POST', '/api/connections', { token: prodToken, body: { name: 'Ledger DB', provider: 'rest', input: { base_url: 'http://127.0.0.1:9/prod', auth_type: 'none' } } });
+    const made = await t.call('POST', '/api/connections', {
+      token: prodToken,
+      body: { name: 'Ledger DB', provider: 'rest', input: { base_url: 'http://127.0.0.1:9/prod', auth_type: 'none' } },
+    });
     assert.ok(made.status < 300, made.text);
     const again = await t.call('POST', `/api/project_builds/${dep.body.project_build_id}/deploy?environment_type=prod`);
     assert.equal((await waitState(t, `/api/deployments/${again.body.id}`)).state, 'success');
-    const recipe = (await t.call('GET', '/api/recipes', { token: prodToken })).body.items.find((r: { name: string }) => r.name === 'Post entry');
-    assert.equal(recipe.config.find((c: { provider: string }) => c.provider === 'rest').account_id, made.body.id, 'mapped by name to prod\'s connection');
+    const recipe = (await t.call('GET', '/api/recipes', { token: prodToken })).body.items.find(
+      (r: { name: string }) => r.name === 'Post entry',
+    );
+    assert.equal(
+      recipe.config.find((c: { provider: string }) => c.provider === 'rest').account_id,
+      made.body.id,
+      "mapped by name to prod's connection",
+    );
   });
 
-  test('bad input: no environment_type (400), an unknown one or dev (404), a failed build (422), another environment\'s token (400), unknown ids (404)', async () => {
+  test("bad input: no environment_type (400), an unknown one or dev (404), a failed build (422), another environment's token (400), unknown ids (404)", async () => {
     const build = await t.call('POST', `/api/projects/${project.projectId}/build`);
     await waitState(t, `/api/project_builds/${build.body.id}`);
     const missing = await t.call('POST', `/api/project_builds/${build.body.id}/deploy`);
@@ -134,16 +213,43 @@ describe('builds and deployments: promote a project from dev to test', () => {
     assert.equal((await t.call('GET', '/api/project_builds/999999')).status, 404);
     assert.equal((await t.call('GET', '/api/deployments/999999')).status, 404);
     assert.equal((await t.call('POST', '/api/project_builds/999999/deploy?environment_type=test')).status, 404);
-    assert.equal((await t.call('POST', `/api/projects/${project.projectId}/build`, { body: { description: 5 } })).status, 400);
+    assert.equal(
+      (await t.call('POST', `/api/projects/${project.projectId}/build`, { body: { description: 5 } })).status,
+      400,
+    );
     assert.equal((await t.call('GET', '/api/deployments?state=done')).status, 400);
     assert.equal((await t.call('GET', '/api/deployments?environment_type=staging')).status, 400);
     assert.equal((await t.call('GET', '/api/deployments?from=yesterday')).status, 400);
     // A build of another workspace is not found.
     const other = await t.newWorkspace('Other Co');
-    assert.equal((await t.call('GET', `/api/project_builds/${build.body.id}`, { token: other.adminToken })).status, 404);
-    assert.equal((await t.call('POST', `/api/project_builds/${build.body.id}/deploy?environment_type=test`, { token: other.adminToken })).status, 404);
+    assert.equal(
+      (await t.call('GET', `/api/project_builds/${build.body.id}`, { token: other.adminToken })).status,
+      404,
+    );
+    assert.equal(
+      (
+        await t.call('POST', `/api/project_builds/${build.body.id}/deploy?environment_type=test`, {
+          token: other.adminToken,
+        })
+      ).status,
+      404,
+    );
     // A build that failed cannot be deployed.
-    await t.ctx.db.updateTable('packages').set({ status: 'failed', error: 'disk on fire' }).where('id', '=', (await t.ctx.db.selectFrom('project_builds').select('package_id').where('id', '=', build.body.id).executeTakeFirstOrThrow()).package_id).execute();
+    await t.ctx.db
+      .updateTable('packages')
+      .set({ status: 'failed', error: 'disk on fire' })
+      .where(
+        'id',
+        '=',
+        (
+          await t.ctx.db
+            .selectFrom('project_builds')
+            .select('package_id')
+            .where('id', '=', build.body.id)
+            .executeTakeFirstOrThrow()
+        ).package_id,
+      )
+      .execute();
     const refused = await t.call('POST', `/api/project_builds/${build.body.id}/deploy?environment_type=test`);
     assert.equal(refused.status, 422);
     assert.equal(refused.body.message, 'The build is failed: only a build in state success can be deployed');

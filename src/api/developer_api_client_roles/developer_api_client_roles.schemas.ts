@@ -16,5 +16,10 @@ export const RoleListQuery = Type.Object(PageQuery);
 
 export const CopyRoleBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255 }),
-  privileges: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 200, description: 'Privileges of the copy; default: those of the source role' })),
+  privileges: Type.Optional(
+    Type.Array(Type.String({ maxLength: 100 }), {
+      maxItems: 200,
+      description: 'Privileges of the copy; default: those of the source role',
+    }),
+  ),
 });

@@ -4,7 +4,15 @@ import { isUniqueViolation } from '../../db/dialect.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import type { AuthContext } from '../developer_api_clients/credentials.ts';
-import { countRoles, findRole, insertRole, listRoles as listRoleRows, rolePrivileges, roleToApi, type RoleApi } from './developer_api_client_roles.store.ts';
+import {
+  countRoles,
+  findRole,
+  insertRole,
+  listRoles as listRoleRows,
+  rolePrivileges,
+  roleToApi,
+  type RoleApi,
+} from './developer_api_client_roles.store.ts';
 import { isPrivilege, type Privilege } from './privileges.ts';
 
 export async function listRoles(ctx: ServiceContext, workspaceId: number, page: { offset: number; perPage: number }) {
@@ -16,7 +24,12 @@ export async function listRoles(ctx: ServiceContext, workspaceId: number, page: 
  * Copy a role under a new name, optionally with a different privilege list. Nobody can copy
  * a role into one that grants what they do not hold themselves.
  */
-export async function copyRole(ctx: ServiceContext, auth: Pick<AuthContext, 'workspaceId' | 'privileges'>, id: number, input: { name: string; privileges?: string[] }): Promise<RoleApi> {
+export async function copyRole(
+  ctx: ServiceContext,
+  auth: Pick<AuthContext, 'workspaceId' | 'privileges'>,
+  id: number,
+  input: { name: string; privileges?: string[] },
+): Promise<RoleApi> {
   const name = input.name.trim();
   if (name === '') throw invalid({ name: ["can't be blank"] });
   if (name.length > 255) throw invalid({ name: ['is too long (maximum is 255 characters)'] });
@@ -27,9 +40,12 @@ export async function copyRole(ctx: ServiceContext, auth: Pick<AuthContext, 'wor
     const source = assertFound(await findRole(trx, auth.workspaceId, id));
     const privileges = (input.privileges as Privilege[] | undefined) ?? rolePrivileges(source);
     const missing = privileges.filter((p) => !auth.privileges.has(p));
-    if (missing.length > 0) throw new AppError('role_grants_unheld_privileges', { params: { privileges: missing.slice(0, 3).join(', ') } });
+    if (missing.length > 0)
+      throw new AppError('role_grants_unheld_privileges', { params: { privileges: missing.slice(0, 3).join(', ') } });
     try {
-      return roleToApi(await insertRole(trx, { workspaceId: auth.workspaceId, name, privileges, now: toStored(ctx.clock.now()) }));
+      return roleToApi(
+        await insertRole(trx, { workspaceId: auth.workspaceId, name, privileges, now: toStored(ctx.clock.now()) }),
+      );
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppError('name_taken', { errors: { name: ['has already been taken'] } });
       throw error;

@@ -21,10 +21,19 @@ export function rolePrivileges(row: Pick<RoleRow, 'privileges'>): Privilege[] {
 }
 
 export function roleToApi(row: RoleRow): RoleApi {
-  return { id: row.id, name: row.name, privileges: rolePrivileges(row), created_at: toApiTimestamp(row.created_at), updated_at: toApiTimestamp(row.updated_at) };
+  return {
+    id: row.id,
+    name: row.name,
+    privileges: rolePrivileges(row),
+    created_at: toApiTimestamp(row.created_at),
+    updated_at: toApiTimestamp(row.updated_at),
+  };
 }
 
-export async function insertRole(db: Db, input: { workspaceId: number; name: string; privileges: readonly Privilege[]; now: string }): Promise<RoleRow> {
+export async function insertRole(
+  db: Db,
+  input: { workspaceId: number; name: string; privileges: readonly Privilege[]; now: string },
+): Promise<RoleRow> {
   return db
     .insertInto('developer_api_client_roles')
     .values({
@@ -40,14 +49,28 @@ export async function insertRole(db: Db, input: { workspaceId: number; name: str
 }
 
 export async function findRole(db: Db, workspaceId: number, id: number): Promise<RoleRow | undefined> {
-  return db.selectFrom('developer_api_client_roles').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('developer_api_client_roles')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function findRoleByName(db: Db, workspaceId: number, name: string): Promise<RoleRow | undefined> {
-  return db.selectFrom('developer_api_client_roles').selectAll().where('workspace_id', '=', workspaceId).where('name_key', '=', nameKey(name)).executeTakeFirst();
+  return db
+    .selectFrom('developer_api_client_roles')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('name_key', '=', nameKey(name))
+    .executeTakeFirst();
 }
 
-export async function listRoles(db: Db, workspaceId: number, page: { offset: number; perPage: number }): Promise<RoleRow[]> {
+export async function listRoles(
+  db: Db,
+  workspaceId: number,
+  page: { offset: number; perPage: number },
+): Promise<RoleRow[]> {
   return db
     .selectFrom('developer_api_client_roles')
     .selectAll()
@@ -59,6 +82,10 @@ export async function listRoles(db: Db, workspaceId: number, page: { offset: num
 }
 
 export async function countRoles(db: Db, workspaceId: number): Promise<number> {
-  const row = await db.selectFrom('developer_api_client_roles').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('developer_api_client_roles')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -4,7 +4,9 @@ import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { ALL_PRIVILEGES, READ_PRIVILEGES } from './privileges.ts';
 
 let t: TestApp;
-before(async () => { t = await createTestApp(); });
+before(async () => {
+  t = await createTestApp();
+});
 after(() => t.close());
 
 async function roleCount(): Promise<number> {
@@ -34,7 +36,9 @@ describe('GET /api/developer_api_client_roles', () => {
 
   test('401 without a token; 403 for a role without the privilege', async () => {
     assert.equal((await t.call('GET', '/api/developer_api_client_roles', { token: null })).status, 401);
-    await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name: 'No roles', privileges: ['workspace_details:read'] } });
+    await t.call('POST', '/api/developer_api_client_roles/1/copy', {
+      body: { name: 'No roles', privileges: ['workspace_details:read'] },
+    });
     const token = await t.tokenFor('No roles');
     assert.equal((await t.call('GET', '/api/developer_api_client_roles', { token })).status, 403);
   });
@@ -53,7 +57,9 @@ describe('POST /api/developer_api_client_roles/:id/copy', () => {
     assert.equal(copy.status, 200);
     assert.equal(copy.body.result.name, 'Auditors');
     assert.deepEqual([...copy.body.result.privileges].sort(), [...READ_PRIVILEGES].sort());
-    const narrow = await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name: 'Deployer', privileges: ['recipes:read', 'recipes:write', 'recipes:read'] } });
+    const narrow = await t.call('POST', '/api/developer_api_client_roles/1/copy', {
+      body: { name: 'Deployer', privileges: ['recipes:read', 'recipes:write', 'recipes:read'] },
+    });
     assert.deepEqual(narrow.body.result.privileges, ['recipes:read', 'recipes:write']);
     const listed = await t.call('GET', '/api/developer_api_client_roles');
     assert.ok(listed.body.result.items.some((r: { id: number }) => r.id === narrow.body.result.id));
@@ -61,23 +67,54 @@ describe('POST /api/developer_api_client_roles/:id/copy', () => {
 
   test('errors: 404 unknown role, 422 duplicate name, 400 bad input, 403 escalation; nothing created', async () => {
     const before = await roleCount();
-    assert.equal((await t.call('POST', '/api/developer_api_client_roles/999/copy', { body: { name: 'x' } })).status, 404);
+    assert.equal(
+      (await t.call('POST', '/api/developer_api_client_roles/999/copy', { body: { name: 'x' } })).status,
+      404,
+    );
     const dup = await t.call('POST', '/api/developer_api_client_roles/1/copy', { body: { name: 'admin' } });
     assert.equal(dup.status, 422);
     assert.deepEqual(dup.body.errors, { name: ['has already been taken'] });
-    for (const body of [{}, { name: 12 }, { name: '  ' }, { name: 'x', privileges: ['recipes:delete'] }, { name: 'x', privileges: 'recipes:read' }]) {
+    for (const body of [
+      {},
+      { name: 12 },
+      { name: '  ' },
+      { name: 'x', privileges: ['recipes:delete'] },
+      { name: 'x', privileges: 'recipes:read' },
+    ]) {
       const res = await t.call('POST', '/api/developer_api_client_roles/1/copy', { body });
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.ok(res.body.errors, res.text);
     }
-    assert.equal((await t.call('POST', '/api/developer_api_client_roles/abc/copy', { body: { name: 'x' } })).status, 400);
-    assert.equal((await t.call('POST', '/api/developer_api_client_roles/1/copy', { raw: '{', headers: { 'content-type': 'application/json' } })).status, 400);
+    assert.equal(
+      (await t.call('POST', '/api/developer_api_client_roles/abc/copy', { body: { name: 'x' } })).status,
+      400,
+    );
+    assert.equal(
+      (
+        await t.call('POST', '/api/developer_api_client_roles/1/copy', {
+          raw: '{',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      400,
+    );
     const readOnly = await t.tokenFor('Read only');
-    assert.equal((await t.call('POST', '/api/developer_api_client_roles/1/copy', { token: readOnly, body: { name: 'y' } })).status, 403);
+    assert.equal(
+      (await t.call('POST', '/api/developer_api_client_roles/1/copy', { token: readOnly, body: { name: 'y' } })).status,
+      403,
+    );
     // A client that may copy roles still cannot mint privileges it lacks.
-    await t.call('POST', '/api/developer_api_client_roles/2/copy', { body: { name: 'Role copier', privileges: ['developer_api_client_roles:read', 'developer_api_client_roles:write'] } });
+    await t.call('POST', '/api/developer_api_client_roles/2/copy', {
+      body: {
+        name: 'Role copier',
+        privileges: ['developer_api_client_roles:read', 'developer_api_client_roles:write'],
+      },
+    });
     const copier = await t.tokenFor('Role copier');
-    const escalate = await t.call('POST', '/api/developer_api_client_roles/1/copy', { token: copier, body: { name: 'Sneaky admin' } });
+    const escalate = await t.call('POST', '/api/developer_api_client_roles/1/copy', {
+      token: copier,
+      body: { name: 'Sneaky admin' },
+    });
     assert.equal(escalate.status, 403);
     assert.equal(await roleCount(), before + 1, 'only the Role copier role was added');
   });

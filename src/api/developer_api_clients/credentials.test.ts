@@ -17,7 +17,9 @@ describe('IP allow lists', () => {
     assert.deepEqual(parseIpAllowList(['203.0.113.10', '198.51.100.0/24']), { value: '203.0.113.10,198.51.100.0/24' });
     assert.deepEqual(parseIpAllowList('10.0.0.1, 10.0.0.1  2001:db8::/32'), { value: '10.0.0.1,2001:db8::/32' });
     assert.deepEqual(parseIpAllowList(''), { value: '' });
-    assert.deepEqual(parseIpAllowList(['1.2.3.4/33', 'host.example', '1.2.3.4/8/9']), { invalid: ['1.2.3.4/33', 'host.example', '1.2.3.4/8/9'] });
+    assert.deepEqual(parseIpAllowList(['1.2.3.4/33', 'host.example', '1.2.3.4/8/9']), {
+      invalid: ['1.2.3.4/33', 'host.example', '1.2.3.4/8/9'],
+    });
   });
 
   test('match addresses and ranges, IPv4-mapped IPv6 included; empty allows all', () => {

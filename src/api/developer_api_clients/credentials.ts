@@ -75,7 +75,10 @@ export async function authenticateTokenHash(db: Db, clock: Clock, hash: string):
  * cache through the notifier, so revocation still takes effect on the very next request.
  * One cache per app: keyed by the app's notifier.
  */
-export function authenticateCached(ctx: { db: Db; clock: Clock; notifier: Notifier }, token: string): Promise<AuthContext | null> {
+export function authenticateCached(
+  ctx: { db: Db; clock: Clock; notifier: Notifier },
+  token: string,
+): Promise<AuthContext | null> {
   let cache = CACHES.get(ctx.notifier);
   if (!cache) {
     const entries = new Map<string, { auth: AuthContext; touchedAt: number }>();
@@ -90,7 +93,11 @@ export function authenticateCached(ctx: { db: Db; clock: Clock; notifier: Notifi
 const CACHES = new WeakMap<Notifier, Map<string, { auth: AuthContext; touchedAt: number }>>();
 const MAX_CACHED_CREDENTIALS = 10_000;
 
-async function lookup(cache: Map<string, { auth: AuthContext; touchedAt: number }>, ctx: { db: Db; clock: Clock }, token: string): Promise<AuthContext | null> {
+async function lookup(
+  cache: Map<string, { auth: AuthContext; touchedAt: number }>,
+  ctx: { db: Db; clock: Clock },
+  token: string,
+): Promise<AuthContext | null> {
   if (token.length === 0 || token.length > 512) return null;
   const hash = hashToken(token);
   const hit = cache.get(hash);
@@ -121,7 +128,9 @@ export function projectInScope(auth: Pick<AuthContext, 'allFolders' | 'folderIds
  * Returns the normalised comma-separated form, or the entries that are not addresses/CIDRs.
  */
 export function parseIpAllowList(input: string | readonly string[]): { value: string } | { invalid: string[] } {
-  const entries = (typeof input === 'string' ? input.split(/[\s,]+/) : input.flatMap((s) => s.split(/[\s,]+/))).map((s) => s.trim()).filter((s) => s !== '');
+  const entries = (typeof input === 'string' ? input.split(/[\s,]+/) : input.flatMap((s) => s.split(/[\s,]+/)))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const invalid = entries.filter((entry) => toRule(entry) === null);
   if (invalid.length > 0) return { invalid };
   return { value: [...new Set(entries)].join(',') };

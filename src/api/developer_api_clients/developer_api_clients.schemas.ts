@@ -1,15 +1,21 @@
 import { Type, type Static } from 'typebox';
 import { IdInput, PageQuery, Timestamp } from '../../http/schemas.ts';
 
-const IpAllowList = Type.Union([Type.String({ maxLength: 10_000 }), Type.Array(Type.String({ maxLength: 100 }), { maxItems: 500 })], {
-  description: 'Allowed addresses and CIDR ranges: an array, or one comma-separated string; empty allows any address',
-});
+const IpAllowList = Type.Union(
+  [Type.String({ maxLength: 10_000 }), Type.Array(Type.String({ maxLength: 100 }), { maxItems: 500 })],
+  {
+    description: 'Allowed addresses and CIDR ranges: an array, or one comma-separated string; empty allows any address',
+  },
+);
 
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 255 }),
   api_privilege_group_id: IdInput,
   all_folders: Type.Boolean({ description: 'true: every project, including future ones' }),
-  folder_ids: Type.Array(IdInput, { maxItems: 1000, description: 'Project folder ids in scope when all_folders is false' }),
+  folder_ids: Type.Array(IdInput, {
+    maxItems: 1000,
+    description: 'Project folder ids in scope when all_folders is false',
+  }),
   environment_name: Type.String({ maxLength: 100, description: 'Development, Test or Production' }),
   environment: Type.String({ maxLength: 20, description: 'DEV, TEST or PROD (alternative to environment_name)' }),
   ip_allow_list: IpAllowList,
@@ -51,6 +57,8 @@ export const DeveloperApiClient = Type.Object({
 });
 
 export const ClientResult = Type.Object({ result: DeveloperApiClient });
-export const ClientListResult = Type.Object({ result: Type.Object({ count: Type.Integer(), items: Type.Array(DeveloperApiClient) }) });
+export const ClientListResult = Type.Object({
+  result: Type.Object({ count: Type.Integer(), items: Type.Array(DeveloperApiClient) }),
+});
 export const DeleteResult = Type.Object({ result: Type.Object({ success: Type.Boolean() }) });
 export const ListQuery = Type.Object(PageQuery);

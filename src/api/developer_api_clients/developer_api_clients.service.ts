@@ -38,7 +38,10 @@ const MAX_NAME = 255;
 const MAX_DESCRIPTION = 1000;
 
 export async function listClients(ctx: ServiceContext, workspaceId: number, page: { offset: number; perPage: number }) {
-  const [rows, count] = await Promise.all([listClientRows(ctx.db, workspaceId, page), countClients(ctx.db, workspaceId)]);
+  const [rows, count] = await Promise.all([
+    listClientRows(ctx.db, workspaceId, page),
+    countClients(ctx.db, workspaceId),
+  ]);
   return { count, items: rows.map((row) => clientToApi(row)) };
 }
 
@@ -46,12 +49,18 @@ export async function getClient(ctx: ServiceContext, workspaceId: number, id: nu
   return clientToApi(assertFound(await findClient(ctx.db, workspaceId, id)));
 }
 
-export async function createClient(ctx: ServiceContext, grantor: Grantor | null, workspaceId: number, input: ClientInput): Promise<DeveloperApiClientApi> {
+export async function createClient(
+  ctx: ServiceContext,
+  grantor: Grantor | null,
+  workspaceId: number,
+  input: ClientInput,
+): Promise<DeveloperApiClientApi> {
   const errors: Record<string, string[]> = {};
   const name = checkName(input.name, errors);
   if (input.api_privilege_group_id === undefined) errors.api_privilege_group_id = ['is required'];
   if (input.all_folders === undefined) errors.all_folders = ['is required'];
-  if (input.all_folders === false && (input.folder_ids ?? []).length === 0) errors.folder_ids = ['must list at least one project folder when all_folders is false'];
+  if (input.all_folders === false && (input.folder_ids ?? []).length === 0)
+    errors.folder_ids = ['must list at least one project folder when all_folders is false'];
   const description = checkDescription(input.description, errors);
   const ipAllowList = checkIpAllowList(input.ip_allow_list, errors);
   if (Object.keys(errors).length > 0) throw invalid(errors);
@@ -87,8 +96,22 @@ export async function createClient(ctx: ServiceContext, grantor: Grantor | null,
   });
 }
 
-export async function updateClient(ctx: ServiceContext, grantor: Grantor, id: number, input: ClientInput): Promise<DeveloperApiClientApi> {
-  const known: (keyof ClientInput)[] = ['name', 'api_privilege_group_id', 'all_folders', 'folder_ids', 'environment_name', 'environment', 'ip_allow_list', 'description'];
+export async function updateClient(
+  ctx: ServiceContext,
+  grantor: Grantor,
+  id: number,
+  input: ClientInput,
+): Promise<DeveloperApiClientApi> {
+  const known: (keyof ClientInput)[] = [
+    'name',
+    'api_privilege_group_id',
+    'all_folders',
+    'folder_ids',
+    'environment_name',
+    'environment',
+    'ip_allow_list',
+    'description',
+  ];
   if (!known.some((key) => input[key] !== undefined)) {
     throw new AppError('nothing_to_update', { errors: { body: [`must contain at least one of ${known.join(', ')}`] } });
   }
@@ -107,13 +130,17 @@ export async function updateClient(ctx: ServiceContext, grantor: Grantor, id: nu
         throw invalid({ environment: ['cannot be changed; delete the client and create it in the other environment'] });
       }
     }
-    const roleId = input.api_privilege_group_id === undefined ? current.role_id : await checkRole(trx, grantor, grantor.workspaceId, input.api_privilege_group_id);
+    const roleId =
+      input.api_privilege_group_id === undefined
+        ? current.role_id
+        : await checkRole(trx, grantor, grantor.workspaceId, input.api_privilege_group_id);
     // Sending folder_ids alone narrows an all-folders client to those projects.
     const allFolders = input.all_folders ?? (input.folder_ids !== undefined ? false : current.all_folders === 1);
     let folderIds: number[] = [];
     if (!allFolders) {
       const requested = input.folder_ids ?? folderIdsOf(current);
-      if (requested.length === 0) throw invalid({ folder_ids: ['must list at least one project folder when all_folders is false'] });
+      if (requested.length === 0)
+        throw invalid({ folder_ids: ['must list at least one project folder when all_folders is false'] });
       folderIds = await checkFolders(trx, grantor, current.environment_id, requested);
     } else if (!grantor.allFolders) {
       throw new AppError('scoped_client_cannot_grant_all_folders');
@@ -145,14 +172,22 @@ export async function deleteClient(ctx: ServiceContext, grantor: Grantor, id: nu
 }
 
 /** A new token for the client; the old one stops working in the same statement. */
-export async function regenerateToken(ctx: ServiceContext, grantor: Grantor, id: number): Promise<DeveloperApiClientApi> {
+export async function regenerateToken(
+  ctx: ServiceContext,
+  grantor: Grantor,
+  id: number,
+): Promise<DeveloperApiClientApi> {
   const workspaceId = grantor.workspaceId;
   const result = await ctx.db.transaction().execute(async (trx) => {
     const current = assertFound(await findClient(trx, workspaceId, id));
     await assertTargetWithinGrantor(trx, grantor, current);
     const token = generateToken(current.environment_type);
     const now = toStored(ctx.clock.now());
-    await updateClientRow(trx, workspaceId, id, { token_hash: hashToken(token), token_updated_at: now, updated_at: now });
+    await updateClientRow(trx, workspaceId, id, {
+      token_hash: hashToken(token),
+      token_updated_at: now,
+      updated_at: now,
+    });
     return clientToApi(assertFound(await findClient(trx, workspaceId, id)), token);
   });
   ctx.notifier.publish('developer_api_clients.changed', { workspaceId: workspaceId });
@@ -160,10 +195,15 @@ export async function regenerateToken(ctx: ServiceContext, grantor: Grantor, id:
 }
 
 /** Set a client's token to a value chosen outside (SWITCHBOARD_ADMIN_TOKEN). */
-export async function setClientToken(db: Db, workspaceId: number, id: number, token: string, now: string): Promise<void> {
+export async function setClientToken(
+  db: Db,
+  workspaceId: number,
+  id: number,
+  token: string,
+  now: string,
+): Promise<void> {
   await updateClientRow(db, workspaceId, id, { token_hash: hashToken(token), token_updated_at: now, updated_at: now });
 }
-
 
 function checkName(name: string | undefined, errors: Record<string, string[]>): string | undefined {
   const trimmed = name?.trim();
@@ -173,7 +213,8 @@ function checkName(name: string | undefined, errors: Record<string, string[]>): 
 }
 
 function checkDescription(description: string | undefined, errors: Record<string, string[]>): string | undefined {
-  if (description !== undefined && description.length > MAX_DESCRIPTION) errors.description = [`is too long (maximum is ${MAX_DESCRIPTION} characters)`];
+  if (description !== undefined && description.length > MAX_DESCRIPTION)
+    errors.description = [`is too long (maximum is ${MAX_DESCRIPTION} characters)`];
   return description;
 }
 
@@ -181,32 +222,48 @@ function checkIpAllowList(input: string | string[] | undefined, errors: Record<s
   if (input === undefined) return undefined;
   const parsed = parseIpAllowList(input);
   if ('invalid' in parsed) {
-    errors.ip_allow_list = [`has entries that are not IP addresses or CIDR ranges: ${parsed.invalid.slice(0, 5).join(', ')}`];
+    errors.ip_allow_list = [
+      `has entries that are not IP addresses or CIDR ranges: ${parsed.invalid.slice(0, 5).join(', ')}`,
+    ];
     return undefined;
   }
   return parsed.value;
 }
 
 const ENVIRONMENT_ALIASES: Record<string, EnvironmentType> = {
-  dev: 'dev', development: 'dev',
-  test: 'test', testing: 'test',
-  prod: 'prod', production: 'prod',
+  dev: 'dev',
+  development: 'dev',
+  test: 'test',
+  testing: 'test',
+  prod: 'prod',
+  production: 'prod',
 };
 
 /** The environment named by `environment` (DEV/TEST/PROD) and/or `environment_name`; else the fallback. */
-async function resolveEnvironment(db: Db, workspaceId: number, input: ClientInput, fallbackId: number | undefined): Promise<EnvironmentRow> {
+async function resolveEnvironment(
+  db: Db,
+  workspaceId: number,
+  input: ClientInput,
+  fallbackId: number | undefined,
+): Promise<EnvironmentRow> {
   const environments = await listEnvironments(db, workspaceId);
   const byType = (field: 'environment' | 'environment_name', value: string | undefined): EnvironmentRow | undefined => {
     if (value === undefined) return undefined;
     const type = ENVIRONMENT_ALIASES[value.trim().toLowerCase()];
     const found = environments.find((e) => e.type === type || e.name.toLowerCase() === value.trim().toLowerCase());
-    if (!found) throw invalid({ [field]: [`must be one of ${environments.map((e) => `${e.type.toUpperCase()} (${e.name})`).join(', ')}`] });
+    if (!found)
+      throw invalid({
+        [field]: [`must be one of ${environments.map((e) => `${e.type.toUpperCase()} (${e.name})`).join(', ')}`],
+      });
     return found;
   };
   const a = byType('environment', input.environment);
   const b = byType('environment_name', input.environment_name);
   if (a && b && a.id !== b.id) throw invalid({ environment: ['does not match environment_name'] });
-  const chosen = a ?? b ?? (fallbackId === undefined ? environments.find((e) => e.type === 'dev') : await findEnvironment(db, fallbackId));
+  const chosen =
+    a ??
+    b ??
+    (fallbackId === undefined ? environments.find((e) => e.type === 'dev') : await findEnvironment(db, fallbackId));
   return assertFound(chosen);
 }
 
@@ -218,12 +275,15 @@ async function assertTargetWithinGrantor(db: Db, grantor: Grantor, target: Clien
   const role = await findRole(db, grantor.workspaceId, target.role_id);
   const missing = role ? rolePrivileges(role).filter((p) => !grantor.privileges.has(p)) : [];
   if (missing.length > 0) {
-    throw new AppError('client_holds_unheld_privileges', { params: { privileges: `${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}` } });
+    throw new AppError('client_holds_unheld_privileges', {
+      params: { privileges: `${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}` },
+    });
   }
   if (grantor.allFolders) return;
   if (target.all_folders === 1) throw new AppError('client_reaches_all_folders');
   const outside = folderIdsOf(target).filter((folderId) => !grantor.folderIds.includes(folderId));
-  if (outside.length > 0) throw new AppError('client_folders_out_of_scope', { params: { folders: outside.slice(0, 10).join(', ') } });
+  if (outside.length > 0)
+    throw new AppError('client_folders_out_of_scope', { params: { folders: outside.slice(0, 10).join(', ') } });
 }
 
 async function checkRole(db: Db, grantor: Grantor | null, workspaceId: number, roleId: number): Promise<number> {
@@ -232,20 +292,31 @@ async function checkRole(db: Db, grantor: Grantor | null, workspaceId: number, r
   if (grantor) {
     const missing = rolePrivileges(role).filter((p) => !grantor.privileges.has(p));
     if (missing.length > 0) {
-      throw new AppError('api_client_role_exceeds_caller', { params: { privileges: `${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}` } });
+      throw new AppError('api_client_role_exceeds_caller', {
+        params: { privileges: `${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}` },
+      });
     }
   }
   return role.id;
 }
 
-async function checkFolders(db: Db, grantor: Grantor | null, environmentId: number, requested: readonly number[]): Promise<number[]> {
+async function checkFolders(
+  db: Db,
+  grantor: Grantor | null,
+  environmentId: number,
+  requested: readonly number[],
+): Promise<number[]> {
   const unique = [...new Set(requested)];
   const found = new Set(await findProjectFolderIds(db, environmentId, unique));
   const unknown = unique.filter((id) => !found.has(id));
-  if (unknown.length > 0) throw invalid({ folder_ids: [`are not project folders of the client's environment: ${unknown.slice(0, 10).join(', ')}`] });
+  if (unknown.length > 0)
+    throw invalid({
+      folder_ids: [`are not project folders of the client's environment: ${unknown.slice(0, 10).join(', ')}`],
+    });
   if (grantor && !grantor.allFolders) {
     const outside = unique.filter((id) => !grantor.folderIds.includes(id));
-    if (outside.length > 0) throw new AppError('folders_out_of_scope', { params: { folders: outside.slice(0, 10).join(', ') } });
+    if (outside.length > 0)
+      throw new AppError('folders_out_of_scope', { params: { folders: outside.slice(0, 10).join(', ') } });
   }
   return unique.sort((x, y) => x - y);
 }

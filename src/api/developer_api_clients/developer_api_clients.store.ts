@@ -2,7 +2,10 @@
 import type { Db, DeveloperApiClientRow, DeveloperApiClientUpdate, EnvironmentType } from '../../db/types.ts';
 import { toApiTimestamp, toApiUtcTimestamp } from '../../time.ts';
 
-export type ClientWithEnvironment = DeveloperApiClientRow & { environment_name: string; environment_type: EnvironmentType };
+export type ClientWithEnvironment = DeveloperApiClientRow & {
+  environment_name: string;
+  environment_type: EnvironmentType;
+};
 
 export interface DeveloperApiClientApi {
   id: number;
@@ -35,7 +38,10 @@ export function clientToApi(row: ClientWithEnvironment, tokenValue?: string): De
     folder_ids: row.all_folders === 1 ? [] : folderIdsOf(row),
     environment_name: row.environment_name,
     environment_id: row.environment_id,
-    token: tokenValue === undefined ? { updated_at: toApiUtcTimestamp(row.token_updated_at) } : { value: tokenValue, updated_at: toApiUtcTimestamp(row.token_updated_at) },
+    token:
+      tokenValue === undefined
+        ? { updated_at: toApiUtcTimestamp(row.token_updated_at) }
+        : { value: tokenValue, updated_at: toApiUtcTimestamp(row.token_updated_at) },
   };
   if (row.ip_allow_list !== '') out.ip_allow_list = row.ip_allow_list;
   if (row.description) out.description = row.description;
@@ -50,8 +56,15 @@ function selectWithEnvironment(db: Db) {
     .select(['e.name as environment_name', 'e.type as environment_type']);
 }
 
-export async function insertClient(db: Db, values: Omit<DeveloperApiClientRow, 'id' | 'last_used_at'>): Promise<number> {
-  const row = await db.insertInto('developer_api_clients').values({ ...values, last_used_at: null }).returning('id').executeTakeFirstOrThrow();
+export async function insertClient(
+  db: Db,
+  values: Omit<DeveloperApiClientRow, 'id' | 'last_used_at'>,
+): Promise<number> {
+  const row = await db
+    .insertInto('developer_api_clients')
+    .values({ ...values, last_used_at: null })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -59,26 +72,60 @@ export async function findClient(db: Db, workspaceId: number, id: number): Promi
   return selectWithEnvironment(db).where('c.workspace_id', '=', workspaceId).where('c.id', '=', id).executeTakeFirst();
 }
 
-export async function findClientByName(db: Db, workspaceId: number, nameKey: string): Promise<ClientWithEnvironment | undefined> {
-  return selectWithEnvironment(db).where('c.workspace_id', '=', workspaceId).where('c.name_key', '=', nameKey).executeTakeFirst();
+export async function findClientByName(
+  db: Db,
+  workspaceId: number,
+  nameKey: string,
+): Promise<ClientWithEnvironment | undefined> {
+  return selectWithEnvironment(db)
+    .where('c.workspace_id', '=', workspaceId)
+    .where('c.name_key', '=', nameKey)
+    .executeTakeFirst();
 }
 
-export async function listClients(db: Db, workspaceId: number, page: { offset: number; perPage: number }): Promise<ClientWithEnvironment[]> {
-  return selectWithEnvironment(db).where('c.workspace_id', '=', workspaceId).orderBy('c.id').limit(page.perPage).offset(page.offset).execute();
+export async function listClients(
+  db: Db,
+  workspaceId: number,
+  page: { offset: number; perPage: number },
+): Promise<ClientWithEnvironment[]> {
+  return selectWithEnvironment(db)
+    .where('c.workspace_id', '=', workspaceId)
+    .orderBy('c.id')
+    .limit(page.perPage)
+    .offset(page.offset)
+    .execute();
 }
 
 export async function countClients(db: Db, workspaceId: number): Promise<number> {
-  const row = await db.selectFrom('developer_api_clients').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('developer_api_clients')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-export async function updateClient(db: Db, workspaceId: number, id: number, values: DeveloperApiClientUpdate): Promise<boolean> {
-  const result = await db.updateTable('developer_api_clients').set(values).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+export async function updateClient(
+  db: Db,
+  workspaceId: number,
+  id: number,
+  values: DeveloperApiClientUpdate,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('developer_api_clients')
+    .set(values)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
 export async function deleteClient(db: Db, workspaceId: number, id: number): Promise<boolean> {
-  const result = await db.deleteFrom('developer_api_clients').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  const result = await db
+    .deleteFrom('developer_api_clients')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
@@ -89,8 +136,16 @@ export async function findCredentialByTokenHash(db: Db, tokenHash: string) {
     .innerJoin('environments as e', 'e.id', 'c.environment_id')
     .innerJoin('developer_api_client_roles as r', 'r.id', 'c.role_id')
     .select([
-      'c.id', 'c.workspace_id', 'c.environment_id', 'c.token_hash', 'c.all_folders', 'c.folder_ids', 'c.ip_allow_list', 'c.last_used_at',
-      'e.type as environment_type', 'r.privileges',
+      'c.id',
+      'c.workspace_id',
+      'c.environment_id',
+      'c.token_hash',
+      'c.all_folders',
+      'c.folder_ids',
+      'c.ip_allow_list',
+      'c.last_used_at',
+      'e.type as environment_type',
+      'r.privileges',
     ])
     .where('c.token_hash', '=', tokenHash)
     .executeTakeFirst();
@@ -101,16 +156,29 @@ export async function touchLastUsed(db: Db, id: number, at: string): Promise<voi
 }
 
 export async function lastUsedInWorkspace(db: Db, workspaceId: number): Promise<string | null> {
-  const row = await db.selectFrom('developer_api_clients').select((eb) => eb.fn.max('last_used_at').as('at')).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  const row = await db
+    .selectFrom('developer_api_clients')
+    .select((eb) => eb.fn.max('last_used_at').as('at'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
   return (row?.at as string | null | undefined) ?? null;
 }
 
 /** Drop a deleted project folder from the scope of every client that listed it. */
 export async function removeFolderFromScopes(db: Db, workspaceId: number, folderId: number): Promise<void> {
-  const rows = await db.selectFrom('developer_api_clients').select(['id', 'folder_ids']).where('workspace_id', '=', workspaceId).where('all_folders', '=', 0).execute();
+  const rows = await db
+    .selectFrom('developer_api_clients')
+    .select(['id', 'folder_ids'])
+    .where('workspace_id', '=', workspaceId)
+    .where('all_folders', '=', 0)
+    .execute();
   for (const row of rows) {
     const ids = folderIdsOf(row);
     if (!ids.includes(folderId)) continue;
-    await db.updateTable('developer_api_clients').set({ folder_ids: JSON.stringify(ids.filter((id) => id !== folderId)) }).where('id', '=', row.id).execute();
+    await db
+      .updateTable('developer_api_clients')
+      .set({ folder_ids: JSON.stringify(ids.filter((id) => id !== folderId)) })
+      .where('id', '=', row.id)
+      .execute();
   }
 }

@@ -39,7 +39,11 @@ describe('GET /api/developer_api_clients', () => {
   });
 
   test('pages with page/per_page; count is the total; junk paging falls back to defaults', async () => {
-    for (let i = 0; i < 3; i++) assert.equal((await create({ name: `paging-${i}`, api_privilege_group_id: readOnlyRoleId, all_folders: true })).status, 200);
+    for (let i = 0; i < 3; i++)
+      assert.equal(
+        (await create({ name: `paging-${i}`, api_privilege_group_id: readOnlyRoleId, all_folders: true })).status,
+        200,
+      );
     const total = await clientCount();
     const page1 = await t.call('GET', '/api/developer_api_clients?page=1&per_page=2');
     const page2 = await t.call('GET', '/api/developer_api_clients?page=2&per_page=2');
@@ -61,19 +65,30 @@ describe('GET /api/developer_api_clients', () => {
     const unknown = await t.call('GET', '/api/developer_api_clients', { token: 'wrkdev-' + '0'.repeat(64) });
     assert.equal(unknown.status, 401);
     assert.deepEqual(unknown.body, { message: 'Unauthorized' });
-    const legacy = await t.call('GET', '/api/developer_api_clients', { token: null, headers: { 'x-user-email': 'a@b.c', 'x-user-token': t.adminToken } });
+    const legacy = await t.call('GET', '/api/developer_api_clients', {
+      token: null,
+      headers: { 'x-user-email': 'a@b.c', 'x-user-token': t.adminToken },
+    });
     assert.equal(legacy.status, 401);
-    const basic = await t.call('GET', '/api/developer_api_clients', { token: null, headers: { authorization: `Basic ${t.adminToken}` } });
+    const basic = await t.call('GET', '/api/developer_api_clients', {
+      token: null,
+      headers: { authorization: `Basic ${t.adminToken}` },
+    });
     assert.equal(basic.status, 401);
   });
 
   test('the Bearer scheme name is matched case-insensitively', async () => {
-    const res = await t.call('GET', '/api/developer_api_clients', { token: null, headers: { authorization: `bearer ${t.adminToken}` } });
+    const res = await t.call('GET', '/api/developer_api_clients', {
+      token: null,
+      headers: { authorization: `bearer ${t.adminToken}` },
+    });
     assert.equal(res.status, 200);
   });
 
   test('403 for a role without the privilege', async () => {
-    const copy = await t.call('POST', `/api/developer_api_client_roles/${readOnlyRoleId}/copy`, { body: { name: 'Only users/me', privileges: ['workspace_details:read'] } });
+    const copy = await t.call('POST', `/api/developer_api_client_roles/${readOnlyRoleId}/copy`, {
+      body: { name: 'Only users/me', privileges: ['workspace_details:read'] },
+    });
     assert.equal(copy.status, 200);
     const token = await t.tokenFor('Only users/me');
     const res = await t.call('GET', '/api/developer_api_clients', { token });
@@ -85,7 +100,13 @@ describe('GET /api/developer_api_clients', () => {
 
 describe('POST /api/developer_api_clients', () => {
   test('creates a client and shows its token once; the token works at once', async () => {
-    const res = await create({ name: 'ci-deployer-test', api_privilege_group_id: readOnlyRoleId, all_folders: true, environment_name: 'Test', description: 'CI' });
+    const res = await create({
+      name: 'ci-deployer-test',
+      api_privilege_group_id: readOnlyRoleId,
+      all_folders: true,
+      environment_name: 'Test',
+      description: 'CI',
+    });
     assert.equal(res.status, 200);
     const client = res.body.result;
     assert.equal(client.name, 'ci-deployer-test');
@@ -98,7 +119,10 @@ describe('POST /api/developer_api_clients', () => {
     // A read-only token of the test environment can list but not create.
     const list = await t.call('GET', '/api/developer_api_clients', { token: client.token.value });
     assert.equal(list.status, 200);
-    const write = await create({ name: 'nope', api_privilege_group_id: readOnlyRoleId, all_folders: true }, client.token.value);
+    const write = await create(
+      { name: 'nope', api_privilege_group_id: readOnlyRoleId, all_folders: true },
+      client.token.value,
+    );
     assert.equal(write.status, 403);
     // The value is never shown again.
     const got = await t.call('GET', `/api/developer_api_clients/${client.id}`);
@@ -111,7 +135,12 @@ describe('POST /api/developer_api_clients', () => {
     assert.equal(res.status, 200);
     assert.equal(res.body.result.environment_name, 'Development');
     assert.equal(res.body.result.api_privilege_group_id, readOnlyRoleId);
-    const prod = await create({ name: 'prod-client', api_privilege_group_id: readOnlyRoleId, all_folders: true, environment: 'PROD' });
+    const prod = await create({
+      name: 'prod-client',
+      api_privilege_group_id: readOnlyRoleId,
+      all_folders: true,
+      environment: 'PROD',
+    });
     assert.equal(prod.body.result.environment_name, 'Production');
     assert.match(prod.body.result.token.value, /^wrkprod-/);
   });
@@ -119,17 +148,35 @@ describe('POST /api/developer_api_clients', () => {
   test('project scope: folder_ids must be project folders of the environment', async () => {
     const p1 = await t.createProject('Procure to pay');
     const p2 = await t.createProject('Billing');
-    const res = await create({ name: 'scoped', api_privilege_group_id: readOnlyRoleId, all_folders: false, folder_ids: [String(p2.folderId), p1.folderId, p1.folderId] });
+    const res = await create({
+      name: 'scoped',
+      api_privilege_group_id: readOnlyRoleId,
+      all_folders: false,
+      folder_ids: [String(p2.folderId), p1.folderId, p1.folderId],
+    });
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.result.folder_ids, [p1.folderId, p2.folderId].sort((a, b) => a - b));
+    assert.deepEqual(
+      res.body.result.folder_ids,
+      [p1.folderId, p2.folderId].sort((a, b) => a - b),
+    );
     assert.equal(res.body.result.all_folders, false);
 
     const before = await clientCount();
     const testProject = await t.createProject('Only in test', 'test');
-    const wrongEnv = await create({ name: 'scoped-wrong-env', api_privilege_group_id: readOnlyRoleId, all_folders: false, folder_ids: [testProject.folderId] });
+    const wrongEnv = await create({
+      name: 'scoped-wrong-env',
+      api_privilege_group_id: readOnlyRoleId,
+      all_folders: false,
+      folder_ids: [testProject.folderId],
+    });
     assert.equal(wrongEnv.status, 400);
     assert.ok(wrongEnv.body.errors.folder_ids);
-    const unknown = await create({ name: 'scoped-unknown', api_privilege_group_id: readOnlyRoleId, all_folders: false, folder_ids: [999999] });
+    const unknown = await create({
+      name: 'scoped-unknown',
+      api_privilege_group_id: readOnlyRoleId,
+      all_folders: false,
+      folder_ids: [999999],
+    });
     assert.equal(unknown.status, 400);
     const empty = await create({ name: 'scoped-empty', api_privilege_group_id: readOnlyRoleId, all_folders: false });
     assert.equal(empty.status, 400);
@@ -138,23 +185,39 @@ describe('POST /api/developer_api_clients', () => {
   });
 
   test('ip_allow_list: array or string in, comma-separated string out; enforced on use', async () => {
-    const res = await create({ name: 'ip-listed', api_privilege_group_id: readOnlyRoleId, all_folders: true, ip_allow_list: ['203.0.113.10', '198.51.100.0/24'] });
+    const res = await create({
+      name: 'ip-listed',
+      api_privilege_group_id: readOnlyRoleId,
+      all_folders: true,
+      ip_allow_list: ['203.0.113.10', '198.51.100.0/24'],
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.result.ip_allow_list, '203.0.113.10,198.51.100.0/24');
     // inject comes from 127.0.0.1, which is not listed.
     const denied = await t.call('GET', '/api/developer_api_clients', { token: res.body.result.token.value });
     assert.equal(denied.status, 403);
     assert.deepEqual(denied.body, { message: 'IP address not allowed' });
-    const local = await create({ name: 'ip-local', api_privilege_group_id: readOnlyRoleId, all_folders: true, ip_allow_list: '127.0.0.0/8, ::1' });
+    const local = await create({
+      name: 'ip-local',
+      api_privilege_group_id: readOnlyRoleId,
+      all_folders: true,
+      ip_allow_list: '127.0.0.0/8, ::1',
+    });
     assert.equal(local.body.result.ip_allow_list, '127.0.0.0/8,::1');
-    assert.equal((await t.call('GET', '/api/developer_api_clients', { token: local.body.result.token.value })).status, 200);
+    assert.equal(
+      (await t.call('GET', '/api/developer_api_clients', { token: local.body.result.token.value })).status,
+      200,
+    );
   });
 
   test('422 for a duplicate name (case-insensitive), and nothing is created', async () => {
     const before = await clientCount();
     const res = await create({ name: 'BOOTSTRAP ADMIN', api_privilege_group_id: adminRoleId, all_folders: true });
     assert.equal(res.status, 422);
-    assert.deepEqual(res.body, { message: 'Name has already been taken', errors: { name: ['has already been taken'] } });
+    assert.deepEqual(res.body, {
+      message: 'Name has already been taken',
+      errors: { name: ['has already been taken'] },
+    });
     assert.equal(await clientCount(), before);
   });
 
@@ -171,10 +234,25 @@ describe('POST /api/developer_api_clients', () => {
       [{ name: 'x', api_privilege_group_id: 999999, all_folders: true }, 'api_privilege_group_id'],
       [{ name: 'x', api_privilege_group_id: adminRoleId, all_folders: 'yes' }, 'all_folders'],
       [{ name: 'x', api_privilege_group_id: adminRoleId, all_folders: false, folder_ids: 'abc' }, 'folder_ids'],
-      [{ name: 'x', api_privilege_group_id: adminRoleId, all_folders: true, ip_allow_list: ['not-an-ip'] }, 'ip_allow_list'],
-      [{ name: 'x', api_privilege_group_id: adminRoleId, all_folders: true, ip_allow_list: '10.0.0.0/33' }, 'ip_allow_list'],
+      [
+        { name: 'x', api_privilege_group_id: adminRoleId, all_folders: true, ip_allow_list: ['not-an-ip'] },
+        'ip_allow_list',
+      ],
+      [
+        { name: 'x', api_privilege_group_id: adminRoleId, all_folders: true, ip_allow_list: '10.0.0.0/33' },
+        'ip_allow_list',
+      ],
       [{ name: 'x', api_privilege_group_id: adminRoleId, all_folders: true, environment: 'STAGING' }, 'environment'],
-      [{ name: 'x', api_privilege_group_id: adminRoleId, all_folders: true, environment: 'DEV', environment_name: 'Production' }, 'environment'],
+      [
+        {
+          name: 'x',
+          api_privilege_group_id: adminRoleId,
+          all_folders: true,
+          environment: 'DEV',
+          environment_name: 'Production',
+        },
+        'environment',
+      ],
       [{ name: 'x'.repeat(256), api_privilege_group_id: adminRoleId, all_folders: true }, 'name'],
     ];
     for (const [body, field] of cases) {
@@ -188,46 +266,94 @@ describe('POST /api/developer_api_clients', () => {
 
   test('malformed JSON, wrong Content-Type, a non-object body and an oversized body are refused', async () => {
     const before = await clientCount();
-    const malformed = await t.call('POST', '/api/developer_api_clients', { raw: '{"name": ', headers: { 'content-type': 'application/json' } });
+    const malformed = await t.call('POST', '/api/developer_api_clients', {
+      raw: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(malformed.status, 400);
     assert.deepEqual(malformed.body, { message: 'Malformed JSON in request body' });
-    const text = await t.call('POST', '/api/developer_api_clients', { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const text = await t.call('POST', '/api/developer_api_clients', {
+      raw: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(text.status, 415);
     assert.match(text.body.message, /Content-Type/);
     const array = await t.call('POST', '/api/developer_api_clients', { body: [1, 2] });
     assert.equal(array.status, 400);
-    const empty = await t.call('POST', '/api/developer_api_clients', { raw: '', headers: { 'content-type': 'application/json' } });
+    const empty = await t.call('POST', '/api/developer_api_clients', {
+      raw: '',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(empty.status, 400);
-    const huge = await t.call('POST', '/api/developer_api_clients', { raw: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } });
+    const huge = await t.call('POST', '/api/developer_api_clients', {
+      raw: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(huge.status, 413);
     assert.deepEqual(huge.body, { message: 'Request body is too large' });
-    const proto = await t.call('POST', '/api/developer_api_clients', { raw: '{"__proto__": {"admin": true}, "name": "p"}', headers: { 'content-type': 'application/json' } });
+    const proto = await t.call('POST', '/api/developer_api_clients', {
+      raw: '{"__proto__": {"admin": true}, "name": "p"}',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(proto.status, 400);
     assert.equal(await clientCount(), before);
   });
 
   test('403: a client cannot grant a role with privileges it does not hold, nor all_folders when scoped', async () => {
     const copy = await t.call('POST', `/api/developer_api_client_roles/${readOnlyRoleId}/copy`, {
-      body: { name: 'Client manager', privileges: ['developer_api_clients:read', 'developer_api_clients:write', 'developer_api_client_roles:read'] },
+      body: {
+        name: 'Client manager',
+        privileges: ['developer_api_clients:read', 'developer_api_clients:write', 'developer_api_client_roles:read'],
+      },
     });
     assert.equal(copy.status, 200);
     const managerToken = await t.tokenFor('Client manager');
     const before = await clientCount();
-    const escalate = await create({ name: 'escalated', api_privilege_group_id: adminRoleId, all_folders: true }, managerToken);
+    const escalate = await create(
+      { name: 'escalated', api_privilege_group_id: adminRoleId, all_folders: true },
+      managerToken,
+    );
     assert.equal(escalate.status, 403);
     assert.equal(await clientCount(), before);
-    const same = await create({ name: 'peer-manager', api_privilege_group_id: copy.body.result.id, all_folders: true }, managerToken);
+    const same = await create(
+      { name: 'peer-manager', api_privilege_group_id: copy.body.result.id, all_folders: true },
+      managerToken,
+    );
     assert.equal(same.status, 200);
 
     const project = await t.createProject('Scoped project');
-    const scoped = await create({ name: 'scoped-manager', api_privilege_group_id: copy.body.result.id, all_folders: false, folder_ids: [project.folderId] });
+    const scoped = await create({
+      name: 'scoped-manager',
+      api_privilege_group_id: copy.body.result.id,
+      all_folders: false,
+      folder_ids: [project.folderId],
+    });
     const scopedToken = scoped.body.result.token.value;
-    const widen = await create({ name: 'widened', api_privilege_group_id: copy.body.result.id, all_folders: true }, scopedToken);
+    const widen = await create(
+      { name: 'widened', api_privilege_group_id: copy.body.result.id, all_folders: true },
+      scopedToken,
+    );
     assert.equal(widen.status, 403);
     const other = await t.createProject('Other project');
-    const outside = await create({ name: 'outside', api_privilege_group_id: copy.body.result.id, all_folders: false, folder_ids: [other.folderId] }, scopedToken);
+    const outside = await create(
+      {
+        name: 'outside',
+        api_privilege_group_id: copy.body.result.id,
+        all_folders: false,
+        folder_ids: [other.folderId],
+      },
+      scopedToken,
+    );
     assert.equal(outside.status, 403);
-    const inside = await create({ name: 'inside', api_privilege_group_id: copy.body.result.id, all_folders: false, folder_ids: [project.folderId] }, scopedToken);
+    const inside = await create(
+      {
+        name: 'inside',
+        api_privilege_group_id: copy.body.result.id,
+        all_folders: false,
+        folder_ids: [project.folderId],
+      },
+      scopedToken,
+    );
     assert.equal(inside.status, 200);
   });
 });
@@ -261,39 +387,66 @@ describe('GET /api/developer_api_clients/:id', () => {
     const res = await t.call('GET', '/api/developer_api_clients/1', { token: other.adminToken });
     assert.equal(res.status, 404);
     const list = await t.call('GET', '/api/developer_api_clients', { token: other.adminToken });
-    assert.deepEqual(list.body.result.items.map((c: { name: string }) => c.name), ['admin']);
+    assert.deepEqual(
+      list.body.result.items.map((c: { name: string }) => c.name),
+      ['admin'],
+    );
   });
 });
 
 describe('PUT /api/developer_api_clients/:id', () => {
   test('partial update keeps other fields and the token', async () => {
-    const created = await create({ name: 'to-update', api_privilege_group_id: readOnlyRoleId, all_folders: true, ip_allow_list: '127.0.0.1', description: 'before' });
+    const created = await create({
+      name: 'to-update',
+      api_privilege_group_id: readOnlyRoleId,
+      all_folders: true,
+      ip_allow_list: '127.0.0.1',
+      description: 'before',
+    });
     const { id, token } = created.body.result;
-    const res = await t.call('PUT', `/api/developer_api_clients/${id}`, { body: { name: 'updated-name', ip_allow_list: [] } });
+    const res = await t.call('PUT', `/api/developer_api_clients/${id}`, {
+      body: { name: 'updated-name', ip_allow_list: [] },
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.result.name, 'updated-name');
     assert.equal(res.body.result.description, 'before');
     assert.equal(res.body.result.ip_allow_list, undefined);
     assert.equal(res.body.result.api_privilege_group_id, readOnlyRoleId);
-    assert.equal((await t.call('GET', '/api/developer_api_clients', { token: token.value })).status, 200, 'token unchanged');
+    assert.equal(
+      (await t.call('GET', '/api/developer_api_clients', { token: token.value })).status,
+      200,
+      'token unchanged',
+    );
   });
 
   test('a role change applies to the next request at once', async () => {
     const created = await create({ name: 'role-change', api_privilege_group_id: adminRoleId, all_folders: true });
     const token = created.body.result.token.value;
-    assert.equal((await create({ name: 'by-admin', api_privilege_group_id: readOnlyRoleId, all_folders: true }, token)).status, 200);
-    const res = await t.call('PUT', `/api/developer_api_clients/${created.body.result.id}`, { body: { api_privilege_group_id: readOnlyRoleId } });
+    assert.equal(
+      (await create({ name: 'by-admin', api_privilege_group_id: readOnlyRoleId, all_folders: true }, token)).status,
+      200,
+    );
+    const res = await t.call('PUT', `/api/developer_api_clients/${created.body.result.id}`, {
+      body: { api_privilege_group_id: readOnlyRoleId },
+    });
     assert.equal(res.status, 200);
-    assert.equal((await create({ name: 'by-readonly', api_privilege_group_id: readOnlyRoleId, all_folders: true }, token)).status, 403);
+    assert.equal(
+      (await create({ name: 'by-readonly', api_privilege_group_id: readOnlyRoleId, all_folders: true }, token)).status,
+      403,
+    );
   });
 
   test('folder_ids alone narrows an all-folders client; all_folders true clears them', async () => {
     const project = await t.createProject('Narrowing');
     const created = await create({ name: 'narrow-me', api_privilege_group_id: readOnlyRoleId, all_folders: true });
-    const narrowed = await t.call('PUT', `/api/developer_api_clients/${created.body.result.id}`, { body: { folder_ids: [project.folderId] } });
+    const narrowed = await t.call('PUT', `/api/developer_api_clients/${created.body.result.id}`, {
+      body: { folder_ids: [project.folderId] },
+    });
     assert.equal(narrowed.body.result.all_folders, false);
     assert.deepEqual(narrowed.body.result.folder_ids, [project.folderId]);
-    const widened = await t.call('PUT', `/api/developer_api_clients/${created.body.result.id}`, { body: { all_folders: true } });
+    const widened = await t.call('PUT', `/api/developer_api_clients/${created.body.result.id}`, {
+      body: { all_folders: true },
+    });
     assert.equal(widened.body.result.all_folders, true);
     assert.deepEqual(widened.body.result.folder_ids, []);
   });
@@ -306,19 +459,39 @@ describe('PUT /api/developer_api_clients/:id', () => {
     const env = await t.call('PUT', `/api/developer_api_clients/${id}`, { body: { environment: 'PROD' } });
     assert.equal(env.status, 400);
     assert.ok(env.body.errors.environment);
-    const same = await t.call('PUT', `/api/developer_api_clients/${id}`, { body: { environment_name: 'Development', description: 'same env is fine' } });
+    const same = await t.call('PUT', `/api/developer_api_clients/${id}`, {
+      body: { environment_name: 'Development', description: 'same env is fine' },
+    });
     assert.equal(same.status, 200);
     assert.equal((await t.call('PUT', `/api/developer_api_clients/${id}`, { body: { description: '' } })).status, 200);
     const nothing = await t.call('PUT', `/api/developer_api_clients/${id}`, { body: { nmae: 'typo' } });
     assert.equal(nothing.status, 400);
     const noBody = await t.call('PUT', `/api/developer_api_clients/${id}`);
     assert.equal(noBody.status, 400);
-    assert.equal((await t.call('PUT', `/api/developer_api_clients/${id}`, { body: { all_folders: 'no' } })).status, 400);
-    assert.equal((await t.call('PUT', `/api/developer_api_clients/${id}`, { body: { all_folders: false } })).status, 400, 'no folders to scope to');
-    assert.equal((await t.call('PUT', `/api/developer_api_clients/${id}`, { body: { api_privilege_group_id: 424242 } })).status, 400);
+    assert.equal(
+      (await t.call('PUT', `/api/developer_api_clients/${id}`, { body: { all_folders: 'no' } })).status,
+      400,
+    );
+    assert.equal(
+      (await t.call('PUT', `/api/developer_api_clients/${id}`, { body: { all_folders: false } })).status,
+      400,
+      'no folders to scope to',
+    );
+    assert.equal(
+      (await t.call('PUT', `/api/developer_api_clients/${id}`, { body: { api_privilege_group_id: 424242 } })).status,
+      400,
+    );
     const dup = await t.call('PUT', `/api/developer_api_clients/${id}`, { body: { name: 'Bootstrap Admin' } });
     assert.equal(dup.status, 422);
-    assert.equal((await t.call('PUT', `/api/developer_api_clients/${id}`, { raw: '{bad', headers: { 'content-type': 'application/json' } })).status, 400);
+    assert.equal(
+      (
+        await t.call('PUT', `/api/developer_api_clients/${id}`, {
+          raw: '{bad',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      400,
+    );
     const after = (await t.call('GET', `/api/developer_api_clients/${id}`)).body;
     assert.equal(after.result.name, snapshot.result.name);
     assert.equal(after.result.all_folders, true);
@@ -383,10 +556,17 @@ describe('POST /api/developer_api_clients/:id/regenerate', () => {
   test('accepts an empty JSON body and a self-regeneration', async () => {
     const created = await create({ name: 'rotate-self', api_privilege_group_id: adminRoleId, all_folders: true });
     const token = created.body.result.token.value;
-    const res = await t.call('POST', `/api/developer_api_clients/${created.body.result.id}/regenerate`, { token, raw: '', headers: { 'content-type': 'application/json' } });
+    const res = await t.call('POST', `/api/developer_api_clients/${created.body.result.id}/regenerate`, {
+      token,
+      raw: '',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 200);
     assert.equal((await t.call('GET', '/api/developer_api_clients', { token })).status, 401);
-    assert.equal((await t.call('GET', '/api/developer_api_clients', { token: res.body.result.token.value })).status, 200);
+    assert.equal(
+      (await t.call('GET', '/api/developer_api_clients', { token: res.body.result.token.value })).status,
+      200,
+    );
   });
 
   test('404 unknown, 400 bad id, 401, 403 read-only (the token is not rotated)', async () => {
@@ -404,18 +584,37 @@ describe('PUT, DELETE and regenerate on a client that holds more than the caller
   // limited to one project, acts on an all-folders Admin client.
   async function narrowCallers() {
     const roleCopy = await t.call('POST', `/api/developer_api_client_roles/${readOnlyRoleId}/copy`, {
-      body: { name: `Client managers ${Math.random().toString(36).slice(2, 8)}`, privileges: ['developer_api_clients:read', 'developer_api_clients:write'] },
+      body: {
+        name: `Client managers ${Math.random().toString(36).slice(2, 8)}`,
+        privileges: ['developer_api_clients:read', 'developer_api_clients:write'],
+      },
     });
     assert.equal(roleCopy.status, 200);
-    const manager = await create({ name: `manager-${roleCopy.body.result.id}`, api_privilege_group_id: roleCopy.body.result.id, all_folders: true });
+    const manager = await create({
+      name: `manager-${roleCopy.body.result.id}`,
+      api_privilege_group_id: roleCopy.body.result.id,
+      all_folders: true,
+    });
     assert.equal(manager.status, 200);
     const project = await t.createProject(`Scoped admin project ${roleCopy.body.result.id}`);
-    const projectAdmin = await create({ name: `project-admin-${roleCopy.body.result.id}`, api_privilege_group_id: adminRoleId, all_folders: false, folder_ids: [project.folderId] });
+    const projectAdmin = await create({
+      name: `project-admin-${roleCopy.body.result.id}`,
+      api_privilege_group_id: adminRoleId,
+      all_folders: false,
+      folder_ids: [project.folderId],
+    });
     assert.equal(projectAdmin.status, 200);
-    const target = await create({ name: `all-folders-admin-${roleCopy.body.result.id}`, api_privilege_group_id: adminRoleId, all_folders: true });
+    const target = await create({
+      name: `all-folders-admin-${roleCopy.body.result.id}`,
+      api_privilege_group_id: adminRoleId,
+      all_folders: true,
+    });
     assert.equal(target.status, 200);
     return {
-      callers: [['a developer-clients-only role', manager.body.result.token.value as string], ['an Admin limited to one project', projectAdmin.body.result.token.value as string]] as const,
+      callers: [
+        ['a developer-clients-only role', manager.body.result.token.value as string],
+        ['an Admin limited to one project', projectAdmin.body.result.token.value as string],
+      ] as const,
       target: { id: target.body.result.id as number, token: target.body.result.token.value as string },
       project,
     };
@@ -428,7 +627,11 @@ describe('PUT, DELETE and regenerate on a client that holds more than the caller
       assert.equal(res.status, 403, who);
       assert.match(res.body.message, /^Forbidden/);
       assert.equal(JSON.stringify(res.body).includes('wrkdev-'), false, `${who}: no token in the reply`);
-      assert.equal((await t.call('GET', '/api/users/me', { token: target.token })).status, 200, `${who}: the target's token still works`);
+      assert.equal(
+        (await t.call('GET', '/api/users/me', { token: target.token })).status,
+        200,
+        `${who}: the target's token still works`,
+      );
     }
   });
 
@@ -436,13 +639,23 @@ describe('PUT, DELETE and regenerate on a client that holds more than the caller
     const { callers, target } = await narrowCallers();
     const before = (await t.call('GET', `/api/developer_api_clients/${target.id}`)).body.result;
     for (const [who, token] of callers) {
-      const res = await t.call('PUT', `/api/developer_api_clients/${target.id}`, { token, body: { ip_allow_list: ['203.0.113.1'] } });
+      const res = await t.call('PUT', `/api/developer_api_clients/${target.id}`, {
+        token,
+        body: { ip_allow_list: ['203.0.113.1'] },
+      });
       assert.equal(res.status, 403, who);
-      const renamed = await t.call('PUT', `/api/developer_api_clients/${target.id}`, { token, body: { name: 'taken over' } });
+      const renamed = await t.call('PUT', `/api/developer_api_clients/${target.id}`, {
+        token,
+        body: { name: 'taken over' },
+      });
       assert.equal(renamed.status, 403, who);
     }
     assert.deepEqual((await t.call('GET', `/api/developer_api_clients/${target.id}`)).body.result, before);
-    assert.equal((await t.call('GET', '/api/users/me', { token: target.token })).status, 200, 'the target is not locked out');
+    assert.equal(
+      (await t.call('GET', '/api/users/me', { token: target.token })).status,
+      200,
+      'the target is not locked out',
+    );
   });
 
   test('DELETE: 403, the target still exists and its token works', async () => {
@@ -457,19 +670,52 @@ describe('PUT, DELETE and regenerate on a client that holds more than the caller
   test('a project-limited caller still manages clients within its scope, and may not touch one with a project outside it', async () => {
     const { callers, project } = await narrowCallers();
     const projectAdminToken = callers[1][1];
-    const inside = await create({ name: `inside-${project.folderId}`, api_privilege_group_id: readOnlyRoleId, all_folders: false, folder_ids: [project.folderId] }, projectAdminToken);
+    const inside = await create(
+      {
+        name: `inside-${project.folderId}`,
+        api_privilege_group_id: readOnlyRoleId,
+        all_folders: false,
+        folder_ids: [project.folderId],
+      },
+      projectAdminToken,
+    );
     assert.equal(inside.status, 200);
-    const regenerated = await t.call('POST', `/api/developer_api_clients/${inside.body.result.id}/regenerate`, { token: projectAdminToken });
+    const regenerated = await t.call('POST', `/api/developer_api_clients/${inside.body.result.id}/regenerate`, {
+      token: projectAdminToken,
+    });
     assert.equal(regenerated.status, 200);
-    assert.equal((await t.call('PUT', `/api/developer_api_clients/${inside.body.result.id}`, { token: projectAdminToken, body: { description: 'mine' } })).status, 200);
+    assert.equal(
+      (
+        await t.call('PUT', `/api/developer_api_clients/${inside.body.result.id}`, {
+          token: projectAdminToken,
+          body: { description: 'mine' },
+        })
+      ).status,
+      200,
+    );
 
     const other = await t.createProject(`Other project ${project.folderId}`);
-    const outside = await create({ name: `outside-${project.folderId}`, api_privilege_group_id: readOnlyRoleId, all_folders: false, folder_ids: [project.folderId, other.folderId] });
+    const outside = await create({
+      name: `outside-${project.folderId}`,
+      api_privilege_group_id: readOnlyRoleId,
+      all_folders: false,
+      folder_ids: [project.folderId, other.folderId],
+    });
     assert.equal(outside.status, 200);
-    const res = await t.call('POST', `/api/developer_api_clients/${outside.body.result.id}/regenerate`, { token: projectAdminToken });
+    const res = await t.call('POST', `/api/developer_api_clients/${outside.body.result.id}/regenerate`, {
+      token: projectAdminToken,
+    });
     assert.equal(res.status, 403);
     assert.match(res.body.message, new RegExp(`outside your scope: ${other.folderId}`));
-    assert.equal((await t.call('DELETE', `/api/developer_api_clients/${outside.body.result.id}`, { token: projectAdminToken })).status, 403);
-    assert.equal((await t.call('DELETE', `/api/developer_api_clients/${inside.body.result.id}`, { token: projectAdminToken })).status, 200);
+    assert.equal(
+      (await t.call('DELETE', `/api/developer_api_clients/${outside.body.result.id}`, { token: projectAdminToken }))
+        .status,
+      403,
+    );
+    assert.equal(
+      (await t.call('DELETE', `/api/developer_api_clients/${inside.body.result.id}`, { token: projectAdminToken }))
+        .status,
+      200,
+    );
   });
 });

@@ -1,7 +1,10 @@
 import { Type } from 'typebox';
 import { IdInput, PageQuery, Timestamp } from '../../http/schemas.ts';
 
-const SchemaFields = Type.Array(Type.Unknown(), { maxItems: 1000, description: 'Fields in the Workato schema format: {name, label, type, control_type, optional, of, properties}' });
+const SchemaFields = Type.Array(Type.Unknown(), {
+  maxItems: 1000,
+  description: 'Fields in the Workato schema format: {name, label, type, control_type, optional, of, properties}',
+});
 
 export const Topic = Type.Object({
   id: Type.Integer(),
@@ -9,7 +12,11 @@ export const Topic = Type.Object({
   description: Type.Union([Type.String(), Type.Null()]),
   retention: Type.Integer({ description: 'Seconds a message is kept' }),
   folder_id: Type.Integer(),
-  schema: Type.Optional(Type.Union([SchemaFields, Type.Null()], { description: 'Present on get, create and update, and on list with include_schema=true' })),
+  schema: Type.Optional(
+    Type.Union([SchemaFields, Type.Null()], {
+      description: 'Present on get, create and update, and on list with include_schema=true',
+    }),
+  ),
   last_message_at: Type.Union([Timestamp, Type.Null()]),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -38,7 +45,11 @@ export const UpdateTopicBody = Type.Partial(CreateTopicBody);
 
 export const TopicListQuery = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 255, description: 'Case-sensitive partial match on the name' })),
-  sort: Type.Optional(Type.Union([Type.Literal('id'), Type.Literal('name'), Type.Literal('activity')], { description: 'id (default), name, or activity (most recent first)' })),
-  include_schema: Type.Optional(Type.Boolean({ description: 'Include each topic\'s schema (default false)' })),
+  sort: Type.Optional(
+    Type.Union([Type.Literal('id'), Type.Literal('name'), Type.Literal('activity')], {
+      description: 'id (default), name, or activity (most recent first)',
+    }),
+  ),
+  include_schema: Type.Optional(Type.Boolean({ description: "Include each topic's schema (default false)" })),
   ...PageQuery,
 });

@@ -9,7 +9,18 @@ import { toStored } from '../../time.ts';
 import type { AuthContext } from '../developer_api_clients/credentials.ts';
 import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
-import { findTopic, insertTopic, listTopics as listRows, markTopicDeleted, nameKey, purgeTopicRow, topicToApi, updateTopicRow, type TopicApi, type TopicSort } from './event_streams.store.ts';
+import {
+  findTopic,
+  insertTopic,
+  listTopics as listRows,
+  markTopicDeleted,
+  nameKey,
+  purgeTopicRow,
+  topicToApi,
+  updateTopicRow,
+  type TopicApi,
+  type TopicSort,
+} from './event_streams.store.ts';
 import { checkTopicSchema } from './topic-schema.ts';
 
 /** 168 hours, the vendor's default (13 §8). */
@@ -25,9 +36,22 @@ export interface TopicInput {
   folder_id?: number;
 }
 
-export async function listTopics(ctx: ServiceContext, auth: AuthContext, query: { name?: string; sort: TopicSort; includeSchema: boolean }, page: { offset: number; perPage: number }): Promise<TopicApi[]> {
-  const folderIds = auth.allFolders ? undefined : await folderIdsUnderProjects(ctx.db, auth.environmentId, auth.folderIds);
-  const rows = await listRows(ctx.db, auth.environmentId, { ...(query.name !== undefined ? { name: query.name } : {}), ...(folderIds ? { folderIds } : {}) }, query.sort, page);
+export async function listTopics(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  query: { name?: string; sort: TopicSort; includeSchema: boolean },
+  page: { offset: number; perPage: number },
+): Promise<TopicApi[]> {
+  const folderIds = auth.allFolders
+    ? undefined
+    : await folderIdsUnderProjects(ctx.db, auth.environmentId, auth.folderIds);
+  const rows = await listRows(
+    ctx.db,
+    auth.environmentId,
+    { ...(query.name !== undefined ? { name: query.name } : {}), ...(folderIds ? { folderIds } : {}) },
+    query.sort,
+    page,
+  );
   return rows.map((row) => topicToApi(row, query.includeSchema));
 }
 
@@ -67,11 +91,17 @@ export async function createTopic(ctx: ServiceContext, auth: AuthContext, input:
 }
 
 /** Name, description, retention, folder and schema; a new schema applies to messages published from now on. */
-export async function updateTopic(ctx: ServiceContext, auth: AuthContext, id: number, input: TopicInput): Promise<TopicApi> {
+export async function updateTopic(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  id: number,
+  input: TopicInput,
+): Promise<TopicApi> {
   const errors: FieldErrors = {};
   const name = input.name?.trim();
   if (name === '') errors.name = ["can't be blank"];
-  const schema = input.schema === undefined ? undefined : input.schema === null ? null : schemaText(input.schema, errors);
+  const schema =
+    input.schema === undefined ? undefined : input.schema === null ? null : schemaText(input.schema, errors);
   const retention = input.retention === undefined ? undefined : checkRetention(input.retention, errors);
   if (Object.keys(errors).length > 0) throw invalid(errors);
   let result: TopicApi;
@@ -117,7 +147,8 @@ export async function deleteTopic(ctx: ServiceContext, auth: AuthContext, id: nu
 
 async function visibleTopic(db: Db, auth: AuthContext, id: number): Promise<EventTopicRow> {
   const topic = assertFound(await findTopic(db, auth.environmentId, id), 'topic_not_found');
-  if (!auth.allFolders && (await findFolderInScope(db, auth.environmentId, auth, topic.folder_id)) === undefined) throw new AppError('topic_not_found');
+  if (!auth.allFolders && (await findFolderInScope(db, auth.environmentId, auth, topic.folder_id)) === undefined)
+    throw new AppError('topic_not_found');
   return topic;
 }
 

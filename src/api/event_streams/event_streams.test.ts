@@ -12,7 +12,14 @@ let noEventStreams: string;
 const ORDER_SCHEMA = [
   { name: 'order_id', label: 'Order ID', type: 'string', control_type: 'text', optional: false },
   { name: 'amount', label: 'Amount', type: 'number', control_type: 'number', optional: true },
-  { name: 'lines', label: 'Lines', type: 'array', of: 'object', optional: true, properties: [{ name: 'sku', label: 'SKU', type: 'string', control_type: 'text', optional: false }] },
+  {
+    name: 'lines',
+    label: 'Lines',
+    type: 'array',
+    of: 'object',
+    optional: true,
+    properties: [{ name: 'sku', label: 'SKU', type: 'string', control_type: 'text', optional: false }],
+  },
 ];
 
 before(async () => {
@@ -60,7 +67,12 @@ describe('POST /api/event_streams/topics', () => {
 
   test('retention as a number of seconds (a double is rounded down), a folder of a project, no schema', async () => {
     const project = await t.createProject('Fulfilment');
-    const res = await createTopic({ name: 'Shipments', retention: 3600.7, folder_id: String(project.folderId), schema: null });
+    const res = await createTopic({
+      name: 'Shipments',
+      retention: 3600.7,
+      folder_id: String(project.folderId),
+      schema: null,
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.data.retention, 3600);
     assert.equal(res.body.data.folder_id, project.folderId);
@@ -106,9 +118,24 @@ describe('POST /api/event_streams/topics', () => {
       level = next.properties;
     }
     assert.equal((await createTopic(deep)).status, 400);
-    assert.equal((await t.call('POST', '/api/event_streams/topics', { raw: '{"name":', headers: { 'content-type': 'application/json' } })).status, 400);
-    assert.equal((await t.call('POST', '/api/event_streams/topics', { raw: 'name=x', headers: { 'content-type': 'text/plain' } })).status, 415);
-    const huge = await t.call('POST', '/api/event_streams/topics', { raw: JSON.stringify({ name: 'big', description: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } });
+    assert.equal(
+      (
+        await t.call('POST', '/api/event_streams/topics', {
+          raw: '{"name":',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      400,
+    );
+    assert.equal(
+      (await t.call('POST', '/api/event_streams/topics', { raw: 'name=x', headers: { 'content-type': 'text/plain' } }))
+        .status,
+      415,
+    );
+    const huge = await t.call('POST', '/api/event_streams/topics', {
+      raw: JSON.stringify({ name: 'big', description: 'x'.repeat(2 * 1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(huge.status, 413);
     assert.equal(typeof huge.body.message, 'string');
     assert.equal(await topicCount(), before);
@@ -156,7 +183,11 @@ describe('GET /api/event_streams/topics', () => {
     assert.ok(res.body.data.length >= 3);
     assert.ok(res.body.data.every((topic: Record<string, unknown>) => !('schema' in topic)));
     const ids = res.body.data.map((topic: { id: number }) => topic.id);
-    assert.deepEqual(ids, [...ids].sort((a: number, b: number) => a - b), 'ascending id by default');
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a: number, b: number) => a - b),
+      'ascending id by default',
+    );
     const withSchema = await t.call('GET', '/api/event_streams/topics?include_schema=true');
     const orders = withSchema.body.data.find((topic: { name: string }) => topic.name === 'Orders');
     assert.deepEqual(orders.schema, ORDER_SCHEMA);
@@ -164,17 +195,28 @@ describe('GET /api/event_streams/topics', () => {
 
   test('name filters by a case-sensitive partial match; sort by name or by recent activity', async () => {
     const byName = await t.call('GET', '/api/event_streams/topics?name=rder');
-    assert.deepEqual(byName.body.data.map((topic: { name: string }) => topic.name), ['Orders']);
+    assert.deepEqual(
+      byName.body.data.map((topic: { name: string }) => topic.name),
+      ['Orders'],
+    );
     assert.deepEqual((await t.call('GET', '/api/event_streams/topics?name=ORDER')).body.data, []);
-    assert.deepEqual((await t.call('GET', '/api/event_streams/topics?name=%25')).body.data, [], 'LIKE wildcards are literal');
-    const sorted = (await t.call('GET', '/api/event_streams/topics?sort=name')).body.data.map((topic: { name: string }) => topic.name);
+    assert.deepEqual(
+      (await t.call('GET', '/api/event_streams/topics?name=%25')).body.data,
+      [],
+      'LIKE wildcards are literal',
+    );
+    const sorted = (await t.call('GET', '/api/event_streams/topics?sort=name')).body.data.map(
+      (topic: { name: string }) => topic.name,
+    );
     assert.deepEqual(sorted, [...sorted].sort());
     const quiet = (await createTopic({ name: 'Quiet' })).body.data.id;
     const busy = (await createTopic({ name: 'Busy' })).body.data.id;
     assert.equal((await publish(quiet, { n: 1 })).status, 200);
     await new Promise((r) => setTimeout(r, 5));
     assert.equal((await publish(busy, { n: 1 })).status, 200);
-    const activity = (await t.call('GET', '/api/event_streams/topics?sort=activity')).body.data.map((topic: { id: number }) => topic.id);
+    const activity = (await t.call('GET', '/api/event_streams/topics?sort=activity')).body.data.map(
+      (topic: { id: number }) => topic.id,
+    );
     assert.ok(activity.indexOf(busy) < activity.indexOf(quiet), 'the topic published to last comes first');
     assert.equal((await t.call('GET', '/api/event_streams/topics?sort=size')).status, 400);
     assert.equal((await t.call('GET', '/api/event_streams/topics?include_schema=maybe')).status, 400);
@@ -183,18 +225,28 @@ describe('GET /api/event_streams/topics', () => {
   test('pages with page/per_page', async () => {
     const all = (await t.call('GET', '/api/event_streams/topics')).body.data;
     const page2 = (await t.call('GET', '/api/event_streams/topics?page=2&per_page=2')).body.data;
-    assert.deepEqual(page2.map((topic: { id: number }) => topic.id), all.slice(2, 4).map((topic: { id: number }) => topic.id));
+    assert.deepEqual(
+      page2.map((topic: { id: number }) => topic.id),
+      all.slice(2, 4).map((topic: { id: number }) => topic.id),
+    );
   });
 
   test('other environments and workspaces see nothing; a scoped client sees its projects only', async () => {
-    const names = (await t.call('GET', '/api/event_streams/topics', { token: await t.tokenFor('Admin', 'test') })).body.data.map((topic: { name: string }) => topic.name);
+    const names = (
+      await t.call('GET', '/api/event_streams/topics', { token: await t.tokenFor('Admin', 'test') })
+    ).body.data.map((topic: { name: string }) => topic.name);
     assert.deepEqual(names, ['Invoices']);
     const other = await t.newWorkspace('Elsewhere');
     assert.deepEqual((await t.call('GET', '/api/event_streams/topics', { token: other.adminToken })).body.data, []);
     const project = await t.createProject('Visible');
     assert.equal((await createTopic({ name: 'In visible', folder_id: project.folderId })).status, 200);
     const { token: scoped } = await t.scopedClient([project.folderId]);
-    assert.deepEqual((await t.call('GET', '/api/event_streams/topics', { token: scoped })).body.data.map((topic: { name: string }) => topic.name), ['In visible']);
+    assert.deepEqual(
+      (await t.call('GET', '/api/event_streams/topics', { token: scoped })).body.data.map(
+        (topic: { name: string }) => topic.name,
+      ),
+      ['In visible'],
+    );
   });
 
   test('401 without a token; 200 read-only; 403 without event_streams', async () => {
@@ -207,8 +259,9 @@ describe('GET /api/event_streams/topics', () => {
 });
 
 describe('GET /api/event_streams/topics/:id', () => {
-  test('404 for an unknown id, another environment\'s or workspace\'s topic, and outside the project scope; 400 for a non-numeric id', async () => {
-    const testTopic = (await t.call('GET', '/api/event_streams/topics', { token: await t.tokenFor('Admin', 'test') })).body.data[0].id;
+  test("404 for an unknown id, another environment's or workspace's topic, and outside the project scope; 400 for a non-numeric id", async () => {
+    const testTopic = (await t.call('GET', '/api/event_streams/topics', { token: await t.tokenFor('Admin', 'test') }))
+      .body.data[0].id;
     const unknown = await t.call('GET', '/api/event_streams/topics/999999');
     assert.equal(unknown.status, 404);
     assert.deepEqual(unknown.body, { message: 'Topic not found' });
@@ -217,7 +270,14 @@ describe('GET /api/event_streams/topics/:id', () => {
     const orders = (await t.call('GET', '/api/event_streams/topics?name=Orders')).body.data[0].id;
     assert.equal((await t.call('GET', `/api/event_streams/topics/${orders}`, { token: other.adminToken })).status, 404);
     const project = await t.createProject('Somewhere else');
-    assert.equal((await t.call('GET', `/api/event_streams/topics/${orders}`, { token: (await t.scopedClient([project.folderId])).token })).status, 404);
+    assert.equal(
+      (
+        await t.call('GET', `/api/event_streams/topics/${orders}`, {
+          token: (await t.scopedClient([project.folderId])).token,
+        })
+      ).status,
+      404,
+    );
     assert.equal((await t.call('GET', '/api/event_streams/topics/orders')).status, 400);
   });
 
@@ -233,7 +293,17 @@ describe('PUT /api/event_streams/topics/:id', () => {
   test('updates name, description and retention; a new schema applies to messages published from then on', async () => {
     const id = (await createTopic({ name: 'Evolving', schema: [{ name: 'a', type: 'string' }] })).body.data.id;
     assert.equal((await publish(id, { a: 'kept', b: 'dropped' })).status, 200);
-    const res = await t.call('PUT', `/api/event_streams/topics/${id}`, { body: { name: 'Evolved', description: 'v2', retention: 7200, schema: [{ name: 'a', type: 'string' }, { name: 'b', type: 'integer', optional: false }] } });
+    const res = await t.call('PUT', `/api/event_streams/topics/${id}`, {
+      body: {
+        name: 'Evolved',
+        description: 'v2',
+        retention: 7200,
+        schema: [
+          { name: 'a', type: 'string' },
+          { name: 'b', type: 'integer', optional: false },
+        ],
+      },
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.data.name, 'Evolved');
     assert.equal(res.body.data.description, 'v2');
@@ -242,9 +312,15 @@ describe('PUT /api/event_streams/topics/:id', () => {
     // The old message is still there as stored; new messages must carry b.
     assert.equal((await publish(id, { a: 'no b' })).status, 400);
     assert.equal((await publish(id, { a: 'with b', b: 2 })).status, 200);
-    assert.deepEqual((await consumeAll(id)).map((m) => m.payload), [{ a: 'kept' }, { a: 'with b', b: 2 }]);
+    assert.deepEqual(
+      (await consumeAll(id)).map((m) => m.payload),
+      [{ a: 'kept' }, { a: 'with b', b: 2 }],
+    );
     // null removes the schema: anything goes, verbatim.
-    assert.equal((await t.call('PUT', `/api/event_streams/topics/${id}`, { body: { schema: null } })).body.data.schema, null);
+    assert.equal(
+      (await t.call('PUT', `/api/event_streams/topics/${id}`, { body: { schema: null } })).body.data.schema,
+      null,
+    );
     assert.equal((await publish(id, { z: [1, { y: null }] })).status, 200);
     assert.deepEqual((await consumeAll(id)).at(-1)!.payload, { z: [1, { y: null }] });
   });
@@ -252,20 +328,53 @@ describe('PUT /api/event_streams/topics/:id', () => {
   test('bad input is a 400 and changes nothing; a taken name is a 422', async () => {
     const id = (await createTopic({ name: 'Stable', retention: 3600 })).body.data.id;
     const before = (await t.call('GET', `/api/event_streams/topics/${id}`)).body.data;
-    for (const body of [{ name: '' }, { retention: 1 }, { retention: 'x' }, { schema: [{ name: 1 }] }, { folder_id: 999999 }, { description: [] }]) {
-      assert.equal((await t.call('PUT', `/api/event_streams/topics/${id}`, { body })).status, 400, JSON.stringify(body));
+    for (const body of [
+      { name: '' },
+      { retention: 1 },
+      { retention: 'x' },
+      { schema: [{ name: 1 }] },
+      { folder_id: 999999 },
+      { description: [] },
+    ]) {
+      assert.equal(
+        (await t.call('PUT', `/api/event_streams/topics/${id}`, { body })).status,
+        400,
+        JSON.stringify(body),
+      );
     }
     assert.equal((await t.call('PUT', `/api/event_streams/topics/${id}`, { body: { name: 'orders' } })).status, 422);
-    assert.equal((await t.call('PUT', `/api/event_streams/topics/${id}`, { raw: '{x', headers: { 'content-type': 'application/json' } })).status, 400);
+    assert.equal(
+      (
+        await t.call('PUT', `/api/event_streams/topics/${id}`, {
+          raw: '{x',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      400,
+    );
     assert.deepEqual((await t.call('GET', `/api/event_streams/topics/${id}`)).body.data, before);
   });
 
   test('404 for an unknown or foreign topic; 401; 403', async () => {
     const id = (await createTopic({ name: 'Guarded' })).body.data.id;
     assert.equal((await t.call('PUT', '/api/event_streams/topics/999999', { body: { name: 'x' } })).status, 404);
-    assert.equal((await t.call('PUT', `/api/event_streams/topics/${id}`, { body: { name: 'x' }, token: await t.tokenFor('Admin', 'test') })).status, 404);
-    assert.equal((await t.call('PUT', `/api/event_streams/topics/${id}`, { body: { name: 'x' }, token: null })).status, 401);
-    assert.equal((await t.call('PUT', `/api/event_streams/topics/${id}`, { body: { name: 'x' }, token: readOnly })).status, 403);
+    assert.equal(
+      (
+        await t.call('PUT', `/api/event_streams/topics/${id}`, {
+          body: { name: 'x' },
+          token: await t.tokenFor('Admin', 'test'),
+        })
+      ).status,
+      404,
+    );
+    assert.equal(
+      (await t.call('PUT', `/api/event_streams/topics/${id}`, { body: { name: 'x' }, token: null })).status,
+      401,
+    );
+    assert.equal(
+      (await t.call('PUT', `/api/event_streams/topics/${id}`, { body: { name: 'x' }, token: readOnly })).status,
+      403,
+    );
     assert.equal((await t.call('GET', `/api/event_streams/topics/${id}`)).body.data.name, 'Guarded');
   });
 });
@@ -284,7 +393,10 @@ describe('PUT /api/event_streams/topics/:id/purge', () => {
     assert.equal(stale.body.message, `Message not found: ${first}`);
     const next = (await publish(id, { n: 3 })).body.message_id as string;
     assert.ok(next > first);
-    assert.deepEqual((await consumeAll(id)).map((m) => m.payload), [{ n: 3 }]);
+    assert.deepEqual(
+      (await consumeAll(id)).map((m) => m.payload),
+      [{ n: 3 }],
+    );
     assert.equal((await t.call('GET', `/api/event_streams/topics/${id}`)).status, 200, 'the topic stays');
   });
 
@@ -294,7 +406,11 @@ describe('PUT /api/event_streams/topics/:id/purge', () => {
     assert.equal((await t.call('PUT', '/api/event_streams/topics/999999/purge')).status, 404);
     assert.equal((await t.call('PUT', `/api/event_streams/topics/${id}/purge`, { token: null })).status, 401);
     assert.equal((await t.call('PUT', `/api/event_streams/topics/${id}/purge`, { token: readOnly })).status, 403);
-    assert.equal((await t.call('PUT', `/api/event_streams/topics/${id}/purge`, { token: await t.tokenFor('Admin', 'test') })).status, 404);
+    assert.equal(
+      (await t.call('PUT', `/api/event_streams/topics/${id}/purge`, { token: await t.tokenFor('Admin', 'test') }))
+        .status,
+      404,
+    );
     assert.equal((await consumeAll(id)).length, 1);
   });
 });
@@ -318,7 +434,10 @@ describe('DELETE /api/event_streams/topics/:id', () => {
 
   test('404 for another environment; 401; 403; nothing deleted', async () => {
     const id = (await createTopic({ name: 'Survivor' })).body.data.id;
-    assert.equal((await t.call('DELETE', `/api/event_streams/topics/${id}`, { token: await t.tokenFor('Admin', 'test') })).status, 404);
+    assert.equal(
+      (await t.call('DELETE', `/api/event_streams/topics/${id}`, { token: await t.tokenFor('Admin', 'test') })).status,
+      404,
+    );
     assert.equal((await t.call('DELETE', `/api/event_streams/topics/${id}`, { token: null })).status, 401);
     assert.equal((await t.call('DELETE', `/api/event_streams/topics/${id}`, { token: readOnly })).status, 403);
     assert.equal((await t.call('DELETE', '/api/event_streams/topics/abc')).status, 400);

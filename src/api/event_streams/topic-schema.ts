@@ -53,16 +53,25 @@ export function checkTopicSchema(input: unknown): { fields: SchemaField[] } | { 
       const label = `field ${path ? `${path}.` : ''}${f.name}`;
       if (names.has(f.name)) problems.push(`${label} is defined twice`);
       names.add(f.name);
-      if (f.type !== undefined && (typeof f.type !== 'string' || !TYPES.includes(f.type))) problems.push(`${label} has an unknown type (use one of ${TYPES.join(', ')})`);
-      if (f.optional !== undefined && typeof f.optional !== 'boolean') problems.push(`${label}: optional must be true or false`);
-      if (f.type === 'array' && f.of !== undefined && (typeof f.of !== 'string' || !TYPES.includes(f.of) || f.of === 'array')) problems.push(`${label}: of must be object or a scalar type`);
+      if (f.type !== undefined && (typeof f.type !== 'string' || !TYPES.includes(f.type)))
+        problems.push(`${label} has an unknown type (use one of ${TYPES.join(', ')})`);
+      if (f.optional !== undefined && typeof f.optional !== 'boolean')
+        problems.push(`${label}: optional must be true or false`);
+      if (
+        f.type === 'array' &&
+        f.of !== undefined &&
+        (typeof f.of !== 'string' || !TYPES.includes(f.of) || f.of === 'array')
+      )
+        problems.push(`${label}: of must be object or a scalar type`);
       if (f.properties !== undefined) {
-        if (f.type !== 'object' && !(f.type === 'array' && f.of === 'object')) problems.push(`${label}: properties belong to object fields and arrays of objects`);
+        if (f.type !== 'object' && !(f.type === 'array' && f.of === 'object'))
+          problems.push(`${label}: properties belong to object fields and arrays of objects`);
         else walk(f.properties, `${path ? `${path}.` : ''}${f.name}`, depth + 1);
       }
     });
   };
-  if (Array.isArray(input) && input.length === 0) return { errors: { schema: ['must list at least one field (send null for a topic without a schema)'] } };
+  if (Array.isArray(input) && input.length === 0)
+    return { errors: { schema: ['must list at least one field (send null for a topic without a schema)'] } };
   walk(input, '', 1);
   if (count > SCHEMA_LIMITS.fields) problems.push(`has more than ${SCHEMA_LIMITS.fields} fields`);
   if (problems.length > 0) return { errors: { schema: problems.slice(0, 20) } };
@@ -71,7 +80,10 @@ export function checkTopicSchema(input: unknown): { fields: SchemaField[] } | { 
 
 export type MessageCheck = (payload: Record<string, unknown>) => { ok: true } | { ok: false; errors: FieldErrors };
 
-const ajv = addFormats(new Ajv({ allErrors: true, removeAdditional: true, coerceTypes: false, useDefaults: false, strict: false }), ['iso-date-time', 'date']);
+const ajv = addFormats(
+  new Ajv({ allErrors: true, removeAdditional: true, coerceTypes: false, useDefaults: false, strict: false }),
+  ['iso-date-time', 'date'],
+);
 
 /** The check of a topic's messages; it drops fields the schema does not name (in place). */
 export function compileMessageCheck(fields: readonly SchemaField[] | null): MessageCheck {
@@ -85,7 +97,9 @@ export function compileMessageCheck(fields: readonly SchemaField[] | null): Mess
 
 /** "amount must be a number, lines.0.sku is required": the one-line form of a batch item's errors. */
 export function describeErrors(errors: FieldErrors): string {
-  return Object.entries(errors).flatMap(([field, list]) => list.map((m) => `${field} ${m}`)).join(', ');
+  return Object.entries(errors)
+    .flatMap(([field, list]) => list.map((m) => `${field} ${m}`))
+    .join(', ');
 }
 
 function objectSchema(fields: readonly SchemaField[], nullable: boolean): Record<string, unknown> {
@@ -101,9 +115,17 @@ function objectSchema(fields: readonly SchemaField[], nullable: boolean): Record
 function fieldSchema(field: SchemaField): Record<string, unknown> {
   const nullable = field.optional !== false;
   const type = field.type ?? 'string';
-  if (type === 'object') return field.properties ? objectSchema(field.properties, nullable) : { type: withNull('object', nullable) };
+  if (type === 'object')
+    return field.properties ? objectSchema(field.properties, nullable) : { type: withNull('object', nullable) };
   if (type === 'array') {
-    const items = field.of === 'object' ? (field.properties ? objectSchema(field.properties, false) : { type: 'object' }) : field.of ? scalarSchema(field.of, false) : {};
+    const items =
+      field.of === 'object'
+        ? field.properties
+          ? objectSchema(field.properties, false)
+          : { type: 'object' }
+        : field.of
+          ? scalarSchema(field.of, false)
+          : {};
     return { type: withNull('array', nullable), items };
   }
   return scalarSchema(type, nullable);
@@ -111,13 +133,19 @@ function fieldSchema(field: SchemaField): Record<string, unknown> {
 
 function scalarSchema(type: string, nullable: boolean): Record<string, unknown> {
   switch (type) {
-    case 'integer': return { type: withNull('integer', nullable) };
-    case 'number': return { type: withNull('number', nullable) };
-    case 'boolean': return { type: withNull('boolean', nullable) };
+    case 'integer':
+      return { type: withNull('integer', nullable) };
+    case 'number':
+      return { type: withNull('number', nullable) };
+    case 'boolean':
+      return { type: withNull('boolean', nullable) };
     case 'date_time':
-    case 'timestamp': return { type: withNull('string', nullable), format: 'iso-date-time' };
-    case 'date': return { type: withNull('string', nullable), format: 'date' };
-    default: return { type: withNull('string', nullable) };
+    case 'timestamp':
+      return { type: withNull('string', nullable), format: 'iso-date-time' };
+    case 'date':
+      return { type: withNull('string', nullable), format: 'date' };
+    default:
+      return { type: withNull('string', nullable) };
   }
 }
 
@@ -132,16 +160,40 @@ function messageErrors(errors: readonly ErrorObject[]): FieldErrors {
     if (!list.includes(message)) list.push(message);
   };
   for (const e of errors) {
-    const base = e.instancePath.split('/').filter((p) => p !== '').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+    const base = e.instancePath
+      .split('/')
+      .filter((p) => p !== '')
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .join('.');
     const params = e.params as Record<string, unknown>;
-    if (e.keyword === 'required') add(base ? `${base}.${String(params.missingProperty)}` : String(params.missingProperty), 'is required');
-    else if (e.keyword === 'type') add(base || 'payload', `must be ${typeWords([params.type].flat().map(String).filter((t) => t !== 'null'))}`);
-    else if (e.keyword === 'format') add(base || 'payload', params.format === 'date' ? 'must be a date (YYYY-MM-DD)' : 'must be an ISO 8601 date-time');
+    if (e.keyword === 'required')
+      add(base ? `${base}.${String(params.missingProperty)}` : String(params.missingProperty), 'is required');
+    else if (e.keyword === 'type')
+      add(
+        base || 'payload',
+        `must be ${typeWords(
+          [params.type]
+            .flat()
+            .map(String)
+            .filter((t) => t !== 'null'),
+        )}`,
+      );
+    else if (e.keyword === 'format')
+      add(
+        base || 'payload',
+        params.format === 'date' ? 'must be a date (YYYY-MM-DD)' : 'must be an ISO 8601 date-time',
+      );
     else add(base || 'payload', e.message ?? 'is invalid');
   }
   return out;
 }
 
 function typeWords(types: string[]): string {
-  return types.map((t) => (t === 'integer' ? 'an integer' : t === 'object' ? 'an object' : t === 'array' ? 'an array' : `a ${t}`)).join(' or ') || 'null';
+  return (
+    types
+      .map((t) =>
+        t === 'integer' ? 'an integer' : t === 'object' ? 'an object' : t === 'array' ? 'an array' : `a ${t}`,
+      )
+      .join(' or ') || 'null'
+  );
 }

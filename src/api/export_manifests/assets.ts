@@ -6,14 +6,41 @@ import type { Db } from '../../db/types.ts';
 import { codeReferences } from './references.ts';
 
 export const ASSET_TYPES = [
-  'recipe', 'connection', 'lookup_table', 'workato_db_table', 'account_property', 'project_property', 'workato_schema',
-  'workato_template', 'lcap_app', 'lcap_page', 'custom_adapter', 'topic', 'api_group', 'api_endpoint', 'agentic_genie',
-  'agentic_skill', 'data_pipeline', 'decision_engine_model', 'agentic_knowledge_base', 'mcp_server',
+  'recipe',
+  'connection',
+  'lookup_table',
+  'workato_db_table',
+  'account_property',
+  'project_property',
+  'workato_schema',
+  'workato_template',
+  'lcap_app',
+  'lcap_page',
+  'custom_adapter',
+  'topic',
+  'api_group',
+  'api_endpoint',
+  'agentic_genie',
+  'agentic_skill',
+  'data_pipeline',
+  'decision_engine_model',
+  'agentic_knowledge_base',
+  'mcp_server',
 ] as const;
 export type AssetType = (typeof ASSET_TYPES)[number];
 
 /** The asset types Switchboard holds and packages; the others of the closed enum are refused in a manifest. */
-export const PACKAGED_TYPES = ['recipe', 'connection', 'lookup_table', 'workato_db_table', 'topic', 'api_group', 'api_endpoint', 'account_property', 'project_property'] as const;
+export const PACKAGED_TYPES = [
+  'recipe',
+  'connection',
+  'lookup_table',
+  'workato_db_table',
+  'topic',
+  'api_group',
+  'api_endpoint',
+  'account_property',
+  'project_property',
+] as const;
 export type PackagedType = (typeof PACKAGED_TYPES)[number];
 
 export function isPackagedType(type: string): type is PackagedType {
@@ -59,8 +86,16 @@ export class FolderIndex {
   }
 
   static async load(db: Db, environmentId: number): Promise<FolderIndex> {
-    const rows = await db.selectFrom('folders').select(['id', 'parent_id', 'name', 'project_id']).where('environment_id', '=', environmentId).execute();
-    const projects = await db.selectFrom('projects').select(['id', 'folder_id']).where('environment_id', '=', environmentId).execute();
+    const rows = await db
+      .selectFrom('folders')
+      .select(['id', 'parent_id', 'name', 'project_id'])
+      .where('environment_id', '=', environmentId)
+      .execute();
+    const projects = await db
+      .selectFrom('projects')
+      .select(['id', 'folder_id'])
+      .where('environment_id', '=', environmentId)
+      .execute();
     return new FolderIndex(rows, projects);
   }
 
@@ -104,7 +139,10 @@ export class FolderIndex {
   }
 
   /** Where an asset of `folderId` sits for a manifest anchored at `anchorId` (contract 15 §1). */
-  placement(anchorId: number, folderId: number | null): { folder: string; absolute_path: string; root_folder: boolean } {
+  placement(
+    anchorId: number,
+    folderId: number | null,
+  ): { folder: string; absolute_path: string; root_folder: boolean } {
     if (folderId === null) return { folder: '', absolute_path: this.names(anchorId).join('/'), root_folder: false };
     const names = this.names(folderId);
     const absolute = names.join('/');
@@ -120,7 +158,13 @@ export class FolderIndex {
 
 /** A snake_case file name stem from an asset name (contract 15 §12 rule 2). */
 export function fileStem(name: string): string {
-  const stem = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 120);
+  const stem = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 120);
   return stem === '' ? 'asset' : stem;
 }
 
@@ -143,7 +187,17 @@ type Found = Omit<Asset, 'zip_name' | 'checked' | 'unreachable' | 'folder' | 'ab
   updatedAt: string;
 };
 
-const TYPE_ORDER: readonly PackagedType[] = ['recipe', 'connection', 'lookup_table', 'workato_db_table', 'topic', 'api_group', 'api_endpoint', 'project_property', 'account_property'];
+const TYPE_ORDER: readonly PackagedType[] = [
+  'recipe',
+  'connection',
+  'lookup_table',
+  'workato_db_table',
+  'topic',
+  'api_group',
+  'api_endpoint',
+  'project_property',
+  'account_property',
+];
 
 export interface ScannedAsset extends Asset {
   updatedAt: string;
@@ -169,82 +223,263 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
   const env = scope.environmentId;
   const recipeQueue: number[] = [];
 
-  const recipes = subtree.length === 0 ? [] : await db.selectFrom('recipes').select(['id', 'name', 'folder_id', 'version_no', 'updated_at']).where('environment_id', '=', env).where('folder_id', 'in', subtree).orderBy('id').execute();
-  for (const r of recipes) if (add({ id: r.id, name: r.name, type: 'recipe', version: r.version_no, folderId: r.folder_id, updatedAt: r.updated_at })) recipeQueue.push(r.id);
-  const connections = subtree.length === 0 ? [] : await db.selectFrom('connections').select(['id', 'name', 'folder_id', 'updated_at']).where('environment_id', '=', env).where('folder_id', 'in', subtree).orderBy('id').execute();
-  for (const c of connections) add({ id: c.id, name: c.name, type: 'connection', folderId: c.folder_id, updatedAt: c.updated_at });
-  const topics = subtree.length === 0 ? [] : await db.selectFrom('event_topics').select(['id', 'name', 'folder_id', 'updated_at']).where('environment_id', '=', env).where('folder_id', 'in', subtree).where('deleted_at', 'is', null).orderBy('id').execute();
-  for (const t of topics) add({ id: t.id, name: t.name, type: 'topic', folderId: t.folder_id, updatedAt: t.updated_at });
-  const dataTables = subtree.length === 0 ? [] : await db.selectFrom('data_tables').select(['id', 'name', 'folder_id', 'updated_at']).where('environment_id', '=', env).where('folder_id', 'in', subtree).orderBy('id').execute();
-  for (const t of dataTables) add({ id: t.id, name: t.name, type: 'workato_db_table', folderId: t.folder_id, updatedAt: t.updated_at });
+  const recipes =
+    subtree.length === 0
+      ? []
+      : await db
+          .selectFrom('recipes')
+          .select(['id', 'name', 'folder_id', 'version_no', 'updated_at'])
+          .where('environment_id', '=', env)
+          .where('folder_id', 'in', subtree)
+          .orderBy('id')
+          .execute();
+  for (const r of recipes)
+    if (
+      add({
+        id: r.id,
+        name: r.name,
+        type: 'recipe',
+        version: r.version_no,
+        folderId: r.folder_id,
+        updatedAt: r.updated_at,
+      })
+    )
+      recipeQueue.push(r.id);
+  const connections =
+    subtree.length === 0
+      ? []
+      : await db
+          .selectFrom('connections')
+          .select(['id', 'name', 'folder_id', 'updated_at'])
+          .where('environment_id', '=', env)
+          .where('folder_id', 'in', subtree)
+          .orderBy('id')
+          .execute();
+  for (const c of connections)
+    add({ id: c.id, name: c.name, type: 'connection', folderId: c.folder_id, updatedAt: c.updated_at });
+  const topics =
+    subtree.length === 0
+      ? []
+      : await db
+          .selectFrom('event_topics')
+          .select(['id', 'name', 'folder_id', 'updated_at'])
+          .where('environment_id', '=', env)
+          .where('folder_id', 'in', subtree)
+          .where('deleted_at', 'is', null)
+          .orderBy('id')
+          .execute();
+  for (const t of topics)
+    add({ id: t.id, name: t.name, type: 'topic', folderId: t.folder_id, updatedAt: t.updated_at });
+  const dataTables =
+    subtree.length === 0
+      ? []
+      : await db
+          .selectFrom('data_tables')
+          .select(['id', 'name', 'folder_id', 'updated_at'])
+          .where('environment_id', '=', env)
+          .where('folder_id', 'in', subtree)
+          .orderBy('id')
+          .execute();
+  for (const t of dataTables)
+    add({ id: t.id, name: t.name, type: 'workato_db_table', folderId: t.folder_id, updatedAt: t.updated_at });
 
   // Project-level assets: of the anchor's project when the anchor is the project folder; of the environment at Home.
-  const projectId = anchor.parent_id === null ? null : anchor.project_id !== null && folders.projectFolderOf(anchor.project_id) === anchorId ? anchor.project_id : undefined;
+  const projectId =
+    anchor.parent_id === null
+      ? null
+      : anchor.project_id !== null && folders.projectFolderOf(anchor.project_id) === anchorId
+        ? anchor.project_id
+        : undefined;
   if (projectId !== undefined) {
-    const tables = await db.selectFrom('lookup_tables').select(['id', 'name', 'updated_at']).where('environment_id', '=', env).where('deleted_at', 'is', null)
-      .where((eb) => (projectId === null ? eb('project_id', 'is', null) : eb('project_id', '=', projectId))).orderBy('id').execute();
-    for (const t of tables) add({ id: t.id, name: t.name, type: 'lookup_table', folderId: null, projectId, updatedAt: t.updated_at });
-    const collections = await db.selectFrom('api_collections').select(['id', 'name', 'updated_at']).where('environment_id', '=', env)
-      .where((eb) => (projectId === null ? eb('project_id', 'is', null) : eb('project_id', '=', projectId))).orderBy('id').execute();
-    for (const c of collections) add({ id: c.id, name: c.name, type: 'api_group', folderId: null, projectId, updatedAt: c.updated_at });
-    const properties = await db.selectFrom('properties').select(['id', 'name', 'updated_at']).where('environment_id', '=', env)
-      .where((eb) => (projectId === null ? eb('project_id', 'is', null) : eb('project_id', '=', projectId))).orderBy('id').execute();
-    for (const p of properties) add({ id: p.id, name: p.name, type: projectId === null ? 'account_property' : 'project_property', folderId: null, projectId, updatedAt: p.updated_at });
+    const tables = await db
+      .selectFrom('lookup_tables')
+      .select(['id', 'name', 'updated_at'])
+      .where('environment_id', '=', env)
+      .where('deleted_at', 'is', null)
+      .where((eb) => (projectId === null ? eb('project_id', 'is', null) : eb('project_id', '=', projectId)))
+      .orderBy('id')
+      .execute();
+    for (const t of tables)
+      add({ id: t.id, name: t.name, type: 'lookup_table', folderId: null, projectId, updatedAt: t.updated_at });
+    const collections = await db
+      .selectFrom('api_collections')
+      .select(['id', 'name', 'updated_at'])
+      .where('environment_id', '=', env)
+      .where((eb) => (projectId === null ? eb('project_id', 'is', null) : eb('project_id', '=', projectId)))
+      .orderBy('id')
+      .execute();
+    for (const c of collections)
+      add({ id: c.id, name: c.name, type: 'api_group', folderId: null, projectId, updatedAt: c.updated_at });
+    const properties = await db
+      .selectFrom('properties')
+      .select(['id', 'name', 'updated_at'])
+      .where('environment_id', '=', env)
+      .where((eb) => (projectId === null ? eb('project_id', 'is', null) : eb('project_id', '=', projectId)))
+      .orderBy('id')
+      .execute();
+    for (const p of properties)
+      add({
+        id: p.id,
+        name: p.name,
+        type: projectId === null ? 'account_property' : 'project_property',
+        folderId: null,
+        projectId,
+        updatedAt: p.updated_at,
+      });
   }
 
   // Dependencies, until nothing new is found.
   const scannedEndpointsOf = new Set<number>();
   for (let rounds = 0; rounds < 1000; rounds += 1) {
     const batch = recipeQueue.splice(0, 200);
-    const collectionIds = [...found.values()].filter((f) => f.type === 'api_group' && !scannedEndpointsOf.has(f.id)).map((f) => f.id);
+    const collectionIds = [...found.values()]
+      .filter((f) => f.type === 'api_group' && !scannedEndpointsOf.has(f.id))
+      .map((f) => f.id);
     if (batch.length === 0 && collectionIds.length === 0) break;
     if (batch.length > 0) {
       const rows = await db.selectFrom('recipes').select(['id', 'code', 'config']).where('id', 'in', batch).execute();
       for (const row of rows) {
         const refs = codeReferences(row.code, row.config);
         for (const id of refs.connectionIds) {
-          const c = await db.selectFrom('connections').select(['id', 'name', 'folder_id', 'updated_at']).where('environment_id', '=', env).where('id', '=', id).executeTakeFirst();
+          const c = await db
+            .selectFrom('connections')
+            .select(['id', 'name', 'folder_id', 'updated_at'])
+            .where('environment_id', '=', env)
+            .where('id', '=', id)
+            .executeTakeFirst();
           if (c) add({ id: c.id, name: c.name, type: 'connection', folderId: c.folder_id, updatedAt: c.updated_at });
         }
         for (const ref of refs.lookupTables) {
-          const q = db.selectFrom('lookup_tables').select(['id', 'name', 'project_id', 'updated_at']).where('environment_id', '=', env).where('deleted_at', 'is', null);
-          const t = await (typeof ref === 'number' ? q.where('id', '=', ref) : q.where('name_key', '=', ref.trim().toLowerCase())).executeTakeFirst();
-          if (t) add({ id: t.id, name: t.name, type: 'lookup_table', folderId: null, projectId: t.project_id, updatedAt: t.updated_at });
+          const q = db
+            .selectFrom('lookup_tables')
+            .select(['id', 'name', 'project_id', 'updated_at'])
+            .where('environment_id', '=', env)
+            .where('deleted_at', 'is', null);
+          const t = await (
+            typeof ref === 'number' ? q.where('id', '=', ref) : q.where('name_key', '=', ref.trim().toLowerCase())
+          ).executeTakeFirst();
+          if (t)
+            add({
+              id: t.id,
+              name: t.name,
+              type: 'lookup_table',
+              folderId: null,
+              projectId: t.project_id,
+              updatedAt: t.updated_at,
+            });
         }
         for (const ref of refs.dataTables) {
-          const q = db.selectFrom('data_tables').select(['id', 'name', 'folder_id', 'updated_at']).where('environment_id', '=', env);
-          const t = await (typeof ref === 'number' ? q.where('id', '=', ref) : q.where('name_key', '=', ref.trim().toLowerCase())).executeTakeFirst();
-          if (t) add({ id: t.id, name: t.name, type: 'workato_db_table', folderId: t.folder_id, updatedAt: t.updated_at });
+          const q = db
+            .selectFrom('data_tables')
+            .select(['id', 'name', 'folder_id', 'updated_at'])
+            .where('environment_id', '=', env);
+          const t = await (
+            typeof ref === 'number' ? q.where('id', '=', ref) : q.where('name_key', '=', ref.trim().toLowerCase())
+          ).executeTakeFirst();
+          if (t)
+            add({ id: t.id, name: t.name, type: 'workato_db_table', folderId: t.folder_id, updatedAt: t.updated_at });
         }
         for (const ref of refs.topics) {
-          const q = db.selectFrom('event_topics').select(['id', 'name', 'folder_id', 'updated_at']).where('environment_id', '=', env).where('deleted_at', 'is', null);
-          const t = await (typeof ref === 'number' ? q.where('id', '=', ref) : q.where('name_key', '=', ref.trim().toLowerCase())).executeTakeFirst();
+          const q = db
+            .selectFrom('event_topics')
+            .select(['id', 'name', 'folder_id', 'updated_at'])
+            .where('environment_id', '=', env)
+            .where('deleted_at', 'is', null);
+          const t = await (
+            typeof ref === 'number' ? q.where('id', '=', ref) : q.where('name_key', '=', ref.trim().toLowerCase())
+          ).executeTakeFirst();
           if (t) add({ id: t.id, name: t.name, type: 'topic', folderId: t.folder_id, updatedAt: t.updated_at });
         }
         for (const ref of refs.recipes) {
-          const q = db.selectFrom('recipes').select(['id', 'name', 'folder_id', 'version_no', 'updated_at']).where('environment_id', '=', env);
-          const r = await (typeof ref === 'number' ? q.where('id', '=', ref) : q.where('name', '=', ref).orderBy('id')).executeTakeFirst();
-          if (r && add({ id: r.id, name: r.name, type: 'recipe', version: r.version_no, folderId: r.folder_id, updatedAt: r.updated_at })) recipeQueue.push(r.id);
+          const q = db
+            .selectFrom('recipes')
+            .select(['id', 'name', 'folder_id', 'version_no', 'updated_at'])
+            .where('environment_id', '=', env);
+          const r = await (
+            typeof ref === 'number' ? q.where('id', '=', ref) : q.where('name', '=', ref).orderBy('id')
+          ).executeTakeFirst();
+          if (
+            r &&
+            add({
+              id: r.id,
+              name: r.name,
+              type: 'recipe',
+              version: r.version_no,
+              folderId: r.folder_id,
+              updatedAt: r.updated_at,
+            })
+          )
+            recipeQueue.push(r.id);
         }
       }
       // Endpoints that serve these recipes, with their collection.
-      const endpoints = await db.selectFrom('api_endpoints').innerJoin('api_collections', 'api_collections.id', 'api_endpoints.collection_id')
-        .select(['api_endpoints.id', 'api_endpoints.name', 'api_endpoints.updated_at', 'api_collections.id as collection_id', 'api_collections.name as collection_name', 'api_collections.project_id', 'api_collections.updated_at as collection_updated_at'])
-        .where('api_collections.environment_id', '=', env).where('api_endpoints.flow_id', 'in', batch).orderBy('api_endpoints.id').execute();
+      const endpoints = await db
+        .selectFrom('api_endpoints')
+        .innerJoin('api_collections', 'api_collections.id', 'api_endpoints.collection_id')
+        .select([
+          'api_endpoints.id',
+          'api_endpoints.name',
+          'api_endpoints.updated_at',
+          'api_collections.id as collection_id',
+          'api_collections.name as collection_name',
+          'api_collections.project_id',
+          'api_collections.updated_at as collection_updated_at',
+        ])
+        .where('api_collections.environment_id', '=', env)
+        .where('api_endpoints.flow_id', 'in', batch)
+        .orderBy('api_endpoints.id')
+        .execute();
       for (const e of endpoints) {
-        add({ id: e.collection_id, name: e.collection_name, type: 'api_group', folderId: null, projectId: e.project_id, updatedAt: e.collection_updated_at });
+        add({
+          id: e.collection_id,
+          name: e.collection_name,
+          type: 'api_group',
+          folderId: null,
+          projectId: e.project_id,
+          updatedAt: e.collection_updated_at,
+        });
       }
     }
     // Every endpoint of a collection in the manifest, and the recipe each one serves.
-    for (const collectionId of [...found.values()].filter((f) => f.type === 'api_group' && !scannedEndpointsOf.has(f.id)).map((f) => f.id)) {
+    for (const collectionId of [...found.values()]
+      .filter((f) => f.type === 'api_group' && !scannedEndpointsOf.has(f.id))
+      .map((f) => f.id)) {
       scannedEndpointsOf.add(collectionId);
-      const endpoints = await db.selectFrom('api_endpoints').select(['id', 'name', 'flow_id', 'updated_at']).where('collection_id', '=', collectionId).orderBy('id').execute();
+      const endpoints = await db
+        .selectFrom('api_endpoints')
+        .select(['id', 'name', 'flow_id', 'updated_at'])
+        .where('collection_id', '=', collectionId)
+        .orderBy('id')
+        .execute();
       const collection = found.get(`api_group:${collectionId}`);
       for (const e of endpoints) {
-        add({ id: e.id, name: e.name, type: 'api_endpoint', folderId: null, projectId: collection?.projectId ?? null, updatedAt: e.updated_at });
+        add({
+          id: e.id,
+          name: e.name,
+          type: 'api_endpoint',
+          folderId: null,
+          projectId: collection?.projectId ?? null,
+          updatedAt: e.updated_at,
+        });
         if (e.flow_id === null) continue;
-        const r = await db.selectFrom('recipes').select(['id', 'name', 'folder_id', 'version_no', 'updated_at']).where('environment_id', '=', env).where('id', '=', e.flow_id).executeTakeFirst();
-        if (r && add({ id: r.id, name: r.name, type: 'recipe', version: r.version_no, folderId: r.folder_id, updatedAt: r.updated_at })) recipeQueue.push(r.id);
+        const r = await db
+          .selectFrom('recipes')
+          .select(['id', 'name', 'folder_id', 'version_no', 'updated_at'])
+          .where('environment_id', '=', env)
+          .where('id', '=', e.flow_id)
+          .executeTakeFirst();
+        if (
+          r &&
+          add({
+            id: r.id,
+            name: r.name,
+            type: 'recipe',
+            version: r.version_no,
+            folderId: r.folder_id,
+            updatedAt: r.updated_at,
+          })
+        )
+          recipeQueue.push(r.id);
       }
     }
   }
@@ -255,7 +490,9 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
     const projectFolder = folders.projectFolderOf(f.projectId ?? null);
     return projectFolder !== undefined && scope.visibleFolderIds.has(projectFolder);
   };
-  const list = [...found.values()].sort((a, b) => TYPE_ORDER.indexOf(a.type as PackagedType) - TYPE_ORDER.indexOf(b.type as PackagedType) || a.id - b.id);
+  const list = [...found.values()].sort(
+    (a, b) => TYPE_ORDER.indexOf(a.type as PackagedType) - TYPE_ORDER.indexOf(b.type as PackagedType) || a.id - b.id,
+  );
   const placed = list.map((f) => {
     const where = folders.placement(anchorId, f.folderId);
     return {
@@ -281,48 +518,101 @@ export interface FoundAsset {
 }
 
 /** One asset of a packaged type in the environment; undefined when there is none. */
-export async function findAsset(db: Db, environmentId: number, type: PackagedType, id: number): Promise<FoundAsset | undefined> {
+export async function findAsset(
+  db: Db,
+  environmentId: number,
+  type: PackagedType,
+  id: number,
+): Promise<FoundAsset | undefined> {
   switch (type) {
     case 'recipe': {
-      const r = await db.selectFrom('recipes').select(['name', 'folder_id', 'version_no', 'updated_at']).where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
-      return r && { name: r.name, folderId: r.folder_id, projectId: null, version: r.version_no, updatedAt: r.updated_at };
+      const r = await db
+        .selectFrom('recipes')
+        .select(['name', 'folder_id', 'version_no', 'updated_at'])
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return (
+        r && { name: r.name, folderId: r.folder_id, projectId: null, version: r.version_no, updatedAt: r.updated_at }
+      );
     }
     case 'connection': {
-      const c = await db.selectFrom('connections').select(['name', 'folder_id', 'updated_at']).where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+      const c = await db
+        .selectFrom('connections')
+        .select(['name', 'folder_id', 'updated_at'])
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return c && { name: c.name, folderId: c.folder_id, projectId: null, updatedAt: c.updated_at };
     }
     case 'topic': {
-      const t = await db.selectFrom('event_topics').select(['name', 'folder_id', 'updated_at']).where('environment_id', '=', environmentId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+      const t = await db
+        .selectFrom('event_topics')
+        .select(['name', 'folder_id', 'updated_at'])
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
       return t && { name: t.name, folderId: t.folder_id, projectId: null, updatedAt: t.updated_at };
     }
     case 'lookup_table': {
-      const t = await db.selectFrom('lookup_tables').select(['name', 'project_id', 'updated_at']).where('environment_id', '=', environmentId).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+      const t = await db
+        .selectFrom('lookup_tables')
+        .select(['name', 'project_id', 'updated_at'])
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
       return t && { name: t.name, folderId: null, projectId: t.project_id, updatedAt: t.updated_at };
     }
     case 'workato_db_table': {
-      const t = await db.selectFrom('data_tables').select(['name', 'folder_id', 'updated_at']).where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+      const t = await db
+        .selectFrom('data_tables')
+        .select(['name', 'folder_id', 'updated_at'])
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return t && { name: t.name, folderId: t.folder_id, projectId: null, updatedAt: t.updated_at };
     }
     case 'api_group': {
-      const c = await db.selectFrom('api_collections').select(['name', 'project_id', 'updated_at']).where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+      const c = await db
+        .selectFrom('api_collections')
+        .select(['name', 'project_id', 'updated_at'])
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return c && { name: c.name, folderId: null, projectId: c.project_id, updatedAt: c.updated_at };
     }
     case 'api_endpoint': {
-      const e = await db.selectFrom('api_endpoints').innerJoin('api_collections', 'api_collections.id', 'api_endpoints.collection_id')
-        .select(['api_endpoints.name', 'api_collections.project_id', 'api_endpoints.updated_at']).where('api_collections.environment_id', '=', environmentId).where('api_endpoints.id', '=', id).executeTakeFirst();
+      const e = await db
+        .selectFrom('api_endpoints')
+        .innerJoin('api_collections', 'api_collections.id', 'api_endpoints.collection_id')
+        .select(['api_endpoints.name', 'api_collections.project_id', 'api_endpoints.updated_at'])
+        .where('api_collections.environment_id', '=', environmentId)
+        .where('api_endpoints.id', '=', id)
+        .executeTakeFirst();
       return e && { name: e.name, folderId: null, projectId: e.project_id, updatedAt: e.updated_at };
     }
     case 'account_property':
     case 'project_property': {
-      const p = await db.selectFrom('properties').select(['name', 'project_id', 'updated_at']).where('environment_id', '=', environmentId).where('id', '=', id)
-        .where('project_id', type === 'account_property' ? 'is' : 'is not', null).executeTakeFirst();
+      const p = await db
+        .selectFrom('properties')
+        .select(['name', 'project_id', 'updated_at'])
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', id)
+        .where('project_id', type === 'account_property' ? 'is' : 'is not', null)
+        .executeTakeFirst();
       return p && { name: p.name, folderId: null, projectId: p.project_id, updatedAt: p.updated_at };
     }
   }
 }
 
 /** Whether a caller that sees `visibleFolderIds` (null: all) may read an asset. */
-export function assetVisible(folders: FolderIndex, visibleFolderIds: ReadonlySet<number> | null, asset: Pick<FoundAsset, 'folderId' | 'projectId'>): boolean {
+export function assetVisible(
+  folders: FolderIndex,
+  visibleFolderIds: ReadonlySet<number> | null,
+  asset: Pick<FoundAsset, 'folderId' | 'projectId'>,
+): boolean {
   if (visibleFolderIds === null) return true;
   if (asset.folderId !== null) return visibleFolderIds.has(asset.folderId);
   const projectFolder = folders.projectFolderOf(asset.projectId);
@@ -334,7 +624,8 @@ export function zipNameProblem(zipName: string, type: string): string | undefine
   if (zipName.length > 1000) return 'is too long';
   if (zipName.startsWith('/') || /^[A-Za-z]:/.test(zipName)) return 'must be a relative path';
   if (/[\\\u0000-\u001f]/.test(zipName)) return 'must not contain backslashes or control characters';
-  if (zipName.split('/').some((part) => part === '..' || part === '.' || part === '')) return 'must not contain empty, . or .. segments';
+  if (zipName.split('/').some((part) => part === '..' || part === '.' || part === ''))
+    return 'must not contain empty, . or .. segments';
   if (!zipName.endsWith(`.${type}.json`)) return `must end with .${type}.json`;
   return undefined;
 }

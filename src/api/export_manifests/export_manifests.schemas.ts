@@ -6,11 +6,26 @@ export const ManifestParams = Type.Object({ id: Id });
 
 export const FolderAssetsQuery = Type.Object({
   folder_id: Type.Optional(Id),
-  include_test_cases: Type.Optional(Type.Unsafe<string | boolean>({ type: ['boolean', 'string'], description: 'Accepted; test cases are not held yet' })),
-  include_data: Type.Optional(Type.Unsafe<string | boolean>({ type: ['boolean', 'string'], description: 'Sets the flag a manifest made from this list carries' })),
+  include_test_cases: Type.Optional(
+    Type.Unsafe<string | boolean>({
+      type: ['boolean', 'string'],
+      description: 'Accepted; test cases are not held yet',
+    }),
+  ),
+  include_data: Type.Optional(
+    Type.Unsafe<string | boolean>({
+      type: ['boolean', 'string'],
+      description: 'Sets the flag a manifest made from this list carries',
+    }),
+  ),
 });
 
-export const AssetType = Type.Unsafe<string>({ type: 'string', enum: [...ASSET_TYPES], description: 'Asset type (closed list of the vendor; the ones this server holds: recipe, connection, lookup_table, topic, api_group, api_endpoint, account_property, project_property)' });
+export const AssetType = Type.Unsafe<string>({
+  type: 'string',
+  enum: [...ASSET_TYPES],
+  description:
+    'Asset type (closed list of the vendor; the ones this server holds: recipe, connection, lookup_table, topic, api_group, api_endpoint, account_property, project_property)',
+});
 
 export const Asset = Type.Object({
   id: Type.Integer(),
@@ -20,10 +35,16 @@ export const Asset = Type.Object({
   folder: Type.String({ description: 'Folder path relative to the manifest folder; "" is that folder' }),
   absolute_path: Type.String(),
   root_folder: Type.Boolean(),
-  unreachable: Type.Boolean({ description: 'Outside the caller\'s scope: listed, not packaged' }),
+  unreachable: Type.Boolean({ description: "Outside the caller's scope: listed, not packaged" }),
   zip_name: Type.String({ description: 'Entry path inside the zip' }),
   checked: Type.Boolean(),
-  status: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: ['added', 'updated', 'no change'], description: 'Against the last export of the manifest' })),
+  status: Type.Optional(
+    Type.Unsafe<string>({
+      type: 'string',
+      enum: ['added', 'updated', 'no change'],
+      description: 'Against the last export of the manifest',
+    }),
+  ),
 });
 
 export const AssetInput = Type.Object({
@@ -42,7 +63,9 @@ export const AssetInput = Type.Object({
 
 const ManifestFields = {
   name: Type.Optional(Type.String({ description: 'Required on create' })),
-  assets: Type.Optional(Type.Array(AssetInput, { description: 'Replaces the list; required on create unless auto_generate_assets' })),
+  assets: Type.Optional(
+    Type.Array(AssetInput, { description: 'Replaces the list; required on create unless auto_generate_assets' }),
+  ),
   folder_id: Type.Optional(Type.Union([IdInput, Type.Null()], { description: 'Anchor folder (default Home)' })),
   auto_generate_assets: Type.Optional(Type.Boolean()),
   include_test_cases: Type.Optional(Type.Boolean()),

@@ -8,10 +8,26 @@ import type { AuthContext } from '../developer_api_clients/credentials.ts';
 import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
 import {
-  ASSET_TYPES, FolderIndex, assetVisible, findAsset, isPackagedType, scanFolder, zipNameProblem,
-  type Asset, type AssetScope, type AssetType,
+  ASSET_TYPES,
+  FolderIndex,
+  assetVisible,
+  findAsset,
+  isPackagedType,
+  scanFolder,
+  zipNameProblem,
+  type Asset,
+  type AssetScope,
+  type AssetType,
 } from './assets.ts';
-import { assetVersions, assetsOf, findManifest, insertManifest, manifestToApi, updateManifest as updateManifestRow, type ManifestApi } from './export_manifests.store.ts';
+import {
+  assetVersions,
+  assetsOf,
+  findManifest,
+  insertManifest,
+  manifestToApi,
+  updateManifest as updateManifestRow,
+  type ManifestApi,
+} from './export_manifests.store.ts';
 
 export type Caller = Pick<AuthContext, 'workspaceId' | 'environmentId' | 'allFolders' | 'folderIds'>;
 
@@ -36,7 +52,9 @@ export type StartExport = (ctx: ServiceContext, caller: Caller, manifestId: numb
 export async function assetScope(db: Db, caller: Caller): Promise<AssetScope> {
   return {
     environmentId: caller.environmentId,
-    visibleFolderIds: caller.allFolders ? null : new Set(await folderIdsUnderProjects(db, caller.environmentId, caller.folderIds)),
+    visibleFolderIds: caller.allFolders
+      ? null
+      : new Set(await folderIdsUnderProjects(db, caller.environmentId, caller.folderIds)),
   };
 }
 
@@ -67,7 +85,11 @@ function idOf(value: unknown): number | undefined {
   return undefined;
 }
 
-export async function folderAssets(ctx: ServiceContext, caller: Caller, query: { folder_id?: number; include_data?: unknown; include_test_cases?: unknown }): Promise<{ assets: Asset[] }> {
+export async function folderAssets(
+  ctx: ServiceContext,
+  caller: Caller,
+  query: { folder_id?: number; include_data?: unknown; include_test_cases?: unknown },
+): Promise<{ assets: Asset[] }> {
   const errors: FieldErrors = {};
   flagOf(query.include_data, 'include_data', errors);
   flagOf(query.include_test_cases, 'include_test_cases', errors);
@@ -78,7 +100,13 @@ export async function folderAssets(ctx: ServiceContext, caller: Caller, query: {
 }
 
 /** The assets a client listed, checked against the environment and completed with their defaults. */
-async function checkAssets(db: Db, caller: Caller, anchorId: number, raw: unknown, errors: FieldErrors): Promise<Asset[]> {
+async function checkAssets(
+  db: Db,
+  caller: Caller,
+  anchorId: number,
+  raw: unknown,
+  errors: FieldErrors,
+): Promise<Asset[]> {
   if (!Array.isArray(raw)) {
     errors.assets = ['must be an array of assets'];
     return [];
@@ -118,16 +146,23 @@ async function checkAssets(db: Db, caller: Caller, anchorId: number, raw: unknow
     const checked = flagOf(given.checked, `${at}.checked`, errors) ?? true;
     const place = folders.placement(anchorId, found.folderId);
     const folder = typeof given.folder === 'string' ? given.folder.replace(/^\/+|\/+$/g, '') : place.folder;
-    let zipName = typeof given.zip_name === 'string' && given.zip_name !== '' ? given.zip_name : `${folder === '' ? '' : `${folder}/`}asset_${i}.${type}.json`;
+    let zipName =
+      typeof given.zip_name === 'string' && given.zip_name !== ''
+        ? given.zip_name
+        : `${folder === '' ? '' : `${folder}/`}asset_${i}.${type}.json`;
     zipName = zipName.replace(/^\/+/, '');
     const problem = zipNameProblem(zipName, type);
     if (problem) errors[`${at}.zip_name`] = [problem];
-    else if (zipNames.has(zipName.toLowerCase())) errors[`${at}.zip_name`] = ['is used by another asset of the manifest'];
+    else if (zipNames.has(zipName.toLowerCase()))
+      errors[`${at}.zip_name`] = ['is used by another asset of the manifest'];
     zipNames.add(zipName.toLowerCase());
     let version = found.version;
     if (given.version !== undefined && given.version !== null) {
       const v = idOf(given.version);
-      if (v === undefined || type !== 'recipe' || found.version === undefined || v > found.version) errors[`${at}.version`] = [type === 'recipe' ? `must be a version of the recipe, 1 to ${found.version}` : 'applies to recipes only'];
+      if (v === undefined || type !== 'recipe' || found.version === undefined || v > found.version)
+        errors[`${at}.version`] = [
+          type === 'recipe' ? `must be a version of the recipe, 1 to ${found.version}` : 'applies to recipes only',
+        ];
       else version = v;
     }
     out.push({
@@ -156,7 +191,13 @@ interface CheckedManifest {
   autoRun: boolean;
 }
 
-async function checkInput(db: Db, caller: Caller, input: ManifestInput, creating: boolean, current?: ExportManifestRow): Promise<CheckedManifest> {
+async function checkInput(
+  db: Db,
+  caller: Caller,
+  input: ManifestInput,
+  creating: boolean,
+  current?: ExportManifestRow,
+): Promise<CheckedManifest> {
   const errors: FieldErrors = {};
   const out: CheckedManifest = { autoRun: false };
   if (input.name !== undefined) {
@@ -178,14 +219,19 @@ async function checkInput(db: Db, caller: Caller, input: ManifestInput, creating
   if (includeData !== undefined) out.includeData = includeData;
   if (includeTestCases !== undefined) out.includeTestCases = includeTestCases;
   if (includeTags !== undefined) out.includeTags = includeTags;
-  if (!autoGenerate && input.assets === undefined && creating) errors.assets = ["can't be blank unless auto_generate_assets is true"];
+  if (!autoGenerate && input.assets === undefined && creating)
+    errors.assets = ["can't be blank unless auto_generate_assets is true"];
   if (Object.keys(errors).length > 0) throw invalid(errors);
 
-  const anchorId = folderId !== undefined || current?.folder_id == null ? await anchorFolder(db, caller, folderId, 'folder_id') : current.folder_id;
+  const anchorId =
+    folderId !== undefined || current?.folder_id == null
+      ? await anchorFolder(db, caller, folderId, 'folder_id')
+      : current.folder_id;
   if (folderId !== undefined || creating) out.folderId = anchorId;
   if (autoGenerate) {
     const scanned = await scanFolder(db, await assetScope(db, caller), anchorId);
-    if (scanned.length > MAX_ASSETS) throw invalid({ folder_id: [`holds ${scanned.length} assets; at most ${MAX_ASSETS} fit in a manifest`] });
+    if (scanned.length > MAX_ASSETS)
+      throw invalid({ folder_id: [`holds ${scanned.length} assets; at most ${MAX_ASSETS} fit in a manifest`] });
     out.assets = scanned.map(({ updatedAt: _, ...asset }) => asset);
   } else if (input.assets !== undefined) {
     out.assets = await checkAssets(db, caller, anchorId, input.assets, errors);
@@ -204,11 +250,20 @@ async function output(db: Db, row: ExportManifestRow): Promise<ManifestApi> {
 async function visibleManifest(db: Db, caller: Caller, id: number): Promise<ExportManifestRow> {
   const row = await findManifest(db, caller.environmentId, id);
   if (!row) throw new AppError('export_manifest_not_found');
-  if (!caller.allFolders && (row.folder_id === null || (await findFolderInScope(db, caller.environmentId, caller, row.folder_id)) === undefined)) throw new AppError('export_manifest_not_found');
+  if (
+    !caller.allFolders &&
+    (row.folder_id === null || (await findFolderInScope(db, caller.environmentId, caller, row.folder_id)) === undefined)
+  )
+    throw new AppError('export_manifest_not_found');
   return row;
 }
 
-export async function createManifest(ctx: ServiceContext, caller: Caller, input: ManifestInput, startExport: StartExport): Promise<ManifestApi> {
+export async function createManifest(
+  ctx: ServiceContext,
+  caller: Caller,
+  input: ManifestInput,
+  startExport: StartExport,
+): Promise<ManifestApi> {
   const checked = await checkInput(ctx.db, caller, input, true);
   const now = toStored(ctx.clock.now());
   const id = await insertManifest(ctx.db, {
@@ -235,7 +290,13 @@ function withPackage(manifest: ManifestApi, packageId: number | undefined): Mani
   return packageId === undefined ? manifest : { ...manifest, package_id: packageId };
 }
 
-export async function updateManifest(ctx: ServiceContext, caller: Caller, id: number, input: ManifestInput, startExport: StartExport): Promise<ManifestApi> {
+export async function updateManifest(
+  ctx: ServiceContext,
+  caller: Caller,
+  id: number,
+  input: ManifestInput,
+  startExport: StartExport,
+): Promise<ManifestApi> {
   const current = await visibleManifest(ctx.db, caller, id);
   const checked = await checkInput(ctx.db, caller, input, false, current);
   await updateManifestRow(ctx.db, id, {

@@ -35,7 +35,11 @@ function withStatus(assets: Asset[], lastExport: string | null, current: Readonl
   });
 }
 
-export function manifestToApi(row: ExportManifestRow, projectPath: string, current: ReadonlyMap<string, string>): ManifestApi {
+export function manifestToApi(
+  row: ExportManifestRow,
+  projectPath: string,
+  current: ReadonlyMap<string, string>,
+): ManifestApi {
   return {
     id: row.id,
     name: row.name,
@@ -60,36 +64,71 @@ export async function insertManifest(db: Db, values: Omit<ExportManifestRow, 'id
 
 /** A working (not archived) manifest of the environment. */
 export async function findManifest(db: Db, environmentId: number, id: number): Promise<ExportManifestRow | undefined> {
-  return db.selectFrom('export_manifests').selectAll().where('id', '=', id).where('environment_id', '=', environmentId).where('status', '=', 'working').executeTakeFirst();
+  return db
+    .selectFrom('export_manifests')
+    .selectAll()
+    .where('id', '=', id)
+    .where('environment_id', '=', environmentId)
+    .where('status', '=', 'working')
+    .executeTakeFirst();
 }
 
-export async function updateManifest(db: Db, id: number, values: Partial<Omit<ExportManifestRow, 'id'>>): Promise<void> {
+export async function updateManifest(
+  db: Db,
+  id: number,
+  values: Partial<Omit<ExportManifestRow, 'id'>>,
+): Promise<void> {
   await db.updateTable('export_manifests').set(values).where('id', '=', id).execute();
 }
 
 /** The updated_at of each asset, keyed "type:id", for the asset status of a manifest. */
-export async function assetVersions(db: Db, environmentId: number, assets: readonly Pick<Asset, 'type' | 'id'>[]): Promise<Map<string, string>> {
+export async function assetVersions(
+  db: Db,
+  environmentId: number,
+  assets: readonly Pick<Asset, 'type' | 'id'>[],
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const idsOf = (type: string) => assets.filter((a) => a.type === type).map((a) => a.id);
   const tables = [
-    ['recipe', 'recipes'], ['connection', 'connections'], ['lookup_table', 'lookup_tables'], ['workato_db_table', 'data_tables'], ['topic', 'event_topics'], ['api_group', 'api_collections'],
+    ['recipe', 'recipes'],
+    ['connection', 'connections'],
+    ['lookup_table', 'lookup_tables'],
+    ['workato_db_table', 'data_tables'],
+    ['topic', 'event_topics'],
+    ['api_group', 'api_collections'],
   ] as const;
   for (const [type, table] of tables) {
     const ids = idsOf(type);
     if (ids.length === 0) continue;
-    const rows = await db.selectFrom(table).select(['id', 'updated_at']).where('environment_id', '=', environmentId).where('id', 'in', ids).execute();
+    const rows = await db
+      .selectFrom(table)
+      .select(['id', 'updated_at'])
+      .where('environment_id', '=', environmentId)
+      .where('id', 'in', ids)
+      .execute();
     for (const r of rows) out.set(`${type}:${r.id}`, r.updated_at);
   }
   const endpoints = idsOf('api_endpoint');
   if (endpoints.length > 0) {
-    const rows = await db.selectFrom('api_endpoints').innerJoin('api_collections', 'api_collections.id', 'api_endpoints.collection_id')
-      .select(['api_endpoints.id', 'api_endpoints.updated_at']).where('api_collections.environment_id', '=', environmentId).where('api_endpoints.id', 'in', endpoints).execute();
+    const rows = await db
+      .selectFrom('api_endpoints')
+      .innerJoin('api_collections', 'api_collections.id', 'api_endpoints.collection_id')
+      .select(['api_endpoints.id', 'api_endpoints.updated_at'])
+      .where('api_collections.environment_id', '=', environmentId)
+      .where('api_endpoints.id', 'in', endpoints)
+      .execute();
     for (const r of rows) out.set(`api_endpoint:${r.id}`, r.updated_at);
   }
   const properties = [...idsOf('account_property'), ...idsOf('project_property')];
   if (properties.length > 0) {
-    const rows = await db.selectFrom('properties').select(['id', 'project_id', 'updated_at']).where('environment_id', '=', environmentId).where('id', 'in', properties).execute();
-    for (const r of rows) out.set(`${r.project_id === null ? 'account_property' : 'project_property'}:${r.id}`, r.updated_at);
+    const rows = await db
+      .selectFrom('properties')
+      .select(['id', 'project_id', 'updated_at'])
+      .where('environment_id', '=', environmentId)
+      .where('id', 'in', properties)
+      .execute();
+    for (const r of rows)
+      out.set(`${r.project_id === null ? 'account_property' : 'project_property'}:${r.id}`, r.updated_at);
   }
   return out;
 }

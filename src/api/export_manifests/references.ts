@@ -44,7 +44,8 @@ export function parseCode(code: string): unknown {
   try {
     const parsed: unknown = JSON.parse(code);
     if (isObject(parsed) && isObject(parsed.code) && parsed.keyword === undefined) return parsed.code;
-    if (isObject(parsed) && typeof parsed.code === 'string' && parsed.keyword === undefined) return JSON.parse(parsed.code);
+    if (isObject(parsed) && typeof parsed.code === 'string' && parsed.keyword === undefined)
+      return JSON.parse(parsed.code);
     return parsed;
   } catch {
     return undefined;

@@ -40,7 +40,14 @@ const MAX_SEGMENT_LENGTH = 255;
 export const MAX_LIST = 1000;
 
 export function fileToApi(row: FileRow): FileInfo {
-  return { name: row.name, path: row.path, directory: row.directory, size: Number(row.size), created_at: toApiTimestamp(row.created_at), updated_at: toApiTimestamp(row.updated_at) };
+  return {
+    name: row.name,
+    path: row.path,
+    directory: row.directory,
+    size: Number(row.size),
+    created_at: toApiTimestamp(row.created_at),
+    updated_at: toApiTimestamp(row.updated_at),
+  };
 }
 
 /**
@@ -52,10 +59,15 @@ export function normalizePath(raw: unknown, field: string, directory = false): s
     if (directory) return '/';
     throw invalid({ [field]: ['is required: a file path such as /reports/q1.csv'] });
   }
-  const segments = raw.trim().split('/').filter((s) => s !== '');
+  const segments = raw
+    .trim()
+    .split('/')
+    .filter((s) => s !== '');
   for (const s of segments) {
-    if (s === '.' || s === '..' || /[\u0000-\u001f\u007f%\\]/.test(s)) throw invalid({ [field]: [`has a segment that is not allowed (${JSON.stringify(s.slice(0, 50))})`] });
-    if (s.length > MAX_SEGMENT_LENGTH) throw invalid({ [field]: [`has a name longer than ${MAX_SEGMENT_LENGTH} characters`] });
+    if (s === '.' || s === '..' || /[\u0000-\u001f\u007f%\\]/.test(s))
+      throw invalid({ [field]: [`has a segment that is not allowed (${JSON.stringify(s.slice(0, 50))})`] });
+    if (s.length > MAX_SEGMENT_LENGTH)
+      throw invalid({ [field]: [`has a name longer than ${MAX_SEGMENT_LENGTH} characters`] });
   }
   if (segments.length === 0 && !directory) throw invalid({ [field]: ['must name a file, not the root directory'] });
   const path = `/${segments.join('/')}`;
@@ -69,38 +81,62 @@ function split(path: string): { directory: string; name: string } {
 }
 
 function tooLarge(ctx: ServiceContext, size: number): AppError {
-  return invalid({ content: [`is ${size} bytes; a file holds at most ${ctx.config.fileMaxBytes} bytes (FILE_MAX_BYTES)`] });
+  return invalid({
+    content: [`is ${size} bytes; a file holds at most ${ctx.config.fileMaxBytes} bytes (FILE_MAX_BYTES)`],
+  });
 }
 
 /**
  * Write a file: create it, or (overwrite) replace its content, or (append) add to its end.
  * All in one transaction: a file is never seen half written.
  */
-export async function writeFile(ctx: ServiceContext, scope: FileScope, path: string, content: Buffer, mode: 'create' | 'overwrite' | 'append'): Promise<FileInfo> {
+export async function writeFile(
+  ctx: ServiceContext,
+  scope: FileScope,
+  path: string,
+  content: Buffer,
+  mode: 'create' | 'overwrite' | 'append',
+): Promise<FileInfo> {
   if (content.length > ctx.config.fileMaxBytes) throw tooLarge(ctx, content.length);
   const { directory, name } = split(path);
   const now = toStored(ctx.clock.now());
-  await uniqueOr422(() => ctx.db.transaction().execute(async (trx) => {
-    const existing = await findFile(trx, scope.environmentId, path);
-    if (existing && mode === 'create') throw new AppError('name_taken', { errors: { file_path: [`${path} already exists (set overwrite to replace it)`] } });
-    let fileId: number;
-    let seq = 0;
-    let size = content.length;
-    if (!existing) {
-      fileId = await insertFile(trx, { workspace_id: scope.workspaceId, environment_id: scope.environmentId, path, directory, name, size, now });
-    } else {
-      fileId = existing.id;
-      if (mode === 'append') {
-        size = Number(existing.size) + content.length;
-        if (size > ctx.config.fileMaxBytes) throw tooLarge(ctx, size);
-        seq = (await lastChunkSeq(trx, fileId)) + 1;
-      } else {
-        await deleteChunks(trx, fileId);
-      }
-      await updateFileSize(trx, fileId, size, now);
-    }
-    for (let at = 0; at < content.length; at += CHUNK_BYTES) await insertChunk(trx, fileId, seq++, content.subarray(at, at + CHUNK_BYTES));
-  }), 'file_path');
+  await uniqueOr422(
+    () =>
+      ctx.db.transaction().execute(async (trx) => {
+        const existing = await findFile(trx, scope.environmentId, path);
+        if (existing && mode === 'create')
+          throw new AppError('name_taken', {
+            errors: { file_path: [`${path} already exists (set overwrite to replace it)`] },
+          });
+        let fileId: number;
+        let seq = 0;
+        let size = content.length;
+        if (!existing) {
+          fileId = await insertFile(trx, {
+            workspace_id: scope.workspaceId,
+            environment_id: scope.environmentId,
+            path,
+            directory,
+            name,
+            size,
+            now,
+          });
+        } else {
+          fileId = existing.id;
+          if (mode === 'append') {
+            size = Number(existing.size) + content.length;
+            if (size > ctx.config.fileMaxBytes) throw tooLarge(ctx, size);
+            seq = (await lastChunkSeq(trx, fileId)) + 1;
+          } else {
+            await deleteChunks(trx, fileId);
+          }
+          await updateFileSize(trx, fileId, size, now);
+        }
+        for (let at = 0; at < content.length; at += CHUNK_BYTES)
+          await insertChunk(trx, fileId, seq++, content.subarray(at, at + CHUNK_BYTES));
+      }),
+    'file_path',
+  );
   return fileToApi(assertFound(await findFile(ctx.db, scope.environmentId, path)));
 }
 
@@ -108,12 +144,22 @@ export async function fileInfo(ctx: ServiceContext, scope: FileScope, path: stri
   return fileToApi(assertFound(await findFile(ctx.db, scope.environmentId, path)));
 }
 
-export async function readFile(ctx: ServiceContext, scope: FileScope, path: string): Promise<{ info: FileInfo; content: Buffer }> {
+export async function readFile(
+  ctx: ServiceContext,
+  scope: FileScope,
+  path: string,
+): Promise<{ info: FileInfo; content: Buffer }> {
   const row = assertFound(await findFile(ctx.db, scope.environmentId, path));
   return { info: fileToApi(row), content: await readChunks(ctx.db, row.id) };
 }
 
-export async function listFiles(ctx: ServiceContext, scope: FileScope, directory: string, recursive: boolean, page: { offset: number; limit: number }): Promise<FileInfo[]> {
+export async function listFiles(
+  ctx: ServiceContext,
+  scope: FileScope,
+  directory: string,
+  recursive: boolean,
+  page: { offset: number; limit: number },
+): Promise<FileInfo[]> {
   return (await listFilesIn(ctx.db, scope.environmentId, directory, recursive, page)).map(fileToApi);
 }
 
@@ -126,6 +172,9 @@ export async function deleteFile(ctx: ServiceContext, scope: FileScope, path: st
 export async function moveFile(ctx: ServiceContext, scope: FileScope, from: string, to: string): Promise<FileInfo> {
   const row = assertFound(await findFile(ctx.db, scope.environmentId, from));
   const { directory, name } = split(to);
-  await uniqueOr422(() => moveFileRow(ctx.db, row.id, { path: to, directory, name, now: toStored(ctx.clock.now()) }), 'to');
+  await uniqueOr422(
+    () => moveFileRow(ctx.db, row.id, { path: to, directory, name, now: toStored(ctx.clock.now()) }),
+    'to',
+  );
   return fileToApi(assertFound(await findFile(ctx.db, scope.environmentId, to)));
 }

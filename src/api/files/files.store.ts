@@ -2,25 +2,62 @@
 import type { Db, FileRow } from '../../db/types.ts';
 
 export async function findFile(db: Db, environmentId: number, path: string): Promise<FileRow | undefined> {
-  return db.selectFrom('files').selectAll().where('environment_id', '=', environmentId).where('path', '=', path).executeTakeFirst();
+  return db
+    .selectFrom('files')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .where('path', '=', path)
+    .executeTakeFirst();
 }
 
 /** Files of a directory (or of the whole tree under it), by path. */
-export async function listFilesIn(db: Db, environmentId: number, directory: string, recursive: boolean, page: { offset: number; limit: number }): Promise<FileRow[]> {
+export async function listFilesIn(
+  db: Db,
+  environmentId: number,
+  directory: string,
+  recursive: boolean,
+  page: { offset: number; limit: number },
+): Promise<FileRow[]> {
   let query = db.selectFrom('files').selectAll().where('environment_id', '=', environmentId);
   if (recursive) {
     // The directory itself, or one under it: a range on the text ('0' follows '/'), no LIKE pattern.
-    if (directory !== '/') query = query.where((eb) => eb.or([eb('directory', '=', directory), eb.and([eb('directory', '>=', `${directory}/`), eb('directory', '<', `${directory}0`)])]));
+    if (directory !== '/')
+      query = query.where((eb) =>
+        eb.or([
+          eb('directory', '=', directory),
+          eb.and([eb('directory', '>=', `${directory}/`), eb('directory', '<', `${directory}0`)]),
+        ]),
+      );
   } else {
     query = query.where('directory', '=', directory);
   }
   return query.orderBy('path').limit(page.limit).offset(page.offset).execute();
 }
 
-export async function insertFile(db: Db, values: { workspace_id: number; environment_id: number; path: string; directory: string; name: string; size: number; now: string }): Promise<number> {
+export async function insertFile(
+  db: Db,
+  values: {
+    workspace_id: number;
+    environment_id: number;
+    path: string;
+    directory: string;
+    name: string;
+    size: number;
+    now: string;
+  },
+): Promise<number> {
   const row = await db
     .insertInto('files')
-    .values({ workspace_id: values.workspace_id, environment_id: values.environment_id, path: values.path, directory: values.directory, name: values.name, size: values.size, created_at: values.now, updated_at: values.now })
+    .values({
+      workspace_id: values.workspace_id,
+      environment_id: values.environment_id,
+      path: values.path,
+      directory: values.directory,
+      name: values.name,
+      size: values.size,
+      created_at: values.now,
+      updated_at: values.now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -30,8 +67,16 @@ export async function updateFileSize(db: Db, id: number, size: number, now: stri
   await db.updateTable('files').set({ size, updated_at: now }).where('id', '=', id).execute();
 }
 
-export async function moveFileRow(db: Db, id: number, values: { path: string; directory: string; name: string; now: string }): Promise<void> {
-  await db.updateTable('files').set({ path: values.path, directory: values.directory, name: values.name, updated_at: values.now }).where('id', '=', id).execute();
+export async function moveFileRow(
+  db: Db,
+  id: number,
+  values: { path: string; directory: string; name: string; now: string },
+): Promise<void> {
+  await db
+    .updateTable('files')
+    .set({ path: values.path, directory: values.directory, name: values.name, updated_at: values.now })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function deleteFileRow(db: Db, id: number): Promise<void> {
@@ -43,7 +88,11 @@ export async function deleteChunks(db: Db, fileId: number): Promise<void> {
 }
 
 export async function lastChunkSeq(db: Db, fileId: number): Promise<number> {
-  const row = await db.selectFrom('file_chunks').select((eb) => eb.fn.max('seq').as('seq')).where('file_id', '=', fileId).executeTakeFirst();
+  const row = await db
+    .selectFrom('file_chunks')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .where('file_id', '=', fileId)
+    .executeTakeFirst();
   return row?.seq === null || row?.seq === undefined ? -1 : Number(row.seq);
 }
 

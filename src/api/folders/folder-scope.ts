@@ -12,7 +12,12 @@ export interface FolderScope {
 const MAX_DEPTH = 1000;
 
 export async function findFolder(db: Db, environmentId: number, id: number): Promise<FolderRow | undefined> {
-  return db.selectFrom('folders').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('folders')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** The project folder a folder is or lies in; null for Home and anything not under a project. */
@@ -27,7 +32,12 @@ export async function projectFolderIdOf(db: Db, folder: FolderRow): Promise<numb
 }
 
 /** The folder when it belongs to the environment and lies in the caller's scope; undefined otherwise. */
-export async function findFolderInScope(db: Db, environmentId: number, scope: FolderScope, id: number): Promise<FolderRow | undefined> {
+export async function findFolderInScope(
+  db: Db,
+  environmentId: number,
+  scope: FolderScope,
+  id: number,
+): Promise<FolderRow | undefined> {
   const folder = await findFolder(db, environmentId, id);
   if (folder === undefined || scope.allFolders) return folder;
   const project = await projectFolderIdOf(db, folder);
@@ -35,7 +45,11 @@ export async function findFolderInScope(db: Db, environmentId: number, scope: Fo
 }
 
 /** Ids of the project folders given and of every folder below them, in one environment. */
-export async function folderIdsUnderProjects(db: Db, environmentId: number, projectFolderIds: readonly number[]): Promise<number[]> {
+export async function folderIdsUnderProjects(
+  db: Db,
+  environmentId: number,
+  projectFolderIds: readonly number[],
+): Promise<number[]> {
   if (projectFolderIds.length === 0) return [];
   const rows = await db
     .withRecursive('tree(id)', (qb) =>

@@ -13,12 +13,19 @@ export function queryId(value: string | undefined): number | undefined {
 }
 
 export const FolderListQuery = Type.Object({
-  parent_id: Type.Optional(optionalQueryId('List the children of this folder (default: the Home folder, whose children are the projects)')),
-  with_nested_folders: Type.Optional(Type.String({ pattern: '^(true|false|1|0)?$', description: 'true: every descendant of parent_id, flattened' })),
+  parent_id: Type.Optional(
+    optionalQueryId('List the children of this folder (default: the Home folder, whose children are the projects)'),
+  ),
+  with_nested_folders: Type.Optional(
+    Type.String({ pattern: '^(true|false|1|0)?$', description: 'true: every descendant of parent_id, flattened' }),
+  ),
   ...PageQuery,
 });
 
-const ParentId = Type.Union([IdInput, Type.Null()], { description: 'Parent folder id (integer or decimal string); absent, null or the Home folder id: the folder is a project' });
+const ParentId = Type.Union([IdInput, Type.Null()], {
+  description:
+    'Parent folder id (integer or decimal string); absent, null or the Home folder id: the folder is a project',
+});
 
 // Unknown fields are ignored, as the vendor does.
 export const CreateFolderBody = Type.Object({
@@ -29,16 +36,24 @@ export type CreateFolderBody = Static<typeof CreateFolderBody>;
 
 export const UpdateFolderBody = Type.Object({
   name: Type.Optional(CreateFolderBody.properties.name),
-  parent_id: Type.Optional(Type.Union([IdInput, Type.Null()], { description: 'Move under this folder of the same or another project (not for project folders)' })),
+  parent_id: Type.Optional(
+    Type.Union([IdInput, Type.Null()], {
+      description: 'Move under this folder of the same or another project (not for project folders)',
+    }),
+  ),
 });
 export type UpdateFolderBody = Static<typeof UpdateFolderBody>;
 
 export const Folder = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
-  parent_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The Home folder id for projects; null only for Home itself' }),
+  parent_id: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'The Home folder id for projects; null only for Home itself',
+  }),
   is_project: Type.Boolean(),
-  project_id: Type.Union([Type.Integer(), Type.Null()], { description: 'Id of the project the folder is or belongs to (not its folder id)' }),
+  project_id: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Id of the project the folder is or belongs to (not its folder id)',
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

@@ -38,7 +38,8 @@ export interface FolderListInput {
 export async function listFolders(ctx: ServiceContext, caller: Caller, input: FolderListInput): Promise<FolderApi[]> {
   const home = assertFound(await findHomeFolder(ctx.db, caller.environmentId));
   const parentId = input.parentId ?? home.id;
-  if (parentId !== home.id) visibleOr404(caller, await findFolder(ctx.db, caller.environmentId, parentId), 'parent_folder_not_found');
+  if (parentId !== home.id)
+    visibleOr404(caller, await findFolder(ctx.db, caller.environmentId, parentId), 'parent_folder_not_found');
   const rows = await listFolderRows(ctx.db, {
     environmentId: caller.environmentId,
     parentId,
@@ -53,7 +54,11 @@ export async function getFolder(ctx: ServiceContext, caller: Caller, id: number)
   return folderToApi(visibleOr404(caller, await findFolder(ctx.db, caller.environmentId, id)));
 }
 
-export async function createFolder(ctx: ServiceContext, caller: Caller, input: { name: string; parentId: number | null }): Promise<FolderApi> {
+export async function createFolder(
+  ctx: ServiceContext,
+  caller: Caller,
+  input: { name: string; parentId: number | null },
+): Promise<FolderApi> {
   const errors: FieldErrors = {};
   const name = checkFolderName(input.name, errors);
   if (Object.keys(errors).length > 0) throw invalid(errors);
@@ -65,26 +70,45 @@ export async function createFolder(ctx: ServiceContext, caller: Caller, input: {
       if (!caller.allFolders) {
         throw new AppError('project_creation_needs_all_folders');
       }
-      const { folder } = await uniqueName(() => insertProject(trx, { workspaceId: caller.workspaceId, environmentId: caller.environmentId, homeFolderId: home.id, name, now }));
+      const { folder } = await uniqueName(() =>
+        insertProject(trx, {
+          workspaceId: caller.workspaceId,
+          environmentId: caller.environmentId,
+          homeFolderId: home.id,
+          name,
+          now,
+        }),
+      );
       return folderToApi(folder);
     }
-    const parent = visibleOr404(caller, await findFolder(trx, caller.environmentId, input.parentId), 'parent_folder_not_found');
-    const folder = await uniqueName(() => insertFolder(trx, {
-      workspace_id: caller.workspaceId,
-      environment_id: caller.environmentId,
-      parent_id: parent.id,
-      name,
-      is_project: 0,
-      project_id: parent.project_id,
-      created_at: now,
-      updated_at: now,
-    }));
+    const parent = visibleOr404(
+      caller,
+      await findFolder(trx, caller.environmentId, input.parentId),
+      'parent_folder_not_found',
+    );
+    const folder = await uniqueName(() =>
+      insertFolder(trx, {
+        workspace_id: caller.workspaceId,
+        environment_id: caller.environmentId,
+        parent_id: parent.id,
+        name,
+        is_project: 0,
+        project_id: parent.project_id,
+        created_at: now,
+        updated_at: now,
+      }),
+    );
     return folderToApi(folder);
   });
 }
 
 /** `parentId`: undefined keeps the parent; null asks for the top level (only a project is there). */
-export async function updateFolder(ctx: ServiceContext, caller: Caller, id: number, input: { name?: string; parentId?: number | null }): Promise<FolderApi> {
+export async function updateFolder(
+  ctx: ServiceContext,
+  caller: Caller,
+  id: number,
+  input: { name?: string; parentId?: number | null },
+): Promise<FolderApi> {
   if (input.name === undefined && input.parentId === undefined) {
     throw new AppError('nothing_to_update', { errors: { body: ['must contain at least one of name, parent_id'] } });
   }
@@ -133,17 +157,33 @@ export async function deleteFolder(ctx: ServiceContext, caller: Caller, id: numb
 }
 
 /** Where a PUT may move a folder: undefined when it stays where it is. */
-async function moveTarget(db: Db, caller: Caller, folder: ScopedFolderRow, parentId: number | null): Promise<FolderRow | undefined> {
+async function moveTarget(
+  db: Db,
+  caller: Caller,
+  folder: ScopedFolderRow,
+  parentId: number | null,
+): Promise<FolderRow | undefined> {
   const home = assertFound(await findHomeFolder(db, caller.environmentId));
   const toTopLevel = parentId === null || parentId === home.id;
   if (folder.is_project === 1) {
     if (toTopLevel) return undefined;
-    throw new AppError('project_cannot_move_into_folder', { errors: { parent_id: ['a project cannot be moved into a folder'] } });
+    throw new AppError('project_cannot_move_into_folder', {
+      errors: { parent_id: ['a project cannot be moved into a folder'] },
+    });
   }
-  if (toTopLevel) throw new AppError('folder_cannot_move_to_top_level', { errors: { parent_id: ['a folder cannot be moved to the top level; create a project instead'] } });
-  if (parentId === folder.id) throw new AppError('folder_cannot_move_into_itself', { errors: { parent_id: ['a folder cannot be moved into itself'] } });
+  if (toTopLevel)
+    throw new AppError('folder_cannot_move_to_top_level', {
+      errors: { parent_id: ['a folder cannot be moved to the top level; create a project instead'] },
+    });
+  if (parentId === folder.id)
+    throw new AppError('folder_cannot_move_into_itself', {
+      errors: { parent_id: ['a folder cannot be moved into itself'] },
+    });
   const target = visibleOr404(caller, await findFolder(db, caller.environmentId, parentId), 'parent_folder_not_found');
-  if (await isWithin(db, folder.id, target.id)) throw new AppError('folder_cannot_move_into_descendant', { errors: { parent_id: ['a folder cannot be moved into one of its own sub-folders'] } });
+  if (await isWithin(db, folder.id, target.id))
+    throw new AppError('folder_cannot_move_into_descendant', {
+      errors: { parent_id: ['a folder cannot be moved into one of its own sub-folders'] },
+    });
   return target;
 }
 
@@ -153,7 +193,11 @@ export function canSee(caller: Pick<Caller, 'allFolders' | 'folderIds'>, folder:
   return folder.project_folder_id !== null && caller.folderIds.includes(folder.project_folder_id);
 }
 
-function visibleOr404(caller: Caller, folder: ScopedFolderRow | undefined, code: PlainErrorCode = 'not_found'): ScopedFolderRow {
+function visibleOr404(
+  caller: Caller,
+  folder: ScopedFolderRow | undefined,
+  code: PlainErrorCode = 'not_found',
+): ScopedFolderRow {
   if (folder === undefined || !canSee(caller, folder)) throw new AppError(code);
   return folder;
 }
@@ -162,8 +206,10 @@ function visibleOr404(caller: Caller, folder: ScopedFolderRow | undefined, code:
 export function checkFolderName(name: string, errors: FieldErrors, field = 'name'): string {
   const trimmed = name.trim();
   if (trimmed === '') errors[field] = ["can't be blank"];
-  else if ([...trimmed].length > MAX_FOLDER_NAME) errors[field] = [`is too long (maximum is ${MAX_FOLDER_NAME} characters)`];
-  else if (/[\p{Cc}\p{Cs}]/u.test(trimmed)) errors[field] = ['must not contain control characters or unpaired surrogates'];
+  else if ([...trimmed].length > MAX_FOLDER_NAME)
+    errors[field] = [`is too long (maximum is ${MAX_FOLDER_NAME} characters)`];
+  else if (/[\p{Cc}\p{Cs}]/u.test(trimmed))
+    errors[field] = ['must not contain control characters or unpaired surrogates'];
   return trimmed;
 }
 

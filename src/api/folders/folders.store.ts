@@ -37,11 +37,20 @@ export function folderToApi(row: FolderRow): FolderApi {
 }
 
 export async function insertFolder(db: Db, folder: Omit<NewFolder, 'name_key'>): Promise<FolderRow> {
-  return db.insertInto('folders').values({ ...folder, name_key: folderNameKey(folder.name) }).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('folders')
+    .values({ ...folder, name_key: folderNameKey(folder.name) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function findHomeFolder(db: Db, environmentId: number): Promise<FolderRow | undefined> {
-  return db.selectFrom('folders').selectAll().where('environment_id', '=', environmentId).where('parent_id', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('folders')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .where('parent_id', 'is', null)
+    .executeTakeFirst();
 }
 
 /** The project a folder belongs to (null outside projects). */
@@ -69,7 +78,17 @@ export async function findProjectFolderIds(db: Db, environmentId: number, ids: r
 }
 
 /** Create a project: a top-level folder under Home plus its project record (ids differ). */
-export async function insertProject(db: Db, input: { workspaceId: number; environmentId: number; homeFolderId: number; name: string; description?: string; now: string }): Promise<{ folder: FolderRow; projectId: number }> {
+export async function insertProject(
+  db: Db,
+  input: {
+    workspaceId: number;
+    environmentId: number;
+    homeFolderId: number;
+    name: string;
+    description?: string;
+    now: string;
+  },
+): Promise<{ folder: FolderRow; projectId: number }> {
   const folder = await insertFolder(db, {
     workspace_id: input.workspaceId,
     environment_id: input.environmentId,
@@ -82,7 +101,15 @@ export async function insertProject(db: Db, input: { workspaceId: number; enviro
   });
   const project = await db
     .insertInto('projects')
-    .values({ workspace_id: input.workspaceId, environment_id: input.environmentId, folder_id: folder.id, name: input.name, description: input.description ?? '', created_at: input.now, updated_at: input.now })
+    .values({
+      workspace_id: input.workspaceId,
+      environment_id: input.environmentId,
+      folder_id: folder.id,
+      name: input.name,
+      description: input.description ?? '',
+      created_at: input.now,
+      updated_at: input.now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   await db.updateTable('folders').set({ project_id: project.id }).where('id', '=', folder.id).execute();
@@ -116,30 +143,43 @@ export async function listFolders(db: Db, query: FolderListQuery): Promise<Folde
   if (query.projectFolderIds !== null && query.projectFolderIds.length === 0) return [];
   const base = query.nested
     ? db
-      .withRecursive('tree(id)', (qc) => qc
-        .selectFrom('folders')
-        .select('id')
-        .where('parent_id', '=', query.parentId)
-        .unionAll(qc.selectFrom('folders as child').innerJoin('tree', 'tree.id', 'child.parent_id').select('child.id')))
-      .selectFrom('folders as f')
-      .innerJoin('tree', 'tree.id', 'f.id')
+        .withRecursive('tree(id)', (qc) =>
+          qc
+            .selectFrom('folders')
+            .select('id')
+            .where('parent_id', '=', query.parentId)
+            .unionAll(
+              qc.selectFrom('folders as child').innerJoin('tree', 'tree.id', 'child.parent_id').select('child.id'),
+            ),
+        )
+        .selectFrom('folders as f')
+        .innerJoin('tree', 'tree.id', 'f.id')
     : db.selectFrom('folders as f').where('f.parent_id', '=', query.parentId);
   let select = base.selectAll('f').where('f.environment_id', '=', query.environmentId);
   const scope = query.projectFolderIds;
   if (scope !== null) {
-    select = select.where('f.project_id', 'in', (eb) => eb.selectFrom('projects').select('projects.id').where('projects.folder_id', 'in', scope));
+    select = select.where('f.project_id', 'in', (eb) =>
+      eb.selectFrom('projects').select('projects.id').where('projects.folder_id', 'in', scope),
+    );
   }
-  return select.orderBy(inByteOrder(db, 'f.name_key')).orderBy('f.id').limit(query.page.perPage).offset(query.page.offset).execute();
+  return select
+    .orderBy(inByteOrder(db, 'f.name_key'))
+    .orderBy('f.id')
+    .limit(query.page.perPage)
+    .offset(query.page.offset)
+    .execute();
 }
 
 /** The ids of a folder and of every folder below it: a query to run, or to use as a subquery. */
 export function folderTreeIds(db: Db, rootId: number) {
   return db
-    .withRecursive('tree(id)', (qc) => qc
-      .selectFrom('folders')
-      .select('id')
-      .where('id', '=', rootId)
-      .unionAll(qc.selectFrom('folders as child').innerJoin('tree', 'tree.id', 'child.parent_id').select('child.id')))
+    .withRecursive('tree(id)', (qc) =>
+      qc
+        .selectFrom('folders')
+        .select('id')
+        .where('id', '=', rootId)
+        .unionAll(qc.selectFrom('folders as child').innerJoin('tree', 'tree.id', 'child.parent_id').select('child.id')),
+    )
     .selectFrom('tree')
     .select('tree.id');
 }
@@ -156,11 +196,7 @@ export async function updateFolder(db: Db, id: number, values: FolderUpdate): Pr
 
 /** Point a folder and everything below it at another project (after a move between projects). */
 export async function setProjectOfTree(db: Db, rootId: number, projectId: number | null): Promise<void> {
-  await db
-    .updateTable('folders')
-    .set({ project_id: projectId })
-    .where('id', 'in', folderTreeIds(db, rootId))
-    .execute();
+  await db.updateTable('folders').set({ project_id: projectId }).where('id', 'in', folderTreeIds(db, rootId)).execute();
 }
 
 /** Delete a folder; its sub-folders (and, for a project folder, the project row) follow by cascade. */

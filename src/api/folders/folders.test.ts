@@ -12,7 +12,15 @@ before(async () => {
 });
 after(() => t.close());
 
-interface FolderBody { id: number; name: string; parent_id: number | null; is_project: boolean; project_id: number | null; created_at: string; updated_at: string }
+interface FolderBody {
+  id: number;
+  name: string;
+  parent_id: number | null;
+  is_project: boolean;
+  project_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
 
 async function post(body: unknown, token?: string): Promise<Reply> {
   return t.call('POST', '/api/folders', { body, ...(token ? { token } : {}) });
@@ -44,7 +52,15 @@ describe('POST /api/folders', () => {
     const res = await post({ name: '  Procurement  ' });
     assert.equal(res.status, 200);
     const created = res.body;
-    assert.deepEqual(Object.keys(created), ['id', 'name', 'parent_id', 'is_project', 'project_id', 'created_at', 'updated_at']);
+    assert.deepEqual(Object.keys(created), [
+      'id',
+      'name',
+      'parent_id',
+      'is_project',
+      'project_id',
+      'created_at',
+      'updated_at',
+    ]);
     assert.equal(created.name, 'Procurement', 'trimmed');
     assert.equal(created.parent_id, homeId);
     assert.equal(created.is_project, true);
@@ -52,7 +68,10 @@ describe('POST /api/folders', () => {
     assert.notEqual(created.project_id, created.id, 'the project id differs from its folder id');
     assert.match(created.created_at, TIMESTAMP);
     const projects = (await t.call('GET', '/api/projects')).body;
-    assert.deepEqual(projects.find((p: { id: number }) => p.id === created.project_id), { id: created.project_id, description: '', folder_id: created.id, name: 'Procurement' });
+    assert.deepEqual(
+      projects.find((p: { id: number }) => p.id === created.project_id),
+      { id: created.project_id, description: '', folder_id: created.id, name: 'Procurement' },
+    );
     assert.deepEqual((await t.call('GET', `/api/folders/${created.id}`)).body, created);
   });
 
@@ -75,17 +94,28 @@ describe('POST /api/folders', () => {
     const deep = await folder('Archive', sub.body.id);
     assert.equal(deep.project_id, p.project_id);
     assert.equal(deep.parent_id, sub.body.id);
-    assert.ok(!(await t.call('GET', '/api/projects')).body.some((x: { folder_id: number }) => x.folder_id === sub.body.id), 'a sub-folder is no project');
+    assert.ok(
+      !(await t.call('GET', '/api/projects')).body.some((x: { folder_id: number }) => x.folder_id === sub.body.id),
+      'a sub-folder is no project',
+    );
   });
 
   test('422 for a sibling with the same name (case-insensitive, after trimming); nothing is created', async () => {
     const p = await project('Sales ops');
     await folder('Leads', p.id);
     const before = await snapshot();
-    for (const body of [{ name: 'sales OPS' }, { name: ' Sales ops ', parent_id: homeId }, { name: 'LEADS', parent_id: p.id }, { name: 'Leads ', parent_id: String(p.id) }]) {
+    for (const body of [
+      { name: 'sales OPS' },
+      { name: ' Sales ops ', parent_id: homeId },
+      { name: 'LEADS', parent_id: p.id },
+      { name: 'Leads ', parent_id: String(p.id) },
+    ]) {
       const res = await post(body);
       assert.equal(res.status, 422, JSON.stringify(body));
-      assert.deepEqual(res.body, { message: 'Name has already been taken', errors: { name: ['has already been taken'] } });
+      assert.deepEqual(res.body, {
+        message: 'Name has already been taken',
+        errors: { name: ['has already been taken'] },
+      });
     }
     assert.deepEqual(await snapshot(), before);
     // The same name elsewhere is fine: another parent, or another environment.
@@ -142,10 +172,16 @@ describe('POST /api/folders', () => {
     }
     assert.equal((await post({ name: 'x'.repeat(255), parent_id: p.id })).status, 200, '255 characters fit');
     const afterLongName = await snapshot();
-    const malformed = await t.call('POST', '/api/folders', { raw: '{"name": "x"', headers: { 'content-type': 'application/json' } });
+    const malformed = await t.call('POST', '/api/folders', {
+      raw: '{"name": "x"',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(malformed.status, 400);
     assert.deepEqual(malformed.body, { message: 'Malformed JSON in request body' });
-    const form = await t.call('POST', '/api/folders', { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await t.call('POST', '/api/folders', {
+      raw: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(form.status, 415);
     assert.match(form.body.message, /Unsupported Content-Type/);
     assert.equal((await t.call('POST', '/api/folders')).status, 400, 'no body');
@@ -189,14 +225,23 @@ describe('GET /api/folders', () => {
     for (const name of ['beta', 'Alpha', 'gamma', 'Delta']) await project(name, other.adminToken);
     const p = (await t.call('GET', '/api/folders', { token: other.adminToken })).body;
     assert.ok(Array.isArray(p));
-    assert.deepEqual(p.map((f: FolderBody) => f.name), ['Alpha', 'beta', 'Delta', 'gamma']);
+    assert.deepEqual(
+      p.map((f: FolderBody) => f.name),
+      ['Alpha', 'beta', 'Delta', 'gamma'],
+    );
     assert.ok(p.every((f: FolderBody) => f.is_project && f.parent_id !== null));
     await folder('Sub of alpha', p[0].id, other.adminToken);
     const again = (await t.call('GET', '/api/folders', { token: other.adminToken })).body;
     assert.equal(again.length, 4, 'sub-folders are not listed at the top');
-    const explicitHome = (await t.call('GET', `/api/folders?parent_id=${again[0].parent_id}`, { token: other.adminToken })).body;
+    const explicitHome = (
+      await t.call('GET', `/api/folders?parent_id=${again[0].parent_id}`, { token: other.adminToken })
+    ).body;
     assert.deepEqual(explicitHome, again);
-    assert.deepEqual((await t.call('GET', '/api/folders?parent_id=', { token: other.adminToken })).body, again, 'an empty parent_id means Home');
+    assert.deepEqual(
+      (await t.call('GET', '/api/folders?parent_id=', { token: other.adminToken })).body,
+      again,
+      'an empty parent_id means Home',
+    );
   });
 
   test('parent_id lists direct children; with_nested_folders=true every descendant, flattened and ordered', async () => {
@@ -205,9 +250,16 @@ describe('GET /api/folders', () => {
     const a = await folder('A-branch', p.id);
     const leaf = await folder('a-leaf', b.id);
     const children = (await t.call('GET', `/api/folders?parent_id=${p.id}`)).body;
-    assert.deepEqual(children.map((f: FolderBody) => f.id), [a.id, b.id]);
+    assert.deepEqual(
+      children.map((f: FolderBody) => f.id),
+      [a.id, b.id],
+    );
     const nested = (await t.call('GET', `/api/folders?parent_id=${p.id}&with_nested_folders=true`)).body;
-    assert.deepEqual(nested.map((f: FolderBody) => f.id), [a.id, leaf.id, b.id], 'A-branch, a-leaf, b-branch');
+    assert.deepEqual(
+      nested.map((f: FolderBody) => f.id),
+      [a.id, leaf.id, b.id],
+      'A-branch, a-leaf, b-branch',
+    );
     assert.deepEqual((await t.call('GET', `/api/folders?parent_id=${p.id}&with_nested_folders=1`)).body, nested);
     assert.deepEqual((await t.call('GET', `/api/folders?parent_id=${p.id}&with_nested_folders=false`)).body, children);
     assert.deepEqual((await t.call('GET', `/api/folders?parent_id=${leaf.id}`)).body, []);
@@ -220,7 +272,8 @@ describe('GET /api/folders', () => {
     const p = await project('Paging');
     const ids: number[] = [];
     for (const name of ['p1', 'p2', 'p3', 'p4', 'p5']) ids.push((await folder(name, p.id)).id);
-    const page = async (q: string) => (await t.call('GET', `/api/folders?parent_id=${p.id}&${q}`)).body.map((f: FolderBody) => f.id);
+    const page = async (q: string) =>
+      (await t.call('GET', `/api/folders?parent_id=${p.id}&${q}`)).body.map((f: FolderBody) => f.id);
     assert.deepEqual(await page('per_page=2'), ids.slice(0, 2));
     assert.deepEqual(await page('per_page=2&page=2'), ids.slice(2, 4));
     assert.deepEqual(await page('per_page=2&page=3'), ids.slice(4));
@@ -235,8 +288,14 @@ describe('GET /api/folders', () => {
     const inMine = await folder('Visible sub', mine.id);
     const inTheirs = await folder('Hidden sub', theirs.id);
     const { token } = await t.scopedClient([mine.id]);
-    assert.deepEqual((await t.call('GET', '/api/folders', { token })).body.map((f: FolderBody) => f.id), [mine.id]);
-    assert.deepEqual((await t.call('GET', '/api/folders?with_nested_folders=true', { token })).body.map((f: FolderBody) => f.id), [mine.id, inMine.id]);
+    assert.deepEqual(
+      (await t.call('GET', '/api/folders', { token })).body.map((f: FolderBody) => f.id),
+      [mine.id],
+    );
+    assert.deepEqual(
+      (await t.call('GET', '/api/folders?with_nested_folders=true', { token })).body.map((f: FolderBody) => f.id),
+      [mine.id, inMine.id],
+    );
     assert.equal((await t.call('GET', `/api/folders?parent_id=${theirs.id}`, { token })).status, 404);
     assert.equal((await t.call('GET', `/api/folders?parent_id=${inTheirs.id}`, { token })).status, 404);
   });
@@ -252,7 +311,10 @@ describe('GET /api/folders', () => {
     assert.equal((await t.call('GET', `/api/folders?parent_id=${testProject.id}`)).status, 404);
     const other = await t.newWorkspace('Isolated Co');
     assert.deepEqual((await t.call('GET', '/api/folders', { token: other.adminToken })).body, []);
-    assert.equal((await t.call('GET', `/api/folders?parent_id=${devProject.id}`, { token: other.adminToken })).status, 404);
+    assert.equal(
+      (await t.call('GET', `/api/folders?parent_id=${devProject.id}`, { token: other.adminToken })).status,
+      404,
+    );
   });
 
   test('400 for a non-numeric parent_id or an unreadable with_nested_folders; 404 for an unknown parent', async () => {
@@ -293,12 +355,21 @@ describe('GET /api/folders/:folder_id', () => {
     const foreign = await project('Foreign get', other.adminToken);
     const hidden = await project('Get hidden');
     const { token: scoped } = await t.scopedClient([(await project('Get visible')).id]);
-    for (const [id, token] of [[999_999, undefined], [testProject.id, undefined], [foreign.id, undefined], [hidden.id, scoped]] as const) {
+    for (const [id, token] of [
+      [999_999, undefined],
+      [testProject.id, undefined],
+      [foreign.id, undefined],
+      [hidden.id, scoped],
+    ] as const) {
       const res = await t.call('GET', `/api/folders/${id}`, token ? { token } : {});
       assert.equal(res.status, 404, String(id));
       assert.deepEqual(res.body, { message: 'Not found' });
     }
-    assert.equal((await t.call('GET', `/api/folders/${homeId}`, { token: scoped })).status, 200, 'Home is visible to every client');
+    assert.equal(
+      (await t.call('GET', `/api/folders/${homeId}`, { token: scoped })).status,
+      200,
+      'Home is visible to every client',
+    );
     for (const bad of ['abc', '1.5', '0', '-2', '99999999999999999999']) {
       const res = await t.call('GET', `/api/folders/${bad}`);
       assert.equal(res.status, 400, bad);
@@ -308,7 +379,14 @@ describe('GET /api/folders/:folder_id', () => {
 
   test('401 without a token; 403 without projects_folders:read', async () => {
     assert.equal((await t.call('GET', `/api/folders/${homeId}`, { token: null })).status, 401);
-    assert.equal((await t.call('GET', `/api/folders/${homeId}`, { token: await t.tokenWith('No folders either', ['workspace_details:read']) })).status, 403);
+    assert.equal(
+      (
+        await t.call('GET', `/api/folders/${homeId}`, {
+          token: await t.tokenWith('No folders either', ['workspace_details:read']),
+        })
+      ).status,
+      403,
+    );
   });
 });
 
@@ -326,7 +404,11 @@ describe('PUT /api/folders/:folder_id', () => {
     assert.equal(renamedProject.body.is_project, true);
     const listed = (await t.call('GET', '/api/projects')).body.find((x: { id: number }) => x.id === p.project_id);
     assert.equal(listed.name, 'Renamed project');
-    assert.equal((await t.call('PUT', `/api/folders/${sub.id}`, { body: { name: 'new NAME' } })).status, 200, 'a change of case of its own name is no clash');
+    assert.equal(
+      (await t.call('PUT', `/api/folders/${sub.id}`, { body: { name: 'new NAME' } })).status,
+      200,
+      'a change of case of its own name is no clash',
+    );
   });
 
   test('moves a folder within its project and into another project, with its sub-folders', async () => {
@@ -344,8 +426,17 @@ describe('PUT /api/folders/:folder_id', () => {
     assert.equal(across.body.parent_id, p2.id);
     assert.equal(across.body.name, 'Moved');
     assert.equal(across.body.project_id, p2.project_id);
-    assert.equal((await t.call('GET', `/api/folders/${child.id}`)).body.project_id, p2.project_id, 'sub-folders follow');
-    assert.deepEqual((await t.call('GET', `/api/folders?parent_id=${p1.id}&with_nested_folders=true`)).body.map((f: FolderBody) => f.id), [b.id]);
+    assert.equal(
+      (await t.call('GET', `/api/folders/${child.id}`)).body.project_id,
+      p2.project_id,
+      'sub-folders follow',
+    );
+    assert.deepEqual(
+      (await t.call('GET', `/api/folders?parent_id=${p1.id}&with_nested_folders=true`)).body.map(
+        (f: FolderBody) => f.id,
+      ),
+      [b.id],
+    );
   });
 
   test('400 for impossible moves and bad input, 422 for a name clash; nothing changes', async () => {
@@ -380,9 +471,16 @@ describe('PUT /api/folders/:folder_id', () => {
       if (typeof message === 'string') assert.equal(res.body.message, message);
       else assert.match(res.body.message, message);
     }
-    const malformed = await t.call('PUT', `/api/folders/${a.id}`, { raw: '{"name":', headers: { 'content-type': 'application/json' } });
+    const malformed = await t.call('PUT', `/api/folders/${a.id}`, {
+      raw: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(malformed.status, 400);
-    assert.equal((await t.call('PUT', `/api/folders/${a.id}`, { raw: 'name=x', headers: { 'content-type': 'text/plain' } })).status, 415);
+    assert.equal(
+      (await t.call('PUT', `/api/folders/${a.id}`, { raw: 'name=x', headers: { 'content-type': 'text/plain' } }))
+        .status,
+      415,
+    );
     assert.equal((await t.call('PUT', `/api/folders/${a.id}`)).status, 400, 'no body');
     assert.deepEqual(await snapshot(), before);
     // Moving a project "to the top level" leaves it where it is.
@@ -413,17 +511,27 @@ describe('PUT /api/folders/:folder_id', () => {
       const res = await t.call('PUT', `/api/folders/${id}`, { body, ...(token ? { token } : {}) });
       assert.equal(res.status, 404, `${id} ${JSON.stringify(body)}`);
     }
-    assert.equal((await t.call('PUT', `/api/folders/${sub.id}`, { token: testToken, body: { name: 'x' } })).status, 404);
+    assert.equal(
+      (await t.call('PUT', `/api/folders/${sub.id}`, { token: testToken, body: { name: 'x' } })).status,
+      404,
+    );
     assert.equal((await t.call('PUT', '/api/folders/abc', { body: { name: 'x' } })).status, 400);
     assert.deepEqual(await snapshot(), before);
-    assert.equal((await t.call('PUT', `/api/folders/${sub.id}`, { token: scoped, body: { name: 'Scoped rename' } })).status, 200);
+    assert.equal(
+      (await t.call('PUT', `/api/folders/${sub.id}`, { token: scoped, body: { name: 'Scoped rename' } })).status,
+      200,
+    );
   });
 
   test('401 without a token; 403 for a read-only role; nothing changes', async () => {
     const p = await project('Put auth');
     const before = await snapshot();
     assert.equal((await t.call('PUT', `/api/folders/${p.id}`, { token: null, body: { name: 'x' } })).status, 401);
-    assert.equal((await t.call('PUT', `/api/folders/${p.id}`, { token: await t.tokenFor('Read only'), body: { name: 'x' } })).status, 403);
+    assert.equal(
+      (await t.call('PUT', `/api/folders/${p.id}`, { token: await t.tokenFor('Read only'), body: { name: 'x' } }))
+        .status,
+      403,
+    );
     assert.deepEqual((await snapshot()).folders, before.folders);
   });
 });
@@ -438,8 +546,14 @@ describe('DELETE /api/folders/:folder_id', () => {
     const res = await t.call('DELETE', `/api/folders/${doomed.id}`);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { success: true });
-    for (const id of [doomed.id, doomedChild.id, doomedGrandchild.id]) assert.equal((await t.call('GET', `/api/folders/${id}`)).status, 404);
-    assert.deepEqual((await t.call('GET', `/api/folders?parent_id=${p.id}&with_nested_folders=true`)).body.map((f: FolderBody) => f.id), [keeper.id]);
+    for (const id of [doomed.id, doomedChild.id, doomedGrandchild.id])
+      assert.equal((await t.call('GET', `/api/folders/${id}`)).status, 404);
+    assert.deepEqual(
+      (await t.call('GET', `/api/folders?parent_id=${p.id}&with_nested_folders=true`)).body.map(
+        (f: FolderBody) => f.id,
+      ),
+      [keeper.id],
+    );
     assert.equal((await t.call('DELETE', `/api/folders/${doomed.id}`)).status, 404, 'gone');
   });
 
@@ -483,7 +597,8 @@ describe('DELETE /api/folders/:folder_id', () => {
     const readOnly = await t.tokenFor('Read only');
     const before = await snapshot();
     assert.equal((await t.call('DELETE', '/api/folders/999999')).status, 404);
-    for (const token of [testToken, other.adminToken, scoped]) assert.equal((await t.call('DELETE', `/api/folders/${sub.id}`, { token })).status, 404);
+    for (const token of [testToken, other.adminToken, scoped])
+      assert.equal((await t.call('DELETE', `/api/folders/${sub.id}`, { token })).status, 404);
     assert.equal((await t.call('DELETE', '/api/folders/abc')).status, 400);
     assert.equal((await t.call('DELETE', `/api/folders/${sub.id}`, { token: null })).status, 401);
     assert.equal((await t.call('DELETE', `/api/folders/${sub.id}`, { token: readOnly })).status, 403);

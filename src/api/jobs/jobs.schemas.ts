@@ -78,14 +78,20 @@ export const JobListQuery = Type.Object({
 });
 
 export const JobIdsBody = Type.Object({
-  job_ids: Type.Optional(Type.Unsafe<unknown>({ description: 'Job ids (j-...), at most 25; cancel_jobs without it cancels every pending job' })),
+  job_ids: Type.Optional(
+    Type.Unsafe<unknown>({
+      description: 'Job ids (j-...), at most 25; cancel_jobs without it cancels every pending job',
+    }),
+  ),
 });
 
 export const JobControlResults = Type.Object({
-  results: Type.Array(Type.Object({
-    job_id: Type.String(),
-    status: Type.Unsafe<string>({ type: 'string', enum: ['enqueued', 'canceled', 'canceling', 'failed'] }),
-    new_job_id: Type.Optional(Type.String({ description: 'repeat_jobs: the new job' })),
-    error: Type.Optional(Type.String()),
-  })),
+  results: Type.Array(
+    Type.Object({
+      job_id: Type.String(),
+      status: Type.Unsafe<string>({ type: 'string', enum: ['enqueued', 'canceled', 'canceling', 'failed'] }),
+      new_job_id: Type.Optional(Type.String({ description: 'repeat_jobs: the new job' })),
+      error: Type.Optional(Type.String()),
+    }),
+  ),
 });

@@ -6,7 +6,21 @@ import { AppError, assertFound, invalid } from '../../errors.ts';
 import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.ts';
 import { findRecipe } from '../recipes/recipes.store.ts';
 import type { Caller } from '../recipes/recipes.service.ts';
-import { countRetainedJobs, findJob, pendingJobsOf, jobCounters, jobDetailToApi, jobToApi, listJobs as listJobRows, listLines, jobsPerMinute, recentFailedJobs, type ApiJobStatus, type JobApi, type JobDetailApi } from './jobs.store.ts';
+import {
+  countRetainedJobs,
+  findJob,
+  pendingJobsOf,
+  jobCounters,
+  jobDetailToApi,
+  jobToApi,
+  listJobs as listJobRows,
+  listLines,
+  jobsPerMinute,
+  recentFailedJobs,
+  type ApiJobStatus,
+  type JobApi,
+  type JobDetailApi,
+} from './jobs.store.ts';
 
 export interface JobListQuery {
   offset_job_id?: string;
@@ -30,7 +44,11 @@ const MAX_PER_PAGE = 100;
 
 async function visibleRecipe(ctx: ServiceContext, caller: Caller, recipeId: number) {
   const recipe = assertFound(await findRecipe(ctx.db, caller.environmentId, recipeId));
-  if (!caller.allFolders && (await findFolderInScope(ctx.db, caller.environmentId, caller, recipe.folder_id)) === undefined) throw new AppError('not_found');
+  if (
+    !caller.allFolders &&
+    (await findFolderInScope(ctx.db, caller.environmentId, caller, recipe.folder_id)) === undefined
+  )
+    throw new AppError('not_found');
   return recipe;
 }
 
@@ -40,16 +58,23 @@ function bool(value: string | undefined, field: string): boolean {
   throw invalid({ [field]: ['must be true or false'] });
 }
 
-export async function listJobs(ctx: ServiceContext, caller: Caller, recipeId: number, query: JobListQuery): Promise<JobList> {
+export async function listJobs(
+  ctx: ServiceContext,
+  caller: Caller,
+  recipeId: number,
+  query: JobListQuery,
+): Promise<JobList> {
   const recipe = await visibleRecipe(ctx, caller, recipeId);
   let status: ApiJobStatus | undefined;
   if (query.status !== undefined && query.status !== '') {
-    if (!(STATUSES as readonly string[]).includes(query.status)) throw invalid({ status: [`must be one of ${STATUSES.join(', ')}`] });
+    if (!(STATUSES as readonly string[]).includes(query.status))
+      throw invalid({ status: [`must be one of ${STATUSES.join(', ')}`] });
     status = query.status as ApiJobStatus;
   } else if (bool(query.failed, 'failed')) status = 'failed';
   let perPage = MAX_PER_PAGE;
   if (query.per_page !== undefined && query.per_page !== '') {
-    if (!/^\d{1,9}$/.test(query.per_page.trim()) || Number(query.per_page) < 1) throw invalid({ per_page: ['must be a whole number from 1'] });
+    if (!/^\d{1,9}$/.test(query.per_page.trim()) || Number(query.per_page) < 1)
+      throw invalid({ per_page: ['must be a whole number from 1'] });
     perPage = Math.min(Number(query.per_page), MAX_PER_PAGE);
   }
   const rerunOnly = bool(query.rerun_only, 'rerun_only');
@@ -57,11 +82,15 @@ export async function listJobs(ctx: ServiceContext, caller: Caller, recipeId: nu
   let cursor = null;
   if (query.offset_job_id !== undefined && query.offset_job_id !== '') {
     const job = await findJob(ctx.db, recipe.id, query.offset_job_id.slice(0, 100));
-    if (!job) throw new AppError('offset_job_not_found', { errors: { offset_job_id: ['is not a job of this recipe'] } });
+    if (!job)
+      throw new AppError('offset_job_not_found', { errors: { offset_job_id: ['is not a job of this recipe'] } });
     cursor = { job, newer };
   }
   const filters = { ...(status ? { status } : {}), rerunOnly };
-  const [rows, counters] = await Promise.all([listJobRows(ctx.db, recipe.id, filters, cursor, perPage), jobCounters(ctx.db, recipe.id)]);
+  const [rows, counters] = await Promise.all([
+    listJobRows(ctx.db, recipe.id, filters, cursor, perPage),
+    jobCounters(ctx.db, recipe.id),
+  ]);
   // The counters are lifetime counts (retention deletes old jobs, not their count), so
   // job_count = succeeded + failed + pending keeps `job_count >= job_succeeded_count +
   // job_failed_count`. A status filter counts from the same counters; rerun_only counts the jobs kept.
@@ -78,22 +107,44 @@ export async function listJobs(ctx: ServiceContext, caller: Caller, recipeId: nu
 }
 
 /** Finished jobs per minute over the last hours and the latest failures, of the recipes the caller sees (the console's dashboard). */
-export async function jobActivity(ctx: ServiceContext, caller: Caller, hours: number): Promise<{ perMinute: Array<{ minute: string; status: string; n: number }>; failures: Awaited<ReturnType<typeof recentFailedJobs>> }> {
-  const folderIds = caller.allFolders ? null : await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds);
+export async function jobActivity(
+  ctx: ServiceContext,
+  caller: Caller,
+  hours: number,
+): Promise<{
+  perMinute: Array<{ minute: string; status: string; n: number }>;
+  failures: Awaited<ReturnType<typeof recentFailedJobs>>;
+}> {
+  const folderIds = caller.allFolders
+    ? null
+    : await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds);
   const since = new Date(ctx.clock.now().getTime() - hours * 3600_000).toISOString();
-  const [perMinute, failures] = await Promise.all([jobsPerMinute(ctx.db, caller.environmentId, since, folderIds), recentFailedJobs(ctx.db, caller.environmentId, folderIds, 10)]);
+  const [perMinute, failures] = await Promise.all([
+    jobsPerMinute(ctx.db, caller.environmentId, since, folderIds),
+    recentFailedJobs(ctx.db, caller.environmentId, folderIds, 10),
+  ]);
   return { perMinute, failures };
 }
 
 /** A job with its stored lines, step input and output included (the web console shows them; the API never does). */
-export async function getJobWithSteps(ctx: ServiceContext, caller: Caller, recipeId: number, handle: string): Promise<{ recipe: RecipeRow; job: JobDetailApi; lines: JobLineRow[] }> {
+export async function getJobWithSteps(
+  ctx: ServiceContext,
+  caller: Caller,
+  recipeId: number,
+  handle: string,
+): Promise<{ recipe: RecipeRow; job: JobDetailApi; lines: JobLineRow[] }> {
   const recipe = await visibleRecipe(ctx, caller, recipeId);
   const job = assertFound(await findJob(ctx.db, recipe.id, handle));
   const lines = await listLines(ctx.db, job.id);
   return { recipe, job: jobDetailToApi(job, lines), lines };
 }
 
-export async function getJob(ctx: ServiceContext, caller: Caller, recipeId: number, handle: string): Promise<JobDetailApi> {
+export async function getJob(
+  ctx: ServiceContext,
+  caller: Caller,
+  recipeId: number,
+  handle: string,
+): Promise<JobDetailApi> {
   const recipe = await visibleRecipe(ctx, caller, recipeId);
   const job = assertFound(await findJob(ctx.db, recipe.id, handle));
   return jobDetailToApi(job, await listLines(ctx.db, job.id));
@@ -120,35 +171,63 @@ function jobIdsOf(value: unknown, required: boolean): string[] | null {
     if (required) throw invalid({ job_ids: ["can't be blank"] });
     return null;
   }
-  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && v !== '' && v.length <= 64)) throw invalid({ job_ids: ['must be a non-empty list of job ids'] });
-  if (value.length > MAX_JOB_IDS) throw invalid({ job_ids: [`holds ${value.length} ids; at most ${MAX_JOB_IDS} a call`] });
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    !value.every((v) => typeof v === 'string' && v !== '' && v.length <= 64)
+  )
+    throw invalid({ job_ids: ['must be a non-empty list of job ids'] });
+  if (value.length > MAX_JOB_IDS)
+    throw invalid({ job_ids: [`holds ${value.length} ids; at most ${MAX_JOB_IDS} a call`] });
   return [...new Set(value as string[])];
 }
 
 /** Run finished jobs again (POST /api/recipes/:id/repeat_jobs): each id gets its own result. */
-export async function repeatJobs(ctx: ServiceContext, engine: JobControl, caller: Caller, recipeId: number, body: { job_ids?: unknown }): Promise<{ results: JobControlResult[] }> {
+export async function repeatJobs(
+  ctx: ServiceContext,
+  engine: JobControl,
+  caller: Caller,
+  recipeId: number,
+  body: { job_ids?: unknown },
+): Promise<{ results: JobControlResult[] }> {
   const row = await visibleRecipe(ctx, caller, recipeId);
   const ids = jobIdsOf(body.job_ids, true) as string[];
   const results: JobControlResult[] = [];
   for (const id of ids) {
     const job = await findJob(ctx.db, row.id, id);
     if (!job) results.push({ job_id: id, status: 'failed', error: 'no such job of this recipe' });
-    else if (job.is_test === 1) results.push({ job_id: id, status: 'failed', error: 'a test case job is run again by running its test case' });
-    else if (job.status === 'queued' || job.status === 'running') results.push({ job_id: id, status: 'failed', error: 'the job has not finished' });
-    else if (row.running !== 1) results.push({ job_id: id, status: 'failed', error: 'the recipe is stopped: start it to run jobs again' });
+    else if (job.is_test === 1)
+      results.push({ job_id: id, status: 'failed', error: 'a test case job is run again by running its test case' });
+    else if (job.status === 'queued' || job.status === 'running')
+      results.push({ job_id: id, status: 'failed', error: 'the job has not finished' });
+    else if (row.running !== 1)
+      results.push({ job_id: id, status: 'failed', error: 'the recipe is stopped: start it to run jobs again' });
     else {
       const handle = await engine.repeatJob(row, job);
-      results.push(handle === null ? { job_id: id, status: 'failed', error: "the recipe's trigger filter refused the event" } : { job_id: id, status: 'enqueued', new_job_id: handle });
+      results.push(
+        handle === null
+          ? { job_id: id, status: 'failed', error: "the recipe's trigger filter refused the event" }
+          : { job_id: id, status: 'enqueued', new_job_id: handle },
+      );
     }
   }
   return { results };
 }
 
 /** Cancel pending jobs (POST /api/recipes/:id/cancel_jobs): the ones named, or every pending one. */
-export async function cancelJobs(ctx: ServiceContext, engine: JobControl, caller: Caller, recipeId: number, body: { job_ids?: unknown }): Promise<{ results: JobControlResult[] }> {
+export async function cancelJobs(
+  ctx: ServiceContext,
+  engine: JobControl,
+  caller: Caller,
+  recipeId: number,
+  body: { job_ids?: unknown },
+): Promise<{ results: JobControlResult[] }> {
   const row = await visibleRecipe(ctx, caller, recipeId);
   const ids = jobIdsOf(body.job_ids, false);
-  const jobs: Array<JobRow | string> = ids === null ? await pendingJobsOf(ctx.db, row.id, 1000) : await Promise.all(ids.map(async (id) => (await findJob(ctx.db, row.id, id)) ?? id));
+  const jobs: Array<JobRow | string> =
+    ids === null
+      ? await pendingJobsOf(ctx.db, row.id, 1000)
+      : await Promise.all(ids.map(async (id) => (await findJob(ctx.db, row.id, id)) ?? id));
   const results: JobControlResult[] = [];
   for (const job of jobs) {
     if (typeof job === 'string') {
@@ -156,7 +235,11 @@ export async function cancelJobs(ctx: ServiceContext, engine: JobControl, caller
       continue;
     }
     const outcome = await engine.cancelJob(row, job);
-    results.push(outcome === 'not_pending' ? { job_id: job.handle, status: 'failed', error: 'the job has already ended' } : { job_id: job.handle, status: outcome });
+    results.push(
+      outcome === 'not_pending'
+        ? { job_id: job.handle, status: 'failed', error: 'the job has already ended' }
+        : { job_id: job.handle, status: outcome },
+    );
   }
   return { results };
 }

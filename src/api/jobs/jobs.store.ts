@@ -3,7 +3,15 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, JobLineRow, JobRow, JobState } from '../../db/types.ts';
-import { ADVISORY_LOCKS, insertFromColumnArrays, isSharedByNodes, jobLinesCheckedByStatements, lockedSkippingLocked, runsStoredFunctions, tryTransactionLock } from '../../db/dialect.ts';
+import {
+  ADVISORY_LOCKS,
+  insertFromColumnArrays,
+  isSharedByNodes,
+  jobLinesCheckedByStatements,
+  lockedSkippingLocked,
+  runsStoredFunctions,
+  tryTransactionLock,
+} from '../../db/dialect.ts';
 import { prepareQuery, type PreparedQuery } from '../../db/prepared.ts';
 import { toApiTimestamp } from '../../time.ts';
 
@@ -24,24 +32,52 @@ export function apiStatus(state: JobState): ApiJobStatus {
 }
 
 function statesFor(status: ApiJobStatus): JobState[] {
-  return status === 'pending' ? ['queued', 'running', 'waiting'] : status === 'succeeded' ? ['succeeded'] : ['failed', 'canceled'];
+  return status === 'pending'
+    ? ['queued', 'running', 'waiting']
+    : status === 'succeeded'
+      ? ['succeeded']
+      : ['failed', 'canceled'];
 }
 
 /** A job to store; a queued one has no claim yet (a test job, which runs at once, is claimed by its node). */
-export type NewJob = Omit<JobRow, 'id' | 'claimed_by' | 'lease_expires_at'> & Partial<Pick<JobRow, 'claimed_by' | 'lease_expires_at'>>;
+export type NewJob = Omit<JobRow, 'id' | 'claimed_by' | 'lease_expires_at'> &
+  Partial<Pick<JobRow, 'claimed_by' | 'lease_expires_at'>>;
 
 // The queue's own statements (a job stored, claimed, finished, its lines) run for every job: they
 // are built once (src/db/prepared.ts) rather than per job.
 
 const JOB_COLUMNS = [
-  'recipe_id', 'handle', 'status', 'title', 'trigger_output', 'error', 'error_parts', 'is_poll_error', 'is_repeat', 'is_test', 'master_job_handle',
-  'calling_recipe_id', 'calling_job_handle', 'root_recipe_id', 'root_job_handle', 'task_count', 'created_at', 'started_at', 'completed_at', 'claimed_by', 'lease_expires_at',
+  'recipe_id',
+  'handle',
+  'status',
+  'title',
+  'trigger_output',
+  'error',
+  'error_parts',
+  'is_poll_error',
+  'is_repeat',
+  'is_test',
+  'master_job_handle',
+  'calling_recipe_id',
+  'calling_job_handle',
+  'root_recipe_id',
+  'root_job_handle',
+  'task_count',
+  'created_at',
+  'started_at',
+  'completed_at',
+  'claimed_by',
+  'lease_expires_at',
 ] as const satisfies ReadonlyArray<keyof NewJob>;
 // Every column of a job is inserted: a column added to the table and not here fails the type check.
 const _everyJobColumn: [Exclude<keyof NewJob, (typeof JOB_COLUMNS)[number]>] extends [never] ? true : never = true;
 
 const insertJobQuery = prepareQuery<NewJob, { id: number }>((db, param) =>
-  db.insertInto('jobs').values(Object.fromEntries(JOB_COLUMNS.map((column) => [column, param(column)])) as NewJob).returning('id'));
+  db
+    .insertInto('jobs')
+    .values(Object.fromEntries(JOB_COLUMNS.map((column) => [column, param(column)])) as NewJob)
+    .returning('id'),
+);
 
 export async function insertJob(db: Db, values: NewJob): Promise<number> {
   const [row] = (await insertJobQuery.execute(db, { claimed_by: null, lease_expires_at: null, ...values })).rows;
@@ -51,10 +87,27 @@ export async function insertJob(db: Db, values: NewJob): Promise<number> {
 
 /** The type of each job column's array, as insertJobs binds one array per column. */
 const JOB_ARRAY_TYPE: Record<(typeof JOB_COLUMNS)[number], 'bigint' | 'integer' | 'text'> = {
-  recipe_id: 'bigint', handle: 'text', status: 'text', title: 'text', trigger_output: 'text', error: 'text', error_parts: 'text',
-  is_poll_error: 'integer', is_repeat: 'integer', is_test: 'integer', master_job_handle: 'text', calling_recipe_id: 'bigint',
-  calling_job_handle: 'text', root_recipe_id: 'bigint', root_job_handle: 'text', task_count: 'integer', created_at: 'text',
-  started_at: 'text', completed_at: 'text', claimed_by: 'text', lease_expires_at: 'text',
+  recipe_id: 'bigint',
+  handle: 'text',
+  status: 'text',
+  title: 'text',
+  trigger_output: 'text',
+  error: 'text',
+  error_parts: 'text',
+  is_poll_error: 'integer',
+  is_repeat: 'integer',
+  is_test: 'integer',
+  master_job_handle: 'text',
+  calling_recipe_id: 'bigint',
+  calling_job_handle: 'text',
+  root_recipe_id: 'bigint',
+  root_job_handle: 'text',
+  task_count: 'integer',
+  created_at: 'text',
+  started_at: 'text',
+  completed_at: 'text',
+  claimed_by: 'text',
+  lease_expires_at: 'text',
 };
 const JOB_ARRAY_COLUMNS = JOB_COLUMNS.map((name) => ({ name, type: JOB_ARRAY_TYPE[name] }));
 
@@ -65,7 +118,16 @@ const JOB_ARRAY_COLUMNS = JOB_COLUMNS.map((name) => ({ name, type: JOB_ARRAY_TYP
  * in no promised order).
  */
 export async function insertJobs(db: Db, jobs: readonly NewJob[]): Promise<number[]> {
-  const oneStatement = jobs.length === 0 ? undefined : insertFromColumnArrays(db, 'jobs', JOB_ARRAY_COLUMNS, JOB_COLUMNS.map((name) => jobs.map((job) => job[name] ?? null)), ['id', 'handle']);
+  const oneStatement =
+    jobs.length === 0
+      ? undefined
+      : insertFromColumnArrays(
+          db,
+          'jobs',
+          JOB_ARRAY_COLUMNS,
+          JOB_COLUMNS.map((name) => jobs.map((job) => job[name] ?? null)),
+          ['id', 'handle'],
+        );
   if (!oneStatement) {
     const each = async (trx: Db): Promise<number[]> => {
       const ids: number[] = [];
@@ -91,13 +153,23 @@ export async function recipesWithQueuedJobs(db: Db): Promise<Array<{ recipe_id: 
   return (await recipesWithQueuedJobsQuery.execute(db, {})).rows;
 }
 
-const recipesWithQueuedJobsQuery = prepareQuery<Record<string, never>, { recipe_id: number; concurrency: number }>((db) =>
-  db
-    .selectFrom('recipes as r')
-    .select(['r.id as recipe_id', 'r.concurrency'])
-    .where('r.running', '=', 1)
-    .where((eb) => eb.exists(eb.selectFrom('jobs as j').select('j.id').where('j.status', '=', 'queued').whereRef('j.recipe_id', '=', 'r.id')))
-    .orderBy('r.id'));
+const recipesWithQueuedJobsQuery = prepareQuery<Record<string, never>, { recipe_id: number; concurrency: number }>(
+  (db) =>
+    db
+      .selectFrom('recipes as r')
+      .select(['r.id as recipe_id', 'r.concurrency'])
+      .where('r.running', '=', 1)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('jobs as j')
+            .select('j.id')
+            .where('j.status', '=', 'queued')
+            .whereRef('j.recipe_id', '=', 'r.id'),
+        ),
+      )
+      .orderBy('r.id'),
+);
 
 export type JobClaim = {
   recipeId: number;
@@ -118,7 +190,10 @@ export type JobClaim = {
  * claimed, skipping rows another transaction holds; so concurrency holds across the nodes.
  */
 export async function claimJobs(db: Db, claim: JobClaim): Promise<{ jobs: JobRow[]; contended: boolean }> {
-  if (isSharedByNodes(db)) return db.isTransaction ? claimJobsAcrossNodes(db, claim) : db.transaction().execute((trx) => claimJobsAcrossNodes(trx, claim));
+  if (isSharedByNodes(db))
+    return db.isTransaction
+      ? claimJobsAcrossNodes(db, claim)
+      : db.transaction().execute((trx) => claimJobsAcrossNodes(trx, claim));
   const { rows } = await claimJobsQuery.execute(db, claim);
   return { jobs: rows.sort((a, b) => a.id - b.id), contended: false };
 }
@@ -126,7 +201,8 @@ export async function claimJobs(db: Db, claim: JobClaim): Promise<{ jobs: JobRow
 async function claimJobsAcrossNodes(trx: Db, claim: JobClaim): Promise<{ jobs: JobRow[]; contended: boolean }> {
   // One claim at a time per recipe across the nodes, so the count below stays true until the commit.
   // An advisory lock rather than the recipe's row: job ends update that row's counters all the time.
-  if (!(await tryTransactionLock(trx, ADVISORY_LOCKS.recipeClaims, claim.recipeId))) return { jobs: [], contended: true };
+  if (!(await tryTransactionLock(trx, ADVISORY_LOCKS.recipeClaims, claim.recipeId)))
+    return { jobs: [], contended: true };
   // One statement after the lock (its snapshot sees every claim committed before the lock was
   // taken): the room is the recipe's concurrency (none when it stopped) less its running jobs,
   // within the node's limit; that many of the oldest queued rows are claimed.
@@ -135,31 +211,79 @@ async function claimJobsAcrossNodes(trx: Db, claim: JobClaim): Promise<{ jobs: J
 }
 
 const claimAcrossNodesQuery = prepareQuery<JobClaim, JobRow>((db, param) => {
-  const concurrency = db.selectFrom('recipes').select(sql<number>`greatest(1, concurrency)`.as('c')).where('id', '=', param('recipeId')).where('running', '=', 1);
-  const running = db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('status', '=', 'running').where('recipe_id', '=', param('recipeId')).where('is_test', '=', 0);
+  const concurrency = db
+    .selectFrom('recipes')
+    .select(sql<number>`greatest(1, concurrency)`.as('c'))
+    .where('id', '=', param('recipeId'))
+    .where('running', '=', 1);
+  const running = db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'running')
+    .where('recipe_id', '=', param('recipeId'))
+    .where('is_test', '=', 0);
   const room = sql<number>`greatest(0, least(${param('limit')}::int, coalesce((${concurrency}), 0) - (${running})))`;
-  return db.updateTable('jobs')
-    .set({ status: 'running', started_at: param('now'), claimed_by: param('node'), lease_expires_at: param('leaseUntil') })
-    .where('id', 'in', lockedSkippingLocked(db.selectFrom('jobs').select('id').where('recipe_id', '=', param('recipeId')).where('status', '=', 'queued').orderBy('id').limit(room), db))
+  return db
+    .updateTable('jobs')
+    .set({
+      status: 'running',
+      started_at: param('now'),
+      claimed_by: param('node'),
+      lease_expires_at: param('leaseUntil'),
+    })
+    .where(
+      'id',
+      'in',
+      lockedSkippingLocked(
+        db
+          .selectFrom('jobs')
+          .select('id')
+          .where('recipe_id', '=', param('recipeId'))
+          .where('status', '=', 'queued')
+          .orderBy('id')
+          .limit(room),
+        db,
+      ),
+    )
     .returningAll();
 });
 
 /** A node's claims on the jobs it runs hold until `until` (the heartbeat of a running node). */
 export async function renewJobLeases(db: Db, node: string, until: string): Promise<void> {
-  await db.updateTable('jobs').set({ lease_expires_at: until }).where('status', '=', 'running').where('claimed_by', '=', node).execute();
+  await db
+    .updateTable('jobs')
+    .set({ lease_expires_at: until })
+    .where('status', '=', 'running')
+    .where('claimed_by', '=', node)
+    .execute();
 }
 
 const claimJobsQuery = prepareQuery<JobClaim, JobRow>((db, param) =>
   db
     .updateTable('jobs')
-    .set({ status: 'running', started_at: param('now'), claimed_by: param('node'), lease_expires_at: param('leaseUntil') })
+    .set({
+      status: 'running',
+      started_at: param('now'),
+      claimed_by: param('node'),
+      lease_expires_at: param('leaseUntil'),
+    })
     // The ids are those of queued jobs, chosen in this same statement (so no second status test,
     // which would lead SQLite to walk every queued job instead of fetching these few by id).
-    .where('id', 'in', (eb) => eb.selectFrom('jobs').select('id').where('recipe_id', '=', param('recipeId')).where('status', '=', 'queued').orderBy('id').limit(param('limit')))
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('jobs')
+        .select('id')
+        .where('recipe_id', '=', param('recipeId'))
+        .where('status', '=', 'queued')
+        .orderBy('id')
+        .limit(param('limit')),
+    )
     // A stopped recipe's queued jobs wait (20 §12): nothing is claimed for it.
-    .where((eb) => eb.exists(eb.selectFrom('recipes').select('id').where('id', '=', param('recipeId')).where('running', '=', 1)))
-    .returningAll());
+    .where((eb) =>
+      eb.exists(eb.selectFrom('recipes').select('id').where('id', '=', param('recipeId')).where('running', '=', 1)),
+    )
+    .returningAll(),
+);
 
 export type JobResult = {
   status: 'succeeded' | 'failed' | 'canceled';
@@ -176,13 +300,32 @@ export async function finishJob(db: Db, id: number, result: JobResult): Promise<
 const finishJobQuery = prepareQuery<JobResult & { id: number }, never>((db, param) =>
   db
     .updateTable('jobs')
-    .set({ status: param('status'), error: param('error'), error_parts: param('error_parts'), completed_at: param('completed_at'), task_count: param('task_count') })
-    .where('id', '=', param('id')));
+    .set({
+      status: param('status'),
+      error: param('error'),
+      error_parts: param('error_parts'),
+      completed_at: param('completed_at'),
+      task_count: param('task_count'),
+    })
+    .where('id', '=', param('id')),
+);
 
 const LINE_COLUMNS = [
-  'job_id', 'seq', 'recipe_line_number', 'adapter_name', 'adapter_operation', 'pass', 'input', 'output', 'error', 'mask_data', 'started_at', 'completed_at',
+  'job_id',
+  'seq',
+  'recipe_line_number',
+  'adapter_name',
+  'adapter_operation',
+  'pass',
+  'input',
+  'output',
+  'error',
+  'mask_data',
+  'started_at',
+  'completed_at',
 ] as const satisfies ReadonlyArray<keyof JobLineRow>;
-const _everyLineColumn: [Exclude<keyof JobLineRow, (typeof LINE_COLUMNS)[number]>] extends [never] ? true : never = true;
+const _everyLineColumn: [Exclude<keyof JobLineRow, (typeof LINE_COLUMNS)[number]>] extends [never] ? true : never =
+  true;
 /** Lines a statement: 12 values each, well within SQLite's limit of bound values. */
 const LINES_PER_STATEMENT = 100;
 /** One prepared insert per number of lines (jobs of a recipe mostly have the same count). */
@@ -203,7 +346,18 @@ function insertLinesQuery(count: number): PreparedQuery<LinesParams, never> {
   let query = insertLinesQueries.get(count);
   if (query === undefined) {
     query = prepareQuery<LinesParams, never>(
-      (db, param) => db.insertInto('job_lines').values(Array.from({ length: count }, (_, i) => Object.fromEntries(LINE_COLUMNS.map((column) => [column, param(`${i}.${column}`)])) as unknown as JobLineRow)),
+      (db, param) =>
+        db
+          .insertInto('job_lines')
+          .values(
+            Array.from(
+              { length: count },
+              (_, i) =>
+                Object.fromEntries(
+                  LINE_COLUMNS.map((column) => [column, param(`${i}.${column}`)]),
+                ) as unknown as JobLineRow,
+            ),
+          ),
       // Placeholder `<line>.<column>` reads that column of that line in place.
       { bind: bindLineOrName },
     );
@@ -220,7 +374,10 @@ function insertLinesQuery(count: number): PreparedQuery<LinesParams, never> {
 export async function insertLines(db: Db, lines: JobLineRow[]): Promise<void> {
   if (lines.length === 0) return;
   if (jobLinesCheckedByStatements(db)) {
-    await insertLinesOfLockedJobs.execute(db, { lines: JSON.stringify(lines), jobIds: [...new Set(lines.map((line) => line.job_id))] });
+    await insertLinesOfLockedJobs.execute(db, {
+      lines: JSON.stringify(lines),
+      jobIds: [...new Set(lines.map((line) => line.job_id))],
+    });
     return;
   }
   for (let i = 0; i < lines.length; i += LINES_PER_STATEMENT) {
@@ -238,19 +395,37 @@ const insertLinesOfLockedJobs = prepareQuery<{ lines: string; jobIds: number[] }
 });
 
 /** What the end of a job adds to its recipe's counters. */
-export async function countJobEnd(db: Db, recipeId: number, succeeded: boolean, taskCount: number, lastRunAt: string): Promise<void> {
+export async function countJobEnd(
+  db: Db,
+  recipeId: number,
+  succeeded: boolean,
+  taskCount: number,
+  lastRunAt: string,
+): Promise<void> {
   await (succeeded ? countSucceeded : countFailed).execute(db, { recipeId, taskCount, lastRunAt });
 }
 
 type CountParams = { recipeId: number; taskCount: number; lastRunAt: string };
 const countSucceeded = prepareQuery<CountParams, never>((db, param) =>
-  db.updateTable('recipes')
-    .set((eb) => ({ job_succeeded_count: eb('job_succeeded_count', '+', 1), lifetime_task_count: eb('lifetime_task_count', '+', param('taskCount')), last_run_at: param('lastRunAt') }))
-    .where('id', '=', param('recipeId')));
+  db
+    .updateTable('recipes')
+    .set((eb) => ({
+      job_succeeded_count: eb('job_succeeded_count', '+', 1),
+      lifetime_task_count: eb('lifetime_task_count', '+', param('taskCount')),
+      last_run_at: param('lastRunAt'),
+    }))
+    .where('id', '=', param('recipeId')),
+);
 const countFailed = prepareQuery<CountParams, never>((db, param) =>
-  db.updateTable('recipes')
-    .set((eb) => ({ job_failed_count: eb('job_failed_count', '+', 1), lifetime_task_count: eb('lifetime_task_count', '+', param('taskCount')), last_run_at: param('lastRunAt') }))
-    .where('id', '=', param('recipeId')));
+  db
+    .updateTable('recipes')
+    .set((eb) => ({
+      job_failed_count: eb('job_failed_count', '+', 1),
+      lifetime_task_count: eb('lifetime_task_count', '+', param('taskCount')),
+      last_run_at: param('lastRunAt'),
+    }))
+    .where('id', '=', param('recipeId')),
+);
 
 /** What a job's end writes: its lines, its end state, and (unless a test case's) its recipe's counters. */
 export type JobEnd = {
@@ -267,7 +442,14 @@ export type JobEnd = {
 export async function recordJobEnd(db: Db, end: JobEnd): Promise<void> {
   await finishJob(db, end.id, end.result);
   await insertLines(db, end.lines);
-  if (end.counters) await countJobEnd(db, end.counters.recipeId, end.counters.succeeded, end.counters.taskCount, end.counters.lastRunAt);
+  if (end.counters)
+    await countJobEnd(
+      db,
+      end.counters.recipeId,
+      end.counters.succeeded,
+      end.counters.taskCount,
+      end.counters.lastRunAt,
+    );
 }
 
 /** A job's end as a batch records it, with the claim of its successor (one job of its recipe) unless null. */
@@ -312,7 +494,11 @@ function successorsByRecipe(items: readonly JobEndAndClaim[]): Map<number, numbe
 }
 
 /** Each recipe's claimed jobs (oldest first) handed to the items that asked, in their order. */
-function handOut(items: readonly JobEndAndClaim[], byRecipe: Map<number, number[]>, claimed: (recipeId: number) => { jobs: JobRow[]; contended: boolean }): SuccessorClaim[] {
+function handOut(
+  items: readonly JobEndAndClaim[],
+  byRecipe: Map<number, number[]>,
+  claimed: (recipeId: number) => { jobs: JobRow[]; contended: boolean },
+): SuccessorClaim[] {
   const results = items.map((): SuccessorClaim => ({ jobs: [], contended: false }));
   for (const [recipeId, asking] of byRecipe) {
     const { jobs, contended } = claimed(recipeId);
@@ -366,7 +552,8 @@ async function recordInOneCall(db: Db, items: readonly JobEndAndClaim[]): Promis
   const claims = [...byRecipe.entries()].sort(([a], [b]) => a - b);
   // Every successor of a batch is claimed with the time and lease of the first end asking (the
   // ends of a batch are milliseconds apart) and this node.
-  const claim = claims.length > 0 ? items[claims[0]![1][0] as number]!.successor! : { now: '', node: '', leaseUntil: '' };
+  const claim =
+    claims.length > 0 ? items[claims[0]![1][0] as number]!.successor! : { now: '', node: '', leaseUntil: '' };
   const { rows } = await sql<JobRow>`select * from switchboard_job_ends_1(
       ${JSON.stringify(lines)}::json,
       ${ends.map((e) => e.id)}::bigint[], ${ends.map((e) => e.result.status)}::text[], ${ends.map((e) => e.result.error)}::text[],
@@ -375,7 +562,9 @@ async function recordInOneCall(db: Db, items: readonly JobEndAndClaim[]): Promis
       ${sums.map(([, c]) => c.tasks)}::bigint[], ${sums.map(([, c]) => c.last)}::text[],
       ${claims.map(([id]) => id)}::bigint[], ${claims.map(([, asking]) => asking.length)}::int[], ${ADVISORY_LOCKS.recipeClaims}::int,
       ${claim.now}::text, ${claim.node}::text, ${claim.leaseUntil}::text)`.execute(db);
-  const claimed = new Map<number, { jobs: JobRow[]; contended: boolean }>(claims.map(([id]) => [id, { jobs: [], contended: false }]));
+  const claimed = new Map<number, { jobs: JobRow[]; contended: boolean }>(
+    claims.map(([id]) => [id, { jobs: [], contended: false }]),
+  );
   for (const row of rows as Array<Omit<JobRow, 'id'> & { id: number | null }>) {
     const of = claimed.get(row.recipe_id);
     if (of === undefined) continue;
@@ -392,18 +581,40 @@ async function recordInOneCall(db: Db, items: readonly JobEndAndClaim[]): Promis
  * process owns the database and has just started). Set: only those whose claim ran out then, or
  * that were never given one.
  */
-export async function interruptedJobs(db: Db, leaseExpiredBefore?: string): Promise<Array<Pick<JobRow, 'id' | 'recipe_id' | 'handle' | 'is_test'>>> {
+export async function interruptedJobs(
+  db: Db,
+  leaseExpiredBefore?: string,
+): Promise<Array<Pick<JobRow, 'id' | 'recipe_id' | 'handle' | 'is_test'>>> {
   let query = db.selectFrom('jobs').select(['id', 'recipe_id', 'handle', 'is_test']).where('status', '=', 'running');
-  if (leaseExpiredBefore !== undefined) query = query.where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', leaseExpiredBefore)]));
+  if (leaseExpiredBefore !== undefined)
+    query = query.where((eb) =>
+      eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', leaseExpiredBefore)]),
+    );
   return query.orderBy('id').limit(1000).execute();
 }
 
 /** Fail a job left running by a dead node, unless another node did it first; true when this call did. */
-export async function failInterruptedJob(db: Db, id: number, result: JobResult, leaseExpiredBefore?: string): Promise<boolean> {
-  let query = db.updateTable('jobs')
-    .set({ status: result.status, error: result.error, error_parts: result.error_parts, completed_at: result.completed_at, task_count: result.task_count })
-    .where('id', '=', id).where('status', '=', 'running');
-  if (leaseExpiredBefore !== undefined) query = query.where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', leaseExpiredBefore)]));
+export async function failInterruptedJob(
+  db: Db,
+  id: number,
+  result: JobResult,
+  leaseExpiredBefore?: string,
+): Promise<boolean> {
+  let query = db
+    .updateTable('jobs')
+    .set({
+      status: result.status,
+      error: result.error,
+      error_parts: result.error_parts,
+      completed_at: result.completed_at,
+      task_count: result.task_count,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'running');
+  if (leaseExpiredBefore !== undefined)
+    query = query.where((eb) =>
+      eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', leaseExpiredBefore)]),
+    );
   const { numUpdatedRows } = await query.executeTakeFirst();
   return numUpdatedRows > 0n;
 }
@@ -421,7 +632,11 @@ export async function pendingJobCounts(db: Db): Promise<Array<{ recipe_id: numbe
 }
 
 export async function countQueued(db: Db): Promise<number> {
-  const row = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', 'in', ['queued', 'running']).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', 'in', ['queued', 'running'])
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -430,7 +645,13 @@ export async function countQueued(db: Db): Promise<number> {
 
 /** Up to `limit` jobs that ended before `cutoff`, oldest end first (the partial index jobs_completed). */
 export async function expiredJobIds(db: Db, cutoff: string, limit: number): Promise<number[]> {
-  const rows = await db.selectFrom('jobs').select('id').where('completed_at', '<', cutoff).orderBy('completed_at').limit(limit).execute();
+  const rows = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('completed_at', '<', cutoff)
+    .orderBy('completed_at')
+    .limit(limit)
+    .execute();
   return rows.map((row) => row.id);
 }
 
@@ -439,7 +660,18 @@ export async function deleteLinesOfJobs(db: Db, jobIds: readonly number[], limit
   if (jobIds.length === 0) return 0;
   const result = await db
     .deleteFrom('job_lines')
-    .where((eb) => eb(eb.refTuple('job_id', 'seq'), 'in', eb.selectFrom('job_lines').select(['job_id', 'seq']).where('job_id', 'in', jobIds).limit(limit).$asTuple('job_id', 'seq')))
+    .where((eb) =>
+      eb(
+        eb.refTuple('job_id', 'seq'),
+        'in',
+        eb
+          .selectFrom('job_lines')
+          .select(['job_id', 'seq'])
+          .where('job_id', 'in', jobIds)
+          .limit(limit)
+          .$asTuple('job_id', 'seq'),
+      ),
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
@@ -447,13 +679,19 @@ export async function deleteLinesOfJobs(db: Db, jobIds: readonly number[], limit
 /** Delete these jobs if they ended before `cutoff` (their lines first: deleteLinesOfJobs). */
 export async function deleteExpiredJobs(db: Db, jobIds: readonly number[], cutoff: string): Promise<number> {
   if (jobIds.length === 0) return 0;
-  const result = await db.deleteFrom('jobs').where('id', 'in', jobIds).where('completed_at', '<', cutoff).executeTakeFirst();
+  const result = await db
+    .deleteFrom('jobs')
+    .where('id', 'in', jobIds)
+    .where('completed_at', '<', cutoff)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
 export async function findJob(db: Db, recipeId: number, handleOrId: string): Promise<JobRow | undefined> {
   let q = db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId);
-  q = /^\d{1,15}$/.test(handleOrId) ? q.where((eb) => eb.or([eb('handle', '=', handleOrId), eb('id', '=', Number(handleOrId))])) : q.where('handle', '=', handleOrId);
+  q = /^\d{1,15}$/.test(handleOrId)
+    ? q.where((eb) => eb.or([eb('handle', '=', handleOrId), eb('id', '=', Number(handleOrId))]))
+    : q.where('handle', '=', handleOrId);
   return q.executeTakeFirst();
 }
 
@@ -466,25 +704,40 @@ export interface JobListFilters {
   rerunOnly: boolean;
 }
 
-export async function listJobs(db: Db, recipeId: number, filters: JobListFilters, cursor: { job: JobRow; newer: boolean } | null, perPage: number): Promise<JobRow[]> {
+export async function listJobs(
+  db: Db,
+  recipeId: number,
+  filters: JobListFilters,
+  cursor: { job: JobRow; newer: boolean } | null,
+  perPage: number,
+): Promise<JobRow[]> {
   // One query per engine state: each walks its index range (recipe_id, status, started_at, id) in
   // order from the cursor and stops after a page, however many jobs the recipe has; the pages are
   // merged here. The cursor is a row-value comparison, so it bounds the index range (an OR of two
   // comparisons would not).
   const states = filters.status ? statesFor(filters.status) : [null];
-  const pages = await Promise.all(states.map((state) => {
-    let q = db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId);
-    if (state !== null) q = q.where('status', '=', state);
-    if (filters.rerunOnly) q = q.where('is_repeat', '=', 1);
-    if (cursor) {
-      const { started_at: at, id } = cursor.job;
-      q = q.where((eb) => eb(eb.refTuple('started_at', 'id'), cursor.newer ? '>' : '<', eb.tuple(at, id)));
-    }
-    const direction = cursor?.newer ? 'asc' : 'desc';
-    return q.orderBy('started_at', direction).orderBy('id', direction).limit(perPage).execute();
-  }));
-  const newestFirst = (a: JobRow, b: JobRow) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : b.id - a.id);
-  const rows = pages.length === 1 ? (pages[0] as JobRow[]) : pages.flat().sort((a, b) => (cursor?.newer ? -newestFirst(a, b) : newestFirst(a, b))).slice(0, perPage);
+  const pages = await Promise.all(
+    states.map((state) => {
+      let q = db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId);
+      if (state !== null) q = q.where('status', '=', state);
+      if (filters.rerunOnly) q = q.where('is_repeat', '=', 1);
+      if (cursor) {
+        const { started_at: at, id } = cursor.job;
+        q = q.where((eb) => eb(eb.refTuple('started_at', 'id'), cursor.newer ? '>' : '<', eb.tuple(at, id)));
+      }
+      const direction = cursor?.newer ? 'asc' : 'desc';
+      return q.orderBy('started_at', direction).orderBy('id', direction).limit(perPage).execute();
+    }),
+  );
+  const newestFirst = (a: JobRow, b: JobRow) =>
+    a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : b.id - a.id;
+  const rows =
+    pages.length === 1
+      ? (pages[0] as JobRow[])
+      : pages
+          .flat()
+          .sort((a, b) => (cursor?.newer ? -newestFirst(a, b) : newestFirst(a, b)))
+          .slice(0, perPage);
   // The page of jobs just newer than the cursor is read oldest first, and shown newest first like every page.
   return cursor?.newer ? rows.reverse() : rows;
 }
@@ -505,7 +758,12 @@ export async function jobCounters(db: Db, recipeId: number): Promise<JobCounters
     .select((eb) => [
       'r.job_succeeded_count',
       'r.job_failed_count',
-      eb.selectFrom('jobs as j').select((e) => e.fn.countAll<number>().as('n')).where('j.status', 'in', ['queued', 'running', 'waiting']).whereRef('j.recipe_id', '=', 'r.id').as('pending'),
+      eb
+        .selectFrom('jobs as j')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('j.status', 'in', ['queued', 'running', 'waiting'])
+        .whereRef('j.recipe_id', '=', 'r.id')
+        .as('pending'),
     ])
     .where('r.id', '=', recipeId)
     .executeTakeFirstOrThrow();
@@ -514,7 +772,10 @@ export async function jobCounters(db: Db, recipeId: number): Promise<JobCounters
 
 /** Jobs of the recipe still kept (not deleted by retention) under these filters. */
 export async function countRetainedJobs(db: Db, recipeId: number, filters: JobListFilters): Promise<number> {
-  let q = db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('recipe_id', '=', recipeId);
+  let q = db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('recipe_id', '=', recipeId);
   if (filters.status) q = q.where('status', 'in', statesFor(filters.status));
   if (filters.rerunOnly) q = q.where('is_repeat', '=', 1);
   return Number((await q.executeTakeFirstOrThrow()).n);
@@ -640,36 +901,77 @@ export async function findJobById(db: Db, id: number): Promise<JobRow> {
 
 /** Cancel a job still queued (repeat and cancel routes); false when it was claimed or ended meanwhile. */
 export async function cancelQueuedJob(db: Db, id: number, now: string): Promise<boolean> {
-  const result = await db.updateTable('jobs').set({
-    status: 'canceled', error: 'Canceled: the job was canceled before it ran',
-    error_parts: JSON.stringify({ adapter: 'workato', error_type: 'Canceled', message: 'the job was canceled before it ran', error_at: now, input: '<redacted>', inner_message: null }),
-    completed_at: now,
-  }).where('id', '=', id).where('status', '=', 'queued').executeTakeFirst();
+  const result = await db
+    .updateTable('jobs')
+    .set({
+      status: 'canceled',
+      error: 'Canceled: the job was canceled before it ran',
+      error_parts: JSON.stringify({
+        adapter: 'workato',
+        error_type: 'Canceled',
+        message: 'the job was canceled before it ran',
+        error_at: now,
+        input: '<redacted>',
+        inner_message: null,
+      }),
+      completed_at: now,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
 /** Pending (queued, running or waiting for a workflow task) jobs of a recipe, oldest first. */
 export async function pendingJobsOf(db: Db, recipeId: number, limit: number): Promise<JobRow[]> {
-  return db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId).where('status', 'in', ['queued', 'running', 'waiting']).orderBy('id').limit(limit).execute();
+  return db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('recipe_id', '=', recipeId)
+    .where('status', 'in', ['queued', 'running', 'waiting'])
+    .orderBy('id')
+    .limit(limit)
+    .execute();
 }
 
 /** Finished jobs of an environment per minute since a time (the console's dashboard chart). */
-export async function jobsPerMinute(db: Db, environmentId: number, since: string, folderIds: readonly number[] | null): Promise<Array<{ minute: string; status: string; n: number }>> {
+export async function jobsPerMinute(
+  db: Db,
+  environmentId: number,
+  since: string,
+  folderIds: readonly number[] | null,
+): Promise<Array<{ minute: string; status: string; n: number }>> {
   if (folderIds !== null && folderIds.length === 0) return [];
-  let q = db.selectFrom('jobs as j').innerJoin('recipes as r', 'r.id', 'j.recipe_id')
-    .select((eb) => [eb.fn<string>('substr', ['j.completed_at', eb.val(1), eb.val(16)]).as('minute'), 'j.status', eb.fn.countAll<number | string>().as('n')])
-    .where('j.completed_at', '>=', since).where('j.status', 'in', ['succeeded', 'failed']).where('r.environment_id', '=', environmentId);
+  let q = db
+    .selectFrom('jobs as j')
+    .innerJoin('recipes as r', 'r.id', 'j.recipe_id')
+    .select((eb) => [
+      eb.fn<string>('substr', ['j.completed_at', eb.val(1), eb.val(16)]).as('minute'),
+      'j.status',
+      eb.fn.countAll<number | string>().as('n'),
+    ])
+    .where('j.completed_at', '>=', since)
+    .where('j.status', 'in', ['succeeded', 'failed'])
+    .where('r.environment_id', '=', environmentId);
   if (folderIds !== null) q = q.where('r.folder_id', 'in', folderIds);
   const rows = await q.groupBy(['minute', 'j.status']).execute();
   return rows.map((r) => ({ minute: r.minute, status: r.status, n: Number(r.n) }));
 }
 
 /** The latest failed jobs of an environment, with their recipe's name. */
-export async function recentFailedJobs(db: Db, environmentId: number, folderIds: readonly number[] | null, limit: number) {
+export async function recentFailedJobs(
+  db: Db,
+  environmentId: number,
+  folderIds: readonly number[] | null,
+  limit: number,
+) {
   if (folderIds !== null && folderIds.length === 0) return [];
-  let q = db.selectFrom('jobs as j').innerJoin('recipes as r', 'r.id', 'j.recipe_id')
+  let q = db
+    .selectFrom('jobs as j')
+    .innerJoin('recipes as r', 'r.id', 'j.recipe_id')
     .select(['j.handle', 'j.recipe_id', 'j.title', 'j.error', 'j.completed_at', 'r.name as recipe_name', 'r.folder_id'])
-    .where('j.status', '=', 'failed').where('r.environment_id', '=', environmentId);
+    .where('j.status', '=', 'failed')
+    .where('r.environment_id', '=', environmentId);
   if (folderIds !== null) q = q.where('r.folder_id', 'in', folderIds);
   return q.orderBy('j.completed_at', 'desc').limit(limit).execute();
 }

@@ -17,7 +17,15 @@ before(async () => {
   // Events with ok=false fail at their second step (a JSON document that does not parse).
   const recipe = await webhookRecipe(t, [
     log('note', `order ${pill('workato_webhooks', 'hook', 'payload', 'n')}`),
-    { keyword: 'if', input: { type: 'compound', operand: 'and', conditions: [{ operand: 'is_not_true', lhs: pill('workato_webhooks', 'hook', 'payload', 'ok'), rhs: '' }] }, block: [action('json_parser', 'parse_json_v2', 'bad', { document: '{' })] },
+    {
+      keyword: 'if',
+      input: {
+        type: 'compound',
+        operand: 'and',
+        conditions: [{ operand: 'is_not_true', lhs: pill('workato_webhooks', 'hook', 'payload', 'ok'), rhs: '' }],
+      },
+      block: [action('json_parser', 'parse_json_v2', 'bad', { document: '{' })],
+    },
   ]);
   recipeId = recipe.id;
   for (let n = 1; n <= 5; n++) {
@@ -72,11 +80,20 @@ describe('GET /api/recipes/:recipe_id/jobs', () => {
 
   test('cursor paging: older with prev=false, newer with prev=true; the cursor itself is left out', async () => {
     const page1 = await t.call('GET', `/api/recipes/${recipeId}/jobs?per_page=2`);
-    assert.deepEqual(page1.body.items.map((j: { id: string }) => j.id), handles.slice(0, 2));
+    assert.deepEqual(
+      page1.body.items.map((j: { id: string }) => j.id),
+      handles.slice(0, 2),
+    );
     const page2 = await t.call('GET', `/api/recipes/${recipeId}/jobs?per_page=2&offset_job_id=${handles[1]}`);
-    assert.deepEqual(page2.body.items.map((j: { id: string }) => j.id), handles.slice(2, 4));
+    assert.deepEqual(
+      page2.body.items.map((j: { id: string }) => j.id),
+      handles.slice(2, 4),
+    );
     const newer = await t.call('GET', `/api/recipes/${recipeId}/jobs?per_page=2&offset_job_id=${handles[3]}&prev=true`);
-    assert.deepEqual(newer.body.items.map((j: { id: string }) => j.id), handles.slice(1, 3));
+    assert.deepEqual(
+      newer.body.items.map((j: { id: string }) => j.id),
+      handles.slice(1, 3),
+    );
     const clamped = await t.call('GET', `/api/recipes/${recipeId}/jobs?per_page=5000&offset_run_id=3`);
     assert.equal(clamped.body.items.length, 5);
   });
@@ -111,9 +128,18 @@ describe('GET /api/recipes/:recipe_id/jobs/:job_handle', () => {
     assert.equal(job.is_test, false);
     assert.equal(job.is_test_case_job, false);
     assert.equal(job.master_job_handle, null);
-    assert.deepEqual(job.lines.map((l: { recipe_line_number: number; adapter_name: string; adapter_operation: string }) => [l.recipe_line_number, l.adapter_name, l.adapter_operation]), [
-      [0, 'workato_webhooks', 'new_event'], [1, 'logger', 'log_message'], [3, 'json_parser', 'parse_json_v2'],
-    ]);
+    assert.deepEqual(
+      job.lines.map((l: { recipe_line_number: number; adapter_name: string; adapter_operation: string }) => [
+        l.recipe_line_number,
+        l.adapter_name,
+        l.adapter_operation,
+      ]),
+      [
+        [0, 'workato_webhooks', 'new_event'],
+        [1, 'logger', 'log_message'],
+        [3, 'json_parser', 'parse_json_v2'],
+      ],
+    );
     assert.equal(job.lines[1].error, undefined);
     assert.match(job.lines[2].error, /not valid JSON/);
     for (const line of job.lines) {

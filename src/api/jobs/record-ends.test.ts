@@ -9,7 +9,9 @@ import { insertJob, newJobHandle, recordJobEnds, recordJobEndsAlone, type JobEnd
 import type { JobLineRow } from '../../db/types.ts';
 
 let t: TestApp;
-before(async () => { t = await createTestApp(); });
+before(async () => {
+  t = await createTestApp();
+});
 after(() => t.close());
 
 test('several ends in one call: every line and state is written, counters add up, and each asking end gets the next queued job in order', async () => {
@@ -17,53 +19,140 @@ test('several ends in one call: every line and state is written, counters add up
   const { id: recipeId } = await webhookRecipe(t, [log('a', 'x')], { concurrency: 10 });
   assert.equal((await t.call('PUT', `/api/recipes/${recipeId}/stop`)).status, 200);
   const stamp = toStored(t.ctx.clock.now());
-  const job = (status: 'running' | 'queued') => insertJob(t.ctx.db, {
-    recipe_id: recipeId, handle: newJobHandle(), status, title: 't', trigger_output: '{}', error: null, error_parts: null, is_poll_error: 0, is_repeat: 0, is_test: 0,
-    master_job_handle: null, calling_recipe_id: null, calling_job_handle: null, root_recipe_id: null, root_job_handle: null, task_count: 0,
-    created_at: stamp, started_at: stamp, completed_at: null,
-  });
+  const job = (status: 'running' | 'queued') =>
+    insertJob(t.ctx.db, {
+      recipe_id: recipeId,
+      handle: newJobHandle(),
+      status,
+      title: 't',
+      trigger_output: '{}',
+      error: null,
+      error_parts: null,
+      is_poll_error: 0,
+      is_repeat: 0,
+      is_test: 0,
+      master_job_handle: null,
+      calling_recipe_id: null,
+      calling_job_handle: null,
+      root_recipe_id: null,
+      root_job_handle: null,
+      task_count: 0,
+      created_at: stamp,
+      started_at: stamp,
+      completed_at: null,
+    });
   const running = [await job('running'), await job('running'), await job('running')];
   const queued = [await job('queued'), await job('queued')];
   // Claims are made only for a running recipe.
   await t.ctx.db.updateTable('recipes').set({ running: 1 }).where('id', '=', recipeId).execute();
   const line = (jobId: number, seq: number): JobLineRow => ({
-    job_id: jobId, seq, recipe_line_number: seq, adapter_name: 'logger', adapter_operation: 'log_message', pass: null, input: `{"q":"it's \\"quoted\\" {x}"}`, output: null,
-    error: null, mask_data: 0, started_at: stamp, completed_at: stamp,
+    job_id: jobId,
+    seq,
+    recipe_line_number: seq,
+    adapter_name: 'logger',
+    adapter_operation: 'log_message',
+    pass: null,
+    input: `{"q":"it's \\"quoted\\" {x}"}`,
+    output: null,
+    error: null,
+    mask_data: 0,
+    started_at: stamp,
+    completed_at: stamp,
   });
-  const claim = { recipeId, now: stamp, node: t.ctx.nodeId, leaseUntil: toStored(new Date(t.ctx.clock.now().getTime() + 60_000)) };
+  const claim = {
+    recipeId,
+    now: stamp,
+    node: t.ctx.nodeId,
+    leaseUntil: toStored(new Date(t.ctx.clock.now().getTime() + 60_000)),
+  };
   const items: JobEndAndClaim[] = running.map((id, i) => ({
     end: {
-      id, lines: [line(id, 0), line(id, 1)],
-      result: { status: i === 1 ? 'failed' : 'succeeded', error: i === 1 ? 'boom' : null, error_parts: null, completed_at: stamp, task_count: 2 },
+      id,
+      lines: [line(id, 0), line(id, 1)],
+      result: {
+        status: i === 1 ? 'failed' : 'succeeded',
+        error: i === 1 ? 'boom' : null,
+        error_parts: null,
+        completed_at: stamp,
+        task_count: 2,
+      },
       counters: { recipeId, succeeded: i !== 1, taskCount: 2, lastRunAt: `2026-01-0${i + 1}T00:00:00.000Z` },
     },
     successor: claim,
   }));
   const results = await t.ctx.db.transaction().execute((trx) => recordJobEnds(trx, items));
-  assert.deepEqual(results.map((r) => r.jobs.map((j) => j.id)), [[queued[0]], [queued[1]], []]);
+  assert.deepEqual(
+    results.map((r) => r.jobs.map((j) => j.id)),
+    [[queued[0]], [queued[1]], []],
+  );
   assert.ok(results.every((r) => !r.contended));
-  const rows = await t.ctx.db.selectFrom('jobs').select(['id', 'status', 'error']).where('recipe_id', '=', recipeId).orderBy('id').execute();
-  assert.deepEqual(rows.map((r) => r.status), ['succeeded', 'failed', 'succeeded', 'running', 'running']);
+  const rows = await t.ctx.db
+    .selectFrom('jobs')
+    .select(['id', 'status', 'error'])
+    .where('recipe_id', '=', recipeId)
+    .orderBy('id')
+    .execute();
+  assert.deepEqual(
+    rows.map((r) => r.status),
+    ['succeeded', 'failed', 'succeeded', 'running', 'running'],
+  );
   assert.equal(rows[1]!.error, 'boom');
-  const lines = await t.ctx.db.selectFrom('job_lines').select(['job_id', 'input']).where('job_id', 'in', running).orderBy('job_id').orderBy('seq').execute();
+  const lines = await t.ctx.db
+    .selectFrom('job_lines')
+    .select(['job_id', 'input'])
+    .where('job_id', 'in', running)
+    .orderBy('job_id')
+    .orderBy('seq')
+    .execute();
   assert.equal(lines.length, 6);
-  assert.ok(lines.every((l) => l.input === `{"q":"it's \\"quoted\\" {x}"}`), 'text arrives as it was');
-  const recipe = await t.ctx.db.selectFrom('recipes').select(['job_succeeded_count', 'job_failed_count', 'lifetime_task_count', 'last_run_at']).where('id', '=', recipeId).executeTakeFirstOrThrow();
-  assert.deepEqual({ ...recipe }, { job_succeeded_count: 2, job_failed_count: 1, lifetime_task_count: 6, last_run_at: '2026-01-03T00:00:00.000Z' });
+  assert.ok(
+    lines.every((l) => l.input === `{"q":"it's \\"quoted\\" {x}"}`),
+    'text arrives as it was',
+  );
+  const recipe = await t.ctx.db
+    .selectFrom('recipes')
+    .select(['job_succeeded_count', 'job_failed_count', 'lifetime_task_count', 'last_run_at'])
+    .where('id', '=', recipeId)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual(
+    { ...recipe },
+    { job_succeeded_count: 2, job_failed_count: 1, lifetime_task_count: 6, last_run_at: '2026-01-03T00:00:00.000Z' },
+  );
 });
 
 /** A stopped recipe of `concurrency` with jobs in the states given, marked running for claims; the jobs' ids. */
-async function recipeWithJobs(concurrency: number, states: Array<'running' | 'queued'>): Promise<{ recipeId: number; ids: number[]; stamp: string }> {
+async function recipeWithJobs(
+  concurrency: number,
+  states: Array<'running' | 'queued'>,
+): Promise<{ recipeId: number; ids: number[]; stamp: string }> {
   const { id: recipeId } = await webhookRecipe(t, [log('a', 'x')], { concurrency });
   assert.equal((await t.call('PUT', `/api/recipes/${recipeId}/stop`)).status, 200);
   const stamp = toStored(t.ctx.clock.now());
   const ids: number[] = [];
   for (const status of states) {
-    ids.push(await insertJob(t.ctx.db, {
-      recipe_id: recipeId, handle: newJobHandle(), status, title: 't', trigger_output: '{}', error: null, error_parts: null, is_poll_error: 0, is_repeat: 0, is_test: 0,
-      master_job_handle: null, calling_recipe_id: null, calling_job_handle: null, root_recipe_id: null, root_job_handle: null, task_count: 0,
-      created_at: stamp, started_at: stamp, completed_at: null,
-    }));
+    ids.push(
+      await insertJob(t.ctx.db, {
+        recipe_id: recipeId,
+        handle: newJobHandle(),
+        status,
+        title: 't',
+        trigger_output: '{}',
+        error: null,
+        error_parts: null,
+        is_poll_error: 0,
+        is_repeat: 0,
+        is_test: 0,
+        master_job_handle: null,
+        calling_recipe_id: null,
+        calling_job_handle: null,
+        root_recipe_id: null,
+        root_job_handle: null,
+        task_count: 0,
+        created_at: stamp,
+        started_at: stamp,
+        completed_at: null,
+      }),
+    );
   }
   await t.ctx.db.updateTable('recipes').set({ running: 1 }).where('id', '=', recipeId).execute();
   return { recipeId, ids, stamp };
@@ -71,11 +160,26 @@ async function recipeWithJobs(concurrency: number, states: Array<'running' | 'qu
 
 function endOf(id: number, recipeId: number, stamp: string, successor: JobEndAndClaim['successor']): JobEndAndClaim {
   const line = (seq: number): JobLineRow => ({
-    job_id: id, seq, recipe_line_number: seq, adapter_name: 'logger', adapter_operation: 'log_message', pass: null, input: '{}', output: null,
-    error: null, mask_data: 0, started_at: stamp, completed_at: stamp,
+    job_id: id,
+    seq,
+    recipe_line_number: seq,
+    adapter_name: 'logger',
+    adapter_operation: 'log_message',
+    pass: null,
+    input: '{}',
+    output: null,
+    error: null,
+    mask_data: 0,
+    started_at: stamp,
+    completed_at: stamp,
   });
   return {
-    end: { id, lines: [line(0), line(1), line(2)], result: { status: 'succeeded', error: null, error_parts: null, completed_at: stamp, task_count: 1 }, counters: { recipeId, succeeded: true, taskCount: 1, lastRunAt: stamp } },
+    end: {
+      id,
+      lines: [line(0), line(1), line(2)],
+      result: { status: 'succeeded', error: null, error_parts: null, completed_at: stamp, task_count: 1 },
+      counters: { recipeId, succeeded: true, taskCount: 1, lastRunAt: stamp },
+    },
     successor,
   };
 }
@@ -83,34 +187,86 @@ function endOf(id: number, recipeId: number, stamp: string, successor: JobEndAnd
 test('ends recorded in statements of their own, several at once, never run more of a recipe than its concurrency nor claim a job twice', async () => {
   // Three running (the concurrency), six queued: four ends in two calls at once, each asking for
   // two successors; every end frees one place, so four successors at most, never five.
-  const { recipeId, ids, stamp } = await recipeWithJobs(3, ['running', 'running', 'running', 'queued', 'queued', 'queued', 'queued', 'queued', 'queued']);
-  const claim = { recipeId, now: stamp, node: t.ctx.nodeId, leaseUntil: toStored(new Date(t.ctx.clock.now().getTime() + 60_000)) };
+  const { recipeId, ids, stamp } = await recipeWithJobs(3, [
+    'running',
+    'running',
+    'running',
+    'queued',
+    'queued',
+    'queued',
+    'queued',
+    'queued',
+    'queued',
+  ]);
+  const claim = {
+    recipeId,
+    now: stamp,
+    node: t.ctx.nodeId,
+    leaseUntil: toStored(new Date(t.ctx.clock.now().getTime() + 60_000)),
+  };
   const first = [endOf(ids[0]!, recipeId, stamp, claim), endOf(ids[1]!, recipeId, stamp, claim)];
   const second = [endOf(ids[2]!, recipeId, stamp, claim), endOf(ids[3]!, recipeId, stamp, claim)];
   // ids[3] is queued: mark it running as if claimed before, so the four ends are four running jobs.
   await t.ctx.db.updateTable('jobs').set({ status: 'running' }).where('id', '=', ids[3]!).execute();
   await t.ctx.db.updateTable('recipes').set({ concurrency: 4 }).where('id', '=', recipeId).execute();
-  const alone = (items: JobEndAndClaim[]) => recordJobEndsAlone(t.ctx.db, items) ?? t.ctx.db.transaction().execute((trx) => recordJobEnds(trx, items));
+  const alone = (items: JobEndAndClaim[]) =>
+    recordJobEndsAlone(t.ctx.db, items) ?? t.ctx.db.transaction().execute((trx) => recordJobEnds(trx, items));
   const results = (await Promise.all([alone(first), alone(second)])).flat();
   const claimed = results.flatMap((r) => r.jobs.map((j) => j.id)).sort((a, b) => a - b);
   // A call that met the other one's claim lock hands on nothing and says so (its places go back
   // to the dispatcher); whatever was claimed is the oldest queued jobs, each once.
   assert.ok(claimed.length >= 2, 'one call at least claimed');
   assert.deepEqual(claimed, ids.slice(4, 4 + claimed.length), 'the oldest queued jobs, each once');
-  assert.ok(results.every((r) => r.jobs.length === 1 || r.contended), 'an end without a successor met a contended claim');
-  const states = await t.ctx.db.selectFrom('jobs').select(['status']).where('recipe_id', '=', recipeId).orderBy('id').execute();
-  assert.deepEqual(states.slice(0, 4).map((r) => r.status), ['succeeded', 'succeeded', 'succeeded', 'succeeded']);
-  assert.deepEqual(states.slice(4).map((r) => r.status), ids.slice(4).map((id) => (claimed.includes(id) ? 'running' : 'queued')));
-  const recipe = await t.ctx.db.selectFrom('recipes').select(['job_succeeded_count']).where('id', '=', recipeId).executeTakeFirstOrThrow();
+  assert.ok(
+    results.every((r) => r.jobs.length === 1 || r.contended),
+    'an end without a successor met a contended claim',
+  );
+  const states = await t.ctx.db
+    .selectFrom('jobs')
+    .select(['status'])
+    .where('recipe_id', '=', recipeId)
+    .orderBy('id')
+    .execute();
+  assert.deepEqual(
+    states.slice(0, 4).map((r) => r.status),
+    ['succeeded', 'succeeded', 'succeeded', 'succeeded'],
+  );
+  assert.deepEqual(
+    states.slice(4).map((r) => r.status),
+    ids.slice(4).map((id) => (claimed.includes(id) ? 'running' : 'queued')),
+  );
+  const recipe = await t.ctx.db
+    .selectFrom('recipes')
+    .select(['job_succeeded_count'])
+    .where('id', '=', recipeId)
+    .executeTakeFirstOrThrow();
   assert.equal(recipe.job_succeeded_count, 4);
-  const lines = await t.ctx.db.selectFrom('job_lines').select((eb) => eb.fn.countAll<number>().as('n')).where('job_id', 'in', ids.slice(0, 4)).executeTakeFirstOrThrow();
+  const lines = await t.ctx.db
+    .selectFrom('job_lines')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('job_id', 'in', ids.slice(0, 4))
+    .executeTakeFirstOrThrow();
   assert.equal(Number(lines.n), 12);
 });
 
 test('lines go with their job: deleting jobs, or their recipe, deletes their lines; a job deleted already keeps none', async () => {
   const { recipeId, ids, stamp } = await recipeWithJobs(5, ['running', 'running', 'running']);
-  const countLines = async (jobIds: number[]) => Number((await t.ctx.db.selectFrom('job_lines').select((eb) => eb.fn.countAll<number>().as('n')).where('job_id', 'in', jobIds).executeTakeFirstOrThrow()).n);
-  await t.ctx.db.transaction().execute((trx) => recordJobEnds(trx, ids.map((id) => endOf(id, recipeId, stamp, null))));
+  const countLines = async (jobIds: number[]) =>
+    Number(
+      (
+        await t.ctx.db
+          .selectFrom('job_lines')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('job_id', 'in', jobIds)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  await t.ctx.db.transaction().execute((trx) =>
+    recordJobEnds(
+      trx,
+      ids.map((id) => endOf(id, recipeId, stamp, null)),
+    ),
+  );
   assert.equal(await countLines(ids), 9);
   await t.ctx.db.deleteFrom('jobs').where('id', '=', ids[0]!).execute();
   assert.equal(await countLines([ids[0]!]), 0, 'a deleted job leaves no line');
@@ -118,7 +274,10 @@ test('lines go with their job: deleting jobs, or their recipe, deletes their lin
   // The end of a job deleted meanwhile (its recipe deleted while it ran) writes no line.
   const gone = await recipeWithJobs(5, ['running']);
   await t.ctx.db.deleteFrom('jobs').where('id', '=', gone.ids[0]!).execute();
-  await t.ctx.db.transaction().execute((trx) => recordJobEnds(trx, [endOf(gone.ids[0]!, gone.recipeId, stamp, null)])).catch(() => undefined);
+  await t.ctx.db
+    .transaction()
+    .execute((trx) => recordJobEnds(trx, [endOf(gone.ids[0]!, gone.recipeId, stamp, null)]))
+    .catch(() => undefined);
   assert.equal(await countLines(gone.ids), 0);
   // Deleting the (stopped) recipe deletes its jobs, and their lines with them.
   await t.ctx.db.updateTable('recipes').set({ running: 0 }).where('id', '=', recipeId).execute();

@@ -19,13 +19,21 @@ before(async () => {
 after(() => t.close());
 
 async function jobRows(recipeId: number): Promise<number> {
-  const row = await t.ctx.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('recipe_id', '=', recipeId).executeTakeFirstOrThrow();
+  const row = await t.ctx.db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('recipe_id', '=', recipeId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 async function lineRows(jobIds: number[]): Promise<number> {
   if (jobIds.length === 0) return 0;
-  const row = await t.ctx.db.selectFrom('job_lines').select((eb) => eb.fn.countAll<number>().as('n')).where('job_id', 'in', jobIds).executeTakeFirstOrThrow();
+  const row = await t.ctx.db
+    .selectFrom('job_lines')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('job_id', 'in', jobIds)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -42,17 +50,43 @@ async function jobRowsBecome(recipeId: number, n: number): Promise<boolean> {
 function finishedJob(recipeId: number, endedAt: Date): NewJob {
   const at = toStored(endedAt);
   return {
-    recipe_id: recipeId, handle: newJobHandle(), status: 'succeeded', title: 'HTTP: new event', trigger_output: '{}', error: null, error_parts: null,
-    is_poll_error: 0, is_repeat: 0, is_test: 0, master_job_handle: null, calling_recipe_id: null, calling_job_handle: null, root_recipe_id: null,
-    root_job_handle: null, task_count: 1, created_at: at, started_at: at, completed_at: at,
+    recipe_id: recipeId,
+    handle: newJobHandle(),
+    status: 'succeeded',
+    title: 'HTTP: new event',
+    trigger_output: '{}',
+    error: null,
+    error_parts: null,
+    is_poll_error: 0,
+    is_repeat: 0,
+    is_test: 0,
+    master_job_handle: null,
+    calling_recipe_id: null,
+    calling_job_handle: null,
+    root_recipe_id: null,
+    root_job_handle: null,
+    task_count: 1,
+    created_at: at,
+    started_at: at,
+    completed_at: at,
   };
 }
 
 function linesOf(jobId: number, count: number, at: Date): JobLineRow[] {
   const stamp = toStored(at);
   return Array.from({ length: count }, (_, seq) => ({
-    job_id: jobId, seq, recipe_line_number: 1, adapter_name: 'logger', adapter_operation: 'log_message', pass: null,
-    input: '{"message":"x"}', output: '{}', error: null, mask_data: 0, started_at: stamp, completed_at: stamp,
+    job_id: jobId,
+    seq,
+    recipe_line_number: 1,
+    adapter_name: 'logger',
+    adapter_operation: 'log_message',
+    pass: null,
+    input: '{"message":"x"}',
+    output: '{}',
+    error: null,
+    mask_data: 0,
+    started_at: stamp,
+    completed_at: stamp,
   }));
 }
 
@@ -75,7 +109,11 @@ describe('job retention (JOB_RETENTION_HOURS)', () => {
 
     // A pending job that has waited for days: queued for a recipe that is stopped (it never runs).
     const stopped = await createRecipe(t, webhookTrigger([log('x', 'x')]));
-    const waiting = await insertJob(t.ctx.db, { ...finishedJob(stopped, clock.now()), status: 'queued', completed_at: null });
+    const waiting = await insertJob(t.ctx.db, {
+      ...finishedJob(stopped, clock.now()),
+      status: 'queued',
+      completed_at: null,
+    });
     const ended = await insertJob(t.ctx.db, finishedJob(stopped, new Date(clock.now().getTime() - 12 * HOUR)));
 
     // 25 hours after the first three ended, 13 hours after the last two.
@@ -85,7 +123,10 @@ describe('job retention (JOB_RETENTION_HOURS)', () => {
 
     const list = await t.call('GET', `/api/recipes/${recipe.id}/jobs`);
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.items.map((j: { flow_run_id: number }) => j.flow_run_id), newIds);
+    assert.deepEqual(
+      list.body.items.map((j: { flow_run_id: number }) => j.flow_run_id),
+      newIds,
+    );
     assert.equal(list.body.job_succeeded_count, 5, 'lifetime counters');
     assert.equal(list.body.job_failed_count, 0);
     assert.equal(list.body.job_count, 5, 'job_count >= job_succeeded_count + job_failed_count');
@@ -98,7 +139,10 @@ describe('job retention (JOB_RETENTION_HOURS)', () => {
     assert.ok((await lineRows(newIds)) > 0, 'the newer jobs keep theirs');
 
     const pending = await t.call('GET', `/api/recipes/${stopped}/jobs`);
-    assert.deepEqual(pending.body.items.map((j: { flow_run_id: number; status: string }) => [j.flow_run_id, j.status]), [[waiting, 'pending']]);
+    assert.deepEqual(
+      pending.body.items.map((j: { flow_run_id: number; status: string }) => [j.flow_run_id, j.status]),
+      [[waiting, 'pending']],
+    );
     assert.equal(pending.body.job_count, 1, 'the pending job');
     assert.equal((await t.call('GET', `/api/recipes/${stopped}/jobs?status=pending`)).body.job_scope_count, 1);
     assert.equal((await t.call('GET', `/api/recipes/${stopped}/jobs/${ended}`)).status, 404);
@@ -116,7 +160,7 @@ describe('job retention (JOB_RETENTION_HOURS)', () => {
     assert.equal((await t.call('GET', `/api/recipes/${recipe.id}/jobs?rerun_only=true`)).body.job_scope_count, 0);
   });
 
-  test('more jobs and lines than one batch are all deleted, a job\'s thousands of lines included', async () => {
+  test("more jobs and lines than one batch are all deleted, a job's thousands of lines included", async () => {
     const recipe = await createRecipe(t, webhookTrigger([log('x', 'x')]));
     const endedAt = clock.now();
     const ids: number[] = [];
@@ -130,7 +174,7 @@ describe('job retention (JOB_RETENTION_HOURS)', () => {
     assert.equal(await lineRows(ids), 1200 + 449 * 3);
     clock.advance(24 * HOUR + 1);
     assert.ok(await jobRowsBecome(recipe, 0), 'every job (three batches of 200 jobs)');
-    assert.equal(await lineRows(ids), 0, 'every line (the first job alone has three statements\' worth)');
+    assert.equal(await lineRows(ids), 0, "every line (the first job alone has three statements' worth)");
   });
 });
 
@@ -142,7 +186,16 @@ describe('job retention on close', () => {
     await app.ctx.db.transaction().execute(async (trx) => {
       for (let i = 0; i < 2000; i++) await insertJob(trx, finishedJob(recipe, own.now()));
     });
-    const count = async () => Number((await app.ctx.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('recipe_id', '=', recipe).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await app.ctx.db
+            .selectFrom('jobs')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('recipe_id', '=', recipe)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     own.advance(2 * HOUR);
     // Close while the sweep may be running: it ends after its current statement.
     await new Promise((resolve) => setTimeout(resolve, 15));
@@ -156,10 +209,21 @@ describe('job retention on close', () => {
 
 describe('job retention settings', () => {
   test('a bad JOB_RETENTION_HOURS stops the start with a message naming it (exit 2)', async () => {
-    for (const [name, value] of [['JOB_RETENTION_HOURS', 'forever'], ['JOB_RETENTION_HOURS', '0'], ['JOBS_SWEEP_INTERVAL_MS', '5']] as const) {
-      const child = spawnServe({ DATA_DIR: '/nonexistent-test-data-dir', PORT: '0', LOG_LEVEL: 'silent', [name]: value });
+    for (const [name, value] of [
+      ['JOB_RETENTION_HOURS', 'forever'],
+      ['JOB_RETENTION_HOURS', '0'],
+      ['JOBS_SWEEP_INTERVAL_MS', '5'],
+    ] as const) {
+      const child = spawnServe({
+        DATA_DIR: '/nonexistent-test-data-dir',
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+        [name]: value,
+      });
       let stderr = '';
-      child.stderr!.on('data', (d) => { stderr += d; });
+      child.stderr!.on('data', (d) => {
+        stderr += d;
+      });
       const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
       assert.equal(code, 2, `${name}=${value}: ${stderr}`);
       assert.match(stderr, new RegExp(`${name} must be`));

@@ -17,7 +17,10 @@ export interface JobRetentionOptions {
   lineBatchSize?: number;
 }
 
-export function createJobRetentionSweeper(ctx: Pick<ServiceContext, 'db' | 'clock' | 'log'>, options: JobRetentionOptions): PeriodicSweep {
+export function createJobRetentionSweeper(
+  ctx: Pick<ServiceContext, 'db' | 'clock' | 'log'>,
+  options: JobRetentionOptions,
+): PeriodicSweep {
   const jobBatchSize = options.jobBatchSize ?? 200;
   const lineBatchSize = options.lineBatchSize ?? 500;
   const yieldToRequests = () => new Promise((resolve) => setImmediate(resolve));
@@ -41,7 +44,12 @@ export function createJobRetentionSweeper(ctx: Pick<ServiceContext, 'db' | 'cloc
     return deleted;
   }
 
-  return createPeriodicSweep({ name: 'job retention sweep', intervalMs: options.intervalMs, log: ctx.log, run: sweepOnce });
+  return createPeriodicSweep({
+    name: 'job retention sweep',
+    intervalMs: options.intervalMs,
+    log: ctx.log,
+    run: sweepOnce,
+  });
 }
 
 export type JobRetentionSweeper = PeriodicSweep;

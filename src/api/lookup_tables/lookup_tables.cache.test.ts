@@ -24,32 +24,52 @@ after(async () => {
 });
 
 let counter = 0;
-async function newTable(labels: string[], rows: Array<Record<string, unknown>>, project?: number): Promise<{ id: number; name: string }> {
+async function newTable(
+  labels: string[],
+  rows: Array<Record<string, unknown>>,
+  project?: number,
+): Promise<{ id: number; name: string }> {
   const name = `Remembered ${++counter}`;
-  const res = await t.call('POST', '/api/lookup_tables', { body: { name, schema: labels.map((label) => ({ label })), ...(project ? { project_id: project } : {}) } });
+  const res = await t.call('POST', '/api/lookup_tables', {
+    body: { name, schema: labels.map((label) => ({ label })), ...(project ? { project_id: project } : {}) },
+  });
   assert.equal(res.status, 200, res.text);
-  for (const data of rows) assert.equal((await t.call('POST', `/api/lookup_tables/${res.body.id}/rows`, { body: { data } })).status, 200);
+  for (const data of rows)
+    assert.equal((await t.call('POST', `/api/lookup_tables/${res.body.id}/rows`, { body: { data } })).status, 200);
   return { id: res.body.id as number, name };
 }
 
 /** A change another node made, whose notification has not arrived: written to the database, announced to no one. */
-async function changeUnannounced(id: number, values: { name?: string; columns?: string[]; project_id?: number | null }): Promise<void> {
-  await t.ctx.db.updateTable('lookup_tables').set({
-    ...(values.name !== undefined ? { name: values.name, name_key: values.name.toLowerCase() } : {}),
-    ...(values.columns !== undefined ? { columns: JSON.stringify(values.columns) } : {}),
-    ...(values.project_id !== undefined ? { project_id: values.project_id } : {}),
-  }).where('id', '=', id).execute();
+async function changeUnannounced(
+  id: number,
+  values: { name?: string; columns?: string[]; project_id?: number | null },
+): Promise<void> {
+  await t.ctx.db
+    .updateTable('lookup_tables')
+    .set({
+      ...(values.name !== undefined ? { name: values.name, name_key: values.name.toLowerCase() } : {}),
+      ...(values.columns !== undefined ? { columns: JSON.stringify(values.columns) } : {}),
+      ...(values.project_id !== undefined ? { project_id: values.project_id } : {}),
+    })
+    .where('id', '=', id)
+    .execute();
 }
 
-const getEntry = (ref: unknown, parameters: Record<string, unknown>) => action('lookup_table', 'get_entry', 'one', { lookup_table_id: ref, parameters });
+const getEntry = (ref: unknown, parameters: Record<string, unknown>) =>
+  action('lookup_table', 'get_entry', 'one', { lookup_table_id: ref, parameters });
 
 describe('a recipe lookup in a table changed after a first lookup', () => {
   test('deleted through the API: the next lookup fails Not found', async () => {
     const table = await newTable(['code', 'country'], [{ code: 'CZ', country: 'Czechia' }]);
-    const { path } = await webhookRecipe(t, [getEntry(table.name, { code: pill('workato_webhooks', 'hook', 'payload', 'code') })]);
+    const { path } = await webhookRecipe(t, [
+      getEntry(table.name, { code: pill('workato_webhooks', 'hook', 'payload', 'code') }),
+    ]);
     const first = await fire(t, path, { code: 'CZ' });
     assert.equal(first.status, 'succeeded', first.error ?? '');
-    assert.deepEqual(first.output(1), { id: (first.output(1) as { id: number }).id, entry: { col1: 'CZ', col2: 'Czechia' } });
+    assert.deepEqual(first.output(1), {
+      id: (first.output(1) as { id: number }).id,
+      entry: { col1: 'CZ', col2: 'Czechia' },
+    });
     assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { body: { ids: [table.id] } })).status, 200);
     const second = await fire(t, path, { code: 'CZ' });
     assert.equal(second.status, 'failed');
@@ -59,7 +79,9 @@ describe('a recipe lookup in a table changed after a first lookup', () => {
   test('re-schemed and renamed without a notification: the lookup reads the table again', async () => {
     const table = await newTable(['code', 'country'], [{ code: 'CZ', country: 'Czechia' }]);
     const byName = await webhookRecipe(t, [getEntry(table.name, { code: 'CZ' })]);
-    const formula = await webhookRecipe(t, [action('logger', 'log_message', 'l', { message: `=lookup('${table.name}', 'code' => 'CZ')` })]);
+    const formula = await webhookRecipe(t, [
+      action('logger', 'log_message', 'l', { message: `=lookup('${table.name}', 'code' => 'CZ')` }),
+    ]);
     assert.equal((await fire(t, byName.path, {})).status, 'succeeded');
     assert.equal((await fire(t, formula.path, {})).status, 'succeeded');
 
@@ -77,7 +99,11 @@ describe('a recipe lookup in a table changed after a first lookup', () => {
     assert.equal(oldName.errorType, 'Not found');
     const oldFormula = await fire(t, formula.path, {});
     assert.equal(oldFormula.status, 'failed');
-    const newName = await fire(t, (await webhookRecipe(t, [getEntry(`${table.name} renamed`, { iso: 'CZ' })])).path, {});
+    const newName = await fire(
+      t,
+      (await webhookRecipe(t, [getEntry(`${table.name} renamed`, { iso: 'CZ' })])).path,
+      {},
+    );
     assert.equal(newName.status, 'succeeded', newName.error ?? '');
   });
 
@@ -85,7 +111,11 @@ describe('a recipe lookup in a table changed after a first lookup', () => {
     const table = await newTable(['code'], [{ code: 'CZ' }]);
     const { path } = await webhookRecipe(t, [getEntry(String(table.id), { code: 'CZ' })]);
     assert.equal((await fire(t, path, {})).status, 'succeeded');
-    await t.ctx.db.updateTable('lookup_tables').set({ deleted_at: '2026-01-01T00:00:00.000Z', name_key: null }).where('id', '=', table.id).execute();
+    await t.ctx.db
+      .updateTable('lookup_tables')
+      .set({ deleted_at: '2026-01-01T00:00:00.000Z', name_key: null })
+      .where('id', '=', table.id)
+      .execute();
     const job = await fire(t, path, {});
     assert.equal(job.status, 'failed');
     assert.equal(job.errorType, 'Not found');
@@ -105,7 +135,11 @@ describe('GET /api/lookup_tables/:lookup_table_id/lookup by a client limited to 
     await changeUnannounced(table.id, { project_id: inScope.projectId });
     assert.equal((await lookup()).status, 200, 'back in reach');
     assert.equal((await t.call('DELETE', `/api/projects/${inScope.projectId}`)).status, 200);
-    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`)).status, 404, 'its project deleted');
+    assert.equal(
+      (await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`)).status,
+      404,
+      'its project deleted',
+    );
   });
 });
 
@@ -131,7 +165,11 @@ describe('two nodes on one PostgreSQL database', { skip: postgresOnly('LISTEN/NO
     const table = await createTable(a, scope, { name: 'Across nodes', schema: [{ label: 'code' }] });
     // a's notification of the new table may reach b after b's first lookup (and make it forget): look up until b remembers.
     for (let tries = 0; tries < 100 && !b.lookupTables.byId(table.id); tries += 1) {
-      const found = await findFirstMatchingRowByRef(b, (fresh) => findTableByRef(b, scope, 'Across nodes', true, fresh), { 'by[code]': 'CZ' });
+      const found = await findFirstMatchingRowByRef(
+        b,
+        (fresh) => findTableByRef(b, scope, 'Across nodes', true, fresh),
+        { 'by[code]': 'CZ' },
+      );
       assert.equal(found?.table.id, table.id);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -139,15 +177,27 @@ describe('two nodes on one PostgreSQL database', { skip: postgresOnly('LISTEN/NO
 
     await deleteTables(a, scope, [table.id], 'ids');
     const deadline = Date.now() + 5000;
-    while (b.lookupTables.byId(table.id) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (b.lookupTables.byId(table.id) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(b.lookupTables.byId(table.id), undefined, "b forgot the table on a's notification");
     assert.equal(await findTableByRef(b, scope, 'Across nodes', true), undefined);
 
     // A node that never hears the other (its notifier is its own): the lookup's statement still refuses the deleted table.
-    const deaf = createServiceContext({ db: t.ctx.db, config: t.ctx.config, secretBox: t.ctx.secretBox, log, notifier: createInProcessNotifier() });
+    const deaf = createServiceContext({
+      db: t.ctx.db,
+      config: t.ctx.config,
+      secretBox: t.ctx.secretBox,
+      log,
+      notifier: createInProcessNotifier(),
+    });
     const again = await createTable(a, scope, { name: 'Across nodes', schema: [{ label: 'code' }] });
     assert.equal((await findTableByRef(deaf, scope, again.id, false))?.id, again.id);
     await deleteTables(a, scope, [again.id], 'ids');
-    assert.equal(await findFirstMatchingRowByRef(deaf, (fresh) => findTableByRef(deaf, scope, again.id, false, fresh), { 'by[code]': 'CZ' }), undefined);
+    assert.equal(
+      await findFirstMatchingRowByRef(deaf, (fresh) => findTableByRef(deaf, scope, again.id, false, fresh), {
+        'by[code]': 'CZ',
+      }),
+      undefined,
+    );
   });
 });

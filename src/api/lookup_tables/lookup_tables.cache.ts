@@ -9,7 +9,10 @@ import type { Notifier } from '../../notifier.ts';
 import { labelsOf, type TableScope, type VisibleTable } from './lookup_tables.store.ts';
 
 /** The facts of a table that a lookup and a row write depend on. */
-export type TableFacts = Pick<VisibleTable, 'id' | 'name' | 'name_key' | 'workspace_id' | 'environment_id' | 'project_id' | 'project_folder_id' | 'columns'> & {
+export type TableFacts = Pick<
+  VisibleTable,
+  'id' | 'name' | 'name_key' | 'workspace_id' | 'environment_id' | 'project_id' | 'project_folder_id' | 'columns'
+> & {
   readonly labels: readonly string[];
 };
 
@@ -29,8 +32,11 @@ export function factsOf(table: VisibleTable): TableFacts {
 
 /** The visibility rule of visibleTables (lookup_tables.store.ts), applied to remembered facts. */
 export function visibleTo(facts: TableFacts, scope: TableScope): boolean {
-  return facts.workspace_id === scope.workspaceId && facts.environment_id === scope.environmentId
-    && (scope.allFolders || (facts.project_folder_id !== null && scope.folderIds.includes(facts.project_folder_id)));
+  return (
+    facts.workspace_id === scope.workspaceId &&
+    facts.environment_id === scope.environmentId &&
+    (scope.allFolders || (facts.project_folder_id !== null && scope.folderIds.includes(facts.project_folder_id)))
+  );
 }
 
 /** Tables remembered per process; the least recently used goes first. */

@@ -2,13 +2,24 @@ import { Type, type Static } from 'typebox';
 import { Id, IdInput, PageQuery, Timestamp } from '../../http/schemas.ts';
 
 const tableFields = {
-  name: Type.Optional(Type.String({ description: 'Table name, unique in the environment (ignoring case); recipes refer to the table by it' })),
-  project_id: Type.Optional(Type.Union([IdInput, Type.Null()], { description: 'Scope the table to this project; omitted or null: workspace-global' })),
+  name: Type.Optional(
+    Type.String({
+      description: 'Table name, unique in the environment (ignoring case); recipes refer to the table by it',
+    }),
+  ),
+  project_id: Type.Optional(
+    Type.Union([IdInput, Type.Null()], {
+      description: 'Scope the table to this project; omitted or null: workspace-global',
+    }),
+  ),
   // Checked by the service, which names the column at fault; typed here for the documentation.
-  schema: Type.Optional(Type.Unknown({
-    description: 'The columns, in order: an array of 1 to 10 objects `{"label": "code"}` (other keys ignored), or that array JSON-encoded as tables are returned. Position n becomes col<n>.',
-    examples: [[{ label: 'code' }, { label: 'country' }, { label: 'currency' }]],
-  })),
+  schema: Type.Optional(
+    Type.Unknown({
+      description:
+        'The columns, in order: an array of 1 to 10 objects `{"label": "code"}` (other keys ignored), or that array JSON-encoded as tables are returned. Position n becomes col<n>.',
+      examples: [[{ label: 'code' }, { label: 'country' }, { label: 'currency' }]],
+    }),
+  ),
 };
 
 // The fields at the top level (docs) or wrapped in `lookup_table` (a real client); the wrapped form wins.
@@ -25,11 +36,14 @@ export const BatchDeleteBody = Type.Object({
 });
 
 const RowData = Type.Record(Type.String(), Type.Unknown(), {
-  description: 'Column label (or col1..col10) -> value. Strings are stored as given; numbers and booleans as their text; null or "" empties the cell; objects and arrays are refused. At most 10 KB (UTF-8) a value.',
+  description:
+    'Column label (or col1..col10) -> value. Strings are stored as given; numbers and booleans as their text; null or "" empties the cell; objects and arrays are refused. At most 10 KB (UTF-8) a value.',
 });
 export const RowBody = Type.Object({
   data: Type.Optional(RowData),
-  row: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Alias of data (sent by some clients); data wins' })),
+  row: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), { description: 'Alias of data (sent by some clients); data wins' }),
+  ),
 });
 
 export const TableParams = Type.Object({ lookup_table_id: Id });
@@ -51,7 +65,9 @@ export const LookupTable = Type.Object({
 
 export const LookupRow = Type.Object({
   id: Type.Integer(),
-  data: Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]), { description: 'Cell values by column label; null for an empty cell' }),
+  data: Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]), {
+    description: 'Cell values by column label; null for an empty cell',
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -60,5 +76,7 @@ export const TableList = Type.Array(LookupTable);
 export const RowList = Type.Array(LookupRow);
 export const BatchDeleteResult = Type.Object({
   deleted_ids: Type.Array(Type.Integer()),
-  failed_ids: Type.Array(Type.Integer(), { description: 'Always empty: an unknown id fails the whole call with a 404' }),
+  failed_ids: Type.Array(Type.Integer(), {
+    description: 'Always empty: an unknown id fails the whole call with a 404',
+  }),
 });

@@ -56,7 +56,11 @@ export interface CreateTableInput {
   schema?: unknown;
 }
 
-export async function listTables(ctx: ServiceContext, scope: TableScope, page: { offset: number; perPage: number }): Promise<LookupTableApi[]> {
+export async function listTables(
+  ctx: ServiceContext,
+  scope: TableScope,
+  page: { offset: number; perPage: number },
+): Promise<LookupTableApi[]> {
   return (await listTableRecords(ctx.db, scope, page)).map(tableToApi);
 }
 
@@ -64,7 +68,11 @@ export async function getTable(ctx: ServiceContext, scope: TableScope, id: numbe
   return tableToApi(assertFound(await findTable(ctx.db, scope, id)));
 }
 
-export async function createTable(ctx: ServiceContext, scope: TableScope, input: CreateTableInput): Promise<LookupTableApi> {
+export async function createTable(
+  ctx: ServiceContext,
+  scope: TableScope,
+  input: CreateTableInput,
+): Promise<LookupTableApi> {
   const errors: FieldErrors = {};
   const name = checkTableName(input.name, errors);
   const labels = checkSchema(input.schema, errors);
@@ -75,7 +83,10 @@ export async function createTable(ctx: ServiceContext, scope: TableScope, input:
     const project = await findProject(ctx.db, scope.environmentId, input.project_id);
     // A project outside the caller's scope is as unknown as one that does not exist.
     if (!project || !projectInScope(scope, project.folder_id)) {
-      throw new AppError('project_id_not_found', { params: { project_id: input.project_id }, errors: { project_id: ['does not exist'] } });
+      throw new AppError('project_id_not_found', {
+        params: { project_id: input.project_id },
+        errors: { project_id: ['does not exist'] },
+      });
     }
     projectId = project.id;
   } else if (!scope.allFolders) {
@@ -105,16 +116,27 @@ export async function createTable(ctx: ServiceContext, scope: TableScope, input:
  * it, and no table is deleted. The tables are gone for the API when this returns; their rows are
  * purged afterwards in small chunks, so that a table of a million rows does not hold up the server.
  */
-export async function deleteTables(ctx: ServiceContext, scope: TableScope, ids: readonly number[], field: string): Promise<{ deleted_ids: number[]; failed_ids: number[] }> {
+export async function deleteTables(
+  ctx: ServiceContext,
+  scope: TableScope,
+  ids: readonly number[],
+  field: string,
+): Promise<{ deleted_ids: number[]; failed_ids: number[] }> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) throw invalid({ [field]: ['must list at least one lookup table id'] });
   await ctx.db.transaction().execute(async (trx) => {
     const found = new Set(await findVisibleTableIds(trx, scope, unique));
-    throwUnknownTables(unique.filter((id) => !found.has(id)), field);
+    throwUnknownTables(
+      unique.filter((id) => !found.has(id)),
+      field,
+    );
     // The update marks only tables still not deleted: should a concurrent batch have deleted
     // one since it was read, it is unknown too, and this batch deletes nothing.
     const marked = new Set(await markTablesDeleted(trx, unique, toStored(ctx.clock.now())));
-    throwUnknownTables(unique.filter((id) => !marked.has(id)), field);
+    throwUnknownTables(
+      unique.filter((id) => !marked.has(id)),
+      field,
+    );
   });
   ctx.notifier.publish('lookup_tables.changed', { environmentId: scope.environmentId });
   startPurge(ctx);
@@ -133,7 +155,10 @@ function throwUnknownTables(unknown: readonly number[], field: string): void {
 /** Purge the rows of deleted tables in the background; also called at start for a purge cut short. */
 export function startPurge(ctx: Pick<ServiceContext, 'db' | 'log'>): void {
   purgeDeletedTables(ctx).catch((error: unknown) => {
-    ctx.log.warn({ err: error }, 'purging the rows of deleted lookup tables stopped; it resumes at the next start or batch delete');
+    ctx.log.warn(
+      { err: error },
+      'purging the rows of deleted lookup tables stopped; it resumes at the next start or batch delete',
+    );
   });
 }
 
@@ -145,25 +170,42 @@ export async function purgeDeletedTables(ctx: Pick<ServiceContext, 'db'>): Promi
     const ids = await findDeletedTableIds(ctx.db, 10);
     if (ids.length === 0) return;
     for (const id of ids) {
-      while ((await deleteRowsChunk(ctx.db, id, PURGE_CHUNK)) > 0) await new Promise((resolve) => setImmediate(resolve));
+      while ((await deleteRowsChunk(ctx.db, id, PURGE_CHUNK)) > 0)
+        await new Promise((resolve) => setImmediate(resolve));
       await removeDeletedTable(ctx.db, id);
     }
   }
 }
 
-export async function listRows(ctx: ServiceContext, scope: TableScope, tableId: number, query: Record<string, unknown>, page: { offset: number; perPage: number }): Promise<LookupRowApi[]> {
+export async function listRows(
+  ctx: ServiceContext,
+  scope: TableScope,
+  tableId: number,
+  query: Record<string, unknown>,
+  page: { offset: number; perPage: number },
+): Promise<LookupRowApi[]> {
   return listRowsOf(ctx, await visibleTable(ctx, scope, tableId), query, page);
 }
 
 /** listRows of a table the caller has read already (the recipe engine's steps, which name it). */
-export async function listRowsOf(ctx: ServiceContext, table: VisibleTable, query: Record<string, unknown>, page: { offset: number; perPage: number }): Promise<LookupRowApi[]> {
+export async function listRowsOf(
+  ctx: ServiceContext,
+  table: VisibleTable,
+  query: Record<string, unknown>,
+  page: { offset: number; perPage: number },
+): Promise<LookupRowApi[]> {
   const labels = labelsOf(table);
   const filters = parseFilters(labels, query);
   return (await findRows(ctx.db, table.id, filters, page)).map((row) => rowToApi(row, labels));
 }
 
 /** The first row (lowest id) matching every `by[column]` filter; 404 when none does. */
-export async function lookupRow(ctx: ServiceContext, scope: TableScope, tableId: number, query: Record<string, unknown>): Promise<LookupRowApi> {
+export async function lookupRow(
+  ctx: ServiceContext,
+  scope: TableScope,
+  tableId: number,
+  query: Record<string, unknown>,
+): Promise<LookupRowApi> {
   const found = await findFirstMatchingRowByRef(ctx, (fresh) => tableFactsById(ctx, scope, tableId, fresh), query);
   if (!found) throw new AppError('not_found');
   if (!found.row) throw new AppError('lookup_row_not_found');
@@ -180,7 +222,11 @@ const MAX_LOOKUP_ATTEMPTS = 3;
  * The table `find` finds (read again when `fresh`) and the `by[column]` filters on its columns;
  * 'again' when the filters do not fit a remembered table's columns (read it again to be sure).
  */
-async function tableAndFilters(find: TableFinder, query: Record<string, unknown>, fresh: boolean): Promise<{ table: TableFacts; filters: CellFilter[] } | undefined | 'again'> {
+async function tableAndFilters(
+  find: TableFinder,
+  query: Record<string, unknown>,
+  fresh: boolean,
+): Promise<{ table: TableFacts; filters: CellFilter[] } | undefined | 'again'> {
   const table = await find(fresh);
   if (!table) return undefined;
   try {
@@ -197,13 +243,20 @@ async function tableAndFilters(find: TableFinder, query: Record<string, unknown>
  * statement proves the table unchanged (findFirstRowOfRemembered), and when it has changed, or the
  * filters do not fit its remembered columns, the table is read again and the lookup repeated.
  */
-export async function findFirstMatchingRowByRef(ctx: ServiceContext, find: TableFinder, query: Record<string, unknown>): Promise<{ table: TableFacts; row: LookupRowApi | null } | undefined> {
+export async function findFirstMatchingRowByRef(
+  ctx: ServiceContext,
+  find: TableFinder,
+  query: Record<string, unknown>,
+): Promise<{ table: TableFacts; row: LookupRowApi | null } | undefined> {
   for (let attempt = 0; ; attempt += 1) {
     const found = await tableAndFilters(find, query, attempt > 0);
     if (found === 'again') continue;
     if (!found) return undefined;
     const { table, filters } = found;
-    if (filters.length === 0) throw new AppError('lookup_needs_filter', { errors: { by: ['give at least one column value, e.g. by[code]=CZ'] } });
+    if (filters.length === 0)
+      throw new AppError('lookup_needs_filter', {
+        errors: { by: ['give at least one column value, e.g. by[code]=CZ'] },
+      });
     if (attempt >= MAX_LOOKUP_ATTEMPTS) {
       const row = await findFirstRow(ctx.db, table.id, filters);
       return { table, row: row ? rowToApi(row, table.labels) : null };
@@ -219,21 +272,33 @@ export async function findFirstMatchingRowByRef(ctx: ServiceContext, find: Table
  * engine); undefined when there is no such table. As findFirstMatchingRowByRef, a remembered table
  * costs no read; an empty answer from one is confirmed by reading the table again.
  */
-export async function listRowsByRef(ctx: ServiceContext, find: TableFinder, query: Record<string, unknown>, page: { offset: number; perPage: number }): Promise<{ table: TableFacts; rows: LookupRowApi[] } | undefined> {
+export async function listRowsByRef(
+  ctx: ServiceContext,
+  find: TableFinder,
+  query: Record<string, unknown>,
+  page: { offset: number; perPage: number },
+): Promise<{ table: TableFacts; rows: LookupRowApi[] } | undefined> {
   for (let attempt = 0; ; attempt += 1) {
     const fresh = attempt > 0;
     const found = await tableAndFilters(find, query, fresh);
     if (found === 'again') continue;
     if (!found) return undefined;
     const { table, filters } = found;
-    const rows = fresh ? await findRows(ctx.db, table.id, filters, page) : await findRowsOfRemembered(ctx.db, table, filters, page);
+    const rows = fresh
+      ? await findRows(ctx.db, table.id, filters, page)
+      : await findRowsOfRemembered(ctx.db, table, filters, page);
     if (rows.length > 0 || fresh) return { table, rows: rows.map((row) => rowToApi(row, table.labels)) };
     ctx.lookupTables.forget(table.id);
   }
 }
 
 /** A table by id, from memory when remembered (the caller's scope checked on it), else read and remembered. */
-export async function tableFactsById(ctx: ServiceContext, scope: TableScope, id: number, fresh = false): Promise<TableFacts | undefined> {
+export async function tableFactsById(
+  ctx: ServiceContext,
+  scope: TableScope,
+  id: number,
+  fresh = false,
+): Promise<TableFacts | undefined> {
   const known = fresh ? undefined : ctx.lookupTables.byId(id);
   // A table the caller may not see is read again: what it remembers may be older than a move.
   if (known && visibleTo(known, scope)) return known;
@@ -241,7 +306,12 @@ export async function tableFactsById(ctx: ServiceContext, scope: TableScope, id:
   return remembered(ctx, await findTable(ctx.db, scope, id), generation);
 }
 
-async function tableFactsByName(ctx: ServiceContext, scope: TableScope, name: string, fresh: boolean): Promise<TableFacts | undefined> {
+async function tableFactsByName(
+  ctx: ServiceContext,
+  scope: TableScope,
+  name: string,
+  fresh: boolean,
+): Promise<TableFacts | undefined> {
   const key = name.trim().toLowerCase();
   const known = fresh ? undefined : ctx.lookupTables.byName(scope.environmentId, key);
   if (known && visibleTo(known, scope)) return known;
@@ -262,7 +332,13 @@ function remembered(ctx: ServiceContext, table: VisibleTable | undefined, genera
  * From memory when remembered (see findFirstMatchingRowByRef for how it is kept current); `fresh`
  * reads it.
  */
-export async function findTableByRef(ctx: ServiceContext, scope: TableScope, ref: string | number, preferName: boolean, fresh = false): Promise<TableFacts | undefined> {
+export async function findTableByRef(
+  ctx: ServiceContext,
+  scope: TableScope,
+  ref: string | number,
+  preferName: boolean,
+  fresh = false,
+): Promise<TableFacts | undefined> {
   const text = String(ref).trim();
   const asId = /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : null;
   const byName = () => (text === '' ? Promise.resolve(undefined) : tableFactsByName(ctx, scope, text, fresh));
@@ -281,12 +357,22 @@ export async function truncateRows(ctx: ServiceContext, scope: TableScope, table
   });
 }
 
-export async function getRow(ctx: ServiceContext, scope: TableScope, tableId: number, rowId: number): Promise<LookupRowApi> {
+export async function getRow(
+  ctx: ServiceContext,
+  scope: TableScope,
+  tableId: number,
+  rowId: number,
+): Promise<LookupRowApi> {
   const table = await visibleTable(ctx, scope, tableId);
   return rowToApi(assertFound(await findRow(ctx.db, table.id, rowId)), labelsOf(table));
 }
 
-export async function addRow(ctx: ServiceContext, scope: TableScope, tableId: number, data: unknown): Promise<LookupRowApi> {
+export async function addRow(
+  ctx: ServiceContext,
+  scope: TableScope,
+  tableId: number,
+  data: unknown,
+): Promise<LookupRowApi> {
   const table = await tableForWrite(ctx, scope, tableId);
   const cells = await checkForWrite(ctx, scope, table, () => parseCells(table.labels, data));
   const now = toStored(ctx.clock.now());
@@ -294,21 +380,33 @@ export async function addRow(ctx: ServiceContext, scope: TableScope, tableId: nu
   // A refusal is returned, not thrown, from the shared transaction: the slot reservation that
   // refused changed nothing, and a throw would make the whole batch run again (group-commit.ts).
   const row = await ctx.groupCommit.run(async (trx) => {
-    if (await reserveRowSlot(trx, table.id, maxRows, now)) return insertRow(trx, table.id, table.labels.length, cells, now);
+    if (await reserveRowSlot(trx, table.id, maxRows, now))
+      return insertRow(trx, table.id, table.labels.length, cells, now);
     const current = await findTableRowCount(trx, table.id);
     return !current || current.deleted_at !== null ? 'gone' : 'full';
   });
   if (row === 'gone') throw new AppError('not_found');
-  if (row === 'full') throw new AppError('lookup_table_full', { params: { max: maxRows }, errors: { data: [`the table already holds ${maxRows} rows`] } });
+  if (row === 'full')
+    throw new AppError('lookup_table_full', {
+      params: { max: maxRows },
+      errors: { data: [`the table already holds ${maxRows} rows`] },
+    });
   return rowToApi(row, table.labels);
 }
 
 /** Partial: only the columns given change; null or '' empties a cell. */
-export async function updateRow(ctx: ServiceContext, scope: TableScope, tableId: number, rowId: number, data: unknown): Promise<LookupRowApi> {
+export async function updateRow(
+  ctx: ServiceContext,
+  scope: TableScope,
+  tableId: number,
+  rowId: number,
+  data: unknown,
+): Promise<LookupRowApi> {
   const table = await tableForWrite(ctx, scope, tableId);
   const cells = await checkForWrite(ctx, scope, table, () => {
     const parsed = parseCells(table.labels, data);
-    if (Object.keys(parsed).length === 0) throw new AppError('nothing_to_update', { errors: { data: ['must name at least one column to change'] } });
+    if (Object.keys(parsed).length === 0)
+      throw new AppError('nothing_to_update', { errors: { data: ['must name at least one column to change'] } });
     return parsed;
   });
   const now = toStored(ctx.clock.now());
@@ -412,7 +510,9 @@ function parseFilters(labels: readonly string[], query: Record<string, unknown>)
     filters.push({ column, value: raw === '' ? null : raw });
   }
   if (Object.keys(errors).length > 0) {
-    const unknown = Object.entries(errors).filter(([, messages]) => messages[0]?.startsWith('is not a column')).map(([key]) => key);
+    const unknown = Object.entries(errors)
+      .filter(([, messages]) => messages[0]?.startsWith('is not a column'))
+      .map(([key]) => key);
     throw unknownColumns(errors, unknown);
   }
   return filters;
@@ -423,7 +523,8 @@ function parseFilters(labels: readonly string[], query: Record<string, unknown>)
  * booleans are stored as their string form, null and '' empty the cell, objects and arrays are refused.
  */
 function parseCells(labels: readonly string[], data: unknown): Cells {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw invalid({ data: ['must be an object of column values'] });
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw invalid({ data: ['must be an object of column values'] });
   const errors: FieldErrors = {};
   const cells: Cells = {};
   const seen = new Map<CellColumn, string>();
@@ -465,10 +566,15 @@ function toCell(value: unknown): string | null | { error: string } {
   else if (typeof value === 'number') {
     // A whole number beyond 2^53 has already lost digits in JSON parsing (and 1e400 became
     // Infinity): refuse rather than store a different number.
-    if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) return { error: 'is a number too large to keep exactly; send it as a string' };
+    if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)))
+      return { error: 'is a number too large to keep exactly; send it as a string' };
     text = String(value);
-  } else return { error: 'must be a string (numbers and booleans are accepted and stored as text; objects and arrays are not)' };
-  if (Buffer.byteLength(text, 'utf8') > MAX_CELL_BYTES) return { error: `is too long (maximum is ${MAX_CELL_BYTES} bytes)` };
+  } else
+    return {
+      error: 'must be a string (numbers and booleans are accepted and stored as text; objects and arrays are not)',
+    };
+  if (Buffer.byteLength(text, 'utf8') > MAX_CELL_BYTES)
+    return { error: `is too long (maximum is ${MAX_CELL_BYTES} bytes)` };
   return text === '' ? null : text;
 }
 
@@ -518,16 +624,21 @@ function checkSchema(schema: unknown, errors: FieldErrors): string[] | undefined
   const byKey = new Map<string, number>();
   columns.forEach((column: unknown, i) => {
     const field = `schema.${i}.label`;
-    const label = typeof column === 'object' && column !== null && !Array.isArray(column) ? (column as Record<string, unknown>).label : undefined;
+    const label =
+      typeof column === 'object' && column !== null && !Array.isArray(column)
+        ? (column as Record<string, unknown>).label
+        : undefined;
     if (typeof label !== 'string') {
       errors[field] = [label === undefined ? 'is required' : 'must be a string'];
       return;
     }
     const trimmed = label.trim();
     if (trimmed === '') errors[field] = ["can't be blank"];
-    else if (trimmed.length > MAX_LABEL_LENGTH) errors[field] = [`is too long (maximum is ${MAX_LABEL_LENGTH} characters)`];
+    else if (trimmed.length > MAX_LABEL_LENGTH)
+      errors[field] = [`is too long (maximum is ${MAX_LABEL_LENGTH} characters)`];
     else if (trimmed === '__proto__') errors[field] = ['is reserved'];
-    else if (/^col([1-9]|10)$/.test(trimmed) && trimmed !== `col${i + 1}`) errors[field] = [`would be mistaken for the positional key of column ${trimmed.slice(3)}`];
+    else if (/^col([1-9]|10)$/.test(trimmed) && trimmed !== `col${i + 1}`)
+      errors[field] = [`would be mistaken for the positional key of column ${trimmed.slice(3)}`];
     else {
       const earlier = byKey.get(trimmed.toLowerCase());
       if (earlier !== undefined) errors[field] = [`repeats the label of column ${earlier + 1} ("${labels[earlier]}")`];

@@ -54,7 +54,13 @@ export function labelsOf(table: Pick<LookupTableRow, 'columns'>): string[] {
 
 /** The vendor's shape: `schema` is a JSON string of column definitions (contract 11 §1.1-1.2). */
 export function tableToApi(table: LookupTableRow): LookupTableApi {
-  const schema = labelsOf(table).map((label, i) => ({ control_type: 'text', label, name: `col${i + 1}`, type: 'string', sticky: true }));
+  const schema = labelsOf(table).map((label, i) => ({
+    control_type: 'text',
+    label,
+    name: `col${i + 1}`,
+    type: 'string',
+    sticky: true,
+  }));
   return {
     id: table.id,
     name: table.name,
@@ -86,7 +92,11 @@ function visibleTables(db: Db, scope: TableScope) {
     .where('t.environment_id', '=', scope.environmentId)
     .where('t.deleted_at', 'is', null);
   // A client limited to some projects sees only the tables of those projects (not the global ones).
-  if (!scope.allFolders) query = scope.folderIds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('p.folder_id', 'in', [...scope.folderIds]);
+  if (!scope.allFolders)
+    query =
+      scope.folderIds.length === 0
+        ? query.where(sql<boolean>`1 = 0`)
+        : query.where('p.folder_id', 'in', [...scope.folderIds]);
   return query;
 }
 
@@ -104,16 +114,24 @@ const tableById = prepareQuery<{ id: number; workspaceId: number; environmentId:
     .where('t.id', '=', param('id'))
     .where('t.workspace_id', '=', param('workspaceId'))
     .where('t.environment_id', '=', param('environmentId'))
-    .where('t.deleted_at', 'is', null));
+    .where('t.deleted_at', 'is', null),
+);
 
 export async function findTable(db: Db, scope: TableScope, id: number): Promise<VisibleTable | undefined> {
-  const [table] = (await tableById.execute(db, { id, workspaceId: scope.workspaceId, environmentId: scope.environmentId })).rows;
+  const [table] = (
+    await tableById.execute(db, { id, workspaceId: scope.workspaceId, environmentId: scope.environmentId })
+  ).rows;
   if (!table) return undefined;
-  if (!scope.allFolders && (table.project_folder_id === null || !scope.folderIds.includes(table.project_folder_id))) return undefined;
+  if (!scope.allFolders && (table.project_folder_id === null || !scope.folderIds.includes(table.project_folder_id)))
+    return undefined;
   return table;
 }
 
-export async function listTables(db: Db, scope: TableScope, page: { offset: number; perPage: number }): Promise<VisibleTable[]> {
+export async function listTables(
+  db: Db,
+  scope: TableScope,
+  page: { offset: number; perPage: number },
+): Promise<VisibleTable[]> {
   return visibleTables(db, scope).orderBy('t.id').limit(page.perPage).offset(page.offset).execute();
 }
 
@@ -130,7 +148,18 @@ export async function findVisibleTableIds(db: Db, scope: TableScope, ids: readon
   return rows.map((r) => r.id);
 }
 
-export async function insertTable(db: Db, values: { workspace_id: number; environment_id: number; project_id: number | null; name: string; name_key: string; labels: readonly string[]; now: string }): Promise<LookupTableRow> {
+export async function insertTable(
+  db: Db,
+  values: {
+    workspace_id: number;
+    environment_id: number;
+    project_id: number | null;
+    name: string;
+    name_key: string;
+    labels: readonly string[];
+    now: string;
+  },
+): Promise<LookupTableRow> {
   return db
     .insertInto('lookup_tables')
     .values({
@@ -156,12 +185,24 @@ export async function insertTable(db: Db, values: { workspace_id: number; enviro
  */
 export async function markTablesDeleted(db: Db, ids: readonly number[], now: string): Promise<number[]> {
   if (ids.length === 0) return [];
-  const rows = await db.updateTable('lookup_tables').set({ deleted_at: now, name_key: null }).where('id', 'in', [...ids]).where('deleted_at', 'is', null).returning('id').execute();
+  const rows = await db
+    .updateTable('lookup_tables')
+    .set({ deleted_at: now, name_key: null })
+    .where('id', 'in', [...ids])
+    .where('deleted_at', 'is', null)
+    .returning('id')
+    .execute();
   return rows.map((r) => r.id);
 }
 
 export async function findDeletedTableIds(db: Db, limit: number): Promise<number[]> {
-  const rows = await db.selectFrom('lookup_tables').select('id').where('deleted_at', 'is not', null).orderBy('id').limit(limit).execute();
+  const rows = await db
+    .selectFrom('lookup_tables')
+    .select('id')
+    .where('deleted_at', 'is not', null)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
   return rows.map((r) => r.id);
 }
 
@@ -169,7 +210,9 @@ export async function findDeletedTableIds(db: Db, limit: number): Promise<number
 export async function deleteRowsChunk(db: Db, tableId: number, limit: number): Promise<number> {
   const result = await db
     .deleteFrom('lookup_table_rows')
-    .where('id', 'in', (eb) => eb.selectFrom('lookup_table_rows').select('id').where('table_id', '=', tableId).orderBy('id').limit(limit))
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('lookup_table_rows').select('id').where('table_id', '=', tableId).orderBy('id').limit(limit),
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
@@ -193,7 +236,8 @@ const reserveSlot = prepareQuery<{ tableId: number; maxRows: number; now: string
     .set((eb) => ({ row_count: eb('row_count', '+', 1), updated_at: param('now') }))
     .where('id', '=', param('tableId'))
     .where('deleted_at', 'is', null)
-    .where('row_count', '<', param('maxRows')));
+    .where('row_count', '<', param('maxRows')),
+);
 
 /** Record a row change on a live table (rowDelta -1 for a delete); false if the table is gone. */
 export async function touchTable(db: Db, tableId: number, now: string, rowDelta: 0 | -1 = 0): Promise<boolean> {
@@ -206,8 +250,15 @@ export async function touchTable(db: Db, tableId: number, now: string, rowDelta:
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function findTableRowCount(db: Db, tableId: number): Promise<{ row_count: number; deleted_at: string | null } | undefined> {
-  return db.selectFrom('lookup_tables').select(['row_count', 'deleted_at']).where('id', '=', tableId).executeTakeFirst();
+export async function findTableRowCount(
+  db: Db,
+  tableId: number,
+): Promise<{ row_count: number; deleted_at: string | null } | undefined> {
+  return db
+    .selectFrom('lookup_tables')
+    .select(['row_count', 'deleted_at'])
+    .where('id', '=', tableId)
+    .executeTakeFirst();
 }
 
 // ---- rows ----
@@ -216,7 +267,13 @@ export async function findTableRowCount(db: Db, tableId: number): Promise<{ row_
  * A row of a table of `width` columns. The stored values are those given (text as is), so only
  * the new id is read back.
  */
-export async function insertRow(db: Db, tableId: number, width: number, cells: Cells, now: string): Promise<LookupRowRecord> {
+export async function insertRow(
+  db: Db,
+  tableId: number,
+  width: number,
+  cells: Cells,
+  now: string,
+): Promise<LookupRowRecord> {
   const record = { ...storedCells(width, cells), table_id: tableId, created_at: now, updated_at: now };
   const [inserted] = (await insertOneRow.execute(db, record)).rows;
   if (!inserted) throw new Error('insert into lookup_table_rows returned no id');
@@ -232,31 +289,58 @@ const insertOneRow = prepareQuery<Omit<LookupRowRecord, 'id'>, { id: number }>((
       created_at: param('created_at'),
       updated_at: param('updated_at'),
     })
-    .returning('id'));
+    .returning('id'),
+);
 
 /**
  * Append many rows at once (imports, benchmarks): multi-row inserts, and the row count raised by
  * the number written. Run it in a transaction; the caller checks the row limit.
  */
-export async function insertRows(db: Db, tableId: number, width: number, rows: readonly Cells[], now: string): Promise<void> {
+export async function insertRows(
+  db: Db,
+  tableId: number,
+  width: number,
+  rows: readonly Cells[],
+  now: string,
+): Promise<void> {
   // 13 values a row; SQLite accepts 32,766 bound values a statement.
   const perStatement = 2000;
   for (let i = 0; i < rows.length; i += perStatement) {
-    const values = rows.slice(i, i + perStatement).map((cells) => ({ ...storedCells(width, cells), table_id: tableId, created_at: now, updated_at: now }));
+    const values = rows
+      .slice(i, i + perStatement)
+      .map((cells) => ({ ...storedCells(width, cells), table_id: tableId, created_at: now, updated_at: now }));
     await db.insertInto('lookup_table_rows').values(values).execute();
   }
-  await db.updateTable('lookup_tables').set((eb) => ({ row_count: eb('row_count', '+', rows.length), updated_at: now })).where('id', '=', tableId).execute();
+  await db
+    .updateTable('lookup_tables')
+    .set((eb) => ({ row_count: eb('row_count', '+', rows.length), updated_at: now }))
+    .where('id', '=', tableId)
+    .execute();
 }
 
 export async function findRow(db: Db, tableId: number, rowId: number): Promise<LookupRowRecord | undefined> {
-  return db.selectFrom('lookup_table_rows').selectAll().where('table_id', '=', tableId).where('id', '=', rowId).executeTakeFirst();
+  return db
+    .selectFrom('lookup_table_rows')
+    .selectAll()
+    .where('table_id', '=', tableId)
+    .where('id', '=', rowId)
+    .executeTakeFirst();
 }
 
 /** One statement: concurrent updates of a row each land whole, never interleaved cell by cell. */
-export async function updateRowCells(db: Db, tableId: number, rowId: number, cells: Cells, now: string): Promise<LookupRowRecord | undefined> {
+export async function updateRowCells(
+  db: Db,
+  tableId: number,
+  rowId: number,
+  cells: Cells,
+  now: string,
+): Promise<LookupRowRecord | undefined> {
   return db
     .updateTable('lookup_table_rows')
-    .set({ ...Object.fromEntries(Object.entries(cells).map(([column, value]) => [column, value ?? ''])), updated_at: now })
+    .set({
+      ...Object.fromEntries(Object.entries(cells).map(([column, value]) => [column, value ?? ''])),
+      updated_at: now,
+    })
     .where('table_id', '=', tableId)
     .where('id', '=', rowId)
     .returningAll()
@@ -265,25 +349,43 @@ export async function updateRowCells(db: Db, tableId: number, rowId: number, cel
 
 /** Delete every row of a live table and reset its count; false if the table is gone. */
 export async function deleteAllRows(db: Db, tableId: number, now: string): Promise<boolean> {
-  const result = await db.updateTable('lookup_tables').set({ row_count: 0, updated_at: now }).where('id', '=', tableId).where('deleted_at', 'is', null).executeTakeFirst();
+  const result = await db
+    .updateTable('lookup_tables')
+    .set({ row_count: 0, updated_at: now })
+    .where('id', '=', tableId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) return false;
   await db.deleteFrom('lookup_table_rows').where('table_id', '=', tableId).execute();
   return true;
 }
 
 export async function deleteRow(db: Db, tableId: number, rowId: number): Promise<boolean> {
-  const result = await db.deleteFrom('lookup_table_rows').where('table_id', '=', tableId).where('id', '=', rowId).executeTakeFirst();
+  const result = await db
+    .deleteFrom('lookup_table_rows')
+    .where('table_id', '=', tableId)
+    .where('id', '=', rowId)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
 /** The first rows (by id) matching every filter; all rows of the table without filters. */
-export async function findRows(db: Db, tableId: number, filters: readonly CellFilter[], page: { offset: number; perPage: number }): Promise<LookupRowRecord[]> {
+export async function findRows(
+  db: Db,
+  tableId: number,
+  filters: readonly CellFilter[],
+  page: { offset: number; perPage: number },
+): Promise<LookupRowRecord[]> {
   const planned = await planFilters(db, tableId, filters);
   if (planned === null) return [];
   return rowsQuery(db, tableId, planned).limit(page.perPage).offset(page.offset).execute();
 }
 
-export async function findFirstRow(db: Db, tableId: number, filters: readonly CellFilter[]): Promise<LookupRowRecord | undefined> {
+export async function findFirstRow(
+  db: Db,
+  tableId: number,
+  filters: readonly CellFilter[],
+): Promise<LookupRowRecord | undefined> {
   const planned = await planFilters(db, tableId, filters);
   if (planned === null) return undefined;
   return rowsQuery(db, tableId, planned).limit(1).executeTakeFirst();
@@ -295,7 +397,11 @@ export async function findFirstRow(db: Db, tableId: number, filters: readonly Ce
  * as expressions, which no index serves, so the planner cannot pick a worse index for them. Rows
  * come in id order straight from the index (equal keys are stored in id order): no sort.
  */
-export function rowsQuery(db: Db, tableId: number, filters: readonly CellFilter[]): SelectQueryBuilder<Database, 'lookup_table_rows', LookupRowRecord> {
+export function rowsQuery(
+  db: Db,
+  tableId: number,
+  filters: readonly CellFilter[],
+): SelectQueryBuilder<Database, 'lookup_table_rows', LookupRowRecord> {
   let query = db.selectFrom('lookup_table_rows').selectAll().where('table_id', '=', tableId);
   const [leading, ...others] = filters;
   if (leading) query = query.where(lookupCellEquals(db, leading.column, leading.value ?? ''));
@@ -333,16 +439,26 @@ function isUnchanged(eb: ExpressionBuilder<Database, 'lookup_tables'>, table: Re
 function firstMatchingId(db: Db, tableId: number, filters: readonly CellFilter[]): Expression<number | null> {
   const ledBy = (i: number) => {
     const lead = filters[i] as CellFilter;
-    return rowsQuery(db, tableId, [lead, ...filters.filter((_, j) => j !== i)]).clearSelect().select('id').limit(1);
+    return rowsQuery(db, tableId, [lead, ...filters.filter((_, j) => j !== i)])
+      .clearSelect()
+      .select('id')
+      .limit(1);
   };
   if (filters.length < 2) return sql<number | null>`(${ledBy(0)})`;
   const counts = filters.map((filter, i) => sql`select ${sql.lit(i)} as k, (${matchCount(db, tableId, filter)}) as n`);
   const rarest = sql`(select k from (${sql.join(counts, sql` union all `)}) as counts order by n, k limit 1)`;
-  return sql<number | null>`case ${rarest} ${sql.join(filters.map((_, i) => sql`when ${sql.lit(i)} then (${ledBy(i)})`), sql` `)} end`;
+  return sql<number | null>`case ${rarest} ${sql.join(
+    filters.map((_, i) => sql`when ${sql.lit(i)} then (${ledBy(i)})`),
+    sql` `,
+  )} end`;
 }
 
 function matchCount(db: Db, tableId: number, filter: CellFilter) {
-  const matches = db.selectFrom('lookup_table_rows').select(sql.lit(1).as('one')).where('table_id', '=', tableId).where(lookupCellEquals(db, filter.column, filter.value ?? ''));
+  const matches = db
+    .selectFrom('lookup_table_rows')
+    .select(sql.lit(1).as('one'))
+    .where('table_id', '=', tableId)
+    .where(lookupCellEquals(db, filter.column, filter.value ?? ''));
   return db.selectFrom(matches.limit(PROBE_CAP).as('m')).select((e) => e.fn.countAll<number>().as('n'));
 }
 
@@ -351,11 +467,24 @@ function matchCount(db: Db, tableId: number, filter: CellFilter) {
  * also proves the table unchanged: the table's record joined with the row found (or with none).
  * 'changed': the table is deleted or no longer as remembered (read it again).
  */
-export async function findFirstRowOfRemembered(db: Db, table: RememberedTable, filters: readonly CellFilter[]): Promise<LookupRowRecord | undefined | 'changed'> {
+export async function findFirstRowOfRemembered(
+  db: Db,
+  table: RememberedTable,
+  filters: readonly CellFilter[],
+): Promise<LookupRowRecord | undefined | 'changed'> {
   const found = await db
     .selectFrom('lookup_tables')
-    .leftJoin('lookup_table_rows as r', (join) => join.on('r.table_id', '=', table.id).on('r.id', '=', firstMatchingId(db, table.id, filters)))
-    .select(['lookup_tables.id as live_table_id', 'r.id', 'r.table_id', ...CELL_COLUMNS.map((c) => `r.${c}` as const), 'r.created_at', 'r.updated_at'])
+    .leftJoin('lookup_table_rows as r', (join) =>
+      join.on('r.table_id', '=', table.id).on('r.id', '=', firstMatchingId(db, table.id, filters)),
+    )
+    .select([
+      'lookup_tables.id as live_table_id',
+      'r.id',
+      'r.table_id',
+      ...CELL_COLUMNS.map((c) => `r.${c}` as const),
+      'r.created_at',
+      'r.updated_at',
+    ])
     .where((eb) => isUnchanged(eb, table))
     .executeTakeFirst();
   if (!found) return 'changed';
@@ -367,11 +496,23 @@ export async function findFirstRowOfRemembered(db: Db, table: RememberedTable, f
  * findRows in a remembered table, only while it is unchanged: an empty answer may also mean that
  * it changed (the caller then reads the table again to tell).
  */
-export async function findRowsOfRemembered(db: Db, table: RememberedTable, filters: readonly CellFilter[], page: { offset: number; perPage: number }): Promise<LookupRowRecord[]> {
+export async function findRowsOfRemembered(
+  db: Db,
+  table: RememberedTable,
+  filters: readonly CellFilter[],
+  page: { offset: number; perPage: number },
+): Promise<LookupRowRecord[]> {
   const planned = await planFilters(db, table.id, filters);
   if (planned === null) return [];
   return rowsQuery(db, table.id, planned)
-    .where((eb) => eb.exists(eb.selectFrom('lookup_tables').select(sql.lit(1).as('one')).where((t) => isUnchanged(t, table))))
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('lookup_tables')
+          .select(sql.lit(1).as('one'))
+          .where((t) => isUnchanged(t, table)),
+      ),
+    )
     .limit(page.perPage)
     .offset(page.offset)
     .execute();
@@ -386,7 +527,11 @@ const PROBE_CAP = 64;
  * One statement counts, for each filter, its matches up to PROBE_CAP, each through its own index.
  * null: a filter matches no row at all, so nothing can match.
  */
-export async function planFilters(db: Db, tableId: number, filters: readonly CellFilter[]): Promise<CellFilter[] | null> {
+export async function planFilters(
+  db: Db,
+  tableId: number,
+  filters: readonly CellFilter[],
+): Promise<CellFilter[] | null> {
   if (filters.length < 2) return [...filters];
   const counts = (await probeQuery(db, tableId, filters).executeTakeFirstOrThrow()) as Record<string, unknown>;
   const withCounts = filters.map((filter, i) => ({ filter, n: Number(counts[`c${i}`]) }));
@@ -400,7 +545,10 @@ export function probeQuery(db: Db, tableId: number, filters: readonly CellFilter
     filters.map((filter, i) => {
       let matches = eb.selectFrom('lookup_table_rows').select(sql.lit(1).as('one')).where('table_id', '=', tableId);
       matches = matches.where(lookupCellEquals(db, filter.column, filter.value ?? ''));
-      return eb.selectFrom(matches.limit(PROBE_CAP).as('m')).select((e) => e.fn.countAll<number>().as('n')).as(`c${i}`);
+      return eb
+        .selectFrom(matches.limit(PROBE_CAP).as('m'))
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .as(`c${i}`);
     }),
   );
 }

@@ -16,9 +16,16 @@ after(() => t.close());
 const COUNTRY_SCHEMA = [{ label: 'code' }, { label: 'country' }, { label: 'currency' }];
 let tableCounter = 0;
 
-async function newTable(schema: unknown = COUNTRY_SCHEMA, extra: Record<string, unknown> = {}, token?: string): Promise<{ id: number; name: string }> {
+async function newTable(
+  schema: unknown = COUNTRY_SCHEMA,
+  extra: Record<string, unknown> = {},
+  token?: string,
+): Promise<{ id: number; name: string }> {
   tableCounter += 1;
-  const res = await t.call('POST', '/api/lookup_tables', { body: { name: `table_${tableCounter}`, schema, ...extra }, ...(token ? { token } : {}) });
+  const res = await t.call('POST', '/api/lookup_tables', {
+    body: { name: `table_${tableCounter}`, schema, ...extra },
+    ...(token ? { token } : {}),
+  });
   assert.equal(res.status, 200, res.text);
   return res.body;
 }
@@ -81,14 +88,26 @@ describe('POST /api/lookup_tables', () => {
   test('accepts the wrapped form (which wins over top-level fields), a project_id as a string, and a JSON-string schema', async () => {
     const project = await t.createProject('Finance');
     const wrapped = await t.call('POST', '/api/lookup_tables', {
-      body: { name: 'ignored', lookup_table: { name: 'fx_rates', project_id: String(project.projectId), schema: [{ label: 'from', extra: 'ignored' }, { label: 'to' }, { label: 'rate' }] } },
+      body: {
+        name: 'ignored',
+        lookup_table: {
+          name: 'fx_rates',
+          project_id: String(project.projectId),
+          schema: [{ label: 'from', extra: 'ignored' }, { label: 'to' }, { label: 'rate' }],
+        },
+      },
     });
     assert.equal(wrapped.status, 200, wrapped.text);
     assert.equal(wrapped.body.name, 'fx_rates');
     assert.equal(wrapped.body.project_id, String(project.projectId));
-    assert.deepEqual(JSON.parse(wrapped.body.schema).map((c: { label: string }) => c.label), ['from', 'to', 'rate']);
+    assert.deepEqual(
+      JSON.parse(wrapped.body.schema).map((c: { label: string }) => c.label),
+      ['from', 'to', 'rate'],
+    );
     // A table read from one environment can be posted back as it was returned (schema as a string).
-    const copy = await t.call('POST', '/api/lookup_tables', { body: { name: 'fx_rates_copy', schema: wrapped.body.schema } });
+    const copy = await t.call('POST', '/api/lookup_tables', {
+      body: { name: 'fx_rates_copy', schema: wrapped.body.schema },
+    });
     assert.equal(copy.status, 200, copy.text);
     assert.equal(copy.body.schema, wrapped.body.schema);
     assert.ok(!(await tableNames()).includes('ignored'));
@@ -99,7 +118,12 @@ describe('POST /api/lookup_tables', () => {
     const res = await t.call('POST', '/api/lookup_tables', { body: { name: '  ten_columns  ', schema: labels } });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.name, 'ten_columns');
-    assert.deepEqual(JSON.parse(res.body.schema).map((c: { label: string; name: string }) => `${c.name}=${c.label}`).slice(0, 3), ['col1=c0', 'col2=col2', 'col3=c2']);
+    assert.deepEqual(
+      JSON.parse(res.body.schema)
+        .map((c: { label: string; name: string }) => `${c.name}=${c.label}`)
+        .slice(0, 3),
+      ['col1=c0', 'col2=col2', 'col3=c2'],
+    );
   });
 
   test('422 for a name already taken in the environment, ignoring case; nothing is created', async () => {
@@ -107,7 +131,10 @@ describe('POST /api/lookup_tables', () => {
     const before = await allTableCount();
     const res = await t.call('POST', '/api/lookup_tables', { body: { name: 'feature_flags', schema: COUNTRY_SCHEMA } });
     assert.equal(res.status, 422);
-    assert.deepEqual(res.body, { message: 'Name has already been taken', errors: { name: ['has already been taken'] } });
+    assert.deepEqual(res.body, {
+      message: 'Name has already been taken',
+      errors: { name: ['has already been taken'] },
+    });
     assert.equal(await allTableCount(), before);
   });
 
@@ -145,7 +172,9 @@ describe('POST /api/lookup_tables', () => {
     }
     const tooMany = await t.call('POST', '/api/lookup_tables', { body: { name: 'eleven', schema: eleven } });
     assert.match(tooMany.body.errors.schema[0], /at most 10/);
-    const dup = await t.call('POST', '/api/lookup_tables', { body: { name: 'dup', schema: [{ label: 'code' }, { label: 'code' }] } });
+    const dup = await t.call('POST', '/api/lookup_tables', {
+      body: { name: 'dup', schema: [{ label: 'code' }, { label: 'code' }] },
+    });
     assert.match(dup.body.errors['schema.1.label'][0], /repeats/);
     assert.equal(await allTableCount(), before);
   });
@@ -155,7 +184,10 @@ describe('POST /api/lookup_tables', () => {
     const malformed = await t.call('POST', '/api/lookup_tables', { raw: '{"name": "x", ', headers: JSON_HEADERS });
     assert.equal(malformed.status, 400);
     assert.deepEqual(malformed.body, { message: 'Malformed JSON in request body' });
-    const form = await t.call('POST', '/api/lookup_tables', { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await t.call('POST', '/api/lookup_tables', {
+      raw: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(form.status, 415);
     assert.match(form.body.message, /Content-Type/);
     const empty = await t.call('POST', '/api/lookup_tables', { raw: '', headers: JSON_HEADERS });
@@ -163,26 +195,40 @@ describe('POST /api/lookup_tables', () => {
     assert.ok(empty.body.errors.body);
     const array = await t.call('POST', '/api/lookup_tables', { body: [COUNTRY_SCHEMA] });
     assert.equal(array.status, 400);
-    const huge = await t.call('POST', '/api/lookup_tables', { raw: JSON.stringify({ name: 'huge', schema: [{ label: 'x'.repeat(2 * 1024 * 1024) }] }), headers: JSON_HEADERS });
+    const huge = await t.call('POST', '/api/lookup_tables', {
+      raw: JSON.stringify({ name: 'huge', schema: [{ label: 'x'.repeat(2 * 1024 * 1024) }] }),
+      headers: JSON_HEADERS,
+    });
     assert.equal(huge.status, 413);
     assert.equal(await allTableCount(), before);
   });
 
   test('404 for an unknown project, or a project of another environment; nothing is created', async () => {
     const before = await allTableCount();
-    const unknown = await t.call('POST', '/api/lookup_tables', { body: { name: 'orphan', schema: COUNTRY_SCHEMA, project_id: 999999 } });
+    const unknown = await t.call('POST', '/api/lookup_tables', {
+      body: { name: 'orphan', schema: COUNTRY_SCHEMA, project_id: 999999 },
+    });
     assert.equal(unknown.status, 404);
     assert.ok(unknown.body.errors.project_id);
     const testProject = await t.createProject('Only in test', 'test');
-    const elsewhere = await t.call('POST', '/api/lookup_tables', { body: { name: 'orphan', schema: COUNTRY_SCHEMA, project_id: testProject.projectId } });
+    const elsewhere = await t.call('POST', '/api/lookup_tables', {
+      body: { name: 'orphan', schema: COUNTRY_SCHEMA, project_id: testProject.projectId },
+    });
     assert.equal(elsewhere.status, 404);
     assert.equal(await allTableCount(), before);
   });
 
   test('401 without a token; 403 for a role that may only read lookup tables', async () => {
     const before = await allTableCount();
-    assert.equal((await t.call('POST', '/api/lookup_tables', { token: null, body: { name: 'nope', schema: COUNTRY_SCHEMA } })).status, 401);
-    const res = await t.call('POST', '/api/lookup_tables', { token: readerToken, body: { name: 'nope', schema: COUNTRY_SCHEMA } });
+    assert.equal(
+      (await t.call('POST', '/api/lookup_tables', { token: null, body: { name: 'nope', schema: COUNTRY_SCHEMA } }))
+        .status,
+      401,
+    );
+    const res = await t.call('POST', '/api/lookup_tables', {
+      token: readerToken,
+      body: { name: 'nope', schema: COUNTRY_SCHEMA },
+    });
     assert.equal(res.status, 403);
     assert.match(res.body.message, /lookup_tables:write/);
     assert.equal(await allTableCount(), before);
@@ -191,7 +237,10 @@ describe('POST /api/lookup_tables', () => {
   test('names are per environment: the same name can exist in dev and test', async () => {
     await newTable(COUNTRY_SCHEMA, { name: 'per_env' });
     const testToken = await t.tokenFor('Admin', 'test');
-    const res = await t.call('POST', '/api/lookup_tables', { token: testToken, body: { name: 'per_env', schema: COUNTRY_SCHEMA } });
+    const res = await t.call('POST', '/api/lookup_tables', {
+      token: testToken,
+      body: { name: 'per_env', schema: COUNTRY_SCHEMA },
+    });
     assert.equal(res.status, 200, res.text);
   });
 });
@@ -202,12 +251,21 @@ describe('GET /api/lookup_tables', () => {
     const all = (await t.call('GET', '/api/lookup_tables')).body;
     assert.ok(Array.isArray(all));
     const ids = all.map((table: { id: number }) => table.id);
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+    );
     const page1 = await t.call('GET', '/api/lookup_tables?page=1&per_page=2');
     const page2 = await t.call('GET', '/api/lookup_tables?page=2&per_page=2');
     assert.equal(page1.body.length, 2);
-    assert.deepEqual([...page1.body, ...page2.body].map((x: { id: number }) => x.id), ids.slice(0, 4));
-    assert.equal((await t.call('GET', '/api/lookup_tables?page=abc&per_page=-1')).body.length, Math.min(all.length, 100));
+    assert.deepEqual(
+      [...page1.body, ...page2.body].map((x: { id: number }) => x.id),
+      ids.slice(0, 4),
+    );
+    assert.equal(
+      (await t.call('GET', '/api/lookup_tables?page=abc&per_page=-1')).body.length,
+      Math.min(all.length, 100),
+    );
     assert.deepEqual((await t.call('GET', '/api/lookup_tables?page=999')).body, []);
     assert.equal((await t.call('GET', '/api/lookup_tables?per_page=100000')).status, 200);
   });
@@ -238,7 +296,7 @@ describe('GET /api/lookup_tables', () => {
 });
 
 describe('GET /api/lookup_tables/:lookup_table_id', () => {
-  test('returns one table; 404 for an unknown id or another workspace\'s table; 400 for a non-numeric id', async () => {
+  test("returns one table; 404 for an unknown id or another workspace's table; 400 for a non-numeric id", async () => {
     const table = await newTable();
     const res = await t.call('GET', `/api/lookup_tables/${table.id}`);
     assert.equal(res.status, 200);
@@ -320,23 +378,58 @@ describe('POST /api/lookup_tables/:lookup_table_id/rows', () => {
     }
     const unknown = await addRow(table.id, { code: 'x', colour: 'red', size: 'L' });
     assert.equal(unknown.body.message, 'Unknown columns: colour, size');
-    assert.equal((await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { raw: '{"data": {', headers: JSON_HEADERS })).status, 400);
-    assert.equal((await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { raw: 'code=CZ', headers: { 'content-type': 'text/plain' } })).status, 415);
-    assert.equal((await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { raw: JSON.stringify({ data: { code: 'x'.repeat(2 * 1024 * 1024) } }), headers: JSON_HEADERS })).status, 413);
-    assert.equal((await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { raw: '{"data": {"__proto__": {"x": 1}}}', headers: JSON_HEADERS })).status, 400);
-    const infinite = await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { raw: '{"data": {"code": 1e400}}', headers: JSON_HEADERS });
+    assert.equal(
+      (await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { raw: '{"data": {', headers: JSON_HEADERS }))
+        .status,
+      400,
+    );
+    assert.equal(
+      (
+        await t.call('POST', `/api/lookup_tables/${table.id}/rows`, {
+          raw: 'code=CZ',
+          headers: { 'content-type': 'text/plain' },
+        })
+      ).status,
+      415,
+    );
+    assert.equal(
+      (
+        await t.call('POST', `/api/lookup_tables/${table.id}/rows`, {
+          raw: JSON.stringify({ data: { code: 'x'.repeat(2 * 1024 * 1024) } }),
+          headers: JSON_HEADERS,
+        })
+      ).status,
+      413,
+    );
+    assert.equal(
+      (
+        await t.call('POST', `/api/lookup_tables/${table.id}/rows`, {
+          raw: '{"data": {"__proto__": {"x": 1}}}',
+          headers: JSON_HEADERS,
+        })
+      ).status,
+      400,
+    );
+    const infinite = await t.call('POST', `/api/lookup_tables/${table.id}/rows`, {
+      raw: '{"data": {"code": 1e400}}',
+      headers: JSON_HEADERS,
+    });
     assert.equal(infinite.status, 400);
     assert.ok(infinite.body.errors['data.code']);
     assert.equal((await allRows(table.id)).length, 1);
   });
 
-  test('404 for an unknown table, a deleted one and another workspace\'s; 400 for a non-numeric id; 401; 403 read-only', async () => {
+  test("404 for an unknown table, a deleted one and another workspace's; 400 for a non-numeric id; 401; 403 read-only", async () => {
     const table = await newTable();
     assert.equal((await addRow(999999, { code: 'x' })).status, 404);
     const other = await t.newWorkspace('Writer Co');
     assert.equal((await addRow(table.id, { code: 'x' }, other.adminToken)).status, 404);
     assert.equal((await t.call('POST', '/api/lookup_tables/abc/rows', { body: { data: { code: 'x' } } })).status, 400);
-    assert.equal((await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { token: null, body: { data: { code: 'x' } } })).status, 401);
+    assert.equal(
+      (await t.call('POST', `/api/lookup_tables/${table.id}/rows`, { token: null, body: { data: { code: 'x' } } }))
+        .status,
+      401,
+    );
     assert.equal((await addRow(table.id, { code: 'x' }, readerToken)).status, 403);
     assert.deepEqual(await allRows(table.id), []);
     await t.call('POST', '/api/lookup_tables/batch_delete', { body: { ids: [table.id] } });
@@ -352,16 +445,29 @@ describe('POST /api/lookup_tables/:lookup_table_id/rows', () => {
     const { token: elsewhere } = await t.scopedClient([(await t.createProject('Elsewhere')).folderId]);
     for (const token of [other.adminToken, elsewhere]) {
       assert.equal((await addRow(table.id, { code: 'x' }, token)).status, 404);
-      assert.equal((await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token, body: { data: { code: 'x' } } })).status, 404);
+      assert.equal(
+        (await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token, body: { data: { code: 'x' } } }))
+          .status,
+        404,
+      );
       assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token })).status, 404);
     }
-    assert.equal((await addRow(table.id, { code: 'DE' }, (await t.scopedClient([project.folderId])).token)).status, 200);
+    assert.equal(
+      (await addRow(table.id, { code: 'DE' }, (await t.scopedClient([project.folderId])).token)).status,
+      200,
+    );
     // Deleted: every write is a 404, bad input too (not found comes first), and nothing changes.
     assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { body: { ids: [table.id] } })).status, 200);
     assert.equal((await addRow(table.id, { code: 'x' })).status, 404);
     assert.equal((await addRow(table.id, { colour: 'red' })).status, 404);
-    assert.equal((await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { body: { data: { code: 'x' } } })).status, 404);
-    assert.equal((await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { body: { data: {} } })).status, 404);
+    assert.equal(
+      (await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { body: { data: { code: 'x' } } })).status,
+      404,
+    );
+    assert.equal(
+      (await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { body: { data: {} } })).status,
+      404,
+    );
     assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${rowId}`)).status, 404);
     // A table that went with its project (deleted in cascade, not marked) as well.
     const second = await t.createProject('Going project');
@@ -370,7 +476,15 @@ describe('POST /api/lookup_tables/:lookup_table_id/rows', () => {
     assert.equal((await t.call('DELETE', `/api/projects/${second.projectId}`)).status, 200);
     assert.equal((await addRow(gone.id, { code: 'x' })).status, 404);
     // (The rows of deleted tables are purged in the background; none was ever added or changed to 'x'.)
-    assert.deepEqual(await t.ctx.db.selectFrom('lookup_table_rows').select('id').where('table_id', 'in', [table.id, gone.id]).where('col1', '=', 'x').execute(), []);
+    assert.deepEqual(
+      await t.ctx.db
+        .selectFrom('lookup_table_rows')
+        .select('id')
+        .where('table_id', 'in', [table.id, gone.id])
+        .where('col1', '=', 'x')
+        .execute(),
+      [],
+    );
   });
 
   test('a row added is found by the very next lookup, every time', async () => {
@@ -402,12 +516,16 @@ describe('GET /api/lookup_tables/:lookup_table_id/rows', () => {
   test('all rows in id order, as a bare array', async () => {
     const res = await t.call('GET', `/api/lookup_tables/${table.id}/rows`);
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.map((r: { id: number }) => r.id), ids);
+    assert.deepEqual(
+      res.body.map((r: { id: number }) => r.id),
+      ids,
+    );
     assert.deepEqual(res.body[4].data, { code: 'XX', country: 'Nowhere', currency: null });
   });
 
   test('by[column] filters: exact and case-sensitive, AND across columns, by label or position; "" matches empty cells', async () => {
-    const query = async (q: string) => (await t.call('GET', `/api/lookup_tables/${table.id}/rows?${q}`)).body.map((r: { id: number }) => r.id);
+    const query = async (q: string) =>
+      (await t.call('GET', `/api/lookup_tables/${table.id}/rows?${q}`)).body.map((r: { id: number }) => r.id);
     assert.deepEqual(await query('by[currency]=EUR'), [ids[1], ids[2], ids[3], ids[5]]);
     assert.deepEqual(await query('by[code]=FR'), [ids[2]]);
     assert.deepEqual(await query('by[code]=DE&by[currency]=EUR'), [ids[1], ids[5]]);
@@ -420,10 +538,23 @@ describe('GET /api/lookup_tables/:lookup_table_id/rows', () => {
   });
 
   test('pages: per_page default 500, at most 1000; a page past the end is empty', async () => {
-    assert.deepEqual((await t.call('GET', `/api/lookup_tables/${table.id}/rows?per_page=2&page=2`)).body.map((r: { id: number }) => r.id), [ids[2], ids[3]]);
-    assert.deepEqual((await t.call('GET', `/api/lookup_tables/${table.id}/rows?by[currency]=EUR&per_page=3&page=2`)).body.map((r: { id: number }) => r.id), [ids[5]]);
+    assert.deepEqual(
+      (await t.call('GET', `/api/lookup_tables/${table.id}/rows?per_page=2&page=2`)).body.map(
+        (r: { id: number }) => r.id,
+      ),
+      [ids[2], ids[3]],
+    );
+    assert.deepEqual(
+      (await t.call('GET', `/api/lookup_tables/${table.id}/rows?by[currency]=EUR&per_page=3&page=2`)).body.map(
+        (r: { id: number }) => r.id,
+      ),
+      [ids[5]],
+    );
     assert.deepEqual((await t.call('GET', `/api/lookup_tables/${table.id}/rows?page=5`)).body, []);
-    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows?per_page=5000&page=x`)).body.length, ids.length);
+    assert.equal(
+      (await t.call('GET', `/api/lookup_tables/${table.id}/rows?per_page=5000&page=x`)).body.length,
+      ids.length,
+    );
   });
 
   test('400 for an unknown column (named), a repeated filter, a bare `by`, or the same column twice', async () => {
@@ -445,11 +576,17 @@ describe('GET /api/lookup_tables/:lookup_table_id/rows', () => {
     assert.equal((await t.call('GET', '/api/lookup_tables/999999/rows')).status, 404);
     const other = await t.newWorkspace('Reader Co');
     assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows`, { token: other.adminToken })).status, 404);
-    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows`, { token: await t.tokenFor('Admin', 'prod') })).status, 404);
+    assert.equal(
+      (await t.call('GET', `/api/lookup_tables/${table.id}/rows`, { token: await t.tokenFor('Admin', 'prod') })).status,
+      404,
+    );
     assert.equal((await t.call('GET', '/api/lookup_tables/1.5/rows')).status, 400);
     assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows`, { token: null })).status, 401);
     assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows`, { token: noLookupToken })).status, 403);
-    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows`, { token: readerToken })).body.length, ids.length);
+    assert.equal(
+      (await t.call('GET', `/api/lookup_tables/${table.id}/rows`, { token: readerToken })).body.length,
+      ids.length,
+    );
   });
 });
 
@@ -472,8 +609,15 @@ describe('GET /api/lookup_tables/:lookup_table_id/lookup', () => {
     assert.deepEqual(byCode.body.data, { code: 'CZ', country: 'Czechia', currency: 'CZK' });
     assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[currency]=EUR`)).body.id, ids[1]);
     assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=DE`)).body.id, ids[1]);
-    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[currency]=EUR&by[code]=AT`)).body.id, ids[2]);
-    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[country]=Germany+(duplicate)&by[col1]=DE`)).body.id, ids[3]);
+    assert.equal(
+      (await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[currency]=EUR&by[code]=AT`)).body.id,
+      ids[2],
+    );
+    assert.equal(
+      (await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[country]=Germany+(duplicate)&by[col1]=DE`)).body
+        .id,
+      ids[3],
+    );
   });
 
   test('404 when nothing matches (also for a value of another case)', async () => {
@@ -497,11 +641,23 @@ describe('GET /api/lookup_tables/:lookup_table_id/lookup', () => {
   test('404 unknown or foreign table; 400 non-numeric id; 401; 403', async () => {
     assert.equal((await t.call('GET', '/api/lookup_tables/999999/lookup?by[code]=CZ')).status, 404);
     const other = await t.newWorkspace('Lookup Co');
-    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`, { token: other.adminToken })).status, 404);
+    assert.equal(
+      (await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`, { token: other.adminToken })).status,
+      404,
+    );
     assert.equal((await t.call('GET', '/api/lookup_tables/x/lookup?by[code]=CZ')).status, 400);
-    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`, { token: null })).status, 401);
-    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`, { token: noLookupToken })).status, 403);
-    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`, { token: readerToken })).status, 200);
+    assert.equal(
+      (await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`, { token: null })).status,
+      401,
+    );
+    assert.equal(
+      (await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`, { token: noLookupToken })).status,
+      403,
+    );
+    assert.equal(
+      (await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=CZ`, { token: readerToken })).status,
+      200,
+    );
   });
 });
 
@@ -519,13 +675,19 @@ describe('GET /api/lookup_tables/:lookup_table_id/rows/:row_id', () => {
     assert.equal(crossed.status, 404);
     assert.deepEqual(crossed.body, { message: 'Not found' });
     const other = await t.newWorkspace('Row Co');
-    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: other.adminToken })).status, 404);
+    assert.equal(
+      (await t.call('GET', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: other.adminToken })).status,
+      404,
+    );
     const bad = await t.call('GET', `/api/lookup_tables/${table.id}/rows/abc`);
     assert.equal(bad.status, 400);
     assert.ok(bad.body.errors.row_id);
     assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows/0`)).status, 400);
     assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: null })).status, 401);
-    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: noLookupToken })).status, 403);
+    assert.equal(
+      (await t.call('GET', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: noLookupToken })).status,
+      403,
+    );
   });
 });
 
@@ -533,10 +695,14 @@ describe('PUT /api/lookup_tables/:lookup_table_id/rows/:row_id', () => {
   test('changes only the columns given; null or "" empties a cell; the reply is the whole row', async () => {
     const table = await newTable();
     const [rowId] = await addRows(table.id, [{ code: 'CZ', country: 'Czechia', currency: 'CZK' }]);
-    const res = await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { body: { data: { country: 'Czech Republic' } } });
+    const res = await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, {
+      body: { data: { country: 'Czech Republic' } },
+    });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data, { code: 'CZ', country: 'Czech Republic', currency: 'CZK' });
-    const cleared = await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { body: { data: { col3: null, code: '' } } });
+    const cleared = await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, {
+      body: { data: { col3: null, code: '' } },
+    });
     assert.deepEqual(cleared.body.data, { code: null, country: 'Czech Republic', currency: null });
     // A cell emptied by an update is found as empty.
     assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[currency]=`)).body.id, rowId);
@@ -577,9 +743,29 @@ describe('PUT /api/lookup_tables/:lookup_table_id/rows/:row_id', () => {
     const other = await t.newWorkspace('Updater Co');
     assert.equal((await put({ data: { code: 'X' } }, rowId, table.id, other.adminToken)).status, 404);
     assert.equal((await put({ data: { code: 'X' } }, rowId, table.id, readerToken)).status, 403);
-    assert.equal((await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: null, body: { data: { code: 'X' } } })).status, 401);
-    assert.equal((await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { raw: '{"data":', headers: JSON_HEADERS })).status, 400);
-    assert.equal((await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { raw: 'x', headers: { 'content-type': 'text/csv' } })).status, 415);
+    assert.equal(
+      (
+        await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, {
+          token: null,
+          body: { data: { code: 'X' } },
+        })
+      ).status,
+      401,
+    );
+    assert.equal(
+      (await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, { raw: '{"data":', headers: JSON_HEADERS }))
+        .status,
+      400,
+    );
+    assert.equal(
+      (
+        await t.call('PUT', `/api/lookup_tables/${table.id}/rows/${rowId}`, {
+          raw: 'x',
+          headers: { 'content-type': 'text/csv' },
+        })
+      ).status,
+      415,
+    );
     assert.deepEqual((await t.call('GET', `/api/lookup_tables/${table.id}/rows/${rowId}`)).body, snapshot);
     assert.equal((await t.call('GET', `/api/lookup_tables/${otherTable.id}/rows/${otherRowId}`)).body.data.code, 'DE');
   });
@@ -594,8 +780,15 @@ describe('DELETE /api/lookup_tables/:lookup_table_id/rows/:row_id', () => {
     assert.deepEqual(res.body, { success: true });
     assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows/${drop}`)).status, 404);
     assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/lookup?by[code]=DE`)).status, 404);
-    assert.deepEqual((await allRows(table.id)).map((r) => r.id), [keep]);
-    assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${drop}`)).status, 404, 'a second delete');
+    assert.deepEqual(
+      (await allRows(table.id)).map((r) => r.id),
+      [keep],
+    );
+    assert.equal(
+      (await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${drop}`)).status,
+      404,
+      'a second delete',
+    );
   });
 
   test('404 for a row of another table, an unknown row or table; 400 bad id; 401; 403; nothing deleted', async () => {
@@ -608,9 +801,15 @@ describe('DELETE /api/lookup_tables/:lookup_table_id/rows/:row_id', () => {
     assert.equal((await t.call('DELETE', `/api/lookup_tables/999999/rows/${rowId}`)).status, 404);
     assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/abc`)).status, 400);
     const other = await t.newWorkspace('Deleter Co');
-    assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: other.adminToken })).status, 404);
+    assert.equal(
+      (await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: other.adminToken })).status,
+      404,
+    );
     assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: null })).status, 401);
-    assert.equal((await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: readerToken })).status, 403);
+    assert.equal(
+      (await t.call('DELETE', `/api/lookup_tables/${table.id}/rows/${rowId}`, { token: readerToken })).status,
+      403,
+    );
     assert.equal((await allRows(table.id)).length, 1);
     assert.equal((await allRows(otherTable.id)).length, 1);
   });
@@ -630,7 +829,10 @@ describe('POST /api/lookup_tables/batch_delete', () => {
     assert.equal((await t.call('GET', `/api/lookup_tables/${a.id}/lookup?by[code]=CZ`)).status, 404);
     const names = await tableNames();
     assert.ok(!names.includes(a.name) && !names.includes(b.name) && names.includes(keep.name));
-    assert.equal((await t.call('POST', '/api/lookup_tables', { body: { name: a.name, schema: COUNTRY_SCHEMA } })).status, 200);
+    assert.equal(
+      (await t.call('POST', '/api/lookup_tables', { body: { name: a.name, schema: COUNTRY_SCHEMA } })).status,
+      200,
+    );
   });
 
   test('accepts the alias lookup_table_ids', async () => {
@@ -643,17 +845,28 @@ describe('POST /api/lookup_tables/batch_delete', () => {
     const a = await newTable();
     const b = await newTable();
     await addRows(a.id, [{ code: 'CZ' }]);
-    const unknown = await t.call('POST', '/api/lookup_tables/batch_delete', { body: { ids: [a.id, 999998, b.id, 999999] } });
+    const unknown = await t.call('POST', '/api/lookup_tables/batch_delete', {
+      body: { ids: [a.id, 999998, b.id, 999999] },
+    });
     assert.equal(unknown.status, 404);
     assert.match(unknown.body.message, /999998, 999999/);
     assert.deepEqual(unknown.body.errors, { ids: ['unknown: 999998, 999999'] });
-    const alias = await t.call('POST', '/api/lookup_tables/batch_delete', { body: { lookup_table_ids: [a.id, 999999] } });
+    const alias = await t.call('POST', '/api/lookup_tables/batch_delete', {
+      body: { lookup_table_ids: [a.id, 999999] },
+    });
     assert.deepEqual(alias.body.errors, { lookup_table_ids: ['unknown: 999999'] });
     const testToken = await t.tokenFor('Admin', 'test');
     const inTest = await newTable(COUNTRY_SCHEMA, {}, testToken);
-    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { body: { ids: [a.id, inTest.id] } })).status, 404);
+    assert.equal(
+      (await t.call('POST', '/api/lookup_tables/batch_delete', { body: { ids: [a.id, inTest.id] } })).status,
+      404,
+    );
     const other = await t.newWorkspace('Batch Co');
-    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { token: other.adminToken, body: { ids: [a.id] } })).status, 404);
+    assert.equal(
+      (await t.call('POST', '/api/lookup_tables/batch_delete', { token: other.adminToken, body: { ids: [a.id] } }))
+        .status,
+      404,
+    );
     for (const id of [a.id, b.id]) assert.equal((await t.call('GET', `/api/lookup_tables/${id}`)).status, 200);
     assert.equal((await t.call('GET', `/api/lookup_tables/${inTest.id}`, { token: testToken })).status, 200);
     assert.equal((await allRows(a.id)).length, 1);
@@ -662,32 +875,68 @@ describe('POST /api/lookup_tables/batch_delete', () => {
   test('bad input: missing or empty ids, wrong types, too many; 401; 403; nothing deleted', async () => {
     const a = await newTable();
     const before = await allTableCount();
-    for (const body of [{}, { ids: [] }, { ids: 'all' }, { ids: [a.id, 'abc'] }, { ids: [1.5] }, { ids: [0] }, { ids: [{ id: a.id }] }, { lookup_table_ids: {} }, { ids: Array.from({ length: 1001 }, (_, i) => i + 1) }]) {
+    for (const body of [
+      {},
+      { ids: [] },
+      { ids: 'all' },
+      { ids: [a.id, 'abc'] },
+      { ids: [1.5] },
+      { ids: [0] },
+      { ids: [{ id: a.id }] },
+      { lookup_table_ids: {} },
+      { ids: Array.from({ length: 1001 }, (_, i) => i + 1) },
+    ]) {
       const res = await t.call('POST', '/api/lookup_tables/batch_delete', { body });
       assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 60)} -> ${res.text}`);
       assert.ok(res.body.errors, res.text);
     }
-    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { raw: '{"ids": [', headers: JSON_HEADERS })).status, 400);
-    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { raw: `ids=${a.id}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status, 415);
-    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { token: null, body: { ids: [a.id] } })).status, 401);
-    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { token: readerToken, body: { ids: [a.id] } })).status, 403);
+    assert.equal(
+      (await t.call('POST', '/api/lookup_tables/batch_delete', { raw: '{"ids": [', headers: JSON_HEADERS })).status,
+      400,
+    );
+    assert.equal(
+      (
+        await t.call('POST', '/api/lookup_tables/batch_delete', {
+          raw: `ids=${a.id}`,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        })
+      ).status,
+      415,
+    );
+    assert.equal(
+      (await t.call('POST', '/api/lookup_tables/batch_delete', { token: null, body: { ids: [a.id] } })).status,
+      401,
+    );
+    assert.equal(
+      (await t.call('POST', '/api/lookup_tables/batch_delete', { token: readerToken, body: { ids: [a.id] } })).status,
+      403,
+    );
     assert.equal(await allTableCount(), before);
   });
 });
 
 describe('project scope', () => {
-  test('a client limited to one project sees, creates and deletes only that project\'s tables', async () => {
+  test("a client limited to one project sees, creates and deletes only that project's tables", async () => {
     const mine = await t.createProject('Scoped project');
     const theirs = await t.createProject('Other project');
     const { token } = await t.scopedClient([mine.folderId]);
     const global = await newTable();
     const inTheirs = await newTable(COUNTRY_SCHEMA, { project_id: theirs.projectId });
 
-    const noProject = await t.call('POST', '/api/lookup_tables', { token, body: { name: 'scoped_global', schema: COUNTRY_SCHEMA } });
+    const noProject = await t.call('POST', '/api/lookup_tables', {
+      token,
+      body: { name: 'scoped_global', schema: COUNTRY_SCHEMA },
+    });
     assert.equal(noProject.status, 403);
-    const outside = await t.call('POST', '/api/lookup_tables', { token, body: { name: 'scoped_outside', schema: COUNTRY_SCHEMA, project_id: theirs.projectId } });
+    const outside = await t.call('POST', '/api/lookup_tables', {
+      token,
+      body: { name: 'scoped_outside', schema: COUNTRY_SCHEMA, project_id: theirs.projectId },
+    });
     assert.equal(outside.status, 404);
-    const created = await t.call('POST', '/api/lookup_tables', { token, body: { name: 'scoped_inside', schema: COUNTRY_SCHEMA, project_id: mine.projectId } });
+    const created = await t.call('POST', '/api/lookup_tables', {
+      token,
+      body: { name: 'scoped_inside', schema: COUNTRY_SCHEMA, project_id: mine.projectId },
+    });
     assert.equal(created.status, 200, created.text);
 
     assert.deepEqual(await tableNames(token), ['scoped_inside']);
@@ -697,9 +946,20 @@ describe('project scope', () => {
       assert.equal((await addRow(hidden, { code: 'x' }, token)).status, 404);
     }
     assert.equal((await addRow(created.body.id, { code: 'x' }, token)).status, 200);
-    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { token, body: { ids: [created.body.id, inTheirs.id] } })).status, 404);
+    assert.equal(
+      (
+        await t.call('POST', '/api/lookup_tables/batch_delete', {
+          token,
+          body: { ids: [created.body.id, inTheirs.id] },
+        })
+      ).status,
+      404,
+    );
     assert.equal((await t.call('GET', `/api/lookup_tables/${inTheirs.id}`)).status, 200);
-    assert.equal((await t.call('POST', '/api/lookup_tables/batch_delete', { token, body: { ids: [created.body.id] } })).status, 200);
+    assert.equal(
+      (await t.call('POST', '/api/lookup_tables/batch_delete', { token, body: { ids: [created.body.id] } })).status,
+      200,
+    );
     // The admin (all projects) sees every table.
     const names = await tableNames();
     assert.ok(names.includes(global.name) && names.includes(inTheirs.name) && !names.includes('scoped_inside'));

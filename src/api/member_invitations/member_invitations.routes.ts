@@ -11,18 +11,26 @@ import { inviteMember } from './member_invitations.service.ts';
 export function memberInvitationsRoutes(fastify: FastifyInstance, ctx: ServiceContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.post('/api/member_invitations', {
-    config: { privilege: 'collaborators:write', devOnly: true },
-    schema: {
-      tags: ['Collaborators'],
-      summary: 'Invite a collaborator to the workspace',
-      body: InvitationBody,
-      response: { 200: InvitationResult, ...errorResponses(...AUTH_ERRORS, 422, 429, 502) },
+  app.post(
+    '/api/member_invitations',
+    {
+      config: { privilege: 'collaborators:write', devOnly: true },
+      schema: {
+        tags: ['Collaborators'],
+        summary: 'Invite a collaborator to the workspace',
+        body: InvitationBody,
+        response: { 200: InvitationResult, ...errorResponses(...AUTH_ERRORS, 422, 429, 502) },
+      },
     },
-  }, async (request) => {
-    const auth = authOf(request);
-    const { user_group_ids: groupIds, ...rest } = request.body;
-    await inviteMember(ctx, { workspaceId: auth.workspaceId, clientId: auth.clientId }, { ...rest, ...(groupIds ? { user_group_ids: groupIds.map(toId) } : {}) });
-    return { result: 'ok' as const };
-  });
+    async (request) => {
+      const auth = authOf(request);
+      const { user_group_ids: groupIds, ...rest } = request.body;
+      await inviteMember(
+        ctx,
+        { workspaceId: auth.workspaceId, clientId: auth.clientId },
+        { ...rest, ...(groupIds ? { user_group_ids: groupIds.map(toId) } : {}) },
+      );
+      return { result: 'ok' as const };
+    },
+  );
 }

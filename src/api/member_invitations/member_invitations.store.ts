@@ -23,17 +23,20 @@ export function rolesOf(row: Pick<MemberInvitationRow, 'roles'>): InvitationRole
  * `renewBefore` or its e-mail failed. Returns undefined when an invitation made since then
  * stands: the database decides, in one statement, so two concurrent requests cannot both pass.
  */
-export async function upsertInvitation(db: Db, input: {
-  workspaceId: number;
-  email: string;
-  name: string;
-  roles: readonly InvitationRole[];
-  userGroupIds: readonly number[];
-  status: InvitationStatus;
-  invitedByClientId: number;
-  now: string;
-  renewBefore: string;
-}): Promise<MemberInvitationRow | undefined> {
+export async function upsertInvitation(
+  db: Db,
+  input: {
+    workspaceId: number;
+    email: string;
+    name: string;
+    roles: readonly InvitationRole[];
+    userGroupIds: readonly number[];
+    status: InvitationStatus;
+    invitedByClientId: number;
+    now: string;
+    renewBefore: string;
+  },
+): Promise<MemberInvitationRow | undefined> {
   const values = {
     workspace_id: input.workspaceId,
     email: input.email,
@@ -52,45 +55,78 @@ export async function upsertInvitation(db: Db, input: {
   return db
     .insertInto('member_invitations')
     .values(values)
-    .onConflict((oc) => oc
-      .columns(['workspace_id', 'email_key'])
-      .doUpdateSet({
-        email: values.email,
-        name: values.name,
-        roles: values.roles,
-        user_group_ids: values.user_group_ids,
-        status: values.status,
-        delivery_error: null,
-        invited_by_client_id: values.invited_by_client_id,
-        invited_at: values.invited_at,
-        sent_at: null,
-        updated_at: values.updated_at,
-      })
-      .where((eb) => eb.or([eb('member_invitations.invited_at', '<=', input.renewBefore), eb('member_invitations.status', '=', 'failed')])))
+    .onConflict((oc) =>
+      oc
+        .columns(['workspace_id', 'email_key'])
+        .doUpdateSet({
+          email: values.email,
+          name: values.name,
+          roles: values.roles,
+          user_group_ids: values.user_group_ids,
+          status: values.status,
+          delivery_error: null,
+          invited_by_client_id: values.invited_by_client_id,
+          invited_at: values.invited_at,
+          sent_at: null,
+          updated_at: values.updated_at,
+        })
+        .where((eb) =>
+          eb.or([
+            eb('member_invitations.invited_at', '<=', input.renewBefore),
+            eb('member_invitations.status', '=', 'failed'),
+          ]),
+        ),
+    )
     .returningAll()
     .executeTakeFirst();
 }
 
-export async function findInvitationByEmail(db: Db, workspaceId: number, email: string): Promise<MemberInvitationRow | undefined> {
-  return db.selectFrom('member_invitations').selectAll().where('workspace_id', '=', workspaceId).where('email_key', '=', emailKey(email)).executeTakeFirst();
+export async function findInvitationByEmail(
+  db: Db,
+  workspaceId: number,
+  email: string,
+): Promise<MemberInvitationRow | undefined> {
+  return db
+    .selectFrom('member_invitations')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('email_key', '=', emailKey(email))
+    .executeTakeFirst();
 }
 
-export async function markInvitation(db: Db, id: number, update: { status: InvitationStatus; sentAt?: string | null; deliveryError?: string | null; now: string }): Promise<void> {
+export async function markInvitation(
+  db: Db,
+  id: number,
+  update: { status: InvitationStatus; sentAt?: string | null; deliveryError?: string | null; now: string },
+): Promise<void> {
   await db
     .updateTable('member_invitations')
-    .set({ status: update.status, sent_at: update.sentAt ?? null, delivery_error: update.deliveryError ?? null, updated_at: update.now })
+    .set({
+      status: update.status,
+      sent_at: update.sentAt ?? null,
+      delivery_error: update.deliveryError ?? null,
+      updated_at: update.now,
+    })
     .where('id', '=', id)
     .execute();
 }
 
-export async function listInvitations(db: Db, workspaceId: number, status?: InvitationStatus): Promise<MemberInvitationRow[]> {
+export async function listInvitations(
+  db: Db,
+  workspaceId: number,
+  status?: InvitationStatus,
+): Promise<MemberInvitationRow[]> {
   let query = db.selectFrom('member_invitations').selectAll().where('workspace_id', '=', workspaceId);
   if (status !== undefined) query = query.where('status', '=', status);
   return query.orderBy('id').execute();
 }
 
 export async function countInvitations(db: Db, workspaceId: number): Promise<number> {
-  const row = await db.selectFrom('member_invitations').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('member_invitations')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

@@ -12,7 +12,12 @@ import { listInvitations } from './member_invitations.service.ts';
 const URL_PATH = '/api/member_invitations';
 const clock = manualClock('2026-03-02T09:00:00.000Z');
 const logLines: string[] = [];
-const sink = new Writable({ write(chunk, _enc, done) { logLines.push(...String(chunk).split('\n').filter(Boolean)); done(); } });
+const sink = new Writable({
+  write(chunk, _enc, done) {
+    logLines.push(...String(chunk).split('\n').filter(Boolean));
+    done();
+  },
+});
 
 let t: TestApp;
 let noCollaborators: string;
@@ -22,7 +27,8 @@ before(async () => {
 });
 after(() => t.close());
 
-const invite = (body: unknown, token?: string) => t.call('POST', URL_PATH, { body, ...(token !== undefined ? { token } : {}) });
+const invite = (body: unknown, token?: string) =>
+  t.call('POST', URL_PATH, { body, ...(token !== undefined ? { token } : {}) });
 const invitations = () => listInvitations(t.ctx, t.workspaceId);
 
 describe('POST /api/member_invitations (no SMTP server configured)', () => {
@@ -35,7 +41,14 @@ describe('POST /api/member_invitations (no SMTP server configured)', () => {
     assert.equal(recorded.name, 'Ana López');
     assert.equal(recorded.status, 'pending');
     assert.equal(recorded.sent_at, null);
-    assert.deepEqual(recorded.roles, ['dev', 'test', 'prod'].map((env) => ({ environment_type: env, role_name: 'Operator', role_type: 'privilege_group' })));
+    assert.deepEqual(
+      recorded.roles,
+      ['dev', 'test', 'prod'].map((env) => ({
+        environment_type: env,
+        role_name: 'Operator',
+        role_type: 'privilege_group',
+      })),
+    );
     const logged = logLines.map((l) => JSON.parse(l)).find((l) => l.invitation_id === recorded.id);
     assert.ok(logged, 'the pending invitation is logged');
     assert.match(logged.msg, /pending.*SMTP_URL/);
@@ -46,12 +59,51 @@ describe('POST /api/member_invitations (no SMTP server configured)', () => {
 
   test('roles: the system role Admin, custom roles in any case, env_roles (name or role_name) over role_name', async () => {
     assert.equal((await invite({ name: 'Root', email: 'root@example.com', role_name: 'admin' })).status, 200);
-    assert.equal((await invite({ name: 'Mixed', email: 'mixed@example.com', role_name: 'analyst', env_roles: [{ environment_type: 'PROD', name: 'Admin', role_type: 'privilege_group' }, { environment_type: 'test', role_name: 'OPERATOR' }] })).status, 200);
-    assert.equal((await invite({ name: 'Dev only', email: 'dev.only@example.com', env_roles: [{ environment_type: 'dev', name: 'Operator', role_type: 'environment' }] })).status, 200);
+    assert.equal(
+      (
+        await invite({
+          name: 'Mixed',
+          email: 'mixed@example.com',
+          role_name: 'analyst',
+          env_roles: [
+            { environment_type: 'PROD', name: 'Admin', role_type: 'privilege_group' },
+            { environment_type: 'test', role_name: 'OPERATOR' },
+          ],
+        })
+      ).status,
+      200,
+    );
+    assert.equal(
+      (
+        await invite({
+          name: 'Dev only',
+          email: 'dev.only@example.com',
+          env_roles: [{ environment_type: 'dev', name: 'Operator', role_type: 'environment' }],
+        })
+      ).status,
+      200,
+    );
     const all = await invitations();
-    assert.deepEqual(all.find((i) => i.email === 'root@example.com')?.roles.map((r) => [r.environment_type, r.role_name, r.role_type]), [['dev', 'Admin', 'system'], ['test', 'Admin', 'system'], ['prod', 'Admin', 'system']]);
-    assert.deepEqual(all.find((i) => i.email === 'mixed@example.com')?.roles.map((r) => [r.environment_type, r.role_name]), [['dev', 'Analyst'], ['test', 'Operator'], ['prod', 'Admin']]);
-    assert.deepEqual(all.find((i) => i.email === 'dev.only@example.com')?.roles.map((r) => [r.environment_type, r.role_name]), [['dev', 'Operator']]);
+    assert.deepEqual(
+      all.find((i) => i.email === 'root@example.com')?.roles.map((r) => [r.environment_type, r.role_name, r.role_type]),
+      [
+        ['dev', 'Admin', 'system'],
+        ['test', 'Admin', 'system'],
+        ['prod', 'Admin', 'system'],
+      ],
+    );
+    assert.deepEqual(
+      all.find((i) => i.email === 'mixed@example.com')?.roles.map((r) => [r.environment_type, r.role_name]),
+      [
+        ['dev', 'Analyst'],
+        ['test', 'Operator'],
+        ['prod', 'Admin'],
+      ],
+    );
+    assert.deepEqual(
+      all.find((i) => i.email === 'dev.only@example.com')?.roles.map((r) => [r.environment_type, r.role_name]),
+      [['dev', 'Operator']],
+    );
   });
 
   test('a role copied through POST /api/roles/:role_id/copy can be used at once', async () => {
@@ -73,7 +125,11 @@ describe('POST /api/member_invitations (no SMTP server configured)', () => {
     const almost = await invite({ name: 'Bo', email: 'bo@example.com', role_name: 'Operator' });
     assert.equal(almost.status, 429);
     assert.equal(almost.headers['retry-after'], '1');
-    assert.deepEqual((await invitations()).find((i) => i.email === 'bo@example.com'), first, 'a refused repeat changes nothing');
+    assert.deepEqual(
+      (await invitations()).find((i) => i.email === 'bo@example.com'),
+      first,
+      'a refused repeat changes nothing',
+    );
     clock.advance(1000);
     const renewed = await invite({ name: 'Bo Berg', email: 'bo@example.com', role_name: 'Operator' });
     assert.equal(renewed.status, 200);
@@ -87,7 +143,10 @@ describe('POST /api/member_invitations (no SMTP server configured)', () => {
   test('the 20-minute rule is per workspace', async () => {
     assert.equal((await invite({ name: 'Cy', email: 'cy@example.com', role_name: 'Analyst' })).status, 200);
     const other = await t.newWorkspace('Invites elsewhere');
-    assert.equal((await invite({ name: 'Cy', email: 'cy@example.com', role_name: 'Analyst' }, other.adminToken)).status, 200);
+    assert.equal(
+      (await invite({ name: 'Cy', email: 'cy@example.com', role_name: 'Analyst' }, other.adminToken)).status,
+      200,
+    );
     assert.equal((await listInvitations(t.ctx, other.workspaceId)).length, 1);
   });
 
@@ -98,11 +157,34 @@ describe('POST /api/member_invitations (no SMTP server configured)', () => {
       [{ name: 'X', email: 'x@example.com' }, 'role_name'],
       [{ name: 'X', email: 'x@example.com', role_name: '  ' }, 'role_name'],
       [{ name: 'X', email: 'x@example.com', role_name: null, env_roles: [] }, 'role_name'],
-      [{ name: 'X', email: 'x@example.com', env_roles: [{ environment_type: 'staging', name: 'Admin' }] }, 'env_roles.0.environment_type'],
-      [{ name: 'X', email: 'x@example.com', env_roles: [{ environment_type: 'dev', name: 'Admin' }, { environment_type: 'DEV', name: 'Analyst' }] }, 'env_roles.1.environment_type'],
+      [
+        { name: 'X', email: 'x@example.com', env_roles: [{ environment_type: 'staging', name: 'Admin' }] },
+        'env_roles.0.environment_type',
+      ],
+      [
+        {
+          name: 'X',
+          email: 'x@example.com',
+          env_roles: [
+            { environment_type: 'dev', name: 'Admin' },
+            { environment_type: 'DEV', name: 'Analyst' },
+          ],
+        },
+        'env_roles.1.environment_type',
+      ],
       [{ name: 'X', email: 'x@example.com', env_roles: [{ environment_type: 'dev' }] }, 'env_roles.0.name'],
-      [{ name: 'X', email: 'x@example.com', env_roles: [{ environment_type: 'dev', name: 'Ghost' }] }, 'env_roles.0.name'],
-      [{ name: 'X', email: 'x@example.com', env_roles: [{ environment_type: 'dev', name: 'Admin', role_type: 'superuser' }] }, 'env_roles.0.role_type'],
+      [
+        { name: 'X', email: 'x@example.com', env_roles: [{ environment_type: 'dev', name: 'Ghost' }] },
+        'env_roles.0.name',
+      ],
+      [
+        {
+          name: 'X',
+          email: 'x@example.com',
+          env_roles: [{ environment_type: 'dev', name: 'Admin', role_type: 'superuser' }],
+        },
+        'env_roles.0.role_type',
+      ],
       [{ name: 'X', email: 'x@example.com', env_roles: { dev: 'Admin' } }, 'env_roles'],
       [{ name: 'X', email: 'x@example.com', role_name: 'Admin', user_group_ids: [7] }, 'user_group_ids'],
       [{ name: 'X', email: 'x@example.com', role_name: 'Admin', user_group_ids: ['abc'] }, 'user_group_ids.0'],
@@ -125,9 +207,24 @@ describe('POST /api/member_invitations (no SMTP server configured)', () => {
       assert.ok(res.body.errors?.[field], `errors names ${field}: ${res.text}`);
       assert.equal(typeof res.body.message, 'string');
     }
-    assert.equal((await t.call('POST', URL_PATH, { raw: '{"name": "X",', headers: { 'content-type': 'application/json' } })).status, 400);
-    assert.equal((await t.call('POST', URL_PATH, { raw: 'name=X', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status, 415);
-    assert.equal((await t.call('POST', URL_PATH, { raw: '', headers: { 'content-type': 'application/json' } })).status, 400);
+    assert.equal(
+      (await t.call('POST', URL_PATH, { raw: '{"name": "X",', headers: { 'content-type': 'application/json' } }))
+        .status,
+      400,
+    );
+    assert.equal(
+      (
+        await t.call('POST', URL_PATH, {
+          raw: 'name=X',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        })
+      ).status,
+      415,
+    );
+    assert.equal(
+      (await t.call('POST', URL_PATH, { raw: '', headers: { 'content-type': 'application/json' } })).status,
+      400,
+    );
     assert.equal(await countInvitations(t.ctx.db, t.workspaceId), before);
   });
 
@@ -135,7 +232,10 @@ describe('POST /api/member_invitations (no SMTP server configured)', () => {
     const before = await countInvitations(t.ctx.db, t.workspaceId);
     const res = await invite({ name: 'Owner', email: 'Integrations@Example.com', role_name: 'Admin' });
     assert.equal(res.status, 422);
-    assert.deepEqual(res.body, { message: 'Already a member of this workspace', errors: { email: ['is already a member of this workspace'] } });
+    assert.deepEqual(res.body, {
+      message: 'Already a member of this workspace',
+      errors: { email: ['is already a member of this workspace'] },
+    });
     assert.equal(await countInvitations(t.ctx.db, t.workspaceId), before);
   });
 
@@ -158,7 +258,10 @@ describe('POST /api/member_invitations (no SMTP server configured)', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-interface Received { envelopeTo: string[]; raw: string }
+interface Received {
+  envelopeTo: string[];
+  raw: string;
+}
 
 const SMTP_USER = 'switchboard-mailer';
 const SMTP_PASSWORD = 'smtp-Pa55-word-that-must-stay-secret';
@@ -175,14 +278,18 @@ async function startSmtpServer(): Promise<{ port: number; received: Received[]; 
       return callback(new Error('Invalid username or password'));
     },
     onRcptTo(address, _session, callback) {
-      if (address.address.endsWith('@bounce.example.com')) return callback(Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }));
+      if (address.address.endsWith('@bounce.example.com'))
+        return callback(Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }));
       return callback();
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        received.push({ envelopeTo: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
+        received.push({
+          envelopeTo: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString('utf8'),
+        });
         callback();
       });
     },
@@ -203,7 +310,12 @@ function parseMessage(raw: string): { headers: Record<string, string>; body: str
   }
   let body = raw.slice(split + 4);
   if (/quoted-printable/i.test(headers['content-transfer-encoding'] ?? '')) {
-    body = Buffer.from(body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+    body = Buffer.from(
+      body
+        .replace(/=\r\n/g, '')
+        .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+      'latin1',
+    ).toString('utf8');
   }
   return { headers, body: body.replace(/\r\n/g, '\n') };
 }
@@ -212,13 +324,22 @@ describe('POST /api/member_invitations (SMTP server on loopback)', () => {
   let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
   let s: TestApp;
   const smtpLogs: string[] = [];
-  const smtpSink = new Writable({ write(chunk, _enc, done) { smtpLogs.push(...String(chunk).split('\n').filter(Boolean)); done(); } });
+  const smtpSink = new Writable({
+    write(chunk, _enc, done) {
+      smtpLogs.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
 
   before(async () => {
     smtp = await startSmtpServer();
     s = await createTestApp({
       logger: createLogger('trace', smtpSink),
-      env: { SMTP_URL: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtp.port}`, SMTP_FROM: 'Acme Ops <ops@acme.example.com>', PUBLIC_BASE_URL: 'https://switchboard.acme.example.com' },
+      env: {
+        SMTP_URL: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${smtp.port}`,
+        SMTP_FROM: 'Acme Ops <ops@acme.example.com>',
+        PUBLIC_BASE_URL: 'https://switchboard.acme.example.com',
+      },
     });
   });
   after(async () => {
@@ -227,7 +348,9 @@ describe('POST /api/member_invitations (SMTP server on loopback)', () => {
   });
 
   test('sends the invitation: recipient, sender, subject, role and the server link; recorded as sent', async () => {
-    const res = await s.call('POST', URL_PATH, { body: { name: 'Eve Adams', email: 'eve@example.com', role_name: 'Operator' } });
+    const res = await s.call('POST', URL_PATH, {
+      body: { name: 'Eve Adams', email: 'eve@example.com', role_name: 'Operator' },
+    });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body, { result: 'ok' });
     assert.equal(smtp.received.length, 1);
@@ -248,7 +371,16 @@ describe('POST /api/member_invitations (SMTP server on loopback)', () => {
   });
 
   test('per-environment roles are listed by environment', async () => {
-    const res = await s.call('POST', URL_PATH, { body: { name: 'Finn', email: 'finn@example.com', env_roles: [{ environment_type: 'dev', name: 'Operator' }, { environment_type: 'prod', name: 'Analyst' }] } });
+    const res = await s.call('POST', URL_PATH, {
+      body: {
+        name: 'Finn',
+        email: 'finn@example.com',
+        env_roles: [
+          { environment_type: 'dev', name: 'Operator' },
+          { environment_type: 'prod', name: 'Analyst' },
+        ],
+      },
+    });
     assert.equal(res.status, 200, res.text);
     const { body } = parseMessage(smtp.received.at(-1)!.raw);
     assert.match(body, /Your roles:\n {2}Development: Operator\n {2}Production: Analyst\n/);
@@ -256,13 +388,17 @@ describe('POST /api/member_invitations (SMTP server on loopback)', () => {
 
   test('a refused recipient: 502, recorded as failed with the SMTP reply, and may be retried at once', async () => {
     const sent = smtp.received.length;
-    const res = await s.call('POST', URL_PATH, { body: { name: 'Gil', email: 'gil@bounce.example.com', role_name: 'Analyst' } });
+    const res = await s.call('POST', URL_PATH, {
+      body: { name: 'Gil', email: 'gil@bounce.example.com', role_name: 'Analyst' },
+    });
     assert.equal(res.status, 502);
     assert.deepEqual(res.body, { message: 'The invitation was recorded but the e-mail could not be sent; try again' });
     const failed = (await listInvitations(s.ctx, s.workspaceId)).find((i) => i.email === 'gil@bounce.example.com');
     assert.equal(failed?.status, 'failed');
     assert.match(failed?.delivery_error ?? '', /550/);
-    const retry = await s.call('POST', URL_PATH, { body: { name: 'Gil', email: 'gil@bounce.example.com', role_name: 'Analyst' } });
+    const retry = await s.call('POST', URL_PATH, {
+      body: { name: 'Gil', email: 'gil@bounce.example.com', role_name: 'Analyst' },
+    });
     assert.equal(retry.status, 502, 'a failed e-mail does not start the 20-minute wait');
     assert.equal(smtp.received.length, sent);
     assert.ok(smtpLogs.some((l) => /could not be sent/.test(l) && l.includes('g***@bounce.example.com')));
@@ -271,13 +407,26 @@ describe('POST /api/member_invitations (SMTP server on loopback)', () => {
   test('an unreachable or refusing SMTP server is a 502, never a 500; the SMTP password never reaches the logs', async () => {
     const closed = await startSmtpServer();
     await closed.close();
-    const unreachable = await createTestApp({ logger: createLogger('trace', smtpSink), env: { SMTP_URL: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${closed.port}` } });
-    const wrongPassword = await createTestApp({ logger: createLogger('trace', smtpSink), env: { SMTP_URL: `smtp://${SMTP_USER}:wrong-${SMTP_PASSWORD}@127.0.0.1:${smtp.port}` } });
+    const unreachable = await createTestApp({
+      logger: createLogger('trace', smtpSink),
+      env: { SMTP_URL: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${closed.port}` },
+    });
+    const wrongPassword = await createTestApp({
+      logger: createLogger('trace', smtpSink),
+      env: { SMTP_URL: `smtp://${SMTP_USER}:wrong-${SMTP_PASSWORD}@127.0.0.1:${smtp.port}` },
+    });
     try {
-      const a = await unreachable.call('POST', URL_PATH, { body: { name: 'Hal', email: 'hal@example.com', role_name: 'Admin' } });
+      const a = await unreachable.call('POST', URL_PATH, {
+        body: { name: 'Hal', email: 'hal@example.com', role_name: 'Admin' },
+      });
       assert.equal(a.status, 502);
-      assert.match((await listInvitations(unreachable.ctx, unreachable.workspaceId))[0]?.delivery_error ?? '', /ECONNREFUSED/);
-      const b = await wrongPassword.call('POST', URL_PATH, { body: { name: 'Ida', email: 'ida@example.com', role_name: 'Admin' } });
+      assert.match(
+        (await listInvitations(unreachable.ctx, unreachable.workspaceId))[0]?.delivery_error ?? '',
+        /ECONNREFUSED/,
+      );
+      const b = await wrongPassword.call('POST', URL_PATH, {
+        body: { name: 'Ida', email: 'ida@example.com', role_name: 'Admin' },
+      });
       assert.equal(b.status, 502);
       const stored = (await listInvitations(wrongPassword.ctx, wrongPassword.workspaceId))[0]?.delivery_error ?? '';
       assert.match(stored, /EAUTH/);

@@ -7,7 +7,14 @@ import { toStored } from '../../time.ts';
 import { CELL_COLUMNS, labelsOf } from '../lookup_tables/lookup_tables.store.ts';
 import { findRecordsAfter } from '../data_tables/data_tables.store.ts';
 import { parseColumns } from '../data_tables/columns.ts';
-import { FolderIndex, fileStem, findAsset, isPackagedType, type Asset, type PackagedType } from '../export_manifests/assets.ts';
+import {
+  FolderIndex,
+  fileStem,
+  findAsset,
+  isPackagedType,
+  type Asset,
+  type PackagedType,
+} from '../export_manifests/assets.ts';
 import { parseCode, REFERENCE_FIELDS, stepsOf, type ReferenceKind } from '../export_manifests/references.ts';
 import { updateManifest } from '../export_manifests/export_manifests.store.ts';
 import { CHUNK_BYTES, deleteChunks, finishPackage, insertChunk } from './packages.store.ts';
@@ -56,7 +63,8 @@ class RefResolver {
     for (const a of assets) {
       const ref = { zip_name: a.zip_name, name: a.name, folder: a.folder };
       this.#byKey.set(`${a.type}:${a.id}`, ref);
-      if (!this.#byKey.has(`${a.type}:name:${a.name.toLowerCase()}`)) this.#byKey.set(`${a.type}:name:${a.name.toLowerCase()}`, ref);
+      if (!this.#byKey.has(`${a.type}:name:${a.name.toLowerCase()}`))
+        this.#byKey.set(`${a.type}:name:${a.name.toLowerCase()}`, ref);
     }
   }
 
@@ -67,25 +75,45 @@ class RefResolver {
     const found = await findAsset(this.#db, this.#environmentId, type, id);
     if (!found) return undefined;
     const place = this.#anchorId === null ? { folder: '' } : this.#folders.placement(this.#anchorId, found.folderId);
-    const ref = { zip_name: `${place.folder === '' ? '' : `${place.folder}/`}${fileStem(found.name)}.${type}.json`, name: found.name, folder: place.folder };
+    const ref = {
+      zip_name: `${place.folder === '' ? '' : `${place.folder}/`}${fileStem(found.name)}.${type}.json`,
+      name: found.name,
+      folder: place.folder,
+    };
     this.#byKey.set(`${type}:${id}`, ref);
     return ref;
   }
 }
 
-const KIND_TYPE: Record<ReferenceKind, PackagedType> = { lookup_table: 'lookup_table', workato_db_table: 'workato_db_table', topic: 'topic', recipe: 'recipe' };
+const KIND_TYPE: Record<ReferenceKind, PackagedType> = {
+  lookup_table: 'lookup_table',
+  workato_db_table: 'workato_db_table',
+  topic: 'topic',
+  recipe: 'recipe',
+};
 
 function json(value: unknown): Buffer {
   return Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
 }
 
 async function recipeFile(db: Db, refs: RefResolver, asset: Asset, includeTestCases: boolean): Promise<Buffer> {
-  const row = await db.selectFrom('recipes').select(['name', 'description', 'code', 'config', 'concurrency', 'version_no']).where('id', '=', asset.id).executeTakeFirst();
+  const row = await db
+    .selectFrom('recipes')
+    .select(['name', 'description', 'code', 'config', 'concurrency', 'version_no'])
+    .where('id', '=', asset.id)
+    .executeTakeFirst();
   if (!row) throw new PackageFailure(`${asset.zip_name}: recipe ${asset.id} no longer exists`);
-  let content = { name: row.name, description: row.description, code: row.code, config: row.config, version: row.version_no };
+  let content = {
+    name: row.name,
+    description: row.description,
+    code: row.code,
+    config: row.config,
+    version: row.version_no,
+  };
   if (asset.version !== undefined && asset.version !== row.version_no) {
     const v = await findRecipeVersionContent(db, asset.id, asset.version);
-    if (!v) throw new PackageFailure(`${asset.zip_name}: version ${asset.version} of recipe ${asset.id} does not exist`);
+    if (!v)
+      throw new PackageFailure(`${asset.zip_name}: version ${asset.version} of recipe ${asset.id} does not exist`);
     content = { name: v.name, description: v.description, code: v.code, config: v.config, version: v.version_no };
   }
   const code = parseCode(content.code);
@@ -97,7 +125,12 @@ async function recipeFile(db: Db, refs: RefResolver, asset: Asset, includeTestCa
     for (const { provider, field, kind } of REFERENCE_FIELDS) {
       if (step.provider !== provider) continue;
       const value = fields[field];
-      const id = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,15}$/.test(value.trim()) ? Number(value) : undefined;
+      const id =
+        typeof value === 'number'
+          ? value
+          : typeof value === 'string' && /^\d{1,15}$/.test(value.trim())
+            ? Number(value)
+            : undefined;
       if (id === undefined) continue;
       const ref = await refs.byId(KIND_TYPE[kind], id);
       if (ref) fields[field] = ref;
@@ -127,36 +160,75 @@ async function recipeFile(db: Db, refs: RefResolver, asset: Asset, includeTestCa
       ...(e.personalization !== undefined ? { personalization: e.personalization } : {}),
     });
   }
-  const file: Record<string, unknown> = { name: content.name, description: content.description, version: content.version, private: false, concurrency: row.concurrency, code, config: entries };
+  const file: Record<string, unknown> = {
+    name: content.name,
+    description: content.description,
+    version: content.version,
+    private: false,
+    concurrency: row.concurrency,
+    code,
+    config: entries,
+  };
   if (includeTestCases) {
-    file.test_cases = (await listTestCases(db, [asset.id])).map((tc) => ({ name: tc.name, description: tc.description, ...(JSON.parse(tc.body) as object) }));
+    file.test_cases = (await listTestCases(db, [asset.id])).map((tc) => ({
+      name: tc.name,
+      description: tc.description,
+      ...(JSON.parse(tc.body) as object),
+    }));
   }
   return json(file);
 }
 
-async function assetFile(db: Db, environmentId: number, folders: FolderIndex, refs: RefResolver, asset: Asset & { type: PackagedType }, options: ExportOptions): Promise<Buffer> {
+async function assetFile(
+  db: Db,
+  environmentId: number,
+  folders: FolderIndex,
+  refs: RefResolver,
+  asset: Asset & { type: PackagedType },
+  options: ExportOptions,
+): Promise<Buffer> {
   const includeData = options.includeData;
   const gone = () => new PackageFailure(`${asset.zip_name}: ${asset.type} ${asset.id} no longer exists`);
   switch (asset.type) {
     case 'recipe':
       return recipeFile(db, refs, asset, options.includeTestCases === true);
     case 'connection': {
-      const c = await db.selectFrom('connections').select(['name', 'provider', 'folder_id']).where('environment_id', '=', environmentId).where('id', '=', asset.id).executeTakeFirst();
+      const c = await db
+        .selectFrom('connections')
+        .select(['name', 'provider', 'folder_id'])
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', asset.id)
+        .executeTakeFirst();
       if (!c) throw gone();
       return json({ name: c.name, provider: c.provider, root_folder: folders.get(c.folder_id)?.parent_id === null });
     }
     case 'lookup_table': {
-      const t = await db.selectFrom('lookup_tables').selectAll().where('environment_id', '=', environmentId).where('id', '=', asset.id).where('deleted_at', 'is', null).executeTakeFirst();
+      const t = await db
+        .selectFrom('lookup_tables')
+        .selectAll()
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', asset.id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
       if (!t) throw gone();
       const labels = labelsOf(t);
       const schema = labels.map((label, i) => ({ label, name: `col${i + 1}` }));
       if (!includeData) return json({ name: t.name, schema });
       // Rows written as they are read, a page at a time, into one file.
-      const parts: string[] = [`{\n  "name": ${JSON.stringify(t.name)},\n  "schema": ${JSON.stringify(schema, null, 2).replace(/\n/g, '\n  ')},\n  "data": [`];
+      const parts: string[] = [
+        `{\n  "name": ${JSON.stringify(t.name)},\n  "schema": ${JSON.stringify(schema, null, 2).replace(/\n/g, '\n  ')},\n  "data": [`,
+      ];
       let afterId = 0;
       let first = true;
       for (;;) {
-        const rows = await db.selectFrom('lookup_table_rows').selectAll().where('table_id', '=', t.id).where('id', '>', afterId).orderBy('id').limit(5000).execute();
+        const rows = await db
+          .selectFrom('lookup_table_rows')
+          .selectAll()
+          .where('table_id', '=', t.id)
+          .where('id', '>', afterId)
+          .orderBy('id')
+          .limit(5000)
+          .execute();
         if (rows.length === 0) break;
         for (const row of rows) {
           const cells: Record<string, string> = {};
@@ -174,13 +246,27 @@ async function assetFile(db: Db, environmentId: number, folders: FolderIndex, re
       return Buffer.from(parts.join(''), 'utf8');
     }
     case 'workato_db_table': {
-      const t = await db.selectFrom('data_tables').selectAll().where('environment_id', '=', environmentId).where('id', '=', asset.id).executeTakeFirst();
+      const t = await db
+        .selectFrom('data_tables')
+        .selectAll()
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', asset.id)
+        .executeTakeFirst();
       if (!t) throw gone();
       // Columns keep their UUIDs: the recipes of the package name them.
-      const schema = parseColumns(t.columns).map((c) => ({ field_id: c.field_id, name: c.name, type: c.type, optional: c.optional, default_value: c.default_value, hint: c.hint }));
+      const schema = parseColumns(t.columns).map((c) => ({
+        field_id: c.field_id,
+        name: c.name,
+        type: c.type,
+        optional: c.optional,
+        default_value: c.default_value,
+        hint: c.hint,
+      }));
       if (!includeData) return json({ name: t.name, schema });
       // Records (values by column UUID) written as they are read, a page at a time, into one file.
-      const parts: string[] = [`{\n  "name": ${JSON.stringify(t.name)},\n  "schema": ${JSON.stringify(schema, null, 2).replace(/\n/g, '\n  ')},\n  "data": [`];
+      const parts: string[] = [
+        `{\n  "name": ${JSON.stringify(t.name)},\n  "schema": ${JSON.stringify(schema, null, 2).replace(/\n/g, '\n  ')},\n  "data": [`,
+      ];
       let afterId = 0;
       let first = true;
       for (;;) {
@@ -196,18 +282,39 @@ async function assetFile(db: Db, environmentId: number, folders: FolderIndex, re
       return Buffer.from(parts.join(''), 'utf8');
     }
     case 'topic': {
-      const t = await db.selectFrom('event_topics').selectAll().where('environment_id', '=', environmentId).where('id', '=', asset.id).where('deleted_at', 'is', null).executeTakeFirst();
+      const t = await db
+        .selectFrom('event_topics')
+        .selectAll()
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', asset.id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
       if (!t) throw gone();
-      return json({ name: t.name, description: t.description, retention: t.retention_seconds, schema: t.schema === null ? null : (JSON.parse(t.schema) as unknown) });
+      return json({
+        name: t.name,
+        description: t.description,
+        retention: t.retention_seconds,
+        schema: t.schema === null ? null : (JSON.parse(t.schema) as unknown),
+      });
     }
     case 'api_group': {
-      const c = await db.selectFrom('api_collections').selectAll().where('environment_id', '=', environmentId).where('id', '=', asset.id).executeTakeFirst();
+      const c = await db
+        .selectFrom('api_collections')
+        .selectAll()
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', asset.id)
+        .executeTakeFirst();
       if (!c) throw gone();
       return json({ name: c.name, version: c.version, description: '', handle: c.slug, use_prefix: true });
     }
     case 'api_endpoint': {
-      const e = await db.selectFrom('api_endpoints').innerJoin('api_collections', 'api_collections.id', 'api_endpoints.collection_id')
-        .selectAll('api_endpoints').where('api_collections.environment_id', '=', environmentId).where('api_endpoints.id', '=', asset.id).executeTakeFirst();
+      const e = await db
+        .selectFrom('api_endpoints')
+        .innerJoin('api_collections', 'api_collections.id', 'api_endpoints.collection_id')
+        .selectAll('api_endpoints')
+        .where('api_collections.environment_id', '=', environmentId)
+        .where('api_endpoints.id', '=', asset.id)
+        .executeTakeFirst();
       if (!e) throw gone();
       return json({
         name: e.name,
@@ -228,7 +335,12 @@ async function assetFile(db: Db, environmentId: number, folders: FolderIndex, re
     }
     case 'account_property':
     case 'project_property': {
-      const p = await db.selectFrom('properties').select(['name', 'value']).where('environment_id', '=', environmentId).where('id', '=', asset.id).executeTakeFirst();
+      const p = await db
+        .selectFrom('properties')
+        .select(['name', 'value'])
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', asset.id)
+        .executeTakeFirst();
       if (!p) throw gone();
       return json({ name: p.name, value: p.value });
     }
@@ -244,7 +356,8 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
   const refs = new RefResolver(db, pkg.environment_id, folders, options.anchorFolderId, assets);
   const writer = createZipWriter(new Date(pkg.created_at));
   for (const asset of assets) {
-    if (!isPackagedType(asset.type)) throw new PackageFailure(`${asset.zip_name}: ${asset.type} assets are not held by this server`);
+    if (!isPackagedType(asset.type))
+      throw new PackageFailure(`${asset.zip_name}: ${asset.type} assets are not held by this server`);
     const packaged = asset as Asset & { type: PackagedType };
     writer.add(asset.zip_name, () => assetFile(db, pkg.environment_id, folders, refs, packaged, options));
   }
@@ -271,12 +384,20 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
   const now = toStored(ctx.clock.now());
   const versions: Record<string, string> = {};
   for (const asset of assets) {
-    const found = isPackagedType(asset.type) ? await findAsset(db, pkg.environment_id, asset.type, asset.id) : undefined;
+    const found = isPackagedType(asset.type)
+      ? await findAsset(db, pkg.environment_id, asset.type, asset.id)
+      : undefined;
     if (found) versions[`${asset.type}:${asset.id}`] = found.updatedAt;
   }
   await db.transaction().execute(async (trx) => {
-    if ((await finishPackage(trx, pkg.id, { status: 'completed', content_size: size, now })) && options.manifestId !== null) {
-      await updateManifest(trx, options.manifestId, { last_export: JSON.stringify(versions), last_exported_at: toStored(new Date(pkg.created_at)) });
+    if (
+      (await finishPackage(trx, pkg.id, { status: 'completed', content_size: size, now })) &&
+      options.manifestId !== null
+    ) {
+      await updateManifest(trx, options.manifestId, {
+        last_export: JSON.stringify(versions),
+        last_exported_at: toStored(new Date(pkg.created_at)),
+      });
     }
   });
 }

@@ -13,14 +13,32 @@ import { isUniqueViolation } from '../../db/dialect.ts';
 import { uniqueSlug } from '../api_collections/api_collections.service.ts';
 import { findFolder } from '../folders/folder-scope.ts';
 import { findHomeFolder, folderNameKey, insertFolder, insertProject, isWithin } from '../folders/folders.store.ts';
-import { deleteAllRows, insertRows, insertTable, type Cells, CELL_COLUMNS } from '../lookup_tables/lookup_tables.store.ts';
-import { deleteAllRecords, insertRecord, insertTable as insertDataTable, updateTableDefinition } from '../data_tables/data_tables.store.ts';
+import {
+  deleteAllRows,
+  insertRows,
+  insertTable,
+  type Cells,
+  CELL_COLUMNS,
+} from '../lookup_tables/lookup_tables.store.ts';
+import {
+  deleteAllRecords,
+  insertRecord,
+  insertTable as insertDataTable,
+  updateTableDefinition,
+} from '../data_tables/data_tables.store.ts';
 import { columnsFromDefinition } from '../data_tables/data_tables.service.ts';
 import { coerce, type Stored } from '../data_tables/columns.ts';
 import { upsertProperties } from '../properties/properties.store.ts';
 import { RETENTION_LIMITS, DEFAULT_RETENTION_SECONDS } from '../event_streams/event_streams.service.ts';
 import { authorOf, checkFields, newRecipeState, versionOf, type RecipeRuntime } from '../recipes/recipes.service.ts';
-import { findRecipeById, insertRecipe, insertVersion, markRecipeRunning, markRecipeStopped, updateRecipe } from '../recipes/recipes.store.ts';
+import {
+  findRecipeById,
+  insertRecipe,
+  insertVersion,
+  markRecipeRunning,
+  markRecipeStopped,
+  updateRecipe,
+} from '../recipes/recipes.store.ts';
 import { PackageFailure } from './export.ts';
 import { finishPackage, type ImportResult } from './packages.store.ts';
 import { zipFiles, ZipError, type ZipLimits } from './zip.ts';
@@ -43,8 +61,27 @@ export interface ImportOptions {
   applied?: AppliedRecord;
 }
 
-type FileType = 'recipe' | 'connection' | 'lookup_table' | 'workato_db_table' | 'topic' | 'api_group' | 'api_endpoint' | 'account_property' | 'project_property';
-const FILE_TYPES: readonly FileType[] = ['recipe', 'connection', 'lookup_table', 'workato_db_table', 'topic', 'api_group', 'api_endpoint', 'account_property', 'project_property'];
+type FileType =
+  | 'recipe'
+  | 'connection'
+  | 'lookup_table'
+  | 'workato_db_table'
+  | 'topic'
+  | 'api_group'
+  | 'api_endpoint'
+  | 'account_property'
+  | 'project_property';
+const FILE_TYPES: readonly FileType[] = [
+  'recipe',
+  'connection',
+  'lookup_table',
+  'workato_db_table',
+  'topic',
+  'api_group',
+  'api_endpoint',
+  'account_property',
+  'project_property',
+];
 
 interface Entry {
   path: string;
@@ -113,7 +150,9 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
     if (base.startsWith('.') || path.startsWith('__MACOSX/')) continue;
     const type = typeOfEntry(path);
     if (!type) {
-      problems.push(`${path}: not a known asset file (expected <name>.<type>.json with a type of ${FILE_TYPES.join(', ')})`);
+      problems.push(
+        `${path}: not a known asset file (expected <name>.<type>.json with a type of ${FILE_TYPES.join(', ')})`,
+      );
       continue;
     }
     let body: unknown;
@@ -130,14 +169,30 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
     const before = problems.length;
     const name = str(body, 'name', problems, path);
     if (name !== undefined && name.trim() === '') problems.push(`${path}: name is blank`);
-    if (type === 'recipe' && !isObj(body.code) && typeof body.code !== 'string') problems.push(`${path}: code must be an object`);
-    if (type === 'recipe' && body.test_cases !== undefined && (!Array.isArray(body.test_cases) || !body.test_cases.every((tc) => isObj(tc) && typeof tc.name === 'string' && tc.name.trim() !== ''))) problems.push(`${path}: test_cases must be a list of test cases, each with a name`);
+    if (type === 'recipe' && !isObj(body.code) && typeof body.code !== 'string')
+      problems.push(`${path}: code must be an object`);
+    if (
+      type === 'recipe' &&
+      body.test_cases !== undefined &&
+      (!Array.isArray(body.test_cases) ||
+        !body.test_cases.every((tc) => isObj(tc) && typeof tc.name === 'string' && tc.name.trim() !== ''))
+    )
+      problems.push(`${path}: test_cases must be a list of test cases, each with a name`);
     if (type === 'connection') str(body, 'provider', problems, path);
     if (type === 'lookup_table') {
-      if (!Array.isArray(body.schema) || body.schema.length === 0 || body.schema.length > CELL_COLUMNS.length || !body.schema.every((c) => isObj(c) && typeof c.label === 'string' && c.label.trim() !== '')) {
+      if (
+        !Array.isArray(body.schema) ||
+        body.schema.length === 0 ||
+        body.schema.length > CELL_COLUMNS.length ||
+        !body.schema.every((c) => isObj(c) && typeof c.label === 'string' && c.label.trim() !== '')
+      ) {
         problems.push(`${path}: schema must be a list of 1 to ${CELL_COLUMNS.length} columns, each with a label`);
       }
-      if (body.data !== undefined && body.data !== null && (!Array.isArray(body.data) || !body.data.every(isRowOfCells))) {
+      if (
+        body.data !== undefined &&
+        body.data !== null &&
+        (!Array.isArray(body.data) || !body.data.every(isRowOfCells))
+      ) {
         problems.push(`${path}: data must be a list of rows, each an object of text cells`);
       }
     }
@@ -146,20 +201,33 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
         columnsFromDefinition(body.schema);
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
-        problems.push(`${path}: ${Object.entries(error.errors ?? {}).map(([k, v]) => `${k} ${v.join(', ')}`).join('; ')}`);
+        problems.push(
+          `${path}: ${Object.entries(error.errors ?? {})
+            .map(([k, v]) => `${k} ${v.join(', ')}`)
+            .join('; ')}`,
+        );
       }
       if (body.data !== undefined && body.data !== null && (!Array.isArray(body.data) || !body.data.every(isObj))) {
         problems.push(`${path}: data must be a list of records, each an object of values by column UUID`);
       }
     }
     if (type === 'topic') {
-      if (body.schema !== undefined && body.schema !== null && !Array.isArray(body.schema)) problems.push(`${path}: schema must be a list of fields or null`);
+      if (body.schema !== undefined && body.schema !== null && !Array.isArray(body.schema))
+        problems.push(`${path}: schema must be a list of fields or null`);
       const r = body.retention;
-      if (r !== undefined && r !== null && (typeof r !== 'number' || !Number.isInteger(r) || r < RETENTION_LIMITS.min || r > RETENTION_LIMITS.max)) problems.push(`${path}: retention must be a whole number of seconds from ${RETENTION_LIMITS.min} to ${RETENTION_LIMITS.max}`);
+      if (
+        r !== undefined &&
+        r !== null &&
+        (typeof r !== 'number' || !Number.isInteger(r) || r < RETENTION_LIMITS.min || r > RETENTION_LIMITS.max)
+      )
+        problems.push(
+          `${path}: retention must be a whole number of seconds from ${RETENTION_LIMITS.min} to ${RETENTION_LIMITS.max}`,
+        );
     }
     if (type === 'api_endpoint') {
       const method = str(body, 'method', problems, path);
-      if (method !== undefined && !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method.toUpperCase())) problems.push(`${path}: method must be GET, POST, PUT, PATCH or DELETE`);
+      if (method !== undefined && !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method.toUpperCase()))
+        problems.push(`${path}: method must be GET, POST, PUT, PATCH or DELETE`);
       str(body, 'path', problems, path);
     }
     if (type === 'account_property' || type === 'project_property') {
@@ -174,7 +242,11 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
     }
     out.push(entry);
   }
-  if (problems.length > 0) throw new PackageFailure(`${problems.length} file(s) of the package are not valid; nothing was imported`, problems.slice(0, 100));
+  if (problems.length > 0)
+    throw new PackageFailure(
+      `${problems.length} file(s) of the package are not valid; nothing was imported`,
+      problems.slice(0, 100),
+    );
   if (out.length === 0) throw new PackageFailure('The package holds no asset files; nothing was imported');
   return out;
 }
@@ -185,15 +257,29 @@ interface Applied {
 }
 
 function refName(value: unknown): { zip_name?: string; name?: string } | undefined {
-  if (isObj(value)) return { ...(typeof value.zip_name === 'string' ? { zip_name: value.zip_name } : {}), ...(typeof value.name === 'string' ? { name: value.name } : {}) };
+  if (isObj(value))
+    return {
+      ...(typeof value.zip_name === 'string' ? { zip_name: value.zip_name } : {}),
+      ...(typeof value.name === 'string' ? { name: value.name } : {}),
+    };
   if (typeof value === 'string' && value !== '') return { name: value };
   return undefined;
 }
 
 /** Apply every entry in one transaction. */
-async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: ImportOptions, entries: Entry[], readFile: (path: string) => Promise<Buffer>): Promise<Applied> {
+async function apply(
+  ctx: ServiceContext,
+  trx: Db,
+  pkg: PackageRow,
+  options: ImportOptions,
+  entries: Entry[],
+  readFile: (path: string) => Promise<Buffer>,
+): Promise<Applied> {
   const now = toStored(ctx.clock.now());
-  const target = options.folderId !== null ? await findFolder(trx, pkg.environment_id, options.folderId) : await projectFolder(trx, pkg, options.project, now);
+  const target =
+    options.folderId !== null
+      ? await findFolder(trx, pkg.environment_id, options.folderId)
+      : await projectFolder(trx, pkg, options.project, now);
   if (!target) throw new PackageFailure(`The target folder ${options.folderId} no longer exists; nothing was imported`);
   const env = pkg.environment_id;
   const projectId = target.project_id;
@@ -207,9 +293,30 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
     if (known !== undefined) return known;
     const parentDir = dir.includes('/') ? dir.slice(0, dir.lastIndexOf('/')) : '';
     const parentId = await folderOf(parentDir);
-    const name = dir.slice(dir.lastIndexOf('/') + 1).trim().slice(0, 255);
-    const existing = await trx.selectFrom('folders').select('id').where('parent_id', '=', parentId).where('name_key', '=', folderNameKey(name)).executeTakeFirst();
-    const id = existing ? existing.id : (await insertFolder(trx, { workspace_id: pkg.workspace_id, environment_id: env, parent_id: parentId, name, is_project: 0, project_id: projectId, created_at: now, updated_at: now })).id;
+    const name = dir
+      .slice(dir.lastIndexOf('/') + 1)
+      .trim()
+      .slice(0, 255);
+    const existing = await trx
+      .selectFrom('folders')
+      .select('id')
+      .where('parent_id', '=', parentId)
+      .where('name_key', '=', folderNameKey(name))
+      .executeTakeFirst();
+    const id = existing
+      ? existing.id
+      : (
+          await insertFolder(trx, {
+            workspace_id: pkg.workspace_id,
+            environment_id: env,
+            parent_id: parentId,
+            name,
+            is_project: 0,
+            project_id: projectId,
+            created_at: now,
+            updated_at: now,
+          })
+        ).id;
     folderIds.set(dir, id);
     return id;
   };
@@ -226,23 +333,64 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
   for (const e of byType('connection')) {
     const provider = String(e.body.provider);
     if (options.connectionsMustExist) {
-      const match = await trx.selectFrom('connections').select('id').where('environment_id', '=', env).where('name', '=', name(e)).where('provider', '=', provider).orderBy('id').executeTakeFirst();
+      const match = await trx
+        .selectFrom('connections')
+        .select('id')
+        .where('environment_id', '=', env)
+        .where('name', '=', name(e))
+        .where('provider', '=', provider)
+        .orderBy('id')
+        .executeTakeFirst();
       if (match) connectionByZip.set(e.path, match.id);
-      else fail(e.path, `no connection named "${name(e)}" (${provider}) in the target environment: create it there, with that environment's credentials, and deploy again`);
+      else
+        fail(
+          e.path,
+          `no connection named "${name(e)}" (${provider}) in the target environment: create it there, with that environment's credentials, and deploy again`,
+        );
       continue;
     }
     const folderId = await placeOf(e);
-    const existing = await trx.selectFrom('connections').select(['id', 'provider']).where('environment_id', '=', env).where('folder_id', '=', folderId).where('name', '=', name(e)).orderBy('id').executeTakeFirst();
+    const existing = await trx
+      .selectFrom('connections')
+      .select(['id', 'provider'])
+      .where('environment_id', '=', env)
+      .where('folder_id', '=', folderId)
+      .where('name', '=', name(e))
+      .orderBy('id')
+      .executeTakeFirst();
     if (existing) {
-      if (existing.provider !== provider) fail(e.path, `a connection named "${name(e)}" exists in the target with provider ${existing.provider}, not ${provider}`);
+      if (existing.provider !== provider)
+        fail(
+          e.path,
+          `a connection named "${name(e)}" exists in the target with provider ${existing.provider}, not ${provider}`,
+        );
       connectionByZip.set(e.path, existing.id);
       continue;
     }
-    const row = await trx.insertInto('connections').values({
-      workspace_id: pkg.workspace_id, environment_id: env, folder_id: folderId, parent_id: null, custom_oauth_profile_id: null, name: name(e), provider,
-      description: null, external_id: null, input_sealed: null, input_fields: '[]', authorization_status: null, authorization_error: null, authorized_at: null,
-      connection_lost_at: null, connection_lost_reason: null, created_at: now, updated_at: now,
-    }).returning('id').executeTakeFirstOrThrow();
+    const row = await trx
+      .insertInto('connections')
+      .values({
+        workspace_id: pkg.workspace_id,
+        environment_id: env,
+        folder_id: folderId,
+        parent_id: null,
+        custom_oauth_profile_id: null,
+        name: name(e),
+        provider,
+        description: null,
+        external_id: null,
+        input_sealed: null,
+        input_fields: '[]',
+        authorization_status: null,
+        authorization_error: null,
+        authorized_at: null,
+        connection_lost_at: null,
+        connection_lost_reason: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     connectionByZip.set(e.path, Number(row.id));
   }
 
@@ -252,18 +400,45 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
     const schema = Array.isArray(e.body.schema) ? JSON.stringify(e.body.schema) : null;
     const description = typeof e.body.description === 'string' ? e.body.description : null;
     const retention = typeof e.body.retention === 'number' ? e.body.retention : DEFAULT_RETENTION_SECONDS;
-    const existing = await trx.selectFrom('event_topics').select(['id', 'folder_id', 'schema', 'description', 'retention_seconds']).where('environment_id', '=', env).where('name_key', '=', key).executeTakeFirst();
+    const existing = await trx
+      .selectFrom('event_topics')
+      .select(['id', 'folder_id', 'schema', 'description', 'retention_seconds'])
+      .where('environment_id', '=', env)
+      .where('name_key', '=', key)
+      .executeTakeFirst();
     if (existing && options.restricted && !(await isWithin(trx, target.id, existing.folder_id))) {
       fail(e.path, `a topic named "${name(e)}" exists outside the target folder, beyond the projects you can reach`);
       continue;
     }
     if (existing) {
-      if (existing.schema !== schema || existing.description !== description || existing.retention_seconds !== retention) {
-        await trx.updateTable('event_topics').set({ schema, description, retention_seconds: retention, updated_at: now }).where('id', '=', existing.id).execute();
+      if (
+        existing.schema !== schema ||
+        existing.description !== description ||
+        existing.retention_seconds !== retention
+      ) {
+        await trx
+          .updateTable('event_topics')
+          .set({ schema, description, retention_seconds: retention, updated_at: now })
+          .where('id', '=', existing.id)
+          .execute();
       }
       continue;
     }
-    await trx.insertInto('event_topics').values({ workspace_id: pkg.workspace_id, environment_id: env, folder_id: await placeOf(e), name: name(e), name_key: key, description, schema, retention_seconds: retention, created_at: now, updated_at: now }).execute();
+    await trx
+      .insertInto('event_topics')
+      .values({
+        workspace_id: pkg.workspace_id,
+        environment_id: env,
+        folder_id: await placeOf(e),
+        name: name(e),
+        name_key: key,
+        description,
+        schema,
+        retention_seconds: retention,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
   }
 
   // Lookup tables: names are unique in an environment; rows replaced when the file carries data.
@@ -274,13 +449,35 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
       continue;
     }
     const key = name(e).toLowerCase();
-    let table = await trx.selectFrom('lookup_tables').selectAll().where('environment_id', '=', env).where('name_key', '=', key).executeTakeFirst();
+    let table = await trx
+      .selectFrom('lookup_tables')
+      .selectAll()
+      .where('environment_id', '=', env)
+      .where('name_key', '=', key)
+      .executeTakeFirst();
     if (table && options.restricted && table.project_id !== projectId) {
-      fail(e.path, `a lookup table named "${name(e)}" exists outside the target's project, beyond the projects you can reach`);
+      fail(
+        e.path,
+        `a lookup table named "${name(e)}" exists outside the target's project, beyond the projects you can reach`,
+      );
       continue;
     }
-    if (!table) table = await insertTable(trx, { workspace_id: pkg.workspace_id, environment_id: env, project_id: projectId, name: name(e), name_key: key, labels, now });
-    else if (table.columns !== JSON.stringify(labels)) await trx.updateTable('lookup_tables').set({ columns: JSON.stringify(labels), updated_at: now }).where('id', '=', table.id).execute();
+    if (!table)
+      table = await insertTable(trx, {
+        workspace_id: pkg.workspace_id,
+        environment_id: env,
+        project_id: projectId,
+        name: name(e),
+        name_key: key,
+        labels,
+        now,
+      });
+    else if (table.columns !== JSON.stringify(labels))
+      await trx
+        .updateTable('lookup_tables')
+        .set({ columns: JSON.stringify(labels), updated_at: now })
+        .where('id', '=', table.id)
+        .execute();
     if (e.data) {
       if (e.data.rows > ctx.config.lookupTableMaxRows) {
         fail(e.path, `holds ${e.data.rows} rows; a lookup table holds at most ${ctx.config.lookupTableMaxRows}`);
@@ -310,16 +507,33 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
   for (const e of byType('workato_db_table')) {
     const columns = columnsFromDefinition(e.body.schema);
     const key = name(e).toLowerCase();
-    const existing = await trx.selectFrom('data_tables').select(['id', 'folder_id', 'columns']).where('environment_id', '=', env).where('name_key', '=', key).executeTakeFirst();
+    const existing = await trx
+      .selectFrom('data_tables')
+      .select(['id', 'folder_id', 'columns'])
+      .where('environment_id', '=', env)
+      .where('name_key', '=', key)
+      .executeTakeFirst();
     if (existing && options.restricted && !(await isWithin(trx, target.id, existing.folder_id))) {
-      fail(e.path, `a data table named "${name(e)}" exists outside the target folder, beyond the projects you can reach`);
+      fail(
+        e.path,
+        `a data table named "${name(e)}" exists outside the target folder, beyond the projects you can reach`,
+      );
       continue;
     }
     let tableId: number;
-    if (!existing) tableId = await insertDataTable(trx, { workspace_id: pkg.workspace_id, environment_id: env, folder_id: await placeOf(e), name: name(e), columns: JSON.stringify(columns), now });
+    if (!existing)
+      tableId = await insertDataTable(trx, {
+        workspace_id: pkg.workspace_id,
+        environment_id: env,
+        folder_id: await placeOf(e),
+        name: name(e),
+        columns: JSON.stringify(columns),
+        now,
+      });
     else {
       tableId = existing.id;
-      if (existing.columns !== JSON.stringify(columns)) await updateTableDefinition(trx, tableId, { columns: JSON.stringify(columns), now });
+      if (existing.columns !== JSON.stringify(columns))
+        await updateTableDefinition(trx, tableId, { columns: JSON.stringify(columns), now });
     }
     if (e.data) {
       if (e.data.rows > ctx.config.dataTableMaxRecords) {
@@ -345,29 +559,68 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
   }
 
   // Properties.
-  if (options.restricted) for (const e of byType('account_property')) fail(e.path, 'environment properties apply to every project: importing them needs a client with access to all projects');
-  const envProperties = options.restricted ? [] : byType('account_property').map((e) => [name(e), String(e.body.value)] as const);
-  if (envProperties.length > 0) await upsertProperties(trx, { workspaceId: pkg.workspace_id, environmentId: env, projectId: null }, envProperties, now);
+  if (options.restricted)
+    for (const e of byType('account_property'))
+      fail(
+        e.path,
+        'environment properties apply to every project: importing them needs a client with access to all projects',
+      );
+  const envProperties = options.restricted
+    ? []
+    : byType('account_property').map((e) => [name(e), String(e.body.value)] as const);
+  if (envProperties.length > 0)
+    await upsertProperties(
+      trx,
+      { workspaceId: pkg.workspace_id, environmentId: env, projectId: null },
+      envProperties,
+      now,
+    );
   const projectProperties = byType('project_property').map((e) => [name(e), String(e.body.value)] as const);
   if (projectProperties.length > 0) {
-    if (projectId === null) fail(byType('project_property')[0]!.path, 'project properties need a target folder inside a project');
-    else await upsertProperties(trx, { workspaceId: pkg.workspace_id, environmentId: env, projectId }, projectProperties, now);
+    if (projectId === null)
+      fail(byType('project_property')[0]!.path, 'project properties need a target folder inside a project');
+    else
+      await upsertProperties(
+        trx,
+        { workspaceId: pkg.workspace_id, environmentId: env, projectId },
+        projectProperties,
+        now,
+      );
   }
 
   // API collections: matched by name in the target's project.
   const groupByZip = new Map<string, number>();
   const groupByDir = new Map<string, number>();
   for (const e of byType('api_group')) {
-    const existing = await trx.selectFrom('api_collections').select('id').where('environment_id', '=', env)
-      .where((eb) => (projectId === null ? eb('project_id', 'is', null) : eb('project_id', '=', projectId))).where('name', '=', name(e)).executeTakeFirst();
+    const existing = await trx
+      .selectFrom('api_collections')
+      .select('id')
+      .where('environment_id', '=', env)
+      .where((eb) => (projectId === null ? eb('project_id', 'is', null) : eb('project_id', '=', projectId)))
+      .where('name', '=', name(e))
+      .executeTakeFirst();
     let id = existing?.id;
     if (id === undefined) {
-      const version = typeof e.body.version === 'string' && e.body.version.trim() !== '' ? e.body.version.trim() : '1.0';
+      const version =
+        typeof e.body.version === 'string' && e.body.version.trim() !== '' ? e.body.version.trim() : '1.0';
       const slug = await uniqueSlug(trx, env, name(e), version);
-      const row = await trx.insertInto('api_collections').values({
-        workspace_id: pkg.workspace_id, environment_id: env, project_id: projectId, name: name(e), version, slug, proxy_connection_id: null, public_access: 0,
-        doc_token: randomHex(), created_at: now, updated_at: now,
-      }).returning('id').executeTakeFirstOrThrow();
+      const row = await trx
+        .insertInto('api_collections')
+        .values({
+          workspace_id: pkg.workspace_id,
+          environment_id: env,
+          project_id: projectId,
+          name: name(e),
+          version,
+          slug,
+          proxy_connection_id: null,
+          public_access: 0,
+          doc_token: randomHex(),
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       id = Number(row.id);
     }
     groupByZip.set(e.path, id);
@@ -383,21 +636,54 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
   for (const e of recipeEntries) {
     const folderId = await placeOf(e);
     const code = typeof e.body.code === 'string' ? e.body.code : JSON.stringify(e.body.code);
-    const config = Array.isArray(e.body.config) ? await resolveConfig(trx, env, e.body.config, connectionByZip) : undefined;
+    const config = Array.isArray(e.body.config)
+      ? await resolveConfig(trx, env, e.body.config, connectionByZip)
+      : undefined;
     let checked;
     try {
-      checked = checkFields({ name: name(e), description: typeof e.body.description === 'string' ? e.body.description : '', code, ...(config !== undefined ? { config } : {}), ...(typeof e.body.concurrency === 'number' ? { concurrency: Math.min(Math.max(Math.trunc(e.body.concurrency), 1), 10) } : {}) }, true);
+      checked = checkFields(
+        {
+          name: name(e),
+          description: typeof e.body.description === 'string' ? e.body.description : '',
+          code,
+          ...(config !== undefined ? { config } : {}),
+          ...(typeof e.body.concurrency === 'number'
+            ? { concurrency: Math.min(Math.max(Math.trunc(e.body.concurrency), 1), 10) }
+            : {}),
+        },
+        true,
+      );
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      fail(e.path, Object.entries(error.errors ?? {}).map(([k, v]) => `${k} ${v.join(', ')}`).join('; ') || error.message);
+      fail(
+        e.path,
+        Object.entries(error.errors ?? {})
+          .map(([k, v]) => `${k} ${v.join(', ')}`)
+          .join('; ') || error.message,
+      );
       continue;
     }
-    const existing = await trx.selectFrom('recipes').selectAll().where('environment_id', '=', env).where('folder_id', '=', folderId).where('name', '=', name(e)).orderBy('id').executeTakeFirst();
+    const existing = await trx
+      .selectFrom('recipes')
+      .selectAll()
+      .where('environment_id', '=', env)
+      .where('folder_id', '=', folderId)
+      .where('name', '=', name(e))
+      .orderBy('id')
+      .executeTakeFirst();
     if (!existing) {
       const row: Omit<RecipeRow, 'id'> = {
-        workspace_id: pkg.workspace_id, environment_id: env, folder_id: folderId, name: checked.name ?? name(e), description: checked.description ?? '',
-        code: checked.code as string, config: checked.config ?? '[]', trigger_application: checked.trigger_application ?? null,
-        action_applications: checked.action_applications ?? '[]', webhook_event: checked.webhook_event ?? null, concurrency: checked.concurrency ?? 1,
+        workspace_id: pkg.workspace_id,
+        environment_id: env,
+        folder_id: folderId,
+        name: checked.name ?? name(e),
+        description: checked.description ?? '',
+        code: checked.code as string,
+        config: checked.config ?? '[]',
+        trigger_application: checked.trigger_application ?? null,
+        action_applications: checked.action_applications ?? '[]',
+        webhook_event: checked.webhook_event ?? null,
+        concurrency: checked.concurrency ?? 1,
         ...newRecipeState(author, now),
       };
       const id = await insertRecipe(trx, row);
@@ -409,15 +695,27 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
     }
     recipeByZip.set(e.path, existing.id);
     await importTestCases(trx, e, existing.id, checked.code ?? existing.code, now, fail);
-    const next = { name: checked.name ?? existing.name, description: checked.description ?? existing.description, code: checked.code ?? existing.code, config: checked.config ?? existing.config };
-    const changed = next.code !== existing.code || next.config !== existing.config || next.description !== existing.description || (checked.concurrency ?? existing.concurrency) !== existing.concurrency;
+    const next = {
+      name: checked.name ?? existing.name,
+      description: checked.description ?? existing.description,
+      code: checked.code ?? existing.code,
+      config: checked.config ?? existing.config,
+    };
+    const changed =
+      next.code !== existing.code ||
+      next.config !== existing.config ||
+      next.description !== existing.description ||
+      (checked.concurrency ?? existing.concurrency) !== existing.concurrency;
     if (!changed) {
       recipeStatus.push({ id: existing.id, import_result: 'no_update_or_updated_without_restart' });
       continue;
     }
     if (existing.running === 1) {
       if (!options.restartRecipes) {
-        fail(e.path, `recipe ${existing.id} ("${existing.name}") is running; import with restart_recipes=true to update it`);
+        fail(
+          e.path,
+          `recipe ${existing.id} ("${existing.name}") is running; import with restart_recipes=true to update it`,
+        );
         continue;
       }
       await markRecipeStopped(trx, existing.id, now);
@@ -432,7 +730,8 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
       webhook_event: checked.webhook_event ?? null,
     });
     await insertVersion(trx, versionOf(existing.id, values, author, now));
-    if (existing.running !== 1) recipeStatus.push({ id: existing.id, import_result: 'no_update_or_updated_without_restart' });
+    if (existing.running !== 1)
+      recipeStatus.push({ id: existing.id, import_result: 'no_update_or_updated_without_restart' });
   }
 
   // API endpoints: their collection and recipe by reference (or, in the vendor's folder layout,
@@ -440,16 +739,30 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
   const recipeByName = async (ref: { zip_name?: string; name?: string }): Promise<number | undefined> => {
     if (ref.zip_name !== undefined && recipeByZip.has(ref.zip_name)) return recipeByZip.get(ref.zip_name);
     if (ref.name === undefined) return undefined;
-    const stemMatch = recipeEntries.find((r) => r.path.slice(r.path.lastIndexOf('/') + 1) === `${ref.name}.recipe.json` || name(r) === ref.name);
+    const stemMatch = recipeEntries.find(
+      (r) => r.path.slice(r.path.lastIndexOf('/') + 1) === `${ref.name}.recipe.json` || name(r) === ref.name,
+    );
     if (stemMatch) return recipeByZip.get(stemMatch.path);
-    const row = await trx.selectFrom('recipes').select('id').where('environment_id', '=', env).where('name', '=', ref.name).orderBy('id').executeTakeFirst();
+    const row = await trx
+      .selectFrom('recipes')
+      .select('id')
+      .where('environment_id', '=', env)
+      .where('name', '=', ref.name)
+      .orderBy('id')
+      .executeTakeFirst();
     return row?.id;
   };
   for (const e of byType('api_endpoint')) {
     const groupRef = refName(e.body.api_group_id);
     let collectionId = groupRef?.zip_name !== undefined ? groupByZip.get(groupRef.zip_name) : undefined;
     if (collectionId === undefined && groupRef?.name !== undefined) {
-      const row = await trx.selectFrom('api_collections').select('id').where('environment_id', '=', env).where('name', '=', groupRef.name).orderBy('id').executeTakeFirst();
+      const row = await trx
+        .selectFrom('api_collections')
+        .select('id')
+        .where('environment_id', '=', env)
+        .where('name', '=', groupRef.name)
+        .orderBy('id')
+        .executeTakeFirst();
       collectionId = row?.id;
     }
     collectionId ??= groupByDir.get(e.dir);
@@ -460,47 +773,99 @@ async function apply(ctx: ServiceContext, trx: Db, pkg: PackageRow, options: Imp
     const recipeRef = refName(e.body.recipe_id) ?? refName(e.body.recipe_name);
     const flowId = recipeRef ? await recipeByName(recipeRef) : undefined;
     if (recipeRef && flowId === undefined) {
-      fail(e.path, `names recipe "${recipeRef.name ?? recipeRef.zip_name}", which is neither in the package nor in the target`);
+      fail(
+        e.path,
+        `names recipe "${recipeRef.name ?? recipeRef.zip_name}", which is neither in the package nor in the target`,
+      );
       continue;
     }
     const method = String(e.body.method).toUpperCase();
     const path = String(e.body.path).trim().replace(/^\/+/, '');
     const description = typeof e.body.description === 'string' ? e.body.description : null;
-    const existing = await trx.selectFrom('api_endpoints').select('id').where('collection_id', '=', collectionId).where('method', '=', method).where('path', '=', path).executeTakeFirst();
+    const existing = await trx
+      .selectFrom('api_endpoints')
+      .select('id')
+      .where('collection_id', '=', collectionId)
+      .where('method', '=', method)
+      .where('path', '=', path)
+      .executeTakeFirst();
     if (existing) {
-      await trx.updateTable('api_endpoints').set({ name: name(e), description, flow_id: flowId ?? null, updated_at: now }).where('id', '=', existing.id).execute();
+      await trx
+        .updateTable('api_endpoints')
+        .set({ name: name(e), description, flow_id: flowId ?? null, updated_at: now })
+        .where('id', '=', existing.id)
+        .execute();
       continue;
     }
     try {
-      await trx.insertInto('api_endpoints').values({ collection_id: collectionId, flow_id: flowId ?? null, name: name(e), method, path, description, active: 0, created_at: now, updated_at: now }).execute();
+      await trx
+        .insertInto('api_endpoints')
+        .values({
+          collection_id: collectionId,
+          flow_id: flowId ?? null,
+          name: name(e),
+          method,
+          path,
+          description,
+          active: 0,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       fail(e.path, `another endpoint of the collection answers ${method} ${path}`);
     }
   }
 
-  if (failures.length > 0) throw new PackageFailure(`${failures.length} asset(s) could not be imported; nothing was imported`, failures.slice(0, 100));
+  if (failures.length > 0)
+    throw new PackageFailure(
+      `${failures.length} asset(s) could not be imported; nothing was imported`,
+      failures.slice(0, 100),
+    );
   return { recipeStatus, restart };
 }
 
 /** A deployment's project in the target environment, by name; created (with its folder) when absent. */
 async function projectFolder(db: Db, pkg: PackageRow, project: ImportOptions['project'], now: string) {
   if (!project) return undefined;
-  const existing = await db.selectFrom('projects').select('folder_id').where('environment_id', '=', pkg.environment_id).where('name', '=', project.name).executeTakeFirst();
+  const existing = await db
+    .selectFrom('projects')
+    .select('folder_id')
+    .where('environment_id', '=', pkg.environment_id)
+    .where('name', '=', project.name)
+    .executeTakeFirst();
   if (existing) return findFolder(db, pkg.environment_id, existing.folder_id);
   const home = await findHomeFolder(db, pkg.environment_id);
   if (!home) return undefined;
   try {
-    const created = await insertProject(db, { workspaceId: pkg.workspace_id, environmentId: pkg.environment_id, homeFolderId: home.id, name: project.name, description: project.description, now });
+    const created = await insertProject(db, {
+      workspaceId: pkg.workspace_id,
+      environmentId: pkg.environment_id,
+      homeFolderId: home.id,
+      name: project.name,
+      description: project.description,
+      now,
+    });
     return created.folder;
   } catch (error) {
-    if (isUniqueViolation(error)) throw new PackageFailure(`A folder named "${project.name}" exists in the target environment and is not a project; rename it, then deploy again`);
+    if (isUniqueViolation(error))
+      throw new PackageFailure(
+        `A folder named "${project.name}" exists in the target environment and is not a project; rename it, then deploy again`,
+      );
     throw error;
   }
 }
 
 /** A recipe file's test cases replace the recipe's (by name), checked against its steps; absent: untouched. */
-async function importTestCases(db: Db, e: Entry, recipeId: number, code: string, now: string, fail: (path: string, why: string) => void): Promise<void> {
+async function importTestCases(
+  db: Db,
+  e: Entry,
+  recipeId: number,
+  code: string,
+  now: string,
+  fail: (path: string, why: string) => void,
+): Promise<void> {
   if (!Array.isArray(e.body.test_cases)) return;
   const index = stepIndex(code);
   const cases: Array<{ name: string; description: string; body: string }> = [];
@@ -508,10 +873,19 @@ async function importTestCases(db: Db, e: Entry, recipeId: number, code: string,
     const errors: FieldErrors = {};
     const doc = checkDoc(raw, index, errors);
     if (Object.keys(errors).length > 0) {
-      fail(e.path, `test case ${i} ("${String(raw.name)}"): ${Object.entries(errors).map(([k, v]) => `${k} ${v.join(', ')}`).join('; ')}`);
+      fail(
+        e.path,
+        `test case ${i} ("${String(raw.name)}"): ${Object.entries(errors)
+          .map(([k, v]) => `${k} ${v.join(', ')}`)
+          .join('; ')}`,
+      );
       continue;
     }
-    cases.push({ name: String(raw.name).trim().slice(0, 255), description: typeof raw.description === 'string' ? raw.description : '', body: JSON.stringify(doc) });
+    cases.push({
+      name: String(raw.name).trim().slice(0, 255),
+      description: typeof raw.description === 'string' ? raw.description : '',
+      body: JSON.stringify(doc),
+    });
   }
   if (new Set(cases.map((c) => c.name)).size !== cases.length) fail(e.path, 'two test cases have the same name');
   else await replaceTestCases(db, recipeId, cases, now);
@@ -522,7 +896,12 @@ function randomHex(): string {
 }
 
 /** A config array with connection references turned into the target's connection ids where they resolve. */
-async function resolveConfig(db: Db, environmentId: number, config: unknown[], byZip: ReadonlyMap<string, number>): Promise<unknown[]> {
+async function resolveConfig(
+  db: Db,
+  environmentId: number,
+  config: unknown[],
+  byZip: ReadonlyMap<string, number>,
+): Promise<unknown[]> {
   const out: unknown[] = [];
   for (const entry of config) {
     if (!isObj(entry) || !isObj(entry.account_id)) {
@@ -533,7 +912,14 @@ async function resolveConfig(db: Db, environmentId: number, config: unknown[], b
     const provider = typeof entry.provider === 'string' ? entry.provider : '';
     let id = typeof ref.zip_name === 'string' ? byZip.get(ref.zip_name) : undefined;
     if (id === undefined && typeof ref.name === 'string') {
-      const row = await db.selectFrom('connections').select('id').where('environment_id', '=', environmentId).where('name', '=', ref.name).where('provider', '=', provider).orderBy('id').executeTakeFirst();
+      const row = await db
+        .selectFrom('connections')
+        .select('id')
+        .where('environment_id', '=', environmentId)
+        .where('name', '=', ref.name)
+        .where('provider', '=', provider)
+        .orderBy('id')
+        .executeTakeFirst();
       id = row?.id;
     }
     out.push(id === undefined ? entry : { ...entry, account_id: id });
@@ -552,15 +938,24 @@ export interface AppliedRecord {
  * what it did in the package), restart what was running, record the outcome. After a restart
  * of the server, `applied` carries what a committed apply did, and only the restarts run again.
  */
-export async function runImport(ctx: ServiceContext, engine: RecipeRuntime, pkg: PackageRow, options: ImportOptions, zip: () => Promise<Buffer>, limits: ZipLimits, applied?: AppliedRecord): Promise<void> {
+export async function runImport(
+  ctx: ServiceContext,
+  engine: RecipeRuntime,
+  pkg: PackageRow,
+  options: ImportOptions,
+  zip: () => Promise<Buffer>,
+  limits: ZipLimits,
+  applied?: AppliedRecord,
+): Promise<void> {
   let record = applied;
   if (!record) {
     const archive = await zip();
     const entries = await asFailure(() => parseEntries(zipFiles(archive, limits)));
-    const readFile = (path: string) => asFailure(async () => {
-      for await (const [, content] of zipFiles(archive, limits, path)) return content;
-      throw new PackageFailure(`${path}: no longer in the archive`);
-    });
+    const readFile = (path: string) =>
+      asFailure(async () => {
+        for await (const [, content] of zipFiles(archive, limits, path)) return content;
+        throw new PackageFailure(`${path}: no longer in the archive`);
+      });
     record = await ctx.db.transaction().execute(async (trx) => {
       const done = await apply(ctx, trx, pkg, options, entries, readFile);
       const rec: AppliedRecord = { recipeStatus: done.recipeStatus, restart: done.restart };
@@ -571,7 +966,8 @@ export async function runImport(ctx: ServiceContext, engine: RecipeRuntime, pkg:
     ctx.notifier.publish('api_routes.changed', { environmentId: pkg.environment_id });
     ctx.notifier.publish('properties.changed', { environmentId: pkg.environment_id });
     ctx.notifier.publish('lookup_tables.changed', { environmentId: pkg.environment_id });
-    for (const topicId of (await topicIdsOf(ctx.db, pkg.environment_id))) ctx.notifier.publish('event_topic.changed', { topicId });
+    for (const topicId of await topicIdsOf(ctx.db, pkg.environment_id))
+      ctx.notifier.publish('event_topic.changed', { topicId });
   }
   const statuses = [...record.recipeStatus];
   const problems: string[] = [];
@@ -593,14 +989,23 @@ export async function runImport(ctx: ServiceContext, engine: RecipeRuntime, pkg:
       await engine.recipeStarted(id);
       statuses.push({ id, import_result: 'restarted' });
     } catch (error) {
-      ctx.log.warn({ err: error, recipeId: id, packageId: pkg.id }, 'a recipe updated by an import could not be restarted');
+      ctx.log.warn(
+        { err: error, recipeId: id, packageId: pkg.id },
+        'a recipe updated by an import could not be restarted',
+      );
       statuses.push({ id, import_result: 'restart_failed' });
       problems.push(`recipe ${id} was updated but could not be restarted`);
     }
   }
   const now = toStored(ctx.clock.now());
   if (problems.length > 0) {
-    await finishPackage(ctx.db, pkg.id, { status: 'failed', error: problems.join('; '), error_parts: problems, recipe_status: statuses, now });
+    await finishPackage(ctx.db, pkg.id, {
+      status: 'failed',
+      error: problems.join('; '),
+      error_parts: problems,
+      recipe_status: statuses,
+      now,
+    });
   } else {
     await finishPackage(ctx.db, pkg.id, { status: 'completed', recipe_status: statuses, now });
   }
@@ -619,10 +1024,19 @@ async function asFailure<T>(read: () => Promise<T>): Promise<T> {
 async function recordApplied(db: Db, packageId: number, record: AppliedRecord): Promise<void> {
   const row = await db.selectFrom('packages').select('options').where('id', '=', packageId).executeTakeFirstOrThrow();
   const options = JSON.parse(row.options) as Record<string, unknown>;
-  await db.updateTable('packages').set({ options: JSON.stringify({ ...options, applied: record }) }).where('id', '=', packageId).execute();
+  await db
+    .updateTable('packages')
+    .set({ options: JSON.stringify({ ...options, applied: record }) })
+    .where('id', '=', packageId)
+    .execute();
 }
 
 async function topicIdsOf(db: Db, environmentId: number): Promise<number[]> {
-  const rows = await db.selectFrom('event_topics').select('id').where('environment_id', '=', environmentId).where('deleted_at', 'is', null).execute();
+  const rows = await db
+    .selectFrom('event_topics')
+    .select('id')
+    .where('environment_id', '=', environmentId)
+    .where('deleted_at', 'is', null)
+    .execute();
   return rows.map((r) => r.id);
 }

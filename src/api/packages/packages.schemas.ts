@@ -6,9 +6,20 @@ export const ExportParams = Type.Object({ manifest_id: Id });
 export const ImportParams = Type.Object({ folder_id: Id });
 
 export const ImportQuery = Type.Object({
-  restart_recipes: Type.Optional(Type.Unsafe<string | boolean>({ type: ['boolean', 'string'], description: 'Allow updating running recipes: stopped, updated, started again. Without it, an import that changes a running recipe fails' })),
+  restart_recipes: Type.Optional(
+    Type.Unsafe<string | boolean>({
+      type: ['boolean', 'string'],
+      description:
+        'Allow updating running recipes: stopped, updated, started again. Without it, an import that changes a running recipe fails',
+    }),
+  ),
   include_tags: Type.Optional(Type.Unsafe<string | boolean>({ type: ['boolean', 'string'] })),
-  folder_id_for_home_assets: Type.Optional(Type.Unsafe<string | number>({ type: ['integer', 'string'], description: 'Folder that receives the assets the package holds for the Home folder (root_folder: true)' })),
+  folder_id_for_home_assets: Type.Optional(
+    Type.Unsafe<string | number>({
+      type: ['integer', 'string'],
+      description: 'Folder that receives the assets the package holds for the Home folder (root_folder: true)',
+    }),
+  ),
 });
 
 export const Package = Type.Object({
@@ -19,8 +30,15 @@ export const Package = Type.Object({
   download_url: Type.Union([Type.String(), Type.Null()]),
   error: Type.Optional(Type.String()),
   error_parts: Type.Optional(Type.Array(Type.String())),
-  recipe_status: Type.Optional(Type.Array(Type.Object({
-    id: Type.Integer(),
-    import_result: Type.Unsafe<string>({ type: 'string', enum: ['no_update_or_updated_without_restart', 'restarted', 'stopped', 'restart_failed'] }),
-  }))),
+  recipe_status: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        import_result: Type.Unsafe<string>({
+          type: 'string',
+          enum: ['no_update_or_updated_without_restart', 'restarted', 'stopped', 'restart_failed'],
+        }),
+      }),
+    ),
+  ),
 });

@@ -22,14 +22,19 @@ export function packageToApi(row: PackageRow, publicBaseUrl: string): PackageApi
     id: row.id,
     operation_type: row.operation_type,
     status: row.status,
-    download_url: row.operation_type === 'export' && row.status === 'completed' && row.content_size !== null ? `${publicBaseUrl.replace(/\/+$/, '')}/api/packages/${row.id}/download` : null,
+    download_url:
+      row.operation_type === 'export' && row.status === 'completed' && row.content_size !== null
+        ? `${publicBaseUrl.replace(/\/+$/, '')}/api/packages/${row.id}/download`
+        : null,
   };
   if (row.operation_type === 'export') out.export_manifest_id = row.export_manifest_id;
   if (row.status === 'failed') {
     out.error = row.error ?? 'The package failed';
     if (row.error_parts !== null) out.error_parts = JSON.parse(row.error_parts) as string[];
   }
-  if (row.operation_type === 'import') out.recipe_status = row.recipe_status === null ? [] : (JSON.parse(row.recipe_status) as PackageApi['recipe_status']);
+  if (row.operation_type === 'import')
+    out.recipe_status =
+      row.recipe_status === null ? [] : (JSON.parse(row.recipe_status) as PackageApi['recipe_status']);
   return out;
 }
 
@@ -39,7 +44,12 @@ export async function insertPackage(db: Db, values: Omit<PackageRow, 'id' | 'att
 }
 
 export async function findPackage(db: Db, environmentId: number, id: number): Promise<PackageRow | undefined> {
-  return db.selectFrom('packages').selectAll().where('id', '=', id).where('environment_id', '=', environmentId).executeTakeFirst();
+  return db
+    .selectFrom('packages')
+    .selectAll()
+    .where('id', '=', id)
+    .where('environment_id', '=', environmentId)
+    .executeTakeFirst();
 }
 
 export async function findPackageById(db: Db, id: number): Promise<PackageRow | undefined> {
@@ -54,7 +64,11 @@ export async function pendingPackageIds(db: Db): Promise<number[]> {
 
 /** Count one more start of the work; the count after it. */
 export async function countAttempt(db: Db, id: number): Promise<number> {
-  await db.updateTable('packages').set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('id', '=', id).execute();
+  await db
+    .updateTable('packages')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
   const row = await db.selectFrom('packages').select('attempts').where('id', '=', id).executeTakeFirst();
   return row?.attempts ?? 0;
 }
@@ -63,17 +77,34 @@ export async function countAttempt(db: Db, id: number): Promise<number> {
  * End the work, only if it is still in progress. An import's uploaded zip has served its purpose
  * then: it goes in the same transaction, so no reader sees an ended import that still holds it.
  */
-export async function finishPackage(db: Db, id: number, values: { status: 'completed' | 'failed'; error?: string | null; error_parts?: string[] | null; recipe_status?: unknown; content_size?: number | null; now: string }): Promise<boolean> {
+export async function finishPackage(
+  db: Db,
+  id: number,
+  values: {
+    status: 'completed' | 'failed';
+    error?: string | null;
+    error_parts?: string[] | null;
+    recipe_status?: unknown;
+    content_size?: number | null;
+    now: string;
+  },
+): Promise<boolean> {
   if (!db.isTransaction) return db.transaction().execute((trx) => finishPackage(trx, id, values));
-  const finished = await db.updateTable('packages').set({
-    status: values.status,
-    error: values.error ?? null,
-    error_parts: values.error_parts ? JSON.stringify(values.error_parts) : null,
-    ...(values.recipe_status !== undefined ? { recipe_status: JSON.stringify(values.recipe_status) } : {}),
-    ...(values.content_size !== undefined ? { content_size: values.content_size } : {}),
-    updated_at: values.now,
-    completed_at: values.now,
-  }).where('id', '=', id).where('status', '=', 'in_progress').returning('operation_type').executeTakeFirst();
+  const finished = await db
+    .updateTable('packages')
+    .set({
+      status: values.status,
+      error: values.error ?? null,
+      error_parts: values.error_parts ? JSON.stringify(values.error_parts) : null,
+      ...(values.recipe_status !== undefined ? { recipe_status: JSON.stringify(values.recipe_status) } : {}),
+      ...(values.content_size !== undefined ? { content_size: values.content_size } : {}),
+      updated_at: values.now,
+      completed_at: values.now,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'in_progress')
+    .returning('operation_type')
+    .executeTakeFirst();
   if (finished?.operation_type === 'import') await deleteChunks(db, id);
   return finished !== undefined;
 }
@@ -87,11 +118,20 @@ export async function deleteChunks(db: Db, packageId: number): Promise<void> {
 }
 
 export async function readChunk(db: Db, packageId: number, seq: number): Promise<Uint8Array | undefined> {
-  const row = await db.selectFrom('package_chunks').select('data').where('package_id', '=', packageId).where('seq', '=', seq).executeTakeFirst();
+  const row = await db
+    .selectFrom('package_chunks')
+    .select('data')
+    .where('package_id', '=', packageId)
+    .where('seq', '=', seq)
+    .executeTakeFirst();
   return row?.data;
 }
 
 export async function countChunks(db: Db, packageId: number): Promise<number> {
-  const row = await db.selectFrom('package_chunks').select((eb) => eb.fn.countAll<number>().as('n')).where('package_id', '=', packageId).executeTakeFirst();
+  const row = await db
+    .selectFrom('package_chunks')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('package_id', '=', packageId)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }

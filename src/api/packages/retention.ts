@@ -8,7 +8,10 @@ import type { ServiceContext } from '../../context.ts';
 import { createPeriodicSweep, type PeriodicSweep } from '../../periodic-sweep.ts';
 import { toStored } from '../../time.ts';
 
-export function createPackageRetentionSweeper(ctx: Pick<ServiceContext, 'db' | 'clock' | 'log'>, options: { intervalMs: number; retentionMs: number; batchSize?: number }): PeriodicSweep {
+export function createPackageRetentionSweeper(
+  ctx: Pick<ServiceContext, 'db' | 'clock' | 'log'>,
+  options: { intervalMs: number; retentionMs: number; batchSize?: number },
+): PeriodicSweep {
   const batch = options.batchSize ?? 50;
   const yieldToRequests = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -16,10 +19,25 @@ export function createPackageRetentionSweeper(ctx: Pick<ServiceContext, 'db' | '
     const cutoff = toStored(new Date(ctx.clock.now().getTime() - options.retentionMs));
     let deleted = 0;
     for (;;) {
-      const rows = await ctx.db.selectFrom('packages').select('id')
-        .where('status', 'in', ['completed', 'failed']).where('completed_at', '<', cutoff).where('content_size', 'is not', null)
-        .where((eb) => eb.not(eb.exists(eb.selectFrom('project_builds').select('project_builds.id').whereRef('project_builds.package_id', '=', 'packages.id'))))
-        .orderBy('id').limit(batch).execute();
+      const rows = await ctx.db
+        .selectFrom('packages')
+        .select('id')
+        .where('status', 'in', ['completed', 'failed'])
+        .where('completed_at', '<', cutoff)
+        .where('content_size', 'is not', null)
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('project_builds')
+                .select('project_builds.id')
+                .whereRef('project_builds.package_id', '=', 'packages.id'),
+            ),
+          ),
+        )
+        .orderBy('id')
+        .limit(batch)
+        .execute();
       if (rows.length === 0) break;
       const ids = rows.map((r) => r.id);
       await ctx.db.transaction().execute(async (trx) => {
@@ -31,9 +49,23 @@ export function createPackageRetentionSweeper(ctx: Pick<ServiceContext, 'db' | '
       if (closing() || rows.length < batch) break;
     }
     for (;;) {
-      const rows = await ctx.db.selectFrom('test_run_requests').select('id').where('status', '=', 'completed').where('updated_at', '<', cutoff).orderBy('id').limit(batch).execute();
+      const rows = await ctx.db
+        .selectFrom('test_run_requests')
+        .select('id')
+        .where('status', '=', 'completed')
+        .where('updated_at', '<', cutoff)
+        .orderBy('id')
+        .limit(batch)
+        .execute();
       if (rows.length === 0) break;
-      await ctx.db.deleteFrom('test_run_requests').where('id', 'in', rows.map((r) => r.id)).execute();
+      await ctx.db
+        .deleteFrom('test_run_requests')
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        )
+        .execute();
       deleted += rows.length;
       await yieldToRequests();
       if (closing() || rows.length < batch) break;
@@ -41,5 +73,10 @@ export function createPackageRetentionSweeper(ctx: Pick<ServiceContext, 'db' | '
     return deleted;
   }
 
-  return createPeriodicSweep({ name: 'package retention sweep', intervalMs: options.intervalMs, log: ctx.log, run: sweepOnce });
+  return createPeriodicSweep({
+    name: 'package retention sweep',
+    intervalMs: options.intervalMs,
+    log: ctx.log,
+    run: sweepOnce,
+  });
 }

@@ -12,7 +12,14 @@ import { withLease } from '../../leases.ts';
 import type { RecipeRuntime } from '../recipes/recipes.service.ts';
 import { PackageFailure, runExport, type ExportOptions } from './export.ts';
 import { runImport, type ImportOptions } from './import.ts';
-import { countAttempt, countChunks, findPackageById, finishPackage, pendingPackageIds, readChunk } from './packages.store.ts';
+import {
+  countAttempt,
+  countChunks,
+  findPackageById,
+  finishPackage,
+  pendingPackageIds,
+  readChunk,
+} from './packages.store.ts';
 import type { ZipLimits } from './zip.ts';
 
 export const MAX_ATTEMPTS = 3;
@@ -27,7 +34,8 @@ export type { ImportOptions as ImportPackageOptions } from './import.ts';
 async function zipFor(ctx: ServiceContext, pkg: PackageRow, options: ImportOptions): Promise<Buffer> {
   if (options.sourcePackageId === undefined) return zipOf(ctx, pkg.id);
   const source = await findPackageById(ctx.db, options.sourcePackageId);
-  if (!source || source.status === 'failed') throw new PackageFailure(`The build failed${source?.error ? `: ${source.error}` : ''}; nothing was deployed`);
+  if (!source || source.status === 'failed')
+    throw new PackageFailure(`The build failed${source?.error ? `: ${source.error}` : ''}; nothing was deployed`);
   if (source.status !== 'completed') throw new PackageFailure('The build has not finished; nothing was deployed');
   return zipOf(ctx, source.id);
 }
@@ -59,19 +67,32 @@ export function createPackageRunner(ctx: ServiceContext, engine: RecipeRuntime, 
     const attempts = await countAttempt(ctx.db, id);
     const now = () => toStored(ctx.clock.now());
     if (attempts > MAX_ATTEMPTS) {
-      await finishPackage(ctx.db, id, { status: 'failed', error: `The ${pkg.operation_type} was interrupted ${MAX_ATTEMPTS} times; it was not finished`, now: now() });
+      await finishPackage(ctx.db, id, {
+        status: 'failed',
+        error: `The ${pkg.operation_type} was interrupted ${MAX_ATTEMPTS} times; it was not finished`,
+        now: now(),
+      });
       return;
     }
     try {
       await work(pkg);
     } catch (error) {
       if (error instanceof PackageFailure) {
-        await finishPackage(ctx.db, id, { status: 'failed', error: error.message, error_parts: error.parts.length > 0 ? error.parts : null, now: now() });
+        await finishPackage(ctx.db, id, {
+          status: 'failed',
+          error: error.message,
+          error_parts: error.parts.length > 0 ? error.parts : null,
+          now: now(),
+        });
         return;
       }
       if (stopped()) throw error;
       ctx.log.error({ err: error, packageId: id }, `the ${pkg.operation_type} of a package failed`);
-      await finishPackage(ctx.db, id, { status: 'failed', error: `The ${pkg.operation_type} failed because of a server error; see the server log`, now: now() });
+      await finishPackage(ctx.db, id, {
+        status: 'failed',
+        error: `The ${pkg.operation_type} failed because of a server error; see the server log`,
+        now: now(),
+      });
     }
   }
 

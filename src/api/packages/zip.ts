@@ -31,7 +31,12 @@ export async function readZip(buffer: Buffer, limits: ZipLimits): Promise<Map<st
 export async function* zipFiles(buffer: Buffer, limits: ZipLimits, only?: string): AsyncGenerator<[string, Buffer]> {
   let zip: yauzl.ZipFile;
   try {
-    zip = await yauzl.fromBufferPromise(buffer, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true, decodeStrings: true });
+    zip = await yauzl.fromBufferPromise(buffer, {
+      lazyEntries: true,
+      validateEntrySizes: true,
+      strictFileNames: true,
+      decodeStrings: true,
+    });
   } catch (error) {
     throw new ZipError(`the file is not a zip archive (${(error as Error).message})`);
   }
@@ -44,10 +49,23 @@ export async function* zipFiles(buffer: Buffer, limits: ZipLimits, only?: string
   try {
     for (;;) {
       const entry = await new Promise<yauzl.Entry | null>((resolve, reject) => {
-        const onEntry = (e: yauzl.Entry) => { cleanup(); resolve(e); };
-        const onEnd = () => { cleanup(); resolve(null); };
-        const onError = (err: Error) => { cleanup(); reject(err); };
-        const cleanup = () => { zip.off('entry', onEntry); zip.off('end', onEnd); zip.off('error', onError); };
+        const onEntry = (e: yauzl.Entry) => {
+          cleanup();
+          resolve(e);
+        };
+        const onEnd = () => {
+          cleanup();
+          resolve(null);
+        };
+        const onError = (err: Error) => {
+          cleanup();
+          reject(err);
+        };
+        const cleanup = () => {
+          zip.off('entry', onEntry);
+          zip.off('end', onEnd);
+          zip.off('error', onError);
+        };
         zip.on('entry', onEntry);
         zip.on('end', onEnd);
         zip.on('error', onError);
@@ -59,9 +77,13 @@ export async function* zipFiles(buffer: Buffer, limits: ZipLimits, only?: string
       if (mode === 0o120000) throw new ZipError(`${name}: symbolic links are not accepted`);
       if (entry.isEncrypted()) throw new ZipError(`${name}: encrypted entries are not accepted`);
       if (name.endsWith('/')) continue;
-      if (entry.uncompressedSize > limits.maxEntryBytes) throw new ZipError(`${name}: ${entry.uncompressedSize} bytes uncompressed; at most ${limits.maxEntryBytes} are accepted per file`);
+      if (entry.uncompressedSize > limits.maxEntryBytes)
+        throw new ZipError(
+          `${name}: ${entry.uncompressedSize} bytes uncompressed; at most ${limits.maxEntryBytes} are accepted per file`,
+        );
       total += entry.uncompressedSize;
-      if (total > limits.maxTotalBytes) throw new ZipError(`the archive holds more than ${limits.maxTotalBytes} bytes uncompressed`);
+      if (total > limits.maxTotalBytes)
+        throw new ZipError(`the archive holds more than ${limits.maxTotalBytes} bytes uncompressed`);
       if (only === undefined || name === only) entries.push(entry);
     }
   } catch (error) {
@@ -95,14 +117,21 @@ export async function* zipFiles(buffer: Buffer, limits: ZipLimits, only?: string
  * A zip written as it streams out: each entry's content is produced only when the archive reaches
  * it (so one asset at a time is in memory), compressed on the thread pool, and read from `stream`.
  */
-export function createZipWriter(mtime: Date): { add(name: string, produce: () => Promise<Buffer>): void; finish(): void; stream: Readable } {
+export function createZipWriter(mtime: Date): {
+  add(name: string, produce: () => Promise<Buffer>): void;
+  finish(): void;
+  stream: Readable;
+} {
   const zip = new yazl.ZipFile();
   const stream = zip.outputStream as Readable;
   zip.on('error', (error: Error) => stream.destroy(error));
   return {
     add(name, produce) {
       zip.addReadStreamLazy(name, { mtime, mode: 0o100644, compress: true }, (cb) => {
-        produce().then((content) => cb(null, Readable.from([content])), (error: unknown) => cb(error, Readable.from([])));
+        produce().then(
+          (content) => cb(null, Readable.from([content])),
+          (error: unknown) => cb(error, Readable.from([])),
+        );
       });
     },
     finish() {

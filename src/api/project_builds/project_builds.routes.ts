@@ -13,17 +13,42 @@ import { getBuild } from './project_builds.service.ts';
 
 const tags = ['Projects, builds and deployments'];
 
-export function projectBuildsRoutes(fastify: FastifyInstance, ctx: ServiceContext, runtime: { packages: PackageRunner }): void {
+export function projectBuildsRoutes(
+  fastify: FastifyInstance,
+  ctx: ServiceContext,
+  runtime: { packages: PackageRunner },
+): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get('/api/project_builds/:id', {
-    config: { privilege: 'project_deployments:read' },
-    schema: { tags, summary: 'A build: pending, then success (with its zip) or failed', params: BuildParams, response: { 200: Build, ...errorResponses(...AUTH_ERRORS, 404) } },
-  }, async (request) => getBuild(ctx, authOf(request), request.params.id));
+  app.get(
+    '/api/project_builds/:id',
+    {
+      config: { privilege: 'project_deployments:read' },
+      schema: {
+        tags,
+        summary: 'A build: pending, then success (with its zip) or failed',
+        params: BuildParams,
+        response: { 200: Build, ...errorResponses(...AUTH_ERRORS, 404) },
+      },
+    },
+    async (request) => getBuild(ctx, authOf(request), request.params.id),
+  );
 
-  app.post('/api/project_builds/:id/deploy', {
-    config: { privilege: 'project_deployments:write' },
-    preValidation: emptyBodyAsObject,
-    schema: { tags, summary: 'Deploy a successful build to test or prod (environment_type in the query or the body)', params: BuildParams, querystring: DeployQuery, body: DeployBody, response: { 200: Deployment, ...errorResponses(...AUTH_ERRORS, 404, 422) } },
-  }, async (request) => deployBuild(ctx, runtime.packages, authOf(request), request.params.id, request.query, request.body ?? {}));
+  app.post(
+    '/api/project_builds/:id/deploy',
+    {
+      config: { privilege: 'project_deployments:write' },
+      preValidation: emptyBodyAsObject,
+      schema: {
+        tags,
+        summary: 'Deploy a successful build to test or prod (environment_type in the query or the body)',
+        params: BuildParams,
+        querystring: DeployQuery,
+        body: DeployBody,
+        response: { 200: Deployment, ...errorResponses(...AUTH_ERRORS, 404, 422) },
+      },
+    },
+    async (request) =>
+      deployBuild(ctx, runtime.packages, authOf(request), request.params.id, request.query, request.body ?? {}),
+  );
 }

@@ -1,16 +1,25 @@
 import { Type } from 'typebox';
 import { Id, Timestamp } from '../../http/schemas.ts';
 
-export const ProjectRefParams = Type.Object({ project_id: Type.String({ pattern: '^[fF]?[0-9]{1,15}$', description: 'A project id, or f<folder id> for the project rooted at that folder' }) });
+export const ProjectRefParams = Type.Object({
+  project_id: Type.String({
+    pattern: '^[fF]?[0-9]{1,15}$',
+    description: 'A project id, or f<folder id> for the project rooted at that folder',
+  }),
+});
 export const BuildParams = Type.Object({ id: Id });
 
 export const BuildBody = Type.Object({
   description: Type.Optional(Type.String()),
-  include_test_cases: Type.Optional(Type.Boolean({ description: 'Accepted and echoed; recipe test cases are not held yet' })),
+  include_test_cases: Type.Optional(
+    Type.Boolean({ description: 'Accepted and echoed; recipe test cases are not held yet' }),
+  ),
 });
 
 export const DeployQuery = Type.Object({
-  environment_type: Type.Optional(Type.String({ description: 'test or prod (also accepted in the body); any other value answers 404' })),
+  environment_type: Type.Optional(
+    Type.String({ description: 'test or prod (also accepted in the body); any other value answers 404' }),
+  ),
 });
 
 export const DeployBody = Type.Object({
@@ -33,7 +42,9 @@ export const Build = Type.Object({
   project_id: Type.String(),
   state: State,
   performed_by_name: Type.String(),
-  download_url: Type.Union([Type.String(), Type.Null()], { description: 'The build\'s zip (GET /api/packages/:id/download) once state is success' }),
+  download_url: Type.Union([Type.String(), Type.Null()], {
+    description: "The build's zip (GET /api/packages/:id/download) once state is success",
+  }),
   error: Type.Optional(Type.String()),
 });
 

@@ -13,11 +13,23 @@ import { insertPackage } from '../packages/packages.store.ts';
 import type { PackageRunner } from '../packages/runner.ts';
 import { projectInScope } from '../developer_api_clients/credentials.ts';
 import { projectAssetInScope } from '../projects/project-scope.ts';
-import { buildPackageOptions, buildToApi, findBuild, insertBuild, listBuilds as listBuildRows, type BuildApi, type BuildFilters, type BuildWithPackage } from './project_builds.store.ts';
+import {
+  buildPackageOptions,
+  buildToApi,
+  findBuild,
+  insertBuild,
+  listBuilds as listBuildRows,
+  type BuildApi,
+  type BuildFilters,
+  type BuildWithPackage,
+} from './project_builds.store.ts';
 import { folderIdsUnderProjects } from '../folders/folder-scope.ts';
 import type { Asset } from '../export_manifests/assets.ts';
 
-export type Caller = Pick<AuthContext, 'clientId' | 'workspaceId' | 'environmentId' | 'environmentType' | 'allFolders' | 'folderIds'>;
+export type Caller = Pick<
+  AuthContext,
+  'clientId' | 'workspaceId' | 'environmentId' | 'environmentType' | 'allFolders' | 'folderIds'
+>;
 
 export interface BuildInput {
   description?: unknown;
@@ -34,22 +46,45 @@ export async function projectByRef(db: Db, caller: Caller, ref: string): Promise
   const text = ref.trim();
   const byFolder = /^f(\d{1,15})$/i.exec(text);
   let project: ProjectRow | undefined;
-  if (byFolder) project = await db.selectFrom('projects').selectAll().where('environment_id', '=', caller.environmentId).where('folder_id', '=', Number(byFolder[1])).executeTakeFirst();
-  else if (/^\d{1,15}$/.test(text)) project = await db.selectFrom('projects').selectAll().where('environment_id', '=', caller.environmentId).where('id', '=', Number(text)).executeTakeFirst();
+  if (byFolder)
+    project = await db
+      .selectFrom('projects')
+      .selectAll()
+      .where('environment_id', '=', caller.environmentId)
+      .where('folder_id', '=', Number(byFolder[1]))
+      .executeTakeFirst();
+  else if (/^\d{1,15}$/.test(text))
+    project = await db
+      .selectFrom('projects')
+      .selectAll()
+      .where('environment_id', '=', caller.environmentId)
+      .where('id', '=', Number(text))
+      .executeTakeFirst();
   if (!project || !projectInScope(caller, project.folder_id)) throw new AppError('not_found');
   return project;
 }
 
 export async function performerName(db: Db, caller: Pick<Caller, 'clientId'>): Promise<string> {
-  const row = await db.selectFrom('developer_api_clients').select('name').where('id', '=', caller.clientId).executeTakeFirst();
+  const row = await db
+    .selectFrom('developer_api_clients')
+    .select('name')
+    .where('id', '=', caller.clientId)
+    .executeTakeFirst();
   return row?.name ?? 'API client';
 }
 
 function checkInput(input: BuildInput): { description: string | null; includeTestCases: boolean | null } {
   const errors: Record<string, string[]> = {};
-  if (input.description !== undefined && input.description !== null && typeof input.description !== 'string') errors.description = ['must be a string'];
-  else if (typeof input.description === 'string' && input.description.length > 10_000) errors.description = ['is too long (maximum is 10000 characters)'];
-  if (input.include_test_cases !== undefined && input.include_test_cases !== null && typeof input.include_test_cases !== 'boolean') errors.include_test_cases = ['must be true or false'];
+  if (input.description !== undefined && input.description !== null && typeof input.description !== 'string')
+    errors.description = ['must be a string'];
+  else if (typeof input.description === 'string' && input.description.length > 10_000)
+    errors.description = ['is too long (maximum is 10000 characters)'];
+  if (
+    input.include_test_cases !== undefined &&
+    input.include_test_cases !== null &&
+    typeof input.include_test_cases !== 'boolean'
+  )
+    errors.include_test_cases = ['must be true or false'];
   if (Object.keys(errors).length > 0) throw invalid(errors);
   return {
     description: typeof input.description === 'string' ? input.description : null,
@@ -58,24 +93,57 @@ function checkInput(input: BuildInput): { description: string | null; includeTes
 }
 
 /** Start a build; it is `pending` until its package is written. Returns the new build's row. */
-export async function startBuild(ctx: ServiceContext, runner: PackageRunner, caller: Caller, projectRef: string, input: BuildInput): Promise<BuildWithPackage> {
+export async function startBuild(
+  ctx: ServiceContext,
+  runner: PackageRunner,
+  caller: Caller,
+  projectRef: string,
+  input: BuildInput,
+): Promise<BuildWithPackage> {
   assertDevelopment(caller);
   const checked = checkInput(input);
   const project = await projectByRef(ctx.db, caller, projectRef);
-  const assets = (await scanFolder(ctx.db, await assetScope(ctx.db, caller), project.folder_id)).filter((a) => !a.unreachable).map(({ updatedAt: _, ...asset }) => asset);
+  const assets = (await scanFolder(ctx.db, await assetScope(ctx.db, caller), project.folder_id))
+    .filter((a) => !a.unreachable)
+    .map(({ updatedAt: _, ...asset }) => asset);
   const performer = await performerName(ctx.db, caller);
   const now = toStored(ctx.clock.now());
-  const options: ExportOptions = { manifestId: null, anchorFolderId: project.folder_id, assets, includeData: true, includeTestCases: checked.includeTestCases === true };
+  const options: ExportOptions = {
+    manifestId: null,
+    anchorFolderId: project.folder_id,
+    assets,
+    includeData: true,
+    includeTestCases: checked.includeTestCases === true,
+  };
   const id = await ctx.db.transaction().execute(async (trx) => {
     const packageId = await insertPackage(trx, {
-      workspace_id: caller.workspaceId, environment_id: caller.environmentId, operation_type: 'export', status: 'in_progress', export_manifest_id: null,
-      folder_id: project.folder_id, options: JSON.stringify(options), error: null, error_parts: null, recipe_status: null, content_size: null,
-      created_at: now, updated_at: now, completed_at: null,
+      workspace_id: caller.workspaceId,
+      environment_id: caller.environmentId,
+      operation_type: 'export',
+      status: 'in_progress',
+      export_manifest_id: null,
+      folder_id: project.folder_id,
+      options: JSON.stringify(options),
+      error: null,
+      error_parts: null,
+      recipe_status: null,
+      content_size: null,
+      created_at: now,
+      updated_at: now,
+      completed_at: null,
     });
     return insertBuild(trx, {
-      workspace_id: caller.workspaceId, environment_id: caller.environmentId, project_id: project.id, project_name: project.name, project_description: project.description,
-      package_id: packageId, description: checked.description, include_test_cases: checked.includeTestCases === null ? null : checked.includeTestCases ? 1 : 0,
-      performed_by_name: performer, created_at: now, updated_at: now,
+      workspace_id: caller.workspaceId,
+      environment_id: caller.environmentId,
+      project_id: project.id,
+      project_name: project.name,
+      project_description: project.description,
+      package_id: packageId,
+      description: checked.description,
+      include_test_cases: checked.includeTestCases === null ? null : checked.includeTestCases ? 1 : 0,
+      performed_by_name: performer,
+      created_at: now,
+      updated_at: now,
     });
   });
   runner.kick();
@@ -84,7 +152,13 @@ export async function startBuild(ctx: ServiceContext, runner: PackageRunner, cal
   return row;
 }
 
-export async function buildProject(ctx: ServiceContext, runner: PackageRunner, caller: Caller, projectRef: string, input: BuildInput): Promise<BuildApi> {
+export async function buildProject(
+  ctx: ServiceContext,
+  runner: PackageRunner,
+  caller: Caller,
+  projectRef: string,
+  input: BuildInput,
+): Promise<BuildApi> {
   return buildToApi(await startBuild(ctx, runner, caller, projectRef, input), ctx.config.publicBaseUrl);
 }
 
@@ -105,7 +179,12 @@ export async function visibleBuild(db: Db, caller: Caller, id: number): Promise<
 async function visibleProjectIds(db: Db, caller: Caller): Promise<number[] | null> {
   if (caller.allFolders) return null;
   const folders = await folderIdsUnderProjects(db, caller.environmentId, caller.folderIds);
-  const rows = await db.selectFrom('projects').select('id').where('environment_id', '=', caller.environmentId).where('folder_id', 'in', folders.length > 0 ? folders : [-1]).execute();
+  const rows = await db
+    .selectFrom('projects')
+    .select('id')
+    .where('environment_id', '=', caller.environmentId)
+    .where('folder_id', 'in', folders.length > 0 ? folders : [-1])
+    .execute();
   return rows.map((r) => r.id);
 }
 
@@ -114,7 +193,12 @@ export interface BuildListItem extends BuildApi {
 }
 
 /** The environment's builds the caller may see, newest first, optionally of one project (the web console's list). */
-export async function listBuilds(ctx: ServiceContext, caller: Caller, projectId: number | undefined, page: { offset: number; perPage: number }): Promise<BuildListItem[]> {
+export async function listBuilds(
+  ctx: ServiceContext,
+  caller: Caller,
+  projectId: number | undefined,
+  page: { offset: number; perPage: number },
+): Promise<BuildListItem[]> {
   const filters: BuildFilters = {};
   const visible = await visibleProjectIds(ctx.db, caller);
   if (visible) filters.projectIds = visible;
@@ -124,7 +208,11 @@ export async function listBuilds(ctx: ServiceContext, caller: Caller, projectId:
 }
 
 /** A build with the project's name when built and the assets its package holds. */
-export async function getBuildContents(ctx: ServiceContext, caller: Caller, id: number): Promise<{ build: BuildListItem; assets: Asset[] }> {
+export async function getBuildContents(
+  ctx: ServiceContext,
+  caller: Caller,
+  id: number,
+): Promise<{ build: BuildListItem; assets: Asset[] }> {
   const row = await visibleBuild(ctx.db, caller, id);
   const stored = await buildPackageOptions(ctx.db, row.package_id);
   let assets: Asset[] = [];

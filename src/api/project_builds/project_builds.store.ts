@@ -18,7 +18,11 @@ export interface BuildApi {
   error?: string;
 }
 
-export type BuildWithPackage = ProjectBuildRow & { package_status: PackageStatus; package_error: string | null; package_updated_at: string };
+export type BuildWithPackage = ProjectBuildRow & {
+  package_status: PackageStatus;
+  package_error: string | null;
+  package_updated_at: string;
+};
 
 export function stateOf(status: PackageStatus): BuildState {
   return status === 'completed' ? 'success' : status === 'failed' ? 'failed' : 'pending';
@@ -36,7 +40,8 @@ export function buildToApi(row: BuildWithPackage, publicBaseUrl: string): BuildA
     project_id: String(row.project_id),
     state,
     performed_by_name: row.performed_by_name,
-    download_url: state === 'success' ? `${publicBaseUrl.replace(/\/+$/, '')}/api/packages/${row.package_id}/download` : null,
+    download_url:
+      state === 'success' ? `${publicBaseUrl.replace(/\/+$/, '')}/api/packages/${row.package_id}/download` : null,
     ...(state === 'failed' ? { error: row.package_error ?? 'The build failed' } : {}),
   };
 }
@@ -47,9 +52,18 @@ export async function insertBuild(db: Db, values: Omit<ProjectBuildRow, 'id'>): 
 }
 
 export async function findBuild(db: Db, environmentId: number, id: number): Promise<BuildWithPackage | undefined> {
-  return db.selectFrom('project_builds').innerJoin('packages', 'packages.id', 'project_builds.package_id')
-    .selectAll('project_builds').select(['packages.status as package_status', 'packages.error as package_error', 'packages.updated_at as package_updated_at'])
-    .where('project_builds.id', '=', id).where('project_builds.environment_id', '=', environmentId).executeTakeFirst();
+  return db
+    .selectFrom('project_builds')
+    .innerJoin('packages', 'packages.id', 'project_builds.package_id')
+    .selectAll('project_builds')
+    .select([
+      'packages.status as package_status',
+      'packages.error as package_error',
+      'packages.updated_at as package_updated_at',
+    ])
+    .where('project_builds.id', '=', id)
+    .where('project_builds.environment_id', '=', environmentId)
+    .executeTakeFirst();
 }
 
 export interface BuildFilters {
@@ -59,13 +73,35 @@ export interface BuildFilters {
 }
 
 /** An environment's builds, newest first. */
-export async function listBuilds(db: Db, environmentId: number, filters: BuildFilters, page: { offset: number; perPage: number }): Promise<BuildWithPackage[]> {
-  let query = db.selectFrom('project_builds').innerJoin('packages', 'packages.id', 'project_builds.package_id')
-    .selectAll('project_builds').select(['packages.status as package_status', 'packages.error as package_error', 'packages.updated_at as package_updated_at'])
+export async function listBuilds(
+  db: Db,
+  environmentId: number,
+  filters: BuildFilters,
+  page: { offset: number; perPage: number },
+): Promise<BuildWithPackage[]> {
+  let query = db
+    .selectFrom('project_builds')
+    .innerJoin('packages', 'packages.id', 'project_builds.package_id')
+    .selectAll('project_builds')
+    .select([
+      'packages.status as package_status',
+      'packages.error as package_error',
+      'packages.updated_at as package_updated_at',
+    ])
     .where('project_builds.environment_id', '=', environmentId);
-  if (filters.projectIds) query = query.where('project_builds.project_id', 'in', filters.projectIds.length > 0 ? [...filters.projectIds] : [-1]);
+  if (filters.projectIds)
+    query = query.where(
+      'project_builds.project_id',
+      'in',
+      filters.projectIds.length > 0 ? [...filters.projectIds] : [-1],
+    );
   if (filters.projectId !== undefined) query = query.where('project_builds.project_id', '=', filters.projectId);
-  return query.orderBy('project_builds.created_at', 'desc').orderBy('project_builds.id', 'desc').limit(page.perPage).offset(page.offset).execute();
+  return query
+    .orderBy('project_builds.created_at', 'desc')
+    .orderBy('project_builds.id', 'desc')
+    .limit(page.perPage)
+    .offset(page.offset)
+    .execute();
 }
 
 /** The options a build's package was exported with (its list of assets), as stored. */

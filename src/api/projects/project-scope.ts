@@ -4,7 +4,11 @@ import type { Db } from '../../db/types.ts';
 import { projectInScope, type AuthContext } from '../developer_api_clients/credentials.ts';
 import { findProject } from './projects.store.ts';
 
-export async function projectAssetInScope(db: Db, auth: Pick<AuthContext, 'allFolders' | 'folderIds' | 'environmentId'>, projectId: number | null): Promise<boolean> {
+export async function projectAssetInScope(
+  db: Db,
+  auth: Pick<AuthContext, 'allFolders' | 'folderIds' | 'environmentId'>,
+  projectId: number | null,
+): Promise<boolean> {
   if (auth.allFolders) return true;
   if (projectId === null) return false;
   const project = await findProject(db, auth.environmentId, projectId);

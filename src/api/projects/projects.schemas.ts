@@ -7,7 +7,9 @@ export const ProjectListQuery = Type.Object(PageQuery);
 
 // Unknown fields are ignored, as the vendor does.
 export const UpdateProjectBody = Type.Object({
-  name: Type.Optional(Type.String({ description: 'Also renames the project folder; unique among projects (case-insensitive)' })),
+  name: Type.Optional(
+    Type.String({ description: 'Also renames the project folder; unique among projects (case-insensitive)' }),
+  ),
   description: Type.Optional(Type.String({ description: 'Up to 1,000 characters; empty clears it' })),
 });
 export type UpdateProjectBody = Static<typeof UpdateProjectBody>;

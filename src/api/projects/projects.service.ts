@@ -8,17 +8,32 @@ import { removeFolderFromScopes } from '../developer_api_clients/developer_api_c
 import { checkFolderName, uniqueName, type Caller } from '../folders/folders.service.ts';
 import { deleteFolder, folderNameKey, updateFolder } from '../folders/folders.store.ts';
 import { hasRunningRecipeUnder, recipeIdsUnder } from '../recipes/recipes.store.ts';
-import { findProject, listProjects as listProjectRows, projectToApi, updateProject as updateProjectRow, type ProjectApi } from './projects.store.ts';
+import {
+  findProject,
+  listProjects as listProjectRows,
+  projectToApi,
+  updateProject as updateProjectRow,
+  type ProjectApi,
+} from './projects.store.ts';
 
 export const MAX_PROJECT_DESCRIPTION = 1000;
 
-export async function listProjects(ctx: ServiceContext, caller: Caller, page: { offset: number; perPage: number }): Promise<ProjectApi[]> {
+export async function listProjects(
+  ctx: ServiceContext,
+  caller: Caller,
+  page: { offset: number; perPage: number },
+): Promise<ProjectApi[]> {
   const rows = await listProjectRows(ctx.db, caller.environmentId, caller.allFolders ? null : caller.folderIds, page);
   return rows.map(projectToApi);
 }
 
 /** Renaming a project renames its folder (same sibling-name rule as any folder). */
-export async function updateProject(ctx: ServiceContext, caller: Caller, id: number, input: { name?: string; description?: string }): Promise<ProjectApi> {
+export async function updateProject(
+  ctx: ServiceContext,
+  caller: Caller,
+  id: number,
+  input: { name?: string; description?: string },
+): Promise<ProjectApi> {
   if (input.name === undefined && input.description === undefined) {
     throw new AppError('nothing_to_update', { errors: { body: ['must contain at least one of name, description'] } });
   }
@@ -35,9 +50,15 @@ export async function updateProject(ctx: ServiceContext, caller: Caller, id: num
   return ctx.db.transaction().execute(async (trx) => {
     const project = await projectOr404(trx, caller, id);
     if (name !== undefined) {
-      await uniqueName(() => updateFolder(trx, project.folder_id, { name, name_key: folderNameKey(name), updated_at: now }));
+      await uniqueName(() =>
+        updateFolder(trx, project.folder_id, { name, name_key: folderNameKey(name), updated_at: now }),
+      );
     }
-    await updateProjectRow(trx, project.id, { ...(name !== undefined ? { name } : {}), ...(input.description !== undefined ? { description: input.description } : {}), updated_at: now });
+    await updateProjectRow(trx, project.id, {
+      ...(name !== undefined ? { name } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      updated_at: now,
+    });
     return projectToApi(await projectOr404(trx, caller, id));
   });
 }

@@ -14,17 +14,31 @@ export function projectToApi(row: ProjectRow): ProjectApi {
 }
 
 export async function findProject(db: Db, environmentId: number, id: number): Promise<ProjectRow | undefined> {
-  return db.selectFrom('projects').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('projects')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Projects of an environment by ascending id; `folderIds` (project folder ids) narrows them, null: all. */
-export async function listProjects(db: Db, environmentId: number, folderIds: readonly number[] | null, page: { offset: number; perPage: number }): Promise<ProjectRow[]> {
+export async function listProjects(
+  db: Db,
+  environmentId: number,
+  folderIds: readonly number[] | null,
+  page: { offset: number; perPage: number },
+): Promise<ProjectRow[]> {
   if (folderIds !== null && folderIds.length === 0) return [];
   let query = db.selectFrom('projects').selectAll().where('environment_id', '=', environmentId);
   if (folderIds !== null) query = query.where('folder_id', 'in', folderIds);
   return query.orderBy('id').limit(page.perPage).offset(page.offset).execute();
 }
 
-export async function updateProject(db: Db, id: number, values: { name?: string; description?: string; updated_at: string }): Promise<void> {
+export async function updateProject(
+  db: Db,
+  id: number,
+  values: { name?: string; description?: string; updated_at: string },
+): Promise<void> {
   await db.updateTable('projects').set(values).where('id', '=', id).execute();
 }

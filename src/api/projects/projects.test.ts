@@ -10,7 +10,12 @@ before(async () => {
 });
 after(() => t.close());
 
-interface ProjectBody { id: number; description: string; folder_id: number; name: string }
+interface ProjectBody {
+  id: number;
+  description: string;
+  folder_id: number;
+  name: string;
+}
 
 /** A project made the way a client makes one (POST /api/folders without a parent). */
 async function project(name: string, token?: string): Promise<{ projectId: number; folderId: number }> {
@@ -54,7 +59,10 @@ describe('GET /api/projects', () => {
       { id: a.projectId, description: '', folder_id: a.folderId, name: 'Alpha project' },
     ]);
     const ids = res.body.map((p: ProjectBody) => p.id);
-    assert.deepEqual(ids, [...ids].sort((x: number, y: number) => x - y));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((x: number, y: number) => x - y),
+    );
     // The duality: the folder's project_id is the project's id, the project's folder_id the folder's id.
     const folderOfA = (await t.call('GET', `/api/folders/${a.folderId}`)).body;
     assert.equal(folderOfA.project_id, a.projectId);
@@ -65,7 +73,8 @@ describe('GET /api/projects', () => {
     const other = await t.newWorkspace('Paging Co');
     const made = [];
     for (const name of ['one', 'two', 'three']) made.push((await project(name, other.adminToken)).projectId);
-    const page = async (q: string) => (await t.call('GET', `/api/projects?${q}`, { token: other.adminToken })).body.map((p: ProjectBody) => p.id);
+    const page = async (q: string) =>
+      (await t.call('GET', `/api/projects?${q}`, { token: other.adminToken })).body.map((p: ProjectBody) => p.id);
     assert.deepEqual(await page('per_page=2'), made.slice(0, 2));
     assert.deepEqual(await page('per_page=2&page=2'), made.slice(2));
     assert.deepEqual(await page('per_page=2&page=3'), []);
@@ -77,10 +86,16 @@ describe('GET /api/projects', () => {
     const visible = await project('Listed for scoped');
     await project('Not listed for scoped');
     const { token } = await t.scopedClient([visible.folderId]);
-    assert.deepEqual((await listed(token)).map((p) => p.id), [visible.projectId]);
+    assert.deepEqual(
+      (await listed(token)).map((p) => p.id),
+      [visible.projectId],
+    );
     const testToken = await t.tokenFor('Admin', 'test');
     const testProject = await project('Test env project', testToken);
-    assert.deepEqual((await listed(testToken)).map((p) => p.id), [testProject.projectId]);
+    assert.deepEqual(
+      (await listed(testToken)).map((p) => p.id),
+      [testProject.projectId],
+    );
     assert.ok(!(await listed()).some((p) => p.id === testProject.projectId));
     const other = await t.newWorkspace('Empty Co');
     assert.deepEqual(await listed(other.adminToken), []);
@@ -88,7 +103,9 @@ describe('GET /api/projects', () => {
 
   test('401 without a token; 403 for a role without projects_folders:read', async () => {
     assert.equal((await t.call('GET', '/api/projects', { token: null })).status, 401);
-    const res = await t.call('GET', '/api/projects', { token: await t.tokenWith('Properties only', ['environment_properties:read']) });
+    const res = await t.call('GET', '/api/projects', {
+      token: await t.tokenWith('Properties only', ['environment_properties:read']),
+    });
     assert.equal(res.status, 403);
     assert.match(res.body.message, /projects_folders:read/);
   });
@@ -97,13 +114,23 @@ describe('GET /api/projects', () => {
 describe('PUT /api/projects/:project_id', () => {
   test('updates name and description; the project folder is renamed too', async () => {
     const p = await project('Before rename');
-    const res = await t.call('PUT', `/api/projects/${p.projectId}`, { body: { name: '  After rename ', description: 'Procure-to-pay automations' } });
+    const res = await t.call('PUT', `/api/projects/${p.projectId}`, {
+      body: { name: '  After rename ', description: 'Procure-to-pay automations' },
+    });
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body, { id: p.projectId, description: 'Procure-to-pay automations', folder_id: p.folderId, name: 'After rename' });
+    assert.deepEqual(res.body, {
+      id: p.projectId,
+      description: 'Procure-to-pay automations',
+      folder_id: p.folderId,
+      name: 'After rename',
+    });
     assert.equal((await t.call('GET', `/api/folders/${p.folderId}`)).body.name, 'After rename');
     const partial = await t.call('PUT', `/api/projects/${p.projectId}`, { body: { description: '' } });
     assert.deepEqual(partial.body, { id: p.projectId, description: '', folder_id: p.folderId, name: 'After rename' });
-    assert.deepEqual((await listed()).find((x) => x.id === p.projectId), partial.body);
+    assert.deepEqual(
+      (await listed()).find((x) => x.id === p.projectId),
+      partial.body,
+    );
   });
 
   test('422 for the name of another project (case-insensitive); 400 for bad input; nothing changes', async () => {
@@ -111,7 +138,9 @@ describe('PUT /api/projects/:project_id', () => {
     await project('Existing project');
     await t.call('PUT', `/api/projects/${p.projectId}`, { body: { description: 'kept' } });
     const before = await snapshot();
-    const dup = await t.call('PUT', `/api/projects/${p.projectId}`, { body: { name: 'EXISTING project', description: 'not kept' } });
+    const dup = await t.call('PUT', `/api/projects/${p.projectId}`, {
+      body: { name: 'EXISTING project', description: 'not kept' },
+    });
     assert.equal(dup.status, 422);
     assert.deepEqual(dup.body.errors, { name: ['has already been taken'] });
     const cases: [unknown, string][] = [
@@ -131,12 +160,32 @@ describe('PUT /api/projects/:project_id', () => {
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.ok(res.body.errors[field], `${JSON.stringify(body)}: ${res.text}`);
     }
-    assert.equal((await t.call('PUT', `/api/projects/${p.projectId}`, { raw: '{"name"', headers: { 'content-type': 'application/json' } })).status, 400);
-    assert.equal((await t.call('PUT', `/api/projects/${p.projectId}`, { raw: '<name/>', headers: { 'content-type': 'application/xml' } })).status, 415);
+    assert.equal(
+      (
+        await t.call('PUT', `/api/projects/${p.projectId}`, {
+          raw: '{"name"',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      400,
+    );
+    assert.equal(
+      (
+        await t.call('PUT', `/api/projects/${p.projectId}`, {
+          raw: '<name/>',
+          headers: { 'content-type': 'application/xml' },
+        })
+      ).status,
+      415,
+    );
     assert.equal((await t.call('PUT', `/api/projects/${p.projectId}`)).status, 400);
     assert.equal((await t.call('PUT', '/api/projects/abc', { body: { name: 'x' } })).status, 400);
     assert.deepEqual(await snapshot(), before);
-    assert.equal((await t.call('PUT', `/api/projects/${p.projectId}`, { body: { description: 'd'.repeat(1000) } })).status, 200, '1,000 characters fit');
+    assert.equal(
+      (await t.call('PUT', `/api/projects/${p.projectId}`, { body: { description: 'd'.repeat(1000) } })).status,
+      200,
+      '1,000 characters fit',
+    );
   });
 
   test('the path takes the project id: a folder id, another environment, another workspace or out of scope is 404', async () => {
@@ -147,8 +196,18 @@ describe('PUT /api/projects/:project_id', () => {
     const { token: scoped } = await t.scopedClient([(await project('Scoped editor project')).folderId]);
     const folderId = await folderIdThatIsNoProjectId();
     const before = await snapshot();
-    for (const [id, token] of [[folderId, undefined], [999_999, undefined], [foreign.projectId, undefined], [p.projectId, testToken], [p.projectId, other.adminToken], [p.projectId, scoped]] as const) {
-      const res = await t.call('PUT', `/api/projects/${id}`, { body: { name: 'Hijacked' }, ...(token ? { token } : {}) });
+    for (const [id, token] of [
+      [folderId, undefined],
+      [999_999, undefined],
+      [foreign.projectId, undefined],
+      [p.projectId, testToken],
+      [p.projectId, other.adminToken],
+      [p.projectId, scoped],
+    ] as const) {
+      const res = await t.call('PUT', `/api/projects/${id}`, {
+        body: { name: 'Hijacked' },
+        ...(token ? { token } : {}),
+      });
       assert.equal(res.status, 404, `${id}`);
       assert.deepEqual(res.body, { message: 'Not found' });
     }
@@ -158,8 +217,19 @@ describe('PUT /api/projects/:project_id', () => {
   test('401 without a token; 403 for a read-only role; nothing changes', async () => {
     const p = await project('Put auth project');
     const before = await snapshot();
-    assert.equal((await t.call('PUT', `/api/projects/${p.projectId}`, { token: null, body: { name: 'x' } })).status, 401);
-    assert.equal((await t.call('PUT', `/api/projects/${p.projectId}`, { token: await t.tokenFor('Read only'), body: { name: 'x' } })).status, 403);
+    assert.equal(
+      (await t.call('PUT', `/api/projects/${p.projectId}`, { token: null, body: { name: 'x' } })).status,
+      401,
+    );
+    assert.equal(
+      (
+        await t.call('PUT', `/api/projects/${p.projectId}`, {
+          token: await t.tokenFor('Read only'),
+          body: { name: 'x' },
+        })
+      ).status,
+      403,
+    );
     assert.deepEqual((await snapshot()).projects, before.projects);
   });
 });
@@ -186,17 +256,34 @@ describe('DELETE /api/projects/:project_id', () => {
     const sub = await t.call('POST', '/api/folders', { body: { name: 'Doomed sub', parent_id: doomed.folderId } });
     const deep = await t.call('POST', '/api/folders', { body: { name: 'Doomed deep', parent_id: sub.body.id } });
     for (const p of [doomed, keeper]) {
-      assert.equal((await t.call('POST', `/api/properties?project_id=${p.projectId}`, { body: { properties: { 'app.url': 'https://example.com' } } })).status, 200);
+      assert.equal(
+        (
+          await t.call('POST', `/api/properties?project_id=${p.projectId}`, {
+            body: { properties: { 'app.url': 'https://example.com' } },
+          })
+        ).status,
+        200,
+      );
     }
     const res = await t.call('DELETE', `/api/projects/${doomed.projectId}`);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { success: true });
     assert.ok(!(await listed()).some((p) => p.id === doomed.projectId));
-    for (const id of [doomed.folderId, sub.body.id, deep.body.id]) assert.equal((await t.call('GET', `/api/folders/${id}`)).status, 404);
+    for (const id of [doomed.folderId, sub.body.id, deep.body.id])
+      assert.equal((await t.call('GET', `/api/folders/${id}`)).status, 404);
     assert.equal((await t.call('GET', `/api/properties?project_id=${doomed.projectId}`)).status, 404);
-    const left = await t.ctx.db.selectFrom('properties').select('project_id').where('project_id', 'is not', null).execute();
-    assert.deepEqual(left.map((r) => r.project_id), [keeper.projectId]);
-    assert.deepEqual((await t.call('GET', `/api/properties?project_id=${keeper.projectId}`)).body, { 'app.url': 'https://example.com' });
+    const left = await t.ctx.db
+      .selectFrom('properties')
+      .select('project_id')
+      .where('project_id', 'is not', null)
+      .execute();
+    assert.deepEqual(
+      left.map((r) => r.project_id),
+      [keeper.projectId],
+    );
+    assert.deepEqual((await t.call('GET', `/api/properties?project_id=${keeper.projectId}`)).body, {
+      'app.url': 'https://example.com',
+    });
     assert.equal((await t.call('DELETE', `/api/projects/${doomed.projectId}`)).status, 404, 'gone');
   });
 
@@ -204,11 +291,18 @@ describe('DELETE /api/projects/:project_id', () => {
     const doomed = await project('Scoped doomed');
     const kept = await project('Scoped kept');
     const client = await t.scopedClient([doomed.folderId, kept.folderId]);
-    assert.equal((await t.call('DELETE', `/api/projects/${doomed.projectId}`, { token: client.token })).status, 200, 'a client may delete a project in its scope');
+    assert.equal(
+      (await t.call('DELETE', `/api/projects/${doomed.projectId}`, { token: client.token })).status,
+      200,
+      'a client may delete a project in its scope',
+    );
     const after = await t.call('GET', `/api/developer_api_clients/${client.id}`);
     assert.deepEqual(after.body.result.folder_ids, [kept.folderId]);
     assert.equal(after.body.result.all_folders, false);
-    assert.deepEqual((await listed(client.token)).map((p) => p.id), [kept.projectId]);
+    assert.deepEqual(
+      (await listed(client.token)).map((p) => p.id),
+      [kept.projectId],
+    );
   });
 
   test('404 for a folder id, an unknown id, another environment or workspace, out of scope; nothing is deleted', async () => {
@@ -218,7 +312,13 @@ describe('DELETE /api/projects/:project_id', () => {
     const { token: scoped } = await t.scopedClient([(await project('Delete guard other')).folderId]);
     const folderId = await folderIdThatIsNoProjectId();
     const before = await snapshot();
-    for (const [id, token] of [[folderId, undefined], [999_999, undefined], [p.projectId, testToken], [p.projectId, other.adminToken], [p.projectId, scoped]] as const) {
+    for (const [id, token] of [
+      [folderId, undefined],
+      [999_999, undefined],
+      [p.projectId, testToken],
+      [p.projectId, other.adminToken],
+      [p.projectId, scoped],
+    ] as const) {
       const res = await t.call('DELETE', `/api/projects/${id}`, token ? { token } : {});
       assert.equal(res.status, 404, `${id}`);
     }
@@ -231,7 +331,10 @@ describe('DELETE /api/projects/:project_id', () => {
     const p = await project('Delete auth project');
     const before = await snapshot();
     assert.equal((await t.call('DELETE', `/api/projects/${p.projectId}`, { token: null })).status, 401);
-    assert.equal((await t.call('DELETE', `/api/projects/${p.projectId}`, { token: await t.tokenFor('Read only') })).status, 403);
+    assert.equal(
+      (await t.call('DELETE', `/api/projects/${p.projectId}`, { token: await t.tokenFor('Read only') })).status,
+      403,
+    );
     assert.deepEqual(await snapshot(), before);
   });
 });

@@ -6,7 +6,12 @@ import { AppError, invalid, type FieldErrors } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import type { Caller } from '../folders/folders.service.ts';
 import { projectOr404 } from '../projects/projects.service.ts';
-import { countProperties, listProperties as listPropertyRows, upsertProperties as upsertPropertyRows, type PropertyLevel } from './properties.store.ts';
+import {
+  countProperties,
+  listProperties as listPropertyRows,
+  upsertProperties as upsertPropertyRows,
+  type PropertyLevel,
+} from './properties.store.ts';
 
 /** Limits of contract 05 §2 (vendor quotas); lengths count Unicode characters (code points). */
 export const PROPERTY_LIMITS = { perLevel: 1000, nameLength: 100, valueLength: 1024 } as const;
@@ -20,7 +25,11 @@ const FORBIDDEN_IN_VALUE = /[\0\p{Cs}]/u;
  * Properties whose name starts with `prefix` (case-sensitive; empty or absent: all), as a flat
  * name -> value map. Environment level: full names. Project level: names with the prefix removed.
  */
-export async function listProperties(ctx: ServiceContext, caller: Caller, input: { prefix?: string; projectId?: number }): Promise<Record<string, string>> {
+export async function listProperties(
+  ctx: ServiceContext,
+  caller: Caller,
+  input: { prefix?: string; projectId?: number },
+): Promise<Record<string, string>> {
   const level = await resolveLevel(ctx.db, caller, input.projectId);
   const prefix = input.prefix ?? '';
   const rows = (await listPropertyRows(ctx.db, level)).filter((row) => row.name.startsWith(prefix));
@@ -30,10 +39,18 @@ export async function listProperties(ctx: ServiceContext, caller: Caller, input:
 }
 
 /** Create or overwrite the given names; anything invalid refuses the whole request. */
-export async function upsertProperties(ctx: ServiceContext, caller: Caller, input: { properties: Record<string, unknown>; projectId?: number }): Promise<void> {
+export async function upsertProperties(
+  ctx: ServiceContext,
+  caller: Caller,
+  input: { properties: Record<string, unknown>; projectId?: number },
+): Promise<void> {
   const given = Object.entries(input.properties);
   if (given.length > PROPERTY_LIMITS.perLevel) {
-    throw invalid({ properties: [`has ${given.length} entries; at most ${PROPERTY_LIMITS.perLevel} properties fit in an environment or project`] });
+    throw invalid({
+      properties: [
+        `has ${given.length} entries; at most ${PROPERTY_LIMITS.perLevel} properties fit in an environment or project`,
+      ],
+    });
   }
   const errors: FieldErrors = {};
   const entries: [string, string][] = [];
@@ -46,7 +63,10 @@ export async function upsertProperties(ctx: ServiceContext, caller: Caller, inpu
     else entries.push([name, value as string]);
   }
   const refused = Object.keys(errors).length;
-  if (refused > 0) throw refused === 1 ? new AppError('property_invalid', { errors }) : new AppError('properties_invalid', { params: { count: refused }, errors });
+  if (refused > 0)
+    throw refused === 1
+      ? new AppError('property_invalid', { errors })
+      : new AppError('properties_invalid', { params: { count: refused }, errors });
   const now = toStored(ctx.clock.now());
 
   await ctx.db.transaction().execute(async (trx) => {
@@ -56,14 +76,18 @@ export async function upsertProperties(ctx: ServiceContext, caller: Caller, inpu
     const total = await countProperties(trx, level);
     if (total > PROPERTY_LIMITS.perLevel) {
       const where = level.projectId === null ? 'environment' : 'project';
-      throw new AppError('too_many_properties', { params: { max: PROPERTY_LIMITS.perLevel, level: where }, errors: { properties: [`would make ${total} properties; at most ${PROPERTY_LIMITS.perLevel} per ${where}`] } });
+      throw new AppError('too_many_properties', {
+        params: { max: PROPERTY_LIMITS.perLevel, level: where },
+        errors: { properties: [`would make ${total} properties; at most ${PROPERTY_LIMITS.perLevel} per ${where}`] },
+      });
     }
   });
   ctx.notifier.publish('properties.changed', { environmentId: caller.environmentId });
 }
 
 async function resolveLevel(db: Db, caller: Caller, projectId: number | undefined): Promise<PropertyLevel> {
-  if (projectId === undefined) return { workspaceId: caller.workspaceId, environmentId: caller.environmentId, projectId: null };
+  if (projectId === undefined)
+    return { workspaceId: caller.workspaceId, environmentId: caller.environmentId, projectId: null };
   const project = await projectOr404(db, caller, projectId).catch((error: unknown) => {
     if (error instanceof AppError && error.code === 'not_found') throw new AppError('project_not_found');
     throw error;
@@ -80,13 +104,16 @@ function toText(value: unknown): string | undefined {
 
 function checkName(name: string): string[] {
   if (name.trim() === '') return ["name can't be blank"];
-  if ([...name].length > PROPERTY_LIMITS.nameLength) return [`name is too long (maximum is ${PROPERTY_LIMITS.nameLength} characters)`];
-  if (FORBIDDEN_IN_NAME.test(name)) return ['name must not contain control characters (such as tab or newline) or unpaired surrogates'];
+  if ([...name].length > PROPERTY_LIMITS.nameLength)
+    return [`name is too long (maximum is ${PROPERTY_LIMITS.nameLength} characters)`];
+  if (FORBIDDEN_IN_NAME.test(name))
+    return ['name must not contain control characters (such as tab or newline) or unpaired surrogates'];
   return [];
 }
 
 function checkValue(value: string): string[] {
-  if ([...value].length > PROPERTY_LIMITS.valueLength) return [`value is too long (maximum is ${PROPERTY_LIMITS.valueLength} characters)`];
+  if ([...value].length > PROPERTY_LIMITS.valueLength)
+    return [`value is too long (maximum is ${PROPERTY_LIMITS.valueLength} characters)`];
   if (FORBIDDEN_IN_VALUE.test(value)) return ['value must not contain NUL characters or unpaired surrogates'];
   return [];
 }

@@ -11,19 +11,29 @@ export interface PropertyLevel {
 
 export async function listProperties(db: Db, level: PropertyLevel): Promise<Pick<PropertyRow, 'name' | 'value'>[]> {
   let query = db.selectFrom('properties').select(['name', 'value']).where('environment_id', '=', level.environmentId);
-  query = level.projectId === null ? query.where('project_id', 'is', null) : query.where('project_id', '=', level.projectId);
+  query =
+    level.projectId === null ? query.where('project_id', 'is', null) : query.where('project_id', '=', level.projectId);
   return query.orderBy(inByteOrder(db, 'name')).execute();
 }
 
 export async function countProperties(db: Db, level: PropertyLevel): Promise<number> {
-  let query = db.selectFrom('properties').select((eb) => eb.fn.countAll<number>().as('n')).where('environment_id', '=', level.environmentId);
-  query = level.projectId === null ? query.where('project_id', 'is', null) : query.where('project_id', '=', level.projectId);
+  let query = db
+    .selectFrom('properties')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('environment_id', '=', level.environmentId);
+  query =
+    level.projectId === null ? query.where('project_id', 'is', null) : query.where('project_id', '=', level.projectId);
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** Insert or overwrite by name, in batches (one statement each); names not given are untouched. */
-export async function upsertProperties(db: Db, level: PropertyLevel, entries: readonly (readonly [string, string])[], now: string): Promise<void> {
+export async function upsertProperties(
+  db: Db,
+  level: PropertyLevel,
+  entries: readonly (readonly [string, string])[],
+  now: string,
+): Promise<void> {
   const BATCH = 200;
   for (let i = 0; i < entries.length; i += BATCH) {
     const rows = entries.slice(i, i + BATCH).map(([name, value]) => ({
@@ -40,10 +50,14 @@ export async function upsertProperties(db: Db, level: PropertyLevel, entries: re
       .values(rows)
       .onConflict((oc) => {
         // The conflict target must name the partial unique index of the level, predicate included.
-        const target = level.projectId === null
-          ? oc.columns(['environment_id', 'name']).where('project_id', 'is', null)
-          : oc.columns(['project_id', 'name']).where('project_id', 'is not', null);
-        return target.doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), updated_at: eb.ref('excluded.updated_at') }));
+        const target =
+          level.projectId === null
+            ? oc.columns(['environment_id', 'name']).where('project_id', 'is', null)
+            : oc.columns(['project_id', 'name']).where('project_id', 'is not', null);
+        return target.doUpdateSet((eb) => ({
+          value: eb.ref('excluded.value'),
+          updated_at: eb.ref('excluded.updated_at'),
+        }));
       })
       .execute();
   }

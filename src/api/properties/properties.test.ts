@@ -9,8 +9,14 @@ before(async () => {
 });
 after(() => t.close());
 
-async function upsert(properties: unknown, options: { query?: string; token?: string; extra?: Record<string, unknown> } = {}): Promise<Reply> {
-  return t.call('POST', `/api/properties${options.query ?? ''}`, { body: { properties, ...options.extra }, ...(options.token ? { token: options.token } : {}) });
+async function upsert(
+  properties: unknown,
+  options: { query?: string; token?: string; extra?: Record<string, unknown> } = {},
+): Promise<Reply> {
+  return t.call('POST', `/api/properties${options.query ?? ''}`, {
+    body: { properties, ...options.extra },
+    ...(options.token ? { token: options.token } : {}),
+  });
 }
 
 async function get(query = '', token?: string): Promise<Reply> {
@@ -32,11 +38,26 @@ describe('GET /api/properties', () => {
   test('environment level: a flat map of full names that start with the prefix (case-sensitive)', async () => {
     const env = await t.newWorkspace('Prefix Co');
     const token = env.adminToken;
-    assert.equal((await upsert({ 'billing_sync.admin_email': 'ops@example.com', 'billing_sync.batch_size': '200', 'Billing_sync.other': 'x', 'crm.url': 'https://crm' }, { token })).status, 200);
+    assert.equal(
+      (
+        await upsert(
+          {
+            'billing_sync.admin_email': 'ops@example.com',
+            'billing_sync.batch_size': '200',
+            'Billing_sync.other': 'x',
+            'crm.url': 'https://crm',
+          },
+          { token },
+        )
+      ).status,
+      200,
+    );
     const res = await get('?prefix=billing_sync.', token);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { 'billing_sync.admin_email': 'ops@example.com', 'billing_sync.batch_size': '200' });
-    assert.deepEqual((await get('?prefix=billing_sync.a', token)).body, { 'billing_sync.admin_email': 'ops@example.com' });
+    assert.deepEqual((await get('?prefix=billing_sync.a', token)).body, {
+      'billing_sync.admin_email': 'ops@example.com',
+    });
     assert.deepEqual((await get('?prefix=nothing', token)).body, {});
     assert.deepEqual((await get('?prefix=sync', token)).body, {}, 'starts-with, not contains');
   });
@@ -52,9 +73,28 @@ describe('GET /api/properties', () => {
 
   test('project level: names with the prefix stripped; the environment level is separate', async () => {
     const p = await project('Salesforce sync');
-    assert.equal((await upsert({ 'salesforce_sync.admin_email': 'a@example.com', 'salesforce_sync.public_url': 'https://x', 'other.key': 'o' }, { query: `?project_id=${p.projectId}` })).status, 200);
-    assert.deepEqual((await get(`?prefix=salesforce_sync.&project_id=${p.projectId}`)).body, { admin_email: 'a@example.com', public_url: 'https://x' });
-    assert.deepEqual((await get(`?project_id=${p.projectId}`)).body, { 'other.key': 'o', 'salesforce_sync.admin_email': 'a@example.com', 'salesforce_sync.public_url': 'https://x' });
+    assert.equal(
+      (
+        await upsert(
+          {
+            'salesforce_sync.admin_email': 'a@example.com',
+            'salesforce_sync.public_url': 'https://x',
+            'other.key': 'o',
+          },
+          { query: `?project_id=${p.projectId}` },
+        )
+      ).status,
+      200,
+    );
+    assert.deepEqual((await get(`?prefix=salesforce_sync.&project_id=${p.projectId}`)).body, {
+      admin_email: 'a@example.com',
+      public_url: 'https://x',
+    });
+    assert.deepEqual((await get(`?project_id=${p.projectId}`)).body, {
+      'other.key': 'o',
+      'salesforce_sync.admin_email': 'a@example.com',
+      'salesforce_sync.public_url': 'https://x',
+    });
     assert.deepEqual((await get('?prefix=salesforce_sync.')).body, {}, 'not environment properties');
     const sibling = await project('Sibling project');
     assert.deepEqual((await get(`?project_id=${sibling.projectId}`)).body, {}, 'nor another project’s');
@@ -67,7 +107,12 @@ describe('GET /api/properties', () => {
     const hidden = await project('Props hidden');
     const visible = await project('Props visible');
     const { token: scopedToken } = await t.scopedClient([visible.folderId]);
-    for (const [id, token] of [[999_999, undefined], [testProject.projectId, undefined], [foreign.projectId, undefined], [hidden.projectId, scopedToken]] as const) {
+    for (const [id, token] of [
+      [999_999, undefined],
+      [testProject.projectId, undefined],
+      [foreign.projectId, undefined],
+      [hidden.projectId, scopedToken],
+    ] as const) {
       const res = await get(`?project_id=${id}`, token);
       assert.equal(res.status, 404, String(id));
       assert.equal(res.body.message, 'Project not found');
@@ -117,24 +162,60 @@ describe('POST /api/properties', () => {
   test('numbers and booleans are stored as their text; names are kept exactly as sent', async () => {
     const env = await t.newWorkspace('Coerce Co');
     const token = env.adminToken;
-    const names = { 'Pre77 spaces   ': 'trailing', 'invisible.key value': 'spaced', 'ключ.名前': 'unicode', ['😀'.repeat(100)]: 'emoji name at the limit', 'Case': 'upper', 'case': 'lower', 'constructor': 'plain key' };
-    assert.equal((await upsert({ 'n.int': 3, 'n.float': 1.5, 'n.neg': -0.25, 'n.big': 1e21, 'b.t': true, 'b.f': false, ...names }, { token })).status, 200);
+    const names = {
+      'Pre77 spaces   ': 'trailing',
+      'invisible.key value': 'spaced',
+      'ключ.名前': 'unicode',
+      ['😀'.repeat(100)]: 'emoji name at the limit',
+      Case: 'upper',
+      case: 'lower',
+      constructor: 'plain key',
+    };
+    assert.equal(
+      (
+        await upsert(
+          { 'n.int': 3, 'n.float': 1.5, 'n.neg': -0.25, 'n.big': 1e21, 'b.t': true, 'b.f': false, ...names },
+          { token },
+        )
+      ).status,
+      200,
+    );
     assert.deepEqual((await get('', token)).body, {
-      'n.int': '3', 'n.float': '1.5', 'n.neg': '-0.25', 'n.big': '1e+21', 'b.t': 'true', 'b.f': 'false', ...names,
+      'n.int': '3',
+      'n.float': '1.5',
+      'n.neg': '-0.25',
+      'n.big': '1e+21',
+      'b.t': 'true',
+      'b.f': 'false',
+      ...names,
     });
     const multiline = 'line one\nline two\ttabbed';
-    assert.equal((await upsert({ pem: multiline, long: 'v'.repeat(1024) }, { token })).status, 200, 'newlines and tabs are fine in values; 1,024 characters fit');
+    assert.equal(
+      (await upsert({ pem: multiline, long: 'v'.repeat(1024) }, { token })).status,
+      200,
+      'newlines and tabs are fine in values; 1,024 characters fit',
+    );
     assert.equal((await get('?prefix=pem', token)).body.pem, multiline);
   });
 
   test('project_id in the query or in the body (integer or string) selects the project level', async () => {
     const p = await project('Upsert project');
-    const ways = [{ query: `?project_id=${p.projectId}` }, { extra: { project_id: p.projectId } }, { extra: { project_id: String(p.projectId) } }, { query: `?project_id=${p.projectId}`, extra: { project_id: p.projectId } }];
+    const ways = [
+      { query: `?project_id=${p.projectId}` },
+      { extra: { project_id: p.projectId } },
+      { extra: { project_id: String(p.projectId) } },
+      { query: `?project_id=${p.projectId}`, extra: { project_id: p.projectId } },
+    ];
     for (const [i, options] of ways.entries()) {
       const res = await upsert({ [`via.${i}`]: 'x' }, options);
       assert.equal(res.status, 200, JSON.stringify(options));
     }
-    assert.deepEqual((await get(`?project_id=${p.projectId}`)).body, { 'via.0': 'x', 'via.1': 'x', 'via.2': 'x', 'via.3': 'x' });
+    assert.deepEqual((await get(`?project_id=${p.projectId}`)).body, {
+      'via.0': 'x',
+      'via.1': 'x',
+      'via.2': 'x',
+      'via.3': 'x',
+    });
     assert.deepEqual((await get('?prefix=via.')).body, {}, 'nothing reached the environment level');
   });
 
@@ -142,9 +223,9 @@ describe('POST /api/properties', () => {
     await upsert({ 'keep.me': 'original' });
     const before = await snapshot();
     const cases: [Record<string, unknown>, string][] = [
-      [{ 'keep.me': 'changed', 'obj': { a: 1 } }, 'obj'],
-      [{ 'keep.me': 'changed', 'arr': ['a'] }, 'arr'],
-      [{ 'keep.me': 'changed', 'nul': null }, 'nul'],
+      [{ 'keep.me': 'changed', obj: { a: 1 } }, 'obj'],
+      [{ 'keep.me': 'changed', arr: ['a'] }, 'arr'],
+      [{ 'keep.me': 'changed', nul: null }, 'nul'],
       [{ 'keep.me': 'changed', ['n'.repeat(101)]: 'x' }, 'n'.repeat(101)],
       [{ 'keep.me': 'changed', ['😀'.repeat(101)]: 'x' }, '😀'.repeat(101)],
       [{ 'keep.me': 'changed', 'long.value': 'v'.repeat(1025) }, 'long.value'],
@@ -189,14 +270,36 @@ describe('POST /api/properties', () => {
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.ok(res.body.errors?.[field], `${JSON.stringify(body)}: ${res.text}`);
     }
-    const conflict = await upsert({ a: 'b' }, { query: `?project_id=${p.projectId}`, extra: { project_id: p.projectId + 1000 } });
+    const conflict = await upsert(
+      { a: 'b' },
+      { query: `?project_id=${p.projectId}`, extra: { project_id: p.projectId + 1000 } },
+    );
     assert.equal(conflict.status, 400);
     assert.ok(conflict.body.errors.project_id);
     assert.equal((await upsert({ a: 'b' }, { query: '?project_id=x' })).status, 400);
-    assert.equal((await t.call('POST', '/api/properties', { raw: '{"properties": {"a": "b"', headers: { 'content-type': 'application/json' } })).status, 400);
+    assert.equal(
+      (
+        await t.call('POST', '/api/properties', {
+          raw: '{"properties": {"a": "b"',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      400,
+    );
     // A "__proto__" key is refused by the JSON parser (prototype poisoning), with nothing stored.
-    assert.equal((await t.call('POST', '/api/properties', { raw: '{"properties": {"__proto__": "x"}}', headers: { 'content-type': 'application/json' } })).status, 400);
-    const form = await t.call('POST', '/api/properties', { raw: 'properties[a]=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    assert.equal(
+      (
+        await t.call('POST', '/api/properties', {
+          raw: '{"properties": {"__proto__": "x"}}',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      400,
+    );
+    const form = await t.call('POST', '/api/properties', {
+      raw: 'properties[a]=b',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(form.status, 415);
     assert.equal((await t.call('POST', '/api/properties')).status, 400, 'no body');
     assert.deepEqual(await snapshot(), before);
@@ -205,7 +308,10 @@ describe('POST /api/properties', () => {
   test('at most 1,000 properties per environment and per project; a request past the limit changes nothing', async () => {
     const env = await t.newWorkspace('Quota Co');
     const token = env.adminToken;
-    const many = (count: number, from = 0) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k.${String(from + i).padStart(4, '0')}`, `v${from + i}`]));
+    const many = (count: number, from = 0) =>
+      Object.fromEntries(
+        Array.from({ length: count }, (_, i) => [`k.${String(from + i).padStart(4, '0')}`, `v${from + i}`]),
+      );
     assert.equal((await upsert(many(999), { token })).status, 200);
     const before = await snapshot();
     const over = await upsert({ 'k.0000': 'overwritten', 'new.one': '1', 'new.two': '2' }, { token });
@@ -222,7 +328,10 @@ describe('POST /api/properties', () => {
     const p = await project('Quota project', token);
     assert.equal((await upsert(many(1000), { token, query: `?project_id=${p.projectId}` })).status, 200);
     assert.equal((await upsert({ extra: 'x' }, { token, query: `?project_id=${p.projectId}` })).status, 400);
-    assert.match((await upsert({ extra: 'x' }, { token, query: `?project_id=${p.projectId}` })).body.message, /per project/);
+    assert.match(
+      (await upsert({ extra: 'x' }, { token, query: `?project_id=${p.projectId}` })).body.message,
+      /per project/,
+    );
   });
 
   test('404 for a project that is unknown, in another environment or workspace, or out of scope; nothing changes', async () => {
@@ -233,17 +342,36 @@ describe('POST /api/properties', () => {
     const visible = await project('Upsert visible');
     const { token: scopedToken } = await t.scopedClient([visible.folderId]);
     const before = await snapshot();
-    for (const [id, token] of [[999_999, undefined], [testProject.projectId, undefined], [foreign.projectId, undefined], [hidden.projectId, scopedToken]] as const) {
-      assert.equal((await upsert({ a: 'b' }, { query: `?project_id=${id}`, ...(token ? { token } : {}) })).status, 404, `query ${id}`);
-      assert.equal((await upsert({ a: 'b' }, { extra: { project_id: id }, ...(token ? { token } : {}) })).status, 404, `body ${id}`);
+    for (const [id, token] of [
+      [999_999, undefined],
+      [testProject.projectId, undefined],
+      [foreign.projectId, undefined],
+      [hidden.projectId, scopedToken],
+    ] as const) {
+      assert.equal(
+        (await upsert({ a: 'b' }, { query: `?project_id=${id}`, ...(token ? { token } : {}) })).status,
+        404,
+        `query ${id}`,
+      );
+      assert.equal(
+        (await upsert({ a: 'b' }, { extra: { project_id: id }, ...(token ? { token } : {}) })).status,
+        404,
+        `body ${id}`,
+      );
     }
     assert.deepEqual(await snapshot(), before);
-    assert.equal((await upsert({ a: 'b' }, { query: `?project_id=${visible.projectId}`, token: scopedToken })).status, 200);
+    assert.equal(
+      (await upsert({ a: 'b' }, { query: `?project_id=${visible.projectId}`, token: scopedToken })).status,
+      200,
+    );
   });
 
   test('401 without a token; 403 for a role without environment_properties:write; nothing changes', async () => {
     const before = await snapshot();
-    assert.equal((await t.call('POST', '/api/properties', { token: null, body: { properties: { a: 'b' } } })).status, 401);
+    assert.equal(
+      (await t.call('POST', '/api/properties', { token: null, body: { properties: { a: 'b' } } })).status,
+      401,
+    );
     const reader = await t.tokenWith('Properties reader', ['environment_properties:read']);
     assert.equal((await get('', reader)).status, 200);
     const res = await upsert({ a: 'b' }, { token: reader });

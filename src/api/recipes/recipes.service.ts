@@ -87,13 +87,22 @@ const MAX_CONCURRENCY = 10;
 const DEFAULT_NAME = 'Untitled recipe';
 const ADAPTER_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 
-function output(ctx: ServiceContext, row: RecipeWithProject, options: { withTags?: boolean; excludeCode?: boolean } = {}): RecipeApi {
-  return recipeToApi(row, { publicBaseUrl: ctx.config.publicBaseUrl, withTags: options.withTags ?? false, excludeCode: options.excludeCode ?? false });
+function output(
+  ctx: ServiceContext,
+  row: RecipeWithProject,
+  options: { withTags?: boolean; excludeCode?: boolean } = {},
+): RecipeApi {
+  return recipeToApi(row, {
+    publicBaseUrl: ctx.config.publicBaseUrl,
+    withTags: options.withTags ?? false,
+    excludeCode: options.excludeCode ?? false,
+  });
 }
 
 async function findVisible(db: Db, caller: Caller, id: number): Promise<RecipeWithProject> {
   const row = assertFound(await findRecipe(db, caller.environmentId, id));
-  if (!caller.allFolders && (await findFolderInScope(db, caller.environmentId, caller, row.folder_id)) === undefined) throw new AppError('not_found');
+  if (!caller.allFolders && (await findFolderInScope(db, caller.environmentId, caller, row.folder_id)) === undefined)
+    throw new AppError('not_found');
   return row;
 }
 
@@ -107,7 +116,8 @@ function flag(value: string | boolean | undefined, field: string): boolean | und
 function timestampParam(value: string | undefined, field: string): string | undefined {
   if (value === undefined || value === '') return undefined;
   const ms = Date.parse(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) throw invalid({ [field]: ['must be an ISO 8601 timestamp'] });
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms))
+    throw invalid({ [field]: ['must be an ISO 8601 timestamp'] });
   return new Date(ms).toISOString();
 }
 
@@ -120,15 +130,23 @@ function intParam(value: string | number | undefined, field: string): number | u
 
 function adapterList(value: string | undefined, field: string): string[] | undefined {
   if (value === undefined || value.trim() === '') return undefined;
-  const names = value.split(',').map((n) => n.trim()).filter((n) => n !== '');
-  if (names.length > 50 || names.some((n) => !ADAPTER_NAME.test(n))) throw invalid({ [field]: ['must be a comma-separated list of connector names'] });
+  const names = value
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
+  if (names.length > 50 || names.some((n) => !ADAPTER_NAME.test(n)))
+    throw invalid({ [field]: ['must be a comma-separated list of connector names'] });
   return names;
 }
 
 export async function listRecipes(ctx: ServiceContext, caller: Caller, query: ListQuery): Promise<RecipeApi[]> {
   const order = query.order ?? 'default';
   if (order !== 'default' && order !== 'activity') throw invalid({ order: ['must be activity or default'] });
-  if (query.stop_cause !== undefined && query.stop_cause !== '' && !(STOP_CAUSES as readonly string[]).includes(query.stop_cause)) {
+  if (
+    query.stop_cause !== undefined &&
+    query.stop_cause !== '' &&
+    !(STOP_CAUSES as readonly string[]).includes(query.stop_cause)
+  ) {
     throw invalid({ stop_cause: [`must be one of ${STOP_CAUSES.join(', ')}`] });
   }
   const running = flag(query.running, 'running') ?? flag(query.active, 'active');
@@ -143,18 +161,25 @@ export async function listRecipes(ctx: ServiceContext, caller: Caller, query: Li
   const updatedAfter = timestampParam(query.updated_after, 'updated_after');
   if (updatedAfter !== undefined) filters.updatedAfter = updatedAfter;
   if (query.stop_cause) filters.stopCause = query.stop_cause;
-  if (query.name_contains !== undefined && query.name_contains.trim() !== '') filters.nameContains = query.name_contains.trim().slice(0, 255);
+  if (query.name_contains !== undefined && query.name_contains.trim() !== '')
+    filters.nameContains = query.name_contains.trim().slice(0, 255);
   const all = adapterList(query.adapter_names_all, 'adapter_names_all');
   if (all) filters.adapterNamesAll = all;
   const any = adapterList(query.adapter_names_any, 'adapter_names_any');
   if (any) filters.adapterNamesAny = any;
   const excludeCode = flag(query.exclude_code, 'exclude_code') ?? false;
-  if (!caller.allFolders) filters.folderIds = await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds);
+  if (!caller.allFolders)
+    filters.folderIds = await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds);
   const rows = await listRecipeRows(ctx.db, caller.environmentId, filters, query.page);
   return rows.map((row) => output(ctx, row, { withTags: query.withTags, excludeCode }));
 }
 
-export async function getRecipe(ctx: ServiceContext, caller: Caller, id: number, withTags: boolean): Promise<RecipeApi> {
+export async function getRecipe(
+  ctx: ServiceContext,
+  caller: Caller,
+  id: number,
+  withTags: boolean,
+): Promise<RecipeApi> {
   return output(ctx, await findVisible(ctx.db, caller, id), { withTags });
 }
 
@@ -182,9 +207,12 @@ export function checkFields(fields: RecipeFields, creating: boolean, current?: R
       // Stored verbatim when the client sent the step tree as text; a wrapper is not the code.
       out.code = typeof fields.code === 'string' && !unwrapped.wrapped ? fields.code : JSON.stringify(unwrapped.code);
       wrapperConfig = unwrapped.config;
-      if (fields.name === undefined && unwrapped.name !== undefined) out.name = unwrapped.name.trim().slice(0, MAX_NAME);
-      if (fields.description === undefined && unwrapped.description !== undefined) out.description = unwrapped.description.slice(0, MAX_DESCRIPTION);
-      if (fields.concurrency === undefined && unwrapped.concurrency !== undefined) out.concurrency = Math.min(Math.max(unwrapped.concurrency, 1), MAX_CONCURRENCY);
+      if (fields.name === undefined && unwrapped.name !== undefined)
+        out.name = unwrapped.name.trim().slice(0, MAX_NAME);
+      if (fields.description === undefined && unwrapped.description !== undefined)
+        out.description = unwrapped.description.slice(0, MAX_DESCRIPTION);
+      if (fields.concurrency === undefined && unwrapped.concurrency !== undefined)
+        out.concurrency = Math.min(Math.max(unwrapped.concurrency, 1), MAX_CONCURRENCY);
     } catch (error) {
       if (!(error instanceof DocumentError)) throw error;
       errors[error.field] = [error.message];
@@ -192,7 +220,14 @@ export function checkFields(fields: RecipeFields, creating: boolean, current?: R
   } else if (creating) errors.code = ["can't be blank"];
   if (fields.code !== undefined || fields.config !== undefined) {
     const tree = codeTree ?? (current ? safeParse(current.code) : undefined);
-    const rawConfig = fields.config !== undefined ? fields.config : wrapperConfig !== undefined ? wrapperConfig : current && fields.code === undefined ? current.config : undefined;
+    const rawConfig =
+      fields.config !== undefined
+        ? fields.config
+        : wrapperConfig !== undefined
+          ? wrapperConfig
+          : current && fields.code === undefined
+            ? current.config
+            : undefined;
     if (tree !== undefined && !errors.code) {
       try {
         out.config = JSON.stringify(normaliseConfig(rawConfig, tree));
@@ -204,7 +239,10 @@ export function checkFields(fields: RecipeFields, creating: boolean, current?: R
       out.trigger_application = providers.trigger;
       out.action_applications = JSON.stringify(providers.actions);
       const input = (tree as { input?: unknown }).input;
-      out.webhook_event = providers.trigger === 'workato_webhooks' ? webhookEventName(typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {}) : null;
+      out.webhook_event =
+        providers.trigger === 'workato_webhooks'
+          ? webhookEventName(typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {})
+          : null;
     }
   }
   if (fields.name !== undefined) {
@@ -214,11 +252,13 @@ export function checkFields(fields: RecipeFields, creating: boolean, current?: R
     else out.name = name;
   }
   if (fields.description !== undefined) {
-    if (fields.description.length > MAX_DESCRIPTION) errors.description = [`is too long (maximum is ${MAX_DESCRIPTION} characters)`];
+    if (fields.description.length > MAX_DESCRIPTION)
+      errors.description = [`is too long (maximum is ${MAX_DESCRIPTION} characters)`];
     else out.description = fields.description;
   }
   if (fields.concurrency !== undefined) {
-    if (!Number.isInteger(fields.concurrency) || fields.concurrency < 1 || fields.concurrency > MAX_CONCURRENCY) errors.concurrency = [`must be a whole number from 1 to ${MAX_CONCURRENCY}`];
+    if (!Number.isInteger(fields.concurrency) || fields.concurrency < 1 || fields.concurrency > MAX_CONCURRENCY)
+      errors.concurrency = [`must be a whole number from 1 to ${MAX_CONCURRENCY}`];
     else out.concurrency = fields.concurrency;
   }
   if (Object.keys(errors).length > 0) throw invalid(errors);
@@ -240,7 +280,8 @@ async function targetFolder(db: Db, caller: Caller, folderId: number | undefined
     return assertFound(await findHomeFolder(db, caller.environmentId)).id;
   }
   const folder = await findFolderInScope(db, caller.environmentId, caller, folderId);
-  if (!folder) throw new AppError('folder_not_found', { errors: { folder_id: ['is not a folder of this environment'] } });
+  if (!folder)
+    throw new AppError('folder_not_found', { errors: { folder_id: ['is not a folder of this environment'] } });
   return folder.id;
 }
 
@@ -282,17 +323,37 @@ export async function createRecipe(ctx: ServiceContext, caller: Caller, fields: 
 }
 
 /** The version row of a save: the recipe's content at that version, who saved it and when. */
-export function versionOf(recipeId: number, content: Pick<RecipeRow, 'version_no' | 'name' | 'description' | 'code' | 'config'>, author: { name: string; email: string }, now: string) {
+export function versionOf(
+  recipeId: number,
+  content: Pick<RecipeRow, 'version_no' | 'name' | 'description' | 'code' | 'config'>,
+  author: { name: string; email: string },
+  now: string,
+) {
   return {
-    recipe_id: recipeId, version_no: content.version_no, name: content.name, description: content.description, code: content.code, config: content.config,
-    comment: null, author_name: author.name, author_email: author.email, created_at: now, updated_at: now,
+    recipe_id: recipeId,
+    version_no: content.version_no,
+    name: content.name,
+    description: content.description,
+    code: content.code,
+    config: content.config,
+    comment: null,
+    author_name: author.name,
+    author_email: author.email,
+    created_at: now,
+    updated_at: now,
   };
 }
 
-export async function copyRecipe(ctx: ServiceContext, caller: Caller, sourceId: number, options: { folderId?: number; name?: string }): Promise<number> {
+export async function copyRecipe(
+  ctx: ServiceContext,
+  caller: Caller,
+  sourceId: number,
+  options: { folderId?: number; name?: string },
+): Promise<number> {
   const errors: FieldErrors = {};
   const name = options.name?.trim();
-  if (name !== undefined && (name === '' || name.length > MAX_NAME)) errors.name = [name === '' ? "can't be blank" : `is too long (maximum is ${MAX_NAME} characters)`];
+  if (name !== undefined && (name === '' || name.length > MAX_NAME))
+    errors.name = [name === '' ? "can't be blank" : `is too long (maximum is ${MAX_NAME} characters)`];
   if (Object.keys(errors).length > 0) throw invalid(errors);
   return ctx.db.transaction().execute(async (trx) => {
     const source = await findVisible(trx, caller, sourceId);
@@ -318,19 +379,33 @@ export async function copyRecipe(ctx: ServiceContext, caller: Caller, sourceId: 
     await incrementCopyCount(trx, source.id);
     // Test cases go with the recipe.
     const cases = await listTestCases(trx, [source.id]);
-    await replaceTestCases(trx, id, cases.map((c) => ({ name: c.name, description: c.description, body: c.body })), now);
+    await replaceTestCases(
+      trx,
+      id,
+      cases.map((c) => ({ name: c.name, description: c.description, body: c.body })),
+      now,
+    );
     return id;
   });
 }
 
-export async function updateRecipe(ctx: ServiceContext, caller: Caller, id: number, fields: RecipeFields): Promise<{ success: true } | Refusal> {
+export async function updateRecipe(
+  ctx: ServiceContext,
+  caller: Caller,
+  id: number,
+  fields: RecipeFields,
+): Promise<{ success: true } | Refusal> {
   const known: (keyof RecipeFields)[] = ['name', 'description', 'code', 'config', 'folder_id', 'concurrency'];
-  if (!known.some((key) => fields[key] !== undefined)) throw new AppError('nothing_to_update', { errors: { recipe: [`must contain at least one of ${known.join(', ')}`] } });
+  if (!known.some((key) => fields[key] !== undefined))
+    throw new AppError('nothing_to_update', {
+      errors: { recipe: [`must contain at least one of ${known.join(', ')}`] },
+    });
   return ctx.db.transaction().execute(async (trx) => {
     const current = await findVisible(trx, caller, id);
     if (current.running === 1) return { success: false as const, errors: { running: ["can't modify running recipe"] } };
     const checked = checkFields(fields, false, current);
-    const folderId = fields.folder_id === undefined ? current.folder_id : await targetFolder(trx, caller, fields.folder_id);
+    const folderId =
+      fields.folder_id === undefined ? current.folder_id : await targetFolder(trx, caller, fields.folder_id);
     const changed =
       (checked.code !== undefined && checked.code !== current.code) ||
       (checked.config !== undefined && checked.config !== current.config) ||
@@ -359,10 +434,15 @@ export async function updateRecipe(ctx: ServiceContext, caller: Caller, id: numb
   });
 }
 
-export async function deleteRecipe(ctx: ServiceContext, caller: Caller, id: number): Promise<{ success: true } | Refusal> {
+export async function deleteRecipe(
+  ctx: ServiceContext,
+  caller: Caller,
+  id: number,
+): Promise<{ success: true } | Refusal> {
   const result = await ctx.db.transaction().execute(async (trx) => {
     const current = await findVisible(trx, caller, id);
-    if (current.running === 1) return { success: false as const, errors: { running: ["Can't change the recipe state: invalid state running"] } };
+    if (current.running === 1)
+      return { success: false as const, errors: { running: ["Can't change the recipe state: invalid state running"] } };
     await deleteRecipeRow(trx, id);
     return { success: true as const };
   });
@@ -370,7 +450,12 @@ export async function deleteRecipe(ctx: ServiceContext, caller: Caller, id: numb
   return result;
 }
 
-export async function startRecipe(ctx: ServiceContext, engine: RecipeRuntime, caller: Caller, id: number): Promise<{ success: true } | StartRefusal> {
+export async function startRecipe(
+  ctx: ServiceContext,
+  engine: RecipeRuntime,
+  caller: Caller,
+  id: number,
+): Promise<{ success: true } | StartRefusal> {
   const current = await findVisible(ctx.db, caller, id);
   if (current.running === 1) throw new AppError('recipe_already_running');
   const validation = await engine.validate(current);
@@ -382,29 +467,51 @@ export async function startRecipe(ctx: ServiceContext, engine: RecipeRuntime, ca
   return { success: true };
 }
 
-export async function stopRecipe(ctx: ServiceContext, engine: RecipeRuntime, caller: Caller, id: number): Promise<void> {
+export async function stopRecipe(
+  ctx: ServiceContext,
+  engine: RecipeRuntime,
+  caller: Caller,
+  id: number,
+): Promise<void> {
   await findVisible(ctx.db, caller, id);
   if (!(await markRecipeStopped(ctx.db, id, toStored(ctx.clock.now())))) throw new AppError('recipe_already_stopped');
   engine.recipeStopped(id);
 }
 
 /** The versions of a visible recipe, newest first (14 §11). */
-export async function listRecipeVersions(ctx: ServiceContext, caller: Caller, recipeId: number, page: { offset: number; perPage: number }): Promise<RecipeVersionApi[]> {
+export async function listRecipeVersions(
+  ctx: ServiceContext,
+  caller: Caller,
+  recipeId: number,
+  page: { offset: number; perPage: number },
+): Promise<RecipeVersionApi[]> {
   const recipe = await findVisible(ctx.db, caller, recipeId);
   return (await listVersions(ctx.db, recipe.id, page)).map(versionToApi);
 }
 
 /** One version of a visible recipe, with its content. */
-export async function getRecipeVersion(ctx: ServiceContext, caller: Caller, recipeId: number, versionId: number): Promise<RecipeVersionDetailApi> {
+export async function getRecipeVersion(
+  ctx: ServiceContext,
+  caller: Caller,
+  recipeId: number,
+  versionId: number,
+): Promise<RecipeVersionDetailApi> {
   const recipe = await findVisible(ctx.db, caller, recipeId);
   return versionDetailToApi(assertFound(await findVersion(ctx.db, recipe.id, versionId), 'recipe_version_not_found'));
 }
 
 /** Set (or, with null, clear) a version's comment; a comment is not a change of the recipe, so a running recipe takes one too. */
-export async function commentRecipeVersion(ctx: ServiceContext, caller: Caller, recipeId: number, versionId: number, comment: string | null): Promise<RecipeVersionDetailApi> {
+export async function commentRecipeVersion(
+  ctx: ServiceContext,
+  caller: Caller,
+  recipeId: number,
+  versionId: number,
+  comment: string | null,
+): Promise<RecipeVersionDetailApi> {
   return ctx.db.transaction().execute(async (trx) => {
     const recipe = await findVisible(trx, caller, recipeId);
-    if (!(await setVersionComment(trx, recipe.id, versionId, comment, toStored(ctx.clock.now())))) throw new AppError('recipe_version_not_found');
+    if (!(await setVersionComment(trx, recipe.id, versionId, comment, toStored(ctx.clock.now()))))
+      throw new AppError('recipe_version_not_found');
     return versionDetailToApi(assertFound(await findVersion(trx, recipe.id, versionId), 'recipe_version_not_found'));
   });
 }
@@ -437,16 +544,23 @@ const CURSOR_TRIGGERS = new Set(['clock', 'scheduler', 'workato_pub_sub', 'rest'
 export async function resetTrigger(ctx: ServiceContext, caller: Caller, id: number): Promise<{ success: true }> {
   const current = await findVisible(ctx.db, caller, id);
   if (current.running === 1) throw new AppError('recipe_already_running');
-  if (!CURSOR_TRIGGERS.has(current.trigger_application ?? '')) throw new AppError('trigger_without_cursor', { params: { provider: current.trigger_application ?? 'none' } });
+  if (!CURSOR_TRIGGERS.has(current.trigger_application ?? ''))
+    throw new AppError('trigger_without_cursor', { params: { provider: current.trigger_application ?? 'none' } });
   await updateRecipeRow(ctx.db, id, { trigger_closure: null, updated_at: toStored(ctx.clock.now()) });
   return { success: true };
 }
 
 /** Run a running recipe's scheduled trigger now (14 §12). */
-export async function pollNow(ctx: ServiceContext, engine: RecipeRuntime, caller: Caller, id: number): Promise<{ success: true }> {
+export async function pollNow(
+  ctx: ServiceContext,
+  engine: RecipeRuntime,
+  caller: Caller,
+  id: number,
+): Promise<{ success: true }> {
   const current = await findVisible(ctx.db, caller, id);
   if (current.running !== 1) throw new AppError('recipe_already_stopped');
-  if (!(await engine.pollNow(id))) throw new AppError('trigger_not_pollable', { params: { provider: current.trigger_application ?? 'none' } });
+  if (!(await engine.pollNow(id)))
+    throw new AppError('trigger_not_pollable', { params: { provider: current.trigger_application ?? 'none' } });
   return { success: true };
 }
 
@@ -455,7 +569,12 @@ export async function pollNow(ctx: ServiceContext, engine: RecipeRuntime, caller
  * config names, a connection of the caller's environment and scope with that provider (or null
  * to leave the slot empty). A change of config, so a new version, as an update.
  */
-export async function connectRecipe(ctx: ServiceContext, caller: Caller, id: number, input: { adapter_name?: unknown; connection_id?: unknown }): Promise<{ success: true } | Refusal> {
+export async function connectRecipe(
+  ctx: ServiceContext,
+  caller: Caller,
+  id: number,
+  input: { adapter_name?: unknown; connection_id?: unknown },
+): Promise<{ success: true } | Refusal> {
   const current = await findVisible(ctx.db, caller, id);
   const errors: FieldErrors = {};
   const adapter = typeof input.adapter_name === 'string' ? input.adapter_name.trim() : '';
@@ -475,12 +594,26 @@ export async function connectRecipe(ctx: ServiceContext, caller: Caller, id: num
     config = [];
   }
   const slot = config.find((entry) => entry.provider === adapter);
-  if (!slot) throw invalid({ adapter_name: [`is not a connector of this recipe (its connectors: ${config.map((c) => String(c.provider)).join(', ') || 'none'})`] });
+  if (!slot)
+    throw invalid({
+      adapter_name: [
+        `is not a connector of this recipe (its connectors: ${config.map((c) => String(c.provider)).join(', ') || 'none'})`,
+      ],
+    });
   if (connectionId !== null) {
-    const connection = await findConnection(ctx.db, { workspaceId: caller.workspaceId, environmentId: caller.environmentId }, connectionId);
-    const inScope = connection && (caller.allFolders || (await findFolderInScope(ctx.db, caller.environmentId, caller, connection.folder_id)) !== undefined);
+    const connection = await findConnection(
+      ctx.db,
+      { workspaceId: caller.workspaceId, environmentId: caller.environmentId },
+      connectionId,
+    );
+    const inScope =
+      connection &&
+      (caller.allFolders ||
+        (await findFolderInScope(ctx.db, caller.environmentId, caller, connection.folder_id)) !== undefined);
     if (!connection || !inScope) throw invalid({ connection_id: ['is not a connection of this environment'] });
-    const same = connection.provider === adapter || (['rest', 'http'].includes(connection.provider) && ['rest', 'http'].includes(adapter));
+    const same =
+      connection.provider === adapter ||
+      (['rest', 'http'].includes(connection.provider) && ['rest', 'http'].includes(adapter));
     if (!same) throw invalid({ connection_id: [`is a ${connection.provider} connection; the slot is for ${adapter}`] });
   }
   const next = config.map((entry) => (entry === slot ? { ...entry, account_id: connectionId } : entry));

@@ -46,7 +46,10 @@ export interface RecipeApi {
   tags?: string[];
 }
 
-export function webhookUrl(publicBaseUrl: string, row: Pick<RecipeRow, 'webhook_key' | 'webhook_event' | 'trigger_application'>): string | null {
+export function webhookUrl(
+  publicBaseUrl: string,
+  row: Pick<RecipeRow, 'webhook_key' | 'webhook_event' | 'trigger_application'>,
+): string | null {
   if (row.trigger_application !== 'workato_webhooks') return null;
   return `${publicBaseUrl}/webhooks/rest/${row.webhook_key}/${row.webhook_event ?? 'event'}`;
 }
@@ -78,27 +81,38 @@ function configToApi(text: string): ConfigApi[] {
     return [];
   }
   if (!Array.isArray(parsed)) return [];
-  return parsed.filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null).map((e) => {
-    const provider = typeof e.provider === 'string' ? e.provider : '';
-    return {
-      ...e,
-      keyword: 'application',
-      name: typeof e.name === 'string' ? e.name : provider,
-      provider,
-      skip_validation: e.skip_validation === true,
-      account_id: typeof e.account_id === 'number' ? e.account_id : null,
-    };
-  });
+  return parsed
+    .filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null)
+    .map((e) => {
+      const provider = typeof e.provider === 'string' ? e.provider : '';
+      return {
+        ...e,
+        keyword: 'application',
+        name: typeof e.name === 'string' ? e.name : provider,
+        provider,
+        skip_validation: e.skip_validation === true,
+        account_id: typeof e.account_id === 'number' ? e.account_id : null,
+      };
+    });
 }
 
-export function recipeToApi(row: RecipeWithProject, options: { publicBaseUrl: string; withTags: boolean; excludeCode: boolean }): RecipeApi {
+export function recipeToApi(
+  row: RecipeWithProject,
+  options: { publicBaseUrl: string; withTags: boolean; excludeCode: boolean },
+): RecipeApi {
   const actions = parseList(row.action_applications);
-  const applications = [...(row.trigger_application ? [row.trigger_application] : []), ...actions.filter((a) => a !== row.trigger_application)];
+  const applications = [
+    ...(row.trigger_application ? [row.trigger_application] : []),
+    ...actions.filter((a) => a !== row.trigger_application),
+  ];
   let closure: Record<string, unknown> | null = null;
   if (row.trigger_closure !== null) {
     try {
       const parsed: unknown = JSON.parse(row.trigger_closure);
-      closure = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+      closure =
+        typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+          ? (parsed as Record<string, unknown>)
+          : null;
     } catch {
       closure = null;
     }
@@ -143,9 +157,16 @@ function selectRecipes(db: Db) {
   return db
     .selectFrom('recipes as r')
     .innerJoin('folders as f', 'f.id', 'r.folder_id')
-    .leftJoin('recipe_versions as v', (join) => join.onRef('v.recipe_id', '=', 'r.id').onRef('v.version_no', '=', 'r.version_no'))
+    .leftJoin('recipe_versions as v', (join) =>
+      join.onRef('v.recipe_id', '=', 'r.id').onRef('v.version_no', '=', 'r.version_no'),
+    )
     .selectAll('r')
-    .select(['f.project_id as project_id', 'v.comment as version_comment', 'v.author_name as version_author_name', 'v.author_email as version_author_email']);
+    .select([
+      'f.project_id as project_id',
+      'v.comment as version_comment',
+      'v.author_name as version_author_name',
+      'v.author_email as version_author_email',
+    ]);
 }
 
 export async function insertRecipe(db: Db, values: Omit<RecipeRow, 'id'>): Promise<number> {
@@ -172,38 +193,74 @@ export async function listRunningRecipeIds(db: Db): Promise<number[]> {
 }
 
 /** A recipe of an environment, as the engine reads it (a `flow_id` given by id). */
-export async function findRecipeInEnvironment(db: Db, environmentId: number, id: number): Promise<RecipeRow | undefined> {
-  return db.selectFrom('recipes').selectAll().where('environment_id', '=', environmentId).where('id', '=', id).executeTakeFirst();
+export async function findRecipeInEnvironment(
+  db: Db,
+  environmentId: number,
+  id: number,
+): Promise<RecipeRow | undefined> {
+  return db
+    .selectFrom('recipes')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** The recipes of an environment with this name, oldest first (a `flow_id` given by reference). */
 export async function findRecipesByName(db: Db, environmentId: number, name: string): Promise<RecipeRow[]> {
-  return db.selectFrom('recipes').selectAll().where('environment_id', '=', environmentId).where('name', '=', name).orderBy('id').execute();
+  return db
+    .selectFrom('recipes')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .where('name', '=', name)
+    .orderBy('id')
+    .execute();
 }
 
 /** The trigger's stored state and whether the recipe runs, read fresh (the topic cursor's guard). */
-export async function findTriggerClosure(db: Db, id: number): Promise<Pick<RecipeRow, 'trigger_closure' | 'running'> | undefined> {
+export async function findTriggerClosure(
+  db: Db,
+  id: number,
+): Promise<Pick<RecipeRow, 'trigger_closure' | 'running'> | undefined> {
   return db.selectFrom('recipes').select(['trigger_closure', 'running']).where('id', '=', id).executeTakeFirst();
 }
 
 /** Move the trigger's state of a running recipe from `guard` to `next`; false when it was stopped or moved meanwhile. */
 export async function moveRunningTriggerClosure(db: Db, id: number, guard: string, next: string): Promise<boolean> {
-  const moved = await db.updateTable('recipes').set({ trigger_closure: next }).where('id', '=', id).where('running', '=', 1).where('trigger_closure', '=', guard).executeTakeFirst();
+  const moved = await db
+    .updateTable('recipes')
+    .set({ trigger_closure: next })
+    .where('id', '=', id)
+    .where('running', '=', 1)
+    .where('trigger_closure', '=', guard)
+    .executeTakeFirst();
   return Number(moved.numUpdatedRows) === 1;
 }
 
 /** Move the trigger's state of a running recipe from `previous` (null: none yet) to `next`; false when it was stopped or moved meanwhile. */
-export async function moveRunningTriggerClosureFrom(db: Db, id: number, previous: string | null, next: string): Promise<boolean> {
+export async function moveRunningTriggerClosureFrom(
+  db: Db,
+  id: number,
+  previous: string | null,
+  next: string,
+): Promise<boolean> {
   let update = db.updateTable('recipes').set({ trigger_closure: next }).where('id', '=', id).where('running', '=', 1);
-  update = previous === null ? update.where('trigger_closure', 'is', null) : update.where('trigger_closure', '=', previous);
+  update =
+    previous === null ? update.where('trigger_closure', 'is', null) : update.where('trigger_closure', '=', previous);
   const done = await update.executeTakeFirst();
   return Number(done.numUpdatedRows) === 1;
 }
 
 /** Set the trigger's state from `previous` (null: none yet) to `next`; false when it changed meanwhile. */
-export async function replaceTriggerClosure(db: Db, id: number, previous: string | null, next: string): Promise<boolean> {
+export async function replaceTriggerClosure(
+  db: Db,
+  id: number,
+  previous: string | null,
+  next: string,
+): Promise<boolean> {
   let update = db.updateTable('recipes').set({ trigger_closure: next }).where('id', '=', id);
-  update = previous === null ? update.where('trigger_closure', 'is', null) : update.where('trigger_closure', '=', previous);
+  update =
+    previous === null ? update.where('trigger_closure', 'is', null) : update.where('trigger_closure', '=', previous);
   const done = await update.executeTakeFirst();
   return Number(done.numUpdatedRows) === 1;
 }
@@ -213,22 +270,36 @@ export async function replaceTriggerClosure(db: Db, id: number, previous: string
  * fired) to `next`; false when the recipe stopped or another node recorded a firing meanwhile
  * (the update waits for that node's transaction, then finds the state moved).
  */
-export async function recordScheduleFiring(db: Db, id: number, previous: string | null, next: string): Promise<boolean> {
+export async function recordScheduleFiring(
+  db: Db,
+  id: number,
+  previous: string | null,
+  next: string,
+): Promise<boolean> {
   let update = db.updateTable('recipes').set({ trigger_closure: next }).where('id', '=', id).where('running', '=', 1);
-  update = previous === null ? update.where('trigger_closure', 'is', null) : update.where('trigger_closure', '=', previous);
+  update =
+    previous === null ? update.where('trigger_closure', 'is', null) : update.where('trigger_closure', '=', previous);
   const done = await update.executeTakeFirst();
   return Number(done.numUpdatedRows) === 1;
 }
 
 /** One more failed job on the recipe's counter (a job that failed without running: trigger error, interrupted). */
 export async function countFailedJob(db: Db, id: number): Promise<void> {
-  await db.updateTable('recipes').set((eb) => ({ job_failed_count: eb('job_failed_count', '+', 1) })).where('id', '=', id).execute();
+  await db
+    .updateTable('recipes')
+    .set((eb) => ({ job_failed_count: eb('job_failed_count', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Mark a stopped recipe running; false when it was running already. */
 /** The recipes in the folder or anywhere below it. */
 export async function recipeIdsUnder(db: Db, folderId: number): Promise<number[]> {
-  const rows = await db.selectFrom('recipes').select('id').where('folder_id', 'in', folderTreeIds(db, folderId)).execute();
+  const rows = await db
+    .selectFrom('recipes')
+    .select('id')
+    .where('folder_id', 'in', folderTreeIds(db, folderId))
+    .execute();
   return rows.map((row) => Number(row.id));
 }
 
@@ -244,13 +315,23 @@ export async function hasRunningRecipeUnder(db: Db, folderId: number): Promise<b
 }
 
 export async function markRecipeRunning(db: Db, id: number): Promise<boolean> {
-  const started = await db.updateTable('recipes').set({ running: 1, stop_cause: null }).where('id', '=', id).where('running', '=', 0).executeTakeFirst();
+  const started = await db
+    .updateTable('recipes')
+    .set({ running: 1, stop_cause: null })
+    .where('id', '=', id)
+    .where('running', '=', 0)
+    .executeTakeFirst();
   return Number(started.numUpdatedRows) !== 0;
 }
 
 /** Mark a running recipe stopped; false when it was stopped already. */
 export async function markRecipeStopped(db: Db, id: number, stoppedAt: string): Promise<boolean> {
-  const stopped = await db.updateTable('recipes').set({ running: 0, stopped_at: stoppedAt, stop_cause: null }).where('id', '=', id).where('running', '=', 1).executeTakeFirst();
+  const stopped = await db
+    .updateTable('recipes')
+    .set({ running: 0, stopped_at: stoppedAt, stop_cause: null })
+    .where('id', '=', id)
+    .where('running', '=', 1)
+    .executeTakeFirst();
   return Number(stopped.numUpdatedRows) !== 0;
 }
 
@@ -269,28 +350,47 @@ export interface RecipeListFilters {
   order: 'default' | 'activity';
 }
 
-export async function listRecipes(db: Db, environmentId: number, filters: RecipeListFilters, page: { offset: number; perPage: number }): Promise<RecipeWithProject[]> {
+export async function listRecipes(
+  db: Db,
+  environmentId: number,
+  filters: RecipeListFilters,
+  page: { offset: number; perPage: number },
+): Promise<RecipeWithProject[]> {
   let q = selectRecipes(db).where('r.environment_id', '=', environmentId);
   if (filters.folderId !== undefined) q = q.where('r.folder_id', '=', filters.folderId);
-  if (filters.folderIds !== undefined) q = filters.folderIds.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where('r.folder_id', 'in', filters.folderIds);
+  if (filters.folderIds !== undefined)
+    q = filters.folderIds.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where('r.folder_id', 'in', filters.folderIds);
   if (filters.running !== undefined) q = q.where('r.running', '=', filters.running ? 1 : 0);
   if (filters.sinceId !== undefined) q = q.where('r.id', '<', filters.sinceId);
-  if (filters.stoppedAfter !== undefined) q = q.where((eb) => eb.or([eb('r.stopped_at', 'is', null), eb('r.stopped_at', '<=', filters.stoppedAfter as string)]));
+  if (filters.stoppedAfter !== undefined)
+    q = q.where((eb) =>
+      eb.or([eb('r.stopped_at', 'is', null), eb('r.stopped_at', '<=', filters.stoppedAfter as string)]),
+    );
   if (filters.stopCause !== undefined) q = q.where('r.stop_cause', '=', filters.stopCause);
   if (filters.updatedAfter !== undefined) q = q.where('r.updated_at', '>', filters.updatedAfter);
   // Adapter filters match the derived application lists (JSON text with quoted names).
   for (const name of filters.adapterNamesAll ?? []) {
-    q = q.where((eb) => eb.or([eb('r.trigger_application', '=', name), eb('r.action_applications', 'like', `%${JSON.stringify(name)}%`)]));
+    q = q.where((eb) =>
+      eb.or([eb('r.trigger_application', '=', name), eb('r.action_applications', 'like', `%${JSON.stringify(name)}%`)]),
+    );
   }
   if (filters.adapterNamesAny && filters.adapterNamesAny.length > 0) {
     const names = filters.adapterNamesAny;
-    q = q.where((eb) => eb.or(names.flatMap((name) => [eb('r.trigger_application', '=', name), eb('r.action_applications', 'like', `%${JSON.stringify(name)}%`)])));
+    q = q.where((eb) =>
+      eb.or(
+        names.flatMap((name) => [
+          eb('r.trigger_application', '=', name),
+          eb('r.action_applications', 'like', `%${JSON.stringify(name)}%`),
+        ]),
+      ),
+    );
   }
   if (filters.nameContains !== undefined && filters.nameContains !== '') {
     const pattern = `%${filters.nameContains.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     q = q.where(sql<boolean>`lower(r.name) like ${pattern} escape '\\'`);
   }
-  if (filters.order === 'activity') q = q.orderBy(sql`case when r.last_run_at is null then 1 else 0 end`).orderBy('r.last_run_at', 'desc');
+  if (filters.order === 'activity')
+    q = q.orderBy(sql`case when r.last_run_at is null then 1 else 0 end`).orderBy('r.last_run_at', 'desc');
   return q.orderBy('r.id', 'desc').limit(page.perPage).offset(page.offset).execute();
 }
 
@@ -303,7 +403,11 @@ export async function deleteRecipe(db: Db, id: number): Promise<void> {
 }
 
 export async function incrementCopyCount(db: Db, id: number): Promise<void> {
-  await db.updateTable('recipes').set((eb) => ({ copy_count: eb('copy_count', '+', 1) })).where('id', '=', id).execute();
+  await db
+    .updateTable('recipes')
+    .set((eb) => ({ copy_count: eb('copy_count', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function insertVersion(db: Db, values: Omit<RecipeVersionRow, 'id'>): Promise<void> {
@@ -313,35 +417,81 @@ export async function insertVersion(db: Db, values: Omit<RecipeVersionRow, 'id'>
 /** A version without its content: what a list of versions shows. */
 export type RecipeVersionSummaryRow = Omit<RecipeVersionRow, 'name' | 'description' | 'code' | 'config'>;
 
-const VERSION_SUMMARY_COLUMNS = ['id', 'recipe_id', 'version_no', 'comment', 'author_name', 'author_email', 'created_at', 'updated_at'] as const;
+const VERSION_SUMMARY_COLUMNS = [
+  'id',
+  'recipe_id',
+  'version_no',
+  'comment',
+  'author_name',
+  'author_email',
+  'created_at',
+  'updated_at',
+] as const;
 
 /** The versions of a recipe, newest first, without their content. */
-export async function listVersions(db: Db, recipeId: number, page: { offset: number; perPage: number }): Promise<RecipeVersionSummaryRow[]> {
-  return db.selectFrom('recipe_versions').select(VERSION_SUMMARY_COLUMNS).where('recipe_id', '=', recipeId)
-    .orderBy('version_no', 'desc').limit(page.perPage).offset(page.offset).execute();
+export async function listVersions(
+  db: Db,
+  recipeId: number,
+  page: { offset: number; perPage: number },
+): Promise<RecipeVersionSummaryRow[]> {
+  return db
+    .selectFrom('recipe_versions')
+    .select(VERSION_SUMMARY_COLUMNS)
+    .where('recipe_id', '=', recipeId)
+    .orderBy('version_no', 'desc')
+    .limit(page.perPage)
+    .offset(page.offset)
+    .execute();
 }
 
 /** One version of this recipe by its id; undefined when the id is unknown or a version of another recipe. */
 export async function findVersion(db: Db, recipeId: number, id: number): Promise<RecipeVersionRow | undefined> {
-  return db.selectFrom('recipe_versions').selectAll().where('recipe_id', '=', recipeId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('recipe_versions')
+    .selectAll()
+    .where('recipe_id', '=', recipeId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Set a version's comment (null clears it); false when the version is not one of this recipe. */
-export async function setVersionComment(db: Db, recipeId: number, id: number, comment: string | null, updatedAt: string): Promise<boolean> {
-  const done = await db.updateTable('recipe_versions').set({ comment, updated_at: updatedAt }).where('recipe_id', '=', recipeId).where('id', '=', id).executeTakeFirst();
+export async function setVersionComment(
+  db: Db,
+  recipeId: number,
+  id: number,
+  comment: string | null,
+  updatedAt: string,
+): Promise<boolean> {
+  const done = await db
+    .updateTable('recipe_versions')
+    .set({ comment, updated_at: updatedAt })
+    .where('recipe_id', '=', recipeId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return Number(done.numUpdatedRows) === 1;
 }
 
 /** What a version holds: the recipe's name, description, code (text as it was sent) and config (JSON text) at that version. */
-export type RecipeVersionContent = Pick<RecipeVersionRow, 'recipe_id' | 'version_no' | 'name' | 'description' | 'code' | 'config'>;
+export type RecipeVersionContent = Pick<
+  RecipeVersionRow,
+  'recipe_id' | 'version_no' | 'name' | 'description' | 'code' | 'config'
+>;
 
 /**
  * The content of version `versionNo` of a recipe (e.g. to export a chosen version); undefined when
  * the recipe has no such version. The recipe's current version is its `version_no`.
  */
-export async function findRecipeVersionContent(db: Db, recipeId: number, versionNo: number): Promise<RecipeVersionContent | undefined> {
-  return db.selectFrom('recipe_versions').select(['recipe_id', 'version_no', 'name', 'description', 'code', 'config'])
-    .where('recipe_id', '=', recipeId).where('version_no', '=', versionNo).executeTakeFirst();
+export async function findRecipeVersionContent(
+  db: Db,
+  recipeId: number,
+  versionNo: number,
+): Promise<RecipeVersionContent | undefined> {
+  return db
+    .selectFrom('recipe_versions')
+    .select(['recipe_id', 'version_no', 'name', 'description', 'code', 'config'])
+    .where('recipe_id', '=', recipeId)
+    .where('version_no', '=', versionNo)
+    .executeTakeFirst();
 }
 
 export interface RecipeVersionApi {
@@ -375,11 +525,20 @@ export function versionToApi(row: RecipeVersionSummaryRow): RecipeVersionApi {
 
 /** A version with its content, `code` and `config` in the recipe's own shapes (14 §1). */
 export function versionDetailToApi(row: RecipeVersionRow): RecipeVersionDetailApi {
-  return { ...versionToApi(row), name: row.name, description: row.description, code: row.code, config: configToApi(row.config) };
+  return {
+    ...versionToApi(row),
+    name: row.name,
+    description: row.description,
+    code: row.code,
+    config: configToApi(row.config),
+  };
 }
 
 export async function countRecipes(db: Db, workspaceId: number, runningOnly: boolean): Promise<number> {
-  let q = db.selectFrom('recipes').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', workspaceId);
+  let q = db
+    .selectFrom('recipes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId);
   if (runningOnly) q = q.where('running', '=', 1);
   const row = await q.executeTakeFirstOrThrow();
   return Number(row.n);

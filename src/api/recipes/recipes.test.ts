@@ -5,7 +5,17 @@ import type { Kysely } from 'kysely';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { up as versionsForExistingRecipes } from '../../db/migrations/0011_recipe_versions_current.ts';
 import { findRecipeVersionContent } from './recipes.store.ts';
-import { action, createRecipe, dp, fire, log, numbered, startRecipe, webhookRecipe, webhookTrigger } from '../../../test/recipes.ts';
+import {
+  action,
+  createRecipe,
+  dp,
+  fire,
+  log,
+  numbered,
+  startRecipe,
+  webhookRecipe,
+  webhookTrigger,
+} from '../../../test/recipes.ts';
 
 let t: TestApp;
 let readOnly: string;
@@ -23,7 +33,12 @@ const simple = () => webhookTrigger([log('note', 'hello')]);
 const RECIPE_LIMIT = 32 * 1024 * 1024;
 
 async function recipeCount(): Promise<number> {
-  return (await t.ctx.db.selectFrom('recipes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+  return (
+    await t.ctx.db
+      .selectFrom('recipes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+  ).n;
 }
 
 async function snapshot(id: number) {
@@ -38,7 +53,9 @@ function fixture(name: string): Record<string, unknown> {
 describe('POST /api/recipes', () => {
   test('creates a stopped recipe, version 1, with the code stored exactly as sent', async () => {
     const code = JSON.stringify(simple(), null, 2);
-    const res = await t.call('POST', '/api/recipes', { body: { recipe: { name: '  Orders  ', code, description: 'desc' } } });
+    const res = await t.call('POST', '/api/recipes', {
+      body: { recipe: { name: '  Orders  ', code, description: 'desc' } },
+    });
     assert.equal(res.status, 200);
     assert.deepEqual(Object.keys(res.body).sort(), ['id', 'success']);
     const recipe = await snapshot(res.body.id);
@@ -49,17 +66,24 @@ describe('POST /api/recipes', () => {
     assert.equal(recipe.trigger_application, 'workato_webhooks');
     assert.deepEqual(recipe.action_applications, ['logger']);
     assert.deepEqual(recipe.applications, ['workato_webhooks', 'logger']);
-    assert.deepEqual(recipe.config.map((c: { provider: string }) => c.provider), ['workato_webhooks', 'logger']);
+    assert.deepEqual(
+      recipe.config.map((c: { provider: string }) => c.provider),
+      ['workato_webhooks', 'logger'],
+    );
     assert.match(recipe.webhook_url, /\/webhooks\/rest\/[0-9a-f]{24}\/event$/);
   });
 
   test('accepts the unwrapped form, code as an object and config as an array', async () => {
     const code = simple();
-    const res = await t.call('POST', '/api/recipes', { body: { name: 'Unwrapped', code, config: [{ keyword: 'application', provider: 'logger', account_id: null }] } });
+    const res = await t.call('POST', '/api/recipes', {
+      body: { name: 'Unwrapped', code, config: [{ keyword: 'application', provider: 'logger', account_id: null }] },
+    });
     assert.equal(res.status, 200);
     const recipe = await snapshot(res.body.id);
     assert.deepEqual(JSON.parse(recipe.code), code);
-    assert.deepEqual(recipe.config, [{ keyword: 'application', name: 'logger', provider: 'logger', skip_validation: false, account_id: null }]);
+    assert.deepEqual(recipe.config, [
+      { keyword: 'application', name: 'logger', provider: 'logger', skip_validation: false, account_id: null },
+    ]);
   });
 
   test('imports an exported recipe unchanged (export form as the body), and the API read form', async () => {
@@ -72,12 +96,23 @@ describe('POST /api/recipes', () => {
     assert.equal(recipe.trigger_application, 'workato_api_platform');
     assert.deepEqual(recipe.action_applications, ['workato_recipe_function', 'workato_api_platform', 'logger']);
 
-    const readForm = { recipe_id: 99, code: JSON.stringify(simple()), version: { config: JSON.stringify([{ keyword: 'application', provider: 'logger', account_id: null }]), worker_concurrency: 2, name: 'From read form' } };
+    const readForm = {
+      recipe_id: 99,
+      code: JSON.stringify(simple()),
+      version: {
+        config: JSON.stringify([{ keyword: 'application', provider: 'logger', account_id: null }]),
+        worker_concurrency: 2,
+        name: 'From read form',
+      },
+    };
     const again = await t.call('POST', '/api/recipes', { body: readForm });
     assert.equal(again.status, 200, again.text);
     const copied = await snapshot(again.body.id);
     assert.equal(copied.name, 'From read form');
-    assert.deepEqual(copied.config.map((c: { provider: string }) => c.provider), ['logger']);
+    assert.deepEqual(
+      copied.config.map((c: { provider: string }) => c.provider),
+      ['logger'],
+    );
 
     const tree = simple();
     const wrapped = await t.call('POST', '/api/recipes', { body: { result: tree, name: 'Result form' } });
@@ -120,19 +155,34 @@ describe('POST /api/recipes', () => {
       assert.equal(typeof res.body.message, 'string');
       if (field) assert.ok(res.body.errors?.[field] || res.body.message.includes(field), `names ${field}: ${res.text}`);
     }
-    const malformed = await t.call('POST', '/api/recipes', { raw: '{"recipe": ', headers: { 'content-type': 'application/json' } });
+    const malformed = await t.call('POST', '/api/recipes', {
+      raw: '{"recipe": ',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(malformed.status, 400);
-    const form = await t.call('POST', '/api/recipes', { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await t.call('POST', '/api/recipes', {
+      raw: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(form.status, 415);
-    const tooBig = await t.call('POST', '/api/recipes', { body: { recipe: { code: JSON.stringify({ ...simple(), pad: 'x'.repeat(RECIPE_LIMIT + 1) }) } } });
+    const tooBig = await t.call('POST', '/api/recipes', {
+      body: { recipe: { code: JSON.stringify({ ...simple(), pad: 'x'.repeat(RECIPE_LIMIT + 1) }) } },
+    });
     assert.equal(tooBig.status, 413);
     assert.equal(await recipeCount(), before);
   });
 
   test('401 without a token, 403 without recipes:write', async () => {
     const before = await recipeCount();
-    assert.equal((await t.call('POST', '/api/recipes', { token: null, body: { recipe: { code: JSON.stringify(simple()) } } })).status, 401);
-    const denied = await t.call('POST', '/api/recipes', { token: readOnly, body: { recipe: { code: JSON.stringify(simple()) } } });
+    assert.equal(
+      (await t.call('POST', '/api/recipes', { token: null, body: { recipe: { code: JSON.stringify(simple()) } } }))
+        .status,
+      401,
+    );
+    const denied = await t.call('POST', '/api/recipes', {
+      token: readOnly,
+      body: { recipe: { code: JSON.stringify(simple()) } },
+    });
     assert.equal(denied.status, 403);
     assert.match(denied.body.message, /recipes:write/);
     assert.equal(await recipeCount(), before);
@@ -145,9 +195,30 @@ describe('GET /api/recipes/:id', () => {
     const res = await t.call('GET', `/api/recipes/${id}?includes[]=tags`);
     assert.equal(res.status, 200);
     const r = res.body;
-    for (const key of ['id', 'user_id', 'folder_id', 'copy_count', 'job_succeeded_count', 'job_failed_count', 'lifetime_task_count', 'version_no']) assert.equal(typeof r[key], 'number', key);
-    for (const key of ['name', 'description', 'code', 'author_name', 'version_author_name', 'version_author_email', 'created_at', 'updated_at']) assert.equal(typeof r[key], 'string', key);
-    for (const key of ['action_applications', 'applications', 'parameters_schema', 'config']) assert.ok(Array.isArray(r[key]), key);
+    for (const key of [
+      'id',
+      'user_id',
+      'folder_id',
+      'copy_count',
+      'job_succeeded_count',
+      'job_failed_count',
+      'lifetime_task_count',
+      'version_no',
+    ])
+      assert.equal(typeof r[key], 'number', key);
+    for (const key of [
+      'name',
+      'description',
+      'code',
+      'author_name',
+      'version_author_name',
+      'version_author_email',
+      'created_at',
+      'updated_at',
+    ])
+      assert.equal(typeof r[key], 'string', key);
+    for (const key of ['action_applications', 'applications', 'parameters_schema', 'config'])
+      assert.ok(Array.isArray(r[key]), key);
     assert.deepEqual(r.parameters, {});
     for (const key of ['webhook_url', 'stop_cause', 'trigger_closure', 'version_comment']) assert.ok(key in r, key);
     assert.deepEqual(r.tags, []);
@@ -176,42 +247,82 @@ describe('GET /api/recipes/:id', () => {
     assert.equal((await t.call('GET', `/api/recipes/${inP1}`, { token })).status, 200);
     assert.equal((await t.call('GET', `/api/recipes/${inP2}`, { token })).status, 404);
     const list = await t.call('GET', '/api/recipes', { token });
-    assert.deepEqual(list.body.items.map((r: { id: number }) => r.id), [inP1]);
+    assert.deepEqual(
+      list.body.items.map((r: { id: number }) => r.id),
+      [inP1],
+    );
     assert.equal((await snapshot(inP1)).project_id, p1.projectId);
     // Without a folder, such a client cannot create (Home is outside every project).
-    assert.equal((await t.call('POST', '/api/recipes', { token, body: { recipe: { code: JSON.stringify(simple()) } } })).status, 400);
+    assert.equal(
+      (await t.call('POST', '/api/recipes', { token, body: { recipe: { code: JSON.stringify(simple()) } } })).status,
+      400,
+    );
   });
 });
 
 describe('GET /api/recipes', () => {
   test('newest first in an items envelope; filters; paging', async () => {
     const folder = await t.call('POST', '/api/folders', { body: { name: 'List filters' } });
-    const a = await createRecipe(t, webhookTrigger([action('rest', 'make_request_v2', 'r', { request: { url: 'http://127.0.0.1:1/' } })]), { folder_id: folder.body.id });
+    const a = await createRecipe(
+      t,
+      webhookTrigger([action('rest', 'make_request_v2', 'r', { request: { url: 'http://127.0.0.1:1/' } })]),
+      { folder_id: folder.body.id },
+    );
     const b = await createRecipe(t, simple(), { folder_id: folder.body.id });
     await startRecipe(t, b);
     const inFolder = await t.call('GET', `/api/recipes?folder_id=${folder.body.id}`);
-    assert.deepEqual(inFolder.body.items.map((r: { id: number }) => r.id), [b, a]);
+    assert.deepEqual(
+      inFolder.body.items.map((r: { id: number }) => r.id),
+      [b, a],
+    );
     const running = await t.call('GET', `/api/recipes?folder_id=${folder.body.id}&running=true`);
-    assert.deepEqual(running.body.items.map((r: { id: number }) => r.id), [b]);
+    assert.deepEqual(
+      running.body.items.map((r: { id: number }) => r.id),
+      [b],
+    );
     const stopped = await t.call('GET', `/api/recipes?folder_id=${folder.body.id}&active=false`);
-    assert.deepEqual(stopped.body.items.map((r: { id: number }) => r.id), [a]);
+    assert.deepEqual(
+      stopped.body.items.map((r: { id: number }) => r.id),
+      [a],
+    );
     const any = await t.call('GET', `/api/recipes?folder_id=${folder.body.id}&adapter_names_any=rest,nothing`);
-    assert.deepEqual(any.body.items.map((r: { id: number }) => r.id), [a]);
-    const all = await t.call('GET', `/api/recipes?folder_id=${folder.body.id}&adapter_names_all=workato_webhooks,logger`);
-    assert.deepEqual(all.body.items.map((r: { id: number }) => r.id), [b]);
+    assert.deepEqual(
+      any.body.items.map((r: { id: number }) => r.id),
+      [a],
+    );
+    const all = await t.call(
+      'GET',
+      `/api/recipes?folder_id=${folder.body.id}&adapter_names_all=workato_webhooks,logger`,
+    );
+    assert.deepEqual(
+      all.body.items.map((r: { id: number }) => r.id),
+      [b],
+    );
     const since = await t.call('GET', `/api/recipes?folder_id=${folder.body.id}&since_id=${b}`);
-    assert.deepEqual(since.body.items.map((r: { id: number }) => r.id), [a]);
+    assert.deepEqual(
+      since.body.items.map((r: { id: number }) => r.id),
+      [a],
+    );
     const noCode = await t.call('GET', `/api/recipes?folder_id=${folder.body.id}&exclude_code=true`);
     assert.equal(noCode.body.items[0].code, '');
     const page = await t.call('GET', `/api/recipes?folder_id=${folder.body.id}&per_page=1&page=2`);
-    assert.deepEqual(page.body.items.map((r: { id: number }) => r.id), [a]);
+    assert.deepEqual(
+      page.body.items.map((r: { id: number }) => r.id),
+      [a],
+    );
     const future = await t.call('GET', `/api/recipes?folder_id=${folder.body.id}&updated_after=2999-01-01T00:00:00Z`);
     assert.deepEqual(future.body.items, []);
     const cause = await t.call('GET', `/api/recipes?folder_id=${folder.body.id}&stop_cause=trial_expired`);
     assert.deepEqual(cause.body.items, []);
     await t.call('PUT', `/api/recipes/${b}/stop`);
-    const stoppedBefore = await t.call('GET', `/api/recipes?folder_id=${folder.body.id}&stopped_after=2000-01-01T00:00:00Z`);
-    assert.deepEqual(stoppedBefore.body.items.map((r: { id: number }) => r.id), [a]);
+    const stoppedBefore = await t.call(
+      'GET',
+      `/api/recipes?folder_id=${folder.body.id}&stopped_after=2000-01-01T00:00:00Z`,
+    );
+    assert.deepEqual(
+      stoppedBefore.body.items.map((r: { id: number }) => r.id),
+      [a],
+    );
   });
 
   test('order=activity puts recently run recipes first', async () => {
@@ -224,7 +335,15 @@ describe('GET /api/recipes', () => {
   });
 
   test('bad filters are a 400 naming the parameter; 401; 403', async () => {
-    const badFilters: Array<[string, string]> = [['order=newest', 'order'], ['running=maybe', 'running'], ['since_id=abc', 'since_id'], ['updated_after=yesterday', 'updated_after'], ['stop_cause=bored', 'stop_cause'], ['adapter_names_any=a%20b', 'adapter_names_any'], ['folder_id=x', 'folder_id']];
+    const badFilters: Array<[string, string]> = [
+      ['order=newest', 'order'],
+      ['running=maybe', 'running'],
+      ['since_id=abc', 'since_id'],
+      ['updated_after=yesterday', 'updated_after'],
+      ['stop_cause=bored', 'stop_cause'],
+      ['adapter_names_any=a%20b', 'adapter_names_any'],
+      ['folder_id=x', 'folder_id'],
+    ];
     for (const [query, field] of badFilters) {
       const res = await t.call('GET', `/api/recipes?${query}`);
       assert.equal(res.status, 400, query);
@@ -285,8 +404,16 @@ describe('PUT /api/recipes/:id', () => {
     const moved = await snapshot(id);
     assert.equal(moved.folder_id, folder.body.id);
     assert.equal(moved.version_no, 3);
-    const versions = await t.ctx.db.selectFrom('recipe_versions').select('version_no').where('recipe_id', '=', id).orderBy('version_no').execute();
-    assert.deepEqual(versions.map((v) => v.version_no), [1, 2, 3]);
+    const versions = await t.ctx.db
+      .selectFrom('recipe_versions')
+      .select('version_no')
+      .where('recipe_id', '=', id)
+      .orderBy('version_no')
+      .execute();
+    assert.deepEqual(
+      versions.map((v) => v.version_no),
+      [1, 2, 3],
+    );
   });
 
   test('a running recipe refuses updates with 200 success: false, and stays as it was', async () => {
@@ -301,7 +428,14 @@ describe('PUT /api/recipes/:id', () => {
   test('bad input: 400 and nothing changed; 404; 401; 403', async () => {
     const id = await createRecipe(t, simple());
     const before = await snapshot(id);
-    for (const body of [{ recipe: { code: '{oops' } }, { recipe: { config: 'nope' } }, { name: '' }, {}, { recipe: { concurrency: 'x' } }, { folder_id: 999999 }]) {
+    for (const body of [
+      { recipe: { code: '{oops' } },
+      { recipe: { config: 'nope' } },
+      { name: '' },
+      {},
+      { recipe: { concurrency: 'x' } },
+      { folder_id: 999999 },
+    ]) {
       const res = await t.call('PUT', `/api/recipes/${id}`, { body });
       assert.ok(res.status === 400 || res.status === 404, `${JSON.stringify(body)} -> ${res.status}`);
     }
@@ -321,13 +455,19 @@ describe('DELETE /api/recipes/:id', () => {
     assert.deepEqual((await t.call('DELETE', `/api/recipes/${id}`)).body, { success: true });
     assert.equal((await t.call('GET', `/api/recipes/${id}`)).status, 404);
     assert.equal((await t.ctx.db.selectFrom('jobs').select('id').where('recipe_id', '=', id).execute()).length, 0);
-    assert.equal((await t.ctx.db.selectFrom('recipe_versions').select('id').where('recipe_id', '=', id).execute()).length, 0);
+    assert.equal(
+      (await t.ctx.db.selectFrom('recipe_versions').select('id').where('recipe_id', '=', id).execute()).length,
+      0,
+    );
   });
 
   test('a running recipe is refused with 200 success: false; 404; 401; 403', async () => {
     const { id } = await webhookRecipe(t, [log('n', 'x')]);
     const res = await t.call('DELETE', `/api/recipes/${id}`);
-    assert.deepEqual(res.body, { success: false, errors: { running: ["Can't change the recipe state: invalid state running"] } });
+    assert.deepEqual(res.body, {
+      success: false,
+      errors: { running: ["Can't change the recipe state: invalid state running"] },
+    });
     assert.equal((await snapshot(id)).running, true);
     assert.equal((await t.call('DELETE', '/api/recipes/999999')).status, 404);
     assert.equal((await t.call('DELETE', `/api/recipes/${id}`, { token: null })).status, 401);
@@ -352,7 +492,11 @@ describe('PUT /api/recipes/:id/start', () => {
 
   test('code errors: unknown keyword, provider and action, a pill to a missing step, formula syntax, a blank required input', async () => {
     const code = numbered({
-      keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: {},
+      keyword: 'trigger',
+      provider: 'workato_webhooks',
+      name: 'new_event',
+      as: 'hook',
+      input: {},
       block: [
         { keyword: 'loop_forever', input: {} },
         action('salesforce', 'search_sobjects', 'sf', {}),
@@ -382,22 +526,44 @@ describe('PUT /api/recipes/:id/start', () => {
   });
 
   test('grammar: else outside an if, an action with a block, a repeat without while_condition', async () => {
-    const id = await createRecipe(t, numbered({
-      keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'hook', input: {},
-      block: [{ keyword: 'else', input: {}, block: [] }, { ...log('x', 'x'), block: [log('y', 'y')] }, { keyword: 'repeat', as: 'r', block: [] }],
-    }));
+    const id = await createRecipe(
+      t,
+      numbered({
+        keyword: 'trigger',
+        provider: 'workato_webhooks',
+        name: 'new_event',
+        as: 'hook',
+        input: {},
+        block: [
+          { keyword: 'else', input: {}, block: [] },
+          { ...log('x', 'x'), block: [log('y', 'y')] },
+          { keyword: 'repeat', as: 'r', block: [] },
+        ],
+      }),
+    );
     const res = await t.call('PUT', `/api/recipes/${id}/start`);
     assert.equal(res.body.success, false);
     const messages = res.body.code_errors.flatMap(([, details]: [number, unknown[][]]) => details.map((d) => d[2]));
-    assert.ok(messages.some((m: string) => /not allowed inside a trigger block/.test(m)), messages.join('; '));
+    assert.ok(
+      messages.some((m: string) => /not allowed inside a trigger block/.test(m)),
+      messages.join('; '),
+    );
     assert.ok(messages.some((m: string) => /cannot have a block/.test(m)));
     assert.ok(messages.some((m: string) => m === "can't be blank"));
   });
 
   test('an input nested thousands of levels deep is a code error, not a crash', async () => {
     const depth = 5000;
-    const code = '{"number":0,"keyword":"trigger","provider":"workato_webhooks","name":"new_event","as":"hook","block":[],"input":' + '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) + '}';
-    const created = await t.call('POST', '/api/recipes', { raw: JSON.stringify({ recipe: { code } }), headers: { 'content-type': 'application/json' } });
+    const code =
+      '{"number":0,"keyword":"trigger","provider":"workato_webhooks","name":"new_event","as":"hook","block":[],"input":' +
+      '{"a":'.repeat(depth) +
+      '1' +
+      '}'.repeat(depth) +
+      '}';
+    const created = await t.call('POST', '/api/recipes', {
+      raw: JSON.stringify({ recipe: { code } }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(created.status, 200);
     const res = await t.call('PUT', `/api/recipes/${created.body.id}/start`);
     assert.equal(res.body.success, false);
@@ -406,12 +572,19 @@ describe('PUT /api/recipes/:id/start', () => {
   });
 
   test('a formula chaining 10,000 operators or calls is a code error, not a crash; 400 terms start', async () => {
-    const id = await createRecipe(t, webhookTrigger([log('sum', `=1${'+1'.repeat(10_000)}`), log('chain', `='a'${'.upcase'.repeat(5_000)}`)]));
+    const id = await createRecipe(
+      t,
+      webhookTrigger([log('sum', `=1${'+1'.repeat(10_000)}`), log('chain', `='a'${'.upcase'.repeat(5_000)}`)]),
+    );
     const res = await t.call('PUT', `/api/recipes/${id}/start`);
     assert.equal(res.status, 200);
     assert.equal(res.body.success, false);
-    assert.deepEqual(res.body.code_errors.map(([step]: [number]) => step), [1, 2]);
-    for (const [, details] of res.body.code_errors as Array<[number, unknown[][]]>) assert.match(String(details[0]?.[2]), /formula is nested too deeply/);
+    assert.deepEqual(
+      res.body.code_errors.map(([step]: [number]) => step),
+      [1, 2],
+    );
+    for (const [, details] of res.body.code_errors as Array<[number, unknown[][]]>)
+      assert.match(String(details[0]?.[2]), /formula is nested too deeply/);
     assert.equal((await snapshot(id)).running, false);
 
     const fine = await createRecipe(t, webhookTrigger([log('sum', `=1${'+1'.repeat(399)}`)]));
@@ -424,7 +597,10 @@ describe('PUT /api/recipes/:id/start', () => {
     const open = '{"keyword":"if","input":{"type":"compound","operand":"and","conditions":[]},"block":[';
     const block = open.repeat(depth) + JSON.stringify(log('inner', 'deep')) + ']}'.repeat(depth);
     const code = `{"number":0,"keyword":"trigger","provider":"workato_webhooks","name":"new_event","as":"hook","input":{},"block":[${block}]}`;
-    const created = await t.call('POST', '/api/recipes', { raw: JSON.stringify({ recipe: { code } }), headers: { 'content-type': 'application/json' } });
+    const created = await t.call('POST', '/api/recipes', {
+      raw: JSON.stringify({ recipe: { code } }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(created.status, 200);
     const res = await t.call('PUT', `/api/recipes/${created.body.id}/start`);
     assert.equal(res.status, 200);
@@ -435,10 +611,19 @@ describe('PUT /api/recipes/:id/start', () => {
 
   test('config errors: a connection that does not exist, or a relative URL with no connection', async () => {
     const config = [{ keyword: 'application', provider: 'rest', name: 'rest', account_id: 424242 }];
-    const id = await createRecipe(t, webhookTrigger([action('rest', 'make_request_v2', 'r', { request: { url: '/relative' } })]), { config: JSON.stringify(config) });
+    const id = await createRecipe(
+      t,
+      webhookTrigger([action('rest', 'make_request_v2', 'r', { request: { url: '/relative' } })]),
+      { config: JSON.stringify(config) },
+    );
     const res = await t.call('PUT', `/api/recipes/${id}/start`);
-    assert.deepEqual(res.body.config_errors, [[1, [['account_id', 424242, 'unconnected', { key: 'recipe.validation.config_unconnected' }]]]]);
-    const bare = await createRecipe(t, webhookTrigger([action('rest', 'make_request_v2', 'r', { request: { url: '/relative' } })]));
+    assert.deepEqual(res.body.config_errors, [
+      [1, [['account_id', 424242, 'unconnected', { key: 'recipe.validation.config_unconnected' }]]],
+    ]);
+    const bare = await createRecipe(
+      t,
+      webhookTrigger([action('rest', 'make_request_v2', 'r', { request: { url: '/relative' } })]),
+    );
     assert.equal((await t.call('PUT', `/api/recipes/${bare}/start`)).body.config_errors[0][0], 1);
   });
 
@@ -475,7 +660,15 @@ describe('PUT /api/recipes/:id/stop', () => {
   });
 });
 
-interface VersionReply { id: number; version_no: number; comment: string | null; author_name: string; author_email: string; created_at: string; updated_at: string }
+interface VersionReply {
+  id: number;
+  version_no: number;
+  comment: string | null;
+  author_name: string;
+  author_email: string;
+  created_at: string;
+  updated_at: string;
+}
 
 async function versions(recipeId: number, query = ''): Promise<VersionReply[]> {
   const res = await t.call('GET', `/api/recipes/${recipeId}/versions${query}`);
@@ -486,12 +679,23 @@ async function versions(recipeId: number, query = ''): Promise<VersionReply[]> {
 /** A recipe saved three times: created (v1), renamed (v2), its code changed (v3); a folder move and a concurrency change in between make no version. */
 async function recipeWithThreeVersions(): Promise<{ id: number; codes: string[] }> {
   const first = JSON.stringify(simple());
-  const id = (await t.call('POST', '/api/recipes', { body: { recipe: { name: 'Versioned', description: 'first', code: first } } })).body.id as number;
-  assert.deepEqual((await t.call('PUT', `/api/recipes/${id}`, { body: { recipe: { name: 'Versioned, renamed' } } })).body, { success: true });
+  const id = (
+    await t.call('POST', '/api/recipes', { body: { recipe: { name: 'Versioned', description: 'first', code: first } } })
+  ).body.id as number;
+  assert.deepEqual(
+    (await t.call('PUT', `/api/recipes/${id}`, { body: { recipe: { name: 'Versioned, renamed' } } })).body,
+    { success: true },
+  );
   const folder = await t.call('POST', '/api/folders', { body: { name: `Versions ${id}` } });
-  assert.deepEqual((await t.call('PUT', `/api/recipes/${id}`, { body: { folder_id: folder.body.id, concurrency: 2 } })).body, { success: true });
+  assert.deepEqual(
+    (await t.call('PUT', `/api/recipes/${id}`, { body: { folder_id: folder.body.id, concurrency: 2 } })).body,
+    { success: true },
+  );
   const third = JSON.stringify(webhookTrigger([log('third', 'third version')]), null, 1);
-  assert.deepEqual((await t.call('PUT', `/api/recipes/${id}`, { body: { recipe: { code: third, description: 'third' } } })).body, { success: true });
+  assert.deepEqual(
+    (await t.call('PUT', `/api/recipes/${id}`, { body: { recipe: { code: third, description: 'third' } } })).body,
+    { success: true },
+  );
   return { id, codes: [first, first, third] };
 }
 
@@ -502,9 +706,20 @@ describe('GET /api/recipes/:recipe_id/versions', () => {
     assert.equal(res.status, 200);
     assert.deepEqual(Object.keys(res.body), ['data']);
     const list: VersionReply[] = res.body.data;
-    assert.deepEqual(list.map((v) => v.version_no), [3, 2, 1]);
+    assert.deepEqual(
+      list.map((v) => v.version_no),
+      [3, 2, 1],
+    );
     for (const v of list) {
-      assert.deepEqual(Object.keys(v).sort(), ['author_email', 'author_name', 'comment', 'created_at', 'id', 'updated_at', 'version_no']);
+      assert.deepEqual(Object.keys(v).sort(), [
+        'author_email',
+        'author_name',
+        'comment',
+        'created_at',
+        'id',
+        'updated_at',
+        'version_no',
+      ]);
       assert.equal(typeof v.id, 'number');
       assert.equal(v.comment, null);
       assert.equal(v.author_email, 'integrations@example.com');
@@ -520,11 +735,31 @@ describe('GET /api/recipes/:recipe_id/versions', () => {
 
   test('paging: page and per_page (default 100, at most 100); junk values fall back to the defaults (contract 00 §7)', async () => {
     const { id } = await recipeWithThreeVersions();
-    assert.deepEqual((await versions(id, '?per_page=1&page=2')).map((v) => v.version_no), [2]);
-    assert.deepEqual((await versions(id, '?per_page=2&page=2')).map((v) => v.version_no), [1]);
+    assert.deepEqual(
+      (await versions(id, '?per_page=1&page=2')).map((v) => v.version_no),
+      [2],
+    );
+    assert.deepEqual(
+      (await versions(id, '?per_page=2&page=2')).map((v) => v.version_no),
+      [1],
+    );
     assert.deepEqual(await versions(id, '?page=5'), []);
-    for (const query of ['?page=0', '?page=-1', '?page=abc', '?per_page=0', '?per_page=-5', '?per_page=x', '?per_page=1000', '?page=99999999999', '?page=&per_page=']) {
-      assert.deepEqual((await versions(id, query)).map((v) => v.version_no), [3, 2, 1], query);
+    for (const query of [
+      '?page=0',
+      '?page=-1',
+      '?page=abc',
+      '?per_page=0',
+      '?per_page=-5',
+      '?per_page=x',
+      '?per_page=1000',
+      '?page=99999999999',
+      '?page=&per_page=',
+    ]) {
+      assert.deepEqual(
+        (await versions(id, query)).map((v) => v.version_no),
+        [3, 2, 1],
+        query,
+      );
     }
   });
 
@@ -532,9 +767,15 @@ describe('GET /api/recipes/:recipe_id/versions', () => {
     const { id } = await recipeWithThreeVersions();
     const copy = (await t.call('POST', `/api/recipes/${id}/copy`, { body: {} })).body.new_flow_id as number;
     const copied = await versions(copy);
-    assert.deepEqual(copied.map((v) => v.version_no), [1]);
+    assert.deepEqual(
+      copied.map((v) => v.version_no),
+      [1],
+    );
     const source = await versions(id);
-    assert.deepEqual(source.map((v) => v.version_no), [3, 2, 1]);
+    assert.deepEqual(
+      source.map((v) => v.version_no),
+      [3, 2, 1],
+    );
     assert.ok(!source.some((v) => v.id === copied[0]?.id));
     const detail = await t.call('GET', `/api/recipes/${copy}/versions/${copied[0]?.id}`);
     assert.equal(detail.body.code, (await snapshot(id)).code);
@@ -548,7 +789,10 @@ describe('GET /api/recipes/:recipe_id/versions', () => {
     assert.deepEqual(unknown.body, { message: 'Not found' });
     const other = await t.newWorkspace('Other versions');
     assert.equal((await t.call('GET', `/api/recipes/${id}/versions`, { token: other.adminToken })).status, 404);
-    assert.equal((await t.call('GET', `/api/recipes/${id}/versions`, { token: await t.tokenFor('Admin', 'prod') })).status, 404);
+    assert.equal(
+      (await t.call('GET', `/api/recipes/${id}/versions`, { token: await t.tokenFor('Admin', 'prod') })).status,
+      404,
+    );
     const bad = await t.call('GET', '/api/recipes/abc/versions');
     assert.equal(bad.status, 400);
     assert.ok(bad.body.errors.recipe_id, bad.text);
@@ -573,7 +817,10 @@ describe('GET /api/recipes/:recipe_id/versions', () => {
     assert.equal((await t.call('GET', `/api/recipes/${inP1}/versions/${v1?.id}`, { token })).status, 200);
     assert.equal((await t.call('GET', `/api/recipes/${inP2}/versions`, { token })).status, 404);
     assert.equal((await t.call('GET', `/api/recipes/${inP2}/versions/${v2?.id}`, { token })).status, 404);
-    assert.equal((await t.call('PATCH', `/api/recipes/${inP2}/versions/${v2?.id}`, { token, body: { comment: 'no' } })).status, 404);
+    assert.equal(
+      (await t.call('PATCH', `/api/recipes/${inP2}/versions/${v2?.id}`, { token, body: { comment: 'no' } })).status,
+      404,
+    );
     // Naming a visible recipe does not reach another recipe's version either.
     assert.equal((await t.call('GET', `/api/recipes/${inP1}/versions/${v2?.id}`, { token })).status, 404);
     assert.equal((await versions(inP2))[0]?.comment, null);
@@ -584,17 +831,46 @@ describe('GET /api/recipes/:recipe_id/versions/:id', () => {
   test('one version with the name, description, code and config it saved', async () => {
     const { id, codes } = await recipeWithThreeVersions();
     const list = await versions(id);
-    const details = await Promise.all(list.map(async (v) => (await t.call('GET', `/api/recipes/${id}/versions/${v.id}`)).body));
-    assert.deepEqual(details.map((d) => d.version_no), [3, 2, 1]);
-    assert.deepEqual(details.map((d) => d.name), ['Versioned, renamed', 'Versioned, renamed', 'Versioned']);
-    assert.deepEqual(details.map((d) => d.description), ['third', 'first', 'first']);
-    assert.deepEqual(details.map((d) => d.code), [...codes].reverse());
+    const details = await Promise.all(
+      list.map(async (v) => (await t.call('GET', `/api/recipes/${id}/versions/${v.id}`)).body),
+    );
+    assert.deepEqual(
+      details.map((d) => d.version_no),
+      [3, 2, 1],
+    );
+    assert.deepEqual(
+      details.map((d) => d.name),
+      ['Versioned, renamed', 'Versioned, renamed', 'Versioned'],
+    );
+    assert.deepEqual(
+      details.map((d) => d.description),
+      ['third', 'first', 'first'],
+    );
+    assert.deepEqual(
+      details.map((d) => d.code),
+      [...codes].reverse(),
+    );
     for (const [i, d] of details.entries()) {
-      assert.deepEqual(Object.keys(d).sort(), ['author_email', 'author_name', 'code', 'comment', 'config', 'created_at', 'description', 'id', 'name', 'updated_at', 'version_no']);
+      assert.deepEqual(Object.keys(d).sort(), [
+        'author_email',
+        'author_name',
+        'code',
+        'comment',
+        'config',
+        'created_at',
+        'description',
+        'id',
+        'name',
+        'updated_at',
+        'version_no',
+      ]);
       const { code: _code, config: _config, name: _name, description: _description, ...summary } = d;
       assert.deepEqual(summary, list[i]);
     }
-    assert.deepEqual(details[2].config.map((c: { provider: string }) => c.provider), ['workato_webhooks', 'logger']);
+    assert.deepEqual(
+      details[2].config.map((c: { provider: string }) => c.provider),
+      ['workato_webhooks', 'logger'],
+    );
     const current = await snapshot(id);
     assert.equal(details[0].code, current.code);
     assert.deepEqual(details[0].config, current.config);
@@ -611,7 +887,12 @@ describe('GET /api/recipes/:recipe_id/versions/:id', () => {
     assert.equal(crossed.status, 404);
     assert.deepEqual(crossed.body, { message: 'Recipe version not found' });
     assert.deepEqual((await t.call('GET', `/api/recipes/999999/versions/${ofB?.id}`)).body, { message: 'Not found' });
-    for (const path of [`/api/recipes/${a}/versions/abc`, `/api/recipes/${a}/versions/0`, `/api/recipes/${a}/versions/1.5`, `/api/recipes/x/versions/${ofB?.id}`]) {
+    for (const path of [
+      `/api/recipes/${a}/versions/abc`,
+      `/api/recipes/${a}/versions/0`,
+      `/api/recipes/${a}/versions/1.5`,
+      `/api/recipes/x/versions/${ofB?.id}`,
+    ]) {
       const res = await t.call('GET', path);
       assert.equal(res.status, 400, path);
       assert.equal(typeof res.body.message, 'string');
@@ -624,10 +905,12 @@ describe('GET /api/recipes/:recipe_id/versions/:id', () => {
 
 for (const method of ['PATCH', 'PUT'] as const) {
   describe(`${method} /api/recipes/:recipe_id/versions/:id`, () => {
-    test('sets the comment and answers the version; the recipe shows the current version\'s comment; null clears it', async () => {
+    test("sets the comment and answers the version; the recipe shows the current version's comment; null clears it", async () => {
       const { id } = await recipeWithThreeVersions();
       const [v3, v2] = await versions(id);
-      const res = await t.call(method, `/api/recipes/${id}/versions/${v3?.id}`, { body: { comment: 'Ready for review' } });
+      const res = await t.call(method, `/api/recipes/${id}/versions/${v3?.id}`, {
+        body: { comment: 'Ready for review' },
+      });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.id, v3?.id);
       assert.equal(res.body.version_no, 3);
@@ -636,17 +919,26 @@ for (const method of ['PATCH', 'PUT'] as const) {
       assert.equal((await snapshot(id)).version_comment, 'Ready for review');
       assert.equal((await t.call('GET', `/api/recipes/${id}/versions/${v3?.id}`)).body.comment, 'Ready for review');
 
-      const older = await t.call(method, `/api/recipes/${id}/versions/${v2?.id}`, { body: { comment: 'é'.repeat(255) } });
+      const older = await t.call(method, `/api/recipes/${id}/versions/${v2?.id}`, {
+        body: { comment: 'é'.repeat(255) },
+      });
       assert.equal(older.status, 200, older.text);
       assert.equal(older.body.comment, 'é'.repeat(255));
-      assert.equal((await snapshot(id)).version_comment, 'Ready for review', 'the recipe shows its current version\'s comment');
+      assert.equal(
+        (await snapshot(id)).version_comment,
+        'Ready for review',
+        "the recipe shows its current version's comment",
+      );
 
       // The next save is a new version, without a comment; the commented ones keep theirs.
       await t.call('PUT', `/api/recipes/${id}`, { body: { name: 'Versioned, fourth' } });
       const after = await snapshot(id);
       assert.equal(after.version_no, 4);
       assert.equal(after.version_comment, null);
-      assert.deepEqual((await versions(id)).map((v) => v.comment), [null, 'Ready for review', 'é'.repeat(255), null]);
+      assert.deepEqual(
+        (await versions(id)).map((v) => v.comment),
+        [null, 'Ready for review', 'é'.repeat(255), null],
+      );
 
       const cleared = await t.call(method, `/api/recipes/${id}/versions/${v3?.id}`, { body: { comment: null } });
       assert.equal(cleared.body.comment, null);
@@ -669,12 +961,23 @@ for (const method of ['PATCH', 'PUT'] as const) {
       const id = await createRecipe(t, simple());
       const [v] = await versions(id);
       const url = `/api/recipes/${id}/versions/${v?.id}`;
-      const cases: unknown[] = [{ comment: 'x'.repeat(256) }, { comment: 42 }, { comment: ['a'] }, { comment: { text: 'a' } }, { comment: true }, {}, { note: 'a' }, [], 'comment'];
+      const cases: unknown[] = [
+        { comment: 'x'.repeat(256) },
+        { comment: 42 },
+        { comment: ['a'] },
+        { comment: { text: 'a' } },
+        { comment: true },
+        {},
+        { note: 'a' },
+        [],
+        'comment',
+      ];
       for (const body of cases) {
         const res = await t.call(method, url, { body });
         assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 60)} -> ${res.status} ${res.text}`);
         assert.equal(typeof res.body.message, 'string');
-        if (typeof body === 'object' && body !== null && !Array.isArray(body)) assert.ok(res.body.errors?.comment, `names comment: ${res.text}`);
+        if (typeof body === 'object' && body !== null && !Array.isArray(body))
+          assert.ok(res.body.errors?.comment, `names comment: ${res.text}`);
       }
       const tooLong = await t.call(method, url, { body: { comment: 'x'.repeat(256) } });
       assert.match(tooLong.body.message, /comment .*255/);
@@ -682,10 +985,16 @@ for (const method of ['PATCH', 'PUT'] as const) {
       assert.equal(noBody.status, 400);
       const empty = await t.call(method, url, { raw: '', headers: { 'content-type': 'application/json' } });
       assert.equal(empty.status, 400);
-      const malformed = await t.call(method, url, { raw: '{"comment": ', headers: { 'content-type': 'application/json' } });
+      const malformed = await t.call(method, url, {
+        raw: '{"comment": ',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(malformed.status, 400);
       assert.deepEqual(malformed.body, { message: 'Malformed JSON in request body' });
-      const form = await t.call(method, url, { raw: 'comment=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const form = await t.call(method, url, {
+        raw: 'comment=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       assert.equal(form.status, 415);
       assert.equal(typeof form.body.message, 'string');
       assert.equal((await versions(id))[0]?.comment, null);
@@ -696,11 +1005,15 @@ for (const method of ['PATCH', 'PUT'] as const) {
       const b = await createRecipe(t, simple());
       const [ofB] = await versions(b);
       const body = { comment: 'x' };
-      assert.deepEqual((await t.call(method, `/api/recipes/${a}/versions/999999`, { body })).body, { message: 'Recipe version not found' });
+      assert.deepEqual((await t.call(method, `/api/recipes/${a}/versions/999999`, { body })).body, {
+        message: 'Recipe version not found',
+      });
       const crossed = await t.call(method, `/api/recipes/${a}/versions/${ofB?.id}`, { body });
       assert.equal(crossed.status, 404);
       assert.deepEqual(crossed.body, { message: 'Recipe version not found' });
-      assert.deepEqual((await t.call(method, `/api/recipes/999999/versions/${ofB?.id}`, { body })).body, { message: 'Not found' });
+      assert.deepEqual((await t.call(method, `/api/recipes/999999/versions/${ofB?.id}`, { body })).body, {
+        message: 'Not found',
+      });
       assert.equal((await t.call(method, `/api/recipes/${a}/versions/abc`, { body })).status, 400);
       assert.equal((await t.call(method, `/api/recipes/${b}/versions/${ofB?.id}`, { token: null, body })).status, 401);
       const denied = await t.call(method, `/api/recipes/${b}/versions/${ofB?.id}`, { token: readOnly, body });
@@ -734,7 +1047,10 @@ describe('findRecipeVersionContent', () => {
     assert.equal(first?.name, 'Versioned');
     assert.equal(first?.description, 'first');
     assert.equal(first?.code, codes[0]);
-    assert.deepEqual(JSON.parse(first?.config ?? '').map((c: { provider: string }) => c.provider), ['workato_webhooks', 'logger']);
+    assert.deepEqual(
+      JSON.parse(first?.config ?? '').map((c: { provider: string }) => c.provider),
+      ['workato_webhooks', 'logger'],
+    );
     const third = await findRecipeVersionContent(t.ctx.db, id, 3);
     assert.equal(third?.code, codes[2]);
     assert.equal(third?.description, 'third');
@@ -747,15 +1063,30 @@ describe('migration 0011 on recipes saved without a row for their current versio
   test('each such recipe gets a version row holding its current content; the others are left alone; running it again adds nothing', async () => {
     const { id } = await recipeWithThreeVersions();
     const untouched = await createRecipe(t, simple());
-    await t.call('PATCH', `/api/recipes/${untouched}/versions/${(await versions(untouched))[0]?.id}`, { body: { comment: 'kept' } });
+    await t.call('PATCH', `/api/recipes/${untouched}/versions/${(await versions(untouched))[0]?.id}`, {
+      body: { comment: 'kept' },
+    });
     // As a database could hold it: the current version's row missing.
     await t.ctx.db.deleteFrom('recipe_versions').where('recipe_id', '=', id).where('version_no', '=', 3).execute();
     const recipe = await snapshot(id);
-    const count = async () => Number((await t.ctx.db.selectFrom('recipe_versions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-    await t.ctx.db.transaction().execute((trx) => versionsForExistingRecipes(trx as unknown as Kysely<unknown>, 'sqlite'));
+    const count = async () =>
+      Number(
+        (
+          await t.ctx.db
+            .selectFrom('recipe_versions')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    await t.ctx.db
+      .transaction()
+      .execute((trx) => versionsForExistingRecipes(trx as unknown as Kysely<unknown>, 'sqlite'));
     const after = await count();
     const list = await versions(id);
-    assert.deepEqual(list.map((v) => v.version_no), [3, 2, 1]);
+    assert.deepEqual(
+      list.map((v) => v.version_no),
+      [3, 2, 1],
+    );
     const restored = (await t.call('GET', `/api/recipes/${id}/versions/${list[0]?.id}`)).body;
     assert.equal(restored.code, recipe.code);
     assert.equal(restored.name, recipe.name);
@@ -766,7 +1097,9 @@ describe('migration 0011 on recipes saved without a row for their current versio
     assert.equal(restored.created_at, recipe.updated_at);
     assert.deepEqual(await snapshot(id), recipe);
     assert.equal((await versions(untouched))[0]?.comment, 'kept');
-    await t.ctx.db.transaction().execute((trx) => versionsForExistingRecipes(trx as unknown as Kysely<unknown>, 'sqlite'));
+    await t.ctx.db
+      .transaction()
+      .execute((trx) => versionsForExistingRecipes(trx as unknown as Kysely<unknown>, 'sqlite'));
     assert.equal(await count(), after);
   });
 });
@@ -831,9 +1164,13 @@ describe('request body limits: recipes take RECIPE_BODY_LIMIT_BYTES, other route
   test('RECIPE_BODY_LIMIT_BYTES sets the recipe limit', async () => {
     const small = await createTestApp({ env: { RECIPE_BODY_LIMIT_BYTES: String(2 * 1024 * 1024) } });
     try {
-      const fits = await small.call('POST', '/api/recipes', { body: { recipe: { code: JSON.stringify({ ...simple(), pad: 'x'.repeat(1536 * 1024) }) } } });
+      const fits = await small.call('POST', '/api/recipes', {
+        body: { recipe: { code: JSON.stringify({ ...simple(), pad: 'x'.repeat(1536 * 1024) }) } },
+      });
       assert.equal(fits.status, 200, 'over BODY_LIMIT_BYTES, within the recipe limit');
-      const over = await small.call('POST', '/api/recipes', { body: { recipe: { code: JSON.stringify({ ...simple(), pad: 'x'.repeat(3 * 1024 * 1024) }) } } });
+      const over = await small.call('POST', '/api/recipes', {
+        body: { recipe: { code: JSON.stringify({ ...simple(), pad: 'x'.repeat(3 * 1024 * 1024) }) } },
+      });
       assert.equal(over.status, 413);
     } finally {
       await small.close();

@@ -9,16 +9,23 @@ export const CollaboratorRole = Type.Object({
   folder_ids: Type.Array(Type.Integer()),
   created_at: Timestamp,
   updated_at: Timestamp,
-  privileges: Type.Record(Type.String(), Type.Array(Type.String()), { description: 'Category -> allowed actions, e.g. {"Recipes": ["read", "run"]}' }),
+  privileges: Type.Record(Type.String(), Type.Array(Type.String()), {
+    description: 'Category -> allowed actions, e.g. {"Recipes": ["read", "run"]}',
+  }),
 });
 
-export const CollaboratorRoleList = Type.Array(CollaboratorRole, { description: 'Custom (non-system) roles, a bare array' });
+export const CollaboratorRoleList = Type.Array(CollaboratorRole, {
+  description: 'Custom (non-system) roles, a bare array',
+});
 
 export const RoleListQuery = Type.Object(PageQuery);
 
 export const RoleIdParams = Type.Object({ role_id: Id });
 
-const FolderIds = Type.Array(IdInput, { maxItems: 1000, description: 'Folder ids of the caller\'s environment (integers or decimal strings)' });
+const FolderIds = Type.Array(IdInput, {
+  maxItems: 1000,
+  description: "Folder ids of the caller's environment (integers or decimal strings)",
+});
 
 export const CopyRoleBody = Type.Object({
   name: Type.String({ maxLength: 1000 }),
@@ -26,6 +33,10 @@ export const CopyRoleBody = Type.Object({
 });
 
 export const UpdateRoleBody = Type.Object({
-  all_folders: Type.Optional(Type.Union([Type.Boolean(), Type.String({ maxLength: 10 })], { description: 'true or false, as a boolean or the string "true"/"false"' })),
+  all_folders: Type.Optional(
+    Type.Union([Type.Boolean(), Type.String({ maxLength: 10 })], {
+      description: 'true or false, as a boolean or the string "true"/"false"',
+    }),
+  ),
   folder_ids: Type.Optional(FolderIds),
 });

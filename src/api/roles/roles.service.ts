@@ -8,8 +8,19 @@ import type { Page } from '../../http/pagination.ts';
 import { toStored } from '../../time.ts';
 import type { AuthContext } from '../developer_api_clients/credentials.ts';
 import {
-  countCollaboratorRoles, findCollaboratorRole, folderIdsOfRoles, foldersOfEnvironment, insertCollaboratorRole, listCollaboratorRoles,
-  projectFoldersOf, replaceRoleFolders, roleNameKey, roleToApi, setRoleAllFolders, SYSTEM_ROLE_NAMES, type CollaboratorRoleApi,
+  countCollaboratorRoles,
+  findCollaboratorRole,
+  folderIdsOfRoles,
+  foldersOfEnvironment,
+  insertCollaboratorRole,
+  listCollaboratorRoles,
+  projectFoldersOf,
+  replaceRoleFolders,
+  roleNameKey,
+  roleToApi,
+  setRoleAllFolders,
+  SYSTEM_ROLE_NAMES,
+  type CollaboratorRoleApi,
 } from './roles.store.ts';
 
 type Caller = Pick<AuthContext, 'workspaceId' | 'environmentId' | 'allFolders' | 'folderIds'>;
@@ -18,7 +29,10 @@ const MAX_NAME_LENGTH = 255;
 
 export async function listRoles(ctx: ServiceContext, workspaceId: number, page: Page): Promise<CollaboratorRoleApi[]> {
   const rows = await listCollaboratorRoles(ctx.db, workspaceId, page);
-  const folders = await folderIdsOfRoles(ctx.db, rows.map((r) => r.id));
+  const folders = await folderIdsOfRoles(
+    ctx.db,
+    rows.map((r) => r.id),
+  );
   return rows.map((row) => roleToApi(row, folders.get(row.id) ?? []));
 }
 
@@ -30,7 +44,12 @@ export async function countRoles(ctx: ServiceContext, workspaceId: number): Prom
  * A copy of a role under a new name, with the source's privileges and inheritance. Its folders
  * are `folder_ids` when given, otherwise the source's (all folders, or the same list).
  */
-export async function copyRole(ctx: ServiceContext, auth: Caller, id: number, input: { name: string; folder_ids?: readonly number[] | undefined }): Promise<CollaboratorRoleApi> {
+export async function copyRole(
+  ctx: ServiceContext,
+  auth: Caller,
+  id: number,
+  input: { name: string; folder_ids?: readonly number[] | undefined },
+): Promise<CollaboratorRoleApi> {
   const name = validName(input.name);
   const requested = input.folder_ids === undefined ? undefined : [...new Set(input.folder_ids)];
   return ctx.db.transaction().execute(async (trx) => {
@@ -43,14 +62,21 @@ export async function copyRole(ctx: ServiceContext, auth: Caller, id: number, in
       folderIds = requested;
     } else {
       allFolders = source.all_folders === 1;
-      folderIds = allFolders ? [] : (await folderIdsOfRoles(trx, [source.id])).get(source.id) ?? [];
+      folderIds = allFolders ? [] : ((await folderIdsOfRoles(trx, [source.id])).get(source.id) ?? []);
       await assertFoldersInScope(trx, auth, folderIds);
     }
     assertMayGrantAllFolders(auth, allFolders);
     const now = toStored(ctx.clock.now());
     let row;
     try {
-      row = await insertCollaboratorRole(trx, { workspaceId: auth.workspaceId, name, inheritable: source.inheritable === 1, allFolders, privileges: JSON.parse(source.privileges) as Record<string, string[]>, now });
+      row = await insertCollaboratorRole(trx, {
+        workspaceId: auth.workspaceId,
+        name,
+        inheritable: source.inheritable === 1,
+        allFolders,
+        privileges: JSON.parse(source.privileges) as Record<string, string[]>,
+        now,
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppError('name_taken', { errors: { name: ['has already been taken'] } });
       throw error;
@@ -65,9 +91,15 @@ export async function copyRole(ctx: ServiceContext, auth: Caller, id: number, in
  * documents, the string "true"/"false"; true clears the list. `folder_ids` alone restricts the
  * role to those folders; `all_folders: false` alone keeps the current list.
  */
-export async function updateRoleFolders(ctx: ServiceContext, auth: Caller, id: number, input: { all_folders?: boolean | string | undefined; folder_ids?: readonly number[] | undefined }): Promise<CollaboratorRoleApi> {
+export async function updateRoleFolders(
+  ctx: ServiceContext,
+  auth: Caller,
+  id: number,
+  input: { all_folders?: boolean | string | undefined; folder_ids?: readonly number[] | undefined },
+): Promise<CollaboratorRoleApi> {
   const allFoldersInput = parseFlag(input.all_folders);
-  if (allFoldersInput === undefined && input.folder_ids === undefined) throw invalid({ all_folders: ['or folder_ids is required'] });
+  if (allFoldersInput === undefined && input.folder_ids === undefined)
+    throw invalid({ all_folders: ['or folder_ids is required'] });
   const requested = input.folder_ids === undefined ? undefined : [...new Set(input.folder_ids)];
   return ctx.db.transaction().execute(async (trx) => {
     const role = assertFound(await findCollaboratorRole(trx, auth.workspaceId, id));
@@ -80,7 +112,7 @@ export async function updateRoleFolders(ctx: ServiceContext, auth: Caller, id: n
         await assertFoldersUsable(trx, auth, requested);
         folderIds = requested;
       } else {
-        folderIds = role.all_folders === 1 ? [] : (await folderIdsOfRoles(trx, [role.id])).get(role.id) ?? [];
+        folderIds = role.all_folders === 1 ? [] : ((await folderIdsOfRoles(trx, [role.id])).get(role.id) ?? []);
       }
     }
     const now = toStored(ctx.clock.now());
@@ -93,7 +125,8 @@ export async function updateRoleFolders(ctx: ServiceContext, auth: Caller, id: n
 function validName(raw: string): string {
   const name = raw.trim();
   if (name === '') throw invalid({ name: ["can't be blank"] });
-  if (name.length > MAX_NAME_LENGTH) throw invalid({ name: [`is too long (maximum is ${MAX_NAME_LENGTH} characters)`] });
+  if (name.length > MAX_NAME_LENGTH)
+    throw invalid({ name: [`is too long (maximum is ${MAX_NAME_LENGTH} characters)`] });
   if (/[\u0000-\u001f\u007f]/.test(name)) throw invalid({ name: ['must not contain control characters'] });
   if (SYSTEM_ROLE_NAMES.some((system) => roleNameKey(system) === roleNameKey(name))) {
     throw new AppError('name_taken', { errors: { name: ['is the name of a system role'] } });
@@ -112,7 +145,11 @@ function parseFlag(value: boolean | string | undefined): boolean | undefined {
 /** Folder ids sent by the caller: folders of its environment, inside its projects when it is scoped. */
 async function assertFoldersUsable(db: Db, auth: Caller, ids: readonly number[]): Promise<void> {
   const found = await foldersOfEnvironment(db, auth.environmentId, ids);
-  const usable = new Set(found.filter((f) => auth.allFolders || (f.projectFolderId !== null && auth.folderIds.includes(f.projectFolderId))).map((f) => f.id));
+  const usable = new Set(
+    found
+      .filter((f) => auth.allFolders || (f.projectFolderId !== null && auth.folderIds.includes(f.projectFolderId)))
+      .map((f) => f.id),
+  );
   // Unknown and out-of-scope folders read the same, so that existence does not leak.
   const unknown = ids.filter((folderId) => !usable.has(folderId));
   if (unknown.length > 0) throw invalid({ folder_ids: [`has unknown folders: ${unknown.slice(0, 10).join(', ')}`] });

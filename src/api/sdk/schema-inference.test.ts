@@ -2,11 +2,26 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AppError } from '../../errors.ts';
-import { csvColumnNames, inferCsvSchema, inferJsonSchema, isDateTime, labelFor, MAX_SAMPLE_DEPTH, parseJsonSample, resolveColumnSeparator } from './schema-inference.ts';
+import {
+  csvColumnNames,
+  inferCsvSchema,
+  inferJsonSchema,
+  isDateTime,
+  labelFor,
+  MAX_SAMPLE_DEPTH,
+  parseJsonSample,
+  resolveColumnSeparator,
+} from './schema-inference.ts';
 
 const json = (text: string) => inferJsonSchema(parseJsonSample(text));
 const text = (name: string, label: string) => ({ control_type: 'text', label, type: 'string', name });
-const num = (name: string, label: string) => ({ control_type: 'number', label, parse_output: 'float_conversion', type: 'number', name });
+const num = (name: string, label: string) => ({
+  control_type: 'number',
+  label,
+  parse_output: 'float_conversion',
+  type: 'number',
+  name,
+});
 
 function rejects(fn: () => unknown, code: string): AppError {
   try {
@@ -48,13 +63,32 @@ describe('labelFor', () => {
 
 describe('isDateTime', () => {
   test('full ISO 8601 date-times, with or without seconds, fraction and offset', () => {
-    for (const value of ['2024-05-01T10:00:00Z', '2024-05-01T10:00:00.123456+05:30', '2024-05-01T10:00:00', '2024-05-01T10:00', '2024-02-29T23:59:59-0800', '2024-05-01t10:00:00z']) {
+    for (const value of [
+      '2024-05-01T10:00:00Z',
+      '2024-05-01T10:00:00.123456+05:30',
+      '2024-05-01T10:00:00',
+      '2024-05-01T10:00',
+      '2024-02-29T23:59:59-0800',
+      '2024-05-01t10:00:00z',
+    ]) {
       assert.equal(isDateTime(value), true, value);
     }
   });
 
   test('dates alone, impossible dates and other text stay strings', () => {
-    for (const value of ['2024-05-01', '2023-02-29T10:00:00Z', '2024-13-01T10:00:00Z', '2024-04-31T10:00:00Z', '2024-05-01T24:00:00Z', '2024-05-01T10:61:00Z', '2024-05-01T10:00:00+25:00', '2024-05-01 10:00:00', ' 2024-05-01T10:00:00Z', 'yesterday', '']) {
+    for (const value of [
+      '2024-05-01',
+      '2023-02-29T10:00:00Z',
+      '2024-13-01T10:00:00Z',
+      '2024-04-31T10:00:00Z',
+      '2024-05-01T24:00:00Z',
+      '2024-05-01T10:61:00Z',
+      '2024-05-01T10:00:00+25:00',
+      '2024-05-01 10:00:00',
+      ' 2024-05-01T10:00:00Z',
+      'yesterday',
+      '',
+    ]) {
       assert.equal(isDateTime(value), false, value);
     }
   });
@@ -62,27 +96,73 @@ describe('isDateTime', () => {
 
 describe('inferJsonSchema', () => {
   test('the contract example (04 §3.6), key order included', () => {
-    const out = json(JSON.stringify({ order_id: 981, placedAt: '2025-03-01T09:30:00Z', paid: true, customer: { name: 'Ana', profile_url: 'https://x.example' }, lines: [{ sku: 'A-1', qty: 2 }], tags: ['new'] }));
+    const out = json(
+      JSON.stringify({
+        order_id: 981,
+        placedAt: '2025-03-01T09:30:00Z',
+        paid: true,
+        customer: { name: 'Ana', profile_url: 'https://x.example' },
+        lines: [{ sku: 'A-1', qty: 2 }],
+        tags: ['new'],
+      }),
+    );
     assert.deepEqual(out, [
       num('order_id', 'Order ID'),
-      { control_type: 'text', label: 'Placed at', render_input: 'date_time_conversion', parse_output: 'date_time_conversion', type: 'date_time', name: 'placedAt' },
       {
-        control_type: 'checkbox', label: 'Paid', render_input: 'boolean_conversion', parse_output: 'boolean_conversion', toggle_hint: 'Select from option list',
-        toggle_field: { control_type: 'text', label: 'Paid', toggle_hint: 'Use custom value', type: 'boolean', name: 'paid' }, type: 'boolean', name: 'paid',
+        control_type: 'text',
+        label: 'Placed at',
+        render_input: 'date_time_conversion',
+        parse_output: 'date_time_conversion',
+        type: 'date_time',
+        name: 'placedAt',
       },
-      { label: 'Customer', type: 'object', name: 'customer', properties: [text('name', 'Name'), text('profile_url', 'Profile URL')] },
-      { label: 'Lines', type: 'array', of: 'object', name: 'lines', properties: [text('sku', 'Sku'), num('qty', 'Qty')] },
+      {
+        control_type: 'checkbox',
+        label: 'Paid',
+        render_input: 'boolean_conversion',
+        parse_output: 'boolean_conversion',
+        toggle_hint: 'Select from option list',
+        toggle_field: {
+          control_type: 'text',
+          label: 'Paid',
+          toggle_hint: 'Use custom value',
+          type: 'boolean',
+          name: 'paid',
+        },
+        type: 'boolean',
+        name: 'paid',
+      },
+      {
+        label: 'Customer',
+        type: 'object',
+        name: 'customer',
+        properties: [text('name', 'Name'), text('profile_url', 'Profile URL')],
+      },
+      {
+        label: 'Lines',
+        type: 'array',
+        of: 'object',
+        name: 'lines',
+        properties: [text('sku', 'Sku'), num('qty', 'Qty')],
+      },
       { control_type: 'text', label: 'Tags', type: 'array', of: 'string', name: 'tags' },
     ]);
     assert.deepEqual(Object.keys(out[1]!), ['control_type', 'label', 'render_input', 'parse_output', 'type', 'name']);
   });
 
   test('integers and decimals are both number; null is a string; a date alone is a string', () => {
-    assert.deepEqual(json('{"a": 1, "b": -2.5e3, "c": null, "d": "2024-05-01"}'), [num('a', 'A'), num('b', 'B'), text('c', 'C'), text('d', 'D')]);
+    assert.deepEqual(json('{"a": 1, "b": -2.5e3, "c": null, "d": "2024-05-01"}'), [
+      num('a', 'A'),
+      num('b', 'B'),
+      text('c', 'C'),
+      text('d', 'D'),
+    ]);
   });
 
   test('empty arrays, arrays of nulls, of numbers, of booleans, of date-times, of arrays', () => {
-    const out = json('{"none": [], "nulls": [null, null], "n": [1, 2.5], "flags": [true, false], "at": ["2024-05-01T10:00:00Z"], "grid": [[1], [2]]}');
+    const out = json(
+      '{"none": [], "nulls": [null, null], "n": [1, 2.5], "flags": [true, false], "at": ["2024-05-01T10:00:00Z"], "grid": [[1], [2]]}',
+    );
     assert.deepEqual(out, [
       { label: 'None', type: 'array', of: 'string', name: 'none' },
       { label: 'Nulls', type: 'array', of: 'string', name: 'nulls' },
@@ -94,7 +174,9 @@ describe('inferJsonSchema', () => {
   });
 
   test('mixed types in an array become strings; nulls yield to the other type', () => {
-    const out = json('{"mixed": [1, "a"], "with_null": [null, 3], "dates_and_text": ["2024-05-01T10:00:00Z", "soon"], "objects_and_numbers": [{"a": 1}, 2]}');
+    const out = json(
+      '{"mixed": [1, "a"], "with_null": [null, 3], "dates_and_text": ["2024-05-01T10:00:00Z", "soon"], "objects_and_numbers": [{"a": 1}, 2]}',
+    );
     assert.deepEqual(out, [
       { control_type: 'text', label: 'Mixed', type: 'array', of: 'string', name: 'mixed' },
       { control_type: 'text', label: 'With null', type: 'array', of: 'number', name: 'with_null' },
@@ -104,30 +186,61 @@ describe('inferJsonSchema', () => {
   });
 
   test('array elements merge: union of keys in first-appearance order, conflicts become strings, objects merge deeply', () => {
-    const out = json(JSON.stringify({
-      items: [
-        { id: 1, meta: { a: 1 }, note: null, when: '2024-05-01T10:00:00Z' },
-        { id: 'x-2', meta: { b: true }, note: 'hi', extra: [] },
-        { meta: { a: 2, c: { d: 'e' } }, extra: [{ k: 1 }], when: '2024-06-01T10:00:00Z' },
-      ],
-    }));
-    assert.deepEqual(out, [{
-      label: 'Items', type: 'array', of: 'object', name: 'items',
-      properties: [
-        text('id', 'ID'),
-        {
-          label: 'Meta', type: 'object', name: 'meta',
-          properties: [
-            num('a', 'A'),
-            { control_type: 'checkbox', label: 'B', render_input: 'boolean_conversion', parse_output: 'boolean_conversion', toggle_hint: 'Select from option list', toggle_field: { control_type: 'text', label: 'B', toggle_hint: 'Use custom value', type: 'boolean', name: 'b' }, type: 'boolean', name: 'b' },
-            { label: 'C', type: 'object', name: 'c', properties: [text('d', 'D')] },
-          ],
-        },
-        text('note', 'Note'),
-        { control_type: 'text', label: 'When', render_input: 'date_time_conversion', parse_output: 'date_time_conversion', type: 'date_time', name: 'when' },
-        { label: 'Extra', type: 'array', of: 'object', name: 'extra', properties: [num('k', 'K')] },
-      ],
-    }]);
+    const out = json(
+      JSON.stringify({
+        items: [
+          { id: 1, meta: { a: 1 }, note: null, when: '2024-05-01T10:00:00Z' },
+          { id: 'x-2', meta: { b: true }, note: 'hi', extra: [] },
+          { meta: { a: 2, c: { d: 'e' } }, extra: [{ k: 1 }], when: '2024-06-01T10:00:00Z' },
+        ],
+      }),
+    );
+    assert.deepEqual(out, [
+      {
+        label: 'Items',
+        type: 'array',
+        of: 'object',
+        name: 'items',
+        properties: [
+          text('id', 'ID'),
+          {
+            label: 'Meta',
+            type: 'object',
+            name: 'meta',
+            properties: [
+              num('a', 'A'),
+              {
+                control_type: 'checkbox',
+                label: 'B',
+                render_input: 'boolean_conversion',
+                parse_output: 'boolean_conversion',
+                toggle_hint: 'Select from option list',
+                toggle_field: {
+                  control_type: 'text',
+                  label: 'B',
+                  toggle_hint: 'Use custom value',
+                  type: 'boolean',
+                  name: 'b',
+                },
+                type: 'boolean',
+                name: 'b',
+              },
+              { label: 'C', type: 'object', name: 'c', properties: [text('d', 'D')] },
+            ],
+          },
+          text('note', 'Note'),
+          {
+            control_type: 'text',
+            label: 'When',
+            render_input: 'date_time_conversion',
+            parse_output: 'date_time_conversion',
+            type: 'date_time',
+            name: 'when',
+          },
+          { label: 'Extra', type: 'array', of: 'object', name: 'extra', properties: [num('k', 'K')] },
+        ],
+      },
+    ]);
   });
 
   test('an object under one key and a list under the same key elsewhere is a string', () => {
@@ -141,15 +254,20 @@ describe('inferJsonSchema', () => {
   });
 
   test('unicode and odd keys are kept exactly', () => {
-    const out = json('{"名前": "x", "Ünïcödé Kéy": 1, "": "empty", "a.b": true, "__proto__": {"polluted": 1}, "constructor": 2}');
-    assert.deepEqual(out.map((f) => [f.name, f.label, f.type]), [
-      ['名前', '名前', 'string'],
-      ['Ünïcödé Kéy', 'Ünïcödé kéy', 'number'],
-      ['', '', 'string'],
-      ['a.b', 'A.b', 'boolean'],
-      ['__proto__', 'Proto', 'object'],
-      ['constructor', 'Constructor', 'number'],
-    ]);
+    const out = json(
+      '{"名前": "x", "Ünïcödé Kéy": 1, "": "empty", "a.b": true, "__proto__": {"polluted": 1}, "constructor": 2}',
+    );
+    assert.deepEqual(
+      out.map((f) => [f.name, f.label, f.type]),
+      [
+        ['名前', '名前', 'string'],
+        ['Ünïcödé Kéy', 'Ünïcödé kéy', 'number'],
+        ['', '', 'string'],
+        ['a.b', 'A.b', 'boolean'],
+        ['__proto__', 'Proto', 'object'],
+        ['constructor', 'Constructor', 'number'],
+      ],
+    );
     assert.deepEqual(out[4]!.properties, [num('polluted', 'Polluted')]);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
@@ -202,9 +320,16 @@ describe('resolveColumnSeparator', () => {
   test('unknown names and unusable separators are refused', () => {
     assert.ok(rejects(() => resolveColumnSeparator({ col_sep: 'semi' }), 'validation_failed').errors?.col_sep);
     assert.ok(rejects(() => resolveColumnSeparator({ col_sep: '"' }), 'validation_failed').errors?.col_sep);
-    assert.ok(rejects(() => resolveColumnSeparator({ custom_col_sep: 'a"b' }), 'validation_failed').errors?.custom_col_sep);
-    assert.ok(rejects(() => resolveColumnSeparator({ custom_col_sep: '\n' }), 'validation_failed').errors?.custom_col_sep);
-    assert.ok(rejects(() => resolveColumnSeparator({ custom_col_sep: '-'.repeat(17) }), 'validation_failed').errors?.custom_col_sep);
+    assert.ok(
+      rejects(() => resolveColumnSeparator({ custom_col_sep: 'a"b' }), 'validation_failed').errors?.custom_col_sep,
+    );
+    assert.ok(
+      rejects(() => resolveColumnSeparator({ custom_col_sep: '\n' }), 'validation_failed').errors?.custom_col_sep,
+    );
+    assert.ok(
+      rejects(() => resolveColumnSeparator({ custom_col_sep: '-'.repeat(17) }), 'validation_failed').errors
+        ?.custom_col_sep,
+    );
   });
 });
 
@@ -212,7 +337,11 @@ describe('inferCsvSchema', () => {
   const names = (sample: string, separator = ',') => inferCsvSchema(sample, separator).map((f) => f.name);
 
   test('the contract example: every column is a string field named by its trimmed header', () => {
-    assert.deepEqual(inferCsvSchema('id;Full name;amount\n1;Ana;3.5', ';'), [text('id', 'ID'), text('Full name', 'Full name'), text('amount', 'Amount')]);
+    assert.deepEqual(inferCsvSchema('id;Full name;amount\n1;Ana;3.5', ';'), [
+      text('id', 'ID'),
+      text('Full name', 'Full name'),
+      text('amount', 'Amount'),
+    ]);
   });
 
   test('quoted headers may hold separators, doubled quotes and line breaks', () => {
@@ -251,7 +380,10 @@ describe('inferCsvSchema', () => {
       const error = rejects(() => inferCsvSchema(bad, ','), 'sample_not_csv');
       assert.ok(error.errors?.sample?.[0], bad);
     }
-    for (const empty of ['', '\r\n\r\n', ' \n1', ' , \n1,2']) assert.deepEqual(rejects(() => inferCsvSchema(empty, ','), 'sample_not_csv').errors, { sample: ['has no header row'] });
+    for (const empty of ['', '\r\n\r\n', ' \n1', ' , \n1,2'])
+      assert.deepEqual(rejects(() => inferCsvSchema(empty, ','), 'sample_not_csv').errors, {
+        sample: ['has no header row'],
+      });
   });
 });
 

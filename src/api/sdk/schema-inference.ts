@@ -53,7 +53,9 @@ const NULL: Shape = { kind: 'null' };
 export const MAX_SCHEMA_FIELDS = 10_000;
 
 /** Fields created so far while inferring one sample. */
-interface Budget { fields: number }
+interface Budget {
+  fields: number;
+}
 
 /**
  * Fold one value into the shape seen so far under the same key (or as an element of the same
@@ -133,7 +135,14 @@ function fieldFor(name: string, shape: Shape): SchemaField {
     case 'mixed':
       return { control_type: 'text', label, type: 'string', name };
     case 'date_time':
-      return { control_type: 'text', label, render_input: 'date_time_conversion', parse_output: 'date_time_conversion', type: 'date_time', name };
+      return {
+        control_type: 'text',
+        label,
+        render_input: 'date_time_conversion',
+        parse_output: 'date_time_conversion',
+        type: 'date_time',
+        name,
+      };
     case 'number':
       return { control_type: 'number', label, parse_output: 'float_conversion', type: 'number', name };
     case 'boolean':
@@ -223,7 +232,10 @@ const MAX_CUSTOM_SEPARATOR_LENGTH = 16;
  * The column separator: `col_sep` by name (or, leniently, as a literal single character);
  * otherwise `custom_col_sep` as a literal; otherwise a comma. null and '' count as absent.
  */
-export function resolveColumnSeparator(input: { col_sep?: string | null | undefined; custom_col_sep?: string | null | undefined }): string {
+export function resolveColumnSeparator(input: {
+  col_sep?: string | null | undefined;
+  custom_col_sep?: string | null | undefined;
+}): string {
   const named = input.col_sep;
   if (named !== undefined && named !== null && named !== '') {
     const key = named.trim().toLowerCase();
@@ -233,8 +245,10 @@ export function resolveColumnSeparator(input: { col_sep?: string | null | undefi
   }
   const custom = input.custom_col_sep;
   if (custom !== undefined && custom !== null && custom !== '') {
-    if (custom.length > MAX_CUSTOM_SEPARATOR_LENGTH) throw invalid({ custom_col_sep: [`is too long (maximum is ${MAX_CUSTOM_SEPARATOR_LENGTH} characters)`] });
-    if (!usableSeparator(custom)) throw invalid({ custom_col_sep: ['must not contain a double quote or a line break'] });
+    if (custom.length > MAX_CUSTOM_SEPARATOR_LENGTH)
+      throw invalid({ custom_col_sep: [`is too long (maximum is ${MAX_CUSTOM_SEPARATOR_LENGTH} characters)`] });
+    if (!usableSeparator(custom))
+      throw invalid({ custom_col_sep: ['must not contain a double quote or a line break'] });
     return custom;
   }
   return COLUMN_SEPARATORS.comma;
@@ -268,7 +282,8 @@ export function inferCsvSchema(sample: string, separator: string): SchemaField[]
     throw new AppError('sample_not_csv', { errors: { sample: [truncate(detail, 300)] } });
   }
   // A first line of blanks only (' ', ',,') names no column: there is no header to read.
-  if (header === undefined || header.every((cell) => cell.trim() === '')) throw new AppError('sample_not_csv', { errors: { sample: ['has no header row'] } });
+  if (header === undefined || header.every((cell) => cell.trim() === ''))
+    throw new AppError('sample_not_csv', { errors: { sample: ['has no header row'] } });
   if (header.length > MAX_SCHEMA_FIELDS) throw tooManyFields('columns');
   return csvColumnNames(header).map((name) => ({ control_type: 'text', label: labelFor(name), type: 'string', name }));
 }
@@ -338,7 +353,13 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.\d
 export function isDateTime(value: string): boolean {
   const m = DATE_TIME.exec(value);
   if (!m) return false;
-  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [number, number, number, number, number];
+  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const second = m[6] === undefined ? 0 : Number(m[6]);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return false;
   if (hour > 23 || minute > 59 || second > 60) return false;
@@ -352,7 +373,9 @@ function daysInMonth(year: number, month: number): number {
 }
 
 function tooDeep(): AppError {
-  return new AppError('sample_too_deep', { errors: { sample: [`nests objects and arrays deeper than ${MAX_SAMPLE_DEPTH} levels`] } });
+  return new AppError('sample_too_deep', {
+    errors: { sample: [`nests objects and arrays deeper than ${MAX_SAMPLE_DEPTH} levels`] },
+  });
 }
 
 function tooManyFields(what: 'fields' | 'columns'): AppError {

@@ -12,9 +12,15 @@ describe('schema runner (the worker behind POST /api/sdk/generate_schema/*)', ()
     // 150 ms: a small sample is answered well within it even on a loaded machine.
     const runner = createSchemaRunner({ timeLimitMs: 150 });
     try {
-      await assert.rejects(runner.generate({ kind: 'csv', input: { sample: hugeCsv } }), (error: unknown) => error instanceof AppError && error.code === 'sample_too_complex' && error.status === 400);
+      await assert.rejects(
+        runner.generate({ kind: 'csv', input: { sample: hugeCsv } }),
+        (error: unknown) => error instanceof AppError && error.code === 'sample_too_complex' && error.status === 400,
+      );
       const fields = await runner.generate({ kind: 'json', input: { sample: '{"id": 1}' } });
-      assert.deepEqual(fields.map((f) => f.name), ['id']);
+      assert.deepEqual(
+        fields.map((f) => f.name),
+        ['id'],
+      );
     } finally {
       await runner.close();
     }
@@ -25,9 +31,18 @@ describe('schema runner (the worker behind POST /api/sdk/generate_schema/*)', ()
     try {
       const first = runner.generate({ kind: 'csv', input: { sample: bigCsv } });
       const second = runner.generate({ kind: 'json', input: { sample: '{"id": 1}' } });
-      await assert.rejects(runner.generate({ kind: 'json', input: { sample: '{"x": 1}' } }), (error: unknown) => error instanceof AppError && error.status === 429 && error.retryAfterSeconds === 1);
-      assert.deepEqual((await first).map((f) => f.name), ['a', 'b']);
-      assert.deepEqual((await second).map((f) => f.name), ['id']);
+      await assert.rejects(
+        runner.generate({ kind: 'json', input: { sample: '{"x": 1}' } }),
+        (error: unknown) => error instanceof AppError && error.status === 429 && error.retryAfterSeconds === 1,
+      );
+      assert.deepEqual(
+        (await first).map((f) => f.name),
+        ['a', 'b'],
+      );
+      assert.deepEqual(
+        (await second).map((f) => f.name),
+        ['id'],
+      );
     } finally {
       await runner.close();
     }
@@ -35,11 +50,24 @@ describe('schema runner (the worker behind POST /api/sdk/generate_schema/*)', ()
 
   test('errors of the sample come back as the catalog errors; close refuses what is left', async () => {
     const runner = createSchemaRunner();
-    await assert.rejects(runner.generate({ kind: 'json', input: { sample: '{"a":' } }), (error: unknown) => error instanceof AppError && error.code === 'sample_not_json' && Array.isArray(error.errors?.sample));
-    await assert.rejects(runner.generate({ kind: 'json', input: {} }), (error: unknown) => error instanceof AppError && error.code === 'sample_required');
-    const pending = assert.rejects(runner.generate({ kind: 'csv', input: { sample: bigCsv } }), (error: unknown) => error instanceof AppError && error.code === 'samples_shutting_down');
+    await assert.rejects(
+      runner.generate({ kind: 'json', input: { sample: '{"a":' } }),
+      (error: unknown) =>
+        error instanceof AppError && error.code === 'sample_not_json' && Array.isArray(error.errors?.sample),
+    );
+    await assert.rejects(
+      runner.generate({ kind: 'json', input: {} }),
+      (error: unknown) => error instanceof AppError && error.code === 'sample_required',
+    );
+    const pending = assert.rejects(
+      runner.generate({ kind: 'csv', input: { sample: bigCsv } }),
+      (error: unknown) => error instanceof AppError && error.code === 'samples_shutting_down',
+    );
     await runner.close();
     await pending;
-    await assert.rejects(runner.generate({ kind: 'json', input: { sample: '{}' } }), (error: unknown) => error instanceof AppError && error.code === 'samples_shutting_down');
+    await assert.rejects(
+      runner.generate({ kind: 'json', input: { sample: '{}' } }),
+      (error: unknown) => error instanceof AppError && error.code === 'samples_shutting_down',
+    );
   });
 });

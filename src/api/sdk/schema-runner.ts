@@ -28,7 +28,11 @@ export interface SchemaRunner {
   close(): Promise<void>;
 }
 
-interface Job { request: SchemaRequest; resolve: (fields: SchemaField[]) => void; reject: (error: unknown) => void }
+interface Job {
+  request: SchemaRequest;
+  resolve: (fields: SchemaField[]) => void;
+  reject: (error: unknown) => void;
+}
 
 export function createSchemaRunner(options: SchemaRunnerOptions = {}): SchemaRunner {
   const timeLimitMs = options.timeLimitMs ?? 10_000;
@@ -43,7 +47,9 @@ export function createSchemaRunner(options: SchemaRunnerOptions = {}): SchemaRun
   let closed = false;
 
   function startWorker(): Worker {
-    const started = new Worker(new URL('./schema-worker.ts', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } });
+    const started = new Worker(new URL('./schema-worker.ts', import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
+    });
     started.unref();
     started.on('message', (reply: SchemaReply) => {
       if ('ready' in reply) {
@@ -108,7 +114,8 @@ export function createSchemaRunner(options: SchemaRunnerOptions = {}): SchemaRun
   return {
     generate(request) {
       if (closed) return Promise.reject(new AppError('samples_shutting_down'));
-      if (queue.length + (current ? 1 : 0) > maxQueued) return Promise.reject(new AppError('samples_queue_full', { retryAfterSeconds: 1 }));
+      if (queue.length + (current ? 1 : 0) > maxQueued)
+        return Promise.reject(new AppError('samples_queue_full', { retryAfterSeconds: 1 }));
       return new Promise<SchemaField[]>((resolve, reject) => {
         queue.push({ request, resolve, reject });
         pump();

@@ -30,27 +30,35 @@ export function sdkRoutes(fastify: FastifyInstance, _ctx: ServiceContext): void 
   const runner = createSchemaRunner();
   fastify.addHook('onClose', async () => runner.close());
 
-  app.post('/api/sdk/generate_schema/json', {
-    bodyLimit: SAMPLE_BODY_LIMIT_BYTES,
-    serializerCompiler: keepKeyOrder,
-    config: { privilege: 'sdk_cli:read' },
-    schema: {
-      tags,
-      summary: 'Generate a schema from a stringified JSON sample',
-      body: GenerateJsonSchemaBody,
-      response: { 200: GeneratedSchema, ...errorResponses(...AUTH_ERRORS, 429) },
+  app.post(
+    '/api/sdk/generate_schema/json',
+    {
+      bodyLimit: SAMPLE_BODY_LIMIT_BYTES,
+      serializerCompiler: keepKeyOrder,
+      config: { privilege: 'sdk_cli:read' },
+      schema: {
+        tags,
+        summary: 'Generate a schema from a stringified JSON sample',
+        body: GenerateJsonSchemaBody,
+        response: { 200: GeneratedSchema, ...errorResponses(...AUTH_ERRORS, 429) },
+      },
     },
-  }, async (request) => runner.generate({ kind: 'json', input: request.body ?? {} }));
+    async (request) => runner.generate({ kind: 'json', input: request.body ?? {} }),
+  );
 
-  app.post('/api/sdk/generate_schema/csv', {
-    bodyLimit: SAMPLE_BODY_LIMIT_BYTES,
-    serializerCompiler: keepKeyOrder,
-    config: { privilege: 'sdk_cli:read' },
-    schema: {
-      tags,
-      summary: 'Generate a schema from a stringified CSV sample',
-      body: GenerateCsvSchemaBody,
-      response: { 200: GeneratedSchema, ...errorResponses(...AUTH_ERRORS, 429) },
+  app.post(
+    '/api/sdk/generate_schema/csv',
+    {
+      bodyLimit: SAMPLE_BODY_LIMIT_BYTES,
+      serializerCompiler: keepKeyOrder,
+      config: { privilege: 'sdk_cli:read' },
+      schema: {
+        tags,
+        summary: 'Generate a schema from a stringified CSV sample',
+        body: GenerateCsvSchemaBody,
+        response: { 200: GeneratedSchema, ...errorResponses(...AUTH_ERRORS, 429) },
+      },
     },
-  }, async (request) => runner.generate({ kind: 'csv', input: request.body ?? {} }));
+    async (request) => runner.generate({ kind: 'csv', input: request.body ?? {} }),
+  );
 }

@@ -1,7 +1,14 @@
 // Schema generation from samples (contract 04 Part 3). Nothing is stored: the sample is
 // measured, parsed and inferred by the pure functions of schema-inference.ts.
 import { AppError } from '../../errors.ts';
-import { inferCsvSchema, inferJsonSchema, MAX_SAMPLE_BYTES, parseJsonSample, resolveColumnSeparator, type SchemaField } from './schema-inference.ts';
+import {
+  inferCsvSchema,
+  inferJsonSchema,
+  MAX_SAMPLE_BYTES,
+  parseJsonSample,
+  resolveColumnSeparator,
+  type SchemaField,
+} from './schema-inference.ts';
 
 export function generateSchemaFromJson(input: { sample?: unknown }): SchemaField[] {
   const sample = requireSample(input.sample);
@@ -16,7 +23,11 @@ export function generateSchemaFromJson(input: { sample?: unknown }): SchemaField
   return fields;
 }
 
-export function generateSchemaFromCsv(input: { sample?: string | null; col_sep?: string | null; custom_col_sep?: string | null }): SchemaField[] {
+export function generateSchemaFromCsv(input: {
+  sample?: string | null;
+  col_sep?: string | null;
+  custom_col_sep?: string | null;
+}): SchemaField[] {
   const sample = requireSample(input.sample);
   // The separator is checked first: a bad option is a 400 whatever the sample holds.
   const separator = resolveColumnSeparator(input);
@@ -25,12 +36,14 @@ export function generateSchemaFromCsv(input: { sample?: string | null; col_sep?:
 }
 
 function requireSample<T>(sample: T | null | undefined): T {
-  if (sample === undefined || sample === null) throw new AppError('sample_required', { errors: { sample: ['is required'] } });
+  if (sample === undefined || sample === null)
+    throw new AppError('sample_required', { errors: { sample: ['is required'] } });
   return sample;
 }
 
 function assertSampleSize(text: string): void {
   // Cheap bound first: a UTF-8 character takes at most 3 bytes per UTF-16 unit.
   if (text.length * 3 <= MAX_SAMPLE_BYTES) return;
-  if (Buffer.byteLength(text, 'utf8') > MAX_SAMPLE_BYTES) throw new AppError('sample_too_large', { errors: { sample: [`is over ${MAX_SAMPLE_BYTES / (1024 * 1024)} MB`] } });
+  if (Buffer.byteLength(text, 'utf8') > MAX_SAMPLE_BYTES)
+    throw new AppError('sample_too_large', { errors: { sample: [`is over ${MAX_SAMPLE_BYTES / (1024 * 1024)} MB`] } });
 }

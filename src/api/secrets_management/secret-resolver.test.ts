@@ -41,7 +41,10 @@ before(async () => {
   const box = createSecretBox(randomBytes(32));
   const config = loadConfig({});
   const secrets = secretResolverFor(config, clock, box);
-  const workspace = await createWorkspace(createServiceContext({ db: kysely, config, secretBox: box, log: createLogger('silent'), clock, secrets }), { name: 'Resolver Co', ownerEmail: 'r@example.com' });
+  const workspace = await createWorkspace(
+    createServiceContext({ db: kysely, config, secretBox: box, log: createLogger('silent'), clock, secrets }),
+    { name: 'Resolver Co', ownerEmail: 'r@example.com' },
+  );
   scope = { workspaceId: workspace.id, environmentId: (await findEnvironmentByType(kysely, workspace.id, 'dev'))!.id };
   dir = tempDir('sb-resolver-');
 });
@@ -51,12 +54,27 @@ describe('parseSecretReference', () => {
   test('NAME and store:NAME are the built-in store; env: and file: name their provider', () => {
     assert.deepEqual(parseSecretReference('db_password'), { provider: 'store', name: 'db_password' });
     assert.deepEqual(parseSecretReference('store:db.password-2'), { provider: 'store', name: 'db.password-2' });
-    assert.deepEqual(parseSecretReference('env:SWITCHBOARD_SECRET_X'), { provider: 'env', name: 'SWITCHBOARD_SECRET_X' });
+    assert.deepEqual(parseSecretReference('env:SWITCHBOARD_SECRET_X'), {
+      provider: 'env',
+      name: 'SWITCHBOARD_SECRET_X',
+    });
     assert.deepEqual(parseSecretReference('file:api.key'), { provider: 'file', name: 'api.key' });
   });
 
   test('refuses other providers, paths and odd names', () => {
-    for (const bad of ['', 'vault:x', 'file:', 'file:../x', 'file:a/b', 'file:.hidden', 'env:1X', 'env:A-B', 'store:a b', ':x', 'x'.repeat(101)]) {
+    for (const bad of [
+      '',
+      'vault:x',
+      'file:',
+      'file:../x',
+      'file:a/b',
+      'file:.hidden',
+      'env:1X',
+      'env:A-B',
+      'store:a b',
+      ':x',
+      'x'.repeat(101),
+    ]) {
       assert.ok('error' in parseSecretReference(bad), bad);
     }
   });
@@ -82,7 +100,10 @@ describe('fileProvider', () => {
     const outside = tempDir('sb-outside-');
     fs.writeFileSync(path.join(outside, 'victim'), 'not for you');
     fs.symlinkSync(path.join(outside, 'victim'), path.join(dir, 'escape'));
-    await assert.rejects(resolver().resolve(db, scope, 'file:escape'), (e: unknown) => e instanceof SecretResolutionError && e.message === 'secret file:escape: is outside SECRETS_DIR');
+    await assert.rejects(
+      resolver().resolve(db, scope, 'file:escape'),
+      (e: unknown) => e instanceof SecretResolutionError && e.message === 'secret file:escape: is outside SECRETS_DIR',
+    );
   });
 
   test('missing, a directory, too large: clear errors without content', async () => {
@@ -102,7 +123,12 @@ describe('fileProvider', () => {
 
 describe('environmentProvider and the configuration snapshot', () => {
   test('only variables under the prefix, never the server settings, and the config never prints values', () => {
-    const config = loadConfig({ SWITCHBOARD_SECRET_DB: 'db-pass', SWITCHBOARD_SECRET_KEY: 'ab'.repeat(32), HOME: '/root', OTHER_SECRET: 'x' });
+    const config = loadConfig({
+      SWITCHBOARD_SECRET_DB: 'db-pass',
+      SWITCHBOARD_SECRET_KEY: 'ab'.repeat(32),
+      HOME: '/root',
+      OTHER_SECRET: 'x',
+    });
     assert.deepEqual([...config.secretsEnvironment.keys()], ['SWITCHBOARD_SECRET_DB']);
     assert.ok(!JSON.stringify(config).includes('db-pass'));
     const custom = loadConfig({ SECRETS_ENV_PREFIX: 'ACME_', ACME_TOKEN: 't', SWITCHBOARD_SECRET_DB: 'db' });
@@ -110,7 +136,11 @@ describe('environmentProvider and the configuration snapshot', () => {
   });
 
   test('resolution follows the prefix', async () => {
-    const resolver = createSecretResolver({ providers: [environmentProvider(new Map([['APP_SECRET_A', 'a-value']]), 'APP_SECRET_')], clock, ttlSeconds: 60 });
+    const resolver = createSecretResolver({
+      providers: [environmentProvider(new Map([['APP_SECRET_A', 'a-value']]), 'APP_SECRET_')],
+      clock,
+      ttlSeconds: 60,
+    });
     assert.equal(await resolver.resolve(db, scope, 'env:APP_SECRET_A'), 'a-value');
     assert.match(resolver.check('env:PATH') ?? '', /only environment variables starting with APP_SECRET_/);
     await assert.rejects(resolver.resolve(db, scope, 'env:APP_SECRET_B'), /not found/);
@@ -122,9 +152,18 @@ describe('environmentProvider and the configuration snapshot', () => {
     assert.equal(c.secretsEnvPrefix, 'SWITCHBOARD_SECRET_');
     assert.equal(c.secretsDir, undefined);
     assert.equal(loadConfig({ SECRETS_DIR: 'run/secrets' }).secretsDir, path.resolve('run/secrets'));
-    for (const env of [{ SECRETS_CACHE_TTL_SECONDS: 'soon' }, { SECRETS_CACHE_TTL_SECONDS: '999999999' }, { SECRETS_ENV_PREFIX: 'X' }, { SECRETS_ENV_PREFIX: 'BAD-PREFIX' }]) {
+    for (const env of [
+      { SECRETS_CACHE_TTL_SECONDS: 'soon' },
+      { SECRETS_CACHE_TTL_SECONDS: '999999999' },
+      { SECRETS_ENV_PREFIX: 'X' },
+      { SECRETS_ENV_PREFIX: 'BAD-PREFIX' },
+    ]) {
       const name = Object.keys(env)[0]!;
-      assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && e.message.includes(name), name);
+      assert.throws(
+        () => loadConfig(env),
+        (e: unknown) => e instanceof ConfigError && e.message.includes(name),
+        name,
+      );
     }
   });
 });
@@ -159,7 +198,11 @@ describe('builtInStoreProvider', () => {
     await upsertSecret(db, scope, 'sealed_one', box.seal('plain-one'), new Date().toISOString());
     const good = createSecretResolver({ providers: [builtInStoreProvider(box)], clock, ttlSeconds: 60 });
     assert.equal(await good.resolve(db, scope, 'sealed_one'), 'plain-one');
-    const wrongKey = createSecretResolver({ providers: [builtInStoreProvider(createSecretBox(randomBytes(32)))], clock, ttlSeconds: 60 });
+    const wrongKey = createSecretResolver({
+      providers: [builtInStoreProvider(createSecretBox(randomBytes(32)))],
+      clock,
+      ttlSeconds: 60,
+    });
     await assert.rejects(wrongKey.resolve(db, scope, 'sealed_one'), /does not open with this SWITCHBOARD_SECRET_KEY/);
   });
 });

@@ -59,13 +59,18 @@ export function parseSecretReference(text: string): SecretReference | { error: s
   const colon = text.indexOf(':');
   const prefix = colon === -1 ? 'store' : text.slice(0, colon);
   const name = colon === -1 ? text : text.slice(colon + 1);
-  if (prefix !== 'store' && prefix !== 'env' && prefix !== 'file') return { error: 'must be NAME, store:NAME, env:NAME or file:NAME' };
+  if (prefix !== 'store' && prefix !== 'env' && prefix !== 'file')
+    return { error: 'must be NAME, store:NAME, env:NAME or file:NAME' };
   const pattern = prefix === 'env' ? ENV_NAME_PATTERN : prefix === 'file' ? FILE_NAME_PATTERN : SECRET_NAME_PATTERN;
   if (!pattern.test(name)) return { error: `has an invalid ${prefix} secret name` };
   return { provider: prefix, name };
 }
 
-export function createSecretResolver(options: { providers: readonly SecretProvider[]; clock: Clock; ttlSeconds: number }): SecretResolver {
+export function createSecretResolver(options: {
+  providers: readonly SecretProvider[];
+  clock: Clock;
+  ttlSeconds: number;
+}): SecretResolver {
   const byName = new Map(options.providers.map((p) => [p.name, p]));
   const cache = new Map<string, { value: string; expiresAt: number }>();
   const ttlMs = options.ttlSeconds * 1000;
@@ -136,7 +141,8 @@ export function environmentProvider(variables: ReadonlyMap<string, string>, pref
     name: 'env',
     cached: true,
     refuse(name) {
-      if (!name.startsWith(prefix)) return `only environment variables starting with ${prefix} can be used (SECRETS_ENV_PREFIX)`;
+      if (!name.startsWith(prefix))
+        return `only environment variables starting with ${prefix} can be used (SECRETS_ENV_PREFIX)`;
       // SWITCHBOARD_SECRET_KEY starts with the default prefix, yet is the server's own key.
       if (CONFIG_VARIABLES.includes(name)) return `${name} is a setting of the server, never a secret of a connection`;
       return null;
@@ -169,7 +175,8 @@ export function fileProvider(directory: string | undefined): SecretProvider {
       try {
         const stat = await fs.stat(real);
         if (!stat.isFile()) throw new SecretResolutionError(reference, 'is not a file');
-        if (stat.size > MAX_SECRET_BYTES) throw new SecretResolutionError(reference, `is larger than ${MAX_SECRET_BYTES} bytes`);
+        if (stat.size > MAX_SECRET_BYTES)
+          throw new SecretResolutionError(reference, `is larger than ${MAX_SECRET_BYTES} bytes`);
         content = await fs.readFile(real);
       } catch (error) {
         if (error instanceof SecretResolutionError) throw error;
@@ -181,9 +188,17 @@ export function fileProvider(directory: string | undefined): SecretProvider {
 }
 
 /** The resolver a server, the CLI or a test uses: all three providers, as configured. */
-export function secretResolverFor(config: Pick<Config, 'secretsCacheTtlSeconds' | 'secretsEnvPrefix' | 'secretsEnvironment' | 'secretsDir'>, clock: Clock, secretBox: SecretBox): SecretResolver {
+export function secretResolverFor(
+  config: Pick<Config, 'secretsCacheTtlSeconds' | 'secretsEnvPrefix' | 'secretsEnvironment' | 'secretsDir'>,
+  clock: Clock,
+  secretBox: SecretBox,
+): SecretResolver {
   return createSecretResolver({
-    providers: [builtInStoreProvider(secretBox), environmentProvider(config.secretsEnvironment, config.secretsEnvPrefix), fileProvider(config.secretsDir)],
+    providers: [
+      builtInStoreProvider(secretBox),
+      environmentProvider(config.secretsEnvironment, config.secretsEnvPrefix),
+      fileProvider(config.secretsDir),
+    ],
     clock,
     ttlSeconds: config.secretsCacheTtlSeconds,
   });

@@ -1,10 +1,15 @@
 import { Type } from 'typebox';
 import { Timestamp } from '../../http/schemas.ts';
 
-export const SecretNameParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 255, description: 'Secret name: letters, digits, _ . -' }) });
+export const SecretNameParams = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, description: 'Secret name: letters, digits, _ . -' }),
+});
 
 export const PutSecretBody = Type.Object({
-  value: Type.String({ maxLength: 100_000, description: 'The secret value (at most 64 KiB in UTF-8); stored encrypted, never returned' }),
+  value: Type.String({
+    maxLength: 100_000,
+    description: 'The secret value (at most 64 KiB in UTF-8); stored encrypted, never returned',
+  }),
 });
 
 const SecretSummary = Type.Object({ name: Type.String(), created_at: Timestamp, updated_at: Timestamp });

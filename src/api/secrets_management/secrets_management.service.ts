@@ -4,7 +4,13 @@ import type { ServiceContext } from '../../context.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { toApiTimestamp, toStored } from '../../time.ts';
 import { MAX_SECRET_BYTES, SECRET_NAME_PATTERN } from './secret-resolver.ts';
-import { deleteSecret, listSecrets, upsertSecret, type SecretScope, type SecretSummary } from './secrets_management.store.ts';
+import {
+  deleteSecret,
+  listSecrets,
+  upsertSecret,
+  type SecretScope,
+  type SecretSummary,
+} from './secrets_management.store.ts';
 import type { SecretRow } from '../../db/types.ts';
 
 /** Empty the caller's workspace cache: the next use of each secret reads its source again. */
@@ -30,21 +36,35 @@ function assertMayChangeSecrets(caller: SecretsCaller): void {
 }
 
 /** Create or replace a secret of the built-in store; the value is sealed before it reaches the database. */
-export async function setStoredSecret(ctx: ServiceContext, caller: SecretsCaller, scope: SecretScope, name: string, value: string): Promise<SecretSummary> {
+export async function setStoredSecret(
+  ctx: ServiceContext,
+  caller: SecretsCaller,
+  scope: SecretScope,
+  name: string,
+  value: string,
+): Promise<SecretSummary> {
   assertMayChangeSecrets(caller);
   const errors: Record<string, string[]> = {};
-  if (!SECRET_NAME_PATTERN.test(name)) errors.name = ['must be 1 to 100 letters, digits, underscores, dots or hyphens, not starting with a dot or hyphen'];
+  if (!SECRET_NAME_PATTERN.test(name))
+    errors.name = ['must be 1 to 100 letters, digits, underscores, dots or hyphens, not starting with a dot or hyphen'];
   if (value === '') errors.value = ["can't be blank"];
-  else if (Buffer.byteLength(value, 'utf8') > MAX_SECRET_BYTES) errors.value = [`is too long (maximum is ${MAX_SECRET_BYTES} bytes)`];
+  else if (Buffer.byteLength(value, 'utf8') > MAX_SECRET_BYTES)
+    errors.value = [`is too long (maximum is ${MAX_SECRET_BYTES} bytes)`];
   if (Object.keys(errors).length > 0) throw invalid(errors);
   const row = await upsertSecret(ctx.db, scope, name, ctx.secretBox.seal(value), toStored(ctx.clock.now()));
   ctx.notifier.publish('connections.changed', { workspaceId: scope.workspaceId });
   return secretToApi(row);
 }
 
-export async function deleteStoredSecret(ctx: ServiceContext, caller: SecretsCaller, scope: SecretScope, name: string): Promise<void> {
+export async function deleteStoredSecret(
+  ctx: ServiceContext,
+  caller: SecretsCaller,
+  scope: SecretScope,
+  name: string,
+): Promise<void> {
   assertMayChangeSecrets(caller);
-  if (!(await deleteSecret(ctx.db, scope, name))) throw new AppError('secret_not_found', { params: { name: JSON.stringify(name.slice(0, 100)) } });
+  if (!(await deleteSecret(ctx.db, scope, name)))
+    throw new AppError('secret_not_found', { params: { name: JSON.stringify(name.slice(0, 100)) } });
   ctx.notifier.publish('connections.changed', { workspaceId: scope.workspaceId });
 }
 

@@ -22,17 +22,30 @@ after(() => t.close());
 
 /** A rest connection whose bearer token is a secret reference; returns a function reading the token as a recipe would. */
 async function connectionUsing(reference: string, token?: string): Promise<() => Promise<string>> {
-  const res = await t.call('POST', '/api/connections', { body: { name: `Uses ${reference}`, provider: 'rest', input: { base_url: 'https://api.example', auth_type: 'bearer', token: { secret: reference } } }, ...(token ? { token } : {}) });
+  const res = await t.call('POST', '/api/connections', {
+    body: {
+      name: `Uses ${reference}`,
+      provider: 'rest',
+      input: { base_url: 'https://api.example', auth_type: 'bearer', token: { secret: reference } },
+    },
+    ...(token ? { token } : {}),
+  });
   assert.equal(res.status, 200, res.text);
   const id = res.body.id;
   return async () => {
-    const creds = await resolveConnectionCredentials(t.ctx, { workspaceId: t.workspaceId, environmentId: devEnvironmentId }, id);
+    const creds = await resolveConnectionCredentials(
+      t.ctx,
+      { workspaceId: t.workspaceId, environmentId: devEnvironmentId },
+      id,
+    );
     return String(creds.values.token);
   };
 }
 
 async function secretNames(token?: string): Promise<string[]> {
-  return (await t.call('GET', '/api/secrets_management/secrets', token ? { token } : {})).body.result.map((s: { name: string }) => s.name);
+  return (await t.call('GET', '/api/secrets_management/secrets', token ? { token } : {})).body.result.map(
+    (s: { name: string }) => s.name,
+  );
 }
 
 describe('POST /api/secrets_management/clear_cache', () => {
@@ -82,7 +95,10 @@ describe('POST /api/secrets_management/clear_cache', () => {
     assert.equal(await readToken(), 'tenant-v1');
     fs.writeFileSync(file, 'tenant-v2');
     const other = await t.newWorkspace('Secrets Other Co');
-    assert.equal((await t.call('POST', '/api/secrets_management/clear_cache', { token: other.adminToken })).status, 200);
+    assert.equal(
+      (await t.call('POST', '/api/secrets_management/clear_cache', { token: other.adminToken })).status,
+      200,
+    );
     assert.equal(await readToken(), 'tenant-v1');
   });
 
@@ -92,8 +108,24 @@ describe('POST /api/secrets_management/clear_cache', () => {
     const readToken = await connectionUsing('file:guarded_token');
     assert.equal(await readToken(), 'guarded-v1');
     fs.writeFileSync(file, 'guarded-v2');
-    assert.equal((await t.call('POST', '/api/secrets_management/clear_cache', { raw: '{x', headers: { 'content-type': 'application/json' } })).status, 400);
-    assert.equal((await t.call('POST', '/api/secrets_management/clear_cache', { raw: 'x', headers: { 'content-type': 'text/plain' } })).status, 415);
+    assert.equal(
+      (
+        await t.call('POST', '/api/secrets_management/clear_cache', {
+          raw: '{x',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      400,
+    );
+    assert.equal(
+      (
+        await t.call('POST', '/api/secrets_management/clear_cache', {
+          raw: 'x',
+          headers: { 'content-type': 'text/plain' },
+        })
+      ).status,
+      415,
+    );
     assert.equal((await t.call('POST', '/api/secrets_management/clear_cache', { token: null })).status, 401);
     const reader = await t.tokenWith('Secrets reader', ['secrets_management:read']);
     const denied = await t.call('POST', '/api/secrets_management/clear_cache', { token: reader });
@@ -105,12 +137,16 @@ describe('POST /api/secrets_management/clear_cache', () => {
 
 describe('PUT /api/secrets_management/secrets/:name', () => {
   test('creates, then replaces (created_at kept); the value is never returned', async () => {
-    const created = await t.call('PUT', '/api/secrets_management/secrets/db.password-1', { body: { value: 'first-value-abc' } });
+    const created = await t.call('PUT', '/api/secrets_management/secrets/db.password-1', {
+      body: { value: 'first-value-abc' },
+    });
     assert.equal(created.status, 200, created.text);
     assert.deepEqual(Object.keys(created.body.result).sort(), ['created_at', 'name', 'updated_at']);
     assert.equal(created.body.result.name, 'db.password-1');
     clock.advance(5000);
-    const replaced = await t.call('PUT', '/api/secrets_management/secrets/db.password-1', { body: { value: 'second-value-def' } });
+    const replaced = await t.call('PUT', '/api/secrets_management/secrets/db.password-1', {
+      body: { value: 'second-value-def' },
+    });
     assert.equal(replaced.status, 200);
     assert.equal(replaced.body.result.created_at, created.body.result.created_at);
     assert.notEqual(replaced.body.result.updated_at, created.body.result.updated_at);
@@ -133,7 +169,11 @@ describe('PUT /api/secrets_management/secrets/:name', () => {
     ];
     for (const [name, body, field] of cases) {
       const res = await t.call('PUT', `/api/secrets_management/secrets/${name}`, { body });
-      assert.equal(res.status, 400, `${name} ${JSON.stringify(body).slice(0, 50)} -> ${res.status} ${res.text.slice(0, 200)}`);
+      assert.equal(
+        res.status,
+        400,
+        `${name} ${JSON.stringify(body).slice(0, 50)} -> ${res.status} ${res.text.slice(0, 200)}`,
+      );
       assert.ok(res.body.errors?.[field], res.text.slice(0, 200));
     }
     // Longer than any valid name, and than the router's segment limit: still the contract's error shape.
@@ -147,16 +187,51 @@ describe('PUT /api/secrets_management/secrets/:name', () => {
     assert.equal(badUrl.status, 400);
     assert.deepEqual(Object.keys(badUrl.body), ['message']);
     assert.equal((await t.call('PUT', '/api/secrets_management/secrets/ok_name')).status, 400, 'no body');
-    assert.equal((await t.call('PUT', '/api/secrets_management/secrets/ok_name', { raw: '{"value":', headers: { 'content-type': 'application/json' } })).status, 400);
-    assert.equal((await t.call('PUT', '/api/secrets_management/secrets/ok_name', { raw: 'value=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status, 415);
-    assert.equal((await t.call('PUT', '/api/secrets_management/secrets/ok_name', { raw: JSON.stringify({ value: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } })).status, 413);
+    assert.equal(
+      (
+        await t.call('PUT', '/api/secrets_management/secrets/ok_name', {
+          raw: '{"value":',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      400,
+    );
+    assert.equal(
+      (
+        await t.call('PUT', '/api/secrets_management/secrets/ok_name', {
+          raw: 'value=x',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        })
+      ).status,
+      415,
+    );
+    assert.equal(
+      (
+        await t.call('PUT', '/api/secrets_management/secrets/ok_name', {
+          raw: JSON.stringify({ value: 'x'.repeat(2 * 1024 * 1024) }),
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+      413,
+    );
     assert.deepEqual(await secretNames(), before);
   });
 
   test('401 and 403 store nothing', async () => {
     const before = await secretNames();
-    assert.equal((await t.call('PUT', '/api/secrets_management/secrets/nope', { token: null, body: { value: 'v' } })).status, 401);
-    assert.equal((await t.call('PUT', '/api/secrets_management/secrets/nope', { token: await t.tokenWith('Secrets reader 2', ['secrets_management:read']), body: { value: 'v' } })).status, 403);
+    assert.equal(
+      (await t.call('PUT', '/api/secrets_management/secrets/nope', { token: null, body: { value: 'v' } })).status,
+      401,
+    );
+    assert.equal(
+      (
+        await t.call('PUT', '/api/secrets_management/secrets/nope', {
+          token: await t.tokenWith('Secrets reader 2', ['secrets_management:read']),
+          body: { value: 'v' },
+        })
+      ).status,
+      403,
+    );
     assert.deepEqual(await secretNames(), before);
   });
 });
@@ -173,14 +248,25 @@ describe('GET /api/secrets_management/secrets', () => {
     assert.ok(!res.text.includes('value-aa') && !res.text.includes('value-zz'));
     const prod = await t.tokenFor('Admin', 'prod');
     assert.deepEqual(await secretNames(prod), []);
-    assert.equal((await t.call('PUT', '/api/secrets_management/secrets/aa_first', { token: prod, body: { value: 'prod-value' } })).status, 200);
+    assert.equal(
+      (await t.call('PUT', '/api/secrets_management/secrets/aa_first', { token: prod, body: { value: 'prod-value' } }))
+        .status,
+      200,
+    );
     assert.deepEqual(await secretNames(prod), ['aa_first']);
     assert.deepEqual(await secretNames((await t.newWorkspace('Secrets List Co')).adminToken), []);
   });
 
   test('401 and 403', async () => {
     assert.equal((await t.call('GET', '/api/secrets_management/secrets', { token: null })).status, 401);
-    assert.equal((await t.call('GET', '/api/secrets_management/secrets', { token: await t.tokenWith('No secrets', ['connections:read']) })).status, 403);
+    assert.equal(
+      (
+        await t.call('GET', '/api/secrets_management/secrets', {
+          token: await t.tokenWith('No secrets', ['connections:read']),
+        })
+      ).status,
+      403,
+    );
   });
 });
 
@@ -201,9 +287,20 @@ describe('DELETE /api/secrets_management/secrets/:name', () => {
     const missing = await t.call('DELETE', '/api/secrets_management/secrets/never_stored');
     assert.equal(missing.status, 404);
     assert.match(missing.body.message, /^Not found/);
-    assert.equal((await t.call('DELETE', '/api/secrets_management/secrets/kept', { token: await t.tokenFor('Admin', 'test') })).status, 404);
+    assert.equal(
+      (await t.call('DELETE', '/api/secrets_management/secrets/kept', { token: await t.tokenFor('Admin', 'test') }))
+        .status,
+      404,
+    );
     assert.equal((await t.call('DELETE', '/api/secrets_management/secrets/kept', { token: null })).status, 401);
-    assert.equal((await t.call('DELETE', '/api/secrets_management/secrets/kept', { token: await t.tokenWith('Secrets reader 3', ['secrets_management:read']) })).status, 403);
+    assert.equal(
+      (
+        await t.call('DELETE', '/api/secrets_management/secrets/kept', {
+          token: await t.tokenWith('Secrets reader 3', ['secrets_management:read']),
+        })
+      ).status,
+      403,
+    );
     assert.ok((await secretNames()).includes('kept'));
   });
 });
@@ -214,10 +311,19 @@ describe('PUT|DELETE /api/secrets_management/secrets/:name by a client limited t
     const readToken = await connectionUsing('shared_password');
     const project = await t.createProject('Secrets scope');
     const { token } = await t.scopedClient([project.folderId]);
-    const replaced = await t.call('PUT', '/api/secrets_management/secrets/shared_password', { token, body: { value: 'attacker-value' } });
+    const replaced = await t.call('PUT', '/api/secrets_management/secrets/shared_password', {
+      token,
+      body: { value: 'attacker-value' },
+    });
     assert.equal(replaced.status, 403);
-    assert.equal(replaced.body.message, 'Forbidden: built-in secrets serve every project of the environment; a client limited to some projects cannot change them');
-    assert.equal((await t.call('PUT', '/api/secrets_management/secrets/new_one', { token, body: { value: 'x' } })).status, 403);
+    assert.equal(
+      replaced.body.message,
+      'Forbidden: built-in secrets serve every project of the environment; a client limited to some projects cannot change them',
+    );
+    assert.equal(
+      (await t.call('PUT', '/api/secrets_management/secrets/new_one', { token, body: { value: 'x' } })).status,
+      403,
+    );
     assert.equal((await t.call('DELETE', '/api/secrets_management/secrets/shared_password', { token })).status, 403);
     assert.equal(await readToken(), 'original-value');
     const names = await t.call('GET', '/api/secrets_management/secrets', { token });

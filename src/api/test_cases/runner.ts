@@ -13,7 +13,13 @@ import { isSharedByNodes } from '../../db/dialect.ts';
 import { withLease } from '../../leases.ts';
 import { findRecipeById } from '../recipes/recipes.store.ts';
 import { evaluate, stepIndex, stepNumber, type TestCaseDoc } from './test-case-doc.ts';
-import { findRunRequestById, findTestCase, runningRunRequestIds, saveResults, type RunResult } from './test_cases.store.ts';
+import {
+  findRunRequestById,
+  findTestCase,
+  runningRunRequestIds,
+  saveResults,
+  type RunResult,
+} from './test_cases.store.ts';
 
 /** What the runner needs of the recipe engine. */
 export interface TestRuntime {
@@ -26,7 +32,6 @@ export type TestRunner = WorkLoop;
 const PARALLEL = 8;
 
 export function createTestRunner(ctx: ServiceContext, engine: TestRuntime): TestRunner {
-
   async function runOne(result: RunResult): Promise<RunResult> {
     const tc = await findTestCase(ctx.db, result.test_case.id);
     if (!tc) return { ...result, status: 'failed', failure: 'the test case was deleted before it ran' };
@@ -37,13 +42,27 @@ export function createTestRunner(ctx: ServiceContext, engine: TestRuntime): Test
     const mocks = new Map<string, StepMock>();
     for (const mock of doc.mocks) {
       const n = stepNumber(index, mock.step);
-      if (n === undefined) return { ...result, status: 'failed', failure: `the mock names step ${mock.step}, which is no longer in the recipe` };
+      if (n === undefined)
+        return {
+          ...result,
+          status: 'failed',
+          failure: `the mock names step ${mock.step}, which is no longer in the recipe`,
+        };
       mocks.set(`#${n}`, mock.error ? { error: mock.error } : { output: fromPlain(mock.output ?? null) });
     }
-    const { handle, outcome } = await engine.runTestJob(row, doc.trigger_output, { mocks, allowExternal: doc.allow_external });
+    const { handle, outcome } = await engine.runTestJob(row, doc.trigger_output, {
+      mocks,
+      allowExternal: doc.allow_external,
+    });
     const failure = evaluate(doc, index, outcome.status, outcome.error, outcome.lines);
     const steps = [...new Set(outcome.lines.map((l) => l.recipe_line_number))];
-    return { ...result, job: { id: handle, status: outcome.status }, status: failure === null ? 'succeeded' : 'failed', ...(failure === null ? {} : { failure }), steps };
+    return {
+      ...result,
+      job: { id: handle, status: outcome.status },
+      status: failure === null ? 'succeeded' : 'failed',
+      ...(failure === null ? {} : { failure }),
+      steps,
+    };
   }
 
   async function coverageOf(results: readonly RunResult[]): Promise<number> {
@@ -53,7 +72,12 @@ export function createTestRunner(ctx: ServiceContext, engine: TestRuntime): Test
       const row = await findRecipeById(ctx.db, recipeId);
       if (!row) continue;
       const index = stepIndex(row.code);
-      const ran = new Set(results.filter((r) => r.recipe.id === recipeId).flatMap((r) => r.steps ?? []).filter((n) => index.counted.has(n)));
+      const ran = new Set(
+        results
+          .filter((r) => r.recipe.id === recipeId)
+          .flatMap((r) => r.steps ?? [])
+          .filter((n) => index.counted.has(n)),
+      );
       total += index.counted.size;
       exercised += ran.size;
     }
@@ -79,7 +103,11 @@ export function createTestRunner(ctx: ServiceContext, engine: TestRuntime): Test
         } catch (error) {
           if (stopped()) return;
           ctx.log.error({ err: error, runRequest: id, testCase: result.test_case.id }, 'a test case could not be run');
-          results[at] = { ...result, status: 'failed', failure: 'the test case could not be run because of a server error; see the server log' };
+          results[at] = {
+            ...result,
+            status: 'failed',
+            failure: 'the test case could not be run because of a server error; see the server log',
+          };
         }
         await save();
       }

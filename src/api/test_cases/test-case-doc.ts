@@ -75,7 +75,8 @@ export function checkDoc(raw: Obj, index: StepIndex, errors: FieldErrors): TestC
     return doc;
   }
   if (raw.trigger_output !== undefined && raw.trigger_output !== null) {
-    if (!isObj(raw.trigger_output)) errors.trigger_output = ['must be an object: the output of the trigger, as its datapills read it'];
+    if (!isObj(raw.trigger_output))
+      errors.trigger_output = ['must be an object: the output of the trigger, as its datapills read it'];
     else doc.trigger_output = raw.trigger_output;
   }
   if (raw.allow_external !== undefined) {
@@ -83,7 +84,8 @@ export function checkDoc(raw: Obj, index: StepIndex, errors: FieldErrors): TestC
     else doc.allow_external = raw.allow_external;
   }
   const mocks = raw.mocks ?? [];
-  if (!Array.isArray(mocks) || mocks.length > MAX_MOCKS) errors.mocks = [`must be a list of at most ${MAX_MOCKS} mocks`];
+  if (!Array.isArray(mocks) || mocks.length > MAX_MOCKS)
+    errors.mocks = [`must be a list of at most ${MAX_MOCKS} mocks`];
   else {
     const seen = new Set<number>();
     mocks.forEach((m, i) => {
@@ -99,25 +101,33 @@ export function checkDoc(raw: Obj, index: StepIndex, errors: FieldErrors): TestC
       const hasError = m.error !== undefined;
       if (hasError) {
         const e = m.error;
-        if (!isObj(e) || typeof e.message !== 'string' || (e.type !== undefined && typeof e.type !== 'string')) errors[`${at}.error`] = ['must be {type?, message}'];
-        else if (ref !== undefined) doc.mocks.push({ step: ref, error: { type: typeof e.type === 'string' && e.type !== '' ? e.type : 'Mock error', message: e.message } });
+        if (!isObj(e) || typeof e.message !== 'string' || (e.type !== undefined && typeof e.type !== 'string'))
+          errors[`${at}.error`] = ['must be {type?, message}'];
+        else if (ref !== undefined)
+          doc.mocks.push({
+            step: ref,
+            error: { type: typeof e.type === 'string' && e.type !== '' ? e.type : 'Mock error', message: e.message },
+          });
       } else if (ref !== undefined) doc.mocks.push({ step: ref, output: m.output ?? null });
     });
   }
   const expectations = raw.expectations ?? [];
-  if (!Array.isArray(expectations) || expectations.length > MAX_EXPECTATIONS) errors.expectations = [`must be a list of at most ${MAX_EXPECTATIONS} expectations`];
+  if (!Array.isArray(expectations) || expectations.length > MAX_EXPECTATIONS)
+    errors.expectations = [`must be a list of at most ${MAX_EXPECTATIONS} expectations`];
   else {
     expectations.forEach((x, i) => {
       const at = `expectations[${i}]`;
       if (!isObj(x)) return void (errors[at] = ['must be an object']);
       if (x.job_status !== undefined) {
-        if (x.job_status !== 'succeeded' && x.job_status !== 'failed') errors[`${at}.job_status`] = ['must be succeeded or failed'];
+        if (x.job_status !== 'succeeded' && x.job_status !== 'failed')
+          errors[`${at}.job_status`] = ['must be succeeded or failed'];
         else doc.expectations.push({ job_status: x.job_status });
         return;
       }
       const ref = refOf(x.step);
       if (ref === undefined) return void (errors[`${at}.step`] = ['must name a step, or give job_status']);
-      if (stepNumber(index, ref) === undefined) return void (errors[`${at}.step`] = [`names no step of the recipe: ${ref}`]);
+      if (stepNumber(index, ref) === undefined)
+        return void (errors[`${at}.step`] = [`names no step of the recipe: ${ref}`]);
       if (x.ran !== undefined) {
         if (typeof x.ran !== 'boolean') errors[`${at}.ran`] = ['must be true or false'];
         else doc.expectations.push({ step: ref, ran: x.ran });
@@ -125,16 +135,36 @@ export function checkDoc(raw: Obj, index: StepIndex, errors: FieldErrors): TestC
       }
       if (x.failed !== undefined) {
         if (x.failed !== true) errors[`${at}.failed`] = ['must be true (an expected failure)'];
-        else if (x.error_contains !== undefined && typeof x.error_contains !== 'string') errors[`${at}.error_contains`] = ['must be a string'];
-        else doc.expectations.push({ step: ref, failed: true, ...(typeof x.error_contains === 'string' ? { error_contains: x.error_contains } : {}) });
+        else if (x.error_contains !== undefined && typeof x.error_contains !== 'string')
+          errors[`${at}.error_contains`] = ['must be a string'];
+        else
+          doc.expectations.push({
+            step: ref,
+            failed: true,
+            ...(typeof x.error_contains === 'string' ? { error_contains: x.error_contains } : {}),
+          });
         return;
       }
-      const path = x.output_path === undefined ? [] : typeof x.output_path === 'string' ? x.output_path.split('.').filter((p) => p !== '') : x.output_path;
-      if (!Array.isArray(path) || !path.every((p) => typeof p === 'string')) return void (errors[`${at}.output_path`] = ['must be a list of keys or a dotted path']);
+      const path =
+        x.output_path === undefined
+          ? []
+          : typeof x.output_path === 'string'
+            ? x.output_path.split('.').filter((p) => p !== '')
+            : x.output_path;
+      if (!Array.isArray(path) || !path.every((p) => typeof p === 'string'))
+        return void (errors[`${at}.output_path`] = ['must be a list of keys or a dotted path']);
       const checks = ['equals', 'contains', 'present'].filter((k) => x[k] !== undefined);
-      if (checks.length !== 1) return void (errors[at] = ['must give one of job_status, ran, failed, equals, contains or present']);
-      if (x.present !== undefined && typeof x.present !== 'boolean') return void (errors[`${at}.present`] = ['must be true or false']);
-      doc.expectations.push({ step: ref, output_path: path as string[], ...(x.equals !== undefined ? { equals: x.equals } : {}), ...(x.contains !== undefined ? { contains: x.contains } : {}), ...(x.present !== undefined ? { present: x.present as boolean } : {}) });
+      if (checks.length !== 1)
+        return void (errors[at] = ['must give one of job_status, ran, failed, equals, contains or present']);
+      if (x.present !== undefined && typeof x.present !== 'boolean')
+        return void (errors[`${at}.present`] = ['must be true or false']);
+      doc.expectations.push({
+        step: ref,
+        output_path: path as string[],
+        ...(x.equals !== undefined ? { equals: x.equals } : {}),
+        ...(x.contains !== undefined ? { contains: x.contains } : {}),
+        ...(x.present !== undefined ? { present: x.present as boolean } : {}),
+      });
     });
   }
   return doc;
@@ -152,7 +182,12 @@ function equalJson(a: unknown, b: unknown): boolean {
 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
-  if (isObj(value)) return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical(value[k])]));
+  if (isObj(value))
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical(value[k])]),
+    );
   return value;
 }
 
@@ -165,7 +200,13 @@ function show(value: unknown): string {
  * Whether a test case passed, and the first reason it did not. The job must succeed, or fail only
  * in steps with an expected failure (unless job_status says otherwise); every expectation must hold.
  */
-export function evaluate(doc: TestCaseDoc, index: StepIndex, status: 'succeeded' | 'failed', jobError: string | null, lines: readonly RanLine[]): string | null {
+export function evaluate(
+  doc: TestCaseDoc,
+  index: StepIndex,
+  status: 'succeeded' | 'failed',
+  jobError: string | null,
+  lines: readonly RanLine[],
+): string | null {
   const ran = (n: number) => lines.filter((l) => l.recipe_line_number === n);
   const expectedFailures = new Set<number>();
   for (const x of doc.expectations) {
@@ -175,9 +216,12 @@ export function evaluate(doc: TestCaseDoc, index: StepIndex, status: 'succeeded'
       if ('failed' in x) expectedFailures.add(n);
     }
   }
-  const statusExpectation = doc.expectations.find((x): x is { job_status: 'succeeded' | 'failed' } => 'job_status' in x);
+  const statusExpectation = doc.expectations.find(
+    (x): x is { job_status: 'succeeded' | 'failed' } => 'job_status' in x,
+  );
   if (statusExpectation) {
-    if (statusExpectation.job_status !== status) return `expected the job to be ${statusExpectation.job_status}, it ${status === 'failed' ? `failed: ${jobError ?? ''}` : 'succeeded'}`;
+    if (statusExpectation.job_status !== status)
+      return `expected the job to be ${statusExpectation.job_status}, it ${status === 'failed' ? `failed: ${jobError ?? ''}` : 'succeeded'}`;
   } else if (status === 'failed') {
     const failing = lines.filter((l) => l.error !== null).map((l) => l.recipe_line_number);
     const unexpected = failing.find((n) => !expectedFailures.has(n));
@@ -195,22 +239,32 @@ export function evaluate(doc: TestCaseDoc, index: StepIndex, status: 'succeeded'
     if ('failed' in x) {
       const failed = mine.find((l) => l.error !== null);
       if (!failed) return `expected step ${x.step} to fail; it ${mine.length === 0 ? 'did not run' : 'succeeded'}`;
-      if (x.error_contains !== undefined && !(failed.error ?? '').includes(x.error_contains)) return `expected the error of step ${x.step} to contain ${show(x.error_contains)}, it was ${show(failed.error)}`;
+      if (x.error_contains !== undefined && !(failed.error ?? '').includes(x.error_contains))
+        return `expected the error of step ${x.step} to contain ${show(x.error_contains)}, it was ${show(failed.error)}`;
       continue;
     }
     const last = mine.at(-1);
     if (!last) return `expected an output of step ${x.step}; the step did not run`;
     let value: unknown = last.output === null ? null : (JSON.parse(last.output) as unknown);
-    for (const key of x.output_path ?? []) value = isObj(value) ? value[key] : Array.isArray(value) && /^\d+$/.test(key) ? value[Number(key)] : undefined;
+    for (const key of x.output_path ?? [])
+      value = isObj(value) ? value[key] : Array.isArray(value) && /^\d+$/.test(key) ? value[Number(key)] : undefined;
     const where = `step ${x.step} output${(x.output_path ?? []).length > 0 ? ` ${(x.output_path ?? []).join('.')}` : ''}`;
-    if (x.equals !== undefined && !equalJson(value, x.equals)) return `expected ${where} to equal ${show(x.equals)}, got ${show(value)}`;
+    if (x.equals !== undefined && !equalJson(value, x.equals))
+      return `expected ${where} to equal ${show(x.equals)}, got ${show(value)}`;
     if (x.contains !== undefined) {
-      const holds = typeof value === 'string' ? typeof x.contains === 'string' && value.includes(x.contains) : Array.isArray(value) ? value.some((v) => equalJson(v, x.contains)) : false;
+      const holds =
+        typeof value === 'string'
+          ? typeof x.contains === 'string' && value.includes(x.contains)
+          : Array.isArray(value)
+            ? value.some((v) => equalJson(v, x.contains))
+            : false;
       if (!holds) return `expected ${where} to contain ${show(x.contains)}, got ${show(value)}`;
     }
     if (x.present !== undefined) {
-      const present = value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0);
-      if (present !== x.present) return `expected ${where} to be ${x.present ? 'present' : 'blank'}, got ${show(value)}`;
+      const present =
+        value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0);
+      if (present !== x.present)
+        return `expected ${where} to be ${x.present ? 'present' : 'blank'}, got ${show(value)}`;
     }
   }
   return null;

@@ -35,9 +35,15 @@ function call(req: TestRequest, method: string, path: string, body?: unknown): P
 }
 
 function xml(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string)
-    // Characters XML 1.0 cannot hold.
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
+  return (
+    text
+      .replace(
+        /[<>&"']/g,
+        (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string,
+      )
+      // Characters XML 1.0 cannot hold.
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '')
+  );
 }
 
 /** JUnit XML: one test suite per recipe, one test case per test case. */
@@ -45,17 +51,24 @@ export function junitXml(run: RunRequest, seconds: number): string {
   const suites = new Map<number, Result[]>();
   for (const r of run.results) suites.set(r.recipe.id, [...(suites.get(r.recipe.id) ?? []), r]);
   const failures = run.results.filter((r) => r.status !== 'succeeded').length;
-  const lines = [`<?xml version="1.0" encoding="UTF-8"?>`, `<testsuites name="switchboard ${xml(run.id)}" tests="${run.results.length}" failures="${failures}" time="${seconds.toFixed(3)}">`];
+  const lines = [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<testsuites name="switchboard ${xml(run.id)}" tests="${run.results.length}" failures="${failures}" time="${seconds.toFixed(3)}">`,
+  ];
   for (const [, results] of suites) {
     const recipe = results[0]!.recipe;
     const failed = results.filter((r) => r.status !== 'succeeded').length;
-    lines.push(`  <testsuite name="${xml(recipe.name)}" id="${recipe.id}" tests="${results.length}" failures="${failed}">`);
+    lines.push(
+      `  <testsuite name="${xml(recipe.name)}" id="${recipe.id}" tests="${results.length}" failures="${failed}">`,
+    );
     for (const r of results) {
       const attrs = `name="${xml(r.test_case.name)}" classname="${xml(recipe.name)}"`;
       if (r.status === 'succeeded') lines.push(`    <testcase ${attrs}/>`);
       else {
         lines.push(`    <testcase ${attrs}>`);
-        lines.push(`      <failure message="${xml(r.failure ?? r.status)}">${xml(`${r.failure ?? r.status}${r.job ? `\njob ${r.job.id}` : ''}`)}</failure>`);
+        lines.push(
+          `      <failure message="${xml(r.failure ?? r.status)}">${xml(`${r.failure ?? r.status}${r.job ? `\njob ${r.job.id}` : ''}`)}</failure>`,
+        );
         lines.push('    </testcase>');
       }
     }
@@ -75,7 +88,9 @@ export async function runTests(req: TestRequest): Promise<number> {
     for (const r of run.results) {
       if (r.status === 'pending' || reported.has(r.test_case.id)) continue;
       reported.add(r.test_case.id);
-      req.write(`${r.status === 'succeeded' ? 'pass' : 'FAIL'}  ${r.recipe.name} / ${r.test_case.name}${r.failure ? `: ${r.failure}` : ''}`);
+      req.write(
+        `${r.status === 'succeeded' ? 'pass' : 'FAIL'}  ${r.recipe.name} / ${r.test_case.name}${r.failure ? `: ${r.failure}` : ''}`,
+      );
     }
   };
   report();
@@ -91,6 +106,8 @@ export async function runTests(req: TestRequest): Promise<number> {
     return 1;
   }
   const failed = run.results.filter((r) => r.status !== 'succeeded').length;
-  req.write(`${run.results.length - failed} passed, ${failed} failed; coverage ${run.coverage?.value ?? 0}%${req.junitFile ? `; JUnit report in ${req.junitFile}` : ''}`);
+  req.write(
+    `${run.results.length - failed} passed, ${failed} failed; coverage ${run.coverage?.value ?? 0}%${req.junitFile ? `; JUnit report in ${req.junitFile}` : ''}`,
+  );
   return failed > 0 ? 1 : 0;
 }

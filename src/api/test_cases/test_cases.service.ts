@@ -13,8 +13,22 @@ import { folderTreeIds } from '../folders/folders.store.ts';
 import { findRecipe } from '../recipes/recipes.store.ts';
 import { checkDoc, stepIndex } from './test-case-doc.ts';
 import {
-  deleteTestCase as deleteRow, findRunRequest, findTestCase, recentRunRequests, insertRunRequest, insertTestCase, listTestCases as listRows, newId, runRequestToApi,
-  summaryOf, testCaseToApi, updateTestCase as updateRow, type RunRequestApi, type RunResult, type TestCaseApi, type TestCaseSummary,
+  deleteTestCase as deleteRow,
+  findRunRequest,
+  findTestCase,
+  recentRunRequests,
+  insertRunRequest,
+  insertTestCase,
+  listTestCases as listRows,
+  newId,
+  runRequestToApi,
+  summaryOf,
+  testCaseToApi,
+  updateTestCase as updateRow,
+  type RunRequestApi,
+  type RunResult,
+  type TestCaseApi,
+  type TestCaseSummary,
 } from './test_cases.store.ts';
 
 export type Caller = Pick<AuthContext, 'clientId' | 'workspaceId' | 'environmentId' | 'allFolders' | 'folderIds'>;
@@ -34,7 +48,8 @@ export interface TestRunKick {
 async function visibleRecipe(db: Db, caller: Caller, id: number): Promise<RecipeRow> {
   const row = await findRecipe(db, caller.environmentId, id);
   if (!row) throw new AppError('not_found');
-  if (!caller.allFolders && (await findFolderInScope(db, caller.environmentId, caller, row.folder_id)) === undefined) throw new AppError('not_found');
+  if (!caller.allFolders && (await findFolderInScope(db, caller.environmentId, caller, row.folder_id)) === undefined)
+    throw new AppError('not_found');
   return row;
 }
 
@@ -45,12 +60,21 @@ async function visibleTestCase(db: Db, caller: Caller, recipeId: number, id: str
   return row;
 }
 
-export async function listTestCases(ctx: ServiceContext, caller: Caller, recipeId: number): Promise<{ data: TestCaseSummary[] }> {
+export async function listTestCases(
+  ctx: ServiceContext,
+  caller: Caller,
+  recipeId: number,
+): Promise<{ data: TestCaseSummary[] }> {
   await visibleRecipe(ctx.db, caller, recipeId);
   return { data: (await listRows(ctx.db, [recipeId])).map(summaryOf) };
 }
 
-export async function getTestCase(ctx: ServiceContext, caller: Caller, recipeId: number, id: string): Promise<{ data: TestCaseApi }> {
+export async function getTestCase(
+  ctx: ServiceContext,
+  caller: Caller,
+  recipeId: number,
+  id: string,
+): Promise<{ data: TestCaseApi }> {
   return { data: testCaseToApi(await visibleTestCase(ctx.db, caller, recipeId, id)) };
 }
 
@@ -63,7 +87,11 @@ export interface TestCaseInput {
   allow_external?: unknown;
 }
 
-function checkInput(input: TestCaseInput, recipe: RecipeRow, current?: TestCaseRow): { name: string; description: string; body: string } {
+function checkInput(
+  input: TestCaseInput,
+  recipe: RecipeRow,
+  current?: TestCaseRow,
+): { name: string; description: string; body: string } {
   const errors: FieldErrors = {};
   let name = current?.name ?? '';
   if (input.name !== undefined || !current) {
@@ -74,40 +102,60 @@ function checkInput(input: TestCaseInput, recipe: RecipeRow, current?: TestCaseR
   let description = current?.description ?? '';
   if (input.description !== undefined && input.description !== null) {
     if (typeof input.description !== 'string') errors.description = ['must be a string'];
-    else if (input.description.length > MAX_DESCRIPTION) errors.description = [`is too long (maximum is ${MAX_DESCRIPTION} characters)`];
+    else if (input.description.length > MAX_DESCRIPTION)
+      errors.description = [`is too long (maximum is ${MAX_DESCRIPTION} characters)`];
     else description = input.description;
   }
   const previous = current ? (JSON.parse(current.body) as Record<string, unknown>) : {};
   const merged: Record<string, unknown> = { ...previous };
-  for (const key of ['trigger_output', 'mocks', 'expectations', 'allow_external'] as const) if (input[key] !== undefined) merged[key] = input[key];
+  for (const key of ['trigger_output', 'mocks', 'expectations', 'allow_external'] as const)
+    if (input[key] !== undefined) merged[key] = input[key];
   const doc = checkDoc(merged, stepIndex(recipe.code), errors);
   if (Object.keys(errors).length > 0) throw invalid(errors);
   return { name, description, body: JSON.stringify(doc) };
 }
 
-export async function createTestCase(ctx: ServiceContext, caller: Caller, recipeId: number, input: TestCaseInput): Promise<{ data: TestCaseApi }> {
+export async function createTestCase(
+  ctx: ServiceContext,
+  caller: Caller,
+  recipeId: number,
+  input: TestCaseInput,
+): Promise<{ data: TestCaseApi }> {
   const recipe = await visibleRecipe(ctx.db, caller, recipeId);
   const checked = checkInput(input, recipe);
-  if ((await listRows(ctx.db, [recipeId])).length >= MAX_TEST_CASES_PER_RECIPE) throw invalid({ test_case: [`a recipe holds at most ${MAX_TEST_CASES_PER_RECIPE} test cases`] });
+  if ((await listRows(ctx.db, [recipeId])).length >= MAX_TEST_CASES_PER_RECIPE)
+    throw invalid({ test_case: [`a recipe holds at most ${MAX_TEST_CASES_PER_RECIPE} test cases`] });
   const now = toStored(ctx.clock.now());
   const row: TestCaseRow = { id: newId('citc'), recipe_id: recipeId, ...checked, created_at: now, updated_at: now };
   try {
     await insertTestCase(ctx.db, row);
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('name_taken', { errors: { name: ['has already been taken by another test case of the recipe'] } });
+    if (isUniqueViolation(error))
+      throw new AppError('name_taken', {
+        errors: { name: ['has already been taken by another test case of the recipe'] },
+      });
     throw error;
   }
   return { data: testCaseToApi(row) };
 }
 
-export async function updateTestCase(ctx: ServiceContext, caller: Caller, recipeId: number, id: string, input: TestCaseInput): Promise<{ data: TestCaseApi }> {
+export async function updateTestCase(
+  ctx: ServiceContext,
+  caller: Caller,
+  recipeId: number,
+  id: string,
+  input: TestCaseInput,
+): Promise<{ data: TestCaseApi }> {
   const current = await visibleTestCase(ctx.db, caller, recipeId, id);
   const recipe = await visibleRecipe(ctx.db, caller, recipeId);
   const checked = checkInput(input, recipe, current);
   try {
     await updateRow(ctx.db, id, { ...checked, updated_at: toStored(ctx.clock.now()) });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('name_taken', { errors: { name: ['has already been taken by another test case of the recipe'] } });
+    if (isUniqueViolation(error))
+      throw new AppError('name_taken', {
+        errors: { name: ['has already been taken by another test case of the recipe'] },
+      });
     throw error;
   }
   return { data: testCaseToApi((await findTestCase(ctx.db, id)) as TestCaseRow) };
@@ -136,20 +184,45 @@ function idOf(value: unknown, field: string): number {
 async function recipesUnder(db: Db, caller: Caller, folderId: number): Promise<number[]> {
   const folder = await findFolderInScope(db, caller.environmentId, caller, folderId);
   if (!folder) throw new AppError('folder_not_found');
-  const rows = await db.selectFrom('recipes').select('id').where('environment_id', '=', caller.environmentId).where('folder_id', 'in', folderTreeIds(db, folder.id)).orderBy('id').execute();
-  const visible = caller.allFolders ? null : new Set(await folderIdsUnderProjects(db, caller.environmentId, caller.folderIds));
-  return visible === null ? rows.map((r) => r.id) : (await db.selectFrom('recipes').select(['id', 'folder_id']).where('id', 'in', rows.length > 0 ? rows.map((r) => r.id) : [-1]).execute()).filter((r) => visible.has(r.folder_id)).map((r) => r.id);
+  const rows = await db
+    .selectFrom('recipes')
+    .select('id')
+    .where('environment_id', '=', caller.environmentId)
+    .where('folder_id', 'in', folderTreeIds(db, folder.id))
+    .orderBy('id')
+    .execute();
+  const visible = caller.allFolders
+    ? null
+    : new Set(await folderIdsUnderProjects(db, caller.environmentId, caller.folderIds));
+  return visible === null
+    ? rows.map((r) => r.id)
+    : (
+        await db
+          .selectFrom('recipes')
+          .select(['id', 'folder_id'])
+          .where('id', 'in', rows.length > 0 ? rows.map((r) => r.id) : [-1])
+          .execute()
+      )
+        .filter((r) => visible.has(r.folder_id))
+        .map((r) => r.id);
 }
 
 /** The test cases a run request selects (exactly one selector). */
 async function selectTestCases(db: Db, caller: Caller, input: RunInput): Promise<TestCaseRow[]> {
-  const given = (['recipe_id', 'test_case_ids', 'folder_id', 'project_id', 'manifest_id'] as const).filter((k) => input[k] !== undefined && input[k] !== null);
-  if (given.length !== 1) throw new AppError('run_request_selector', { errors: { selector: [given.length === 0 ? 'none was given' : `several were given: ${given.join(', ')}`] } });
+  const given = (['recipe_id', 'test_case_ids', 'folder_id', 'project_id', 'manifest_id'] as const).filter(
+    (k) => input[k] !== undefined && input[k] !== null,
+  );
+  if (given.length !== 1)
+    throw new AppError('run_request_selector', {
+      errors: { selector: [given.length === 0 ? 'none was given' : `several were given: ${given.join(', ')}`] },
+    });
   const selector = given[0]!;
   if (selector === 'test_case_ids') {
     const ids = input.test_case_ids;
-    if (!Array.isArray(ids) || ids.length === 0 || !ids.every((i) => typeof i === 'string')) throw invalid({ test_case_ids: ['must be a non-empty list of test case ids'] });
-    if (ids.length > MAX_TEST_CASES_PER_RUN) throw new AppError('too_many_test_cases', { params: { count: ids.length, max: MAX_TEST_CASES_PER_RUN } });
+    if (!Array.isArray(ids) || ids.length === 0 || !ids.every((i) => typeof i === 'string'))
+      throw invalid({ test_case_ids: ['must be a non-empty list of test case ids'] });
+    if (ids.length > MAX_TEST_CASES_PER_RUN)
+      throw new AppError('too_many_test_cases', { params: { count: ids.length, max: MAX_TEST_CASES_PER_RUN } });
     const out: TestCaseRow[] = [];
     for (const id of new Set(ids as string[])) {
       const row = await findTestCase(db, id);
@@ -165,7 +238,12 @@ async function selectTestCases(db: Db, caller: Caller, input: RunInput): Promise
   if (selector === 'recipe_id') recipeIds = [(await visibleRecipe(db, caller, idOf(input.recipe_id, 'recipe_id'))).id];
   else if (selector === 'folder_id') recipeIds = await recipesUnder(db, caller, idOf(input.folder_id, 'folder_id'));
   else if (selector === 'project_id') {
-    const project = await db.selectFrom('projects').select('folder_id').where('environment_id', '=', caller.environmentId).where('id', '=', idOf(input.project_id, 'project_id')).executeTakeFirst();
+    const project = await db
+      .selectFrom('projects')
+      .select('folder_id')
+      .where('environment_id', '=', caller.environmentId)
+      .where('id', '=', idOf(input.project_id, 'project_id'))
+      .executeTakeFirst();
     if (!project) throw new AppError('project_not_found');
     recipeIds = await recipesUnder(db, caller, project.folder_id).catch((error: unknown) => {
       if (error instanceof AppError && error.code === 'folder_not_found') throw new AppError('project_not_found');
@@ -182,28 +260,55 @@ async function selectTestCases(db: Db, caller: Caller, input: RunInput): Promise
   return listRows(db, recipeIds);
 }
 
-export async function startRunRequest(ctx: ServiceContext, runner: TestRunKick, caller: Caller, input: RunInput): Promise<{ data: RunRequestApi }> {
+export async function startRunRequest(
+  ctx: ServiceContext,
+  runner: TestRunKick,
+  caller: Caller,
+  input: RunInput,
+): Promise<{ data: RunRequestApi }> {
   const cases = await selectTestCases(ctx.db, caller, input);
-  if (cases.length > MAX_TEST_CASES_PER_RUN) throw new AppError('too_many_test_cases', { params: { count: cases.length, max: MAX_TEST_CASES_PER_RUN } });
+  if (cases.length > MAX_TEST_CASES_PER_RUN)
+    throw new AppError('too_many_test_cases', { params: { count: cases.length, max: MAX_TEST_CASES_PER_RUN } });
   const names = new Map<number, string>();
   for (const c of cases) {
-    if (!names.has(c.recipe_id)) names.set(c.recipe_id, (await ctx.db.selectFrom('recipes').select('name').where('id', '=', c.recipe_id).executeTakeFirst())?.name ?? '');
+    if (!names.has(c.recipe_id))
+      names.set(
+        c.recipe_id,
+        (await ctx.db.selectFrom('recipes').select('name').where('id', '=', c.recipe_id).executeTakeFirst())?.name ??
+          '',
+      );
   }
-  const results: RunResult[] = cases.map((c) => ({ recipe: { id: c.recipe_id, name: names.get(c.recipe_id) ?? '' }, test_case: { id: c.id, name: c.name }, job: null, status: 'pending' }));
+  const results: RunResult[] = cases.map((c) => ({
+    recipe: { id: c.recipe_id, name: names.get(c.recipe_id) ?? '' },
+    test_case: { id: c.id, name: c.name },
+    job: null,
+    status: 'pending',
+  }));
   const now = toStored(ctx.clock.now());
   const id = newId('cirr');
   // Nothing to run: completed at once, with a coverage of 0 (contract 16 §5).
   const empty = results.length === 0;
   await insertRunRequest(ctx.db, {
-    id, workspace_id: caller.workspaceId, environment_id: caller.environmentId, client_id: caller.clientId, status: empty ? 'completed' : 'running',
-    results: JSON.stringify(results), coverage: empty ? 0 : null, created_at: now, updated_at: now,
+    id,
+    workspace_id: caller.workspaceId,
+    environment_id: caller.environmentId,
+    client_id: caller.clientId,
+    status: empty ? 'completed' : 'running',
+    results: JSON.stringify(results),
+    coverage: empty ? 0 : null,
+    created_at: now,
+    updated_at: now,
   });
   if (!empty) runner.kick();
   return getRunRequest(ctx, caller, id);
 }
 
 /** The latest run requests of the caller's environment (the web console lists them; the API reads one by id). */
-export async function listRecentRunRequests(ctx: ServiceContext, caller: Caller, limit: number): Promise<RunRequestApi[]> {
+export async function listRecentRunRequests(
+  ctx: ServiceContext,
+  caller: Caller,
+  limit: number,
+): Promise<RunRequestApi[]> {
   return (await recentRunRequests(ctx.db, caller.workspaceId, caller.environmentId, limit)).map(runRequestToApi);
 }
 

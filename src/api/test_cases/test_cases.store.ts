@@ -29,7 +29,14 @@ export interface TestCaseSummary {
 export type TestCaseApi = TestCaseSummary & TestCaseDoc;
 
 export function summaryOf(row: TestCaseRow): TestCaseSummary {
-  return { id: row.id, name: row.name, description: row.description, recipe_id: row.recipe_id, created_at: toApiTimestamp(row.created_at), updated_at: toApiTimestamp(row.updated_at) };
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    recipe_id: row.recipe_id,
+    created_at: toApiTimestamp(row.created_at),
+    updated_at: toApiTimestamp(row.updated_at),
+  };
 }
 
 export function testCaseToApi(row: TestCaseRow): TestCaseApi {
@@ -38,7 +45,14 @@ export function testCaseToApi(row: TestCaseRow): TestCaseApi {
 
 export async function listTestCases(db: Db, recipeIds: readonly number[]): Promise<TestCaseRow[]> {
   if (recipeIds.length === 0) return [];
-  return db.selectFrom('test_cases').selectAll().where('recipe_id', 'in', [...recipeIds]).orderBy('recipe_id').orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('test_cases')
+    .selectAll()
+    .where('recipe_id', 'in', [...recipeIds])
+    .orderBy('recipe_id')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 export async function findTestCase(db: Db, id: string): Promise<TestCaseRow | undefined> {
@@ -49,7 +63,11 @@ export async function insertTestCase(db: Db, row: TestCaseRow): Promise<void> {
   await db.insertInto('test_cases').values(row).execute();
 }
 
-export async function updateTestCase(db: Db, id: string, values: Partial<Omit<TestCaseRow, 'id' | 'recipe_id'>>): Promise<void> {
+export async function updateTestCase(
+  db: Db,
+  id: string,
+  values: Partial<Omit<TestCaseRow, 'id' | 'recipe_id'>>,
+): Promise<void> {
   await db.updateTable('test_cases').set(values).where('id', '=', id).execute();
 }
 
@@ -58,7 +76,12 @@ export async function deleteTestCase(db: Db, id: string): Promise<void> {
 }
 
 /** Replace a recipe's test cases by these (an import of its package file, or a copy of a recipe). */
-export async function replaceTestCases(db: Db, recipeId: number, cases: ReadonlyArray<{ name: string; description: string; body: string }>, now: string): Promise<void> {
+export async function replaceTestCases(
+  db: Db,
+  recipeId: number,
+  cases: ReadonlyArray<{ name: string; description: string; body: string }>,
+  now: string,
+): Promise<void> {
   const existing = await db.selectFrom('test_cases').select(['id', 'name']).where('recipe_id', '=', recipeId).execute();
   const byName = new Map(existing.map((r) => [r.name, r.id]));
   const keep = new Set<string>();
@@ -66,9 +89,24 @@ export async function replaceTestCases(db: Db, recipeId: number, cases: Readonly
     const id = byName.get(c.name);
     if (id) {
       keep.add(id);
-      await db.updateTable('test_cases').set({ description: c.description, body: c.body, updated_at: now }).where('id', '=', id).execute();
+      await db
+        .updateTable('test_cases')
+        .set({ description: c.description, body: c.body, updated_at: now })
+        .where('id', '=', id)
+        .execute();
     } else {
-      await db.insertInto('test_cases').values({ id: newId('citc'), recipe_id: recipeId, name: c.name, description: c.description, body: c.body, created_at: now, updated_at: now }).execute();
+      await db
+        .insertInto('test_cases')
+        .values({
+          id: newId('citc'),
+          recipe_id: recipeId,
+          name: c.name,
+          description: c.description,
+          body: c.body,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
     }
   }
   const gone = existing.filter((r) => !keep.has(r.id)).map((r) => r.id);
@@ -113,8 +151,17 @@ export async function insertRunRequest(db: Db, row: TestRunRequestRow): Promise<
   await db.insertInto('test_run_requests').values(row).execute();
 }
 
-export async function findRunRequest(db: Db, environmentId: number, id: string): Promise<TestRunRequestRow | undefined> {
-  return db.selectFrom('test_run_requests').selectAll().where('id', '=', id).where('environment_id', '=', environmentId).executeTakeFirst();
+export async function findRunRequest(
+  db: Db,
+  environmentId: number,
+  id: string,
+): Promise<TestRunRequestRow | undefined> {
+  return db
+    .selectFrom('test_run_requests')
+    .selectAll()
+    .where('id', '=', id)
+    .where('environment_id', '=', environmentId)
+    .executeTakeFirst();
 }
 
 export async function findRunRequestById(db: Db, id: string): Promise<TestRunRequestRow | undefined> {
@@ -122,20 +169,48 @@ export async function findRunRequestById(db: Db, id: string): Promise<TestRunReq
 }
 
 export async function runningRunRequestIds(db: Db): Promise<string[]> {
-  const rows = await db.selectFrom('test_run_requests').select('id').where('status', '=', 'running').orderBy('created_at').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('test_run_requests')
+    .select('id')
+    .where('status', '=', 'running')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   return rows.map((r) => r.id);
 }
 
-export async function saveResults(db: Db, id: string, results: readonly RunResult[], now: string, completed?: { coverage: number }): Promise<void> {
-  await db.updateTable('test_run_requests').set({
-    results: JSON.stringify(results),
-    updated_at: now,
-    ...(completed ? { status: 'completed' as const, coverage: completed.coverage } : {}),
-  }).where('id', '=', id).execute();
+export async function saveResults(
+  db: Db,
+  id: string,
+  results: readonly RunResult[],
+  now: string,
+  completed?: { coverage: number },
+): Promise<void> {
+  await db
+    .updateTable('test_run_requests')
+    .set({
+      results: JSON.stringify(results),
+      updated_at: now,
+      ...(completed ? { status: 'completed' as const, coverage: completed.coverage } : {}),
+    })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** An environment's latest run requests, newest first (the web console's list). */
-export async function recentRunRequests(db: Db, workspaceId: number, environmentId: number, limit: number): Promise<TestRunRequestRow[]> {
-  return db.selectFrom('test_run_requests').selectAll().where('environment_id', '=', environmentId).where('workspace_id', '=', workspaceId)
-    .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+export async function recentRunRequests(
+  db: Db,
+  workspaceId: number,
+  environmentId: number,
+  limit: number,
+): Promise<TestRunRequestRow[]> {
+  return db
+    .selectFrom('test_run_requests')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }

@@ -38,7 +38,10 @@ export function createPublisher(ctx: Pick<ServiceContext, 'db' | 'clock' | 'noti
     while (queue.length > 0) {
       let count = 0;
       let take = 0;
-      while (take < queue.length && (take === 0 || count + (queue[take] as Job).payloads.length <= MAX_GROUP_MESSAGES)) {
+      while (
+        take < queue.length &&
+        (take === 0 || count + (queue[take] as Job).payloads.length <= MAX_GROUP_MESSAGES)
+      ) {
         count += (queue[take] as Job).payloads.length;
         take += 1;
       }
@@ -77,7 +80,8 @@ export function createPublisher(ctx: Pick<ServiceContext, 'db' | 'clock' | 'noti
           let seq = advanced.lastSeq - total + 1;
           for (const job of topicJobs) {
             results.set(job, { firstSeq: seq, publishedAt: advanced.publishedAt });
-            for (const payload of job.payloads) rows.push({ topic_id: topicId, seq: seq++, published_at: advanced.publishedAt, payload });
+            for (const payload of job.payloads)
+              rows.push({ topic_id: topicId, seq: seq++, published_at: advanced.publishedAt, payload });
           }
           committed.push({ topicId, lastSeq: advanced.lastSeq });
         }
@@ -128,10 +132,12 @@ export function createPublisher(ctx: Pick<ServiceContext, 'db' | 'clock' | 'noti
     // After the I/O callbacks of this turn, so every request parsed meanwhile joins the group.
     setImmediate(() => {
       // commit() answers every job itself, even on failure; this only guards the loop.
-      running = drain().catch((error: unknown) => ctx.log.error({ err: error }, 'event streams publisher failed')).finally(() => {
-        running = null;
-        if (queue.length > 0) schedule();
-      });
+      running = drain()
+        .catch((error: unknown) => ctx.log.error({ err: error }, 'event streams publisher failed'))
+        .finally(() => {
+          running = null;
+          if (queue.length > 0) schedule();
+        });
     });
   }
 

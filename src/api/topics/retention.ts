@@ -15,7 +15,10 @@ export interface SweepOptions {
   maxRowsPerRun?: number;
 }
 
-export function createRetentionSweeper(ctx: Pick<ServiceContext, 'db' | 'clock' | 'log'>, options: SweepOptions): PeriodicSweep {
+export function createRetentionSweeper(
+  ctx: Pick<ServiceContext, 'db' | 'clock' | 'log'>,
+  options: SweepOptions,
+): PeriodicSweep {
   const batchSize = options.batchSize ?? 1000;
   const maxRows = options.maxRowsPerRun ?? 200_000;
 
@@ -25,7 +28,10 @@ export function createRetentionSweeper(ctx: Pick<ServiceContext, 'db' | 'clock' 
     const now = ctx.clock.now().getTime();
     for (const topic of await topicsToSweep(ctx.db)) {
       for (;;) {
-        const gone = topic.deleted_at !== null ? 'all' as const : { purgedSeq: topic.purged_seq, cutoff: toStored(new Date(now - topic.retention_seconds * 1000)) };
+        const gone =
+          topic.deleted_at !== null
+            ? ('all' as const)
+            : { purgedSeq: topic.purged_seq, cutoff: toStored(new Date(now - topic.retention_seconds * 1000)) };
         const n = await deleteOldestMessages(ctx.db, topic.id, batchSize, gone);
         deleted += n;
         if (n < batchSize) {
@@ -41,5 +47,10 @@ export function createRetentionSweeper(ctx: Pick<ServiceContext, 'db' | 'clock' 
     return deleted;
   }
 
-  return createPeriodicSweep({ name: 'event streams retention sweep', intervalMs: options.intervalMs, log: ctx.log, run: sweepOnce });
+  return createPeriodicSweep({
+    name: 'event streams retention sweep',
+    intervalMs: options.intervalMs,
+    log: ctx.log,
+    run: sweepOnce,
+  });
 }

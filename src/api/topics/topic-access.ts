@@ -19,9 +19,7 @@ import type { TopicState } from './topic-cache.ts';
 
 export type TopicRight = 'publish' | 'consume';
 
-export type EventStreamsCaller =
-  | { kind: 'developer'; auth: AuthContext }
-  | { kind: 'profile'; profile: ProfileState };
+export type EventStreamsCaller = { kind: 'developer'; auth: AuthContext } | { kind: 'profile'; profile: ProfileState };
 
 const PRIVILEGE: Record<TopicRight, Privilege> = { consume: 'event_streams:read', publish: 'event_streams:write' };
 
@@ -30,7 +28,10 @@ export function createTopicAccess(ctx: ServiceContext, resolver: AccessResolver)
 
   return {
     /** The caller, before anything is read from the body: 401 for a missing or bad credential. */
-    async authenticate(request: { headers: IncomingHttpHeaders; ip: string }, right: TopicRight): Promise<EventStreamsCaller> {
+    async authenticate(
+      request: { headers: IncomingHttpHeaders; ip: string },
+      right: TopicRight,
+    ): Promise<EventStreamsCaller> {
       const authorization = request.headers.authorization;
       const bearer = typeof authorization === 'string' ? /^bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
       // A developer API client token is opaque (wrk<env>-<hex>); our access tokens and callers' JWTs have three parts.
@@ -38,7 +39,8 @@ export function createTopicAccess(ctx: ServiceContext, resolver: AccessResolver)
         const auth = await authenticateCached(ctx, bearer);
         if (auth === null) throw new AppError('unauthorized');
         if (!ipAllowed(auth.ipAllowList, request.ip)) throw new AppError('ip_not_allowed');
-        if (!auth.privileges.has(PRIVILEGE[right])) throw new AppError('privilege_missing', { params: { privilege: PRIVILEGE[right] } });
+        if (!auth.privileges.has(PRIVILEGE[right]))
+          throw new AppError('privilege_missing', { params: { privilege: PRIVILEGE[right] } });
         return { kind: 'developer', auth };
       }
       // Tokens in the query string are not taken here: URLs end up in logs.
@@ -53,13 +55,18 @@ export function createTopicAccess(ctx: ServiceContext, resolver: AccessResolver)
       if (caller.kind === 'developer') {
         const { auth } = caller;
         if (topic.environmentId !== auth.environmentId) throw new AppError('topic_not_found');
-        if (!auth.allFolders && (await findFolderInScope(ctx.db, auth.environmentId, auth, topic.folderId)) === undefined) throw new AppError('topic_not_found');
+        if (
+          !auth.allFolders &&
+          (await findFolderInScope(ctx.db, auth.environmentId, auth, topic.folderId)) === undefined
+        )
+          throw new AppError('topic_not_found');
         return;
       }
       const { profile } = caller;
       if (topic.environmentId !== profile.environmentId) throw new AppError('topic_not_found');
       const granted = right === 'publish' ? profile.publishTopicIds : profile.consumeTopicIds;
-      if (!granted.has(topic.id)) throw new AppError(right === 'publish' ? 'topic_publish_not_granted' : 'topic_consume_not_granted');
+      if (!granted.has(topic.id))
+        throw new AppError(right === 'publish' ? 'topic_publish_not_granted' : 'topic_consume_not_granted');
       const verdict = await policies.admit(profile.id, profile.policyId);
       if (!verdict.ok) throw new AppError(POLICY_ERROR_CODES[verdict.error], { retryAfterSeconds: verdict.retryAfter });
     },

@@ -27,13 +27,20 @@ const tags = ['Event streams'];
 const ERRORS = errorResponses(400, 401, 403, 404, 413, 415, 429);
 const security = [{ bearerAuth: [] }];
 
-export function topicsRoutes(fastify: FastifyInstance, ctx: ServiceContext, runtime: EventStreamsRuntime & { access: TopicAccess }): void {
+export function topicsRoutes(
+  fastify: FastifyInstance,
+  ctx: ServiceContext,
+  runtime: EventStreamsRuntime & { access: TopicAccess },
+): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.decorateRequest('eventStreamsCaller', null);
 
   // Authentication before the body is read: 401 (and a developer token's missing privilege, 403) first.
   const authenticate = async (request: FastifyRequest) => {
-    request.eventStreamsCaller = await runtime.access.authenticate(request, request.routeOptions.config.eventStreams as TopicRight);
+    request.eventStreamsCaller = await runtime.access.authenticate(
+      request,
+      request.routeOptions.config.eventStreams as TopicRight,
+    );
   };
 
   async function topicFor(request: FastifyRequest, right: TopicRight): Promise<TopicState> {
@@ -46,36 +53,72 @@ export function topicsRoutes(fastify: FastifyInstance, ctx: ServiceContext, runt
   }
 
   const publishRoute = (url: string, summary: string) =>
-    app.post(url, {
-      config: { eventStreams: 'publish' },
-      bodyLimit: EVENT_STREAMS_BODY_LIMIT,
-      onRequest: authenticate,
-      schema: { tags, summary, description: 'The body is the message itself: a JSON object that complies with the topic schema (fields it does not name are dropped). At most 1 MB.', security, params: TopicParams, response: { 200: PublishResult, ...ERRORS } },
-    }, async (request) => publishMessage(runtime, await topicFor(request, 'publish'), request.body));
+    app.post(
+      url,
+      {
+        config: { eventStreams: 'publish' },
+        bodyLimit: EVENT_STREAMS_BODY_LIMIT,
+        onRequest: authenticate,
+        schema: {
+          tags,
+          summary,
+          description:
+            'The body is the message itself: a JSON object that complies with the topic schema (fields it does not name are dropped). At most 1 MB.',
+          security,
+          params: TopicParams,
+          response: { 200: PublishResult, ...ERRORS },
+        },
+      },
+      async (request) => publishMessage(runtime, await topicFor(request, 'publish'), request.body),
+    );
   publishRoute('/api/v1/topics/:topic_id/publish', 'Publish one message to a topic');
   publishRoute('/api/pubsub/topics/:topic_id/publish', 'Publish one message to a topic (legacy path)');
 
-  app.post('/api/v1/batch/topics/:topic_id/publish', {
-    config: { eventStreams: 'publish' },
-    bodyLimit: EVENT_STREAMS_BODY_LIMIT,
-    onRequest: authenticate,
-    schema: { tags, summary: 'Publish up to 100 messages to a topic; valid ones are stored even when others are refused', security, params: TopicParams, body: BatchBody, response: { 200: BatchResult, ...ERRORS } },
-  }, async (request) => publishBatch(runtime, await topicFor(request, 'publish'), request.body.payloads));
-
-  const consumeRoute = (url: string, summary: string) =>
-    app.post(url, {
-      config: { eventStreams: 'consume' },
+  app.post(
+    '/api/v1/batch/topics/:topic_id/publish',
+    {
+      config: { eventStreams: 'publish' },
       bodyLimit: EVENT_STREAMS_BODY_LIMIT,
       onRequest: authenticate,
-      // The body may be empty or absent: then every default applies.
-      preValidation: async (request) => { if (request.body === undefined || request.body === null) request.body = {}; },
-      schema: { tags, summary, security, params: TopicParams, body: ConsumeBody, response: { 200: ConsumeResult, ...ERRORS } },
-    }, async (request, reply) => {
-      const topic = await topicFor(request, 'consume');
-      const json = await consumeMessages(ctx, runtime, topic, request.body, connectionControl(reply));
-      // Already JSON text (stored payloads are not parsed and serialised again): sent as is.
-      return reply.type('application/json; charset=utf-8').send(json as unknown as Static<typeof ConsumeResult>);
-    });
+      schema: {
+        tags,
+        summary: 'Publish up to 100 messages to a topic; valid ones are stored even when others are refused',
+        security,
+        params: TopicParams,
+        body: BatchBody,
+        response: { 200: BatchResult, ...ERRORS },
+      },
+    },
+    async (request) => publishBatch(runtime, await topicFor(request, 'publish'), request.body.payloads),
+  );
+
+  const consumeRoute = (url: string, summary: string) =>
+    app.post(
+      url,
+      {
+        config: { eventStreams: 'consume' },
+        bodyLimit: EVENT_STREAMS_BODY_LIMIT,
+        onRequest: authenticate,
+        // The body may be empty or absent: then every default applies.
+        preValidation: async (request) => {
+          if (request.body === undefined || request.body === null) request.body = {};
+        },
+        schema: {
+          tags,
+          summary,
+          security,
+          params: TopicParams,
+          body: ConsumeBody,
+          response: { 200: ConsumeResult, ...ERRORS },
+        },
+      },
+      async (request, reply) => {
+        const topic = await topicFor(request, 'consume');
+        const json = await consumeMessages(ctx, runtime, topic, request.body, connectionControl(reply));
+        // Already JSON text (stored payloads are not parsed and serialised again): sent as is.
+        return reply.type('application/json; charset=utf-8').send(json as unknown as Static<typeof ConsumeResult>);
+      },
+    );
   consumeRoute('/api/v1/topics/:topic_id/consume', 'Read messages after a cursor, long-polling up to timeout_secs');
   consumeRoute('/api/pubsub/topics/:topic_id/consume', 'Read messages after a cursor (legacy path)');
 }

@@ -18,22 +18,43 @@ export interface EventStreamsRuntime {
   waits: ConsumerWaits;
 }
 
-export const CONSUME_LIMITS = { batchSize: { min: 1, max: 50, default: 50 }, timeoutSecs: { min: 0, max: 60, default: 0 } };
+export const CONSUME_LIMITS = {
+  batchSize: { min: 1, max: 50, default: 50 },
+  timeoutSecs: { min: 0, max: 60, default: 0 },
+};
 export const MAX_BATCH_MESSAGES = 100;
 
-export async function publishMessage(runtime: EventStreamsRuntime, topic: TopicState, body: unknown): Promise<{ message_id: string }> {
+export async function publishMessage(
+  runtime: EventStreamsRuntime,
+  topic: TopicState,
+  body: unknown,
+): Promise<{ message_id: string }> {
   const checked = checkPayload(topic, body);
-  if ('tooDeep' in checked) throw new AppError('payload_too_deep', { errors: { payload: [`is nested more than ${MAX_EVENT_DEPTH} levels deep`] } });
-  if ('errors' in checked) throw checked.errors === null ? new AppError('payload_not_object') : new AppError('payload_schema_mismatch', { errors: checked.errors });
+  if ('tooDeep' in checked)
+    throw new AppError('payload_too_deep', {
+      errors: { payload: [`is nested more than ${MAX_EVENT_DEPTH} levels deep`] },
+    });
+  if ('errors' in checked)
+    throw checked.errors === null
+      ? new AppError('payload_not_object')
+      : new AppError('payload_schema_mismatch', { errors: checked.errors });
   const published = await runtime.publisher.publish(topic.id, [checked.text]);
   if (!published) throw new AppError('topic_not_found');
   return { message_id: formatMessageId(Date.parse(published.publishedAt), published.firstSeq) };
 }
 
 /** The newest retained messages of a topic, newest first, with their ids (the web console shows them). */
-export async function recentMessages(ctx: ServiceContext, topic: TopicState, limit: number): Promise<Array<{ message_id: string; time: string; payload: string }>> {
+export async function recentMessages(
+  ctx: ServiceContext,
+  topic: TopicState,
+  limit: number,
+): Promise<Array<{ message_id: string; time: string; payload: string }>> {
   const rows = await latestMessages(ctx.db, topic.id, topic.purgedSeq, cutoffOf(ctx, topic), limit);
-  return rows.map((row) => ({ message_id: formatMessageId(Date.parse(row.published_at), row.seq), time: row.published_at, payload: row.payload }));
+  return rows.map((row) => ({
+    message_id: formatMessageId(Date.parse(row.published_at), row.seq),
+    time: row.published_at,
+    payload: row.payload,
+  }));
 }
 
 export interface BatchResult {
@@ -42,7 +63,11 @@ export interface BatchResult {
 }
 
 /** Each item on its own (13 §5): valid ones are stored in array order, invalid ones answered with their error. */
-export async function publishBatch(runtime: EventStreamsRuntime, topic: TopicState, payloads: readonly unknown[]): Promise<BatchResult> {
+export async function publishBatch(
+  runtime: EventStreamsRuntime,
+  topic: TopicState,
+  payloads: readonly unknown[],
+): Promise<BatchResult> {
   const results: BatchResult['message_ids'] = {};
   const valid: Array<{ index: number; text: string }> = [];
   payloads.forEach((payload, index) => {
@@ -50,18 +75,29 @@ export async function publishBatch(runtime: EventStreamsRuntime, topic: TopicSta
     if ('tooDeep' in checked) {
       results[String(index)] = { error: `Payload is nested more than ${MAX_EVENT_DEPTH} levels deep` };
     } else if ('errors' in checked) {
-      results[String(index)] = { error: checked.errors === null ? 'Payload must be a JSON object' : `Payload does not match topic schema: ${describeErrors(checked.errors)}` };
+      results[String(index)] = {
+        error:
+          checked.errors === null
+            ? 'Payload must be a JSON object'
+            : `Payload does not match topic schema: ${describeErrors(checked.errors)}`,
+      };
     } else valid.push({ index, text: checked.text });
   });
   if (valid.length > 0) {
-    const published = await runtime.publisher.publish(topic.id, valid.map((v) => v.text));
+    const published = await runtime.publisher.publish(
+      topic.id,
+      valid.map((v) => v.text),
+    );
     if (!published) throw new AppError('topic_not_found');
     const time = Date.parse(published.publishedAt);
-    valid.forEach((v, i) => { results[String(v.index)] = { message_id: formatMessageId(time, published.firstSeq + i) }; });
+    valid.forEach((v, i) => {
+      results[String(v.index)] = { message_id: formatMessageId(time, published.firstSeq + i) };
+    });
   }
   // Keys in index order, as a reader of the map expects.
   const ordered: BatchResult['message_ids'] = {};
-  for (let i = 0; i < payloads.length; i++) ordered[String(i)] = results[String(i)] as BatchResult['message_ids'][string];
+  for (let i = 0; i < payloads.length; i++)
+    ordered[String(i)] = results[String(i)] as BatchResult['message_ids'][string];
   return { is_partial_error: valid.length < payloads.length, message_ids: ordered };
 }
 
@@ -80,7 +116,13 @@ export interface ConsumeControl {
 }
 
 /** The reply body as JSON text: stored payloads are JSON already and go out without a parse. */
-export async function consumeMessages(ctx: ServiceContext, runtime: EventStreamsRuntime, initial: TopicState, input: ConsumeInput, control: ConsumeControl): Promise<string> {
+export async function consumeMessages(
+  ctx: ServiceContext,
+  runtime: EventStreamsRuntime,
+  initial: TopicState,
+  input: ConsumeInput,
+  control: ConsumeControl,
+): Promise<string> {
   const batchSize = input.batch_size ?? CONSUME_LIMITS.batchSize.default;
   const timeoutMs = (input.timeout_secs ?? CONSUME_LIMITS.timeoutSecs.default) * 1000;
   const deadline = Date.now() + timeoutMs;
@@ -90,7 +132,13 @@ export async function consumeMessages(ctx: ServiceContext, runtime: EventStreams
   for (;;) {
     // Registered before the read: a commit between the read and the wait still wakes it.
     const wait = runtime.waits.register(topic.id, afterSeq);
-    const rows = await readMessages(ctx.db, topic.id, Math.max(afterSeq, topic.purgedSeq), cutoffOf(ctx, topic), batchSize);
+    const rows = await readMessages(
+      ctx.db,
+      topic.id,
+      Math.max(afterSeq, topic.purgedSeq),
+      cutoffOf(ctx, topic),
+      batchSize,
+    );
     const remaining = deadline - Date.now();
     if (rows.length > 0 || remaining <= 0 || control.closed()) {
       wait.cancel();
@@ -114,7 +162,8 @@ async function startingPoint(ctx: ServiceContext, topic: TopicState, input: Cons
   if (input.after_message_id !== undefined && input.after_message_id !== null) {
     const id = input.after_message_id;
     const parsed = parseMessageId(id);
-    const stored = parsed && parsed.seq > topic.purgedSeq ? await findMessageTime(ctx.db, topic.id, parsed.seq) : undefined;
+    const stored =
+      parsed && parsed.seq > topic.purgedSeq ? await findMessageTime(ctx.db, topic.id, parsed.seq) : undefined;
     if (!parsed || stored === undefined || Date.parse(stored) !== parsed.publishedAtMs || stored < cutoff) {
       throw new AppError('message_not_found', { params: { id } });
     }
@@ -138,7 +187,8 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\
 
 function parseSinceTime(value: string): number {
   const ms = RFC3339.test(value) ? Date.parse(value.replace(' ', 'T')) : Number.NaN;
-  if (Number.isNaN(ms)) throw new AppError('since_time_invalid', { errors: { since_time: ['must be an RFC 3339 date-time'] } });
+  if (Number.isNaN(ms))
+    throw new AppError('since_time_invalid', { errors: { since_time: ['must be an RFC 3339 date-time'] } });
   return ms;
 }
 
@@ -147,12 +197,18 @@ function cutoffOf(ctx: ServiceContext, topic: TopicState): string {
 }
 
 function messagesJson(rows: ReadonlyArray<{ seq: number; published_at: string; payload: string }>): string {
-  const items = rows.map((r) => `{"message_id":"${formatMessageId(Date.parse(r.published_at), Number(r.seq))}","payload":${r.payload},"time":"${toApiTimestamp(r.published_at)}"}`);
+  const items = rows.map(
+    (r) =>
+      `{"message_id":"${formatMessageId(Date.parse(r.published_at), Number(r.seq))}","payload":${r.payload},"time":"${toApiTimestamp(r.published_at)}"}`,
+  );
   return `{"messages":[${items.join(',')}]}`;
 }
 
 /** The message as it will be stored, or why not (null: not a JSON object). */
-function checkPayload(topic: TopicState, payload: unknown): { text: string } | { errors: FieldErrors | null } | { tooDeep: true } {
+function checkPayload(
+  topic: TopicState,
+  payload: unknown,
+): { text: string } | { errors: FieldErrors | null } | { tooDeep: true } {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return { errors: null };
   // Before anything walks it: the schema check and serialising recurse, and a recipe's topic
   // trigger takes a message as an event, which may nest at most MAX_EVENT_DEPTH levels.

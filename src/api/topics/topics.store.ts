@@ -7,14 +7,24 @@ import { insertFromColumnArrays } from '../../db/dialect.ts';
 /** Statement sizes for multi-row inserts: a few distinct statements, each compiled once. */
 const INSERT_CHUNKS = [256, 64, 16, 4, 1];
 const MESSAGE_COLUMNS = ['topic_id', 'seq', 'published_at', 'payload'] as const;
-const MESSAGE_COLUMN_TYPES = [{ name: 'topic_id', type: 'bigint' }, { name: 'seq', type: 'bigint' }, { name: 'published_at', type: 'text' }, { name: 'payload', type: 'text' }] as const;
+const MESSAGE_COLUMN_TYPES = [
+  { name: 'topic_id', type: 'bigint' },
+  { name: 'seq', type: 'bigint' },
+  { name: 'published_at', type: 'text' },
+  { name: 'payload', type: 'text' },
+] as const;
 
 /**
  * Reserve `count` sequence numbers on a live topic and move its last publish time forward
  * (never back, so ids sort by time too). On PostgreSQL the UPDATE holds the row lock until the
  * transaction ends: the next publisher to the topic waits, so numbers commit in their order.
  */
-export async function advanceTopic(db: Db, topicId: number, count: number, now: string): Promise<{ lastSeq: number; publishedAt: string } | undefined> {
+export async function advanceTopic(
+  db: Db,
+  topicId: number,
+  count: number,
+  now: string,
+): Promise<{ lastSeq: number; publishedAt: string } | undefined> {
   const row = await db
     .updateTable('event_topics')
     .set({
@@ -36,7 +46,12 @@ export async function advanceTopic(db: Db, topicId: number, count: number, now: 
  * undefined when the topic no longer exists (nothing is inserted). Elsewhere the caller reserves
  * (advanceTopic) and inserts in its transaction.
  */
-export async function publishInOneStatement(db: Db, topicId: number, payloads: readonly string[], now: string): Promise<{ lastSeq: number; publishedAt: string } | undefined> {
+export async function publishInOneStatement(
+  db: Db,
+  topicId: number,
+  payloads: readonly string[],
+  now: string,
+): Promise<{ lastSeq: number; publishedAt: string } | undefined> {
   const { rows } = await sql<{ last_seq: number | string; last_message_at: string }>`with advanced as (
       update event_topics set last_seq = last_seq + ${payloads.length},
         last_message_at = case when last_message_at is null or last_message_at < ${now} then ${now} else last_message_at end
@@ -61,7 +76,15 @@ export function createMessageWriter() {
   const compiled = new Map<number, string>();
   return async function insertMessages(db: Db, rows: readonly EventMessageRow[]): Promise<void> {
     // PostgreSQL: every row in one statement, each column bound as one array.
-    const oneStatement = rows.length === 0 ? undefined : insertFromColumnArrays(db, 'event_messages', MESSAGE_COLUMN_TYPES, MESSAGE_COLUMNS.map((column) => rows.map((row) => row[column])));
+    const oneStatement =
+      rows.length === 0
+        ? undefined
+        : insertFromColumnArrays(
+            db,
+            'event_messages',
+            MESSAGE_COLUMN_TYPES,
+            MESSAGE_COLUMNS.map((column) => rows.map((row) => row[column])),
+          );
     if (oneStatement) {
       await db.executeQuery(oneStatement);
       return;
@@ -74,7 +97,17 @@ export function createMessageWriter() {
         for (const row of chunk) for (const column of MESSAGE_COLUMNS) parameters.push(row[column]);
         let text = compiled.get(size);
         if (text === undefined) {
-          const query = db.insertInto('event_messages').values(chunk.map((row) => ({ topic_id: row.topic_id, seq: row.seq, published_at: row.published_at, payload: row.payload }))).compile();
+          const query = db
+            .insertInto('event_messages')
+            .values(
+              chunk.map((row) => ({
+                topic_id: row.topic_id,
+                seq: row.seq,
+                published_at: row.published_at,
+                payload: row.payload,
+              })),
+            )
+            .compile();
           if (query.parameters.length !== parameters.length) throw new Error('unexpected insert statement shape');
           text = query.sql;
           compiled.set(size, text);
@@ -90,7 +123,12 @@ export type MessageWriter = ReturnType<typeof createMessageWriter>;
 
 /** The stored publish time of one message, if it is still there. */
 export async function findMessageTime(db: Db, topicId: number, seq: number): Promise<string | undefined> {
-  const row = await db.selectFrom('event_messages').select('published_at').where('topic_id', '=', topicId).where('seq', '=', seq).executeTakeFirst();
+  const row = await db
+    .selectFrom('event_messages')
+    .select('published_at')
+    .where('topic_id', '=', topicId)
+    .where('seq', '=', seq)
+    .executeTakeFirst();
   return row?.published_at;
 }
 
@@ -115,7 +153,13 @@ export async function firstSeqAtOrAfter(db: Db, topicId: number, time: string): 
 }
 
 /** Up to `limit` messages after a sequence number, oldest first, none older than `notBefore`. */
-export async function readMessages(db: Db, topicId: number, afterSeq: number, notBefore: string, limit: number): Promise<EventMessageRow[]> {
+export async function readMessages(
+  db: Db,
+  topicId: number,
+  afterSeq: number,
+  notBefore: string,
+  limit: number,
+): Promise<EventMessageRow[]> {
   return db
     .selectFrom('event_messages')
     .selectAll()
@@ -135,7 +179,11 @@ export interface SweepTopic {
 }
 
 export async function topicsToSweep(db: Db): Promise<SweepTopic[]> {
-  const rows = await db.selectFrom('event_topics').select(['id', 'retention_seconds', 'purged_seq', 'deleted_at']).orderBy('id').execute();
+  const rows = await db
+    .selectFrom('event_topics')
+    .select(['id', 'retention_seconds', 'purged_seq', 'deleted_at'])
+    .orderBy('id')
+    .execute();
   return rows.map((r) => ({ ...r, purged_seq: Number(r.purged_seq) }));
 }
 
@@ -144,10 +192,21 @@ export async function topicsToSweep(db: Db): Promise<SweepTopic[]> {
  * `cutoff`. Both sets are a prefix of the topic (times never go back), so the candidates are the
  * first `limit` rows by sequence and the condition keeps the ones to go.
  */
-export async function deleteOldestMessages(db: Db, topicId: number, limit: number, gone: { purgedSeq: number; cutoff: string } | 'all'): Promise<number> {
-  const first = db.selectFrom('event_messages').select('seq').where('topic_id', '=', topicId).orderBy('seq').limit(limit);
+export async function deleteOldestMessages(
+  db: Db,
+  topicId: number,
+  limit: number,
+  gone: { purgedSeq: number; cutoff: string } | 'all',
+): Promise<number> {
+  const first = db
+    .selectFrom('event_messages')
+    .select('seq')
+    .where('topic_id', '=', topicId)
+    .orderBy('seq')
+    .limit(limit);
   let query = db.deleteFrom('event_messages').where('topic_id', '=', topicId).where('seq', 'in', first);
-  if (gone !== 'all') query = query.where((eb) => eb.or([eb('seq', '<=', gone.purgedSeq), eb('published_at', '<', gone.cutoff)]));
+  if (gone !== 'all')
+    query = query.where((eb) => eb.or([eb('seq', '<=', gone.purgedSeq), eb('published_at', '<', gone.cutoff)]));
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);
 }
@@ -158,8 +217,20 @@ export async function deleteTopicRow(db: Db, topicId: number): Promise<void> {
 }
 
 /** The newest messages still retained, newest first (the web console's topic page). */
-export async function latestMessages(db: Db, topicId: number, afterSeq: number, notBefore: string, limit: number): Promise<EventMessageRow[]> {
-  return db.selectFrom('event_messages').selectAll()
-    .where('topic_id', '=', topicId).where('seq', '>', afterSeq).where('published_at', '>=', notBefore)
-    .orderBy('seq', 'desc').limit(limit).execute();
+export async function latestMessages(
+  db: Db,
+  topicId: number,
+  afterSeq: number,
+  notBefore: string,
+  limit: number,
+): Promise<EventMessageRow[]> {
+  return db
+    .selectFrom('event_messages')
+    .selectAll()
+    .where('topic_id', '=', topicId)
+    .where('seq', '>', afterSeq)
+    .where('published_at', '>=', notBefore)
+    .orderBy('seq', 'desc')
+    .limit(limit)
+    .execute();
 }

@@ -9,8 +9,16 @@ import { getWorkspaceDetails } from './users.service.ts';
 
 export function usersRoutes(fastify: FastifyInstance, ctx: ServiceContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get('/api/users/me', {
-    config: { privilege: 'workspace_details:read', devOnly: true },
-    schema: { tags: ['Users'], summary: 'Details of the workspace the token belongs to', response: { 200: WorkspaceDetails, ...errorResponses(...AUTH_ERRORS) } },
-  }, async (request) => getWorkspaceDetails(ctx, authOf(request)));
+  app.get(
+    '/api/users/me',
+    {
+      config: { privilege: 'workspace_details:read', devOnly: true },
+      schema: {
+        tags: ['Users'],
+        summary: 'Details of the workspace the token belongs to',
+        response: { 200: WorkspaceDetails, ...errorResponses(...AUTH_ERRORS) },
+      },
+    },
+    async (request) => getWorkspaceDetails(ctx, authOf(request)),
+  );
 }

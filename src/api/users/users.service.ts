@@ -31,7 +31,10 @@ export interface WorkspaceDetails {
   root_folder_id: number;
 }
 
-export async function getWorkspaceDetails(ctx: ServiceContext, auth: Pick<AuthContext, 'workspaceId' | 'environmentId'>): Promise<WorkspaceDetails> {
+export async function getWorkspaceDetails(
+  ctx: ServiceContext,
+  auth: Pick<AuthContext, 'workspaceId' | 'environmentId'>,
+): Promise<WorkspaceDetails> {
   const workspace = assertFound(await findWorkspace(ctx.db, auth.workspaceId));
   const home = assertFound(await findHomeFolder(ctx.db, auth.environmentId));
   const lastSeen = await lastUsedInWorkspace(ctx.db, auth.workspaceId);

@@ -6,13 +6,25 @@ import { manualClock } from '../../time.ts';
 
 let t: TestApp;
 const clock = manualClock('2026-03-10T08:59:40.004Z');
-before(async () => { t = await createTestApp({ clock }); });
+before(async () => {
+  t = await createTestApp({ clock });
+});
 after(() => t.close());
 
 // Every key the vendor's User schema requires (contract 05 §7): clients validate against it.
 const REQUIRED_KEYS = [
-  'id', 'name', 'created_at', 'plan_id', 'current_billing_period_start', 'current_billing_period_end', 'recipes_count',
-  'company_name', 'location', 'email', 'active_recipes_count', 'root_folder_id',
+  'id',
+  'name',
+  'created_at',
+  'plan_id',
+  'current_billing_period_start',
+  'current_billing_period_end',
+  'recipes_count',
+  'company_name',
+  'location',
+  'email',
+  'active_recipes_count',
+  'root_folder_id',
 ];
 
 describe('GET /api/users/me', () => {
@@ -50,7 +62,10 @@ describe('GET /api/users/me', () => {
   test('401 without a token or with a wrong one', async () => {
     assert.deepEqual((await t.call('GET', '/api/users/me', { token: null })).body, { message: 'Unauthorized' });
     assert.equal((await t.call('GET', '/api/users/me', { token: 'nonsense' })).status, 401);
-    assert.equal((await t.call('GET', '/api/users/me', { token: null, headers: { authorization: 'Bearer' } })).status, 401);
+    assert.equal(
+      (await t.call('GET', '/api/users/me', { token: null, headers: { authorization: 'Bearer' } })).status,
+      401,
+    );
   });
 
   test('403 for clients of test and prod (dev only), and for a role without Workspace details', async () => {

@@ -11,27 +11,68 @@ import { cancelTask, completeTask, getTask, listTasks, type WorkflowTaskRuntime 
 
 const tags = ['Workflow tasks'];
 
-export function workflowTasksRoutes(fastify: FastifyInstance, ctx: ServiceContext, runtime: { engine: WorkflowTaskRuntime }): void {
+export function workflowTasksRoutes(
+  fastify: FastifyInstance,
+  ctx: ServiceContext,
+  runtime: { engine: WorkflowTaskRuntime },
+): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get('/api/workflow_tasks', {
-    config: { privilege: 'jobs:read' },
-    schema: { tags, summary: 'List workflow tasks (oldest first), by recipe, status and assignee', querystring: WorkflowTaskListQuery, response: { 200: WorkflowTaskList, ...errorResponses(...AUTH_ERRORS, 404) } },
-  }, async (request) => listTasks(ctx, authOf(request), request.query));
+  app.get(
+    '/api/workflow_tasks',
+    {
+      config: { privilege: 'jobs:read' },
+      schema: {
+        tags,
+        summary: 'List workflow tasks (oldest first), by recipe, status and assignee',
+        querystring: WorkflowTaskListQuery,
+        response: { 200: WorkflowTaskList, ...errorResponses(...AUTH_ERRORS, 404) },
+      },
+    },
+    async (request) => listTasks(ctx, authOf(request), request.query),
+  );
 
-  app.get('/api/workflow_tasks/:id', {
-    config: { privilege: 'jobs:read' },
-    schema: { tags, summary: 'One workflow task', params: IdParams, response: { 200: WorkflowTask, ...errorResponses(...AUTH_ERRORS, 404) } },
-  }, async (request) => getTask(ctx, authOf(request), request.params.id));
+  app.get(
+    '/api/workflow_tasks/:id',
+    {
+      config: { privilege: 'jobs:read' },
+      schema: {
+        tags,
+        summary: 'One workflow task',
+        params: IdParams,
+        response: { 200: WorkflowTask, ...errorResponses(...AUTH_ERRORS, 404) },
+      },
+    },
+    async (request) => getTask(ctx, authOf(request), request.params.id),
+  );
 
-  app.post('/api/workflow_tasks/:id/complete', {
-    config: { privilege: 'jobs:write' },
-    preValidation: emptyBodyAsObject,
-    schema: { tags, summary: "Complete an open task (approve, reject, or submit the form's values); its job goes on", params: IdParams, body: CompleteTaskBody, response: { 200: WorkflowTask, ...errorResponses(...AUTH_ERRORS, 404, 409) } },
-  }, async (request) => completeTask(ctx, runtime.engine, authOf(request), request.params.id, request.body ?? {}));
+  app.post(
+    '/api/workflow_tasks/:id/complete',
+    {
+      config: { privilege: 'jobs:write' },
+      preValidation: emptyBodyAsObject,
+      schema: {
+        tags,
+        summary: "Complete an open task (approve, reject, or submit the form's values); its job goes on",
+        params: IdParams,
+        body: CompleteTaskBody,
+        response: { 200: WorkflowTask, ...errorResponses(...AUTH_ERRORS, 404, 409) },
+      },
+    },
+    async (request) => completeTask(ctx, runtime.engine, authOf(request), request.params.id, request.body ?? {}),
+  );
 
-  app.post('/api/workflow_tasks/:id/cancel', {
-    config: { privilege: 'jobs:write' },
-    schema: { tags, summary: "Cancel an open task; its job goes on with the step's status canceled", params: IdParams, response: { 200: WorkflowTask, ...errorResponses(...AUTH_ERRORS, 404, 409) } },
-  }, async (request) => cancelTask(ctx, runtime.engine, authOf(request), request.params.id));
+  app.post(
+    '/api/workflow_tasks/:id/cancel',
+    {
+      config: { privilege: 'jobs:write' },
+      schema: {
+        tags,
+        summary: "Cancel an open task; its job goes on with the step's status canceled",
+        params: IdParams,
+        response: { 200: WorkflowTask, ...errorResponses(...AUTH_ERRORS, 404, 409) },
+      },
+    },
+    async (request) => cancelTask(ctx, runtime.engine, authOf(request), request.params.id),
+  );
 }

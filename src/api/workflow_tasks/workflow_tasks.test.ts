@@ -41,7 +41,8 @@ async function post(path: string, payload: unknown): Promise<number> {
   return job.id;
 }
 
-async function openTaskOf(recipeId: number): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function openTaskOf(recipeId: number): Promise<Record<string, any>> {
   const list = await t.call('GET', `/api/workflow_tasks?recipe_id=${recipeId}&status=open`);
   assert.equal(list.status, 200, list.text);
   assert.equal(list.body.items.length, 1, list.text);
@@ -52,14 +53,24 @@ describe('workato_workflow_task/human_review_on_existing_record', () => {
   test('the job waits (pending) for an approval, then goes on from the task: earlier steps are not run again', async () => {
     const { id, path } = await webhookRecipe(t, [
       action('rest', 'make_request_v2', 'before', { request: { method: 'GET', url: upstreamUrl } }),
-      task('review', { name: 'Approve order #{' + dp('workato_webhooks', 'hook', 'payload', 'order') + '}', email: 'Ana@Example.com', record_id: 'R-1' }),
-      log('after', `#{${dp('workato_workflow_task', 'review', 'status')}} by #{${dp('workato_workflow_task', 'review', 'completed_by')}} after hit #{${dp('rest', 'before', 'body', 'hit')}}`),
+      task('review', {
+        name: 'Approve order #{' + dp('workato_webhooks', 'hook', 'payload', 'order') + '}',
+        email: 'Ana@Example.com',
+        record_id: 'R-1',
+      }),
+      log(
+        'after',
+        `#{${dp('workato_workflow_task', 'review', 'status')}} by #{${dp('workato_workflow_task', 'review', 'completed_by')}} after hit #{${dp('rest', 'before', 'body', 'hit')}}`,
+      ),
     ]);
     hits = 0;
     const jobId = await post(path, { order: 'A7' });
     const waiting = await readJob(t, jobId);
     assert.equal(waiting.status, 'waiting');
-    assert.deepEqual(waiting.lines.map((l) => l.n), [0, 1]);
+    assert.deepEqual(
+      waiting.lines.map((l) => l.n),
+      [0, 1],
+    );
     assert.equal(hits, 1);
     const jobs = await t.call('GET', `/api/recipes/${id}/jobs?status=pending`);
     assert.equal(jobs.body.items.length, 1);
@@ -75,14 +86,19 @@ describe('workato_workflow_task/human_review_on_existing_record', () => {
     assert.equal(open.step_number, 2);
     assert.equal(open.result, null);
 
-    const done = await t.call('POST', `/api/workflow_tasks/${open.id}/complete`, { body: { status: 'approved', comments: 'fine' } });
+    const done = await t.call('POST', `/api/workflow_tasks/${open.id}/complete`, {
+      body: { status: 'approved', comments: 'fine' },
+    });
     assert.equal(done.status, 200, done.text);
     assert.equal(done.body.status, 'completed');
     assert.equal(done.body.result.status, 'approved');
     await t.engine.idle();
     const ran = await readJob(t, jobId);
     assert.equal(ran.status, 'succeeded', ran.error ?? '');
-    assert.deepEqual(ran.lines.map((l) => l.n), [0, 1, 2, 3]);
+    assert.deepEqual(
+      ran.lines.map((l) => l.n),
+      [0, 1, 2, 3],
+    );
     assert.equal(hits, 1, 'the HTTP step before the task ran once');
     assert.deepEqual(ran.output(3), { message: 'approved by ana@example.com after hit 1' });
     assert.equal((ran.output(2) as { comments: string }).comments, 'fine');
@@ -93,13 +109,32 @@ describe('workato_workflow_task/human_review_on_existing_record', () => {
 
   test('a form task: values checked against its fields; the job gets them', async () => {
     const { id, path } = await webhookRecipe(t, [
-      task('form', { name: 'Fill in', form_fields: [{ name: 'amount', type: 'integer' }, { name: 'note', type: 'string', optional: true }, { name: 'ok', type: 'boolean' }, { name: 'day', type: 'date', optional: true }] }),
-      log('after', `#{${dp('workato_workflow_task', 'form', 'fields', 'amount')}}/#{${dp('workato_workflow_task', 'form', 'fields', 'ok')}}`),
+      task('form', {
+        name: 'Fill in',
+        form_fields: [
+          { name: 'amount', type: 'integer' },
+          { name: 'note', type: 'string', optional: true },
+          { name: 'ok', type: 'boolean' },
+          { name: 'day', type: 'date', optional: true },
+        ],
+      }),
+      log(
+        'after',
+        `#{${dp('workato_workflow_task', 'form', 'fields', 'amount')}}/#{${dp('workato_workflow_task', 'form', 'fields', 'ok')}}`,
+      ),
     ]);
     const jobId = await post(path, {});
     const open = await openTaskOf(id);
     assert.equal(open.task_type, 'form');
-    assert.deepEqual(open.form_fields.map((f: { name: string; type: string; optional: boolean }) => [f.name, f.type, f.optional]), [['amount', 'integer', false], ['note', 'string', true], ['ok', 'boolean', false], ['day', 'date', true]]);
+    assert.deepEqual(
+      open.form_fields.map((f: { name: string; type: string; optional: boolean }) => [f.name, f.type, f.optional]),
+      [
+        ['amount', 'integer', false],
+        ['note', 'string', true],
+        ['ok', 'boolean', false],
+        ['day', 'date', true],
+      ],
+    );
     const url = `/api/workflow_tasks/${open.id}/complete`;
     const wrongType = await t.call('POST', url, { body: { fields: { amount: '12', ok: true } } });
     assert.equal(wrongType.status, 400);
@@ -123,11 +158,16 @@ describe('workato_workflow_task/human_review_on_existing_record', () => {
   });
 
   test('an approval needs approved or rejected; a rejection reaches the job', async () => {
-    const { id, path } = await webhookRecipe(t, [task('review', { name: 'Check' }), log('after', `#{${dp('workato_workflow_task', 'review', 'status')}}`)]);
+    const { id, path } = await webhookRecipe(t, [
+      task('review', { name: 'Check' }),
+      log('after', `#{${dp('workato_workflow_task', 'review', 'status')}}`),
+    ]);
     const jobId = await post(path, {});
     const open = await openTaskOf(id);
     const url = `/api/workflow_tasks/${open.id}/complete`;
-    assert.deepEqual((await t.call('POST', url, {})).body.errors, { status: ['must be approved or rejected for an approval task'] });
+    assert.deepEqual((await t.call('POST', url, {})).body.errors, {
+      status: ['must be approved or rejected for an approval task'],
+    });
     assert.equal((await t.call('POST', url, { body: { status: 'maybe' } })).status, 400);
     assert.equal((await t.call('POST', url, { body: { status: 'rejected' } })).status, 200);
     await t.engine.idle();
@@ -137,7 +177,13 @@ describe('workato_workflow_task/human_review_on_existing_record', () => {
   test('variables set before the task keep their values; the steps after it change them once', async () => {
     const listRef = 'l1:items';
     const { id, path } = await webhookRecipe(t, [
-      action('workato_variable', 'declare_list', 'items', { name: 'items', list_item_schema_json: '[{"name":"v"}]' }, { uuid: 'l1' }),
+      action(
+        'workato_variable',
+        'declare_list',
+        'items',
+        { name: 'items', list_item_schema_json: '[{"name":"v"}]' },
+        { uuid: 'l1' },
+      ),
       action('workato_variable', 'insert_to_list', 'ins1', { name: listRef, location: 'end', list_item: { v: 'a' } }),
       task('review', { name: 'Go on?' }),
       action('workato_variable', 'insert_to_list', 'ins2', { name: listRef, location: 'end', list_item: { v: 'b' } }),
@@ -145,7 +191,10 @@ describe('workato_workflow_task/human_review_on_existing_record', () => {
     ]);
     const jobId = await post(path, {});
     const open = await openTaskOf(id);
-    assert.equal((await t.call('POST', `/api/workflow_tasks/${open.id}/complete`, { body: { status: 'approved' } })).status, 200);
+    assert.equal(
+      (await t.call('POST', `/api/workflow_tasks/${open.id}/complete`, { body: { status: 'approved' } })).status,
+      200,
+    );
     await t.engine.idle();
     const ran = await readJob(t, jobId);
     assert.equal(ran.status, 'succeeded', ran.error ?? '');
@@ -153,7 +202,10 @@ describe('workato_workflow_task/human_review_on_existing_record', () => {
   });
 
   test('a task past its due time expires: the job goes on with status expired', async () => {
-    const { id, path } = await webhookRecipe(t, [task('review', { name: 'Soon', due_in_days: 0.000005 }), log('after', `#{${dp('workato_workflow_task', 'review', 'status')}}`)]);
+    const { id, path } = await webhookRecipe(t, [
+      task('review', { name: 'Soon', due_in_days: 0.000005 }),
+      log('after', `#{${dp('workato_workflow_task', 'review', 'status')}}`),
+    ]);
     const jobId = await post(path, {});
     const open = await openTaskOf(id);
     assert.ok(open.expires_at);
@@ -173,14 +225,19 @@ describe('workato_workflow_task/human_review_on_existing_record', () => {
     const ran = await readJob(t, await post(path, {}));
     assert.equal(ran.status, 'failed');
     assert.equal(ran.errorType, 'Bad request');
-    const { path: p2 } = await webhookRecipe(t, [task('review', { name: 'X', form_fields: [{ name: 'a', type: 'money' }] })]);
+    const { path: p2 } = await webhookRecipe(t, [
+      task('review', { name: 'X', form_fields: [{ name: 'a', type: 'money' }] }),
+    ]);
     assert.match((await readJob(t, await post(p2, {}))).error ?? '', /type must be one of/);
   });
 });
 
 describe('POST /api/workflow_tasks/:id/cancel', () => {
   test('cancels an open task: the job goes on with status canceled', async () => {
-    const { id, path } = await webhookRecipe(t, [task('review', { name: 'Maybe' }), log('after', `#{${dp('workato_workflow_task', 'review', 'status')}}`)]);
+    const { id, path } = await webhookRecipe(t, [
+      task('review', { name: 'Maybe' }),
+      log('after', `#{${dp('workato_workflow_task', 'review', 'status')}}`),
+    ]);
     const jobId = await post(path, {});
     const open = await openTaskOf(id);
     const canceled = await t.call('POST', `/api/workflow_tasks/${open.id}/cancel`);
@@ -204,7 +261,10 @@ describe('POST /api/recipes/:recipe_id/cancel_jobs', () => {
     assert.equal(job.status, 'canceled');
     assert.equal(job.ran(2), false);
     assert.equal((await t.call('GET', `/api/workflow_tasks/${open.id}`)).body.status, 'canceled');
-    assert.equal((await t.call('POST', `/api/workflow_tasks/${open.id}/complete`, { body: { status: 'approved' } })).status, 409);
+    assert.equal(
+      (await t.call('POST', `/api/workflow_tasks/${open.id}/complete`, { body: { status: 'approved' } })).status,
+      409,
+    );
     const jobs = await t.call('GET', `/api/recipes/${id}/jobs`);
     assert.equal(jobs.body.items[0].status, 'failed');
   });
@@ -216,7 +276,10 @@ describe('GET /api/workflow_tasks', () => {
     await post(path, {});
     const byAssignee = await t.call('GET', `/api/workflow_tasks?assignee=BO@example.com`);
     assert.equal(byAssignee.status, 200);
-    assert.deepEqual(byAssignee.body.items.map((i: { recipe_id: number }) => i.recipe_id), [id]);
+    assert.deepEqual(
+      byAssignee.body.items.map((i: { recipe_id: number }) => i.recipe_id),
+      [id],
+    );
     const completed = await t.call('GET', `/api/workflow_tasks?recipe_id=${id}&status=completed`);
     assert.deepEqual(completed.body.items, []);
     assert.equal((await t.call('GET', '/api/workflow_tasks?status=bogus')).status, 400);
@@ -236,7 +299,11 @@ describe('GET /api/workflow_tasks', () => {
     assert.deepEqual(list.body.items, []);
     const any = (await t.call('GET', '/api/workflow_tasks')).body.items[0];
     assert.equal((await t.call('GET', `/api/workflow_tasks/${any.id}`, { token: prod })).status, 404);
-    assert.equal((await t.call('POST', `/api/workflow_tasks/${any.id}/complete`, { token: prod, body: { status: 'approved' } })).status, 404);
+    assert.equal(
+      (await t.call('POST', `/api/workflow_tasks/${any.id}/complete`, { token: prod, body: { status: 'approved' } }))
+        .status,
+      404,
+    );
     assert.equal((await t.call('GET', '/api/workflow_tasks', { token: null })).status, 401);
   });
 });
@@ -247,14 +314,37 @@ describe('POST /api/workflow_tasks/:id/complete', () => {
     const jobId = await post(path, {});
     const open = await openTaskOf(id);
     const url = `/api/workflow_tasks/${open.id}/complete`;
-    assert.equal((await t.call('POST', url, { raw: '{"status":', headers: { 'content-type': 'application/json' } })).status, 400);
-    assert.equal((await t.call('POST', url, { raw: 'status=approved', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status, 415);
+    assert.equal(
+      (await t.call('POST', url, { raw: '{"status":', headers: { 'content-type': 'application/json' } })).status,
+      400,
+    );
+    assert.equal(
+      (
+        await t.call('POST', url, {
+          raw: 'status=approved',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        })
+      ).status,
+      415,
+    );
     assert.equal((await t.call('POST', url, { body: { status: 'approved', fields: 'x' } })).status, 400);
     assert.equal((await t.call('POST', url, { body: { status: 'approved', other: 1 } })).status, 400);
-    assert.equal((await t.call('POST', url, { body: { status: 'approved', comments: 'x'.repeat(10_001) } })).status, 400);
-    assert.equal((await t.call('POST', url, { body: { status: 'approved', comments: 'x'.repeat(2_000_000) } })).status, 413);
-    assert.equal((await t.call('POST', '/api/workflow_tasks/abc/complete', { body: { status: 'approved' } })).status, 400);
-    assert.equal((await t.call('POST', '/api/workflow_tasks/424242/complete', { body: { status: 'approved' } })).status, 404);
+    assert.equal(
+      (await t.call('POST', url, { body: { status: 'approved', comments: 'x'.repeat(10_001) } })).status,
+      400,
+    );
+    assert.equal(
+      (await t.call('POST', url, { body: { status: 'approved', comments: 'x'.repeat(2_000_000) } })).status,
+      413,
+    );
+    assert.equal(
+      (await t.call('POST', '/api/workflow_tasks/abc/complete', { body: { status: 'approved' } })).status,
+      400,
+    );
+    assert.equal(
+      (await t.call('POST', '/api/workflow_tasks/424242/complete', { body: { status: 'approved' } })).status,
+      404,
+    );
     const reader = await t.tokenWith('Task reader', ['jobs:read']);
     assert.equal((await t.call('POST', url, { token: reader, body: { status: 'approved' } })).status, 403);
     assert.equal((await t.call('GET', url.replace('/complete', ''), { token: reader })).status, 200);

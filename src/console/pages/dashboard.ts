@@ -6,8 +6,21 @@ export interface DashboardData {
   hours: number;
   now: Date;
   perMinute: ReadonlyArray<{ minute: string; status: string; n: number }>;
-  running: ReadonlyArray<{ id: number; name: string; last_run_at?: string | undefined; job_succeeded_count: number; job_failed_count: number }>;
-  failures: ReadonlyArray<{ handle: string; recipe_id: number; recipe_name: string; title: string; error: string | null; completed_at: string | null }>;
+  running: ReadonlyArray<{
+    id: number;
+    name: string;
+    last_run_at?: string | undefined;
+    job_succeeded_count: number;
+    job_failed_count: number;
+  }>;
+  failures: ReadonlyArray<{
+    handle: string;
+    recipe_id: number;
+    recipe_name: string;
+    title: string;
+    error: string | null;
+    completed_at: string | null;
+  }>;
   /** What the role may read: jobs (the chart, failures), recipes (running ones). */
   seesJobs: boolean;
   seesRecipes: boolean;
@@ -44,8 +57,14 @@ export function jobsChart(data: Pick<DashboardData, 'hours' | 'now' | 'perMinute
     const ok = (succeeded[i] ?? 0) * scale;
     const bad = (failed[i] ?? 0) * scale;
     const x = (i * bar).toFixed(2);
-    if (ok > 0) rects.push(`<rect class="ok" x="${x}" y="${(HEIGHT - ok).toFixed(2)}" width="${Math.max(bar, 1).toFixed(2)}" height="${ok.toFixed(2)}"/>`);
-    if (bad > 0) rects.push(`<rect class="failed" x="${x}" y="${(HEIGHT - ok - bad).toFixed(2)}" width="${Math.max(bar, 1).toFixed(2)}" height="${bad.toFixed(2)}"/>`);
+    if (ok > 0)
+      rects.push(
+        `<rect class="ok" x="${x}" y="${(HEIGHT - ok).toFixed(2)}" width="${Math.max(bar, 1).toFixed(2)}" height="${ok.toFixed(2)}"/>`,
+      );
+    if (bad > 0)
+      rects.push(
+        `<rect class="failed" x="${x}" y="${(HEIGHT - ok - bad).toFixed(2)}" width="${Math.max(bar, 1).toFixed(2)}" height="${bad.toFixed(2)}"/>`,
+      );
   }
   const start = new Date((end - minutes + 1) * 60_000).toISOString();
   const label = `Jobs per minute over the last ${data.hours} hours: ${totalOk} succeeded, ${totalFailed} failed; at most ${max === 1 && totalOk + totalFailed === 0 ? 0 : max} in a minute.`;
@@ -55,17 +74,42 @@ export function jobsChart(data: Pick<DashboardData, 'hours' | 'now' | 'perMinute
 }
 
 export function dashboardPage(frame: PageFrame, data: DashboardData): string {
-  if (!data.seesJobs && !data.seesRecipes) return page(frame, html`<p>Your role may not read recipes or jobs; the sections above are the ones it may use.</p>`);
-  return page(frame, html`
+  if (!data.seesJobs && !data.seesRecipes)
+    return page(
+      frame,
+      html`<p>Your role may not read recipes or jobs; the sections above are the ones it may use.</p>`,
+    );
+  return page(
+    frame,
+    html`
 ${data.seesJobs ? html`<section aria-labelledby="chart-title"><h2 id="chart-title">Jobs per minute</h2>${jobsChart(data)}</section>` : ''}
 <div class="columns">
-${data.seesRecipes ? html`<section aria-labelledby="running-title"><h2 id="running-title">Running recipes</h2>
-${data.running.length === 0 ? html`<p class="muted">No recipe is running.</p>` : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">Last job</th><th scope="col">Succeeded</th><th scope="col">Failed</th></tr></thead><tbody>
+${
+  data.seesRecipes
+    ? html`<section aria-labelledby="running-title"><h2 id="running-title">Running recipes</h2>
+${
+  data.running.length === 0
+    ? html`<p class="muted">No recipe is running.</p>`
+    : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">Last job</th><th scope="col">Succeeded</th><th scope="col">Failed</th></tr></thead><tbody>
 ${data.running.map((r) => html`<tr><td><a href="/console/recipes/${r.id}">${r.name}</a></td><td>${time(r.last_run_at)}</td><td class="num">${r.job_succeeded_count}</td><td class="num">${r.job_failed_count}</td></tr>`)}
-</tbody></table>`}</section>` : ''}
-${data.seesJobs ? html`<section aria-labelledby="failures-title"><h2 id="failures-title">Recent failures</h2>
-${data.failures.length === 0 ? html`<p class="muted">No failed job.</p>` : html`<ul class="plain">${data.failures.map((f) => html`<li>
+</tbody></table>`
+}</section>`
+    : ''
+}
+${
+  data.seesJobs
+    ? html`<section aria-labelledby="failures-title"><h2 id="failures-title">Recent failures</h2>
+${
+  data.failures.length === 0
+    ? html`<p class="muted">No failed job.</p>`
+    : html`<ul class="plain">${data.failures.map(
+        (f) => html`<li>
 <a href="/console/recipes/${f.recipe_id}/jobs/${f.handle}">${f.recipe_name}: ${f.title}</a> · ${time(f.completed_at)}
-${f.error ? html`<div class="error-text">${f.error.slice(0, 300)}</div>` : ''}</li>`)}</ul>`}</section>` : ''}
-</div>`);
+${f.error ? html`<div class="error-text">${f.error.slice(0, 300)}</div>` : ''}</li>`,
+      )}</ul>`
+}</section>`
+    : ''
+}
+</div>`,
+  );
 }

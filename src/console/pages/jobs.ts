@@ -23,14 +23,21 @@ export function jobListPage(frame: PageFrame, data: JobListData): string {
   const base = `/console/recipes/${data.recipe.id}/jobs`;
   const tab = (value: string | undefined, label: string) =>
     html`<li><a href="${base}${query({ status: value })}"${data.status === value ? html` aria-current="page"` : ''}>${label}</a></li>`;
-  return page(frame, html`
+  return page(
+    frame,
+    html`
 <p><a href="/console/recipes/${data.recipe.id}">${data.recipe.name}</a> · ${data.counts.succeeded} succeeded, ${data.counts.failed} failed, ${data.counts.all} in all</p>
 <nav aria-label="Job status"><ul class="tabs">${tab(undefined, 'All')}${tab('succeeded', 'Succeeded')}${tab('failed', 'Failed')}${tab('pending', 'Pending')}</ul></nav>
-${data.jobs.length === 0 ? html`<p class="muted">No job here.</p>` : html`<table><thead><tr><th scope="col">Job</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col" class="wide-only">Ended</th><th scope="col" class="wide-only">Error</th></tr></thead><tbody>
+${
+  data.jobs.length === 0
+    ? html`<p class="muted">No job here.</p>`
+    : html`<table><thead><tr><th scope="col">Job</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col" class="wide-only">Ended</th><th scope="col" class="wide-only">Error</th></tr></thead><tbody>
 ${data.jobs.map((j) => html`<tr><td><a href="${base}/${j.id}">${j.title || j.id}</a><div class="muted small">${j.id}</div></td><td>${statusBadge(j.status)}</td><td>${time(j.started_at)}</td><td class="wide-only">${time(j.completed_at)}</td><td class="error-text wide-only">${j.error ? j.error.slice(0, 200) : ''}</td></tr>`)}
-</tbody></table>`}
+</tbody></table>`
+}
 <nav class="pager" aria-label="Pages">${data.newer ? html`<a href="${base}${query({ status: data.status, before: data.newer })}" rel="prev">Newer jobs</a>` : ''}
-${data.older ? html`<a href="${base}${query({ status: data.status, after: data.older })}" rel="next">Older jobs</a>` : ''}</nav>`);
+${data.older ? html`<a href="${base}${query({ status: data.status, after: data.older })}" rel="next">Older jobs</a>` : ''}</nav>`,
+  );
 }
 
 export interface JobData {
@@ -56,11 +63,15 @@ function pretty(text: string | null): string | null {
 }
 
 function value(label: string, text: string | null, masked: boolean): Html {
-  if (masked) return html`<div class="value"><span class="label">${label}</span> <span class="muted">masked (the step hides its data)</span></div>`;
+  if (masked)
+    return html`<div class="value"><span class="label">${label}</span> <span class="muted">masked (the step hides its data)</span></div>`;
   const shown = pretty(text);
-  if (shown === null) return html`<div class="value"><span class="label">${label}</span> <span class="muted">none</span></div>`;
-  const clipped = shown.length > SHOW_CHARS ? `${shown.slice(0, SHOW_CHARS)}\n… ${shown.length - SHOW_CHARS} more characters` : shown;
-  if (shown.length <= FOLD_CHARS) return html`<div class="value"><span class="label">${label}</span><pre>${clipped}</pre></div>`;
+  if (shown === null)
+    return html`<div class="value"><span class="label">${label}</span> <span class="muted">none</span></div>`;
+  const clipped =
+    shown.length > SHOW_CHARS ? `${shown.slice(0, SHOW_CHARS)}\n… ${shown.length - SHOW_CHARS} more characters` : shown;
+  if (shown.length <= FOLD_CHARS)
+    return html`<div class="value"><span class="label">${label}</span><pre>${clipped}</pre></div>`;
   return html`<details class="value"><summary><span class="label">${label}</span> <span class="muted">${shown.length.toLocaleString('en')} characters: show</span></summary><pre>${clipped}</pre></details>`;
 }
 
@@ -68,10 +79,14 @@ export function jobPage(frame: PageFrame, data: JobData, csrf: string): string {
   const { job, recipe } = data;
   const base = `/console/recipes/${recipe.id}/jobs/${job.handle}`;
   const finished = job.status !== 'pending';
-  const controls = !data.canWrite ? '' : finished
-    ? html`<form method="post" action="${base}/repeat" class="inline">${csrfField(csrf)}<button type="submit"${recipe.running ? '' : html` disabled title="Start the recipe to run jobs again"`}>Re-run job</button></form>`
-    : html`<form method="post" action="${base}/cancel" class="inline">${csrfField(csrf)}<button type="submit" class="danger" data-confirm="Cancel this job?">Cancel job</button></form>`;
-  return page(frame, html`
+  const controls = !data.canWrite
+    ? ''
+    : finished
+      ? html`<form method="post" action="${base}/repeat" class="inline">${csrfField(csrf)}<button type="submit"${recipe.running ? '' : html` disabled title="Start the recipe to run jobs again"`}>Re-run job</button></form>`
+      : html`<form method="post" action="${base}/cancel" class="inline">${csrfField(csrf)}<button type="submit" class="danger" data-confirm="Cancel this job?">Cancel job</button></form>`;
+  return page(
+    frame,
+    html`
 ${data.message ? notice(data.message.text, data.message.kind) : ''}
 <p><a href="/console/recipes/${recipe.id}">${recipe.name}</a> · <a href="/console/recipes/${recipe.id}/jobs">All jobs</a></p>
 <dl class="facts">
@@ -83,12 +98,17 @@ ${data.message ? notice(data.message.text, data.message.kind) : ''}
 </dl>
 ${controls}
 <section aria-labelledby="steps-title"><h2 id="steps-title">Steps</h2>
-${data.lines.length === 0 ? html`<p class="muted">No step has run.</p>` : html`<ol class="lines">${data.lines.map((line) => {
-    const seconds = (Date.parse(line.completed_at) - Date.parse(line.started_at)) / 1000;
-    return html`<li class="line${line.error ? ' failed' : ''}"><h3><span class="step-no">${line.recipe_line_number}</span> ${line.adapter_name} · ${line.adapter_operation}${line.pass !== null ? html` <span class="muted">pass ${line.pass}</span>` : ''}</h3>
+${
+  data.lines.length === 0
+    ? html`<p class="muted">No step has run.</p>`
+    : html`<ol class="lines">${data.lines.map((line) => {
+        const seconds = (Date.parse(line.completed_at) - Date.parse(line.started_at)) / 1000;
+        return html`<li class="line${line.error ? ' failed' : ''}"><h3><span class="step-no">${line.recipe_line_number}</span> ${line.adapter_name} · ${line.adapter_operation}${line.pass !== null ? html` <span class="muted">pass ${line.pass}</span>` : ''}</h3>
 <p class="muted small">${time(line.started_at)} · ${Number.isFinite(seconds) ? seconds.toFixed(3) : '?'} s</p>
 ${line.error ? html`<div class="value"><span class="label">Error</span><pre class="error-text">${line.error}</pre></div>` : ''}
 ${value('Input', line.input, line.mask_data === 1)}${value('Output', line.output, line.mask_data === 1)}</li>`;
-  })}</ol>`}
-</section>`);
+      })}</ol>`
+}
+</section>`,
+  );
 }

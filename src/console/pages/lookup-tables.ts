@@ -4,16 +4,23 @@ import { html, query, time } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
 
 export function lookupTablesPage(frame: PageFrame, tables: readonly LookupTableApi[]): string {
-  return page(frame, tables.length === 0 ? html`<p class="muted">No lookup table in this environment.</p>` : html`
+  return page(
+    frame,
+    tables.length === 0
+      ? html`<p class="muted">No lookup table in this environment.</p>`
+      : html`
 <table><thead><tr><th scope="col">Table</th><th scope="col">Columns</th><th scope="col">Updated</th></tr></thead><tbody>
 ${tables.map((t) => html`<tr><td><a href="/console/lookup-tables/${t.id}">${t.name}</a></td><td>${columnsOf(t).join(', ')}</td><td>${time(t.updated_at)}</td></tr>`)}
-</tbody></table>`);
+</tbody></table>`,
+  );
 }
 
 export function columnsOf(table: Pick<LookupTableApi, 'schema'>): string[] {
   try {
     const parsed: unknown = JSON.parse(table.schema);
-    return Array.isArray(parsed) ? parsed.map((c: { label?: unknown; name?: unknown }) => String(c?.label ?? c?.name ?? '')) : [];
+    return Array.isArray(parsed)
+      ? parsed.map((c: { label?: unknown; name?: unknown }) => String(c?.label ?? c?.name ?? ''))
+      : [];
   } catch {
     return [];
   }
@@ -31,33 +38,64 @@ export interface TableData {
 }
 
 function rowFields(columns: readonly string[], data: Record<string, string | null> | undefined, idPrefix: string) {
-  return columns.map((c, i) => html`<label for="${idPrefix}-${i}">${c}</label><input id="${idPrefix}-${i}" name="col_${i}" value="${data?.[c] ?? ''}" maxlength="10240">`);
+  return columns.map(
+    (c, i) =>
+      html`<label for="${idPrefix}-${i}">${c}</label><input id="${idPrefix}-${i}" name="col_${i}" value="${data?.[c] ?? ''}" maxlength="10240">`,
+  );
 }
 
 export function lookupTablePage(frame: PageFrame, data: TableData, csrf: string): string {
   const base = `/console/lookup-tables/${data.table.id}`;
   const params = { column: data.search.column, value: data.search.value };
-  return page(frame, html`
+  return page(
+    frame,
+    html`
 ${data.message ? notice(data.message.text, data.message.kind) : ''}
 <form method="get" action="${base}" class="filters" role="search">
   <label>Column <select name="column">${data.columns.map((c) => html`<option${c === data.search.column ? html` selected` : ''}>${c}</option>`)}</select></label>
   <label>Value <input type="search" name="value" value="${data.search.value ?? ''}" maxlength="10240"></label>
   <button type="submit">Search</button>${data.search.value !== undefined ? html` <a href="${base}">Show all</a>` : ''}
 </form>
-${data.rows.length === 0 ? html`<p class="muted">No row here.</p>` : html`<div class="scroll"><table><thead><tr><th scope="col">Row</th>${data.columns.map((c) => html`<th scope="col">${c}</th>`)}${data.canWrite ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead><tbody>
-${data.rows.map((r) => html`<tr><td class="num">${r.id}</td>${data.columns.map((c) => html`<td>${r.data[c] ?? ''}</td>`)}${data.canWrite ? html`<td class="actions"><a href="${base}/rows/${r.id}">Edit<span class="visually-hidden"> row ${r.id}</span></a>
-<form method="post" action="${base}/rows/${r.id}/delete" class="inline">${csrfField(csrf)}<button type="submit" class="link danger" data-confirm="Delete row ${r.id}?">Delete<span class="visually-hidden"> row ${r.id}</span></button></form></td>` : ''}</tr>`)}
-</tbody></table></div>`}
+${
+  data.rows.length === 0
+    ? html`<p class="muted">No row here.</p>`
+    : html`<div class="scroll"><table><thead><tr><th scope="col">Row</th>${data.columns.map((c) => html`<th scope="col">${c}</th>`)}${data.canWrite ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead><tbody>
+${data.rows.map(
+  (r) =>
+    html`<tr><td class="num">${r.id}</td>${data.columns.map((c) => html`<td>${r.data[c] ?? ''}</td>`)}${
+      data.canWrite
+        ? html`<td class="actions"><a href="${base}/rows/${r.id}">Edit<span class="visually-hidden"> row ${r.id}</span></a>
+<form method="post" action="${base}/rows/${r.id}/delete" class="inline">${csrfField(csrf)}<button type="submit" class="link danger" data-confirm="Delete row ${r.id}?">Delete<span class="visually-hidden"> row ${r.id}</span></button></form></td>`
+        : ''
+    }</tr>`,
+)}
+</tbody></table></div>`
+}
 <nav class="pager" aria-label="Pages">${data.page > 1 ? html`<a href="${base}${query({ ...params, page: data.page - 1 })}">Previous page</a>` : ''}
 ${data.hasMore ? html`<a href="${base}${query({ ...params, page: data.page + 1 })}">Next page</a>` : ''}</nav>
-${data.canWrite ? html`<section aria-labelledby="add-title"><h2 id="add-title">Add a row</h2>
-<form method="post" action="${base}/rows" class="stack narrow">${csrfField(csrf)}${rowFields(data.columns, undefined, 'add')}<button type="submit">Add row</button></form></section>` : ''}`);
+${
+  data.canWrite
+    ? html`<section aria-labelledby="add-title"><h2 id="add-title">Add a row</h2>
+<form method="post" action="${base}/rows" class="stack narrow">${csrfField(csrf)}${rowFields(data.columns, undefined, 'add')}<button type="submit">Add row</button></form></section>`
+    : ''
+}`,
+  );
 }
 
-export function lookupRowPage(frame: PageFrame, table: LookupTableApi, columns: readonly string[], row: LookupRowApi, csrf: string, error?: string): string {
+export function lookupRowPage(
+  frame: PageFrame,
+  table: LookupTableApi,
+  columns: readonly string[],
+  row: LookupRowApi,
+  csrf: string,
+  error?: string,
+): string {
   const base = `/console/lookup-tables/${table.id}`;
-  return page(frame, html`
+  return page(
+    frame,
+    html`
 ${notice(error, 'error')}
 <p><a href="${base}">${table.name}</a></p>
-<form method="post" action="${base}/rows/${row.id}" class="stack narrow">${csrfField(csrf)}${rowFields(columns, row.data, 'edit')}<button type="submit">Save row</button></form>`);
+<form method="post" action="${base}/rows/${row.id}" class="stack narrow">${csrfField(csrf)}${rowFields(columns, row.data, 'edit')}<button type="submit">Save row</button></form>`,
+  );
 }

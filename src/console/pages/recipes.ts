@@ -6,16 +6,37 @@ import { html, query, time, type Html } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
 
 export interface RecipeListData {
-  recipes: ReadonlyArray<Pick<RecipeApi, 'id' | 'name' | 'running' | 'folder_id' | 'trigger_application' | 'applications' | 'last_run_at' | 'job_succeeded_count' | 'job_failed_count'>>;
+  recipes: ReadonlyArray<
+    Pick<
+      RecipeApi,
+      | 'id'
+      | 'name'
+      | 'running'
+      | 'folder_id'
+      | 'trigger_application'
+      | 'applications'
+      | 'last_run_at'
+      | 'job_succeeded_count'
+      | 'job_failed_count'
+    >
+  >;
   folders: ReadonlyArray<{ id: number; name: string }>;
-  filters: { q?: string | undefined; folder_id?: number | undefined; running?: string | undefined; application?: string | undefined; page: number };
+  filters: {
+    q?: string | undefined;
+    folder_id?: number | undefined;
+    running?: string | undefined;
+    application?: string | undefined;
+    page: number;
+  };
   hasMore: boolean;
 }
 
 export function recipeListPage(frame: PageFrame, data: RecipeListData): string {
   const f = data.filters;
   const params = { q: f.q, folder_id: f.folder_id, running: f.running, application: f.application };
-  return page(frame, html`
+  return page(
+    frame,
+    html`
 <form method="get" action="/console/recipes" class="filters" role="search">
   <label>Name <input type="search" name="q" value="${f.q ?? ''}" maxlength="255"></label>
   <label>Folder <select name="folder_id"><option value="">Any</option>${data.folders.map((folder) => html`<option value="${folder.id}"${folder.id === f.folder_id ? html` selected` : ''}>${folder.name}</option>`)}</select></label>
@@ -23,11 +44,16 @@ export function recipeListPage(frame: PageFrame, data: RecipeListData): string {
   <label>Application <input type="text" name="application" value="${f.application ?? ''}" maxlength="100" placeholder="e.g. http"></label>
   <button type="submit">Filter</button>
 </form>
-${data.recipes.length === 0 ? html`<p class="muted">No recipe matches.</p>` : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">State</th><th scope="col" class="wide-only">Applications</th><th scope="col">Last job</th><th scope="col">Succeeded</th><th scope="col">Failed</th></tr></thead><tbody>
+${
+  data.recipes.length === 0
+    ? html`<p class="muted">No recipe matches.</p>`
+    : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">State</th><th scope="col" class="wide-only">Applications</th><th scope="col">Last job</th><th scope="col">Succeeded</th><th scope="col">Failed</th></tr></thead><tbody>
 ${data.recipes.map((r) => html`<tr><td><a href="/console/recipes/${r.id}">${r.name}</a></td><td>${state(r.running)}</td><td class="wide-only">${r.applications.join(', ')}</td><td>${time(r.last_run_at)}</td><td class="num">${r.job_succeeded_count}</td><td class="num">${r.job_failed_count}</td></tr>`)}
-</tbody></table>`}
+</tbody></table>`
+}
 <nav class="pager" aria-label="Pages">${f.page > 1 ? html`<a href="/console/recipes${query({ ...params, page: f.page - 1 })}">Previous page</a>` : ''}
-${data.hasMore ? html`<a href="/console/recipes${query({ ...params, page: f.page + 1 })}">Next page</a>` : ''}</nav>`);
+${data.hasMore ? html`<a href="/console/recipes${query({ ...params, page: f.page + 1 })}">Next page</a>` : ''}</nav>`,
+  );
 }
 
 function state(running: boolean): Html {
@@ -36,7 +62,13 @@ function state(running: boolean): Html {
 
 export interface RecipeData {
   recipe: RecipeApi;
-  versions: ReadonlyArray<{ id: number; version_no: number; author_name?: string | null; comment?: string | null; created_at: string }>;
+  versions: ReadonlyArray<{
+    id: number;
+    version_no: number;
+    author_name?: string | null;
+    comment?: string | null;
+    created_at: string;
+  }>;
   canWrite: boolean;
   canReadJobs: boolean;
   message?: { text: string; kind: 'ok' | 'error' } | undefined;
@@ -51,7 +83,9 @@ export function recipePage(frame: PageFrame, data: RecipeData, csrf: string): st
   const control = data.canWrite
     ? html`<form method="post" action="/console/recipes/${r.id}/${r.running ? 'stop' : 'start'}" class="inline">${csrfField(csrf)}<button type="submit"${r.running ? html` class="danger" data-confirm="Stop this recipe? Its trigger stops."` : ''}>${r.running ? 'Stop recipe' : 'Start recipe'}</button></form>`
     : html`<p class="muted">Your role may not start or stop recipes.</p>`;
-  return page(frame, html`
+  return page(
+    frame,
+    html`
 ${data.message ? notice(data.message.text, data.message.kind) : ''}
 ${data.startErrors && data.startErrors.length > 0 ? html`<ul class="notice error" role="alert">${data.startErrors.map((e) => html`<li>${e}</li>`)}</ul>` : ''}
 <dl class="facts">
@@ -70,18 +104,37 @@ ${data.testCases ? testCasesSection(r.id, data.testCases, data.canRunTests === t
 <section aria-labelledby="versions-title"><h2 id="versions-title">Versions</h2>
 <table><thead><tr><th scope="col">Version</th><th scope="col">Saved</th><th scope="col">By</th><th scope="col">Comment</th></tr></thead><tbody>
 ${data.versions.map((v) => html`<tr><td>${v.version_no}</td><td>${time(v.created_at)}</td><td>${v.author_name ?? ''}</td><td>${v.comment ?? ''}</td></tr>`)}
-</tbody></table></section>`);
+</tbody></table></section>`,
+  );
 }
 
 /** Steps drawn at most this deep and this many, so a huge recipe cannot make a huge page. */
 const MAX_DEPTH = 40;
 const MAX_STEPS = 2000;
 
-interface Step { keyword?: unknown; provider?: unknown; name?: unknown; as?: unknown; number?: unknown; skip?: unknown; block?: unknown; input?: unknown }
+interface Step {
+  keyword?: unknown;
+  provider?: unknown;
+  name?: unknown;
+  as?: unknown;
+  number?: unknown;
+  skip?: unknown;
+  block?: unknown;
+  input?: unknown;
+}
 
 const KEYWORD_LABELS: Record<string, string> = {
-  trigger: 'Trigger', action: 'Action', if: 'IF', elsif: 'ELSE IF', else: 'ELSE', foreach: 'For each', repeat: 'Repeat', while_condition: 'While',
-  try: 'Try', catch: 'On error', stop: 'Stop job',
+  trigger: 'Trigger',
+  action: 'Action',
+  if: 'IF',
+  elsif: 'ELSE IF',
+  else: 'ELSE',
+  foreach: 'For each',
+  repeat: 'Repeat',
+  while_condition: 'While',
+  try: 'Try',
+  catch: 'On error',
+  stop: 'Stop job',
 };
 
 export function stepTree(code: string): Html {
@@ -96,13 +149,18 @@ export function stepTree(code: string): Html {
     count++;
     const keyword = typeof step.keyword === 'string' ? step.keyword : 'action';
     const children = Array.isArray(step.block) ? (step.block as Step[]) : [];
-    const what = typeof step.provider === 'string' ? html` <span class="connector">${step.provider}</span>${typeof step.name === 'string' ? html` · <span class="operation">${step.name}</span>` : ''}` : '';
+    const what =
+      typeof step.provider === 'string'
+        ? html` <span class="connector">${step.provider}</span>${typeof step.name === 'string' ? html` · <span class="operation">${step.name}</span>` : ''}`
+        : '';
     const label = html`<span class="keyword kw-${keyword}">${KEYWORD_LABELS[keyword] ?? keyword}</span>${what}${typeof step.as === 'string' && step.as !== '' ? html` <span class="muted">(${step.as})</span>` : ''}${step.skip === true ? html` <span class="badge">skipped</span>` : ''}`;
     const number = typeof step.number === 'number' ? html`<span class="step-no">${step.number}</span> ` : '';
     let inner: Html | '' = '';
     if (children.length > 0) {
-      if (depth >= MAX_DEPTH || count >= MAX_STEPS) inner = html`<p class="muted">${children.length} more steps not drawn.</p>`;
-      else inner = html`<ol>${children.map((c) => (count >= MAX_STEPS ? '' : html`<li>${draw(c ?? {}, depth + 1)}</li>`))}</ol>`;
+      if (depth >= MAX_DEPTH || count >= MAX_STEPS)
+        inner = html`<p class="muted">${children.length} more steps not drawn.</p>`;
+      else
+        inner = html`<ol>${children.map((c) => (count >= MAX_STEPS ? '' : html`<li>${draw(c ?? {}, depth + 1)}</li>`))}</ol>`;
     }
     return html`<div class="step">${number}${label}</div>${inner}`;
   };
@@ -111,9 +169,14 @@ export function stepTree(code: string): Html {
 }
 
 function testCasesSection(recipeId: number, cases: readonly TestCaseSummary[], canRun: boolean, csrf: string): Html {
-  const runForm = (label: Html | string, testCaseId?: string) => html`<form method="post" action="/console/test-runs" class="inline">${csrfField(csrf)}<input type="hidden" name="recipe_id" value="${recipeId}">${testCaseId ? html`<input type="hidden" name="test_case_id" value="${testCaseId}">` : ''}<button type="submit"${testCaseId ? html` class="link"` : ''}>${label}</button></form>`;
+  const runForm = (label: Html | string, testCaseId?: string) =>
+    html`<form method="post" action="/console/test-runs" class="inline">${csrfField(csrf)}<input type="hidden" name="recipe_id" value="${recipeId}">${testCaseId ? html`<input type="hidden" name="test_case_id" value="${testCaseId}">` : ''}<button type="submit"${testCaseId ? html` class="link"` : ''}>${label}</button></form>`;
   return html`<section aria-labelledby="tests-title"><h2 id="tests-title">Test cases</h2>
-${cases.length === 0 ? html`<p class="muted">No test case. Add them with <code>POST /api/recipes/${recipeId}/test_cases</code>.</p>` : html`<table><thead><tr><th scope="col">Test case</th><th scope="col">Description</th><th scope="col">Updated</th>${canRun ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead><tbody>
+${
+  cases.length === 0
+    ? html`<p class="muted">No test case. Add them with <code>POST /api/recipes/${recipeId}/test_cases</code>.</p>`
+    : html`<table><thead><tr><th scope="col">Test case</th><th scope="col">Description</th><th scope="col">Updated</th>${canRun ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead><tbody>
 ${cases.map((c) => html`<tr><td>${c.name}</td><td>${c.description}</td><td>${time(c.updated_at)}</td>${canRun ? html`<td>${runForm(html`Run<span class="visually-hidden"> ${c.name}</span>`, c.id)}</td>` : ''}</tr>`)}</tbody></table>
-${canRun ? runForm('Run all test cases') : ''}`}</section>`;
+${canRun ? runForm('Run all test cases') : ''}`
+}</section>`;
 }

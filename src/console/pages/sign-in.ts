@@ -3,7 +3,9 @@ import { html } from '../html.ts';
 import { notice, page, type PageFrame } from '../layout.ts';
 
 export function signInPage(options: { error?: string; next?: string; sessionEnded?: boolean }): string {
-  return page({ title: 'Sign in' }, html`
+  return page(
+    { title: 'Sign in' },
+    html`
 <p>Sign in with a developer API token. The token is exchanged for a session of this browser; it is not kept in the page or the browser.</p>
 ${notice(options.error, 'error')}${options.sessionEnded && !options.error ? notice('Your session has ended: sign in again.', 'error') : ''}
 <form method="post" action="/console/sign-in" class="stack narrow">
@@ -12,13 +14,31 @@ ${notice(options.error, 'error')}${options.sessionEnded && !options.error ? noti
   ${options.next ? html`<input type="hidden" name="next" value="${options.next}">` : ''}
   <button type="submit">Sign in</button>
 </form>
-<p class="muted">No token? On the server: <code>npx switchboard tokens create --role Admin</code>.</p>`);
+<p class="muted">No token? On the server: <code>npx switchboard tokens create --role Admin</code>.</p>`,
+  );
 }
 
-export function errorPage(frame: Omit<PageFrame, 'title'>, status: number, message: string, requestId?: string): string {
-  const title = status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : status === 401 ? 'Sign in again' : status >= 500 ? 'Something went wrong' : 'That did not work';
-  return page({ ...frame, title }, html`
+export function errorPage(
+  frame: Omit<PageFrame, 'title'>,
+  status: number,
+  message: string,
+  requestId?: string,
+): string {
+  const title =
+    status === 404
+      ? 'Not found'
+      : status === 403
+        ? 'Not allowed'
+        : status === 401
+          ? 'Sign in again'
+          : status >= 500
+            ? 'Something went wrong'
+            : 'That did not work';
+  return page(
+    { ...frame, title },
+    html`
 <p class="notice error" role="alert">${message}</p>
 ${status === 401 ? html`<p><a href="/console/sign-in">Sign in</a></p>` : html`<p><a href="/console/">Back to the dashboard</a></p>`}
-${requestId ? html`<p class="muted">Request id: <code>${requestId}</code></p>` : ''}`);
+${requestId ? html`<p class="muted">Request id: <code>${requestId}</code></p>` : ''}`,
+  );
 }

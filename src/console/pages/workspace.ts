@@ -27,47 +27,97 @@ function active(on: boolean) {
 
 export function apiPlatformPage(frame: PageFrame, data: ApiPlatformData, csrf: string): string {
   const clientName = new Map(data.clients.map((c) => [c.id, c.name]));
-  return page(frame, html`
-${data.issued ? html`<div class="notice ok" role="status"><p>New secret of <strong>${data.issued.profile.name}</strong>${data.issued.profile.oauth_client_id ? html` (client id <code>${data.issued.profile.oauth_client_id}</code>)` : ''}. Copy it now: it is not shown again.</p>
-<p><output class="secret" id="issued-secret">${data.issued.secret}</output></p></div>` : ''}
-${data.collections === null ? '' : html`<section aria-labelledby="collections-title"><h2 id="collections-title">Collections</h2>
-${data.collections.length === 0 ? html`<p class="muted">No collection.</p>` : html`<table><thead><tr><th scope="col">Collection</th><th scope="col">Version</th><th scope="col">URL</th></tr></thead><tbody>
-${data.collections.map((c) => html`<tr><td>${c.name}</td><td>${c.version}</td><td><code>${c.url}</code></td></tr>`)}</tbody></table>`}</section>`}
-${data.endpoints === null ? '' : html`<section aria-labelledby="endpoints-title"><h2 id="endpoints-title">Endpoints</h2>
-${data.endpoints.length === 0 ? html`<p class="muted">No endpoint.</p>` : html`<table><thead><tr><th scope="col">Endpoint</th><th scope="col">Method</th><th scope="col">URL</th><th scope="col">State</th></tr></thead><tbody>
-${data.endpoints.map((e) => html`<tr><td>${e.name}</td><td>${e.method}</td><td><code>${e.url}</code></td><td>${active(e.active)}</td></tr>`)}</tbody></table>`}</section>`}
+  return page(
+    frame,
+    html`
+${
+  data.issued
+    ? html`<div class="notice ok" role="status"><p>New secret of <strong>${data.issued.profile.name}</strong>${data.issued.profile.oauth_client_id ? html` (client id <code>${data.issued.profile.oauth_client_id}</code>)` : ''}. Copy it now: it is not shown again.</p>
+<p><output class="secret" id="issued-secret">${data.issued.secret}</output></p></div>`
+    : ''
+}
+${
+  data.collections === null
+    ? ''
+    : html`<section aria-labelledby="collections-title"><h2 id="collections-title">Collections</h2>
+${
+  data.collections.length === 0
+    ? html`<p class="muted">No collection.</p>`
+    : html`<table><thead><tr><th scope="col">Collection</th><th scope="col">Version</th><th scope="col">URL</th></tr></thead><tbody>
+${data.collections.map((c) => html`<tr><td>${c.name}</td><td>${c.version}</td><td><code>${c.url}</code></td></tr>`)}</tbody></table>`
+}</section>`
+}
+${
+  data.endpoints === null
+    ? ''
+    : html`<section aria-labelledby="endpoints-title"><h2 id="endpoints-title">Endpoints</h2>
+${
+  data.endpoints.length === 0
+    ? html`<p class="muted">No endpoint.</p>`
+    : html`<table><thead><tr><th scope="col">Endpoint</th><th scope="col">Method</th><th scope="col">URL</th><th scope="col">State</th></tr></thead><tbody>
+${data.endpoints.map((e) => html`<tr><td>${e.name}</td><td>${e.method}</td><td><code>${e.url}</code></td><td>${active(e.active)}</td></tr>`)}</tbody></table>`
+}</section>`
+}
 <section aria-labelledby="clients-title"><h2 id="clients-title">Clients</h2>
-${data.clients.length === 0 ? html`<p class="muted">No API client.</p>` : html`<table><thead><tr><th scope="col">Client</th><th scope="col">Description</th><th scope="col">State</th><th scope="col">Created</th></tr></thead><tbody>
-${data.clients.map((c) => html`<tr><td>${c.name}</td><td>${c.description ?? ''}</td><td>${active(c.active)}</td><td>${time(c.created_at)}</td></tr>`)}</tbody></table>`}</section>
+${
+  data.clients.length === 0
+    ? html`<p class="muted">No API client.</p>`
+    : html`<table><thead><tr><th scope="col">Client</th><th scope="col">Description</th><th scope="col">State</th><th scope="col">Created</th></tr></thead><tbody>
+${data.clients.map((c) => html`<tr><td>${c.name}</td><td>${c.description ?? ''}</td><td>${active(c.active)}</td><td>${time(c.created_at)}</td></tr>`)}</tbody></table>`
+}</section>
 <section aria-labelledby="profiles-title"><h2 id="profiles-title">Access profiles</h2>
-${data.profiles.length === 0 ? html`<p class="muted">No access profile.</p>` : html`<table><thead><tr><th scope="col">Profile</th><th scope="col">Client</th><th scope="col">Authentication</th><th scope="col">State</th>${data.canWrite ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead><tbody>
+${
+  data.profiles.length === 0
+    ? html`<p class="muted">No access profile.</p>`
+    : html`<table><thead><tr><th scope="col">Profile</th><th scope="col">Client</th><th scope="col">Authentication</th><th scope="col">State</th>${data.canWrite ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead><tbody>
 ${data.profiles.map((p) => html`<tr><td>${p.name}</td><td>${clientName.get(p.api_client_id) ?? p.api_client_id}</td><td>${p.auth_type}</td><td>${active(p.active)}</td>${data.canWrite ? html`<td>${p.auth_type === 'jwt' || p.auth_type === 'oidc' ? html`<span class="muted">no secret</span>` : html`<form method="post" action="/console/api-platform/access-profiles/${p.id}/refresh-secret" class="inline">${csrfField(csrf)}<button type="submit" data-confirm="Issue a new secret for ${p.name}? The old one stops working at once.">Refresh secret<span class="visually-hidden"> of ${p.name}</span></button></form>`}</td>` : ''}</tr>`)}
-</tbody></table>`}</section>`);
+</tbody></table>`
+}</section>`,
+  );
 }
 
 export function connectionsPage(frame: PageFrame, connections: readonly ConnectionApi[]): string {
-  return page(frame, connections.length === 0 ? html`<p class="muted">No connection in this environment.</p>` : html`
+  return page(
+    frame,
+    connections.length === 0
+      ? html`<p class="muted">No connection in this environment.</p>`
+      : html`
 <table><thead><tr><th scope="col">Connection</th><th scope="col">Application</th><th scope="col">Status</th><th scope="col">Authorized</th><th scope="col">Problem</th></tr></thead><tbody>
 ${connections.map((c) => html`<tr><td>${c.name}</td><td>${c.provider}</td><td><span class="badge ${c.authorization_status === 'success' ? 'ok' : c.authorization_status === 'failed' ? 'bad' : ''}">${c.authorization_status ?? 'not connected'}</span></td><td>${time(c.authorized_at)}</td><td class="error-text">${c.authorization_error ?? c.connection_lost_reason ?? ''}</td></tr>`)}
 </tbody></table>
-<p class="muted">Credentials stay encrypted on the server; the console never shows them.</p>`);
+<p class="muted">Credentials stay encrypted on the server; the console never shows them.</p>`,
+  );
 }
 
 export function propertiesPage(frame: PageFrame, properties: Readonly<Record<string, string>>): string {
   const names = Object.keys(properties).sort();
-  return page(frame, names.length === 0 ? html`<p class="muted">No environment property.</p>` : html`
+  return page(
+    frame,
+    names.length === 0
+      ? html`<p class="muted">No environment property.</p>`
+      : html`
 <table><thead><tr><th scope="col">Property</th><th scope="col">Value</th></tr></thead><tbody>
-${names.map((n) => html`<tr><td><code>${n}</code></td><td>${properties[n]}</td></tr>`)}</tbody></table>`);
+${names.map((n) => html`<tr><td><code>${n}</code></td><td>${properties[n]}</td></tr>`)}</tbody></table>`,
+  );
 }
 
 export function topicsPage(frame: PageFrame, topics: readonly TopicApi[]): string {
-  return page(frame, topics.length === 0 ? html`<p class="muted">No topic in this environment.</p>` : html`
+  return page(
+    frame,
+    topics.length === 0
+      ? html`<p class="muted">No topic in this environment.</p>`
+      : html`
 <table><thead><tr><th scope="col">Topic</th><th scope="col">Description</th><th scope="col">Retention</th><th scope="col">Last message</th></tr></thead><tbody>
-${topics.map((t) => html`<tr><td><a href="/console/topics/${t.id}">${t.name}</a></td><td>${t.description ?? ''}</td><td>${retention(t.retention)}</td><td>${time(t.last_message_at)}</td></tr>`)}</tbody></table>`);
+${topics.map((t) => html`<tr><td><a href="/console/topics/${t.id}">${t.name}</a></td><td>${t.description ?? ''}</td><td>${retention(t.retention)}</td><td>${time(t.last_message_at)}</td></tr>`)}</tbody></table>`,
+  );
 }
 
 function retention(seconds: number): string {
-  return seconds % 86_400 === 0 ? `${seconds / 86_400} d` : seconds % 3600 === 0 ? `${seconds / 3600} h` : `${seconds} s`;
+  return seconds % 86_400 === 0
+    ? `${seconds / 86_400} d`
+    : seconds % 3600 === 0
+      ? `${seconds / 3600} h`
+      : `${seconds} s`;
 }
 
 export interface TopicData {
@@ -80,16 +130,23 @@ export interface TopicData {
 }
 
 export function topicPage(frame: PageFrame, data: TopicData, csrf: string): string {
-  return page(frame, html`
+  return page(
+    frame,
+    html`
 ${data.message ? notice(data.message.text, data.message.kind) : ''}
 <dl class="facts"><dt>Retention</dt><dd>${retention(data.topic.retention)}</dd>${data.topic.description ? html`<dt>Description</dt><dd>${data.topic.description}</dd>` : ''}</dl>
-${data.canPublish ? html`<section aria-labelledby="publish-title"><h2 id="publish-title">Publish a test message</h2>
+${
+  data.canPublish
+    ? html`<section aria-labelledby="publish-title"><h2 id="publish-title">Publish a test message</h2>
 <form method="post" action="/console/topics/${data.topic.id}/publish" class="stack narrow">${csrfField(csrf)}
 <label for="payload">Message (a JSON object)</label><textarea id="payload" name="payload" rows="6" maxlength="200000" required>${data.draft ?? '{\n  "hello": "world"\n}'}</textarea>
-<button type="submit">Publish</button></form></section>` : ''}
+<button type="submit">Publish</button></form></section>`
+    : ''
+}
 <section aria-labelledby="messages-title"><h2 id="messages-title">Latest messages</h2>
 ${data.messages.length === 0 ? html`<p class="muted">No message retained.</p>` : html`<ol class="lines">${data.messages.map((m) => html`<li class="line"><h3><code>${m.message_id}</code></h3><p class="muted small">${time(m.time)}</p>${payloadBlock(m.payload)}</li>`)}</ol>`}
-</section>`);
+</section>`,
+  );
 }
 
 function payloadBlock(text: string) {
@@ -99,26 +156,46 @@ function payloadBlock(text: string) {
   } catch {
     // Stored as received.
   }
-  return shown.length <= 600 ? html`<pre>${shown}</pre>` : html`<details><summary>${shown.length.toLocaleString('en')} characters: show</summary><pre>${shown.slice(0, 200_000)}</pre></details>`;
+  return shown.length <= 600
+    ? html`<pre>${shown}</pre>`
+    : html`<details><summary>${shown.length.toLocaleString('en')} characters: show</summary><pre>${shown.slice(0, 200_000)}</pre></details>`;
 }
 
 export function deploymentsPage(frame: PageFrame, deployments: readonly DeploymentApi[]): string {
-  return page(frame, deployments.length === 0 ? html`<p class="muted">No deployment from this environment.</p>` : html`
+  return page(
+    frame,
+    deployments.length === 0
+      ? html`<p class="muted">No deployment from this environment.</p>`
+      : html`
 <table><thead><tr><th scope="col">Deployment</th><th scope="col">Project</th><th scope="col">Build</th><th scope="col">To</th><th scope="col">State</th><th scope="col">By</th><th scope="col">When</th></tr></thead><tbody>
-${deployments.map((d) => html`<tr><td>${d.id}${d.description ? html`<div class="muted small">${d.description}</div>` : ''}</td><td>${d.project_id}</td><td><a href="/console/builds/${d.project_build_id}">Build ${d.project_build_id}</a></td><td>${d.environment_type}</td>
-<td><span class="badge ${d.state === 'success' ? 'ok' : d.state === 'failed' ? 'bad' : ''}">${d.state}</span>${d.error ? html`<div class="error-text small">${d.error}</div>` : ''}</td><td>${d.performed_by_name}</td><td>${time(d.created_at)}</td></tr>`)}
-</tbody></table>`);
+${deployments.map(
+  (
+    d,
+  ) => html`<tr><td>${d.id}${d.description ? html`<div class="muted small">${d.description}</div>` : ''}</td><td>${d.project_id}</td><td><a href="/console/builds/${d.project_build_id}">Build ${d.project_build_id}</a></td><td>${d.environment_type}</td>
+<td><span class="badge ${d.state === 'success' ? 'ok' : d.state === 'failed' ? 'bad' : ''}">${d.state}</span>${d.error ? html`<div class="error-text small">${d.error}</div>` : ''}</td><td>${d.performed_by_name}</td><td>${time(d.created_at)}</td></tr>`,
+)}
+</tbody></table>`,
+  );
 }
 
 export function testRunsPage(frame: PageFrame, runs: readonly RunRequestApi[]): string {
-  return page(frame, runs.length === 0 ? html`<p class="muted">No test run in this environment. Start one with <code>npx switchboard test</code> or <code>POST /api/test_cases/run_requests</code>.</p>` : html`
+  return page(
+    frame,
+    runs.length === 0
+      ? html`<p class="muted">No test run in this environment. Start one with <code>npx switchboard test</code> or <code>POST /api/test_cases/run_requests</code>.</p>`
+      : html`
 ${runs.map((r) => {
-    const passed = r.results.filter((x) => x.status === 'succeeded').length;
-    return html`<section class="line" aria-labelledby="run-${r.id}"><h2 id="run-${r.id}"><a href="/console/test-runs/${r.id}"><code>${r.id}</code></a> <span class="badge ${r.status === 'completed' ? (passed === r.results.length ? 'ok' : 'bad') : ''}">${r.status}</span></h2>
+  const passed = r.results.filter((x) => x.status === 'succeeded').length;
+  return html`<section class="line" aria-labelledby="run-${r.id}"><h2 id="run-${r.id}"><a href="/console/test-runs/${r.id}"><code>${r.id}</code></a> <span class="badge ${r.status === 'completed' ? (passed === r.results.length ? 'ok' : 'bad') : ''}">${r.status}</span></h2>
 <p class="muted small">${time(r.created_at)} · ${passed} of ${r.results.length} passed${r.coverage ? html` · coverage ${r.coverage.value}%` : ''}</p>
-${r.results.length === 0 ? '' : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">Test case</th><th scope="col">Result</th></tr></thead><tbody>
-${r.results.map((x) => html`<tr><td><a href="/console/recipes/${x.recipe.id}">${x.recipe.name}</a></td><td>${x.test_case.name}</td><td><span class="badge ${x.status === 'succeeded' ? 'ok' : x.status === 'failed' ? 'bad' : ''}">${x.status}</span></td></tr>`)}</tbody></table>`}</section>`;
-  })}`);
+${
+  r.results.length === 0
+    ? ''
+    : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">Test case</th><th scope="col">Result</th></tr></thead><tbody>
+${r.results.map((x) => html`<tr><td><a href="/console/recipes/${x.recipe.id}">${x.recipe.name}</a></td><td>${x.test_case.name}</td><td><span class="badge ${x.status === 'succeeded' ? 'ok' : x.status === 'failed' ? 'bad' : ''}">${x.status}</span></td></tr>`)}</tbody></table>`
+}</section>`;
+})}`,
+  );
 }
 
 function resultBadge(status: string) {
@@ -129,14 +206,21 @@ function resultBadge(status: string) {
 export function testRunPage(frame: PageFrame, run: RunRequestApi): string {
   const passed = run.results.filter((x) => x.status === 'succeeded').length;
   const failed = run.results.filter((x) => x.status === 'failed').length;
-  return page(frame, html`
+  return page(
+    frame,
+    html`
 <dl class="facts">
   <dt>State</dt><dd><span class="badge ${run.status === 'completed' ? (failed === 0 ? 'ok' : 'bad') : ''}">${run.status}</span>${run.status === 'running' ? html` <a href="/console/test-runs/${run.id}">Reload</a>` : ''}</dd>
   <dt>Results</dt><dd>${passed} passed, ${failed} failed${run.results.length - passed - failed > 0 ? html`, ${run.results.length - passed - failed} pending` : ''}</dd>
   <dt>Coverage</dt><dd>${run.coverage ? `${run.coverage.value}% of the steps` : html`<span class="muted">when completed</span>`}</dd>
   <dt>Started</dt><dd>${time(run.created_at)}</dd>
 </dl>
-${run.results.length === 0 ? html`<p class="muted">No test case was selected.</p>` : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">Test case</th><th scope="col">Result</th><th scope="col">Failure</th><th scope="col">Job</th></tr></thead><tbody>
-${run.results.map((x) => html`<tr><td><a href="/console/recipes/${x.recipe.id}">${x.recipe.name}</a></td><td>${x.test_case.name}</td><td>${resultBadge(x.status)}</td><td class="error-text">${x.failure ?? ''}</td><td>${x.job ? html`<a href="/console/recipes/${x.recipe.id}/jobs/${encodeURIComponent(x.job.id)}">${x.job.id}</a>` : ''}</td></tr>`)}</tbody></table>`}
-<p><a href="/console/test-runs">All test runs</a></p>`);
+${
+  run.results.length === 0
+    ? html`<p class="muted">No test case was selected.</p>`
+    : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">Test case</th><th scope="col">Result</th><th scope="col">Failure</th><th scope="col">Job</th></tr></thead><tbody>
+${run.results.map((x) => html`<tr><td><a href="/console/recipes/${x.recipe.id}">${x.recipe.name}</a></td><td>${x.test_case.name}</td><td>${resultBadge(x.status)}</td><td class="error-text">${x.failure ?? ''}</td><td>${x.job ? html`<a href="/console/recipes/${x.recipe.id}/jobs/${encodeURIComponent(x.job.id)}">${x.job.id}</a>` : ''}</td></tr>`)}</tbody></table>`
+}
+<p><a href="/console/test-runs">All test runs</a></p>`,
+  );
 }

@@ -43,7 +43,11 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn(...ts('created_at'), (c) => c.notNull())
     .addColumn(...ts('updated_at'), (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('folders_environment_parent').on('folders').columns(['environment_id', 'parent_id', 'name']).execute();
+  await db.schema
+    .createIndex('folders_environment_parent')
+    .on('folders')
+    .columns(['environment_id', 'parent_id', 'name'])
+    .execute();
 
   await addIdColumn(db.schema.createTable('projects'), dialect)
     .addColumn('workspace_id', 'bigint', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))

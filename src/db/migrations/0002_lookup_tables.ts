@@ -26,11 +26,16 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn(...ts('updated_at'), (c) => c.notNull())
     .addUniqueConstraint('lookup_tables_name_unique', ['environment_id', 'name_key'])
     .execute();
-  await db.schema.createIndex('lookup_tables_environment').on('lookup_tables').columns(['environment_id', 'id']).execute();
+  await db.schema
+    .createIndex('lookup_tables_environment')
+    .on('lookup_tables')
+    .columns(['environment_id', 'id'])
+    .execute();
   await db.schema.createIndex('lookup_tables_deleted').on('lookup_tables').column('deleted_at').execute();
 
-  let rows = addIdColumn(db.schema.createTable('lookup_table_rows'), dialect)
-    .addColumn('table_id', 'bigint', (c) => c.notNull().references('lookup_tables.id').onDelete('cascade'));
+  let rows = addIdColumn(db.schema.createTable('lookup_table_rows'), dialect).addColumn('table_id', 'bigint', (c) =>
+    c.notNull().references('lookup_tables.id').onDelete('cascade'),
+  );
   for (let n = 1; n <= CELL_COLUMN_COUNT; n++) rows = rows.addColumn(`col${n}`, 'text');
   await rows
     .addColumn(...ts('created_at'), (c) => c.notNull())
@@ -39,6 +44,10 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
   // Listing a table's rows in id order, and purging them.
   await db.schema.createIndex('lookup_table_rows_table').on('lookup_table_rows').columns(['table_id', 'id']).execute();
   for (let n = 1; n <= CELL_COLUMN_COUNT; n++) {
-    await db.schema.createIndex(`lookup_table_rows_col${n}`).on('lookup_table_rows').columns(['table_id', `col${n}`]).execute();
+    await db.schema
+      .createIndex(`lookup_table_rows_col${n}`)
+      .on('lookup_table_rows')
+      .columns(['table_id', `col${n}`])
+      .execute();
   }
 }

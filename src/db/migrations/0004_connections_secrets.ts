@@ -28,7 +28,9 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     // Deleting a parent through its folder takes its runtime children with it; the API refuses a direct delete.
     .addColumn('parent_id', 'bigint', (c) => c.references('connections.id').onDelete('cascade'))
     // The API refuses to delete a profile in use; set null only matters when a whole environment goes.
-    .addColumn('custom_oauth_profile_id', 'bigint', (c) => c.references('custom_oauth_profiles.id').onDelete('set null'))
+    .addColumn('custom_oauth_profile_id', 'bigint', (c) =>
+      c.references('custom_oauth_profiles.id').onDelete('set null'),
+    )
     .addColumn('name', 'varchar(255)', (c) => c.notNull())
     .addColumn('provider', 'varchar(100)', (c) => c.notNull())
     .addColumn('description', 'text')
@@ -43,9 +45,17 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn(...ts('created_at'), (c) => c.notNull())
     .addColumn(...ts('updated_at'), (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('connections_environment_folder').on('connections').columns(['environment_id', 'folder_id']).execute();
+  await db.schema
+    .createIndex('connections_environment_folder')
+    .on('connections')
+    .columns(['environment_id', 'folder_id'])
+    .execute();
   await db.schema.createIndex('connections_parent').on('connections').column('parent_id').execute();
-  await db.schema.createIndex('connections_oauth_profile').on('connections').column('custom_oauth_profile_id').execute();
+  await db.schema
+    .createIndex('connections_oauth_profile')
+    .on('connections')
+    .column('custom_oauth_profile_id')
+    .execute();
 
   await addIdColumn(db.schema.createTable('custom_connectors'), dialect)
     .addColumn('workspace_id', 'bigint', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
@@ -59,7 +69,11 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn(...ts('created_at'), (c) => c.notNull())
     .addColumn(...ts('updated_at'), (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('custom_connectors_environment').on('custom_connectors').column('environment_id').execute();
+  await db.schema
+    .createIndex('custom_connectors_environment')
+    .on('custom_connectors')
+    .column('environment_id')
+    .execute();
 
   await addIdColumn(db.schema.createTable('custom_connector_versions'), dialect)
     .addColumn('connector_id', 'bigint', (c) => c.notNull().references('custom_connectors.id').onDelete('cascade'))

@@ -8,8 +8,26 @@ import { addIdColumn, type DialectName } from '../dialect.ts';
  * the code; new workspaces take theirs from src/api/roles/roles.store.ts).
  */
 const SEED_ROLES = [
-  { name: 'Analyst', privileges: { Recipes: ['read'], Jobs: ['read'], Connections: ['read'], 'Lookup tables': ['read'], 'Projects & folders': ['read'] } },
-  { name: 'Operator', privileges: { Recipes: ['read', 'create', 'update', 'run'], Jobs: ['read'], Connections: ['read', 'create', 'update'], 'Lookup tables': ['read', 'update'], 'Projects & folders': ['read'] } },
+  {
+    name: 'Analyst',
+    privileges: {
+      Recipes: ['read'],
+      Jobs: ['read'],
+      Connections: ['read'],
+      'Lookup tables': ['read'],
+      'Projects & folders': ['read'],
+    },
+  },
+  {
+    name: 'Operator',
+    privileges: {
+      Recipes: ['read', 'create', 'update', 'run'],
+      Jobs: ['read'],
+      Connections: ['read', 'create', 'update'],
+      'Lookup tables': ['read', 'update'],
+      'Projects & folders': ['read'],
+    },
+  },
 ];
 
 export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
@@ -28,12 +46,17 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .execute();
 
   // A folder deleted elsewhere drops out of every role (the role does not widen to all folders).
-  await db.schema.createTable('collaborator_role_folders')
+  await db.schema
+    .createTable('collaborator_role_folders')
     .addColumn('role_id', 'bigint', (c) => c.notNull().references('collaborator_roles.id').onDelete('cascade'))
     .addColumn('folder_id', 'bigint', (c) => c.notNull().references('folders.id').onDelete('cascade'))
     .addPrimaryKeyConstraint('collaborator_role_folders_pk', ['role_id', 'folder_id'])
     .execute();
-  await db.schema.createIndex('collaborator_role_folders_folder').on('collaborator_role_folders').column('folder_id').execute();
+  await db.schema
+    .createIndex('collaborator_role_folders_folder')
+    .on('collaborator_role_folders')
+    .column('folder_id')
+    .execute();
 
   // One row per invitee and workspace: a repeat invitation (allowed after 20 minutes) updates it.
   await addIdColumn(db.schema.createTable('member_invitations'), dialect)
@@ -52,7 +75,11 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn(...ts('updated_at'), (c) => c.notNull())
     .addUniqueConstraint('member_invitations_email_unique', ['workspace_id', 'email_key'])
     .execute();
-  await db.schema.createIndex('member_invitations_status').on('member_invitations').columns(['workspace_id', 'status']).execute();
+  await db.schema
+    .createIndex('member_invitations_status')
+    .on('member_invitations')
+    .columns(['workspace_id', 'status'])
+    .execute();
 
   const seeded = db as Kysely<SeedTables>;
   const now = new Date().toISOString();
@@ -61,7 +88,16 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     for (const role of SEED_ROLES) {
       await seeded
         .insertInto('collaborator_roles')
-        .values({ workspace_id: workspace.id, name: role.name, name_key: role.name.toLowerCase(), inheritable: 0, all_folders: 1, privileges: JSON.stringify(role.privileges), created_at: now, updated_at: now })
+        .values({
+          workspace_id: workspace.id,
+          name: role.name,
+          name_key: role.name.toLowerCase(),
+          inheritable: 0,
+          all_folders: 1,
+          privileges: JSON.stringify(role.privileges),
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
     }
   }
@@ -70,5 +106,14 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
 /** The two tables the seeding touches, as they are at this migration. */
 interface SeedTables {
   workspaces: { id: number };
-  collaborator_roles: { workspace_id: number; name: string; name_key: string; inheritable: number; all_folders: number; privileges: string; created_at: string; updated_at: string };
+  collaborator_roles: {
+    workspace_id: number;
+    name: string;
+    name_key: string;
+    inheritable: number;
+    all_folders: number;
+    privileges: string;
+    created_at: string;
+    updated_at: string;
+  };
 }

@@ -7,7 +7,12 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
   const ts = (name: string) => [name, 'varchar(40)'] as const;
 
   await db.schema.alterTable('environments').addColumn('api_prefix', 'varchar(100)').execute();
-  await db.schema.createIndex('environments_api_prefix_unique').on('environments').column('api_prefix').unique().execute();
+  await db.schema
+    .createIndex('environments_api_prefix_unique')
+    .on('environments')
+    .column('api_prefix')
+    .unique()
+    .execute();
 
   await addIdColumn(db.schema.createTable('api_policies'), dialect)
     .addColumn('workspace_id', 'bigint', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
@@ -87,7 +92,8 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn(...ts('updated_at'), (c) => c.notNull())
     .execute();
 
-  await db.schema.createTable('api_policy_counters')
+  await db.schema
+    .createTable('api_policy_counters')
     .addColumn('profile_id', 'bigint', (c) => c.notNull().references('api_access_profiles.id').onDelete('cascade'))
     .addColumn('kind', 'varchar(10)', (c) => c.notNull())
     .addColumn('window_start', 'bigint', (c) => c.notNull())

@@ -33,7 +33,8 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .execute();
   await db.schema.createIndex('event_topics_folder').on('event_topics').column('folder_id').execute();
 
-  await db.schema.createTable('event_messages')
+  await db.schema
+    .createTable('event_messages')
     .addColumn('topic_id', 'bigint', (c) => c.notNull().references('event_topics.id').onDelete('cascade'))
     .addColumn('seq', 'bigint', (c) => c.notNull())
     .addColumn(...ts('published_at'), (c) => c.notNull())
@@ -42,9 +43,19 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addPrimaryKeyConstraint('event_messages_pk', ['topic_id', 'seq'])
     .execute();
   // since_time and the start of a topic: the first message after a time, without a scan.
-  await db.schema.createIndex('event_messages_topic_time').on('event_messages').columns(['topic_id', 'published_at', 'seq']).execute();
+  await db.schema
+    .createIndex('event_messages_topic_time')
+    .on('event_messages')
+    .columns(['topic_id', 'published_at', 'seq'])
+    .execute();
 
   // Access profiles granted topics (13 §1): JSON arrays of topic ids per right.
-  await db.schema.alterTable('api_access_profiles').addColumn('publish_topic_ids', 'text', (c) => c.notNull().defaultTo('[]')).execute();
-  await db.schema.alterTable('api_access_profiles').addColumn('consume_topic_ids', 'text', (c) => c.notNull().defaultTo('[]')).execute();
+  await db.schema
+    .alterTable('api_access_profiles')
+    .addColumn('publish_topic_ids', 'text', (c) => c.notNull().defaultTo('[]'))
+    .execute();
+  await db.schema
+    .alterTable('api_access_profiles')
+    .addColumn('consume_topic_ids', 'text', (c) => c.notNull().defaultTo('[]'))
+    .execute();
 }

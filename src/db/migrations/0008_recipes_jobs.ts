@@ -39,7 +39,11 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn(...ts('created_at'), (c) => c.notNull())
     .addColumn(...ts('updated_at'), (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('recipes_environment_folder').on('recipes').columns(['environment_id', 'folder_id']).execute();
+  await db.schema
+    .createIndex('recipes_environment_folder')
+    .on('recipes')
+    .columns(['environment_id', 'folder_id'])
+    .execute();
   await db.schema.createIndex('recipes_running').on('recipes').column('running').execute();
 
   await addIdColumn(db.schema.createTable('recipe_versions'), dialect)
@@ -83,7 +87,8 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
   await db.schema.createIndex('jobs_recipe_started').on('jobs').columns(['recipe_id', 'started_at', 'id']).execute();
   await db.schema.createIndex('jobs_status_recipe').on('jobs').columns(['status', 'recipe_id', 'id']).execute();
 
-  await db.schema.createTable('job_lines')
+  await db.schema
+    .createTable('job_lines')
     .addColumn('job_id', 'bigint', (c) => c.notNull().references('jobs.id').onDelete('cascade'))
     .addColumn('seq', 'integer', (c) => c.notNull())
     .addColumn('recipe_line_number', 'integer', (c) => c.notNull())

@@ -6,5 +6,10 @@ import type { Kysely } from 'kysely';
 import type { DialectName } from '../dialect.ts';
 
 export async function up(db: Kysely<unknown>, _dialect: DialectName): Promise<void> {
-  await db.schema.createIndex('jobs_completed').on('jobs').column('completed_at').where('completed_at', 'is not', null).execute();
+  await db.schema
+    .createIndex('jobs_completed')
+    .on('jobs')
+    .column('completed_at')
+    .where('completed_at', 'is not', null)
+    .execute();
 }

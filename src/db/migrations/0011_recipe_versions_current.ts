@@ -19,20 +19,56 @@ interface RecipeColumns {
 
 type Tables = {
   recipes: RecipeColumns;
-  recipe_versions: Omit<RecipeColumns, 'id'> & { id: number; recipe_id: number; comment: string | null; created_at: string };
+  recipe_versions: Omit<RecipeColumns, 'id'> & {
+    id: number;
+    recipe_id: number;
+    comment: string | null;
+    created_at: string;
+  };
 };
 
 export async function up(db: Kysely<unknown>, _dialect: DialectName): Promise<void> {
   const typed = db as Kysely<Tables>;
   await typed
     .insertInto('recipe_versions')
-    .columns(['recipe_id', 'version_no', 'name', 'description', 'code', 'config', 'comment', 'author_name', 'author_email', 'created_at', 'updated_at'])
+    .columns([
+      'recipe_id',
+      'version_no',
+      'name',
+      'description',
+      'code',
+      'config',
+      'comment',
+      'author_name',
+      'author_email',
+      'created_at',
+      'updated_at',
+    ])
     .expression(
       typed
         .selectFrom('recipes as r')
-        .select(['r.id', 'r.version_no', 'r.name', 'r.description', 'r.code', 'r.config', sql<null>`null`.as('comment'), 'r.author_name', 'r.author_email', 'r.updated_at as created_at', 'r.updated_at'])
+        .select([
+          'r.id',
+          'r.version_no',
+          'r.name',
+          'r.description',
+          'r.code',
+          'r.config',
+          sql<null>`null`.as('comment'),
+          'r.author_name',
+          'r.author_email',
+          'r.updated_at as created_at',
+          'r.updated_at',
+        ])
         .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('recipe_versions as v').select('v.id').whereRef('v.recipe_id', '=', 'r.id').whereRef('v.version_no', '=', 'r.version_no'))),
+          not(
+            exists(
+              selectFrom('recipe_versions as v')
+                .select('v.id')
+                .whereRef('v.recipe_id', '=', 'r.id')
+                .whereRef('v.version_no', '=', 'r.version_no'),
+            ),
+          ),
         ),
     )
     .execute();

@@ -49,7 +49,8 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .execute();
   await db.schema.createIndex('packages_status').on('packages').column('status').execute();
 
-  await db.schema.createTable('package_chunks')
+  await db.schema
+    .createTable('package_chunks')
     .addColumn('package_id', 'bigint', (c) => c.notNull().references('packages.id').onDelete('cascade'))
     .addColumn('seq', 'integer', (c) => c.notNull())
     .addColumn('data', blobType(dialect), (c) => c.notNull())

@@ -39,6 +39,10 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn(...ts('created_at'), (c) => c.notNull())
     .addColumn(...ts('updated_at'), (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('deployments_environment_created').on('deployments').columns(['environment_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('deployments_environment_created')
+    .on('deployments')
+    .columns(['environment_id', 'created_at'])
+    .execute();
   await db.schema.createIndex('deployments_package').on('deployments').column('package_id').execute();
 }

@@ -7,7 +7,8 @@ import type { DialectName } from '../dialect.ts';
 export async function up(db: Kysely<unknown>, _dialect: DialectName): Promise<void> {
   const ts = (name: string) => [name, 'varchar(40)'] as const;
 
-  await db.schema.createTable('test_cases')
+  await db.schema
+    .createTable('test_cases')
     .addColumn('id', 'varchar(40)', (c) => c.primaryKey())
     .addColumn('recipe_id', 'bigint', (c) => c.notNull().references('recipes.id').onDelete('cascade'))
     .addColumn('name', 'varchar(255)', (c) => c.notNull())
@@ -19,7 +20,8 @@ export async function up(db: Kysely<unknown>, _dialect: DialectName): Promise<vo
     .addUniqueConstraint('test_cases_recipe_name_unique', ['recipe_id', 'name'])
     .execute();
 
-  await db.schema.createTable('test_run_requests')
+  await db.schema
+    .createTable('test_run_requests')
     .addColumn('id', 'varchar(40)', (c) => c.primaryKey())
     .addColumn('workspace_id', 'bigint', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
     .addColumn('environment_id', 'bigint', (c) => c.notNull().references('environments.id').onDelete('cascade'))

@@ -7,7 +7,10 @@ import type { DialectName } from '../dialect.ts';
 
 export async function up(db: Kysely<unknown>, _dialect: DialectName): Promise<void> {
   // Every client that exists already was made through v1.
-  await db.schema.alterTable('api_clients').addColumn('is_legacy', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+  await db.schema
+    .alterTable('api_clients')
+    .addColumn('is_legacy', 'integer', (c) => c.notNull().defaultTo(1))
+    .execute();
   for (const [name, type] of [
     // Null on v1 clients: their keys each carry their own (see src/api/api_clients/README.md).
     ['auth_type', 'varchar(10)'],
@@ -27,7 +30,10 @@ export async function up(db: Kysely<unknown>, _dialect: DialectName): Promise<vo
   ] as const) {
     await db.schema.alterTable('api_clients').addColumn(name, type).execute();
   }
-  await db.schema.alterTable('api_clients').addColumn('mtls_enabled', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('api_clients')
+    .addColumn('mtls_enabled', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 
   for (const [name, type] of [
     // The token as lists show it (first 8 characters, an ellipsis, the last 4), never the token.

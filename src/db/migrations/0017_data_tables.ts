@@ -34,15 +34,24 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn(...ts('created_at'), (c) => c.notNull())
     .addColumn(...ts('updated_at'), (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('data_table_records_table').on('data_table_records').columns(['table_id', 'id']).execute();
+  await db.schema
+    .createIndex('data_table_records_table')
+    .on('data_table_records')
+    .columns(['table_id', 'id'])
+    .execute();
 
-  await db.schema.createTable('data_table_values')
+  await db.schema
+    .createTable('data_table_values')
     .addColumn('table_id', 'bigint', (c) => c.notNull())
     .addColumn('field_id', 'varchar(36)', (c) => c.notNull())
     // The value as text, cut to 200 characters: a search compares the records it finds again.
     .addColumn('value_key', 'varchar(200)', (c) => c.notNull())
     .addColumn('record_pk', 'bigint', (c) => c.notNull().references('data_table_records.id').onDelete('cascade'))
     .execute();
-  await db.schema.createIndex('data_table_values_lookup').on('data_table_values').columns(['table_id', 'field_id', 'value_key', 'record_pk']).execute();
+  await db.schema
+    .createIndex('data_table_values_lookup')
+    .on('data_table_values')
+    .columns(['table_id', 'field_id', 'value_key', 'record_pk'])
+    .execute();
   await db.schema.createIndex('data_table_values_record').on('data_table_values').column('record_pk').execute();
 }

@@ -21,7 +21,8 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .execute();
   await db.schema.createIndex('files_directory').on('files').columns(['environment_id', 'directory', 'name']).execute();
 
-  await db.schema.createTable('file_chunks')
+  await db.schema
+    .createTable('file_chunks')
     .addColumn('file_id', 'bigint', (c) => c.notNull().references('files.id').onDelete('cascade'))
     .addColumn('seq', 'integer', (c) => c.notNull())
     .addColumn('data', blobType(dialect), (c) => c.notNull())

@@ -32,6 +32,14 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn(...ts('completed_at'))
     .execute();
   await db.schema.createIndex('workflow_tasks_job').on('workflow_tasks').columns(['job_id', 'id']).execute();
-  await db.schema.createIndex('workflow_tasks_env_status').on('workflow_tasks').columns(['environment_id', 'status', 'id']).execute();
-  await db.schema.createIndex('workflow_tasks_status_expires').on('workflow_tasks').columns(['status', 'expires_at']).execute();
+  await db.schema
+    .createIndex('workflow_tasks_env_status')
+    .on('workflow_tasks')
+    .columns(['environment_id', 'status', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('workflow_tasks_status_expires')
+    .on('workflow_tasks')
+    .columns(['status', 'expires_at'])
+    .execute();
 }

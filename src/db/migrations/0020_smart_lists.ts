@@ -18,7 +18,8 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn(...ts('updated_at'), (c) => c.notNull())
     .addUniqueConstraint('smart_lists_env_name_unique', ['environment_id', 'name'])
     .execute();
-  await db.schema.createTable('smart_list_rows')
+  await db.schema
+    .createTable('smart_list_rows')
     .addColumn('list_id', 'bigint', (c) => c.notNull().references('smart_lists.id').onDelete('cascade'))
     .addColumn('seq', 'integer', (c) => c.notNull())
     // JSON object: the record's top-level fields.

@@ -15,7 +15,11 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
   // The sweep of ended sessions.
   await db.schema.createIndex('console_sessions_expires').on('console_sessions').column('expires_at').execute();
   // A recipe's jobs of one status, newest first, from any cursor (the console's job list filter).
-  await db.schema.createIndex('jobs_recipe_status_started').on('jobs').columns(['recipe_id', 'status', 'started_at', 'id']).execute();
+  await db.schema
+    .createIndex('jobs_recipe_status_started')
+    .on('jobs')
+    .columns(['recipe_id', 'status', 'started_at', 'id'])
+    .execute();
   // The dashboard's recent failures of an environment, newest first, without reading the succeeded jobs.
   await db.schema.createIndex('jobs_failed_completed').on('jobs').columns(['status', 'completed_at']).execute();
 }

@@ -10,7 +10,8 @@ export async function up(db: Kysely<unknown>, _dialect: DialectName): Promise<vo
   await db.schema.alterTable('jobs').addColumn('claimed_by', 'text').execute();
   await db.schema.alterTable('jobs').addColumn('lease_expires_at', 'text').execute();
   await db.schema.createIndex('jobs_running_lease').on('jobs').columns(['status', 'lease_expires_at']).execute();
-  await db.schema.createTable('leases')
+  await db.schema
+    .createTable('leases')
     .addColumn('name', 'text', (c) => c.primaryKey())
     .addColumn('holder', 'text', (c) => c.notNull())
     .addColumn('expires_at', 'text', (c) => c.notNull())

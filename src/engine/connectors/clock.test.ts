@@ -32,7 +32,10 @@ describe('clock schedules', () => {
     const s = schedule({ time_unit: 'days', trigger_every: '1', trigger_at: '09:30', timezone: 'Europe/Paris' });
     assert.equal(iso(nextFireTime(s, at('2026-01-15T10:00:00Z'), null)), '2026-01-16T08:30:00.000Z');
     const every2 = schedule({ time_unit: 'days', trigger_every: '2', trigger_at: '09:30:00', timezone: 'UTC' });
-    assert.equal(iso(nextFireTime(every2, at('2026-01-15T09:30:00.001Z'), at('2026-01-15T09:30:00Z'))), '2026-01-17T09:30:00.000Z');
+    assert.equal(
+      iso(nextFireTime(every2, at('2026-01-15T09:30:00.001Z'), at('2026-01-15T09:30:00Z'))),
+      '2026-01-17T09:30:00.000Z',
+    );
     const pm = schedule({ time_unit: 'days', trigger_at: '05:15 pm', timezone: 'UTC' });
     assert.equal(iso(nextFireTime(pm, at('2026-01-15T10:00:00Z'), null)), '2026-01-15T17:15:00.000Z');
   });
@@ -69,13 +72,22 @@ describe('clock schedules', () => {
 describe('scheduled recipes', () => {
   const clock = manualClock('2026-01-15T10:00:00.000Z');
   let t: TestApp;
-  before(async () => { t = await createTestApp({ clock }); });
+  before(async () => {
+    t = await createTestApp({ clock });
+  });
   after(() => t.close());
 
-  const scheduled = (input: Record<string, unknown>) => numbered({
-    keyword: 'trigger', provider: 'clock', name: 'scheduled_event', as: 'tick', input,
-    block: [log('note', `#{_dp('{"pill_type":"output","provider":"clock","line":"tick","path":["scheduled_time"]}')}`)],
-  });
+  const scheduled = (input: Record<string, unknown>) =>
+    numbered({
+      keyword: 'trigger',
+      provider: 'clock',
+      name: 'scheduled_event',
+      as: 'tick',
+      input,
+      block: [
+        log('note', `#{_dp('{"pill_type":"output","provider":"clock","line":"tick","path":["scheduled_time"]}')}`),
+      ],
+    });
 
   test('a running schedule makes one job per firing; stopping it stops the jobs; a restart resumes it', async () => {
     const id = await createRecipe(t, scheduled({ time_unit: 'minutes', trigger_every: '1', timezone: 'UTC' }));
@@ -116,11 +128,20 @@ describe('scheduled recipes', () => {
 describe('POST /api/recipes/:id/poll_now and /reset_trigger', () => {
   const clock = manualClock('2026-03-01T08:00:00.000Z');
   let t: TestApp;
-  before(async () => { t = await createTestApp({ clock }); });
+  before(async () => {
+    t = await createTestApp({ clock });
+  });
   after(() => t.close());
 
   test('poll_now fires a running schedule at once without moving it; reset_trigger forgets its last firing; other triggers and states are refused', async () => {
-    const code = numbered({ keyword: 'trigger', provider: 'clock', name: 'scheduled_event', as: 'tick', input: { time_unit: 'hours', trigger_every: '1', timezone: 'UTC' }, block: [log('note', 'tick')] });
+    const code = numbered({
+      keyword: 'trigger',
+      provider: 'clock',
+      name: 'scheduled_event',
+      as: 'tick',
+      input: { time_unit: 'hours', trigger_every: '1', timezone: 'UTC' },
+      block: [log('note', 'tick')],
+    });
     const id = await createRecipe(t, code);
     const stoppedPoll = await t.call('POST', `/api/recipes/${id}/poll_now`);
     assert.equal(stoppedPoll.status, 400);
@@ -132,22 +153,39 @@ describe('POST /api/recipes/:id/poll_now and /reset_trigger', () => {
     await t.engine.idle();
     const jobs = await t.call('GET', `/api/recipes/${id}/jobs`);
     assert.equal(jobs.body.items.length, 2, 'one job more, at once');
-    assert.deepEqual((await t.call('GET', `/api/recipes/${id}`)).body.trigger_closure, closure, 'the schedule did not move');
+    assert.deepEqual(
+      (await t.call('GET', `/api/recipes/${id}`)).body.trigger_closure,
+      closure,
+      'the schedule did not move',
+    );
     assert.equal(await t.engine.runDueSchedules(), 0, 'the next firing is still an hour away');
 
-    assert.equal((await t.call('POST', `/api/recipes/${id}/reset_trigger`)).status, 400, 'a running recipe is not reset');
+    assert.equal(
+      (await t.call('POST', `/api/recipes/${id}/reset_trigger`)).status,
+      400,
+      'a running recipe is not reset',
+    );
     await t.call('PUT', `/api/recipes/${id}/stop`);
     assert.deepEqual((await t.call('POST', `/api/recipes/${id}/reset_trigger`)).body, { success: true });
     assert.equal((await t.call('GET', `/api/recipes/${id}`)).body.trigger_closure, null);
 
-    const hook = await createRecipe(t, numbered({ keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'h', input: {}, block: [] }));
+    const hook = await createRecipe(
+      t,
+      numbered({ keyword: 'trigger', provider: 'workato_webhooks', name: 'new_event', as: 'h', input: {}, block: [] }),
+    );
     const reset = await t.call('POST', `/api/recipes/${hook}/reset_trigger`);
     assert.equal(reset.status, 400);
-    assert.equal(reset.body.message, 'reset_trigger applies to scheduled, topic and polling triggers; this recipe is triggered by workato_webhooks');
+    assert.equal(
+      reset.body.message,
+      'reset_trigger applies to scheduled, topic and polling triggers; this recipe is triggered by workato_webhooks',
+    );
     await startRecipe(t, hook);
     const poll = await t.call('POST', `/api/recipes/${hook}/poll_now`);
     assert.equal(poll.status, 400);
-    assert.equal(poll.body.message, 'poll_now applies to scheduled and polling triggers; this recipe is triggered by workato_webhooks');
+    assert.equal(
+      poll.body.message,
+      'poll_now applies to scheduled and polling triggers; this recipe is triggered by workato_webhooks',
+    );
     assert.equal((await t.call('POST', '/api/recipes/999999/poll_now')).status, 404);
     assert.equal((await t.call('POST', '/api/recipes/999999/reset_trigger')).status, 404);
   });
@@ -156,11 +194,21 @@ describe('POST /api/recipes/:id/poll_now and /reset_trigger', () => {
 describe('scheduled recipes on two nodes sharing the database', () => {
   const clock = manualClock('2026-05-04T06:00:00.000Z');
   let t: TestApp;
-  before(async () => { t = await createTestApp({ clock }); });
+  before(async () => {
+    t = await createTestApp({ clock });
+  });
   after(() => t.close());
 
   test('each tick fires once whichever node fires it, and a recipe started on one node is armed on the other', async () => {
-    const code = (note: string) => numbered({ keyword: 'trigger', provider: 'clock', name: 'scheduled_event', as: 'tick', input: { time_unit: 'minutes', trigger_every: '1', timezone: 'UTC' }, block: [log('note', note)] });
+    const code = (note: string) =>
+      numbered({
+        keyword: 'trigger',
+        provider: 'clock',
+        name: 'scheduled_event',
+        as: 'tick',
+        input: { time_unit: 'minutes', trigger_every: '1', timezone: 'UTC' },
+        block: [log('note', note)],
+      });
     const first = await createRecipe(t, code('first'));
     await startRecipe(t, first);
     // A second engine on the same database and notifier: another node.
@@ -174,7 +222,12 @@ describe('scheduled recipes on two nodes sharing the database', () => {
       // Both nodes' timers fire too (the manual clock makes every firing due at once): whoever
       // fires a tick, it is fired once.
       for (let tick = 0; tick < 5; tick++) {
-        await Promise.all([t.engine.runDueSchedules(), other.runDueSchedules(), t.engine.runDueSchedules(), other.runDueSchedules()]);
+        await Promise.all([
+          t.engine.runDueSchedules(),
+          other.runDueSchedules(),
+          t.engine.runDueSchedules(),
+          other.runDueSchedules(),
+        ]);
         clock.advance(60_000);
       }
       // The other node alone fires both recipes' ticks (the second was armed there by the notification).
@@ -186,7 +239,11 @@ describe('scheduled recipes on two nodes sharing the database', () => {
       for (const id of [first, second]) {
         const jobs = await t.call('GET', `/api/recipes/${id}/jobs`);
         const times = jobs.body.items.map((j: { title: string }) => j.title.replace(/.*Start time=/, '')).sort();
-        assert.deepEqual(times, [0, 1, 2, 3, 4, 5, 6].map((m) => `2026-05-04T06:0${m}:00.000Z`), `recipe ${id}: one job per tick, none twice`);
+        assert.deepEqual(
+          times,
+          [0, 1, 2, 3, 4, 5, 6].map((m) => `2026-05-04T06:0${m}:00.000Z`),
+          `recipe ${id}: one job per tick, none twice`,
+        );
       }
     } finally {
       await other.close(1000);

@@ -9,7 +9,12 @@ import { RTime, hashGet, newHash, toRubyString, type Hash, type Value } from '..
 
 const UNITS = ['minutes', 'hours', 'days', 'weeks', 'months', 'custom'] as const;
 type Unit = (typeof UNITS)[number];
-const UNIT_MS: Record<Exclude<Unit, 'custom' | 'months'>, number> = { minutes: 60_000, hours: 3_600_000, days: 86_400_000, weeks: 604_800_000 };
+const UNIT_MS: Record<Exclude<Unit, 'custom' | 'months'>, number> = {
+  minutes: 60_000,
+  hours: 3_600_000,
+  days: 86_400_000,
+  weeks: 604_800_000,
+};
 const MONTH_MS = 30 * 86_400_000;
 export const DEFAULT_TIME_ZONE = 'America/Los_Angeles';
 
@@ -35,12 +40,15 @@ const TIME_OF_DAY = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*([ap]m)?$/i;
 export function scheduleOf(input: Hash): Schedule | Array<[string, unknown, string, string]> {
   const problems: Array<[string, unknown, string, string]> = [];
   const unit = (text(input, 'time_unit') ?? 'minutes').toLowerCase();
-  if (!(UNITS as readonly string[]).includes(unit)) problems.push(['Time unit', unit, `must be one of ${UNITS.join(', ')}`, 'time_unit']);
+  if (!(UNITS as readonly string[]).includes(unit))
+    problems.push(['Time unit', unit, `must be one of ${UNITS.join(', ')}`, 'time_unit']);
   const everyText = text(input, 'trigger_every') ?? '1';
   const every = Number(everyText);
-  if (!Number.isInteger(every) || every < 1 || every > 10_000) problems.push(['Trigger every', everyText, 'must be a whole number from 1', 'trigger_every']);
+  if (!Number.isInteger(every) || every < 1 || every > 10_000)
+    problems.push(['Trigger every', everyText, 'must be a whole number from 1', 'trigger_every']);
   const zone = text(input, 'timezone') ?? text(input, 'time_zone') ?? DEFAULT_TIME_ZONE;
-  if (!isValidZone(zone)) problems.push(['Timezone', zone, 'is not a known time zone (use an IANA name such as Europe/Paris)', 'timezone']);
+  if (!isValidZone(zone))
+    problems.push(['Timezone', zone, 'is not a known time zone (use an IANA name such as Europe/Paris)', 'timezone']);
   let startAfter: number | null = null;
   const startText = text(input, 'start_after');
   if (startText !== null) {
@@ -51,7 +59,13 @@ export function scheduleOf(input: Hash): Schedule | Array<[string, unknown, stri
   if (unit === 'custom') {
     pattern = text(input, 'cron_expression') ?? text(input, 'cron');
     if (pattern === null) problems.push(['Cron expression', null, "can't be blank", 'cron_expression']);
-    else if (pattern.split(/\s+/).length !== 5) problems.push(['Cron expression', pattern, 'must have 5 fields: minute hour day-of-month month day-of-week', 'cron_expression']);
+    else if (pattern.split(/\s+/).length !== 5)
+      problems.push([
+        'Cron expression',
+        pattern,
+        'must have 5 fields: minute hour day-of-month month day-of-week',
+        'cron_expression',
+      ]);
   } else if (unit === 'days' || unit === 'weeks' || unit === 'months') {
     const at = text(input, 'trigger_at');
     const days = text(input, 'days_of_week');
@@ -72,13 +86,25 @@ export function scheduleOf(input: Hash): Schedule | Array<[string, unknown, stri
       let dow = '*';
       if (unit === 'weeks' && days !== null) {
         const list = days.split(',').map((d) => d.trim());
-        if (list.some((d) => !/^[1-7]$/.test(d))) problems.push(['Days of week', days, 'must be day numbers from 1 (Monday) to 7 (Sunday), separated by commas', 'days_of_week']);
+        if (list.some((d) => !/^[1-7]$/.test(d)))
+          problems.push([
+            'Days of week',
+            days,
+            'must be day numbers from 1 (Monday) to 7 (Sunday), separated by commas',
+            'days_of_week',
+          ]);
         dow = list.map((d) => String(Number(d) % 7)).join(',');
       }
       let domField = '*';
       if (unit === 'months') {
         const list = (dom ?? '1').split(',').map((d) => d.trim());
-        if (list.some((d) => !/^([1-9]|[12]\d|3[01]|L)$/.test(d))) problems.push(['Days of month', dom, 'must be day numbers from 1 to 31 (or L for the last day), separated by commas', 'days_of_month']);
+        if (list.some((d) => !/^([1-9]|[12]\d|3[01]|L)$/.test(d)))
+          problems.push([
+            'Days of month',
+            dom,
+            'must be day numbers from 1 to 31 (or L for the last day), separated by commas',
+            'days_of_month',
+          ]);
         domField = list.join(',');
       }
       pattern = `${minute} ${hour} ${domField} * ${dow}`;
@@ -119,7 +145,11 @@ export function nextFireTime(s: Schedule, now: number, lastFired: number | null)
   }
   let candidate = s.cron.nextRun(new Date(notBefore - 1));
   const minGap = s.every > 1 && lastFired !== null ? period(s) - 3_600_000 : 0;
-  for (let i = 0; candidate !== null && i < 1000 && lastFired !== null && candidate.getTime() - lastFired < minGap; i++) {
+  for (
+    let i = 0;
+    candidate !== null && i < 1000 && lastFired !== null && candidate.getTime() - lastFired < minGap;
+    i++
+  ) {
     candidate = s.cron.nextRun(candidate);
   }
   return candidate === null ? Number.POSITIVE_INFINITY : candidate.getTime();
@@ -131,7 +161,12 @@ function isoWeek(ms: number, zone: string): number {
   const day = (date.getUTCDay() + 6) % 7;
   date.setUTCDate(date.getUTCDate() - day + 3);
   const firstThursday = new Date(Date.UTC(date.getUTCFullYear(), 0, 4));
-  return 1 + Math.round(((date.getTime() - firstThursday.getTime()) / 86_400_000 - 3 + ((firstThursday.getUTCDay() + 6) % 7)) / 7);
+  return (
+    1 +
+    Math.round(
+      ((date.getTime() - firstThursday.getTime()) / 86_400_000 - 3 + ((firstThursday.getUTCDay() + 6) % 7)) / 7,
+    )
+  );
 }
 
 export const clock: Connector = {
@@ -167,8 +202,10 @@ export const clock: Connector = {
       required: [{ path: 'interval', label: 'Interval' }],
       async run(input, sc) {
         const seconds = Number(toRubyString(hashGet(input, 'interval')));
-        if (!Number.isFinite(seconds) || seconds < 0) throw new StepError('Bad request', 'interval must be a number of seconds');
-        if (seconds > sc.limits.maxWaitSeconds) throw new StepError('Bad request', `interval is longer than ${sc.limits.maxWaitSeconds} seconds`);
+        if (!Number.isFinite(seconds) || seconds < 0)
+          throw new StepError('Bad request', 'interval must be a number of seconds');
+        if (seconds > sc.limits.maxWaitSeconds)
+          throw new StepError('Bad request', `interval is longer than ${sc.limits.maxWaitSeconds} seconds`);
         await sc.sleep(seconds * 1000);
         return newHash([['waited_seconds', seconds]]);
       },

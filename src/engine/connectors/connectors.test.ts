@@ -16,7 +16,9 @@ before(async () => {
   t = await createTestApp({ engine: { limits: { httpTimeoutMs: 300, httpMaxResponseBytes: 64 * 1024 } } });
   server = createServer((req, res) => {
     let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString('utf8'); });
+    req.on('data', (c: Buffer) => {
+      body += c.toString('utf8');
+    });
     req.on('end', () => {
       received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
       if (req.url?.startsWith('/slow')) return void setTimeout(() => res.end('late'), 2500).unref();
@@ -39,11 +41,19 @@ after(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const request = (as: string, req: Record<string, unknown>, response: Record<string, unknown> = {}) => action('rest', 'make_request_v2', as, { request: req, response });
+const request = (as: string, req: Record<string, unknown>, response: Record<string, unknown> = {}) =>
+  action('rest', 'make_request_v2', as, { request: req, response });
 
 describe('rest make_request_v2', () => {
   test('GET with query and headers; JSON answers are parsed; status and headers are outputs', async () => {
-    const { path } = await webhookRecipe(t, [request('get', { method: 'GET', url: `${base}/orders`, query: { id: pill('workato_webhooks', 'hook', 'payload', 'id') }, headers: [{ header: 'X-Api-Key', value: 'k1' }] })]);
+    const { path } = await webhookRecipe(t, [
+      request('get', {
+        method: 'GET',
+        url: `${base}/orders`,
+        query: { id: pill('workato_webhooks', 'hook', 'payload', 'id') },
+        headers: [{ header: 'X-Api-Key', value: 'k1' }],
+      }),
+    ]);
     const job = await fire(t, path, { id: 'A 1' });
     assert.equal(job.status, 'succeeded', job.error ?? '');
     const out = job.output(1) as { status_code: number; headers: Record<string, string>; body: { path: string } };
@@ -55,9 +65,24 @@ describe('rest make_request_v2', () => {
 
   test('POST bodies: structured JSON, raw JSON text, form fields', async () => {
     const { path } = await webhookRecipe(t, [
-      request('json', { method: 'POST', url: `${base}/a`, content_type: 'json', body: { sku: pill('workato_webhooks', 'hook', 'payload', 'sku'), qty: 2 } }),
-      request('raw', { method: 'PUT', url: `${base}/b`, content_type: 'application/json', body: `=${dp('workato_webhooks', 'hook', 'payload')}.to_json` }),
-      request('form', { method: 'POST', url: `${base}/c`, content_type: 'application/x-www-form-urlencoded', body: { a: 'x y', b: '1' } }),
+      request('json', {
+        method: 'POST',
+        url: `${base}/a`,
+        content_type: 'json',
+        body: { sku: pill('workato_webhooks', 'hook', 'payload', 'sku'), qty: 2 },
+      }),
+      request('raw', {
+        method: 'PUT',
+        url: `${base}/b`,
+        content_type: 'application/json',
+        body: `=${dp('workato_webhooks', 'hook', 'payload')}.to_json`,
+      }),
+      request('form', {
+        method: 'POST',
+        url: `${base}/c`,
+        content_type: 'application/x-www-form-urlencoded',
+        body: { a: 'x y', b: '1' },
+      }),
     ]);
     const job = await fire(t, path, { sku: 'S-1' });
     assert.equal(job.status, 'succeeded', job.error ?? '');
@@ -70,10 +95,21 @@ describe('rest make_request_v2', () => {
   });
 
   test('a rest connection gives the base URL and its credentials', async () => {
-    const conn = await t.call('POST', '/api/connections', { body: { name: 'Orders API', provider: 'rest', input: { base_url: `${base}/api`, auth_type: 'bearer', token: 'T0KEN' } } });
+    const conn = await t.call('POST', '/api/connections', {
+      body: {
+        name: 'Orders API',
+        provider: 'rest',
+        input: { base_url: `${base}/api`, auth_type: 'bearer', token: 'T0KEN' },
+      },
+    });
     assert.equal(conn.status, 200, conn.text);
-    const config = [{ keyword: 'application', provider: 'workato_webhooks', name: 'workato_webhooks', account_id: null }, { keyword: 'application', provider: 'rest', name: 'rest', account_id: conn.body.id }];
-    const { path } = await webhookRecipe(t, [request('call', { method: 'GET', url: '/orders/7' })], { config: JSON.stringify(config) });
+    const config = [
+      { keyword: 'application', provider: 'workato_webhooks', name: 'workato_webhooks', account_id: null },
+      { keyword: 'application', provider: 'rest', name: 'rest', account_id: conn.body.id },
+    ];
+    const { path } = await webhookRecipe(t, [request('call', { method: 'GET', url: '/orders/7' })], {
+      config: JSON.stringify(config),
+    });
     const job = await fire(t, path, {});
     assert.equal(job.status, 'succeeded', job.error ?? '');
     assert.equal(received.at(-1)?.url, '/api/orders/7');
@@ -87,22 +123,36 @@ describe('rest make_request_v2', () => {
     assert.equal(job.status, 'failed');
     assert.equal(job.errorType, 'Not found');
     assert.match(job.lines[1]?.error ?? '', /^404 Not found: {"error":"no such order"}/);
-    const ignoring = await webhookRecipe(t, [request('get', { method: 'GET', url: `${base}/missing` }, { ignore_http_errors: 'true' })]);
+    const ignoring = await webhookRecipe(t, [
+      request('get', { method: 'GET', url: `${base}/missing` }, { ignore_http_errors: 'true' }),
+    ]);
     const ok = await fire(t, ignoring.path, {});
     assert.equal(ok.status, 'succeeded');
     assert.equal((ok.output(1) as { status_code: number }).status_code, 404);
   });
 
   test('raw text output, an address that does not answer, a slow server, an oversized answer', async () => {
-    const text = await fire(t, (await webhookRecipe(t, [request('t', { url: `${base}/text` }, { output_type: 'rawdatatxt' })])).path, {});
+    const text = await fire(
+      t,
+      (await webhookRecipe(t, [request('t', { url: `${base}/text` }, { output_type: 'rawdatatxt' })])).path,
+      {},
+    );
     assert.equal((text.output(1) as { body: string }).body, 'plain words');
-    const closed = await fire(t, (await webhookRecipe(t, [request('x', { url: 'http://127.0.0.1:1/nothing' })])).path, {});
+    const closed = await fire(
+      t,
+      (await webhookRecipe(t, [request('x', { url: 'http://127.0.0.1:1/nothing' })])).path,
+      {},
+    );
     assert.equal(closed.errorType, 'Connection error');
-    const slow = await fire(t, (await webhookRecipe(t, [request('s', { url: `${base}/slow`, method: 'POST' })])).path, {});
+    const slow = await fire(
+      t,
+      (await webhookRecipe(t, [request('s', { url: `${base}/slow`, method: 'POST' })])).path,
+      {},
+    );
     assert.equal(slow.errorType, 'Timeout');
     const big = await fire(t, (await webhookRecipe(t, [request('b', { url: `${base}/big` })])).path, {});
     assert.equal(big.errorType, 'Response too large');
-    const bad = await fire(t, (await webhookRecipe(t, [request('u', { url: '=\'ftp://example.com\'' })])).path, {});
+    const bad = await fire(t, (await webhookRecipe(t, [request('u', { url: "='ftp://example.com'" })])).path, {});
     assert.match(bad.error ?? '', /http or https/);
   });
 });
@@ -112,13 +162,29 @@ describe('workato_variable', () => {
     const vars = (name: string) => dp('workato_variable', 'vars', name);
     const list = () => dp('workato_variable', 'list', 'list_items');
     const { path } = await webhookRecipe(t, [
-      action('workato_variable', 'declare_variable', 'vars', { variables: { schema: JSON.stringify([{ name: 'count', type: 'integer' }, { name: 'label', type: 'string' }, { name: 'on', type: 'boolean' }]), data: { count: '5', on: 'yes' } } }),
-      action('workato_variable', 'update_variables', 'upd', { name: 'u1:vars:count\nu1:vars:label', count: `=${dp('workato_variable', 'vars', 'count')} + 1`, label: 'six' }),
+      action('workato_variable', 'declare_variable', 'vars', {
+        variables: {
+          schema: JSON.stringify([
+            { name: 'count', type: 'integer' },
+            { name: 'label', type: 'string' },
+            { name: 'on', type: 'boolean' },
+          ]),
+          data: { count: '5', on: 'yes' },
+        },
+      }),
+      action('workato_variable', 'update_variables', 'upd', {
+        name: 'u1:vars:count\nu1:vars:label',
+        count: `=${dp('workato_variable', 'vars', 'count')} + 1`,
+        label: 'six',
+      }),
       action('workato_variable', 'update_variable', 'upd1', { name: 'u1:vars:on', value: false }),
       action('workato_variable', 'declare_list', 'list', { name: 'items', list_items: [{ a: 1 }] }),
       action('workato_variable', 'insert_to_list', 'ins', { name: 'u2:list', location: 'end', list_item: { a: 2 } }),
       action('workato_variable', 'insert_to_list', 'ins0', { name: 'u2:list', location: 'start', list_item: { a: 0 } }),
-      action('workato_variable', 'insert_to_list_batch', 'batch', { name: 'u2:list', list_items: pill('workato_webhooks', 'hook', 'payload', 'more') }),
+      action('workato_variable', 'insert_to_list_batch', 'batch', {
+        name: 'u2:list',
+        list_items: pill('workato_webhooks', 'hook', 'payload', 'more'),
+      }),
       log('snapshot', `#{${vars('count')}} #{${vars('label')}} #{${vars('on')}} #{${list()}.pluck('a').join(',')}`),
       action('workato_variable', 'clear_list', 'clear', { name: 'u2:list' }),
       log('after', `#{${list()}.size}`),
@@ -131,7 +197,9 @@ describe('workato_variable', () => {
   });
 
   test('updating a variable that was never declared fails the step', async () => {
-    const { path } = await webhookRecipe(t, [action('workato_variable', 'update_variables', 'upd', { name: 'x:nothere:v', v: '1' })]);
+    const { path } = await webhookRecipe(t, [
+      action('workato_variable', 'update_variables', 'upd', { name: 'x:nothere:v', v: '1' }),
+    ]);
     const job = await fire(t, path, {});
     assert.equal(job.status, 'failed');
     assert.match(job.error ?? '', /were not declared/);
@@ -156,7 +224,11 @@ describe('logger, json_parser and clock wait', () => {
   test('a message over the size limit and a document that is not JSON fail their steps', async () => {
     const tooLong = await fire(t, (await webhookRecipe(t, [log('big', "='x' * 20000")])).path, {});
     assert.match(tooLong.error ?? '', /longer than 10000/);
-    const notJson = await fire(t, (await webhookRecipe(t, [action('json_parser', 'parse_json_v2', 'doc', { document: '[1,' })])).path, {});
+    const notJson = await fire(
+      t,
+      (await webhookRecipe(t, [action('json_parser', 'parse_json_v2', 'doc', { document: '[1,' })])).path,
+      {},
+    );
     assert.match(notJson.error ?? '', /not valid JSON/);
   });
 });

@@ -18,7 +18,11 @@ function separatorOf(value: Value): string {
   const named = SEPARATORS[text.toLowerCase()];
   if (named) return named;
   if (text === '\\t') return '\t';
-  if ([...text].length !== 1 || /[\r\n"]/.test(text)) throw new StepError('Bad request', `col_sep must be one character or comma, semicolon, tab, pipe, space, colon; got ${JSON.stringify(text).slice(0, 40)}`);
+  if ([...text].length !== 1 || /[\r\n"]/.test(text))
+    throw new StepError(
+      'Bad request',
+      `col_sep must be one character or comma, semicolon, tab, pipe, space, colon; got ${JSON.stringify(text).slice(0, 40)}`,
+    );
   return text;
 }
 
@@ -39,25 +43,44 @@ export const csvParser: Connector = {
       required: [{ path: 'csv_content', label: 'CSV content' }],
       run(input) {
         const content = toRubyString(hashGet(input, 'csv_content'));
-        if (content.length > MAX_CSV_CHARS) throw new StepError('Bad request', `csv_content is longer than ${MAX_CSV_CHARS} characters`);
+        if (content.length > MAX_CSV_CHARS)
+          throw new StepError('Bad request', `csv_content is longer than ${MAX_CSV_CHARS} characters`);
         const delimiter = separatorOf(hashGet(input, 'col_sep'));
         const headers = flag(hashGet(input, 'header_row'), true);
         const givenNames = hashGet(input, 'column_names');
-        const names = typeof givenNames === 'string' && givenNames.trim() !== '' ? givenNames.split(',').map((n) => n.trim()) : null;
+        const names =
+          typeof givenNames === 'string' && givenNames.trim() !== ''
+            ? givenNames.split(',').map((n) => n.trim())
+            : null;
         let rows: string[][];
         try {
-          rows = parse(content, { delimiter, bom: true, relax_column_count: false, skip_empty_lines: true, to_line: MAX_LINES + 1 }) as string[][];
+          rows = parse(content, {
+            delimiter,
+            bom: true,
+            relax_column_count: false,
+            skip_empty_lines: true,
+            to_line: MAX_LINES + 1,
+          }) as string[][];
         } catch (error) {
           throw new StepError('CSV error', (error as Error).message.slice(0, 500));
         }
-        const header = names ?? (headers ? rows.shift() ?? [] : (rows[0] ?? []).map((_, i) => `column_${i + 1}`));
-        if (new Set(header).size !== header.length) throw new StepError('CSV error', `the header names a column twice: ${header.join(', ').slice(0, 200)}`);
+        const header = names ?? (headers ? (rows.shift() ?? []) : (rows[0] ?? []).map((_, i) => `column_${i + 1}`));
+        if (new Set(header).size !== header.length)
+          throw new StepError('CSV error', `the header names a column twice: ${header.join(', ').slice(0, 200)}`);
         if (rows.length > MAX_LINES) throw new StepError('Bad request', `the CSV holds more than ${MAX_LINES} lines`);
         const lines = rows.map((row, i) => {
-          if (row.length !== header.length) throw new StepError('CSV error', `line ${i + (headers && !names ? 2 : 1)} has ${row.length} fields; the header has ${header.length}`);
+          if (row.length !== header.length)
+            throw new StepError(
+              'CSV error',
+              `line ${i + (headers && !names ? 2 : 1)} has ${row.length} fields; the header has ${header.length}`,
+            );
           return newHash(header.map((name, c) => [name, row[c] ?? null] as [string, Value]));
         });
-        return newHash([['lines', lines], ['line_count', lines.length], ['columns', header]]);
+        return newHash([
+          ['lines', lines],
+          ['line_count', lines.length],
+          ['columns', header],
+        ]);
       },
     },
     create_csv_lines: {
@@ -70,18 +93,28 @@ export const csvParser: Connector = {
         const delimiter = separatorOf(hashGet(input, 'col_sep'));
         const plain = raw.map((line) => toPlain(line));
         const columnsGiven = hashGet(input, 'columns');
-        const columns = Array.isArray(columnsGiven) ? columnsGiven.map((c) => toRubyString(c)) : [...new Set(plain.flatMap((l) => (l !== null && typeof l === 'object' && !Array.isArray(l) ? Object.keys(l) : [])))];
-        const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+        const columns = Array.isArray(columnsGiven)
+          ? columnsGiven.map((c) => toRubyString(c))
+          : [
+              ...new Set(
+                plain.flatMap((l) => (l !== null && typeof l === 'object' && !Array.isArray(l) ? Object.keys(l) : [])),
+              ),
+            ];
+        const cell = (v: unknown) =>
+          v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
         const records = plain.map((l, i) => {
           if (Array.isArray(l)) return l.map(cell);
-          if (l === null || typeof l !== 'object') throw new StepError('Bad request', `lines[${i}] must be an object or a list`);
+          if (l === null || typeof l !== 'object')
+            throw new StepError('Bad request', `lines[${i}] must be an object or a list`);
           return columns.map((c) => cell((l as Record<string, unknown>)[c]));
         });
         const withHeader = flag(hashGet(input, 'header_row'), true) && columns.length > 0;
         const text = stringify(withHeader ? [columns, ...records] : records, { delimiter, record_delimiter: '\n' });
-        return newHash([['csv_content', text], ['line_count', records.length]]);
+        return newHash([
+          ['csv_content', text],
+          ['line_count', records.length],
+        ]);
       },
     },
   },
 };
-

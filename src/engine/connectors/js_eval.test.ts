@@ -6,35 +6,62 @@ import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { action, dp, fire, log, webhookRecipe } from '../../../test/recipes.ts';
 
 let t: TestApp;
-before(async () => { t = await createTestApp({ engine: { limits: { codeTimeoutMs: 1500, codeMemoryBytes: 8 * 1024 * 1024 } } }); });
+before(async () => {
+  t = await createTestApp({ engine: { limits: { codeTimeoutMs: 1500, codeMemoryBytes: 8 * 1024 * 1024 } } });
+});
 after(() => t.close());
 
-const js = (as: string, code: string, data: Record<string, unknown> = {}) => action('js_eval', 'invoke_custom_js_code', as, { code, code_input: { data } });
+const js = (as: string, code: string, data: Record<string, unknown> = {}) =>
+  action('js_eval', 'invoke_custom_js_code', as, { code, code_input: { data } });
 
 describe('js_eval invoke_custom_js_code', () => {
   test('main gets the input data and its result is the step output; later steps read it; #{...} in the code stays code', async () => {
-    const code = "exports.main = ({ items, who }) => ({ total: items.reduce((s, i) => s + i.price * i.qty, 0), greeting: `hi ${who}`, marker: '#{not a pill}' });";
+    const code =
+      "exports.main = ({ items, who }) => ({ total: items.reduce((s, i) => s + i.price * i.qty, 0), greeting: `hi ${who}`, marker: '#{not a pill}' });";
     const { path } = await webhookRecipe(t, [
-      js('calc', code, { items: `=${dp('workato_webhooks', 'hook', 'payload', 'items')}`, who: `#{${dp('workato_webhooks', 'hook', 'payload', 'who')}}` }),
+      js('calc', code, {
+        items: `=${dp('workato_webhooks', 'hook', 'payload', 'items')}`,
+        who: `#{${dp('workato_webhooks', 'hook', 'payload', 'who')}}`,
+      }),
       log('say', `total #{${dp('js_eval', 'calc', 'output', 'total')}}`),
     ]);
-    const job = await fire(t, path, { who: 'Ada', items: [{ price: 2.5, qty: 2 }, { price: 10, qty: 1 }] });
+    const job = await fire(t, path, {
+      who: 'Ada',
+      items: [
+        { price: 2.5, qty: 2 },
+        { price: 10, qty: 1 },
+      ],
+    });
     assert.equal(job.status, 'succeeded', JSON.stringify(job.lines));
     assert.deepEqual(job.output(1), { output: { total: 15, greeting: 'hi Ada', marker: '#{not a pill}' } });
     assert.deepEqual(job.output(2), { message: 'total 15' });
   });
 
   test('an async main is awaited', async () => {
-    const { path } = await webhookRecipe(t, [js('a', 'exports.main = async (input) => { const v = await Promise.resolve(input.n * 2); return { v }; };', { n: 21 })]);
+    const { path } = await webhookRecipe(t, [
+      js('a', 'exports.main = async (input) => { const v = await Promise.resolve(input.n * 2); return { v }; };', {
+        n: 21,
+      }),
+    ]);
     assert.deepEqual((await fire(t, path, {})).output(1), { output: { v: 42 } });
   });
 
   test('no host objects; a loop forever, a memory hog, a throw, no main: the step fails with the reason, and the next step of another job runs', async () => {
-    const host = await webhookRecipe(t, [js('h', 'exports.main = () => ({ kinds: [typeof require, typeof process, typeof fetch, typeof globalThis.setTimeout, typeof WebAssembly] });')]);
-    assert.deepEqual((await fire(t, host.path, {})).output(1), { output: { kinds: ['undefined', 'undefined', 'undefined', 'undefined', 'undefined'] } });
+    const host = await webhookRecipe(t, [
+      js(
+        'h',
+        'exports.main = () => ({ kinds: [typeof require, typeof process, typeof fetch, typeof globalThis.setTimeout, typeof WebAssembly] });',
+      ),
+    ]);
+    assert.deepEqual((await fire(t, host.path, {})).output(1), {
+      output: { kinds: ['undefined', 'undefined', 'undefined', 'undefined', 'undefined'] },
+    });
     const cases: Array<[string, RegExp]> = [
       ['exports.main = () => { for (;;) {} };', /Timeout: the code ran longer than its time limit/],
-      ['exports.main = () => { const a = []; for (;;) a.push({ n: a.length, list: [1, 2, 3] }); };', /Code error: the code used more memory than its limit/],
+      [
+        'exports.main = () => { const a = []; for (;;) a.push({ n: a.length, list: [1, 2, 3] }); };',
+        /Code error: the code used more memory than its limit/,
+      ],
       ["exports.main = () => { throw new TypeError('bad order'); };", /Code error: TypeError: bad order/],
       ['const x = 1;', /the code must define exports.main/],
       ['exports.main = () => ({', /Code error: SyntaxError/],

@@ -22,12 +22,16 @@ export const jsEval: Connector = {
       async run(input, sc) {
         const code = hashGet(input, 'code');
         if (typeof code !== 'string') throw new StepError('Bad request', 'code must be the JavaScript source');
-        if (code.length > MAX_CODE_CHARS) throw new StepError('Bad request', `code is longer than ${MAX_CODE_CHARS} characters`);
+        if (code.length > MAX_CODE_CHARS)
+          throw new StepError('Bad request', `code is longer than ${MAX_CODE_CHARS} characters`);
         const given = hashGet(input, 'code_input');
         const data = isHash(given) && hashGet(given, 'data') !== null ? hashGet(given, 'data') : (given ?? newHash());
         const sandbox = sc.sandboxes?.js;
         if (!sandbox) throw new StepError('Code error', 'no JavaScript sandbox in this process');
-        const result = await sandbox.run(code, toPlain(data), { timeoutMs: sc.limits.codeTimeoutMs, memoryBytes: sc.limits.codeMemoryBytes });
+        const result = await sandbox.run(code, toPlain(data), {
+          timeoutMs: sc.limits.codeTimeoutMs,
+          memoryBytes: sc.limits.codeMemoryBytes,
+        });
         if (!result.ok) throw new StepError(result.type, result.message);
         return newHash([['output', fromPlain(result.output ?? null)]]);
       },

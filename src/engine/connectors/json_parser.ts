@@ -7,8 +7,10 @@ const MAX_DOCUMENT = 5_000_000;
 function parse(input: Parameters<Connector['actions'][string]['run']>[0]) {
   const document = hashGet(input, 'document');
   if (typeof document !== 'string') throw new StepError('Bad request', 'document must be JSON text');
-  if (document.length > MAX_DOCUMENT) throw new StepError('Bad request', `document is longer than ${MAX_DOCUMENT} characters`);
-  if (jsonDepth(document) > MAX_EVENT_DEPTH) throw new StepError('Bad request', `document is nested more than ${MAX_EVENT_DEPTH} levels deep`);
+  if (document.length > MAX_DOCUMENT)
+    throw new StepError('Bad request', `document is longer than ${MAX_DOCUMENT} characters`);
+  if (jsonDepth(document) > MAX_EVENT_DEPTH)
+    throw new StepError('Bad request', `document is nested more than ${MAX_EVENT_DEPTH} levels deep`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(document);
@@ -25,7 +27,15 @@ export const jsonParser: Connector = {
   reachesOutside: false,
   triggers: {},
   actions: {
-    parse_json_v2: { title: 'Parse JSON', required: [{ path: 'document', label: 'Document' }], run: (input) => parse(input) },
-    parse_json: { title: 'Parse JSON (deprecated)', required: [{ path: 'document', label: 'Document' }], run: (input) => parse(input) },
+    parse_json_v2: {
+      title: 'Parse JSON',
+      required: [{ path: 'document', label: 'Document' }],
+      run: (input) => parse(input),
+    },
+    parse_json: {
+      title: 'Parse JSON (deprecated)',
+      required: [{ path: 'document', label: 'Document' }],
+      run: (input) => parse(input),
+    },
   },
 };

@@ -16,7 +16,8 @@ export const logger: Connector = {
       required: [{ path: 'message', label: 'Message' }],
       run(input, sc) {
         const message = toRubyString(hashGet(input, 'message'));
-        if (message.length > MAX_MESSAGE) throw new StepError('Bad request', `message is longer than ${MAX_MESSAGE} characters`);
+        if (message.length > MAX_MESSAGE)
+          throw new StepError('Bad request', `message is longer than ${MAX_MESSAGE} characters`);
         sc.ctx.log.info({ recipe_id: sc.recipe.id, job_id: sc.jobHandle, user_log: true }, message);
         return newHash([['message', message]]);
       },

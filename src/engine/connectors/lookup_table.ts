@@ -50,12 +50,19 @@ async function service<T>(run: () => Promise<T>): Promise<T> {
 function refOf(input: Hash): string | number {
   const raw = hashGet(input, 'lookup_table_id');
   const ref = isHash(raw) ? hashGet(raw, 'name') : raw;
-  if (typeof ref !== 'string' && typeof ref !== 'number') throw new StepError('Bad request', 'lookup_table_id must name a lookup table (its id, or a reference with its name)');
+  if (typeof ref !== 'string' && typeof ref !== 'number')
+    throw new StepError(
+      'Bad request',
+      'lookup_table_id must name a lookup table (its id, or a reference with its name)',
+    );
   return ref;
 }
 
 function tableNotFound(ref: string | number): StepError {
-  return new StepError('Not found', `Lookup table ${JSON.stringify(String(ref)).slice(0, 200)} not found in this environment`);
+  return new StepError(
+    'Not found',
+    `Lookup table ${JSON.stringify(String(ref)).slice(0, 200)} not found in this environment`,
+  );
 }
 
 /** The step's table, remembered or read (see findTableByRef). */
@@ -72,7 +79,12 @@ function finderOf(ctx: ServiceContext, recipe: RecipeRef, ref: string | number, 
 }
 
 /** Filters from the step's input; a bad input names a missing table first, as the table is looked up first. */
-async function filtersOrTableError(ctx: ServiceContext, recipe: RecipeRef, input: Hash, criteria: () => Hash): Promise<Record<string, unknown>> {
+async function filtersOrTableError(
+  ctx: ServiceContext,
+  recipe: RecipeRef,
+  input: Hash,
+  criteria: () => Hash,
+): Promise<Record<string, unknown>> {
   try {
     return filtersOf(criteria());
   } catch (error) {
@@ -92,7 +104,8 @@ function cellValue(v: Value): unknown {
 function parametersOf(input: Hash): Hash {
   const raw = hashGet(input, 'parameters');
   if (raw === null) return newHash();
-  if (!isHash(raw)) throw new StepError('Bad request', 'parameters must be an object of column values (col1, col2, ...)');
+  if (!isHash(raw))
+    throw new StepError('Bad request', 'parameters must be an object of column values (col1, col2, ...)');
   return raw;
 }
 
@@ -106,7 +119,8 @@ function cellsOf(input: Hash): Record<string, unknown> {
 function filtersOf(criteria: Hash): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null);
   for (const [key, v] of Object.entries(criteria)) {
-    if (Array.isArray(v) || isHash(v)) throw new StepError('Bad request', `${key} must be a single value to compare with, not a list or an object`);
+    if (Array.isArray(v) || isHash(v))
+      throw new StepError('Bad request', `${key} must be a single value to compare with, not a list or an object`);
     out[`by[${key}]`] = v === null ? '' : toRubyString(v);
   }
   return out;
@@ -118,13 +132,17 @@ function entryOf(row: LookupRowApi, labels: readonly string[]): Hash {
   labels.forEach((label, i) => {
     entry[`col${i + 1}`] = row.data[label] ?? null;
   });
-  return newHash([['id', row.id], ['entry', entry]]);
+  return newHash([
+    ['id', row.id],
+    ['entry', entry],
+  ]);
 }
 
 function rowIdOf(input: Hash): number {
   const raw = hashGet(input, 'id');
   const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
-  if (!/^[1-9][0-9]{0,15}$/.test(text)) throw new StepError('Bad request', 'id must be the id of an entry (a positive integer)');
+  if (!/^[1-9][0-9]{0,15}$/.test(text))
+    throw new StepError('Bad request', 'id must be the id of an entry (a positive integer)');
   return Number(text);
 }
 
@@ -137,14 +155,23 @@ const ENTRY_ID = { path: 'id', label: 'Entry ID' };
 /** Rows in one batch action (20 §10.8: batch 10,000). */
 const MAX_BATCH = 10_000;
 
-const NO_ENTRY = (): Hash => newHash([['id', null], ['entry', null]]);
+const NO_ENTRY = (): Hash =>
+  newHash([
+    ['id', null],
+    ['entry', null],
+  ]);
 
 async function entries(input: Hash, ctx: ServiceContext, recipe: RecipeRef, criteria: () => Hash): Promise<Hash> {
   const ref = refOf(input);
   const filters = await filtersOrTableError(ctx, recipe, input, criteria);
-  const found = await service(() => listRowsByRef(ctx, finderOf(ctx, recipe, ref, false), filters, { offset: 0, perPage: MAX_ENTRIES }));
+  const found = await service(() =>
+    listRowsByRef(ctx, finderOf(ctx, recipe, ref, false), filters, { offset: 0, perPage: MAX_ENTRIES }),
+  );
   if (!found) throw tableNotFound(ref);
-  return newHash([['entries', found.rows.map((row) => entryOf(row, found.table.labels))], ['count', found.rows.length]]);
+  return newHash([
+    ['entries', found.rows.map((row) => entryOf(row, found.table.labels))],
+    ['count', found.rows.length],
+  ]);
 }
 
 /**
@@ -164,7 +191,9 @@ const actions: Record<string, ActionDef> = {
     async run(input, sc) {
       const ref = refOf(input);
       const filters = await filtersOrTableError(sc.ctx, sc.recipe, input, () => parametersOf(input));
-      const found = await service(() => findFirstMatchingRowByRef(sc.ctx, finderOf(sc.ctx, sc.recipe, ref, false), filters));
+      const found = await service(() =>
+        findFirstMatchingRowByRef(sc.ctx, finderOf(sc.ctx, sc.recipe, ref, false), filters),
+      );
       if (!found) throw tableNotFound(ref);
       return found.row ? entryOf(found.row, found.table.labels) : NO_ENTRY();
     },
@@ -222,22 +251,30 @@ const actions: Record<string, ActionDef> = {
     async run(input, sc) {
       const table = await tableOf(sc.ctx, sc.recipe, input);
       const raw = hashGet(input, 'entries');
-      if (!Array.isArray(raw)) throw new StepError('Bad request', 'entries must be a list of rows (each an object of col1, col2, ... values)');
-      if (raw.length > MAX_BATCH) throw new StepError('Bad request', `entries holds ${raw.length} rows; at most ${MAX_BATCH} a batch`);
+      if (!Array.isArray(raw))
+        throw new StepError('Bad request', 'entries must be a list of rows (each an object of col1, col2, ... values)');
+      if (raw.length > MAX_BATCH)
+        throw new StepError('Bad request', `entries holds ${raw.length} rows; at most ${MAX_BATCH} a batch`);
       const added: Hash[] = [];
       // Each row is added as add_entry adds one; a row the table refuses fails the step, and the rows before it stay.
       for (const [i, item] of raw.entries()) {
-        const cells = isHash(item) && isHash(hashGet(item, 'parameters')) ? (hashGet(item, 'parameters') as Hash) : item;
+        const cells =
+          isHash(item) && isHash(hashGet(item, 'parameters')) ? (hashGet(item, 'parameters') as Hash) : item;
         if (!isHash(cells)) throw new StepError('Bad request', `entries[${i}] must be an object of column values`);
         const values: Record<string, unknown> = Object.create(null);
         for (const [key, v] of Object.entries(cells)) values[key] = cellValue(v);
-        const row = await service(() => addRow(sc.ctx, scopeOf(sc.recipe), table.id, values)).catch((error: unknown) => {
-          if (error instanceof StepError) throw new StepError(error.errorType, `entries[${i}]: ${error.message}`);
-          throw error;
-        });
+        const row = await service(() => addRow(sc.ctx, scopeOf(sc.recipe), table.id, values)).catch(
+          (error: unknown) => {
+            if (error instanceof StepError) throw new StepError(error.errorType, `entries[${i}]: ${error.message}`);
+            throw error;
+          },
+        );
         added.push(entryOf(row, table.labels));
       }
-      return newHash([['entries', added], ['count', added.length]]);
+      return newHash([
+        ['entries', added],
+        ['count', added.length],
+      ]);
     },
   },
   delete_entries: {
@@ -248,16 +285,34 @@ const actions: Record<string, ActionDef> = {
       const rawIds = hashGet(input, 'ids');
       let ids: number[];
       if (rawIds !== null) {
-        const list = Array.isArray(rawIds) ? rawIds : String(toRubyString(rawIds)).split(',').map((v) => v.trim()).filter((v) => v !== '');
-        ids = list.map((v) => (isHash(v) ? hashGet(v, 'id') : v)).map((v) => Number(typeof v === 'string' ? v.trim() : v));
-        if (ids.some((n) => !Number.isInteger(n) || n < 1)) throw new StepError('Bad request', 'ids must be a list of entry ids');
+        const list = Array.isArray(rawIds)
+          ? rawIds
+          : String(toRubyString(rawIds))
+              .split(',')
+              .map((v) => v.trim())
+              .filter((v) => v !== '');
+        ids = list
+          .map((v) => (isHash(v) ? hashGet(v, 'id') : v))
+          .map((v) => Number(typeof v === 'string' ? v.trim() : v));
+        if (ids.some((n) => !Number.isInteger(n) || n < 1))
+          throw new StepError('Bad request', 'ids must be a list of entry ids');
       } else {
         const criteria = parametersOf(input);
-        if (Object.keys(criteria).length === 0) throw new StepError('Bad request', 'give ids, or parameters to match the entries to delete (truncate deletes them all)');
-        const found = await service(() => listRowsByRef(sc.ctx, finderOf(sc.ctx, sc.recipe, table.id, false), filtersOf(criteria), { offset: 0, perPage: MAX_BATCH }));
+        if (Object.keys(criteria).length === 0)
+          throw new StepError(
+            'Bad request',
+            'give ids, or parameters to match the entries to delete (truncate deletes them all)',
+          );
+        const found = await service(() =>
+          listRowsByRef(sc.ctx, finderOf(sc.ctx, sc.recipe, table.id, false), filtersOf(criteria), {
+            offset: 0,
+            perPage: MAX_BATCH,
+          }),
+        );
         ids = (found?.rows ?? []).map((r) => r.id);
       }
-      if (ids.length > MAX_BATCH) throw new StepError('Bad request', `ids holds ${ids.length} entries; at most ${MAX_BATCH} a batch`);
+      if (ids.length > MAX_BATCH)
+        throw new StepError('Bad request', `ids holds ${ids.length} entries; at most ${MAX_BATCH} a batch`);
       let deleted = 0;
       for (const id of ids) {
         try {
@@ -295,8 +350,14 @@ export const lookupTable: Connector = {
  * table of the recipe's environment named `table` (or with that id) whose cells equal the values
  * (compared as text, case-sensitive), as a hash keyed by column label; null when no row matches.
  */
-export async function lookupForFormula(ctx: ServiceContext, recipe: RecipeRef, tableRef: string, criteria: Hash): Promise<Hash | null> {
-  const missing = () => new FormulaError(`lookup: no lookup table ${JSON.stringify(tableRef).slice(0, 200)} in this environment`);
+export async function lookupForFormula(
+  ctx: ServiceContext,
+  recipe: RecipeRef,
+  tableRef: string,
+  criteria: Hash,
+): Promise<Hash | null> {
+  const missing = () =>
+    new FormulaError(`lookup: no lookup table ${JSON.stringify(tableRef).slice(0, 200)} in this environment`);
   let filters: Record<string, unknown>;
   try {
     filters = filtersOf(criteria);

@@ -14,14 +14,18 @@ before(async () => {
   t = await createTestApp({ engine: { limits: { codeTimeoutMs: 1500, codeMemoryBytes: 32 * 1024 * 1024 } } });
   // The first Python step of a process waits for the interpreter to load (seconds on a busy
   // machine): one step here, with a longer wait than fire's, so the tests time only their own.
-  const { path } = await webhookRecipe(t, [py('warm', "def main(input): return {}")]);
+  const { path } = await webhookRecipe(t, [py('warm', 'def main(input): return {}')]);
   await t.app.inject({ method: 'POST', url: path, payload: {} });
   await t.engine.idle(120_000);
 });
 after(() => t.close());
 
 const py = (as: string, code: string, data: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
-  action('py_eval', 'invoke_custom_py_code', as, { code, code_input: { data, ...(extra.schema ? { schema: extra.schema } : {}) }, ...(extra.output ? { code_output_schema_json: extra.output } : {}) });
+  action('py_eval', 'invoke_custom_py_code', as, {
+    code,
+    code_input: { data, ...(extra.schema ? { schema: extra.schema } : {}) },
+    ...(extra.output ? { code_output_schema_json: extra.output } : {}),
+  });
 
 async function runPy(code: string, data: Record<string, unknown> = {}) {
   const { path } = await webhookRecipe(t, [py('p', code, data)]);
@@ -35,15 +39,50 @@ describe('py_eval invoke_custom_py_code', () => {
       "    total = sum(i['price'] * i['qty'] for i in input['items'])",
       "    return {'total': total, 'greeting': 'hi ' + input['who'], 'count_type': type(input['count']).__name__, 'marker': '#{not a pill}', 'extra': 1}",
     ].join('\n');
-    const schema = JSON.stringify([{ name: 'who', type: 'string' }, { name: 'count', type: 'integer' }, { name: 'items', type: 'array', of: 'object', properties: [{ name: 'price', type: 'number' }, { name: 'qty', type: 'integer' }] }]);
-    const output = JSON.stringify([{ name: 'total', type: 'number' }, { name: 'greeting', type: 'string' }, { name: 'count_type', type: 'string' }, { name: 'marker', type: 'string' }, { name: 'missing', type: 'string' }]);
+    const schema = JSON.stringify([
+      { name: 'who', type: 'string' },
+      { name: 'count', type: 'integer' },
+      {
+        name: 'items',
+        type: 'array',
+        of: 'object',
+        properties: [
+          { name: 'price', type: 'number' },
+          { name: 'qty', type: 'integer' },
+        ],
+      },
+    ]);
+    const output = JSON.stringify([
+      { name: 'total', type: 'number' },
+      { name: 'greeting', type: 'string' },
+      { name: 'count_type', type: 'string' },
+      { name: 'marker', type: 'string' },
+      { name: 'missing', type: 'string' },
+    ]);
     const { path } = await webhookRecipe(t, [
-      py('calc', code, { items: `=${dp('workato_webhooks', 'hook', 'payload', 'items')}`, who: `#{${dp('workato_webhooks', 'hook', 'payload', 'who')}}`, count: '3' }, { schema, output }),
+      py(
+        'calc',
+        code,
+        {
+          items: `=${dp('workato_webhooks', 'hook', 'payload', 'items')}`,
+          who: `#{${dp('workato_webhooks', 'hook', 'payload', 'who')}}`,
+          count: '3',
+        },
+        { schema, output },
+      ),
       log('say', `total #{${dp('py_eval', 'calc', 'output', 'total')}}`),
     ]);
-    const job = await fire(t, path, { who: 'Ada', items: [{ price: 2.5, qty: '2' }, { price: 10, qty: 1 }] });
+    const job = await fire(t, path, {
+      who: 'Ada',
+      items: [
+        { price: 2.5, qty: '2' },
+        { price: 10, qty: 1 },
+      ],
+    });
     assert.equal(job.status, 'succeeded', JSON.stringify(job.lines));
-    assert.deepEqual(job.output(1), { output: { total: 15, greeting: 'hi Ada', count_type: 'int', marker: '#{not a pill}', missing: null } });
+    assert.deepEqual(job.output(1), {
+      output: { total: 15, greeting: 'hi Ada', count_type: 'int', marker: '#{not a pill}', missing: null },
+    });
     assert.deepEqual(job.output(2), { message: 'total 15' });
   });
 
@@ -72,44 +111,92 @@ describe('py_eval invoke_custom_py_code', () => {
     assert.equal(job.status, 'succeeded', JSON.stringify(job.lines));
     assert.deepEqual(job.output(1), {
       output: {
-        rows: [{ id: '1', name: 'Ada' }, { id: '2', name: 'Bob' }], sha: 'ba7816bf8f01', b64: 'aGk=', words: ['a', 'b', 'c'], when: '2024-03-01',
-        dec: 3.3, counts: { a: 2, b: 1, c: 1 }, pairs: [[1, 2], [1, 3], [2, 3]], q: 'a%20b/%C3%A9&k=v+w', pi: 3.142, tags: ['x'], doc: { n: 1 },
+        rows: [
+          { id: '1', name: 'Ada' },
+          { id: '2', name: 'Bob' },
+        ],
+        sha: 'ba7816bf8f01',
+        b64: 'aGk=',
+        words: ['a', 'b', 'c'],
+        when: '2024-03-01',
+        dec: 3.3,
+        counts: { a: 2, b: 1, c: 1 },
+        pairs: [
+          [1, 2],
+          [1, 3],
+          [2, 3],
+        ],
+        q: 'a%20b/%C3%A9&k=v+w',
+        pi: 3.142,
+        tags: ['x'],
+        doc: { n: 1 },
       },
     });
   });
 
   test('each step starts clean: globals, builtins, imported modules and sys.path left by one step are gone in the next', async () => {
-    const first = await runPy([
-      'import builtins, sys, difflib',
-      "builtins.leaked = 'yes'",
-      "sys.path.append('/tmp/evil')",
-      "remembered = 'first'",
-      "def main(input): return {'ok': True}",
-    ].join('\n'));
+    const first = await runPy(
+      [
+        'import builtins, sys, difflib',
+        "builtins.leaked = 'yes'",
+        "sys.path.append('/tmp/evil')",
+        "remembered = 'first'",
+        "def main(input): return {'ok': True}",
+      ].join('\n'),
+    );
     assert.equal(first.status, 'succeeded', JSON.stringify(first.lines));
-    const second = await runPy([
-      'import sys',
-      "def main(input): return {'remembered': 'remembered' in globals(), 'leaked': hasattr(__builtins__, 'leaked') if not isinstance(__builtins__, dict) else 'leaked' in __builtins__, 'path': '/tmp/evil' in sys.path, 'difflib': 'difflib' in sys.modules}",
-    ].join('\n'));
+    const second = await runPy(
+      [
+        'import sys',
+        "def main(input): return {'remembered': 'remembered' in globals(), 'leaked': hasattr(__builtins__, 'leaked') if not isinstance(__builtins__, dict) else 'leaked' in __builtins__, 'path': '/tmp/evil' in sys.path, 'difflib': 'difflib' in sys.modules}",
+      ].join('\n'),
+    );
     assert.deepEqual(second.output(1), { output: { remembered: false, leaked: false, path: false, difflib: false } });
   });
 
   test('escape attempts fail with the step error: the JavaScript bridge, the file system, processes, the network, ctypes, a module that is not there', async () => {
     const cases: Array<[string, RegExp]> = [
-      ['import js\ndef main(input): return {}', /Code error: ModuleNotFoundError: no module named 'js': a Python step has the standard library only \(line 1\)/],
-      ['from pyodide.ffi import to_js\ndef main(input): return {}', /no module named 'pyodide\.ffi'|no module named 'pyodide'/],
+      [
+        'import js\ndef main(input): return {}',
+        /Code error: ModuleNotFoundError: no module named 'js': a Python step has the standard library only \(line 1\)/,
+      ],
+      [
+        'from pyodide.ffi import to_js\ndef main(input): return {}',
+        /no module named 'pyodide\.ffi'|no module named 'pyodide'/,
+      ],
       ['def main(input):\n    import pyodide_js\n    return {}', /no module named 'pyodide_js'.*\(line 2\)/],
       ['import _pyodide\ndef main(input): return {}', /no module named '_pyodide'/],
-      ["def main(input):\n    return {'r': open('/etc/passwd').read()}", /PermissionError: a Python step has no file system/],
+      [
+        "def main(input):\n    return {'r': open('/etc/passwd').read()}",
+        /PermissionError: a Python step has no file system/,
+      ],
       ["import io\ndef main(input):\n    return {'r': io.FileIO('/etc/passwd').read()}", /FileNotFoundError/],
-      ["import os\ndef main(input):\n    return {'r': os.system('id')}", /PermissionError: a Python step has no processes/],
-      ["import subprocess\ndef main(input):\n    return {'r': subprocess.run(['id']).returncode}", /OSError|PermissionError/],
-      ["import socket\ndef main(input):\n    socket.create_connection(('127.0.0.1', 80))\n    return {}", /PermissionError: a Python step has no network/],
-      ["import socket\ndef main(input):\n    s = socket.socket()\n    s.connect(('127.0.0.1', 80))\n    return {}", /PermissionError: a Python step has no network/],
+      [
+        "import os\ndef main(input):\n    return {'r': os.system('id')}",
+        /PermissionError: a Python step has no processes/,
+      ],
+      [
+        "import subprocess\ndef main(input):\n    return {'r': subprocess.run(['id']).returncode}",
+        /OSError|PermissionError/,
+      ],
+      [
+        "import socket\ndef main(input):\n    socket.create_connection(('127.0.0.1', 80))\n    return {}",
+        /PermissionError: a Python step has no network/,
+      ],
+      [
+        "import socket\ndef main(input):\n    s = socket.socket()\n    s.connect(('127.0.0.1', 80))\n    return {}",
+        /PermissionError: a Python step has no network/,
+      ],
       ['import ctypes\ndef main(input): return {}', /no module named 'ctypes'/],
-      ['import requests\ndef main(input): return {}', /Code error: ModuleNotFoundError: no module named 'requests': a Python step has the standard library only/],
+      [
+        'import requests\ndef main(input): return {}',
+        /Code error: ModuleNotFoundError: no module named 'requests': a Python step has the standard library only/,
+      ],
       // Walking the class tree to os's functions finds the refused ones.
-      ["def main(input):\n    wrap = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == '_wrap_close'][0]\n    return {'r': wrap.__init__.__globals__['system']('id')}", /PermissionError: a Python step has no processes/],
+      [
+        "def main(input):\n    wrap = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == '_wrap_close'][0]\n    return {'r': wrap.__init__.__globals__['system']('id')}",
+        /PermissionError: a Python step has no processes/,
+      ],
     ];
     for (const [code, reason] of cases) {
       const job = await runPy(code);
@@ -118,22 +205,24 @@ describe('py_eval invoke_custom_py_code', () => {
     }
   });
 
-  test('Python code that digs out Pyodide\'s JavaScript bridge finds an empty realm that makes no code from strings', async () => {
+  test("Python code that digs out Pyodide's JavaScript bridge finds an empty realm that makes no code from strings", async () => {
     // Pyodide's import hook holds JsProxy objects of its realm (the `js` module, Pyodide's API);
     // gc finds it. From there the realm's Function constructor is reachable, and refuses to run.
-    const job = await runPy([
-      'import gc',
-      'def main(input):',
-      "    finder = [o for o in gc.get_objects() if type(o).__name__ == 'JsFinder'][0]",
-      "    out = {'js_module': finder.jsproxies['js'].object_keys().to_py()}",
-      "    api = finder.jsproxies['pyodide_js']",
-      '    for kind, make in [("function", lambda: api.runPython.constructor("return typeof process")()), ("import", lambda: api.loadPackage.constructor("return import(\'node:fs\')")())]:',
-      '        try:',
-      '            out[kind] = str(make())',
-      '        except BaseException as error:',
-      "            out[kind] = 'refused: ' + str(error)",
-      '    return out',
-    ].join('\n'));
+    const job = await runPy(
+      [
+        'import gc',
+        'def main(input):',
+        "    finder = [o for o in gc.get_objects() if type(o).__name__ == 'JsFinder'][0]",
+        "    out = {'js_module': finder.jsproxies['js'].object_keys().to_py()}",
+        "    api = finder.jsproxies['pyodide_js']",
+        '    for kind, make in [("function", lambda: api.runPython.constructor("return typeof process")()), ("import", lambda: api.loadPackage.constructor("return import(\'node:fs\')")())]:',
+        '        try:',
+        '            out[kind] = str(make())',
+        '        except BaseException as error:',
+        "            out[kind] = 'refused: ' + str(error)",
+        '    return out',
+      ].join('\n'),
+    );
     assert.equal(job.status, 'succeeded', JSON.stringify(job.lines));
     const out = (job.output(1) as { output: Record<string, unknown> }).output;
     assert.deepEqual(out.js_module, []);
@@ -144,10 +233,22 @@ describe('py_eval invoke_custom_py_code', () => {
   test('a loop forever, a huge string, a growing list, an interrupt caught in a loop, deep recursion, an error, no main: the step fails with the reason; the server answers meanwhile and the next step runs', async () => {
     const cases: Array<[string, RegExp]> = [
       ['def main(input):\n    while True:\n        pass', /Timeout: the code ran longer than its time limit/],
-      ["def main(input):\n    return {'x': 'x' * 10**10}", /Code error: (OverflowError|MemoryError|the code used more memory than its limit)/],
-      ["def main(input):\n    a = []\n    while True:\n        a.append('x' * 1000)", /Code error: the code used more memory than its limit/],
-      ['def main(input):\n    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass', /Timeout: the code ran longer than its time limit/],
-      ['def main(input):\n    def f(n):\n        return f(n + 1)\n    return f(0)', /Code error: the code recursed too deeply/],
+      [
+        "def main(input):\n    return {'x': 'x' * 10**10}",
+        /Code error: (OverflowError|MemoryError|the code used more memory than its limit)/,
+      ],
+      [
+        "def main(input):\n    a = []\n    while True:\n        a.append('x' * 1000)",
+        /Code error: the code used more memory than its limit/,
+      ],
+      [
+        'def main(input):\n    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass',
+        /Timeout: the code ran longer than its time limit/,
+      ],
+      [
+        'def main(input):\n    def f(n):\n        return f(n + 1)\n    return f(0)',
+        /Code error: the code recursed too deeply/,
+      ],
       ["def main(input):\n    raise ValueError('bad order')", /Code error: ValueError: bad order \(line 2\)/],
       ['x = 1', /Code error: the code must define def main\(input\)/],
       ["def main(input):\n    return ['a']", /Code error: main must return a dict, not list/],
@@ -168,7 +269,7 @@ describe('py_eval invoke_custom_py_code', () => {
     assert.deepEqual(next.output(1), { output: { n: 42 } });
   });
 
-  test('snapshots: the data directory\'s is preferred, the installation\'s is the fallback, a damaged one means a full load whose snapshot is kept', async () => {
+  test("snapshots: the data directory's is preferred, the installation's is the fallback, a damaged one means a full load whose snapshot is kept", async () => {
     const limits = { timeoutMs: 60_000, memoryBytes: 32 * 1024 * 1024 };
     const code = "import json\ndef main(input):\n    return {'n': json.loads(input['doc'])['n'] + 1}";
     const dir = tempDir('py-snapshot-');
@@ -208,15 +309,20 @@ describe('py_eval invoke_custom_py_code', () => {
       await fromDataDir.close();
     }
     assert.equal(existsSync(installed), false, 'nothing is loaded anew, so nothing is written');
-    assert.equal(pythonSnapshotFile(t.ctx.config.dataDir).startsWith(join(t.ctx.config.dataDir, 'cache', 'python-')), true);
+    assert.equal(
+      pythonSnapshotFile(t.ctx.config.dataDir).startsWith(join(t.ctx.config.dataDir, 'cache', 'python-')),
+      true,
+    );
   });
 
   test('bad step input: code that is not text, a schema that is not JSON', async () => {
-    const notText = await webhookRecipe(t, [action('py_eval', 'invoke_custom_py_code', 'p', { code: 123, code_input: { data: {} } })]);
+    const notText = await webhookRecipe(t, [
+      action('py_eval', 'invoke_custom_py_code', 'p', { code: 123, code_input: { data: {} } }),
+    ]);
     const job = await fire(t, notText.path, {});
     assert.equal(job.status, 'failed');
     assert.match(job.error ?? '', /code must be the Python source/);
-    const badSchema = await webhookRecipe(t, [py('p', "def main(input): return {}", {}, { schema: '[{not json' })]);
+    const badSchema = await webhookRecipe(t, [py('p', 'def main(input): return {}', {}, { schema: '[{not json' })]);
     const second = await fire(t, badSchema.path, {});
     assert.equal(second.status, 'failed');
     assert.match(second.error ?? '', /Bad request: code_input.schema must be a JSON list of fields/);

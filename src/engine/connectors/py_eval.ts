@@ -36,12 +36,14 @@ function parseSchema(text: unknown, what: string): Field[] | null {
 function typed(value: unknown, field: Field): unknown {
   if (typeof value === 'string') {
     const text = value.trim();
-    if ((field.type === 'number' || field.type === 'integer') && text !== '' && Number.isFinite(Number(text))) return Number(text);
+    if ((field.type === 'number' || field.type === 'integer') && text !== '' && Number.isFinite(Number(text)))
+      return Number(text);
     if (field.type === 'boolean' && /^(true|false)$/i.test(text)) return text.toLowerCase() === 'true';
     return value;
   }
   if (field.type === 'object' && field.properties && isPlainObject(value)) return typedObject(value, field.properties);
-  if (field.type === 'array' && field.properties && Array.isArray(value)) return value.map((v) => (isPlainObject(v) ? typedObject(v, field.properties!) : v));
+  if (field.type === 'array' && field.properties && Array.isArray(value))
+    return value.map((v) => (isPlainObject(v) ? typedObject(v, field.properties!) : v));
   return value;
 }
 
@@ -57,7 +59,8 @@ function shaped(value: Record<string, unknown>, fields: Field[]): Record<string,
   for (const field of fields) {
     const v = value[field.name];
     if (field.type === 'object' && field.properties && isPlainObject(v)) out[field.name] = shaped(v, field.properties);
-    else if (field.type === 'array' && field.properties && Array.isArray(v)) out[field.name] = v.map((item) => (isPlainObject(item) ? shaped(item, field.properties!) : item));
+    else if (field.type === 'array' && field.properties && Array.isArray(v))
+      out[field.name] = v.map((item) => (isPlainObject(item) ? shaped(item, field.properties!) : item));
     else out[field.name] = v === undefined ? null : v;
   }
   return out;
@@ -80,7 +83,8 @@ export const pyEval: Connector = {
       async run(input, sc) {
         const code = hashGet(input, 'code');
         if (typeof code !== 'string') throw new StepError('Bad request', 'code must be the Python source');
-        if (code.length > MAX_CODE_CHARS) throw new StepError('Bad request', `code is longer than ${MAX_CODE_CHARS} characters`);
+        if (code.length > MAX_CODE_CHARS)
+          throw new StepError('Bad request', `code is longer than ${MAX_CODE_CHARS} characters`);
         const given = hashGet(input, 'code_input');
         const dataValue = isHash(given) ? hashGet(given, 'data') : null;
         const data = toPlain(dataValue ?? newHash());
@@ -89,7 +93,10 @@ export const pyEval: Connector = {
         const outputFields = parseSchema(hashGet(input, 'code_output_schema_json'), 'code_output_schema_json');
         const sandbox = sc.sandboxes?.py;
         if (!sandbox) throw new StepError('Code error', 'no Python sandbox in this process');
-        const result = await sandbox.run(code, inputFields ? typedObject(data, inputFields) : data, { timeoutMs: sc.limits.codeTimeoutMs, memoryBytes: sc.limits.codeMemoryBytes });
+        const result = await sandbox.run(code, inputFields ? typedObject(data, inputFields) : data, {
+          timeoutMs: sc.limits.codeTimeoutMs,
+          memoryBytes: sc.limits.codeMemoryBytes,
+        });
         if (!result.ok) throw new StepError(result.type, result.message);
         const output = isPlainObject(result.output) ? result.output : {};
         return newHash([['output', fromPlain(outputFields ? shaped(output, outputFields) : output)]]);

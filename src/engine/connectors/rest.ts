@@ -4,24 +4,46 @@
 // unless response.ignore_http_errors is true.
 import { request } from 'undici';
 import { StepError, type ActionDef, type ConnectionValues, type Connector, type EngineLimits } from './types.ts';
-import { fromPlain, hashGet, isHash, jsonDepth, MAX_EVENT_DEPTH, newHash, toPlain, isTrue, toRubyString, type Hash, type Value } from '../formula/values.ts';
+import {
+  fromPlain,
+  hashGet,
+  isHash,
+  jsonDepth,
+  MAX_EVENT_DEPTH,
+  newHash,
+  toPlain,
+  isTrue,
+  toRubyString,
+  type Hash,
+  type Value,
+} from '../formula/values.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
 
-const ERROR_TYPES: Record<number, string> = { 400: 'Bad request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not found', 409: 'Conflict', 422: 'Unprocessable entity', 429: 'Too many requests' };
+const ERROR_TYPES: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not found',
+  409: 'Conflict',
+  422: 'Unprocessable entity',
+  429: 'Too many requests',
+};
 
 function headersOf(raw: Value): Record<string, string> {
   const out: Record<string, string> = {};
   const add = (name: string, value: Value) => {
-    if (!HEADER_NAME.test(name)) throw new StepError('Bad request', `${JSON.stringify(name).slice(0, 60)} is not a header name`);
+    if (!HEADER_NAME.test(name))
+      throw new StepError('Bad request', `${JSON.stringify(name).slice(0, 60)} is not a header name`);
     const v = toRubyString(value);
     if (/[\r\n\0]/.test(v)) throw new StepError('Bad request', `header ${name} contains a line break`);
     out[name.toLowerCase()] = v;
   };
   if (Array.isArray(raw)) {
-    for (const item of raw) if (isHash(item)) add(toRubyString(hashGet(item, 'header') ?? hashGet(item, 'name')), hashGet(item, 'value'));
+    for (const item of raw)
+      if (isHash(item)) add(toRubyString(hashGet(item, 'header') ?? hashGet(item, 'name')), hashGet(item, 'value'));
   } else if (isHash(raw)) {
     for (const key of Object.keys(raw)) add(key, raw[key] as Value);
   }
@@ -37,7 +59,9 @@ function bodyOf(contentType: string, body: Value, headers: Record<string, string
   if (contentType === 'application/x-www-form-urlencoded' || contentType === 'form') {
     headers['content-type'] ??= 'application/x-www-form-urlencoded';
     if (!isHash(body)) return toRubyString(body);
-    return new URLSearchParams(Object.keys(body).map((k): [string, string] => [k, toRubyString(body[k] as Value)])).toString();
+    return new URLSearchParams(
+      Object.keys(body).map((k): [string, string] => [k, toRubyString(body[k] as Value)]),
+    ).toString();
   }
   headers['content-type'] ??= contentType;
   return typeof body === 'string' ? body : JSON.stringify(toPlain(body));
@@ -52,7 +76,11 @@ const makeRequest: ActionDef = {
 };
 
 /** Send the request a step's (or a polling trigger's) input describes; its status, headers and body. */
-export async function sendRequest(input: Hash, connection: ConnectionValues | null, limits: Pick<EngineLimits, 'httpTimeoutMs' | 'httpMaxResponseBytes'>): Promise<Hash> {
+export async function sendRequest(
+  input: Hash,
+  connection: ConnectionValues | null,
+  limits: Pick<EngineLimits, 'httpTimeoutMs' | 'httpMaxResponseBytes'>,
+): Promise<Hash> {
   const sc = { limits };
   const req = hashGet(input, 'request');
   const requestInput: Hash = isHash(req) ? req : newHash();
@@ -65,18 +93,26 @@ export async function sendRequest(input: Hash, connection: ConnectionValues | nu
   try {
     if (connection?.rest) {
       const base = connection.rest.baseUrl;
-      url = /^https?:\/\//i.test(rawUrl) ? new URL(rawUrl) : new URL(`${base.toString().replace(/\/+$/, '')}/${rawUrl.replace(/^\/+/, '')}`);
+      url = /^https?:\/\//i.test(rawUrl)
+        ? new URL(rawUrl)
+        : new URL(`${base.toString().replace(/\/+$/, '')}/${rawUrl.replace(/^\/+/, '')}`);
     } else url = new URL(rawUrl);
   } catch {
-    throw new StepError('Bad request', `${JSON.stringify(rawUrl).slice(0, 100)} is not an absolute URL (or a path under the connection's base URL)`);
+    throw new StepError(
+      'Bad request',
+      `${JSON.stringify(rawUrl).slice(0, 100)} is not an absolute URL (or a path under the connection's base URL)`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new StepError('Bad request', 'the URL must be http or https');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new StepError('Bad request', 'the URL must be http or https');
   const query = hashGet(requestInput, 'query') ?? hashGet(requestInput, 'query_params');
-  if (isHash(query)) for (const key of Object.keys(query)) url.searchParams.append(key, toRubyString(query[key] as Value));
+  if (isHash(query))
+    for (const key of Object.keys(query)) url.searchParams.append(key, toRubyString(query[key] as Value));
   const headers = headersOf(hashGet(requestInput, 'headers'));
   Object.assign(headers, connection?.rest?.headers ?? {});
   const contentType = toRubyString(hashGet(requestInput, 'content_type') ?? 'json');
-  const body = method === 'GET' || method === 'HEAD' ? undefined : bodyOf(contentType, hashGet(requestInput, 'body'), headers);
+  const body =
+    method === 'GET' || method === 'HEAD' ? undefined : bodyOf(contentType, hashGet(requestInput, 'body'), headers);
   const retries = IDEMPOTENT.has(method) && !isTrue(hashGet(input, 'disable_retries')) ? 1 : 0;
 
   let attempt = 0;
@@ -96,12 +132,17 @@ export async function sendRequest(input: Hash, connection: ConnectionValues | nu
         size += (chunk as Buffer).length;
         if (size > sc.limits.httpMaxResponseBytes) {
           res.body.destroy();
-          throw new StepError('Response too large', `the response is larger than ${sc.limits.httpMaxResponseBytes} bytes`);
+          throw new StepError(
+            'Response too large',
+            `the response is larger than ${sc.limits.httpMaxResponseBytes} bytes`,
+          );
         }
         chunks.push(chunk as Buffer);
       }
       const text = Buffer.concat(chunks).toString('utf8');
-      const responseHeaders: Hash = newHash(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? null)]));
+      const responseHeaders: Hash = newHash(
+        Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? null)]),
+      );
       const outputType = toRubyString(hashGet(responseInput, 'output_type') ?? 'json');
       let parsed: Value = text;
       if (outputType === 'json' && text.trim() !== '' && jsonDepth(text) <= MAX_EVENT_DEPTH) {
@@ -115,11 +156,17 @@ export async function sendRequest(input: Hash, connection: ConnectionValues | nu
         const type = ERROR_TYPES[res.statusCode] ?? (res.statusCode >= 500 ? 'Server error' : `HTTP ${res.statusCode}`);
         throw new StepError(type, `${res.statusCode} ${type}: ${text.slice(0, 500)}`, text.slice(0, 2000));
       }
-      return newHash([['status_code', res.statusCode], ['statusCode', res.statusCode], ['headers', responseHeaders], ['body', parsed]]);
+      return newHash([
+        ['status_code', res.statusCode],
+        ['statusCode', res.statusCode],
+        ['headers', responseHeaders],
+        ['body', parsed],
+      ]);
     } catch (error) {
       if (error instanceof StepError) throw error;
       const code = (error as { code?: string }).code ?? '';
-      const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
+      const timeout =
+        code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';
       if (timeout && attempt < retries) {
         attempt++;
         continue;
@@ -139,10 +186,14 @@ export const rest: Connector = {
     new_poll_event: {
       title: 'New records (polling)',
       kind: 'poll',
-      required: [{ path: 'request.url', label: 'Request/URL' }, { path: 'cursor_field', label: 'Cursor field' }],
+      required: [
+        { path: 'request.url', label: 'Request/URL' },
+        { path: 'cursor_field', label: 'Cursor field' },
+      ],
       check(input) {
         const field = hashGet(input, 'cursor_field');
-        if (field !== null && field !== undefined && !/^[A-Za-z0-9_.-]{1,200}$/.test(toRubyString(field))) return [['Cursor field', field, 'must be a field name (letters, digits, _ . -)', 'cursor_field']];
+        if (field !== null && field !== undefined && !/^[A-Za-z0-9_.-]{1,200}$/.test(toRubyString(field)))
+          return [['Cursor field', field, 'must be a field name (letters, digits, _ . -)', 'cursor_field']];
         return [];
       },
       output: (event) => event,

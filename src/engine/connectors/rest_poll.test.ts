@@ -33,15 +33,33 @@ after(async () => {
 });
 
 function pollRecipe(input: StepDoc): StepDoc {
-  return numbered({ keyword: 'trigger', provider: 'rest', name: 'new_poll_event', as: 'poll', input, block: [log('seen', `#{${dp('rest', 'poll', 'id')}}:#{${dp('rest', 'poll', 'name')}}`)] });
+  return numbered({
+    keyword: 'trigger',
+    provider: 'rest',
+    name: 'new_poll_event',
+    as: 'poll',
+    input,
+    block: [log('seen', `#{${dp('rest', 'poll', 'id')}}:#{${dp('rest', 'poll', 'name')}}`)],
+  });
 }
 
 async function messages(recipeId: number): Promise<string[]> {
   await t.engine.idle();
-  const jobs = await t.ctx.db.selectFrom('jobs').select('id').where('recipe_id', '=', recipeId).where('is_poll_error', '=', 0).orderBy('id').execute();
+  const jobs = await t.ctx.db
+    .selectFrom('jobs')
+    .select('id')
+    .where('recipe_id', '=', recipeId)
+    .where('is_poll_error', '=', 0)
+    .orderBy('id')
+    .execute();
   const out: string[] = [];
   for (const job of jobs) {
-    const line = await t.ctx.db.selectFrom('job_lines').select('output').where('job_id', '=', job.id).where('recipe_line_number', '=', 1).executeTakeFirst();
+    const line = await t.ctx.db
+      .selectFrom('job_lines')
+      .select('output')
+      .where('job_id', '=', job.id)
+      .where('recipe_line_number', '=', 1)
+      .executeTakeFirst();
     out.push((JSON.parse(line?.output ?? 'null') as { message: string }).message);
   }
   return out;
@@ -49,9 +67,16 @@ async function messages(recipeId: number): Promise<string[]> {
 
 describe('rest/new_poll_event', () => {
   test('new records since the cursor become jobs, oldest first; poll_now and reset_trigger work with the cursor', async () => {
-    records = [{ id: 3, name: 'c' }, { id: 1, name: 'a' }, { id: 2, name: 'b' }];
+    records = [
+      { id: 3, name: 'c' },
+      { id: 1, name: 'a' },
+      { id: 2, name: 'b' },
+    ];
     queries.length = 0;
-    const id = await createRecipe(t, pollRecipe({ request: { method: 'GET', url: `${base}/items` }, cursor_field: 'id', since_param: 'after' }));
+    const id = await createRecipe(
+      t,
+      pollRecipe({ request: { method: 'GET', url: `${base}/items` }, cursor_field: 'id', since_param: 'after' }),
+    );
     await startRecipe(t, id);
     assert.deepEqual(await messages(id), ['1:a', '2:b', '3:c']);
     assert.deepEqual((await t.call('GET', `/api/recipes/${id}`)).body.trigger_closure, { cursor: 3 });
@@ -64,7 +89,11 @@ describe('rest/new_poll_event', () => {
     assert.equal((await t.call('POST', `/api/recipes/${id}/poll_now`)).status, 200);
     assert.equal((await messages(id)).length, 5, 'nothing new: no job');
 
-    assert.equal((await t.call('POST', `/api/recipes/${id}/reset_trigger`)).status, 400, 'reset needs a stopped recipe');
+    assert.equal(
+      (await t.call('POST', `/api/recipes/${id}/reset_trigger`)).status,
+      400,
+      'reset needs a stopped recipe',
+    );
     assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`)).status, 200);
     assert.equal((await t.call('POST', `/api/recipes/${id}/poll_now`)).status, 400);
     assert.equal((await t.call('POST', `/api/recipes/${id}/reset_trigger`)).status, 200);
@@ -74,11 +103,25 @@ describe('rest/new_poll_event', () => {
   });
 
   test('records_path names the list; text cursors (timestamps) and since as the starting point', async () => {
-    records = [{ id: 'x', name: 'old', updated_at: '2025-01-01T00:00:00Z' }, { id: 'y', name: 'new', updated_at: '2025-03-01T00:00:00Z' }, { id: 'z', name: 'newer', updated_at: '2025-04-01T00:00:00Z' }];
-    const id = await createRecipe(t, pollRecipe({ request: { url: `${base}/wrapped` }, records_path: 'data.items', cursor_field: 'updated_at', since: '2025-02-01T00:00:00Z' }));
+    records = [
+      { id: 'x', name: 'old', updated_at: '2025-01-01T00:00:00Z' },
+      { id: 'y', name: 'new', updated_at: '2025-03-01T00:00:00Z' },
+      { id: 'z', name: 'newer', updated_at: '2025-04-01T00:00:00Z' },
+    ];
+    const id = await createRecipe(
+      t,
+      pollRecipe({
+        request: { url: `${base}/wrapped` },
+        records_path: 'data.items',
+        cursor_field: 'updated_at',
+        since: '2025-02-01T00:00:00Z',
+      }),
+    );
     await startRecipe(t, id);
     assert.deepEqual(await messages(id), ['y:new', 'z:newer']);
-    assert.deepEqual((await t.call('GET', `/api/recipes/${id}`)).body.trigger_closure, { cursor: '2025-04-01T00:00:00Z' });
+    assert.deepEqual((await t.call('GET', `/api/recipes/${id}`)).body.trigger_closure, {
+      cursor: '2025-04-01T00:00:00Z',
+    });
     await t.call('PUT', `/api/recipes/${id}/stop`);
   });
 
@@ -124,6 +167,8 @@ describe('rest/new_poll_event', () => {
     assert.equal(res.body.success, false, res.text);
     assert.deepEqual(res.body.code_errors, [[0, [['Cursor field', null, "can't be blank", 'cursor_field']]]]);
     const bad = await createRecipe(t, pollRecipe({ request: { url: `${base}/items` }, cursor_field: 'a b' }));
-    assert.deepEqual((await t.call('PUT', `/api/recipes/${bad}/start`)).body.code_errors, [[0, [['Cursor field', 'a b', 'must be a field name (letters, digits, _ . -)', 'cursor_field']]]]);
+    assert.deepEqual((await t.call('PUT', `/api/recipes/${bad}/start`)).body.code_errors, [
+      [0, [['Cursor field', 'a b', 'must be a field name (letters, digits, _ . -)', 'cursor_field']]],
+    ]);
   });
 });

@@ -6,40 +6,88 @@ import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { action, dp, fire, readJob, webhookRecipe } from '../../../test/recipes.ts';
 
 let t: TestApp;
-before(async () => { t = await createTestApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await createTestApp();
+});
+after(async () => {
+  await t.close();
+});
 
 const source = `=${dp('workato_webhooks', 'hook', 'payload', 'items')}`;
 
 describe('workato_smart_list', () => {
   test('create_list, insert_rows and query_list with SQL over the lists', async () => {
     const { path } = await webhookRecipe(t, [
-      action('workato_smart_list', 'create_list', 'releases', { list_name: 'Liferay Releases', list_source: source, primary_index: 'key' }),
+      action('workato_smart_list', 'create_list', 'releases', {
+        list_name: 'Liferay Releases',
+        list_source: source,
+        primary_index: 'key',
+      }),
       action('workato_smart_list', 'query_list', 'latest', {
         sql: `SELECT #{${dp('workato_smart_list', 'releases', 'columns', 'group')}} AS g, MAX(#{${dp('workato_smart_list', 'releases', 'columns', 'key')}}) AS k, COUNT(*) AS n FROM #{${dp('workato_smart_list', 'releases', 'list_name')}} WHERE ok = 1 GROUP BY g ORDER BY g`,
       }),
     ]);
-    const job = await fire(t, path, { items: [{ group: '2024', key: 3, ok: true }, { group: '2024', key: 7, ok: true }, { group: '2025', key: 1, ok: false }, { group: '2025', key: 2, ok: true, extra: { a: 1 } }] });
+    const job = await fire(t, path, {
+      items: [
+        { group: '2024', key: 3, ok: true },
+        { group: '2024', key: 7, ok: true },
+        { group: '2025', key: 1, ok: false },
+        { group: '2025', key: 2, ok: true, extra: { a: 1 } },
+      ],
+    });
     assert.equal(job.status, 'succeeded', job.error ?? '');
-    assert.deepEqual(job.output(1), { list_name: 'Liferay_Releases', columns: { group: '"group"', key: '"key"', ok: '"ok"', extra: '"extra"' }, column_types: { group: 'string', key: 'integer', ok: 'boolean', extra: 'json' }, row_count: 4 });
-    assert.deepEqual(job.output(2), { rows: [{ g: '2024', k: 7, n: 2 }, { g: '2025', k: 2, n: 1 }], row_count: 2, truncated: false });
+    assert.deepEqual(job.output(1), {
+      list_name: 'Liferay_Releases',
+      columns: { group: '"group"', key: '"key"', ok: '"ok"', extra: '"extra"' },
+      column_types: { group: 'string', key: 'integer', ok: 'boolean', extra: 'json' },
+      row_count: 4,
+    });
+    assert.deepEqual(job.output(2), {
+      rows: [
+        { g: '2024', k: 7, n: 2 },
+        { g: '2025', k: 2, n: 1 },
+      ],
+      row_count: 2,
+      truncated: false,
+    });
 
     // The list is durable: another recipe's job adds rows and reads them.
     const { path: p2 } = await webhookRecipe(t, [
       action('workato_smart_list', 'insert_rows', 'more', { list_name: 'Liferay Releases', list_source: source }),
-      action('workato_smart_list', 'query_list', 'all', { sql: 'SELECT key, json_extract(extra, \'$.a\') AS a FROM Liferay_Releases ORDER BY key' }),
+      action('workato_smart_list', 'query_list', 'all', {
+        sql: "SELECT key, json_extract(extra, '$.a') AS a FROM Liferay_Releases ORDER BY key",
+      }),
     ]);
     const second = await fire(t, p2, { items: [{ group: '2026', key: 9.5, ok: true }] });
     assert.equal(second.status, 'succeeded', second.error ?? '');
-    assert.deepEqual(second.output(1), { list_name: 'Liferay_Releases', columns: { group: '"group"', key: '"key"', ok: '"ok"', extra: '"extra"' }, column_types: { group: 'string', key: 'number', ok: 'boolean', extra: 'json' }, row_count: 5 });
-    assert.deepEqual((second.output(2) as { rows: unknown[] }).rows, [{ key: 1, a: null }, { key: 2, a: 1 }, { key: 3, a: null }, { key: 7, a: null }, { key: 9.5, a: null }]);
+    assert.deepEqual(second.output(1), {
+      list_name: 'Liferay_Releases',
+      columns: { group: '"group"', key: '"key"', ok: '"ok"', extra: '"extra"' },
+      column_types: { group: 'string', key: 'number', ok: 'boolean', extra: 'json' },
+      row_count: 5,
+    });
+    assert.deepEqual((second.output(2) as { rows: unknown[] }).rows, [
+      { key: 1, a: null },
+      { key: 2, a: 1 },
+      { key: 3, a: null },
+      { key: 7, a: null },
+      { key: 9.5, a: null },
+    ]);
   });
 
   test('insert_rows into a missing list needs create_table_if_not_exist', async () => {
-    const { path } = await webhookRecipe(t, [action('workato_smart_list', 'insert_rows', 'ins', { list_name: 'nowhere', list_source: source })]);
+    const { path } = await webhookRecipe(t, [
+      action('workato_smart_list', 'insert_rows', 'ins', { list_name: 'nowhere', list_source: source }),
+    ]);
     const missing = await fire(t, path, { items: [{ a: 1 }] });
     assert.equal(missing.errorType, 'Not found');
-    const { path: p2 } = await webhookRecipe(t, [action('workato_smart_list', 'insert_rows', 'ins', { list_name: 'created', list_source: source, create_table_if_not_exist: 'true' })]);
+    const { path: p2 } = await webhookRecipe(t, [
+      action('workato_smart_list', 'insert_rows', 'ins', {
+        list_name: 'created',
+        list_source: source,
+        create_table_if_not_exist: 'true',
+      }),
+    ]);
     assert.equal((await fire(t, p2, { items: [{ a: 1 }] })).status, 'succeeded');
   });
 
@@ -49,7 +97,7 @@ describe('workato_smart_list', () => {
       ["ATTACH DATABASE '/tmp/x.db' AS x", /may only read|too many attached/],
       ['PRAGMA table_info(created)', /may only read/],
       ['SELECT randomblob(100)', /may only read/],
-      ['SELECT load_extension(\'x\')', /may only read/],
+      ["SELECT load_extension('x')", /may only read/],
       ['SELEC 1', /syntax error/],
       ['WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r', /may only read/],
     ] as const) {
@@ -58,9 +106,13 @@ describe('workato_smart_list', () => {
       assert.equal(job.status, 'failed', sql);
       assert.match(job.error ?? '', pattern, sql);
     }
-    const { path: big } = await webhookRecipe(t, [action('workato_smart_list', 'create_list', 'c', { list_name: 'big', list_source: source })]);
+    const { path: big } = await webhookRecipe(t, [
+      action('workato_smart_list', 'create_list', 'c', { list_name: 'big', list_source: source }),
+    ]);
     assert.equal((await fire(t, big, { items: Array.from({ length: 3000 }, (_, i) => ({ i })) })).status, 'succeeded');
-    const { path } = await webhookRecipe(t, [action('workato_smart_list', 'query_list', 'q', { sql: 'SELECT count(*) FROM big a, big b, big c, big d' })]);
+    const { path } = await webhookRecipe(t, [
+      action('workato_smart_list', 'query_list', 'q', { sql: 'SELECT count(*) FROM big a, big b, big c, big d' }),
+    ]);
     const res = await t.app.inject({ method: 'POST', url: path, payload: {} });
     assert.equal(res.statusCode, 200);
     await t.engine.idle(20_000);
@@ -70,9 +122,13 @@ describe('workato_smart_list', () => {
   });
 
   test('bad input fails the step', async () => {
-    const { path } = await webhookRecipe(t, [action('workato_smart_list', 'create_list', 'c', { list_name: '!!!', list_source: source })]);
+    const { path } = await webhookRecipe(t, [
+      action('workato_smart_list', 'create_list', 'c', { list_name: '!!!', list_source: source }),
+    ]);
     assert.match((await fire(t, path, { items: [] })).error ?? '', /list_name must have letters/);
-    const { path: p2 } = await webhookRecipe(t, [action('workato_smart_list', 'create_list', 'c', { list_name: 'x', list_source: source })]);
+    const { path: p2 } = await webhookRecipe(t, [
+      action('workato_smart_list', 'create_list', 'c', { list_name: 'x', list_source: source }),
+    ]);
     assert.match((await fire(t, p2, { items: [1, 2] })).error ?? '', /record 1 of list_source is not an object/);
     assert.match((await fire(t, p2, { items: 'nope' })).error ?? '', /must be a list of records/);
   });

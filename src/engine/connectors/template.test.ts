@@ -6,8 +6,12 @@ import { action, CURRENT, dp, fire, webhookRecipe } from '../../../test/recipes.
 import { renderTemplate, TEMPLATE_LIMITS } from './workato_template.ts';
 
 let t: TestApp;
-before(async () => { t = await createTestApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await createTestApp();
+});
+after(async () => {
+  await t.close();
+});
 
 function doc(input: Record<string, unknown>) {
   return action('workato_template', 'create_document', 'doc', input);
@@ -15,20 +19,36 @@ function doc(input: Record<string, unknown>) {
 
 describe('workato_template/create_document', () => {
   test('renders variables (escaped and raw), sections over lists and objects, inverted sections and comments', async () => {
-    const template = '<p>{{name}}</p><p>{{{bio}}}</p>{{! a comment }}<ul>{{#items}}<li>{{sku}} x{{qty}} for {{name}}</li>{{/items}}</ul>{{#address}}{{city}}{{/address}}{{^notes}}no notes{{/notes}}{{#missing}}never{{/missing}}';
-    const { path } = await webhookRecipe(t, [doc({
-      template,
-      template_input: {
-        name: `#{${dp('workato_webhooks', 'hook', 'payload', 'name')}}`,
-        bio: '<b>Debate</b>',
-        items: { ____source: `#{${dp('workato_webhooks', 'hook', 'payload', 'lines')}}`, sku: `#{${dp('workato_webhooks', 'hook', 'payload', 'lines', CURRENT, 'sku')}}`, qty: `=${dp('workato_webhooks', 'hook', 'payload', 'lines', CURRENT, 'qty')}` },
-        address: { city: 'Lyon' },
-        notes: [],
-      },
-    })]);
-    const job = await fire(t, path, { name: 'Fiona & Co', lines: [{ sku: 'A', qty: 2 }, { sku: 'B', qty: 5 }] });
+    const template =
+      '<p>{{name}}</p><p>{{{bio}}}</p>{{! a comment }}<ul>{{#items}}<li>{{sku}} x{{qty}} for {{name}}</li>{{/items}}</ul>{{#address}}{{city}}{{/address}}{{^notes}}no notes{{/notes}}{{#missing}}never{{/missing}}';
+    const { path } = await webhookRecipe(t, [
+      doc({
+        template,
+        template_input: {
+          name: `#{${dp('workato_webhooks', 'hook', 'payload', 'name')}}`,
+          bio: '<b>Debate</b>',
+          items: {
+            ____source: `#{${dp('workato_webhooks', 'hook', 'payload', 'lines')}}`,
+            sku: `#{${dp('workato_webhooks', 'hook', 'payload', 'lines', CURRENT, 'sku')}}`,
+            qty: `=${dp('workato_webhooks', 'hook', 'payload', 'lines', CURRENT, 'qty')}`,
+          },
+          address: { city: 'Lyon' },
+          notes: [],
+        },
+      }),
+    ]);
+    const job = await fire(t, path, {
+      name: 'Fiona & Co',
+      lines: [
+        { sku: 'A', qty: 2 },
+        { sku: 'B', qty: 5 },
+      ],
+    });
     assert.equal(job.status, 'succeeded', job.error ?? '');
-    assert.deepEqual(job.output(1), { document: '<p>Fiona &amp; Co</p><p><b>Debate</b></p><ul><li>A x2 for Fiona &amp; Co</li><li>B x5 for Fiona &amp; Co</li></ul>Lyonno notes' });
+    assert.deepEqual(job.output(1), {
+      document:
+        '<p>Fiona &amp; Co</p><p><b>Debate</b></p><ul><li>A x2 for Fiona &amp; Co</li><li>B x5 for Fiona &amp; Co</li></ul>Lyonno notes',
+    });
   });
 
   test('a broken template, a missing body and a template that multiplies past the limits fail the step', async () => {
@@ -41,7 +61,12 @@ describe('workato_template/create_document', () => {
     const missing = await fire(t, p2, {});
     assert.equal(missing.errorType, 'Not found');
     assert.match(missing.error ?? '', /template 4747 is not stored here/);
-    const { path: p3 } = await webhookRecipe(t, [doc({ template: '{{#a}}{{#a}}{{#a}}{{#a}}x{{/a}}{{/a}}{{/a}}{{/a}}', template_input: { a: `=${dp('workato_webhooks', 'hook', 'payload', 'a')}` } })]);
+    const { path: p3 } = await webhookRecipe(t, [
+      doc({
+        template: '{{#a}}{{#a}}{{#a}}{{#a}}x{{/a}}{{/a}}{{/a}}{{/a}}',
+        template_input: { a: `=${dp('workato_webhooks', 'hook', 'payload', 'a')}` },
+      }),
+    ]);
     const big = await fire(t, p3, { a: Array.from({ length: 100 }, (_, i) => i) });
     assert.equal(big.status, 'failed');
     assert.match(big.error ?? '', /Template error: the template took more than 1000000 rendering steps/);
@@ -52,7 +77,14 @@ describe('workato_template/create_document', () => {
     const deep = '{{#a}}'.repeat(60) + '{{/a}}'.repeat(60);
     assert.throws(() => renderTemplate(deep, { a: { a: true } }), /nested more than 50 deep/);
     assert.equal(renderTemplate('{{constructor}}{{toString}}{{a.__proto__}}{{> partial}}', { a: {} }), '');
-    assert.equal(renderTemplate('{{a.b.c}}-{{#list}}{{.}},{{/list}}', { a: { b: { c: 7 } }, list: [1, 'two', true] }), '7-1,two,true,');
-    assert.throws(() => renderTemplate('{{#l}}{{{s}}}{{/l}}', { l: Array.from({ length: 2000 }, (_, i) => i), s: 'y'.repeat(3000) }), /longer than 5000000 characters/);
+    assert.equal(
+      renderTemplate('{{a.b.c}}-{{#list}}{{.}},{{/list}}', { a: { b: { c: 7 } }, list: [1, 'two', true] }),
+      '7-1,two,true,',
+    );
+    assert.throws(
+      () =>
+        renderTemplate('{{#l}}{{{s}}}{{/l}}', { l: Array.from({ length: 2000 }, (_, i) => i), s: 'y'.repeat(3000) }),
+      /longer than 5000000 characters/,
+    );
   });
 });

@@ -24,7 +24,10 @@ export const workatoApiPlatform: Connector = {
         const request = hashGet(event, 'request');
         if (!isHash(request)) return [];
         return Object.keys(request)
-          .filter((key) => { const v = request[key]; return v !== null && typeof v !== 'object'; })
+          .filter((key) => {
+            const v = request[key];
+            return v !== null && typeof v !== 'object';
+          })
           .slice(0, 3)
           .map((key) => [key, toRubyString(request[key] ?? null).slice(0, 100)]);
       },
@@ -36,9 +39,19 @@ export const workatoApiPlatform: Connector = {
       required: [{ path: 'http_status_code', label: 'Response' }],
       run(input) {
         const code = Number(toRubyString(hashGet(input, 'http_status_code')));
-        if (!Number.isInteger(code) || code < 100 || code > 599) throw new StepError('Bad request', `http_status_code ${JSON.stringify(toRubyString(hashGet(input, 'http_status_code'))).slice(0, 20)} is not an HTTP status`);
+        if (!Number.isInteger(code) || code < 100 || code > 599)
+          throw new StepError(
+            'Bad request',
+            `http_status_code ${JSON.stringify(toRubyString(hashGet(input, 'http_status_code'))).slice(0, 20)} is not an HTTP status`,
+          );
         const body = hashGet(input, 'response');
-        throw new EndJob('response', newHash([['http_status_code', code], ['response', body ?? newHash()]]));
+        throw new EndJob(
+          'response',
+          newHash([
+            ['http_status_code', code],
+            ['response', body ?? newHash()],
+          ]),
+        );
       },
     },
   },

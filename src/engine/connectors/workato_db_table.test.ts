@@ -5,7 +5,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
-import { action, createRecipe, dp, fire, numbered, pill, readJob, startRecipe, webhookRecipe } from '../../../test/recipes.ts';
+import {
+  action,
+  createRecipe,
+  dp,
+  fire,
+  numbered,
+  pill,
+  readJob,
+  startRecipe,
+  webhookRecipe,
+} from '../../../test/recipes.ts';
 
 let t: TestApp;
 before(async () => {
@@ -19,12 +29,25 @@ const RECORD_ID = '11fbe9a6_a16d_4d7e_86ea_afe42ec03005';
 const u = (id: string) => id.replaceAll('-', '_');
 let counter = 0;
 
-interface Table { id: number; name: string; col: Record<string, string>; dashed: Record<string, string> }
+interface Table {
+  id: number;
+  name: string;
+  col: Record<string, string>;
+  dashed: Record<string, string>;
+}
 
 async function newTable(rows: Array<Record<string, unknown>> = []): Promise<Table> {
   const name = `Orders ${++counter}`;
   const res = await t.call('POST', '/api/data_tables', {
-    body: { name, schema: [{ name: 'code', type: 'string' }, { name: 'qty', type: 'integer' }, { name: 'price', type: 'decimal' }, { name: 'paid', type: 'boolean' }] },
+    body: {
+      name,
+      schema: [
+        { name: 'code', type: 'string' },
+        { name: 'qty', type: 'integer' },
+        { name: 'price', type: 'decimal' },
+        { name: 'paid', type: 'boolean' },
+      ],
+    },
   });
   assert.equal(res.status, 200, res.text);
   const col: Record<string, string> = {};
@@ -34,7 +57,9 @@ async function newTable(rows: Array<Record<string, unknown>> = []): Promise<Tabl
     dashed[c.name] = c.field_id;
   }
   if (rows.length > 0) {
-    const batch = await t.call('POST', `/api/data_tables/${res.body.data.id}/records/batch`, { body: { records: rows } });
+    const batch = await t.call('POST', `/api/data_tables/${res.body.data.id}/records/batch`, {
+      body: { records: rows },
+    });
     assert.equal(batch.status, 200, batch.text);
   }
   return { id: res.body.data.id, name, col, dashed };
@@ -59,7 +84,10 @@ describe('workato_db_table actions', () => {
   test('add_record: parameters by column UUID, the record under `record` with its Record ID and times', async () => {
     const table = await newTable();
     const { path } = await webhookRecipe(t, [
-      db('add_record', 'add', { table_id: String(table.id), parameters: { [table.col.code!]: payload('code'), [table.col.qty!]: payload('qty'), [table.col.paid!]: 'true' } }),
+      db('add_record', 'add', {
+        table_id: String(table.id),
+        parameters: { [table.col.code!]: payload('code'), [table.col.qty!]: payload('qty'), [table.col.paid!]: 'true' },
+      }),
     ]);
     const job = await fire(t, path, { code: 'Z-9', qty: '7' });
     assert.equal(job.status, 'succeeded', job.error ?? '');
@@ -75,9 +103,11 @@ describe('workato_db_table actions', () => {
     assert.deepEqual(stored[0]!.data, { code: 'Z-9', qty: 7, price: null, paid: true });
   });
 
-  test('a value of the wrong type is the step\'s error naming the column; nothing is stored', async () => {
+  test("a value of the wrong type is the step's error naming the column; nothing is stored", async () => {
     const table = await newTable();
-    const { path } = await webhookRecipe(t, [db('add_record', 'add', { table_id: table.name, parameters: { [table.col.qty!]: payload('qty') } })]);
+    const { path } = await webhookRecipe(t, [
+      db('add_record', 'add', { table_id: table.name, parameters: { [table.col.qty!]: payload('qty') } }),
+    ]);
     const job = await fire(t, path, { qty: 'many' });
     assert.equal(job.status, 'failed');
     assert.match(job.error ?? '', /qty \([0-9a-f_]{36}\) must be an integer \(got "many"\)/);
@@ -89,10 +119,26 @@ describe('workato_db_table actions', () => {
     const table = await newTable([ROWS[0]!]);
     const [first] = await recordsOf(table);
     const { path } = await webhookRecipe(t, [
-      db('update_record', 'upd', { table_id: { zip_name: 'x.workato_db_table.json', name: table.name, folder: '' }, record_id: payload('id'), parameters: { [table.col.qty!]: 2 } }),
-      db('upsert_record', 'ups1', { table_id: String(table.id), primary_field_id: table.dashed.code, parameters: { [table.col.code!]: 'N-1', [table.col.qty!]: '10' } }),
-      db('upsert_record', 'ups2', { table_id: String(table.id), primary_field_id: table.dashed.code, parameters: { [table.col.code!]: 'N-1', [table.col.qty!]: '11' } }),
-      db('remove_values_from_record', 'rm', { table_id: String(table.id), record_id: payload('id'), values_to_be_removed: table.dashed.price }),
+      db('update_record', 'upd', {
+        table_id: { zip_name: 'x.workato_db_table.json', name: table.name, folder: '' },
+        record_id: payload('id'),
+        parameters: { [table.col.qty!]: 2 },
+      }),
+      db('upsert_record', 'ups1', {
+        table_id: String(table.id),
+        primary_field_id: table.dashed.code,
+        parameters: { [table.col.code!]: 'N-1', [table.col.qty!]: '10' },
+      }),
+      db('upsert_record', 'ups2', {
+        table_id: String(table.id),
+        primary_field_id: table.dashed.code,
+        parameters: { [table.col.code!]: 'N-1', [table.col.qty!]: '11' },
+      }),
+      db('remove_values_from_record', 'rm', {
+        table_id: String(table.id),
+        record_id: payload('id'),
+        values_to_be_removed: table.dashed.price,
+      }),
       db('delete_record', 'del', { table_id: String(table.id), record_id: out('ups2', 'record', RECORD_ID) }),
     ]);
     const job = await fire(t, path, { id: first!.record_id });
@@ -107,12 +153,17 @@ describe('workato_db_table actions', () => {
     assert.equal((job.output(4) as { record: Record<string, unknown> }).record[table.col.price!], null);
     assert.deepEqual(job.output(5), { success: true });
     const left = await recordsOf(table);
-    assert.deepEqual(left.map((r) => r.data), [{ code: 'A-1', qty: 2, price: null, paid: true }]);
+    assert.deepEqual(
+      left.map((r) => r.data),
+      [{ code: 'A-1', qty: 2, price: null, paid: true }],
+    );
   });
 
-  test('update or delete of an unknown record is the step\'s error', async () => {
+  test("update or delete of an unknown record is the step's error", async () => {
     const table = await newTable();
-    const { path } = await webhookRecipe(t, [db('delete_record', 'del', { table_id: String(table.id), record_id: payload('id') })]);
+    const { path } = await webhookRecipe(t, [
+      db('delete_record', 'del', { table_id: String(table.id), record_id: payload('id') }),
+    ]);
     const job = await fire(t, path, { id: 'no-such-record' });
     assert.equal(job.status, 'failed');
     assert.equal(job.errorType, 'Not found');
@@ -123,31 +174,67 @@ describe('workato_db_table actions', () => {
     const table = await newTable(ROWS);
     const { path } = await webhookRecipe(t, [
       db('get_records', 'all', { table_id: String(table.id) }),
-      db('get_records', 'eq', { table_id: String(table.id), filters: [{ field_id: table.dashed.code, op_default: 'eq', value_default: payload('code') }] }),
-      db('get_records', 'gt', { table_id: String(table.id), filters: [{ field_id: table.dashed.qty, op_default: 'gt', value_default: '2' }], order_by_field_id: table.dashed.qty, order_direction: 'desc' }),
-      db('get_records', 'sw', { table_id: String(table.id), filters: [{ field_id: table.dashed.code, op_default: 'starts_with', value_default: 'A-' }, { field_id: table.dashed.paid, op_boolean: 'istrue' }] }),
-      db('get_records', 'flat', { table_id: String(table.id), [table.col.code!]: 'B-1', output_format: 'field_name_to_value' }),
+      db('get_records', 'eq', {
+        table_id: String(table.id),
+        filters: [{ field_id: table.dashed.code, op_default: 'eq', value_default: payload('code') }],
+      }),
+      db('get_records', 'gt', {
+        table_id: String(table.id),
+        filters: [{ field_id: table.dashed.qty, op_default: 'gt', value_default: '2' }],
+        order_by_field_id: table.dashed.qty,
+        order_direction: 'desc',
+      }),
+      db('get_records', 'sw', {
+        table_id: String(table.id),
+        filters: [
+          { field_id: table.dashed.code, op_default: 'starts_with', value_default: 'A-' },
+          { field_id: table.dashed.paid, op_boolean: 'istrue' },
+        ],
+      }),
+      db('get_records', 'flat', {
+        table_id: String(table.id),
+        [table.col.code!]: 'B-1',
+        output_format: 'field_name_to_value',
+      }),
       db('get_records', 'page1', { table_id: String(table.id), limit: '2' }),
-      db('get_records', 'page2', { table_id: String(table.id), limit: '2', continuation_token: out('page1', 'continuation_token') }),
+      db('get_records', 'page2', {
+        table_id: String(table.id),
+        limit: '2',
+        continuation_token: out('page1', 'continuation_token'),
+      }),
     ]);
     const job = await fire(t, path, { code: 'A-2' });
     assert.equal(job.status, 'succeeded', job.error ?? '');
-    const codes = (n: number) => (job.output(n) as { records: Array<Record<string, unknown>> }).records.map((r) => r[table.col.code!] ?? r.code);
+    const codes = (n: number) =>
+      (job.output(n) as { records: Array<Record<string, unknown>> }).records.map((r) => r[table.col.code!] ?? r.code);
     assert.deepEqual(codes(1), ['A-1', 'A-2', 'B-1']);
     assert.deepEqual(codes(2), ['A-2']);
     assert.deepEqual(codes(3), ['A-2', 'B-1']);
     assert.deepEqual(codes(4), ['A-1']);
     const flat = job.output(5) as { records: Array<Record<string, unknown>> };
     assert.equal(flat.records.length, 1);
-    assert.deepEqual(Object.keys(flat.records[0]!), ['Record ID', 'Created at', 'Updated at', 'code', 'qty', 'price', 'paid']);
+    assert.deepEqual(Object.keys(flat.records[0]!), [
+      'Record ID',
+      'Created at',
+      'Updated at',
+      'code',
+      'qty',
+      'price',
+      'paid',
+    ]);
     assert.equal((job.output(6) as { continuation_token: string }).continuation_token, '2');
     assert.deepEqual(codes(7), ['B-1']);
     assert.equal((job.output(7) as { continuation_token: null }).continuation_token, null);
   });
 
-  test('get_records with a bad filter is the step\'s error', async () => {
+  test("get_records with a bad filter is the step's error", async () => {
     const table = await newTable(ROWS);
-    const { path } = await webhookRecipe(t, [db('get_records', 'bad', { table_id: String(table.id), filters: [{ field_id: table.dashed.qty, op_default: 'contains', value_default: '1' }] })]);
+    const { path } = await webhookRecipe(t, [
+      db('get_records', 'bad', {
+        table_id: String(table.id),
+        filters: [{ field_id: table.dashed.qty, op_default: 'contains', value_default: '1' }],
+      }),
+    ]);
     const job = await fire(t, path, {});
     assert.equal(job.status, 'failed');
     assert.match(job.error ?? '', /operator "contains" is not one of/);
@@ -156,17 +243,46 @@ describe('workato_db_table actions', () => {
   test('batch actions: create_records_batch (all or none), update_records_batch, delete_records_batch, truncate_table', async () => {
     const table = await newTable();
     const { path } = await webhookRecipe(t, [
-      db('create_records_batch', 'add', { table_id: String(table.id), records: [{ [table.col.code!]: 'X', [table.col.qty!]: 1 }, { parameters: { [table.col.code!]: 'Y' } }, { [table.col.code!]: 'Z' }] }),
-      db('update_records_batch', 'upd', { table_id: String(table.id), records: [{ record_id: `=${dp('workato_db_table', 'add', 'records')}[0]['${RECORD_ID}']`, parameters: { [table.col.qty!]: 5 } }] }),
-      db('delete_records_batch', 'del', { table_id: String(table.id), record_ids: [`=${dp('workato_db_table', 'add', 'records')}[1]['${RECORD_ID}']`, 'unknown-id'] }),
+      db('create_records_batch', 'add', {
+        table_id: String(table.id),
+        records: [
+          { [table.col.code!]: 'X', [table.col.qty!]: 1 },
+          { parameters: { [table.col.code!]: 'Y' } },
+          { [table.col.code!]: 'Z' },
+        ],
+      }),
+      db('update_records_batch', 'upd', {
+        table_id: String(table.id),
+        records: [
+          {
+            record_id: `=${dp('workato_db_table', 'add', 'records')}[0]['${RECORD_ID}']`,
+            parameters: { [table.col.qty!]: 5 },
+          },
+        ],
+      }),
+      db('delete_records_batch', 'del', {
+        table_id: String(table.id),
+        record_ids: [`=${dp('workato_db_table', 'add', 'records')}[1]['${RECORD_ID}']`, 'unknown-id'],
+      }),
     ]);
     const job = await fire(t, path, {});
     assert.equal(job.status, 'succeeded', job.error ?? '');
     assert.equal((job.output(1) as { count: number }).count, 3);
     assert.deepEqual(job.output(3), { deleted_count: 1 });
-    assert.deepEqual((await recordsOf(table)).map((r) => [r.data.code, r.data.qty]), [['X', 5], ['Z', null]]);
+    assert.deepEqual(
+      (await recordsOf(table)).map((r) => [r.data.code, r.data.qty]),
+      [
+        ['X', 5],
+        ['Z', null],
+      ],
+    );
 
-    const refused = await webhookRecipe(t, [db('create_records_batch', 'add', { table_id: String(table.id), records: [{ [table.col.code!]: 'ok' }, { [table.col.qty!]: 'bad' }] })]);
+    const refused = await webhookRecipe(t, [
+      db('create_records_batch', 'add', {
+        table_id: String(table.id),
+        records: [{ [table.col.code!]: 'ok' }, { [table.col.qty!]: 'bad' }],
+      }),
+    ]);
     const failed = await fire(t, refused.path, {});
     assert.equal(failed.status, 'failed');
     assert.match(failed.error ?? '', /records\[1\]: qty .* must be an integer/);
@@ -178,12 +294,22 @@ describe('workato_db_table actions', () => {
     assert.equal((await recordsOf(table)).length, 0);
   });
 
-  test('an unknown table is the step\'s error; a recipe whose trigger names an unknown table does not start', async () => {
+  test("an unknown table is the step's error; a recipe whose trigger names an unknown table does not start", async () => {
     const { path } = await webhookRecipe(t, [db('add_record', 'add', { table_id: 'No such table', parameters: {} })]);
     const job = await fire(t, path, {});
     assert.equal(job.status, 'failed');
     assert.equal(job.errorType, 'Not found');
-    const id = await createRecipe(t, numbered({ keyword: 'trigger', provider: 'workato_db_table', name: 'new_records_realtime', as: 'trg', input: { table_id: 'No such table' }, block: [] }));
+    const id = await createRecipe(
+      t,
+      numbered({
+        keyword: 'trigger',
+        provider: 'workato_db_table',
+        name: 'new_records_realtime',
+        as: 'trg',
+        input: { table_id: 'No such table' },
+        block: [],
+      }),
+    );
     const res = await t.call('PUT', `/api/recipes/${id}/start`);
     assert.equal(res.body.success, false, res.text);
     assert.match(JSON.stringify(res.body.code_errors), /does not name a data table/);
@@ -194,14 +320,25 @@ describe('data_table_lookup()', () => {
   test('the first record matching, by column name; nil on a miss; an unknown table fails the step', async () => {
     const table = await newTable(ROWS);
     const { path } = await webhookRecipe(t, [
-      action('logger', 'log_message', 'hit', { message: `=data_table_lookup('Sales', '${table.name}', 'code': ${dp('workato_webhooks', 'hook', 'payload', 'code')})['qty']` }),
-      action('logger', 'log_message', 'paid', { message: `=data_table_lookup('Sales', '${table.name}', paid: true, 'qty': 3)['code']` }),
-      action('logger', 'log_message', 'miss', { message: `=data_table_lookup('Sales', '${table.name}', 'code': 'none').present? ? 'found' : 'none'` }),
+      action('logger', 'log_message', 'hit', {
+        message: `=data_table_lookup('Sales', '${table.name}', 'code': ${dp('workato_webhooks', 'hook', 'payload', 'code')})['qty']`,
+      }),
+      action('logger', 'log_message', 'paid', {
+        message: `=data_table_lookup('Sales', '${table.name}', paid: true, 'qty': 3)['code']`,
+      }),
+      action('logger', 'log_message', 'miss', {
+        message: `=data_table_lookup('Sales', '${table.name}', 'code': 'none').present? ? 'found' : 'none'`,
+      }),
     ]);
     const job = await fire(t, path, { code: 'A-2' });
     assert.equal(job.status, 'succeeded', job.error ?? '');
-    assert.deepEqual([job.output(1), job.output(2), job.output(3)], [{ message: '5' }, { message: 'B-1' }, { message: 'none' }]);
-    const unknown = await webhookRecipe(t, [action('logger', 'log_message', 'x', { message: "=data_table_lookup('Sales', 'Nope', 'code': 'A')['qty']" })]);
+    assert.deepEqual(
+      [job.output(1), job.output(2), job.output(3)],
+      [{ message: '5' }, { message: 'B-1' }, { message: 'none' }],
+    );
+    const unknown = await webhookRecipe(t, [
+      action('logger', 'log_message', 'x', { message: "=data_table_lookup('Sales', 'Nope', 'code': 'A')['qty']" }),
+    ]);
     const failed = await fire(t, unknown.path, {});
     assert.equal(failed.status, 'failed');
     assert.match(failed.error ?? '', /no data table "Nope"/);
@@ -211,37 +348,77 @@ describe('data_table_lookup()', () => {
 describe('workato_db_table real-time triggers', () => {
   async function jobsOf(recipeId: number) {
     await t.engine.idle();
-    const rows = await t.ctx.db.selectFrom('jobs').select('id').where('recipe_id', '=', recipeId).orderBy('id').execute();
+    const rows = await t.ctx.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('recipe_id', '=', recipeId)
+      .orderBy('id')
+      .execute();
     return Promise.all(rows.map((r) => readJob(t, r.id)));
   }
 
   test('new_records_realtime: one job per record added (API or step); updates start none', async () => {
     const table = await newTable();
-    const watcher = await createRecipe(t, numbered({
-      keyword: 'trigger', provider: 'workato_db_table', name: 'new_records_realtime', as: 'trg', input: { table_id: String(table.id) },
-      block: [action('logger', 'log_message', 'log', { message: `new ${pill('workato_db_table', 'trg', 'record', table.col.code!)}` })],
-    }));
+    const watcher = await createRecipe(
+      t,
+      numbered({
+        keyword: 'trigger',
+        provider: 'workato_db_table',
+        name: 'new_records_realtime',
+        as: 'trg',
+        input: { table_id: String(table.id) },
+        block: [
+          action('logger', 'log_message', 'log', {
+            message: `new ${pill('workato_db_table', 'trg', 'record', table.col.code!)}`,
+          }),
+        ],
+      }),
+    );
     await startRecipe(t, watcher);
     const added = await t.call('POST', `/api/data_tables/${table.id}/records`, { body: { data: { code: 'API-1' } } });
-    await t.call('PUT', `/api/data_tables/${table.id}/records/${added.body.data.record_id}`, { body: { data: { qty: 4 } } });
-    const { path } = await webhookRecipe(t, [db('add_record', 'add', { table_id: String(table.id), parameters: { [table.col.code!]: 'STEP-1' } })]);
+    await t.call('PUT', `/api/data_tables/${table.id}/records/${added.body.data.record_id}`, {
+      body: { data: { qty: 4 } },
+    });
+    const { path } = await webhookRecipe(t, [
+      db('add_record', 'add', { table_id: String(table.id), parameters: { [table.col.code!]: 'STEP-1' } }),
+    ]);
     await fire(t, path, {});
     const jobs = await jobsOf(watcher);
     assert.equal(jobs.length, 2);
-    assert.deepEqual(jobs.map((j) => j.status), ['succeeded', 'succeeded']);
-    assert.deepEqual(jobs.map((j) => (j.output(1) as { message: string }).message), ['new API-1', 'new STEP-1']);
-    assert.equal((jobs[0]!.output(0) as { record: Record<string, unknown> }).record[RECORD_ID], added.body.data.record_id);
+    assert.deepEqual(
+      jobs.map((j) => j.status),
+      ['succeeded', 'succeeded'],
+    );
+    assert.deepEqual(
+      jobs.map((j) => (j.output(1) as { message: string }).message),
+      ['new API-1', 'new STEP-1'],
+    );
+    assert.equal(
+      (jobs[0]!.output(0) as { record: Record<string, unknown> }).record[RECORD_ID],
+      added.body.data.record_id,
+    );
   });
 
   test('updated_records_realtime: record and old_record; a stopped recipe starts no job', async () => {
     const table = await newTable();
-    const watcher = await createRecipe(t, numbered({
-      keyword: 'trigger', provider: 'workato_db_table', name: 'updated_records_realtime', as: 'trg', input: { table_id: table.name },
-      block: [],
-    }));
+    const watcher = await createRecipe(
+      t,
+      numbered({
+        keyword: 'trigger',
+        provider: 'workato_db_table',
+        name: 'updated_records_realtime',
+        as: 'trg',
+        input: { table_id: table.name },
+        block: [],
+      }),
+    );
     await startRecipe(t, watcher);
-    const added = await t.call('POST', `/api/data_tables/${table.id}/records`, { body: { data: { code: 'C', qty: 1 } } });
-    await t.call('PUT', `/api/data_tables/${table.id}/records/${added.body.data.record_id}`, { body: { data: { qty: 2 } } });
+    const added = await t.call('POST', `/api/data_tables/${table.id}/records`, {
+      body: { data: { code: 'C', qty: 1 } },
+    });
+    await t.call('PUT', `/api/data_tables/${table.id}/records/${added.body.data.record_id}`, {
+      body: { data: { qty: 2 } },
+    });
     const jobs = await jobsOf(watcher);
     assert.equal(jobs.length, 2);
     const created = jobs[0]!.output(0) as { record: Record<string, unknown>; old_record: Record<string, unknown> };

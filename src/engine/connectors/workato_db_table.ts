@@ -23,8 +23,25 @@ import {
 } from '../../api/data_tables/data_tables.service.ts';
 import { columnByKey, fieldIdOf, SYSTEM_FIELDS, type Filter } from '../../api/data_tables/columns.ts';
 import { FormulaError } from '../formula/errors.ts';
-import { fromPlain, hashGet, isHash, newHash, RFloat, toPlain, toRubyString, type Hash, type Value } from '../formula/values.ts';
-import { StepError, type ActionDef, type Connector, type RecipeRef, type StepContext, type TriggerDef } from './types.ts';
+import {
+  fromPlain,
+  hashGet,
+  isHash,
+  newHash,
+  RFloat,
+  toPlain,
+  toRubyString,
+  type Hash,
+  type Value,
+} from '../formula/values.ts';
+import {
+  StepError,
+  type ActionDef,
+  type Connector,
+  type RecipeRef,
+  type StepContext,
+  type TriggerDef,
+} from './types.ts';
 
 /** Records in one batch action. */
 export const MAX_BATCH_RECORDS = 1000;
@@ -49,18 +66,32 @@ export function tableRefOf(input: Hash): string | number | null {
 
 async function tableOf(sc: StepContext, input: Hash): Promise<VisibleTable> {
   const ref = tableRefOf(input);
-  if (ref === null) throw new StepError('Bad request', 'table_id must name a data table (its id, its name, or a reference with its name)');
+  if (ref === null)
+    throw new StepError(
+      'Bad request',
+      'table_id must name a data table (its id, its name, or a reference with its name)',
+    );
   const table = await findTableByRef(sc.ctx, scopeOf(sc.recipe), ref);
-  if (!table) throw new StepError('Not found', `Data table ${JSON.stringify(String(ref)).slice(0, 200)} not found in this environment`);
+  if (!table)
+    throw new StepError(
+      'Not found',
+      `Data table ${JSON.stringify(String(ref)).slice(0, 200)} not found in this environment`,
+    );
   return table;
 }
 
 /** A record as recipes see it: by column UUID with `_` (default) or by column name. */
-export function recordPlain(table: Pick<VisibleTable, 'columns'>, record: StoredRecord, format: OutputFormat): Record<string, unknown> {
+export function recordPlain(
+  table: Pick<VisibleTable, 'columns'>,
+  record: StoredRecord,
+  format: OutputFormat,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const key = (fieldId: string, name: string) => (format === 'field_name_to_value' ? name : fieldId.replaceAll('-', '_'));
+  const key = (fieldId: string, name: string) =>
+    format === 'field_name_to_value' ? name : fieldId.replaceAll('-', '_');
   for (const f of SYSTEM_FIELDS) out[key(f.field_id, f.name)] = systemValue(record, f.field_id);
-  for (const column of columnsOf(table)) out[key(column.field_id, column.name)] = record.values[column.field_id] ?? null;
+  for (const column of columnsOf(table))
+    out[key(column.field_id, column.name)] = record.values[column.field_id] ?? null;
   return out;
 }
 
@@ -69,7 +100,9 @@ export function recordHash(table: Pick<VisibleTable, 'columns'>, record: StoredR
 }
 
 function formatOf(input: Hash): OutputFormat {
-  return toRubyString(hashGet(input, 'output_format')).trim() === 'field_name_to_value' ? 'field_name_to_value' : 'field_hash_to_value';
+  return toRubyString(hashGet(input, 'output_format')).trim() === 'field_name_to_value'
+    ? 'field_name_to_value'
+    : 'field_hash_to_value';
 }
 
 /** A service error as the step's error: a validation names the column ("Amount must be an integer"). */
@@ -86,7 +119,10 @@ function asStepError(error: unknown, table: VisibleTable | null): unknown {
     })
     .join('; ');
   const errorType = error.status === 404 ? 'Not found' : 'Bad request';
-  return new StepError(errorType, details ? `${error.code === 'validation_failed' ? 'Invalid record' : error.message}: ${details}` : error.message);
+  return new StepError(
+    errorType,
+    details ? `${error.code === 'validation_failed' ? 'Invalid record' : error.message}: ${details}` : error.message,
+  );
 }
 
 async function service<T>(table: VisibleTable | null, run: () => Promise<T>): Promise<T> {
@@ -146,7 +182,8 @@ function filtersOf(table: VisibleTable, input: Hash): Filter[] {
     const list = Array.isArray(raw) ? raw : isHash(raw) ? Object.values(raw) : null;
     if (!list) throw new StepError('Bad request', 'filters must be a list of {field_id, op_default, value_default}');
     list.forEach((item, i) => {
-      if (!isHash(item)) throw new StepError('Bad request', `filters[${i}] must be an object {field_id, op_default, value_default}`);
+      if (!isHash(item))
+        throw new StepError('Bad request', `filters[${i}] must be an object {field_id, op_default, value_default}`);
       const fieldId = toRubyString(hashGet(item, 'field_id')).trim();
       if (fieldId === '') throw new StepError('Bad request', `filters[${i}].field_id can't be blank`);
       const opKey = Object.keys(item).find((k) => k.startsWith('op_'));
@@ -170,13 +207,15 @@ const RECORD_ID = { path: 'record_id', label: 'Record ID' };
 function batchOf(input: Hash, key: string): Value[] {
   const raw = hashGet(input, key);
   if (!Array.isArray(raw)) throw new StepError('Bad request', `${key} must be a list`);
-  if (raw.length > MAX_BATCH_RECORDS) throw new StepError('Bad request', `${key} holds ${raw.length} items; at most ${MAX_BATCH_RECORDS} a batch`);
+  if (raw.length > MAX_BATCH_RECORDS)
+    throw new StepError('Bad request', `${key} holds ${raw.length} items; at most ${MAX_BATCH_RECORDS} a batch`);
   return raw;
 }
 
 /** A batch item's column values: `{parameters: {...}}` or the values themselves. */
 function itemValues(item: Value, at: string): Record<string, unknown> {
-  if (isHash(item) && isHash(hashGet(item, 'parameters'))) return valuesOf(hashGet(item, 'parameters'), `${at}.parameters`);
+  if (isHash(item) && isHash(hashGet(item, 'parameters')))
+    return valuesOf(hashGet(item, 'parameters'), `${at}.parameters`);
   return valuesOf(item, at);
 }
 
@@ -186,7 +225,9 @@ const actions: Record<string, ActionDef> = {
     required: [TABLE],
     async run(input, sc) {
       const table = await tableOf(sc, input);
-      const { records } = await service(table, () => addRecords(sc.ctx, scopeOf(sc.recipe), table.id, [parametersOf(input)], { listener: sc.dataTables ?? null }));
+      const { records } = await service(table, () =>
+        addRecords(sc.ctx, scopeOf(sc.recipe), table.id, [parametersOf(input)], { listener: sc.dataTables ?? null }),
+      );
       return newHash([['record', recordHash(table, records[0] as StoredRecord, formatOf(input))]]);
     },
   },
@@ -196,7 +237,9 @@ const actions: Record<string, ActionDef> = {
     async run(input, sc) {
       const table = await tableOf(sc, input);
       const id = recordIdOf(input);
-      const { change } = await service(table, () => changeRecord(sc.ctx, scopeOf(sc.recipe), table.id, id, { data: parametersOf(input) }, sc.dataTables ?? null));
+      const { change } = await service(table, () =>
+        changeRecord(sc.ctx, scopeOf(sc.recipe), table.id, id, { data: parametersOf(input) }, sc.dataTables ?? null),
+      );
       return newHash([['record', recordHash(table, change.record, formatOf(input))]]);
     },
   },
@@ -206,8 +249,13 @@ const actions: Record<string, ActionDef> = {
     async run(input, sc) {
       const table = await tableOf(sc, input);
       const primary = toRubyString(hashGet(input, 'primary_field_id')).trim();
-      const result = await service(table, () => upsertRecord(sc.ctx, scopeOf(sc.recipe), table.id, primary, parametersOf(input), sc.dataTables ?? null));
-      return newHash([['record', recordHash(table, result.record, formatOf(input))], ['created', result.created]]);
+      const result = await service(table, () =>
+        upsertRecord(sc.ctx, scopeOf(sc.recipe), table.id, primary, parametersOf(input), sc.dataTables ?? null),
+      );
+      return newHash([
+        ['record', recordHash(table, result.record, formatOf(input))],
+        ['created', result.created],
+      ]);
     },
   },
   delete_record: {
@@ -217,7 +265,11 @@ const actions: Record<string, ActionDef> = {
       const table = await tableOf(sc, input);
       const id = recordIdOf(input);
       await service(table, () => deleteRecord(sc.ctx, scopeOf(sc.recipe), table.id, id)).catch((error: unknown) => {
-        if (error instanceof StepError && error.errorType === 'Not found') throw new StepError('Not found', `Record ${id.slice(0, 64)} not found in data table ${JSON.stringify(table.name)}`);
+        if (error instanceof StepError && error.errorType === 'Not found')
+          throw new StepError(
+            'Not found',
+            `Record ${id.slice(0, 64)} not found in data table ${JSON.stringify(table.name)}`,
+          );
         throw error;
       });
       return newHash([['success', true]]);
@@ -230,19 +282,31 @@ const actions: Record<string, ActionDef> = {
       const table = await tableOf(sc, input);
       const limitText = toRubyString(hashGet(input, 'limit')).trim();
       const limit = limitText === '' ? DEFAULT_LIMIT : Number(limitText);
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) throw new StepError('Bad request', `limit must be a whole number from 1 to ${MAX_SEARCH_LIMIT}`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT)
+        throw new StepError('Bad request', `limit must be a whole number from 1 to ${MAX_SEARCH_LIMIT}`);
       const tokenText = toRubyString(hashGet(input, 'continuation_token')).trim();
       const offset = tokenText === '' ? 0 : Number(tokenText);
-      if (!Number.isInteger(offset) || offset < 0) throw new StepError('Bad request', 'continuation_token must be the continuation_token of a previous search');
+      if (!Number.isInteger(offset) || offset < 0)
+        throw new StepError('Bad request', 'continuation_token must be the continuation_token of a previous search');
       const orderText = toRubyString(hashGet(input, 'order_by_field_id')).trim();
       let orderBy: { fieldId: string; direction: 'asc' | 'desc' } | undefined;
       if (orderText !== '') {
         const filter = filterFor(columnsOf(table), orderText, 'isnotnull', null);
         if ('problem' in filter) throw new StepError('Bad request', `order_by_field_id: ${filter.problem}`);
-        orderBy = { fieldId: filter.fieldId, direction: toRubyString(hashGet(input, 'order_direction')).trim().toLowerCase() === 'desc' ? 'desc' : 'asc' };
+        orderBy = {
+          fieldId: filter.fieldId,
+          direction: toRubyString(hashGet(input, 'order_direction')).trim().toLowerCase() === 'desc' ? 'desc' : 'asc',
+        };
       }
       const filters = filtersOf(table, input);
-      const found = await service(table, () => searchRecords(sc.ctx, scopeOf(sc.recipe), table.id, { filters, limit, offset, ...(orderBy ? { orderBy } : {}) }));
+      const found = await service(table, () =>
+        searchRecords(sc.ctx, scopeOf(sc.recipe), table.id, {
+          filters,
+          limit,
+          offset,
+          ...(orderBy ? { orderBy } : {}),
+        }),
+      );
       const format = formatOf(input);
       return newHash([
         ['records', found.records.map((r) => recordHash(table, r, format))],
@@ -257,9 +321,14 @@ const actions: Record<string, ActionDef> = {
     async run(input, sc) {
       const table = await tableOf(sc, input);
       const list = batchOf(input, 'records').map((item, i) => itemValues(item, `records[${i}]`));
-      const { records } = await service(table, () => addRecords(sc.ctx, scopeOf(sc.recipe), table.id, list, { listener: sc.dataTables ?? null, field: 'records' }));
+      const { records } = await service(table, () =>
+        addRecords(sc.ctx, scopeOf(sc.recipe), table.id, list, { listener: sc.dataTables ?? null, field: 'records' }),
+      );
       const format = formatOf(input);
-      return newHash([['records', records.map((r) => recordHash(table, r, format))], ['count', records.length]]);
+      return newHash([
+        ['records', records.map((r) => recordHash(table, r, format))],
+        ['count', records.length],
+      ]);
     },
   },
   update_records_batch: {
@@ -272,16 +341,22 @@ const actions: Record<string, ActionDef> = {
       const out: Value[] = [];
       // Each record is updated as update_record updates one; a record refused fails the step, those before it stay.
       for (const [i, item] of items.entries()) {
-        if (!isHash(item)) throw new StepError('Bad request', `records[${i}] must be an object {record_id, parameters}`);
+        if (!isHash(item))
+          throw new StepError('Bad request', `records[${i}] must be an object {record_id, parameters}`);
         const id = recordIdOf(item);
         const data = valuesOf(hashGet(item, 'parameters'), `records[${i}].parameters`);
-        const { change } = await service(table, () => changeRecord(sc.ctx, scopeOf(sc.recipe), table.id, id, { data }, sc.dataTables ?? null)).catch((error: unknown) => {
+        const { change } = await service(table, () =>
+          changeRecord(sc.ctx, scopeOf(sc.recipe), table.id, id, { data }, sc.dataTables ?? null),
+        ).catch((error: unknown) => {
           if (error instanceof StepError) throw new StepError(error.errorType, `records[${i}]: ${error.message}`);
           throw error;
         });
         out.push(recordHash(table, change.record, format));
       }
-      return newHash([['records', out], ['count', out.length]]);
+      return newHash([
+        ['records', out],
+        ['count', out.length],
+      ]);
     },
   },
   delete_records_batch: {
@@ -290,9 +365,17 @@ const actions: Record<string, ActionDef> = {
     async run(input, sc) {
       const table = await tableOf(sc, input);
       const raw = hashGet(input, 'record_ids') ?? hashGet(input, 'records');
-      const ids = (Array.isArray(raw) ? raw : fieldListOf(raw)).map((v) => (isHash(v) ? toRubyString(hashGet(v, 'record_id') ?? hashGet(v, '11fbe9a6_a16d_4d7e_86ea_afe42ec03005')) : toRubyString(v)).trim()).filter((v) => v !== '');
+      const ids = (Array.isArray(raw) ? raw : fieldListOf(raw))
+        .map((v) =>
+          (isHash(v)
+            ? toRubyString(hashGet(v, 'record_id') ?? hashGet(v, '11fbe9a6_a16d_4d7e_86ea_afe42ec03005'))
+            : toRubyString(v)
+          ).trim(),
+        )
+        .filter((v) => v !== '');
       if (ids.length === 0) throw new StepError('Bad request', 'record_ids must list the Record IDs to delete');
-      if (ids.length > MAX_BATCH_RECORDS) throw new StepError('Bad request', `record_ids holds ${ids.length} ids; at most ${MAX_BATCH_RECORDS} a batch`);
+      if (ids.length > MAX_BATCH_RECORDS)
+        throw new StepError('Bad request', `record_ids holds ${ids.length} ids; at most ${MAX_BATCH_RECORDS} a batch`);
       let deleted = 0;
       for (const id of ids) {
         try {
@@ -323,10 +406,16 @@ const actions: Record<string, ActionDef> = {
       const columns = columnsOf(table);
       const remove = fieldListOf(hashGet(input, 'values_to_be_removed')).map((key) => {
         const column = columnByKey(columns, key);
-        if (!column) throw new StepError('Bad request', `values_to_be_removed: ${key.slice(0, 100)} is not a column of data table ${JSON.stringify(table.name)}`);
+        if (!column)
+          throw new StepError(
+            'Bad request',
+            `values_to_be_removed: ${key.slice(0, 100)} is not a column of data table ${JSON.stringify(table.name)}`,
+          );
         return column.field_id;
       });
-      const { change } = await service(table, () => changeRecord(sc.ctx, scopeOf(sc.recipe), table.id, id, { remove }, sc.dataTables ?? null));
+      const { change } = await service(table, () =>
+        changeRecord(sc.ctx, scopeOf(sc.recipe), table.id, id, { remove }, sc.dataTables ?? null),
+      );
       return newHash([['record', recordHash(table, change.record, formatOf(input))]]);
     },
   },
@@ -344,7 +433,9 @@ function realtime(title: string, withOld: boolean): TriggerDef {
     },
     titleFields(event) {
       const record = hashGet(event, 'record');
-      return [['Record ID', isHash(record) ? toRubyString(hashGet(record, '11fbe9a6_a16d_4d7e_86ea_afe42ec03005')) : '']];
+      return [
+        ['Record ID', isHash(record) ? toRubyString(hashGet(record, '11fbe9a6_a16d_4d7e_86ea_afe42ec03005')) : ''],
+      ];
     },
   };
 }
@@ -367,9 +458,17 @@ export const workatoDbTable: Connector = {
  * hash keyed by column name; null when none matches. The project narrows nothing here: table
  * names are unique per environment.
  */
-export async function dataTableLookupForFormula(ctx: StepContext['ctx'], recipe: RecipeRef, tableRef: string, criteria: Hash): Promise<Hash | null> {
+export async function dataTableLookupForFormula(
+  ctx: StepContext['ctx'],
+  recipe: RecipeRef,
+  tableRef: string,
+  criteria: Hash,
+): Promise<Hash | null> {
   const table = await findTableByRef(ctx, scopeOf(recipe), tableRef, true);
-  if (!table) throw new FormulaError(`data_table_lookup: no data table ${JSON.stringify(tableRef).slice(0, 200)} in this environment`);
+  if (!table)
+    throw new FormulaError(
+      `data_table_lookup: no data table ${JSON.stringify(tableRef).slice(0, 200)} in this environment`,
+    );
   const columns = columnsOf(table);
   const filters: Filter[] = [];
   for (const [key, v] of Object.entries(criteria)) {

@@ -44,14 +44,19 @@ describe('workato_files actions', () => {
     assert.equal(read.size, 8);
     assert.equal((job.output(3) as { size: number }).size, 12);
     const search = job.output(4) as { files: Array<{ path: string }>; count: number };
-    assert.deepEqual(search.files.map((f) => f.path), ['/reports/q1.csv']);
+    assert.deepEqual(
+      search.files.map((f) => f.path),
+      ['/reports/q1.csv'],
+    );
     assert.equal((job.output(6) as { content: string }).content, 'a,1\nb,2\nc,3\n');
     assert.deepEqual(job.output(7), { success: true, path: '/archive/q1.csv' });
     assert.equal((await stored('/archive/q1.csv')).status, 404);
   });
 
-  test('a file over FILE_MAX_BYTES is the step\'s error and nothing is stored; so is an append past it', async () => {
-    const { path } = await webhookRecipe(t, [files('store_file', 'store', { file_path: '/big.txt', content: payload('content') })]);
+  test("a file over FILE_MAX_BYTES is the step's error and nothing is stored; so is an append past it", async () => {
+    const { path } = await webhookRecipe(t, [
+      files('store_file', 'store', { file_path: '/big.txt', content: payload('content') }),
+    ]);
     const job = await fire(t, path, { content: 'x'.repeat(600 * 1024 + 1) });
     assert.equal(job.status, 'failed');
     assert.equal(job.errorType, 'File too large');
@@ -60,7 +65,9 @@ describe('workato_files actions', () => {
 
     const ok = await fire(t, path, { content: 'y'.repeat(600 * 1024) });
     assert.equal(ok.status, 'succeeded', ok.error ?? '');
-    const { path: appendPath } = await webhookRecipe(t, [files('append_to_file', 'more', { file_path: '/big.txt', content: 'z' })]);
+    const { path: appendPath } = await webhookRecipe(t, [
+      files('append_to_file', 'more', { file_path: '/big.txt', content: 'z' }),
+    ]);
     const appended = await fire(t, appendPath, {});
     assert.equal(appended.status, 'failed');
     const content = await stored('/big.txt');
@@ -68,8 +75,9 @@ describe('workato_files actions', () => {
     assert.ok(content.text.endsWith('y'));
   });
 
-  test('a file that exists is refused unless overwrite is set; an unknown file and a bad path are the step\'s errors', async () => {
-    const write = (extra: Record<string, unknown>) => files('store_file', 'store', { file_path: '/once.txt', content: payload('v'), ...extra });
+  test("a file that exists is refused unless overwrite is set; an unknown file and a bad path are the step's errors", async () => {
+    const write = (extra: Record<string, unknown>) =>
+      files('store_file', 'store', { file_path: '/once.txt', content: payload('v'), ...extra });
     const first = await webhookRecipe(t, [write({})]);
     assert.equal((await fire(t, first.path, { v: 'one' })).status, 'succeeded');
     const again = await fire(t, first.path, { v: 'two' });
@@ -100,9 +108,15 @@ describe('GET /api/files, GET /api/files/content, DELETE /api/files', () => {
     assert.equal((await fire(t, path, {})).status, 'succeeded');
     const flat = await t.call('GET', '/api/files?directory=/api');
     assert.equal(flat.status, 200, flat.text);
-    assert.deepEqual(flat.body.data.map((f: { path: string }) => f.path), ['/api/one.txt']);
+    assert.deepEqual(
+      flat.body.data.map((f: { path: string }) => f.path),
+      ['/api/one.txt'],
+    );
     const tree = await t.call('GET', '/api/files?directory=/api&recursive=true');
-    assert.deepEqual(tree.body.data.map((f: { path: string }) => f.path), ['/api/one.txt', '/api/sub/two.txt']);
+    assert.deepEqual(
+      tree.body.data.map((f: { path: string }) => f.path),
+      ['/api/one.txt', '/api/sub/two.txt'],
+    );
     const download = await t.call('GET', '/api/files/content?path=/api/sub/two.txt');
     assert.equal(download.status, 200);
     assert.equal(download.text, 'second');
@@ -112,7 +126,10 @@ describe('GET /api/files, GET /api/files/content, DELETE /api/files', () => {
     assert.equal((await t.call('DELETE', '/api/files?path=/api/sub/two.txt')).status, 404);
     const chunks = await t.ctx.db.selectFrom('file_chunks').select('file_id').execute();
     const rows = await t.ctx.db.selectFrom('files').select('id').execute();
-    assert.ok(chunks.every((c) => rows.some((r) => r.id === c.file_id)), 'no chunk outlives its file');
+    assert.ok(
+      chunks.every((c) => rows.some((r) => r.id === c.file_id)),
+      'no chunk outlives its file',
+    );
     assert.equal((await t.call('GET', '/api/files/content')).status, 400);
     assert.equal((await t.call('GET', '/api/files/content?path=/a/../b')).status, 400);
     assert.equal((await t.call('GET', '/api/files?recursive=maybe')).status, 400);
@@ -120,6 +137,10 @@ describe('GET /api/files, GET /api/files/content, DELETE /api/files', () => {
     assert.equal((await t.call('DELETE', '/api/files?path=/api/one.txt', { token: reader })).status, 403);
     assert.equal((await t.call('GET', '/api/files', { token: null })).status, 401);
     const prod = await t.tokenFor('Admin', 'prod');
-    assert.deepEqual((await t.call('GET', '/api/files?recursive=true', { token: prod })).body.data, [], 'files belong to their environment');
+    assert.deepEqual(
+      (await t.call('GET', '/api/files?recursive=true', { token: prod })).body.data,
+      [],
+      'files belong to their environment',
+    );
   });
 });

@@ -2,8 +2,27 @@
 // service: files by path in the recipe's environment, text content (UTF-8), FILE_MAX_BYTES each.
 // A file over the limit is the step's error and nothing is stored.
 import { AppError } from '../../errors.ts';
-import { deleteFile, listFiles, MAX_LIST, moveFile, normalizePath, readFile, writeFile, type FileInfo, type FileScope } from '../../api/files/files.service.ts';
-import { fromPlain, hashGet, isHash, newHash, toPlain, toRubyString, type Hash, type Value } from '../formula/values.ts';
+import {
+  deleteFile,
+  listFiles,
+  MAX_LIST,
+  moveFile,
+  normalizePath,
+  readFile,
+  writeFile,
+  type FileInfo,
+  type FileScope,
+} from '../../api/files/files.service.ts';
+import {
+  fromPlain,
+  hashGet,
+  isHash,
+  newHash,
+  toPlain,
+  toRubyString,
+  type Hash,
+  type Value,
+} from '../formula/values.ts';
 import { StepError, type ActionDef, type Connector, type RecipeRef } from './types.ts';
 
 function scopeOf(recipe: RecipeRef): FileScope {
@@ -12,8 +31,17 @@ function scopeOf(recipe: RecipeRef): FileScope {
 
 function asStepError(error: unknown): unknown {
   if (!(error instanceof AppError)) return error;
-  const details = Object.entries(error.errors ?? {}).map(([field, messages]) => `${field} ${messages.join(', ')}`).join('; ');
-  const errorType = error.status === 404 ? 'Not found' : error.status === 422 ? 'File exists' : /at most .* bytes/.test(details) ? 'File too large' : 'Bad request';
+  const details = Object.entries(error.errors ?? {})
+    .map(([field, messages]) => `${field} ${messages.join(', ')}`)
+    .join('; ');
+  const errorType =
+    error.status === 404
+      ? 'Not found'
+      : error.status === 422
+        ? 'File exists'
+        : /at most .* bytes/.test(details)
+          ? 'File too large'
+          : 'Bad request';
   return new StepError(errorType, details || error.message);
 }
 
@@ -53,7 +81,14 @@ function contentOf(input: Hash): Buffer {
 }
 
 function infoHash(info: FileInfo): Hash {
-  return fromPlain({ name: info.name, path: info.path, directory: info.directory, size: info.size, created_at: info.created_at, updated_at: info.updated_at }) as Hash;
+  return fromPlain({
+    name: info.name,
+    path: info.path,
+    directory: info.directory,
+    size: info.size,
+    created_at: info.created_at,
+    updated_at: info.updated_at,
+  }) as Hash;
 }
 
 const FILE_PATH = { path: 'file_path', label: 'File path' };
@@ -65,7 +100,9 @@ const actions: Record<string, ActionDef> = {
     async run(input, sc) {
       const path = await resolvePath(input);
       const content = contentOf(input);
-      const info = await service(() => writeFile(sc.ctx, scopeOf(sc.recipe), path, content, flag(input, 'overwrite') ? 'overwrite' : 'create'));
+      const info = await service(() =>
+        writeFile(sc.ctx, scopeOf(sc.recipe), path, content, flag(input, 'overwrite') ? 'overwrite' : 'create'),
+      );
       return infoHash(info);
     },
   },
@@ -92,11 +129,18 @@ const actions: Record<string, ActionDef> = {
   search_files: {
     title: 'Search files',
     async run(input, sc) {
-      const directory = await service(async () => normalizePath(text(input, 'file_path') || text(input, 'directory'), 'file_path', true));
+      const directory = await service(async () =>
+        normalizePath(text(input, 'file_path') || text(input, 'directory'), 'file_path', true),
+      );
       const prefix = text(input, 'file_name');
-      const files = await service(() => listFiles(sc.ctx, scopeOf(sc.recipe), directory, flag(input, 'recursive'), { offset: 0, limit: MAX_LIST }));
+      const files = await service(() =>
+        listFiles(sc.ctx, scopeOf(sc.recipe), directory, flag(input, 'recursive'), { offset: 0, limit: MAX_LIST }),
+      );
       const matching = prefix === '' ? files : files.filter((f) => f.name.startsWith(prefix));
-      return newHash([['files', matching.map(infoHash)], ['count', matching.length]]);
+      return newHash([
+        ['files', matching.map(infoHash)],
+        ['count', matching.length],
+      ]);
     },
   },
   delete_file: {
@@ -105,10 +149,14 @@ const actions: Record<string, ActionDef> = {
     async run(input, sc) {
       const path = await resolvePath(input);
       await service(() => deleteFile(sc.ctx, scopeOf(sc.recipe), path)).catch((error: unknown) => {
-        if (error instanceof StepError && error.errorType === 'Not found') throw new StepError('Not found', `File ${path} not found`);
+        if (error instanceof StepError && error.errorType === 'Not found')
+          throw new StepError('Not found', `File ${path} not found`);
         throw error;
       });
-      return newHash([['success', true], ['path', path]]);
+      return newHash([
+        ['success', true],
+        ['path', path],
+      ]);
     },
   },
   move_file: {

@@ -15,12 +15,30 @@ import type { Database, Db, RecipeRow } from '../../db/types.ts';
 import { AppError } from '../../errors.ts';
 import { toApiTimestamp, toStored } from '../../time.ts';
 import { nameKey, findLiveTopicId, findTopicById } from '../../api/event_streams/event_streams.store.ts';
-import { findTriggerClosure, moveRunningTriggerClosure, replaceTriggerClosure } from '../../api/recipes/recipes.store.ts';
+import {
+  findTriggerClosure,
+  moveRunningTriggerClosure,
+  replaceTriggerClosure,
+} from '../../api/recipes/recipes.store.ts';
 import { formatMessageId } from '../../api/topics/message-id.ts';
-import { MAX_BATCH_MESSAGES, publishBatch, publishMessage, type EventStreamsRuntime } from '../../api/topics/topics.service.ts';
+import {
+  MAX_BATCH_MESSAGES,
+  publishBatch,
+  publishMessage,
+  type EventStreamsRuntime,
+} from '../../api/topics/topics.service.ts';
 import { firstSeqAtOrAfter, readMessages } from '../../api/topics/topics.store.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
-import { fromPlain, hashGet, isHash, newHash, toPlain, toRubyString, type Hash, type Value } from '../formula/values.ts';
+import {
+  fromPlain,
+  hashGet,
+  isHash,
+  newHash,
+  toPlain,
+  toRubyString,
+  type Hash,
+  type Value,
+} from '../formula/values.ts';
 import { StepError, type Connector, type StepContext } from './types.ts';
 
 /** Largest message a recipe may publish (13 §8, D-conn: 512 KB through the connector). */
@@ -49,13 +67,22 @@ export function startingPointOf(input: Hash, now: number): StartingPoint | Probl
   if (since !== null) {
     if (since.toLowerCase() === 'beginning') return { kind: 'beginning' };
     const at = Date.parse(since);
-    if (Number.isNaN(at)) return [['When first started, this recipe should pick up events from', since, 'is not a date and time (ISO 8601) nor "beginning"', 'since']];
+    if (Number.isNaN(at))
+      return [
+        [
+          'When first started, this recipe should pick up events from',
+          since,
+          'is not a date and time (ISO 8601) nor "beginning"',
+          'since',
+        ],
+      ];
     return { kind: 'time', at };
   }
   const offset = text(input, 'since_offset');
   if (offset !== null) {
     const seconds = Number(offset);
-    if (!Number.isFinite(seconds)) return [['Since offset', offset, 'must be a number of seconds (negative looks back)', 'since_offset']];
+    if (!Number.isFinite(seconds))
+      return [['Since offset', offset, 'must be a number of seconds (negative looks back)', 'since_offset']];
     return seconds >= 0 ? { kind: 'now' } : { kind: 'time', at: now + seconds * 1000 };
   }
   return { kind: 'now' };
@@ -67,13 +94,16 @@ export function batchSizeOf(input: Hash): number | Problem {
   const raw = text(input, 'batch_size');
   if (raw === null) return MAX_BATCH_MESSAGES;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_BATCH_MESSAGES) return ['Batch size', raw, `must be a whole number from 1 to ${MAX_BATCH_MESSAGES}`, 'batch_size'];
+  if (!Number.isInteger(n) || n < 1 || n > MAX_BATCH_MESSAGES)
+    return ['Batch size', raw, `must be a whole number from 1 to ${MAX_BATCH_MESSAGES}`, 'batch_size'];
   return n;
 }
 
 export async function resolveTopicId(db: Db, environmentId: number, ref: Value): Promise<number | undefined> {
-  if (typeof ref === 'number' || (typeof ref === 'string' && /^\s*\d{1,15}\s*$/.test(ref))) return findLiveTopicId(db, environmentId, { id: Number(ref) });
-  if (isHash(ref) && typeof ref.name === 'string' && ref.name !== '') return findLiveTopicId(db, environmentId, { nameKey: nameKey(ref.name) });
+  if (typeof ref === 'number' || (typeof ref === 'string' && /^\s*\d{1,15}\s*$/.test(ref)))
+    return findLiveTopicId(db, environmentId, { id: Number(ref) });
+  if (isHash(ref) && typeof ref.name === 'string' && ref.name !== '')
+    return findLiveTopicId(db, environmentId, { nameKey: nameKey(ref.name) });
   return undefined;
 }
 
@@ -88,7 +118,8 @@ async function topicFor(sc: StepContext, input: Hash) {
   const ref = hashGet(input, 'topic_id');
   const id = await resolveTopicId(sc.ctx.db, sc.recipe.environmentId, ref);
   const topic = id === undefined ? undefined : await runtime.topics.get(id);
-  if (!topic || topic.environmentId !== sc.recipe.environmentId) throw new StepError('Topic not found', `the topic ${describeRef(ref)} does not exist in this environment`);
+  if (!topic || topic.environmentId !== sc.recipe.environmentId)
+    throw new StepError('Topic not found', `the topic ${describeRef(ref)} does not exist in this environment`);
   return { runtime, topic };
 }
 
@@ -97,7 +128,9 @@ function stepErrorOf(error: unknown): unknown {
   if (!(error instanceof AppError)) return error;
   if (error.code === 'topic_not_found') return new StepError('Topic not found', 'the topic does not exist any more');
   if (error.code === 'payload_schema_mismatch' && error.errors) {
-    const details = Object.entries(error.errors).flatMap(([field, list]) => list.map((m) => `${field} ${m}`)).join(', ');
+    const details = Object.entries(error.errors)
+      .flatMap(([field, list]) => list.map((m) => `${field} ${m}`))
+      .join(', ');
     return new StepError('Schema mismatch', `Payload does not match topic schema: ${details}`);
   }
   return new StepError('Bad request', error.message);
@@ -105,8 +138,10 @@ function stepErrorOf(error: unknown): unknown {
 
 function messageOf(value: Value, label: string): Record<string, unknown> {
   const plain = value === null ? {} : toPlain(value);
-  if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) throw new StepError('Bad request', `${label} must be an object of message fields`);
-  if (Buffer.byteLength(JSON.stringify(plain)) > MAX_CONNECTOR_MESSAGE_BYTES) throw new StepError('Message too large', `${label} is larger than ${MAX_CONNECTOR_MESSAGE_BYTES} bytes`);
+  if (typeof plain !== 'object' || plain === null || Array.isArray(plain))
+    throw new StepError('Bad request', `${label} must be an object of message fields`);
+  if (Buffer.byteLength(JSON.stringify(plain)) > MAX_CONNECTOR_MESSAGE_BYTES)
+    throw new StepError('Message too large', `${label} is larger than ${MAX_CONNECTOR_MESSAGE_BYTES} bytes`);
   return plain as Record<string, unknown>;
 }
 
@@ -154,7 +189,10 @@ export const workatoPubSub: Connector = {
           ['topic_id', hashGet(event, 'topic_id')],
         ]);
       },
-      titleFields: (event) => [['Messages', toRubyString(hashGet(event, 'count'))], ['Last message ID', toRubyString(hashGet(event, 'last_message_id'))]],
+      titleFields: (event) => [
+        ['Messages', toRubyString(hashGet(event, 'count'))],
+        ['Last message ID', toRubyString(hashGet(event, 'last_message_id'))],
+      ],
     },
   },
   actions: {
@@ -174,13 +212,23 @@ export const workatoPubSub: Connector = {
     },
     publish_to_topic_batch: {
       title: 'Publish messages in batch',
-      required: [{ path: 'topic_id', label: 'Topic' }, { path: 'messages', label: 'Messages' }],
+      required: [
+        { path: 'topic_id', label: 'Topic' },
+        { path: 'messages', label: 'Messages' },
+      ],
       async run(input, sc) {
         const { runtime, topic } = await topicFor(sc, input);
         const list = toPlain(hashGet(input, 'messages'));
         if (!Array.isArray(list)) throw new StepError('Bad request', 'messages must be a list of messages');
-        if (list.length === 0 || list.length > MAX_BATCH_MESSAGES) throw new StepError('Bad request', `messages must hold 1 to ${MAX_BATCH_MESSAGES} messages (got ${list.length})`);
-        list.forEach((item, i) => { if (typeof item === 'object' && item !== null && !Array.isArray(item)) messageOf(fromPlain(item), `message ${i}`); });
+        if (list.length === 0 || list.length > MAX_BATCH_MESSAGES)
+          throw new StepError(
+            'Bad request',
+            `messages must hold 1 to ${MAX_BATCH_MESSAGES} messages (got ${list.length})`,
+          );
+        list.forEach((item, i) => {
+          if (typeof item === 'object' && item !== null && !Array.isArray(item))
+            messageOf(fromPlain(item), `message ${i}`);
+        });
         let result;
         try {
           result = await publishBatch(runtime, topic, list);
@@ -190,7 +238,8 @@ export const workatoPubSub: Connector = {
         const entries = Object.values(result.message_ids);
         const errors = entries.flatMap((entry, index) => ('error' in entry ? [`${index}: ${entry.error}`] : []));
         // Nothing published: the step fails (P); some published: it succeeds and says which failed.
-        if (errors.length === entries.length) throw new StepError('Schema mismatch', `no message was published: ${errors.join('; ')}`.slice(0, 2000));
+        if (errors.length === entries.length)
+          throw new StepError('Schema mismatch', `no message was published: ${errors.join('; ')}`.slice(0, 2000));
         return fromPlain({
           is_partial_error: result.is_partial_error,
           message_ids: entries.map((entry) => ('message_id' in entry ? entry.message_id : null)),
@@ -213,7 +262,9 @@ function parseClosure(text: string | null): Closure | null {
   if (text === null) return null;
   try {
     const parsed = JSON.parse(text) as Partial<Closure>;
-    return typeof parsed.topic_id === 'number' && typeof parsed.last_seq === 'number' ? { topic_id: parsed.topic_id, last_seq: parsed.last_seq } : null;
+    return typeof parsed.topic_id === 'number' && typeof parsed.last_seq === 'number'
+      ? { topic_id: parsed.topic_id, last_seq: parsed.last_seq }
+      : null;
   } catch {
     return null;
   }
@@ -223,7 +274,11 @@ export interface SubscriptionDeps {
   ctx: ServiceContext;
   commits: GroupCommit;
   /** Store one event as a job of the recipe inside the transaction (filter applied); null when filtered out. */
-  storeJob(trx: Transaction<Database>, row: RecipeRow, event: Hash): Promise<{ handle: string; queued: boolean } | null>;
+  storeJob(
+    trx: Transaction<Database>,
+    row: RecipeRow,
+    event: Hash,
+  ): Promise<{ handle: string; queued: boolean } | null>;
   /** Jobs were committed (count them, emit events, wake the dispatcher). */
   stored(row: RecipeRow, handles: string[]): void;
 }
@@ -266,7 +321,9 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
       sub.again = true;
       return;
     }
-    const task = pump(sub).catch((error: unknown) => ctx.log.error({ err: error, recipe_id: sub.row.id }, 'topic trigger failed'));
+    const task = pump(sub).catch((error: unknown) =>
+      ctx.log.error({ err: error, recipe_id: sub.row.id }, 'topic trigger failed'),
+    );
     pending.add(task);
     void task.finally(() => pending.delete(task));
   }
@@ -279,7 +336,13 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
         const topic = await findTopicById(ctx.db, sub.topicId);
         if (!topic || !sub.active) return;
         const cutoff = toStored(new Date(ctx.clock.now().getTime() - topic.retention_seconds * 1000));
-        const rows = await readMessages(ctx.db, sub.topicId, Math.max(sub.cursor, Number(topic.purged_seq)), cutoff, JOBS_PER_COMMIT);
+        const rows = await readMessages(
+          ctx.db,
+          sub.topicId,
+          Math.max(sub.cursor, Number(topic.purged_seq)),
+          cutoff,
+          JOBS_PER_COMMIT,
+        );
         // Not `return`: a wake-up that came during the read must not be lost.
         if (rows.length === 0) continue;
         const last = Number((rows[rows.length - 1] as { seq: number }).seq);
@@ -289,12 +352,13 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
           // The cursor moves only from the value this process read, and only while the recipe runs.
           if (!(await moveRunningTriggerClosure(trx, sub.row.id, guard, next))) return null;
           const out: string[] = [];
-          const messageOfRow = (r: (typeof rows)[number]) => newHash([
-            ['topic_id', sub.topicId],
-            ['message_id', formatMessageId(Date.parse(r.published_at), Number(r.seq))],
-            ['time', toApiTimestamp(r.published_at)],
-            ['payload', fromPlain(JSON.parse(r.payload))],
-          ]);
+          const messageOfRow = (r: (typeof rows)[number]) =>
+            newHash([
+              ['topic_id', sub.topicId],
+              ['message_id', formatMessageId(Date.parse(r.published_at), Number(r.seq))],
+              ['time', toApiTimestamp(r.published_at)],
+              ['payload', fromPlain(JSON.parse(r.payload))],
+            ]);
           if (sub.batchSize === null) {
             for (const r of rows) {
               const stored = await deps.storeJob(trx, sub.row, messageOfRow(r));
@@ -304,12 +368,22 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
           }
           // The batch trigger: one job for each batch_size messages, in order.
           for (let i = 0; i < rows.length; i += sub.batchSize) {
-            const messages = rows.slice(i, i + sub.batchSize).map(messageOfRow).map((m) => newHash([
-              ['message', hashGet(m, 'payload') ?? newHash()], ['message_id', hashGet(m, 'message_id')], ['time', hashGet(m, 'time')],
-            ]));
+            const messages = rows
+              .slice(i, i + sub.batchSize)
+              .map(messageOfRow)
+              .map((m) =>
+                newHash([
+                  ['message', hashGet(m, 'payload') ?? newHash()],
+                  ['message_id', hashGet(m, 'message_id')],
+                  ['time', hashGet(m, 'time')],
+                ]),
+              );
             const event = newHash([
-              ['topic_id', sub.topicId], ['messages', messages], ['count', messages.length],
-              ['first_message_id', hashGet(messages[0] as Hash, 'message_id')], ['last_message_id', hashGet(messages[messages.length - 1] as Hash, 'message_id')],
+              ['topic_id', sub.topicId],
+              ['messages', messages],
+              ['count', messages.length],
+              ['first_message_id', hashGet(messages[0] as Hash, 'message_id')],
+              ['last_message_id', hashGet(messages[messages.length - 1] as Hash, 'message_id')],
             ]);
             const stored = await deps.storeJob(trx, sub.row, event);
             if (stored?.queued) out.push(stored.handle);
@@ -373,7 +447,16 @@ export function createTopicSubscriptions(deps: SubscriptionDeps) {
         closureText = text;
         closure = { topic_id: topicId, last_seq: cursor };
       }
-      const sub: Subscription = { row, topicId, closure: closureText as string, cursor: closure.last_seq, busy: false, again: false, active: true, batchSize };
+      const sub: Subscription = {
+        row,
+        topicId,
+        closure: closureText as string,
+        cursor: closure.last_seq,
+        busy: false,
+        again: false,
+        active: true,
+        batchSize,
+      };
       byRecipe.set(row.id, sub);
       let set = byTopic.get(topicId);
       if (!set) byTopic.set(topicId, (set = new Set()));

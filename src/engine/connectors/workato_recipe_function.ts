@@ -10,12 +10,20 @@ function call(wait: boolean): ActionDef {
     required: [{ path: 'flow_id', label: 'Recipe' }],
     async run(input, sc) {
       const parameters = hashGet(input, 'parameters');
-      if (parameters !== null && !isHash(parameters)) throw new StepError('Bad request', 'parameters must be an object');
+      if (parameters !== null && !isHash(parameters))
+        throw new StepError('Bad request', 'parameters must be an object');
       const outcome = await sc.callRecipe(hashGet(input, 'flow_id'), parameters ?? newHash(), wait);
       const jobUrl = `${sc.ctx.config.publicBaseUrl}/api/recipes/${outcome.recipeId}/jobs/${outcome.jobId}`;
       return wait
-        ? newHash([['result', outcome.result ?? newHash()], ['job_id', outcome.jobId], ['job_url', jobUrl]])
-        : newHash([['job_id', outcome.jobId], ['job_url', jobUrl]]);
+        ? newHash([
+            ['result', outcome.result ?? newHash()],
+            ['job_id', outcome.jobId],
+            ['job_url', jobUrl],
+          ])
+        : newHash([
+            ['job_id', outcome.jobId],
+            ['job_url', jobUrl],
+          ]);
     },
   };
 }
@@ -32,7 +40,13 @@ export const workatoRecipeFunction: Connector = {
       output(event) {
         return newHash([
           ['parameters', fromPlain(hashGet(event, 'parameters')) ?? newHash()],
-          ['context', newHash([['calling_job_id', hashGet(event, 'calling_job_id')], ['calling_recipe_id', hashGet(event, 'calling_recipe_id')]])],
+          [
+            'context',
+            newHash([
+              ['calling_job_id', hashGet(event, 'calling_job_id')],
+              ['calling_recipe_id', hashGet(event, 'calling_recipe_id')],
+            ]),
+          ],
         ]);
       },
       titleFields(event) {

@@ -3,11 +3,29 @@
 // one of that name), `insert_rows` adds records (creating the list with
 // `create_table_if_not_exist`), `query_list` runs one SQL SELECT over the lists it names, in an
 // in-memory SQLite database in a worker thread that can only read (src/engine/sandbox/sql-worker.ts).
-import { deleteSmartList, findSmartList, findSmartLists, insertSmartList, insertSmartListRows, smartListRows, updateSmartList } from '../../api/smart_lists/smart_lists.store.ts';
+import {
+  deleteSmartList,
+  findSmartList,
+  findSmartLists,
+  insertSmartList,
+  insertSmartListRows,
+  smartListRows,
+  updateSmartList,
+} from '../../api/smart_lists/smart_lists.store.ts';
 import { runSqlQuery } from '../sandbox/sql-sandbox.ts';
 import type { SqlTable } from '../sandbox/sql-worker.ts';
 import { StepError, type Connector, type StepContext } from './types.ts';
-import { fromPlain, hashGet, isHash, isTrue, newHash, toPlain, toRubyString, type Hash, type Value } from '../formula/values.ts';
+import {
+  fromPlain,
+  hashGet,
+  isHash,
+  isTrue,
+  newHash,
+  toPlain,
+  toRubyString,
+  type Hash,
+  type Value,
+} from '../formula/values.ts';
 import { toStored } from '../../time.ts';
 
 export const SMART_LIST_LIMITS = {
@@ -22,11 +40,18 @@ export const SMART_LIST_LIMITS = {
 };
 
 type ColumnType = 'integer' | 'number' | 'boolean' | 'string' | 'json';
-interface Column { name: string; type: ColumnType }
+interface Column {
+  name: string;
+  type: ColumnType;
+}
 
 /** The table name a list has in queries: letters, digits and _. */
 export function tableNameOf(raw: Value): string {
-  const name = toRubyString(raw).trim().replace(/[^A-Za-z0-9_]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 100);
+  const name = toRubyString(raw)
+    .trim()
+    .replace(/[^A-Za-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 100);
   if (name === '') throw new StepError('Bad request', 'list_name must have letters or digits');
   return /^[0-9]/.test(name) ? `l_${name}`.slice(0, 100) : name;
 }
@@ -49,7 +74,8 @@ function merge(a: ColumnType, b: ColumnType): ColumnType {
 function recordsOf(raw: Value): Array<Record<string, unknown>> {
   if (raw === null || raw === undefined || raw === '') return [];
   if (!Array.isArray(raw)) throw new StepError('Bad request', 'list_source must be a list of records');
-  if (raw.length > SMART_LIST_LIMITS.rowsPerStep) throw new StepError('Bad request', `list_source has more than ${SMART_LIST_LIMITS.rowsPerStep} records`);
+  if (raw.length > SMART_LIST_LIMITS.rowsPerStep)
+    throw new StepError('Bad request', `list_source has more than ${SMART_LIST_LIMITS.rowsPerStep} records`);
   return raw.map((item, i) => {
     if (!isHash(item)) throw new StepError('Bad request', `record ${i + 1} of list_source is not an object`);
     return toPlain(item) as Record<string, unknown>;
@@ -64,7 +90,8 @@ function columnsWith(columns: Column[], records: Array<Record<string, unknown>>)
       const type = typeOf(value);
       const known = byName.get(key);
       if (!known) {
-        if (out.length >= SMART_LIST_LIMITS.columns) throw new StepError('Bad request', `a list has at most ${SMART_LIST_LIMITS.columns} columns`);
+        if (out.length >= SMART_LIST_LIMITS.columns)
+          throw new StepError('Bad request', `a list has at most ${SMART_LIST_LIMITS.columns} columns`);
         const column = { name: key.slice(0, 200), type: type ?? 'string' };
         out.push(column);
         byName.set(key, column);
@@ -87,7 +114,8 @@ function describe(name: string, columns: Column[], rowCount: number): Hash {
 function rowTexts(records: Array<Record<string, unknown>>): string[] {
   return records.map((record, i) => {
     const text = JSON.stringify(record);
-    if (Buffer.byteLength(text) > SMART_LIST_LIMITS.rowBytes) throw new StepError('Bad request', `record ${i + 1} is larger than ${SMART_LIST_LIMITS.rowBytes} bytes`);
+    if (Buffer.byteLength(text) > SMART_LIST_LIMITS.rowBytes)
+      throw new StepError('Bad request', `record ${i + 1} is larger than ${SMART_LIST_LIMITS.rowBytes} bytes`);
     return text;
   });
 }
@@ -106,14 +134,25 @@ async function writeRows(sc: StepContext, input: Hash, replace: boolean): Promis
       await deleteSmartList(trx, list.id);
       list = undefined;
     }
-    if (!list && !replace && !isTrue(hashGet(input, 'create_table_if_not_exist'))) throw new StepError('Not found', `no list named ${name}: create it first, or set create_table_if_not_exist`);
+    if (!list && !replace && !isTrue(hashGet(input, 'create_table_if_not_exist')))
+      throw new StepError('Not found', `no list named ${name}: create it first, or set create_table_if_not_exist`);
     const before = list ? (JSON.parse(list.columns) as Column[]) : [];
     const columns = columnsWith(before, records);
     const count = (list?.row_count ?? 0) + texts.length;
-    if (count > SMART_LIST_LIMITS.rowsPerList) throw new StepError('Bad request', `a list holds at most ${SMART_LIST_LIMITS.rowsPerList} rows`);
+    if (count > SMART_LIST_LIMITS.rowsPerList)
+      throw new StepError('Bad request', `a list holds at most ${SMART_LIST_LIMITS.rowsPerList} rows`);
     const id = list
       ? list.id
-      : await insertSmartList(trx, { workspace_id: sc.recipe.workspaceId, environment_id: env, name, columns: JSON.stringify(columns), primary_index: primary === null || primary === undefined ? null : toRubyString(primary).slice(0, 255), row_count: count, created_at: now, updated_at: now });
+      : await insertSmartList(trx, {
+          workspace_id: sc.recipe.workspaceId,
+          environment_id: env,
+          name,
+          columns: JSON.stringify(columns),
+          primary_index: primary === null || primary === undefined ? null : toRubyString(primary).slice(0, 255),
+          row_count: count,
+          created_at: now,
+          updated_at: now,
+        });
     await insertSmartListRows(trx, id, list?.row_count ?? 0, texts);
     if (list) await updateSmartList(trx, id, { columns: JSON.stringify(columns), row_count: count, updated_at: now });
     return describe(name, columns, count);
@@ -131,7 +170,8 @@ function sqlValue(type: ColumnType, v: unknown): string | number | null {
 async function query(sc: StepContext, input: Hash): Promise<Value> {
   const sql = toRubyString(hashGet(input, 'sql')).trim();
   if (sql === '') throw new StepError('Bad request', 'sql is required');
-  if (sql.length > SMART_LIST_LIMITS.sqlChars) throw new StepError('Bad request', `sql is longer than ${SMART_LIST_LIMITS.sqlChars} characters`);
+  if (sql.length > SMART_LIST_LIMITS.sqlChars)
+    throw new StepError('Bad request', `sql is longer than ${SMART_LIST_LIMITS.sqlChars} characters`);
   // The lists the query names: every word of it that is a list's name.
   const words = [...new Set(sql.match(/[A-Za-z_][A-Za-z0-9_]{0,99}/g) ?? [])].slice(0, 1000);
   const lists = await findSmartLists(sc.ctx.db, sc.recipe.environmentId, words);
@@ -144,12 +184,22 @@ async function query(sc: StepContext, input: Hash): Promise<Value> {
     });
     tables.push({ name: list.name, columns, rows });
   }
-  const reply = await runSqlQuery({ tables, sql, maxRows: SMART_LIST_LIMITS.queryRows }, Math.min(sc.limits.codeTimeoutMs, SMART_LIST_LIMITS.queryTimeoutMs));
+  const reply = await runSqlQuery(
+    { tables, sql, maxRows: SMART_LIST_LIMITS.queryRows },
+    Math.min(sc.limits.codeTimeoutMs, SMART_LIST_LIMITS.queryTimeoutMs),
+  );
   if (!reply.ok) {
     if ('timeout' in reply) throw new StepError('Timeout', reply.message);
-    throw new StepError('SQL error', /not authorized/i.test(reply.message) ? 'the query may only read the lists (SELECT)' : reply.message);
+    throw new StepError(
+      'SQL error',
+      /not authorized/i.test(reply.message) ? 'the query may only read the lists (SELECT)' : reply.message,
+    );
   }
-  return newHash([['rows', fromPlain(reply.rows)], ['row_count', reply.rows.length], ['truncated', reply.truncated]]);
+  return newHash([
+    ['rows', fromPlain(reply.rows)],
+    ['row_count', reply.rows.length],
+    ['truncated', reply.truncated],
+  ]);
 }
 
 export const workatoSmartList: Connector = {

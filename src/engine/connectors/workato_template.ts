@@ -27,8 +27,13 @@ class Budget {
   chars = 0;
   spend(chars: number): void {
     this.chars += chars;
-    if (++this.steps > TEMPLATE_LIMITS.steps) throw new StepError('Template error', `the template took more than ${TEMPLATE_LIMITS.steps} rendering steps`);
-    if (this.chars > TEMPLATE_LIMITS.documentChars) throw new StepError('Template error', `the document would be longer than ${TEMPLATE_LIMITS.documentChars} characters`);
+    if (++this.steps > TEMPLATE_LIMITS.steps)
+      throw new StepError('Template error', `the template took more than ${TEMPLATE_LIMITS.steps} rendering steps`);
+    if (this.chars > TEMPLATE_LIMITS.documentChars)
+      throw new StepError(
+        'Template error',
+        `the document would be longer than ${TEMPLATE_LIMITS.documentChars} characters`,
+      );
   }
 }
 
@@ -63,15 +68,22 @@ function falsy(v: Json | undefined): boolean {
 }
 
 function render(tokens: Token[], stack: Json[], budget: Budget, depth: number, out: string[]): void {
-  if (depth > TEMPLATE_LIMITS.depth) throw new StepError('Template error', `sections are nested more than ${TEMPLATE_LIMITS.depth} deep`);
+  if (depth > TEMPLATE_LIMITS.depth)
+    throw new StepError('Template error', `sections are nested more than ${TEMPLATE_LIMITS.depth} deep`);
   for (const token of tokens) {
     const [type, value] = token;
     let piece = '';
     switch (type) {
-      case 'text': piece = value; break;
-      case 'name': piece = Mustache.escape(text(lookup(stack, value))); break;
+      case 'text':
+        piece = value;
+        break;
+      case 'name':
+        piece = Mustache.escape(text(lookup(stack, value)));
+        break;
       case '&':
-      case '{': piece = text(lookup(stack, value)); break;
+      case '{':
+        piece = text(lookup(stack, value));
+        break;
       case '#': {
         budget.spend(0);
         const v = lookup(stack, value);
@@ -86,7 +98,8 @@ function render(tokens: Token[], stack: Json[], budget: Budget, depth: number, o
         if (falsy(lookup(stack, value))) render(token[4] ?? [], stack, budget, depth + 1, out);
         break;
       // Comments; partials name other stored templates, which steps cannot reach: they render nothing.
-      default: break;
+      default:
+        break;
     }
     budget.spend(piece.length);
     if (piece !== '') out.push(piece);
@@ -95,12 +108,16 @@ function render(tokens: Token[], stack: Json[], budget: Budget, depth: number, o
 
 /** Render a Mustache template with JSON data, within TEMPLATE_LIMITS. */
 export function renderTemplate(template: string, data: Json): string {
-  if (template.length > TEMPLATE_LIMITS.templateChars) throw new StepError('Template error', `the template is longer than ${TEMPLATE_LIMITS.templateChars} characters`);
+  if (template.length > TEMPLATE_LIMITS.templateChars)
+    throw new StepError('Template error', `the template is longer than ${TEMPLATE_LIMITS.templateChars} characters`);
   let tokens: Token[];
   try {
     tokens = Mustache.parse(template) as Token[];
   } catch (error) {
-    throw new StepError('Template error', error instanceof Error ? error.message.slice(0, 300) : 'the template cannot be parsed');
+    throw new StepError(
+      'Template error',
+      error instanceof Error ? error.message.slice(0, 300) : 'the template cannot be parsed',
+    );
   }
   const out: string[] = [];
   render(tokens, [data], new Budget(), 0, out);
@@ -120,7 +137,12 @@ export const workatoTemplate: Connector = {
         const body = hashGet(input, 'template');
         if (body === null || body === undefined || toRubyString(body) === '') {
           const id = hashGet(input, 'template_id');
-          throw new StepError('Not found', id === null || id === undefined ? 'give the template body in template' : `template ${toRubyString(id).slice(0, 80)} is not stored here: give its body in template`);
+          throw new StepError(
+            'Not found',
+            id === null || id === undefined
+              ? 'give the template body in template'
+              : `template ${toRubyString(id).slice(0, 80)} is not stored here: give its body in template`,
+          );
         }
         const data = hashGet(input, 'template_input');
         const view = isHash(data ?? null) ? (toPlain(data as Value) as Json) : {};

@@ -1,7 +1,19 @@
 // workato_variable: job-scoped variables and lists (20 §10.7, D-vars). The declare step's output
 // holds the current values; later datapills to it read them as they are when evaluated.
 import { StepError, type Connector, type StepContext } from './types.ts';
-import { hashGet, hashSet, isHash, isNumeric, newHash, numOf, RFloat, isTrue, toRubyString, type Hash, type Value } from '../formula/values.ts';
+import {
+  hashGet,
+  hashSet,
+  isHash,
+  isNumeric,
+  newHash,
+  numOf,
+  RFloat,
+  isTrue,
+  toRubyString,
+  type Hash,
+  type Value,
+} from '../formula/values.ts';
 
 const MAX_LIST = 100_000;
 
@@ -21,7 +33,10 @@ function schemaOf(raw: Value): VariableField[] {
   }
   if (!Array.isArray(parsed)) return [];
   return parsed
-    .filter((f): f is Record<string, unknown> => typeof f === 'object' && f !== null && typeof (f as Record<string, unknown>).name === 'string')
+    .filter(
+      (f): f is Record<string, unknown> =>
+        typeof f === 'object' && f !== null && typeof (f as Record<string, unknown>).name === 'string',
+    )
     .map((f) => ({ name: f.name as string, type: typeof f.type === 'string' ? f.type : 'string' }));
 }
 
@@ -32,13 +47,15 @@ export function coerce(value: Value, type: string): Value {
     case 'integer': {
       if (isNumeric(value)) return Math.trunc(numOf(value));
       const n = Number(toRubyString(value).trim());
-      if (!Number.isFinite(n)) throw new StepError('Bad request', `${JSON.stringify(toRubyString(value)).slice(0, 40)} is not an integer`);
+      if (!Number.isFinite(n))
+        throw new StepError('Bad request', `${JSON.stringify(toRubyString(value)).slice(0, 40)} is not an integer`);
       return Math.trunc(n);
     }
     case 'number': {
       if (isNumeric(value)) return value;
       const n = Number(toRubyString(value).trim());
-      if (!Number.isFinite(n)) throw new StepError('Bad request', `${JSON.stringify(toRubyString(value)).slice(0, 40)} is not a number`);
+      if (!Number.isFinite(n))
+        throw new StepError('Bad request', `${JSON.stringify(toRubyString(value)).slice(0, 40)} is not a number`);
       return Number.isInteger(n) && !toRubyString(value).includes('.') ? n : new RFloat(n);
     }
     case 'boolean':
@@ -52,16 +69,25 @@ export function coerce(value: Value, type: string): Value {
 function reference(text: string, withVariable: boolean): { as: string; variable: string | null } {
   const parts = text.trim().split(':');
   if (withVariable) {
-    if (parts.length < 2) throw new StepError('Bad request', `variable reference ${JSON.stringify(text).slice(0, 80)} must be "<step uuid>:<step as>:<variable>"`);
+    if (parts.length < 2)
+      throw new StepError(
+        'Bad request',
+        `variable reference ${JSON.stringify(text).slice(0, 80)} must be "<step uuid>:<step as>:<variable>"`,
+      );
     return { as: parts[parts.length - 2] as string, variable: parts[parts.length - 1] as string };
   }
-  if (parts.length < 1 || parts[parts.length - 1] === '') throw new StepError('Bad request', `list reference ${JSON.stringify(text).slice(0, 80)} must be "<step uuid>:<step as>"`);
+  if (parts.length < 1 || parts[parts.length - 1] === '')
+    throw new StepError(
+      'Bad request',
+      `list reference ${JSON.stringify(text).slice(0, 80)} must be "<step uuid>:<step as>"`,
+    );
   return { as: parts[parts.length - 1] as string, variable: null };
 }
 
 function declared(sc: StepContext, as: string): Hash {
   const current = sc.outputs.get(as);
-  if (!isHash(current ?? null)) throw new StepError('Bad request', `the variables of step "${as}" were not declared before this step`);
+  if (!isHash(current ?? null))
+    throw new StepError('Bad request', `the variables of step "${as}" were not declared before this step`);
   return current as Hash;
 }
 
@@ -104,7 +130,8 @@ export const workatoVariable: Connector = {
         const schema = schemaOf(hashGet(holder, 'schema'));
         const data = hashGet(holder, 'data');
         const out = newHash();
-        for (const field of schema) hashSet(out, field.name, coerce(isHash(data) ? clone(hashGet(data, field.name)) : null, field.type));
+        for (const field of schema)
+          hashSet(out, field.name, coerce(isHash(data) ? clone(hashGet(data, field.name)) : null, field.type));
         return out;
       },
     },
@@ -112,7 +139,10 @@ export const workatoVariable: Connector = {
       title: 'Update variables',
       required: [{ path: 'name', label: 'Variables' }],
       run(input, sc) {
-        const names = toRubyString(hashGet(input, 'name')).split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+        const names = toRubyString(hashGet(input, 'name'))
+          .split(/\r?\n/)
+          .map((l) => l.trim())
+          .filter((l) => l !== '');
         for (const line of names) {
           const { as, variable } = reference(line, true);
           const holder = declared(sc, as);
@@ -136,7 +166,10 @@ export const workatoVariable: Connector = {
       run(input) {
         const items = itemsFrom(hashGet(input, 'list_items')).map(clone);
         if (items.length > MAX_LIST) throw new StepError('Bad request', `a list holds at most ${MAX_LIST} items`);
-        return newHash([['name', hashGet(input, 'name')], ['list_items', items]]);
+        return newHash([
+          ['name', hashGet(input, 'name')],
+          ['list_items', items],
+        ]);
       },
     },
     insert_to_list: {

@@ -26,7 +26,10 @@ export const workatoWebhooks: Connector = {
         const payload = hashGet(event, 'payload');
         if (!isHash(payload)) return [];
         return Object.keys(payload)
-          .filter((key) => { const v = payload[key]; return v !== null && typeof v !== 'object'; })
+          .filter((key) => {
+            const v = payload[key];
+            return v !== null && typeof v !== 'object';
+          })
           .slice(0, 3)
           .map((key) => [key, toRubyString(payload[key] ?? null).slice(0, 100)]);
       },

@@ -33,13 +33,20 @@ function formFieldsOf(raw: Value): TaskFormField[] {
   return list.map((item, i) => {
     if (!isHash(item)) throw new StepError('Bad request', `form field ${i + 1} must be an object with a name`);
     const name = toRubyString(hashGet(item, 'name')).trim();
-    if (!/^[A-Za-z0-9_]{1,100}$/.test(name)) throw new StepError('Bad request', `form field ${i + 1}: the name must be 1-100 letters, digits or _`);
+    if (!/^[A-Za-z0-9_]{1,100}$/.test(name))
+      throw new StepError('Bad request', `form field ${i + 1}: the name must be 1-100 letters, digits or _`);
     if (seen.has(name)) throw new StepError('Bad request', `form field ${name} is named twice`);
     seen.add(name);
     const type = toRubyString(hashGet(item, 'type') ?? 'string').trim() || 'string';
-    if (!FIELD_TYPES.has(type)) throw new StepError('Bad request', `form field ${name}: type must be one of ${[...FIELD_TYPES].join(', ')}`);
+    if (!FIELD_TYPES.has(type))
+      throw new StepError('Bad request', `form field ${name}: type must be one of ${[...FIELD_TYPES].join(', ')}`);
     const optional = hashGet(item, 'optional');
-    return { name, label: toRubyString(hashGet(item, 'label') ?? name) || name, type: type as TaskFormField['type'], optional: optional === true || optional === 'true' };
+    return {
+      name,
+      label: toRubyString(hashGet(item, 'label') ?? name) || name,
+      type: type as TaskFormField['type'],
+      optional: optional === true || optional === 'true',
+    };
   });
 }
 
@@ -58,19 +65,30 @@ export const workatoWorkflowTask: Connector = {
         const name = text(input, 'name');
         if (name === null) throw new StepError('Bad request', 'the task needs a name');
         const email = text(input, 'email') ?? text(input, 'assignee');
-        if (email !== null && !EMAIL.test(email)) throw new StepError('Bad request', `${JSON.stringify(email).slice(0, 80)} is not an e-mail address`);
+        if (email !== null && !EMAIL.test(email))
+          throw new StepError('Bad request', `${JSON.stringify(email).slice(0, 80)} is not an e-mail address`);
         const formFields = formFieldsOf(hashGet(input, 'form_fields'));
         const requested = text(input, 'task_type');
-        if (requested !== null && requested !== 'approval' && requested !== 'form') throw new StepError('Bad request', 'task_type must be approval or form');
-        const taskType = requested === 'approval' || (requested === null && formFields.length === 0) ? 'approval' : 'form';
+        if (requested !== null && requested !== 'approval' && requested !== 'form')
+          throw new StepError('Bad request', 'task_type must be approval or form');
+        const taskType =
+          requested === 'approval' || (requested === null && formFields.length === 0) ? 'approval' : 'form';
         let expiresAt: string | null = null;
         const due = hashGet(input, 'due_in_days');
         if (due !== null && due !== undefined && due !== '') {
           const days = typeof due === 'number' ? due : Number(toRubyString(due));
-          if (!Number.isFinite(days) || days <= 0 || days > 732) throw new StepError('Bad request', 'due_in_days must be a number of days from 0 to 732');
+          if (!Number.isFinite(days) || days <= 0 || days > 732)
+            throw new StepError('Bad request', 'due_in_days must be a number of days from 0 to 732');
           expiresAt = new Date(sc.ctx.clock.now().getTime() + Math.round(days * 86_400_000)).toISOString();
         }
-        throw new SuspendJob({ name: name.slice(0, 1000), assignee: email?.toLowerCase() ?? null, recordId: text(input, 'record_id')?.slice(0, 255) ?? null, taskType, formFields, expiresAt });
+        throw new SuspendJob({
+          name: name.slice(0, 1000),
+          assignee: email?.toLowerCase() ?? null,
+          recordId: text(input, 'record_id')?.slice(0, 255) ?? null,
+          taskType,
+          formFields,
+          expiresAt,
+        });
       },
     },
   },

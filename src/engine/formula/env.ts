@@ -15,7 +15,12 @@ export interface Limits {
   maxListLength: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { maxSteps: 100_000, maxMillis: 1_000, maxStringLength: 5_000_000, maxListLength: 100_000 };
+export const DEFAULT_LIMITS: Limits = {
+  maxSteps: 100_000,
+  maxMillis: 1_000,
+  maxStringLength: 5_000_000,
+  maxListLength: 100_000,
+};
 
 export class Budget {
   private steps = 0;
@@ -27,8 +32,10 @@ export class Budget {
   }
   tick(cost = 1): void {
     this.steps += cost;
-    if (this.steps > this.limits.maxSteps) throw new FormulaError(`formula exceeded its budget of ${this.limits.maxSteps} steps`);
-    if ((this.steps & 0xff) === 0 && Date.now() > this.deadline) throw new FormulaError(`formula ran longer than ${this.limits.maxMillis} ms`);
+    if (this.steps > this.limits.maxSteps)
+      throw new FormulaError(`formula exceeded its budget of ${this.limits.maxSteps} steps`);
+    if ((this.steps & 0xff) === 0 && Date.now() > this.deadline)
+      throw new FormulaError(`formula ran longer than ${this.limits.maxMillis} ms`);
   }
 }
 

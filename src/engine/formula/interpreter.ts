@@ -7,7 +7,26 @@ import type { Expr } from './parser.ts';
 import { callMethod } from './methods.ts';
 import { dateOfTime, addDuration } from './dates.ts';
 import { regexFrom } from './regex-safety.ts';
-import { CLEAR, RDate, RDuration, RFloat, RTime, SKIP, hashSet, isHash, isNumeric, newHash, numOf, typeName, compareValues, rubyEquals, toRubyString, checkSize, type Hash, type Value } from './values.ts';
+import {
+  CLEAR,
+  RDate,
+  RDuration,
+  RFloat,
+  RTime,
+  SKIP,
+  hashSet,
+  isHash,
+  isNumeric,
+  newHash,
+  numOf,
+  typeName,
+  compareValues,
+  rubyEquals,
+  toRubyString,
+  checkSize,
+  type Hash,
+  type Value,
+} from './values.ts';
 import { localParts } from './zones.ts';
 import { FormulaError } from './errors.ts';
 import type { FormulaEnv } from './env.ts';
@@ -35,7 +54,9 @@ export function evaluate(e: Expr, env: FormulaEnv): Value {
       return out;
     }
     case 'regex': {
-      const source = e.parts.map((p) => (typeof p === 'string' ? p : escapeRegex(toRubyString(evaluate(p, env))))).join('');
+      const source = e.parts
+        .map((p) => (typeof p === 'string' ? p : escapeRegex(toRubyString(evaluate(p, env)))))
+        .join('');
       return regexFrom(source, e.flags);
     }
     case 'pill':
@@ -63,13 +84,21 @@ export function evaluate(e: Expr, env: FormulaEnv): Value {
       if (e.name === 'data_table_lookup') {
         // data_table_lookup('Project', 'Table', 'Column': value): table names are unique per environment, the project only documents.
         const [, table, criteria] = args;
-        if (typeof table !== 'string' && typeof table !== 'number') throw new FormulaError("data_table_lookup needs a project and a table name, e.g. data_table_lookup('Project', 'Table', 'Column': value)");
-        if (!isHash(criteria ?? null) || criteria === undefined) throw new FormulaError("data_table_lookup needs criteria, e.g. data_table_lookup('Project', 'Table', 'Column': value)");
+        if (typeof table !== 'string' && typeof table !== 'number')
+          throw new FormulaError(
+            "data_table_lookup needs a project and a table name, e.g. data_table_lookup('Project', 'Table', 'Column': value)",
+          );
+        if (!isHash(criteria ?? null) || criteria === undefined)
+          throw new FormulaError(
+            "data_table_lookup needs criteria, e.g. data_table_lookup('Project', 'Table', 'Column': value)",
+          );
         return env.lookup(String(table), criteria as Hash, 'data_table');
       }
       const [table, criteria] = args;
-      if (typeof table !== 'string' && typeof table !== 'number') throw new FormulaError('lookup needs a table name or id');
-      if (!isHash(criteria ?? null) || criteria === undefined) throw new FormulaError("lookup needs criteria, e.g. lookup('Table', 'Column': value)");
+      if (typeof table !== 'string' && typeof table !== 'number')
+        throw new FormulaError('lookup needs a table name or id');
+      if (!isHash(criteria ?? null) || criteria === undefined)
+        throw new FormulaError("lookup needs criteria, e.g. lookup('Table', 'Column': value)");
       return env.lookup(String(table), criteria as Hash);
     }
     case 'call': {
@@ -141,7 +170,8 @@ function binary(op: string, l: Value, r: Value, env: FormulaEnv): Value {
     case '=~': {
       if (l === null) return null;
       const re = r instanceof RegExp ? r : null;
-      if (typeof l !== 'string' || !re) throw new FormulaError(`=~ needs a string and a regular expression, not ${typeName(l)} and ${typeName(r)}`);
+      if (typeof l !== 'string' || !re)
+        throw new FormulaError(`=~ needs a string and a regular expression, not ${typeName(l)} and ${typeName(r)}`);
       const index = l.search(re);
       return index < 0 ? null : index;
     }
@@ -156,18 +186,23 @@ function binary(op: string, l: Value, r: Value, env: FormulaEnv): Value {
         if (!Array.isArray(r)) throw new FormulaError(`no implicit conversion of ${typeName(r)} into Array`);
         return [...l, ...r];
       }
-      if ((l instanceof RTime || l instanceof RDate) && (r instanceof RDuration || isNumeric(r))) return addDuration(l, r, 1);
-      if (l instanceof RDuration && r instanceof RDuration) return new RDuration(l.seconds + r.seconds, l.months + r.months);
+      if ((l instanceof RTime || l instanceof RDate) && (r instanceof RDuration || isNumeric(r)))
+        return addDuration(l, r, 1);
+      if (l instanceof RDuration && r instanceof RDuration)
+        return new RDuration(l.seconds + r.seconds, l.months + r.months);
       if (l instanceof RDuration && (r instanceof RTime || r instanceof RDate)) return addDuration(r, l, 1);
       break;
     case '-':
       if (isNumeric(l) && isNumeric(r)) return arith(l, r, (a, b) => a - b);
       if (Array.isArray(l) && Array.isArray(r)) return l.filter((x) => !r.some((y) => rubyEquals(x, y)));
-      if ((l instanceof RTime || l instanceof RDate) && (r instanceof RDuration || isNumeric(r))) return addDuration(l, r, -1);
-      if (l instanceof RTime && (r instanceof RTime || r instanceof RDate)) return new RFloat((l.ms - (r instanceof RTime ? r.ms : r.utcMs)) / 1000);
+      if ((l instanceof RTime || l instanceof RDate) && (r instanceof RDuration || isNumeric(r)))
+        return addDuration(l, r, -1);
+      if (l instanceof RTime && (r instanceof RTime || r instanceof RDate))
+        return new RFloat((l.ms - (r instanceof RTime ? r.ms : r.utcMs)) / 1000);
       if (l instanceof RDate && r instanceof RDate) return Math.round((l.utcMs - r.utcMs) / 86_400_000);
       if (l instanceof RDate && r instanceof RTime) return l.utcMs - dateOfTime(r).utcMs;
-      if (l instanceof RDuration && r instanceof RDuration) return new RDuration(l.seconds - r.seconds, l.months - r.months);
+      if (l instanceof RDuration && r instanceof RDuration)
+        return new RDuration(l.seconds - r.seconds, l.months - r.months);
       break;
     case '*':
       if (isNumeric(l) && isNumeric(r)) return arith(l, r, (a, b) => a * b);
@@ -204,7 +239,10 @@ function binary(op: string, l: Value, r: Value, env: FormulaEnv): Value {
     case '**':
       if (isNumeric(l) && isNumeric(r)) {
         const out = Math.pow(numOf(l), numOf(r));
-        if (!Number.isFinite(out) || Math.abs(out) > Number.MAX_SAFE_INTEGER && typeof l === 'number' && typeof r === 'number') {
+        if (
+          !Number.isFinite(out) ||
+          (Math.abs(out) > Number.MAX_SAFE_INTEGER && typeof l === 'number' && typeof r === 'number')
+        ) {
           if (!Number.isFinite(out)) throw new FormulaError('number too large');
         }
         return l instanceof RFloat || r instanceof RFloat || numOf(r) < 0 ? new RFloat(out) : out;

@@ -3,9 +3,43 @@
 import { createHash } from 'node:crypto';
 import { FormulaError } from './errors.ts';
 import type { FormulaEnv } from './env.ts';
-import { CLEAR, RDate, RDuration, RFloat, RTime, SKIP, hashGet, hashSet, isHash, isNumeric, jsonDepth, MAX_EVENT_DEPTH, newHash, numOf, toPlain, typeName, fromPlain, compareValues, isTrue, rubyEquals, toRubyString, type Hash, type Value } from './values.ts';
+import {
+  CLEAR,
+  RDate,
+  RDuration,
+  RFloat,
+  RTime,
+  SKIP,
+  hashGet,
+  hashSet,
+  isHash,
+  isNumeric,
+  jsonDepth,
+  MAX_EVENT_DEPTH,
+  newHash,
+  numOf,
+  toPlain,
+  typeName,
+  fromPlain,
+  compareValues,
+  isTrue,
+  rubyEquals,
+  toRubyString,
+  type Hash,
+  type Value,
+} from './values.ts';
 import { fromLocal, isValidZone, localParts } from './zones.ts';
-import { UNIT_SECONDS, addDuration, dateOfTime, endOf, parseDate, parseTime, parseWithFormat, startOf, strftime } from './dates.ts';
+import {
+  UNIT_SECONDS,
+  addDuration,
+  dateOfTime,
+  endOf,
+  parseDate,
+  parseTime,
+  parseWithFormat,
+  startOf,
+  strftime,
+} from './dates.ts';
 import { regexFrom, regexSubject } from './regex-safety.ts';
 
 type Method = (recv: Value, args: Value[], env: FormulaEnv) => Value;
@@ -21,7 +55,13 @@ function blank(v: Value): boolean {
 }
 
 /** Highest code point each single-byte target encoding can hold. */
-const SINGLE_BYTE: Record<string, number> = { 'ASCII': 0x7f, 'US-ASCII': 0x7f, 'ISO-8859-1': 0xff, 'ISO8859-1': 0xff, 'LATIN1': 0xff };
+const SINGLE_BYTE: Record<string, number> = {
+  ASCII: 0x7f,
+  'US-ASCII': 0x7f,
+  'ISO-8859-1': 0xff,
+  'ISO8859-1': 0xff,
+  LATIN1: 0xff,
+};
 const UNICODE = new Set(['UTF-8', 'UTF8']);
 
 /**
@@ -40,7 +80,8 @@ function encodeString(s: string, args: Value[]): string {
   };
   if (UNICODE.has(target)) return s.toWellFormed();
   const limit = SINGLE_BYTE[target];
-  if (limit === undefined) throw new FormulaError(`encode: unknown encoding ${targetArg === undefined ? '' : toRubyString(targetArg)}`);
+  if (limit === undefined)
+    throw new FormulaError(`encode: unknown encoding ${targetArg === undefined ? '' : toRubyString(targetArg)}`);
   const replacing = option('undef') === 'replace' || option('invalid') === 'replace';
   const replacement = option('replace') ?? '?';
   let out = '';
@@ -223,7 +264,13 @@ function rowMatches(row: Value, criteria: Hash): boolean {
 }
 
 function titleize(s: string): string {
-  return s.replace(/_id$/, '').replace(/_/g, ' ').replace(/\s+/g, ' ').trim().toLowerCase().replace(/\b([a-z])/g, (c) => c.toUpperCase());
+  return s
+    .replace(/_id$/, '')
+    .replace(/_/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase()
+    .replace(/\b([a-z])/g, (c) => c.toUpperCase());
 }
 
 function toJson(v: Value): string {
@@ -260,7 +307,7 @@ function round(recv: Value, args: Value[]): Value {
   const factor = 10 ** digits;
   // Ruby rounds half away from zero.
   const v = numOf(n);
-  const rounded = Math.sign(v) * Math.round(Math.abs(v) * factor + Number.EPSILON) / factor;
+  const rounded = (Math.sign(v) * Math.round(Math.abs(v) * factor + Number.EPSILON)) / factor;
   if (digits > 0) return n instanceof RFloat || !Number.isInteger(v) ? new RFloat(rounded) : v;
   return Math.trunc(rounded);
 }
@@ -273,14 +320,17 @@ function currency(recv: Value, args: Value[]): string {
   const precision = hashGet(o, 'precision') === null ? 2 : intArg(hashGet(o, 'precision'), 'to_currency');
   const separator = typeof hashGet(o, 'separator') === 'string' ? (hashGet(o, 'separator') as string) : '.';
   const delimiter = typeof hashGet(o, 'delimiter') === 'string' ? (hashGet(o, 'delimiter') as string) : ',';
-  const [whole, frac] = Math.abs(value).toFixed(Math.max(0, Math.min(precision, 20))).split('.');
+  const [whole, frac] = Math.abs(value)
+    .toFixed(Math.max(0, Math.min(precision, 20)))
+    .split('.');
   const grouped = (whole as string).replace(/\B(?=(\d{3})+(?!\d))/g, delimiter);
   return `${value < 0 ? '-' : ''}${unit}${grouped}${frac ? separator + frac : ''}`;
 }
 
 function ordinalize(n: number): string {
   const abs = Math.abs(n) % 100;
-  const suffix = abs >= 11 && abs <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[abs % 10] ?? 'th';
+  const suffix =
+    abs >= 11 && abs <= 13 ? 'th' : (({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[abs % 10] ?? 'th');
   return `${n}${suffix}`;
 }
 
@@ -290,7 +340,8 @@ function toParam(h: Hash, prefix?: string): string[] {
     const v = h[key] as Value;
     const name = prefix ? `${prefix}[${key}]` : key;
     if (isHash(v)) out.push(...toParam(v, name));
-    else if (Array.isArray(v)) for (const item of v) out.push(`${encodeURIComponent(`${name}[]`)}=${encodeURIComponent(toRubyString(item))}`);
+    else if (Array.isArray(v))
+      for (const item of v) out.push(`${encodeURIComponent(`${name}[]`)}=${encodeURIComponent(toRubyString(item))}`);
     else out.push(`${encodeURIComponent(name)}=${encodeURIComponent(toRubyString(v))}`);
   }
   return out;
@@ -298,8 +349,13 @@ function toParam(h: Hash, prefix?: string): string[] {
 
 function splitString(s: string, sep: Value | undefined): string[] {
   let parts: string[];
-  if (sep === undefined || sep === null || sep === ' ') parts = s.trim().split(/\s+/).filter((p) => p !== '');
-  else if (sep instanceof RegExp) parts = regexSubject(s).split(regexFrom(sep.source, sep.flags.includes('i') ? 'i' : ''));
+  if (sep === undefined || sep === null || sep === ' ')
+    parts = s
+      .trim()
+      .split(/\s+/)
+      .filter((p) => p !== '');
+  else if (sep instanceof RegExp)
+    parts = regexSubject(s).split(regexFrom(sep.source, sep.flags.includes('i') ? 'i' : ''));
   else parts = s.split(strArg(sep, 'split'));
   while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
   return parts;
@@ -311,7 +367,12 @@ function replaceWith(s: string, pattern: Value | undefined, replacement: Value |
     const map = replacement as Hash;
     return subject.replace(regexArg(pattern, 'gsub', global), (m) => toRubyString(hashGet(map, m)));
   }
-  const repl = strArg(replacement, global ? 'gsub' : 'sub').replace(/\$/g, '$$$$').replace(/\\\\/g, '\u0000').replace(/\\([0-9])/g, (_m, d: string) => (d === '0' ? '$&' : `$${d}`)).replace(/\\&/g, '$&').replace(/\u0000/g, '\\');
+  const repl = strArg(replacement, global ? 'gsub' : 'sub')
+    .replace(/\$/g, '$$$$')
+    .replace(/\\\\/g, '\u0000')
+    .replace(/\\([0-9])/g, (_m, d: string) => (d === '0' ? '$&' : `$${d}`))
+    .replace(/\\&/g, '$&')
+    .replace(/\u0000/g, '\\');
   return subject.replace(regexArg(pattern, global ? 'gsub' : 'sub', global), repl);
 }
 
@@ -341,7 +402,8 @@ export const METHODS: Record<string, Method> = {
     if (r instanceof RTime) return new RFloat(r.ms / 1000);
     throw new FormulaError(`undefined method 'to_f' for ${typeName(r)}`);
   },
-  to_a: (r) => (r === null ? [] : Array.isArray(r) ? r : isHash(r) ? Object.keys(r).map((k) => [k, r[k] as Value]) : [r]),
+  to_a: (r) =>
+    r === null ? [] : Array.isArray(r) ? r : isHash(r) ? Object.keys(r).map((k) => [k, r[k] as Value]) : [r],
   length: (r) => length(r, 'length'),
   size: (r) => length(r, 'size'),
   '[]': (r, a) => index(r, a),
@@ -349,12 +411,19 @@ export const METHODS: Record<string, Method> = {
   'exclude?': (r, a) => !includes(r, a[0]),
   reverse: (r) => (typeof r === 'string' ? [...r].reverse().join('') : [...list(r, 'reverse')].reverse()),
   slice: (r, a) => {
-    if (isHash(r)) return newHash(a.map((k) => toRubyString(k)).filter((k) => Object.hasOwn(r, k)).map((k) => [k, r[k] as Value]));
+    if (isHash(r))
+      return newHash(
+        a
+          .map((k) => toRubyString(k))
+          .filter((k) => Object.hasOwn(r, k))
+          .map((k) => [k, r[k] as Value]),
+      );
     return index(r, a);
   },
   parse_json: (r) => {
     const s = str(r, 'parse_json');
-    if (jsonDepth(s) > MAX_EVENT_DEPTH) throw new FormulaError(`parse_json: the document is nested more than ${MAX_EVENT_DEPTH} levels deep`);
+    if (jsonDepth(s) > MAX_EVENT_DEPTH)
+      throw new FormulaError(`parse_json: the document is nested more than ${MAX_EVENT_DEPTH} levels deep`);
     try {
       return fromPlain(JSON.parse(s));
     } catch {
@@ -448,13 +517,21 @@ export const METHODS: Record<string, Method> = {
   last: (r, a) => last(r, a),
   take: (r, a) => list(r, 'take').slice(0, Math.max(0, intArg(a[0], 'take'))),
   drop: (r, a) => list(r, 'drop').slice(Math.max(0, intArg(a[0], 'drop'))),
-  count: (r, a) => (a.length > 0 ? list(r, 'count').filter((x) => rubyEquals(x, a[0] as Value)).length : length(r, 'count')),
+  count: (r, a) =>
+    a.length > 0 ? list(r, 'count').filter((x) => rubyEquals(x, a[0] as Value)).length : length(r, 'count'),
   sum: (r) => sumOf(list(r, 'sum')),
   max: (r) => extreme(list(r, 'max'), 1),
   sort: (r) => [...list(r, 'sort')].sort((x, y) => compareValues(x, y)),
   uniq: (r) => list(r, 'uniq').filter((x, i, all) => all.findIndex((y) => rubyEquals(x, y)) === i),
   flatten: (r, a) => flatten(list(r, 'flatten'), a.length > 0 ? intArg(a[0], 'flatten') : 100),
-  compact: (r) => (isHash(r) ? newHash(Object.keys(r).filter((k) => r[k] !== null).map((k) => [k, r[k] as Value])) : list(r, 'compact').filter((x) => x !== null)),
+  compact: (r) =>
+    isHash(r)
+      ? newHash(
+          Object.keys(r)
+            .filter((k) => r[k] !== null)
+            .map((k) => [k, r[k] as Value]),
+        )
+      : list(r, 'compact').filter((x) => x !== null),
   concat: (r, a) => [...list(r, 'concat'), ...a.flatMap((x) => list(x, 'concat'))],
   index: (r, a) => {
     if (typeof r === 'string') {
@@ -464,8 +541,21 @@ export const METHODS: Record<string, Method> = {
     const i = list(r, 'index').findIndex((x) => rubyEquals(x, a[0] ?? null));
     return i < 0 ? null : i;
   },
-  join: (r, a) => list(r, 'join').map((x) => (Array.isArray(x) ? flatten(x, 100).map(toRubyString).join(strArg(a[0], 'join', '')) : toRubyString(x))).join(strArg(a[0], 'join', '')),
-  smart_join: (r, a) => list(r, 'smart_join').map((x) => toRubyString(x).trim()).filter((x) => x !== '').join(strArg(a[0], 'smart_join', ' ')),
+  join: (r, a) =>
+    list(r, 'join')
+      .map((x) =>
+        Array.isArray(x)
+          ? flatten(x, 100)
+              .map(toRubyString)
+              .join(strArg(a[0], 'join', ''))
+          : toRubyString(x),
+      )
+      .join(strArg(a[0], 'join', '')),
+  smart_join: (r, a) =>
+    list(r, 'smart_join')
+      .map((x) => toRubyString(x).trim())
+      .filter((x) => x !== '')
+      .join(strArg(a[0], 'smart_join', ' ')),
   where: (r, a) => {
     const criteria = a[0];
     if (!isHash(criteria ?? null)) throw new FormulaError("where needs conditions, e.g. where('state': 'CA')");
@@ -480,7 +570,9 @@ export const METHODS: Record<string, Method> = {
   },
   format_map: (r, a) => {
     const fmt = strArg(a[0], 'format_map');
-    return list(r, 'format_map').map((row) => fmt.replace(/%\{([^}]+)\}/g, (_m, key: string) => (isHash(row) ? toRubyString(hashGet(row, key)) : '')));
+    return list(r, 'format_map').map((row) =>
+      fmt.replace(/%\{([^}]+)\}/g, (_m, key: string) => (isHash(row) ? toRubyString(hashGet(row, key)) : '')),
+    );
   },
   'any?': (r) => list(r, 'any?').some((x) => x !== null && x !== false),
 
@@ -493,7 +585,11 @@ export const METHODS: Record<string, Method> = {
   except: (r, a) => {
     const h = hash(r, 'except');
     const drop = new Set(a.map((k) => toRubyString(k)));
-    return newHash(Object.keys(h).filter((k) => !drop.has(k)).map((k) => [k, h[k] as Value]));
+    return newHash(
+      Object.keys(h)
+        .filter((k) => !drop.has(k))
+        .map((k) => [k, h[k] as Value]),
+    );
   },
   merge: (r, a) => {
     const out = newHash(Object.entries(hash(r, 'merge')) as Array<[string, Value]>);
@@ -556,21 +652,28 @@ export const METHODS: Record<string, Method> = {
   year: (r, _a, env) => (isNumeric(r) ? new RDuration(0, numOf(r) * 12) : asDate(r, env, 'year').y),
   month: (r, _a, env) => (isNumeric(r) ? new RDuration(0, numOf(r)) : asDate(r, env, 'month').m),
   day: (r, _a, env) => (isNumeric(r) ? new RDuration(numOf(r) * 86400, 0) : asDate(r, env, 'day').d),
-  hour: (r, _a, env) => (isNumeric(r) ? new RDuration(numOf(r) * 3600, 0) : localParts(asTime(r, env, 'hour').ms, asTime(r, env, 'hour').zone).h),
-  min: (r, _a, env) => (Array.isArray(r) ? extreme(r, -1) : localParts(asTime(r, env, 'min').ms, asTime(r, env, 'min').zone).mi),
+  hour: (r, _a, env) =>
+    isNumeric(r)
+      ? new RDuration(numOf(r) * 3600, 0)
+      : localParts(asTime(r, env, 'hour').ms, asTime(r, env, 'hour').zone).h,
+  min: (r, _a, env) =>
+    Array.isArray(r) ? extreme(r, -1) : localParts(asTime(r, env, 'min').ms, asTime(r, env, 'min').zone).mi,
   sec: (r, _a, env) => localParts(asTime(r, env, 'sec').ms, asTime(r, env, 'sec').zone).s,
   ago: (r, _a, env) => {
     if (!(r instanceof RDuration) && !isNumeric(r)) throw new FormulaError(`undefined method 'ago' for ${typeName(r)}`);
     return addDuration(new RTime(env.now(), env.timeZone), r, -1);
   },
   from_now: (r, _a, env) => {
-    if (!(r instanceof RDuration) && !isNumeric(r)) throw new FormulaError(`undefined method 'from_now' for ${typeName(r)}`);
+    if (!(r instanceof RDuration) && !isNumeric(r))
+      throw new FormulaError(`undefined method 'from_now' for ${typeName(r)}`);
     return addDuration(new RTime(env.now(), env.timeZone), r, 1);
   },
   next_day: (r, a, env) => addDuration(asDate(r, env, 'next_day'), a.length > 0 ? intArg(a[0], 'next_day') : 1, 1),
   prev_day: (r, a, env) => addDuration(asDate(r, env, 'prev_day'), a.length > 0 ? intArg(a[0], 'prev_day') : 1, -1),
-  next_month: (r, a, env) => addDuration(asDate(r, env, 'next_month'), new RDuration(0, a.length > 0 ? intArg(a[0], 'next_month') : 1), 1),
-  prev_month: (r, a, env) => addDuration(asDate(r, env, 'prev_month'), new RDuration(0, a.length > 0 ? intArg(a[0], 'prev_month') : 1), -1),
+  next_month: (r, a, env) =>
+    addDuration(asDate(r, env, 'next_month'), new RDuration(0, a.length > 0 ? intArg(a[0], 'next_month') : 1), 1),
+  prev_month: (r, a, env) =>
+    addDuration(asDate(r, env, 'prev_month'), new RDuration(0, a.length > 0 ? intArg(a[0], 'prev_month') : 1), -1),
   iso8601: (r, _a, env) => asTime(r, env, 'iso8601').toString(),
 };
 
@@ -583,7 +686,19 @@ for (const [unit, [seconds, months]] of Object.entries(UNIT_SECONDS)) {
 }
 
 /** Methods that nil answers (Ruby's NilClass plus the ActiveSupport predicates). */
-const NIL_METHODS = new Set(['present?', 'blank?', 'presence', 'nil?', 'is_true?', 'is_not_true?', 'to_s', 'to_i', 'to_f', 'to_a', 'to_json']);
+const NIL_METHODS = new Set([
+  'present?',
+  'blank?',
+  'presence',
+  'nil?',
+  'is_true?',
+  'is_not_true?',
+  'to_s',
+  'to_i',
+  'to_f',
+  'to_a',
+  'to_json',
+]);
 
 export function isKnownMethod(name: string): boolean {
   return Object.hasOwn(METHODS, name);
@@ -592,6 +707,12 @@ export function isKnownMethod(name: string): boolean {
 export function callMethod(recv: Value, name: string, args: Value[], env: FormulaEnv): Value {
   if (!Object.hasOwn(METHODS, name)) throw new FormulaError(`undefined method '${name}' for ${typeName(recv)}`);
   if (recv === null && !NIL_METHODS.has(name)) throw new FormulaError(`undefined method '${name}' for nil`);
-  env.budget.tick(Array.isArray(recv) ? 1 + Math.floor(recv.length / 16) : typeof recv === 'string' ? 1 + Math.floor(recv.length / 1024) : 1);
+  env.budget.tick(
+    Array.isArray(recv)
+      ? 1 + Math.floor(recv.length / 16)
+      : typeof recv === 'string'
+        ? 1 + Math.floor(recv.length / 1024)
+        : 1,
+  );
   return (METHODS[name] as Method)(recv, args, env);
 }

@@ -43,7 +43,36 @@ interface Token {
 }
 
 /** Longest first. */
-const PUNCTUATION = ['**', '==', '!=', '>=', '<=', '&&', '||', '&.', '=>', '=~', '(', ')', '[', ']', '{', '}', ',', '.', '?', ':', '+', '-', '*', '/', '%', '>', '<', '!'];
+const PUNCTUATION = [
+  '**',
+  '==',
+  '!=',
+  '>=',
+  '<=',
+  '&&',
+  '||',
+  '&.',
+  '=>',
+  '=~',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '.',
+  '?',
+  ':',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '>',
+  '<',
+  '!',
+];
 const MAX_LENGTH = 100_000;
 const MAX_DEPTH = 100;
 /**
@@ -66,7 +95,14 @@ function lex(src: string): Token[] {
   const operandEnded = () => {
     const last = tokens[tokens.length - 1];
     if (!last) return false;
-    if (last.kind === 'num' || last.kind === 'str' || last.kind === 'ident' || last.kind === 'sym' || last.kind === 'regex') return true;
+    if (
+      last.kind === 'num' ||
+      last.kind === 'str' ||
+      last.kind === 'ident' ||
+      last.kind === 'sym' ||
+      last.kind === 'regex'
+    )
+      return true;
     return last.kind === 'punct' && (last.text === ')' || last.text === ']' || last.text === '}');
   };
   while (i < src.length) {
@@ -112,13 +148,17 @@ function lex(src: string): Token[] {
           if (c === "'") {
             out += next === "'" || next === '\\' ? next : `\\${next}`;
           } else {
-            out += ({ n: '\n', t: '\t', r: '\r', '0': '\0', e: '\x1b', s: ' ' } as Record<string, string>)[next] ?? next;
+            out +=
+              ({ n: '\n', t: '\t', r: '\r', '0': '\0', e: '\x1b', s: ' ' } as Record<string, string>)[next] ?? next;
           }
           j += 2;
           continue;
         }
         if (c === '"' && ch === '#' && src[j + 1] === '{') {
-          throw new FormulaSyntaxError('string interpolation #{...} is not allowed inside a formula string; use + to join strings', j);
+          throw new FormulaSyntaxError(
+            'string interpolation #{...} is not allowed inside a formula string; use + to join strings',
+            j,
+          );
         }
         out += ch;
         j++;
@@ -220,7 +260,8 @@ class Parser {
   }
   private expect(text: string): Token {
     const t = this.next();
-    if (t.kind !== 'punct' || t.text !== text) throw new FormulaSyntaxError(`expected "${text}" but found ${describe(t)}`, t.pos);
+    if (t.kind !== 'punct' || t.text !== text)
+      throw new FormulaSyntaxError(`expected "${text}" but found ${describe(t)}`, t.pos);
     return t;
   }
   private enter(pos: number): void {
@@ -346,7 +387,8 @@ class Parser {
       this.enter(t.pos);
       const arg = this.unaryMinus();
       this.depth--;
-      if (arg.k === 'lit' && typeof arg.v === 'number') return { k: 'lit', v: -arg.v, ...(arg.float ? { float: true } : {}) };
+      if (arg.k === 'lit' && typeof arg.v === 'number')
+        return { k: 'lit', v: -arg.v, ...(arg.float ? { float: true } : {}) };
       return { k: 'neg', arg };
     }
     if (this.isPunct('+')) {
@@ -409,7 +451,8 @@ class Parser {
       const pair = this.maybePair();
       if (pair) pairs.push(pair);
       else {
-        if (pairs.length > 0) throw new FormulaSyntaxError('positional argument after keyword arguments', this.peek().pos);
+        if (pairs.length > 0)
+          throw new FormulaSyntaxError('positional argument after keyword arguments', this.peek().pos);
         args.push(this.expression());
       }
       if (!this.isPunct(',')) break;
@@ -598,7 +641,11 @@ export function parseFormula(src: string): Expr {
   if (src.length > MAX_LENGTH) throw new FormulaSyntaxError(`formula is longer than ${MAX_LENGTH} characters`, 0);
   if (src.trim() === '') throw new FormulaSyntaxError('formula is empty', 0);
   const expr = new Parser(lex(src)).parseAll();
-  if (treeDepth(expr) > MAX_TREE_DEPTH) throw new FormulaSyntaxError(`formula is nested too deeply (a chain of more than ${MAX_TREE_DEPTH} operators or calls)`, 0);
+  if (treeDepth(expr) > MAX_TREE_DEPTH)
+    throw new FormulaSyntaxError(
+      `formula is nested too deeply (a chain of more than ${MAX_TREE_DEPTH} operators or calls)`,
+      0,
+    );
   return expr;
 }
 

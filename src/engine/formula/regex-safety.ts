@@ -22,10 +22,19 @@ export function regexFrom(source: string, rubyFlags: string, global = false): Re
   }
   if (source.length > 1000) throw new FormulaError('regular expression is longer than 1000 characters');
   let body = source;
-  if (rubyFlags.includes('x')) body = body.replace(/\\#/g, '\u0000').replace(/#[^\n]*/g, '').replace(/\s+/g, '').replace(/\u0000/g, '\\#');
-  body = body.replace(/\\A/g, '^').replace(/\\[zZ]/g, '$').replace(/\\h/g, '[0-9a-fA-F]');
+  if (rubyFlags.includes('x'))
+    body = body
+      .replace(/\\#/g, '\u0000')
+      .replace(/#[^\n]*/g, '')
+      .replace(/\s+/g, '')
+      .replace(/\u0000/g, '\\#');
+  body = body
+    .replace(/\\A/g, '^')
+    .replace(/\\[zZ]/g, '$')
+    .replace(/\\h/g, '[0-9a-fA-F]');
   if (/\\[1-9]|\\k</.test(body)) throw new FormulaError('backreferences are not supported in regular expressions');
-  if (hasNestedQuantifier(body)) throw new FormulaError('regular expression has a nested repetition (e.g. (a+)+) that could run without bound');
+  if (hasNestedQuantifier(body))
+    throw new FormulaError('regular expression has a nested repetition (e.g. (a+)+) that could run without bound');
   let flags = rubyFlags.includes('i') ? 'i' : '';
   if (rubyFlags.includes('m')) flags += 's';
   if (global) flags += 'g';
@@ -77,6 +86,7 @@ function hasNestedQuantifier(body: string): boolean {
 }
 
 export function regexSubject(s: string): string {
-  if (s.length > MAX_REGEX_SUBJECT) throw new FormulaError(`regular expressions run on strings of at most ${MAX_REGEX_SUBJECT} characters`);
+  if (s.length > MAX_REGEX_SUBJECT)
+    throw new FormulaError(`regular expressions run on strings of at most ${MAX_REGEX_SUBJECT} characters`);
   return s;
 }

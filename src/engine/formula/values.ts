@@ -60,7 +60,20 @@ export const SKIP: unique symbol = Symbol('skip');
 export const CLEAR: unique symbol = Symbol('clear');
 
 export type Hash = { [key: string]: Value };
-export type Value = null | boolean | number | string | RFloat | RDate | RTime | RDuration | RegExp | Value[] | Hash | typeof SKIP | typeof CLEAR;
+export type Value =
+  | null
+  | boolean
+  | number
+  | string
+  | RFloat
+  | RDate
+  | RTime
+  | RDuration
+  | RegExp
+  | Value[]
+  | Hash
+  | typeof SKIP
+  | typeof CLEAR;
 
 export function pad(n: number, width: number): string {
   const s = String(Math.abs(n)).padStart(width, '0');
@@ -68,7 +81,16 @@ export function pad(n: number, width: number): string {
 }
 
 export function isHash(v: unknown): v is Hash {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof RFloat) && !(v instanceof RDate) && !(v instanceof RTime) && !(v instanceof RDuration) && !(v instanceof RegExp);
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    !(v instanceof RFloat) &&
+    !(v instanceof RDate) &&
+    !(v instanceof RTime) &&
+    !(v instanceof RDuration) &&
+    !(v instanceof RegExp)
+  );
 }
 
 export function isNumeric(v: unknown): v is number | RFloat {
@@ -87,7 +109,8 @@ export function hashGet(h: Hash, key: string): Value {
 export function hashSet(h: Hash, key: string, value: Value): void {
   // A plain assignment is an own, enumerable, writable property like defineProperty's, at a tenth
   // of the cost, for every key but `__proto__`, whose assignment would set the prototype instead.
-  if (key === '__proto__') Object.defineProperty(h, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(h, key, { value, enumerable: true, writable: true, configurable: true });
   else h[key] = value;
 }
 
@@ -126,7 +149,8 @@ export function toPlain(v: Value): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(v)) {
     const plain = toPlain(v[key] as Value);
-    if (key === '__proto__') Object.defineProperty(out, key, { value: plain, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: plain, enumerable: true, writable: true, configurable: true });
     else out[key] = plain;
   }
   return out;
@@ -143,7 +167,8 @@ export function jsonDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash
+      if (c === 92)
+        i++; // backslash
       else if (c === 34) inString = false;
       continue;
     }
@@ -173,7 +198,8 @@ export function fromPlain(v: unknown): Value {
   if (typeof v === 'boolean' || typeof v === 'string') return v;
   if (typeof v === 'number') return v;
   if (Array.isArray(v)) return v.map(fromPlain);
-  if (v instanceof RFloat || v instanceof RDate || v instanceof RTime || v instanceof RDuration || v instanceof RegExp) return v;
+  if (v instanceof RFloat || v instanceof RDate || v instanceof RTime || v instanceof RDuration || v instanceof RegExp)
+    return v;
   if (typeof v === 'object') {
     const out: Hash = {};
     for (const key of Object.keys(v)) hashSet(out, key, fromPlain((v as Record<string, unknown>)[key]));
@@ -204,7 +230,8 @@ export function rubyEquals(a: Value, b: Value): boolean {
   if (a instanceof RTime && b instanceof RTime) return a.ms === b.ms;
   if (a instanceof RDuration && b instanceof RDuration) return a.seconds === b.seconds && a.months === b.months;
   if (a instanceof RegExp && b instanceof RegExp) return a.source === b.source && a.flags === b.flags;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => rubyEquals(x, b[i] as Value));
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((x, i) => rubyEquals(x, b[i] as Value));
   if (isHash(a) && isHash(b)) {
     const ka = Object.keys(a);
     const kb = Object.keys(b);
@@ -224,8 +251,10 @@ export function compareValues(a: Value, b: Value, op = '<=>'): number {
 }
 
 export function checkSize(v: Value, limits: { maxStringLength: number; maxListLength: number }): void {
-  if (typeof v === 'string' && v.length > limits.maxStringLength) throw new FormulaError(`string longer than ${limits.maxStringLength} characters`);
-  if (Array.isArray(v) && v.length > limits.maxListLength) throw new FormulaError(`list longer than ${limits.maxListLength} items`);
+  if (typeof v === 'string' && v.length > limits.maxStringLength)
+    throw new FormulaError(`string longer than ${limits.maxStringLength} characters`);
+  if (Array.isArray(v) && v.length > limits.maxListLength)
+    throw new FormulaError(`list longer than ${limits.maxListLength} items`);
 }
 
 export function isTrue(v: Value): boolean {

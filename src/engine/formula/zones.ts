@@ -30,7 +30,14 @@ function formatterFor(zone: string): Intl.DateTimeFormat {
   let f = formatters.get(zone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
     if (formatters.size >= MAX_CACHED_ZONES) formatters.clear();
     formatters.set(zone, f);
@@ -53,7 +60,16 @@ export function localParts(ms: number, zone: string): LocalParts {
 }
 
 /** The instant of a wall-clock time in a zone (the earlier one when the clock goes back). */
-export function fromLocal(y: number, m: number, d: number, h: number, mi: number, s: number, milli: number, zone: string): number {
+export function fromLocal(
+  y: number,
+  m: number,
+  d: number,
+  h: number,
+  mi: number,
+  s: number,
+  milli: number,
+  zone: string,
+): number {
   const wall = Date.UTC(y, m - 1, d, h, mi, s, milli);
   let guess = wall - localParts(wall, zone).offsetMinutes * 60000;
   // Two corrections settle any real zone (offset changes are hours apart).

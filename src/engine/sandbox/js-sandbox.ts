@@ -12,7 +12,11 @@ export interface JsLimits {
 }
 
 export interface JsSandbox {
-  run(code: string, input: unknown, limits: JsLimits): Promise<{ ok: true; output: unknown } | { ok: false; type: string; message: string }>;
+  run(
+    code: string,
+    input: unknown,
+    limits: JsLimits,
+  ): Promise<{ ok: true; output: unknown } | { ok: false; type: string; message: string }>;
   close(): Promise<void>;
 }
 
@@ -27,7 +31,9 @@ export function createJsSandbox(options: { workers: number }): JsSandbox {
 
   function start(): Slot {
     // The worker's own heap is bounded too; the WebAssembly memory is bounded by QuickJS's limit.
-    const worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 32 } });
+    const worker = new Worker(WORKER_URL, {
+      resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 32 },
+    });
     worker.unref();
     const slot = { worker, busy: false };
     return slot;
@@ -38,35 +44,65 @@ export function createJsSandbox(options: { workers: number }): JsSandbox {
       if (closed) return { ok: false, type: 'Code error', message: 'the server is shutting down' };
       let slot = await slots.acquire();
       const id = nextId++;
-      const request: JsRequest = { id, code, input: JSON.stringify(input ?? null), timeoutMs: limits.timeoutMs, memoryBytes: limits.memoryBytes };
+      const request: JsRequest = {
+        id,
+        code,
+        input: JSON.stringify(input ?? null),
+        timeoutMs: limits.timeoutMs,
+        memoryBytes: limits.memoryBytes,
+      };
       try {
-        const reply = await new Promise<JsReply | { id: number; ok: false; type: string; message: string; dead: true }>((resolve) => {
-          // The first step of a new worker also loads QuickJS: a second of margin.
-          const timer = setTimeout(() => resolve({ id, ok: false, type: 'Timeout', message: 'the code ran longer than its time limit', dead: true }), limits.timeoutMs + 1000);
-          const onMessage = (message: JsReply) => {
-            if (message.id !== id) return;
-            cleanup();
-            resolve(message);
-          };
-          const onError = (error: Error) => {
-            cleanup();
-            resolve({ id, ok: false, type: 'Code error', message: `the sandbox stopped: ${error.message}`.slice(0, 300), dead: true });
-          };
-          const onExit = () => {
-            cleanup();
-            resolve({ id, ok: false, type: 'Code error', message: 'the sandbox stopped (it ran out of memory or crashed)', dead: true });
-          };
-          const cleanup = () => {
-            clearTimeout(timer);
-            slot.worker.off('message', onMessage);
-            slot.worker.off('error', onError);
-            slot.worker.off('exit', onExit);
-          };
-          slot.worker.on('message', onMessage);
-          slot.worker.on('error', onError);
-          slot.worker.on('exit', onExit);
-          slot.worker.postMessage(request);
-        });
+        const reply = await new Promise<JsReply | { id: number; ok: false; type: string; message: string; dead: true }>(
+          (resolve) => {
+            // The first step of a new worker also loads QuickJS: a second of margin.
+            const timer = setTimeout(
+              () =>
+                resolve({
+                  id,
+                  ok: false,
+                  type: 'Timeout',
+                  message: 'the code ran longer than its time limit',
+                  dead: true,
+                }),
+              limits.timeoutMs + 1000,
+            );
+            const onMessage = (message: JsReply) => {
+              if (message.id !== id) return;
+              cleanup();
+              resolve(message);
+            };
+            const onError = (error: Error) => {
+              cleanup();
+              resolve({
+                id,
+                ok: false,
+                type: 'Code error',
+                message: `the sandbox stopped: ${error.message}`.slice(0, 300),
+                dead: true,
+              });
+            };
+            const onExit = () => {
+              cleanup();
+              resolve({
+                id,
+                ok: false,
+                type: 'Code error',
+                message: 'the sandbox stopped (it ran out of memory or crashed)',
+                dead: true,
+              });
+            };
+            const cleanup = () => {
+              clearTimeout(timer);
+              slot.worker.off('message', onMessage);
+              slot.worker.off('error', onError);
+              slot.worker.off('exit', onExit);
+            };
+            slot.worker.on('message', onMessage);
+            slot.worker.on('error', onError);
+            slot.worker.on('exit', onExit);
+            slot.worker.postMessage(request);
+          },
+        );
         if ('dead' in reply) slot = slots.replace(slot);
         if (!reply.ok) return { ok: false, type: reply.type, message: reply.message };
         return { ok: true, output: JSON.parse(reply.output) as unknown };

@@ -14,7 +14,8 @@ export interface JsRequest {
   memoryBytes: number;
 }
 
-export type JsReply = { id: number; ok: true; output: string } | { id: number; ok: false; type: string; message: string };
+export type JsReply =
+  { id: number; ok: true; output: string } | { id: number; ok: false; type: string; message: string };
 
 const QuickJS = await getQuickJS();
 
@@ -60,7 +61,12 @@ function runInContext(request: JsRequest): JsReply {
       const settled = vm.getPromiseState(handle);
       if (settled.type === 'pending') {
         handle.dispose();
-        return { id: request.id, ok: false, type: 'Code error', message: 'main returned a promise that did not settle' };
+        return {
+          id: request.id,
+          ok: false,
+          type: 'Code error',
+          message: 'main returned a promise that did not settle',
+        };
       }
       handle.dispose();
       if (settled.type === 'rejected') {
@@ -94,9 +100,12 @@ function runInContext(request: JsRequest): JsReply {
 function failure(id: number, error: { name?: string; message?: string } | string): JsReply {
   const name = typeof error === 'string' ? 'Error' : (error.name ?? 'Error');
   const message = typeof error === 'string' ? error : (error.message ?? 'error');
-  if (name === 'InternalError' && message === 'interrupted') return { id, ok: false, type: 'Timeout', message: 'the code ran longer than its time limit' };
-  if (name === 'InternalError' && message === 'out of memory') return { id, ok: false, type: 'Code error', message: 'the code used more memory than its limit' };
-  if (name === 'RangeError' && /stack/i.test(message)) return { id, ok: false, type: 'Code error', message: 'the code recursed too deeply' };
+  if (name === 'InternalError' && message === 'interrupted')
+    return { id, ok: false, type: 'Timeout', message: 'the code ran longer than its time limit' };
+  if (name === 'InternalError' && message === 'out of memory')
+    return { id, ok: false, type: 'Code error', message: 'the code used more memory than its limit' };
+  if (name === 'RangeError' && /stack/i.test(message))
+    return { id, ok: false, type: 'Code error', message: 'the code recursed too deeply' };
   return { id, ok: false, type: 'Code error', message: `${name}: ${message}`.slice(0, 1000) };
 }
 

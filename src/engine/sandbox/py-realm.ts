@@ -35,7 +35,8 @@ export interface RealmHandles {
 export function realmSetup(): RealmHandles {
   const files = new Map<string, Uint8Array>();
   const log: string[] = [];
-  const define = (name: string, value: unknown) => Object.defineProperty(globalThis, name, { value, writable: false, configurable: false, enumerable: false });
+  const define = (name: string, value: unknown) =>
+    Object.defineProperty(globalThis, name, { value, writable: false, configurable: false, enumerable: false });
 
   const fromCodes = (codes: number[]) => String.fromCharCode(...codes);
   const utf8Decode = (bytes: Uint8Array, fatal: boolean): string => {
@@ -46,25 +47,52 @@ export function realmSetup(): RealmHandles {
       chunk.push(0xfffd);
     };
     for (let i = 0; i < bytes.length;) {
-      if (chunk.length > 8192) { out += fromCodes(chunk); chunk.length = 0; }
+      if (chunk.length > 8192) {
+        out += fromCodes(chunk);
+        chunk.length = 0;
+      }
       const b = bytes[i]!;
-      if (b < 0x80) { chunk.push(b); i++; continue; }
+      if (b < 0x80) {
+        chunk.push(b);
+        i++;
+        continue;
+      }
       let cp: number;
       let need: number;
-      if (b >= 0xc2 && b < 0xe0) { cp = b & 0x1f; need = 1; }
-      else if (b >= 0xe0 && b < 0xf0) { cp = b & 0x0f; need = 2; }
-      else if (b >= 0xf0 && b < 0xf5) { cp = b & 0x07; need = 3; }
-      else { bad(); i++; continue; }
+      if (b >= 0xc2 && b < 0xe0) {
+        cp = b & 0x1f;
+        need = 1;
+      } else if (b >= 0xe0 && b < 0xf0) {
+        cp = b & 0x0f;
+        need = 2;
+      } else if (b >= 0xf0 && b < 0xf5) {
+        cp = b & 0x07;
+        need = 3;
+      } else {
+        bad();
+        i++;
+        continue;
+      }
       let j = 1;
       for (; j <= need; j++) {
         const c = bytes[i + j];
         if (c === undefined || (c & 0xc0) !== 0x80) break;
         cp = (cp << 6) | (c & 0x3f);
       }
-      if (j <= need || (need === 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (need === 3 && (cp < 0x10000 || cp > 0x10ffff))) { bad(); i += j; continue; }
+      if (
+        j <= need ||
+        (need === 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+        (need === 3 && (cp < 0x10000 || cp > 0x10ffff))
+      ) {
+        bad();
+        i += j;
+        continue;
+      }
       i += need + 1;
-      if (cp >= 0x10000) { cp -= 0x10000; chunk.push(0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff)); }
-      else chunk.push(cp);
+      if (cp >= 0x10000) {
+        cp -= 0x10000;
+        chunk.push(0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+      } else chunk.push(cp);
     }
     return out + fromCodes(chunk);
   };
@@ -75,7 +103,14 @@ export function realmSetup(): RealmHandles {
     readonly ignoreBOM: boolean;
     constructor(label = 'utf-8', options: { fatal?: boolean; ignoreBOM?: boolean } = {}) {
       const l = String(label).toLowerCase();
-      const encoding = l === 'utf8' || l === 'utf-8' ? 'utf-8' : l === 'utf-16le' ? 'utf-16le' : l === 'latin1' || l === 'ascii' || l === 'iso-8859-1' ? 'windows-1252' : null;
+      const encoding =
+        l === 'utf8' || l === 'utf-8'
+          ? 'utf-8'
+          : l === 'utf-16le'
+            ? 'utf-16le'
+            : l === 'latin1' || l === 'ascii' || l === 'iso-8859-1'
+              ? 'windows-1252'
+              : null;
       if (!encoding) throw new RangeError(`The "${label}" encoding is not supported`);
       this.encoding = encoding;
       this.fatal = Boolean(options?.fatal);
@@ -83,7 +118,9 @@ export function realmSetup(): RealmHandles {
     }
     decode(input?: ArrayBuffer | ArrayBufferView): string {
       if (input === undefined) return '';
-      const bytes = ArrayBuffer.isView(input) ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength) : new Uint8Array(input);
+      const bytes = ArrayBuffer.isView(input)
+        ? new Uint8Array(input.buffer, input.byteOffset, input.byteLength)
+        : new Uint8Array(input);
       if (this.encoding === 'utf-8') {
         const bom = !this.ignoreBOM && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
         return utf8Decode(bom ? bytes.subarray(3) : bytes, this.fatal);
@@ -99,7 +136,9 @@ export function realmSetup(): RealmHandles {
   }
 
   class TextEncoder {
-    get encoding() { return 'utf-8'; }
+    get encoding() {
+      return 'utf-8';
+    }
     encodeInto(text: string, dest: Uint8Array): { read: number; written: number } {
       let w = 0;
       let r = 0;
@@ -108,15 +147,28 @@ export function realmSetup(): RealmHandles {
         let units = 1;
         if (cp >= 0xd800 && cp < 0xdc00 && r + 1 < text.length) {
           const lo = text.charCodeAt(r + 1);
-          if (lo >= 0xdc00 && lo < 0xe000) { cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00); units = 2; }
+          if (lo >= 0xdc00 && lo < 0xe000) {
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            units = 2;
+          }
         }
         if (cp >= 0xd800 && cp < 0xe000) cp = 0xfffd;
         const n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
         if (w + n > dest.length) break;
         if (n === 1) dest[w++] = cp;
-        else if (n === 2) { dest[w++] = 0xc0 | (cp >> 6); dest[w++] = 0x80 | (cp & 0x3f); }
-        else if (n === 3) { dest[w++] = 0xe0 | (cp >> 12); dest[w++] = 0x80 | ((cp >> 6) & 0x3f); dest[w++] = 0x80 | (cp & 0x3f); }
-        else { dest[w++] = 0xf0 | (cp >> 18); dest[w++] = 0x80 | ((cp >> 12) & 0x3f); dest[w++] = 0x80 | ((cp >> 6) & 0x3f); dest[w++] = 0x80 | (cp & 0x3f); }
+        else if (n === 2) {
+          dest[w++] = 0xc0 | (cp >> 6);
+          dest[w++] = 0x80 | (cp & 0x3f);
+        } else if (n === 3) {
+          dest[w++] = 0xe0 | (cp >> 12);
+          dest[w++] = 0x80 | ((cp >> 6) & 0x3f);
+          dest[w++] = 0x80 | (cp & 0x3f);
+        } else {
+          dest[w++] = 0xf0 | (cp >> 18);
+          dest[w++] = 0x80 | ((cp >> 12) & 0x3f);
+          dest[w++] = 0x80 | ((cp >> 6) & 0x3f);
+          dest[w++] = 0x80 | (cp & 0x3f);
+        }
         r += units - 1;
       }
       return { read: r, written: w };
@@ -137,8 +189,16 @@ export function realmSetup(): RealmHandles {
     getRandomValues<T extends ArrayBufferView>(view: T): T {
       const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
       for (let i = 0; i < bytes.length; i++) {
-        if (poolAt < pool.length) { const byte = pool[poolAt++]!; bytes[i] = byte; state = (state ^ byte ^ (state << 8)) >>> 0 || 1; continue; }
-        state ^= state << 13; state ^= state >>> 17; state ^= state << 5; state >>>= 0;
+        if (poolAt < pool.length) {
+          const byte = pool[poolAt++]!;
+          bytes[i] = byte;
+          state = (state ^ byte ^ (state << 8)) >>> 0 || 1;
+          continue;
+        }
+        state ^= state << 13;
+        state ^= state >>> 17;
+        state ^= state << 5;
+        state >>>= 0;
         bytes[i] = state & 0xff;
       }
       return view;
@@ -147,8 +207,12 @@ export function realmSetup(): RealmHandles {
 
   // The memory bound: Emscripten grows the heap through Memory.prototype.grow, fixed here for good.
   let memoryCap = Infinity;
-  interface WasmMemory { buffer: ArrayBuffer; grow(pages: number): number }
-  const memoryProto = (globalThis as unknown as { WebAssembly: { Memory: { prototype: WasmMemory } } }).WebAssembly.Memory.prototype;
+  interface WasmMemory {
+    buffer: ArrayBuffer;
+    grow(pages: number): number;
+  }
+  const memoryProto = (globalThis as unknown as { WebAssembly: { Memory: { prototype: WasmMemory } } }).WebAssembly
+    .Memory.prototype;
   const grow = memoryProto.grow;
   Object.defineProperty(memoryProto, 'grow', {
     value: function (this: WasmMemory, pages: number) {
@@ -192,7 +256,8 @@ export function realmSetup(): RealmHandles {
   });
   // WebAssembly's streaming compile goes through Node, whose errors are of the host realm.
   const wasm = (globalThis as unknown as { WebAssembly: Record<string, unknown> }).WebAssembly;
-  for (const name of ['compileStreaming', 'instantiateStreaming']) Object.defineProperty(wasm, name, { value: undefined, writable: false, configurable: false });
+  for (const name of ['compileStreaming', 'instantiateStreaming'])
+    Object.defineProperty(wasm, name, { value: undefined, writable: false, configurable: false });
   define('__refuseImport', () => Promise.reject(new Error('import() is not available in the sandbox')));
 
   define('TextDecoder', TextDecoder);
@@ -212,7 +277,9 @@ export function realmSetup(): RealmHandles {
   };
   define('readbuffer', readbuffer);
   define('read', (path: string) => new TextDecoder().decode(new Uint8Array(readbuffer(path))));
-  define('load', () => { throw new Error('load is not available'); });
+  define('load', () => {
+    throw new Error('load is not available');
+  });
 
   return {
     file(name, size) {
@@ -220,9 +287,16 @@ export function realmSetup(): RealmHandles {
       files.set(name, bytes);
       return bytes;
     },
-    dropFiles() { files.clear(); },
-    pool() { poolAt = 0; return pool; },
-    setMemoryCap(bytes) { memoryCap = bytes; },
+    dropFiles() {
+      files.clear();
+    },
+    pool() {
+      poolAt = 0;
+      return pool;
+    },
+    setMemoryCap(bytes) {
+      memoryCap = bytes;
+    },
     log,
   };
 }

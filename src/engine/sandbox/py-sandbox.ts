@@ -43,7 +43,8 @@ const WORKER_URL = new URL('./py-worker.ts', import.meta.url);
 function snapshotName(): string {
   const version = (createRequire(import.meta.url)('pyodide/package.json') as { version: string }).version;
   const hash = createHash('sha256').update(version);
-  for (const file of ['./py-bootstrap.py', './py-worker.ts', './py-realm.ts']) hash.update('\0').update(readFileSync(new URL(file, import.meta.url)));
+  for (const file of ['./py-bootstrap.py', './py-worker.ts', './py-realm.ts'])
+    hash.update('\0').update(readFileSync(new URL(file, import.meta.url)));
   return `python-${hash.digest('hex').slice(0, 16)}.snapshot`;
 }
 
@@ -109,14 +110,19 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
   function start(): Slot {
     if (!snapshotRead) readSnapshot();
     const workerData: PyWorkerData = { snapshot };
-    const worker = new Worker(WORKER_URL, { workerData, resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 } });
+    const worker = new Worker(WORKER_URL, {
+      workerData,
+      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
+    });
     worker.unref();
     const ready = new Promise<{ interrupt: Int32Array } | { failed: string }>((resolve) => {
       const onMessage = (message: PyBoot) => {
         worker.off('error', onError);
         worker.off('exit', onExit);
         if (message.boot === 'ready' && message.snapshot) keepSnapshot(message.snapshot);
-        resolve(message.boot === 'ready' ? { interrupt: new Int32Array(message.interrupt) } : { failed: message.message });
+        resolve(
+          message.boot === 'ready' ? { interrupt: new Int32Array(message.interrupt) } : { failed: message.message },
+        );
       };
       const onError = (error: Error) => resolve({ failed: error.message });
       const onExit = () => resolve({ failed: 'the worker stopped while loading' });
@@ -130,12 +136,27 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
 
   async function runOn(slot: Slot, request: PyRequest, timeoutMs: number): Promise<PyReply & { dead?: true }> {
     const ready = await slot.ready;
-    if ('failed' in ready) return { id: request.id, ok: false, type: 'Code error', message: `the Python sandbox could not start: ${ready.failed}`.slice(0, 500), dead: true };
+    if ('failed' in ready)
+      return {
+        id: request.id,
+        ok: false,
+        type: 'Code error',
+        message: `the Python sandbox could not start: ${ready.failed}`.slice(0, 500),
+        dead: true,
+      };
     return new Promise((resolve) => {
-      const soft = setTimeout(() => { Atomics.store(ready.interrupt, 0, 2); }, timeoutMs);
+      const soft = setTimeout(() => {
+        Atomics.store(ready.interrupt, 0, 2);
+      }, timeoutMs);
       const hard = setTimeout(() => {
         cleanup();
-        resolve({ id: request.id, ok: false, type: 'Timeout', message: 'the code ran longer than its time limit', dead: true });
+        resolve({
+          id: request.id,
+          ok: false,
+          type: 'Timeout',
+          message: 'the code ran longer than its time limit',
+          dead: true,
+        });
       }, timeoutMs + GRACE_MS);
       const onMessage = (message: PyReply) => {
         if (message.id !== request.id) return;
@@ -144,11 +165,23 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
       };
       const onError = (error: Error) => {
         cleanup();
-        resolve({ id: request.id, ok: false, type: 'Code error', message: `the sandbox stopped: ${error.message}`.slice(0, 300), dead: true });
+        resolve({
+          id: request.id,
+          ok: false,
+          type: 'Code error',
+          message: `the sandbox stopped: ${error.message}`.slice(0, 300),
+          dead: true,
+        });
       };
       const onExit = () => {
         cleanup();
-        resolve({ id: request.id, ok: false, type: 'Code error', message: 'the sandbox stopped (it ran out of memory or crashed)', dead: true });
+        resolve({
+          id: request.id,
+          ok: false,
+          type: 'Code error',
+          message: 'the sandbox stopped (it ran out of memory or crashed)',
+          dead: true,
+        });
       };
       const cleanup = () => {
         clearTimeout(soft);
@@ -168,7 +201,12 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
     async run(code, input, limits) {
       if (closed) return { ok: false, type: 'Code error', message: 'the server is shutting down' };
       let slot = await slots.acquire();
-      const request: PyRequest = { id: nextId++, code, input: JSON.stringify(input ?? null), memoryBytes: limits.memoryBytes };
+      const request: PyRequest = {
+        id: nextId++,
+        code,
+        input: JSON.stringify(input ?? null),
+        memoryBytes: limits.memoryBytes,
+      };
       try {
         const reply = await runOn(slot, request, limits.timeoutMs);
         if ('dead' in reply || (!reply.ok && reply.recycle)) slot = slots.replace(slot);
@@ -197,12 +235,17 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
 export async function preparePythonSnapshot(file: string): Promise<void> {
   const sandbox = createPySandbox({ workers: 1, snapshotFiles: [file] });
   try {
-    const result = await sandbox.run("def main(input):\n    return {'ready': True}", {}, { timeoutMs: 600_000, memoryBytes: 32 * 1024 * 1024 });
+    const result = await sandbox.run(
+      "def main(input):\n    return {'ready': True}",
+      {},
+      { timeoutMs: 600_000, memoryBytes: 32 * 1024 * 1024 },
+    );
     if (!result.ok) throw new Error(`the Python sandbox did not run a step: ${result.type}: ${result.message}`);
     if (!existsSync(file)) throw new Error(`the snapshot could not be written to ${file}`);
     // Snapshots of an earlier Pyodide or bootstrap beside it are never read again.
     for (const name of readdirSync(dirname(file))) {
-      if (/^python-[0-9a-f]{16}\.snapshot$/.test(name) && join(dirname(file), name) !== file) rmSync(join(dirname(file), name), { force: true });
+      if (/^python-[0-9a-f]{16}\.snapshot$/.test(name) && join(dirname(file), name) !== file)
+        rmSync(join(dirname(file), name), { force: true });
     }
   } finally {
     await sandbox.close();

@@ -26,7 +26,9 @@ export type PyReply =
   | { id: number; ok: true; output: string }
   | { id: number; ok: false; type: string; message: string; recycle?: boolean };
 
-export type PyBoot = { boot: 'ready'; interrupt: SharedArrayBuffer; loadMs: number; snapshot?: Uint8Array } | { boot: 'failed'; message: string };
+export type PyBoot =
+  | { boot: 'ready'; interrupt: SharedArrayBuffer; loadMs: number; snapshot?: Uint8Array }
+  | { boot: 'failed'; message: string };
 
 /** What a worker starts from: the memory snapshot of an interpreter that an earlier worker loaded, if any. */
 export interface PyWorkerData {
@@ -39,18 +41,26 @@ const PYODIDE_DIR = dirname(createRequire(import.meta.url).resolve('pyodide/pack
 const INDEX = '/pyodide/';
 
 function patch(source: string, from: string, to: string): string {
-  if (!source.includes(from)) throw new Error(`the Pyodide build is not the expected one (missing ${JSON.stringify(from.slice(0, 40))})`);
+  if (!source.includes(from))
+    throw new Error(`the Pyodide build is not the expected one (missing ${JSON.stringify(from.slice(0, 40))})`);
   return source.replace(from, to);
 }
 
 /** Pyodide's sources with every import() made a rejection of the realm (py-realm.ts says why). */
 function withoutImports(source: string): string {
   const patched = source.replace(/\bimport\s*\(/g, '__refuseImport(');
-  if (/\bimport\s*\(|\bimport\.meta\b/.test(patched)) throw new Error('the Pyodide build is not the expected one (an import() is left)');
+  if (/\bimport\s*\(|\bimport\.meta\b/.test(patched))
+    throw new Error('the Pyodide build is not the expected one (an import() is left)');
   return patched;
 }
 
-async function boot(snapshot: SharedArrayBuffer | null): Promise<{ step: StepFunction; realm: RealmHandles; heapBytes: () => number; interrupt: SharedArrayBuffer; snapshot?: Uint8Array }> {
+async function boot(snapshot: SharedArrayBuffer | null): Promise<{
+  step: StepFunction;
+  realm: RealmHandles;
+  heapBytes: () => number;
+  interrupt: SharedArrayBuffer;
+  snapshot?: Uint8Array;
+}> {
   const { realm, run: inRealm } = createRealm();
   for (const name of ['pyodide.asm.wasm', 'python_stdlib.zip']) {
     const bytes = readFileSync(join(PYODIDE_DIR, name));
@@ -59,19 +69,28 @@ async function boot(snapshot: SharedArrayBuffer | null): Promise<{ step: StepFun
   if (snapshot) realm.file(`${INDEX}snapshot`, snapshot.byteLength).set(new Uint8Array(snapshot));
   // Pyodide's Emscripten module is an ES module; in the realm it runs as a script (no import()
   // reaches anything there: a vm script has no module loader). Its random source is the realm's.
-  let asm = readFileSync(join(PYODIDE_DIR, 'pyodide.asm.mjs'), 'utf8').replaceAll('import.meta.url', JSON.stringify(`${INDEX}pyodide.asm.mjs`));
+  let asm = readFileSync(join(PYODIDE_DIR, 'pyodide.asm.mjs'), 'utf8').replaceAll(
+    'import.meta.url',
+    JSON.stringify(`${INDEX}pyodide.asm.mjs`),
+  );
   asm = patch(asm, 'export default _createPyodideModule;', '');
   asm = patch(asm, 'if(ENVIRONMENT_IS_SHELL){return view=>{if(!os.system)', 'if(false){return view=>{if(!os.system)');
   inRealm(`${withoutImports(asm)}\nglobalThis._createPyodideModule = _createPyodideModule;`, 'pyodide.asm.js');
   inRealm(withoutImports(readFileSync(join(PYODIDE_DIR, 'pyodide.js'), 'utf8')), 'pyodide.js');
-  const lock = JSON.stringify({ info: JSON.parse(readFileSync(join(PYODIDE_DIR, 'pyodide-lock.json'), 'utf8')).info, packages: {} });
+  const lock = JSON.stringify({
+    info: JSON.parse(readFileSync(join(PYODIDE_DIR, 'pyodide-lock.json'), 'utf8')).info,
+    packages: {},
+  });
   const bootstrap = readFileSync(new URL('./py-bootstrap.py', import.meta.url), 'utf8');
   randomFillSync(realm.pool());
   // The loader and the bootstrap run in the realm; what comes back is the step function and the
   // interrupt buffer, both the realm's own objects. The first worker of a pool loads the
   // interpreter, runs the bootstrap and takes a memory snapshot of it; later workers start from
   // that snapshot, in a fraction of the time.
-  const loaded = inRealm<Promise<{ step: StepFunction; heapBytes: () => number; interrupt: Int32Array; snapshot?: Uint8Array }>>(`(async () => {
+  const loaded = inRealm<
+    Promise<{ step: StepFunction; heapBytes: () => number; interrupt: Int32Array; snapshot?: Uint8Array }>
+  >(
+    `(async () => {
     const fromSnapshot = ${snapshot ? 'true' : 'false'};
     const pyodide = await loadPyodide({
       indexURL: ${JSON.stringify(INDEX)},
@@ -100,11 +119,19 @@ async function boot(snapshot: SharedArrayBuffer | null): Promise<{ step: StepFun
       interrupt,
       snapshot,
     };
-  })()`, 'py-boot.js');
+  })()`,
+    'py-boot.js',
+  );
   try {
     const { step, heapBytes, interrupt, snapshot: made } = await loaded;
     realm.dropFiles();
-    return { step, realm, heapBytes, interrupt: interrupt.buffer as SharedArrayBuffer, ...(made ? { snapshot: made } : {}) };
+    return {
+      step,
+      realm,
+      heapBytes,
+      interrupt: interrupt.buffer as SharedArrayBuffer,
+      ...(made ? { snapshot: made } : {}),
+    };
   } catch (error) {
     throw new Error(`${(error as Error).message} ${realm.log.join(' | ')}`.slice(0, 1000), { cause: error });
   }
@@ -120,13 +147,28 @@ try {
   baseHeap = sandbox.heapBytes();
   const made = sandbox.snapshot ? new Uint8Array(sandbox.snapshot) : undefined;
   delete sandbox.snapshot;
-  parentPort?.postMessage({ boot: 'ready', interrupt: sandbox.interrupt, loadMs: Date.now() - started, ...(made ? { snapshot: made } : {}) } satisfies PyBoot, made ? [made.buffer] : []);
+  parentPort?.postMessage(
+    {
+      boot: 'ready',
+      interrupt: sandbox.interrupt,
+      loadMs: Date.now() - started,
+      ...(made ? { snapshot: made } : {}),
+    } satisfies PyBoot,
+    made ? [made.buffer] : [],
+  );
 } catch (error) {
   parentPort?.postMessage({ boot: 'failed', message: (error as Error).message } satisfies PyBoot);
 }
 
 function run(request: PyRequest): PyReply {
-  if (!sandbox) return { id: request.id, ok: false, type: 'Code error', message: 'the Python sandbox did not start', recycle: true };
+  if (!sandbox)
+    return {
+      id: request.id,
+      ok: false,
+      type: 'Code error',
+      message: 'the Python sandbox did not start',
+      recycle: true,
+    };
   randomFillSync(sandbox.realm.pool());
   sandbox.realm.setMemoryCap(baseHeap + request.memoryBytes);
   let text: unknown;
@@ -134,10 +176,24 @@ function run(request: PyRequest): PyReply {
     text = sandbox.step(request.code, request.input);
   } catch (error) {
     // An error that escaped Python (the interpreter trapped): this interpreter is not used again.
-    const message = typeof (error as Error)?.message === 'string' ? (error as Error).message : 'the interpreter stopped';
-    return { id: request.id, ok: false, type: 'Code error', message: `the Python sandbox stopped: ${message.split('\n').filter(Boolean).pop() ?? ''}`.slice(0, 500), recycle: true };
+    const message =
+      typeof (error as Error)?.message === 'string' ? (error as Error).message : 'the interpreter stopped';
+    return {
+      id: request.id,
+      ok: false,
+      type: 'Code error',
+      message: `the Python sandbox stopped: ${message.split('\n').filter(Boolean).pop() ?? ''}`.slice(0, 500),
+      recycle: true,
+    };
   }
-  if (typeof text !== 'string') return { id: request.id, ok: false, type: 'Code error', message: 'the Python sandbox answered nothing', recycle: true };
+  if (typeof text !== 'string')
+    return {
+      id: request.id,
+      ok: false,
+      type: 'Code error',
+      message: 'the Python sandbox answered nothing',
+      recycle: true,
+    };
   const reply = JSON.parse(text) as { ok: true; output: unknown } | { ok: false; type: string; message: string };
   if (!reply.ok) return { id: request.id, ok: false, type: reply.type, message: reply.message };
   return { id: request.id, ok: true, output: JSON.stringify(reply.output) };

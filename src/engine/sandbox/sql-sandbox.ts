@@ -7,9 +7,18 @@ import type { SqlReply, SqlRequest } from './sql-worker.ts';
 
 const WORKER_PATH = fileURLToPath(new URL('./sql-worker.ts', import.meta.url));
 
-export function runSqlQuery(request: SqlRequest, timeoutMs: number): Promise<SqlReply | { ok: false; timeout: true; message: string }> {
+export function runSqlQuery(
+  request: SqlRequest,
+  timeoutMs: number,
+): Promise<SqlReply | { ok: false; timeout: true; message: string }> {
   return new Promise((resolve) => {
-    const child = fork(WORKER_PATH, [], { execPath: process.execPath, execArgv: ['--max-old-space-size=256'], serialization: 'advanced', stdio: ['ignore', 'ignore', 'ignore', 'ipc'], env: {} });
+    const child = fork(WORKER_PATH, [], {
+      execPath: process.execPath,
+      execArgv: ['--max-old-space-size=256'],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      env: {},
+    });
     let settled = false;
     const finish = (reply: SqlReply | { ok: false; timeout: true; message: string }) => {
       if (settled) return;
@@ -18,7 +27,10 @@ export function runSqlQuery(request: SqlRequest, timeoutMs: number): Promise<Sql
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       resolve(reply);
     };
-    const timer = setTimeout(() => finish({ ok: false, timeout: true, message: `the query did not end within ${timeoutMs} ms` }), timeoutMs);
+    const timer = setTimeout(
+      () => finish({ ok: false, timeout: true, message: `the query did not end within ${timeoutMs} ms` }),
+      timeoutMs,
+    );
     child.once('message', (reply: SqlReply) => finish(reply));
     child.once('error', (error) => finish({ ok: false, message: error.message.slice(0, 500) }));
     child.once('exit', () => finish({ ok: false, message: 'the query process stopped' }));

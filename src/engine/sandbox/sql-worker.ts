@@ -18,12 +18,53 @@ export interface SqlRequest {
   maxRows: number;
 }
 
-export type SqlReply = { ok: true; rows: Array<Record<string, unknown>>; truncated: boolean } | { ok: false; message: string };
+export type SqlReply =
+  { ok: true; rows: Array<Record<string, unknown>>; truncated: boolean } | { ok: false; message: string };
 
 const FUNCTIONS = new Set([
-  'count', 'sum', 'total', 'avg', 'min', 'max', 'group_concat', 'string_agg', 'lower', 'upper', 'length', 'substr', 'substring', 'trim', 'ltrim', 'rtrim',
-  'replace', 'instr', 'abs', 'round', 'coalesce', 'ifnull', 'nullif', 'iif', 'typeof', 'like', 'glob', 'date', 'time', 'datetime', 'julianday', 'strftime',
-  'unixepoch', 'json_extract', 'json', 'json_array_length', 'cast', 'hex', 'quote', 'sign', 'ceil', 'floor', 'mod',
+  'count',
+  'sum',
+  'total',
+  'avg',
+  'min',
+  'max',
+  'group_concat',
+  'string_agg',
+  'lower',
+  'upper',
+  'length',
+  'substr',
+  'substring',
+  'trim',
+  'ltrim',
+  'rtrim',
+  'replace',
+  'instr',
+  'abs',
+  'round',
+  'coalesce',
+  'ifnull',
+  'nullif',
+  'iif',
+  'typeof',
+  'like',
+  'glob',
+  'date',
+  'time',
+  'datetime',
+  'julianday',
+  'strftime',
+  'unixepoch',
+  'json_extract',
+  'json',
+  'json_array_length',
+  'cast',
+  'hex',
+  'quote',
+  'sign',
+  'ceil',
+  'floor',
+  'mod',
 ]);
 
 function quote(name: string): string {
@@ -31,10 +72,24 @@ function quote(name: string): string {
 }
 
 function run(request: SqlRequest): SqlReply {
-  const db = new DatabaseSync(':memory:', { limits: { length: 1_000_000, sqlLength: 200_000, exprDepth: 100, compoundSelect: 20, attach: 0, functionArg: 20, likePatternLength: 1000, variableNumber: 100 } } as never);
+  const db = new DatabaseSync(':memory:', {
+    limits: {
+      length: 1_000_000,
+      sqlLength: 200_000,
+      exprDepth: 100,
+      compoundSelect: 20,
+      attach: 0,
+      functionArg: 20,
+      likePatternLength: 1000,
+      variableNumber: 100,
+    },
+  } as never);
   try {
     for (const table of request.tables) {
-      const columns = table.columns.map((c) => `${quote(c.name)} ${c.type === 'integer' || c.type === 'boolean' ? 'INTEGER' : c.type === 'number' ? 'REAL' : 'TEXT'}`);
+      const columns = table.columns.map(
+        (c) =>
+          `${quote(c.name)} ${c.type === 'integer' || c.type === 'boolean' ? 'INTEGER' : c.type === 'number' ? 'REAL' : 'TEXT'}`,
+      );
       db.exec(`CREATE TABLE ${quote(table.name)} (${columns.join(', ') || '"_" TEXT'})`);
       if (table.columns.length === 0) continue;
       const insert = db.prepare(`INSERT INTO ${quote(table.name)} VALUES (${table.columns.map(() => '?').join(', ')})`);
@@ -46,7 +101,8 @@ function run(request: SqlRequest): SqlReply {
     db.exec('PRAGMA hard_heap_limit = 268435456');
     db.setAuthorizer((action, arg1, arg2) => {
       if (action === constants.SQLITE_SELECT || action === constants.SQLITE_READ) return constants.SQLITE_OK;
-      if (action === constants.SQLITE_FUNCTION && FUNCTIONS.has(String(arg2 ?? arg1 ?? '').toLowerCase())) return constants.SQLITE_OK;
+      if (action === constants.SQLITE_FUNCTION && FUNCTIONS.has(String(arg2 ?? arg1 ?? '').toLowerCase()))
+        return constants.SQLITE_OK;
       return constants.SQLITE_DENY;
     });
     const statement = db.prepare(request.sql);

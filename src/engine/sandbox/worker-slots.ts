@@ -43,7 +43,12 @@ export function createWorkerSlots<S extends WorkerSlot>(max: number, start: () =
         slot.busy = true;
         return Promise.resolve(slot);
       }
-      return new Promise((resolve) => waiting.push((slot) => { slot.busy = true; resolve(slot); }));
+      return new Promise((resolve) =>
+        waiting.push((slot) => {
+          slot.busy = true;
+          resolve(slot);
+        }),
+      );
     },
     release(slot) {
       slot.busy = false;
