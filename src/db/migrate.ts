@@ -25,6 +25,7 @@ import * as smartLists from './migrations/0020_smart_lists.ts';
 import * as consoleSessions from './migrations/0022_console_sessions.ts';
 import * as nodeLeases from './migrations/0023_node_leases.ts';
 import * as jobEndsFunction from './migrations/0024_job_ends_function.ts';
+import * as testCasePositions from './migrations/0025_test_case_positions.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0022_console_sessions': consoleSessions,
   '0023_node_leases': nodeLeases,
   '0024_job_ends_function': jobEndsFunction,
+  '0025_test_case_positions': testCasePositions,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */

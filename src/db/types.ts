@@ -710,6 +710,8 @@ export interface TestCasesTable {
   description: string;
   /** JSON: { trigger_output, mocks, expectations, allow_external }. */
   body: string;
+  /** Order within the recipe: created or imported later, higher. */
+  position: Generated<number>;
   created_at: string;
   updated_at: string;
 }

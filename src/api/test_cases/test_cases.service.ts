@@ -126,7 +126,7 @@ export async function createTestCase(
   if ((await listRows(ctx.db, [recipeId])).length >= MAX_TEST_CASES_PER_RECIPE)
     throw invalid({ test_case: [`a recipe holds at most ${MAX_TEST_CASES_PER_RECIPE} test cases`] });
   const now = toStored(ctx.clock.now());
-  const row: TestCaseRow = { id: newId('citc'), recipe_id: recipeId, ...checked, created_at: now, updated_at: now };
+  const row = { id: newId('citc'), recipe_id: recipeId, ...checked, created_at: now, updated_at: now };
   try {
     await insertTestCase(ctx.db, row);
   } catch (error) {

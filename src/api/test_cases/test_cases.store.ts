@@ -1,5 +1,6 @@
 // Test cases and run requests: rows and their API shapes (contract 16 §4, §6).
 import { randomInt } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db, TestCaseRow, TestRunRequestRow } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
 import type { TestCaseDoc } from './test-case-doc.ts';
@@ -28,7 +29,7 @@ export interface TestCaseSummary {
 
 export type TestCaseApi = TestCaseSummary & TestCaseDoc;
 
-export function summaryOf(row: TestCaseRow): TestCaseSummary {
+export function summaryOf(row: Omit<TestCaseRow, 'position'>): TestCaseSummary {
   return {
     id: row.id,
     name: row.name,
@@ -39,7 +40,7 @@ export function summaryOf(row: TestCaseRow): TestCaseSummary {
   };
 }
 
-export function testCaseToApi(row: TestCaseRow): TestCaseApi {
+export function testCaseToApi(row: Omit<TestCaseRow, 'position'>): TestCaseApi {
   return { ...summaryOf(row), ...(JSON.parse(row.body) as TestCaseDoc) };
 }
 
@@ -50,7 +51,7 @@ export async function listTestCases(db: Db, recipeIds: readonly number[]): Promi
     .selectAll()
     .where('recipe_id', 'in', [...recipeIds])
     .orderBy('recipe_id')
-    .orderBy('created_at')
+    .orderBy('position')
     .orderBy('id')
     .execute();
 }
@@ -59,8 +60,16 @@ export async function findTestCase(db: Db, id: string): Promise<TestCaseRow | un
   return db.selectFrom('test_cases').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function insertTestCase(db: Db, row: TestCaseRow): Promise<void> {
-  await db.insertInto('test_cases').values(row).execute();
+/** Inserted after the recipe's other test cases: `position` is one more than theirs. */
+export async function insertTestCase(db: Db, row: Omit<TestCaseRow, 'position'>): Promise<void> {
+  await db
+    .insertInto('test_cases')
+    .values({ ...row, position: nextPosition(row.recipe_id) })
+    .execute();
+}
+
+function nextPosition(recipeId: number) {
+  return sql<number>`(select coalesce(max(position), 0) + 1 from test_cases where recipe_id = ${recipeId})`;
 }
 
 export async function updateTestCase(
@@ -95,18 +104,15 @@ export async function replaceTestCases(
         .where('id', '=', id)
         .execute();
     } else {
-      await db
-        .insertInto('test_cases')
-        .values({
-          id: newId('citc'),
-          recipe_id: recipeId,
-          name: c.name,
-          description: c.description,
-          body: c.body,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
+      await insertTestCase(db, {
+        id: newId('citc'),
+        recipe_id: recipeId,
+        name: c.name,
+        description: c.description,
+        body: c.body,
+        created_at: now,
+        updated_at: now,
+      });
     }
   }
   const gone = existing.filter((r) => !keep.has(r.id)).map((r) => r.id);

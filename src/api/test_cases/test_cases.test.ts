@@ -317,3 +317,42 @@ describe('test automation', () => {
     );
   });
 });
+
+describe('GET /api/recipes/:recipe_id/test_cases: the order they were created in', () => {
+  let t: TestApp;
+  // Every test case is created in the same millisecond: the order cannot come from the clock.
+  const frozen = new Date('2026-03-04T10:11:12.345Z');
+  before(async () => {
+    t = await createTestApp({ clock: { now: () => new Date(frozen) } });
+  });
+  after(() => t.close());
+
+  test('listed and run in creation order, whatever their ids', async () => {
+    const project = await t.createProject('Ordered');
+    const code = numbered(webhookTrigger([log('say', 'hello')]));
+    const created = await t.call('POST', '/api/recipes', {
+      body: { recipe: { name: 'Greeter', folder_id: project.folderId, code: JSON.stringify(code) } },
+    });
+    assert.equal(created.status, 200, created.text);
+    const id = created.body.id;
+    const names = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight'];
+    for (const name of names) {
+      const res = await t.call('POST', `/api/recipes/${id}/test_cases`, {
+        body: { name, trigger_output: {}, expectations: [{ job_status: 'succeeded' }] },
+      });
+      assert.equal(res.status, 200, res.text);
+    }
+    const list = await t.call('GET', `/api/recipes/${id}/test_cases`);
+    assert.deepEqual(
+      list.body.data.map((c: { name: string }) => c.name),
+      names,
+    );
+    const started = await t.call('POST', '/api/test_cases/run_requests', { body: { recipe_id: id } });
+    assert.equal(started.status, 200, started.text);
+    const run = await waitRun(t, started.body.data.id);
+    assert.deepEqual(
+      run.results.map((r: { test_case: { name: string } }) => r.test_case.name),
+      names,
+    );
+  });
+});
