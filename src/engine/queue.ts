@@ -18,8 +18,8 @@ import {
   recipesWithQueuedJobs,
   type JobClaim,
   type NewJob,
-  type SuccessorClaim,
-} from '../api/jobs/jobs.store.ts';
+} from '../api/jobs/queue.store.ts';
+import { type SuccessorClaim } from '../api/jobs/job-ends.store.ts';
 import { Backlog } from './backlog.ts';
 import type { CompiledRecipe } from './compile.ts';
 import type { EngineEventBus } from './events.ts';

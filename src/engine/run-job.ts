@@ -4,14 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import type { JobLineRow, JobRow, RecipeRow } from '../db/types.ts';
+import { insertLines } from '../api/jobs/queue.store.ts';
 import {
-  insertLines,
   recordJobEnds,
   recordJobEndsAlone,
   type JobEnd,
   type JobEndAndClaim,
   type SuccessorClaim,
-} from '../api/jobs/jobs.store.ts';
+} from '../api/jobs/job-ends.store.ts';
 import { resolveSlot } from './connection-slots.ts';
 import { StepError, type CallOutcome, type ConnectionValues, type RecipeRef } from './connectors/types.ts';
 import type { EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
