@@ -8,7 +8,7 @@ import type { EnvironmentType } from '../../db/types.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import { findEnvironmentByType } from '../../workspaces/workspaces.store.ts';
-import type { ImportOptions } from '../packages/import.ts';
+import type { ImportOptions } from '../packages/appliers/run.ts';
 import { insertPackage } from '../packages/packages.store.ts';
 import type { PackageRunner } from '../packages/runner.ts';
 import {
