@@ -12,7 +12,7 @@ import { projectAssetInScope } from '../projects/project-scope.ts';
 import { findCollectionsByIds } from '../api_collections/api_collections.store.ts';
 import { findApiClient, findPolicy } from '../api_clients/api_clients.store.ts';
 import { findTopicIds } from '../event_streams/event_streams.store.ts';
-import { findFolderInScope } from '../folders/folder-scope.ts';
+import { findFolderInScope } from '../folders/folder-scope.store.ts';
 import {
   findProfile,
   insertProfile,

@@ -1,7 +1,7 @@
 // API collections: list, create (optionally from an OpenAPI document), update, delete, and
 // endpoints added to a collection (contract 03 §2, §3.4).
 import { findRecipe } from '../recipes/recipes.store.ts';
-import { findFolderInScope } from '../folders/folder-scope.ts';
+import { findFolderInScope } from '../folders/folder-scope.store.ts';
 import { randomBytes } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import type { ServiceContext } from '../../context.ts';

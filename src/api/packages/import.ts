@@ -32,7 +32,8 @@ import {
   isObj,
   type Applied,
 } from './appliers/run.ts';
-import type { AppliedRecord } from './appliers/run.ts';
+import type { AppliedRecord } from './import.store.ts';
+import { recordApplied, topicIdsOf } from './import.store.ts';
 
 /** The asset type a file name says (`<stem>.<type>.json`; `api_collection.json` is an API collection file). */
 export function typeOfEntry(path: string): FileType | undefined {
@@ -289,24 +290,4 @@ async function asFailure<T>(read: () => Promise<T>): Promise<T> {
     if (error instanceof ZipError) throw new PackageFailure(error.message);
     throw error;
   }
-}
-
-async function recordApplied(db: Db, packageId: number, record: AppliedRecord): Promise<void> {
-  const row = await db.selectFrom('packages').select('options').where('id', '=', packageId).executeTakeFirstOrThrow();
-  const options = JSON.parse(row.options) as Record<string, unknown>;
-  await db
-    .updateTable('packages')
-    .set({ options: JSON.stringify({ ...options, applied: record }) })
-    .where('id', '=', packageId)
-    .execute();
-}
-
-async function topicIdsOf(db: Db, environmentId: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('event_topics')
-    .select('id')
-    .where('environment_id', '=', environmentId)
-    .where('deleted_at', 'is', null)
-    .execute();
-  return rows.map((r) => r.id);
 }

@@ -11,7 +11,7 @@ import { DocumentError, normaliseConfig, parseJsonField, providersOf, unwrapCode
 import { webhookEventName } from '../../engine/connectors/workato_webhooks.ts';
 import type { StepErrors } from '../../engine/compile.ts';
 import type { AuthContext } from '../developer_api_clients/credentials.ts';
-import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.ts';
+import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.store.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
 import { findFirstUser, findWorkspace } from '../../workspaces/workspaces.store.ts';
 import { findConnection } from '../connections/connections.store.ts';

@@ -11,7 +11,7 @@ import type { ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { authenticateCached, ipAllowed, type AuthContext } from '../developer_api_clients/credentials.ts';
 import type { Privilege } from '../developer_api_client_roles/privileges.ts';
-import { findFolderInScope } from '../folders/folder-scope.ts';
+import { findFolderInScope } from '../folders/folder-scope.store.ts';
 import { ipPasses, type AccessResolver, type ProfileState } from '../../gateway/access.ts';
 import { POLICY_ERROR_CODES } from '../../gateway/errors.ts';
 import { createPolicyEnforcer } from '../../gateway/policies.ts';

@@ -1,4 +1,5 @@
 // An import's applier of api collections (import.ts runs one per asset type, in one transaction).
+import { collectionNamedInProject, insertImportedCollection } from '../import.store.ts';
 import { uniqueSlug } from '../../api_collections/api_collections.service.ts';
 import { type ImportRun } from './run.ts';
 
@@ -6,35 +7,23 @@ import { type ImportRun } from './run.ts';
 export async function applyApiCollections(run: ImportRun): Promise<void> {
   const { trx, pkg, env, projectId, now, byType, name, groupByZip, groupByDir } = run;
   for (const e of byType('api_group')) {
-    const existing = await trx
-      .selectFrom('api_collections')
-      .select('id')
-      .where('environment_id', '=', env)
-      .where((eb) => (projectId === null ? eb('project_id', 'is', null) : eb('project_id', '=', projectId)))
-      .where('name', '=', name(e))
-      .executeTakeFirst();
+    const existing = await collectionNamedInProject(trx, env, projectId, name(e));
     let id = existing?.id;
     if (id === undefined) {
       const version =
         typeof e.body.version === 'string' && e.body.version.trim() !== '' ? e.body.version.trim() : '1.0';
       const slug = await uniqueSlug(trx, env, name(e), version);
-      const row = await trx
-        .insertInto('api_collections')
-        .values({
-          workspace_id: pkg.workspace_id,
-          environment_id: env,
-          project_id: projectId,
-          name: name(e),
-          version,
-          slug,
-          proxy_connection_id: null,
-          public_access: 0,
-          doc_token: randomHex(),
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const row = await insertImportedCollection(
+        trx,
+        pkg.workspace_id,
+        env,
+        projectId,
+        name(e),
+        version,
+        slug,
+        randomHex(),
+        now,
+      );
       id = Number(row.id);
     }
     groupByZip.set(e.path, id);

@@ -1,4 +1,11 @@
 // An import's applier of api endpoints (import.ts runs one per asset type, in one transaction).
+import {
+  collectionNamed,
+  endpointAt,
+  insertImportedEndpoint,
+  recipeNamed,
+  updateImportedEndpoint,
+} from '../import.store.ts';
 import { isUniqueViolation } from '../../../db/dialect.ts';
 import { type ImportRun } from './run.ts';
 import { isObj } from './run.ts';
@@ -15,26 +22,14 @@ export async function applyApiEndpoints(run: ImportRun): Promise<void> {
       (r) => r.path.slice(r.path.lastIndexOf('/') + 1) === `${ref.name}.recipe.json` || name(r) === ref.name,
     );
     if (stemMatch) return recipeByZip.get(stemMatch.path);
-    const row = await trx
-      .selectFrom('recipes')
-      .select('id')
-      .where('environment_id', '=', env)
-      .where('name', '=', ref.name)
-      .orderBy('id')
-      .executeTakeFirst();
+    const row = await recipeNamed(trx, env, ref.name);
     return row?.id;
   };
   for (const e of byType('api_endpoint')) {
     const groupRef = refName(e.body.api_group_id);
     let collectionId = groupRef?.zip_name !== undefined ? groupByZip.get(groupRef.zip_name) : undefined;
     if (collectionId === undefined && groupRef?.name !== undefined) {
-      const row = await trx
-        .selectFrom('api_collections')
-        .select('id')
-        .where('environment_id', '=', env)
-        .where('name', '=', groupRef.name)
-        .orderBy('id')
-        .executeTakeFirst();
+      const row = await collectionNamed(trx, env, groupRef.name);
       collectionId = row?.id;
     }
     collectionId ??= groupByDir.get(e.dir);
@@ -54,36 +49,13 @@ export async function applyApiEndpoints(run: ImportRun): Promise<void> {
     const method = String(e.body.method).toUpperCase();
     const path = String(e.body.path).trim().replace(/^\/+/, '');
     const description = typeof e.body.description === 'string' ? e.body.description : null;
-    const existing = await trx
-      .selectFrom('api_endpoints')
-      .select('id')
-      .where('collection_id', '=', collectionId)
-      .where('method', '=', method)
-      .where('path', '=', path)
-      .executeTakeFirst();
+    const existing = await endpointAt(trx, collectionId, method, path);
     if (existing) {
-      await trx
-        .updateTable('api_endpoints')
-        .set({ name: name(e), description, flow_id: flowId ?? null, updated_at: now })
-        .where('id', '=', existing.id)
-        .execute();
+      await updateImportedEndpoint(trx, existing.id, name(e), description, flowId ?? null, now);
       continue;
     }
     try {
-      await trx
-        .insertInto('api_endpoints')
-        .values({
-          collection_id: collectionId,
-          flow_id: flowId ?? null,
-          name: name(e),
-          method,
-          path,
-          description,
-          active: 0,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
+      await insertImportedEndpoint(trx, collectionId, flowId ?? null, name(e), method, path, description, now);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       fail(e.path, `another endpoint of the collection answers ${method} ${path}`);

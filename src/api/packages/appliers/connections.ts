@@ -1,4 +1,5 @@
 // An import's applier of connections (import.ts runs one per asset type, in one transaction).
+import { connectionInFolder, connectionNamed, insertConnectionShell } from '../import.store.ts';
 import { type ImportRun } from './run.ts';
 
 // Connections: matched by name in their folder; created as shells without credentials.
@@ -7,14 +8,7 @@ export async function applyConnections(run: ImportRun): Promise<void> {
   for (const e of byType('connection')) {
     const provider = String(e.body.provider);
     if (options.connectionsMustExist) {
-      const match = await trx
-        .selectFrom('connections')
-        .select('id')
-        .where('environment_id', '=', env)
-        .where('name', '=', name(e))
-        .where('provider', '=', provider)
-        .orderBy('id')
-        .executeTakeFirst();
+      const match = await connectionNamed(trx, env, name(e), provider);
       if (match) connectionByZip.set(e.path, match.id);
       else
         fail(
@@ -24,14 +18,7 @@ export async function applyConnections(run: ImportRun): Promise<void> {
       continue;
     }
     const folderId = await placeOf(e);
-    const existing = await trx
-      .selectFrom('connections')
-      .select(['id', 'provider'])
-      .where('environment_id', '=', env)
-      .where('folder_id', '=', folderId)
-      .where('name', '=', name(e))
-      .orderBy('id')
-      .executeTakeFirst();
+    const existing = await connectionInFolder(trx, env, folderId, name(e));
     if (existing) {
       if (existing.provider !== provider)
         fail(
@@ -41,30 +28,7 @@ export async function applyConnections(run: ImportRun): Promise<void> {
       connectionByZip.set(e.path, existing.id);
       continue;
     }
-    const row = await trx
-      .insertInto('connections')
-      .values({
-        workspace_id: pkg.workspace_id,
-        environment_id: env,
-        folder_id: folderId,
-        parent_id: null,
-        custom_oauth_profile_id: null,
-        name: name(e),
-        provider,
-        description: null,
-        external_id: null,
-        input_sealed: null,
-        input_fields: '[]',
-        authorization_status: null,
-        authorization_error: null,
-        authorized_at: null,
-        connection_lost_at: null,
-        connection_lost_reason: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const row = await insertConnectionShell(trx, pkg.workspace_id, env, folderId, name(e), provider, now);
     connectionByZip.set(e.path, Number(row.id));
   }
 }

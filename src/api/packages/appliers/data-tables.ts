@@ -1,4 +1,5 @@
 // An import's applier of data tables (import.ts runs one per asset type, in one transaction).
+import { dataTableNamed, setRecordCount } from '../import.store.ts';
 import { randomUUID } from 'node:crypto';
 import { isWithin } from '../../folders/folders.store.ts';
 import {
@@ -18,12 +19,7 @@ export async function applyDataTables(run: ImportRun): Promise<void> {
   for (const e of byType('workato_db_table')) {
     const columns = columnsFromDefinition(e.body.schema);
     const key = name(e).toLowerCase();
-    const existing = await trx
-      .selectFrom('data_tables')
-      .select(['id', 'folder_id', 'columns'])
-      .where('environment_id', '=', env)
-      .where('name_key', '=', key)
-      .executeTakeFirst();
+    const existing = await dataTableNamed(trx, env, key);
     if (existing && options.restricted && !(await isWithin(trx, target.id, existing.folder_id))) {
       fail(
         e.path,
@@ -65,7 +61,7 @@ export async function applyDataTables(run: ImportRun): Promise<void> {
         }
         await insertRecord(trx, { table_id: tableId, record_id: randomUUID(), values, now });
       }
-      await trx.updateTable('data_tables').set({ record_count: records.length }).where('id', '=', tableId).execute();
+      await setRecordCount(trx, tableId, records.length);
     }
   }
 }

@@ -1,4 +1,5 @@
 // An import's applier of lookup tables (import.ts runs one per asset type, in one transaction).
+import { clearRowCount, lookupTableNamed, setLookupTableColumns } from '../import.store.ts';
 import {
   deleteAllRows,
   insertRows,
@@ -18,12 +19,7 @@ export async function applyLookupTables(run: ImportRun): Promise<void> {
       continue;
     }
     const key = name(e).toLowerCase();
-    let table = await trx
-      .selectFrom('lookup_tables')
-      .selectAll()
-      .where('environment_id', '=', env)
-      .where('name_key', '=', key)
-      .executeTakeFirst();
+    let table = await lookupTableNamed(trx, env, key);
     if (table && options.restricted && table.project_id !== projectId) {
       fail(
         e.path,
@@ -41,19 +37,14 @@ export async function applyLookupTables(run: ImportRun): Promise<void> {
         labels,
         now,
       });
-    else if (table.columns !== JSON.stringify(labels))
-      await trx
-        .updateTable('lookup_tables')
-        .set({ columns: JSON.stringify(labels), updated_at: now })
-        .where('id', '=', table.id)
-        .execute();
+    else if (table.columns !== JSON.stringify(labels)) await setLookupTableColumns(trx, table.id, labels, now);
     if (e.data) {
       if (e.data.rows > ctx.config.lookupTableMaxRows) {
         fail(e.path, `holds ${e.data.rows} rows; a lookup table holds at most ${ctx.config.lookupTableMaxRows}`);
         continue;
       }
       await deleteAllRows(trx, table.id, now);
-      await trx.updateTable('lookup_tables').set({ row_count: 0 }).where('id', '=', table.id).execute();
+      await clearRowCount(trx, table.id);
       const rows = (JSON.parse((await readFile(e.path)).toString('utf8')) as { data: Obj[] }).data;
       for (let start = 0; start < rows.length; start += ROWS_PER_BATCH) {
         const batch: Cells[] = [];

@@ -1,4 +1,5 @@
 // An import's applier of recipes (import.ts runs one per asset type, in one transaction).
+import { connectionNamed, recipeInFolder } from '../import.store.ts';
 import type { RecipeRow } from '../../../db/types.ts';
 import { AppError } from '../../../errors.ts';
 import { authorOf, checkFields, newRecipeState, versionOf } from '../../recipes/recipes.service.ts';
@@ -59,14 +60,7 @@ export async function applyRecipes(run: ImportRun): Promise<void> {
       );
       continue;
     }
-    const existing = await trx
-      .selectFrom('recipes')
-      .selectAll()
-      .where('environment_id', '=', env)
-      .where('folder_id', '=', folderId)
-      .where('name', '=', name(e))
-      .orderBy('id')
-      .executeTakeFirst();
+    const existing = await recipeInFolder(trx, env, folderId, name(e));
     if (!existing) {
       const row: Omit<RecipeRow, 'id'> = {
         workspace_id: pkg.workspace_id,
@@ -182,14 +176,7 @@ async function resolveConfig(
     const provider = typeof entry.provider === 'string' ? entry.provider : '';
     let id = typeof ref.zip_name === 'string' ? byZip.get(ref.zip_name) : undefined;
     if (id === undefined && typeof ref.name === 'string') {
-      const row = await db
-        .selectFrom('connections')
-        .select('id')
-        .where('environment_id', '=', environmentId)
-        .where('name', '=', ref.name)
-        .where('provider', '=', provider)
-        .orderBy('id')
-        .executeTakeFirst();
+      const row = await connectionNamed(db, environmentId, ref.name, provider);
       id = row?.id;
     }
     out.push(id === undefined ? entry : { ...entry, account_id: id });

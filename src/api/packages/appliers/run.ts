@@ -1,13 +1,15 @@
 // One import at work (import.ts): the options, the zip's entries by type, the target folder and the
 // folders below it, and what each applier (one per asset type, beside this file) found for the next.
+import { childFolderNamed, projectNamed } from '../import.store.ts';
 import type { Db, PackageRow } from '../../../db/types.ts';
 import { isUniqueViolation } from '../../../db/dialect.ts';
-import { findFolder } from '../../folders/folder-scope.ts';
-import { findHomeFolder, folderNameKey, insertFolder, insertProject } from '../../folders/folders.store.ts';
+import { findFolder } from '../../folders/folder-scope.store.ts';
+import { findHomeFolder, insertFolder, insertProject } from '../../folders/folders.store.ts';
 import type { ServiceContext } from '../../../context.ts';
 import { toStored } from '../../../time.ts';
 import { PackageFailure } from '../export.ts';
 import type { ImportResult } from '../packages.store.ts';
+import type { AppliedRecord } from '../import.store.ts';
 
 export interface ImportOptions {
   /** The target folder; null for a deployment, which names its project instead. */
@@ -76,12 +78,7 @@ export interface Applied {
 /** A deployment's project in the target environment, by name; created (with its folder) when absent. */
 async function projectFolder(db: Db, pkg: PackageRow, project: ImportOptions['project'], now: string) {
   if (!project) return undefined;
-  const existing = await db
-    .selectFrom('projects')
-    .select('folder_id')
-    .where('environment_id', '=', pkg.environment_id)
-    .where('name', '=', project.name)
-    .executeTakeFirst();
+  const existing = await projectNamed(db, pkg.environment_id, project.name);
   if (existing) return findFolder(db, pkg.environment_id, existing.folder_id);
   const home = await findHomeFolder(db, pkg.environment_id);
   if (!home) return undefined;
@@ -162,12 +159,7 @@ export async function startRun(
       .slice(dir.lastIndexOf('/') + 1)
       .trim()
       .slice(0, 255);
-    const existing = await trx
-      .selectFrom('folders')
-      .select('id')
-      .where('parent_id', '=', parentId)
-      .where('name_key', '=', folderNameKey(name))
-      .executeTakeFirst();
+    const existing = await childFolderNamed(trx, parentId, name);
     const id = existing
       ? existing.id
       : (
@@ -215,10 +207,4 @@ export async function startRun(
     recipeStatus: [],
     restart: [],
   };
-}
-
-/** What the apply step recorded in the package (in its transaction), so a restart resumes after it. */
-export interface AppliedRecord {
-  recipeStatus: Array<{ id: number; import_result: ImportResult }>;
-  restart: number[];
 }

@@ -1,4 +1,5 @@
 // An import's applier of topics (import.ts runs one per asset type, in one transaction).
+import { insertImportedTopic, topicNamed, updateImportedTopic } from '../import.store.ts';
 import { isWithin } from '../../folders/folders.store.ts';
 import { DEFAULT_RETENTION_SECONDS } from '../../event_streams/event_streams.service.ts';
 import { type ImportRun } from './run.ts';
@@ -11,12 +12,7 @@ export async function applyTopics(run: ImportRun): Promise<void> {
     const schema = Array.isArray(e.body.schema) ? JSON.stringify(e.body.schema) : null;
     const description = typeof e.body.description === 'string' ? e.body.description : null;
     const retention = typeof e.body.retention === 'number' ? e.body.retention : DEFAULT_RETENTION_SECONDS;
-    const existing = await trx
-      .selectFrom('event_topics')
-      .select(['id', 'folder_id', 'schema', 'description', 'retention_seconds'])
-      .where('environment_id', '=', env)
-      .where('name_key', '=', key)
-      .executeTakeFirst();
+    const existing = await topicNamed(trx, env, key);
     if (existing && options.restricted && !(await isWithin(trx, target.id, existing.folder_id))) {
       fail(e.path, `a topic named "${name(e)}" exists outside the target folder, beyond the projects you can reach`);
       continue;
@@ -27,28 +23,21 @@ export async function applyTopics(run: ImportRun): Promise<void> {
         existing.description !== description ||
         existing.retention_seconds !== retention
       ) {
-        await trx
-          .updateTable('event_topics')
-          .set({ schema, description, retention_seconds: retention, updated_at: now })
-          .where('id', '=', existing.id)
-          .execute();
+        await updateImportedTopic(trx, existing.id, schema, description, retention, now);
       }
       continue;
     }
-    await trx
-      .insertInto('event_topics')
-      .values({
-        workspace_id: pkg.workspace_id,
-        environment_id: env,
-        folder_id: await placeOf(e),
-        name: name(e),
-        name_key: key,
-        description,
-        schema,
-        retention_seconds: retention,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    await insertImportedTopic(
+      trx,
+      pkg.workspace_id,
+      env,
+      await placeOf(e),
+      name(e),
+      key,
+      description,
+      schema,
+      retention,
+      now,
+    );
   }
 }
