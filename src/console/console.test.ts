@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
 import { createRecipe, log, webhookRecipe, webhookTrigger, fire } from '../../test/recipes.ts';
 import { Writable } from 'node:stream';
-import { hashToken } from '../api/developer_api_clients/credentials.ts';
+import { hashToken } from '../auth/credentials.ts';
 import { createLogger } from '../logger.ts';
 
 /** A clock the test moves forward (session lifetime). */

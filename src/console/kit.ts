@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import type { ServiceContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { IdParams } from '../http/schemas.ts';
-import type { Privilege } from '../api/developer_api_client_roles/privileges.ts';
+import type { Privilege } from '../auth/privileges.ts';
 import type { RecipeRuntime } from '../api/recipes/recipes.service.ts';
 import type { JobControl } from '../api/jobs/jobs.service.ts';
 import type { EventStreamsRuntime } from '../api/topics/topics.service.ts';

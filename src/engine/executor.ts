@@ -15,48 +15,22 @@ import {
   type RecipeRef,
   type StepContext,
 } from './connectors/types.ts';
-import { listKey, type Pill } from './datapills.ts';
-import { FormulaError } from './formula/errors.ts';
-import { Budget, type Limits } from './formula/env.ts';
-import { fromPlain, hashGet, isHash, newHash, toPlain, toRubyString, type Hash, type Value } from './formula/values.ts';
+import { listKey, type Pill } from '../recipe/datapills.ts';
+import { FormulaError } from '../recipe/formula/errors.ts';
+import { Budget, type Limits } from '../recipe/formula/env.ts';
+import {
+  fromPlain,
+  hashGet,
+  isHash,
+  newHash,
+  toPlain,
+  toRubyString,
+  type Hash,
+  type Value,
+} from '../recipe/formula/values.ts';
 import { evaluateInput, type InputEnv } from './inputs.ts';
 import { coerceHash } from './schema.ts';
-
-export interface LineRecord {
-  recipe_line_number: number;
-  adapter_name: string;
-  adapter_operation: string;
-  pass: number | null;
-  input: string | null;
-  output: string | null;
-  error: string | null;
-  mask_data: boolean;
-  started_at: number;
-  completed_at: number;
-}
-
-export interface ErrorParts {
-  adapter: string;
-  error_type: string;
-  message: string;
-  error_id: string;
-  error_at: string;
-  input: '<redacted>';
-  inner_message: string | null;
-}
-
-export interface JobOutcome {
-  status: 'succeeded' | 'failed';
-  error: string | null;
-  errorParts: Omit<ErrorParts, 'error_id'> | null;
-  lines: LineRecord[];
-  linesDropped: number;
-  taskCount: number;
-  /** Set when the job ended through return_response / return_result, with what it returned. */
-  end: { kind: 'response' | 'result'; value: Value } | null;
-  /** The sequence number of the first of `lines` (lines before it were stored when the job stopped at a task). */
-  firstSeq: number;
-}
+import type { LineRecord, JobOutcome, TestMode } from '../recipe/job-outcome.ts';
 
 /** What a step produced, as kept in a checkpoint: its output, or the error it failed with. */
 export type RecordedOutcome = { o: unknown } | { e: { type: string; message: string; inner: string | null } };
@@ -123,16 +97,6 @@ export interface JobSpec {
 /** A cancel request seen between steps: ends the job; `try` does not catch it. */
 class CancelJob extends Error {
   override name = 'CancelJob';
-}
-
-/** A step's mock: its output, or the error it fails with. */
-export type StepMock = { output: Value } | { error: { type: string; message: string } };
-
-export interface TestMode {
-  /** Mocks by step: its alias (`as`) or `#<number>`. */
-  mocks: ReadonlyMap<string, StepMock>;
-  /** Whether an unmocked step may reach a system outside Switchboard. */
-  allowExternal: boolean;
 }
 
 /** A failed step, on its way up to the nearest try or to the job. */

@@ -8,7 +8,7 @@ import type { RecipeEngine } from './engine.ts';
 import { WEBHOOK_ERRORS, type WebhookErrorCode } from './webhook-errors.ts';
 import { storageFailureOf } from '../db/dialect.ts';
 import { STORAGE_RETRY_AFTER_SECONDS } from '../errors.ts';
-import { fromPlain, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash, type Value } from './formula/values.ts';
+import { fromPlain, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash, type Value } from '../recipe/formula/values.ts';
 
 export interface WebhookDeps {
   engine: RecipeEngine;

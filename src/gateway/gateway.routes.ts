@@ -2,17 +2,17 @@
 // Checks in the documented order: route, public access, credential, grant, IP lists, policy,
 // endpoint state; then the call goes to the proxy (or, later, the endpoint's recipe).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { fromPlain, isHash, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash } from '../engine/formula/values.ts';
+import { fromPlain, isHash, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash } from '../recipe/formula/values.ts';
 import type { ServiceContext } from '../context.ts';
-import { ipPasses, type AccessResolver } from './access.ts';
-import { createPolicyEnforcer } from './policies.ts';
-import { GATEWAY_ERRORS, POLICY_ERROR_CODES, type GatewayErrorCode } from './errors.ts';
+import { ipPasses, type AccessResolver } from '../auth/access.ts';
+import { createPolicyEnforcer } from '../auth/policies.ts';
+import { GATEWAY_ERRORS, POLICY_ERROR_CODES, type GatewayErrorCode } from '../http/gateway-errors.ts';
 import { storageFailureOf } from '../db/dialect.ts';
 import { STORAGE_RETRY_AFTER_SECONDS } from '../errors.ts';
 import { createProxy, ProxyError, type Upstream } from './proxy.ts';
 import { createRouter, safeDecode, type Match } from './routing.ts';
 import type { RecipeEngine } from '../engine/engine.ts';
-import type { ProfileState } from './access.ts';
+import type { ProfileState } from '../auth/access.ts';
 
 /** First path segments that belong to the server itself: no API prefix can shadow them. */
 export const RESERVED_SEGMENTS = new Set([

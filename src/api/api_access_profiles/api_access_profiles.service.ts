@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context.ts';
 import type { ApiAuthType, Db } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import { scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
+import { scopeOf, type AuthContext } from '../../auth/credentials.ts';
 import { checkAuthType, checkIpList, checkVerification, issueCredentials, touchesVerification } from './credentials.ts';
 import { assertKeyRoom } from './key-limit.ts';
 import { projectAssetInScope } from '../projects/project-scope.ts';

@@ -9,7 +9,7 @@ import { isUniqueViolation } from '../../db/dialect.ts';
 import type { ApiCollectionRow, Db } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import { projectInScope, scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
+import { projectInScope, scopeOf, type AuthContext } from '../../auth/credentials.ts';
 import { findProject } from '../projects/projects.store.ts';
 import { findConnection } from '../connections/connections.store.ts';
 import { projectAssetInScope } from '../projects/project-scope.ts';

@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../db/dialect.ts';
 import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import { findProject } from '../projects/projects.store.ts';
-import { projectInScope } from '../developer_api_clients/credentials.ts';
+import { projectInScope } from '../../auth/credentials.ts';
 import {
   CELL_COLUMNS,
   deleteAllRows,

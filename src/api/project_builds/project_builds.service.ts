@@ -7,13 +7,13 @@ import type { ServiceContext } from '../../context.ts';
 import type { Db, ProjectRow } from '../../db/types.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import type { AuthContext } from '../developer_api_clients/credentials.ts';
+import type { AuthContext } from '../../auth/credentials.ts';
 import { scanFolder } from '../export_manifests/assets.ts';
 import { assetScope } from '../export_manifests/export_manifests.service.ts';
 import type { ExportOptions } from '../packages/export.ts';
 import { insertPackage } from '../packages/packages.store.ts';
 import type { PackageRunner } from '../packages/runner.ts';
-import { projectInScope } from '../developer_api_clients/credentials.ts';
+import { projectInScope } from '../../auth/credentials.ts';
 import { projectAssetInScope } from '../projects/project-scope.ts';
 import {
   buildPackageOptions,

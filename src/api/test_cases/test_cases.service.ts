@@ -8,7 +8,7 @@ import type { Db, RecipeRow, TestCaseRow } from '../../db/types.ts';
 import { AppError, invalid, type FieldErrors } from '../../errors.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import { toStored } from '../../time.ts';
-import type { AuthContext } from '../developer_api_clients/credentials.ts';
+import type { AuthContext } from '../../auth/credentials.ts';
 import { assetsOf, findManifest } from '../export_manifests/export_manifests.store.ts';
 import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.store.ts';
 import { findRecipe } from '../recipes/recipes.store.ts';
