@@ -6,7 +6,8 @@ import { FormulaError } from '../recipe/formula/errors.ts';
 import type { FormulaEnv } from '../recipe/formula/env.ts';
 import { evaluate, truthy } from '../recipe/formula/interpreter.ts';
 import { isKnownMethod } from '../recipe/formula/methods.ts';
-import { FormulaSyntaxError, matchingBrace, parseFormula, type Expr } from '../recipe/formula/parser.ts';
+import { matchingBrace, parseFormula, type Expr } from '../recipe/formula/parser.ts';
+import { FormulaSyntaxError } from '../recipe/formula/lexer.ts';
 import { CLEAR, SKIP, fromPlain, hashSet, newHash, toRubyString, type Value } from '../recipe/formula/values.ts';
 
 export type Compiled =

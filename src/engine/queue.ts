@@ -23,7 +23,7 @@ import { type SuccessorClaim } from '../api/jobs/job-ends.store.ts';
 import { Backlog } from './backlog.ts';
 import type { CompiledRecipe } from './compile.ts';
 import type { EngineEventBus } from './events.ts';
-import { filterAccepts } from './executor.ts';
+import { filterAccepts } from './trigger-filter.ts';
 import { type JobOutcome } from '../recipe/job-outcome.ts';
 import { toPlain, type Hash, type Value } from '../recipe/formula/values.ts';
 import type { RecipeCache } from './recipe-cache.ts';
