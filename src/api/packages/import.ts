@@ -16,7 +16,7 @@ import type { Db, PackageRow } from '../../db/types.ts';
 import { AppError } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import { CELL_COLUMNS } from '../lookup_tables/lookup_tables.store.ts';
-import { columnsFromDefinition } from '../data_tables/data_tables.service.ts';
+import { columnsFromDefinition } from '../data_tables/data_tables.input.ts';
 import { RETENTION_LIMITS } from '../event_streams/event_streams.service.ts';
 import { type RecipeRuntime } from '../recipes/recipes.service.ts';
 import { findRecipeById, markRecipeRunning } from '../recipes/recipes.store.ts';

@@ -8,7 +8,7 @@ import {
   insertTable as insertDataTable,
   updateTableDefinition,
 } from '../../data_tables/data_tables.store.ts';
-import { columnsFromDefinition } from '../../data_tables/data_tables.service.ts';
+import { columnsFromDefinition } from '../../data_tables/data_tables.input.ts';
 import { coerce, type Stored } from '../../data_tables/columns.ts';
 import type { ImportRun, Obj } from './run.ts';
 

@@ -2,7 +2,8 @@
 import { connectionNamed, recipeInFolder } from '../import.store.ts';
 import type { RecipeRow } from '../../../db/types.ts';
 import { AppError } from '../../../errors.ts';
-import { authorOf, checkFields, newRecipeState, versionOf } from '../../recipes/recipes.service.ts';
+import { authorOf, newRecipeState, versionOf } from '../../recipes/recipes.service.ts';
+import { checkFields } from '../../recipes/recipes.input.ts';
 import { insertRecipe, insertVersion, markRecipeStopped, updateRecipe } from '../../recipes/recipes.store.ts';
 import { type ImportRun } from './run.ts';
 import type { Db } from '../../../db/types.ts';
