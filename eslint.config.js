@@ -75,6 +75,22 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': 'off' },
   },
   {
+    // Still too long, named one by one: factories whose closure holds several jobs (arming triggers
+    // and controlling jobs in createEngine; compiling steps; scanning a folder and its dependencies;
+    // resolving API platform callers; LISTEN/NOTIFY; topic subscriptions). Each is to be cut into
+    // modules that take their state explicitly (STYLE.md, "A subsystem is not one closure"); a new
+    // function this long anywhere else fails lint.
+    files: [
+      'src/engine/engine.ts',
+      'src/engine/compile.ts',
+      'src/api/export_manifests/assets.ts',
+      'src/auth/access.ts',
+      'src/db/pg-notifier.ts',
+      'src/engine/connectors/workato_pub_sub.ts',
+    ],
+    rules: { 'max-lines-per-function': ['error', { max: 450, skipBlankLines: true, skipComments: true }] },
+  },
+  {
     // Queries live in stores (`*.store.ts`) and in src/db/: a store function per question (STYLE.md).
     files: ['src/**/*.ts'],
     ignores: ['src/**/*.store.ts', 'src/db/**', 'src/**/*.test.ts'],

@@ -1,5 +1,5 @@
 // A job stopped at a workflow task: what it recorded so far (its checkpoint), and how it resumes.
-import { SuspendJob } from './connectors/types.ts';
+import { type SuspendJob } from './connectors/types.ts';
 import type { LineRecord } from '../recipe/job-outcome.ts';
 
 /** What a step produced, as kept in a checkpoint: its output, or the error it failed with. */
