@@ -27,6 +27,8 @@ import { registerDurableReplies } from './http/durable-replies.ts';
 import { STORAGE_FAILURE_TEXT } from './db/storage-health.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
 import { validatorCompiler } from './http/validation.ts';
+import { AppError } from './errors.ts';
+import { jsonDepth } from './engine/formula/values.ts';
 import { createLogger } from './logger.ts';
 import { createSmtpMailer, type Mailer } from './mail/mailer.ts';
 import { type Clock } from './time.ts';
@@ -292,6 +294,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 }
 
 /**
+ * Deepest nesting of a management API body. Every later walk over a body (JSON.stringify among
+ * them) recurses, so a body nested thousands of levels deep would overflow the stack there; 128
+ * leaves room for a recipe event (MAX_EVENT_DEPTH) inside a request's own fields.
+ */
+export const MAX_BODY_DEPTH = 128;
+
+/**
  * JSON bodies only (other types answer 415). An empty body counts as no body: clients send
  * `Content-Type: application/json` with nothing on calls such as regenerate or start.
  */
@@ -301,6 +310,8 @@ function registerJsonParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    if (jsonDepth(text) > MAX_BODY_DEPTH)
+      return done(new AppError('body_too_deep', { params: { max: MAX_BODY_DEPTH } }));
     return parseJson(request, text, done);
   });
 }
