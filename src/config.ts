@@ -98,6 +98,7 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'GATEWAY_MAX_BODY_BYTES',
   'GATEWAY_MAX_RESPONSE_BYTES',
   'GATEWAY_TIMEOUT_MS',
+  'CALLER_JWT_MAX_LIFETIME_SECONDS',
   'LOOKUP_TABLE_MAX_ROWS',
   'DATA_TABLE_MAX_RECORDS',
   'FILE_MAX_BYTES',
@@ -208,6 +209,9 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: intSetting(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     // How long the gateway waits for an upstream (proxy) answer before 504 (vendor: 30 s).
     gatewayTimeoutMs: intSetting(env, 'GATEWAY_TIMEOUT_MS', 30_000, 100, 240_000),
+    // A caller's JWT (published APIs, event streams) must carry `exp` (RFC 7523 §3) no further than
+    // this from now, nor from its `iat`: a leaked identity-provider token stops working within it.
+    callerJwtMaxLifetimeSeconds: intSetting(env, 'CALLER_JWT_MAX_LIFETIME_SECONDS', 86_400, 60, 366 * 86_400),
     // Largest request body a published API accepts (vendor: 5 MB).
     gatewayMaxBodyBytes: intSetting(env, 'GATEWAY_MAX_BODY_BYTES', 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     // Largest response the gateway relays; larger: 502 (vendor: 100 KB).
