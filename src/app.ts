@@ -93,6 +93,8 @@ const PACKAGE_MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 
 /** Failed client authentications per minute before 429: per client id, and per source address. */
 const TOKEN_FAILURE_LIMITS = { id: 10, ip: 100 };
+/** Wrong tokens at the console's sign-in, per source address and minute (a person mistypes a few). */
+const CONSOLE_SIGN_IN_FAILURE_LIMITS = { ip: 20 };
 
 /** What a route group may need besides the service context (the recipes area starts and stops recipes). */
 interface RouteRuntime {
@@ -271,7 +273,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(webhooksRoutes({ engine, maxBodyBytes: config.bodyLimitBytes }));
   // The web console: HTML pages at /console/, its own form parser, headers and error pages.
   await app.register(
-    consoleRoutes({ ctx, engine, eventStreams, packages, tests, csrfKey: deps.secretBox.deriveKey('console-csrf') }),
+    consoleRoutes({
+      ctx,
+      engine,
+      eventStreams,
+      packages,
+      tests,
+      csrfKey: deps.secretBox.deriveKey('console-csrf'),
+      signInLimiter: createFailureLimiter(ctx.clock, { limits: CONSOLE_SIGN_IN_FAILURE_LIMITS, windowSeconds: 60 }),
+    }),
   );
   await app.register(
     gatewayRoutes({

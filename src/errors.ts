@@ -236,6 +236,10 @@ export const ERROR_CATALOG = {
     message: 'That token is not a developer API token of this server, or it was revoked',
   },
   console_session_ended: { status: 401, message: 'Your console session has ended: sign in again' },
+  console_sign_in_throttled: {
+    status: 429,
+    message: 'Too many wrong tokens from this address: try again in {seconds} seconds',
+  },
   console_form_media_type: { status: 415, message: 'Console forms are sent as application/x-www-form-urlencoded' },
   console_csrf_invalid: {
     status: 403,

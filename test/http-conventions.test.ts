@@ -43,6 +43,23 @@ describe('routing', () => {
     assert.notEqual(hostile.headers['x-request-id'], 'bad id\twith<script>');
   });
 
+  test('JSON replies carry X-Content-Type-Options: nosniff: API answers, errors, the token endpoint, webhooks, health', async () => {
+    const replies = [
+      await t.call('GET', '/api/users/me'),
+      await t.call('GET', '/api/users/me', { token: null }),
+      await t.call('GET', '/api/recipes/999999'),
+      await t.call('POST', '/api/folders', { raw: '{', headers: { 'content-type': 'application/json' } }),
+      await t.call('POST', '/oauth2/token', { token: null, body: { grant_type: 'client_credentials' } }),
+      await t.call('POST', '/webhooks/rest/nope/event', { token: null, body: {} }),
+      await t.call('GET', '/health', { token: null }),
+      await t.call('GET', '/api/openapi.json', { token: null }),
+    ];
+    for (const res of replies) {
+      assert.match(String(res.headers['content-type']), /^application\/json/, res.text.slice(0, 100));
+      assert.equal(res.headers['x-content-type-options'], 'nosniff', `${res.status} ${res.text.slice(0, 100)}`);
+    }
+  });
+
   test('errors from unauthenticated bad requests answer 401 before the body is looked at', async () => {
     const res = await t.call('POST', '/api/developer_api_clients', {
       token: null,

@@ -77,6 +77,7 @@ import {
   listTasks,
   type WorkflowTaskRuntime,
 } from '../api/workflow_tasks/workflow_tasks.service.ts';
+import type { FailureLimiter } from '../oauth2/failure-limiter.ts';
 import { csrfTokenMatches, csrfTokenOf, resumeSession, signIn, signOut, type ConsoleSession } from './sessions.ts';
 import type { PageFrame } from './layout.ts';
 import { errorPage, signInPage } from './pages/sign-in.ts';
@@ -115,6 +116,8 @@ export interface ConsoleDeps {
   tests: TestRunKick;
   /** Key of the CSRF tokens (derived from the secret key: stable across restarts, like the sessions). */
   csrfKey: Buffer;
+  /** Wrong tokens at sign-in, counted per source address (the token endpoint's limiter). */
+  signInLimiter: FailureLimiter;
 }
 
 const COOKIE = 'sb_console';
@@ -208,7 +211,10 @@ export function consoleRoutes(deps: ConsoleDeps) {
       { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES },
       (_request, body, done) => {
         const fields: Record<string, string> = {};
-        for (const [key, value] of new URLSearchParams(body as string)) if (!(key in fields)) fields[key] = value;
+        // Own entries only: a field named `constructor` or `__proto__` is a field like any other.
+        for (const [key, value] of new URLSearchParams(body as string))
+          if (!Object.hasOwn(fields, key))
+            Object.defineProperty(fields, key, { value, enumerable: true, writable: true, configurable: true });
         done(null, fields);
       },
     );
@@ -368,10 +374,19 @@ export function consoleRoutes(deps: ConsoleDeps) {
       async (request, reply) => {
         if (!sameOrigin(request)) throw new AppError('console_csrf_invalid');
         const next = safeNext(request.body.next);
+        const source = [`ip:${request.ip}`];
+        const wait = deps.signInLimiter.retryAfter(source);
+        if (wait > 0) {
+          const throttled = new AppError('console_sign_in_throttled', { params: { seconds: wait } });
+          reply.header('retry-after', String(wait));
+          return send(reply, signInPage({ error: throttled.message, next }), throttled.status);
+        }
         let session: ConsoleSession;
         try {
           session = await signIn(ctx, request.body.token, request.ip);
         } catch (error) {
+          if (error instanceof AppError && error.code === 'console_token_invalid')
+            deps.signInLimiter.recordFailure(source);
           if (error instanceof AppError && error.status < 500)
             return send(reply, signInPage({ error: error.message, next }), error.status);
           throw error;
