@@ -31,6 +31,8 @@ export interface Config {
   readonly sqliteSynchronous: SqliteSynchronous;
   readonly shutdownTimeoutMs: number;
   readonly gatewayTimeoutMs: number;
+  /** Longest a caller's JWT may still be valid (its exp) from now and from its iat, in seconds. */
+  readonly callerJwtMaxLifetimeSeconds: number;
   readonly gatewayMaxBodyBytes: number;
   readonly gatewayMaxResponseBytes: number;
   readonly eventStreamsSweepIntervalMs: number;
@@ -57,6 +59,10 @@ export interface Config {
   readonly fileMaxBytes: number;
   readonly jobBacklogPerRecipe: number;
   readonly jobBacklogPerWorkspace: number;
+  /** Steps one job may run before it fails (JOB_MAX_STEPS). */
+  readonly jobMaxSteps: number;
+  /** Bytes of step outcomes a job keeps to resume after a workflow task (JOB_MAX_REPLAY_BYTES). */
+  readonly jobMaxReplayBytes: number;
   /** How often polling triggers (rest/new_poll_event) poll, in seconds. */
   readonly triggerPollSeconds: number;
   /** Several nodes on PostgreSQL: how long a node's claim on a job or a package lasts without being renewed. */
@@ -105,6 +111,8 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'SMTP_URL',
   'SMTP_FROM',
   'JOB_BACKLOG_PER_RECIPE',
+  'JOB_MAX_STEPS',
+  'JOB_MAX_REPLAY_BYTES',
   'JOB_BACKLOG_PER_WORKSPACE',
   'TRIGGER_POLL_SECONDS',
   'JOB_RETENTION_HOURS',
@@ -261,6 +269,11 @@ export function loadConfig(env: Env = process.env): Config {
     // the recipe answer 429. Well under the vendor's queue size of 10,000: the wait of an accepted
     // event is this backlog over the recipe's throughput, and should stay under a second.
     jobBacklogPerRecipe: intSetting(env, 'JOB_BACKLOG_PER_RECIPE', 500, 1, 10_000_000),
+    // Steps one job may run (every step started, every pass of a repeat or a foreach): a loop
+    // that never ends fails its job instead of running for ever.
+    jobMaxSteps: intSetting(env, 'JOB_MAX_STEPS', 1_000_000, 100, 1_000_000_000),
+    // Bytes of step outcomes a job of a recipe with workflow tasks keeps in memory to resume from.
+    jobMaxReplayBytes: intSetting(env, 'JOB_MAX_REPLAY_BYTES', 16 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     // Pending jobs the recipes of one workspace may hold together (the vendor's queue size).
     jobBacklogPerWorkspace: intSetting(env, 'JOB_BACKLOG_PER_WORKSPACE', 10_000, 1, 100_000_000),
     // Polling triggers poll every 5 minutes, the vendor's default (contract 20 §11).

@@ -30,6 +30,7 @@ import { engineSettings, type EngineOptions } from './settings.ts';
 import { evaluateTriggerInput, validateRecipe, type Validation } from './validate.ts';
 import { cancelWaitingJob, dueTasks, openTaskOfJob, endOpenTask } from '../api/workflow_tasks/workflow_tasks.store.ts';
 import { endTask, taskOutput } from '../api/workflow_tasks/workflow_tasks.service.ts';
+import { createTurns } from './turns.ts';
 
 /** Open tasks expired per pass of the expiry timer. */
 const EXPIRY_BATCH = 100;
@@ -125,6 +126,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   const calls: RecipeCallDeps = { db: ctx.db, queue, limits: settings.limits };
   const runner = new JobRunner({
     ctx,
+    turns: createTurns(settings.jobSliceMs),
     settings,
     cache,
     events,
@@ -194,6 +196,11 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       queue.backlog.forget(recipeId);
       dataTables.disarm(recipeId);
     }
+  });
+
+  // cancel_jobs may reach any node: the one running the job ends it before its next step.
+  const offCancel = ctx.notifier.subscribe('job.cancel_requested', ({ handle }) => {
+    if (runner.running.has(handle)) cancelRequests.add(handle);
   });
 
   // Other nodes sharing the database start and stop recipes too: arm or disarm their triggers here.
@@ -324,6 +331,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       lifecycle.closing = true;
       offDeleted();
       offRunning();
+      offCancel();
       offEverything();
       await stopHeartbeat();
       await subscriptions.close();
@@ -436,11 +444,11 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
         }
         const now = await findJobById(ctx.db, job.id);
         if (now.status !== 'running') return 'not_pending';
-        cancelRequests.add(job.handle);
+        ctx.notifier.publish('job.cancel_requested', { handle: job.handle });
         return 'canceling';
       }
       if (job.status === 'running') {
-        cancelRequests.add(job.handle);
+        ctx.notifier.publish('job.cancel_requested', { handle: job.handle });
         return 'canceling';
       }
       if (job.status === 'waiting') {

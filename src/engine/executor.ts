@@ -21,6 +21,7 @@ import { Budget, type Limits } from './formula/env.ts';
 import { fromPlain, hashGet, isHash, newHash, toPlain, toRubyString, type Hash, type Value } from './formula/values.ts';
 import { evaluateInput, type InputEnv } from './inputs.ts';
 import { coerceHash } from './schema.ts';
+import type { Turns } from './turns.ts';
 
 export interface LineRecord {
   recipe_line_number: number;
@@ -102,6 +103,8 @@ export interface JobSpec {
   timeZone: string;
   formulaLimits: Limits;
   limits: EngineLimits;
+  /** The bounds of the whole job (steps run, outcomes kept for a resume) and its turns on the event loop. */
+  job?: JobBounds;
   connectionFor(provider: string): Promise<ConnectionValues | null>;
   sleep(ms: number): Promise<void>;
   callRecipe: StepContext['callRecipe'];
@@ -120,9 +123,33 @@ export interface JobSpec {
   dataTables?: StepContext['dataTables'];
 }
 
+/** What bounds a job as a whole (JOB_MAX_STEPS, JOB_MAX_REPLAY_BYTES; src/engine/README.md, "Bounds of a job"). */
+export interface JobLimits {
+  /** Steps a job may run: every step started, every pass of a repeat or a foreach. */
+  maxSteps: number;
+  /** Bytes of step outcomes a job of a recipe with workflow tasks keeps to resume from (its checkpoint). */
+  maxReplayBytes: number;
+}
+
+export interface JobBounds extends JobLimits {
+  turns: Turns;
+  /** Whether the recipe can stop at a workflow task: only then are the steps' outcomes kept. */
+  keepOutcomes: boolean;
+}
+
 /** A cancel request seen between steps: ends the job; `try` does not catch it. */
 class CancelJob extends Error {
   override name = 'CancelJob';
+}
+
+/** A job past one of its bounds: ends the job failed; `try` does not catch it. */
+class JobLimitReached extends Error {
+  override name = 'JobLimitReached';
+  readonly errorType: string;
+  constructor(errorType: string, message: string) {
+    super(message);
+    this.errorType = errorType;
+  }
 }
 
 /** A step's mock: its output, or the error it fails with. */
@@ -183,6 +210,12 @@ class Run {
   readonly replay: RecordedOutcome[] | null;
   replayed = 0;
   readonly firstSeq: number;
+  /** Steps started and passes begun so far, against JobLimits.maxSteps. */
+  steps = 0;
+  /** Bytes of `outcomes`, as JSON, against JobLimits.maxReplayBytes. */
+  outcomeBytes = 0;
+  /** When this job last started running on the event loop (performance.now()). */
+  sliceStart = performance.now();
   constructor(spec: JobSpec) {
     this.spec = spec;
     const resume = spec.resume;
@@ -308,9 +341,45 @@ class Run {
   async block(steps: readonly CompiledStep[]): Promise<void> {
     for (const step of steps) {
       if (step.skip) continue;
+      const pause = this.tick();
+      if (pause) await pause;
       if (this.spec.canceled?.()) throw new CancelJob('the job was canceled');
       await HANDLERS[step.keyword](step, this);
     }
+  }
+
+  /**
+   * One more step (or pass of a loop): counted against the job's bound, and when the job has run
+   * for its slice, a wait for its next turn on the event loop (a promise to await; none otherwise).
+   */
+  tick(): Promise<void> | undefined {
+    const bounds = this.spec.job;
+    if (!bounds) return undefined;
+    this.steps += 1;
+    if (this.steps > bounds.maxSteps)
+      throw new JobLimitReached(
+        'Step limit',
+        `the job ran ${bounds.maxSteps} steps, the most a job may run (JOB_MAX_STEPS); a loop that never ends?`,
+      );
+    if (performance.now() - this.sliceStart < bounds.turns.sliceMs) return undefined;
+    return bounds.turns.pause().then(() => {
+      this.sliceStart = performance.now();
+    });
+  }
+
+  /** Keep a step's outcome for a resume (recipes with workflow tasks only), within the job's bound. */
+  keepOutcome(outcome: RecordedOutcome): void {
+    const bounds = this.spec.job;
+    if (bounds && !bounds.keepOutcomes) return;
+    if (bounds) {
+      this.outcomeBytes += (JSON.stringify(outcome) ?? '').length;
+      if (this.outcomeBytes > bounds.maxReplayBytes)
+        throw new JobLimitReached(
+          'Memory limit',
+          `the outcomes of its steps, kept to resume it after a workflow task, passed ${bounds.maxReplayBytes} bytes (JOB_MAX_REPLAY_BYTES)`,
+        );
+    }
+    this.outcomes.push(outcome);
   }
 
   /** Evaluate something a control step needs; its failure is that step's error. */
@@ -412,11 +481,12 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       if (!action) throw new StepError('Bad request', `no action ${operation} in ${adapter}`);
       output = await action.run(input as Hash, sc);
     }
-    if (!step.connector?.jobMemoryOnly) run.outcomes.push(replayed ?? { o: toPlain(output) });
+    if (!step.connector?.jobMemoryOnly) run.keepOutcome(replayed ?? { o: toPlain(output) });
     if (!run.quiet) run.taskCount++;
     if (step.as !== null) run.outputs.set(step.as, output);
     run.record(step, adapter, operation, started, input, output, null);
   } catch (error) {
+    if (error instanceof JobLimitReached) throw error;
     if (error instanceof SuspendJob) {
       error.step = step.number;
       throw error;
@@ -429,7 +499,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
     const failure = asFailure(step, adapter, error);
     // A step whose input was evaluated has an outcome (a failed evaluation happens again on replay).
     if (input !== undefined && !step.connector?.jobMemoryOnly)
-      run.outcomes.push(replayed ?? { e: { type: failure.errorType, message: failure.message, inner: failure.inner } });
+      run.keepOutcome(replayed ?? { e: { type: failure.errorType, message: failure.message, inner: failure.inner } });
     if (failure.errorType === 'Internal error')
       run.spec.ctx.log.error(
         { err: error, recipe_id: run.spec.recipe.id, job_id: run.spec.handle, step: step.number },
@@ -491,6 +561,8 @@ const HANDLERS: Record<Keyword, Handler> = {
     try {
       for (let i = 0; i < batches.length; i++) {
         const items = batches[i] as Value[];
+        const pause = run.tick();
+        if (pause) await pause;
         if (step.clearScope) for (const alias of step.descendants) run.outputs.delete(alias);
         const current = step.batchSize
           ? newHash([
@@ -526,6 +598,8 @@ const HANDLERS: Record<Keyword, Handler> = {
           run.record(step, 'workato', 'repeat', run.spec.now(), undefined, undefined, failure.message);
           throw failure;
         }
+        const pause = run.tick();
+        if (pause) await pause;
         if (step.as !== null)
           run.outputs.set(
             step.as,
@@ -649,6 +723,16 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome | JobSuspension>
     }
     const at = new Date(spec.now()).toISOString();
     if (error instanceof EndJob) return done('succeeded', null, null, { kind: error.kind, value: error.value });
+    if (error instanceof JobLimitReached) {
+      return done('failed', `${error.errorType}: ${error.message}`, {
+        adapter: 'workato',
+        error_type: error.errorType,
+        message: error.message,
+        error_at: at,
+        input: '<redacted>',
+        inner_message: null,
+      });
+    }
     if (error instanceof CancelJob) {
       return done('failed', 'Canceled: the job was canceled', {
         adapter: 'workato',
