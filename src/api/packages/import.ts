@@ -5,21 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow, RecipeRow } from '../../db/types.ts';
-import { AppError, type FieldErrors } from '../../errors.ts';
-import { checkDoc, stepIndex } from '../test_cases/test-case-doc.ts';
+import { AppError } from '../../errors.ts';
 import { replaceTestCases } from '../test_cases/test_cases.store.ts';
 import { toStored } from '../../time.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import { uniqueSlug } from '../api_collections/api_collections.service.ts';
 import { findFolder } from '../folders/folder-scope.ts';
 import { findHomeFolder, folderNameKey, insertFolder, insertProject, isWithin } from '../folders/folders.store.ts';
-import {
-  deleteAllRows,
-  insertRows,
-  insertTable,
-  type Cells,
-  CELL_COLUMNS,
-} from '../lookup_tables/lookup_tables.store.ts';
+import { deleteAllRows, insertRows, insertTable, CELL_COLUMNS } from '../lookup_tables/lookup_tables.store.ts';
 import {
   deleteAllRecords,
   insertRecord,
@@ -27,7 +20,6 @@ import {
   updateTableDefinition,
 } from '../data_tables/data_tables.store.ts';
 import { columnsFromDefinition } from '../data_tables/data_tables.service.ts';
-import { coerce, type Stored } from '../data_tables/columns.ts';
 import { upsertProperties } from '../properties/properties.store.ts';
 import { RETENTION_LIMITS, DEFAULT_RETENTION_SECONDS } from '../event_streams/event_streams.service.ts';
 import { authorOf, checkFields, newRecipeState, versionOf, type RecipeRuntime } from '../recipes/recipes.service.ts';
@@ -41,7 +33,9 @@ import {
 } from '../recipes/recipes.store.ts';
 import { PackageFailure } from './export.ts';
 import { finishPackage, type ImportResult } from './packages.store.ts';
-import { zipFiles, ZipError, type ZipLimits } from './zip.ts';
+import type { ZipLimits } from './zip.ts';
+import { openPackageReader, type PackageReader } from './reader.ts';
+import { jsonShape } from './json-shape.ts';
 
 export interface ImportOptions {
   /** The target folder; null for a deployment, which names its project instead. */
@@ -83,7 +77,7 @@ const FILE_TYPES: readonly FileType[] = [
   'project_property',
 ];
 
-interface Entry {
+export interface Entry {
   path: string;
   dir: string;
   type: FileType;
@@ -94,6 +88,15 @@ interface Entry {
    * file, or its parsed rows, until then would multiply the memory a large import takes.
    */
   data?: { rows: number };
+  /** A recipe's test cases, checked against its steps when the file was (reader-worker.ts), as they are stored. */
+  testCases?: PreparedTestCase[];
+}
+
+/** A test case of a recipe file, checked, in the form test_cases stores. */
+export interface PreparedTestCase {
+  name: string;
+  description: string;
+  body: string;
 }
 
 type Obj = Record<string, unknown>;
@@ -134,12 +137,15 @@ function isRowOfCells(row: unknown): boolean {
 }
 
 /**
- * Rows are converted and written this many at a time. Small enough that the insert statement is
- * short and the database layer keeps it prepared for the next batch: a statement prepared anew
- * for each batch of thousands of bound values holds native memory until the garbage collector
- * gets to it, which at 100,000 rows a table added hundreds of megabytes to the server.
+ * Deepest nesting of a package file: a recipe's blocks nest at most 100 deep (compile.ts), two
+ * levels of JSON each, with their inputs inside.
  */
-const ROWS_PER_BATCH = 200;
+export const MAX_FILE_DEPTH = 512;
+/**
+ * Most objects and lists in a package file: what parses within the reader's heap (reader.ts), with
+ * room for a lookup table of a million rows.
+ */
+export const MAX_FILE_CONTAINERS = 3_000_000;
 
 /** Parse and check every file; every problem is listed before anything changes. */
 export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Promise<Entry[]> {
@@ -155,9 +161,23 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
       );
       continue;
     }
+    const text = content.toString('utf8');
+    // Checked on the text: every walk over a parsed file recurses (JSON.stringify of a recipe's
+    // code among them), and each object or list costs the heap tens of bytes.
+    const shape = jsonShape(text);
+    if (shape.depth > MAX_FILE_DEPTH) {
+      problems.push(`${path}: nests objects and arrays more than ${MAX_FILE_DEPTH} levels deep`);
+      continue;
+    }
+    if (shape.containers > MAX_FILE_CONTAINERS) {
+      problems.push(
+        `${path}: holds ${shape.containers} objects and lists; at most ${MAX_FILE_CONTAINERS} are accepted in a file`,
+      );
+      continue;
+    }
     let body: unknown;
     try {
-      body = JSON.parse(content.toString('utf8'));
+      body = JSON.parse(text);
     } catch (error) {
       problems.push(`${path}: not valid JSON (${(error as Error).message})`);
       continue;
@@ -273,7 +293,7 @@ async function apply(
   pkg: PackageRow,
   options: ImportOptions,
   entries: Entry[],
-  readFile: (path: string) => Promise<Buffer>,
+  reader: PackageReader,
 ): Promise<Applied> {
   const now = toStored(ctx.clock.now());
   const target =
@@ -485,20 +505,8 @@ async function apply(
       }
       await deleteAllRows(trx, table.id, now);
       await trx.updateTable('lookup_tables').set({ row_count: 0 }).where('id', '=', table.id).execute();
-      const rows = (JSON.parse((await readFile(e.path)).toString('utf8')) as { data: Obj[] }).data;
-      for (let start = 0; start < rows.length; start += ROWS_PER_BATCH) {
-        const batch: Cells[] = [];
-        for (const row of rows.slice(start, start + ROWS_PER_BATCH)) {
-          const out: Cells = {};
-          for (let i = 0; i < labels.length; i += 1) {
-            const col = CELL_COLUMNS[i]!;
-            const v = row[col];
-            out[col] = v === undefined || v === null ? null : String(v);
-          }
-          batch.push(out);
-        }
+      for await (const batch of reader.lookupRows(e.path, labels.length))
         await insertRows(trx, table.id, labels.length, batch, now);
-      }
     }
   }
 
@@ -541,20 +549,16 @@ async function apply(
         continue;
       }
       await deleteAllRecords(trx, tableId, now);
-      const records = (JSON.parse((await readFile(e.path)).toString('utf8')) as { data: Obj[] }).data;
       let bad = 0;
-      for (const [i, record] of records.entries()) {
-        const values: Record<string, Stored> = {};
-        for (const column of columns) {
-          const raw = record[column.field_id] ?? record[column.field_id.replaceAll('-', '_')] ?? record[column.name];
-          const coerced = coerce(column.type, raw);
-          if ('problem' in coerced) {
-            if (bad++ < 5) fail(e.path, `data[${i}]: ${column.name} ${coerced.problem}`);
-          } else if (coerced.value !== null) values[column.field_id] = coerced.value;
+      let count = 0;
+      for await (const batch of reader.dataRecords(e.path, columns)) {
+        for (const { values, problems } of batch) {
+          for (const problem of problems) if (bad++ < 5) fail(e.path, problem);
+          await insertRecord(trx, { table_id: tableId, record_id: randomUUID(), values, now });
+          count += 1;
         }
-        await insertRecord(trx, { table_id: tableId, record_id: randomUUID(), values, now });
       }
-      await trx.updateTable('data_tables').set({ record_count: records.length }).where('id', '=', tableId).execute();
+      await trx.updateTable('data_tables').set({ record_count: count }).where('id', '=', tableId).execute();
     }
   }
 
@@ -689,12 +693,12 @@ async function apply(
       const id = await insertRecipe(trx, row);
       await insertVersion(trx, versionOf(id, row, author, now));
       recipeByZip.set(e.path, id);
-      await importTestCases(trx, e, id, row.code, now, fail);
+      await importTestCases(trx, e, id, now);
       recipeStatus.push({ id, import_result: 'no_update_or_updated_without_restart' });
       continue;
     }
     recipeByZip.set(e.path, existing.id);
-    await importTestCases(trx, e, existing.id, checked.code ?? existing.code, now, fail);
+    await importTestCases(trx, e, existing.id, now);
     const next = {
       name: checked.name ?? existing.name,
       description: checked.description ?? existing.description,
@@ -857,38 +861,12 @@ async function projectFolder(db: Db, pkg: PackageRow, project: ImportOptions['pr
   }
 }
 
-/** A recipe file's test cases replace the recipe's (by name), checked against its steps; absent: untouched. */
-async function importTestCases(
-  db: Db,
-  e: Entry,
-  recipeId: number,
-  code: string,
-  now: string,
-  fail: (path: string, why: string) => void,
-): Promise<void> {
-  if (!Array.isArray(e.body.test_cases)) return;
-  const index = stepIndex(code);
-  const cases: Array<{ name: string; description: string; body: string }> = [];
-  for (const [i, raw] of (e.body.test_cases as Obj[]).entries()) {
-    const errors: FieldErrors = {};
-    const doc = checkDoc(raw, index, errors);
-    if (Object.keys(errors).length > 0) {
-      fail(
-        e.path,
-        `test case ${i} ("${String(raw.name)}"): ${Object.entries(errors)
-          .map(([k, v]) => `${k} ${v.join(', ')}`)
-          .join('; ')}`,
-      );
-      continue;
-    }
-    cases.push({
-      name: String(raw.name).trim().slice(0, 255),
-      description: typeof raw.description === 'string' ? raw.description : '',
-      body: JSON.stringify(doc),
-    });
-  }
-  if (new Set(cases.map((c) => c.name)).size !== cases.length) fail(e.path, 'two test cases have the same name');
-  else await replaceTestCases(db, recipeId, cases, now);
+/**
+ * A recipe file's test cases replace the recipe's (by name); absent: untouched. They were checked
+ * against the recipe's steps when the file was read (reader-worker.ts).
+ */
+async function importTestCases(db: Db, e: Entry, recipeId: number, now: string): Promise<void> {
+  if (e.testCases) await replaceTestCases(db, recipeId, e.testCases, now);
 }
 
 function randomHex(): string {
@@ -949,19 +927,19 @@ export async function runImport(
 ): Promise<void> {
   let record = applied;
   if (!record) {
-    const archive = await zip();
-    const entries = await asFailure(() => parseEntries(zipFiles(archive, limits)));
-    const readFile = (path: string) =>
-      asFailure(async () => {
-        for await (const [, content] of zipFiles(archive, limits, path)) return content;
-        throw new PackageFailure(`${path}: no longer in the archive`);
+    // The zip is inflated, parsed and checked in a worker thread, one file at a time (reader.ts).
+    const reader = await openPackageReader(await zip(), limits);
+    try {
+      const entries = await reader.entries();
+      record = await ctx.db.transaction().execute(async (trx) => {
+        const done = await apply(ctx, trx, pkg, options, entries, reader);
+        const rec: AppliedRecord = { recipeStatus: done.recipeStatus, restart: done.restart };
+        await recordApplied(trx, pkg.id, rec);
+        return rec;
       });
-    record = await ctx.db.transaction().execute(async (trx) => {
-      const done = await apply(ctx, trx, pkg, options, entries, readFile);
-      const rec: AppliedRecord = { recipeStatus: done.recipeStatus, restart: done.restart };
-      await recordApplied(trx, pkg.id, rec);
-      return rec;
-    });
+    } finally {
+      await reader.close();
+    }
     ctx.notifier.publish('connections.changed', { workspaceId: pkg.workspace_id });
     ctx.notifier.publish('api_routes.changed', { environmentId: pkg.environment_id });
     ctx.notifier.publish('properties.changed', { environmentId: pkg.environment_id });
@@ -1008,16 +986,6 @@ export async function runImport(
     });
   } else {
     await finishPackage(ctx.db, pkg.id, { status: 'completed', recipe_status: statuses, now });
-  }
-}
-
-/** A zip that is not valid fails the package with the reason. */
-async function asFailure<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (error instanceof ZipError) throw new PackageFailure(error.message);
-    throw error;
   }
 }
 

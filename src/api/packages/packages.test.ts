@@ -13,6 +13,25 @@ function renamed(zip: Buffer, from: string, to: string): Buffer {
   return out;
 }
 
+/**
+ * A zip whose entry `name` declares `size` bytes uncompressed (in its local header and in the
+ * central directory), whatever it inflates to.
+ */
+function lyingAbout(zip: Buffer, name: string, size: number): Buffer {
+  const out = Buffer.from(zip);
+  for (const [signature, nameAt, sizeAt] of [
+    [0x04034b50, 30, 22],
+    [0x02014b50, 46, 24],
+  ] as const) {
+    for (let at = 0; at + nameAt <= out.length; at += 1) {
+      if (out.readUInt32LE(at) !== signature) continue;
+      const nameLength = out.readUInt16LE(at + (signature === 0x04034b50 ? 26 : 28));
+      if (out.toString('latin1', at + nameAt, at + nameAt + nameLength) === name) out.writeUInt32LE(size, at + sizeAt);
+    }
+  }
+  return out;
+}
+
 async function importZip(t: TestApp, folderId: number, zip: Buffer, query = '', token?: string) {
   return t.call('POST', `/api/packages/import/${folderId}${query}`, {
     raw: zip,
@@ -478,6 +497,23 @@ describe('POST /api/packages/import/:folder_id: bad input', () => {
         /symbolic links/,
       ],
       ['empty archive', await makeZip({}), /no asset files/],
+      [
+        'a recipe of 50,000 nested blocks',
+        await makeZip({
+          'ok.recipe.json': valid,
+          'deep.recipe.json': `{"name":"Deep","code":{"keyword":"trigger","block":[${'{"block":['.repeat(50_000)}${']}'.repeat(50_000)}]}}`,
+        }),
+        /^deep\.recipe\.json: nests objects and arrays more than 512 levels deep$/m,
+      ],
+      [
+        'a file inflating to far more than it declares',
+        lyingAbout(
+          await makeZip({ 'ok.recipe.json': valid, 'liar.recipe.json': Buffer.alloc(900_000, ' ') }),
+          'liar.recipe.json',
+          100,
+        ),
+        /the archive is not valid: .*too many bytes|once inflated/,
+      ],
       [
         'endpoint without its recipe',
         await makeZip({
