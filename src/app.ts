@@ -28,7 +28,7 @@ import { STORAGE_FAILURE_TEXT } from './db/storage-health.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { AppError } from './errors.ts';
-import { jsonDepth } from './engine/formula/values.ts';
+import { jsonShape } from './json-shape.ts';
 import { createLogger } from './logger.ts';
 import { createSmtpMailer, type Mailer } from './mail/mailer.ts';
 import { type Clock } from './time.ts';
@@ -309,6 +309,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
  * leaves room for a recipe event (MAX_EVENT_DEPTH) inside a request's own fields.
  */
 export const MAX_BODY_DEPTH = 128;
+/**
+ * Most objects and arrays in a management API body: each costs tens of bytes once parsed, so a
+ * 32 MiB recipe body of `{},{},…` would otherwise take the server's heap past a gigabyte.
+ */
+export const MAX_BODY_CONTAINERS = 1_000_000;
 
 /**
  * JSON bodies only (other types answer 415). An empty body counts as no body: clients send
@@ -320,8 +325,10 @@ function registerJsonParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
-    if (jsonDepth(text) > MAX_BODY_DEPTH)
-      return done(new AppError('body_too_deep', { params: { max: MAX_BODY_DEPTH } }));
+    const shape = jsonShape(text);
+    if (shape.depth > MAX_BODY_DEPTH) return done(new AppError('body_too_deep', { params: { max: MAX_BODY_DEPTH } }));
+    if (shape.containers > MAX_BODY_CONTAINERS)
+      return done(new AppError('body_too_complex', { params: { max: MAX_BODY_CONTAINERS } }));
     return parseJson(request, text, done);
   });
 }

@@ -2,7 +2,8 @@
 // Checks in the documented order: route, public access, credential, grant, IP lists, policy,
 // endpoint state; then the call goes to the proxy (or, later, the endpoint's recipe).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { fromPlain, isHash, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash } from '../engine/formula/values.ts';
+import { fromPlain, isHash, MAX_EVENT_DEPTH, newHash, type Hash } from '../engine/formula/values.ts';
+import { jsonShape, MAX_EVENT_CONTAINERS } from '../json-shape.ts';
 import type { ServiceContext } from '../context.ts';
 import { ipPasses, type AccessResolver } from './access.ts';
 import { createPolicyEnforcer } from './policies.ts';
@@ -185,7 +186,8 @@ function apiEvent(request: FastifyRequest, match: Match, caller: ProfileState | 
   if (body.length > 0) {
     const text = body.toString('utf8');
     if (type === 'application/json' || type.endsWith('+json') || type === '') {
-      if (jsonDepth(text) > MAX_EVENT_DEPTH) return 'malformed';
+      const shape = jsonShape(text);
+      if (shape.depth > MAX_EVENT_DEPTH || shape.containers > MAX_EVENT_CONTAINERS) return 'malformed';
       try {
         const parsed = fromPlain(JSON.parse(text));
         fields = isHash(parsed) ? parsed : newHash([['body', parsed]]);

@@ -35,7 +35,7 @@ import { PackageFailure } from './export.ts';
 import { finishPackage, type ImportResult } from './packages.store.ts';
 import type { ZipLimits } from './zip.ts';
 import { openPackageReader, type PackageReader } from './reader.ts';
-import { jsonShape } from './json-shape.ts';
+import { jsonShape } from '../../json-shape.ts';
 
 export interface ImportOptions {
   /** The target folder; null for a deployment, which names its project instead. */
