@@ -44,7 +44,7 @@ export function fieldErrors(errors: readonly Partial<ErrorObject>[], context: st
     }
   }
   // anyOf reports each failed branch too; when a field has a summary, drop the branch noise.
-  for (const [field, list] of Object.entries(out)) {
+  for (const list of Object.values(out)) {
     if (list.includes('has an invalid type or format') && list.length > 1)
       list.splice(0, list.length, 'has an invalid type or format');
   }
