@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { action, dp, fire, log, webhookRecipe } from '../../../test/recipes.ts';
+import { createJsSandbox } from '../sandbox/js-sandbox.ts';
 
 let t: TestApp;
 before(async () => {
@@ -68,6 +69,38 @@ describe('js_eval invoke_custom_js_code', () => {
       const job = await fire(t, next.path, {});
       assert.equal(job.status, 'succeeded', JSON.stringify(job.lines));
       assert.deepEqual(job.output(1), { output: { left: 'undefined', s: 899997 } });
+    }
+  });
+
+  test('an output of more objects and lists than an event may hold, or over 10 MiB of JSON, fails the step before the server parses it', async () => {
+    const sandbox = createJsSandbox({ workers: 1 });
+    const limits = { timeoutMs: 20_000, memoryBytes: 128 * 1024 * 1024 };
+    try {
+      assert.deepEqual(
+        await sandbox.run('exports.main = () => ({ list: Array.from({ length: 600000 }, () => ({})) });', {}, limits),
+        {
+          ok: false,
+          type: 'Code error',
+          message: 'the output holds 600002 objects and lists; at most 500000 are accepted',
+        },
+      );
+      assert.deepEqual(
+        await sandbox.run("exports.main = () => ({ text: 'x'.repeat(11 * 1024 * 1024) });", {}, limits),
+        {
+          ok: false,
+          type: 'Code error',
+          message: `the output is ${11 * 1024 * 1024 + 11} characters of JSON; at most 10485760 are accepted`,
+        },
+      );
+      assert.deepEqual(
+        await sandbox.run('exports.main = () => ({ list: Array.from({ length: 1000 }, () => ({})) });', {}, limits),
+        {
+          ok: true,
+          output: { list: Array.from({ length: 1000 }, () => ({})) },
+        },
+      );
+    } finally {
+      await sandbox.close();
     }
   });
 

@@ -415,6 +415,12 @@ describe('py_eval invoke_custom_py_code', () => {
     );
   });
 
+  test('an output of more objects and lists than an event may hold fails the step before the server parses it', async () => {
+    const job = await runPy("def main(input):\n    return {'list': [{}] * 600000}");
+    assert.equal(job.status, 'failed');
+    assert.equal(job.error, 'Code error: the output holds 600002 objects and lists; at most 500000 are accepted');
+  });
+
   test('bad step input: code that is not text, a schema that is not JSON', async () => {
     const notText = await withSteps([
       action('py_eval', 'invoke_custom_py_code', 'p', { code: 123, code_input: { data: {} } }),

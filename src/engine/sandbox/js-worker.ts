@@ -6,6 +6,7 @@
 // queued in the runtime, the runtime is replaced.
 import { parentPort } from 'node:worker_threads';
 import { getQuickJS, shouldInterruptAfterDeadline, type QuickJSRuntime } from 'quickjs-emscripten';
+import { outputProblem } from './output-bounds.ts';
 
 export interface JsRequest {
   id: number;
@@ -93,6 +94,8 @@ function runInContext(request: JsRequest): JsReply {
     }
     const output = vm.typeof(text.value) === 'string' ? vm.getString(text.value) : 'null';
     text.value.dispose();
+    const problem = outputProblem(output);
+    if (problem) return { id: request.id, ok: false, type: 'Code error', message: problem };
     return { id: request.id, ok: true, output };
   } catch (error) {
     return { id: request.id, ok: false, type: 'Code error', message: (error as Error).message.slice(0, 500) };

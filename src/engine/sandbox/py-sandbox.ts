@@ -19,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { PyBoot, PyReply, PyRequest, PyWorkerData } from './py-worker.ts';
 import type { WorkerSlot } from './worker-slots.ts';
+import { outputProblem } from './output-bounds.ts';
 
 export interface PyLimits {
   timeoutMs: number;
@@ -281,6 +282,9 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
           slot.busy = true;
         }
         if (!reply.ok) return { ok: false, type: reply.type, message: reply.message };
+        // Checked here rather than in the worker, whose source is part of the interpreter snapshot's name.
+        const problem = outputProblem(reply.output);
+        if (problem) return { ok: false, type: 'Code error', message: problem };
         return { ok: true, output: JSON.parse(reply.output) as unknown };
       } finally {
         release(slot);
