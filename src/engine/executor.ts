@@ -15,81 +15,25 @@ import {
   type RecipeRef,
   type StepContext,
 } from './connectors/types.ts';
-import { listKey, type Pill } from './datapills.ts';
-import { FormulaError } from './formula/errors.ts';
-import { Budget, type Limits } from './formula/env.ts';
-import { fromPlain, hashGet, isHash, newHash, toPlain, toRubyString, type Hash, type Value } from './formula/values.ts';
+import { listKey, type Pill } from '../recipe/datapills.ts';
+import { FormulaError } from '../recipe/formula/errors.ts';
+import { Budget, type Limits } from '../recipe/formula/env.ts';
+import {
+  fromPlain,
+  hashGet,
+  isHash,
+  newHash,
+  toPlain,
+  toRubyString,
+  type Hash,
+  type Value,
+} from '../recipe/formula/values.ts';
 import { evaluateInput, type InputEnv } from './inputs.ts';
 import { coerceHash } from './schema.ts';
-import type { Turns } from './turns.ts';
-
-export interface LineRecord {
-  recipe_line_number: number;
-  adapter_name: string;
-  adapter_operation: string;
-  pass: number | null;
-  input: string | null;
-  output: string | null;
-  error: string | null;
-  mask_data: boolean;
-  started_at: number;
-  completed_at: number;
-}
-
-export interface ErrorParts {
-  adapter: string;
-  error_type: string;
-  message: string;
-  error_id: string;
-  error_at: string;
-  input: '<redacted>';
-  inner_message: string | null;
-}
-
-export interface JobOutcome {
-  status: 'succeeded' | 'failed';
-  error: string | null;
-  errorParts: Omit<ErrorParts, 'error_id'> | null;
-  lines: LineRecord[];
-  linesDropped: number;
-  taskCount: number;
-  /** Set when the job ended through return_response / return_result, with what it returned. */
-  end: { kind: 'response' | 'result'; value: Value } | null;
-  /** The sequence number of the first of `lines` (lines before it were stored when the job stopped at a task). */
-  firstSeq: number;
-}
-
-/** What a step produced, as kept in a checkpoint: its output, or the error it failed with. */
-export type RecordedOutcome = { o: unknown } | { e: { type: string; message: string; inner: string | null } };
-
-/**
- * Where a job stopped at a workflow task: the outcomes of the action steps that ran before it, in
- * the order they ran (steps of job-memory connectors such as variables are run again instead), and
- * the counts of what was recorded. The job is resumed by running it again from the start with
- * these outcomes in place of the steps (src/engine/README.md, "Workflow tasks").
- */
-export interface Checkpoint {
-  outcomes: RecordedOutcome[];
-  lineCount: number;
-  linesDropped: number;
-  taskCount: number;
-}
-
-/** A job that stopped at a workflow task: the task to create and the checkpoint to resume from. */
-export interface JobSuspension {
-  status: 'waiting';
-  step: number;
-  task: SuspendJob['task'];
-  checkpoint: Checkpoint;
-  lines: LineRecord[];
-  firstSeq: number;
-}
-
-/** A job resumed from a checkpoint: its outcomes, then the outcome of the task step it stopped at. */
-export interface Resume {
-  checkpoint: Checkpoint;
-  taskOutcome: RecordedOutcome;
-}
+import type { LineRecord, JobOutcome, TestMode } from '../recipe/job-outcome.ts';
+import type { RecordedOutcome, JobSuspension, Resume } from './checkpoint.ts';
+import { CancelJob, JobLimitReached, StepFailure, StopJob, NeedLookup } from './job-errors.ts';
+import { JobMeter, type JobBounds } from './job-bounds.ts';
 
 export interface JobSpec {
   ctx: ServiceContext;
@@ -123,78 +67,11 @@ export interface JobSpec {
   dataTables?: StepContext['dataTables'];
 }
 
-/** What bounds a job as a whole (JOB_MAX_STEPS, JOB_MAX_REPLAY_BYTES; src/engine/README.md, "Bounds of a job"). */
-export interface JobLimits {
-  /** Steps a job may run: every step started, every pass of a repeat or a foreach. */
-  maxSteps: number;
-  /** Bytes of step outcomes a job of a recipe with workflow tasks keeps to resume from (its checkpoint). */
-  maxReplayBytes: number;
-}
-
-export interface JobBounds extends JobLimits {
-  turns: Turns;
-  /** Whether the recipe can stop at a workflow task: only then are the steps' outcomes kept. */
-  keepOutcomes: boolean;
-}
-
-/** A cancel request seen between steps: ends the job; `try` does not catch it. */
-class CancelJob extends Error {
-  override name = 'CancelJob';
-}
-
-/** A job past one of its bounds: ends the job failed; `try` does not catch it. */
-class JobLimitReached extends Error {
-  override name = 'JobLimitReached';
-  readonly errorType: string;
-  constructor(errorType: string, message: string) {
-    super(message);
-    this.errorType = errorType;
-  }
-}
-
-/** A step's mock: its output, or the error it fails with. */
-export type StepMock = { output: Value } | { error: { type: string; message: string } };
-
-export interface TestMode {
-  /** Mocks by step: its alias (`as`) or `#<number>`. */
-  mocks: ReadonlyMap<string, StepMock>;
-  /** Whether an unmocked step may reach a system outside Switchboard. */
-  allowExternal: boolean;
-}
-
-/** A failed step, on its way up to the nearest try or to the job. */
-class StepFailure extends Error {
-  override name = 'StepFailure';
-  readonly step: CompiledStep;
-  readonly adapter: string;
-  readonly errorType: string;
-  readonly inner: string | null;
-  constructor(step: CompiledStep, adapter: string, errorType: string, message: string, inner: string | null) {
-    super(message);
-    this.step = step;
-    this.adapter = adapter;
-    this.errorType = errorType;
-    this.inner = inner;
-  }
-}
-
-/** The stop keyword: ends the job, with or without error. Not an error: try does not catch it. */
-class StopJob extends Error {
-  override name = 'StopJob';
-  readonly reason: string | null;
-  readonly step: CompiledStep;
-  constructor(step: CompiledStep, reason: string | null) {
-    super(reason ?? 'stopped');
-    this.step = step;
-    this.reason = reason;
-  }
-}
-
 const MAX_RECORDED_LINES = 5000;
 const MAX_LINE_DATA = 100_000;
 export const MAX_REPEAT_ITERATIONS = 50_000;
 
-class Run {
+export class Run {
   readonly spec: JobSpec;
   readonly outputs = new Map<string, Value>();
   readonly bindings = new Map<string, Value>();
@@ -210,14 +87,11 @@ class Run {
   readonly replay: RecordedOutcome[] | null;
   replayed = 0;
   readonly firstSeq: number;
-  /** Steps started and passes begun so far, against JobLimits.maxSteps. */
-  steps = 0;
-  /** Bytes of `outcomes`, as JSON, against JobLimits.maxReplayBytes. */
-  outcomeBytes = 0;
-  /** When this job last started running on the event loop (performance.now()). */
-  sliceStart = performance.now();
+  /** Steps run, outcome bytes kept and turns on the event loop, against the job's bounds. */
+  readonly meter: JobMeter;
   constructor(spec: JobSpec) {
     this.spec = spec;
+    this.meter = new JobMeter(spec.job);
     const resume = spec.resume;
     this.replay = resume ? [...resume.checkpoint.outcomes, resume.taskOutcome] : null;
     this.firstSeq = resume ? resume.checkpoint.lineCount : 0;
@@ -348,38 +222,14 @@ class Run {
     }
   }
 
-  /**
-   * One more step (or pass of a loop): counted against the job's bound, and when the job has run
-   * for its slice, a wait for its next turn on the event loop (a promise to await; none otherwise).
-   */
+  /** One more step or pass (JobMeter.tick): a promise to await when the job's slice is over. */
   tick(): Promise<void> | undefined {
-    const bounds = this.spec.job;
-    if (!bounds) return undefined;
-    this.steps += 1;
-    if (this.steps > bounds.maxSteps)
-      throw new JobLimitReached(
-        'Step limit',
-        `the job ran ${bounds.maxSteps} steps, the most a job may run (JOB_MAX_STEPS); a loop that never ends?`,
-      );
-    if (performance.now() - this.sliceStart < bounds.turns.sliceMs) return undefined;
-    return bounds.turns.pause().then(() => {
-      this.sliceStart = performance.now();
-    });
+    return this.meter.tick();
   }
 
-  /** Keep a step's outcome for a resume (recipes with workflow tasks only), within the job's bound. */
+  /** Keep a step's outcome for a resume, within the job's bound (JobMeter.keeps). */
   keepOutcome(outcome: RecordedOutcome): void {
-    const bounds = this.spec.job;
-    if (bounds && !bounds.keepOutcomes) return;
-    if (bounds) {
-      this.outcomeBytes += (JSON.stringify(outcome) ?? '').length;
-      if (this.outcomeBytes > bounds.maxReplayBytes)
-        throw new JobLimitReached(
-          'Memory limit',
-          `the outcomes of its steps, kept to resume it after a workflow task, passed ${bounds.maxReplayBytes} bytes (JOB_MAX_REPLAY_BYTES)`,
-        );
-    }
-    this.outcomes.push(outcome);
+    if (this.meter.keeps(outcome)) this.outcomes.push(outcome);
   }
 
   /** Evaluate something a control step needs; its failure is that step's error. */
@@ -396,22 +246,6 @@ class Run {
 
 /** Most distinct `lookup()` calls in the formulas of one step (P). */
 export const MAX_LOOKUPS = 100;
-
-/** A `lookup()` whose row has not been read yet; never leaves `Run.evaluate` except from a trigger filter. */
-class NeedLookup extends Error {
-  override name = 'NeedLookup';
-  readonly key: string;
-  readonly table: string;
-  readonly criteria: Hash;
-  readonly source: 'lookup_table' | 'data_table';
-  constructor(key: string, table: string, criteria: Hash, source: 'lookup_table' | 'data_table') {
-    super('lookup() cannot be used in a trigger filter');
-    this.key = key;
-    this.table = table;
-    this.criteria = criteria;
-    this.source = source;
-  }
-}
 
 function serialise(v: Value): string {
   const text = JSON.stringify(toPlain(v)) ?? 'null';
@@ -723,36 +557,23 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome | JobSuspension>
     }
     const at = new Date(spec.now()).toISOString();
     if (error instanceof EndJob) return done('succeeded', null, null, { kind: error.kind, value: error.value });
-    if (error instanceof JobLimitReached) {
-      return done('failed', `${error.errorType}: ${error.message}`, {
+    // The job's own end (not a step's): the adapter is `workato`, no inner message.
+    const own = (type: string, message: string) =>
+      ({
         adapter: 'workato',
-        error_type: error.errorType,
-        message: error.message,
+        error_type: type,
+        message,
         error_at: at,
         input: '<redacted>',
         inner_message: null,
-      });
-    }
-    if (error instanceof CancelJob) {
-      return done('failed', 'Canceled: the job was canceled', {
-        adapter: 'workato',
-        error_type: 'Canceled',
-        message: 'the job was canceled',
-        error_at: at,
-        input: '<redacted>',
-        inner_message: null,
-      });
-    }
+      }) as const;
+    if (error instanceof JobLimitReached)
+      return done('failed', `${error.errorType}: ${error.message}`, own(error.errorType, error.message));
+    if (error instanceof CancelJob)
+      return done('failed', 'Canceled: the job was canceled', own('Canceled', 'the job was canceled'));
     if (error instanceof StopJob) {
       if (error.reason === null) return done('succeeded', null, null);
-      return done('failed', error.reason, {
-        adapter: 'workato',
-        error_type: 'Stop job',
-        message: error.reason,
-        error_at: at,
-        input: '<redacted>',
-        inner_message: null,
-      });
+      return done('failed', error.reason, own('Stop job', error.reason));
     }
     if (error instanceof StepFailure) {
       return done('failed', `${error.errorType}: ${error.message}`, {
@@ -765,53 +586,10 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome | JobSuspension>
       });
     }
     spec.ctx.log.error({ err: error, recipe_id: spec.recipe.id, job_id: spec.handle }, 'job failed unexpectedly');
-    return done('failed', 'Internal error: the job failed unexpectedly', {
-      adapter: 'workato',
-      error_type: 'Internal error',
-      message: 'the job failed unexpectedly',
-      error_at: at,
-      input: '<redacted>',
-      inner_message: null,
-    });
-  }
-}
-
-/**
- * Whether the trigger's filter lets an event through: true, false, or the error that stopped
- * the filter from being evaluated (20 §4.3; an invalid filter is a trigger error).
- */
-export function filterAccepts(
-  compiled: CompiledRecipe,
-  triggerOutput: Value,
-  options: { now(): number; timeZone: string; formulaLimits: Limits },
-): boolean | { error: string } {
-  const condition = compiled.trigger.condition;
-  if (!condition) return true;
-  const outputs = new Map<string, Value>();
-  if (compiled.trigger.as !== null) outputs.set(compiled.trigger.as, triggerOutput);
-  const run = new Run({
-    ctx: undefined as never,
-    recipe: undefined as never,
-    compiled,
-    handle: '',
-    triggerOutput,
-    jobContext: newHash(),
-    properties: new Map(),
-    timeZone: options.timeZone,
-    formulaLimits: options.formulaLimits,
-    limits: undefined as never,
-    connectionFor: async () => null,
-    sleep: async () => undefined,
-    now: options.now,
-    callRecipe: async () => {
-      throw new StepError('Bad request', 'no calls from a trigger filter');
-    },
-    eventStreams: null,
-  });
-  for (const [k, v] of outputs) run.outputs.set(k, v);
-  try {
-    return testCondition(condition, run.env());
-  } catch (error) {
-    return { error: error instanceof Error ? error.message : 'the filter could not be evaluated' };
+    return done(
+      'failed',
+      'Internal error: the job failed unexpectedly',
+      own('Internal error', 'the job failed unexpectedly'),
+    );
   }
 }

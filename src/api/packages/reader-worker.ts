@@ -9,7 +9,8 @@ import { coerce, type Column, type Stored } from '../data_tables/columns.ts';
 import { CELL_COLUMNS, type Cells } from '../lookup_tables/lookup_tables.store.ts';
 import type { FieldErrors } from '../../errors.ts';
 import { PackageFailure } from './export.ts';
-import { parseEntries, type Entry, type PreparedTestCase } from './import.ts';
+import { parseEntries } from './entries.ts';
+import type { Entry, PreparedTestCase } from './entries.ts';
 import { openZip, ZipError, type OpenZip, type ZipLimits } from './zip.ts';
 
 export type ReaderRequest =

@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { Cells } from '../lookup_tables/lookup_tables.store.ts';
 import type { Column } from '../data_tables/columns.ts';
 import { PackageFailure } from './export.ts';
-import type { Entry } from './import.ts';
+import type { Entry } from './entries.ts';
 import type { DataRecord, ReaderReply, ReaderRequest } from './reader-worker.ts';
 import type { ZipLimits } from './zip.ts';
 

@@ -2,7 +2,7 @@
 // steps are mocked, and what is expected of the job. Checked against the recipe's steps when it
 // is saved; evaluated against the job's lines after a run.
 import type { FieldErrors } from '../../errors.ts';
-import { MAX_EVENT_DEPTH, nestedDeeperThan } from '../../engine/formula/values.ts';
+import { MAX_EVENT_DEPTH, nestedDeeperThan } from '../../recipe/formula/values.ts';
 import { parseCode, stepsOf } from '../export_manifests/references.ts';
 
 export interface MockDoc {

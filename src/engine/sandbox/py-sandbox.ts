@@ -77,6 +77,70 @@ export function installedPythonSnapshotFile(): string {
   return join(modules, '.cache', 'switchboard', snapshotName());
 }
 
+/** Send a step to a worker; its reply, or why there is none (`dead`: the worker must be replaced). */
+async function runOn(slot: Slot, request: PyRequest, timeoutMs: number): Promise<PyReply & { dead?: true }> {
+  const ready = await slot.ready;
+  if ('failed' in ready)
+    return {
+      id: request.id,
+      ok: false,
+      type: 'Code error',
+      message: `the Python sandbox could not start: ${ready.failed}`.slice(0, 500),
+      dead: true,
+    };
+  return new Promise((resolve) => {
+    const soft = setTimeout(() => {
+      Atomics.store(ready.interrupt, 0, 2);
+    }, timeoutMs);
+    const hard = setTimeout(() => {
+      cleanup();
+      resolve({
+        id: request.id,
+        ok: false,
+        type: 'Timeout',
+        message: 'the code ran longer than its time limit',
+        dead: true,
+      });
+    }, timeoutMs + GRACE_MS);
+    const onMessage = (message: PyReply) => {
+      if (message.id !== request.id) return;
+      cleanup();
+      resolve(message);
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      resolve({
+        id: request.id,
+        ok: false,
+        type: 'Code error',
+        message: `the sandbox stopped: ${error.message}`.slice(0, 300),
+        dead: true,
+      });
+    };
+    const onExit = () => {
+      cleanup();
+      resolve({
+        id: request.id,
+        ok: false,
+        type: 'Code error',
+        message: 'the sandbox stopped (it ran out of memory or crashed)',
+        dead: true,
+      });
+    };
+    const cleanup = () => {
+      clearTimeout(soft);
+      clearTimeout(hard);
+      slot.worker.off('message', onMessage);
+      slot.worker.off('error', onError);
+      slot.worker.off('exit', onExit);
+    };
+    slot.worker.on('message', onMessage);
+    slot.worker.on('error', onError);
+    slot.worker.on('exit', onExit);
+    slot.worker.postMessage(request);
+  });
+}
+
 /**
  * `snapshotFiles`: where a loaded interpreter's snapshot may be, in order of preference (the data
  * directory's, then the installation's); the first that can be read is used, and when it does not
@@ -198,69 +262,6 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
       next.resolve(taken);
     }
     keepSpare();
-  }
-
-  async function runOn(slot: Slot, request: PyRequest, timeoutMs: number): Promise<PyReply & { dead?: true }> {
-    const ready = await slot.ready;
-    if ('failed' in ready)
-      return {
-        id: request.id,
-        ok: false,
-        type: 'Code error',
-        message: `the Python sandbox could not start: ${ready.failed}`.slice(0, 500),
-        dead: true,
-      };
-    return new Promise((resolve) => {
-      const soft = setTimeout(() => {
-        Atomics.store(ready.interrupt, 0, 2);
-      }, timeoutMs);
-      const hard = setTimeout(() => {
-        cleanup();
-        resolve({
-          id: request.id,
-          ok: false,
-          type: 'Timeout',
-          message: 'the code ran longer than its time limit',
-          dead: true,
-        });
-      }, timeoutMs + GRACE_MS);
-      const onMessage = (message: PyReply) => {
-        if (message.id !== request.id) return;
-        cleanup();
-        resolve(message);
-      };
-      const onError = (error: Error) => {
-        cleanup();
-        resolve({
-          id: request.id,
-          ok: false,
-          type: 'Code error',
-          message: `the sandbox stopped: ${error.message}`.slice(0, 300),
-          dead: true,
-        });
-      };
-      const onExit = () => {
-        cleanup();
-        resolve({
-          id: request.id,
-          ok: false,
-          type: 'Code error',
-          message: 'the sandbox stopped (it ran out of memory or crashed)',
-          dead: true,
-        });
-      };
-      const cleanup = () => {
-        clearTimeout(soft);
-        clearTimeout(hard);
-        slot.worker.off('message', onMessage);
-        slot.worker.off('error', onError);
-        slot.worker.off('exit', onExit);
-      };
-      slot.worker.on('message', onMessage);
-      slot.worker.on('error', onError);
-      slot.worker.on('exit', onExit);
-      slot.worker.postMessage(request);
-    });
   }
 
   return {
