@@ -328,4 +328,34 @@ describe('POST /api/packages/import/:folder_id: bad input', () => {
       'a folder outside the scope is not found',
     );
   });
+
+  test('a recipe whose code nests 20,000 levels deep: its export fails saying so, and an import of what it holds says why', async () => {
+    const folder = await t.createProject('Deep code');
+    const deep = `{"keyword":"trigger","provider":"workato_webhooks","name":"new_event","block":[${'{"block":['.repeat(20_000)}${']}'.repeat(20_000)}]}`;
+    const created = await t.call('POST', '/api/recipes', {
+      body: { recipe: { name: 'Deep', folder_id: folder.folderId, code: deep } },
+    });
+    assert.equal(created.status, 200, created.text);
+    const manifest = await t.call('POST', '/api/export_manifests', {
+      body: { export_manifest: { name: 'deep', folder_id: folder.folderId, auto_generate_assets: true } },
+    });
+    assert.equal(manifest.status, 201, manifest.text);
+    const started = await t.call('POST', `/api/packages/export/${manifest.body.result.id}`);
+    assert.equal(started.status, 200, started.text);
+    const done = await waitPackage(t, started.body.id);
+    assert.equal(done.status, 'failed', JSON.stringify(done));
+    assert.match(done.error, /the recipe's code nests more than 500 levels deep/);
+    const imported = await importZip(
+      t,
+      folder.folderId,
+      await makeZip({ 'deep.recipe.json': `{"name":"Deep","code":${deep}}` }),
+    );
+    assert.equal(imported.status, 200, imported.text);
+    const failed = await waitPackage(t, imported.body.id);
+    assert.equal(failed.status, 'failed');
+    assert.match(
+      failed.error_parts.join('\n'),
+      /deep\.recipe\.json: nests objects and arrays more than 512 levels deep/,
+    );
+  });
 });
