@@ -333,7 +333,7 @@ describe('py_eval invoke_custom_py_code', () => {
         /Code error: (OverflowError|MemoryError|the code used more memory than its limit)/,
       ],
       [
-        "def main(input):\n    a = []\n    while True:\n        a.append('x' * 1000)",
+        "def main(input):\n    a = []\n    while True:\n        a.append('x' * 100_000)",
         /Code error: the code used more memory than its limit/,
       ],
       [
