@@ -1,9 +1,10 @@
-// Packages in progress when the server dies: a real server process gets SIGKILL right after it
-// acknowledged an import (then an export), and is started again on the same data directory. The
+// Packages in progress when the server dies: a real server process gets SIGKILL once it began an
+// import it acknowledged (then an export), and is started again on the same data directory. The
 // package is never stuck in_progress nor run again (it may be what killed the server): it ends
 // failed, saying so, with nothing of it applied; asked for again, it completes, its data there
 // exactly once.
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
 import { test } from 'node:test';
 import { readZip } from '../src/api/packages/zip.ts';
 import { makeZip, tempDir } from './helpers.ts';
@@ -64,6 +65,31 @@ async function statusOnDisk(dataDir: string, id: number): Promise<string> {
   }
 }
 
+/**
+ * SIGKILL once the server has begun the package (its attempt is counted on disk): a package the
+ * server never began is run after the restart, as it should be, since it cannot have stopped it.
+ */
+async function killOnceBegun(
+  server: { child: ChildProcess; exited: Promise<unknown> },
+  dataDir: string,
+  id: number,
+): Promise<void> {
+  const db = await openServerDatabase(dataDir);
+  try {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const row = (await db.get('select attempts from packages where id = ?', id)) as { attempts: number } | undefined;
+      if ((row?.attempts ?? 0) > 0) break;
+      assert.ok(Date.now() < deadline, `package ${id} was not begun`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    server.child.kill('SIGKILL');
+    await server.exited;
+  } finally {
+    await db.close();
+  }
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function settled(base: string, id: number): Promise<Record<string, any>> {
   const deadline = Date.now() + 30_000;
@@ -98,8 +124,7 @@ test('an import and an export cut by SIGKILL are failed after the restart, not r
 
   // The import: acknowledged, then the server dies before it could have written 50,000 rows.
   const accepted = await importZip(server.base, folder.body.id, zip);
-  server.child.kill('SIGKILL');
-  await server.exited;
+  await killOnceBegun(server, dataDir, accepted.id);
   assert.equal(accepted.status, 'in_progress');
   assert.equal(await statusOnDisk(dataDir, accepted.id), 'in_progress', 'the import was cut while in progress');
 
@@ -153,9 +178,8 @@ test('an import and an export cut by SIGKILL are failed after the restart, not r
   });
   assert.equal(manifest.status, 201);
   const exportStarted = await admin.api(server.base, 'POST', `/api/packages/export/${manifest.body.result.id}`);
-  server.child.kill('SIGKILL');
-  await server.exited;
   assert.equal(exportStarted.status, 200);
+  await killOnceBegun(server, dataDir, exportStarted.body.id);
   assert.equal(
     await statusOnDisk(dataDir, exportStarted.body.id),
     'in_progress',
