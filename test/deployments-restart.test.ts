@@ -70,6 +70,7 @@ test('a deployment killed in the middle ends failed after the restart, nothing o
     'POST',
     `/api/projects/${folder.body.project_id}/deploy?environment_type=test`,
     TOKEN,
+    { include_data: true },
   );
   assert.equal(started.status, 200);
   assert.equal(started.body.state, 'pending');
