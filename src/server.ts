@@ -10,6 +10,7 @@ import { createSecretBox, loadOrCreateSecretKey, type SecretBox } from './crypto
 import { createDb, type DbHandle } from './db/index.ts';
 import { notifierFor } from './db/pg-notifier.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { ADVISORY_LOCKS, whileHoldingLock } from './db/dialect.ts';
 import { createLogger } from './logger.ts';
 import { createEventStreamsListener, type EventStreamsListener } from './http/event-streams-listener.ts';
 import { createServiceContext } from './context.ts';
@@ -37,15 +38,19 @@ export async function prepare(
     logger.info({ file: secret.file }, 'generated a new secret key for credentials at rest; back it up with the data');
   const database = createDb(config);
   try {
-    const applied = await migrateToLatest(database.db, database.dialect);
-    if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
     const secretBox = createSecretBox(secret.key);
     const ctx = createServiceContext({ db: database.db, config, secretBox, log: logger });
     const secrets = ctx.secrets;
-    const firstStart = await prepareFirstWorkspace(ctx, {
-      adminToken: config.adminToken,
-      ...(workspace ? { workspace } : {}),
-    });
+    // Nodes started together on one PostgreSQL database take turns: the first migrates and makes
+    // the workspace (and the admin client), the others find them made.
+    const { applied, firstStart } = await whileHoldingLock(database.db, ADVISORY_LOCKS.startUp, 0, async () => ({
+      applied: await migrateToLatest(database.db, database.dialect),
+      firstStart: await prepareFirstWorkspace(ctx, {
+        adminToken: config.adminToken,
+        ...(workspace ? { workspace } : {}),
+      }),
+    }));
+    if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
     if (firstStart.created)
       logger.info(
         { workspace_id: firstStart.workspace.id },

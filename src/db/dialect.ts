@@ -186,8 +186,40 @@ export function insertFromColumnArrays(
   );
 }
 
-/** Namespaces of transaction-scoped advisory locks (the first key of the two-key form). */
-export const ADVISORY_LOCKS = { recipeClaims: 1 } as const;
+/** Namespaces of advisory locks (the first key of the two-key form). */
+export const ADVISORY_LOCKS = { recipeClaims: 1, startUp: 2 } as const;
+
+/**
+ * Run `work` while holding the lock (`space`, `key`) for this process, waiting for any other
+ * holder first: what nodes starting together must do one at a time (the migrations, the first
+ * workspace). PostgreSQL: a session-level advisory lock (`pg_advisory_lock`) held by a connection
+ * of its own for as long as `work` runs (`work` uses the pool's other connections); a node that
+ * dies holding it releases it with its connection. SQLite: one process owns the file, so `work`
+ * runs at once.
+ */
+export async function whileHoldingLock<T>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+  db: Kysely<any>,
+  space: number,
+  key: number,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (dialectOf(db) !== 'postgres') return work();
+  return db.connection().execute(async (holder) => {
+    await sql`select pg_advisory_lock(${space}::int, ${key}::int)`.execute(holder);
+    const unlock = () => sql`select pg_advisory_unlock(${space}::int, ${key}::int)`.execute(holder);
+    let result: T;
+    try {
+      result = await work();
+    } catch (error) {
+      // The work's error is the one to report; the pool closes with the process that fails.
+      await unlock().catch(() => undefined);
+      throw error;
+    }
+    await unlock();
+    return result;
+  });
+}
 
 /**
  * Take a lock for the rest of the transaction on (`space`, `key`) if no other transaction holds
