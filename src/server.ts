@@ -1,6 +1,7 @@
 // The running server: loadConfig -> createDb -> migrate -> first start -> buildApp -> listen (PORT,
 // and EVENT_STREAMS_PORT when set), and a graceful shutdown on SIGTERM/SIGINT (stop accepting on
-// both, finish in-flight requests, close the database).
+// both, finish in-flight requests and running jobs within SHUTDOWN_TIMEOUT_MS, record the jobs,
+// then close the database).
 import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -97,21 +98,22 @@ export async function startServer(config: Config, options: { out?: Writable } = 
     if (shutdown.closing) reply.header('connection', 'close');
     done(null, payload);
   });
-  app.addHook('onClose', async () => {
+  // The database (and the notifier's connection) close after the app: once its requests are
+  // answered and its running jobs recorded (buildApp's close hooks), never under them.
+  const closeAll = async () => {
+    await app.close();
     await notifications.close();
     await database.db.destroy();
-  });
-  // Registered after the database's onClose hook, so (onClose hooks run last-in first-out) the app
-  // waits for this listener's requests before it closes the database.
+  };
   const eventStreams =
     config.eventStreamsPort === undefined
       ? undefined
       : createEventStreamsListener(app, { host: config.host, port: config.eventStreamsPort });
-  await listenOrExplain(app, 'PORT', config.port, config.host, () =>
+  await listenOrExplain(closeAll, 'PORT', config.port, config.host, () =>
     app.listen({ port: config.port, host: config.host }),
   );
   if (eventStreams) {
-    const urls = await listenOrExplain(app, 'EVENT_STREAMS_PORT', eventStreams.port, config.host, () =>
+    const urls = await listenOrExplain(closeAll, 'EVENT_STREAMS_PORT', eventStreams.port, config.host, () =>
       eventStreams.listen(),
     );
     for (const url of urls) logger.info(`Event streams listening at ${url}`);
@@ -123,13 +125,13 @@ export async function startServer(config: Config, options: { out?: Writable } = 
   if (firstStart.printableToken) printAdminToken(options.out ?? process.stdout, firstStart.printableToken, config);
   // Rows of lookup tables deleted before a restart, if their purge was cut short.
   startPurge({ db: database.db, log: logger });
-  installShutdown(app, config, logger, shutdown, eventStreams);
+  installShutdown(app, closeAll, config, logger, shutdown, eventStreams);
   return app;
 }
 
 /** Runs a listen; a port that cannot be bound closes the app (and the database) and becomes a ListenError. */
 async function listenOrExplain<T>(
-  app: FastifyInstance,
+  closeAll: () => Promise<void>,
   setting: string,
   port: number,
   host: string,
@@ -147,7 +149,7 @@ async function listenOrExplain<T>(
           : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
             ? `HOST ${host} is not an address of this machine`
             : undefined;
-    await app.close();
+    await closeAll();
     if (reason === undefined) throw error;
     throw new ListenError(`cannot listen (${setting}): ${reason}`);
   }
@@ -155,6 +157,7 @@ async function listenOrExplain<T>(
 
 function installShutdown(
   app: FastifyInstance,
+  closeAll: () => Promise<void>,
   config: Config,
   logger: Logger,
   state: { closing: boolean },
@@ -163,14 +166,14 @@ function installShutdown(
   const shutdown = (signal: string) => {
     if (state.closing) return;
     state.closing = true;
-    logger.info({ signal }, 'shutting down: no new requests, finishing those in flight');
+    logger.info({ signal }, 'shutting down: no new requests or jobs, finishing those in flight');
     const force = setTimeout(() => {
       logger.warn('shutdown timeout reached: closing remaining connections');
       app.server.closeAllConnections();
       eventStreams?.closeAllConnections();
     }, config.shutdownTimeoutMs);
     force.unref();
-    app.close().then(
+    closeAll().then(
       () => {
         logger.info('shutdown complete');
         process.exitCode = 0;

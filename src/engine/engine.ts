@@ -325,7 +325,6 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       offDeleted();
       offRunning();
       offEverything();
-      await stopHeartbeat();
       await subscriptions.close();
       await polls.close();
       queue.stopPolling();
@@ -345,6 +344,9 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
         Promise.allSettled([...queue.running]),
         new Promise<void>((resolve) => setTimeout(resolve, 1000).unref()),
       ]);
+      // Only now: until their ends are recorded, this node's running jobs keep their claims
+      // renewed, so another node does not take them for a dead node's and fail them Interrupted.
+      await stopHeartbeat();
       await Promise.all([sandboxes.js.close(), sandboxes.py.close()]);
     },
     validate: (row) => validateRecipe({ db: ctx.db, cache, formulas: settings }, row),
