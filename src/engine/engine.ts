@@ -362,6 +362,12 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     recipeStopped(recipeId) {
       cache.forget(recipeId);
       disarmTrigger(recipeId);
+      // A polling trigger's turn goes with the stop: the next start polls at once.
+      polls
+        .stopped(recipeId)
+        .catch((error: unknown) =>
+          ctx.log.warn({ err: error, recipe_id: recipeId }, "could not forget a stopped recipe's polling turn"),
+        );
       ctx.notifier.publish('recipe.running_changed', { recipeId, running: false, origin });
       events.emit('recipe.stopped', { recipeId });
     },

@@ -1,11 +1,14 @@
 // Two engines (two nodes) taking jobs from one PostgreSQL database: a recipe's concurrency holds
 // across them, every job runs once, and a running job whose node stopped renewing its claim is
-// failed Interrupted by the other node once the claim has expired. PostgreSQL only: on SQLite one
+// failed Interrupted by the other node once the claim has expired. Three engines polling one
+// polling trigger: one poll per interval across them. PostgreSQL only: on SQLite one
 // process owns the database and counts its recipes' running jobs itself.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
-import { action, webhookRecipe } from '../../test/recipes.ts';
+import { action, createRecipe, numbered, startRecipe, webhookRecipe } from '../../test/recipes.ts';
 import { postgresOnly } from '../../test/test-database.ts';
 import { findRecipeById } from '../api/recipes/recipes.store.ts';
 import { insertJob, newJobHandle } from '../api/jobs/jobs.store.ts';
@@ -133,5 +136,74 @@ describe('jobs on two nodes sharing the database', { skip: postgresOnly('row loc
       'counted once, though both nodes looked',
     );
     await t.ctx.db.deleteFrom('jobs').where('handle', '=', liveHandle).execute();
+  });
+});
+
+describe('a polling trigger on three nodes sharing the database', { skip: postgresOnly('turns between nodes') }, () => {
+  const INTERVAL_MS = 500;
+  let t: TestApp;
+  const others: RecipeEngine[] = [];
+  const requests: number[] = [];
+  const upstream = createServer((_req, res) => {
+    requests.push(Date.now());
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify([{ id: 1 }, { id: 2 }]));
+  });
+  before(async () => {
+    t = await createTestApp({ engine: { triggerPollMs: INTERVAL_MS } });
+    for (let n = 0; n < 2; n++) {
+      const ctx = createServiceContext({
+        db: t.ctx.db,
+        config: t.ctx.config,
+        secretBox: t.ctx.secretBox,
+        log: t.ctx.log,
+        notifier: t.ctx.notifier,
+      });
+      const engine = createEngine(ctx, { pollMs: 50, triggerPollMs: INTERVAL_MS });
+      await engine.start();
+      others.push(engine);
+    }
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  });
+  after(async () => {
+    for (const engine of others) await engine.close(1000);
+    await t.close();
+    upstream.closeAllConnections();
+    await new Promise((resolve) => upstream.close(resolve));
+  });
+
+  test('the URL is asked once per interval across the nodes, and each record is one job', async () => {
+    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/items`;
+    const id = await createRecipe(
+      t,
+      numbered({
+        keyword: 'trigger',
+        provider: 'rest',
+        name: 'new_poll_event',
+        as: 'poll',
+        input: { request: { method: 'GET', url }, cursor_field: 'id' },
+        block: [],
+      }),
+    );
+    // Started on the first node; the others arm it from the notification, each at its own time.
+    await startRecipe(t, id);
+    const deadline = Date.now() + 30_000;
+    while (requests.length < 8) {
+      assert.ok(Date.now() < deadline, `eight polls within 30 s (${requests.length})`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await t.call('PUT', `/api/recipes/${id}/stop`);
+    // Turns start at least an interval apart; a request leaves its node some time after its turn
+    // started (up to `late`, generous on a loaded machine), so n polls span at least
+    // (n - 1) intervals less `late`. Three nodes each polling every interval would make about
+    // three times as many.
+    const late = 1000;
+    const spanMs = requests[7]! - requests[0]!;
+    assert.ok(
+      spanMs + late >= 7 * INTERVAL_MS,
+      `8 polls within ${spanMs} ms: more than one per interval of ${INTERVAL_MS} ms across the nodes`,
+    );
+    const jobs = await t.ctx.db.selectFrom('jobs').select('trigger_output').where('recipe_id', '=', id).execute();
+    assert.deepEqual(jobs.map((job) => JSON.parse(job.trigger_output).id).sort(), [1, 2], 'each record once');
   });
 });
