@@ -252,6 +252,18 @@ export function isUniqueViolation(error: unknown): boolean {
   return e.code === '23505';
 }
 
+/**
+ * True when the database gave up a transaction because of other transactions, and the same
+ * transaction run again may succeed: PostgreSQL's deadlock (SQLSTATE 40P01, one transaction of a
+ * cycle of row locks is cancelled) and serialization failure (40001). Never on SQLite: its one
+ * connection runs one transaction at a time.
+ */
+export function isRetryableConflict(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === '40P01' || code === '40001';
+}
+
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
 const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 

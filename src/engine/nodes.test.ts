@@ -11,7 +11,7 @@ import { createTestApp, type TestApp } from '../../test/helpers.ts';
 import { action, createRecipe, numbered, startRecipe, webhookRecipe } from '../../test/recipes.ts';
 import { postgresOnly } from '../../test/test-database.ts';
 import { findRecipeById } from '../api/recipes/recipes.store.ts';
-import { insertJob, newJobHandle } from '../api/jobs/jobs.store.ts';
+import { insertJob, newJobHandle, renewJobLeases } from '../api/jobs/jobs.store.ts';
 import { createServiceContext } from '../context.ts';
 import { toStored } from '../time.ts';
 import { createEngine, type RecipeEngine } from './engine.ts';
@@ -136,6 +136,116 @@ describe('jobs on two nodes sharing the database', { skip: postgresOnly('row loc
       'counted once, though both nodes looked',
     );
     await t.ctx.db.deleteFrom('jobs').where('handle', '=', liveHandle).execute();
+  });
+
+  test(
+    'a renewal of the claims skips a job whose end is being recorded instead of waiting for it',
+    { timeout: 30_000 },
+    async () => {
+      const { id } = await webhookRecipe(t, [action('clock', 'wait_for_interval', 'pause', { interval: '0.01' })]);
+      const stamp = toStored(new Date());
+      const claim = (handle: string) =>
+        insertJob(t.ctx.db, {
+          recipe_id: id,
+          handle,
+          status: 'running',
+          title: 'claimed',
+          trigger_output: '{}',
+          error: null,
+          error_parts: null,
+          is_poll_error: 0,
+          is_repeat: 0,
+          is_test: 0,
+          master_job_handle: null,
+          calling_recipe_id: null,
+          calling_job_handle: null,
+          root_recipe_id: null,
+          root_job_handle: null,
+          task_count: 0,
+          created_at: stamp,
+          started_at: stamp,
+          completed_at: null,
+          claimed_by: 'renewing-node/3/0',
+          lease_expires_at: stamp,
+        });
+      const ending = await claim(newJobHandle());
+      const running = await claim(newJobHandle());
+      const later = toStored(new Date(Date.now() + 60_000));
+      // The end of one job holds its row while the renewal runs: it renews the other and returns.
+      await t.ctx.db.transaction().execute(async (trx) => {
+        await trx.updateTable('jobs').set({ status: 'succeeded' }).where('id', '=', ending).execute();
+        await renewJobLeases(t.ctx.db, 'renewing-node/3/0', later);
+      });
+      const leases = await t.ctx.db
+        .selectFrom('jobs')
+        .select(['id', 'lease_expires_at'])
+        .where('id', 'in', [ending, running])
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        leases.map((job) => job.lease_expires_at),
+        [stamp, later],
+      );
+    },
+  );
+});
+
+describe('job ends and lookup-table writes on two nodes', { skip: postgresOnly('row locks between nodes') }, () => {
+  let t: TestApp;
+  let other: RecipeEngine;
+  before(async () => {
+    t = await createTestApp({ engine: { leaseMs: 30_000, workers: 8 } });
+    const ctx = createServiceContext({
+      db: t.ctx.db,
+      config: t.ctx.config,
+      secretBox: t.ctx.secretBox,
+      log: t.ctx.log,
+      notifier: t.ctx.notifier,
+    });
+    other = createEngine(ctx, { pollMs: 50, workers: 8 });
+    await other.start();
+  });
+  after(async () => {
+    await other.close(1000);
+    await t.close();
+  });
+
+  test('jobs ending on both nodes while their steps write one lookup table: every job ends, none left running', async () => {
+    const table = await t.call('POST', '/api/lookup_tables', {
+      body: { name: 'Written by both nodes', schema: [{ label: 'n' }] },
+    });
+    assert.equal(table.status, 200, table.text);
+    const add = (as: string) =>
+      action('lookup_table', 'add_entry', as, {
+        lookup_table_id: String(table.body.id),
+        parameters: {
+          col1: `#{_dp('{"pill_type":"output","provider":"workato_webhooks","line":"hook","path":["n"]}')}`,
+        },
+      });
+    const { id, path } = await webhookRecipe(t, [add('first'), add('second')], { concurrency: 10 });
+    const JOBS = 300;
+    await Promise.all(
+      Array.from({ length: JOBS }, async (_, n) => {
+        const res = await t.app.inject({ method: 'POST', url: path, payload: { n } });
+        assert.equal(res.statusCode, 200);
+        other.kick();
+      }),
+    );
+    await t.engine.idle(60_000);
+    await other.idle(60_000);
+    const statuses = await t.ctx.db
+      .selectFrom('jobs')
+      .select(['status', 'error'])
+      .where('recipe_id', '=', id)
+      .execute();
+    assert.deepEqual(
+      statuses.filter((job) => job.status !== 'succeeded'),
+      [],
+      'every job succeeded: none left running or failed by a deadlock',
+    );
+    assert.equal(statuses.length, JOBS);
+    const rows = await t.call('GET', `/api/lookup_tables/${table.body.id}/rows?per_page=1`);
+    assert.equal(rows.status, 200);
   });
 });
 

@@ -7,6 +7,7 @@
 // the new one; a node that finds the closure moved (or its own firing early) fires nothing and
 // arms the tick that follows the stored firing. So a tick fires once whatever the number of nodes.
 import type { ServiceContext } from '../context.ts';
+import { retryingConflicts } from '../db/conflict-retry.ts';
 import type { RecipeRow } from '../db/types.ts';
 import { findRecipeById, findTriggerClosure, recordScheduleFiring } from '../api/recipes/recipes.store.ts';
 import { nextFireTime, scheduleOf, type Schedule } from './connectors/clock.ts';
@@ -138,24 +139,26 @@ export class Schedules {
           ['scheduled_time', new Date(firedAt).toISOString()],
           ['timezone', state.schedule.zone],
         ]);
-        const stored = await ctx.db.transaction().execute(async (trx) => {
-          const current = await findTriggerClosure(trx, row.id);
-          if (!current || current.running !== 1) return SKIPPED;
-          // Another node fired this tick already, or this node's firing comes before the tick
-          // that follows the stored one (it armed the schedule from a time of its own).
-          const last = lastFiredOf(current.trigger_closure);
-          if (last !== null && firedAt < dueAfter(state.schedule, last)) return SKIPPED;
-          if (
-            !(await recordScheduleFiring(
-              trx,
-              row.id,
-              current.trigger_closure,
-              JSON.stringify({ last_fired_at: new Date(firedAt).toISOString() }),
-            ))
-          )
-            return SKIPPED;
-          return queue.storeJob(trx, row, event, {});
-        });
+        const stored = await retryingConflicts(() =>
+          ctx.db.transaction().execute(async (trx) => {
+            const current = await findTriggerClosure(trx, row.id);
+            if (!current || current.running !== 1) return SKIPPED;
+            // Another node fired this tick already, or this node's firing comes before the tick
+            // that follows the stored one (it armed the schedule from a time of its own).
+            const last = lastFiredOf(current.trigger_closure);
+            if (last !== null && firedAt < dueAfter(state.schedule, last)) return SKIPPED;
+            if (
+              !(await recordScheduleFiring(
+                trx,
+                row.id,
+                current.trigger_closure,
+                JSON.stringify({ last_fired_at: new Date(firedAt).toISOString() }),
+              ))
+            )
+              return SKIPPED;
+            return queue.storeJob(trx, row, event, {});
+          }),
+        );
         if (stored === SKIPPED) {
           // Line up with the firing stored by whichever node made it.
           const fresh = await findTriggerClosure(ctx.db, recipeId);
