@@ -219,7 +219,7 @@ describe('job ends and lookup-table writes on two nodes', { skip: postgresOnly('
       action('lookup_table', 'add_entry', as, {
         lookup_table_id: String(table.body.id),
         parameters: {
-          col1: `#{_dp('{"pill_type":"output","provider":"workato_webhooks","line":"hook","path":["n"]}')}`,
+          col1: `#{_dp('{"pill_type":"output","provider":"workato_webhooks","line":"hook","path":["payload","n"]}')}`,
         },
       });
     const { id, path } = await webhookRecipe(t, [add('first'), add('second')], { concurrency: 10 });
@@ -244,8 +244,18 @@ describe('job ends and lookup-table writes on two nodes', { skip: postgresOnly('
       'every job succeeded: none left running or failed by a deadlock',
     );
     assert.equal(statuses.length, JOBS);
-    const rows = await t.call('GET', `/api/lookup_tables/${table.body.id}/rows?per_page=1`);
-    assert.equal(rows.status, 200);
+    const rows = await t.ctx.db
+      .selectFrom('lookup_table_rows')
+      .select('col1')
+      .where('table_id', '=', table.body.id)
+      .execute();
+    const written = new Map<string, number>();
+    for (const row of rows) written.set(String(row.col1), (written.get(String(row.col1)) ?? 0) + 1);
+    assert.equal(written.size, JOBS, "every job's rows are there");
+    assert.ok(
+      [...written.values()].every((n) => n === 2),
+      'each job wrote its two rows once',
+    );
   });
 });
 
