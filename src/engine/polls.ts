@@ -132,10 +132,11 @@ export class Polls {
    */
   #timed(recipeId: number, armed: Armed): void {
     const { ctx, settings, lifecycle } = this.#deps;
+    // Turns are counted in the time the timers keep (the machine's), whatever the engine's clock.
     const task = (async () => {
-      let wakeAt = settings.now() + settings.triggerPollMs;
+      let wakeAt = Date.now() + settings.triggerPollMs;
       try {
-        const now = settings.now();
+        const now = Date.now();
         const turn = await takeTurn(
           ctx.db,
           turnOf(recipeId),
@@ -152,7 +153,7 @@ export class Polls {
       // A timer waits 2^31 - 1 ms at most (TRIGGER_POLL_SECONDS goes up to 30 days): longer waits go in steps.
       const sleep = () => {
         if (this.#armed.get(recipeId) !== armed || lifecycle.closing) return;
-        const delay = Math.max(0, wakeAt - settings.now());
+        const delay = Math.max(0, wakeAt - Date.now());
         armed.timer =
           delay > MAX_TIMER_MS
             ? setTimeout(sleep, MAX_TIMER_MS)

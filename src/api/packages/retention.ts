@@ -9,7 +9,7 @@ import { createPeriodicSweep, type PeriodicSweep } from '../../periodic-sweep.ts
 import { toStored } from '../../time.ts';
 
 export function createPackageRetentionSweeper(
-  ctx: Pick<ServiceContext, 'db' | 'clock' | 'log'>,
+  ctx: Pick<ServiceContext, 'db' | 'clock' | 'log' | 'nodeId'>,
   options: { intervalMs: number; retentionMs: number; batchSize?: number },
 ): PeriodicSweep {
   const batch = options.batchSize ?? 50;
@@ -78,5 +78,6 @@ export function createPackageRetentionSweeper(
     intervalMs: options.intervalMs,
     log: ctx.log,
     run: sweepOnce,
+    turns: { db: ctx.db, nodeId: ctx.nodeId },
   });
 }
