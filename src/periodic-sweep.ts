@@ -6,7 +6,7 @@
 // interval, the others skip theirs, rather than every node deleting the same rows at once.
 import type { Logger } from 'pino';
 import type { Db } from './db/types.ts';
-import { takeTurn } from './leases.ts';
+import { takeTurn } from './leases.store.ts';
 import { toStored } from './time.ts';
 
 export interface PeriodicSweep {

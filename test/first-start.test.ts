@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
-import { hashToken } from '../src/api/developer_api_clients/credentials.ts';
+import { hashToken } from '../src/auth/credentials.ts';
 import { prepare, type Prepared } from '../src/server.ts';
 import { createLogger } from '../src/logger.ts';
 import { tempDir } from './helpers.ts';

@@ -11,7 +11,7 @@ import { createTestApp, type TestApp } from '../../test/helpers.ts';
 import { action, createRecipe, numbered, startRecipe, webhookRecipe } from '../../test/recipes.ts';
 import { postgresOnly } from '../../test/test-database.ts';
 import { findRecipeById } from '../api/recipes/recipes.store.ts';
-import { insertJob, newJobHandle, renewJobLeases } from '../api/jobs/jobs.store.ts';
+import { insertJob, newJobHandle, renewJobLeases } from '../api/jobs/queue.store.ts';
 import { createServiceContext } from '../context.ts';
 import { toStored } from '../time.ts';
 import { createEngine, type RecipeEngine } from './engine.ts';
