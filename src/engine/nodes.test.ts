@@ -307,21 +307,22 @@ describe('a polling trigger on three nodes sharing the database', { skip: postgr
     );
     // Started on the first node; the others arm it from the notification, each at its own time.
     await startRecipe(t, id);
-    const deadline = Date.now() + 30_000;
-    while (requests.length < 8) {
-      assert.ok(Date.now() < deadline, `eight polls within 30 s (${requests.length})`);
+    const POLLS = 16;
+    const deadline = Date.now() + 60_000;
+    while (requests.length < POLLS) {
+      assert.ok(Date.now() < deadline, `${POLLS} polls within 60 s (${requests.length})`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await t.call('PUT', `/api/recipes/${id}/stop`);
     // Turns start at least an interval apart; a request leaves its node some time after its turn
-    // started (up to `late`, generous on a loaded machine), so n polls span at least
-    // (n - 1) intervals less `late`. Three nodes each polling every interval would make about
-    // three times as many.
-    const late = 1000;
-    const spanMs = requests[7]! - requests[0]!;
+    // started (up to `late`, generous for a loaded machine), so n polls span at least (n - 1)
+    // intervals less `late`. Three nodes each polling every interval would span about a third of
+    // that, well below it.
+    const late = 3000;
+    const spanMs = requests[POLLS - 1]! - requests[0]!;
     assert.ok(
-      spanMs + late >= 7 * INTERVAL_MS,
-      `8 polls within ${spanMs} ms: more than one per interval of ${INTERVAL_MS} ms across the nodes`,
+      spanMs + late >= (POLLS - 1) * INTERVAL_MS,
+      `${POLLS} polls within ${spanMs} ms: more than one per interval of ${INTERVAL_MS} ms across the nodes`,
     );
     const jobs = await t.ctx.db.selectFrom('jobs').select('trigger_output').where('recipe_id', '=', id).execute();
     assert.deepEqual(jobs.map((job) => JSON.parse(job.trigger_output).id).sort(), [1, 2], 'each record once');
