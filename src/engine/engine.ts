@@ -19,7 +19,13 @@ import type { Hash } from './formula/values.ts';
 import { BACKLOG_RETRY_AFTER_SECONDS } from './backlog.ts';
 import { BACKLOG_FULL, JobQueue, type EnqueueMeta, type Lifecycle } from './queue.ts';
 import { RecipeCache } from './recipe-cache.ts';
-import { callRecipe, receiveApiRequest, type ApiCallOutcome, type RecipeCallDeps } from './recipe-calls.ts';
+import {
+  callRecipe,
+  receiveApiRequest,
+  waitForCalledJobs,
+  type ApiCallOutcome,
+  type RecipeCallDeps,
+} from './recipe-calls.ts';
 import { recoverInterruptedJobs, startJobHeartbeat } from './recovery.ts';
 import { JobRunner } from './run-job.ts';
 import { createJsSandbox } from './sandbox/js-sandbox.ts';
@@ -130,6 +136,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     events,
     shutdown: shutdown.signal,
     callRecipe: (caller, job, flow, parameters, wait) => callRecipe(calls, caller, job, flow, parameters, wait),
+    waitForCalls: (job, timeoutMs, sleep) => waitForCalledJobs(calls, job, timeoutMs, sleep),
     settle: (handle, outcome) => {
       cancelRequests.delete(handle);
       queue.settle(handle, outcome);

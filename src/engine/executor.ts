@@ -105,6 +105,7 @@ export interface JobSpec {
   connectionFor(provider: string): Promise<ConnectionValues | null>;
   sleep(ms: number): Promise<void>;
   callRecipe: StepContext['callRecipe'];
+  waitForCalls?: StepContext['waitForCalls'];
   eventStreams: StepContext['eventStreams'];
   /** Milliseconds since the epoch (the injected clock). */
   now(): number;
@@ -383,6 +384,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       connection: () => run.spec.connectionFor(adapter),
       sleep: run.spec.sleep,
       callRecipe: run.spec.callRecipe,
+      ...(run.spec.waitForCalls ? { waitForCalls: run.spec.waitForCalls } : {}),
       limits: run.spec.limits,
       eventStreams: run.spec.eventStreams,
       ...(run.spec.sandboxes ? { sandboxes: run.spec.sandboxes } : {}),

@@ -3,10 +3,22 @@
 import type { Db, JobRow, RecipeRow } from '../db/types.ts';
 import { findFolderNames } from '../api/folders/folders.store.ts';
 import { findRecipeById, findRecipeInEnvironment, findRecipesByName } from '../api/recipes/recipes.store.ts';
-import { StepError, type CallOutcome, type EngineLimits } from './connectors/types.ts';
+import { jobsCalledBy } from '../api/jobs/jobs.store.ts';
+import { StepError, type CalledJob, type CallOutcome, type EngineLimits } from './connectors/types.ts';
 import { toPlain, isHash, newHash, type Hash, type Value } from './formula/values.ts';
 import { BACKLOG_RETRY_AFTER_SECONDS } from './backlog.ts';
 import type { EnqueueMeta, JobQueue } from './queue.ts';
+
+/** Providers whose trigger makes a recipe callable: recipe functions, and the older callable recipes. */
+export const CALLABLE_PROVIDERS: ReadonlySet<string> = new Set(['workato_recipe_function', 'workato_service']);
+
+/** Whether a step calls another recipe (its flow_id names a callable recipe). */
+export function isRecipeCall(provider: string | null, name: string | null): boolean {
+  return (
+    (provider === 'workato_recipe_function' && (name === 'call_recipe' || name === 'call_recipe_async')) ||
+    (provider === 'workato_service' && (name === 'call_service' || name === 'call_service_async'))
+  );
+}
 
 /** What the gateway gets for a call of a recipe-backed endpoint. */
 export type ApiCallOutcome =
@@ -59,7 +71,7 @@ export async function callRecipe(
       'Bad request',
       `the recipe function ${JSON.stringify(toPlain(flow)).slice(0, 120)} does not exist in this environment`,
     );
-  if (target.trigger_application !== 'workato_recipe_function')
+  if (!CALLABLE_PROVIDERS.has(target.trigger_application ?? ''))
     throw new StepError('Bad request', `recipe ${target.id} is not a recipe function`);
   if (target.running !== 1) throw new StepError('Bad request', `the recipe function "${target.name}" is not running`);
   const event = newHash([
@@ -95,6 +107,47 @@ export async function callRecipe(
   } finally {
     queue.retakeWorkerSlot();
   }
+}
+
+const MAX_CALLED_JOBS = 1000;
+const CALL_POLL_MS = 100;
+
+/**
+ * Wait until every job `job` started (its recipe function calls, sync and async) has ended, or the
+ * timeout passed; the jobs as they are then. The jobs are read from the database, so they may run
+ * on any node; the waiting job gives up its worker slot meanwhile, as a synchronous call does.
+ */
+export async function waitForCalledJobs(
+  deps: RecipeCallDeps,
+  job: JobRow,
+  timeoutMs: number,
+  sleep: (ms: number) => Promise<void>,
+): Promise<CalledJob[]> {
+  const deadline = Date.now() + timeoutMs;
+  const read = async () =>
+    (await jobsCalledBy(deps.db, job.handle, MAX_CALLED_JOBS)).map((r): CalledJob => ({
+      jobId: r.handle,
+      recipeId: r.recipe_id,
+      status: r.status,
+      error: r.error,
+    }));
+  let jobs = await read();
+  if (!jobs.some(isPending)) return jobs;
+  deps.queue.releaseWorkerSlot();
+  deps.queue.kick();
+  try {
+    while (jobs.some(isPending) && Date.now() < deadline) {
+      await sleep(Math.max(1, Math.min(CALL_POLL_MS, deadline - Date.now())));
+      jobs = await read();
+    }
+    return jobs;
+  } finally {
+    deps.queue.retakeWorkerSlot();
+  }
+}
+
+function isPending(j: CalledJob): boolean {
+  return j.status === 'queued' || j.status === 'running' || j.status === 'waiting';
 }
 
 export async function receiveApiRequest(

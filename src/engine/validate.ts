@@ -12,7 +12,7 @@ import { Budget } from './formula/env.ts';
 import { toPlain, isHash, newHash, type Hash, type Value } from './formula/values.ts';
 import { evaluateInput } from './inputs.ts';
 import type { RecipeCache } from './recipe-cache.ts';
-import { resolveFlow } from './recipe-calls.ts';
+import { CALLABLE_PROVIDERS, isRecipeCall, resolveFlow } from './recipe-calls.ts';
 import type { FormulaSettings } from './settings.ts';
 
 export interface Validation {
@@ -66,12 +66,7 @@ export async function validateRecipe(deps: ValidationDeps, row: RecipeRow): Prom
   }
   // Calls of recipe functions named literally must name a recipe function of this environment.
   for (const step of recipe.steps.values()) {
-    if (
-      step.provider !== 'workato_recipe_function' ||
-      (step.name !== 'call_recipe' && step.name !== 'call_recipe_async') ||
-      step.input.k !== 'object'
-    )
-      continue;
+    if (!isRecipeCall(step.provider, step.name) || step.input.k !== 'object') continue;
     const entry = step.input.entries.find(([key]) => key === 'flow_id');
     if (!entry) continue;
     let flow: Value;
@@ -85,10 +80,17 @@ export async function validateRecipe(deps: ValidationDeps, row: RecipeRow): Prom
       isHash(flow) && typeof flow.name === 'string' ? flow.name : JSON.stringify(toPlain(flow)).slice(0, 100);
     if (!target)
       extra.push([step.number, [['Recipe', label, 'does not name a recipe of this environment', 'flow_id']]]);
-    else if (target.trigger_application !== 'workato_recipe_function')
+    else if (!CALLABLE_PROVIDERS.has(target.trigger_application ?? ''))
       extra.push([
         step.number,
-        [['Recipe', label, 'is not a recipe function (its trigger is not workato_recipe_function/execute)', 'flow_id']],
+        [
+          [
+            'Recipe',
+            label,
+            'is not a recipe function (its trigger is not workato_recipe_function/execute nor workato_service/receive_request)',
+            'flow_id',
+          ],
+        ],
       ]);
   }
   // Trigger inputs are read once when the recipe starts: they must be literal.

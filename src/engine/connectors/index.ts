@@ -19,6 +19,7 @@ import { workatoTemplate } from './workato_template.ts';
 import { workatoSmartList } from './workato_smart_list.ts';
 import { workatoDbTable } from './workato_db_table.ts';
 import { workatoFiles } from './workato_files.ts';
+import { workatoService } from './workato_service.ts';
 
 export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, Connector>, {
@@ -42,5 +43,6 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     workato_smart_list: workatoSmartList,
     workato_db_table: workatoDbTable,
     workato_files: workatoFiles,
+    workato_service: workatoService,
   }),
 );

@@ -73,6 +73,14 @@ export class SuspendJob extends Error {
   }
 }
 
+/** A job another job started (a recipe function call), as `wait_for_async_jobs` reports it. */
+export interface CalledJob {
+  jobId: string;
+  recipeId: number;
+  status: 'queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled';
+  error: string | null;
+}
+
 /** What a synchronous recipe-function call gives back. */
 export interface CallOutcome {
   recipeId: number;
@@ -100,6 +108,11 @@ export interface StepContext {
   sleep(ms: number): Promise<void>;
   /** Run a job of the recipe function `flow` (an id or a {name, folder} reference) with these parameters. */
   callRecipe(flow: Value, parameters: Value, wait: boolean): Promise<CallOutcome>;
+  /**
+   * Wait (holding no worker) until every job this job started has ended, or `timeoutMs` passed;
+   * the jobs as they are then. Absent where a job cannot wait (a trigger filter).
+   */
+  waitForCalls?(timeoutMs: number): Promise<CalledJob[]>;
   readonly limits: EngineLimits;
   /** The event streams runtime (topics, group-commit publisher) of this process, when there is one. */
   readonly eventStreams: EventStreamsRuntime | null;
