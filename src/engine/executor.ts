@@ -405,7 +405,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       if ('error' in mock) throw new StepError(mock.error.type, mock.error.message);
       output = mock.output;
     } else {
-      if (test && !test.allowExternal && (step.connector?.reachesOutside ?? true)) {
+      if (test && !test.allowExternal && (action?.reachesOutside ?? step.connector?.reachesOutside ?? true)) {
         throw new StepError(
           'Test error',
           `step ${step.number} (${adapter}: ${operation}) would reach a system outside Switchboard: mock it, or set allow_external`,

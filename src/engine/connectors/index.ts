@@ -20,6 +20,8 @@ import { workatoSmartList } from './workato_smart_list.ts';
 import { workatoDbTable } from './workato_db_table.ts';
 import { workatoFiles } from './workato_files.ts';
 import { workatoService } from './workato_service.ts';
+import { utility } from './utility.ts';
+import { fileConnector } from './file_connector.ts';
 
 export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, Connector>, {
@@ -44,5 +46,7 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     workato_db_table: workatoDbTable,
     workato_files: workatoFiles,
     workato_service: workatoService,
+    utility,
+    file_connector: fileConnector,
   }),
 );

@@ -143,6 +143,8 @@ export interface EngineLimits {
 export interface ActionDef {
   title: string;
   required?: RequiredField[];
+  /** This action reaches outside Switchboard while its connector's others do not (a download): a test case mocks it. */
+  reachesOutside?: boolean;
   /** A task is counted for each run of a task action (control flow is free). */
   run(input: Hash, sc: StepContext): Promise<Value> | Value;
 }
