@@ -8,7 +8,7 @@ import type { ServiceContext } from '../context.ts';
 import type { JobRow, RecipeRow } from '../db/types.ts';
 import { countFailedJob, findRecipeById, listRunningRecipeIds } from '../api/recipes/recipes.store.ts';
 import { cancelQueuedJob, countQueued, findJobById, insertJob, newJobHandle } from '../api/jobs/jobs.store.ts';
-import { fromPlain } from './formula/values.ts';
+import { fromPlain, hashGet, isHash } from './formula/values.ts';
 import { toStored } from '../time.ts';
 import type { JobOutcome, TestMode } from './executor.ts';
 import { batchSizeOf, createTopicSubscriptions, type EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
@@ -27,6 +27,7 @@ import {
   type RecipeCallDeps,
 } from './recipe-calls.ts';
 import { recoverInterruptedJobs, startJobHeartbeat } from './recovery.ts';
+import { requestProblems, requestSchemaOf } from './request-validation.ts';
 import { JobRunner } from './run-job.ts';
 import { createJsSandbox } from './sandbox/js-sandbox.ts';
 import { createPySandbox, installedPythonSnapshotFile, pythonSnapshotFile } from './sandbox/py-sandbox.ts';
@@ -61,7 +62,14 @@ export interface RecipeEngine {
   enqueue(recipe: RecipeRow, event: Hash, meta?: EnqueueMeta): Promise<string | null>;
   receiveWebhook(key: string, event: Hash): Promise<WebhookOutcome>;
   /** A call of a recipe-backed API endpoint: store it as a job of the recipe and wait for its response. */
-  receiveApiRequest(recipeId: number, environmentId: number, event: Hash, timeoutMs: number): Promise<ApiCallOutcome>;
+  /** With `validate`, the call's fields are first checked against the trigger's request schema (validate_request). */
+  receiveApiRequest(
+    recipeId: number,
+    environmentId: number,
+    event: Hash,
+    timeoutMs: number,
+    options?: { validate?: boolean },
+  ): Promise<ApiCallOutcome>;
   /** Fire the schedules that are due now (the timer calls it; tests call it with a manual clock). */
   runDueSchedules(): Promise<number>;
   /** Resolves when no job is queued or running (tests). */
@@ -379,8 +387,18 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       if (handle === BACKLOG_FULL) return { status: 429, retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS };
       return { status: 200, jobId: handle };
     },
-    receiveApiRequest: (recipeId, environmentId, event, timeoutMs) =>
-      receiveApiRequest(calls, recipeId, environmentId, event, timeoutMs),
+    async receiveApiRequest(recipeId, environmentId, event, timeoutMs, options) {
+      if (options?.validate) {
+        const row = await cache.runningRow(recipeId);
+        const recipe = row && row.environment_id === environmentId ? cache.compiledFor(row).recipe : null;
+        const request = hashGet(event, 'request');
+        if (recipe && isHash(request)) {
+          const problems = requestProblems(requestSchemaOf(evaluateTriggerInput(settings, recipe.trigger)), request);
+          if (problems.length > 0) return { kind: 'invalid', problems };
+        }
+      }
+      return receiveApiRequest(calls, recipeId, environmentId, event, timeoutMs);
+    },
     runDueSchedules: () => schedules.runDue(),
     async idle(timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;

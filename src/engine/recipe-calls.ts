@@ -23,6 +23,7 @@ export function isRecipeCall(provider: string | null, name: string | null): bool
 /** What the gateway gets for a call of a recipe-backed endpoint. */
 export type ApiCallOutcome =
   | { kind: 'not_running' }
+  | { kind: 'invalid'; problems: string[] }
   | { kind: 'backlog_full'; retryAfterSeconds: number }
   | { kind: 'timeout' }
   | { kind: 'done'; status: 'succeeded' | 'failed'; response: { status: number; body: unknown } | null };

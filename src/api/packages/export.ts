@@ -325,7 +325,7 @@ async function assetFile(
         description: e.description,
         legacy: false,
         recipe_timeout: null,
-        validate_request: false,
+        validate_request: e.validate_request === 1,
         validation_formula: null,
         use_cache: false,
         cache_ttl: null,

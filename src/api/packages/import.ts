@@ -782,6 +782,7 @@ async function apply(
     const method = String(e.body.method).toUpperCase();
     const path = String(e.body.path).trim().replace(/^\/+/, '');
     const description = typeof e.body.description === 'string' ? e.body.description : null;
+    const validateRequest: 0 | 1 = e.body.validate_request === true && flowId !== undefined ? 1 : 0;
     const existing = await trx
       .selectFrom('api_endpoints')
       .select('id')
@@ -792,7 +793,13 @@ async function apply(
     if (existing) {
       await trx
         .updateTable('api_endpoints')
-        .set({ name: name(e), description, flow_id: flowId ?? null, updated_at: now })
+        .set({
+          name: name(e),
+          description,
+          flow_id: flowId ?? null,
+          validate_request: validateRequest,
+          updated_at: now,
+        })
         .where('id', '=', existing.id)
         .execute();
       continue;
@@ -808,6 +815,7 @@ async function apply(
           path,
           description,
           active: 0,
+          validate_request: validateRequest,
           created_at: now,
           updated_at: now,
         })
