@@ -63,6 +63,7 @@ import { createEventStreamsRuntime } from './api/topics/runtime.ts';
 import { createAccessResolver } from './gateway/access.ts';
 import { recipesRoutes } from './api/recipes/recipes.routes.ts';
 import { workflowTasksRoutes } from './api/workflow_tasks/workflow_tasks.routes.ts';
+import { workflowAppsRoutes } from './api/workflow_apps/workflow_apps.routes.ts';
 import { jobsRoutes } from './api/jobs/jobs.routes.ts';
 import { createJobRetentionSweeper } from './api/jobs/retention.ts';
 import { createEngine, type RecipeEngine } from './engine/engine.ts';
@@ -128,6 +129,7 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, run
   recipesRoutes,
   jobsRoutes,
   workflowTasksRoutes,
+  workflowAppsRoutes,
   exportManifestsRoutes,
   packagesRoutes,
   projectBuildsRoutes,

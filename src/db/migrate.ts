@@ -28,6 +28,7 @@ import * as jobEndsFunction from './migrations/0024_job_ends_function.ts';
 import * as testCasePositions from './migrations/0025_test_case_positions.ts';
 import * as jobsCallingJobIndex from './migrations/0065_jobs_calling_job_index.ts';
 import * as endpointsValidateRequest from './migrations/0066_api_endpoints_validate_request.ts';
+import * as workflowApps from './migrations/0067_workflow_apps.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0025_test_case_positions': testCasePositions,
   '0065_jobs_calling_job_index': jobsCallingJobIndex,
   '0066_api_endpoints_validate_request': endpointsValidateRequest,
+  '0067_workflow_apps': workflowApps,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */

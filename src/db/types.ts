@@ -467,6 +467,26 @@ export interface RecipeVersionsTable {
 /** `waiting`: stopped at a workflow task until it ends (API: pending). */
 export type JobState = 'queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled';
 
+export interface WorkflowAppsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  name: string;
+  name_key: string;
+  data_table_id: number;
+  /** JSON: [{id, name}] in workflow order. */
+  stages: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WorkflowAppRequestsTable {
+  app_id: number;
+  record_id: string;
+  stage_id: string;
+  updated_at: string;
+}
+
 export interface SmartListsTable {
   id: Generated<number>;
   workspace_id: number;
@@ -789,6 +809,8 @@ export interface Database {
   job_lines: JobLinesTable;
   workflow_tasks: WorkflowTasksTable;
   smart_lists: SmartListsTable;
+  workflow_apps: WorkflowAppsTable;
+  workflow_app_requests: WorkflowAppRequestsTable;
   smart_list_rows: SmartListRowsTable;
   leases: LeasesTable;
 }
@@ -800,6 +822,7 @@ export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type WorkflowTaskRow = Selectable<WorkflowTasksTable>;
 export type NewWorkflowTask = Insertable<WorkflowTasksTable>;
 export type SmartListRow = Selectable<SmartListsTable>;
+export type WorkflowAppRow = Selectable<WorkflowAppsTable>;
 export type DataTableRow = Selectable<DataTablesTable>;
 export type DataTableRecordRow = Selectable<DataTableRecordsTable>;
 export type FileRow = Selectable<FilesTable>;

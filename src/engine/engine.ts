@@ -22,8 +22,10 @@ import { RecipeCache } from './recipe-cache.ts';
 import {
   callRecipe,
   receiveApiRequest,
+  receiveAppFunctionCall,
   waitForCalledJobs,
   type ApiCallOutcome,
+  type AppFunctionOutcome,
   type RecipeCallDeps,
 } from './recipe-calls.ts';
 import { recoverInterruptedJobs, startJobHeartbeat } from './recovery.ts';
@@ -70,6 +72,8 @@ export interface RecipeEngine {
     timeoutMs: number,
     options?: { validate?: boolean },
   ): Promise<ApiCallOutcome>;
+  /** Run an app function recipe for a page's component and wait for what it returns (Workflow apps API). */
+  callAppFunction(recipeId: number, environmentId: number, event: Record<string, unknown>): Promise<AppFunctionOutcome>;
   /** Fire the schedules that are due now (the timer calls it; tests call it with a manual clock). */
   runDueSchedules(): Promise<number>;
   /** Resolves when no job is queued or running (tests). */
@@ -398,6 +402,17 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
         }
       }
       return receiveApiRequest(calls, recipeId, environmentId, event, timeoutMs);
+    },
+    async callAppFunction(recipeId, environmentId, event) {
+      const row = await cache.runningRow(recipeId);
+      const kind = row ? cache.compiledFor(row).recipe?.trigger.trigger?.kind : undefined;
+      return receiveAppFunctionCall(
+        calls,
+        kind === 'app_function' ? row : undefined,
+        environmentId,
+        fromPlain(event) as Hash,
+        ctx.config.gatewayTimeoutMs,
+      );
     },
     runDueSchedules: () => schedules.runDue(),
     async idle(timeoutMs = 10_000) {

@@ -151,6 +151,43 @@ function isPending(j: CalledJob): boolean {
   return j.status === 'queued' || j.status === 'running' || j.status === 'waiting';
 }
 
+/** What a page's component gets from an app function recipe (workato_workflow_task app_function_* triggers). */
+export type AppFunctionOutcome =
+  | { kind: 'not_running' }
+  | { kind: 'timeout' }
+  | { kind: 'backlog_full'; retryAfterSeconds: number }
+  | { kind: 'done'; status: 'succeeded' | 'failed'; data: unknown; error: string | null; jobId: string };
+
+/**
+ * A call of an app function: one job of the recipe, admitted within the backlog as API calls are,
+ * waited for until `app_function_return` ends it (its data), it ends without one (null), or the timeout.
+ */
+export async function receiveAppFunctionCall(
+  deps: RecipeCallDeps,
+  row: RecipeRow | undefined,
+  environmentId: number,
+  event: Hash,
+  timeoutMs: number,
+): Promise<AppFunctionOutcome> {
+  if (
+    !row ||
+    row.environment_id !== environmentId ||
+    row.running !== 1 ||
+    row.trigger_application !== 'workato_workflow_task'
+  )
+    return { kind: 'not_running' };
+  const { handle, outcome, refused } = await deps.queue.submitAndWait(row, event, {}, timeoutMs, true);
+  if (refused) return { kind: 'backlog_full', retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS };
+  if (outcome === null) return { kind: 'timeout' };
+  return {
+    kind: 'done',
+    status: outcome.status,
+    data: outcome.end?.kind === 'response' ? toPlain(outcome.end.value) : null,
+    error: outcome.error,
+    jobId: handle,
+  };
+}
+
 export async function receiveApiRequest(
   deps: RecipeCallDeps,
   recipeId: number,

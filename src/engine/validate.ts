@@ -2,6 +2,8 @@
 // usable connection, recipe-function calls that name no recipe function of the environment, and
 // trigger inputs, which are read once when the recipe starts and so must be literal.
 import { tableRefOf } from './connectors/workato_db_table.ts';
+import { appRefOf } from './connectors/workato_workflow_task.ts';
+import { resolveApp } from '../api/workflow_apps/workflow_apps.service.ts';
 import { findTableByRef } from '../api/data_tables/data_tables.service.ts';
 import type { Db, RecipeRow } from '../db/types.ts';
 import type { CompiledStep, ErrorDetail, StepErrors } from './compile.ts';
@@ -118,7 +120,20 @@ export async function validateRecipe(deps: ValidationDeps, row: RecipeRow): Prom
             ],
           ]);
       }
-      if (trigger.trigger.kind === 'data_table') {
+      if (trigger.trigger.kind === 'data_table' && trigger.provider === 'workato_workflow_task') {
+        if (!(await resolveApp(deps.db, row.environment_id, toPlain(appRefOf(input)))))
+          extra.push([
+            trigger.number,
+            [
+              [
+                'Workflow app',
+                JSON.stringify(toPlain(appRefOf(input))).slice(0, 100),
+                'does not name a Workflow app of this environment',
+                'app_id',
+              ],
+            ],
+          ]);
+      } else if (trigger.trigger.kind === 'data_table') {
         const ref = tableRefOf(input);
         const scope = {
           workspaceId: row.workspace_id,

@@ -149,7 +149,8 @@ export interface ActionDef {
   run(input: Hash, sc: StepContext): Promise<Value> | Value;
 }
 
-export type TriggerKind = 'schedule' | 'webhook' | 'api_request' | 'function_call' | 'topic' | 'poll' | 'data_table';
+export type TriggerKind =
+  'schedule' | 'webhook' | 'api_request' | 'function_call' | 'topic' | 'poll' | 'data_table' | 'app_function';
 
 export interface TriggerDef {
   title: string;
