@@ -219,6 +219,8 @@ export const ERROR_CATALOG = {
   sample_too_large: { status: 413, message: 'Sample too large' },
   samples_queue_full: { status: 429, message: 'Too many samples are waiting to be analysed' },
   samples_shutting_down: { status: 503, message: 'The server is shutting down' },
+  // Message templates
+  message_template_not_found: { status: 404, message: 'Message template not found' },
   // Workflow apps and their app functions
   workflow_app_not_found: { status: 404, message: 'Workflow app not found' },
   app_function_not_found: {

@@ -142,6 +142,12 @@ export const CONTRACT_EXTRAS: readonly string[] = [
   'DELETE /api/workflow_apps/:id',
   'GET /api/workflow_apps/:id/requests/:record_id',
   'POST /api/workflow_apps/app_functions/:recipe_id',
+  // Issue 34: message templates stored in an environment, named by template_id (src/api/message_templates/README.md).
+  'GET /api/message_templates',
+  'POST /api/message_templates',
+  'GET /api/message_templates/:id',
+  'PUT /api/message_templates/:id',
+  'DELETE /api/message_templates/:id',
   // 16 §6 and issue 18: writing a recipe's test cases (our own API beside the catalog's list).
   'POST /api/recipes/:recipe_id/test_cases',
   'GET /api/recipes/:recipe_id/test_cases/:id',

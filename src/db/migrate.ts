@@ -29,6 +29,7 @@ import * as testCasePositions from './migrations/0025_test_case_positions.ts';
 import * as jobsCallingJobIndex from './migrations/0065_jobs_calling_job_index.ts';
 import * as endpointsValidateRequest from './migrations/0066_api_endpoints_validate_request.ts';
 import * as workflowApps from './migrations/0067_workflow_apps.ts';
+import * as messageTemplates from './migrations/0068_message_templates.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0065_jobs_calling_job_index': jobsCallingJobIndex,
   '0066_api_endpoints_validate_request': endpointsValidateRequest,
   '0067_workflow_apps': workflowApps,
+  '0068_message_templates': messageTemplates,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */

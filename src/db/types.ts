@@ -467,6 +467,19 @@ export interface RecipeVersionsTable {
 /** `waiting`: stopped at a workflow task until it ends (API: pending). */
 export type JobState = 'queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled';
 
+export interface MessageTemplatesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  name: string;
+  name_key: string;
+  content_type: 'html' | 'text' | 'json' | 'xml';
+  body: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface WorkflowAppsTable {
   id: Generated<number>;
   workspace_id: number;
@@ -810,6 +823,7 @@ export interface Database {
   workflow_tasks: WorkflowTasksTable;
   smart_lists: SmartListsTable;
   workflow_apps: WorkflowAppsTable;
+  message_templates: MessageTemplatesTable;
   workflow_app_requests: WorkflowAppRequestsTable;
   smart_list_rows: SmartListRowsTable;
   leases: LeasesTable;
@@ -823,6 +837,7 @@ export type WorkflowTaskRow = Selectable<WorkflowTasksTable>;
 export type NewWorkflowTask = Insertable<WorkflowTasksTable>;
 export type SmartListRow = Selectable<SmartListsTable>;
 export type WorkflowAppRow = Selectable<WorkflowAppsTable>;
+export type MessageTemplateRow = Selectable<MessageTemplatesTable>;
 export type DataTableRow = Selectable<DataTablesTable>;
 export type DataTableRecordRow = Selectable<DataTableRecordsTable>;
 export type FileRow = Selectable<FilesTable>;
