@@ -30,6 +30,7 @@ import * as jobsCallingJobIndex from './migrations/0065_jobs_calling_job_index.t
 import * as endpointsValidateRequest from './migrations/0066_api_endpoints_validate_request.ts';
 import * as workflowApps from './migrations/0067_workflow_apps.ts';
 import * as messageTemplates from './migrations/0068_message_templates.ts';
+import * as pollingTriggersDirectories from './migrations/0069_polling_triggers_directories.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -69,6 +70,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0066_api_endpoints_validate_request': endpointsValidateRequest,
   '0067_workflow_apps': workflowApps,
   '0068_message_templates': messageTemplates,
+  '0069_polling_triggers_directories': pollingTriggersDirectories,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */

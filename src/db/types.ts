@@ -467,6 +467,15 @@ export interface RecipeVersionsTable {
 /** `waiting`: stopped at a workflow task until it ends (API: pending). */
 export type JobState = 'queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled';
 
+export interface FileDirectoriesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  /** Normalised absolute path, e.g. `/reports/2025`. */
+  path: string;
+  created_at: string;
+}
+
 export interface MessageTemplatesTable {
   id: Generated<number>;
   workspace_id: number;
@@ -824,6 +833,7 @@ export interface Database {
   smart_lists: SmartListsTable;
   workflow_apps: WorkflowAppsTable;
   message_templates: MessageTemplatesTable;
+  file_directories: FileDirectoriesTable;
   workflow_app_requests: WorkflowAppRequestsTable;
   smart_list_rows: SmartListRowsTable;
   leases: LeasesTable;

@@ -289,7 +289,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     armedIds.add(row.id);
     const { recipe } = cache.compiledFor(row);
     if (recipe && recipe.trigger.trigger?.kind === 'poll')
-      return polls.arm(row, evaluateTriggerInput(settings, recipe.trigger));
+      return polls.arm(row, evaluateTriggerInput(settings, recipe.trigger), recipe.trigger.name ?? undefined);
     if (recipe && recipe.trigger.trigger?.kind === 'data_table') {
       await dataTables.arm(row, recipe.trigger.name ?? '', evaluateTriggerInput(settings, recipe.trigger));
       return;

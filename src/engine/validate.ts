@@ -133,7 +133,10 @@ export async function validateRecipe(deps: ValidationDeps, row: RecipeRow): Prom
               ],
             ],
           ]);
-      } else if (trigger.trigger.kind === 'data_table') {
+      } else if (
+        trigger.trigger.kind === 'data_table' ||
+        (trigger.trigger.kind === 'poll' && trigger.provider === 'workato_db_table')
+      ) {
         const ref = tableRefOf(input);
         const scope = {
           workspaceId: row.workspace_id,
