@@ -29,6 +29,8 @@ const MAX_ITEMS = 1000;
 const SINGLE_ITEMS = 100;
 const DEFAULT_BATCH = 100;
 const MAX_BATCH = 1000;
+/** File content one poll reads (at least one file, whatever its size). */
+const MAX_POLL_BYTES = 16 * 1024 * 1024;
 
 export interface StorePoll {
   events: Hash[];
@@ -188,12 +190,28 @@ async function pollFiles(
     if (since === null) return { events: [], next: JSON.stringify({ cursor: { id: from } }) };
   }
   const csvOnly = name === 'new_csv_file';
-  const found = (
-    await filesAfter(ctx.db, row.environment_id, directory, recursive, from, before, csvOnly ? MAX_ITEMS : SINGLE_ITEMS)
-  ).filter((f) => !csvOnly || /\.csv$/i.test(f.name));
-  const lastId = found.length > 0 ? (found[found.length - 1] as { id: number }).id : from;
+  const found = await filesAfter(
+    ctx.db,
+    row.environment_id,
+    directory,
+    recursive,
+    from,
+    before,
+    csvOnly ? MAX_ITEMS : SINGLE_ITEMS,
+  );
+  let lastId = from;
+  let bytes = 0;
   const events: Hash[] = [];
   for (const file of found) {
+    // Other files than CSV ones are passed over (the cursor moves past them).
+    if (csvOnly && !/\.csv$/i.test(file.name)) {
+      lastId = file.id;
+      continue;
+    }
+    // The files a poll reads are bounded in bytes too: the rest come at the next poll.
+    bytes += Number(file.size);
+    if (events.length > 0 && bytes > MAX_POLL_BYTES) break;
+    lastId = file.id;
     const { content } = await readFile(ctx, scope, file.path);
     const info = fromPlain({ ...fileToApi(file) }) as Hash;
     if (csvOnly) {
