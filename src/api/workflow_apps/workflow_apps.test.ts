@@ -206,6 +206,26 @@ describe('workato_workflow_task requests and stages', () => {
     );
   });
 
+  test('missing fields are code errors at start: change_workflow_stage without a stage, update_request without a record', async () => {
+    await newApp('Chairs');
+    const id = await createRecipe(
+      t,
+      requestRecipe('Chairs', [
+        action('workato_workflow_task', 'change_workflow_stage', 'move', {
+          app_id: 'Chairs',
+          record_id: request('record_id'),
+        }),
+        action('workato_workflow_task', 'update_request', 'upd', { app_id: 'Chairs' }),
+      ]),
+    );
+    const start = await t.call('PUT', `/api/recipes/${id}/start`);
+    assert.equal(start.body.success, false);
+    assert.deepEqual(start.body.code_errors, [
+      [1, [['Workflow stage', null, "can't be blank", 'workflow_stage_id']]],
+      [2, [['Record ID', null, "can't be blank", 'record_id']]],
+    ]);
+  });
+
   test('a trigger naming no Workflow app is a code error at start', async () => {
     const id = await createRecipe(t, requestRecipe({ name: 'Nowhere' }, []));
     const start = await t.call('PUT', `/api/recipes/${id}/start`);
