@@ -14,7 +14,7 @@ import {
 import { recordHash, tableRefOf } from './connectors/workato_db_table.ts';
 import { appRefOf, requestEvent } from './connectors/workato_workflow_task.ts';
 import { resolveApp } from '../api/workflow_apps/workflow_apps.service.ts';
-import { fromPlain, type Hash, type Value } from './formula/values.ts';
+import { fromPlain, type Hash, type Value } from '../recipe/formula/values.ts';
 
 export interface DataTableTriggers extends RecordListener {
   /** Watch the table the trigger input names; false when it names none of the recipe's environment. */

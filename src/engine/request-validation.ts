@@ -3,7 +3,7 @@
 // stored; the caller gets 400 with what is wrong, and nothing runs. A required field must be there
 // and not empty; a value must read as its type (digits for an integer, a number, true/false for a
 // boolean, an ISO date for a date, an object, a list). Fields the schema does not name pass.
-import { isHash, isNumeric, toRubyString, type Hash, type Value } from './formula/values.ts';
+import { isHash, isNumeric, toRubyString, type Hash, type Value } from '../recipe/formula/values.ts';
 
 interface RequestField {
   name: string;

@@ -20,7 +20,7 @@ import { toStored } from '../time.ts';
 import { csvParser } from './connectors/csv_parser.ts';
 import { StepError, type ActionDef } from './connectors/types.ts';
 import { recordPlain, tableRefOf } from './connectors/workato_db_table.ts';
-import { fromPlain, hashGet, isTrue, newHash, toRubyString, type Hash, type Value } from './formula/values.ts';
+import { fromPlain, hashGet, isTrue, newHash, toRubyString, type Hash, type Value } from '../recipe/formula/values.ts';
 
 /** How long PostgreSQL rows wait before a poll takes them (commits out of id order settle within it). */
 export const SETTLE_MS = 2000;

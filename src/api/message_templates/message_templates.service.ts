@@ -4,7 +4,7 @@ import type { ServiceContext } from '../../context.ts';
 import type { Db, MessageTemplateRow } from '../../db/types.ts';
 import { AppError, assertFound, invalid, uniqueOr422, type FieldErrors } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import type { AuthContext } from '../developer_api_clients/credentials.ts';
+import type { AuthContext } from '../../auth/credentials.ts';
 import {
   deleteTemplate as deleteTemplateRow,
   findTemplate,

@@ -13,7 +13,7 @@ import {
   type DataRecordApi,
 } from '../data_tables/data_tables.service.ts';
 import { findRecord } from '../data_tables/data_tables.store.ts';
-import type { AuthContext } from '../developer_api_clients/credentials.ts';
+import type { AuthContext } from '../../auth/credentials.ts';
 import {
   appToApi,
   deleteApp as deleteAppRow,

@@ -9,7 +9,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { createZipWriter, readZip, ZipError } from '../../api/packages/zip.ts';
 import { StepError, type ActionDef, type Connector } from './types.ts';
-import { hashGet, isHash, newHash, toRubyString, type Hash, type Value } from '../formula/values.ts';
+import { hashGet, isHash, newHash, toRubyString, type Hash, type Value } from '../../recipe/formula/values.ts';
 
 const MAX_FILES = 1000;
 const NAME = /^[^\0/\\][^\0]{0,254}$/;

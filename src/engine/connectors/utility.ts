@@ -9,7 +9,7 @@ import { jsonParser } from './json_parser.ts';
 import { logger } from './logger.ts';
 import { StepError, type ActionDef, type Connector } from './types.ts';
 import { parseXml } from './xml.ts';
-import { hashGet, isHash, newHash, toRubyString, type Hash, type Value } from '../formula/values.ts';
+import { hashGet, isHash, newHash, toRubyString, type Hash, type Value } from '../../recipe/formula/values.ts';
 
 const MAX_LIST = 100_000;
 

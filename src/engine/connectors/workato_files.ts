@@ -22,7 +22,7 @@ import {
   toRubyString,
   type Hash,
   type Value,
-} from '../formula/values.ts';
+} from '../../recipe/formula/values.ts';
 import { deleteDirectoryTree, directoryExists, insertDirectories } from '../../api/files/files.store.ts';
 import { toStored } from '../../time.ts';
 import { csvParser } from './csv_parser.ts';

@@ -6,7 +6,7 @@
 // functions (src/engine/recipe-calls.ts): a callable recipe may be called by either action.
 import { EndJob, StepError, type ActionDef, type Connector } from './types.ts';
 import { waitForAsyncJobs } from './workato_recipe_function.ts';
-import { fromPlain, hashGet, isHash, isTrue, newHash, toRubyString, type Hash } from '../formula/values.ts';
+import { fromPlain, hashGet, isHash, isTrue, newHash, toRubyString, type Hash } from '../../recipe/formula/values.ts';
 
 /** The fields sent with a call: `request` as the vendor's form names them, `parameters` as recipe functions do. */
 function requestOf(input: Hash): Hash {

@@ -7,7 +7,7 @@
 import { resolveTemplate } from '../../api/message_templates/message_templates.service.ts';
 import Mustache from 'mustache';
 import { StepError, type Connector } from './types.ts';
-import { hashGet, isHash, newHash, toPlain, toRubyString, type Value } from '../formula/values.ts';
+import { hashGet, isHash, newHash, toPlain, toRubyString, type Value } from '../../recipe/formula/values.ts';
 
 export const TEMPLATE_LIMITS = {
   /** Characters of a template. */

@@ -2,7 +2,7 @@
 // /webhooks/rest/<key>/<event name> (20 §10.3); each call there becomes one job. The HTTP side is
 // src/engine/webhooks.routes.ts; this module says what the trigger outputs.
 import type { Connector, TriggerDef } from './types.ts';
-import { fromPlain, hashGet, isHash, newHash, toRubyString, type Hash } from '../formula/values.ts';
+import { fromPlain, hashGet, isHash, newHash, toRubyString, type Hash } from '../../recipe/formula/values.ts';
 
 const newEvent: TriggerDef = {
   title: 'new event',
@@ -51,9 +51,3 @@ export const workatoWebhooks: Connector = {
   triggers: { new_event: newEvent, webhook_input: webhookInput },
   actions: {},
 };
-
-/** The event name part of the URL: the trigger's webhook_suffix, else `event`. */
-export function webhookEventName(input: Record<string, unknown>): string {
-  const suffix = typeof input.webhook_suffix === 'string' ? input.webhook_suffix.trim() : '';
-  return /^[A-Za-z0-9_.~-]{1,100}$/.test(suffix) ? suffix : 'event';
-}

@@ -20,9 +20,9 @@ import {
   type ActionDef,
   type Connector,
   type StepContext,
-  type TaskFormField,
   type TriggerDef,
 } from './types.ts';
+import { type TaskFormField } from '../../recipe/document.ts';
 import { recordPlain, workatoDbTable } from './workato_db_table.ts';
 import {
   fromPlain,
@@ -33,7 +33,7 @@ import {
   toRubyString,
   type Hash,
   type Value,
-} from '../formula/values.ts';
+} from '../../recipe/formula/values.ts';
 
 const FIELD_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'date']);
 const MAX_FIELDS = 100;

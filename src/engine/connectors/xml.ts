@@ -5,7 +5,7 @@
 // parses; a document type declaration is refused (no entities are expanded), and the size and
 // the nesting are bounded before parsing.
 import { XMLParser } from 'fast-xml-parser';
-import { fromPlain, type Value } from '../formula/values.ts';
+import { fromPlain, type Value } from '../../recipe/formula/values.ts';
 import { StepError } from './types.ts';
 
 export const MAX_XML_CHARS = 5_000_000;
