@@ -9,12 +9,11 @@
 // has another key goes back to the pristine snapshot first, so nothing a call leaves is seen by a
 // call of another key. A free worker that last served the same key is preferred.
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import { compileRubyModule, rubyVersionOfModule } from './ruby-vm.ts';
+import { compileRubyModule, rubyPackageDir, rubyVersionOfModule } from './ruby-vm.ts';
 import type { HostOp, RubyBoot, RubyCallReply, RubyCallRequest, RubyWorkerData } from './ruby-worker.ts';
 import { readSnapshotFile, writeSnapshotFile } from './snapshot-file.ts';
 
@@ -87,8 +86,8 @@ export function rubySnapshotFile(dataDir: string): string {
 
 /** The installation's snapshot, beside the Ruby module in node_modules (prepared by `npm install`). */
 export function installedRubySnapshotFile(): string {
-  const pkg = createRequire(import.meta.url).resolve('@ruby/3.4-wasm-wasi/package.json');
-  return join(dirname(dirname(dirname(pkg))), '.cache', 'switchboard', rubySnapshotName());
+  // node_modules/@ruby/3.4-wasm-wasi → node_modules/.cache/switchboard
+  return join(dirname(dirname(rubyPackageDir())), '.cache', 'switchboard', rubySnapshotName());
 }
 
 interface Slot {
@@ -410,4 +409,32 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
       slots.length = 0;
     },
   };
+}
+
+/**
+ * Loads the interpreter in full and runs one call, so that `file` holds a snapshot that loads.
+ * `npm install` runs it (through `switchboard prepare-ruby`) for the installation's snapshot.
+ */
+export async function prepareRubySnapshot(file: string): Promise<void> {
+  const sandbox = createRubySandbox({ workers: 1, memoryBytes: 64 * 1024 * 1024, snapshotFiles: [file] });
+  try {
+    const run = await sandbox.run(
+      {
+        key: 'prepare',
+        call: { source_key: 'prepare', path: 'describe', params: {}, seed: 1 },
+        source: "{ title: 'ready' }",
+        timeoutMs: 600_000,
+        wallTimeoutMs: 600_000,
+      },
+      () => Promise.resolve({ error: 'no host' }),
+    );
+    if (!run.ok) throw new Error(`the Ruby sandbox did not run a call: ${run.message}`);
+    if (!existsSync(file)) throw new Error(`the snapshot could not be written to ${file}`);
+    // Snapshots of an earlier Ruby build or SDK beside it are never read again.
+    for (const name of readdirSync(dirname(file)))
+      if (/^ruby-[0-9a-f]{16}\.snapshot$/.test(name) && join(dirname(file), name) !== file)
+        rmSync(join(dirname(file), name), { force: true });
+  } finally {
+    await sandbox.close();
+  }
 }

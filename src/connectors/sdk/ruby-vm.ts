@@ -9,6 +9,7 @@
 // from a snapshot instead of initialising Ruby (what a memory snapshot buys: see docs/adr/0020).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { createWasi, type Wasi, type WasiHooks } from './wasi.ts';
 
 const PAGE = 65536;
@@ -18,8 +19,13 @@ export function rubyModulePath(): string {
   return createRequire(import.meta.url).resolve('@ruby/3.4-wasm-wasi/dist/ruby+stdlib.wasm');
 }
 
+/** The package's directory (its package.json is not among its exports). */
+export function rubyPackageDir(): string {
+  return dirname(dirname(rubyModulePath()));
+}
+
 export function rubyVersionOfModule(): string {
-  return (createRequire(import.meta.url)('@ruby/3.4-wasm-wasi/package.json') as { version: string }).version;
+  return (JSON.parse(readFileSync(join(rubyPackageDir(), 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /**

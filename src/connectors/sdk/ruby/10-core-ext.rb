@@ -6,6 +6,8 @@ module Switchboard
   # A Hash whose keys are strings, read and written with strings or symbols alike (`input['id']`
   # and `input[:id]`), as connectors receive their connection, input and closure.
   class HashWithIndifferentAccess < ::Hash
+    alias regular_store []=
+    private :regular_store
     def self.[](*args)
       new.update(::Hash[*args])
     end
@@ -23,18 +25,23 @@ module Switchboard
       key.is_a?(::Symbol) ? key.name : key
     end
 
-    def convert_value(value)
+    # An array assigned is converted in place (`h[:list] ||= []; h[:list] << x` keeps working);
+    # one merged in is copied.
+    def convert_value(value, assignment: false)
       case value
       when HashWithIndifferentAccess then value
       when ::Hash then HashWithIndifferentAccess.new(value)
-      when ::Array then value.map { |v| convert_value(v) }
+      when ::Array
+        return value.map { |v| convert_value(v) } unless assignment && !value.frozen?
+
+        value.map! { |v| convert_value(v) }
       else value
       end
     end
 
     def [](key) = super(convert_key(key))
     def []=(key, value)
-      super(convert_key(key), convert_value(value))
+      super(convert_key(key), convert_value(value, assignment: true))
     end
     alias store []=
     def key?(key) = super(convert_key(key))
@@ -53,14 +60,17 @@ module Switchboard
     def update(*others)
       others.each do |other|
         if block_given?
-          other.each_pair { |k, v| k = convert_key(k); self[k] = key?(k) ? yield(k, self[k], v) : v }
+          other.each_pair { |k, v| k = convert_key(k); store_copy(k, key?(k) ? yield(k, self[k], v) : v) }
         else
-          other.each_pair { |k, v| self[k] = v }
+          other.each_pair { |k, v| store_copy(k, v) }
         end
       end
       self
     end
     alias merge! update
+
+    def store_copy(key, value) = regular_store(convert_key(key), convert_value(value))
+    private :store_copy
 
     def merge(*others, &block) = dup.update(*others, &block)
     def reverse_merge(other) = HashWithIndifferentAccess.new(other).update(self)
@@ -438,7 +448,7 @@ module Switchboard
       y, m = month_index.divmod(12)
       d = [day, DateCalc.days_in_month(y, m + 1)].min
       if is_a?(::Time)
-        ::Time.new(y, m + 1, d, hour, min, sec + subsec, utc_offset)
+        utc? ? ::Time.utc(y, m + 1, d, hour, min, sec + subsec) : ::Time.new(y, m + 1, d, hour, min, sec + subsec, utc_offset)
       else
         self.class.new(y, m + 1, d)
       end
@@ -468,7 +478,7 @@ class Time
     h = options.fetch(:hour, hour)
     mi = options.fetch(:min, options.key?(:hour) ? 0 : min)
     s = options.fetch(:sec, options.key?(:hour) || options.key?(:min) ? 0 : sec + subsec)
-    ::Time.new(y, mo, d, h, mi, s, utc_offset)
+    utc? ? ::Time.utc(y, mo, d, h, mi, s) : ::Time.new(y, mo, d, h, mi, s, utc_offset)
   end
   def advance(options)
     t = self

@@ -66,8 +66,30 @@ module Switchboard
           'pick_lists' => (@source['pick_lists'] || {}).keys,
           'object_definitions' => (@source['object_definitions'] || {}).keys,
           'custom_action' => @source['custom_action'] ? true : false,
-          'webhook_keys' => @source['webhook_keys'].is_a?(::Proc)
+          'webhook_keys' => @source['webhook_keys'].is_a?(::Proc),
+          'problems' => problems
         }
+      end
+
+      # What would fail when run: operations without their lambda, lists that are not lambdas.
+      def problems
+        out = []
+        (@source['actions'] || {}).each do |name, action|
+          out << "actions.#{name} has no execute lambda" unless action.is_a?(::Hash) && action['execute'].is_a?(::Proc)
+        end
+        (@source['triggers'] || {}).each do |name, trigger|
+          next if trigger.is_a?(::Hash) && (trigger['poll'].is_a?(::Proc) || trigger['webhook_notification'].is_a?(::Proc))
+
+          out << "triggers.#{name} has neither a poll nor a webhook_notification lambda"
+        end
+        %w[methods pick_lists].each do |kind|
+          (@source[kind] || {}).each { |name, value| out << "#{kind}.#{name} is not a lambda" unless value.is_a?(::Proc) }
+        end
+        type = @source.dig('connection', 'authorization', 'type').to_s
+        known = %w[none basic_auth api_key custom_auth custom oauth2 multi aws_auth]
+        out << "connection.authorization.type #{type} is not one of #{known.join(', ')}" unless type.empty? || known.include?(type)
+        out << 'test is not a lambda' if @source.key?('test') && !@source['test'].is_a?(::Proc)
+        out
       end
 
       private
@@ -82,7 +104,7 @@ module Switchboard
       def run(context, lambda, what, args)
         raise InvalidDefinitionError, "the connector has no #{what} lambda" unless lambda.is_a?(::Proc)
 
-        context.__resolve(context.__exec(lambda, *args))
+        Convert.indifferent(context.__resolve(context.__exec(lambda, *args)))
       end
 
       def authorize(connection, context)
@@ -307,6 +329,7 @@ module Switchboard
         fields.each do |field|
           next unless field.is_a?(::Hash)
 
+          field = Convert.indifferent(field)
           name = field['name'].to_s
           if field['optional'] == false && input[name].blank?
             raise MissingRequiredInput, "#{field['label'] || name.labelize} is required"
@@ -320,7 +343,10 @@ module Switchboard
         return output unless output.is_a?(::Hash)
 
         fields.each do |field|
-          next unless field.is_a?(::Hash) && output.key?(field['name'].to_s)
+          next unless field.is_a?(::Hash)
+
+          field = Convert.indifferent(field)
+          next unless output.key?(field['name'].to_s)
 
           output[field['name'].to_s] = coerce(output[field['name'].to_s], field)
         end
