@@ -128,7 +128,7 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
     const worker = new Worker(WORKER_URL, {
       workerData,
       transferList: [port2],
-      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16, stackSizeMb: 8 },
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16, stackSizeMb: 64 },
     });
     worker.unref();
     port1.unref();

@@ -177,7 +177,8 @@ function failureOf(error: unknown): string {
   if (error instanceof BridgeRefused) return error.message;
   if (error instanceof ProcessExit) return 'the connector code called exit!';
   if (error instanceof RangeError) return 'stack level too deep (the code recursed without end)';
-  if (error instanceof WebAssembly.RuntimeError) return `the Ruby interpreter stopped: ${(error as Error).message}`;
+  if (error instanceof WebAssembly.RuntimeError)
+    return `the Ruby interpreter stopped (${(error as Error).message}): the code nested too deeply, or the interpreter failed`;
   return `the Ruby interpreter stopped: ${error instanceof Error ? error.message : String(error)}`;
 }
 

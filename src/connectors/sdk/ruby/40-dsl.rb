@@ -321,6 +321,8 @@ module Switchboard
 
     # The object each lambda runs on.
     class Context
+      MAX_CALL_DEPTH = 40
+
       def initialize(connection, skip_apply: false, methods: nil, updates: nil, execution: {})
         @connection = connection
         @skip_apply = skip_apply
@@ -358,7 +360,16 @@ module Switchboard
         raise SDK::Error, "the connector has no method named #{name}" unless lambda
         raise SDK::InvalidDefinitionError, "the method #{name} is not a lambda" unless lambda.is_a?(::Proc)
 
-        instance_exec(*SDK.arguments_for(lambda, args), &lambda)
+        # An exception raised through many levels of `call` outgrows the buffer the WebAssembly
+        # interpreter unwinds its C stack into (about 80 levels stop it): a bound well before.
+        @call_depth = (@call_depth || 0) + 1
+        raise ::SystemStackError, "stack level too deep: methods called #{MAX_CALL_DEPTH} levels deep (call(:#{name}))" if @call_depth > MAX_CALL_DEPTH
+
+        begin
+          instance_exec(*SDK.arguments_for(lambda, args), &lambda)
+        ensure
+          @call_depth -= 1
+        end
       end
 
       def error(message) = raise(SDK::RuntimeError, message.to_s)
