@@ -2,6 +2,7 @@
 // connector exec`, like the vendor's gem: through the proxy the environment names, trusting extra
 // CA certificates) and for tests. A server runs connectors through the shared transport instead.
 import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { SdkHttpError, type ConnectorHost, type SdkHttpRequest, type SdkHttpResponse } from './runtime.ts';
 
@@ -38,7 +39,8 @@ export function createDirectHost(options: DirectHostOptions = {}): ConnectorHost
       return [];
     }
   });
-  const connect = ca.length ? { ca } : {};
+  // Extra CA certificates are trusted beside the built-in ones, for the target and the proxy alike.
+  const connect = ca.length ? { ca: [...rootCertificates, ...ca] } : {};
   const proxied = options.proxy && (options.proxy.http || options.proxy.https);
   const shared: Dispatcher = proxied
     ? new EnvHttpProxyAgent({
@@ -46,6 +48,8 @@ export function createDirectHost(options: DirectHostOptions = {}): ConnectorHost
         ...(options.proxy?.https ? { httpsProxy: options.proxy.https } : {}),
         ...(options.proxy?.noProxy ? { noProxy: options.proxy.noProxy } : {}),
         connect,
+        requestTls: connect,
+        proxyTls: connect,
       })
     : new Agent({ connect });
   const secrets = options.secrets ?? [];
@@ -63,7 +67,7 @@ export function createDirectHost(options: DirectHostOptions = {}): ConnectorHost
     if (req.serverCertificates)
       tls.ca = req.serverCertificates.strict
         ? req.serverCertificates.certificates
-        : [...ca, ...req.serverCertificates.certificates];
+        : [...rootCertificates, ...ca, ...req.serverCertificates.certificates];
     return { dispatcher: new Agent({ connect: tls }), own: true };
   }
 
