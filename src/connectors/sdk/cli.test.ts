@@ -6,8 +6,12 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { sqliteOnly } from '../../../test/test-database.ts';
 import { tempDir } from '../../../test/helpers.ts';
 import { startChargebee, STAND_IN_CA_FILE, type ChargebeeStandIn } from '../../../test/stand-ins/chargebee.ts';
+
+// The Ruby runtime uses no database: its tests run once, in the SQLite suite.
+const NO_DATABASE = sqliteOnly('the Ruby runtime uses no database');
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const API_KEY = 'test_cbKey_9f8e7d6c5b4a';
@@ -122,7 +126,7 @@ function exec(args: string[]): Promise<{ code: number; stdout: string; stderr: s
   });
 }
 
-describe('switchboard connector exec', () => {
+describe('switchboard connector exec', { skip: NO_DATABASE }, () => {
   test('test: the documentation sample connects through the proxy with basic auth and prints the answer', async () => {
     const run = await exec(['connector', 'exec', 'test', '--settings', 'settings.yaml']);
     assert.equal(run.code, 0, run.stderr);
@@ -204,7 +208,7 @@ describe('switchboard connector exec', () => {
   });
 });
 
-describe('switchboard connector check', () => {
+describe('switchboard connector check', { skip: NO_DATABASE }, () => {
   test("every action's and trigger's fields evaluated: the sample passes, a broken connector lists what fails", async () => {
     const ok = await exec(['connector', 'check', 'connector.rb']);
     assert.equal(ok.code, 0, ok.stderr);

@@ -4,10 +4,14 @@
 // out (files, environment, sockets, processes, JavaScript) and the limits (time, memory, stack).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sqliteOnly } from '../../../test/test-database.ts';
 import { startDemoApi, type DemoApi } from '../../../test/stand-ins/sdk-demo-api.ts';
 import { createDirectHost } from './direct-host.ts';
 import { installedRubySnapshotFile } from './ruby-sandbox.ts';
 import { createConnectorRuntime, type ConnectorOutcome } from './runtime.ts';
+
+// The Ruby runtime uses no database: its tests run once, in the SQLite suite.
+const NO_DATABASE = sqliteOnly('the Ruby runtime uses no database');
 
 // One worker: every call below runs on the same interpreter, the strongest case.
 const runtime = createConnectorRuntime({
@@ -117,7 +121,7 @@ function ruby(source: string, workspaceId = 9): Promise<ConnectorOutcome> {
   );
 }
 
-describe('isolation between workspaces on one interpreter', () => {
+describe('isolation between workspaces on one interpreter', { skip: NO_DATABASE }, () => {
   test('what workspace 1 plants, workspace 2 does not find: globals, constants, class variables, patches, objects in memory', async () => {
     const secret = 'k-123';
     assert.deepEqual(value(await call(1, 'actions.plant.execute')), { planted: true });
@@ -167,7 +171,7 @@ describe('isolation between workspaces on one interpreter', () => {
   });
 });
 
-describe('no way out of the interpreter', () => {
+describe('no way out of the interpreter', { skip: NO_DATABASE }, () => {
   test('no file system beyond the packed standard library, no environment of the server', async () => {
     const out = value(
       await ruby(`{
@@ -214,7 +218,7 @@ describe('no way out of the interpreter', () => {
   });
 });
 
-describe('limits', () => {
+describe('limits', { skip: NO_DATABASE }, () => {
   test('a loop without end: stopped at the CPU time limit, the event loop kept turning, the next call works', async () => {
     let ticks = 0;
     const timer = setInterval(() => ticks++, 20);

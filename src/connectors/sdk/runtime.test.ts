@@ -3,10 +3,14 @@
 import assert from 'node:assert/strict';
 import { createHash, createHmac, generateKeyPairSync, verify } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { sqliteOnly } from '../../../test/test-database.ts';
 import { startDemoApi, type DemoApi } from '../../../test/stand-ins/sdk-demo-api.ts';
 import { createDirectHost } from './direct-host.ts';
 import { installedRubySnapshotFile } from './ruby-sandbox.ts';
 import { createConnectorRuntime, type ConnectorOutcome, type ConnectorParams } from './runtime.ts';
+
+// The Ruby runtime uses no database: its tests run once, in the SQLite suite.
+const NO_DATABASE = sqliteOnly('the Ruby runtime uses no database');
 
 let api: DemoApi;
 const runtime = createConnectorRuntime({
@@ -271,7 +275,7 @@ function value(outcome: ConnectorOutcome): any {
   return outcome.value;
 }
 
-describe('connection and test', () => {
+describe('connection and test', { skip: NO_DATABASE }, () => {
   test('basic_auth: apply sets user and password; test passes with the right ones and fails naming the connector otherwise', async () => {
     assert.deepEqual(value(await run('test')), { user: 'ada' });
     assert.equal(api.requests.at(-1)!.headers.authorization, `Basic ${Buffer.from('ada:lovelace').toString('base64')}`);
@@ -425,7 +429,7 @@ describe('connection and test', () => {
   });
 });
 
-describe('actions', () => {
+describe('actions', { skip: NO_DATABASE }, () => {
   test('execute: a method called, the request sent lazily as JSON, after_response given code, body and headers', async () => {
     const out = value(await run('actions.create_record.execute', { input: { name: '  new_thing ' } }));
     assert.equal(out.name, 'New thing!');
@@ -572,7 +576,7 @@ describe('actions', () => {
   });
 });
 
-describe('methods and pick lists', () => {
+describe('methods and pick lists', { skip: NO_DATABASE }, () => {
   test('methods.NAME takes its arguments; optional ones may be left out', async () => {
     assert.equal(value(await run('methods.format_name', { args: ['ada_lovelace'] })), 'Ada lovelace!');
     assert.equal(value(await run('methods.format_name', { args: ['x', '?'] })), 'X?');
@@ -591,7 +595,7 @@ describe('methods and pick lists', () => {
   });
 });
 
-describe('triggers', () => {
+describe('triggers', { skip: NO_DATABASE }, () => {
   before(() => api.resetRecords());
 
   test('poll: pages while can_poll_more, next_poll carried, dedup keys; poll_page one page', async () => {
@@ -643,7 +647,7 @@ describe('triggers', () => {
   });
 });
 
-describe('describe: the connector as data', () => {
+describe('describe: the connector as data', { skip: NO_DATABASE }, () => {
   test('title, connection fields and authorization, actions, triggers by kind, problems', async () => {
     const out = value(await runtime.describe({ source: DEMO, connectorName: 'Acme', workspaceId: 1 }));
     assert.equal(out.title, 'Acme');
@@ -664,7 +668,7 @@ describe('describe: the connector as data', () => {
   });
 });
 
-describe('bad input: a clear error naming the connector, the path and the line', () => {
+describe('bad input: a clear error naming the connector, the path and the line', { skip: NO_DATABASE }, () => {
   test('Ruby that does not parse', async () => {
     const outcome = await run('test', {}, "{\n  title: 'x',\n  test: lambda do |c|\n    get('/a'\n  end\n}");
     assert.equal(outcome.ok, false);
