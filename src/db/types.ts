@@ -204,6 +204,15 @@ export interface CustomConnectorsTable {
   updated_at: string;
 }
 
+/** Another name of a custom connector in its environment (the provider name an imported package gives it). */
+export interface CustomConnectorAliasesTable {
+  id: Generated<number>;
+  environment_id: number;
+  name: string;
+  connector_id: number;
+  created_at: string;
+}
+
 export interface CustomConnectorVersionsTable {
   id: Generated<number>;
   connector_id: number;
@@ -770,6 +779,7 @@ export interface Database {
   connections: ConnectionsTable;
   custom_connectors: CustomConnectorsTable;
   custom_connector_versions: CustomConnectorVersionsTable;
+  custom_connector_aliases: CustomConnectorAliasesTable;
   secrets: SecretsTable;
   api_policies: ApiPoliciesTable;
   api_collections: ApiCollectionsTable;

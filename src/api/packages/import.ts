@@ -42,6 +42,17 @@ import {
 import { PackageFailure } from './export.ts';
 import { finishPackage, type ImportResult } from './packages.store.ts';
 import { zipFiles, ZipError, type ZipLimits } from './zip.ts';
+import { connectorName, MAX_CODE_BYTES } from '../custom_connectors/custom_connectors.service.ts';
+import {
+  findConnectorByProvider,
+  findConnectorsByTitle,
+  insertAliasUnlessTaken,
+  insertConnector,
+  insertVersion as insertConnectorVersion,
+  latestReleasedVersion,
+  latestVersion as latestConnectorVersion,
+  updateConnector,
+} from '../custom_connectors/custom_connectors.store.ts';
 
 export interface ImportOptions {
   /** The target folder; null for a deployment, which names its project instead. */
@@ -70,7 +81,8 @@ type FileType =
   | 'api_group'
   | 'api_endpoint'
   | 'account_property'
-  | 'project_property';
+  | 'project_property'
+  | 'custom_adapter';
 const FILE_TYPES: readonly FileType[] = [
   'recipe',
   'connection',
@@ -81,7 +93,11 @@ const FILE_TYPES: readonly FileType[] = [
   'api_endpoint',
   'account_property',
   'project_property',
+  'custom_adapter',
 ];
+
+/** A custom connector's Ruby source, beside its `<name>.custom_adapter.json`. */
+const ADAPTER_CODE = '.custom_adapter.rb';
 
 interface Entry {
   path: string;
@@ -94,6 +110,8 @@ interface Entry {
    * file, or its parsed rows, until then would multiply the memory a large import takes.
    */
   data?: { rows: number };
+  /** A custom adapter's Ruby source (its `.custom_adapter.rb`). */
+  code?: string;
 }
 
 type Obj = Record<string, unknown>;
@@ -145,9 +163,17 @@ const ROWS_PER_BATCH = 200;
 export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Promise<Entry[]> {
   const problems: string[] = [];
   const out: Entry[] = [];
+  const adapterCode = new Map<string, string>();
   for await (const [path, content] of files) {
     const base = path.slice(path.lastIndexOf('/') + 1);
     if (base.startsWith('.') || path.startsWith('__MACOSX/')) continue;
+    if (base.endsWith(ADAPTER_CODE)) {
+      const code = content.toString('utf8');
+      if (!Buffer.from(code, 'utf8').equals(content)) problems.push(`${path}: the connector's code is not UTF-8`);
+      else if (content.length > MAX_CODE_BYTES) problems.push(`${path}: the connector's code is larger than 10 MB`);
+      else adapterCode.set(path.slice(0, -ADAPTER_CODE.length), code);
+      continue;
+    }
     const type = typeOfEntry(path);
     if (!type) {
       problems.push(
@@ -167,6 +193,8 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
       continue;
     }
     const before = problems.length;
+    // A custom adapter's metadata has a title, no name: its file names it.
+    if (type === 'custom_adapter' && body.name === undefined) body.name = base.slice(0, -'.custom_adapter.json'.length);
     const name = str(body, 'name', problems, path);
     if (name !== undefined && name.trim() === '') problems.push(`${path}: name is blank`);
     if (type === 'recipe' && !isObj(body.code) && typeof body.code !== 'string')
@@ -178,7 +206,12 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
         !body.test_cases.every((tc) => isObj(tc) && typeof tc.name === 'string' && tc.name.trim() !== ''))
     )
       problems.push(`${path}: test_cases must be a list of test cases, each with a name`);
-    if (type === 'connection') str(body, 'provider', problems, path);
+    if (type === 'connection' && !(isObj(body.provider) && typeof body.provider.zip_name === 'string'))
+      str(body, 'provider', problems, path);
+    if (type === 'custom_adapter') {
+      const title = str(body, 'title', problems, path);
+      if (title !== undefined && title.trim() === '') problems.push(`${path}: title is blank`);
+    }
     if (type === 'lookup_table') {
       if (
         !Array.isArray(body.schema) ||
@@ -241,6 +274,24 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
       delete body.data;
     }
     out.push(entry);
+  }
+  for (const entry of out) {
+    if (entry.type !== 'custom_adapter') continue;
+    const stem = entry.path.slice(0, -'.custom_adapter.json'.length);
+    const code = adapterCode.get(stem);
+    if (code === undefined) problems.push(`${entry.path}: the connector's code ${stem}${ADAPTER_CODE} is missing`);
+    else entry.code = code;
+    adapterCode.delete(stem);
+  }
+  for (const stem of adapterCode.keys())
+    problems.push(`${stem}${ADAPTER_CODE}: no ${stem}.custom_adapter.json beside it (the connector's title)`);
+  for (const entry of out) {
+    const provider = entry.type === 'connection' ? entry.body.provider : undefined;
+    if (
+      isObj(provider) &&
+      !out.some((e) => e.type === 'custom_adapter' && zipNameMatches(e.path, String(provider.zip_name)))
+    )
+      problems.push(`${entry.path}: its provider names ${String(provider.zip_name)}, which the package does not hold`);
   }
   if (problems.length > 0)
     throw new PackageFailure(
@@ -328,10 +379,16 @@ async function apply(
   const byType = (type: FileType) => entries.filter((e) => e.type === type);
   const name = (e: Entry) => String(e.body.name).trim();
 
+  // Custom connectors: matched by title in the environment (a new released version when the code
+  // differs), else created with the code released; then the provider names the package's recipes
+  // and connections use for them are recorded as their aliases.
+  const adapters = await importCustomAdapters(trx, pkg, options, byType('custom_adapter'), now, fail);
+  await recordProviderAliases(trx, env, entries, adapters, now);
+
   // Connections: matched by name in their folder; created as shells without credentials.
   const connectionByZip = new Map<string, number>();
   for (const e of byType('connection')) {
-    const provider = String(e.body.provider);
+    const provider = connectionProvider(e, entries, adapters);
     if (options.connectionsMustExist) {
       const match = await trx
         .selectFrom('connections')
@@ -896,6 +953,192 @@ function randomHex(): string {
 }
 
 /** A config array with connection references turned into the target's connection ids where they resolve. */
+interface ImportedAdapter {
+  path: string;
+  id: number;
+  name: string;
+  /** The title in snake case, as the vendor's provider names begin (`acme_crm` of `acme_crm_connector_1_2`). */
+  slug: string;
+  /** The file's stem in snake case, the other way a provider name may begin. */
+  stemSlug: string;
+}
+
+function snakeCase(text: string): string {
+  return text
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+}
+
+/** A reference's `zip_name` names a file by its path in the zip or by its base name. */
+function zipNameMatches(path: string, zipName: string): boolean {
+  return path === zipName || path.slice(path.lastIndexOf('/') + 1) === zipName;
+}
+
+async function importCustomAdapters(
+  trx: Db,
+  pkg: PackageRow,
+  options: ImportOptions,
+  entries: Entry[],
+  now: string,
+  fail: (path: string, why: string) => void,
+): Promise<ImportedAdapter[]> {
+  const out: ImportedAdapter[] = [];
+  for (const e of entries) {
+    const title = String(e.body.title).trim().slice(0, 255);
+    const code = e.code ?? '';
+    const note = typeof e.body.note === 'string' && e.body.note !== '' ? e.body.note.slice(0, 10_000) : null;
+    const description = typeof e.body.description === 'string' && e.body.description !== '' ? e.body.description : null;
+    const stem = e.path.slice(e.path.lastIndexOf('/') + 1, -'.custom_adapter.json'.length);
+    const [existing] = await findConnectorsByTitle(trx, pkg.environment_id, title);
+    let id: number;
+    let name: string;
+    if (existing) {
+      id = existing.id;
+      name = existing.name;
+      const released = await latestReleasedVersion(trx, id);
+      if (released?.code !== code) {
+        if (options.restricted) {
+          fail(
+            e.path,
+            `the custom connector "${title}" is shared by the environment; an administrator must import its new code`,
+          );
+          continue;
+        }
+        const latest = await latestConnectorVersion(trx, id);
+        await insertConnectorVersion(trx, {
+          connector_id: id,
+          version: (latest?.version ?? 0) + 1,
+          code,
+          note,
+          created_at: now,
+          released_at: now,
+        });
+        await updateConnector(trx, id, { updated_at: now });
+      }
+    } else {
+      if (options.restricted) {
+        fail(
+          e.path,
+          `the custom connector "${title}" would be created for the whole environment; an administrator must import it`,
+        );
+        continue;
+      }
+      id = await insertConnector(trx, {
+        workspace_id: pkg.workspace_id,
+        environment_id: pkg.environment_id,
+        name: `pending_${randomHex()}`,
+        title,
+        description,
+        oem_shared_version: null,
+        oem_shared_at: null,
+        static_webhook_url: null,
+        created_at: now,
+        updated_at: now,
+      });
+      name = connectorName(title, id, new Date(now));
+      await updateConnector(trx, id, { name });
+      await insertConnectorVersion(trx, {
+        connector_id: id,
+        version: 1,
+        code,
+        note,
+        created_at: now,
+        released_at: now,
+      });
+    }
+    out.push({ path: e.path, id, name, slug: snakeCase(title), stemSlug: snakeCase(stem) });
+  }
+  return out;
+}
+
+/** Provider names of custom connectors (`<slug>_connector_<account>_<stamp>`) that recipes and connections use. */
+function customProviderNames(entries: Entry[]): Set<string> {
+  const names = new Set<string>();
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 200) return;
+    if (Array.isArray(value)) for (const v of value) visit(v, depth + 1);
+    else if (isObj(value))
+      for (const [k, v] of Object.entries(value)) {
+        if (k === 'provider' && typeof v === 'string' && /_connector_\d+_\d+$/.test(v)) names.add(v);
+        else visit(v, depth + 1);
+      }
+  };
+  for (const e of entries) {
+    if (e.type === 'recipe') {
+      visit(typeof e.body.code === 'string' ? safeJson(e.body.code) : e.body.code, 0);
+      visit(e.body.config, 0);
+    }
+    if (e.type === 'connection' && typeof e.body.provider === 'string') visit({ provider: e.body.provider }, 0);
+  }
+  return names;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Each provider name is kept as an alias of the connector it means: one imported with the package
+ * whose title (or file name) begins the name, else one already in the environment whose title does.
+ */
+async function recordProviderAliases(
+  trx: Db,
+  environmentId: number,
+  entries: Entry[],
+  adapters: ImportedAdapter[],
+  now: string,
+): Promise<void> {
+  let existing: Array<{ id: number; slug: string }> | null = null;
+  for (const provider of customProviderNames(entries)) {
+    if (await findConnectorByProvider(trx, environmentId, provider)) continue;
+    const slug = provider.replace(/_connector_\d+_\d+$/, '');
+    let id = adapters.find((a) => a.slug === slug || a.stemSlug === slug)?.id;
+    if (id === undefined) {
+      existing ??= (
+        await trx
+          .selectFrom('custom_connectors')
+          .select(['id', 'title'])
+          .where('environment_id', '=', environmentId)
+          .orderBy('id')
+          .execute()
+      ).map((row) => ({ id: row.id, slug: snakeCase(row.title) }));
+      id = existing.find((c) => c.slug === slug)?.id;
+    }
+    if (id !== undefined)
+      await insertAliasUnlessTaken(trx, {
+        environment_id: environmentId,
+        name: provider,
+        connector_id: id,
+        created_at: now,
+      });
+  }
+}
+
+/**
+ * A connection's provider: its string, or for a reference to a custom adapter of the package, the
+ * provider name the recipes use for it (so steps and their connection agree), else the connector's own.
+ */
+function connectionProvider(e: Entry, entries: Entry[], adapters: ImportedAdapter[]): string {
+  const ref = e.body.provider;
+  if (!isObj(ref)) return String(ref);
+  const adapter = adapters.find((a) => zipNameMatches(a.path, String(ref.zip_name)));
+  for (const recipe of entries) {
+    if (recipe.type !== 'recipe' || !Array.isArray(recipe.body.config)) continue;
+    for (const slot of recipe.body.config) {
+      if (!isObj(slot) || !isObj(slot.account_id) || typeof slot.provider !== 'string') continue;
+      if (typeof slot.account_id.zip_name === 'string' && zipNameMatches(e.path, slot.account_id.zip_name))
+        return slot.provider;
+    }
+  }
+  return adapter?.name ?? String(ref.name ?? ref.zip_name);
+}
+
 async function resolveConfig(
   db: Db,
   environmentId: number,
