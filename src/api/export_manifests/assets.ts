@@ -4,6 +4,15 @@
 // manifests made with auto_generate_assets, and the export itself.
 import type { Db } from '../../db/types.ts';
 import { codeReferences } from './references.ts';
+import { findConnectorByProvider } from '../custom_connectors/custom_connectors.store.ts';
+
+/** Provider names in a recipe's code and config that may be custom connectors' (`..._connector_<id>_<stamp>`). */
+function customProviders(code: string, config: string): Set<string> {
+  const out = new Set<string>();
+  for (const text of [code, config])
+    for (const match of text.matchAll(/"provider"\s*:\s*"([a-z0-9_]+_connector_\d+_\d+)"/g)) out.add(match[1]!);
+  return out;
+}
 
 export const ASSET_TYPES = [
   'recipe',
@@ -40,6 +49,7 @@ export const PACKAGED_TYPES = [
   'api_endpoint',
   'account_property',
   'project_property',
+  'custom_adapter',
 ] as const;
 export type PackagedType = (typeof PACKAGED_TYPES)[number];
 
@@ -197,6 +207,7 @@ const TYPE_ORDER: readonly PackagedType[] = [
   'api_endpoint',
   'project_property',
   'account_property',
+  'custom_adapter',
 ];
 
 export interface ScannedAsset extends Asset {
@@ -250,13 +261,24 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
       ? []
       : await db
           .selectFrom('connections')
-          .select(['id', 'name', 'folder_id', 'updated_at'])
+          .select(['id', 'name', 'folder_id', 'provider', 'updated_at'])
           .where('environment_id', '=', env)
           .where('folder_id', 'in', subtree)
           .orderBy('id')
           .execute();
   for (const c of connections)
     add({ id: c.id, name: c.name, type: 'connection', folderId: c.folder_id, updatedAt: c.updated_at });
+  for (const c of connections) {
+    const connector = await findConnectorByProvider(db, env, c.provider);
+    if (connector)
+      add({
+        id: connector.id,
+        name: connector.title,
+        type: 'custom_adapter',
+        folderId: null,
+        updatedAt: connector.updated_at,
+      });
+  }
   const topics =
     subtree.length === 0
       ? []
@@ -339,6 +361,10 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
     if (batch.length > 0) {
       const rows = await db.selectFrom('recipes').select(['id', 'code', 'config']).where('id', 'in', batch).execute();
       for (const row of rows) {
+        for (const provider of customProviders(row.code, row.config)) {
+          const c = await findConnectorByProvider(db, env, provider);
+          if (c) add({ id: c.id, name: c.title, type: 'custom_adapter', folderId: null, updatedAt: c.updated_at });
+        }
         const refs = codeReferences(row.code, row.config);
         for (const id of refs.connectionIds) {
           const c = await db
@@ -592,6 +618,15 @@ export async function findAsset(
         .where('api_endpoints.id', '=', id)
         .executeTakeFirst();
       return e && { name: e.name, folderId: null, projectId: e.project_id, updatedAt: e.updated_at };
+    }
+    case 'custom_adapter': {
+      const c = await db
+        .selectFrom('custom_connectors')
+        .select(['title', 'updated_at'])
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return c && { name: c.title, folderId: null, projectId: null, updatedAt: c.updated_at };
     }
     case 'account_property':
     case 'project_property': {

@@ -8,6 +8,7 @@ import { createTestApp, makeZip, waitPackage, type TestApp } from '../../../test
 import { action, webhookTrigger } from '../../../test/recipes.ts';
 import { findConnectorByProvider } from '../custom_connectors/custom_connectors.store.ts';
 import { findEnvironmentByType } from '../../workspaces/workspaces.store.ts';
+import { readZip } from './zip.ts';
 
 const PROVIDER = 'acme_crm_connector_123456_1700000000';
 const CODE_V1 = "{\n  title: 'Acme CRM',\n  test: lambda { |connection| get('https://acme.example/me') }\n}\n";
@@ -131,6 +132,59 @@ describe('POST /api/packages/import/:folder_id with a custom connector', () => {
     assert.equal((await importFiles(t, folderId, files)).status, 'completed');
     const found = await findConnectorByProvider(t.ctx.db, environmentId, other);
     assert.equal(found?.title, 'Acme CRM');
+  });
+
+  test('exported: the adapter files with the released code, the connection naming the adapter file, the recipe unchanged; imported into test the same', async () => {
+    const manifest = await t.call('POST', '/api/export_manifests', {
+      body: { export_manifest: { name: 'crm', folder_id: folderId, auto_generate_assets: true, include_data: false } },
+    });
+    assert.equal(manifest.status, 201, manifest.text);
+    const assets = manifest.body.result.assets as Array<{ type: string; name: string; zip_name: string }>;
+    const adapter = assets.find((a) => a.type === 'custom_adapter');
+    assert.deepEqual(adapter && { name: adapter.name, zip_name: adapter.zip_name }, {
+      name: 'Acme CRM',
+      zip_name: 'acme_crm.custom_adapter.json',
+    });
+    const started = await t.call('POST', `/api/packages/export/${manifest.body.result.id}`);
+    assert.equal((await waitPackage(t, started.body.id)).status, 'completed');
+    const download = await t.app.inject({
+      method: 'GET',
+      url: `/api/packages/${started.body.id}/download`,
+      headers: { authorization: `Bearer ${t.adminToken}` },
+    });
+    const files = await readZip(download.rawPayload, {
+      maxEntries: 1000,
+      maxEntryBytes: 1 << 26,
+      maxTotalBytes: 1 << 28,
+    });
+    const meta = JSON.parse(files.get('acme_crm.custom_adapter.json')!.toString('utf8'));
+    assert.equal(meta.title, 'Acme CRM');
+    assert.equal(meta.version_no, 2);
+    assert.equal(files.get('acme_crm.custom_adapter.rb')!.toString('utf8'), CODE_V2);
+    const connection = JSON.parse(files.get('acme.connection.json')!.toString('utf8'));
+    assert.deepEqual(connection.provider, { zip_name: 'acme_crm.custom_adapter.json', name: 'Acme CRM', folder: '' });
+    // The recipe as the last import left it: it names the connector by the other package's provider name.
+    assert.match(
+      files.get('sync_contacts.recipe.json')!.toString('utf8'),
+      /"provider": "acme_crm_connector_999_1800000000"/,
+    );
+
+    const testToken = await t.tokenFor('Admin', 'test');
+    const target = await t.createProject('CRM sync', 'test');
+    const reply = await t.call('POST', `/api/packages/import/${target.folderId}`, {
+      raw: download.rawPayload,
+      headers: { 'content-type': 'application/octet-stream' },
+      token: testToken,
+    });
+    assert.equal((await waitPackage(t, reply.body.id, testToken)).status, 'completed');
+    const testEnv = (await findEnvironmentByType(t.ctx.db, t.workspaceId, 'test'))!.id;
+    const found = await findConnectorByProvider(t.ctx.db, testEnv, 'acme_crm_connector_999_1800000000');
+    assert.equal(found?.title, 'Acme CRM');
+    assert.equal(
+      (await t.call('GET', `/api/custom_connectors/${found!.id}/code`, { token: testToken })).body.data.code,
+      CODE_V2,
+    );
+    assert.notEqual(found?.environment_id, environmentId);
   });
 
   test('bad packages: code without its metadata, metadata without code, a reference to an adapter not in the package', async () => {
