@@ -647,6 +647,29 @@ describe('triggers', { skip: NO_DATABASE }, () => {
   });
 });
 
+describe('Ruby code (runCode, for Ruby code steps)', { skip: NO_DATABASE }, () => {
+  test('the last expression is the output; input at hand with indifferent access; the SDK methods too', async () => {
+    const outcome = await runtime.runCode(
+      {
+        code: "total = input['items'].sum { |i| i[:price] * i['qty'] }\nrecords = get(\"#{input['base']}/records\")['items']\n{ total: total, first: records.first['name'], at: now.class.name }",
+        input: {
+          items: [
+            { price: 2, qty: 3 },
+            { price: 1, qty: 1 },
+          ],
+          base: api.url,
+        },
+        workspaceId: 1,
+      },
+      host,
+    );
+    assert.deepEqual(value(outcome), { total: 7, first: 'record 1', at: 'Time' });
+    const failed = await runtime.runCode({ code: "x = 1\nraise 'bad input'", input: {}, workspaceId: 1 }, host);
+    assert.equal(failed.ok, false);
+    if (!failed.ok) assert.equal(failed.error.message, 'Ruby code (code, line 2): bad input');
+  });
+});
+
 describe('describe: the connector as data', { skip: NO_DATABASE }, () => {
   test('title, connection fields and authorization, actions, triggers by kind, problems', async () => {
     const out = value(await runtime.describe({ source: DEMO, connectorName: 'Acme', workspaceId: 1 }));
