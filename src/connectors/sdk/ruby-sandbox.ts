@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { compileRubyModule, rubyPackageDir, rubyVersionOfModule } from './ruby-vm.ts';
 import type { HostOp, RubyBoot, RubyCallReply, RubyCallRequest, RubyWorkerData } from './ruby-worker.ts';
-import { readSnapshotFile, writeSnapshotFile } from './snapshot-file.ts';
+import { readSnapshotFile, snapshotFileSize, writeSnapshotFile } from './snapshot-file.ts';
 
 export interface RubySandboxOptions {
   /** Worker threads at most (each holds one interpreter). */
@@ -159,8 +159,13 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
   function load(): Promise<Loaded> {
     loaded ??= (async () => {
       for (const file of options.snapshotFiles ?? []) {
+        // The module compiles on V8's threads while this one reads the snapshot.
+        const size = snapshotFileSize(file);
+        if (size === null) continue;
+        const compiling = compileRubyModule(size + options.memoryBytes);
         const snapshot = readSnapshotFile(file);
-        if (snapshot) return { module: await compileRubyModule(snapshot.byteLength + options.memoryBytes), snapshot };
+        if (snapshot && snapshot.byteLength === size) return { module: await compiling, snapshot };
+        await compiling.catch(() => undefined);
       }
       const bootModule = await compileRubyModule(BOOT_MEMORY_BYTES);
       const booting = startWorker(bootModule, null);

@@ -1,6 +1,6 @@
 // The Ruby interpreter's memory snapshot on disk: most of its pages are zeros (the unused stack,
 // reserved heap), so the file holds a map of the pages that are not and those pages only.
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 const MAGIC = 'SBRUBY01';
@@ -43,6 +43,22 @@ export function decodeSnapshot(file: Uint8Array): SharedArrayBuffer | null {
     at += size;
   }
   return at === file.length ? out : null;
+}
+
+/** The memory size a snapshot file holds, from its header alone; null when it is not a snapshot. */
+export function snapshotFileSize(file: string): number | null {
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const header = Buffer.alloc(16);
+      if (readSync(fd, header, 0, 16, 0) !== 16 || header.toString('latin1', 0, 8) !== MAGIC) return null;
+      return header.readUInt32LE(8);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
 }
 
 export function readSnapshotFile(file: string): SharedArrayBuffer | null {
