@@ -148,7 +148,8 @@ const DEMO = String.raw`
           uuid: workato.uuid.size, parsed_json: workato.parse_json('{"a":[1]}')['a'],
           property: account_property('region'), country: lookup('countries', code: 'FR')['name'],
           pluralize: 'company'.pluralize, titled: 'hello_world'.titleize, strip_tags: '<b>bold</b>'.strip_tags,
-          csv: workato.csv.parse("a,b\n1,\"x,y\"\n"), zone: t.in_time_zone('America/New_York').utc_offset,
+          csv: workato.csv.parse("a,b\n1,\"x,y\"\n"), yaml: workato.parse_yaml("a: 1\nb: [x]")['b'],
+          yaml_out: workato.render_yaml('k' => 'v'), zone: t.in_time_zone('America/New_York').utc_offset,
           now_class: now.class.name
         }
       end
@@ -517,6 +518,8 @@ describe('actions', { skip: NO_DATABASE }, () => {
       titled: 'Hello World',
       strip_tags: 'bold',
       csv: [{ a: '1', b: 'x,y' }],
+      yaml: ['x'],
+      yaml_out: '---\nk: v\n',
       zone: -5 * 3600,
       now_class: 'Time',
     });

@@ -14,6 +14,7 @@ require 'cgi'
 require 'stringio'
 require 'strscan'
 require 'rexml/document'
+require 'yaml'
 
 module Switchboard
   class HostError < StandardError; end

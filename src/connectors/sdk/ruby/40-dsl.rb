@@ -177,8 +177,8 @@ module Switchboard
       def render_json(value) = JSON.generate(Convert.plain(value))
       def uuid = SecureRandom.uuid
       def random_bytes(length) = SecureRandom.random_bytes([length.to_i, 32_768].min)
-      def parse_yaml(_text) = raise(SDK::Error, 'workato.parse_yaml is not available on this server')
-      def render_yaml(_value) = raise(SDK::Error, 'workato.render_yaml is not available on this server')
+      def parse_yaml(text) = Convert.indifferent(YAML.safe_load(text.to_s, permitted_classes: [::Date, ::Time], aliases: false))
+      def render_yaml(value) = YAML.dump(Convert.plain(value))
 
       def jwt_encode_rs256(payload, key, header_fields = {}) = jwt_encode(payload, key, 'RS256', header_fields)
 
