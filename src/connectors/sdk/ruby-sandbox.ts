@@ -174,7 +174,7 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
       if (boot.type !== 'ready' || !boot.snapshot)
         throw new Error(boot.type === 'failed' ? boot.message : 'no snapshot');
       const made = boot.snapshot;
-      for (const file of options.snapshotFiles ?? []) writeSnapshotFile(file, made);
+      for (const file of options.snapshotFiles ?? []) if (writeSnapshotFile(file, made)) removeStaleSnapshots(file);
       const snapshot = new SharedArrayBuffer(made.byteLength);
       new Uint8Array(snapshot).set(made);
       return { module: await compileRubyModule(snapshot.byteLength + options.memoryBytes), snapshot };
@@ -416,6 +416,17 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
   };
 }
 
+/** Snapshots of an earlier Ruby build or SDK beside this one are never read again. */
+function removeStaleSnapshots(file: string): void {
+  try {
+    for (const name of readdirSync(dirname(file)))
+      if (/^ruby-[0-9a-f]{16}\.snapshot$/.test(name) && join(dirname(file), name) !== file)
+        rmSync(join(dirname(file), name), { force: true });
+  } catch {
+    // A directory that cannot be listed keeps its files.
+  }
+}
+
 /**
  * Loads the interpreter in full and runs one call, so that `file` holds a snapshot that loads.
  * `npm install` runs it (through `switchboard prepare-ruby`) for the installation's snapshot.
@@ -435,10 +446,7 @@ export async function prepareRubySnapshot(file: string): Promise<void> {
     );
     if (!run.ok) throw new Error(`the Ruby sandbox did not run a call: ${run.message}`);
     if (!existsSync(file)) throw new Error(`the snapshot could not be written to ${file}`);
-    // Snapshots of an earlier Ruby build or SDK beside it are never read again.
-    for (const name of readdirSync(dirname(file)))
-      if (/^ruby-[0-9a-f]{16}\.snapshot$/.test(name) && join(dirname(file), name) !== file)
-        rmSync(join(dirname(file), name), { force: true });
+    removeStaleSnapshots(file);
   } finally {
     await sandbox.close();
   }
