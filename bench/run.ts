@@ -67,6 +67,11 @@ const BENCHMARKS: Record<
     postgres: true,
     load: () => import('./console.ts'),
   },
+  connectors: {
+    summary:
+      "custom connectors' Ruby runtime: the first call of a fresh process, a call's p50/p99 and calls/s beside the same GET made directly, a workspace switch on one interpreter, each Ruby worker's memory [--calls N --concurrency N]",
+    load: () => import('./connectors.ts'),
+  },
   retention: {
     summary:
       'job retention: the database size (SQLite: the file; PostgreSQL: pg_database_size) under a steady job load with a short retention, round by round [--rounds N --jobs N]',

@@ -29,6 +29,7 @@ import type {
   ConnectionsTable,
   CustomConnectorsTable,
   CustomConnectorVersionsTable,
+  CustomConnectorAliasesTable,
   SecretsTable,
 } from './tables/connections.ts';
 import type {
@@ -103,6 +104,7 @@ export interface Database {
   connections: ConnectionsTable;
   custom_connectors: CustomConnectorsTable;
   custom_connector_versions: CustomConnectorVersionsTable;
+  custom_connector_aliases: CustomConnectorAliasesTable;
   secrets: SecretsTable;
   api_policies: ApiPoliciesTable;
   api_collections: ApiCollectionsTable;

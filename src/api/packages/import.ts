@@ -11,6 +11,14 @@ import { applyProperties } from './appliers/properties.ts';
 import { applyApiCollections } from './appliers/api-collections.ts';
 import { applyRecipes } from './appliers/recipes.ts';
 import { applyApiEndpoints } from './appliers/api-endpoints.ts';
+import {
+  applyCustomAdapters,
+  checkAdapterFields,
+  nameAdapter,
+  namesAdapterFile,
+  pairAdapterCode,
+  readAdapterCode,
+} from './appliers/custom-adapters.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow } from '../../db/types.ts';
 import { AppError } from '../../errors.ts';
@@ -70,9 +78,11 @@ function isRowOfCells(row: unknown): boolean {
 export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Promise<Entry[]> {
   const problems: string[] = [];
   const out: Entry[] = [];
+  const adapterCode = new Map<string, string>();
   for await (const [path, content] of files) {
     const base = path.slice(path.lastIndexOf('/') + 1);
     if (base.startsWith('.') || path.startsWith('__MACOSX/')) continue;
+    if (readAdapterCode(path, content, adapterCode, problems)) continue;
     const type = typeOfEntry(path);
     if (!type) {
       problems.push(
@@ -92,6 +102,7 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
       continue;
     }
     const before = problems.length;
+    if (type === 'custom_adapter') nameAdapter(path, body);
     const name = str(body, 'name', problems, path);
     if (name !== undefined && name.trim() === '') problems.push(`${path}: name is blank`);
     if (type === 'recipe' && !isObj(body.code) && typeof body.code !== 'string')
@@ -103,7 +114,8 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
         !body.test_cases.every((tc) => isObj(tc) && typeof tc.name === 'string' && tc.name.trim() !== ''))
     )
       problems.push(`${path}: test_cases must be a list of test cases, each with a name`);
-    if (type === 'connection') str(body, 'provider', problems, path);
+    if (type === 'connection' && !namesAdapterFile(body)) str(body, 'provider', problems, path);
+    if (type === 'custom_adapter') checkAdapterFields(body, path, problems);
     if (type === 'lookup_table') {
       if (
         !Array.isArray(body.schema) ||
@@ -167,6 +179,7 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
     }
     out.push(entry);
   }
+  pairAdapterCode(out, adapterCode, problems);
   if (problems.length > 0)
     throw new PackageFailure(
       `${problems.length} file(s) of the package are not valid; nothing was imported`,
@@ -186,7 +199,8 @@ async function apply(
   readFile: (path: string) => Promise<Buffer>,
 ): Promise<Applied> {
   const run = await startRun(ctx, trx, pkg, options, entries, readFile);
-  // In this order: recipes name connections; endpoints name collections and recipes.
+  // In this order: connections name custom connectors; recipes name connections; endpoints name collections and recipes.
+  await applyCustomAdapters(run);
   await applyConnections(run);
   await applyTopics(run);
   await applyLookupTables(run);

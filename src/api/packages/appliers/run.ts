@@ -38,7 +38,8 @@ export type FileType =
   | 'api_group'
   | 'api_endpoint'
   | 'account_property'
-  | 'project_property';
+  | 'project_property'
+  | 'custom_adapter';
 export const FILE_TYPES: readonly FileType[] = [
   'recipe',
   'connection',
@@ -49,6 +50,7 @@ export const FILE_TYPES: readonly FileType[] = [
   'api_endpoint',
   'account_property',
   'project_property',
+  'custom_adapter',
 ];
 
 export interface Entry {
@@ -62,12 +64,24 @@ export interface Entry {
    * file, or its parsed rows, until then would multiply the memory a large import takes.
    */
   data?: { rows: number };
+  /** A custom adapter's Ruby source (its `.custom_adapter.rb`). */
+  code?: string;
 }
 
 export type Obj = Record<string, unknown>;
 
 export function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export interface ImportedAdapter {
+  path: string;
+  id: number;
+  name: string;
+  /** The title in snake case, as the vendor's provider names begin (`acme_crm` of `acme_crm_connector_1_2`). */
+  slug: string;
+  /** The file's stem in snake case, the other way a provider name may begin. */
+  stemSlug: string;
 }
 
 export interface Applied {
@@ -118,8 +132,11 @@ export interface ImportRun {
   folderOf: (dir: string) => Promise<number>;
   /** Where an entry goes: its directory's folder, or the Home folder for a root asset. */
   placeOf: (entry: Entry) => Promise<number>;
+  entries: Entry[];
   byType: (type: FileType) => Entry[];
   name: (entry: Entry) => string;
+  /** The custom connectors the package brought (applied first: connections name them). */
+  adapters: ImportedAdapter[];
   connectionByZip: Map<string, number>;
   groupByZip: Map<string, number>;
   groupByDir: Map<string, number>;
@@ -198,8 +215,10 @@ export async function startRun(
     fail,
     folderOf,
     placeOf,
+    entries,
     byType,
     name,
+    adapters: [],
     connectionByZip: new Map(),
     groupByZip: new Map(),
     groupByDir: new Map(),
