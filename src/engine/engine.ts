@@ -34,6 +34,7 @@ import { requestProblems, requestSchemaOf } from './request-validation.ts';
 import { JobRunner } from './run-job.ts';
 import { createJsSandbox } from './sandbox/js-sandbox.ts';
 import { createPySandbox, installedPythonSnapshotFile, pythonSnapshotFile } from './sandbox/py-sandbox.ts';
+import { createRubyCodeRunner } from './sandbox/ruby-code.ts';
 import { Schedules } from './schedules.ts';
 import { Polls } from './polls.ts';
 import { engineSettings, type EngineOptions } from './settings.ts';
@@ -111,13 +112,20 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   const lifecycle: Lifecycle = { started: false, closing: false };
   const shutdown = new AbortController();
   const cache = new RecipeCache(ctx);
-  // Code steps' sandboxes: worker threads started at their first use (Python's ahead of it, when a
-  // running recipe has a Python step, since its interpreter takes a second or more to load).
+  // Code steps' sandboxes: worker threads started at their first use (Python's and Ruby's ahead of
+  // it, when a running recipe has such a step, since their interpreters take a second or more to load).
   const sandboxes = {
     js: createJsSandbox({ workers: 2 }),
     py: createPySandbox({
       workers: 2,
       snapshotFiles: [pythonSnapshotFile(ctx.config.dataDir), installedPythonSnapshotFile()],
+    }),
+    ruby: createRubyCodeRunner({
+      workers: 2,
+      memoryBytes: settings.limits.codeMemoryBytes,
+      dataDir: ctx.config.dataDir,
+      httpTimeoutMs: settings.limits.httpTimeoutMs,
+      httpMaxResponseBytes: settings.limits.httpMaxResponseBytes,
     }),
   };
   // Running jobs asked to stop (cancel_jobs): each checks before its next step.
@@ -287,6 +295,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     polls.disarm(row.id);
     dataTables.disarm(row.id);
     if (usesPython(row)) sandboxes.py.warm();
+    if (usesRuby(row)) sandboxes.ruby.warm();
     armedIds.add(row.id);
     const { recipe } = cache.compiledFor(row);
     if (recipe && recipe.trigger.trigger?.kind === 'poll')
@@ -365,7 +374,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
         Promise.allSettled([...queue.running]),
         new Promise<void>((resolve) => setTimeout(resolve, 1000).unref()),
       ]);
-      await Promise.all([sandboxes.js.close(), sandboxes.py.close()]);
+      await Promise.all([sandboxes.js.close(), sandboxes.py.close(), sandboxes.ruby.close()]);
     },
     validate: (row) => validateRecipe({ db: ctx.db, cache, formulas: settings }, row),
     async recipeStarted(recipeId) {
@@ -562,4 +571,9 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
 /** Whether a recipe has a Python step (its interpreter is then loaded ahead of the first job). */
 function usesPython(row: RecipeRow): boolean {
   return /"provider"\s*:\s*"py_eval"/.test(row.code);
+}
+
+/** Whether a recipe has a Ruby step (its interpreter is then loaded ahead of the first job). */
+function usesRuby(row: RecipeRow): boolean {
+  return /"provider"\s*:\s*"workato_custom_code"/.test(row.code);
 }

@@ -273,6 +273,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       limits: run.spec.limits,
       eventStreams: run.spec.eventStreams,
       ...(run.spec.sandboxes ? { sandboxes: run.spec.sandboxes } : {}),
+      properties: run.spec.properties,
       ...(run.spec.dataTables ? { dataTables: run.spec.dataTables } : {}),
     };
     const test = run.spec.test;

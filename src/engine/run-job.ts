@@ -32,8 +32,7 @@ import { outputOf, type SuccessorOf } from './queue.ts';
 import type { RecipeCache } from './recipe-cache.ts';
 import type { EngineSettings } from './settings.ts';
 import { toStored } from '../time.ts';
-import type { JsSandbox } from './sandbox/js-sandbox.ts';
-import type { PySandbox } from './sandbox/py-sandbox.ts';
+import type { CodeSandboxes } from './connectors/types.ts';
 import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
 import { storageFailureOf } from '../db/dialect.ts';
 import type { MergedWrite } from '../db/group-commit.ts';
@@ -77,7 +76,7 @@ export interface JobRunnerDeps {
   /** Whether a cancel was asked for this running job. */
   isCanceled(handle: string): boolean;
   /** Sandboxes for code steps. */
-  sandboxes: { js: JsSandbox; py: PySandbox };
+  sandboxes: CodeSandboxes;
   /** Told of data table records written by steps (real-time data table triggers). */
   dataTables: RecordListener;
 }

@@ -7,6 +7,7 @@ import { jsEval } from './js_eval.ts';
 import { jsonParser } from './json_parser.ts';
 import { logger } from './logger.ts';
 import { pyEval } from './py_eval.ts';
+import { workatoCustomCode } from './workato_custom_code.ts';
 import { lookupTable } from './lookup_table.ts';
 import { http, rest } from './rest.ts';
 import { workatoVariable } from './workato_variable.ts';
@@ -33,6 +34,7 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     logger,
     lookup_table: lookupTable,
     py_eval: pyEval,
+    workato_custom_code: workatoCustomCode,
     rest,
     http,
     workato_variable: workatoVariable,

@@ -3,6 +3,7 @@
 // both as the job's line.
 import type { JsSandbox } from '../sandbox/js-sandbox.ts';
 import type { PySandbox } from '../sandbox/py-sandbox.ts';
+import type { RubyCodeRunner } from '../sandbox/ruby-code.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Hash, Value } from '../../recipe/formula/values.ts';
 import type { EventStreamsRuntime } from '../../api/topics/topics.service.ts';
@@ -110,9 +111,18 @@ export interface StepContext {
   /** The event streams runtime (topics, group-commit publisher) of this process, when there is one. */
   readonly eventStreams: EventStreamsRuntime | null;
   /** Sandboxes for code steps (worker threads, reused between steps). */
-  readonly sandboxes?: { js: JsSandbox; py: PySandbox };
+  readonly sandboxes?: CodeSandboxes;
+  /** The environment's properties (account_property), for code that reads them. */
+  readonly properties?: ReadonlyMap<string, string>;
   /** Told of data table records written by steps (real-time data table triggers). */
   readonly dataTables?: RecordListener;
+}
+
+/** The sandboxes of code steps: JavaScript, Python and Ruby, each in worker threads. */
+export interface CodeSandboxes {
+  js: JsSandbox;
+  py: PySandbox;
+  ruby: RubyCodeRunner;
 }
 
 export interface ConnectionValues {
