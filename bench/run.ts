@@ -39,7 +39,7 @@ const BENCHMARKS: Record<
   },
   jobs: {
     summary:
-      'recipe jobs: a five-step webhook recipe driven at full speed, jobs/s and webhook-to-done latency; --overload: twice the sustainable rate, accepted, refused (429) and lost events; --js: a JavaScript step beside a logger, jobs/s and the step time [--seconds N --connections N --overload | --js]',
+      'recipe jobs: a five-step webhook recipe driven at full speed, jobs/s and webhook-to-done latency; --overload: twice the sustainable rate, accepted, refused (429) and lost events; --js, --py, --ruby: a JavaScript (Python, Ruby) step beside a logger, jobs/s and the step time [--seconds N --connections N --overload | --js | --py | --ruby]',
     postgres: true,
     load: () => import('./jobs.ts'),
   },

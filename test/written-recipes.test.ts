@@ -398,4 +398,64 @@ describe("the vendor's own platform, in recipes written in its format", () => {
       await new Promise((resolve) => api.close(resolve));
     }
   });
+
+  test('a Ruby step: an order priced in Ruby (a tax rate fetched from a service, core extensions), its output in a log and an if', async () => {
+    const asked: string[] = [];
+    const taxes = createServer((req, res) => {
+      asked.push(`${req.method} ${req.url}`);
+      res.setHeader('content-type', 'application/json');
+      const rate = { '/rates/DE': 0.19, '/rates/FR': 0.2 }[req.url ?? ''];
+      res.statusCode = rate === undefined ? 404 : 200;
+      res.end(JSON.stringify(rate === undefined ? { message: 'unknown country' } : { rate }));
+    });
+    await new Promise<void>((resolve) => taxes.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(taxes.address() as AddressInfo).port}`;
+      const property = await t.call('POST', '/api/properties', { body: { properties: { tax_api_url: base } } });
+      assert.equal(property.status, 200, property.text);
+      const { id, path } = await importAndStart('order_pricing_ruby.recipe.json');
+      await post(path, {
+        order_id: 'o-1001',
+        country: 'DE',
+        ordered_at: '2026-01-15T10:00:00Z',
+        lines: [
+          { sku: 'KB-1', quantity: '4', unit_price: '250' },
+          { sku: 'MS-2', quantity: 2, unit_price: 19.5 },
+          { sku: 'KB-1', quantity: 0, unit_price: 250 },
+        ],
+      });
+      await post(path, {
+        order_id: 'o-1002',
+        country: 'FR',
+        ordered_at: '2026-03-31',
+        lines: [{ sku: 'CB-9', quantity: 3, unit_price: 99.5 }],
+      });
+      await post(path, { order_id: 'o-1003', country: 'XX', ordered_at: '2026-03-31', lines: [] });
+      assert.deepEqual(asked, ['GET /rates/DE', 'GET /rates/FR', 'GET /rates/XX']);
+      const jobs = await jobsOf(id);
+      assert.deepEqual(
+        jobs.map((j) => j.status),
+        ['failed', 'succeeded', 'succeeded'],
+      );
+      const [unknown, fr, de] = jobs;
+      assert.deepEqual(await loggerMessages(de?.id as string), [
+        'Order O-1001 (KB-1, MS-2): gold, total 1112.77 incl. tax 177.67, due 2026-02-14',
+        'Review order O-1001: gold tier outside France',
+      ]);
+      assert.deepEqual(await loggerMessages(fr?.id as string), [
+        'Order O-1002 (CB-9): silver, total 340.3 incl. tax 56.72, due 2026-04-30',
+      ]);
+      // Ruby rounds 283.575 half up (283.58), as the vendor's Ruby does. The service's 404 is the
+      // Ruby step's error, naming the line of the request.
+      assert.match(unknown?.error ?? '', /line 5: .*404/);
+      assert.deepEqual(await stepsOf(id, fr?.id as string), [
+        '0:new_event',
+        '1:invoke_custom_ruby_code',
+        '2:log_message',
+      ]);
+    } finally {
+      taxes.closeAllConnections();
+      await new Promise((resolve) => taxes.close(resolve));
+    }
+  });
 });
