@@ -61,6 +61,10 @@ export interface Config {
   readonly triggerPollSeconds: number;
   /** Several nodes on PostgreSQL: how long a node's claim on a job or a package lasts without being renewed. */
   readonly nodeLeaseMs: number;
+  /** How long one call of a model (AI steps, Genies) may take, streaming included. */
+  readonly modelTimeoutMs: number;
+  /** How long an MCP tool call waits for its job before it answers a timeout. */
+  readonly mcpCallTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -117,6 +121,8 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'DATABASE_CONNECT_TIMEOUT_MS',
   'DATABASE_IDLE_TIMEOUT_MS',
   'NODE_LEASE_MS',
+  'MODEL_TIMEOUT_MS',
+  'MCP_CALL_TIMEOUT_MS',
 ];
 
 export const DEFAULT_SECRETS_ENV_PREFIX = 'SWITCHBOARD_SECRET_';
@@ -265,6 +271,10 @@ export function loadConfig(env: Env = process.env): Config {
     // renewing (killed, cut off) leaves its running jobs to be failed Interrupted, and its package
     // or test run to be taken up, by another node once this has passed.
     nodeLeaseMs: intSetting(env, 'NODE_LEASE_MS', 30_000, 1_000, 600_000),
+    // One call of a model connection (AI steps, Genie turns): a local model on a CPU can be slow.
+    modelTimeoutMs: intSetting(env, 'MODEL_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    // How long an MCP tool call waits for its job (the API platform's recipe calls wait GATEWAY_TIMEOUT_MS).
+    mcpCallTimeoutMs: intSetting(env, 'MCP_CALL_TIMEOUT_MS', 60_000, 100, 600_000),
   });
 }
 

@@ -412,6 +412,55 @@ export interface EventMessagesTable {
   payload: string;
 }
 
+export interface AgenticSkillsTable {
+  id: Generated<number>;
+  handle: string;
+  workspace_id: number;
+  environment_id: number;
+  recipe_id: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface McpServersTable {
+  id: Generated<number>;
+  handle: string;
+  workspace_id: number;
+  environment_id: number;
+  folder_id: number;
+  name: string;
+  description: string | null;
+  api_collection_id: number | null;
+  auth_type: string;
+  token_hash: string;
+  idp_user_group_ids: string;
+  policy: string | null;
+  policy_created_at: string | null;
+  policy_updated_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface McpToolsTable {
+  id: Generated<number>;
+  server_id: number;
+  recipe_id: number;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface McpPolicyCountersTable {
+  server_id: number;
+  kind: string;
+  window_start: number;
+  count: number;
+}
+
+export type AgenticSkillRow = Selectable<AgenticSkillsTable>;
+export type McpServerRow = Selectable<McpServersTable>;
+export type McpToolRow = Selectable<McpToolsTable>;
+
 export interface RecipesTable {
   id: Generated<number>;
   workspace_id: number;
@@ -782,6 +831,10 @@ export interface Database {
   event_topics: EventTopicsTable;
   event_messages: EventMessagesTable;
   recipes: RecipesTable;
+  agentic_skills: AgenticSkillsTable;
+  mcp_servers: McpServersTable;
+  mcp_tools: McpToolsTable;
+  mcp_policy_counters: McpPolicyCountersTable;
   recipe_versions: RecipeVersionsTable;
   jobs: JobsTable;
   job_lines: JobLinesTable;

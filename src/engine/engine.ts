@@ -19,7 +19,14 @@ import type { Hash } from './formula/values.ts';
 import { BACKLOG_RETRY_AFTER_SECONDS } from './backlog.ts';
 import { BACKLOG_FULL, JobQueue, type EnqueueMeta, type Lifecycle } from './queue.ts';
 import { RecipeCache } from './recipe-cache.ts';
-import { callRecipe, receiveApiRequest, type ApiCallOutcome, type RecipeCallDeps } from './recipe-calls.ts';
+import {
+  callRecipe,
+  receiveApiRequest,
+  receiveSkillCall,
+  type ApiCallOutcome,
+  type RecipeCallDeps,
+  type SkillCallOutcome,
+} from './recipe-calls.ts';
 import { recoverInterruptedJobs, startJobHeartbeat } from './recovery.ts';
 import { JobRunner } from './run-job.ts';
 import { createJsSandbox } from './sandbox/js-sandbox.ts';
@@ -34,7 +41,7 @@ import { endTask, taskOutput } from '../api/workflow_tasks/workflow_tasks.servic
 /** Open tasks expired per pass of the expiry timer. */
 const EXPIRY_BATCH = 100;
 
-export type { ApiCallOutcome, EngineOptions, EnqueueMeta, Validation };
+export type { ApiCallOutcome, EngineOptions, EnqueueMeta, SkillCallOutcome, Validation };
 
 export type WebhookOutcome =
   { status: 200; jobId: string | null } | { status: 404 } | { status: 429; retryAfterSeconds: number };
@@ -56,6 +63,8 @@ export interface RecipeEngine {
   receiveWebhook(key: string, event: Hash): Promise<WebhookOutcome>;
   /** A call of a recipe-backed API endpoint: store it as a job of the recipe and wait for its response. */
   receiveApiRequest(recipeId: number, environmentId: number, event: Hash, timeoutMs: number): Promise<ApiCallOutcome>;
+  /** An MCP client's call of a skill recipe: store it as a job of the recipe and wait for its result. */
+  receiveSkillCall(recipeId: number, environmentId: number, event: Hash, timeoutMs: number): Promise<SkillCallOutcome>;
   /** Fire the schedules that are due now (the timer calls it; tests call it with a manual clock). */
   runDueSchedules(): Promise<number>;
   /** Resolves when no job is queued or running (tests). */
@@ -374,6 +383,8 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     },
     receiveApiRequest: (recipeId, environmentId, event, timeoutMs) =>
       receiveApiRequest(calls, recipeId, environmentId, event, timeoutMs),
+    receiveSkillCall: (recipeId, environmentId, event, timeoutMs) =>
+      receiveSkillCall(calls, recipeId, environmentId, event, timeoutMs),
     runDueSchedules: () => schedules.runDue(),
     async idle(timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;

@@ -19,6 +19,9 @@ import { workatoTemplate } from './workato_template.ts';
 import { workatoSmartList } from './workato_smart_list.ts';
 import { workatoDbTable } from './workato_db_table.ts';
 import { workatoFiles } from './workato_files.ts';
+import { workatoSkill } from './workato_skill.ts';
+import { workatoGenie } from './workato_genie.ts';
+import { openAiUtility } from './open_ai_utility.ts';
 
 export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, Connector>, {
@@ -42,5 +45,8 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     workato_smart_list: workatoSmartList,
     workato_db_table: workatoDbTable,
     workato_files: workatoFiles,
+    workato_skill: workatoSkill,
+    workato_genie: workatoGenie,
+    open_ai_utility: openAiUtility,
   }),
 );

@@ -125,6 +125,10 @@ export interface EngineLimits {
   /** A code step's time and memory. */
   codeTimeoutMs: number;
   codeMemoryBytes: number;
+  /** One call of a model connection (AI steps, Genie turns). */
+  modelTimeoutMs: number;
+  /** Largest answer read from a model. */
+  modelMaxResponseBytes: number;
 }
 
 export interface ActionDef {
@@ -134,7 +138,15 @@ export interface ActionDef {
   run(input: Hash, sc: StepContext): Promise<Value> | Value;
 }
 
-export type TriggerKind = 'schedule' | 'webhook' | 'api_request' | 'function_call' | 'topic' | 'poll' | 'data_table';
+export type TriggerKind =
+  | 'schedule'
+  | 'webhook'
+  | 'api_request'
+  | 'function_call'
+  | 'skill_call'
+  | 'topic'
+  | 'poll'
+  | 'data_table';
 
 export interface TriggerDef {
   title: string;
