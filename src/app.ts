@@ -68,6 +68,9 @@ import { createJobRetentionSweeper } from './api/jobs/retention.ts';
 import { createEngine, type RecipeEngine } from './engine/engine.ts';
 import { webhooksRoutes } from './engine/webhooks.routes.ts';
 import { consoleRoutes } from './console/console.routes.ts';
+import { mcpRoutes } from './api/mcp/mcp.routes.ts';
+import { mcpServerRoutes } from './mcp/mcp.routes.ts';
+import { agenticRoutes } from './api/agentic/agentic.routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -133,6 +136,8 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, run
   projectBuildsRoutes,
   deploymentsRoutes,
   testCasesRoutes,
+  mcpRoutes,
+  agenticRoutes,
 ];
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -270,6 +275,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The web console: HTML pages at /console/, its own form parser, headers and error pages.
   await app.register(
     consoleRoutes({ ctx, engine, eventStreams, packages, tests, csrfKey: deps.secretBox.deriveKey('console-csrf') }),
+  );
+  // MCP servers: the Model Context Protocol at /mcp/<handle>, tools run as recipe jobs.
+  await app.register(
+    mcpServerRoutes({
+      ctx,
+      access,
+      engine,
+      maxBodyBytes: config.bodyLimitBytes,
+      callTimeoutMs: config.mcpCallTimeoutMs,
+    }),
   );
   await app.register(
     gatewayRoutes({

@@ -1,6 +1,6 @@
 // Agents: skills (recipes an agent may call), MCP servers with their tools (recipes), policies
 // and counters, as the vendor's CLI manages them (contract 23 §1, §2).
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { addIdColumn, type DialectName } from '../dialect.ts';
 
 export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
@@ -52,4 +52,13 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
     .addColumn('count', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('mcp_policy_counters_pk', ['server_id', 'kind', 'window_start'])
     .execute();
+  // Roles named Admin hold every privilege: they gain the two new groups.
+  const added = ['mcp_servers:read', 'mcp_servers:write', 'agentic:read', 'agentic:write'];
+  const admins = await sql<{ id: number; privileges: string }>`
+    select id, privileges from developer_api_client_roles where name = 'Admin'`.execute(db);
+  for (const role of admins.rows) {
+    const list = JSON.parse(role.privileges) as string[];
+    const next = [...list, ...added.filter((p) => !list.includes(p))];
+    await sql`update developer_api_client_roles set privileges = ${JSON.stringify(next)} where id = ${role.id}`.execute(db);
+  }
 }
