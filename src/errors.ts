@@ -137,7 +137,8 @@ export const ERROR_CATALOG = {
   mcp_tool_trigger_mismatch: { status: 422, message: 'Recipe {id} has trigger_application {actual}, not {given}' },
   mcp_collection_server_tools: {
     status: 422,
-    message: "The tools of a server backed by an API collection are the collection's recipe-backed endpoints: change the collection",
+    message:
+      "The tools of a server backed by an API collection are the collection's recipe-backed endpoints: change the collection",
   },
   mcp_user_group_unknown: {
     status: 422,

@@ -144,7 +144,12 @@ export async function receiveSkillCall(
   timeoutMs: number,
 ): Promise<SkillCallOutcome> {
   const row = await findRecipeById(deps.db, recipeId);
-  if (!row || row.environment_id !== environmentId || row.running !== 1 || !SKILL_TRIGGERS.has(row.trigger_application ?? ''))
+  if (
+    !row ||
+    row.environment_id !== environmentId ||
+    row.running !== 1 ||
+    !SKILL_TRIGGERS.has(row.trigger_application ?? '')
+  )
     return { kind: 'not_running' };
   const { handle, outcome, refused } = await deps.queue.submitAndWait(row, event, {}, timeoutMs, true);
   if (refused) return { kind: 'backlog_full', retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS };

@@ -14,9 +14,7 @@ import { countMcpCall, deleteEndedMcpWindows, uncountMcpCall } from '../api/mcp/
 
 export type McpCaller = { kind: 'token' } | { kind: 'profile'; profile: ProfileState };
 
-export type CallerOutcome =
-  | { ok: true; caller: McpCaller }
-  | { ok: false; status: 401 | 403; message: string };
+export type CallerOutcome = { ok: true; caller: McpCaller } | { ok: false; status: 401 | 403; message: string };
 
 /** The server's token from `?token=` or `Authorization: Bearer`. */
 function serverTokenOf(headers: IncomingHttpHeaders, query: Record<string, unknown>): string | null {

@@ -28,8 +28,10 @@ export function mcpServerRoutes(deps: McpDeps) {
     const { ctx } = deps;
     app.removeAllContentTypeParsers();
     // Bodies are read as text here and parsed by the handler, so a parse error is JSON-RPC's -32700.
-    app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: deps.maxBodyBytes }, (_r, body, done) =>
-      done(null, body),
+    app.addContentTypeParser(
+      'application/json',
+      { parseAs: 'string', bodyLimit: deps.maxBodyBytes },
+      (_r, body, done) => done(null, body),
     );
     app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: deps.maxBodyBytes }, (_r, _body, done) =>
       done(null, UNSUPPORTED),
@@ -65,10 +67,16 @@ export function mcpServerRoutes(deps: McpDeps) {
         return send(reply, rpcError(null, -32700, 'Parse error: the body is not JSON', 400));
       }
       const version = request.headers['mcp-protocol-version'];
-      const answer = await handleMessage({ ctx, engine: deps.engine, callTimeoutMs: deps.callTimeoutMs }, server, caller, message, {
-        ip: request.ip,
-        protocolVersion: typeof version === 'string' ? version : null,
-      });
+      const answer = await handleMessage(
+        { ctx, engine: deps.engine, callTimeoutMs: deps.callTimeoutMs },
+        server,
+        caller,
+        message,
+        {
+          ip: request.ip,
+          protocolVersion: typeof version === 'string' ? version : null,
+        },
+      );
       if (answer === null) return reply.status(202).send();
       return send(reply, answer);
     });

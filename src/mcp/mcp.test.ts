@@ -67,12 +67,15 @@ before(async () => {
   await startRecipe(t, skillRecipeId);
   endpointRecipeId = await createRecipe(t, endpointCode(), { name: 'Stock level', folder_id: project.folderId });
   await startRecipe(t, endpointRecipeId);
-  collectionId = (await t.call('POST', '/api/api_collections', { body: { name: 'Inventory', project_id: project.projectId } })).body.id;
+  collectionId = (
+    await t.call('POST', '/api/api_collections', { body: { name: 'Inventory', project_id: project.projectId } })
+  ).body.id;
   const e = await t.call('POST', `/api/api_collections/${collectionId}/api_endpoints`, {
     body: { name: 'Stock level', method: 'POST', path: 'stock', flow_id: endpointRecipeId },
   });
   assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`)).status, 200);
-  apiClientId = (await t.call('POST', '/api/api_clients', { body: { name: 'Agents', project_id: project.projectId } })).body.id;
+  apiClientId = (await t.call('POST', '/api/api_clients', { body: { name: 'Agents', project_id: project.projectId } }))
+    .body.id;
 });
 after(() => t.close());
 
@@ -132,7 +135,10 @@ describe('the vendor CLI on /api/agentic/skills and /api/mcp/mcp_servers', () =>
     assert.equal(again.body.data.id, skill.id, 'one skill per recipe');
     assert.deepEqual((await t.call('GET', `/api/agentic/skills/${skill.id}`)).body, { data: skill });
     const list = await t.call('GET', '/api/agentic/skills');
-    assert.deepEqual(list.body.data.map((s: { id: string }) => s.id), [skill.id]);
+    assert.deepEqual(
+      list.body.data.map((s: { id: string }) => s.id),
+      [skill.id],
+    );
     const notSkill = await t.call('POST', '/api/agentic/skills', { body: { recipe_id: endpointRecipeId } });
     assert.equal(notSkill.status, 422);
     assert.match(notSkill.body.message, /is not a skill: its trigger is workato_api_platform/);
@@ -180,14 +186,20 @@ describe('the vendor CLI on /api/agentic/skills and /api/mcp/mcp_servers', () =>
     const newUrl = renewed.body.data.mcp_url as string;
     assert.notEqual(newUrl, mcpUrl);
     const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
-    assert.equal((await rpc(localUrl(mcpUrl).pathname + localUrl(mcpUrl).search, init)).status, 401, 'the old token stops working');
+    assert.equal(
+      (await rpc(localUrl(mcpUrl).pathname + localUrl(mcpUrl).search, init)).status,
+      401,
+      'the old token stops working',
+    );
     assert.equal((await rpc(localUrl(newUrl).pathname + localUrl(newUrl).search, init)).status, 200);
 
     const list = await t.call('GET', `/api/mcp/mcp_servers?folder_id=${project.folderId}&authentication_method=token`);
     assert.ok(list.body.data.some((s: { id: string }) => s.id === handle));
     assert.deepEqual((await t.call('GET', '/api/mcp/mcp_servers?project_id=999999')).body, { data: [] });
 
-    const renamed = await t.call('PUT', `/api/mcp/mcp_servers/${handle}`, { body: { name: 'Desk tools', description: 'For the desk' } });
+    const renamed = await t.call('PUT', `/api/mcp/mcp_servers/${handle}`, {
+      body: { name: 'Desk tools', description: 'For the desk' },
+    });
     assert.equal(renamed.body.data.name, 'Desk tools');
     assert.equal(renamed.body.data.description, 'For the desk');
 
@@ -204,7 +216,16 @@ describe('the vendor CLI on /api/agentic/skills and /api/mcp/mcp_servers', () =>
     const empty = await t.call('GET', `/api/mcp/mcp_servers/${handle}/server_policies`);
     assert.deepEqual(
       { ...empty.body, created_at: null },
-      { id: null, mcp_server_id: handle, rate_limits: null, quota_limits: null, ip_allow_list: [], ip_deny_list: [], created_at: null, updated_at: null },
+      {
+        id: null,
+        mcp_server_id: handle,
+        rate_limits: null,
+        quota_limits: null,
+        ip_allow_list: [],
+        ip_deny_list: [],
+        created_at: null,
+        updated_at: null,
+      },
     );
     const set = await t.call('PUT', `/api/mcp/mcp_servers/${handle}/server_policies`, {
       body: { mcp_server_policy: { rate_limits: { limit: 100, interval: 'minute' }, ip_deny_list: ['10.0.0.0/8'] } },
@@ -222,10 +243,19 @@ describe('the vendor CLI on /api/agentic/skills and /api/mcp/mcp_servers', () =>
     assert.equal(badInterval.status, 400);
 
     assert.deepEqual((await t.call('GET', '/api/mcp/user_groups')).body, { data: [] });
-    const assign = await t.call('POST', `/api/mcp/mcp_servers/${handle}/assign_user_groups`, { body: { idp_user_group_ids: ['g1'] } });
+    const assign = await t.call('POST', `/api/mcp/mcp_servers/${handle}/assign_user_groups`, {
+      body: { idp_user_group_ids: ['g1'] },
+    });
     assert.equal(assign.status, 422);
     assert.match(assign.body.message, /no identity provider/);
-    assert.equal((await t.call('POST', `/api/mcp/mcp_servers/${handle}/remove_user_groups`, { body: { idp_user_group_ids: ['g1'] } })).status, 200);
+    assert.equal(
+      (
+        await t.call('POST', `/api/mcp/mcp_servers/${handle}/remove_user_groups`, {
+          body: { idp_user_group_ids: ['g1'] },
+        })
+      ).status,
+      200,
+    );
 
     const overCollection = await t.call('POST', '/api/mcp/mcp_servers', {
       body: { name: 'Inventory MCP', folder_id: project.folderId, asset_id: collectionId },
@@ -244,15 +274,30 @@ describe('the vendor CLI on /api/agentic/skills and /api/mcp/mcp_servers', () =>
 
   test('bad input: unknown ids, wrong types, non-tools, missing privilege, malformed JSON', async () => {
     const { handle } = await createServerWithTools('Bad input', []);
-    const plain = await createRecipe(t, numbered({ keyword: 'trigger', provider: 'clock', name: 'scheduled_event', as: 's', input: {}, block: [] }));
+    const plain = await createRecipe(
+      t,
+      numbered({ keyword: 'trigger', provider: 'clock', name: 'scheduled_event', as: 's', input: {}, block: [] }),
+    );
     const cases: Array<[string, string, unknown, number, RegExp?]> = [
       ['POST', '/api/mcp/mcp_servers', { name: 'x', folder_id: 999999 }, 400, /Folder_id is not a folder/],
       ['POST', '/api/mcp/mcp_servers', { name: 'x', folder_id: '1' }, 400],
       ['POST', '/api/mcp/mcp_servers', { folder_id: project.folderId }, 400],
       ['POST', '/api/mcp/mcp_servers', { name: 'x', folder_id: project.folderId, asset_id: 999999 }, 422],
       ['POST', `/api/mcp/mcp_servers/${handle}/assign_tools`, { tools: [{ id: '999999' }] }, 422, /not a recipe/],
-      ['POST', `/api/mcp/mcp_servers/${handle}/assign_tools`, { tools: [{ id: String(plain) }] }, 422, /cannot be a tool: its trigger is clock/],
-      ['POST', `/api/mcp/mcp_servers/${handle}/assign_tools`, { tools: [{ trigger_application: 'clock', id: String(skillRecipeId) }] }, 422, /not clock/],
+      [
+        'POST',
+        `/api/mcp/mcp_servers/${handle}/assign_tools`,
+        { tools: [{ id: String(plain) }] },
+        422,
+        /cannot be a tool: its trigger is clock/,
+      ],
+      [
+        'POST',
+        `/api/mcp/mcp_servers/${handle}/assign_tools`,
+        { tools: [{ trigger_application: 'clock', id: String(skillRecipeId) }] },
+        422,
+        /not clock/,
+      ],
       ['POST', `/api/mcp/mcp_servers/${handle}/assign_tools`, { tools: [] }, 400],
       ['POST', `/api/mcp/mcp_servers/mcps-unknown/assign_tools`, { tools: [{ id: String(skillRecipeId) }] }, 404],
       ['PUT', `/api/mcp/mcp_servers/${handle}`, { auth_type: 'password' }, 400],
@@ -267,8 +312,15 @@ describe('the vendor CLI on /api/agentic/skills and /api/mcp/mcp_servers', () =>
       assert.equal(typeof res.body.message, 'string');
       if (message) assert.match(res.body.message, message);
     }
-    assert.equal((await t.call('GET', `/api/mcp/mcp_servers/${handle}`)).body.data.tools_count, 0, 'nothing was assigned');
-    const malformed = await t.call('POST', '/api/mcp/mcp_servers', { raw: '{"name":', headers: { 'content-type': 'application/json' } });
+    assert.equal(
+      (await t.call('GET', `/api/mcp/mcp_servers/${handle}`)).body.data.tools_count,
+      0,
+      'nothing was assigned',
+    );
+    const malformed = await t.call('POST', '/api/mcp/mcp_servers', {
+      raw: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(malformed.status, 400);
     const readOnly = await t.tokenFor('Read only');
     assert.equal((await t.call('GET', `/api/mcp/mcp_servers/${handle}`, { token: readOnly })).status, 200);
@@ -299,7 +351,11 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
               required: ['name'],
             },
           ],
-          ['Stock_level', '', { type: 'object', properties: { sku: { type: 'string', description: 'SKU' } }, required: ['sku'] }],
+          [
+            'Stock_level',
+            '',
+            { type: 'object', properties: { sku: { type: 'string', description: 'SKU' } }, required: ['sku'] },
+          ],
         ],
       );
       const before = (await t.call('GET', `/api/recipes/${skillRecipeId}`)).body.job_succeeded_count as number;
@@ -362,11 +418,20 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
       .setProtectedHeader({ alg: 'HS256' })
       .setExpirationTime('5m')
       .sign(new TextEncoder().encode(secret));
-    for (const headers of [{ 'api-token': key.secret }, { authorization: `Bearer ${accessToken}` }, { authorization: `Bearer ${jwt}` }]) {
+    const callers: Array<Record<string, string>> = [
+      { 'api-token': key.secret },
+      { authorization: `Bearer ${accessToken}` },
+      { authorization: `Bearer ${jwt}` },
+    ];
+    for (const headers of callers) {
       const client = await sdkClient(url, headers);
       try {
         const { tools } = await client.listTools();
-        assert.deepEqual(tools.map((tool) => tool.name), ['Stock_level'], JSON.stringify(headers));
+        assert.deepEqual(
+          tools.map((tool) => tool.name),
+          ['Stock_level'],
+          JSON.stringify(headers),
+        );
         const res = await client.callTool({ name: 'Stock_level', arguments: { sku: 'B-2' } });
         assert.deepEqual(res.structuredContent, { sku: 'B-2', stock: '7' });
         await assert.rejects(client.callTool({ name: 'Greet_person', arguments: { name: 'x' } }), /Unknown tool/);
@@ -374,9 +439,13 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
         await client.close();
       }
     }
-    const outsider = await profile({ auth_type: 'token', api_collection_ids: [
-      (await t.call('POST', '/api/api_collections', { body: { name: 'Other', project_id: project.projectId } })).body.id,
-    ] });
+    const outsider = await profile({
+      auth_type: 'token',
+      api_collection_ids: [
+        (await t.call('POST', '/api/api_collections', { body: { name: 'Other', project_id: project.projectId } })).body
+          .id,
+      ],
+    });
     const client = await sdkClient(url, { 'api-token': outsider.secret });
     try {
       assert.deepEqual((await client.listTools()).tools, []);
@@ -400,7 +469,12 @@ describe('POST /mcp/:handle bad input', () => {
       ['{"jsonrpc":"2.0","id":1,"method":"resources/list"}', {}, 200, -32601],
       ['{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}', {}, 200, -32602],
       ['{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}', {}, 200, -32602],
-      ['{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Greet_person","arguments":"x"}}', {}, 200, -32602],
+      [
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Greet_person","arguments":"x"}}',
+        {},
+        200,
+        -32602,
+      ],
       ['{"jsonrpc":"2.0","id":1,"method":"ping"}', { 'content-type': 'text/plain' }, 415, -32600],
       ['{"jsonrpc":"2.0","id":1,"method":"ping"}', { origin: 'https://evil.example' }, 403, -32600],
       ['{"jsonrpc":"2.0","id":1,"method":"ping"}', { 'mcp-protocol-version': '1999-01-01' }, 400, -32600],
@@ -417,22 +491,35 @@ describe('POST /mcp/:handle bad input', () => {
         assert.equal(res.body.error.code, code, body);
       }
     }
-    const big = await rpc(path, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(2 * 1024 * 1024) } }));
+    const big = await rpc(
+      path,
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(2 * 1024 * 1024) } }),
+    );
     assert.equal(big.status, 413);
     assert.equal(big.body.error.code, -32600);
 
     const anonymous = await rpc(`/mcp/${handle}`, '{"jsonrpc":"2.0","id":1,"method":"ping"}');
     assert.equal(anonymous.status, 401);
-    assert.match(anonymous.headers.get('www-authenticate') ?? '', /resource_metadata=".*\/\.well-known\/oauth-protected-resource\/mcp\//);
+    assert.match(
+      anonymous.headers.get('www-authenticate') ?? '',
+      /resource_metadata=".*\/\.well-known\/oauth-protected-resource\/mcp\//,
+    );
     const metadata = await fetch(`${origin}/.well-known/oauth-protected-resource/mcp/${handle}`);
     assert.equal(metadata.status, 200);
     assert.equal(((await metadata.json()) as { resource: string }).resource.endsWith(`/mcp/${handle}`), true);
-    assert.equal((await rpc(`/mcp/${handle}?token=wkmcp-${'0'.repeat(64)}`, '{"jsonrpc":"2.0","id":1,"method":"ping"}')).status, 401);
+    assert.equal(
+      (await rpc(`/mcp/${handle}?token=wkmcp-${'0'.repeat(64)}`, '{"jsonrpc":"2.0","id":1,"method":"ping"}')).status,
+      401,
+    );
     const get = await fetch(`${origin}/mcp/${handle}`, { headers: { accept: 'text/event-stream' } });
     assert.equal(get.status, 405);
     assert.equal(get.headers.get('allow'), 'POST');
     assert.equal((await fetch(`${origin}/mcp/${handle}`, { method: 'DELETE' })).status, 405);
-    assert.equal((await t.call('GET', `/api/recipes/${skillRecipeId}`)).body.job_succeeded_count, jobsBefore, 'nothing ran');
+    assert.equal(
+      (await t.call('GET', `/api/recipes/${skillRecipeId}`)).body.job_succeeded_count,
+      jobsBefore,
+      'nothing ran',
+    );
   });
 
   test('a flood is held to the rate limit (429, JSON-RPC error, Retry-After); another server is not affected', async () => {
@@ -444,7 +531,12 @@ describe('POST /mcp/:handle bad input', () => {
     const call = (mcpUrl: string, id: number) =>
       rpc(
         localUrl(mcpUrl).pathname + localUrl(mcpUrl).search,
-        JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'Greet_person', arguments: { name: `n${id}` } } }),
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'Greet_person', arguments: { name: `n${id}` } },
+        }),
       );
     const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => call(limited.mcpUrl, i + 1)));
     const ok = replies.filter((r) => r.status === 200);

@@ -94,7 +94,8 @@ export async function handleMessage(
     if ('result' in m || 'error' in m) return null;
     return rpcError(validId ? id : null, -32600, 'Invalid Request: method is missing', 400);
   }
-  if (typeof m.method !== 'string') return rpcError(validId ? id : null, -32600, 'Invalid Request: method must be a string', 400);
+  if (typeof m.method !== 'string')
+    return rpcError(validId ? id : null, -32600, 'Invalid Request: method must be a string', 400);
   if (id === undefined) return null; // a notification: notifications/initialized, notifications/cancelled, ...
   if (!validId) return rpcError(null, -32600, 'Invalid Request: id must be a string or a number', 400);
   const params = m.params;
@@ -105,7 +106,8 @@ export async function handleMessage(
   switch (m.method) {
     case 'initialize': {
       const asked = typeof p.protocolVersion === 'string' ? p.protocolVersion : null;
-      const version = asked !== null && (PROTOCOL_VERSIONS as readonly string[]).includes(asked) ? asked : PROTOCOL_VERSIONS[0];
+      const version =
+        asked !== null && (PROTOCOL_VERSIONS as readonly string[]).includes(asked) ? asked : PROTOCOL_VERSIONS[0];
       return rpcResult(id, {
         protocolVersion: version,
         capabilities: { tools: { listChanged: false } },
@@ -183,8 +185,13 @@ async function callTool(
     if (outcome.kind === 'not_running') return toolResult(id, `The tool's recipe is not running`, true);
     if (outcome.kind === 'backlog_full') return busy(id, outcome.retryAfterSeconds);
     if (outcome.kind === 'timeout')
-      return toolResult(id, `The job ${outcome.jobId} did not finish within ${deps.callTimeoutMs} ms; it goes on`, true);
-    if (outcome.status === 'failed') return toolResult(id, `The job ${outcome.jobId} failed: ${outcome.error ?? 'error'}`, true);
+      return toolResult(
+        id,
+        `The job ${outcome.jobId} did not finish within ${deps.callTimeoutMs} ms; it goes on`,
+        true,
+      );
+    if (outcome.status === 'failed')
+      return toolResult(id, `The job ${outcome.jobId} failed: ${outcome.error ?? 'error'}`, true);
     return toolResult(id, outcome.result ?? {}, false);
   }
 
@@ -209,11 +216,18 @@ async function callTool(
       ]),
     ],
   ]);
-  const outcome = await deps.engine.receiveApiRequest(tool.tool.recipe_id, server.environment_id, event, deps.callTimeoutMs);
+  const outcome = await deps.engine.receiveApiRequest(
+    tool.tool.recipe_id,
+    server.environment_id,
+    event,
+    deps.callTimeoutMs,
+  );
   if (outcome.kind === 'not_running') return toolResult(id, `The tool's recipe is not running`, true);
   if (outcome.kind === 'backlog_full') return busy(id, outcome.retryAfterSeconds);
-  if (outcome.kind === 'timeout') return toolResult(id, `The job did not finish within ${deps.callTimeoutMs} ms; it goes on`, true);
-  if (outcome.response === null) return toolResult(id, outcome.status === 'failed' ? 'The job failed' : {}, outcome.status === 'failed');
+  if (outcome.kind === 'timeout')
+    return toolResult(id, `The job did not finish within ${deps.callTimeoutMs} ms; it goes on`, true);
+  if (outcome.response === null)
+    return toolResult(id, outcome.status === 'failed' ? 'The job failed' : {}, outcome.status === 'failed');
   return toolResult(id, outcome.response.body ?? {}, outcome.response.status >= 400);
 }
 

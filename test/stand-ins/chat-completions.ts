@@ -56,8 +56,10 @@ export async function startModelStandIn(options: { apiKey?: string; model?: stri
   }
 
   async function answer(req: http.IncomingMessage, res: http.ServerResponse, text: string) {
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return fail(res, 404, `Unknown request URL: ${req.method} ${req.url}`);
-    if (!String(req.headers['content-type']).startsWith('application/json')) return fail(res, 400, 'Content-Type must be JSON');
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
+      return fail(res, 404, `Unknown request URL: ${req.method} ${req.url}`);
+    if (!String(req.headers['content-type']).startsWith('application/json'))
+      return fail(res, 400, 'Content-Type must be JSON');
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`)
       return fail(res, 401, 'Incorrect API key provided', 'authentication_error');
     let body: ChatRequestSeen;
@@ -68,16 +70,22 @@ export async function startModelStandIn(options: { apiKey?: string; model?: stri
     }
     if (typeof body.model !== 'string' || (options.model !== undefined && body.model !== options.model))
       return fail(res, 404, `The model \`${String(body.model)}\` does not exist`);
-    if (!Array.isArray(body.messages) || body.messages.length === 0 || body.messages.some((m) => typeof m?.role !== 'string'))
+    if (
+      !Array.isArray(body.messages) ||
+      body.messages.length === 0 ||
+      body.messages.some((m) => typeof m?.role !== 'string')
+    )
       return fail(res, 400, "'messages' must be a non-empty array of messages with a role");
     for (const m of body.messages)
-      if (m.role === 'tool' && typeof m.tool_call_id !== 'string') return fail(res, 400, 'a tool message needs tool_call_id');
+      if (m.role === 'tool' && typeof m.tool_call_id !== 'string')
+        return fail(res, 400, 'a tool message needs tool_call_id');
     const seen = { ...body, authorization: req.headers.authorization };
     requests.push(seen);
     const scripted = script(seen, requests.length - 1);
     if (scripted.delayMs) await new Promise((r) => setTimeout(r, scripted.delayMs));
     if (res.destroyed) return;
-    if (scripted.status) return fail(res, scripted.status, 'The server had an error while processing your request.', 'server_error');
+    if (scripted.status)
+      return fail(res, scripted.status, 'The server had an error while processing your request.', 'server_error');
     if (scripted.raw !== undefined) {
       res.writeHead(200, { 'content-type': 'application/json' });
       return res.end(scripted.raw);
@@ -85,7 +93,10 @@ export async function startModelStandIn(options: { apiKey?: string; model?: stri
     const calls = (scripted.toolCalls ?? []).map((c, i) => ({
       id: c.id ?? `call_${requests.length}_${i}`,
       type: 'function' as const,
-      function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+      function: {
+        name: c.name,
+        arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+      },
     }));
     const usage =
       scripted.usage === null
@@ -112,11 +123,28 @@ export async function startModelStandIn(options: { apiKey?: string; model?: stri
       calls.forEach((c, index) => {
         send({
           ...base,
-          choices: [{ index: 0, delta: { tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: '' } }] }, finish_reason: null }],
+          choices: [
+            {
+              index: 0,
+              delta: {
+                tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: '' } }],
+              },
+              finish_reason: null,
+            },
+          ],
         });
         const args = c.function.arguments;
         for (let i = 0; i < args.length; i += 5)
-          send({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: args.slice(i, i + 5) } }] }, finish_reason: null }] });
+          send({
+            ...base,
+            choices: [
+              {
+                index: 0,
+                delta: { tool_calls: [{ index, function: { arguments: args.slice(i, i + 5) } }] },
+                finish_reason: null,
+              },
+            ],
+          });
       });
       send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] });
       if (usage) send({ ...base, choices: [], usage });

@@ -50,7 +50,9 @@ export async function createSkill(ctx: ServiceContext, auth: AuthContext, recipe
   if (!recipe || !(await inScope(ctx, auth, recipe.folder_id)))
     throw invalid({ recipe_id: ['is not a recipe of this environment'] });
   if (recipeTool(recipe)?.kind !== 'skill')
-    throw new AppError('skill_recipe_not_skill', { params: { id: recipeId, trigger: recipe.trigger_application ?? 'none' } });
+    throw new AppError('skill_recipe_not_skill', {
+      params: { id: recipeId, trigger: recipe.trigger_application ?? 'none' },
+    });
   const existing = await findSkillOfRecipe(ctx.db, recipe.id);
   if (existing) return toApi(existing);
   try {

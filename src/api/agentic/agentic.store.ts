@@ -113,4 +113,3 @@ export function skillToApi(row: SkillWithRecipe, triggerDescription: string | nu
     updated_at: toApiTimestamp(row.updated_at),
   };
 }
-

@@ -94,7 +94,8 @@ export interface ModelRequestSettings {
 /** The settings of a model connection from its resolved values; IncompleteCredentialsError names what is missing. */
 export function modelRequestSettings(values: ResolvedInput): ModelRequestSettings {
   const baseUrl = httpUrl(values.base_url);
-  if (baseUrl === null) throw new IncompleteCredentialsError('base_url is required: the Chat Completions base URL (…/v1)');
+  if (baseUrl === null)
+    throw new IncompleteCredentialsError('base_url is required: the Chat Completions base URL (…/v1)');
   const model = typeof values.model === 'string' ? values.model.trim() : '';
   if (model === '') throw new IncompleteCredentialsError('model is required: the name of the model to call');
   const key = typeof values.api_key === 'string' && values.api_key !== '' ? values.api_key : null;

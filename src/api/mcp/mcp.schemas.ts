@@ -60,7 +60,12 @@ const RateLimits = Type.Object({
 });
 const QuotaLimits = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
-  interval: Type.Union([Type.Literal('30 days'), Type.Literal('60 days'), Type.Literal('90 days'), Type.Literal('year')]),
+  interval: Type.Union([
+    Type.Literal('30 days'),
+    Type.Literal('60 days'),
+    Type.Literal('90 days'),
+    Type.Literal('year'),
+  ]),
 });
 const AddressList = Type.Array(Type.String({ maxLength: 64 }), { maxItems: 1000 });
 

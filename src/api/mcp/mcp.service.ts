@@ -53,7 +53,9 @@ export function mcpUrlOf(ctx: ServiceContext, handle: string, token?: string): s
 
 async function serverApi(ctx: ServiceContext, row: ServerWithFolder, token?: string) {
   const collection =
-    row.api_collection_id === null ? undefined : await findCollection(ctx.db, row.environment_id, row.api_collection_id);
+    row.api_collection_id === null
+      ? undefined
+      : await findCollection(ctx.db, row.environment_id, row.api_collection_id);
   return {
     id: row.handle,
     name: row.name,
@@ -215,7 +217,10 @@ export function toolDescription(tool: ToolRecipe): string {
 }
 
 function originalDescription(tool: ToolRecipe): string {
-  const fromTrigger = recipeTool({ trigger_application: tool.trigger_application, code: tool.recipe_code })?.description;
+  const fromTrigger = recipeTool({
+    trigger_application: tool.trigger_application,
+    code: tool.recipe_code,
+  })?.description;
   return fromTrigger || tool.recipe_description;
 }
 
@@ -290,7 +295,12 @@ export async function updateTool(
   return toolApi(tool, name);
 }
 
-export async function deleteTool(ctx: ServiceContext, auth: AuthContext, handle: string, toolId: number): Promise<void> {
+export async function deleteTool(
+  ctx: ServiceContext,
+  auth: AuthContext,
+  handle: string,
+  toolId: number,
+): Promise<void> {
   const row = await visibleServer(ctx, auth, handle);
   if (row.api_collection_id !== null) throw new AppError('mcp_collection_server_tools');
   if ((await deleteToolRow(ctx.db, row.id, toolId)) === 0) throw new AppError('not_found');
@@ -331,7 +341,11 @@ export async function setPolicy(
     }
     const parsed = parseIpAllowList(list);
     if ('invalid' in parsed)
-      throw invalid({ [`mcp_server_policy.${key}`]: [`has entries that are not addresses or CIDR ranges: ${parsed.invalid.slice(0, 5).join(', ')}`] });
+      throw invalid({
+        [`mcp_server_policy.${key}`]: [
+          `has entries that are not addresses or CIDR ranges: ${parsed.invalid.slice(0, 5).join(', ')}`,
+        ],
+      });
     next[key] = parsed.value.split(',');
   }
   const now = toStored(ctx.clock.now());
@@ -359,5 +373,8 @@ export async function changeUserGroups(
   const current = JSON.parse(row.idp_user_group_ids) as string[];
   if (mode === 'assign') throw new AppError('mcp_user_group_unknown', { params: { id: ids[0] ?? '' } });
   const next = current.filter((id) => !ids.includes(id));
-  await updateServerRow(ctx.db, row.id, { idp_user_group_ids: JSON.stringify(next), updated_at: toStored(ctx.clock.now()) });
+  await updateServerRow(ctx.db, row.id, {
+    idp_user_group_ids: JSON.stringify(next),
+    updated_at: toStored(ctx.clock.now()),
+  });
 }

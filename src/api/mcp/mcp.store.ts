@@ -148,7 +148,10 @@ export async function listCollectionTools(db: Db, collectionId: number): Promise
     .execute();
 }
 
-export async function countServerTools(db: Db, server: Pick<McpServerRow, 'id' | 'api_collection_id'>): Promise<number> {
+export async function countServerTools(
+  db: Db,
+  server: Pick<McpServerRow, 'id' | 'api_collection_id'>,
+): Promise<number> {
   const row =
     server.api_collection_id === null
       ? await db
@@ -169,12 +172,26 @@ export async function insertTools(db: Db, serverId: number, recipeIds: number[],
   if (recipeIds.length === 0) return;
   await db
     .insertInto('mcp_tools')
-    .values(recipeIds.map((recipe_id) => ({ server_id: serverId, recipe_id, description: null, created_at: now, updated_at: now })))
+    .values(
+      recipeIds.map((recipe_id) => ({
+        server_id: serverId,
+        recipe_id,
+        description: null,
+        created_at: now,
+        updated_at: now,
+      })),
+    )
     .onConflict((oc) => oc.columns(['server_id', 'recipe_id']).doNothing())
     .execute();
 }
 
-export async function updateToolDescription(db: Db, serverId: number, toolId: number, description: string, now: string): Promise<number> {
+export async function updateToolDescription(
+  db: Db,
+  serverId: number,
+  toolId: number,
+  description: string,
+  now: string,
+): Promise<number> {
   const result = await db
     .updateTable('mcp_tools')
     .set({ description, updated_at: now })
@@ -185,7 +202,11 @@ export async function updateToolDescription(db: Db, serverId: number, toolId: nu
 }
 
 export async function deleteTool(db: Db, serverId: number, toolId: number): Promise<number> {
-  const result = await db.deleteFrom('mcp_tools').where('server_id', '=', serverId).where('id', '=', toolId).executeTakeFirst();
+  const result = await db
+    .deleteFrom('mcp_tools')
+    .where('server_id', '=', serverId)
+    .where('id', '=', toolId)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
@@ -226,7 +247,6 @@ export async function deleteEndedMcpWindows(db: Db, w: McpWindow): Promise<void>
     .where('window_start', '<', w.windowStart)
     .execute();
 }
-
 
 /** Of these recipes, those that back an active endpoint of one of these collections. */
 export async function recipesServedToCollections(

@@ -7,7 +7,12 @@ export interface McpServerPolicy {
   ip_deny_list: string[];
 }
 
-export const EMPTY_POLICY: McpServerPolicy = { rate_limits: null, quota_limits: null, ip_allow_list: [], ip_deny_list: [] };
+export const EMPTY_POLICY: McpServerPolicy = {
+  rate_limits: null,
+  quota_limits: null,
+  ip_allow_list: [],
+  ip_deny_list: [],
+};
 
 export const QUOTA_SECONDS: Record<string, number> = {
   '30 days': 30 * 86400,

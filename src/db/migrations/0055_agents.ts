@@ -59,6 +59,8 @@ export async function up(db: Kysely<unknown>, dialect: DialectName): Promise<voi
   for (const role of admins.rows) {
     const list = JSON.parse(role.privileges) as string[];
     const next = [...list, ...added.filter((p) => !list.includes(p))];
-    await sql`update developer_api_client_roles set privileges = ${JSON.stringify(next)} where id = ${role.id}`.execute(db);
+    await sql`update developer_api_client_roles set privileges = ${JSON.stringify(next)} where id = ${role.id}`.execute(
+      db,
+    );
   }
 }

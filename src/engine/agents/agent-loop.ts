@@ -133,8 +133,7 @@ export async function runAgent(options: {
 
     if (answer.toolCalls.length === 0) {
       const text = (answer.content ?? '').trim();
-      if (text === '')
-        throw new AgentError('Model error', 'the model answered neither text nor a tool call', turns);
+      if (text === '') throw new AgentError('Model error', 'the model answered neither text nor a tool call', turns);
       return { answer: text, turns, usage: total };
     }
     if (answer.toolCalls.length > MAX_CALLS_PER_TURN)
@@ -184,18 +183,16 @@ export async function runAgent(options: {
       messages.push({ role: 'tool', tool_call_id: call.id, content: reply.slice(0, MAX_TOOL_TEXT) });
     }
   }
-  throw new AgentError(
-    'Turn limit exceeded',
-    `the agent did not answer within ${limits.maxTurns} turns`,
-    turns,
-  );
+  throw new AgentError('Turn limit exceeded', `the agent did not answer within ${limits.maxTurns} turns`, turns);
 }
 
 function parseArguments(text: string): Record<string, unknown> | null {
   if (text.trim() === '') return {};
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }

@@ -19,7 +19,8 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
-export type ChatContent = string | Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }>;
+export type ChatContent =
+  string | Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }>;
 
 export type ChatMessage =
   | { role: 'system' | 'user'; content: ChatContent }
@@ -119,7 +120,10 @@ function failure(error: unknown, settings: ModelSettings, timeout: AbortSignal):
   if (timeout.aborted) return new ModelError('timeout', `the model did not answer within ${settings.timeoutMs} ms`);
   if ((error as Error)?.name === 'AbortError') return new ModelError('timeout', 'the model call was interrupted');
   const cause = (error as { cause?: { code?: string } })?.cause?.code;
-  return new ModelError('unreachable', `the model at ${settings.baseUrl.origin} cannot be reached${cause ? ` (${cause})` : ''}`);
+  return new ModelError(
+    'unreachable',
+    `the model at ${settings.baseUrl.origin} cannot be reached${cause ? ` (${cause})` : ''}`,
+  );
 }
 
 async function readBounded(response: Response, max: number): Promise<string> {
@@ -248,7 +252,11 @@ function toolCallsOf(value: unknown): ToolCall[] {
       function: {
         name: typeof fn.name === 'string' ? fn.name : '',
         arguments:
-          typeof fn.arguments === 'string' ? fn.arguments : fn.arguments === undefined ? '' : JSON.stringify(fn.arguments),
+          typeof fn.arguments === 'string'
+            ? fn.arguments
+            : fn.arguments === undefined
+              ? ''
+              : JSON.stringify(fn.arguments),
       },
     };
   });
@@ -260,7 +268,11 @@ function usageOf(value: unknown): Usage | null {
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0);
   const prompt = num(u.prompt_tokens);
   const completion = num(u.completion_tokens);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: num(u.total_tokens) || prompt + completion };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: num(u.total_tokens) || prompt + completion,
+  };
 }
 
 /** A rough count where the server reports none: four characters a token. */

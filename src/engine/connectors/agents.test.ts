@@ -5,8 +5,25 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
-import { action, createRecipe, numbered, pill, readJob, startRecipe, webhookRecipe, type RanJob, type StepDoc } from '../../../test/recipes.ts';
-import { startModelStandIn, type ChatRequestSeen, type ModelStandIn } from '../../../test/stand-ins/chat-completions.ts';
+import {
+  action,
+  createRecipe,
+  numbered,
+  pill,
+  readJob,
+  startRecipe,
+  webhookRecipe,
+  type RanJob,
+  type StepDoc,
+} from '../../../test/recipes.ts';
+import {
+  startModelStandIn,
+  type ChatRequestSeen,
+  type ModelStandIn,
+} from '../../../test/stand-ins/chat-completions.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read the stored JSON of lines
+type Json = any;
 
 let t: TestApp;
 let model: ModelStandIn;
@@ -139,25 +156,31 @@ describe('workato_genie assign_task_to_genie', () => {
       skills: [order.handle, String(eta.recipeId)],
     });
     assert.equal(job.status, 'succeeded', job.error ?? '');
-    const out = job.output(1) as Record<string, any>;
+    const out = job.output(1) as Record<string, Json>;
     assert.match(out.response, /^Order 42 is shipped; it arrives in 2 days\./);
     assert.equal(out.turn_count, 3);
     assert.equal(out.model, 'llama3.2');
     assert.equal(out.turns.length, 3);
     assert.deepEqual(
-      out.turns.map((turn: any) => turn.tool_calls.map((c: any) => c.name)),
+      out.turns.map((turn: Json) => turn.tool_calls.map((c: Json) => c.name)),
       [['Get_order_status'], ['Shipping_ETA'], []],
     );
     assert.equal(out.usage.total_tokens, 90);
     // Each skill call was a job of the skill's recipe, called by the Genie's job.
-    const genieHandle = (await t.ctx.db.selectFrom('jobs').select('handle').where('id', '=', jobId).executeTakeFirstOrThrow()).handle;
+    const genieHandle = (
+      await t.ctx.db.selectFrom('jobs').select('handle').where('id', '=', jobId).executeTakeFirstOrThrow()
+    ).handle;
     for (const [turn, recipeId] of [
       [0, order.recipeId],
       [1, eta.recipeId],
     ] as const) {
       const call = out.turns[turn].tool_calls[0];
       assert.equal(call.ok, true);
-      const skillJob = await t.ctx.db.selectFrom('jobs').selectAll().where('handle', '=', call.job_id).executeTakeFirstOrThrow();
+      const skillJob = await t.ctx.db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('handle', '=', call.job_id)
+        .executeTakeFirstOrThrow();
       assert.equal(skillJob.recipe_id, recipeId);
       assert.equal(skillJob.status, 'succeeded');
       assert.equal(skillJob.calling_job_handle, genieHandle);
@@ -185,7 +208,10 @@ describe('workato_genie assign_task_to_genie', () => {
   });
 
   test('a call of an unknown tool or with bad arguments goes back to the model, which can recover', async () => {
-    const echo = await skill('Echo', skillRecipeCode('Echo a word.', [{ name: 'word', type: 'string', optional: false }], { said: 'yes' }));
+    const echo = await skill(
+      'Echo',
+      skillRecipeCode('Echo a word.', [{ name: 'word', type: 'string', optional: false }], { said: 'yes' }),
+    );
     model.setScript((request) => {
       const replies = toolReplies(request);
       if (replies.length === 0) return { toolCalls: [{ name: 'delete_everything', arguments: {} }] };
@@ -195,12 +221,12 @@ describe('workato_genie assign_task_to_genie', () => {
     });
     const { job } = await genieRun({ task_instructions: 'Say hi', skills: [echo.handle] });
     assert.equal(job.status, 'succeeded', job.error ?? '');
-    const out = job.output(1) as Record<string, any>;
+    const out = job.output(1) as Record<string, Json>;
     assert.match(out.response, /there is no tool named "delete_everything". Available tools: Echo/);
     assert.match(out.response, /must be a JSON object/);
     assert.match(out.response, /parameter "word" is required/);
     assert.deepEqual(
-      out.turns.slice(0, 3).map((turn: any) => turn.tool_calls[0].ok),
+      out.turns.slice(0, 3).map((turn: Json) => turn.tool_calls[0].ok),
       [false, false, false],
     );
   });
@@ -242,7 +268,10 @@ describe('workato_genie assign_task_to_genie', () => {
   });
 
   test('bad step input: a recipe that is not a skill, unknown skills, bounds out of range', async () => {
-    const plain = await createRecipe(t, numbered({ keyword: 'trigger', provider: 'clock', name: 'scheduled_event', as: 's', input: {}, block: [] }));
+    const plain = await createRecipe(
+      t,
+      numbered({ keyword: 'trigger', provider: 'clock', name: 'scheduled_event', as: 's', input: {}, block: [] }),
+    );
     for (const [input, pattern] of [
       [{ task_instructions: 'x', skills: [String(plain)] }, /is not a skill/],
       [{ task_instructions: 'x', skills: ['skill-nope'] }, /does not exist in this environment/],
@@ -275,17 +304,35 @@ describe('open_ai_utility', () => {
       return { content: key ? answers[key] : 'unexpected', noStream: system.startsWith('Summarize') };
     });
     const cases: Array<[string, StepDoc, Record<string, unknown>]> = [
-      ['analyse_document', { text: 'I was charged twice!', question: 'Analyze the mood' }, { analysis_result: 'The customer is angry.' }],
-      ['analyse_image', { image: 'https://example.com/cat.png', question: 'What is in the image?' }, { analysis_result: 'A cat.' }],
+      [
+        'analyse_document',
+        { text: 'I was charged twice!', question: 'Analyze the mood' },
+        { analysis_result: 'The customer is angry.' },
+      ],
+      [
+        'analyse_image',
+        { image: 'https://example.com/cat.png', question: 'What is in the image?' },
+        { analysis_result: 'A cat.' },
+      ],
       [
         'categorise_text',
-        { text: 'My invoice is wrong', categories: [{ key: 'Billing', rule: 'Classify money matters' }, { key: 'Shipping' }] },
+        {
+          text: 'My invoice is wrong',
+          categories: [{ key: 'Billing', rule: 'Classify money matters' }, { key: 'Shipping' }],
+        },
         { category: 'Billing' },
       ],
       ['draft_email', { email_description: 'Draft a welcome mail to Ada' }, { subject: 'Welcome', body: 'Hello Ada' }],
       [
         'parse_text_v2',
-        { text: 'Ada is 36.', fields: JSON.stringify([{ name: 'name', type: 'string' }, { name: 'age', type: 'integer' }, { name: 'city' }]) },
+        {
+          text: 'Ada is 36.',
+          fields: JSON.stringify([
+            { name: 'name', type: 'string' },
+            { name: 'age', type: 'integer' },
+            { name: 'city' },
+          ]),
+        },
         { name: 'Ada', age: 36, city: null },
       ],
       ['summarize_text', { text: 'A long text.', max_words: '5' }, { summary: 'Short.' }],
@@ -297,8 +344,14 @@ describe('open_ai_utility', () => {
       assert.deepEqual(job.output(1), expected, name);
     }
     const image = model.requests.find((r) => JSON.stringify(r.messages).includes('cat.png'));
-    assert.deepEqual((image?.messages[1]?.content as any[])[1], { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } });
-    assert.match(lastUser(model.requests.find((r) => lastUser(r).includes('charged twice')) as ChatRequestSeen), /Instruction:\nAnalyze the mood/);
+    assert.deepEqual((image?.messages[1]?.content as Json[])[1], {
+      type: 'image_url',
+      image_url: { url: 'https://example.com/cat.png' },
+    });
+    assert.match(
+      lastUser(model.requests.find((r) => lastUser(r).includes('charged twice')) as ChatRequestSeen),
+      /Instruction:\nAnalyze the mood/,
+    );
   });
 
   test('bad input fails the step before any model call; a category the model invents is nil', async () => {

@@ -38,7 +38,8 @@ async function ask(sc: StepContext, system: string, user: ChatContent, maxTokens
     if (content === '') throw new StepError('Model error', 'the model gave an empty answer');
     return content;
   } catch (error) {
-    if (error instanceof ModelError) throw new StepError(error.kind === 'timeout' ? 'Timeout' : 'Model error', error.message);
+    if (error instanceof ModelError)
+      throw new StepError(error.kind === 'timeout' ? 'Timeout' : 'Model error', error.message);
     throw error;
   }
 }
@@ -50,7 +51,9 @@ function jsonObjectIn(answer: string): Record<string, unknown> | null {
   if (start < 0 || end <= start) return null;
   try {
     const value: unknown = JSON.parse(answer.slice(start, end + 1));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
@@ -100,7 +103,8 @@ const categoriseText: ActionDef = {
     const list = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [];
     const categories = list
       .map((c: Value) => {
-        if (isHash(c)) return { key: toRubyString(hashGet(c, 'key')).trim(), rule: toRubyString(hashGet(c, 'rule')).trim() };
+        if (isHash(c))
+          return { key: toRubyString(hashGet(c, 'key')).trim(), rule: toRubyString(hashGet(c, 'rule')).trim() };
         return { key: toRubyString(c).trim(), rule: '' };
       })
       .filter((c) => c.key !== '');
@@ -143,15 +147,22 @@ function parseText(): ActionDef {
       { path: 'fields', label: 'Fields' },
     ],
     async run(input, sc) {
-      const fields = parseFields(hashGet(input, 'fields') === null ? null : (fromPlainToJs(hashGet(input, 'fields'))))
-        .filter((f): f is Record<string, unknown> => typeof f === 'object' && f !== null && typeof (f as { name?: unknown }).name === 'string')
+      const fields = parseFields(hashGet(input, 'fields') === null ? null : fromPlainToJs(hashGet(input, 'fields')))
+        .filter(
+          (f): f is Record<string, unknown> =>
+            typeof f === 'object' && f !== null && typeof (f as { name?: unknown }).name === 'string',
+        )
         .slice(0, 200);
-      if (fields.length === 0) throw new StepError('Bad request', 'fields must list the fields to extract, each with a name');
+      if (fields.length === 0)
+        throw new StepError('Bad request', 'fields must list the fields to extract, each with a name');
       const answer = await ask(
         sc,
         'Extract the fields from the text. Reply with one JSON object whose keys are the field names; use null for a field the text does not give.',
         `Fields:\n${fields
-          .map((f) => `- ${String(f.name)} (${typeof f.type === 'string' ? f.type : 'string'})${typeof f.hint === 'string' ? `: ${f.hint}` : ''}`)
+          .map(
+            (f) =>
+              `- ${String(f.name)} (${typeof f.type === 'string' ? f.type : 'string'})${typeof f.hint === 'string' ? `: ${f.hint}` : ''}`,
+          )
           .join('\n')}\n\nText:\n${text(input, 'text')}`,
       );
       const parsed = jsonObjectIn(answer);
@@ -173,7 +184,11 @@ const summarizeText: ActionDef = {
     const words = raw === null || raw === '' ? 100 : Number(raw);
     if (!Number.isInteger(words) || words < 1 || words > 5000)
       throw new StepError('Bad request', 'max_words must be an integer from 1 to 5000');
-    const answer = await ask(sc, `Summarize the text in at most ${words} words. Reply with the summary only.`, text(input, 'text'));
+    const answer = await ask(
+      sc,
+      `Summarize the text in at most ${words} words. Reply with the summary only.`,
+      text(input, 'text'),
+    );
     return fromPlain({ summary: answer });
   },
 };

@@ -139,14 +139,7 @@ export interface ActionDef {
 }
 
 export type TriggerKind =
-  | 'schedule'
-  | 'webhook'
-  | 'api_request'
-  | 'function_call'
-  | 'skill_call'
-  | 'topic'
-  | 'poll'
-  | 'data_table';
+  'schedule' | 'webhook' | 'api_request' | 'function_call' | 'skill_call' | 'topic' | 'poll' | 'data_table';
 
 export interface TriggerDef {
   title: string;

@@ -63,7 +63,10 @@ async function skillRecipes(sc: StepContext, refs: Value[]): Promise<Array<{ row
     const label = JSON.stringify(toPlain(ref)).slice(0, 80);
     if (!row) throw new StepError('Bad request', `the skill ${label} does not exist in this environment`);
     if (recipeTool(row)?.kind !== 'skill')
-      throw new StepError('Bad request', `recipe ${row.id} is not a skill (its trigger is ${row.trigger_application ?? 'none'})`);
+      throw new StepError(
+        'Bad request',
+        `recipe ${row.id} is not a skill (its trigger is ${row.trigger_application ?? 'none'})`,
+      );
     if (!out.some((o) => o.row.id === row.id)) out.push({ row, name: row.name });
   }
   return out;
@@ -155,4 +158,3 @@ export const workatoGenie: Connector = {
   triggers: { start_workflow: startWorkflow },
   actions: { assign_task_to_genie: assignTask, workflow_return_result: returnResult },
 };
-
