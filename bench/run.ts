@@ -67,6 +67,12 @@ const BENCHMARKS: Record<
     postgres: true,
     load: () => import('./console.ts'),
   },
+  agents: {
+    summary:
+      "MCP tool calls per second against a skill recipe and an endpoint recipe beside the same steps through the API endpoint; the agent loop's own time per turn beside the stand-in model's [--seconds N --connections N --turns N --runs N]",
+    postgres: true,
+    load: () => import('./agents.ts'),
+  },
   retention: {
     summary:
       'job retention: the database size (SQLite: the file; PostgreSQL: pg_database_size) under a steady job load with a short retention, round by round [--rounds N --jobs N]',
