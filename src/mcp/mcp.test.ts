@@ -554,3 +554,53 @@ describe('POST /mcp/:handle bad input', () => {
     assert.deepEqual(other.body.result.structuredContent, { greeting: 'Hello n99' });
   });
 });
+
+describe('POST /mcp/:handle when the recipe is saturated', () => {
+  test("calls beyond the recipe's job backlog answer 429 with a JSON-RPC error; the admitted ones finish", async () => {
+    const busy = await createTestApp({ env: { JOB_BACKLOG_PER_RECIPE: '2', MCP_CALL_TIMEOUT_MS: '20000' } });
+    try {
+      await busy.app.listen({ port: 0, host: '127.0.0.1' });
+      const base = `http://127.0.0.1:${(busy.app.server.address() as AddressInfo).port}`;
+      const slow = skillCode();
+      (slow.block as StepDoc[]).unshift(action('clock', 'wait_for_interval', 'wait', { interval: '1' }));
+      const recipeId = await createRecipe(busy, numbered(slow), { name: 'Slow greet', concurrency: 1 });
+      await startRecipe(busy, recipeId);
+      const folder = (await busy.createProject('Busy')).folderId;
+      const server = await busy.call('POST', '/api/mcp/mcp_servers', { body: { name: 'Busy', folder_id: folder } });
+      const handle = server.body.data.id as string;
+      await busy.call('POST', `/api/mcp/mcp_servers/${handle}/assign_tools`, {
+        body: { tools: [{ id: String(recipeId) }] },
+      });
+      const url = new URL(server.body.data.mcp_url as string);
+      const replies = await Promise.all(
+        Array.from({ length: 8 }, async (_, i) => {
+          const res = await fetch(`${base}${url.pathname}${url.search}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: i,
+              method: 'tools/call',
+              params: { name: 'Slow_greet', arguments: { name: `n${i}` } },
+            }),
+          });
+          return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+        }),
+      );
+      const refused = replies.filter((r) => r.status === 429);
+      const done = replies.filter((r) => r.status === 200);
+      assert.ok(refused.length >= 1, JSON.stringify(replies));
+      assert.ok(done.length >= 2, JSON.stringify(replies));
+      for (const r of refused) {
+        assert.equal(r.body.error.code, -32000);
+        assert.match(r.body.error.message, /Too many pending jobs/);
+        assert.ok(Number(r.retryAfter) >= 1);
+      }
+      for (const r of done) assert.equal(r.body.result.isError, false);
+      const jobs = await busy.ctx.db.selectFrom('jobs').select('id').where('recipe_id', '=', recipeId).execute();
+      assert.equal(jobs.length, done.length, 'a refused call stores no job');
+    } finally {
+      await busy.close();
+    }
+  });
+});

@@ -123,6 +123,7 @@ function fieldSchema(f: Record<string, unknown>, budget: { count: number }, dept
 export function toolNameOf(name: string): string {
   const cleaned = name
     .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
     .replace(/[^A-Za-z0-9_-]+/g, '_')
     .replace(/^_+|_+$/g, '')
     .slice(0, 64);
