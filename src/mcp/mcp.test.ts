@@ -369,6 +369,13 @@ describe('MCP over Streamable HTTP with the official SDK client', () => {
       const jobs = await t.call('GET', `/api/recipes/${skillRecipeId}/jobs`);
       assert.ok(jobs.body.items.length >= 1);
       assert.equal((await t.call('GET', `/api/recipes/${skillRecipeId}`)).body.job_succeeded_count, before + 1);
+      // ... and repeated like any other.
+      const repeated = await t.call('POST', `/api/recipes/${skillRecipeId}/repeat_jobs`, {
+        body: { job_ids: [jobs.body.items[0].id] },
+      });
+      assert.equal(repeated.body.results[0].status, 'enqueued', repeated.text);
+      await t.engine.idle();
+      assert.equal((await t.call('GET', `/api/recipes/${skillRecipeId}`)).body.job_succeeded_count, before + 2);
 
       const invalid = await client.callTool({ name: 'Greet_person', arguments: { times: 'many' } });
       assert.equal(invalid.isError, true);
