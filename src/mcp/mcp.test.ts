@@ -8,6 +8,7 @@ import { SignJWT } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
+import { manualClock } from '../time.ts';
 import { action, createRecipe, numbered, pill, startRecipe, type StepDoc } from '../../test/recipes.ts';
 
 let t: TestApp;
@@ -59,7 +60,7 @@ const endpointCode = (): StepDoc =>
   });
 
 before(async () => {
-  t = await createTestApp({ env: { MCP_CALL_TIMEOUT_MS: '5000' } });
+  t = await createTestApp({ env: { MCP_CALL_TIMEOUT_MS: '30000' } });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   project = await t.createProject('Agents');
@@ -529,11 +530,12 @@ describe('POST /mcp/:handle bad input', () => {
     );
   });
 
-  test('a flood is held to the rate limit (429, JSON-RPC error, Retry-After); another server is not affected', async () => {
+  test('a flood is held to the quota (429, JSON-RPC error, Retry-After); another server is not affected', async () => {
     const limited = await createServerWithTools('Limited', [skillRecipeId]);
     const free = await createServerWithTools('Free', [skillRecipeId]);
+    // A 30-day window: the flood cannot straddle two windows as it could a minute's.
     await t.call('PUT', `/api/mcp/mcp_servers/${limited.handle}/server_policies`, {
-      body: { mcp_server_policy: { rate_limits: { limit: 3, interval: 'minute' } } },
+      body: { mcp_server_policy: { quota_limits: { limit: 3, interval: '30 days' } } },
     });
     const call = (mcpUrl: string, id: number) =>
       rpc(
@@ -552,7 +554,7 @@ describe('POST /mcp/:handle bad input', () => {
     assert.equal(refused.length, 7);
     for (const r of refused) {
       assert.equal(r.body.error.code, -32000);
-      assert.equal(r.body.error.message, 'Rate limit exceeded');
+      assert.equal(r.body.error.message, 'Quota exceeded');
       assert.ok(Number(r.headers.get('retry-after')) >= 1);
     }
     for (const r of ok) assert.equal(r.body.result.isError, false);
@@ -608,6 +610,54 @@ describe('POST /mcp/:handle when the recipe is saturated', () => {
       assert.equal(jobs.length, done.length, 'a refused call stores no job');
     } finally {
       await busy.close();
+    }
+  });
+});
+
+describe('POST /mcp/:handle rate limit', () => {
+  test('calls past the rate limit of the minute answer 429; the next minute admits them again', async () => {
+    const clock = manualClock('2026-03-02T10:00:10.000Z');
+    const app = await createTestApp({ clock, env: { MCP_CALL_TIMEOUT_MS: '30000' } });
+    try {
+      const recipeId = await createRecipe(app, skillCode(), { name: 'Greet' });
+      await startRecipe(app, recipeId);
+      const folder = (await app.createProject('Rates')).folderId;
+      const server = await app.call('POST', '/api/mcp/mcp_servers', { body: { name: 'Rates', folder_id: folder } });
+      const handle = server.body.data.id as string;
+      await app.call('POST', `/api/mcp/mcp_servers/${handle}/assign_tools`, {
+        body: { tools: [{ id: String(recipeId) }] },
+      });
+      await app.call('PUT', `/api/mcp/mcp_servers/${handle}/server_policies`, {
+        body: { mcp_server_policy: { rate_limits: { limit: 2, interval: 'minute' } } },
+      });
+      const url = new URL(server.body.data.mcp_url as string);
+      const call = async (i: number) => {
+        const res = await app.app.inject({
+          method: 'POST',
+          url: `${url.pathname}${url.search}`,
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          payload: JSON.stringify({
+            jsonrpc: '2.0',
+            id: i,
+            method: 'tools/call',
+            params: { name: 'Greet', arguments: { name: `n${i}` } },
+          }),
+        });
+        return { status: res.statusCode, retryAfter: res.headers['retry-after'], body: JSON.parse(res.body) };
+      };
+      assert.equal((await call(1)).status, 200);
+      assert.equal((await call(2)).status, 200);
+      const third = await call(3);
+      assert.equal(third.status, 429);
+      assert.equal(third.body.error.code, -32000);
+      assert.equal(third.body.error.message, 'Rate limit exceeded');
+      assert.equal(third.retryAfter, '50');
+      clock.advance(60_000);
+      const next = await call(4);
+      assert.equal(next.status, 200);
+      assert.deepEqual(next.body.result.structuredContent, { greeting: 'Hello n4' });
+    } finally {
+      await app.close();
     }
   });
 });

@@ -30,7 +30,7 @@ let model: ModelStandIn;
 
 before(async () => {
   model = await startModelStandIn({ apiKey: 'sk-local-test', model: 'llama3.2' });
-  t = await createTestApp({ env: { MODEL_TIMEOUT_MS: '400' } });
+  t = await createTestApp({ env: { MODEL_TIMEOUT_MS: '2000' } });
 });
 after(async () => {
   await t.close();
@@ -261,10 +261,10 @@ describe('workato_genie assign_task_to_genie', () => {
     assert.equal(run.job.errorType, 'Model error');
     assert.match(run.job.error ?? '', /HTTP 500: The server had an error/);
 
-    model.setScript(() => ({ content: 'late', delayMs: 1500 }));
+    model.setScript(() => ({ content: 'late', delayMs: 6000 }));
     run = await genieRun({ task_instructions: 'Go' });
     assert.equal(run.job.errorType, 'Timeout');
-    assert.match(run.job.error ?? '', /did not answer within 400 ms/);
+    assert.match(run.job.error ?? '', /did not answer within 2000 ms/);
   });
 
   test('bad step input: a recipe that is not a skill, unknown skills, bounds out of range', async () => {
