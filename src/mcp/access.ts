@@ -7,8 +7,8 @@ import { BlockList, isIP } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServiceContext } from '../context.ts';
 import type { McpServerRow } from '../db/types.ts';
-import { hashTokenBytes } from '../api/developer_api_clients/credentials.ts';
-import { ipPasses, type AccessResolver, type ProfileState } from '../gateway/access.ts';
+import { hashTokenBytes } from '../auth/credentials.ts';
+import { ipPasses, type AccessResolver, type ProfileState } from '../auth/access.ts';
 import { parsePolicy, QUOTA_SECONDS } from '../api/mcp/policy.ts';
 import { countMcpCall, deleteEndedMcpWindows, uncountMcpCall } from '../api/mcp/mcp.store.ts';
 

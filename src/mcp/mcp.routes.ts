@@ -4,7 +4,7 @@
 // server-initiated stream) and DELETE (no session) answer 405. Errors are JSON-RPC error objects.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../context.ts';
-import type { AccessResolver } from '../gateway/access.ts';
+import type { AccessResolver } from '../auth/access.ts';
 import type { RecipeEngine } from '../engine/engine.ts';
 import { findServerByHandle } from '../api/mcp/mcp.store.ts';
 import { storageFailureOf } from '../db/dialect.ts';

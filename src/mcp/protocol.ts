@@ -5,8 +5,8 @@
 import type { ServiceContext } from '../context.ts';
 import type { McpServerRow } from '../db/types.ts';
 import type { RecipeEngine } from '../engine/engine.ts';
-import { fromPlain, newHash } from '../engine/formula/values.ts';
-import { argumentProblems, recipeTool, type JsonSchema } from '../engine/agents/tool-schema.ts';
+import { fromPlain, newHash } from '../recipe/formula/values.ts';
+import { argumentProblems, recipeTool, type JsonSchema } from '../recipe/tool-schema.ts';
 import { serverTools, toolDescription } from '../api/mcp/mcp.service.ts';
 import { recipesServedToCollections } from '../api/mcp/mcp.store.ts';
 import type { ToolRecipe } from '../api/mcp/mcp.store.ts';

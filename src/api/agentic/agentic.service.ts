@@ -5,10 +5,10 @@ import { randomBytes } from 'node:crypto';
 import type { ServiceContext } from '../../context.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import { projectInScope, type AuthContext } from '../developer_api_clients/credentials.ts';
+import { projectInScope, type AuthContext } from '../../auth/credentials.ts';
 import { findRecipeInEnvironment } from '../recipes/recipes.store.ts';
 import { findFolder } from '../folders/folders.store.ts';
-import { recipeTool } from '../../engine/agents/tool-schema.ts';
+import { recipeTool } from '../../recipe/tool-schema.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import {
   findSkill,

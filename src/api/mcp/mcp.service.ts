@@ -6,17 +6,11 @@ import type { ServiceContext } from '../../context.ts';
 import type { McpServerRow } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import { toApiTimestamp, toStored } from '../../time.ts';
-import {
-  hashToken,
-  parseIpAllowList,
-  projectInScope,
-  scopeOf,
-  type AuthContext,
-} from '../developer_api_clients/credentials.ts';
+import { hashToken, parseIpAllowList, projectInScope, scopeOf, type AuthContext } from '../../auth/credentials.ts';
 import { findFolder } from '../folders/folders.store.ts';
 import { findCollection } from '../api_collections/api_collections.store.ts';
 import { findRecipeInEnvironment } from '../recipes/recipes.store.ts';
-import { recipeTool, uniqueNames } from '../../engine/agents/tool-schema.ts';
+import { recipeTool, uniqueNames } from '../../recipe/tool-schema.ts';
 import {
   countServerTools,
   deleteServer as deleteServerRow,

@@ -11,7 +11,7 @@ import {
   type ToolSpec,
   type Usage,
 } from './model-client.ts';
-import type { JsonSchema } from './tool-schema.ts';
+import type { JsonSchema } from '../../recipe/tool-schema.ts';
 
 export interface AgentTool {
   name: string;

@@ -2,7 +2,7 @@
 // one kind of model connection: OpenAI itself, Ollama, llama.cpp's server, vLLM, LM Studio...
 // It asks for a stream and reads either form of answer (a server that ignores `stream` sends one
 // JSON body), bounded in time and size, and assembles text and tool calls from the deltas.
-import type { JsonSchema } from './tool-schema.ts';
+import type { JsonSchema } from '../../recipe/tool-schema.ts';
 
 export interface ModelSettings {
   /** e.g. http://127.0.0.1:11434/v1 (Ollama), https://api.openai.com/v1 */

@@ -11,6 +11,7 @@ import {
   numbered,
   pill,
   readJob,
+  skillRecipe,
   startRecipe,
   webhookRecipe,
   type RanJob,
@@ -36,28 +37,6 @@ after(async () => {
   await t.close();
   await model.close();
 });
-
-/** A skill recipe: its parameters, then a return of `result` built from them. */
-export function skillRecipeCode(
-  description: string,
-  parameters: Array<Record<string, unknown>>,
-  result: Record<string, unknown>,
-  middle: StepDoc[] = [],
-): StepDoc {
-  return numbered({
-    keyword: 'trigger',
-    provider: 'workato_skill',
-    name: 'start_workflow',
-    as: 'start',
-    input: {
-      description,
-      requires_user_confirmation: 'false',
-      parameters_schema_json: JSON.stringify(parameters),
-      result_schema_json: JSON.stringify(Object.keys(result).map((name) => ({ name, type: 'string' }))),
-    },
-    block: [...middle, action('workato_skill', 'workflow_return_result', 'ret', { result })],
-  });
-}
 
 const param = (name: string) => pill('workato_skill', 'start', 'parameters', name);
 
@@ -127,7 +106,7 @@ describe('workato_genie assign_task_to_genie', () => {
   test('a Genie answers a question by calling two skills, each a job, every turn in the line', async () => {
     const order = await skill(
       'Get order status',
-      skillRecipeCode(
+      skillRecipe(
         'Look up the status of an order by its number.',
         [{ name: 'order_id', label: 'Order number', type: 'string', optional: false, hint: 'e.g. 42' }],
         { status: 'shipped', order: `#{${param('order_id').slice(2, -1)}}` },
@@ -135,7 +114,7 @@ describe('workato_genie assign_task_to_genie', () => {
     );
     const eta = await skill(
       'Shipping ETA',
-      skillRecipeCode(
+      skillRecipe(
         'Days until a carrier delivers.',
         [{ name: 'carrier', label: 'Carrier', type: 'string', optional: false }],
         { days: '2' },
@@ -210,7 +189,7 @@ describe('workato_genie assign_task_to_genie', () => {
   test('a call of an unknown tool or with bad arguments goes back to the model, which can recover', async () => {
     const echo = await skill(
       'Echo',
-      skillRecipeCode('Echo a word.', [{ name: 'word', type: 'string', optional: false }], { said: 'yes' }),
+      skillRecipe('Echo a word.', [{ name: 'word', type: 'string', optional: false }], { said: 'yes' }),
     );
     model.setScript((request) => {
       const replies = toolReplies(request);
@@ -232,7 +211,7 @@ describe('workato_genie assign_task_to_genie', () => {
   });
 
   test('a model that loops stops at max_turns; one over budget at max_tokens; nonsense, errors and slowness fail clearly', async () => {
-    const echo = await skill('Loop', skillRecipeCode('Loops.', [], { again: 'yes' }));
+    const echo = await skill('Loop', skillRecipe('Loops.', [], { again: 'yes' }));
     model.setScript(() => ({ toolCalls: [{ name: 'Loop', arguments: {} }] }));
     let run = await genieRun({ task_instructions: 'Go', skills: [echo.handle], max_turns: '3' });
     assert.equal(run.job.status, 'failed');

@@ -4,10 +4,10 @@
 // known (`analyse_document`: `text`, `question`) and are the snake_case of the vendor's labels
 // otherwise (P, src/engine/README.md).
 import { StepError, type ActionDef, type Connector, type StepContext } from './types.ts';
-import { fromPlain, hashGet, isHash, toRubyString, type Hash, type Value } from '../formula/values.ts';
+import { fromPlain, hashGet, isHash, toRubyString, type Hash, type Value } from '../../recipe/formula/values.ts';
 import { modelFor } from '../agents/model.ts';
 import { ModelError, type ChatContent } from '../agents/model-client.ts';
-import { parseFields } from '../agents/tool-schema.ts';
+import { parseFields } from '../../recipe/tool-schema.ts';
 
 /** Text given to one AI step (the vendor's summarise limit is about 2,000 tokens; we allow more). */
 const MAX_TEXT = 200_000;

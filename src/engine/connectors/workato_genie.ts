@@ -6,10 +6,10 @@
 // those of workato_skill.
 import { StepError, type ActionDef, type Connector, type StepContext } from './types.ts';
 import { returnResult, startWorkflow } from './workato_skill.ts';
-import { fromPlain, hashGet, isHash, newHash, toPlain, type Value } from '../formula/values.ts';
+import { fromPlain, hashGet, isHash, newHash, toPlain, type Value } from '../../recipe/formula/values.ts';
 import { AgentError, runAgent, type AgentTool } from '../agents/agent-loop.ts';
 import { modelFor } from '../agents/model.ts';
-import { argumentProblems, recipeTool, uniqueNames } from '../agents/tool-schema.ts';
+import { argumentProblems, recipeTool, uniqueNames } from '../../recipe/tool-schema.ts';
 import { findSkill } from '../../api/agentic/agentic.store.ts';
 import { findRecipeInEnvironment } from '../../api/recipes/recipes.store.ts';
 import type { RecipeRow } from '../../db/types.ts';

@@ -2,7 +2,7 @@
 // receives the caller's `parameters`; `workflow_return_result` ends the job with `result`, which
 // the caller gets back. The same two operations of the older `workato_genie` provider work alike.
 import { EndJob, StepError, type ActionDef, type TriggerDef } from './types.ts';
-import { fromPlain, hashGet, isHash, newHash, toPlain } from '../formula/values.ts';
+import { fromPlain, hashGet, isHash, newHash, toPlain } from '../../recipe/formula/values.ts';
 import type { Connector } from './types.ts';
 
 /** The vendor's limit on a skill's result (Return response: "Result is too big"). */
