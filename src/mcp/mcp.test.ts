@@ -322,6 +322,24 @@ describe('the vendor CLI on /api/agentic/skills and /api/mcp/mcp_servers', () =>
       headers: { 'content-type': 'application/json' },
     });
     assert.equal(malformed.status, 400);
+    assert.deepEqual(malformed.body, { message: 'Malformed JSON in request body' });
+    const serversBefore = (await t.call('GET', '/api/mcp/mcp_servers')).body.data.length;
+    const form = await t.call('POST', '/api/mcp/mcp_servers', {
+      raw: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(form.status, 415);
+    assert.match(form.body.message, /Unsupported Content-Type/);
+    const big = await t.call('POST', '/api/mcp/mcp_servers', {
+      body: { name: 'x'.repeat(2 * 1024 * 1024), folder_id: project.folderId },
+    });
+    assert.equal(big.status, 413);
+    assert.deepEqual(big.body, { message: 'Request body is too large' });
+    const bigSkill = await t.call('POST', '/api/agentic/skills', {
+      body: { recipe_id: skillRecipeId, x: 'x'.repeat(2 * 1024 * 1024) },
+    });
+    assert.equal(bigSkill.status, 413);
+    assert.equal((await t.call('GET', '/api/mcp/mcp_servers')).body.data.length, serversBefore, 'nothing was created');
     const readOnly = await t.tokenFor('Read only');
     assert.equal((await t.call('GET', `/api/mcp/mcp_servers/${handle}`, { token: readOnly })).status, 200);
     assert.equal((await t.call('POST', `/api/mcp/mcp_servers/${handle}/token_renew`, { token: readOnly })).status, 403);
