@@ -42,9 +42,11 @@ export interface ConnectionState {
 
 export interface BasicAuth {
   type: 'basic';
-  /** The fields holding the user name and the password. */
+  /** The field holding the user name (`usernameSuffix` appended: Zendesk's `email/token`). */
   username: string;
-  password: string;
+  usernameSuffix?: string;
+  /** The field holding the password, or a fixed one (an API key as the user name and `x`). */
+  password: string | { fixed: string };
 }
 
 export interface ApiKeyAuth {
@@ -78,7 +80,7 @@ export interface OAuth2AuthorizationCode {
   type: 'oauth2_authorization_code';
   authorizationUrl: FromValues;
   tokenUrl: FromValues;
-  scopes?: readonly string[];
+  scopes?: readonly string[] | ((values: FieldValues) => readonly string[]);
   /** Default one space (RFC 6749 §3.3); some providers join with commas. */
   scopeSeparator?: string;
   /** The query parameter the scopes go in; default `scope`. */
@@ -95,6 +97,22 @@ export interface OAuth2AuthorizationCode {
   keepFromCallback?: readonly string[];
   /** Reads a token reply whose token is not at the top (Slack's user token in `authed_user`). */
   readToken?(reply: Record<string, unknown>): Partial<AuthState> | null;
+  /**
+   * A field that may hold a refresh token given by the administrator (an integration user's,
+   * Workday's): then the connection needs no redirect, its first access token comes from it.
+   */
+  refreshTokenField?: string;
+}
+
+/** OAuth 1.0a with HMAC-SHA256 signatures and a realm: NetSuite's token-based authentication. */
+export interface OAuth1TokenBased {
+  type: 'oauth1_tba';
+  /** The fields of the consumer key and secret, the token id and secret, and the realm (account id). */
+  consumerKey: string;
+  consumerSecret: string;
+  tokenId: string;
+  tokenSecret: string;
+  realm: FromValues;
 }
 
 /**
@@ -116,6 +134,7 @@ export type AuthDefinition =
   | BearerAuth
   | OAuth2ClientCredentials
   | OAuth2AuthorizationCode
+  | OAuth1TokenBased
   | CustomAuth;
 
 export interface AuthOption {
@@ -149,6 +168,12 @@ export interface ConnectionDefinition {
    * for every answer: it may find errors in a 200 (Slack's `{"ok": false, "error": ...}`).
    */
   errorOf?(status: number, body: unknown): string | null;
+  /** Whether an answer means the token is no good, when the service does not say it with a 401 (Marketo's 601). */
+  unauthorized?(status: number, body: unknown): boolean;
+  /** Send JSON bodies form-encoded, nested keys in brackets (Stripe and Twilio take forms only). */
+  jsonBodyAsForm?: boolean;
+  /** Headers every request carries (a version header). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** One request of a connector, relative to the connection's base URL or absolute. */

@@ -113,6 +113,8 @@ export interface ConnectionValues {
    * session that refreshes the tokens replaces it here too, so later steps of the job use them.
    */
   auth?: AuthState;
+  /** The custom OAuth profile the connection names (its OAuth app), when it names one. */
+  oauthProfileId?: number | null;
 }
 
 export interface EngineLimits {

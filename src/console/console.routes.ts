@@ -42,7 +42,9 @@ import { listProfiles, refreshSecret } from '../api/api_access_profiles/api_acce
 import { listApiClients } from '../api/api_clients/api_clients.service.ts';
 import { listCollections } from '../api/api_collections/api_collections.service.ts';
 import { listEndpoints } from '../api/api_endpoints/api_endpoints.service.ts';
-import { listConnections } from '../api/connections/connections.service.ts';
+import { describeConnection, listConnections, updateConnection } from '../api/connections/connections.service.ts';
+import { OAUTH_COOKIE, OAUTH_STATE_TTL_MS, startAuthorization } from '../connectors/auth/flow.ts';
+import { connectionPage, toProviderPage } from './pages/connection.ts';
 import { listProperties } from '../api/properties/properties.service.ts';
 import { getTopic, listTopics } from '../api/event_streams/event_streams.service.ts';
 import { publishMessage, recentMessages, type EventStreamsRuntime } from '../api/topics/topics.service.ts';
@@ -150,6 +152,7 @@ const NOTICES: Record<string, string> = {
   record_saved: 'Record saved.',
   record_deleted: 'Record deleted.',
   task_completed: 'Task completed: its job goes on.',
+  tested: 'Connection tested.',
 };
 
 const Form = (fields: Record<string, ReturnType<typeof Type.String>>) =>
@@ -869,6 +872,75 @@ export function consoleRoutes(deps: ConsoleDeps) {
       );
       return send(reply, connectionsPage({ ...frameOf(request, 'connections'), title: 'Connections' }, connections));
     });
+
+    app.get(
+      '/console/connections/:id',
+      {
+        schema: {
+          ...hide,
+          params: IdParams,
+          querystring: Type.Object({
+            done: Type.Optional(Type.String({ maxLength: 40 })),
+            authorization: Type.Optional(Type.String({ maxLength: 20 })),
+          }),
+        },
+      },
+      async (request, reply) => {
+        const described = await describeConnection(ctx, callerWith(request, 'connections:read'), request.params.id);
+        const { authorization, done } = request.query;
+        const status = described.connection.authorization_status;
+        const message =
+          authorization === 'success' && status === 'success'
+            ? { text: 'Connected.', kind: 'ok' as const }
+            : authorization === 'failed'
+              ? { text: 'The connection was not authorized: see the problem below.', kind: 'error' as const }
+              : noticeOf(done);
+        return send(
+          reply,
+          connectionPage(
+            { ...frameOf(request, 'connections'), title: described.connection.name },
+            described.connection,
+            {
+              connectorTitle: described.connectorTitle,
+              redirect: described.redirect,
+              canWrite: can(request, 'connections:write'),
+            },
+            csrfOf(request),
+            message,
+          ),
+        );
+      },
+    );
+
+    // Connect: through the provider's OAuth 2.0 redirect, or a test of the connection's fields.
+    app.post(
+      '/console/connections/:id/connect',
+      { schema: { ...hide, params: IdParams, body: Form({}) } },
+      async (request, reply) => {
+        const caller = callerWith(request, 'connections:write');
+        const described = await describeConnection(ctx, caller, request.params.id);
+        if (!described.redirect) {
+          await updateConnection(ctx, caller, request.params.id, { shell_connection: false });
+          return reply.redirect(`/console/connections/${request.params.id}?done=tested`, 303);
+        }
+        const { url, browserNonce } = await startAuthorization(ctx, caller, request.params.id);
+        // The callback must come back to this browser: a cookie only /oauth/callback reads, sent on
+        // the provider's top-level redirect back (SameSite=Lax), gone after ten minutes.
+        const secure = request.protocol === 'https' ? '; Secure' : '';
+        reply.header(
+          'set-cookie',
+          `${OAUTH_COOKIE}=${browserNonce}; Path=/oauth/callback; HttpOnly; SameSite=Lax; Max-Age=${OAUTH_STATE_TTL_MS / 1000}${secure}`,
+        );
+        return send(
+          reply,
+          toProviderPage(
+            { ...frameOf(request, 'connections'), title: `Connect ${described.connection.name}` },
+            described.connectorTitle ?? described.connection.provider,
+            url,
+          ),
+        );
+      },
+    );
 
     app.get('/console/properties', { schema: hide }, async (request, reply) => {
       const properties = await listProperties(ctx, callerWith(request, 'environment_properties:read'), {});

@@ -25,6 +25,7 @@ export const RESERVED_SEGMENTS = new Set([
   'webhooks',
   'doc',
   'console',
+  'oauth',
 ]);
 
 export type UpstreamResolver = (

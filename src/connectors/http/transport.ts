@@ -132,6 +132,18 @@ export function createTransport(deps: TransportDeps): Transport {
   };
 }
 
+/** The URL with its origin replaced as CONNECTOR_ORIGINS says (unchanged when it names none). */
+export function applyOrigins(text: string, origins: ReadonlyMap<string, string>): string {
+  if (origins.size === 0) return text;
+  const url = new URL(text);
+  const replacement = origins.get(url.origin);
+  if (replacement === undefined) return text;
+  const to = new URL(replacement);
+  url.protocol = to.protocol;
+  url.host = to.host;
+  return url.toString();
+}
+
 interface RawResponse {
   status: number;
   headers: Record<string, string>;
@@ -147,13 +159,7 @@ async function exchange(
   timeoutMs: number,
   limits: ExchangeLimits,
 ): Promise<RawResponse> {
-  const target = new URL(url.toString());
-  const replacement = deps.origins.get(url.origin);
-  if (replacement !== undefined) {
-    const to = new URL(replacement);
-    target.protocol = to.protocol;
-    target.host = to.host;
-  }
+  const target = new URL(applyOrigins(url.toString(), deps.origins));
   deps.outbound.checkUrl(target);
   const res = await request(target, {
     method: method as Dispatcher.HttpMethod,
