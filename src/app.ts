@@ -40,6 +40,7 @@ import { gatewayRoutes, type UpstreamResolver } from './gateway/gateway.routes.t
 import { cachedUpstreams } from './gateway/upstream-cache.ts';
 import { resolveConnectionCredentials } from './api/connections/connections.service.ts';
 import { oauthCallbackRoutes } from './oauth/oauth-callback.routes.ts';
+import type { OutboundPolicy } from './outbound/policy.ts';
 import { apiCollectionsRoutes } from './api/api_collections/api_collections.routes.ts';
 import { apiEndpointsRoutes } from './api/api_endpoints/api_endpoints.routes.ts';
 import { apiClientsRoutes } from './api/api_clients/api_clients.routes.ts';
@@ -84,6 +85,8 @@ export interface AppDeps {
   resolveUpstream?: UpstreamResolver;
   /** The recipe engine; built here when absent. It starts when the app is ready and stops when it closes. */
   engine?: RecipeEngine;
+  /** The outbound policy (the server passes its own, to add the ports it listens on); built from config when absent. */
+  outbound?: OutboundPolicy;
 }
 
 /** Files in one package, and the largest file once uncompressed (recipes reach tens of megabytes). */
@@ -164,6 +167,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     secrets: deps.secrets,
     notifier: deps.notifier,
     mailer,
+    outbound: deps.outbound,
   });
   const engine = deps.engine ?? createEngine(ctx);
   if (mailer) app.addHook('onClose', async () => mailer.close());

@@ -172,8 +172,8 @@ export interface ConnectionDefinition {
   unauthorized?(status: number, body: unknown): boolean;
   /** Send JSON bodies form-encoded, nested keys in brackets (Stripe and Twilio take forms only). */
   jsonBodyAsForm?: boolean;
-  /** Headers every request carries (a version header). */
-  headers?: Readonly<Record<string, string>>;
+  /** Headers every request carries (a version header; Snowflake's token type). */
+  headers?: Readonly<Record<string, string>> | ((state: ConnectionState) => Readonly<Record<string, string>>);
 }
 
 /** One request of a connector, relative to the connection's base URL or absolute. */

@@ -115,7 +115,11 @@ function flag(v: unknown): boolean {
  * Compiles a recipe's code. `lookup` finds the connector a step names: the catalog by default; the
  * engine passes one that also knows the workspace's released custom connectors.
  */
-export function compileRecipe(code: unknown, config: ConfigEntry[], lookup: ConnectorLookup = findConnector): CompileResult {
+export function compileRecipe(
+  code: unknown,
+  config: ConfigEntry[],
+  lookup: ConnectorLookup = findConnector,
+): CompileResult {
   const errors = new Collector();
   const steps = new Map<string, CompiledStep>();
   let count = 0;

@@ -53,7 +53,11 @@ export function gatewayRoutes(deps: GatewayDeps) {
     const router = createRouter(ctx);
     const access = deps.access;
     const policies = createPolicyEnforcer(ctx);
-    const proxy = createProxy({ timeoutMs: deps.timeoutMs, maxResponseBytes: deps.maxResponseBytes });
+    const proxy = createProxy({
+      timeoutMs: deps.timeoutMs,
+      maxResponseBytes: deps.maxResponseBytes,
+      outbound: deps.ctx.outbound,
+    });
     app.addHook('onClose', async () => proxy.close());
 
     // Bodies pass through untouched, whatever their type.

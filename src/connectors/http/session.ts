@@ -127,7 +127,8 @@ export function openSession(options: SessionOptions): ConnectorSession {
       else url.searchParams.append(key, String(value));
     }
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'Switchboard' };
-    for (const [name, value] of Object.entries(definition.headers ?? {})) headers[name.toLowerCase()] = value;
+    const fixed = typeof definition.headers === 'function' ? definition.headers(state) : (definition.headers ?? {});
+    for (const [name, value] of Object.entries(fixed)) headers[name.toLowerCase()] = value;
     for (const [name, value] of Object.entries(req.headers ?? {})) headers[name.toLowerCase()] = value;
     let body: string | Uint8Array | undefined;
     if (req.body && req.method !== 'GET' && req.method !== 'HEAD') {

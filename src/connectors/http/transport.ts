@@ -175,7 +175,7 @@ async function exchange(
   for await (const chunk of res.body) {
     size += (chunk as Buffer).length;
     if (size > limits.maxResponseBytes) {
-      res.body.destroy();
+      // Leaving the loop ends the body.
       throw new StepError('Response too large', `the response is larger than ${limits.maxResponseBytes} bytes`);
     }
     chunks.push(chunk as Buffer);

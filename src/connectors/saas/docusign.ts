@@ -47,6 +47,7 @@ export const docusign = saasConnector({
         throw new StepError('Connection error', 'the DocuSign user has no account');
       return { account_id: account.account_id, base_uri: account.base_uri };
     },
-    test: (session) => session.request({ method: 'GET', url: '' }),
+    // The account itself: its URL is the base URL without the trailing slash.
+    test: (session) => session.request({ method: 'GET', url: session.baseUrl.toString().replace(/\/+$/, '') }),
   },
 });

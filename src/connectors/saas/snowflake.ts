@@ -39,15 +39,12 @@ export const snowflake = saasConnector({
       },
     },
     baseUrl: (state) => `https://${account(state.values)}/api/v2/`,
+    // The SQL API asks which kind of token the bearer is.
+    headers: (state) => ({
+      'x-snowflake-authorization-token-type':
+        state.values.auth_type === 'programmatic_access_token' ? 'PROGRAMMATIC_ACCESS_TOKEN' : 'OAUTH',
+    }),
     test: (session) =>
-      session.request({
-        method: 'POST',
-        url: 'statements',
-        headers:
-          session.state.values.auth_type === 'programmatic_access_token'
-            ? { 'x-snowflake-authorization-token-type': 'PROGRAMMATIC_ACCESS_TOKEN' }
-            : { 'x-snowflake-authorization-token-type': 'OAUTH' },
-        body: { json: { statement: 'SELECT 1', timeout: 30 } },
-      }),
+      session.request({ method: 'POST', url: 'statements', body: { json: { statement: 'SELECT 1', timeout: 30 } } }),
   },
 });
