@@ -130,7 +130,7 @@ export interface EngineLimits {
    * How long one step of a connector may take in all: its requests, and the waits a 429 or 503
    * asks for (`Retry-After`), which are taken only while they fit.
    */
-  connectorStepMs?: number;
+  connectorStepMs: number;
 }
 
 export interface ActionDef {

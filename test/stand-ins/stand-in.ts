@@ -72,7 +72,7 @@ export interface StandIn {
   readonly url: string;
   readonly spec: StandInSpec;
   readonly requests: StandInRequest[];
-  /** Answers given before any route's, one per request, in order. */
+  /** Answers given before any API route's (not the authorization server's), one per request, in order. */
   enqueue(...answers: Answer[]): void;
   readonly accessTokens: Set<string>;
   readonly refreshTokens: Set<string>;
@@ -220,7 +220,8 @@ export async function startStandIn(spec: StandInSpec): Promise<StandIn> {
           body: Buffer.concat(chunks).toString('utf8'),
         };
         requests.push(req);
-        let answer: Answer | null = queue.shift() ?? oauthAnswer(req);
+        // Queued answers stand for the API's: the authorization server answers as it does.
+        let answer: Answer | null = oauthAnswer(req) ?? queue.shift() ?? null;
         if (answer === null) {
           const route = spec.routes.find(
             (r) =>
