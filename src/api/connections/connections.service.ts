@@ -209,7 +209,9 @@ async function updateConnectionUnpublished(
   const rules = connectionRules(before.provider, presentFields(effectiveInput));
   const profileAfter =
     body.custom_oauth_profile_id === undefined ? before.custom_oauth_profile_id : body.custom_oauth_profile_id;
-  if (body.shell_connection === false && profileAfter !== null && !(rules.known && !rules.redirect))
+  // A connection of an unknown provider with an OAuth profile has no test here; one of the catalog is
+  // tested with what its authorization left (an OAuth connection not connected yet fails its test).
+  if (body.shell_connection === false && profileAfter !== null && !rules.known)
     throw new AppError('oauth_connection_not_shell');
   let tested: Awaited<ReturnType<typeof authorize>> | null = null;
   if (body.shell_connection === false) {
