@@ -68,7 +68,7 @@ describe('SaaS connections against their stand-ins', () => {
         assert.equal(created.body.authorization_status, null, 'an OAuth connection starts as a shell');
         id = created.body.id;
         const connected = await connectThroughConsole(t, browser, id);
-        assert.equal(connected.status, 303);
+        assert.equal(connected.status, 200);
         const after = await t.call('GET', `/api/connections/${id}`);
         assert.equal(
           connected.location,

@@ -1,6 +1,6 @@
 // GET /oauth/callback (docs/adr/0019): where a provider sends the browser back after a
 // connection's OAuth 2.0 authorization. A plugin of its own context: HTML replies with the
-// console's security headers; the outcome is the connection's page in the console (303), a bad
+// console's security headers; the outcome leads to the connection's page in the console, a bad
 // or used state an error page that changes nothing.
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../context.ts';
@@ -45,7 +45,13 @@ export function oauthCallbackRoutes(deps: { ctx: ServiceContext }) {
       const outcome = await finishAuthorization(ctx, query, cookieValue(request.headers.cookie, OAUTH_COOKIE));
       const secure = request.protocol === 'https' ? '; Secure' : '';
       reply.header('set-cookie', `${OAUTH_COOKIE}=; Path=${CALLBACK_PATH}; HttpOnly; SameSite=Lax; Max-Age=0${secure}`);
-      return reply.redirect(`/console/connections/${outcome.connectionId}?authorization=${outcome.status}`, 303);
+      // A page of this origin moves the browser on: the console's session cookie (SameSite=Strict)
+      // is not sent on a redirect chain that a provider started, but is on this page's navigation.
+      const next = `/console/connections/${outcome.connectionId}?authorization=${outcome.status}`;
+      return reply
+        .status(200)
+        .type('text/html; charset=utf-8')
+        .send(callbackDonePage(next, outcome.status === 'success'));
     });
   };
 }
@@ -57,6 +63,11 @@ function cookieValue(header: string | undefined, name: string): string | undefin
     if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
   }
   return undefined;
+}
+
+function callbackDonePage(next: string, success: boolean): string {
+  const title = success ? 'Connected' : 'Not connected';
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${escapeHtml(next)}"><title>${title} · Switchboard</title><link rel="stylesheet" href="/console/assets/console.css"></head><body><main id="main"><h1>${title}</h1><p><a id="continue" href="${escapeHtml(next)}">Back to the connection</a></p></main></body></html>`;
 }
 
 function callbackErrorPage(message: string): string {

@@ -62,6 +62,8 @@ async function startConnect(id: number): Promise<{ callback: string; cookie: str
   return { callback: `${back.pathname}${back.search}`, cookie, authorizeUrl: new URL(href) };
 }
 
+const nextOf = (page: string) => /id="continue" href="([^"]+)"/.exec(page)?.[1]?.replace(/&amp;/g, '&');
+
 const callback = (url: string, cookie?: string) =>
   t.app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
 
@@ -79,8 +81,12 @@ describe('POST /console/connections/:id/connect and GET /oauth/callback', () => 
     assert.match(q.get('state') ?? '', /^[A-Za-z0-9_-]{43}$/);
     assert.equal(q.get('scope'), 'api refresh_token');
     const res = await callback(url, cookie);
-    assert.equal(res.statusCode, 303, res.body);
-    assert.equal(res.headers.location, `/console/connections/${id}?authorization=success`);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(nextOf(res.body), `/console/connections/${id}?authorization=success`);
+    assert.match(
+      res.body,
+      /<meta http-equiv="refresh" content="0;url=\/console\/connections\/\d+\?authorization=success">/,
+    );
     assert.match(String(res.headers['set-cookie']), /^sb_oauth=; Path=\/oauth\/callback; .*Max-Age=0/);
     const token = salesforce.requests.filter((r) => r.path === '/services/oauth2/token').at(-1);
     const form = new URLSearchParams(token?.body);
@@ -147,7 +153,7 @@ describe('POST /console/connections/:id/connect and GET /oauth/callback', () => 
   test('a state is used once; a reused, unknown or empty state changes nothing (400)', async () => {
     const id = await shell('salesforce');
     const { callback: url, cookie } = await startConnect(id);
-    assert.equal((await callback(url, cookie)).statusCode, 303);
+    assert.equal((await callback(url, cookie)).statusCode, 200);
     const again = await callback(url, cookie);
     assert.equal(again.statusCode, 400);
     assert.match(again.body, /was already used/);
@@ -213,8 +219,8 @@ describe('POST /console/connections/:id/connect and GET /oauth/callback', () => 
       `/oauth/callback?state=${state}&error=access_denied&error_description=end-user+denied`,
       cookie,
     );
-    assert.equal(denied.statusCode, 303);
-    assert.equal(denied.headers.location, `/console/connections/${id}?authorization=failed`);
+    assert.equal(denied.statusCode, 200);
+    assert.equal(nextOf(denied.body), `/console/connections/${id}?authorization=failed`);
     const conn = await t.call('GET', `/api/connections/${id}`);
     assert.equal(conn.body.authorization_status, 'failed');
     assert.equal(
@@ -226,7 +232,7 @@ describe('POST /console/connections/:id/connect and GET /oauth/callback', () => 
     const forged = new URL(second.callback, 'http://x');
     forged.searchParams.set('code', 'code-never-issued');
     const bad = await callback(`${forged.pathname}${forged.search}`, second.cookie);
-    assert.equal(bad.headers.location, `/console/connections/${id}?authorization=failed`);
+    assert.equal(nextOf(bad.body), `/console/connections/${id}?authorization=failed`);
     const after = await t.call('GET', `/api/connections/${id}`);
     assert.match(
       after.body.authorization_error,

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { ConsoleBrowser, TestApp } from '../helpers.ts';
 
 export interface Connected {
-  /** Where the callback sent the browser. */
+  /** Where the callback's page sends the browser on. */
   location: string;
   status: number;
 }
@@ -32,5 +32,6 @@ export async function connectThroughConsole(
     url: `${back.pathname}${back.search}`,
     headers: { cookie: String(cookie).split(';')[0] as string },
   });
-  return { status: callback.statusCode, location: String(callback.headers.location ?? callback.body) };
+  const next = /id="continue" href="([^"]+)"/.exec(callback.body)?.[1]?.replace(/&amp;/g, '&');
+  return { status: callback.statusCode, location: next ?? callback.body };
 }
