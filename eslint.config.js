@@ -39,4 +39,39 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Requests made for users go through the outbound policy (docs/adr/0019): no fetch of its own,
+    // and undici only where the policy's dispatcher is passed (the transport, the HTTP connector,
+    // the JWKS fetcher); elsewhere only its types.
+    files: ['src/**/*.ts'],
+    ignores: [
+      'src/**/*.test.ts',
+      'src/outbound/**',
+      'src/connectors/http/**',
+      'src/engine/connectors/rest.ts',
+      'src/gateway/jwks.ts',
+      'src/cli-http.ts',
+    ],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        {
+          name: 'fetch',
+          message: 'Send requests made for users through src/connectors/http/transport.ts (the outbound policy).',
+        },
+      ],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'undici',
+              allowTypeImports: true,
+              message: "Requests made for users go through the outbound policy's dispatcher (src/outbound/).",
+            },
+          ],
+        },
+      ],
+    },
+  },
 );
