@@ -294,7 +294,7 @@ describe('POST /api/connections for catalog connectors', () => {
     assert.equal(Number(count.n), 0, 'a refused create stores nothing');
   });
 
-  test('an OAuth connector is created as a shell; asking to test it is a 400', async () => {
+  test('an OAuth connector is created as a shell: a test at create is a 400, an update's test says it is not connected yet', async () => {
     const res = await t.call('POST', '/api/connections', {
       body: { name: 'SF', provider: 'salesforce', shell_connection: false },
     });
