@@ -106,7 +106,6 @@ export function authStoreFor(
     lost: async (reason) => {
       const now = toStored(ctx.clock.now());
       await saveConnectionAuth(ctx.db, scope, id, {
-        auth_sealed: await findConnectionAuth(ctx.db, scope, id),
         authorization_status: 'failed',
         authorization_error: reason.slice(0, 1000),
         connection_lost_at: now,

@@ -11,6 +11,8 @@ import { quickbooks as quickbooksFixture, REALM } from '../../test/stand-ins/qui
 import { spec as jiraSpec, CLOUD_ID } from '../../test/stand-ins/jira.ts';
 import { CLIENT_ID, CLIENT_SECRET, startStandIn, type StandIn } from '../../test/stand-ins/stand-in.ts';
 import { openAuthState } from '../connectors/connections.ts';
+import { buildApp } from '../app.ts';
+import { postgresOnly } from '../../test/test-database.ts';
 
 let t: TestApp;
 let browser: ConsoleBrowser;
@@ -294,7 +296,7 @@ describe('POST /api/connections for catalog connectors', () => {
     assert.equal(Number(count.n), 0, 'a refused create stores nothing');
   });
 
-  test('an OAuth connector is created as a shell: a test at create is a 400, an update's test says it is not connected yet', async () => {
+  test('an OAuth connector is created as a shell: a test at create is a 400, the test of an update says it is not connected yet', async () => {
     const res = await t.call('POST', '/api/connections', {
       body: { name: 'SF', provider: 'salesforce', shell_connection: false },
     });
@@ -310,7 +312,7 @@ describe('POST /api/connections for catalog connectors', () => {
     assert.equal(retest.body.authorization_error, 'not connected yet: connect it through the provider (Connect)');
   });
 
-  test('a failed test is stored with its error; an update that fixes the input tests again', async () => {
+  test('a failed test is stored with its error, which never holds the credential', async () => {
     const res = await t.call('POST', '/api/connections', {
       body: { name: 'Okta bad', provider: 'okta', input: { domain: 'acme.okta.com', api_token: 'wrong' } },
     });
@@ -319,5 +321,30 @@ describe('POST /api/connections for catalog connectors', () => {
     // No stand-in answers for acme.okta.com here: the error says why it could not be reached.
     assert.match(res.body.authorization_error, /acme\.okta\.com/);
     assert.doesNotMatch(res.body.authorization_error, /wrong/);
+  });
+});
+
+describe('GET /oauth/callback on another node', { skip: postgresOnly('nodes sharing one database') }, () => {
+  test('Connect on one node, the callback on another: the state is in the database, used once across both', async () => {
+    // Another node over the same database, notifier and key.
+    const other = await buildApp({
+      config: t.ctx.config,
+      database: { db: t.ctx.db, dialect: 'postgres', location: 'test' },
+      secretBox: t.ctx.secretBox,
+      notifier: t.ctx.notifier,
+      logger: t.ctx.log,
+    });
+    try {
+      await other.ready();
+      const id = await shell('salesforce');
+      const { callback: url, cookie } = await startConnect(id);
+      const there = await other.inject({ method: 'GET', url, headers: { cookie } });
+      assert.equal(there.statusCode, 200, there.body);
+      const here = await callback(url, cookie);
+      assert.equal(here.statusCode, 400, 'used on the other node');
+      assert.equal((await t.call('GET', `/api/connections/${id}`)).body.authorization_status, 'success');
+    } finally {
+      await other.close();
+    }
   });
 });

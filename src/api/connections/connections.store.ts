@@ -167,18 +167,18 @@ export async function saveConnectionAuth(
   db: Db,
   scope: ConnectionScope,
   id: number,
-  values: Pick<ConnectionUpdate, 'auth_sealed'> &
-    Partial<
-      Pick<
-        ConnectionUpdate,
-        | 'authorization_status'
-        | 'authorization_error'
-        | 'authorized_at'
-        | 'connection_lost_at'
-        | 'connection_lost_reason'
-        | 'updated_at'
-      >
-    >,
+  values: Partial<
+    Pick<
+      ConnectionUpdate,
+      | 'auth_sealed'
+      | 'authorization_status'
+      | 'authorization_error'
+      | 'authorized_at'
+      | 'connection_lost_at'
+      | 'connection_lost_reason'
+      | 'updated_at'
+    >
+  >,
 ): Promise<void> {
   await updateConnection(db, scope, id, values);
 }
