@@ -1,6 +1,7 @@
 // A connector's connection as data: its fields, how it authenticates, where its requests go, and
 // the call that tests it. The shared layer (http/, auth/) interprets it; a SaaS service's file in
 // saas/ declares one; the Ruby runtime's adapter builds one for a custom connector.
+import type { TransportRequest, TransportResponse } from './http/transport.ts';
 
 /** A field as the vendor's schemas write it (connection fields, action input and output fields). */
 export interface SchemaField {
@@ -207,6 +208,12 @@ export interface ConnectorSession {
   readonly state: ConnectionState;
   readonly baseUrl: URL;
   request(request: ConnectorRequest): Promise<ConnectorResponse>;
+  /**
+   * One exchange as it is, within the step's deadline and the outbound rules, without the
+   * connection's authentication or error handling: for code that applies its own (a custom
+   * connector's Ruby, which reads every answer itself).
+   */
+  send(request: TransportRequest): Promise<TransportResponse>;
 }
 
 /** The provider side of an OAuth 2.0 authorization-code flow (the state and callback are the host's). */

@@ -168,6 +168,7 @@ export function openSession(options: SessionOptions): ConnectorSession {
       return state;
     },
     baseUrl,
+    send: (raw) => transport.send(raw, limits),
     async request(req) {
       if (refreshable() && needsToken(auth, state.auth)) await renew('expired');
       let res = await send(req);
