@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from './helpers.ts';
 import { action, createRecipe, webhookTrigger } from './recipes.ts';
-import { findConnector, listConnectors } from '../src/connectors/catalog.ts';
+import { findConnector, listConnectors } from '../src/engine/catalog.ts';
 import { SAAS_CONNECTORS } from '../src/connectors/saas/index.ts';
 import { allFields } from '../src/connectors/auth/kinds.ts';
 

@@ -18,7 +18,7 @@ import {
   toRubyString,
   type Hash,
   type Value,
-} from '../engine/formula/values.ts';
+} from '../recipe/formula/values.ts';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;

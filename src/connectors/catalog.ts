@@ -1,22 +1,32 @@
 // The connector catalog: every connector this server runs, by the provider name recipes and
-// connections use. The engine compiles and validates steps against `findConnector`; the console
-// and `/api/integrations` list `listConnectors()`. Built-in connectors live in the engine
-// (src/engine/connectors/), SaaS services in saas/; custom connectors of a workspace are found
-// through the lookup the engine passes to the compiler (docs/adr/0019).
-import { CONNECTORS as BUILT_IN } from '../engine/connectors/index.ts';
+// connections use. SaaS services live in saas/; built-in connectors live in the engine
+// (src/engine/connectors/), which builds the whole catalog with `createCatalog` (src/engine/catalog.ts)
+// and compiles and validates steps against it; custom connectors of a workspace are found through
+// the lookup the engine passes to the compiler (docs/adr/0019). The connections area asks only
+// about SaaS services (`findSaasConnector`): built-in connectors have no connection definition.
 import type { Connector } from './types.ts';
 import { SAAS_CONNECTORS } from './saas/index.ts';
 
-const CATALOG: ReadonlyMap<string, Connector> = new Map<string, Connector>([
-  ...Object.entries(BUILT_IN),
-  ...SAAS_CONNECTORS.map((c): [string, Connector] => [c.provider, c]),
-]);
+const SAAS: ReadonlyMap<string, Connector> = new Map(SAAS_CONNECTORS.map((c): [string, Connector] => [c.provider, c]));
 
 /** Finds a connector by provider name, as a recipe step or a connection names it. */
 export type ConnectorLookup = (provider: string) => Connector | undefined;
 
-/** The connector of this provider name (exact, as the vendor's exports spell it), or undefined. */
-export const findConnector: ConnectorLookup = (provider) => CATALOG.get(provider);
+/** The SaaS connector of this provider name (exact, as the vendor's exports spell it), or undefined. */
+export const findSaasConnector: ConnectorLookup = (provider) => SAAS.get(provider);
+
+export interface Catalog {
+  /** The connector of this provider name (exact, as the vendor's exports spell it), or undefined. */
+  find: ConnectorLookup;
+  /** Every connector, by name; the alias `http` of `rest` is listed once, as `rest`. */
+  list(): ConnectorSummary[];
+}
+
+/** The catalog of these built-in connectors (by provider name) and every SaaS service. */
+export function createCatalog(builtIns: Readonly<Record<string, Connector>>): Catalog {
+  const all: ReadonlyMap<string, Connector> = new Map<string, Connector>([...Object.entries(builtIns), ...SAAS]);
+  return { find: (provider) => all.get(provider), list: () => listOf(all) };
+}
 
 /** An operation of a connector as the vendor's connector metadata lists it (`GET /api/integrations`). */
 export interface OperationSummary {
@@ -40,11 +50,10 @@ export interface ConnectorSummary {
   actions: OperationSummary[];
 }
 
-/** Every connector of the catalog, by name; the alias `http` of `rest` is listed once, as `rest`. */
-export function listConnectors(): ConnectorSummary[] {
+function listOf(all: ReadonlyMap<string, Connector>): ConnectorSummary[] {
   const seen = new Set<Connector>();
   const out: ConnectorSummary[] = [];
-  for (const connector of CATALOG.values()) {
+  for (const connector of all.values()) {
     if (connector.provider === 'http') continue;
     if (seen.has(connector)) continue;
     seen.add(connector);

@@ -2,10 +2,9 @@
 // is data (provider, title, its connection, its actions and triggers with their fields) plus the
 // code only it needs. A step receives its evaluated input and returns its output; the worker
 // records both as the job's line.
-import type { JsSandbox } from '../engine/sandbox/js-sandbox.ts';
-import type { PySandbox } from '../engine/sandbox/py-sandbox.ts';
 import type { ServiceContext } from '../context.ts';
-import type { Hash, Value } from '../engine/formula/values.ts';
+import type { Hash, Value } from '../recipe/formula/values.ts';
+import type { TaskFormField } from '../recipe/document.ts';
 import type { EventStreamsRuntime } from '../api/topics/topics.service.ts';
 import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
 import type { AuthState, ConnectionDefinition, SchemaField } from './definition.ts';
@@ -29,14 +28,6 @@ export class EndJob extends Error {
     this.kind = kind;
     this.value = value;
   }
-}
-
-/** A field of a workflow task's form. */
-export interface TaskFormField {
-  name: string;
-  label: string;
-  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
-  optional: boolean;
 }
 
 /** The task a workflow task step creates. */
@@ -80,6 +71,18 @@ export interface RecipeRef {
   environmentId: number;
 }
 
+/**
+ * Runs a code step's source off the event loop within limits: what a step needs of the engine's
+ * JavaScript and Python sandboxes (src/engine/sandbox/), declared here so connectors stay below the engine.
+ */
+export interface CodeSandbox {
+  run(
+    code: string,
+    input: unknown,
+    limits: { timeoutMs: number; memoryBytes: number },
+  ): Promise<{ ok: true; output: unknown } | { ok: false; type: string; message: string }>;
+}
+
 export interface StepContext {
   readonly ctx: ServiceContext;
   readonly recipe: RecipeRef;
@@ -96,7 +99,7 @@ export interface StepContext {
   /** The event streams runtime (topics, group-commit publisher) of this process, when there is one. */
   readonly eventStreams: EventStreamsRuntime | null;
   /** Sandboxes for code steps (worker threads, reused between steps). */
-  readonly sandboxes?: { js: JsSandbox; py: PySandbox };
+  readonly sandboxes?: { js: CodeSandbox; py: CodeSandbox };
   /** Told of data table records written by steps (real-time data table triggers). */
   readonly dataTables?: RecordListener;
 }

@@ -3,12 +3,14 @@
 // point at a step that exists, and each step is bound to its connector. What fails becomes a
 // code error in the contract's shape (14 §7): [step_number, [[label, value, message, path]]].
 import { compileCondition, type CompiledCondition } from './conditions.ts';
-import { findConnector, type ConnectorLookup } from '../connectors/catalog.ts';
+import type { ConnectorLookup } from '../connectors/catalog.ts';
+import { findConnector } from './catalog.ts';
 import type { ActionDef, Connector, TriggerDef } from './connectors/types.ts';
-import type { ConfigEntry, Step } from './document.ts';
+import type { ConfigEntry, Step } from '../recipe/document.ts';
 import { compileInput, InputError, pillsOf, singlePill, type Compiled } from './inputs.ts';
-import { listKey, type Pill } from './datapills.ts';
+import { listKey, type Pill } from '../recipe/datapills.ts';
 import { fieldDefs, type FieldDef } from './schema.ts';
+import type { ErrorDetail, StepErrors } from '../recipe/document.ts';
 
 export const KEYWORDS = [
   'trigger',
@@ -24,9 +26,6 @@ export const KEYWORDS = [
   'stop',
 ] as const;
 export type Keyword = (typeof KEYWORDS)[number];
-
-export type ErrorDetail = [string, unknown, string, (string | Record<string, string>)?];
-export type StepErrors = Array<[number, ErrorDetail[]]>;
 
 export interface CompiledStep {
   keyword: Keyword;

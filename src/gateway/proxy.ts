@@ -3,7 +3,7 @@
 // credentials never go upstream, the connection's do (contract README, "Proxy collections").
 import type { Dispatcher } from 'undici';
 import type { OutboundPolicy } from '../outbound/policy.ts';
-import { GATEWAY_ERRORS } from './errors.ts';
+import { GATEWAY_ERRORS } from '../http/gateway-errors.ts';
 
 export interface Upstream {
   baseUrl: URL;

@@ -92,6 +92,73 @@ interface Code {
   challenge: string | null;
 }
 
+interface TokenState {
+  codes: Map<string, Code>;
+  refreshTokens: Set<string>;
+  issue(): { access: string; refresh: string };
+  self: StandIn;
+}
+
+/** The authorization server's token endpoint (RFC 6749 §4.1.3, §4.4, §6), as the service runs it. */
+function tokenAnswer(oauth: OAuthServer, req: StandInRequest, state: TokenState): Answer {
+  const { codes, refreshTokens, issue, self } = state;
+  const fail = (error: string, status = 400): Answer => ({
+    status,
+    json: { error, error_description: `stand-in: ${error}` },
+  });
+  if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded'))
+    return fail('invalid_request');
+  const form = new URLSearchParams(req.body);
+  const basic = /^Basic (.+)$/.exec(String(req.headers.authorization ?? ''));
+  const [basicId, basicSecret] = basic
+    ? Buffer.from(basic[1] as string, 'base64')
+        .toString('utf8')
+        .split(':')
+        .map(decodeURIComponent)
+    : [undefined, undefined];
+  const id = basicId ?? form.get('client_id');
+  const secret = basicSecret ?? form.get('client_secret');
+  if (oauth.clientAuth === 'basic' && !basic) return fail('invalid_client', 401);
+  if (oauth.clientAuth === 'body' && basic) return fail('invalid_client', 401);
+  if (id !== CLIENT_ID || secret !== CLIENT_SECRET) return fail('invalid_client', 401);
+  const grant = form.get('grant_type');
+  let tokens: { access: string; refresh: string };
+  if (grant === 'authorization_code') {
+    const code = codes.get(form.get('code') ?? '');
+    codes.delete(form.get('code') ?? '');
+    if (!code || code.redirectUri !== form.get('redirect_uri')) return fail('invalid_grant');
+    if (code.challenge !== null) {
+      const verifier = form.get('code_verifier') ?? '';
+      if (createHash('sha256').update(verifier).digest('base64url') !== code.challenge) return fail('invalid_grant');
+    }
+    tokens = issue();
+  } else if (grant === 'refresh_token') {
+    const given = form.get('refresh_token') ?? '';
+    if (!refreshTokens.has(given)) return fail('invalid_grant');
+    tokens = issue();
+    if (oauth.rotateRefreshTokens) refreshTokens.delete(given);
+    else {
+      refreshTokens.delete(tokens.refresh);
+      tokens.refresh = given;
+    }
+  } else if (grant === 'client_credentials' && oauth.clientCredentials) {
+    tokens = issue();
+  } else return fail('unsupported_grant_type');
+  const reply = oauth.tokenReply?.(tokens) ?? {
+    access_token: tokens.access,
+    token_type: 'Bearer',
+    expires_in: 3600,
+    ...(grant === 'client_credentials' ? {} : { refresh_token: tokens.refresh }),
+    ...(oauth.tokenExtras?.(self) ?? {}),
+  };
+  if (oauth.formUnlessJsonAccepted && !String(req.headers.accept ?? '').includes('application/json'))
+    return {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      text: new URLSearchParams(reply as Record<string, string>).toString(),
+    };
+  return { json: reply };
+}
+
 export async function startStandIn(spec: StandInSpec): Promise<StandIn> {
   const requests: StandInRequest[] = [];
   const queue: Answer[] = [];
@@ -145,64 +212,8 @@ export async function startStandIn(spec: StandInSpec): Promise<StandIn> {
       for (const [k, v] of Object.entries(oauth.callbackExtras ?? {})) back.searchParams.set(k, v);
       return { status: 302, headers: { location: back.toString() } };
     }
-    if (req.method === 'POST' && req.path === oauth.tokenPath) {
-      const fail = (error: string, status = 400): Answer => ({
-        status,
-        json: { error, error_description: `stand-in: ${error}` },
-      });
-      if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded'))
-        return fail('invalid_request');
-      const form = new URLSearchParams(req.body);
-      const basic = /^Basic (.+)$/.exec(String(req.headers.authorization ?? ''));
-      const [basicId, basicSecret] = basic
-        ? Buffer.from(basic[1] as string, 'base64')
-            .toString('utf8')
-            .split(':')
-            .map(decodeURIComponent)
-        : [undefined, undefined];
-      const id = basicId ?? form.get('client_id');
-      const secret = basicSecret ?? form.get('client_secret');
-      if (oauth.clientAuth === 'basic' && !basic) return fail('invalid_client', 401);
-      if (oauth.clientAuth === 'body' && basic) return fail('invalid_client', 401);
-      if (id !== CLIENT_ID || secret !== CLIENT_SECRET) return fail('invalid_client', 401);
-      const grant = form.get('grant_type');
-      let tokens: { access: string; refresh: string };
-      if (grant === 'authorization_code') {
-        const code = codes.get(form.get('code') ?? '');
-        codes.delete(form.get('code') ?? '');
-        if (!code || code.redirectUri !== form.get('redirect_uri')) return fail('invalid_grant');
-        if (code.challenge !== null) {
-          const verifier = form.get('code_verifier') ?? '';
-          if (createHash('sha256').update(verifier).digest('base64url') !== code.challenge)
-            return fail('invalid_grant');
-        }
-        tokens = issue();
-      } else if (grant === 'refresh_token') {
-        const given = form.get('refresh_token') ?? '';
-        if (!refreshTokens.has(given)) return fail('invalid_grant');
-        tokens = issue();
-        if (oauth.rotateRefreshTokens) refreshTokens.delete(given);
-        else {
-          refreshTokens.delete(tokens.refresh);
-          tokens.refresh = given;
-        }
-      } else if (grant === 'client_credentials' && oauth.clientCredentials) {
-        tokens = issue();
-      } else return fail('unsupported_grant_type');
-      const reply = oauth.tokenReply?.(tokens) ?? {
-        access_token: tokens.access,
-        token_type: 'Bearer',
-        expires_in: 3600,
-        ...(grant === 'client_credentials' ? {} : { refresh_token: tokens.refresh }),
-        ...(oauth.tokenExtras?.(self) ?? {}),
-      };
-      if (oauth.formUnlessJsonAccepted && !String(req.headers.accept ?? '').includes('application/json'))
-        return {
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          text: new URLSearchParams(reply as Record<string, string>).toString(),
-        };
-      return { json: reply };
-    }
+    if (req.method === 'POST' && req.path === oauth.tokenPath)
+      return tokenAnswer(oauth, req, { codes, refreshTokens, issue, self });
     return null;
   };
 

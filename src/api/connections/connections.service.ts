@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context.ts';
 import type { AuthorizationStatus, ConnectionRow, Db } from '../../db/types.ts';
 import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import { findFolderInScope, folderIdsUnderProjects, type FolderScope } from '../folders/folder-scope.ts';
+import { findFolderInScope, folderIdsUnderProjects, type FolderScope } from '../folders/folder-scope.store.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
 import { findProfile } from '../custom_oauth_profiles/custom_oauth_profiles.store.ts';
 import { SecretResolutionError } from '../secrets_management/secret-resolver.ts';
@@ -35,7 +35,7 @@ import {
 } from './connections.store.ts';
 import { isRestProvider, providerProblem } from './providers.ts';
 import { connectionDefinitionOf, connectionRules } from '../../connectors/connection-rules.ts';
-import { findConnector } from '../../connectors/catalog.ts';
+import { findSaasConnector } from '../../connectors/catalog.ts';
 import {
   emptyAuthState,
   oauthClientFor,
@@ -526,5 +526,5 @@ export async function describeConnection(
 }
 
 function findConnectorTitle(provider: string): string | undefined {
-  return findConnector(provider)?.title;
+  return findSaasConnector(provider)?.title;
 }

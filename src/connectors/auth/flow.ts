@@ -10,7 +10,7 @@ import { AppError, assertFound } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import { openInput, resolveInput } from '../../api/connections/connection-input.ts';
 import { findConnection, saveConnectionAuth, type ConnectionScope } from '../../api/connections/connections.store.ts';
-import { authenticateTokenHash } from '../../api/developer_api_clients/credentials.ts';
+import { authenticateTokenHash } from '../../auth/credentials.ts';
 import { findClient } from '../../api/developer_api_clients/developer_api_clients.store.ts';
 import { SecretResolutionError } from '../../api/secrets_management/secret-resolver.ts';
 import { connectionDefinitionOf } from '../connection-rules.ts';

@@ -15,7 +15,7 @@ import type {
   ConnectorSession,
 } from '../definition.ts';
 import { StepError } from '../step-error.ts';
-import { jsonDepth, MAX_EVENT_DEPTH } from '../../engine/formula/values.ts';
+import { jsonDepth, MAX_EVENT_DEPTH } from '../../recipe/formula/values.ts';
 import { serviceMessage } from './errors.ts';
 import type { ExchangeLimits, Transport, TransportResponse } from './transport.ts';
 
