@@ -251,6 +251,8 @@ export const OPERATIONS_ROUTES: readonly RegExp[] = [
   // MCP servers at run time (src/mcp/): the Streamable HTTP transport, and its protected resource metadata (RFC 9728).
   /^(GET|POST|DELETE) \/mcp\/:handle$/,
   /^(GET|HEAD) \/\.well-known\/oauth-protected-resource\/mcp\/:handle$/,
+  // Where providers send the browser back after a connection's OAuth 2.0 authorization (contract 21 §4).
+  /^(GET|HEAD) \/oauth\/callback$/,
 ];
 
 /** 'PUT /api/x/:foo/y' -> 'PUT /api/x/:/y', so parameter names do not matter. */

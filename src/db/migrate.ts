@@ -27,6 +27,7 @@ import * as nodeLeases from './migrations/0023_node_leases.ts';
 import * as jobEndsFunction from './migrations/0024_job_ends_function.ts';
 import * as testCasePositions from './migrations/0025_test_case_positions.ts';
 import * as customConnectorAliases from './migrations/0045_custom_connector_aliases.ts';
+import * as connectionAuthorizations from './migrations/0040_connection_authorizations.ts';
 import * as buildIncludeData from './migrations/0060_build_include_data.ts';
 import * as jobsCallingJobIndex from './migrations/0065_jobs_calling_job_index.ts';
 import * as endpointsValidateRequest from './migrations/0066_api_endpoints_validate_request.ts';
@@ -70,6 +71,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0024_job_ends_function': jobEndsFunction,
   '0025_test_case_positions': testCasePositions,
   '0045_custom_connector_aliases': customConnectorAliases,
+  '0040_connection_authorizations': connectionAuthorizations,
   '0060_build_include_data': buildIncludeData,
   '0065_jobs_calling_job_index': jobsCallingJobIndex,
   '0066_api_endpoints_validate_request': endpointsValidateRequest,

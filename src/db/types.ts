@@ -28,6 +28,7 @@ import type {
 import type {
   CustomOauthProfilesTable,
   ConnectionsTable,
+  OauthStatesTable,
   CustomConnectorsTable,
   CustomConnectorVersionsTable,
   CustomConnectorAliasesTable,
@@ -104,6 +105,7 @@ export interface Database {
   member_invitations: MemberInvitationsTable;
   custom_oauth_profiles: CustomOauthProfilesTable;
   connections: ConnectionsTable;
+  oauth_states: OauthStatesTable;
   custom_connectors: CustomConnectorsTable;
   custom_connector_versions: CustomConnectorVersionsTable;
   custom_connector_aliases: CustomConnectorAliasesTable;

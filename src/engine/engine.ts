@@ -36,7 +36,17 @@ import { createRubyCodeRunner } from './sandbox/ruby-code.ts';
 import { Schedules } from './schedules.ts';
 import { Polls } from './polls.ts';
 import { engineSettings, type EngineOptions } from './settings.ts';
-import type { CodeSandboxes, EngineLimits } from './connectors/types.ts';
+import type { EngineLimits } from './connectors/types.ts';
+import type { JsSandbox } from './sandbox/js-sandbox.ts';
+import type { PySandbox } from './sandbox/py-sandbox.ts';
+import type { RubyCodeRunner } from './sandbox/ruby-code.ts';
+
+/** The engine's sandboxes, as it starts and closes them (steps see them as connectors' CodeSandboxes). */
+interface EngineSandboxes {
+  js: JsSandbox;
+  py: PySandbox;
+  ruby: RubyCodeRunner;
+}
 import { TriggerArming } from './triggers.ts';
 import { evaluateTriggerInput, validateRecipe, type Validation } from './validate.ts';
 import { createTurns } from './turns.ts';
@@ -304,7 +314,7 @@ async function drain(queue: JobQueue, shutdown: AbortController, timeoutMs: numb
  * Code steps' sandboxes: worker threads started at their first use (Python's and Ruby's ahead of
  * it, when a running recipe has such a step, since their interpreters take a second or more to load).
  */
-function createSandboxes(ctx: ServiceContext, limits: EngineLimits): CodeSandboxes {
+function createSandboxes(ctx: ServiceContext, limits: EngineLimits): EngineSandboxes {
   return {
     js: createJsSandbox({ workers: 2 }),
     py: createPySandbox({

@@ -158,10 +158,16 @@ export const readFileFromUrl: ActionDef = {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new StepError('Bad request', 'the URL must be http or https');
     const max = Math.min(sc.ctx.config.fileMaxBytes, sc.limits.httpMaxResponseBytes);
+    try {
+      sc.ctx.outbound.checkUrl(url);
+    } catch (error) {
+      throw new StepError('Bad request', (error as Error).message);
+    }
     let res: Awaited<ReturnType<typeof request>>;
     try {
       res = await request(url, {
         method: 'GET',
+        dispatcher: sc.ctx.outbound.dispatcher,
         headersTimeout: sc.limits.httpTimeoutMs,
         bodyTimeout: sc.limits.httpTimeoutMs,
       });

@@ -6,7 +6,8 @@
 // steps; `account_property` and `lookup` read the recipe's environment.
 import { createDirectHost } from '../../connectors/sdk/direct-host.ts';
 import { installedRubySnapshotFile, rubySnapshotFile } from '../../connectors/sdk/ruby-sandbox.ts';
-import { createConnectorRuntime, type ConnectorOutcome, type ConnectorRuntime } from '../../connectors/sdk/runtime.ts';
+import { createConnectorRuntime, type ConnectorRuntime } from '../../connectors/sdk/runtime.ts';
+import type { RubyStepCall, RubyStepRunner } from '../../connectors/types.ts';
 
 export interface RubyCodeRunnerOptions {
   /** Worker threads (one interpreter each). */
@@ -19,25 +20,9 @@ export interface RubyCodeRunnerOptions {
   httpMaxResponseBytes: number;
 }
 
-export interface RubyStepCall {
-  code: string;
-  input: Record<string, unknown>;
-  workspaceId: number;
-  /** Narrower than the workspace: the recipe. */
-  scope: string;
-  /** CPU time and wall time of the step (waits for answers included in the wall time). */
-  timeoutMs: number;
-  /** The recipe's environment, lent to the code. */
-  accountProperty(name: string): Promise<string | null>;
-  lookup(table: string, conditions: Record<string, unknown>): Promise<Record<string, unknown> | null>;
-}
+export type { RubyStepCall };
 
-export interface RubyCodeRunner {
-  run(call: RubyStepCall): Promise<ConnectorOutcome>;
-  /** Start loading an interpreter now (a recipe with a Ruby step starts). */
-  warm(): void;
-  close(): Promise<void>;
-}
+export type RubyCodeRunner = RubyStepRunner;
 
 export function createRubyCodeRunner(options: RubyCodeRunnerOptions): RubyCodeRunner {
   let runtime: ConnectorRuntime | null = null;
