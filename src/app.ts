@@ -68,6 +68,13 @@ import { createJobRetentionSweeper } from './api/jobs/retention.ts';
 import { createEngine, type RecipeEngine } from './engine/engine.ts';
 import { webhooksRoutes } from './engine/webhooks.routes.ts';
 import { consoleRoutes } from './console/console.routes.ts';
+import { activityLogsRoutes } from './api/activity_logs/activity_logs.routes.ts';
+import { createActivityRetentionSweeper } from './api/activity_logs/retention.ts';
+import { registerActivityLog } from './http/activity.ts';
+import { tagsRoutes } from './api/tags/tags.routes.ts';
+import { tagsAssignmentsRoutes } from './api/tags_assignments/tags_assignments.routes.ts';
+import { integrationsRoutes } from './api/integrations/integrations.routes.ts';
+import { membersRoutes } from './api/members/members.routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -112,6 +119,11 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, run
   sdkRoutes,
   rolesRoutes,
   memberInvitationsRoutes,
+  membersRoutes,
+  activityLogsRoutes,
+  tagsRoutes,
+  tagsAssignmentsRoutes,
+  integrationsRoutes,
   connectionsRoutes,
   customConnectorsRoutes,
   customOauthProfilesRoutes,
@@ -183,6 +195,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onReady', async () => jobRetention.start());
   app.addHook('preClose', async () => jobRetention.stop());
+  // The activity log is kept as long as jobs are, and pruned the same way.
+  const activityRetention = createActivityRetentionSweeper(ctx, {
+    intervalMs: config.jobsSweepIntervalMs,
+    retentionMs: config.jobRetentionHours * 3600_000,
+  });
+  app.addHook('onReady', async () => activityRetention.start());
+  app.addHook('preClose', async () => activityRetention.stop());
 
   // Packages: exports and imports in the background, taken up again after a restart.
   const packages = createPackageRunner(ctx, engine, {
@@ -211,6 +230,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJsonParser(app);
   registerErrorHandling(app);
   registerLingeringClose(app);
+  // Before durable replies: an activity entry written on the way out is on disk before the reply leaves.
+  registerActivityLog(app, ctx);
   if (database.logSync) registerDurableReplies(app, database.logSync);
   const metrics = registerObservability(app);
   // Host routing first: on a host or listener of its own, what is not served there is a 404 before any 401.

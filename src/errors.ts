@@ -117,6 +117,9 @@ export const ERROR_CATALOG = {
   package_not_found: { status: 404, message: 'Package not found' },
   test_case_not_found: { status: 404, message: 'Test case not found' },
   run_request_not_found: { status: 404, message: 'Run request not found' },
+  tag_not_found: { status: 404, message: 'Tag not found' },
+  tags_not_found: { status: 404, message: 'Tags not found: {handles}; nothing was changed' },
+  assets_not_found: { status: 404, message: '{kind} not found: {ids}; nothing was changed' },
   package_has_no_content: {
     status: 404,
     message: 'The package has no zip to download: only a completed export has one, for PACKAGE_RETENTION_HOURS',

@@ -13,6 +13,7 @@ import { AppError, storageUnavailable } from '../errors.ts';
 import { fieldErrors } from '../http/validation.ts';
 import { IdParams } from '../http/schemas.ts';
 import type { Privilege } from '../api/developer_api_client_roles/privileges.ts';
+import { actorOf } from '../http/activity.ts';
 import {
   listRecipes,
   getRecipe,
@@ -641,9 +642,14 @@ export function consoleRoutes(deps: ConsoleDeps) {
       '/console/recipes/:id/jobs/:handle/repeat',
       { schema: { ...hide, params: HandleParams, body: Form({}) } },
       async (request, reply) => {
-        const { results } = await repeatJobs(ctx, engine, callerWith(request, 'jobs:write'), request.params.id, {
-          job_ids: [request.params.handle],
-        });
+        const { results } = await repeatJobs(
+          ctx,
+          engine,
+          callerWith(request, 'jobs:write'),
+          request.params.id,
+          { job_ids: [request.params.handle] },
+          actorOf(request, 'console'),
+        );
         const result = results[0];
         if (result?.status === 'enqueued' && result.new_job_id)
           return reply.redirect(
@@ -661,9 +667,14 @@ export function consoleRoutes(deps: ConsoleDeps) {
       '/console/recipes/:id/jobs/:handle/cancel',
       { schema: { ...hide, params: HandleParams, body: Form({}) } },
       async (request, reply) => {
-        const { results } = await cancelJobs(ctx, engine, callerWith(request, 'jobs:write'), request.params.id, {
-          job_ids: [request.params.handle],
-        });
+        const { results } = await cancelJobs(
+          ctx,
+          engine,
+          callerWith(request, 'jobs:write'),
+          request.params.id,
+          { job_ids: [request.params.handle] },
+          actorOf(request, 'console'),
+        );
         const result = results[0];
         const ok = result?.status === 'canceled' || result?.status === 'canceling';
         return showJob(

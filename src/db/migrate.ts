@@ -26,6 +26,9 @@ import * as consoleSessions from './migrations/0022_console_sessions.ts';
 import * as nodeLeases from './migrations/0023_node_leases.ts';
 import * as jobEndsFunction from './migrations/0024_job_ends_function.ts';
 import * as testCasePositions from './migrations/0025_test_case_positions.ts';
+import * as tags from './migrations/0050_tags.ts';
+import * as activityLogs from './migrations/0051_activity_logs.ts';
+import * as tagsActivityPrivileges from './migrations/0052_tags_activity_privileges.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -61,6 +64,9 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0023_node_leases': nodeLeases,
   '0024_job_ends_function': jobEndsFunction,
   '0025_test_case_positions': testCasePositions,
+  '0050_tags': tags,
+  '0051_activity_logs': activityLogs,
+  '0052_tags_activity_privileges': tagsActivityPrivileges,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */

@@ -5,6 +5,8 @@ import type { ServiceContext } from '../../context.ts';
 import type { AuthorizationStatus, ConnectionRow, Db } from '../../db/types.ts';
 import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.ts';
 import { toStored } from '../../time.ts';
+import { recordActivity, type Actor } from '../activity_logs/activity.ts';
+import { tagsOfAssets } from '../tags/tags.store.ts';
 import { findFolderInScope, folderIdsUnderProjects, type FolderScope } from '../folders/folder-scope.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
 import { findProfile } from '../custom_oauth_profiles/custom_oauth_profiles.store.ts';
@@ -72,17 +74,28 @@ export async function listConnections(
     ? undefined
     : await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds);
   const rows = await listConnectionRows(ctx.db, caller, { ...filters, ...(folderIds ? { folderIds } : {}) }, page);
-  return rows.map(connectionToApi);
+  return withTags(ctx.db, rows.map(connectionToApi));
 }
 
 export async function getConnection(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<ConnectionApi> {
-  return connectionToApi(await findVisible(ctx.db, caller, id));
+  return (await withTags(ctx.db, [connectionToApi(await findVisible(ctx.db, caller, id))]))[0] as ConnectionApi;
+}
+
+/** The handles of the tags each connection carries (POST /api/tags_assignments). */
+async function withTags(db: Db, connections: ConnectionApi[]): Promise<ConnectionApi[]> {
+  const tags = await tagsOfAssets(
+    db,
+    'connection',
+    connections.map((c) => c.id),
+  );
+  return connections.map((c) => ({ ...c, tags: (tags.get(c.id) ?? []).map((t) => t.handle) }));
 }
 
 export async function createConnection(
   ctx: ServiceContext,
   caller: ConnectionCaller,
   body: ConnectionInputFields,
+  actor: Actor,
 ): Promise<ConnectionApi> {
   const errors: FieldErrors = {};
   const name = checkName(body.name, errors);
@@ -127,7 +140,20 @@ export async function createConnection(
       created_at: now,
       updated_at: now,
     });
-    return connectionToApi(assertFound(await findConnection(trx, caller, id)));
+    const created = assertFound(await findConnection(trx, caller, id));
+    await recordActivity(trx, ctx.clock, actor, {
+      eventType: 'connection_created',
+      resourceType: 'connection',
+      resourceId: id,
+      resourceName: created.name,
+      details: {
+        provider,
+        folder_id: created.folder_id,
+        shell_connection: shell,
+        authorization_status: created.authorization_status,
+      },
+    });
+    return connectionToApi(created);
   });
 }
 
@@ -141,8 +167,9 @@ export async function updateConnection(
   caller: ConnectionCaller,
   id: number,
   body: ConnectionInputFields,
+  actor: Actor,
 ): Promise<ConnectionApi> {
-  const result = await updateConnectionUnpublished(ctx, caller, id, body);
+  const result = await updateConnectionUnpublished(ctx, caller, id, body, actor);
   ctx.notifier.publish('connections.changed', { workspaceId: caller.workspaceId });
   return result;
 }
@@ -152,6 +179,7 @@ async function updateConnectionUnpublished(
   caller: ConnectionCaller,
   id: number,
   body: ConnectionInputFields,
+  actor: Actor,
 ): Promise<ConnectionApi> {
   const known: (keyof ConnectionInputFields)[] = [
     'name',
@@ -227,7 +255,16 @@ async function updateConnectionUnpublished(
       ...authorization,
       updated_at: now,
     });
-    return connectionToApi(assertFound(await findConnection(trx, caller, id)));
+    const updated = assertFound(await findConnection(trx, caller, id));
+    await recordActivity(trx, ctx.clock, actor, {
+      eventType: 'connection_updated',
+      resourceType: 'connection',
+      resourceId: id,
+      resourceName: updated.name,
+      // Which fields changed, never their values: input holds credentials.
+      details: { fields: known.filter((key) => body[key] !== undefined) },
+    });
+    return (await withTags(trx, [connectionToApi(updated)]))[0] as ConnectionApi;
   });
 }
 
@@ -235,8 +272,13 @@ async function updateConnectionUnpublished(
  * Drop the stored credentials and the authorisation (contract 04 §1.6). `force` is accepted; recipes
  * that use the connection do not refuse a disconnect (their steps then fail with a connection error).
  */
-export async function disconnectConnection(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<void> {
-  const result = await disconnectConnectionUnpublished(ctx, caller, id);
+export async function disconnectConnection(
+  ctx: ServiceContext,
+  caller: ConnectionCaller,
+  id: number,
+  actor: Actor,
+): Promise<void> {
+  const result = await disconnectConnectionUnpublished(ctx, caller, id, actor);
   ctx.notifier.publish('connections.changed', { workspaceId: caller.workspaceId });
   return result;
 }
@@ -245,9 +287,10 @@ async function disconnectConnectionUnpublished(
   ctx: ServiceContext,
   caller: ConnectionCaller,
   id: number,
+  actor: Actor,
 ): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
-    await findVisible(trx, caller, id);
+    const current = await findVisible(trx, caller, id);
     await updateConnectionRow(trx, caller, id, {
       input_sealed: null,
       input_fields: '[]',
@@ -256,22 +299,46 @@ async function disconnectConnectionUnpublished(
       authorization_error: null,
       updated_at: toStored(ctx.clock.now()),
     });
+    await recordActivity(trx, ctx.clock, actor, {
+      eventType: 'connection_disconnected',
+      resourceType: 'connection',
+      resourceId: id,
+      resourceName: current.name,
+      details: { provider: current.provider },
+    });
   });
 }
 
 /** Delete, unless runtime user connections still hang from it (422). */
-export async function deleteConnection(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<void> {
-  const result = await deleteConnectionUnpublished(ctx, caller, id);
+export async function deleteConnection(
+  ctx: ServiceContext,
+  caller: ConnectionCaller,
+  id: number,
+  actor: Actor,
+): Promise<void> {
+  const result = await deleteConnectionUnpublished(ctx, caller, id, actor);
   ctx.notifier.publish('connections.changed', { workspaceId: caller.workspaceId });
   return result;
 }
 
-async function deleteConnectionUnpublished(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<void> {
+async function deleteConnectionUnpublished(
+  ctx: ServiceContext,
+  caller: ConnectionCaller,
+  id: number,
+  actor: Actor,
+): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
-    await findVisible(trx, caller, id);
+    const current = await findVisible(trx, caller, id);
     const children = await countChildren(trx, id);
     if (children > 0) throw new AppError('connection_in_use', { params: { count: children } });
     await deleteConnectionRow(trx, caller, id);
+    await recordActivity(trx, ctx.clock, actor, {
+      eventType: 'connection_deleted',
+      resourceType: 'connection',
+      resourceId: id,
+      resourceName: current.name,
+      details: { provider: current.provider },
+    });
   });
 }
 

@@ -28,6 +28,8 @@ export const PRIVILEGE_GROUPS = {
   secrets_management: 'Environment management: Secrets Management',
   developer_api_clients: 'Developer API clients: API Clients',
   developer_api_client_roles: 'Developer API clients: API Client Roles',
+  tags: 'Environment management: Tags',
+  activity_logs: 'Environment management: Activity audit log',
 } as const;
 
 export type PrivilegeGroup = keyof typeof PRIVILEGE_GROUPS;
