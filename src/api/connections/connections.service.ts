@@ -117,7 +117,12 @@ export async function createConnection(
         : await checkProfile(trx, caller, body.custom_oauth_profile_id, provider);
     // OAuth connections are authorised through the provider, never by this call (contract 04 §1.4).
     if (profileId !== null && body.shell_connection === false) throw new AppError('oauth_connection_not_shell');
-    const shell = body.shell_connection === true || profileId !== null;
+    // Nothing to test without input: a body with neither input nor shell_connection makes a shell
+    // (contract 23 §5: the vendor's CLI sends only name, provider and folder_id).
+    const shell =
+      body.shell_connection === true ||
+      profileId !== null ||
+      (body.shell_connection === undefined && body.input === undefined);
     const now = toStored(ctx.clock.now());
     const authorization = shell
       ? { authorization_status: null, authorization_error: null, authorized_at: null }

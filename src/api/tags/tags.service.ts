@@ -4,7 +4,8 @@
 // transaction.
 import type { ServiceContext } from '../../context.ts';
 import type { Db, TagRow } from '../../db/types.ts';
-import { AppError, assertFound, invalid, uniqueOr422, type FieldErrors } from '../../errors.ts';
+import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.ts';
+import { isUniqueViolation } from '../../db/dialect.ts';
 import type { Page } from '../../http/pagination.ts';
 import { toStored } from '../../time.ts';
 import { recordActivity, type Actor } from '../activity_logs/activity.ts';
@@ -62,19 +63,17 @@ export async function createTag(ctx: ServiceContext, caller: TagCaller, body: Ta
   if (Object.keys(errors).length > 0) throw invalid(errors);
   return ctx.db.transaction().execute(async (trx) => {
     const now = toStored(ctx.clock.now());
-    const row = await uniqueOr422(
-      () =>
-        insertTag(trx, {
-          workspace_id: caller.workspaceId,
-          environment_id: caller.environmentId,
-          handle: newTagHandle(),
-          title: title as string,
-          description: description ?? null,
-          color: color ?? null,
-          created_at: now,
-          updated_at: now,
-        }),
-      'title',
+    const row = await titleUnique(() =>
+      insertTag(trx, {
+        workspace_id: caller.workspaceId,
+        environment_id: caller.environmentId,
+        handle: newTagHandle(),
+        title: title as string,
+        description: description ?? null,
+        color: color ?? null,
+        created_at: now,
+        updated_at: now,
+      }),
     );
     await recordActivity(trx, ctx.clock, caller, {
       eventType: 'tag_created',
@@ -111,7 +110,7 @@ export async function updateTag(
       ...(color !== undefined ? { color } : {}),
     };
     const now = toStored(ctx.clock.now());
-    await uniqueOr422(() => updateTagRow(trx, current.id, { ...changes, updated_at: now }), 'title');
+    await titleUnique(() => updateTagRow(trx, current.id, { ...changes, updated_at: now }));
     const updated: TagRow = { ...current, ...changes, updated_at: now };
     await recordActivity(trx, ctx.clock, caller, {
       eventType: 'tag_updated',
@@ -231,6 +230,17 @@ async function assertAssetsVisible(db: Db, caller: TagCaller, kind: TaggedKind, 
       params: { kind: kind === 'recipe' ? 'Recipes' : 'Connections', ids: listed(missing.map(String)) },
       errors: { [`${kind}_ids`]: ['names ids that are not visible in this environment'] },
     });
+}
+
+/** A write whose title uniqueness the database decides; a clash is a 422 naming title. */
+async function titleUnique<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw new AppError('tag_title_taken', { errors: { title: ['has already been taken'] } });
+    throw error;
+  }
 }
 
 function listed(values: readonly string[]): string {

@@ -24,7 +24,14 @@ after(() => t.close());
 const TagList = struct({ data: struct({ tags: slice(WK.Tag) }) });
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
 
-async function tag(title: string, extra: Record<string, unknown> = {}): Promise<Record<string, string | null>> {
+interface TagBody {
+  handle: string;
+  title: string;
+  description: string | null;
+  color: string | null;
+}
+
+async function tag(title: string, extra: Record<string, unknown> = {}): Promise<TagBody> {
   const res = await t.call('POST', '/api/tags', { body: { title, ...extra } });
   assert.equal(res.status, 200, res.text);
   return res.body;
