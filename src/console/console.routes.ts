@@ -44,6 +44,7 @@ import { listApiClients } from '../api/api_clients/api_clients.service.ts';
 import { listCollections } from '../api/api_collections/api_collections.service.ts';
 import { listEndpoints } from '../api/api_endpoints/api_endpoints.service.ts';
 import { listConnections } from '../api/connections/connections.service.ts';
+import { tagsByHandle } from '../api/tags/tags.service.ts';
 import { listProperties } from '../api/properties/properties.service.ts';
 import { getTopic, listTopics } from '../api/event_streams/event_streams.service.ts';
 import { publishMessage, recentMessages, type EventStreamsRuntime } from '../api/topics/topics.service.ts';
@@ -455,7 +456,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
             ...(q.running ? { running: q.running } : {}),
             ...(q.application ? { adapter_names_any: q.application } : {}),
             exclude_code: true,
-            withTags: false,
+            withTags: true,
             page: { offset: (pageNo - 1) * PAGE_SIZE, perPage: PAGE_SIZE + 1 },
           }),
           can(request, 'projects_folders:read')
@@ -468,6 +469,11 @@ export function consoleRoutes(deps: ConsoleDeps) {
             { ...frameOf(request, 'recipes'), title: 'Recipes' },
             {
               recipes: recipes.slice(0, PAGE_SIZE),
+              tags: await tagsByHandle(
+                ctx,
+                auth,
+                recipes.flatMap((r) => r.tags ?? []),
+              ),
               hasMore: recipes.length > PAGE_SIZE,
               folders,
               filters: {
@@ -878,7 +884,15 @@ export function consoleRoutes(deps: ConsoleDeps) {
         { includeRuntime: false },
         { offset: 0, perPage: 100 },
       );
-      return send(reply, connectionsPage({ ...frameOf(request, 'connections'), title: 'Connections' }, connections));
+      const tags = await tagsByHandle(
+        ctx,
+        sessionOf(request).auth,
+        connections.flatMap((c) => c.tags),
+      );
+      return send(
+        reply,
+        connectionsPage({ ...frameOf(request, 'connections'), title: 'Connections' }, connections, tags),
+      );
     });
 
     app.get('/console/properties', { schema: hide }, async (request, reply) => {

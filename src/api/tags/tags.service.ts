@@ -54,6 +54,20 @@ export async function listTags(
   return { data: { tags: rows.map(tagToApi) } };
 }
 
+/** These tags of the caller's environment, by handle (for pages that show titles). */
+export async function tagsByHandle(
+  ctx: ServiceContext,
+  caller: { environmentId: number },
+  handles: readonly string[],
+): Promise<Map<string, TagApi>> {
+  const unique = [...new Set(handles)];
+  const out = new Map<string, TagApi>();
+  for (let start = 0; start < unique.length; start += 1000)
+    for (const row of await findTagsByHandles(ctx.db, caller.environmentId, unique.slice(start, start + 1000)))
+      out.set(row.handle, tagToApi(row));
+  return out;
+}
+
 export async function createTag(ctx: ServiceContext, caller: TagCaller, body: TagFields): Promise<TagApi> {
   const errors: FieldErrors = {};
   const title = checkTitle(body.title, errors);
