@@ -118,7 +118,6 @@ export const ERROR_CATALOG = {
   test_case_not_found: { status: 404, message: 'Test case not found' },
   run_request_not_found: { status: 404, message: 'Run request not found' },
   tag_not_found: { status: 404, message: 'Tag not found' },
-  tag_title_taken: { status: 422, message: 'A tag with this title already exists in the environment' },
   tags_not_found: { status: 404, message: 'Tags not found: {handles}; nothing was changed' },
   assets_not_found: { status: 404, message: '{kind} not found: {ids}; nothing was changed' },
   package_has_no_content: {
@@ -131,6 +130,7 @@ export const ERROR_CATALOG = {
     status: 422,
     message: 'An endpoint with this method and path already exists in the collection',
   },
+  tag_title_taken: { status: 422, message: 'A tag with this title already exists in the environment' },
   recipe_not_running: { status: 422, message: 'Recipe must be running to enable the endpoint' },
   recipe_already_running: { status: 400, message: "Can't change the recipe state: invalid state running" },
   recipe_already_stopped: { status: 400, message: "Can't change the recipe state: invalid state stopped" },

@@ -67,6 +67,23 @@ const NAMED: Record<string, RouteChange> = {
   'POST /api/lookup_tables/batch_delete': { eventType: 'lookup_tables_deleted', resourceType: 'lookup_table' },
 };
 
+const NOT_RECORDED_KEYS = new Set(
+  [...NOT_RECORDED].map((route) => {
+    const [method, url] = route.split(' ') as [string, string];
+    return routeKey(method, url);
+  }),
+);
+const NAMED_KEYS = keyed(NAMED);
+
+/**
+ * The route's own name for a parameter the table names: the table writes the parameter's place
+ * (`:id` in `/api/recipes/:id/connect`), the route may call it otherwise.
+ */
+function paramAt(url: string, tableName: string): string {
+  const own = url.split('/').filter((s) => s.startsWith(':'));
+  return own.length === 1 ? (own[0] as string).slice(1) : tableName;
+}
+
 /** Past tense of the verbs that end a path (`PUT /api/recipes/:id/start` → `recipe_started`). */
 const ACTIONS: Record<string, string> = {
   start: 'started',
@@ -93,9 +110,22 @@ const VERSION_SEGMENT = /^v\d+$/;
 
 export function singular(segment: string): string {
   if (segment.endsWith('ies')) return `${segment.slice(0, -3)}y`;
-  if (segment.endsWith('ses')) return segment.slice(0, -2);
-  if (segment.endsWith('s')) return segment.slice(0, -1);
+  if (segment.endsWith('s') && !segment.endsWith('ss')) return segment.slice(0, -1);
   return segment;
+}
+
+/** `PUT /api/x/:foo/y` → `PUT /api/x/:/y`: the tables below match whatever a parameter is named. */
+function routeKey(method: string, url: string): string {
+  return `${method} ${url.replace(/:[A-Za-z_]+/g, ':')}`;
+}
+
+function keyed<T>(entries: Record<string, T>): Map<string, T> {
+  return new Map(
+    Object.entries(entries).map(([route, value]) => {
+      const [method, url] = route.split(' ') as [string, string];
+      return [routeKey(method, url), value];
+    }),
+  );
 }
 
 /**
@@ -104,10 +134,10 @@ export function singular(segment: string): string {
  */
 export function changeOfRoute(method: string, url: string): RouteChange | null {
   if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return null;
-  const key = `${method} ${url}`;
-  if (NOT_RECORDED.has(key)) return null;
-  const named = NAMED[key];
-  if (named) return named;
+  const key = routeKey(method, url);
+  if (NOT_RECORDED_KEYS.has(key)) return null;
+  const named = NAMED_KEYS.get(key);
+  if (named) return { ...named, ...(named.idParam !== undefined ? { idParam: paramAt(url, named.idParam) } : {}) };
   const segments = url
     .replace(/^\/api\//, '')
     .split('/')
