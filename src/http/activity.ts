@@ -47,8 +47,19 @@ function consoleAuthOf(request: FastifyRequest): AuthContext | null {
 const MAX_REPLY_SCAN = 1024 * 1024;
 
 export function registerActivityLog(app: FastifyInstance, ctx: ServiceContext): void {
+  // What each route changes, worked out once per route (the routes are a fixed set).
+  const changes = new Map<string, RouteChange | null>();
+  const changeOfApiRoute = (method: string, url: string): RouteChange | null => {
+    const key = `${method} ${url}`;
+    let change = changes.get(key);
+    if (change === undefined) {
+      change = changeOfRoute(method, url);
+      changes.set(key, change);
+    }
+    return change;
+  };
   app.addHook('onSend', async (request, reply, payload) => {
-    const recorded = changeOf(request, reply.statusCode, payload);
+    const recorded = changeOf(request, reply.statusCode, payload, changeOfApiRoute);
     if (recorded === null) return payload;
     const { change, actor, reply: body } = recorded;
     const params = (request.params ?? {}) as Record<string, unknown>;
@@ -75,6 +86,7 @@ function changeOf(
   request: FastifyRequest,
   status: number,
   payload: unknown,
+  changeOfApiRoute: (method: string, url: string) => RouteChange | null,
 ): { change: RouteChange; actor: Actor; reply: unknown } | null {
   const url = request.routeOptions.url;
   if (url === undefined) return null;
@@ -82,7 +94,7 @@ function changeOf(
   if (url.startsWith('/api/')) {
     if (status < 200 || status >= 300 || config.privilege === undefined || config.activity === 'in_service')
       return null;
-    const change = changeOfRoute(request.method, url);
+    const change = changeOfApiRoute(request.method, url);
     if (change === null || request.authContext === null) return null;
     const body = replyJson(payload);
     if (isRefusal(body)) return null;
