@@ -263,9 +263,11 @@ describe('wk recipes versions and jobs', () => {
       ],
     );
     assert.notEqual(results[1].error, '');
-    await t.engine.idle();
-    const jobs = (await t.call('GET', `/api/recipes/${plain.id}/jobs`)).body.items;
-    const repeat = await wk.recipes.job(plain.id, jobs[0].id);
+    // The new job is there as soon as it is queued (whether it has run yet or not).
+    const jobs = (await t.call('GET', `/api/recipes/${plain.id}/jobs`)).body.items as Array<{ id: string }>;
+    const newJob = jobs.find((j) => j.id !== listed.id);
+    assert.ok(newJob, 'the repeat is a new job of the recipe');
+    const repeat = await wk.recipes.job(plain.id, newJob.id);
     assert.equal(repeat.is_repeat, true);
     assert.equal(repeat.master_job_id, listed.id);
   });

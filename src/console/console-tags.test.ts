@@ -67,7 +67,6 @@ describe('console: changes in the activity log', () => {
     // Stopped again (recorded), then once more: refused, so not recorded.
     await post(`/console/recipes/${id}/stop`);
     assert.notEqual((await post(`/console/recipes/${id}/stop`)).statusCode, 303);
-    await t.engine.idle();
     const entries = (await t.call('GET', '/api/activity_logs')).body.data
       .filter((e: { id: number }) => e.id > before)
       .reverse();

@@ -165,7 +165,7 @@ export function changeOfRoute(method: string, url: string): RouteChange | null {
   // POST .../things → thing_created; PUT/DELETE on a collection → thing_updated | thing_deleted
   const resource = singular(last);
   const eventType = method === 'POST' ? `${resource}_created` : `${resource}_${past}`;
-  // A nested collection names its parent: POST /api/recipes/:recipe_id/test_cases.
+  // A nested collection is named by itself: POST /api/recipes/:recipe_id/test_cases → test_case_created.
   return { eventType, resourceType: resource };
 }
 
