@@ -60,17 +60,17 @@ import { filesRoutes } from './api/files/files.routes.ts';
 import { eventStreamsRoutes } from './api/event_streams/event_streams.routes.ts';
 import { topicsRoutes } from './api/topics/topics.routes.ts';
 import { createEventStreamsRuntime } from './api/topics/runtime.ts';
-import { createAccessResolver } from './gateway/access.ts';
+import { createAccessResolver } from './auth/access.ts';
 import { recipesRoutes } from './api/recipes/recipes.routes.ts';
 import { workflowTasksRoutes } from './api/workflow_tasks/workflow_tasks.routes.ts';
 import { jobsRoutes } from './api/jobs/jobs.routes.ts';
 import { createJobRetentionSweeper } from './api/jobs/retention.ts';
 import { createEngine, type RecipeEngine } from './engine/engine.ts';
+import { CONNECTORS } from './engine/connectors/index.ts';
 import { webhooksRoutes } from './engine/webhooks.routes.ts';
 import { consoleRoutes } from './console/console.routes.ts';
-import { activityLogsRoutes } from './api/activity_logs/activity_logs.routes.ts';
+import { activityLogsRoutes, registerActivityLog } from './api/activity_logs/activity_logs.routes.ts';
 import { createActivityRetentionSweeper } from './api/activity_logs/retention.ts';
-import { registerActivityLog } from './http/activity.ts';
 import { tagsRoutes } from './api/tags/tags.routes.ts';
 import { tagsAssignmentsRoutes } from './api/tags_assignments/tags_assignments.routes.ts';
 import { integrationsRoutes } from './api/integrations/integrations.routes.ts';
@@ -106,6 +106,8 @@ interface RouteRuntime {
   packages: PackageRunner;
   /** Background runs of test cases. */
   tests: TestRunner;
+  /** The engine's built-in connectors, for the connector catalog. */
+  builtInConnectors: typeof CONNECTORS;
 }
 
 /** The API areas, in the order they appear in the OpenAPI document. */
@@ -265,7 +267,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       );
     else logger.info('storage takes writes again');
   });
-  for (const register of ROUTE_TABLE) register(app, ctx, { engine, packages, tests });
+  for (const register of ROUTE_TABLE) register(app, ctx, { engine, packages, tests, builtInConnectors: CONNECTORS });
 
   // Credentials of the API platform (OAuth access tokens, auth tokens, callers' JWTs): one
   // resolver and one cache of profile state for the gateway and the event streams API.

@@ -106,6 +106,28 @@ export interface WkRequest {
   body?: Record<string, unknown>;
 }
 
+const query = (params: Record<string, string | number | undefined>) => {
+  const entries = Object.entries(params).filter(
+    ([, v]) => v !== undefined && v !== '' && !(typeof v === 'number' && v <= 0),
+  );
+  return entries.length === 0
+    ? ''
+    : `?${new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
+};
+/** Keys whose value is empty are left out, as wk builds its bodies. */
+const bodyOf = (fields: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(fields).filter(([, v]) => v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0)),
+  );
+
+/** One request of wk's: sent, checked for a 2xx, and the reply decoded as Go decodes it into `into`. */
+type WkCall = (
+  method: string,
+  path: string,
+  body: Record<string, unknown> | undefined,
+  into: GoType | null,
+) => Promise<unknown>;
+
 export function wkClient(app: FastifyInstance, token: string) {
   /** Every request wk made, in order (the tests check what went out). */
   const sent: WkRequest[] = [];
@@ -135,165 +157,170 @@ export function wkClient(app: FastifyInstance, token: string) {
     return goDecode(JSON.parse(res.body), into);
   }
 
-  const query = (params: Record<string, string | number | undefined>) => {
-    const entries = Object.entries(params).filter(
-      ([, v]) => v !== undefined && v !== '' && !(typeof v === 'number' && v <= 0),
-    );
-    return entries.length === 0
-      ? ''
-      : `?${new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
-  };
-  /** Keys whose value is empty are left out, as wk builds its bodies. */
-  const bodyOf = (fields: Record<string, unknown>) =>
-    Object.fromEntries(
-      Object.entries(fields).filter(([, v]) => v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0)),
-    );
-
   return {
     sent,
-    tags: {
-      /** wk tags list [--search Q] [--page N --per-page N] */
-      async list(opts: { search?: string; page?: number; perPage?: number } = {}): Promise<Decoded[]> {
-        const out = (await call(
-          'GET',
-          `/tags${query({ q: opts.search, page: opts.page, per_page: opts.perPage })}`,
-          undefined,
-          struct({ data: struct({ tags: slice(WK.Tag) }) }),
-        )) as Decoded;
-        return out.data.tags ?? [];
-      },
-      /** wk tags create <title> [--description D] [--color C] */
-      create: (title: string, opts: { description?: string; color?: string } = {}): Promise<Decoded> =>
-        call('POST', '/tags', bodyOf({ title, description: opts.description, color: opts.color }), WK.Tag),
-      /** wk tags update <handle> [--title] [--description] [--color]: only the flags given */
-      update: (handle: string, opts: { title?: string; description?: string; color?: string }): Promise<Decoded> =>
-        call(
-          'PUT',
-          `/tags/${handle}`,
-          Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)),
-          WK.Tag,
-        ),
-      /** wk tags delete <handle> */
-      delete: (handle: string) => call('DELETE', `/tags/${handle}`, undefined, null),
-      /** wk tags apply <handle> --to recipe:R,connection:C */
-      apply: (handle: string, to: { recipes?: number[]; connections?: number[] }) =>
-        call(
-          'POST',
-          '/tags_assignments',
-          bodyOf({ add_tags: [handle], recipe_ids: to.recipes, connection_ids: to.connections }),
-          null,
-        ),
-      /** wk tags remove <handle> --from recipe:R,connection:C */
-      remove: (handle: string, from: { recipes?: number[]; connections?: number[] }) =>
-        call(
-          'POST',
-          '/tags_assignments',
-          bodyOf({ remove_tags: [handle], recipe_ids: from.recipes, connection_ids: from.connections }),
-          null,
-        ),
+    tags: tagCommands(call),
+    connectors: connectorCommands(call),
+    connections: connectionCommands(call),
+    recipes: recipeCommands(call),
+    workspace: workspaceCommands(call),
+  };
+}
+
+function tagCommands(call: WkCall) {
+  return {
+    /** wk tags list [--search Q] [--page N --per-page N] */
+    async list(opts: { search?: string; page?: number; perPage?: number } = {}): Promise<Decoded[]> {
+      const out = (await call(
+        'GET',
+        `/tags${query({ q: opts.search, page: opts.page, per_page: opts.perPage })}`,
+        undefined,
+        struct({ data: struct({ tags: slice(WK.Tag) }) }),
+      )) as Decoded;
+      return out.data.tags ?? [];
     },
-    connectors: {
-      /** wk connectors list [--search S] */
-      async list(search?: string): Promise<Decoded[]> {
-        const out = (await call(
-          'GET',
-          `/integrations${query({ applications: search })}`,
-          undefined,
-          struct({ items: slice(WK.Connector) }),
-        )) as Decoded;
-        return out.items ?? [];
-      },
+    /** wk tags create <title> [--description D] [--color C] */
+    create: (title: string, opts: { description?: string; color?: string } = {}): Promise<Decoded> =>
+      call('POST', '/tags', bodyOf({ title, description: opts.description, color: opts.color }), WK.Tag),
+    /** wk tags update <handle> [--title] [--description] [--color]: only the flags given */
+    update: (handle: string, opts: { title?: string; description?: string; color?: string }): Promise<Decoded> =>
+      call(
+        'PUT',
+        `/tags/${handle}`,
+        Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)),
+        WK.Tag,
+      ),
+    /** wk tags delete <handle> */
+    delete: (handle: string) => call('DELETE', `/tags/${handle}`, undefined, null),
+    /** wk tags apply <handle> --to recipe:R,connection:C */
+    apply: (handle: string, to: { recipes?: number[]; connections?: number[] }) =>
+      call(
+        'POST',
+        '/tags_assignments',
+        bodyOf({ add_tags: [handle], recipe_ids: to.recipes, connection_ids: to.connections }),
+        null,
+      ),
+    /** wk tags remove <handle> --from recipe:R,connection:C */
+    remove: (handle: string, from: { recipes?: number[]; connections?: number[] }) =>
+      call(
+        'POST',
+        '/tags_assignments',
+        bodyOf({ remove_tags: [handle], recipe_ids: from.recipes, connection_ids: from.connections }),
+        null,
+      ),
+  };
+}
+
+function connectorCommands(call: WkCall) {
+  return {
+    /** wk connectors list [--search S] */
+    async list(search?: string): Promise<Decoded[]> {
+      const out = (await call(
+        'GET',
+        `/integrations${query({ applications: search })}`,
+        undefined,
+        struct({ items: slice(WK.Connector) }),
+      )) as Decoded;
+      return out.items ?? [];
     },
-    connections: {
-      /** wk connections list [--folder F] [--application A] [--page --per-page]; A filters on the client */
-      async list(opts: { folder?: number; application?: string; page?: number; perPage?: number } = {}) {
-        const all = ((await call(
-          'GET',
-          `/connections${query({ folder_id: opts.folder, page: opts.page, per_page: opts.perPage })}`,
-          undefined,
-          slice(WK.Connection),
-        )) ?? []) as Decoded[];
-        return opts.application === undefined ? all : all.filter((c) => c.application === opts.application);
-      },
-      /** wk connections get <id>: the default list, no parameters, then the id picked locally */
-      async get(id: number): Promise<Decoded> {
-        const all = ((await call('GET', '/connections', undefined, slice(WK.Connection))) ?? []) as Decoded[];
-        const found = all.find((c) => c.id === id);
-        if (!found) throw new WkError(404, `connection ${id} not found`);
-        return found;
-      },
-      /** wk connections create --name N --provider P [--folder F] */
-      create: (name: string, provider: string, folder?: number): Promise<Decoded> =>
-        call('POST', '/connections', bodyOf({ name, provider, folder_id: folder }), WK.Connection),
-      /** wk connections update <id> --name N */
-      update: (id: number, name: string): Promise<Decoded> =>
-        call('PUT', `/connections/${id}`, { name }, WK.Connection),
-      /** wk connections delete <id> */
-      delete: (id: number) => call('DELETE', `/connections/${id}`, undefined, null),
-      /** wk connections disconnect <id>: no body at all */
-      disconnect: (id: number) => call('POST', `/connections/${id}/disconnect`, undefined, null),
+  };
+}
+
+function connectionCommands(call: WkCall) {
+  return {
+    /** wk connections list [--folder F] [--application A] [--page --per-page]; A filters on the client */
+    async list(opts: { folder?: number; application?: string; page?: number; perPage?: number } = {}) {
+      const all = ((await call(
+        'GET',
+        `/connections${query({ folder_id: opts.folder, page: opts.page, per_page: opts.perPage })}`,
+        undefined,
+        slice(WK.Connection),
+      )) ?? []) as Decoded[];
+      return opts.application === undefined ? all : all.filter((c) => c.application === opts.application);
     },
-    recipes: {
-      /** The recipe as wk reads it (the MCP commands take trigger_application from it). */
-      get: (id: number): Promise<Decoded> => call('GET', `/recipes/${id}`, undefined, WK.Recipe),
-      /** wk recipes update-connection <id> --adapter A --connection C */
-      updateConnection: (id: number, adapter: string, connection: number) =>
-        call('PUT', `/recipes/${id}/connect`, { adapter_name: adapter, connection_id: connection }, null),
-      /** wk recipes versions <id> */
-      async versions(id: number, opts: { page?: number; perPage?: number } = {}): Promise<Decoded[]> {
-        const out = (await call(
-          'GET',
-          `/recipes/${id}/versions${query({ page: opts.page, per_page: opts.perPage })}`,
-          undefined,
-          struct({ data: slice(WK.RecipeVersion) }),
-        )) as Decoded;
-        return out.data ?? [];
-      },
-      /** The API layer's GetVersion (no command calls it). */
-      version: (id: number, versionId: number): Promise<Decoded> =>
-        call('GET', `/recipes/${id}/versions/${versionId}`, undefined, WK.RecipeVersion),
-      /** wk recipes versions comment <id> <version_id> <comment> (at most 255 characters, checked by wk) */
-      async commentVersion(id: number, versionId: number, comment: string): Promise<Decoded> {
-        if (comment.length > 255) throw new WkError(0, 'comment must be 255 characters or fewer');
-        return call('PATCH', `/recipes/${id}/versions/${versionId}`, { comment }, WK.RecipeVersion);
-      },
-      /** wk recipes jobs get <recipe_id> <job_id> */
-      job: (id: number, jobId: string): Promise<Decoded> =>
-        call('GET', `/recipes/${id}/jobs/${encodeURIComponent(jobId)}`, undefined, WK.JobDetail),
-      /** wk recipes jobs retry <recipe_id> <job_id>... */
-      async retry(id: number, jobIds: string[]): Promise<Decoded[]> {
-        const out = (await call(
-          'POST',
-          `/recipes/${id}/repeat_jobs`,
-          { job_ids: jobIds },
-          WK.RepeatJobsResult,
-        )) as Decoded;
-        return out.results ?? [];
-      },
+    /** wk connections get <id>: the default list, no parameters, then the id picked locally */
+    async get(id: number): Promise<Decoded> {
+      const all = ((await call('GET', '/connections', undefined, slice(WK.Connection))) ?? []) as Decoded[];
+      const found = all.find((c) => c.id === id);
+      if (!found) throw new WkError(404, `connection ${id} not found`);
+      return found;
     },
-    workspace: {
-      /** wk workspace info */
-      info: (): Promise<Decoded> => call('GET', '/users/me', undefined, WK.WorkspaceInfo),
-      /** wk workspace users [--email E] */
-      async users(email?: string): Promise<Decoded[]> {
-        const out = (await call(
-          'GET',
-          `/members${query({ email })}`,
-          undefined,
-          struct({ data: slice(WK.WorkspaceUser) }),
-        )) as Decoded;
-        return out.data ?? [];
-      },
-      /** wk workspace audit-log [--since] [--until] [--action], passed through as typed */
-      async auditLog(opts: { since?: string; until?: string; action?: string } = {}): Promise<Decoded[]> {
-        const out = (await call(
-          'GET',
-          `/activity_logs${query({ from: opts.since, to: opts.until, event_type: opts.action })}`,
-          undefined,
-          struct({ data: slice(WK.AuditLogEntry) }),
-        )) as Decoded;
-        return out.data ?? [];
-      },
+    /** wk connections create --name N --provider P [--folder F] */
+    create: (name: string, provider: string, folder?: number): Promise<Decoded> =>
+      call('POST', '/connections', bodyOf({ name, provider, folder_id: folder }), WK.Connection),
+    /** wk connections update <id> --name N */
+    update: (id: number, name: string): Promise<Decoded> => call('PUT', `/connections/${id}`, { name }, WK.Connection),
+    /** wk connections delete <id> */
+    delete: (id: number) => call('DELETE', `/connections/${id}`, undefined, null),
+    /** wk connections disconnect <id>: no body at all */
+    disconnect: (id: number) => call('POST', `/connections/${id}/disconnect`, undefined, null),
+  };
+}
+
+function recipeCommands(call: WkCall) {
+  return {
+    /** The recipe as wk reads it (the MCP commands take trigger_application from it). */
+    get: (id: number): Promise<Decoded> => call('GET', `/recipes/${id}`, undefined, WK.Recipe),
+    /** wk recipes update-connection <id> --adapter A --connection C */
+    updateConnection: (id: number, adapter: string, connection: number) =>
+      call('PUT', `/recipes/${id}/connect`, { adapter_name: adapter, connection_id: connection }, null),
+    /** wk recipes versions <id> */
+    async versions(id: number, opts: { page?: number; perPage?: number } = {}): Promise<Decoded[]> {
+      const out = (await call(
+        'GET',
+        `/recipes/${id}/versions${query({ page: opts.page, per_page: opts.perPage })}`,
+        undefined,
+        struct({ data: slice(WK.RecipeVersion) }),
+      )) as Decoded;
+      return out.data ?? [];
+    },
+    /** The API layer's GetVersion (no command calls it). */
+    version: (id: number, versionId: number): Promise<Decoded> =>
+      call('GET', `/recipes/${id}/versions/${versionId}`, undefined, WK.RecipeVersion),
+    /** wk recipes versions comment <id> <version_id> <comment> (at most 255 characters, checked by wk) */
+    async commentVersion(id: number, versionId: number, comment: string): Promise<Decoded> {
+      if (comment.length > 255) throw new WkError(0, 'comment must be 255 characters or fewer');
+      return call('PATCH', `/recipes/${id}/versions/${versionId}`, { comment }, WK.RecipeVersion);
+    },
+    /** wk recipes jobs get <recipe_id> <job_id> */
+    job: (id: number, jobId: string): Promise<Decoded> =>
+      call('GET', `/recipes/${id}/jobs/${encodeURIComponent(jobId)}`, undefined, WK.JobDetail),
+    /** wk recipes jobs retry <recipe_id> <job_id>... */
+    async retry(id: number, jobIds: string[]): Promise<Decoded[]> {
+      const out = (await call(
+        'POST',
+        `/recipes/${id}/repeat_jobs`,
+        { job_ids: jobIds },
+        WK.RepeatJobsResult,
+      )) as Decoded;
+      return out.results ?? [];
+    },
+  };
+}
+
+function workspaceCommands(call: WkCall) {
+  return {
+    /** wk workspace info */
+    info: (): Promise<Decoded> => call('GET', '/users/me', undefined, WK.WorkspaceInfo),
+    /** wk workspace users [--email E] */
+    async users(email?: string): Promise<Decoded[]> {
+      const out = (await call(
+        'GET',
+        `/members${query({ email })}`,
+        undefined,
+        struct({ data: slice(WK.WorkspaceUser) }),
+      )) as Decoded;
+      return out.data ?? [];
+    },
+    /** wk workspace audit-log [--since] [--until] [--action], passed through as typed */
+    async auditLog(opts: { since?: string; until?: string; action?: string } = {}): Promise<Decoded[]> {
+      const out = (await call(
+        'GET',
+        `/activity_logs${query({ from: opts.since, to: opts.until, event_type: opts.action })}`,
+        undefined,
+        struct({ data: slice(WK.AuditLogEntry) }),
+      )) as Decoded;
+      return out.data ?? [];
     },
   };
 }

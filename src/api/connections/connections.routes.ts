@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import { actorOf } from '../../http/activity.ts';
+import { actorOf } from '../activity_logs/activity_logs.routes.ts';
 import { authOf } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
 import { AUTH_ERRORS, errorResponses, SuccessBody, toId } from '../../http/schemas.ts';

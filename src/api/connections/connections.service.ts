@@ -7,7 +7,7 @@ import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.t
 import { toStored } from '../../time.ts';
 import { recordActivity, type Actor } from '../activity_logs/activity.ts';
 import { tagsOfAssets } from '../tags/tags.store.ts';
-import { findFolderInScope, folderIdsUnderProjects, type FolderScope } from '../folders/folder-scope.ts';
+import { findFolderInScope, folderIdsUnderProjects, type FolderScope } from '../folders/folder-scope.store.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
 import { findProfile } from '../custom_oauth_profiles/custom_oauth_profiles.store.ts';
 import { SecretResolutionError } from '../secrets_management/secret-resolver.ts';

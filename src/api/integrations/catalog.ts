@@ -1,9 +1,7 @@
 // The connector catalog: every connector a recipe of an environment can name, from each source
 // that provides connectors. A source is one function; the catalog is the list of them, so another
-// kind of connector joins by adding its source to CATALOG_SOURCES.
+// kind of connector joins by adding its source to catalogSources.
 import type { ServiceContext } from '../../context.ts';
-import { CONNECTORS } from '../../engine/connectors/index.ts';
-import type { Connector } from '../../engine/connectors/types.ts';
 import { listConnectors } from '../custom_connectors/custom_connectors.store.ts';
 
 export type ConnectorSource = 'built_in' | 'custom';
@@ -26,8 +24,20 @@ export type CatalogSource = (
   scope: CatalogScope,
 ) => Promise<readonly CatalogConnector[]> | readonly CatalogConnector[];
 
+/**
+ * What the catalog reads of a built-in connector. The engine's connectors (src/engine/connectors/)
+ * have this shape; buildApp passes them in, so this area does not reach into the engine.
+ */
+export interface BuiltInConnector {
+  readonly title: string;
+  readonly triggers: Readonly<Record<string, { readonly title: string }>>;
+  readonly actions: Readonly<Record<string, { readonly title: string }>>;
+}
+
+export type BuiltInConnectors = Readonly<Record<string, BuiltInConnector>>;
+
 /** What a built-in connector offers, in a line: its triggers and actions by title. */
-export function describeBuiltIn(connector: Connector): string {
+export function describeBuiltIn(connector: BuiltInConnector): string {
   const names = (defs: Record<string, { title: string }>) =>
     [...new Set(Object.values(defs).map((d) => d.title))].join(', ');
   const parts = ['Built-in connector.'];
@@ -37,13 +47,15 @@ export function describeBuiltIn(connector: Connector): string {
 }
 
 /** The engine's connectors, the same in every environment. */
-export const builtInConnectors: CatalogSource = () =>
-  Object.entries(CONNECTORS).map(([name, connector]) => ({
-    name,
-    title: connector.title,
-    description: describeBuiltIn(connector),
-    source: 'built_in' as const,
-  }));
+export const builtInSource =
+  (connectors: BuiltInConnectors): CatalogSource =>
+  () =>
+    Object.entries(connectors).map(([name, connector]) => ({
+      name,
+      title: connector.title,
+      description: describeBuiltIn(connector),
+      source: 'built_in' as const,
+    }));
 
 /** The environment's custom connectors (POST /api/custom_connectors), released or not. */
 export const customConnectors: CatalogSource = async (ctx, scope) =>
@@ -54,7 +66,11 @@ export const customConnectors: CatalogSource = async (ctx, scope) =>
     source: 'custom' as const,
   }));
 
-export const CATALOG_SOURCES: readonly CatalogSource[] = [builtInConnectors, customConnectors];
+/** Every source of the catalog, built-in connectors first. */
+export const catalogSources = (builtIn: BuiltInConnectors): readonly CatalogSource[] => [
+  builtInSource(builtIn),
+  customConnectors,
+];
 
 /**
  * The catalog of an environment, by name; a name two sources give is listed once, from the first
@@ -63,8 +79,8 @@ export const CATALOG_SOURCES: readonly CatalogSource[] = [builtInConnectors, cus
 export async function connectorCatalog(
   ctx: Pick<ServiceContext, 'db'>,
   scope: CatalogScope,
+  sources: readonly CatalogSource[],
   names?: readonly string[],
-  sources: readonly CatalogSource[] = CATALOG_SOURCES,
 ): Promise<CatalogConnector[]> {
   const byName = new Map<string, CatalogConnector>();
   for (const source of sources)

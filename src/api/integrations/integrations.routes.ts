@@ -4,11 +4,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from '../../context.ts';
 import { authOf } from '../../http/auth.ts';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.ts';
-import { connectorCatalog } from './catalog.ts';
+import { catalogSources, connectorCatalog, type BuiltInConnectors } from './catalog.ts';
 import { IntegrationList, IntegrationsQuery } from './integrations.schemas.ts';
 
-export function integrationsRoutes(fastify: FastifyInstance, ctx: ServiceContext): void {
+export function integrationsRoutes(
+  fastify: FastifyInstance,
+  ctx: ServiceContext,
+  runtime: { builtInConnectors: BuiltInConnectors },
+): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const sources = catalogSources(runtime.builtInConnectors);
   app.get(
     '/api/integrations',
     {
@@ -30,7 +35,7 @@ export function integrationsRoutes(fastify: FastifyInstance, ctx: ServiceContext
               .map((n) => n.trim())
               .filter((n) => n !== '');
       // An empty list names nothing: the whole catalog, as without the parameter.
-      return { items: await connectorCatalog(ctx, authOf(request), names?.length === 0 ? undefined : names) };
+      return { items: await connectorCatalog(ctx, authOf(request), sources, names?.length === 0 ? undefined : names) };
     },
   );
 }

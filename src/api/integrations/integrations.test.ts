@@ -70,7 +70,7 @@ describe('connectorCatalog', () => {
     ];
     const scope = { workspaceId: t.workspaceId, environmentId: 1 };
     const builtIn: CatalogSource = () => [{ name: 'clock', title: 'Scheduler', description: null, source: 'built_in' }];
-    const list = await connectorCatalog(t.ctx, scope, undefined, [builtIn, saas]);
+    const list = await connectorCatalog(t.ctx, scope, [builtIn, saas]);
     assert.deepEqual(
       list.map((c) => `${c.name}:${c.title}`),
       ['clock:Scheduler', 'salesforce:Salesforce'],

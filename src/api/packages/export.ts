@@ -1,20 +1,26 @@
 // An export: the manifest's assets as JSON files in a zip of the vendor's layout (contract 15
 // §12), written into the package's chunks as it streams out. Ids between assets become
 // references {zip_name, name, folder}; connections carry no credentials.
+import {
+  collectionToExport,
+  connectionToExport,
+  dataTableToExport,
+  endpointToExport,
+  lookupRowsAfter,
+  lookupTableToExport,
+  propertyToExport,
+  recipeToExport,
+  topicToExport,
+} from './export.store.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
 import { CELL_COLUMNS, labelsOf } from '../lookup_tables/lookup_tables.store.ts';
 import { findRecordsAfter } from '../data_tables/data_tables.store.ts';
 import { parseColumns } from '../data_tables/columns.ts';
-import {
-  FolderIndex,
-  fileStem,
-  findAsset,
-  isPackagedType,
-  type Asset,
-  type PackagedType,
-} from '../export_manifests/assets.ts';
+import { FolderIndex, fileStem, type Asset } from '../export_manifests/assets.ts';
+import { isPackagedType, type PackagedType } from '../export_manifests/asset-types.ts';
+import { findAsset } from '../export_manifests/assets.store.ts';
 import { parseCode, REFERENCE_FIELDS, stepsOf, type ReferenceKind } from '../export_manifests/references.ts';
 import { updateManifest } from '../export_manifests/export_manifests.store.ts';
 import { CHUNK_BYTES, deleteChunks, finishPackage, insertChunk } from './packages.store.ts';
@@ -116,11 +122,7 @@ async function recipeFile(
   includeTestCases: boolean,
   includeTags: boolean,
 ): Promise<Buffer> {
-  const row = await db
-    .selectFrom('recipes')
-    .select(['name', 'description', 'code', 'config', 'concurrency', 'version_no'])
-    .where('id', '=', asset.id)
-    .executeTakeFirst();
+  const row = await recipeToExport(db, asset.id);
   if (!row) throw new PackageFailure(`${asset.zip_name}: recipe ${asset.id} no longer exists`);
   let content = {
     name: row.name,
@@ -213,12 +215,7 @@ async function assetFile(
     case 'recipe':
       return recipeFile(db, refs, asset, options.includeTestCases === true, options.includeTags === true);
     case 'connection': {
-      const c = await db
-        .selectFrom('connections')
-        .select(['name', 'provider', 'folder_id'])
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', asset.id)
-        .executeTakeFirst();
+      const c = await connectionToExport(db, environmentId, asset.id);
       if (!c) throw gone();
       return json({
         name: c.name,
@@ -228,13 +225,7 @@ async function assetFile(
       });
     }
     case 'lookup_table': {
-      const t = await db
-        .selectFrom('lookup_tables')
-        .selectAll()
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', asset.id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
+      const t = await lookupTableToExport(db, environmentId, asset.id);
       if (!t) throw gone();
       const labels = labelsOf(t);
       const schema = labels.map((label, i) => ({ label, name: `col${i + 1}` }));
@@ -246,14 +237,7 @@ async function assetFile(
       let afterId = 0;
       let first = true;
       for (;;) {
-        const rows = await db
-          .selectFrom('lookup_table_rows')
-          .selectAll()
-          .where('table_id', '=', t.id)
-          .where('id', '>', afterId)
-          .orderBy('id')
-          .limit(5000)
-          .execute();
+        const rows = await lookupRowsAfter(db, t.id, afterId);
         if (rows.length === 0) break;
         for (const row of rows) {
           const cells: Record<string, string> = {};
@@ -271,12 +255,7 @@ async function assetFile(
       return Buffer.from(parts.join(''), 'utf8');
     }
     case 'workato_db_table': {
-      const t = await db
-        .selectFrom('data_tables')
-        .selectAll()
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', asset.id)
-        .executeTakeFirst();
+      const t = await dataTableToExport(db, environmentId, asset.id);
       if (!t) throw gone();
       // Columns keep their UUIDs: the recipes of the package name them.
       const schema = parseColumns(t.columns).map((c) => ({
@@ -307,13 +286,7 @@ async function assetFile(
       return Buffer.from(parts.join(''), 'utf8');
     }
     case 'topic': {
-      const t = await db
-        .selectFrom('event_topics')
-        .selectAll()
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', asset.id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
+      const t = await topicToExport(db, environmentId, asset.id);
       if (!t) throw gone();
       return json({
         name: t.name,
@@ -323,23 +296,12 @@ async function assetFile(
       });
     }
     case 'api_group': {
-      const c = await db
-        .selectFrom('api_collections')
-        .selectAll()
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', asset.id)
-        .executeTakeFirst();
+      const c = await collectionToExport(db, environmentId, asset.id);
       if (!c) throw gone();
       return json({ name: c.name, version: c.version, description: '', handle: c.slug, use_prefix: true });
     }
     case 'api_endpoint': {
-      const e = await db
-        .selectFrom('api_endpoints')
-        .innerJoin('api_collections', 'api_collections.id', 'api_endpoints.collection_id')
-        .selectAll('api_endpoints')
-        .where('api_collections.environment_id', '=', environmentId)
-        .where('api_endpoints.id', '=', asset.id)
-        .executeTakeFirst();
+      const e = await endpointToExport(db, environmentId, asset.id);
       if (!e) throw gone();
       return json({
         name: e.name,
@@ -360,12 +322,7 @@ async function assetFile(
     }
     case 'account_property':
     case 'project_property': {
-      const p = await db
-        .selectFrom('properties')
-        .select(['name', 'value'])
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', asset.id)
-        .executeTakeFirst();
+      const p = await propertyToExport(db, environmentId, asset.id);
       if (!p) throw gone();
       return json({ name: p.name, value: p.value });
     }

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from '../../context.ts';
-import { actorOf } from '../../http/activity.ts';
+import { actorOf } from '../activity_logs/activity_logs.routes.ts';
 import { authOf } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
 import { AUTH_ERRORS, errorResponses, IdParams, toId, type IdInput } from '../../http/schemas.ts';
@@ -43,9 +43,9 @@ import {
   startRecipe,
   stopRecipe,
   updateRecipe,
-  type RecipeFields,
   type RecipeRuntime,
 } from './recipes.service.ts';
+import { type RecipeFields } from './recipes.input.ts';
 
 const tags = ['Recipes'];
 

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from '../../context.ts';
-import { actorOf } from '../../http/activity.ts';
+import { actorOf } from '../activity_logs/activity_logs.routes.ts';
 import { authOf } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
 import { AUTH_ERRORS, errorResponses, SuccessBody } from '../../http/schemas.ts';

@@ -9,8 +9,8 @@ import { isUniqueViolation } from '../../db/dialect.ts';
 import type { Page } from '../../http/pagination.ts';
 import { toStored } from '../../time.ts';
 import { recordActivity, type Actor } from '../activity_logs/activity.ts';
-import type { FolderScope } from '../folders/folder-scope.ts';
-import { folderIdsUnderProjects } from '../folders/folder-scope.ts';
+import type { FolderScope } from '../folders/folder-scope.store.ts';
+import { folderIdsUnderProjects } from '../folders/folder-scope.store.ts';
 import {
   attachTags,
   connectionFoldersOf,
