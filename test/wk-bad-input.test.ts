@@ -69,6 +69,14 @@ interface Case {
 }
 
 const json = 'application/json';
+/** A JSON body over BODY_LIMIT_BYTES (1 MiB by default): 413 before anything is read. */
+const oversized = JSON.stringify({
+  title: 'x',
+  name: 'x',
+  provider: 'jira',
+  comment: 'x',
+  pad: 'p'.repeat(1024 * 1024),
+});
 const cases: Array<[string, Case]> = [
   // Tags
   ['tag create, malformed JSON', { method: 'POST', url: () => '/api/tags', raw: '{"title":', status: 400 }],
@@ -269,6 +277,26 @@ const cases: Array<[string, Case]> = [
       body: () => ({ job_ids: [jobId] }),
       status: 404,
     },
+  ],
+  // Bodies over the limit, on each kind of route that changes something
+  ['tag create, body over the limit', { method: 'POST', url: () => '/api/tags', raw: oversized, status: 413 }],
+  ['tag update, body over the limit', { method: 'PUT', url: () => `/api/tags/${handle}`, raw: oversized, status: 413 }],
+  ['assign, body over the limit', { method: 'POST', url: () => '/api/tags_assignments', raw: oversized, status: 413 }],
+  [
+    'connection create, body over the limit',
+    { method: 'POST', url: () => '/api/connections', raw: oversized, status: 413 },
+  ],
+  [
+    'connect, body over the limit',
+    { method: 'PUT', url: () => `/api/recipes/${recipeId}/connect`, raw: oversized, status: 413 },
+  ],
+  [
+    'version comment, body over the limit',
+    { method: 'PATCH', url: () => `/api/recipes/${recipeId}/versions/${versionId}`, raw: oversized, status: 413 },
+  ],
+  [
+    'repeat_jobs, body over the limit',
+    { method: 'POST', url: () => `/api/recipes/${recipeId}/repeat_jobs`, raw: oversized, status: 413 },
   ],
 ];
 
