@@ -29,6 +29,7 @@ import * as testCasePositions from './migrations/0025_test_case_positions.ts';
 import * as tags from './migrations/0050_tags.ts';
 import * as activityLogs from './migrations/0051_activity_logs.ts';
 import * as tagsActivityPrivileges from './migrations/0052_tags_activity_privileges.ts';
+import * as buildIncludeData from './migrations/0060_build_include_data.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0050_tags': tags,
   '0051_activity_logs': activityLogs,
   '0052_tags_activity_privileges': tagsActivityPrivileges,
+  '0060_build_include_data': buildIncludeData,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */
