@@ -286,9 +286,9 @@ const COMMANDS: Record<string, Command> = {
   },
   deploy: {
     summary:
-      'Build a project in dev and deploy it to test or prod through a running server; waits, prints progress, exits 0 when deployed',
+      "Build a project in dev and deploy it to test or prod through a running server; waits, prints progress and the target project's id, exits 0 when deployed (with --run-tests: and its test cases passed there)",
     usage:
-      'switchboard deploy --project ID --to test|prod [--url URL] [--token TOKEN] [--description TEXT] [--include-data] [--timeout SECONDS]',
+      'switchboard deploy --project ID --to test|prod [--url URL] [--token TOKEN] [--description TEXT] [--include-data] [--include-test-cases] [--run-tests [--target-token TOKEN] [--junit FILE] [--allow-empty]] [--timeout SECONDS]',
     options: {
       help,
       project: { type: 'string' },
@@ -297,6 +297,11 @@ const COMMANDS: Record<string, Command> = {
       token: { type: 'string' },
       description: { type: 'string' },
       'include-data': { type: 'boolean' },
+      'include-test-cases': { type: 'boolean' },
+      'run-tests': { type: 'boolean' },
+      'target-token': { type: 'string' },
+      junit: { type: 'string' },
+      'allow-empty': { type: 'boolean' },
       timeout: { type: 'string' },
     },
     async run(values, config) {
@@ -308,6 +313,14 @@ const COMMANDS: Record<string, Command> = {
       const token = typeof values.token === 'string' ? values.token : config.cliToken;
       if (!token)
         throw new UsageError('a developer API token of the dev environment is needed: --token or SWITCHBOARD_TOKEN');
+      const runTests = values['run-tests'] === true;
+      if (!runTests && (values.junit !== undefined || values['allow-empty'] !== undefined))
+        throw new UsageError('--junit and --allow-empty go with --run-tests');
+      const targetToken = typeof values['target-token'] === 'string' ? values['target-token'] : config.cliTargetToken;
+      if (runTests && !targetToken)
+        throw new UsageError(
+          `--run-tests runs the test cases in ${String(values.to)}: a developer API token of that environment is needed: --target-token or SWITCHBOARD_TARGET_TOKEN`,
+        );
       const timeout = values.timeout === undefined ? 600 : Number(values.timeout);
       if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400)
         throw new UsageError('--timeout must be a whole number of seconds from 1 to 86400');
@@ -325,6 +338,16 @@ const COMMANDS: Record<string, Command> = {
           pollMs: 1000,
           ...(typeof values.description === 'string' ? { description: values.description } : {}),
           includeData: values['include-data'] === true,
+          includeTestCases: values['include-test-cases'] === true,
+          ...(runTests
+            ? {
+                runTests: {
+                  targetToken: targetToken as string,
+                  ...(typeof values.junit === 'string' ? { junitFile: values.junit } : {}),
+                  allowEmpty: values['allow-empty'] === true,
+                },
+              }
+            : {}),
           write: (line) => process.stdout.write(`${line}\n`),
         });
         if (code !== 0) throw new CheckFailed();
@@ -336,15 +359,16 @@ const COMMANDS: Record<string, Command> = {
   },
   test: {
     summary:
-      'Run the test cases of a project (or --recipe, --folder) through a running server; prints failures, writes JUnit XML, exits 1 when one failed',
+      'Run the test cases of a project (or --recipe, --folder) through a running server; prints failures, writes JUnit XML, exits 1 when one failed or there was none to run (unless --allow-empty)',
     usage:
-      'switchboard test --project ID | --recipe ID | --folder ID [--junit FILE] [--url URL] [--token TOKEN] [--timeout SECONDS]',
+      'switchboard test --project ID | --recipe ID | --folder ID [--junit FILE] [--allow-empty] [--url URL] [--token TOKEN] [--timeout SECONDS]',
     options: {
       help,
       project: { type: 'string' },
       recipe: { type: 'string' },
       folder: { type: 'string' },
       junit: { type: 'string' },
+      'allow-empty': { type: 'boolean' },
       url: { type: 'string' },
       token: { type: 'string' },
       timeout: { type: 'string' },
@@ -376,6 +400,7 @@ const COMMANDS: Record<string, Command> = {
           timeoutMs: timeout * 1000,
           pollMs: 500,
           ...(typeof values.junit === 'string' ? { junitFile: values.junit } : {}),
+          allowEmpty: values['allow-empty'] === true,
           write: (line) => process.stdout.write(`${line}\n`),
         });
         if (code !== 0) throw new CheckFailed();
