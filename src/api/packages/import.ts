@@ -13,13 +13,14 @@ import { applyRecipes } from './appliers/recipes.ts';
 import { applyApiEndpoints } from './appliers/api-endpoints.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow } from '../../db/types.ts';
+import type { StepErrors } from '../../recipe/document.ts';
 import { AppError } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import { CELL_COLUMNS } from '../lookup_tables/lookup_tables.store.ts';
 import { columnsFromDefinition } from '../data_tables/data_tables.input.ts';
 import { RETENTION_LIMITS } from '../event_streams/event_streams.service.ts';
 import { type RecipeRuntime } from '../recipes/recipes.service.ts';
-import { findRecipeById, markRecipeRunning } from '../recipes/recipes.store.ts';
+import { findRecipeById, markRecipeReleaseStopped, markRecipeRunning } from '../recipes/recipes.store.ts';
 import { PackageFailure } from './export.ts';
 import { finishPackage } from './packages.store.ts';
 import { zipFiles, ZipError, type ZipLimits } from './zip.ts';
@@ -253,7 +254,11 @@ export async function runImport(
       const validation = row ? await engine.validate(row) : undefined;
       if (!row || !validation || validation.codeErrors.length > 0 || validation.configErrors.length > 0) {
         statuses.push({ id, import_result: 'stopped' });
-        problems.push(`recipe ${id} was updated but has errors and was left stopped`);
+        if (row) await markRecipeReleaseStopped(ctx.db, id);
+        const first = validation ? [...validation.codeErrors, ...validation.configErrors][0] : undefined;
+        problems.push(
+          `recipe ${id}${row ? ` ("${row.name}")` : ''} cannot start${first ? ` (${describeStepError(first)})` : ''} and was left stopped on its new version`,
+        );
         continue;
       }
       if (!(await markRecipeRunning(ctx.db, id))) throw new Error('the recipe could not be marked running');
@@ -265,14 +270,17 @@ export async function runImport(
         'a recipe updated by an import could not be restarted',
       );
       statuses.push({ id, import_result: 'restart_failed' });
-      problems.push(`recipe ${id} was updated but could not be restarted`);
+      await markRecipeReleaseStopped(ctx.db, id);
+      problems.push(
+        `recipe ${id}${row ? ` ("${row.name}")` : ''} could not be started and was left stopped on its new version`,
+      );
     }
   }
   const now = toStored(ctx.clock.now());
   if (problems.length > 0) {
     await finishPackage(ctx.db, pkg.id, {
       status: 'failed',
-      error: problems.join('; '),
+      error: `The package was applied, but ${problems.length === 1 ? 'a recipe' : `${problems.length} recipes`} that ran before could not be started again`,
       error_parts: problems,
       recipe_status: statuses,
       now,
@@ -280,6 +288,12 @@ export async function runImport(
   } else {
     await finishPackage(ctx.db, pkg.id, { status: 'completed', recipe_status: statuses, now });
   }
+}
+
+/** The first error of a recipe step, as a user reads it. */
+function describeStepError([step, details]: StepErrors[number]): string {
+  const [field, , message] = details[0] ?? [];
+  return `step ${step}${field ? ` ${field}` : ''}: ${message ?? 'invalid'}`;
 }
 
 /** A zip that is not valid fails the package with the reason. */
