@@ -31,6 +31,7 @@ import type { PySandbox } from './sandbox/py-sandbox.ts';
 import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
 import { storageFailureOf } from '../db/dialect.ts';
 import type { MergedWrite } from '../db/group-commit.ts';
+import type { Turns } from './turns.ts';
 
 /** How often the end of a job is written again while the storage refuses writes. */
 const RECORD_RETRY_MS = 1000;
@@ -58,6 +59,8 @@ function usesTasks(recipe: CompiledRecipe): boolean {
 
 export interface JobRunnerDeps {
   ctx: ServiceContext;
+  /** The jobs' turns on the event loop (one line for every job of the process). */
+  turns: Turns;
   settings: EngineSettings;
   cache: RecipeCache;
   events: EngineEventBus;
@@ -82,6 +85,8 @@ export class JobRunner {
   // millisecond is formatted once.
   #lastMs = Number.NaN;
   #lastIso = '';
+  /** The jobs this process runs now, by handle (a cancel request reaches the node running the job). */
+  readonly running = new Set<string>();
 
   constructor(deps: JobRunnerDeps) {
     this.#deps = deps;
@@ -113,6 +118,19 @@ export class JobRunner {
     job: JobRow,
     test?: { row: RecipeRow; mode: TestMode },
     handoff?: Handoff,
+  ): Promise<JobOutcome | undefined> {
+    this.running.add(job.handle);
+    try {
+      return await this.#run(job, test, handoff);
+    } finally {
+      this.running.delete(job.handle);
+    }
+  }
+
+  async #run(
+    job: JobRow,
+    test: { row: RecipeRow; mode: TestMode } | undefined,
+    handoff: Handoff | undefined,
   ): Promise<JobOutcome | undefined> {
     const { ctx, settings, cache, events } = this.#deps;
     const { now } = settings;
@@ -162,6 +180,7 @@ export class JobRunner {
         timeZone: settings.timeZone,
         formulaLimits: settings.formulaLimits,
         limits: settings.limits,
+        job: { ...settings.jobLimits, turns: this.#deps.turns, keepOutcomes: usesTasks(recipe) },
         connectionFor: (provider) => {
           let pending = connections.get(provider);
           if (!pending) {

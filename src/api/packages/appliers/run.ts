@@ -1,6 +1,7 @@
 // One import at work (import.ts): the options, the zip's entries by type, the target folder and the
 // folders below it, and what each applier (one per asset type, beside this file) found for the next.
 import { childFolderNamed, projectNamed } from '../import.store.ts';
+import type { PackageReader } from '../reader.ts';
 import type { Db, PackageRow } from '../../../db/types.ts';
 import { isUniqueViolation } from '../../../db/dialect.ts';
 import { findFolder } from '../../folders/folder-scope.store.ts';
@@ -29,46 +30,8 @@ export interface ImportOptions {
   applied?: AppliedRecord;
 }
 
-export type FileType =
-  | 'recipe'
-  | 'connection'
-  | 'lookup_table'
-  | 'workato_db_table'
-  | 'topic'
-  | 'api_group'
-  | 'api_endpoint'
-  | 'account_property'
-  | 'project_property';
-export const FILE_TYPES: readonly FileType[] = [
-  'recipe',
-  'connection',
-  'lookup_table',
-  'workato_db_table',
-  'topic',
-  'api_group',
-  'api_endpoint',
-  'account_property',
-  'project_property',
-];
-
-export interface Entry {
-  path: string;
-  dir: string;
-  type: FileType;
-  body: Record<string, unknown>;
-  /**
-   * A lookup table's rows: how many, checked when the files are; the rows themselves are read
-   * from the zip again when the table is written, one table at a time. Holding every table's
-   * file, or its parsed rows, until then would multiply the memory a large import takes.
-   */
-  data?: { rows: number };
-}
-
-export type Obj = Record<string, unknown>;
-
-export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { type FileType, FILE_TYPES, type Entry, type PreparedTestCase, type Obj, isObj } from '../entries.ts';
+import type { Entry, FileType } from '../entries.ts';
 
 export interface Applied {
   recipeStatus: Array<{ id: number; import_result: ImportResult }>;
@@ -107,7 +70,8 @@ export interface ImportRun {
   trx: Db;
   pkg: PackageRow;
   options: ImportOptions;
-  readFile: (path: string) => Promise<Buffer>;
+  /** The zip's files, read, checked and converted in a worker thread (reader.ts). */
+  reader: PackageReader;
   now: string;
   env: number;
   projectId: number | null;
@@ -135,7 +99,7 @@ export async function startRun(
   pkg: PackageRow,
   options: ImportOptions,
   entries: Entry[],
-  readFile: (path: string) => Promise<Buffer>,
+  reader: PackageReader,
 ): Promise<ImportRun> {
   const now = toStored(ctx.clock.now());
   const target =
@@ -189,7 +153,7 @@ export async function startRun(
     trx,
     pkg,
     options,
-    readFile,
+    reader,
     now,
     env,
     projectId,
