@@ -339,15 +339,7 @@ const COMMANDS: Record<string, Command> = {
           ...(typeof values.description === 'string' ? { description: values.description } : {}),
           includeData: values['include-data'] === true,
           includeTestCases: values['include-test-cases'] === true,
-          ...(runTests
-            ? {
-                runTests: {
-                  targetToken: targetToken as string,
-                  ...(typeof values.junit === 'string' ? { junitFile: values.junit } : {}),
-                  allowEmpty: values['allow-empty'] === true,
-                },
-              }
-            : {}),
+          ...(runTests ? { runTests: { targetToken: targetToken as string, ...junitAndEmpty(values) } } : {}),
           write: (line) => process.stdout.write(`${line}\n`),
         });
         if (code !== 0) throw new CheckFailed();
@@ -399,8 +391,7 @@ const COMMANDS: Record<string, Command> = {
           selector,
           timeoutMs: timeout * 1000,
           pollMs: 500,
-          ...(typeof values.junit === 'string' ? { junitFile: values.junit } : {}),
-          allowEmpty: values['allow-empty'] === true,
+          ...junitAndEmpty(values),
           write: (line) => process.stdout.write(`${line}\n`),
         });
         if (code !== 0) throw new CheckFailed();
@@ -464,6 +455,14 @@ const COMMANDS: Record<string, Command> = {
 };
 
 class UsageError extends Error {}
+
+/** `--junit FILE` and `--allow-empty` of `test` and `deploy --run-tests`. */
+function junitAndEmpty(values: Record<string, string | boolean | undefined>) {
+  return {
+    ...(typeof values.junit === 'string' ? { junitFile: values.junit } : {}),
+    allowEmpty: values['allow-empty'] === true,
+  };
+}
 
 function parseWindow(flag: string, text: string): { requests: number; seconds: number } {
   const match = /^(\d{1,9})\/(\d{1,9})$/.exec(text.trim());
