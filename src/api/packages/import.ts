@@ -44,13 +44,13 @@ async function apply(
   await applyApiCollections(run);
   await applyRecipes(run);
   await applyApiEndpoints(run);
-  const { failures, recipeStatus, restart } = run;
+  const { failures, recipeStatus, restart, warnings } = run;
   if (failures.length > 0)
     throw new PackageFailure(
       `${failures.length} asset(s) could not be imported; nothing was imported`,
       failures.slice(0, 100),
     );
-  return { recipeStatus, restart };
+  return { recipeStatus, restart, warnings };
 }
 
 /**
@@ -75,7 +75,7 @@ export async function runImport(
       const entries = await reader.entries();
       record = await ctx.db.transaction().execute(async (trx) => {
         const done = await apply(ctx, trx, pkg, options, entries, reader);
-        const rec: AppliedRecord = { recipeStatus: done.recipeStatus, restart: done.restart };
+        const rec: AppliedRecord = { recipeStatus: done.recipeStatus, restart: done.restart, warnings: done.warnings };
         await recordApplied(trx, pkg.id, rec);
         return rec;
       });

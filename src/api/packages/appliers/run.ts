@@ -36,6 +36,8 @@ import type { Entry, FileType } from '../entries.ts';
 export interface Applied {
   recipeStatus: Array<{ id: number; import_result: ImportResult }>;
   restart: number[];
+  /** What was imported differently from the file, and why (`<path>: <why>`). */
+  warnings: string[];
 }
 
 /** A deployment's project in the target environment, by name; created (with its folder) when absent. */
@@ -78,6 +80,9 @@ export interface ImportRun {
   target: NonNullable<Awaited<ReturnType<typeof findFolder>>>;
   failures: string[];
   fail: (path: string, why: string) => void;
+  warnings: string[];
+  /** Imported, but not as the file says: listed in the package's result. */
+  warn: (path: string, why: string) => void;
   /** The folder of the zip's directory below the target, created when missing. */
   folderOf: (dir: string) => Promise<number>;
   /** Where an entry goes: its directory's folder, or the Home folder for a root asset. */
@@ -111,6 +116,8 @@ export async function startRun(
   const projectId = target.project_id;
   const failures: string[] = [];
   const fail = (path: string, why: string) => failures.push(`${path}: ${why}`);
+  const warnings: string[] = [];
+  const warn = (path: string, why: string) => warnings.push(`${path}: ${why}`);
 
   // Folders: the zip's directories below the target, created when missing.
   const folderIds = new Map<string, number>([['', target.id]]);
@@ -160,6 +167,8 @@ export async function startRun(
     target,
     failures,
     fail,
+    warnings,
+    warn,
     folderOf,
     placeOf,
     byType,
