@@ -179,7 +179,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       logger.error({ err: error }, 'the recipe engine could not start');
     }
   });
-  app.addHook('onClose', async () => engine.close(config.shutdownTimeoutMs));
+  // Closing starts (preClose) when the server is asked to stop: from then, in-flight requests and
+  // running jobs share SHUTDOWN_TIMEOUT_MS (the engine's close hook is added last, below).
+  let closeDeadline: number | undefined;
+  app.addHook('preClose', async () => {
+    closeDeadline = Date.now() + config.shutdownTimeoutMs;
+  });
   // Job retention: finished jobs older than JOB_RETENTION_HOURS are deleted in the background.
   const jobRetention = createJobRetentionSweeper(ctx, {
     intervalMs: config.jobsSweepIntervalMs,
@@ -299,6 +304,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       timeoutMs: config.gatewayTimeoutMs,
       engine,
     }),
+  );
+  // Added last, so it runs first of the close hooks (they run last-in first-out), right after the
+  // server stopped taking requests: running jobs finish and are recorded (and may still publish,
+  // write lookup tables...) before anything they use closes. The caller closes the database after.
+  app.addHook('onClose', async () =>
+    engine.close(Math.max(0, (closeDeadline ?? Date.now() + config.shutdownTimeoutMs) - Date.now())),
   );
   return app;
 }

@@ -187,13 +187,15 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       lifecycle.closing = true;
       triggers.close();
       offCancel();
-      await stopHeartbeat();
       await subscriptions.close();
       await polls.close();
       queue.stopPolling();
       control.stopExpiryTimer();
       schedules.clearTimer();
       await drain(queue, shutdown, timeoutMs);
+      // Only now: until their ends are recorded, this node's running jobs keep their claims
+      // renewed, so another node does not take them for a dead node's and fail them Interrupted.
+      await stopHeartbeat();
       await Promise.all([sandboxes.js.close(), sandboxes.py.close()]);
     },
     validate: (row) => validateRecipe({ db: ctx.db, cache, formulas: settings }, row),

@@ -29,7 +29,7 @@ import { toStored } from '../time.ts';
 import type { JsSandbox } from './sandbox/js-sandbox.ts';
 import type { PySandbox } from './sandbox/py-sandbox.ts';
 import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
-import { storageFailureOf } from '../db/dialect.ts';
+import { isRetryableConflict, storageFailureOf } from '../db/dialect.ts';
 import type { MergedWrite } from '../db/group-commit.ts';
 import type { Turns } from './turns.ts';
 
@@ -332,7 +332,8 @@ export class JobRunner {
   /**
    * A full or read-only disk keeps the job's end from being written: its steps have run, so the
    * outcome is kept and written again every RECORD_RETRY_MS until the storage takes it, rather than
-   * leaving the job `running` until a restart. A shutdown ends the tries (the next start marks the
+   * leaving the job `running` until a restart. So does a conflict with other nodes' writes that
+   * outlasted the group commit's own tries. A shutdown ends the tries (the next start marks the
    * job interrupted, as after a crash).
    */
   async #recordOnceWritable(
@@ -346,7 +347,8 @@ export class JobRunner {
         await this.#record(job, row, outcome, handoff);
         return;
       } catch (error) {
-        if (storageFailureOf(error) === undefined || this.#deps.shutdown.aborted) throw error;
+        if ((storageFailureOf(error) === undefined && !isRetryableConflict(error)) || this.#deps.shutdown.aborted)
+          throw error;
         if (tries === 1)
           this.#deps.ctx.log.warn(
             { err: error, job_id: job.handle },
