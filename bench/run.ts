@@ -39,7 +39,7 @@ const BENCHMARKS: Record<
   },
   jobs: {
     summary:
-      'recipe jobs: a five-step webhook recipe driven at full speed, jobs/s and webhook-to-done latency; --overload: twice the sustainable rate, accepted, refused (429) and lost events; --js: a JavaScript step beside a logger, jobs/s and the step time [--seconds N --connections N --overload | --js]',
+      'recipe jobs: a five-step webhook recipe driven at full speed, jobs/s and webhook-to-done latency; --overload: twice the sustainable rate, accepted, refused (429) and lost events; --js, --py, --ruby: a JavaScript (Python, Ruby) step beside a logger, jobs/s and the step time [--seconds N --connections N --overload | --js | --py | --ruby]',
     postgres: true,
     load: () => import('./jobs.ts'),
   },
@@ -66,6 +66,11 @@ const BENCHMARKS: Record<
       "web console with 1,000,000 jobs: server time of the job list, a job page and the dashboard beside the API's job list, and the first page load's bytes [--jobs N --samples N]",
     postgres: true,
     load: () => import('./console.ts'),
+  },
+  connectors: {
+    summary:
+      "custom connectors' Ruby runtime: the first call of a fresh process, a call's p50/p99 and calls/s beside the same GET made directly, a workspace switch on one interpreter, each Ruby worker's memory [--calls N --concurrency N]",
+    load: () => import('./connectors.ts'),
   },
   retention: {
     summary:

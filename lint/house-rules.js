@@ -66,6 +66,21 @@ export const LAYERS = [
     why: 'the engine runs recipes; the doors that start them are above it',
   },
   {
+    from: 'src/connectors/',
+    forbid: [
+      'src/api/',
+      'src/engine/',
+      'src/gateway/',
+      'src/console/',
+      'src/oauth2/',
+      'src/http/',
+      'src/app.ts',
+      'src/server.ts',
+      'src/cli.ts',
+    ],
+    why: 'the Ruby runtime knows no area: its callers lend it what it may reach (a ConnectorHost)',
+  },
+  {
     from: 'src/console/',
     forbid: ['src/engine/', 'src/gateway/', 'src/oauth2/'],
     why: 'the console calls the same services as the API, and the engine through the interfaces they declare',

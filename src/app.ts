@@ -65,6 +65,8 @@ import { createEventStreamsRuntime } from './api/topics/runtime.ts';
 import { createAccessResolver } from './auth/access.ts';
 import { recipesRoutes } from './api/recipes/recipes.routes.ts';
 import { workflowTasksRoutes } from './api/workflow_tasks/workflow_tasks.routes.ts';
+import { workflowAppsRoutes } from './api/workflow_apps/workflow_apps.routes.ts';
+import { messageTemplatesRoutes } from './api/message_templates/message_templates.routes.ts';
 import { jobsRoutes } from './api/jobs/jobs.routes.ts';
 import { createJobRetentionSweeper } from './api/jobs/retention.ts';
 import { createEngine, type RecipeEngine } from './engine/engine.ts';
@@ -132,6 +134,8 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, run
   recipesRoutes,
   jobsRoutes,
   workflowTasksRoutes,
+  workflowAppsRoutes,
+  messageTemplatesRoutes,
   exportManifestsRoutes,
   packagesRoutes,
   projectBuildsRoutes,

@@ -28,6 +28,8 @@ import { insertPolicy, listPolicies } from './api/api_clients/api_clients.store.
 import { isUniqueViolation, storageFailureOf } from './db/dialect.ts';
 import { STORAGE_FAILURE_TEXT } from './db/storage-health.ts';
 import { BackupError, backupDatabase, restoreDatabase, secretKeyLocation } from './db/backup.ts';
+import { ConnectorRunFailed, ConnectorUsageError } from './connectors/sdk/cli-options.ts';
+import { CONNECTOR_COMMANDS } from './connectors/sdk/commands.ts';
 
 interface Command {
   summary: string;
@@ -401,6 +403,7 @@ const COMMANDS: Record<string, Command> = {
       }
     },
   },
+  ...CONNECTOR_COMMANDS,
   'prepare-python': {
     summary:
       "Load the Python interpreter once and keep its memory snapshot beside the installation, so a fresh server's first Python step starts at once (npm install runs it)",
@@ -566,6 +569,14 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (error instanceof CheckFailed) return 1;
+    if (error instanceof ConnectorUsageError) {
+      process.stderr.write(`switchboard: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof ConnectorRunFailed) {
+      process.stderr.write(`${error.message}\n`);
+      return 1;
+    }
     if (error instanceof ListenError || error instanceof BackupError) {
       process.stderr.write(`switchboard: ${error.message}\n`);
       return 1;

@@ -69,6 +69,14 @@ export interface Config {
   readonly triggerPollSeconds: number;
   /** Several nodes on PostgreSQL: how long a node's claim on a job or a package lasts without being renewed. */
   readonly nodeLeaseMs: number;
+  /** Custom connectors' Ruby: worker threads (one interpreter each), memory and time of a call. */
+  readonly connectorWorkers: number;
+  readonly connectorMemoryBytes: number;
+  readonly connectorTimeoutMs: number;
+  readonly connectorWallTimeoutMs: number;
+  /** The command line's `connector exec`: the proxy and extra CA certificates of the environment. */
+  readonly outboundProxy: { readonly http?: string; readonly https?: string; readonly noProxy?: string };
+  readonly sslCertFile: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -129,6 +137,17 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'DATABASE_CONNECT_TIMEOUT_MS',
   'DATABASE_IDLE_TIMEOUT_MS',
   'NODE_LEASE_MS',
+  'CONNECTOR_WORKERS',
+  'CONNECTOR_MEMORY_MB',
+  'CONNECTOR_TIMEOUT_MS',
+  'CONNECTOR_WALL_TIMEOUT_MS',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'SSL_CERT_FILE',
 ];
 
 export const DEFAULT_SECRETS_ENV_PREFIX = 'SWITCHBOARD_SECRET_';
@@ -286,6 +305,20 @@ export function loadConfig(env: Env = process.env): Config {
     // renewing (killed, cut off) leaves its running jobs to be failed Interrupted, and its package
     // or test run to be taken up, by another node once this has passed.
     nodeLeaseMs: intSetting(env, 'NODE_LEASE_MS', 30_000, 1_000, 600_000),
+    // Custom connectors run in Ruby interpreters, one per worker thread (about 80 MB each at rest).
+    connectorWorkers: intSetting(env, 'CONNECTOR_WORKERS', 2, 1, 64),
+    // What one call of a connector may allocate beyond the interpreter at rest (NoMemoryError past it).
+    connectorMemoryBytes: intSetting(env, 'CONNECTOR_MEMORY_MB', 128, 16, 4096) * 1024 * 1024,
+    // CPU time of one call (the time Ruby runs, waits for HTTP excluded), and its wall time.
+    connectorTimeoutMs: intSetting(env, 'CONNECTOR_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    connectorWallTimeoutMs: intSetting(env, 'CONNECTOR_WALL_TIMEOUT_MS', 180_000, 1_000, 86_400_000),
+    // As curl and Ruby's Net::HTTP read them (upper or lower case).
+    outboundProxy: Object.freeze({
+      ...optional('http', str(env, 'HTTP_PROXY') ?? str(env, 'http_proxy')),
+      ...optional('https', str(env, 'HTTPS_PROXY') ?? str(env, 'https_proxy')),
+      ...optional('noProxy', str(env, 'NO_PROXY') ?? str(env, 'no_proxy')),
+    }),
+    sslCertFile: str(env, 'SSL_CERT_FILE'),
   });
 }
 
@@ -300,6 +333,10 @@ function secretEnvironment(env: Env, prefix: string): ReadonlyMap<string, string
 function str(env: Env, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }
 
 function intSetting(env: Env, name: string, fallback: number, min: number, max: number): number {

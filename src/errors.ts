@@ -221,6 +221,17 @@ export const ERROR_CATALOG = {
   sample_too_large: { status: 413, message: 'Sample too large' },
   samples_queue_full: { status: 429, message: 'Too many samples are waiting to be analysed' },
   samples_shutting_down: { status: 503, message: 'The server is shutting down' },
+  // Message templates
+  message_template_not_found: { status: 404, message: 'Message template not found' },
+  // Workflow apps and their app functions
+  workflow_app_not_found: { status: 404, message: 'Workflow app not found' },
+  app_function_not_found: {
+    status: 404,
+    message: 'No running app function recipe with that id (its trigger must be a workato_workflow_task app function)',
+  },
+  app_function_timeout: { status: 504, message: 'The app function did not answer in time' },
+  app_function_failed: { status: 422, message: 'The app function failed: {error}' },
+  app_function_busy: { status: 429, message: 'Too many jobs of this app function are waiting to run; retry later' },
   // Workflow tasks
   workflow_task_not_found: { status: 404, message: 'Workflow task not found' },
   workflow_task_not_open: { status: 409, message: 'The workflow task has already ended ({status})' },

@@ -134,6 +134,20 @@ export const CONTRACT_EXTRAS: readonly string[] = [
   'GET /api/workflow_tasks/:id',
   'POST /api/workflow_tasks/:id/complete',
   'POST /api/workflow_tasks/:id/cancel',
+  // Issue 34: Workflow apps (data tables of requests with stages) and their app functions (src/api/workflow_apps/README.md).
+  'GET /api/workflow_apps',
+  'POST /api/workflow_apps',
+  'GET /api/workflow_apps/:id',
+  'PUT /api/workflow_apps/:id',
+  'DELETE /api/workflow_apps/:id',
+  'GET /api/workflow_apps/:id/requests/:record_id',
+  'POST /api/workflow_apps/app_functions/:recipe_id',
+  // Issue 34: message templates stored in an environment, named by template_id (src/api/message_templates/README.md).
+  'GET /api/message_templates',
+  'POST /api/message_templates',
+  'GET /api/message_templates/:id',
+  'PUT /api/message_templates/:id',
+  'DELETE /api/message_templates/:id',
   // 16 §6 and issue 18: writing a recipe's test cases (our own API beside the catalog's list).
   'POST /api/recipes/:recipe_id/test_cases',
   'GET /api/recipes/:recipe_id/test_cases/:id',

@@ -29,6 +29,7 @@ import type {
   ConnectionsTable,
   CustomConnectorsTable,
   CustomConnectorVersionsTable,
+  CustomConnectorAliasesTable,
   SecretsTable,
 } from './tables/connections.ts';
 import type {
@@ -51,6 +52,10 @@ import type {
   DataTableValuesTable,
   FilesTable,
   FileChunksTable,
+  FileDirectoriesTable,
+  MessageTemplatesTable,
+  WorkflowAppsTable,
+  WorkflowAppRequestsTable,
 } from './tables/data.ts';
 import type {
   RecipesTable,
@@ -99,6 +104,7 @@ export interface Database {
   connections: ConnectionsTable;
   custom_connectors: CustomConnectorsTable;
   custom_connector_versions: CustomConnectorVersionsTable;
+  custom_connector_aliases: CustomConnectorAliasesTable;
   secrets: SecretsTable;
   api_policies: ApiPoliciesTable;
   api_collections: ApiCollectionsTable;
@@ -116,6 +122,10 @@ export interface Database {
   job_lines: JobLinesTable;
   workflow_tasks: WorkflowTasksTable;
   smart_lists: SmartListsTable;
+  workflow_apps: WorkflowAppsTable;
+  message_templates: MessageTemplatesTable;
+  file_directories: FileDirectoriesTable;
+  workflow_app_requests: WorkflowAppRequestsTable;
   smart_list_rows: SmartListRowsTable;
   leases: LeasesTable;
 }
@@ -127,6 +137,8 @@ export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type WorkflowTaskRow = Selectable<WorkflowTasksTable>;
 export type NewWorkflowTask = Insertable<WorkflowTasksTable>;
 export type SmartListRow = Selectable<SmartListsTable>;
+export type WorkflowAppRow = Selectable<WorkflowAppsTable>;
+export type MessageTemplateRow = Selectable<MessageTemplatesTable>;
 export type DataTableRow = Selectable<DataTablesTable>;
 export type DataTableRecordRow = Selectable<DataTableRecordsTable>;
 export type FileRow = Selectable<FilesTable>;

@@ -125,3 +125,93 @@ export async function markReleased(db: Db, versionId: number, at: string): Promi
     .where('released_at', 'is', null)
     .execute();
 }
+
+/**
+ * The connector a recipe step or a connection names by provider in this environment: by its own
+ * name, or by another name an imported package gave it (custom_connector_aliases).
+ */
+export async function findConnectorByProvider(
+  db: Db,
+  environmentId: number,
+  provider: string,
+): Promise<CustomConnectorRow | undefined> {
+  const own = await db
+    .selectFrom('custom_connectors')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .where('name', '=', provider)
+    .executeTakeFirst();
+  if (own) return own;
+  return db
+    .selectFrom('custom_connector_aliases')
+    .innerJoin('custom_connectors', 'custom_connectors.id', 'custom_connector_aliases.connector_id')
+    .selectAll('custom_connectors')
+    .where('custom_connector_aliases.environment_id', '=', environmentId)
+    .where('custom_connector_aliases.name', '=', provider)
+    .executeTakeFirst();
+}
+
+/** The connectors of an environment with this title (case and surrounding spaces ignored), oldest first. */
+export async function findConnectorsByTitle(
+  db: Db,
+  environmentId: number,
+  title: string,
+): Promise<CustomConnectorRow[]> {
+  const key = title.trim().toLowerCase();
+  const rows = await db
+    .selectFrom('custom_connectors')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .orderBy('id')
+    .execute();
+  return rows.filter((row) => row.title.trim().toLowerCase() === key);
+}
+
+/** The highest released version with its code: what recipes run. */
+export async function latestReleasedVersion(
+  db: Db,
+  connectorId: number,
+): Promise<CustomConnectorVersionRow | undefined> {
+  return db
+    .selectFrom('custom_connector_versions')
+    .selectAll()
+    .where('connector_id', '=', connectorId)
+    .where('released_at', 'is not', null)
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Records another name of a connector in its environment; a name already taken there is left as it is. */
+export async function insertAliasUnlessTaken(
+  db: Db,
+  values: { environment_id: number; name: string; connector_id: number; created_at: string },
+): Promise<void> {
+  const taken = await findConnectorByProvider(db, values.environment_id, values.name);
+  if (taken) return;
+  await db.insertInto('custom_connector_aliases').values(values).execute();
+}
+
+/** Other names of these connectors (what an export writes recipes' providers as, unchanged). */
+export async function aliasesOf(
+  db: Db,
+  connectorIds: readonly number[],
+): Promise<Array<{ name: string; connector_id: number }>> {
+  if (connectorIds.length === 0) return [];
+  return db
+    .selectFrom('custom_connector_aliases')
+    .select(['name', 'connector_id'])
+    .where('connector_id', 'in', connectorIds)
+    .orderBy('id')
+    .execute();
+}
+
+/** Every connector of an environment with its title, oldest first. */
+export async function connectorTitles(db: Db, environmentId: number): Promise<Array<{ id: number; title: string }>> {
+  return db
+    .selectFrom('custom_connectors')
+    .select(['id', 'title'])
+    .where('environment_id', '=', environmentId)
+    .orderBy('id')
+    .execute();
+}

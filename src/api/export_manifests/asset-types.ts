@@ -34,6 +34,7 @@ export const PACKAGED_TYPES = [
   'api_endpoint',
   'account_property',
   'project_property',
+  'custom_adapter',
 ] as const;
 export type PackagedType = (typeof PACKAGED_TYPES)[number];
 

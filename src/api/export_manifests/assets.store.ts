@@ -164,7 +164,7 @@ export async function topicsInFolders(db: Db, environmentId: number, folderIds: 
 export async function connectionsInFolders(db: Db, environmentId: number, folderIds: number[]) {
   return db
     .selectFrom('connections')
-    .select(['id', 'name', 'folder_id', 'updated_at'])
+    .select(['id', 'name', 'folder_id', 'provider', 'updated_at'])
     .where('environment_id', '=', environmentId)
     .where('folder_id', 'in', folderIds)
     .orderBy('id')
@@ -279,6 +279,15 @@ export async function findAsset(
         .where('api_endpoints.id', '=', id)
         .executeTakeFirst();
       return e && { name: e.name, folderId: null, projectId: e.project_id, updatedAt: e.updated_at };
+    }
+    case 'custom_adapter': {
+      const c = await db
+        .selectFrom('custom_connectors')
+        .select(['title', 'updated_at'])
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return c && { name: c.title, folderId: null, projectId: null, updatedAt: c.updated_at };
     }
     case 'account_property':
     case 'project_property': {

@@ -23,6 +23,15 @@ import type { Db } from '../../db/types.ts';
 import { codeReferences } from './references.ts';
 import type { FoundAsset } from './assets.store.ts';
 import type { AssetType, PackagedType } from './asset-types.ts';
+import { findConnectorByProvider } from '../custom_connectors/custom_connectors.store.ts';
+
+/** Provider names in a recipe's code and config that may be custom connectors' (`..._connector_<id>_<stamp>`). */
+function customProviders(code: string, config: string): Set<string> {
+  const out = new Set<string>();
+  for (const text of [code, config])
+    for (const match of text.matchAll(/"provider"\s*:\s*"([a-z0-9_]+_connector_\d+_\d+)"/g)) out.add(match[1]!);
+  return out;
+}
 
 export interface Asset {
   id: number;
@@ -168,6 +177,7 @@ const TYPE_ORDER: readonly PackagedType[] = [
   'api_endpoint',
   'project_property',
   'account_property',
+  'custom_adapter',
 ];
 
 export interface ScannedAsset extends Asset {
@@ -210,6 +220,17 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
   const connections = subtree.length === 0 ? [] : await connectionsInFolders(db, env, subtree);
   for (const c of connections)
     add({ id: c.id, name: c.name, type: 'connection', folderId: c.folder_id, updatedAt: c.updated_at });
+  for (const c of connections) {
+    const connector = await findConnectorByProvider(db, env, c.provider);
+    if (connector)
+      add({
+        id: connector.id,
+        name: connector.title,
+        type: 'custom_adapter',
+        folderId: null,
+        updatedAt: connector.updated_at,
+      });
+  }
   const topics = subtree.length === 0 ? [] : await topicsInFolders(db, env, subtree);
   for (const t of topics)
     add({ id: t.id, name: t.name, type: 'topic', folderId: t.folder_id, updatedAt: t.updated_at });
@@ -254,6 +275,10 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
     if (batch.length > 0) {
       const rows = await recipesCode(db, batch);
       for (const row of rows) {
+        for (const provider of customProviders(row.code, row.config)) {
+          const c = await findConnectorByProvider(db, env, provider);
+          if (c) add({ id: c.id, name: c.title, type: 'custom_adapter', folderId: null, updatedAt: c.updated_at });
+        }
         const refs = codeReferences(row.code, row.config);
         for (const id of refs.connectionIds) {
           const c = await connectionInEnvironment(db, env, id);

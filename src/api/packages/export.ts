@@ -4,6 +4,7 @@
 import {
   collectionToExport,
   connectionToExport,
+  customConnectorToExport,
   dataTableToExport,
   endpointToExport,
   lookupRowsAfter,
@@ -26,6 +27,7 @@ import { parseCode, REFERENCE_FIELDS, stepsOf, type ReferenceKind } from '../exp
 import { updateManifest } from '../export_manifests/export_manifests.store.ts';
 import { CHUNK_BYTES, deleteChunks, finishPackage, insertChunk } from './packages.store.ts';
 import { createZipWriter } from './zip.ts';
+import { findConnectorByProvider, latestReleasedVersion } from '../custom_connectors/custom_connectors.store.ts';
 import { findRecipeVersionContent } from '../recipes/recipes.store.ts';
 import { listTestCases } from '../test_cases/test_cases.store.ts';
 
@@ -207,7 +209,23 @@ async function assetFile(
     case 'connection': {
       const c = await connectionToExport(db, environmentId, asset.id);
       if (!c) throw gone();
-      return json({ name: c.name, provider: c.provider, root_folder: folders.get(c.folder_id)?.parent_id === null });
+      // A custom connector's connection names it by a reference to its adapter file (contract 15 §13).
+      const connector = await findConnectorByProvider(db, environmentId, c.provider);
+      const provider = connector ? ((await refs.byId('custom_adapter', connector.id)) ?? c.provider) : c.provider;
+      return json({ name: c.name, provider, root_folder: folders.get(c.folder_id)?.parent_id === null });
+    }
+    case 'custom_adapter': {
+      const c = await customConnectorToExport(db, environmentId, asset.id);
+      if (!c) throw gone();
+      const version = await latestReleasedVersion(db, c.id);
+      return json({
+        title: c.title,
+        description: c.description,
+        logo_file_name: null,
+        logo_content_type: null,
+        version_no: version?.version ?? null,
+        note: version?.note ?? null,
+      });
     }
     case 'lookup_table': {
       const t = await lookupTableToExport(db, environmentId, asset.id);
@@ -297,7 +315,7 @@ async function assetFile(
         description: e.description,
         legacy: false,
         recipe_timeout: null,
-        validate_request: false,
+        validate_request: e.validate_request === 1,
         validation_formula: null,
         use_cache: false,
         cache_ttl: null,
@@ -314,6 +332,13 @@ async function assetFile(
   }
 }
 
+/** A custom connector's released code, beside its `.custom_adapter.json`; refused when it was never released. */
+async function adapterCode(db: Db, connectorId: number): Promise<Buffer> {
+  const version = await latestReleasedVersion(db, connectorId);
+  if (!version) throw new PackageFailure(`custom connector ${connectorId} has no released version to export`);
+  return Buffer.from(version.code, 'utf8');
+}
+
 /** Run an export: write the zip into the package's chunks, then mark it completed (or failed). */
 export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: ExportOptions): Promise<void> {
   const db = ctx.db;
@@ -327,6 +352,8 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
       throw new PackageFailure(`${asset.zip_name}: ${asset.type} assets are not held by this server`);
     const packaged = asset as Asset & { type: PackagedType };
     writer.add(asset.zip_name, () => assetFile(db, pkg.environment_id, folders, refs, packaged, options));
+    if (asset.type === 'custom_adapter')
+      writer.add(asset.zip_name.replace(/\.json$/, '.rb'), () => adapterCode(db, asset.id));
   }
   writer.finish();
   let seq = 0;

@@ -11,6 +11,7 @@ import { applyProperties } from './appliers/properties.ts';
 import { applyApiCollections } from './appliers/api-collections.ts';
 import { applyRecipes } from './appliers/recipes.ts';
 import { applyApiEndpoints } from './appliers/api-endpoints.ts';
+import { applyCustomAdapters } from './appliers/custom-adapters.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow } from '../../db/types.ts';
 import type { StepErrors } from '../../recipe/document.ts';
@@ -35,7 +36,8 @@ async function apply(
   reader: PackageReader,
 ): Promise<Applied> {
   const run = await startRun(ctx, trx, pkg, options, entries, reader);
-  // In this order: recipes name connections; endpoints name collections and recipes.
+  // In this order: connections name custom connectors; recipes name connections; endpoints name collections and recipes.
+  await applyCustomAdapters(run);
   await applyConnections(run);
   await applyTopics(run);
   await applyLookupTables(run);

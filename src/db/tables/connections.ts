@@ -57,6 +57,15 @@ export interface CustomConnectorsTable {
   updated_at: string;
 }
 
+/** Another name of a custom connector in its environment (the provider name an imported package gives it). */
+export interface CustomConnectorAliasesTable {
+  id: Generated<number>;
+  environment_id: number;
+  name: string;
+  connector_id: number;
+  created_at: string;
+}
+
 export interface CustomConnectorVersionsTable {
   id: Generated<number>;
   connector_id: number;

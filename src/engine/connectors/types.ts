@@ -3,6 +3,7 @@
 // both as the job's line.
 import type { JsSandbox } from '../sandbox/js-sandbox.ts';
 import type { PySandbox } from '../sandbox/py-sandbox.ts';
+import type { RubyCodeRunner } from '../sandbox/ruby-code.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Hash, Value } from '../../recipe/formula/values.ts';
 import type { EventStreamsRuntime } from '../../api/topics/topics.service.ts';
@@ -66,6 +67,14 @@ export class SuspendJob extends Error {
   }
 }
 
+/** A job another job started (a recipe function call), as `wait_for_async_jobs` reports it. */
+export interface CalledJob {
+  jobId: string;
+  recipeId: number;
+  status: 'queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled';
+  error: string | null;
+}
+
 /** What a synchronous recipe-function call gives back. */
 export interface CallOutcome {
   recipeId: number;
@@ -93,13 +102,27 @@ export interface StepContext {
   sleep(ms: number): Promise<void>;
   /** Run a job of the recipe function `flow` (an id or a {name, folder} reference) with these parameters. */
   callRecipe(flow: Value, parameters: Value, wait: boolean): Promise<CallOutcome>;
+  /**
+   * Wait (holding no worker) until every job this job started has ended, or `timeoutMs` passed;
+   * the jobs as they are then. Absent where a job cannot wait (a trigger filter).
+   */
+  waitForCalls?(timeoutMs: number): Promise<CalledJob[]>;
   readonly limits: EngineLimits;
   /** The event streams runtime (topics, group-commit publisher) of this process, when there is one. */
   readonly eventStreams: EventStreamsRuntime | null;
   /** Sandboxes for code steps (worker threads, reused between steps). */
-  readonly sandboxes?: { js: JsSandbox; py: PySandbox };
+  readonly sandboxes?: CodeSandboxes;
+  /** The environment's properties (account_property), for code that reads them. */
+  readonly properties?: ReadonlyMap<string, string>;
   /** Told of data table records written by steps (real-time data table triggers). */
   readonly dataTables?: RecordListener;
+}
+
+/** The sandboxes of code steps: JavaScript, Python and Ruby, each in worker threads. */
+export interface CodeSandboxes {
+  js: JsSandbox;
+  py: PySandbox;
+  ruby: RubyCodeRunner;
 }
 
 export interface ConnectionValues {
@@ -123,11 +146,14 @@ export interface EngineLimits {
 export interface ActionDef {
   title: string;
   required?: RequiredField[];
+  /** This action reaches outside Switchboard while its connector's others do not (a download): a test case mocks it. */
+  reachesOutside?: boolean;
   /** A task is counted for each run of a task action (control flow is free). */
   run(input: Hash, sc: StepContext): Promise<Value> | Value;
 }
 
-export type TriggerKind = 'schedule' | 'webhook' | 'api_request' | 'function_call' | 'topic' | 'poll' | 'data_table';
+export type TriggerKind =
+  'schedule' | 'webhook' | 'api_request' | 'function_call' | 'topic' | 'poll' | 'data_table' | 'app_function';
 
 export interface TriggerDef {
   title: string;

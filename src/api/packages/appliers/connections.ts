@@ -1,12 +1,13 @@
 // An import's applier of connections (import.ts runs one per asset type, in one transaction).
 import { connectionInFolder, connectionNamed, insertConnectionShell } from '../import.store.ts';
 import { type ImportRun } from './run.ts';
+import { connectionProvider } from './custom-adapters.ts';
 
 // Connections: matched by name in their folder; created as shells without credentials.
 export async function applyConnections(run: ImportRun): Promise<void> {
   const { trx, pkg, options, env, now, fail, placeOf, byType, name, connectionByZip } = run;
   for (const e of byType('connection')) {
-    const provider = String(e.body.provider);
+    const provider = connectionProvider(run, e);
     if (options.connectionsMustExist) {
       const match = await connectionNamed(trx, env, name(e), provider);
       if (match) connectionByZip.set(e.path, match.id);

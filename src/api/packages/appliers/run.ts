@@ -33,6 +33,16 @@ export interface ImportOptions {
 export { type FileType, FILE_TYPES, type Entry, type PreparedTestCase, type Obj, isObj } from '../entries.ts';
 import type { Entry, FileType } from '../entries.ts';
 
+export interface ImportedAdapter {
+  path: string;
+  id: number;
+  name: string;
+  /** The title in snake case, as the vendor's provider names begin (`acme_crm` of `acme_crm_connector_1_2`). */
+  slug: string;
+  /** The file's stem in snake case, the other way a provider name may begin. */
+  stemSlug: string;
+}
+
 export interface Applied {
   recipeStatus: Array<{ id: number; import_result: ImportResult }>;
   restart: number[];
@@ -87,8 +97,11 @@ export interface ImportRun {
   folderOf: (dir: string) => Promise<number>;
   /** Where an entry goes: its directory's folder, or the Home folder for a root asset. */
   placeOf: (entry: Entry) => Promise<number>;
+  entries: Entry[];
   byType: (type: FileType) => Entry[];
   name: (entry: Entry) => string;
+  /** The custom connectors the package brought (applied first: connections name them). */
+  adapters: ImportedAdapter[];
   connectionByZip: Map<string, number>;
   groupByZip: Map<string, number>;
   groupByDir: Map<string, number>;
@@ -171,8 +184,10 @@ export async function startRun(
     warn,
     folderOf,
     placeOf,
+    entries,
     byType,
     name,
+    adapters: [],
     connectionByZip: new Map(),
     groupByZip: new Map(),
     groupByDir: new Map(),

@@ -1,0 +1,46 @@
+# The host channel: each request is a length (4 bytes, big-endian) and a JSON object written to
+# standard input, whose answer is read back the same way. The worker answers some requests itself
+# (the call, the source, cryptography, time zones); the others go to the server (HTTP, waits,
+# account properties, a connection's new values).
+require 'json'
+require 'time'
+require 'date'
+require 'base64'
+require 'digest'
+require 'securerandom'
+require 'set'
+require 'uri'
+require 'cgi'
+require 'stringio'
+require 'strscan'
+require 'rexml/document'
+require 'yaml'
+
+module Switchboard
+  class HostError < StandardError; end
+
+  module Host
+    module_function
+
+    def io
+      @io ||= IO.new(0, 'r+b', autoclose: false).tap { |io| io.sync = true }
+    end
+
+    def request(op, fields = {})
+      json = JSON.generate(fields.merge('op' => op))
+      io.write([json.bytesize].pack('N') + json.b)
+      header = io.read(4)
+      raise HostError, 'the host channel is closed' unless header && header.bytesize == 4
+
+      body = io.read(header.unpack1('N'))
+      answer = JSON.parse(body.force_encoding('UTF-8'))
+      raise HostError, answer['error'].to_s if answer.is_a?(::Hash) && answer['error']
+
+      answer
+    end
+
+    def crypto(kind, fields)
+      request('crypto', fields.merge('kind' => kind))
+    end
+  end
+end

@@ -1,0 +1,547 @@
+// The Ruby SDK runtime against a local stand-in API: connectors written in the vendor's documented
+// style, each path run as a recipe's step or a connection test would run it.
+import assert from 'node:assert/strict';
+import { createHash, createHmac, generateKeyPairSync, verify } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { sqliteOnly } from '../../../test/test-database.ts';
+import { startDemoApi, type DemoApi } from '../../../test/stand-ins/sdk-demo-api.ts';
+import { DEMO } from '../../../test/stand-ins/sdk-demo-connector.ts';
+import { createDirectHost } from './direct-host.ts';
+import { installedRubySnapshotFile } from './ruby-sandbox.ts';
+import { createConnectorRuntime, type ConnectorOutcome, type ConnectorParams } from './runtime.ts';
+
+// The Ruby runtime uses no database: its tests run once, in the SQLite suite.
+const NO_DATABASE = sqliteOnly('the Ruby runtime uses no database');
+
+let api: DemoApi;
+const runtime = createConnectorRuntime({
+  workers: 2,
+  memoryBytes: 64 * 1024 * 1024,
+  snapshotFiles: [installedRubySnapshotFile()],
+  timeoutMs: 20_000,
+});
+const updates: Array<Record<string, unknown>> = [];
+const host = createDirectHost({
+  accountProperties: { region: 'eu-west' },
+  lookupTables: { countries: [{ code: 'FR', name: 'France' }] },
+  onConnectionUpdate: (settings) => {
+    updates.push(settings);
+  },
+});
+
+before(async () => {
+  api = await startDemoApi();
+});
+after(async () => {
+  await runtime.close();
+  await host.close();
+  await api.close();
+});
+
+function settings(): Record<string, unknown> {
+  return { base: api.url, user: 'ada', password: 'lovelace' };
+}
+
+async function run(
+  path: string,
+  params: ConnectorParams = {},
+  source = DEMO,
+  workspaceId = 1,
+): Promise<ConnectorOutcome> {
+  return runtime.invoke(
+    { source, connectorName: 'Acme', workspaceId, path, params: { settings: settings(), ...params } },
+    host,
+  );
+}
+
+// The values are the connector's JSON: read freely in assertions.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function value(outcome: ConnectorOutcome): any {
+  if (!outcome.ok) assert.fail(`expected success, got ${outcome.error.message}`);
+  return outcome.value;
+}
+
+describe('connection and test', { skip: NO_DATABASE }, () => {
+  test('basic_auth: apply sets user and password; test passes with the right ones and fails naming the connector otherwise', async () => {
+    assert.deepEqual(value(await run('test')), { user: 'ada' });
+    assert.equal(api.requests.at(-1)!.headers.authorization, `Basic ${Buffer.from('ada:lovelace').toString('base64')}`);
+    const failed = await run('test', { settings: { ...settings(), password: 'wrong' } });
+    assert.equal(failed.ok, false);
+    if (!failed.ok) {
+      assert.equal(failed.error.kind, 'http');
+      assert.equal(failed.error.status, 401);
+      assert.match(failed.error.message, /^Acme \(test\): 401 Unauthorized: \{"message":"bad credentials"\}/);
+    }
+  });
+
+  test('api_key: headers and params added by apply', async () => {
+    const source = DEMO.replace(
+      /authorization: \{\n      type: 'basic_auth',[\s\S]*?\n    \},\n    base_uri/,
+      `authorization: {
+      type: 'api_key',
+      apply: lambda do |connection|
+        headers('X-Api-Key': connection['key'])
+        params(api_key: connection['key']) if connection['in_query']
+      end
+    },
+    base_uri`,
+    ).replace("get('/basic/me')", "get('/key/me')");
+    assert.deepEqual(value(await run('test', { settings: { base: api.url, key: 'k-123' } }, source)), {
+      user: 'key-holder',
+    });
+    assert.equal(api.requests.at(-1)!.headers['x-api-key'], 'k-123');
+    value(await run('test', { settings: { base: api.url, key: 'k-123', in_query: true } }, source));
+    assert.equal(api.requests.at(-1)!.url, '/key/me?api_key=k-123');
+  });
+
+  test('custom_auth: acquire on connect, then a 401 matched by refresh_on acquires again, retries once and tells the host the new token', async () => {
+    const source = String.raw`{
+      title: 'Acme tokens',
+      connection: {
+        fields: [{ name: 'client_id' }, { name: 'client_secret', control_type: 'password' }],
+        authorization: {
+          type: 'custom_auth',
+          acquire: lambda do |connection|
+            response = post("#{connection['base']}/auth/token").
+              payload(client_id: connection['client_id'], client_secret: connection['client_secret']).
+              request_format_www_form_urlencoded
+            { access_token: response['access_token'] }
+          end,
+          refresh_on: [401],
+          apply: lambda do |connection|
+            headers(Authorization: "Bearer #{connection['access_token']}")
+          end
+        },
+        base_uri: lambda { |connection| connection['base'] }
+      },
+      test: lambda { |connection| get('/bearer/me') }
+    }`;
+    const base = { base: api.url, client_id: 'cid', client_secret: 'cs' };
+    updates.length = 0;
+    const connected = await run('connection.authorize', { settings: base }, source);
+    assert.deepEqual(value(connected), { authorized: true });
+    const token = api.tokens.at(-1)!;
+    assert.deepEqual(connected.settings, { ...base, access_token: token });
+    assert.deepEqual(updates.at(-1), { ...base, access_token: token });
+
+    api.expireTokens();
+    const before = api.tokens.length;
+    const outcome = await run('test', { settings: { ...base, access_token: token } }, source);
+    assert.equal(value(outcome).user, 'bearer');
+    assert.equal(api.tokens.length, before + 1, 'acquire ran once');
+    assert.equal(value(outcome).token, api.tokens.at(-1));
+    assert.equal(outcome.settings?.access_token, api.tokens.at(-1));
+    assert.equal(updates.at(-1)?.access_token, api.tokens.at(-1));
+
+    const badClient = await run('connection.authorize', { settings: { ...base, client_secret: 'nope' } }, source);
+    assert.equal(badClient.ok, false);
+    if (!badClient.ok)
+      assert.match(badClient.error.message, /^Acme \(connection\.authorize, line 11\): 401 Unauthorized/);
+  });
+
+  test('oauth2: the code is exchanged at token_url, the refresh token renews an expired access token, detect_on finds an error in a 200', async () => {
+    const source = String.raw`{
+      title: 'Acme OAuth',
+      connection: {
+        fields: [{ name: 'client_id' }, { name: 'client_secret' }],
+        authorization: {
+          type: 'oauth2',
+          authorization_url: lambda { |connection| "#{connection['base']}/oauth/authorize?scope=read" },
+          token_url: lambda { |connection| "#{connection['base']}/oauth/token" },
+          detect_on: [/invalid_token/],
+          refresh_on: [401, /invalid_token/],
+          apply: lambda do |connection, access_token|
+            headers(Authorization: "Bearer #{access_token}")
+          end
+        },
+        base_uri: lambda { |connection| connection['base'] }
+      },
+      test: lambda { |connection| get('/soft/me') }
+    }`;
+    const base = { base: api.url, client_id: 'cid', client_secret: 'cs' };
+    assert.equal(
+      value(await run('connection.authorization.authorization_url', { settings: base }, source)),
+      `${api.url}/oauth/authorize?scope=read`,
+    );
+    const acquired = await run(
+      'connection.authorization.acquire',
+      { settings: base, oauth2_code: 'code-1', redirect_url: 'http://sb/oauth/callback' },
+      source,
+    );
+    assert.equal(value(acquired).refresh_token, 'refresh-1');
+    const exchange = api.requests.at(-1)!;
+    assert.equal(new URLSearchParams(exchange.body).get('redirect_uri'), 'http://sb/oauth/callback');
+    assert.equal(new URLSearchParams(exchange.body).get('client_secret'), 'cs');
+
+    api.expireTokens();
+    const outcome = await run(
+      'test',
+      { settings: { ...base, access_token: 'stale', refresh_token: 'refresh-1' } },
+      source,
+    );
+    assert.equal(value(outcome).user, 'soft');
+    assert.equal(outcome.settings?.access_token, api.tokens.at(-1));
+    assert.equal(outcome.settings?.refresh_token, 'refresh-1');
+
+    const noRefresh = await run('test', { settings: { ...base, access_token: 'stale' } }, source);
+    assert.equal(noRefresh.ok, false);
+    if (!noRefresh.ok) assert.match(noRefresh.error.message, /no refresh token/);
+  });
+
+  test('multi: `selected` picks one of the options', async () => {
+    const source = String.raw`{
+      title: 'Acme multi',
+      connection: {
+        authorization: {
+          type: 'multi',
+          selected: lambda { |connection| connection['auth_type'] },
+          options: {
+            basic: { type: 'basic_auth', apply: lambda { |connection| user('ada'); password('lovelace') } },
+            key: { type: 'api_key', apply: lambda { |connection| headers('X-Api-Key' => 'k-123') } }
+          }
+        },
+        base_uri: lambda { |connection| connection['base'] }
+      },
+      test: lambda { |connection| get(connection['auth_type'] == 'key' ? '/key/me' : '/basic/me') }
+    }`;
+    assert.equal(
+      value(await run('test', { settings: { base: api.url, auth_type: 'key' } }, source)).user,
+      'key-holder',
+    );
+    assert.equal(value(await run('test', { settings: { base: api.url, auth_type: 'basic' } }, source)).user, 'ada');
+    const unknown = await run('test', { settings: { base: api.url, auth_type: 'oauth' } }, source);
+    assert.equal(unknown.ok, false);
+    if (!unknown.ok) assert.match(unknown.error.message, /"oauth" is not one of the options/);
+  });
+});
+
+describe('actions', { skip: NO_DATABASE }, () => {
+  test('execute: a method called, the request sent lazily as JSON, after_response given code, body and headers', async () => {
+    const out = value(await run('actions.create_record.execute', { input: { name: '  new_thing ' } }));
+    assert.equal(out.name, 'New thing!');
+    assert.equal(out.status, 201);
+    assert.equal(out.had_content_type, 'application/json');
+    const sent = api.requests.at(-1)!;
+    assert.equal(sent.headers['content-type'], 'application/json');
+    assert.deepEqual(JSON.parse(sent.body), { name: 'New thing!' });
+  });
+
+  test('input_fields and output_fields from object definitions (nested, with ignored/required)', async () => {
+    assert.deepEqual(value(await run('actions.create_record.input_fields')), [{ name: 'name', optional: false }]);
+    assert.deepEqual(value(await run('actions.create_record.output_fields')), [
+      { name: 'id', type: 'integer' },
+      { name: 'name' },
+      { name: 'owner', type: 'object', properties: [{ name: 'email' }] },
+    ]);
+    assert.deepEqual(value(await run('actions.create_record.config_fields')), [
+      { name: 'kind', control_type: 'select', pick_list: 'colors' },
+    ]);
+  });
+
+  test('the whole action (`actions.NAME`): a required input field missing fails, present it runs', async () => {
+    const missing = await run('actions.create_record', { input: {} });
+    assert.equal(missing.ok, false);
+    if (!missing.ok) {
+      assert.equal(missing.error.kind, 'input');
+      assert.match(missing.error.message, /Name is required/);
+    }
+    assert.equal(value(await run('actions.create_record', { input: { name: 'x' } })).name, 'X!');
+  });
+
+  test('params, PUT with a payload, symbols and strings alike in input', async () => {
+    const out = value(await run('actions.search_records.execute', { input: { since: 3 } }));
+    assert.deepEqual(out, {
+      records: [
+        { id: 4, name: 'record 4' },
+        { id: 5, name: 'record 5' },
+      ],
+      count: 2,
+      more: true,
+    });
+    assert.equal(api.requests.at(-1)!.url, '/records?since=3');
+    assert.deepEqual(value(await run('actions.update_record.execute', { input: { id: 4, name: 'n' } })), {
+      id: 4,
+      method: 'PUT',
+      name: 'n',
+    });
+  });
+
+  test('core extensions, workato helpers, account properties and lookup tables', async () => {
+    const out = value(await run('actions.helpers.execute', { input: { name: 'Ada' } }));
+    assert.deepEqual(out, {
+      present: false,
+      blank: true,
+      presence: null,
+      try: null,
+      label: 'First name',
+      param: 'a=x+y&b%5B%5D=1&b%5B%5D=2',
+      b64: 'aGVsbG8=',
+      unb64: 'hello',
+      url: 'a+b%26c',
+      sha: createHash('sha256').update('abc').digest('hex'),
+      md5: createHash('md5').update('abc').digest('hex'),
+      hmac: createHmac('sha256', 'key').update('data').digest('hex'),
+      month_later: '2024-02-29T10:30:00Z',
+      days_ago: '2024-01-29',
+      beginning: '2024-01-01T00:00:00Z',
+      end_of_day: '23:59:59',
+      date_plus: '2024-02-29',
+      parsed: Date.UTC(2024, 1, 3, 4, 5, 6) / 1000,
+      pluck: [1, 2],
+      smart_join: 'a-b',
+      ordinal: '22nd',
+      currency: '$1,234.50',
+      is_true: true,
+      deep: { a: { b: 1, c: 2 } },
+      indifferent: 'Ada',
+      except: { b: 2 },
+      uuid: 36,
+      parsed_json: [1],
+      property: 'eu-west',
+      country: 'France',
+      pluralize: 'companies',
+      titled: 'Hello World',
+      strip_tags: 'bold',
+      csv: [{ a: '1', b: 'x,y' }],
+      yaml: ['x'],
+      yaml_out: '---\nk: v\n',
+      zone: -5 * 3600,
+      now_class: 'Time',
+    });
+  });
+
+  test('request formats: form, XML both ways, multipart, raw', async () => {
+    const out = value(await run('actions.formats.execute'));
+    assert.deepEqual(out.form, {
+      contentType: 'application/x-www-form-urlencoded',
+      form: { a: '1', b: 'two words' },
+    });
+    assert.equal(out.xml_kind, 'xml');
+    assert.deepEqual(out.xml_items, ['one', 'two']);
+    assert.equal(
+      out.xml_sent,
+      "<?xml version='1.0' encoding='UTF-8'?><order xmlns='urn:acme'><id>7</id><lines><sku>a</sku></lines><lines><sku>b</sku></lines></order>",
+    );
+    assert.deepEqual(out.upload, [
+      { name: 'note', filename: null, type: null, value: 'hi' },
+      { name: 'file', filename: 'a.txt', type: 'text/plain', value: 'file body' },
+    ]);
+    assert.equal(out.raw, '{"message":"status 202"}');
+  });
+
+  test('after_error_response handles a matching status; redirects followed or kept; an unhandled error raises', async () => {
+    const out = value(await run('actions.errors.execute'));
+    assert.deepEqual(out.handled, { handled: 404, body: { message: 'status 404' }, message: '404 Not Found' });
+    assert.deepEqual(out.redirect_kept, { code: 302, location: '/records?since=0' });
+    assert.equal(out.followed, 2);
+    assert.equal(out.unhandled, '500 Internal Server Error: {"message":"status 500"}');
+  });
+
+  test('digest_auth answers the challenge', async () => {
+    assert.deepEqual(value(await run('actions.digest.execute')), { user: 'digest' });
+  });
+
+  test('workato.jwt_encode (HS256, RS256 with header fields), jwt_decode, AES, RSA signatures', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const out = value(await run('actions.jwt.execute', { input: { key: pem } }));
+    const [h, p, s] = (out.hs as string).split('.');
+    assert.deepEqual(JSON.parse(Buffer.from(h!, 'base64url').toString()), { typ: 'JWT', alg: 'HS256' });
+    assert.deepEqual(JSON.parse(Buffer.from(p!, 'base64url').toString()), { sub: '42' });
+    assert.equal(s, createHmac('sha256', 'secret').update(`${h}.${p}`).digest('base64url'));
+    const [rh, rp, rs] = (out.rs as string).split('.');
+    assert.deepEqual(JSON.parse(Buffer.from(rh!, 'base64url').toString()), { kid: 'k1', typ: 'JWT', alg: 'RS256' });
+    assert.ok(verify('sha256', Buffer.from(`${rh}.${rp}`), publicKey, Buffer.from(rs!, 'base64url')));
+    assert.deepEqual(out.decoded, { sub: '7' });
+    assert.equal(out.aes, 'plain text');
+    assert.ok(verify('sha256', Buffer.from('payload'), publicKey, Buffer.from(out.rsa_sig as string, 'base64')));
+  });
+
+  test("puts goes to the call's log, not its output", async () => {
+    const outcome = await run('actions.log.execute', { input: { id: 7 } });
+    assert.deepEqual(value(outcome), { ok: true });
+    assert.equal(outcome.logs, 'working on 7\n');
+  });
+});
+
+describe('methods and pick lists', { skip: NO_DATABASE }, () => {
+  test('methods.NAME takes its arguments; optional ones may be left out', async () => {
+    assert.equal(value(await run('methods.format_name', { args: ['ada_lovelace'] })), 'Ada lovelace!');
+    assert.equal(value(await run('methods.format_name', { args: ['x', '?'] })), 'X?');
+  });
+
+  test('pick lists without arguments, with the connection, with keyword arguments', async () => {
+    assert.deepEqual(value(await run('pick_lists.colors')), [
+      ['Red', 'red'],
+      ['Blue', 'blue'],
+    ]);
+    assert.deepEqual(value(await run('pick_lists.records')), [
+      ['record 1', 1],
+      ['record 2', 2],
+    ]);
+    assert.deepEqual(value(await run('pick_lists.cities', { args: { country: 'FR' } })), [['Paris', 'paris']]);
+  });
+});
+
+describe('triggers', { skip: NO_DATABASE }, () => {
+  before(() => api.resetRecords());
+
+  test('poll: pages while can_poll_more, next_poll carried, dedup keys; poll_page one page', async () => {
+    const all = value(await run('triggers.new_records.poll', { input: { since: 0 } }));
+    assert.deepEqual(
+      all.events.map((e: { id: number }) => e.id),
+      [5, 4, 3, 2, 1],
+    );
+    assert.equal(all.can_poll_more, false);
+    assert.equal(all.next_poll, 5);
+    const page = value(await run('triggers.new_records.poll_page', { input: {}, closure: 2 }));
+    assert.deepEqual(page, {
+      events: [
+        { id: 4, name: 'record 4' },
+        { id: 3, name: 'record 3' },
+      ],
+      can_poll_more: true,
+      next_poll: 4,
+    });
+    const events = value(await run('triggers.new_records.poll_events', { input: {}, closure: 4 }));
+    assert.deepEqual(events.events, [{ event: { id: 5, name: 'record 5' }, dedup: '5@record 5' }]);
+    assert.equal(value(await run('triggers.new_records.dedup', { input: { id: 9, name: 'n' } })), '9@n');
+    assert.deepEqual(value(await run('triggers.new_records.output_fields')), [
+      { name: 'id', type: 'integer' },
+      { name: 'name' },
+    ]);
+  });
+
+  test('webhook: subscribe with the webhook URL, notification maps payload, headers and params to events, unsubscribe', async () => {
+    const subscribed = value(
+      await run('triggers.record_hook.webhook_subscribe', { webhook_url: 'http://sb/webhooks/x', input: {} }),
+    );
+    assert.deepEqual(subscribed, { id: `h${api.hooks.size}` });
+    assert.equal(api.hooks.get(subscribed.id), 'http://sb/webhooks/x');
+    const events = value(
+      await run('triggers.record_hook.webhook_notification', {
+        input: {},
+        payload: { records: [{ id: 1 }, { id: 2 }] },
+        headers: { x_source: 'acme' },
+        params: { filter: 'all' },
+      }),
+    );
+    assert.deepEqual(events, [
+      { id: 1, via: 'acme', filter: 'all' },
+      { id: 2, via: 'acme', filter: 'all' },
+    ]);
+    value(await run('triggers.record_hook.webhook_unsubscribe', { webhook_subscribe_output: subscribed }));
+    assert.equal(api.hooks.has(subscribed.id), false);
+  });
+});
+
+describe('Ruby code (runCode, for Ruby code steps)', { skip: NO_DATABASE }, () => {
+  test('the last expression is the output; input at hand with indifferent access; the SDK methods too', async () => {
+    const outcome = await runtime.runCode(
+      {
+        code: "total = input['items'].sum { |i| i[:price] * i['qty'] }\nrecords = get(\"#{input['base']}/records\")['items']\n{ total: total, first: records.first['name'], at: now.class.name }",
+        input: {
+          items: [
+            { price: 2, qty: 3 },
+            { price: 1, qty: 1 },
+          ],
+          base: api.url,
+        },
+        workspaceId: 1,
+      },
+      host,
+    );
+    assert.deepEqual(value(outcome), { total: 7, first: 'record 1', at: 'Time' });
+    const failed = await runtime.runCode({ code: "x = 1\nraise 'bad input'", input: {}, workspaceId: 1 }, host);
+    assert.equal(failed.ok, false);
+    if (!failed.ok) assert.equal(failed.error.message, 'Ruby code (code, line 2): bad input');
+  });
+});
+
+describe('describe: the connector as data', { skip: NO_DATABASE }, () => {
+  test('title, connection fields and authorization, actions, triggers by kind, problems', async () => {
+    const out = value(await runtime.describe({ source: DEMO, connectorName: 'Acme', workspaceId: 1 }));
+    assert.equal(out.title, 'Acme');
+    assert.deepEqual(out.connection.authorization, {
+      type: 'basic_auth',
+      authorization_code: false,
+      refresh: false,
+      pkce: false,
+    });
+    assert.equal(out.connection.fields[0].name, 'base');
+    assert.equal(out.actions.create_record.title, 'Create record');
+    assert.equal(out.actions.search_records.title, 'Search records');
+    assert.equal(out.triggers.new_records.kind, 'poll');
+    assert.equal(out.triggers.record_hook.kind, 'webhook');
+    assert.equal(out.triggers.record_hook.dynamic_webhook, true);
+    assert.deepEqual(out.pick_lists, ['colors', 'records', 'cities']);
+    assert.deepEqual(out.problems, []);
+  });
+});
+
+describe('bad input: a clear error naming the connector, the path and the line', { skip: NO_DATABASE }, () => {
+  test('Ruby that does not parse', async () => {
+    const outcome = await run('test', {}, "{\n  title: 'x',\n  test: lambda do |c|\n    get('/a'\n  end\n}");
+    assert.equal(outcome.ok, false);
+    if (!outcome.ok) {
+      assert.equal(outcome.error.kind, 'syntax');
+      assert.match(outcome.error.message, /^Acme \(test, line \d\): syntax error/);
+      assert.doesNotMatch(outcome.error.message, /\u001b/);
+    }
+  });
+
+  test('a hash without a title, and a source that is not a hash', async () => {
+    const noTitle = await run('test', {}, '{ test: lambda { true } }');
+    assert.equal(noTitle.ok, false);
+    if (!noTitle.ok)
+      assert.equal(noTitle.error.message, "Acme (test): the connector has no title (its Hash needs a 'title' key)");
+    const notHash = await run('test', {}, '[1, 2]');
+    assert.equal(notHash.ok, false);
+    if (!notHash.ok) assert.match(notHash.error.message, /must evaluate to a Hash, not Array/);
+  });
+
+  test('error() and a plain exception: the message and the line of the lambda', async () => {
+    const failed = await run('actions.fail_on_purpose.execute', { input: { value: 3 } });
+    assert.equal(failed.ok, false);
+    if (!failed.ok) {
+      assert.equal(failed.error.kind, 'error');
+      assert.equal(failed.error.line, DEMO.split('\n').findIndex((l) => l.includes('error("the value')) + 1);
+      assert.equal(
+        failed.error.message,
+        `Acme (actions.fail_on_purpose.execute, line ${failed.error.line}): the value 3 is not accepted`,
+      );
+    }
+    const plain = await run('actions.raise_plain.execute');
+    assert.equal(plain.ok, false);
+    if (!plain.ok) {
+      assert.equal(plain.error.rubyClass, 'NoMethodError');
+      assert.match(plain.error.message, /line \d+\): undefined method 'upcase' for nil/);
+    }
+  });
+
+  test('an unknown path, action or method', async () => {
+    for (const [path, pattern] of [
+      ['actions.nope.execute', /no action named nope/],
+      ['methods.nope', /no method named nope/],
+      ['actions.create_record.frobnicate', /not a path this runtime knows/],
+    ] as const) {
+      const outcome = await run(path);
+      assert.equal(outcome.ok, false, path);
+      if (!outcome.ok) assert.match(outcome.error.message, pattern);
+    }
+  });
+
+  test('a request the host cannot make (nothing listens): the step fails, the next call works', async () => {
+    const outcome = await run('test', { settings: { ...settings(), base: 'http://127.0.0.1:1' } });
+    assert.equal(outcome.ok, false);
+    if (!outcome.ok) assert.match(outcome.error.message, /ECONNREFUSED/);
+    assert.equal(value(await run('test')).user, 'ada');
+  });
+
+  test('a response that is not what response_format_json says', async () => {
+    const source = String.raw`{ title: 't', test: lambda { |c| get("#{c['base']}/xml").response_format_json } }`;
+    const outcome = await run('test', {}, source);
+    assert.equal(outcome.ok, false);
+    if (!outcome.ok) assert.match(outcome.error.message, /the answer is not JSON/);
+  });
+});

@@ -1,0 +1,323 @@
+// Custom connectors' runtime: runs a path of a connector written in the vendor's Ruby SDK
+// (`test`, `actions.<name>.execute`, `triggers.<name>.poll`...) in the Ruby sandbox, and answers
+// what the connector's code asks of the server through the `ConnectorHost` its caller gives: every
+// HTTP request, so the caller's transport applies the outbound rules, timeouts and logging; the
+// values `acquire` or `refresh` return, so the caller stores them; account properties, lookups.
+import { createHash, randomInt } from 'node:crypto';
+import { createRubySandbox, type RubySandbox, type RubySandboxOptions } from './ruby-sandbox.ts';
+import type { HostOp } from './ruby-worker.ts';
+
+/** One HTTP request of a connector, as its code built it (authentication applied, URL absolute). */
+export interface SdkHttpRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: Uint8Array | null;
+  /** true: follow every redirect; false: give a 3xx back; null: follow for GET and HEAD only. */
+  followRedirects: boolean | null;
+  /** `tls_client_cert`: PEM texts. */
+  clientCertificate?: { certificate: string; key: string; passphrase: string | null; intermediates: string[] };
+  /** `tls_server_certs`: PEM certificates to trust (strict: only them). */
+  serverCertificates?: { certificates: string[]; strict: boolean };
+}
+
+export interface SdkHttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array;
+  /** The URL that answered, after redirects. */
+  url: string;
+}
+
+/** A request that could not be made (refused, unreachable, timed out): the connector's code sees the message. */
+export class SdkHttpError extends Error {
+  override name = 'SdkHttpError';
+  readonly timeout: boolean;
+  constructor(message: string, options: { timeout?: boolean } = {}) {
+    super(message);
+    this.timeout = options.timeout ?? false;
+  }
+}
+
+/** What the server lends a running connector. */
+export interface ConnectorHost {
+  http(request: SdkHttpRequest): Promise<SdkHttpResponse>;
+  /** `account_property(name)`: the workspace's property (environment property), or null. */
+  accountProperty?(name: string): Promise<string | null>;
+  /** `lookup(table, conditions)`: the first matching row of a lookup table, or null. */
+  lookup?(table: string, conditions: Record<string, unknown>): Promise<Record<string, unknown> | null>;
+  /** `acquire` or `refresh` gave the connection new values (tokens): store them. */
+  connectionUpdated?(settings: Record<string, unknown>): Promise<void>;
+}
+
+/** Named parameters of a path, as the vendor's `exec` command names them. */
+export interface ConnectorParams {
+  settings?: Record<string, unknown>;
+  input?: unknown;
+  args?: unknown;
+  closure?: unknown;
+  continue?: unknown;
+  config_fields?: Record<string, unknown>;
+  extended_input_schema?: unknown[];
+  extended_output_schema?: unknown[];
+  payload?: unknown;
+  headers?: Record<string, unknown>;
+  params?: Record<string, unknown>;
+  webhook_url?: string;
+  webhook_subscribe_output?: unknown;
+  oauth2_code?: string;
+  redirect_url?: string;
+  refresh_token?: string;
+  recipe_id?: string;
+}
+
+export interface ConnectorCall {
+  /** The connector's Ruby source. */
+  source: string;
+  /** Names this version of the source (default: its SHA-256). */
+  sourceKey?: string;
+  /** Named in error messages (the connector's title or name). */
+  connectorName: string;
+  /** Whose call this is: a call never sees what a call of another workspace or scope left. */
+  workspaceId: number | string;
+  /** Narrower than the workspace (a recipe, a connection): calls of other scopes are isolated too. */
+  scope?: string;
+  path: string;
+  params?: ConnectorParams;
+  /** CPU time of the call (waits for the server excluded). */
+  timeoutMs?: number;
+  /** Wall time of the call, waits included. */
+  wallTimeoutMs?: number;
+}
+
+export interface ConnectorFailure {
+  /** `syntax`, `definition`, `http`, `timeout`, `input`, `error` (the connector's `error`), `memory`, `stack`, `cpu_time`, `crashed`, `exception`... */
+  kind: string;
+  /** The Ruby class of the error, when Ruby raised it. */
+  rubyClass: string | null;
+  /** What the user reads: names the connector, the path and the line. */
+  message: string;
+  /** The error's own text. */
+  detail: string;
+  line: number | null;
+  /** The HTTP status of a failed request. */
+  status: number | null;
+}
+
+export type ConnectorOutcome =
+  | { ok: true; value: unknown; settings?: Record<string, unknown>; logs: string }
+  | { ok: false; error: ConnectorFailure; settings?: Record<string, unknown>; logs: string };
+
+export interface RubyCodeCall {
+  code: string;
+  input: Record<string, unknown>;
+  workspaceId: number | string;
+  scope?: string;
+  timeoutMs?: number;
+  wallTimeoutMs?: number;
+}
+
+export interface ConnectorRuntime {
+  /** Run a path of a connector. Never throws for what the connector does: its failures are outcomes. */
+  invoke(call: ConnectorCall, host: ConnectorHost): Promise<ConnectorOutcome>;
+  /** The connector as data (title, connection fields and authorization, actions, triggers). */
+  describe(call: Omit<ConnectorCall, 'path' | 'params'>): Promise<ConnectorOutcome>;
+  /** Run Ruby code with `input` at hand (a Ruby code step): the value of its last expression. */
+  runCode(call: RubyCodeCall, host: ConnectorHost): Promise<ConnectorOutcome>;
+  /** Start loading an interpreter now (a recipe with a custom connector starts). */
+  warm(): void;
+  workerMemory(): Promise<Array<{ wasmBytes: number; heapBytes: number }>>;
+  close(): Promise<void>;
+}
+
+export interface ConnectorRuntimeOptions extends RubySandboxOptions {
+  /** Defaults of a call's limits. */
+  timeoutMs?: number;
+  wallTimeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_WALL_TIMEOUT_MS = 180_000;
+
+export function sourceKeyOf(source: string): string {
+  return createHash('sha256').update(source).digest('hex').slice(0, 32);
+}
+
+function b64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+interface RubyAnswer {
+  ok: boolean;
+  value?: unknown;
+  settings?: Record<string, unknown>;
+  error?: { class?: string; message?: string; line?: number | null; status?: number; kind?: string };
+}
+
+/** The host ops of a running call, answered through the caller's host. */
+function hostOps(host: ConnectorHost): (op: HostOp) => Promise<unknown> {
+  return async (op) => {
+    switch (op.op) {
+      case 'http': {
+        const r = (op.request ?? {}) as Record<string, unknown>;
+        const request: SdkHttpRequest = {
+          method: String(r.method ?? 'GET'),
+          url: String(r.url ?? ''),
+          headers: (r.headers ?? {}) as Record<string, string>,
+          body: typeof r.body === 'string' ? Buffer.from(r.body, 'base64') : null,
+          followRedirects: typeof r.follow_redirects === 'boolean' ? r.follow_redirects : null,
+        };
+        const tls = r.tls as Record<string, unknown> | undefined;
+        if (tls)
+          request.clientCertificate = {
+            certificate: String(tls.certificate ?? ''),
+            key: String(tls.key ?? ''),
+            passphrase: typeof tls.passphrase === 'string' ? tls.passphrase : null,
+            intermediates: Array.isArray(tls.intermediates) ? tls.intermediates.map(String) : [],
+          };
+        const server = r.tls_server as Record<string, unknown> | undefined;
+        if (server)
+          request.serverCertificates = {
+            certificates: Array.isArray(server.certificates) ? server.certificates.map(String) : [],
+            strict: server.strict !== false,
+          };
+        try {
+          const response = await host.http(request);
+          return { status: response.status, headers: response.headers, body: b64(response.body), url: response.url };
+        } catch (error) {
+          if (error instanceof SdkHttpError && error.timeout) return { timeout: true, message: error.message };
+          return { error: error instanceof Error ? error.message : String(error) };
+        }
+      }
+      case 'account_property':
+        return { value: host.accountProperty ? await host.accountProperty(String(op.name ?? '')) : null };
+      case 'lookup':
+        if (!host.lookup) return { error: 'lookup tables are not available here' };
+        return { row: await host.lookup(String(op.table ?? ''), (op.conditions ?? {}) as Record<string, unknown>) };
+      case 'connection_update':
+        await host.connectionUpdated?.((op.settings ?? {}) as Record<string, unknown>);
+        return {};
+      default:
+        return { error: `unknown request ${String(op.op)}` };
+    }
+  };
+}
+
+function failure(
+  name: string,
+  path: string,
+  kind: string,
+  detail: string,
+  extra: Partial<ConnectorFailure> = {},
+): ConnectorFailure {
+  const line = extra.line ?? null;
+  const where = line === null ? path : `${path}, line ${line}`;
+  return {
+    kind,
+    rubyClass: extra.rubyClass ?? null,
+    message: `${name} (${where}): ${detail}`,
+    detail,
+    line,
+    status: extra.status ?? null,
+  };
+}
+
+export function createConnectorRuntime(options: ConnectorRuntimeOptions): ConnectorRuntime {
+  let sandbox: RubySandbox | null = null;
+  const getSandbox = () => (sandbox ??= createRubySandbox(options));
+
+  async function execute(
+    name: string,
+    path: string,
+    key: string,
+    call: Record<string, unknown>,
+    source: string,
+    limits: { timeoutMs?: number; wallTimeoutMs?: number },
+    host: ConnectorHost,
+  ): Promise<ConnectorOutcome> {
+    const run = await getSandbox().run(
+      {
+        key,
+        call: { ...call, seed: randomInt(0, 2 ** 47) },
+        source,
+        timeoutMs: limits.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        wallTimeoutMs: limits.wallTimeoutMs ?? options.wallTimeoutMs ?? DEFAULT_WALL_TIMEOUT_MS,
+      },
+      hostOps(host),
+    );
+    if (!run.ok) {
+      const kind = run.reason === 'timeout' ? 'cpu_time' : run.reason;
+      return { ok: false, error: failure(name, path, kind, run.message), logs: run.logs };
+    }
+    const answer = run.result as RubyAnswer;
+    const settings = answer.settings ? { settings: answer.settings } : {};
+    if (answer.ok) return { ok: true, value: answer.value ?? null, ...settings, logs: run.logs };
+    const error = answer.error ?? {};
+    return {
+      ok: false,
+      error: failure(name, path, error.kind ?? 'exception', error.message ?? 'the code failed', {
+        rubyClass: error.class ?? null,
+        line: typeof error.line === 'number' ? error.line : null,
+        status: typeof error.status === 'number' ? error.status : null,
+      }),
+      ...settings,
+      logs: run.logs,
+    };
+  }
+
+  function keyOf(workspaceId: number | string, scope: string | undefined, sourceKey: string): string {
+    return JSON.stringify([String(workspaceId), scope ?? '', sourceKey]);
+  }
+
+  const noHost: ConnectorHost = {
+    http: () => Promise.reject(new SdkHttpError('no request can be made while describing a connector')),
+  };
+
+  return {
+    invoke(call, host) {
+      const sourceKey = call.sourceKey ?? sourceKeyOf(call.source);
+      return execute(
+        call.connectorName,
+        call.path,
+        keyOf(call.workspaceId, call.scope, sourceKey),
+        { source_key: sourceKey, path: call.path, params: call.params ?? {} },
+        call.source,
+        call,
+        host,
+      );
+    },
+    describe(call) {
+      const sourceKey = call.sourceKey ?? sourceKeyOf(call.source);
+      return execute(
+        call.connectorName,
+        'describe',
+        keyOf(call.workspaceId, call.scope, sourceKey),
+        { source_key: sourceKey, path: 'describe', params: {} },
+        call.source,
+        call,
+        noHost,
+      );
+    },
+    runCode(call, host) {
+      return execute(
+        'Ruby code',
+        'code',
+        keyOf(call.workspaceId, `code:${call.scope ?? ''}`, sourceKeyOf(call.code)),
+        { code: true, input: call.input },
+        call.code,
+        call,
+        host,
+      );
+    },
+    warm() {
+      getSandbox().warm();
+    },
+    workerMemory() {
+      return sandbox ? sandbox.workerMemory() : Promise.resolve([]);
+    },
+    async close() {
+      await sandbox?.close();
+      sandbox = null;
+    },
+  };
+}
