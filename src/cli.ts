@@ -308,6 +308,7 @@ const COMMANDS: Record<string, Command> = {
     },
     async run(values, config) {
       const { deployProject } = await import('./api/deployments/deploy-client.ts');
+      const { junitAndEmpty } = await import('./api/test_cases/test-client.ts');
       const { CallRefused } = await import('./cli-http.ts');
       const project = typeof values.project === 'string' ? values.project.trim() : '';
       if (!/^[fF]?\d{1,15}$/.test(project)) throw new UsageError('--project must be a project id (or f<folder id>)');
@@ -316,13 +317,9 @@ const COMMANDS: Record<string, Command> = {
       if (!token)
         throw new UsageError('a developer API token of the dev environment is needed: --token or SWITCHBOARD_TOKEN');
       const runTests = values['run-tests'] === true;
-      if (!runTests && (values.junit !== undefined || values['allow-empty'] !== undefined))
-        throw new UsageError('--junit and --allow-empty go with --run-tests');
       const targetToken = typeof values['target-token'] === 'string' ? values['target-token'] : config.cliTargetToken;
       if (runTests && !targetToken)
-        throw new UsageError(
-          `--run-tests runs the test cases in ${String(values.to)}: a developer API token of that environment is needed: --target-token or SWITCHBOARD_TARGET_TOKEN`,
-        );
+        throw new UsageError('--run-tests needs a token of the target: --target-token or SWITCHBOARD_TARGET_TOKEN');
       const timeout = values.timeout === undefined ? 600 : Number(values.timeout);
       if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400)
         throw new UsageError('--timeout must be a whole number of seconds from 1 to 86400');
@@ -368,7 +365,7 @@ const COMMANDS: Record<string, Command> = {
       timeout: { type: 'string' },
     },
     async run(values, config) {
-      const { runTests } = await import('./api/test_cases/test-client.ts');
+      const { runTests, junitAndEmpty } = await import('./api/test_cases/test-client.ts');
       const { CallRefused } = await import('./cli-http.ts');
       const given = (['project', 'recipe', 'folder'] as const).filter((k) => typeof values[k] === 'string');
       if (given.length !== 1) throw new UsageError('give exactly one of --project, --recipe or --folder');
@@ -458,14 +455,6 @@ const COMMANDS: Record<string, Command> = {
 };
 
 class UsageError extends Error {}
-
-/** `--junit FILE` and `--allow-empty` of `test` and `deploy --run-tests`. */
-function junitAndEmpty(values: Record<string, string | boolean | undefined>) {
-  return {
-    ...(typeof values.junit === 'string' ? { junitFile: values.junit } : {}),
-    allowEmpty: values['allow-empty'] === true,
-  };
-}
 
 function parseWindow(flag: string, text: string): { requests: number; seconds: number } {
   const match = /^(\d{1,9})\/(\d{1,9})$/.exec(text.trim());

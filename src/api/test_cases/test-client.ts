@@ -81,6 +81,14 @@ export function junitXml(run: RunRequest, seconds: number): string {
   return lines.join('\n');
 }
 
+/** `--junit FILE` and `--allow-empty` of `switchboard test` and `switchboard deploy --run-tests`. */
+export function junitAndEmpty(values: Record<string, string | boolean | undefined>) {
+  return {
+    ...(typeof values.junit === 'string' ? { junitFile: values.junit } : {}),
+    allowEmpty: values['allow-empty'] === true,
+  };
+}
+
 /** Run the test cases; the exit status. */
 export async function runTests(req: TestRequest): Promise<number> {
   const started = Date.now();
