@@ -72,6 +72,12 @@ const BENCHMARKS: Record<
       "custom connectors' Ruby runtime: the first call of a fresh process, a call's p50/p99 and calls/s beside the same GET made directly, a workspace switch on one interpreter, each Ruby worker's memory [--calls N --concurrency N]",
     load: () => import('./connectors.ts'),
   },
+  agents: {
+    summary:
+      "MCP tool calls per second against a skill recipe and an endpoint recipe beside the same steps through the API endpoint; the agent loop's own time per turn beside the stand-in model's [--seconds N --connections N --turns N --runs N]",
+    postgres: true,
+    load: () => import('./agents.ts'),
+  },
   retention: {
     summary:
       'job retention: the database size (SQLite: the file; PostgreSQL: pg_database_size) under a steady job load with a short retention, round by round [--rounds N --jobs N]',

@@ -77,6 +77,10 @@ export interface Config {
   /** The command line's `connector exec`: the proxy and extra CA certificates of the environment. */
   readonly outboundProxy: { readonly http?: string; readonly https?: string; readonly noProxy?: string };
   readonly sslCertFile: string | undefined;
+  /** How long one call of a model (AI steps, Genies) may take, streaming included. */
+  readonly modelTimeoutMs: number;
+  /** How long an MCP tool call waits for its job before it answers a timeout. */
+  readonly mcpCallTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -148,6 +152,8 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'https_proxy',
   'no_proxy',
   'SSL_CERT_FILE',
+  'MODEL_TIMEOUT_MS',
+  'MCP_CALL_TIMEOUT_MS',
 ];
 
 export const DEFAULT_SECRETS_ENV_PREFIX = 'SWITCHBOARD_SECRET_';
@@ -319,6 +325,10 @@ export function loadConfig(env: Env = process.env): Config {
       ...optional('noProxy', str(env, 'NO_PROXY') ?? str(env, 'no_proxy')),
     }),
     sslCertFile: str(env, 'SSL_CERT_FILE'),
+    // One call of a model connection (AI steps, Genie turns): a local model on a CPU can be slow.
+    modelTimeoutMs: intSetting(env, 'MODEL_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    // How long an MCP tool call waits for its job (the API platform's recipe calls wait GATEWAY_TIMEOUT_MS).
+    mcpCallTimeoutMs: intSetting(env, 'MCP_CALL_TIMEOUT_MS', 60_000, 100, 600_000),
   });
 }
 

@@ -130,6 +130,27 @@ export const ERROR_CATALOG = {
     message: 'An endpoint with this method and path already exists in the collection',
   },
   recipe_not_running: { status: 422, message: 'Recipe must be running to enable the endpoint' },
+  mcp_tool_not_a_recipe: { status: 422, message: 'Tool {id} is not a recipe of this environment' },
+  mcp_tool_not_callable: {
+    status: 422,
+    message:
+      'Recipe {id} cannot be a tool: its trigger is {trigger}; tools are skill recipes (workato_skill) and recipe-backed API endpoints (workato_api_platform)',
+  },
+  mcp_tool_trigger_mismatch: { status: 422, message: 'Recipe {id} has trigger_application {actual}, not {given}' },
+  mcp_collection_server_tools: {
+    status: 422,
+    message:
+      "The tools of a server backed by an API collection are the collection's recipe-backed endpoints: change the collection",
+  },
+  mcp_user_group_unknown: {
+    status: 422,
+    message: 'User group {id} does not exist: this server has no identity provider, so it has no user groups',
+  },
+  mcp_collection_unknown: { status: 422, message: 'asset_id {id} is not an API collection of this environment' },
+  skill_recipe_not_skill: {
+    status: 422,
+    message: 'Recipe {id} is not a skill: its trigger is {trigger}, not workato_skill start_workflow',
+  },
   recipe_already_running: { status: 400, message: "Can't change the recipe state: invalid state running" },
   recipe_already_stopped: { status: 400, message: "Can't change the recipe state: invalid state stopped" },
   trigger_without_cursor: {

@@ -212,6 +212,26 @@ export const CONTRACT_EXTRAS: readonly string[] = [
   'PUT /api/event_streams/topics/:id',
   'PUT /api/event_streams/topics/:id/purge',
   'DELETE /api/event_streams/topics/:id',
+  // 23 §1: MCP servers as the vendor's CLI manages them (C-wk mcp_servers.go).
+  'GET /api/mcp/mcp_servers',
+  'POST /api/mcp/mcp_servers',
+  'GET /api/mcp/mcp_servers/:handle',
+  'PUT /api/mcp/mcp_servers/:handle',
+  'DELETE /api/mcp/mcp_servers/:handle',
+  'POST /api/mcp/mcp_servers/:handle/token_renew',
+  'GET /api/mcp/mcp_servers/:handle/tools',
+  'POST /api/mcp/mcp_servers/:handle/assign_tools',
+  'PUT /api/mcp/mcp_servers/:handle/tools/:tool_id',
+  'DELETE /api/mcp/mcp_servers/:handle/tools/:tool_id',
+  'GET /api/mcp/mcp_servers/:handle/server_policies',
+  'PUT /api/mcp/mcp_servers/:handle/server_policies',
+  'POST /api/mcp/mcp_servers/:handle/assign_user_groups',
+  'POST /api/mcp/mcp_servers/:handle/remove_user_groups',
+  'GET /api/mcp/user_groups',
+  // 23 §2: skills (C-wk skills.go).
+  'GET /api/agentic/skills',
+  'GET /api/agentic/skills/:id',
+  'POST /api/agentic/skills',
 ];
 
 /** Served for operations, documentation and tooling; not part of the catalog. */
@@ -228,6 +248,9 @@ export const OPERATIONS_ROUTES: readonly RegExp[] = [
   /^(GET|POST|PUT|PATCH|DELETE|OPTIONS) \/\*$/,
   // Inbound webhooks of running recipes (contract 20 §10.3): /webhooks/rest/<recipe key>/<event>.
   /^(GET|POST|PUT|PATCH|DELETE) \/webhooks\/rest\/:key\/:event$/,
+  // MCP servers at run time (src/mcp/): the Streamable HTTP transport, and its protected resource metadata (RFC 9728).
+  /^(GET|POST|DELETE) \/mcp\/:handle$/,
+  /^(GET|HEAD) \/\.well-known\/oauth-protected-resource\/mcp\/:handle$/,
 ];
 
 /** 'PUT /api/x/:foo/y' -> 'PUT /api/x/:/y', so parameter names do not matter. */

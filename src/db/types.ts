@@ -8,6 +8,7 @@ export type * from './tables/api-platform.ts';
 export type * from './tables/data.ts';
 export type * from './tables/recipes.ts';
 export type * from './tables/lifecycle.ts';
+export type * from './tables/agents.ts';
 import type {
   WorkspacesTable,
   UsersTable,
@@ -73,6 +74,7 @@ import type {
   ProjectBuildsTable,
   DeploymentsTable,
 } from './tables/lifecycle.ts';
+import type { AgenticSkillsTable, McpServersTable, McpToolsTable, McpPolicyCountersTable } from './tables/agents.ts';
 
 export interface Database {
   console_sessions: ConsoleSessionsTable;
@@ -117,6 +119,10 @@ export interface Database {
   event_topics: EventTopicsTable;
   event_messages: EventMessagesTable;
   recipes: RecipesTable;
+  agentic_skills: AgenticSkillsTable;
+  mcp_servers: McpServersTable;
+  mcp_tools: McpToolsTable;
+  mcp_policy_counters: McpPolicyCountersTable;
   recipe_versions: RecipeVersionsTable;
   jobs: JobsTable;
   job_lines: JobLinesTable;

@@ -24,6 +24,8 @@ import {
   type ApiCallOutcome,
   type AppFunctionOutcome,
   type RecipeCallDeps,
+  receiveSkillCall,
+  type SkillCallOutcome,
 } from './recipe-calls.ts';
 import { recoverInterruptedJobs, startJobHeartbeat } from './recovery.ts';
 import { requestProblems, requestSchemaOf } from './request-validation.ts';
@@ -39,7 +41,7 @@ import { TriggerArming } from './triggers.ts';
 import { evaluateTriggerInput, validateRecipe, type Validation } from './validate.ts';
 import { createTurns } from './turns.ts';
 
-export type { ApiCallOutcome, EngineOptions, EnqueueMeta, Validation };
+export type { ApiCallOutcome, EngineOptions, EnqueueMeta, SkillCallOutcome, Validation };
 
 export type WebhookOutcome =
   { status: 200; jobId: string | null } | { status: 404 } | { status: 429; retryAfterSeconds: number };
@@ -70,6 +72,8 @@ export interface RecipeEngine {
   ): Promise<ApiCallOutcome>;
   /** Run an app function recipe for a page's component and wait for what it returns (Workflow apps API). */
   callAppFunction(recipeId: number, environmentId: number, event: Record<string, unknown>): Promise<AppFunctionOutcome>;
+  /** An MCP client's call of a skill recipe: store it as a job of the recipe and wait for its result. */
+  receiveSkillCall(recipeId: number, environmentId: number, event: Hash, timeoutMs: number): Promise<SkillCallOutcome>;
   /** Fire the schedules that are due now (the timer calls it; tests call it with a manual clock). */
   runDueSchedules(): Promise<number>;
   /** Resolves when no job is queued or running (tests). */
@@ -255,6 +259,8 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       validatedApiRequest({ cache, settings, calls }, recipeId, environmentId, event, timeoutMs, options),
     callAppFunction: (recipeId, environmentId, event) =>
       appFunctionCall({ cache, calls, timeoutMs: ctx.config.gatewayTimeoutMs }, recipeId, environmentId, event),
+    receiveSkillCall: (recipeId, environmentId, event, timeoutMs) =>
+      receiveSkillCall(calls, recipeId, environmentId, event, timeoutMs),
     runDueSchedules: () => schedules.runDue(),
     idle: (timeoutMs = 10_000) => waitIdle(ctx, queue, [subscriptions, polls], timeoutMs),
     kick: () => queue.kick(),

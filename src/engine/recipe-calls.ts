@@ -8,6 +8,7 @@ import { StepError, type CalledJob, type CallOutcome, type EngineLimits } from '
 import { toPlain, isHash, newHash, type Hash, type Value } from '../recipe/formula/values.ts';
 import { BACKLOG_RETRY_AFTER_SECONDS } from './backlog.ts';
 import type { EnqueueMeta, JobQueue } from './queue.ts';
+import { SKILL_TRIGGERS } from '../recipe/tool-schema.ts';
 
 /** Providers whose trigger makes a recipe callable: recipe functions, and the older callable recipes. */
 export const CALLABLE_PROVIDERS: ReadonlySet<string> = new Set(['workato_recipe_function', 'workato_service']);
@@ -77,7 +78,10 @@ export async function callRecipe(
       'Bad request',
       `the recipe function ${JSON.stringify(toPlain(flow)).slice(0, 120)} does not exist in this environment`,
     );
-  if (!CALLABLE_PROVIDERS.has(target.trigger_application ?? ''))
+  if (
+    !CALLABLE_PROVIDERS.has(target.trigger_application ?? '') &&
+    !SKILL_TRIGGERS.has(target.trigger_application ?? '')
+  )
     throw new StepError('Bad request', `recipe ${target.id} is not a recipe function`);
   if (target.running !== 1) throw new StepError('Bad request', `the recipe function "${target.name}" is not running`);
   const event = newHash([
@@ -221,4 +225,39 @@ export async function receiveApiRequest(
     };
   }
   return { kind: 'done', status: outcome.status, response: null };
+}
+
+/** What an MCP tool call of a skill recipe gets. */
+export type SkillCallOutcome =
+  | { kind: 'not_running' }
+  | { kind: 'backlog_full'; retryAfterSeconds: number }
+  | { kind: 'timeout'; jobId: string }
+  | { kind: 'done'; jobId: string; status: 'succeeded' | 'failed'; result: unknown; error: string | null };
+
+/** A call of a skill recipe from outside (an MCP client): stored as a job of the recipe, answered with its result. */
+export async function receiveSkillCall(
+  deps: RecipeCallDeps,
+  recipeId: number,
+  environmentId: number,
+  event: Hash,
+  timeoutMs: number,
+): Promise<SkillCallOutcome> {
+  const row = await findRecipeById(deps.db, recipeId);
+  if (
+    !row ||
+    row.environment_id !== environmentId ||
+    row.running !== 1 ||
+    !SKILL_TRIGGERS.has(row.trigger_application ?? '')
+  )
+    return { kind: 'not_running' };
+  const { handle, outcome, refused } = await deps.queue.submitAndWait(row, event, {}, timeoutMs, true);
+  if (refused) return { kind: 'backlog_full', retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS };
+  if (outcome === null) return { kind: 'timeout', jobId: handle };
+  return {
+    kind: 'done',
+    jobId: handle,
+    status: outcome.status,
+    result: outcome.end?.kind === 'result' ? toPlain(outcome.end.value) : null,
+    error: outcome.error ?? null,
+  };
 }

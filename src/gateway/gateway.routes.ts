@@ -25,6 +25,8 @@ export const RESERVED_SEGMENTS = new Set([
   'webhooks',
   'doc',
   'console',
+  'mcp',
+  '.well-known',
 ]);
 
 export type UpstreamResolver = (

@@ -15,6 +15,7 @@ import {
   mergeInput,
   openInput,
   resolveInput,
+  modelRequestSettings,
   restRequestSettings,
   sealInput,
   type ConnectionInput,
@@ -33,7 +34,7 @@ import {
   type ConnectionApi,
   type ConnectionScope,
 } from './connections.store.ts';
-import { isRestProvider, providerProblem } from './providers.ts';
+import { isModelProvider, isRestProvider, providerProblem } from './providers.ts';
 
 /** The caller as connections see it: its environment and its project scope. */
 export type ConnectionCaller = ConnectionScope & FolderScope;
@@ -325,6 +326,15 @@ async function authorize(
   } catch (error) {
     if (error instanceof SecretResolutionError) return failed(error.message);
     throw error;
+  }
+  if (isModelProvider(provider)) {
+    try {
+      modelRequestSettings(values);
+    } catch (error) {
+      if (error instanceof IncompleteCredentialsError) return failed(error.message);
+      throw error;
+    }
+    return { authorization_status: 'success', authorization_error: null, authorized_at: now };
   }
   if (!isRestProvider(provider))
     return failed(

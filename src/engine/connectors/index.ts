@@ -23,6 +23,9 @@ import { workatoFiles } from './workato_files.ts';
 import { workatoService } from './workato_service.ts';
 import { utility } from './utility.ts';
 import { fileConnector } from './file_connector.ts';
+import { workatoSkill } from './workato_skill.ts';
+import { workatoGenie } from './workato_genie.ts';
+import { openAiUtility } from './open_ai_utility.ts';
 
 export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, Connector>, {
@@ -50,5 +53,8 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     workato_service: workatoService,
     utility,
     file_connector: fileConnector,
+    workato_skill: workatoSkill,
+    workato_genie: workatoGenie,
+    open_ai_utility: openAiUtility,
   }),
 );

@@ -141,6 +141,10 @@ export interface EngineLimits {
   /** A code step's time and memory. */
   codeTimeoutMs: number;
   codeMemoryBytes: number;
+  /** One call of a model connection (AI steps, Genie turns). */
+  modelTimeoutMs: number;
+  /** Largest answer read from a model. */
+  modelMaxResponseBytes: number;
 }
 
 export interface ActionDef {
@@ -153,7 +157,15 @@ export interface ActionDef {
 }
 
 export type TriggerKind =
-  'schedule' | 'webhook' | 'api_request' | 'function_call' | 'topic' | 'poll' | 'data_table' | 'app_function';
+  | 'schedule'
+  | 'webhook'
+  | 'api_request'
+  | 'function_call'
+  | 'skill_call'
+  | 'topic'
+  | 'poll'
+  | 'data_table'
+  | 'app_function';
 
 export interface TriggerDef {
   title: string;
