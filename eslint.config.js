@@ -106,9 +106,8 @@ export default tseslint.config(
       'src/auth/jwks.ts',
       'src/cli-http.ts',
       'src/engine/connectors/file_connector.ts',
-      // The Ruby runtime's direct host: a developer's `connector exec` sends requests itself, and
-      // a server's Ruby code steps pass it the policy (`outbound`). Model calls (a local model on
-      // loopback is their usual server) are not yet sent through the policy: the agents README says so.
+      // Given the policy by their caller (`outbound`), which they pass on: the Ruby runtime's direct
+      // host (a developer's `connector exec` has none: it sends requests itself) and model calls.
       'src/connectors/sdk/direct-host.ts',
       'src/engine/agents/model-client.ts',
     ],

@@ -2,6 +2,7 @@
 // one kind of model connection: OpenAI itself, Ollama, llama.cpp's server, vLLM, LM Studio...
 // It asks for a stream and reads either form of answer (a server that ignores `stream` sends one
 // JSON body), bounded in time and size, and assembles text and tool calls from the deltas.
+import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import type { JsonSchema } from '../../recipe/tool-schema.ts';
 
 export interface ModelSettings {
@@ -11,6 +12,8 @@ export interface ModelSettings {
   model: string;
   timeoutMs: number;
   maxResponseBytes: number;
+  /** The server's outbound policy (src/outbound/): the model's address is checked as every request made for a user. */
+  outbound?: { dispatcher: Dispatcher; checkUrl(url: URL): void };
 }
 
 export interface ToolCall {
@@ -99,8 +102,19 @@ async function chatCompletion(settings: ModelSettings, url: URL, request: ChatRe
   if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
   let response: Response;
   try {
-    response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal, redirect: 'error' });
+    if (settings.outbound) {
+      try {
+        settings.outbound.checkUrl(url);
+      } catch (error) {
+        throw new ModelError('unreachable', (error as Error).message);
+      }
+    }
+    const init = { method: 'POST', headers, body: JSON.stringify(body), signal, redirect: 'error' as const };
+    response = settings.outbound
+      ? ((await undiciFetch(url, { ...init, dispatcher: settings.outbound.dispatcher })) as unknown as Response)
+      : await fetch(url, init);
   } catch (error) {
+    if (error instanceof ModelError) throw error;
     throw failure(error, settings, timeout);
   }
   let text: string;

@@ -45,6 +45,7 @@ export async function modelFor(sc: StepContext): Promise<{ chat: ChatFn; model: 
       ...settings,
       timeoutMs: sc.limits.modelTimeoutMs,
       maxResponseBytes: sc.limits.modelMaxResponseBytes,
+      outbound: sc.ctx.outbound,
     }),
   };
 }

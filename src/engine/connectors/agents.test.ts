@@ -102,6 +102,35 @@ describe('model connection', () => {
   });
 });
 
+describe('model calls and the outbound policy', () => {
+  test('a model connection to a link-local (cloud metadata) address is refused before any request', async () => {
+    const own = await createTestApp({ env: { MODEL_TIMEOUT_MS: '2000' } });
+    try {
+      const conn = await own.call('POST', '/api/connections', {
+        body: {
+          name: 'Metadata model',
+          provider: 'openai_compatible',
+          input: { base_url: 'http://169.254.169.254/v1', model: 'm' },
+        },
+      });
+      assert.equal(conn.status, 200, conn.text);
+      const { id, path } = await webhookRecipe(own, [action('open_ai_utility', 'summarize_text', 'ai', { text: 'x' })]);
+      assert.equal((await own.app.inject({ method: 'POST', url: path, payload: {} })).statusCode, 200);
+      await own.engine.idle();
+      const row = await own.ctx.db
+        .selectFrom('jobs')
+        .select('id')
+        .where('recipe_id', '=', id)
+        .executeTakeFirstOrThrow();
+      const job = await readJob(own, row.id);
+      assert.equal(job.status, 'failed');
+      assert.match(job.error ?? '', /169\.254\.169\.254|link-local/);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 describe('workato_genie assign_task_to_genie', () => {
   test('a Genie answers a question by calling two skills, each a job, every turn in the line', async () => {
     const order = await skill(
