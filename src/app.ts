@@ -60,7 +60,7 @@ import { filesRoutes } from './api/files/files.routes.ts';
 import { eventStreamsRoutes } from './api/event_streams/event_streams.routes.ts';
 import { topicsRoutes } from './api/topics/topics.routes.ts';
 import { createEventStreamsRuntime } from './api/topics/runtime.ts';
-import { createAccessResolver } from './gateway/access.ts';
+import { createAccessResolver } from './auth/access.ts';
 import { recipesRoutes } from './api/recipes/recipes.routes.ts';
 import { workflowTasksRoutes } from './api/workflow_tasks/workflow_tasks.routes.ts';
 import { jobsRoutes } from './api/jobs/jobs.routes.ts';

@@ -28,7 +28,8 @@ import { insertPolicy, listPolicies } from './api/api_clients/api_clients.store.
 import { isUniqueViolation, storageFailureOf } from './db/dialect.ts';
 import { STORAGE_FAILURE_TEXT } from './db/storage-health.ts';
 import { BackupError, backupDatabase, restoreDatabase, secretKeyLocation } from './db/backup.ts';
-import { ConnectorRunFailed, ConnectorUsageError, EXEC_OPTIONS } from './connectors/sdk/cli-options.ts';
+import { ConnectorRunFailed, ConnectorUsageError } from './connectors/sdk/cli-options.ts';
+import { CONNECTOR_COMMANDS } from './connectors/sdk/cli-commands.ts';
 
 interface Command {
   summary: string;
@@ -384,48 +385,7 @@ const COMMANDS: Record<string, Command> = {
       }
     },
   },
-  'connector exec': {
-    summary:
-      "Run a path of a custom connector written in the vendor's Ruby SDK (test, actions.NAME.execute, triggers.NAME.poll, methods.NAME, pick_lists.NAME...), as `workato exec` does",
-    usage:
-      'switchboard connector exec PATH [--connector connector.rb] [--settings settings.json|yaml] [--input input.json] [--args args.json] [--closure closure.json] [--output out.json] [--verbose] (and --config-fields, --extended-input-schema, --extended-output-schema, --webhook-payload, --webhook-params, --webhook-headers, --webhook-subscribe-output, --webhook-url, --oauth2-code, --redirect-url, --refresh-token, --continue, --connection NAME, --timeout-ms)',
-    options: { help, ...EXEC_OPTIONS },
-    positionals: ['PATH'],
-    async run(values, config, positionals) {
-      const { connectorExec } = await import('./connectors/sdk/cli.ts');
-      await connectorExec(positionals[0]!, values, config, cliOutput);
-    },
-  },
-  'connector check': {
-    summary: "Evaluate every action's and trigger's fields of a custom connector and report what fails",
-    usage: 'switchboard connector check connector.rb [--settings settings.json|yaml] [--connection NAME]',
-    options: {
-      help,
-      settings: EXEC_OPTIONS.settings,
-      connection: EXEC_OPTIONS.connection,
-      'timeout-ms': EXEC_OPTIONS['timeout-ms'],
-    },
-    positionals: ['FILE'],
-    async run(values, config, positionals) {
-      const { connectorCheck } = await import('./connectors/sdk/cli.ts');
-      await connectorCheck(positionals[0]!, values, config, cliOutput);
-    },
-  },
-  'prepare-ruby': {
-    summary:
-      "Load the Ruby interpreter of custom connectors once and keep its memory snapshot beside the installation, so a fresh process's first custom connector call starts at once (npm install runs it)",
-    usage: 'switchboard prepare-ruby',
-    options: { help },
-    async run() {
-      const { installedRubySnapshotFile, prepareRubySnapshot } = await import('./connectors/sdk/ruby-sandbox.ts');
-      const file = installedRubySnapshotFile();
-      const started = Date.now();
-      await prepareRubySnapshot(file);
-      process.stderr.write(
-        `the Ruby interpreter's snapshot is ready in ${file} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`,
-      );
-    },
-  },
+  ...CONNECTOR_COMMANDS,
   'prepare-python': {
     summary:
       "Load the Python interpreter once and keep its memory snapshot beside the installation, so a fresh server's first Python step starts at once (npm install runs it)",
@@ -480,11 +440,6 @@ const COMMANDS: Record<string, Command> = {
 };
 
 class UsageError extends Error {}
-
-const cliOutput = {
-  stdout: (text: string) => process.stdout.write(text),
-  stderr: (text: string) => process.stderr.write(text),
-};
 
 function parseWindow(flag: string, text: string): { requests: number; seconds: number } {
   const match = /^(\d{1,9})\/(\d{1,9})$/.exec(text.trim());

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../test/helpers.ts';
-import { releaseLease, takeLease, withLease } from './leases.ts';
+import { withLease } from './leases.ts';
+import { releaseLease, takeLease } from './leases.store.ts';
 import { manualClock } from './time.ts';
 import { onPostgres } from '../test/test-database.ts';
 

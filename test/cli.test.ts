@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
 import { createDb } from '../src/db/index.ts';
 import { createServiceContext } from '../src/context.ts';
-import { authenticate } from '../src/api/developer_api_clients/credentials.ts';
+import { authenticate } from '../src/auth/credentials.ts';
 import { inviteMember } from '../src/api/member_invitations/member_invitations.service.ts';
 import { createLogger } from '../src/logger.ts';
 import { createSecretBox } from '../src/crypto/secret-box.ts';

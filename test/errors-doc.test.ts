@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, test } from 'node:test';
 import { AppError, ERROR_CATALOG, invalid } from '../src/errors.ts';
-import { GATEWAY_ERRORS } from '../src/gateway/errors.ts';
+import { GATEWAY_ERRORS } from '../src/http/gateway-errors.ts';
 import { OAUTH_ERRORS, OAuthError } from '../src/oauth2/errors.ts';
 import { WEBHOOK_ERRORS } from '../src/engine/webhook-errors.ts';
-import { MAX_EVENT_DEPTH } from '../src/engine/formula/values.ts';
+import { MAX_EVENT_DEPTH } from '../src/recipe/formula/values.ts';
 
 const doc = fs.readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
 

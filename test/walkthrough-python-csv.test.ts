@@ -1,21 +1,19 @@
-// The README's walkthrough "A Python step over a CSV file into a data table", request by request:
-// the same files (docs/examples/), the same calls through HTTP, and what the README shows as
-// their answers (each shown answer must appear in the README as written).
+// The guide "A Python step over a CSV file into a data table" (docs/guides/python-csv.md), request by
+// request: the same files (docs/examples/), the same calls through HTTP, and what the guide shows as
+// their answers (each shown answer must appear in the guide as written).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from './helpers.ts';
 
 const example = (name: string) => readFileSync(new URL(`../docs/examples/${name}`, import.meta.url), 'utf8');
-const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-const section = README.slice(README.indexOf('## A Python step over a CSV file into a data table'));
-const walkthrough = section.slice(0, section.indexOf('\n## ', 5));
+const walkthrough = readFileSync(new URL('../docs/guides/python-csv.md', import.meta.url), 'utf8');
 
 /** What `jq -c` prints for a value. */
 const compact = (value: unknown) => JSON.stringify(value);
 
 function shows(text: string): void {
-  assert.ok(walkthrough.includes(text), `the README walkthrough shows ${text}`);
+  assert.ok(walkthrough.includes(text), `the guide shows ${text}`);
 }
 
 let t: TestApp;
@@ -26,7 +24,7 @@ after(async () => {
   await t.close();
 });
 
-describe('README: a Python step over a CSV file into a data table', () => {
+describe('guide: a Python step over a CSV file into a data table', () => {
   test('the table, the recipe, the CSV posted to its webhook, the records read back', async () => {
     shows('curl -s "${H[@]}" $SB/api/data_tables -d @docs/examples/orders.table.json');
     const table = await t.call('POST', '/api/data_tables', {

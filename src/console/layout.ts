@@ -1,6 +1,6 @@
 // The frame of every console page: head (no inline script or style: the CSP allows only the
 // project's own files), the navigation a role may use, the signed-in footer with sign-out.
-import type { Privilege } from '../api/developer_api_client_roles/privileges.ts';
+import type { Privilege } from '../auth/privileges.ts';
 import { html, type Html, type Renderable } from './html.ts';
 
 export interface PageFrame {

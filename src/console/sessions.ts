@@ -7,13 +7,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { ServiceContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { toStored } from '../time.ts';
-import {
-  authenticate,
-  authenticateTokenHash,
-  hashToken,
-  ipAllowed,
-  type AuthContext,
-} from '../api/developer_api_clients/credentials.ts';
+import { authenticate, authenticateTokenHash, hashToken, ipAllowed, type AuthContext } from '../auth/credentials.ts';
 import { deleteEndedSessions, deleteSession, findLiveSession, insertSession } from './sessions.store.ts';
 
 export interface ConsoleSession {

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Kysely } from 'kysely';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
 import { createRecipe, webhookTrigger } from '../../test/recipes.ts';
-import { insertJobs, newJobHandle, type NewJob } from '../api/jobs/jobs.store.ts';
+import { insertJobs, newJobHandle, type NewJob } from '../api/jobs/queue.store.ts';
 import { DatabaseUnreachableError, isUniqueViolation, storageFailureOf } from './dialect.ts';
 import { createInsertBatcher } from './insert-batcher.ts';
 import type { Database } from './types.ts';

@@ -5,10 +5,11 @@
 import { compileCondition, type CompiledCondition } from './conditions.ts';
 import { CONNECTORS } from './connectors/index.ts';
 import type { ActionDef, Connector, TriggerDef } from './connectors/types.ts';
-import type { ConfigEntry, Step } from './document.ts';
+import type { ConfigEntry, Step } from '../recipe/document.ts';
 import { compileInput, InputError, pillsOf, singlePill, type Compiled } from './inputs.ts';
-import { listKey, type Pill } from './datapills.ts';
+import { listKey, type Pill } from '../recipe/datapills.ts';
 import { fieldDefs, type FieldDef } from './schema.ts';
+import type { ErrorDetail, StepErrors } from '../recipe/document.ts';
 
 export const KEYWORDS = [
   'trigger',
@@ -24,9 +25,6 @@ export const KEYWORDS = [
   'stop',
 ] as const;
 export type Keyword = (typeof KEYWORDS)[number];
-
-export type ErrorDetail = [string, unknown, string, (string | Record<string, string>)?];
-export type StepErrors = Array<[number, ErrorDetail[]]>;
 
 export interface CompiledStep {
   keyword: Keyword;

@@ -1,7 +1,7 @@
 // Conditions of if/elsif, while_condition and trigger filters (contract 20 §4): the 14 operands,
 // their aliases, and/or groups (nested groups accepted).
 import { compileInput, evaluateInput, InputError, type Compiled, type InputEnv } from './inputs.ts';
-import { FormulaError } from './formula/errors.ts';
+import { FormulaError } from '../recipe/formula/errors.ts';
 import {
   isHash,
   isNumeric,
@@ -11,7 +11,7 @@ import {
   rubyEquals,
   toRubyString,
   type Value,
-} from './formula/values.ts';
+} from '../recipe/formula/values.ts';
 
 export const OPERANDS = [
   'contains',

@@ -5,7 +5,7 @@ import type { Db, RecipeRow } from '../db/types.ts';
 import { findConnection, findConnectionByName } from '../api/connections/connections.store.ts';
 import { resolveConnectionCredentials } from '../api/connections/connections.service.ts';
 import { StepError, type ConnectionValues } from './connectors/types.ts';
-import type { ConfigEntry } from './document.ts';
+import type { ConfigEntry } from '../recipe/document.ts';
 
 /** The connection id of the provider's slot; null when the slot is empty; 'missing' when it names no authorized connection. */
 export async function connectionSlot(

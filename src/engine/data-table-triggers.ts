@@ -12,7 +12,7 @@ import {
   type VisibleTable,
 } from '../api/data_tables/data_tables.service.ts';
 import { recordHash, tableRefOf } from './connectors/workato_db_table.ts';
-import { fromPlain, type Hash, type Value } from './formula/values.ts';
+import { fromPlain, type Hash, type Value } from '../recipe/formula/values.ts';
 
 export interface DataTableTriggers extends RecordListener {
   /** Watch the table the trigger input names; false when it names none of the recipe's environment. */

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
 import { action, createRecipe, log, pill, readJob, webhookRecipe, webhookTrigger } from '../../test/recipes.ts';
 import { findRecipeById } from '../api/recipes/recipes.store.ts';
-import { insertJob, newJobHandle } from '../api/jobs/jobs.store.ts';
+import { insertJob, newJobHandle } from '../api/jobs/queue.store.ts';
 import { toStored } from '../time.ts';
 import { sharesCommits } from '../db/dialect.ts';
 import { createEngine } from './engine.ts';

@@ -15,80 +15,24 @@ import {
   type RecipeRef,
   type StepContext,
 } from './connectors/types.ts';
-import { listKey, type Pill } from './datapills.ts';
-import { FormulaError } from './formula/errors.ts';
-import { Budget, type Limits } from './formula/env.ts';
-import { fromPlain, hashGet, isHash, newHash, toPlain, toRubyString, type Hash, type Value } from './formula/values.ts';
+import { listKey, type Pill } from '../recipe/datapills.ts';
+import { FormulaError } from '../recipe/formula/errors.ts';
+import { Budget, type Limits } from '../recipe/formula/env.ts';
+import {
+  fromPlain,
+  hashGet,
+  isHash,
+  newHash,
+  toPlain,
+  toRubyString,
+  type Hash,
+  type Value,
+} from '../recipe/formula/values.ts';
 import { evaluateInput, type InputEnv } from './inputs.ts';
 import { coerceHash } from './schema.ts';
-
-export interface LineRecord {
-  recipe_line_number: number;
-  adapter_name: string;
-  adapter_operation: string;
-  pass: number | null;
-  input: string | null;
-  output: string | null;
-  error: string | null;
-  mask_data: boolean;
-  started_at: number;
-  completed_at: number;
-}
-
-export interface ErrorParts {
-  adapter: string;
-  error_type: string;
-  message: string;
-  error_id: string;
-  error_at: string;
-  input: '<redacted>';
-  inner_message: string | null;
-}
-
-export interface JobOutcome {
-  status: 'succeeded' | 'failed';
-  error: string | null;
-  errorParts: Omit<ErrorParts, 'error_id'> | null;
-  lines: LineRecord[];
-  linesDropped: number;
-  taskCount: number;
-  /** Set when the job ended through return_response / return_result, with what it returned. */
-  end: { kind: 'response' | 'result'; value: Value } | null;
-  /** The sequence number of the first of `lines` (lines before it were stored when the job stopped at a task). */
-  firstSeq: number;
-}
-
-/** What a step produced, as kept in a checkpoint: its output, or the error it failed with. */
-export type RecordedOutcome = { o: unknown } | { e: { type: string; message: string; inner: string | null } };
-
-/**
- * Where a job stopped at a workflow task: the outcomes of the action steps that ran before it, in
- * the order they ran (steps of job-memory connectors such as variables are run again instead), and
- * the counts of what was recorded. The job is resumed by running it again from the start with
- * these outcomes in place of the steps (src/engine/README.md, "Workflow tasks").
- */
-export interface Checkpoint {
-  outcomes: RecordedOutcome[];
-  lineCount: number;
-  linesDropped: number;
-  taskCount: number;
-}
-
-/** A job that stopped at a workflow task: the task to create and the checkpoint to resume from. */
-export interface JobSuspension {
-  status: 'waiting';
-  step: number;
-  task: SuspendJob['task'];
-  checkpoint: Checkpoint;
-  lines: LineRecord[];
-  firstSeq: number;
-}
-
-/** A job resumed from a checkpoint: its outcomes, then the outcome of the task step it stopped at. */
-export interface Resume {
-  checkpoint: Checkpoint;
-  taskOutcome: RecordedOutcome;
-}
+import type { LineRecord, JobOutcome, TestMode } from '../recipe/job-outcome.ts';
+import type { RecordedOutcome, JobSuspension, Resume } from './checkpoint.ts';
+import { CancelJob, StepFailure, StopJob, NeedLookup } from './job-errors.ts';
 
 export interface JobSpec {
   ctx: ServiceContext;
@@ -120,54 +64,11 @@ export interface JobSpec {
   dataTables?: StepContext['dataTables'];
 }
 
-/** A cancel request seen between steps: ends the job; `try` does not catch it. */
-class CancelJob extends Error {
-  override name = 'CancelJob';
-}
-
-/** A step's mock: its output, or the error it fails with. */
-export type StepMock = { output: Value } | { error: { type: string; message: string } };
-
-export interface TestMode {
-  /** Mocks by step: its alias (`as`) or `#<number>`. */
-  mocks: ReadonlyMap<string, StepMock>;
-  /** Whether an unmocked step may reach a system outside Switchboard. */
-  allowExternal: boolean;
-}
-
-/** A failed step, on its way up to the nearest try or to the job. */
-class StepFailure extends Error {
-  override name = 'StepFailure';
-  readonly step: CompiledStep;
-  readonly adapter: string;
-  readonly errorType: string;
-  readonly inner: string | null;
-  constructor(step: CompiledStep, adapter: string, errorType: string, message: string, inner: string | null) {
-    super(message);
-    this.step = step;
-    this.adapter = adapter;
-    this.errorType = errorType;
-    this.inner = inner;
-  }
-}
-
-/** The stop keyword: ends the job, with or without error. Not an error: try does not catch it. */
-class StopJob extends Error {
-  override name = 'StopJob';
-  readonly reason: string | null;
-  readonly step: CompiledStep;
-  constructor(step: CompiledStep, reason: string | null) {
-    super(reason ?? 'stopped');
-    this.step = step;
-    this.reason = reason;
-  }
-}
-
 const MAX_RECORDED_LINES = 5000;
 const MAX_LINE_DATA = 100_000;
 export const MAX_REPEAT_ITERATIONS = 50_000;
 
-class Run {
+export class Run {
   readonly spec: JobSpec;
   readonly outputs = new Map<string, Value>();
   readonly bindings = new Map<string, Value>();
@@ -327,22 +228,6 @@ class Run {
 
 /** Most distinct `lookup()` calls in the formulas of one step (P). */
 export const MAX_LOOKUPS = 100;
-
-/** A `lookup()` whose row has not been read yet; never leaves `Run.evaluate` except from a trigger filter. */
-class NeedLookup extends Error {
-  override name = 'NeedLookup';
-  readonly key: string;
-  readonly table: string;
-  readonly criteria: Hash;
-  readonly source: 'lookup_table' | 'data_table';
-  constructor(key: string, table: string, criteria: Hash, source: 'lookup_table' | 'data_table') {
-    super('lookup() cannot be used in a trigger filter');
-    this.key = key;
-    this.table = table;
-    this.criteria = criteria;
-    this.source = source;
-  }
-}
 
 function serialise(v: Value): string {
   const text = JSON.stringify(toPlain(v)) ?? 'null';
@@ -689,45 +574,5 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome | JobSuspension>
       input: '<redacted>',
       inner_message: null,
     });
-  }
-}
-
-/**
- * Whether the trigger's filter lets an event through: true, false, or the error that stopped
- * the filter from being evaluated (20 §4.3; an invalid filter is a trigger error).
- */
-export function filterAccepts(
-  compiled: CompiledRecipe,
-  triggerOutput: Value,
-  options: { now(): number; timeZone: string; formulaLimits: Limits },
-): boolean | { error: string } {
-  const condition = compiled.trigger.condition;
-  if (!condition) return true;
-  const outputs = new Map<string, Value>();
-  if (compiled.trigger.as !== null) outputs.set(compiled.trigger.as, triggerOutput);
-  const run = new Run({
-    ctx: undefined as never,
-    recipe: undefined as never,
-    compiled,
-    handle: '',
-    triggerOutput,
-    jobContext: newHash(),
-    properties: new Map(),
-    timeZone: options.timeZone,
-    formulaLimits: options.formulaLimits,
-    limits: undefined as never,
-    connectionFor: async () => null,
-    sleep: async () => undefined,
-    now: options.now,
-    callRecipe: async () => {
-      throw new StepError('Bad request', 'no calls from a trigger filter');
-    },
-    eventStreams: null,
-  });
-  for (const [k, v] of outputs) run.outputs.set(k, v);
-  try {
-    return testCondition(condition, run.env());
-  } catch (error) {
-    return { error: error instanceof Error ? error.message : 'the filter could not be evaluated' };
   }
 }

@@ -1,13 +1,14 @@
 // Step input values (contract 20 §5): literals, text mode ("a #{expr} b"), formula mode ("=expr"),
 // objects, lists, and array mappings (`____source`). Compiled once per recipe version; evaluated
 // for every job against that job's datapills.
-import { listKey, type Pill } from './datapills.ts';
-import { FormulaError } from './formula/errors.ts';
-import type { FormulaEnv } from './formula/env.ts';
-import { evaluate, truthy } from './formula/interpreter.ts';
-import { isKnownMethod } from './formula/methods.ts';
-import { FormulaSyntaxError, matchingBrace, parseFormula, type Expr } from './formula/parser.ts';
-import { CLEAR, SKIP, fromPlain, hashSet, newHash, toRubyString, type Value } from './formula/values.ts';
+import { listKey, type Pill } from '../recipe/datapills.ts';
+import { FormulaError } from '../recipe/formula/errors.ts';
+import type { FormulaEnv } from '../recipe/formula/env.ts';
+import { evaluate, truthy } from '../recipe/formula/interpreter.ts';
+import { isKnownMethod } from '../recipe/formula/methods.ts';
+import { matchingBrace, parseFormula, type Expr } from '../recipe/formula/parser.ts';
+import { FormulaSyntaxError } from '../recipe/formula/lexer.ts';
+import { CLEAR, SKIP, fromPlain, hashSet, newHash, toRubyString, type Value } from '../recipe/formula/values.ts';
 
 export type Compiled =
   | { k: 'literal'; v: Value }

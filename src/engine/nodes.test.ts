@@ -8,7 +8,7 @@ import { createTestApp, type TestApp } from '../../test/helpers.ts';
 import { action, webhookRecipe } from '../../test/recipes.ts';
 import { postgresOnly } from '../../test/test-database.ts';
 import { findRecipeById } from '../api/recipes/recipes.store.ts';
-import { insertJob, newJobHandle } from '../api/jobs/jobs.store.ts';
+import { insertJob, newJobHandle } from '../api/jobs/queue.store.ts';
 import { createServiceContext } from '../context.ts';
 import { toStored } from '../time.ts';
 import { createEngine, type RecipeEngine } from './engine.ts';

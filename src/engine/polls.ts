@@ -11,7 +11,16 @@ import { resolveSlot } from './connection-slots.ts';
 import { sendRequest } from './connectors/rest.ts';
 import { StepError } from './connectors/types.ts';
 import type { EngineEventBus } from './events.ts';
-import { fromPlain, hashGet, isHash, newHash, toPlain, toRubyString, type Hash, type Value } from './formula/values.ts';
+import {
+  fromPlain,
+  hashGet,
+  isHash,
+  newHash,
+  toPlain,
+  toRubyString,
+  type Hash,
+  type Value,
+} from '../recipe/formula/values.ts';
 import type { JobQueue, Lifecycle } from './queue.ts';
 import type { RecipeCache } from './recipe-cache.ts';
 import type { EngineSettings } from './settings.ts';

@@ -18,13 +18,14 @@ import {
   recipesWithQueuedJobs,
   type JobClaim,
   type NewJob,
-  type SuccessorClaim,
-} from '../api/jobs/jobs.store.ts';
+} from '../api/jobs/queue.store.ts';
+import { type SuccessorClaim } from '../api/jobs/job-ends.store.ts';
 import { Backlog } from './backlog.ts';
 import type { CompiledRecipe } from './compile.ts';
 import type { EngineEventBus } from './events.ts';
-import { filterAccepts, type JobOutcome } from './executor.ts';
-import { toPlain, type Hash, type Value } from './formula/values.ts';
+import { filterAccepts } from './trigger-filter.ts';
+import { type JobOutcome } from '../recipe/job-outcome.ts';
+import { toPlain, type Hash, type Value } from '../recipe/formula/values.ts';
 import type { RecipeCache } from './recipe-cache.ts';
 import type { EngineSettings } from './settings.ts';
 import { toStored } from '../time.ts';

@@ -5,8 +5,9 @@ import type { RecipeRow } from '../db/types.ts';
 import { findProjectOfFolder } from '../api/folders/folders.store.ts';
 import { listProperties } from '../api/properties/properties.store.ts';
 import { findRecipeById, findRecipeByWebhookKey } from '../api/recipes/recipes.store.ts';
-import { compileRecipe, type CompiledRecipe, type StepErrors } from './compile.ts';
-import { DocumentError, normaliseConfig, parseJsonField, unwrapCode, type ConfigEntry } from './document.ts';
+import { compileRecipe, type CompiledRecipe } from './compile.ts';
+import { type StepErrors } from '../recipe/document.ts';
+import { DocumentError, normaliseConfig, parseJsonField, unwrapCode, type ConfigEntry } from '../recipe/document.ts';
 
 export class RecipeCache {
   readonly #ctx: ServiceContext;

@@ -4,7 +4,7 @@ import type { Db, JobRow, RecipeRow } from '../db/types.ts';
 import { findFolderNames } from '../api/folders/folders.store.ts';
 import { findRecipeById, findRecipeInEnvironment, findRecipesByName } from '../api/recipes/recipes.store.ts';
 import { StepError, type CallOutcome, type EngineLimits } from './connectors/types.ts';
-import { toPlain, isHash, newHash, type Hash, type Value } from './formula/values.ts';
+import { toPlain, isHash, newHash, type Hash, type Value } from '../recipe/formula/values.ts';
 import { BACKLOG_RETRY_AFTER_SECONDS } from './backlog.ts';
 import type { EnqueueMeta, JobQueue } from './queue.ts';
 

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import { isSharedByNodes } from '../db/dialect.ts';
-import { failInterruptedJob, interruptedJobs, renewJobLeases } from '../api/jobs/jobs.store.ts';
+import { failInterruptedJob, interruptedJobs, renewJobLeases } from '../api/jobs/queue.store.ts';
 import { countFailedJob } from '../api/recipes/recipes.store.ts';
 import type { EngineEventBus } from './events.ts';
 import { toStored } from '../time.ts';

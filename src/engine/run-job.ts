@@ -4,29 +4,24 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import type { JobLineRow, JobRow, RecipeRow } from '../db/types.ts';
+import { insertLines } from '../api/jobs/queue.store.ts';
 import {
-  insertLines,
   recordJobEnds,
   recordJobEndsAlone,
   type JobEnd,
   type JobEndAndClaim,
   type SuccessorClaim,
-} from '../api/jobs/jobs.store.ts';
+} from '../api/jobs/job-ends.store.ts';
 import { resolveSlot } from './connection-slots.ts';
 import { StepError, type CallOutcome, type ConnectionValues, type RecipeRef } from './connectors/types.ts';
 import type { EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
 import type { EngineEventBus } from './events.ts';
-import {
-  runJob,
-  type Checkpoint,
-  type JobOutcome,
-  type JobSuspension,
-  type Resume,
-  type TestMode,
-} from './executor.ts';
+import { runJob } from './executor.ts';
+import { type Checkpoint, type JobSuspension, type Resume } from './checkpoint.ts';
+import { type JobOutcome, type TestMode } from '../recipe/job-outcome.ts';
 import type { CompiledRecipe } from './compile.ts';
 import { insertTask, latestTaskOfJob, markJobWaiting } from '../api/workflow_tasks/workflow_tasks.store.ts';
-import { fromPlain, newHash, type Hash, type Value } from './formula/values.ts';
+import { fromPlain, newHash, type Hash, type Value } from '../recipe/formula/values.ts';
 import { outputOf, type SuccessorOf } from './queue.ts';
 import type { RecipeCache } from './recipe-cache.ts';
 import type { EngineSettings } from './settings.ts';

@@ -8,7 +8,7 @@ import type { RecipeRow } from '../db/types.ts';
 import { findRecipeById, findTriggerClosure, recordScheduleFiring } from '../api/recipes/recipes.store.ts';
 import { nextFireTime, scheduleOf, type Schedule } from './connectors/clock.ts';
 import type { EngineEventBus } from './events.ts';
-import { newHash, type Hash } from './formula/values.ts';
+import { newHash, type Hash } from '../recipe/formula/values.ts';
 import type { JobQueue, Lifecycle } from './queue.ts';
 import type { EngineSettings } from './settings.ts';
 

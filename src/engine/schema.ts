@@ -1,7 +1,7 @@
 // Type coercion of a step's evaluated input by its extended_input_schema (20 §5.6, P): "200" for
 // an integer field becomes 200, "false" for a boolean field false. Fields the schema does not
 // declare, and values that do not read as the declared type, are left as they are.
-import { RFloat, hashGet, hashSet, isHash, isTrue, type Hash, type Value } from './formula/values.ts';
+import { RFloat, hashGet, hashSet, isHash, isTrue, type Hash, type Value } from '../recipe/formula/values.ts';
 
 export interface FieldDef {
   name: string;

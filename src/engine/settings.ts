@@ -3,7 +3,7 @@ import type { ServiceContext } from '../context.ts';
 import type { BacklogLimits } from './backlog.ts';
 import { DEFAULT_TIME_ZONE } from './connectors/clock.ts';
 import type { EngineLimits } from './connectors/types.ts';
-import { DEFAULT_LIMITS, type Limits } from './formula/env.ts';
+import { DEFAULT_LIMITS, type Limits } from '../recipe/formula/env.ts';
 
 export interface EngineOptions {
   /** Jobs running at once in this process, all recipes together. */

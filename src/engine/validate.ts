@@ -4,12 +4,13 @@
 import { tableRefOf } from './connectors/workato_db_table.ts';
 import { findTableByRef } from '../api/data_tables/data_tables.service.ts';
 import type { Db, RecipeRow } from '../db/types.ts';
-import type { CompiledStep, ErrorDetail, StepErrors } from './compile.ts';
+import type { CompiledStep } from './compile.ts';
+import type { ErrorDetail, StepErrors } from '../recipe/document.ts';
 import { connectionSlot } from './connection-slots.ts';
 import { resolveTopicId } from './connectors/workato_pub_sub.ts';
 import { StepError } from './connectors/types.ts';
-import { Budget } from './formula/env.ts';
-import { toPlain, isHash, newHash, type Hash, type Value } from './formula/values.ts';
+import { Budget } from '../recipe/formula/env.ts';
+import { toPlain, isHash, newHash, type Hash, type Value } from '../recipe/formula/values.ts';
 import { evaluateInput } from './inputs.ts';
 import type { RecipeCache } from './recipe-cache.ts';
 import { resolveFlow } from './recipe-calls.ts';

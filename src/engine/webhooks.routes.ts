@@ -3,12 +3,11 @@
 // a recipe or workspace whose backlog of pending jobs is full answers 429 with Retry-After and
 // stores nothing (`backlog_full`).
 // Own Fastify context: any content type is accepted and parsed here, errors are {"error": ...}.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { registerPlainErrorHandler, sendPlainError } from '../http/plain-errors.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RecipeEngine } from './engine.ts';
 import { WEBHOOK_ERRORS, type WebhookErrorCode } from './webhook-errors.ts';
-import { storageFailureOf } from '../db/dialect.ts';
-import { STORAGE_RETRY_AFTER_SECONDS } from '../errors.ts';
-import { fromPlain, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash, type Value } from './formula/values.ts';
+import { fromPlain, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash, type Value } from '../recipe/formula/values.ts';
 
 export interface WebhookDeps {
   engine: RecipeEngine;
@@ -16,8 +15,8 @@ export interface WebhookDeps {
 }
 
 /** A reply from the catalog; `status` keeps the framework's own 4xx for an unreadable request. */
-function fail(reply: FastifyReply, code: WebhookErrorCode, status: number = WEBHOOK_ERRORS[code].status) {
-  return reply.status(status).type('application/json; charset=utf-8').send({ error: WEBHOOK_ERRORS[code].error });
+function fail(reply: FastifyReply, code: WebhookErrorCode, status?: number) {
+  return sendPlainError(reply, WEBHOOK_ERRORS, code, status);
 }
 
 function payloadOf(request: FastifyRequest): Value | { invalid: WebhookErrorCode } {
@@ -48,17 +47,7 @@ export function webhooksRoutes(deps: WebhookDeps) {
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxBodyBytes }, (_request, body, done) =>
       done(null, body),
     );
-    app.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, 'payload_too_large');
-      if (typeof error.statusCode === 'number' && error.statusCode < 500)
-        return fail(reply, 'bad_request', error.statusCode);
-      if (storageFailureOf(error) !== undefined) {
-        request.log.warn({ err: error }, 'storage unavailable');
-        return fail(reply.header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS)), 'storage_unavailable');
-      }
-      request.log.error({ err: error }, 'webhook call failed');
-      return fail(reply, 'internal_error');
-    });
+    registerPlainErrorHandler(app, WEBHOOK_ERRORS, 'webhook call failed');
     app.route<{ Params: { key: string; event: string } }>({
       method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       url: '/webhooks/rest/:key/:event',

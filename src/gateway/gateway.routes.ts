@@ -1,18 +1,17 @@
 // The gateway: published APIs at /<api-prefix>/<collection-slug>/<endpoint path> (03 §8-9).
 // Checks in the documented order: route, public access, credential, grant, IP lists, policy,
 // endpoint state; then the call goes to the proxy (or, later, the endpoint's recipe).
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { fromPlain, isHash, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash } from '../engine/formula/values.ts';
+import { registerPlainErrorHandler, sendPlainError } from '../http/plain-errors.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { fromPlain, isHash, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash } from '../recipe/formula/values.ts';
 import type { ServiceContext } from '../context.ts';
-import { ipPasses, type AccessResolver } from './access.ts';
-import { createPolicyEnforcer } from './policies.ts';
-import { GATEWAY_ERRORS, POLICY_ERROR_CODES, type GatewayErrorCode } from './errors.ts';
-import { storageFailureOf } from '../db/dialect.ts';
-import { STORAGE_RETRY_AFTER_SECONDS } from '../errors.ts';
+import { ipPasses, type AccessResolver } from '../auth/access.ts';
+import { createPolicyEnforcer } from '../auth/policies.ts';
+import { GATEWAY_ERRORS, POLICY_ERROR_CODES, type GatewayErrorCode } from '../http/gateway-errors.ts';
 import { createProxy, ProxyError, type Upstream } from './proxy.ts';
 import { createRouter, safeDecode, type Match } from './routing.ts';
 import type { RecipeEngine } from '../engine/engine.ts';
-import type { ProfileState } from './access.ts';
+import type { ProfileState } from '../auth/access.ts';
 
 /** First path segments that belong to the server itself: no API prefix can shadow them. */
 export const RESERVED_SEGMENTS = new Set([
@@ -61,17 +60,7 @@ export function gatewayRoutes(deps: GatewayDeps) {
       done(null, body),
     );
 
-    app.setErrorHandler((error: FastifyError, request, reply) => {
-      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, 'payload_too_large');
-      if (typeof error.statusCode === 'number' && error.statusCode < 500)
-        return fail(reply, 'bad_request', error.statusCode);
-      if (storageFailureOf(error) !== undefined) {
-        request.log.warn({ err: error }, 'storage unavailable');
-        return fail(reply.header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS)), 'storage_unavailable');
-      }
-      request.log.error({ err: error }, 'gateway call failed');
-      return fail(reply, 'internal_error');
-    });
+    registerPlainErrorHandler(app, GATEWAY_ERRORS, 'gateway call failed');
 
     app.route({
       method: METHODS,
@@ -262,6 +251,6 @@ async function callRecipe(
 }
 
 /** An error of the gateway's catalog; `status` only for a framework error that keeps its own 4xx. */
-function fail(reply: FastifyReply, code: GatewayErrorCode, status: number = GATEWAY_ERRORS[code].status) {
-  return reply.status(status).type('application/json; charset=utf-8').send({ error: GATEWAY_ERRORS[code].error });
+function fail(reply: FastifyReply, code: GatewayErrorCode, status?: number) {
+  return sendPlainError(reply, GATEWAY_ERRORS, code, status);
 }

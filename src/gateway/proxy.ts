@@ -2,7 +2,7 @@
 // collection, with the query, method, body and a safe subset of headers; the caller's
 // credentials never go upstream, the connection's do (contract README, "Proxy collections").
 import { Agent, type Dispatcher } from 'undici';
-import { GATEWAY_ERRORS } from './errors.ts';
+import { GATEWAY_ERRORS } from '../http/gateway-errors.ts';
 
 export interface Upstream {
   baseUrl: URL;

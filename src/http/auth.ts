@@ -5,8 +5,8 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { ServiceContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import { authenticateCached, ipAllowed, type AuthContext } from '../api/developer_api_clients/credentials.ts';
-import type { Privilege } from '../api/developer_api_client_roles/privileges.ts';
+import { authenticateCached, ipAllowed, type AuthContext } from '../auth/credentials.ts';
+import type { Privilege } from '../auth/privileges.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

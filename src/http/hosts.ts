@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { ERROR_CATALOG } from '../errors.ts';
-import { GATEWAY_ERRORS } from '../gateway/errors.ts';
+import { GATEWAY_ERRORS } from './gateway-errors.ts';
 
 const GATEWAY_CATCH_ALL = '/*';
 const EVERYWHERE = new Set<string | undefined>(['/health', '/ready']);

@@ -2,7 +2,7 @@
 // grant, authenticate the client, check that it may use the grant, issue the token (contract 01).
 import { timingSafeEqual } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
-import { hashTokenBytes } from '../api/developer_api_clients/credentials.ts';
+import { hashTokenBytes } from '../auth/credentials.ts';
 import type { OAuthClient, OAuthClientCache } from './client-cache.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, type AccessTokenSigner } from './access-token.ts';
 import { OAuthError } from './errors.ts';

@@ -9,10 +9,10 @@ import {
   insertRole,
   nameKey,
 } from '../api/developer_api_client_roles/developer_api_client_roles.store.ts';
-import { SEED_ROLES } from '../api/developer_api_client_roles/privileges.ts';
+import { SEED_ROLES } from '../auth/privileges.ts';
 import { createClient, setClientToken } from '../api/developer_api_clients/developer_api_clients.service.ts';
 import { findClientByName, updateClient } from '../api/developer_api_clients/developer_api_clients.store.ts';
-import { hashToken } from '../api/developer_api_clients/credentials.ts';
+import { hashToken } from '../auth/credentials.ts';
 import { HOME_FOLDER_NAME, insertFolder } from '../api/folders/folders.store.ts';
 import { seedCollaboratorRoles } from '../api/roles/roles.store.ts';
 import {

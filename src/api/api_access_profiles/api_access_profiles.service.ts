@@ -5,14 +5,14 @@ import type { ServiceContext } from '../../context.ts';
 import type { ApiAuthType, Db } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import { scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
+import { scopeOf, type AuthContext } from '../../auth/credentials.ts';
 import { checkAuthType, checkIpList, checkVerification, issueCredentials, touchesVerification } from './credentials.ts';
 import { assertKeyRoom } from './key-limit.ts';
 import { projectAssetInScope } from '../projects/project-scope.ts';
 import { findCollectionsByIds } from '../api_collections/api_collections.store.ts';
 import { findApiClient, findPolicy } from '../api_clients/api_clients.store.ts';
 import { findTopicIds } from '../event_streams/event_streams.store.ts';
-import { findFolderInScope } from '../folders/folder-scope.ts';
+import { findFolderInScope } from '../folders/folder-scope.store.ts';
 import {
   findProfile,
   insertProfile,

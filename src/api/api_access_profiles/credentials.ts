@@ -4,7 +4,7 @@
 import { createPublicKey, randomBytes } from 'node:crypto';
 import type { ServiceContext } from '../../context.ts';
 import type { ApiAccessProfileRow, ApiAuthType, JwtMethod } from '../../db/types.ts';
-import { hashToken, parseIpAllowList } from '../developer_api_clients/credentials.ts';
+import { hashToken, parseIpAllowList } from '../../auth/credentials.ts';
 
 export const AUTH_TYPES: readonly ApiAuthType[] = ['token', 'oauth2', 'jwt', 'oidc'];
 export const JWT_METHODS: readonly JwtMethod[] = ['hmac', 'rsa', 'ecdsa'];

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../context.ts';
 import type { Db } from '../../db/types.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import { projectInScope, scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
+import { projectInScope, scopeOf, type AuthContext } from '../../auth/credentials.ts';
 import { findProject } from '../projects/projects.store.ts';
 import {
   apiClientToApi,

@@ -6,7 +6,7 @@ import type { ServiceContext } from '../../context.ts';
 import type { ApiAccessProfileRow, ApiAuthType, ApiClientRow, Db } from '../../db/types.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { toApiTimestamp, toStored } from '../../time.ts';
-import { projectInScope, scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
+import { projectInScope, scopeOf, type AuthContext } from '../../auth/credentials.ts';
 import { projectAssetInScope } from '../projects/project-scope.ts';
 import { findProject } from '../projects/projects.store.ts';
 import {

@@ -1,7 +1,7 @@
 // API collections: list, create (optionally from an OpenAPI document), update, delete, and
 // endpoints added to a collection (contract 03 §2, §3.4).
 import { findRecipe } from '../recipes/recipes.store.ts';
-import { findFolderInScope } from '../folders/folder-scope.ts';
+import { findFolderInScope } from '../folders/folder-scope.store.ts';
 import { randomBytes } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import type { ServiceContext } from '../../context.ts';
@@ -9,7 +9,7 @@ import { isUniqueViolation } from '../../db/dialect.ts';
 import type { ApiCollectionRow, Db } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import { projectInScope, scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
+import { projectInScope, scopeOf, type AuthContext } from '../../auth/credentials.ts';
 import { findProject } from '../projects/projects.store.ts';
 import { findConnection } from '../connections/connections.store.ts';
 import { projectAssetInScope } from '../projects/project-scope.ts';

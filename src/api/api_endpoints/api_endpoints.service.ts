@@ -3,7 +3,7 @@ import { findRecipe } from '../recipes/recipes.store.ts';
 import type { ServiceContext } from '../../context.ts';
 import { AppError, assertFound } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import { scopeOf, type AuthContext } from '../developer_api_clients/credentials.ts';
+import { scopeOf, type AuthContext } from '../../auth/credentials.ts';
 import { projectAssetInScope } from '../projects/project-scope.ts';
 import { apiPrefixOf } from '../api_collections/api_collections.store.ts';
 import { publicUrls } from '../api_collections/api_collections.service.ts';

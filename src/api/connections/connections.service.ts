@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context.ts';
 import type { AuthorizationStatus, ConnectionRow, Db } from '../../db/types.ts';
 import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import { findFolderInScope, folderIdsUnderProjects, type FolderScope } from '../folders/folder-scope.ts';
+import { findFolderInScope, folderIdsUnderProjects, type FolderScope } from '../folders/folder-scope.store.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
 import { findProfile } from '../custom_oauth_profiles/custom_oauth_profiles.store.ts';
 import { SecretResolutionError } from '../secrets_management/secret-resolver.ts';

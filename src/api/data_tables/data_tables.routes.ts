@@ -3,7 +3,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from '../../context.ts';
-import type { RecipeEngine } from '../../engine/engine.ts';
 import { authOf } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
 import { AUTH_ERRORS, errorResponses, SuccessBody, toId } from '../../http/schemas.ts';
@@ -40,6 +39,7 @@ import {
   truncateTable,
   updateRecord,
   updateTable,
+  type RecordListener,
 } from './data_tables.service.ts';
 import type { Filter } from './columns.ts';
 
@@ -50,7 +50,7 @@ const FILTERS =
 export function dataTablesRoutes(
   fastify: FastifyInstance,
   ctx: ServiceContext,
-  runtime: { engine: RecipeEngine },
+  runtime: { engine: { readonly dataTableListener: RecordListener } },
 ): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const listener = runtime.engine.dataTableListener;

@@ -3,12 +3,13 @@
 // path: all or nothing, running recipes restarted on the new version, stopped ones left stopped,
 // connections matched by name and provider and keeping the target's credentials. A connection
 // the target lacks fails the deployment before anything is applied.
+import { projectFolderId, projectIdsOfFolders } from '../projects/projects.store.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { EnvironmentType } from '../../db/types.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import { findEnvironmentByType } from '../../workspaces/workspaces.store.ts';
-import type { ImportOptions } from '../packages/import.ts';
+import type { ImportOptions } from '../packages/appliers/run.ts';
 import { insertPackage } from '../packages/packages.store.ts';
 import type { PackageRunner } from '../packages/runner.ts';
 import {
@@ -21,7 +22,7 @@ import {
   type Caller,
 } from '../project_builds/project_builds.service.ts';
 import { stateOf, type BuildWithPackage } from '../project_builds/project_builds.store.ts';
-import { folderIdsUnderProjects } from '../folders/folder-scope.ts';
+import { folderIdsUnderProjects } from '../folders/folder-scope.store.ts';
 import {
   deploymentToApi,
   findDeployment,
@@ -78,11 +79,7 @@ async function deploy(
   };
   const performer = await performerName(ctx.db, caller);
   const now = toStored(ctx.clock.now());
-  const folder = await ctx.db
-    .selectFrom('projects')
-    .select('folder_id')
-    .where('id', '=', build.project_id)
-    .executeTakeFirst();
+  const folderId = await projectFolderId(ctx.db, build.project_id);
   const id = await ctx.db.transaction().execute(async (trx) => {
     const packageId = await insertPackage(trx, {
       workspace_id: caller.workspaceId,
@@ -104,7 +101,7 @@ async function deploy(
       workspace_id: caller.workspaceId,
       environment_id: caller.environmentId,
       project_id: build.project_id,
-      folder_id: folder?.folder_id ?? 0,
+      folder_id: folderId ?? 0,
       project_build_id: build.id,
       environment_type: environmentType,
       target_environment_id: target.id,
@@ -225,13 +222,7 @@ export async function listDeployments(
   if (Object.keys(errors).length > 0) throw invalid(errors);
   if (!caller.allFolders) {
     const folders = await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds);
-    const projects = await ctx.db
-      .selectFrom('projects')
-      .select('id')
-      .where('environment_id', '=', caller.environmentId)
-      .where('folder_id', 'in', folders.length > 0 ? folders : [-1])
-      .execute();
-    filters.projectIds = projects.map((p) => p.id);
+    filters.projectIds = await projectIdsOfFolders(ctx.db, caller.environmentId, folders);
   }
   const rows = await listRows(ctx.db, caller.environmentId, filters, page);
   return { items: rows.map(deploymentToApi) };

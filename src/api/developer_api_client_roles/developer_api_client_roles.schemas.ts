@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { PageQuery, Timestamp } from '../../http/schemas.ts';
-import { ALL_PRIVILEGES } from './privileges.ts';
+import { ALL_PRIVILEGES } from '../../auth/privileges.ts';
 
 export const Role = Type.Object({
   id: Type.Integer(),

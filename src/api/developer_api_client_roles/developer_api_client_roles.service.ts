@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import type { AuthContext } from '../developer_api_clients/credentials.ts';
+import type { AuthContext } from '../../auth/credentials.ts';
 import {
   countRoles,
   findRole,
@@ -13,7 +13,7 @@ import {
   roleToApi,
   type RoleApi,
 } from './developer_api_client_roles.store.ts';
-import { isPrivilege, type Privilege } from './privileges.ts';
+import { isPrivilege, type Privilege } from '../../auth/privileges.ts';
 
 export async function listRoles(ctx: ServiceContext, workspaceId: number, page: { offset: number; perPage: number }) {
   const [rows, count] = await Promise.all([listRoleRows(ctx.db, workspaceId, page), countRoles(ctx.db, workspaceId)]);

@@ -1,7 +1,7 @@
 // Developer API client roles (privilege groups), per workspace.
 import type { Db, RoleRow } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
-import { isPrivilege, type Privilege } from './privileges.ts';
+import { isPrivilege, type Privilege } from '../../auth/privileges.ts';
 
 export interface RoleApi {
   id: number;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
-import { ALL_PRIVILEGES, READ_PRIVILEGES } from './privileges.ts';
+import { ALL_PRIVILEGES, READ_PRIVILEGES } from '../../auth/privileges.ts';
 
 let t: TestApp;
 before(async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { generateToken, hashToken, ipAllowed, parseIpAllowList, projectInScope } from './credentials.ts';
+import { generateToken, hashToken, ipAllowed, parseIpAllowList, projectInScope } from '../../auth/credentials.ts';
 
 describe('tokens', () => {
   test('are prefixed by environment, random, and hashed to 64 hex characters', () => {

@@ -6,7 +6,7 @@ import { toStored } from '../../time.ts';
 import { findProjectFolderIds } from '../folders/folders.store.ts';
 import { findRole, nameKey, rolePrivileges } from '../developer_api_client_roles/developer_api_client_roles.store.ts';
 import { findEnvironment, listEnvironments } from '../../workspaces/workspaces.store.ts';
-import { generateToken, hashToken, parseIpAllowList, type AuthContext } from './credentials.ts';
+import { generateToken, hashToken, parseIpAllowList, type AuthContext } from '../../auth/credentials.ts';
 import {
   clientToApi,
   countClients,

@@ -182,3 +182,9 @@ export async function removeFolderFromScopes(db: Db, workspaceId: number, folder
       .execute();
   }
 }
+
+/** A client's name, as shown where it performed something. */
+export async function clientName(db: Db, id: number): Promise<string | undefined> {
+  const row = await db.selectFrom('developer_api_clients').select('name').where('id', '=', id).executeTakeFirst();
+  return row?.name;
+}

@@ -6,8 +6,8 @@ import { isUniqueViolation } from '../../db/dialect.ts';
 import type { Db, EventTopicRow } from '../../db/types.ts';
 import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import type { AuthContext } from '../developer_api_clients/credentials.ts';
-import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.ts';
+import type { AuthContext } from '../../auth/credentials.ts';
+import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.store.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
 import {
   findTopic,

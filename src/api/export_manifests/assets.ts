@@ -2,6 +2,23 @@
 // recipes depend on (connections, lookup tables, topics, called recipes, API endpoints), where
 // each sits relative to the folder, and the zip entry it becomes. Shared by folder_assets,
 // manifests made with auto_generate_assets, and the export itself.
+import {
+  collectionsOfProject,
+  connectionInEnvironment,
+  connectionsInFolders,
+  dataTablesInFolders,
+  endpointsOfCollection,
+  endpointsServing,
+  foldersOf,
+  lookupTablesOfProject,
+  projectFoldersOf,
+  propertiesOfProject,
+  recipeInEnvironment,
+  recipesCode,
+  recipesInFolders,
+  topicsInFolders,
+} from './assets.store.ts';
+import { dataTableByRef, lookupTableByRef, recipeByRef, topicByRef } from './assets.store.ts';
 import type { Db } from '../../db/types.ts';
 import { codeReferences } from './references.ts';
 import { findConnectorByProvider } from '../custom_connectors/custom_connectors.store.ts';
@@ -13,49 +30,8 @@ function customProviders(code: string, config: string): Set<string> {
     for (const match of text.matchAll(/"provider"\s*:\s*"([a-z0-9_]+_connector_\d+_\d+)"/g)) out.add(match[1]!);
   return out;
 }
-
-export const ASSET_TYPES = [
-  'recipe',
-  'connection',
-  'lookup_table',
-  'workato_db_table',
-  'account_property',
-  'project_property',
-  'workato_schema',
-  'workato_template',
-  'lcap_app',
-  'lcap_page',
-  'custom_adapter',
-  'topic',
-  'api_group',
-  'api_endpoint',
-  'agentic_genie',
-  'agentic_skill',
-  'data_pipeline',
-  'decision_engine_model',
-  'agentic_knowledge_base',
-  'mcp_server',
-] as const;
-export type AssetType = (typeof ASSET_TYPES)[number];
-
-/** The asset types Switchboard holds and packages; the others of the closed enum are refused in a manifest. */
-export const PACKAGED_TYPES = [
-  'recipe',
-  'connection',
-  'lookup_table',
-  'workato_db_table',
-  'topic',
-  'api_group',
-  'api_endpoint',
-  'account_property',
-  'project_property',
-  'custom_adapter',
-] as const;
-export type PackagedType = (typeof PACKAGED_TYPES)[number];
-
-export function isPackagedType(type: string): type is PackagedType {
-  return (PACKAGED_TYPES as readonly string[]).includes(type);
-}
+import type { FoundAsset } from './assets.store.ts';
+import type { AssetType, PackagedType } from './asset-types.ts';
 
 export interface Asset {
   id: number;
@@ -96,16 +72,8 @@ export class FolderIndex {
   }
 
   static async load(db: Db, environmentId: number): Promise<FolderIndex> {
-    const rows = await db
-      .selectFrom('folders')
-      .select(['id', 'parent_id', 'name', 'project_id'])
-      .where('environment_id', '=', environmentId)
-      .execute();
-    const projects = await db
-      .selectFrom('projects')
-      .select(['id', 'folder_id'])
-      .where('environment_id', '=', environmentId)
-      .execute();
+    const rows = await foldersOf(db, environmentId);
+    const projects = await projectFoldersOf(db, environmentId);
     return new FolderIndex(rows, projects);
   }
 
@@ -234,16 +202,7 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
   const env = scope.environmentId;
   const recipeQueue: number[] = [];
 
-  const recipes =
-    subtree.length === 0
-      ? []
-      : await db
-          .selectFrom('recipes')
-          .select(['id', 'name', 'folder_id', 'version_no', 'updated_at'])
-          .where('environment_id', '=', env)
-          .where('folder_id', 'in', subtree)
-          .orderBy('id')
-          .execute();
+  const recipes = subtree.length === 0 ? [] : await recipesInFolders(db, env, subtree);
   for (const r of recipes)
     if (
       add({
@@ -256,16 +215,7 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
       })
     )
       recipeQueue.push(r.id);
-  const connections =
-    subtree.length === 0
-      ? []
-      : await db
-          .selectFrom('connections')
-          .select(['id', 'name', 'folder_id', 'provider', 'updated_at'])
-          .where('environment_id', '=', env)
-          .where('folder_id', 'in', subtree)
-          .orderBy('id')
-          .execute();
+  const connections = subtree.length === 0 ? [] : await connectionsInFolders(db, env, subtree);
   for (const c of connections)
     add({ id: c.id, name: c.name, type: 'connection', folderId: c.folder_id, updatedAt: c.updated_at });
   for (const c of connections) {
@@ -279,29 +229,10 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
         updatedAt: connector.updated_at,
       });
   }
-  const topics =
-    subtree.length === 0
-      ? []
-      : await db
-          .selectFrom('event_topics')
-          .select(['id', 'name', 'folder_id', 'updated_at'])
-          .where('environment_id', '=', env)
-          .where('folder_id', 'in', subtree)
-          .where('deleted_at', 'is', null)
-          .orderBy('id')
-          .execute();
+  const topics = subtree.length === 0 ? [] : await topicsInFolders(db, env, subtree);
   for (const t of topics)
     add({ id: t.id, name: t.name, type: 'topic', folderId: t.folder_id, updatedAt: t.updated_at });
-  const dataTables =
-    subtree.length === 0
-      ? []
-      : await db
-          .selectFrom('data_tables')
-          .select(['id', 'name', 'folder_id', 'updated_at'])
-          .where('environment_id', '=', env)
-          .where('folder_id', 'in', subtree)
-          .orderBy('id')
-          .execute();
+  const dataTables = subtree.length === 0 ? [] : await dataTablesInFolders(db, env, subtree);
   for (const t of dataTables)
     add({ id: t.id, name: t.name, type: 'workato_db_table', folderId: t.folder_id, updatedAt: t.updated_at });
 
@@ -313,32 +244,13 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
         ? anchor.project_id
         : undefined;
   if (projectId !== undefined) {
-    const tables = await db
-      .selectFrom('lookup_tables')
-      .select(['id', 'name', 'updated_at'])
-      .where('environment_id', '=', env)
-      .where('deleted_at', 'is', null)
-      .where((eb) => (projectId === null ? eb('project_id', 'is', null) : eb('project_id', '=', projectId)))
-      .orderBy('id')
-      .execute();
+    const tables = await lookupTablesOfProject(db, env, projectId);
     for (const t of tables)
       add({ id: t.id, name: t.name, type: 'lookup_table', folderId: null, projectId, updatedAt: t.updated_at });
-    const collections = await db
-      .selectFrom('api_collections')
-      .select(['id', 'name', 'updated_at'])
-      .where('environment_id', '=', env)
-      .where((eb) => (projectId === null ? eb('project_id', 'is', null) : eb('project_id', '=', projectId)))
-      .orderBy('id')
-      .execute();
+    const collections = await collectionsOfProject(db, env, projectId);
     for (const c of collections)
       add({ id: c.id, name: c.name, type: 'api_group', folderId: null, projectId, updatedAt: c.updated_at });
-    const properties = await db
-      .selectFrom('properties')
-      .select(['id', 'name', 'updated_at'])
-      .where('environment_id', '=', env)
-      .where((eb) => (projectId === null ? eb('project_id', 'is', null) : eb('project_id', '=', projectId)))
-      .orderBy('id')
-      .execute();
+    const properties = await propertiesOfProject(db, env, projectId);
     for (const p of properties)
       add({
         id: p.id,
@@ -359,7 +271,7 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
       .map((f) => f.id);
     if (batch.length === 0 && collectionIds.length === 0) break;
     if (batch.length > 0) {
-      const rows = await db.selectFrom('recipes').select(['id', 'code', 'config']).where('id', 'in', batch).execute();
+      const rows = await recipesCode(db, batch);
       for (const row of rows) {
         for (const provider of customProviders(row.code, row.config)) {
           const c = await findConnectorByProvider(db, env, provider);
@@ -367,23 +279,11 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
         }
         const refs = codeReferences(row.code, row.config);
         for (const id of refs.connectionIds) {
-          const c = await db
-            .selectFrom('connections')
-            .select(['id', 'name', 'folder_id', 'updated_at'])
-            .where('environment_id', '=', env)
-            .where('id', '=', id)
-            .executeTakeFirst();
+          const c = await connectionInEnvironment(db, env, id);
           if (c) add({ id: c.id, name: c.name, type: 'connection', folderId: c.folder_id, updatedAt: c.updated_at });
         }
         for (const ref of refs.lookupTables) {
-          const q = db
-            .selectFrom('lookup_tables')
-            .select(['id', 'name', 'project_id', 'updated_at'])
-            .where('environment_id', '=', env)
-            .where('deleted_at', 'is', null);
-          const t = await (
-            typeof ref === 'number' ? q.where('id', '=', ref) : q.where('name_key', '=', ref.trim().toLowerCase())
-          ).executeTakeFirst();
+          const t = await lookupTableByRef(db, env, ref);
           if (t)
             add({
               id: t.id,
@@ -395,35 +295,16 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
             });
         }
         for (const ref of refs.dataTables) {
-          const q = db
-            .selectFrom('data_tables')
-            .select(['id', 'name', 'folder_id', 'updated_at'])
-            .where('environment_id', '=', env);
-          const t = await (
-            typeof ref === 'number' ? q.where('id', '=', ref) : q.where('name_key', '=', ref.trim().toLowerCase())
-          ).executeTakeFirst();
+          const t = await dataTableByRef(db, env, ref);
           if (t)
             add({ id: t.id, name: t.name, type: 'workato_db_table', folderId: t.folder_id, updatedAt: t.updated_at });
         }
         for (const ref of refs.topics) {
-          const q = db
-            .selectFrom('event_topics')
-            .select(['id', 'name', 'folder_id', 'updated_at'])
-            .where('environment_id', '=', env)
-            .where('deleted_at', 'is', null);
-          const t = await (
-            typeof ref === 'number' ? q.where('id', '=', ref) : q.where('name_key', '=', ref.trim().toLowerCase())
-          ).executeTakeFirst();
+          const t = await topicByRef(db, env, ref);
           if (t) add({ id: t.id, name: t.name, type: 'topic', folderId: t.folder_id, updatedAt: t.updated_at });
         }
         for (const ref of refs.recipes) {
-          const q = db
-            .selectFrom('recipes')
-            .select(['id', 'name', 'folder_id', 'version_no', 'updated_at'])
-            .where('environment_id', '=', env);
-          const r = await (
-            typeof ref === 'number' ? q.where('id', '=', ref) : q.where('name', '=', ref).orderBy('id')
-          ).executeTakeFirst();
+          const r = await recipeByRef(db, env, ref);
           if (
             r &&
             add({
@@ -439,22 +320,7 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
         }
       }
       // Endpoints that serve these recipes, with their collection.
-      const endpoints = await db
-        .selectFrom('api_endpoints')
-        .innerJoin('api_collections', 'api_collections.id', 'api_endpoints.collection_id')
-        .select([
-          'api_endpoints.id',
-          'api_endpoints.name',
-          'api_endpoints.updated_at',
-          'api_collections.id as collection_id',
-          'api_collections.name as collection_name',
-          'api_collections.project_id',
-          'api_collections.updated_at as collection_updated_at',
-        ])
-        .where('api_collections.environment_id', '=', env)
-        .where('api_endpoints.flow_id', 'in', batch)
-        .orderBy('api_endpoints.id')
-        .execute();
+      const endpoints = await endpointsServing(db, env, batch);
       for (const e of endpoints) {
         add({
           id: e.collection_id,
@@ -471,12 +337,7 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
       .filter((f) => f.type === 'api_group' && !scannedEndpointsOf.has(f.id))
       .map((f) => f.id)) {
       scannedEndpointsOf.add(collectionId);
-      const endpoints = await db
-        .selectFrom('api_endpoints')
-        .select(['id', 'name', 'flow_id', 'updated_at'])
-        .where('collection_id', '=', collectionId)
-        .orderBy('id')
-        .execute();
+      const endpoints = await endpointsOfCollection(db, collectionId);
       const collection = found.get(`api_group:${collectionId}`);
       for (const e of endpoints) {
         add({
@@ -488,12 +349,7 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
           updatedAt: e.updated_at,
         });
         if (e.flow_id === null) continue;
-        const r = await db
-          .selectFrom('recipes')
-          .select(['id', 'name', 'folder_id', 'version_no', 'updated_at'])
-          .where('environment_id', '=', env)
-          .where('id', '=', e.flow_id)
-          .executeTakeFirst();
+        const r = await recipeInEnvironment(db, env, e.flow_id);
         if (
           r &&
           add({
@@ -533,113 +389,6 @@ export async function scanFolder(db: Db, scope: AssetScope, anchorId: number): P
     };
   });
   return assignZipNames(placed).map((a, i) => ({ ...a, updatedAt: placed[i]!.updatedAt }));
-}
-
-export interface FoundAsset {
-  name: string;
-  folderId: number | null;
-  projectId: number | null;
-  version?: number;
-  updatedAt: string;
-}
-
-/** One asset of a packaged type in the environment; undefined when there is none. */
-export async function findAsset(
-  db: Db,
-  environmentId: number,
-  type: PackagedType,
-  id: number,
-): Promise<FoundAsset | undefined> {
-  switch (type) {
-    case 'recipe': {
-      const r = await db
-        .selectFrom('recipes')
-        .select(['name', 'folder_id', 'version_no', 'updated_at'])
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return (
-        r && { name: r.name, folderId: r.folder_id, projectId: null, version: r.version_no, updatedAt: r.updated_at }
-      );
-    }
-    case 'connection': {
-      const c = await db
-        .selectFrom('connections')
-        .select(['name', 'folder_id', 'updated_at'])
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return c && { name: c.name, folderId: c.folder_id, projectId: null, updatedAt: c.updated_at };
-    }
-    case 'topic': {
-      const t = await db
-        .selectFrom('event_topics')
-        .select(['name', 'folder_id', 'updated_at'])
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      return t && { name: t.name, folderId: t.folder_id, projectId: null, updatedAt: t.updated_at };
-    }
-    case 'lookup_table': {
-      const t = await db
-        .selectFrom('lookup_tables')
-        .select(['name', 'project_id', 'updated_at'])
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      return t && { name: t.name, folderId: null, projectId: t.project_id, updatedAt: t.updated_at };
-    }
-    case 'workato_db_table': {
-      const t = await db
-        .selectFrom('data_tables')
-        .select(['name', 'folder_id', 'updated_at'])
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return t && { name: t.name, folderId: t.folder_id, projectId: null, updatedAt: t.updated_at };
-    }
-    case 'api_group': {
-      const c = await db
-        .selectFrom('api_collections')
-        .select(['name', 'project_id', 'updated_at'])
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return c && { name: c.name, folderId: null, projectId: c.project_id, updatedAt: c.updated_at };
-    }
-    case 'api_endpoint': {
-      const e = await db
-        .selectFrom('api_endpoints')
-        .innerJoin('api_collections', 'api_collections.id', 'api_endpoints.collection_id')
-        .select(['api_endpoints.name', 'api_collections.project_id', 'api_endpoints.updated_at'])
-        .where('api_collections.environment_id', '=', environmentId)
-        .where('api_endpoints.id', '=', id)
-        .executeTakeFirst();
-      return e && { name: e.name, folderId: null, projectId: e.project_id, updatedAt: e.updated_at };
-    }
-    case 'custom_adapter': {
-      const c = await db
-        .selectFrom('custom_connectors')
-        .select(['title', 'updated_at'])
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return c && { name: c.title, folderId: null, projectId: null, updatedAt: c.updated_at };
-    }
-    case 'account_property':
-    case 'project_property': {
-      const p = await db
-        .selectFrom('properties')
-        .select(['name', 'project_id', 'updated_at'])
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', id)
-        .where('project_id', type === 'account_property' ? 'is' : 'is not', null)
-        .executeTakeFirst();
-      return p && { name: p.name, folderId: null, projectId: p.project_id, updatedAt: p.updated_at };
-    }
-  }
 }
 
 /** Whether a caller that sees `visibleFolderIds` (null: all) may read an asset. */

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Id, IdInput, Timestamp } from '../../http/schemas.ts';
-import { ASSET_TYPES } from './assets.ts';
+import { ASSET_TYPES } from './asset-types.ts';
 
 export const ManifestParams = Type.Object({ id: Id });
 

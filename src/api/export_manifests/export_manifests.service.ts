@@ -4,21 +4,12 @@ import type { ServiceContext } from '../../context.ts';
 import type { Db, ExportManifestRow } from '../../db/types.ts';
 import { AppError, invalid, type FieldErrors } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import type { AuthContext } from '../developer_api_clients/credentials.ts';
-import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.ts';
+import type { AuthContext } from '../../auth/credentials.ts';
+import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.store.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
-import {
-  ASSET_TYPES,
-  FolderIndex,
-  assetVisible,
-  findAsset,
-  isPackagedType,
-  scanFolder,
-  zipNameProblem,
-  type Asset,
-  type AssetScope,
-  type AssetType,
-} from './assets.ts';
+import { FolderIndex, assetVisible, scanFolder, zipNameProblem, type Asset, type AssetScope } from './assets.ts';
+import { ASSET_TYPES, isPackagedType, type AssetType } from './asset-types.ts';
+import { findAsset } from './assets.store.ts';
 import {
   assetVersions,
   assetsOf,

@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../db/dialect.ts';
 import type { Db, FolderRow, FolderUpdate } from '../../db/types.ts';
 import { AppError, assertFound, invalid, type FieldErrors, type PlainErrorCode } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import type { AuthContext } from '../developer_api_clients/credentials.ts';
+import type { AuthContext } from '../../auth/credentials.ts';
 import { updateProject } from '../projects/projects.store.ts';
 import { hasRunningRecipeUnder, recipeIdsUnder } from '../recipes/recipes.store.ts';
 import {

@@ -3,7 +3,7 @@
 import type { ServiceContext } from '../../context.ts';
 import type { JobLineRow, JobRow, RecipeRow } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
-import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.ts';
+import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.store.ts';
 import { findRecipe } from '../recipes/recipes.store.ts';
 import type { Caller } from '../recipes/recipes.service.ts';
 import {

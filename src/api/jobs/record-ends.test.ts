@@ -5,7 +5,8 @@ import { after, before, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { log, webhookRecipe } from '../../../test/recipes.ts';
 import { toStored } from '../../time.ts';
-import { insertJob, newJobHandle, recordJobEnds, recordJobEndsAlone, type JobEndAndClaim } from './jobs.store.ts';
+import { insertJob, newJobHandle } from './queue.store.ts';
+import { recordJobEnds, recordJobEndsAlone, type JobEndAndClaim } from './job-ends.store.ts';
 import type { JobLineRow } from '../../db/types.ts';
 
 let t: TestApp;

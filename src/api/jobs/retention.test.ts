@@ -7,7 +7,7 @@ import { spawnServe } from '../../../test/process-helpers.ts';
 import { createRecipe, log, pill, webhookRecipe, webhookTrigger } from '../../../test/recipes.ts';
 import type { JobLineRow } from '../../db/types.ts';
 import { manualClock, toStored } from '../../time.ts';
-import { insertJob, insertLines, newJobHandle, type NewJob } from './jobs.store.ts';
+import { insertJob, insertLines, newJobHandle, type NewJob } from './queue.store.ts';
 
 const HOUR = 3600_000;
 const clock = manualClock('2026-03-01T08:00:00.000Z');

@@ -6,7 +6,7 @@
 import type { ServiceContext } from '../../context.ts';
 import { createPeriodicSweep, type PeriodicSweep } from '../../periodic-sweep.ts';
 import { toStored } from '../../time.ts';
-import { deleteExpiredJobs, deleteLinesOfJobs, expiredJobIds } from './jobs.store.ts';
+import { deleteExpiredJobs, deleteLinesOfJobs, expiredJobIds } from './retention.store.ts';
 
 export interface JobRetentionOptions {
   intervalMs: number;

@@ -1,25 +1,35 @@
 // An export: the manifest's assets as JSON files in a zip of the vendor's layout (contract 15
 // §12), written into the package's chunks as it streams out. Ids between assets become
 // references {zip_name, name, folder}; connections carry no credentials.
+import {
+  collectionToExport,
+  connectionToExport,
+  dataTableToExport,
+  endpointToExport,
+  lookupRowsAfter,
+  lookupTableToExport,
+  propertyToExport,
+  recipeToExport,
+  topicToExport,
+} from './export.store.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
 import { CELL_COLUMNS, labelsOf } from '../lookup_tables/lookup_tables.store.ts';
 import { findRecordsAfter } from '../data_tables/data_tables.store.ts';
 import { parseColumns } from '../data_tables/columns.ts';
-import {
-  FolderIndex,
-  fileStem,
-  findAsset,
-  isPackagedType,
-  type Asset,
-  type PackagedType,
-} from '../export_manifests/assets.ts';
+import { FolderIndex, fileStem, type Asset } from '../export_manifests/assets.ts';
+import { isPackagedType, type PackagedType } from '../export_manifests/asset-types.ts';
+import { findAsset } from '../export_manifests/assets.store.ts';
 import { parseCode, REFERENCE_FIELDS, stepsOf, type ReferenceKind } from '../export_manifests/references.ts';
 import { updateManifest } from '../export_manifests/export_manifests.store.ts';
 import { CHUNK_BYTES, deleteChunks, finishPackage, insertChunk } from './packages.store.ts';
 import { createZipWriter } from './zip.ts';
-import { findConnectorByProvider, latestReleasedVersion } from '../custom_connectors/custom_connectors.store.ts';
+import {
+  findConnectorInEnvironment,
+  findConnectorByProvider,
+  latestReleasedVersion,
+} from '../custom_connectors/custom_connectors.store.ts';
 import { findRecipeVersionContent } from '../recipes/recipes.store.ts';
 import { listTestCases } from '../test_cases/test_cases.store.ts';
 
@@ -98,11 +108,7 @@ function json(value: unknown): Buffer {
 }
 
 async function recipeFile(db: Db, refs: RefResolver, asset: Asset, includeTestCases: boolean): Promise<Buffer> {
-  const row = await db
-    .selectFrom('recipes')
-    .select(['name', 'description', 'code', 'config', 'concurrency', 'version_no'])
-    .where('id', '=', asset.id)
-    .executeTakeFirst();
+  const row = await recipeToExport(db, asset.id);
   if (!row) throw new PackageFailure(`${asset.zip_name}: recipe ${asset.id} no longer exists`);
   let content = {
     name: row.name,
@@ -194,12 +200,7 @@ async function assetFile(
     case 'recipe':
       return recipeFile(db, refs, asset, options.includeTestCases === true);
     case 'connection': {
-      const c = await db
-        .selectFrom('connections')
-        .select(['name', 'provider', 'folder_id'])
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', asset.id)
-        .executeTakeFirst();
+      const c = await connectionToExport(db, environmentId, asset.id);
       if (!c) throw gone();
       // A custom connector's connection names it by a reference to its adapter file (contract 15 §13).
       const connector = await findConnectorByProvider(db, environmentId, c.provider);
@@ -207,12 +208,7 @@ async function assetFile(
       return json({ name: c.name, provider, root_folder: folders.get(c.folder_id)?.parent_id === null });
     }
     case 'custom_adapter': {
-      const c = await db
-        .selectFrom('custom_connectors')
-        .selectAll()
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', asset.id)
-        .executeTakeFirst();
+      const c = await findConnectorInEnvironment(db, environmentId, asset.id);
       if (!c) throw gone();
       const version = await latestReleasedVersion(db, c.id);
       return json({
@@ -225,13 +221,7 @@ async function assetFile(
       });
     }
     case 'lookup_table': {
-      const t = await db
-        .selectFrom('lookup_tables')
-        .selectAll()
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', asset.id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
+      const t = await lookupTableToExport(db, environmentId, asset.id);
       if (!t) throw gone();
       const labels = labelsOf(t);
       const schema = labels.map((label, i) => ({ label, name: `col${i + 1}` }));
@@ -243,14 +233,7 @@ async function assetFile(
       let afterId = 0;
       let first = true;
       for (;;) {
-        const rows = await db
-          .selectFrom('lookup_table_rows')
-          .selectAll()
-          .where('table_id', '=', t.id)
-          .where('id', '>', afterId)
-          .orderBy('id')
-          .limit(5000)
-          .execute();
+        const rows = await lookupRowsAfter(db, t.id, afterId);
         if (rows.length === 0) break;
         for (const row of rows) {
           const cells: Record<string, string> = {};
@@ -268,12 +251,7 @@ async function assetFile(
       return Buffer.from(parts.join(''), 'utf8');
     }
     case 'workato_db_table': {
-      const t = await db
-        .selectFrom('data_tables')
-        .selectAll()
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', asset.id)
-        .executeTakeFirst();
+      const t = await dataTableToExport(db, environmentId, asset.id);
       if (!t) throw gone();
       // Columns keep their UUIDs: the recipes of the package name them.
       const schema = parseColumns(t.columns).map((c) => ({
@@ -304,13 +282,7 @@ async function assetFile(
       return Buffer.from(parts.join(''), 'utf8');
     }
     case 'topic': {
-      const t = await db
-        .selectFrom('event_topics')
-        .selectAll()
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', asset.id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
+      const t = await topicToExport(db, environmentId, asset.id);
       if (!t) throw gone();
       return json({
         name: t.name,
@@ -320,23 +292,12 @@ async function assetFile(
       });
     }
     case 'api_group': {
-      const c = await db
-        .selectFrom('api_collections')
-        .selectAll()
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', asset.id)
-        .executeTakeFirst();
+      const c = await collectionToExport(db, environmentId, asset.id);
       if (!c) throw gone();
       return json({ name: c.name, version: c.version, description: '', handle: c.slug, use_prefix: true });
     }
     case 'api_endpoint': {
-      const e = await db
-        .selectFrom('api_endpoints')
-        .innerJoin('api_collections', 'api_collections.id', 'api_endpoints.collection_id')
-        .selectAll('api_endpoints')
-        .where('api_collections.environment_id', '=', environmentId)
-        .where('api_endpoints.id', '=', asset.id)
-        .executeTakeFirst();
+      const e = await endpointToExport(db, environmentId, asset.id);
       if (!e) throw gone();
       return json({
         name: e.name,
@@ -357,12 +318,7 @@ async function assetFile(
     }
     case 'account_property':
     case 'project_property': {
-      const p = await db
-        .selectFrom('properties')
-        .select(['name', 'value'])
-        .where('environment_id', '=', environmentId)
-        .where('id', '=', asset.id)
-        .executeTakeFirst();
+      const p = await propertyToExport(db, environmentId, asset.id);
       if (!p) throw gone();
       return json({ name: p.name, value: p.value });
     }

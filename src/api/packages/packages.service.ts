@@ -5,8 +5,8 @@ import { Readable } from 'node:stream';
 import type { ServiceContext } from '../../context.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import type { AuthContext } from '../developer_api_clients/credentials.ts';
-import { findFolderInScope } from '../folders/folder-scope.ts';
+import type { AuthContext } from '../../auth/credentials.ts';
+import { findFolderInScope } from '../folders/folder-scope.store.ts';
 import { assetsOf } from '../export_manifests/export_manifests.store.ts';
 import { manifestForExport } from '../export_manifests/export_manifests.service.ts';
 import {

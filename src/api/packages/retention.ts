@@ -7,6 +7,7 @@
 import type { ServiceContext } from '../../context.ts';
 import { createPeriodicSweep, type PeriodicSweep } from '../../periodic-sweep.ts';
 import { toStored } from '../../time.ts';
+import { deleteRunRequests, dropPackageContents, expiredExportIds, expiredRunRequestIds } from './retention.store.ts';
 
 export function createPackageRetentionSweeper(
   ctx: Pick<ServiceContext, 'db' | 'clock' | 'log'>,
@@ -19,56 +20,20 @@ export function createPackageRetentionSweeper(
     const cutoff = toStored(new Date(ctx.clock.now().getTime() - options.retentionMs));
     let deleted = 0;
     for (;;) {
-      const rows = await ctx.db
-        .selectFrom('packages')
-        .select('id')
-        .where('status', 'in', ['completed', 'failed'])
-        .where('completed_at', '<', cutoff)
-        .where('content_size', 'is not', null)
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('project_builds')
-                .select('project_builds.id')
-                .whereRef('project_builds.package_id', '=', 'packages.id'),
-            ),
-          ),
-        )
-        .orderBy('id')
-        .limit(batch)
-        .execute();
-      if (rows.length === 0) break;
-      const ids = rows.map((r) => r.id);
-      await ctx.db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('package_chunks').where('package_id', 'in', ids).execute();
-        await trx.updateTable('packages').set({ content_size: null }).where('id', 'in', ids).execute();
-      });
+      const ids = await expiredExportIds(ctx.db, cutoff, batch);
+      if (ids.length === 0) break;
+      await dropPackageContents(ctx.db, ids);
       deleted += ids.length;
       await yieldToRequests();
-      if (closing() || rows.length < batch) break;
+      if (closing() || ids.length < batch) break;
     }
     for (;;) {
-      const rows = await ctx.db
-        .selectFrom('test_run_requests')
-        .select('id')
-        .where('status', '=', 'completed')
-        .where('updated_at', '<', cutoff)
-        .orderBy('id')
-        .limit(batch)
-        .execute();
-      if (rows.length === 0) break;
-      await ctx.db
-        .deleteFrom('test_run_requests')
-        .where(
-          'id',
-          'in',
-          rows.map((r) => r.id),
-        )
-        .execute();
-      deleted += rows.length;
+      const ids = await expiredRunRequestIds(ctx.db, cutoff, batch);
+      if (ids.length === 0) break;
+      await deleteRunRequests(ctx.db, ids);
+      deleted += ids.length;
       await yieldToRequests();
-      if (closing() || rows.length < batch) break;
+      if (closing() || ids.length < batch) break;
     }
     return deleted;
   }

@@ -11,7 +11,8 @@ import { isSharedByNodes } from '../../db/dialect.ts';
 import { withLease } from '../../leases.ts';
 import type { RecipeRuntime } from '../recipes/recipes.service.ts';
 import { PackageFailure, runExport, type ExportOptions } from './export.ts';
-import { runImport, type ImportOptions } from './import.ts';
+import { runImport } from './import.ts';
+import { type ImportOptions } from './appliers/run.ts';
 import {
   countAttempt,
   countChunks,
@@ -28,7 +29,7 @@ export const MAX_ATTEMPTS = 3;
 export type PackageRunner = WorkLoop;
 
 export type { ExportOptions as ExportPackageOptions } from './export.ts';
-export type { ImportOptions as ImportPackageOptions } from './import.ts';
+export type { ImportOptions as ImportPackageOptions } from './appliers/run.ts';
 
 /** The zip an import reads: its own, or that of the build it deploys (which must have succeeded). */
 async function zipFor(ctx: ServiceContext, pkg: PackageRow, options: ImportOptions): Promise<Buffer> {

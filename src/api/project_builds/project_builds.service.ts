@@ -1,17 +1,19 @@
 // Project builds (contract 12 §4–§5): a build exports the whole project — its folders, recipes,
 // connections (without credentials), lookup tables with their rows, topics, API collections and
 // properties — into a package made once and never changed. Builds are made in dev only.
+import { findProject, findProjectByFolder, projectIdsOfFolders } from '../projects/projects.store.ts';
+import { clientName } from '../developer_api_clients/developer_api_clients.store.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, ProjectRow } from '../../db/types.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import type { AuthContext } from '../developer_api_clients/credentials.ts';
+import type { AuthContext } from '../../auth/credentials.ts';
 import { scanFolder } from '../export_manifests/assets.ts';
 import { assetScope } from '../export_manifests/export_manifests.service.ts';
 import type { ExportOptions } from '../packages/export.ts';
 import { insertPackage } from '../packages/packages.store.ts';
 import type { PackageRunner } from '../packages/runner.ts';
-import { projectInScope } from '../developer_api_clients/credentials.ts';
+import { projectInScope } from '../../auth/credentials.ts';
 import { projectAssetInScope } from '../projects/project-scope.ts';
 import {
   buildPackageOptions,
@@ -23,7 +25,7 @@ import {
   type BuildFilters,
   type BuildWithPackage,
 } from './project_builds.store.ts';
-import { folderIdsUnderProjects } from '../folders/folder-scope.ts';
+import { folderIdsUnderProjects } from '../folders/folder-scope.store.ts';
 import type { Asset } from '../export_manifests/assets.ts';
 
 export type Caller = Pick<
@@ -46,31 +48,14 @@ export async function projectByRef(db: Db, caller: Caller, ref: string): Promise
   const text = ref.trim();
   const byFolder = /^f(\d{1,15})$/i.exec(text);
   let project: ProjectRow | undefined;
-  if (byFolder)
-    project = await db
-      .selectFrom('projects')
-      .selectAll()
-      .where('environment_id', '=', caller.environmentId)
-      .where('folder_id', '=', Number(byFolder[1]))
-      .executeTakeFirst();
-  else if (/^\d{1,15}$/.test(text))
-    project = await db
-      .selectFrom('projects')
-      .selectAll()
-      .where('environment_id', '=', caller.environmentId)
-      .where('id', '=', Number(text))
-      .executeTakeFirst();
+  if (byFolder) project = await findProjectByFolder(db, caller.environmentId, Number(byFolder[1]));
+  else if (/^\d{1,15}$/.test(text)) project = await findProject(db, caller.environmentId, Number(text));
   if (!project || !projectInScope(caller, project.folder_id)) throw new AppError('not_found');
   return project;
 }
 
 export async function performerName(db: Db, caller: Pick<Caller, 'clientId'>): Promise<string> {
-  const row = await db
-    .selectFrom('developer_api_clients')
-    .select('name')
-    .where('id', '=', caller.clientId)
-    .executeTakeFirst();
-  return row?.name ?? 'API client';
+  return (await clientName(db, caller.clientId)) ?? 'API client';
 }
 
 function checkInput(input: BuildInput): { description: string | null; includeTestCases: boolean | null } {
@@ -179,13 +164,7 @@ export async function visibleBuild(db: Db, caller: Caller, id: number): Promise<
 async function visibleProjectIds(db: Db, caller: Caller): Promise<number[] | null> {
   if (caller.allFolders) return null;
   const folders = await folderIdsUnderProjects(db, caller.environmentId, caller.folderIds);
-  const rows = await db
-    .selectFrom('projects')
-    .select('id')
-    .where('environment_id', '=', caller.environmentId)
-    .where('folder_id', 'in', folders.length > 0 ? folders : [-1])
-    .execute();
-  return rows.map((r) => r.id);
+  return projectIdsOfFolders(db, caller.environmentId, folders);
 }
 
 export interface BuildListItem extends BuildApi {

@@ -1,7 +1,7 @@
 // Whether an asset that belongs to a project (or to the Home level, projectId null) is in a
 // caller's project scope (contract 02 §3). Home-level assets are for all-folders clients only.
 import type { Db } from '../../db/types.ts';
-import { projectInScope, type AuthContext } from '../developer_api_clients/credentials.ts';
+import { projectInScope, type AuthContext } from '../../auth/credentials.ts';
 import { findProject } from './projects.store.ts';
 
 export async function projectAssetInScope(

@@ -3,7 +3,7 @@ import type { ServiceContext } from '../../context.ts';
 import type { Db, ProjectRow } from '../../db/types.ts';
 import { AppError, invalid, type FieldErrors } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import { projectInScope } from '../developer_api_clients/credentials.ts';
+import { projectInScope } from '../../auth/credentials.ts';
 import { removeFolderFromScopes } from '../developer_api_clients/developer_api_clients.store.ts';
 import { checkFolderName, uniqueName, type Caller } from '../folders/folders.service.ts';
 import { deleteFolder, folderNameKey, updateFolder } from '../folders/folders.store.ts';

@@ -42,3 +42,38 @@ export async function updateProject(
 ): Promise<void> {
   await db.updateTable('projects').set(values).where('id', '=', id).execute();
 }
+
+/** The project rooted at this folder, if any. */
+export async function findProjectByFolder(
+  db: Db,
+  environmentId: number,
+  folderId: number,
+): Promise<ProjectRow | undefined> {
+  return db
+    .selectFrom('projects')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .where('folder_id', '=', folderId)
+    .executeTakeFirst();
+}
+
+/** The ids of the projects rooted at these folders. */
+export async function projectIdsOfFolders(
+  db: Db,
+  environmentId: number,
+  folderIds: readonly number[],
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('projects')
+    .select('id')
+    .where('environment_id', '=', environmentId)
+    .where('folder_id', 'in', folderIds.length > 0 ? folderIds : [-1])
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** A project's folder, in any environment. */
+export async function projectFolderId(db: Db, projectId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('projects').select('folder_id').where('id', '=', projectId).executeTakeFirst();
+  return row?.folder_id;
+}

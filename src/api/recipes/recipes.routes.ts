@@ -42,9 +42,9 @@ import {
   startRecipe,
   stopRecipe,
   updateRecipe,
-  type RecipeFields,
   type RecipeRuntime,
 } from './recipes.service.ts';
+import { type RecipeFields } from './recipes.input.ts';
 
 const tags = ['Recipes'];
 

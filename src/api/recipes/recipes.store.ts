@@ -543,3 +543,29 @@ export async function countRecipes(db: Db, workspaceId: number, runningOnly: boo
   const row = await q.executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** The recipes of an environment in a folder and every folder below it, by id. */
+export async function recipeIdsInTree(db: Db, environmentId: number, rootFolderId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('recipes')
+    .select('id')
+    .where('environment_id', '=', environmentId)
+    .where('folder_id', 'in', folderTreeIds(db, rootFolderId))
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The folder of each of these recipes. */
+export async function recipeFolders(db: Db, ids: readonly number[]): Promise<Array<{ id: number; folder_id: number }>> {
+  return db
+    .selectFrom('recipes')
+    .select(['id', 'folder_id'])
+    .where('id', 'in', ids.length > 0 ? ids : [-1])
+    .execute();
+}
+
+export async function recipeName(db: Db, id: number): Promise<string | undefined> {
+  const row = await db.selectFrom('recipes').select('name').where('id', '=', id).executeTakeFirst();
+  return row?.name;
+}

@@ -6,7 +6,7 @@ import type { Db } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import type { Page } from '../../http/pagination.ts';
 import { toStored } from '../../time.ts';
-import type { AuthContext } from '../developer_api_clients/credentials.ts';
+import type { AuthContext } from '../../auth/credentials.ts';
 import {
   countCollaboratorRoles,
   findCollaboratorRole,

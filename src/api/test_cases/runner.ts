@@ -5,8 +5,8 @@
 // was failed as interrupted by the engine's recovery, and a new one runs).
 import type { ServiceContext } from '../../context.ts';
 import type { RecipeRow } from '../../db/types.ts';
-import type { JobOutcome, StepMock, TestMode } from '../../engine/executor.ts';
-import { fromPlain } from '../../engine/formula/values.ts';
+import type { JobOutcome, StepMock, TestMode } from '../../recipe/job-outcome.ts';
+import { fromPlain } from '../../recipe/formula/values.ts';
 import { toStored } from '../../time.ts';
 import { createWorkLoop, type WorkLoop } from '../../work-loop.ts';
 import { isSharedByNodes } from '../../db/dialect.ts';

@@ -1,15 +1,16 @@
 // Recipe test cases (our API beside contract 16 §6) and run requests (16 §2–§5). A test case is
 // checked against its recipe's steps when saved; a run request picks test cases by exactly one
 // selector and runs them in the background (runner.ts).
+import { recipeFolders, recipeIdsInTree, recipeName } from '../recipes/recipes.store.ts';
+import { findProject } from '../projects/projects.store.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, RecipeRow, TestCaseRow } from '../../db/types.ts';
 import { AppError, invalid, type FieldErrors } from '../../errors.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import { toStored } from '../../time.ts';
-import type { AuthContext } from '../developer_api_clients/credentials.ts';
+import type { AuthContext } from '../../auth/credentials.ts';
 import { assetsOf, findManifest } from '../export_manifests/export_manifests.store.ts';
-import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.ts';
-import { folderTreeIds } from '../folders/folders.store.ts';
+import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.store.ts';
 import { findRecipe } from '../recipes/recipes.store.ts';
 import { checkDoc, stepIndex } from './test-case-doc.ts';
 import {
@@ -184,27 +185,13 @@ function idOf(value: unknown, field: string): number {
 async function recipesUnder(db: Db, caller: Caller, folderId: number): Promise<number[]> {
   const folder = await findFolderInScope(db, caller.environmentId, caller, folderId);
   if (!folder) throw new AppError('folder_not_found');
-  const rows = await db
-    .selectFrom('recipes')
-    .select('id')
-    .where('environment_id', '=', caller.environmentId)
-    .where('folder_id', 'in', folderTreeIds(db, folder.id))
-    .orderBy('id')
-    .execute();
+  const ids = await recipeIdsInTree(db, caller.environmentId, folder.id);
   const visible = caller.allFolders
     ? null
     : new Set(await folderIdsUnderProjects(db, caller.environmentId, caller.folderIds));
   return visible === null
-    ? rows.map((r) => r.id)
-    : (
-        await db
-          .selectFrom('recipes')
-          .select(['id', 'folder_id'])
-          .where('id', 'in', rows.length > 0 ? rows.map((r) => r.id) : [-1])
-          .execute()
-      )
-        .filter((r) => visible.has(r.folder_id))
-        .map((r) => r.id);
+    ? ids
+    : (await recipeFolders(db, ids)).filter((r) => visible.has(r.folder_id)).map((r) => r.id);
 }
 
 /** The test cases a run request selects (exactly one selector). */
@@ -238,12 +225,7 @@ async function selectTestCases(db: Db, caller: Caller, input: RunInput): Promise
   if (selector === 'recipe_id') recipeIds = [(await visibleRecipe(db, caller, idOf(input.recipe_id, 'recipe_id'))).id];
   else if (selector === 'folder_id') recipeIds = await recipesUnder(db, caller, idOf(input.folder_id, 'folder_id'));
   else if (selector === 'project_id') {
-    const project = await db
-      .selectFrom('projects')
-      .select('folder_id')
-      .where('environment_id', '=', caller.environmentId)
-      .where('id', '=', idOf(input.project_id, 'project_id'))
-      .executeTakeFirst();
+    const project = await findProject(db, caller.environmentId, idOf(input.project_id, 'project_id'));
     if (!project) throw new AppError('project_not_found');
     recipeIds = await recipesUnder(db, caller, project.folder_id).catch((error: unknown) => {
       if (error instanceof AppError && error.code === 'folder_not_found') throw new AppError('project_not_found');
@@ -271,12 +253,7 @@ export async function startRunRequest(
     throw new AppError('too_many_test_cases', { params: { count: cases.length, max: MAX_TEST_CASES_PER_RUN } });
   const names = new Map<number, string>();
   for (const c of cases) {
-    if (!names.has(c.recipe_id))
-      names.set(
-        c.recipe_id,
-        (await ctx.db.selectFrom('recipes').select('name').where('id', '=', c.recipe_id).executeTakeFirst())?.name ??
-          '',
-      );
+    if (!names.has(c.recipe_id)) names.set(c.recipe_id, (await recipeName(ctx.db, c.recipe_id)) ?? '');
   }
   const results: RunResult[] = cases.map((c) => ({
     recipe: { id: c.recipe_id, name: names.get(c.recipe_id) ?? '' },

@@ -2,7 +2,7 @@
 // group-commit publisher, the waiting consumers, the access checks and the retention sweep.
 // buildApp creates one, starts the sweep when the server is ready, and stops everything on close.
 import type { ServiceContext } from '../../context.ts';
-import type { AccessResolver } from '../../gateway/access.ts';
+import type { AccessResolver } from '../../auth/access.ts';
 import { createConsumerWaits } from './consumer-waits.ts';
 import { createPublisher } from './publisher.ts';
 import { createRetentionSweeper } from './retention.ts';

@@ -9,12 +9,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import { authenticateCached, ipAllowed, type AuthContext } from '../developer_api_clients/credentials.ts';
-import type { Privilege } from '../developer_api_client_roles/privileges.ts';
-import { findFolderInScope } from '../folders/folder-scope.ts';
-import { ipPasses, type AccessResolver, type ProfileState } from '../../gateway/access.ts';
-import { POLICY_ERROR_CODES } from '../../gateway/errors.ts';
-import { createPolicyEnforcer } from '../../gateway/policies.ts';
+import { authenticateCached, ipAllowed, type AuthContext } from '../../auth/credentials.ts';
+import type { Privilege } from '../../auth/privileges.ts';
+import { findFolderInScope } from '../folders/folder-scope.store.ts';
+import { ipPasses, type AccessResolver, type ProfileState } from '../../auth/access.ts';
+import { POLICY_ERROR_CODES } from '../../http/gateway-errors.ts';
+import { createPolicyEnforcer } from '../../auth/policies.ts';
 import type { TopicState } from './topic-cache.ts';
 
 export type TopicRight = 'publish' | 'consume';

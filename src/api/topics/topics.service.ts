@@ -1,7 +1,7 @@
 // Publishing and consuming (contract 13 §3-5). Messages are checked against the topic schema
 // before they queue for the group commit (publisher.ts); consumers read after a cursor and, with
 // nothing to read, wait for a commit (consumer-waits.ts) instead of asking the database again.
-import { MAX_EVENT_DEPTH, nestedDeeperThan } from '../../engine/formula/values.ts';
+import { MAX_EVENT_DEPTH, nestedDeeperThan } from '../../recipe/formula/values.ts';
 import type { ServiceContext } from '../../context.ts';
 import { AppError, type FieldErrors } from '../../errors.ts';
 import { toApiTimestamp, toStored } from '../../time.ts';

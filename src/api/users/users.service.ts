@@ -3,7 +3,7 @@ import { countRecipes } from '../recipes/recipes.store.ts';
 import type { ServiceContext } from '../../context.ts';
 import { assertFound } from '../../errors.ts';
 import { toApiTimestamp, toStored } from '../../time.ts';
-import type { AuthContext } from '../developer_api_clients/credentials.ts';
+import type { AuthContext } from '../../auth/credentials.ts';
 import { lastUsedInWorkspace } from '../developer_api_clients/developer_api_clients.store.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
 import { findWorkspace } from '../../workspaces/workspaces.store.ts';

@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../context.ts';
 import type { Db, WorkflowTaskRow, WorkflowTaskStatus } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import { toStored } from '../../time.ts';
-import { findFolderInScope } from '../folders/folder-scope.ts';
+import { findFolderInScope } from '../folders/folder-scope.store.ts';
 import { findRecipe } from '../recipes/recipes.store.ts';
 import type { Caller } from '../recipes/recipes.service.ts';
 import {

@@ -1,7 +1,7 @@
 // Workflow tasks: the rows a waiting job's task step creates, and the moves of the job they hold
 // (waiting -> queued when the task ends, waiting -> canceled). One mapper to the API shape.
 import type { Db, NewWorkflowTask, WorkflowTaskRow, WorkflowTaskStatus } from '../../db/types.ts';
-import type { TaskFormField } from '../../engine/connectors/types.ts';
+import type { TaskFormField } from '../../recipe/document.ts';
 import { toApiTimestamp } from '../../time.ts';
 
 export interface TaskFilters {

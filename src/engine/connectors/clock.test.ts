@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { nextFireTime, scheduleOf, type Schedule } from './clock.ts';
-import { fromPlain, type Hash } from '../formula/values.ts';
+import { fromPlain, type Hash } from '../../recipe/formula/values.ts';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { createRecipe, log, numbered, startRecipe, readJob } from '../../../test/recipes.ts';
 import { manualClock } from '../../time.ts';

@@ -4,8 +4,8 @@
 // that was stopped or down past its time runs once when it comes back, then keeps its schedule.
 import { Cron } from 'croner';
 import { StepError, type Connector } from './types.ts';
-import { isValidZone, localParts } from '../formula/zones.ts';
-import { RTime, hashGet, newHash, toRubyString, type Hash, type Value } from '../formula/values.ts';
+import { isValidZone, localParts } from '../../recipe/formula/zones.ts';
+import { RTime, hashGet, newHash, toRubyString, type Hash, type Value } from '../../recipe/formula/values.ts';
 
 const UNITS = ['minutes', 'hours', 'days', 'weeks', 'months', 'custom'] as const;
 type Unit = (typeof UNITS)[number];

@@ -3,7 +3,7 @@
 // of the wrong width are the step's error.
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { hashGet, newHash, toPlain, toRubyString, type Value } from '../formula/values.ts';
+import { hashGet, newHash, toPlain, toRubyString, type Value } from '../../recipe/formula/values.ts';
 import { StepError, type Connector } from './types.ts';
 
 /** Text a step may parse, and lines it may produce. */

@@ -2,7 +2,7 @@
 // SMTP_FROM); the vendor sends through its own mail service, with no connection. Recipients are
 // checked before anything is sent; a refusal of the SMTP server is the step's error.
 import { MailDeliveryError } from '../../mail/mailer.ts';
-import { hashGet, newHash, toRubyString } from '../formula/values.ts';
+import { hashGet, newHash, toRubyString } from '../../recipe/formula/values.ts';
 import { StepError, type Connector } from './types.ts';
 
 const ADDRESS = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;

@@ -3,7 +3,7 @@
 // what main returns (JSON) is the step's `output`. It runs in the JavaScript sandbox (QuickJS in
 // WebAssembly, in a worker thread): no host objects, no file system or network, bounded time and
 // memory; an error of the code is the step's error.
-import { fromPlain, hashGet, isHash, newHash, toPlain } from '../formula/values.ts';
+import { fromPlain, hashGet, isHash, newHash, toPlain } from '../../recipe/formula/values.ts';
 import { StepError, type Connector } from './types.ts';
 
 /** The vendor's limit on a JavaScript step's code (D-js). */

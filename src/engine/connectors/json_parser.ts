@@ -1,6 +1,6 @@
 // json_parser: parse a JSON document into datapills (20 §10.1, D-json). Output under `document`.
 import { StepError, type Connector } from './types.ts';
-import { fromPlain, hashGet, jsonDepth, MAX_EVENT_DEPTH, newHash } from '../formula/values.ts';
+import { fromPlain, hashGet, jsonDepth, MAX_EVENT_DEPTH, newHash } from '../../recipe/formula/values.ts';
 
 const MAX_DOCUMENT = 5_000_000;
 

@@ -1,6 +1,6 @@
 // logger: writes a message to the job (its line's output) and the server log (20 §10.9).
 import { StepError, type Connector } from './types.ts';
-import { hashGet, newHash, toRubyString } from '../formula/values.ts';
+import { hashGet, newHash, toRubyString } from '../../recipe/formula/values.ts';
 
 const MAX_MESSAGE = 10_000;
 

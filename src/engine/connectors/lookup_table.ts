@@ -16,8 +16,17 @@ import {
 } from '../../api/lookup_tables/lookup_tables.service.ts';
 import type { TableFacts } from '../../api/lookup_tables/lookup_tables.cache.ts';
 import type { LookupRowApi, TableScope } from '../../api/lookup_tables/lookup_tables.store.ts';
-import { FormulaError } from '../formula/errors.ts';
-import { hashGet, isHash, newHash, RFloat, toPlain, toRubyString, type Hash, type Value } from '../formula/values.ts';
+import { FormulaError } from '../../recipe/formula/errors.ts';
+import {
+  hashGet,
+  isHash,
+  newHash,
+  RFloat,
+  toPlain,
+  toRubyString,
+  type Hash,
+  type Value,
+} from '../../recipe/formula/values.ts';
 import { StepError, type ActionDef, type Connector, type RecipeRef } from './types.ts';
 
 /** Rows `search_entries` and `get_entries` return at most (the vendor's get-all limit, 20 §10.8). */

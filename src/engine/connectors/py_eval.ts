@@ -5,7 +5,7 @@
 // one. It runs in the Python sandbox (Pyodide in WebAssembly, in a realm of its own, in a worker
 // thread): no host objects, no file system, processes or network, bounded time and memory; an
 // error of the code is the step's error.
-import { fromPlain, hashGet, isHash, newHash, toPlain } from '../formula/values.ts';
+import { fromPlain, hashGet, isHash, newHash, toPlain } from '../../recipe/formula/values.ts';
 import { StepError, type Connector } from './types.ts';
 
 /** The limit on a Python step's code, as for JavaScript steps. */

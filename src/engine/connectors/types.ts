@@ -4,9 +4,10 @@
 import type { JsSandbox } from '../sandbox/js-sandbox.ts';
 import type { PySandbox } from '../sandbox/py-sandbox.ts';
 import type { ServiceContext } from '../../context.ts';
-import type { Hash, Value } from '../formula/values.ts';
+import type { Hash, Value } from '../../recipe/formula/values.ts';
 import type { EventStreamsRuntime } from '../../api/topics/topics.service.ts';
 import type { RecordListener } from '../../api/data_tables/data_tables.service.ts';
+import type { TaskFormField } from '../../recipe/document.ts';
 
 /** An input field a step must have (checked when the recipe starts: "can't be blank"). */
 export interface RequiredField {
@@ -37,14 +38,6 @@ export class EndJob extends Error {
     this.kind = kind;
     this.value = value;
   }
-}
-
-/** A field of a workflow task's form. */
-export interface TaskFormField {
-  name: string;
-  label: string;
-  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
-  optional: boolean;
 }
 
 /** The task a workflow task step creates. */

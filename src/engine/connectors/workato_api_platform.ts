@@ -2,7 +2,7 @@
 // The gateway stores the call as a job and waits for it; `return_response` ends the job with the
 // HTTP status and body the caller gets.
 import { EndJob, StepError, type Connector } from './types.ts';
-import { fromPlain, hashGet, isHash, newHash, toRubyString } from '../formula/values.ts';
+import { fromPlain, hashGet, isHash, newHash, toRubyString } from '../../recipe/formula/values.ts';
 
 export const workatoApiPlatform: Connector = {
   provider: 'workato_api_platform',

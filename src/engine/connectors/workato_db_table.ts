@@ -22,7 +22,7 @@ import {
   type VisibleTable,
 } from '../../api/data_tables/data_tables.service.ts';
 import { columnByKey, fieldIdOf, SYSTEM_FIELDS, type Filter } from '../../api/data_tables/columns.ts';
-import { FormulaError } from '../formula/errors.ts';
+import { FormulaError } from '../../recipe/formula/errors.ts';
 import {
   fromPlain,
   hashGet,
@@ -33,7 +33,7 @@ import {
   toRubyString,
   type Hash,
   type Value,
-} from '../formula/values.ts';
+} from '../../recipe/formula/values.ts';
 import {
   StepError,
   type ActionDef,

@@ -22,7 +22,7 @@ import {
   toRubyString,
   type Hash,
   type Value,
-} from '../formula/values.ts';
+} from '../../recipe/formula/values.ts';
 import { StepError, type ActionDef, type Connector, type RecipeRef } from './types.ts';
 
 function scopeOf(recipe: RecipeRef): FileScope {

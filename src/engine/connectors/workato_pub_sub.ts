@@ -38,7 +38,7 @@ import {
   toRubyString,
   type Hash,
   type Value,
-} from '../formula/values.ts';
+} from '../../recipe/formula/values.ts';
 import { StepError, type Connector, type StepContext } from './types.ts';
 
 /** Largest message a recipe may publish (13 §8, D-conn: 512 KB through the connector). */

@@ -2,7 +2,7 @@
 // `execute` receives `parameters` and `context`; `return_result` ends its job with `result`;
 // `call_recipe` waits for that result, `call_recipe_async` only starts the job.
 import { EndJob, StepError, type ActionDef, type Connector } from './types.ts';
-import { fromPlain, hashGet, isHash, newHash } from '../formula/values.ts';
+import { fromPlain, hashGet, isHash, newHash } from '../../recipe/formula/values.ts';
 
 function call(wait: boolean): ActionDef {
   return {

@@ -25,7 +25,7 @@ import {
   toRubyString,
   type Hash,
   type Value,
-} from '../formula/values.ts';
+} from '../../recipe/formula/values.ts';
 import { toStored } from '../../time.ts';
 
 export const SMART_LIST_LIMITS = {

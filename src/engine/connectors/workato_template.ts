@@ -6,7 +6,7 @@
 // passes) and a renderer without a budget could be made to allocate without end.
 import Mustache from 'mustache';
 import { StepError, type Connector } from './types.ts';
-import { hashGet, isHash, newHash, toPlain, toRubyString, type Value } from '../formula/values.ts';
+import { hashGet, isHash, newHash, toPlain, toRubyString, type Value } from '../../recipe/formula/values.ts';
 
 export const TEMPLATE_LIMITS = {
   /** Characters of a template. */

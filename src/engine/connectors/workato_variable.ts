@@ -13,7 +13,7 @@ import {
   toRubyString,
   type Hash,
   type Value,
-} from '../formula/values.ts';
+} from '../../recipe/formula/values.ts';
 
 const MAX_LIST = 100_000;
 

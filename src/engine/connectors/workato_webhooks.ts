@@ -2,7 +2,7 @@
 // /webhooks/rest/<key>/<event name> (20 §10.3); each call there becomes one job. The HTTP side is
 // src/engine/webhooks.routes.ts; this module says what the trigger outputs.
 import type { Connector } from './types.ts';
-import { fromPlain, hashGet, isHash, newHash, toRubyString } from '../formula/values.ts';
+import { fromPlain, hashGet, isHash, newHash, toRubyString } from '../../recipe/formula/values.ts';
 
 export const workatoWebhooks: Connector = {
   provider: 'workato_webhooks',
@@ -37,9 +37,3 @@ export const workatoWebhooks: Connector = {
   },
   actions: {},
 };
-
-/** The event name part of the URL: the trigger's webhook_suffix, else `event`. */
-export function webhookEventName(input: Record<string, unknown>): string {
-  const suffix = typeof input.webhook_suffix === 'string' ? input.webhook_suffix.trim() : '';
-  return /^[A-Za-z0-9_.~-]{1,100}$/.test(suffix) ? suffix : 'event';
-}

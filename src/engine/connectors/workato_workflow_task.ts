@@ -3,8 +3,9 @@
 // rejected, or a form's values), expired (`due_in_days`), or canceled. The job holds no worker
 // meanwhile; when the task ends it runs again from its checkpoint and this step gives the task's
 // outcome as its output (src/engine/README.md, "Workflow tasks"; the API: src/api/workflow_tasks/).
-import { StepError, SuspendJob, type Connector, type TaskFormField } from './types.ts';
-import { hashGet, isHash, toRubyString, type Hash, type Value } from '../formula/values.ts';
+import { StepError, SuspendJob, type Connector } from './types.ts';
+import { type TaskFormField } from '../../recipe/document.ts';
+import { hashGet, isHash, toRubyString, type Hash, type Value } from '../../recipe/formula/values.ts';
 
 const FIELD_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'date']);
 const MAX_FIELDS = 100;

@@ -2,12 +2,16 @@
 // environment, privileges, project scope and IP allow list.
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
-import type { Db, EnvironmentType } from '../../db/types.ts';
-import { toStored, type Clock } from '../../time.ts';
-import type { Notifier } from '../../notifier.ts';
-import { rolePrivileges } from '../developer_api_client_roles/developer_api_client_roles.store.ts';
-import type { Privilege } from '../developer_api_client_roles/privileges.ts';
-import { findCredentialByTokenHash, folderIdsOf, touchLastUsed } from './developer_api_clients.store.ts';
+import type { Db, EnvironmentType } from '../db/types.ts';
+import { toStored, type Clock } from '../time.ts';
+import type { Notifier } from '../notifier.ts';
+import { rolePrivileges } from '../api/developer_api_client_roles/developer_api_client_roles.store.ts';
+import type { Privilege } from './privileges.ts';
+import {
+  findCredentialByTokenHash,
+  folderIdsOf,
+  touchLastUsed,
+} from '../api/developer_api_clients/developer_api_clients.store.ts';
 
 export interface AuthContext {
   readonly clientId: number;

@@ -162,3 +162,20 @@ export function normaliseConfig(raw: unknown, code: unknown): ConfigEntry[] {
     };
   });
 }
+
+export type ErrorDetail = [string, unknown, string, (string | Record<string, string>)?];
+export type StepErrors = Array<[number, ErrorDetail[]]>;
+
+/** The event name part of the URL: the trigger's webhook_suffix, else `event`. */
+export function webhookEventName(input: Record<string, unknown>): string {
+  const suffix = typeof input.webhook_suffix === 'string' ? input.webhook_suffix.trim() : '';
+  return /^[A-Za-z0-9_.~-]{1,100}$/.test(suffix) ? suffix : 'event';
+}
+
+/** A field of a workflow task's form. */
+export interface TaskFormField {
+  name: string;
+  label: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  optional: boolean;
+}

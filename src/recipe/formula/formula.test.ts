@@ -1,7 +1,8 @@
 // The formula language: parser, operators, every method of the table, and the bounds.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseFormula, FormulaSyntaxError } from './parser.ts';
+import { parseFormula } from './parser.ts';
+import { FormulaSyntaxError } from './lexer.ts';
 import { Budget, type FormulaEnv } from './env.ts';
 import { evaluate } from './interpreter.ts';
 import { FormulaError } from './errors.ts';

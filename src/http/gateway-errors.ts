@@ -2,7 +2,7 @@
 // §9.4), a shape of their own, apart from the management API's `{ message }`. docs/errors.md
 // lists the same codes; test/errors-doc.test.ts fails when they drift apart.
 import type { ErrorCode } from '../errors.ts';
-import type { PolicyVerdict } from './policies.ts';
+import type { PolicyVerdict } from '../auth/policies.ts';
 
 export const GATEWAY_ERRORS = {
   bad_request: { status: 400, error: 'Bad request' },

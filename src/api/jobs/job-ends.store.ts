@@ -1,0 +1,188 @@
+// The end of a job: its row, its lines and its recipe's counters in one write, and the claim of the
+// recipe's next jobs; on PostgreSQL a batch of ends is one call of switchboard_job_ends_1.
+import { sql } from 'kysely';
+import type { Db, JobLineRow, JobRow } from '../../db/types.ts';
+import { ADVISORY_LOCKS, runsStoredFunctions } from '../../db/dialect.ts';
+import { prepareQuery } from '../../db/prepared.ts';
+import { type JobClaim, claimJobs, type JobResult, finishJob, insertLines } from './queue.store.ts';
+
+/** What the end of a job adds to its recipe's counters. */
+export async function countJobEnd(
+  db: Db,
+  recipeId: number,
+  succeeded: boolean,
+  taskCount: number,
+  lastRunAt: string,
+): Promise<void> {
+  await (succeeded ? countSucceeded : countFailed).execute(db, { recipeId, taskCount, lastRunAt });
+}
+
+type CountParams = { recipeId: number; taskCount: number; lastRunAt: string };
+const countSucceeded = prepareQuery<CountParams, never>((db, param) =>
+  db
+    .updateTable('recipes')
+    .set((eb) => ({
+      job_succeeded_count: eb('job_succeeded_count', '+', 1),
+      lifetime_task_count: eb('lifetime_task_count', '+', param('taskCount')),
+      last_run_at: param('lastRunAt'),
+    }))
+    .where('id', '=', param('recipeId')),
+);
+const countFailed = prepareQuery<CountParams, never>((db, param) =>
+  db
+    .updateTable('recipes')
+    .set((eb) => ({
+      job_failed_count: eb('job_failed_count', '+', 1),
+      lifetime_task_count: eb('lifetime_task_count', '+', param('taskCount')),
+      last_run_at: param('lastRunAt'),
+    }))
+    .where('id', '=', param('recipeId')),
+);
+
+/** What a job's end writes: its lines, its end state, and (unless a test case's) its recipe's counters. */
+export type JobEnd = {
+  id: number;
+  lines: JobLineRow[];
+  result: JobResult;
+  counters: { recipeId: number; succeeded: boolean; taskCount: number; lastRunAt: string } | null;
+};
+
+/**
+ * Record a job's end: its state, its lines and its recipe's counters, one statement each in the
+ * caller's transaction (recordJobEnds makes many ends in one call where it can).
+ */
+export async function recordJobEnd(db: Db, end: JobEnd): Promise<void> {
+  await finishJob(db, end.id, end.result);
+  await insertLines(db, end.lines);
+  if (end.counters)
+    await countJobEnd(
+      db,
+      end.counters.recipeId,
+      end.counters.succeeded,
+      end.counters.taskCount,
+      end.counters.lastRunAt,
+    );
+}
+
+/** A job's end as a batch records it, with the claim of its successor (one job of its recipe) unless null. */
+export type JobEndAndClaim = { end: JobEnd; successor: Omit<JobClaim, 'limit'> | null };
+
+/** What a successor's claim got: the job (none when no job was queued), or `contended` (another node held the recipe). */
+export type SuccessorClaim = { jobs: JobRow[]; contended: boolean };
+
+/**
+ * Record the ends of many jobs in the caller's transaction, then claim their successors: one
+ * claim per recipe, of as many jobs as its ends asked successors for, handed out in the order of
+ * the ends. Where the database runs stored functions (PostgreSQL), one call does it all (one round
+ * trip): every line, every job's state, each recipe's counters summed (several jobs of a recipe
+ * add up; its last run is the latest of theirs), then the claims. Otherwise each end as
+ * recordJobEnd, then each claim as claimJobs.
+ */
+export async function recordJobEnds(db: Db, items: readonly JobEndAndClaim[]): Promise<SuccessorClaim[]> {
+  return recordJobEndsAlone(db, items) ?? recordEachEnd(db, items);
+}
+
+/**
+ * As recordJobEnds, as one statement that is its own transaction when `db` is not one (the
+ * group commit's batch of nothing but job ends): undefined where that cannot be (SQLite, or more
+ * lines than one call takes), for the caller to record them in a transaction.
+ */
+export function recordJobEndsAlone(db: Db, items: readonly JobEndAndClaim[]): Promise<SuccessorClaim[]> | undefined {
+  const lineCount = items.reduce((n, item) => n + item.end.lines.length, 0);
+  if (items.length === 0 || !runsStoredFunctions(db) || lineCount > MAX_LINES_IN_ONE_RECORD) return undefined;
+  return recordInOneCall(db, items);
+}
+
+/** The indexes of the items asking a successor of each recipe, in the items' order. */
+function successorsByRecipe(items: readonly JobEndAndClaim[]): Map<number, number[]> {
+  const byRecipe = new Map<number, number[]>();
+  items.forEach((item, i) => {
+    if (item.successor === null) return;
+    const asking = byRecipe.get(item.successor.recipeId);
+    if (asking) asking.push(i);
+    else byRecipe.set(item.successor.recipeId, [i]);
+  });
+  return byRecipe;
+}
+
+/** Each recipe's claimed jobs (oldest first) handed to the items that asked, in their order. */
+function handOut(
+  items: readonly JobEndAndClaim[],
+  byRecipe: Map<number, number[]>,
+  claimed: (recipeId: number) => { jobs: JobRow[]; contended: boolean },
+): SuccessorClaim[] {
+  const results = items.map((): SuccessorClaim => ({ jobs: [], contended: false }));
+  for (const [recipeId, asking] of byRecipe) {
+    const { jobs, contended } = claimed(recipeId);
+    asking.forEach((index, k) => {
+      const job = jobs[k];
+      results[index] = { jobs: job ? [job] : [], contended };
+    });
+  }
+  return results;
+}
+
+async function recordEachEnd(db: Db, items: readonly JobEndAndClaim[]): Promise<SuccessorClaim[]> {
+  for (const item of items) await recordJobEnd(db, item.end);
+  const byRecipe = successorsByRecipe(items);
+  const claims = new Map<number, { jobs: JobRow[]; contended: boolean }>();
+  for (const [recipeId, asking] of byRecipe) {
+    const first = items[asking[0] as number]!.successor!;
+    claims.set(recipeId, await claimJobs(db, { ...first, recipeId, limit: asking.length }));
+  }
+  return handOut(items, byRecipe, (recipeId) => claims.get(recipeId)!);
+}
+
+/** Lines of all the ends one call records at most (its parameters stay a few megabytes at most). */
+const MAX_LINES_IN_ONE_RECORD = 5_000;
+
+/**
+ * PostgreSQL: the ends of many jobs and their successors' claims in one call of
+ * switchboard_job_ends_1 (migration 0024). The lines travel as one JSON parameter and every other
+ * column as one array, so the statement's text is the same whatever the number of jobs and lines.
+ * The claims try the same claim lock as claimJobs: a recipe whose lock another transaction holds
+ * comes back as a row with no id, and its ends' claims are `contended` (their places go back to
+ * the dispatcher).
+ */
+async function recordInOneCall(db: Db, items: readonly JobEndAndClaim[]): Promise<SuccessorClaim[]> {
+  const ends = items.map((item) => item.end);
+  const lines = ends.flatMap((end) => end.lines);
+  const counters = new Map<number, { succeeded: number; failed: number; tasks: number; last: string }>();
+  for (const end of ends) {
+    const c = end.counters;
+    if (c === null) continue;
+    const sum = counters.get(c.recipeId) ?? { succeeded: 0, failed: 0, tasks: 0, last: c.lastRunAt };
+    if (c.succeeded) sum.succeeded += 1;
+    else sum.failed += 1;
+    sum.tasks += c.taskCount;
+    if (c.lastRunAt > sum.last) sum.last = c.lastRunAt;
+    counters.set(c.recipeId, sum);
+  }
+  const sums = [...counters.entries()].sort(([a], [b]) => a - b);
+  const byRecipe = successorsByRecipe(items);
+  // In the order of the recipes' ids, as every call takes their rows' and claim locks.
+  const claims = [...byRecipe.entries()].sort(([a], [b]) => a - b);
+  // Every successor of a batch is claimed with the time and lease of the first end asking (the
+  // ends of a batch are milliseconds apart) and this node.
+  const claim =
+    claims.length > 0 ? items[claims[0]![1][0] as number]!.successor! : { now: '', node: '', leaseUntil: '' };
+  const { rows } = await sql<JobRow>`select * from switchboard_job_ends_1(
+      ${JSON.stringify(lines)}::json,
+      ${ends.map((e) => e.id)}::bigint[], ${ends.map((e) => e.result.status)}::text[], ${ends.map((e) => e.result.error)}::text[],
+      ${ends.map((e) => e.result.error_parts)}::text[], ${ends.map((e) => e.result.completed_at)}::text[], ${ends.map((e) => e.result.task_count)}::int[],
+      ${sums.map(([id]) => id)}::bigint[], ${sums.map(([, c]) => c.succeeded)}::int[], ${sums.map(([, c]) => c.failed)}::int[],
+      ${sums.map(([, c]) => c.tasks)}::bigint[], ${sums.map(([, c]) => c.last)}::text[],
+      ${claims.map(([id]) => id)}::bigint[], ${claims.map(([, asking]) => asking.length)}::int[], ${ADVISORY_LOCKS.recipeClaims}::int,
+      ${claim.now}::text, ${claim.node}::text, ${claim.leaseUntil}::text)`.execute(db);
+  const claimed = new Map<number, { jobs: JobRow[]; contended: boolean }>(
+    claims.map(([id]) => [id, { jobs: [], contended: false }]),
+  );
+  for (const row of rows as Array<Omit<JobRow, 'id'> & { id: number | null }>) {
+    const of = claimed.get(row.recipe_id);
+    if (of === undefined) continue;
+    if (row.id === null) of.contended = true;
+    else of.jobs.push(row as JobRow);
+  }
+  for (const of of claimed.values()) of.jobs.sort((a, b) => a.id - b.id);
+  return handOut(items, byRecipe, (recipeId) => claimed.get(recipeId)!);
+}

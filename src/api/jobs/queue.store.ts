@@ -1,0 +1,443 @@
+// The queue's write path (contract 10, docs/adr/0018): jobs inserted, claimed under a lease, finished,
+// their lines written; jobs a dead node left running. The engine is its only writer.
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db, JobLineRow, JobRow } from '../../db/types.ts';
+import {
+  ADVISORY_LOCKS,
+  insertFromColumnArrays,
+  isSharedByNodes,
+  jobLinesCheckedByStatements,
+  lockedSkippingLocked,
+  tryTransactionLock,
+} from '../../db/dialect.ts';
+import { prepareQuery, type PreparedQuery } from '../../db/prepared.ts';
+
+const HANDLE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `j-` + 8 + `-` + 7 characters, as the vendor's handles look (`j-KqM4tZ2w-Hc7pLs`). */
+export function newJobHandle(): string {
+  const bytes = randomBytes(15);
+  const chars = [...bytes].map((b) => HANDLE_ALPHABET[b % HANDLE_ALPHABET.length]).join('');
+  return `j-${chars.slice(0, 8)}-${chars.slice(8)}`;
+}
+
+/** A job to store; a queued one has no claim yet (a test job, which runs at once, is claimed by its node). */
+export type NewJob = Omit<JobRow, 'id' | 'claimed_by' | 'lease_expires_at'> &
+  Partial<Pick<JobRow, 'claimed_by' | 'lease_expires_at'>>;
+
+// The queue's own statements (a job stored, claimed, finished, its lines) run for every job: they
+// are built once (src/db/prepared.ts) rather than per job.
+
+const JOB_COLUMNS = [
+  'recipe_id',
+  'handle',
+  'status',
+  'title',
+  'trigger_output',
+  'error',
+  'error_parts',
+  'is_poll_error',
+  'is_repeat',
+  'is_test',
+  'master_job_handle',
+  'calling_recipe_id',
+  'calling_job_handle',
+  'root_recipe_id',
+  'root_job_handle',
+  'task_count',
+  'created_at',
+  'started_at',
+  'completed_at',
+  'claimed_by',
+  'lease_expires_at',
+] as const satisfies ReadonlyArray<keyof NewJob>;
+// Every column of a job is inserted: a column added to the table and not here fails the type check.
+const _everyJobColumn: [Exclude<keyof NewJob, (typeof JOB_COLUMNS)[number]>] extends [never] ? true : never = true;
+
+const insertJobQuery = prepareQuery<NewJob, { id: number }>((db, param) =>
+  db
+    .insertInto('jobs')
+    .values(Object.fromEntries(JOB_COLUMNS.map((column) => [column, param(column)])) as NewJob)
+    .returning('id'),
+);
+
+export async function insertJob(db: Db, values: NewJob): Promise<number> {
+  const [row] = (await insertJobQuery.execute(db, { claimed_by: null, lease_expires_at: null, ...values })).rows;
+  if (!row) throw new Error('insert into jobs returned no id');
+  return row.id;
+}
+
+/** The type of each job column's array, as insertJobs binds one array per column. */
+const JOB_ARRAY_TYPE: Record<(typeof JOB_COLUMNS)[number], 'bigint' | 'integer' | 'text'> = {
+  recipe_id: 'bigint',
+  handle: 'text',
+  status: 'text',
+  title: 'text',
+  trigger_output: 'text',
+  error: 'text',
+  error_parts: 'text',
+  is_poll_error: 'integer',
+  is_repeat: 'integer',
+  is_test: 'integer',
+  master_job_handle: 'text',
+  calling_recipe_id: 'bigint',
+  calling_job_handle: 'text',
+  root_recipe_id: 'bigint',
+  root_job_handle: 'text',
+  task_count: 'integer',
+  created_at: 'text',
+  started_at: 'text',
+  completed_at: 'text',
+  claimed_by: 'text',
+  lease_expires_at: 'text',
+};
+const JOB_ARRAY_COLUMNS = JOB_COLUMNS.map((name) => ({ name, type: JOB_ARRAY_TYPE[name] }));
+
+/**
+ * Insert jobs, all or none: in one statement where the database binds arrays (PostgreSQL; outside
+ * a transaction it is its own), elsewhere one insert each in a transaction (the caller's, or one
+ * of its own). Their ids, in the order of `jobs`, matched by handle (a statement returns its rows
+ * in no promised order).
+ */
+export async function insertJobs(db: Db, jobs: readonly NewJob[]): Promise<number[]> {
+  const oneStatement =
+    jobs.length === 0
+      ? undefined
+      : insertFromColumnArrays(
+          db,
+          'jobs',
+          JOB_ARRAY_COLUMNS,
+          JOB_COLUMNS.map((name) => jobs.map((job) => job[name] ?? null)),
+          ['id', 'handle'],
+        );
+  if (!oneStatement) {
+    const each = async (trx: Db): Promise<number[]> => {
+      const ids: number[] = [];
+      for (const job of jobs) ids.push(await insertJob(trx, job));
+      return ids;
+    };
+    return db.isTransaction || jobs.length <= 1 ? each(db) : db.transaction().execute(each);
+  }
+  const { rows } = await db.executeQuery<{ id: number; handle: string }>(oneStatement);
+  const idByHandle = new Map(rows.map((row) => [row.handle, row.id]));
+  return jobs.map((job) => {
+    const id = idByHandle.get(job.handle);
+    if (id === undefined) throw new Error(`insert into jobs returned no id for ${job.handle}`);
+    return id;
+  });
+}
+
+/**
+ * Running recipes that have queued jobs. One index probe per running recipe (jobs_status_recipe),
+ * so the cost does not grow with the backlog of queued jobs.
+ */
+export async function recipesWithQueuedJobs(db: Db): Promise<Array<{ recipe_id: number; concurrency: number }>> {
+  return (await recipesWithQueuedJobsQuery.execute(db, {})).rows;
+}
+
+const recipesWithQueuedJobsQuery = prepareQuery<Record<string, never>, { recipe_id: number; concurrency: number }>(
+  (db) =>
+    db
+      .selectFrom('recipes as r')
+      .select(['r.id as recipe_id', 'r.concurrency'])
+      .where('r.running', '=', 1)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('jobs as j')
+            .select('j.id')
+            .where('j.status', '=', 'queued')
+            .whereRef('j.recipe_id', '=', 'r.id'),
+        ),
+      )
+      .orderBy('r.id'),
+);
+
+export type JobClaim = {
+  recipeId: number;
+  /** Jobs this node may start now for the recipe (its workers, its own jobs of the recipe). */
+  limit: number;
+  now: string;
+  /** The claiming node and until when its claim holds (renewed while the job runs). */
+  node: string;
+  leaseUntil: string;
+};
+
+/**
+ * Claim up to `limit` queued jobs of a running recipe, oldest first. Only a queued job can be
+ * claimed. `contended`: another node held the recipe at that moment (try again shortly).
+ * SQLite, one process: one statement (a conditional update; the process counts its recipe's
+ * running jobs itself). Several nodes on PostgreSQL: the recipe's claim lock is taken (skipped if
+ * another node holds it), its running jobs counted, and at most its concurrency minus those
+ * claimed, skipping rows another transaction holds; so concurrency holds across the nodes.
+ */
+export async function claimJobs(db: Db, claim: JobClaim): Promise<{ jobs: JobRow[]; contended: boolean }> {
+  if (isSharedByNodes(db))
+    return db.isTransaction
+      ? claimJobsAcrossNodes(db, claim)
+      : db.transaction().execute((trx) => claimJobsAcrossNodes(trx, claim));
+  const { rows } = await claimJobsQuery.execute(db, claim);
+  return { jobs: rows.sort((a, b) => a.id - b.id), contended: false };
+}
+
+async function claimJobsAcrossNodes(trx: Db, claim: JobClaim): Promise<{ jobs: JobRow[]; contended: boolean }> {
+  // One claim at a time per recipe across the nodes, so the count below stays true until the commit.
+  // An advisory lock rather than the recipe's row: job ends update that row's counters all the time.
+  if (!(await tryTransactionLock(trx, ADVISORY_LOCKS.recipeClaims, claim.recipeId)))
+    return { jobs: [], contended: true };
+  // One statement after the lock (its snapshot sees every claim committed before the lock was
+  // taken): the room is the recipe's concurrency (none when it stopped) less its running jobs,
+  // within the node's limit; that many of the oldest queued rows are claimed.
+  const { rows } = await claimAcrossNodesQuery.execute(trx, claim);
+  return { jobs: rows.sort((a, b) => a.id - b.id), contended: false };
+}
+
+const claimAcrossNodesQuery = prepareQuery<JobClaim, JobRow>((db, param) => {
+  const concurrency = db
+    .selectFrom('recipes')
+    .select(sql<number>`greatest(1, concurrency)`.as('c'))
+    .where('id', '=', param('recipeId'))
+    .where('running', '=', 1);
+  const running = db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'running')
+    .where('recipe_id', '=', param('recipeId'))
+    .where('is_test', '=', 0);
+  const room = sql<number>`greatest(0, least(${param('limit')}::int, coalesce((${concurrency}), 0) - (${running})))`;
+  return db
+    .updateTable('jobs')
+    .set({
+      status: 'running',
+      started_at: param('now'),
+      claimed_by: param('node'),
+      lease_expires_at: param('leaseUntil'),
+    })
+    .where(
+      'id',
+      'in',
+      lockedSkippingLocked(
+        db
+          .selectFrom('jobs')
+          .select('id')
+          .where('recipe_id', '=', param('recipeId'))
+          .where('status', '=', 'queued')
+          .orderBy('id')
+          .limit(room),
+        db,
+      ),
+    )
+    .returningAll();
+});
+
+/** A node's claims on the jobs it runs hold until `until` (the heartbeat of a running node). */
+export async function renewJobLeases(db: Db, node: string, until: string): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({ lease_expires_at: until })
+    .where('status', '=', 'running')
+    .where('claimed_by', '=', node)
+    .execute();
+}
+
+const claimJobsQuery = prepareQuery<JobClaim, JobRow>((db, param) =>
+  db
+    .updateTable('jobs')
+    .set({
+      status: 'running',
+      started_at: param('now'),
+      claimed_by: param('node'),
+      lease_expires_at: param('leaseUntil'),
+    })
+    // The ids are those of queued jobs, chosen in this same statement (so no second status test,
+    // which would lead SQLite to walk every queued job instead of fetching these few by id).
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('jobs')
+        .select('id')
+        .where('recipe_id', '=', param('recipeId'))
+        .where('status', '=', 'queued')
+        .orderBy('id')
+        .limit(param('limit')),
+    )
+    // A stopped recipe's queued jobs wait (20 §12): nothing is claimed for it.
+    .where((eb) =>
+      eb.exists(eb.selectFrom('recipes').select('id').where('id', '=', param('recipeId')).where('running', '=', 1)),
+    )
+    .returningAll(),
+);
+
+export type JobResult = {
+  status: 'succeeded' | 'failed' | 'canceled';
+  error: string | null;
+  error_parts: string | null;
+  completed_at: string;
+  task_count: number;
+};
+
+export async function finishJob(db: Db, id: number, result: JobResult): Promise<void> {
+  await finishJobQuery.execute(db, { id, ...result });
+}
+
+const finishJobQuery = prepareQuery<JobResult & { id: number }, never>((db, param) =>
+  db
+    .updateTable('jobs')
+    .set({
+      status: param('status'),
+      error: param('error'),
+      error_parts: param('error_parts'),
+      completed_at: param('completed_at'),
+      task_count: param('task_count'),
+    })
+    .where('id', '=', param('id')),
+);
+
+const LINE_COLUMNS = [
+  'job_id',
+  'seq',
+  'recipe_line_number',
+  'adapter_name',
+  'adapter_operation',
+  'pass',
+  'input',
+  'output',
+  'error',
+  'mask_data',
+  'started_at',
+  'completed_at',
+] as const satisfies ReadonlyArray<keyof JobLineRow>;
+const _everyLineColumn: [Exclude<keyof JobLineRow, (typeof LINE_COLUMNS)[number]>] extends [never] ? true : never =
+  true;
+/** Lines a statement: 12 values each, well within SQLite's limit of bound values. */
+const LINES_PER_STATEMENT = 100;
+/** One prepared insert per number of lines (jobs of a recipe mostly have the same count). */
+/** The lines themselves; the placeholders are named `<line>.<column>` (read in place by `bind`). */
+type LinesParams = { lines: readonly JobLineRow[] } & Record<string, unknown>;
+const insertLinesQueries = new Map<number, PreparedQuery<LinesParams, never>>();
+
+/** Placeholder `<line>.<column>` reads that column of that line in place; any other, the parameter of its name. */
+function bindLineOrName<P extends LinesParams>(name: string): (params: P) => unknown {
+  const dot = name.indexOf('.');
+  if (dot < 0) return (params) => params[name];
+  const index = Number(name.slice(0, dot));
+  const column = name.slice(dot + 1) as keyof JobLineRow;
+  return (params) => (params.lines[index] as JobLineRow)[column];
+}
+
+function insertLinesQuery(count: number): PreparedQuery<LinesParams, never> {
+  let query = insertLinesQueries.get(count);
+  if (query === undefined) {
+    query = prepareQuery<LinesParams, never>(
+      (db, param) =>
+        db
+          .insertInto('job_lines')
+          .values(
+            Array.from(
+              { length: count },
+              (_, i) =>
+                Object.fromEntries(
+                  LINE_COLUMNS.map((column) => [column, param(`${i}.${column}`)]),
+                ) as unknown as JobLineRow,
+            ),
+          ),
+      // Placeholder `<line>.<column>` reads that column of that line in place.
+      { bind: bindLineOrName },
+    );
+    insertLinesQueries.set(count, query);
+  }
+  return query;
+}
+
+/**
+ * Insert a job's lines. Where lines hold no foreign key to their job (jobLinesCheckedByStatements:
+ * PostgreSQL), one statement inserts those of jobs it finds and locks for key share (the lock a
+ * foreign key's check takes), so that no line outlives its job; a job deleted already gets none.
+ */
+export async function insertLines(db: Db, lines: JobLineRow[]): Promise<void> {
+  if (lines.length === 0) return;
+  if (jobLinesCheckedByStatements(db)) {
+    await insertLinesOfLockedJobs.execute(db, {
+      lines: JSON.stringify(lines),
+      jobIds: [...new Set(lines.map((line) => line.job_id))],
+    });
+    return;
+  }
+  for (let i = 0; i < lines.length; i += LINES_PER_STATEMENT) {
+    const chunk = lines.length <= LINES_PER_STATEMENT ? lines : lines.slice(i, i + LINES_PER_STATEMENT);
+    await insertLinesQuery(chunk.length).execute(db, { lines: chunk });
+  }
+}
+
+const insertLinesOfLockedJobs = prepareQuery<{ lines: string; jobIds: number[] }, never>((db, param) => {
+  const query = sql<never>`insert into job_lines (${sql.join(LINE_COLUMNS.map((column) => sql.ref(column)))})
+    select l.* from json_to_recordset(${param('lines')}::json) as l(job_id bigint, seq int, recipe_line_number int, adapter_name text,
+      adapter_operation text, pass int, input text, output text, error text, mask_data int, started_at text, completed_at text)
+    where l.job_id in (select id from jobs where id = any(${param('jobIds')}::bigint[]) for key share)`;
+  return { compile: () => query.compile(db) };
+});
+
+/** Jobs left `running` by a process that died: the documented recovery marks them failed. */
+/**
+ * Jobs left running by a node that died. `leaseExpiredBefore` unset: every running job (one
+ * process owns the database and has just started). Set: only those whose claim ran out then, or
+ * that were never given one.
+ */
+export async function interruptedJobs(
+  db: Db,
+  leaseExpiredBefore?: string,
+): Promise<Array<Pick<JobRow, 'id' | 'recipe_id' | 'handle' | 'is_test'>>> {
+  let query = db.selectFrom('jobs').select(['id', 'recipe_id', 'handle', 'is_test']).where('status', '=', 'running');
+  if (leaseExpiredBefore !== undefined)
+    query = query.where((eb) =>
+      eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', leaseExpiredBefore)]),
+    );
+  return query.orderBy('id').limit(1000).execute();
+}
+
+/** Fail a job left running by a dead node, unless another node did it first; true when this call did. */
+export async function failInterruptedJob(
+  db: Db,
+  id: number,
+  result: JobResult,
+  leaseExpiredBefore?: string,
+): Promise<boolean> {
+  let query = db
+    .updateTable('jobs')
+    .set({
+      status: result.status,
+      error: result.error,
+      error_parts: result.error_parts,
+      completed_at: result.completed_at,
+      task_count: result.task_count,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'running');
+  if (leaseExpiredBefore !== undefined)
+    query = query.where((eb) =>
+      eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', leaseExpiredBefore)]),
+    );
+  const { numUpdatedRows } = await query.executeTakeFirst();
+  return numUpdatedRows > 0n;
+}
+
+/** Pending (queued or running) jobs by recipe, with the recipe's workspace: the engine's backlog counts start from these. */
+export async function pendingJobCounts(db: Db): Promise<Array<{ recipe_id: number; workspace_id: number; n: number }>> {
+  const rows = await db
+    .selectFrom('jobs as j')
+    .innerJoin('recipes as r', 'r.id', 'j.recipe_id')
+    .select((eb) => ['j.recipe_id', 'r.workspace_id', eb.fn.countAll<number>().as('n')])
+    .where('j.status', 'in', ['queued', 'running'])
+    .groupBy(['j.recipe_id', 'r.workspace_id'])
+    .execute();
+  return rows.map((r) => ({ recipe_id: Number(r.recipe_id), workspace_id: Number(r.workspace_id), n: Number(r.n) }));
+}
+
+export async function countQueued(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', 'in', ['queued', 'running'])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,67 @@
+// An import's applier of data tables (import.ts runs one per asset type, in one transaction).
+import { dataTableNamed, setRecordCount } from '../import.store.ts';
+import { randomUUID } from 'node:crypto';
+import { isWithin } from '../../folders/folders.store.ts';
+import {
+  deleteAllRecords,
+  insertRecord,
+  insertTable as insertDataTable,
+  updateTableDefinition,
+} from '../../data_tables/data_tables.store.ts';
+import { columnsFromDefinition } from '../../data_tables/data_tables.input.ts';
+import { coerce, type Stored } from '../../data_tables/columns.ts';
+import type { ImportRun, Obj } from './run.ts';
+
+// Data tables: names are unique in an environment; columns keep the package's UUIDs (its
+// recipes name them); records replaced when the file carries data.
+export async function applyDataTables(run: ImportRun): Promise<void> {
+  const { ctx, trx, pkg, options, env, target, now, fail, placeOf, byType, name, readFile } = run;
+  for (const e of byType('workato_db_table')) {
+    const columns = columnsFromDefinition(e.body.schema);
+    const key = name(e).toLowerCase();
+    const existing = await dataTableNamed(trx, env, key);
+    if (existing && options.restricted && !(await isWithin(trx, target.id, existing.folder_id))) {
+      fail(
+        e.path,
+        `a data table named "${name(e)}" exists outside the target folder, beyond the projects you can reach`,
+      );
+      continue;
+    }
+    let tableId: number;
+    if (!existing)
+      tableId = await insertDataTable(trx, {
+        workspace_id: pkg.workspace_id,
+        environment_id: env,
+        folder_id: await placeOf(e),
+        name: name(e),
+        columns: JSON.stringify(columns),
+        now,
+      });
+    else {
+      tableId = existing.id;
+      if (existing.columns !== JSON.stringify(columns))
+        await updateTableDefinition(trx, tableId, { columns: JSON.stringify(columns), now });
+    }
+    if (e.data) {
+      if (e.data.rows > ctx.config.dataTableMaxRecords) {
+        fail(e.path, `holds ${e.data.rows} records; a data table holds at most ${ctx.config.dataTableMaxRecords}`);
+        continue;
+      }
+      await deleteAllRecords(trx, tableId, now);
+      const records = (JSON.parse((await readFile(e.path)).toString('utf8')) as { data: Obj[] }).data;
+      let bad = 0;
+      for (const [i, record] of records.entries()) {
+        const values: Record<string, Stored> = {};
+        for (const column of columns) {
+          const raw = record[column.field_id] ?? record[column.field_id.replaceAll('-', '_')] ?? record[column.name];
+          const coerced = coerce(column.type, raw);
+          if ('problem' in coerced) {
+            if (bad++ < 5) fail(e.path, `data[${i}]: ${column.name} ${coerced.problem}`);
+          } else if (coerced.value !== null) values[column.field_id] = coerced.value;
+        }
+        await insertRecord(trx, { table_id: tableId, record_id: randomUUID(), values, now });
+      }
+      await setRecordCount(trx, tableId, records.length);
+    }
+  }
+}

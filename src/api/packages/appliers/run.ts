@@ -1,0 +1,232 @@
+// One import at work (import.ts): the options, the zip's entries by type, the target folder and the
+// folders below it, and what each applier (one per asset type, beside this file) found for the next.
+import { childFolderNamed, projectNamed } from '../import.store.ts';
+import type { Db, PackageRow } from '../../../db/types.ts';
+import { isUniqueViolation } from '../../../db/dialect.ts';
+import { findFolder } from '../../folders/folder-scope.store.ts';
+import { findHomeFolder, insertFolder, insertProject } from '../../folders/folders.store.ts';
+import type { ServiceContext } from '../../../context.ts';
+import { toStored } from '../../../time.ts';
+import { PackageFailure } from '../export.ts';
+import type { ImportResult } from '../packages.store.ts';
+import type { AppliedRecord } from '../import.store.ts';
+
+export interface ImportOptions {
+  /** The target folder; null for a deployment, which names its project instead. */
+  folderId: number | null;
+  /** Deployments: the project to update, or to create, by name. */
+  project?: { name: string; description: string };
+  restartRecipes: boolean;
+  includeTags: boolean;
+  homeFolderId: number | null;
+  /** The caller is limited to some projects: nothing outside the target's project may change. */
+  restricted?: boolean;
+  /** Deployments: every connection of the package must exist in the target (name and provider); none is created. */
+  connectionsMustExist?: boolean;
+  /** Deployments: the zip is the one of this package (the build's export). */
+  sourcePackageId?: number;
+  /** What a committed apply did (set in its transaction): after a restart, only the restarts run again. */
+  applied?: AppliedRecord;
+}
+
+export type FileType =
+  | 'recipe'
+  | 'connection'
+  | 'lookup_table'
+  | 'workato_db_table'
+  | 'topic'
+  | 'api_group'
+  | 'api_endpoint'
+  | 'account_property'
+  | 'project_property'
+  | 'custom_adapter';
+export const FILE_TYPES: readonly FileType[] = [
+  'recipe',
+  'connection',
+  'lookup_table',
+  'workato_db_table',
+  'topic',
+  'api_group',
+  'api_endpoint',
+  'account_property',
+  'project_property',
+  'custom_adapter',
+];
+
+export interface Entry {
+  path: string;
+  dir: string;
+  type: FileType;
+  body: Record<string, unknown>;
+  /**
+   * A lookup table's rows: how many, checked when the files are; the rows themselves are read
+   * from the zip again when the table is written, one table at a time. Holding every table's
+   * file, or its parsed rows, until then would multiply the memory a large import takes.
+   */
+  data?: { rows: number };
+  /** A custom adapter's Ruby source (its `.custom_adapter.rb`). */
+  code?: string;
+}
+
+export type Obj = Record<string, unknown>;
+
+export function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export interface ImportedAdapter {
+  path: string;
+  id: number;
+  name: string;
+  /** The title in snake case, as the vendor's provider names begin (`acme_crm` of `acme_crm_connector_1_2`). */
+  slug: string;
+  /** The file's stem in snake case, the other way a provider name may begin. */
+  stemSlug: string;
+}
+
+/** A reference's `zip_name` names a file by its path in the zip or by its base name. */
+export function zipNameMatches(path: string, zipName: string): boolean {
+  return path === zipName || path.slice(path.lastIndexOf('/') + 1) === zipName;
+}
+
+export interface Applied {
+  recipeStatus: Array<{ id: number; import_result: ImportResult }>;
+  restart: number[];
+}
+
+/** A deployment's project in the target environment, by name; created (with its folder) when absent. */
+async function projectFolder(db: Db, pkg: PackageRow, project: ImportOptions['project'], now: string) {
+  if (!project) return undefined;
+  const existing = await projectNamed(db, pkg.environment_id, project.name);
+  if (existing) return findFolder(db, pkg.environment_id, existing.folder_id);
+  const home = await findHomeFolder(db, pkg.environment_id);
+  if (!home) return undefined;
+  try {
+    const created = await insertProject(db, {
+      workspaceId: pkg.workspace_id,
+      environmentId: pkg.environment_id,
+      homeFolderId: home.id,
+      name: project.name,
+      description: project.description,
+      now,
+    });
+    return created.folder;
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw new PackageFailure(
+        `A folder named "${project.name}" exists in the target environment and is not a project; rename it, then deploy again`,
+      );
+    throw error;
+  }
+}
+
+/** One import at work: its transaction, target, what the appliers found so far, and the failures. */
+export interface ImportRun {
+  ctx: ServiceContext;
+  trx: Db;
+  pkg: PackageRow;
+  options: ImportOptions;
+  readFile: (path: string) => Promise<Buffer>;
+  now: string;
+  env: number;
+  projectId: number | null;
+  target: NonNullable<Awaited<ReturnType<typeof findFolder>>>;
+  failures: string[];
+  fail: (path: string, why: string) => void;
+  /** The folder of the zip's directory below the target, created when missing. */
+  folderOf: (dir: string) => Promise<number>;
+  /** Where an entry goes: its directory's folder, or the Home folder for a root asset. */
+  placeOf: (entry: Entry) => Promise<number>;
+  byType: (type: FileType) => Entry[];
+  name: (entry: Entry) => string;
+  connectionByZip: Map<string, number>;
+  groupByZip: Map<string, number>;
+  groupByDir: Map<string, number>;
+  recipeByZip: Map<string, number>;
+  /** The package's custom connectors as imported (custom-adapters.ts), for the connections that name them. */
+  adapters: ImportedAdapter[];
+  recipeStatus: Applied['recipeStatus'];
+  restart: number[];
+}
+
+/** Find or create the target folder and start the run. */
+export async function startRun(
+  ctx: ServiceContext,
+  trx: Db,
+  pkg: PackageRow,
+  options: ImportOptions,
+  entries: Entry[],
+  readFile: (path: string) => Promise<Buffer>,
+): Promise<ImportRun> {
+  const now = toStored(ctx.clock.now());
+  const target =
+    options.folderId !== null
+      ? await findFolder(trx, pkg.environment_id, options.folderId)
+      : await projectFolder(trx, pkg, options.project, now);
+  if (!target) throw new PackageFailure(`The target folder ${options.folderId} no longer exists; nothing was imported`);
+  const env = pkg.environment_id;
+  const projectId = target.project_id;
+  const failures: string[] = [];
+  const fail = (path: string, why: string) => failures.push(`${path}: ${why}`);
+
+  // Folders: the zip's directories below the target, created when missing.
+  const folderIds = new Map<string, number>([['', target.id]]);
+  const folderOf = async (dir: string): Promise<number> => {
+    const known = folderIds.get(dir);
+    if (known !== undefined) return known;
+    const parentDir = dir.includes('/') ? dir.slice(0, dir.lastIndexOf('/')) : '';
+    const parentId = await folderOf(parentDir);
+    const name = dir
+      .slice(dir.lastIndexOf('/') + 1)
+      .trim()
+      .slice(0, 255);
+    const existing = await childFolderNamed(trx, parentId, name);
+    const id = existing
+      ? existing.id
+      : (
+          await insertFolder(trx, {
+            workspace_id: pkg.workspace_id,
+            environment_id: env,
+            parent_id: parentId,
+            name,
+            is_project: 0,
+            project_id: projectId,
+            created_at: now,
+            updated_at: now,
+          })
+        ).id;
+    folderIds.set(dir, id);
+    return id;
+  };
+  const placeOf = async (entry: Entry): Promise<number> => {
+    if (entry.body.root_folder === true && options.homeFolderId !== null) return options.homeFolderId;
+    return folderOf(entry.dir);
+  };
+
+  const byType = (type: FileType) => entries.filter((e) => e.type === type);
+  const name = (e: Entry) => String(e.body.name).trim();
+  return {
+    ctx,
+    trx,
+    pkg,
+    options,
+    readFile,
+    now,
+    env,
+    projectId,
+    target,
+    failures,
+    fail,
+    folderOf,
+    placeOf,
+    byType,
+    name,
+    connectionByZip: new Map(),
+    groupByZip: new Map(),
+    groupByDir: new Map(),
+    recipeByZip: new Map(),
+    adapters: [],
+    recipeStatus: [],
+    restart: [],
+  };
+}

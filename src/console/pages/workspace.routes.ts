@@ -1,0 +1,229 @@
+// The console's workspace section: its routes, rendered by ./workspace.ts (src/console/README.md).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { AppError } from '../../errors.ts';
+import { IdParams } from '../../http/schemas.ts';
+import { listProfiles, refreshSecret } from '../../api/api_access_profiles/api_access_profiles.service.ts';
+import { listApiClients } from '../../api/api_clients/api_clients.service.ts';
+import { listCollections } from '../../api/api_collections/api_collections.service.ts';
+import { listEndpoints } from '../../api/api_endpoints/api_endpoints.service.ts';
+import { listConnections } from '../../api/connections/connections.service.ts';
+import { listProperties } from '../../api/properties/properties.service.ts';
+import { getTopic, listTopics } from '../../api/event_streams/event_streams.service.ts';
+import { publishMessage, recentMessages } from '../../api/topics/topics.service.ts';
+import { listDeployments } from '../../api/deployments/deployments.service.ts';
+import { getRunRequest, listRecentRunRequests, startRunRequest } from '../../api/test_cases/test_cases.service.ts';
+import {
+  apiPlatformPage,
+  connectionsPage,
+  deploymentsPage,
+  propertiesPage,
+  testRunPage,
+  testRunsPage,
+  topicPage,
+  topicsPage,
+} from './workspace.ts';
+import { type ConsoleKit, Form, NoticeQuery } from '../kit.ts';
+
+export function consoleWorkspaceRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx, frameOf, callerWith, can, send, csrfOf, hide } = kit;
+
+  // API platform
+  async function showApiPlatform(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    issued?: { profile: Awaited<ReturnType<typeof refreshSecret>>; secret: string },
+  ) {
+    const auth = callerWith(request, 'api_platform_clients:read');
+    const seesCollections = can(request, 'api_platform_collections:read');
+    const all = { offset: 0, perPage: 100 };
+    const [collections, endpoints, clients, profiles] = await Promise.all([
+      seesCollections ? listCollections(ctx, auth, all) : null,
+      seesCollections ? listEndpoints(ctx, auth, undefined, all) : null,
+      listApiClients(ctx, auth, undefined, all),
+      listProfiles(ctx, auth, undefined, all),
+    ]);
+    return send(
+      reply,
+      apiPlatformPage(
+        { ...frameOf(request, 'api-platform'), title: 'API platform' },
+        {
+          collections,
+          endpoints,
+          clients,
+          profiles,
+          canWrite: can(request, 'api_platform_clients:write'),
+          issued,
+        },
+        csrfOf(request),
+      ),
+    );
+  }
+
+  app.get('/console/api-platform', { schema: hide }, async (request, reply) => showApiPlatform(request, reply));
+
+  app.post(
+    '/console/api-platform/access-profiles/:id/refresh-secret',
+    { schema: { ...hide, params: IdParams, body: Form({}) } },
+    async (request, reply) => {
+      const profile = await refreshSecret(ctx, callerWith(request, 'api_platform_clients:write'), request.params.id);
+      const secret = profile.oauth_client_secret ?? profile.secret ?? '';
+      // Shown in this reply only (never in a URL, never stored in the clear).
+      return showApiPlatform(request, reply, { profile, secret });
+    },
+  );
+
+  // Connections, properties, topics
+  app.get('/console/connections', { schema: hide }, async (request, reply) => {
+    const connections = await listConnections(
+      ctx,
+      callerWith(request, 'connections:read'),
+      { includeRuntime: false },
+      { offset: 0, perPage: 100 },
+    );
+    return send(reply, connectionsPage({ ...frameOf(request, 'connections'), title: 'Connections' }, connections));
+  });
+
+  app.get('/console/properties', { schema: hide }, async (request, reply) => {
+    const properties = await listProperties(ctx, callerWith(request, 'environment_properties:read'), {});
+    return send(reply, propertiesPage({ ...frameOf(request, 'properties'), title: 'Properties' }, properties));
+  });
+}
+
+export function consoleTopicsRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx, eventStreams, frameOf, callerWith, can, send, csrfOf, noticeOf, hide } = kit;
+
+  app.get('/console/topics', { schema: hide }, async (request, reply) => {
+    const topics = await listTopics(
+      ctx,
+      callerWith(request, 'event_streams:read'),
+      { sort: 'name', includeSchema: false },
+      { offset: 0, perPage: 100 },
+    );
+    return send(reply, topicsPage({ ...frameOf(request, 'topics'), title: 'Topics' }, topics));
+  });
+
+  async function showTopic(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: number,
+    extra: { message?: { text: string; kind: 'ok' | 'error' } | undefined; draft?: string } = {},
+    status = 200,
+  ) {
+    const topic = await getTopic(ctx, callerWith(request, 'event_streams:read'), id);
+    const state = await eventStreams.topics.get(topic.id);
+    const messages = state ? await recentMessages(ctx, state, 20) : [];
+    return send(
+      reply,
+      topicPage(
+        { ...frameOf(request, 'topics'), title: topic.name },
+        { topic, messages, canPublish: can(request, 'event_streams:write'), ...extra },
+        csrfOf(request),
+      ),
+      status,
+    );
+  }
+
+  app.get(
+    '/console/topics/:id',
+    { schema: { ...hide, params: IdParams, querystring: NoticeQuery } },
+    async (request, reply) => showTopic(request, reply, request.params.id, { message: noticeOf(request.query.done) }),
+  );
+
+  app.post(
+    '/console/topics/:id/publish',
+    {
+      schema: {
+        ...hide,
+        params: IdParams,
+        body: Type.Object({ _csrf: Type.String({ maxLength: 100 }), payload: Type.String({ maxLength: 200_000 }) }),
+      },
+    },
+    async (request, reply) => {
+      const topic = await getTopic(ctx, callerWith(request, 'event_streams:write'), request.params.id);
+      let payload: unknown;
+      try {
+        payload = JSON.parse(request.body.payload);
+      } catch {
+        return showTopic(
+          request,
+          reply,
+          topic.id,
+          { message: { text: 'The message is not JSON.', kind: 'error' }, draft: request.body.payload },
+          400,
+        );
+      }
+      const state = await eventStreams.topics.get(topic.id);
+      if (!state) throw new AppError('topic_not_found');
+      try {
+        await publishMessage(eventStreams, state, payload);
+      } catch (error) {
+        if (error instanceof AppError && error.status < 500)
+          return showTopic(
+            request,
+            reply,
+            topic.id,
+            { message: { text: error.message, kind: 'error' }, draft: request.body.payload },
+            error.status,
+          );
+        throw error;
+      }
+      return reply.redirect(`/console/topics/${topic.id}?done=published`, 303);
+    },
+  );
+}
+
+export function consoleDeploymentsRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { ctx, tests, frameOf, callerWith, send, hide } = kit;
+
+  // Deployments and test runs
+  app.get('/console/deployments', { schema: hide }, async (request, reply) => {
+    const { items } = await listDeployments(
+      ctx,
+      callerWith(request, 'project_deployments:read'),
+      {},
+      { offset: 0, perPage: 100 },
+    );
+    return send(reply, deploymentsPage({ ...frameOf(request, 'deployments'), title: 'Deployments' }, items));
+  });
+
+  app.get('/console/test-runs', { schema: hide }, async (request, reply) => {
+    const runs = await listRecentRunRequests(ctx, callerWith(request, 'test_cases:read'), 20);
+    return send(reply, testRunsPage({ ...frameOf(request, 'test-runs'), title: 'Test runs' }, runs));
+  });
+
+  app.post(
+    '/console/test-runs',
+    {
+      schema: {
+        ...hide,
+        body: Type.Object({
+          _csrf: Type.String({ maxLength: 100 }),
+          recipe_id: Type.String({ minLength: 1, maxLength: 20, pattern: '^[0-9]+$' }),
+          test_case_id: Type.Optional(Type.String({ maxLength: 100 })),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const auth = callerWith(request, 'test_cases:write');
+      const input = request.body.test_case_id
+        ? { test_case_ids: [request.body.test_case_id] }
+        : { recipe_id: Number(request.body.recipe_id) };
+      const { data } = await startRunRequest(ctx, tests, auth, input);
+      return reply.redirect(`/console/test-runs/${encodeURIComponent(data.id)}`, 303);
+    },
+  );
+
+  app.get(
+    '/console/test-runs/:id',
+    { schema: { ...hide, params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }) } },
+    async (request, reply) => {
+      const { data } = await getRunRequest(ctx, callerWith(request, 'test_cases:read'), request.params.id);
+      return send(reply, testRunPage({ ...frameOf(request, 'test-runs'), title: `Test run ${data.id}` }, data));
+    },
+  );
+}

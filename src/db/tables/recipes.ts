@@ -1,0 +1,147 @@
+// Row types of recipes at rest and at run time: recipes, versions, jobs and their lines, workflow tasks, test cases and run requests.
+import type { Generated } from 'kysely';
+import type { Flag } from './workspaces.ts';
+
+export interface RecipesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  folder_id: number;
+  name: string;
+  description: string;
+  /** The step tree exactly as the client sent it. */
+  code: string;
+  /** The config array, JSON text. */
+  config: string;
+  trigger_application: string | null;
+  /** JSON list of providers used by actions, in first-use order. */
+  action_applications: string;
+  /** Event name of a webhook trigger (its URL's last segment); null for other triggers. */
+  webhook_event: string | null;
+  concurrency: number;
+  running: Flag;
+  version_no: number;
+  copy_count: number;
+  job_succeeded_count: number;
+  job_failed_count: number;
+  lifetime_task_count: number;
+  last_run_at: string | null;
+  stopped_at: string | null;
+  stop_cause: string | null;
+  trigger_closure: string | null;
+  webhook_key: string;
+  author_name: string;
+  author_email: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RecipeVersionsTable {
+  id: Generated<number>;
+  recipe_id: number;
+  version_no: number;
+  name: string;
+  description: string;
+  code: string;
+  config: string;
+  comment: string | null;
+  author_name: string;
+  author_email: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Engine states; the API shows queued and running as `pending`, canceled as `failed`. */
+/** `waiting`: stopped at a workflow task until it ends (API: pending). */
+export type JobState = 'queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled';
+
+export type WorkflowTaskStatus = 'open' | 'completed' | 'expired' | 'canceled';
+
+export interface WorkflowTasksTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  recipe_id: number;
+  job_id: number;
+  step_number: number;
+  name: string;
+  assignee: string | null;
+  record_id: string | null;
+  status: WorkflowTaskStatus;
+  task_type: 'approval' | 'form';
+  form_fields: string;
+  checkpoint: string;
+  result: string | null;
+  completed_by: string | null;
+  created_at: string;
+  expires_at: string | null;
+  completed_at: string | null;
+}
+
+export interface JobsTable {
+  id: Generated<number>;
+  recipe_id: number;
+  handle: string;
+  status: JobState;
+  title: string;
+  trigger_output: string;
+  error: string | null;
+  error_parts: string | null;
+  is_poll_error: Flag;
+  is_repeat: Flag;
+  is_test: Flag;
+  master_job_handle: string | null;
+  calling_recipe_id: number | null;
+  calling_job_handle: string | null;
+  root_recipe_id: number | null;
+  root_job_handle: string | null;
+  task_count: number;
+  created_at: string;
+  started_at: string;
+  completed_at: string | null;
+  /** The node that claimed the job (ServiceContext.nodeId); null while queued. */
+  claimed_by: string | null;
+  /** Until when the claim holds unless renewed (several nodes: a job past it was left by a dead node). */
+  lease_expires_at: string | null;
+}
+
+export interface JobLinesTable {
+  job_id: number;
+  seq: number;
+  recipe_line_number: number;
+  adapter_name: string;
+  adapter_operation: string;
+  pass: number | null;
+  input: string | null;
+  output: string | null;
+  error: string | null;
+  mask_data: Flag;
+  started_at: string;
+  completed_at: string;
+}
+
+export interface TestCasesTable {
+  id: string;
+  recipe_id: number;
+  name: string;
+  description: string;
+  /** JSON: { trigger_output, mocks, expectations, allow_external }. */
+  body: string;
+  /** Order within the recipe: created or imported later, higher. */
+  position: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TestRunRequestsTable {
+  id: string;
+  workspace_id: number;
+  environment_id: number;
+  client_id: number;
+  status: 'running' | 'completed';
+  /** JSON array of results. */
+  results: string;
+  coverage: number | null;
+  created_at: string;
+  updated_at: string;
+}
