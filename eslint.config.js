@@ -50,6 +50,44 @@ export default tseslint.config(
     },
   },
   {
+    // Requests made for users go through the outbound policy (docs/adr/0019): no fetch of its own,
+    // and undici only where the policy's dispatcher is passed (the transport, the HTTP connector,
+    // the JWKS fetcher); elsewhere only its types.
+    files: ['src/**/*.ts'],
+    ignores: [
+      'src/**/*.test.ts',
+      'src/outbound/**',
+      'src/connectors/http/**',
+      'src/engine/connectors/rest.ts',
+      'src/auth/jwks.ts',
+      'src/cli-http.ts',
+      // `switchboard connector exec` sends a connector author's requests from their own machine, as
+      // the vendor's gem does (through the environment's proxy, trusting SSL_CERT_FILE); no server runs it.
+      'src/connectors/sdk/direct-host.ts',
+    ],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        {
+          name: 'fetch',
+          message: 'Send requests made for users through src/connectors/http/transport.ts (the outbound policy).',
+        },
+      ],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'undici',
+              allowTypeImports: true,
+              message: "Requests made for users go through the outbound policy's dispatcher (src/outbound/).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Size. A file holds at most 600 lines: past that it holds more than one job (STYLE.md).
     files: ['**/*.ts', '**/*.js'],
     rules: { 'max-lines': ['error', { max: 600 }] },

@@ -38,7 +38,16 @@ export async function startSwitchboard(
   const databaseUrl = env.DATABASE_URL ?? database.DATABASE_URL;
   const child = await startChild(
     [path.resolve(import.meta.dirname, '../src/cli.ts'), 'serve'],
-    { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', SWITCHBOARD_ADMIN_TOKEN: ADMIN, ...database, ...env },
+    // The proxied upstream listens on loopback, which requests made for users may reach only when allowed.
+    {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      SWITCHBOARD_ADMIN_TOKEN: ADMIN,
+      OUTBOUND_ALLOW_LOOPBACK: 'true',
+      ...database,
+      ...env,
+    },
     /()()/,
   );
   const url = `http://127.0.0.1:${port}`;

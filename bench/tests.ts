@@ -77,6 +77,7 @@ export async function main(argv: string[]): Promise<void> {
     PORT: '0',
     LOG_LEVEL: 'silent',
     SWITCHBOARD_ADMIN_TOKEN: ADMIN,
+    OUTBOUND_ALLOW_LOOPBACK: 'true',
     JOB_BACKLOG_PER_RECIPE: '100000',
     JOB_BACKLOG_PER_WORKSPACE: '1000000',
   });

@@ -61,6 +61,21 @@ export const LAYERS = [
     why: 'src/http/ is the HTTP floor every route stands on; it knows no area',
   },
   {
+    from: 'src/connectors/',
+    forbid: [
+      'src/engine/',
+      'src/gateway/',
+      'src/console/',
+      'src/http/',
+      'src/oauth2/',
+      'src/oauth/',
+      'src/app.ts',
+      'src/server.ts',
+      'src/cli.ts',
+    ],
+    why: 'connectors are the room below the engine (docs/adr/0019): the engine runs them, the doors reach them through it or the areas',
+  },
+  {
     from: 'src/engine/',
     forbid: ['src/gateway/', 'src/console/', 'src/oauth2/', 'src/app.ts', 'src/server.ts', 'src/cli.ts'],
     why: 'the engine runs recipes; the doors that start them are above it',

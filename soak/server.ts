@@ -40,6 +40,8 @@ export async function startServer(dataDir: string, env: Record<string, string> =
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       SWITCHBOARD_ADMIN_TOKEN: ADMIN_TOKEN,
+      // The campaign's upstreams listen on loopback.
+      OUTBOUND_ALLOW_LOOPBACK: 'true',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -39,6 +39,8 @@ import { oauth2Routes } from './oauth2/token.routes.ts';
 import { gatewayRoutes, type UpstreamResolver } from './gateway/gateway.routes.ts';
 import { cachedUpstreams } from './gateway/upstream-cache.ts';
 import { resolveConnectionCredentials } from './api/connections/connections.service.ts';
+import { oauthCallbackRoutes } from './oauth/oauth-callback.routes.ts';
+import type { OutboundPolicy } from './outbound/policy.ts';
 import { apiCollectionsRoutes } from './api/api_collections/api_collections.routes.ts';
 import { apiEndpointsRoutes } from './api/api_endpoints/api_endpoints.routes.ts';
 import { apiClientsRoutes } from './api/api_clients/api_clients.routes.ts';
@@ -83,6 +85,8 @@ export interface AppDeps {
   resolveUpstream?: UpstreamResolver;
   /** The recipe engine; built here when absent. It starts when the app is ready and stops when it closes. */
   engine?: RecipeEngine;
+  /** The outbound policy (the server passes its own, to add the ports it listens on); built from config when absent. */
+  outbound?: OutboundPolicy;
 }
 
 /** Files in one package, and the largest file once uncompressed (recipes reach tens of megabytes). */
@@ -163,9 +167,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     secrets: deps.secrets,
     notifier: deps.notifier,
     mailer,
+    outbound: deps.outbound,
   });
   const engine = deps.engine ?? createEngine(ctx);
   if (mailer) app.addHook('onClose', async () => mailer.close());
+  app.addHook('onClose', async () => ctx.outbound.close());
   app.addHook('onReady', async () => {
     // The server migrates before it builds the app; a database that is not migrated (GET /ready
     // says 503) leaves the engine stopped rather than the server down.
@@ -267,6 +273,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const limiter = createFailureLimiter(ctx.clock, { limits: TOKEN_FAILURE_LIMITS, windowSeconds: 60 });
   await app.register(oauth2Routes({ ctx, signer, limiter }));
   await app.register(webhooksRoutes({ engine, maxBodyBytes: config.bodyLimitBytes }));
+  // Where providers send the browser back after a connection's OAuth 2.0 authorization.
+  await app.register(oauthCallbackRoutes({ ctx }));
   // The web console: HTML pages at /console/, its own form parser, headers and error pages.
   await app.register(
     consoleRoutes({ ctx, engine, eventStreams, packages, tests, csrfKey: deps.secretBox.deriveKey('console-csrf') }),

@@ -1,5 +1,6 @@
 // The only reader of process.env: parse once, validate, freeze, pass down.
 import path from 'node:path';
+import { isAddressRange } from './outbound/addresses.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -69,6 +70,14 @@ export interface Config {
   /** The command line's `connector exec`: the proxy and extra CA certificates of the environment. */
   readonly outboundProxy: { readonly http?: string; readonly https?: string; readonly noProxy?: string };
   readonly sslCertFile: string | undefined;
+  /** Outbound requests made for users (docs/adr/0019): whether loopback addresses may be reached. */
+  readonly outboundAllowLoopback: boolean;
+  /** Whether private ranges (RFC 1918, CGNAT, unique local IPv6) may be reached. */
+  readonly outboundAllowPrivate: boolean;
+  /** Address ranges reachable whatever their class. */
+  readonly outboundAllowAddresses: readonly string[];
+  /** Connector origins sent elsewhere (a local stand-in of the service): origin -> origin. */
+  readonly connectorOrigins: ReadonlyMap<string, string>;
 }
 
 export class ConfigError extends Error {
@@ -136,6 +145,10 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'https_proxy',
   'no_proxy',
   'SSL_CERT_FILE',
+  'OUTBOUND_ALLOW_LOOPBACK',
+  'OUTBOUND_ALLOW_PRIVATE',
+  'OUTBOUND_ALLOW_ADDRESSES',
+  'CONNECTOR_ORIGINS',
 ];
 
 export const DEFAULT_SECRETS_ENV_PREFIX = 'SWITCHBOARD_SECRET_';
@@ -298,7 +311,71 @@ export function loadConfig(env: Env = process.env): Config {
       ...optional('noProxy', str(env, 'NO_PROXY') ?? str(env, 'no_proxy')),
     }),
     sslCertFile: str(env, 'SSL_CERT_FILE'),
+    // Requests made for users (connectors, the HTTP connector, proxy collections, JWKS) may reach
+    // loopback only when this is true; link-local (cloud metadata) and this server's own ports never.
+    outboundAllowLoopback: boolSetting(env, 'OUTBOUND_ALLOW_LOOPBACK', false),
+    // ... and private ranges unless this is false.
+    outboundAllowPrivate: boolSetting(env, 'OUTBOUND_ALLOW_PRIVATE', true),
+    // Comma-separated addresses or CIDR ranges reachable whatever their class (e.g. 127.0.0.1/32,169.254.10.0/24).
+    outboundAllowAddresses: addressRangesSetting(env, 'OUTBOUND_ALLOW_ADDRESSES'),
+    // JSON object sending a connector's service origin elsewhere: {"https://api.stripe.com": "http://127.0.0.1:4010"}.
+    connectorOrigins: originsSetting(env, 'CONNECTOR_ORIGINS'),
   });
+}
+
+function boolSetting(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name} must be true or false`);
+  return raw === 'true';
+}
+
+function addressRangesSetting(env: Env, name: string): readonly string[] {
+  const raw = str(env, name);
+  if (raw === undefined) return [];
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  for (const entry of entries)
+    if (!isAddressRange(entry))
+      throw new ConfigError(`${name}: ${entry} is not an IP address or a CIDR range (e.g. 10.1.0.0/16)`);
+  return Object.freeze(entries);
+}
+
+function originsSetting(env: Env, name: string): ReadonlyMap<string, string> {
+  const raw = str(env, name);
+  const out = new Map<string, string>();
+  if (raw === undefined) return out;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(
+      `${name} must be a JSON object of origins: {"https://api.example.com": "http://127.0.0.1:4010"}`,
+    );
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new ConfigError(`${name} must be a JSON object of origins`);
+  for (const [from, to] of Object.entries(parsed)) {
+    const a = originOf(from);
+    const b = typeof to === 'string' ? originOf(to) : null;
+    if (a === null || b === null)
+      throw new ConfigError(`${name}: ${from} -> ${String(to)} must map an http(s) origin to another`);
+    out.set(a, b);
+  }
+  return out;
+}
+
+function originOf(text: string): string | null {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && (url.pathname === '/' || url.pathname === '')
+      ? url.origin
+      : null;
+  } catch {
+    return null;
+  }
 }
 
 function secretEnvironment(env: Env, prefix: string): ReadonlyMap<string, string> {

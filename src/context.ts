@@ -15,6 +15,7 @@ import { createInProcessNotifier, type Notifier } from './notifier.ts';
 import { LookupTableCache } from './api/lookup_tables/lookup_tables.cache.ts';
 import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import { systemClock, type Clock } from './time.ts';
+import { createOutboundPolicy, type OutboundPolicy } from './outbound/policy.ts';
 
 export interface ServiceContext {
   readonly db: Kysely<Database>;
@@ -38,6 +39,8 @@ export interface ServiceContext {
   readonly publicBaseUrl?: string;
   /** This process among the nodes sharing the database: the holder of its job claims and leases. */
   readonly nodeId: string;
+  /** What requests made for users may reach (connectors, the HTTP connector, proxies, JWKS): docs/adr/0019. */
+  readonly outbound: OutboundPolicy;
 }
 
 export interface ContextParts {
@@ -50,6 +53,7 @@ export interface ContextParts {
   notifier?: Notifier | undefined;
   mailer?: Mailer | undefined;
   nodeId?: string | undefined;
+  outbound?: OutboundPolicy | undefined;
 }
 
 /** Host, process and a random part: unique among the nodes, readable in the jobs table and the logs. */
@@ -73,6 +77,18 @@ export function createServiceContext(parts: ContextParts): ServiceContext {
     groupCommit: createGroupCommit(parts.db),
     publicBaseUrl: parts.config.publicBaseUrl,
     nodeId: parts.nodeId ?? newNodeId(),
+    outbound: parts.outbound ?? outboundPolicyFor(parts.config),
     ...(parts.mailer ? { mailer: parts.mailer } : {}),
   };
+}
+
+/** The outbound policy the settings describe. */
+export function outboundPolicyFor(config: Config): OutboundPolicy {
+  return createOutboundPolicy({
+    allowLoopback: config.outboundAllowLoopback,
+    allowPrivate: config.outboundAllowPrivate,
+    allowAddresses: config.outboundAllowAddresses,
+    ownPorts: [config.port, ...(config.eventStreamsPort === undefined ? [] : [config.eventStreamsPort])],
+    ownUrls: [config.publicBaseUrl, config.publicAuthUrl, config.publicGatewayUrl, config.publicEventStreamsUrl],
+  });
 }

@@ -146,6 +146,24 @@ export const ERROR_CATALOG = {
   },
   oauth_connection_not_shell: { status: 400, message: 'OAuth connections can only be created as shell connections' },
   connection_in_use: { status: 422, message: 'Connection is in use: {count} connection(s) have it as parent' },
+  connection_not_oauth: {
+    status: 422,
+    message: "This connection is not connected through the provider's OAuth 2.0 redirect: test it instead",
+  },
+  oauth_app_missing: {
+    status: 422,
+    message:
+      'No OAuth app for {provider}: create a custom OAuth profile for it, or give the connection client_id and client_secret',
+  },
+  oauth_state_invalid: {
+    status: 400,
+    message: 'This authorization is unknown, was already used, or was started in another browser: connect again',
+  },
+  oauth_state_expired: { status: 400, message: 'This authorization expired: connect again' },
+  oauth_caller_changed: {
+    status: 403,
+    message: 'The client that started this authorization can no longer change connections: connect again',
+  },
   custom_oauth_profile_in_use: { status: 422, message: 'Custom OAuth profile is in use by {count} connection(s)' },
   custom_oauth_profile_provider_locked: {
     status: 422,

@@ -12,7 +12,7 @@ import { notifierFor } from './db/pg-notifier.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import { createEventStreamsListener, type EventStreamsListener } from './http/event-streams-listener.ts';
-import { createServiceContext } from './context.ts';
+import { createServiceContext, outboundPolicyFor } from './context.ts';
 import type { SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import { startPurge } from './api/lookup_tables/lookup_tables.service.ts';
 import { prepareFirstWorkspace, type FirstStart, type NewWorkspace } from './workspaces/workspaces.service.ts';
@@ -85,7 +85,17 @@ export async function startServer(config: Config, options: { out?: Writable } = 
     await database.db.destroy();
     throw error;
   }
-  const app = await buildApp({ config, database, secretBox, secrets, logger, notifier: notifications.notifier });
+  // Requests made for users never reach this server itself: the ports it listens on are refused.
+  const outbound = outboundPolicyFor(config);
+  const app = await buildApp({
+    config,
+    database,
+    secretBox,
+    secrets,
+    logger,
+    notifier: notifications.notifier,
+    outbound,
+  });
   const shutdown = { closing: false };
   // Replies sent while shutting down close their connection, so keep-alive clients let go.
   app.addHook('onSend', (_request, reply, payload, done) => {
@@ -111,6 +121,9 @@ export async function startServer(config: Config, options: { out?: Writable } = 
     );
     for (const url of urls) logger.info(`Event streams listening at ${url}`);
   }
+  // PORT=0 listens on a port chosen now (EVENT_STREAMS_PORT is always a number of the settings).
+  const address = app.server.address();
+  if (address !== null && typeof address === 'object') outbound.addOwnPort(address.port);
   logger.info(
     { database: database.dialect, location: database.location, data_dir: config.dataDir },
     'switchboard is ready',

@@ -148,7 +148,13 @@ async function openTestDatabase(options: TestAppOptions): Promise<DbHandle> {
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent-test-data-dir', ...options.env });
+  // Stand-ins of outside services listen on loopback: tests allow it explicitly (the default refuses it).
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    DATA_DIR: '/nonexistent-test-data-dir',
+    OUTBOUND_ALLOW_LOOPBACK: 'true',
+    ...options.env,
+  });
   const database = await openTestDatabase(options);
   const opened = database.db;
   const db = options.interleaveQueries ? opened.withPlugin(yieldAfterEachQuery) : opened;

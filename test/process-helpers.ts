@@ -59,7 +59,15 @@ export async function startServer(dataDir: string, env: Record<string, string> =
     onPostgres && env.DATABASE_URL === undefined
       ? { DATABASE_URL: await databaseUrlFor(dataDir), NODE_LEASE_MS: '5000' }
       : {};
-  const child = spawnServe({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...database, ...env });
+  const child = spawnServe({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    OUTBOUND_ALLOW_LOOPBACK: 'true',
+    ...database,
+    ...env,
+  });
   let out = '';
   child.stdout!.on('data', (d) => {
     out += d;

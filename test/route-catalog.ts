@@ -214,6 +214,8 @@ export const OPERATIONS_ROUTES: readonly RegExp[] = [
   /^(GET|POST|PUT|PATCH|DELETE|OPTIONS) \/\*$/,
   // Inbound webhooks of running recipes (contract 20 §10.3): /webhooks/rest/<recipe key>/<event>.
   /^(GET|POST|PUT|PATCH|DELETE) \/webhooks\/rest\/:key\/:event$/,
+  // Where providers send the browser back after a connection's OAuth 2.0 authorization (contract 21 §4).
+  /^(GET|HEAD) \/oauth\/callback$/,
 ];
 
 /** 'PUT /api/x/:foo/y' -> 'PUT /api/x/:/y', so parameter names do not matter. */

@@ -5,6 +5,7 @@
 // (up to `maxStaleMs`) while the provider does not answer. A fetch is bounded in time and size
 // (64 KB, D-limits); anything unusable reads as "no keys", which the gateway answers with 401.
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import { request, type Dispatcher } from 'undici';
 import type { Clock } from '../time.ts';
 
 export interface KeySet {
@@ -14,6 +15,8 @@ export interface KeySet {
 
 export interface KeySetCacheOptions {
   clock: Clock;
+  /** The outbound policy's dispatcher: identity providers' URLs are checked like any request made for a user. */
+  dispatcher: Dispatcher;
   fetchTimeoutMs?: number;
   maxBytes?: number;
   minRefreshMs?: number;
@@ -52,24 +55,28 @@ export function createKeySetCache(options: KeySetCacheOptions) {
   async function fetchJson(url: string): Promise<{ json: unknown; ttlMs: number } | null> {
     fetches += 1;
     try {
-      const res = await fetch(url, {
+      const res = await request(url, {
+        dispatcher: options.dispatcher,
         signal: AbortSignal.timeout(fetchTimeoutMs),
-        redirect: 'error',
         headers: { accept: 'application/json' },
+        headersTimeout: fetchTimeoutMs,
+        bodyTimeout: fetchTimeoutMs,
       });
-      if (!res.ok || !res.body || Number(res.headers.get('content-length') ?? 0) > maxBytes) {
-        await res.body?.cancel();
+      if (res.statusCode < 200 || res.statusCode >= 300 || Number(res.headers['content-length'] ?? 0) > maxBytes) {
+        await res.body.dump().catch(() => undefined);
         return null;
       }
       const chunks: Uint8Array[] = [];
       let size = 0;
       for await (const chunk of res.body) {
-        size += chunk.byteLength;
+        size += (chunk as Uint8Array).byteLength;
+        // Leaving the loop ends the body.
         if (size > maxBytes) return null;
-        chunks.push(chunk);
+        chunks.push(chunk as Uint8Array);
       }
       const json: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      const maxAge = /(?:^|,)\s*max-age=(\d{1,9})/i.exec(res.headers.get('cache-control') ?? '');
+      const cacheControl = res.headers['cache-control'];
+      const maxAge = /(?:^|,)\s*max-age=(\d{1,9})/i.exec(typeof cacheControl === 'string' ? cacheControl : '');
       const ttlMs = maxAge ? Math.min(maxTtlMs, Math.max(minTtlMs, Number(maxAge[1]) * 1000)) : defaultTtlMs;
       return { json, ttlMs };
     } catch {

@@ -21,6 +21,7 @@ import { consoleDeploymentsRoutes, consoleTopicsRoutes, consoleWorkspaceRoutes }
 import { consoleDataTableRecordsRoutes, consoleDataTablesRoutes } from './pages/data-tables.routes.ts';
 import { consoleWorkflowTasksRoutes } from './pages/workflow-tasks.routes.ts';
 import { consoleBuildsRoutes } from './pages/builds.routes.ts';
+import { consoleConnectionRoutes } from './pages/connection.routes.ts';
 
 /** Largest form the console accepts (a lookup-table row of 10 KB cells, the sign-in token). */
 const FORM_LIMIT_BYTES = 256 * 1024;
@@ -157,6 +158,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
     consoleJobsRoutes(app, kit);
     consoleLookupTablesRoutes(app, kit);
     consoleWorkspaceRoutes(app, kit);
+    consoleConnectionRoutes(app, kit);
     consoleTopicsRoutes(app, kit);
     consoleDeploymentsRoutes(app, kit);
     consoleDataTablesRoutes(app, kit);

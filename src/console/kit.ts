@@ -55,6 +55,7 @@ const NOTICES: Record<string, string> = {
   record_saved: 'Record saved.',
   record_deleted: 'Record deleted.',
   task_completed: 'Task completed: its job goes on.',
+  tested: 'Connection tested.',
 };
 
 export const Form = (fields: Record<string, ReturnType<typeof Type.String>>) =>

@@ -26,6 +26,7 @@ import * as consoleSessions from './migrations/0022_console_sessions.ts';
 import * as nodeLeases from './migrations/0023_node_leases.ts';
 import * as jobEndsFunction from './migrations/0024_job_ends_function.ts';
 import * as testCasePositions from './migrations/0025_test_case_positions.ts';
+import * as connectionAuthorizations from './migrations/0040_connection_authorizations.ts';
 import * as customConnectorAliases from './migrations/0045_custom_connector_aliases.ts';
 
 export type DialectMigration = {
@@ -62,6 +63,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0023_node_leases': nodeLeases,
   '0024_job_ends_function': jobEndsFunction,
   '0025_test_case_positions': testCasePositions,
+  '0040_connection_authorizations': connectionAuthorizations,
   '0045_custom_connector_aliases': customConnectorAliases,
 };
 

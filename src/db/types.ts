@@ -27,6 +27,7 @@ import type {
 import type {
   CustomOauthProfilesTable,
   ConnectionsTable,
+  OauthStatesTable,
   CustomConnectorsTable,
   CustomConnectorVersionsTable,
   CustomConnectorAliasesTable,
@@ -98,6 +99,7 @@ export interface Database {
   member_invitations: MemberInvitationsTable;
   custom_oauth_profiles: CustomOauthProfilesTable;
   connections: ConnectionsTable;
+  oauth_states: OauthStatesTable;
   custom_connectors: CustomConnectorsTable;
   custom_connector_versions: CustomConnectorVersionsTable;
   custom_connector_aliases: CustomConnectorAliasesTable;

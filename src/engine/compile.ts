@@ -3,7 +3,8 @@
 // point at a step that exists, and each step is bound to its connector. What fails becomes a
 // code error in the contract's shape (14 §7): [step_number, [[label, value, message, path]]].
 import { compileCondition, type CompiledCondition } from './conditions.ts';
-import { CONNECTORS } from './connectors/index.ts';
+import type { ConnectorLookup } from '../connectors/catalog.ts';
+import { findConnector } from './catalog.ts';
 import type { ActionDef, Connector, TriggerDef } from './connectors/types.ts';
 import type { ConfigEntry, Step } from '../recipe/document.ts';
 import { compileInput, InputError, pillsOf, singlePill, type Compiled } from './inputs.ts';
@@ -109,7 +110,15 @@ function flag(v: unknown): boolean {
   return v === true || v === 'true';
 }
 
-export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResult {
+/**
+ * Compiles a recipe's code. `lookup` finds the connector a step names: the catalog by default; the
+ * engine passes one that also knows the workspace's released custom connectors.
+ */
+export function compileRecipe(
+  code: unknown,
+  config: ConfigEntry[],
+  lookup: ConnectorLookup = findConnector,
+): CompileResult {
   const errors = new Collector();
   const steps = new Map<string, CompiledStep>();
   let count = 0;
@@ -217,7 +226,7 @@ export function compileRecipe(code: unknown, config: ConfigEntry[]): CompileResu
       }
     }
 
-    if (kw === 'trigger' || kw === 'action') bindConnector(compiled, input, errors);
+    if (kw === 'trigger' || kw === 'action') bindConnector(compiled, input, errors, lookup);
 
     if (kw === 'foreach') {
       if (as === null) errors.add(number, ['as', null, "can't be blank"]);
@@ -399,12 +408,12 @@ function checkPlacement(kw: Keyword, parent: Keyword | null, number: number, err
   }
 }
 
-function bindConnector(step: CompiledStep, input: unknown, errors: Collector): void {
+function bindConnector(step: CompiledStep, input: unknown, errors: Collector, lookup: ConnectorLookup): void {
   if (step.provider === null) {
     errors.add(step.number, ['provider', null, "can't be blank"]);
     return;
   }
-  const connector = CONNECTORS[step.provider];
+  const connector = lookup(step.provider);
   if (!connector) {
     errors.add(step.number, ['provider', step.provider, 'is invalid: no such connector on this server']);
     return;

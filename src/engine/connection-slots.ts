@@ -45,6 +45,9 @@ export async function resolveSlot(
     return {
       id,
       provider: credentials.provider,
+      name: credentials.name,
+      auth: credentials.auth,
+      oauthProfileId: credentials.oauthProfileId,
       values: credentials.values,
       ...(credentials.rest ? { rest: credentials.rest } : {}),
     };

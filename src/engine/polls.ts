@@ -173,6 +173,8 @@ export class Polls {
         ]),
         connection,
         settings.limits,
+        ctx.outbound.dispatcher,
+        (url) => ctx.outbound.checkUrl(url),
       );
       const path = toRubyString(hashGet(input, 'records_path')).trim();
       records = recordsOf(hashGet(answer, 'body') ?? null, path === '' ? null : path);

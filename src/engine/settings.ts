@@ -46,6 +46,8 @@ const DEFAULT_ENGINE_LIMITS: EngineLimits = {
   httpMaxResponseBytes: 10 * 1024 * 1024,
   maxWaitSeconds: 732 * 86400,
   codeTimeoutMs: 30_000,
+  // A connector step's requests and its waits on 429/503 (Retry-After) together.
+  connectorStepMs: 120_000,
   codeMemoryBytes: 128 * 1024 * 1024,
 };
 

@@ -50,6 +50,8 @@ export async function validateRecipe(deps: ValidationDeps, row: RecipeRow): Prom
       { key: 'recipe.validation.config_unconnected' },
     ];
     if (slot === 'missing') configErrors.push([first, [detail]]);
+    // A connector whose steps all reach its service through a connection (SaaS, custom) needs one.
+    else if (slot === null && steps.some((s) => s.connector?.needsConnection)) configErrors.push([first, [detail]]);
     else if (slot === null && (provider === 'rest' || provider === 'http')) {
       // Without a connection, an HTTP step needs an absolute URL.
       const relative = steps.some((s) => {

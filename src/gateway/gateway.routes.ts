@@ -24,6 +24,7 @@ export const RESERVED_SEGMENTS = new Set([
   'webhooks',
   'doc',
   'console',
+  'oauth',
 ]);
 
 export type UpstreamResolver = (
@@ -51,7 +52,11 @@ export function gatewayRoutes(deps: GatewayDeps) {
     const router = createRouter(ctx);
     const access = deps.access;
     const policies = createPolicyEnforcer(ctx);
-    const proxy = createProxy({ timeoutMs: deps.timeoutMs, maxResponseBytes: deps.maxResponseBytes });
+    const proxy = createProxy({
+      timeoutMs: deps.timeoutMs,
+      maxResponseBytes: deps.maxResponseBytes,
+      outbound: deps.ctx.outbound,
+    });
     app.addHook('onClose', async () => proxy.close());
 
     // Bodies pass through untouched, whatever their type.

@@ -1,7 +1,8 @@
 // Proxy collections: a call is forwarded to the connection's base URL plus the path below the
 // collection, with the query, method, body and a safe subset of headers; the caller's
 // credentials never go upstream, the connection's do (contract README, "Proxy collections").
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { OutboundPolicy } from '../outbound/policy.ts';
 import { GATEWAY_ERRORS } from '../http/gateway-errors.ts';
 
 export interface Upstream {
@@ -62,8 +63,9 @@ const FORWARD_RESPONSE_HEADERS = [
 /** Characters a path may carry as they are (RFC 3986 pchar, '/' and percent-escapes): nothing to encode. */
 const PLAIN_PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
 
-export function createProxy(options: { timeoutMs: number; maxResponseBytes: number }) {
-  const agent = new Agent({
+export function createProxy(options: { timeoutMs: number; maxResponseBytes: number; outbound: OutboundPolicy }) {
+  // The upstream's address is checked by the outbound policy (a refused one is a 502).
+  const agent = options.outbound.agent({
     keepAliveTimeout: 10_000,
     connections: 128,
     headersTimeout: options.timeoutMs,

@@ -34,6 +34,17 @@ import {
   type ConnectionScope,
 } from './connections.store.ts';
 import { isRestProvider, providerProblem } from './providers.ts';
+import { connectionDefinitionOf, connectionRules } from '../../connectors/connection-rules.ts';
+import { findSaasConnector } from '../../connectors/catalog.ts';
+import {
+  emptyAuthState,
+  oauthClientFor,
+  openAuthState,
+  sealAuthState,
+  testConnection,
+} from '../../connectors/connections.ts';
+import type { AuthState, FieldValues } from '../../connectors/definition.ts';
+import { isSecretReference } from './connection-input.ts';
 
 /** The caller as connections see it: its environment and its project scope. */
 export type ConnectionCaller = ConnectionScope & FolderScope;
@@ -94,22 +105,28 @@ export async function createConnection(
   if (!providerError) Object.assign(errors, inputProblems(body.provider as string, input, ctx.secrets));
   if (Object.keys(errors).length > 0) throw invalid(errors);
   const provider = body.provider as string;
+  const rules = connectionRules(provider, presentFields(input));
+  // A connector that connects through the provider's redirect is created as a shell, then
+  // connected (contract 04 §1.4): by default when the body does not say, refused when it says not.
+  const redirect = rules.known && rules.redirect;
+  if (redirect && body.shell_connection === false) throw new AppError('oauth_connection_not_shell');
+  if (body.custom_oauth_profile_id != null && body.shell_connection === false)
+    throw new AppError('oauth_connection_not_shell');
+  const shell = body.shell_connection === true || redirect || body.custom_oauth_profile_id != null;
+  if (!shell && rules.known) requireFields(rules.missing);
+  const now = toStored(ctx.clock.now());
+  const tested = shell
+    ? null
+    : await authorize(ctx, caller, { id: null, name: name as string, provider }, input, emptyAuthState(), null, now);
 
-  return ctx.db.transaction().execute(async (trx) => {
+  const id = await ctx.db.transaction().execute(async (trx) => {
     const folderId = await resolveFolder(trx, caller, body.folder_id);
     const parentId = body.parent_id == null ? null : await checkParent(trx, caller, body.parent_id, provider, null);
     const profileId =
       body.custom_oauth_profile_id == null
         ? null
         : await checkProfile(trx, caller, body.custom_oauth_profile_id, provider);
-    // OAuth connections are authorised through the provider, never by this call (contract 04 §1.4).
-    if (profileId !== null && body.shell_connection === false) throw new AppError('oauth_connection_not_shell');
-    const shell = body.shell_connection === true || profileId !== null;
-    const now = toStored(ctx.clock.now());
-    const authorization = shell
-      ? { authorization_status: null, authorization_error: null, authorized_at: null }
-      : await authorize(ctx, trx, caller, provider, input, now);
-    const id = await insertConnection(trx, {
+    return insertConnection(trx, {
       workspace_id: caller.workspaceId,
       environment_id: caller.environmentId,
       folder_id: folderId,
@@ -121,14 +138,17 @@ export async function createConnection(
       external_id: emptyToNull(body.external_id),
       input_sealed: sealInput(ctx.secretBox, input),
       input_fields: fieldsJson(input),
-      ...authorization,
+      ...(tested
+        ? tested.authorization
+        : { authorization_status: null, authorization_error: null, authorized_at: null }),
+      auth_sealed: tested ? sealAuthState(ctx.secretBox, tested.auth) : null,
       connection_lost_at: null,
       connection_lost_reason: null,
       created_at: now,
       updated_at: now,
     });
-    return connectionToApi(assertFound(await findConnection(trx, caller, id)));
   });
+  return connectionToApi(assertFound(await findConnection(ctx.db, caller, id)));
 }
 
 /**
@@ -175,16 +195,41 @@ async function updateConnectionUnpublished(
   checkLength(body.external_id, 'external_id', MAX_EXTERNAL_ID, errors);
   if (Object.keys(errors).length > 0) throw invalid(errors);
 
+  // The test reaches the service: it runs before the transaction, never inside it.
+  const before = await findVisible(ctx.db, caller, id);
+  if (body.provider !== undefined && body.provider !== before.provider)
+    throw invalid({ provider: ['cannot be changed; create a new connection'] });
+  const mergedInput =
+    body.input === undefined ? undefined : mergeInput(openInput(ctx.secretBox, before.input_sealed), body.input);
+  if (mergedInput) {
+    const problems = inputProblems(before.provider, mergedInput, ctx.secrets);
+    if (Object.keys(problems).length > 0) throw invalid(problems);
+  }
+  const effectiveInput = mergedInput ?? openInput(ctx.secretBox, before.input_sealed);
+  const rules = connectionRules(before.provider, presentFields(effectiveInput));
+  const profileAfter =
+    body.custom_oauth_profile_id === undefined ? before.custom_oauth_profile_id : body.custom_oauth_profile_id;
+  // A connection of an unknown provider with an OAuth profile has no test here; one of the catalog is
+  // tested with what its authorization left (an OAuth connection not connected yet fails its test).
+  if (body.shell_connection === false && profileAfter !== null && !rules.known)
+    throw new AppError('oauth_connection_not_shell');
+  let tested: Awaited<ReturnType<typeof authorize>> | null = null;
+  if (body.shell_connection === false) {
+    if (rules.known) requireFields(rules.missing);
+    tested = await authorize(
+      ctx,
+      caller,
+      { id: before.id, name: name ?? before.name, provider: before.provider },
+      effectiveInput,
+      openAuthState(ctx.secretBox, before.auth_sealed),
+      profileAfter,
+      toStored(ctx.clock.now()),
+    );
+  }
+
   return ctx.db.transaction().execute(async (trx) => {
     const current = await findVisible(trx, caller, id);
-    if (body.provider !== undefined && body.provider !== current.provider)
-      throw invalid({ provider: ['cannot be changed; create a new connection'] });
-    const input =
-      body.input === undefined ? undefined : mergeInput(openInput(ctx.secretBox, current.input_sealed), body.input);
-    if (input) {
-      const problems = inputProblems(current.provider, input, ctx.secrets);
-      if (Object.keys(problems).length > 0) throw invalid(problems);
-    }
+    const input = mergedInput;
     const folderId = body.folder_id === undefined ? undefined : await resolveFolder(trx, caller, body.folder_id);
     const parentId =
       body.parent_id === undefined
@@ -198,20 +243,12 @@ async function updateConnectionUnpublished(
         : body.custom_oauth_profile_id === null
           ? null
           : await checkProfile(trx, caller, body.custom_oauth_profile_id, current.provider);
-    if (profileId !== null && body.shell_connection === false) throw new AppError('oauth_connection_not_shell');
 
     const now = toStored(ctx.clock.now());
-    let authorization: Partial<Pick<ConnectionRow, 'authorization_status' | 'authorization_error' | 'authorized_at'>> =
-      {};
-    if (body.shell_connection === false)
-      authorization = await authorize(
-        ctx,
-        trx,
-        caller,
-        current.provider,
-        input ?? openInput(ctx.secretBox, current.input_sealed),
-        now,
-      );
+    let authorization: Partial<
+      Pick<ConnectionRow, 'authorization_status' | 'authorization_error' | 'authorized_at' | 'auth_sealed'>
+    > = {};
+    if (tested) authorization = { ...tested.authorization, auth_sealed: sealAuthState(ctx.secretBox, tested.auth) };
     else if (input !== undefined) authorization = { authorization_status: null, authorization_error: null };
 
     await updateConnectionRow(trx, caller, id, {
@@ -225,6 +262,9 @@ async function updateConnectionUnpublished(
         ? { input_sealed: sealInput(ctx.secretBox, input), input_fields: fieldsJson(input) }
         : {}),
       ...authorization,
+      ...(tested?.authorization.authorization_status === 'success'
+        ? { connection_lost_at: null, connection_lost_reason: null }
+        : {}),
       updated_at: now,
     });
     return connectionToApi(assertFound(await findConnection(trx, caller, id)));
@@ -251,6 +291,9 @@ async function disconnectConnectionUnpublished(
     await updateConnectionRow(trx, caller, id, {
       input_sealed: null,
       input_fields: '[]',
+      auth_sealed: null,
+      connection_lost_at: null,
+      connection_lost_reason: null,
       authorized_at: null,
       authorization_status: null,
       authorization_error: null,
@@ -278,6 +321,11 @@ async function deleteConnectionUnpublished(ctx: ServiceContext, caller: Connecti
 export interface ConnectionCredentials {
   connectionId: number;
   provider: string;
+  name: string;
+  /** What the connection's authorization left (tokens, instance URL...), opened. */
+  auth: AuthState;
+  /** The custom OAuth profile it names, if any. */
+  oauthProfileId: number | null;
   /** Every field with its value; secret references replaced by what they point to now. */
   values: ResolvedInput;
   /** For `rest`/`http` connections: the base URL and authentication headers to send. */
@@ -300,35 +348,69 @@ export async function resolveConnectionCredentials(
   return {
     connectionId: row.id,
     provider: row.provider,
+    name: row.name,
+    auth: openAuthState(ctx.secretBox, row.auth_sealed),
+    oauthProfileId: row.custom_oauth_profile_id,
     values,
     ...(isRestProvider(row.provider) ? { rest: restRequestSettings(values) } : {}),
   };
 }
 
-/** The test of a non-shell connection: resolve every secret, then check what the connector needs. */
+/**
+ * The test of a connection (contract 21 §4): resolve every secret, then for a connector of the
+ * catalog run its test against the service (outside any transaction); for the built-in `rest`
+ * connection check what it needs. The result is the connection's authorization status, and what
+ * the authorization left (a client-credentials token).
+ */
 async function authorize(
   ctx: ServiceContext,
-  db: Db,
   scope: ConnectionScope,
-  provider: string,
+  connection: { id: number | null; name: string; provider: string },
   input: ConnectionInput,
+  auth: AuthState,
+  profileId: number | null,
   now: string,
-): Promise<Pick<ConnectionRow, 'authorization_status' | 'authorization_error' | 'authorized_at'>> {
-  const failed = (error: string) => ({
-    authorization_status: 'failed' as AuthorizationStatus,
-    authorization_error: error,
-    authorized_at: null,
+): Promise<{
+  authorization: Pick<ConnectionRow, 'authorization_status' | 'authorization_error' | 'authorized_at'>;
+  auth: AuthState;
+}> {
+  const failed = (error: string, state: AuthState = auth) => ({
+    authorization: {
+      authorization_status: 'failed' as AuthorizationStatus,
+      authorization_error: error,
+      authorized_at: null,
+    },
+    auth: state,
   });
   let values: ResolvedInput;
   try {
-    values = await resolveInput(db, ctx.secrets, scope, input);
+    values = await resolveInput(ctx.db, ctx.secrets, scope, input);
   } catch (error) {
     if (error instanceof SecretResolutionError) return failed(error.message);
     throw error;
   }
-  if (!isRestProvider(provider))
+  const success = (state: AuthState) => ({
+    authorization: {
+      authorization_status: 'success' as AuthorizationStatus,
+      authorization_error: null,
+      authorized_at: now,
+    },
+    auth: state,
+  });
+  const definition = connectionDefinitionOf(connection.provider);
+  if (definition) {
+    const outcome = await testConnection(ctx, {
+      definition,
+      connection,
+      values,
+      auth,
+      oauthClient: () => oauthClientFor(ctx, scope, connection.provider, profileId, values),
+    });
+    return outcome.ok ? success(outcome.auth) : failed(outcome.error, outcome.auth);
+  }
+  if (!isRestProvider(connection.provider))
     return failed(
-      `No connector for provider "${provider}" on this server: the connection is stored but cannot run here`,
+      `No connector for provider "${connection.provider}" on this server: the connection is stored but cannot run here`,
     );
   try {
     restRequestSettings(values);
@@ -336,7 +418,20 @@ async function authorize(
     if (error instanceof IncompleteCredentialsError) return failed(error.message);
     throw error;
   }
-  return { authorization_status: 'success', authorization_error: null, authorized_at: now };
+  return success(auth);
+}
+
+/** The fields an input has (values or secret references), as the rules of a connector read them. */
+function presentFields(input: ConnectionInput): FieldValues {
+  const out: Record<string, string | number | boolean> = {};
+  for (const [key, value] of Object.entries(input)) out[key] = isSecretReference(value) ? '(secret)' : value;
+  return out;
+}
+
+/** Missing fields of a connection that is to be tested: 400 naming each. */
+function requireFields(missing: readonly string[]): void {
+  if (missing.length === 0) return;
+  throw invalid(Object.fromEntries(missing.map((field) => [`input.${field}`, ["can't be blank"]])));
 }
 
 async function findVisible(db: Db, caller: ConnectionCaller, id: number): Promise<ConnectionRow> {
@@ -404,4 +499,32 @@ function checkName(name: string | undefined, errors: FieldErrors): string | unde
 
 function checkLength(value: string | null | undefined, field: string, max: number, errors: FieldErrors): void {
   if (typeof value === 'string' && value.length > max) errors[field] = [`is too long (maximum is ${max} characters)`];
+}
+
+export interface ConnectionDescription {
+  connection: ConnectionApi;
+  /** The connector's title, when the catalog knows the provider. */
+  connectorTitle: string | null;
+  /** Connected through the provider's OAuth 2.0 redirect (Connect) rather than tested with its fields. */
+  redirect: boolean;
+}
+
+/** A connection and what its connector says of it, for the console's page (no value leaves here). */
+export async function describeConnection(
+  ctx: ServiceContext,
+  caller: ConnectionCaller,
+  id: number,
+): Promise<ConnectionDescription> {
+  const row = await findVisible(ctx.db, caller, id);
+  const definition = connectionDefinitionOf(row.provider);
+  const rules = connectionRules(row.provider, presentFields(openInput(ctx.secretBox, row.input_sealed)));
+  return {
+    connection: connectionToApi(row),
+    connectorTitle: definition ? (findConnectorTitle(row.provider) ?? row.provider) : null,
+    redirect: rules.known && rules.redirect,
+  };
+}
+
+function findConnectorTitle(provider: string): string | undefined {
+  return findSaasConnector(provider)?.title;
 }

@@ -161,3 +161,36 @@ export async function countChildren(db: Db, id: number): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Stores what an authorization left (sealed), and optionally its status, in one statement. */
+export async function saveConnectionAuth(
+  db: Db,
+  scope: ConnectionScope,
+  id: number,
+  values: Partial<
+    Pick<
+      ConnectionUpdate,
+      | 'auth_sealed'
+      | 'authorization_status'
+      | 'authorization_error'
+      | 'authorized_at'
+      | 'connection_lost_at'
+      | 'connection_lost_reason'
+      | 'updated_at'
+    >
+  >,
+): Promise<void> {
+  await updateConnection(db, scope, id, values);
+}
+
+/** The sealed authorization state alone (a session checks whether another job refreshed first). */
+export async function findConnectionAuth(db: Db, scope: ConnectionScope, id: number): Promise<string | null> {
+  const row = await db
+    .selectFrom('connections')
+    .select('auth_sealed')
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment_id', '=', scope.environmentId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.auth_sealed ?? null;
+}

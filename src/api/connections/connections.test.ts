@@ -99,16 +99,16 @@ describe('POST /api/connections', () => {
   });
 
   test('any provider is stored; one without a connector here is marked failed, a shell is untested', async () => {
-    const jira = await create({
-      name: 'Prod Jira',
-      provider: 'jira',
-      input: { host_name: 'acme.atlassian.net', apitoken: 'jira-token-123' },
+    const erp = await create({
+      name: 'Prod ERP',
+      provider: 'acme_erp',
+      input: { host_name: 'erp.acme.example', apitoken: 'erp-token-123' },
     });
-    assert.equal(jira.status, 200);
-    assert.equal(jira.body.provider, 'jira');
-    assert.equal(jira.body.authorization_status, 'failed');
-    assert.match(jira.body.authorization_error, /No connector for provider "jira"/);
-    assert.equal(jira.body.authorized_at, null);
+    assert.equal(erp.status, 200);
+    assert.equal(erp.body.provider, 'acme_erp');
+    assert.equal(erp.body.authorization_status, 'failed');
+    assert.match(erp.body.authorization_error, /No connector for provider "acme_erp"/);
+    assert.equal(erp.body.authorized_at, null);
     const shell = await create({ name: 'Salesforce shell', provider: 'salesforce', shell_connection: true });
     assert.equal(shell.status, 200);
     assert.equal(shell.body.authorization_status, null);

@@ -111,3 +111,20 @@ export async function findProfileSecrets(
     .where('id', '=', id)
     .executeTakeFirst();
 }
+
+/** The sealed secrets of the environment's first profile for a provider (a connection names none). */
+export async function findProfileSecretsForProvider(
+  db: Db,
+  scope: ProfileScope,
+  provider: string,
+): Promise<Pick<CustomOauthProfileRow, 'id' | 'client_id' | 'client_secret_sealed'> | undefined> {
+  return db
+    .selectFrom('custom_oauth_profiles')
+    .select(['id', 'client_id', 'client_secret_sealed'])
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment_id', '=', scope.environmentId)
+    .where('provider', '=', provider)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}

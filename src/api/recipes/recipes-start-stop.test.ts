@@ -42,7 +42,7 @@ describe('PUT /api/recipes/:id/start', () => {
       input: {},
       block: [
         { keyword: 'loop_forever', input: {} },
-        action('salesforce', 'search_sobjects', 'sf', {}),
+        action('acme_erp', 'search_orders', 'erp', {}),
         action('logger', 'send_invoicez', 'bad_name', {}),
         log('pill', `#{${dp('rest', 'ghost', 'body')}}`),
         log('syntax', "='a' +"),

@@ -83,7 +83,7 @@ export function connectionsPage(frame: PageFrame, connections: readonly Connecti
       ? html`<p class="muted">No connection in this environment.</p>`
       : html`
 <table><thead><tr><th scope="col">Connection</th><th scope="col">Application</th><th scope="col">Status</th><th scope="col">Authorized</th><th scope="col">Problem</th></tr></thead><tbody>
-${connections.map((c) => html`<tr><td>${c.name}</td><td>${c.provider}</td><td><span class="badge ${c.authorization_status === 'success' ? 'ok' : c.authorization_status === 'failed' ? 'bad' : ''}">${c.authorization_status ?? 'not connected'}</span></td><td>${time(c.authorized_at)}</td><td class="error-text">${c.authorization_error ?? c.connection_lost_reason ?? ''}</td></tr>`)}
+${connections.map((c) => html`<tr><td><a href="/console/connections/${c.id}">${c.name}</a></td><td>${c.provider}</td><td><span class="badge ${c.authorization_status === 'success' ? 'ok' : c.authorization_status === 'failed' ? 'bad' : ''}">${c.authorization_status ?? 'not connected'}</span></td><td>${time(c.authorized_at)}</td><td class="error-text">${c.authorization_error ?? c.connection_lost_reason ?? ''}</td></tr>`)}
 </tbody></table>
 <p class="muted">Credentials stay encrypted on the server; the console never shows them.</p>`,
   );

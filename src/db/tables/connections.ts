@@ -41,6 +41,25 @@ export interface ConnectionsTable {
   connection_lost_reason: string | null;
   created_at: string;
   updated_at: string;
+  /** Secret box value of what the authorization left (tokens, expiry, instance URL...); null before one. */
+  auth_sealed: string | null;
+}
+
+export interface OauthStatesTable {
+  id: Generated<number>;
+  /** SHA-256 of the `state` sent to the provider (the value itself is never stored). */
+  state_hash: string;
+  workspace_id: number;
+  environment_id: number;
+  connection_id: number;
+  /** The developer API client that asked, and its token hash then: a regenerated token ends the flow. */
+  client_id: number;
+  token_hash: string;
+  /** SHA-256 of the cookie set in the browser that asked: the callback must come from it. */
+  browser_hash: string;
+  code_verifier_sealed: string | null;
+  created_at: string;
+  expires_at: string;
 }
 
 export interface CustomConnectorsTable {

@@ -2,7 +2,8 @@
 // recipe's config, relative URLs go to its base URL with its credentials; without one, the URL
 // must be absolute. A non-2xx answer fails the step (message starting with the status code)
 // unless response.ignore_http_errors is true.
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import { OutboundRefusedError } from '../../outbound/policy.ts';
 import { StepError, type ActionDef, type ConnectionValues, type Connector, type EngineLimits } from './types.ts';
 import {
   fromPlain,
@@ -71,7 +72,9 @@ const makeRequest: ActionDef = {
   title: 'Send request',
   required: [{ path: 'request.url', label: 'Request/URL' }],
   async run(input, sc) {
-    return sendRequest(input, await sc.connection(), sc.limits);
+    return sendRequest(input, await sc.connection(), sc.limits, sc.ctx.outbound.dispatcher, (url) =>
+      sc.ctx.outbound.checkUrl(url),
+    );
   },
 };
 
@@ -80,6 +83,9 @@ export async function sendRequest(
   input: Hash,
   connection: ConnectionValues | null,
   limits: Pick<EngineLimits, 'httpTimeoutMs' | 'httpMaxResponseBytes'>,
+  /** The outbound policy's dispatcher (src/outbound/): every address is checked before it is reached. */
+  dispatcher: Dispatcher,
+  checkUrl: (url: URL) => void,
 ): Promise<Hash> {
   const sc = { limits };
   const req = hashGet(input, 'request');
@@ -114,6 +120,12 @@ export async function sendRequest(
   const body =
     method === 'GET' || method === 'HEAD' ? undefined : bodyOf(contentType, hashGet(requestInput, 'body'), headers);
   const retries = IDEMPOTENT.has(method) && !isTrue(hashGet(input, 'disable_retries')) ? 1 : 0;
+  try {
+    checkUrl(url);
+  } catch (error) {
+    if (error instanceof OutboundRefusedError) throw new StepError('Connection error', error.message);
+    throw error;
+  }
 
   let attempt = 0;
   for (;;) {
@@ -124,7 +136,7 @@ export async function sendRequest(
         body: body ?? null,
         headersTimeout: sc.limits.httpTimeoutMs,
         bodyTimeout: sc.limits.httpTimeoutMs,
-        maxRedirections: 0,
+        dispatcher,
       } as Parameters<typeof request>[1]);
       const chunks: Buffer[] = [];
       let size = 0;
@@ -164,6 +176,8 @@ export async function sendRequest(
       ]);
     } catch (error) {
       if (error instanceof StepError) throw error;
+      const refused = error instanceof OutboundRefusedError ? error : (error as { cause?: unknown }).cause;
+      if (refused instanceof OutboundRefusedError) throw new StepError('Connection error', refused.message);
       const code = (error as { code?: string }).code ?? '';
       const timeout =
         code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT';

@@ -1,0 +1,17 @@
+// Gmail: Google OAuth 2.0; the Gmail API v1 under https://www.googleapis.com/gmail/v1/users/ (the
+// vendor's base URL: custom actions say `me/messages`). Test: `me/profile`.
+import { saasConnector } from './service.ts';
+import { GOOGLE_HOSTS, googleOAuth, OAUTH_APP_FIELDS } from './common.ts';
+
+export const gmail = saasConnector({
+  provider: 'gmail',
+  title: 'Gmail',
+  categories: ['Email'],
+  connection: {
+    fields: OAUTH_APP_FIELDS,
+    auth: googleOAuth(['https://mail.google.com/']),
+    baseUrl: () => 'https://www.googleapis.com/gmail/v1/users/',
+    hosts: () => GOOGLE_HOSTS,
+    test: (session) => session.request({ method: 'GET', url: 'me/profile' }),
+  },
+});

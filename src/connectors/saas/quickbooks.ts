@@ -1,0 +1,46 @@
+// QuickBooks Online: Intuit's OAuth 2.0 (appcenter.intuit.com; tokens at oauth.platform.intuit.com,
+// client authentication by basic; refresh tokens rotate); the company is the `realmId` the
+// callback carries. Base: https://quickbooks.api.intuit.com/v3/company/<realmId>/ (sandbox:
+// sandbox-quickbooks.api.intuit.com). Test: the company's info.
+import { saasConnector } from './service.ts';
+import { field, fromAuthorization, OAUTH_APP_FIELDS, text } from './common.ts';
+
+export const quickbooks = saasConnector({
+  provider: 'quickbooks',
+  title: 'QuickBooks Online',
+  categories: ['Accounting'],
+  connection: {
+    fields: [
+      field('environment', 'Environment', {
+        optional: true,
+        control_type: 'select',
+        pick_list: [
+          ['Production', 'production'],
+          ['Sandbox', 'sandbox'],
+        ],
+        default: 'production',
+      }),
+      ...OAUTH_APP_FIELDS,
+    ],
+    auth: {
+      type: 'oauth2_authorization_code',
+      authorizationUrl: 'https://appcenter.intuit.com/connect/oauth2',
+      tokenUrl: 'https://oauth.platform.intuit.com/oauth2/v1/tokens/bearer',
+      scopes: ['com.intuit.quickbooks.accounting'],
+      clientAuth: 'basic',
+      keepFromCallback: ['realmId'],
+    },
+    baseUrl: (state) => {
+      const host =
+        text(state.values, 'environment') === 'sandbox'
+          ? 'sandbox-quickbooks.api.intuit.com'
+          : 'quickbooks.api.intuit.com';
+      return `https://${host}/v3/company/${encodeURIComponent(fromAuthorization(state, 'realmId', 'company (realm id)'))}/`;
+    },
+    test: (session) =>
+      session.request({
+        method: 'GET',
+        url: `companyinfo/${encodeURIComponent(session.state.auth.extra.realmId ?? '')}`,
+      }),
+  },
+});

@@ -1,0 +1,188 @@
+// The one interface through which the engine runs every connector (docs/adr/0019): a connector
+// is data (provider, title, its connection, its actions and triggers with their fields) plus the
+// code only it needs. A step receives its evaluated input and returns its output; the worker
+// records both as the job's line.
+import type { ServiceContext } from '../context.ts';
+import type { Hash, Value } from '../recipe/formula/values.ts';
+import type { TaskFormField } from '../recipe/document.ts';
+import type { EventStreamsRuntime } from '../api/topics/topics.service.ts';
+import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
+import type { AuthState, ConnectionDefinition, SchemaField } from './definition.ts';
+
+/** An input field a step must have (checked when the recipe starts: "can't be blank"). */
+export interface RequiredField {
+  /** Dotted path in the step's input, e.g. `request.url`. */
+  path: string;
+  label: string;
+}
+
+export { StepError } from './step-error.ts';
+
+/** Thrown by an action that ends the job successfully (return_response, return_result). */
+export class EndJob extends Error {
+  override name = 'EndJob';
+  readonly kind: 'response' | 'result';
+  readonly value: Value;
+  constructor(kind: 'response' | 'result', value: Value) {
+    super(`job ended by ${kind}`);
+    this.kind = kind;
+    this.value = value;
+  }
+}
+
+/** The task a workflow task step creates. */
+export interface TaskSpec {
+  name: string;
+  assignee: string | null;
+  recordId: string | null;
+  taskType: 'approval' | 'form';
+  formFields: TaskFormField[];
+  /** When the task expires (ISO), or null: it waits until completed or canceled. */
+  expiresAt: string | null;
+}
+
+/**
+ * Thrown by a workflow task step: the job stops here and waits for the task (it holds no worker
+ * meanwhile); when the task ends, the job runs again from its checkpoint (executor.ts).
+ */
+export class SuspendJob extends Error {
+  override name = 'SuspendJob';
+  readonly task: TaskSpec;
+  /** The number of the step that stopped the job (set by the executor). */
+  step = 0;
+  constructor(task: TaskSpec) {
+    super('the job waits for a workflow task');
+    this.task = task;
+  }
+}
+
+/** What a synchronous recipe-function call gives back. */
+export interface CallOutcome {
+  recipeId: number;
+  jobId: string;
+  /** The callee's return_result value; null when it ended without one. */
+  result: Value;
+}
+
+export interface RecipeRef {
+  id: number;
+  name: string;
+  workspaceId: number;
+  environmentId: number;
+}
+
+/**
+ * Runs a code step's source off the event loop within limits: what a step needs of the engine's
+ * JavaScript and Python sandboxes (src/engine/sandbox/), declared here so connectors stay below the engine.
+ */
+export interface CodeSandbox {
+  run(
+    code: string,
+    input: unknown,
+    limits: { timeoutMs: number; memoryBytes: number },
+  ): Promise<{ ok: true; output: unknown } | { ok: false; type: string; message: string }>;
+}
+
+export interface StepContext {
+  readonly ctx: ServiceContext;
+  readonly recipe: RecipeRef;
+  readonly jobHandle: string;
+  /** Outputs of the steps that ran, by their `as`; variables actions change their declare step's entry. */
+  readonly outputs: Map<string, Value>;
+  /** The connection of this provider's config slot, resolved, or null when the slot is empty. */
+  connection(): Promise<ConnectionValues | null>;
+  /** Waits, unless the job is being shut down. */
+  sleep(ms: number): Promise<void>;
+  /** Run a job of the recipe function `flow` (an id or a {name, folder} reference) with these parameters. */
+  callRecipe(flow: Value, parameters: Value, wait: boolean): Promise<CallOutcome>;
+  readonly limits: EngineLimits;
+  /** The event streams runtime (topics, group-commit publisher) of this process, when there is one. */
+  readonly eventStreams: EventStreamsRuntime | null;
+  /** Sandboxes for code steps (worker threads, reused between steps). */
+  readonly sandboxes?: { js: CodeSandbox; py: CodeSandbox };
+  /** Told of data table records written by steps (real-time data table triggers). */
+  readonly dataTables?: RecordListener;
+}
+
+export interface ConnectionValues {
+  id: number;
+  provider: string;
+  /** The connection's name, for errors that must say which connection failed. */
+  name?: string;
+  values: Record<string, unknown>;
+  rest?: { baseUrl: URL; headers: Record<string, string> };
+  /**
+   * What the connection's authorization left (tokens, expiry, instance URL...), opened; a
+   * session that refreshes the tokens replaces it here too, so later steps of the job use them.
+   */
+  auth?: AuthState;
+  /** The custom OAuth profile the connection names (its OAuth app), when it names one. */
+  oauthProfileId?: number | null;
+}
+
+export interface EngineLimits {
+  /** How long a synchronous recipe-function call waits for the callee's job. */
+  callTimeoutMs: number;
+  httpTimeoutMs: number;
+  httpMaxResponseBytes: number;
+  maxWaitSeconds: number;
+  /** A code step's time and memory. */
+  codeTimeoutMs: number;
+  codeMemoryBytes: number;
+  /**
+   * How long one step of a connector may take in all: its requests, and the waits a 429 or 503
+   * asks for (`Retry-After`), which are taken only while they fit.
+   */
+  connectorStepMs: number;
+}
+
+export interface ActionDef {
+  title: string;
+  required?: RequiredField[];
+  /** The vendor's description of the action, for the catalog. */
+  description?: string;
+  /** Its input and output fields as the vendor's schema writes them (the catalog, datapills). */
+  inputFields?: readonly SchemaField[];
+  outputFields?: readonly SchemaField[];
+  /** A task is counted for each run of a task action (control flow is free). */
+  run(input: Hash, sc: StepContext): Promise<Value> | Value;
+}
+
+export type TriggerKind = 'schedule' | 'webhook' | 'api_request' | 'function_call' | 'topic' | 'poll' | 'data_table';
+
+export interface TriggerDef {
+  title: string;
+  kind: TriggerKind;
+  required?: RequiredField[];
+  description?: string;
+  inputFields?: readonly SchemaField[];
+  outputFields?: readonly SchemaField[];
+  /** Problems with the trigger's (literal) input, as [label, value, message, path]. */
+  check?(input: Hash): Array<[string, unknown, string, string]>;
+  /** The output of line 0 from the stored event. */
+  output(event: Hash): Value;
+  /** Up to three label=value pairs for the job title. */
+  titleFields?(event: Hash): Array<[string, string]>;
+}
+
+export interface Connector {
+  /** The provider key exactly as the vendor's exports spell it (`salesforce`, `slack_bot`). */
+  provider: string;
+  title: string;
+  description?: string;
+  /** The vendor's categories, for the catalog (`CRM`, `Collaboration`). */
+  categories?: readonly string[];
+  /**
+   * How a connection of this connector authenticates and where its requests go; absent for the
+   * built-in connectors whose steps need no connection or use the built-in HTTP one.
+   */
+  connection?: ConnectionDefinition;
+  /** Whether a step of this provider needs a connection in its config slot. */
+  needsConnection: boolean;
+  /** Its actions reach a system outside Switchboard (HTTP, e-mail, other recipes' jobs): a test case must mock them. */
+  reachesOutside: boolean;
+  /** Its actions only change the job's memory (variables): a resumed job runs them again rather than replaying their outcome. */
+  jobMemoryOnly?: boolean;
+  triggers: Record<string, TriggerDef>;
+  actions: Record<string, ActionDef>;
+}

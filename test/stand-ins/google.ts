@@ -1,0 +1,203 @@
+// Google stand-ins (Gmail, Sheets, Drive, Calendar). Endpoints follow:
+// - OAuth 2.0 for web server apps: https://developers.google.com/identity/protocols/oauth2/web-server
+//   (accounts.google.com/o/oauth2/v2/auth, oauth2.googleapis.com/token, PKCE S256 accepted)
+// - Gmail users.getProfile / users.messages.list: https://developers.google.com/gmail/api/reference/rest/v1/users/getProfile,
+//   https://developers.google.com/gmail/api/reference/rest/v1/users.messages/list
+// - Drive about.get: https://developers.google.com/drive/api/reference/rest/v3/about/get (needs `fields`)
+// - Sheets spreadsheets.values.get: https://developers.google.com/sheets/api/reference/rest/v4/spreadsheets.values/get
+// - Calendar calendarList.list, freebusy.query: https://developers.google.com/calendar/api/v3/reference/calendarList/list,
+//   https://developers.google.com/calendar/api/v3/reference/freebusy/query
+// - Errors: {"error": {"code", "message", "status"}} (https://cloud.google.com/apis/design/errors)
+import type { ServiceFixture } from './fixture.ts';
+import { bearerIssued, parseJson, type Route, type StandInSpec } from './stand-in.ts';
+
+const unauthenticated = {
+  status: 401,
+  json: { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } },
+};
+
+const about: Route = {
+  method: 'GET',
+  path: '/drive/v3/about',
+  reference: 'https://developers.google.com/drive/api/reference/rest/v3/about/get',
+  answer: (req) =>
+    req.query.get('fields')
+      ? { json: { user: { displayName: 'Ana', emailAddress: 'ana@example.com' } } }
+      : {
+          status: 400,
+          json: {
+            error: {
+              code: 400,
+              message: "The 'fields' parameter is required for this method.",
+              status: 'INVALID_ARGUMENT',
+            },
+          },
+        },
+};
+
+const routes: Route[] = [];
+
+/** One Google for every Google service: one authorization server, each API's routes. */
+export const GOOGLE: StandInSpec = (() => {
+  return {
+    name: 'google',
+    origins: [
+      'https://accounts.google.com',
+      'https://oauth2.googleapis.com',
+      'https://www.googleapis.com',
+      'https://sheets.googleapis.com',
+      'https://gmail.googleapis.com',
+    ],
+    oauth: {
+      authorizePath: '/o/oauth2/v2/auth',
+      tokenPath: '/token',
+      reference: 'https://developers.google.com/identity/protocols/oauth2/web-server',
+      clientAuth: 'body',
+      pkce: 'optional',
+    },
+    authenticate: (req, standIn) => bearerIssued(req, standIn, unauthenticated),
+    routes,
+  };
+})();
+
+function googleSpec(_name: string, own: Route[]): StandInSpec {
+  for (const route of own) if (!routes.includes(route)) routes.push(route);
+  return GOOGLE;
+}
+
+export const gmail: ServiceFixture = {
+  provider: 'gmail',
+  spec: googleSpec('gmail', [
+    {
+      method: 'GET',
+      path: '/gmail/v1/users/me/profile',
+      reference: 'https://developers.google.com/gmail/api/reference/rest/v1/users/getProfile',
+      answer: () => ({
+        json: { emailAddress: 'ana@example.com', messagesTotal: 2, threadsTotal: 2, historyId: '100' },
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/gmail/v1/users/me/messages',
+      reference: 'https://developers.google.com/gmail/api/reference/rest/v1/users.messages/list',
+      answer: (req) => ({
+        json: {
+          messages: [{ id: 'm1', threadId: 't1' }].slice(0, Number(req.query.get('maxResults') ?? 100)),
+          resultSizeEstimate: 1,
+        },
+      }),
+    },
+  ]),
+  input: {},
+  oauth: true,
+  adhoc: {
+    input: {
+      verb: 'get',
+      path: 'me/messages',
+      response_type: 'json',
+      input: { data: { maxResults: '1', q: 'is:unread' } },
+    },
+    check: (body) => {
+      if ((body as { messages: Array<{ id: string }> }).messages[0]?.id !== 'm1') throw new Error(JSON.stringify(body));
+    },
+  },
+};
+
+export const googleSheets: ServiceFixture = {
+  provider: 'google_sheets',
+  spec: googleSpec('google_sheets', [
+    about,
+    {
+      method: 'GET',
+      path: /^\/v4\/spreadsheets\/[^/]+\/values\/[^/]+$/,
+      reference: 'https://developers.google.com/sheets/api/reference/rest/v4/spreadsheets.values/get',
+      answer: (req) => ({
+        json: {
+          range: decodeURIComponent(req.path.split('/').pop() ?? ''),
+          majorDimension: 'ROWS',
+          values: [
+            ['Name', 'Amount'],
+            ['Acme', '10'],
+          ],
+        },
+      }),
+    },
+  ]),
+  input: {},
+  oauth: true,
+  adhoc: {
+    input: { verb: 'get', path: 'spreadsheets/sheet-1/values/Sheet1!A1:B2' },
+    check: (body) => {
+      if ((body as { values: string[][] }).values[1]?.[0] !== 'Acme') throw new Error(JSON.stringify(body));
+    },
+  },
+};
+
+export const googleDrive: ServiceFixture = {
+  provider: 'google_drive',
+  spec: googleSpec('google_drive', [
+    about,
+    {
+      method: 'GET',
+      path: '/drive/v3/files',
+      reference: 'https://developers.google.com/drive/api/reference/rest/v3/files/list',
+      answer: (req) => ({
+        json: { kind: 'drive#fileList', files: [{ id: 'f1', name: 'report.pdf', q: req.query.get('q') }] },
+      }),
+    },
+  ]),
+  input: {},
+  oauth: true,
+  adhoc: {
+    input: { verb: 'get', path: 'files', input: { data: { q: "name = 'report.pdf'", pageSize: '1' } } },
+    check: (body) => {
+      const file = (body as { files: Array<{ name: string; q: string }> }).files[0];
+      if (file?.name !== 'report.pdf' || file.q !== "name = 'report.pdf'") throw new Error(JSON.stringify(body));
+    },
+  },
+};
+
+export const googleCalendar: ServiceFixture = {
+  provider: 'google_calendar',
+  spec: googleSpec('google_calendar', [
+    {
+      method: 'GET',
+      path: '/calendar/v3/users/me/calendarList',
+      reference: 'https://developers.google.com/calendar/api/v3/reference/calendarList/list',
+      answer: () => ({ json: { kind: 'calendar#calendarList', items: [{ id: 'primary', summary: 'Ana' }] } }),
+    },
+    {
+      method: 'POST',
+      path: '/calendar/v3/freeBusy',
+      reference: 'https://developers.google.com/calendar/api/v3/reference/freebusy/query',
+      answer: (req) => {
+        const body = parseJson(req) as
+          { timeMin?: string; timeMax?: string; items?: Array<{ id: string }> } | undefined;
+        if (!body?.timeMin || !body.timeMax || !Array.isArray(body.items))
+          return {
+            status: 400,
+            json: { error: { code: 400, message: 'Missing timeMin.', status: 'INVALID_ARGUMENT' } },
+          };
+        return {
+          json: {
+            kind: 'calendar#freeBusy',
+            calendars: Object.fromEntries(body.items.map((i) => [i.id, { busy: [] }])),
+          },
+        };
+      },
+    },
+  ]),
+  input: {},
+  oauth: true,
+  adhoc: {
+    input: {
+      verb: 'post',
+      request_type: 'json',
+      path: 'calendar/v3/freeBusy',
+      input: { data: { timeMin: '2025-01-01T00:00:00Z', timeMax: '2025-01-02T00:00:00Z', items: [{ id: 'primary' }] } },
+    },
+    check: (body) => {
+      if (!(body as { calendars: Record<string, unknown> }).calendars.primary) throw new Error(JSON.stringify(body));
+    },
+  },
+};

@@ -1,0 +1,127 @@
+// Microsoft stand-ins (Outlook, Teams, Dynamics 365). Endpoints follow:
+// - Identity platform authorization code flow: https://learn.microsoft.com/en-us/entra/identity-platform/v2-oauth2-auth-code-flow
+//   (login.microsoftonline.com/{tenant}/oauth2/v2.0/authorize and /token)
+// - Graph user get (`me`): https://learn.microsoft.com/en-us/graph/api/user-get
+// - Graph list messages: https://learn.microsoft.com/en-us/graph/api/user-list-messages
+// - Graph list joined teams: https://learn.microsoft.com/en-us/graph/api/user-list-joinedteams
+// - Dataverse WhoAmI: https://learn.microsoft.com/en-us/power-apps/developer/data-platform/webapi/reference/whoami
+// - Graph errors: {"error": {"code", "message"}} (https://learn.microsoft.com/en-us/graph/errors)
+import type { ServiceFixture } from './fixture.ts';
+import { bearerIssued, type Route, type StandInSpec } from './stand-in.ts';
+
+export const ORG = 'https://acme.crm.dynamics.com';
+
+const graphUnauthorized = {
+  status: 401,
+  json: { error: { code: 'InvalidAuthenticationToken', message: 'Access token has expired or is not yet valid.' } },
+};
+
+const me: Route = {
+  method: 'GET',
+  path: '/v1.0/me',
+  reference: 'https://learn.microsoft.com/en-us/graph/api/user-get',
+  answer: () => ({ json: { id: 'u1', displayName: 'Ana', userPrincipalName: 'ana@acme.example' } }),
+};
+
+const routes: Route[] = [];
+
+/** One Microsoft identity platform and Graph for Outlook, Teams and Dynamics 365. */
+export const MICROSOFT: StandInSpec = (() => {
+  return {
+    name: 'microsoft',
+    origins: ['https://login.microsoftonline.com', 'https://graph.microsoft.com', ORG],
+    oauth: {
+      authorizePath: '/common/oauth2/v2.0/authorize',
+      tokenPath: '/common/oauth2/v2.0/token',
+      reference: 'https://learn.microsoft.com/en-us/entra/identity-platform/v2-oauth2-auth-code-flow',
+      clientAuth: 'body',
+      pkce: 'optional',
+    },
+    authenticate: (req, standIn) => bearerIssued(req, standIn, graphUnauthorized),
+    routes,
+  };
+})();
+
+function microsoftSpec(_name: string, own: Route[]): StandInSpec {
+  for (const route of own) if (!routes.includes(route)) routes.push(route);
+  return MICROSOFT;
+}
+
+export const outlook: ServiceFixture = {
+  provider: 'outlook',
+  spec: microsoftSpec('outlook', [
+    me,
+    {
+      method: 'GET',
+      path: '/v1.0/me/messages',
+      reference: 'https://learn.microsoft.com/en-us/graph/api/user-list-messages',
+      answer: (req) => ({ json: { value: [{ id: 'msg-1', subject: 'Invoice', top: req.query.get('$top') }] } }),
+    },
+  ]),
+  input: {},
+  oauth: true,
+  adhoc: {
+    input: { verb: 'get', path: 'me/messages', input: { data: { $top: '1' } } },
+    check: (body) => {
+      const m = (body as { value: Array<{ subject: string; top: string }> }).value[0];
+      if (m?.subject !== 'Invoice' || m.top !== '1') throw new Error(JSON.stringify(body));
+    },
+  },
+};
+
+export const teams: ServiceFixture = {
+  provider: 'teams',
+  spec: microsoftSpec('teams', [
+    me,
+    {
+      method: 'GET',
+      path: '/v1.0/me/joinedTeams',
+      reference: 'https://learn.microsoft.com/en-us/graph/api/user-list-joinedteams',
+      answer: () => ({ json: { value: [{ id: 'team-1', displayName: 'Operations' }] } }),
+    },
+  ]),
+  input: {},
+  oauth: true,
+  adhoc: {
+    input: { verb: 'get', path: 'me/joinedTeams' },
+    check: (body) => {
+      if ((body as { value: Array<{ displayName: string }> }).value[0]?.displayName !== 'Operations')
+        throw new Error(JSON.stringify(body));
+    },
+  },
+};
+
+export const dynamicsCrm: ServiceFixture = {
+  provider: 'dynamics_crm',
+  spec: microsoftSpec('dynamics_crm', [
+    {
+      method: 'GET',
+      path: '/api/data/v9.2/WhoAmI',
+      reference: 'https://learn.microsoft.com/en-us/power-apps/developer/data-platform/webapi/reference/whoami',
+      answer: (req) =>
+        req.headers['odata-version'] === '4.0'
+          ? { json: { BusinessUnitId: 'bu-1', UserId: 'user-1', OrganizationId: 'org-1' } }
+          : { status: 400, json: { error: { code: '0x0', message: 'OData-Version 4.0 expected' } } },
+    },
+    {
+      method: 'GET',
+      path: '/api/data/v9.2/accounts',
+      reference: 'https://learn.microsoft.com/en-us/power-apps/developer/data-platform/webapi/query-data-web-api',
+      answer: (req) => ({
+        json: {
+          '@odata.context': `${ORG}/api/data/v9.2/$metadata#accounts`,
+          value: [{ accountid: 'a1', name: 'Acme', select: req.query.get('$select') }],
+        },
+      }),
+    },
+  ]),
+  input: { organization_url: ORG },
+  oauth: true,
+  adhoc: {
+    input: { verb: 'get', path: 'accounts', input: { data: { $select: 'name', $top: '1' } } },
+    check: (body) => {
+      const a = (body as { value: Array<{ name: string; select: string }> }).value[0];
+      if (a?.name !== 'Acme' || a.select !== 'name') throw new Error(JSON.stringify(body));
+    },
+  },
+};

@@ -1,0 +1,92 @@
+// Stripe stand-in. Endpoints follow the API reference:
+// - Authentication: https://docs.stripe.com/api/authentication (bearer secret key; 401 otherwise)
+// - Retrieve balance: https://docs.stripe.com/api/balance/balance_retrieve
+// - Create a customer: https://docs.stripe.com/api/customers/create (form-encoded body, nested keys in brackets)
+// - Search customers: https://docs.stripe.com/api/customers/search
+// - Errors: https://docs.stripe.com/api/errors ({"error": {"type", "message", "param"}}), 429 rate limits
+import type { ServiceFixture } from './fixture.ts';
+import { bearerIs } from './stand-in.ts';
+
+export const SECRET_KEY = 'sk_test_standin0123456789';
+
+export const stripe: ServiceFixture = {
+  provider: 'stripe',
+  spec: {
+    name: 'stripe',
+    origins: ['https://api.stripe.com'],
+    authenticate: (req) =>
+      bearerIs(req, SECRET_KEY, {
+        status: 401,
+        json: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_test_****' } },
+      }),
+    routes: [
+      {
+        method: 'GET',
+        path: '/v1/balance',
+        reference: 'https://docs.stripe.com/api/balance/balance_retrieve',
+        answer: () => ({
+          json: { object: 'balance', available: [{ amount: 1000, currency: 'usd' }], livemode: false },
+        }),
+      },
+      {
+        method: 'POST',
+        path: '/v1/customers',
+        reference: 'https://docs.stripe.com/api/customers/create',
+        answer: (req) => {
+          if (!String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded'))
+            return {
+              status: 400,
+              json: { error: { type: 'invalid_request_error', message: 'Invalid request: unsupported Content-Type' } },
+            };
+          const form = new URLSearchParams(req.body);
+          const email = form.get('email');
+          if (email !== null && !email.includes('@'))
+            return {
+              status: 400,
+              json: {
+                error: { type: 'invalid_request_error', message: 'Invalid email address: ' + email, param: 'email' },
+              },
+            };
+          return {
+            json: {
+              id: 'cus_123',
+              object: 'customer',
+              email,
+              name: form.get('name'),
+              metadata: { plan: form.get('metadata[plan]') },
+            },
+          };
+        },
+      },
+      {
+        method: 'GET',
+        path: '/v1/customers/search',
+        reference: 'https://docs.stripe.com/api/customers/search',
+        answer: (req) =>
+          req.query.get('query')
+            ? {
+                json: { object: 'search_result', data: [{ id: 'cus_123', email: 'ana@example.com' }], has_more: false },
+              }
+            : {
+                status: 400,
+                json: {
+                  error: { type: 'invalid_request_error', message: 'Missing required param: query.', param: 'query' },
+                },
+              },
+      },
+    ],
+  },
+  input: { api_key: SECRET_KEY },
+  oauth: false,
+  adhoc: {
+    input: {
+      verb: 'post',
+      path: '/v1/customers',
+      input: { data: { email: 'ana@example.com', name: 'Ana', metadata: { plan: 'pro' } } },
+    },
+    check: (body) => {
+      const c = body as { id: string; metadata: { plan: string } };
+      if (c.id !== 'cus_123' || c.metadata.plan !== 'pro') throw new Error(JSON.stringify(body));
+    },
+  },
+};
