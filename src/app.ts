@@ -172,6 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const engine = deps.engine ?? createEngine(ctx);
   if (mailer) app.addHook('onClose', async () => mailer.close());
   app.addHook('onClose', async () => ctx.outbound.close());
+  app.addHook('onClose', async () => ctx.rubyConnectors.close());
   app.addHook('onReady', async () => {
     // The server migrates before it builds the app; a database that is not migrated (GET /ready
     // says 503) leaves the engine stopped rather than the server down.

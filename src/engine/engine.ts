@@ -269,6 +269,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     dataTables.disarm(row.id);
     if (usesPython(row)) sandboxes.py.warm();
     armedIds.add(row.id);
+    await cache.prepare(row);
     const { recipe } = cache.compiledFor(row);
     if (recipe && recipe.trigger.trigger?.kind === 'poll')
       return polls.arm(row, evaluateTriggerInput(settings, recipe.trigger));

@@ -35,6 +35,7 @@ import {
 } from './connections.store.ts';
 import { isRestProvider, providerProblem } from './providers.ts';
 import { connectionDefinitionOf, connectionRules } from '../../connectors/connection-rules.ts';
+import { loadCustomConnector, testCustomConnection } from '../../connectors/custom.ts';
 import { findSaasConnector } from '../../connectors/catalog.ts';
 import {
   emptyAuthState,
@@ -406,6 +407,18 @@ async function authorize(
       auth,
       oauthClient: () => oauthClientFor(ctx, scope, connection.provider, profileId, values),
     });
+    return outcome.ok ? success(outcome.auth) : failed(outcome.error, outcome.auth);
+  }
+  const custom = isRestProvider(connection.provider)
+    ? undefined
+    : await loadCustomConnector(ctx, scope.environmentId, scope.workspaceId, connection.provider);
+  if (custom) {
+    const missing =
+      custom.connector.connection?.auth.type === 'custom'
+        ? custom.connector.connection.auth.requiredFields(values as FieldValues)
+        : [];
+    if (missing.length > 0) return failed(`${missing.join(', ')} can't be blank`);
+    const outcome = await testCustomConnection(ctx, custom, { connection, values, auth }, scope.workspaceId);
     return outcome.ok ? success(outcome.auth) : failed(outcome.error, outcome.auth);
   }
   if (!isRestProvider(connection.provider))
