@@ -181,6 +181,21 @@ describe('a custom connector in a recipe', () => {
     assert.equal(call.url, '/contacts');
     assert.equal(call.apiKey, 'k-123456');
     assert.deepEqual(JSON.parse(call.body), { name: 'ADA' });
+
+    // New code is a version of its own: recipes keep the released one until it is released.
+    const connectors = await t.call('GET', '/api/custom_connectors');
+    const connectorId = connectors.body.result.find((c: { title: string }) => c.title === 'Acme CRM').id as number;
+    const updated = await t.call('PUT', `/api/custom_connectors/${connectorId}`, {
+      body: { code: CODE.replace("input['name'].upcase", "input['name'].reverse") },
+    });
+    assert.equal(updated.status, 200, updated.text);
+    assert.deepEqual((await fire(t, path, { name: 'ada' })).output(1), { id: 42, name: 'ADA' });
+    const released = await t.call('POST', `/api/custom_connectors/${connectorId}/release`);
+    assert.equal(released.status, 200, released.text);
+    assert.deepEqual((await fire(t, path, { name: 'ada' })).output(1), {
+      id: 42,
+      name: 'ada'.split('').reverse().join(''),
+    });
   });
 
   test('an action that raises fails the step with the connector, the action and the line', async () => {
