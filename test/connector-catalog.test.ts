@@ -37,9 +37,21 @@ describe('the connector catalog', () => {
       assert.ok(names.includes(expected), expected);
     assert.ok(!names.includes('http'), 'the alias http is listed as rest');
     const salesforce = list.find((c) => c.name === 'salesforce');
+    const op = (name: string, title: string) => ({ name, title, deprecated: false, bulk: false, batch: false });
     assert.deepEqual(salesforce?.actions, [
-      { name: '__adhoc_http_action', title: 'Custom action', deprecated: false, bulk: false, batch: false },
+      op('__adhoc_http_action', 'Custom action'),
+      op('create_sobject', 'Create record'),
+      op('delete_sobject', 'Delete record'),
+      op('get_sobject', 'Get record by ID'),
+      op('search_sobjects', 'Search records'),
+      op('update_sobject', 'Update record'),
+      op('update_sobject_v2', 'Update record'),
+      op('upsert_sobject', 'Upsert record'),
     ]);
+    assert.deepEqual(
+      list.find((c) => c.name === 'slack_bot')?.actions.map((a) => a.name),
+      ['__adhoc_http_action', 'post_bot_message'],
+    );
     assert.equal(salesforce?.oauth, true);
     assert.equal(list.find((c) => c.name === 'stripe')?.oauth, false);
     assert.equal(findConnector('http')?.provider, 'http');

@@ -101,8 +101,7 @@ describe('SaaS connections against their stand-ins', () => {
       );
       const job = await fire(t, path, {});
       assert.equal(job.status, 'succeeded', job.error ?? '');
-      const output = job.output(1) as { body: unknown };
-      fixture.adhoc.check(output.body, standIn);
+      fixture.adhoc.check(job.output(1), standIn);
       assert.ok(standIn.apiRequests().length > before, 'the request reached the stand-in');
       const secrets = [
         CLIENT_SECRET,

@@ -3,22 +3,14 @@
 // `verb`, `path` (relative to the connection's base URL, or absolute within the service's hosts),
 // `input.data` as the query (get, delete) or the body (`request_type` json, url_encoded_form,
 // multipart, raw), `input.schema` typing the data, `response_type` json or raw, `response_headers`
-// naming the headers to keep. Output: `{body}` (and `headers` when asked for), as the vendor's.
+// naming the headers to keep. Output: a JSON object answer's fields, as the vendor's recipes read them
+// (an array, a scalar or a raw answer as `body`), and `headers` when asked for.
 import { stepSession } from './connections.ts';
 import type { ConnectorRequest, SchemaField } from './definition.ts';
 import { resolveUrl } from './http/session.ts';
 import { StepError } from './step-error.ts';
 import type { ActionDef, Connector } from './types.ts';
-import {
-  fromPlain,
-  hashGet,
-  isHash,
-  newHash,
-  toPlain,
-  toRubyString,
-  type Hash,
-  type Value,
-} from '../recipe/formula/values.ts';
+import { fromPlain, hashGet, isHash, toPlain, toRubyString, type Hash, type Value } from '../recipe/formula/values.ts';
 
 const VERBS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
@@ -59,9 +51,11 @@ export function adhocAction(connector: () => Connector): ActionDef {
       { name: 'output', label: 'Response body', type: 'string', optional: true },
       { name: 'response_headers', label: 'Response headers', type: 'string', optional: true },
     ],
+    // The output's fields are the step's own: its `output` schema (the response body) and
+    // `response_headers`; `body` holds an answer that is not a JSON object.
     outputFields: [
-      { name: 'body', label: 'Body', type: 'object' },
-      { name: 'headers', label: 'Headers', type: 'object' },
+      { name: 'body', label: 'Body', type: 'object', optional: true },
+      { name: 'headers', label: 'Headers', type: 'object', optional: true },
     ],
     async run(input, sc) {
       const self = connector();
@@ -97,7 +91,10 @@ export function adhocAction(connector: () => Connector): ActionDef {
       const responseType = toRubyString(hashGet(input, 'response_type') ?? 'json').toLowerCase();
       request.responseType = responseType === 'json' || responseType === '' ? 'json' : 'text';
       const res = await session.request(request);
-      const out: Array<[string, Value]> = [['body', fromPlain(bodyValue(res.body))]];
+      // As the vendor's recipes read it: a JSON object's fields are the step's output (datapills such
+      // as `data.0.id`); an array, a scalar or a raw answer is its `body`.
+      const body = bodyValue(res.body);
+      const out: Record<string, unknown> = isPlainObject(body) ? { ...body } : { body };
       const wanted = fieldsOf(hashGet(input, 'response_headers'));
       if (wanted.length > 0) {
         const picked: Record<string, string> = {};
@@ -105,9 +102,9 @@ export function adhocAction(connector: () => Connector): ActionDef {
           const value = res.headers[field.name.toLowerCase()];
           if (value !== undefined) picked[field.name] = value;
         }
-        out.push(['headers', fromPlain(picked)]);
+        out.headers = picked;
       }
-      return newHash(out);
+      return fromPlain(out);
     },
   };
 }
@@ -142,6 +139,10 @@ function typed(data: Hash, schema: readonly SchemaField[]): Record<string, unkno
     else if (field.type === 'boolean' && (text === 'true' || text === 'false')) plain[field.name] = text === 'true';
   }
   return plain;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Bytes have no JSON form: a raw answer is text. */

@@ -21,10 +21,14 @@ export interface RecipeCallDeps {
   limits: EngineLimits;
 }
 
-/** The recipe a `flow_id` names, in the caller's environment: an id, or a {name, folder} reference. */
+/**
+ * The recipe a `flow_id` names, in the caller's environment: an id, or a {name, folder} reference.
+ * Several recipes of one name (a project imported twice, into two folders): the one in the caller's
+ * own project wins, then the one whose folder has the reference's folder name, then the first.
+ */
 export async function resolveFlow(
   db: Db,
-  caller: Pick<RecipeRow, 'environment_id'>,
+  caller: Pick<RecipeRow, 'environment_id' | 'folder_id'>,
   flow: Value,
 ): Promise<RecipeRow | undefined> {
   if (typeof flow === 'number' || (typeof flow === 'string' && /^\d{1,15}$/.test(flow)))
@@ -34,14 +38,15 @@ export async function resolveFlow(
   if (typeof name !== 'string' || name === '') return undefined;
   const candidates = await findRecipesByName(db, caller.environment_id, name);
   if (candidates.length <= 1) return candidates[0];
+  const folders = await findFolderNames(db, [caller.folder_id, ...candidates.map((c) => c.folder_id)]);
+  const folderOf = (id: number) => folders.find((f) => f.id === id);
+  const callerProject = folderOf(caller.folder_id)?.project_id ?? null;
+  const inProject =
+    callerProject === null ? [] : candidates.filter((c) => folderOf(c.folder_id)?.project_id === callerProject);
+  const pool = inProject.length > 0 ? inProject : candidates;
   const folderName = typeof flow.folder === 'string' ? flow.folder : null;
-  if (folderName === null) return candidates[0];
-  const folders = await findFolderNames(
-    db,
-    candidates.map((c) => c.folder_id),
-  );
-  const match = candidates.find((c) => folders.find((f) => f.id === c.folder_id)?.name === folderName);
-  return match ?? candidates[0];
+  const named = folderName === null ? undefined : pool.find((c) => folderOf(c.folder_id)?.name === folderName);
+  return named ?? pool[0];
 }
 
 export async function callRecipe(

@@ -163,6 +163,20 @@ export function normaliseConfig(raw: unknown, code: unknown): ConfigEntry[] {
   });
 }
 
+/**
+ * The config of a recipe whose code changed and whose config was not sent: each application the
+ * new code still uses keeps its entry (and its connection); one it starts using gets an empty
+ * entry; one it no longer uses is dropped. A field not sent is a field not changed.
+ */
+export function carryConfig(current: unknown, code: unknown): ConfigEntry[] {
+  const kept = normaliseConfig(current, code);
+  const providers = providersOf(code);
+  const used = new Set([...(providers.trigger ? [providers.trigger] : []), ...providers.actions]);
+  const have = new Set(kept.map((entry) => entry.provider));
+  const fresh = normaliseConfig(undefined, code).filter((entry) => !have.has(entry.provider));
+  return [...kept.filter((entry) => used.has(entry.provider)), ...fresh];
+}
+
 export type ErrorDetail = [string, unknown, string, (string | Record<string, string>)?];
 export type StepErrors = Array<[number, ErrorDetail[]]>;
 

@@ -9,10 +9,13 @@ export interface ServiceFixture {
   input: Record<string, string>;
   /** Connected through the provider's redirect (Connect), not by a test of its fields. */
   oauth: boolean;
-  /** One `__adhoc_http_action` step input, and what its output's body must hold. */
+  /**
+   * One `__adhoc_http_action` step input, and what the step's output must hold: the fields of a
+   * JSON object answer, or `body` for an array.
+   */
   adhoc: {
     input: Record<string, unknown>;
-    check(body: unknown, standIn: StandIn): void;
+    check(output: unknown, standIn: StandIn): void;
   };
 }
 

@@ -53,8 +53,9 @@ export const github: ServiceFixture = {
   oauth: true,
   adhoc: {
     input: { verb: 'get', path: 'repos/acme/ops/issues', input: { data: { state: 'open', per_page: '1' } } },
-    check: (body) => {
-      if ((body as Array<{ number: number }>)[0]?.number !== 7) throw new Error(JSON.stringify(body));
+    check: (output) => {
+      const issues = (output as { body: Array<{ number: number }> }).body;
+      if (issues[0]?.number !== 7) throw new Error(JSON.stringify(output));
     },
   },
 };

@@ -37,9 +37,9 @@ export const okta: ServiceFixture = {
   oauth: false,
   adhoc: {
     input: { verb: 'get', path: 'users', input: { data: { search: 'status eq "ACTIVE"', limit: '1' } } },
-    check: (body) => {
-      const u = (body as Array<{ id: string; search: string }>)[0];
-      if (u?.id !== '00u2' || u.search !== 'status eq "ACTIVE"') throw new Error(JSON.stringify(body));
+    check: (output) => {
+      const u = (output as { body: Array<{ id: string; search: string }> }).body[0];
+      if (u?.id !== '00u2' || u.search !== 'status eq "ACTIVE"') throw new Error(JSON.stringify(output));
     },
   },
 };

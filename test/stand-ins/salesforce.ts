@@ -3,12 +3,98 @@
 //   (authorize and token on login.salesforce.com; the token reply carries instance_url)
 // - Resources by version: https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/resources_discoveryresource.htm
 // - Query: https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/resources_query.htm
+// - sObject rows (create, retrieve, update, delete): https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/resources_sobject_basic_info.htm
+//   and resources_sobject_retrieve.htm (201 {id, success, errors}; 204 on update and delete; 404 NOT_FOUND)
+// - Upsert by external ID: https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/dome_upsert.htm
+//   (PATCH sobjects/<object>/<field>/<value>: 201 {id, success, errors, created: true}, or 200 with created: false)
+// - SOQL FIELDS(ALL) with a LIMIT of at most 200: https://developer.salesforce.com/docs/atlas.en-us.soql_sosl.meta/soql_sosl/sforce_api_calls_soql_select_fields.htm
 // - Errors: https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/errorcodes.htm
 //   ([{"message": ..., "errorCode": ...}], 401 INVALID_SESSION_ID when the token expired)
 import type { ServiceFixture } from './fixture.ts';
-import { bearerIssued, type StandInSpec } from './stand-in.ts';
+import {
+  bearerIssued,
+  parseJson,
+  type Answer,
+  type StandIn,
+  type StandInRequest,
+  type StandInSpec,
+} from './stand-in.ts';
 
 export const INSTANCE = 'https://acme.my.salesforce.com';
+
+type Row = Record<string, unknown> & { Id: string };
+
+/** Each stand-in's records by object, seeded with one Account. */
+const stores = new WeakMap<StandIn, Map<string, Row[]>>();
+export function records(standIn: StandIn, sobject: string): Row[] {
+  let store = stores.get(standIn);
+  if (!store) {
+    store = new Map([['Account', [{ Id: '001A00000000001AAA', Name: 'Acme' }]]]);
+    stores.set(standIn, store);
+  }
+  if (!store.has(sobject)) store.set(sobject, []);
+  return store.get(sobject) as Row[];
+}
+
+const VERSION = '/services/data/v\\d+\\.\\d+';
+const notFound: Answer = {
+  status: 404,
+  json: [{ errorCode: 'NOT_FOUND', message: 'The requested resource does not exist' }],
+};
+let sequence = 0;
+const newId = (prefix: string) => `${prefix}${String(++sequence).padStart(15 - prefix.length, '0')}AAA`;
+const withAttributes = (sobject: string, row: Row) => ({
+  attributes: { type: sobject, url: `/services/data/v60.0/sobjects/${sobject}/${row.Id}` },
+  ...row,
+});
+
+function fieldsOf(req: StandInRequest): Record<string, unknown> | Answer {
+  if (!String(req.headers['content-type']).startsWith('application/json'))
+    return { status: 415, json: [{ errorCode: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type must be JSON' }] };
+  const body = parseJson(req);
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return { status: 400, json: [{ errorCode: 'JSON_PARSER_ERROR', message: 'the body is not a JSON object' }] };
+  return body as Record<string, unknown>;
+}
+const isAnswer = (x: unknown): x is Answer => typeof x === 'object' && x !== null && 'status' in x;
+
+/** SELECT ... FROM <object> [WHERE a = 'x' AND b = 'y'] [LIMIT n], the subset the connector sends. */
+function select(q: string, standIn: StandIn): Answer {
+  const m = /^\s*select\s+(.+?)\s+from\s+(\w+)(?:\s+where\s+(.+?))?(?:\s+limit\s+(\d+))?\s*$/i.exec(q);
+  if (!m)
+    return {
+      status: 400,
+      json: [{ message: `unexpected token: '${q.split(/\s+/)[0] ?? ''}'`, errorCode: 'MALFORMED_QUERY' }],
+    };
+  const [, fields, sobject, where, limit] = m as unknown as [
+    string,
+    string,
+    string,
+    string | undefined,
+    string | undefined,
+  ];
+  if (/fields\(all\)/i.test(fields) && (limit === undefined || Number(limit) > 200))
+    return {
+      status: 400,
+      json: [{ errorCode: 'MALFORMED_QUERY', message: 'The SOQL FIELDS function must have a LIMIT of at most 200' }],
+    };
+  const conditions = (where ?? '')
+    .split(/\s+and\s+/i)
+    .filter((c) => c !== '')
+    .map((c) => /^(\w+)\s*=\s*'((?:[^'\\]|\\.)*)'$/.exec(c.trim()));
+  if (conditions.some((c) => c === null))
+    return { status: 400, json: [{ errorCode: 'MALFORMED_QUERY', message: `unexpected condition in ${where}` }] };
+  const matches = records(standIn, sobject)
+    .filter((row) =>
+      conditions.every(
+        (c) =>
+          String(row[(c as RegExpExecArray)[1] as string]) ===
+          ((c as RegExpExecArray)[2] as string).replace(/\\(.)/g, '$1'),
+      ),
+    )
+    .slice(0, limit === undefined ? undefined : Number(limit));
+  return { json: { totalSize: matches.length, done: true, records: matches.map((r) => withAttributes(sobject, r)) } };
+}
 
 export const spec: StandInSpec = {
   name: 'salesforce',
@@ -48,26 +134,89 @@ export const spec: StandInSpec = {
       method: 'GET',
       path: /^\/services\/data\/v\d+\.\d+\/query\/?$/,
       reference: 'resources_query.htm',
-      answer: (req) => {
-        const q = req.query.get('q') ?? '';
-        if (!/^\s*select\s.+\sfrom\s+\w+/i.test(q))
+      answer: (req, standIn) => select(req.query.get('q') ?? '', standIn),
+    },
+    {
+      method: 'POST',
+      path: new RegExp(`^${VERSION}/sobjects/\\w+/?$`),
+      reference: 'resources_sobject_basic_info.htm',
+      answer: (req, standIn) => {
+        const sobject = req.path.split('/')[5] as string;
+        const fields = fieldsOf(req);
+        if (isAnswer(fields)) return fields;
+        if (sobject === 'Contact' && !fields.LastName)
           return {
             status: 400,
-            json: [{ message: `unexpected token: '${q.split(/\s+/)[0] ?? ''}'`, errorCode: 'MALFORMED_QUERY' }],
-          };
-        return {
-          json: {
-            totalSize: 1,
-            done: true,
-            records: [
+            json: [
               {
-                attributes: { type: 'Account', url: '/services/data/v60.0/sobjects/Account/001A' },
-                Id: '001A',
-                Name: 'Acme',
+                message: 'Required fields are missing: [LastName]',
+                errorCode: 'REQUIRED_FIELD_MISSING',
+                fields: ['LastName'],
               },
             ],
-          },
-        };
+          };
+        const row: Row = { ...fields, Id: newId('003') };
+        records(standIn, sobject).push(row);
+        return { status: 201, json: { id: row.Id, success: true, errors: [] } };
+      },
+    },
+    {
+      method: 'GET',
+      path: new RegExp(`^${VERSION}/sobjects/\\w+/\\w{15,18}$`),
+      reference: 'resources_sobject_retrieve.htm',
+      answer: (req, standIn) => {
+        const [, , , , , sobject, id] = req.path.split('/') as string[];
+        const row = records(standIn, sobject as string).find((r) => r.Id === id);
+        return row ? { json: withAttributes(sobject as string, row) } : notFound;
+      },
+    },
+    {
+      method: 'PATCH',
+      path: new RegExp(`^${VERSION}/sobjects/\\w+/\\w{15,18}$`),
+      reference: 'resources_sobject_retrieve.htm',
+      answer: (req, standIn) => {
+        const [, , , , , sobject, id] = req.path.split('/') as string[];
+        const fields = fieldsOf(req);
+        if (isAnswer(fields)) return fields;
+        const row = records(standIn, sobject as string).find((r) => r.Id === id);
+        if (!row) return notFound;
+        Object.assign(row, fields, { Id: row.Id });
+        return { status: 204, text: '' };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: new RegExp(`^${VERSION}/sobjects/\\w+/\\w{15,18}$`),
+      reference: 'resources_sobject_retrieve.htm',
+      answer: (req, standIn) => {
+        const [, , , , , sobject, id] = req.path.split('/') as string[];
+        const rows = records(standIn, sobject as string);
+        const at = rows.findIndex((r) => r.Id === id);
+        if (at < 0) return notFound;
+        rows.splice(at, 1);
+        return { status: 204, text: '' };
+      },
+    },
+    {
+      method: 'PATCH',
+      path: new RegExp(`^${VERSION}/sobjects/\\w+/\\w+/[^/]+$`),
+      reference: 'dome_upsert.htm',
+      answer: (req, standIn) => {
+        const [, , , , , sobject, field, raw] = req.path.split('/') as string[];
+        const value = decodeURIComponent(raw as string);
+        const fields = fieldsOf(req);
+        if (isAnswer(fields)) return fields;
+        const rows = records(standIn, sobject as string);
+        const found = rows.filter((r) => String(r[field as string]) === value);
+        if (found.length > 1)
+          return { status: 300, json: found.map((r) => `/services/data/v60.0/sobjects/${sobject}/${r.Id}`) };
+        if (found[0]) {
+          Object.assign(found[0], fields, { Id: found[0].Id });
+          return { json: { id: found[0].Id, success: true, errors: [], created: false } };
+        }
+        const row: Row = { ...fields, [field as string]: value, Id: newId('003') };
+        rows.push(row);
+        return { status: 201, json: { id: row.Id, success: true, errors: [], created: true } };
       },
     },
   ],

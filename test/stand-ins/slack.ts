@@ -61,15 +61,21 @@ function slackSpec(): StandInSpec {
         answer: (req) => {
           if (!String(req.headers['content-type']).startsWith('application/json'))
             return { json: { ok: false, error: 'invalid_arguments' } };
-          const body = parseJson(req) as { channel?: string; text?: string } | undefined;
+          const body = parseJson(req) as
+            { channel?: string; text?: string; attachments?: unknown[]; thread_ts?: string } | undefined;
           if (!body?.channel) return { json: { ok: false, error: 'channel_not_found' } };
-          if (!body.text) return { json: { ok: false, error: 'no_text' } };
+          if (!body.text && !body.attachments?.length) return { json: { ok: false, error: 'no_text' } };
           return {
             json: {
               ok: true,
               channel: body.channel,
               ts: '1700000000.000100',
-              message: { text: body.text, type: 'message' },
+              message: {
+                text: body.text ?? '',
+                type: 'message',
+                ...(body.attachments ? { attachments: body.attachments } : {}),
+                ...(body.thread_ts ? { thread_ts: body.thread_ts } : {}),
+              },
             },
           };
         },

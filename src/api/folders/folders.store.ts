@@ -59,9 +59,13 @@ export async function findProjectOfFolder(db: Db, id: number): Promise<number | 
   return folder?.project_id;
 }
 
-/** The names of these folders, by id. */
-export async function findFolderNames(db: Db, ids: readonly number[]): Promise<Array<Pick<FolderRow, 'id' | 'name'>>> {
-  return db.selectFrom('folders').select(['id', 'name']).where('id', 'in', ids).execute();
+/** The names and projects of these folders, by id. */
+export async function findFolderNames(
+  db: Db,
+  ids: readonly number[],
+): Promise<Array<Pick<FolderRow, 'id' | 'name' | 'project_id'>>> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('folders').select(['id', 'name', 'project_id']).where('id', 'in', ids).execute();
 }
 
 /** Which of these ids are project folders of the environment. */

@@ -91,4 +91,25 @@ describe('PUT /api/recipes/:id/connect', () => {
       404,
     );
   });
+
+  test('updating only the code keeps the connections of the applications it still uses, adds the new ones empty', async () => {
+    const id = await createRecipe(
+      t,
+      webhookTrigger([action('rest', 'make_request_v2', 'call', { request: { method: 'GET', url: 'http://x/' } })]),
+    );
+    await t.call('PUT', `/api/recipes/${id}/connect`, { body: { adapter_name: 'rest', connection_id: connectionId } });
+    const code = webhookTrigger([
+      action('rest', 'make_request_v2', 'call', { request: { method: 'GET', url: 'http://x/y' } }),
+      log('say', 'changed'),
+    ]);
+    const res = await t.call('PUT', `/api/recipes/${id}`, { body: { recipe: { code: JSON.stringify(code) } } });
+    assert.deepEqual(res.body, { success: true }, res.text);
+    const recipe = await t.call('GET', `/api/recipes/${id}`);
+    const accounts = Object.fromEntries(
+      recipe.body.config.map((c: { provider: string; account_id: unknown }) => [c.provider, c.account_id]),
+    );
+    assert.equal(accounts.rest, connectionId, recipe.text);
+    assert.equal(accounts.logger, null, recipe.text);
+    assert.equal(recipe.body.code.includes('changed'), true);
+  });
 });

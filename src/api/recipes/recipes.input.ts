@@ -1,7 +1,14 @@
 // What a client sent to the recipes API, read and checked: fields, names, columns, values; each problem named by its field.
 import type { RecipeRow } from '../../db/types.ts';
 import { invalid, type FieldErrors } from '../../errors.ts';
-import { DocumentError, normaliseConfig, parseJsonField, providersOf, unwrapCode } from '../../recipe/document.ts';
+import {
+  carryConfig,
+  DocumentError,
+  normaliseConfig,
+  parseJsonField,
+  providersOf,
+  unwrapCode,
+} from '../../recipe/document.ts';
 import { webhookEventName } from '../../recipe/document.ts';
 
 export const MAX_NAME = 255;
@@ -80,17 +87,12 @@ export function checkFields(fields: RecipeFields, creating: boolean, current?: R
   } else if (creating) errors.code = ["can't be blank"];
   if (fields.code !== undefined || fields.config !== undefined) {
     const tree = codeTree ?? (current ? safeParse(current.code) : undefined);
-    const rawConfig =
-      fields.config !== undefined
-        ? fields.config
-        : wrapperConfig !== undefined
-          ? wrapperConfig
-          : current && fields.code === undefined
-            ? current.config
-            : undefined;
+    const rawConfig = fields.config !== undefined ? fields.config : wrapperConfig;
     if (tree !== undefined && !errors.code) {
       try {
-        out.config = JSON.stringify(normaliseConfig(rawConfig, tree));
+        out.config = JSON.stringify(
+          rawConfig === undefined && current ? carryConfig(current.config, tree) : normaliseConfig(rawConfig, tree),
+        );
       } catch (error) {
         if (!(error instanceof DocumentError)) throw error;
         errors[error.field] = [error.message];

@@ -2,7 +2,9 @@
 // sandbox's test.salesforce.com); the REST API lives on the instance the token reply names
 // (`instance_url`). Base URL: <instance>/services/data/v60.0/, so `sobjects/Account` and
 // `/services/data/v58.0/query` both resolve. Test: the version's resource list.
-// Named actions (search_sobjects, create_sobject, ...) and triggers go in this file or a folder.
+// Named actions: salesforce-actions.ts.
+import type { Connector } from '../types.ts';
+import { salesforceActions } from './salesforce-actions.ts';
 import { saasConnector } from './service.ts';
 import { field, fromAuthorization, OAUTH_APP_FIELDS, text } from './common.ts';
 
@@ -11,7 +13,7 @@ export const API_VERSION = 'v60.0';
 const login = (values: Readonly<Record<string, string | number | boolean>>) =>
   text(values, 'environment') === 'sandbox' ? 'https://test.salesforce.com' : 'https://login.salesforce.com';
 
-export const salesforce = saasConnector({
+export const salesforce: Connector = saasConnector({
   provider: 'salesforce',
   title: 'Salesforce',
   categories: ['CRM', 'Sales'],
@@ -39,4 +41,5 @@ export const salesforce = saasConnector({
       `${fromAuthorization(state, 'instance_url', 'instance URL').replace(/\/+$/, '')}/services/data/${API_VERSION}/`,
     test: (session) => session.request({ method: 'GET', url: '' }),
   },
+  actions: salesforceActions(() => salesforce),
 });

@@ -2,6 +2,8 @@
 // OAuth v2 (https://slack.com/oauth/v2/authorize, oauth.v2.access). Web API methods under
 // https://slack.com/api/ answer 200 with `{"ok": false, "error": ...}` when they fail. Test: auth.test.
 import type { ConnectionDefinition } from '../definition.ts';
+import type { Connector } from '../types.ts';
+import { postMessage } from './slack-actions.ts';
 import { saasConnector } from './service.ts';
 import { OAUTH_APP_FIELDS } from './common.ts';
 
@@ -51,16 +53,18 @@ function slackConnection(user: boolean): ConnectionDefinition {
   };
 }
 
-export const slack = saasConnector({
+export const slack: Connector = saasConnector({
   provider: 'slack',
   title: 'Slack',
   categories: ['Collaboration'],
   connection: slackConnection(true),
+  actions: { post_message_to_channel: postMessage('Post message', () => slack) },
 });
 
-export const slackBot = saasConnector({
+export const slackBot: Connector = saasConnector({
   provider: 'slack_bot',
   title: 'Workbot for Slack',
   categories: ['Collaboration', 'Bots'],
   connection: slackConnection(false),
+  actions: { post_bot_message: postMessage('Post message', () => slackBot) },
 });

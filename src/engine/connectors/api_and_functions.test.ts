@@ -210,6 +210,42 @@ describe('workato_recipe_function', () => {
     );
   });
 
+  test("a project imported twice: a call by name runs the function of the caller's own project", async () => {
+    const copies: Array<{ caller: number; path: string; marker: string }> = [];
+    for (const marker of ['first copy', 'second copy']) {
+      const project = await t.call('POST', '/api/folders', { body: { name: `Orders ${marker}` } });
+      const sub = await t.call('POST', '/api/folders', { body: { name: 'Functions', parent_id: project.body.id } });
+      assert.equal(sub.status, 200, sub.text);
+      const callee = await createRecipe(
+        t,
+        fn([action('workato_recipe_function', 'return_result', 'ret', { result: { from: marker } })]),
+        { name: 'Which copy', folder_id: sub.body.id },
+      );
+      await startRecipe(t, callee);
+      const { id: caller, path } = await webhookRecipe(
+        t,
+        [
+          action('workato_recipe_function', 'call_recipe', 'sync', {
+            flow_id: { name: 'Which copy', folder: 'Functions', zip_name: 'which_copy.recipe.json' },
+            parameters: {},
+          }),
+          log('out', `#{${dp('workato_recipe_function', 'sync', 'result', 'from')}}`),
+        ],
+        { folder_id: project.body.id },
+      );
+      copies.push({ caller, path, marker });
+    }
+    for (const { caller, path, marker } of copies.reverse()) {
+      const res = await t.app.inject({ method: 'POST', url: path, payload: {} });
+      assert.equal(res.statusCode, 200);
+      await t.engine.idle();
+      const jobs = await t.ctx.db.selectFrom('jobs').select('id').where('recipe_id', '=', caller).execute();
+      const job = await readJob(t, jobs[0]?.id as number);
+      assert.equal(job.status, 'succeeded', job.error ?? '');
+      assert.deepEqual(job.output(2), { message: marker });
+    }
+  });
+
   test('a callee that fails, is stopped, is too slow, or is not a function fails the calling step', async () => {
     const failing = await createRecipe(
       t,
