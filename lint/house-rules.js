@@ -7,7 +7,7 @@ const ROOT = path.resolve(import.meta.dirname, '..');
  * The layers as import rules: a file under `from` may not import a module under any of `forbid`
  * (a folder ends with `/`). Type-only imports count too: a type ties two layers as much as a value.
  * Where a lower layer needs something of a higher one, it declares the interface it needs and the
- * higher one passes an implementation (RecipeRuntime, RecordListener, TestRunEngine).
+ * higher one passes an implementation (RecipeRuntime, RecordListener, TestRuntime).
  */
 export const LAYERS = [
   {

@@ -290,7 +290,7 @@ const COMMANDS: Record<string, Command> = {
     summary:
       'Build a project in dev and deploy it to test or prod through a running server; waits, prints progress, exits 0 when deployed',
     usage:
-      'switchboard deploy --project ID --to test|prod [--url URL] [--token TOKEN] [--description TEXT] [--timeout SECONDS]',
+      'switchboard deploy --project ID --to test|prod [--url URL] [--token TOKEN] [--description TEXT] [--include-data] [--timeout SECONDS]',
     options: {
       help,
       project: { type: 'string' },
@@ -298,6 +298,7 @@ const COMMANDS: Record<string, Command> = {
       url: { type: 'string' },
       token: { type: 'string' },
       description: { type: 'string' },
+      'include-data': { type: 'boolean' },
       timeout: { type: 'string' },
     },
     async run(values, config) {
@@ -325,6 +326,7 @@ const COMMANDS: Record<string, Command> = {
           timeoutMs: timeout * 1000,
           pollMs: 1000,
           ...(typeof values.description === 'string' ? { description: values.description } : {}),
+          includeData: values['include-data'] === true,
           write: (line) => process.stdout.write(`${line}\n`),
         });
         if (code !== 0) throw new CheckFailed();

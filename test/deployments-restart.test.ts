@@ -69,6 +69,7 @@ test('a deployment killed in the middle ends success after the restart, applied 
     'POST',
     `/api/projects/${folder.body.project_id}/deploy?environment_type=test`,
     TOKEN,
+    { include_data: true },
   );
   assert.equal(started.status, 200);
   assert.equal(started.body.state, 'pending');

@@ -28,6 +28,7 @@ import * as jobEndsFunction from './migrations/0024_job_ends_function.ts';
 import * as testCasePositions from './migrations/0025_test_case_positions.ts';
 import * as connectionAuthorizations from './migrations/0040_connection_authorizations.ts';
 import * as customConnectorAliases from './migrations/0045_custom_connector_aliases.ts';
+import * as buildIncludeData from './migrations/0060_build_include_data.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0025_test_case_positions': testCasePositions,
   '0040_connection_authorizations': connectionAuthorizations,
   '0045_custom_connector_aliases': customConnectorAliases,
+  '0060_build_include_data': buildIncludeData,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */

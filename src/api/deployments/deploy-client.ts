@@ -11,6 +11,8 @@ export interface DeployRequest {
   project: string;
   environment: 'test' | 'prod';
   description?: string;
+  /** The build carries the rows of its lookup and data tables (they replace the target's). */
+  includeData?: boolean;
   timeoutMs: number;
   pollMs: number;
   write: (line: string) => void;
@@ -40,12 +42,10 @@ async function waitFor(req: DeployRequest, what: string, path: string, deadline:
 /** Build and deploy; the exit status. */
 export async function deployProject(req: DeployRequest): Promise<number> {
   const deadline = Date.now() + req.timeoutMs;
-  const build = await call(
-    req,
-    'POST',
-    `/api/projects/${encodeURIComponent(req.project)}/build`,
-    req.description ? { description: req.description } : {},
-  );
+  const build = await call(req, 'POST', `/api/projects/${encodeURIComponent(req.project)}/build`, {
+    ...(req.description ? { description: req.description } : {}),
+    ...(req.includeData ? { include_data: true } : {}),
+  });
   req.write(`build ${String(build.id)} of project ${String(build.project_id)} started`);
   const built = await waitFor(req, `build ${String(build.id)}`, `/api/project_builds/${String(build.id)}`, deadline);
   if (built.state === 'pending') {

@@ -38,6 +38,7 @@ export interface DeployInput {
   description?: unknown;
   include_tags?: unknown;
   include_test_cases?: unknown;
+  include_data?: unknown;
 }
 
 /** The target environment type: missing is a 400 naming it; anything but test or prod a 404 (contract 12 §6). */
@@ -145,7 +146,11 @@ export async function buildAndDeploy(
   assertDevelopment(caller);
   const environmentType = targetType(query.environment_type, input.environment_type);
   await projectByRef(ctx.db, caller, projectRef);
-  const buildInput: BuildInput = { description: input.description, include_test_cases: input.include_test_cases };
+  const buildInput: BuildInput = {
+    description: input.description,
+    include_test_cases: input.include_test_cases,
+    include_data: input.include_data,
+  };
   const build = await startBuild(ctx, runner, caller, projectRef, buildInput);
   return deploy(ctx, runner, caller, build, environmentType, input);
 }

@@ -144,6 +144,48 @@ describe('builds and deployments: promote a project from dev to test', () => {
     );
   });
 
+  test("a deployment keeps the target's lookup-table rows unless the build carries them (include_data)", async () => {
+    const rowsProject = await t.createProject('Rates');
+    const table = await t.call('POST', '/api/lookup_tables', {
+      body: { name: 'Rate card', project_id: rowsProject.projectId, schema: [{ label: 'tier' }, { label: 'rate' }] },
+    });
+    assert.equal(table.status, 200, table.text);
+    const addRow = (id: number, tier: string, token?: string) =>
+      t.call('POST', `/api/lookup_tables/${id}/rows`, {
+        ...(token ? { token } : {}),
+        body: { data: { tier, rate: '1' } },
+      });
+    assert.equal((await addRow(table.body.id, 'dev-gold')).status, 200);
+    const deploy = async (body: Record<string, unknown>) => {
+      const started = await t.call('POST', `/api/projects/${rowsProject.projectId}/deploy?environment_type=test`, {
+        body,
+      });
+      assert.equal(started.status, 200, started.text);
+      const done = await waitState(t, `/api/deployments/${started.body.id}`);
+      assert.equal(done.state, 'success', JSON.stringify(done));
+      return (await t.call('GET', `/api/project_builds/${started.body.project_build_id}`)).body;
+    };
+    const testRows = async () => {
+      const tables = await t.call('GET', '/api/lookup_tables', { token: testToken });
+      const inTest = tables.body.find((x: { name: string }) => x.name === 'Rate card');
+      const rows = await t.call('GET', `/api/lookup_tables/${inTest.id}/rows`, { token: testToken });
+      return { id: inTest.id as number, tiers: rows.body.map((r: { data: { tier: string } }) => r.data.tier).sort() };
+    };
+
+    const first = await deploy({});
+    assert.equal(first.include_data, false);
+    const created = await testRows();
+    assert.deepEqual(created.tiers, [], 'the table is created in test without the rows of dev');
+    assert.equal((await addRow(created.id, 'test-state', testToken)).status, 200);
+    await deploy({ description: 'a release' });
+    assert.deepEqual((await testRows()).tiers, ['test-state'], "a release keeps test's rows");
+    const withData = await deploy({ include_data: true });
+    assert.equal(withData.include_data, true);
+    assert.deepEqual((await testRows()).tiers, ['dev-gold'], 'a build that carries rows replaces them');
+    const bad = await t.call('POST', `/api/projects/${rowsProject.projectId}/build`, { body: { include_data: 'yes' } });
+    assert.equal(bad.status, 400, bad.text);
+  });
+
   test('a connection missing in the target fails the deployment, says which, and applies nothing', async () => {
     const other = await t.createProject('Ledger');
     const conn = await t.call('POST', '/api/connections', {

@@ -38,6 +38,8 @@ export interface Asset {
   name: string;
   type: AssetType;
   version?: number;
+  /** Stored only: the client named this version; otherwise an export takes the recipe as it is then. */
+  version_pinned?: true;
   folder: string;
   absolute_path: string;
   root_folder: boolean;

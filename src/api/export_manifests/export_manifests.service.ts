@@ -16,6 +16,7 @@ import {
   findManifest,
   insertManifest,
   manifestToApi,
+  recipeVersionNumbers,
   updateManifest as updateManifestRow,
   type ManifestApi,
 } from './export_manifests.store.ts';
@@ -161,6 +162,9 @@ async function checkAssets(
       name: found.name,
       type: type as AssetType,
       ...(version !== undefined ? { version } : {}),
+      ...(version !== undefined && given.version !== undefined && given.version !== null
+        ? { version_pinned: true as const }
+        : {}),
       folder,
       absolute_path: place.absolute_path,
       root_folder: place.root_folder,
@@ -235,7 +239,13 @@ async function output(db: Db, row: ExportManifestRow): Promise<ManifestApi> {
   const folders = await FolderIndex.load(db, row.environment_id);
   const names = row.folder_id === null ? [] : folders.names(row.folder_id);
   const projectPath = names.length <= 1 ? (names[0] ?? '') : names.slice(1).join('/');
-  return manifestToApi(row, projectPath, await assetVersions(db, row.environment_id, assetsOf(row)));
+  const assets = assetsOf(row);
+  return manifestToApi(
+    row,
+    projectPath,
+    await assetVersions(db, row.environment_id, assets),
+    await recipeVersionNumbers(db, row.environment_id, assets),
+  );
 }
 
 async function visibleManifest(db: Db, caller: Caller, id: number): Promise<ExportManifestRow> {

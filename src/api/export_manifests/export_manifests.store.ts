@@ -25,13 +25,21 @@ export function assetsOf(row: Pick<ExportManifestRow, 'assets'>): Asset[] {
 }
 
 /** An asset's status against the last export of the manifest: added, updated or no change. */
-function withStatus(assets: Asset[], lastExport: string | null, current: ReadonlyMap<string, string>): Asset[] {
+function withStatus(
+  assets: Asset[],
+  lastExport: string | null,
+  current: ReadonlyMap<string, string>,
+  versions: ReadonlyMap<number, number>,
+): Asset[] {
   const last = lastExport === null ? {} : (JSON.parse(lastExport) as Record<string, string>);
   return assets.map((asset) => {
     const key = `${asset.type}:${asset.id}`;
     const before = last[key];
     const status = before === undefined ? 'added' : before === current.get(key) ? 'no change' : 'updated';
-    return { ...asset, status };
+    const { version_pinned: pinned, ...shown } = asset;
+    // A version the client did not pin is the recipe's version now, as an export would take it.
+    const now = pinned === true ? undefined : versions.get(asset.id);
+    return { ...shown, ...(asset.type === 'recipe' && now !== undefined ? { version: now } : {}), status };
   });
 }
 
@@ -39,6 +47,7 @@ export function manifestToApi(
   row: ExportManifestRow,
   projectPath: string,
   current: ReadonlyMap<string, string>,
+  versions: ReadonlyMap<number, number> = new Map(),
 ): ManifestApi {
   return {
     id: row.id,
@@ -53,7 +62,7 @@ export function manifestToApi(
     include_data: row.include_data === 1,
     include_test_cases: row.include_test_cases === 1,
     include_tags: row.include_tags === 1,
-    assets: withStatus(assetsOf(row), row.last_export, current),
+    assets: withStatus(assetsOf(row), row.last_export, current, versions),
   };
 }
 
@@ -79,6 +88,23 @@ export async function updateManifest(
   values: Partial<Omit<ExportManifestRow, 'id'>>,
 ): Promise<void> {
   await db.updateTable('export_manifests').set(values).where('id', '=', id).execute();
+}
+
+/** The version number of each of these recipes now, by id. */
+export async function recipeVersionNumbers(
+  db: Db,
+  environmentId: number,
+  assets: readonly Pick<Asset, 'type' | 'id'>[],
+): Promise<Map<number, number>> {
+  const ids = assets.filter((a) => a.type === 'recipe').map((a) => a.id);
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('recipes')
+    .select(['id', 'version_no'])
+    .where('environment_id', '=', environmentId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((r) => [Number(r.id), Number(r.version_no)]));
 }
 
 /** The updated_at of each asset, keyed "type:id", for the asset status of a manifest. */

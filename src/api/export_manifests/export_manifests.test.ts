@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { createTestApp, waitPackage, type TestApp } from '../../../test/helpers.ts';
+import { readZip } from '../packages/zip.ts';
 import { createRecipe, webhookTrigger, log } from '../../../test/recipes.ts';
+
+const ZIP_LIMITS = { maxEntries: 1_000, maxEntryBytes: 16 * 1024 * 1024, maxTotalBytes: 64 * 1024 * 1024 };
 
 describe('export manifests', () => {
   let t: TestApp;
@@ -66,6 +69,56 @@ describe('export manifests', () => {
     assert.deepEqual(del.body, { result: { success: true } });
     assert.equal((await t.call('GET', `/api/export_manifests/${m.id}`)).status, 404);
     assert.equal((await t.call('POST', `/api/packages/export/${m.id}`)).status, 404);
+  });
+
+  test('exporting a saved manifest again ships each recipe as it is then, unless the manifest pinned a version', async () => {
+    const id = await createRecipe(t, webhookTrigger([log('a', 'first words')]), {
+      folder_id: project.folderId,
+      name: 'Changing recipe',
+    });
+    const exportOnce = async (manifestId: number) => {
+      const started = await t.call('POST', `/api/packages/export/${manifestId}`);
+      assert.equal(started.status, 200, started.text);
+      const done = await waitPackage(t, started.body.id);
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      const download = await t.app.inject({
+        method: 'GET',
+        url: `/api/packages/${started.body.id}/download`,
+        headers: { authorization: `Bearer ${t.adminToken}` },
+      });
+      const files = await readZip(download.rawPayload, ZIP_LIMITS);
+      const name = [...files.keys()].find((n) => n.endsWith('changing_recipe.recipe.json'));
+      return JSON.parse(String(files.get(name as string)));
+    };
+    const auto = await t.call('POST', '/api/export_manifests', {
+      body: { export_manifest: { name: 'auto', folder_id: project.folderId, auto_generate_assets: true } },
+    });
+    const pinned = await t.call('POST', '/api/export_manifests', {
+      body: {
+        export_manifest: {
+          name: 'pinned',
+          folder_id: project.folderId,
+          assets: [{ id, type: 'recipe', version: 1, zip_name: 'changing_recipe.recipe.json' }],
+        },
+      },
+    });
+    assert.equal(pinned.status, 201, pinned.text);
+    assert.equal((await exportOnce(auto.body.result.id)).version, 1);
+    const changed = await t.call('PUT', `/api/recipes/${id}`, {
+      body: { recipe: { code: JSON.stringify(webhookTrigger([log('a', 'second words')])) } },
+    });
+    assert.deepEqual(changed.body, { success: true }, changed.text);
+    const shown = await t.call('GET', `/api/export_manifests/${auto.body.result.id}`);
+    const asset = shown.body.result.assets.find(
+      (a: { id: number; type: string }) => a.id === id && a.type === 'recipe',
+    );
+    assert.deepEqual([asset.version, asset.status, 'version_pinned' in asset], [2, 'updated', false]);
+    const again = await exportOnce(auto.body.result.id);
+    assert.equal(again.version, 2);
+    assert.match(JSON.stringify(again.code), /second words/);
+    const old = await exportOnce(pinned.body.result.id);
+    assert.equal(old.version, 1);
+    assert.match(JSON.stringify(old.code), /first words/);
   });
 
   test('auto_run starts the export at once and returns its package_id', async () => {

@@ -117,7 +117,7 @@ async function recipeFile(db: Db, refs: RefResolver, asset: Asset, includeTestCa
     config: row.config,
     version: row.version_no,
   };
-  if (asset.version !== undefined && asset.version !== row.version_no) {
+  if (asset.version_pinned === true && asset.version !== undefined && asset.version !== row.version_no) {
     const v = await findRecipeVersionContent(db, asset.id, asset.version);
     if (!v)
       throw new PackageFailure(`${asset.zip_name}: version ${asset.version} of recipe ${asset.id} does not exist`);

@@ -250,9 +250,20 @@ describe('packages: export a project from dev, import it into test', () => {
     assert.equal(job.status, 'succeeded', JSON.stringify(job.lines));
     assert.equal((await t.call('PUT', `/api/recipes/${imported.body.id}/stop`, { token: testToken })).status, 200);
 
+    // test sets its own value of the property; the next release keeps it.
+    const setInTest = await t.call('POST', '/api/properties', {
+      token: testToken,
+      body: { project_id: target.projectId, properties: { region: 'us-test' } },
+    });
+    assert.equal(setInTest.status, 200, setInTest.text);
     const again = await importZip(t, target.folderId, zip, '', testToken);
     const second = await waitPackage(t, again.body.id, testToken);
     assert.equal(second.status, 'completed', JSON.stringify(second));
+    assert.deepEqual(
+      (await t.call('GET', `/api/properties?project_id=${target.projectId}`, { token: testToken })).body,
+      { region: 'us-test' },
+      "a release keeps the target's property values",
+    );
     assert.deepEqual(second.recipe_status, [
       { id: imported.body.id, import_result: 'no_update_or_updated_without_restart' },
     ]);
@@ -274,6 +285,8 @@ describe('packages: export a project from dev, import it into test', () => {
         delete a.version;
         delete b.version;
       }
+      // test's own value of the property is what test exports.
+      if (name.endsWith('.project_property.json')) a.value = 'us-test';
       assert.deepEqual(b, a, name);
     }
   });

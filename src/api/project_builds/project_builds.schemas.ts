@@ -12,7 +12,13 @@ export const BuildParams = Type.Object({ id: Id });
 export const BuildBody = Type.Object({
   description: Type.Optional(Type.String()),
   include_test_cases: Type.Optional(
-    Type.Boolean({ description: 'Accepted and echoed; recipe test cases are not held yet' }),
+    Type.Boolean({ description: "Put the project's recipes' test cases into the build" }),
+  ),
+  include_data: Type.Optional(
+    Type.Boolean({
+      description:
+        'Put the rows of the lookup and data tables into the build (default false: a deployment keeps the rows of the target)',
+    }),
   ),
 });
 
@@ -28,6 +34,7 @@ export const DeployBody = Type.Object({
   title: Type.Optional(Type.String({ description: 'Accepted and ignored' })),
   include_tags: Type.Optional(Type.Boolean()),
   include_test_cases: Type.Optional(Type.Boolean()),
+  include_data: Type.Optional(Type.Boolean()),
 });
 
 const State = Type.Unsafe<string>({ type: 'string', enum: ['pending', 'success', 'failed'] });
@@ -39,6 +46,7 @@ export const Build = Type.Object({
   updated_at: Timestamp,
   description: Type.Union([Type.String(), Type.Null()]),
   include_test_cases: Type.Union([Type.Boolean(), Type.Null()]),
+  include_data: Type.Boolean({ description: 'Whether the build carries the rows of its lookup and data tables' }),
   project_id: Type.String(),
   state: State,
   performed_by_name: Type.String(),

@@ -36,6 +36,7 @@ export type Caller = Pick<
 export interface BuildInput {
   description?: unknown;
   include_test_cases?: unknown;
+  include_data?: unknown;
 }
 
 /** Builds and deployments start in dev only (contract 12 §1). */
@@ -58,7 +59,11 @@ export async function performerName(db: Db, caller: Pick<Caller, 'clientId'>): P
   return (await clientName(db, caller.clientId)) ?? 'API client';
 }
 
-function checkInput(input: BuildInput): { description: string | null; includeTestCases: boolean | null } {
+function checkInput(input: BuildInput): {
+  description: string | null;
+  includeTestCases: boolean | null;
+  includeData: boolean;
+} {
   const errors: Record<string, string[]> = {};
   if (input.description !== undefined && input.description !== null && typeof input.description !== 'string')
     errors.description = ['must be a string'];
@@ -70,10 +75,13 @@ function checkInput(input: BuildInput): { description: string | null; includeTes
     typeof input.include_test_cases !== 'boolean'
   )
     errors.include_test_cases = ['must be true or false'];
+  if (input.include_data !== undefined && input.include_data !== null && typeof input.include_data !== 'boolean')
+    errors.include_data = ['must be true or false'];
   if (Object.keys(errors).length > 0) throw invalid(errors);
   return {
     description: typeof input.description === 'string' ? input.description : null,
     includeTestCases: typeof input.include_test_cases === 'boolean' ? input.include_test_cases : null,
+    includeData: input.include_data === true,
   };
 }
 
@@ -97,7 +105,7 @@ export async function startBuild(
     manifestId: null,
     anchorFolderId: project.folder_id,
     assets,
-    includeData: true,
+    includeData: checked.includeData,
     includeTestCases: checked.includeTestCases === true,
   };
   const id = await ctx.db.transaction().execute(async (trx) => {
@@ -126,6 +134,7 @@ export async function startBuild(
       package_id: packageId,
       description: checked.description,
       include_test_cases: checked.includeTestCases === null ? null : checked.includeTestCases ? 1 : 0,
+      include_data: checked.includeData ? 1 : 0,
       performed_by_name: performer,
       created_at: now,
       updated_at: now,

@@ -11,6 +11,7 @@ export interface BuildApi {
   updated_at: string;
   description: string | null;
   include_test_cases: boolean | null;
+  include_data: boolean;
   project_id: string;
   state: BuildState;
   performed_by_name: string;
@@ -37,6 +38,7 @@ export function buildToApi(row: BuildWithPackage, publicBaseUrl: string): BuildA
     updated_at: toApiTimestamp(row.package_updated_at > row.updated_at ? row.package_updated_at : row.updated_at),
     description: row.description,
     include_test_cases: row.include_test_cases === null ? null : row.include_test_cases === 1,
+    include_data: row.include_data === 1,
     project_id: String(row.project_id),
     state,
     performed_by_name: row.performed_by_name,

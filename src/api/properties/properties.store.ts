@@ -33,6 +33,7 @@ export async function upsertProperties(
   level: PropertyLevel,
   entries: readonly (readonly [string, string])[],
   now: string,
+  onExisting: 'replace' | 'keep' = 'replace',
 ): Promise<void> {
   const BATCH = 200;
   for (let i = 0; i < entries.length; i += BATCH) {
@@ -54,6 +55,7 @@ export async function upsertProperties(
           level.projectId === null
             ? oc.columns(['environment_id', 'name']).where('project_id', 'is', null)
             : oc.columns(['project_id', 'name']).where('project_id', 'is not', null);
+        if (onExisting === 'keep') return target.doNothing();
         return target.doUpdateSet((eb) => ({
           value: eb.ref('excluded.value'),
           updated_at: eb.ref('excluded.updated_at'),

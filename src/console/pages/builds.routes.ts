@@ -75,6 +75,7 @@ export function consoleBuildsRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
           project_id: Type.String({ minLength: 1, maxLength: 20, pattern: '^[0-9]+$' }),
           description: Type.Optional(Type.String({ maxLength: 10_000 })),
           include_test_cases: Type.Optional(Type.Literal('true')),
+          include_data: Type.Optional(Type.Literal('true')),
         }),
       },
     },
@@ -87,6 +88,7 @@ export function consoleBuildsRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
         {
           ...(request.body.description ? { description: request.body.description } : {}),
           include_test_cases: request.body.include_test_cases === 'true',
+          include_data: request.body.include_data === 'true',
         },
       );
       return reply.redirect(`/console/builds/${build.id}?done=build_started`, 303);

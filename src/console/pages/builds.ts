@@ -52,6 +52,7 @@ ${
 <label for="build-project">Project${data.projects === null ? ' id' : ''}</label>${projectPicker('build-project', false)}
 <label for="build-description">Description (optional)</label><input id="build-description" name="description" maxlength="10000">
 <label class="check"><input type="checkbox" name="include_test_cases" value="true"> Include test cases</label>
+<label class="check"><input type="checkbox" name="include_data" value="true"> Include the rows of lookup and data tables (they replace the target's)</label>
 <button type="submit">Start build</button></form></section>`
     : ''
 }`,

@@ -65,6 +65,8 @@ export interface ProjectBuildsTable {
   package_id: number;
   description: string | null;
   include_test_cases: Flag | null;
+  /** Whether the build's package carries the rows of its lookup and data tables. */
+  include_data: Flag;
   performed_by_name: string;
   created_at: string;
   updated_at: string;

@@ -4,7 +4,7 @@
 // sandbox never holds up the server or the next step.
 import { Worker } from 'node:worker_threads';
 import type { JsReply, JsRequest } from './js-worker.ts';
-import { createWorkerSlots, type WorkerSlot } from './worker-slots.ts';
+import { callWorker, createWorkerSlots, type WorkerSlot } from './worker-slots.ts';
 
 export interface JsLimits {
   timeoutMs: number;
@@ -52,57 +52,8 @@ export function createJsSandbox(options: { workers: number }): JsSandbox {
         memoryBytes: limits.memoryBytes,
       };
       try {
-        const reply = await new Promise<JsReply | { id: number; ok: false; type: string; message: string; dead: true }>(
-          (resolve) => {
-            // The first step of a new worker also loads QuickJS: a second of margin.
-            const timer = setTimeout(
-              () =>
-                resolve({
-                  id,
-                  ok: false,
-                  type: 'Timeout',
-                  message: 'the code ran longer than its time limit',
-                  dead: true,
-                }),
-              limits.timeoutMs + 1000,
-            );
-            const onMessage = (message: JsReply) => {
-              if (message.id !== id) return;
-              cleanup();
-              resolve(message);
-            };
-            const onError = (error: Error) => {
-              cleanup();
-              resolve({
-                id,
-                ok: false,
-                type: 'Code error',
-                message: `the sandbox stopped: ${error.message}`.slice(0, 300),
-                dead: true,
-              });
-            };
-            const onExit = () => {
-              cleanup();
-              resolve({
-                id,
-                ok: false,
-                type: 'Code error',
-                message: 'the sandbox stopped (it ran out of memory or crashed)',
-                dead: true,
-              });
-            };
-            const cleanup = () => {
-              clearTimeout(timer);
-              slot.worker.off('message', onMessage);
-              slot.worker.off('error', onError);
-              slot.worker.off('exit', onExit);
-            };
-            slot.worker.on('message', onMessage);
-            slot.worker.on('error', onError);
-            slot.worker.on('exit', onExit);
-            slot.worker.postMessage(request);
-          },
-        );
+        // The first step of a new worker also loads QuickJS: a second of margin.
+        const reply = await callWorker<JsReply>(slot.worker, request, limits.timeoutMs + 1000);
         if ('dead' in reply) slot = slots.replace(slot);
         if (!reply.ok) return { ok: false, type: reply.type, message: reply.message };
         return { ok: true, output: JSON.parse(reply.output) as unknown };

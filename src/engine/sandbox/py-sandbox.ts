@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { PyBoot, PyReply, PyRequest, PyWorkerData } from './py-worker.ts';
-import { createWorkerSlots, type WorkerSlot } from './worker-slots.ts';
+import { callWorker, createWorkerSlots, type DeadReply, type WorkerSlot } from './worker-slots.ts';
 
 export interface PyLimits {
   timeoutMs: number;
@@ -134,7 +134,7 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
     return slot;
   }
 
-  async function runOn(slot: Slot, request: PyRequest, timeoutMs: number): Promise<PyReply & { dead?: true }> {
+  async function runOn(slot: Slot, request: PyRequest, timeoutMs: number): Promise<PyReply | DeadReply> {
     const ready = await slot.ready;
     if ('failed' in ready)
       return {
@@ -144,56 +144,9 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
         message: `the Python sandbox could not start: ${ready.failed}`.slice(0, 500),
         dead: true,
       };
-    return new Promise((resolve) => {
-      const soft = setTimeout(() => {
-        Atomics.store(ready.interrupt, 0, 2);
-      }, timeoutMs);
-      const hard = setTimeout(() => {
-        cleanup();
-        resolve({
-          id: request.id,
-          ok: false,
-          type: 'Timeout',
-          message: 'the code ran longer than its time limit',
-          dead: true,
-        });
-      }, timeoutMs + GRACE_MS);
-      const onMessage = (message: PyReply) => {
-        if (message.id !== request.id) return;
-        cleanup();
-        resolve(message);
-      };
-      const onError = (error: Error) => {
-        cleanup();
-        resolve({
-          id: request.id,
-          ok: false,
-          type: 'Code error',
-          message: `the sandbox stopped: ${error.message}`.slice(0, 300),
-          dead: true,
-        });
-      };
-      const onExit = () => {
-        cleanup();
-        resolve({
-          id: request.id,
-          ok: false,
-          type: 'Code error',
-          message: 'the sandbox stopped (it ran out of memory or crashed)',
-          dead: true,
-        });
-      };
-      const cleanup = () => {
-        clearTimeout(soft);
-        clearTimeout(hard);
-        slot.worker.off('message', onMessage);
-        slot.worker.off('error', onError);
-        slot.worker.off('exit', onExit);
-      };
-      slot.worker.on('message', onMessage);
-      slot.worker.on('error', onError);
-      slot.worker.on('exit', onExit);
-      slot.worker.postMessage(request);
+    return callWorker<PyReply>(slot.worker, request, timeoutMs + GRACE_MS, {
+      afterMs: timeoutMs,
+      signal: () => Atomics.store(ready.interrupt, 0, 2),
     });
   }
 

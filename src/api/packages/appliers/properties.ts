@@ -2,7 +2,13 @@
 import { upsertProperties } from '../../properties/properties.store.ts';
 import { type ImportRun } from './run.ts';
 
-// Properties.
+// Properties. A package carries each property's name and a value for a target that has none; a
+// property the target already holds keeps its value there (each environment keeps its settings).
+// The vendor's own zips carry null values: the property is created empty.
+function valueOf(value: unknown): string {
+  return value === null || value === undefined ? '' : String(value);
+}
+
 export async function applyProperties(run: ImportRun): Promise<void> {
   const { trx, pkg, options, env, projectId, now, fail, byType, name } = run;
   if (options.restricted)
@@ -13,15 +19,16 @@ export async function applyProperties(run: ImportRun): Promise<void> {
       );
   const envProperties = options.restricted
     ? []
-    : byType('account_property').map((e) => [name(e), String(e.body.value)] as const);
+    : byType('account_property').map((e) => [name(e), valueOf(e.body.value)] as const);
   if (envProperties.length > 0)
     await upsertProperties(
       trx,
       { workspaceId: pkg.workspace_id, environmentId: env, projectId: null },
       envProperties,
       now,
+      'keep',
     );
-  const projectProperties = byType('project_property').map((e) => [name(e), String(e.body.value)] as const);
+  const projectProperties = byType('project_property').map((e) => [name(e), valueOf(e.body.value)] as const);
   if (projectProperties.length > 0) {
     if (projectId === null)
       fail(byType('project_property')[0]!.path, 'project properties need a target folder inside a project');
@@ -31,6 +38,7 @@ export async function applyProperties(run: ImportRun): Promise<void> {
         { workspaceId: pkg.workspace_id, environmentId: env, projectId },
         projectProperties,
         now,
+        'keep',
       );
   }
 }

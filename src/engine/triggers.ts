@@ -1,0 +1,191 @@
+// Trigger arming: which running recipes have their trigger armed on this node (a schedule, a poll,
+// a topic subscription, a data table; webhooks need nothing), armed when a recipe starts here or
+// on another node sharing the database, disarmed when it stops or is deleted, re-read when
+// notifications may have been missed.
+import { randomUUID } from 'node:crypto';
+import type { ServiceContext } from '../context.ts';
+import type { RecipeRow } from '../db/types.ts';
+import { findRecipeById, listRunningRecipeIds } from '../api/recipes/recipes.store.ts';
+import { batchSizeOf, type TopicSubscriptions } from './connectors/workato_pub_sub.ts';
+import type { DataTableTriggers } from './data-table-triggers.ts';
+import type { EngineEventBus } from './events.ts';
+import type { Polls } from './polls.ts';
+import type { JobQueue, Lifecycle } from './queue.ts';
+import type { RecipeCache } from './recipe-cache.ts';
+import type { PySandbox } from './sandbox/py-sandbox.ts';
+import type { Schedules } from './schedules.ts';
+import type { EngineSettings } from './settings.ts';
+import { evaluateTriggerInput } from './validate.ts';
+
+export interface TriggerDeps {
+  ctx: ServiceContext;
+  settings: EngineSettings;
+  events: EngineEventBus;
+  cache: RecipeCache;
+  queue: JobQueue;
+  lifecycle: Lifecycle;
+  schedules: Schedules;
+  polls: Polls;
+  subscriptions: TopicSubscriptions;
+  dataTables: DataTableTriggers;
+  /** Warmed when a recipe with a Python step is armed: its interpreter takes a second or more to load. */
+  python: Pick<PySandbox, 'warm'>;
+}
+
+/** Whether a recipe has a Python step (its interpreter is then loaded ahead of the first job). */
+function usesPython(row: RecipeRow): boolean {
+  return /"provider"\s*:\s*"py_eval"/.test(row.code);
+}
+
+export class TriggerArming {
+  readonly #deps: TriggerDeps;
+  /** Recipes whose trigger this node has armed (or has nothing to arm for: webhooks). */
+  readonly #armed = new Set<number>();
+  /** This node's mark on the running_changed notices it sends (its own are not applied twice). */
+  readonly #origin = randomUUID();
+  readonly #unsubscribe: (() => void)[] = [];
+  #resyncing: Promise<void> | undefined;
+  #resyncAgain = false;
+
+  constructor(deps: TriggerDeps) {
+    this.#deps = deps;
+    const { ctx, cache, queue, dataTables, lifecycle } = deps;
+    // Deleted recipes (alone or with their folder or project) leave the cache and the backlog counts.
+    this.#unsubscribe.push(
+      ctx.notifier.subscribe('recipes.deleted', ({ recipeIds }) => {
+        for (const recipeId of recipeIds) {
+          cache.forget(recipeId);
+          queue.backlog.forget(recipeId);
+          dataTables.disarm(recipeId);
+        }
+      }),
+    );
+    // Other nodes sharing the database start and stop recipes too: arm or disarm their triggers here.
+    this.#unsubscribe.push(
+      ctx.notifier.subscribe('recipe.running_changed', ({ recipeId, running, origin }) => {
+        if (origin === this.#origin || lifecycle.closing) return;
+        cache.forget(recipeId);
+        if (!running) {
+          this.disarm(recipeId);
+          return;
+        }
+        void findRecipeById(ctx.db, recipeId)
+          .then((row) => (row?.running === 1 && !lifecycle.closing ? this.arm(row) : undefined))
+          .catch((error: unknown) =>
+            ctx.log.error(
+              { err: error, recipe_id: recipeId },
+              'could not arm the trigger of a recipe started on another node',
+            ),
+          );
+      }),
+    );
+    // Starts and stops may have been missed: arm what runs and is not armed, disarm what stopped.
+    this.#unsubscribe.push(ctx.notifier.subscribe('everything.changed', () => this.#resyncSoon()));
+  }
+
+  /** Arm the triggers of every running recipe (at start). */
+  async resumeRunning(): Promise<void> {
+    const { ctx } = this.#deps;
+    for (const id of await listRunningRecipeIds(ctx.db)) {
+      const row = await findRecipeById(ctx.db, id);
+      if (row)
+        await this.arm(row).catch((error: unknown) =>
+          ctx.log.error({ err: error, recipe_id: id }, 'could not resume the trigger of a running recipe'),
+        );
+    }
+  }
+
+  /** A recipe was started here: arm its trigger and tell the other nodes. */
+  async started(recipeId: number): Promise<void> {
+    const { ctx, cache, events, queue } = this.#deps;
+    cache.forget(recipeId);
+    const row = await findRecipeById(ctx.db, recipeId);
+    if (!row) return;
+    await this.arm(row);
+    ctx.notifier.publish('recipe.running_changed', { recipeId, running: true, origin: this.#origin });
+    events.emit('recipe.started', { recipeId });
+    queue.kick();
+  }
+
+  /** A recipe was stopped here: disarm its trigger and tell the other nodes. */
+  stopped(recipeId: number): void {
+    const { ctx, cache, events } = this.#deps;
+    cache.forget(recipeId);
+    this.disarm(recipeId);
+    ctx.notifier.publish('recipe.running_changed', { recipeId, running: false, origin: this.#origin });
+    events.emit('recipe.stopped', { recipeId });
+  }
+
+  /** Stop listening for starts, stops and deletions (at close). */
+  close(): void {
+    for (const off of this.#unsubscribe.splice(0)) off();
+  }
+
+  disarm(recipeId: number): void {
+    const { schedules, subscriptions, polls, dataTables } = this.#deps;
+    this.#armed.delete(recipeId);
+    subscriptions.disarm(recipeId);
+    polls.disarm(recipeId);
+    dataTables.disarm(recipeId);
+    schedules.disarm(recipeId);
+    schedules.armTimer();
+  }
+
+  /** Arm the trigger of a running recipe: its schedule, poll, data table or topic subscription (webhooks need nothing). */
+  async arm(row: RecipeRow): Promise<void> {
+    const { settings, cache, schedules, subscriptions, polls, dataTables, python } = this.#deps;
+    schedules.disarm(row.id);
+    subscriptions.disarm(row.id);
+    polls.disarm(row.id);
+    dataTables.disarm(row.id);
+    if (usesPython(row)) python.warm();
+    this.#armed.add(row.id);
+    await cache.prepare(row);
+    const { recipe } = cache.compiledFor(row);
+    if (recipe && recipe.trigger.trigger?.kind === 'poll')
+      return polls.arm(row, evaluateTriggerInput(settings, recipe.trigger));
+    if (recipe && recipe.trigger.trigger?.kind === 'data_table') {
+      await dataTables.arm(row, recipe.trigger.name ?? '', evaluateTriggerInput(settings, recipe.trigger));
+      return;
+    }
+    if (recipe && recipe.trigger.trigger?.kind === 'topic') {
+      const input = evaluateTriggerInput(settings, recipe.trigger);
+      const size = recipe.trigger.name === 'batch_subscribe_to_topic' ? batchSizeOf(input) : null;
+      return subscriptions.arm(row, input, typeof size === 'number' ? size : null);
+    }
+    if (!recipe || recipe.trigger.trigger?.kind !== 'schedule') return;
+    schedules.arm(row, evaluateTriggerInput(settings, recipe.trigger));
+  }
+
+  /** Re-read the running recipes once no re-read is under way (one more if asked meanwhile). */
+  #resyncSoon(): void {
+    const { ctx, lifecycle } = this.#deps;
+    if (!lifecycle.started || lifecycle.closing) return;
+    if (this.#resyncing) {
+      this.#resyncAgain = true;
+      return;
+    }
+    this.#resyncing = (async () => {
+      do {
+        this.#resyncAgain = false;
+        await this.#resync().catch((error: unknown) =>
+          ctx.log.warn({ err: error }, 'could not re-read the running recipes'),
+        );
+      } while (this.#resyncAgain && !lifecycle.closing);
+    })().finally(() => {
+      this.#resyncing = undefined;
+    });
+  }
+
+  async #resync(): Promise<void> {
+    const { ctx, lifecycle, queue } = this.#deps;
+    const running = new Set(await listRunningRecipeIds(ctx.db));
+    for (const id of this.#armed) if (!running.has(id)) this.disarm(id);
+    for (const id of running) {
+      if (this.#armed.has(id) || lifecycle.closing) continue;
+      const row = await findRecipeById(ctx.db, id);
+      if (row?.running === 1) await this.arm(row);
+    }
+    queue.kick();
+  }
+}
