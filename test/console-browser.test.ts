@@ -114,6 +114,27 @@ describe('the web console in a browser', () => {
       assert.deepEqual(statuses, [403, 403]);
       const recipe = await site.t.call('GET', `/api/recipes/${site.recipe.id}`);
       assert.equal(recipe.body.running, true, 'still running');
+      // At a phone's width, table headings and cells break between words, never inside one.
+      await page.goto(`${site.base}/console/recipes`);
+      const broken = await page.evaluate(`(() => {
+        const out = [];
+        for (const cell of document.querySelectorAll('main th, main td')) {
+          const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const text = node.textContent;
+            for (const match of text.matchAll(/\\S+/g)) {
+              if (match[0].length > 24) continue; // an id or a URL may break
+              const range = document.createRange();
+              range.setStart(node, match.index);
+              range.setEnd(node, match.index + match[0].length);
+              const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+              if (lines.size > 1) out.push(match[0]);
+            }
+          }
+        }
+        return out;
+      })()`);
+      assert.deepEqual(broken, [], 'words broken across lines');
       await page.goto(`${site.base}/console/lookup-tables/${site.tableId}`);
       assert.equal(await page.getByRole('button', { name: /Delete/ }).count(), 0);
       assert.equal(await page.getByRole('heading', { name: 'Add a row' }).count(), 0);

@@ -63,6 +63,17 @@ describe('GET /console/recipes and jobs', () => {
     admin = await signIn(t.adminToken);
   });
 
+  test('the application filter finds recipes by the words a person types, not only internal ids', async () => {
+    for (const typed of ['webhooks', 'Webhooks', 'workato_webhooks', 'logger']) {
+      const res = await get(`/console/recipes?application=${encodeURIComponent(typed)}`, admin.cookie);
+      assert.equal(res.statusCode, 200);
+      assert.match(res.body, /Greeter &lt;script&gt;/, typed);
+    }
+    const none = await get('/console/recipes?application=salesforce', admin.cookie);
+    assert.equal(none.statusCode, 200);
+    assert.ok(!none.body.includes('Greeter &lt;script&gt;'));
+  });
+
   test('the list finds recipes by name, escaped', async () => {
     const res = await get('/console/recipes?q=greeter&running=true', admin.cookie);
     assert.equal(res.statusCode, 200);

@@ -54,6 +54,8 @@ export type Caller = Pick<AuthContext, 'workspaceId' | 'environmentId' | 'allFol
 export interface ListQuery {
   adapter_names_all?: string;
   adapter_names_any?: string;
+  /** Part of an application's name, as a person types it ("webhooks", "lookup table"): the console's filter. */
+  application_contains?: string;
   folder_id?: string | number;
   order?: string;
   running?: string | boolean;
@@ -130,6 +132,12 @@ export async function listRecipes(ctx: ServiceContext, caller: Caller, query: Li
   if (all) filters.adapterNamesAll = all;
   const any = adapterList(query.adapter_names_any, 'adapter_names_any');
   if (any) filters.adapterNamesAny = any;
+  const part = (query.application_contains ?? '')
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_')
+    .slice(0, 100);
+  if (part !== '') filters.applicationContains = part;
   const excludeCode = flag(query.exclude_code, 'exclude_code') ?? false;
   if (!caller.allFolders)
     filters.folderIds = await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds);

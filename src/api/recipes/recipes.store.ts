@@ -345,6 +345,8 @@ export interface RecipeListFilters {
   updatedAfter?: string;
   adapterNamesAll?: string[];
   adapterNamesAny?: string[];
+  /** Lower case; matched inside the application names. */
+  applicationContains?: string;
   /** Part of the name, in any case (the console's search). */
   nameContains?: string;
   order: 'default' | 'activity';
@@ -383,6 +385,12 @@ export async function listRecipes(
           eb('r.action_applications', 'like', `%${JSON.stringify(name)}%`),
         ]),
       ),
+    );
+  }
+  if (filters.applicationContains !== undefined) {
+    const pattern = `%${filters.applicationContains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    q = q.where(
+      sql<boolean>`(lower(coalesce(r.trigger_application, '')) like ${pattern} escape '\\' or lower(r.action_applications) like ${pattern} escape '\\')`,
     );
   }
   if (filters.nameContains !== undefined && filters.nameContains !== '') {

@@ -41,7 +41,7 @@ export function recipeListPage(frame: PageFrame, data: RecipeListData): string {
   <label>Name <input type="search" name="q" value="${f.q ?? ''}" maxlength="255"></label>
   <label>Folder <select name="folder_id"><option value="">Any</option>${data.folders.map((folder) => html`<option value="${folder.id}"${folder.id === f.folder_id ? html` selected` : ''}>${folder.name}</option>`)}</select></label>
   <label>State <select name="running"><option value="">Any</option><option value="true"${f.running === 'true' ? html` selected` : ''}>Running</option><option value="false"${f.running === 'false' ? html` selected` : ''}>Stopped</option></select></label>
-  <label>Application <input type="text" name="application" value="${f.application ?? ''}" maxlength="100" placeholder="e.g. http"></label>
+  <label>Application <input type="text" name="application" value="${f.application ?? ''}" maxlength="100" placeholder="e.g. webhooks"></label>
   <button type="submit">Filter</button>
 </form>
 ${
