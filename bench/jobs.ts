@@ -13,7 +13,7 @@ import autocannon from 'autocannon';
 import { cpuMicros, load, loadOptions, row, startChild } from './lib.ts';
 import { queryRows, recordFigure } from './database.ts';
 import { startSwitchboard } from './platform.ts';
-import { installedPythonSnapshotFile } from '../src/engine/sandbox/py-sandbox.ts';
+import { createPySandbox, installedPythonSnapshotFile } from '../src/engine/sandbox/py-sandbox.ts';
 
 const pill = (...p: string[]) =>
   `_dp('${JSON.stringify({ pill_type: 'output', provider: 'workato_webhooks', line: 'hook', path: ['payload', ...p] })}')`;
@@ -482,9 +482,48 @@ jobs with a ${title} step (webhook, ${title}, logger), ${options.connections} ke
   }
 }
 
+/**
+ * `--py`, after the jobs: the Python sandbox alone (the engine's pool of two workers and a spare),
+ * steps one after the other, step i of recipe i % n. With one recipe every step runs on its loaded
+ * worker; with two, each has a worker of its own; with four taking turns, the recipes share three
+ * workers, so each step waits for a worker loaded afresh (a worker runs one recipe's steps only):
+ * 40 steps there, 400 otherwise.
+ */
+async function pythonTenants(): Promise<void> {
+  const code =
+    "import json\ndef main(input):\n    return {'total': sum(i['price'] * i['qty'] for i in input['items'])}";
+  const input = { items: Array.from({ length: 10 }, (_, i) => ({ price: i + 0.5, qty: 2 })) };
+  const limits = { timeoutMs: 30_000, memoryBytes: 128 * 1024 * 1024 };
+  console.log('\nthe Python sandbox alone: steps in a row, of 1, 2 and 4 recipes taking turns');
+  for (const recipes of [1, 2, 4]) {
+    const sandbox = createPySandbox({ workers: 2, snapshotFiles: [installedPythonSnapshotFile()] });
+    try {
+      // Every recipe's first step (a worker loaded for it) is left out of the figures below.
+      for (let r = 0; r < Math.min(recipes, 3); r += 1) await sandbox.run(code, input, limits, `bench/${r}`);
+      const took: number[] = [];
+      const steps = recipes > 3 ? 40 : 400;
+      const started = performance.now();
+      for (let i = 0; i < steps; i += 1) {
+        const t0 = performance.now();
+        const result = await sandbox.run(code, input, limits, `bench/${i % recipes}`);
+        if (!result.ok) throw new Error(`a step failed: ${result.message}`);
+        took.push(performance.now() - t0);
+      }
+      const seconds = (performance.now() - started) / 1000;
+      took.sort((a, b) => a - b);
+      console.log(
+        `${String(recipes).padStart(2)} recipe(s), ${steps} steps: step p50 ${percentile(took, 50).toFixed(2)} ms, p99 ${percentile(took, 99).toFixed(1)} ms, ${(steps / seconds).toFixed(1)} steps/s`,
+      );
+    } finally {
+      await sandbox.close();
+    }
+  }
+}
+
 export async function main(args: string[]): Promise<void> {
   const overloaded = args.includes('--overload');
   const lang: Lang | null = args.includes('--js') ? 'js' : args.includes('--py') ? 'py' : null;
   const options = loadOptions(args.filter((a) => a !== '--overload' && a !== '--js' && a !== '--py'));
   await (overloaded ? overload(options) : lang ? codeSteps(lang, options) : run(options));
+  if (lang === 'py') await pythonTenants();
 }

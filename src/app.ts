@@ -27,6 +27,8 @@ import { registerDurableReplies } from './http/durable-replies.ts';
 import { STORAGE_FAILURE_TEXT } from './db/storage-health.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
 import { validatorCompiler } from './http/validation.ts';
+import { AppError } from './errors.ts';
+import { jsonShape } from './json-shape.ts';
 import { createLogger } from './logger.ts';
 import { createSmtpMailer, type Mailer } from './mail/mailer.ts';
 import { type Clock } from './time.ts';
@@ -95,6 +97,8 @@ const PACKAGE_MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 
 /** Failed client authentications per minute before 429: per client id, and per source address. */
 const TOKEN_FAILURE_LIMITS = { id: 10, ip: 100 };
+/** Wrong tokens at the console's sign-in, per source address and minute (a person mistypes a few). */
+const CONSOLE_SIGN_IN_FAILURE_LIMITS = { ip: 20 };
 
 /** What a route group may need besides the service context (the recipes area starts and stops recipes). */
 interface RouteRuntime {
@@ -182,7 +186,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       logger.error({ err: error }, 'the recipe engine could not start');
     }
   });
-  app.addHook('onClose', async () => engine.close(config.shutdownTimeoutMs));
+  // Closing starts (preClose) when the server is asked to stop: from then, in-flight requests and
+  // running jobs share SHUTDOWN_TIMEOUT_MS (the engine's close hook is added last, below).
+  let closeDeadline: number | undefined;
+  app.addHook('preClose', async () => {
+    closeDeadline = Date.now() + config.shutdownTimeoutMs;
+  });
   // Job retention: finished jobs older than JOB_RETENTION_HOURS are deleted in the background.
   const jobRetention = createJobRetentionSweeper(ctx, {
     intervalMs: config.jobsSweepIntervalMs,
@@ -278,7 +287,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(oauthCallbackRoutes({ ctx }));
   // The web console: HTML pages at /console/, its own form parser, headers and error pages.
   await app.register(
-    consoleRoutes({ ctx, engine, eventStreams, packages, tests, csrfKey: deps.secretBox.deriveKey('console-csrf') }),
+    consoleRoutes({
+      ctx,
+      engine,
+      eventStreams,
+      packages,
+      tests,
+      csrfKey: deps.secretBox.deriveKey('console-csrf'),
+      signInLimiter: createFailureLimiter(ctx.clock, { limits: CONSOLE_SIGN_IN_FAILURE_LIMITS, windowSeconds: 60 }),
+    }),
   );
   await app.register(
     gatewayRoutes({
@@ -297,8 +314,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       engine,
     }),
   );
+  // Added last, so it runs first of the close hooks (they run last-in first-out), right after the
+  // server stopped taking requests: running jobs finish and are recorded (and may still publish,
+  // write lookup tables...) before anything they use closes. The caller closes the database after.
+  app.addHook('onClose', async () =>
+    engine.close(Math.max(0, (closeDeadline ?? Date.now() + config.shutdownTimeoutMs) - Date.now())),
+  );
   return app;
 }
+
+/**
+ * Deepest nesting of a management API body. Every later walk over a body (JSON.stringify among
+ * them) recurses, so a body nested thousands of levels deep would overflow the stack there; 128
+ * leaves room for a recipe event (MAX_EVENT_DEPTH) inside a request's own fields.
+ */
+export const MAX_BODY_DEPTH = 128;
+/**
+ * Most objects and arrays in a management API body: each costs tens of bytes once parsed, so a
+ * 32 MiB recipe body of `{},{},…` would otherwise take the server's heap past a gigabyte.
+ */
+export const MAX_BODY_CONTAINERS = 1_000_000;
 
 /**
  * JSON bodies only (other types answer 415). An empty body counts as no body: clients send
@@ -310,6 +345,10 @@ function registerJsonParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    const shape = jsonShape(text);
+    if (shape.depth > MAX_BODY_DEPTH) return done(new AppError('body_too_deep', { params: { max: MAX_BODY_DEPTH } }));
+    if (shape.containers > MAX_BODY_CONTAINERS)
+      return done(new AppError('body_too_complex', { params: { max: MAX_BODY_CONTAINERS } }));
     return parseJson(request, text, done);
   });
 }

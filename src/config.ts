@@ -32,6 +32,8 @@ export interface Config {
   readonly sqliteSynchronous: SqliteSynchronous;
   readonly shutdownTimeoutMs: number;
   readonly gatewayTimeoutMs: number;
+  /** Longest a caller's JWT may still be valid (its exp) from now and from its iat, in seconds. */
+  readonly callerJwtMaxLifetimeSeconds: number;
   readonly gatewayMaxBodyBytes: number;
   readonly gatewayMaxResponseBytes: number;
   readonly eventStreamsSweepIntervalMs: number;
@@ -58,6 +60,10 @@ export interface Config {
   readonly fileMaxBytes: number;
   readonly jobBacklogPerRecipe: number;
   readonly jobBacklogPerWorkspace: number;
+  /** Steps one job may run before it fails (JOB_MAX_STEPS). */
+  readonly jobMaxSteps: number;
+  /** Bytes of step outcomes a job keeps to resume after a workflow task (JOB_MAX_REPLAY_BYTES). */
+  readonly jobMaxReplayBytes: number;
   /** How often polling triggers (rest/new_poll_event) poll, in seconds. */
   readonly triggerPollSeconds: number;
   /** Several nodes on PostgreSQL: how long a node's claim on a job or a package lasts without being renewed. */
@@ -115,12 +121,15 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'GATEWAY_MAX_BODY_BYTES',
   'GATEWAY_MAX_RESPONSE_BYTES',
   'GATEWAY_TIMEOUT_MS',
+  'CALLER_JWT_MAX_LIFETIME_SECONDS',
   'LOOKUP_TABLE_MAX_ROWS',
   'DATA_TABLE_MAX_RECORDS',
   'FILE_MAX_BYTES',
   'SMTP_URL',
   'SMTP_FROM',
   'JOB_BACKLOG_PER_RECIPE',
+  'JOB_MAX_STEPS',
+  'JOB_MAX_REPLAY_BYTES',
   'JOB_BACKLOG_PER_WORKSPACE',
   'TRIGGER_POLL_SECONDS',
   'JOB_RETENTION_HOURS',
@@ -240,6 +249,9 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: intSetting(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     // How long the gateway waits for an upstream (proxy) answer before 504 (vendor: 30 s).
     gatewayTimeoutMs: intSetting(env, 'GATEWAY_TIMEOUT_MS', 30_000, 100, 240_000),
+    // A caller's JWT (published APIs, event streams) must carry `exp` (RFC 7523 §3) no further than
+    // this from now, nor from its `iat`: a leaked identity-provider token stops working within it.
+    callerJwtMaxLifetimeSeconds: intSetting(env, 'CALLER_JWT_MAX_LIFETIME_SECONDS', 86_400, 60, 366 * 86_400),
     // Largest request body a published API accepts (vendor: 5 MB).
     gatewayMaxBodyBytes: intSetting(env, 'GATEWAY_MAX_BODY_BYTES', 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     // Largest response the gateway relays; larger: 502 (vendor: 100 KB).
@@ -289,6 +301,11 @@ export function loadConfig(env: Env = process.env): Config {
     // the recipe answer 429. Well under the vendor's queue size of 10,000: the wait of an accepted
     // event is this backlog over the recipe's throughput, and should stay under a second.
     jobBacklogPerRecipe: intSetting(env, 'JOB_BACKLOG_PER_RECIPE', 500, 1, 10_000_000),
+    // Steps one job may run (every step started, every pass of a repeat or a foreach): a loop
+    // that never ends fails its job instead of running for ever.
+    jobMaxSteps: intSetting(env, 'JOB_MAX_STEPS', 1_000_000, 100, 1_000_000_000),
+    // Bytes of step outcomes a job of a recipe with workflow tasks keeps in memory to resume from.
+    jobMaxReplayBytes: intSetting(env, 'JOB_MAX_REPLAY_BYTES', 16 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     // Pending jobs the recipes of one workspace may hold together (the vendor's queue size).
     jobBacklogPerWorkspace: intSetting(env, 'JOB_BACKLOG_PER_WORKSPACE', 10_000, 1, 100_000_000),
     // Polling triggers poll every 5 minutes, the vendor's default (contract 20 §11).

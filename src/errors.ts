@@ -12,6 +12,8 @@ export const ERROR_CATALOG = {
   url_invalid: { status: 400, message: 'Bad request: the URL is not valid' },
   path_segment_too_long: { status: 400, message: 'Bad request: a path segment is too long' },
   malformed_json: { status: 400, message: 'Malformed JSON in request body' },
+  body_too_deep: { status: 400, message: 'The JSON body nests objects and arrays more than {max} levels deep' },
+  body_too_complex: { status: 400, message: 'The JSON body holds more than {max} objects and arrays' },
   content_length_mismatch: { status: 400, message: 'Request body size did not match Content-Length' },
   payload_too_large: { status: 413, message: 'Request body is too large' },
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type: {content_type}; send application/json' },
@@ -253,6 +255,10 @@ export const ERROR_CATALOG = {
     message: 'That token is not a developer API token of this server, or it was revoked',
   },
   console_session_ended: { status: 401, message: 'Your console session has ended: sign in again' },
+  console_sign_in_throttled: {
+    status: 429,
+    message: 'Too many wrong tokens from this address: try again in {seconds} seconds',
+  },
   console_form_media_type: { status: 415, message: 'Console forms are sent as application/x-www-form-urlencoded' },
   console_csrf_invalid: {
     status: 403,
@@ -267,6 +273,20 @@ export type ErrorCode = keyof typeof ERROR_CATALOG;
 
 /** Field name -> list of problems, the shape Workato clients parse. */
 export type FieldErrors = Record<string, string[]>;
+
+/**
+ * Add a problem to a field. Field names may come from the caller (a query parameter, a key of a
+ * payload): only the object's own entries count, so `constructor` or `__proto__` is a field like
+ * any other, never something inherited.
+ */
+export function addFieldError(errors: FieldErrors, field: string, problem: string): void {
+  const list = Object.hasOwn(errors, field) ? errors[field] : undefined;
+  if (list === undefined) {
+    Object.defineProperty(errors, field, { value: [problem], enumerable: true, writable: true, configurable: true });
+    return;
+  }
+  if (!list.includes(problem)) list.push(problem);
+}
 
 /** The names of the `{placeholders}` in a catalog text. */
 export type Placeholders<Text extends string> = Text extends `${string}{${infer Name}}${infer Rest}`

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../test/helpers.ts';
 import { withLease } from './leases.ts';
-import { releaseLease, takeLease } from './leases.store.ts';
+import { forgetTurn, releaseLease, takeLease, takeTurn } from './leases.store.ts';
 import { manualClock } from './time.ts';
 import { onPostgres } from '../test/test-database.ts';
 
@@ -47,5 +47,22 @@ describe('leases', () => {
     assert.deepEqual(inner, onPostgres ? undefined : { done: 'ran twice' });
     // Released at the end: the other node may take it now.
     assert.deepEqual(await withLease(other, 'test_run:x', async () => 'then b'), { done: 'then b' });
+  });
+
+  test('turns: one node at a time until the turn ends, whoever took the last; forgotten, free at once', async () => {
+    const db = t.ctx.db;
+    const turn = (node: string, now: string, until: string) => takeTurn(db, 'poll:1', node, at(now), at(until));
+    assert.deepEqual(await turn('node-a', '00', '10'), { taken: true, endsAt: at('10') });
+    if (!onPostgres) {
+      // One process owns the database: every turn is its own.
+      assert.deepEqual(await turn('node-a', '05', '15'), { taken: true, endsAt: at('15') });
+      return;
+    }
+    assert.deepEqual(await turn('node-b', '05', '15'), { taken: false, endsAt: at('10') }, "a's turn runs");
+    assert.deepEqual(await turn('node-a', '09', '19'), { taken: false, endsAt: at('10') }, 'a waits for it too');
+    const together = await Promise.all([turn('node-a', '10', '20'), turn('node-b', '10', '20')]);
+    assert.deepEqual(together.map((r) => r.taken).sort(), [false, true], 'one of two at the same time');
+    await forgetTurn(db, 'poll:1');
+    assert.deepEqual(await turn('node-c', '11', '21'), { taken: true, endsAt: at('21') }, 'free once forgotten');
   });
 });

@@ -1,8 +1,10 @@
 // Claims on background work by name (`package:12`, `test_run:...`) when several nodes share one
 // PostgreSQL database: the node that takes a lease does the work and renews the lease while it
 // works; a node that dies stops renewing, and another node takes the work up once the lease has
-// run out. On SQLite one process owns the database: every lease is granted without a write (and a
-// restarted process takes its own work up at once, as before).
+// run out. Turns (`poll:7`) are the same rows for periodic work: one node takes the turn until the
+// next is due, and the others leave it to that node. On SQLite one process owns the database:
+// every lease and turn is granted without a write (and a restarted process takes its own work up
+// at once, as before).
 import type { Db } from './db/types.ts';
 import { isSharedByNodes } from './db/dialect.ts';
 import type { Clock } from './time.ts';

@@ -1,8 +1,13 @@
 // A piece of background work run every `intervalMs` (the retention sweeps): one run at a time,
 // the next one `intervalMs` after the last ended, a failure logged and retried at the next tick.
 // stop() cancels the timer and waits for a run in progress, which checks `closing()` between
-// its statements so that it ends before the database closes.
+// its statements so that it ends before the database closes. With several nodes on one
+// database, each timed run is a turn (src/leases.ts, `sweep:<name>`): one node sweeps per
+// interval, the others skip theirs, rather than every node deleting the same rows at once.
 import type { Logger } from 'pino';
+import type { Db } from './db/types.ts';
+import { takeTurn } from './leases.store.ts';
+import { toStored } from './time.ts';
 
 export interface PeriodicSweep {
   start(): void;
@@ -17,18 +22,36 @@ export function createPeriodicSweep(options: {
   intervalMs: number;
   log: Pick<Logger, 'debug' | 'error'>;
   run: (closing: () => boolean) => Promise<number>;
+  /** Where the turns are kept, and this node: one node of those sharing `db` sweeps per interval. */
+  turns: { db: Db; nodeId: string };
 }): PeriodicSweep {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<number> | null = null;
   let stopped = true;
   let closing = false;
   const sweepOnce = () => options.run(() => closing);
+  const { db, nodeId } = options.turns;
+  /**
+   * A timed run: this node's turn, or nothing (another node sweeps this interval). Turns are
+   * counted in the time the timers keep (the machine's), whatever clock the sweep itself reads.
+   */
+  const timedRun = async (): Promise<number> => {
+    const now = Date.now();
+    const turn = await takeTurn(
+      db,
+      `sweep:${options.name}`,
+      nodeId,
+      toStored(new Date(now)),
+      toStored(new Date(now + options.intervalMs)),
+    );
+    return turn.taken ? sweepOnce() : 0;
+  };
 
   function next(): void {
     if (stopped) return;
     timer = setTimeout(() => {
       timer = null;
-      running = sweepOnce();
+      running = timedRun();
       running
         .then((n) => {
           if (n > 0) options.log.debug({ deleted: n }, options.name);

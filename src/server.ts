@@ -1,6 +1,7 @@
 // The running server: loadConfig -> createDb -> migrate -> first start -> buildApp -> listen (PORT,
 // and EVENT_STREAMS_PORT when set), and a graceful shutdown on SIGTERM/SIGINT (stop accepting on
-// both, finish in-flight requests, close the database).
+// both, finish in-flight requests and running jobs within SHUTDOWN_TIMEOUT_MS, record the jobs,
+// then close the database).
 import type { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -10,6 +11,7 @@ import { createSecretBox, loadOrCreateSecretKey, type SecretBox } from './crypto
 import { createDb, type DbHandle } from './db/index.ts';
 import { notifierFor } from './db/pg-notifier.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { ADVISORY_LOCKS, whileHoldingLock } from './db/dialect.ts';
 import { createLogger } from './logger.ts';
 import { createEventStreamsListener, type EventStreamsListener } from './http/event-streams-listener.ts';
 import { createServiceContext, outboundPolicyFor } from './context.ts';
@@ -37,15 +39,19 @@ export async function prepare(
     logger.info({ file: secret.file }, 'generated a new secret key for credentials at rest; back it up with the data');
   const database = createDb(config);
   try {
-    const applied = await migrateToLatest(database.db, database.dialect);
-    if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
     const secretBox = createSecretBox(secret.key);
     const ctx = createServiceContext({ db: database.db, config, secretBox, log: logger });
     const secrets = ctx.secrets;
-    const firstStart = await prepareFirstWorkspace(ctx, {
-      adminToken: config.adminToken,
-      ...(workspace ? { workspace } : {}),
-    });
+    // Nodes started together on one PostgreSQL database take turns: the first migrates and makes
+    // the workspace (and the admin client), the others find them made.
+    const { applied, firstStart } = await whileHoldingLock(database.db, ADVISORY_LOCKS.startUp, 0, async () => ({
+      applied: await migrateToLatest(database.db, database.dialect),
+      firstStart: await prepareFirstWorkspace(ctx, {
+        adminToken: config.adminToken,
+        ...(workspace ? { workspace } : {}),
+      }),
+    }));
+    if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
     if (firstStart.created)
       logger.info(
         { workspace_id: firstStart.workspace.id },
@@ -102,21 +108,22 @@ export async function startServer(config: Config, options: { out?: Writable } = 
     if (shutdown.closing) reply.header('connection', 'close');
     done(null, payload);
   });
-  app.addHook('onClose', async () => {
+  // The database (and the notifier's connection) close after the app: once its requests are
+  // answered and its running jobs recorded (buildApp's close hooks), never under them.
+  const closeAll = async () => {
+    await app.close();
     await notifications.close();
     await database.db.destroy();
-  });
-  // Registered after the database's onClose hook, so (onClose hooks run last-in first-out) the app
-  // waits for this listener's requests before it closes the database.
+  };
   const eventStreams =
     config.eventStreamsPort === undefined
       ? undefined
       : createEventStreamsListener(app, { host: config.host, port: config.eventStreamsPort });
-  await listenOrExplain(app, 'PORT', config.port, config.host, () =>
+  await listenOrExplain(closeAll, 'PORT', config.port, config.host, () =>
     app.listen({ port: config.port, host: config.host }),
   );
   if (eventStreams) {
-    const urls = await listenOrExplain(app, 'EVENT_STREAMS_PORT', eventStreams.port, config.host, () =>
+    const urls = await listenOrExplain(closeAll, 'EVENT_STREAMS_PORT', eventStreams.port, config.host, () =>
       eventStreams.listen(),
     );
     for (const url of urls) logger.info(`Event streams listening at ${url}`);
@@ -131,13 +138,13 @@ export async function startServer(config: Config, options: { out?: Writable } = 
   if (firstStart.printableToken) printAdminToken(options.out ?? process.stdout, firstStart.printableToken, config);
   // Rows of lookup tables deleted before a restart, if their purge was cut short.
   startPurge({ db: database.db, log: logger });
-  installShutdown(app, config, logger, shutdown, eventStreams);
+  installShutdown(app, closeAll, config, logger, shutdown, eventStreams);
   return app;
 }
 
 /** Runs a listen; a port that cannot be bound closes the app (and the database) and becomes a ListenError. */
 async function listenOrExplain<T>(
-  app: FastifyInstance,
+  closeAll: () => Promise<void>,
   setting: string,
   port: number,
   host: string,
@@ -155,7 +162,7 @@ async function listenOrExplain<T>(
           : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
             ? `HOST ${host} is not an address of this machine`
             : undefined;
-    await app.close();
+    await closeAll();
     if (reason === undefined) throw error;
     throw new ListenError(`cannot listen (${setting}): ${reason}`);
   }
@@ -163,6 +170,7 @@ async function listenOrExplain<T>(
 
 function installShutdown(
   app: FastifyInstance,
+  closeAll: () => Promise<void>,
   config: Config,
   logger: Logger,
   state: { closing: boolean },
@@ -171,14 +179,14 @@ function installShutdown(
   const shutdown = (signal: string) => {
     if (state.closing) return;
     state.closing = true;
-    logger.info({ signal }, 'shutting down: no new requests, finishing those in flight');
+    logger.info({ signal }, 'shutting down: no new requests or jobs, finishing those in flight');
     const force = setTimeout(() => {
       logger.warn('shutdown timeout reached: closing remaining connections');
       app.server.closeAllConnections();
       eventStreams?.closeAllConnections();
     }, config.shutdownTimeoutMs);
     force.unref();
-    app.close().then(
+    closeAll().then(
       () => {
         logger.info('shutdown complete');
         process.exitCode = 0;

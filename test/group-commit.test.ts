@@ -235,10 +235,11 @@ describe('createGroupCommit', () => {
     assert.deepEqual(results, ['M1', 'm-plain', 'M2', 'M3']);
     assert.deepEqual(calls, [['m1', 'm2', 'm3']]);
     assert.equal(commits() - before, 1);
-    // The merged writes are made together, where the first of them stood in the batch.
+    // The merged writes are made together, after the other writes of the batch (every batch
+    // takes its row locks in that order).
     assert.deepEqual(
       (await notes()).filter((n) => n.startsWith('m')),
-      ['m1', 'm2', 'm3', 'm-plain'],
+      ['m-plain', 'm1', 'm2', 'm3'],
     );
   });
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parsePage } from '../src/http/pagination.ts';
 import { createTestApp, type TestApp } from './helpers.ts';
+import { CONTRACT_EXTRAS, SPEC_OPERATIONS } from './route-catalog.ts';
 
 let t: TestApp;
 before(async () => {
@@ -40,6 +41,23 @@ describe('routing', () => {
     assert.equal(traced.headers['x-request-id'], 'trace-123');
     const hostile = await t.call('GET', '/api/users/me', { headers: { 'x-request-id': 'bad id\twith<script>' } });
     assert.notEqual(hostile.headers['x-request-id'], 'bad id\twith<script>');
+  });
+
+  test('JSON replies carry X-Content-Type-Options: nosniff: API answers, errors, the token endpoint, webhooks, health', async () => {
+    const replies = [
+      await t.call('GET', '/api/users/me'),
+      await t.call('GET', '/api/users/me', { token: null }),
+      await t.call('GET', '/api/recipes/999999'),
+      await t.call('POST', '/api/folders', { raw: '{', headers: { 'content-type': 'application/json' } }),
+      await t.call('POST', '/oauth2/token', { token: null, body: { grant_type: 'client_credentials' } }),
+      await t.call('POST', '/webhooks/rest/nope/event', { token: null, body: {} }),
+      await t.call('GET', '/health', { token: null }),
+      await t.call('GET', '/api/openapi.json', { token: null }),
+    ];
+    for (const res of replies) {
+      assert.match(String(res.headers['content-type']), /^application\/json/, res.text.slice(0, 100));
+      assert.equal(res.headers['x-content-type-options'], 'nosniff', `${res.status} ${res.text.slice(0, 100)}`);
+    }
   });
 
   test('errors from unauthenticated bad requests answer 401 before the body is looked at', async () => {
@@ -85,6 +103,54 @@ describe('server errors', () => {
     assert.equal(body.id, res.headers['x-request-id']);
     assert.ok(!res.body.includes('    at '), 'no stack trace');
     await app.app.close();
+  });
+});
+
+describe('hostile input every endpoint shares', () => {
+  test('GET /api/workflow_tasks?__proto__=1 (or constructor, toString): 400 naming the parameter', async () => {
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+      const res = await t.call('GET', `/api/workflow_tasks?${name}=1`);
+      assert.equal(res.status, 400, `${name}: ${res.text}`);
+      assert.equal(res.body.message, `Validation failed: query parameter ${name} is not a permitted field`);
+      assert.deepEqual(Object.keys(res.body.errors), [name]);
+      assert.deepEqual(res.body.errors[name], ['is not a permitted field']);
+    }
+  });
+
+  test('no GET of the API answers 500 to query parameters named like Object.prototype members', async () => {
+    const gets = [...SPEC_OPERATIONS, ...CONTRACT_EXTRAS]
+      .filter((r) => r.startsWith('GET /api/'))
+      .map((r) => r.slice(4).replace(/:[A-Za-z_]+/g, '1'));
+    assert.ok(gets.length > 30);
+    for (const path of gets) {
+      const res = await t.call('GET', `${path}?__proto__=1&constructor=1&toString=x&__proto__[a]=1`);
+      assert.ok(res.status < 500, `GET ${path}: ${res.status} ${res.text.slice(0, 200)}`);
+      if (res.status >= 400) assert.equal(typeof res.body?.message, 'string', `GET ${path}: the error shape`);
+    }
+  });
+
+  test('a JSON body nested 5,000 levels deep is a 400 saying why, before anything walks it', async () => {
+    const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+    for (const [method, url] of [
+      ['POST', '/api/folders'],
+      ['POST', '/api/lookup_tables'],
+      ['POST', '/api/recipes/1/test_cases'],
+    ] as const) {
+      const res = await t.call(method, url, {
+        raw: `{"name":"x","trigger_output":${deep}}`,
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(res.status, 400, `${method} ${url}: ${res.text}`);
+      assert.deepEqual(res.body, { message: 'The JSON body nests objects and arrays more than 128 levels deep' });
+    }
+    // At the limit the body is read, and answered as usual.
+    const atLimit = '['.repeat(127) + ']'.repeat(127);
+    const res = await t.call('POST', '/api/folders', {
+      raw: `{"name":${atLimit}}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(res.status, 400);
+    assert.match(res.body.message, /^Validation failed: name/);
   });
 });
 

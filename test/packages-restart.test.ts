@@ -1,7 +1,10 @@
-// Packages in progress when the server dies: a real server process gets SIGKILL right after it
-// acknowledged an import (then an export), is started again on the same data directory, and the
-// package ends completed, never stuck in_progress, with its data there exactly once.
+// Packages in progress when the server dies: a real server process gets SIGKILL once it began an
+// import it acknowledged (then an export), and is started again on the same data directory. The
+// package is never stuck in_progress nor run again (it may be what killed the server): it ends
+// failed, saying so, with nothing of it applied; asked for again, it completes, its data there
+// exactly once.
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
 import { test } from 'node:test';
 import { readZip } from '../src/api/packages/zip.ts';
 import { makeZip, tempDir } from './helpers.ts';
@@ -62,6 +65,31 @@ async function statusOnDisk(dataDir: string, id: number): Promise<string> {
   }
 }
 
+/**
+ * SIGKILL once the server has begun the package (its attempt is counted on disk): a package the
+ * server never began is run after the restart, as it should be, since it cannot have stopped it.
+ */
+async function killOnceBegun(
+  server: { child: ChildProcess; exited: Promise<unknown> },
+  dataDir: string,
+  id: number,
+): Promise<void> {
+  const db = await openServerDatabase(dataDir);
+  try {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const row = (await db.get('select attempts from packages where id = ?', id)) as { attempts: number } | undefined;
+      if ((row?.attempts ?? 0) > 0) break;
+      assert.ok(Date.now() < deadline, `package ${id} was not begun`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    server.child.kill('SIGKILL');
+    await server.exited;
+  } finally {
+    await db.close();
+  }
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function settled(base: string, id: number): Promise<Record<string, any>> {
   const deadline = Date.now() + 30_000;
@@ -74,7 +102,20 @@ async function settled(base: string, id: number): Promise<Record<string, any>> {
   }
 }
 
-test('an import and an export cut by SIGKILL finish after the restart, their data there exactly once', async () => {
+const INTERRUPTED =
+  /^The (import|export) was interrupted: the server stopped while it ran \(a crash or a kill\)\. It is not run again, in case it is what stopped the server; nothing of it was applied\. Start it again to retry$/;
+
+async function importZip(base: string, folderId: number, zip: Buffer): Promise<{ id: number; status: string }> {
+  const posted = await fetch(`${base}/api/packages/import/${folderId}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/zip' },
+    body: zip,
+  });
+  assert.equal(posted.status, 200);
+  return (await posted.json()) as { id: number; status: string };
+}
+
+test('an import and an export cut by SIGKILL are failed after the restart, not run again; asked again, they complete, their data there exactly once', async () => {
   const dataDir = tempDir('sb-packages-restart-');
   let server = await admin.startServer(dataDir);
   const folder = await admin.api(server.base, 'POST', '/api/folders', { name: 'Pricing' });
@@ -82,20 +123,24 @@ test('an import and an export cut by SIGKILL finish after the restart, their dat
   const zip = await makeZip(packageFiles());
 
   // The import: acknowledged, then the server dies before it could have written 50,000 rows.
-  const posted = await fetch(`${server.base}/api/packages/import/${folder.body.id}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/zip' },
-    body: zip,
-  });
-  const accepted = (await posted.json()) as { id: number; status: string };
-  server.child.kill('SIGKILL');
-  await server.exited;
-  assert.equal(posted.status, 200);
+  const accepted = await importZip(server.base, folder.body.id, zip);
+  await killOnceBegun(server, dataDir, accepted.id);
   assert.equal(accepted.status, 'in_progress');
   assert.equal(await statusOnDisk(dataDir, accepted.id), 'in_progress', 'the import was cut while in progress');
 
   server = await admin.startServer(dataDir);
-  const imported = await settled(server.base, accepted.id);
+  const cut = await settled(server.base, accepted.id);
+  assert.equal(cut.status, 'failed', JSON.stringify(cut));
+  assert.match(cut.error, INTERRUPTED);
+  assert.deepEqual(
+    (await admin.api(server.base, 'GET', '/api/recipes?per_page=100')).body.items,
+    [],
+    'nothing applied',
+  );
+  assert.deepEqual((await admin.api(server.base, 'GET', '/api/lookup_tables')).body, []);
+
+  const again = await importZip(server.base, folder.body.id, zip);
+  const imported = await settled(server.base, again.id);
   assert.equal(imported.status, 'completed', JSON.stringify(imported));
   assert.equal(imported.recipe_status.length, RECIPES);
 
@@ -133,9 +178,8 @@ test('an import and an export cut by SIGKILL finish after the restart, their dat
   });
   assert.equal(manifest.status, 201);
   const exportStarted = await admin.api(server.base, 'POST', `/api/packages/export/${manifest.body.result.id}`);
-  server.child.kill('SIGKILL');
-  await server.exited;
   assert.equal(exportStarted.status, 200);
+  await killOnceBegun(server, dataDir, exportStarted.body.id);
   assert.equal(
     await statusOnDisk(dataDir, exportStarted.body.id),
     'in_progress',
@@ -143,9 +187,14 @@ test('an import and an export cut by SIGKILL finish after the restart, their dat
   );
 
   server = await admin.startServer(dataDir);
-  const exported = await settled(server.base, exportStarted.body.id);
+  const cutExport = await settled(server.base, exportStarted.body.id);
+  assert.equal(cutExport.status, 'failed', JSON.stringify(cutExport));
+  assert.match(cutExport.error, INTERRUPTED);
+  const exportAgain = await admin.api(server.base, 'POST', `/api/packages/export/${manifest.body.result.id}`);
+  assert.equal(exportAgain.status, 200);
+  const exported = await settled(server.base, exportAgain.body.id);
   assert.equal(exported.status, 'completed', JSON.stringify(exported));
-  const download = await fetch(`${server.base}/api/packages/${exportStarted.body.id}/download`, {
+  const download = await fetch(`${server.base}/api/packages/${exportAgain.body.id}/download`, {
     headers: { authorization: `Bearer ${TOKEN}` },
   });
   assert.equal(download.status, 200);

@@ -76,7 +76,9 @@ export async function startServer(dataDir: string, env: Record<string, string> =
     out += d;
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const deadline = Date.now() + 20_000;
+  // A last guard, not a figure: a fresh process loads and type-strips the whole server, which on a
+  // loaded shared machine has taken over 20 s.
+  const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const ready = /"msg":"switchboard is ready"/.test(out);
     const listening = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
@@ -89,8 +91,9 @@ export async function startServer(dataDir: string, env: Record<string, string> =
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 50));
   }
+  const why = child.exitCode !== null ? `exited with code ${child.exitCode}` : 'not ready within 60 s';
   child.kill('SIGKILL');
-  throw new Error(`server did not start:\n${out}`);
+  throw new Error(`server did not start (${why}):\n${out}`);
 }
 
 export async function api(

@@ -110,6 +110,18 @@ export async function freshPostgresDatabase(): Promise<string> {
   return withDatabase(base, name);
 }
 
+/** A new database with nothing in it (no migration applied), as a new install finds: its connection string. */
+export async function emptyPostgresDatabase(): Promise<string> {
+  const base = TEST_DATABASE_URL;
+  if (base === undefined) throw new Error('emptyPostgresDatabase needs TEST_DATABASE_URL');
+  counter += 1;
+  const name = `sb_test_${process.pid}_${counter}_${Date.now().toString(36)}`;
+  await admin((client) => client.query(`create database ${name}`));
+  if (made.length === 0) process.on('beforeExit', dropAtExit);
+  made.push(name);
+  return withDatabase(base, name);
+}
+
 /** Pool settings of a test's connection to its database. */
 export const TEST_POOL_SETTINGS = POOL;
 

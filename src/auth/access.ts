@@ -204,7 +204,12 @@ export function createAccessResolver(
   async function checkJwt(jwt: string, profile: ProfileState): Promise<AccessOutcome> {
     const settings = profile.jwt as JwtSettings;
     try {
-      const options: JWTVerifyOptions = { algorithms: ALGORITHMS[settings.method], currentDate: ctx.clock.now() };
+      // `exp` is required whatever the profile lists (RFC 7523 §3): a token without one would never expire.
+      const options: JWTVerifyOptions = {
+        algorithms: ALGORITHMS[settings.method],
+        currentDate: ctx.clock.now(),
+        requiredClaims: ['exp'],
+      };
       const issuers =
         settings.issuer !== null
           ? settings.allowedIssuers.length === 0 || settings.allowedIssuers.includes(settings.issuer)
@@ -234,6 +239,8 @@ export function createAccessResolver(
         }
       }
       if (settings.requiredClaims.some((claim) => payload[claim] === undefined)) return { kind: 'invalid' };
+      if (!withinLongestLifetime(payload, ctx.clock.now().getTime(), ctx.config.callerJwtMaxLifetimeSeconds))
+        return { kind: 'invalid' };
       if (jwt.length <= VERIFIED_JWT_MAX_LENGTH) {
         const now = ctx.clock.now().getTime();
         if (verifiedJwts.size >= VERIFIED_JWTS_MAX) verifiedJwts.clear();
@@ -257,6 +264,18 @@ export function createAccessResolver(
     const secret = ctx.secretBox.open(settings.sealedSecret as string);
     return settings.method === 'hmac' ? new TextEncoder().encode(secret) : createPublicKey(secret);
   }
+}
+
+/**
+ * A verified token's `exp` (which jose has checked is a number in the future) lies at most
+ * `maxSeconds` ahead of now, and of its `iat` when it has one: an identity provider's token
+ * issued for a year is refused like one without `exp`.
+ */
+function withinLongestLifetime(payload: JWTPayload, nowMs: number, maxSeconds: number): boolean {
+  const exp = payload.exp;
+  if (typeof exp !== 'number') return false;
+  if (exp - nowMs / 1000 > maxSeconds) return false;
+  return typeof payload.iat !== 'number' || exp - payload.iat <= maxSeconds;
 }
 
 export function ipPasses(profile: ProfileState, address: string): boolean {

@@ -116,6 +116,31 @@ describe('GET /console/recipes and jobs', () => {
     assert.equal(unknownCursor.statusCode, 404);
   });
 
+  test("a recipe's jobs page keeps test-case jobs apart, under their own tab", async () => {
+    const id = await createRecipe(t, webhookTrigger([log('say', 'checked')]), { name: 'With a test case' });
+    const tc = await t.call('POST', `/api/recipes/${id}/test_cases`, {
+      body: { name: 'Logs', trigger_output: { payload: {} }, expectations: [{ job_status: 'succeeded' }] },
+    });
+    assert.equal(tc.status, 200, tc.text);
+    const run = await t.call('POST', '/api/test_cases/run_requests', { body: { recipe_id: id } });
+    assert.equal(run.status, 200, run.text);
+    for (let i = 0; ; i += 1) {
+      const state = await t.call('GET', `/api/test_cases/run_requests/${run.body.data.id}`);
+      if (state.body.data.status === 'completed') break;
+      assert.ok(i < 400, 'the run request completes');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const handles = (body: string) => [...body.matchAll(/href="\/console\/recipes\/\d+\/jobs\/(j-[^"]+)"/g)].length;
+    const own = await get(`/console/recipes/${id}/jobs`, admin.cookie);
+    assert.equal(own.statusCode, 200);
+    assert.equal(handles(own.body), 0, 'no test-case job among the recipe jobs');
+    assert.match(own.body, /0 in all/);
+    const tests = await get(`/console/recipes/${id}/jobs?tests=true`, admin.cookie);
+    assert.equal(tests.statusCode, 200);
+    assert.equal(handles(tests.body), 1, 'the test-case job, under its own tab');
+    assert.match(tests.body, /aria-current="page">Test-case jobs/);
+  });
+
   test('re-run a job from its page; a read-only role may not', async () => {
     const list = await get(`/console/recipes/${recipe.id}/jobs`, admin.cookie);
     const handle = /href="\/console\/recipes\/\d+\/jobs\/(j-[^"]+)"/.exec(list.body)?.[1] as string;

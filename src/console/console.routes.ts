@@ -60,7 +60,10 @@ export function consoleRoutes(deps: ConsoleDeps) {
       { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES },
       (_request, body, done) => {
         const fields: Record<string, string> = {};
-        for (const [key, value] of new URLSearchParams(body as string)) if (!(key in fields)) fields[key] = value;
+        // Own entries only: a field named `constructor` or `__proto__` is a field like any other.
+        for (const [key, value] of new URLSearchParams(body as string))
+          if (!Object.hasOwn(fields, key))
+            Object.defineProperty(fields, key, { value, enumerable: true, writable: true, configurable: true });
         done(null, fields);
       },
     );

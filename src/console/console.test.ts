@@ -146,6 +146,38 @@ describe('GET / and sign-in', () => {
     }
   });
 
+  test('wrong tokens are throttled per address like the token endpoint: the 21st within a minute is a 429 page, even with the right token', async () => {
+    const from = (remoteAddress: string, token: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/console/sign-in',
+        remoteAddress,
+        payload: new URLSearchParams({ token }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    for (let i = 0; i < 20; i += 1) assert.equal((await from('203.0.113.7', `wrong-${i}`)).statusCode, 401);
+    for (const token of ['wrong-again', t.adminToken]) {
+      const res = await from('203.0.113.7', token);
+      assert.equal(res.statusCode, 429, token.slice(0, 12));
+      assert.equal(res.headers['set-cookie'], undefined);
+      const wait = Number(res.headers['retry-after']);
+      assert.ok(wait >= 1 && wait <= 60, `Retry-After ${res.headers['retry-after']}`);
+      assert.match(res.body, new RegExp(`Too many wrong tokens from this address: try again in ${wait} seconds`));
+      assert.match(res.body, /name="token"/, 'the sign-in form is still there');
+      assertNoStack(res.body);
+    }
+    // Another address is not held up, and the right token never counts.
+    assert.equal((await from('203.0.113.8', t.adminToken)).statusCode, 303);
+    for (let i = 0; i < 25; i += 1) assert.equal((await from('203.0.113.9', t.adminToken)).statusCode, 303);
+    // A minute later the address may try again.
+    clock.offsetMs += 61_000;
+    try {
+      assert.equal((await from('203.0.113.7', t.adminToken)).statusCode, 303);
+    } finally {
+      clock.offsetMs -= 61_000;
+    }
+  });
+
   test('a revoked token cannot sign in, and ends the sessions it opened', async () => {
     const client = await t.scopedClient([(await t.createProject('Revoked')).folderId]);
     const browser = await signIn(client.token);

@@ -33,6 +33,14 @@ export interface ConsoleDeps {
   tests: TestRunKick;
   /** Key of the CSRF tokens (derived from the secret key: stable across restarts, like the sessions). */
   csrfKey: Buffer;
+  /** Wrong tokens at sign-in, counted per source address (buildApp gives the token endpoint's limiter). */
+  signInLimiter: SignInLimiter;
+}
+
+/** Counts wrong tokens by source and says how many seconds a source must wait before it tries again. */
+export interface SignInLimiter {
+  retryAfter(keys: readonly string[]): number;
+  recordFailure(keys: readonly string[]): void;
 }
 
 /** The console's app as each section's routes see it (TypeBox schemas). */

@@ -186,8 +186,40 @@ export function insertFromColumnArrays(
   );
 }
 
-/** Namespaces of transaction-scoped advisory locks (the first key of the two-key form). */
-export const ADVISORY_LOCKS = { recipeClaims: 1 } as const;
+/** Namespaces of advisory locks (the first key of the two-key form). */
+export const ADVISORY_LOCKS = { recipeClaims: 1, startUp: 2 } as const;
+
+/**
+ * Run `work` while holding the lock (`space`, `key`) for this process, waiting for any other
+ * holder first: what nodes starting together must do one at a time (the migrations, the first
+ * workspace). PostgreSQL: a session-level advisory lock (`pg_advisory_lock`) held by a connection
+ * of its own for as long as `work` runs (`work` uses the pool's other connections); a node that
+ * dies holding it releases it with its connection. SQLite: one process owns the file, so `work`
+ * runs at once.
+ */
+export async function whileHoldingLock<T>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+  db: Kysely<any>,
+  space: number,
+  key: number,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (dialectOf(db) !== 'postgres') return work();
+  return db.connection().execute(async (holder) => {
+    await sql`select pg_advisory_lock(${space}::int, ${key}::int)`.execute(holder);
+    const unlock = () => sql`select pg_advisory_unlock(${space}::int, ${key}::int)`.execute(holder);
+    let result: T;
+    try {
+      result = await work();
+    } catch (error) {
+      // The work's error is the one to report; the pool closes with the process that fails.
+      await unlock().catch(() => undefined);
+      throw error;
+    }
+    await unlock();
+    return result;
+  });
+}
 
 /**
  * Take a lock for the rest of the transaction on (`space`, `key`) if no other transaction holds
@@ -218,6 +250,18 @@ export function isUniqueViolation(error: unknown): boolean {
     return e.errcode === SQLITE_CONSTRAINT_UNIQUE || e.errcode === SQLITE_CONSTRAINT_PRIMARYKEY;
   // pg: SQLSTATE 23505 unique_violation.
   return e.code === '23505';
+}
+
+/**
+ * True when the database gave up a transaction because of other transactions, and the same
+ * transaction run again may succeed: PostgreSQL's deadlock (SQLSTATE 40P01, one transaction of a
+ * cycle of row locks is cancelled) and serialization failure (40001). Never on SQLite: its one
+ * connection runs one transaction at a time.
+ */
+export function isRetryableConflict(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === '40P01' || code === '40001';
 }
 
 const SQLITE_CONSTRAINT_UNIQUE = 2067;

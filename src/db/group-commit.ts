@@ -9,7 +9,12 @@
 // after the other as they are (most writes succeed, and a savepoint around each costs three
 // statements); if one of them fails, the whole transaction is rolled back and the batch runs
 // again with each write in its own savepoint. A write's promise settles only after its batch
-// committed. A write or a commit that fails because of the storage (storageFailureOf: a full disk,
+// committed. Row locks are taken in one order in every batch, of every node: the writes as they
+// came (a lookup table's or a data table's row, a topic's), then the merged writes (the ends of
+// jobs: the jobs, then their recipes' rows in the order of the ids), so that two nodes' batches
+// do not wait for each other in a cycle. A batch that the database cancels all the same (a
+// deadlock or a serialization failure with writes of another kind: isRetryableConflict) runs
+// again as a whole, after a short pause (conflict-retry.ts), as does a write run alone. A write or a commit that fails because of the storage (storageFailureOf: a full disk,
 // a read-only file, an I/O error) fails the whole batch: nothing of it was committed, and every
 // caller gets that error (an HTTP 503), none an acknowledgement.
 // `runAlone` is for a write that updates no row other writes update (a job's insert; queued jobs'
@@ -32,7 +37,8 @@
 // waiting there for rows the first holds rather than for a round trip. Bigger batches are fewer
 // calls: on a busy node, what the database and the node spend per call is what bounds them.
 import type { ControlledTransaction, Kysely, Transaction } from 'kysely';
-import { sharesCommits, storageFailureOf } from './dialect.ts';
+import { retryingConflicts } from './conflict-retry.ts';
+import { isRetryableConflict, sharesCommits, storageFailureOf } from './dialect.ts';
 import type { Database } from './types.ts';
 
 export interface GroupCommit {
@@ -175,7 +181,7 @@ export function createGroupCommit(
   const alone = !sharesCommits(db);
   return {
     run,
-    runAlone: alone ? (work) => db.transaction().execute(work) : run,
+    runAlone: alone ? (work) => retryingConflicts(() => db.transaction().execute(work)) : run,
     runMerged,
   };
 }
@@ -193,10 +199,17 @@ interface Joining {
 async function commitBatch(db: Kysely<Database>, batch: Queued[], join?: Joining): Promise<void> {
   let outcomes: Outcome[] = [];
   try {
-    if (join === undefined || !(await runBatch(db, batch, outcomes, join))) {
+    // The first run takes writes in and runs them as they are; then (a write failed, or the
+    // database cancelled the transaction for a conflict with another one) each in its savepoint.
+    let first = join;
+    await retryingConflicts(async () => {
+      outcomes = [];
+      const joining = first;
+      first = undefined;
+      if (joining !== undefined && (await runBatch(db, batch, outcomes, joining))) return;
       outcomes = [];
       await runBatch(db, batch, outcomes);
-    }
+    });
   } catch (error) {
     // The transaction itself failed: nothing of the batch was written. A write that had failed
     // in its savepoint keeps its own error.
@@ -258,37 +271,13 @@ async function runBatch(db: Kysely<Database>, batch: Queued[], outcomes: Outcome
   const trx = await db.startTransaction().execute();
   const began = performance.now();
   try {
+    // The other writes first, in the order they came, while writes join; the merged writes last.
     for (let next = 0; ;) {
       for (; next < batch.length; next++) {
         const item = batch[next] as Queued;
-        if (!join) {
-          outcomes.push(await runIsolated(trx, item));
-          continue;
-        }
-        // Made already with an earlier write of its kind.
-        if (outcomes[next] !== undefined) continue;
-        try {
-          if (item.merged) {
-            // Every write of this kind in the batch so far, at once.
-            const { kind } = item.merged;
-            const group: number[] = [];
-            for (let i = next; i < batch.length; i++)
-              if (batch[i]!.merged?.kind === kind && outcomes[i] === undefined) group.push(i);
-            const values = await kind.write(
-              trx,
-              group.map((i) => batch[i]!.merged!.item),
-            );
-            group.forEach((i, k) => {
-              outcomes[i] = { ok: true, value: values[k] };
-            });
-          } else outcomes[next] = { ok: true, value: await item.work(trx) };
-        } catch (error) {
-          // The storage failing (a full disk, a read-only file) is not this write's fault: SQLite may
-          // have rolled the whole transaction back already, and every write of the batch fails with it.
-          if (storageFailureOf(error) !== undefined) throw error;
-          await trx.rollback().execute();
-          return false;
-        }
+        if (item.merged) continue;
+        if (!join) outcomes[next] = await runIsolated(trx, item);
+        else if (!(await runJoined(trx, outcomes, next, () => item.work(trx)))) return false;
       }
       if (!join || performance.now() - began >= join.maxHoldMs) break;
       // One turn of the event loop: requests that arrived meanwhile queue their writes.
@@ -296,6 +285,29 @@ async function runBatch(db: Kysely<Database>, batch: Queued[], outcomes: Outcome
       const joined = join.joining();
       if (joined.length === 0) break;
       batch.push(...joined);
+    }
+    for (let next = 0; next < batch.length; next++) {
+      const item = batch[next] as Queued;
+      if (!item.merged || outcomes[next] !== undefined) continue;
+      if (!join) {
+        outcomes[next] = await runIsolated(trx, item);
+        continue;
+      }
+      // Every write of this kind in the batch, at once.
+      const { kind } = item.merged;
+      const group: number[] = [];
+      for (let i = next; i < batch.length; i++) if (batch[i]!.merged?.kind === kind) group.push(i);
+      const made = await runJoined(trx, outcomes, next, async () => {
+        const values = await kind.write(
+          trx,
+          group.map((i) => batch[i]!.merged!.item),
+        );
+        group.forEach((i, k) => {
+          outcomes[i] = { ok: true, value: values[k] };
+        });
+        return values[0];
+      });
+      if (!made) return false;
     }
     await trx.commit().execute();
     return true;
@@ -308,6 +320,28 @@ async function runBatch(db: Kysely<Database>, batch: Queued[], outcomes: Outcome
   }
 }
 
+/**
+ * A write (or a merged group) of a batch's first run, its outcome at `index`: true when it was
+ * made; false when it failed, after rolling the transaction back (the batch runs again, isolated).
+ */
+async function runJoined(
+  trx: ControlledTransaction<Database>,
+  outcomes: Outcome[],
+  index: number,
+  write: () => Promise<unknown>,
+): Promise<boolean> {
+  try {
+    outcomes[index] = { ok: true, value: await write() };
+    return true;
+  } catch (error) {
+    // The storage failing (a full disk, a read-only file) is not this write's fault: SQLite may
+    // have rolled the whole transaction back already, and every write of the batch fails with it.
+    if (storageFailureOf(error) !== undefined) throw error;
+    await trx.rollback().execute();
+    return false;
+  }
+}
+
 async function runIsolated(trx: ControlledTransaction<Database>, item: Queued): Promise<Outcome> {
   const inSavepoint = await trx.savepoint('group_commit_write').execute();
   try {
@@ -315,7 +349,9 @@ async function runIsolated(trx: ControlledTransaction<Database>, item: Queued): 
     await inSavepoint.releaseSavepoint('group_commit_write').execute();
     return { ok: true, value };
   } catch (error) {
-    if (storageFailureOf(error) !== undefined) throw error;
+    // A conflict with another transaction is not this write's fault either: the locks the batch
+    // holds from its earlier writes are part of it, so the whole transaction runs again.
+    if (storageFailureOf(error) !== undefined || isRetryableConflict(error)) throw error;
     // Undo this write only; a failure here fails the whole batch (the outer catch).
     await inSavepoint.rollbackToSavepoint('group_commit_write').execute();
     await inSavepoint.releaseSavepoint('group_commit_write').execute();

@@ -26,6 +26,7 @@ import { Polls } from './polls.ts';
 import { engineSettings, type EngineOptions } from './settings.ts';
 import { TriggerArming } from './triggers.ts';
 import { validateRecipe, type Validation } from './validate.ts';
+import { createTurns } from './turns.ts';
 
 export type { ApiCallOutcome, EngineOptions, EnqueueMeta, Validation };
 
@@ -117,6 +118,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   const calls: RecipeCallDeps = { db: ctx.db, queue, limits: settings.limits };
   const runner: JobRunner = new JobRunner({
     ctx,
+    turns: createTurns(settings.jobSliceMs),
     settings,
     cache,
     events,
@@ -129,6 +131,10 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     isCanceled: (handle) => control.isCanceled(handle),
     sandboxes,
     dataTables,
+  });
+  // cancel_jobs may reach any node: the one running the job ends it before its next step.
+  const offCancel = ctx.notifier.subscribe('job.cancel_requested', ({ handle }) => {
+    if (runner.running.has(handle)) control.cancelRequested(handle);
   });
   const schedules = new Schedules({ ctx, settings, events, queue, lifecycle });
   // Polling triggers: one timer per running recipe, the cursor in its trigger_closure.
@@ -180,13 +186,16 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     async close(timeoutMs = 10_000) {
       lifecycle.closing = true;
       triggers.close();
-      await stopHeartbeat();
+      offCancel();
       await subscriptions.close();
       await polls.close();
       queue.stopPolling();
       control.stopExpiryTimer();
       schedules.clearTimer();
       await drain(queue, shutdown, timeoutMs);
+      // Only now: until their ends are recorded, this node's running jobs keep their claims
+      // renewed, so another node does not take them for a dead node's and fail them Interrupted.
+      await stopHeartbeat();
       await Promise.all([sandboxes.js.close(), sandboxes.py.close()]);
     },
     validate: (row) => validateRecipe({ db: ctx.db, cache, formulas: settings }, row),

@@ -32,7 +32,8 @@ import { evaluateInput, type InputEnv } from './inputs.ts';
 import { coerceHash } from './schema.ts';
 import type { LineRecord, JobOutcome, TestMode } from '../recipe/job-outcome.ts';
 import type { RecordedOutcome, JobSuspension, Resume } from './checkpoint.ts';
-import { CancelJob, StepFailure, StopJob, NeedLookup } from './job-errors.ts';
+import { CancelJob, JobLimitReached, StepFailure, StopJob, NeedLookup } from './job-errors.ts';
+import { JobMeter, type JobBounds } from './job-bounds.ts';
 
 export interface JobSpec {
   ctx: ServiceContext;
@@ -46,6 +47,8 @@ export interface JobSpec {
   timeZone: string;
   formulaLimits: Limits;
   limits: EngineLimits;
+  /** The bounds of the whole job (steps run, outcomes kept for a resume) and its turns on the event loop. */
+  job?: JobBounds;
   connectionFor(provider: string): Promise<ConnectionValues | null>;
   sleep(ms: number): Promise<void>;
   callRecipe: StepContext['callRecipe'];
@@ -84,8 +87,11 @@ export class Run {
   readonly replay: RecordedOutcome[] | null;
   replayed = 0;
   readonly firstSeq: number;
+  /** Steps run, outcome bytes kept and turns on the event loop, against the job's bounds. */
+  readonly meter: JobMeter;
   constructor(spec: JobSpec) {
     this.spec = spec;
+    this.meter = new JobMeter(spec.job);
     const resume = spec.resume;
     this.replay = resume ? [...resume.checkpoint.outcomes, resume.taskOutcome] : null;
     this.firstSeq = resume ? resume.checkpoint.lineCount : 0;
@@ -209,9 +215,21 @@ export class Run {
   async block(steps: readonly CompiledStep[]): Promise<void> {
     for (const step of steps) {
       if (step.skip) continue;
+      const pause = this.tick();
+      if (pause) await pause;
       if (this.spec.canceled?.()) throw new CancelJob('the job was canceled');
       await HANDLERS[step.keyword](step, this);
     }
+  }
+
+  /** One more step or pass (JobMeter.tick): a promise to await when the job's slice is over. */
+  tick(): Promise<void> | undefined {
+    return this.meter.tick();
+  }
+
+  /** Keep a step's outcome for a resume, within the job's bound (JobMeter.keeps). */
+  keepOutcome(outcome: RecordedOutcome): void {
+    if (this.meter.keeps(outcome)) this.outcomes.push(outcome);
   }
 
   /** Evaluate something a control step needs; its failure is that step's error. */
@@ -297,11 +315,12 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       if (!action) throw new StepError('Bad request', `no action ${operation} in ${adapter}`);
       output = await action.run(input as Hash, sc);
     }
-    if (!step.connector?.jobMemoryOnly) run.outcomes.push(replayed ?? { o: toPlain(output) });
+    if (!step.connector?.jobMemoryOnly) run.keepOutcome(replayed ?? { o: toPlain(output) });
     if (!run.quiet) run.taskCount++;
     if (step.as !== null) run.outputs.set(step.as, output);
     run.record(step, adapter, operation, started, input, output, null);
   } catch (error) {
+    if (error instanceof JobLimitReached) throw error;
     if (error instanceof SuspendJob) {
       error.step = step.number;
       throw error;
@@ -314,7 +333,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
     const failure = asFailure(step, adapter, error);
     // A step whose input was evaluated has an outcome (a failed evaluation happens again on replay).
     if (input !== undefined && !step.connector?.jobMemoryOnly)
-      run.outcomes.push(replayed ?? { e: { type: failure.errorType, message: failure.message, inner: failure.inner } });
+      run.keepOutcome(replayed ?? { e: { type: failure.errorType, message: failure.message, inner: failure.inner } });
     if (failure.errorType === 'Internal error')
       run.spec.ctx.log.error(
         { err: error, recipe_id: run.spec.recipe.id, job_id: run.spec.handle, step: step.number },
@@ -376,6 +395,8 @@ const HANDLERS: Record<Keyword, Handler> = {
     try {
       for (let i = 0; i < batches.length; i++) {
         const items = batches[i] as Value[];
+        const pause = run.tick();
+        if (pause) await pause;
         if (step.clearScope) for (const alias of step.descendants) run.outputs.delete(alias);
         const current = step.batchSize
           ? newHash([
@@ -411,6 +432,8 @@ const HANDLERS: Record<Keyword, Handler> = {
           run.record(step, 'workato', 'repeat', run.spec.now(), undefined, undefined, failure.message);
           throw failure;
         }
+        const pause = run.tick();
+        if (pause) await pause;
         if (step.as !== null)
           run.outputs.set(
             step.as,
@@ -534,26 +557,23 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome | JobSuspension>
     }
     const at = new Date(spec.now()).toISOString();
     if (error instanceof EndJob) return done('succeeded', null, null, { kind: error.kind, value: error.value });
-    if (error instanceof CancelJob) {
-      return done('failed', 'Canceled: the job was canceled', {
+    // The job's own end (not a step's): the adapter is `workato`, no inner message.
+    const own = (type: string, message: string) =>
+      ({
         adapter: 'workato',
-        error_type: 'Canceled',
-        message: 'the job was canceled',
+        error_type: type,
+        message,
         error_at: at,
         input: '<redacted>',
         inner_message: null,
-      });
-    }
+      }) as const;
+    if (error instanceof JobLimitReached)
+      return done('failed', `${error.errorType}: ${error.message}`, own(error.errorType, error.message));
+    if (error instanceof CancelJob)
+      return done('failed', 'Canceled: the job was canceled', own('Canceled', 'the job was canceled'));
     if (error instanceof StopJob) {
       if (error.reason === null) return done('succeeded', null, null);
-      return done('failed', error.reason, {
-        adapter: 'workato',
-        error_type: 'Stop job',
-        message: error.reason,
-        error_at: at,
-        input: '<redacted>',
-        inner_message: null,
-      });
+      return done('failed', error.reason, own('Stop job', error.reason));
     }
     if (error instanceof StepFailure) {
       return done('failed', `${error.errorType}: ${error.message}`, {
@@ -566,13 +586,10 @@ export async function runJob(spec: JobSpec): Promise<JobOutcome | JobSuspension>
       });
     }
     spec.ctx.log.error({ err: error, recipe_id: spec.recipe.id, job_id: spec.handle }, 'job failed unexpectedly');
-    return done('failed', 'Internal error: the job failed unexpectedly', {
-      adapter: 'workato',
-      error_type: 'Internal error',
-      message: 'the job failed unexpectedly',
-      error_at: at,
-      input: '<redacted>',
-      inner_message: null,
-    });
+    return done(
+      'failed',
+      'Internal error: the job failed unexpectedly',
+      own('Internal error', 'the job failed unexpectedly'),
+    );
   }
 }

@@ -65,6 +65,11 @@ export class JobControl {
     return this.#cancelRequests.has(handle);
   }
 
+  /** A running job of this node was asked to stop (the request may come from another node). */
+  cancelRequested(handle: string): void {
+    this.#cancelRequests.add(handle);
+  }
+
   /** A job ended: a request to stop it is spent. */
   ended(handle: string): void {
     this.#cancelRequests.delete(handle);
@@ -93,11 +98,11 @@ export class JobControl {
       }
       const now = await findJobById(ctx.db, job.id);
       if (now.status !== 'running') return 'not_pending';
-      this.#cancelRequests.add(job.handle);
+      this.#deps.ctx.notifier.publish('job.cancel_requested', { handle: job.handle });
       return 'canceling';
     }
     if (job.status === 'running') {
-      this.#cancelRequests.add(job.handle);
+      this.#deps.ctx.notifier.publish('job.cancel_requested', { handle: job.handle });
       return 'canceling';
     }
     if (job.status === 'waiting') {

@@ -1,11 +1,21 @@
-// How a job run stops early: a cancel, a failed step on its way to the nearest try, a stop step, a
-// lookup the run must make before it goes on.
+// How a job run stops early: a cancel, a bound of the job reached, a failed step on its way to the
+// nearest try, a stop step, a lookup the run must make before it goes on.
 import { type CompiledStep } from './compile.ts';
 import { type Hash } from '../recipe/formula/values.ts';
 
 /** A cancel request seen between steps: ends the job; `try` does not catch it. */
 export class CancelJob extends Error {
   override name = 'CancelJob';
+}
+
+/** A job past one of its bounds: ends the job failed; `try` does not catch it. */
+export class JobLimitReached extends Error {
+  override name = 'JobLimitReached';
+  readonly errorType: string;
+  constructor(errorType: string, message: string) {
+    super(message);
+    this.errorType = errorType;
+  }
 }
 
 /** A failed step, on its way up to the nearest try or to the job. */

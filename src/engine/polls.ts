@@ -3,7 +3,11 @@
 // jobs, oldest first, and the cursor moves to the newest of them in the same transaction, guarded
 // by its previous value and by `running = 1`: a record is never stored twice nor skipped, whatever
 // stops or restarts. The cursor lives in the recipe's trigger_closure ({"cursor": value}), so it
-// survives restarts; reset_trigger clears it.
+// survives restarts; reset_trigger clears it. Every node sharing the database arms every running
+// recipe's polling trigger, but the timed polls are turns (src/leases.ts, `poll:<recipe id>`): the
+// node that takes the turn polls, the turn runs for the poll interval, and every node wakes when
+// it ends to try for the next; so the URL is asked once per interval whatever the number of nodes.
+// poll_now polls at once on the node asked, turn or not.
 import type { ServiceContext } from '../context.ts';
 import type { RecipeRow } from '../db/types.ts';
 import { findRecipeById, findTriggerClosure, moveRunningTriggerClosureFrom } from '../api/recipes/recipes.store.ts';
@@ -24,9 +28,13 @@ import {
 import type { JobQueue, Lifecycle } from './queue.ts';
 import type { RecipeCache } from './recipe-cache.ts';
 import type { EngineSettings } from './settings.ts';
+import { forgetTurn, takeTurn } from '../leases.store.ts';
+import { toStored } from '../time.ts';
 
 /** Records turned into jobs per poll; the rest come at the next poll (the cursor moves only past those stored). */
 export const MAX_RECORDS_PER_POLL = 100;
+/** The longest delay a timer takes. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Records read from one answer. */
 const MAX_RECORDS_READ = 100_000;
 
@@ -43,7 +51,12 @@ type Cursor = string | number;
 
 interface Armed {
   input: Hash;
-  timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** The turn of a recipe's timed polls (src/leases.ts). */
+function turnOf(recipeId: number): string {
+  return `poll:${recipeId}`;
 }
 
 /** The value of a dotted path in a record. */
@@ -82,24 +95,31 @@ export class Polls {
   readonly #deps: PollDeps;
   readonly #armed = new Map<number, Armed>();
   readonly #running = new Map<number, Promise<number>>();
+  /** Timed polls between their wake-up and their poll (taking the turn). */
+  readonly #turns = new Set<Promise<void>>();
 
   constructor(deps: PollDeps) {
     this.#deps = deps;
   }
 
-  /** Start polling a running recipe's trigger: at once, then every poll interval. */
+  /** Start polling a running recipe's trigger: at once (if the turn is free), then every poll interval. */
   arm(row: RecipeRow, input: Hash): void {
     this.disarm(row.id);
-    const timer = setInterval(() => void this.poll(row.id), this.#deps.settings.triggerPollMs);
-    timer.unref();
-    this.#armed.set(row.id, { input, timer });
-    void this.poll(row.id);
+    const armed: Armed = { input, timer: undefined };
+    this.#armed.set(row.id, armed);
+    this.#timed(row.id, armed);
   }
 
   disarm(recipeId: number): void {
     const armed = this.#armed.get(recipeId);
-    if (armed) clearInterval(armed.timer);
+    if (armed) clearTimeout(armed.timer);
     this.#armed.delete(recipeId);
+  }
+
+  /** The recipe stopped (on this node): its turn is forgotten, so a new start polls at once. */
+  async stopped(recipeId: number): Promise<void> {
+    this.disarm(recipeId);
+    await forgetTurn(this.#deps.ctx.db, turnOf(recipeId));
   }
 
   has(recipeId: number): boolean {
@@ -107,12 +127,52 @@ export class Polls {
   }
 
   busy(): boolean {
-    return this.#running.size > 0;
+    return this.#running.size > 0 || this.#turns.size > 0;
   }
 
   async close(): Promise<void> {
     for (const id of [...this.#armed.keys()]) this.disarm(id);
-    await Promise.allSettled([...this.#running.values()]);
+    await Promise.allSettled([...this.#turns, ...this.#running.values()]);
+  }
+
+  /**
+   * A timed poll: take the recipe's turn and poll, or leave it to the node that has it; then wake
+   * when the turn ends (this node's or the other's) for the next.
+   */
+  #timed(recipeId: number, armed: Armed): void {
+    const { ctx, settings, lifecycle } = this.#deps;
+    // Turns are counted in the time the timers keep (the machine's), whatever the engine's clock.
+    const task = (async () => {
+      let wakeAt = Date.now() + settings.triggerPollMs;
+      try {
+        const now = Date.now();
+        const turn = await takeTurn(
+          ctx.db,
+          turnOf(recipeId),
+          ctx.nodeId,
+          toStored(new Date(now)),
+          toStored(new Date(now + settings.triggerPollMs)),
+        );
+        const endsAt = Date.parse(turn.endsAt);
+        if (!Number.isNaN(endsAt)) wakeAt = endsAt;
+        if (turn.taken && this.#armed.get(recipeId) === armed) await this.poll(recipeId);
+      } catch (error) {
+        ctx.log.error({ err: error, recipe_id: recipeId }, 'polling trigger failed');
+      }
+      // A timer waits 2^31 - 1 ms at most (TRIGGER_POLL_SECONDS goes up to 30 days): longer waits go in steps.
+      const sleep = () => {
+        if (this.#armed.get(recipeId) !== armed || lifecycle.closing) return;
+        const delay = Math.max(0, wakeAt - Date.now());
+        armed.timer =
+          delay > MAX_TIMER_MS
+            ? setTimeout(sleep, MAX_TIMER_MS)
+            : setTimeout(() => this.#timed(recipeId, armed), delay);
+        armed.timer.unref();
+      };
+      sleep();
+    })();
+    this.#turns.add(task);
+    void task.finally(() => this.#turns.delete(task));
   }
 
   /** Poll now (poll_now, the timer): the number of jobs stored. One poll of a recipe at a time. */

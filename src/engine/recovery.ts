@@ -8,6 +8,7 @@
 // lease and a heartbeat.
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
+import { retryingConflicts } from '../db/conflict-retry.ts';
 import { isSharedByNodes } from '../db/dialect.ts';
 import { failInterruptedJob, interruptedJobs, renewJobLeases } from '../api/jobs/queue.store.ts';
 import { countFailedJob } from '../api/recipes/recipes.store.ts';
@@ -21,32 +22,41 @@ export async function recoverInterruptedJobs(ctx: ServiceContext, events: Engine
   if (candidates.length === 0) return 0;
   const message =
     'the server stopped while this job was running; it was not run again because its steps may already have had effects';
-  const failed = await ctx.db.transaction().execute(async (trx) => {
-    const done: typeof candidates = [];
-    for (const job of candidates) {
-      const result = {
-        status: 'failed' as const,
-        error: `Interrupted: ${message}`,
-        error_parts: JSON.stringify({
-          adapter: 'workato',
-          error_type: 'Interrupted',
-          message,
-          error_id: randomUUID(),
-          error_at: now,
-          input: '<redacted>',
-          inner_message: null,
-        }),
-        completed_at: now,
-        task_count: 0,
-      };
-      // Another node may have failed it first: counted once.
-      if (!(await failInterruptedJob(trx, job.id, result, expiredBefore))) continue;
+  // The jobs first, then their recipes' counters in the order of the ids: the order in which the
+  // job ends of every node lock them (src/db/group-commit.ts), so recoveries and job ends never
+  // wait for each other in a cycle; a conflict cancelled all the same runs again.
+  const failed = await retryingConflicts(() =>
+    ctx.db.transaction().execute(async (trx) => {
+      const done: typeof candidates = [];
+      for (const job of candidates) {
+        const result = {
+          status: 'failed' as const,
+          error: `Interrupted: ${message}`,
+          error_parts: JSON.stringify({
+            adapter: 'workato',
+            error_type: 'Interrupted',
+            message,
+            error_id: randomUUID(),
+            error_at: now,
+            input: '<redacted>',
+            inner_message: null,
+          }),
+          completed_at: now,
+          task_count: 0,
+        };
+        // Another node may have failed it first: counted once.
+        if (!(await failInterruptedJob(trx, job.id, result, expiredBefore))) continue;
+        done.push(job);
+      }
       // A test case's job is not counted in the recipe's figures, interrupted or not.
-      if (job.is_test !== 1) await countFailedJob(trx, job.recipe_id);
-      done.push(job);
-    }
-    return done;
-  });
+      const perRecipe = new Map<number, number>();
+      for (const job of done)
+        if (job.is_test !== 1) perRecipe.set(job.recipe_id, (perRecipe.get(job.recipe_id) ?? 0) + 1);
+      for (const [recipeId, jobs] of [...perRecipe].sort(([a], [b]) => a - b))
+        await countFailedJob(trx, recipeId, jobs);
+      return done;
+    }),
+  );
   if (failed.length === 0) return 0;
   ctx.log.warn({ jobs: failed.length }, 'marked jobs interrupted by a stopped node as failed');
   for (const job of failed) {

@@ -29,8 +29,9 @@ import { toStored } from '../time.ts';
 import type { JsSandbox } from './sandbox/js-sandbox.ts';
 import type { PySandbox } from './sandbox/py-sandbox.ts';
 import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
-import { storageFailureOf } from '../db/dialect.ts';
+import { isRetryableConflict, storageFailureOf } from '../db/dialect.ts';
 import type { MergedWrite } from '../db/group-commit.ts';
+import type { Turns } from './turns.ts';
 
 /** How often the end of a job is written again while the storage refuses writes. */
 const RECORD_RETRY_MS = 1000;
@@ -58,6 +59,8 @@ function usesTasks(recipe: CompiledRecipe): boolean {
 
 export interface JobRunnerDeps {
   ctx: ServiceContext;
+  /** The jobs' turns on the event loop (one line for every job of the process). */
+  turns: Turns;
   settings: EngineSettings;
   cache: RecipeCache;
   events: EngineEventBus;
@@ -82,6 +85,8 @@ export class JobRunner {
   // millisecond is formatted once.
   #lastMs = Number.NaN;
   #lastIso = '';
+  /** The jobs this process runs now, by handle (a cancel request reaches the node running the job). */
+  readonly running = new Set<string>();
 
   constructor(deps: JobRunnerDeps) {
     this.#deps = deps;
@@ -113,6 +118,19 @@ export class JobRunner {
     job: JobRow,
     test?: { row: RecipeRow; mode: TestMode },
     handoff?: Handoff,
+  ): Promise<JobOutcome | undefined> {
+    this.running.add(job.handle);
+    try {
+      return await this.#run(job, test, handoff);
+    } finally {
+      this.running.delete(job.handle);
+    }
+  }
+
+  async #run(
+    job: JobRow,
+    test: { row: RecipeRow; mode: TestMode } | undefined,
+    handoff: Handoff | undefined,
   ): Promise<JobOutcome | undefined> {
     const { ctx, settings, cache, events } = this.#deps;
     const { now } = settings;
@@ -163,6 +181,7 @@ export class JobRunner {
         timeZone: settings.timeZone,
         formulaLimits: settings.formulaLimits,
         limits: settings.limits,
+        job: { ...settings.jobLimits, turns: this.#deps.turns, keepOutcomes: usesTasks(recipe) },
         connectionFor: (provider) => {
           let pending = connections.get(provider);
           if (!pending) {
@@ -314,7 +333,8 @@ export class JobRunner {
   /**
    * A full or read-only disk keeps the job's end from being written: its steps have run, so the
    * outcome is kept and written again every RECORD_RETRY_MS until the storage takes it, rather than
-   * leaving the job `running` until a restart. A shutdown ends the tries (the next start marks the
+   * leaving the job `running` until a restart. So does a conflict with other nodes' writes that
+   * outlasted the group commit's own tries. A shutdown ends the tries (the next start marks the
    * job interrupted, as after a crash).
    */
   async #recordOnceWritable(
@@ -328,7 +348,8 @@ export class JobRunner {
         await this.#record(job, row, outcome, handoff);
         return;
       } catch (error) {
-        if (storageFailureOf(error) === undefined || this.#deps.shutdown.aborted) throw error;
+        if ((storageFailureOf(error) === undefined && !isRetryableConflict(error)) || this.#deps.shutdown.aborted)
+          throw error;
         if (tries === 1)
           this.#deps.ctx.log.warn(
             { err: error, job_id: job.handle },

@@ -1,9 +1,13 @@
 // Schedule triggers (clock/scheduled_event) of running recipes: the next firing of each, one
 // timer for the soonest, and the firing itself, which stores the job and the trigger closure
 // (`last_fired_at`) in one transaction. Every node sharing the database arms the schedules of
-// every running recipe; a firing is recorded only by moving the closure from the value read to
-// the new one, and only forward, so a tick fires once whatever the number of nodes.
+// every running recipe. The stored last firing decides the next one for every node (`dueAfter`:
+// the next tick of the schedule after it), whatever time each node armed it at: a firing is
+// recorded only if its time is that tick or later, by moving the closure from the value read to
+// the new one; a node that finds the closure moved (or its own firing early) fires nothing and
+// arms the tick that follows the stored firing. So a tick fires once whatever the number of nodes.
 import type { ServiceContext } from '../context.ts';
+import { retryingConflicts } from '../db/conflict-retry.ts';
 import type { RecipeRow } from '../db/types.ts';
 import { findRecipeById, findTriggerClosure, recordScheduleFiring } from '../api/recipes/recipes.store.ts';
 import { nextFireTime, scheduleOf, type Schedule } from './connectors/clock.ts';
@@ -25,6 +29,15 @@ function lastFiredOf(closureText: string | null): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The first tick of the schedule after a firing at `lastFired`: the same for every node, since it
+ * depends on the stored firing only (every N minutes or hours: N after it; a cron schedule: its
+ * next run).
+ */
+function dueAfter(schedule: Schedule, lastFired: number): number {
+  return nextFireTime(schedule, lastFired + 1, lastFired);
 }
 
 interface ScheduleState {
@@ -126,24 +139,33 @@ export class Schedules {
           ['scheduled_time', new Date(firedAt).toISOString()],
           ['timezone', state.schedule.zone],
         ]);
-        const stored = await ctx.db.transaction().execute(async (trx) => {
-          const current = await findTriggerClosure(trx, row.id);
-          if (!current || current.running !== 1) return SKIPPED;
-          // Another node fired this tick (or a later one) already.
-          const last = lastFiredOf(current.trigger_closure);
-          if (last !== null && last >= firedAt) return SKIPPED;
-          if (
-            !(await recordScheduleFiring(
-              trx,
-              row.id,
-              current.trigger_closure,
-              JSON.stringify({ last_fired_at: new Date(firedAt).toISOString() }),
-            ))
-          )
-            return SKIPPED;
-          return queue.storeJob(trx, row, event, {});
-        });
-        if (stored === SKIPPED) continue;
+        const stored = await retryingConflicts(() =>
+          ctx.db.transaction().execute(async (trx) => {
+            const current = await findTriggerClosure(trx, row.id);
+            if (!current || current.running !== 1) return SKIPPED;
+            // Another node fired this tick already, or this node's firing comes before the tick
+            // that follows the stored one (it armed the schedule from a time of its own).
+            const last = lastFiredOf(current.trigger_closure);
+            if (last !== null && firedAt < dueAfter(state.schedule, last)) return SKIPPED;
+            if (
+              !(await recordScheduleFiring(
+                trx,
+                row.id,
+                current.trigger_closure,
+                JSON.stringify({ last_fired_at: new Date(firedAt).toISOString() }),
+              ))
+            )
+              return SKIPPED;
+            return queue.storeJob(trx, row, event, {});
+          }),
+        );
+        if (stored === SKIPPED) {
+          // Line up with the firing stored by whichever node made it.
+          const fresh = await findTriggerClosure(ctx.db, recipeId);
+          const last = lastFiredOf(fresh?.trigger_closure ?? null);
+          if (last !== null && dueAfter(state.schedule, last) > firedAt) state.next = dueAfter(state.schedule, last);
+          continue;
+        }
         if (stored?.queued) {
           queue.backlog.add(row);
           events.emit('job.queued', { recipeId: row.id, jobId: stored.handle });

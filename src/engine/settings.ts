@@ -4,6 +4,7 @@ import type { BacklogLimits } from './backlog.ts';
 import { DEFAULT_TIME_ZONE } from './connectors/clock.ts';
 import type { EngineLimits } from './connectors/types.ts';
 import { DEFAULT_LIMITS, type Limits } from '../recipe/formula/env.ts';
+import type { JobLimits } from './job-bounds.ts';
 
 export interface EngineOptions {
   /** Jobs running at once in this process, all recipes together. */
@@ -18,6 +19,10 @@ export interface EngineOptions {
   triggerPollMs?: number;
   /** How long a claim on a running job holds unless renewed (NODE_LEASE_MS). */
   leaseMs?: number;
+  /** Bounds of one job (default JOB_MAX_STEPS, JOB_MAX_REPLAY_BYTES). */
+  jobLimits?: Partial<JobLimits>;
+  /** How long a job runs before it lets the event loop take a turn (ms). */
+  jobSliceMs?: number;
 }
 
 /** What formulas evaluated outside a job's steps (trigger inputs, trigger filters) need. */
@@ -37,6 +42,9 @@ export interface EngineSettings extends FormulaSettings {
   leaseMs: number;
   /** Pending jobs beyond which webhooks and API calls are refused (JOB_BACKLOG_PER_RECIPE, JOB_BACKLOG_PER_WORKSPACE). */
   backlog: BacklogLimits;
+  jobLimits: JobLimits;
+  /** How long a job runs before it waits for a turn of the event loop (src/engine/turns.ts). */
+  jobSliceMs: number;
 }
 
 // Code steps: 30 s and 128 MB each (the vendor allows 30 s and 256 MB for JavaScript steps).
@@ -61,6 +69,12 @@ export function engineSettings(ctx: ServiceContext, options: EngineOptions): Eng
     triggerPollMs: options.triggerPollMs ?? ctx.config.triggerPollSeconds * 1000,
     leaseMs: options.leaseMs ?? ctx.config.nodeLeaseMs,
     backlog: { perRecipe: ctx.config.jobBacklogPerRecipe, perWorkspace: ctx.config.jobBacklogPerWorkspace },
+    jobLimits: {
+      maxSteps: options.jobLimits?.maxSteps ?? ctx.config.jobMaxSteps,
+      maxReplayBytes: options.jobLimits?.maxReplayBytes ?? ctx.config.jobMaxReplayBytes,
+    },
+    // A request waits behind at most one slice of jobs per turn of the loop it needs.
+    jobSliceMs: options.jobSliceMs ?? 5,
     now: () => ctx.clock.now().getTime(),
   };
 }

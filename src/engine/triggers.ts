@@ -109,9 +109,15 @@ export class TriggerArming {
 
   /** A recipe was stopped here: disarm its trigger and tell the other nodes. */
   stopped(recipeId: number): void {
-    const { ctx, cache, events } = this.#deps;
+    const { ctx, cache, events, polls } = this.#deps;
     cache.forget(recipeId);
     this.disarm(recipeId);
+    // A polling trigger's turn goes with the stop: the next start polls at once.
+    polls
+      .stopped(recipeId)
+      .catch((error: unknown) =>
+        ctx.log.warn({ err: error, recipe_id: recipeId }, "could not forget a stopped recipe's polling turn"),
+      );
     ctx.notifier.publish('recipe.running_changed', { recipeId, running: false, origin: this.#origin });
     events.emit('recipe.stopped', { recipeId });
   }

@@ -5,6 +5,7 @@ export const WEBHOOK_ERRORS = {
   bad_request: { status: 400, error: 'Bad request' },
   malformed_json: { status: 400, error: 'Malformed JSON in request body' },
   payload_too_deep: { status: 400, error: 'Payload is nested more than 100 levels deep' },
+  payload_too_complex: { status: 400, error: 'Payload holds more than 500000 objects and lists' },
   not_found: { status: 404, error: 'Not found' },
   payload_too_large: { status: 413, error: 'Payload too large' },
   backlog_full: { status: 429, error: 'Too many jobs are waiting to run; retry later' },

@@ -7,7 +7,8 @@ import { registerPlainErrorHandler, sendPlainError } from '../http/plain-errors.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RecipeEngine } from './engine.ts';
 import { WEBHOOK_ERRORS, type WebhookErrorCode } from './webhook-errors.ts';
-import { fromPlain, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash, type Value } from '../recipe/formula/values.ts';
+import { fromPlain, MAX_EVENT_DEPTH, newHash, type Hash, type Value } from '../recipe/formula/values.ts';
+import { jsonShape, MAX_EVENT_CONTAINERS } from '../json-shape.ts';
 
 export interface WebhookDeps {
   engine: RecipeEngine;
@@ -30,7 +31,9 @@ function payloadOf(request: FastifyRequest): Value | { invalid: WebhookErrorCode
       .toLowerCase() ?? '';
   const text = body.toString('utf8');
   if (type === 'application/json' || type.endsWith('+json')) {
-    if (jsonDepth(text) > MAX_EVENT_DEPTH) return { invalid: 'payload_too_deep' };
+    const shape = jsonShape(text);
+    if (shape.depth > MAX_EVENT_DEPTH) return { invalid: 'payload_too_deep' };
+    if (shape.containers > MAX_EVENT_CONTAINERS) return { invalid: 'payload_too_complex' };
     try {
       return fromPlain(JSON.parse(text));
     } catch {

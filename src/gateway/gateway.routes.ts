@@ -3,7 +3,8 @@
 // endpoint state; then the call goes to the proxy (or, later, the endpoint's recipe).
 import { registerPlainErrorHandler, sendPlainError } from '../http/plain-errors.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { fromPlain, isHash, jsonDepth, MAX_EVENT_DEPTH, newHash, type Hash } from '../recipe/formula/values.ts';
+import { fromPlain, isHash, MAX_EVENT_DEPTH, newHash, type Hash } from '../recipe/formula/values.ts';
+import { jsonShape, MAX_EVENT_CONTAINERS } from '../json-shape.ts';
 import type { ServiceContext } from '../context.ts';
 import { ipPasses, type AccessResolver } from '../auth/access.ts';
 import { createPolicyEnforcer } from '../auth/policies.ts';
@@ -179,7 +180,8 @@ function apiEvent(request: FastifyRequest, match: Match, caller: ProfileState | 
   if (body.length > 0) {
     const text = body.toString('utf8');
     if (type === 'application/json' || type.endsWith('+json') || type === '') {
-      if (jsonDepth(text) > MAX_EVENT_DEPTH) return 'malformed';
+      const shape = jsonShape(text);
+      if (shape.depth > MAX_EVENT_DEPTH || shape.containers > MAX_EVENT_CONTAINERS) return 'malformed';
       try {
         const parsed = fromPlain(JSON.parse(text));
         fields = isHash(parsed) ? parsed : newHash([['body', parsed]]);

@@ -381,6 +381,98 @@ describe('keys from a JWKS URL and from an OIDC issuer', () => {
   });
 });
 
+describe('exp is required, and no further ahead than CALLER_JWT_MAX_LIFETIME_SECONDS (RFC 7523 §3)', () => {
+  test('HS256, RS256 (PEM) and RS256 from a JWKS URL without exp are 401; with exp a day ahead they pass, further ahead they are 401', async () => {
+    const secret = 'a-shared-hmac-secret-of-32-bytes-or-more!';
+    const hmac = await clientWithKey({ auth_type: 'jwt', jwt_method: 'hmac', jwt_secret: secret });
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pem = await clientWithKey({
+      auth_type: 'jwt',
+      jwt_method: 'rsa',
+      jwt_secret: rsa.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    });
+    const idpPair = await generateKeyPair('RS256');
+    published.keys = [{ ...(await exportJWK(idpPair.publicKey)), kid: 'exp-1', alg: 'RS256' }];
+    published.mode = 'ok';
+    const jwks = await clientWithKey({ auth_type: 'oidc', oidc_jwks_uri: `${idpUrl}/realms/exp/keys` });
+    const cases = [
+      {
+        name: 'HS256',
+        token: hmac.token,
+        key: new TextEncoder().encode(secret) as CryptoKey | Uint8Array,
+        alg: 'HS256',
+      },
+      { name: 'RS256 with a PEM key', token: pem.token, key: rsa.privateKey as unknown as CryptoKey, alg: 'RS256' },
+      { name: 'RS256 from a JWKS URL', token: jwks.token, key: idpPair.privateKey, alg: 'RS256', kid: 'exp-1' },
+    ];
+    for (const c of cases) {
+      const header = { alg: c.alg, ...(c.kid ? { kid: c.kid } : {}) };
+      const signed = (claims: Record<string, unknown>) => sign({ sub: c.token, ...claims }, c.key, header);
+      assert.equal((await call(await signed({}))).status, 200, `${c.name}: exp 5 minutes ahead`);
+      assert.equal((await call(await signed({ exp: nowS() + 86_400 }))).status, 200, `${c.name}: exp a day ahead`);
+      const refused: Record<string, Record<string, unknown>> = {
+        'no exp': { exp: undefined },
+        'no exp nor iat': { exp: undefined, iat: undefined },
+        'exp a day and a minute ahead': { exp: nowS() + 86_460 },
+        'exp a year ahead': { exp: nowS() + 365 * 86_400 },
+        'issued two days before its exp': { iat: nowS() - 86_400, exp: nowS() + 86_400 + 60 },
+        'exp not a number': { exp: String(nowS() + 60) },
+      };
+      for (const [name, claims] of Object.entries(refused)) {
+        const res = await call(await signed(claims));
+        assert.equal(res.status, 401, `${c.name}, ${name}: ${res.body}`);
+        assert.deepEqual(JSON.parse(res.body), { error: 'Unauthorized' });
+      }
+    }
+  });
+
+  test('a longer CALLER_JWT_MAX_LIFETIME_SECONDS lets a token valid for a week pass, and still refuses one without exp', async () => {
+    const other = await createTestApp({ clock, env: { CALLER_JWT_MAX_LIFETIME_SECONDS: String(8 * 86_400) } });
+    try {
+      const connection = await other.call('POST', '/api/connections', {
+        body: { name: 'Backend', provider: 'rest', input: { base_url: 'http://127.0.0.1:9', auth_type: 'none' } },
+      });
+      const collection = await other.call('POST', '/api/api_collections', {
+        body: { name: 'Week', proxy_connection_id: connection.body.id },
+      });
+      const endpoint = await other.call('POST', `/api/api_collections/${collection.body.id}/api_endpoints`, {
+        body: { name: 'Ping', method: 'GET', path: 'ping' },
+      });
+      await other.call('PUT', `/api/api_endpoints/${endpoint.body.id}/enable`);
+      const secret = 'a-shared-hmac-secret-of-32-bytes-or-more!';
+      const client = await other.call('POST', '/api/v2/api_clients', {
+        body: {
+          name: 'weekly',
+          api_collection_ids: [collection.body.id],
+          auth_type: 'jwt',
+          jwt_method: 'hmac',
+          jwt_secret: secret,
+        },
+      });
+      const apiKey = await other.call('POST', `/api/v2/api_clients/${client.body.data.id}/api_keys`, {
+        body: { name: 'key', active: true },
+      });
+      const url = new URL(endpoint.body.url).pathname;
+      const status = async (claims: Record<string, unknown>) =>
+        (
+          await other.app.inject({
+            method: 'GET',
+            url,
+            headers: {
+              authorization: `Bearer ${await sign({ sub: apiKey.body.data.auth_token, ...claims }, new TextEncoder().encode(secret), { alg: 'HS256' })}`,
+            },
+          })
+        ).statusCode;
+      // The upstream is down: 502 says the caller was let through.
+      assert.equal(await status({ exp: nowS() + 7 * 86_400 }), 502);
+      assert.equal(await status({ exp: nowS() + 9 * 86_400 }), 401);
+      assert.equal(await status({ exp: undefined }), 401);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('v2 token keys at the gateway', () => {
   test('API-TOKEN with a v2 key; refresh revokes the old token, disable answers 404, deleting the client revokes everything', async () => {
     const { clientId, keyId, token } = await clientWithKey({ auth_type: 'token' });

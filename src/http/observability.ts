@@ -26,6 +26,8 @@ export function registerObservability(app: FastifyInstance): Registry {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     reply.header('x-correlation-id', request.id);
+    // Every reply is read as the type it declares: a browser never sniffs a JSON body into HTML.
+    reply.header('x-content-type-options', 'nosniff');
     if (request.url.startsWith('/api')) reply.header('cache-control', 'no-cache, no-store');
     done();
   });

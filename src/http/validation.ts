@@ -4,7 +4,7 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { FieldErrors } from '../errors.ts';
+import { addFieldError, type FieldErrors } from '../errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -20,10 +20,7 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
 /** Ajv errors in the contract's `errors` shape: field -> list of problems. */
 export function fieldErrors(errors: readonly Partial<ErrorObject>[], context: string | undefined): FieldErrors {
   const out: FieldErrors = {};
-  const add = (field: string, message: string) => {
-    const list = (out[field] ??= []);
-    if (!list.includes(message)) list.push(message);
-  };
+  const add = (field: string, message: string) => addFieldError(out, field, message);
   for (const e of errors) {
     const params = (e.params ?? {}) as Record<string, unknown>;
     const base = pointerToField(e.instancePath ?? '');
@@ -47,9 +44,9 @@ export function fieldErrors(errors: readonly Partial<ErrorObject>[], context: st
     }
   }
   // anyOf reports each failed branch too; when a field has a summary, drop the branch noise.
-  for (const [field, list] of Object.entries(out)) {
+  for (const list of Object.values(out)) {
     if (list.includes('has an invalid type or format') && list.length > 1)
-      out[field] = ['has an invalid type or format'];
+      list.splice(0, list.length, 'has an invalid type or format');
   }
   return out;
 }

@@ -5,7 +5,7 @@
 // dropped before the message is stored.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { FieldErrors } from '../../errors.ts';
+import { addFieldError, type FieldErrors } from '../../errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv, formats?: string[]) => Ajv;
 
@@ -155,10 +155,7 @@ function withNull(type: string, nullable: boolean): string | string[] {
 
 function messageErrors(errors: readonly ErrorObject[]): FieldErrors {
   const out: FieldErrors = {};
-  const add = (field: string, message: string) => {
-    const list = (out[field] ??= []);
-    if (!list.includes(message)) list.push(message);
-  };
+  const add = (field: string, message: string) => addFieldError(out, field, message);
   for (const e of errors) {
     const base = e.instancePath
       .split('/')

@@ -29,6 +29,8 @@ export interface JobListQuery {
   rerun_only?: string;
   per_page?: string;
   failed?: string;
+  /** The console's view: a recipe's own jobs, or its test-case jobs. */
+  test_jobs?: 'exclude' | 'only';
 }
 
 export interface JobList {
@@ -86,7 +88,11 @@ export async function listJobs(
       throw new AppError('offset_job_not_found', { errors: { offset_job_id: ['is not a job of this recipe'] } });
     cursor = { job, newer };
   }
-  const filters = { ...(status ? { status } : {}), rerunOnly };
+  const filters = {
+    ...(status ? { status } : {}),
+    rerunOnly,
+    ...(query.test_jobs ? { testJobs: query.test_jobs } : {}),
+  };
   const [rows, counters] = await Promise.all([
     listJobRows(ctx.db, recipe.id, filters, cursor, perPage),
     jobCounters(ctx.db, recipe.id),

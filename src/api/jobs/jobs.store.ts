@@ -33,6 +33,8 @@ export async function listLines(db: Db, jobId: number): Promise<JobLineRow[]> {
 export interface JobListFilters {
   status?: ApiJobStatus;
   rerunOnly: boolean;
+  /** Test-case jobs left out, or only they; both when not given. */
+  testJobs?: 'exclude' | 'only';
 }
 
 export async function listJobs(
@@ -52,6 +54,7 @@ export async function listJobs(
       let q = db.selectFrom('jobs').selectAll().where('recipe_id', '=', recipeId);
       if (state !== null) q = q.where('status', '=', state);
       if (filters.rerunOnly) q = q.where('is_repeat', '=', 1);
+      if (filters.testJobs !== undefined) q = q.where('is_test', '=', filters.testJobs === 'only' ? 1 : 0);
       if (cursor) {
         const { started_at: at, id } = cursor.job;
         q = q.where((eb) => eb(eb.refTuple('started_at', 'id'), cursor.newer ? '>' : '<', eb.tuple(at, id)));

@@ -231,13 +231,21 @@ const claimAcrossNodesQuery = prepareQuery<JobClaim, JobRow>((db, param) => {
     .returningAll();
 });
 
-/** A node's claims on the jobs it runs hold until `until` (the heartbeat of a running node). */
+/**
+ * A node's claims on the jobs it runs hold until `until` (the heartbeat of a running node). Rows
+ * another transaction holds (a job's end being recorded) are skipped, not waited for: a renewal
+ * locking many rows in its own order would otherwise meet the job ends in a deadlock.
+ */
 export async function renewJobLeases(db: Db, node: string, until: string): Promise<void> {
   await db
     .updateTable('jobs')
     .set({ lease_expires_at: until })
-    .where('status', '=', 'running')
-    .where('claimed_by', '=', node)
+    .where('id', 'in', (eb) =>
+      lockedSkippingLocked(
+        eb.selectFrom('jobs').select('id').where('status', '=', 'running').where('claimed_by', '=', node),
+        db,
+      ),
+    )
     .execute();
 }
 

@@ -18,7 +18,7 @@ export interface JobRetentionOptions {
 }
 
 export function createJobRetentionSweeper(
-  ctx: Pick<ServiceContext, 'db' | 'clock' | 'log'>,
+  ctx: Pick<ServiceContext, 'db' | 'clock' | 'log' | 'nodeId'>,
   options: JobRetentionOptions,
 ): PeriodicSweep {
   const jobBatchSize = options.jobBatchSize ?? 200;
@@ -49,6 +49,7 @@ export function createJobRetentionSweeper(
     intervalMs: options.intervalMs,
     log: ctx.log,
     run: sweepOnce,
+    turns: { db: ctx.db, nodeId: ctx.nodeId },
   });
 }
 

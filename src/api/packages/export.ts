@@ -12,6 +12,7 @@ import {
   recipeToExport,
   topicToExport,
 } from './export.store.ts';
+import { jsonShape } from '../../json-shape.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
@@ -103,6 +104,9 @@ const KIND_TYPE: Record<ReferenceKind, PackagedType> = {
   recipe: 'recipe',
 };
 
+/** Deepest code a recipe file carries: the file's own levels around it stay within what an import reads (512). */
+const MAX_CODE_DEPTH = 500;
+
 function json(value: unknown): Buffer {
   return Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
 }
@@ -123,6 +127,12 @@ async function recipeFile(db: Db, refs: RefResolver, asset: Asset, includeTestCa
       throw new PackageFailure(`${asset.zip_name}: version ${asset.version} of recipe ${asset.id} does not exist`);
     content = { name: v.name, description: v.description, code: v.code, config: v.config, version: v.version_no };
   }
+  // A package file may nest at most MAX_FILE_DEPTH levels (an import refuses deeper ones): code
+  // nested deeper is a recipe with code errors, and no walk over it would end well.
+  if (jsonShape(content.code).depth > MAX_CODE_DEPTH)
+    throw new PackageFailure(
+      `${asset.zip_name}: the recipe's code nests more than ${MAX_CODE_DEPTH} levels deep (blocks nest at most 100 deep); fix it, then export again`,
+    );
   const code = parseCode(content.code);
   if (code === undefined) throw new PackageFailure(`${asset.zip_name}: the recipe's code is not valid JSON`);
   for (const step of stepsOf(code)) {

@@ -10,6 +10,25 @@ function renamed(zip: Buffer, from: string, to: string): Buffer {
   return out;
 }
 
+/**
+ * A zip whose entry `name` declares `size` bytes uncompressed (in its local header and in the
+ * central directory), whatever it inflates to.
+ */
+function lyingAbout(zip: Buffer, name: string, size: number): Buffer {
+  const out = Buffer.from(zip);
+  for (const [signature, nameAt, sizeAt] of [
+    [0x04034b50, 30, 22],
+    [0x02014b50, 46, 24],
+  ] as const) {
+    for (let at = 0; at + nameAt <= out.length; at += 1) {
+      if (out.readUInt32LE(at) !== signature) continue;
+      const nameLength = out.readUInt16LE(at + (signature === 0x04034b50 ? 26 : 28));
+      if (out.toString('latin1', at + nameAt, at + nameAt + nameLength) === name) out.writeUInt32LE(size, at + sizeAt);
+    }
+  }
+  return out;
+}
+
 async function importZip(t: TestApp, folderId: number, zip: Buffer, query = '', token?: string) {
   return t.call('POST', `/api/packages/import/${folderId}${query}`, {
     raw: zip,
@@ -172,6 +191,23 @@ describe('POST /api/packages/import/:folder_id: bad input', () => {
       ],
       ['empty archive', await makeZip({}), /no asset files/],
       [
+        'a recipe of 50,000 nested blocks',
+        await makeZip({
+          'ok.recipe.json': valid,
+          'deep.recipe.json': `{"name":"Deep","code":{"keyword":"trigger","block":[${'{"block":['.repeat(50_000)}${']}'.repeat(50_000)}]}}`,
+        }),
+        /^deep\.recipe\.json: nests objects and arrays more than 512 levels deep$/m,
+      ],
+      [
+        'a file inflating to far more than it declares',
+        lyingAbout(
+          await makeZip({ 'ok.recipe.json': valid, 'liar.recipe.json': Buffer.alloc(900_000, ' ') }),
+          'liar.recipe.json',
+          100,
+        ),
+        /the archive is not valid: .*too many bytes|once inflated/,
+      ],
+      [
         'endpoint without its recipe',
         await makeZip({
           'ok.recipe.json': valid,
@@ -290,6 +326,36 @@ describe('POST /api/packages/import/:folder_id: bad input', () => {
       (await importZip(t, theirs.folderId, await makeZip({ 'x.recipe.json': '{}' }), '', scoped.token)).status,
       404,
       'a folder outside the scope is not found',
+    );
+  });
+
+  test('a recipe whose code nests 20,000 levels deep: its export fails saying so, and an import of what it holds says why', async () => {
+    const folder = await t.createProject('Deep code');
+    const deep = `{"keyword":"trigger","provider":"workato_webhooks","name":"new_event","block":[${'{"block":['.repeat(20_000)}${']}'.repeat(20_000)}]}`;
+    const created = await t.call('POST', '/api/recipes', {
+      body: { recipe: { name: 'Deep', folder_id: folder.folderId, code: deep } },
+    });
+    assert.equal(created.status, 200, created.text);
+    const manifest = await t.call('POST', '/api/export_manifests', {
+      body: { export_manifest: { name: 'deep', folder_id: folder.folderId, auto_generate_assets: true } },
+    });
+    assert.equal(manifest.status, 201, manifest.text);
+    const started = await t.call('POST', `/api/packages/export/${manifest.body.result.id}`);
+    assert.equal(started.status, 200, started.text);
+    const done = await waitPackage(t, started.body.id);
+    assert.equal(done.status, 'failed', JSON.stringify(done));
+    assert.match(done.error, /the recipe's code nests more than 500 levels deep/);
+    const imported = await importZip(
+      t,
+      folder.folderId,
+      await makeZip({ 'deep.recipe.json': `{"name":"Deep","code":${deep}}` }),
+    );
+    assert.equal(imported.status, 200, imported.text);
+    const failed = await waitPackage(t, imported.body.id);
+    assert.equal(failed.status, 'failed');
+    assert.match(
+      failed.error_parts.join('\n'),
+      /deep\.recipe\.json: nests objects and arrays more than 512 levels deep/,
     );
   });
 });

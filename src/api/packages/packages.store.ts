@@ -73,6 +73,17 @@ export async function countAttempt(db: Db, id: number): Promise<number> {
   return row?.attempts ?? 0;
 }
 
+/** Forget a start of the work that a graceful stop cut short (it ran nothing to the end). */
+export async function giveBackAttempt(db: Db, id: number): Promise<void> {
+  await db
+    .updateTable('packages')
+    .set((eb) => ({ attempts: eb('attempts', '-', 1) }))
+    .where('id', '=', id)
+    .where('status', '=', 'in_progress')
+    .where('attempts', '>', 0)
+    .execute();
+}
+
 /**
  * End the work, only if it is still in progress. An import's uploaded zip has served its purpose
  * then: it goes in the same transaction, so no reader sees an ended import that still holds it.

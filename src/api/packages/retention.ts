@@ -10,7 +10,7 @@ import { toStored } from '../../time.ts';
 import { deleteRunRequests, dropPackageContents, expiredExportIds, expiredRunRequestIds } from './retention.store.ts';
 
 export function createPackageRetentionSweeper(
-  ctx: Pick<ServiceContext, 'db' | 'clock' | 'log'>,
+  ctx: Pick<ServiceContext, 'db' | 'clock' | 'log' | 'nodeId'>,
   options: { intervalMs: number; retentionMs: number; batchSize?: number },
 ): PeriodicSweep {
   const batch = options.batchSize ?? 50;
@@ -43,5 +43,6 @@ export function createPackageRetentionSweeper(
     intervalMs: options.intervalMs,
     log: ctx.log,
     run: sweepOnce,
+    turns: { db: ctx.db, nodeId: ctx.nodeId },
   });
 }

@@ -1,8 +1,10 @@
 // The background work of packages: exports and imports run one at a time, in the order they were
-// asked for. The work is in the database (a package `in_progress`), so a restart takes it up
-// again: an export is written anew; an import whose transaction had not committed is applied
-// again, one that had committed resumes at its restarts. A package that was interrupted
-// MAX_ATTEMPTS times is marked failed instead of being tried forever.
+// asked for. The work is in the database (a package `in_progress`), and each start of it is
+// counted there before it begins. A package whose count says an earlier start never ended (the
+// server died while it ran: a crash, a kill, a lost machine) is failed with that reason rather
+// than run again, since it may be what made the server die; only an import whose transaction had
+// committed goes on, with its restarts. A graceful stop finishes the package in hand, or gives its
+// start back when it cannot.
 import type { ServiceContext } from '../../context.ts';
 import type { PackageRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
@@ -15,6 +17,7 @@ import { runImport } from './import.ts';
 import { type ImportOptions } from './appliers/run.ts';
 import {
   countAttempt,
+  giveBackAttempt,
   countChunks,
   findPackageById,
   finishPackage,
@@ -22,8 +25,6 @@ import {
   readChunk,
 } from './packages.store.ts';
 import type { ZipLimits } from './zip.ts';
-
-export const MAX_ATTEMPTS = 3;
 
 /** kick after a package was stored; start takes up the packages left in progress. */
 export type PackageRunner = WorkLoop;
@@ -67,10 +68,11 @@ export function createPackageRunner(ctx: ServiceContext, engine: RecipeRuntime, 
     if (!pkg || pkg.status !== 'in_progress') return;
     const attempts = await countAttempt(ctx.db, id);
     const now = () => toStored(ctx.clock.now());
-    if (attempts > MAX_ATTEMPTS) {
+    const committed = pkg.operation_type === 'import' && (JSON.parse(pkg.options) as ImportOptions).applied;
+    if (attempts > 1 && !committed) {
       await finishPackage(ctx.db, id, {
         status: 'failed',
-        error: `The ${pkg.operation_type} was interrupted ${MAX_ATTEMPTS} times; it was not finished`,
+        error: `The ${pkg.operation_type} was interrupted: the server stopped while it ran (a crash or a kill). It is not run again, in case it is what stopped the server; nothing of it was applied. Start it again to retry`,
         now: now(),
       });
       return;
@@ -87,7 +89,11 @@ export function createPackageRunner(ctx: ServiceContext, engine: RecipeRuntime, 
         });
         return;
       }
-      if (stopped()) throw error;
+      if (stopped()) {
+        // Cut by a graceful stop: the next start runs it again as if this one never began.
+        await giveBackAttempt(ctx.db, id).catch(() => undefined);
+        throw error;
+      }
       ctx.log.error({ err: error, packageId: id }, `the ${pkg.operation_type} of a package failed`);
       await finishPackage(ctx.db, id, {
         status: 'failed',

@@ -284,10 +284,10 @@ export async function recordScheduleFiring(
 }
 
 /** One more failed job on the recipe's counter (a job that failed without running: trigger error, interrupted). */
-export async function countFailedJob(db: Db, id: number): Promise<void> {
+export async function countFailedJob(db: Db, id: number, jobs = 1): Promise<void> {
   await db
     .updateTable('recipes')
-    .set((eb) => ({ job_failed_count: eb('job_failed_count', '+', 1) }))
+    .set((eb) => ({ job_failed_count: eb('job_failed_count', '+', jobs) }))
     .where('id', '=', id)
     .execute();
 }

@@ -2,6 +2,7 @@
 // steps are mocked, and what is expected of the job. Checked against the recipe's steps when it
 // is saved; evaluated against the job's lines after a run.
 import type { FieldErrors } from '../../errors.ts';
+import { MAX_EVENT_DEPTH, nestedDeeperThan } from '../../recipe/formula/values.ts';
 import { parseCode, stepsOf } from '../export_manifests/references.ts';
 
 export interface MockDoc {
@@ -70,6 +71,17 @@ function refOf(value: unknown): string | undefined {
 /** Check a document; field errors name what is wrong. */
 export function checkDoc(raw: Obj, index: StepIndex, errors: FieldErrors): TestCaseDoc {
   const doc: TestCaseDoc = { trigger_output: {}, mocks: [], expectations: [], allow_external: false };
+  // A trigger output nests at most as deep as a recipe event may; a mock or an expectation holds
+  // one two levels down. Checked without recursion, before anything walks the document.
+  const depths = { trigger_output: MAX_EVENT_DEPTH, mocks: MAX_EVENT_DEPTH + 2, expectations: MAX_EVENT_DEPTH + 2 };
+  let tooDeep = false;
+  for (const [field, max] of Object.entries(depths)) {
+    const value = raw[field];
+    if (typeof value !== 'object' || value === null || !nestedDeeperThan(value, max)) continue;
+    errors[field] = [`nests objects and arrays more than ${max} levels deep`];
+    tooDeep = true;
+  }
+  if (tooDeep) return doc;
   if (JSON.stringify(raw).length > MAX_DOC_BYTES) {
     errors.test_case = [`is larger than ${MAX_DOC_BYTES} bytes`];
     return doc;

@@ -107,6 +107,30 @@ describe('test automation', () => {
     assert.deepEqual((await t.call('GET', `/api/recipes/${recipeId}/test_cases`)).body, { data: [] });
   });
 
+  test('POST /api/recipes/:recipe_id/test_cases: a trigger output or a mock nested deeper than an event is a 400 naming it', async () => {
+    const nest = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    const bodies: Array<[string, string, string]> = [
+      [`{"name":"Deep trigger","trigger_output":${nest(101)}}`, 'trigger_output', '100'],
+      [`{"name":"Deep mock","mocks":[{"step":"customer","output":${nest(120)}}]}`, 'mocks', '102'],
+      [`{"name":"Deep check","expectations":[{"step":"say","equals":${nest(120)}}]}`, 'expectations', '102'],
+    ];
+    for (const [raw, field, max] of bodies) {
+      const res = await t.call('POST', `/api/recipes/${recipeId}/test_cases`, {
+        raw,
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(res.status, 400, res.text);
+      assert.deepEqual(res.body.errors, { [field]: [`nests objects and arrays more than ${max} levels deep`] });
+    }
+    // A whole event's depth is fine.
+    const fine = await t.call('POST', `/api/recipes/${recipeId}/test_cases`, {
+      raw: `{"name":"Deep but fine","trigger_output":${nest(100)}}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(fine.status, 200, fine.text);
+    assert.equal((await t.call('DELETE', `/api/recipes/${recipeId}/test_cases/${fine.body.data.id}`)).status, 200);
+  });
+
   test('a run request runs the real recipe with its mocks, checks expectations, and reports each result, the failing expectation and coverage', async () => {
     const ok = await t.call('POST', `/api/recipes/${recipeId}/test_cases`, { body: passing() });
     const wrong = await t.call('POST', `/api/recipes/${recipeId}/test_cases`, {

@@ -16,7 +16,7 @@ export interface SweepOptions {
 }
 
 export function createRetentionSweeper(
-  ctx: Pick<ServiceContext, 'db' | 'clock' | 'log'>,
+  ctx: Pick<ServiceContext, 'db' | 'clock' | 'log' | 'nodeId'>,
   options: SweepOptions,
 ): PeriodicSweep {
   const batchSize = options.batchSize ?? 1000;
@@ -52,5 +52,6 @@ export function createRetentionSweeper(
     intervalMs: options.intervalMs,
     log: ctx.log,
     run: sweepOnce,
+    turns: { db: ctx.db, nodeId: ctx.nodeId },
   });
 }

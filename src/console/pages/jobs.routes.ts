@@ -26,12 +26,14 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
           ),
           after: Type.Optional(Type.String({ maxLength: 100 })),
           before: Type.Optional(Type.String({ maxLength: 100 })),
+          tests: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('')])),
         }),
       },
     },
     async (request, reply) => {
       const auth = callerWith(request, 'jobs:read');
       const { status, after, before } = request.query;
+      const tests = request.query.tests === 'true';
       const recipe = await getRecipe(ctx, callerWith(request, 'jobs:read'), request.params.id, false).catch(
         (error: unknown) => {
           throw error instanceof AppError ? error : new AppError('not_found');
@@ -43,6 +45,7 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
         ...(status ? { status } : {}),
         ...cursor,
         per_page: String(PAGE_SIZE + 1),
+        test_jobs: tests ? 'only' : 'exclude',
       });
       const more = list.items.length > PAGE_SIZE;
       const jobs = before ? list.items.slice(-PAGE_SIZE) : list.items.slice(0, PAGE_SIZE);
@@ -57,6 +60,7 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
             jobs,
             counts: { succeeded: list.job_succeeded_count, failed: list.job_failed_count, all: list.job_count },
             status: status || undefined,
+            tests,
             older: olderExists && jobs.length > 0 ? jobs[jobs.length - 1]?.id : undefined,
             newer: newerExists && jobs.length > 0 ? jobs[0]?.id : undefined,
           },

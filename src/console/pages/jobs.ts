@@ -10,6 +10,8 @@ export interface JobListData {
   jobs: readonly JobApi[];
   counts: { succeeded: number; failed: number; all: number };
   status?: string | undefined;
+  /** The recipe's test-case jobs, kept apart from its own jobs. */
+  tests: boolean;
   /** Handles to page from: older than the last row, newer than the first. */
   older?: string | undefined;
   newer?: string | undefined;
@@ -21,12 +23,14 @@ function statusBadge(status: string): Html {
 
 export function jobListPage(frame: PageFrame, data: JobListData): string {
   const base = `/console/recipes/${data.recipe.id}/jobs`;
+  const tests = data.tests ? 'true' : undefined;
   const tab = (value: string | undefined, label: string) =>
-    html`<li><a href="${base}${query({ status: value })}"${data.status === value ? html` aria-current="page"` : ''}>${label}</a></li>`;
+    html`<li><a href="${base}${query({ status: value, tests })}"${data.status === value ? html` aria-current="page"` : ''}>${label}</a></li>`;
   return page(
     frame,
     html`
-<p><a href="/console/recipes/${data.recipe.id}">${data.recipe.name}</a> · ${data.counts.succeeded} succeeded, ${data.counts.failed} failed, ${data.counts.all} in all</p>
+<p><a href="/console/recipes/${data.recipe.id}">${data.recipe.name}</a> · ${data.tests ? 'jobs run by its test cases' : html`${data.counts.succeeded} succeeded, ${data.counts.failed} failed, ${data.counts.all} in all`}</p>
+<nav aria-label="Kind of jobs"><ul class="tabs"><li><a href="${base}"${data.tests ? '' : html` aria-current="page"`}>Recipe jobs</a></li><li><a href="${base}?tests=true"${data.tests ? html` aria-current="page"` : ''}>Test-case jobs</a></li></ul></nav>
 <nav aria-label="Job status"><ul class="tabs">${tab(undefined, 'All')}${tab('succeeded', 'Succeeded')}${tab('failed', 'Failed')}${tab('pending', 'Pending')}</ul></nav>
 ${
   data.jobs.length === 0
@@ -35,8 +39,8 @@ ${
 ${data.jobs.map((j) => html`<tr><td><a href="${base}/${j.id}">${j.title || j.id}</a><div class="muted small">${j.id}</div></td><td>${statusBadge(j.status)}</td><td>${time(j.started_at)}</td><td class="wide-only">${time(j.completed_at)}</td><td class="error-text wide-only">${j.error ? j.error.slice(0, 200) : ''}</td></tr>`)}
 </tbody></table>`
 }
-<nav class="pager" aria-label="Pages">${data.newer ? html`<a href="${base}${query({ status: data.status, before: data.newer })}" rel="prev">Newer jobs</a>` : ''}
-${data.older ? html`<a href="${base}${query({ status: data.status, after: data.older })}" rel="next">Older jobs</a>` : ''}</nav>`,
+<nav class="pager" aria-label="Pages">${data.newer ? html`<a href="${base}${query({ status: data.status, tests, before: data.newer })}" rel="prev">Newer jobs</a>` : ''}
+${data.older ? html`<a href="${base}${query({ status: data.status, tests, after: data.older })}" rel="next">Older jobs</a>` : ''}</nav>`,
   );
 }
 

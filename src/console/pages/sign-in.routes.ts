@@ -19,7 +19,7 @@ function safeNext(next: unknown): string {
 
 export function consoleSignInRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { ctx, sessionOf, send, hide } = kit;
+  const { ctx, sessionOf, send, hide, signInLimiter } = kit;
 
   // Sign-in and sign-out
   app.get(
@@ -51,10 +51,18 @@ export function consoleSignInRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
     async (request, reply) => {
       if (!sameOrigin(request)) throw new AppError('console_csrf_invalid');
       const next = safeNext(request.body.next);
+      const source = [`ip:${request.ip}`];
+      const wait = signInLimiter.retryAfter(source);
+      if (wait > 0) {
+        const throttled = new AppError('console_sign_in_throttled', { params: { seconds: wait } });
+        reply.header('retry-after', String(wait));
+        return send(reply, signInPage({ error: throttled.message, next }), throttled.status);
+      }
       let session: ConsoleSession;
       try {
         session = await signIn(ctx, request.body.token, request.ip);
       } catch (error) {
+        if (error instanceof AppError && error.code === 'console_token_invalid') signInLimiter.recordFailure(source);
         if (error instanceof AppError && error.status < 500)
           return send(reply, signInPage({ error: error.message, next }), error.status);
         throw error;

@@ -100,7 +100,7 @@ describe('workato_api_platform', () => {
     assert.deepEqual(await gw('POST', failing.url, {}), { status: 500, body: { error: 'Internal error' } });
   });
 
-  test('a recipe slower than GATEWAY_TIMEOUT_MS answers 504; a malformed body 400; a stopped recipe 404', async () => {
+  test('a recipe slower than GATEWAY_TIMEOUT_MS answers 504; a malformed body, one nested too deep or holding too many objects 400; a stopped recipe 404', async () => {
     const slow = await endpoint([action('clock', 'wait_for_interval', 'w', { interval: '0.8' }), respond('200', {})]);
     assert.deepEqual(await gw('POST', slow.url, {}), { status: 504, body: { error: 'Gateway timeout' } });
     const fine = await endpoint([respond('200', { ok: 'yes' })]);
@@ -118,6 +118,14 @@ describe('workato_api_platform', () => {
       payload: '['.repeat(5000) + ']'.repeat(5000),
     });
     assert.equal(deep.statusCode, 400);
+    // More objects than an event may hold: refused on its text, before it is parsed.
+    const many = await t.app.inject({
+      method: 'POST',
+      url: fine.url,
+      headers: { 'api-token': apiToken, 'content-type': 'application/json' },
+      payload: `[${'{},'.repeat(600_000)}{}]`,
+    });
+    assert.equal(many.statusCode, 400);
     await t.call('PUT', `/api/recipes/${fine.id}/stop`);
     assert.equal((await gw('POST', fine.url, {})).status, 404);
     await t.engine.idle(5000);

@@ -250,3 +250,60 @@ describe('scheduled recipes on two nodes sharing the database', () => {
     }
   });
 });
+
+describe('an interval schedule armed by nodes at different times', () => {
+  const clock = manualClock('2026-06-01T09:00:00.000Z');
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ clock });
+  });
+  after(() => t.close());
+
+  for (const [unit, every, step] of [
+    ['minutes', '1', 60_000],
+    ['hours', '2', 7_200_000],
+  ] as const) {
+    test(`every ${every} ${unit}: each node arms it from its own start, yet every tick fires once, at the stored firing's pace`, async () => {
+      const code = numbered({
+        keyword: 'trigger',
+        provider: 'clock',
+        name: 'scheduled_event',
+        as: 'tick',
+        input: { time_unit: unit, trigger_every: every, timezone: 'UTC' },
+        block: [log('note', 'tick')],
+      });
+      const id = await createRecipe(t, code);
+      const startedAt = clock.now().getTime();
+      await startRecipe(t, id);
+      // Two more nodes start a few seconds apart: each arms the schedule from its own start
+      // time, before the first node has fired (the stored closure says "never fired").
+      const nodes = [t.engine];
+      try {
+        for (const offset of [3_000, 4_000]) {
+          clock.advance(offset);
+          const node = createEngine(t.ctx, { pollMs: 50 });
+          await node.start();
+          nodes.push(node);
+        }
+        // Three ticks and a bit, in steps of a tenth of the period: every node's timer fires at
+        // each step, in turn (the first node's first firing comes first, as when it fires at once).
+        clock.set(new Date(startedAt));
+        for (let at = startedAt; at <= startedAt + 3.5 * step; at += step / 10) {
+          clock.set(new Date(at));
+          for (const node of nodes) await node.runDueSchedules();
+        }
+        for (const node of nodes) await node.idle();
+        const jobs = await t.call('GET', `/api/recipes/${id}/jobs?per_page=100`);
+        const times = jobs.body.items.map((j: { title: string }) => j.title.replace(/.*Start time=/, '')).sort();
+        assert.deepEqual(
+          times,
+          [0, 1, 2, 3].map((n) => new Date(startedAt + n * step).toISOString()),
+          'one job per tick, at the first firing and a period after each',
+        );
+      } finally {
+        await t.call('PUT', `/api/recipes/${id}/stop`);
+        for (const node of nodes.slice(1)) await node.close(1000);
+      }
+    });
+  }
+});

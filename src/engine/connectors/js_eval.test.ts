@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { action, dp, fire, log, webhookRecipe } from '../../../test/recipes.ts';
+import { createJsSandbox } from '../sandbox/js-sandbox.ts';
 
 let t: TestApp;
 before(async () => {
@@ -44,6 +45,63 @@ describe('js_eval invoke_custom_js_code', () => {
       }),
     ]);
     assert.deepEqual((await fire(t, path, {})).output(1), { output: { v: 42 } });
+  });
+
+  test("a step leaves nothing for the next one, of another recipe: its globals are gone, and work it queued never runs in the other's time", async () => {
+    // The first step queues work that would loop in whatever step runs the sandbox's jobs next, and
+    // ends without waiting for it; it also leaves a global.
+    const leaving = await webhookRecipe(t, [
+      js(
+        'leave',
+        'globalThis.left = 1; exports.main = () => { Promise.resolve().then(() => { for (;;) {} }); return { queued: true }; };',
+      ),
+    ]);
+    // The next step awaits (so the sandbox runs queued work), then computes for a moment: in the time
+    // left over by a loop of the first step's, it would be cut off as running too long.
+    const next = await webhookRecipe(t, [
+      js(
+        'next',
+        'exports.main = async () => { await null; let s = 0; for (let i = 0; i < 300000; i++) s += i % 7; return { left: typeof globalThis.left, s }; };',
+      ),
+    ]);
+    for (let round = 0; round < 2; round += 1) {
+      assert.deepEqual((await fire(t, leaving.path, {})).output(1), { output: { queued: true } });
+      const job = await fire(t, next.path, {});
+      assert.equal(job.status, 'succeeded', JSON.stringify(job.lines));
+      assert.deepEqual(job.output(1), { output: { left: 'undefined', s: 899997 } });
+    }
+  });
+
+  test('an output of more objects and lists than an event may hold, or over 10 MiB of JSON, fails the step before the server parses it', async () => {
+    const sandbox = createJsSandbox({ workers: 1 });
+    const limits = { timeoutMs: 20_000, memoryBytes: 128 * 1024 * 1024 };
+    try {
+      assert.deepEqual(
+        await sandbox.run('exports.main = () => ({ list: Array.from({ length: 600000 }, () => ({})) });', {}, limits),
+        {
+          ok: false,
+          type: 'Code error',
+          message: 'the output holds 600002 objects and lists; at most 500000 are accepted',
+        },
+      );
+      assert.deepEqual(
+        await sandbox.run("exports.main = () => ({ text: 'x'.repeat(11 * 1024 * 1024) });", {}, limits),
+        {
+          ok: false,
+          type: 'Code error',
+          message: `the output is ${11 * 1024 * 1024 + 11} characters of JSON; at most 10485760 are accepted`,
+        },
+      );
+      assert.deepEqual(
+        await sandbox.run('exports.main = () => ({ list: Array.from({ length: 1000 }, () => ({})) });', {}, limits),
+        {
+          ok: true,
+          output: { list: Array.from({ length: 1000 }, () => ({})) },
+        },
+      );
+    } finally {
+      await sandbox.close();
+    }
   });
 
   test('no host objects; a loop forever, a memory hog, a throw, no main: the step fails with the reason, and the next step of another job runs', async () => {

@@ -7,16 +7,17 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestApp, tempDir, type TestApp } from '../../../test/helpers.ts';
 import { createPySandbox, preparePythonSnapshot, pythonSnapshotFile } from '../sandbox/py-sandbox.ts';
-import { action, dp, fire, log, webhookRecipe } from '../../../test/recipes.ts';
+import { action, dp, fire, log, readJob, webhookRecipe, webhookTrigger, type StepDoc } from '../../../test/recipes.ts';
 
 let t: TestApp;
 before(async () => {
   t = await createTestApp({ engine: { limits: { codeTimeoutMs: 1500, codeMemoryBytes: 32 * 1024 * 1024 } } });
   // The first Python step of a process waits for the interpreter to load (seconds on a busy
   // machine): one step here, with a longer wait than fire's, so the tests time only their own.
-  const { path } = await webhookRecipe(t, [py('warm', 'def main(input): return {}')]);
-  await t.app.inject({ method: 'POST', url: path, payload: {} });
-  await t.engine.idle(120_000);
+  // The tests' steps then run in this one recipe, changed for each: a worker runs the steps of
+  // one recipe only, and every other recipe would wait for a worker of its own to load.
+  shared = await webhookRecipe(t, [py('warm', 'def main(input): return {}')]);
+  await firePatiently(shared.path);
 });
 after(() => t.close());
 
@@ -27,9 +28,30 @@ const py = (as: string, code: string, data: Record<string, unknown> = {}, extra:
     ...(extra.output ? { code_output_schema_json: extra.output } : {}),
   });
 
+let shared: { id: number; path: string };
+
+/** The shared recipe with these steps, running; its webhook path. */
+async function withSteps(block: StepDoc[]): Promise<string> {
+  assert.equal((await t.call('PUT', `/api/recipes/${shared.id}/stop`)).status, 200);
+  const put = await t.call('PUT', `/api/recipes/${shared.id}`, {
+    body: { recipe: { code: JSON.stringify(webhookTrigger(block)) } },
+  });
+  assert.equal(put.status, 200, put.text);
+  assert.deepEqual((await t.call('PUT', `/api/recipes/${shared.id}/start`)).body, { success: true });
+  return shared.path;
+}
+
 async function runPy(code: string, data: Record<string, unknown> = {}) {
-  const { path } = await webhookRecipe(t, [py('p', code, data)]);
-  return fire(t, path, {});
+  return fire(t, await withSteps([py('p', code, data)]), {});
+}
+
+/** One event to a recipe whose step may wait for a worker to load (seconds on a busy machine). */
+async function firePatiently(path: string) {
+  const res = await t.app.inject({ method: 'POST', url: path, payload: {} });
+  assert.equal(res.statusCode, 200, res.body);
+  await t.engine.idle(120_000);
+  const job = await t.ctx.db.selectFrom('jobs').select('id').orderBy('id', 'desc').executeTakeFirstOrThrow();
+  return readJob(t, job.id);
 }
 
 describe('py_eval invoke_custom_py_code', () => {
@@ -59,7 +81,7 @@ describe('py_eval invoke_custom_py_code', () => {
       { name: 'marker', type: 'string' },
       { name: 'missing', type: 'string' },
     ]);
-    const { path } = await webhookRecipe(t, [
+    const path = await withSteps([
       py(
         'calc',
         code,
@@ -154,6 +176,79 @@ describe('py_eval invoke_custom_py_code', () => {
     assert.deepEqual(second.output(1), { output: { remembered: false, leaked: false, path: false, difflib: false } });
   });
 
+  test("a step leaves nothing for another recipe's steps, in its workspace or another: a spy on json.loads and a file it wrote are gone, and another workspace's input never reaches it", async () => {
+    // Workspace 1's step replaces json.loads (which parses every step's input) with a spy that
+    // keeps each text in a list and appends it to a file, and returns what the spy saw so far.
+    const spyCode = [
+      'import json, os',
+      'def main(input):',
+      "    seen = ''",
+      '    try:',
+      "        fd = os.open('/tmp/leak.txt', os.O_RDONLY)",
+      '        seen = os.read(fd, 1 << 20).decode()',
+      '        os.close(fd)',
+      '    except OSError:',
+      '        pass',
+      "    kept = getattr(json.loads, 'kept', [])",
+      "    original = getattr(json.loads, 'original', json.loads)",
+      '    def spy(text, *args, **kwargs):',
+      '        kept.append(text)',
+      "        fd = os.open('/tmp/leak.txt', os.O_WRONLY | os.O_CREAT | os.O_APPEND)",
+      "        os.write(fd, text.encode() + b'\\n')",
+      '        os.close(fd)',
+      '        return original(text, *args, **kwargs)',
+      '    spy.kept = kept',
+      '    spy.original = original',
+      '    json.loads = spy',
+      "    return {'file': seen, 'kept': list(kept)}",
+    ].join('\n');
+    const lookCode = [
+      'import json, os',
+      'def main(input):',
+      "    return {'loads': json.loads.__name__, 'file': os.path.exists('/tmp/leak.txt'), 'secret': input.get('secret')}",
+    ].join('\n');
+    const spying = await webhookRecipe(t, [py('p', spyCode, { mine: 'workspace 1' })]);
+    const sameWorkspace = { path: await withSteps([py('p', lookCode, { secret: 'of recipe 2' })]) };
+    const other = await t.newWorkspace('Other tenant');
+    const created = await t.call('POST', '/api/recipes', {
+      token: other.adminToken,
+      body: {
+        recipe: {
+          name: 'Tenant two',
+          code: JSON.stringify(webhookTrigger([py('p', lookCode, { secret: 'of workspace 2' })])),
+        },
+      },
+    });
+    assert.equal(created.status, 200, created.text);
+    assert.equal(
+      (await t.call('PUT', `/api/recipes/${created.body.id}/start`, { token: other.adminToken })).status,
+      200,
+    );
+    const otherPath = new URL(
+      (await t.call('GET', `/api/recipes/${created.body.id}`, { token: other.adminToken })).body.webhook_url,
+    ).pathname;
+
+    const first = await firePatiently(spying.path);
+    assert.equal(first.status, 'succeeded', JSON.stringify(first.lines));
+    for (const [path, secret] of [
+      [sameWorkspace.path, 'of recipe 2'],
+      [otherPath, 'of workspace 2'],
+    ] as const) {
+      const looked = await firePatiently(path);
+      assert.equal(looked.status, 'succeeded', JSON.stringify(looked.lines));
+      assert.deepEqual(looked.output(1), { output: { loads: 'loads', file: false, secret } });
+    }
+    const again = await firePatiently(spying.path);
+    assert.equal(again.status, 'succeeded', JSON.stringify(again.lines));
+    const seen = (again.output(1) as { output: { file: string; kept: string[] } }).output;
+    assert.doesNotMatch(JSON.stringify(seen), /of recipe 2|of workspace 2/);
+    // Its own recipe's steps may share what they leave: the spy saw the recipe's next input.
+    assert.deepEqual(
+      seen.kept.map((text) => JSON.parse(text)),
+      [{ mine: 'workspace 1' }],
+    );
+  });
+
   test('escape attempts fail with the step error: the JavaScript bridge, the file system, processes, the network, ctypes, a module that is not there', async () => {
     const cases: Array<[string, RegExp]> = [
       [
@@ -238,7 +333,7 @@ describe('py_eval invoke_custom_py_code', () => {
         /Code error: (OverflowError|MemoryError|the code used more memory than its limit)/,
       ],
       [
-        "def main(input):\n    a = []\n    while True:\n        a.append('x' * 1000)",
+        "def main(input):\n    a = []\n    while True:\n        a.append('x' * 100_000)",
         /Code error: the code used more memory than its limit/,
       ],
       [
@@ -260,8 +355,7 @@ describe('py_eval invoke_custom_py_code', () => {
       assert.equal(job.status, 'failed', code);
       assert.match(job.error ?? '', reason, code);
     }
-    const slow = await webhookRecipe(t, [py('loop', 'def main(input):\n    while True:\n        pass')]);
-    const pending = fire(t, slow.path, {});
+    const pending = fire(t, await withSteps([py('loop', 'def main(input):\n    while True:\n        pass')]), {});
     const health = await t.app.inject({ method: 'GET', url: '/health' });
     assert.equal(health.statusCode, 200);
     assert.equal((await pending).status, 'failed');
@@ -282,7 +376,10 @@ describe('py_eval invoke_custom_py_code', () => {
     // A data directory without a snapshot starts from the installation's and writes nothing.
     const fromInstalled = createPySandbox({ workers: 1, snapshotFiles: [dataDirs, installed] });
     try {
-      assert.deepEqual(await fromInstalled.run(code, { doc: '{"n": 1}' }, limits), { ok: true, output: { n: 2 } });
+      assert.deepEqual(await fromInstalled.run(code, { doc: '{"n": 1}' }, limits, 'test'), {
+        ok: true,
+        output: { n: 2 },
+      });
     } finally {
       await fromInstalled.close();
     }
@@ -294,7 +391,7 @@ describe('py_eval invoke_custom_py_code', () => {
     writeFileSync(installed, 'not a snapshot');
     const damaged = createPySandbox({ workers: 1, snapshotFiles: [dataDirs, installed] });
     try {
-      assert.deepEqual(await damaged.run(code, { doc: '{"n": 41}' }, limits), { ok: true, output: { n: 42 } });
+      assert.deepEqual(await damaged.run(code, { doc: '{"n": 41}' }, limits, 'test'), { ok: true, output: { n: 42 } });
     } finally {
       await damaged.close();
     }
@@ -304,7 +401,10 @@ describe('py_eval invoke_custom_py_code', () => {
     rmSync(installed);
     const fromDataDir = createPySandbox({ workers: 1, snapshotFiles: [dataDirs, installed] });
     try {
-      assert.deepEqual(await fromDataDir.run(code, { doc: '{"n": 2}' }, limits), { ok: true, output: { n: 3 } });
+      assert.deepEqual(await fromDataDir.run(code, { doc: '{"n": 2}' }, limits, 'test'), {
+        ok: true,
+        output: { n: 3 },
+      });
     } finally {
       await fromDataDir.close();
     }
@@ -315,15 +415,21 @@ describe('py_eval invoke_custom_py_code', () => {
     );
   });
 
+  test('an output of more objects and lists than an event may hold fails the step before the server parses it', async () => {
+    const job = await runPy("def main(input):\n    return {'list': [{}] * 600000}");
+    assert.equal(job.status, 'failed');
+    assert.equal(job.error, 'Code error: the output holds 600002 objects and lists; at most 500000 are accepted');
+  });
+
   test('bad step input: code that is not text, a schema that is not JSON', async () => {
-    const notText = await webhookRecipe(t, [
+    const notText = await withSteps([
       action('py_eval', 'invoke_custom_py_code', 'p', { code: 123, code_input: { data: {} } }),
     ]);
-    const job = await fire(t, notText.path, {});
+    const job = await fire(t, notText, {});
     assert.equal(job.status, 'failed');
     assert.match(job.error ?? '', /code must be the Python source/);
-    const badSchema = await webhookRecipe(t, [py('p', 'def main(input): return {}', {}, { schema: '[{not json' })]);
-    const second = await fire(t, badSchema.path, {});
+    const badSchema = await withSteps([py('p', 'def main(input): return {}', {}, { schema: '[{not json' })]);
+    const second = await fire(t, badSchema, {});
     assert.equal(second.status, 'failed');
     assert.match(second.error ?? '', /Bad request: code_input.schema must be a JSON list of fields/);
   });

@@ -93,10 +93,14 @@ export const pyEval: Connector = {
         const outputFields = parseSchema(hashGet(input, 'code_output_schema_json'), 'code_output_schema_json');
         const sandbox = sc.sandboxes?.py;
         if (!sandbox) throw new StepError('Code error', 'no Python sandbox in this process');
-        const result = await sandbox.run(code, inputFields ? typedObject(data, inputFields) : data, {
-          timeoutMs: sc.limits.codeTimeoutMs,
-          memoryBytes: sc.limits.codeMemoryBytes,
-        });
+        // A worker runs the steps of one recipe of one workspace only (py-sandbox.ts says why).
+        const tenant = `${sc.recipe.workspaceId}/${sc.recipe.id}`;
+        const result = await sandbox.run(
+          code,
+          inputFields ? typedObject(data, inputFields) : data,
+          { timeoutMs: sc.limits.codeTimeoutMs, memoryBytes: sc.limits.codeMemoryBytes },
+          tenant,
+        );
         if (!result.ok) throw new StepError(result.type, result.message);
         const output = isPlainObject(result.output) ? result.output : {};
         return newHash([['output', fromPlain(outputFields ? shaped(output, outputFields) : output)]]);

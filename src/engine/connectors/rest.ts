@@ -2,6 +2,7 @@
 // recipe's config, relative URLs go to its base URL with its credentials; without one, the URL
 // must be absolute. A non-2xx answer fails the step (message starting with the status code)
 // unless response.ignore_http_errors is true.
+import { jsonShape, MAX_EVENT_CONTAINERS } from '../../json-shape.ts';
 import { request, type Dispatcher } from 'undici';
 import { OutboundRefusedError } from '../../outbound/policy.ts';
 import { StepError, type ActionDef, type ConnectionValues, type Connector, type EngineLimits } from './types.ts';
@@ -9,7 +10,6 @@ import {
   fromPlain,
   hashGet,
   isHash,
-  jsonDepth,
   MAX_EVENT_DEPTH,
   newHash,
   toPlain,
@@ -157,7 +157,13 @@ export async function sendRequest(
       );
       const outputType = toRubyString(hashGet(responseInput, 'output_type') ?? 'json');
       let parsed: Value = text;
-      if (outputType === 'json' && text.trim() !== '' && jsonDepth(text) <= MAX_EVENT_DEPTH) {
+      const shape = outputType === 'json' ? jsonShape(text) : undefined;
+      if (shape && shape.containers > MAX_EVENT_CONTAINERS)
+        throw new StepError(
+          'Response too large',
+          `the JSON response holds ${shape.containers} objects and lists; at most ${MAX_EVENT_CONTAINERS} are read`,
+        );
+      if (shape && text.trim() !== '' && shape.depth <= MAX_EVENT_DEPTH) {
         try {
           parsed = fromPlain(JSON.parse(text));
         } catch {

@@ -132,4 +132,20 @@ describe('workato_smart_list', () => {
     assert.match((await fire(t, p2, { items: [1, 2] })).error ?? '', /record 1 of list_source is not an object/);
     assert.match((await fire(t, p2, { items: 'nope' })).error ?? '', /must be a list of records/);
   });
+  test('a query whose rows would hold more than 10 MiB of data fails the step with the reason', async () => {
+    const { path } = await webhookRecipe(t, [
+      action('workato_smart_list', 'create_list', 'wide', { list_name: 'Wide rows', list_source: source }),
+      action('workato_smart_list', 'query_list', 'crossed', {
+        sql: 'SELECT a.t || b.t AS both_texts FROM Wide_rows a, Wide_rows b',
+      }),
+    ]);
+    const job = await fire(t, path, {
+      items: Array.from({ length: 10 }, (_, i) => ({ k: i, t: 'x'.repeat(90_000) })),
+    });
+    assert.equal(job.status, 'failed');
+    assert.equal(
+      job.error,
+      'SQL error: the result holds more than 10485760 characters of data: select fewer rows or columns',
+    );
+  });
 });

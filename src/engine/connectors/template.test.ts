@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { action, CURRENT, dp, fire, webhookRecipe } from '../../../test/recipes.ts';
+import Mustache from 'mustache';
 import { renderTemplate, TEMPLATE_LIMITS } from './workato_template.ts';
 
 let t: TestApp;
@@ -86,5 +87,12 @@ describe('workato_template/create_document', () => {
         renderTemplate('{{#l}}{{{s}}}{{/l}}', { l: Array.from({ length: 2000 }, (_, i) => i), s: 'y'.repeat(3000) }),
       /longer than 5000000 characters/,
     );
+  });
+
+  test('templates rendered leave nothing behind: Mustache keeps no cache of them, however many distinct ones run', () => {
+    const cache = (Mustache as unknown as { templateCache?: { _cache?: Record<string, unknown> } }).templateCache;
+    const before = Object.keys(cache?._cache ?? {}).length;
+    for (let i = 0; i < 500; i += 1) assert.equal(renderTemplate(`order ${i}: {{id}}`, { id: i }), `order ${i}: ${i}`);
+    assert.equal(Object.keys(cache?._cache ?? {}).length, before);
   });
 });

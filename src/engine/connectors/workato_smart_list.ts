@@ -35,6 +35,8 @@ export const SMART_LIST_LIMITS = {
   columns: 200,
   /** Rows a query returns (more: `truncated`). */
   queryRows: 10_000,
+  /** Characters of JSON a query's rows may hold together (an HTTP step's answer: 10 MiB); more fails the step. */
+  queryResultChars: 10 * 1024 * 1024,
   queryTimeoutMs: 10_000,
   sqlChars: 100_000,
 };
@@ -185,7 +187,7 @@ async function query(sc: StepContext, input: Hash): Promise<Value> {
     tables.push({ name: list.name, columns, rows });
   }
   const reply = await runSqlQuery(
-    { tables, sql, maxRows: SMART_LIST_LIMITS.queryRows },
+    { tables, sql, maxRows: SMART_LIST_LIMITS.queryRows, maxChars: SMART_LIST_LIMITS.queryResultChars },
     Math.min(sc.limits.codeTimeoutMs, SMART_LIST_LIMITS.queryTimeoutMs),
   );
   if (!reply.ok) {

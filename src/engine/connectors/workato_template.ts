@@ -112,7 +112,9 @@ export function renderTemplate(template: string, data: Json): string {
     throw new StepError('Template error', `the template is longer than ${TEMPLATE_LIMITS.templateChars} characters`);
   let tokens: Token[];
   try {
-    tokens = Mustache.parse(template) as Token[];
+    // A writer of its own: Mustache.parse keeps every template it parsed in a cache of the module,
+    // shared by every job and never emptied; a writer's cache goes with it.
+    tokens = new Mustache.Writer().parse(template) as Token[];
   } catch (error) {
     throw new StepError(
       'Template error',

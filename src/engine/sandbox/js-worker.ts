@@ -2,9 +2,11 @@
 // loaded once per worker. Each step gets a fresh QuickJS context (its own global object: nothing
 // carries from one step to the next) in the worker's QuickJS runtime, which holds the memory
 // limit; the context has no host objects at all (no require, process, fetch, file system or
-// network), and an interrupt at its deadline. After a step that failed, the runtime is replaced.
+// network), and an interrupt at its deadline. After a step that failed, or that left promise jobs
+// queued in the runtime, the runtime is replaced.
 import { parentPort } from 'node:worker_threads';
 import { getQuickJS, shouldInterruptAfterDeadline, type QuickJSRuntime } from 'quickjs-emscripten';
+import { outputProblem } from './output-bounds.ts';
 
 export interface JsRequest {
   id: number;
@@ -33,7 +35,10 @@ function runtimeFor(memoryBytes: number): QuickJSRuntime {
 
 function run(request: JsRequest): JsReply {
   const reply = runInContext(request);
-  if (!reply.ok && shared) {
+  // Contexts of one runtime share its queue of promise jobs: work a step queued and did not wait
+  // for would run in the next step's time (and memory), whoever's step that is. Such a runtime,
+  // like one a step failed in, is not used again.
+  if (shared && (!reply.ok || shared.runtime.hasPendingJob())) {
     shared.runtime.dispose();
     shared = null;
   }
@@ -89,6 +94,8 @@ function runInContext(request: JsRequest): JsReply {
     }
     const output = vm.typeof(text.value) === 'string' ? vm.getString(text.value) : 'null';
     text.value.dispose();
+    const problem = outputProblem(output);
+    if (problem) return { id: request.id, ok: false, type: 'Code error', message: problem };
     return { id: request.id, ok: true, output };
   } catch (error) {
     return { id: request.id, ok: false, type: 'Code error', message: (error as Error).message.slice(0, 500) };

@@ -1,16 +1,25 @@
 // Python steps run in a sandbox off the event loop: a small pool of worker threads, each with
-// Pyodide in a JavaScript realm that holds nothing of the host (py-worker.ts), reused between
-// steps. Loading the interpreter takes a second or more, so a worker is started ahead of need
-// (`warm`, when a running recipe has a Python step) and kept. At a step's deadline the pool
-// interrupts the interpreter (a KeyboardInterrupt in Python); a worker that still does not answer
-// soon after, or dies, is terminated and replaced, so a stuck step never holds up the server.
+// Pyodide in a JavaScript realm that holds nothing of the host (py-worker.ts). Loading the
+// interpreter takes a second or more, so a worker is started ahead of need (`warm`, when a running
+// recipe has a Python step) and kept. At a step's deadline the pool interrupts the interpreter (a
+// KeyboardInterrupt in Python); a worker that still does not answer soon after, or dies, is
+// terminated and replaced, so a stuck step never holds up the server.
+//
+// A worker serves one tenant (a recipe of a workspace) for its whole life. The bootstrap puts the
+// interpreter's modules, builtins and paths back after each step, but a step can change far more
+// that outlives it: a module's functions (json.loads replaced by a spy), classes, audit hooks, the
+// in-memory file system, even the realm's JavaScript through Pyodide's bridge. So a worker that ran
+// a step of one recipe never runs a step of another: a step goes to an idle worker of its recipe,
+// else to a fresh one (a spare is kept loaded from the snapshot once there is one), else the worker
+// idle the longest is terminated and a fresh one takes its place.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { PyBoot, PyReply, PyRequest, PyWorkerData } from './py-worker.ts';
-import { callWorker, createWorkerSlots, type DeadReply, type WorkerSlot } from './worker-slots.ts';
+import { callWorker, type DeadReply, type WorkerSlot } from './worker-slots.ts';
+import { outputProblem } from './output-bounds.ts';
 
 export interface PyLimits {
   timeoutMs: number;
@@ -20,7 +29,8 @@ export interface PyLimits {
 export type PyResult = { ok: true; output: unknown } | { ok: false; type: string; message: string };
 
 export interface PySandbox {
-  run(code: string, input: unknown, limits: PyLimits): Promise<PyResult>;
+  /** Run a step of `tenant` (a recipe of a workspace): only workers that ran nothing else's steps take it. */
+  run(code: string, input: unknown, limits: PyLimits, tenant: string): Promise<PyResult>;
   /** Start loading an interpreter now, if none is loaded or loading. */
   warm(): void;
   close(): Promise<void>;
@@ -29,6 +39,10 @@ export interface PySandbox {
 interface Slot extends WorkerSlot {
   /** Settles when the interpreter is loaded: its interrupt flag, or why it did not load. */
   ready: Promise<{ interrupt: Int32Array } | { failed: string }>;
+  /** The tenant whose steps this worker ran; null while it ran none. */
+  tenant: string | null;
+  /** When it was last taken (the worker idle the longest is the one replaced). */
+  takenAt: number;
 }
 
 /** How long past its deadline an interrupted step may take to answer before its worker is replaced. */
@@ -63,13 +77,33 @@ export function installedPythonSnapshotFile(): string {
   return join(modules, '.cache', 'switchboard', snapshotName());
 }
 
+/** Send a step to a worker; its reply, or why there is none (`dead`: the worker must be replaced). */
+async function runOn(slot: Slot, request: PyRequest, timeoutMs: number): Promise<PyReply | DeadReply> {
+  const ready = await slot.ready;
+  if ('failed' in ready)
+    return {
+      id: request.id,
+      ok: false,
+      type: 'Code error',
+      message: `the Python sandbox could not start: ${ready.failed}`.slice(0, 500),
+      dead: true,
+    };
+  return callWorker<PyReply>(slot.worker, request, timeoutMs + GRACE_MS, {
+    afterMs: timeoutMs,
+    signal: () => Atomics.store(ready.interrupt, 0, 2),
+  });
+}
+
 /**
  * `snapshotFiles`: where a loaded interpreter's snapshot may be, in order of preference (the data
  * directory's, then the installation's); the first that can be read is used, and when it does not
  * load the interpreter loads in full. A snapshot made by a full load is written to each of them.
  */
 export function createPySandbox(options: { workers: number; snapshotFiles?: readonly string[] }): PySandbox {
-  const slots = createWorkerSlots<Slot>(options.workers, start);
+  // Every worker started and not replaced; one more than `workers`, so that a spare can be loaded.
+  const slots: Slot[] = [];
+  const most = options.workers + 1;
+  const waiting: Array<{ tenant: string; resolve: (slot: Slot | null) => void }> = [];
   let nextId = 1;
   let closed = false;
   // The memory snapshot of a loaded interpreter, from the first worker: later ones start from it.
@@ -130,30 +164,65 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
       worker.once('error', onError);
       worker.once('exit', onExit);
     });
-    const slot: Slot = { worker, busy: false, ready };
+    const slot: Slot = { worker, busy: false, ready, tenant: null, takenAt: 0 };
+    slots.push(slot);
     return slot;
   }
 
-  async function runOn(slot: Slot, request: PyRequest, timeoutMs: number): Promise<PyReply | DeadReply> {
-    const ready = await slot.ready;
-    if ('failed' in ready)
-      return {
-        id: request.id,
-        ok: false,
-        type: 'Code error',
-        message: `the Python sandbox could not start: ${ready.failed}`.slice(0, 500),
-        dead: true,
-      };
-    return callWorker<PyReply>(slot.worker, request, timeoutMs + GRACE_MS, {
-      afterMs: timeoutMs,
-      signal: () => Atomics.store(ready.interrupt, 0, 2),
-    });
+  function replace(slot: Slot): Slot {
+    void slot.worker.terminate();
+    slots.splice(slots.indexOf(slot), 1);
+    return start();
+  }
+
+  /** A worker for a step of `tenant`, marked busy; undefined while every worker is busy. */
+  function take(tenant: string): Slot | undefined {
+    const idle = slots.filter((s) => !s.busy);
+    let slot = idle.find((s) => s.tenant === tenant) ?? idle.find((s) => s.tenant === null);
+    if (!slot && slots.length < most) slot = start();
+    if (!slot) {
+      const longest = idle.sort((a, b) => a.takenAt - b.takenAt)[0];
+      if (longest) slot = replace(longest);
+    }
+    if (!slot) return undefined;
+    slot.busy = true;
+    slot.tenant = tenant;
+    slot.takenAt = Date.now();
+    keepSpare();
+    return slot;
+  }
+
+  /** Once a snapshot makes loading quick, keep a fresh worker loaded for the next tenant. */
+  function keepSpare(): void {
+    if (closed || snapshot === null || slots.length >= most) return;
+    if (slots.some((s) => s.tenant === null && !s.busy)) return;
+    start();
+  }
+
+  function acquire(tenant: string): Promise<Slot | null> {
+    const slot = waiting.length === 0 ? take(tenant) : undefined;
+    if (slot) return Promise.resolve(slot);
+    return new Promise((resolve) => waiting.push({ tenant, resolve }));
+  }
+
+  function release(slot: Slot): void {
+    slot.busy = false;
+    while (waiting.length > 0) {
+      const next = waiting[0]!;
+      const taken = take(next.tenant);
+      if (!taken) return;
+      waiting.shift();
+      next.resolve(taken);
+    }
+    keepSpare();
   }
 
   return {
-    async run(code, input, limits) {
+    async run(code, input, limits, tenant) {
       if (closed) return { ok: false, type: 'Code error', message: 'the server is shutting down' };
-      let slot = await slots.acquire();
+      const acquired = await acquire(tenant);
+      if (!acquired) return { ok: false, type: 'Code error', message: 'the server is shutting down' };
+      let slot = acquired;
       const request: PyRequest = {
         id: nextId++,
         code,
@@ -162,20 +231,29 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
       };
       try {
         const reply = await runOn(slot, request, limits.timeoutMs);
-        if ('dead' in reply || (!reply.ok && reply.recycle)) slot = slots.replace(slot);
+        if ('dead' in reply || (!reply.ok && reply.recycle)) {
+          slot = replace(slot);
+          slot.busy = true;
+        }
         if (!reply.ok) return { ok: false, type: reply.type, message: reply.message };
+        // Checked here rather than in the worker, whose source is part of the interpreter snapshot's name.
+        const problem = outputProblem(reply.output);
+        if (problem) return { ok: false, type: 'Code error', message: problem };
         return { ok: true, output: JSON.parse(reply.output) as unknown };
       } finally {
-        slots.release(slot);
+        release(slot);
       }
     },
     warm() {
-      if (!closed && slots.all.length === 0) slots.spawn();
+      if (closed) return;
+      if (slots.length === 0) start();
+      else keepSpare();
     },
     async close() {
       closed = true;
-      await Promise.all(slots.all.map((s) => s.worker.terminate()));
-      slots.all.length = 0;
+      for (const waiter of waiting.splice(0)) waiter.resolve(null);
+      await Promise.all(slots.map((s) => s.worker.terminate()));
+      slots.length = 0;
     },
   };
 }
@@ -192,6 +270,7 @@ export async function preparePythonSnapshot(file: string): Promise<void> {
       "def main(input):\n    return {'ready': True}",
       {},
       { timeoutMs: 600_000, memoryBytes: 32 * 1024 * 1024 },
+      'prepare-python',
     );
     if (!result.ok) throw new Error(`the Python sandbox did not run a step: ${result.type}: ${result.message}`);
     if (!existsSync(file)) throw new Error(`the snapshot could not be written to ${file}`);

@@ -16,6 +16,8 @@ export interface SqlRequest {
   tables: SqlTable[];
   sql: string;
   maxRows: number;
+  /** Most characters of JSON the rows that come back may hold (the server parses none, but keeps them all). */
+  maxChars: number;
 }
 
 export type SqlReply =
@@ -108,12 +110,20 @@ function run(request: SqlRequest): SqlReply {
     const statement = db.prepare(request.sql);
     const rows: Array<Record<string, unknown>> = [];
     let truncated = false;
+    let chars = 0;
     for (const row of statement.iterate()) {
       if (rows.length >= request.maxRows) {
         truncated = true;
         break;
       }
-      rows.push({ ...(row as Record<string, unknown>) });
+      const copy = { ...(row as Record<string, unknown>) };
+      chars += JSON.stringify(copy).length;
+      if (chars > request.maxChars)
+        return {
+          ok: false,
+          message: `the result holds more than ${request.maxChars} characters of data: select fewer rows or columns`,
+        };
+      rows.push(copy);
     }
     return { ok: true, rows, truncated };
   } catch (error) {

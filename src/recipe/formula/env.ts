@@ -31,10 +31,13 @@ export class Budget {
     this.deadline = Date.now() + limits.maxMillis;
   }
   tick(cost = 1): void {
+    const before = this.steps;
     this.steps += cost;
     if (this.steps > this.limits.maxSteps)
       throw new FormulaError(`formula exceeded its budget of ${this.limits.maxSteps} steps`);
-    if ((this.steps & 0xff) === 0 && Date.now() > this.deadline)
+    // The clock is read every 256 steps: whenever the count passes a multiple of 256, so that a
+    // method on a long string or list (which costs many steps at once) is never let through unread.
+    if (before >>> 8 !== this.steps >>> 8 && Date.now() > this.deadline)
       throw new FormulaError(`formula ran longer than ${this.limits.maxMillis} ms`);
   }
 }

@@ -398,6 +398,15 @@ describe('formula bounds', () => {
     assert.throws(() => evaluate(parseFormula(long), e), /budget of 50 steps/);
   });
 
+  test('a formula past its time stops, also when each method works on a long string (many steps at once)', () => {
+    const e = {
+      ...env(),
+      budget: new Budget({ maxSteps: 10_000_000, maxMillis: 20, maxStringLength: 5_000_000, maxListLength: 1000 }),
+    };
+    const heavy = `('abc ' * 1000000)${'.upcase.downcase'.repeat(40)}.length`;
+    assert.throws(() => evaluate(parseFormula(heavy), e), /formula ran longer than 20 ms/);
+  });
+
   test('regular expressions that can backtrack without bound are refused', () => {
     assert.throws(() => run("'aaaaaaaaaaaaaaaaaaaaaaaaaaaa!'.match?(/(a+)+$/)"), /nested repetition/);
     assert.throws(() => run("'aa'.match?(/(a*)*b/)"), /nested repetition/);

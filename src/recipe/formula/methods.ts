@@ -1,5 +1,6 @@
 // The formula methods (contract 20 §8.2), one table: name -> implementation. A method not in the
 // table does not exist; calling it is an error, and a recipe using it does not start.
+import { jsonShape, MAX_EVENT_CONTAINERS } from '../../json-shape.ts';
 import { createHash } from 'node:crypto';
 import { FormulaError } from './errors.ts';
 import type { FormulaEnv } from './env.ts';
@@ -12,7 +13,6 @@ import {
   hashSet,
   isHash,
   isNumeric,
-  jsonDepth,
   MAX_EVENT_DEPTH,
   newHash,
   numOf,
@@ -109,8 +109,11 @@ export const METHODS: Record<string, Method> = {
   },
   parse_json: (r) => {
     const s = str(r, 'parse_json');
-    if (jsonDepth(s) > MAX_EVENT_DEPTH)
+    const shape = jsonShape(s);
+    if (shape.depth > MAX_EVENT_DEPTH)
       throw new FormulaError(`parse_json: the document is nested more than ${MAX_EVENT_DEPTH} levels deep`);
+    if (shape.containers > MAX_EVENT_CONTAINERS)
+      throw new FormulaError(`parse_json: the document holds more than ${MAX_EVENT_CONTAINERS} objects and lists`);
     try {
       return fromPlain(JSON.parse(s));
     } catch {

@@ -9,13 +9,12 @@ import {
   updateTableDefinition,
 } from '../../data_tables/data_tables.store.ts';
 import { columnsFromDefinition } from '../../data_tables/data_tables.input.ts';
-import { coerce, type Stored } from '../../data_tables/columns.ts';
-import type { ImportRun, Obj } from './run.ts';
+import type { ImportRun } from './run.ts';
 
 // Data tables: names are unique in an environment; columns keep the package's UUIDs (its
 // recipes name them); records replaced when the file carries data.
 export async function applyDataTables(run: ImportRun): Promise<void> {
-  const { ctx, trx, pkg, options, env, target, now, fail, placeOf, byType, name, readFile } = run;
+  const { ctx, trx, pkg, options, env, target, now, fail, placeOf, byType, name, reader } = run;
   for (const e of byType('workato_db_table')) {
     const columns = columnsFromDefinition(e.body.schema);
     const key = name(e).toLowerCase();
@@ -48,20 +47,17 @@ export async function applyDataTables(run: ImportRun): Promise<void> {
         continue;
       }
       await deleteAllRecords(trx, tableId, now);
-      const records = (JSON.parse((await readFile(e.path)).toString('utf8')) as { data: Obj[] }).data;
+      // Coerced to the columns' types in the reader's worker, a batch at a time.
       let bad = 0;
-      for (const [i, record] of records.entries()) {
-        const values: Record<string, Stored> = {};
-        for (const column of columns) {
-          const raw = record[column.field_id] ?? record[column.field_id.replaceAll('-', '_')] ?? record[column.name];
-          const coerced = coerce(column.type, raw);
-          if ('problem' in coerced) {
-            if (bad++ < 5) fail(e.path, `data[${i}]: ${column.name} ${coerced.problem}`);
-          } else if (coerced.value !== null) values[column.field_id] = coerced.value;
+      let count = 0;
+      for await (const batch of reader.dataRecords(e.path, columns)) {
+        for (const { values, problems } of batch) {
+          for (const problem of problems) if (bad++ < 5) fail(e.path, problem);
+          await insertRecord(trx, { table_id: tableId, record_id: randomUUID(), values, now });
+          count += 1;
         }
-        await insertRecord(trx, { table_id: tableId, record_id: randomUUID(), values, now });
       }
-      await setRecordCount(trx, tableId, records.length);
+      await setRecordCount(trx, tableId, count);
     }
   }
 }

@@ -1,17 +1,11 @@
 // An import's applier of lookup tables (import.ts runs one per asset type, in one transaction).
 import { clearRowCount, lookupTableNamed, setLookupTableColumns } from '../import.store.ts';
-import {
-  deleteAllRows,
-  insertRows,
-  insertTable,
-  type Cells,
-  CELL_COLUMNS,
-} from '../../lookup_tables/lookup_tables.store.ts';
+import { deleteAllRows, insertRows, insertTable } from '../../lookup_tables/lookup_tables.store.ts';
 import type { ImportRun, Obj } from './run.ts';
 
 // Lookup tables: names are unique in an environment; rows replaced when the file carries data.
 export async function applyLookupTables(run: ImportRun): Promise<void> {
-  const { ctx, trx, pkg, options, env, projectId, now, fail, byType, name, readFile } = run;
+  const { ctx, trx, pkg, options, env, projectId, now, fail, byType, name, reader } = run;
   for (const e of byType('lookup_table')) {
     const labels = (e.body.schema as Obj[]).map((c) => String(c.label).trim());
     if (new Set(labels.map((l) => l.toLowerCase())).size !== labels.length) {
@@ -45,28 +39,9 @@ export async function applyLookupTables(run: ImportRun): Promise<void> {
       }
       await deleteAllRows(trx, table.id, now);
       await clearRowCount(trx, table.id);
-      const rows = (JSON.parse((await readFile(e.path)).toString('utf8')) as { data: Obj[] }).data;
-      for (let start = 0; start < rows.length; start += ROWS_PER_BATCH) {
-        const batch: Cells[] = [];
-        for (const row of rows.slice(start, start + ROWS_PER_BATCH)) {
-          const out: Cells = {};
-          for (let i = 0; i < labels.length; i += 1) {
-            const col = CELL_COLUMNS[i]!;
-            const v = row[col];
-            out[col] = v === undefined || v === null ? null : String(v);
-          }
-          batch.push(out);
-        }
+      // Converted to cells in the reader's worker, a batch at a time.
+      for await (const batch of reader.lookupRows(e.path, labels.length))
         await insertRows(trx, table.id, labels.length, batch, now);
-      }
     }
   }
 }
-
-/**
- * Rows are converted and written this many at a time. Small enough that the insert statement is
- * short and the database layer keeps it prepared for the next batch: a statement prepared anew
- * for each batch of thousands of bound values holds native memory until the garbage collector
- * gets to it, which at 100,000 rows a table added hundreds of megabytes to the server.
- */
-const ROWS_PER_BATCH = 200;

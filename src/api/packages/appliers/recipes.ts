@@ -7,10 +7,8 @@ import { checkFields } from '../../recipes/recipes.input.ts';
 import { insertRecipe, insertVersion, markRecipeStopped, updateRecipe } from '../../recipes/recipes.store.ts';
 import { type ImportRun } from './run.ts';
 import type { Db } from '../../../db/types.ts';
-import { type FieldErrors } from '../../../errors.ts';
-import { checkDoc, stepIndex } from '../../test_cases/test-case-doc.ts';
 import { replaceTestCases } from '../../test_cases/test_cases.store.ts';
-import { type Entry, type Obj, isObj } from './run.ts';
+import { type Entry, isObj } from './run.ts';
 
 // Recipes: matched by name in their folder; a change makes a version; running ones need restart_recipes.
 export async function applyRecipes(run: ImportRun): Promise<void> {
@@ -80,12 +78,12 @@ export async function applyRecipes(run: ImportRun): Promise<void> {
       const id = await insertRecipe(trx, row);
       await insertVersion(trx, versionOf(id, row, author, now));
       recipeByZip.set(e.path, id);
-      await importTestCases(trx, e, id, row.code, now, fail);
+      await importTestCases(trx, e, id, now);
       recipeStatus.push({ id, import_result: 'no_update_or_updated_without_restart' });
       continue;
     }
     recipeByZip.set(e.path, existing.id);
-    await importTestCases(trx, e, existing.id, checked.code ?? existing.code, now, fail);
+    await importTestCases(trx, e, existing.id, now);
     const next = {
       name: checked.name ?? existing.name,
       description: checked.description ?? existing.description,
@@ -126,38 +124,12 @@ export async function applyRecipes(run: ImportRun): Promise<void> {
   }
 }
 
-/** A recipe file's test cases replace the recipe's (by name), checked against its steps; absent: untouched. */
-async function importTestCases(
-  db: Db,
-  e: Entry,
-  recipeId: number,
-  code: string,
-  now: string,
-  fail: (path: string, why: string) => void,
-): Promise<void> {
-  if (!Array.isArray(e.body.test_cases)) return;
-  const index = stepIndex(code);
-  const cases: Array<{ name: string; description: string; body: string }> = [];
-  for (const [i, raw] of (e.body.test_cases as Obj[]).entries()) {
-    const errors: FieldErrors = {};
-    const doc = checkDoc(raw, index, errors);
-    if (Object.keys(errors).length > 0) {
-      fail(
-        e.path,
-        `test case ${i} ("${String(raw.name)}"): ${Object.entries(errors)
-          .map(([k, v]) => `${k} ${v.join(', ')}`)
-          .join('; ')}`,
-      );
-      continue;
-    }
-    cases.push({
-      name: String(raw.name).trim().slice(0, 255),
-      description: typeof raw.description === 'string' ? raw.description : '',
-      body: JSON.stringify(doc),
-    });
-  }
-  if (new Set(cases.map((c) => c.name)).size !== cases.length) fail(e.path, 'two test cases have the same name');
-  else await replaceTestCases(db, recipeId, cases, now);
+/**
+ * A recipe file's test cases replace the recipe's (by name); absent: untouched. They were checked
+ * against the recipe's steps when the file was read (reader-worker.ts).
+ */
+async function importTestCases(db: Db, e: Entry, recipeId: number, now: string): Promise<void> {
+  if (e.testCases) await replaceTestCases(db, recipeId, e.testCases, now);
 }
 
 /** A config array with connection references turned into the target's connection ids where they resolve. */

@@ -1,6 +1,7 @@
 // One import at work (import.ts): the options, the zip's entries by type, the target folder and the
 // folders below it, and what each applier (one per asset type, beside this file) found for the next.
 import { childFolderNamed, projectNamed } from '../import.store.ts';
+import type { PackageReader } from '../reader.ts';
 import type { Db, PackageRow } from '../../../db/types.ts';
 import { isUniqueViolation } from '../../../db/dialect.ts';
 import { findFolder } from '../../folders/folder-scope.store.ts';
@@ -29,50 +30,8 @@ export interface ImportOptions {
   applied?: AppliedRecord;
 }
 
-export type FileType =
-  | 'recipe'
-  | 'connection'
-  | 'lookup_table'
-  | 'workato_db_table'
-  | 'topic'
-  | 'api_group'
-  | 'api_endpoint'
-  | 'account_property'
-  | 'project_property'
-  | 'custom_adapter';
-export const FILE_TYPES: readonly FileType[] = [
-  'recipe',
-  'connection',
-  'lookup_table',
-  'workato_db_table',
-  'topic',
-  'api_group',
-  'api_endpoint',
-  'account_property',
-  'project_property',
-  'custom_adapter',
-];
-
-export interface Entry {
-  path: string;
-  dir: string;
-  type: FileType;
-  body: Record<string, unknown>;
-  /**
-   * A lookup table's rows: how many, checked when the files are; the rows themselves are read
-   * from the zip again when the table is written, one table at a time. Holding every table's
-   * file, or its parsed rows, until then would multiply the memory a large import takes.
-   */
-  data?: { rows: number };
-  /** A custom adapter's Ruby source (its `.custom_adapter.rb`). */
-  code?: string;
-}
-
-export type Obj = Record<string, unknown>;
-
-export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { type FileType, FILE_TYPES, type Entry, type PreparedTestCase, type Obj, isObj } from '../entries.ts';
+import type { Entry, FileType } from '../entries.ts';
 
 export interface ImportedAdapter {
   path: string;
@@ -84,10 +43,7 @@ export interface ImportedAdapter {
   stemSlug: string;
 }
 
-/** A reference's `zip_name` names a file by its path in the zip or by its base name. */
-export function zipNameMatches(path: string, zipName: string): boolean {
-  return path === zipName || path.slice(path.lastIndexOf('/') + 1) === zipName;
-}
+export { zipNameMatches } from '../entries.ts';
 
 export interface Applied {
   recipeStatus: Array<{ id: number; import_result: ImportResult }>;
@@ -126,7 +82,8 @@ export interface ImportRun {
   trx: Db;
   pkg: PackageRow;
   options: ImportOptions;
-  readFile: (path: string) => Promise<Buffer>;
+  /** The zip's files, read, checked and converted in a worker thread (reader.ts). */
+  reader: PackageReader;
   now: string;
   env: number;
   projectId: number | null;
@@ -156,7 +113,7 @@ export async function startRun(
   pkg: PackageRow,
   options: ImportOptions,
   entries: Entry[],
-  readFile: (path: string) => Promise<Buffer>,
+  reader: PackageReader,
 ): Promise<ImportRun> {
   const now = toStored(ctx.clock.now());
   const target =
@@ -210,7 +167,7 @@ export async function startRun(
     trx,
     pkg,
     options,
-    readFile,
+    reader,
     now,
     env,
     projectId,
