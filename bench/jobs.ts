@@ -320,7 +320,7 @@ export async function overload(options: { seconds: number; connections: number }
   }
 }
 
-type Lang = 'js' | 'py';
+type Lang = 'js' | 'py' | 'rb';
 const LANG = {
   js: {
     title: 'JavaScript',
@@ -337,6 +337,15 @@ const LANG = {
       provider: 'py_eval',
       name: 'invoke_custom_py_code',
       code: "def main(input):\n    items = input['items']\n    return {'total': sum(i['price'] * i['qty'] for i in items), 'count': len(items)}",
+    },
+    target: 5,
+  },
+  rb: {
+    title: 'Ruby',
+    step: {
+      provider: 'workato_custom_code',
+      name: 'invoke_custom_ruby_code',
+      code: "items = input['items']\n{ total: items.sum { |i| i['price'] * i['qty'] }, count: items.size }",
     },
     target: 5,
   },
@@ -379,11 +388,11 @@ const codeRecipe = (lang: Lang, withCode: boolean) => ({
 });
 
 /**
- * `--js` / `--py`: a two-step webhook recipe whose first step is a JavaScript (Python) step, at
+ * `--js` / `--py` / `--ruby`: a two-step webhook recipe whose first step is a JavaScript (Python, Ruby) step, at
  * full speed, beside the same recipe with a logger in its place (the baseline, same run). Prints
  * jobs/s of each, the code step's own time (p50, p99, from its job lines) and that of the first
  * code step of the fresh server, fired as soon as the recipe is started (it waits for the
- * sandbox's worker to load QuickJS or Pyodide; Python's starts loading when the recipe starts).
+ * sandbox's worker to load QuickJS, Pyodide or Ruby; Python's and Ruby's start loading when the recipe starts).
  */
 export async function codeSteps(lang: Lang, options: { seconds: number; connections: number }): Promise<void> {
   const { title, target } = LANG[lang];
@@ -454,7 +463,7 @@ jobs with a ${title} step (webhook, ${title}, logger), ${options.connections} ke
         `${r.name.padEnd(24)} ${r.jobsPerSecond.toFixed(0)} jobs/s (${r.jobs} jobs, ${r.failed} not succeeded)${r.name === 'JavaScript step' ? ' (target >= 1000)' : ''}`,
       );
     console.log(
-      `${title} step time: first on a fresh server ${first} ms (recipe started to first job done: ${firstJobMs} ms; target <= 2000 for a first Python step${lang === 'py' ? `; the interpreter's snapshot of the installation ${existsSync(installedPythonSnapshotFile()) ? 'is there' : 'is missing: a full load'}` : ''}); then p50 ${percentile(rest, 50)} ms, p99 ${percentile(rest, 99)} ms (target <= ${target} ms; lines are timed to the millisecond)`,
+      `${title} step time: first on a fresh server ${first} ms (recipe started to first job done: ${firstJobMs} ms; target <= 2000 for a first Python or Ruby step${lang === 'py' ? `; the interpreter's snapshot of the installation ${existsSync(installedPythonSnapshotFile()) ? 'is there' : 'is missing: a full load'}` : ''}); then p50 ${percentile(rest, 50)} ms, p99 ${percentile(rest, 99)} ms (target <= ${target} ms; lines are timed to the millisecond)`,
     );
     if (lang === 'py') {
       // The same server restarted on its data directory: the running recipe's Python sandbox loads
@@ -522,8 +531,14 @@ async function pythonTenants(): Promise<void> {
 
 export async function main(args: string[]): Promise<void> {
   const overloaded = args.includes('--overload');
-  const lang: Lang | null = args.includes('--js') ? 'js' : args.includes('--py') ? 'py' : null;
-  const options = loadOptions(args.filter((a) => a !== '--overload' && a !== '--js' && a !== '--py'));
+  const lang: Lang | null = args.includes('--js')
+    ? 'js'
+    : args.includes('--py')
+      ? 'py'
+      : args.includes('--ruby')
+        ? 'rb'
+        : null;
+  const options = loadOptions(args.filter((a) => !['--overload', '--js', '--py', '--ruby'].includes(a)));
   await (overloaded ? overload(options) : lang ? codeSteps(lang, options) : run(options));
   if (lang === 'py') await pythonTenants();
 }

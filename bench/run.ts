@@ -39,7 +39,7 @@ const BENCHMARKS: Record<
   },
   jobs: {
     summary:
-      'recipe jobs: a five-step webhook recipe driven at full speed, jobs/s and webhook-to-done latency; --overload: twice the sustainable rate, accepted, refused (429) and lost events; --js: a JavaScript step beside a logger, jobs/s and the step time [--seconds N --connections N --overload | --js]',
+      'recipe jobs: a five-step webhook recipe driven at full speed, jobs/s and webhook-to-done latency; --overload: twice the sustainable rate, accepted, refused (429) and lost events; --js, --py, --ruby: a JavaScript (Python, Ruby) step beside a logger, jobs/s and the step time [--seconds N --connections N --overload | --js | --py | --ruby]',
     postgres: true,
     load: () => import('./jobs.ts'),
   },
@@ -71,6 +71,12 @@ const BENCHMARKS: Record<
     summary:
       "custom connectors' Ruby runtime: the first call of a fresh process, a call's p50/p99 and calls/s beside the same GET made directly, a workspace switch on one interpreter, each Ruby worker's memory [--calls N --concurrency N]",
     load: () => import('./connectors.ts'),
+  },
+  agents: {
+    summary:
+      "MCP tool calls per second against a skill recipe and an endpoint recipe beside the same steps through the API endpoint; the agent loop's own time per turn beside the stand-in model's [--seconds N --connections N --turns N --runs N]",
+    postgres: true,
+    load: () => import('./agents.ts'),
   },
   retention: {
     summary:

@@ -67,11 +67,16 @@ import { createEventStreamsRuntime } from './api/topics/runtime.ts';
 import { createAccessResolver } from './auth/access.ts';
 import { recipesRoutes } from './api/recipes/recipes.routes.ts';
 import { workflowTasksRoutes } from './api/workflow_tasks/workflow_tasks.routes.ts';
+import { workflowAppsRoutes } from './api/workflow_apps/workflow_apps.routes.ts';
+import { messageTemplatesRoutes } from './api/message_templates/message_templates.routes.ts';
 import { jobsRoutes } from './api/jobs/jobs.routes.ts';
 import { createJobRetentionSweeper } from './api/jobs/retention.ts';
 import { createEngine, type RecipeEngine } from './engine/engine.ts';
 import { webhooksRoutes } from './engine/webhooks.routes.ts';
 import { consoleRoutes } from './console/console.routes.ts';
+import { mcpRoutes } from './api/mcp/mcp.routes.ts';
+import { mcpServerRoutes } from './mcp/mcp.routes.ts';
+import { agenticRoutes } from './api/agentic/agentic.routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -136,12 +141,36 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, run
   recipesRoutes,
   jobsRoutes,
   workflowTasksRoutes,
+  workflowAppsRoutes,
+  messageTemplatesRoutes,
   exportManifestsRoutes,
   packagesRoutes,
   projectBuildsRoutes,
   deploymentsRoutes,
   testCasesRoutes,
+  mcpRoutes,
+  agenticRoutes,
 ];
+
+/** The OpenAPI document, generated from the routes' schemas, and its page at /docs. */
+async function registerOpenApi(app: FastifyInstance, config: AppDeps['config']): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Switchboard API',
+        version: '0.1.0',
+        description:
+          'Management API of Switchboard, compatible with the Workato developer API. Authenticate with `Authorization: Bearer <developer API client token>`.',
+      },
+      servers: [{ url: config.publicBaseUrl }],
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Developer API client token' } },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+}
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
@@ -233,23 +262,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHostRouting(app, config);
   registerAuth(app, ctx);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Switchboard API',
-        version: '0.1.0',
-        description:
-          'Management API of Switchboard, compatible with the Workato developer API. Authenticate with `Authorization: Bearer <developer API client token>`.',
-      },
-      servers: [{ url: config.publicBaseUrl }],
-      components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Developer API client token' } },
-      },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
-
+  await registerOpenApi(app, config);
   app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   operationsRoutes(app, ctx, { dialect: database.dialect, metrics, storage: database.storage });
   database.storage?.onChange((problem) => {
@@ -295,6 +308,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       tests,
       csrfKey: deps.secretBox.deriveKey('console-csrf'),
       signInLimiter: createFailureLimiter(ctx.clock, { limits: CONSOLE_SIGN_IN_FAILURE_LIMITS, windowSeconds: 60 }),
+    }),
+  );
+  // MCP servers: the Model Context Protocol at /mcp/<handle>, tools run as recipe jobs.
+  await app.register(
+    mcpServerRoutes({
+      ctx,
+      access,
+      engine,
+      maxBodyBytes: config.bodyLimitBytes,
+      callTimeoutMs: config.mcpCallTimeoutMs,
     }),
   );
   await app.register(

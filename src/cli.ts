@@ -29,7 +29,7 @@ import { isUniqueViolation, storageFailureOf } from './db/dialect.ts';
 import { STORAGE_FAILURE_TEXT } from './db/storage-health.ts';
 import { BackupError, backupDatabase, restoreDatabase, secretKeyLocation } from './db/backup.ts';
 import { ConnectorRunFailed, ConnectorUsageError } from './connectors/sdk/cli-options.ts';
-import { CONNECTOR_COMMANDS } from './connectors/sdk/cli-commands.ts';
+import { CONNECTOR_COMMANDS } from './connectors/sdk/commands.ts';
 
 interface Command {
   summary: string;

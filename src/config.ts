@@ -76,6 +76,10 @@ export interface Config {
   /** The command line's `connector exec`: the proxy and extra CA certificates of the environment. */
   readonly outboundProxy: { readonly http?: string; readonly https?: string; readonly noProxy?: string };
   readonly sslCertFile: string | undefined;
+  /** How long one call of a model (AI steps, Genies) may take, streaming included. */
+  readonly modelTimeoutMs: number;
+  /** How long an MCP tool call waits for its job before it answers a timeout. */
+  readonly mcpCallTimeoutMs: number;
   /** Outbound requests made for users (docs/adr/0019): whether loopback addresses may be reached. */
   readonly outboundAllowLoopback: boolean;
   /** Whether private ranges (RFC 1918, CGNAT, unique local IPv6) may be reached. */
@@ -154,6 +158,8 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'https_proxy',
   'no_proxy',
   'SSL_CERT_FILE',
+  'MODEL_TIMEOUT_MS',
+  'MCP_CALL_TIMEOUT_MS',
   'OUTBOUND_ALLOW_LOOPBACK',
   'OUTBOUND_ALLOW_PRIVATE',
   'OUTBOUND_ALLOW_ADDRESSES',
@@ -328,6 +334,10 @@ export function loadConfig(env: Env = process.env): Config {
       ...optional('noProxy', str(env, 'NO_PROXY') ?? str(env, 'no_proxy')),
     }),
     sslCertFile: str(env, 'SSL_CERT_FILE'),
+    // One call of a model connection (AI steps, Genie turns): a local model on a CPU can be slow.
+    modelTimeoutMs: intSetting(env, 'MODEL_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    // How long an MCP tool call waits for its job (the API platform's recipe calls wait GATEWAY_TIMEOUT_MS).
+    mcpCallTimeoutMs: intSetting(env, 'MCP_CALL_TIMEOUT_MS', 60_000, 100, 600_000),
     // Requests made for users (connectors, the HTTP connector, proxy collections, JWKS) may reach
     // loopback only when this is true; link-local (cloud metadata) and this server's own ports never.
     outboundAllowLoopback: boolSetting(env, 'OUTBOUND_ALLOW_LOOPBACK', false),

@@ -130,6 +130,27 @@ export const ERROR_CATALOG = {
     message: 'An endpoint with this method and path already exists in the collection',
   },
   recipe_not_running: { status: 422, message: 'Recipe must be running to enable the endpoint' },
+  mcp_tool_not_a_recipe: { status: 422, message: 'Tool {id} is not a recipe of this environment' },
+  mcp_tool_not_callable: {
+    status: 422,
+    message:
+      'Recipe {id} cannot be a tool: its trigger is {trigger}; tools are skill recipes (workato_skill) and recipe-backed API endpoints (workato_api_platform)',
+  },
+  mcp_tool_trigger_mismatch: { status: 422, message: 'Recipe {id} has trigger_application {actual}, not {given}' },
+  mcp_collection_server_tools: {
+    status: 422,
+    message:
+      "The tools of a server backed by an API collection are the collection's recipe-backed endpoints: change the collection",
+  },
+  mcp_user_group_unknown: {
+    status: 422,
+    message: 'User group {id} does not exist: this server has no identity provider, so it has no user groups',
+  },
+  mcp_collection_unknown: { status: 422, message: 'asset_id {id} is not an API collection of this environment' },
+  skill_recipe_not_skill: {
+    status: 422,
+    message: 'Recipe {id} is not a skill: its trigger is {trigger}, not workato_skill start_workflow',
+  },
   recipe_already_running: { status: 400, message: "Can't change the recipe state: invalid state running" },
   recipe_already_stopped: { status: 400, message: "Can't change the recipe state: invalid state stopped" },
   trigger_without_cursor: {
@@ -239,6 +260,17 @@ export const ERROR_CATALOG = {
   sample_too_large: { status: 413, message: 'Sample too large' },
   samples_queue_full: { status: 429, message: 'Too many samples are waiting to be analysed' },
   samples_shutting_down: { status: 503, message: 'The server is shutting down' },
+  // Message templates
+  message_template_not_found: { status: 404, message: 'Message template not found' },
+  // Workflow apps and their app functions
+  workflow_app_not_found: { status: 404, message: 'Workflow app not found' },
+  app_function_not_found: {
+    status: 404,
+    message: 'No running app function recipe with that id (its trigger must be a workato_workflow_task app function)',
+  },
+  app_function_timeout: { status: 504, message: 'The app function did not answer in time' },
+  app_function_failed: { status: 422, message: 'The app function failed: {error}' },
+  app_function_busy: { status: 429, message: 'Too many jobs of this app function are waiting to run; retry later' },
   // Workflow tasks
   workflow_task_not_found: { status: 404, message: 'Workflow task not found' },
   workflow_task_not_open: { status: 409, message: 'The workflow task has already ended ({status})' },

@@ -55,6 +55,28 @@ export function condition(operand: string, lhs: string, rhs = ''): StepDoc {
   return { type: 'compound', operand: 'and', conditions: [{ operand, lhs, rhs, uuid: `c-${++counter}` }] };
 }
 
+/** A skill recipe: its parameters, then a return of `result` built from them. */
+export function skillRecipe(
+  description: string,
+  parameters: Array<Record<string, unknown>>,
+  result: Record<string, unknown>,
+  middle: StepDoc[] = [],
+): StepDoc {
+  return numbered({
+    keyword: 'trigger',
+    provider: 'workato_skill',
+    name: 'start_workflow',
+    as: 'start',
+    input: {
+      description,
+      requires_user_confirmation: 'false',
+      parameters_schema_json: JSON.stringify(parameters),
+      result_schema_json: JSON.stringify(Object.keys(result).map((name) => ({ name, type: 'string' }))),
+    },
+    block: [...middle, action('workato_skill', 'workflow_return_result', 'ret', { result })],
+  });
+}
+
 export async function createRecipe(t: TestApp, code: StepDoc, extra: Record<string, unknown> = {}): Promise<number> {
   const res = await t.call('POST', '/api/recipes', {
     body: { recipe: { name: `Recipe ${++counter}`, code: JSON.stringify(code), ...extra } },

@@ -134,6 +134,20 @@ export const CONTRACT_EXTRAS: readonly string[] = [
   'GET /api/workflow_tasks/:id',
   'POST /api/workflow_tasks/:id/complete',
   'POST /api/workflow_tasks/:id/cancel',
+  // Issue 34: Workflow apps (data tables of requests with stages) and their app functions (src/api/workflow_apps/README.md).
+  'GET /api/workflow_apps',
+  'POST /api/workflow_apps',
+  'GET /api/workflow_apps/:id',
+  'PUT /api/workflow_apps/:id',
+  'DELETE /api/workflow_apps/:id',
+  'GET /api/workflow_apps/:id/requests/:record_id',
+  'POST /api/workflow_apps/app_functions/:recipe_id',
+  // Issue 34: message templates stored in an environment, named by template_id (src/api/message_templates/README.md).
+  'GET /api/message_templates',
+  'POST /api/message_templates',
+  'GET /api/message_templates/:id',
+  'PUT /api/message_templates/:id',
+  'DELETE /api/message_templates/:id',
   // 16 §6 and issue 18: writing a recipe's test cases (our own API beside the catalog's list).
   'POST /api/recipes/:recipe_id/test_cases',
   'GET /api/recipes/:recipe_id/test_cases/:id',
@@ -198,6 +212,26 @@ export const CONTRACT_EXTRAS: readonly string[] = [
   'PUT /api/event_streams/topics/:id',
   'PUT /api/event_streams/topics/:id/purge',
   'DELETE /api/event_streams/topics/:id',
+  // 23 §1: MCP servers as the vendor's CLI manages them (C-wk mcp_servers.go).
+  'GET /api/mcp/mcp_servers',
+  'POST /api/mcp/mcp_servers',
+  'GET /api/mcp/mcp_servers/:handle',
+  'PUT /api/mcp/mcp_servers/:handle',
+  'DELETE /api/mcp/mcp_servers/:handle',
+  'POST /api/mcp/mcp_servers/:handle/token_renew',
+  'GET /api/mcp/mcp_servers/:handle/tools',
+  'POST /api/mcp/mcp_servers/:handle/assign_tools',
+  'PUT /api/mcp/mcp_servers/:handle/tools/:tool_id',
+  'DELETE /api/mcp/mcp_servers/:handle/tools/:tool_id',
+  'GET /api/mcp/mcp_servers/:handle/server_policies',
+  'PUT /api/mcp/mcp_servers/:handle/server_policies',
+  'POST /api/mcp/mcp_servers/:handle/assign_user_groups',
+  'POST /api/mcp/mcp_servers/:handle/remove_user_groups',
+  'GET /api/mcp/user_groups',
+  // 23 §2: skills (C-wk skills.go).
+  'GET /api/agentic/skills',
+  'GET /api/agentic/skills/:id',
+  'POST /api/agentic/skills',
 ];
 
 /** Served for operations, documentation and tooling; not part of the catalog. */
@@ -214,6 +248,9 @@ export const OPERATIONS_ROUTES: readonly RegExp[] = [
   /^(GET|POST|PUT|PATCH|DELETE|OPTIONS) \/\*$/,
   // Inbound webhooks of running recipes (contract 20 §10.3): /webhooks/rest/<recipe key>/<event>.
   /^(GET|POST|PUT|PATCH|DELETE) \/webhooks\/rest\/:key\/:event$/,
+  // MCP servers at run time (src/mcp/): the Streamable HTTP transport, and its protected resource metadata (RFC 9728).
+  /^(GET|POST|DELETE) \/mcp\/:handle$/,
+  /^(GET|HEAD) \/\.well-known\/oauth-protected-resource\/mcp\/:handle$/,
   // Where providers send the browser back after a connection's OAuth 2.0 authorization (contract 21 §4).
   /^(GET|HEAD) \/oauth\/callback$/,
 ];

@@ -4,9 +4,13 @@
 // table rows, the stored file, the e-mails sent, and the workflow task that a person completes.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startSmtpCapture, type SmtpCapture } from './smtp-capture.ts';
 import { createTestApp, type TestApp } from './helpers.ts';
+import { createZipWriter } from '../src/api/packages/zip.ts';
+import { readJob } from './recipes.ts';
 
 const DIR = new URL('./fixtures/recipes/written/', import.meta.url);
 const fixture = (name: string) => readFileSync(new URL(name, DIR), 'utf8');
@@ -225,5 +229,233 @@ describe("recipes written in the vendor's format", () => {
     assert.equal(latest.status, 'succeeded');
     assert.deepEqual(await stepsOf(id, latest.id), ['0:new_event', '1:parse_csv', '2:invoke_custom_py_code']);
     assert.equal(((await t.call('GET', `/api/lookup_tables/${lookup.body.id}/rows`)).body as unknown[]).length, 4);
+  });
+});
+
+/** What the logger steps of a job wrote, in order (read from the job's stored lines). */
+async function loggerMessages(handle: string): Promise<string[]> {
+  const job = await t.ctx.db.selectFrom('jobs').select('id').where('handle', '=', handle).executeTakeFirstOrThrow();
+  return (await readJob(t, job.id)).lines
+    .filter((l) => l.adapter === 'logger')
+    .map((l) => (l.output as { message: string }).message);
+}
+
+/** Imports a fixture unchanged and starts it (a recipe without a webhook). */
+async function importAndStartOnly(file: string): Promise<number> {
+  const created = await t.call('POST', '/api/recipes', {
+    raw: fixture(file),
+    headers: { 'content-type': 'application/json' },
+  });
+  assert.equal(created.status, 200, `${file}: ${created.text}`);
+  const started = await t.call('PUT', `/api/recipes/${created.body.id}/start`);
+  assert.deepEqual(started.body, { success: true }, `${file}: ${started.text}`);
+  return created.body.id as number;
+}
+
+describe("the vendor's own platform, in recipes written in its format", () => {
+  test('a Workflow app: new requests move through stages, a manager reviews the expensive ones, a drop-down app function', async () => {
+    const requests = await dataTable('laptop_requests.workato_db_table.json');
+    const app = await t.call('POST', '/api/workflow_apps', {
+      body: {
+        name: 'Laptop requests',
+        data_table_id: requests,
+        stages: ['New', 'Manager review', 'Approved', 'Rejected'],
+      },
+    });
+    assert.equal(app.status, 200, app.text);
+    const id = await importAndStartOnly('laptop_requests_workflow.recipe.json');
+    const add = async (title: string, amount: number) => {
+      const res = await t.call('POST', `/api/data_tables/${requests}/records`, { body: { data: { title, amount } } });
+      assert.equal(res.status, 200, res.text);
+      return res.body.data.record_id as string;
+    };
+    const stageOf = async (recordId: string) =>
+      (await t.call('GET', `/api/workflow_apps/${app.body.id}/requests/${recordId}`)).body.stage.name as string;
+
+    const mac = await add('MacBook Pro', 2600);
+    const chromebook = await add('Chromebook', 400);
+    await t.engine.idle();
+    assert.deepEqual((await jobsOf(id)).map((j) => j.status).sort(), ['pending', 'succeeded']);
+    assert.equal(await stageOf(mac), 'Manager review');
+    assert.equal(await stageOf(chromebook), 'Approved');
+    const tasks = await t.call('GET', `/api/workflow_tasks?recipe_id=${id}&status=open`);
+    assert.deepEqual(
+      tasks.body.items.map((task: { name: string; assignee: string; record_id: string }) => [
+        task.name,
+        task.assignee,
+        task.record_id,
+      ]),
+      [['Approve laptop: MacBook Pro (2600)', 'manager@acme.example.com', mac]],
+    );
+    const done = await t.call('POST', `/api/workflow_tasks/${tasks.body.items[0].id}/complete`, {
+      body: { status: 'rejected', comments: 'Too expensive' },
+    });
+    assert.equal(done.status, 200, done.text);
+    await t.engine.idle();
+    assert.deepEqual(
+      (await jobsOf(id)).map((j) => [j.status, j.error]),
+      [
+        ['succeeded', null],
+        ['succeeded', null],
+      ],
+    );
+    assert.equal(await stageOf(mac), 'Rejected');
+    const request = await t.call('GET', `/api/workflow_apps/${app.body.id}/requests/${mac}`);
+    assert.equal(request.body.record.data.note, 'Rejected by manager@acme.example.com: Too expensive');
+
+    const models = await dataTable('laptop_models.workato_db_table.json');
+    for (const [model, name] of [
+      ['mbp14', 'MacBook Pro 14'],
+      ['mba13', 'MacBook Air 13'],
+      ['x1', 'ThinkPad X1'],
+    ])
+      await t.call('POST', `/api/data_tables/${models}/records`, { body: { data: { model, name } } });
+    const dropdown = await importAndStartOnly('laptop_models_dropdown.recipe.json');
+    const answer = await t.call('POST', `/api/workflow_apps/app_functions/${dropdown}`, {
+      body: { search_query: 'MacBook', user: { email: 'ana@acme.example.com' } },
+    });
+    assert.equal(answer.status, 200, answer.text);
+    assert.deepEqual(answer.body.data, {
+      items: [
+        { value: 'mba13', label: 'MacBook Air 13' },
+        { value: 'mbp14', label: 'MacBook Pro 14' },
+      ],
+    });
+  });
+
+  test('a file-tools pipeline: an uploaded zip unpacked, its CSV and XML files parsed and filed, then bundled again', async () => {
+    const { id, path } = await importAndStart('monthly_exports_files.recipe.json');
+    const writer = createZipWriter(new Date('2025-02-01T00:00:00Z'));
+    writer.add('orders.csv', async () => Buffer.from('id,total\nA-1,10\nA-2,32\n'));
+    writer.add('invoice.xml', async () => Buffer.from('<invoice><number>INV-7</number><total>42</total></invoice>'));
+    writer.finish();
+    const chunks: Buffer[] = [];
+    for await (const chunk of writer.stream) chunks.push(chunk as Buffer);
+    await post(path, { month: '2025-01', archive: Buffer.concat(chunks).toString('base64') });
+    const [job] = await jobsOf(id);
+    assert.deepEqual([job?.status, job?.error], ['succeeded', null]);
+    const messages = await loggerMessages(job?.id as string);
+    assert.deepEqual(messages.slice(0, 2), ['orders.csv: 2 lines', 'invoice.xml: invoice INV-7']);
+    assert.match(messages[2] ?? '', /^2 files stored, archive of \d+ bytes$/);
+    const files = await t.call('GET', '/api/files?directory=/exports/2025-01');
+    assert.deepEqual(
+      (files.body.data as Array<{ path: string }>).map((f) => f.path),
+      ['/exports/2025-01/invoice.xml', '/exports/2025-01/orders.csv'],
+    );
+    const csv = await t.call('GET', '/api/files/content?path=/exports/2025-01/orders.csv');
+    assert.equal(csv.text, 'id,total\nA-1,10\nA-2,32\n');
+  });
+
+  test('a legacy HTTP recipe: webhook_input, http post/get, _() pills with job metadata, catch and else after their try and if', async () => {
+    const seen: string[] = [];
+    const api = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        seen.push(`${req.method} ${req.url} ${body}`);
+        res.setHeader('content-type', 'application/json');
+        if (req.url === '/orders/O-404') {
+          res.statusCode = 404;
+          res.end('{"error":"gone"}');
+        } else
+          res.end(JSON.stringify({ id: JSON.parse(body || '{}').sku === 'LOST' ? 'O-404' : 'O-1', status: 'created' }));
+      });
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+      const connection = await t.call('POST', '/api/connections', {
+        body: { name: 'Orders API', provider: 'http', input: { base_url: base, auth_type: 'none' } },
+      });
+      assert.equal(connection.status, 200, connection.text);
+      const { id, path } = await importAndStart('legacy_order_sync.recipe.json');
+      assert.match(path, /\/legacy_orders$/);
+      await post(path, { sku: 'KB-1', qty: '3' });
+      await post(path, { sku: 'LOST', qty: '1' });
+      assert.deepEqual(seen, [
+        'POST /orders {"sku":"KB-1","qty":3}',
+        'GET /orders/O-1 ',
+        'POST /orders {"sku":"LOST","qty":1}',
+        'GET /orders/O-404 ',
+      ]);
+      const jobs = await jobsOf(id);
+      assert.deepEqual(
+        jobs.map((j) => j.status),
+        ['succeeded', 'succeeded'],
+      );
+      const logs = loggerMessages;
+      const recipe = await t.call('GET', `/api/recipes/${id}`);
+      // Jobs are listed newest first: the LOST order's job, then KB-1's.
+      const [lost, ok] = await Promise.all(jobs.map((j) => logs(j.id)));
+      assert.equal(ok?.length, 1);
+      assert.match(
+        ok?.[0] ?? '',
+        new RegExp(`^Order O-1 created by job j-[A-Za-z0-9_-]+ of ${recipe.body.name} at \\d{4}-\\d{2}-\\d{2}T`),
+      );
+      assert.deepEqual(lost, ['Order check failed: 404 Not found: {"error":"gone"}', 'Order not created ()']);
+    } finally {
+      api.closeAllConnections();
+      await new Promise((resolve) => api.close(resolve));
+    }
+  });
+
+  test('a Ruby step: an order priced in Ruby (a tax rate fetched from a service, core extensions), its output in a log and an if', async () => {
+    const asked: string[] = [];
+    const taxes = createServer((req, res) => {
+      asked.push(`${req.method} ${req.url}`);
+      res.setHeader('content-type', 'application/json');
+      const rate = { '/rates/DE': 0.19, '/rates/FR': 0.2 }[req.url ?? ''];
+      res.statusCode = rate === undefined ? 404 : 200;
+      res.end(JSON.stringify(rate === undefined ? { message: 'unknown country' } : { rate }));
+    });
+    await new Promise<void>((resolve) => taxes.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(taxes.address() as AddressInfo).port}`;
+      const property = await t.call('POST', '/api/properties', { body: { properties: { tax_api_url: base } } });
+      assert.equal(property.status, 200, property.text);
+      const { id, path } = await importAndStart('order_pricing_ruby.recipe.json');
+      await post(path, {
+        order_id: 'o-1001',
+        country: 'DE',
+        ordered_at: '2026-01-15T10:00:00Z',
+        lines: [
+          { sku: 'KB-1', quantity: '4', unit_price: '250' },
+          { sku: 'MS-2', quantity: 2, unit_price: 19.5 },
+          { sku: 'KB-1', quantity: 0, unit_price: 250 },
+        ],
+      });
+      await post(path, {
+        order_id: 'o-1002',
+        country: 'FR',
+        ordered_at: '2026-03-31',
+        lines: [{ sku: 'CB-9', quantity: 3, unit_price: 99.5 }],
+      });
+      await post(path, { order_id: 'o-1003', country: 'XX', ordered_at: '2026-03-31', lines: [] });
+      assert.deepEqual(asked, ['GET /rates/DE', 'GET /rates/FR', 'GET /rates/XX']);
+      const jobs = await jobsOf(id);
+      assert.deepEqual(
+        jobs.map((j) => j.status),
+        ['failed', 'succeeded', 'succeeded'],
+      );
+      const [unknown, fr, de] = jobs;
+      assert.deepEqual(await loggerMessages(de?.id as string), [
+        'Order O-1001 (KB-1, MS-2): gold, total 1112.77 incl. tax 177.67, due 2026-02-14',
+        'Review order O-1001: gold tier outside France',
+      ]);
+      assert.deepEqual(await loggerMessages(fr?.id as string), [
+        'Order O-1002 (CB-9): silver, total 340.3 incl. tax 56.72, due 2026-04-30',
+      ]);
+      // Ruby rounds 283.575 half up (283.58), as the vendor's Ruby does. The service's 404 is the
+      // Ruby step's error, naming the line of the request.
+      assert.match(unknown?.error ?? '', /line 5: .*404/);
+      assert.deepEqual(await stepsOf(id, fr?.id as string), [
+        '0:new_event',
+        '1:invoke_custom_ruby_code',
+        '2:log_message',
+      ]);
+    } finally {
+      taxes.closeAllConnections();
+      await new Promise((resolve) => taxes.close(resolve));
+    }
   });
 });

@@ -28,6 +28,8 @@ export const PRIVILEGE_GROUPS = {
   secrets_management: 'Environment management: Secrets Management',
   developer_api_clients: 'Developer API clients: API Clients',
   developer_api_client_roles: 'Developer API clients: API Client Roles',
+  mcp_servers: 'AI Hub: MCP servers (servers, tools, policies, user groups)',
+  agentic: 'Agent Studio: Skills',
 } as const;
 
 export type PrivilegeGroup = keyof typeof PRIVILEGE_GROUPS;

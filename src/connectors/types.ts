@@ -8,6 +8,7 @@ import type { TaskFormField } from '../recipe/document.ts';
 import type { EventStreamsRuntime } from '../api/topics/topics.service.ts';
 import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
 import type { AuthState, ConnectionDefinition, SchemaField } from './definition.ts';
+import type { ConnectorOutcome } from './sdk/runtime.ts';
 
 /** An input field a step must have (checked when the recipe starts: "can't be blank"). */
 export interface RequiredField {
@@ -56,6 +57,14 @@ export class SuspendJob extends Error {
   }
 }
 
+/** A job another job started (a recipe function call), as `wait_for_async_jobs` reports it. */
+export interface CalledJob {
+  jobId: string;
+  recipeId: number;
+  status: 'queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled';
+  error: string | null;
+}
+
 /** What a synchronous recipe-function call gives back. */
 export interface CallOutcome {
   recipeId: number;
@@ -76,6 +85,7 @@ export interface RecipeRef {
  * JavaScript and Python sandboxes (src/engine/sandbox/), declared here so connectors stay below the engine.
  */
 export interface CodeSandbox {
+  /** `tenant`: a recipe of a workspace; a sandbox that keeps state runs only its steps on a worker. */
   run(
     code: string,
     input: unknown,
@@ -83,6 +93,34 @@ export interface CodeSandbox {
     /** Whose code this is (`workspace/recipe`): a Python worker runs one tenant's steps only. */
     tenant?: string,
   ): Promise<{ ok: true; output: unknown } | { ok: false; type: string; message: string }>;
+}
+
+/** A Ruby code step (workato_custom_code), as the engine's Ruby runner takes it (src/engine/sandbox/ruby-code.ts). */
+export interface RubyStepCall {
+  code: string;
+  input: Record<string, unknown>;
+  workspaceId: number;
+  /** Narrower than the workspace: the recipe. */
+  scope: string;
+  /** CPU time and wall time of the step (waits for answers included in the wall time). */
+  timeoutMs: number;
+  /** The recipe's environment, lent to the code. */
+  accountProperty(name: string): Promise<string | null>;
+  lookup(table: string, conditions: Record<string, unknown>): Promise<Record<string, unknown> | null>;
+}
+
+export interface RubyStepRunner {
+  run(call: RubyStepCall): Promise<ConnectorOutcome>;
+  /** Start loading an interpreter now (a recipe with a Ruby step starts). */
+  warm(): void;
+  close(): Promise<void>;
+}
+
+/** The sandboxes of code steps: JavaScript, Python and Ruby, each in worker threads. */
+export interface CodeSandboxes {
+  js: CodeSandbox;
+  py: CodeSandbox;
+  ruby: RubyStepRunner;
 }
 
 export interface StepContext {
@@ -97,11 +135,18 @@ export interface StepContext {
   sleep(ms: number): Promise<void>;
   /** Run a job of the recipe function `flow` (an id or a {name, folder} reference) with these parameters. */
   callRecipe(flow: Value, parameters: Value, wait: boolean): Promise<CallOutcome>;
+  /**
+   * Wait (holding no worker) until every job this job started has ended, or `timeoutMs` passed;
+   * the jobs as they are then. Absent where a job cannot wait (a trigger filter).
+   */
+  waitForCalls?(timeoutMs: number): Promise<CalledJob[]>;
   readonly limits: EngineLimits;
   /** The event streams runtime (topics, group-commit publisher) of this process, when there is one. */
   readonly eventStreams: EventStreamsRuntime | null;
   /** Sandboxes for code steps (worker threads, reused between steps). */
-  readonly sandboxes?: { js: CodeSandbox; py: CodeSandbox };
+  readonly sandboxes?: CodeSandboxes;
+  /** The environment's properties (account_property), for code that reads them. */
+  readonly properties?: ReadonlyMap<string, string>;
   /** Told of data table records written by steps (real-time data table triggers). */
   readonly dataTables?: RecordListener;
 }
@@ -131,6 +176,10 @@ export interface EngineLimits {
   /** A code step's time and memory. */
   codeTimeoutMs: number;
   codeMemoryBytes: number;
+  /** One call of a model connection (AI steps, Genie turns). */
+  modelTimeoutMs: number;
+  /** Largest answer read from a model. */
+  modelMaxResponseBytes: number;
   /**
    * How long one step of a connector may take in all: its requests, and the waits a 429 or 503
    * asks for (`Retry-After`), which are taken only while they fit.
@@ -141,6 +190,8 @@ export interface EngineLimits {
 export interface ActionDef {
   title: string;
   required?: RequiredField[];
+  /** This action reaches outside Switchboard while its connector's others do not (a download): a test case mocks it. */
+  reachesOutside?: boolean;
   /** The vendor's description of the action, for the catalog. */
   description?: string;
   /** Its input and output fields as the vendor's schema writes them (the catalog, datapills). */
@@ -150,7 +201,16 @@ export interface ActionDef {
   run(input: Hash, sc: StepContext): Promise<Value> | Value;
 }
 
-export type TriggerKind = 'schedule' | 'webhook' | 'api_request' | 'function_call' | 'topic' | 'poll' | 'data_table';
+export type TriggerKind =
+  | 'schedule'
+  | 'webhook'
+  | 'api_request'
+  | 'function_call'
+  | 'skill_call'
+  | 'topic'
+  | 'poll'
+  | 'data_table'
+  | 'app_function';
 
 export interface TriggerDef {
   title: string;

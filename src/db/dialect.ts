@@ -16,6 +16,16 @@ import {
 
 export type DialectName = 'sqlite' | 'postgres';
 
+/**
+ * Whether rows become visible in the order of their ids: true on SQLite (one writer, commits in
+ * order); on PostgreSQL a row with a lower id may commit after one with a higher id, so a reader
+ * that walks ids (a polling trigger's cursor) must leave the most recent rows for its next pass.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+export function commitsInIdOrder(db: Kysely<any>): boolean {
+  return dialectOf(db) === 'sqlite';
+}
+
 /** Which database a handle (or a transaction) talks to, told by Kysely's adapter. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
 export function dialectOf(db: Kysely<any>): DialectName {

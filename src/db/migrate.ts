@@ -26,9 +26,15 @@ import * as consoleSessions from './migrations/0022_console_sessions.ts';
 import * as nodeLeases from './migrations/0023_node_leases.ts';
 import * as jobEndsFunction from './migrations/0024_job_ends_function.ts';
 import * as testCasePositions from './migrations/0025_test_case_positions.ts';
-import * as connectionAuthorizations from './migrations/0040_connection_authorizations.ts';
 import * as customConnectorAliases from './migrations/0045_custom_connector_aliases.ts';
+import * as connectionAuthorizations from './migrations/0040_connection_authorizations.ts';
 import * as buildIncludeData from './migrations/0060_build_include_data.ts';
+import * as jobsCallingJobIndex from './migrations/0065_jobs_calling_job_index.ts';
+import * as endpointsValidateRequest from './migrations/0066_api_endpoints_validate_request.ts';
+import * as workflowApps from './migrations/0067_workflow_apps.ts';
+import * as messageTemplates from './migrations/0068_message_templates.ts';
+import * as pollingTriggersDirectories from './migrations/0069_polling_triggers_directories.ts';
+import * as agents from './migrations/0055_agents.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -64,9 +70,15 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0023_node_leases': nodeLeases,
   '0024_job_ends_function': jobEndsFunction,
   '0025_test_case_positions': testCasePositions,
-  '0040_connection_authorizations': connectionAuthorizations,
   '0045_custom_connector_aliases': customConnectorAliases,
+  '0040_connection_authorizations': connectionAuthorizations,
   '0060_build_include_data': buildIncludeData,
+  '0065_jobs_calling_job_index': jobsCallingJobIndex,
+  '0066_api_endpoints_validate_request': endpointsValidateRequest,
+  '0067_workflow_apps': workflowApps,
+  '0068_message_templates': messageTemplates,
+  '0069_polling_triggers_directories': pollingTriggersDirectories,
+  '0055_agents': agents,
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */

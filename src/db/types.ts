@@ -8,6 +8,7 @@ export type * from './tables/api-platform.ts';
 export type * from './tables/data.ts';
 export type * from './tables/recipes.ts';
 export type * from './tables/lifecycle.ts';
+export type * from './tables/agents.ts';
 import type {
   WorkspacesTable,
   UsersTable,
@@ -53,6 +54,10 @@ import type {
   DataTableValuesTable,
   FilesTable,
   FileChunksTable,
+  FileDirectoriesTable,
+  MessageTemplatesTable,
+  WorkflowAppsTable,
+  WorkflowAppRequestsTable,
 } from './tables/data.ts';
 import type {
   RecipesTable,
@@ -70,6 +75,7 @@ import type {
   ProjectBuildsTable,
   DeploymentsTable,
 } from './tables/lifecycle.ts';
+import type { AgenticSkillsTable, McpServersTable, McpToolsTable, McpPolicyCountersTable } from './tables/agents.ts';
 
 export interface Database {
   console_sessions: ConsoleSessionsTable;
@@ -115,11 +121,19 @@ export interface Database {
   event_topics: EventTopicsTable;
   event_messages: EventMessagesTable;
   recipes: RecipesTable;
+  agentic_skills: AgenticSkillsTable;
+  mcp_servers: McpServersTable;
+  mcp_tools: McpToolsTable;
+  mcp_policy_counters: McpPolicyCountersTable;
   recipe_versions: RecipeVersionsTable;
   jobs: JobsTable;
   job_lines: JobLinesTable;
   workflow_tasks: WorkflowTasksTable;
   smart_lists: SmartListsTable;
+  workflow_apps: WorkflowAppsTable;
+  message_templates: MessageTemplatesTable;
+  file_directories: FileDirectoriesTable;
+  workflow_app_requests: WorkflowAppRequestsTable;
   smart_list_rows: SmartListRowsTable;
   leases: LeasesTable;
 }
@@ -131,6 +145,8 @@ export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type WorkflowTaskRow = Selectable<WorkflowTasksTable>;
 export type NewWorkflowTask = Insertable<WorkflowTasksTable>;
 export type SmartListRow = Selectable<SmartListsTable>;
+export type WorkflowAppRow = Selectable<WorkflowAppsTable>;
+export type MessageTemplateRow = Selectable<MessageTemplatesTable>;
 export type DataTableRow = Selectable<DataTablesTable>;
 export type DataTableRecordRow = Selectable<DataTableRecordsTable>;
 export type FileRow = Selectable<FilesTable>;

@@ -57,6 +57,8 @@ export interface CompiledStep {
   /** extended_input_schema: input types to coerce to (20 §5.6). */
   inputSchema: FieldDef[];
   connector: Connector | null;
+  /** Branches (elsif/else/catch) were attached after its own block was compiled (siblings in the export). */
+  attachedLater?: boolean;
 }
 
 export interface CompiledRecipe {
@@ -186,7 +188,8 @@ export function compileRecipe(
       else steps.set(as, compiled);
     }
 
-    const input = step.input === undefined || step.input === null ? {} : step.input;
+    // An else has no input of its own: the vendor ignores what an export leaves there (a condition copied from its if).
+    const input = step.input === undefined || step.input === null || kw === 'else' ? {} : step.input;
     if (!isObject(input)) errors.add(number, ['input', null, 'must be an object']);
     else if (kw === 'if' || kw === 'elsif' || kw === 'while_condition') {
       try {
@@ -281,6 +284,14 @@ export function compileRecipe(
       errors.add(number, ['block', null, 'must be an array']);
     if (Array.isArray(rawBlock) && kw !== 'action' && kw !== 'stop' && kw !== 'while_condition') {
       for (const child of rawBlock) {
+        // Older exports place an if's elsif/else and a try's catch right after it, as its siblings:
+        // such a step belongs to the if or try before it, as when it is the last of that one's block.
+        const owner = siblingOwner(child, kw, compiled.block);
+        if (owner) {
+          const c = compileStep(child, owner.keyword, depth + 1);
+          if (c) attachBranch(owner, c);
+          continue;
+        }
         const c = compileStep(child, kw, depth + 1);
         if (!c) continue;
         if (kw === 'if' && (c.keyword === 'elsif' || c.keyword === 'else')) compiled.branches.push(c);
@@ -311,9 +322,34 @@ export function compileRecipe(
         ]);
     }
     if (kw === 'repeat' && !compiled.whileCondition) errors.add(number, ['while_condition', null, "can't be blank"]);
+    for (const child of compiled.block) if (child.attachedLater) child.descendants = collectAliases(child);
     compiled.descendants = collectAliases(compiled);
     return compiled;
   };
+
+  /** The if or try that a sibling elsif/else/catch belongs to: the step just before it, when it is one. */
+  function siblingOwner(raw: unknown, parent: Keyword, block: CompiledStep[]): CompiledStep | null {
+    if (!isObject(raw)) return null;
+    const keyword = raw.keyword;
+    // Inside an if (a try), an elsif/else (a catch) is that block's own branch, as in current exports.
+    if (((keyword === 'elsif' || keyword === 'else') && parent === 'if') || (keyword === 'catch' && parent === 'try'))
+      return null;
+    const last = block[block.length - 1];
+    if (!last || last.skip) return null;
+    if ((keyword === 'elsif' || keyword === 'else') && last.keyword === 'if') {
+      // Not after the if's else: that stays the grammar error it is.
+      if (last.branches.some((b) => b.keyword === 'else')) return null;
+      return last;
+    }
+    if (keyword === 'catch' && last.keyword === 'try' && !last.catchStep) return last;
+    return null;
+  }
+
+  function attachBranch(owner: CompiledStep, branch: CompiledStep): void {
+    if (owner.keyword === 'try') owner.catchStep = branch;
+    else owner.branches.push(branch);
+    owner.attachedLater = true;
+  }
 
   function skippedStep(step: Step, kw: Keyword, number: number): CompiledStep {
     const placeholder = (raw: Step, keyword: Keyword, n: number): CompiledStep => ({
@@ -456,6 +492,23 @@ function collectAliases(step: CompiledStep): string[] {
   return out;
 }
 
+/**
+ * Providers that name one connector: a step of one and a datapill naming the other are the same
+ * step to the vendor (exports carry both spellings: `http` and `rest` steps, callable recipes whose
+ * pills name recipe functions). Any other mismatch is refused, as the vendor's validator does.
+ */
+const PROVIDER_FAMILY: Readonly<Record<string, string>> = Object.assign(Object.create(null) as Record<string, string>, {
+  rest: 'http',
+  http: 'http',
+  workato_recipe_function: 'recipe_function',
+  workato_service: 'recipe_function',
+});
+
+function sameConnector(a: string, b: string): boolean {
+  const family = PROVIDER_FAMILY[a];
+  return family !== undefined && family === PROVIDER_FAMILY[b];
+}
+
 /** Every datapill must point at a step of the recipe, with that step's provider. */
 function checkPills(trigger: CompiledStep, steps: Map<string, CompiledStep>, errors: Collector): void {
   const visit = (s: CompiledStep) => {
@@ -476,6 +529,7 @@ function checkPills(trigger: CompiledStep, steps: Map<string, CompiledStep>, err
         expected !== undefined &&
         expected !== null &&
         pill.provider !== expected &&
+        !sameConnector(pill.provider, expected) &&
         !(target.provider === 'workato_variable' && pill.provider === 'workato_variable')
       ) {
         errors.add(s.number, [

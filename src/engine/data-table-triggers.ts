@@ -4,7 +4,7 @@
 // watching recipe there: the record and its jobs commit together, so a write acknowledged is
 // never without its jobs, across kill -9. The jobs then wake the queue.
 import type { ServiceContext } from '../context.ts';
-import type { Db, RecipeRow } from '../db/types.ts';
+import type { Db, RecipeRow, WorkflowAppRow } from '../db/types.ts';
 import {
   findTableByRef,
   type RecordChange,
@@ -12,6 +12,8 @@ import {
   type VisibleTable,
 } from '../api/data_tables/data_tables.service.ts';
 import { recordHash, tableRefOf } from './connectors/workato_db_table.ts';
+import { appRefOf, requestEvent } from './connectors/workato_workflow_task.ts';
+import { resolveApp } from '../api/workflow_apps/workflow_apps.service.ts';
 import { fromPlain, type Hash, type Value } from '../recipe/formula/values.ts';
 
 export interface DataTableTriggers extends RecordListener {
@@ -25,7 +27,15 @@ interface Watch {
   tableId: number;
   /** new_records_realtime: created records only; updated_records_realtime: created and updated. */
   updates: boolean;
+  /** Workflow apps' request triggers: the app whose requests are the table's records. */
+  app?: WorkflowAppRow;
 }
+
+/** Triggers of workato_workflow_task that watch an app's requests (its data table's records). */
+const REQUEST_TRIGGERS: Readonly<Record<string, boolean>> = {
+  new_requests_realtime: false,
+  updated_requests_realtime: true,
+};
 
 export function createDataTableTriggers(deps: {
   ctx: ServiceContext;
@@ -47,6 +57,15 @@ export function createDataTableTriggers(deps: {
   return {
     async arm(row, name, input) {
       disarm(row.id);
+      if (row.trigger_application === 'workato_workflow_task' && Object.hasOwn(REQUEST_TRIGGERS, name)) {
+        const app = await resolveApp(deps.ctx.db, row.environment_id, appRefOf(input));
+        if (!app) return false;
+        byRecipe.set(row.id, { row, tableId: app.data_table_id, updates: REQUEST_TRIGGERS[name] === true, app });
+        let set = byTable.get(app.data_table_id);
+        if (!set) byTable.set(app.data_table_id, (set = new Set()));
+        set.add(row.id);
+        return true;
+      }
       const ref = tableRefOf(input);
       if (ref === null) return false;
       const scope = {
@@ -74,6 +93,12 @@ export function createDataTableTriggers(deps: {
         const handles: string[] = [];
         for (const change of changes) {
           if (change.old !== null && !watch.updates) continue;
+          if (watch.app) {
+            const event = await requestEvent(trx, watch.app, table, change);
+            const job = await deps.storeJob(trx, watch.row, event);
+            if (job?.queued) handles.push(job.handle);
+            continue;
+          }
           const event: Record<string, Value> = { record: recordHash(table, change.record, 'field_hash_to_value') };
           if (watch.updates)
             event.old_record = change.old ? recordHash(table, change.old, 'field_hash_to_value') : fromPlain({});

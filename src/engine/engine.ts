@@ -11,24 +11,47 @@ import { createTopicSubscriptions, type EventStreamsRuntime } from './connectors
 import { createEventBus, type EngineEventBus } from './events.ts';
 import { createDataTableTriggers } from './data-table-triggers.ts';
 import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
-import type { Hash } from '../recipe/formula/values.ts';
+import { fromPlain, hashGet, isHash, type Hash } from '../recipe/formula/values.ts';
 import { BACKLOG_RETRY_AFTER_SECONDS } from './backlog.ts';
 import { JobControl } from './job-control.ts';
 import { BACKLOG_FULL, JobQueue, type EnqueueMeta, type Lifecycle } from './queue.ts';
 import { RecipeCache } from './recipe-cache.ts';
-import { callRecipe, receiveApiRequest, type ApiCallOutcome, type RecipeCallDeps } from './recipe-calls.ts';
+import {
+  callRecipe,
+  receiveApiRequest,
+  receiveAppFunctionCall,
+  waitForCalledJobs,
+  type ApiCallOutcome,
+  type AppFunctionOutcome,
+  type RecipeCallDeps,
+  receiveSkillCall,
+  type SkillCallOutcome,
+} from './recipe-calls.ts';
 import { recoverInterruptedJobs, startJobHeartbeat } from './recovery.ts';
+import { requestProblems, requestSchemaOf } from './request-validation.ts';
 import { JobRunner } from './run-job.ts';
 import { createJsSandbox } from './sandbox/js-sandbox.ts';
 import { createPySandbox, installedPythonSnapshotFile, pythonSnapshotFile } from './sandbox/py-sandbox.ts';
+import { createRubyCodeRunner } from './sandbox/ruby-code.ts';
 import { Schedules } from './schedules.ts';
 import { Polls } from './polls.ts';
 import { engineSettings, type EngineOptions } from './settings.ts';
+import type { EngineLimits } from './connectors/types.ts';
+import type { JsSandbox } from './sandbox/js-sandbox.ts';
+import type { PySandbox } from './sandbox/py-sandbox.ts';
+import type { RubyCodeRunner } from './sandbox/ruby-code.ts';
+
+/** The engine's sandboxes, as it starts and closes them (steps see them as connectors' CodeSandboxes). */
+interface EngineSandboxes {
+  js: JsSandbox;
+  py: PySandbox;
+  ruby: RubyCodeRunner;
+}
 import { TriggerArming } from './triggers.ts';
-import { validateRecipe, type Validation } from './validate.ts';
+import { evaluateTriggerInput, validateRecipe, type Validation } from './validate.ts';
 import { createTurns } from './turns.ts';
 
-export type { ApiCallOutcome, EngineOptions, EnqueueMeta, Validation };
+export type { ApiCallOutcome, EngineOptions, EnqueueMeta, SkillCallOutcome, Validation };
 
 export type WebhookOutcome =
   { status: 200; jobId: string | null } | { status: 404 } | { status: 429; retryAfterSeconds: number };
@@ -49,7 +72,18 @@ export interface RecipeEngine {
   enqueue(recipe: RecipeRow, event: Hash, meta?: EnqueueMeta): Promise<string | null>;
   receiveWebhook(key: string, event: Hash): Promise<WebhookOutcome>;
   /** A call of a recipe-backed API endpoint: store it as a job of the recipe and wait for its response. */
-  receiveApiRequest(recipeId: number, environmentId: number, event: Hash, timeoutMs: number): Promise<ApiCallOutcome>;
+  /** With `validate`, the call's fields are first checked against the trigger's request schema (validate_request). */
+  receiveApiRequest(
+    recipeId: number,
+    environmentId: number,
+    event: Hash,
+    timeoutMs: number,
+    options?: { validate?: boolean },
+  ): Promise<ApiCallOutcome>;
+  /** Run an app function recipe for a page's component and wait for what it returns (Workflow apps API). */
+  callAppFunction(recipeId: number, environmentId: number, event: Record<string, unknown>): Promise<AppFunctionOutcome>;
+  /** An MCP client's call of a skill recipe: store it as a job of the recipe and wait for its result. */
+  receiveSkillCall(recipeId: number, environmentId: number, event: Hash, timeoutMs: number): Promise<SkillCallOutcome>;
   /** Fire the schedules that are due now (the timer calls it; tests call it with a manual clock). */
   runDueSchedules(): Promise<number>;
   /** Resolves when no job is queued or running (tests). */
@@ -78,6 +112,25 @@ export interface RecipeEngine {
   readonly dataTableListener: RecordListener;
 }
 
+/** Until no job is queued or running and no trigger is busy storing one. */
+async function waitIdle(
+  ctx: ServiceContext,
+  queue: JobQueue,
+  triggers: ReadonlyArray<{ busy(): boolean }>,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const busy = () => triggers.some((t) => t.busy());
+  for (;;) {
+    // The triggers asked again after the count: a topic subscription may have woken meanwhile.
+    const quiet = !busy() && (await countQueued(ctx.db)) === 0;
+    if (quiet && queue.total === 0 && !busy()) return;
+    if (Date.now() > deadline) throw new Error('the engine did not become idle in time');
+    queue.kick();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): RecipeEngine {
   const settings = engineSettings(ctx, options);
   const events = createEventBus((error, name) =>
@@ -86,7 +139,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
   const lifecycle: Lifecycle = { started: false, closing: false };
   const shutdown = new AbortController();
   const cache = new RecipeCache(ctx);
-  const sandboxes = createSandboxes(ctx);
+  const sandboxes = createSandboxes(ctx, settings.limits);
   // The queue launches jobs that the runner runs; a job's recipe calls go back to the queue.
   const queue = new JobQueue({
     ctx,
@@ -124,6 +177,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     events,
     shutdown: shutdown.signal,
     callRecipe: (caller, job, flow, parameters, wait) => callRecipe(calls, caller, job, flow, parameters, wait),
+    waitForCalls: (job, timeoutMs, sleep) => waitForCalledJobs(calls, job, timeoutMs, sleep),
     settle: (handle, outcome) => {
       control.ended(handle);
       queue.settle(handle, outcome);
@@ -158,6 +212,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     subscriptions,
     dataTables,
     python: sandboxes.py,
+    ruby: sandboxes.ruby,
   });
   let stopHeartbeat: () => Promise<void> = () => Promise.resolve();
 
@@ -196,7 +251,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       // Only now: until their ends are recorded, this node's running jobs keep their claims
       // renewed, so another node does not take them for a dead node's and fail them Interrupted.
       await stopHeartbeat();
-      await Promise.all([sandboxes.js.close(), sandboxes.py.close()]);
+      await Promise.all([sandboxes.js.close(), sandboxes.py.close(), sandboxes.ruby.close()]);
     },
     validate: (row) => validateRecipe({ db: ctx.db, cache, formulas: settings }, row),
     recipeStarted: (recipeId) => triggers.started(recipeId),
@@ -210,20 +265,14 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       if (handle === BACKLOG_FULL) return { status: 429, retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS };
       return { status: 200, jobId: handle };
     },
-    receiveApiRequest: (recipeId, environmentId, event, timeoutMs) =>
-      receiveApiRequest(calls, recipeId, environmentId, event, timeoutMs),
+    receiveApiRequest: (recipeId, environmentId, event, timeoutMs, options) =>
+      validatedApiRequest({ cache, settings, calls }, recipeId, environmentId, event, timeoutMs, options),
+    callAppFunction: (recipeId, environmentId, event) =>
+      appFunctionCall({ cache, calls, timeoutMs: ctx.config.gatewayTimeoutMs }, recipeId, environmentId, event),
+    receiveSkillCall: (recipeId, environmentId, event, timeoutMs) =>
+      receiveSkillCall(calls, recipeId, environmentId, event, timeoutMs),
     runDueSchedules: () => schedules.runDue(),
-    async idle(timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        // Topic subscriptions asked again after the count: one may have woken meanwhile.
-        const quiet = !subscriptions.busy() && !polls.busy() && (await countQueued(ctx.db)) === 0;
-        if (quiet && queue.total === 0 && !subscriptions.busy()) return;
-        if (Date.now() > deadline) throw new Error('the engine did not become idle in time');
-        queue.kick();
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-    },
+    idle: (timeoutMs = 10_000) => waitIdle(ctx, queue, [subscriptions, polls], timeoutMs),
     kick: () => queue.kick(),
     useEventStreams(runtime) {
       runner.eventStreams = runtime;
@@ -262,15 +311,61 @@ async function drain(queue: JobQueue, shutdown: AbortController, timeoutMs: numb
 }
 
 /**
- * Code steps' sandboxes: worker threads started at their first use (Python's ahead of it, when a
- * running recipe has a Python step, since its interpreter takes a second or more to load).
+ * Code steps' sandboxes: worker threads started at their first use (Python's and Ruby's ahead of
+ * it, when a running recipe has such a step, since their interpreters take a second or more to load).
  */
-function createSandboxes(ctx: ServiceContext) {
+function createSandboxes(ctx: ServiceContext, limits: EngineLimits): EngineSandboxes {
   return {
     js: createJsSandbox({ workers: 2 }),
     py: createPySandbox({
       workers: 2,
       snapshotFiles: [pythonSnapshotFile(ctx.config.dataDir), installedPythonSnapshotFile()],
     }),
+    ruby: createRubyCodeRunner({
+      workers: 2,
+      memoryBytes: limits.codeMemoryBytes,
+      dataDir: ctx.config.dataDir,
+      httpTimeoutMs: limits.httpTimeoutMs,
+      httpMaxResponseBytes: limits.httpMaxResponseBytes,
+    }),
   };
+}
+
+/** An API endpoint's call; with `validate` (validate_request), first checked against the trigger's request schema. */
+async function validatedApiRequest(
+  deps: { cache: RecipeCache; settings: ReturnType<typeof engineSettings>; calls: RecipeCallDeps },
+  recipeId: number,
+  environmentId: number,
+  event: Hash,
+  timeoutMs: number,
+  options?: { validate?: boolean },
+): Promise<ApiCallOutcome> {
+  if (options?.validate) {
+    const row = await deps.cache.runningRow(recipeId);
+    const recipe = row && row.environment_id === environmentId ? deps.cache.compiledFor(row).recipe : null;
+    const request = hashGet(event, 'request');
+    if (recipe && isHash(request)) {
+      const problems = requestProblems(requestSchemaOf(evaluateTriggerInput(deps.settings, recipe.trigger)), request);
+      if (problems.length > 0) return { kind: 'invalid', problems };
+    }
+  }
+  return receiveApiRequest(deps.calls, recipeId, environmentId, event, timeoutMs);
+}
+
+/** A page's component calls an app function recipe (Workflow apps API): its job's answer, or why there is none. */
+async function appFunctionCall(
+  deps: { cache: RecipeCache; calls: RecipeCallDeps; timeoutMs: number },
+  recipeId: number,
+  environmentId: number,
+  event: Record<string, unknown>,
+): Promise<AppFunctionOutcome> {
+  const row = await deps.cache.runningRow(recipeId);
+  const kind = row ? deps.cache.compiledFor(row).recipe?.trigger.trigger?.kind : undefined;
+  return receiveAppFunctionCall(
+    deps.calls,
+    kind === 'app_function' ? row : undefined,
+    environmentId,
+    fromPlain(event) as Hash,
+    deps.timeoutMs,
+  );
 }

@@ -52,6 +52,7 @@ export interface JobSpec {
   connectionFor(provider: string): Promise<ConnectionValues | null>;
   sleep(ms: number): Promise<void>;
   callRecipe: StepContext['callRecipe'];
+  waitForCalls?: StepContext['waitForCalls'];
   eventStreams: StepContext['eventStreams'];
   /** Milliseconds since the epoch (the injected clock). */
   now(): number;
@@ -286,9 +287,11 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       connection: () => run.spec.connectionFor(adapter),
       sleep: run.spec.sleep,
       callRecipe: run.spec.callRecipe,
+      ...(run.spec.waitForCalls ? { waitForCalls: run.spec.waitForCalls } : {}),
       limits: run.spec.limits,
       eventStreams: run.spec.eventStreams,
       ...(run.spec.sandboxes ? { sandboxes: run.spec.sandboxes } : {}),
+      properties: run.spec.properties,
       ...(run.spec.dataTables ? { dataTables: run.spec.dataTables } : {}),
     };
     const test = run.spec.test;
@@ -306,7 +309,7 @@ async function runAction(step: CompiledStep, run: Run): Promise<void> {
       if ('error' in mock) throw new StepError(mock.error.type, mock.error.message);
       output = mock.output;
     } else {
-      if (test && !test.allowExternal && (step.connector?.reachesOutside ?? true)) {
+      if (test && !test.allowExternal && (action?.reachesOutside ?? step.connector?.reachesOutside ?? true)) {
         throw new StepError(
           'Test error',
           `step ${step.number} (${adapter}: ${operation}) would reach a system outside Switchboard: mock it, or set allow_external`,

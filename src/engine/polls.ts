@@ -30,6 +30,7 @@ import type { RecipeCache } from './recipe-cache.ts';
 import type { EngineSettings } from './settings.ts';
 import { forgetTurn, takeTurn } from '../leases.store.ts';
 import { toStored } from '../time.ts';
+import { pollStore, type StorePoll } from './store-polls.ts';
 
 /** Records turned into jobs per poll; the rest come at the next poll (the cursor moves only past those stored). */
 export const MAX_RECORDS_PER_POLL = 100;
@@ -51,6 +52,8 @@ type Cursor = string | number;
 
 interface Armed {
   input: Hash;
+  /** The trigger's name (the store triggers of store-polls.ts tell theirs apart by it). */
+  name: string;
   timer: NodeJS.Timeout | undefined;
 }
 
@@ -103,9 +106,9 @@ export class Polls {
   }
 
   /** Start polling a running recipe's trigger: at once (if the turn is free), then every poll interval. */
-  arm(row: RecipeRow, input: Hash): void {
+  arm(row: RecipeRow, input: Hash, name = 'new_poll_event'): void {
     this.disarm(row.id);
-    const armed: Armed = { input, timer: undefined };
+    const armed: Armed = { input, name, timer: undefined };
     this.#armed.set(row.id, armed);
     this.#timed(row.id, armed);
   }
@@ -190,7 +193,7 @@ export class Polls {
   }
 
   async #pollOnce(recipeId: number): Promise<number> {
-    const { ctx, settings, queue, lifecycle, events } = this.#deps;
+    const { ctx, settings, queue, lifecycle } = this.#deps;
     const armed = this.#armed.get(recipeId);
     if (!armed || lifecycle.closing) return 0;
     const row = await findRecipeById(ctx.db, recipeId);
@@ -198,6 +201,7 @@ export class Polls {
     const stored = await findTriggerClosure(ctx.db, recipeId);
     const previous = stored?.trigger_closure ?? null;
     const input = armed.input;
+    if (row.trigger_application !== 'rest') return this.#pollStoreOnce(row, armed, previous);
     const field = toRubyString(hashGet(input, 'cursor_field')).trim();
     let cursor: Cursor | null = null;
     if (previous !== null) {
@@ -271,6 +275,37 @@ export class Polls {
       }
       return out;
     });
+    return this.#stored(row, handles);
+  }
+
+  /** A poll of a trigger over Switchboard's own stores (store-polls.ts): its jobs and cursor in one transaction. */
+  async #pollStoreOnce(row: RecipeRow, armed: Armed, previous: string | null): Promise<number> {
+    const { ctx, queue } = this.#deps;
+    let plan: StorePoll;
+    try {
+      plan = await pollStore(ctx, row, armed.name, armed.input, previous);
+    } catch (error) {
+      const type = error instanceof StepError ? error.errorType : 'Trigger error';
+      const message = error instanceof Error ? error.message : 'the poll failed';
+      await ctx.groupCommit.run((trx) => queue.storePollError(trx, row, type, message));
+      return 0;
+    }
+    if (plan.next === null) return 0;
+    const next = plan.next;
+    const handles = await ctx.groupCommit.run(async (trx) => {
+      if (!(await moveRunningTriggerClosureFrom(trx, row.id, previous, next))) return null;
+      const out: string[] = [];
+      for (const event of plan.events) {
+        const job = await queue.storeJob(trx, row, event, {});
+        if (job?.queued) out.push(job.handle);
+      }
+      return out;
+    });
+    return this.#stored(row, handles);
+  }
+
+  #stored(row: RecipeRow, handles: string[] | null): number {
+    const { queue, events } = this.#deps;
     if (handles === null) return 0;
     queue.backlog.add(row, handles.length);
     for (const handle of handles) events.emit('job.queued', { recipeId: row.id, jobId: handle });

@@ -13,7 +13,13 @@ import {
   type SuccessorClaim,
 } from '../api/jobs/job-ends.store.ts';
 import { resolveSlot } from './connection-slots.ts';
-import { StepError, type CallOutcome, type ConnectionValues, type RecipeRef } from './connectors/types.ts';
+import {
+  StepError,
+  type CalledJob,
+  type CallOutcome,
+  type ConnectionValues,
+  type RecipeRef,
+} from './connectors/types.ts';
 import type { EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
 import type { EngineEventBus } from './events.ts';
 import { runJob } from './executor.ts';
@@ -26,8 +32,7 @@ import { outputOf, type SuccessorOf } from './queue.ts';
 import type { RecipeCache } from './recipe-cache.ts';
 import type { EngineSettings } from './settings.ts';
 import { toStored } from '../time.ts';
-import type { JsSandbox } from './sandbox/js-sandbox.ts';
-import type { PySandbox } from './sandbox/py-sandbox.ts';
+import type { CodeSandboxes } from './connectors/types.ts';
 import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
 import { isRetryableConflict, storageFailureOf } from '../db/dialect.ts';
 import type { MergedWrite } from '../db/group-commit.ts';
@@ -67,12 +72,14 @@ export interface JobRunnerDeps {
   /** Aborted when the server shuts down: waits in steps end with `Interrupted`. */
   shutdown: AbortSignal;
   callRecipe(caller: RecipeRow, job: JobRow, flow: Value, parameters: Value, wait: boolean): Promise<CallOutcome>;
+  /** Wait for the jobs a job started (wait_for_async_jobs). */
+  waitForCalls(job: JobRow, timeoutMs: number, sleep: (ms: number) => Promise<void>): Promise<CalledJob[]>;
   /** The job ended and is recorded: answer whoever waits for it. */
   settle(handle: string, outcome: JobOutcome): void;
   /** Whether a cancel was asked for this running job. */
   isCanceled(handle: string): boolean;
   /** Sandboxes for code steps. */
-  sandboxes: { js: JsSandbox; py: PySandbox };
+  sandboxes: CodeSandboxes;
   /** Told of data table records written by steps (real-time data table triggers). */
   dataTables: RecordListener;
 }
@@ -168,6 +175,7 @@ export class JobRunner {
           ['recipe_name', row.name],
           ['recipe_url', `${ctx.config.publicBaseUrl}/api/recipes/${row.id}`],
           ['job_created_at', job.created_at],
+          ['job_started_at', job.started_at],
           ['user_id', row.workspace_id],
           ['is_test', job.is_test === 1],
           ['is_repeat', job.is_repeat === 1],
@@ -193,6 +201,7 @@ export class JobRunner {
         sleep: (ms) => this.#sleep(ms),
         now,
         callRecipe: (flow, parameters, wait) => this.#deps.callRecipe(row, job, flow, parameters, wait),
+        waitForCalls: (timeoutMs) => this.#deps.waitForCalls(job, timeoutMs, (ms) => this.#sleep(ms)),
         eventStreams: this.eventStreams,
         ...(test ? { test: test.mode } : {}),
         canceled: () => this.#deps.isCanceled(job.handle),

@@ -57,6 +57,8 @@ const DEFAULT_ENGINE_LIMITS: EngineLimits = {
   // A connector step's requests and its waits on 429/503 (Retry-After) together.
   connectorStepMs: 120_000,
   codeMemoryBytes: 128 * 1024 * 1024,
+  modelTimeoutMs: 120_000,
+  modelMaxResponseBytes: 4 * 1024 * 1024,
 };
 
 export function engineSettings(ctx: ServiceContext, options: EngineOptions): EngineSettings {
@@ -64,7 +66,7 @@ export function engineSettings(ctx: ServiceContext, options: EngineOptions): Eng
     workers: options.workers ?? 16,
     timeZone: options.timeZone ?? DEFAULT_TIME_ZONE,
     formulaLimits: options.formulaLimits ?? DEFAULT_LIMITS,
-    limits: { ...DEFAULT_ENGINE_LIMITS, ...options.limits },
+    limits: { ...DEFAULT_ENGINE_LIMITS, modelTimeoutMs: ctx.config.modelTimeoutMs, ...options.limits },
     pollMs: options.pollMs ?? 1000,
     triggerPollMs: options.triggerPollMs ?? ctx.config.triggerPollSeconds * 1000,
     leaseMs: options.leaseMs ?? ctx.config.nodeLeaseMs,

@@ -13,6 +13,7 @@ import type { Polls } from './polls.ts';
 import type { JobQueue, Lifecycle } from './queue.ts';
 import type { RecipeCache } from './recipe-cache.ts';
 import type { PySandbox } from './sandbox/py-sandbox.ts';
+import type { RubyCodeRunner } from './sandbox/ruby-code.ts';
 import type { Schedules } from './schedules.ts';
 import type { EngineSettings } from './settings.ts';
 import { evaluateTriggerInput } from './validate.ts';
@@ -30,11 +31,17 @@ export interface TriggerDeps {
   dataTables: DataTableTriggers;
   /** Warmed when a recipe with a Python step is armed: its interpreter takes a second or more to load. */
   python: Pick<PySandbox, 'warm'>;
+  ruby: Pick<RubyCodeRunner, 'warm'>;
 }
 
 /** Whether a recipe has a Python step (its interpreter is then loaded ahead of the first job). */
 function usesPython(row: RecipeRow): boolean {
   return /"provider"\s*:\s*"py_eval"/.test(row.code);
+}
+
+/** Whether a recipe has a Ruby step (its interpreter is then loaded ahead of the first job). */
+function usesRuby(row: RecipeRow): boolean {
+  return /"provider"\s*:\s*"workato_custom_code"/.test(row.code);
 }
 
 export class TriggerArming {
@@ -139,17 +146,18 @@ export class TriggerArming {
 
   /** Arm the trigger of a running recipe: its schedule, poll, data table or topic subscription (webhooks need nothing). */
   async arm(row: RecipeRow): Promise<void> {
-    const { settings, cache, schedules, subscriptions, polls, dataTables, python } = this.#deps;
+    const { settings, cache, schedules, subscriptions, polls, dataTables, python, ruby } = this.#deps;
     schedules.disarm(row.id);
     subscriptions.disarm(row.id);
     polls.disarm(row.id);
     dataTables.disarm(row.id);
     if (usesPython(row)) python.warm();
+    if (usesRuby(row)) ruby.warm();
     this.#armed.add(row.id);
     await cache.prepare(row);
     const { recipe } = cache.compiledFor(row);
     if (recipe && recipe.trigger.trigger?.kind === 'poll')
-      return polls.arm(row, evaluateTriggerInput(settings, recipe.trigger));
+      return polls.arm(row, evaluateTriggerInput(settings, recipe.trigger), recipe.trigger.name ?? undefined);
     if (recipe && recipe.trigger.trigger?.kind === 'data_table') {
       await dataTables.arm(row, recipe.trigger.name ?? '', evaluateTriggerInput(settings, recipe.trigger));
       return;

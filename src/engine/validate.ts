@@ -2,6 +2,8 @@
 // usable connection, recipe-function calls that name no recipe function of the environment, and
 // trigger inputs, which are read once when the recipe starts and so must be literal.
 import { tableRefOf } from './connectors/workato_db_table.ts';
+import { appRefOf } from './connectors/workato_workflow_task.ts';
+import { resolveApp } from '../api/workflow_apps/workflow_apps.service.ts';
 import { findTableByRef } from '../api/data_tables/data_tables.service.ts';
 import type { Db, RecipeRow } from '../db/types.ts';
 import type { CompiledStep } from './compile.ts';
@@ -13,7 +15,7 @@ import { Budget } from '../recipe/formula/env.ts';
 import { toPlain, isHash, newHash, type Hash, type Value } from '../recipe/formula/values.ts';
 import { evaluateInput } from './inputs.ts';
 import type { RecipeCache } from './recipe-cache.ts';
-import { resolveFlow } from './recipe-calls.ts';
+import { CALLABLE_PROVIDERS, isRecipeCall, resolveFlow } from './recipe-calls.ts';
 import type { FormulaSettings } from './settings.ts';
 
 export interface Validation {
@@ -70,12 +72,7 @@ export async function validateRecipe(deps: ValidationDeps, row: RecipeRow): Prom
   }
   // Calls of recipe functions named literally must name a recipe function of this environment.
   for (const step of recipe.steps.values()) {
-    if (
-      step.provider !== 'workato_recipe_function' ||
-      (step.name !== 'call_recipe' && step.name !== 'call_recipe_async') ||
-      step.input.k !== 'object'
-    )
-      continue;
+    if (!isRecipeCall(step.provider, step.name) || step.input.k !== 'object') continue;
     const entry = step.input.entries.find(([key]) => key === 'flow_id');
     if (!entry) continue;
     let flow: Value;
@@ -89,10 +86,17 @@ export async function validateRecipe(deps: ValidationDeps, row: RecipeRow): Prom
       isHash(flow) && typeof flow.name === 'string' ? flow.name : JSON.stringify(toPlain(flow)).slice(0, 100);
     if (!target)
       extra.push([step.number, [['Recipe', label, 'does not name a recipe of this environment', 'flow_id']]]);
-    else if (target.trigger_application !== 'workato_recipe_function')
+    else if (!CALLABLE_PROVIDERS.has(target.trigger_application ?? ''))
       extra.push([
         step.number,
-        [['Recipe', label, 'is not a recipe function (its trigger is not workato_recipe_function/execute)', 'flow_id']],
+        [
+          [
+            'Recipe',
+            label,
+            'is not a recipe function (its trigger is not workato_recipe_function/execute nor workato_service/receive_request)',
+            'flow_id',
+          ],
+        ],
       ]);
   }
   // Trigger inputs are read once when the recipe starts: they must be literal.
@@ -120,7 +124,23 @@ export async function validateRecipe(deps: ValidationDeps, row: RecipeRow): Prom
             ],
           ]);
       }
-      if (trigger.trigger.kind === 'data_table') {
+      if (trigger.trigger.kind === 'data_table' && trigger.provider === 'workato_workflow_task') {
+        if (!(await resolveApp(deps.db, row.environment_id, toPlain(appRefOf(input)))))
+          extra.push([
+            trigger.number,
+            [
+              [
+                'Workflow app',
+                JSON.stringify(toPlain(appRefOf(input))).slice(0, 100),
+                'does not name a Workflow app of this environment',
+                'app_id',
+              ],
+            ],
+          ]);
+      } else if (
+        trigger.trigger.kind === 'data_table' ||
+        (trigger.trigger.kind === 'poll' && trigger.provider === 'workato_db_table')
+      ) {
         const ref = tableRefOf(input);
         const scope = {
           workspaceId: row.workspace_id,

@@ -25,6 +25,8 @@ export const RESERVED_SEGMENTS = new Set([
   'webhooks',
   'doc',
   'console',
+  'mcp',
+  '.well-known',
   'oauth',
 ]);
 
@@ -242,8 +244,15 @@ async function callRecipe(
     match.env.environmentId,
     event,
     deps.timeoutMs,
+    { validate: match.endpoint.validateRequest },
   );
   if (outcome.kind === 'not_running') return fail(reply, 'not_found');
+  // validate_request: nothing was stored; the caller learns which fields are wrong.
+  if (outcome.kind === 'invalid')
+    return reply
+      .status(400)
+      .type('application/json; charset=utf-8')
+      .send({ error: 'Bad request', errors: outcome.problems });
   // Refused before anything was stored: the client may send the same request again.
   if (outcome.kind === 'backlog_full')
     return fail(reply.header('retry-after', String(outcome.retryAfterSeconds)), 'backlog_full');

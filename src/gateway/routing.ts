@@ -14,6 +14,8 @@ export interface RoutedEndpoint {
   segments: string[];
   active: boolean;
   flowId: number | null;
+  /** Requests are checked against the recipe's request schema first. */
+  validateRequest: boolean;
 }
 
 export interface RoutedCollection {
@@ -58,6 +60,7 @@ export function createRouter(ctx: ServiceContext) {
         segments: e.path.split('/'),
         active: e.active === 1,
         flowId: e.flow_id,
+        validateRequest: e.validate_request === 1,
       });
     }
     for (const c of collections.values()) c.endpoints.sort((a, b) => specificity(b.segments) - specificity(a.segments));

@@ -73,6 +73,8 @@ export function translateLegacyPill(args: readonly string[]): Pill {
   if (first === undefined) throw new PillError('legacy datapill needs a path');
   const dotted = kind === 'list_meta' && listPath !== undefined ? `${listPath}.____Size` : first;
   const parts = dotted.split('.');
+  const metadata = metadataPill(parts);
+  if (metadata) return metadata;
   if (parts[0] !== 'data' || parts.length < 3)
     throw new PillError(
       `legacy datapill ${JSON.stringify(first).slice(0, 60)} does not start with data.<provider>.<step>`,
@@ -87,6 +89,49 @@ export function translateLegacyPill(args: readonly string[]): Pill {
   });
   if (path.length > MAX_PATH) throw new PillError('datapill path is too long');
   return { type: 'output', provider, line, path };
+}
+
+/**
+ * Job and recipe metadata in the legacy form, without `data.`: `_('job.started_at')`,
+ * `_('recipe.name')`, `_('user.id')`. Each is one of the job_context pills; an unknown key is refused
+ * when the recipe compiles, and so are `_('connections.…')` pills: credentials never flow into steps.
+ */
+const METADATA_PILLS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  job: {
+    id: 'job_id',
+    handle: 'job_id',
+    url: 'job_url',
+    started_at: 'job_started_at',
+    created_at: 'job_created_at',
+    is_test: 'is_test',
+    is_repeat: 'is_repeat',
+    repeat_count: 'repeat_count',
+    root_job_id: 'root_job_id',
+    calling_job_id: 'calling_job_id',
+  },
+  recipe: {
+    id: 'recipe_id',
+    name: 'recipe_name',
+    url: 'recipe_url',
+    root_recipe_id: 'root_recipe_id',
+    calling_recipe_id: 'calling_recipe_id',
+  },
+  user: { id: 'user_id' },
+};
+
+function metadataPill(parts: readonly string[]): Pill | null {
+  const [scope, key, ...rest] = parts;
+  if (scope === 'connections' || scope === 'connection')
+    throw new PillError('connection credentials cannot be read by datapills');
+  if (scope === undefined || !Object.hasOwn(METADATA_PILLS, scope)) return null;
+  const table = METADATA_PILLS[scope] as Readonly<Record<string, string>>;
+  if (key === undefined || rest.length > 0 || !Object.hasOwn(table, key))
+    throw new PillError(
+      `${JSON.stringify(parts.join('.')).slice(0, 60)} is not a ${scope} datapill (known: ${Object.keys(table)
+        .map((k) => `${scope}.${k}`)
+        .join(', ')})`,
+    );
+  return { type: 'job_context', path: [table[key] as string] };
 }
 
 /** A stable text key for "the list at this point", used to bind current_item inside iterations. */

@@ -35,6 +35,26 @@ function md5(text: string): string {
   return createHash('md5').update(text).digest('hex');
 }
 
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(body === undefined ? '' : JSON.stringify(body));
+}
+
+/** Digest authentication (RFC 7616 with MD5 and qop auth) for the user ada. */
+function digest(req: IncomingMessage, res: ServerResponse, nonce: string) {
+  const header = req.headers.authorization ?? '';
+  if (!header.startsWith('Digest ')) {
+    res.writeHead(401, { 'www-authenticate': `Digest realm="acme", qop="auth", nonce="${nonce}", opaque="o1"` });
+    return res.end();
+  }
+  const f = Object.fromEntries([...header.matchAll(/(\w+)="?([^",]+)"?/g)].map((m) => [m[1], m[2]]));
+  const ha1 = md5(`ada:acme:lovelace`);
+  const ha2 = md5(`GET:${f.uri}`);
+  const expected = md5(`${ha1}:${nonce}:${f.nc}:${f.cnonce}:${f.qop}:${ha2}`);
+  if (f.username !== 'ada' || f.response !== expected) return json(res, 401, { message: 'bad digest' });
+  return json(res, 200, { user: 'digest' });
+}
+
 export async function startDemoApi(): Promise<DemoApi> {
   const requests: DemoApi['requests'] = [];
   const tokens: string[] = [];
@@ -48,11 +68,6 @@ export async function startDemoApi(): Promise<DemoApi> {
     tokens.push(valid);
     return valid;
   };
-
-  function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(body === undefined ? '' : JSON.stringify(body));
-  }
 
   function handle(req: IncomingMessage, res: ServerResponse, body: string) {
     const url = new URL(req.url ?? '/', 'http://local');
@@ -147,19 +162,8 @@ export async function startDemoApi(): Promise<DemoApi> {
         hooks.delete(path.split('/')[2]!);
         res.writeHead(204);
         return res.end();
-      case path === '/digest': {
-        const header = req.headers.authorization ?? '';
-        if (!header.startsWith('Digest ')) {
-          res.writeHead(401, { 'www-authenticate': `Digest realm="acme", qop="auth", nonce="${nonce}", opaque="o1"` });
-          return res.end();
-        }
-        const f = Object.fromEntries([...header.matchAll(/(\w+)="?([^",]+)"?/g)].map((m) => [m[1], m[2]]));
-        const ha1 = md5(`ada:acme:lovelace`);
-        const ha2 = md5(`GET:${f.uri}`);
-        const expected = md5(`${ha1}:${nonce}:${f.nc}:${f.cnonce}:${f.qop}:${ha2}`);
-        if (f.username !== 'ada' || f.response !== expected) return json(res, 401, { message: 'bad digest' });
-        return json(res, 200, { user: 'digest' });
-      }
+      case path === '/digest':
+        return digest(req, res, nonce);
       default:
         return json(res, 404, { message: 'no such endpoint' });
     }

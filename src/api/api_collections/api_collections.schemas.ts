@@ -56,6 +56,9 @@ export const CreateEndpointBody = Type.Object({
   path: Type.String({ minLength: 1, maxLength: 1000 }),
   flow_id: Type.Optional(IdInput),
   description: Type.Optional(Type.String({ maxLength: 10_000 })),
+  validate_request: Type.Optional(
+    Type.Boolean({ description: "Check each request against the recipe trigger's request schema (400 otherwise)" }),
+  ),
 });
 
 export const CollectionListQuery = Type.Object(PageQuery);

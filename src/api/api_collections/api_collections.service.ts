@@ -178,6 +178,7 @@ export interface EndpointInput {
   path: string;
   flow_id?: number;
   description?: string;
+  validate_request?: boolean;
 }
 
 export async function addEndpoint(
@@ -220,6 +221,7 @@ export async function addEndpoint(
         path: path as string,
         description: input.description ?? null,
         active: 0,
+        validate_request: input.validate_request === true && flowId !== null ? 1 : 0,
         created_at: now,
         updated_at: now,
       });

@@ -13,6 +13,7 @@ export const Endpoint = Type.Object({
   path: Type.String(),
   active: Type.Boolean(),
   legacy: Type.Boolean(),
+  validate_request: Type.Boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

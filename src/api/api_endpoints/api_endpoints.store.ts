@@ -1,5 +1,5 @@
 // API endpoints of collections.
-import type { ApiCollectionRow, ApiEndpointRow, Db } from '../../db/types.ts';
+import type { ApiCollectionRow, ApiEndpointRow, Db, Flag } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
 import { collectionBasePath, type PublicUrls } from '../api_collections/api_collections.store.ts';
 
@@ -15,6 +15,7 @@ export interface EndpointApi {
   path: string;
   active: boolean;
   legacy: boolean;
+  validate_request: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -38,12 +39,16 @@ export function endpointToApi(
     path: row.path,
     active: row.active === 1,
     legacy: false,
+    validate_request: row.validate_request === 1,
     created_at: toApiTimestamp(row.created_at),
     updated_at: toApiTimestamp(row.updated_at),
   };
 }
 
-export async function insertEndpoint(db: Db, values: Omit<ApiEndpointRow, 'id'>): Promise<ApiEndpointRow> {
+export async function insertEndpoint(
+  db: Db,
+  values: Omit<ApiEndpointRow, 'id' | 'validate_request'> & { validate_request?: Flag },
+): Promise<ApiEndpointRow> {
   return db.insertInto('api_endpoints').values(values).returningAll().executeTakeFirstOrThrow();
 }
 

@@ -5,7 +5,7 @@ import type { SecretBox } from '../../crypto/secret-box.ts';
 import type { Db } from '../../db/types.ts';
 import type { FieldErrors } from '../../errors.ts';
 import type { SecretResolver, SecretScope } from '../secrets_management/secret-resolver.ts';
-import { isRestProvider } from './providers.ts';
+import { isModelProvider, isRestProvider } from './providers.ts';
 
 export type InputValue = string | number | boolean | { secret: string };
 export type ConnectionInput = Record<string, InputValue>;
@@ -73,7 +73,33 @@ export function inputProblems(provider: string, input: ConnectionInput, resolver
     if (header !== undefined && !isSecretReference(header) && !(typeof header === 'string' && HEADER_NAME.test(header)))
       errors['input.api_key_header'] = ['must be an HTTP header name'];
   }
+  if (isModelProvider(provider)) {
+    const baseUrl = input.base_url;
+    if (baseUrl !== undefined && !isSecretReference(baseUrl) && httpUrl(baseUrl) === null)
+      errors['input.base_url'] = ['must be an absolute http(s) URL, e.g. http://127.0.0.1:11434/v1'];
+    const model = input.model;
+    if (model !== undefined && !isSecretReference(model) && (typeof model !== 'string' || model.length > 200))
+      errors['input.model'] = ['must be a model name of at most 200 characters'];
+  }
   return errors;
+}
+
+/** What a model connection calls: POST <base_url>/chat/completions with the key and the model. */
+export interface ModelRequestSettings {
+  baseUrl: URL;
+  apiKey: string | null;
+  model: string;
+}
+
+/** The settings of a model connection from its resolved values; IncompleteCredentialsError names what is missing. */
+export function modelRequestSettings(values: ResolvedInput): ModelRequestSettings {
+  const baseUrl = httpUrl(values.base_url);
+  if (baseUrl === null)
+    throw new IncompleteCredentialsError('base_url is required: the Chat Completions base URL (…/v1)');
+  const model = typeof values.model === 'string' ? values.model.trim() : '';
+  if (model === '') throw new IncompleteCredentialsError('model is required: the name of the model to call');
+  const key = typeof values.api_key === 'string' && values.api_key !== '' ? values.api_key : null;
+  return { baseUrl, apiKey: key, model };
 }
 
 export function sealInput(box: SecretBox, input: ConnectionInput): string | null {

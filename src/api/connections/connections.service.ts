@@ -15,6 +15,7 @@ import {
   mergeInput,
   openInput,
   resolveInput,
+  modelRequestSettings,
   restRequestSettings,
   sealInput,
   type ConnectionInput,
@@ -33,7 +34,7 @@ import {
   type ConnectionApi,
   type ConnectionScope,
 } from './connections.store.ts';
-import { isRestProvider, providerProblem } from './providers.ts';
+import { isModelProvider, isRestProvider, providerProblem } from './providers.ts';
 import { connectionDefinitionOf, connectionRules } from '../../connectors/connection-rules.ts';
 import { loadCustomConnector, testCustomConnection } from '../../connectors/custom.ts';
 import { findSaasConnector } from '../../connectors/catalog.ts';
@@ -408,6 +409,15 @@ async function authorize(
       oauthClient: () => oauthClientFor(ctx, scope, connection.provider, profileId, values),
     });
     return outcome.ok ? success(outcome.auth) : failed(outcome.error, outcome.auth);
+  }
+  if (isModelProvider(connection.provider)) {
+    try {
+      modelRequestSettings(values);
+    } catch (error) {
+      if (error instanceof IncompleteCredentialsError) return failed(error.message);
+      throw error;
+    }
+    return success(auth);
   }
   const custom = isRestProvider(connection.provider)
     ? undefined

@@ -101,6 +101,25 @@ export async function findConnectionByName(
     .executeTakeFirst();
 }
 
+/** The oldest authorized connection of a provider in the environment (the model connection AI steps use by default). */
+export async function findFirstAuthorizedConnection(
+  db: Db,
+  scope: ConnectionScope,
+  provider: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('connections')
+    .select('id')
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment_id', '=', scope.environmentId)
+    .where('provider', '=', provider)
+    .where('authorization_status', '=', 'success')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id;
+}
+
 /** Ascending id; a page only when asked for one. */
 export async function listConnections(
   db: Db,

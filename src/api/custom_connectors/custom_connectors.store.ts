@@ -206,25 +206,8 @@ export async function aliasesOf(
     .execute();
 }
 
-/** A connector of the environment by id (packages, which know the environment but not the caller). */
-export async function findConnectorInEnvironment(
-  db: Db,
-  environmentId: number,
-  id: number,
-): Promise<CustomConnectorRow | undefined> {
-  return db
-    .selectFrom('custom_connectors')
-    .selectAll()
-    .where('environment_id', '=', environmentId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
-
-/** Every connector of the environment, oldest first, without code. */
-export async function connectorsOfEnvironment(
-  db: Db,
-  environmentId: number,
-): Promise<Array<{ id: number; title: string }>> {
+/** Every connector of an environment with its title, oldest first. */
+export async function connectorTitles(db: Db, environmentId: number): Promise<Array<{ id: number; title: string }>> {
   return db
     .selectFrom('custom_connectors')
     .select(['id', 'title'])

@@ -168,6 +168,40 @@ export async function insertRecord(
   return row;
 }
 
+/**
+ * Records of a table after a polling trigger's cursor, settled (written before `before`): new ones
+ * by id, or changed ones by `updated_at` then id.
+ */
+export async function recordsAfter(
+  db: Db,
+  tableId: number,
+  order: 'created' | 'updated',
+  after: { at: string; id: number },
+  before: string,
+  limit: number,
+): Promise<DataTableRecordRow[]> {
+  let query = db.selectFrom('data_table_records').selectAll().where('table_id', '=', tableId);
+  if (order === 'created')
+    return query.where('id', '>', after.id).where('created_at', '<', before).orderBy('id').limit(limit).execute();
+  query = query
+    .where('updated_at', '<', before)
+    .where((eb) =>
+      eb.or([eb('updated_at', '>', after.at), eb.and([eb('updated_at', '=', after.at), eb('id', '>', after.id)])]),
+    );
+  return query.orderBy('updated_at').orderBy('id').limit(limit).execute();
+}
+
+/** The highest id of a table's records created before a time (0 when none): where a polling cursor starts. */
+export async function maxRecordIdBefore(db: Db, tableId: number, before: string): Promise<number> {
+  const row = await db
+    .selectFrom('data_table_records')
+    .select((eb) => eb.fn.max('id').as('max'))
+    .where('table_id', '=', tableId)
+    .where('created_at', '<', before)
+    .executeTakeFirst();
+  return Number(row?.max ?? 0);
+}
+
 export async function findRecord(db: Db, tableId: number, recordId: string): Promise<DataTableRecordRow | undefined> {
   return db
     .selectFrom('data_table_records')

@@ -1,7 +1,6 @@
 // The statements of the asset scan (assets.ts): what a folder holds, what a recipe refers to, one asset by type.
 import type { Db } from '../../db/types.ts';
 import type { PackagedType } from './asset-types.ts';
-import { findConnectorInEnvironment } from '../custom_connectors/custom_connectors.store.ts';
 
 /** A recipe's reference to a lookup table: its id, or its name (compared lower-cased). */
 export async function lookupTableByRef(db: Db, environmentId: number, ref: number | string) {
@@ -282,7 +281,12 @@ export async function findAsset(
       return e && { name: e.name, folderId: null, projectId: e.project_id, updatedAt: e.updated_at };
     }
     case 'custom_adapter': {
-      const c = await findConnectorInEnvironment(db, environmentId, id);
+      const c = await db
+        .selectFrom('custom_connectors')
+        .select(['title', 'updated_at'])
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return c && { name: c.title, folderId: null, projectId: null, updatedAt: c.updated_at };
     }
     case 'account_property':

@@ -21,6 +21,8 @@ import {
 import { dataTableByRef, lookupTableByRef, recipeByRef, topicByRef } from './assets.store.ts';
 import type { Db } from '../../db/types.ts';
 import { codeReferences } from './references.ts';
+import type { FoundAsset } from './assets.store.ts';
+import type { AssetType, PackagedType } from './asset-types.ts';
 import { findConnectorByProvider } from '../custom_connectors/custom_connectors.store.ts';
 
 /** Provider names in a recipe's code and config that may be custom connectors' (`..._connector_<id>_<stamp>`). */
@@ -30,8 +32,6 @@ function customProviders(code: string, config: string): Set<string> {
     for (const match of text.matchAll(/"provider"\s*:\s*"([a-z0-9_]+_connector_\d+_\d+)"/g)) out.add(match[1]!);
   return out;
 }
-import type { FoundAsset } from './assets.store.ts';
-import type { AssetType, PackagedType } from './asset-types.ts';
 
 export interface Asset {
   id: number;

@@ -19,6 +19,7 @@ export const REFERENCE_FIELDS = [
   { provider: 'workato_db_table', field: 'table_id', kind: 'workato_db_table' },
   { provider: 'workato_pub_sub', field: 'topic_id', kind: 'topic' },
   { provider: 'workato_recipe_function', field: 'flow_id', kind: 'recipe' },
+  { provider: 'workato_service', field: 'flow_id', kind: 'recipe' },
 ] as const;
 
 export type ReferenceKind = (typeof REFERENCE_FIELDS)[number]['kind'];

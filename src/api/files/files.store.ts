@@ -34,6 +34,94 @@ export async function listFilesIn(
   return query.orderBy('path').limit(page.limit).offset(page.offset).execute();
 }
 
+/** Files of a directory (or the tree under it) added after the file `afterId`, older than `before`, by id. */
+export async function filesAfter(
+  db: Db,
+  environmentId: number,
+  directory: string,
+  recursive: boolean,
+  afterId: number,
+  before: string,
+  limit: number,
+): Promise<FileRow[]> {
+  let query = db
+    .selectFrom('files')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .where('id', '>', afterId)
+    .where('created_at', '<', before);
+  if (!recursive) query = query.where('directory', '=', directory);
+  else if (directory !== '/')
+    query = query.where((eb) =>
+      eb.or([
+        eb('directory', '=', directory),
+        eb.and([eb('directory', '>=', `${directory}/`), eb('directory', '<', `${directory}0`)]),
+      ]),
+    );
+  return query.orderBy('id').limit(limit).execute();
+}
+
+/** The highest id of an environment's files created before a time (0 when none): where a polling cursor starts. */
+export async function maxFileIdBefore(db: Db, environmentId: number, before: string): Promise<number> {
+  const row = await db
+    .selectFrom('files')
+    .select((eb) => eb.fn.max('id').as('max'))
+    .where('environment_id', '=', environmentId)
+    .where('created_at', '<', before)
+    .executeTakeFirst();
+  return Number(row?.max ?? 0);
+}
+
+/** Create a directory and the ones above it (those that exist stay as they are). */
+export async function insertDirectories(
+  db: Db,
+  scope: { workspaceId: number; environmentId: number },
+  paths: readonly string[],
+  now: string,
+): Promise<void> {
+  if (paths.length === 0) return;
+  await db
+    .insertInto('file_directories')
+    .values(
+      paths.map((path) => ({
+        workspace_id: scope.workspaceId,
+        environment_id: scope.environmentId,
+        path,
+        created_at: now,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['environment_id', 'path']).doNothing())
+    .execute();
+}
+
+/** Whether a directory exists: created, or holding a file in it or below it. */
+export async function directoryExists(db: Db, environmentId: number, path: string): Promise<boolean> {
+  if (path === '/') return true;
+  const made = await db
+    .selectFrom('file_directories')
+    .select('id')
+    .where('environment_id', '=', environmentId)
+    .where('path', '=', path)
+    .executeTakeFirst();
+  if (made) return true;
+  const file = await listFilesIn(db, environmentId, path, true, { offset: 0, limit: 1 });
+  return file.length > 0;
+}
+
+/** Delete a directory, the ones below it and every file in them; the number of files deleted. */
+export async function deleteDirectoryTree(db: Db, environmentId: number, path: string): Promise<number> {
+  const under = (column: 'directory' | 'path') =>
+    db
+      .deleteFrom(column === 'directory' ? 'files' : 'file_directories')
+      .where('environment_id', '=', environmentId)
+      .where((eb) =>
+        eb.or([eb(column, '=', path), eb.and([eb(column, '>=', `${path}/`), eb(column, '<', `${path}0`)])]),
+      );
+  const files = await under('directory').executeTakeFirst();
+  await under('path').execute();
+  return Number(files.numDeletedRows);
+}
+
 export async function insertFile(
   db: Db,
   values: {

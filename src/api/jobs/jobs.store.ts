@@ -26,6 +26,21 @@ export async function findJob(db: Db, recipeId: number, handleOrId: string): Pro
   return q.executeTakeFirst();
 }
 
+/** The jobs a job started (recipe function calls), oldest first: what `wait_for_async_jobs` waits for. */
+export async function jobsCalledBy(
+  db: Db,
+  callingJobHandle: string,
+  limit: number,
+): Promise<Array<Pick<JobRow, 'handle' | 'recipe_id' | 'status' | 'error'>>> {
+  return db
+    .selectFrom('jobs')
+    .select(['handle', 'recipe_id', 'status', 'error'])
+    .where('calling_job_handle', '=', callingJobHandle)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
 export async function listLines(db: Db, jobId: number): Promise<JobLineRow[]> {
   return db.selectFrom('job_lines').selectAll().where('job_id', '=', jobId).orderBy('seq').execute();
 }

@@ -9,36 +9,6 @@ import { jsonShape } from '../../json-shape.ts';
 import { PackageFailure } from './export.ts';
 import { MAX_CODE_BYTES } from '../custom_connectors/custom_connectors.service.ts';
 
-/** A custom connector's Ruby source, beside its `<name>.custom_adapter.json`. */
-const ADAPTER_CODE = '.custom_adapter.rb';
-
-/** Each custom adapter has its code beside it, each code file its adapter, each reference an adapter of the package. */
-function checkAdapters(out: Entry[], adapterCode: Map<string, string>, problems: string[]): void {
-  for (const entry of out) {
-    if (entry.type !== 'custom_adapter') continue;
-    const stem = entry.path.slice(0, -'.custom_adapter.json'.length);
-    const code = adapterCode.get(stem);
-    if (code === undefined) problems.push(`${entry.path}: the connector's code ${stem}${ADAPTER_CODE} is missing`);
-    else entry.code = code;
-    adapterCode.delete(stem);
-  }
-  for (const stem of adapterCode.keys())
-    problems.push(`${stem}${ADAPTER_CODE}: no ${stem}.custom_adapter.json beside it (the connector's title)`);
-  for (const entry of out) {
-    const provider = entry.type === 'connection' ? entry.body.provider : undefined;
-    if (
-      isObj(provider) &&
-      !out.some((e) => e.type === 'custom_adapter' && zipNameMatches(e.path, String(provider.zip_name)))
-    )
-      problems.push(`${entry.path}: its provider names ${String(provider.zip_name)}, which the package does not hold`);
-  }
-}
-
-/** A reference's `zip_name` names a file by its path in the zip or by its base name. */
-export function zipNameMatches(path: string, zipName: string): boolean {
-  return path === zipName || path.slice(path.lastIndexOf('/') + 1) === zipName;
-}
-
 export type FileType =
   | 'recipe'
   | 'connection'
@@ -73,10 +43,10 @@ export interface Entry {
    * zip again (reader.ts) when the table is written, one table at a time, a batch at a time.
    */
   data?: { rows: number };
-  /** A recipe's test cases, checked against its steps when the file was (reader-worker.ts), as they are stored. */
-  testCases?: PreparedTestCase[];
   /** A custom adapter's Ruby source (its `.custom_adapter.rb`). */
   code?: string;
+  /** A recipe's test cases, checked against its steps when the file was (reader-worker.ts), as they are stored. */
+  testCases?: PreparedTestCase[];
 }
 
 /** A test case of a recipe file, checked, in the form test_cases stores. */
@@ -142,13 +112,7 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
   for await (const [path, content] of files) {
     const base = path.slice(path.lastIndexOf('/') + 1);
     if (base.startsWith('.') || path.startsWith('__MACOSX/')) continue;
-    if (base.endsWith(ADAPTER_CODE)) {
-      const code = content.toString('utf8');
-      if (!Buffer.from(code, 'utf8').equals(content)) problems.push(`${path}: the connector's code is not UTF-8`);
-      else if (content.length > MAX_CODE_BYTES) problems.push(`${path}: the connector's code is larger than 10 MB`);
-      else adapterCode.set(path.slice(0, -ADAPTER_CODE.length), code);
-      continue;
-    }
+    if (readAdapterCode(path, content, adapterCode, problems)) continue;
     const type = typeOfEntry(path);
     if (!type) {
       problems.push(
@@ -182,8 +146,7 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
       continue;
     }
     const before = problems.length;
-    // A custom adapter's metadata has a title, no name: its file names it.
-    if (type === 'custom_adapter' && body.name === undefined) body.name = base.slice(0, -'.custom_adapter.json'.length);
+    if (type === 'custom_adapter') nameAdapter(path, body);
     const name = str(body, 'name', problems, path);
     if (name !== undefined && name.trim() === '') problems.push(`${path}: name is blank`);
     if (type === 'recipe' && !isObj(body.code) && typeof body.code !== 'string')
@@ -195,12 +158,8 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
         !body.test_cases.every((tc) => isObj(tc) && typeof tc.name === 'string' && tc.name.trim() !== ''))
     )
       problems.push(`${path}: test_cases must be a list of test cases, each with a name`);
-    if (type === 'connection' && !(isObj(body.provider) && typeof body.provider.zip_name === 'string'))
-      str(body, 'provider', problems, path);
-    if (type === 'custom_adapter') {
-      const title = str(body, 'title', problems, path);
-      if (title !== undefined && title.trim() === '') problems.push(`${path}: title is blank`);
-    }
+    if (type === 'connection' && !namesAdapterFile(body)) str(body, 'provider', problems, path);
+    if (type === 'custom_adapter') checkAdapterFields(body, path, problems);
     if (type === 'lookup_table') {
       if (
         !Array.isArray(body.schema) ||
@@ -264,7 +223,7 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
     }
     out.push(entry);
   }
-  checkAdapters(out, adapterCode, problems);
+  pairAdapterCode(out, adapterCode, problems);
   if (problems.length > 0)
     throw new PackageFailure(
       `${problems.length} file(s) of the package are not valid; nothing was imported`,
@@ -272,4 +231,74 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
     );
   if (out.length === 0) throw new PackageFailure('The package holds no asset files; nothing was imported');
   return out;
+}
+
+// Custom connectors' files (their applier is appliers/custom-adapters.ts).
+
+/** A custom connector's Ruby source, beside its `<name>.custom_adapter.json`. */
+export const ADAPTER_CODE = '.custom_adapter.rb';
+export const ADAPTER_JSON = '.custom_adapter.json';
+
+/**
+ * Reading the zip: a `.custom_adapter.rb` file is kept (by its stem) to be paired with its JSON;
+ * false for any other file.
+ */
+export function readAdapterCode(
+  path: string,
+  content: Buffer,
+  adapterCode: Map<string, string>,
+  problems: string[],
+): boolean {
+  if (!path.endsWith(ADAPTER_CODE)) return false;
+  const code = content.toString('utf8');
+  if (!Buffer.from(code, 'utf8').equals(content)) problems.push(`${path}: the connector's code is not UTF-8`);
+  else if (content.length > MAX_CODE_BYTES) problems.push(`${path}: the connector's code is larger than 10 MB`);
+  else adapterCode.set(path.slice(0, -ADAPTER_CODE.length), code);
+  return true;
+}
+
+/** A custom adapter's metadata has a title and no name: its file names it. */
+export function nameAdapter(path: string, body: Obj): void {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  if (body.name === undefined) body.name = base.slice(0, -ADAPTER_JSON.length);
+}
+
+/** The checks of an adapter's JSON, and of a connection that names an adapter file instead of a provider. */
+export function checkAdapterFields(body: Obj, path: string, problems: string[]): void {
+  const title = body.title;
+  if (title === undefined || title === null) problems.push(`${path}: title is missing`);
+  else if (typeof title !== 'string') problems.push(`${path}: title must be a string`);
+  else if (title.trim() === '') problems.push(`${path}: title is blank`);
+}
+
+/** A connection's provider as a reference to an adapter file of the package (`{zip_name}`). */
+export function namesAdapterFile(body: Obj): boolean {
+  return isObj(body.provider) && typeof body.provider.zip_name === 'string';
+}
+
+/** Each adapter gets its code; code without its JSON, and connections naming no adapter of the package, are problems. */
+export function pairAdapterCode(out: Entry[], adapterCode: Map<string, string>, problems: string[]): void {
+  for (const entry of out) {
+    if (entry.type !== 'custom_adapter') continue;
+    const stem = entry.path.slice(0, -ADAPTER_JSON.length);
+    const code = adapterCode.get(stem);
+    if (code === undefined) problems.push(`${entry.path}: the connector's code ${stem}${ADAPTER_CODE} is missing`);
+    else entry.code = code;
+    adapterCode.delete(stem);
+  }
+  for (const stem of adapterCode.keys())
+    problems.push(`${stem}${ADAPTER_CODE}: no ${stem}${ADAPTER_JSON} beside it (the connector's title)`);
+  for (const entry of out) {
+    const provider = entry.type === 'connection' ? entry.body.provider : undefined;
+    if (
+      isObj(provider) &&
+      !out.some((e) => e.type === 'custom_adapter' && zipNameMatches(e.path, String(provider.zip_name)))
+    )
+      problems.push(`${entry.path}: its provider names ${String(provider.zip_name)}, which the package does not hold`);
+  }
+}
+
+/** A reference's `zip_name` names a file by its path in the zip or by its base name. */
+export function zipNameMatches(path: string, zipName: string): boolean {
+  return path === zipName || path.slice(path.lastIndexOf('/') + 1) === zipName;
 }

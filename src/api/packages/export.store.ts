@@ -43,6 +43,16 @@ export async function topicToExport(db: Db, environmentId: number, id: number) {
     .executeTakeFirst();
 }
 
+/** A custom connector of the environment, by id. */
+export async function customConnectorToExport(db: Db, environmentId: number, id: number) {
+  return db
+    .selectFrom('custom_connectors')
+    .selectAll()
+    .where('environment_id', '=', environmentId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
 /** A data table of the environment, by id. */
 export async function dataTableToExport(db: Db, environmentId: number, id: number) {
   return db

@@ -4,6 +4,7 @@
 import {
   collectionToExport,
   connectionToExport,
+  customConnectorToExport,
   dataTableToExport,
   endpointToExport,
   lookupRowsAfter,
@@ -26,11 +27,7 @@ import { parseCode, REFERENCE_FIELDS, stepsOf, type ReferenceKind } from '../exp
 import { updateManifest } from '../export_manifests/export_manifests.store.ts';
 import { CHUNK_BYTES, deleteChunks, finishPackage, insertChunk } from './packages.store.ts';
 import { createZipWriter } from './zip.ts';
-import {
-  findConnectorInEnvironment,
-  findConnectorByProvider,
-  latestReleasedVersion,
-} from '../custom_connectors/custom_connectors.store.ts';
+import { findConnectorByProvider, latestReleasedVersion } from '../custom_connectors/custom_connectors.store.ts';
 import { findRecipeVersionContent } from '../recipes/recipes.store.ts';
 import { listTestCases } from '../test_cases/test_cases.store.ts';
 
@@ -218,7 +215,7 @@ async function assetFile(
       return json({ name: c.name, provider, root_folder: folders.get(c.folder_id)?.parent_id === null });
     }
     case 'custom_adapter': {
-      const c = await findConnectorInEnvironment(db, environmentId, asset.id);
+      const c = await customConnectorToExport(db, environmentId, asset.id);
       if (!c) throw gone();
       const version = await latestReleasedVersion(db, c.id);
       return json({
@@ -318,7 +315,7 @@ async function assetFile(
         description: e.description,
         legacy: false,
         recipe_timeout: null,
-        validate_request: false,
+        validate_request: e.validate_request === 1,
         validation_formula: null,
         use_cache: false,
         cache_ttl: null,
@@ -335,7 +332,6 @@ async function assetFile(
   }
 }
 
-/** Run an export: write the zip into the package's chunks, then mark it completed (or failed). */
 /** A custom connector's released code, beside its `.custom_adapter.json`; refused when it was never released. */
 async function adapterCode(db: Db, connectorId: number): Promise<Buffer> {
   const version = await latestReleasedVersion(db, connectorId);
@@ -343,6 +339,7 @@ async function adapterCode(db: Db, connectorId: number): Promise<Buffer> {
   return Buffer.from(version.code, 'utf8');
 }
 
+/** Run an export: write the zip into the package's chunks, then mark it completed (or failed). */
 export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: ExportOptions): Promise<void> {
   const db = ctx.db;
   await deleteChunks(db, pkg.id);

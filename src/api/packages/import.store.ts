@@ -54,6 +54,7 @@ export async function insertImportedEndpoint(
   method: string,
   path: string,
   description: string | null,
+  validateRequest: 0 | 1,
   now: string,
 ) {
   return db
@@ -66,6 +67,7 @@ export async function insertImportedEndpoint(
       path,
       description,
       active: 0,
+      validate_request: validateRequest,
       created_at: now,
       updated_at: now,
     })
@@ -79,11 +81,12 @@ export async function updateImportedEndpoint(
   name: string,
   description: string | null,
   flowId: number | null,
+  validateRequest: 0 | 1,
   now: string,
 ) {
   return db
     .updateTable('api_endpoints')
-    .set({ name: name, description, flow_id: flowId, updated_at: now })
+    .set({ name: name, description, flow_id: flowId, validate_request: validateRequest, updated_at: now })
     .where('id', '=', id)
     .execute();
 }

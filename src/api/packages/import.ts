@@ -4,7 +4,6 @@
 // the target's credentials; running recipes that change are restarted only with restart_recipes.
 import { startRun } from './appliers/run.ts';
 import { applyConnections } from './appliers/connections.ts';
-import { applyCustomAdapters } from './appliers/custom-adapters.ts';
 import { applyTopics } from './appliers/topics.ts';
 import { applyLookupTables } from './appliers/lookup-tables.ts';
 import { applyDataTables } from './appliers/data-tables.ts';
@@ -12,6 +11,7 @@ import { applyProperties } from './appliers/properties.ts';
 import { applyApiCollections } from './appliers/api-collections.ts';
 import { applyRecipes } from './appliers/recipes.ts';
 import { applyApiEndpoints } from './appliers/api-endpoints.ts';
+import { applyCustomAdapters } from './appliers/custom-adapters.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
@@ -35,7 +35,7 @@ async function apply(
   reader: PackageReader,
 ): Promise<Applied> {
   const run = await startRun(ctx, trx, pkg, options, entries, reader);
-  // In this order: recipes name connections; endpoints name collections and recipes.
+  // In this order: connections name custom connectors; recipes name connections; endpoints name collections and recipes.
   await applyCustomAdapters(run);
   await applyConnections(run);
   await applyTopics(run);

@@ -213,8 +213,15 @@ describe('workato_workflow_task/human_review_on_existing_record', () => {
     // The engine's own expiry timer (every second) may have expired it first.
     const expiredNow = await t.engine.expireDueTasks();
     assert.ok(expiredNow <= 1, `expired ${expiredNow}`);
-    await t.engine.idle();
-    assert.deepEqual((await readJob(t, jobId)).output(2), { message: 'expired' });
+    // When the timer expired it, its resumed job may be queued only after this call returned:
+    // wait for the job's end rather than for one idle moment.
+    let ran = await readJob(t, jobId);
+    for (let i = 0; i < 400 && ran.status !== 'succeeded' && ran.status !== 'failed'; i += 1) {
+      await t.engine.idle();
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      ran = await readJob(t, jobId);
+    }
+    assert.deepEqual(ran.output(2), { message: 'expired' });
     const task1 = await t.call('GET', `/api/workflow_tasks/${open.id}`);
     assert.equal(task1.body.status, 'expired');
     assert.equal((await t.call('POST', `/api/workflow_tasks/${open.id}/cancel`)).status, 409);

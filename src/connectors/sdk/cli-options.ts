@@ -1,4 +1,4 @@
-// The options and failures of `switchboard connector exec|check` (src/cli.ts reads them without loading the runtime).
+// The options and failures of `switchboard connector exec|check` (read without loading the runtime).
 
 /** Bad usage: exit 2. */
 export class ConnectorUsageError extends Error {

@@ -38,6 +38,8 @@ export interface ApiEndpointsTable {
   path: string;
   description: string | null;
   active: Flag;
+  /** Requests are checked against the recipe's request schema before a job is stored. */
+  validate_request: Generated<Flag>;
   created_at: string;
   updated_at: string;
 }

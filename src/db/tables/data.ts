@@ -138,3 +138,45 @@ export interface FileChunksTable {
   seq: number;
   data: Uint8Array;
 }
+
+export interface FileDirectoriesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  /** Normalised absolute path, e.g. `/reports/2025`. */
+  path: string;
+  created_at: string;
+}
+
+export interface MessageTemplatesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  name: string;
+  name_key: string;
+  content_type: 'html' | 'text' | 'json' | 'xml';
+  body: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WorkflowAppsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  name: string;
+  name_key: string;
+  data_table_id: number;
+  /** JSON: [{id, name}] in workflow order. */
+  stages: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WorkflowAppRequestsTable {
+  app_id: number;
+  record_id: string;
+  stage_id: string;
+  updated_at: string;
+}

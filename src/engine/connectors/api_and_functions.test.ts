@@ -304,3 +304,72 @@ describe('workato_recipe_function', () => {
     assert.match(start.body.code_errors[0][1][0][2], /does not name a recipe/);
   });
 });
+
+describe('validate_request on a recipe-backed endpoint', () => {
+  const schema = JSON.stringify([
+    { name: 'guest_email', type: 'string', optional: false },
+    { name: 'nights', type: 'integer', optional: true },
+    { name: 'check_in', type: 'date', optional: true },
+    { name: 'vip', type: 'boolean', optional: true },
+    { name: 'room', type: 'object', optional: true, properties: [{ name: 'number', type: 'integer' }] },
+  ]);
+
+  async function validated(validate: boolean) {
+    const id = await createRecipe(
+      t,
+      numbered({
+        keyword: 'trigger',
+        provider: 'workato_api_platform',
+        name: 'receive_request',
+        as: 'req',
+        input: { request: { content_type: 'json', schema } },
+        block: [respond('200', { email: req('guest_email') })],
+      }),
+    );
+    await startRecipe(t, id);
+    const path = `booking${++counter}`;
+    const e = await t.call('POST', `/api/api_collections/${collectionId}/api_endpoints`, {
+      body: { name: path, method: 'POST', path, flow_id: id, validate_request: validate },
+    });
+    assert.equal(e.status, 200, e.text);
+    assert.equal(e.body.validate_request, validate);
+    assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`)).status, 200);
+    return { id, url: decodeURIComponent(new URL(e.body.url).pathname) };
+  }
+
+  async function jobCount(recipeId: number): Promise<number> {
+    const rows = await t.ctx.db.selectFrom('jobs').select('id').where('recipe_id', '=', recipeId).execute();
+    return rows.length;
+  }
+
+  test('a call that matches the schema runs; one that does not answers 400 naming the fields, and stores no job', async () => {
+    const { id, url } = await validated(true);
+    assert.deepEqual(await gw('POST', url, { guest_email: 'ada@example.com', nights: '3', vip: true }), {
+      status: 200,
+      body: { email: 'ada@example.com' },
+    });
+    const bad = await gw('POST', url, { nights: 'three', check_in: 'tomorrow', vip: 'maybe', room: { number: 'x' } });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(bad.body, {
+      error: 'Bad request',
+      errors: [
+        'guest_email is required',
+        'nights must be an integer (got "three")',
+        'check_in must be an ISO 8601 date (got "tomorrow")',
+        'vip must be true or false (got "maybe")',
+        'room.number must be an integer (got "x")',
+      ],
+    });
+    assert.equal(await jobCount(id), 1);
+  });
+
+  test('without validate_request the same call runs (the schema is not enforced)', async () => {
+    const { id, url } = await validated(false);
+    assert.equal((await gw('POST', url, { nights: 'three' })).status, 200);
+    assert.equal(await jobCount(id), 1);
+    const wrongType = await t.call('POST', `/api/api_collections/${collectionId}/api_endpoints`, {
+      body: { name: 'x', method: 'POST', path: 'x-bad', flow_id: id, validate_request: 'yes' },
+    });
+    assert.equal(wrongType.status, 400);
+  });
+});

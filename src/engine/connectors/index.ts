@@ -7,6 +7,7 @@ import { jsEval } from './js_eval.ts';
 import { jsonParser } from './json_parser.ts';
 import { logger } from './logger.ts';
 import { pyEval } from './py_eval.ts';
+import { workatoCustomCode } from './workato_custom_code.ts';
 import { lookupTable } from './lookup_table.ts';
 import { http, rest } from './rest.ts';
 import { workatoVariable } from './workato_variable.ts';
@@ -19,6 +20,12 @@ import { workatoTemplate } from './workato_template.ts';
 import { workatoSmartList } from './workato_smart_list.ts';
 import { workatoDbTable } from './workato_db_table.ts';
 import { workatoFiles } from './workato_files.ts';
+import { workatoService } from './workato_service.ts';
+import { utility } from './utility.ts';
+import { fileConnector } from './file_connector.ts';
+import { workatoSkill } from './workato_skill.ts';
+import { workatoGenie } from './workato_genie.ts';
+import { openAiUtility } from './open_ai_utility.ts';
 
 export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, Connector>, {
@@ -30,6 +37,7 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     logger,
     lookup_table: lookupTable,
     py_eval: pyEval,
+    workato_custom_code: workatoCustomCode,
     rest,
     http,
     workato_variable: workatoVariable,
@@ -42,5 +50,11 @@ export const CONNECTORS: Readonly<Record<string, Connector>> = Object.freeze(
     workato_smart_list: workatoSmartList,
     workato_db_table: workatoDbTable,
     workato_files: workatoFiles,
+    workato_service: workatoService,
+    utility,
+    file_connector: fileConnector,
+    workato_skill: workatoSkill,
+    workato_genie: workatoGenie,
+    open_ai_utility: openAiUtility,
   }),
 );

@@ -197,6 +197,55 @@ export async function sendRequest(
   }
 }
 
+/**
+ * The older HTTP actions named by their method (`http` `get`, `post`, ...): the request is flat in
+ * the input (`url`, `headers`, `query` or `params`, the body in `payload`, `body` or `request_body`,
+ * `content_type` or `request_format`), or under `request` as make_request_v2's. The output is the
+ * one of make_request_v2, and, as those actions showed the answer's fields as datapills of the step,
+ * the fields of a JSON object answer at the top level too (the status, headers and body win a clash).
+ */
+function methodAction(method: string): ActionDef {
+  return {
+    title: `${method} request`,
+    async run(input, sc) {
+      const nested = hashGet(input, 'request');
+      const flat: Hash = isHash(nested) ? { ...input, ...nested } : input;
+      const url = hashGet(flat, 'url') ?? hashGet(flat, 'request_url');
+      if (url === null || toRubyString(url).trim() === '')
+        throw new StepError('Bad request', 'the request needs a url');
+      const request: Hash = newHash([
+        ['method', method],
+        ['url', url],
+        ['headers', hashGet(flat, 'headers')],
+        ['query', hashGet(flat, 'query') ?? hashGet(flat, 'params') ?? hashGet(flat, 'query_params')],
+        ['content_type', hashGet(flat, 'content_type') ?? hashGet(flat, 'request_format') ?? 'json'],
+        ['body', hashGet(flat, 'payload') ?? hashGet(flat, 'body') ?? hashGet(flat, 'request_body')],
+      ]);
+      const response = hashGet(flat, 'response');
+      const output = await sendRequest(
+        newHash([
+          ['request', request],
+          [
+            'response',
+            isHash(response) ? response : newHash([['output_type', hashGet(flat, 'response_type') ?? 'json']]),
+          ],
+          ['disable_retries', hashGet(flat, 'disable_retries')],
+        ]),
+        await sc.connection(),
+        sc.limits,
+        sc.ctx.outbound.dispatcher,
+        (url) => sc.ctx.outbound.checkUrl(url),
+      );
+      const body = hashGet(output, 'body');
+      return isHash(body) ? { ...body, ...output } : output;
+    },
+  };
+}
+
+const METHOD_ACTIONS: Record<string, ActionDef> = Object.fromEntries(
+  METHODS.map((m) => [m.toLowerCase(), methodAction(m)]),
+);
+
 export const rest: Connector = {
   provider: 'rest',
   title: 'HTTP',
@@ -219,7 +268,7 @@ export const rest: Connector = {
       output: (event) => event,
     },
   },
-  actions: { make_request_v2: makeRequest, make_request: makeRequest },
+  actions: { make_request_v2: makeRequest, make_request: makeRequest, ...METHOD_ACTIONS },
 };
 
 /** The older generic provider name (20 §10.4): same executor. */

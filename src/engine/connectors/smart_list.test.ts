@@ -148,4 +148,62 @@ describe('workato_smart_list', () => {
       'SQL error: the result holds more than 10485760 characters of data: select fewer rows or columns',
     );
   });
+
+  test('create_list_from_csv, insert_rows_from_csv, and query_list with output_format csv', async () => {
+    const { path } = await webhookRecipe(t, [
+      action('workato_smart_list', 'create_list_from_csv', 'made', {
+        list_name: 'Stock',
+        csv_content: `#{${dp('workato_webhooks', 'hook', 'payload', 'csv')}}`,
+      }),
+      action('workato_smart_list', 'insert_rows_from_csv', 'more', {
+        list_name: 'Stock',
+        csv_content: 'B-2;5\nC-3;0\n',
+        col_sep: 'semicolon',
+        header_row: 'false',
+        column_names: 'sku,qty',
+      }),
+      action('workato_smart_list', 'query_list', 'q', {
+        sql: 'SELECT sku, CAST(qty AS INTEGER) AS qty FROM Stock WHERE CAST(qty AS INTEGER) > 0 ORDER BY sku',
+        output_format: 'csv',
+      }),
+    ]);
+    const job = await fire(t, path, { csv: 'sku,qty\nA-1,3\n' });
+    assert.equal(job.status, 'succeeded', job.error ?? '');
+    assert.deepEqual(job.output(1), {
+      list_name: 'Stock',
+      columns: { sku: '"sku"', qty: '"qty"' },
+      column_types: { sku: 'string', qty: 'string' },
+      row_count: 1,
+    });
+    assert.equal((job.output(2) as { row_count: number }).row_count, 3);
+    assert.deepEqual(job.output(3), {
+      rows: [
+        { sku: 'A-1', qty: 3 },
+        { sku: 'B-2', qty: 5 },
+      ],
+      row_count: 2,
+      truncated: false,
+      csv_content: 'sku,qty\nA-1,3\nB-2,5\n',
+    });
+  });
+
+  test('CSV actions: broken CSV, no content, a missing list, a wrong output_format are the step error', async () => {
+    const { path } = await webhookRecipe(t, [
+      action('workato_smart_list', 'insert_rows_from_csv', 'none', { list_name: 'Nowhere', csv_content: 'a\n1\n' }),
+    ]);
+    const missing = await fire(t, path, {});
+    assert.equal(missing.errorType, 'Not found');
+    const broken = await webhookRecipe(t, [
+      action('workato_smart_list', 'create_list_from_csv', 'b', { list_name: 'B', csv_content: 'a,b\n"1,2\n' }),
+    ]);
+    assert.equal((await fire(t, broken.path, {})).errorType, 'CSV error');
+    const empty = await webhookRecipe(t, [
+      action('workato_smart_list', 'create_list_from_csv', 'e', { list_name: 'E' }),
+    ]);
+    assert.equal((await fire(t, empty.path, {})).error, 'Bad request: csv_content is required');
+    const format = await webhookRecipe(t, [
+      action('workato_smart_list', 'query_list', 'f', { sql: 'SELECT 1 AS one', output_format: 'xml' }),
+    ]);
+    assert.equal((await fire(t, format.path, {})).error, 'Bad request: output_format must be rows or csv');
+  });
 });

@@ -61,7 +61,7 @@ describe('workato_template/create_document', () => {
     const { path: p2 } = await webhookRecipe(t, [doc({ template_id: '4747', template_input: {} })]);
     const missing = await fire(t, p2, {});
     assert.equal(missing.errorType, 'Not found');
-    assert.match(missing.error ?? '', /template 4747 is not stored here/);
+    assert.equal(missing.error, 'Not found: no message template "4747" in this environment');
     const { path: p3 } = await webhookRecipe(t, [
       doc({
         template: '{{#a}}{{#a}}{{#a}}{{#a}}x{{/a}}{{/a}}{{/a}}{{/a}}',
@@ -94,5 +94,66 @@ describe('workato_template/create_document', () => {
     const before = Object.keys(cache?._cache ?? {}).length;
     for (let i = 0; i < 500; i += 1) assert.equal(renderTemplate(`order ${i}: {{id}}`, { id: i }), `order ${i}: ${i}`);
     assert.equal(Object.keys(cache?._cache ?? {}).length, before);
+  });
+});
+
+describe('stored message templates: /api/message_templates and template_id', () => {
+  test('a step renders a stored template named by id, by name or by an export reference; a change is seen at once', async () => {
+    const created = await t.call('POST', '/api/message_templates', {
+      body: { name: 'Welcome mail', content_type: 'html', body: '<p>Hello {{name}}</p>', description: 'first mail' },
+    });
+    assert.equal(created.status, 200, created.text);
+    assert.equal(created.body.content_type, 'html');
+    const id = created.body.id as number;
+    const { path } = await webhookRecipe(t, [
+      action('workato_template', 'create_document', 'byId', {
+        template_id: String(id),
+        template_input: { name: 'Ada' },
+      }),
+      action('workato_template', 'create_document', 'byName', {
+        template_id: 'welcome mail',
+        template_input: { name: 'Bo' },
+      }),
+      action('workato_template', 'create_document', 'byRef', {
+        template_id: { zip_name: 'welcome_mail.template.json', name: 'Welcome mail', folder: '' },
+        template_input: { name: '<Cy>' },
+      }),
+    ]);
+    const job = await fire(t, path, {});
+    assert.equal(job.status, 'succeeded', job.error ?? '');
+    assert.deepEqual(job.output(1), { document: '<p>Hello Ada</p>' });
+    assert.deepEqual(job.output(2), { document: '<p>Hello Bo</p>' });
+    assert.deepEqual(job.output(3), { document: '<p>Hello &lt;Cy&gt;</p>' });
+    const changed = await t.call('PUT', `/api/message_templates/${id}`, {
+      body: { body: 'Hi {{name}}', content_type: 'text' },
+    });
+    assert.equal(changed.status, 200, changed.text);
+    assert.deepEqual((await fire(t, path, {})).output(1), { document: 'Hi Ada' });
+    const list = await t.call('GET', '/api/message_templates');
+    assert.deepEqual(
+      (list.body.items as Array<{ name: string }>).map((x) => x.name),
+      ['Welcome mail'],
+    );
+    assert.deepEqual((await t.call('DELETE', `/api/message_templates/${id}`)).body, { success: true });
+    const gone = await fire(t, path, {});
+    assert.equal(gone.errorType, 'Not found');
+  });
+
+  test('bad input: no body, a wrong type, a taken name, an oversized body, unknown ids; a step naming nothing', async () => {
+    assert.equal((await t.call('POST', '/api/message_templates', { body: { name: 'X' } })).status, 400);
+    const type = await t.call('POST', '/api/message_templates', {
+      body: { name: 'X', body: 'x', content_type: 'pdf' },
+    });
+    assert.equal(type.status, 400);
+    assert.equal((await t.call('POST', '/api/message_templates', { body: { name: 'Dup', body: '' } })).status, 200);
+    assert.equal((await t.call('POST', '/api/message_templates', { body: { name: 'dup', body: 'x' } })).status, 422);
+    const big = await t.call('POST', '/api/message_templates', { body: { name: 'Big', body: 'x'.repeat(100_001) } });
+    assert.equal(big.status, 400);
+    assert.equal((await t.call('GET', '/api/message_templates/999999')).status, 404);
+    assert.equal((await t.call('PUT', '/api/message_templates/999999', { body: { body: 'x' } })).status, 404);
+    assert.equal((await t.call('DELETE', '/api/message_templates/999999')).status, 404);
+    const { path } = await webhookRecipe(t, [doc({ template_input: {} })]);
+    const none = await fire(t, path, {});
+    assert.equal(none.error, 'Bad request: give the template body in template, or name a stored one in template_id');
   });
 });

@@ -421,6 +421,31 @@ const actions: Record<string, ActionDef> = {
   },
 };
 
+/** Polling triggers (src/engine/store-polls.ts): one job per `batch_size` (default 100) records after the cursor. */
+function polling(title: string): TriggerDef {
+  return {
+    title,
+    kind: 'poll',
+    required: [TABLE],
+    check(input) {
+      const size = hashGet(input, 'batch_size');
+      const n = Number(toRubyString(size));
+      return size === null || size === '' || (Number.isInteger(n) && n >= 1 && n <= 1000)
+        ? []
+        : [['Batch size', size, 'must be a whole number from 1 to 1000', 'batch_size']];
+    },
+    output: (event) =>
+      newHash([
+        ['records', hashGet(event, 'records') ?? []],
+        ['count', hashGet(event, 'count') ?? 0],
+        ['table_id', hashGet(event, 'table_id')],
+      ]),
+    titleFields(event) {
+      return [['Records', toRubyString(hashGet(event, 'count') ?? 0)]];
+    },
+  };
+}
+
 function realtime(title: string, withOld: boolean): TriggerDef {
   return {
     title,
@@ -448,6 +473,8 @@ export const workatoDbTable: Connector = {
   triggers: {
     new_records_realtime: realtime('New record', false),
     updated_records_realtime: realtime('New/updated record', true),
+    new_records_polling: polling('New records'),
+    updated_records_polling: polling('New/updated records'),
   },
   actions,
 };

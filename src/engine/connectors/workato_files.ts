@@ -23,7 +23,10 @@ import {
   type Hash,
   type Value,
 } from '../../recipe/formula/values.ts';
-import { StepError, type ActionDef, type Connector, type RecipeRef } from './types.ts';
+import { deleteDirectoryTree, directoryExists, insertDirectories } from '../../api/files/files.store.ts';
+import { toStored } from '../../time.ts';
+import { csvParser } from './csv_parser.ts';
+import { StepError, type ActionDef, type Connector, type RecipeRef, type TriggerDef } from './types.ts';
 
 function scopeOf(recipe: RecipeRef): FileScope {
   return { workspaceId: recipe.workspaceId, environmentId: recipe.environmentId };
@@ -170,11 +173,90 @@ const actions: Record<string, ActionDef> = {
   },
 };
 
+/** The directory a directory action names: `directory_path` (or `file_path`), with `directory_name` below it. */
+function directoryOf(input: Hash): Promise<string> {
+  return service(async () => {
+    const base = text(input, 'directory_path') || text(input, 'file_path');
+    const name = text(input, 'directory_name');
+    return name === ''
+      ? normalizePath(base, 'directory_path', true)
+      : normalizePath(`${normalizePath(base, 'directory_path', true)}/${name}`, 'directory_name', true);
+  });
+}
+
+actions.ensure_dir_exists = {
+  title: 'Create directory',
+  async run(input, sc) {
+    const path = await directoryOf(input);
+    const parts = path.split('/').filter((p) => p !== '');
+    const paths = parts.map((_, i) => `/${parts.slice(0, i + 1).join('/')}`);
+    await insertDirectories(sc.ctx.db, scopeOf(sc.recipe), paths, toStored(sc.ctx.clock.now()));
+    return newHash([['directory_path', path]]);
+  },
+};
+
+actions.delete_directory = {
+  title: 'Delete directory',
+  async run(input, sc) {
+    const path = await directoryOf(input);
+    if (path === '/') throw new StepError('Bad request', 'the root directory cannot be deleted');
+    const { db } = sc.ctx;
+    const env = sc.recipe.environmentId;
+    const deleted = await db.transaction().execute(async (trx) => {
+      if (!(await directoryExists(trx, env, path))) throw new StepError('Not found', `Directory ${path} not found`);
+      return deleteDirectoryTree(trx, env, path);
+    });
+    return newHash([
+      ['directory_path', path],
+      ['deleted_files', deleted],
+    ]);
+  },
+};
+
+actions.get_csv_file_contents = {
+  title: 'Get lines from CSV file',
+  async run(input, sc) {
+    const path = await resolvePath(input);
+    const { info, content } = await service(() => readFile(sc.ctx, scopeOf(sc.recipe), path));
+    const parsed = (csvParser.actions.parse_csv as ActionDef).run(
+      newHash([
+        ['csv_content', content.toString('utf8')],
+        ['col_sep', hashGet(input, 'col_sep')],
+        ['header_row', hashGet(input, 'header_row')],
+        ['column_names', hashGet(input, 'column_names')],
+      ]),
+      sc,
+    ) as Hash;
+    return newHash([...Object.entries(parsed), ['file', infoHash(info)]]);
+  },
+};
+
+/** File triggers: polls of the store (src/engine/store-polls.ts), the cursor in the recipe's trigger_closure. */
+function fileTrigger(title: string): TriggerDef {
+  return {
+    title,
+    kind: 'poll',
+    output: (event) => event,
+    titleFields(event) {
+      const file = hashGet(event, 'file');
+      const path = isHash(file) ? hashGet(file, 'path') : hashGet(event, 'path');
+      return [['File', toRubyString(path)]];
+    },
+  };
+}
+
 export const workatoFiles: Connector = {
   provider: 'workato_files',
   title: 'Files',
   needsConnection: false,
   reachesOutside: false,
-  triggers: {},
+  triggers: {
+    new_file: fileTrigger('New file'),
+    new_csv_file: fileTrigger('New CSV file'),
+    new_lines_in_csv_file: {
+      ...fileTrigger('New lines in CSV file'),
+      required: [{ path: 'file_path', label: 'File' }],
+    },
+  },
   actions,
 };

@@ -14,7 +14,9 @@ import {
 } from '../../api/smart_lists/smart_lists.store.ts';
 import { runSqlQuery } from '../sandbox/sql-sandbox.ts';
 import type { SqlTable } from '../sandbox/sql-worker.ts';
-import { StepError, type Connector, type StepContext } from './types.ts';
+import { stringify } from 'csv-stringify/sync';
+import { csvParser } from './csv_parser.ts';
+import { StepError, type ActionDef, type Connector, type StepContext } from './types.ts';
 import {
   fromPlain,
   hashGet,
@@ -122,9 +124,29 @@ function rowTexts(records: Array<Record<string, unknown>>): string[] {
   });
 }
 
-async function writeRows(sc: StepContext, input: Hash, replace: boolean): Promise<Value> {
+/**
+ * The records of a CSV text (`csv_content`, or `file_content`), parsed as the CSV parser's
+ * `parse_csv` does (`col_sep`, `header_row`, `column_names`): each line a record of text cells.
+ */
+function csvRecords(input: Hash): Value {
+  const content = hashGet(input, 'csv_content') ?? hashGet(input, 'file_content');
+  if (content === null || toRubyString(content).trim() === '')
+    throw new StepError('Bad request', 'csv_content is required');
+  const parsed = (csvParser.actions.parse_csv as ActionDef).run(
+    newHash([
+      ['csv_content', content],
+      ['col_sep', hashGet(input, 'col_sep')],
+      ['header_row', hashGet(input, 'header_row')],
+      ['column_names', hashGet(input, 'column_names')],
+    ]),
+    undefined as never,
+  ) as Hash;
+  return hashGet(parsed, 'lines');
+}
+
+async function writeRows(sc: StepContext, input: Hash, replace: boolean, fromCsv = false): Promise<Value> {
   const name = tableNameOf(hashGet(input, 'list_name'));
-  const records = recordsOf(hashGet(input, 'list_source'));
+  const records = recordsOf(fromCsv ? csvRecords(input) : hashGet(input, 'list_source'));
   const texts = rowTexts(records);
   const { db, clock } = sc.ctx;
   const env = sc.recipe.environmentId;
@@ -197,11 +219,26 @@ async function query(sc: StepContext, input: Hash): Promise<Value> {
       /not authorized/i.test(reply.message) ? 'the query may only read the lists (SELECT)' : reply.message,
     );
   }
-  return newHash([
+  const out = newHash([
     ['rows', fromPlain(reply.rows)],
     ['row_count', reply.rows.length],
     ['truncated', reply.truncated],
   ]);
+  // The CSV form of the answer: a header of the columns, then the rows.
+  const format = toRubyString(hashGet(input, 'output_format') ?? '')
+    .trim()
+    .toLowerCase();
+  if (format === 'csv') {
+    const columns = [...new Set(reply.rows.flatMap((r) => Object.keys(r as Record<string, unknown>)))];
+    const cell = (v: unknown) =>
+      v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    out.csv_content = stringify(
+      [columns, ...reply.rows.map((r) => columns.map((c) => cell((r as Record<string, unknown>)[c])))],
+      { record_delimiter: '\n' },
+    );
+  } else if (format !== '' && format !== 'json' && format !== 'rows')
+    throw new StepError('Bad request', 'output_format must be rows or csv');
+  return out;
 }
 
 export const workatoSmartList: Connector = {
@@ -220,6 +257,16 @@ export const workatoSmartList: Connector = {
       title: 'Insert rows',
       required: [{ path: 'list_name', label: 'List name' }],
       run: (input, sc) => writeRows(sc, input, false),
+    },
+    create_list_from_csv: {
+      title: 'Create list from CSV file',
+      required: [{ path: 'list_name', label: 'List name' }],
+      run: (input, sc) => writeRows(sc, input, true, true),
+    },
+    insert_rows_from_csv: {
+      title: 'Insert rows from CSV file',
+      required: [{ path: 'list_name', label: 'List name' }],
+      run: (input, sc) => writeRows(sc, input, false, true),
     },
     query_list: {
       title: 'Query lists',

@@ -4,6 +4,7 @@
 // The library parses; the rendering walks its tokens here, with bounds on work, depth and size,
 // because nested sections over lists multiply (a 100-item list under a 100-item list is 10,000
 // passes) and a renderer without a budget could be made to allocate without end.
+import { resolveTemplate } from '../../api/message_templates/message_templates.service.ts';
 import Mustache from 'mustache';
 import { StepError, type Connector } from './types.ts';
 import { hashGet, isHash, newHash, toPlain, toRubyString, type Value } from '../../recipe/formula/values.ts';
@@ -135,16 +136,23 @@ export const workatoTemplate: Connector = {
   actions: {
     create_document: {
       title: 'Create message',
-      run(input) {
-        const body = hashGet(input, 'template');
-        if (body === null || body === undefined || toRubyString(body) === '') {
+      async run(input, sc) {
+        let body: Value = hashGet(input, 'template');
+        if (body === null || toRubyString(body) === '') {
+          // A stored template of the recipe's environment, named by id, name or an export reference {name}.
           const id = hashGet(input, 'template_id');
-          throw new StepError(
-            'Not found',
-            id === null || id === undefined
-              ? 'give the template body in template'
-              : `template ${toRubyString(id).slice(0, 80)} is not stored here: give its body in template`,
-          );
+          if (id === null || toRubyString(isHash(id) ? (hashGet(id, 'name') ?? '') : id).trim() === '')
+            throw new StepError(
+              'Bad request',
+              'give the template body in template, or name a stored one in template_id',
+            );
+          const stored = await resolveTemplate(sc.ctx.db, sc.recipe.environmentId, toPlain(id));
+          if (!stored)
+            throw new StepError(
+              'Not found',
+              `no message template ${JSON.stringify(toPlain(isHash(id) ? hashGet(id, 'name') : id)).slice(0, 80)} in this environment`,
+            );
+          body = stored.body;
         }
         const data = hashGet(input, 'template_input');
         const view = isHash(data ?? null) ? (toPlain(data as Value) as Json) : {};

@@ -49,13 +49,24 @@ export async function applyApiEndpoints(run: ImportRun): Promise<void> {
     const method = String(e.body.method).toUpperCase();
     const path = String(e.body.path).trim().replace(/^\/+/, '');
     const description = typeof e.body.description === 'string' ? e.body.description : null;
+    const validateRequest: 0 | 1 = e.body.validate_request === true && flowId !== undefined ? 1 : 0;
     const existing = await endpointAt(trx, collectionId, method, path);
     if (existing) {
-      await updateImportedEndpoint(trx, existing.id, name(e), description, flowId ?? null, now);
+      await updateImportedEndpoint(trx, existing.id, name(e), description, flowId ?? null, validateRequest, now);
       continue;
     }
     try {
-      await insertImportedEndpoint(trx, collectionId, flowId ?? null, name(e), method, path, description, now);
+      await insertImportedEndpoint(
+        trx,
+        collectionId,
+        flowId ?? null,
+        name(e),
+        method,
+        path,
+        description,
+        validateRequest,
+        now,
+      );
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       fail(e.path, `another endpoint of the collection answers ${method} ${path}`);

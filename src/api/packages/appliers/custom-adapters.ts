@@ -1,21 +1,22 @@
-// An import's applier of custom connectors (`<name>.custom_adapter.json` with its `.rb`): matched by
-// title in the environment (a new released version when the code differs), else created with the
-// code released; then the provider names the package's recipes and connections use for them
-// (`<slug>_connector_<account>_<stamp>`) are recorded as their aliases, so recipes find them.
-import { randomBytes } from 'node:crypto';
+// An import's applier of custom connectors (import.ts runs one per asset type, in one transaction):
+// `<name>.custom_adapter.json` (title, description, note) with its Ruby source beside it in
+// `<name>.custom_adapter.rb`. Matched by title in the environment (a new released version when the
+// code differs), else created with the code released; then the provider names the package's
+// recipes and connections use for them are recorded as their aliases.
 import { connectorName } from '../../custom_connectors/custom_connectors.service.ts';
 import {
-  connectorsOfEnvironment,
+  connectorTitles,
   findConnectorByProvider,
   findConnectorsByTitle,
   insertAliasUnlessTaken,
   insertConnector,
-  insertVersion,
+  insertVersion as insertConnectorVersion,
   latestReleasedVersion,
-  latestVersion,
+  latestVersion as latestConnectorVersion,
   updateConnector,
 } from '../../custom_connectors/custom_connectors.store.ts';
-import { isObj, zipNameMatches, type Entry, type ImportRun, type ImportedAdapter } from './run.ts';
+import { isObj, type Entry, type ImportedAdapter, type ImportRun } from './run.ts';
+import { ADAPTER_JSON, zipNameMatches } from '../entries.ts';
 
 function snakeCase(text: string): string {
   return text
@@ -25,79 +26,83 @@ function snakeCase(text: string): string {
     .replace(/^_+|_+$/g, '');
 }
 
+function randomHex(): string {
+  return crypto.getRandomValues(new Uint8Array(16)).reduce((s, b) => s + b.toString(16).padStart(2, '0'), '');
+}
+
+/** The package's custom connectors, then the aliases of the provider names its recipes and connections use. */
 export async function applyCustomAdapters(run: ImportRun): Promise<void> {
-  const { trx, pkg, options, now, fail, byType } = run;
-  for (const e of byType('custom_adapter')) {
-    const title = String(e.body.title).trim().slice(0, 255);
-    const code = e.code ?? '';
-    const note = typeof e.body.note === 'string' && e.body.note !== '' ? e.body.note.slice(0, 10_000) : null;
-    const description = typeof e.body.description === 'string' && e.body.description !== '' ? e.body.description : null;
-    const stem = e.path.slice(e.path.lastIndexOf('/') + 1, -'.custom_adapter.json'.length);
-    const [existing] = await findConnectorsByTitle(trx, pkg.environment_id, title);
-    let id: number;
-    let name: string;
-    if (existing) {
-      id = existing.id;
-      name = existing.name;
-      const released = await latestReleasedVersion(trx, id);
-      if (released?.code !== code) {
-        if (options.restricted) {
-          fail(
-            e.path,
-            `the custom connector "${title}" is shared by the environment; an administrator must import its new code`,
-          );
-          continue;
-        }
-        const latest = await latestVersion(trx, id);
-        await insertVersion(trx, {
-          connector_id: id,
-          version: (latest?.version ?? 0) + 1,
-          code,
-          note,
-          created_at: now,
-          released_at: now,
-        });
-        await updateConnector(trx, id, { updated_at: now });
-      }
-    } else {
-      if (options.restricted) {
-        fail(
-          e.path,
-          `the custom connector "${title}" would be created for the whole environment; an administrator must import it`,
-        );
-        continue;
-      }
-      id = await insertConnector(trx, {
-        workspace_id: pkg.workspace_id,
-        environment_id: pkg.environment_id,
-        name: `pending_${randomBytes(8).toString('hex')}`,
-        title,
-        description,
-        oem_shared_version: null,
-        oem_shared_at: null,
-        static_webhook_url: null,
-        created_at: now,
-        updated_at: now,
-      });
-      name = connectorName(title, id, new Date(now));
-      await updateConnector(trx, id, { name });
-      await insertVersion(trx, { connector_id: id, version: 1, code, note, created_at: now, released_at: now });
-    }
-    run.adapters.push({ path: e.path, id, name, slug: snakeCase(title), stemSlug: snakeCase(stem) });
+  for (const e of run.byType('custom_adapter')) {
+    const adapter = await importAdapter(run, e);
+    if (adapter) run.adapters.push(adapter);
   }
   await recordProviderAliases(run);
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null;
+async function importAdapter(run: ImportRun, e: Entry): Promise<ImportedAdapter | undefined> {
+  const { trx, pkg, options, now, fail } = run;
+  const title = String(e.body.title).trim().slice(0, 255);
+  const code = e.code ?? '';
+  const note = typeof e.body.note === 'string' && e.body.note !== '' ? e.body.note.slice(0, 10_000) : null;
+  const description = typeof e.body.description === 'string' && e.body.description !== '' ? e.body.description : null;
+  const stem = e.path.slice(e.path.lastIndexOf('/') + 1, -ADAPTER_JSON.length);
+  const adapter = (id: number, name: string) => ({
+    path: e.path,
+    id,
+    name,
+    slug: snakeCase(title),
+    stemSlug: snakeCase(stem),
+  });
+  const [existing] = await findConnectorsByTitle(trx, pkg.environment_id, title);
+  if (existing) {
+    const released = await latestReleasedVersion(trx, existing.id);
+    if (released?.code === code) return adapter(existing.id, existing.name);
+    if (options.restricted) {
+      fail(
+        e.path,
+        `the custom connector "${title}" is shared by the environment; an administrator must import its new code`,
+      );
+      return undefined;
+    }
+    const latest = await latestConnectorVersion(trx, existing.id);
+    await insertConnectorVersion(trx, {
+      connector_id: existing.id,
+      version: (latest?.version ?? 0) + 1,
+      code,
+      note,
+      created_at: now,
+      released_at: now,
+    });
+    await updateConnector(trx, existing.id, { updated_at: now });
+    return adapter(existing.id, existing.name);
   }
+  if (options.restricted) {
+    fail(
+      e.path,
+      `the custom connector "${title}" would be created for the whole environment; an administrator must import it`,
+    );
+    return undefined;
+  }
+  const id = await insertConnector(trx, {
+    workspace_id: pkg.workspace_id,
+    environment_id: pkg.environment_id,
+    name: `pending_${randomHex()}`,
+    title,
+    description,
+    oem_shared_version: null,
+    oem_shared_at: null,
+    static_webhook_url: null,
+    created_at: now,
+    updated_at: now,
+  });
+  const name = connectorName(title, id, new Date(now));
+  await updateConnector(trx, id, { name });
+  await insertConnectorVersion(trx, { connector_id: id, version: 1, code, note, created_at: now, released_at: now });
+  return adapter(id, name);
 }
 
 /** Provider names of custom connectors (`<slug>_connector_<account>_<stamp>`) that recipes and connections use. */
-function customProviderNames(run: ImportRun): Set<string> {
+function customProviderNames(entries: Entry[]): Set<string> {
   const names = new Set<string>();
   const visit = (value: unknown, depth: number): void => {
     if (depth > 200) return;
@@ -108,13 +113,22 @@ function customProviderNames(run: ImportRun): Set<string> {
         else visit(v, depth + 1);
       }
   };
-  for (const e of run.byType('recipe')) {
-    visit(typeof e.body.code === 'string' ? safeJson(e.body.code) : e.body.code, 0);
-    visit(e.body.config, 0);
+  for (const e of entries) {
+    if (e.type === 'recipe') {
+      visit(typeof e.body.code === 'string' ? safeJson(e.body.code) : e.body.code, 0);
+      visit(e.body.config, 0);
+    }
+    if (e.type === 'connection' && typeof e.body.provider === 'string') visit({ provider: e.body.provider }, 0);
   }
-  for (const e of run.byType('connection'))
-    if (typeof e.body.provider === 'string') visit({ provider: e.body.provider }, 0);
   return names;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -122,14 +136,14 @@ function customProviderNames(run: ImportRun): Set<string> {
  * whose title (or file name) begins the name, else one already in the environment whose title does.
  */
 async function recordProviderAliases(run: ImportRun): Promise<void> {
-  const { trx, env, now, adapters } = run;
+  const { trx, env, entries, adapters, now } = run;
   let existing: Array<{ id: number; slug: string }> | null = null;
-  for (const provider of customProviderNames(run)) {
+  for (const provider of customProviderNames(entries)) {
     if (await findConnectorByProvider(trx, env, provider)) continue;
     const slug = provider.replace(/_connector_\d+_\d+$/, '');
     let id = adapters.find((a) => a.slug === slug || a.stemSlug === slug)?.id;
     if (id === undefined) {
-      existing ??= (await connectorsOfEnvironment(trx, env)).map((row) => ({ id: row.id, slug: snakeCase(row.title) }));
+      existing ??= (await connectorTitles(trx, env)).map((row) => ({ id: row.id, slug: snakeCase(row.title) }));
       id = existing.find((c) => c.slug === slug)?.id;
     }
     if (id !== undefined)
@@ -145,8 +159,8 @@ export function connectionProvider(run: ImportRun, e: Entry): string {
   const ref = e.body.provider;
   if (!isObj(ref)) return String(ref);
   const adapter = run.adapters.find((a) => zipNameMatches(a.path, String(ref.zip_name)));
-  for (const recipe of run.byType('recipe')) {
-    if (!Array.isArray(recipe.body.config)) continue;
+  for (const recipe of run.entries) {
+    if (recipe.type !== 'recipe' || !Array.isArray(recipe.body.config)) continue;
     for (const slot of recipe.body.config) {
       if (!isObj(slot) || !isObj(slot.account_id) || typeof slot.provider !== 'string') continue;
       if (typeof slot.account_id.zip_name === 'string' && zipNameMatches(e.path, slot.account_id.zip_name))
@@ -155,5 +169,3 @@ export function connectionProvider(run: ImportRun, e: Entry): string {
   }
   return adapter?.name ?? String(ref.name ?? ref.zip_name);
 }
-
-export type { ImportedAdapter };

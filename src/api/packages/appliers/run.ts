@@ -43,8 +43,6 @@ export interface ImportedAdapter {
   stemSlug: string;
 }
 
-export { zipNameMatches } from '../entries.ts';
-
 export interface Applied {
   recipeStatus: Array<{ id: number; import_result: ImportResult }>;
   restart: number[];
@@ -94,14 +92,15 @@ export interface ImportRun {
   folderOf: (dir: string) => Promise<number>;
   /** Where an entry goes: its directory's folder, or the Home folder for a root asset. */
   placeOf: (entry: Entry) => Promise<number>;
+  entries: Entry[];
   byType: (type: FileType) => Entry[];
   name: (entry: Entry) => string;
+  /** The custom connectors the package brought (applied first: connections name them). */
+  adapters: ImportedAdapter[];
   connectionByZip: Map<string, number>;
   groupByZip: Map<string, number>;
   groupByDir: Map<string, number>;
   recipeByZip: Map<string, number>;
-  /** The package's custom connectors as imported (custom-adapters.ts), for the connections that name them. */
-  adapters: ImportedAdapter[];
   recipeStatus: Applied['recipeStatus'];
   restart: number[];
 }
@@ -176,13 +175,14 @@ export async function startRun(
     fail,
     folderOf,
     placeOf,
+    entries,
     byType,
     name,
+    adapters: [],
     connectionByZip: new Map(),
     groupByZip: new Map(),
     groupByDir: new Map(),
     recipeByZip: new Map(),
-    adapters: [],
     recipeStatus: [],
     restart: [],
   };
