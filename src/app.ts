@@ -72,11 +72,18 @@ import { messageTemplatesRoutes } from './api/message_templates/message_template
 import { jobsRoutes } from './api/jobs/jobs.routes.ts';
 import { createJobRetentionSweeper } from './api/jobs/retention.ts';
 import { createEngine, type RecipeEngine } from './engine/engine.ts';
+import { CONNECTORS } from './engine/connectors/index.ts';
 import { webhooksRoutes } from './engine/webhooks.routes.ts';
 import { consoleRoutes } from './console/console.routes.ts';
 import { mcpRoutes } from './api/mcp/mcp.routes.ts';
 import { mcpServerRoutes } from './mcp/mcp.routes.ts';
 import { agenticRoutes } from './api/agentic/agentic.routes.ts';
+import { activityLogsRoutes, registerActivityLog } from './api/activity_logs/activity_logs.routes.ts';
+import { createActivityRetentionSweeper } from './api/activity_logs/retention.ts';
+import { tagsRoutes } from './api/tags/tags.routes.ts';
+import { tagsAssignmentsRoutes } from './api/tags_assignments/tags_assignments.routes.ts';
+import { integrationsRoutes } from './api/integrations/integrations.routes.ts';
+import { membersRoutes } from './api/members/members.routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -112,6 +119,8 @@ interface RouteRuntime {
   packages: PackageRunner;
   /** Background runs of test cases. */
   tests: TestRunner;
+  /** The engine's built-in connectors, for the connector catalog. */
+  builtInConnectors: typeof CONNECTORS;
 }
 
 /** The API areas, in the order they appear in the OpenAPI document. */
@@ -125,6 +134,11 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, run
   sdkRoutes,
   rolesRoutes,
   memberInvitationsRoutes,
+  membersRoutes,
+  activityLogsRoutes,
+  tagsRoutes,
+  tagsAssignmentsRoutes,
+  integrationsRoutes,
   connectionsRoutes,
   customConnectorsRoutes,
   customOauthProfilesRoutes,
@@ -228,6 +242,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onReady', async () => jobRetention.start());
   app.addHook('preClose', async () => jobRetention.stop());
+  // The activity log is kept as long as jobs are, and pruned the same way.
+  const activityRetention = createActivityRetentionSweeper(ctx, {
+    intervalMs: config.jobsSweepIntervalMs,
+    retentionMs: config.jobRetentionHours * 3600_000,
+  });
+  app.addHook('onReady', async () => activityRetention.start());
+  app.addHook('preClose', async () => activityRetention.stop());
 
   // Packages: exports and imports in the background, taken up again after a restart.
   const packages = createPackageRunner(ctx, engine, {
@@ -256,6 +277,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJsonParser(app);
   registerErrorHandling(app);
   registerLingeringClose(app);
+  // Before durable replies: an activity entry written on the way out is on disk before the reply leaves.
+  registerActivityLog(app, ctx);
   if (database.logSync) registerDurableReplies(app, database.logSync);
   const metrics = registerObservability(app);
   // Host routing first: on a host or listener of its own, what is not served there is a 404 before any 401.
@@ -273,7 +296,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       );
     else logger.info('storage takes writes again');
   });
-  for (const register of ROUTE_TABLE) register(app, ctx, { engine, packages, tests });
+  for (const register of ROUTE_TABLE) register(app, ctx, { engine, packages, tests, builtInConnectors: CONNECTORS });
 
   // Credentials of the API platform (OAuth access tokens, auth tokens, callers' JWTs): one
   // resolver and one cache of profile state for the gateway and the event streams API.

@@ -119,6 +119,9 @@ export const ERROR_CATALOG = {
   package_not_found: { status: 404, message: 'Package not found' },
   test_case_not_found: { status: 404, message: 'Test case not found' },
   run_request_not_found: { status: 404, message: 'Run request not found' },
+  tag_not_found: { status: 404, message: 'Tag not found' },
+  tags_not_found: { status: 404, message: 'Tags not found: {handles}; nothing was changed' },
+  assets_not_found: { status: 404, message: '{kind} not found: {ids}; nothing was changed' },
   package_has_no_content: {
     status: 404,
     message: 'The package has no zip to download: only a completed export has one, for PACKAGE_RETENTION_HOURS',
@@ -129,6 +132,7 @@ export const ERROR_CATALOG = {
     status: 422,
     message: 'An endpoint with this method and path already exists in the collection',
   },
+  tag_title_taken: { status: 422, message: 'A tag with this title already exists in the environment' },
   recipe_not_running: { status: 422, message: 'Recipe must be running to enable the endpoint' },
   mcp_tool_not_a_recipe: { status: 422, message: 'Tool {id} is not a recipe of this environment' },
   mcp_tool_not_callable: {

@@ -92,6 +92,7 @@ test('a deployment killed in the middle ends failed after the restart, nothing o
     'POST',
     `/api/projects/${folder.body.project_id}/deploy?environment_type=test`,
     TOKEN,
+    { include_data: true },
   );
   assert.equal(redeployed.status, 200);
   const success = await until('the second deployment ends', async () => {

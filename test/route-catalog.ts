@@ -205,6 +205,16 @@ export const CONTRACT_EXTRAS: readonly string[] = [
   // 13 §6: the legacy PubSub paths on {base_url} (D-topics note, D-pub; slug of D-api-pub).
   'POST /api/pubsub/topics/:topic_id/consume',
   'POST /api/pubsub/topics/:topic_id/publish',
+  // 23 §3-§6: what the vendor's CLI (wk) calls: tags and their assignments, the connector catalog,
+  // members and the activity log (C-wk internal/api/tags.go, connectors.go, workspace.go).
+  'GET /api/tags',
+  'POST /api/tags',
+  'PUT /api/tags/:handle',
+  'DELETE /api/tags/:handle',
+  'POST /api/tags_assignments',
+  'GET /api/integrations',
+  'GET /api/members',
+  'GET /api/activity_logs',
   // 13 §7: topic management through the developer API (D-topics, C-met).
   'GET /api/event_streams/topics',
   'POST /api/event_streams/topics',

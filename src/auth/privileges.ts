@@ -30,6 +30,8 @@ export const PRIVILEGE_GROUPS = {
   developer_api_client_roles: 'Developer API clients: API Client Roles',
   mcp_servers: 'AI Hub: MCP servers (servers, tools, policies, user groups)',
   agentic: 'Agent Studio: Skills',
+  tags: 'Environment management: Tags',
+  activity_logs: 'Environment management: Activity audit log',
 } as const;
 
 export type PrivilegeGroup = keyof typeof PRIVILEGE_GROUPS;

@@ -28,6 +28,9 @@ import * as jobEndsFunction from './migrations/0024_job_ends_function.ts';
 import * as testCasePositions from './migrations/0025_test_case_positions.ts';
 import * as customConnectorAliases from './migrations/0045_custom_connector_aliases.ts';
 import * as connectionAuthorizations from './migrations/0040_connection_authorizations.ts';
+import * as tags from './migrations/0050_tags.ts';
+import * as activityLogs from './migrations/0051_activity_logs.ts';
+import * as tagsActivityPrivileges from './migrations/0052_tags_activity_privileges.ts';
 import * as buildIncludeData from './migrations/0060_build_include_data.ts';
 import * as jobsCallingJobIndex from './migrations/0065_jobs_calling_job_index.ts';
 import * as endpointsValidateRequest from './migrations/0066_api_endpoints_validate_request.ts';
@@ -72,6 +75,9 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0025_test_case_positions': testCasePositions,
   '0045_custom_connector_aliases': customConnectorAliases,
   '0040_connection_authorizations': connectionAuthorizations,
+  '0050_tags': tags,
+  '0051_activity_logs': activityLogs,
+  '0052_tags_activity_privileges': tagsActivityPrivileges,
   '0060_build_include_data': buildIncludeData,
   '0065_jobs_calling_job_index': jobsCallingJobIndex,
   '0066_api_endpoints_validate_request': endpointsValidateRequest,

@@ -9,6 +9,7 @@ export type * from './tables/data.ts';
 export type * from './tables/recipes.ts';
 export type * from './tables/lifecycle.ts';
 export type * from './tables/agents.ts';
+export type * from './tables/tags-activity.ts';
 import type {
   WorkspacesTable,
   UsersTable,
@@ -76,6 +77,7 @@ import type {
   DeploymentsTable,
 } from './tables/lifecycle.ts';
 import type { AgenticSkillsTable, McpServersTable, McpToolsTable, McpPolicyCountersTable } from './tables/agents.ts';
+import type { TagsTable, RecipeTagsTable, ConnectionTagsTable, ActivityLogsTable } from './tables/tags-activity.ts';
 
 export interface Database {
   console_sessions: ConsoleSessionsTable;
@@ -136,12 +138,19 @@ export interface Database {
   workflow_app_requests: WorkflowAppRequestsTable;
   smart_list_rows: SmartListRowsTable;
   leases: LeasesTable;
+  tags: TagsTable;
+  recipe_tags: RecipeTagsTable;
+  connection_tags: ConnectionTagsTable;
+  activity_logs: ActivityLogsTable;
 }
 
 /** The database handle or an open transaction: stores accept either. */
 export type Db = Kysely<Database> | Transaction<Database>;
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
+export type TagRow = Selectable<TagsTable>;
+export type ActivityLogRow = Selectable<ActivityLogsTable>;
+export type NewActivityLog = Insertable<ActivityLogsTable>;
 export type WorkflowTaskRow = Selectable<WorkflowTasksTable>;
 export type NewWorkflowTask = Insertable<WorkflowTasksTable>;
 export type SmartListRow = Selectable<SmartListsTable>;

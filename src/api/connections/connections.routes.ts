@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
 import type { ServiceContext } from '../../context.ts';
 import { AppError } from '../../errors.ts';
+import { actorOf } from '../activity_logs/activity_logs.routes.ts';
 import { authOf } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
 import { AUTH_ERRORS, errorResponses, SuccessBody, toId } from '../../http/schemas.ts';
@@ -79,7 +80,7 @@ export function connectionsRoutes(fastify: FastifyInstance, ctx: ServiceContext)
   app.post(
     '/api/connections',
     {
-      config: { privilege: 'connections:write' },
+      config: { privilege: 'connections:write', activity: 'in_service' },
       schema: {
         tags,
         summary: 'Create a connection; credentials are stored encrypted and never returned',
@@ -87,11 +88,11 @@ export function connectionsRoutes(fastify: FastifyInstance, ctx: ServiceContext)
         response: { 200: Connection, ...errorResponses(...AUTH_ERRORS) },
       },
     },
-    async (request) => createConnection(ctx, callerOf(request), toInput(request.body)),
+    async (request) => createConnection(ctx, callerOf(request), toInput(request.body), actorOf(request)),
   );
 
   const update = {
-    config: { privilege: 'connections:write' as const },
+    config: { privilege: 'connections:write' as const, activity: 'in_service' as const },
     schema: {
       tags,
       summary: 'Update a connection; input is merged into the stored fields',
@@ -101,7 +102,13 @@ export function connectionsRoutes(fastify: FastifyInstance, ctx: ServiceContext)
     },
   };
   const handleUpdate = async (request: FastifyRequest<{ Params: { id: string }; Body: UpdateConnectionBody }>) =>
-    updateConnection(ctx, callerOf(request), connectionId(request.params.id), toInput(request.body ?? {}));
+    updateConnection(
+      ctx,
+      callerOf(request),
+      connectionId(request.params.id),
+      toInput(request.body ?? {}),
+      actorOf(request),
+    );
   app.put('/api/connections/:id', update, handleUpdate);
   // The vendor's permission list names POST for the same update (contract 04 §1.5).
   app.post(
@@ -113,7 +120,7 @@ export function connectionsRoutes(fastify: FastifyInstance, ctx: ServiceContext)
   app.post(
     '/api/connections/:id/disconnect',
     {
-      config: { privilege: 'connections:write' },
+      config: { privilege: 'connections:write', activity: 'in_service' },
       // Clients send no body at all (contract 04 §1.6): validate an empty one.
       preValidation: async (request) => {
         request.body ??= {};
@@ -127,7 +134,7 @@ export function connectionsRoutes(fastify: FastifyInstance, ctx: ServiceContext)
       },
     },
     async (request) => {
-      await disconnectConnection(ctx, callerOf(request), connectionId(request.params.id));
+      await disconnectConnection(ctx, callerOf(request), connectionId(request.params.id), actorOf(request));
       return { success: true, status: 'disconnected' };
     },
   );
@@ -135,7 +142,7 @@ export function connectionsRoutes(fastify: FastifyInstance, ctx: ServiceContext)
   app.delete(
     '/api/connections/:id',
     {
-      config: { privilege: 'connections:write' },
+      config: { privilege: 'connections:write', activity: 'in_service' },
       schema: {
         tags,
         summary: 'Delete a connection (refused while child connections use it)',
@@ -144,7 +151,7 @@ export function connectionsRoutes(fastify: FastifyInstance, ctx: ServiceContext)
       },
     },
     async (request) => {
-      await deleteConnection(ctx, callerOf(request), connectionId(request.params.id));
+      await deleteConnection(ctx, callerOf(request), connectionId(request.params.id), actorOf(request));
       return { success: true };
     },
   );

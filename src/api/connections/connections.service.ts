@@ -1,10 +1,13 @@
 // Connections (contract 04 part 1): list, get, create, update, disconnect, delete, and the
 // resolution of a connection's credentials where they are used (the recipe engine, proxy
 // collections). Connections belong to a folder of the caller's environment; project scope applies.
+import { checkLength, checkName, emptyToNull } from './connections.input.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { AuthorizationStatus, ConnectionRow, Db } from '../../db/types.ts';
 import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.ts';
 import { toStored } from '../../time.ts';
+import { recordActivity, type Actor } from '../activity_logs/activity.ts';
+import { tagsOfAssets } from '../tags/tags.store.ts';
 import { findFolderInScope, folderIdsUnderProjects, type FolderScope } from '../folders/folder-scope.store.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
 import { findProfile } from '../custom_oauth_profiles/custom_oauth_profiles.store.ts';
@@ -71,7 +74,6 @@ export interface ListFilters {
   includeRuntime: boolean;
 }
 
-const MAX_NAME = 255;
 const MAX_DESCRIPTION = 10_000;
 const MAX_EXTERNAL_ID = 255;
 
@@ -85,17 +87,28 @@ export async function listConnections(
     ? undefined
     : await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds);
   const rows = await listConnectionRows(ctx.db, caller, { ...filters, ...(folderIds ? { folderIds } : {}) }, page);
-  return rows.map(connectionToApi);
+  return withTags(ctx.db, rows.map(connectionToApi));
 }
 
 export async function getConnection(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<ConnectionApi> {
-  return connectionToApi(await findVisible(ctx.db, caller, id));
+  return (await withTags(ctx.db, [connectionToApi(await findVisible(ctx.db, caller, id))]))[0] as ConnectionApi;
+}
+
+/** The handles of the tags each connection carries (POST /api/tags_assignments). */
+async function withTags(db: Db, connections: ConnectionApi[]): Promise<ConnectionApi[]> {
+  const tags = await tagsOfAssets(
+    db,
+    'connection',
+    connections.map((c) => c.id),
+  );
+  return connections.map((c) => ({ ...c, tags: (tags.get(c.id) ?? []).map((t) => t.handle) }));
 }
 
 export async function createConnection(
   ctx: ServiceContext,
   caller: ConnectionCaller,
   body: ConnectionInputFields,
+  actor: Actor,
 ): Promise<ConnectionApi> {
   const errors: FieldErrors = {};
   const name = checkName(body.name, errors);
@@ -114,7 +127,13 @@ export async function createConnection(
   if (redirect && body.shell_connection === false) throw new AppError('oauth_connection_not_shell');
   if (body.custom_oauth_profile_id != null && body.shell_connection === false)
     throw new AppError('oauth_connection_not_shell');
-  const shell = body.shell_connection === true || redirect || body.custom_oauth_profile_id != null;
+  // Nothing to test without input: a body with neither input nor shell_connection makes a shell
+  // (contract 23 §5: the vendor's CLI sends only name, provider and folder_id).
+  const shell =
+    body.shell_connection === true ||
+    redirect ||
+    body.custom_oauth_profile_id != null ||
+    (body.shell_connection === undefined && body.input === undefined);
   if (!shell && rules.known) requireFields(rules.missing);
   const now = toStored(ctx.clock.now());
   const tested = shell
@@ -128,7 +147,7 @@ export async function createConnection(
       body.custom_oauth_profile_id == null
         ? null
         : await checkProfile(trx, caller, body.custom_oauth_profile_id, provider);
-    return insertConnection(trx, {
+    const newId = await insertConnection(trx, {
       workspace_id: caller.workspaceId,
       environment_id: caller.environmentId,
       folder_id: folderId,
@@ -149,6 +168,20 @@ export async function createConnection(
       created_at: now,
       updated_at: now,
     });
+    const created = assertFound(await findConnection(trx, caller, newId));
+    await recordActivity(trx, ctx.clock, actor, {
+      eventType: 'connection_created',
+      resourceType: 'connection',
+      resourceId: newId,
+      resourceName: created.name,
+      details: {
+        provider,
+        folder_id: created.folder_id,
+        shell_connection: shell,
+        authorization_status: created.authorization_status,
+      },
+    });
+    return newId;
   });
   return connectionToApi(assertFound(await findConnection(ctx.db, caller, id)));
 }
@@ -163,8 +196,9 @@ export async function updateConnection(
   caller: ConnectionCaller,
   id: number,
   body: ConnectionInputFields,
+  actor: Actor,
 ): Promise<ConnectionApi> {
-  const result = await updateConnectionUnpublished(ctx, caller, id, body);
+  const result = await updateConnectionUnpublished(ctx, caller, id, body, actor);
   ctx.notifier.publish('connections.changed', { workspaceId: caller.workspaceId });
   return result;
 }
@@ -174,6 +208,7 @@ async function updateConnectionUnpublished(
   caller: ConnectionCaller,
   id: number,
   body: ConnectionInputFields,
+  actor: Actor,
 ): Promise<ConnectionApi> {
   const known: (keyof ConnectionInputFields)[] = [
     'name',
@@ -269,7 +304,16 @@ async function updateConnectionUnpublished(
         : {}),
       updated_at: now,
     });
-    return connectionToApi(assertFound(await findConnection(trx, caller, id)));
+    const updated = assertFound(await findConnection(trx, caller, id));
+    await recordActivity(trx, ctx.clock, actor, {
+      eventType: 'connection_updated',
+      resourceType: 'connection',
+      resourceId: id,
+      resourceName: updated.name,
+      // Which fields changed, never their values: input holds credentials.
+      details: { fields: known.filter((key) => body[key] !== undefined) },
+    });
+    return (await withTags(trx, [connectionToApi(updated)]))[0] as ConnectionApi;
   });
 }
 
@@ -277,8 +321,13 @@ async function updateConnectionUnpublished(
  * Drop the stored credentials and the authorisation (contract 04 §1.6). `force` is accepted; recipes
  * that use the connection do not refuse a disconnect (their steps then fail with a connection error).
  */
-export async function disconnectConnection(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<void> {
-  const result = await disconnectConnectionUnpublished(ctx, caller, id);
+export async function disconnectConnection(
+  ctx: ServiceContext,
+  caller: ConnectionCaller,
+  id: number,
+  actor: Actor,
+): Promise<void> {
+  const result = await disconnectConnectionUnpublished(ctx, caller, id, actor);
   ctx.notifier.publish('connections.changed', { workspaceId: caller.workspaceId });
   return result;
 }
@@ -287,9 +336,10 @@ async function disconnectConnectionUnpublished(
   ctx: ServiceContext,
   caller: ConnectionCaller,
   id: number,
+  actor: Actor,
 ): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
-    await findVisible(trx, caller, id);
+    const current = await findVisible(trx, caller, id);
     await updateConnectionRow(trx, caller, id, {
       input_sealed: null,
       input_fields: '[]',
@@ -301,22 +351,46 @@ async function disconnectConnectionUnpublished(
       authorization_error: null,
       updated_at: toStored(ctx.clock.now()),
     });
+    await recordActivity(trx, ctx.clock, actor, {
+      eventType: 'connection_disconnected',
+      resourceType: 'connection',
+      resourceId: id,
+      resourceName: current.name,
+      details: { provider: current.provider },
+    });
   });
 }
 
 /** Delete, unless runtime user connections still hang from it (422). */
-export async function deleteConnection(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<void> {
-  const result = await deleteConnectionUnpublished(ctx, caller, id);
+export async function deleteConnection(
+  ctx: ServiceContext,
+  caller: ConnectionCaller,
+  id: number,
+  actor: Actor,
+): Promise<void> {
+  const result = await deleteConnectionUnpublished(ctx, caller, id, actor);
   ctx.notifier.publish('connections.changed', { workspaceId: caller.workspaceId });
   return result;
 }
 
-async function deleteConnectionUnpublished(ctx: ServiceContext, caller: ConnectionCaller, id: number): Promise<void> {
+async function deleteConnectionUnpublished(
+  ctx: ServiceContext,
+  caller: ConnectionCaller,
+  id: number,
+  actor: Actor,
+): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
-    await findVisible(trx, caller, id);
+    const current = await findVisible(trx, caller, id);
     const children = await countChildren(trx, id);
     if (children > 0) throw new AppError('connection_in_use', { params: { count: children } });
     await deleteConnectionRow(trx, caller, id);
+    await recordActivity(trx, ctx.clock, actor, {
+      eventType: 'connection_deleted',
+      resourceType: 'connection',
+      resourceId: id,
+      resourceName: current.name,
+      details: { provider: current.provider },
+    });
   });
 }
 
@@ -507,21 +581,6 @@ async function checkProfile(db: Db, caller: ConnectionCaller, profileId: number,
 
 function fieldsJson(input: ConnectionInput): string {
   return JSON.stringify(Object.keys(input).sort());
-}
-
-function emptyToNull(value: string | null | undefined): string | null {
-  return value === undefined || value === null || value === '' ? null : value;
-}
-
-function checkName(name: string | undefined, errors: FieldErrors): string | undefined {
-  const trimmed = name?.trim();
-  if (trimmed === undefined || trimmed === '') errors.name = ["can't be blank"];
-  else if (trimmed.length > MAX_NAME) errors.name = [`is too long (maximum is ${MAX_NAME} characters)`];
-  return trimmed;
-}
-
-function checkLength(value: string | null | undefined, field: string, max: number, errors: FieldErrors): void {
-  if (typeof value === 'string' && value.length > max) errors[field] = [`is too long (maximum is ${max} characters)`];
 }
 
 export interface ConnectionDescription {

@@ -57,7 +57,7 @@ export function connectionToApi(row: ConnectionRow): ConnectionApi {
     connection_lost_reason: row.connection_lost_reason,
     parent_id: row.parent_id,
     provider: row.provider,
-    // Tag assignment has no API yet; the key is always there because clients read it.
+    // Filled by the service (tagsOfAssets); the key is always there because clients read it.
     tags: [],
     custom_oauth_profile_id: row.custom_oauth_profile_id,
     input_fields: inputFieldsOf(row),

@@ -141,9 +141,14 @@ describe('POST /api/connections', () => {
     assert.equal(incomplete.status, 200);
     assert.equal(incomplete.body.authorization_status, 'failed');
     assert.equal(incomplete.body.authorization_error, 'basic authentication needs password');
-    const noUrl = await create({ name: 'No URL', provider: 'rest' });
+    const noUrl = await create({ name: 'No URL', provider: 'rest', shell_connection: false });
     assert.equal(noUrl.body.authorization_status, 'failed');
     assert.match(noUrl.body.authorization_error, /base_url/);
+    // Neither input nor shell_connection (the vendor's CLI, contract 23 §5): a shell, nothing tested.
+    const shell = await create({ name: 'Shell by default', provider: 'rest' });
+    assert.equal(shell.status, 200);
+    assert.equal(shell.body.authorization_status, null);
+    assert.equal(shell.body.authorization_error, null);
   });
 
   test('secret references: built-in store, env and file secrets resolve; unknown ones fail the test without a value', async () => {

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from '../../context.ts';
+import { actorOf } from '../activity_logs/activity_logs.routes.ts';
 import { authOf } from '../../http/auth.ts';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.ts';
 import {
@@ -25,7 +26,7 @@ export function jobsRoutes(fastify: FastifyInstance, ctx: ServiceContext, runtim
   app.post(
     '/api/recipes/:recipe_id/repeat_jobs',
     {
-      config: { privilege: 'jobs:write' },
+      config: { privilege: 'jobs:write', activity: 'in_service' },
       schema: {
         tags,
         summary:
@@ -35,13 +36,14 @@ export function jobsRoutes(fastify: FastifyInstance, ctx: ServiceContext, runtim
         response: { 200: JobControlResults, ...errorResponses(...AUTH_ERRORS, 404) },
       },
     },
-    async (request) => repeatJobs(ctx, runtime.engine, authOf(request), request.params.recipe_id, request.body ?? {}),
+    async (request) =>
+      repeatJobs(ctx, runtime.engine, authOf(request), request.params.recipe_id, request.body ?? {}, actorOf(request)),
   );
 
   app.post(
     '/api/recipes/:recipe_id/cancel_jobs',
     {
-      config: { privilege: 'jobs:write' },
+      config: { privilege: 'jobs:write', activity: 'in_service' },
       preValidation: emptyBodyAsObject,
       schema: {
         tags,
@@ -51,7 +53,8 @@ export function jobsRoutes(fastify: FastifyInstance, ctx: ServiceContext, runtim
         response: { 200: JobControlResults, ...errorResponses(...AUTH_ERRORS, 404) },
       },
     },
-    async (request) => cancelJobs(ctx, runtime.engine, authOf(request), request.params.recipe_id, request.body ?? {}),
+    async (request) =>
+      cancelJobs(ctx, runtime.engine, authOf(request), request.params.recipe_id, request.body ?? {}, actorOf(request)),
   );
 
   app.get(

@@ -3,6 +3,7 @@
 import type { ServiceContext } from '../../context.ts';
 import type { JobLineRow, JobRow, RecipeRow } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
+import { recordActivity, type Actor } from '../activity_logs/activity.ts';
 import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.store.ts';
 import { findRecipe } from '../recipes/recipes.store.ts';
 import type { Caller } from '../recipes/recipes.service.ts';
@@ -195,6 +196,7 @@ export async function repeatJobs(
   caller: Caller,
   recipeId: number,
   body: { job_ids?: unknown },
+  actor: Actor,
 ): Promise<{ results: JobControlResult[] }> {
   const row = await visibleRecipe(ctx, caller, recipeId);
   const ids = jobIdsOf(body.job_ids, true) as string[];
@@ -217,7 +219,36 @@ export async function repeatJobs(
       );
     }
   }
+  await recordJobControl(ctx, actor, row, 'jobs_repeated', results);
   return { results };
+}
+
+/**
+ * One activity entry for a call that ran or canceled jobs (none when every id failed). The new jobs
+ * are written by the engine's own queue transactions, so the entry follows them.
+ */
+async function recordJobControl(
+  ctx: ServiceContext,
+  actor: Actor,
+  recipe: RecipeRow,
+  eventType: 'jobs_repeated' | 'jobs_canceled',
+  results: readonly JobControlResult[],
+): Promise<void> {
+  const done = results.filter((r) => r.status !== 'failed');
+  if (done.length === 0) return;
+  await ctx.groupCommit.run((trx) =>
+    recordActivity(trx, ctx.clock, actor, {
+      eventType,
+      resourceType: 'recipe',
+      resourceId: recipe.id,
+      resourceName: recipe.name,
+      details: {
+        job_ids: done.map((r) => r.job_id),
+        ...(eventType === 'jobs_repeated' ? { new_job_ids: done.map((r) => r.new_job_id ?? null) } : {}),
+        failed: results.length - done.length,
+      },
+    }),
+  );
 }
 
 /** Cancel pending jobs (POST /api/recipes/:id/cancel_jobs): the ones named, or every pending one. */
@@ -227,6 +258,7 @@ export async function cancelJobs(
   caller: Caller,
   recipeId: number,
   body: { job_ids?: unknown },
+  actor: Actor,
 ): Promise<{ results: JobControlResult[] }> {
   const row = await visibleRecipe(ctx, caller, recipeId);
   const ids = jobIdsOf(body.job_ids, false);
@@ -247,5 +279,6 @@ export async function cancelJobs(
         : { job_id: job.handle, status: outcome },
     );
   }
+  await recordJobControl(ctx, actor, row, 'jobs_canceled', results);
   return { results };
 }

@@ -30,6 +30,7 @@ import { createZipWriter } from './zip.ts';
 import { findConnectorByProvider, latestReleasedVersion } from '../custom_connectors/custom_connectors.store.ts';
 import { findRecipeVersionContent } from '../recipes/recipes.store.ts';
 import { listTestCases } from '../test_cases/test_cases.store.ts';
+import { tagsOfAssets, type TaggedKind } from '../tags/tags.store.ts';
 
 export interface ExportOptions {
   /** The manifest exported (null for a project build, which exports the whole project). */
@@ -39,6 +40,8 @@ export interface ExportOptions {
   includeData: boolean;
   /** Recipes carry their test cases (`test_cases` in the recipe file). */
   includeTestCases?: boolean;
+  /** Recipes and connections carry their tags (`tags` in their files, by title). */
+  includeTags?: boolean;
 }
 
 export class PackageFailure extends Error {
@@ -108,7 +111,23 @@ function json(value: unknown): Buffer {
   return Buffer.from(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
 }
 
-async function recipeFile(db: Db, refs: RefResolver, asset: Asset, includeTestCases: boolean): Promise<Buffer> {
+/** An asset's tags as a package carries them: by title (handles differ between environments). */
+async function tagsFile(
+  db: Db,
+  kind: TaggedKind,
+  id: number,
+): Promise<Array<{ title: string; description: string | null; color: string | null }>> {
+  const tags = (await tagsOfAssets(db, kind, [id])).get(id) ?? [];
+  return tags.map((t) => ({ title: t.title, description: t.description, color: t.color }));
+}
+
+async function recipeFile(
+  db: Db,
+  refs: RefResolver,
+  asset: Asset,
+  includeTestCases: boolean,
+  includeTags: boolean,
+): Promise<Buffer> {
   const row = await recipeToExport(db, asset.id);
   if (!row) throw new PackageFailure(`${asset.zip_name}: recipe ${asset.id} no longer exists`);
   let content = {
@@ -190,6 +209,7 @@ async function recipeFile(db: Db, refs: RefResolver, asset: Asset, includeTestCa
       ...(JSON.parse(tc.body) as object),
     }));
   }
+  if (includeTags) file.tags = await tagsFile(db, 'recipe', asset.id);
   return json(file);
 }
 
@@ -205,14 +225,19 @@ async function assetFile(
   const gone = () => new PackageFailure(`${asset.zip_name}: ${asset.type} ${asset.id} no longer exists`);
   switch (asset.type) {
     case 'recipe':
-      return recipeFile(db, refs, asset, options.includeTestCases === true);
+      return recipeFile(db, refs, asset, options.includeTestCases === true, options.includeTags === true);
     case 'connection': {
       const c = await connectionToExport(db, environmentId, asset.id);
       if (!c) throw gone();
       // A custom connector's connection names it by a reference to its adapter file (contract 15 §13).
       const connector = await findConnectorByProvider(db, environmentId, c.provider);
       const provider = connector ? ((await refs.byId('custom_adapter', connector.id)) ?? c.provider) : c.provider;
-      return json({ name: c.name, provider, root_folder: folders.get(c.folder_id)?.parent_id === null });
+      return json({
+        name: c.name,
+        provider,
+        root_folder: folders.get(c.folder_id)?.parent_id === null,
+        ...(options.includeTags === true ? { tags: await tagsFile(db, 'connection', asset.id) } : {}),
+      });
     }
     case 'custom_adapter': {
       const c = await customConnectorToExport(db, environmentId, asset.id);

@@ -12,6 +12,7 @@ import { applyApiCollections } from './appliers/api-collections.ts';
 import { applyRecipes } from './appliers/recipes.ts';
 import { applyApiEndpoints } from './appliers/api-endpoints.ts';
 import { applyCustomAdapters } from './appliers/custom-adapters.ts';
+import { applyTags } from './appliers/tags.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
@@ -44,6 +45,7 @@ async function apply(
   await applyProperties(run);
   await applyApiCollections(run);
   await applyRecipes(run);
+  await applyTags(run);
   await applyApiEndpoints(run);
   const { failures, recipeStatus, restart } = run;
   if (failures.length > 0)

@@ -48,6 +48,7 @@ export async function startExport(
     assets: assetsOf(manifest),
     includeData: manifest.include_data === 1,
     includeTestCases: manifest.include_test_cases === 1,
+    includeTags: manifest.include_tags === 1,
   };
   const id = await insertPackage(ctx.db, {
     workspace_id: caller.workspaceId,

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from '../../context.ts';
+import { actorOf } from '../activity_logs/activity_logs.routes.ts';
 import { authOf } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
 import { AUTH_ERRORS, errorResponses, IdParams, toId, type IdInput } from '../../http/schemas.ts';
@@ -243,7 +244,7 @@ export function recipesRoutes(
   app.put(
     '/api/recipes/:id/connect',
     {
-      config: { privilege: 'recipes:write' },
+      config: { privilege: 'recipes:write', activity: 'in_service' },
       schema: {
         tags,
         summary:
@@ -253,7 +254,7 @@ export function recipesRoutes(
         response: { 200: MutationResult, ...errorResponses(...AUTH_ERRORS, 404) },
       },
     },
-    async (request) => connectRecipe(ctx, authOf(request), request.params.id, request.body),
+    async (request) => connectRecipe(ctx, authOf(request), request.params.id, request.body, actorOf(request)),
   );
 
   app.post(
@@ -316,7 +317,7 @@ export function recipesRoutes(
   );
 
   const commentVersion = {
-    config: { privilege: 'recipes:write' as const },
+    config: { privilege: 'recipes:write' as const, activity: 'in_service' as const },
     schema: {
       tags,
       summary: "Set a version's comment (at most 255 characters; null clears it)",
@@ -326,9 +327,23 @@ export function recipesRoutes(
     },
   };
   app.patch('/api/recipes/:recipe_id/versions/:id', commentVersion, async (request) =>
-    commentRecipeVersion(ctx, authOf(request), request.params.recipe_id, request.params.id, request.body.comment),
+    commentRecipeVersion(
+      ctx,
+      authOf(request),
+      request.params.recipe_id,
+      request.params.id,
+      request.body.comment,
+      actorOf(request),
+    ),
   );
   app.put('/api/recipes/:recipe_id/versions/:id', commentVersion, async (request) =>
-    commentRecipeVersion(ctx, authOf(request), request.params.recipe_id, request.params.id, request.body.comment),
+    commentRecipeVersion(
+      ctx,
+      authOf(request),
+      request.params.recipe_id,
+      request.params.id,
+      request.body.comment,
+      actorOf(request),
+    ),
   );
 }

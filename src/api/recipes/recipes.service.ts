@@ -7,6 +7,8 @@ import type { ServiceContext } from '../../context.ts';
 import type { Db, RecipeRow } from '../../db/types.ts';
 import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.ts';
 import { toStored } from '../../time.ts';
+import { tagsOfAssets } from '../tags/tags.store.ts';
+import { recordActivity, type Actor, type InTransaction } from '../activity_logs/activity.ts';
 import { normaliseConfig } from '../../recipe/document.ts';
 import type { StepErrors } from '../../recipe/document.ts';
 import type { AuthContext } from '../../auth/credentials.ts';
@@ -142,7 +144,18 @@ export async function listRecipes(ctx: ServiceContext, caller: Caller, query: Li
   if (!caller.allFolders)
     filters.folderIds = await folderIdsUnderProjects(ctx.db, caller.environmentId, caller.folderIds);
   const rows = await listRecipeRows(ctx.db, caller.environmentId, filters, query.page);
-  return rows.map((row) => output(ctx, row, { withTags: query.withTags, excludeCode }));
+  const recipes = rows.map((row) => output(ctx, row, { withTags: query.withTags, excludeCode }));
+  return query.withTags ? withTagHandles(ctx.db, recipes) : recipes;
+}
+
+/** `tags` (includes[]=tags): the handles of the tags each recipe carries. */
+async function withTagHandles(db: Db, recipes: RecipeApi[]): Promise<RecipeApi[]> {
+  const tags = await tagsOfAssets(
+    db,
+    'recipe',
+    recipes.map((r) => r.id),
+  );
+  return recipes.map((r) => ({ ...r, tags: (tags.get(r.id) ?? []).map((t) => t.handle) }));
 }
 
 export async function getRecipe(
@@ -151,7 +164,8 @@ export async function getRecipe(
   id: number,
   withTags: boolean,
 ): Promise<RecipeApi> {
-  return output(ctx, await findVisible(ctx.db, caller, id), { withTags });
+  const recipe = output(ctx, await findVisible(ctx.db, caller, id), { withTags });
+  return withTags ? ((await withTagHandles(ctx.db, [recipe]))[0] as RecipeApi) : recipe;
 }
 
 async function targetFolder(db: Db, caller: Caller, folderId: number | undefined, fallback?: number): Promise<number> {
@@ -270,11 +284,13 @@ export async function copyRecipe(
   });
 }
 
+/** `alsoInTransaction`: more work of the caller's once the change is made, in its transaction (recording it). */
 export async function updateRecipe(
   ctx: ServiceContext,
   caller: Caller,
   id: number,
   fields: RecipeFields,
+  alsoInTransaction?: InTransaction,
 ): Promise<{ success: true } | Refusal> {
   const known: (keyof RecipeFields)[] = ['name', 'description', 'code', 'config', 'folder_id', 'concurrency'];
   if (!known.some((key) => fields[key] !== undefined))
@@ -311,6 +327,7 @@ export async function updateRecipe(
       ...(checked.webhook_event !== undefined ? { webhook_event: checked.webhook_event } : {}),
     });
     if (changed) await insertVersion(trx, versionOf(id, next, author, now));
+    await alsoInTransaction?.(trx);
     return { success: true as const };
   });
 }
@@ -388,12 +405,21 @@ export async function commentRecipeVersion(
   recipeId: number,
   versionId: number,
   comment: string | null,
+  actor: Actor,
 ): Promise<RecipeVersionDetailApi> {
   return ctx.db.transaction().execute(async (trx) => {
     const recipe = await findVisible(trx, caller, recipeId);
     if (!(await setVersionComment(trx, recipe.id, versionId, comment, toStored(ctx.clock.now()))))
       throw new AppError('recipe_version_not_found');
-    return versionDetailToApi(assertFound(await findVersion(trx, recipe.id, versionId), 'recipe_version_not_found'));
+    const version = assertFound(await findVersion(trx, recipe.id, versionId), 'recipe_version_not_found');
+    await recordActivity(trx, ctx.clock, actor, {
+      eventType: 'recipe_version_updated',
+      resourceType: 'recipe_version',
+      resourceId: version.id,
+      resourceName: recipe.name,
+      details: { recipe_id: recipe.id, version_no: version.version_no, comment },
+    });
+    return versionDetailToApi(version);
   });
 }
 
@@ -455,6 +481,7 @@ export async function connectRecipe(
   caller: Caller,
   id: number,
   input: { adapter_name?: unknown; connection_id?: unknown },
+  actor: Actor,
 ): Promise<{ success: true } | Refusal> {
   const current = await findVisible(ctx.db, caller, id);
   const errors: FieldErrors = {};
@@ -498,5 +525,13 @@ export async function connectRecipe(
     if (!same) throw invalid({ connection_id: [`is a ${connection.provider} connection; the slot is for ${adapter}`] });
   }
   const next = config.map((entry) => (entry === slot ? { ...entry, account_id: connectionId } : entry));
-  return updateRecipe(ctx, caller, id, { config: next });
+  return updateRecipe(ctx, caller, id, { config: next }, (trx) =>
+    recordActivity(trx, ctx.clock, actor, {
+      eventType: 'recipe_connection_updated',
+      resourceType: 'recipe',
+      resourceId: id,
+      resourceName: current.name,
+      details: { adapter_name: adapter, connection_id: connectionId },
+    }),
+  );
 }

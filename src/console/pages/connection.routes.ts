@@ -1,5 +1,6 @@
 // A connection's console page and its Connect: through the provider's OAuth 2.0 redirect, or a
 // test of the connection's fields (rendered by ./connection.ts; src/console/README.md).
+import { actorOf } from '../../api/activity_logs/activity_logs.routes.ts';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -59,7 +60,13 @@ export function consoleConnectionRoutes(fastify: FastifyInstance, kit: ConsoleKi
       const caller = callerWith(request, 'connections:write');
       const described = await describeConnection(ctx, caller, request.params.id);
       if (!described.redirect) {
-        await updateConnection(ctx, caller, request.params.id, { shell_connection: false });
+        await updateConnection(
+          ctx,
+          caller,
+          request.params.id,
+          { shell_connection: false },
+          actorOf(request, 'console'),
+        );
         return reply.redirect(`/console/connections/${request.params.id}?done=tested`, 303);
       }
       const { url, browserNonce } = await startAuthorization(ctx, caller, request.params.id);

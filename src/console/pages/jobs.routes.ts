@@ -6,6 +6,7 @@ import { AppError } from '../../errors.ts';
 import { IdParams } from '../../http/schemas.ts';
 import { getRecipe } from '../../api/recipes/recipes.service.ts';
 import { cancelJobs, getJobWithSteps, listJobs, repeatJobs } from '../../api/jobs/jobs.service.ts';
+import { actorOf } from '../../api/activity_logs/activity_logs.routes.ts';
 import { jobListPage, jobPage } from './jobs.ts';
 import { type ConsoleKit, PAGE_SIZE, Form, HandleParams } from '../kit.ts';
 
@@ -101,9 +102,14 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
     '/console/recipes/:id/jobs/:handle/repeat',
     { schema: { ...hide, params: HandleParams, body: Form({}) } },
     async (request, reply) => {
-      const { results } = await repeatJobs(ctx, engine, callerWith(request, 'jobs:write'), request.params.id, {
-        job_ids: [request.params.handle],
-      });
+      const { results } = await repeatJobs(
+        ctx,
+        engine,
+        callerWith(request, 'jobs:write'),
+        request.params.id,
+        { job_ids: [request.params.handle] },
+        actorOf(request, 'console'),
+      );
       const result = results[0];
       if (result?.status === 'enqueued' && result.new_job_id)
         return reply.redirect(
@@ -121,9 +127,14 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
     '/console/recipes/:id/jobs/:handle/cancel',
     { schema: { ...hide, params: HandleParams, body: Form({}) } },
     async (request, reply) => {
-      const { results } = await cancelJobs(ctx, engine, callerWith(request, 'jobs:write'), request.params.id, {
-        job_ids: [request.params.handle],
-      });
+      const { results } = await cancelJobs(
+        ctx,
+        engine,
+        callerWith(request, 'jobs:write'),
+        request.params.id,
+        { job_ids: [request.params.handle] },
+        actorOf(request, 'console'),
+      );
       const result = results[0];
       const ok = result?.status === 'canceled' || result?.status === 'canceling';
       return showJob(

@@ -12,6 +12,7 @@ import {
 } from '../../api/recipes/recipes.service.ts';
 import { listTestCases } from '../../api/test_cases/test_cases.service.ts';
 import { listFolders } from '../../api/folders/folders.service.ts';
+import { tagsByHandle } from '../../api/tags/tags.service.ts';
 import { recipeListPage, recipePage } from './recipes.ts';
 import { type ConsoleKit, PAGE_SIZE, Form, NoticeQuery } from '../kit.ts';
 
@@ -46,7 +47,7 @@ export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit):
           ...(q.running ? { running: q.running } : {}),
           ...(q.application ? { application_contains: q.application } : {}),
           exclude_code: true,
-          withTags: false,
+          withTags: true,
           page: { offset: (pageNo - 1) * PAGE_SIZE, perPage: PAGE_SIZE + 1 },
         }),
         can(request, 'projects_folders:read')
@@ -59,6 +60,11 @@ export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit):
           { ...frameOf(request, 'recipes'), title: 'Recipes' },
           {
             recipes: recipes.slice(0, PAGE_SIZE),
+            tags: await tagsByHandle(
+              ctx,
+              auth,
+              recipes.flatMap((r) => r.tags ?? []),
+            ),
             hasMore: recipes.length > PAGE_SIZE,
             folders,
             filters: {

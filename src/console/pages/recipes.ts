@@ -4,6 +4,7 @@ import type { RecipeApi } from '../../api/recipes/recipes.store.ts';
 import type { TestCaseSummary } from '../../api/test_cases/test_cases.store.ts';
 import { html, query, time, type Html } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
+import { tagLabels, type TagIndex } from './tags.ts';
 
 export interface RecipeListData {
   recipes: ReadonlyArray<
@@ -18,8 +19,11 @@ export interface RecipeListData {
       | 'last_run_at'
       | 'job_succeeded_count'
       | 'job_failed_count'
+      | 'tags'
     >
   >;
+  /** The tags the recipes carry, by handle. */
+  tags: TagIndex;
   folders: ReadonlyArray<{ id: number; name: string }>;
   filters: {
     q?: string | undefined;
@@ -48,7 +52,7 @@ ${
   data.recipes.length === 0
     ? html`<p class="muted">No recipe matches.</p>`
     : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">State</th><th scope="col" class="wide-only">Applications</th><th scope="col">Last job</th><th scope="col">Succeeded</th><th scope="col">Failed</th></tr></thead><tbody>
-${data.recipes.map((r) => html`<tr><td><a href="/console/recipes/${r.id}">${r.name}</a></td><td>${state(r.running)}</td><td class="wide-only">${r.applications.join(', ')}</td><td>${time(r.last_run_at)}</td><td class="num">${r.job_succeeded_count}</td><td class="num">${r.job_failed_count}</td></tr>`)}
+${data.recipes.map((r) => html`<tr><td><a href="/console/recipes/${r.id}">${r.name}</a>${tagLabels(r.tags, data.tags)}</td><td>${state(r.running)}</td><td class="wide-only">${r.applications.join(', ')}</td><td>${time(r.last_run_at)}</td><td class="num">${r.job_succeeded_count}</td><td class="num">${r.job_failed_count}</td></tr>`)}
 </tbody></table>`
 }
 <nav class="pager" aria-label="Pages">${f.page > 1 ? html`<a href="/console/recipes${query({ ...params, page: f.page - 1 })}">Previous page</a>` : ''}

@@ -9,6 +9,7 @@ import { listApiClients } from '../../api/api_clients/api_clients.service.ts';
 import { listCollections } from '../../api/api_collections/api_collections.service.ts';
 import { listEndpoints } from '../../api/api_endpoints/api_endpoints.service.ts';
 import { listConnections } from '../../api/connections/connections.service.ts';
+import { tagsByHandle } from '../../api/tags/tags.service.ts';
 import { listProperties } from '../../api/properties/properties.service.ts';
 import { getTopic, listTopics } from '../../api/event_streams/event_streams.service.ts';
 import { publishMessage, recentMessages } from '../../api/topics/topics.service.ts';
@@ -28,7 +29,7 @@ import { type ConsoleKit, Form, NoticeQuery } from '../kit.ts';
 
 export function consoleWorkspaceRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { ctx, frameOf, callerWith, can, send, csrfOf, hide } = kit;
+  const { ctx, frameOf, sessionOf, callerWith, can, send, csrfOf, hide } = kit;
 
   // API platform
   async function showApiPlatform(
@@ -83,7 +84,15 @@ export function consoleWorkspaceRoutes(fastify: FastifyInstance, kit: ConsoleKit
       { includeRuntime: false },
       { offset: 0, perPage: 100 },
     );
-    return send(reply, connectionsPage({ ...frameOf(request, 'connections'), title: 'Connections' }, connections));
+    const tags = await tagsByHandle(
+      ctx,
+      sessionOf(request).auth,
+      connections.flatMap((c) => c.tags),
+    );
+    return send(
+      reply,
+      connectionsPage({ ...frameOf(request, 'connections'), title: 'Connections' }, connections, tags),
+    );
   });
 
   app.get('/console/properties', { schema: hide }, async (request, reply) => {

@@ -8,6 +8,7 @@ import type { ConnectionApi } from '../../api/connections/connections.store.ts';
 import type { TopicApi } from '../../api/event_streams/event_streams.store.ts';
 import type { DeploymentApi } from '../../api/deployments/deployments.store.ts';
 import type { RunRequestApi } from '../../api/test_cases/test_cases.store.ts';
+import { tagLabels, type TagIndex } from './tags.ts';
 import { html, time } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
 
@@ -76,14 +77,14 @@ ${data.profiles.map((p) => html`<tr><td>${p.name}</td><td>${clientName.get(p.api
   );
 }
 
-export function connectionsPage(frame: PageFrame, connections: readonly ConnectionApi[]): string {
+export function connectionsPage(frame: PageFrame, connections: readonly ConnectionApi[], tags: TagIndex): string {
   return page(
     frame,
     connections.length === 0
       ? html`<p class="muted">No connection in this environment.</p>`
       : html`
 <table><thead><tr><th scope="col">Connection</th><th scope="col">Application</th><th scope="col">Status</th><th scope="col">Authorized</th><th scope="col">Problem</th></tr></thead><tbody>
-${connections.map((c) => html`<tr><td><a href="/console/connections/${c.id}">${c.name}</a></td><td>${c.provider}</td><td><span class="badge ${c.authorization_status === 'success' ? 'ok' : c.authorization_status === 'failed' ? 'bad' : ''}">${c.authorization_status ?? 'not connected'}</span></td><td>${time(c.authorized_at)}</td><td class="error-text">${c.authorization_error ?? c.connection_lost_reason ?? ''}</td></tr>`)}
+${connections.map((c) => html`<tr><td><a href="/console/connections/${c.id}">${c.name}</a>${tagLabels(c.tags, tags)}</td><td>${c.provider}</td><td><span class="badge ${c.authorization_status === 'success' ? 'ok' : c.authorization_status === 'failed' ? 'bad' : ''}">${c.authorization_status ?? 'not connected'}</span></td><td>${time(c.authorized_at)}</td><td class="error-text">${c.authorization_error ?? c.connection_lost_reason ?? ''}</td></tr>`)}
 </tbody></table>
 <p class="muted">Credentials stay encrypted on the server; the console never shows them.</p>`,
   );
