@@ -106,9 +106,9 @@ export default tseslint.config(
       'src/auth/jwks.ts',
       'src/cli-http.ts',
       'src/engine/connectors/file_connector.ts',
-      // Not yet through the policy (their READMEs say so): the Ruby runtime's direct host (a
-      // developer's `connector exec`, and Ruby code steps) and model calls (a local model on
-      // loopback is their usual server).
+      // The Ruby runtime's direct host: a developer's `connector exec` sends requests itself, and
+      // a server's Ruby code steps pass it the policy (`outbound`). Model calls (a local model on
+      // loopback is their usual server) are not yet sent through the policy: the agents README says so.
       'src/connectors/sdk/direct-host.ts',
       'src/engine/agents/model-client.ts',
     ],

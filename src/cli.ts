@@ -288,9 +288,9 @@ const COMMANDS: Record<string, Command> = {
   },
   deploy: {
     summary:
-      'Build a project in dev and deploy it to test or prod through a running server; waits, prints progress, exits 0 when deployed',
+      "Build a project in dev and deploy it to test or prod through a running server; waits, prints progress and the target project's id, exits 0 when deployed (with --run-tests: and its test cases passed there)",
     usage:
-      'switchboard deploy --project ID --to test|prod [--url URL] [--token TOKEN] [--description TEXT] [--include-data] [--timeout SECONDS]',
+      'switchboard deploy --project ID --to test|prod [--url URL] [--token TOKEN] [--description TEXT] [--include-data] [--include-test-cases] [--run-tests [--target-token TOKEN] [--junit FILE] [--allow-empty]] [--timeout SECONDS]',
     options: {
       help,
       project: { type: 'string' },
@@ -299,10 +299,16 @@ const COMMANDS: Record<string, Command> = {
       token: { type: 'string' },
       description: { type: 'string' },
       'include-data': { type: 'boolean' },
+      'include-test-cases': { type: 'boolean' },
+      'run-tests': { type: 'boolean' },
+      'target-token': { type: 'string' },
+      junit: { type: 'string' },
+      'allow-empty': { type: 'boolean' },
       timeout: { type: 'string' },
     },
     async run(values, config) {
       const { deployProject } = await import('./api/deployments/deploy-client.ts');
+      const { junitAndEmpty } = await import('./api/test_cases/test-client.ts');
       const { CallRefused } = await import('./cli-http.ts');
       const project = typeof values.project === 'string' ? values.project.trim() : '';
       if (!/^[fF]?\d{1,15}$/.test(project)) throw new UsageError('--project must be a project id (or f<folder id>)');
@@ -310,6 +316,10 @@ const COMMANDS: Record<string, Command> = {
       const token = typeof values.token === 'string' ? values.token : config.cliToken;
       if (!token)
         throw new UsageError('a developer API token of the dev environment is needed: --token or SWITCHBOARD_TOKEN');
+      const runTests = values['run-tests'] === true;
+      const targetToken = typeof values['target-token'] === 'string' ? values['target-token'] : config.cliTargetToken;
+      if (runTests && !targetToken)
+        throw new UsageError('--run-tests needs a token of the target: --target-token or SWITCHBOARD_TARGET_TOKEN');
       const timeout = values.timeout === undefined ? 600 : Number(values.timeout);
       if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400)
         throw new UsageError('--timeout must be a whole number of seconds from 1 to 86400');
@@ -327,6 +337,8 @@ const COMMANDS: Record<string, Command> = {
           pollMs: 1000,
           ...(typeof values.description === 'string' ? { description: values.description } : {}),
           includeData: values['include-data'] === true,
+          includeTestCases: values['include-test-cases'] === true,
+          ...(runTests ? { runTests: { targetToken: targetToken as string, ...junitAndEmpty(values) } } : {}),
           write: (line) => process.stdout.write(`${line}\n`),
         });
         if (code !== 0) throw new CheckFailed();
@@ -338,21 +350,22 @@ const COMMANDS: Record<string, Command> = {
   },
   test: {
     summary:
-      'Run the test cases of a project (or --recipe, --folder) through a running server; prints failures, writes JUnit XML, exits 1 when one failed',
+      'Run the test cases of a project (or --recipe, --folder) through a running server; prints failures, writes JUnit XML, exits 1 when one failed or there was none to run (unless --allow-empty)',
     usage:
-      'switchboard test --project ID | --recipe ID | --folder ID [--junit FILE] [--url URL] [--token TOKEN] [--timeout SECONDS]',
+      'switchboard test --project ID | --recipe ID | --folder ID [--junit FILE] [--allow-empty] [--url URL] [--token TOKEN] [--timeout SECONDS]',
     options: {
       help,
       project: { type: 'string' },
       recipe: { type: 'string' },
       folder: { type: 'string' },
       junit: { type: 'string' },
+      'allow-empty': { type: 'boolean' },
       url: { type: 'string' },
       token: { type: 'string' },
       timeout: { type: 'string' },
     },
     async run(values, config) {
-      const { runTests } = await import('./api/test_cases/test-client.ts');
+      const { runTests, junitAndEmpty } = await import('./api/test_cases/test-client.ts');
       const { CallRefused } = await import('./cli-http.ts');
       const given = (['project', 'recipe', 'folder'] as const).filter((k) => typeof values[k] === 'string');
       if (given.length !== 1) throw new UsageError('give exactly one of --project, --recipe or --folder');
@@ -377,7 +390,7 @@ const COMMANDS: Record<string, Command> = {
           selector,
           timeoutMs: timeout * 1000,
           pollMs: 500,
-          ...(typeof values.junit === 'string' ? { junitFile: values.junit } : {}),
+          ...junitAndEmpty(values),
           write: (line) => process.stdout.write(`${line}\n`),
         });
         if (code !== 0) throw new CheckFailed();

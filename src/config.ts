@@ -44,6 +44,8 @@ export interface Config {
   readonly packageMaxBytes: number;
   /** SWITCHBOARD_TOKEN: the developer API token the command line uses to call a server (switchboard deploy). */
   readonly cliToken: string | undefined;
+  /** SWITCHBOARD_TARGET_TOKEN: a token of the target environment, for `switchboard deploy --run-tests`. */
+  readonly cliTargetToken: string | undefined;
   readonly packageMaxUncompressedBytes: number;
   readonly packageRetentionHours: number;
   readonly smtpUrl: string | undefined;
@@ -143,6 +145,7 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'PACKAGE_MAX_UNCOMPRESSED_BYTES',
   'PACKAGE_RETENTION_HOURS',
   'SWITCHBOARD_TOKEN',
+  'SWITCHBOARD_TARGET_TOKEN',
   'DATABASE_POOL_MAX',
   'DATABASE_CONNECT_TIMEOUT_MS',
   'DATABASE_IDLE_TIMEOUT_MS',
@@ -275,6 +278,7 @@ export function loadConfig(env: Env = process.env): Config {
     packageRetentionHours: intSetting(env, 'PACKAGE_RETENTION_HOURS', 30 * 24, 1, 100 * 365 * 24),
     // A developer API token for the command line's calls to a server; never logged.
     cliToken: str(env, 'SWITCHBOARD_TOKEN'),
+    cliTargetToken: str(env, 'SWITCHBOARD_TARGET_TOKEN'),
     // Largest package zip accepted by POST /api/packages/import (contract 15, open question 6: 50 MB).
     packageMaxBytes: intSetting(env, 'PACKAGE_MAX_BYTES', 50 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
     // Largest total of the files inside a package once uncompressed (a zip bomb is refused before it is inflated).

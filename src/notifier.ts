@@ -30,7 +30,7 @@ export interface ChangeEvents {
   'package.finished': { packageId: number; status: 'completed' | 'failed' };
   /** A deployment applied its build to the target environment. */
   'deployment.succeeded': { deploymentId: number; projectId: number; environmentType: 'test' | 'prod' };
-  /** A deployment failed; nothing of it was applied (recipes left stopped by a failed restart are named in its package). */
+  /** A deployment failed: nothing of it was applied, or it was applied but a recipe could not start again (named in its error). */
   'deployment.failed': { deploymentId: number; projectId: number; environmentType: 'test' | 'prod'; error: string };
   /** Stopped recipes were deleted with their jobs (alone, or with their folder or project). */
   'recipes.deleted': { recipeIds: number[] };

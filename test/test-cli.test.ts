@@ -97,6 +97,17 @@ test('switchboard test: failures printed and in the JUnit file, exit 1; all pass
   assert.equal(passing.code, 0, passing.stdout + passing.stderr);
   assert.match(passing.stdout, /1 passed, 0 failed/);
 
+  // A project with no test case: nothing was tested, which is not a pass unless allowed.
+  const bare = await api(server.baseUrl, 'POST', '/api/folders', TOKEN, { name: 'Untested' });
+  const empty = await cli(['--project', String(bare.body.project_id), '--url', server.baseUrl]);
+  assert.equal(empty.code, 1, empty.stdout + empty.stderr);
+  assert.match(empty.stdout, /0 test case\(s\)/);
+  assert.match(empty.stdout, /no test case to run: nothing was tested .*--allow-empty/);
+  assert.doesNotMatch(empty.stdout, /0 passed, 0 failed/);
+  const allowed = await cli(['--project', String(bare.body.project_id), '--url', server.baseUrl, '--allow-empty']);
+  assert.equal(allowed.code, 0, allowed.stdout + allowed.stderr);
+  assert.match(allowed.stdout, /no test case to run \(allowed by --allow-empty\)/);
+
   const refused = await cli(['--project', '999999', '--url', server.baseUrl]);
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /answered 404/);

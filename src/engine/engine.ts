@@ -327,6 +327,7 @@ function createSandboxes(ctx: ServiceContext, limits: EngineLimits): EngineSandb
       dataDir: ctx.config.dataDir,
       httpTimeoutMs: limits.httpTimeoutMs,
       httpMaxResponseBytes: limits.httpMaxResponseBytes,
+      outbound: ctx.outbound,
     }),
   };
 }

@@ -85,7 +85,7 @@ export class Schedules {
     const { ctx, lifecycle, settings } = this.#deps;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (lifecycle.closing || !lifecycle.started || this.#schedules.size === 0) return;
+    if (lifecycle.closing || !lifecycle.started || !settings.scheduleTimer || this.#schedules.size === 0) return;
     const soonest = Math.min(...[...this.#schedules.values()].map((s) => s.next));
     const delay = Math.max(0, Math.min(soonest - settings.now(), 60_000));
     this.#timer = setTimeout(() => {

@@ -23,6 +23,8 @@ export interface EngineOptions {
   jobLimits?: Partial<JobLimits>;
   /** How long a job runs before it lets the event loop take a turn (ms). */
   jobSliceMs?: number;
+  /** false: schedules fire only when runDueSchedules is called (tests that move a manual clock). */
+  scheduleTimer?: boolean;
 }
 
 /** What formulas evaluated outside a job's steps (trigger inputs, trigger filters) need. */
@@ -45,6 +47,7 @@ export interface EngineSettings extends FormulaSettings {
   jobLimits: JobLimits;
   /** How long a job runs before it waits for a turn of the event loop (src/engine/turns.ts). */
   jobSliceMs: number;
+  scheduleTimer: boolean;
 }
 
 // Code steps: 30 s and 128 MB each (the vendor allows 30 s and 256 MB for JavaScript steps).
@@ -77,6 +80,7 @@ export function engineSettings(ctx: ServiceContext, options: EngineOptions): Eng
     },
     // A request waits behind at most one slice of jobs per turn of the loop it needs.
     jobSliceMs: options.jobSliceMs ?? 5,
+    scheduleTimer: options.scheduleTimer ?? true,
     now: () => ctx.clock.now().getTime(),
   };
 }

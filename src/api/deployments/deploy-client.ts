@@ -1,9 +1,12 @@
 // `switchboard deploy`: a client of this area's HTTP API for pipelines. It builds the project,
 // waits for the build, deploys it, waits for the deployment, and tells the outcome by its exit
 // status (0 deployed, 1 the build or the deployment failed or did not finish in time, 2 the
-// request was refused), printing progress while it waits.
+// request was refused), printing progress while it waits. With `runTests` the build carries the
+// project's test cases and, once deployed, they run in the target project (with a token of the
+// target environment): a failing test case, or none at all, exits 1.
 
 import { callServer } from '../../cli-http.ts';
+import { runTests } from '../test_cases/test-client.ts';
 
 export interface DeployRequest {
   baseUrl: string;
@@ -13,6 +16,10 @@ export interface DeployRequest {
   description?: string;
   /** The build carries the rows of its lookup and data tables (they replace the target's). */
   includeData?: boolean;
+  /** The build carries the project's test cases (implied by `runTests`). */
+  includeTestCases?: boolean;
+  /** After the deployment, run the target project's test cases with `targetToken`. */
+  runTests?: { targetToken: string; junitFile?: string; allowEmpty?: boolean };
   timeoutMs: number;
   pollMs: number;
   write: (line: string) => void;
@@ -45,6 +52,7 @@ export async function deployProject(req: DeployRequest): Promise<number> {
   const build = await call(req, 'POST', `/api/projects/${encodeURIComponent(req.project)}/build`, {
     ...(req.description ? { description: req.description } : {}),
     ...(req.includeData ? { include_data: true } : {}),
+    ...(req.includeTestCases || req.runTests ? { include_test_cases: true } : {}),
   });
   req.write(`build ${String(build.id)} of project ${String(build.project_id)} started`);
   const built = await waitFor(req, `build ${String(build.id)}`, `/api/project_builds/${String(build.id)}`, deadline);
@@ -70,8 +78,24 @@ export async function deployProject(req: DeployRequest): Promise<number> {
     deadline,
   );
   if (done.state === 'success') {
-    req.write(`deployed build ${String(build.id)} to ${req.environment}`);
-    return 0;
+    req.write(`deployed build ${String(build.id)} to ${req.environment}: project ${String(done.target_project_id)}`);
+    if (!req.runTests) return 0;
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      req.write(`no time left within ${req.timeoutMs / 1000} s to run the test cases`);
+      return 1;
+    }
+    req.write(`running the test cases of project ${String(done.target_project_id)} in ${req.environment}`);
+    return runTests({
+      baseUrl: req.baseUrl,
+      token: req.runTests.targetToken,
+      selector: { project_id: String(done.target_project_id) },
+      timeoutMs: left,
+      pollMs: req.pollMs,
+      ...(req.runTests.junitFile ? { junitFile: req.runTests.junitFile } : {}),
+      ...(req.runTests.allowEmpty ? { allowEmpty: true } : {}),
+      write: req.write,
+    });
   }
   req.write(
     done.state === 'pending'

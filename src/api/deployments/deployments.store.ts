@@ -11,6 +11,7 @@ export interface DeploymentApi {
   project_build_id: number;
   environment_type: 'test' | 'prod';
   project_id: string;
+  target_project_id: string | null;
   state: BuildState;
   performed_by_name: string;
   error?: string;
@@ -21,6 +22,7 @@ export type DeploymentWithPackage = DeploymentRow & {
   package_error: string | null;
   package_error_parts: string | null;
   package_updated_at: string;
+  target_project_id: number | null;
 };
 
 export function deploymentToApi(row: DeploymentWithPackage): DeploymentApi {
@@ -34,6 +36,7 @@ export function deploymentToApi(row: DeploymentWithPackage): DeploymentApi {
     project_build_id: row.project_build_id,
     environment_type: row.environment_type,
     project_id: String(row.project_id),
+    target_project_id: row.target_project_id === null ? null : String(row.target_project_id),
     state,
     performed_by_name: row.performed_by_name,
     ...(state === 'failed'
@@ -51,7 +54,14 @@ function withPackage(db: Db) {
   return db
     .selectFrom('deployments')
     .innerJoin('packages', 'packages.id', 'deployments.package_id')
+    .innerJoin('project_builds', 'project_builds.id', 'deployments.project_build_id')
+    .leftJoin('projects as target_projects', (join) =>
+      join
+        .onRef('target_projects.environment_id', '=', 'deployments.target_environment_id')
+        .onRef('target_projects.name', '=', 'project_builds.project_name'),
+    )
     .selectAll('deployments')
+    .select('target_projects.id as target_project_id')
     .select([
       'packages.status as package_status',
       'packages.error as package_error',

@@ -76,6 +76,7 @@ describe('builds and deployments: promote a project from dev to test', () => {
       'project_build_id',
       'project_id',
       'state',
+      'target_project_id',
       'updated_at',
     ]);
     const first = await waitState(t, `/api/deployments/${deployed.body.id}`);
@@ -233,6 +234,74 @@ describe('builds and deployments: promote a project from dev to test', () => {
       made.body.id,
       "mapped by name to prod's connection",
     );
+  });
+
+  test('a release whose recipe cannot start: the error says so once and names it, the recipe waits stopped, and a rollback starts it again', async () => {
+    const release = await t.createProject('Refunds');
+    const created = await t.call('POST', '/api/recipes', {
+      body: {
+        recipe: {
+          name: 'Refund',
+          folder_id: release.folderId,
+          code: JSON.stringify(webhookTrigger([log('say', 'good version')])),
+        },
+      },
+    });
+    assert.equal(created.status, 200, created.text);
+    const deployTo = async (body: Record<string, unknown>) => {
+      const started = await t.call('POST', `/api/projects/${release.projectId}/deploy?environment_type=test`, { body });
+      assert.equal(started.status, 200, started.text);
+      return waitState(t, `/api/deployments/${started.body.id}`);
+    };
+    const good = await deployTo({ description: 'good' });
+    assert.equal(good.state, 'success', JSON.stringify(good));
+    assert.ok(good.target_project_id, 'the target project is named');
+    const inTest = async () =>
+      (await t.call('GET', '/api/recipes', { token: testToken })).body.items.find(
+        (r: { name: string; folder_id: number }) => r.name === 'Refund',
+      );
+    const target = await inTest();
+    assert.equal((await t.call('PUT', `/api/recipes/${target.id}/start`, { token: testToken })).status, 200);
+
+    // A version that saves but cannot start (an action this server does not have).
+    const broken = webhookTrigger([
+      { number: 1, keyword: 'action', provider: 'logger', name: 'no_such_action', as: 'say', input: {} },
+    ]);
+    const saved = await t.call('PUT', `/api/recipes/${created.body.id}`, {
+      body: { recipe: { code: JSON.stringify(broken) } },
+    });
+    assert.equal(saved.status, 200, saved.text);
+    const bad = await deployTo({ description: 'broken' });
+    assert.equal(bad.state, 'failed');
+    assert.match(
+      bad.error,
+      new RegExp(
+        `^The package was applied, but a recipe that ran before could not be started again: recipe ${target.id} \\("Refund"\\) cannot start \\(step 1[^)]*\\) and was left stopped on its new version$`,
+      ),
+    );
+    let now = await inTest();
+    assert.equal(now.running, false);
+    assert.match(now.code, /no_such_action/, 'the new version is in place');
+    assert.equal(now.stop_cause, 'release_start_failed');
+    const listed = await t.call('GET', '/api/recipes?stop_cause=release_start_failed', { token: testToken });
+    assert.deepEqual(
+      listed.body.items.map((r: { id: number }) => r.id),
+      [target.id],
+    );
+
+    // Rolling back to the good build restores the code and the running state.
+    const rollback = await t.call('POST', `/api/project_builds/${good.project_build_id}/deploy?environment_type=test`);
+    assert.equal((await waitState(t, `/api/deployments/${rollback.body.id}`)).state, 'success');
+    now = await inTest();
+    assert.match(now.code, /good version/);
+    assert.equal(now.running, true, 'running again after the rollback');
+    assert.equal(now.stop_cause, null);
+    assert.equal((await t.call('PUT', `/api/recipes/${target.id}/stop`, { token: testToken })).status, 200);
+
+    // A recipe stopped by hand stays stopped through a release.
+    const again = await deployTo({ description: 'again' });
+    assert.equal(again.state, 'success');
+    assert.equal((await inTest()).running, false);
   });
 
   test("bad input: no environment_type (400), an unknown one or dev (404), a failed build (422), another environment's token (400), unknown ids (404)", async () => {

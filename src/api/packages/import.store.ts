@@ -86,7 +86,14 @@ export async function updateImportedEndpoint(
 ) {
   return db
     .updateTable('api_endpoints')
-    .set({ name: name, description, flow_id: flowId, validate_request: validateRequest, updated_at: now })
+    .set({
+      name: name,
+      description,
+      flow_id: flowId,
+      validate_request: validateRequest,
+      ...(flowId === null ? { active: 0 } : {}),
+      updated_at: now,
+    })
     .where('id', '=', id)
     .execute();
 }
@@ -335,4 +342,6 @@ export async function topicIdsOf(db: Db, environmentId: number): Promise<number[
 export interface AppliedRecord {
   recipeStatus: Array<{ id: number; import_result: ImportResult }>;
   restart: number[];
+  /** Absent in records written before warnings existed. */
+  warnings?: string[];
 }

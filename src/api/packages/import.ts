@@ -15,9 +15,10 @@ import { applyCustomAdapters } from './appliers/custom-adapters.ts';
 import { applyTags } from './appliers/tags.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow } from '../../db/types.ts';
+import type { StepErrors } from '../../recipe/document.ts';
 import { toStored } from '../../time.ts';
 import { type RecipeRuntime } from '../recipes/recipes.service.ts';
-import { findRecipeById, markRecipeRunning } from '../recipes/recipes.store.ts';
+import { findRecipeById, markRecipeReleaseStopped, markRecipeRunning } from '../recipes/recipes.store.ts';
 import { PackageFailure } from './export.ts';
 import { finishPackage } from './packages.store.ts';
 import type { ZipLimits } from './zip.ts';
@@ -47,13 +48,13 @@ async function apply(
   await applyRecipes(run);
   await applyTags(run);
   await applyApiEndpoints(run);
-  const { failures, recipeStatus, restart } = run;
+  const { failures, recipeStatus, restart, warnings } = run;
   if (failures.length > 0)
     throw new PackageFailure(
       `${failures.length} asset(s) could not be imported; nothing was imported`,
       failures.slice(0, 100),
     );
-  return { recipeStatus, restart };
+  return { recipeStatus, restart, warnings };
 }
 
 /**
@@ -78,7 +79,7 @@ export async function runImport(
       const entries = await reader.entries();
       record = await ctx.db.transaction().execute(async (trx) => {
         const done = await apply(ctx, trx, pkg, options, entries, reader);
-        const rec: AppliedRecord = { recipeStatus: done.recipeStatus, restart: done.restart };
+        const rec: AppliedRecord = { recipeStatus: done.recipeStatus, restart: done.restart, warnings: done.warnings };
         await recordApplied(trx, pkg.id, rec);
         return rec;
       });
@@ -105,7 +106,11 @@ export async function runImport(
       const validation = row ? await engine.validate(row) : undefined;
       if (!row || !validation || validation.codeErrors.length > 0 || validation.configErrors.length > 0) {
         statuses.push({ id, import_result: 'stopped' });
-        problems.push(`recipe ${id} was updated but has errors and was left stopped`);
+        if (row) await markRecipeReleaseStopped(ctx.db, id);
+        const first = validation ? [...validation.codeErrors, ...validation.configErrors][0] : undefined;
+        problems.push(
+          `recipe ${id}${row ? ` ("${row.name}")` : ''} cannot start${first ? ` (${describeStepError(first)})` : ''} and was left stopped on its new version`,
+        );
         continue;
       }
       if (!(await markRecipeRunning(ctx.db, id))) throw new Error('the recipe could not be marked running');
@@ -117,14 +122,17 @@ export async function runImport(
         'a recipe updated by an import could not be restarted',
       );
       statuses.push({ id, import_result: 'restart_failed' });
-      problems.push(`recipe ${id} was updated but could not be restarted`);
+      await markRecipeReleaseStopped(ctx.db, id);
+      problems.push(
+        `recipe ${id}${row ? ` ("${row.name}")` : ''} could not be started and was left stopped on its new version`,
+      );
     }
   }
   const now = toStored(ctx.clock.now());
   if (problems.length > 0) {
     await finishPackage(ctx.db, pkg.id, {
       status: 'failed',
-      error: problems.join('; '),
+      error: `The package was applied, but ${problems.length === 1 ? 'a recipe' : `${problems.length} recipes`} that ran before could not be started again`,
       error_parts: problems,
       recipe_status: statuses,
       now,
@@ -132,4 +140,10 @@ export async function runImport(
   } else {
     await finishPackage(ctx.db, pkg.id, { status: 'completed', recipe_status: statuses, now });
   }
+}
+
+/** The first error of a recipe step, as a user reads it. */
+function describeStepError([step, details]: StepErrors[number]): string {
+  const [field, , message] = details[0] ?? [];
+  return `step ${step}${field ? ` ${field}` : ''}: ${message ?? 'invalid'}`;
 }

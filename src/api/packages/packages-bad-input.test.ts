@@ -207,15 +207,6 @@ describe('POST /api/packages/import/:folder_id: bad input', () => {
         ),
         /the archive is not valid: .*too many bytes|once inflated/,
       ],
-      [
-        'endpoint without its recipe',
-        await makeZip({
-          'ok.recipe.json': valid,
-          'api_collection.json': '{"name":"c"}',
-          'e.api_endpoint.json': JSON.stringify({ name: 'e', method: 'GET', path: 'e', recipe_name: 'missing' }),
-        }),
-        /neither in the package nor in the target/,
-      ],
     ];
     for (const [what, zip, reason] of cases) {
       const res = await t.call('POST', `/api/packages/import/${project.folderId}`, {
@@ -230,6 +221,41 @@ describe('POST /api/packages/import/:folder_id: bad input', () => {
     }
     assert.equal(await count('recipes'), recipesBefore, 'nothing half-imported');
     assert.equal(await count('folders'), foldersBefore, 'no folder left behind');
+  });
+
+  test('an endpoint naming a recipe in neither the package nor the target is imported disabled, with a warning', async () => {
+    const folder = await t.createProject('Endpoints without recipes');
+    const zip = await makeZip({
+      'ok.recipe.json': JSON.stringify({ name: 'Fine', code: webhookTrigger([]) }),
+      'api_collection.json': '{"name":"Orders API"}',
+      'orders.api_endpoint.json': JSON.stringify({
+        name: 'List orders',
+        method: 'GET',
+        path: 'orders',
+        recipe_name: 'List orders recipe',
+      }),
+    });
+    const res = await importZip(t, folder.folderId, zip);
+    assert.equal(res.status, 200, res.text);
+    const done = await waitPackage(t, res.body.id);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    const shown = await t.call('GET', `/api/packages/${res.body.id}`);
+    assert.deepEqual(shown.body.warnings, [
+      'orders.api_endpoint.json: names recipe "List orders recipe", which is neither in the package nor in the target: imported disabled, without a recipe',
+    ]);
+    const endpoints = await t.call('GET', '/api/api_endpoints?per_page=100');
+    const endpoint = endpoints.body.find((x: { name: string }) => x.name === 'List orders');
+    assert.ok(endpoint, 'the endpoint was imported');
+    assert.equal(endpoint.active, false);
+    assert.equal(endpoint.flow_id, null);
+    assert.equal(endpoint.path, 'orders');
+    const clean = await importZip(
+      t,
+      folder.folderId,
+      await makeZip({ 'x.recipe.json': JSON.stringify({ name: 'Y', code: webhookTrigger([]) }) }),
+    );
+    await waitPackage(t, clean.body.id);
+    assert.deepEqual((await t.call('GET', `/api/packages/${clean.body.id}`)).body.warnings, []);
   });
 
   test('GET /api/packages/:id and /download: unknown ids, an import has no zip', async () => {

@@ -41,4 +41,9 @@ export const Package = Type.Object({
       }),
     ),
   ),
+  warnings: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Imports: what was imported differently from its file, and why (`<path>: <why>`)',
+    }),
+  ),
 });

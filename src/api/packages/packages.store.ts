@@ -12,6 +12,7 @@ export interface PackageApi {
   error?: string;
   error_parts?: string[];
   recipe_status?: Array<{ id: number; import_result: ImportResult }>;
+  warnings?: string[];
 }
 
 /** Bytes per stored chunk of a zip. */
@@ -32,9 +33,12 @@ export function packageToApi(row: PackageRow, publicBaseUrl: string): PackageApi
     out.error = row.error ?? 'The package failed';
     if (row.error_parts !== null) out.error_parts = JSON.parse(row.error_parts) as string[];
   }
-  if (row.operation_type === 'import')
+  if (row.operation_type === 'import') {
     out.recipe_status =
       row.recipe_status === null ? [] : (JSON.parse(row.recipe_status) as PackageApi['recipe_status']);
+    const applied = (JSON.parse(row.options) as { applied?: { warnings?: string[] } }).applied;
+    out.warnings = applied?.warnings ?? [];
+  }
   return out;
 }
 

@@ -218,7 +218,9 @@ describe('packages: export a project from dev, import it into test', () => {
       'operation_type',
       'recipe_status',
       'status',
+      'warnings',
     ]);
+    assert.deepEqual(started.body.warnings, []);
     assert.equal(started.body.operation_type, 'import');
     const done = await waitPackage(t, started.body.id, testToken);
     assert.equal(done.status, 'completed', JSON.stringify(done));

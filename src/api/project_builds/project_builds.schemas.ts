@@ -64,9 +64,12 @@ export const Deployment = Type.Object({
   project_build_id: Type.Integer(),
   environment_type: Type.Unsafe<string>({ type: 'string', enum: ['test', 'prod'] }),
   project_id: Type.String({ description: 'The source (dev) project' }),
+  target_project_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'The project in the target environment (null until the deployment has created it)',
+  }),
   state: State,
   performed_by_name: Type.String(),
-  error: Type.Optional(Type.String({ description: 'Why it failed; nothing of a failed deployment was applied' })),
+  error: Type.Optional(Type.String({ description: 'Why it failed' })),
 });
 
 export const DeploymentParams = Type.Object({ id: Id });

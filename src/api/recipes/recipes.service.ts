@@ -85,7 +85,13 @@ export interface RecipeRuntime {
   pollNow(recipeId: number): Promise<boolean>;
 }
 
-export const STOP_CAUSES = ['trigger_errors_limit', 'action_quota_limit', 'trial_expired', 'txn_quota_limit'] as const;
+export const STOP_CAUSES = [
+  'trigger_errors_limit',
+  'action_quota_limit',
+  'trial_expired',
+  'txn_quota_limit',
+  'release_start_failed',
+] as const;
 
 function output(
   ctx: ServiceContext,

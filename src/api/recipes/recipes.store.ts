@@ -324,6 +324,22 @@ export async function markRecipeRunning(db: Db, id: number): Promise<boolean> {
   return Number(started.numUpdatedRows) !== 0;
 }
 
+/**
+ * Why a release (a deployment or an import with restart_recipes) left a recipe that was running
+ * stopped: its new version could not start. The next release starts it again (a rollback).
+ */
+export const RELEASE_STOP_CAUSE = 'release_start_failed';
+
+/** A stopped recipe that a release could not start again: remembered for the next release. */
+export async function markRecipeReleaseStopped(db: Db, id: number): Promise<void> {
+  await db
+    .updateTable('recipes')
+    .set({ stop_cause: RELEASE_STOP_CAUSE })
+    .where('id', '=', id)
+    .where('running', '=', 0)
+    .execute();
+}
+
 /** Mark a running recipe stopped; false when it was stopped already. */
 export async function markRecipeStopped(db: Db, id: number, stoppedAt: string): Promise<boolean> {
   const stopped = await db

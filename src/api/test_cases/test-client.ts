@@ -1,7 +1,8 @@
 // `switchboard test`: a client of the test automation API for pipelines. It starts a run request
 // for a project (or a recipe, or a folder), prints each result as it ends and every failure with
 // its reason, writes a JUnit XML report for CI systems, and tells the outcome by its exit status
-// (0 all passed, 1 a test case failed or the run did not end in time, 2 the request was refused).
+// (0 all passed, 1 a test case failed, there was no test case to run, or the run did not end in
+// time, 2 the request was refused).
 import fs from 'node:fs';
 import { callServer } from '../../cli-http.ts';
 
@@ -10,6 +11,8 @@ export interface TestRequest {
   token: string;
   selector: { project_id: string } | { recipe_id: string } | { folder_id: string };
   junitFile?: string;
+  /** A run with no test case passes (otherwise it fails: a pipeline that tests nothing is not green). */
+  allowEmpty?: boolean;
   timeoutMs: number;
   pollMs: number;
   write: (line: string) => void;
@@ -78,11 +81,30 @@ export function junitXml(run: RunRequest, seconds: number): string {
   return lines.join('\n');
 }
 
+/** `--junit FILE` and `--allow-empty` of `switchboard test` and `switchboard deploy --run-tests`. */
+export function junitAndEmpty(values: Record<string, string | boolean | undefined>) {
+  return {
+    ...(typeof values.junit === 'string' ? { junitFile: values.junit } : {}),
+    allowEmpty: values['allow-empty'] === true,
+  };
+}
+
 /** Run the test cases; the exit status. */
 export async function runTests(req: TestRequest): Promise<number> {
   const started = Date.now();
   let run = (await call(req, 'POST', '/api/test_cases/run_requests', req.selector)).data;
   req.write(`run request ${run.id}: ${run.results.length} test case(s)`);
+  if (run.results.length === 0) {
+    if (req.junitFile) fs.writeFileSync(req.junitFile, junitXml(run, (Date.now() - started) / 1000));
+    if (req.allowEmpty) {
+      req.write('no test case to run (allowed by --allow-empty)');
+      return 0;
+    }
+    req.write(
+      'no test case to run: nothing was tested (add test cases to the recipes, deploy with --run-tests so the build carries them, or pass --allow-empty)',
+    );
+    return 1;
+  }
   const reported = new Set<string>();
   const report = () => {
     for (const r of run.results) {

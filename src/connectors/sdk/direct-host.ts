@@ -17,6 +17,11 @@ export interface DirectHostOptions {
   trace?: (line: string) => void;
   /** Values never shown in the trace (the connection's secrets). */
   secrets?: string[];
+  /**
+   * The server's outbound policy (src/outbound/), for requests made for users (Ruby code steps):
+   * its dispatcher checks every address connected to, `checkUrl` each URL before it is asked.
+   */
+  outbound?: { dispatcher: Dispatcher; checkUrl(url: URL): void };
   accountProperties?: Record<string, string>;
   lookupTables?: Record<string, Array<Record<string, unknown>>>;
   onConnectionUpdate?: (settings: Record<string, unknown>) => Promise<void> | void;
@@ -42,16 +47,18 @@ export function createDirectHost(options: DirectHostOptions = {}): ConnectorHost
   // Extra CA certificates are trusted beside the built-in ones, for the target and the proxy alike.
   const connect = ca.length ? { ca: [...rootCertificates, ...ca] } : {};
   const proxied = options.proxy && (options.proxy.http || options.proxy.https);
-  const shared: Dispatcher = proxied
-    ? new EnvHttpProxyAgent({
-        ...(options.proxy?.http ? { httpProxy: options.proxy.http } : {}),
-        ...(options.proxy?.https ? { httpsProxy: options.proxy.https } : {}),
-        ...(options.proxy?.noProxy ? { noProxy: options.proxy.noProxy } : {}),
-        connect,
-        requestTls: connect,
-        proxyTls: connect,
-      })
-    : new Agent({ connect });
+  const shared: Dispatcher = options.outbound
+    ? options.outbound.dispatcher
+    : proxied
+      ? new EnvHttpProxyAgent({
+          ...(options.proxy?.http ? { httpProxy: options.proxy.http } : {}),
+          ...(options.proxy?.https ? { httpsProxy: options.proxy.https } : {}),
+          ...(options.proxy?.noProxy ? { noProxy: options.proxy.noProxy } : {}),
+          connect,
+          requestTls: connect,
+          proxyTls: connect,
+        })
+      : new Agent({ connect });
   const secrets = options.secrets ?? [];
   const trace = options.trace;
   const mask = (text: string) => maskSecrets(text, secrets);
@@ -78,6 +85,13 @@ export function createDirectHost(options: DirectHostOptions = {}): ConnectorHost
     body: Uint8Array | null,
     dispatcher: Dispatcher,
   ) {
+    if (options.outbound) {
+      try {
+        options.outbound.checkUrl(new URL(url));
+      } catch (error) {
+        throw new SdkHttpError((error as Error).message);
+      }
+    }
     const response = await request(url, {
       method: method as Dispatcher.HttpMethod,
       headers: req.headers,
@@ -163,7 +177,8 @@ export function createDirectHost(options: DirectHostOptions = {}): ConnectorHost
       await options.onConnectionUpdate?.(settings);
     },
     async close() {
-      await shared.close();
+      // The server's outbound dispatcher is the server's to close.
+      if (!options.outbound) await shared.close();
     },
   };
 }

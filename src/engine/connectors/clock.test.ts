@@ -73,7 +73,8 @@ describe('scheduled recipes', () => {
   const clock = manualClock('2026-01-15T10:00:00.000Z');
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ clock });
+    // The test fires the schedules as it moves the clock; the engine's own timer (real time) would race it.
+    t = await createTestApp({ clock, engine: { scheduleTimer: false } });
   });
   after(() => t.close());
 
@@ -109,7 +110,7 @@ describe('scheduled recipes', () => {
 
     // A second engine on the same database (a restart) picks the schedule up where it was.
     await t.engine.close(1000);
-    const restarted = createEngine(t.ctx, { pollMs: 50 });
+    const restarted = createEngine(t.ctx, { pollMs: 50, scheduleTimer: false });
     await restarted.start();
     assert.equal(await restarted.runDueSchedules(), 0);
     clock.advance(60_000);
@@ -129,7 +130,7 @@ describe('POST /api/recipes/:id/poll_now and /reset_trigger', () => {
   const clock = manualClock('2026-03-01T08:00:00.000Z');
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ clock });
+    t = await createTestApp({ clock, engine: { scheduleTimer: false } });
   });
   after(() => t.close());
 
@@ -195,7 +196,7 @@ describe('scheduled recipes on two nodes sharing the database', () => {
   const clock = manualClock('2026-05-04T06:00:00.000Z');
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ clock });
+    t = await createTestApp({ clock, engine: { scheduleTimer: false } });
   });
   after(() => t.close());
 
@@ -212,7 +213,7 @@ describe('scheduled recipes on two nodes sharing the database', () => {
     const first = await createRecipe(t, code('first'));
     await startRecipe(t, first);
     // A second engine on the same database and notifier: another node.
-    const other = createEngine(t.ctx, { pollMs: 50 });
+    const other = createEngine(t.ctx, { pollMs: 50, scheduleTimer: false });
     await other.start();
     // Started through the first node's API: the other node arms it from the notification.
     const second = await createRecipe(t, code('second'));
@@ -255,7 +256,7 @@ describe('an interval schedule armed by nodes at different times', () => {
   const clock = manualClock('2026-06-01T09:00:00.000Z');
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ clock });
+    t = await createTestApp({ clock, engine: { scheduleTimer: false } });
   });
   after(() => t.close());
 
@@ -281,7 +282,7 @@ describe('an interval schedule armed by nodes at different times', () => {
       try {
         for (const offset of [3_000, 4_000]) {
           clock.advance(offset);
-          const node = createEngine(t.ctx, { pollMs: 50 });
+          const node = createEngine(t.ctx, { pollMs: 50, scheduleTimer: false });
           await node.start();
           nodes.push(node);
         }

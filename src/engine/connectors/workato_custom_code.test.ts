@@ -156,6 +156,12 @@ describe('workato_custom_code invoke_custom_ruby_code', () => {
     assert.equal(echo.auth, 'Bearer t0k');
   });
 
+  test("the code's requests go through the outbound policy: a link-local (cloud metadata) address is refused", async () => {
+    const job = await runRb('r = get("http://169.254.169.254/latest/meta-data/")\n{ reached: r["ami-id"] }');
+    assert.equal(job.status, 'failed');
+    assert.match(job.error ?? '', /169\.254\.169\.254|link-local/);
+  });
+
   test("account_property and lookup read the recipe's environment", async () => {
     const property = await t.call('POST', '/api/properties', { body: { properties: { region: 'eu-west' } } });
     assert.equal(property.status, 200, property.text);

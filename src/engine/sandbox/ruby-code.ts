@@ -4,7 +4,7 @@
 // on an interpreter another workspace's step or connector used since it was restored from the
 // snapshot. The code's requests (`get`, `post`...) are sent with the limits of the HTTP connector's
 // steps; `account_property` and `lookup` read the recipe's environment.
-import { createDirectHost } from '../../connectors/sdk/direct-host.ts';
+import { createDirectHost, type DirectHostOptions } from '../../connectors/sdk/direct-host.ts';
 import { installedRubySnapshotFile, rubySnapshotFile } from '../../connectors/sdk/ruby-sandbox.ts';
 import { createConnectorRuntime, type ConnectorRuntime } from '../../connectors/sdk/runtime.ts';
 import type { RubyStepCall, RubyStepRunner } from '../../connectors/types.ts';
@@ -18,6 +18,8 @@ export interface RubyCodeRunnerOptions {
   dataDir: string;
   httpTimeoutMs: number;
   httpMaxResponseBytes: number;
+  /** The server's outbound policy: the code's requests go through it as the HTTP connector's do. */
+  outbound?: DirectHostOptions['outbound'];
 }
 
 export type { RubyStepCall };
@@ -34,7 +36,11 @@ export function createRubyCodeRunner(options: RubyCodeRunnerOptions): RubyCodeRu
       snapshotFiles: [rubySnapshotFile(options.dataDir), installedRubySnapshotFile()],
     }));
   const httpOf = () =>
-    (http ??= createDirectHost({ timeoutMs: options.httpTimeoutMs, maxResponseBytes: options.httpMaxResponseBytes }));
+    (http ??= createDirectHost({
+      timeoutMs: options.httpTimeoutMs,
+      maxResponseBytes: options.httpMaxResponseBytes,
+      ...(options.outbound ? { outbound: options.outbound } : {}),
+    }));
   return {
     run(call) {
       const transport = httpOf();

@@ -13,7 +13,7 @@ import { isObj } from './run.ts';
 // API endpoints: their collection and recipe by reference (or, in the vendor's folder layout,
 // the folder's api_collection.json and recipe_name); matched by method and path in the collection.
 export async function applyApiEndpoints(run: ImportRun): Promise<void> {
-  const { trx, env, now, fail, byType, name, groupByZip, groupByDir, recipeByZip } = run;
+  const { trx, env, now, fail, warn, byType, name, groupByZip, groupByDir, recipeByZip } = run;
   const recipeEntries = byType('recipe');
   const recipeByName = async (ref: { zip_name?: string; name?: string }): Promise<number | undefined> => {
     if (ref.zip_name !== undefined && recipeByZip.has(ref.zip_name)) return recipeByZip.get(ref.zip_name);
@@ -39,13 +39,12 @@ export async function applyApiEndpoints(run: ImportRun): Promise<void> {
     }
     const recipeRef = refName(e.body.recipe_id) ?? refName(e.body.recipe_name);
     const flowId = recipeRef ? await recipeByName(recipeRef) : undefined;
-    if (recipeRef && flowId === undefined) {
-      fail(
+    // Imported without its recipe, and disabled: it answers nothing until a recipe is set.
+    if (recipeRef && flowId === undefined)
+      warn(
         e.path,
-        `names recipe "${recipeRef.name ?? recipeRef.zip_name}", which is neither in the package nor in the target`,
+        `names recipe "${recipeRef.name ?? recipeRef.zip_name}", which is neither in the package nor in the target: imported disabled, without a recipe`,
       );
-      continue;
-    }
     const method = String(e.body.method).toUpperCase();
     const path = String(e.body.path).trim().replace(/^\/+/, '');
     const description = typeof e.body.description === 'string' ? e.body.description : null;

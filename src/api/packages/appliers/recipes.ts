@@ -4,7 +4,13 @@ import type { RecipeRow } from '../../../db/types.ts';
 import { AppError } from '../../../errors.ts';
 import { authorOf, newRecipeState, versionOf } from '../../recipes/recipes.service.ts';
 import { checkFields } from '../../recipes/recipes.input.ts';
-import { insertRecipe, insertVersion, markRecipeStopped, updateRecipe } from '../../recipes/recipes.store.ts';
+import {
+  insertRecipe,
+  insertVersion,
+  markRecipeStopped,
+  RELEASE_STOP_CAUSE,
+  updateRecipe,
+} from '../../recipes/recipes.store.ts';
 import { type ImportRun } from './run.ts';
 import type { Db } from '../../../db/types.ts';
 import { replaceTestCases } from '../../test_cases/test_cases.store.ts';
@@ -95,8 +101,13 @@ export async function applyRecipes(run: ImportRun): Promise<void> {
       next.config !== existing.config ||
       next.description !== existing.description ||
       (checked.concurrency ?? existing.concurrency) !== existing.concurrency;
+    // A recipe that a previous release could not start is started by this one (a rollback).
+    const releaseStopped =
+      options.restartRecipes && existing.running !== 1 && existing.stop_cause === RELEASE_STOP_CAUSE;
+    if (releaseStopped) restart.push(existing.id);
     if (!changed) {
-      recipeStatus.push({ id: existing.id, import_result: 'no_update_or_updated_without_restart' });
+      if (!releaseStopped)
+        recipeStatus.push({ id: existing.id, import_result: 'no_update_or_updated_without_restart' });
       continue;
     }
     if (existing.running === 1) {
@@ -119,7 +130,7 @@ export async function applyRecipes(run: ImportRun): Promise<void> {
       webhook_event: checked.webhook_event ?? null,
     });
     await insertVersion(trx, versionOf(existing.id, values, author, now));
-    if (existing.running !== 1)
+    if (existing.running !== 1 && !releaseStopped)
       recipeStatus.push({ id: existing.id, import_result: 'no_update_or_updated_without_restart' });
   }
 }

@@ -46,6 +46,8 @@ export interface ImportedAdapter {
 export interface Applied {
   recipeStatus: Array<{ id: number; import_result: ImportResult }>;
   restart: number[];
+  /** What was imported differently from the file, and why (`<path>: <why>`). */
+  warnings: string[];
 }
 
 /** A deployment's project in the target environment, by name; created (with its folder) when absent. */
@@ -88,6 +90,9 @@ export interface ImportRun {
   target: NonNullable<Awaited<ReturnType<typeof findFolder>>>;
   failures: string[];
   fail: (path: string, why: string) => void;
+  warnings: string[];
+  /** Imported, but not as the file says: listed in the package's result. */
+  warn: (path: string, why: string) => void;
   /** The folder of the zip's directory below the target, created when missing. */
   folderOf: (dir: string) => Promise<number>;
   /** Where an entry goes: its directory's folder, or the Home folder for a root asset. */
@@ -124,6 +129,8 @@ export async function startRun(
   const projectId = target.project_id;
   const failures: string[] = [];
   const fail = (path: string, why: string) => failures.push(`${path}: ${why}`);
+  const warnings: string[] = [];
+  const warn = (path: string, why: string) => warnings.push(`${path}: ${why}`);
 
   // Folders: the zip's directories below the target, created when missing.
   const folderIds = new Map<string, number>([['', target.id]]);
@@ -173,6 +180,8 @@ export async function startRun(
     target,
     failures,
     fail,
+    warnings,
+    warn,
     folderOf,
     placeOf,
     entries,
