@@ -123,6 +123,12 @@ interface RouteRuntime {
   builtInConnectors: typeof CONNECTORS;
 }
 
+/** The service context's outbound agents and Ruby runtime of custom connectors close with the app. */
+function closeContextParts(app: FastifyInstance, ctx: ServiceContext): void {
+  app.addHook('onClose', async () => ctx.outbound.close());
+  app.addHook('onClose', async () => ctx.rubyConnectors.close());
+}
+
 /** The API areas, in the order they appear in the OpenAPI document. */
 const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, runtime: RouteRuntime) => void> = [
   developerApiClientsRoutes,
@@ -218,7 +224,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const engine = deps.engine ?? createEngine(ctx);
   if (mailer) app.addHook('onClose', async () => mailer.close());
-  app.addHook('onClose', async () => ctx.outbound.close());
+  closeContextParts(app, ctx);
   app.addHook('onReady', async () => {
     // The server migrates before it builds the app; a database that is not migrated (GET /ready
     // says 503) leaves the engine stopped rather than the server down.

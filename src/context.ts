@@ -16,6 +16,7 @@ import { LookupTableCache } from './api/lookup_tables/lookup_tables.cache.ts';
 import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import { systemClock, type Clock } from './time.ts';
 import { createOutboundPolicy, type OutboundPolicy } from './outbound/policy.ts';
+import { lazyConnectorRuntime, type LazyConnectorRuntime } from './connectors/sdk/lazy-runtime.ts';
 
 export interface ServiceContext {
   readonly db: Kysely<Database>;
@@ -41,6 +42,8 @@ export interface ServiceContext {
   readonly nodeId: string;
   /** What requests made for users may reach (connectors, the HTTP connector, proxies, JWKS): docs/adr/0019. */
   readonly outbound: OutboundPolicy;
+  /** The Ruby runtime of custom connectors (src/connectors/sdk/), started at its first use. */
+  readonly rubyConnectors: LazyConnectorRuntime;
 }
 
 export interface ContextParts {
@@ -78,6 +81,7 @@ export function createServiceContext(parts: ContextParts): ServiceContext {
     publicBaseUrl: parts.config.publicBaseUrl,
     nodeId: parts.nodeId ?? newNodeId(),
     outbound: parts.outbound ?? outboundPolicyFor(parts.config),
+    rubyConnectors: lazyConnectorRuntime(parts.config),
     ...(parts.mailer ? { mailer: parts.mailer } : {}),
   };
 }

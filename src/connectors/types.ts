@@ -90,6 +90,7 @@ export interface CodeSandbox {
     code: string,
     input: unknown,
     limits: { timeoutMs: number; memoryBytes: number },
+    /** Whose code this is (`workspace/recipe`): a Python worker runs one tenant's steps only. */
     tenant?: string,
   ): Promise<{ ok: true; output: unknown } | { ok: false; type: string; message: string }>;
 }

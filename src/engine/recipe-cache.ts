@@ -6,6 +6,8 @@ import { findProjectOfFolder } from '../api/folders/folders.store.ts';
 import { listProperties } from '../api/properties/properties.store.ts';
 import { findRecipeById, findRecipeByWebhookKey } from '../api/recipes/recipes.store.ts';
 import { compileRecipe, type CompiledRecipe } from './compile.ts';
+import { findConnector } from './catalog.ts';
+import { CustomConnectors } from './custom-connectors.ts';
 import { type StepErrors } from '../recipe/document.ts';
 import { DocumentError, normaliseConfig, parseJsonField, unwrapCode, type ConfigEntry } from '../recipe/document.ts';
 
@@ -19,8 +21,12 @@ export class RecipeCache {
   // Properties by environment and project, dropped on every change (values freeze at job start).
   readonly #properties = new Map<string, Promise<Map<string, string>>>();
 
+  /** The custom connectors recipes name (loaded by `prepare` before they compile). */
+  readonly custom: CustomConnectors;
+
   constructor(ctx: ServiceContext) {
     this.#ctx = ctx;
+    this.custom = new CustomConnectors(ctx);
     ctx.notifier.subscribe('properties.changed', () => this.#properties.clear());
     ctx.notifier.subscribe('everything.changed', () => {
       this.#properties.clear();
@@ -31,7 +37,7 @@ export class RecipeCache {
 
   /** The recipe compiled from its current version (kept per version), or its code errors. */
   compiledFor(row: RecipeRow): { recipe: CompiledRecipe | null; codeErrors: StepErrors } {
-    const key = `${row.version_no}:${row.updated_at}`;
+    const key = `${row.version_no}:${row.updated_at}:${this.custom.stamp(row.environment_id)}`;
     const cached = this.#compiled.get(row.id);
     if (cached && cached.key === key) return { recipe: cached.recipe, codeErrors: [] };
     let code: unknown;
@@ -44,7 +50,8 @@ export class RecipeCache {
         return { recipe: null, codeErrors: [[0, [[error.field, null, error.message]]]] };
       throw error;
     }
-    const result = compileRecipe(code, config);
+    const env = row.environment_id;
+    const result = compileRecipe(code, config, (p) => findConnector(p) ?? this.custom.find(env, p));
     if (result.recipe) {
       if (this.#compiled.size > 5000) this.#compiled.clear();
       this.#compiled.set(row.id, { key, recipe: result.recipe });
@@ -52,10 +59,16 @@ export class RecipeCache {
     return result;
   }
 
+  /** Loads the released custom connectors the recipe names, so that it compiles against them. */
+  async prepare(row: RecipeRow): Promise<void> {
+    await this.custom.load(row.environment_id, row.workspace_id, row.code);
+  }
+
   async runningRow(id: number): Promise<RecipeRow | undefined> {
     const cached = this.#runningRows.get(id);
     if (cached) return cached;
     const row = await findRecipeById(this.#ctx.db, id);
+    if (row) await this.prepare(row);
     if (row?.running === 1) this.#runningRows.set(id, row);
     return row;
   }

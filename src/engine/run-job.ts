@@ -146,6 +146,7 @@ export class JobRunner {
     const row = test ? test.row : await cache.runningRow(job.recipe_id);
     let outcome: JobOutcome;
     if (!row) return undefined;
+    await cache.prepare(row);
     const { recipe } = cache.compiledFor(row);
     if (!recipe) {
       outcome = this.#failedOutcome('Recipe error', 'the recipe does not compile any more');

@@ -154,6 +154,7 @@ export class TriggerArming {
     if (usesPython(row)) python.warm();
     if (usesRuby(row)) ruby.warm();
     this.#armed.add(row.id);
+    await cache.prepare(row);
     const { recipe } = cache.compiledFor(row);
     if (recipe && recipe.trigger.trigger?.kind === 'poll')
       return polls.arm(row, evaluateTriggerInput(settings, recipe.trigger), recipe.trigger.name ?? undefined);

@@ -30,6 +30,7 @@ export interface ValidationDeps {
 }
 
 export async function validateRecipe(deps: ValidationDeps, row: RecipeRow): Promise<Validation> {
+  await deps.cache.prepare(row);
   const { recipe, codeErrors } = deps.cache.compiledFor(row);
   if (!recipe) return { codeErrors, configErrors: [] };
   const configErrors: StepErrors = [];

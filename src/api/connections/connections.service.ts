@@ -3,7 +3,7 @@
 // collections). Connections belong to a folder of the caller's environment; project scope applies.
 import { checkLength, checkName, emptyToNull } from './connections.input.ts';
 import type { ServiceContext } from '../../context.ts';
-import type { AuthorizationStatus, ConnectionRow, Db } from '../../db/types.ts';
+import type { ConnectionRow, Db } from '../../db/types.ts';
 import { AppError, assertFound, invalid, type FieldErrors } from '../../errors.ts';
 import { toStored } from '../../time.ts';
 import { recordActivity, type Actor } from '../activity_logs/activity.ts';
@@ -11,14 +11,11 @@ import { tagsOfAssets } from '../tags/tags.store.ts';
 import { findFolderInScope, folderIdsUnderProjects, type FolderScope } from '../folders/folder-scope.store.ts';
 import { findHomeFolder } from '../folders/folders.store.ts';
 import { findProfile } from '../custom_oauth_profiles/custom_oauth_profiles.store.ts';
-import { SecretResolutionError } from '../secrets_management/secret-resolver.ts';
 import {
-  IncompleteCredentialsError,
   inputProblems,
   mergeInput,
   openInput,
   resolveInput,
-  modelRequestSettings,
   restRequestSettings,
   sealInput,
   type ConnectionInput,
@@ -37,16 +34,11 @@ import {
   type ConnectionApi,
   type ConnectionScope,
 } from './connections.store.ts';
-import { isModelProvider, isRestProvider, providerProblem } from './providers.ts';
+import { isRestProvider, providerProblem } from './providers.ts';
+import { authorize } from './connection-authorization.ts';
 import { connectionDefinitionOf, connectionRules } from '../../connectors/connection-rules.ts';
 import { findSaasConnector } from '../../connectors/catalog.ts';
-import {
-  emptyAuthState,
-  oauthClientFor,
-  openAuthState,
-  sealAuthState,
-  testConnection,
-} from '../../connectors/connections.ts';
+import { emptyAuthState, openAuthState, sealAuthState } from '../../connectors/connections.ts';
 import type { AuthState, FieldValues } from '../../connectors/definition.ts';
 import { isSecretReference } from './connection-input.ts';
 
@@ -429,80 +421,6 @@ export async function resolveConnectionCredentials(
     values,
     ...(isRestProvider(row.provider) ? { rest: restRequestSettings(values) } : {}),
   };
-}
-
-/**
- * The test of a connection (contract 21 §4): resolve every secret, then for a connector of the
- * catalog run its test against the service (outside any transaction); for the built-in `rest`
- * connection check what it needs. The result is the connection's authorization status, and what
- * the authorization left (a client-credentials token).
- */
-async function authorize(
-  ctx: ServiceContext,
-  scope: ConnectionScope,
-  connection: { id: number | null; name: string; provider: string },
-  input: ConnectionInput,
-  auth: AuthState,
-  profileId: number | null,
-  now: string,
-): Promise<{
-  authorization: Pick<ConnectionRow, 'authorization_status' | 'authorization_error' | 'authorized_at'>;
-  auth: AuthState;
-}> {
-  const failed = (error: string, state: AuthState = auth) => ({
-    authorization: {
-      authorization_status: 'failed' as AuthorizationStatus,
-      authorization_error: error,
-      authorized_at: null,
-    },
-    auth: state,
-  });
-  let values: ResolvedInput;
-  try {
-    values = await resolveInput(ctx.db, ctx.secrets, scope, input);
-  } catch (error) {
-    if (error instanceof SecretResolutionError) return failed(error.message);
-    throw error;
-  }
-  const success = (state: AuthState) => ({
-    authorization: {
-      authorization_status: 'success' as AuthorizationStatus,
-      authorization_error: null,
-      authorized_at: now,
-    },
-    auth: state,
-  });
-  const definition = connectionDefinitionOf(connection.provider);
-  if (definition) {
-    const outcome = await testConnection(ctx, {
-      definition,
-      connection,
-      values,
-      auth,
-      oauthClient: () => oauthClientFor(ctx, scope, connection.provider, profileId, values),
-    });
-    return outcome.ok ? success(outcome.auth) : failed(outcome.error, outcome.auth);
-  }
-  if (isModelProvider(connection.provider)) {
-    try {
-      modelRequestSettings(values);
-    } catch (error) {
-      if (error instanceof IncompleteCredentialsError) return failed(error.message);
-      throw error;
-    }
-    return success(auth);
-  }
-  if (!isRestProvider(connection.provider))
-    return failed(
-      `No connector for provider "${connection.provider}" on this server: the connection is stored but cannot run here`,
-    );
-  try {
-    restRequestSettings(values);
-  } catch (error) {
-    if (error instanceof IncompleteCredentialsError) return failed(error.message);
-    throw error;
-  }
-  return success(auth);
 }
 
 /** The fields an input has (values or secret references), as the rules of a connector read them. */

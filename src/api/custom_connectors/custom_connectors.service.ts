@@ -75,6 +75,7 @@ export async function createConnector(
   checkLength(input.description, 'description', MAX_DESCRIPTION, errors);
   checkLength(input.note, 'note', MAX_NOTE, errors);
   if (Object.keys(errors).length > 0) throw invalid(errors);
+  await checkSyntax(ctx, scope, title as string, input.code as string);
 
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
@@ -122,6 +123,7 @@ export async function updateConnectorCode(
   checkLength(input.note, 'note', MAX_NOTE, errors);
   if (input.note != null && input.code === undefined) errors.note = ['needs code: a note describes a new version'];
   if (Object.keys(errors).length > 0) throw invalid(errors);
+  if (input.code !== undefined) await checkSyntax(ctx, scope, `custom connector ${id}`, input.code);
 
   const now = toStored(ctx.clock.now());
   return ctx.db.transaction().execute(async (trx) => {
@@ -203,6 +205,20 @@ function checkCode(code: string | undefined, errors: FieldErrors, required: bool
   else if (Buffer.byteLength(code, 'utf8') > MAX_CODE_BYTES) errors.code = ['is too large (maximum is 10 MB)'];
   else if (!body.startsWith('{') || !body.endsWith('}'))
     errors.code = ['must be a connector definition: a hash literal { ... }'];
+}
+
+/**
+ * Ruby that does not parse is refused with its line (the runtime parses it off the event loop);
+ * other problems (a missing title, a lambda that raises) show when the connector runs.
+ */
+async function checkSyntax(ctx: ServiceContext, scope: ConnectorScope, name: string, code: string): Promise<void> {
+  const outcome = await ctx.rubyConnectors
+    .get()
+    .describe({ source: code, connectorName: name, workspaceId: scope.workspaceId });
+  if (!outcome.ok && outcome.error.kind === 'syntax') {
+    const line = outcome.error.line === null ? '' : `line ${outcome.error.line}: `;
+    throw invalid({ code: [`does not parse: ${line}${outcome.error.detail}`.slice(0, 1000)] });
+  }
 }
 
 function checkLength(value: string | null | undefined, field: string, max: number, errors: FieldErrors): void {

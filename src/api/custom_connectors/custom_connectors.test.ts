@@ -101,6 +101,19 @@ describe('POST /api/custom_connectors', () => {
     assert.equal(await connectorCount(), before);
   });
 
+  test('Ruby that does not parse: a 400 naming the line, on create and on update (no version made)', async () => {
+    const broken = "{\n  title: 'Broken',\n  test: lambda do |c|\n    get('/a'\n  end\n}\n";
+    const refused = await create({ title: 'Broken', code: broken });
+    assert.equal(refused.status, 400, refused.text);
+    assert.match(refused.body.errors.code[0], /^does not parse: line \d: .*syntax error/, refused.text);
+    const made = await create({ title: 'Parses', code: CODE_V1 });
+    assert.equal(made.status, 200, made.text);
+    const update = await t.call('PUT', `/api/custom_connectors/${made.body.data.id}`, { body: { code: broken } });
+    assert.equal(update.status, 400, update.text);
+    assert.match(update.body.errors.code[0], /^does not parse: line \d/);
+    assert.equal((await t.call('GET', `/api/custom_connectors/${made.body.data.id}/code`)).body.data.code, CODE_V1);
+  });
+
   test('401 and 403 (nothing created)', async () => {
     const before = await connectorCount();
     assert.equal(

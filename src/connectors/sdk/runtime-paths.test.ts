@@ -1,0 +1,244 @@
+// The Ruby SDK runtime against a local stand-in API: methods, pick lists, triggers, Ruby code steps,
+// the connector described as data, and bad input.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sqliteOnly } from '../../../test/test-database.ts';
+import { startDemoApi, type DemoApi } from '../../../test/stand-ins/sdk-demo-api.ts';
+import { createDirectHost } from './direct-host.ts';
+import { installedRubySnapshotFile } from './ruby-sandbox.ts';
+import { createConnectorRuntime, type ConnectorOutcome, type ConnectorParams } from './runtime.ts';
+
+// The Ruby runtime uses no database: its tests run once, in the SQLite suite.
+const NO_DATABASE = sqliteOnly('the Ruby runtime uses no database');
+
+let api: DemoApi;
+const runtime = createConnectorRuntime({
+  workers: 2,
+  memoryBytes: 64 * 1024 * 1024,
+  snapshotFiles: [installedRubySnapshotFile()],
+  timeoutMs: 20_000,
+});
+const updates: Array<Record<string, unknown>> = [];
+const host = createDirectHost({
+  accountProperties: { region: 'eu-west' },
+  lookupTables: { countries: [{ code: 'FR', name: 'France' }] },
+  onConnectionUpdate: (settings) => {
+    updates.push(settings);
+  },
+});
+
+before(async () => {
+  api = await startDemoApi();
+});
+after(async () => {
+  await runtime.close();
+  await host.close();
+  await api.close();
+});
+
+import { DEMO } from '../../../test/fixtures/sdk-demo-connector.ts';
+
+function settings(): Record<string, unknown> {
+  return { base: api.url, user: 'ada', password: 'lovelace' };
+}
+
+async function run(
+  path: string,
+  params: ConnectorParams = {},
+  source = DEMO,
+  workspaceId = 1,
+): Promise<ConnectorOutcome> {
+  return runtime.invoke(
+    { source, connectorName: 'Acme', workspaceId, path, params: { settings: settings(), ...params } },
+    host,
+  );
+}
+
+// The values are the connector's JSON: read freely in assertions.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function value(outcome: ConnectorOutcome): any {
+  if (!outcome.ok) assert.fail(`expected success, got ${outcome.error.message}`);
+  return outcome.value;
+}
+
+describe('methods and pick lists', { skip: NO_DATABASE }, () => {
+  test('methods.NAME takes its arguments; optional ones may be left out', async () => {
+    assert.equal(value(await run('methods.format_name', { args: ['ada_lovelace'] })), 'Ada lovelace!');
+    assert.equal(value(await run('methods.format_name', { args: ['x', '?'] })), 'X?');
+  });
+
+  test('pick lists without arguments, with the connection, with keyword arguments', async () => {
+    assert.deepEqual(value(await run('pick_lists.colors')), [
+      ['Red', 'red'],
+      ['Blue', 'blue'],
+    ]);
+    assert.deepEqual(value(await run('pick_lists.records')), [
+      ['record 1', 1],
+      ['record 2', 2],
+    ]);
+    assert.deepEqual(value(await run('pick_lists.cities', { args: { country: 'FR' } })), [['Paris', 'paris']]);
+  });
+});
+
+describe('triggers', { skip: NO_DATABASE }, () => {
+  before(() => api.resetRecords());
+
+  test('poll: pages while can_poll_more, next_poll carried, dedup keys; poll_page one page', async () => {
+    const all = value(await run('triggers.new_records.poll', { input: { since: 0 } }));
+    assert.deepEqual(
+      all.events.map((e: { id: number }) => e.id),
+      [5, 4, 3, 2, 1],
+    );
+    assert.equal(all.can_poll_more, false);
+    assert.equal(all.next_poll, 5);
+    const page = value(await run('triggers.new_records.poll_page', { input: {}, closure: 2 }));
+    assert.deepEqual(page, {
+      events: [
+        { id: 4, name: 'record 4' },
+        { id: 3, name: 'record 3' },
+      ],
+      can_poll_more: true,
+      next_poll: 4,
+    });
+    const events = value(await run('triggers.new_records.poll_events', { input: {}, closure: 4 }));
+    assert.deepEqual(events.events, [{ event: { id: 5, name: 'record 5' }, dedup: '5@record 5' }]);
+    assert.equal(value(await run('triggers.new_records.dedup', { input: { id: 9, name: 'n' } })), '9@n');
+    assert.deepEqual(value(await run('triggers.new_records.output_fields')), [
+      { name: 'id', type: 'integer' },
+      { name: 'name' },
+    ]);
+  });
+
+  test('webhook: subscribe with the webhook URL, notification maps payload, headers and params to events, unsubscribe', async () => {
+    const subscribed = value(
+      await run('triggers.record_hook.webhook_subscribe', { webhook_url: 'http://sb/webhooks/x', input: {} }),
+    );
+    assert.deepEqual(subscribed, { id: `h${api.hooks.size}` });
+    assert.equal(api.hooks.get(subscribed.id), 'http://sb/webhooks/x');
+    const events = value(
+      await run('triggers.record_hook.webhook_notification', {
+        input: {},
+        payload: { records: [{ id: 1 }, { id: 2 }] },
+        headers: { x_source: 'acme' },
+        params: { filter: 'all' },
+      }),
+    );
+    assert.deepEqual(events, [
+      { id: 1, via: 'acme', filter: 'all' },
+      { id: 2, via: 'acme', filter: 'all' },
+    ]);
+    value(await run('triggers.record_hook.webhook_unsubscribe', { webhook_subscribe_output: subscribed }));
+    assert.equal(api.hooks.has(subscribed.id), false);
+  });
+});
+
+describe('Ruby code (runCode, for Ruby code steps)', { skip: NO_DATABASE }, () => {
+  test('the last expression is the output; input at hand with indifferent access; the SDK methods too', async () => {
+    const outcome = await runtime.runCode(
+      {
+        code: "total = input['items'].sum { |i| i[:price] * i['qty'] }\nrecords = get(\"#{input['base']}/records\")['items']\n{ total: total, first: records.first['name'], at: now.class.name }",
+        input: {
+          items: [
+            { price: 2, qty: 3 },
+            { price: 1, qty: 1 },
+          ],
+          base: api.url,
+        },
+        workspaceId: 1,
+      },
+      host,
+    );
+    assert.deepEqual(value(outcome), { total: 7, first: 'record 1', at: 'Time' });
+    const failed = await runtime.runCode({ code: "x = 1\nraise 'bad input'", input: {}, workspaceId: 1 }, host);
+    assert.equal(failed.ok, false);
+    if (!failed.ok) assert.equal(failed.error.message, 'Ruby code (code, line 2): bad input');
+  });
+});
+
+describe('describe: the connector as data', { skip: NO_DATABASE }, () => {
+  test('title, connection fields and authorization, actions, triggers by kind, problems', async () => {
+    const out = value(await runtime.describe({ source: DEMO, connectorName: 'Acme', workspaceId: 1 }));
+    assert.equal(out.title, 'Acme');
+    assert.deepEqual(out.connection.authorization, {
+      type: 'basic_auth',
+      authorization_code: false,
+      refresh: false,
+      pkce: false,
+    });
+    assert.equal(out.connection.fields[0].name, 'base');
+    assert.equal(out.actions.create_record.title, 'Create record');
+    assert.equal(out.actions.search_records.title, 'Search records');
+    assert.equal(out.triggers.new_records.kind, 'poll');
+    assert.equal(out.triggers.record_hook.kind, 'webhook');
+    assert.equal(out.triggers.record_hook.dynamic_webhook, true);
+    assert.deepEqual(out.pick_lists, ['colors', 'records', 'cities']);
+    assert.deepEqual(out.problems, []);
+  });
+});
+
+describe('bad input: a clear error naming the connector, the path and the line', { skip: NO_DATABASE }, () => {
+  test('Ruby that does not parse', async () => {
+    const outcome = await run('test', {}, "{\n  title: 'x',\n  test: lambda do |c|\n    get('/a'\n  end\n}");
+    assert.equal(outcome.ok, false);
+    if (!outcome.ok) {
+      assert.equal(outcome.error.kind, 'syntax');
+      assert.match(outcome.error.message, /^Acme \(test, line \d\): syntax error/);
+      assert.doesNotMatch(outcome.error.message, /\u001b/);
+    }
+  });
+
+  test('a hash without a title, and a source that is not a hash', async () => {
+    const noTitle = await run('test', {}, '{ test: lambda { true } }');
+    assert.equal(noTitle.ok, false);
+    if (!noTitle.ok)
+      assert.equal(noTitle.error.message, "Acme (test): the connector has no title (its Hash needs a 'title' key)");
+    const notHash = await run('test', {}, '[1, 2]');
+    assert.equal(notHash.ok, false);
+    if (!notHash.ok) assert.match(notHash.error.message, /must evaluate to a Hash, not Array/);
+  });
+
+  test('error() and a plain exception: the message and the line of the lambda', async () => {
+    const failed = await run('actions.fail_on_purpose.execute', { input: { value: 3 } });
+    assert.equal(failed.ok, false);
+    if (!failed.ok) {
+      assert.equal(failed.error.kind, 'error');
+      assert.equal(failed.error.line, DEMO.split('\n').findIndex((l) => l.includes('error("the value')) + 1);
+      assert.equal(
+        failed.error.message,
+        `Acme (actions.fail_on_purpose.execute, line ${failed.error.line}): the value 3 is not accepted`,
+      );
+    }
+    const plain = await run('actions.raise_plain.execute');
+    assert.equal(plain.ok, false);
+    if (!plain.ok) {
+      assert.equal(plain.error.rubyClass, 'NoMethodError');
+      assert.match(plain.error.message, /line \d+\): undefined method 'upcase' for nil/);
+    }
+  });
+
+  test('an unknown path, action or method', async () => {
+    for (const [path, pattern] of [
+      ['actions.nope.execute', /no action named nope/],
+      ['methods.nope', /no method named nope/],
+      ['actions.create_record.frobnicate', /not a path this runtime knows/],
+    ] as const) {
+      const outcome = await run(path);
+      assert.equal(outcome.ok, false, path);
+      if (!outcome.ok) assert.match(outcome.error.message, pattern);
+    }
+  });
+
+  test('a request the host cannot make (nothing listens): the step fails, the next call works', async () => {
+    const outcome = await run('test', { settings: { ...settings(), base: 'http://127.0.0.1:1' } });
+    assert.equal(outcome.ok, false);
+    if (!outcome.ok) assert.match(outcome.error.message, /ECONNREFUSED/);
+    assert.equal(value(await run('test')).user, 'ada');
+  });
+
+  test('a response that is not what response_format_json says', async () => {
+    const source = String.raw`{ title: 't', test: lambda { |c| get("#{c['base']}/xml").response_format_json } }`;
+    const outcome = await run('test', {}, source);
+    assert.equal(outcome.ok, false);
+    if (!outcome.ok) assert.match(outcome.error.message, /the answer is not JSON/);
+  });
+});
