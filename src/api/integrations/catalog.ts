@@ -3,8 +3,9 @@
 // kind of connector joins by adding its source to catalogSources.
 import type { ServiceContext } from '../../context.ts';
 import { listConnectors } from '../custom_connectors/custom_connectors.store.ts';
+import { SAAS_CONNECTORS } from '../../connectors/saas/index.ts';
 
-export type ConnectorSource = 'built_in' | 'custom';
+export type ConnectorSource = 'built_in' | 'saas' | 'custom';
 
 export interface CatalogConnector {
   /** The provider key recipes and connections use (`clock`, `rest`, a custom connector's name). */
@@ -57,6 +58,15 @@ export const builtInSource =
       source: 'built_in' as const,
     }));
 
+/** The SaaS services (src/connectors/saas/), the same in every environment. */
+export const saasSource: CatalogSource = () =>
+  SAAS_CONNECTORS.map((connector) => ({
+    name: connector.provider,
+    title: connector.title,
+    description: connector.description ?? null,
+    source: 'saas' as const,
+  }));
+
 /** The environment's custom connectors (POST /api/custom_connectors), released or not. */
 export const customConnectors: CatalogSource = async (ctx, scope) =>
   (await listConnectors(ctx.db, scope)).map((row) => ({
@@ -69,6 +79,7 @@ export const customConnectors: CatalogSource = async (ctx, scope) =>
 /** Every source of the catalog, built-in connectors first. */
 export const catalogSources = (builtIn: BuiltInConnectors): readonly CatalogSource[] => [
   builtInSource(builtIn),
+  saasSource,
   customConnectors,
 ];
 

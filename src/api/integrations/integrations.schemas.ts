@@ -10,8 +10,8 @@ export const Integration = Type.Object({
   name: Type.String({ description: 'The provider key recipes and connections use' }),
   title: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
-  source: Type.Union([Type.Literal('built_in'), Type.Literal('custom'), Type.String()], {
-    description: 'built_in (the engine), custom (a custom connector of the environment)',
+  source: Type.Union([Type.Literal('built_in'), Type.Literal('saas'), Type.Literal('custom'), Type.String()], {
+    description: 'built_in (the engine), saas (a SaaS service), custom (a custom connector of the environment)',
   }),
 });
 

@@ -27,6 +27,10 @@ describe('GET /api/integrations', () => {
     assert.equal(clock.title, 'Scheduler');
     assert.equal(clock.source, 'built_in');
     assert.match(clock.description, /^Built-in connector\. Triggers: .+\./);
+    // The SaaS services, by the provider names the vendor's exports use.
+    const salesforce = res.body.items.find((c: { name: string }) => c.name === 'salesforce');
+    assert.deepEqual([salesforce?.title, salesforce?.source], ['Salesforce', 'saas']);
+    assert.ok(names.includes('slack_bot') && names.includes('gmail'), names.join(', '));
   });
 
   test("the environment's custom connectors join the list; another environment's do not", async () => {
