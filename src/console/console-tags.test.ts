@@ -50,7 +50,10 @@ describe('console: tags in the lists', () => {
       /Tagged in console<\/a> <span class="tags"><span class="badge tag" title="Page &quot;someone&quot;">&lt;Critical&gt;<\/span>/,
     );
     const connections = await page('/console/connections');
-    assert.match(connections, /Console conn <span class="tags"><span class="badge tag"[^>]*>&lt;Critical&gt;<\/span>/);
+    assert.match(
+      connections,
+      /Console conn<\/a> <span class="tags"><span class="badge tag"[^>]*>&lt;Critical&gt;<\/span>/,
+    );
     assert.doesNotMatch(recipes + connections, /<Critical>/);
   });
 });

@@ -24,6 +24,8 @@ const NOT_RECORDED = new Set([
   'POST /api/data_tables/:data_table_id/records/batch',
   'PUT /api/data_tables/:data_table_id/records/:record_id',
   'DELETE /api/data_tables/:data_table_id/records/:record_id',
+  // A call of an app function runs its recipe: the job records it.
+  'POST /api/workflow_apps/app_functions/:recipe_id',
 ]);
 
 /** Routes the rule would name badly. */
@@ -39,6 +41,26 @@ const NAMED: Record<string, RouteChange> = {
     idParam: 'folder_id',
   },
   'POST /api/properties': { eventType: 'properties_updated', resourceType: 'property' },
+  'POST /api/mcp/mcp_servers/:handle/assign_tools': {
+    eventType: 'mcp_server_tools_assigned',
+    resourceType: 'mcp_server',
+    idParam: 'handle',
+  },
+  'POST /api/mcp/mcp_servers/:handle/assign_user_groups': {
+    eventType: 'mcp_server_user_groups_assigned',
+    resourceType: 'mcp_server',
+    idParam: 'handle',
+  },
+  'POST /api/mcp/mcp_servers/:handle/remove_user_groups': {
+    eventType: 'mcp_server_user_groups_removed',
+    resourceType: 'mcp_server',
+    idParam: 'handle',
+  },
+  'POST /api/mcp/mcp_servers/:handle/token_renew': {
+    eventType: 'mcp_server_token_renewed',
+    resourceType: 'mcp_server',
+    idParam: 'handle',
+  },
   'POST /api/test_cases/run_requests': { eventType: 'test_run_requested', resourceType: 'run_request' },
   'POST /api/secrets_management/clear_cache': { eventType: 'secrets_cache_cleared', resourceType: 'secret' },
   'PUT /api/secrets_management/secrets/:name': { eventType: 'secret_updated', resourceType: 'secret', idParam: 'name' },

@@ -130,7 +130,7 @@ describe('POST /api/sdk/generate_schema/json', () => {
       headers: { 'content-type': 'application/json' },
     });
     assert.equal(deepObject.status, 400);
-    assert.equal(deepObject.body.message, 'Sample is nested too deeply');
+    assert.equal(deepObject.body.message, 'The JSON body nests objects and arrays more than 128 levels deep');
   });
 
   test('413: a sample over 10 MB (counted in UTF-8 bytes); a larger body than the route takes', async () => {
