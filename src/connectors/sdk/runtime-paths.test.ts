@@ -36,7 +36,7 @@ after(async () => {
   await api.close();
 });
 
-import { DEMO } from '../../../test/fixtures/sdk-demo-connector.ts';
+import { DEMO } from '../../../test/stand-ins/sdk-demo-connector.ts';
 
 function settings(): Record<string, unknown> {
   return { base: api.url, user: 'ada', password: 'lovelace' };
