@@ -112,7 +112,7 @@ describe('Gmail, Google Drive, Google Sheets, SendGrid and Outlook named actions
           folder_id: 'folder-invoices',
           mime_type: 'text/plain',
         }),
-        action('google_drive', 'search_file_or_folder', 'find', { name: "invoice-42", folder_id: 'folder-invoices' }),
+        action('google_drive', 'search_file_or_folder', 'find', { name: 'invoice-42', folder_id: 'folder-invoices' }),
         action('google_drive', 'download_file_contents', 'download', {
           file_id: pill('google_drive', 'find', 'files', CURRENT, 'id'),
         }),
@@ -168,7 +168,10 @@ describe('Gmail, Google Drive, Google Sheets, SendGrid and Outlook named actions
       [uploaded.id],
     );
     const search = google.apiRequests().find((r) => r.path === '/drive/v3/files');
-    assert.equal(search?.query.get('q'), "trashed = false and name contains 'invoice-42' and 'folder-invoices' in parents");
+    assert.equal(
+      search?.query.get('q'),
+      "trashed = false and name contains 'invoice-42' and 'folder-invoices' in parents",
+    );
     assert.deepEqual(job.output(6), { content: 'Invoice 42: 100.00 EUR\n', size: 23 });
     assert.deepEqual(job.output(7), { id: 'sent-1', thread_id: 'thread-sent-1', label_ids: ['SENT'] });
     const sent = parseMime(googleData(google).sent[0] ?? '');
@@ -193,32 +196,40 @@ describe('Gmail, Google Drive, Google Sheets, SendGrid and Outlook named actions
       ]),
     );
     const sheet = { spreadsheet_id: SHEET, sheet: "Q1 'leads'" };
-    const job = await run([
-      action('google_sheets', 'add_spreadsheet_row_v4', 'add', {
-        ...sheet,
-        data: { Email: hook('email'), Name: 'Cy', Status: 'New' },
-      }),
-      action('google_sheets', 'search_spreadsheet_rows_v4_new', 'search', { ...sheet, data: { Status: 'New' } }),
-      action('google_sheets', 'update_row_v4_new', 'update', {
-        ...sheet,
-        row_number: pill('google_sheets', 'search', 'rows', CURRENT, 'row_number'),
-        data: { Status: 'Contacted' },
-      }),
-    ], { email: 'cy@example.com' });
+    const job = await run(
+      [
+        action('google_sheets', 'add_spreadsheet_row_v4', 'add', {
+          ...sheet,
+          data: { Email: hook('email'), Name: 'Cy', Status: 'New' },
+        }),
+        action('google_sheets', 'search_spreadsheet_rows_v4_new', 'search', { ...sheet, data: { Status: 'New' } }),
+        action('google_sheets', 'update_row_v4_new', 'update', {
+          ...sheet,
+          row_number: pill('google_sheets', 'search', 'rows', CURRENT, 'row_number'),
+          data: { Status: 'Contacted' },
+        }),
+      ],
+      { email: 'cy@example.com' },
+    );
     assert.equal(job.status, 'succeeded', job.error ?? '');
     assert.deepEqual(job.output(1), { row_number: 4, data: { Name: 'Cy', Email: 'cy@example.com', Status: 'New' } });
     assert.deepEqual((job.output(2) as { rows: unknown[] }).rows, [
       { row_number: 2, col_Name: 'Ana', col_Email: 'ana@example.com', col_Status: 'New' },
       { row_number: 4, col_Name: 'Cy', col_Email: 'cy@example.com', col_Status: 'New' },
     ]);
-    assert.deepEqual(job.output(3), { row_number: 2, data: { Name: 'Ana', Email: 'ana@example.com', Status: 'Contacted' } });
+    assert.deepEqual(job.output(3), {
+      row_number: 2,
+      data: { Name: 'Ana', Email: 'ana@example.com', Status: 'Contacted' },
+    });
     assert.deepEqual(googleData(google).sheets.get(SHEET)?.get("Q1 'leads'"), [
       ['Name', 'Email', 'Status'],
       ['Ana', 'ana@example.com', 'Contacted'],
       ['Bo', 'bo@example.com', 'Done'],
       ['Cy', 'cy@example.com', 'New'],
     ]);
-    const writes = google.apiRequests().filter((r) => r.method !== 'GET' && r.path.startsWith(`/v4/spreadsheets/${SHEET}`));
+    const writes = google
+      .apiRequests()
+      .filter((r) => r.method !== 'GET' && r.path.startsWith(`/v4/spreadsheets/${SHEET}`));
     assert.deepEqual(
       writes.map((r) => [r.method, decodeURIComponent(r.path.split('/').pop() ?? ''), r.query.get('valueInputOption')]),
       [
@@ -229,30 +240,33 @@ describe('Gmail, Google Drive, Google Sheets, SendGrid and Outlook named actions
   });
 
   test('SendGrid: add a contact to a list, send an e-mail, send one from a dynamic template', async () => {
-    const job = await run([
-      action('sendgrid', 'add_contact', 'contact', {
-        email: hook('email'),
-        first_name: 'Ana',
-        city: 'Lisbon',
-        list_ids: 'list-1, list-2',
-        custom_fields: { e1_T: 'gold' },
-      }),
-      action('sendgrid', 'send_email', 'mail', {
-        to: hook('email'),
-        from: 'hello@acme.example',
-        from_name: 'Acme',
-        reply_to: 'support@acme.example',
-        subject: 'Welcome',
-        content: '<b>Hi</b>',
-        content_type: 'html',
-      }),
-      action('sendgrid', 'send_email', 'templated', {
-        to: hook('email'),
-        from: 'hello@acme.example',
-        template_id: 'd-0123456789abcdef',
-        dynamic_template_data: { first_name: 'Ana' },
-      }),
-    ], { email: 'ana@example.com' });
+    const job = await run(
+      [
+        action('sendgrid', 'add_contact', 'contact', {
+          email: hook('email'),
+          first_name: 'Ana',
+          city: 'Lisbon',
+          list_ids: 'list-1, list-2',
+          custom_fields: { e1_T: 'gold' },
+        }),
+        action('sendgrid', 'send_email', 'mail', {
+          to: hook('email'),
+          from: 'hello@acme.example',
+          from_name: 'Acme',
+          reply_to: 'support@acme.example',
+          subject: 'Welcome',
+          content: '<b>Hi</b>',
+          content_type: 'html',
+        }),
+        action('sendgrid', 'send_email', 'templated', {
+          to: hook('email'),
+          from: 'hello@acme.example',
+          template_id: 'd-0123456789abcdef',
+          dynamic_template_data: { first_name: 'Ana' },
+        }),
+      ],
+      { email: 'ana@example.com' },
+    );
     assert.equal(job.status, 'succeeded', job.error ?? '');
     assert.deepEqual(job.output(1), { job_id: 'job-1' });
     assert.deepEqual(sendgridOf(sendgrid).contacts, [
@@ -297,12 +311,29 @@ describe('Gmail, Google Drive, Google Sheets, SendGrid and Outlook named actions
     assert.equal(job.status, 'succeeded', job.error ?? '');
     assert.deepEqual(job.output(1), {
       attachments: [
-        { id: 'att-1', name: 'order.csv', content_type: 'text/csv', size: 14, is_inline: false, content: 'sku,qty\nA-1,2\n' },
-        { id: 'att-2', name: 'notes.txt', content_type: 'text/plain', size: 19, is_inline: false, content: 'Deliver before noon' },
+        {
+          id: 'att-1',
+          name: 'order.csv',
+          content_type: 'text/csv',
+          size: 14,
+          is_inline: false,
+          content: 'sku,qty\nA-1,2\n',
+        },
+        {
+          id: 'att-2',
+          name: 'notes.txt',
+          content_type: 'text/plain',
+          size: 19,
+          is_inline: false,
+          content: 'Deliver before noon',
+        },
       ],
     });
     assert.deepEqual(
-      microsoft.apiRequests().filter((r) => r.path.endsWith('/attachments')).map((r) => r.query.get('$skip')),
+      microsoft
+        .apiRequests()
+        .filter((r) => r.path.endsWith('/attachments'))
+        .map((r) => r.query.get('$skip')),
       [null, '1'],
     );
     assert.deepEqual(outlookOf(microsoft).sent, [
@@ -325,14 +356,40 @@ describe('Gmail, Google Drive, Google Sheets, SendGrid and Outlook named actions
   test("bad input is refused before any request; the service's refusals are the step's error", async () => {
     const before = [apiCount(google), apiCount(microsoft), apiCount(sendgrid)];
     const refused: Array<[StepDoc, RegExp]> = [
-      [action('gmail', 'send_mail', 's', { to: 'not an address', subject: 'x' }), /To: "not an address" is not an e-mail address/],
-      [action('gmail', 'send_mail', 's', { to: 'a@b.example', subject: 'x\r\nBcc: all@b.example' }), /Subject must be one line/],
-      [action('gmail', 'download_attachment', 'd', { id: '../drafts', attachmentId: 'a' }), /Email ID "\.\.\/drafts" is not a Gmail ID/],
-      [action('gmail', 'search_messages', 's', { raw_query: 'is:unread', from: 'a@b.example' }), /raw_query cannot be combined/],
+      [
+        action('gmail', 'send_mail', 's', { to: 'not an address', subject: 'x' }),
+        /To: "not an address" is not an e-mail address/,
+      ],
+      [
+        action('gmail', 'send_mail', 's', { to: 'a@b.example', subject: 'x\r\nBcc: all@b.example' }),
+        /Subject must be one line/,
+      ],
+      [
+        action('gmail', 'download_attachment', 'd', { id: '../drafts', attachmentId: 'a' }),
+        /Email ID "\.\.\/drafts" is not a Gmail ID/,
+      ],
+      [
+        action('gmail', 'search_messages', 's', { raw_query: 'is:unread', from: 'a@b.example' }),
+        /raw_query cannot be combined/,
+      ],
       [action('google_drive', 'download_file_contents', 'd', { file_id: 'a/../b' }), /is not a Drive file ID/],
-      [action('google_sheets', 'update_row_v4_new', 'u', { spreadsheet_id: SHEET, sheet: 'S', row_number: '1', data: {} }), /is not a data row/],
-      [action('google_sheets', 'search_spreadsheet_rows_v4_new', 's', { spreadsheet_id: 'x/y', sheet: 'S' }), /is not a spreadsheet ID/],
-      [action('sendgrid', 'send_email', 's', { to: 'a@b.example', from: 'c@d.example' }), /needs a subject and content, or a template_id/],
+      [
+        action('google_sheets', 'update_row_v4_new', 'u', {
+          spreadsheet_id: SHEET,
+          sheet: 'S',
+          row_number: '1',
+          data: {},
+        }),
+        /is not a data row/,
+      ],
+      [
+        action('google_sheets', 'search_spreadsheet_rows_v4_new', 's', { spreadsheet_id: 'x/y', sheet: 'S' }),
+        /is not a spreadsheet ID/,
+      ],
+      [
+        action('sendgrid', 'send_email', 's', { to: 'a@b.example', from: 'c@d.example' }),
+        /needs a subject and content, or a template_id/,
+      ],
       [action('sendgrid', 'add_contact', 'c', { email: 'a@b.example, c@d.example' }), /Email takes one e-mail address/],
       [action('outlook', 'get_attachments', 'g', { message_id: 'a?b' }), /is not an Outlook message ID/],
     ];
@@ -345,14 +402,25 @@ describe('Gmail, Google Drive, Google Sheets, SendGrid and Outlook named actions
     assert.deepEqual([apiCount(google), apiCount(microsoft), apiCount(sendgrid)], before, 'nothing reached a service');
 
     const column = await run([
-      action('google_sheets', 'add_spreadsheet_row_v4', 'a', { spreadsheet_id: SHEET, sheet: "Q1 'leads'", data: { Phone: '1' } }),
+      action('google_sheets', 'add_spreadsheet_row_v4', 'a', {
+        spreadsheet_id: SHEET,
+        sheet: "Q1 'leads'",
+        data: { Phone: '1' },
+      }),
     ]);
-    assert.match(column.lines[1]?.error ?? '', /"Phone" is not a column of the sheet \(its header row: Name, Email, Status\)/);
+    assert.match(
+      column.lines[1]?.error ?? '',
+      /"Phone" is not a column of the sheet \(its header row: Name, Email, Status\)/,
+    );
     const gone = await run([action('google_drive', 'download_file_contents', 'd', { file_id: 'no-such-file' })]);
     assert.equal(gone.lines[1]?.error, '404 Not found: File not found: no-such-file.');
-    const noSheet = await run([action('google_sheets', 'search_spreadsheet_rows_v4_new', 's', { spreadsheet_id: SHEET, sheet: 'Nope' })]);
+    const noSheet = await run([
+      action('google_sheets', 'search_spreadsheet_rows_v4_new', 's', { spreadsheet_id: SHEET, sheet: 'Nope' }),
+    ]);
     assert.equal(noSheet.lines[1]?.error, "400 Bad request: Unable to parse range: 'Nope'");
-    const badRecipient = await run([action('outlook', 'send_mail', 's', { to: 'x@y.example', subject: 's', attachments: [{ file_name: '' }] })]);
+    const badRecipient = await run([
+      action('outlook', 'send_mail', 's', { to: 'x@y.example', subject: 's', attachments: [{ file_name: '' }] }),
+    ]);
     assert.match(badRecipient.lines[1]?.error ?? '', /attachments\[0\] file name can't be blank/);
     const notFound = await run([action('outlook', 'get_attachments', 'g', { message_id: 'AAMk-unknown' })]);
     assert.equal(notFound.lines[1]?.error, '404 Not found: The specified object was not found in the store.');
@@ -367,29 +435,44 @@ describe('Gmail, Google Drive, Google Sheets, SendGrid and Outlook named actions
     assert.equal(tokens(), before + 1);
 
     const sent = apiCount(sendgrid);
-    sendgrid.enqueue({ status: 429, headers: { 'retry-after': '1' }, json: { errors: [{ message: 'too many requests' }] } });
+    sendgrid.enqueue({
+      status: 429,
+      headers: { 'retry-after': '1' },
+      json: { errors: [{ message: 'too many requests' }] },
+    });
     const limited = await run([action('sendgrid', 'add_contact', 'c', { email: 'rate@example.com' })]);
     assert.equal(limited.status, 'succeeded', limited.error ?? '');
     assert.equal(apiCount(sendgrid) - sent, 2, 'the 429, then the answer');
 
-    microsoft.enqueue({ status: 503, headers: { 'retry-after': '3600' }, json: { error: { code: 'serviceNotAvailable', message: 'Try later' } } });
+    microsoft.enqueue({
+      status: 503,
+      headers: { 'retry-after': '3600' },
+      json: { error: { code: 'serviceNotAvailable', message: 'Try later' } },
+    });
     const unavailable = await run([action('outlook', 'send_mail', 's', { to: 'a@b.example', subject: 's' })]);
     assert.equal(unavailable.status, 'failed');
     assert.match(unavailable.lines[1]?.error ?? '', /^503 .*Try later$/);
 
-    microsoft.enqueue({ status: 500, json: { error: { code: 'generalException', message: 'An internal server error occurred.' } } });
+    microsoft.enqueue({
+      status: 500,
+      json: { error: { code: 'generalException', message: 'An internal server error occurred.' } },
+    });
     const broken = await run([action('outlook', 'send_mail', 's', { to: 'a@b.example', subject: 's' })]);
     assert.equal(broken.errorType, 'Server error');
     assert.equal(broken.lines[1]?.error, '500 Server error: An internal server error occurred.');
     assert.deepEqual(outlookOf(microsoft).sent.length, 1, 'only the first test sent a mail');
 
     sendgrid.enqueue({ delayMs: TIMEOUT_MS * 3, json: {} });
-    const slow = await run([action('sendgrid', 'send_email', 's', { to: 'a@b.example', from: 'c@d.example', subject: 's', content: 'c' })]);
+    const slow = await run([
+      action('sendgrid', 'send_email', 's', { to: 'a@b.example', from: 'c@d.example', subject: 's', content: 'c' }),
+    ]);
     assert.equal(slow.errorType, 'Timeout');
     assert.match(slow.lines[1]?.error ?? '', /^no answer from api\.sendgrid\.com within \d+ ms$/);
 
     google.enqueue({ headers: { 'content-type': 'text/html' }, text: '<html>Service maintenance</html>' });
-    const html = await run([action('google_sheets', 'search_spreadsheet_rows_v4_new', 's', { spreadsheet_id: SHEET, sheet: "Q1 'leads'" })]);
+    const html = await run([
+      action('google_sheets', 'search_spreadsheet_rows_v4_new', 's', { spreadsheet_id: SHEET, sheet: "Q1 'leads'" }),
+    ]);
     assert.equal(html.errorType, 'Bad response');
     assert.equal(html.lines[1]?.error, '200 answer is not JSON (text/html): <html>Service maintenance</html>');
   });
@@ -465,15 +548,14 @@ describe("recipes written in the vendor's export format, imported unchanged and 
     await post(path, { list_id: 'list-newsletter' });
     const job = await lastJob(id);
     assert.equal(job.status, 'succeeded', job.error ?? '');
+    assert.deepEqual(sendgridOf(sendgrid).contacts.slice(contactsBefore), [
+      { list_ids: ['list-newsletter'], contact: { email: 'dee@example.com', first_name: 'Dee' } },
+      { list_ids: ['list-newsletter'], contact: { email: 'fay@example.com', first_name: 'Fay' } },
+    ]);
     assert.deepEqual(
-      sendgridOf(sendgrid).contacts.slice(contactsBefore),
-      [
-        { list_ids: ['list-newsletter'], contact: { email: 'dee@example.com', first_name: 'Dee' } },
-        { list_ids: ['list-newsletter'], contact: { email: 'fay@example.com', first_name: 'Fay' } },
-      ],
-    );
-    assert.deepEqual(
-      sendgridOf(sendgrid).mail.slice(mailBefore).map((m) => [(m.personalizations as Array<{ to: unknown }>)[0]?.to, m.subject]),
+      sendgridOf(sendgrid)
+        .mail.slice(mailBefore)
+        .map((m) => [(m.personalizations as Array<{ to: unknown }>)[0]?.to, m.subject]),
       [
         [[{ email: 'dee@example.com' }], 'Welcome, Dee'],
         [[{ email: 'fay@example.com' }], 'Welcome, Fay'],
@@ -495,7 +577,9 @@ describe("recipes written in the vendor's export format, imported unchanged and 
     const job = await lastJob(id);
     assert.equal(job.status, 'succeeded', job.error ?? '');
     assert.deepEqual(
-      googleData(google).files.slice(filesBefore).map((f) => [f.name, f.mimeType, f.content.toString('utf8')]),
+      googleData(google)
+        .files.slice(filesBefore)
+        .map((f) => [f.name, f.mimeType, f.content.toString('utf8')]),
       [
         ['order.csv', 'text/csv', 'sku,qty\nA-1,2\n'],
         ['notes.txt', 'text/plain', 'Deliver before noon'],

@@ -67,7 +67,20 @@ export function googleData(standIn: StandIn): GoogleData {
         },
       ],
       sent: [],
-      sheets: new Map([['sheet-1', new Map([['Sheet1', [['Name', 'Amount'], ['Acme', '10']]]])]]),
+      sheets: new Map([
+        [
+          'sheet-1',
+          new Map([
+            [
+              'Sheet1',
+              [
+                ['Name', 'Amount'],
+                ['Acme', '10'],
+              ],
+            ],
+          ]),
+        ],
+      ]),
       files: [
         {
           id: 'f1',
@@ -109,7 +122,13 @@ function gmailResource(m: GmailMessage, format: string, wanted: string[]): Recor
     { name: 'Date', value: m.date },
   ].filter((h) => format !== 'metadata' || wanted.length === 0 || wanted.includes(h.name));
   const parts = [
-    { partId: '0', mimeType: 'text/plain', filename: '', headers: [], body: { size: m.text.length, data: Buffer.from(m.text).toString('base64url') } },
+    {
+      partId: '0',
+      mimeType: 'text/plain',
+      filename: '',
+      headers: [],
+      body: { size: m.text.length, data: Buffer.from(m.text).toString('base64url') },
+    },
     ...m.attachments.map((a, i) => ({
       partId: String(i + 1),
       mimeType: a.mimeType,
@@ -126,7 +145,13 @@ function gmailResource(m: GmailMessage, format: string, wanted: string[]): Recor
     sizeEstimate: 1000,
     historyId: '100',
     internalDate: String(Date.parse(m.date)),
-    payload: { partId: '', mimeType: 'multipart/mixed', filename: '', headers, ...(format === 'metadata' ? {} : { parts }) },
+    payload: {
+      partId: '',
+      mimeType: 'multipart/mixed',
+      filename: '',
+      headers,
+      ...(format === 'metadata' ? {} : { parts }),
+    },
   };
 }
 
@@ -172,7 +197,8 @@ export const gmailRoutes: Route[] = [
     reference: 'https://developers.google.com/gmail/api/reference/rest/v1/users.messages/send',
     answer: (req, s) => {
       const body = parseJson(req) as { raw?: unknown } | undefined;
-      if (typeof body?.raw !== 'string') return invalid("'raw' RFC822 payload message string or uploading message via /upload/* URL required");
+      if (typeof body?.raw !== 'string')
+        return invalid("'raw' RFC822 payload message string or uploading message via /upload/* URL required");
       const raw = decodeBase64Url(body.raw);
       if (raw === null) return invalid('Invalid value for ByteString');
       const text = raw.toString('utf8');
@@ -255,7 +281,11 @@ function trimmed(rows: string[][]): string[][] {
 }
 
 /** The spreadsheet and the A1 range of a values URL, or the error Google answers. */
-function valuesTarget(req: StandInRequest, s: StandIn, verb: string): { rows: string[][]; a1: A1; id: string } | Answer {
+function valuesTarget(
+  req: StandInRequest,
+  s: StandIn,
+  verb: string,
+): { rows: string[][]; a1: A1; id: string } | Answer {
   const m = /^\/v4\/spreadsheets\/([^/]+)\/values\/([^/]+)$/.exec(req.path);
   if (!m) return notFound();
   let range = decodeURIComponent(m[2] as string);
@@ -281,12 +311,15 @@ function writeOption(req: StandInRequest): Answer | null {
 function writtenValues(req: StandInRequest): string[][] | Answer {
   const body = parseJson(req) as { values?: unknown } | undefined;
   if (!Array.isArray(body?.values) || !body.values.every((r) => Array.isArray(r)))
-    return invalid('Invalid JSON payload received. Unknown name "values": Proto field is not repeating, cannot start list.');
+    return invalid(
+      'Invalid JSON payload received. Unknown name "values": Proto field is not repeating, cannot start list.',
+    );
   return (body.values as unknown[][]).map((r) => r.map((v) => (v === null || v === undefined ? '' : String(v))));
 }
 
 const quotedSheet = (sheet: string) => `'${sheet.replace(/'/g, "''")}'`;
-const letters = (i: number): string => (i < 26 ? String.fromCharCode(65 + i) : letters(Math.floor(i / 26) - 1) + letters(i % 26));
+const letters = (i: number): string =>
+  i < 26 ? String.fromCharCode(65 + i) : letters(Math.floor(i / 26) - 1) + letters(i % 26);
 
 function put(rows: string[][], row: number, col: number, values: string[][]): void {
   values.forEach((cells, r) => {
@@ -340,7 +373,13 @@ export const sheetsRoutes: Route[] = [
         json: {
           spreadsheetId: t.id,
           tableRange: `${quotedSheet(t.a1.sheet)}!A1:${letters(width - 1)}${at}`,
-          updates: { spreadsheetId: t.id, updatedRange, updatedRows: values.length, updatedColumns: width, updatedCells: values.flat().length },
+          updates: {
+            spreadsheetId: t.id,
+            updatedRange,
+            updatedRows: values.length,
+            updatedColumns: width,
+            updatedCells: values.flat().length,
+          },
         },
       };
     },
@@ -361,7 +400,14 @@ export const sheetsRoutes: Route[] = [
       const values = writtenValues(req);
       if (!Array.isArray(values)) return values;
       put(t.rows, t.a1.row0, t.a1.col0, values);
-      return { json: { spreadsheetId: t.id, updatedRange: urlRange, updatedRows: values.length, updatedCells: values.flat().length } };
+      return {
+        json: {
+          spreadsheetId: t.id,
+          updatedRange: urlRange,
+          updatedRows: values.length,
+          updatedCells: values.flat().length,
+        },
+      };
     },
   },
 ];
@@ -453,10 +499,14 @@ export const driveRoutes: Route[] = [
     reference: 'https://developers.google.com/drive/api/guides/manage-uploads#multipart',
     answer: (req, s) => {
       if (req.query.get('uploadType') !== 'multipart') return invalid('Invalid uploadType');
-      const boundary = /^multipart\/related;\s*boundary=("?)([^";]+)\1/.exec(String(req.headers['content-type'] ?? ''))?.[2];
+      const boundary = /^multipart\/related;\s*boundary=("?)([^";]+)\1/.exec(
+        String(req.headers['content-type'] ?? ''),
+      )?.[2];
       if (!boundary) return invalid('Bad content type. Please use multipart.');
       const parts = multipartParts(req, boundary);
-      const meta = parts[0]?.type.startsWith('application/json') ? (JSON.parse(parts[0].body.toString('utf8')) as Partial<DriveFile>) : null;
+      const meta = parts[0]?.type.startsWith('application/json')
+        ? (JSON.parse(parts[0].body.toString('utf8')) as Partial<DriveFile>)
+        : null;
       if (!meta || parts.length !== 2) return invalid('Malformed multipart body.');
       const d = googleData(s);
       for (const parent of meta.parents ?? [])
@@ -484,7 +534,11 @@ export const driveRoutes: Route[] = [
       if (!f) return googleError(404, `File not found: ${id}.`, 'NOT_FOUND');
       if (req.query.get('alt') !== 'media') return { json: fileJson(f, req.query.get('fields')) };
       if (f.mimeType.startsWith('application/vnd.google-apps.'))
-        return googleError(403, 'Only files with binary content can be downloaded. Use Export with Docs Editors files.', 'PERMISSION_DENIED');
+        return googleError(
+          403,
+          'Only files with binary content can be downloaded. Use Export with Docs Editors files.',
+          'PERMISSION_DENIED',
+        );
       return { headers: { 'content-type': f.mimeType }, text: f.content.toString('utf8') };
     },
   },

@@ -98,10 +98,7 @@ export const gmail: ServiceFixture = {
 
 export const googleSheets: ServiceFixture = {
   provider: 'google_sheets',
-  spec: googleSpec('google_sheets', [
-    about,
-    ...sheetsRoutes,
-  ]),
+  spec: googleSpec('google_sheets', [about, ...sheetsRoutes]),
   input: {},
   oauth: true,
   adhoc: {
@@ -114,10 +111,7 @@ export const googleSheets: ServiceFixture = {
 
 export const googleDrive: ServiceFixture = {
   provider: 'google_drive',
-  spec: googleSpec('google_drive', [
-    about,
-    ...driveRoutes,
-  ]),
+  spec: googleSpec('google_drive', [about, ...driveRoutes]),
   input: {},
   oauth: true,
   adhoc: {

@@ -70,7 +70,11 @@ const outlookRoutes: Route[] = [
         if (problem) return graphError(400, 'ErrorInvalidRecipients', problem);
       }
       for (const a of (message.attachments ?? []) as Array<Record<string, unknown>>)
-        if (a['@odata.type'] !== '#microsoft.graph.fileAttachment' || typeof a.name !== 'string' || typeof a.contentBytes !== 'string')
+        if (
+          a['@odata.type'] !== '#microsoft.graph.fileAttachment' ||
+          typeof a.name !== 'string' ||
+          typeof a.contentBytes !== 'string'
+        )
           return graphError(400, 'ErrorInvalidRequest', 'A file attachment needs @odata.type, name and contentBytes.');
       outlookOf(s).sent.push(message);
       return { status: 202, text: '' };

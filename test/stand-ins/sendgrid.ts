@@ -81,9 +81,15 @@ export const sendgrid: ServiceFixture = {
           if (to.length === 0 || to.some((r) => !/^[^@\s]+@[^@\s]+$/.test(r.email ?? '')))
             return fieldError('personalizations.0.to', 'Does not contain a valid address.');
           if (!body.template_id && !body.subject)
-            return fieldError('subject', 'The subject is required. You can get around this requirement if you use a template with a subject defined or if every personalization has a subject defined.');
+            return fieldError(
+              'subject',
+              'The subject is required. You can get around this requirement if you use a template with a subject defined or if every personalization has a subject defined.',
+            );
           if (!body.template_id && !body.content?.length)
-            return fieldError('content', 'Unless a valid template_id is provided, the content parameter is required. There must be at least one defined content block.');
+            return fieldError(
+              'content',
+              'Unless a valid template_id is provided, the content parameter is required. There must be at least one defined content block.',
+            );
           sendgridOf(standIn).mail.push(body as Record<string, unknown>);
           return { status: 202, headers: { 'x-message-id': 'msg-202' }, text: '' };
         },
@@ -96,7 +102,10 @@ export const sendgrid: ServiceFixture = {
           const body = parseJson(req) as { list_ids?: unknown; contacts?: unknown } | undefined;
           if (!Array.isArray(body?.contacts) || body.contacts.length === 0 || body.contacts.length > 30000)
             return fieldError('contacts', 'contacts is required and must hold 1 to 30,000 contacts');
-          if (body.list_ids !== undefined && (!Array.isArray(body.list_ids) || body.list_ids.some((id) => typeof id !== 'string')))
+          if (
+            body.list_ids !== undefined &&
+            (!Array.isArray(body.list_ids) || body.list_ids.some((id) => typeof id !== 'string'))
+          )
             return fieldError('list_ids', 'list_ids must be an array of strings');
           for (const [i, c] of (body.contacts as Array<Record<string, unknown>>).entries())
             if (typeof c?.email !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(c.email))

@@ -283,7 +283,8 @@ function read(
   if ((!ok || serviceError !== null) && !req.acceptErrors) {
     // A download's error answer is the service's text all the same (Drive's JSON error for alt=media).
     const errorText = req.responseType === 'bytes' ? res.body.toString('utf8').slice(0, 100_000) : text;
-    const message = serviceError ?? serviceMessage(req.responseType === 'bytes' ? jsonOrText(errorText) : body, errorText);
+    const message =
+      serviceError ?? serviceMessage(req.responseType === 'bytes' ? jsonOrText(errorText) : body, errorText);
     if (res.status === 401)
       throw new StepError(
         'Unauthorized',

@@ -25,14 +25,14 @@ const GMAIL_ID = /^[A-Za-z0-9_-]{1,2048}$/;
 
 function gmailId(input: Plain, label: string, ...keys: string[]): string {
   const id = requiredText(input, label, ...keys);
-  if (!GMAIL_ID.test(id)) throw new StepError('Bad request', `${label} ${JSON.stringify(id.slice(0, 60))} is not a Gmail ID`);
+  if (!GMAIL_ID.test(id))
+    throw new StepError('Bad request', `${label} ${JSON.stringify(id.slice(0, 60))} is not a Gmail ID`);
   return id;
 }
 
 /** A header value: no line breaks (a header of its own), non-ASCII as an RFC 2047 encoded word. */
 function headerText(value: string, label: string): string {
   if (/[\r\n]/.test(value)) throw new StepError('Bad request', `${label} must be one line`);
-  // eslint-disable-next-line no-control-regex
   return /^[\x20-\x7e]*$/.test(value) ? value : `=?UTF-8?B?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
@@ -72,7 +72,10 @@ export function mimeMessage(input: Plain): string {
   const attachments = listOf(input, 'attachments').map((item, i) => {
     const a = (typeof item === 'object' && item !== null ? item : {}) as Plain;
     const name = requiredText(a, `attachments[${i}] file name`, 'file_name', 'name', 'attachment_name');
-    return { name: headerText(name, 'A file name').replace(/"/g, "'"), bytes: bytesOf(textOf(a, 'file_content', 'content', 'attachment')) };
+    return {
+      name: headerText(name, 'A file name').replace(/"/g, "'"),
+      bytes: bytesOf(textOf(a, 'file_content', 'content', 'attachment')),
+    };
   });
   if (attachments.length === 0) return [...headers, body].join('\r\n');
   const boundary = `sb-${randomBytes(12).toString('hex')}`;
@@ -122,6 +125,72 @@ function searchQuery(input: Plain): string {
   return raw || words.join(' ');
 }
 
+/** `search_messages`: the list's messages, each read for its headers (at most 50 a page). */
+function searchMessages(self: () => Connector): ActionDef {
+  return saasAction(
+    'Search messages',
+    self,
+    {
+      inputFields: [
+        'keywords',
+        'from',
+        'to',
+        'labels',
+        'has_attachments',
+        'limit',
+        'raw_query',
+        'pageToken',
+        'includeSpamTrash',
+      ].map((name) => ({ name, optional: true })),
+      outputFields: [
+        { name: 'messages', type: 'array', of: 'object' },
+        { name: 'nextPageToken' },
+        { name: 'resultSizeEstimate', type: 'integer' },
+        { name: 'has_more', type: 'boolean' },
+      ],
+    },
+    async (input, session) => {
+      const s = await session();
+      const query: Record<string, string | number | boolean> = { maxResults: countOf(input, 'limit', 20, 50) };
+      const q = searchQuery(input);
+      if (q) query.q = q;
+      const pageToken = textOf(input, 'pageToken').trim();
+      if (pageToken) query.pageToken = pageToken;
+      if (String(input.includeSpamTrash) === 'true') query.includeSpamTrash = true;
+      const res = await s.request({ method: 'GET', url: 'me/messages', query });
+      const list = (res.body ?? {}) as {
+        messages?: Array<{ id: string; threadId: string }>;
+        nextPageToken?: string;
+        resultSizeEstimate?: number;
+      };
+      const messages = [];
+      for (const m of list.messages ?? []) {
+        if (!GMAIL_ID.test(String(m.id))) throw new StepError('Bad response', 'the list holds a message without an ID');
+        const one = await s.request({
+          method: 'GET',
+          url: `me/messages/${m.id}`,
+          query: { format: 'metadata', metadataHeaders: ['Subject', 'From', 'Cc', 'Bcc', 'Date'] },
+        });
+        messages.push({
+          messageId: m.id,
+          threadId: m.threadId,
+          subject: header(one.body, 'Subject'),
+          sender: header(one.body, 'From'),
+          cc: header(one.body, 'Cc'),
+          bcc: header(one.body, 'Bcc'),
+          timestamp: header(one.body, 'Date'),
+        });
+      }
+      return {
+        messages,
+        nextPageToken: list.nextPageToken ?? null,
+        resultSizeEstimate: list.resultSizeEstimate ?? messages.length,
+        has_more: typeof list.nextPageToken === 'string' && list.nextPageToken !== '',
+      };
+    },
+  );
+}
+
 export function gmailActions(self: () => Connector): Record<string, ActionDef> {
   return {
     send_mail: saasAction(
@@ -135,7 +204,15 @@ export function gmailActions(self: () => Connector): Record<string, ActionDef> {
         inputFields: [
           { name: 'to', label: 'To' },
           { name: 'subject', label: 'Subject' },
-          { name: 'email_type', label: 'Email type', optional: true, pick_list: [['Text', 'text'], ['HTML', 'html']] },
+          {
+            name: 'email_type',
+            label: 'Email type',
+            optional: true,
+            pick_list: [
+              ['Text', 'text'],
+              ['HTML', 'html'],
+            ],
+          },
           { name: 'message', label: 'Message', optional: true },
           { name: 'from', label: 'From', optional: true },
           { name: 'bcc', label: 'Bcc', optional: true },
@@ -153,7 +230,9 @@ export function gmailActions(self: () => Connector): Record<string, ActionDef> {
       },
       async (input, session) => {
         const raw = Buffer.from(mimeMessage(input), 'utf8').toString('base64url');
-        const res = await (await session()).request({ method: 'POST', url: 'me/messages/send', body: { json: { raw } } });
+        const res = await (
+          await session()
+        ).request({ method: 'POST', url: 'me/messages/send', body: { json: { raw } } });
         const sent = (res.body ?? {}) as { id?: unknown; threadId?: unknown; labelIds?: unknown };
         return { id: sent.id ?? null, thread_id: sent.threadId ?? null, label_ids: sent.labelIds ?? [] };
       },
@@ -166,82 +245,47 @@ export function gmailActions(self: () => Connector): Record<string, ActionDef> {
           { path: 'id', label: 'Email ID' },
           { path: 'attachmentId', label: 'Attachment ID' },
         ],
-        inputFields: [{ name: 'id', label: 'Email ID' }, { name: 'attachmentId', label: 'Attachment ID' }],
+        inputFields: [
+          { name: 'id', label: 'Email ID' },
+          { name: 'attachmentId', label: 'Attachment ID' },
+        ],
         outputFields: [{ name: 'content_bytes' }, { name: 'size', type: 'integer' }],
       },
       async (input, session) => {
         const id = gmailId(input, 'Email ID', 'id');
         const attachment = gmailId(input, 'Attachment ID', 'attachmentId', 'attachment_id');
-        const res = await (await session()).request({ method: 'GET', url: `me/messages/${id}/attachments/${attachment}` });
+        const res = await (
+          await session()
+        ).request({ method: 'GET', url: `me/messages/${id}/attachments/${attachment}` });
         const body = (res.body ?? {}) as { data?: unknown; size?: unknown };
         if (typeof body.data !== 'string') throw new StepError('Bad response', 'the attachment has no data');
         const bytes = Buffer.from(body.data, 'base64url');
         return { content_bytes: contentOf(bytes), size: typeof body.size === 'number' ? body.size : bytes.length };
       },
     ),
-    search_messages: saasAction(
-      'Search messages',
-      self,
-      {
-        inputFields: ['keywords', 'from', 'to', 'labels', 'has_attachments', 'limit', 'raw_query', 'pageToken', 'includeSpamTrash'].map(
-          (name) => ({ name, optional: true }),
-        ),
-        outputFields: [
-          { name: 'messages', type: 'array', of: 'object' },
-          { name: 'nextPageToken' },
-          { name: 'resultSizeEstimate', type: 'integer' },
-          { name: 'has_more', type: 'boolean' },
-        ],
-      },
-      async (input, session) => {
-        const s = await session();
-        const query: Record<string, string | number | boolean> = { maxResults: countOf(input, 'limit', 20, 50) };
-        const q = searchQuery(input);
-        if (q) query.q = q;
-        const pageToken = textOf(input, 'pageToken').trim();
-        if (pageToken) query.pageToken = pageToken;
-        if (String(input.includeSpamTrash) === 'true') query.includeSpamTrash = true;
-        const res = await s.request({ method: 'GET', url: 'me/messages', query });
-        const list = (res.body ?? {}) as { messages?: Array<{ id: string; threadId: string }>; nextPageToken?: string; resultSizeEstimate?: number };
-        const messages = [];
-        for (const m of list.messages ?? []) {
-          if (!GMAIL_ID.test(String(m.id))) throw new StepError('Bad response', 'the list holds a message without an ID');
-          const one = await s.request({
-            method: 'GET',
-            url: `me/messages/${m.id}`,
-            query: { format: 'metadata', metadataHeaders: ['Subject', 'From', 'Cc', 'Bcc', 'Date'] },
-          });
-          messages.push({
-            messageId: m.id,
-            threadId: m.threadId,
-            subject: header(one.body, 'Subject'),
-            sender: header(one.body, 'From'),
-            cc: header(one.body, 'Cc'),
-            bcc: header(one.body, 'Bcc'),
-            timestamp: header(one.body, 'Date'),
-          });
-        }
-        return {
-          messages,
-          nextPageToken: list.nextPageToken ?? null,
-          resultSizeEstimate: list.resultSizeEstimate ?? messages.length,
-          has_more: typeof list.nextPageToken === 'string' && list.nextPageToken !== '',
-        };
-      },
-    ),
+    search_messages: searchMessages(self),
     get_message: saasAction(
       'Get message',
       self,
       {
         required: [{ path: 'messageId', label: 'Message ID' }],
         inputFields: [{ name: 'messageId', label: 'Message ID' }],
-        outputFields: ['id', 'threadId', 'labelIds', 'snippet', 'payload', 'sizeEstimate', 'historyId', 'internalDate'].map(
-          (name) => ({ name }),
-        ),
+        outputFields: [
+          'id',
+          'threadId',
+          'labelIds',
+          'snippet',
+          'payload',
+          'sizeEstimate',
+          'historyId',
+          'internalDate',
+        ].map((name) => ({ name })),
       },
       async (input, session) => {
         const id = gmailId(input, 'Message ID', 'messageId');
-        const res = await (await session()).request({ method: 'GET', url: `me/messages/${id}`, query: { format: 'full' } });
+        const res = await (
+          await session()
+        ).request({ method: 'GET', url: `me/messages/${id}`, query: { format: 'full' } });
         return res.body;
       },
     ),

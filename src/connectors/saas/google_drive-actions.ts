@@ -16,12 +16,15 @@ const FILE_FIELDS = 'id,name,mimeType,parents,size,createdTime,modifiedTime,webV
 
 function fileId(input: Plain, label: string, ...keys: string[]): string {
   const id = requiredText(input, label, ...keys);
-  if (!FILE_ID.test(id)) throw new StepError('Bad request', `${label} ${JSON.stringify(id.slice(0, 60))} is not a Drive file ID`);
+  if (!FILE_ID.test(id))
+    throw new StepError('Bad request', `${label} ${JSON.stringify(id.slice(0, 60))} is not a Drive file ID`);
   return id;
 }
 
 function optionalFolder(input: Plain): string | null {
-  return textOf(input, 'folder_id', 'parent_id').trim() === '' ? null : fileId(input, 'Folder', 'folder_id', 'parent_id');
+  return textOf(input, 'folder_id', 'parent_id').trim() === ''
+    ? null
+    : fileId(input, 'Folder', 'folder_id', 'parent_id');
 }
 
 /** A text value of a Drive query, quoted as its search syntax says (backslash and quote escaped). */
@@ -50,15 +53,25 @@ export function googleDriveActions(self: () => Connector): Record<string, Action
       if (name.length > 1000) throw new StepError('Bad request', 'File name is longer than 1000 characters');
       const folder = optionalFolder(input);
       const mimeType = textOf(input, 'mime_type').trim() || 'application/octet-stream';
-      if (!/^[\w.+-]+\/[\w.+-]+$/.test(mimeType)) throw new StepError('Bad request', `${JSON.stringify(mimeType.slice(0, 60))} is not a MIME type`);
-      const metadata: Plain = { name, ...(folder ? { parents: [folder] } : {}), ...(textOf(input, 'mime_type').trim() ? { mimeType } : {}) };
+      if (!/^[\w.+-]+\/[\w.+-]+$/.test(mimeType))
+        throw new StepError('Bad request', `${JSON.stringify(mimeType.slice(0, 60))} is not a MIME type`);
+      const metadata: Plain = {
+        name,
+        ...(folder ? { parents: [folder] } : {}),
+        ...(textOf(input, 'mime_type').trim() ? { mimeType } : {}),
+      };
       const boundary = `sb-${randomBytes(12).toString('hex')}`;
       const body = Buffer.concat([
-        Buffer.from(`--${boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${JSON.stringify(metadata)}\r\n--${boundary}\r\nContent-Type: ${mimeType}\r\n\r\n`, 'utf8'),
+        Buffer.from(
+          `--${boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n${JSON.stringify(metadata)}\r\n--${boundary}\r\nContent-Type: ${mimeType}\r\n\r\n`,
+          'utf8',
+        ),
         bytesOf(textOf(input, 'content', 'fileContent', 'file_content')),
         Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8'),
       ]);
-      const res = await (await session()).request({
+      const res = await (
+        await session()
+      ).request({
         method: 'POST',
         url: '/upload/drive/v3/files',
         query: { uploadType: 'multipart', fields: FILE_FIELDS, supportsAllDrives: true },
@@ -80,7 +93,9 @@ export function googleDriveActions(self: () => Connector): Record<string, Action
       },
       async (input, session) => {
         const id = fileId(input, 'File', 'file_id', 'id');
-        const res = await (await session()).request({
+        const res = await (
+          await session()
+        ).request({
           method: 'GET',
           url: `files/${id}`,
           query: { alt: 'media', supportsAllDrives: true },
@@ -98,7 +113,12 @@ export function googleDriveActions(self: () => Connector): Record<string, Action
           { name: 'name', label: 'Name contains', optional: true },
           { name: 'folder_id', label: 'Folder', optional: true },
           { name: 'mime_type', optional: true },
-          { name: 'query', label: 'Query', optional: true, hint: "Drive search syntax, e.g. modifiedTime > '2024-01-01'" },
+          {
+            name: 'query',
+            label: 'Query',
+            optional: true,
+            hint: "Drive search syntax, e.g. modifiedTime > '2024-01-01'",
+          },
           { name: 'count', type: 'integer', optional: true, default: '100' },
         ],
         outputFields: [{ name: 'files', type: 'array', of: 'object', properties: FILE_OUTPUT }],

@@ -20,7 +20,10 @@ interface SheetRef {
 function sheetOf(input: Plain): SheetRef {
   const spreadsheetId = requiredText(input, 'Spreadsheet', 'spreadsheet_id', 'spreadsheet');
   if (!SPREADSHEET_ID.test(spreadsheetId))
-    throw new StepError('Bad request', `Spreadsheet ${JSON.stringify(spreadsheetId.slice(0, 60))} is not a spreadsheet ID`);
+    throw new StepError(
+      'Bad request',
+      `Spreadsheet ${JSON.stringify(spreadsheetId.slice(0, 60))} is not a spreadsheet ID`,
+    );
   const sheet = requiredText(input, 'Sheet', 'sheet', 'sheet_id', 'sheet_name');
   if (sheet.length > 100 || /[\r\n]/.test(sheet)) throw new StepError('Bad request', 'Sheet is not a sheet name');
   return { spreadsheetId, sheet };
@@ -55,7 +58,11 @@ function cellsOf(data: Plain, headers: string[], base: string[]): string[] {
   const cells = headers.map((_, i) => base[i] ?? '');
   for (const [key, value] of Object.entries(data)) {
     const at = headers.indexOf(key);
-    if (at < 0) throw new StepError('Bad request', `${JSON.stringify(key.slice(0, 80))} is not a column of the sheet (its header row: ${headers.join(', ')})`);
+    if (at < 0)
+      throw new StepError(
+        'Bad request',
+        `${JSON.stringify(key.slice(0, 80))} is not a column of the sheet (its header row: ${headers.join(', ')})`,
+      );
     if (value === null || value === undefined) continue;
     cells[at] = typeof value === 'object' ? JSON.stringify(value) : String(value);
   }
@@ -68,7 +75,10 @@ function rowNumberOf(input: Plain): number {
   const text = requiredText(input, 'Row number', 'row_number', 'row_id');
   const n = Number(text);
   if (!Number.isInteger(n) || n < 2 || n > 10_000_000)
-    throw new StepError('Bad request', `Row number ${JSON.stringify(text.slice(0, 20))} is not a data row (2 or more: row 1 holds the headers)`);
+    throw new StepError(
+      'Bad request',
+      `Row number ${JSON.stringify(text.slice(0, 20))} is not a data row (2 or more: row 1 holds the headers)`,
+    );
   return n;
 }
 
@@ -85,7 +95,10 @@ export function googleSheetsActions(self: () => Connector): Record<string, Actio
       {
         required: [{ path: 'spreadsheet_id', label: 'Spreadsheet' }],
         inputFields: [...SHEET_FIELDS, { name: 'data', type: 'object', label: 'Row data' }],
-        outputFields: [{ name: 'row_number', type: 'integer' }, { name: 'data', type: 'object' }],
+        outputFields: [
+          { name: 'row_number', type: 'integer' },
+          { name: 'data', type: 'object' },
+        ],
       },
       async (input, session) => {
         const ref = sheetOf(input);
@@ -98,7 +111,9 @@ export function googleSheetsActions(self: () => Connector): Record<string, Actio
           query: { valueInputOption: 'USER_ENTERED', insertDataOption: 'INSERT_ROWS' },
           body: { json: { range: range(ref, 'A1'), majorDimension: 'ROWS', values: [cells] } },
         });
-        const updated = String((res.body as { updates?: { updatedRange?: unknown } } | null)?.updates?.updatedRange ?? '');
+        const updated = String(
+          (res.body as { updates?: { updatedRange?: unknown } } | null)?.updates?.updatedRange ?? '',
+        );
         const row = /![A-Z]+(\d+)/.exec(updated)?.[1];
         return { row_number: row === undefined ? null : Number(row), data: byHeader(headers, cells) };
       },
@@ -112,7 +127,10 @@ export function googleSheetsActions(self: () => Connector): Record<string, Actio
           { path: 'row_number', label: 'Row number' },
         ],
         inputFields: [...SHEET_FIELDS, { name: 'row_number', type: 'integer' }, { name: 'data', type: 'object' }],
-        outputFields: [{ name: 'row_number', type: 'integer' }, { name: 'data', type: 'object' }],
+        outputFields: [
+          { name: 'row_number', type: 'integer' },
+          { name: 'data', type: 'object' },
+        ],
       },
       async (input, session) => {
         const ref = sheetOf(input);
@@ -147,12 +165,19 @@ export function googleSheetsActions(self: () => Connector): Record<string, Actio
       async (input, session) => {
         const ref = sheetOf(input);
         const count = countOf(input, 'count', 200, 5000);
-        const where = Object.entries(objectOf(input, 'data')).filter(([, v]) => v !== null && v !== undefined && v !== '');
-        const res = await (await session()).request({ method: 'GET', url: valuesUrl(ref, range(ref)), query: { majorDimension: 'ROWS' } });
-        const values = ((res.body as { values?: unknown[][] } | null)?.values ?? []).map((r) => r.map((v) => String(v ?? '')));
+        const where = Object.entries(objectOf(input, 'data')).filter(
+          ([, v]) => v !== null && v !== undefined && v !== '',
+        );
+        const res = await (
+          await session()
+        ).request({ method: 'GET', url: valuesUrl(ref, range(ref)), query: { majorDimension: 'ROWS' } });
+        const values = ((res.body as { values?: unknown[][] } | null)?.values ?? []).map((r) =>
+          r.map((v) => String(v ?? '')),
+        );
         const headers = values[0] ?? [];
         for (const [key] of where)
-          if (!headers.includes(key)) throw new StepError('Bad request', `${JSON.stringify(key.slice(0, 80))} is not a column of the sheet`);
+          if (!headers.includes(key))
+            throw new StepError('Bad request', `${JSON.stringify(key.slice(0, 80))} is not a column of the sheet`);
         const rows: Plain[] = [];
         for (let i = 1; i < values.length && rows.length < count; i++) {
           const cells = values[i] ?? [];

@@ -7,7 +7,16 @@
 import { collect, nextUrlInBody } from '../http/pagination.ts';
 import { StepError } from '../step-error.ts';
 import type { ActionDef, Connector } from '../types.ts';
-import { addressesOf, bytesOf, contentOf, listOf, requiredText, saasAction, textOf, type Plain } from './action-inputs.ts';
+import {
+  addressesOf,
+  bytesOf,
+  contentOf,
+  listOf,
+  requiredText,
+  saasAction,
+  textOf,
+  type Plain,
+} from './action-inputs.ts';
 
 /** Graph message IDs (base64 with URL-safe characters). */
 const MESSAGE_ID = /^[A-Za-z0-9=_+/-]{1,1024}$/;
@@ -28,12 +37,25 @@ export function outlookActions(self: () => Connector): Record<string, ActionDef>
         inputFields: [
           { name: 'to', label: 'To' },
           { name: 'subject', label: 'Subject' },
-          { name: 'email_type', optional: true, pick_list: [['Text', 'text'], ['HTML', 'html']] },
+          {
+            name: 'email_type',
+            optional: true,
+            pick_list: [
+              ['Text', 'text'],
+              ['HTML', 'html'],
+            ],
+          },
           { name: 'message', optional: true },
           { name: 'cc', optional: true },
           { name: 'bcc', optional: true },
           { name: 'reply_to', optional: true },
-          { name: 'attachments', type: 'array', of: 'object', optional: true, properties: [{ name: 'file_content' }, { name: 'file_name' }] },
+          {
+            name: 'attachments',
+            type: 'array',
+            of: 'object',
+            optional: true,
+            properties: [{ name: 'file_content' }, { name: 'file_name' }],
+          },
         ],
         outputFields: [],
       },
@@ -62,7 +84,9 @@ export function outlookActions(self: () => Connector): Record<string, ActionDef>
           };
         });
         if (attachments.length > 0) message.attachments = attachments;
-        await (await session()).request({ method: 'POST', url: 'me/sendMail', body: { json: { message, saveToSentItems: true } } });
+        await (
+          await session()
+        ).request({ method: 'POST', url: 'me/sendMail', body: { json: { message, saveToSentItems: true } } });
         return {};
       },
     ),
@@ -83,7 +107,11 @@ export function outlookActions(self: () => Connector): Record<string, ActionDef>
       },
       async (input, session) => {
         const id = requiredText(input, 'Message ID', 'message_id', 'id');
-        if (!MESSAGE_ID.test(id)) throw new StepError('Bad request', `Message ID ${JSON.stringify(id.slice(0, 60))} is not an Outlook message ID`);
+        if (!MESSAGE_ID.test(id))
+          throw new StepError(
+            'Bad request',
+            `Message ID ${JSON.stringify(id.slice(0, 60))} is not an Outlook message ID`,
+          );
         const items = await collect(
           await session(),
           { method: 'GET', url: `me/messages/${encodeURIComponent(id)}/attachments` },

@@ -40,10 +40,12 @@ export function sendgridActions(self: () => Connector): Record<string, ActionDef
         inputFields: [
           { name: 'to', label: 'To' },
           { name: 'from', label: 'From' },
-          ...['from_name', 'cc', 'bcc', 'reply_to', 'subject', 'content', 'content_type', 'template_id'].map((name) => ({
-            name,
-            optional: true,
-          })),
+          ...['from_name', 'cc', 'bcc', 'reply_to', 'subject', 'content', 'content_type', 'template_id'].map(
+            (name) => ({
+              name,
+              optional: true,
+            }),
+          ),
           { name: 'dynamic_template_data', type: 'object', optional: true },
         ],
         outputFields: [{ name: 'message_id' }],
@@ -74,7 +76,9 @@ export function sendgridActions(self: () => Connector): Record<string, ActionDef
         const content = textOf(input, 'content');
         if (content) {
           const type = textOf(input, 'content_type').trim().toLowerCase();
-          body.content = [{ type: type === 'html' || type === 'text/html' ? 'text/html' : 'text/plain', value: content }];
+          body.content = [
+            { type: type === 'html' || type === 'text/html' ? 'text/html' : 'text/plain', value: content },
+          ];
         }
         if (!templateId && (!subject || !content))
           throw new StepError('Bad request', 'an e-mail needs a subject and content, or a template_id');
