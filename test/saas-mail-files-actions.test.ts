@@ -7,7 +7,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestApp } from './helpers.ts';
-import { action, CURRENT, fire, pill, webhookRecipe, type RanJob, type StepDoc } from './recipes.ts';
+import {
+  action,
+  createRecipe,
+  CURRENT,
+  fire,
+  pill,
+  webhookRecipe,
+  webhookTrigger,
+  type RanJob,
+  type StepDoc,
+} from './recipes.ts';
 import { googleData } from './stand-ins/google-workspace.ts';
 import { startMailFilesApp, TIMEOUT_MS } from './stand-ins/mail-files-app.ts';
 import { outlookOf } from './stand-ins/microsoft.ts';
@@ -347,6 +357,28 @@ describe('Gmail, Google Drive, Google Sheets, SendGrid and Outlook named actions
     assert.equal(mail.messages.length, 1);
     assert.equal(mail.has_more, true);
     assert.equal(mail.nextPageToken, '1');
+  });
+
+  test('a blank required field or an unknown action is refused when the recipe starts', async () => {
+    const cases: Array<[StepDoc, unknown]> = [
+      [action('gmail', 'send_mail', 's', { to: 'a@b.example' }), [['Subject', null, "can't be blank", 'subject']]],
+      [action('sendgrid', 'add_contact', 'c', { first_name: 'Ana' }), [['Email', null, "can't be blank", 'email']]],
+      [
+        action('google_sheets', 'update_row_v4_new', 'u', { spreadsheet_id: SHEET, sheet: 'S' }),
+        [['Row number', null, "can't be blank", 'row_number']],
+      ],
+      [action('outlook', 'get_attachments', 'g', {}), [['Message ID', null, "can't be blank", 'message_id']]],
+      [
+        action('google_drive', 'upload_to_dropbox', 'x', {}),
+        [['name', 'upload_to_dropbox', 'is invalid: google_drive has no action named upload_to_dropbox']],
+      ],
+    ];
+    for (const [step, errors] of cases) {
+      const id = await createRecipe(t, webhookTrigger([step]), { config: config(String(step.provider)) });
+      const start = await t.call('PUT', `/api/recipes/${id}/start`);
+      assert.equal(start.body.success, false, JSON.stringify(step));
+      assert.deepEqual(start.body.code_errors, [[1, errors]]);
+    }
   });
 
   test("bad input is refused before any request; the service's refusals are the step's error", async () => {
