@@ -490,7 +490,7 @@ describe('Gmail, Google Drive, Google Sheets, SendGrid and Outlook named actions
     assert.equal(broken.lines[1]?.error, '500 Server error: An internal server error occurred.');
     assert.deepEqual(outlookOf(microsoft).sent.length, 1, 'only the first test sent a mail');
 
-    sendgrid.enqueue({ delayMs: TIMEOUT_MS * 3, json: {} });
+    sendgrid.enqueue({ delayMs: TIMEOUT_MS * 2, json: {} });
     const slow = await run([
       action('sendgrid', 'send_email', 's', { to: 'a@b.example', from: 'c@d.example', subject: 's', content: 'c' }),
     ]);

@@ -10,7 +10,7 @@ import { API_KEY, sendgrid as sendgridFixture } from './sendgrid.ts';
 import { CLIENT_ID, CLIENT_SECRET, startStandIn, type StandIn } from './stand-in.ts';
 
 /** The HTTP timeout of the app's connector requests. */
-export const TIMEOUT_MS = 1500;
+export const TIMEOUT_MS = 3000;
 
 export interface MailFilesApp {
   t: TestApp;
