@@ -2,8 +2,9 @@
 // against a local stand-in of a provider: OAuth 2.0 authorization code (Connect, the provider's
 // consent, GET /oauth/callback, the code exchange by the standard request at `token_url` or by the
 // connector's `acquire`), the app from the environment's custom OAuth profile or the connection's
-// fields, tokens sealed at rest, `refresh_on` and `detect_on` refreshing once then sending the
-// request again, a refused refresh failing the step naming the connection, and `multi`.
+// fields, tokens sealed at rest, client credentials through `acquire`, `refresh_on` and
+// `detect_on` refreshing once then sending the request again, a refused refresh failing the step
+// naming the connection, and `multi`.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -65,9 +66,12 @@ async function startProvider(): Promise<Provider> {
         if (req.method === 'POST' && url.pathname === '/oauth/token') {
           const form = new URLSearchParams(body);
           p.tokenForms.push(form);
-          const id = form.get('client_id') ?? '';
-          if (APPS[id] === undefined || APPS[id] !== form.get('client_secret'))
-            return json(401, { error: 'invalid_client' });
+          // The client authenticates in the form, or with HTTP Basic (RFC 6749 §2.3.1).
+          const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+          const [basicId, basicSecret] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':') : [];
+          const id = basicId ?? form.get('client_id') ?? '';
+          const secret = basicSecret ?? form.get('client_secret');
+          if (APPS[id] === undefined || APPS[id] !== secret) return json(401, { error: 'invalid_client' });
           const grant = form.get('grant_type');
           if (grant === 'authorization_code') {
             const code = form.get('code') ?? '';
@@ -76,7 +80,7 @@ async function startProvider(): Promise<Provider> {
           } else if (grant === 'refresh_token') {
             if (p.refuseRefresh || !p.refreshTokens.has(form.get('refresh_token') ?? ''))
               return json(400, { error: 'invalid_grant', error_description: 'the refresh token was revoked' });
-          } else return json(400, { error: 'unsupported_grant_type' });
+          } else if (grant !== 'client_credentials') return json(400, { error: 'unsupported_grant_type' });
           const access = `access-${++n}-${Math.random().toString(36).slice(2)}`;
           const refresh = `refresh-${n}-${Math.random().toString(36).slice(2)}`;
           p.valid.add(access);
@@ -185,6 +189,39 @@ const OWN_LAMBDAS = `{
 }
 `;
 
+// The vendor's client credentials guide: custom_auth whose acquire asks the token endpoint with HTTP Basic.
+const CLIENT_CREDENTIALS = `{
+  title: 'Notes Service',
+  connection: {
+    fields: [
+      { name: 'api_url' },
+      { name: 'client_id', optional: false },
+      { name: 'client_secret', control_type: 'password', optional: false }
+    ],
+    authorization: {
+      type: 'custom_auth',
+      acquire: lambda do |connection|
+        hash = "#{connection['client_id']}:#{connection['client_secret']}".base64.gsub("\\n", '')
+        response = post("#{connection['api_url']}/oauth/token")
+                     .payload(grant_type: 'client_credentials')
+                     .headers(Authorization: "Basic #{hash}")
+                     .request_format_www_form_urlencoded
+        { access_token: response['access_token'] }
+      end,
+      refresh_on: [401, 403],
+      apply: lambda do |connection|
+        headers('Authorization' => "Bearer #{connection['access_token']}")
+      end
+    },
+    base_uri: lambda { |connection| connection['api_url'] }
+  },
+  test: lambda { |_connection| get('/me') },
+  actions: {
+    list_notes: { execute: lambda { |_connection, _input| { notes: get('/notes')['notes'] } } }
+  }
+}
+`;
+
 const MULTI = `{
   title: 'Notes Multi',
   connection: {
@@ -266,7 +303,7 @@ async function runNotes(providerName: string, connectionId: number): Promise<Ran
 
 const refreshes = () => provider.tokenForms.filter((f) => f.get('grant_type') === 'refresh_token').length;
 
-describe('OAuth 2.0 authorization code of a custom connector (Connect, GET /oauth/callback, recipe jobs)', () => {
+describe('connections of custom connectors that authorize: Connect, GET /oauth/callback, tests and recipe jobs', () => {
   test('the custom OAuth profile is the app; the code is exchanged at token_url; tokens sealed; a 401 refreshes once and the request is sent again', async () => {
     const name = await released(STANDARD);
     const profile = await t.call('POST', '/api/custom_oauth_profiles', {
@@ -380,6 +417,32 @@ describe('OAuth 2.0 authorization code of a custom connector (Connect, GET /oaut
     assert.equal(created.status, 200, created.text);
     assert.equal(created.body.authorization_status, 'failed');
     assert.match(created.body.authorization_error, /not connected yet/);
+  });
+
+  test('client credentials (custom_auth acquire): a token at connect, sealed; a 401 in a job acquires a new one and sends the request again', async () => {
+    const name = await released(CLIENT_CREDENTIALS);
+    const grants = () => provider.tokenForms.filter((f) => f.get('grant_type') === 'client_credentials').length;
+    const before = grants();
+    const created = await t.call('POST', '/api/connections', {
+      body: {
+        name: `Notes ${++counter}`,
+        provider: name,
+        input: { api_url: provider.url, client_id: 'field-client', client_secret: 'field-secret' },
+      },
+    });
+    assert.equal(created.body.authorization_status, 'success', created.text);
+    assert.equal(grants(), before + 1);
+    const id = created.body.id as number;
+    const token = openAuthState(t.ctx.secretBox, await sealed(id)).accessToken!;
+    assert.ok(!(await sealed(id)).includes(token));
+    const job = await runNotes(name, id);
+    assert.equal(job.status, 'succeeded', job.error ?? '');
+    assert.equal(grants(), before + 1, 'the stored token is used');
+    provider.valid.delete(token);
+    const again = await runNotes(name, id);
+    assert.equal(again.status, 'succeeded', again.error ?? '');
+    assert.equal(grants(), before + 2);
+    assert.notEqual(openAuthState(t.ctx.secretBox, await sealed(id)).accessToken, token);
   });
 
   test('multi: the option `selected` picks authenticates the test and the job', async () => {
