@@ -419,6 +419,23 @@ describe('connections of custom connectors that authorize: Connect, GET /oauth/c
     assert.match(created.body.authorization_error, /not connected yet/);
   });
 
+  test("an authorization_url that raises: Connect answers 422 with the connector's message, nothing connects", async () => {
+    const name = await released(
+      STANDARD.replace(
+        `authorization_url: lambda { |connection| "#{connection['api_url']}/oauth/authorize?scope=notes.read" }`,
+        "authorization_url: lambda { |_connection| error('the tenant is not set') }",
+      ),
+    );
+    const id = await shell(name, { api_url: provider.url, client_id: 'field-client', client_secret: 'field-secret' });
+    const page = await browser.post(`/console/connections/${id}/connect`);
+    assert.equal(page.statusCode, 422, page.body);
+    assert.match(page.body, /did not give an authorization URL/);
+    assert.match(page.body, /the tenant is not set/);
+    assert.ok(![page.headers['set-cookie']].flat().some((c) => String(c).startsWith('sb_oauth=')));
+    const connection = await t.call('GET', `/api/connections/${id}`);
+    assert.equal(connection.body.authorization_status, null);
+  });
+
   test('client credentials (custom_auth acquire): a token at connect, sealed; a 401 in a job acquires a new one and sends the request again', async () => {
     const name = await released(CLIENT_CREDENTIALS);
     const grants = () => provider.tokenForms.filter((f) => f.get('grant_type') === 'client_credentials').length;

@@ -94,13 +94,20 @@ export async function startAuthorization(
     created_at: toStored(now),
     expires_at: toStored(new Date(now.getTime() + OAUTH_STATE_TTL_MS)),
   });
-  const url = await client.authorizationUrl({
-    clientId: app.clientId,
-    redirectUri: redirectUriOf(ctx),
-    state,
-    codeChallenge: pkce?.challenge ?? null,
-    values,
-  });
+  let url: string;
+  try {
+    url = await client.authorizationUrl({
+      clientId: app.clientId,
+      redirectUri: redirectUriOf(ctx),
+      state,
+      codeChallenge: pkce?.challenge ?? null,
+      values,
+    });
+  } catch (error) {
+    if (error instanceof AuthorizationError)
+      throw new AppError('oauth_authorization_url_failed', { params: { reason: error.message.slice(0, 500) } });
+    throw error;
+  }
   // The browser goes where the connector's requests go (CONNECTOR_ORIGINS: a stand-in of the service).
   return { url: applyOrigins(url, ctx.config.connectorOrigins), browserNonce };
 }
