@@ -4,11 +4,12 @@
 // base64, said by `content_encoding` ("utf-8" or "base64") beside it; inputs take either. Archives
 // are read with the package reader's limits (src/api/packages/zip.ts): entries, sizes and the total
 // are checked before anything is inflated, and a gzip is inflated within FILE_MAX_BYTES.
-// `transform_image` needs an image codec: not built.
+// `transform_image` (Transform image file) lives in images/transform.ts.
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { createZipWriter, readZip, ZipError } from '../../api/packages/zip.ts';
 import { StepError, type ActionDef, type Connector } from './types.ts';
+import { transformImage } from './images/transform.ts';
 import { hashGet, isHash, newHash, toRubyString, type Hash, type Value } from '../../recipe/formula/values.ts';
 
 const MAX_FILES = 1000;
@@ -210,5 +211,6 @@ export const fileConnector: Connector = {
     compress_file: compressFile,
     uncompress_file: uncompressFile,
     read_file: readFileFromUrl,
+    transform_image: transformImage,
   },
 };
