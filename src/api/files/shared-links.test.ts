@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
-import { action, fire, pill, webhookRecipe } from '../../../test/recipes.ts';
+import { action, fire, webhookRecipe } from '../../../test/recipes.ts';
 import { shareableLink } from './shared-links.ts';
 
 let t: TestApp;
@@ -14,7 +14,6 @@ before(async () => {
 after(() => t.close());
 
 const files = (name: string, as: string, input: Record<string, unknown>) => action('workato_files', name, as, input);
-const payload = (...path: string[]) => pill('workato_webhooks', 'hook', 'payload', ...path);
 
 /** The link a recipe made with these inputs (a file stored first at /shared/report.csv). */
 async function link(input: Record<string, unknown>) {

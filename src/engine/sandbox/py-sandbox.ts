@@ -107,6 +107,51 @@ async function runOn(slot: Slot, request: PyRequest, timeoutMs: number): Promise
 }
 
 /**
+ * The memory snapshot of a loaded interpreter that new workers start from: the one kept on disk by
+ * an earlier run (`files` in order of preference, read once; missing or unreadable: none), then
+ * the one the first full load makes, written to each of `files`.
+ */
+function snapshotStore(files: readonly string[]) {
+  let snapshot: SharedArrayBuffer | null = null;
+  let read = false;
+  const shared = (bytes: Uint8Array) => {
+    const buffer = new SharedArrayBuffer(bytes.byteLength);
+    new Uint8Array(buffer).set(bytes);
+    return buffer;
+  };
+  return {
+    current(): SharedArrayBuffer | null {
+      if (read) return snapshot;
+      read = true;
+      for (const file of files) {
+        try {
+          snapshot = shared(readFileSync(file));
+          break;
+        } catch {
+          snapshot = null;
+        }
+      }
+      return snapshot;
+    },
+    keep(bytes: Uint8Array): void {
+      read = true;
+      snapshot = shared(bytes);
+      for (const file of files) {
+        // Written under a name of this process, then renamed: a reader never sees half a file.
+        const partial = `${file}.${process.pid}.tmp`;
+        try {
+          mkdirSync(dirname(file), { recursive: true });
+          writeFileSync(partial, bytes);
+          renameSync(partial, file);
+        } catch {
+          rmSync(partial, { force: true });
+        }
+      }
+    },
+  };
+}
+
+/**
  * `snapshotFiles`: where a loaded interpreter's snapshot may be, in order of preference (the data
  * directory's, then the installation's); the first that can be read is used, and when it does not
  * load the interpreter loads in full. A snapshot made by a full load is written to each of them.
@@ -130,44 +175,10 @@ export function createPySandbox(options: {
   const waiting: Array<{ tenant: string; resolve: (slot: Slot | null) => void }> = [];
   let nextId = 1;
   let closed = false;
-  // The memory snapshot of a loaded interpreter, from the first worker: later ones start from it.
-  let snapshot: SharedArrayBuffer | null = null;
-  let snapshotRead = false;
-
-  /** The snapshot kept on disk by an earlier run, read once (missing or unreadable files: none). */
-  function readSnapshot(): void {
-    snapshotRead = true;
-    for (const file of options.snapshotFiles ?? []) {
-      try {
-        const bytes = readFileSync(file);
-        snapshot = new SharedArrayBuffer(bytes.length);
-        new Uint8Array(snapshot).set(bytes);
-        return;
-      } catch {
-        snapshot = null;
-      }
-    }
-  }
-
-  function keepSnapshot(bytes: Uint8Array): void {
-    snapshot = new SharedArrayBuffer(bytes.byteLength);
-    new Uint8Array(snapshot).set(bytes);
-    for (const file of options.snapshotFiles ?? []) {
-      // Written under a name of this process, then renamed: a reader never sees half a file.
-      const partial = `${file}.${process.pid}.tmp`;
-      try {
-        mkdirSync(dirname(file), { recursive: true });
-        writeFileSync(partial, bytes);
-        renameSync(partial, file);
-      } catch {
-        rmSync(partial, { force: true });
-      }
-    }
-  }
+  const snapshots = snapshotStore(options.snapshotFiles ?? []);
 
   function start(): Slot {
-    if (!snapshotRead) readSnapshot();
-    const workerData: PyWorkerData = { snapshot };
+    const workerData: PyWorkerData = { snapshot: snapshots.current() };
     const worker = new Worker(WORKER_URL, {
       workerData,
       resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
@@ -177,7 +188,7 @@ export function createPySandbox(options: {
       const onMessage = (message: PyBoot) => {
         worker.off('error', onError);
         worker.off('exit', onExit);
-        if (message.boot === 'ready' && message.snapshot) keepSnapshot(message.snapshot);
+        if (message.boot === 'ready' && message.snapshot) snapshots.keep(message.snapshot);
         resolve(
           message.boot === 'ready' ? { interrupt: new Int32Array(message.interrupt) } : { failed: message.message },
         );
@@ -232,7 +243,7 @@ export function createPySandbox(options: {
 
   /** Once a snapshot makes loading quick, keep a fresh worker loaded for the next tenant. */
   function keepSpare(): void {
-    if (closed || snapshot === null || slots.length >= most) return;
+    if (closed || snapshots.current() === null || slots.length >= most) return;
     if (slots.some((s) => s.tenant === null && !s.busy)) return;
     start();
   }

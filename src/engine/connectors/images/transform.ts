@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { imageSize } from 'image-size';
 import { StepError, type ActionDef } from '../types.ts';
 import { hashGet, isHash, newHash, toRubyString, type Hash, type Value } from '../../../recipe/formula/values.ts';
-import { contentBytes } from '../file_connector.ts';
+import { contentBytes } from '../file-content.ts';
 import type { ImageJob, ImageReply } from './image-worker.ts';
 
 const WORKER_URL = new URL('./image-worker.ts', import.meta.url);
