@@ -13,7 +13,7 @@ import {
 import { listTestCases } from '../../api/test_cases/test_cases.service.ts';
 import { listFolders } from '../../api/folders/folders.service.ts';
 import { tagsByHandle } from '../../api/tags/tags.service.ts';
-import { recipeListPage, recipePage } from './recipes.ts';
+import { recipeListPage, recipePage, startProblemOf, type StartProblem } from './recipes.ts';
 import { type ConsoleKit, PAGE_SIZE, Form, NoticeQuery } from '../kit.ts';
 
 export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
@@ -85,7 +85,7 @@ export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit):
     reply: FastifyReply,
     id: number,
     message?: { text: string; kind: 'ok' | 'error' },
-    startErrors?: string[],
+    startErrors?: StartProblem[],
     status = 200,
   ) {
     const auth = callerWith(request, 'recipes:read');
@@ -126,13 +126,13 @@ export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit):
       const result = await startRecipe(ctx, engine, auth, request.params.id);
       if (result.success) return reply.redirect(`/console/recipes/${request.params.id}?done=started`, 303);
       const problems = [...result.code_errors, ...result.config_errors].flatMap(([step, details]) =>
-        details.map((d) => `Step ${step}: ${d.filter((part) => typeof part === 'string').join(' ')}`),
+        details.map((d) => startProblemOf(step, d)),
       );
       return showRecipe(
         request,
         reply,
         request.params.id,
-        { text: 'The recipe cannot start:', kind: 'error' },
+        undefined,
         problems,
         422,
       );

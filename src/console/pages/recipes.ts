@@ -60,6 +60,34 @@ ${data.hasMore ? html`<a href="/console/recipes${query({ ...params, page: f.page
   );
 }
 
+/** One reason a start was refused: the step, what it names, the problem, the input field it sits in. */
+export interface StartProblem {
+  step: number;
+  subject: string;
+  message: string;
+  field: string | null;
+}
+
+/** A step error as the engine reports it (`[label, value, message, field]`) in words for the page. */
+export function startProblemOf(step: number, detail: readonly unknown[]): StartProblem {
+  const [label, value, message, field] = detail;
+  const named = typeof value === 'string' && value !== '' ? `${String(label)} “${value}”` : String(label ?? '');
+  return {
+    step,
+    subject: named,
+    message: typeof message === 'string' ? message : '',
+    field: typeof field === 'string' && field !== '' ? field : null,
+  };
+}
+
+/** Why a start was refused: one box, a line per problem, the field named as such. */
+export function startProblems(problems: readonly StartProblem[]): Html {
+  return html`<div class="notice error" role="alert"><p>The recipe cannot start:</p><ul class="problems">${problems.map(
+    (p) =>
+      html`<li><strong>Step ${p.step}</strong>${p.subject ? html` · ${p.subject}` : ''}: ${p.message}${p.field ? html` <span class="muted small">(input field <code>${p.field}</code>)</span>` : ''}</li>`,
+  )}</ul></div>`;
+}
+
 function state(running: boolean): Html {
   return running ? html`<span class="badge ok">running</span>` : html`<span class="badge">stopped</span>`;
 }
@@ -76,7 +104,7 @@ export interface RecipeData {
   canWrite: boolean;
   canReadJobs: boolean;
   message?: { text: string; kind: 'ok' | 'error' } | undefined;
-  startErrors?: string[] | undefined;
+  startErrors?: readonly StartProblem[] | undefined;
   /** The recipe's test cases; null when the role may not read them. */
   testCases?: readonly TestCaseSummary[] | null | undefined;
   canRunTests?: boolean | undefined;
@@ -91,7 +119,7 @@ export function recipePage(frame: PageFrame, data: RecipeData, csrf: string): st
     frame,
     html`
 ${data.message ? notice(data.message.text, data.message.kind) : ''}
-${data.startErrors && data.startErrors.length > 0 ? html`<ul class="notice error" role="alert">${data.startErrors.map((e) => html`<li>${e}</li>`)}</ul>` : ''}
+${data.startErrors && data.startErrors.length > 0 ? startProblems(data.startErrors) : ''}
 <dl class="facts">
   <dt>State</dt><dd>${state(r.running)}</dd>
   <dt>Version</dt><dd>${r.version_no}</dd>
