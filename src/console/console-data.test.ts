@@ -270,6 +270,14 @@ describe('GET /console/workflow-tasks and POST /console/workflow-tasks/:id/compl
     const ended = await admin.get(`/console/workflow-tasks/${taskId}?done=task_completed`);
     assert.match(ended.body, /Task completed: its job goes on\./);
     assert.match(ended.body, /<span class="badge ok">completed<\/span>/);
+    // Recorded as completed by whoever signed in, not by its assignee.
+    const clients = await t.call('GET', '/api/developer_api_clients');
+    const me = (clients.body.result.items as Array<{ name: string; id: number }>)[0];
+    assert.ok(me);
+    const stored = await t.call('GET', `/api/workflow_tasks/${taskId}`);
+    assert.equal(stored.body.completed_by, me.name);
+    assert.notEqual(me.name, 'ana@example.com');
+    assert.match(ended.body, new RegExp(`</time> by ${me.name}</dd>`));
     assert.doesNotMatch(ended.body, /name="decision"/);
     assert.doesNotMatch((await admin.get('/console/workflow-tasks')).body, /Approve order/, 'no longer open');
     assert.match((await admin.get('/console/workflow-tasks?status=completed')).body, /Approve order/);
