@@ -79,6 +79,16 @@ function value(label: string, text: string | null, masked: boolean): Html {
   return html`<details class="value"><summary><span class="label">${label}</span> <span class="muted">${shown.length.toLocaleString('en')} characters: show</span></summary><pre>${clipped}</pre></details>`;
 }
 
+/** A job's time from its trigger to its end, waits for workflow tasks included. */
+export function duration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '?';
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 3 : 1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 60) return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h ${minutes % 60} min` : `${Math.floor(hours / 24)} days ${hours % 24} h`;
+}
+
 export function jobPage(frame: PageFrame, data: JobData, csrf: string): string {
   const { job, recipe } = data;
   const base = `/console/recipes/${recipe.id}/jobs/${job.handle}`;
@@ -98,6 +108,7 @@ ${data.message ? notice(data.message.text, data.message.kind) : ''}
   <dt>Status</dt><dd>${statusBadge(job.status)}${job.is_repeat ? ' (a re-run)' : ''}</dd>
   <dt>Started</dt><dd>${time(job.started_at)}</dd>
   <dt>Ended</dt><dd>${time(job.completed_at)}</dd>
+  ${job.completed_at ? html`<dt>Duration</dt><dd>${duration(Date.parse(job.completed_at) - Date.parse(job.started_at))}</dd>` : ''}
   ${job.error ? html`<dt>Error</dt><dd class="error-text">${job.error}</dd>` : ''}
 </dl>
 ${controls}
