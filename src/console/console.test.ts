@@ -370,7 +370,13 @@ describe('POST /console/recipes/:id/start and /stop', () => {
     const broken = await createRecipe(
       t,
       webhookTrigger([
-        { keyword: 'action', provider: 'workato_recipe_function', name: 'call_recipe', as: 'call', input: { flow_id: 987654 } },
+        {
+          keyword: 'action',
+          provider: 'workato_recipe_function',
+          name: 'call_recipe',
+          as: 'call',
+          input: { flow_id: 987654 },
+        },
       ]),
     );
     const res = await post(`/console/recipes/${broken}/start`, { _csrf: admin.csrf }, admin.cookie);

@@ -58,7 +58,6 @@ const NOTICES: Record<string, string> = {
   row_deleted: 'Row deleted.',
   published: 'Message published.',
   build_started: 'Build started: it is pending until its package is written.',
-  deployed: 'Deployment started.',
   record_added: 'Record added.',
   record_saved: 'Record saved.',
   record_deleted: 'Record deleted.',

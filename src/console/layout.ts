@@ -53,6 +53,6 @@ export function csrfField(csrf: string): Html {
 }
 
 /** A one-line message above a page's content, after a change. */
-export function notice(text: string | undefined, kind: 'ok' | 'error' = 'ok'): Html | '' {
+export function notice(text: string | undefined, kind: 'ok' | 'error' | 'pending' = 'ok'): Html | '' {
   return text ? html`<p class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>` : '';
 }

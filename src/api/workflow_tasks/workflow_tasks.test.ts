@@ -109,8 +109,9 @@ describe('workato_workflow_task/human_review_on_existing_record', () => {
     assert.deepEqual(ran.output(3), { message: 'approved by ana@example.com after hit 1' });
     assert.equal((ran.output(2) as { comments: string }).comments, 'fine');
     // The job started when its trigger fired, not when it was resumed.
-    const started = (await t.ctx.db.selectFrom('jobs').select('started_at').where('id', '=', jobId).executeTakeFirstOrThrow())
-      .started_at;
+    const started = (
+      await t.ctx.db.selectFrom('jobs').select('started_at').where('id', '=', jobId).executeTakeFirstOrThrow()
+    ).started_at;
     assert.equal(started, startedWhileWaiting);
     const shown = await t.call('GET', `/api/recipes/${id}/jobs/${jobs.body.items[0].id}`);
     assert.equal(shown.status, 200, shown.text);

@@ -128,14 +128,7 @@ export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit):
       const problems = [...result.code_errors, ...result.config_errors].flatMap(([step, details]) =>
         details.map((d) => startProblemOf(step, d)),
       );
-      return showRecipe(
-        request,
-        reply,
-        request.params.id,
-        undefined,
-        problems,
-        422,
-      );
+      return showRecipe(request, reply, request.params.id, undefined, problems, 422);
     },
   );
 
