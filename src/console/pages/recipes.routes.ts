@@ -66,6 +66,7 @@ export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit):
               recipes.flatMap((r) => r.tags ?? []),
             ),
             hasMore: recipes.length > PAGE_SIZE,
+            canWrite: can(request, 'recipes:write'),
             folders,
             filters: {
               q: q.q,

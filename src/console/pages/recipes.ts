@@ -33,6 +33,8 @@ export interface RecipeListData {
     page: number;
   };
   hasMore: boolean;
+  /** The role may create recipes (the editor's link). */
+  canWrite?: boolean | undefined;
 }
 
 export function recipeListPage(frame: PageFrame, data: RecipeListData): string {
@@ -40,7 +42,7 @@ export function recipeListPage(frame: PageFrame, data: RecipeListData): string {
   const params = { q: f.q, folder_id: f.folder_id, running: f.running, application: f.application };
   return page(
     frame,
-    html`
+    html`${data.canWrite ? html`<p><a class="button" href="/console/recipes/new">New recipe</a></p>` : ''}
 <form method="get" action="/console/recipes" class="filters" role="search">
   <label>Name <input type="search" name="q" value="${f.q ?? ''}" maxlength="255"></label>
   <label>Folder <select name="folder_id"><option value="">Any</option>${data.folders.map((folder) => html`<option value="${folder.id}"${folder.id === f.folder_id ? html` selected` : ''}>${folder.name}</option>`)}</select></label>
@@ -113,7 +115,7 @@ export interface RecipeData {
 export function recipePage(frame: PageFrame, data: RecipeData, csrf: string): string {
   const r = data.recipe;
   const control = data.canWrite
-    ? html`<form method="post" action="/console/recipes/${r.id}/${r.running ? 'stop' : 'start'}" class="inline">${csrfField(csrf)}<button type="submit"${r.running ? html` class="danger" data-confirm="Stop this recipe? Its trigger stops."` : ''}>${r.running ? 'Stop recipe' : 'Start recipe'}</button></form>`
+    ? html`<a class="button" href="/console/recipes/${r.id}/edit">Edit recipe</a> <form method="post" action="/console/recipes/${r.id}/${r.running ? 'stop' : 'start'}" class="inline">${csrfField(csrf)}<button type="submit"${r.running ? html` class="danger" data-confirm="Stop this recipe? Its trigger stops."` : ''}>${r.running ? 'Stop recipe' : 'Start recipe'}</button></form>`
     : html`<p class="muted">Your role may not start or stop recipes.</p>`;
   return page(
     frame,
