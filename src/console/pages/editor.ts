@@ -168,7 +168,7 @@ function controls(path: StepPath, step: StepDoc): Html | '' {
   const p = pathText(path);
   const fixed = step.keyword === 'while_condition';
   const button = (op: string, label: string, title: string) =>
-    html`<button type="submit" name="op" value="${op}:${p}" class="small" title="${title}">${label}</button>`;
+    html`<button type="submit" name="op" value="${op}:${p}" class="small" title="${title}" aria-label="${title}: step ${String(step.number)}">${label}</button>`;
   return fixed
     ? ''
     : html`<span class="step-controls">${button('up', '↑', 'Move up')}${button('down', '↓', 'Move down')}${button('indent', '→', 'Move into the step above')}${button('outdent', '←', 'Move out of its block')}${button('delete', 'Delete', 'Delete this step')}</span>`;
@@ -247,7 +247,7 @@ function inputFields(data: EditorData, path: StepPath, step: StepDoc): Html {
     const label = def ? `${def.label}${def.required ? ' (required)' : ''}` : key;
     if (!FIELD_KEY.test(key)) return '';
     if (value !== undefined && typeof value !== 'string')
-      return html`<div class="field"><label for="fj-${p}-${key}">${label} <span class="muted small">JSON</span></label><textarea id="fj-${p}-${key}" name="fj:${p}:${key}" rows="3">${JSON.stringify(value, null, 2)}</textarea></div>`;
+      return html`<div class="field"><label for="fj-${p}-${key}">${label} <span class="muted small">JSON</span></label><textarea id="fj-${p}-${key}" name="fj:${p}:${key}" rows="3" class="code">${JSON.stringify(value, null, 2)}</textarea></div>`;
     return textField(`f:${p}:${key}`, label, value ?? '', def?.hint, def?.options);
   });
   const odd = Object.keys(input).filter((k) => !FIELD_KEY.test(k));
