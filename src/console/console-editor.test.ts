@@ -229,6 +229,16 @@ describe('GET /console/recipes/new and POST /console/recipes/new', () => {
     assert.equal(stored.block[0].input.message, 'hello again');
     assert.deepEqual(stored.block[1].input, { deep: { a: [3] } });
     assert.equal(stored.block[1].extra_key, 7, 'what the editor does not know is kept');
+    const activity = await t.call('GET', '/api/activity_logs?event_type=recipe_updated');
+    assert.equal(activity.status, 200, activity.text);
+    const entries = (activity.body.data ?? activity.body.items ?? activity.body) as Array<{
+      resource_id: string;
+      details: { via: string };
+    }>;
+    assert.ok(
+      entries.some((e) => e.resource_id === String(id) && e.details.via === 'console'),
+      `the new version is in the activity log: ${activity.text}`,
+    );
     const versions = await t.call('GET', `/api/recipes/${id}/versions`);
     assert.equal(versions.status, 200, versions.text);
     const latest = versions.body.data?.[0] ?? versions.body.items?.[0] ?? versions.body[0];
