@@ -214,7 +214,7 @@ describe('GET / and sign-in', () => {
     });
     assert.equal(json.statusCode, 415, 'JSON is not a console form');
     assert.equal(json.headers['set-cookie'], undefined);
-    const big = await post('/console/sign-in', { token: 'a'.repeat(300_000) });
+    const big = await post('/console/sign-in', { token: 'a'.repeat(1_100_000) });
     assert.equal(big.statusCode, 413);
     assertNoStack(big.body);
   });
