@@ -245,6 +245,27 @@ describe('GET /console/recipes/new and POST /console/recipes/new', () => {
     assert.equal(latest.version_no, 2);
     assert.equal(latest.comment, 'Warmer greeting');
 
+    // The two versions compared: what changed, and nothing else.
+    const recipePage = await admin.get(`/console/recipes/${id}`);
+    assert.match(
+      recipePage.body,
+      new RegExp(`<a href="/console/recipes/${id}/versions/diff">Compare the latest two versions</a>`),
+    );
+    const diff = await admin.get(`/console/recipes/${id}/versions/diff`);
+    assert.equal(diff.statusCode, 200, diff.body);
+    assert.match(diff.body, /<h1>Mixed: version 1 → 2<\/h1>/);
+    assert.match(diff.body, /<del>-\s+&quot;message&quot;: &quot;hello&quot;<\/del>/);
+    assert.match(diff.body, /<ins>\+\s+&quot;message&quot;: &quot;hello again&quot;<\/ins>/);
+    assert.match(diff.body, /Warmer greeting/);
+    assert.equal((diff.body.match(/<ins>/g) ?? []).length, 2, /<pre class="diff">[\s\S]*<\/pre>/.exec(diff.body)?.[0]);
+    assert.doesNotMatch(diff.body, /<del>[^<]*extra_key/, 'unchanged lines are not marked');
+    const same = await admin.get(`/console/recipes/${id}/versions/diff?from=${latest.id}&to=${latest.id}`);
+    assert.match(same.body, /No difference\./);
+    const unknownVersion = await admin.get(`/console/recipes/${id}/versions/diff?from=999999`);
+    assert.equal(unknownVersion.statusCode, 404);
+    const badVersion = await admin.get(`/console/recipes/${id}/versions/diff?from=abc`);
+    assert.equal(badVersion.statusCode, 400);
+
     // Broken JSON: said, nothing saved.
     page = (await admin.get(url)).body;
     const broken = await press(url, page, 'save', { 'json:1': '{"keyword": ' });

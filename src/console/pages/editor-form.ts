@@ -19,7 +19,7 @@ import {
   type Addable,
   type StepDoc,
 } from './editor-model.ts';
-import { FIELD_KEY } from './editor.ts';
+import { FIELD_KEY, schemaPaths } from './editor.ts';
 
 /** The draft's step tree and config from their JSON text; null when the code is not an editable tree. */
 export function draftOf(code: string, config: string): { root: StepDoc; config: unknown[] } | null {
@@ -58,26 +58,39 @@ function keyParts(key: string): { kind: string; path: string; rest: string } | n
   };
 }
 
-/** The webhook trigger's payload fields as the vendor's output schema. */
-function payloadSchema(names: string): unknown[] {
-  const fields = [
+/**
+ * The webhook trigger's payload fields set into its output schema: only the `payload` entry is
+ * replaced (other entries, and a schema the person did not change, are kept as they are).
+ */
+function setPayloadFields(step: StepDoc, typed: string): void {
+  const names = [
     ...new Set(
-      names
+      typed
         .split(',')
         .map((n) => n.trim())
         .filter((n) => FIELD_KEY.test(n)),
     ),
   ].slice(0, 200);
-  return fields.length === 0
-    ? []
-    : [
-        {
-          name: 'payload',
-          label: 'Payload',
-          type: 'object',
-          properties: fields.map((name) => ({ name, label: name })),
-        },
-      ];
+  const schema = Array.isArray(step.extended_output_schema) ? (step.extended_output_schema as unknown[]) : [];
+  const at = schema.findIndex((f) => isStep(f) && f.name === 'payload');
+  const current =
+    at < 0
+      ? []
+      : schemaPaths([schema[at]], [])
+          .filter((p) => p.length === 2)
+          .map((p) => p[1]);
+  if (names.join(',') === current.join(',')) return;
+  const payload = {
+    name: 'payload',
+    label: 'Payload',
+    type: 'object',
+    properties: names.map((name) => ({ name, label: name })),
+  };
+  const next = [...schema];
+  if (at < 0) next.push(payload);
+  else if (names.length === 0) next.splice(at, 1);
+  else next[at] = payload;
+  step.extended_output_schema = next;
 }
 
 /** Apply the form's fields to the draft. A step given as JSON replaces that step (its inner steps kept). */
@@ -137,7 +150,7 @@ function applyFields(root: StepDoc, config: unknown[], body: Record<string, stri
         step.source = value;
         break;
       case 'schema':
-        step.extended_output_schema = payloadSchema(value);
+        setPayloadFields(step, value);
         break;
     }
   }

@@ -6,6 +6,7 @@ import { IdParams } from '../../http/schemas.ts';
 import {
   listRecipes,
   getRecipe,
+  getRecipeVersion,
   listRecipeVersions,
   startRecipe,
   stopRecipe,
@@ -13,6 +14,8 @@ import {
 import { listTestCases } from '../../api/test_cases/test_cases.service.ts';
 import { listFolders } from '../../api/folders/folders.service.ts';
 import { tagsByHandle } from '../../api/tags/tags.service.ts';
+import { AppError } from '../../errors.ts';
+import { recipeDiffPage } from './recipe-diff.ts';
 import { recipeListPage, recipePage, startProblemOf, type StartProblem } from './recipes.ts';
 import { type ConsoleKit, PAGE_SIZE, Form, NoticeQuery } from '../kit.ts';
 
@@ -117,6 +120,43 @@ export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit):
     '/console/recipes/:id',
     { schema: { ...hide, params: IdParams, querystring: NoticeQuery } },
     async (request, reply) => showRecipe(request, reply, request.params.id, noticeOf(request.query.done)),
+  );
+
+  app.get(
+    '/console/recipes/:id/versions/diff',
+    {
+      schema: {
+        ...hide,
+        params: IdParams,
+        querystring: Type.Object({
+          from: Type.Optional(IdParams.properties.id),
+          to: Type.Optional(IdParams.properties.id),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const auth = callerWith(request, 'recipes:read');
+      const recipe = await getRecipe(ctx, auth, request.params.id, false);
+      const versions = await listRecipeVersions(ctx, auth, recipe.id, { offset: 0, perPage: 100 });
+      // By default the latest version against the one before it.
+      const toId = request.query.to ?? versions[0]?.id;
+      const fromId = request.query.from ?? versions[1]?.id ?? toId;
+      if (toId === undefined || fromId === undefined) throw new AppError('recipe_version_not_found');
+      const [from, to] = await Promise.all([
+        getRecipeVersion(ctx, auth, recipe.id, fromId),
+        getRecipeVersion(ctx, auth, recipe.id, toId),
+      ]);
+      return send(
+        reply,
+        recipeDiffPage(
+          { ...frameOf(request, 'recipes'), title: `${recipe.name}: version ${from.version_no} → ${to.version_no}` },
+          recipe,
+          versions,
+          from,
+          to,
+        ),
+      );
+    },
   );
 
   app.post(

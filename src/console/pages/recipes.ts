@@ -136,6 +136,7 @@ ${r.description ? html`<p>${r.description}</p>` : ''}
 <section aria-labelledby="steps-title"><h2 id="steps-title">Steps</h2>${stepTree(r.code)}</section>
 ${data.testCases ? testCasesSection(r.id, data.testCases, data.canRunTests === true, csrf) : ''}
 <section aria-labelledby="versions-title"><h2 id="versions-title">Versions</h2>
+${data.versions.length > 1 ? html`<p><a href="/console/recipes/${r.id}/versions/diff">Compare the latest two versions</a></p>` : ''}
 <table><thead><tr><th scope="col">Version</th><th scope="col">Saved</th><th scope="col">By</th><th scope="col">Comment</th></tr></thead><tbody>
 ${data.versions.map((v) => html`<tr><td>${v.version_no}</td><td>${time(v.created_at)}</td><td>${v.author_name ?? ''}</td><td>${v.comment ?? ''}</td></tr>`)}
 </tbody></table></section>`,
