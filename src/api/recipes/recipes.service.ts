@@ -105,7 +105,7 @@ function output(
   });
 }
 
-async function findVisible(db: Db, caller: Caller, id: number): Promise<RecipeWithProject> {
+export async function findVisible(db: Db, caller: Caller, id: number): Promise<RecipeWithProject> {
   const row = assertFound(await findRecipe(db, caller.environmentId, id));
   if (!caller.allFolders && (await findFolderInScope(db, caller.environmentId, caller, row.folder_id)) === undefined)
     throw new AppError('not_found');
