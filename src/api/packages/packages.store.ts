@@ -1,5 +1,6 @@
 // Packages (contract 15 §7–§11): one row per export or import, and the zip in chunks of bytes.
 import type { Db, PackageRow, PackageStatus } from '../../db/types.ts';
+import type { FileOutcome } from './entries.ts';
 
 export type ImportResult = 'no_update_or_updated_without_restart' | 'restarted' | 'stopped' | 'restart_failed';
 
@@ -13,6 +14,7 @@ export interface PackageApi {
   error_parts?: string[];
   recipe_status?: Array<{ id: number; import_result: ImportResult }>;
   warnings?: string[];
+  files?: FileOutcome[];
 }
 
 /** Bytes per stored chunk of a zip. */
@@ -36,8 +38,9 @@ export function packageToApi(row: PackageRow, publicBaseUrl: string): PackageApi
   if (row.operation_type === 'import') {
     out.recipe_status =
       row.recipe_status === null ? [] : (JSON.parse(row.recipe_status) as PackageApi['recipe_status']);
-    const applied = (JSON.parse(row.options) as { applied?: { warnings?: string[] } }).applied;
+    const applied = (JSON.parse(row.options) as { applied?: { warnings?: string[]; files?: FileOutcome[] } }).applied;
     out.warnings = applied?.warnings ?? [];
+    out.files = applied?.files ?? [];
   }
   return out;
 }
