@@ -106,14 +106,7 @@ export const MAX_FILE_DEPTH = 512;
  */
 export const MAX_FILE_CONTAINERS = 3_000_000;
 
-/** What became of one file of an imported package (`files` in GET /api/packages/:id). */
-export interface FileOutcome {
-  path: string;
-  /** The asset type its name says; null for a file this server does not know. */
-  type: string | null;
-  result: 'imported' | 'kept' | 'skipped' | 'failed';
-  reason?: string;
-}
+export type { FileOutcome } from './packages.store.ts';
 
 /** A file this server does not use, kept as it came (migration 0061) and exported again with its folder. */
 export interface KeptFile {
@@ -220,62 +213,7 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
     if (type === 'custom_adapter') nameAdapter(path, body);
     const name = str(body, 'name', checks, path);
     if (name !== undefined && name.trim() === '') checks.push(`${path}: name is blank`);
-    if (type === 'recipe' && !isObj(body.code) && typeof body.code !== 'string')
-      problems.push(`${path}: code must be an object`);
-    if (
-      type === 'recipe' &&
-      body.test_cases !== undefined &&
-      (!Array.isArray(body.test_cases) ||
-        !body.test_cases.every((tc) => isObj(tc) && typeof tc.name === 'string' && tc.name.trim() !== ''))
-    )
-      problems.push(`${path}: test_cases must be a list of test cases, each with a name`);
-    if (type === 'connection' && !namesAdapterFile(body)) str(body, 'provider', problems, path);
-    if (type === 'custom_adapter') checkAdapterFields(body, path, problems);
-    if (type === 'lookup_table') {
-      if (
-        !Array.isArray(body.schema) ||
-        body.schema.length === 0 ||
-        body.schema.length > CELL_COLUMNS.length ||
-        !body.schema.every((c) => isObj(c) && typeof c.label === 'string' && c.label.trim() !== '')
-      ) {
-        problems.push(`${path}: schema must be a list of 1 to ${CELL_COLUMNS.length} columns, each with a label`);
-      }
-      if (
-        body.data !== undefined &&
-        body.data !== null &&
-        (!Array.isArray(body.data) || !body.data.every(isRowOfCells))
-      ) {
-        problems.push(`${path}: data must be a list of rows, each an object of text cells`);
-      }
-    }
-    if (type === 'workato_db_table') checkDataTableFile(body, path, fileProblems, notes);
-    if (type === 'topic') {
-      if (body.schema !== undefined && body.schema !== null && !Array.isArray(body.schema))
-        problems.push(`${path}: schema must be a list of fields or null`);
-      const r = body.retention;
-      if (
-        r !== undefined &&
-        r !== null &&
-        (typeof r !== 'number' || !Number.isInteger(r) || r < RETENTION_LIMITS.min || r > RETENTION_LIMITS.max)
-      )
-        problems.push(
-          `${path}: retention must be a whole number of seconds from ${RETENTION_LIMITS.min} to ${RETENTION_LIMITS.max}`,
-        );
-    }
-    if (type === 'api_endpoint') {
-      const method = str(body, 'method', problems, path);
-      if (method !== undefined && !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method.toUpperCase()))
-        problems.push(`${path}: method must be GET, POST, PUT, PATCH or DELETE`);
-      str(body, 'path', problems, path);
-    }
-    if (type === 'account_property' || type === 'project_property') {
-      const v = body.value;
-      if (typeof v !== 'string') fileProblems.push(`${path}: value must be a string`);
-      else if (name !== undefined) {
-        const wrong = [...checkPropertyName(name), ...checkPropertyValue(v)];
-        if (wrong.length > 0) fileProblems.push(`${path}: ${wrong.join('; ')}`);
-      }
-    }
+    checkTypeFields(type, body, path, name, problems, fileProblems, notes);
     if (fileProblems.length > 0) {
       failed.push({ path, type, reason: reasonOf(path, fileProblems) });
       continue;
@@ -303,6 +241,74 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
       failed.slice(0, 100).map((f) => `${f.path}: ${f.reason}`),
     );
   return { entries: out, kept, failed, skipped };
+}
+
+/** The fields each asset type's applier reads; a data table or property file's problems fail that file alone. */
+function checkTypeFields(
+  type: FileType,
+  body: Obj,
+  path: string,
+  name: string | undefined,
+  problems: string[],
+  fileProblems: string[],
+  notes: string[],
+): void {
+  if (type === 'recipe' && !isObj(body.code) && typeof body.code !== 'string')
+    problems.push(`${path}: code must be an object`);
+  if (
+    type === 'recipe' &&
+    body.test_cases !== undefined &&
+    (!Array.isArray(body.test_cases) ||
+      !body.test_cases.every((tc) => isObj(tc) && typeof tc.name === 'string' && tc.name.trim() !== ''))
+  )
+    problems.push(`${path}: test_cases must be a list of test cases, each with a name`);
+  if (type === 'connection' && !namesAdapterFile(body)) str(body, 'provider', problems, path);
+  if (type === 'custom_adapter') checkAdapterFields(body, path, problems);
+  if (type === 'lookup_table') {
+    if (
+      !Array.isArray(body.schema) ||
+      body.schema.length === 0 ||
+      body.schema.length > CELL_COLUMNS.length ||
+      !body.schema.every((c) => isObj(c) && typeof c.label === 'string' && c.label.trim() !== '')
+    ) {
+      problems.push(`${path}: schema must be a list of 1 to ${CELL_COLUMNS.length} columns, each with a label`);
+    }
+    if (
+      body.data !== undefined &&
+      body.data !== null &&
+      (!Array.isArray(body.data) || !body.data.every(isRowOfCells))
+    ) {
+      problems.push(`${path}: data must be a list of rows, each an object of text cells`);
+    }
+  }
+  if (type === 'workato_db_table') checkDataTableFile(body, path, fileProblems, notes);
+  if (type === 'topic') {
+    if (body.schema !== undefined && body.schema !== null && !Array.isArray(body.schema))
+      problems.push(`${path}: schema must be a list of fields or null`);
+    const r = body.retention;
+    if (
+      r !== undefined &&
+      r !== null &&
+      (typeof r !== 'number' || !Number.isInteger(r) || r < RETENTION_LIMITS.min || r > RETENTION_LIMITS.max)
+    )
+      problems.push(
+        `${path}: retention must be a whole number of seconds from ${RETENTION_LIMITS.min} to ${RETENTION_LIMITS.max}`,
+      );
+  }
+  if (type === 'api_endpoint') {
+    const method = str(body, 'method', problems, path);
+    if (method !== undefined && !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method.toUpperCase()))
+      problems.push(`${path}: method must be GET, POST, PUT, PATCH or DELETE`);
+    str(body, 'path', problems, path);
+  }
+  if (type === 'account_property' || type === 'project_property') {
+    const v = body.value;
+    if (typeof v !== 'string') fileProblems.push(`${path}: value must be a string`);
+    else if (name !== undefined) {
+      const wrong = [...checkPropertyName(name), ...checkPropertyValue(v)];
+      if (wrong.length > 0) fileProblems.push(`${path}: ${wrong.join('; ')}`);
+    }
+  }
 }
 
 /** A file's problems as its reason: the path, said once by the result's own `path`, left out. */

@@ -59,6 +59,11 @@ async function apply(
       failures.slice(0, 100),
     );
   for (const { path, reason } of parsed.failed) failedFiles.set(path, reason);
+  if (parsed.kept.length === 0 && parsed.entries.every((e) => failedFiles.has(e.path)))
+    throw new PackageFailure(
+      'No file of the package could be imported; nothing was imported',
+      [...failedFiles].slice(0, 100).map(([path, why]) => `${path}: ${why}`),
+    );
   for (const [path, why] of failedFiles) warnings.push(`${path}: not imported: ${why}`);
   return { recipeStatus, restart, warnings, failedFiles };
 }

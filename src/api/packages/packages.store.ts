@@ -1,8 +1,16 @@
 // Packages (contract 15 §7–§11): one row per export or import, and the zip in chunks of bytes.
 import type { Db, PackageRow, PackageStatus } from '../../db/types.ts';
-import type { FileOutcome } from './entries.ts';
 
 export type ImportResult = 'no_update_or_updated_without_restart' | 'restarted' | 'stopped' | 'restart_failed';
+
+/** What became of one file of an imported package (`files` in GET /api/packages/:id). */
+export interface FileOutcome {
+  path: string;
+  /** The asset type its name says; null for a file this server does not know. */
+  type: string | null;
+  result: 'imported' | 'kept' | 'skipped' | 'failed';
+  reason?: string;
+}
 
 export interface PackageApi {
   id: number;

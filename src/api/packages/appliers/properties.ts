@@ -12,10 +12,12 @@ function valueOf(value: unknown): string {
 }
 
 export async function applyProperties(run: ImportRun): Promise<void> {
-  const { trx, pkg, options, env, projectId, now, fail, failFile, byType, name } = run;
+  const { trx, pkg, options, env, projectId, now, failFile, byType, name } = run;
+  // The vendor's packages carry the environment's property names: for a client limited to some
+  // projects that file fails alone, and the rest of the package imports.
   if (options.restricted)
     for (const e of byType('account_property'))
-      fail(
+      failFile(
         e.path,
         'environment properties apply to every project: importing them needs a client with access to all projects',
       );
