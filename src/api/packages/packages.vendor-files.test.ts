@@ -134,6 +134,29 @@ describe("packages: the vendor's property files and the files this server keeps"
     assert.equal((await t.call('GET', `/api/recipes?folder_id=${project.folderId}`)).body.items.length, 1);
   });
 
+  test("for a client limited to some projects the environment's property file fails alone; the rest imports", async () => {
+    const project = await t.createProject('Scoped import');
+    const scoped = await t.scopedClient([project.folderId]);
+    const done = await importZip(
+      t,
+      project.folderId,
+      await makeZip({
+        'intake.recipe.json': recipe,
+        'account_properties.properties.json': JSON.stringify({ scoped_only: null }),
+        'properties.project_properties.json': JSON.stringify({ data: { lane: null } }),
+      }),
+      scoped.token,
+    );
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    const byPath = Object.fromEntries(done.files.map((f: { path: string }) => [f.path, f]));
+    assert.equal(byPath['account_properties.properties.json'].result, 'failed');
+    assert.match(byPath['account_properties.properties.json'].reason, /environment properties apply to every project/);
+    assert.equal(byPath['properties.project_properties.json'].result, 'imported');
+    assert.equal(byPath['intake.recipe.json'].result, 'imported');
+    assert.ok(!('scoped_only' in (await t.call('GET', '/api/properties')).body), 'no environment property created');
+    assert.deepEqual((await t.call('GET', `/api/properties?project_id=${project.projectId}`)).body, { lane: '' });
+  });
+
   test('project properties imported outside a project (into Home) fail alone', async () => {
     const homeId = (await t.call('GET', '/api/users/me')).body.root_folder_id as number;
     const done = await importZip(
