@@ -1,11 +1,14 @@
 // Jira Cloud: an API token with the account's e-mail (basic) on the site's host, or OAuth 2.0
 // (3LO) through auth.atlassian.com, whose API is reached through api.atlassian.com and the site's
 // cloud id (found once after the authorization: accessible-resources). REST API v3. Test: `myself`.
+// Named actions: jira-actions.ts.
+import type { Connector } from '../types.ts';
+import { jiraActions } from './jira-actions.ts';
 import { saasConnector } from './service.ts';
 import { field, hostName, OAUTH_APP_FIELDS, secret, text } from './common.ts';
 import { StepError } from '../step-error.ts';
 
-export const jira = saasConnector({
+export const jira: Connector = saasConnector({
   provider: 'jira',
   title: 'Jira',
   categories: ['Project Management', 'IT Service Management'],
@@ -66,4 +69,5 @@ export const jira = saasConnector({
     },
     test: (session) => session.request({ method: 'GET', url: 'myself' }),
   },
+  actions: jiraActions(() => jira),
 });

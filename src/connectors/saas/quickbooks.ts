@@ -1,11 +1,13 @@
 // QuickBooks Online: Intuit's OAuth 2.0 (appcenter.intuit.com; tokens at oauth.platform.intuit.com,
 // client authentication by basic; refresh tokens rotate); the company is the `realmId` the
 // callback carries. Base: https://quickbooks.api.intuit.com/v3/company/<realmId>/ (sandbox:
-// sandbox-quickbooks.api.intuit.com). Test: the company's info.
+// sandbox-quickbooks.api.intuit.com). Test: the company's info. Named actions: quickbooks-actions.ts.
+import type { Connector } from '../types.ts';
+import { quickbooksActions } from './quickbooks-actions.ts';
 import { saasConnector } from './service.ts';
 import { field, fromAuthorization, OAUTH_APP_FIELDS, text } from './common.ts';
 
-export const quickbooks = saasConnector({
+export const quickbooks: Connector = saasConnector({
   provider: 'quickbooks',
   title: 'QuickBooks Online',
   categories: ['Accounting'],
@@ -43,4 +45,5 @@ export const quickbooks = saasConnector({
         url: `companyinfo/${encodeURIComponent(session.state.auth.extra.realmId ?? '')}`,
       }),
   },
+  actions: quickbooksActions(() => quickbooks),
 });
