@@ -122,18 +122,16 @@ function search(req: StandInRequest, standIn: StandIn): Answer {
   const start = Number(req.query.get('nextPageToken') ?? 0);
   const found = issues(standIn).filter(match);
   const wanted = req.query.get('fields');
-  const page = found
-    .slice(start, start + Math.min(max, 100))
-    .map((issue) =>
-      wanted === null
-        ? { id: issue.id }
-        : {
-            id: issue.id,
-            key: issue.key,
-            self: `https://acme.atlassian.net/rest/api/3/issue/${issue.id}`,
-            fields: issue.fields,
-          },
-    );
+  const page = found.slice(start, start + Math.min(max, 100)).map((issue) =>
+    wanted === null
+      ? { id: issue.id }
+      : {
+          id: issue.id,
+          key: issue.key,
+          self: `https://acme.atlassian.net/rest/api/3/issue/${issue.id}`,
+          fields: issue.fields,
+        },
+  );
   const more = start + page.length < found.length;
   return { json: { issues: page, isLast: !more, ...(more ? { nextPageToken: String(start + page.length) } : {}) } };
 }

@@ -18,7 +18,7 @@ import { bearerIs, type Answer, type StandIn, type StandInRequest } from './stan
 
 export const SECRET_KEY = 'sk_test_standin0123456789';
 
-type StripeObject = Record<string, unknown> & { id: string; object: string };
+type StripeObject = Record<string, unknown> & { id: string; object?: string };
 
 const stores = new WeakMap<StandIn, Map<string, StripeObject[]>>();
 /** Each stand-in's objects by resource (`customers`, `invoices`...), seeded with one customer. */
@@ -26,7 +26,7 @@ export function objects(standIn: StandIn, resource: string): StripeObject[] {
   let store = stores.get(standIn);
   if (!store) {
     // Seeded as the custom-action tests read it back from a search (id and email).
-    store = new Map([['customers', [{ id: 'cus_123', email: 'ana@example.com' } as StripeObject]]]);
+    store = new Map([['customers', [{ id: 'cus_123', email: 'ana@example.com' }]]]);
     stores.set(standIn, store);
   }
   if (!store.has(resource)) store.set(resource, []);
@@ -294,6 +294,12 @@ export const stripe: ServiceFixture = {
             objects(standIn, 'charges').push(charge);
             return { json: charge };
           }),
+      },
+      {
+        method: 'GET',
+        path: '/v1/charges',
+        reference: 'https://docs.stripe.com/api/charges/list',
+        answer: (req, standIn) => list(req, standIn, 'charges'),
       },
       {
         method: 'GET',

@@ -8,6 +8,17 @@ import { saasConnector } from './service.ts';
 import { field, hostName, OAUTH_APP_FIELDS, secret, text } from './common.ts';
 import { StepError } from '../step-error.ts';
 
+/** Jira's error answer: `errorMessages`, and `errors` by field ("project: valid project is required"). */
+function jiraErrorOf(status: number, body: unknown): string | null {
+  if (status < 400 || typeof body !== 'object' || body === null) return null;
+  const { errorMessages, errors } = body as { errorMessages?: unknown; errors?: unknown };
+  const parts = Array.isArray(errorMessages) ? errorMessages.filter((m) => typeof m === 'string' && m !== '') : [];
+  if (typeof errors === 'object' && errors !== null)
+    for (const [field, message] of Object.entries(errors).slice(0, 10))
+      if (typeof message === 'string') parts.push(`${field}: ${message}`);
+  return parts.length > 0 ? parts.join('; ') : null;
+}
+
 export const jira: Connector = saasConnector({
   provider: 'jira',
   title: 'Jira',
@@ -48,6 +59,7 @@ export const jira: Connector = saasConnector({
       return `https://${hostName(state.values, 'host_name')}/rest/api/3/`;
     },
     hosts: () => ['api.atlassian.com'],
+    errorOf: jiraErrorOf,
     async afterAuthorize(session) {
       const res = await session.request({
         method: 'GET',

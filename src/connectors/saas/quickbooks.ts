@@ -7,6 +7,18 @@ import { quickbooksActions } from './quickbooks-actions.ts';
 import { saasConnector } from './service.ts';
 import { field, fromAuthorization, OAUTH_APP_FIELDS, text } from './common.ts';
 
+/** The API's fault: `{"Fault": {"Error": [{"Message", "Detail", "code"}]}}`, each error's message and detail. */
+function quickbooksErrorOf(status: number, body: unknown): string | null {
+  const errors = (body as { Fault?: { Error?: unknown } } | null)?.Fault?.Error;
+  if (status < 400 || !Array.isArray(errors)) return null;
+  const parts = errors.slice(0, 5).map((e: { Message?: unknown; Detail?: unknown; code?: unknown }) => {
+    const message = typeof e.Message === 'string' ? e.Message : 'error';
+    const detail = typeof e.Detail === 'string' && e.Detail !== message ? ` (${e.Detail})` : '';
+    return `${message}${detail}${typeof e.code === 'string' ? ` [code ${e.code}]` : ''}`;
+  });
+  return parts.length > 0 ? parts.join('; ') : null;
+}
+
 export const quickbooks: Connector = saasConnector({
   provider: 'quickbooks',
   title: 'QuickBooks Online',
@@ -39,6 +51,7 @@ export const quickbooks: Connector = saasConnector({
           : 'quickbooks.api.intuit.com';
       return `https://${host}/v3/company/${encodeURIComponent(fromAuthorization(state, 'realmId', 'company (realm id)'))}/`;
     },
+    errorOf: quickbooksErrorOf,
     test: (session) =>
       session.request({
         method: 'GET',
