@@ -1,6 +1,7 @@
-// Custom connectors' Ruby runtime: the first call of a fresh process, the cost of a call beside
+// Connectors: first the SaaS connectors' named actions beside the HTTP connector (saas-connectors.ts),
+// then custom connectors' Ruby runtime: the first call of a fresh process, the cost of a call beside
 // the same HTTP request made directly, a switch of workspace on one interpreter, each worker's
-// memory. `npm run bench -- connectors [--calls N --concurrency N]`.
+// memory. `npm run bench -- connectors [--jobs N] [--saas-only] [--calls N --concurrency N]`.
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -10,6 +11,7 @@ import { createDirectHost } from '../src/connectors/sdk/direct-host.ts';
 import { installedRubySnapshotFile } from '../src/connectors/sdk/ruby-sandbox.ts';
 import { createConnectorRuntime } from '../src/connectors/sdk/runtime.ts';
 import { tempDir } from './lib.ts';
+import { saasConnectorsBench } from './saas-connectors.ts';
 
 const CONNECTOR = String.raw`{
   title: 'Bench',
@@ -88,6 +90,8 @@ function firstCallOfFreshProcess(base: string): Promise<{ total: number; call: n
 }
 
 export async function main(args: string[]): Promise<void> {
+  await saasConnectorsBench(args.filter((a) => a !== '--saas-only'));
+  if (args.includes('--saas-only')) return;
   const calls = option(args, 'calls', 2000);
   const concurrency = option(args, 'concurrency', 2);
   const server = createServer((req, res) => {

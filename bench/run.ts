@@ -69,7 +69,7 @@ const BENCHMARKS: Record<
   },
   connectors: {
     summary:
-      "custom connectors' Ruby runtime: the first call of a fresh process, a call's p50/p99 and calls/s beside the same GET made directly, a workspace switch on one interpreter, each Ruby worker's memory [--calls N --concurrency N]",
+      "SaaS connectors' named actions (a Salesforce SOQL search, a Slack post) in jobs/s beside the HTTP connector making the same request; custom connectors' Ruby runtime: the first call of a fresh process, a call's p50/p99 and calls/s beside the same GET made directly, a workspace switch on one interpreter, each Ruby worker's memory [--jobs N --saas-only --calls N --concurrency N]",
     load: () => import('./connectors.ts'),
   },
   agents: {
