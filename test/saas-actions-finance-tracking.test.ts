@@ -344,6 +344,11 @@ describe('QuickBooks Online customers, invoices, vendors, bills and accounts thr
           ],
         }),
         action('quickbooks', 'search_vendors', 'vendors', { DisplayName: "O'Brien Supplies" }),
+        action('quickbooks', 'get_customer', 'customer_again', { id: pill('quickbooks', 'customer', 'Id') }),
+        action('quickbooks', 'search_invoices', 'invoices', {
+          CustomerRef: '',
+          DocNumber: pill('quickbooks', 'invoice', 'DocNumber'),
+        }),
       ],
       { name: 'Ana Silva', email: 'ana@example.com' },
     );
@@ -361,6 +366,8 @@ describe('QuickBooks Online customers, invoices, vendors, bills and accounts thr
     );
     assert.equal((job.output(7) as { TotalAmt: number }).TotalAmt, 80);
     assert.equal((job.output(8) as { Vendor: unknown[] }).Vendor.length, 1);
+    assert.deepEqual(job.output(9), customer);
+    assert.deepEqual(job.output(10), { Invoice: [invoice] });
     const sent = (standIns.quickbooks as StandIn).apiRequests();
     const search = sent.find((r) => r.path.endsWith('/query') && r.query.get('query')?.includes('Vendor'));
     assert.equal(
@@ -391,6 +398,19 @@ describe('QuickBooks Online customers, invoices, vendors, bills and accounts thr
       nobody.lines[1]?.error,
       '400 Bad request: Invalid Reference Id (Invalid Reference Id : Customer assigned to this transaction has been deleted or does not exist) [code 2500]',
     );
+    const bills = entities(standIns.quickbooks as StandIn, 'Bill');
+    for (let i = 0; i < 1005; i++) bills.push({ Id: String(50_000 + i), VendorRef: { value: '56' }, TotalAmt: i });
+    const paged = await run([action('quickbooks', 'search_bills', 'b', { limit: '1003' })]);
+    assert.equal(paged.status, 'succeeded', paged.error ?? '');
+    assert.equal((paged.output(1) as { Bill: unknown[] }).Bill.length, 1003);
+    const queries = (standIns.quickbooks as StandIn)
+      .apiRequests()
+      .map((r) => r.query.get('query'))
+      .filter((q) => q?.startsWith('select * from Bill'));
+    assert.deepEqual(queries, [
+      'select * from Bill startposition 1 maxresults 1000',
+      'select * from Bill startposition 1001 maxresults 3',
+    ]);
     const field = await run([action('quickbooks', 'search_customers', 's', { 'DisplayName = 1 or 1': 'x' })]);
     assert.match(field.error ?? '', /is not a QuickBooks field name/);
   });
