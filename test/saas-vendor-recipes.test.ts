@@ -1,166 +1,144 @@
-// Recipes in the vendor's export format (test/fixtures/saas-recipes): Jira → Slack, Stripe →
-// QuickBooks and Salesforce → Slack, imported unchanged as a package into a project whose
-// connections are authorized against the stand-ins, started, and run by their webhooks.
+// Recipes written in the vendor's export format (test/fixtures/recipes/written, SOURCES.md) over
+// SaaS connectors: Gmail → Google Drive, Google Sheets → SendGrid, Outlook → Google Drive. Each is
+// imported unchanged through the recipes API (its connections found by the names its `config`
+// references), started, and run through its webhook against the services' stand-ins; what each
+// service holds afterwards is checked.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { consoleSignIn, createTestApp, makeZip, waitPackage, type TestApp } from './helpers.ts';
-import { readJob, startRecipe, type RanJob } from './recipes.ts';
-import { CLIENT_ID, CLIENT_SECRET, startStandIn, type StandIn } from './stand-ins/stand-in.ts';
-import { connectThroughConsole } from './stand-ins/connect.ts';
-import { records, spec as salesforceSpec } from './stand-ins/salesforce.ts';
-import { messages, slackBot as slackFixture } from './stand-ins/slack.ts';
-import { issues, jira as jiraFixture } from './stand-ins/jira.ts';
-import { objects, stripe as stripeFixture } from './stand-ins/stripe.ts';
-import { entities, quickbooks as quickbooksFixture } from './stand-ins/quickbooks.ts';
-
-const DIR = new URL('./fixtures/saas-recipes/', import.meta.url).pathname;
+import type { TestApp } from './helpers.ts';
+import { readJob, type RanJob } from './recipes.ts';
+import { googleData } from './stand-ins/google-workspace.ts';
+import { startMailFilesApp } from './stand-ins/mail-files-app.ts';
+import { outlookOf } from './stand-ins/microsoft.ts';
+import { sendgridOf } from './stand-ins/sendgrid.ts';
+import type { StandIn } from './stand-ins/stand-in.ts';
+import { parseMime } from './stand-ins/mime.ts';
 
 let t: TestApp;
-const standIns: Record<string, StandIn> = {};
-const webhooks = new Map<string, string>();
-
-async function connection(folderId: number, name: string, provider: string, input: Record<string, string> | null) {
-  const created = await t.call('POST', '/api/connections', {
-    body: { name, provider, folder_id: folderId, input: input ?? {} },
-  });
-  assert.equal(created.status, 200, created.text);
-  if (input !== null) {
-    assert.equal(created.body.authorization_status, 'success', created.text);
-    return;
-  }
-  const connected = await connectThroughConsole(t, await consoleSignIn(t, t.adminToken), created.body.id);
-  assert.equal(connected.location, `/console/connections/${created.body.id}?authorization=success`);
-}
+let google: StandIn;
+let microsoft: StandIn;
+let sendgrid: StandIn;
+let close: () => Promise<void>;
 
 before(async () => {
-  standIns.salesforce = await startStandIn(salesforceSpec);
-  standIns.slack = await startStandIn(slackFixture.spec);
-  standIns.jira = await startStandIn(jiraFixture.spec);
-  standIns.stripe = await startStandIn(stripeFixture.spec);
-  standIns.quickbooks = await startStandIn(quickbooksFixture.spec);
-  const origins = Object.assign({}, ...Object.values(standIns).map((s) => s.origins())) as Record<string, string>;
-  t = await createTestApp({ env: { CONNECTOR_ORIGINS: JSON.stringify(origins) } });
-  for (const provider of ['salesforce', 'slack_bot', 'quickbooks']) {
-    const profile = await t.call('POST', '/api/custom_oauth_profiles', {
-      body: { name: `${provider} app`, provider, data: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET } },
-    });
-    assert.equal(profile.status, 200, profile.text);
-  }
-  const { folderId } = await t.createProject('Integrations');
-  await connection(folderId, 'Jira', 'jira', jiraFixture.input);
-  await connection(folderId, 'Stripe', 'stripe', stripeFixture.input);
-  await connection(folderId, 'Workbot', 'slack_bot', null);
-  await connection(folderId, 'QuickBooks', 'quickbooks', null);
-  await connection(folderId, 'Salesforce', 'salesforce', null);
-
-  const files = Object.fromEntries(
-    readdirSync(DIR)
-      .filter((f) => f.endsWith('.json'))
-      .map((f) => [f, readFileSync(DIR + f)]),
-  );
-  const reply = await t.call('POST', `/api/packages/import/${folderId}`, {
-    raw: await makeZip(files),
-    headers: { 'content-type': 'application/octet-stream' },
-  });
-  assert.equal(reply.status, 200, reply.text);
-  const imported = await waitPackage(t, reply.body.id);
-  assert.equal(imported.status, 'completed', JSON.stringify(imported));
-  assert.deepEqual(imported.warnings, []);
-  const list = await t.call('GET', `/api/recipes?folder_id=${folderId}`);
-  assert.equal(list.status, 200, list.text);
-  const recipes = (list.body.items ?? list.body) as Array<{ id: number; name: string }>;
-  assert.equal(recipes.length, 3);
-  for (const recipe of recipes) {
-    await startRecipe(t, recipe.id);
-    const read = await t.call('GET', `/api/recipes/${recipe.id}`);
-    webhooks.set(recipe.name, new URL(read.body.webhook_url as string).pathname);
-  }
+  ({ t, google, microsoft, sendgrid, close } = await startMailFilesApp());
 });
-after(async () => {
-  await t.close();
-  for (const standIn of Object.values(standIns)) await standIn.close();
-});
+after(() => close());
 
-async function deliver(recipe: string, payload: Record<string, unknown>): Promise<RanJob> {
-  const path = webhooks.get(recipe);
-  assert.ok(path, `no webhook for ${recipe}`);
-  const before = await t.ctx.db.selectFrom('jobs').select('id').orderBy('id', 'desc').executeTakeFirst();
-  const res = await t.app.inject({ method: 'POST', url: path, payload });
-  assert.equal(res.statusCode, 200, res.body);
-  await t.engine.idle();
-  const job = await t.ctx.db.selectFrom('jobs').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
-  assert.notEqual(job.id, before?.id, 'a job ran');
-  return readJob(t, job.id);
-}
+describe("recipes written in the vendor's export format, imported unchanged and run against the stand-ins", () => {
+  const DIR = new URL('./fixtures/recipes/written/', import.meta.url);
 
-describe('vendor-format recipes with SaaS connectors, imported unchanged', () => {
-  test('Jira → Slack: a new issue is announced, its details replied in the thread, and the issue labelled', async () => {
-    const job = await deliver('Announce new Jira issues in Slack', {
-      webhookEvent: 'jira:issue_created',
-      issue: { id: '10001', key: 'OPS-1' },
+  async function importAndStart(file: string): Promise<{ id: number; path: string }> {
+    const created = await t.call('POST', '/api/recipes', {
+      raw: readFileSync(new URL(file, DIR), 'utf8'),
+      headers: { 'content-type': 'application/json' },
     });
+    assert.equal(created.status, 200, `${file}: ${created.text}`);
+    const started = await t.call('PUT', `/api/recipes/${created.body.id}/start`);
+    assert.deepEqual(started.body, { success: true }, `${file}: ${started.text}`);
+    const recipe = await t.call('GET', `/api/recipes/${created.body.id}`);
+    return { id: created.body.id as number, path: new URL(recipe.body.webhook_url as string).pathname };
+  }
+
+  async function lastJob(recipeId: number): Promise<RanJob> {
+    const row = await t.ctx.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('recipe_id', '=', recipeId)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    return readJob(t, row.id);
+  }
+
+  async function post(path: string, payload: Record<string, unknown>): Promise<void> {
+    const res = await t.app.inject({ method: 'POST', url: path, payload });
+    assert.equal(res.statusCode, 200, res.body);
+    await t.engine.idle();
+  }
+
+  test('Gmail attachments to Google Drive', async () => {
+    const { id, path } = await importAndStart('gmail_attachments_to_drive.recipe.json');
+    const filesBefore = googleData(google).files.length;
+    await post(path, { message_id: 'm1', folder_id: 'folder-invoices' });
+    const job = await lastJob(id);
     assert.equal(job.status, 'succeeded', job.error ?? '');
-    const [announce, details] = messages(standIns.slack as StandIn).slice(-2);
-    assert.equal(announce?.channel, 'C0OPS');
-    assert.equal(announce?.text, 'New issue OPS-1: Printer on fire');
-    assert.deepEqual(details, {
-      channel: 'C0OPS',
-      ts: details?.ts,
-      text: 'Type: Task, labels: ',
-      thread_ts: announce?.ts,
-    });
-    assert.deepEqual(issues(standIns.jira as StandIn)[0]?.fields.labels, ['announced']);
-  });
-
-  test('Stripe → QuickBooks: a paid invoice creates the customer once, then invoices the one found', async () => {
-    const stripe = standIns.stripe as StandIn;
-    objects(stripe, 'customers').push({
-      id: 'cus_HOTEL1',
-      object: 'customer',
-      name: 'Hotel Lisboa',
-      email: 'ap@lisboa.example',
-    });
-    const event = (invoice: string, cents: number) => ({
-      type: 'invoice.paid',
-      data: { object: { id: invoice, object: 'invoice', customer: 'cus_HOTEL1', amount_paid: cents, currency: 'eur' } },
-    });
-    const first = await deliver('Book paid Stripe invoices in QuickBooks', event('in_001', 12_550));
-    assert.equal(first.status, 'succeeded', first.error ?? '');
-    const second = await deliver('Book paid Stripe invoices in QuickBooks', event('in_002', 9_900));
-    assert.equal(second.status, 'succeeded', second.error ?? '');
-    const qbo = standIns.quickbooks as StandIn;
-    const customers = entities(qbo, 'Customer').filter((c) => c.DisplayName === 'Hotel Lisboa');
-    assert.equal(customers.length, 1, 'created once, found the second time');
-    assert.deepEqual(customers[0]?.PrimaryEmailAddr, { Address: 'ap@lisboa.example' });
-    const invoices = entities(qbo, 'Invoice').map((i) => [
-      (i.CustomerRef as { value: string }).value,
-      i.TotalAmt,
-      i.PrivateNote,
-    ]);
-    assert.deepEqual(invoices, [
-      [customers[0]?.Id, 125.5, 'Stripe in_001'],
-      [customers[0]?.Id, 99, 'Stripe in_002'],
-    ]);
-  });
-
-  test('Salesforce → Slack: the deals found by SOQL are posted, one reply per deal in the thread', async () => {
-    const sf = standIns.salesforce as StandIn;
-    records(sf, 'Opportunity').push(
-      { Id: '006000000000001AAA', Name: 'Lisbon retreat', Amount: 12000, StageName: 'Closed Won' },
-      { Id: '006000000000002AAA', Name: 'Porto offsite', Amount: 8000, StageName: 'Negotiation' },
-      { Id: '006000000000003AAA', Name: 'Faro summit', Amount: 30000, StageName: 'Closed Won' },
-    );
-    const job = await deliver('Post won Salesforce deals to Slack', { stage: 'Closed Won' });
-    assert.equal(job.status, 'succeeded', job.error ?? '');
-    const posted = messages(standIns.slack as StandIn).slice(-3);
+    const added = googleData(google).files.slice(filesBefore);
     assert.deepEqual(
-      posted.map((m) => [m.channel, m.text, m.thread_ts === undefined ? 'top' : m.thread_ts === posted[0]?.ts]),
+      added.map((f) => [f.name, f.parents, f.mimeType, f.content.toString('utf8')]),
+      [['invoice-42.txt', ['folder-invoices'], 'text/plain', 'Invoice 42: 100.00 EUR\n']],
+    );
+    const inFolder = googleData(google).files.filter((f) => f.parents.includes('folder-invoices')).length;
+    const notice = parseMime(googleData(google).sent.at(-1) ?? '');
+    assert.equal(notice.headers.To, 'ops@acme.example');
+    assert.equal(notice.headers.Subject, `Filed ${inFolder} file(s) from Gmail message m1`);
+    assert.deepEqual(notice.parts, ['Folder folder-invoices now holds them.']);
+  });
+
+  test('Google Sheets sign-ups to SendGrid', async () => {
+    googleData(google).sheets.set(
+      '1SignupsBxiMVs0XRA5nFMdKvBdBZjgmUUqpt',
+      new Map([
+        [
+          'Signups',
+          [
+            ['Name', 'Email', 'Status', 'Message ID'],
+            ['Dee', 'dee@example.com', 'New'],
+            ['Eli', 'eli@example.com', 'Welcomed', 'old'],
+            ['Fay', 'fay@example.com', 'New'],
+          ],
+        ],
+      ]),
+    );
+    const { id, path } = await importAndStart('sheets_signups_to_sendgrid.recipe.json');
+    const mailBefore = sendgridOf(sendgrid).mail.length;
+    const contactsBefore = sendgridOf(sendgrid).contacts.length;
+    await post(path, { list_id: 'list-newsletter' });
+    const job = await lastJob(id);
+    assert.equal(job.status, 'succeeded', job.error ?? '');
+    assert.deepEqual(sendgridOf(sendgrid).contacts.slice(contactsBefore), [
+      { list_ids: ['list-newsletter'], contact: { email: 'dee@example.com', first_name: 'Dee' } },
+      { list_ids: ['list-newsletter'], contact: { email: 'fay@example.com', first_name: 'Fay' } },
+    ]);
+    assert.deepEqual(
+      sendgridOf(sendgrid)
+        .mail.slice(mailBefore)
+        .map((m) => [(m.personalizations as Array<{ to: unknown }>)[0]?.to, m.subject]),
       [
-        ['C0SALES', '2 deals are Closed Won', 'top'],
-        ['C0SALES', 'Lisbon retreat: 12000', true],
-        ['C0SALES', 'Faro summit: 30000', true],
+        [[{ email: 'dee@example.com' }], 'Welcome, Dee'],
+        [[{ email: 'fay@example.com' }], 'Welcome, Fay'],
       ],
     );
+    assert.deepEqual(googleData(google).sheets.get('1SignupsBxiMVs0XRA5nFMdKvBdBZjgmUUqpt')?.get('Signups'), [
+      ['Name', 'Email', 'Status', 'Message ID'],
+      ['Dee', 'dee@example.com', 'Welcomed', 'msg-202'],
+      ['Eli', 'eli@example.com', 'Welcomed', 'old'],
+      ['Fay', 'fay@example.com', 'Welcomed', 'msg-202'],
+    ]);
+  });
+
+  test('Outlook order attachments to Google Drive', async () => {
+    const { id, path } = await importAndStart('outlook_order_attachments_to_drive.recipe.json');
+    const filesBefore = googleData(google).files.length;
+    const sentBefore = outlookOf(microsoft).sent.length;
+    await post(path, { message_id: 'AAMkAGI2-msg1=' });
+    const job = await lastJob(id);
+    assert.equal(job.status, 'succeeded', job.error ?? '');
+    assert.deepEqual(
+      googleData(google)
+        .files.slice(filesBefore)
+        .map((f) => [f.name, f.mimeType, f.content.toString('utf8')]),
+      [
+        ['order.csv', 'text/csv', 'sku,qty\nA-1,2\n'],
+        ['notes.txt', 'text/plain', 'Deliver before noon'],
+      ],
+    );
+    assert.deepEqual(outlookOf(microsoft).sent.slice(sentBefore), [
+      {
+        subject: 'Order files filed',
+        body: { contentType: 'HTML', content: '<p>2 attachment(s) filed in Drive.</p>' },
+        toRecipients: [{ emailAddress: { address: 'orders@acme.example' } }],
+      },
+    ]);
   });
 });
