@@ -234,6 +234,8 @@ export async function unsubscribeWebhook(deps: ConnectorWebhookDeps, recipeId: n
   if (!row) return;
   const state = readTriggerState(row.trigger_closure);
   if (state.subscription === undefined) return;
+  // Forgotten first: a reset or a new start after this stop never meets the old subscription.
+  await changeState(ctx, recipeId, ({ subscription: _gone, ...rest }) => rest);
   await cache.prepare(row);
   const def = connectorTriggerOf(cache, row);
   const compiled = cache.compiledFor(row).recipe;
@@ -251,7 +253,6 @@ export async function unsubscribeWebhook(deps: ConnectorWebhookDeps, recipeId: n
       );
     }
   }
-  await changeState(ctx, recipeId, ({ subscription: _gone, ...rest }) => rest);
 }
 
 async function changeState(ctx: ServiceContext, recipeId: number, change: (s: TriggerState) => TriggerState) {

@@ -37,7 +37,7 @@ import { Schedules } from './schedules.ts';
 import { Polls } from './polls.ts';
 import { engineSettings, type EngineOptions } from './settings.ts';
 import type { EngineLimits, WebhookRequest } from './connectors/types.ts';
-import { receiveConnectorWebhook } from './connector-triggers.ts';
+import { connectorTriggerOf, receiveConnectorWebhook } from './connector-triggers.ts';
 import type { JsSandbox } from './sandbox/js-sandbox.ts';
 import type { PySandbox } from './sandbox/py-sandbox.ts';
 import type { RubyCodeRunner } from './sandbox/ruby-code.ts';
@@ -92,6 +92,8 @@ export interface RecipeEngine {
   callAppFunction(recipeId: number, environmentId: number, event: Record<string, unknown>): Promise<AppFunctionOutcome>;
   /** An MCP client's call of a skill recipe: store it as a job of the recipe and wait for its result. */
   receiveSkillCall(recipeId: number, environmentId: number, event: Hash, timeoutMs: number): Promise<SkillCallOutcome>;
+  /** Whether the recipe's trigger is a connector's polling or webhook trigger (its state is reset by reset_trigger). */
+  keepsTriggerState(row: RecipeRow): Promise<boolean>;
   /** Fire the schedules that are due now (the timer calls it; tests call it with a manual clock). */
   runDueSchedules(): Promise<number>;
   /** Resolves when no job is queued or running (tests). */
@@ -296,6 +298,10 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     kick: () => queue.kick(),
     useEventStreams(runtime) {
       runner.eventStreams = runtime;
+    },
+    async keepsTriggerState(row) {
+      await cache.prepare(row);
+      return connectorTriggerOf(cache, row) !== undefined;
     },
     async pollNow(recipeId) {
       if (!polls.has(recipeId)) return schedules.fireNow(recipeId);
