@@ -214,12 +214,20 @@ async function until(what: string, ok: () => boolean): Promise<void> {
 
 describe('a custom connector webhook trigger', () => {
   test('subscribes at start, turns each call into events (dedup), answers bad calls 400, unsubscribes at stop', async () => {
-    const id = await triggerRecipe('new_message', { channel: 'general' }, `${pill('id')}:${pill('text')}:${pill('hook')}`);
+    const id = await triggerRecipe(
+      'new_message',
+      { channel: 'general' },
+      `${pill('id')}:${pill('text')}:${pill('hook')}`,
+    );
     await startRecipe(t, id);
     assert.equal(hooks.size, 1, 'subscribed once');
     const [hookId, hook] = [...hooks.entries()][0]!;
     assert.equal(hook.channel, 'general');
-    const row = await t.ctx.db.selectFrom('recipes').select('webhook_key').where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await t.ctx.db
+      .selectFrom('recipes')
+      .select('webhook_key')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     assert.equal(hook.url, `${t.ctx.config.publicBaseUrl}/webhooks/rest/${row.webhook_key}/event`);
     const path = new URL(hook.url).pathname;
     const post = (payload: unknown, headers: Record<string, string> = {}) =>
@@ -230,12 +238,27 @@ describe('a custom connector webhook trigger', () => {
         payload: JSON.stringify(payload),
       });
 
-    const first = await post({ messages: [{ id: 'm1', text: 'hi' }, { id: 'm2', text: 'yo' }] });
+    const first = await post({
+      messages: [
+        { id: 'm1', text: 'hi' },
+        { id: 'm2', text: 'yo' },
+      ],
+    });
     assert.equal(first.statusCode, 200, first.body);
     assert.deepEqual(first.json(), { status: 'ok' });
     assert.deepEqual((await seen(id)).messages, [`m1:hi:${hookId}`, `m2:yo:${hookId}`]);
     // Delivered again with a new one: only the new one is a job.
-    assert.equal((await post({ messages: [{ id: 'm2', text: 'yo' }, { id: 'm3', text: 'hey' }] })).statusCode, 200);
+    assert.equal(
+      (
+        await post({
+          messages: [
+            { id: 'm2', text: 'yo' },
+            { id: 'm3', text: 'hey' },
+          ],
+        })
+      ).statusCode,
+      200,
+    );
     assert.deepEqual((await seen(id)).messages.slice(2), [`m3:hey:${hookId}`]);
 
     // A call the connector cannot read: 400 naming the connector and the lambda; nothing stored.
@@ -308,10 +331,14 @@ describe('a custom connector polling trigger', () => {
     assert.equal((await t.call('POST', `/api/recipes/${id}/reset_trigger`)).status, 200);
     assert.equal((await t.call('GET', `/api/recipes/${id}`)).body.trigger_closure, null);
     await startRecipe(t, id);
-    assert.deepEqual(
-      [...(await seen(id)).messages.slice(6)].sort(),
-      ['1:t1', '2:changed', '2:t2', '3:t3', '4:t4', '5:t5'],
-    );
+    assert.deepEqual([...(await seen(id)).messages.slice(6)].sort(), [
+      '1:t1',
+      '2:changed',
+      '2:t2',
+      '3:t3',
+      '4:t4',
+      '5:t5',
+    ]);
 
     // A restart: a new engine over the same database polls from the stored closure.
     await t.engine.close();

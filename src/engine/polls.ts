@@ -16,7 +16,13 @@ import { findRecipeById, findTriggerClosure, moveRunningTriggerClosureFrom } fro
 import { resolveSlot } from './connection-slots.ts';
 import { sendRequest } from './connectors/rest.ts';
 import { StepError, type PollPage, type TriggerDef } from './connectors/types.ts';
-import { connectorTriggerOf, readTriggerState, triggerContext, unseen, writeTriggerState } from './connector-triggers.ts';
+import {
+  connectorTriggerOf,
+  readTriggerState,
+  triggerContext,
+  unseen,
+  writeTriggerState,
+} from './connector-triggers.ts';
 import type { EngineEventBus } from './events.ts';
 import {
   fromPlain,

@@ -468,10 +468,7 @@ export async function resetTrigger(
 ): Promise<{ success: true }> {
   const current = await findVisible(ctx.db, caller, id);
   if (current.running === 1) throw new AppError('recipe_already_running');
-  if (
-    !CURSOR_TRIGGERS.has(current.trigger_application ?? '') &&
-    !(await engine.keepsTriggerState?.(current))
-  )
+  if (!CURSOR_TRIGGERS.has(current.trigger_application ?? '') && !(await engine.keepsTriggerState?.(current)))
     throw new AppError('trigger_without_cursor', { params: { provider: current.trigger_application ?? 'none' } });
   await updateRecipeRow(ctx.db, id, { trigger_closure: null, updated_at: toStored(ctx.clock.now()) });
   return { success: true };
