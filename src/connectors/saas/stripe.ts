@@ -3,8 +3,10 @@
 // bodies (nested keys in brackets), never JSON. Test: the balance.
 import { saasConnector } from './service.ts';
 import { secret } from './common.ts';
+import { stripeTriggers } from './stripe-triggers.ts';
+import type { Connector } from '../types.ts';
 
-export const stripe = saasConnector({
+export const stripe: Connector = saasConnector({
   provider: 'stripe',
   title: 'Stripe',
   categories: ['Payments', 'Accounting'],
@@ -16,4 +18,5 @@ export const stripe = saasConnector({
     jsonBodyAsForm: true,
     test: (session) => session.request({ method: 'GET', url: 'balance' }),
   },
+  triggers: stripeTriggers(() => stripe),
 });

@@ -1,0 +1,210 @@
+// Triggers of the SaaS connectors through recipe jobs against the services' stand-ins: polling
+// triggers page from their closure (kept in the recipe) and drop what they saw before; Slack's
+// Events API calls are checked against the signing secret.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { consoleSignIn, createTestApp, type TestApp } from './helpers.ts';
+import { createRecipe, dp, log, numbered, startRecipe } from './recipes.ts';
+import { CLIENT_ID, CLIENT_SECRET, startStandIn, type StandIn } from './stand-ins/stand-in.ts';
+import { connectThroughConsole } from './stand-ins/connect.ts';
+import { SECRET_KEY, stripe as stripeFixture, stripeEvents } from './stand-ins/stripe.ts';
+import { eventsApiCall, SIGNING_SECRET, slackBot as slackFixture } from './stand-ins/slack.ts';
+
+let t: TestApp;
+let stripe: StandIn;
+let slack: StandIn;
+const connections = new Map<string, number>();
+
+async function connectOAuth(provider: string, input: Record<string, string> = {}): Promise<number> {
+  const browser = await consoleSignIn(t, t.adminToken);
+  const profile = await t.call('POST', '/api/custom_oauth_profiles', {
+    body: { name: `${provider} app`, provider, data: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET } },
+  });
+  assert.equal(profile.status, 200, profile.text);
+  const created = await t.call('POST', '/api/connections', { body: { name: provider, provider, input } });
+  assert.equal(created.status, 200, created.text);
+  const connected = await connectThroughConsole(t, browser, created.body.id);
+  assert.equal(connected.location, `/console/connections/${created.body.id}?authorization=success`);
+  return created.body.id as number;
+}
+
+before(async () => {
+  stripe = await startStandIn(stripeFixture.spec);
+  slack = await startStandIn(slackFixture.spec);
+  // Polls happen when a recipe starts and on poll_now only.
+  t = await createTestApp({
+    env: { CONNECTOR_ORIGINS: JSON.stringify({ ...stripe.origins(), ...slack.origins() }) },
+    engine: { triggerPollMs: 3_600_000 },
+  });
+  const made = await t.call('POST', '/api/connections', {
+    body: { name: 'Stripe', provider: 'stripe', input: { api_key: SECRET_KEY }, shell_connection: false },
+  });
+  assert.equal(made.body.authorization_status, 'success', made.text);
+  connections.set('stripe', made.body.id as number);
+  connections.set('slack_bot', await connectOAuth('slack_bot', { signing_secret: SIGNING_SECRET }));
+});
+after(async () => {
+  await t.close();
+  await stripe.close();
+  await slack.close();
+});
+
+async function triggerRecipe(provider: string, name: string, input: Record<string, unknown>, message: string) {
+  const id = await createRecipe(
+    t,
+    numbered({ keyword: 'trigger', provider, name, as: 'ev', input, block: [log('seen', message)] }),
+    { config: JSON.stringify([{ keyword: 'application', provider, account_id: connections.get(provider) }]) },
+  );
+  await startRecipe(t, id);
+  return id;
+}
+
+/** What the recipe's jobs logged, in the order stored; its failed polls' errors apart. */
+async function seen(recipeId: number): Promise<{ messages: string[]; errors: string[] }> {
+  await t.engine.idle();
+  const jobs = await t.ctx.db
+    .selectFrom('jobs')
+    .select(['id', 'is_poll_error', 'error'])
+    .where('recipe_id', '=', recipeId)
+    .orderBy('id')
+    .execute();
+  const messages: string[] = [];
+  const errors: string[] = [];
+  for (const job of jobs) {
+    if (job.is_poll_error) {
+      errors.push(job.error ?? '');
+      continue;
+    }
+    const line = await t.ctx.db
+      .selectFrom('job_lines')
+      .select(['output', 'error'])
+      .where('job_id', '=', job.id)
+      .where('recipe_line_number', '=', 1)
+      .executeTakeFirst();
+    messages.push((JSON.parse(line?.output ?? 'null') as { message: string } | null)?.message ?? String(line?.error));
+  }
+  return { messages, errors };
+}
+
+const pollNow = async (id: number) => assert.equal((await t.call('POST', `/api/recipes/${id}/poll_now`)).status, 200);
+
+describe('stripe/new_event', () => {
+  test('events since the start become jobs oldest first; later polls page from the newest seen', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const event = (n: number, created: number, type = 'invoice.paid') => ({
+      id: `evt_${n}`,
+      object: 'event' as const,
+      type,
+      created,
+      livemode: false,
+      data: { object: { id: `in_${n}`, amount_paid: n * 100 } },
+    });
+    const events = stripeEvents(stripe);
+    events.push(event(1, now - 7200), event(2, now - 600), event(3, now - 300, 'customer.created'), event(4, now - 60));
+    const pills = ['id', 'type'].map((f) => `#{${dp('stripe', 'ev', f)}}`).join(':');
+    const id = await triggerRecipe('stripe', 'new_event', { event_type: 'invoice.paid' }, pills);
+    // An hour back by default; only invoice.paid.
+    assert.deepEqual((await seen(id)).messages, ['evt_2:invoice.paid', 'evt_4:invoice.paid']);
+    const first = stripe.apiRequests().at(-1)!;
+    assert.equal(first.query.get('type'), 'invoice.paid');
+    assert.ok(Number(first.query.get('created[gte]')) >= now - 3600 - 5);
+
+    // 150 more: two pages at once (ending_before the newest seen), then nothing new.
+    for (let n = 5; n < 155; n++) events.push(event(n, now));
+    await pollNow(id);
+    const { messages, errors } = await seen(id);
+    assert.deepEqual(errors, []);
+    assert.equal(messages.length, 152);
+    assert.deepEqual(messages.slice(2, 4), ['evt_5:invoice.paid', 'evt_6:invoice.paid']);
+    assert.equal(messages.at(-1), 'evt_154:invoice.paid');
+    const paged = stripe.apiRequests().slice(-2);
+    assert.deepEqual(
+      paged.map((r) => r.query.get('ending_before')),
+      ['evt_4', 'evt_104'],
+    );
+    await pollNow(id);
+    assert.equal((await seen(id)).messages.length, 152);
+    assert.deepEqual((await t.call('GET', `/api/recipes/${id}`)).body.trigger_closure.closure, { last_id: 'evt_154' });
+    assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`)).status, 200);
+  });
+
+  test("Stripe's refusal is a failed poll with its message; bad input is refused before any request", async () => {
+    const before = stripe.apiRequests().length;
+    const id = await triggerRecipe('stripe', 'new_event', { event_type: 'invoice.paid; drop' }, 'x');
+    assert.match((await seen(id)).errors[0] ?? '', /is not a Stripe event type/);
+    assert.equal(stripe.apiRequests().length, before);
+    await t.call('PUT', `/api/recipes/${id}/stop`);
+    stripe.enqueue({
+      status: 400,
+      json: { error: { type: 'invalid_request_error', message: 'No such event: evt_gone', param: 'ending_before' } },
+    });
+    const other = await triggerRecipe('stripe', 'new_event', {}, 'x');
+    assert.match((await seen(other)).errors[0] ?? '', /No such event: evt_gone/);
+    await t.call('PUT', `/api/recipes/${other}/stop`);
+  });
+});
+
+describe('slack_bot/new_event', () => {
+  test('answers the URL verification, makes a job of each signed event once, refuses bad signatures', async () => {
+    const text = `#{${dp('slack_bot', 'ev', 'text')}}`;
+    const id = await triggerRecipe('slack_bot', 'new_event', { event_type: 'message' }, `${text}`);
+    const row = await t.ctx.db
+      .selectFrom('recipes')
+      .select('webhook_key')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    const url = `/webhooks/rest/${row.webhook_key}/event`;
+    const send = (call: { payload: string; headers: Record<string, string> }) =>
+      t.app.inject({ method: 'POST', url, headers: call.headers, payload: call.payload });
+
+    const challenge = await send(eventsApiCall({ type: 'url_verification', token: 'x', challenge: 'c-123' }));
+    assert.equal(challenge.statusCode, 200);
+    assert.deepEqual(challenge.json(), { challenge: 'c-123' });
+
+    const callback = (eventId: string, event: Record<string, unknown>) => ({
+      type: 'event_callback',
+      team_id: 'T1',
+      api_app_id: 'A1',
+      event_id: eventId,
+      event_time: 1_700_000_000,
+      event,
+    });
+    const message = { type: 'message', channel: 'C1', user: 'U1', text: 'hello', ts: '1700000000.000100' };
+    assert.equal((await send(eventsApiCall(callback('Ev1', message)))).statusCode, 200);
+    // Slack retries a delivery it did not see answered: the same event_id is not a second job.
+    assert.equal((await send(eventsApiCall(callback('Ev1', message)))).statusCode, 200);
+    assert.equal((await send(eventsApiCall(callback('Ev2', { type: 'reaction_added', user: 'U1' })))).statusCode, 200);
+    assert.equal((await send(eventsApiCall(callback('Ev3', { ...message, text: 'again' })))).statusCode, 200);
+    assert.deepEqual((await seen(id)).messages, ['hello', 'again']);
+    const job = await t.ctx.db
+      .selectFrom('jobs')
+      .select('trigger_output')
+      .where('recipe_id', '=', id)
+      .orderBy('id')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(job.trigger_output), {
+      ...message,
+      event_id: 'Ev1',
+      event_time: 1_700_000_000,
+      team_id: 'T1',
+    });
+
+    const forged = await send(eventsApiCall(callback('Ev4', message), { secret: 'not-the-secret' }));
+    assert.equal(forged.statusCode, 400);
+    assert.match(forged.json().error, /signature does not match/);
+    const stale = await send(
+      eventsApiCall(callback('Ev5', message), { timestamp: Math.floor(Date.now() / 1000) - 600 }),
+    );
+    assert.equal(stale.statusCode, 400);
+    const unsigned = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(callback('Ev6', message)),
+    });
+    assert.equal(unsigned.statusCode, 400);
+    assert.equal((await seen(id)).messages.length, 2, 'nothing stored from refused calls');
+    assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`)).status, 200);
+    assert.equal((await send(eventsApiCall(callback('Ev7', message)))).statusCode, 404);
+  });
+});
