@@ -9,10 +9,14 @@ import { CLIENT_ID, CLIENT_SECRET, startStandIn, type StandIn } from './stand-in
 import { connectThroughConsole } from './stand-ins/connect.ts';
 import { SECRET_KEY, stripe as stripeFixture, stripeEvents } from './stand-ins/stripe.ts';
 import { eventsApiCall, SIGNING_SECRET, slackBot as slackFixture } from './stand-ins/slack.ts';
+import { records, spec as salesforceSpec } from './stand-ins/salesforce.ts';
+import { API_TOKEN, EMAIL, jiraIssues, spec as jiraSpec, USER_TIME_ZONE } from './stand-ins/jira.ts';
 
 let t: TestApp;
 let stripe: StandIn;
 let slack: StandIn;
+let salesforce: StandIn;
+let jira: StandIn;
 const connections = new Map<string, number>();
 
 async function connectOAuth(provider: string, input: Record<string, string> = {}): Promise<number> {
@@ -31,9 +35,18 @@ async function connectOAuth(provider: string, input: Record<string, string> = {}
 before(async () => {
   stripe = await startStandIn(stripeFixture.spec);
   slack = await startStandIn(slackFixture.spec);
+  salesforce = await startStandIn(salesforceSpec);
+  jira = await startStandIn(jiraSpec);
   // Polls happen when a recipe starts and on poll_now only.
   t = await createTestApp({
-    env: { CONNECTOR_ORIGINS: JSON.stringify({ ...stripe.origins(), ...slack.origins() }) },
+    env: {
+      CONNECTOR_ORIGINS: JSON.stringify({
+        ...stripe.origins(),
+        ...slack.origins(),
+        ...salesforce.origins(),
+        ...jira.origins(),
+      }),
+    },
     engine: { triggerPollMs: 3_600_000 },
   });
   const made = await t.call('POST', '/api/connections', {
@@ -42,11 +55,24 @@ before(async () => {
   assert.equal(made.body.authorization_status, 'success', made.text);
   connections.set('stripe', made.body.id as number);
   connections.set('slack_bot', await connectOAuth('slack_bot', { signing_secret: SIGNING_SECRET }));
+  connections.set('salesforce', await connectOAuth('salesforce'));
+  const jiraConnection = await t.call('POST', '/api/connections', {
+    body: {
+      name: 'Jira',
+      provider: 'jira',
+      input: { host_name: 'acme.atlassian.net', auth_type: 'api_token', email: EMAIL, apitoken: API_TOKEN },
+      shell_connection: false,
+    },
+  });
+  assert.equal(jiraConnection.body.authorization_status, 'success', jiraConnection.text);
+  connections.set('jira', jiraConnection.body.id as number);
 });
 after(async () => {
   await t.close();
   await stripe.close();
   await slack.close();
+  await salesforce.close();
+  await jira.close();
 });
 
 async function triggerRecipe(provider: string, name: string, input: Record<string, unknown>, message: string) {
@@ -206,5 +232,102 @@ describe('slack_bot/new_event', () => {
     assert.equal((await seen(id)).messages.length, 2, 'nothing stored from refused calls');
     assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`)).status, 200);
     assert.equal((await send(eventsApiCall(callback('Ev7', message)))).statusCode, 404);
+  });
+});
+
+/** A time as Salesforce and Jira write it: `2026-01-01T00:00:00.000+0000`. */
+const written = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('Z', '+0000');
+
+describe('salesforce/new_sobject and updated_sobject', () => {
+  test('records created in the last hour, then newer ones; a full page asks for the next at once', async () => {
+    const now = Date.now();
+    const leads = records(salesforce, 'Lead');
+    const lead = (n: number, at: number) => ({
+      Id: `00Q${String(n).padStart(12, '0')}AAA`,
+      LastName: `Lead ${n}`,
+      CreatedDate: written(at),
+      SystemModstamp: written(at),
+    });
+    leads.push(lead(1, now - 2 * 3600_000), lead(2, now - 1800_000), lead(3, now - 600_000));
+    const name = `#{${dp('salesforce', 'ev', 'LastName')}}`;
+    const id = await triggerRecipe('salesforce', 'new_sobject', { sobject_name: 'Lead' }, name);
+    assert.deepEqual((await seen(id)).messages, ['Lead 2', 'Lead 3']);
+    const q = salesforce.apiRequests().at(-1)!.query.get('q')!;
+    assert.match(
+      q,
+      /^SELECT FIELDS\(ALL\) FROM Lead WHERE CreatedDate >= \S+Z ORDER BY CreatedDate ASC, Id ASC LIMIT 200$/,
+    );
+    // The record at the cursor's second comes again: dropped by its Id.
+    await pollNow(id);
+    assert.equal((await seen(id)).messages.length, 2);
+    for (let n = 4; n < 214; n++) leads.push(lead(n, now - 300_000 + n * 1000));
+    await pollNow(id);
+    const { messages, errors } = await seen(id);
+    assert.deepEqual(errors, []);
+    assert.equal(messages.length, 212, 'two pages of one poll');
+    assert.equal(messages.at(-1), 'Lead 213');
+    assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`)).status, 200);
+
+    // New/updated: from since; a record changed again is an event again.
+    const updated = await triggerRecipe(
+      'salesforce',
+      'updated_sobject',
+      { sobject_name: 'Lead', since: new Date(now - 3 * 3600_000).toISOString() },
+      name,
+    );
+    await pollNow(updated);
+    assert.equal((await seen(updated)).messages.length, 213);
+    leads[1]!.SystemModstamp = written(now + 60_000);
+    leads[1]!.LastName = 'Lead 2 changed';
+    await pollNow(updated);
+    assert.equal((await seen(updated)).messages.at(-1), 'Lead 2 changed');
+    assert.equal((await seen(updated)).messages.length, 214);
+    assert.equal((await t.call('PUT', `/api/recipes/${updated}/stop`)).status, 200);
+
+    const bad = await triggerRecipe('salesforce', 'new_sobject', { sobject_name: 'Lead WHERE Id != null' }, name);
+    assert.match((await seen(bad)).errors[0] ?? '', /is not an API name/);
+    await t.call('PUT', `/api/recipes/${bad}/stop`);
+  });
+});
+
+describe('jira/new_issue', () => {
+  test("issues created since, asked in the user's time zone, paged with nextPageToken", async () => {
+    const now = Date.now();
+    const issues = jiraIssues(jira);
+    const issue = (n: number, at: number, project = 'OPS') => ({
+      id: String(10000 + n),
+      key: `${project}-${n}`,
+      fields: { summary: `Issue ${n}`, created: written(at), project: { key: project } },
+    });
+    issues.push(issue(1, now - 2 * 3600_000), issue(2, now - 1200_000), issue(3, now - 600_000, 'HR'));
+    const key = `#{${dp('jira', 'ev', 'key')}}`;
+    const id = await triggerRecipe('jira', 'new_issue', { project: 'OPS' }, key);
+    assert.deepEqual((await seen(id)).messages, ['OPS-2']);
+    const jql = jira.apiRequests().at(-1)!.query.get('jql')!;
+    const minute = new Intl.DateTimeFormat('en-CA', {
+      timeZone: USER_TIME_ZONE,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+    })
+      .format(new Date(now - 3600_000))
+      .replace(/-/g, '/')
+      .replace(', ', ' ');
+    assert.ok(jql.startsWith('project = "OPS" AND created >= "'), jql);
+    assert.match(jql, /created >= "\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}" ORDER BY created ASC, id ASC$/);
+    assert.ok(jql.includes(minute.slice(0, 13)), `${jql} in ${USER_TIME_ZONE} (${minute})`);
+    for (let n = 4; n < 134; n++) issues.push(issue(n, now - 300_000 + n * 1000));
+    await pollNow(id);
+    const { messages, errors } = await seen(id);
+    assert.deepEqual(errors, []);
+    assert.equal(messages.length, 131);
+    assert.equal(messages.at(-1), 'OPS-133');
+    assert.ok(jira.apiRequests().some((r) => r.query.get('nextPageToken') === '100'));
+    await pollNow(id);
+    assert.equal((await seen(id)).messages.length, 131, 'nothing new');
+    assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`)).status, 200);
   });
 });

@@ -6,7 +6,7 @@
 // - Search by JQL: https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issue-search/#api-rest-api-3-search-jql-get
 // - Errors: {"errorMessages": [...], "errors": {}}
 import type { ServiceFixture } from './fixture.ts';
-import { basicIs, bearerIssued, type StandInSpec } from './stand-in.ts';
+import { basicIs, bearerIssued, type Answer, type StandIn, type StandInRequest, type StandInSpec } from './stand-in.ts';
 
 export const EMAIL = 'ana@acme.example';
 export const API_TOKEN = 'jira-api-token-0123456789';
@@ -25,6 +25,43 @@ const search = (req: { query: URLSearchParams }) => {
   if (!jql) return { status: 400, json: { errorMessages: ["The 'jql' parameter is required."], errors: {} } };
   return { json: { issues: [{ id: '10001', key: 'OPS-1', fields: { summary: 'Printer on fire' } }], isLast: true } };
 };
+
+// The `new_issue` trigger's search: `[project = "KEY" AND ]created >= "yyyy/MM/dd HH:mm" ORDER BY
+// created ASC, id ASC` (JQL dates in the user's time zone: https://support.atlassian.com/jira-software-cloud/docs/jql-fields/#Created),
+// pages of maxResults with nextPageToken; issues keep `created` as Jira writes it (`...000+0000`).
+export const USER_TIME_ZONE = 'Europe/Lisbon';
+export interface JiraIssue {
+  id: string;
+  key: string;
+  fields: { summary: string; created: string; project: { key: string } };
+}
+const issueStores = new WeakMap<StandIn, JiraIssue[]>();
+export function jiraIssues(standIn: StandIn): JiraIssue[] {
+  let list = issueStores.get(standIn);
+  if (!list) issueStores.set(standIn, (list = []));
+  return list;
+}
+function createdSearch(req: StandInRequest, standIn: StandIn): Answer | null {
+  const m =
+    /^(?:project = "([A-Z][A-Z0-9_]*)" AND )?created >= "(\d{4})\/(\d{2})\/(\d{2}) (\d{2}):(\d{2})" ORDER BY created ASC, id ASC$/.exec(
+      req.query.get('jql') ?? '',
+    );
+  if (!m) return null;
+  const [, project, y, mo, d, h, mi] = m as unknown as string[];
+  // The minute in the user's zone, as UTC: the zone's offset at that time.
+  const guess = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi));
+  const shown = new Date(new Date(guess).toLocaleString('en-US', { timeZone: USER_TIME_ZONE }) + ' UTC').getTime();
+  const from = guess - (shown - guess);
+  const max = Number(req.query.get('maxResults') ?? '50');
+  const offset = Number(req.query.get('nextPageToken') ?? '0');
+  const utc = (t: string) => Date.parse(t.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  const all = jiraIssues(standIn)
+    .filter((i) => (project === undefined || i.fields.project.key === project) && utc(i.fields.created) >= from)
+    .sort((a, b) => utc(a.fields.created) - utc(b.fields.created) || Number(a.id) - Number(b.id));
+  const page = all.slice(offset, offset + max);
+  const isLast = offset + max >= all.length;
+  return { json: { issues: page, isLast, ...(isLast ? {} : { nextPageToken: String(offset + max) }) } };
+}
 
 export const spec: StandInSpec = {
   name: 'jira',
@@ -45,9 +82,16 @@ export const spec: StandInSpec = {
       method: 'GET',
       path: '/rest/api/3/myself',
       reference: 'api-group-myself',
-      answer: () => ({ json: { accountId: 'acc-1', emailAddress: EMAIL, displayName: 'Ana' } }),
+      answer: () => ({
+        json: { accountId: 'acc-1', emailAddress: EMAIL, displayName: 'Ana', timeZone: USER_TIME_ZONE },
+      }),
     },
-    { method: 'GET', path: '/rest/api/3/search/jql', reference: 'api-group-issue-search', answer: search },
+    {
+      method: 'GET',
+      path: '/rest/api/3/search/jql',
+      reference: 'api-group-issue-search',
+      answer: (req, standIn) => createdSearch(req, standIn) ?? search(req),
+    },
     {
       method: 'GET',
       path: '/oauth/token/accessible-resources',

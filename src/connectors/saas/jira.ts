@@ -4,8 +4,10 @@
 import { saasConnector } from './service.ts';
 import { field, hostName, OAUTH_APP_FIELDS, secret, text } from './common.ts';
 import { StepError } from '../step-error.ts';
+import { jiraTriggers } from './jira-triggers.ts';
+import type { Connector } from '../types.ts';
 
-export const jira = saasConnector({
+export const jira: Connector = saasConnector({
   provider: 'jira',
   title: 'Jira',
   categories: ['Project Management', 'IT Service Management'],
@@ -66,4 +68,5 @@ export const jira = saasConnector({
     },
     test: (session) => session.request({ method: 'GET', url: 'myself' }),
   },
+  triggers: jiraTriggers(() => jira),
 });
