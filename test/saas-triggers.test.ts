@@ -10,6 +10,7 @@ import { connectThroughConsole } from './stand-ins/connect.ts';
 import { SECRET_KEY, stripe as stripeFixture, stripeEvents } from './stand-ins/stripe.ts';
 import { eventsApiCall, SIGNING_SECRET, slackBot as slackFixture } from './stand-ins/slack.ts';
 import { records, spec as salesforceSpec } from './stand-ins/salesforce.ts';
+import { inboxMessages, outlook as outlookFixture } from './stand-ins/microsoft.ts';
 import { API_TOKEN, EMAIL, jiraIssues, spec as jiraSpec, USER_TIME_ZONE } from './stand-ins/jira.ts';
 
 let t: TestApp;
@@ -17,6 +18,7 @@ let stripe: StandIn;
 let slack: StandIn;
 let salesforce: StandIn;
 let jira: StandIn;
+let microsoft: StandIn;
 const connections = new Map<string, number>();
 
 async function connectOAuth(provider: string, input: Record<string, string> = {}): Promise<number> {
@@ -37,6 +39,7 @@ before(async () => {
   slack = await startStandIn(slackFixture.spec);
   salesforce = await startStandIn(salesforceSpec);
   jira = await startStandIn(jiraSpec);
+  microsoft = await startStandIn(outlookFixture.spec);
   // Polls happen when a recipe starts and on poll_now only.
   t = await createTestApp({
     env: {
@@ -45,6 +48,7 @@ before(async () => {
         ...slack.origins(),
         ...salesforce.origins(),
         ...jira.origins(),
+        ...microsoft.origins(),
       }),
     },
     engine: { triggerPollMs: 3_600_000 },
@@ -56,6 +60,7 @@ before(async () => {
   connections.set('stripe', made.body.id as number);
   connections.set('slack_bot', await connectOAuth('slack_bot', { signing_secret: SIGNING_SECRET }));
   connections.set('salesforce', await connectOAuth('salesforce'));
+  connections.set('outlook', await connectOAuth('outlook'));
   const jiraConnection = await t.call('POST', '/api/connections', {
     body: {
       name: 'Jira',
@@ -73,6 +78,7 @@ after(async () => {
   await slack.close();
   await salesforce.close();
   await jira.close();
+  await microsoft.close();
 });
 
 async function triggerRecipe(provider: string, name: string, input: Record<string, unknown>, message: string) {
@@ -328,6 +334,37 @@ describe('jira/new_issue', () => {
     assert.ok(jira.apiRequests().some((r) => r.query.get('nextPageToken') === '100'));
     await pollNow(id);
     assert.equal((await seen(id)).messages.length, 131, 'nothing new');
+    assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`)).status, 200);
+  });
+});
+
+describe('outlook/new_email', () => {
+  test('messages received since, oldest first, following @odata.nextLink; nothing twice', async () => {
+    const now = Date.now();
+    const inbox = inboxMessages(microsoft);
+    const message = (n: number, at: number) => ({
+      id: `AAMk${n}`,
+      subject: `Invoice ${n}`,
+      receivedDateTime: new Date(Math.floor(at / 1000) * 1000).toISOString().replace('.000Z', 'Z'),
+      bodyPreview: `Please find invoice ${n}`,
+      from: { emailAddress: { name: 'Billing', address: 'billing@example.com' } },
+    });
+    inbox.push(message(1, now - 2 * 3600_000), message(2, now - 900_000));
+    const subject = `#{${dp('outlook', 'ev', 'subject')}}`;
+    const id = await triggerRecipe('outlook', 'new_email', {}, subject);
+    assert.deepEqual((await seen(id)).messages, ['Invoice 2']);
+    const asked = microsoft.apiRequests().at(-1)!;
+    assert.equal(asked.path, '/v1.0/me/mailFolders/inbox/messages');
+    assert.match(asked.query.get('$filter')!, /^receivedDateTime ge \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    for (let n = 3; n < 123; n++) inbox.push(message(n, now - 600_000 + n * 1000));
+    await pollNow(id);
+    const { messages, errors } = await seen(id);
+    assert.deepEqual(errors, []);
+    assert.equal(messages.length, 121);
+    assert.equal(messages.at(-1), 'Invoice 122');
+    assert.ok(microsoft.apiRequests().some((r) => r.query.get('$skip') === '100'), 'followed the next links');
+    await pollNow(id);
+    assert.equal((await seen(id)).messages.length, 121, 'nothing new');
     assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`)).status, 200);
   });
 });

@@ -2,8 +2,10 @@
 // v1.0 (https://graph.microsoft.com/v1.0/). Test: `me`.
 import { saasConnector } from './service.ts';
 import { MICROSOFT_TENANT_FIELD, microsoftOAuth, OAUTH_APP_FIELDS } from './common.ts';
+import { outlookTriggers } from './outlook-triggers.ts';
+import type { Connector } from '../types.ts';
 
-export const outlook = saasConnector({
+export const outlook: Connector = saasConnector({
   provider: 'outlook',
   title: 'Microsoft Outlook',
   categories: ['Email', 'Calendar'],
@@ -13,4 +15,5 @@ export const outlook = saasConnector({
     baseUrl: () => 'https://graph.microsoft.com/v1.0/',
     test: (session) => session.request({ method: 'GET', url: 'me' }),
   },
+  triggers: outlookTriggers(() => outlook),
 });
