@@ -11,6 +11,7 @@ import { SECRET_KEY, stripe as stripeFixture, stripeEvents } from './stand-ins/s
 import { eventsApiCall, SIGNING_SECRET, slackBot as slackFixture } from './stand-ins/slack.ts';
 import { records, spec as salesforceSpec } from './stand-ins/salesforce.ts';
 import { inboxMessages, outlook as outlookFixture } from './stand-ins/microsoft.ts';
+import { gmail as gmailFixture, gmailMessages } from './stand-ins/google.ts';
 import { API_TOKEN, EMAIL, jiraIssues, spec as jiraSpec, USER_TIME_ZONE } from './stand-ins/jira.ts';
 
 let t: TestApp;
@@ -19,6 +20,7 @@ let slack: StandIn;
 let salesforce: StandIn;
 let jira: StandIn;
 let microsoft: StandIn;
+let google: StandIn;
 const connections = new Map<string, number>();
 
 async function connectOAuth(provider: string, input: Record<string, string> = {}): Promise<number> {
@@ -40,6 +42,7 @@ before(async () => {
   salesforce = await startStandIn(salesforceSpec);
   jira = await startStandIn(jiraSpec);
   microsoft = await startStandIn(outlookFixture.spec);
+  google = await startStandIn(gmailFixture.spec);
   // Polls happen when a recipe starts and on poll_now only.
   t = await createTestApp({
     env: {
@@ -49,6 +52,7 @@ before(async () => {
         ...salesforce.origins(),
         ...jira.origins(),
         ...microsoft.origins(),
+        ...google.origins(),
       }),
     },
     engine: { triggerPollMs: 3_600_000 },
@@ -61,6 +65,7 @@ before(async () => {
   connections.set('slack_bot', await connectOAuth('slack_bot', { signing_secret: SIGNING_SECRET }));
   connections.set('salesforce', await connectOAuth('salesforce'));
   connections.set('outlook', await connectOAuth('outlook'));
+  connections.set('gmail', await connectOAuth('gmail'));
   const jiraConnection = await t.call('POST', '/api/connections', {
     body: {
       name: 'Jira',
@@ -79,6 +84,7 @@ after(async () => {
   await salesforce.close();
   await jira.close();
   await microsoft.close();
+  await google.close();
 });
 
 async function triggerRecipe(provider: string, name: string, input: Record<string, unknown>, message: string) {
@@ -365,6 +371,49 @@ describe('outlook/new_email', () => {
     assert.ok(microsoft.apiRequests().some((r) => r.query.get('$skip') === '100'), 'followed the next links');
     await pollNow(id);
     assert.equal((await seen(id)).messages.length, 121, 'nothing new');
+    assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`)).status, 200);
+  });
+});
+
+describe('gmail/new_email', () => {
+  test('mail received since, oldest first with its headers, paged; nothing twice', async () => {
+    const now = Date.now();
+    const mail = gmailMessages(google);
+    const message = (n: number, at: number) => ({
+      id: `18c${n}`,
+      threadId: `t${n}`,
+      labelIds: ['INBOX'],
+      snippet: `Hello ${n}`,
+      internalDate: String(Math.floor(at / 1000) * 1000),
+      payload: {
+        mimeType: 'text/plain',
+        headers: [
+          { name: 'Subject', value: `Order ${n}` },
+          { name: 'From', value: 'Shop <shop@example.com>' },
+          { name: 'To', value: 'ana@example.com' },
+        ],
+      },
+    });
+    mail.push(message(1, now - 2 * 3600_000), message(2, now - 1200_000), message(3, now - 600_000));
+    const fields = ['subject', 'from'].map((f) => `#{${dp('gmail', 'ev', f)}}`).join('|');
+    const id = await triggerRecipe('gmail', 'new_email', {}, fields);
+    assert.deepEqual((await seen(id)).messages, ['Order 2|Shop <shop@example.com>', 'Order 3|Shop <shop@example.com>']);
+    const list = google.apiRequests().find((r) => r.path === '/gmail/v1/users/me/messages')!;
+    assert.match(list.query.get('q')!, /^after:\d+$/);
+    for (let n = 4; n < 64; n++) mail.push(message(n, now - 300_000 + n * 1000));
+    await pollNow(id);
+    const { messages, errors } = await seen(id);
+    assert.deepEqual(errors, []);
+    // Gmail lists newest first: a burst larger than a page comes page by page, each oldest first.
+    assert.equal(messages.length, 62);
+    assert.deepEqual(
+      messages.slice(2, 4).concat(messages.slice(-2)),
+      ['Order 14', 'Order 15', 'Order 12', 'Order 13'].map((s) => `${s}|Shop <shop@example.com>`),
+    );
+    assert.equal(new Set(messages).size, 62);
+    assert.ok(google.apiRequests().some((r) => r.query.get('pageToken') === '50'), 'the second page');
+    await pollNow(id);
+    assert.equal((await seen(id)).messages.length, 62, 'nothing new');
     assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`)).status, 200);
   });
 });

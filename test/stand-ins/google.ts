@@ -9,7 +9,7 @@
 //   https://developers.google.com/calendar/api/v3/reference/freebusy/query
 // - Errors: {"error": {"code", "message", "status"}} (https://cloud.google.com/apis/design/errors)
 import type { ServiceFixture } from './fixture.ts';
-import { bearerIssued, parseJson, type Route, type StandInSpec } from './stand-in.ts';
+import { bearerIssued, parseJson, type Route, type StandIn, type StandInSpec } from './stand-in.ts';
 
 const unauthenticated = {
   status: 401,
@@ -201,3 +201,61 @@ export const googleCalendar: ServiceFixture = {
     },
   },
 };
+
+// Gmail's `new_email` trigger: users.messages.list with `q=after:<epoch seconds>` (newest first,
+// `maxResults`, `nextPageToken`; search operators: https://support.google.com/mail/answer/7190),
+// then users.messages.get for each
+// (https://developers.google.com/gmail/api/reference/rest/v1/users.messages/get: `internalDate` in
+// epoch milliseconds as text, `payload.headers`). Other list calls go to the route before this one.
+export interface GmailMessage {
+  id: string;
+  threadId: string;
+  labelIds: string[];
+  snippet: string;
+  internalDate: string;
+  payload: { mimeType: string; headers: Array<{ name: string; value: string }> };
+}
+const gmailStores = new WeakMap<StandIn, GmailMessage[]>();
+export function gmailMessages(standIn: StandIn): GmailMessage[] {
+  let list = gmailStores.get(standIn);
+  if (!list) gmailStores.set(standIn, (list = []));
+  return list;
+}
+const gmailSearch: Route = {
+  method: 'GET',
+  path: '/gmail/v1/users/me/messages',
+  reference: 'https://developers.google.com/gmail/api/reference/rest/v1/users.messages/list',
+  answer: (req, standIn) => {
+    const after = /^after:(\d+)$/.exec(req.query.get('q') ?? '');
+    if (!after) {
+      const other = routes.find((r) => r !== gmailSearch && r.method === 'GET' && r.path === gmailSearch.path);
+      return other ? other.answer(req, standIn) : { status: 404, json: {} };
+    }
+    const max = Number(req.query.get('maxResults') ?? '100');
+    const offset = Number(req.query.get('pageToken') ?? '0');
+    const all = gmailMessages(standIn)
+      .filter((m) => Number(m.internalDate) > Number(after[1]) * 1000)
+      .sort((a, b) => Number(b.internalDate) - Number(a.internalDate));
+    const page = all.slice(offset, offset + max);
+    return {
+      json: {
+        messages: page.map((m) => ({ id: m.id, threadId: m.threadId })),
+        resultSizeEstimate: all.length,
+        ...(offset + max < all.length ? { nextPageToken: String(offset + max) } : {}),
+      },
+    };
+  },
+};
+routes.unshift(gmailSearch);
+routes.push({
+  method: 'GET',
+  path: /^\/gmail\/v1\/users\/me\/messages\/[^/]+$/,
+  reference: 'https://developers.google.com/gmail/api/reference/rest/v1/users.messages/get',
+  answer: (req, standIn) => {
+    const id = decodeURIComponent(req.path.split('/').pop() ?? '');
+    const found = gmailMessages(standIn).find((m) => m.id === id);
+    return found
+      ? { json: found }
+      : { status: 404, json: { error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' } } };
+  },
+});

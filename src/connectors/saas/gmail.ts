@@ -2,8 +2,10 @@
 // vendor's base URL: custom actions say `me/messages`). Test: `me/profile`.
 import { saasConnector } from './service.ts';
 import { GOOGLE_HOSTS, googleOAuth, OAUTH_APP_FIELDS } from './common.ts';
+import { gmailTriggers } from './gmail-triggers.ts';
+import type { Connector } from '../types.ts';
 
-export const gmail = saasConnector({
+export const gmail: Connector = saasConnector({
   provider: 'gmail',
   title: 'Gmail',
   categories: ['Email'],
@@ -14,4 +16,5 @@ export const gmail = saasConnector({
     hosts: () => GOOGLE_HOSTS,
     test: (session) => session.request({ method: 'GET', url: 'me/profile' }),
   },
+  triggers: gmailTriggers(() => gmail),
 });
