@@ -11,7 +11,7 @@ import { SECRET_KEY, stripe as stripeFixture, stripeEvents } from './stand-ins/s
 import { eventsApiCall, SIGNING_SECRET, slackBot as slackFixture } from './stand-ins/slack.ts';
 import { records, spec as salesforceSpec } from './stand-ins/salesforce.ts';
 import { inboxMessages, outlook as outlookFixture } from './stand-ins/microsoft.ts';
-import { gmail as gmailFixture, gmailMessages } from './stand-ins/google.ts';
+import { gmail as gmailFixture, gmailMessages, sheetRows } from './stand-ins/google.ts';
 import { API_TOKEN, EMAIL, jiraIssues, spec as jiraSpec, USER_TIME_ZONE } from './stand-ins/jira.ts';
 
 let t: TestApp;
@@ -66,6 +66,7 @@ before(async () => {
   connections.set('salesforce', await connectOAuth('salesforce'));
   connections.set('outlook', await connectOAuth('outlook'));
   connections.set('gmail', await connectOAuth('gmail'));
+  connections.set('google_sheets', await connectOAuth('google_sheets'));
   const jiraConnection = await t.call('POST', '/api/connections', {
     body: {
       name: 'Jira',
@@ -368,7 +369,10 @@ describe('outlook/new_email', () => {
     assert.deepEqual(errors, []);
     assert.equal(messages.length, 121);
     assert.equal(messages.at(-1), 'Invoice 122');
-    assert.ok(microsoft.apiRequests().some((r) => r.query.get('$skip') === '100'), 'followed the next links');
+    assert.ok(
+      microsoft.apiRequests().some((r) => r.query.get('$skip') === '100'),
+      'followed the next links',
+    );
     await pollNow(id);
     assert.equal((await seen(id)).messages.length, 121, 'nothing new');
     assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`)).status, 200);
@@ -411,9 +415,41 @@ describe('gmail/new_email', () => {
       ['Order 14', 'Order 15', 'Order 12', 'Order 13'].map((s) => `${s}|Shop <shop@example.com>`),
     );
     assert.equal(new Set(messages).size, 62);
-    assert.ok(google.apiRequests().some((r) => r.query.get('pageToken') === '50'), 'the second page');
+    assert.ok(
+      google.apiRequests().some((r) => r.query.get('pageToken') === '50'),
+      'the second page',
+    );
     await pollNow(id);
     assert.equal((await seen(id)).messages.length, 62, 'nothing new');
     assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`)).status, 200);
+  });
+});
+
+describe('google_sheets/new_spreadsheet_row', () => {
+  test('every row at the first start, then rows added at the bottom; columns by their header', async () => {
+    const rows = sheetRows(google, 'sheet-42', "Ana's orders");
+    rows.push(['Name', 'Amount'], ['Acme', '10'], ['Globex', '20']);
+    const fields = ['row_number', 'Name', 'Amount'].map((f) => `#{${dp('google_sheets', 'ev', f)}}`).join(':');
+    const id = await triggerRecipe(
+      'google_sheets',
+      'new_spreadsheet_row',
+      { spreadsheet: 'sheet-42', sheet: "Ana's orders" },
+      fields,
+    );
+    assert.deepEqual((await seen(id)).messages, ['2:Acme:10', '3:Globex:20']);
+    assert.ok(
+      google.apiRequests().some((r) => decodeURIComponent(r.path).endsWith("/values/'Ana''s orders'!A2:ZZZ501")),
+      'rows after the header, the sheet name quoted',
+    );
+    await pollNow(id);
+    assert.equal((await seen(id)).messages.length, 2, 'nothing new');
+    rows.push(['Initech', '30']);
+    await pollNow(id);
+    assert.deepEqual((await seen(id)).messages.slice(2), ['4:Initech:30']);
+    assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`)).status, 200);
+
+    const bad = await triggerRecipe('google_sheets', 'new_spreadsheet_row', { spreadsheet: '../x', sheet: 'S' }, 'x');
+    assert.match((await seen(bad)).errors[0] ?? '', /is not a spreadsheet ID/);
+    await t.call('PUT', `/api/recipes/${bad}/stop`);
   });
 });

@@ -256,6 +256,46 @@ routes.push({
     const found = gmailMessages(standIn).find((m) => m.id === id);
     return found
       ? { json: found }
-      : { status: 404, json: { error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' } } };
+      : {
+          status: 404,
+          json: { error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' } },
+        };
   },
 });
+
+// Google Sheets' `new_spreadsheet_row` trigger: spreadsheets.values.get of A1 ranges
+// (`'Sheet'!1:1`, `'Sheet'!A5:ZZZ504`; https://developers.google.com/sheets/api/guides/concepts#cell)
+// over sheets a test fills; trailing empty rows are left out, as the API does. Other spreadsheets
+// go to the route after this one.
+const sheetStores = new WeakMap<StandIn, Map<string, string[][]>>();
+/** The rows of a sheet (`<spreadsheet id>/<sheet name>`), row 1 first. */
+export function sheetRows(standIn: StandIn, spreadsheetId: string, sheet: string): string[][] {
+  let store = sheetStores.get(standIn);
+  if (!store) sheetStores.set(standIn, (store = new Map()));
+  const key = `${spreadsheetId}/${sheet}`;
+  if (!store.has(key)) store.set(key, []);
+  return store.get(key)!;
+}
+const sheetValues: Route = {
+  method: 'GET',
+  path: /^\/v4\/spreadsheets\/[^/]+\/values\/[^/]+$/,
+  reference: 'https://developers.google.com/sheets/api/reference/rest/v4/spreadsheets.values/get',
+  answer: (req, standIn) => {
+    const [, , , id, , encoded] = req.path.split('/');
+    const range = decodeURIComponent(encoded ?? '');
+    const store = sheetStores.get(standIn);
+    const parsed = /^'((?:[^']|'')+)'!(?:1:1|A(\d+):ZZZ(\d+))$/.exec(range);
+    if (!parsed || !store?.has(`${id}/${parsed[1]!.replace(/''/g, "'")}`)) {
+      const other = routes.find(
+        (r) => r !== sheetValues && r.method === 'GET' && String(r.path) === String(sheetValues.path),
+      );
+      return other ? other.answer(req, standIn) : { status: 404, json: {} };
+    }
+    const rows = sheetRows(standIn, id!, parsed[1]!.replace(/''/g, "'"));
+    const from = parsed[2] ? Number(parsed[2]) : 1;
+    const to = parsed[3] ? Number(parsed[3]) : 1;
+    const values = rows.slice(from - 1, to);
+    return { json: { range, majorDimension: 'ROWS', ...(values.length > 0 ? { values } : {}) } };
+  },
+};
+routes.unshift(sheetValues);

@@ -29,7 +29,12 @@ export function gmailTriggers(self: () => Connector): Record<string, TriggerDef>
       description: 'Triggers when an email arrives in Gmail',
       inputFields: [
         { name: 'label', label: 'Label', optional: true, hint: 'INBOX, a label name; blank: all mail' },
-        { name: 'since', label: 'When first started, this recipe should pick up events from', type: 'timestamp', optional: true },
+        {
+          name: 'since',
+          label: 'When first started, this recipe should pick up events from',
+          type: 'timestamp',
+          optional: true,
+        },
       ],
       outputFields: [
         { name: 'id' },
@@ -45,10 +50,13 @@ export function gmailTriggers(self: () => Connector): Record<string, TriggerDef>
       output: (event) => event,
       async poll(input: Hash, closure, tc) {
         const label = toRubyString(hashGet(input, 'label') ?? '').trim();
-        if (label !== '' && !LABEL.test(label)) throw new StepError('Bad request', `label ${JSON.stringify(label.slice(0, 100))} is not a label`);
+        if (label !== '' && !LABEL.test(label))
+          throw new StepError('Bad request', `label ${JSON.stringify(label.slice(0, 100))} is not a label`);
         const state = closureOf(closure);
         const after =
-          typeof state.after === 'number' ? state.after : Math.floor(startOf(input, tc.ctx.clock.now()).getTime() / 1000) - 1;
+          typeof state.after === 'number'
+            ? state.after
+            : Math.floor(startOf(input, tc.ctx.clock.now()).getTime() / 1000) - 1;
         const session = await stepSession(tc, self());
         const query: Record<string, string | number> = {
           q: `after:${after}`,
@@ -63,8 +71,13 @@ export function gmailTriggers(self: () => Connector): Record<string, TriggerDef>
         const messages: Message[] = [];
         for (const { id } of list.messages ?? [])
           messages.push(
-            (await session.request({ method: 'GET', url: `me/messages/${encodeURIComponent(id)}`, query: { format: 'full' } }))
-              .body as Message,
+            (
+              await session.request({
+                method: 'GET',
+                url: `me/messages/${encodeURIComponent(id)}`,
+                query: { format: 'full' },
+              })
+            ).body as Message,
           );
         messages.sort((a, b) => Number(a.internalDate) - Number(b.internalDate));
         const newest = Math.max(
@@ -76,7 +89,13 @@ export function gmailTriggers(self: () => Connector): Record<string, TriggerDef>
           m.payload?.headers?.find((h) => h.name?.toLowerCase() === name)?.value ?? null;
         return {
           events: messages.map((m) => ({
-            event: fromPlain({ ...m, subject: header(m, 'subject'), from: header(m, 'from'), to: header(m, 'to'), date: header(m, 'date') }) as Hash,
+            event: fromPlain({
+              ...m,
+              subject: header(m, 'subject'),
+              from: header(m, 'from'),
+              to: header(m, 'to'),
+              date: header(m, 'date'),
+            }) as Hash,
             dedup: String(m.id),
           })),
           closure: more ? { after, page_token: list.nextPageToken, newest } : { after: newest },

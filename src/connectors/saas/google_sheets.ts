@@ -2,8 +2,10 @@
 // the Drive API's `about` for the signed-in user (Sheets has no call of its own for that).
 import { saasConnector } from './service.ts';
 import { GOOGLE_HOSTS, googleOAuth, OAUTH_APP_FIELDS } from './common.ts';
+import { googleSheetsTriggers } from './google-sheets-triggers.ts';
+import type { Connector } from '../types.ts';
 
-export const googleSheets = saasConnector({
+export const googleSheets: Connector = saasConnector({
   provider: 'google_sheets',
   title: 'Google Sheets',
   categories: ['Spreadsheets'],
@@ -18,4 +20,5 @@ export const googleSheets = saasConnector({
     test: (session) =>
       session.request({ method: 'GET', url: 'https://www.googleapis.com/drive/v3/about', query: { fields: 'user' } }),
   },
+  triggers: googleSheetsTriggers(() => googleSheets),
 });

@@ -21,7 +21,12 @@ export function outlookTriggers(self: () => Connector): Record<string, TriggerDe
       description: 'Triggers when an email arrives in the chosen Outlook folder',
       inputFields: [
         { name: 'folder_id', label: 'Folder', optional: true, hint: 'A folder id or well-known name; blank: inbox' },
-        { name: 'since', label: 'When first started, this recipe should pick up events from', type: 'timestamp', optional: true },
+        {
+          name: 'since',
+          label: 'When first started, this recipe should pick up events from',
+          type: 'timestamp',
+          optional: true,
+        },
       ],
       outputFields: [
         { name: 'id' },
@@ -35,10 +40,15 @@ export function outlookTriggers(self: () => Connector): Record<string, TriggerDe
       output: (event) => event,
       async poll(input: Hash, closure, tc) {
         const folder = toRubyString(hashGet(input, 'folder_id') ?? '').trim() || 'inbox';
-        if (!FOLDER.test(folder)) throw new StepError('Bad request', `folder_id ${JSON.stringify(folder.slice(0, 80))} is not a folder`);
+        if (!FOLDER.test(folder))
+          throw new StepError('Bad request', `folder_id ${JSON.stringify(folder.slice(0, 80))} is not a folder`);
         const state = closureOf(closure);
         const since =
-          typeof state.since === 'string' ? state.since : startOf(input, tc.ctx.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+          typeof state.since === 'string'
+            ? state.since
+            : startOf(input, tc.ctx.clock.now())
+                .toISOString()
+                .replace(/\.\d{3}Z$/, 'Z');
         const session = await stepSession(tc, self());
         const next = typeof state.next_link === 'string' ? state.next_link : null;
         const res = next
@@ -50,10 +60,13 @@ export function outlookTriggers(self: () => Connector): Record<string, TriggerDe
             });
         const body = res.body as { value?: Array<Record<string, unknown>>; '@odata.nextLink'?: unknown };
         const messages = body.value ?? [];
-        const newest = messages.reduce<string>((max, m) => {
-          const at = typeof m.receivedDateTime === 'string' ? m.receivedDateTime : '';
-          return Date.parse(at) > Date.parse(max) ? at.replace(/\.\d+Z$/, 'Z') : max;
-        }, typeof state.newest === 'string' ? state.newest : since);
+        const newest = messages.reduce<string>(
+          (max, m) => {
+            const at = typeof m.receivedDateTime === 'string' ? m.receivedDateTime : '';
+            return Date.parse(at) > Date.parse(max) ? at.replace(/\.\d+Z$/, 'Z') : max;
+          },
+          typeof state.newest === 'string' ? state.newest : since,
+        );
         const link = body['@odata.nextLink'];
         const more = typeof link === 'string' && link.startsWith(session.baseUrl.origin);
         return {
