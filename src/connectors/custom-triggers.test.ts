@@ -309,7 +309,7 @@ describe('a custom connector polling trigger', () => {
     );
     await startRecipe(t, id);
     // Pages of two while has_more: five tickets, each once, although each page repeats the last one.
-    let { messages, errors } = await seen(id);
+    const { messages, errors } = await seen(id);
     assert.deepEqual(errors, []);
     assert.deepEqual([...messages].sort(), ['1:t1', '2:t2', '3:t3', '4:t4', '5:t5']);
     assert.equal(polls[0], '2026-01-01T00:00:00Z/2', 'the first poll starts at since');

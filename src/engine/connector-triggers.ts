@@ -203,6 +203,30 @@ export async function receiveConnectorWebhook(
   throw new Error('the trigger state kept changing under this webhook call');
 }
 
+/** A call of a webhook URL whose recipe is no webhook recipe: a connector's webhook trigger's, or 404. */
+export async function connectorWebhookCall(
+  deps: ConnectorWebhookDeps,
+  key: string,
+  request: WebhookRequest,
+): Promise<
+  | { status: 200; jobId: string | null; reply?: { status: number; body: unknown } }
+  | { status: 400; message: string }
+  | { status: 404 }
+  | { status: 429; retryAfterSeconds: number }
+> {
+  const found = await deps.cache.connectorWebhookRecipe(key);
+  if (!found) return { status: 404 };
+  const outcome = await receiveConnectorWebhook(deps, found.row, found.trigger, request);
+  if (outcome.status !== 200) return outcome;
+  return { status: 200, jobId: outcome.jobIds[0] ?? null, ...(outcome.reply ? { reply: outcome.reply } : {}) };
+}
+
+/** Whether the recipe's trigger is a connector's polling or webhook trigger (reset_trigger clears its state). */
+export async function keepsTriggerState(cache: RecipeCache, row: RecipeRow): Promise<boolean> {
+  await cache.prepare(row);
+  return connectorTriggerOf(cache, row) !== undefined;
+}
+
 /** The recipe started: a webhook trigger that subscribes does it now; what it returns is kept. */
 export async function subscribeWebhook(deps: ConnectorWebhookDeps, row: RecipeRow): Promise<void> {
   const { ctx, settings, cache, queue } = deps;

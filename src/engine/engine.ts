@@ -37,7 +37,7 @@ import { Schedules } from './schedules.ts';
 import { Polls } from './polls.ts';
 import { engineSettings, type EngineOptions } from './settings.ts';
 import type { EngineLimits, WebhookRequest } from './connectors/types.ts';
-import { connectorTriggerOf, receiveConnectorWebhook } from './connector-triggers.ts';
+import { connectorWebhookCall, keepsTriggerState } from './connector-triggers.ts';
 import type { JsSandbox } from './sandbox/js-sandbox.ts';
 import type { PySandbox } from './sandbox/py-sandbox.ts';
 import type { RubyCodeRunner } from './sandbox/ruby-code.ts';
@@ -271,18 +271,8 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     async receiveWebhook(key, event, request) {
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(key)) return { status: 404 };
       const row = await cache.webhookRecipe(key);
-      if (!row) {
-        const found = request ? await cache.connectorWebhookRecipe(key) : undefined;
-        if (!found || !request) return { status: 404 };
-        const outcome = await receiveConnectorWebhook(
-          { ctx, settings, cache, queue, events },
-          found.row,
-          found.trigger,
-          request,
-        );
-        if (outcome.status !== 200) return outcome;
-        return { status: 200, jobId: outcome.jobIds[0] ?? null, ...(outcome.reply ? { reply: outcome.reply } : {}) };
-      }
+      if (!row)
+        return request ? connectorWebhookCall({ ctx, settings, cache, queue, events }, key, request) : { status: 404 };
       const handle = await queue.admit(row, event);
       if (handle === BACKLOG_FULL) return { status: 429, retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS };
       return { status: 200, jobId: handle };
@@ -299,10 +289,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     useEventStreams(runtime) {
       runner.eventStreams = runtime;
     },
-    async keepsTriggerState(row) {
-      await cache.prepare(row);
-      return connectorTriggerOf(cache, row) !== undefined;
-    },
+    keepsTriggerState: (row) => keepsTriggerState(cache, row),
     async pollNow(recipeId) {
       if (!polls.has(recipeId)) return schedules.fireNow(recipeId);
       await polls.poll(recipeId);
