@@ -73,6 +73,7 @@ import { jobsRoutes } from './api/jobs/jobs.routes.ts';
 import { createJobRetentionSweeper } from './api/jobs/retention.ts';
 import { createEngine, type RecipeEngine } from './engine/engine.ts';
 import { CONNECTORS } from './engine/connectors/index.ts';
+import { findConnector } from './engine/catalog.ts';
 import { webhooksRoutes } from './engine/webhooks.routes.ts';
 import { consoleRoutes } from './console/console.routes.ts';
 import { mcpRoutes } from './api/mcp/mcp.routes.ts';
@@ -171,6 +172,15 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, run
   mcpRoutes,
   agenticRoutes,
 ];
+
+/** The console's own parts: the connectors its editor offers, its CSRF key, its sign-in limiter. */
+function consoleParts(secretBox: AppDeps['secretBox'], clock: ServiceContext['clock']) {
+  return {
+    connectors: { builtIn: CONNECTORS, find: findConnector },
+    csrfKey: secretBox.deriveKey('console-csrf'),
+    signInLimiter: createFailureLimiter(clock, { limits: CONSOLE_SIGN_IN_FAILURE_LIMITS, windowSeconds: 60 }),
+  };
+}
 
 /** The OpenAPI document, generated from the routes' schemas, and its page at /docs. */
 async function registerOpenApi(app: FastifyInstance, config: AppDeps['config']): Promise<void> {
@@ -334,8 +344,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       eventStreams,
       packages,
       tests,
-      csrfKey: deps.secretBox.deriveKey('console-csrf'),
-      signInLimiter: createFailureLimiter(ctx.clock, { limits: CONSOLE_SIGN_IN_FAILURE_LIMITS, windowSeconds: 60 }),
+      ...consoleParts(deps.secretBox, ctx.clock),
     }),
   );
   // MCP servers: the Model Context Protocol at /mcp/<handle>, tools run as recipe jobs.

@@ -103,6 +103,8 @@ export const ERROR_CATALOG = {
   topic_consume_not_granted: { status: 403, message: 'Forbidden: this access profile may not consume from this topic' },
   // Not found
   not_found: { status: 404, message: 'Not found' },
+  shared_link_invalid: { status: 404, message: 'The link is not valid or has expired' },
+  shared_link_scope: { status: 405, message: 'This link allows {scope} only' },
   project_not_found: { status: 404, message: 'Project not found' },
   project_id_not_found: { status: 404, message: 'Project {project_id} not found' },
   folder_not_found: { status: 404, message: 'Folder not found' },
@@ -181,6 +183,10 @@ export const ERROR_CATALOG = {
     status: 422,
     message:
       'No OAuth app for {provider}: create a custom OAuth profile for it, or give the connection client_id and client_secret',
+  },
+  oauth_authorization_url_failed: {
+    status: 422,
+    message: 'The connector did not give an authorization URL: {reason}',
   },
   oauth_state_invalid: {
     status: 400,

@@ -95,6 +95,60 @@ describe('the web console in a browser', () => {
     }
   });
 
+  test('a new user builds a recipe in the editor (webhook → IF → logger with a datapill), saves, starts and opens its job', async () => {
+    const browser = await openBrowser();
+    try {
+      const { page } = browser;
+      await signIn(page, site.base, site.t.adminToken);
+      await page.getByRole('link', { name: 'Recipes', exact: true }).click();
+      await page.getByRole('link', { name: 'New recipe' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('Large orders');
+      await page.getByLabel('Payload fields (comma separated: their datapills)').fill('order_id, total');
+      await page.getByRole('button', { name: '+ IF' }).click();
+      const ifStep = page.locator('li.kw-if fieldset').first();
+      // A datapill goes where the cursor is.
+      await ifStep.getByLabel('Value to test').click();
+      await ifStep.locator('details.pills summary').click();
+      await ifStep.getByRole('button', { name: 'Step 0 · payload.total' }).click();
+      assert.match(
+        await ifStep.getByLabel('Value to test').inputValue(),
+        /^#\{_dp\('.*"path":\["payload","total"\]\}'\)\}$/,
+      );
+      await ifStep.getByLabel('Comparison').selectOption('greater_than');
+      await ifStep.getByLabel('Compared with').fill('1000');
+      await ifStep.getByRole('button', { name: '+ Action' }).click();
+      // Picking an application applies it at once (the script), then its action.
+      const action = page.locator('li.kw-action fieldset').first();
+      await action.getByLabel('Application').selectOption('logger');
+      await page.locator('li.kw-action fieldset').first().getByLabel('Action').selectOption('log_message');
+      const logger = page.locator('li.kw-action fieldset').first();
+      await logger.locator('legend', { hasText: 'Log message in Logger' }).waitFor();
+      await logger.getByLabel('Message (required)').click();
+      await logger.locator('details.pills summary').click();
+      await logger.getByRole('button', { name: 'Step 0 · payload.order_id' }).click();
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByText('Recipe saved.').waitFor();
+      await page.getByRole('button', { name: 'Start recipe' }).click();
+      await page.getByText('The recipe is running.').waitFor();
+      const webhook = (await page.locator('dt:text("Webhook") + dd code').textContent()) as string;
+      const fired = await fetch(site.base + new URL(webhook).pathname, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ order_id: 'B-77', total: 1500 }),
+      });
+      assert.equal(fired.status, 200);
+      await site.t.engine.idle();
+      await page.getByRole('link', { name: 'Jobs', exact: true }).click();
+      await page.locator('table a').first().click();
+      await page.getByRole('heading', { name: 'Steps' }).waitFor();
+      const steps = await page.locator('li.line').allInnerTexts();
+      assert.match(steps.at(-1) ?? '', /Output[\s\S]*B-77/, 'the logger inside the IF ran with the datapill');
+      assert.deepEqual(browser.problems, []);
+    } finally {
+      await browser.close();
+    }
+  });
+
   test('a read-only token cannot start or stop anything, even with a forged request', async () => {
     const running = await site.t.call('PUT', `/api/recipes/${site.recipe.id}/start`);
     assert.ok(running.status === 200 || running.status === 400, running.text);

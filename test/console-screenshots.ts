@@ -141,6 +141,8 @@ try {
     await shoot(page, dir, 'recipes');
     await page.goto(`${base}/console/recipes/${booking.body.id}`);
     await shoot(page, dir, 'recipe');
+    await page.goto(`${base}/console/recipes/${booking.body.id}/edit`);
+    await shoot(page, dir, 'editor');
     await page.goto(`${base}/console/recipes/${site.recipe.id}/jobs`);
     await shoot(page, dir, 'jobs');
     await page.locator('table a').first().click();
@@ -170,6 +172,8 @@ try {
     await signIn(narrow.page, base, t.adminToken);
     await narrow.page.goto(`${base}/console/recipes/${site.recipe.id}/jobs`);
     await shoot(narrow.page, dir, 'jobs-narrow');
+    await narrow.page.goto(`${base}/console/recipes/${booking.body.id}/edit`);
+    await shoot(narrow.page, dir, 'editor-narrow');
   } finally {
     await narrow.close();
   }

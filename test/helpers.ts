@@ -37,8 +37,8 @@ import { createEngine, type EngineOptions, type RecipeEngine } from '../src/engi
 
 // What a test file holds until it ends, released last first: a server stops before its directory goes.
 const releases: Array<() => unknown> = [];
-after(async () => {
-  // Every release runs even when one fails; the first failure is reported once all have run.
+async function releaseAll(): Promise<unknown[]> {
+  // Every release runs even when one fails; the failures are returned once all have run.
   const failures: unknown[] = [];
   for (let release = releases.pop(); release; release = releases.pop()) {
     try {
@@ -47,8 +47,44 @@ after(async () => {
       failures.push(error);
     }
   }
+  return failures;
+}
+after(async () => {
+  const failures = await releaseAll();
   if (failures.length > 0) throw failures[0];
 });
+
+// A test process stopped before its after hooks (Ctrl-C, the runner's or CI's SIGTERM, a process.exit)
+// still releases what it holds: servers are stopped and temporary directories removed, at worst
+// synchronously on the way out.
+const liveTempDirs = new Set<string>();
+const removeTempDir = (dir: string) => {
+  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  liveTempDirs.delete(dir);
+};
+process.once('exit', () => {
+  for (const dir of liveTempDirs) {
+    try {
+      removeTempDir(dir);
+    } catch {
+      // Nothing more can be done on the way out.
+    }
+  }
+});
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+] as const) {
+  process.once(signal, () => {
+    // Servers get a few seconds to stop; the exit handler then removes what is left.
+    const guard = setTimeout(() => process.exit(code), 5000);
+    void releaseAll().finally(() => {
+      clearTimeout(guard);
+      process.exit(code);
+    });
+  });
+}
 
 /** Runs `release` in an after hook of the test file, before whatever was registered earlier. */
 export function releaseAfterFile(release: () => unknown): void {
@@ -61,8 +97,9 @@ export function releaseAfterFile(release: () => unknown): void {
  */
 export function tempDir(prefix = 'sb-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  liveTempDirs.add(dir);
   // Retried: a database's background checkpoint may still be closing its files while they go.
-  releaseAfterFile(() => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
+  releaseAfterFile(() => removeTempDir(dir));
   return dir;
 }
 

@@ -120,6 +120,9 @@ export const CONTRACT_EXTRAS: readonly string[] = [
   'GET /api/files',
   'GET /api/files/content',
   'DELETE /api/files',
+  'GET /api/files/shared/:token',
+  'PUT /api/files/shared/:token',
+  'POST /api/files/shared/:token',
   'POST /api/developer_api_client_roles/:id/copy',
   'POST /api/recipes/:id/copy',
   // 14 §12: connect, reset_trigger and poll_now (D-rec, C-pcli, C-wk).

@@ -89,13 +89,19 @@ describe('GET /console/builds and POST /console/builds', () => {
       description: 'to test',
     });
     assert.equal(deployed.statusCode, 303, deployed.body);
-    assert.equal(deployed.headers.location, `/console/builds/${id}?done=deployed`);
+    const deploymentId = Number(
+      new RegExp(`^/console/builds/${id}\\?deployment=(\\d+)$`).exec(deployed.headers.location as string)?.[1],
+    );
+    assert.ok(deploymentId > 0, deployed.headers.location as string);
     const afterDeploy = await waitFor(
-      () => admin.get(`/console/builds/${id}?done=deployed`),
+      () => admin.get(deployed.headers.location as string),
       (res) => !/<td>test<\/td><td><span class="badge ">pending/.test(res.body),
       'the deployment',
     );
-    assert.match(afterDeploy.body, /Deployment started\./);
+    assert.match(
+      afterDeploy.body,
+      new RegExp(`<p class="notice ok" role="status">Deployment ${deploymentId} to test succeeded\\.</p>`),
+    );
     assert.match(
       afterDeploy.body,
       /<div class="muted small">to test<\/div><\/td><td>test<\/td><td><span class="badge ok">success<\/span>/,
@@ -110,6 +116,61 @@ describe('GET /console/builds and POST /console/builds', () => {
     );
     const deploymentsPage = await admin.get('/console/deployments');
     assert.match(deploymentsPage.body, new RegExp(`<a href="/console/builds/${id}">Build ${id}</a>`));
+  });
+
+  test('a failed deployment says it failed, never a green "started"; its untested connection is not called a success', async () => {
+    const ledger = await t.createProject('Ledger');
+    const conn = await t.call('POST', '/api/connections', {
+      body: {
+        name: 'Ledger DB',
+        provider: 'rest',
+        folder_id: ledger.folderId,
+        input: { base_url: 'http://127.0.0.1:9/', auth_type: 'none' },
+      },
+    });
+    assert.ok(conn.status < 300, conn.text);
+    assert.equal(conn.body.authorization_status, 'success', 'what the API says: its fields are complete');
+    const connectionPage = await admin.get(`/console/connections/${conn.body.id}`);
+    assert.match(connectionPage.body, /<span class="badge">not tested<\/span>/);
+    assert.doesNotMatch(connectionPage.body, /badge ok">success/);
+    const connectionsList = await admin.get('/console/connections');
+    assert.match(
+      connectionsList.body,
+      new RegExp(
+        `<a href="/console/connections/${conn.body.id}">Ledger DB</a>.*?<span class="badge">not tested</span>`,
+        's',
+      ),
+    );
+    const recipe = await t.call('POST', '/api/recipes', {
+      body: {
+        recipe: {
+          name: 'Post entry',
+          folder_id: ledger.folderId,
+          code: JSON.stringify(webhookTrigger([log('x', 'y')])),
+          config: JSON.stringify([{ keyword: 'application', provider: 'rest', account_id: conn.body.id }]),
+        },
+      },
+    });
+    assert.equal(recipe.status, 200, recipe.text);
+    const build = await t.call('POST', `/api/projects/${ledger.projectId}/build`, { body: {} });
+    assert.equal(build.status, 200, build.text);
+    await waitFor(
+      () => t.call('GET', `/api/project_builds/${build.body.id}`),
+      (res) => res.body.state !== 'pending',
+      'the build',
+    );
+    const deployed = await admin.post(`/console/builds/${build.body.id}/deploy`, { environment_type: 'test' });
+    assert.equal(deployed.statusCode, 303, deployed.body);
+    const failed = await waitFor(
+      () => admin.get(deployed.headers.location as string),
+      (res) => !/role="status">Deployment \d+ to test started/.test(res.body),
+      'the deployment',
+    );
+    assert.match(
+      failed.body,
+      /<p class="notice error" role="alert">Deployment \d+ to test failed: [^<]*no connection named &quot;Ledger DB&quot; \(rest\)/,
+    );
+    assert.doesNotMatch(failed.body, /notice ok|Deployment started/);
   });
 
   test('a read-only token sees builds but no build or deploy form, and a forged build or deploy is refused: 403, nothing changed', async () => {

@@ -243,6 +243,12 @@ describe('GET /console/workflow-tasks and POST /console/workflow-tasks/:id/compl
       ),
     ]);
     const jobId = await fire(path, { order: '<A7>' });
+    const waiting = await t.ctx.db
+      .selectFrom('jobs')
+      .select(['handle', 'started_at'])
+      .where('id', '=', jobId)
+      .executeTakeFirstOrThrow();
+    while (Date.now() < Date.parse(waiting.started_at) + 20) await new Promise((resolve) => setImmediate(resolve));
     const taskId = await openTask(id);
 
     const list = await admin.get('/console/workflow-tasks');
@@ -270,6 +276,20 @@ describe('GET /console/workflow-tasks and POST /console/workflow-tasks/:id/compl
     const ended = await admin.get(`/console/workflow-tasks/${taskId}?done=task_completed`);
     assert.match(ended.body, /Task completed: its job goes on\./);
     assert.match(ended.body, /<span class="badge ok">completed<\/span>/);
+    // Recorded as completed by whoever signed in, not by its assignee.
+    const clients = await t.call('GET', '/api/developer_api_clients');
+    const me = (clients.body.result.items as Array<{ name: string; id: number }>)[0];
+    assert.ok(me);
+    const stored = await t.call('GET', `/api/workflow_tasks/${taskId}`);
+    assert.equal(stored.body.completed_by, me.name);
+    assert.notEqual(me.name, 'ana@example.com');
+    assert.match(ended.body, new RegExp(`</time> by ${me.name}</dd>`));
+    // The job page: started when it was triggered, its duration includes the wait for the task.
+    const jobPage = await admin.get(`/console/recipes/${id}/jobs/${waiting.handle}`);
+    const started = /<dt>Started<\/dt><dd><time datetime="([^"]+)">/.exec(jobPage.body)?.[1];
+    assert.equal(started && Date.parse(started), Date.parse(waiting.started_at));
+    const seconds = Number(/<dt>Duration<\/dt><dd>([\d.]+) s<\/dd>/.exec(jobPage.body)?.[1]);
+    assert.ok(seconds >= 0.02, jobPage.body.slice(0, 3000));
     assert.doesNotMatch(ended.body, /name="decision"/);
     assert.doesNotMatch((await admin.get('/console/workflow-tasks')).body, /Approve order/, 'no longer open');
     assert.match((await admin.get('/console/workflow-tasks?status=completed')).body, /Approve order/);

@@ -116,6 +116,33 @@ describe('GET /console/recipes and jobs', () => {
     assert.equal(unknownCursor.statusCode, 404);
   });
 
+  test('a webhook body larger than a line keeps: its size said as such, the whole event downloadable', async () => {
+    const big = { notes: 'x'.repeat(150_000), order: 'A-9' };
+    await fire(t, recipe.path, big);
+    const { handle } = await t.ctx.db
+      .selectFrom('jobs')
+      .select('handle')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    const job = await get(`/console/recipes/${recipe.id}/jobs/${handle}`, admin.cookie);
+    assert.equal(job.statusCode, 200);
+    assert.doesNotMatch(job.body, /&quot;truncated&quot;/, 'the marker is not shown as if it were the data');
+    assert.match(job.body, /[\d,]+ bytes, more than a step line keeps \(100,000\)\./);
+    const link = `/console/recipes/${recipe.id}/jobs/${handle}/trigger-output`;
+    assert.match(job.body, new RegExp(`<a href="${link}" download>Download the full value</a>`));
+    const full = await get(link, admin.cookie);
+    assert.equal(full.statusCode, 200);
+    assert.match(String(full.headers['content-type']), /^application\/json/);
+    assert.match(
+      String(full.headers['content-disposition']),
+      new RegExp(`^attachment; filename="${handle}-trigger.json"$`),
+    );
+    assert.equal(JSON.stringify(JSON.parse(full.body)).includes(big.notes), true, 'the whole body');
+    assert.equal(JSON.parse(full.body).payload?.order ?? JSON.parse(full.body).order, 'A-9');
+    assert.equal((await get(`/console/recipes/${recipe.id}/jobs/j-nope/trigger-output`, admin.cookie)).statusCode, 404);
+    assert.notEqual((await get(link)).statusCode, 200, 'signed out: nothing');
+  });
+
   test("a recipe's jobs page keeps test-case jobs apart, under their own tab", async () => {
     const id = await createRecipe(t, webhookTrigger([log('say', 'checked')]), { name: 'With a test case' });
     const tc = await t.call('POST', `/api/recipes/${id}/test_cases`, {

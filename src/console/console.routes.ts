@@ -14,6 +14,7 @@ import { errorPage } from './pages/sign-in.ts';
 import { consoleKit, cookieOf, type ConsoleDeps, sameOrigin } from './kit.ts';
 import { consoleSignInRoutes } from './pages/sign-in.routes.ts';
 import { consoleDashboardRoutes } from './pages/dashboard.routes.ts';
+import { consoleEditorRoutes } from './pages/editor.routes.ts';
 import { consoleRecipesRoutes } from './pages/recipes.routes.ts';
 import { consoleJobsRoutes } from './pages/jobs.routes.ts';
 import { consoleLookupTablesRoutes } from './pages/lookup-tables.routes.ts';
@@ -23,8 +24,8 @@ import { consoleWorkflowTasksRoutes } from './pages/workflow-tasks.routes.ts';
 import { consoleBuildsRoutes } from './pages/builds.routes.ts';
 import { consoleConnectionRoutes } from './pages/connection.routes.ts';
 
-/** Largest form the console accepts (a lookup-table row of 10 KB cells, the sign-in token). */
-const FORM_LIMIT_BYTES = 256 * 1024;
+/** Largest form the console accepts: the recipe editor's, which carries the draft recipe (as the API's body limit). */
+const FORM_LIMIT_BYTES = 1024 * 1024;
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
@@ -34,6 +35,7 @@ const OPEN_ROUTES = new Set([
   '/console',
   '/console/sign-in',
   '/console/assets/console.js',
+  '/console/assets/editor.js',
   '/console/assets/console.css',
   '/console/assets/favicon.svg',
   '/favicon.ico',
@@ -48,7 +50,12 @@ export function consoleRoutes(deps: ConsoleDeps) {
   const { ctx, csrfKey } = deps;
   const kit = consoleKit(deps);
   const { frameOf, hide } = kit;
-  const assets = { js: asset('console.js'), css: asset('console.css'), icon: asset('favicon.svg') };
+  const assets = {
+    js: asset('console.js'),
+    editor: asset('editor.js'),
+    css: asset('console.css'),
+    icon: asset('favicon.svg'),
+  };
 
   return async function consolePlugin(fastify: FastifyInstance): Promise<void> {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -144,6 +151,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
     );
     for (const [name, file, type] of [
       ['console.js', assets.js, 'text/javascript; charset=utf-8'],
+      ['editor.js', assets.editor, 'text/javascript; charset=utf-8'],
       ['console.css', assets.css, 'text/css; charset=utf-8'],
       ['favicon.svg', assets.icon, 'image/svg+xml'],
     ] as const) {
@@ -158,6 +166,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
     consoleSignInRoutes(app, kit);
     consoleDashboardRoutes(app, kit);
     consoleRecipesRoutes(app, kit);
+    consoleEditorRoutes(app, kit);
     consoleJobsRoutes(app, kit);
     consoleLookupTablesRoutes(app, kit);
     consoleWorkspaceRoutes(app, kit);

@@ -214,7 +214,7 @@ describe('GET / and sign-in', () => {
     });
     assert.equal(json.statusCode, 415, 'JSON is not a console form');
     assert.equal(json.headers['set-cookie'], undefined);
-    const big = await post('/console/sign-in', { token: 'a'.repeat(300_000) });
+    const big = await post('/console/sign-in', { token: 'a'.repeat(1_100_000) });
     assert.equal(big.statusCode, 413);
     assertNoStack(big.body);
   });
@@ -364,6 +364,29 @@ describe('POST /console/recipes/:id/start and /stop', () => {
     assert.match(res.body, /The recipe cannot start/);
     assert.match(res.body, /Step 1/);
     assert.equal(await recipeRunning(broken), false);
+  });
+
+  test('a refused start: one box, a line per problem, the input field named apart from the sentence', async () => {
+    const broken = await createRecipe(
+      t,
+      webhookTrigger([
+        {
+          keyword: 'action',
+          provider: 'workato_recipe_function',
+          name: 'call_recipe',
+          as: 'call',
+          input: { flow_id: 987654 },
+        },
+      ]),
+    );
+    const res = await post(`/console/recipes/${broken}/start`, { _csrf: admin.csrf }, admin.cookie);
+    assert.equal(res.statusCode, 422);
+    assert.equal(res.body.match(/class="notice /g)?.length, 1, 'the message and its problems in one box');
+    assert.match(
+      res.body,
+      /<div class="notice error" role="alert"><p>The recipe cannot start:<\/p><ul class="problems"><li><strong>Step 1<\/strong> · Recipe “987654”: does not name a recipe of this environment <span class="muted small">\(input field <code>flow_id<\/code>\)<\/span><\/li><\/ul><\/div>/,
+    );
+    assert.doesNotMatch(res.body, /environment flow_id/);
   });
 
   test('a read-only token sees no start button, and a forged start or stop is refused: 403, nothing changed', async () => {

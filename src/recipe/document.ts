@@ -50,6 +50,28 @@ export class DocumentError extends Error {
  */
 export const MAX_DOCUMENT_CHARS = 64 * 1024 * 1024;
 
+/**
+ * Deepest JSON nesting accepted in a recipe's code, in levels of objects and arrays. The vendor's
+ * real exports stay under 20; the engine refuses blocks past 100 levels (about 200 here) and
+ * inputs past 64 at start, so this bound only stops documents no recipe can be, before they are
+ * stored and walked.
+ */
+export const MAX_CODE_DEPTH = 256;
+
+/** Whether a parsed JSON value nests deeper than `limit` objects and arrays (walked without recursion). */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
 /** A JSON string or an already-parsed value; a string that is not JSON is a DocumentError. */
 export function parseJsonField(value: unknown, field: string): unknown {
   if (typeof value !== 'string') return value;

@@ -193,6 +193,8 @@ export function changeOfRoute(method: string, url: string): RouteChange | null {
 
 /** The console's changes, named as the API routes that make the same change. */
 export const CONSOLE_CHANGES: Readonly<Record<string, RouteChange>> = {
+  'POST /console/recipes/new': { eventType: 'recipe_created', resourceType: 'recipe' },
+  'POST /console/recipes/:id/edit': { eventType: 'recipe_updated', resourceType: 'recipe', idParam: 'id' },
   'POST /console/recipes/:id/start': { eventType: 'recipe_started', resourceType: 'recipe', idParam: 'id' },
   'POST /console/recipes/:id/stop': { eventType: 'recipe_stopped', resourceType: 'recipe', idParam: 'id' },
   'POST /console/api-platform/access-profiles/:id/refresh-secret': {

@@ -25,3 +25,11 @@ export const MODEL_PROVIDER = 'openai_compatible';
 export function isModelProvider(provider: string): boolean {
   return provider.toLowerCase() === MODEL_PROVIDER;
 }
+
+/**
+ * Whether a connection's test reaches the service: the built-in HTTP and model connections only
+ * check that their fields are complete, so their `success` says nothing of the host.
+ */
+export function isTestedAgainstService(provider: string): boolean {
+  return !isRestProvider(provider) && !isModelProvider(provider);
+}

@@ -6,7 +6,8 @@ import type { ServiceContext } from '../../context.ts';
 import { authOf } from '../../http/auth.ts';
 import { parsePage } from '../../http/pagination.ts';
 import { AUTH_ERRORS, errorResponses, PageQuery, SuccessBody, Timestamp } from '../../http/schemas.ts';
-import { deleteFile, listFiles, normalizePath, readFile } from './files.service.ts';
+import { deleteFile, fileInfo, listFiles, normalizePath, readFile, writeFile } from './files.service.ts';
+import { checkSharedLink } from './shared-links.ts';
 
 const tags = ['Files'];
 
@@ -23,6 +24,8 @@ const ListQuery = Type.Object({
   directory: Type.Optional(Type.String({ maxLength: 1024, description: 'Default /' })),
   recursive: Type.Optional(Type.Boolean({ description: 'Also the files of sub-directories' })),
 });
+const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 4096 }) });
+const SharedFile = Type.Object({ path: Type.String(), size: Type.Integer({ description: 'Bytes' }) });
 const PathQuery = Type.Object({
   path: Type.String({ minLength: 1, maxLength: 1024, description: 'The file, e.g. /reports/q1.csv' }),
 });
@@ -90,4 +93,62 @@ export function filesRoutes(fastify: FastifyInstance, ctx: ServiceContext): void
       return { success: true };
     },
   );
+
+  // Shareable links (made by a recipe's create_shareable_link): no token, the link is the key.
+  // The body of an upload or an append is the file's bytes, whatever its content type.
+  fastify.register(async (child) => {
+    child.removeAllContentTypeParsers();
+    child.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: ctx.config.fileMaxBytes }, (_request, body, done) =>
+      done(null, body),
+    );
+    const shared = child.withTypeProvider<TypeBoxTypeProvider>();
+    const sharedSchema = (summary: string, ok: unknown) => ({
+      tags,
+      summary,
+      params: TokenParams,
+      response: { 200: ok, ...errorResponses(404, 405) },
+    });
+
+    shared.get(
+      '/api/files/shared/:token',
+      {
+        config: { public: true },
+        schema: {
+          ...sharedSchema(
+            'Download a file through a shareable link',
+            Type.Unsafe({ type: 'string', format: 'binary' }),
+          ),
+          produces: ['application/octet-stream'],
+        },
+      },
+      async (request, reply) => {
+        const link = checkSharedLink(ctx, request.params.token, 'download');
+        const { info, content } = await readFile(ctx, link.scope, link.path);
+        return reply
+          .header('content-type', 'application/octet-stream')
+          .header('cache-control', 'no-store')
+          .header('content-disposition', `attachment; filename="${info.name.replace(/[^A-Za-z0-9._-]/g, '_')}"`)
+          .send(content);
+      },
+    );
+
+    const write = (mode: 'create' | 'append') => async (request: { params: { token: string }; body: unknown }) => {
+      const link = checkSharedLink(ctx, request.params.token, mode === 'create' ? 'upload' : 'append');
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      // An append link reaches the file it was made for: one deleted since is not made anew.
+      if (mode === 'append') await fileInfo(ctx, link.scope, link.path);
+      const info = await writeFile(ctx, link.scope, link.path, body, mode);
+      return { path: info.path, size: info.size };
+    };
+    shared.put(
+      '/api/files/shared/:token',
+      { config: { public: true }, schema: sharedSchema('Upload a new file through a shareable link', SharedFile) },
+      write('create'),
+    );
+    shared.post(
+      '/api/files/shared/:token',
+      { config: { public: true }, schema: sharedSchema('Append to a file through a shareable link', SharedFile) },
+      write('append'),
+    );
+  });
 }

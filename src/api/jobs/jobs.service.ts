@@ -146,6 +146,18 @@ export async function getJobWithSteps(
   return { recipe, job: jobDetailToApi(job, lines), lines };
 }
 
+/** A job with its lines and its trigger's event as stored (whole: a line keeps 100 KB of it). */
+export async function getJobTriggerEvent(
+  ctx: ServiceContext,
+  caller: Caller,
+  recipeId: number,
+  handle: string,
+): Promise<{ job: JobRow; lines: JobLineRow[]; event: string }> {
+  const recipe = await visibleRecipe(ctx, caller, recipeId);
+  const job = assertFound(await findJob(ctx.db, recipe.id, handle));
+  return { job, lines: await listLines(ctx.db, job.id), event: job.trigger_output };
+}
+
 export async function getJob(
   ctx: ServiceContext,
   caller: Caller,

@@ -193,6 +193,14 @@ async function claimJobsAcrossNodes(trx: Db, claim: JobClaim): Promise<{ jobs: J
   return { jobs: rows.sort((a, b) => a.id - b.id), contended: false };
 }
 
+/**
+ * A job's start is its first claim: a job queued again after its workflow task ended (it keeps
+ * the claim's node) goes on from its checkpoint and keeps the time it started.
+ */
+function startedAtOnClaim(now: string) {
+  return sql<string>`case when claimed_by is null then ${now} else started_at end`;
+}
+
 const claimAcrossNodesQuery = prepareQuery<JobClaim, JobRow>((db, param) => {
   const concurrency = db
     .selectFrom('recipes')
@@ -210,7 +218,7 @@ const claimAcrossNodesQuery = prepareQuery<JobClaim, JobRow>((db, param) => {
     .updateTable('jobs')
     .set({
       status: 'running',
-      started_at: param('now'),
+      started_at: startedAtOnClaim(param('now')),
       claimed_by: param('node'),
       lease_expires_at: param('leaseUntil'),
     })
@@ -254,7 +262,7 @@ const claimJobsQuery = prepareQuery<JobClaim, JobRow>((db, param) =>
     .updateTable('jobs')
     .set({
       status: 'running',
-      started_at: param('now'),
+      started_at: startedAtOnClaim(param('now')),
       claimed_by: param('node'),
       lease_expires_at: param('leaseUntil'),
     })

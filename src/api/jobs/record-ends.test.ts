@@ -20,7 +20,7 @@ test('several ends in one call: every line and state is written, counters add up
   const { id: recipeId } = await webhookRecipe(t, [log('a', 'x')], { concurrency: 10 });
   assert.equal((await t.call('PUT', `/api/recipes/${recipeId}/stop`)).status, 200);
   const stamp = toStored(t.ctx.clock.now());
-  const job = (status: 'running' | 'queued') =>
+  const job = (status: 'running' | 'queued', resumed?: { claimed_by: string; started_at: string }) =>
     insertJob(t.ctx.db, {
       recipe_id: recipeId,
       handle: newJobHandle(),
@@ -41,9 +41,12 @@ test('several ends in one call: every line and state is written, counters add up
       created_at: stamp,
       started_at: stamp,
       completed_at: null,
+      ...resumed,
     });
   const running = [await job('running'), await job('running'), await job('running')];
-  const queued = [await job('queued'), await job('queued')];
+  // The second queued job ran before and waited for a workflow task: it keeps the time it started.
+  const firstStart = '2025-12-31T23:00:00.000Z';
+  const queued = [await job('queued'), await job('queued', { claimed_by: t.ctx.nodeId, started_at: firstStart })];
   // Claims are made only for a running recipe.
   await t.ctx.db.updateTable('recipes').set({ running: 1 }).where('id', '=', recipeId).execute();
   const line = (jobId: number, seq: number): JobLineRow => ({
@@ -87,6 +90,11 @@ test('several ends in one call: every line and state is written, counters add up
     [[queued[0]], [queued[1]], []],
   );
   assert.ok(results.every((r) => !r.contended));
+  assert.deepEqual(
+    results.map((r) => r.jobs.map((j) => j.started_at)),
+    [[stamp], [firstStart], []],
+    'a first claim starts the job; a job claimed again keeps its start',
+  );
   const rows = await t.ctx.db
     .selectFrom('jobs')
     .select(['id', 'status', 'error'])

@@ -358,10 +358,16 @@ describe('POST /api/packages/import/:folder_id: bad input', () => {
   test('a recipe whose code nests 20,000 levels deep: its export fails saying so, and an import of what it holds says why', async () => {
     const folder = await t.createProject('Deep code');
     const deep = `{"keyword":"trigger","provider":"workato_webhooks","name":"new_event","block":[${'{"block":['.repeat(20_000)}${']}'.repeat(20_000)}]}`;
-    const created = await t.call('POST', '/api/recipes', {
+    // The API refuses such code (deeper than 256 levels); a row stored before that rule still exports safely.
+    const refused = await t.call('POST', '/api/recipes', {
       body: { recipe: { name: 'Deep', folder_id: folder.folderId, code: deep } },
     });
+    assert.equal(refused.status, 400, refused.text);
+    const created = await t.call('POST', '/api/recipes', {
+      body: { recipe: { name: 'Deep', folder_id: folder.folderId, code: '{"keyword":"trigger","block":[]}' } },
+    });
     assert.equal(created.status, 200, created.text);
+    await t.ctx.db.updateTable('recipes').set({ code: deep }).where('id', '=', created.body.id).execute();
     const manifest = await t.call('POST', '/api/export_manifests', {
       body: { export_manifest: { name: 'deep', folder_id: folder.folderId, auto_generate_assets: true } },
     });

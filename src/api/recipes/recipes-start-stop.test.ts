@@ -95,8 +95,8 @@ describe('PUT /api/recipes/:id/start', () => {
     assert.ok(messages.some((m: string) => m === "can't be blank"));
   });
 
-  test('an input nested thousands of levels deep is a code error, not a crash', async () => {
-    const depth = 5000;
+  test('an input nested past the engine limit of 64 levels is a code error, not a crash', async () => {
+    const depth = 200;
     const code =
       '{"number":0,"keyword":"trigger","provider":"workato_webhooks","name":"new_event","as":"hook","block":[],"input":' +
       '{"a":'.repeat(depth) +
@@ -134,8 +134,8 @@ describe('PUT /api/recipes/:id/start', () => {
     assert.equal((await t.call('PUT', `/api/recipes/${fine}/start`)).body.success, true);
   });
 
-  test('blocks nested thousands of levels deep are a code error, not a crash', async () => {
-    const depth = 5000;
+  test('blocks nested past the engine limit of 100 levels are a code error, not a crash', async () => {
+    const depth = 120;
     // Written as text: JSON.stringify itself would overflow on the object.
     const open = '{"keyword":"if","input":{"type":"compound","operand":"and","conditions":[]},"block":[';
     const block = open.repeat(depth) + JSON.stringify(log('inner', 'deep')) + ']}'.repeat(depth);
@@ -150,6 +150,19 @@ describe('PUT /api/recipes/:id/start', () => {
     assert.equal(res.body.success, false);
     assert.deepEqual(res.body.code_errors[0][1][0], ['block', null, 'is nested too deeply']);
     assert.equal((await t.call('GET', `/api/recipes/${created.body.id}`)).status, 200);
+  });
+
+  test('a recipe with errors in a thousand steps: the first 100 steps are listed, the last says how many more', async () => {
+    const steps = Array.from({ length: 999 }, () => ({ keyword: 'loop_forever', input: {} }));
+    const id = await createRecipe(t, numbered({ ...webhookTrigger([]), block: steps }));
+    const res = await t.call('PUT', `/api/recipes/${id}/start`);
+    assert.equal(res.status, 200);
+    assert.equal(res.body.success, false);
+    assert.equal(res.body.code_errors.length, 100);
+    const [lastStep, lastDetails] = res.body.code_errors[99];
+    assert.equal(lastStep, 100);
+    assert.deepEqual(lastDetails.at(-1), ['code', null, 'and 899 more steps have errors']);
+    assert.equal((await snapshot(id)).running, false);
   });
 
   test('config errors: a connection that does not exist, or a relative URL with no connection', async () => {

@@ -4,6 +4,8 @@ import { invalid, type FieldErrors } from '../../errors.ts';
 import {
   carryConfig,
   DocumentError,
+  MAX_CODE_DEPTH,
+  nestsDeeperThan,
   normaliseConfig,
   parseJsonField,
   providersOf,
@@ -69,7 +71,13 @@ export function checkFields(fields: RecipeFields, creating: boolean, current?: R
   let wrapperConfig: unknown;
   if (fields.code !== undefined) {
     try {
-      const unwrapped = unwrapCode(parseJsonField(fields.code, 'code'));
+      const parsed = parseJsonField(fields.code, 'code');
+      if (nestsDeeperThan(parsed, MAX_CODE_DEPTH))
+        throw new DocumentError('code', `is nested too deeply (maximum is ${MAX_CODE_DEPTH} levels)`);
+      const unwrapped = unwrapCode(parsed);
+      // A wrapper's code may be a JSON string of its own: its tree is measured once unwrapped.
+      if (nestsDeeperThan(unwrapped.code, MAX_CODE_DEPTH))
+        throw new DocumentError('code', `is nested too deeply (maximum is ${MAX_CODE_DEPTH} levels)`);
       codeTree = unwrapped.code;
       // Stored verbatim when the client sent the step tree as text; a wrapper is not the code.
       out.code = typeof fields.code === 'string' && !unwrapped.wrapped ? fields.code : JSON.stringify(unwrapped.code);

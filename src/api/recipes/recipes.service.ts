@@ -107,7 +107,7 @@ function output(
   });
 }
 
-async function findVisible(db: Db, caller: Caller, id: number): Promise<RecipeWithProject> {
+export async function findVisible(db: Db, caller: Caller, id: number): Promise<RecipeWithProject> {
   const row = assertFound(await findRecipe(db, caller.environmentId, id));
   if (!caller.allFolders && (await findFolderInScope(db, caller.environmentId, caller, row.folder_id)) === undefined)
     throw new AppError('not_found');
@@ -356,6 +356,21 @@ export async function deleteRecipe(
   return result;
 }
 
+/** Steps listed in a refused start; past them the last entry says how many more steps have errors. */
+export const MAX_REPORTED_STEPS = 100;
+
+/** The first MAX_REPORTED_STEPS steps' errors, so a broken recipe of a thousand steps gets an answer one can read. */
+export function capStepErrors(errors: StepErrors): StepErrors {
+  if (errors.length <= MAX_REPORTED_STEPS) return errors;
+  const kept = errors.slice(0, MAX_REPORTED_STEPS);
+  const [number, details] = kept[kept.length - 1] as StepErrors[number];
+  kept[kept.length - 1] = [
+    number,
+    [...details, ['code', null, `and ${errors.length - MAX_REPORTED_STEPS} more steps have errors`]],
+  ];
+  return kept;
+}
+
 export async function startRecipe(
   ctx: ServiceContext,
   engine: RecipeRuntime,
@@ -366,7 +381,11 @@ export async function startRecipe(
   if (current.running === 1) throw new AppError('recipe_already_running');
   const validation = await engine.validate(current);
   if (validation.codeErrors.length > 0 || validation.configErrors.length > 0) {
-    return { success: false, code_errors: validation.codeErrors, config_errors: validation.configErrors };
+    return {
+      success: false,
+      code_errors: capStepErrors(validation.codeErrors),
+      config_errors: capStepErrors(validation.configErrors),
+    };
   }
   if (!(await markRecipeRunning(ctx.db, id))) throw new AppError('recipe_already_running');
   await engine.recipeStarted(id);

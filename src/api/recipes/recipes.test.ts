@@ -117,6 +117,42 @@ describe('POST /api/recipes', () => {
     assert.equal((await snapshot(source)).copy_count, 1);
   });
 
+  test('code nested deeper than 256 levels is refused with a 400 naming code, on create and update; nothing changes', async () => {
+    const before = await recipeCount();
+    const deepBlock = (depth: number) =>
+      '{"keyword":"if","input":{},"block":['.repeat(depth) + '{"keyword":"stop","input":{}}' + ']}'.repeat(depth);
+    const deep = `{"number":0,"keyword":"trigger","provider":"workato_webhooks","name":"new_event","input":{},"block":[${deepBlock(20_000)}]}`;
+    const wrapped = JSON.stringify({ name: 'wrapped', code: deep });
+    for (const code of [deep, wrapped, `{"result":${'{"result":'.repeat(20_000)}{}${'}'.repeat(20_000)}}`]) {
+      const res = await t.call('POST', '/api/recipes', {
+        raw: JSON.stringify({ recipe: { code } }),
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(res.status, 400, res.text.slice(0, 200));
+      assert.deepEqual(res.body.errors, { code: ['is nested too deeply (maximum is 256 levels)'] });
+      assert.equal(typeof res.body.message, 'string');
+    }
+    assert.equal(await recipeCount(), before);
+
+    const id = await createRecipe(t, simple());
+    const stored = (await t.call('GET', `/api/recipes/${id}`)).body.code;
+    const update = await t.call('PUT', `/api/recipes/${id}`, {
+      raw: JSON.stringify({ recipe: { code: deep } }),
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(update.status, 400);
+    assert.deepEqual(update.body.errors, { code: ['is nested too deeply (maximum is 256 levels)'] });
+    assert.equal((await t.call('GET', `/api/recipes/${id}`)).body.code, stored);
+
+    // 100 nested blocks (the engine's own bound, about 200 levels here) are still stored.
+    const atBound = `{"number":0,"keyword":"trigger","provider":"workato_webhooks","name":"new_event","input":{},"block":[${deepBlock(100)}]}`;
+    const ok = await t.call('POST', '/api/recipes', {
+      raw: JSON.stringify({ recipe: { code: atBound } }),
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(ok.status, 200, ok.text.slice(0, 200));
+  });
+
   test('bad input: a 400 naming the field (or 404 for the folder), and no recipe is created', async () => {
     const before = await recipeCount();
     const cases: Array<[unknown, number, string]> = [

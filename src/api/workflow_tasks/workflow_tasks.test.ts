@@ -77,6 +77,12 @@ describe('workato_workflow_task/human_review_on_existing_record', () => {
     assert.equal(jobs.body.items[0].status, 'pending');
     assert.equal(jobs.body.items[0].completed_at, null);
 
+    const startedWhileWaiting = (
+      await t.ctx.db.selectFrom('jobs').select('started_at').where('id', '=', jobId).executeTakeFirstOrThrow()
+    ).started_at;
+    // The clock moves on before the task is completed (a condition, not a sleep).
+    while (Date.now() < Date.parse(startedWhileWaiting) + 5) await new Promise((resolve) => setImmediate(resolve));
+
     const open = await openTaskOf(id);
     assert.equal(open.name, 'Approve order A7');
     assert.equal(open.assignee, 'ana@example.com');
@@ -102,6 +108,14 @@ describe('workato_workflow_task/human_review_on_existing_record', () => {
     assert.equal(hits, 1, 'the HTTP step before the task ran once');
     assert.deepEqual(ran.output(3), { message: 'approved by ana@example.com after hit 1' });
     assert.equal((ran.output(2) as { comments: string }).comments, 'fine');
+    // The job started when its trigger fired, not when it was resumed.
+    const started = (
+      await t.ctx.db.selectFrom('jobs').select('started_at').where('id', '=', jobId).executeTakeFirstOrThrow()
+    ).started_at;
+    assert.equal(started, startedWhileWaiting);
+    const shown = await t.call('GET', `/api/recipes/${id}/jobs/${jobs.body.items[0].id}`);
+    assert.equal(shown.status, 200, shown.text);
+    assert.ok(Date.parse(shown.body.completed_at) - Date.parse(shown.body.started_at) >= 5, shown.text);
     const again = await t.call('POST', `/api/workflow_tasks/${open.id}/complete`, { body: { status: 'rejected' } });
     assert.equal(again.status, 409);
     assert.equal(again.body.message, 'The workflow task has already ended (completed)');

@@ -7,7 +7,7 @@ import { IdParams } from '../../http/schemas.ts';
 import { deployBuild, listBuildDeployments } from '../../api/deployments/deployments.service.ts';
 import { getBuildContents, listBuilds, startBuild } from '../../api/project_builds/project_builds.service.ts';
 import { listProjects } from '../../api/projects/projects.service.ts';
-import { buildPage, buildsPage } from './builds.ts';
+import { buildPage, buildsPage, deploymentNotice } from './builds.ts';
 import { type ConsoleKit, PAGE_SIZE, NoticeQuery } from '../kit.ts';
 
 export function consoleBuildsRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
@@ -99,12 +99,16 @@ export function consoleBuildsRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
     request: FastifyRequest,
     reply: FastifyReply,
     id: number,
-    message?: { text: string; kind: 'ok' | 'error' },
+    message?: { text: string; kind: 'ok' | 'error' | 'pending' },
     status = 200,
+    deploymentId?: number,
   ) {
     const auth = callerWith(request, 'project_deployments:read');
     const { build, assets } = await getBuildContents(ctx, auth, id);
     const deployments = await listBuildDeployments(ctx, auth, id, { offset: 0, perPage: 100 });
+    // The deployment just started, as it stands now (pending, then succeeded or failed).
+    const deployed = deploymentId === undefined ? undefined : deployments.find((d) => d.id === deploymentId);
+    if (deployed) message = deploymentNotice(deployed);
     return send(
       reply,
       buildPage(
@@ -124,8 +128,18 @@ export function consoleBuildsRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
 
   app.get(
     '/console/builds/:id',
-    { schema: { ...hide, params: IdParams, querystring: NoticeQuery } },
-    async (request, reply) => showBuild(request, reply, request.params.id, noticeOf(request.query.done)),
+    {
+      schema: {
+        ...hide,
+        params: IdParams,
+        querystring: Type.Object({
+          ...NoticeQuery.properties,
+          deployment: Type.Optional(IdParams.properties.id),
+        }),
+      },
+    },
+    async (request, reply) =>
+      showBuild(request, reply, request.params.id, noticeOf(request.query.done), 200, request.query.deployment),
   );
 
   app.post(
@@ -143,8 +157,9 @@ export function consoleBuildsRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
     },
     async (request, reply) => {
       const auth = callerWith(request, 'project_deployments:write');
+      let deployment: { id: number };
       try {
-        await deployBuild(
+        deployment = await deployBuild(
           ctx,
           packages,
           auth,
@@ -161,7 +176,7 @@ export function consoleBuildsRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
           return showBuild(request, reply, request.params.id, { text: error.message, kind: 'error' }, error.status);
         throw error;
       }
-      return reply.redirect(`/console/builds/${request.params.id}?done=deployed`, 303);
+      return reply.redirect(`/console/builds/${request.params.id}?deployment=${deployment.id}`, 303);
     },
   );
 }

@@ -20,7 +20,7 @@ export interface BuildsData {
   hasMore: boolean;
   /** The role may start builds, and this is the development environment. */
   canBuild: boolean;
-  message?: { text: string; kind: 'ok' | 'error' } | undefined;
+  message?: { text: string; kind: 'ok' | 'error' | 'pending' } | undefined;
 }
 
 export function buildsPage(frame: PageFrame, data: BuildsData, csrf: string): string {
@@ -65,7 +65,24 @@ export interface BuildData {
   deployments: readonly DeploymentApi[];
   /** The role may deploy, and this is the development environment. */
   canDeploy: boolean;
-  message?: { text: string; kind: 'ok' | 'error' } | undefined;
+  message?: { text: string; kind: 'ok' | 'error' | 'pending' } | undefined;
+}
+
+/** What became of a deployment started from this page: said as it stands, never a stale success. */
+export function deploymentNotice(d: Pick<DeploymentApi, 'id' | 'state' | 'environment_type' | 'error'>): {
+  text: string;
+  kind: 'ok' | 'error' | 'pending';
+} {
+  if (d.state === 'success') return { text: `Deployment ${d.id} to ${d.environment_type} succeeded.`, kind: 'ok' };
+  if (d.state === 'failed')
+    return {
+      text: `Deployment ${d.id} to ${d.environment_type} failed: ${d.error ?? 'no reason given'}`,
+      kind: 'error',
+    };
+  return {
+    text: `Deployment ${d.id} to ${d.environment_type} started: ${d.state}. Reload this page to see how it ends.`,
+    kind: 'pending',
+  };
 }
 
 export function buildPage(frame: PageFrame, data: BuildData, csrf: string): string {

@@ -2,7 +2,8 @@
 // connections, Connect (a connector authorized through the provider's OAuth 2.0 redirect) or Test
 // connection (one that authenticates with its fields); then the step on the way to the provider.
 import type { ConnectionApi } from '../../api/connections/connections.store.ts';
-import { html, time } from '../html.ts';
+import { isTestedAgainstService } from '../../api/connections/providers.ts';
+import { html, time, type Html } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
 
 export interface ConnectionFacts {
@@ -11,6 +12,16 @@ export interface ConnectionFacts {
   /** Connected through the provider's redirect (Connect) rather than tested with its fields. */
   redirect: boolean;
   canWrite: boolean;
+}
+
+/**
+ * A connection's status as a badge: `success` only when a test reached the service (an HTTP
+ * connection whose fields are complete is "not tested"), `not connected` for a shell.
+ */
+export function connectionStatus(c: Pick<ConnectionApi, 'authorization_status' | 'provider'>): Html {
+  const status = c.authorization_status;
+  if (status === 'success' && !isTestedAgainstService(c.provider)) return html`<span class="badge">not tested</span>`;
+  return html`<span class="badge ${status === 'success' ? 'ok' : status === 'failed' ? 'bad' : ''}">${status ?? 'not connected'}</span>`;
 }
 
 export function connectionPage(
@@ -27,7 +38,7 @@ export function connectionPage(
     html`${message ? notice(message.text, message.kind) : ''}
 <dl class="facts">
 <dt>Application</dt><dd>${facts.connectorTitle ?? connection.provider} <code>${connection.provider}</code></dd>
-<dt>Status</dt><dd><span class="badge ${status === 'success' ? 'ok' : status === 'failed' ? 'bad' : ''}">${status ?? 'not connected'}</span></dd>
+<dt>Status</dt><dd>${connectionStatus(connection)}${status === 'success' && !isTestedAgainstService(connection.provider) ? html` <span class="muted small">Its fields are complete; nothing has reached the host yet: a job's first request will.</span>` : ''}</dd>
 <dt>Authorized</dt><dd>${time(connection.authorized_at)}</dd>
 <dt>Problem</dt><dd class="error-text">${connection.authorization_error ?? connection.connection_lost_reason ?? ''}</dd>
 <dt>Fields</dt><dd>${connection.input_fields.length === 0 ? html`<span class="muted">none</span>` : connection.input_fields.join(', ')}</dd>

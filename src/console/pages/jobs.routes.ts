@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../errors.ts';
 import { IdParams } from '../../http/schemas.ts';
 import { getRecipe } from '../../api/recipes/recipes.service.ts';
-import { cancelJobs, getJobWithSteps, listJobs, repeatJobs } from '../../api/jobs/jobs.service.ts';
+import { cancelJobs, getJobTriggerEvent, getJobWithSteps, listJobs, repeatJobs } from '../../api/jobs/jobs.service.ts';
 import { actorOf } from '../../api/activity_logs/activity_logs.routes.ts';
 import { jobListPage, jobPage } from './jobs.ts';
 import { type ConsoleKit, PAGE_SIZE, Form, HandleParams } from '../kit.ts';
@@ -96,6 +96,28 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
 
   app.get('/console/recipes/:id/jobs/:handle', { schema: { ...hide, params: HandleParams } }, async (request, reply) =>
     showJob(request, reply, request.params.id, request.params.handle),
+  );
+
+  // A trigger's event in full (a step line keeps 100 KB of it): the job stores it whole.
+  app.get(
+    '/console/recipes/:id/jobs/:handle/trigger-output',
+    { schema: { ...hide, params: HandleParams } },
+    async (request, reply) => {
+      const { job, lines, event } = await getJobTriggerEvent(
+        ctx,
+        callerWith(request, 'jobs:read'),
+        request.params.id,
+        request.params.handle,
+      );
+      if (lines.some((line) => line.recipe_line_number === 0 && line.mask_data === 1)) throw new AppError('not_found');
+      return reply
+        .type('application/json; charset=utf-8')
+        .header(
+          'content-disposition',
+          `attachment; filename="${job.handle.replace(/[^A-Za-z0-9_-]/g, '')}-trigger.json"`,
+        )
+        .send(event);
+    },
   );
 
   app.post(

@@ -66,9 +66,29 @@ function pretty(text: string | null): string | null {
   }
 }
 
-function value(label: string, text: string | null, masked: boolean): Html {
+/** The size a value had when it was too large to keep with its line (`{"truncated": true, "bytes": n}`). */
+export function truncatedSize(text: string | null): number | null {
+  if (text === null || text.length > 100 || !text.startsWith('{"truncated":true')) return null;
+  try {
+    const parsed = JSON.parse(text) as { truncated?: unknown; bytes?: unknown };
+    return parsed.truncated === true && typeof parsed.bytes === 'number' && Object.keys(parsed).length === 2
+      ? parsed.bytes
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function value(label: string, text: string | null, masked: boolean, full?: string): Html {
   if (masked)
     return html`<div class="value"><span class="label">${label}</span> <span class="muted">masked (the step hides its data)</span></div>`;
+  const size = truncatedSize(text);
+  if (size !== null)
+    return html`<div class="value"><span class="label">${label}</span> <span class="muted">${size.toLocaleString('en')} bytes, more than a step line keeps (100,000).</span> ${
+      full
+        ? html`<a href="${full}" download>Download the full value</a> <span class="muted small">(the trigger's event as stored with the job)</span>`
+        : html`<span class="muted">Only its size was kept.</span>`
+    }</div>`;
   const shown = pretty(text);
   if (shown === null)
     return html`<div class="value"><span class="label">${label}</span> <span class="muted">none</span></div>`;
@@ -77,6 +97,16 @@ function value(label: string, text: string | null, masked: boolean): Html {
   if (shown.length <= FOLD_CHARS)
     return html`<div class="value"><span class="label">${label}</span><pre>${clipped}</pre></div>`;
   return html`<details class="value"><summary><span class="label">${label}</span> <span class="muted">${shown.length.toLocaleString('en')} characters: show</span></summary><pre>${clipped}</pre></details>`;
+}
+
+/** A job's time from its trigger to its end, waits for workflow tasks included. */
+export function duration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '?';
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 3 : 1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 60) return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h ${minutes % 60} min` : `${Math.floor(hours / 24)} days ${hours % 24} h`;
 }
 
 export function jobPage(frame: PageFrame, data: JobData, csrf: string): string {
@@ -98,6 +128,7 @@ ${data.message ? notice(data.message.text, data.message.kind) : ''}
   <dt>Status</dt><dd>${statusBadge(job.status)}${job.is_repeat ? ' (a re-run)' : ''}</dd>
   <dt>Started</dt><dd>${time(job.started_at)}</dd>
   <dt>Ended</dt><dd>${time(job.completed_at)}</dd>
+  ${job.completed_at ? html`<dt>Duration</dt><dd>${duration(Date.parse(job.completed_at) - Date.parse(job.started_at))}</dd>` : ''}
   ${job.error ? html`<dt>Error</dt><dd class="error-text">${job.error}</dd>` : ''}
 </dl>
 ${controls}
@@ -110,7 +141,7 @@ ${
         return html`<li class="line${line.error ? ' failed' : ''}"><h3><span class="step-no">${line.recipe_line_number}</span> ${line.adapter_name} · ${line.adapter_operation}${line.pass !== null ? html` <span class="muted">pass ${line.pass}</span>` : ''}</h3>
 <p class="muted small">${time(line.started_at)} · ${Number.isFinite(seconds) ? seconds.toFixed(3) : '?'} s</p>
 ${line.error ? html`<div class="value"><span class="label">Error</span><pre class="error-text">${line.error}</pre></div>` : ''}
-${value('Input', line.input, line.mask_data === 1)}${value('Output', line.output, line.mask_data === 1)}</li>`;
+${value('Input', line.input, line.mask_data === 1)}${value('Output', line.output, line.mask_data === 1, line.recipe_line_number === 0 ? `${base}/trigger-output` : undefined)}</li>`;
       })}</ol>`
 }
 </section>`,

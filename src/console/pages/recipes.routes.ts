@@ -6,6 +6,7 @@ import { IdParams } from '../../http/schemas.ts';
 import {
   listRecipes,
   getRecipe,
+  getRecipeVersion,
   listRecipeVersions,
   startRecipe,
   stopRecipe,
@@ -13,7 +14,9 @@ import {
 import { listTestCases } from '../../api/test_cases/test_cases.service.ts';
 import { listFolders } from '../../api/folders/folders.service.ts';
 import { tagsByHandle } from '../../api/tags/tags.service.ts';
-import { recipeListPage, recipePage } from './recipes.ts';
+import { AppError } from '../../errors.ts';
+import { recipeDiffPage } from './recipe-diff.ts';
+import { recipeListPage, recipePage, startProblemOf, type StartProblem } from './recipes.ts';
 import { type ConsoleKit, PAGE_SIZE, Form, NoticeQuery } from '../kit.ts';
 
 export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
@@ -66,6 +69,7 @@ export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit):
               recipes.flatMap((r) => r.tags ?? []),
             ),
             hasMore: recipes.length > PAGE_SIZE,
+            canWrite: can(request, 'recipes:write'),
             folders,
             filters: {
               q: q.q,
@@ -85,7 +89,7 @@ export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit):
     reply: FastifyReply,
     id: number,
     message?: { text: string; kind: 'ok' | 'error' },
-    startErrors?: string[],
+    startErrors?: StartProblem[],
     status = 200,
   ) {
     const auth = callerWith(request, 'recipes:read');
@@ -118,6 +122,43 @@ export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit):
     async (request, reply) => showRecipe(request, reply, request.params.id, noticeOf(request.query.done)),
   );
 
+  app.get(
+    '/console/recipes/:id/versions/diff',
+    {
+      schema: {
+        ...hide,
+        params: IdParams,
+        querystring: Type.Object({
+          from: Type.Optional(IdParams.properties.id),
+          to: Type.Optional(IdParams.properties.id),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const auth = callerWith(request, 'recipes:read');
+      const recipe = await getRecipe(ctx, auth, request.params.id, false);
+      const versions = await listRecipeVersions(ctx, auth, recipe.id, { offset: 0, perPage: 100 });
+      // By default the latest version against the one before it.
+      const toId = request.query.to ?? versions[0]?.id;
+      const fromId = request.query.from ?? versions[1]?.id ?? toId;
+      if (toId === undefined || fromId === undefined) throw new AppError('recipe_version_not_found');
+      const [from, to] = await Promise.all([
+        getRecipeVersion(ctx, auth, recipe.id, fromId),
+        getRecipeVersion(ctx, auth, recipe.id, toId),
+      ]);
+      return send(
+        reply,
+        recipeDiffPage(
+          { ...frameOf(request, 'recipes'), title: `${recipe.name}: version ${from.version_no} → ${to.version_no}` },
+          recipe,
+          versions,
+          from,
+          to,
+        ),
+      );
+    },
+  );
+
   app.post(
     '/console/recipes/:id/start',
     { schema: { ...hide, params: IdParams, body: Form({}) } },
@@ -126,16 +167,9 @@ export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit):
       const result = await startRecipe(ctx, engine, auth, request.params.id);
       if (result.success) return reply.redirect(`/console/recipes/${request.params.id}?done=started`, 303);
       const problems = [...result.code_errors, ...result.config_errors].flatMap(([step, details]) =>
-        details.map((d) => `Step ${step}: ${d.filter((part) => typeof part === 'string').join(' ')}`),
+        details.map((d) => startProblemOf(step, d)),
       );
-      return showRecipe(
-        request,
-        reply,
-        request.params.id,
-        { text: 'The recipe cannot start:', kind: 'error' },
-        problems,
-        422,
-      );
+      return showRecipe(request, reply, request.params.id, undefined, problems, 422);
     },
   );
 

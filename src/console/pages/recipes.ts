@@ -33,6 +33,8 @@ export interface RecipeListData {
     page: number;
   };
   hasMore: boolean;
+  /** The role may create recipes (the editor's link). */
+  canWrite?: boolean | undefined;
 }
 
 export function recipeListPage(frame: PageFrame, data: RecipeListData): string {
@@ -40,7 +42,7 @@ export function recipeListPage(frame: PageFrame, data: RecipeListData): string {
   const params = { q: f.q, folder_id: f.folder_id, running: f.running, application: f.application };
   return page(
     frame,
-    html`
+    html`${data.canWrite ? html`<p><a class="button" href="/console/recipes/new">New recipe</a></p>` : ''}
 <form method="get" action="/console/recipes" class="filters" role="search">
   <label>Name <input type="search" name="q" value="${f.q ?? ''}" maxlength="255"></label>
   <label>Folder <select name="folder_id"><option value="">Any</option>${data.folders.map((folder) => html`<option value="${folder.id}"${folder.id === f.folder_id ? html` selected` : ''}>${folder.name}</option>`)}</select></label>
@@ -60,6 +62,34 @@ ${data.hasMore ? html`<a href="/console/recipes${query({ ...params, page: f.page
   );
 }
 
+/** One reason a start was refused: the step, what it names, the problem, the input field it sits in. */
+export interface StartProblem {
+  step: number;
+  subject: string;
+  message: string;
+  field: string | null;
+}
+
+/** A step error as the engine reports it (`[label, value, message, field]`) in words for the page. */
+export function startProblemOf(step: number, detail: readonly unknown[]): StartProblem {
+  const [label, value, message, field] = detail;
+  const named = typeof value === 'string' && value !== '' ? `${String(label)} “${value}”` : String(label ?? '');
+  return {
+    step,
+    subject: named,
+    message: typeof message === 'string' ? message : '',
+    field: typeof field === 'string' && field !== '' ? field : null,
+  };
+}
+
+/** Why a start was refused: one box, a line per problem, the field named as such. */
+export function startProblems(problems: readonly StartProblem[]): Html {
+  return html`<div class="notice error" role="alert"><p>The recipe cannot start:</p><ul class="problems">${problems.map(
+    (p) =>
+      html`<li><strong>Step ${p.step}</strong>${p.subject ? html` · ${p.subject}` : ''}: ${p.message}${p.field ? html` <span class="muted small">(input field <code>${p.field}</code>)</span>` : ''}</li>`,
+  )}</ul></div>`;
+}
+
 function state(running: boolean): Html {
   return running ? html`<span class="badge ok">running</span>` : html`<span class="badge">stopped</span>`;
 }
@@ -76,7 +106,7 @@ export interface RecipeData {
   canWrite: boolean;
   canReadJobs: boolean;
   message?: { text: string; kind: 'ok' | 'error' } | undefined;
-  startErrors?: string[] | undefined;
+  startErrors?: readonly StartProblem[] | undefined;
   /** The recipe's test cases; null when the role may not read them. */
   testCases?: readonly TestCaseSummary[] | null | undefined;
   canRunTests?: boolean | undefined;
@@ -85,13 +115,13 @@ export interface RecipeData {
 export function recipePage(frame: PageFrame, data: RecipeData, csrf: string): string {
   const r = data.recipe;
   const control = data.canWrite
-    ? html`<form method="post" action="/console/recipes/${r.id}/${r.running ? 'stop' : 'start'}" class="inline">${csrfField(csrf)}<button type="submit"${r.running ? html` class="danger" data-confirm="Stop this recipe? Its trigger stops."` : ''}>${r.running ? 'Stop recipe' : 'Start recipe'}</button></form>`
+    ? html`<a class="button" href="/console/recipes/${r.id}/edit">Edit recipe</a> <form method="post" action="/console/recipes/${r.id}/${r.running ? 'stop' : 'start'}" class="inline">${csrfField(csrf)}<button type="submit"${r.running ? html` class="danger" data-confirm="Stop this recipe? Its trigger stops."` : ''}>${r.running ? 'Stop recipe' : 'Start recipe'}</button></form>`
     : html`<p class="muted">Your role may not start or stop recipes.</p>`;
   return page(
     frame,
     html`
 ${data.message ? notice(data.message.text, data.message.kind) : ''}
-${data.startErrors && data.startErrors.length > 0 ? html`<ul class="notice error" role="alert">${data.startErrors.map((e) => html`<li>${e}</li>`)}</ul>` : ''}
+${data.startErrors && data.startErrors.length > 0 ? startProblems(data.startErrors) : ''}
 <dl class="facts">
   <dt>State</dt><dd>${state(r.running)}</dd>
   <dt>Version</dt><dd>${r.version_no}</dd>
@@ -106,6 +136,7 @@ ${r.description ? html`<p>${r.description}</p>` : ''}
 <section aria-labelledby="steps-title"><h2 id="steps-title">Steps</h2>${stepTree(r.code)}</section>
 ${data.testCases ? testCasesSection(r.id, data.testCases, data.canRunTests === true, csrf) : ''}
 <section aria-labelledby="versions-title"><h2 id="versions-title">Versions</h2>
+${data.versions.length > 1 ? html`<p><a href="/console/recipes/${r.id}/versions/diff">Compare the latest two versions</a></p>` : ''}
 <table><thead><tr><th scope="col">Version</th><th scope="col">Saved</th><th scope="col">By</th><th scope="col">Comment</th></tr></thead><tbody>
 ${data.versions.map((v) => html`<tr><td>${v.version_no}</td><td>${time(v.created_at)}</td><td>${v.author_name ?? ''}</td><td>${v.comment ?? ''}</td></tr>`)}
 </tbody></table></section>`,

@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../errors.ts';
 import { IdParams } from '../../http/schemas.ts';
 import { completeTask, getTask, listTasks } from '../../api/workflow_tasks/workflow_tasks.service.ts';
+import { getClient } from '../../api/developer_api_clients/developer_api_clients.service.ts';
 import { TASK_STATUSES, workflowTaskPage, workflowTasksPage } from './workflow-tasks.ts';
 import { type ConsoleKit, NoticeQuery } from '../kit.ts';
 
@@ -106,6 +107,8 @@ export function consoleWorkflowTasksRoutes(fastify: FastifyInstance, kit: Consol
           ...(task.task_type === 'approval' ? { status: request.body.decision } : {}),
           fields,
           ...(request.body.comments ? { comments: request.body.comments } : {}),
+          // Whoever completes it here, not the assignee the API would default to.
+          completed_by: (await getClient(ctx, auth.workspaceId, auth.clientId)).name,
         });
       } catch (error) {
         const problem =

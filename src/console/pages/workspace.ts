@@ -1,5 +1,6 @@
 // The API platform (collections, endpoints, clients, access profiles with a secret refreshed and
 // shown once), connections (status, never a credential), environment properties and topics.
+import { connectionStatus } from './connection.ts';
 import type { AccessProfileApi } from '../../api/api_access_profiles/api_access_profiles.store.ts';
 import type { ApiClientApi } from '../../api/api_clients/api_clients.store.ts';
 import type { CollectionApi } from '../../api/api_collections/api_collections.store.ts';
@@ -84,7 +85,7 @@ export function connectionsPage(frame: PageFrame, connections: readonly Connecti
       ? html`<p class="muted">No connection in this environment.</p>`
       : html`
 <table><thead><tr><th scope="col">Connection</th><th scope="col">Application</th><th scope="col">Status</th><th scope="col">Authorized</th><th scope="col">Problem</th></tr></thead><tbody>
-${connections.map((c) => html`<tr><td><a href="/console/connections/${c.id}">${c.name}</a>${tagLabels(c.tags, tags)}</td><td>${c.provider}</td><td><span class="badge ${c.authorization_status === 'success' ? 'ok' : c.authorization_status === 'failed' ? 'bad' : ''}">${c.authorization_status ?? 'not connected'}</span></td><td>${time(c.authorized_at)}</td><td class="error-text">${c.authorization_error ?? c.connection_lost_reason ?? ''}</td></tr>`)}
+${connections.map((c) => html`<tr><td><a href="/console/connections/${c.id}">${c.name}</a>${tagLabels(c.tags, tags)}</td><td>${c.provider}</td><td>${connectionStatus(c)}</td><td>${time(c.authorized_at)}</td><td class="error-text">${c.authorization_error ?? c.connection_lost_reason ?? ''}</td></tr>`)}
 </tbody></table>
 <p class="muted">Credentials stay encrypted on the server; the console never shows them.</p>`,
   );

@@ -4,37 +4,19 @@
 // base64, said by `content_encoding` ("utf-8" or "base64") beside it; inputs take either. Archives
 // are read with the package reader's limits (src/api/packages/zip.ts): entries, sizes and the total
 // are checked before anything is inflated, and a gzip is inflated within FILE_MAX_BYTES.
-// `transform_image` needs an image codec: not built.
+// `transform_image` (Transform image file) lives in images/transform.ts.
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { createZipWriter, readZip, ZipError } from '../../api/packages/zip.ts';
 import { StepError, type ActionDef, type Connector } from './types.ts';
-import { hashGet, isHash, newHash, toRubyString, type Hash, type Value } from '../../recipe/formula/values.ts';
+import { transformImage } from './images/transform.ts';
+import { contentBytes, contentValue } from './file-content.ts';
+import { hashGet, isHash, newHash, toRubyString, type Hash } from '../../recipe/formula/values.ts';
 
 const MAX_FILES = 1000;
 const NAME = /^[^\0/\\][^\0]{0,254}$/;
 
-/** Content as a job carries it: text when the bytes are UTF-8, base64 otherwise. */
-export function contentValue(bytes: Buffer): { content: string; encoding: 'utf-8' | 'base64' } {
-  const text = bytes.toString('utf8');
-  return Buffer.byteLength(text, 'utf8') === bytes.length && !text.includes('\uFFFD')
-    ? { content: text, encoding: 'utf-8' }
-    : { content: bytes.toString('base64'), encoding: 'base64' };
-}
-
-/** The bytes of a content value and its encoding (`base64`, or text in UTF-8 by default). */
-export function contentBytes(content: Value, encoding: Value, what: string): Buffer {
-  if (content === null) return Buffer.alloc(0);
-  if (isHash(content) || Array.isArray(content)) throw new StepError('Bad request', `${what} must be text`);
-  const text = toRubyString(content);
-  const enc = encoding === null ? 'utf-8' : toRubyString(encoding).trim().toLowerCase();
-  if (enc === 'base64') {
-    if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(text)) throw new StepError('Bad request', `${what} is not base64`);
-    return Buffer.from(text, 'base64');
-  }
-  if (enc === '' || enc === 'utf-8' || enc === 'utf8' || enc === 'text') return Buffer.from(text, 'utf8');
-  throw new StepError('Bad request', 'content_encoding must be utf-8 or base64');
-}
+export { contentBytes, contentValue } from './file-content.ts';
 
 function fileHash(name: string, bytes: Buffer): Hash {
   const { content, encoding } = contentValue(bytes);
@@ -210,5 +192,6 @@ export const fileConnector: Connector = {
     compress_file: compressFile,
     uncompress_file: uncompressFile,
     read_file: readFileFromUrl,
+    transform_image: transformImage,
   },
 };

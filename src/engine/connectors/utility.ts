@@ -2,7 +2,7 @@
 // as the logger's; `format_name` (Merge name components); `parse_json` as the JSON parser's;
 // `parse_csv` and `create_csv_lines` as the CSV parser's; `parse_xml`; `create_list` (a list from
 // its items); `read_file` (Download file from URL) as File tools' `read_file`. The charts
-// (`column_chart`, `pie_chart`) draw images through a service of the vendor: not built.
+// (`column_chart`, `pie_chart`) are not built: the vendor publishes no reference of their fields.
 import { csvParser } from './csv_parser.ts';
 import { readFileFromUrl } from './file_connector.ts';
 import { jsonParser } from './json_parser.ts';

@@ -223,34 +223,4 @@ describe('file_connector', () => {
     const notBase64 = await runOne('file_connector', 'uncompress_file', { file_content: '%%%' });
     assert.equal(notBase64.error, 'Bad request: file_content is not base64');
   });
-
-  test('transform_image is not built: a recipe using it does not start', async () => {
-    const res = await t.call('POST', '/api/recipes', {
-      body: {
-        recipe: {
-          name: 'Images',
-          code: JSON.stringify({
-            number: 0,
-            keyword: 'trigger',
-            provider: 'workato_webhooks',
-            name: 'new_event',
-            as: 'hook',
-            input: {},
-            block: [
-              {
-                number: 1,
-                keyword: 'action',
-                provider: 'file_connector',
-                name: 'transform_image',
-                as: 'img',
-                input: {},
-              },
-            ],
-          }),
-        },
-      },
-    });
-    const start = await t.call('PUT', `/api/recipes/${res.body.id}/start`);
-    assert.match(JSON.stringify(start.body.code_errors), /file_connector has no action named transform_image/);
-  });
 });

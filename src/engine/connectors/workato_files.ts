@@ -24,6 +24,14 @@ import {
   type Value,
 } from '../../recipe/formula/values.ts';
 import { deleteDirectoryTree, directoryExists, insertDirectories } from '../../api/files/files.store.ts';
+import {
+  DEFAULT_EXPIRES_IN,
+  MAX_EXPIRES_IN,
+  SHARE_SCOPES,
+  shareableLink,
+  type ShareScope,
+} from '../../api/files/shared-links.ts';
+import { fileInfo } from '../../api/files/files.service.ts';
 import { toStored } from '../../time.ts';
 import { csvParser } from './csv_parser.ts';
 import { StepError, type ActionDef, type Connector, type RecipeRef, type TriggerDef } from './types.ts';
@@ -96,7 +104,50 @@ function infoHash(info: FileInfo): Hash {
 
 const FILE_PATH = { path: 'file_path', label: 'File path' };
 
+/** Generate shareable file link: a URL that downloads, uploads or appends to one file until it expires. */
+const createShareableLink: ActionDef = {
+  title: 'Generate shareable file link',
+  required: [FILE_PATH],
+  async run(input, sc) {
+    const scopeText = text(input, 'scope').toLowerCase() || 'download';
+    if (!(SHARE_SCOPES as readonly string[]).includes(scopeText))
+      throw new StepError('Bad request', `scope must be one of ${SHARE_SCOPES.join(', ')}`);
+    const allows = scopeText as ShareScope;
+    const expiresRaw = text(input, 'expires_in');
+    const expiresIn = expiresRaw === '' ? DEFAULT_EXPIRES_IN : Number(expiresRaw);
+    if (!Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > MAX_EXPIRES_IN)
+      throw new StepError('Bad request', `expires_in must be a whole number of seconds from 1 to ${MAX_EXPIRES_IN}`);
+    const scope = scopeOf(sc.recipe);
+    let path: string;
+    if (allows === 'upload') {
+      // Upload makes a new file: file_name in the directory file_path names.
+      if (text(input, 'file_name') === '')
+        throw new StepError('Bad request', 'file_name is required for an upload link');
+      path = await resolvePath(input);
+      const exists = await fileInfo(sc.ctx, scope, path).then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof AppError && error.status === 404) return false;
+          throw asStepError(error);
+        },
+      );
+      if (exists) throw new StepError('File exists', `${path} already exists; an upload link makes a new file`);
+    } else {
+      path = await service(async () => normalizePath(text(input, 'file_path'), 'file_path'));
+      await service(() => fileInfo(sc.ctx, scope, path));
+    }
+    const expiresAt = Math.floor(sc.ctx.clock.now().getTime() / 1000) + expiresIn;
+    return newHash([
+      ['shareable_link', shareableLink(sc.ctx, { scope, path, allows, expiresAt })],
+      ['file_path', path],
+      ['expires_in', expiresIn],
+      ['scope', allows],
+    ]);
+  },
+};
+
 const actions: Record<string, ActionDef> = {
+  create_shareable_link: createShareableLink,
   store_file: {
     title: 'Create file',
     required: [FILE_PATH],

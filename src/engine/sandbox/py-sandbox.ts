@@ -12,6 +12,11 @@
 // a step of one recipe never runs a step of another: a step goes to an idle worker of its recipe,
 // else to a fresh one (a spare is kept loaded from the snapshot once there is one), else the worker
 // idle the longest is terminated and a fresh one takes its place.
+//
+// Steps running at once are bounded by `workers` (and the spare); loaded interpreters by
+// `interpreters`, so that each of several active recipes keeps a loaded worker of its own rather
+// than each step restoring an interpreter (0.7 s or more). A worker left idle for `idleMs` beyond
+// the first `workers` + 1 is ended, giving its memory back once its recipe goes quiet.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -33,6 +38,8 @@ export interface PySandbox {
   run(code: string, input: unknown, limits: PyLimits, tenant: string): Promise<PyResult>;
   /** Start loading an interpreter now, if none is loaded or loading. */
   warm(): void;
+  /** Interpreters loaded or loading, idle or busy. */
+  interpreters(): number;
   close(): Promise<void>;
 }
 
@@ -44,6 +51,11 @@ interface Slot extends WorkerSlot {
   /** When it was last taken (the worker idle the longest is the one replaced). */
   takenAt: number;
 }
+
+/** Interpreters kept loaded by default: six active recipes each keep one (with two workers, a spare). */
+export const DEFAULT_INTERPRETERS = 6;
+/** How long an interpreter beyond the workers and the spare stays loaded without a step. */
+export const DEFAULT_IDLE_MS = 10 * 60_000;
 
 /** How long past its deadline an interrupted step may take to answer before its worker is replaced. */
 const GRACE_MS = 2000;
@@ -95,55 +107,78 @@ async function runOn(slot: Slot, request: PyRequest, timeoutMs: number): Promise
 }
 
 /**
+ * The memory snapshot of a loaded interpreter that new workers start from: the one kept on disk by
+ * an earlier run (`files` in order of preference, read once; missing or unreadable: none), then
+ * the one the first full load makes, written to each of `files`.
+ */
+function snapshotStore(files: readonly string[]) {
+  let snapshot: SharedArrayBuffer | null = null;
+  let read = false;
+  const shared = (bytes: Uint8Array) => {
+    const buffer = new SharedArrayBuffer(bytes.byteLength);
+    new Uint8Array(buffer).set(bytes);
+    return buffer;
+  };
+  return {
+    current(): SharedArrayBuffer | null {
+      if (read) return snapshot;
+      read = true;
+      for (const file of files) {
+        try {
+          snapshot = shared(readFileSync(file));
+          break;
+        } catch {
+          snapshot = null;
+        }
+      }
+      return snapshot;
+    },
+    keep(bytes: Uint8Array): void {
+      read = true;
+      snapshot = shared(bytes);
+      for (const file of files) {
+        // Written under a name of this process, then renamed: a reader never sees half a file.
+        const partial = `${file}.${process.pid}.tmp`;
+        try {
+          mkdirSync(dirname(file), { recursive: true });
+          writeFileSync(partial, bytes);
+          renameSync(partial, file);
+        } catch {
+          rmSync(partial, { force: true });
+        }
+      }
+    },
+  };
+}
+
+/**
  * `snapshotFiles`: where a loaded interpreter's snapshot may be, in order of preference (the data
  * directory's, then the installation's); the first that can be read is used, and when it does not
  * load the interpreter loads in full. A snapshot made by a full load is written to each of them.
  */
-export function createPySandbox(options: { workers: number; snapshotFiles?: readonly string[] }): PySandbox {
-  // Every worker started and not replaced; one more than `workers`, so that a spare can be loaded.
+export function createPySandbox(options: {
+  workers: number;
+  snapshotFiles?: readonly string[];
+  /** Interpreters kept loaded, idle or busy (each holds tens of MB): DEFAULT_INTERPRETERS by default. */
+  interpreters?: number;
+  /** How long an interpreter past the first `workers` + 1 may stay idle before it is ended. */
+  idleMs?: number;
+}): PySandbox {
+  // Every worker started and not replaced, loaded or loading.
   const slots: Slot[] = [];
-  const most = options.workers + 1;
+  // Steps running at once: the workers and the spare.
+  const running = options.workers + 1;
+  const most = Math.max(running, options.interpreters ?? DEFAULT_INTERPRETERS);
+  const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+  const sweep = setInterval(endIdle, Math.min(idleMs, 60_000));
+  sweep.unref();
   const waiting: Array<{ tenant: string; resolve: (slot: Slot | null) => void }> = [];
   let nextId = 1;
   let closed = false;
-  // The memory snapshot of a loaded interpreter, from the first worker: later ones start from it.
-  let snapshot: SharedArrayBuffer | null = null;
-  let snapshotRead = false;
-
-  /** The snapshot kept on disk by an earlier run, read once (missing or unreadable files: none). */
-  function readSnapshot(): void {
-    snapshotRead = true;
-    for (const file of options.snapshotFiles ?? []) {
-      try {
-        const bytes = readFileSync(file);
-        snapshot = new SharedArrayBuffer(bytes.length);
-        new Uint8Array(snapshot).set(bytes);
-        return;
-      } catch {
-        snapshot = null;
-      }
-    }
-  }
-
-  function keepSnapshot(bytes: Uint8Array): void {
-    snapshot = new SharedArrayBuffer(bytes.byteLength);
-    new Uint8Array(snapshot).set(bytes);
-    for (const file of options.snapshotFiles ?? []) {
-      // Written under a name of this process, then renamed: a reader never sees half a file.
-      const partial = `${file}.${process.pid}.tmp`;
-      try {
-        mkdirSync(dirname(file), { recursive: true });
-        writeFileSync(partial, bytes);
-        renameSync(partial, file);
-      } catch {
-        rmSync(partial, { force: true });
-      }
-    }
-  }
+  const snapshots = snapshotStore(options.snapshotFiles ?? []);
 
   function start(): Slot {
-    if (!snapshotRead) readSnapshot();
-    const workerData: PyWorkerData = { snapshot };
+    const workerData: PyWorkerData = { snapshot: snapshots.current() };
     const worker = new Worker(WORKER_URL, {
       workerData,
       resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
@@ -153,7 +188,7 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
       const onMessage = (message: PyBoot) => {
         worker.off('error', onError);
         worker.off('exit', onExit);
-        if (message.boot === 'ready' && message.snapshot) keepSnapshot(message.snapshot);
+        if (message.boot === 'ready' && message.snapshot) snapshots.keep(message.snapshot);
         resolve(
           message.boot === 'ready' ? { interrupt: new Int32Array(message.interrupt) } : { failed: message.message },
         );
@@ -177,6 +212,7 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
 
   /** A worker for a step of `tenant`, marked busy; undefined while every worker is busy. */
   function take(tenant: string): Slot | undefined {
+    if (slots.filter((s) => s.busy).length >= running) return undefined;
     const idle = slots.filter((s) => !s.busy);
     let slot = idle.find((s) => s.tenant === tenant) ?? idle.find((s) => s.tenant === null);
     if (!slot && slots.length < most) slot = start();
@@ -192,9 +228,22 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
     return slot;
   }
 
+  /** Ends the interpreters idle longer than `idleMs`, the longest idle first, down to `running`. */
+  function endIdle(): void {
+    const now = Date.now();
+    const stale = slots
+      .filter((s) => !s.busy && s.tenant !== null && now - s.takenAt > idleMs)
+      .sort((a, b) => a.takenAt - b.takenAt);
+    for (const slot of stale) {
+      if (slots.length <= running) return;
+      void slot.worker.terminate();
+      slots.splice(slots.indexOf(slot), 1);
+    }
+  }
+
   /** Once a snapshot makes loading quick, keep a fresh worker loaded for the next tenant. */
   function keepSpare(): void {
-    if (closed || snapshot === null || slots.length >= most) return;
+    if (closed || snapshots.current() === null || slots.length >= most) return;
     if (slots.some((s) => s.tenant === null && !s.busy)) return;
     start();
   }
@@ -244,6 +293,9 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
         release(slot);
       }
     },
+    interpreters() {
+      return slots.length;
+    },
     warm() {
       if (closed) return;
       if (slots.length === 0) start();
@@ -251,6 +303,7 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
     },
     async close() {
       closed = true;
+      clearInterval(sweep);
       for (const waiter of waiting.splice(0)) waiter.resolve(null);
       await Promise.all(slots.map((s) => s.worker.terminate()));
       slots.length = 0;
