@@ -170,7 +170,7 @@ function requiredFields(fields: readonly SchemaField[]): (values: Record<string,
 }
 
 /** The OAuth app of a step's connection: its custom OAuth profile, the environment's for the provider, its own fields. */
-async function stepApp(sc: StepContext, provider: string): Promise<OAuthApp | undefined> {
+async function stepApp(sc: StepContext | TriggerContext, provider: string): Promise<OAuthApp | undefined> {
   const connection = await sc.connection();
   if (!connection) return undefined;
   const scope = { workspaceId: sc.recipe.workspaceId, environmentId: sc.recipe.environmentId };
