@@ -32,6 +32,7 @@ import * as tags from './migrations/0050_tags.ts';
 import * as activityLogs from './migrations/0051_activity_logs.ts';
 import * as tagsActivityPrivileges from './migrations/0052_tags_activity_privileges.ts';
 import * as buildIncludeData from './migrations/0060_build_include_data.ts';
+import * as packageKeptFiles from './migrations/0061_package_kept_files.ts';
 import * as jobsCallingJobIndex from './migrations/0065_jobs_calling_job_index.ts';
 import * as endpointsValidateRequest from './migrations/0066_api_endpoints_validate_request.ts';
 import * as workflowApps from './migrations/0067_workflow_apps.ts';
@@ -80,6 +81,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0051_activity_logs': activityLogs,
   '0052_tags_activity_privileges': tagsActivityPrivileges,
   '0060_build_include_data': buildIncludeData,
+  '0061_package_kept_files': packageKeptFiles,
   '0065_jobs_calling_job_index': jobsCallingJobIndex,
   '0066_api_endpoints_validate_request': endpointsValidateRequest,
   '0067_workflow_apps': workflowApps,

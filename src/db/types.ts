@@ -73,6 +73,7 @@ import type {
   ExportManifestsTable,
   PackagesTable,
   PackageChunksTable,
+  PackageKeptFilesTable,
   ProjectBuildsTable,
   DeploymentsTable,
 } from './tables/lifecycle.ts';
@@ -93,6 +94,7 @@ export interface Database {
   export_manifests: ExportManifestsTable;
   packages: PackagesTable;
   package_chunks: PackageChunksTable;
+  package_kept_files: PackageKeptFilesTable;
   storage_checks: StorageChecksTable;
   workspaces: WorkspacesTable;
   users: UsersTable;

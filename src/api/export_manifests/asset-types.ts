@@ -41,3 +41,16 @@ export type PackagedType = (typeof PACKAGED_TYPES)[number];
 export function isPackagedType(type: string): type is PackagedType {
   return (PACKAGED_TYPES as readonly string[]).includes(type);
 }
+
+/**
+ * The vendor's property files (contract 15 §13): every property of a level in one file, at the
+ * package's root (environment properties: `{"<name>": value}`; a project's: `{"data": {...}}`).
+ */
+export const ACCOUNT_PROPERTIES_FILE = 'account_properties.properties.json';
+export const PROJECT_PROPERTIES_FILE = 'properties.project_properties.json';
+
+/** The file a property asset travels in, in the directory of `zipName` (a manifest may name its own). */
+export function propertyFileOf(type: 'account_property' | 'project_property', zipName = ''): string {
+  const dir = zipName.includes('/') ? zipName.slice(0, zipName.lastIndexOf('/') + 1) : '';
+  return `${dir}${type === 'account_property' ? ACCOUNT_PROPERTIES_FILE : PROJECT_PROPERTIES_FILE}`;
+}

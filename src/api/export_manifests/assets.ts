@@ -22,7 +22,7 @@ import { dataTableByRef, lookupTableByRef, recipeByRef, topicByRef } from './ass
 import type { Db } from '../../db/types.ts';
 import { codeReferences } from './references.ts';
 import type { FoundAsset } from './assets.store.ts';
-import type { AssetType, PackagedType } from './asset-types.ts';
+import { propertyFileOf, type AssetType, type PackagedType } from './asset-types.ts';
 import { findConnectorByProvider } from '../custom_connectors/custom_connectors.store.ts';
 
 /** Provider names in a recipe's code and config that may be custom connectors' (`..._connector_<id>_<stamp>`). */
@@ -153,6 +153,9 @@ export function assignZipNames(assets: Array<Omit<Asset, 'zip_name'> & { zip_nam
   const taken = new Set<string>();
   return assets.map((asset) => {
     const dir = asset.folder === '' ? '' : `${asset.folder}/`;
+    // Properties travel together, a level's in one file (the vendor's).
+    if (asset.type === 'account_property' || asset.type === 'project_property')
+      return { ...asset, zip_name: propertyFileOf(asset.type, dir) };
     const stem = fileStem(asset.name);
     let candidate = `${dir}${stem}.${asset.type}.json`;
     for (let n = 2; taken.has(candidate.toLowerCase()); n += 1) candidate = `${dir}${stem}_${n}.${asset.type}.json`;

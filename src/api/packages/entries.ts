@@ -1,13 +1,13 @@
 // The files of a package, checked before anything is imported: each file's name says its asset
 // type, its JSON is measured before it is parsed, and the fields the appliers read are checked.
 // Run in the reader's worker thread (reader-worker.ts), one file at a time.
-import { AppError } from '../../errors.ts';
 import { CELL_COLUMNS } from '../lookup_tables/lookup_tables.store.ts';
-import { columnsFromDefinition } from '../data_tables/data_tables.input.ts';
 import { RETENTION_LIMITS } from '../event_streams/event_streams.service.ts';
 import { jsonShape } from '../../json-shape.ts';
 import { PackageFailure } from './export.ts';
 import { MAX_CODE_BYTES } from '../custom_connectors/custom_connectors.service.ts';
+import { checkPropertyName, checkPropertyValue, PROPERTY_LIMITS } from '../properties/property-checks.ts';
+import { checkDataTableFile } from './data-table-file.ts';
 
 export type FileType =
   | 'recipe'
@@ -47,6 +47,8 @@ export interface Entry {
   code?: string;
   /** A recipe's test cases, checked against its steps when the file was (reader-worker.ts), as they are stored. */
   testCases?: PreparedTestCase[];
+  /** What is imported differently from the file, and why (a data table's columns of a type not held here). */
+  notes?: string[];
 }
 
 /** A test case of a recipe file, checked, in the form test_cases stores. */
@@ -104,22 +106,80 @@ export const MAX_FILE_DEPTH = 512;
  */
 export const MAX_FILE_CONTAINERS = 3_000_000;
 
+export type { FileOutcome } from './packages.store.ts';
+
+/** A file this server does not use, kept as it came (migration 0061) and exported again with its folder. */
+export interface KeptFile {
+  path: string;
+  dir: string;
+  name: string;
+  content: Uint8Array;
+}
+
+/** The files of a package as read: the assets to apply, the files kept, and those set aside with their reason. */
+export interface ParsedPackage {
+  entries: Entry[];
+  kept: KeptFile[];
+  /** Files that fail alone (a property file, a data table): the rest of the package imports. */
+  failed: Array<{ path: string; type: string; reason: string }>;
+  skipped: Array<{ path: string; reason: string }>;
+}
+
+/** A kept file's bytes, and all of a package's kept files together, at most. */
+export const KEPT_FILE_MAX_BYTES = 16 * 1024 * 1024;
+export const KEPT_TOTAL_MAX_BYTES = 64 * 1024 * 1024;
+
 /** Parse and check every file; every problem is listed before anything changes. */
-export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Promise<Entry[]> {
+export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Promise<ParsedPackage> {
   const problems: string[] = [];
   const out: Entry[] = [];
+  const kept: KeptFile[] = [];
+  const failed: ParsedPackage['failed'] = [];
+  const skipped: ParsedPackage['skipped'] = [];
+  let keptBytes = 0;
   const adapterCode = new Map<string, string>();
   for await (const [path, content] of files) {
     const base = path.slice(path.lastIndexOf('/') + 1);
-    if (base.startsWith('.') || path.startsWith('__MACOSX/')) continue;
-    if (readAdapterCode(path, content, adapterCode, problems)) continue;
-    const type = typeOfEntry(path);
-    if (!type) {
-      problems.push(
-        `${path}: not a known asset file (expected <name>.<type>.json with a type of ${FILE_TYPES.join(', ')})`,
-      );
+    const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+    if (base.startsWith('.') || path.startsWith('__MACOSX/')) {
+      skipped.push({ path, reason: 'a hidden file or folder metadata, not part of the package' });
       continue;
     }
+    if (readAdapterCode(path, content, adapterCode, problems)) continue;
+    const vendorProperties = propertyFileKind(base);
+    if (vendorProperties) {
+      const read = readPropertyFile(content.toString('utf8'), vendorProperties);
+      if ('reason' in read) failed.push({ path, type: vendorProperties, reason: read.reason });
+      else
+        for (const [name, value] of read.properties)
+          out.push({ path, dir, type: vendorProperties, body: { name, value } });
+      continue;
+    }
+    const type = typeOfEntry(path);
+    if (!type) {
+      // A file this server does not use (the vendor's low-code apps and pages, anything newer):
+      // kept as it came and exported again; it never fails the import.
+      if (content.length > KEPT_FILE_MAX_BYTES)
+        failed.push({
+          path,
+          type: 'unknown',
+          reason: `a file this server does not use is kept up to ${KEPT_FILE_MAX_BYTES} bytes; this one holds ${content.length}`,
+        });
+      else if (keptBytes + content.length > KEPT_TOTAL_MAX_BYTES)
+        failed.push({
+          path,
+          type: 'unknown',
+          reason: `the files this server does not use are kept up to ${KEPT_TOTAL_MAX_BYTES} bytes a package`,
+        });
+      else {
+        keptBytes += content.length;
+        kept.push({ path, dir, name: base, content: new Uint8Array(content) });
+      }
+      continue;
+    }
+    // A data table or property file that is not right fails alone; any other file fails the package.
+    const alone = type === 'workato_db_table' || type === 'account_property' || type === 'project_property';
+    const fileProblems: string[] = [];
     const text = content.toString('utf8');
     // Checked on the text: every walk over a parsed file recurses (JSON.stringify of a recipe's
     // code among them), and each object or list costs the heap tens of bytes.
@@ -138,85 +198,29 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
     try {
       body = JSON.parse(text);
     } catch (error) {
-      problems.push(`${path}: not valid JSON (${(error as Error).message})`);
+      (alone ? fileProblems : problems).push(`${path}: not valid JSON (${(error as Error).message})`);
+      if (alone) failed.push({ path, type, reason: reasonOf(path, fileProblems) });
       continue;
     }
     if (!isObj(body)) {
-      problems.push(`${path}: must hold a JSON object`);
+      (alone ? fileProblems : problems).push(`${path}: must hold a JSON object`);
+      if (alone) failed.push({ path, type, reason: reasonOf(path, fileProblems) });
       continue;
     }
+    const checks = alone ? fileProblems : problems;
     const before = problems.length;
+    const notes: string[] = [];
     if (type === 'custom_adapter') nameAdapter(path, body);
-    const name = str(body, 'name', problems, path);
-    if (name !== undefined && name.trim() === '') problems.push(`${path}: name is blank`);
-    if (type === 'recipe' && !isObj(body.code) && typeof body.code !== 'string')
-      problems.push(`${path}: code must be an object`);
-    if (
-      type === 'recipe' &&
-      body.test_cases !== undefined &&
-      (!Array.isArray(body.test_cases) ||
-        !body.test_cases.every((tc) => isObj(tc) && typeof tc.name === 'string' && tc.name.trim() !== ''))
-    )
-      problems.push(`${path}: test_cases must be a list of test cases, each with a name`);
-    if (type === 'connection' && !namesAdapterFile(body)) str(body, 'provider', problems, path);
-    if (type === 'custom_adapter') checkAdapterFields(body, path, problems);
-    if (type === 'lookup_table') {
-      if (
-        !Array.isArray(body.schema) ||
-        body.schema.length === 0 ||
-        body.schema.length > CELL_COLUMNS.length ||
-        !body.schema.every((c) => isObj(c) && typeof c.label === 'string' && c.label.trim() !== '')
-      ) {
-        problems.push(`${path}: schema must be a list of 1 to ${CELL_COLUMNS.length} columns, each with a label`);
-      }
-      if (
-        body.data !== undefined &&
-        body.data !== null &&
-        (!Array.isArray(body.data) || !body.data.every(isRowOfCells))
-      ) {
-        problems.push(`${path}: data must be a list of rows, each an object of text cells`);
-      }
-    }
-    if (type === 'workato_db_table') {
-      try {
-        columnsFromDefinition(body.schema);
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        problems.push(
-          `${path}: ${Object.entries(error.errors ?? {})
-            .map(([k, v]) => `${k} ${v.join(', ')}`)
-            .join('; ')}`,
-        );
-      }
-      if (body.data !== undefined && body.data !== null && (!Array.isArray(body.data) || !body.data.every(isObj))) {
-        problems.push(`${path}: data must be a list of records, each an object of values by column UUID`);
-      }
-    }
-    if (type === 'topic') {
-      if (body.schema !== undefined && body.schema !== null && !Array.isArray(body.schema))
-        problems.push(`${path}: schema must be a list of fields or null`);
-      const r = body.retention;
-      if (
-        r !== undefined &&
-        r !== null &&
-        (typeof r !== 'number' || !Number.isInteger(r) || r < RETENTION_LIMITS.min || r > RETENTION_LIMITS.max)
-      )
-        problems.push(
-          `${path}: retention must be a whole number of seconds from ${RETENTION_LIMITS.min} to ${RETENTION_LIMITS.max}`,
-        );
-    }
-    if (type === 'api_endpoint') {
-      const method = str(body, 'method', problems, path);
-      if (method !== undefined && !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method.toUpperCase()))
-        problems.push(`${path}: method must be GET, POST, PUT, PATCH or DELETE`);
-      str(body, 'path', problems, path);
-    }
-    if (type === 'account_property' || type === 'project_property') {
-      const v = body.value;
-      if (typeof v !== 'string') problems.push(`${path}: value must be a string`);
+    const name = str(body, 'name', checks, path);
+    if (name !== undefined && name.trim() === '') checks.push(`${path}: name is blank`);
+    checkTypeFields(type, body, path, name, problems, fileProblems, notes);
+    if (fileProblems.length > 0) {
+      failed.push({ path, type, reason: reasonOf(path, fileProblems) });
+      continue;
     }
     if (problems.length > before) continue;
-    const entry: Entry = { path, dir: path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '', type, body };
+    const entry: Entry = { path, dir, type, body };
+    if (notes.length > 0) entry.notes = notes;
     if ((type === 'lookup_table' || type === 'workato_db_table') && Array.isArray(body.data)) {
       entry.data = { rows: body.data.length };
       delete body.data;
@@ -229,8 +233,141 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
       `${problems.length} file(s) of the package are not valid; nothing was imported`,
       problems.slice(0, 100),
     );
-  if (out.length === 0) throw new PackageFailure('The package holds no asset files; nothing was imported');
-  return out;
+  if (out.length === 0 && kept.length === 0)
+    throw new PackageFailure(
+      failed.length > 0
+        ? `No file of the package could be imported; nothing was imported`
+        : 'The package holds no asset files; nothing was imported',
+      failed.slice(0, 100).map((f) => `${f.path}: ${f.reason}`),
+    );
+  return { entries: out, kept, failed, skipped };
+}
+
+/** The fields each asset type's applier reads; a data table or property file's problems fail that file alone. */
+function checkTypeFields(
+  type: FileType,
+  body: Obj,
+  path: string,
+  name: string | undefined,
+  problems: string[],
+  fileProblems: string[],
+  notes: string[],
+): void {
+  if (type === 'recipe' && !isObj(body.code) && typeof body.code !== 'string')
+    problems.push(`${path}: code must be an object`);
+  if (
+    type === 'recipe' &&
+    body.test_cases !== undefined &&
+    (!Array.isArray(body.test_cases) ||
+      !body.test_cases.every((tc) => isObj(tc) && typeof tc.name === 'string' && tc.name.trim() !== ''))
+  )
+    problems.push(`${path}: test_cases must be a list of test cases, each with a name`);
+  if (type === 'connection' && !namesAdapterFile(body)) str(body, 'provider', problems, path);
+  if (type === 'custom_adapter') checkAdapterFields(body, path, problems);
+  if (type === 'lookup_table') {
+    if (
+      !Array.isArray(body.schema) ||
+      body.schema.length === 0 ||
+      body.schema.length > CELL_COLUMNS.length ||
+      !body.schema.every((c) => isObj(c) && typeof c.label === 'string' && c.label.trim() !== '')
+    ) {
+      problems.push(`${path}: schema must be a list of 1 to ${CELL_COLUMNS.length} columns, each with a label`);
+    }
+    if (
+      body.data !== undefined &&
+      body.data !== null &&
+      (!Array.isArray(body.data) || !body.data.every(isRowOfCells))
+    ) {
+      problems.push(`${path}: data must be a list of rows, each an object of text cells`);
+    }
+  }
+  if (type === 'workato_db_table') checkDataTableFile(body, path, fileProblems, notes);
+  if (type === 'topic') {
+    if (body.schema !== undefined && body.schema !== null && !Array.isArray(body.schema))
+      problems.push(`${path}: schema must be a list of fields or null`);
+    const r = body.retention;
+    if (
+      r !== undefined &&
+      r !== null &&
+      (typeof r !== 'number' || !Number.isInteger(r) || r < RETENTION_LIMITS.min || r > RETENTION_LIMITS.max)
+    )
+      problems.push(
+        `${path}: retention must be a whole number of seconds from ${RETENTION_LIMITS.min} to ${RETENTION_LIMITS.max}`,
+      );
+  }
+  if (type === 'api_endpoint') {
+    const method = str(body, 'method', problems, path);
+    if (method !== undefined && !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method.toUpperCase()))
+      problems.push(`${path}: method must be GET, POST, PUT, PATCH or DELETE`);
+    str(body, 'path', problems, path);
+  }
+  if (type === 'account_property' || type === 'project_property') {
+    const v = body.value;
+    if (typeof v !== 'string') fileProblems.push(`${path}: value must be a string`);
+    else if (name !== undefined) {
+      const wrong = [...checkPropertyName(name), ...checkPropertyValue(v)];
+      if (wrong.length > 0) fileProblems.push(`${path}: ${wrong.join('; ')}`);
+    }
+  }
+}
+
+/** A file's problems as its reason: the path, said once by the result's own `path`, left out. */
+function reasonOf(path: string, problems: string[]): string {
+  return problems.map((p) => (p.startsWith(`${path}: `) ? p.slice(path.length + 2) : p)).join('; ');
+}
+
+// The vendor's property files (contract 15 §13): `account_properties.properties.json` holds the
+// environment's properties as `{"<name>": value, ...}`, `<project>.project_properties.json` the
+// project's as `{"data": {...}}`. The vendor writes null values: names only.
+
+/** The property level a file name says: `*.project_properties.json` or `*.properties.json`. */
+export function propertyFileKind(base: string): 'account_property' | 'project_property' | undefined {
+  if (base.endsWith('.project_properties.json')) return 'project_property';
+  if (base.endsWith('.properties.json')) return 'account_property';
+  return undefined;
+}
+
+/** The properties of a vendor property file (a null value: the name only), or why the file is refused. */
+export function readPropertyFile(
+  text: string,
+  kind: 'account_property' | 'project_property',
+): { properties: Array<[string, string | null]> } | { reason: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { reason: `not valid JSON (${(error as Error).message})` };
+  }
+  if (!isObj(parsed)) return { reason: 'must hold a JSON object of property names and values' };
+  // The project file wraps its properties in `data`; the account file may too.
+  const wrapped = isObj(parsed.data) && (kind === 'project_property' || Object.keys(parsed).length === 1);
+  if (kind === 'project_property' && !wrapped)
+    return { reason: 'must hold {"data": {...}}: an object of property names and values under "data"' };
+  const map = wrapped ? (parsed.data as Obj) : parsed;
+  const names = Object.keys(map);
+  if (names.length > PROPERTY_LIMITS.perLevel)
+    return { reason: `holds ${names.length} properties; at most ${PROPERTY_LIMITS.perLevel} fit in one level` };
+  const problems: string[] = [];
+  const properties: Array<[string, string | null]> = [];
+  for (const name of names) {
+    const raw = map[name];
+    const value =
+      raw === null
+        ? null
+        : typeof raw === 'string'
+          ? raw
+          : typeof raw === 'number' || typeof raw === 'boolean'
+            ? JSON.stringify(raw)
+            : undefined;
+    const wrong =
+      value === undefined
+        ? ['value must be text, a number, true, false or null']
+        : [...checkPropertyName(name), ...(value === null ? [] : checkPropertyValue(value))];
+    if (wrong.length > 0) problems.push(`property ${JSON.stringify(name.slice(0, 100))}: ${wrong.join(', ')}`);
+    else properties.push([name.trim(), value ?? null]);
+  }
+  if (problems.length > 0) return { reason: problems.slice(0, 5).join('; ') };
+  return { properties };
 }
 
 // Custom connectors' files (their applier is appliers/custom-adapters.ts).

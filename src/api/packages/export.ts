@@ -20,8 +20,10 @@ import { toStored } from '../../time.ts';
 import { CELL_COLUMNS, labelsOf } from '../lookup_tables/lookup_tables.store.ts';
 import { findRecordsAfter } from '../data_tables/data_tables.store.ts';
 import { parseColumns } from '../data_tables/columns.ts';
+import { vendorSchema } from './data-table-file.ts';
+import { keptFileContent, keptFilesInFolders } from './kept-files.store.ts';
 import { FolderIndex, fileStem, type Asset } from '../export_manifests/assets.ts';
-import { isPackagedType, type PackagedType } from '../export_manifests/asset-types.ts';
+import { isPackagedType, propertyFileOf, type PackagedType } from '../export_manifests/asset-types.ts';
 import { findAsset } from '../export_manifests/assets.store.ts';
 import { parseCode, REFERENCE_FIELDS, stepsOf, type ReferenceKind } from '../export_manifests/references.ts';
 import { updateManifest } from '../export_manifests/export_manifests.store.ts';
@@ -285,15 +287,8 @@ async function assetFile(
     case 'workato_db_table': {
       const t = await dataTableToExport(db, environmentId, asset.id);
       if (!t) throw gone();
-      // Columns keep their UUIDs: the recipes of the package name them.
-      const schema = parseColumns(t.columns).map((c) => ({
-        field_id: c.field_id,
-        name: c.name,
-        type: c.type,
-        optional: c.optional,
-        default_value: c.default_value,
-        hint: c.hint,
-      }));
+      // The vendor's schema (data-table-file.ts); columns keep their UUIDs: the recipes of the package name them.
+      const schema = vendorSchema(parseColumns(t.columns));
       if (!includeData) return json({ name: t.name, schema });
       // Records (values by column UUID) written as they are read, a page at a time, into one file.
       const parts: string[] = [
@@ -349,12 +344,32 @@ async function assetFile(
       });
     }
     case 'account_property':
-    case 'project_property': {
-      const p = await propertyToExport(db, environmentId, asset.id);
-      if (!p) throw gone();
-      return json({ name: p.name, value: p.value });
-    }
+    case 'project_property':
+      return propertiesFile(db, environmentId, asset.type, [asset.id]);
   }
+}
+
+/**
+ * A level's properties in the vendor's file: environment properties as `{"<name>": value}`, a
+ * project's as `{"data": {...}}`, by name. Values travel; an import sets one only where the
+ * target has none (appliers/properties.ts).
+ */
+async function propertiesFile(
+  db: Db,
+  environmentId: number,
+  type: 'account_property' | 'project_property',
+  ids: readonly number[],
+): Promise<Buffer> {
+  const values: Record<string, string> = {};
+  const found: Array<{ name: string; value: string }> = [];
+  for (const id of ids) {
+    const p = await propertyToExport(db, environmentId, id);
+    if (!p) throw new PackageFailure(`${propertyFileOf(type)}: ${type} ${id} no longer exists`);
+    found.push(p);
+  }
+  found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const p of found) values[p.name] = p.value;
+  return json(type === 'account_property' ? values : { data: values });
 }
 
 /** A custom connector's released code, beside its `.custom_adapter.json`; refused when it was never released. */
@@ -372,13 +387,42 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
   const assets = options.assets.filter((a) => a.checked && !a.unreachable);
   const refs = new RefResolver(db, pkg.environment_id, folders, options.anchorFolderId, assets);
   const writer = createZipWriter(new Date(pkg.created_at));
+  const written = new Set<string>();
+  // A level's properties go together into one file (the vendor's), wherever the manifest placed them.
+  const propertyFiles = new Map<string, { type: 'account_property' | 'project_property'; ids: number[] }>();
   for (const asset of assets) {
     if (!isPackagedType(asset.type))
       throw new PackageFailure(`${asset.zip_name}: ${asset.type} assets are not held by this server`);
+    if (asset.type === 'account_property' || asset.type === 'project_property') {
+      const file = propertyFileOf(asset.type, asset.zip_name);
+      const group = propertyFiles.get(file) ?? { type: asset.type, ids: [] };
+      group.ids.push(asset.id);
+      propertyFiles.set(file, group);
+      continue;
+    }
     const packaged = asset as Asset & { type: PackagedType };
+    written.add(asset.zip_name);
     writer.add(asset.zip_name, () => assetFile(db, pkg.environment_id, folders, refs, packaged, options));
-    if (asset.type === 'custom_adapter')
+    if (asset.type === 'custom_adapter') {
+      written.add(asset.zip_name.replace(/\.json$/, '.rb'));
       writer.add(asset.zip_name.replace(/\.json$/, '.rb'), () => adapterCode(db, asset.id));
+    }
+  }
+  for (const [file, { type, ids }] of propertyFiles) {
+    written.add(file);
+    writer.add(file, () => propertiesFile(db, pkg.environment_id, type, ids));
+  }
+  // Files an import kept as they came (contract 15 §13: the vendor's low-code apps, unknown
+  // types) go out again unchanged with every export of their folder.
+  if (options.anchorFolderId !== null) {
+    const kept = await keptFilesInFolders(db, pkg.environment_id, folders.subtree(options.anchorFolderId));
+    for (const k of kept) {
+      const dir = folders.placement(options.anchorFolderId, k.folder_id).folder;
+      const path = `${dir === '' ? '' : `${dir}/`}${k.name}`;
+      if (written.has(path)) continue;
+      written.add(path);
+      writer.add(path, async () => Buffer.from((await keptFileContent(db, k.id)) ?? new Uint8Array()));
+    }
   }
   writer.finish();
   let seq = 0;

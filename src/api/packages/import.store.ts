@@ -1,7 +1,7 @@
 // The statements of a package import (import.ts and its appliers) on the tables it fills.
 import type { Db } from '../../db/types.ts';
 import { folderNameKey } from '../folders/folders.store.ts';
-import type { ImportResult } from './packages.store.ts';
+import type { FileOutcome, ImportResult } from './packages.store.ts';
 
 /** A collection the import creates: private, with a new docs token. */
 export async function insertImportedCollection(
@@ -344,4 +344,6 @@ export interface AppliedRecord {
   restart: number[];
   /** Absent in records written before warnings existed. */
   warnings?: string[];
+  /** What became of each file of the zip; absent in records written before it was kept. */
+  files?: FileOutcome[];
 }

@@ -13,6 +13,8 @@ import { applyRecipes } from './appliers/recipes.ts';
 import { applyApiEndpoints } from './appliers/api-endpoints.ts';
 import { applyCustomAdapters } from './appliers/custom-adapters.ts';
 import { applyTags } from './appliers/tags.ts';
+import { applyKeptFiles } from './appliers/kept-files.ts';
+import { ADAPTER_CODE, ADAPTER_JSON, type FileOutcome, type ParsedPackage } from './entries.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow } from '../../db/types.ts';
 import type { StepErrors } from '../../recipe/document.ts';
@@ -23,7 +25,7 @@ import { PackageFailure } from './export.ts';
 import { finishPackage } from './packages.store.ts';
 import type { ZipLimits } from './zip.ts';
 import { openPackageReader, type PackageReader } from './reader.ts';
-import { type ImportOptions, type Entry, type Applied } from './appliers/run.ts';
+import { type ImportOptions, type Applied } from './appliers/run.ts';
 import type { AppliedRecord } from './import.store.ts';
 import { recordApplied, topicIdsOf } from './import.store.ts';
 
@@ -33,10 +35,11 @@ async function apply(
   trx: Db,
   pkg: PackageRow,
   options: ImportOptions,
-  entries: Entry[],
+  parsed: ParsedPackage,
   reader: PackageReader,
 ): Promise<Applied> {
-  const run = await startRun(ctx, trx, pkg, options, entries, reader);
+  const run = await startRun(ctx, trx, pkg, options, parsed.entries, reader, parsed.kept);
+  for (const entry of parsed.entries) for (const note of entry.notes ?? []) run.warn(entry.path, note);
   // In this order: connections name custom connectors; recipes name connections; endpoints name collections and recipes.
   await applyCustomAdapters(run);
   await applyConnections(run);
@@ -48,13 +51,53 @@ async function apply(
   await applyRecipes(run);
   await applyTags(run);
   await applyApiEndpoints(run);
-  const { failures, recipeStatus, restart, warnings } = run;
+  await applyKeptFiles(run);
+  const { failures, recipeStatus, restart, warnings, failedFiles } = run;
   if (failures.length > 0)
     throw new PackageFailure(
       `${failures.length} asset(s) could not be imported; nothing was imported`,
       failures.slice(0, 100),
     );
-  return { recipeStatus, restart, warnings };
+  for (const { path, reason } of parsed.failed) failedFiles.set(path, reason);
+  if (parsed.kept.length === 0 && parsed.entries.every((e) => failedFiles.has(e.path)))
+    throw new PackageFailure(
+      'No file of the package could be imported; nothing was imported',
+      [...failedFiles].slice(0, 100).map(([path, why]) => `${path}: ${why}`),
+    );
+  for (const [path, why] of failedFiles) warnings.push(`${path}: not imported: ${why}`);
+  return { recipeStatus, restart, warnings, failedFiles };
+}
+
+const KEPT_REASON = 'kept as it came: not used by this server, exported again with its folder';
+
+/** What became of each file of the zip, in path order. */
+function fileOutcomes(parsed: ParsedPackage, done: Applied): FileOutcome[] {
+  const out = new Map<string, FileOutcome>();
+  const notes = new Map<string, string[]>();
+  for (const w of done.warnings) {
+    const at = w.indexOf(': ');
+    if (at > 0) notes.set(w.slice(0, at), [...(notes.get(w.slice(0, at)) ?? []), w.slice(at + 2)]);
+  }
+  for (const entry of parsed.entries) {
+    if (out.has(entry.path)) continue;
+    const failed = done.failedFiles.get(entry.path);
+    const reason = failed ?? notes.get(entry.path)?.join('; ');
+    out.set(entry.path, {
+      path: entry.path,
+      type: entry.type,
+      result: failed === undefined ? 'imported' : 'failed',
+      ...(reason ? { reason } : {}),
+    });
+    if (entry.type === 'custom_adapter' && entry.path.endsWith(ADAPTER_JSON)) {
+      const code = `${entry.path.slice(0, -ADAPTER_JSON.length)}${ADAPTER_CODE}`;
+      out.set(code, { path: code, type: 'custom_adapter', result: 'imported', reason: `the code of ${entry.path}` });
+    }
+  }
+  for (const f of parsed.failed)
+    out.set(f.path, { path: f.path, type: f.type === 'unknown' ? null : f.type, result: 'failed', reason: f.reason });
+  for (const k of parsed.kept) out.set(k.path, { path: k.path, type: null, result: 'kept', reason: KEPT_REASON });
+  for (const s of parsed.skipped) out.set(s.path, { path: s.path, type: null, result: 'skipped', reason: s.reason });
+  return [...out.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**
@@ -76,10 +119,15 @@ export async function runImport(
     // The zip is inflated, parsed and checked in a worker thread, one file at a time (reader.ts).
     const reader = await openPackageReader(await zip(), limits);
     try {
-      const entries = await reader.entries();
+      const parsed = await reader.entries();
       record = await ctx.db.transaction().execute(async (trx) => {
-        const done = await apply(ctx, trx, pkg, options, entries, reader);
-        const rec: AppliedRecord = { recipeStatus: done.recipeStatus, restart: done.restart, warnings: done.warnings };
+        const done = await apply(ctx, trx, pkg, options, parsed, reader);
+        const rec: AppliedRecord = {
+          recipeStatus: done.recipeStatus,
+          restart: done.restart,
+          warnings: done.warnings,
+          files: fileOutcomes(parsed, done),
+        };
         await recordApplied(trx, pkg.id, rec);
         return rec;
       });

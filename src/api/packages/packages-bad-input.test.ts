@@ -163,11 +163,6 @@ describe('POST /api/packages/import/:folder_id: bad input', () => {
         /absolute path/,
       ],
       ['bomb', await makeZip({ 'ok.recipe.json': valid, 'big.recipe.json': bomb }), /bytes uncompressed/],
-      [
-        'unknown type',
-        await makeZip({ 'ok.recipe.json': valid, 'sheet.spreadsheet.json': '{}' }),
-        /not a known asset file/,
-      ],
       ['not JSON', await makeZip({ 'sub/ok.recipe.json': valid, 'bad.recipe.json': '{"name": ' }), /not valid JSON/],
       [
         'recipe without code',

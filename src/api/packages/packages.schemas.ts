@@ -46,4 +46,15 @@ export const Package = Type.Object({
       description: 'Imports: what was imported differently from its file, and why (`<path>: <why>`)',
     }),
   ),
+  files: Type.Optional(
+    Type.Array(
+      Type.Object({
+        path: Type.String(),
+        type: Type.Union([Type.String(), Type.Null()]),
+        result: Type.Unsafe<string>({ type: 'string', enum: ['imported', 'kept', 'skipped', 'failed'] }),
+        reason: Type.Optional(Type.String()),
+      }),
+      { description: 'Imports, once applied: each file of the zip, what became of it and why' },
+    ),
+  ),
 });

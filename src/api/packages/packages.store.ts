@@ -3,6 +3,15 @@ import type { Db, PackageRow, PackageStatus } from '../../db/types.ts';
 
 export type ImportResult = 'no_update_or_updated_without_restart' | 'restarted' | 'stopped' | 'restart_failed';
 
+/** What became of one file of an imported package (`files` in GET /api/packages/:id). */
+export interface FileOutcome {
+  path: string;
+  /** The asset type its name says; null for a file this server does not know. */
+  type: string | null;
+  result: 'imported' | 'kept' | 'skipped' | 'failed';
+  reason?: string;
+}
+
 export interface PackageApi {
   id: number;
   operation_type: 'export' | 'import';
@@ -13,6 +22,7 @@ export interface PackageApi {
   error_parts?: string[];
   recipe_status?: Array<{ id: number; import_result: ImportResult }>;
   warnings?: string[];
+  files?: FileOutcome[];
 }
 
 /** Bytes per stored chunk of a zip. */
@@ -36,8 +46,9 @@ export function packageToApi(row: PackageRow, publicBaseUrl: string): PackageApi
   if (row.operation_type === 'import') {
     out.recipe_status =
       row.recipe_status === null ? [] : (JSON.parse(row.recipe_status) as PackageApi['recipe_status']);
-    const applied = (JSON.parse(row.options) as { applied?: { warnings?: string[] } }).applied;
+    const applied = (JSON.parse(row.options) as { applied?: { warnings?: string[]; files?: FileOutcome[] } }).applied;
     out.warnings = applied?.warnings ?? [];
+    out.files = applied?.files ?? [];
   }
   return out;
 }

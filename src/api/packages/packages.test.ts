@@ -135,7 +135,7 @@ describe('packages: export a project from dev, import it into test', () => {
       connection: 'ledger_api.connection.json',
       lookup_table: 'country_codes.lookup_table.json',
       topic: 'Orders/orders.topic.json',
-      project_property: 'region.project_property.json',
+      project_property: 'properties.project_properties.json',
     });
     for (const asset of res.body.result.assets) {
       for (const key of [
@@ -164,7 +164,7 @@ describe('packages: export a project from dev, import it into test', () => {
       'Orders/sync_paid_orders.recipe.json',
       'country_codes.lookup_table.json',
       'ledger_api.connection.json',
-      'region.project_property.json',
+      'properties.project_properties.json',
     ]);
     const recipe = parse(files, 'Orders/sync_paid_orders.recipe.json');
     assert.deepEqual(Object.keys(recipe).sort(), [
@@ -203,6 +203,8 @@ describe('packages: export a project from dev, import it into test', () => {
         { col1: 'DE', col2: 'Germany' },
       ],
     });
+    // The project's properties in the vendor's file, names with their values.
+    assert.deepEqual(parse(files, 'properties.project_properties.json'), { data: { region: 'eu' } });
     for (const content of files.values())
       assert.ok(!content.toString('utf8').includes('hunter2'), 'no credential in the package');
   });
@@ -214,6 +216,7 @@ describe('packages: export a project from dev, import it into test', () => {
     assert.equal(started.status, 200, started.text);
     assert.deepEqual(Object.keys(started.body).sort(), [
       'download_url',
+      'files',
       'id',
       'operation_type',
       'recipe_status',
@@ -224,6 +227,10 @@ describe('packages: export a project from dev, import it into test', () => {
     assert.equal(started.body.operation_type, 'import');
     const done = await waitPackage(t, started.body.id, testToken);
     assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.deepEqual(
+      done.files.map((f: { path: string; result: string }) => `${f.path} ${f.result}`),
+      [...files.keys()].sort().map((path) => `${path} imported`),
+    );
     assert.equal(done.recipe_status.length, 1);
     assert.equal(done.recipe_status[0].import_result, 'no_update_or_updated_without_restart');
     const imported = await t.call('GET', `/api/recipes/${done.recipe_status[0].id}`, { token: testToken });
@@ -288,7 +295,7 @@ describe('packages: export a project from dev, import it into test', () => {
         delete b.version;
       }
       // test's own value of the property is what test exports.
-      if (name.endsWith('.project_property.json')) a.value = 'us-test';
+      if (name.endsWith('.project_properties.json')) a.data.region = 'us-test';
       assert.deepEqual(b, a, name);
     }
   });

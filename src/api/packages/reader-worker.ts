@@ -5,12 +5,13 @@
 // table's rows a batch at a time, already turned into the cells and values stored.
 import { parentPort } from 'node:worker_threads';
 import { checkDoc, stepIndex } from '../test_cases/test-case-doc.ts';
-import { coerce, type Column, type Stored } from '../data_tables/columns.ts';
+import type { Column, Stored } from '../data_tables/columns.ts';
+import { coerceRecord } from './data-table-file.ts';
 import { CELL_COLUMNS, type Cells } from '../lookup_tables/lookup_tables.store.ts';
 import type { FieldErrors } from '../../errors.ts';
 import { PackageFailure } from './export.ts';
 import { parseEntries } from './entries.ts';
-import type { Entry, PreparedTestCase } from './entries.ts';
+import type { Entry, ParsedPackage, PreparedTestCase } from './entries.ts';
 import { openZip, ZipError, type OpenZip, type ZipLimits } from './zip.ts';
 
 export type ReaderRequest =
@@ -90,7 +91,7 @@ function compact(entry: Entry, problems: string[]): void {
     );
 }
 
-async function entries(): Promise<Entry[]> {
+async function entries(): Promise<ParsedPackage> {
   const open = zip;
   if (!open) throw new Error('no archive is open');
   async function* files(): AsyncGenerator<[string, Buffer]> {
@@ -101,7 +102,7 @@ async function entries(): Promise<Entry[]> {
   }
   const out = await parseEntries(files());
   const problems: string[] = [];
-  for (const entry of out) compact(entry, problems);
+  for (const entry of out.entries) compact(entry, problems);
   if (problems.length > 0)
     throw new PackageFailure(
       `${problems.length} problem(s) in the files of the package; nothing was imported`,
@@ -123,18 +124,9 @@ function lookupRows(rows: unknown[], columns: number, from: number, count: numbe
 }
 
 function dataRecords(rows: unknown[], columns: Column[], from: number, count: number): DataRecord[] {
-  return rows.slice(from, from + count).map((raw, offset) => {
-    const record = raw as Record<string, unknown>;
-    const values: Record<string, Stored> = {};
-    const problems: string[] = [];
-    for (const column of columns) {
-      const given = record[column.field_id] ?? record[column.field_id.replaceAll('-', '_')] ?? record[column.name];
-      const coerced = coerce(column.type, given);
-      if ('problem' in coerced) problems.push(`data[${from + offset}]: ${column.name} ${coerced.problem}`);
-      else if (coerced.value !== null) values[column.field_id] = coerced.value;
-    }
-    return { values, problems };
-  });
+  return rows
+    .slice(from, from + count)
+    .map((raw, offset) => coerceRecord(raw as Record<string, unknown>, columns, from + offset));
 }
 
 async function handle(request: ReaderRequest): Promise<unknown> {

@@ -57,7 +57,7 @@ describe('the package reader', () => {
     });
     const reader = await openPackageReader(zip, LIMITS);
     try {
-      const entries = await reader.entries();
+      const { entries } = await reader.entries();
       const recipe = entries.find((e) => e.type === 'recipe')!;
       assert.equal(recipe.dir, 'flows');
       assert.equal(typeof recipe.body.code, 'string');

@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { Cells } from '../lookup_tables/lookup_tables.store.ts';
 import type { Column } from '../data_tables/columns.ts';
 import { PackageFailure } from './export.ts';
-import type { Entry } from './entries.ts';
+import type { ParsedPackage } from './entries.ts';
 import type { DataRecord, ReaderReply, ReaderRequest } from './reader-worker.ts';
 import type { ZipLimits } from './zip.ts';
 
@@ -26,7 +26,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 
 export interface PackageReader {
   /** Every file parsed and checked, one at a time; a PackageFailure lists every problem. */
-  entries(): Promise<Entry[]>;
+  entries(): Promise<ParsedPackage>;
   /** A lookup table file's rows as cells of its `columns` first columns, a batch at a time. */
   lookupRows(path: string, columns: number): AsyncGenerator<Cells[]>;
   /** A data table file's records coerced to its columns (with the problems of each), a batch at a time. */
@@ -105,7 +105,7 @@ export async function openPackageReader(
     throw error;
   }
   return {
-    entries: () => ask<Entry[]>({ kind: 'entries' }),
+    entries: () => ask<ParsedPackage>({ kind: 'entries' }),
     lookupRows: (path, columns) =>
       batches<Cells>((from) => ({ kind: 'lookup_rows', path, columns, from, count: ROWS_PER_BATCH })),
     dataRecords: (path, columns) =>

@@ -13,13 +13,13 @@ import {
   type PropertyLevel,
 } from './properties.store.ts';
 
-/** Limits of contract 05 §2 (vendor quotas); lengths count Unicode characters (code points). */
-export const PROPERTY_LIMITS = { perLevel: 1000, nameLength: 100, valueLength: 1024 } as const;
+import {
+  PROPERTY_LIMITS,
+  checkPropertyName as checkName,
+  checkPropertyValue as checkValue,
+} from './property-checks.ts';
 
-/** Control characters (C0, DEL, C1) and unpaired surrogates: refused in names. */
-const FORBIDDEN_IN_NAME = /[\p{Cc}\p{Cs}]/u;
-/** NUL cannot be stored as text by every database; unpaired surrogates would not survive UTF-8. */
-const FORBIDDEN_IN_VALUE = /[\0\p{Cs}]/u;
+export { PROPERTY_LIMITS };
 
 /**
  * Properties whose name starts with `prefix` (case-sensitive; empty or absent: all), as a flat
@@ -100,20 +100,4 @@ function toText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
   return undefined;
-}
-
-function checkName(name: string): string[] {
-  if (name.trim() === '') return ["name can't be blank"];
-  if ([...name].length > PROPERTY_LIMITS.nameLength)
-    return [`name is too long (maximum is ${PROPERTY_LIMITS.nameLength} characters)`];
-  if (FORBIDDEN_IN_NAME.test(name))
-    return ['name must not contain control characters (such as tab or newline) or unpaired surrogates'];
-  return [];
-}
-
-function checkValue(value: string): string[] {
-  if ([...value].length > PROPERTY_LIMITS.valueLength)
-    return [`value is too long (maximum is ${PROPERTY_LIMITS.valueLength} characters)`];
-  if (FORBIDDEN_IN_VALUE.test(value)) return ['value must not contain NUL characters or unpaired surrogates'];
-  return [];
 }

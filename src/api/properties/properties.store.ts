@@ -1,4 +1,5 @@
 // Environment properties (project_id null) and project properties, one table.
+import { sql } from 'kysely';
 import type { Db, PropertyRow } from '../../db/types.ts';
 import { inByteOrder } from '../../db/dialect.ts';
 
@@ -27,7 +28,10 @@ export async function countProperties(db: Db, level: PropertyLevel): Promise<num
   return Number(row.n);
 }
 
-/** Insert or overwrite by name, in batches (one statement each); names not given are untouched. */
+/**
+ * Insert or overwrite by name, in batches (one statement each); names not given are untouched.
+ * With 'keep' (package imports), a value the target holds is never overwritten: only an empty one is filled.
+ */
 export async function upsertProperties(
   db: Db,
   level: PropertyLevel,
@@ -55,7 +59,11 @@ export async function upsertProperties(
           level.projectId === null
             ? oc.columns(['environment_id', 'name']).where('project_id', 'is', null)
             : oc.columns(['project_id', 'name']).where('project_id', 'is not', null);
-        if (onExisting === 'keep') return target.doNothing();
+        // 'keep': a value the target holds stays; an empty one takes the value given, if any.
+        if (onExisting === 'keep')
+          return target
+            .doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), updated_at: eb.ref('excluded.updated_at') }))
+            .where(sql<boolean>`properties.value = '' and excluded.value <> ''`);
         return target.doUpdateSet((eb) => ({
           value: eb.ref('excluded.value'),
           updated_at: eb.ref('excluded.updated_at'),

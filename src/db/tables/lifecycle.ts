@@ -54,6 +54,19 @@ export interface PackageChunksTable {
   data: Uint8Array;
 }
 
+/** A file of an imported package kept as it came (not used here), exported again with its folder. */
+export interface PackageKeptFilesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  environment_id: number;
+  folder_id: number;
+  name: string;
+  content: Uint8Array;
+  size: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface ProjectBuildsTable {
   id: Generated<number>;
   workspace_id: number;

@@ -14,9 +14,14 @@ import type { ImportRun } from './run.ts';
 // Data tables: names are unique in an environment; columns keep the package's UUIDs (its
 // recipes name them); records replaced when the file carries data.
 export async function applyDataTables(run: ImportRun): Promise<void> {
-  const { ctx, trx, pkg, options, env, target, now, fail, placeOf, byType, name, reader } = run;
+  const { ctx, trx, pkg, options, env, target, now, fail, failFile, placeOf, byType, name, reader } = run;
   for (const e of byType('workato_db_table')) {
+    // The file's schema was read into our definition and its records checked (data-table-file.ts).
     const columns = columnsFromDefinition(e.body.schema);
+    if (e.data && e.data.rows > ctx.config.dataTableMaxRecords) {
+      failFile(e.path, `holds ${e.data.rows} records; a data table holds at most ${ctx.config.dataTableMaxRecords}`);
+      continue;
+    }
     const key = name(e).toLowerCase();
     const existing = await dataTableNamed(trx, env, key);
     if (existing && options.restricted && !(await isWithin(trx, target.id, existing.folder_id))) {
@@ -42,10 +47,6 @@ export async function applyDataTables(run: ImportRun): Promise<void> {
         await updateTableDefinition(trx, tableId, { columns: JSON.stringify(columns), now });
     }
     if (e.data) {
-      if (e.data.rows > ctx.config.dataTableMaxRecords) {
-        fail(e.path, `holds ${e.data.rows} records; a data table holds at most ${ctx.config.dataTableMaxRecords}`);
-        continue;
-      }
       await deleteAllRecords(trx, tableId, now);
       // Coerced to the columns' types in the reader's worker, a batch at a time.
       let bad = 0;

@@ -4,16 +4,20 @@ import { type ImportRun } from './run.ts';
 
 // Properties. A package carries each property's name and a value for a target that has none; a
 // property the target already holds keeps its value there (each environment keeps its settings).
-// The vendor's own zips carry null values: the property is created empty.
+// The vendor's own zips carry null values: the property is created empty. Properties come from
+// the vendor's files (account_properties.properties.json, <project>.project_properties.json) or
+// from one file a property (<name>.account_property.json, {name, value}), as earlier exports wrote.
 function valueOf(value: unknown): string {
   return value === null || value === undefined ? '' : String(value);
 }
 
 export async function applyProperties(run: ImportRun): Promise<void> {
-  const { trx, pkg, options, env, projectId, now, fail, byType, name } = run;
+  const { trx, pkg, options, env, projectId, now, failFile, byType, name } = run;
+  // The vendor's packages carry the environment's property names: for a client limited to some
+  // projects that file fails alone, and the rest of the package imports.
   if (options.restricted)
     for (const e of byType('account_property'))
-      fail(
+      failFile(
         e.path,
         'environment properties apply to every project: importing them needs a client with access to all projects',
       );
@@ -28,11 +32,12 @@ export async function applyProperties(run: ImportRun): Promise<void> {
       now,
       'keep',
     );
+  if (projectId === null)
+    for (const e of byType('project_property'))
+      failFile(e.path, 'project properties need a target folder inside a project; import it into a project');
   const projectProperties = byType('project_property').map((e) => [name(e), valueOf(e.body.value)] as const);
   if (projectProperties.length > 0) {
-    if (projectId === null)
-      fail(byType('project_property')[0]!.path, 'project properties need a target folder inside a project');
-    else
+    if (projectId !== null)
       await upsertProperties(
         trx,
         { workspaceId: pkg.workspace_id, environmentId: env, projectId },

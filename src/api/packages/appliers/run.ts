@@ -31,7 +31,7 @@ export interface ImportOptions {
 }
 
 export { type FileType, FILE_TYPES, type Entry, type PreparedTestCase, type Obj, isObj } from '../entries.ts';
-import type { Entry, FileType } from '../entries.ts';
+import type { Entry, FileType, KeptFile } from '../entries.ts';
 
 export interface ImportedAdapter {
   path: string;
@@ -48,6 +48,8 @@ export interface Applied {
   restart: number[];
   /** What was imported differently from the file, and why (`<path>: <why>`). */
   warnings: string[];
+  /** Files that failed alone (the rest imported), by path: why. */
+  failedFiles: Map<string, string>;
 }
 
 /** A deployment's project in the target environment, by name; created (with its folder) when absent. */
@@ -93,6 +95,12 @@ export interface ImportRun {
   warnings: string[];
   /** Imported, but not as the file says: listed in the package's result. */
   warn: (path: string, why: string) => void;
+  /** Files that fail alone: nothing of them is written, the rest of the package imports. */
+  failedFiles: Map<string, string>;
+  /** Fail this file alone (call before writing anything of it). */
+  failFile: (path: string, why: string) => void;
+  /** The files kept as they came (the vendor's low-code apps, unknown types). */
+  kept: KeptFile[];
   /** The folder of the zip's directory below the target, created when missing. */
   folderOf: (dir: string) => Promise<number>;
   /** Where an entry goes: its directory's folder, or the Home folder for a root asset. */
@@ -118,6 +126,7 @@ export async function startRun(
   options: ImportOptions,
   entries: Entry[],
   reader: PackageReader,
+  kept: KeptFile[] = [],
 ): Promise<ImportRun> {
   const now = toStored(ctx.clock.now());
   const target =
@@ -131,6 +140,10 @@ export async function startRun(
   const fail = (path: string, why: string) => failures.push(`${path}: ${why}`);
   const warnings: string[] = [];
   const warn = (path: string, why: string) => warnings.push(`${path}: ${why}`);
+  const failedFiles = new Map<string, string>();
+  const failFile = (path: string, why: string) => {
+    if (!failedFiles.has(path)) failedFiles.set(path, why);
+  };
 
   // Folders: the zip's directories below the target, created when missing.
   const folderIds = new Map<string, number>([['', target.id]]);
@@ -166,7 +179,7 @@ export async function startRun(
     return folderOf(entry.dir);
   };
 
-  const byType = (type: FileType) => entries.filter((e) => e.type === type);
+  const byType = (type: FileType) => entries.filter((e) => e.type === type && !failedFiles.has(e.path));
   const name = (e: Entry) => String(e.body.name).trim();
   return {
     ctx,
@@ -182,6 +195,9 @@ export async function startRun(
     fail,
     warnings,
     warn,
+    failedFiles,
+    failFile,
+    kept,
     folderOf,
     placeOf,
     entries,
