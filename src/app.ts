@@ -27,6 +27,7 @@ import { registerDurableReplies } from './http/durable-replies.ts';
 import { STORAGE_FAILURE_TEXT } from './db/storage-health.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
 import { validatorCompiler } from './http/validation.ts';
+import { buildLazySerializer } from './http/serialization.ts';
 import { AppError } from './errors.ts';
 import { jsonShape } from './json-shape.ts';
 import { createLogger } from './logger.ts';
@@ -207,6 +208,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
     childLoggerFactory: requestLogger,
+    schemaController: { compilersFactory: { buildSerializer: buildLazySerializer } },
   }) as unknown as FastifyInstance;
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
   const mailer: Mailer | undefined =

@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { PyBoot, PyReply, PyRequest, PyWorkerData } from './py-worker.ts';
-import { callWorker, type DeadReply, type WorkerSlot } from './worker-slots.ts';
+import { callWorker, idleRetirement, type DeadReply, type WorkerSlot } from './worker-slots.ts';
 import { outputProblem } from './output-bounds.ts';
 
 export interface PyLimits {
@@ -99,7 +99,12 @@ async function runOn(slot: Slot, request: PyRequest, timeoutMs: number): Promise
  * directory's, then the installation's); the first that can be read is used, and when it does not
  * load the interpreter loads in full. A snapshot made by a full load is written to each of them.
  */
-export function createPySandbox(options: { workers: number; snapshotFiles?: readonly string[] }): PySandbox {
+export function createPySandbox(options: {
+  workers: number;
+  snapshotFiles?: readonly string[];
+  /** Workers without work this long are retired (0: never). */
+  idleMs?: number;
+}): PySandbox {
   // Every worker started and not replaced; one more than `workers`, so that a spare can be loaded.
   const slots: Slot[] = [];
   const most = options.workers + 1;
@@ -109,6 +114,17 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
   // The memory snapshot of a loaded interpreter, from the first worker: later ones start from it.
   let snapshot: SharedArrayBuffer | null = null;
   let snapshotRead = false;
+  const retirement = idleRetirement<Slot>(options.idleMs ?? 0, (slot) => {
+    if (slot.busy || !slots.includes(slot)) return;
+    slots.splice(slots.indexOf(slot), 1);
+    void slot.worker.terminate();
+    // With no worker left, the interpreter's memory image goes too when a file holds it: the next
+    // worker reads it again (a fraction of a second) instead of the process keeping tens of MB.
+    if (slots.length === 0 && (options.snapshotFiles ?? []).some((file) => existsSync(file))) {
+      snapshot = null;
+      snapshotRead = false;
+    }
+  });
 
   /** The snapshot kept on disk by an earlier run, read once (missing or unreadable files: none). */
   function readSnapshot(): void {
@@ -166,10 +182,12 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
     });
     const slot: Slot = { worker, busy: false, ready, tenant: null, takenAt: 0 };
     slots.push(slot);
+    retirement.idle(slot);
     return slot;
   }
 
   function replace(slot: Slot): Slot {
+    retirement.busy(slot);
     void slot.worker.terminate();
     slots.splice(slots.indexOf(slot), 1);
     return start();
@@ -186,6 +204,7 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
     }
     if (!slot) return undefined;
     slot.busy = true;
+    retirement.busy(slot);
     slot.tenant = tenant;
     slot.takenAt = Date.now();
     keepSpare();
@@ -207,6 +226,7 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
 
   function release(slot: Slot): void {
     slot.busy = false;
+    if (slots.includes(slot)) retirement.idle(slot);
     while (waiting.length > 0) {
       const next = waiting[0]!;
       const taken = take(next.tenant);
@@ -251,6 +271,7 @@ export function createPySandbox(options: { workers: number; snapshotFiles?: read
     },
     async close() {
       closed = true;
+      retirement.clear();
       for (const waiter of waiting.splice(0)) waiter.resolve(null);
       await Promise.all(slots.map((s) => s.worker.terminate()));
       slots.length = 0;

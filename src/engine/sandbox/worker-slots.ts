@@ -18,15 +18,27 @@ export interface WorkerSlots<S extends WorkerSlot> {
   release(slot: S): void;
   /** Terminate a worker and put a new one, busy, in its place. */
   replace(slot: S): S;
+  /** Cancel pending idle retirements (the pool closes). */
+  clear(): void;
 }
 
-export function createWorkerSlots<S extends WorkerSlot>(max: number, start: () => S): WorkerSlots<S> {
+export function createWorkerSlots<S extends WorkerSlot>(
+  max: number,
+  start: () => S,
+  options: { idleMs?: number } = {},
+): WorkerSlots<S> {
   const all: S[] = [];
   const waiting: Array<(slot: S) => void> = [];
+  const retirement = idleRetirement<S>(options.idleMs ?? 0, (slot) => {
+    if (slot.busy || !all.includes(slot)) return;
+    all.splice(all.indexOf(slot), 1);
+    void slot.worker.terminate();
+  });
 
   function spawn(): S {
     const slot = start();
     all.push(slot);
+    retirement.idle(slot);
     return slot;
   }
 
@@ -37,11 +49,13 @@ export function createWorkerSlots<S extends WorkerSlot>(max: number, start: () =
       const free = all.find((s) => !s.busy);
       if (free) {
         free.busy = true;
+        retirement.busy(free);
         return Promise.resolve(free);
       }
       if (all.length < max) {
         const slot = spawn();
         slot.busy = true;
+        retirement.busy(slot);
         return Promise.resolve(slot);
       }
       return new Promise((resolve) =>
@@ -55,13 +69,19 @@ export function createWorkerSlots<S extends WorkerSlot>(max: number, start: () =
       slot.busy = false;
       const next = waiting.shift();
       if (next) next(slot);
+      else if (all.includes(slot)) retirement.idle(slot);
     },
     replace(slot) {
+      retirement.busy(slot);
       void slot.worker.terminate();
       all.splice(all.indexOf(slot), 1);
       const fresh = spawn();
       fresh.busy = true;
+      retirement.busy(fresh);
       return fresh;
+    },
+    clear() {
+      retirement.clear();
     },
   };
 }
@@ -125,4 +145,42 @@ export function callWorker<R extends { id: number }>(
     worker.on('exit', onExit);
     worker.postMessage(request);
   });
+}
+
+/**
+ * Workers of a pool left without work for `idleMs` are retired (`retire` terminates and forgets
+ * one), so a server that ran a code step an hour ago does not keep its interpreters' memory. A
+ * pool calls `idle(slot)` when a worker becomes free and `busy(slot)` when it takes work; 0 keeps
+ * workers for the life of the process. A retired worker's pool starts a new one at the next step.
+ */
+export interface IdleRetirement<S> {
+  idle(slot: S): void;
+  busy(slot: S): void;
+  /** Cancel every pending retirement (the pool closes). */
+  clear(): void;
+}
+
+export function idleRetirement<S>(idleMs: number, retire: (slot: S) => void): IdleRetirement<S> {
+  const timers = new Map<S, NodeJS.Timeout>();
+  const busy = (slot: S) => {
+    clearTimeout(timers.get(slot));
+    timers.delete(slot);
+  };
+  return {
+    idle(slot) {
+      busy(slot);
+      if (idleMs <= 0) return;
+      const timer = setTimeout(() => {
+        timers.delete(slot);
+        retire(slot);
+      }, idleMs);
+      timer.unref();
+      timers.set(slot, timer);
+    },
+    busy,
+    clear() {
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+    },
+  };
 }
