@@ -322,15 +322,17 @@ export async function main(args: string[]): Promise<void> {
   const hook = await call('POST', '/api/recipes', { recipe: webhookRecipe('Webhook') });
   for (const r of [js, py, hook]) await call('PUT', `/api/recipes/${r.id}/start`);
   const urlOf = async (id: number) => (await call('GET', `/api/recipes/${id}`)).webhook_url as string;
-  const hookUrl = await urlOf(hook.id);
+  // The path only: the server restarts on another port below.
+  const hookPath = new URL(await urlOf(hook.id)).pathname;
   for (const r of [js, py]) {
     await fetch(await urlOf(r.id), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     await jobDone(call, r.id, 1);
   }
   const afterSteps = status(sb.child.pid!);
   line('after a JavaScript and a Python step: RSS', `${mb(afterSteps.rssKb).toFixed(1)} MB (${afterSteps.threads} threads)`, '-');
+  // Released when the process is back to the threads it had before the steps.
   const releaseDeadline = Date.now() + IDLE_MS + 30_000;
-  while (status(sb.child.pid!).threads >= afterSteps.threads && Date.now() < releaseDeadline) await sleep(100);
+  while (status(sb.child.pid!).threads > afterAreas.threads && Date.now() < releaseDeadline) await sleep(100);
   const released = await restingRss(sb.child.pid!);
   line(
     `workers released (SANDBOX_IDLE_MS=${IDLE_MS}): idle RSS`,
@@ -339,7 +341,7 @@ export async function main(args: string[]): Promise<void> {
   );
   recordFigure('empty server RSS after code steps released MB', released.rssMb);
 
-  const emptyWebhook = await webhookCost(sb, hookUrl, seconds);
+  const emptyWebhook = await webhookCost(sb, sb.url + hookPath, seconds);
   line(
     'empty server: one webhook, server CPU',
     `${emptyWebhook.cpuUs.toFixed(0)} µs (${emptyWebhook.rate.toFixed(0)}/s, p50 ${emptyWebhook.p50} ms)`,
@@ -379,7 +381,7 @@ export async function main(args: string[]): Promise<void> {
   recordFigure(`${recipes} recipes start-to-ready ms`, sb.readyMs);
   recordFigure(`${recipes} recipes idle RSS MB`, full.rssMb);
 
-  const fullWebhook = await webhookCost(sb, hookUrl, seconds);
+  const fullWebhook = await webhookCost(sb, sb.url + hookPath, seconds);
   const ratio = fullWebhook.cpuUs / emptyWebhook.cpuUs;
   line(
     `${recipes} running recipes: one webhook, server CPU`,
