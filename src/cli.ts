@@ -586,7 +586,8 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (import.meta.main) {
+/** Run the command of `process.argv` and end the process with its status (src/start.ts calls it). */
+export function runFromCommandLine(): void {
   main(process.argv.slice(2)).then(
     (code) => {
       // serve keeps running (the server holds the event loop); other commands end here.
@@ -598,3 +599,5 @@ if (import.meta.main) {
     },
   );
 }
+
+if (import.meta.main) runFromCommandLine();
