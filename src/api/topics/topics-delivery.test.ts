@@ -4,10 +4,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, type Reply, type TestApp } from '../../../test/helpers.ts';
+import { assertError, eventStreams, type Message } from '../../../test/event-streams.ts';
+import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { manualClock } from '../../time.ts';
-
-type Message = { message_id: string; payload: Record<string, unknown>; time: string };
 
 const clock = manualClock('2026-03-02T08:00:00.000Z');
 let t: TestApp;
@@ -19,96 +18,13 @@ before(async () => {
 });
 after(() => t.close());
 
-async function topic(name: string, extra: Record<string, unknown> = {}, token?: string): Promise<number> {
-  const res = await t.call('POST', '/api/event_streams/topics', {
-    body: { name, ...extra },
-    ...(token ? { token } : {}),
-  });
-  assert.equal(res.status, 200, res.text);
-  return res.body.data.id;
-}
-
-const publish = (
-  id: number | string,
-  body: unknown,
-  options: { token?: string | null; headers?: Record<string, string> } = {},
-) => t.call('POST', `/api/v1/topics/${id}/publish`, { body, ...options });
-const batch = (
-  id: number | string,
-  body: unknown,
-  options: { token?: string | null; headers?: Record<string, string> } = {},
-) => t.call('POST', `/api/v1/batch/topics/${id}/publish`, { body, ...options });
-const consume = (
-  id: number | string,
-  body: unknown = {},
-  options: { token?: string | null; headers?: Record<string, string> } = {},
-) => t.call('POST', `/api/v1/topics/${id}/consume`, { body, ...options });
-
-/** Every message of a topic, paging with after_message_id as a client does. */
-async function readAll(id: number, token?: string): Promise<Message[]> {
-  const out: Message[] = [];
-  let cursor: string | undefined;
-  for (;;) {
-    const res = await consume(
-      id,
-      { ...(cursor ? { after_message_id: cursor } : {}), batch_size: 50 },
-      token ? { token } : {},
-    );
-    assert.equal(res.status, 200, res.text);
-    out.push(...res.body.messages);
-    if (res.body.messages.length < 50) return out;
-    cursor = res.body.messages.at(-1).message_id;
-  }
-}
-
-async function profile(
-  grants: { publish?: number[]; consume?: number[]; collections?: number[] },
-  authType: 'oauth2' | 'token' = 'oauth2',
-) {
-  const res = await t.call('POST', '/api/api_access_profiles', {
-    body: {
-      name: `p${Math.random()}`,
-      api_client_id: apiClientId,
-      auth_type: authType,
-      ...(grants.collections ? { api_collection_ids: grants.collections } : {}),
-      publish_topic_ids: grants.publish ?? [],
-      consume_topic_ids: grants.consume ?? [],
-    },
-  });
-  assert.equal(res.status, 200, res.text);
-  return res.body as {
-    id: number;
-    oauth_client_id?: string;
-    oauth_client_secret?: string;
-    secret?: string;
-    publish_topic_ids: number[];
-    consume_topic_ids: number[];
-  };
-}
-
-async function accessToken(p: { oauth_client_id?: string; oauth_client_secret?: string }): Promise<string> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/oauth2/token',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${p.oauth_client_id}:${p.oauth_client_secret}`).toString('base64')}`,
-    },
-    payload: 'grant_type=client_credentials',
-  });
-  assert.equal(res.statusCode, 200, res.body);
-  return JSON.parse(res.body).access_token;
-}
+const kit = eventStreams(() => t);
+const { topic, publish, batch, consume, readAll, accessToken } = kit;
+const profile = (grants: Parameters<typeof kit.profile>[1], authType?: 'oauth2' | 'token') =>
+  kit.profile(apiClientId, grants, authType);
 
 function seqOf(messageId: string): number {
   return Number.parseInt(messageId.split('-')[1] as string, 16);
-}
-
-function assertError(res: Reply, status: number, message?: RegExp | string) {
-  assert.equal(res.status, status, res.text);
-  assert.equal(typeof res.body?.message, 'string', `contract error shape: ${res.text}`);
-  if (typeof message === 'string') assert.equal(res.body.message, message);
-  else if (message) assert.match(res.body.message, message);
 }
 
 describe('long polling (timeout_secs)', () => {

@@ -2,10 +2,9 @@
 // retention, access, and the ordering property under concurrent producers.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, type Reply, type TestApp } from '../../../test/helpers.ts';
+import { assertError, eventStreams } from '../../../test/event-streams.ts';
+import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { manualClock } from '../../time.ts';
-
-type Message = { message_id: string; payload: Record<string, unknown>; time: string };
 
 const clock = manualClock('2026-03-02T08:00:00.000Z');
 let t: TestApp;
@@ -22,54 +21,8 @@ before(async () => {
 });
 after(() => t.close());
 
-async function topic(name: string, extra: Record<string, unknown> = {}, token?: string): Promise<number> {
-  const res = await t.call('POST', '/api/event_streams/topics', {
-    body: { name, ...extra },
-    ...(token ? { token } : {}),
-  });
-  assert.equal(res.status, 200, res.text);
-  return res.body.data.id;
-}
-
-const publish = (
-  id: number | string,
-  body: unknown,
-  options: { token?: string | null; headers?: Record<string, string> } = {},
-) => t.call('POST', `/api/v1/topics/${id}/publish`, { body, ...options });
-const batch = (
-  id: number | string,
-  body: unknown,
-  options: { token?: string | null; headers?: Record<string, string> } = {},
-) => t.call('POST', `/api/v1/batch/topics/${id}/publish`, { body, ...options });
-const consume = (
-  id: number | string,
-  body: unknown = {},
-  options: { token?: string | null; headers?: Record<string, string> } = {},
-) => t.call('POST', `/api/v1/topics/${id}/consume`, { body, ...options });
-
-/** Every message of a topic, paging with after_message_id as a client does. */
-async function readAll(id: number, token?: string): Promise<Message[]> {
-  const out: Message[] = [];
-  let cursor: string | undefined;
-  for (;;) {
-    const res = await consume(
-      id,
-      { ...(cursor ? { after_message_id: cursor } : {}), batch_size: 50 },
-      token ? { token } : {},
-    );
-    assert.equal(res.status, 200, res.text);
-    out.push(...res.body.messages);
-    if (res.body.messages.length < 50) return out;
-    cursor = res.body.messages.at(-1).message_id;
-  }
-}
-
-function assertError(res: Reply, status: number, message?: RegExp | string) {
-  assert.equal(res.status, status, res.text);
-  assert.equal(typeof res.body?.message, 'string', `contract error shape: ${res.text}`);
-  if (typeof message === 'string') assert.equal(res.body.message, message);
-  else if (message) assert.match(res.body.message, message);
-}
+const kit = eventStreams(() => t);
+const { topic, publish, batch, readAll } = kit;
 
 describe('POST /api/v1/topics/:topic_id/publish', () => {
   test('stores the message and answers its id; consumers see it with its publish time', async () => {
