@@ -147,8 +147,14 @@ const scheduleRecipe = (name: string, minute: number) => ({
     name: 'scheduled_event',
     as: 'tick',
     // Hourly, spread over the hour: a workspace's schedules rarely fire together.
-    input: { time_unit: 'days', trigger_at: `${String(minute % 24).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`, timezone: 'UTC' },
-    block: [{ number: 1, keyword: 'action', provider: 'logger', name: 'log_message', as: 'log', input: { message: 'tick' } }],
+    input: {
+      time_unit: 'days',
+      trigger_at: `${String(minute % 24).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`,
+      timezone: 'UTC',
+    },
+    block: [
+      { number: 1, keyword: 'action', provider: 'logger', name: 'log_message', as: 'log', input: { message: 'tick' } },
+    ],
   }),
 });
 
@@ -161,7 +167,16 @@ const pollRecipe = (name: string, upstream: string) => ({
     name: 'new_poll_event',
     as: 'poll',
     input: { request: { method: 'GET', url: `${upstream}/items` }, cursor_field: 'id', since_param: 'after' },
-    block: [{ number: 1, keyword: 'action', provider: 'logger', name: 'log_message', as: 'log', input: { message: 'record' } }],
+    block: [
+      {
+        number: 1,
+        keyword: 'action',
+        provider: 'logger',
+        name: 'log_message',
+        as: 'log',
+        input: { message: 'record' },
+      },
+    ],
   }),
 });
 
@@ -189,7 +204,11 @@ async function jobDone(call: ReturnType<typeof api>, recipeId: number, count: nu
 }
 
 /** A webhook's cost on a server: server CPU per webhook (µs) and webhooks/s, 8 connections for `seconds`. */
-async function webhookCost(p: Proc, hookUrl: string, seconds: number): Promise<{ cpuUs: number; rate: number; p50: number }> {
+async function webhookCost(
+  p: Proc,
+  hookUrl: string,
+  seconds: number,
+): Promise<{ cpuUs: number; rate: number; p50: number }> {
   const before = cpuMicros(p.child.pid);
   const r = await load({
     url: hookUrl,
@@ -201,10 +220,18 @@ async function webhookCost(p: Proc, hookUrl: string, seconds: number): Promise<{
   });
   const after = cpuMicros(p.child.pid);
   const total = r.requestsPerSecond * seconds;
-  return { cpuUs: before === null || after === null ? NaN : (after - before) / total, rate: r.requestsPerSecond, p50: r.p50Ms };
+  return {
+    cpuUs: before === null || after === null ? NaN : (after - before) / total,
+    rate: r.requestsPerSecond,
+    p50: r.p50Ms,
+  };
 }
 
-async function timeGet(call: ReturnType<typeof api>, route: string, samples: number): Promise<{ p50: number; max: number }> {
+async function timeGet(
+  call: ReturnType<typeof api>,
+  route: string,
+  samples: number,
+): Promise<{ p50: number; max: number }> {
   const times: number[] = [];
   for (let i = 0; i < samples; i++) {
     const t0 = performance.now();
@@ -227,7 +254,12 @@ export async function main(args: string[]): Promise<void> {
   const recipes = Number(values.recipes);
   const restSeconds = Number(values.rest);
   const seconds = Number(values.seconds);
-  console.log(`\nfootprint (${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+  console.log(
+    `\nfootprint (${os.cpus().length} CPUs, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')})`,
+  );
 
   // Baseline: a bare Fastify server, started and measured the same way.
   // It has no /ready: any answer means it listens.
@@ -307,7 +339,11 @@ export async function main(args: string[]): Promise<void> {
     await fetch(sb.url + page, { headers: { cookie } });
   await fetch(`${sb.url}/mcp/none`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   const afterAreas = await restingRss(sb.child.pid!);
-  line('after one request of each area: idle RSS', `${afterAreas.rssMb.toFixed(1)} MB (${afterAreas.threads} threads)`, '-');
+  line(
+    'after one request of each area: idle RSS',
+    `${afterAreas.rssMb.toFixed(1)} MB (${afterAreas.threads} threads)`,
+    '-',
+  );
 
   // 3. A JavaScript and a Python step, then their workers released after SANDBOX_IDLE_MS.
   const js = await call('POST', '/api/recipes', {
@@ -330,7 +366,11 @@ export async function main(args: string[]): Promise<void> {
     await jobDone(call, r.id, 1);
   }
   const afterSteps = status(sb.child.pid!);
-  line('after a JavaScript and a Python step: RSS', `${mb(afterSteps.rssKb).toFixed(1)} MB (${afterSteps.threads} threads)`, '-');
+  line(
+    'after a JavaScript and a Python step: RSS',
+    `${mb(afterSteps.rssKb).toFixed(1)} MB (${afterSteps.threads} threads)`,
+    '-',
+  );
   // Released when the process is back to the threads it had before the steps.
   const releaseDeadline = Date.now() + IDLE_MS + 30_000;
   while (status(sb.child.pid!).threads > afterAreas.threads && Date.now() < releaseDeadline) await sleep(100);
@@ -404,11 +444,23 @@ export async function main(args: string[]): Promise<void> {
   recordFigure(`${recipes} recipes CPU at rest %`, restCpu);
 
   const list = await timeGet(call, '/api/recipes?per_page=100', 20);
-  line(`${recipes} running recipes: GET /api/recipes?per_page=100`, `p50 ${list.p50.toFixed(1)} ms, max ${list.max.toFixed(1)} ms`, '-');
+  line(
+    `${recipes} running recipes: GET /api/recipes?per_page=100`,
+    `p50 ${list.p50.toFixed(1)} ms, max ${list.max.toFixed(1)} ms`,
+    '-',
+  );
   const deep = await timeGet(call, `/api/recipes?per_page=100&page=${Math.max(1, Math.floor(recipes / 100) - 1)}`, 10);
-  line(`${recipes} running recipes: the list's last pages`, `p50 ${deep.p50.toFixed(1)} ms, max ${deep.max.toFixed(1)} ms`, '-');
+  line(
+    `${recipes} running recipes: the list's last pages`,
+    `p50 ${deep.p50.toFixed(1)} ms, max ${deep.max.toFixed(1)} ms`,
+    '-',
+  );
   const filtered = await timeGet(call, '/api/recipes?per_page=100&adapter_names_any=clock', 10);
-  line(`${recipes} running recipes: filter by connector (clock)`, `p50 ${filtered.p50.toFixed(1)} ms, max ${filtered.max.toFixed(1)} ms`, '-');
+  line(
+    `${recipes} running recipes: filter by connector (clock)`,
+    `p50 ${filtered.p50.toFixed(1)} ms, max ${filtered.max.toFixed(1)} ms`,
+    '-',
+  );
   const searchTimes: number[] = [];
   const searchCookie = await consoleCookie(sb.url);
   for (let i = 0; i < 10; i++) {

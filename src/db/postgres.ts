@@ -154,7 +154,8 @@ function watchedPool(pool: pg.Pool, storage: StorageHealth): PostgresPool {
           if (name !== undefined) {
             const run = () => client.query({ name, text: text as string, values: values as unknown[] });
             return run().catch((error: unknown) => {
-              if (!(error instanceof loadPg().DatabaseError) || error.code !== FEATURE_NOT_SUPPORTED) return fail(error);
+              if (!(error instanceof loadPg().DatabaseError) || error.code !== FEATURE_NOT_SUPPORTED)
+                return fail(error);
               names.forget(text as string);
               return client.query(text as string, values as unknown[]).catch(fail);
             });

@@ -49,7 +49,9 @@ export function createSmtpMailer(options: { url: string; from: string }): Mailer
   return {
     async send(message) {
       try {
-        await (await transportOf()).sendMail({
+        await (
+          await transportOf()
+        ).sendMail({
           from: options.from,
           to: message.to,
           subject: message.subject,

@@ -194,7 +194,11 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
     replace(slot);
     // With no worker left, the module and the interpreter's image go too when a file holds the
     // image: the next worker reads it again instead of the process keeping them.
-    if (slots.length === 0 && pendingSpawns === 0 && (options.snapshotFiles ?? []).some((f) => snapshotFileSize(f) !== null))
+    if (
+      slots.length === 0 &&
+      pendingSpawns === 0 &&
+      (options.snapshotFiles ?? []).some((f) => snapshotFileSize(f) !== null)
+    )
       loaded = null;
   });
 
