@@ -192,16 +192,9 @@ export async function listRunningRecipeIds(db: Db): Promise<number[]> {
   return rows.map((r) => r.id);
 }
 
-/** Running recipes with ids above `afterId`, in id order, `limit` at most (the engine arms them page by page at start). */
 export async function listRunningRecipesAfter(db: Db, afterId: number, limit: number): Promise<RecipeRow[]> {
-  return db
-    .selectFrom('recipes')
-    .selectAll()
-    .where('running', '=', 1)
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+  const after = db.selectFrom('recipes').selectAll().where('running', '=', 1).where('id', '>', afterId);
+  return after.orderBy('id').limit(limit).execute();
 }
 
 /** A recipe of an environment, as the engine reads it (a `flow_id` given by id). */

@@ -16,7 +16,7 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { compileRubyModule, rubyPackageDir, rubyVersionOfModule } from './ruby-vm.ts';
 import type { HostOp, RubyBoot, RubyCallReply, RubyCallRequest, RubyWorkerData } from './ruby-worker.ts';
 import { readSnapshotFile, snapshotFileSize, writeSnapshotFile } from './snapshot-file.ts';
-import { idleRetirement } from '../../engine/sandbox/worker-slots.ts';
+import { idleRetirement } from '../../idle-retirement.ts';
 
 export interface RubySandboxOptions {
   /** Worker threads at most (each holds one interpreter). */

@@ -18,7 +18,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { PyBoot, PyReply, PyRequest, PyWorkerData } from './py-worker.ts';
-import { callWorker, idleRetirement, type DeadReply, type WorkerSlot } from './worker-slots.ts';
+import { callWorker, type DeadReply, type WorkerSlot } from './worker-slots.ts';
+import { idleRetirement } from '../../idle-retirement.ts';
 import { outputProblem } from './output-bounds.ts';
 
 export interface PyLimits {
@@ -126,35 +127,15 @@ export function createPySandbox(options: {
     }
   });
 
-  /** The snapshot kept on disk by an earlier run, read once (missing or unreadable files: none). */
   function readSnapshot(): void {
     snapshotRead = true;
-    for (const file of options.snapshotFiles ?? []) {
-      try {
-        const bytes = readFileSync(file);
-        snapshot = new SharedArrayBuffer(bytes.length);
-        new Uint8Array(snapshot).set(bytes);
-        return;
-      } catch {
-        snapshot = null;
-      }
-    }
+    snapshot = readSnapshotFiles(options.snapshotFiles ?? []);
   }
 
   function keepSnapshot(bytes: Uint8Array): void {
     snapshot = new SharedArrayBuffer(bytes.byteLength);
     new Uint8Array(snapshot).set(bytes);
-    for (const file of options.snapshotFiles ?? []) {
-      // Written under a name of this process, then renamed: a reader never sees half a file.
-      const partial = `${file}.${process.pid}.tmp`;
-      try {
-        mkdirSync(dirname(file), { recursive: true });
-        writeFileSync(partial, bytes);
-        renameSync(partial, file);
-      } catch {
-        rmSync(partial, { force: true });
-      }
-    }
+    writeSnapshotFiles(options.snapshotFiles ?? [], bytes);
   }
 
   function start(): Slot {
@@ -277,6 +258,35 @@ export function createPySandbox(options: {
       slots.length = 0;
     },
   };
+}
+
+/** The snapshot kept on disk by an earlier run (missing or unreadable files: none). */
+function readSnapshotFiles(files: readonly string[]): SharedArrayBuffer | null {
+  for (const file of files) {
+    try {
+      const bytes = readFileSync(file);
+      const snapshot = new SharedArrayBuffer(bytes.length);
+      new Uint8Array(snapshot).set(bytes);
+      return snapshot;
+    } catch {
+      // the next file
+    }
+  }
+  return null;
+}
+
+function writeSnapshotFiles(files: readonly string[], bytes: Uint8Array): void {
+  for (const file of files) {
+    // Written under a name of this process, then renamed: a reader never sees half a file.
+    const partial = `${file}.${process.pid}.tmp`;
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(partial, bytes);
+      renameSync(partial, file);
+    } catch {
+      rmSync(partial, { force: true });
+    }
+  }
 }
 
 /**
