@@ -1,7 +1,13 @@
-// Custom connectors' Ruby runtime: the first call of a fresh process, the cost of a call beside
-// the same HTTP request made directly, a switch of workspace on one interpreter, each worker's
-// memory. `npm run bench -- connectors [--calls N --concurrency N]`.
+// Connectors. `npm run bench -- connectors [--seconds N --connections N --calls N --concurrency N]`:
+// - jobs (`customConnectorJobs`): a server of its own runs webhook recipes whose step is a custom
+//   connector's action calling a local HTTP server, beside the same GET made by the built-in HTTP
+//   connector in the same run: the first custom step of the fresh server, each step's time (p50,
+//   p99, from the job lines) and jobs/s of both;
+// - the Ruby runtime alone (`runtimeCalls`): the first call of a fresh process, the cost of a call
+//   beside the same HTTP request made directly, a switch of workspace on one interpreter, each
+//   worker's memory.
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
@@ -9,7 +15,10 @@ import { request } from 'undici';
 import { createDirectHost } from '../src/connectors/sdk/direct-host.ts';
 import { installedRubySnapshotFile } from '../src/connectors/sdk/ruby-sandbox.ts';
 import { createConnectorRuntime } from '../src/connectors/sdk/runtime.ts';
-import { tempDir } from './lib.ts';
+import { load, loadOptions, tempDir } from './lib.ts';
+import { queryRows } from './database.ts';
+import { drained, finishedJobs } from './jobs.ts';
+import { startSwitchboard } from './platform.ts';
 
 const CONNECTOR = String.raw`{
   title: 'Bench',
@@ -17,6 +26,7 @@ const CONNECTOR = String.raw`{
     authorization: { type: 'api_key', apply: lambda { |connection| headers('X-Api-Key' => connection['key']) } },
     base_uri: lambda { |connection| connection['base'] }
   },
+  test: lambda { |_connection| get('/items/0') },
   actions: {
     get_item: {
       execute: lambda do |connection, input|
@@ -88,6 +98,187 @@ function firstCallOfFreshProcess(base: string): Promise<{ total: number; call: n
 }
 
 export async function main(args: string[]): Promise<void> {
+  const own = /^--(calls|concurrency|sequential)$/;
+  const loadArgs = loadOptions(args.filter((a, i) => !own.test(a) && !own.test(args[i - 1] ?? '')));
+  await customConnectorJobs({ ...loadArgs, sequential: option(args, 'sequential', 100) });
+  await runtimeCalls(args);
+}
+
+/** Until the recipe has no job waiting or running (polled often: the jobs here take milliseconds). */
+async function settled(sb: Awaited<ReturnType<typeof startSwitchboard>>, recipeId: number): Promise<void> {
+  for (;;) {
+    const pending = await sb.api('GET', `/api/recipes/${recipeId}/jobs?status=pending&per_page=1`);
+    if (pending.job_scope_count === 0) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Where the same request goes: a local API answering one item. */
+async function itemServer(): Promise<{ base: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ id: Number(req.url?.split('/').pop()), name: 'widget' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * Jobs of a webhook recipe whose one step is the custom connector's `get_item` (Ruby, through its
+ * connection), beside a recipe whose step is the HTTP connector's GET of the same URL, one server,
+ * same run. The first custom job is fired as soon as its recipe starts on the fresh server (the
+ * Ruby interpreter loads then).
+ */
+export async function customConnectorJobs(options: {
+  seconds: number;
+  connections: number;
+  sequential: number;
+}): Promise<void> {
+  const api = await itemServer();
+  let sb = await startSwitchboard({
+    JOB_BACKLOG_PER_RECIPE: process.env.JOB_BACKLOG_PER_RECIPE ?? '10000000',
+    JOB_BACKLOG_PER_WORKSPACE: process.env.JOB_BACKLOG_PER_WORKSPACE ?? '100000000',
+  });
+  try {
+    const connector = await sb.api('POST', '/api/custom_connectors', { title: 'Bench items', code: CONNECTOR });
+    await sb.api('POST', `/api/custom_connectors/${connector.data.id}/release`);
+    const provider = connector.data.name as string;
+    const connection = await sb.api('POST', '/api/connections', {
+      name: 'Bench items',
+      provider,
+      input: { base: api.base, key: 'k' },
+    });
+    if (connection.authorization_status !== 'success')
+      throw new Error(`the connection did not authorize: ${connection.authorization_error}`);
+    const pill = `_dp('${JSON.stringify({ pill_type: 'output', provider: 'workato_webhooks', line: 'hook', path: ['payload', 'id'] })}')`;
+    const recipeOf = (step: Record<string, unknown>, config: unknown[]) => ({
+      code: JSON.stringify({
+        number: 0,
+        keyword: 'trigger',
+        provider: 'workato_webhooks',
+        name: 'new_event',
+        as: 'hook',
+        input: {},
+        block: [{ number: 1, keyword: 'action', as: 'step', ...step }],
+      }),
+      config: JSON.stringify([{ keyword: 'application', provider: 'workato_webhooks', account_id: null }, ...config]),
+      concurrency: 10,
+    });
+    const kinds = [
+      {
+        name: 'custom connector action (Ruby)',
+        recipe: recipeOf({ provider, name: 'get_item', input: { id: `#{${pill}}` } }, [
+          { keyword: 'application', provider, account_id: connection.id },
+        ]),
+      },
+      {
+        name: 'HTTP connector GET (baseline)',
+        recipe: recipeOf(
+          {
+            provider: 'rest',
+            name: 'make_request_v2',
+            input: { request: { method: 'GET', url: `${api.base}/items/#{${pill}}`, headers: { 'X-Api-Key': 'k' } } },
+          },
+          [],
+        ),
+      },
+    ];
+    const body = JSON.stringify({ id: 7 });
+    const headers = { 'content-type': 'application/json' };
+    const recipes: Array<{ name: string; id: number; hook: string }> = [];
+    for (const kind of kinds) {
+      const created = await sb.api('POST', '/api/recipes', { recipe: { name: `Bench ${kind.name}`, ...kind.recipe } });
+      const started = await sb.api('PUT', `/api/recipes/${created.id}/start`);
+      if (!started.success) throw new Error(`recipe did not start: ${JSON.stringify(started)}`);
+      recipes.push({ name: kind.name, id: created.id as number, hook: '' });
+    }
+    // A fresh server on the same data: its recipes run, no interpreter is loaded yet.
+    const exited = once(sb.process, 'exit');
+    sb.process.kill('SIGTERM');
+    await exited;
+    sb = await startSwitchboard({}, sb.dataDir);
+    for (const r of recipes) r.hook = (await sb.api('GET', `/api/recipes/${r.id}`)).webhook_url as string;
+    const [custom, http] = recipes as [(typeof recipes)[0], (typeof recipes)[0]];
+    const fireAndWait = async (recipe: (typeof recipes)[0]) => {
+      await fetch(recipe.hook, { method: 'POST', headers, body });
+      await settled(sb, recipe.id);
+    };
+    const fired = Date.now();
+    await fireAndWait(custom);
+    const firstJobMs = Date.now() - fired;
+    const steps = async (recipeId: number, from: number, to = Infinity) =>
+      (
+        await queryRows<{ created_at: string; started_at: string; completed_at: string }>(
+          sb,
+          'select j.created_at, l.started_at, l.completed_at from job_lines l join jobs j on j.id = l.job_id where j.recipe_id = ? and l.recipe_line_number = 1 order by j.id',
+          'select j.created_at, l.started_at, l.completed_at from job_lines l join jobs j on j.id = l.job_id where j.recipe_id = $1 and l.recipe_line_number = 1 order by j.id',
+          [recipeId],
+        )
+      )
+        .filter((l) => Date.parse(l.created_at) >= from && Date.parse(l.created_at) < to)
+        .map((l) => Date.parse(l.completed_at) - Date.parse(l.started_at));
+    const firstStep = (await steps(custom.id, 0))[0] ?? NaN;
+
+    // One job at a time, the two recipes taking turns: each step's own time, nothing queued beside it.
+    const oneByOne = Date.now();
+    for (let i = 0; i < options.sequential; i += 1) {
+      await fireAndWait(custom);
+      await fireAndWait(http);
+    }
+    const customSteps = await steps(custom.id, oneByOne);
+    const httpSteps = await steps(http.id, oneByOne);
+
+    // At full speed, one recipe after the other.
+    const results: Array<{ name: string; jobs: number; failed: number; perSecond: number; p50: number }> = [];
+    for (const r of [custom, http]) {
+      const t0 = Date.now();
+      await load({
+        url: r.hook,
+        method: 'POST',
+        headers,
+        body,
+        seconds: options.seconds,
+        connections: options.connections,
+      });
+      await drained(sb, r.id);
+      const jobs = (await finishedJobs(sb, r.id)).filter((j) => Date.parse(j.created_at) >= t0);
+      const lastDone = Math.max(...jobs.map((j) => Date.parse(j.completed_at ?? j.created_at)));
+      results.push({
+        name: r.name,
+        jobs: jobs.length,
+        failed: jobs.filter((j) => j.status !== 'succeeded').length,
+        perSecond: jobs.length / ((lastDone - t0) / 1000),
+        p50: percentile(await steps(r.id, t0), 50),
+      });
+    }
+    const [fast, slow] = results as [(typeof results)[0], (typeof results)[0]];
+    console.log(`\njobs whose one step calls a local HTTP server: a custom connector's action (Ruby) beside the HTTP connector's GET, one server
+first custom connector step of a fresh server: ${firstStep} ms (webhook to job done: ${firstJobMs} ms; target <= 2000 ms)
+one job at a time (${options.sequential} each, taking turns): custom step p50 ${percentile(customSteps, 50)} ms, p99 ${percentile(customSteps, 99)} ms; HTTP connector step p50 ${percentile(httpSteps, 50)} ms, p99 ${percentile(httpSteps, 99)} ms
+  extra cost of the custom step: p50 +${percentile(customSteps, 50) - percentile(httpSteps, 50)} ms (target <= 2 ms; job lines are timed to the millisecond)
+at full speed, ${options.connections} keep-alive connections, ${options.seconds} s each:`);
+    for (const r of results)
+      console.log(
+        `  ${r.name.padEnd(32)} ${r.perSecond.toFixed(0)} jobs/s (${r.jobs} jobs, ${r.failed} not succeeded), step p50 ${r.p50} ms`,
+      );
+    console.log(
+      `  custom connector jobs/s ${(fast.perSecond / slow.perSecond).toFixed(2)} of the HTTP connector's (target >= 0.5)`,
+    );
+  } finally {
+    sb.process.kill('SIGTERM');
+    await api.close();
+  }
+}
+
+/** The Ruby runtime alone, in this process. */
+async function runtimeCalls(args: string[]): Promise<void> {
   const calls = option(args, 'calls', 2000);
   const concurrency = option(args, 'concurrency', 2);
   const server = createServer((req, res) => {

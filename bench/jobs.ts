@@ -213,7 +213,7 @@ async function benchRecipe(sb: Switchboard, tableId: number, name: string): Prom
   return { id: created.id as number, hook: (await sb.api('GET', `/api/recipes/${created.id}`)).webhook_url as string };
 }
 
-async function drained(sb: Switchboard, recipeId: number): Promise<void> {
+export async function drained(sb: Switchboard, recipeId: number): Promise<void> {
   for (;;) {
     const pending = await sb.api('GET', `/api/recipes/${recipeId}/jobs?status=pending&per_page=1`);
     if (pending.job_scope_count === 0) return;
@@ -221,7 +221,7 @@ async function drained(sb: Switchboard, recipeId: number): Promise<void> {
   }
 }
 
-function finishedJobs(
+export function finishedJobs(
   sb: Switchboard,
   recipeId: number,
 ): Promise<Array<{ created_at: string; completed_at: string | null; status: string }>> {

@@ -182,6 +182,10 @@ export const ERROR_CATALOG = {
     message:
       'No OAuth app for {provider}: create a custom OAuth profile for it, or give the connection client_id and client_secret',
   },
+  oauth_authorization_url_failed: {
+    status: 422,
+    message: 'The connector did not give an authorization URL: {reason}',
+  },
   oauth_state_invalid: {
     status: 400,
     message: 'This authorization is unknown, was already used, or was started in another browser: connect again',

@@ -6,9 +6,19 @@
 // What `acquire` or `refresh` return is kept sealed with the connection's authorization (`extra`).
 import type { Hash, Value } from '../recipe/formula/values.ts';
 import { fromPlain, toPlain } from '../recipe/formula/values.ts';
-import { authStoreFor, emptyAuthState, stepSession, transportFor } from './connections.ts';
+import { authStoreFor, emptyAuthState, oauthClientFor, stepSession, transportFor } from './connections.ts';
 import { openSession } from './http/session.ts';
-import type { AuthState, ConnectionDefinition, ConnectorSession, SchemaField } from './definition.ts';
+import type { Transport } from './http/transport.ts';
+import type {
+  AuthState,
+  ConnectionDefinition,
+  ConnectorSession,
+  FieldValues,
+  OAuthCodeClient,
+  SchemaField,
+} from './definition.ts';
+import { connectionDefinitionOf } from './connection-rules.ts';
+import { AuthorizationError } from './auth/oauth2.ts';
 import { StepError } from './step-error.ts';
 import type { ActionDef, Connector, StepContext } from './types.ts';
 import type { ServiceContext } from '../context.ts';
@@ -25,7 +35,11 @@ import {
 /** What `ConnectorRuntime.describe` says of a source (the parts the catalog uses). */
 export interface DescribedConnector {
   title?: string;
-  connection?: { fields?: SchemaField[]; authorization?: { type?: string } } | null;
+  connection?: {
+    fields?: SchemaField[];
+    /** `authorization_code`: an `oauth2` authorization with an `authorization_url` (connected through the redirect). */
+    authorization?: { type?: string; authorization_code?: boolean };
+  } | null;
   actions?: Record<string, { title?: string; description?: string } | undefined>;
 }
 
@@ -39,8 +53,17 @@ export interface CustomConnectorSource {
   described: DescribedConnector;
 }
 
-/** The step error a failed lambda becomes: its message names the connector, the path and the line. */
-export function stepErrorOf(failure: ConnectorFailure): StepError {
+/** How an error names a connection: `the Acme CRM connection "Acme" (id 3)`. */
+function whoOf(connection: { id: number | null; name: string }, title: string): string {
+  return `the ${title} connection "${connection.name}"${connection.id === null ? '' : ` (id ${connection.id})`}`;
+}
+
+/**
+ * The step error a failed lambda becomes: its message names the connector, the path and the line;
+ * a failed refresh (after a request asked for new credentials) also names the connection.
+ */
+export function stepErrorOf(failure: ConnectorFailure, who?: string): StepError {
+  if (failure.kind === 'refresh' && who) return new StepError('Connection error', `${who}: ${failure.message}`);
   const type =
     failure.kind === 'http'
       ? failure.status !== null && failure.status >= 500
@@ -52,9 +75,30 @@ export function stepErrorOf(failure: ConnectorFailure): StepError {
   return new StepError(type, failure.message);
 }
 
-/** Settings a lambda sees: the connection's fields and what its authorization keeps. */
-function settingsOf(session: ConnectorSession): Record<string, unknown> {
-  return { ...session.state.auth.extra, ...session.state.values };
+/** The settings key through which the OAuth app (a custom OAuth profile's) reaches the Ruby. */
+const OAUTH_APP = '__oauth_client';
+
+type OAuthApp = { clientId: string; clientSecret: string };
+
+/** Settings a lambda sees: the connection's fields and what its authorization keeps (and the OAuth app). */
+function settingsOf(session: ConnectorSession, app?: OAuthApp): Record<string, unknown> {
+  const settings: Record<string, unknown> = { ...session.state.auth.extra, ...session.state.values };
+  if (app) settings[OAUTH_APP] = { client_id: app.clientId, client_secret: app.clientSecret };
+  return settings;
+}
+
+/** What a call's new settings add to the authorization: values that are not the connection's fields. */
+function authWith(auth: AuthState, values: Record<string, unknown>, next: Record<string, unknown>): AuthState {
+  const extra: Record<string, string> = { ...auth.extra };
+  for (const [key, value] of Object.entries(next)) {
+    if (key === OAUTH_APP || value === undefined || value === null) continue;
+    if (Object.hasOwn(values, key) && values[key] === value) continue;
+    extra[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  const out: AuthState = { ...auth, extra };
+  if (extra.access_token) out.accessToken = extra.access_token;
+  if (extra.refresh_token) out.refreshToken = extra.refresh_token;
+  return out;
 }
 
 /** The host a lambda of a step borrows: the session's raw exchange, the job's log. */
@@ -83,7 +127,10 @@ function hostFor(session: ConnectorSession, secrets: string[]): ConnectorHost {
 }
 
 function secretsOf(settings: Record<string, unknown>): string[] {
-  return Object.values(settings).filter((v): v is string => typeof v === 'string' && v.length >= 4);
+  const app = settings[OAUTH_APP] as { client_secret?: unknown } | undefined;
+  return [...Object.values(settings), app?.client_secret].filter(
+    (v): v is string => typeof v === 'string' && v.length >= 4,
+  );
 }
 
 /** Keeps the settings `acquire` or `refresh` changed beside the connection's fields (sealed). */
@@ -93,18 +140,9 @@ async function keepSettings(
   connectionId: number | null,
   next: Record<string, unknown>,
 ): Promise<void> {
-  const extra: Record<string, string> = { ...session.state.auth.extra };
-  let changed = false;
-  for (const [key, value] of Object.entries(next)) {
-    if (Object.hasOwn(session.state.values, key) && session.state.values[key] === value) continue;
-    const text = typeof value === 'string' ? value : JSON.stringify(value);
-    if (extra[key] !== text) {
-      extra[key] = text;
-      changed = true;
-    }
-  }
+  const auth = authWith(session.state.auth, session.state.values, next);
+  const changed = JSON.stringify(auth) !== JSON.stringify(session.state.auth);
   if (!changed || connectionId === null) return;
-  const auth: AuthState = { ...session.state.auth, extra };
   const scope = { workspaceId: sc.recipe.workspaceId, environmentId: sc.recipe.environmentId };
   await authStoreFor(sc.ctx, scope, connectionId).save(auth);
   const connection = await sc.connection();
@@ -117,6 +155,21 @@ function requiredFields(fields: readonly SchemaField[]): (values: Record<string,
       .filter((f) => f.optional !== true && typeof f.name === 'string')
       .map((f) => f.name)
       .filter((name) => values[name] === undefined || values[name] === null || values[name] === '');
+}
+
+/** The OAuth app of a step's connection: its custom OAuth profile, the environment's for the provider, its own fields. */
+async function stepApp(sc: StepContext, provider: string): Promise<OAuthApp | undefined> {
+  const connection = await sc.connection();
+  if (!connection) return undefined;
+  const scope = { workspaceId: sc.recipe.workspaceId, environmentId: sc.recipe.environmentId };
+  const app = await oauthClientFor(
+    sc.ctx,
+    scope,
+    provider,
+    connection.oauthProfileId ?? null,
+    connection.values as FieldValues,
+  );
+  return app ? { clientId: app.clientId, clientSecret: app.clientSecret } : undefined;
 }
 
 /** A session for a connector that declares no connection: the shared transport, nothing to apply. */
@@ -135,20 +188,118 @@ function sessionWithout(sc: StepContext, connector: Connector): ConnectorSession
   });
 }
 
+/**
+ * The provider side of the OAuth 2.0 redirect of a connector whose authorization is `oauth2` with an
+ * `authorization_url` (contract 21 §4): the URL is the lambda's, with the client id, the redirect
+ * URI and the state added as the vendor does; the code is exchanged by `acquire` (or the standard
+ * exchange at `token_url`) in the runtime, with the OAuth app given as the connection's
+ * `client_id`/`client_secret` (a custom OAuth profile's, when the environment has one).
+ */
+function customOAuthClient(spec: CustomConnectorSource, title: string, deps: CustomConnectorDeps): OAuthCodeClient {
+  const transport = deps.transport;
+  const run = async (path: string, values: FieldValues, params: Record<string, unknown>, app?: OAuthApp) => {
+    if (!transport) throw new AuthorizationError('this process cannot make requests for a connector', false);
+    const session = openSession({
+      definition: {
+        fields: [],
+        auth: { type: 'none' },
+        baseUrl: () => 'http://connector.invalid/',
+        test: async () => null,
+      },
+      connection: { id: null, name: title, provider: spec.provider },
+      state: { values, auth: emptyAuthState() },
+      transport: transport(),
+      limits: standaloneLimits(),
+    });
+    const settings = settingsOf(session, app);
+    return deps.runtime().invoke(
+      {
+        source: spec.source,
+        sourceKey: `${spec.connectorId}:${spec.version}`,
+        connectorName: title,
+        workspaceId: spec.workspaceId,
+        path,
+        params: { settings, ...params },
+      },
+      hostFor(session, secretsOf(settings)),
+    );
+  };
+  return {
+    pkce: false,
+    async defaultApp(values) {
+      const id = await run('connection.authorization.client_id', values, {});
+      const secret = await run('connection.authorization.client_secret', values, {});
+      const text = (o: typeof id) => (o.ok && typeof o.value === 'string' && o.value !== '' ? o.value : null);
+      const clientId = text(id) ?? (typeof values.client_id === 'string' ? values.client_id : null);
+      const clientSecret = text(secret) ?? (typeof values.client_secret === 'string' ? values.client_secret : null);
+      return clientId && clientSecret ? { clientId, clientSecret } : undefined;
+    },
+    async authorizationUrl({ clientId, redirectUri, state, values }) {
+      const outcome = await run('connection.authorization.authorization_url', values, {});
+      if (!outcome.ok) throw new AuthorizationError(outcome.error.message, false);
+      let url: URL;
+      try {
+        url = new URL(String(outcome.value));
+      } catch {
+        throw new AuthorizationError(`${title}: authorization_url is not a URL`, false);
+      }
+      if (!url.searchParams.has('response_type')) url.searchParams.set('response_type', 'code');
+      url.searchParams.set('client_id', clientId);
+      url.searchParams.set('redirect_uri', redirectUri);
+      url.searchParams.set('state', state);
+      return url.toString();
+    },
+    async exchange({ code, redirectUri, clientId, clientSecret, values }) {
+      const outcome = await run(
+        'connection.authorization.acquire',
+        values,
+        { oauth2_code: code, redirect_url: redirectUri },
+        { clientId, clientSecret },
+      );
+      if (!outcome.ok) throw new AuthorizationError(outcome.error.message, false);
+      const auth = authWith(emptyAuthState(), values, outcome.settings ?? {});
+      if (!auth.accessToken) throw new AuthorizationError(`${title}: acquire gave no access_token`, false);
+      return auth;
+    },
+  };
+}
+
+export interface CustomConnectorDeps {
+  runtime: () => ConnectorRuntime;
+  /** The transport of the OAuth 2.0 redirect's requests (authorization URL, code exchange). */
+  transport?: () => Transport;
+}
+
+/** Whether the connector's connection is authorized through the provider's OAuth 2.0 redirect. */
+function authorizationCode(described: DescribedConnector): boolean {
+  return described.connection?.authorization?.authorization_code === true;
+}
+
+/** Whether the connector's authorization is `oauth2` (its app is the connection's, or a custom OAuth profile's). */
+function isOAuth2(described: DescribedConnector): boolean {
+  return /oauth2/i.test(described.connection?.authorization?.type ?? '');
+}
+
 /** The Connector of a custom connector's released source. */
-export function customConnector(spec: CustomConnectorSource, runtime: () => ConnectorRuntime): Connector {
+export function customConnector(spec: CustomConnectorSource, deps: CustomConnectorDeps): Connector {
+  const runtime = deps.runtime;
   const title = spec.described.title ?? spec.provider;
   const fields = spec.described.connection?.fields ?? [];
   const connection: ConnectionDefinition = {
     fields,
-    auth: { type: 'custom', requiredFields: requiredFields(fields) },
+    auth: {
+      type: 'custom',
+      requiredFields: requiredFields(fields),
+      ...(authorizationCode(spec.described) ? { oauth: customOAuthClient(spec, title, deps) } : {}),
+    },
     // The Ruby code joins its own base_uri; relative paths of the shared layer are not used.
     baseUrl: () => 'http://connector.invalid/',
     test: async () => null,
   };
   const call = async (sc: StepContext, path: string, input: Value): Promise<Value> => {
     const session = connector.needsConnection ? await stepSession(sc, connector) : sessionWithout(sc, connector);
-    const settings = settingsOf(session);
+    const app = isOAuth2(spec.described) ? await stepApp(sc, spec.provider) : undefined;
+    const settings = settingsOf(session, app);
     const outcome = await runtime().invoke(
       {
         source: spec.source,
@@ -161,7 +312,7 @@ export function customConnector(spec: CustomConnectorSource, runtime: () => Conn
       hostFor(session, secretsOf(settings)),
     );
     if (outcome.settings) await keepSettings(sc, session, session.connection.id, outcome.settings);
-    if (!outcome.ok) throw stepErrorOf(outcome.error);
+    if (!outcome.ok) throw stepErrorOf(outcome.error, whoOf(session.connection, title));
     return fromPlain(outcome.value ?? null);
   };
   const actions: Record<string, ActionDef> = {};
@@ -198,7 +349,7 @@ export interface LoadedCustomConnector {
  * connector, none released, or a source that does not load (logged).
  */
 export async function loadCustomConnector(
-  ctx: Pick<ServiceContext, 'db' | 'log' | 'rubyConnectors'>,
+  ctx: Pick<ServiceContext, 'db' | 'log' | 'rubyConnectors' | 'outbound' | 'config'>,
   environmentId: number,
   workspaceId: number,
   provider: string,
@@ -230,7 +381,7 @@ export async function loadCustomConnector(
       workspaceId,
       described: described.value as DescribedConnector,
     },
-    () => ctx.rubyConnectors.get(),
+    { runtime: () => ctx.rubyConnectors.get(), transport: () => transportFor(ctx) },
   );
   return { connectorId: row.id, version: version.version, source: version.code, title: row.title, connector };
 }
@@ -247,6 +398,8 @@ export async function testCustomConnection(
     connection: { id: number | null; name: string; provider: string };
     values: Record<string, unknown>;
     auth: AuthState;
+    /** The OAuth app of an `oauth2` connector's connection (to refresh its token). */
+    app?: OAuthApp | undefined;
   },
   workspaceId: number,
 ): Promise<TestOutcome> {
@@ -257,7 +410,9 @@ export async function testCustomConnection(
     transport: transportFor(ctx),
     limits: standaloneLimits(),
   });
-  const settings = settingsOf(session);
+  if (loaded.connector.connection && usesRedirectOf(loaded) && !args.auth.accessToken)
+    return { ok: false, error: 'not connected yet: connect it through the provider (Connect)', auth: args.auth };
+  const settings = settingsOf(session, args.app);
   const outcome = await ctx.rubyConnectors.get().invoke(
     {
       source: loaded.source,
@@ -269,10 +424,29 @@ export async function testCustomConnection(
     },
     hostFor(session, secretsOf(settings)),
   );
-  const extra: Record<string, string> = { ...args.auth.extra };
-  for (const [key, value] of Object.entries(outcome.settings ?? {}))
-    if (args.values[key] !== value) extra[key] = typeof value === 'string' ? value : JSON.stringify(value);
-  const auth: AuthState = { ...args.auth, extra };
+  const auth = authWith(args.auth, args.values, outcome.settings ?? {});
   if (outcome.ok) return { ok: true, auth };
-  return { ok: false, error: outcome.error.message.slice(0, 1000), auth };
+  const error = stepErrorOf(outcome.error, whoOf(args.connection, loaded.title)).message;
+  return { ok: false, error: error.slice(0, 1000), auth };
+}
+
+/** Whether a loaded custom connector connects through the provider's OAuth 2.0 redirect. */
+export function usesRedirectOf(loaded: LoadedCustomConnector): boolean {
+  const auth = loaded.connector.connection?.auth;
+  return auth?.type === 'custom' && auth.oauth !== undefined;
+}
+
+/**
+ * The connection definition of a provider: a SaaS service's, or the released custom connector's
+ * of the environment (then `custom` is it).
+ */
+export async function connectionTargetOf(
+  ctx: Pick<ServiceContext, 'db' | 'log' | 'rubyConnectors' | 'outbound' | 'config'>,
+  scope: { workspaceId: number; environmentId: number },
+  provider: string,
+): Promise<{ definition: ConnectionDefinition; custom?: LoadedCustomConnector } | undefined> {
+  const saas = connectionDefinitionOf(provider);
+  if (saas) return { definition: saas };
+  const custom = await loadCustomConnector(ctx, scope.environmentId, scope.workspaceId, provider);
+  return custom?.connector.connection ? { definition: custom.connector.connection, custom } : undefined;
 }

@@ -227,6 +227,8 @@ export interface OAuthCodeClient {
   }): Promise<string> | string;
   /** Whether the flow sends a PKCE challenge (the verifier is kept with the state). */
   readonly pkce: boolean;
+  /** The app the connector names itself, when no custom OAuth profile and no connection field gives one. */
+  defaultApp?(values: FieldValues): Promise<{ clientId: string; clientSecret: string } | undefined>;
   exchange(args: {
     code: string;
     codeVerifier: string | null;

@@ -330,6 +330,9 @@ function createSandboxes(ctx: ServiceContext, limits: EngineLimits): EngineSandb
       httpTimeoutMs: limits.httpTimeoutMs,
       httpMaxResponseBytes: limits.httpMaxResponseBytes,
       outbound: ctx.outbound,
+      // One pool of interpreters for code steps and custom connectors when their memory caps agree
+      // (a cap is written into the module when a pool starts, so different caps need two pools).
+      shared: limits.codeMemoryBytes === ctx.config.connectorMemoryBytes ? () => ctx.rubyConnectors.get() : undefined,
     }),
   };
 }

@@ -2,161 +2,30 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import Fastify, { type FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
-import { createTestApp, type TestApp } from '../../test/helpers.ts';
+import { startGatewayFixture, type GatewayFixture } from '../../test/gateway-fixture.ts';
+import type { TestApp } from '../../test/helpers.ts';
 import { manualClock } from '../time.ts';
 
-let t: TestApp;
-let upstream: FastifyInstance;
-let upstreamUrl: string;
 const clock = manualClock('2026-06-01T09:00:00.000Z');
-let base: string; // /<prefix>/<slug>
+let g: GatewayFixture;
+let t: TestApp;
+let upstreamUrl: string;
+let base: string;
 let collectionId: number;
 let connectionId: number;
 let otherCollectionId: number;
-let apiClientId: number;
-const endpointIds: Record<string, number> = {};
+let endpointIds: Record<string, number>;
 
 before(async () => {
-  upstream = Fastify();
-  upstream.removeAllContentTypeParsers();
-  upstream.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-  upstream.all('/other/*', async (request) => ({ other: true, url: request.url }));
-  upstream.all('/base/*', async (request, reply) => {
-    if (request.url.includes('/slow')) await new Promise((r) => setTimeout(r, 500));
-    if (request.url.includes('/huge')) return reply.type('text/plain').send('x'.repeat(5000));
-    if (request.url.includes('/stalled')) {
-      // Headers and the start of the body at once, the rest after the gateway's timeout.
-      reply.hijack();
-      reply.raw.writeHead(200, { 'content-type': 'application/json' });
-      reply.raw.write('{"partial":');
-      setTimeout(() => reply.raw.end('true}'), 500);
-      return reply;
-    }
-    if (request.url.includes('/empty')) return reply.status(204).send();
-    if (request.url.includes('/chunks')) {
-      // A body in three pieces, apart in time: the gateway answers with all of it, in order.
-      reply.hijack();
-      reply.raw.writeHead(200, { 'content-type': 'application/json' });
-      reply.raw.write('{"pieces":[1,');
-      setTimeout(() => reply.raw.write('2,'), 10);
-      setTimeout(() => reply.raw.end('3]}'), 20);
-      return reply;
-    }
-    if (request.url.includes('/drip')) {
-      // A byte every 60 ms: never quiet for the gateway's 200 ms, but done only after 600 ms.
-      reply.hijack();
-      reply.raw.writeHead(200, { 'content-type': 'text/plain' });
-      let sent = 0;
-      const timer = setInterval(() => {
-        sent += 1;
-        if (sent < 10) reply.raw.write('x');
-        else {
-          clearInterval(timer);
-          reply.raw.end('x');
-        }
-      }, 60);
-      reply.raw.on('close', () => clearInterval(timer));
-      return reply;
-    }
-    return reply
-      .status(request.url.includes('/created') ? 201 : 200)
-      .header('etag', '"v1"')
-      .header('set-cookie', 'upstream=1')
-      .send({ method: request.method, url: request.url, headers: request.headers, body: request.body ?? null });
-  });
-  upstreamUrl = await upstream.listen({ port: 0, host: '127.0.0.1' });
-
-  t = await createTestApp({
-    clock,
-    env: { GATEWAY_TIMEOUT_MS: '200', GATEWAY_MAX_BODY_BYTES: '2048', GATEWAY_MAX_RESPONSE_BYTES: '4096' },
-  });
-  const project = await t.createProject('Public APIs');
-  const connection = await t.call('POST', '/api/connections', {
-    body: {
-      name: 'Orders backend',
-      provider: 'rest',
-      input: { base_url: `${upstreamUrl}/base`, auth_type: 'bearer', token: 'upstream-secret-token' },
-    },
-  });
-  assert.equal(connection.status, 200, connection.text);
-  const collection = await t.call('POST', '/api/api_collections', {
-    body: { name: 'Orders', project_id: project.projectId, proxy_connection_id: connection.body.id },
-  });
-  collectionId = collection.body.id;
-  connectionId = connection.body.id;
-  base = new URL(collection.body.url).pathname;
-  otherCollectionId = (
-    await t.call('POST', '/api/api_collections', {
-      body: { name: 'Other', project_id: project.projectId, proxy_connection_id: connection.body.id },
-    })
-  ).body.id;
-  for (const [key, method, path] of [
-    ['get', 'GET', 'orders/{id}'],
-    ['recent', 'GET', 'orders/recent'],
-    ['post', 'POST', 'orders'],
-    ['slow', 'GET', 'slow'],
-    ['huge', 'GET', 'huge'],
-    ['stalled', 'GET', 'stalled'],
-    ['drip', 'GET', 'drip'],
-    ['empty', 'DELETE', 'empty'],
-    ['chunks', 'GET', 'chunks'],
-    ['created', 'PUT', 'created/{id}'],
-    ['off', 'GET', 'off'],
-  ] as const) {
-    const e = await t.call('POST', `/api/api_collections/${collectionId}/api_endpoints`, {
-      body: { name: key, method, path },
-    });
-    endpointIds[key] = e.body.id;
-    if (key !== 'off') assert.equal((await t.call('PUT', `/api/api_endpoints/${e.body.id}/enable`)).status, 200);
-  }
-  apiClientId = (
-    await t.call('POST', '/api/api_clients', { body: { name: 'Consumer', project_id: project.projectId } })
-  ).body.id;
+  g = await startGatewayFixture(clock);
+  ({ t, upstreamUrl, base, collectionId, connectionId, otherCollectionId, endpointIds } = g);
 });
-after(async () => {
-  await t.close();
-  await upstream.close();
-});
+after(() => g.close());
 
-async function profile(body: Record<string, unknown>) {
-  const res = await t.call('POST', '/api/api_access_profiles', {
-    body: { name: `p${Math.random()}`, api_client_id: apiClientId, api_collection_ids: [collectionId], ...body },
-  });
-  assert.equal(res.status, 200, res.text);
-  return res.body;
-}
-
-async function oauthToken(clientId: string, secret: string): Promise<string> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/oauth2/token',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
-    },
-    payload: 'grant_type=client_credentials',
-  });
-  assert.equal(res.statusCode, 200, res.body);
-  return JSON.parse(res.body).access_token;
-}
-
-async function gw(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  url: string,
-  headers: Record<string, string> = {},
-  payload?: string,
-) {
-  const res = await t.app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
-  let body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  try {
-    body = JSON.parse(res.body);
-  } catch {
-    body = res.body;
-  }
-  return { status: res.statusCode, body, headers: res.headers };
-}
+const profile = (body: Record<string, unknown>) => g.profile(body);
+const oauthToken = (clientId: string, secret: string) => g.oauthToken(clientId, secret);
+const gw: GatewayFixture['gw'] = (...args) => g.gw(...args);
 
 describe('the gateway with OAuth 2.0', () => {
   test('a token from /oauth2/token calls a proxy endpoint; the upstream sees the connection credentials, never the caller', async () => {

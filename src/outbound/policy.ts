@@ -29,6 +29,11 @@ export interface OutboundPolicy {
   readonly dispatcher: Dispatcher;
   /** A dispatcher of its own (a pool with other limits) that checks addresses the same way. */
   agent(options: Agent.Options): Agent;
+  /**
+   * A one-off dispatcher with TLS options of its own (a client certificate, pinned server
+   * certificates) that checks addresses the same way; the caller closes it.
+   */
+  tlsAgent(tls: buildConnector.BuildOptions): Agent;
   /** Why a connection to this address and port is refused, or null when it is allowed. */
   refusal(address: string, port: number): string | null;
   /** Throws OutboundRefusedError when the URL names the server itself by one of its public URLs. */
@@ -152,10 +157,13 @@ export function createOutboundPolicy(settings: OutboundSettings, options: { look
     return created;
   };
   const dispatcher = agent({ keepAliveTimeout: 10_000 });
+  const tlsAgent = (tls: buildConnector.BuildOptions): Agent =>
+    new Agent({ connect: checkedConnector({ timeout: 10_000, ...tls }) });
 
   return {
     dispatcher,
     agent,
+    tlsAgent,
     refusal,
     checkUrl,
     addOwnPort(port) {

@@ -7,8 +7,11 @@
 // - Sheets spreadsheets.values.get: https://developers.google.com/sheets/api/reference/rest/v4/spreadsheets.values/get
 // - Calendar calendarList.list, freebusy.query: https://developers.google.com/calendar/api/v3/reference/calendarList/list,
 //   https://developers.google.com/calendar/api/v3/reference/freebusy/query
+// - The routes of the named actions (Gmail send/get/attachments, Sheets values, Drive upload/download/search):
+//   google-workspace.ts, which names their pages
 // - Errors: {"error": {"code", "message", "status"}} (https://cloud.google.com/apis/design/errors)
 import type { ServiceFixture } from './fixture.ts';
+import { driveRoutes, gmailRoutes, sheetsRoutes } from './google-workspace.ts';
 import { bearerIssued, parseJson, type Route, type StandInSpec } from './stand-in.ts';
 
 const unauthenticated = {
@@ -76,17 +79,7 @@ export const gmail: ServiceFixture = {
         json: { emailAddress: 'ana@example.com', messagesTotal: 2, threadsTotal: 2, historyId: '100' },
       }),
     },
-    {
-      method: 'GET',
-      path: '/gmail/v1/users/me/messages',
-      reference: 'https://developers.google.com/gmail/api/reference/rest/v1/users.messages/list',
-      answer: (req) => ({
-        json: {
-          messages: [{ id: 'm1', threadId: 't1' }].slice(0, Number(req.query.get('maxResults') ?? 100)),
-          resultSizeEstimate: 1,
-        },
-      }),
-    },
+    ...gmailRoutes,
   ]),
   input: {},
   oauth: true,
@@ -105,24 +98,7 @@ export const gmail: ServiceFixture = {
 
 export const googleSheets: ServiceFixture = {
   provider: 'google_sheets',
-  spec: googleSpec('google_sheets', [
-    about,
-    {
-      method: 'GET',
-      path: /^\/v4\/spreadsheets\/[^/]+\/values\/[^/]+$/,
-      reference: 'https://developers.google.com/sheets/api/reference/rest/v4/spreadsheets.values/get',
-      answer: (req) => ({
-        json: {
-          range: decodeURIComponent(req.path.split('/').pop() ?? ''),
-          majorDimension: 'ROWS',
-          values: [
-            ['Name', 'Amount'],
-            ['Acme', '10'],
-          ],
-        },
-      }),
-    },
-  ]),
+  spec: googleSpec('google_sheets', [about, ...sheetsRoutes]),
   input: {},
   oauth: true,
   adhoc: {
@@ -135,24 +111,14 @@ export const googleSheets: ServiceFixture = {
 
 export const googleDrive: ServiceFixture = {
   provider: 'google_drive',
-  spec: googleSpec('google_drive', [
-    about,
-    {
-      method: 'GET',
-      path: '/drive/v3/files',
-      reference: 'https://developers.google.com/drive/api/reference/rest/v3/files/list',
-      answer: (req) => ({
-        json: { kind: 'drive#fileList', files: [{ id: 'f1', name: 'report.pdf', q: req.query.get('q') }] },
-      }),
-    },
-  ]),
+  spec: googleSpec('google_drive', [about, ...driveRoutes]),
   input: {},
   oauth: true,
   adhoc: {
     input: { verb: 'get', path: 'files', input: { data: { q: "name = 'report.pdf'", pageSize: '1' } } },
     check: (body) => {
-      const file = (body as { files: Array<{ name: string; q: string }> }).files[0];
-      if (file?.name !== 'report.pdf' || file.q !== "name = 'report.pdf'") throw new Error(JSON.stringify(body));
+      const files = (body as { files: Array<{ name: string }> }).files;
+      if (files.length !== 1 || files[0]?.name !== 'report.pdf') throw new Error(JSON.stringify(body));
     },
   },
 };

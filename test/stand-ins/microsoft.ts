@@ -5,9 +5,114 @@
 // - Graph list messages: https://learn.microsoft.com/en-us/graph/api/user-list-messages
 // - Graph list joined teams: https://learn.microsoft.com/en-us/graph/api/user-list-joinedteams
 // - Dataverse WhoAmI: https://learn.microsoft.com/en-us/power-apps/developer/data-platform/webapi/reference/whoami
+// - Graph send mail: https://learn.microsoft.com/en-us/graph/api/user-sendmail (202, no body; recipients
+//   and file attachments checked)
+// - Graph list attachments: https://learn.microsoft.com/en-us/graph/api/message-list-attachments (pages by
+//   @odata.nextLink, one attachment a page here)
 // - Graph errors: {"error": {"code", "message"}} (https://learn.microsoft.com/en-us/graph/errors)
 import type { ServiceFixture } from './fixture.ts';
-import { bearerIssued, type Route, type StandInSpec } from './stand-in.ts';
+import { bearerIssued, parseJson, type Route, type StandIn, type StandInSpec } from './stand-in.ts';
+
+export interface OutlookData {
+  /** Message id → its file attachments. */
+  attachments: Map<string, Array<{ id: string; name: string; contentType: string; content: string }>>;
+  /** The `message` of each sendMail request. */
+  sent: Array<Record<string, unknown>>;
+}
+
+const outlookData = new WeakMap<StandIn, OutlookData>();
+
+export function outlookOf(standIn: StandIn): OutlookData {
+  let d = outlookData.get(standIn);
+  if (!d) {
+    d = {
+      attachments: new Map([
+        [
+          'AAMkAGI2-msg1=',
+          [
+            { id: 'att-1', name: 'order.csv', contentType: 'text/csv', content: 'sku,qty\nA-1,2\n' },
+            { id: 'att-2', name: 'notes.txt', contentType: 'text/plain', content: 'Deliver before noon' },
+          ],
+        ],
+      ]),
+      sent: [],
+    };
+    outlookData.set(standIn, d);
+  }
+  return d;
+}
+
+const graphError = (status: number, code: string, message: string) => ({ status, json: { error: { code, message } } });
+
+function checkRecipients(list: unknown, field: string): string | null {
+  if (list === undefined) return null;
+  if (!Array.isArray(list)) return `${field} must be a list`;
+  for (const r of list as Array<{ emailAddress?: { address?: unknown } }>)
+    if (typeof r?.emailAddress?.address !== 'string' || !r.emailAddress.address.includes('@'))
+      return `At least one recipient is not valid., Recipient '${String(r?.emailAddress?.address)}' is not resolved. All recipients must be resolved before a message can be submitted.`;
+  return null;
+}
+
+const outlookRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/v1.0/me/sendMail',
+    reference: 'https://learn.microsoft.com/en-us/graph/api/user-sendmail',
+    answer: (req, s) => {
+      const body = parseJson(req) as { message?: Record<string, unknown> } | undefined;
+      const message = body?.message;
+      if (!message || typeof message !== 'object')
+        return graphError(400, 'ErrorInvalidRequest', 'Empty Payload. JSON content expected.');
+      if (!Array.isArray(message.toRecipients) || message.toRecipients.length === 0)
+        return graphError(400, 'ErrorInvalidRecipients', 'At least one recipient is required, but none were found.');
+      for (const field of ['toRecipients', 'ccRecipients', 'bccRecipients', 'replyTo']) {
+        const problem = checkRecipients(message[field], field);
+        if (problem) return graphError(400, 'ErrorInvalidRecipients', problem);
+      }
+      for (const a of (message.attachments ?? []) as Array<Record<string, unknown>>)
+        if (
+          a['@odata.type'] !== '#microsoft.graph.fileAttachment' ||
+          typeof a.name !== 'string' ||
+          typeof a.contentBytes !== 'string'
+        )
+          return graphError(400, 'ErrorInvalidRequest', 'A file attachment needs @odata.type, name and contentBytes.');
+      outlookOf(s).sent.push(message);
+      return { status: 202, text: '' };
+    },
+  },
+  {
+    method: 'GET',
+    path: /^\/v1\.0\/me\/messages\/[^/]+\/attachments$/,
+    reference: 'https://learn.microsoft.com/en-us/graph/api/message-list-attachments',
+    answer: (req, s) => {
+      const id = decodeURIComponent(req.path.split('/')[4] ?? '');
+      const list = outlookOf(s).attachments.get(id);
+      if (!list) return graphError(404, 'ErrorItemNotFound', 'The specified object was not found in the store.');
+      const skip = Number(req.query.get('$skip') ?? 0);
+      const a = list[skip];
+      return {
+        json: {
+          value: a
+            ? [
+                {
+                  '@odata.type': '#microsoft.graph.fileAttachment',
+                  id: a.id,
+                  name: a.name,
+                  contentType: a.contentType,
+                  size: a.content.length,
+                  isInline: false,
+                  contentBytes: Buffer.from(a.content, 'utf8').toString('base64'),
+                },
+              ]
+            : [],
+          ...(skip + 1 < list.length
+            ? { '@odata.nextLink': `https://graph.microsoft.com${req.path}?$skip=${skip + 1}` }
+            : {}),
+        },
+      };
+    },
+  },
+];
 
 export const ORG = 'https://acme.crm.dynamics.com';
 
@@ -57,6 +162,7 @@ export const outlook: ServiceFixture = {
       reference: 'https://learn.microsoft.com/en-us/graph/api/user-list-messages',
       answer: (req) => ({ json: { value: [{ id: 'msg-1', subject: 'Invoice', top: req.query.get('$top') }] } }),
     },
+    ...outlookRoutes,
   ]),
   input: {},
   oauth: true,

@@ -3,9 +3,27 @@
 //   (Authorization: Bearer <API key>)
 // - API key scopes: https://www.twilio.com/docs/sendgrid/api-reference/api-key-permissions/retrieve-a-list-of-scopes-for-which-this-user-has-access
 // - Mail send: https://www.twilio.com/docs/sendgrid/api-reference/mail-send/mail-send (202, empty body)
+// - Add or update contacts: https://www.twilio.com/docs/sendgrid/api-reference/contacts/add-or-update-a-contact
+//   (PUT /v3/marketing/contacts, 202 {job_id}; each contact needs an email or another identifier)
 // - Errors: {"errors": [{"message", "field", "help"}]}
 import type { ServiceFixture } from './fixture.ts';
-import { bearerIs, parseJson } from './stand-in.ts';
+import { bearerIs, parseJson, type StandIn } from './stand-in.ts';
+
+export interface SendgridData {
+  /** Mail Send bodies accepted. */
+  mail: Array<Record<string, unknown>>;
+  contacts: Array<{ list_ids: string[]; contact: Record<string, unknown> }>;
+}
+
+const sendgridData = new WeakMap<StandIn, SendgridData>();
+
+export function sendgridOf(standIn: StandIn): SendgridData {
+  let d = sendgridData.get(standIn);
+  if (!d) sendgridData.set(standIn, (d = { mail: [], contacts: [] }));
+  return d;
+}
+
+const fieldError = (field: string, message: string) => ({ status: 400, json: { errors: [{ field, message }] } });
 
 export const API_KEY = 'SG.stand-in-key.0123456789';
 
@@ -32,9 +50,16 @@ export const sendgrid: ServiceFixture = {
         method: 'POST',
         path: '/v3/mail/send',
         reference: 'https://www.twilio.com/docs/sendgrid/api-reference/mail-send/mail-send',
-        answer: (req) => {
+        answer: (req, standIn) => {
           const body = parseJson(req) as
-            { personalizations?: unknown[]; from?: { email?: string }; subject?: string } | undefined;
+            | {
+                personalizations?: Array<{ to?: Array<{ email?: string }> }>;
+                from?: { email?: string };
+                subject?: string;
+                content?: Array<{ type?: string; value?: string }>;
+                template_id?: string;
+              }
+            | undefined;
           if (!body?.personalizations?.length)
             return {
               status: 400,
@@ -52,7 +77,43 @@ export const sendgrid: ServiceFixture = {
               status: 400,
               json: { errors: [{ field: 'from.email', message: 'The from email does not contain a valid address.' }] },
             };
+          const to = body.personalizations.flatMap((p) => p.to ?? []);
+          if (to.length === 0 || to.some((r) => !/^[^@\s]+@[^@\s]+$/.test(r.email ?? '')))
+            return fieldError('personalizations.0.to', 'Does not contain a valid address.');
+          if (!body.template_id && !body.subject)
+            return fieldError(
+              'subject',
+              'The subject is required. You can get around this requirement if you use a template with a subject defined or if every personalization has a subject defined.',
+            );
+          if (!body.template_id && !body.content?.length)
+            return fieldError(
+              'content',
+              'Unless a valid template_id is provided, the content parameter is required. There must be at least one defined content block.',
+            );
+          sendgridOf(standIn).mail.push(body as Record<string, unknown>);
           return { status: 202, headers: { 'x-message-id': 'msg-202' }, text: '' };
+        },
+      },
+      {
+        method: 'PUT',
+        path: '/v3/marketing/contacts',
+        reference: 'https://www.twilio.com/docs/sendgrid/api-reference/contacts/add-or-update-a-contact',
+        answer: (req, standIn) => {
+          const body = parseJson(req) as { list_ids?: unknown; contacts?: unknown } | undefined;
+          if (!Array.isArray(body?.contacts) || body.contacts.length === 0 || body.contacts.length > 30000)
+            return fieldError('contacts', 'contacts is required and must hold 1 to 30,000 contacts');
+          if (
+            body.list_ids !== undefined &&
+            (!Array.isArray(body.list_ids) || body.list_ids.some((id) => typeof id !== 'string'))
+          )
+            return fieldError('list_ids', 'list_ids must be an array of strings');
+          for (const [i, c] of (body.contacts as Array<Record<string, unknown>>).entries())
+            if (typeof c?.email !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(c.email))
+              return fieldError(`contacts[${i}].email`, 'email is required and must be a valid email address');
+          const data = sendgridOf(standIn);
+          for (const contact of body.contacts as Array<Record<string, unknown>>)
+            data.contacts.push({ list_ids: (body.list_ids as string[] | undefined) ?? [], contact });
+          return { status: 202, json: { job_id: `job-${data.contacts.length}` } };
         },
       },
     ],

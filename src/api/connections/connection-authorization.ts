@@ -88,7 +88,8 @@ export async function authorize(
         ? custom.connector.connection.auth.requiredFields(values as FieldValues)
         : [];
     if (missing.length > 0) return failed(`${missing.join(', ')} can't be blank`);
-    const outcome = await testCustomConnection(ctx, custom, { connection, values, auth }, scope.workspaceId);
+    const app = await oauthClientFor(ctx, scope, connection.provider, profileId, values as FieldValues);
+    const outcome = await testCustomConnection(ctx, custom, { connection, values, auth, app }, scope.workspaceId);
     return outcome.ok ? success(outcome.auth) : failed(outcome.error, outcome.auth);
   }
   if (!isRestProvider(connection.provider))

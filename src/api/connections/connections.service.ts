@@ -34,7 +34,8 @@ import {
   type ConnectionApi,
   type ConnectionScope,
 } from './connections.store.ts';
-import { isRestProvider, providerProblem } from './providers.ts';
+import { isModelProvider, isRestProvider, providerProblem } from './providers.ts';
+import { loadCustomConnector, usesRedirectOf } from '../../connectors/custom.ts';
 import { authorize } from './connection-authorization.ts';
 import { connectionDefinitionOf, connectionRules } from '../../connectors/connection-rules.ts';
 import { findSaasConnector } from '../../connectors/catalog.ts';
@@ -505,6 +506,12 @@ export async function describeConnection(
   const row = await findVisible(ctx.db, caller, id);
   const definition = connectionDefinitionOf(row.provider);
   const rules = connectionRules(row.provider, presentFields(openInput(ctx.secretBox, row.input_sealed)));
+  if (!definition && !isRestProvider(row.provider) && !isModelProvider(row.provider)) {
+    // A custom connector's connection: Connect when its authorization is OAuth 2.0 authorization code.
+    const custom = await loadCustomConnector(ctx, caller.environmentId, caller.workspaceId, row.provider);
+    if (custom)
+      return { connection: connectionToApi(row), connectorTitle: custom.title, redirect: usesRedirectOf(custom) };
+  }
   return {
     connection: connectionToApi(row),
     connectorTitle: definition ? (findConnectorTitle(row.provider) ?? row.provider) : null,

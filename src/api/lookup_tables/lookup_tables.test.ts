@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, type Reply, type TestApp } from '../../../test/helpers.ts';
+import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { COUNTRY_SCHEMA, lookupTables } from '../../../test/lookup-tables.ts';
 
 let t: TestApp;
 let readerToken: string;
@@ -13,57 +14,7 @@ before(async () => {
 });
 after(() => t.close());
 
-const COUNTRY_SCHEMA = [{ label: 'code' }, { label: 'country' }, { label: 'currency' }];
-let tableCounter = 0;
-
-async function newTable(
-  schema: unknown = COUNTRY_SCHEMA,
-  extra: Record<string, unknown> = {},
-  token?: string,
-): Promise<{ id: number; name: string }> {
-  tableCounter += 1;
-  const res = await t.call('POST', '/api/lookup_tables', {
-    body: { name: `table_${tableCounter}`, schema, ...extra },
-    ...(token ? { token } : {}),
-  });
-  assert.equal(res.status, 200, res.text);
-  return res.body;
-}
-
-async function addRow(tableId: number, data: Record<string, unknown>, token?: string): Promise<Reply> {
-  return t.call('POST', `/api/lookup_tables/${tableId}/rows`, { body: { data }, ...(token ? { token } : {}) });
-}
-
-async function addRows(tableId: number, rows: Array<Record<string, unknown>>): Promise<number[]> {
-  const ids: number[] = [];
-  for (const data of rows) {
-    const res = await addRow(tableId, data);
-    assert.equal(res.status, 200, res.text);
-    ids.push(res.body.id);
-  }
-  return ids;
-}
-
-async function allRows(tableId: number): Promise<Array<{ id: number; data: Record<string, string | null> }>> {
-  const res = await t.call('GET', `/api/lookup_tables/${tableId}/rows?per_page=1000`);
-  assert.equal(res.status, 200, res.text);
-  return res.body;
-}
-
-async function tableNames(token?: string): Promise<string[]> {
-  const res = await t.call('GET', '/api/lookup_tables?per_page=100', token ? { token } : {});
-  assert.equal(res.status, 200, res.text);
-  return res.body.map((table: { name: string }) => table.name);
-}
-
-async function allTableCount(): Promise<number> {
-  let count = 0;
-  for (let page = 1; ; page++) {
-    const res = await t.call('GET', `/api/lookup_tables?per_page=100&page=${page}`);
-    count += res.body.length;
-    if (res.body.length < 100) return count;
-  }
-}
+const { newTable, addRow, addRows, allRows, tableNames, allTableCount } = lookupTables(() => t);
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/;
 const JSON_HEADERS = { 'content-type': 'application/json' };

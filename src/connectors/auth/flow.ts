@@ -13,7 +13,7 @@ import { findConnection, saveConnectionAuth, type ConnectionScope } from '../../
 import { authenticateTokenHash } from '../../auth/credentials.ts';
 import { findClient } from '../../api/developer_api_clients/developer_api_clients.store.ts';
 import { SecretResolutionError } from '../../api/secrets_management/secret-resolver.ts';
-import { connectionDefinitionOf } from '../connection-rules.ts';
+import { connectionTargetOf, testCustomConnection } from '../custom.ts';
 import { oauthClientFor, sealAuthState, standaloneLimits, testConnection, transportFor } from '../connections.ts';
 import { applyOrigins } from '../http/transport.ts';
 import type { ConnectionDefinition, FieldValues, OAuthCodeClient } from '../definition.ts';
@@ -60,7 +60,7 @@ export async function startAuthorization(
   connectionId: number,
 ): Promise<{ url: string; browserNonce: string }> {
   const row = assertFound(await findConnection(ctx.db, caller, connectionId));
-  const definition = connectionDefinitionOf(row.provider);
+  const definition = (await connectionTargetOf(ctx, caller, row.provider))?.definition;
   if (!definition) throw new AppError('connection_not_oauth');
   let values: FieldValues;
   try {
@@ -72,7 +72,9 @@ export async function startAuthorization(
   }
   if (!usesRedirect(definition, values)) throw new AppError('connection_not_oauth');
   const client = oauthClientOf(ctx, definition, values);
-  const app = await oauthClientFor(ctx, caller, row.provider, row.custom_oauth_profile_id, values);
+  const app =
+    (await oauthClientFor(ctx, caller, row.provider, row.custom_oauth_profile_id, values)) ??
+    (await client.defaultApp?.(values));
   if (!app) throw new AppError('oauth_app_missing', { params: { provider: row.provider } });
   const starter = assertFound(await findClient(ctx.db, caller.workspaceId, caller.clientId));
   const state = randomBytes(32).toString('base64url');
@@ -92,13 +94,20 @@ export async function startAuthorization(
     created_at: toStored(now),
     expires_at: toStored(new Date(now.getTime() + OAUTH_STATE_TTL_MS)),
   });
-  const url = await client.authorizationUrl({
-    clientId: app.clientId,
-    redirectUri: redirectUriOf(ctx),
-    state,
-    codeChallenge: pkce?.challenge ?? null,
-    values,
-  });
+  let url: string;
+  try {
+    url = await client.authorizationUrl({
+      clientId: app.clientId,
+      redirectUri: redirectUriOf(ctx),
+      state,
+      codeChallenge: pkce?.challenge ?? null,
+      values,
+    });
+  } catch (error) {
+    if (error instanceof AuthorizationError)
+      throw new AppError('oauth_authorization_url_failed', { params: { reason: error.message.slice(0, 500) } });
+    throw error;
+  }
   // The browser goes where the connector's requests go (CONNECTOR_ORIGINS: a stand-in of the service).
   return { url: applyOrigins(url, ctx.config.connectorOrigins), browserNonce };
 }
@@ -139,8 +148,9 @@ export async function finishAuthorization(
     throw new AppError('oauth_caller_changed');
   const scope = { workspaceId: Number(row.workspace_id), environmentId: Number(row.environment_id) };
   const connection = assertFound(await findConnection(ctx.db, scope, Number(row.connection_id)));
-  const definition = connectionDefinitionOf(connection.provider);
-  if (!definition) throw new AppError('connection_not_oauth');
+  const target = await connectionTargetOf(ctx, scope, connection.provider);
+  if (!target) throw new AppError('connection_not_oauth');
+  const definition = target.definition;
   const record = async (status: 'success' | 'failed', error: string | null, sealed: string | null) => {
     const at = toStored(ctx.clock.now());
     await saveConnectionAuth(ctx.db, scope, connection.id, {
@@ -172,9 +182,11 @@ export async function finishAuthorization(
     if (error instanceof SecretResolutionError) return record('failed', error.message, previous);
     throw error;
   }
-  const app = await oauthClientFor(ctx, scope, connection.provider, connection.custom_oauth_profile_id, values);
-  if (!app) return record('failed', `no OAuth app for ${connection.provider}`, previous);
   const client = oauthClientOf(ctx, definition, values);
+  const app =
+    (await oauthClientFor(ctx, scope, connection.provider, connection.custom_oauth_profile_id, values)) ??
+    (await client.defaultApp?.(values));
+  if (!app) return record('failed', `no OAuth app for ${connection.provider}`, previous);
   let tokens;
   try {
     tokens = await client.exchange({
@@ -192,14 +204,17 @@ export async function finishAuthorization(
     if (error instanceof Error && error.name === 'StepError') return record('failed', error.message, previous);
     throw error;
   }
-  const outcome = await testConnection(ctx, {
-    definition,
-    connection: { id: connection.id, name: connection.name, provider: connection.provider },
-    values,
-    auth: tokens,
-    oauthClient: async () => app,
-    afterAuthorize: true,
-  });
+  const ref = { id: connection.id, name: connection.name, provider: connection.provider };
+  const outcome = target.custom
+    ? await testCustomConnection(ctx, target.custom, { connection: ref, values, auth: tokens, app }, scope.workspaceId)
+    : await testConnection(ctx, {
+        definition,
+        connection: { id: connection.id, name: connection.name, provider: connection.provider },
+        values,
+        auth: tokens,
+        oauthClient: async () => app,
+        afterAuthorize: true,
+      });
   const sealed = sealAuthState(ctx.secretBox, outcome.auth);
   return outcome.ok ? record('success', null, sealed) : record('failed', outcome.error, sealed);
 }

@@ -64,6 +64,8 @@ export async function collect(
       if (out.length >= maxItems) return out;
       out.push(item);
     }
+    // Enough already: the next page is not asked for.
+    if (out.length >= maxItems) return out;
   }
   return out;
 }

@@ -248,6 +248,15 @@ export function resolveUrl(baseUrl: URL, path: string): URL {
   }
 }
 
+function jsonOrText(text: string): unknown {
+  if (jsonDepth(text) > MAX_EVENT_DEPTH) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 function read(
   definition: ConnectionDefinition,
   res: TransportResponse,
@@ -272,15 +281,18 @@ function read(
   const ok = res.status >= 200 && res.status < 300;
   const serviceError = definition.errorOf?.(res.status, body) ?? null;
   if ((!ok || serviceError !== null) && !req.acceptErrors) {
-    const message = serviceError ?? serviceMessage(body, text);
+    // A download's error answer is the service's text all the same (Drive's JSON error for alt=media).
+    const errorText = req.responseType === 'bytes' ? res.body.toString('utf8').slice(0, 100_000) : text;
+    const message =
+      serviceError ?? serviceMessage(req.responseType === 'bytes' ? jsonOrText(errorText) : body, errorText);
     if (res.status === 401)
       throw new StepError(
         'Unauthorized',
         `401 Unauthorized: ${who} was refused${refreshed ? ' after its token was refreshed' : ''}: ${message}`,
-        text.slice(0, 2000),
+        errorText.slice(0, 2000),
       );
     const type = ok ? 'Bad request' : errorTypeOf(res.status);
-    throw new StepError(type, `${res.status} ${type}: ${message}`, text.slice(0, 2000));
+    throw new StepError(type, `${res.status} ${type}: ${message}`, errorText.slice(0, 2000));
   }
   if (ok && (req.responseType ?? 'json') === 'json' && !parsedJson && text.trim() !== '')
     throw new StepError(

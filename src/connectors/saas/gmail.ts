@@ -1,6 +1,7 @@
 // Gmail: Google OAuth 2.0; the Gmail API v1 under https://www.googleapis.com/gmail/v1/users/ (the
 // vendor's base URL: custom actions say `me/messages`). Test: `me/profile`.
 import { saasConnector } from './service.ts';
+import { gmailActions } from './gmail-actions.ts';
 import { GOOGLE_HOSTS, googleOAuth, OAUTH_APP_FIELDS } from './common.ts';
 
 export const gmail = saasConnector({
@@ -14,4 +15,5 @@ export const gmail = saasConnector({
     hosts: () => GOOGLE_HOSTS,
     test: (session) => session.request({ method: 'GET', url: 'me/profile' }),
   },
+  actions: gmailActions(() => gmail),
 });

@@ -1,5 +1,6 @@
 // Google Drive: Google OAuth 2.0; the Drive API v3 (https://www.googleapis.com/drive/v3/). Test: `about`.
 import { saasConnector } from './service.ts';
+import { googleDriveActions } from './google_drive-actions.ts';
 import { GOOGLE_HOSTS, googleOAuth, OAUTH_APP_FIELDS } from './common.ts';
 
 export const googleDrive = saasConnector({
@@ -13,4 +14,5 @@ export const googleDrive = saasConnector({
     hosts: () => GOOGLE_HOSTS,
     test: (session) => session.request({ method: 'GET', url: 'about', query: { fields: 'user' } }),
   },
+  actions: googleDriveActions(() => googleDrive),
 });

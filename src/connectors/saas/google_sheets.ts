@@ -1,6 +1,7 @@
 // Google Sheets: Google OAuth 2.0; the Sheets API v4 (https://sheets.googleapis.com/v4/). Test:
 // the Drive API's `about` for the signed-in user (Sheets has no call of its own for that).
 import { saasConnector } from './service.ts';
+import { googleSheetsActions } from './google_sheets-actions.ts';
 import { GOOGLE_HOSTS, googleOAuth, OAUTH_APP_FIELDS } from './common.ts';
 
 export const googleSheets = saasConnector({
@@ -18,4 +19,5 @@ export const googleSheets = saasConnector({
     test: (session) =>
       session.request({ method: 'GET', url: 'https://www.googleapis.com/drive/v3/about', query: { fields: 'user' } }),
   },
+  actions: googleSheetsActions(() => googleSheets),
 });

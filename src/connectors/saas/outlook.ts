@@ -1,6 +1,7 @@
 // Microsoft Outlook: the Microsoft identity platform (OAuth 2.0 v2.0 endpoints); Microsoft Graph
 // v1.0 (https://graph.microsoft.com/v1.0/). Test: `me`.
 import { saasConnector } from './service.ts';
+import { outlookActions } from './outlook-actions.ts';
 import { MICROSOFT_TENANT_FIELD, microsoftOAuth, OAUTH_APP_FIELDS } from './common.ts';
 
 export const outlook = saasConnector({
@@ -13,4 +14,5 @@ export const outlook = saasConnector({
     baseUrl: () => 'https://graph.microsoft.com/v1.0/',
     test: (session) => session.request({ method: 'GET', url: 'me' }),
   },
+  actions: outlookActions(() => outlook),
 });

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import type { OutboundPolicy } from '../../outbound/policy.ts';
 import { SdkHttpError, type ConnectorHost, type SdkHttpRequest, type SdkHttpResponse } from './runtime.ts';
 
 export interface DirectHostOptions {
@@ -21,7 +22,7 @@ export interface DirectHostOptions {
    * The server's outbound policy (src/outbound/), for requests made for users (Ruby code steps):
    * its dispatcher checks every address connected to, `checkUrl` each URL before it is asked.
    */
-  outbound?: { dispatcher: Dispatcher; checkUrl(url: URL): void };
+  outbound?: Pick<OutboundPolicy, 'dispatcher' | 'checkUrl' | 'tlsAgent'>;
   accountProperties?: Record<string, string>;
   lookupTables?: Record<string, Array<Record<string, unknown>>>;
   onConnectionUpdate?: (settings: Record<string, unknown>) => Promise<void> | void;
@@ -75,7 +76,9 @@ export function createDirectHost(options: DirectHostOptions = {}): ConnectorHost
       tls.ca = req.serverCertificates.strict
         ? req.serverCertificates.certificates
         : [...rootCertificates, ...ca, ...req.serverCertificates.certificates];
-    return { dispatcher: new Agent({ connect: tls }), own: true };
+    // The outbound policy checks the address a client certificate's request connects to, as it does for every other.
+    const dispatcher = options.outbound ? options.outbound.tlsAgent(tls) : new Agent({ connect: tls });
+    return { dispatcher, own: true };
   }
 
   async function once(

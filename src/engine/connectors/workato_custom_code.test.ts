@@ -162,6 +162,19 @@ describe('workato_custom_code invoke_custom_ruby_code', () => {
     assert.match(job.error ?? '', /169\.254\.169\.254|link-local/);
   });
 
+  test('a request with a client certificate goes through the outbound policy too: a link-local address is refused', async () => {
+    const job = await runRb(
+      [
+        'cert = "-----BEGIN CERTIFICATE-----\\nMIIB\\n-----END CERTIFICATE-----"',
+        'key = "-----BEGIN PRIVATE KEY-----\\nMIIE\\n-----END PRIVATE KEY-----"',
+        'r = get("https://169.254.169.254/latest/meta-data/").tls_client_cert(certificate: cert, key: key)',
+        '{ reached: r["ami-id"] }',
+      ].join('\n'),
+    );
+    assert.equal(job.status, 'failed');
+    assert.match(job.error ?? '', /169\.254\.169\.254.*link-local/);
+  });
+
   test("account_property and lookup read the recipe's environment", async () => {
     const property = await t.call('POST', '/api/properties', { body: { properties: { region: 'eu-west' } } });
     assert.equal(property.status, 200, property.text);

@@ -22,6 +22,11 @@ export interface RubyCodeRunnerOptions {
   httpMaxResponseBytes: number;
   /** The server's outbound policy: the code's requests go through it as the HTTP connector's do. */
   outbound?: DirectHostOptions['outbound'];
+  /**
+   * The process's runtime of custom connectors, when its memory cap is this one's: the steps run on
+   * its pool (it is closed with the app, not here) rather than on a second pool of interpreters.
+   */
+  shared?: (() => ConnectorRuntime) | undefined;
 }
 
 export type { RubyStepCall };
@@ -31,7 +36,8 @@ export type RubyCodeRunner = RubyStepRunner;
 export function createRubyCodeRunner(options: RubyCodeRunnerOptions): RubyCodeRunner {
   let runtime: ConnectorRuntime | null = null;
   let http: ReturnType<typeof createDirectHost> | null = null;
-  const runtimeOf = () =>
+  const runtimeOf = (): ConnectorRuntime =>
+    options.shared?.() ??
     (runtime ??= createConnectorRuntime({
       workers: options.workers,
       memoryBytes: options.memoryBytes,

@@ -15,6 +15,8 @@ module Switchboard
     class ResponseFormatError < Error; end
     class RequestFormatError < Error; end
     class DetectOnUnauthorizedRequestError < Error; end
+    # `refresh`, `acquire` or the token endpoint failed after a request asked for new credentials.
+    class RefreshFailedError < Error; end
 
     # A non-2xx answer nobody handled.
     class RequestFailedError < Error

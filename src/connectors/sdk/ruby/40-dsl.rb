@@ -74,7 +74,10 @@ module Switchboard
       def refresh?(code, body, message)
         return false unless reauthorizable?
 
-        refresh_on.empty? || refresh_on.any? do |pattern|
+        # Without `refresh_on`, a 401 asks for new credentials (the vendor's default).
+        return code == 401 if refresh_on.empty?
+
+        refresh_on.any? do |pattern|
           (pattern.is_a?(::Integer) && pattern == code) || pattern === message.to_s || pattern === body
         end
       end
@@ -104,15 +107,25 @@ module Switchboard
 
       # After a failed request that `refresh_on` matches: new values, kept; false when none came.
       def refresh!
-        values = if oauth2?
-                   if @source['refresh'] then tokens_of(refresh)
-                   elsif @source['token_url'] then oauth2_refresh_with_token_url
-                   else raise InvalidDefinitionError, "'refresh' block or 'token_url' is required for refreshing the token"
-                   end
-                 else
-                   tokens_of(acquire)
-                 end
+        values = begin
+          new_credentials
+        rescue SDK::RefreshFailedError, SDK::InvalidDefinitionError
+          raise
+        rescue SDK::Error, ::StandardError => e
+          raise SDK::RefreshFailedError, "could not get new credentials: #{e.message}"
+        end
         @connection.update!(values)
+      end
+
+      def new_credentials
+        if oauth2?
+          if @source['refresh'] then tokens_of(refresh)
+          elsif @source['token_url'] then oauth2_refresh_with_token_url
+          else raise InvalidDefinitionError, "'refresh' block or 'token_url' is required for refreshing the token"
+          end
+        else
+          tokens_of(acquire)
+        end
       end
 
       # `acquire` and `refresh` may return the tokens, or [tokens, other values], or [tokens, owner id, values].

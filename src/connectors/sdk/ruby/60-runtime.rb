@@ -71,6 +71,7 @@ module Switchboard
       case error
       when ::SyntaxError then 'syntax'
       when SDK::InvalidDefinitionError then 'definition'
+      when SDK::RefreshFailedError then 'refresh'
       when SDK::RequestFailedError then 'http'
       when SDK::RequestTimeoutError then 'timeout'
       when SDK::MissingRequiredInput then 'input'

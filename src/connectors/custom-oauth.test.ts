@@ -1,0 +1,490 @@
+// Custom connectors whose connections authorize (contract 21 §4), through HTTP and recipe jobs
+// against a local stand-in of a provider: OAuth 2.0 authorization code (Connect, the provider's
+// consent, GET /oauth/callback, the code exchange by the standard request at `token_url` or by the
+// connector's `acquire`), the app from the environment's custom OAuth profile or the connection's
+// fields, tokens sealed at rest, client credentials through `acquire`, `refresh_on` and
+// `detect_on` refreshing once then sending the request again, a refused refresh failing the step
+// naming the connection, and `multi`.
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { consoleSignIn, createTestApp, type ConsoleBrowser, type TestApp } from '../../test/helpers.ts';
+import { connectThroughConsole } from '../../test/stand-ins/connect.ts';
+import { action, fire, webhookRecipe, type RanJob } from '../../test/recipes.ts';
+import { openAuthState } from './connections.ts';
+
+const PUBLIC = 'https://switchboard.example.com';
+
+/** A provider: its authorize endpoint consents at once, its token endpoint follows RFC 6749, its API wants a bearer. */
+interface Provider {
+  url: string;
+  server: Server;
+  authorizeQueries: URLSearchParams[];
+  tokenForms: URLSearchParams[];
+  apiCalls: Array<{ path: string; auth: string | undefined }>;
+  /** Access tokens the API takes. */
+  valid: Set<string>;
+  /** Access tokens the API answers 200 `{"error": "token_expired"}` for (found by `detect_on`). */
+  expiredInBody: Set<string>;
+  refreshTokens: Set<string>;
+  refuseRefresh: boolean;
+}
+
+const APPS: Record<string, string> = { 'profile-client': 'profile-secret', 'field-client': 'field-secret' };
+
+async function startProvider(): Promise<Provider> {
+  let n = 0;
+  const codes = new Map<string, string>();
+  const read = async (req: IncomingMessage) => {
+    let body = '';
+    for await (const chunk of req) body += String(chunk);
+    return body;
+  };
+  const p: Provider = {
+    url: '',
+    server: createServer((req, res) => {
+      void read(req).then((body) => {
+        const url = new URL(req.url ?? '/', 'http://provider');
+        const json = (status: number, value: unknown) => {
+          res.statusCode = status;
+          res.setHeader('content-type', 'application/json');
+          res.end(JSON.stringify(value));
+        };
+        if (req.method === 'GET' && url.pathname === '/oauth/authorize') {
+          p.authorizeQueries.push(url.searchParams);
+          const code = `code-${++n}`;
+          codes.set(code, url.searchParams.get('redirect_uri') ?? '');
+          const back = new URL(url.searchParams.get('redirect_uri') ?? '');
+          back.searchParams.set('code', code);
+          back.searchParams.set('state', url.searchParams.get('state') ?? '');
+          res.statusCode = 302;
+          res.setHeader('location', back.toString());
+          res.end();
+          return;
+        }
+        if (req.method === 'POST' && url.pathname === '/oauth/token') {
+          const form = new URLSearchParams(body);
+          p.tokenForms.push(form);
+          // The client authenticates in the form, or with HTTP Basic (RFC 6749 §2.3.1).
+          const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+          const [basicId, basicSecret] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':') : [];
+          const id = basicId ?? form.get('client_id') ?? '';
+          const secret = basicSecret ?? form.get('client_secret');
+          if (APPS[id] === undefined || APPS[id] !== secret) return json(401, { error: 'invalid_client' });
+          const grant = form.get('grant_type');
+          if (grant === 'authorization_code') {
+            const code = form.get('code') ?? '';
+            if (codes.get(code) !== form.get('redirect_uri')) return json(400, { error: 'invalid_grant' });
+            codes.delete(code);
+          } else if (grant === 'refresh_token') {
+            if (p.refuseRefresh || !p.refreshTokens.has(form.get('refresh_token') ?? ''))
+              return json(400, { error: 'invalid_grant', error_description: 'the refresh token was revoked' });
+          } else if (grant !== 'client_credentials') return json(400, { error: 'unsupported_grant_type' });
+          const access = `access-${++n}-${Math.random().toString(36).slice(2)}`;
+          const refresh = `refresh-${n}-${Math.random().toString(36).slice(2)}`;
+          p.valid.add(access);
+          p.refreshTokens.add(refresh);
+          return json(200, {
+            access_token: access,
+            refresh_token: refresh,
+            token_type: 'Bearer',
+            expires_in: 3600,
+            workspace: 'ws-7',
+          });
+        }
+        const auth = req.headers.authorization;
+        p.apiCalls.push({ path: url.pathname, auth });
+        const token = (auth ?? '').replace(/^Bearer /, '');
+        if (p.expiredInBody.has(token)) return json(200, { error: 'token_expired' });
+        if (!p.valid.has(token) && req.headers['x-api-key'] !== 'key-1') return json(401, { error: 'unauthorized' });
+        if (url.pathname === '/me') return json(200, { id: 1 });
+        if (url.pathname === '/notes') return json(200, { notes: [{ id: 1, text: 'hello' }] });
+        json(404, { error: 'not found' });
+      });
+    }),
+    authorizeQueries: [],
+    tokenForms: [],
+    apiCalls: [],
+    valid: new Set(),
+    expiredInBody: new Set(),
+    refreshTokens: new Set(),
+    refuseRefresh: false,
+  };
+  await new Promise<void>((resolve) => p.server.listen(0, '127.0.0.1', resolve));
+  p.url = `http://127.0.0.1:${(p.server.address() as AddressInfo).port}`;
+  return p;
+}
+
+// In the vendor's documented style: the standard code exchange and refresh at token_url.
+const STANDARD = `{
+  title: 'Notes',
+  connection: {
+    fields: [{ name: 'api_url', label: 'API URL' }],
+    authorization: {
+      type: 'oauth2',
+      authorization_url: lambda { |connection| "#{connection['api_url']}/oauth/authorize?scope=notes.read" },
+      token_url: lambda { |connection| "#{connection['api_url']}/oauth/token" },
+      apply: lambda do |_connection, access_token|
+        headers('Authorization' => "Bearer #{access_token}")
+      end,
+      refresh_on: [401]
+    },
+    base_uri: lambda { |connection| connection['api_url'] }
+  },
+  test: lambda { |_connection| get('/me') },
+  actions: {
+    list_notes: {
+      title: 'List notes',
+      execute: lambda do |_connection, _input|
+        { notes: get('/notes')['notes'] }
+      end
+    }
+  }
+}
+`;
+
+// Its own acquire and refresh, the app in the connection's fields, and detect_on for an error in a 200.
+const OWN_LAMBDAS = `{
+  title: 'Notes Plus',
+  connection: {
+    fields: [
+      { name: 'api_url' },
+      { name: 'client_id' },
+      { name: 'client_secret', control_type: 'password' }
+    ],
+    authorization: {
+      type: 'oauth2',
+      authorization_url: lambda { |connection| "#{connection['api_url']}/oauth/authorize" },
+      acquire: lambda do |connection, auth_code, redirect_uri|
+        tokens = post("#{connection['api_url']}/oauth/token")
+                   .payload(grant_type: 'authorization_code', code: auth_code, redirect_uri: redirect_uri,
+                            client_id: connection['client_id'], client_secret: connection['client_secret'])
+                   .request_format_www_form_urlencoded
+        [{ access_token: tokens['access_token'], refresh_token: tokens['refresh_token'] }, nil,
+         { workspace: tokens['workspace'] }]
+      end,
+      refresh: lambda do |connection, refresh_token|
+        post("#{connection['api_url']}/oauth/token")
+          .payload(grant_type: 'refresh_token', refresh_token: refresh_token,
+                   client_id: connection['client_id'], client_secret: connection['client_secret'])
+          .request_format_www_form_urlencoded
+      end,
+      apply: lambda do |connection|
+        headers('Authorization' => "Bearer #{connection['access_token']}")
+      end,
+      detect_on: [/token_expired/],
+      refresh_on: [401, /token_expired/]
+    },
+    base_uri: lambda { |connection| connection['api_url'] }
+  },
+  test: lambda { |_connection| get('/me') },
+  actions: {
+    list_notes: {
+      execute: lambda do |connection, _input|
+        { notes: get('/notes')['notes'], workspace: connection['workspace'] }
+      end
+    }
+  }
+}
+`;
+
+// The vendor's client credentials guide: custom_auth whose acquire asks the token endpoint with HTTP Basic.
+const CLIENT_CREDENTIALS = `{
+  title: 'Notes Service',
+  connection: {
+    fields: [
+      { name: 'api_url' },
+      { name: 'client_id', optional: false },
+      { name: 'client_secret', control_type: 'password', optional: false }
+    ],
+    authorization: {
+      type: 'custom_auth',
+      acquire: lambda do |connection|
+        hash = "#{connection['client_id']}:#{connection['client_secret']}".base64.gsub("\\n", '')
+        response = post("#{connection['api_url']}/oauth/token")
+                     .payload(grant_type: 'client_credentials')
+                     .headers(Authorization: "Basic #{hash}")
+                     .request_format_www_form_urlencoded
+        { access_token: response['access_token'] }
+      end,
+      refresh_on: [401, 403],
+      apply: lambda do |connection|
+        headers('Authorization' => "Bearer #{connection['access_token']}")
+      end
+    },
+    base_uri: lambda { |connection| connection['api_url'] }
+  },
+  test: lambda { |_connection| get('/me') },
+  actions: {
+    list_notes: { execute: lambda { |_connection, _input| { notes: get('/notes')['notes'] } } }
+  }
+}
+`;
+
+const MULTI = `{
+  title: 'Notes Multi',
+  connection: {
+    fields: [{ name: 'api_url' }, { name: 'auth_type', control_type: 'select', pick_list: [['API key', 'key'], ['Token', 'token']] }],
+    authorization: {
+      type: 'multi',
+      selected: lambda { |connection| connection['auth_type'] },
+      options: {
+        key: {
+          type: 'api_key',
+          fields: [{ name: 'api_key', control_type: 'password' }],
+          apply: lambda { |connection| headers('X-Api-Key' => connection['api_key']) }
+        },
+        token: {
+          type: 'custom_auth',
+          fields: [{ name: 'token', control_type: 'password' }],
+          apply: lambda { |connection| headers('Authorization' => "Bearer #{connection['token']}") }
+        }
+      }
+    },
+    base_uri: lambda { |connection| connection['api_url'] }
+  },
+  test: lambda { |_connection| get('/me') },
+  actions: {
+    list_notes: { execute: lambda { |_connection, _input| { notes: get('/notes')['notes'] } } }
+  }
+}
+`;
+
+let t: TestApp;
+let browser: ConsoleBrowser;
+let provider: Provider;
+let counter = 0;
+
+before(async () => {
+  provider = await startProvider();
+  t = await createTestApp({ env: { OUTBOUND_ALLOW_LOOPBACK: 'true', PUBLIC_BASE_URL: PUBLIC } });
+  browser = await consoleSignIn(t, t.adminToken);
+});
+after(async () => {
+  await t.close();
+  provider.server.closeAllConnections();
+  await new Promise((resolve) => provider.server.close(resolve));
+});
+
+/** Creates and releases a custom connector; its provider name. */
+async function released(code: string): Promise<string> {
+  const created = await t.call('POST', '/api/custom_connectors', { body: { title: `Notes ${++counter}`, code } });
+  assert.equal(created.status, 200, created.text);
+  const release = await t.call('POST', `/api/custom_connectors/${created.body.data.id}/release`);
+  assert.equal(release.status, 200, release.text);
+  return created.body.data.name as string;
+}
+
+async function shell(providerName: string, input: Record<string, string>): Promise<number> {
+  const res = await t.call('POST', '/api/connections', {
+    body: { name: `Notes ${++counter}`, provider: providerName, input, shell_connection: true },
+  });
+  assert.equal(res.status, 200, res.text);
+  return res.body.id as number;
+}
+
+async function sealed(id: number): Promise<string> {
+  const row = await t.ctx.db.selectFrom('connections').select('auth_sealed').where('id', '=', id).executeTakeFirst();
+  assert.ok(row?.auth_sealed, 'the authorization is stored');
+  return row.auth_sealed;
+}
+
+async function runNotes(providerName: string, connectionId: number): Promise<RanJob> {
+  const config = [
+    { keyword: 'application', provider: 'workato_webhooks', account_id: null },
+    { keyword: 'application', provider: providerName, account_id: connectionId },
+  ];
+  const { path } = await webhookRecipe(t, [action(providerName, 'list_notes', 'notes', {})], {
+    config: JSON.stringify(config),
+  });
+  return fire(t, path, {});
+}
+
+const refreshes = () => provider.tokenForms.filter((f) => f.get('grant_type') === 'refresh_token').length;
+
+describe('connections of custom connectors that authorize: Connect, GET /oauth/callback, tests and recipe jobs', () => {
+  test('the custom OAuth profile is the app; the code is exchanged at token_url; tokens sealed; a 401 refreshes once and the request is sent again', async () => {
+    const name = await released(STANDARD);
+    const profile = await t.call('POST', '/api/custom_oauth_profiles', {
+      body: {
+        name: `Notes app ${counter}`,
+        provider: name,
+        data: { client_id: 'profile-client', client_secret: 'profile-secret' },
+      },
+    });
+    assert.equal(profile.status, 200, profile.text);
+    const id = await shell(name, { api_url: provider.url });
+    const page = await browser.get(`/console/connections/${id}`);
+    assert.match(page.body, /Connect/);
+
+    const connected = await connectThroughConsole(t, browser, id);
+    assert.equal(connected.location, `/console/connections/${id}?authorization=success`);
+    const q = provider.authorizeQueries.at(-1)!;
+    assert.equal(q.get('client_id'), 'profile-client');
+    assert.equal(q.get('redirect_uri'), `${PUBLIC}/oauth/callback`);
+    assert.equal(q.get('response_type'), 'code');
+    assert.equal(q.get('scope'), 'notes.read');
+    assert.match(q.get('state') ?? '', /^[A-Za-z0-9_-]{43}$/);
+    const exchange = provider.tokenForms.at(-1)!;
+    assert.equal(exchange.get('grant_type'), 'authorization_code');
+    assert.equal(exchange.get('client_secret'), 'profile-secret');
+    assert.equal(exchange.get('redirect_uri'), `${PUBLIC}/oauth/callback`);
+    const first = [...provider.valid].at(-1)!;
+    assert.deepEqual(provider.apiCalls.at(-1), { path: '/me', auth: `Bearer ${first}` }, 'the test ran with the token');
+
+    const connection = await t.call('GET', `/api/connections/${id}`);
+    assert.equal(connection.body.authorization_status, 'success', connection.text);
+    const box = await sealed(id);
+    assert.ok(!box.includes(first), 'the access token is sealed, not in clear');
+    assert.equal(openAuthState(t.ctx.secretBox, box).accessToken, first);
+
+    const job = await runNotes(name, id);
+    assert.equal(job.status, 'succeeded', job.error ?? '');
+    assert.deepEqual(job.output(1), { notes: [{ id: 1, text: 'hello' }] });
+    assert.equal(provider.apiCalls.at(-1)!.auth, `Bearer ${first}`);
+
+    // The provider stops taking the token: one refresh, the request again, the new token stored.
+    provider.valid.delete(first);
+    const before = refreshes();
+    const again = await runNotes(name, id);
+    assert.equal(again.status, 'succeeded', again.error ?? '');
+    assert.equal(refreshes(), before + 1);
+    const refresh = provider.tokenForms.at(-1)!;
+    assert.equal(refresh.get('client_id'), 'profile-client');
+    assert.equal(refresh.get('client_secret'), 'profile-secret');
+    const second = [...provider.valid].at(-1)!;
+    assert.equal(provider.apiCalls.at(-1)!.auth, `Bearer ${second}`);
+    assert.equal(openAuthState(t.ctx.secretBox, await sealed(id)).accessToken, second);
+    const third = await runNotes(name, id);
+    assert.equal(third.status, 'succeeded', third.error ?? '');
+    assert.equal(refreshes(), before + 1, 'the stored token is used by the next job');
+
+    // A refused refresh fails the step naming the connection, once: no second refresh.
+    provider.valid.delete(second);
+    provider.refuseRefresh = true;
+    try {
+      const failed = await runNotes(name, id);
+      assert.equal(failed.status, 'failed');
+      assert.equal(failed.errorType, 'Connection error');
+      assert.match(failed.error ?? '', new RegExp(`connection "Notes \\d+" \\(id ${id}\\)`));
+      assert.match(failed.error ?? '', /could not get new credentials/);
+      assert.match(failed.error ?? '', /invalid_grant/);
+      assert.equal(refreshes(), before + 2);
+      assert.doesNotMatch(failed.error ?? '', /refresh-\d/);
+    } finally {
+      provider.refuseRefresh = false;
+    }
+  });
+
+  test("the connector's acquire and refresh with the app in the connection's fields; detect_on finds an error in a 200", async () => {
+    const name = await released(OWN_LAMBDAS);
+    const id = await shell(name, { api_url: provider.url, client_id: 'field-client', client_secret: 'field-secret' });
+    const connected = await connectThroughConsole(t, browser, id);
+    assert.equal(connected.location, `/console/connections/${id}?authorization=success`);
+    assert.equal(provider.authorizeQueries.at(-1)!.get('client_id'), 'field-client');
+    const auth = openAuthState(t.ctx.secretBox, await sealed(id));
+    assert.equal(auth.extra.workspace, 'ws-7', 'what acquire returned beside the tokens is kept');
+    const token = auth.accessToken!;
+
+    provider.expiredInBody.add(token);
+    const before = refreshes();
+    const job = await runNotes(name, id);
+    assert.equal(job.status, 'succeeded', job.error ?? '');
+    assert.deepEqual(job.output(1), { notes: [{ id: 1, text: 'hello' }], workspace: 'ws-7' });
+    assert.equal(refreshes(), before + 1);
+    assert.notEqual(provider.apiCalls.at(-1)!.auth, `Bearer ${token}`);
+  });
+
+  test('a code exchange the provider refuses leaves the connection failed with its reason; a create with input is not connected yet', async () => {
+    const name = await released(OWN_LAMBDAS);
+    const id = await shell(name, { api_url: provider.url, client_id: 'field-client', client_secret: 'wrong-secret' });
+    const connected = await connectThroughConsole(t, browser, id);
+    assert.equal(connected.status, 200);
+    const connection = await t.call('GET', `/api/connections/${id}`);
+    assert.equal(connection.body.authorization_status, 'failed');
+    assert.match(connection.body.authorization_error, /code exchange failed/);
+    assert.match(connection.body.authorization_error, /401/);
+    assert.doesNotMatch(connection.body.authorization_error, /wrong-secret/);
+
+    const created = await t.call('POST', '/api/connections', {
+      body: {
+        name: `Notes ${++counter}`,
+        provider: name,
+        input: { api_url: provider.url, client_id: 'field-client', client_secret: 'field-secret' },
+      },
+    });
+    assert.equal(created.status, 200, created.text);
+    assert.equal(created.body.authorization_status, 'failed');
+    assert.match(created.body.authorization_error, /not connected yet/);
+  });
+
+  test("an authorization_url that raises: Connect answers 422 with the connector's message, nothing connects", async () => {
+    const name = await released(
+      STANDARD.replace(
+        `authorization_url: lambda { |connection| "#{connection['api_url']}/oauth/authorize?scope=notes.read" }`,
+        "authorization_url: lambda { |_connection| error('the tenant is not set') }",
+      ),
+    );
+    const id = await shell(name, { api_url: provider.url, client_id: 'field-client', client_secret: 'field-secret' });
+    const page = await browser.post(`/console/connections/${id}/connect`);
+    assert.equal(page.statusCode, 422, page.body);
+    assert.match(page.body, /did not give an authorization URL/);
+    assert.match(page.body, /the tenant is not set/);
+    assert.ok(![page.headers['set-cookie']].flat().some((c) => String(c).startsWith('sb_oauth=')));
+    const connection = await t.call('GET', `/api/connections/${id}`);
+    assert.equal(connection.body.authorization_status, null);
+  });
+
+  test('client credentials (custom_auth acquire): a token at connect, sealed; a 401 in a job acquires a new one and sends the request again', async () => {
+    const name = await released(CLIENT_CREDENTIALS);
+    const grants = () => provider.tokenForms.filter((f) => f.get('grant_type') === 'client_credentials').length;
+    const before = grants();
+    const created = await t.call('POST', '/api/connections', {
+      body: {
+        name: `Notes ${++counter}`,
+        provider: name,
+        input: { api_url: provider.url, client_id: 'field-client', client_secret: 'field-secret' },
+      },
+    });
+    assert.equal(created.body.authorization_status, 'success', created.text);
+    assert.equal(grants(), before + 1);
+    const id = created.body.id as number;
+    const token = openAuthState(t.ctx.secretBox, await sealed(id)).accessToken!;
+    assert.ok(!(await sealed(id)).includes(token));
+    const job = await runNotes(name, id);
+    assert.equal(job.status, 'succeeded', job.error ?? '');
+    assert.equal(grants(), before + 1, 'the stored token is used');
+    provider.valid.delete(token);
+    const again = await runNotes(name, id);
+    assert.equal(again.status, 'succeeded', again.error ?? '');
+    assert.equal(grants(), before + 2);
+    assert.notEqual(openAuthState(t.ctx.secretBox, await sealed(id)).accessToken, token);
+  });
+
+  test('multi: the option `selected` picks authenticates the test and the job', async () => {
+    const name = await released(MULTI);
+    const created = await t.call('POST', '/api/connections', {
+      body: {
+        name: `Notes ${++counter}`,
+        provider: name,
+        input: { api_url: provider.url, auth_type: 'key', api_key: 'key-1' },
+      },
+    });
+    assert.equal(created.body.authorization_status, 'success', created.text);
+    const job = await runNotes(name, created.body.id);
+    assert.equal(job.status, 'succeeded', job.error ?? '');
+    const page = await browser.get(`/console/connections/${created.body.id}`);
+    assert.doesNotMatch(page.body, /id="continue"/);
+
+    const wrong = await t.call('POST', '/api/connections', {
+      body: {
+        name: `Notes ${++counter}`,
+        provider: name,
+        input: { api_url: provider.url, auth_type: 'token', token: 'nope' },
+      },
+    });
+    assert.equal(wrong.body.authorization_status, 'failed');
+    assert.match(wrong.body.authorization_error, /401/);
+  });
+});
