@@ -16,6 +16,7 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { compileRubyModule, rubyPackageDir, rubyVersionOfModule } from './ruby-vm.ts';
 import type { HostOp, RubyBoot, RubyCallReply, RubyCallRequest, RubyWorkerData } from './ruby-worker.ts';
 import { readSnapshotFile, snapshotFileSize, writeSnapshotFile } from './snapshot-file.ts';
+import { idleRetirement } from '../../idle-retirement.ts';
 
 export interface RubySandboxOptions {
   /** Worker threads at most (each holds one interpreter). */
@@ -26,6 +27,8 @@ export interface RubySandboxOptions {
   snapshotFiles?: readonly string[];
   /** Standard output a call may leave (`puts`), beyond which it is cut. */
   maxLogBytes?: number;
+  /** Workers without work this long are retired (0: never). */
+  idleMs?: number;
 }
 
 export interface RubyRunRequest {
@@ -186,14 +189,29 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
     return loaded;
   }
 
+  const retirement = idleRetirement<Slot>(options.idleMs ?? 0, (slot) => {
+    if (slot.busy || !slots.includes(slot)) return;
+    replace(slot);
+    // With no worker left, the module and the interpreter's image go too when a file holds the
+    // image: the next worker reads it again instead of the process keeping them.
+    if (
+      slots.length === 0 &&
+      pendingSpawns === 0 &&
+      (options.snapshotFiles ?? []).some((f) => snapshotFileSize(f) !== null)
+    )
+      loaded = null;
+  });
+
   async function spawn(): Promise<Slot> {
     const { module, snapshot } = await load();
     const slot = startWorker(module, snapshot);
     slots.push(slot);
+    retirement.idle(slot);
     return slot;
   }
 
   function replace(slot: Slot): void {
+    retirement.busy(slot);
     void slot.worker.terminate();
     slot.port.close();
     slots.splice(slots.indexOf(slot), 1);
@@ -205,6 +223,7 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
     const chosen = same ?? free[0];
     if (chosen) {
       chosen.busy = true;
+      retirement.busy(chosen);
       return chosen;
     }
     if (slots.length + pendingSpawns < options.workers) {
@@ -212,6 +231,7 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
       try {
         const slot = await spawn();
         slot.busy = true;
+        retirement.busy(slot);
         return slot;
       } finally {
         pendingSpawns--;
@@ -239,7 +259,7 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
     if (next) {
       slot.busy = true;
       next(slot);
-    }
+    } else retirement.idle(slot);
   }
 
   function runOn(slot: Slot, request: RubyRunRequest, onHostOp: HostOpHandler): Promise<RubyRun> {
@@ -409,6 +429,7 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
     },
     async close() {
       closed = true;
+      retirement.clear();
       await Promise.all(slots.map((s) => s.worker.terminate()));
       for (const s of slots) s.port.close();
       slots.length = 0;
