@@ -57,6 +57,8 @@ export const DASHBOARD_HOURS = 3;
 const NOTICES: Record<string, string> = {
   started: 'The recipe is running.',
   stopped: 'The recipe is stopped.',
+  table_created: 'Lookup table created.',
+  table_deleted: 'Lookup table deleted.',
   row_added: 'Row added.',
   row_saved: 'Row saved.',
   row_deleted: 'Row deleted.',

@@ -214,4 +214,10 @@ export const CONSOLE_CHANGES: Readonly<Record<string, RouteChange>> = {
     idParam: 'id',
   },
   'POST /console/test-runs': { eventType: 'test_run_requested', resourceType: 'run_request' },
+  'POST /console/lookup-tables/new': { eventType: 'lookup_table_created', resourceType: 'lookup_table' },
+  'POST /console/lookup-tables/:id/delete': {
+    eventType: 'lookup_tables_deleted',
+    resourceType: 'lookup_table',
+    idParam: 'id',
+  },
 };

@@ -1,0 +1,151 @@
+// The console's authoring pages through HTTP (inject): creating and deleting lookup tables. Each
+// form's happy path, each refusal shown on the form in the contract's wording with what was typed
+// (and nothing changed), the API's privilege, and the activity log entry the API's change makes.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { consoleSignIn, createTestApp, type ConsoleBrowser, type TestApp } from '../../test/helpers.ts';
+
+let t: TestApp;
+let admin: ConsoleBrowser;
+let reader: ConsoleBrowser;
+
+before(async () => {
+  t = await createTestApp();
+  admin = await consoleSignIn(t, t.adminToken);
+  reader = await consoleSignIn(t, await t.tokenFor('Read only'));
+});
+after(async () => t.close());
+
+function assertNoStack(body: string): void {
+  assert.doesNotMatch(body, /at .*\.ts:\d+|Error: |node_modules/);
+}
+
+async function tables(): Promise<Array<{ id: number; name: string; schema: string }>> {
+  const res = await t.call('GET', '/api/lookup_tables?per_page=100');
+  assert.equal(res.status, 200, res.text);
+  return res.body.data ?? res.body.result ?? res.body;
+}
+
+async function activity(eventType: string): Promise<Array<{ resource_id: string | null; details: { via: string } }>> {
+  const res = await t.call('GET', `/api/activity_logs?event_type=${eventType}`);
+  assert.equal(res.status, 200, res.text);
+  return res.body.data;
+}
+
+describe('GET/POST /console/lookup-tables/new, POST /console/lookup-tables/:id/delete', () => {
+  test('a table created with its columns, rows added to it, then deleted; both in the activity log', async () => {
+    const list = await admin.get('/console/lookup-tables');
+    assert.match(list.body, /<a class="button" href="\/console\/lookup-tables\/new">New lookup table<\/a>/);
+    const form = await admin.get('/console/lookup-tables/new');
+    assert.equal(form.statusCode, 200);
+    assert.match(form.body, /<label for="table-name">Name<\/label>/);
+    assert.match(form.body, /name="column_9"/);
+    assert.match(form.body, /name="_csrf"/);
+
+    const created = await admin.post('/console/lookup-tables/new', {
+      name: 'Country codes',
+      column_0: 'code',
+      column_1: '',
+      column_2: 'name',
+    });
+    assert.equal(created.statusCode, 303, created.body);
+    const table = (await tables()).find((x) => x.name === 'Country codes');
+    assert.ok(table);
+    assert.deepEqual(
+      JSON.parse(table.schema).map((c: { label: string }) => c.label),
+      ['code', 'name'],
+      'the blank input is left out',
+    );
+    assert.equal(created.headers.location, `/console/lookup-tables/${table.id}?done=table_created`);
+    const shown = await admin.get(String(created.headers.location));
+    assert.match(shown.body, /Lookup table created\./);
+    assert.match(shown.body, /<label for="add-0">code<\/label>.*<label for="add-1">name<\/label>/);
+    const added = await admin.post(`/console/lookup-tables/${table.id}/rows`, { col_0: 'FR', col_1: 'France' });
+    assert.equal(added.statusCode, 303);
+
+    const entries = await activity('lookup_table_created');
+    assert.ok(
+      entries.some((e) => e.resource_id === String(table.id) && e.details.via === 'console'),
+      JSON.stringify(entries),
+    );
+
+    assert.match(shown.body, new RegExp(`action="/console/lookup-tables/${table.id}/delete"`));
+    const deleted = await admin.post(`/console/lookup-tables/${table.id}/delete`);
+    assert.equal(deleted.statusCode, 303, deleted.body);
+    assert.equal(deleted.headers.location, '/console/lookup-tables?done=table_deleted');
+    assert.match((await admin.get('/console/lookup-tables?done=table_deleted')).body, /Lookup table deleted\./);
+    assert.equal(
+      (await tables()).find((x) => x.id === table.id),
+      undefined,
+    );
+    assert.equal((await t.call('GET', `/api/lookup_tables/${table.id}/rows`)).status, 404);
+    const gone = await activity('lookup_tables_deleted');
+    assert.ok(gone.some((e) => e.resource_id === String(table.id) && e.details.via === 'console'));
+
+    const again = await admin.post(`/console/lookup-tables/${table.id}/delete`);
+    assert.equal(again.statusCode, 404);
+    assertNoStack(again.body);
+  });
+
+  test('refusals come back on the form, next to the field, with what was typed; nothing is created', async () => {
+    const taken = await t.call('POST', '/api/lookup_tables', { body: { name: 'Taken', schema: [{ label: 'a' }] } });
+    assert.equal(taken.status, 200, taken.text);
+    const count = (await tables()).length;
+    const cases: Array<[Record<string, string>, number, RegExp]> = [
+      [{ name: 'taken', column_0: 'a' }, 422, /id="table-name-error">Name has already been taken</],
+      [{ name: '', column_0: 'a' }, 400, /id="table-name-error">Name can&#39;t be blank</],
+      [{ column_0: 'a' }, 400, /id="table-name-error">Name can&#39;t be blank</],
+      [{ name: 'No columns' }, 400, /id="table-columns-error">Columns must have at least one column</],
+      [
+        { name: 'Twice', column_0: 'code', column_3: 'CODE' },
+        400,
+        /id="table-column-3-error">Column 4 repeats the label of column 1 \(&quot;code&quot;\)</,
+      ],
+      [{ name: 'Positional', column_0: 'col2' }, 400, /id="table-column-0-error">Column 1 would be mistaken/],
+      [
+        { name: 'Project', project_id: 'abc', column_0: 'a' },
+        400,
+        /id="table-project-error">Project id must be an integer</,
+      ],
+      [
+        { name: 'Project', project_id: '999999', column_0: 'a' },
+        404,
+        /id="table-project-error">Project id does not exist</,
+      ],
+    ];
+    for (const [form, status, problem] of cases) {
+      const res = await admin.post('/console/lookup-tables/new', form);
+      assert.equal(res.statusCode, status, `${JSON.stringify(form)}: ${res.body}`);
+      assert.match(res.body, problem, JSON.stringify(form));
+      assert.match(res.body, /role="alert"/);
+      assert.match(res.body, /aria-invalid="true"|<fieldset class="stack" aria-describedby="table-columns-error">/);
+      assertNoStack(res.body);
+      if (form.name) assert.match(res.body, new RegExp(`id="table-name" name="name"[^>]*value="${form.name}"`), 'kept');
+    }
+    const tooLong = await admin.post('/console/lookup-tables/new', { name: 'x'.repeat(1001), column_0: 'a' });
+    assert.equal(tooLong.statusCode, 400);
+    assert.match(tooLong.body, /name/);
+    assert.equal((await tables()).length, count, 'nothing created');
+  });
+
+  test('a token without lookup_tables:write, a missing CSRF token: refused, nothing changed', async () => {
+    const id = (await t.call('POST', '/api/lookup_tables', { body: { name: 'Kept', schema: [{ label: 'a' }] } })).body
+      .id as number;
+    const count = (await tables()).length;
+    assert.doesNotMatch((await reader.get('/console/lookup-tables')).body, /New lookup table/);
+    assert.doesNotMatch((await reader.get(`/console/lookup-tables/${id}`)).body, /Delete table/);
+    assert.equal((await reader.get('/console/lookup-tables/new')).statusCode, 403);
+    const create = await reader.post('/console/lookup-tables/new', { name: 'Nope', column_0: 'a' });
+    assert.equal(create.statusCode, 403);
+    assert.match(create.body, /lookup_tables:write/);
+    assert.equal((await reader.post(`/console/lookup-tables/${id}/delete`)).statusCode, 403);
+    const forged = await t.app.inject({
+      method: 'POST',
+      url: '/console/lookup-tables/new',
+      payload: 'name=Forged&column_0=a',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: admin.cookie },
+    });
+    assert.equal(forged.statusCode, 403);
+    assert.equal((await tables()).length, count, 'nothing created or deleted');
+  });
+});
