@@ -149,3 +149,107 @@ describe('GET/POST /console/lookup-tables/new, POST /console/lookup-tables/:id/d
     assert.equal((await tables()).length, count, 'nothing created or deleted');
   });
 });
+
+async function topics(): Promise<Array<{ id: number; name: string; retention: number; schema?: unknown }>> {
+  const res = await t.call('GET', '/api/event_streams/topics?include_schema=true&per_page=100');
+  assert.equal(res.status, 200, res.text);
+  return res.body.data;
+}
+
+describe('GET/POST /console/topics/new, POST /console/topics/:id/delete', () => {
+  test('a topic created with its schema and retention, a message checked against it, then deleted', async () => {
+    assert.match(
+      (await admin.get('/console/topics')).body,
+      /<a class="button" href="\/console\/topics\/new">New topic<\/a>/,
+    );
+    const form = await admin.get('/console/topics/new');
+    assert.equal(form.statusCode, 200);
+    assert.match(form.body, /<label for="topic-name">Name<\/label>/);
+    assert.match(form.body, /<option value="days" selected>days<\/option>/);
+
+    const created = await admin.post('/console/topics/new', {
+      name: 'orders',
+      description: 'New orders',
+      retention: '36',
+      unit: 'hours',
+      schema: '[{"name": "order_id", "type": "integer"}]',
+    });
+    assert.equal(created.statusCode, 303, created.body);
+    const topic = (await topics()).find((x) => x.name === 'orders');
+    assert.ok(topic);
+    assert.equal(topic.retention, 36 * 3600);
+    assert.equal((topic.schema as Array<{ name: string }>)[0]?.name, 'order_id');
+    assert.equal(created.headers.location, `/console/topics/${topic.id}?done=topic_created`);
+    const shown = await admin.get(String(created.headers.location));
+    assert.match(shown.body, /Topic created\./);
+    assert.match(shown.body, /<dt>Retention<\/dt><dd>36 h<\/dd>/);
+    assert.match(shown.body, /<h2 id="schema-title">Message schema<\/h2><pre>[^<]*order_id/);
+    const bad = await admin.post(`/console/topics/${topic.id}/publish`, { payload: '{"order_id": "x"}' });
+    assert.equal(bad.statusCode, 400, 'the schema applies to what is published');
+    const entries = await activity('topic_created');
+    assert.ok(entries.some((e) => e.resource_id === String(topic.id) && e.details.via === 'console'));
+
+    const defaults = await admin.post('/console/topics/new', { name: 'defaults', retention: '', unit: 'days' });
+    assert.equal(defaults.statusCode, 303, defaults.body);
+    assert.equal((await topics()).find((x) => x.name === 'defaults')?.retention, 604_800, 'the API default, 7 days');
+
+    const deleted = await admin.post(`/console/topics/${topic.id}/delete`);
+    assert.equal(deleted.statusCode, 303, deleted.body);
+    assert.equal(deleted.headers.location, '/console/topics?done=topic_deleted');
+    assert.match((await admin.get('/console/topics?done=topic_deleted')).body, /Topic deleted\./);
+    assert.equal(
+      (await topics()).find((x) => x.id === topic.id),
+      undefined,
+    );
+    assert.ok((await activity('topic_deleted')).some((e) => e.resource_id === String(topic.id)));
+    const again = await admin.post(`/console/topics/${topic.id}/delete`);
+    assert.equal(again.statusCode, 404);
+    assertNoStack(again.body);
+  });
+
+  test('refusals come back on the form, next to the field, with what was typed; nothing is created', async () => {
+    assert.equal((await t.call('POST', '/api/event_streams/topics', { body: { name: 'taken' } })).status, 200);
+    const count = (await topics()).length;
+    const cases: Array<[Record<string, string>, number, RegExp]> = [
+      [{ name: 'taken' }, 422, /id="topic-name-error">Name has already been taken</],
+      [{ name: '  ' }, 400, /id="topic-name-error">Name can&#39;t be blank</],
+      [{}, 400, /id="topic-name-error">Name can&#39;t be blank</],
+      [{ name: 'long', retention: '4000', unit: 'days' }, 400, /Retention must be between 60 and 315360000 seconds/],
+      [{ name: 'short', retention: '0', unit: 'minutes' }, 400, /Retention must be between 60/],
+      [{ name: 'words', retention: 'a week' }, 400, /id="topic-retention-error">Retention must be a whole number/],
+      [{ name: 'json', schema: '[{"name": ' }, 400, /id="topic-schema-error">Message schema is not valid JSON</],
+      [{ name: 'shape', schema: '{"name": "a"}' }, 400, /id="topic-schema-error">Message schema /],
+      [{ name: 'folder', folder_id: 'x' }, 400, /id="topic-folder-error">Folder id must be an integer</],
+    ];
+    for (const [form, status, problem] of cases) {
+      const res = await admin.post('/console/topics/new', form);
+      assert.equal(res.statusCode, status, `${JSON.stringify(form)}: ${res.body}`);
+      assert.match(res.body, problem, JSON.stringify(form));
+      assert.match(res.body, /role="alert"/);
+      assertNoStack(res.body);
+      if (form.name) assert.match(res.body, new RegExp(`id="topic-name" name="name"[^>]*value="${form.name}"`), 'kept');
+      if (form.schema) assert.ok(res.body.includes('&quot;name&quot;'), 'the schema typed is kept');
+    }
+    const unknownFolder = await admin.post('/console/topics/new', { name: 'nowhere', folder_id: '999999' });
+    assert.equal(unknownFolder.statusCode, 400);
+    assert.match(unknownFolder.body, /id="topic-folder-error">Folder id is not a folder of this environment</);
+    assertNoStack(unknownFolder.body);
+    const badUnit = await admin.post('/console/topics/new', { name: 'unit', retention: '1', unit: 'weeks' });
+    assert.equal(badUnit.statusCode, 400);
+    assert.match(badUnit.body, /unit/);
+    assert.equal((await topics()).length, count, 'nothing created');
+  });
+
+  test('a token without event_streams:write: refused, nothing changed', async () => {
+    const id = (await t.call('POST', '/api/event_streams/topics', { body: { name: 'kept' } })).body.data.id as number;
+    const count = (await topics()).length;
+    assert.doesNotMatch((await reader.get('/console/topics')).body, /New topic/);
+    assert.doesNotMatch((await reader.get(`/console/topics/${id}`)).body, /Delete topic/);
+    assert.equal((await reader.get('/console/topics/new')).statusCode, 403);
+    const create = await reader.post('/console/topics/new', { name: 'nope' });
+    assert.equal(create.statusCode, 403);
+    assert.match(create.body, /event_streams:write/);
+    assert.equal((await reader.post(`/console/topics/${id}/delete`)).statusCode, 403);
+    assert.equal((await topics()).length, count);
+  });
+});

@@ -63,6 +63,8 @@ const NOTICES: Record<string, string> = {
   row_saved: 'Row saved.',
   row_deleted: 'Row deleted.',
   published: 'Message published.',
+  topic_created: 'Topic created.',
+  topic_deleted: 'Topic deleted.',
   build_started: 'Build started: it is pending until its package is written.',
   record_added: 'Record added.',
   record_saved: 'Record saved.',

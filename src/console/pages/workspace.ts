@@ -103,14 +103,20 @@ ${names.map((n) => html`<tr><td><code>${n}</code></td><td>${properties[n]}</td><
   );
 }
 
-export function topicsPage(frame: PageFrame, topics: readonly TopicApi[]): string {
+export function topicsPage(
+  frame: PageFrame,
+  topics: readonly TopicApi[],
+  options: { canWrite: boolean; message?: { text: string; kind: 'ok' | 'error' } | undefined },
+): string {
   return page(
     frame,
-    topics.length === 0
-      ? html`<p class="muted">No topic in this environment.</p>`
-      : html`
+    html`${options.message ? notice(options.message.text, options.message.kind) : ''}${options.canWrite ? html`<p><a class="button" href="/console/topics/new">New topic</a></p>` : ''}${
+      topics.length === 0
+        ? html`<p class="muted">No topic in this environment.</p>`
+        : html`
 <table><thead><tr><th scope="col">Topic</th><th scope="col">Description</th><th scope="col">Retention</th><th scope="col">Last message</th></tr></thead><tbody>
-${topics.map((t) => html`<tr><td><a href="/console/topics/${t.id}">${t.name}</a></td><td>${t.description ?? ''}</td><td>${retention(t.retention)}</td><td>${time(t.last_message_at)}</td></tr>`)}</tbody></table>`,
+${topics.map((t) => html`<tr><td><a href="/console/topics/${t.id}">${t.name}</a></td><td>${t.description ?? ''}</td><td>${retention(t.retention)}</td><td>${time(t.last_message_at)}</td></tr>`)}</tbody></table>`
+    }`,
   );
 }
 
@@ -127,6 +133,8 @@ export interface TopicData {
   messages: ReadonlyArray<{ message_id: string; time: string; payload: string }>;
   canPublish: boolean;
   message?: { text: string; kind: 'ok' | 'error' } | undefined;
+  /** The topic's message schema, shown when it has one. */
+  schema?: readonly unknown[] | null | undefined;
   /** The payload to show again in the form after a refusal. */
   draft?: string | undefined;
 }
@@ -145,9 +153,16 @@ ${
 <button type="submit">Publish</button></form></section>`
     : ''
 }
+${data.schema && data.schema.length > 0 ? html`<section aria-labelledby="schema-title"><h2 id="schema-title">Message schema</h2><pre>${JSON.stringify(data.schema, null, 2)}</pre></section>` : ''}
 <section aria-labelledby="messages-title"><h2 id="messages-title">Latest messages</h2>
 ${data.messages.length === 0 ? html`<p class="muted">No message retained.</p>` : html`<ol class="lines">${data.messages.map((m) => html`<li class="line"><h3><code>${m.message_id}</code></h3><p class="muted small">${time(m.time)}</p>${payloadBlock(m.payload)}</li>`)}</ol>`}
-</section>`,
+</section>
+${
+  data.canPublish
+    ? html`<section aria-labelledby="delete-title"><h2 id="delete-title">Delete the topic</h2>
+<form method="post" action="/console/topics/${data.topic.id}/delete" class="inline">${csrfField(csrf)}<button type="submit" class="danger" data-confirm="Delete the topic ${data.topic.name} and all its messages?">Delete topic</button></form></section>`
+    : ''
+}`,
   );
 }
 
