@@ -253,3 +253,97 @@ describe('GET/POST /console/topics/new, POST /console/topics/:id/delete', () => 
     assert.equal((await topics()).length, count);
   });
 });
+
+async function properties(projectId?: number): Promise<Record<string, string>> {
+  const res = await t.call('GET', `/api/properties${projectId !== undefined ? `?project_id=${projectId}` : ''}`);
+  assert.equal(res.status, 200, res.text);
+  return res.body;
+}
+
+describe('GET/POST /console/properties', () => {
+  test('environment and project properties set, then changed in place; recorded as the API records them', async () => {
+    const page = await admin.get('/console/properties');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<h2>Environment properties<\/h2>/);
+    assert.match(page.body, /<label for="set-name">Name<\/label>/);
+
+    const set = await admin.post('/console/properties', { name: 'region', value: 'eu-west' });
+    assert.equal(set.statusCode, 303, set.body);
+    assert.equal(set.headers.location, '/console/properties?done=property_saved');
+    assert.equal((await properties()).region, 'eu-west');
+    const shown = await admin.get('/console/properties?done=property_saved');
+    assert.match(shown.body, /Property saved\./);
+    assert.match(
+      shown.body,
+      /<label for="prop-\d+" class="visually-hidden">Value of region<\/label><input id="prop-\d+" name="value" value="eu-west"/,
+    );
+
+    const changed = await admin.post('/console/properties', { name: 'region', value: 'eu-north' });
+    assert.equal(changed.statusCode, 303);
+    assert.equal((await properties()).region, 'eu-north');
+    const entries = await activity('properties_updated');
+    assert.equal(entries.filter((e) => e.details.via === 'console').length, 2, JSON.stringify(entries));
+
+    const { projectId } = await t.createProject('Props project');
+    const atProject = await admin.post('/console/properties', {
+      project_id: String(projectId),
+      name: 'timeout',
+      value: '30',
+    });
+    assert.equal(atProject.statusCode, 303, atProject.body);
+    assert.equal(atProject.headers.location, `/console/properties?project_id=${projectId}&done=property_saved`);
+    assert.equal((await properties(projectId)).timeout, '30');
+    assert.equal((await properties()).timeout, undefined, 'not at the environment level');
+    const projectPage = await admin.get(`/console/properties?project_id=${projectId}`);
+    assert.match(projectPage.body, new RegExp(`<h2>Properties of project ${projectId}</h2>`));
+    assert.match(projectPage.body, /value="30"/);
+    assert.match(projectPage.body, new RegExp(`<input type="hidden" name="project_id" value="${projectId}">`));
+    assert.doesNotMatch(projectPage.body, /eu-north/);
+  });
+
+  test('refusals come back on the form, next to the field, with what was typed; nothing is saved', async () => {
+    const before = await properties();
+    const cases: Array<[Record<string, string>, number, RegExp]> = [
+      [{ name: '  ', value: 'x' }, 400, /id="set-name-error">Name can&#39;t be blank</],
+      [{ value: 'x' }, 400, /id="set-name-error">Name can&#39;t be blank</],
+      [
+        { name: 'n'.repeat(101), value: 'x' },
+        400,
+        /id="set-name-error">Name is too long \(maximum is 100 characters\)</,
+      ],
+      [
+        { name: 'long', value: 'v'.repeat(1025) },
+        400,
+        /id="set-value-error">Value is too long \(maximum is 1024 characters\)</,
+      ],
+      [{ name: 'tab\there', value: 'x' }, 400, /id="set-name-error">Name must not contain control characters/],
+    ];
+    for (const [form, status, problem] of cases) {
+      const res = await admin.post('/console/properties', form);
+      assert.equal(res.statusCode, status, `${JSON.stringify(form)}: ${res.body}`);
+      assert.match(res.body, problem, JSON.stringify(form));
+      assert.match(res.body, /role="alert">1 property is invalid; nothing was saved</);
+      assertNoStack(res.body);
+      if (form.value === 'x') assert.match(res.body, /<textarea id="set-value"[^>]*>x<\/textarea>/, 'kept');
+    }
+    const unknownProject = await admin.post('/console/properties', { project_id: '999999', name: 'a', value: 'b' });
+    assert.equal(unknownProject.statusCode, 404);
+    assert.match(unknownProject.body, /Project not found/);
+    const badProject = await admin.post('/console/properties', { project_id: 'abc', name: 'a', value: 'b' });
+    assert.equal(badProject.statusCode, 400);
+    assert.match(badProject.body, /project_id/);
+    assert.equal((await admin.get('/console/properties?project_id=-1')).statusCode, 400);
+    assert.deepEqual(await properties(), before, 'nothing saved');
+  });
+
+  test('a token without environment_properties:write: no form, refused, nothing saved', async () => {
+    const before = await properties();
+    const page = await reader.get('/console/properties');
+    assert.equal(page.statusCode, 200);
+    assert.doesNotMatch(page.body, /Set a property|name="value"/);
+    const res = await reader.post('/console/properties', { name: 'reader', value: 'x' });
+    assert.equal(res.statusCode, 403);
+    assert.match(res.body, /environment_properties:write/);
+    assert.deepEqual(await properties(), before);
+  });
+});

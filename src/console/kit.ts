@@ -64,6 +64,7 @@ const NOTICES: Record<string, string> = {
   row_deleted: 'Row deleted.',
   published: 'Message published.',
   topic_created: 'Topic created.',
+  property_saved: 'Property saved.',
   topic_deleted: 'Topic deleted.',
   build_started: 'Build started: it is pending until its package is written.',
   record_added: 'Record added.',

@@ -215,6 +215,7 @@ export const CONSOLE_CHANGES: Readonly<Record<string, RouteChange>> = {
   },
   'POST /console/test-runs': { eventType: 'test_run_requested', resourceType: 'run_request' },
   'POST /console/lookup-tables/new': { eventType: 'lookup_table_created', resourceType: 'lookup_table' },
+  'POST /console/properties': { eventType: 'properties_updated', resourceType: 'property' },
   'POST /console/topics/new': { eventType: 'topic_created', resourceType: 'topic' },
   'POST /console/topics/:id/delete': { eventType: 'topic_deleted', resourceType: 'topic', idParam: 'id' },
   'POST /console/lookup-tables/:id/delete': {

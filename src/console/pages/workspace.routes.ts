@@ -10,10 +10,12 @@ import { listCollections } from '../../api/api_collections/api_collections.servi
 import { listEndpoints } from '../../api/api_endpoints/api_endpoints.service.ts';
 import { listConnections } from '../../api/connections/connections.service.ts';
 import { tagsByHandle } from '../../api/tags/tags.service.ts';
-import { listProperties } from '../../api/properties/properties.service.ts';
+import { listProperties, upsertProperties } from '../../api/properties/properties.service.ts';
 import { createTopic, deleteTopic, getTopic, listTopics } from '../../api/event_streams/event_streams.service.ts';
 import { EMPTY_TOPIC, RETENTION_UNITS, topicNewPage, type RetentionUnit, type TopicDraft } from './topic-form.ts';
 import { refusalOf } from './form-fields.ts';
+import { propertiesPage, type PropertiesData } from './properties.ts';
+import { query } from '../html.ts';
 import { publishMessage, recentMessages } from '../../api/topics/topics.service.ts';
 import { listDeployments } from '../../api/deployments/deployments.service.ts';
 import { getRunRequest, listRecentRunRequests, startRunRequest } from '../../api/test_cases/test_cases.service.ts';
@@ -21,7 +23,6 @@ import {
   apiPlatformPage,
   connectionsPage,
   deploymentsPage,
-  propertiesPage,
   testRunPage,
   testRunsPage,
   topicPage,
@@ -31,7 +32,7 @@ import { type ConsoleKit, Form, NoticeQuery } from '../kit.ts';
 
 export function consoleWorkspaceRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { ctx, frameOf, sessionOf, callerWith, can, send, csrfOf, hide } = kit;
+  const { ctx, frameOf, sessionOf, callerWith, can, send, csrfOf, noticeOf, hide } = kit;
 
   // API platform
   async function showApiPlatform(
@@ -97,11 +98,61 @@ export function consoleWorkspaceRoutes(fastify: FastifyInstance, kit: ConsoleKit
     );
   });
 
-  app.get('/console/properties', { schema: hide }, async (request, reply) => {
-    const properties = await listProperties(ctx, callerWith(request, 'environment_properties:read'), {});
-    return send(reply, propertiesPage({ ...frameOf(request, 'properties'), title: 'Properties' }, properties));
+  // Environment properties, or a project's (`project_id`): listed, set and changed as POST /api/properties.
+  async function showProperties(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    projectId: number | undefined,
+    extra: Pick<PropertiesData, 'message' | 'draft' | 'refusal'> = {},
+    status = 200,
+  ) {
+    const properties = await listProperties(ctx, callerWith(request, 'environment_properties:read'), {
+      ...(projectId !== undefined ? { projectId } : {}),
+    });
+    return send(
+      reply,
+      propertiesPage(
+        { ...frameOf(request, 'properties'), title: 'Properties' },
+        { properties, projectId, canWrite: can(request, 'environment_properties:write'), ...extra },
+        csrfOf(request),
+      ),
+      status,
+    );
+  }
+
+  app.get('/console/properties', { schema: { ...hide, querystring: PropertiesQuery } }, async (request, reply) =>
+    showProperties(request, reply, projectOf(request.query.project_id), { message: noticeOf(request.query.done) }),
+  );
+
+  app.post('/console/properties', { schema: { ...hide, body: PropertyForm } }, async (request, reply) => {
+    const caller = callerWith(request, 'environment_properties:write');
+    const projectId = projectOf(request.body.project_id);
+    const draft = { name: request.body.name ?? '', value: request.body.value ?? '' };
+    try {
+      await upsertProperties(ctx, caller, {
+        properties: { [draft.name]: draft.value },
+        ...(projectId !== undefined ? { projectId } : {}),
+      });
+    } catch (error) {
+      const refusal = refusalOf(error);
+      return showProperties(request, reply, projectId, { draft, refusal }, refusal.status);
+    }
+    return reply.redirect(`/console/properties${query({ project_id: projectId, done: 'property_saved' })}`, 303);
   });
 }
+
+const ProjectIdText = Type.String({ maxLength: 16, pattern: '^([1-9][0-9]{0,14})?$' });
+const PropertiesQuery = Type.Object({
+  project_id: Type.Optional(ProjectIdText),
+  done: NoticeQuery.properties.done,
+});
+const PropertyForm = Type.Object({
+  _csrf: Type.String({ maxLength: 100 }),
+  project_id: Type.Optional(ProjectIdText),
+  name: Type.Optional(Type.String({ maxLength: 1000 })),
+  value: Type.Optional(Type.String({ maxLength: 10_000 })),
+});
+const projectOf = (text: string | undefined) => (text === undefined || text === '' ? undefined : Number(text));
 
 const NewTopicForm = Type.Object({
   _csrf: Type.String({ maxLength: 100 }),

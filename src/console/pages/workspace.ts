@@ -91,18 +91,6 @@ ${connections.map((c) => html`<tr><td><a href="/console/connections/${c.id}">${c
   );
 }
 
-export function propertiesPage(frame: PageFrame, properties: Readonly<Record<string, string>>): string {
-  const names = Object.keys(properties).sort();
-  return page(
-    frame,
-    names.length === 0
-      ? html`<p class="muted">No environment property.</p>`
-      : html`
-<table><thead><tr><th scope="col">Property</th><th scope="col">Value</th></tr></thead><tbody>
-${names.map((n) => html`<tr><td><code>${n}</code></td><td>${properties[n]}</td></tr>`)}</tbody></table>`,
-  );
-}
-
 export function topicsPage(
   frame: PageFrame,
   topics: readonly TopicApi[],
