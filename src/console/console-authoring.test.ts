@@ -347,3 +347,133 @@ describe('GET/POST /console/properties', () => {
     assert.deepEqual(await properties(), before);
   });
 });
+
+describe('/console/api-platform/clients: create a client, issue a key (its secret once), revoke it', () => {
+  let collectionId: number;
+  before(async () => {
+    const { projectId } = await t.createProject('Partners');
+    const res = await t.call('POST', '/api/api_collections', { body: { name: 'Orders', project_id: projectId } });
+    assert.equal(res.status, 200, res.text);
+    collectionId = res.body.id;
+  });
+
+  async function clients(): Promise<Array<{ id: number; name: string; auth_type: string }>> {
+    const res = await t.call('GET', '/api/v2/api_clients?per_page=100');
+    assert.equal(res.status, 200, res.text);
+    return res.body.data;
+  }
+
+  test('the happy path, each step in the activity log', async () => {
+    const platform = await admin.get('/console/api-platform');
+    assert.match(platform.body, /href="\/console\/api-platform\/clients\/new">New API client<\/a>/);
+    const form = await admin.get('/console/api-platform/clients/new');
+    assert.equal(form.statusCode, 200);
+    assert.match(form.body, new RegExp(`<input type="checkbox" name="collection_${collectionId}" value="1"> Orders`));
+
+    const created = await admin.post('/console/api-platform/clients/new', {
+      name: 'Partner portal',
+      description: 'For partners',
+      auth_type: 'token',
+      [`collection_${collectionId}`]: '1',
+    });
+    assert.equal(created.statusCode, 303, created.body);
+    const client = (await clients()).find((c) => c.name === 'Partner portal');
+    assert.ok(client);
+    assert.equal(client.auth_type, 'token');
+    assert.equal(created.headers.location, `/console/api-platform/clients/${client.id}?done=client_created`);
+    const page = await admin.get(String(created.headers.location));
+    assert.match(page.body, /API client created/);
+    assert.match(page.body, /<dt>Collections<\/dt><dd>Orders<\/dd>/);
+    assert.match(page.body, /No key: the client can call nothing yet\./);
+    assert.ok(
+      (await activity('api_client_created')).some(
+        (e) => e.resource_id === String(client.id) && e.details.via === 'console',
+      ),
+    );
+
+    const issued = await admin.post(`/console/api-platform/clients/${client.id}/keys`, { name: 'production' });
+    assert.equal(issued.statusCode, 200, issued.body);
+    const secret = /<output class="secret" id="issued-secret">([^<]+)<\/output>/.exec(issued.body)?.[1];
+    assert.ok(secret && secret.length >= 20, issued.body);
+    assert.match(issued.body, /Copy its secret now: it is not shown again\./);
+    const keys = (await t.call('GET', `/api/v2/api_clients/${client.id}/api_keys`)).body.data as Array<{
+      id: number;
+      name: string;
+      auth_token: string;
+    }>;
+    assert.equal(keys.length, 1);
+    assert.equal(keys[0]?.name, 'production');
+    assert.ok(keys[0]?.auth_token.startsWith(secret.slice(0, 8)), 'the masked token is the secret shown');
+    const again = await admin.get(`/console/api-platform/clients/${client.id}`);
+    assert.ok(!again.body.includes(secret), 'the secret is shown once');
+    assert.ok(again.body.includes(keys[0].auth_token.replace('…', '')) || again.body.includes(keys[0].auth_token));
+    assert.ok(
+      (await activity('api_key_created')).some(
+        (e) => e.resource_id === String(keys[0]?.id) && e.details.via === 'console',
+      ),
+    );
+
+    const revoked = await admin.post(`/console/api-platform/clients/${client.id}/keys/${keys[0].id}/revoke`);
+    assert.equal(revoked.statusCode, 303, revoked.body);
+    assert.equal(revoked.headers.location, `/console/api-platform/clients/${client.id}?done=key_revoked`);
+    assert.equal((await t.call('GET', `/api/v2/api_clients/${client.id}/api_keys`)).body.data.length, 0);
+    assert.ok(
+      (await activity('api_key_deleted')).some(
+        (e) => e.resource_id === String(keys[0]?.id) && e.details.via === 'console',
+      ),
+    );
+    assert.equal(
+      (await admin.post(`/console/api-platform/clients/${client.id}/keys/${keys[0].id}/revoke`)).statusCode,
+      404,
+    );
+  });
+
+  test('refusals come back on the form with what was typed; nothing is created', async () => {
+    const count = (await clients()).length;
+    const blank = await admin.post('/console/api-platform/clients/new', {
+      name: ' ',
+      auth_type: 'token',
+      [`collection_${collectionId}`]: '1',
+    });
+    assert.equal(blank.statusCode, 400, blank.body);
+    assert.match(blank.body, /id="client-name-error">Name can&#39;t be blank</);
+    assert.match(blank.body, new RegExp(`name="collection_${collectionId}" value="1" checked`), 'kept');
+    const unknown = await admin.post('/console/api-platform/clients/new', { name: 'Ghost', collection_999999: '1' });
+    assert.ok(unknown.statusCode >= 400 && unknown.statusCode < 500, unknown.body);
+    assert.match(unknown.body, /role="alert"/);
+    assert.match(unknown.body, /value="Ghost"/);
+    assertNoStack(unknown.body);
+    const badType = await admin.post('/console/api-platform/clients/new', { name: 'Bad', auth_type: 'basic' });
+    assert.equal(badType.statusCode, 400);
+    assert.match(badType.body, /auth_type/);
+    assert.equal((await clients()).length, count, 'nothing created');
+
+    const made = await admin.post('/console/api-platform/clients/new', {
+      name: 'Keyless',
+      [`collection_${collectionId}`]: '1',
+    });
+    const id = Number(/clients\/(\d+)/.exec(String(made.headers.location))?.[1]);
+    const noName = await admin.post(`/console/api-platform/clients/${id}/keys`, { name: '' });
+    assert.equal(noName.statusCode, 400, noName.body);
+    assert.match(noName.body, /id="key-name-error">Name can&#39;t be blank</);
+    assert.doesNotMatch(noName.body, /issued-secret/);
+    assert.equal((await t.call('GET', `/api/v2/api_clients/${id}/api_keys`)).body.data.length, 0);
+    assert.equal((await admin.post('/console/api-platform/clients/999999/keys', { name: 'x' })).statusCode, 404);
+  });
+
+  test('a token without api_platform_clients:write: refused, nothing changed', async () => {
+    const count = (await clients()).length;
+    assert.doesNotMatch((await reader.get('/console/api-platform')).body, /New API client/);
+    assert.equal((await reader.get('/console/api-platform/clients/new')).statusCode, 403);
+    const res = await reader.post('/console/api-platform/clients/new', {
+      name: 'Nope',
+      [`collection_${collectionId}`]: '1',
+    });
+    assert.equal(res.statusCode, 403);
+    assert.match(res.body, /api_platform_clients:write/);
+    const id = (await clients())[0]?.id as number;
+    assert.doesNotMatch((await reader.get(`/console/api-platform/clients/${id}`)).body, /Issue a key/);
+    assert.equal((await reader.post(`/console/api-platform/clients/${id}/keys`, { name: 'x' })).statusCode, 403);
+    assert.equal((await clients()).length, count);
+  });
+});

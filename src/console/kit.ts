@@ -65,6 +65,8 @@ const NOTICES: Record<string, string> = {
   published: 'Message published.',
   topic_created: 'Topic created.',
   property_saved: 'Property saved.',
+  client_created: 'API client created: issue it a key.',
+  key_revoked: 'Key revoked: calls with it are refused.',
   topic_deleted: 'Topic deleted.',
   build_started: 'Build started: it is pending until its package is written.',
   record_added: 'Record added.',

@@ -160,10 +160,10 @@ function createdId(body: unknown): string | null {
   return null;
 }
 
-/** A console create goes to the page of what it made (`/console/<section>/<id>`): its id. */
+/** A console create goes to the page of what it made (`/console/<section>/.../<id>`): its id. */
 function createdIdOfPage(location: unknown): string | null {
   if (typeof location !== 'string') return null;
-  return /^\/console\/[a-z-]+\/(\d+)(?:[/?]|$)/.exec(location)?.[1] ?? null;
+  return /^\/console\/(?:[a-z-]+\/)+(\d+)(?:[/?]|$)/.exec(location)?.[1] ?? null;
 }
 
 function textParams(params: Record<string, unknown>): Record<string, string> {

@@ -215,6 +215,12 @@ export const CONSOLE_CHANGES: Readonly<Record<string, RouteChange>> = {
   },
   'POST /console/test-runs': { eventType: 'test_run_requested', resourceType: 'run_request' },
   'POST /console/lookup-tables/new': { eventType: 'lookup_table_created', resourceType: 'lookup_table' },
+  'POST /console/api-platform/clients/new': { eventType: 'api_client_created', resourceType: 'api_client' },
+  'POST /console/api-platform/clients/:id/keys/:key_id/revoke': {
+    eventType: 'api_key_deleted',
+    resourceType: 'api_key',
+    idParam: 'key_id',
+  },
   'POST /console/properties': { eventType: 'properties_updated', resourceType: 'property' },
   'POST /console/topics/new': { eventType: 'topic_created', resourceType: 'topic' },
   'POST /console/topics/:id/delete': { eventType: 'topic_deleted', resourceType: 'topic', idParam: 'id' },

@@ -60,12 +60,12 @@ ${
 ${data.endpoints.map((e) => html`<tr><td>${e.name}</td><td>${e.method}</td><td><code>${e.url}</code></td><td>${active(e.active)}</td></tr>`)}</tbody></table>`
 }</section>`
 }
-<section aria-labelledby="clients-title"><h2 id="clients-title">Clients</h2>
+<section aria-labelledby="clients-title"><h2 id="clients-title">Clients</h2>${data.canWrite ? html`<p><a class="button" href="/console/api-platform/clients/new">New API client</a></p>` : ''}
 ${
   data.clients.length === 0
     ? html`<p class="muted">No API client.</p>`
     : html`<table><thead><tr><th scope="col">Client</th><th scope="col">Description</th><th scope="col">State</th><th scope="col">Created</th></tr></thead><tbody>
-${data.clients.map((c) => html`<tr><td>${c.name}</td><td>${c.description ?? ''}</td><td>${active(c.active)}</td><td>${time(c.created_at)}</td></tr>`)}</tbody></table>`
+${data.clients.map((c) => html`<tr><td><a href="/console/api-platform/clients/${c.id}">${c.name}</a></td><td>${c.description ?? ''}</td><td>${active(c.active)}</td><td>${time(c.created_at)}</td></tr>`)}</tbody></table>`
 }</section>
 <section aria-labelledby="profiles-title"><h2 id="profiles-title">Access profiles</h2>
 ${
