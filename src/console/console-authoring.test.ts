@@ -413,6 +413,15 @@ describe('/console/api-platform/clients: create a client, issue a key (its secre
       ),
     );
 
+    // A key is an access profile: Refresh secret on the API platform page, also in the activity log.
+    const refreshed = await admin.post(`/console/api-platform/access-profiles/${keys[0].id}/refresh-secret`);
+    assert.equal(refreshed.statusCode, 200, refreshed.body);
+    assert.match(refreshed.body, /id="issued-secret">/);
+    assert.ok(
+      (await activity('api_access_profile_secret_refreshed')).some(
+        (e) => e.resource_id === String(keys[0]?.id) && e.details.via === 'console',
+      ),
+    );
     const revoked = await admin.post(`/console/api-platform/clients/${client.id}/keys/${keys[0].id}/revoke`);
     assert.equal(revoked.statusCode, 303, revoked.body);
     assert.equal(revoked.headers.location, `/console/api-platform/clients/${client.id}?done=key_revoked`);

@@ -125,10 +125,11 @@ function changeOf(
     if (isRefusal(body)) return null;
     return { change, actor: actorFrom(request, request.authContext, 'api'), reply: body };
   }
-  if (url.startsWith('/console/') && status === 303) {
+  if (url.startsWith('/console/') && (status === 303 || status === 200)) {
     const change = CONSOLE_CHANGES[`${request.method} ${url}`];
     const auth = consoleAuthOf(request);
     if (change === undefined || auth === null) return null;
+    if (status === 200 && change.answersWithPage !== true) return null;
     return { change, actor: actorFrom(request, auth, 'console'), reply: undefined };
   }
   return null;

@@ -9,6 +9,8 @@ export interface RouteChange {
   resourceType: string;
   /** The path parameter naming the resource, if any; otherwise the reply's `id` names a created one. */
   idParam?: string;
+  /** A console change whose success is a page (200: it shows a secret once) rather than a redirect (303). */
+  answersWithPage?: true;
 }
 
 /** Routes whose calls change nothing, or only data (rows, records, messages): not recorded. */
@@ -201,6 +203,7 @@ export const CONSOLE_CHANGES: Readonly<Record<string, RouteChange>> = {
     eventType: 'api_access_profile_secret_refreshed',
     resourceType: 'api_access_profile',
     idParam: 'id',
+    answersWithPage: true,
   },
   'POST /console/workflow-tasks/:id/complete': {
     eventType: 'workflow_task_completed',
