@@ -299,9 +299,11 @@ describe('gateway refusals', () => {
     const auth = { 'api-token': p.secret };
     // All three at once: each waits out the timeout.
     const started = performance.now();
-    const [slow, stalled, drip] = await Promise.all(
-      ['slow', 'stalled', 'drip'].map((path) => gw('GET', `${base}/${path}`, auth)),
-    );
+    const [slow, stalled, drip] = await Promise.all([
+      gw('GET', `${base}/slow`, auth),
+      gw('GET', `${base}/stalled`, auth),
+      gw('GET', `${base}/drip`, auth),
+    ]);
     assert.deepEqual([slow.status, slow.body], [504, { error: 'Gateway timeout' }]);
     assert.equal(stalled.status, 504, 'a body that stops coming is a timeout too');
     assert.deepEqual(stalled.body, { error: 'Gateway timeout' });
