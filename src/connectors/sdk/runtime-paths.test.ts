@@ -176,6 +176,47 @@ describe('describe: the connector as data', { skip: NO_DATABASE }, () => {
   });
 });
 
+describe('describe: kept per workspace and connector version', { skip: NO_DATABASE }, () => {
+  // The title is drawn at random each time Ruby evaluates the source: an equal title is a kept description.
+  const RANDOM_TITLE = '{ title: "Kept #{rand(1_000_000_000)}", actions: {} }';
+  const one = createConnectorRuntime({
+    workers: 1,
+    memoryBytes: 64 * 1024 * 1024,
+    snapshotFiles: [installedRubySnapshotFile()],
+    descriptionsKept: 2,
+  });
+  after(() => one.close());
+  const titleOf = async (workspaceId: number, sourceKey: string, source = RANDOM_TITLE) =>
+    value(await one.describe({ source, sourceKey, connectorName: 'Kept', workspaceId })).title as string;
+
+  test('the same version is described once; another version, another workspace or an evicted entry by Ruby again', async () => {
+    const first = await titleOf(1, 'c:1');
+    assert.match(first, /^Kept \d+$/);
+    // Another workspace on the one interpreter: it goes back to the snapshot, so Ruby evaluates anew.
+    const otherWorkspace = await titleOf(2, 'c:1');
+    assert.notEqual(otherWorkspace, first);
+    assert.equal(await titleOf(1, 'c:1'), first);
+    // A new version of the connector is described by Ruby.
+    const nextVersion = await titleOf(1, 'c:2', RANDOM_TITLE.replace('actions', 'triggers: {}, actions'));
+    assert.notEqual(nextVersion, first);
+    // Two kept at most here: workspace 2's entry was the oldest used, it is described again.
+    assert.notEqual(await titleOf(2, 'c:1'), otherWorkspace);
+  });
+
+  test('a description that fails is an outcome; each caller gets its own copy', async () => {
+    const broken = await one.describe({ source: '{ title: ', sourceKey: 'b:1', connectorName: 'Kept', workspaceId: 1 });
+    assert.equal(broken.ok, false);
+    const copy = value(
+      await one.describe({ source: RANDOM_TITLE, sourceKey: 'c:9', connectorName: 'Kept', workspaceId: 1 }),
+    );
+    copy.title = 'changed by a caller';
+    const again = value(
+      await one.describe({ source: RANDOM_TITLE, sourceKey: 'c:9', connectorName: 'Kept', workspaceId: 1 }),
+    );
+    assert.match(again.title, /^Kept \d+$/);
+  });
+});
+
 describe('bad input: a clear error naming the connector, the path and the line', { skip: NO_DATABASE }, () => {
   test('Ruby that does not parse', async () => {
     const outcome = await run('test', {}, "{\n  title: 'x',\n  test: lambda do |c|\n    get('/a'\n  end\n}");
