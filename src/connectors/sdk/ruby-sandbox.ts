@@ -249,7 +249,8 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
       id,
       key: request.key,
       call: JSON.stringify(request.call),
-      source: request.source,
+      // The same key is the same source (a key names the source's version): not copied again.
+      source: slot.lastKey === request.key ? null : request.source,
       maxLogBytes,
     };
     return new Promise<RubyRun>((resolve) => {

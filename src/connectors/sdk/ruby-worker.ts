@@ -33,8 +33,11 @@ export interface RubyCallRequest {
   key: string;
   /** The call as JSON (ruby/runtime.rb reads it). */
   call: string;
-  /** The connector's source, given to Ruby when it has not evaluated this version yet. */
-  source: string;
+  /**
+   * The connector's source, given to Ruby when it has not evaluated this version yet; null when this
+   * worker's previous call had the same key (the worker kept the source it was sent then).
+   */
+  source: string | null;
   maxLogBytes: number;
 }
 
@@ -71,6 +74,8 @@ interface Current {
   logBytes: number;
 }
 let current: Current | null = null;
+/** The source of the last call that was sent one (the pool omits it while the key stays the same). */
+let keptSource = '';
 
 function askPool(op: HostOp): string {
   Atomics.store(signal, 0, 0);
@@ -94,7 +99,7 @@ function hostRequest(bytes: Uint8Array): Uint8Array {
     case 'call':
       return encoder.encode(current.request.call);
     case 'source':
-      return encoder.encode(JSON.stringify({ source: current.request.source }));
+      return encoder.encode(JSON.stringify({ source: current.request.source ?? keptSource }));
     case 'result':
       current.result = typeof op.value === 'string' ? op.value : null;
       return encoder.encode('{}');
@@ -188,6 +193,7 @@ function run(request: RubyCallRequest): RubyCallReply {
     dirty = false;
   }
   lastKey = request.key;
+  if (request.source !== null) keptSource = request.source;
   current = { request, result: null, logs: [], logBytes: 0 };
   let failure: string | null = null;
   try {

@@ -203,6 +203,27 @@ describe('describe: kept per workspace and connector version', { skip: NO_DATABA
     assert.notEqual(await titleOf(2, 'c:1'), otherWorkspace);
   });
 
+  test('a call after one that stopped the interpreter, same key: the source is evaluated again from what the worker kept', async () => {
+    const source =
+      "{ title: 'Again', actions: { ok: { execute: lambda { |_c, input| { n: input['n'] * 2 } } }, stop: { execute: lambda { |_c, _i| Kernel.exit!(1) } } } }";
+    const run = (path: string, n = 1) =>
+      one.invoke(
+        {
+          source,
+          sourceKey: 'again:1',
+          connectorName: 'Again',
+          workspaceId: 3,
+          path,
+          params: { settings: {}, input: { n } },
+        },
+        host,
+      );
+    assert.deepEqual(value(await run('actions.ok.execute', 2)), { n: 4 });
+    const stopped = await run('actions.stop.execute');
+    assert.equal(stopped.ok, false);
+    assert.deepEqual(value(await run('actions.ok.execute', 5)), { n: 10 });
+  });
+
   test('a description that fails is an outcome; each caller gets its own copy', async () => {
     const broken = await one.describe({ source: '{ title: ', sourceKey: 'b:1', connectorName: 'Kept', workspaceId: 1 });
     assert.equal(broken.ok, false);
