@@ -66,5 +66,9 @@ export const slackBot: Connector = saasConnector({
   title: 'Workbot for Slack',
   categories: ['Collaboration', 'Bots'],
   connection: slackConnection(false),
-  actions: { post_bot_message: postMessage('Post message', () => slackBot) },
+  actions: {
+    post_bot_message: postMessage('Post message', () => slackBot),
+    post_bot_reply: postMessage('Post reply', () => slackBot, { reply: true }),
+    post_bot_reply_v2: postMessage('Post reply', () => slackBot, { reply: true }),
+  },
 });
