@@ -6,7 +6,12 @@ import { sqliteOnly } from '../../../test/test-database.ts';
 import { startDemoApi, type DemoApi } from '../../../test/stand-ins/sdk-demo-api.ts';
 import { createDirectHost } from './direct-host.ts';
 import { installedRubySnapshotFile } from './ruby-sandbox.ts';
-import { createConnectorRuntime, type ConnectorOutcome, type ConnectorParams } from './runtime.ts';
+import {
+  createConnectorRuntime,
+  type ConnectorHost as Host,
+  type ConnectorOutcome,
+  type ConnectorParams,
+} from './runtime.ts';
 
 // The Ruby runtime uses no database: its tests run once, in the SQLite suite.
 const NO_DATABASE = sqliteOnly('the Ruby runtime uses no database');
@@ -222,6 +227,32 @@ describe('describe: kept per workspace and connector version', { skip: NO_DATABA
     const stopped = await run('actions.stop.execute');
     assert.equal(stopped.ok, false);
     assert.deepEqual(value(await run('actions.ok.execute', 5)), { n: 10 });
+  });
+
+  test('answers of every size reach Ruby whole: small ones through shared memory, large ones as a message', async () => {
+    const source =
+      "{ title: 'Sizes', actions: { fetch: { execute: lambda { |_c, input| r = get(\"http://sizes.test/#{input['n']}\").response_format_raw; { size: r.size, tail: r[-3..] } } } } }";
+    const sizes: Host = {
+      http: (request) => {
+        const n = Number(new URL(request.url).pathname.slice(1));
+        const body = new TextEncoder().encode('é'.repeat(n) + 'end');
+        return Promise.resolve({ status: 200, headers: { 'content-type': 'text/plain' }, body, url: request.url });
+      },
+    };
+    for (const n of [1, 50_000, 200_000, 1_000_000]) {
+      const out = await one.invoke(
+        {
+          source,
+          sourceKey: 'sizes:1',
+          connectorName: 'Sizes',
+          workspaceId: 4,
+          path: 'actions.fetch.execute',
+          params: { input: { n } },
+        },
+        sizes,
+      );
+      assert.deepEqual(value(out), { size: n + 3, tail: 'end' }, `an answer of ${n} characters`);
+    }
   });
 
   test('a description that fails is an outcome; each caller gets its own copy', async () => {
