@@ -193,6 +193,44 @@ const issueRoutes = (prefix: string): Route[] => [
   },
 ];
 
+// The `new_issue` trigger's search: `[project = "KEY" AND ]created >= "yyyy/MM/dd HH:mm" ORDER BY
+// created ASC, id ASC` (JQL dates in the user's time zone: https://support.atlassian.com/jira-software-cloud/docs/jql-fields/#Created),
+// pages of maxResults with nextPageToken; issues keep `created` as Jira writes it (`...000+0000`).
+export const USER_TIME_ZONE = 'Europe/Lisbon';
+export interface JiraIssue {
+  id: string;
+  key: string;
+  fields: { summary: string; created: string; project: { key: string } };
+}
+/** The issues the trigger's search reads (tests push to it), apart from the actions' `issues`. */
+const triggerIssueStores = new WeakMap<StandIn, JiraIssue[]>();
+export function jiraIssues(standIn: StandIn): JiraIssue[] {
+  let list = triggerIssueStores.get(standIn);
+  if (!list) triggerIssueStores.set(standIn, (list = []));
+  return list;
+}
+function createdSearch(req: StandInRequest, standIn: StandIn): Answer | null {
+  const m =
+    /^(?:project = "([A-Z][A-Z0-9_]*)" AND )?created >= "(\d{4})\/(\d{2})\/(\d{2}) (\d{2}):(\d{2})" ORDER BY created ASC, id ASC$/.exec(
+      req.query.get('jql') ?? '',
+    );
+  if (!m) return null;
+  const [, project, y, mo, d, h, mi] = m as unknown as string[];
+  // The minute in the user's zone, as UTC: the zone's offset at that time.
+  const guess = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi));
+  const shown = new Date(new Date(guess).toLocaleString('en-US', { timeZone: USER_TIME_ZONE }) + ' UTC').getTime();
+  const from = guess - (shown - guess);
+  const max = Number(req.query.get('maxResults') ?? '50');
+  const offset = Number(req.query.get('nextPageToken') ?? '0');
+  const utc = (t: string) => Date.parse(t.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  const all = jiraIssues(standIn)
+    .filter((i) => (project === undefined || i.fields.project.key === project) && utc(i.fields.created) >= from)
+    .sort((a, b) => utc(a.fields.created) - utc(b.fields.created) || Number(a.id) - Number(b.id));
+  const page = all.slice(offset, offset + max);
+  const isLast = offset + max >= all.length;
+  return { json: { issues: page, isLast, ...(isLast ? {} : { nextPageToken: String(offset + max) }) } };
+}
+
 export const spec: StandInSpec = {
   name: 'jira',
   origins: ['https://acme.atlassian.net', 'https://auth.atlassian.com', 'https://api.atlassian.com'],
@@ -212,7 +250,15 @@ export const spec: StandInSpec = {
       method: 'GET',
       path: '/rest/api/3/myself',
       reference: 'api-group-myself',
-      answer: () => ({ json: { accountId: 'acc-1', emailAddress: EMAIL, displayName: 'Ana' } }),
+      answer: () => ({
+        json: { accountId: 'acc-1', emailAddress: EMAIL, displayName: 'Ana', timeZone: USER_TIME_ZONE },
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/rest/api/3/search/jql',
+      reference: 'api-group-issue-search',
+      answer: (req, standIn) => createdSearch(req, standIn) ?? search(req, standIn),
     },
     ...issueRoutes(''),
     {

@@ -191,6 +191,38 @@ function page(standIn: StandIn, sobject: string, rows: Row[], totalSize: number)
   return { json: body };
 }
 
+// The triggers' query: SELECT FIELDS(ALL) FROM <object> WHERE <CreatedDate | SystemModstamp> >=
+// <dateTime literal> ORDER BY <the same> ASC, Id ASC LIMIT n (SOQL date formats:
+// https://developer.salesforce.com/docs/atlas.en-us.soql_sosl.meta/soql_sosl/sforce_api_calls_soql_select_dateformats.htm).
+// Records keep their times as Salesforce writes them (`2026-01-01T00:00:00.000+0000`).
+const utc = (time: unknown) => Date.parse(String(time).replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+function timeWindowQuery(q: string, standIn: StandIn): Answer | null {
+  const m =
+    /^SELECT FIELDS\(ALL\) FROM (\w+) WHERE (CreatedDate|SystemModstamp) >= (\S+) ORDER BY (\w+) ASC, Id ASC LIMIT (\d+)$/.exec(
+      q,
+    );
+  if (!m) return null;
+  const [, sobject, field, literal, order, limit] = m as unknown as [string, string, string, string, string, string];
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})$/.test(literal))
+    return {
+      status: 400,
+      json: [
+        {
+          errorCode: 'MALFORMED_QUERY',
+          message: `value of filter criterion for field '${field}' must be of type dateTime`,
+        },
+      ],
+    };
+  if (order !== field || Number(limit) > 200)
+    return { status: 400, json: [{ errorCode: 'MALFORMED_QUERY', message: 'unexpected ORDER BY or LIMIT' }] };
+  const from = Date.parse(literal);
+  const rows = records(standIn, sobject)
+    .filter((r) => utc(r[field]) >= from)
+    .sort((a, b) => utc(a[field]) - utc(b[field]) || a.Id.localeCompare(b.Id))
+    .slice(0, Number(limit));
+  return { json: { totalSize: rows.length, done: true, records: rows.map((r) => withAttributes(sobject, r)) } };
+}
+
 export const spec: StandInSpec = {
   name: 'salesforce',
   origins: ['https://login.salesforce.com', 'https://test.salesforce.com', INSTANCE],
@@ -229,7 +261,8 @@ export const spec: StandInSpec = {
       method: 'GET',
       path: /^\/services\/data\/v\d+\.\d+\/query\/?$/,
       reference: 'resources_query.htm',
-      answer: (req, standIn) => select(req.query.get('q') ?? '', standIn),
+      answer: (req, standIn) =>
+        timeWindowQuery(req.query.get('q') ?? '', standIn) ?? select(req.query.get('q') ?? '', standIn),
     },
     {
       method: 'GET',

@@ -4,6 +4,7 @@
 // - auth.test: https://api.slack.com/methods/auth.test
 // - chat.postMessage: https://api.slack.com/methods/chat.postMessage (JSON body with a bearer token)
 // - Errors: HTTP 200 with {"ok": false, "error": "invalid_auth" | "channel_not_found" | ...}
+import { createHmac } from 'node:crypto';
 import type { ServiceFixture } from './fixture.ts';
 import { parseJson, type StandIn, type StandInRequest, type StandInSpec } from './stand-in.ts';
 
@@ -142,3 +143,27 @@ export const slackBot: ServiceFixture = {
   oauth: true,
   adhoc: postMessage,
 };
+
+// Slack's calls to an app's Events API Request URL (https://api.slack.com/apis/events-api): the
+// JSON body and the signature headers Slack adds
+// (https://api.slack.com/authentication/verifying-requests-from-slack).
+export const SIGNING_SECRET = 'stand-in-signing-secret-0123456789';
+
+export function eventsApiCall(
+  body: unknown,
+  options: { secret?: string; timestamp?: number } = {},
+): { payload: string; headers: Record<string, string> } {
+  const payload = JSON.stringify(body);
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  const signature = createHmac('sha256', options.secret ?? SIGNING_SECRET)
+    .update(`v0:${timestamp}:${payload}`)
+    .digest('hex');
+  return {
+    payload,
+    headers: {
+      'content-type': 'application/json',
+      'x-slack-request-timestamp': timestamp,
+      'x-slack-signature': `v0=${signature}`,
+    },
+  };
+}

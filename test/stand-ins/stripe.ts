@@ -13,6 +13,8 @@
 // - Pagination: https://docs.stripe.com/api/pagination (limit 1..100, starting_after, has_more)
 // - Errors: https://docs.stripe.com/api/errors ({"error": {"type", "code", "message", "param"}}),
 //   404 resource_missing, 429 rate limits
+// - List all events (triggers): https://docs.stripe.com/api/events/list (newest first; created[gte],
+//   ending_before, type, limit ≤ 100; {object: "list", data, has_more})
 import type { ServiceFixture } from './fixture.ts';
 import { bearerIs, type Answer, type StandIn, type StandInRequest } from './stand-in.ts';
 
@@ -99,6 +101,50 @@ function retrieve(req: StandInRequest, standIn: StandIn, resource: string, kind:
 
 const ID = '[A-Za-z0-9_]+';
 
+// Events (the `new_event` trigger's list).
+export interface StripeEvent {
+  id: string;
+  object: 'event';
+  type: string;
+  created: number;
+  livemode: boolean;
+  data: { object: Record<string, unknown> };
+}
+const eventStores = new WeakMap<StandIn, StripeEvent[]>();
+/** The stand-in's events, oldest first (tests push to it). */
+export function stripeEvents(standIn: StandIn): StripeEvent[] {
+  let list = eventStores.get(standIn);
+  if (!list) eventStores.set(standIn, (list = []));
+  return list;
+}
+function listEvents(req: StandInRequest, standIn: StandIn): Answer {
+  const invalid = (message: string, param: string): Answer => ({
+    status: 400,
+    json: { error: { type: 'invalid_request_error', message, param } },
+  });
+  const limit = Number(req.query.get('limit') ?? '10');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    return invalid('Invalid integer: limit must be between 1 and 100', 'limit');
+  const gte = req.query.get('created[gte]');
+  if (gte !== null && !/^\d+$/.test(gte)) return invalid('Invalid integer: created[gte]', 'created');
+  const type = req.query.get('type');
+  let list = stripeEvents(standIn).filter(
+    (e) => (gte === null || e.created >= Number(gte)) && (type === null || e.type === type),
+  );
+  const before = req.query.get('ending_before');
+  if (before !== null) {
+    const at = list.findIndex((e) => e.id === before);
+    if (at < 0) return invalid(`No such event: '${before}'`, 'ending_before');
+    // The events just after the cursor, given newest first.
+    const newer = list.slice(at + 1);
+    const page = newer.slice(0, limit);
+    return { json: { object: 'list', url: '/v1/events', has_more: newer.length > limit, data: page.reverse() } };
+  }
+  const newestFirst = [...list].reverse();
+  list = newestFirst.slice(0, limit);
+  return { json: { object: 'list', url: '/v1/events', has_more: newestFirst.length > limit, data: list } };
+}
+
 export const stripe: ServiceFixture = {
   provider: 'stripe',
   spec: {
@@ -110,6 +156,7 @@ export const stripe: ServiceFixture = {
         json: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_test_****' } },
       }),
     routes: [
+      { method: 'GET', path: '/v1/events', reference: 'https://docs.stripe.com/api/events/list', answer: listEvents },
       {
         method: 'GET',
         path: '/v1/balance',

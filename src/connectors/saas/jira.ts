@@ -7,6 +7,7 @@ import { jiraActions } from './jira-actions.ts';
 import { saasConnector } from './service.ts';
 import { field, hostName, OAUTH_APP_FIELDS, secret, text } from './common.ts';
 import { StepError } from '../step-error.ts';
+import { jiraTriggers } from './jira-triggers.ts';
 
 /** Jira's error answer: `errorMessages`, and `errors` by field ("project: valid project is required"). */
 function jiraErrorOf(status: number, body: unknown): string | null {
@@ -82,4 +83,5 @@ export const jira: Connector = saasConnector({
     test: (session) => session.request({ method: 'GET', url: 'myself' }),
   },
   actions: jiraActions(() => jira),
+  triggers: jiraTriggers(() => jira),
 });

@@ -5,6 +5,7 @@ import type { Connector } from '../types.ts';
 import { stripeActions } from './stripe-actions.ts';
 import { saasConnector } from './service.ts';
 import { secret } from './common.ts';
+import { stripeTriggers } from './stripe-triggers.ts';
 
 export const stripe: Connector = saasConnector({
   provider: 'stripe',
@@ -19,4 +20,5 @@ export const stripe: Connector = saasConnector({
     test: (session) => session.request({ method: 'GET', url: 'balance' }),
   },
   actions: stripeActions(() => stripe),
+  triggers: stripeTriggers(() => stripe),
 });
