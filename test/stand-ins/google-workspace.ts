@@ -7,7 +7,8 @@
 //   https://developers.google.com/sheets/api/reference/rest/v4/spreadsheets.values (A1 ranges,
 //   `valueInputOption` required on writes, trailing empty rows and cells left out of answers)
 // - Drive files.create multipart upload (https://developers.google.com/drive/api/guides/manage-uploads#multipart),
-//   files.get with alt=media, files.list with `q` (https://developers.google.com/drive/api/guides/search-files)
+//   files.get with alt=media, files.list with `q` (https://developers.google.com/drive/api/guides/search-files:
+//   name, parents, mimeType, trashed, createdTime/modifiedTime compared with an RFC 3339 time) and `orderBy`
 //   and nextPageToken pages
 // - Errors: {"error": {"code", "message", "status"}} (https://cloud.google.com/apis/design/errors)
 import { parseJson, type Answer, type Route, type StandIn, type StandInRequest } from './stand-in.ts';
@@ -472,6 +473,14 @@ export function driveMatch(f: DriveFile, q: string): boolean | null {
       if (m[1] === '=' ? f.name !== value : !f.name.includes(value)) return false;
     } else if ((m = new RegExp(`^${QUOTED} in parents$`).exec(term))) {
       if (!f.parents.includes(unquote(m[1] as string))) return false;
+    } else if ((m = new RegExp(`^(createdTime|modifiedTime) (<=|<|>=|>|=) ${QUOTED}$`).exec(term))) {
+      // Times are RFC 3339 (UTC by default): anything else is Google's 400.
+      const at = Date.parse(unquote(m[3] as string));
+      if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/.test(unquote(m[3] as string)) || Number.isNaN(at))
+        return null;
+      const own = Date.parse(f.createdTime);
+      const holds = { '<': own < at, '<=': own <= at, '>': own > at, '>=': own >= at, '=': own === at }[m[2] as string];
+      if (!holds) return false;
     } else if ((m = new RegExp(`^mimeType (=|!=) ${QUOTED}$`).exec(term))) {
       if ((f.mimeType === unquote(m[2] as string)) !== (m[1] === '=')) return false;
     } else return null;
@@ -555,6 +564,22 @@ export const driveRoutes: Route[] = [
         const hit = q === '' ? true : driveMatch(f, q);
         if (hit === null) return invalid('Invalid Value');
         if (hit) all.push(f);
+      }
+      // orderBy: the keys the stand-in knows (createdTime, name, each optionally `desc`).
+      const orderBy = req.query.get('orderBy');
+      if (orderBy !== null) {
+        const keys = orderBy.split(',').map((k) => k.trim().split(/\s+/));
+        if (keys.some(([k, dir]) => !['createdTime', 'name'].includes(k ?? '') || (dir !== undefined && dir !== 'desc')))
+          return invalid('Invalid Value');
+        all.sort((a, b) => {
+          for (const [k, dir] of keys) {
+            const x = k === 'name' ? a.name : a.createdTime;
+            const y = k === 'name' ? b.name : b.createdTime;
+            const c = k === 'createdTime' ? Date.parse(x) - Date.parse(y) : x.localeCompare(y);
+            if (c !== 0) return dir === 'desc' ? -c : c;
+          }
+          return 0;
+        });
       }
       const start = Number(req.query.get('pageToken') ?? 0);
       const page = all.slice(start, start + size);

@@ -149,11 +149,19 @@ export const slackBot: ServiceFixture = {
 // (https://api.slack.com/authentication/verifying-requests-from-slack).
 export const SIGNING_SECRET = 'stand-in-signing-secret-0123456789';
 
-export function eventsApiCall(
-  body: unknown,
+/** A slash command's POST as Slack sends it (https://api.slack.com/interactivity/slash-commands): a signed form. */
+export function slashCommandCall(
+  fields: Record<string, string>,
   options: { secret?: string; timestamp?: number } = {},
 ): { payload: string; headers: Record<string, string> } {
-  const payload = JSON.stringify(body);
+  return signed(new URLSearchParams(fields).toString(), 'application/x-www-form-urlencoded', options);
+}
+
+function signed(
+  payload: string,
+  contentType: string,
+  options: { secret?: string; timestamp?: number },
+): { payload: string; headers: Record<string, string> } {
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   const signature = createHmac('sha256', options.secret ?? SIGNING_SECRET)
     .update(`v0:${timestamp}:${payload}`)
@@ -161,9 +169,16 @@ export function eventsApiCall(
   return {
     payload,
     headers: {
-      'content-type': 'application/json',
+      'content-type': contentType,
       'x-slack-request-timestamp': timestamp,
       'x-slack-signature': `v0=${signature}`,
     },
   };
+}
+
+export function eventsApiCall(
+  body: unknown,
+  options: { secret?: string; timestamp?: number } = {},
+): { payload: string; headers: Record<string, string> } {
+  return signed(JSON.stringify(body), 'application/json', options);
 }

@@ -1,6 +1,7 @@
 // Google Drive: Google OAuth 2.0; the Drive API v3 (https://www.googleapis.com/drive/v3/). Test: `about`.
 import { saasConnector } from './service.ts';
 import { googleDriveActions } from './google_drive-actions.ts';
+import { googleDriveTriggers } from './google_drive-triggers.ts';
 import { GOOGLE_HOSTS, googleOAuth, OAUTH_APP_FIELDS } from './common.ts';
 
 export const googleDrive = saasConnector({
@@ -15,4 +16,5 @@ export const googleDrive = saasConnector({
     test: (session) => session.request({ method: 'GET', url: 'about', query: { fields: 'user' } }),
   },
   actions: googleDriveActions(() => googleDrive),
+  triggers: googleDriveTriggers(() => googleDrive),
 });

@@ -91,3 +91,90 @@ export const slackNewEvent: TriggerDef = {
     },
   },
 };
+
+/** A slash command's name as Slack sends it in `command`: a slash, then lower-case letters, digits, `-`, `_`. */
+const COMMAND = /^\/[\p{Ll}\p{Lo}\p{N}_-]{1,31}$/u;
+
+/** The recipe's command: `slash_command.name` as the vendor's exports store it (or `command`), with its slash. */
+function wantedCommand(input: Hash): string {
+  const nested = hashGet(input, 'slash_command');
+  const raw = toRubyString(
+    (nested !== null && typeof nested === 'object' && !Array.isArray(nested) ? hashGet(nested as Hash, 'name') : null) ??
+      hashGet(input, 'command') ??
+      '',
+  ).trim();
+  if (raw === '') return '';
+  const name = (raw.startsWith('/') ? raw : `/${raw}`).toLowerCase();
+  if (!COMMAND.test(name)) throw new StepError('Bad request', `${JSON.stringify(raw.slice(0, 40))} is not a slash command`);
+  return name;
+}
+
+const SLASH_FIELDS = [
+  'command',
+  'text',
+  'user_id',
+  'user_name',
+  'channel_id',
+  'channel_name',
+  'team_id',
+  'team_domain',
+  'enterprise_id',
+  'api_app_id',
+  'response_url',
+  'trigger_id',
+] as const;
+
+// Slack's slash commands (https://api.slack.com/interactivity/slash-commands): the command's Request
+// URL is the recipe's webhook URL; Slack POSTs a form (`command`, `text`, `user_id`, `channel_id`,
+// `response_url`, `trigger_id`...) signed like the Events API, and wants an answer within three
+// seconds: the call is acknowledged at once (the recipe's `first_reply` as an ephemeral message,
+// else an empty 200) and the job replies later through `response_url`. Slack does not retry a slash
+// command; the `trigger_id` (unique per invocation) is the dedup key all the same.
+export const slackBotCommand: TriggerDef = {
+  title: 'New command',
+  kind: 'webhook',
+  description: "Triggers when a user runs the Slack app's slash command",
+  inputFields: [
+    {
+      name: 'slash_command',
+      label: 'Slash command',
+      type: 'object',
+      properties: [
+        { name: 'enable', label: 'Enable', optional: true },
+        { name: 'name', label: 'Command name', hint: '/deploy: as set up in the Slack app' },
+        { name: 'first_reply', label: 'First reply', optional: true, hint: 'Shown to the user at once' },
+      ],
+    },
+  ],
+  outputFields: SLASH_FIELDS.map((name) => ({ name })),
+  output: (event) => event,
+  webhook: {
+    async notification(input: Hash, request, _subscription, tc) {
+      verify(request, await signingSecretOf(tc), tc.ctx.clock.now());
+      const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+      const body = request.payload;
+      if (type !== 'application/x-www-form-urlencoded' || body === null || typeof body !== 'object' || Array.isArray(body))
+        throw new StepError('Bad request', 'a slash command is a form (application/x-www-form-urlencoded)');
+      const field = (name: string) => {
+        const value = hashGet(body as Hash, name);
+        return value === null || value === undefined ? null : toRubyString(value);
+      };
+      const command = field('command') ?? '';
+      if (!COMMAND.test(command)) throw new StepError('Bad request', 'the form has no slash command in `command`');
+      for (const required of ['user_id', 'channel_id', 'response_url'])
+        if (!field(required)) throw new StepError('Bad request', `the slash command's form has no \`${required}\``);
+      const wanted = wantedCommand(input);
+      if (wanted !== '' && command.toLowerCase() !== wanted) return { events: [], reply: { status: 200, body: '' } };
+      const nested = hashGet(input, 'slash_command');
+      const firstReply =
+        nested !== null && typeof nested === 'object' && !Array.isArray(nested)
+          ? toRubyString(hashGet(nested as Hash, 'first_reply') ?? '').trim()
+          : '';
+      const event = Object.fromEntries(SLASH_FIELDS.map((name) => [name, field(name)]));
+      return {
+        events: [{ event: fromPlain(event) as Hash, dedup: field('trigger_id') }],
+        reply: { status: 200, body: firstReply === '' ? '' : { response_type: 'ephemeral', text: firstReply } },
+      };
+    },
+  },
+};

@@ -6,7 +6,7 @@ import type { Connector } from '../types.ts';
 import { postMessage } from './slack-actions.ts';
 import { saasConnector } from './service.ts';
 import { OAUTH_APP_FIELDS, secret } from './common.ts';
-import { slackNewEvent } from './slack-triggers.ts';
+import { slackBotCommand, slackNewEvent } from './slack-triggers.ts';
 
 function slackErrorOf(_status: number, body: unknown): string | null {
   if (typeof body === 'object' && body !== null && (body as { ok?: unknown }).ok === false) {
@@ -18,7 +18,7 @@ function slackErrorOf(_status: number, body: unknown): string | null {
 
 function slackConnection(user: boolean): ConnectionDefinition {
   return {
-    // The app's signing secret checks the Events API's calls (the bot's `new_event` trigger).
+    // The app's signing secret checks the Events API's and slash commands' calls (`new_event`, `bot_command`).
     fields: user
       ? OAUTH_APP_FIELDS
       : [
@@ -81,5 +81,5 @@ export const slackBot: Connector = saasConnector({
     post_bot_reply: postMessage('Post reply', () => slackBot, { reply: true }),
     post_bot_reply_v2: postMessage('Post reply', () => slackBot, { reply: true }),
   },
-  triggers: { new_event: slackNewEvent },
+  triggers: { new_event: slackNewEvent, bot_command: slackBotCommand, bot_command_v2: slackBotCommand },
 });
