@@ -465,7 +465,11 @@ describe('slack_bot/bot_command_v2', () => {
       { slash_command: { enable: 'true', name: '/deploy', first_reply: 'On it...' } },
       pills,
     );
-    const row = await t.ctx.db.selectFrom('recipes').select('webhook_key').where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await t.ctx.db
+      .selectFrom('recipes')
+      .select('webhook_key')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     const url = `/webhooks/rest/${row.webhook_key}/command`;
     const send = (call: { payload: string; headers: Record<string, string> }) =>
       t.app.inject({ method: 'POST', url, headers: call.headers, payload: call.payload });
@@ -534,7 +538,11 @@ describe('slack_bot/bot_command_v2', () => {
 
   test('bot_command without a first reply answers an empty 200', async () => {
     const id = await triggerRecipe('slack_bot', 'bot_command', { slash_command: { name: 'deploy' } }, 'ran');
-    const row = await t.ctx.db.selectFrom('recipes').select('webhook_key').where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await t.ctx.db
+      .selectFrom('recipes')
+      .select('webhook_key')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     const call = slashCommandCall({
       command: '/deploy',
       text: '',
@@ -569,7 +577,12 @@ describe('google_drive/new_file', () => {
       createdTime: new Date(at).toISOString(),
     });
     // Pushed newest first: the order is Drive's (orderBy=createdTime), not the list's.
-    files.push(file(3, now - 600_000), file(2, now - 1200_000), file(1, now - 2 * 3600_000), file(9, now - 900_000, 'root'));
+    files.push(
+      file(3, now - 600_000),
+      file(2, now - 1200_000),
+      file(1, now - 2 * 3600_000),
+      file(9, now - 900_000, 'root'),
+    );
     const fields = ['id', 'name'].map((f) => `#{${dp('google_drive', 'ev', f)}}`).join(':');
     const id = await triggerRecipe('google_drive', 'new_file', { folder: 'folder-invoices' }, fields);
     assert.deepEqual((await seen(id)).messages, ['nf2:invoice-2.pdf', 'nf3:invoice-3.pdf']);

@@ -476,7 +476,10 @@ export function driveMatch(f: DriveFile, q: string): boolean | null {
     } else if ((m = new RegExp(`^(createdTime|modifiedTime) (<=|<|>=|>|=) ${QUOTED}$`).exec(term))) {
       // Times are RFC 3339 (UTC by default): anything else is Google's 400.
       const at = Date.parse(unquote(m[3] as string));
-      if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/.test(unquote(m[3] as string)) || Number.isNaN(at))
+      if (
+        !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/.test(unquote(m[3] as string)) ||
+        Number.isNaN(at)
+      )
         return null;
       const own = Date.parse(f.createdTime);
       const holds = { '<': own < at, '<=': own <= at, '>': own > at, '>=': own >= at, '=': own === at }[m[2] as string];
@@ -569,7 +572,9 @@ export const driveRoutes: Route[] = [
       const orderBy = req.query.get('orderBy');
       if (orderBy !== null) {
         const keys = orderBy.split(',').map((k) => k.trim().split(/\s+/));
-        if (keys.some(([k, dir]) => !['createdTime', 'name'].includes(k ?? '') || (dir !== undefined && dir !== 'desc')))
+        if (
+          keys.some(([k, dir]) => !['createdTime', 'name'].includes(k ?? '') || (dir !== undefined && dir !== 'desc'))
+        )
           return invalid('Invalid Value');
         all.sort((a, b) => {
           for (const [k, dir] of keys) {

@@ -35,7 +35,9 @@ export function googleDriveTriggers(self: () => Connector): Record<string, Trigg
           optional: true,
         },
       ],
-      outputFields: FIELDS.split(',').map((name) => (name === 'parents' ? { name, type: 'array', of: 'string' } : { name })),
+      outputFields: FIELDS.split(',').map((name) =>
+        name === 'parents' ? { name, type: 'array', of: 'string' } : { name },
+      ),
       output: (event) => event,
       async poll(input: Hash, closure, tc) {
         const folder = toRubyString(hashGet(input, 'folder') ?? hashGet(input, 'folder_id') ?? '').trim();
@@ -65,7 +67,9 @@ export function googleDriveTriggers(self: () => Connector): Record<string, Trigg
           })
         ).body as { files?: DriveFile[]; nextPageToken?: unknown };
         const files = list.files ?? [];
-        const stamps = files.map((f) => f.createdTime).filter((s): s is string => typeof s === 'string' && !Number.isNaN(Date.parse(s)));
+        const stamps = files
+          .map((f) => f.createdTime)
+          .filter((s): s is string => typeof s === 'string' && !Number.isNaN(Date.parse(s)));
         const seenNewest = typeof state.newest === 'string' ? state.newest : after;
         const newest = stamps.reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a), seenNewest);
         const more = typeof list.nextPageToken === 'string';

@@ -99,13 +99,16 @@ const COMMAND = /^\/[\p{Ll}\p{Lo}\p{N}_-]{1,31}$/u;
 function wantedCommand(input: Hash): string {
   const nested = hashGet(input, 'slash_command');
   const raw = toRubyString(
-    (nested !== null && typeof nested === 'object' && !Array.isArray(nested) ? hashGet(nested as Hash, 'name') : null) ??
+    (nested !== null && typeof nested === 'object' && !Array.isArray(nested)
+      ? hashGet(nested as Hash, 'name')
+      : null) ??
       hashGet(input, 'command') ??
       '',
   ).trim();
   if (raw === '') return '';
   const name = (raw.startsWith('/') ? raw : `/${raw}`).toLowerCase();
-  if (!COMMAND.test(name)) throw new StepError('Bad request', `${JSON.stringify(raw.slice(0, 40))} is not a slash command`);
+  if (!COMMAND.test(name))
+    throw new StepError('Bad request', `${JSON.stringify(raw.slice(0, 40))} is not a slash command`);
   return name;
 }
 
@@ -153,7 +156,12 @@ export const slackBotCommand: TriggerDef = {
       verify(request, await signingSecretOf(tc), tc.ctx.clock.now());
       const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
       const body = request.payload;
-      if (type !== 'application/x-www-form-urlencoded' || body === null || typeof body !== 'object' || Array.isArray(body))
+      if (
+        type !== 'application/x-www-form-urlencoded' ||
+        body === null ||
+        typeof body !== 'object' ||
+        Array.isArray(body)
+      )
         throw new StepError('Bad request', 'a slash command is a form (application/x-www-form-urlencoded)');
       const field = (name: string) => {
         const value = hashGet(body as Hash, name);
