@@ -1,0 +1,62 @@
+// What the SaaS trigger tests share: an OAuth connection made through the console, a recipe of one
+// trigger whose job logs a message, what its jobs logged, and a poll asked now.
+import assert from 'node:assert/strict';
+import { consoleSignIn, type TestApp } from './helpers.ts';
+import { createRecipe, log, numbered, startRecipe } from './recipes.ts';
+import { CLIENT_ID, CLIENT_SECRET } from './stand-ins/stand-in.ts';
+import { connectThroughConsole } from './stand-ins/connect.ts';
+
+export function triggerHarness(app: () => TestApp, connections: Map<string, number>) {
+  async function connectOAuth(provider: string, input: Record<string, string> = {}): Promise<number> {
+    const browser = await consoleSignIn(app(), app().adminToken);
+    const profile = await app().call('POST', '/api/custom_oauth_profiles', {
+      body: { name: `${provider} app`, provider, data: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET } },
+    });
+    assert.equal(profile.status, 200, profile.text);
+    const created = await app().call('POST', '/api/connections', { body: { name: provider, provider, input } });
+    assert.equal(created.status, 200, created.text);
+    const connected = await connectThroughConsole(app(), browser, created.body.id);
+    assert.equal(connected.location, `/console/connections/${created.body.id}?authorization=success`);
+    return created.body.id as number;
+  }
+  async function triggerRecipe(provider: string, name: string, input: Record<string, unknown>, message: string) {
+    const id = await createRecipe(
+      app(),
+      numbered({ keyword: 'trigger', provider, name, as: 'ev', input, block: [log('seen', message)] }),
+      { config: JSON.stringify([{ keyword: 'application', provider, account_id: connections.get(provider) }]) },
+    );
+    await startRecipe(app(), id);
+    return id;
+  }
+
+  /** What the recipe's jobs logged, in the order stored; its failed polls' errors apart. */
+  async function seen(recipeId: number): Promise<{ messages: string[]; errors: string[] }> {
+    await app().engine.idle();
+    const jobs = await app()
+      .ctx.db.selectFrom('jobs')
+      .select(['id', 'is_poll_error', 'error'])
+      .where('recipe_id', '=', recipeId)
+      .orderBy('id')
+      .execute();
+    const messages: string[] = [];
+    const errors: string[] = [];
+    for (const job of jobs) {
+      if (job.is_poll_error) {
+        errors.push(job.error ?? '');
+        continue;
+      }
+      const line = await app()
+        .ctx.db.selectFrom('job_lines')
+        .select(['output', 'error'])
+        .where('job_id', '=', job.id)
+        .where('recipe_line_number', '=', 1)
+        .executeTakeFirst();
+      messages.push((JSON.parse(line?.output ?? 'null') as { message: string } | null)?.message ?? String(line?.error));
+    }
+    return { messages, errors };
+  }
+
+  const pollNow = async (id: number) =>
+    assert.equal((await app().call('POST', `/api/recipes/${id}/poll_now`)).status, 200);
+  return { connectOAuth, triggerRecipe, seen, pollNow };
+}
