@@ -123,7 +123,7 @@ describe('packages: message templates and project.json', () => {
     assert.equal((await call('test', 'POST', '/api/message_templates', { name: 'Other', body: 'other' })).status, 200);
     const first = await importInto('test', await zipOf(files));
     assert.equal(change(first, 'welcome_mail.workato_template.json')?.change, 'created');
-    assert.equal(change(first, 'welcome.recipe.json')?.result, 'imported');
+    assert.equal(change(first, 'welcome.recipe.json')?.change, 'created');
     assert.equal(change(first, 'project.json')?.change, 'updated');
     const inTest = (await call('test', 'GET', '/api/message_templates')).body.items as Array<{
       id: number;
@@ -155,6 +155,7 @@ describe('packages: message templates and project.json', () => {
     const again = await importInto('test', await zipOf(files));
     assert.equal(change(again, 'welcome_mail.workato_template.json')?.change, 'unchanged');
     assert.equal(change(again, 'project.json')?.change, 'unchanged');
+    assert.equal(change(again, 'welcome.recipe.json')?.change, 'unchanged');
     files.set(
       'welcome_mail.workato_template.json',
       Buffer.from(JSON.stringify({ name: 'Welcome mail', content_type: 'text', body: 'Hi {{name}}' })),
