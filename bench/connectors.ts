@@ -1,4 +1,6 @@
-// Connectors. `npm run bench -- connectors [--seconds N --connections N --calls N --concurrency N]`:
+// Connectors. `npm run bench -- connectors [--jobs N --saas-only --seconds N --connections N --calls N --concurrency N]`:
+// - SaaS connectors (saas-connectors.ts): a Salesforce SOQL search and a Slack post through their
+//   stand-ins, jobs/s beside the HTTP connector making the same request (`--saas-only`: this alone);
 // - jobs (`customConnectorJobs`): a server of its own runs webhook recipes whose step is a custom
 //   connector's action calling a local HTTP server, beside the same GET made by the built-in HTTP
 //   connector in the same run: the first custom step of the fresh server, each step's time (p50,
@@ -19,6 +21,7 @@ import { load, loadOptions, tempDir } from './lib.ts';
 import { queryRows } from './database.ts';
 import { drained, finishedJobs } from './jobs.ts';
 import { startSwitchboard } from './platform.ts';
+import { saasConnectorsBench } from './saas-connectors.ts';
 
 const CONNECTOR = String.raw`{
   title: 'Bench',
@@ -98,8 +101,12 @@ function firstCallOfFreshProcess(base: string): Promise<{ total: number; call: n
 }
 
 export async function main(args: string[]): Promise<void> {
-  const own = /^--(calls|concurrency|sequential)$/;
-  const loadArgs = loadOptions(args.filter((a, i) => !own.test(a) && !own.test(args[i - 1] ?? '')));
+  await saasConnectorsBench(args.filter((a) => a !== '--saas-only'));
+  if (args.includes('--saas-only')) return;
+  const own = /^--(calls|concurrency|sequential|jobs)$/;
+  const loadArgs = loadOptions(
+    args.filter((a, i) => a !== '--saas-only' && !own.test(a) && !own.test(args[i - 1] ?? '')),
+  );
   await customConnectorJobs({ ...loadArgs, sequential: option(args, 'sequential', 100) });
   await runtimeCalls(args);
 }

@@ -44,13 +44,14 @@ describe('the connector catalog', () => {
       op('delete_sobject', 'Delete record'),
       op('get_sobject', 'Get record by ID'),
       op('search_sobjects', 'Search records'),
+      op('search_sobjects_soql', 'Search records using SOQL query WHERE clause'),
       op('update_sobject', 'Update record'),
       op('update_sobject_v2', 'Update record'),
       op('upsert_sobject', 'Upsert record'),
     ]);
     assert.deepEqual(
       list.find((c) => c.name === 'slack_bot')?.actions.map((a) => a.name),
-      ['__adhoc_http_action', 'post_bot_message'],
+      ['__adhoc_http_action', 'post_bot_message', 'post_bot_reply', 'post_bot_reply_v2'],
     );
     assert.equal(salesforce?.oauth, true);
     assert.equal(list.find((c) => c.name === 'stripe')?.oauth, false);

@@ -16,7 +16,7 @@ import { secretValues, usesRedirect } from './auth/kinds.ts';
 import { createTransport, type ExchangeLimits, type Transport } from './http/transport.ts';
 import { openSession, type AuthStore } from './http/session.ts';
 import { StepError } from './step-error.ts';
-import type { Connector, StepContext } from './types.ts';
+import type { Connector, StepContext, TriggerContext } from './types.ts';
 import { maskSecrets } from './http/redact.ts';
 
 /** How long a connection's test may take in all. */
@@ -168,7 +168,8 @@ export async function testConnection(
 }
 
 /** The session of a step's connection: its values, its tokens, refreshes stored as they happen. */
-export async function stepSession(sc: StepContext, connector: Connector): Promise<ConnectorSession> {
+/** A step's session (a trigger's code, outside a job, passes its TriggerContext). */
+export async function stepSession(sc: StepContext | TriggerContext, connector: Connector): Promise<ConnectorSession> {
   const definition = connector.connection;
   if (!definition) throw new StepError('Bad request', `${connector.provider} has no connection definition`);
   const connection = await sc.connection();

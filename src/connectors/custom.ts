@@ -20,7 +20,7 @@ import type {
 import { connectionDefinitionOf } from './connection-rules.ts';
 import { AuthorizationError } from './auth/oauth2.ts';
 import { StepError } from './step-error.ts';
-import type { ActionDef, Connector, StepContext } from './types.ts';
+import type { ActionDef, Connector, StepContext, TriggerContext, TriggerDef, TriggerEvent } from './types.ts';
 import type { ServiceContext } from '../context.ts';
 import { findConnectorByProvider, latestReleasedVersion } from '../api/custom_connectors/custom_connectors.store.ts';
 import { standaloneLimits, type TestOutcome } from './connections.ts';
@@ -28,6 +28,7 @@ import {
   SdkHttpError,
   type ConnectorFailure,
   type ConnectorHost,
+  type ConnectorParams,
   type ConnectorRuntime,
   type SdkHttpRequest,
 } from './sdk/runtime.ts';
@@ -41,6 +42,17 @@ export interface DescribedConnector {
     authorization?: { type?: string; authorization_code?: boolean };
   } | null;
   actions?: Record<string, { title?: string; description?: string } | undefined>;
+  triggers?: Record<string, DescribedTrigger | undefined>;
+}
+
+interface DescribedTrigger {
+  title?: string;
+  description?: string;
+  kind?: 'poll' | 'webhook';
+  dynamic_webhook?: boolean;
+  dedup?: boolean;
+  input_fields?: SchemaField[];
+  output_fields?: SchemaField[];
 }
 
 export interface CustomConnectorSource {
@@ -135,7 +147,7 @@ function secretsOf(settings: Record<string, unknown>): string[] {
 
 /** Keeps the settings `acquire` or `refresh` changed beside the connection's fields (sealed). */
 async function keepSettings(
-  sc: StepContext,
+  sc: StepContext | TriggerContext,
   session: ConnectorSession,
   connectionId: number | null,
   next: Record<string, unknown>,
@@ -158,7 +170,7 @@ function requiredFields(fields: readonly SchemaField[]): (values: Record<string,
 }
 
 /** The OAuth app of a step's connection: its custom OAuth profile, the environment's for the provider, its own fields. */
-async function stepApp(sc: StepContext, provider: string): Promise<OAuthApp | undefined> {
+async function stepApp(sc: StepContext | TriggerContext, provider: string): Promise<OAuthApp | undefined> {
   const connection = await sc.connection();
   if (!connection) return undefined;
   const scope = { workspaceId: sc.recipe.workspaceId, environmentId: sc.recipe.environmentId };
@@ -173,7 +185,7 @@ async function stepApp(sc: StepContext, provider: string): Promise<OAuthApp | un
 }
 
 /** A session for a connector that declares no connection: the shared transport, nothing to apply. */
-function sessionWithout(sc: StepContext, connector: Connector): ConnectorSession {
+function sessionWithout(sc: StepContext | TriggerContext, connector: Connector): ConnectorSession {
   return openSession({
     definition: connector.connection!,
     connection: { id: null, name: connector.title, provider: connector.provider },
@@ -296,7 +308,11 @@ export function customConnector(spec: CustomConnectorSource, deps: CustomConnect
     baseUrl: () => 'http://connector.invalid/',
     test: async () => null,
   };
-  const call = async (sc: StepContext, path: string, input: Value): Promise<Value> => {
+  const invoke = async (
+    sc: StepContext | TriggerContext,
+    path: string,
+    params: Omit<ConnectorParams, 'settings'>,
+  ): Promise<unknown> => {
     const session = connector.needsConnection ? await stepSession(sc, connector) : sessionWithout(sc, connector);
     const app = isOAuth2(spec.described) ? await stepApp(sc, spec.provider) : undefined;
     const settings = settingsOf(session, app);
@@ -307,14 +323,16 @@ export function customConnector(spec: CustomConnectorSource, deps: CustomConnect
         connectorName: title,
         workspaceId: spec.workspaceId,
         path,
-        params: { settings, input: toPlain(input) },
+        params: { settings, ...params },
       },
       hostFor(session, secretsOf(settings)),
     );
     if (outcome.settings) await keepSettings(sc, session, session.connection.id, outcome.settings);
     if (!outcome.ok) throw stepErrorOf(outcome.error, whoOf(session.connection, title));
-    return fromPlain(outcome.value ?? null);
+    return outcome.value ?? null;
   };
+  const call = async (sc: StepContext, path: string, input: Value): Promise<Value> =>
+    fromPlain((await invoke(sc, path, { input: toPlain(input) })) as never);
   const actions: Record<string, ActionDef> = {};
   for (const [name, def] of Object.entries(spec.described.actions ?? {})) {
     actions[name] = {
@@ -323,16 +341,96 @@ export function customConnector(spec: CustomConnectorSource, deps: CustomConnect
       run: (input: Hash, sc: StepContext) => call(sc, `actions.${name}.execute`, input),
     };
   }
+  const triggers: Record<string, TriggerDef> = {};
+  for (const [name, def] of Object.entries(spec.described.triggers ?? {}))
+    triggers[name] = customTrigger(name, def ?? {}, invoke);
   const connector: Connector = {
     provider: spec.provider,
     title,
     connection,
     needsConnection: fields.length > 0 || (spec.described.connection?.authorization?.type ?? 'none') !== 'none',
     reachesOutside: true,
-    triggers: {},
+    triggers,
     actions,
   };
   return connector;
+}
+
+type Invoke = (sc: TriggerContext, path: string, params: Omit<ConnectorParams, 'settings'>) => Promise<unknown>;
+
+function plainHash(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/**
+ * A trigger of a custom connector (contract 21 §5). Polling: `triggers.NAME.poll_events` runs the
+ * `poll` lambda once with the closure (`next_poll` of the last poll) and gives each event with its
+ * `dedup` key; the engine keeps `next_poll` and polls again at once while `can_poll_more`. Webhook:
+ * `webhook_subscribe` with the recipe's webhook URL when it starts, `webhook_unsubscribe` with what
+ * that returned when it stops, `webhook_notification` for each request (a hash is one event, a
+ * list many), each event's key from `dedup`.
+ */
+function customTrigger(name: string, def: DescribedTrigger, invoke: Invoke): TriggerDef {
+  const base = `triggers.${name}`;
+  const trigger: TriggerDef = {
+    title: def.title ?? name,
+    kind: def.kind === 'webhook' ? 'webhook' : 'poll',
+    ...(def.description ? { description: def.description } : {}),
+    ...(def.input_fields ? { inputFields: def.input_fields } : {}),
+    ...(def.output_fields ? { outputFields: def.output_fields } : {}),
+    output: (event) => event,
+  };
+  if (def.kind !== 'webhook') {
+    trigger.poll = async (input, closure, tc) => {
+      const page = plainHash(await invoke(tc, `${base}.poll_events`, { input: toPlain(input), closure }));
+      const events: TriggerEvent[] = [];
+      for (const item of Array.isArray(page.events) ? page.events : []) {
+        const entry = plainHash(item);
+        events.push({
+          event: fromPlain(plainHash(entry.event)) as Hash,
+          dedup: typeof entry.dedup === 'string' ? entry.dedup : null,
+        });
+      }
+      return { events, closure: page.next_poll ?? null, canPollMore: page.can_poll_more === true };
+    };
+    return trigger;
+  }
+  trigger.webhook = {
+    ...(def.dynamic_webhook
+      ? {
+          subscribe: (input: Hash, url: string, tc: TriggerContext) =>
+            invoke(tc, `${base}.webhook_subscribe`, {
+              input: toPlain(input),
+              webhook_url: url,
+              recipe_id: String(tc.recipe.id),
+            }),
+          unsubscribe: async (_input: Hash, subscription: unknown, tc: TriggerContext) => {
+            await invoke(tc, `${base}.webhook_unsubscribe`, { webhook_subscribe_output: subscription ?? {} });
+          },
+        }
+      : {}),
+    async notification(input, request, subscription, tc) {
+      const output = await invoke(tc, `${base}.webhook_notification`, {
+        input: toPlain(input),
+        payload: toPlain(request.payload),
+        headers: request.headers,
+        params: request.query,
+        webhook_subscribe_output: subscription ?? {},
+      });
+      const list = Array.isArray(output) ? output : output === null ? [] : [output];
+      const events: TriggerEvent[] = [];
+      for (const item of list) {
+        const event = plainHash(item);
+        const key = def.dedup ? await invoke(tc, `${base}.dedup`, { input: event }) : null;
+        events.push({
+          event: fromPlain(event) as Hash,
+          dedup: key === null || key === undefined ? null : String(key),
+        });
+      }
+      return { events };
+    },
+  };
+  return trigger;
 }
 
 export interface LoadedCustomConnector {

@@ -225,6 +225,68 @@ export interface TriggerDef {
   output(event: Hash): Value;
   /** Up to three label=value pairs for the job title. */
   titleFields?(event: Hash): Array<[string, string]>;
+  /**
+   * A connector's polling trigger (kind `poll`), run by the engine's poller (src/engine/polls.ts):
+   * one page of events after `closure` (null on the first poll and after reset_trigger) and the
+   * closure to keep. The engine stores the events as jobs and the closure in one transaction, so
+   * a poll is never half applied; events whose `dedup` key was seen recently are dropped; while
+   * `canPollMore` is true it polls again at once.
+   */
+  poll?(input: Hash, closure: unknown, tc: TriggerContext): Promise<PollPage>;
+  /** A connector's webhook trigger (kind `webhook`), served on the recipe's webhook URL. */
+  webhook?: WebhookTriggerDef;
+}
+
+/** What a connector's trigger code may use outside a job: the recipe, its connection, the limits. */
+export interface TriggerContext {
+  readonly ctx: ServiceContext;
+  readonly recipe: RecipeRef;
+  /** The connection of the trigger's config slot, resolved, or null when the slot is empty. */
+  connection(): Promise<ConnectionValues | null>;
+  sleep(ms: number): Promise<void>;
+  readonly limits: EngineLimits;
+}
+
+/** One event of a trigger; `dedup` identifies it (an id, or id and update time): seen keys are dropped. */
+export interface TriggerEvent {
+  event: Hash;
+  dedup?: string | null;
+}
+
+export interface PollPage {
+  /** Oldest first: they become jobs in this order. */
+  events: TriggerEvent[];
+  /** Kept with the jobs (JSON); given back to the next poll. */
+  closure: unknown;
+  /** More are waiting: poll again at once. */
+  canPollMore: boolean;
+}
+
+/** A request to the recipe's webhook URL, as a webhook trigger reads it. */
+export interface WebhookRequest {
+  method: string;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  /** The parsed body (JSON, form) or its text. */
+  payload: Value;
+  /** The body as sent (signatures are computed over it). */
+  raw: string;
+}
+
+export interface WebhookAnswer {
+  events: TriggerEvent[];
+  /** Answer the caller this way instead of 200 {"status":"ok"} (a URL verification challenge). */
+  reply?: { status: number; body: unknown };
+}
+
+export interface WebhookTriggerDef {
+  /** When the recipe starts: register `url` at the service; what it returns is kept for unsubscribe and notifications. */
+  subscribe?(input: Hash, url: string, tc: TriggerContext): Promise<unknown>;
+  /** When the recipe stops: undo the subscription. */
+  unsubscribe?(input: Hash, subscription: unknown, tc: TriggerContext): Promise<void>;
+  /** Each request: its events (none to ignore it). A thrown StepError answers 400 with its message and stores nothing. */
+  notification(input: Hash, request: WebhookRequest, subscription: unknown, tc: TriggerContext): Promise<WebhookAnswer>;
 }
 
 export interface Connector {

@@ -36,7 +36,8 @@ import { createRubyCodeRunner } from './sandbox/ruby-code.ts';
 import { Schedules } from './schedules.ts';
 import { Polls } from './polls.ts';
 import { engineSettings, type EngineOptions } from './settings.ts';
-import type { EngineLimits } from './connectors/types.ts';
+import type { EngineLimits, WebhookRequest } from './connectors/types.ts';
+import { connectorWebhookCall, keepsTriggerState } from './connector-triggers.ts';
 import type { JsSandbox } from './sandbox/js-sandbox.ts';
 import type { PySandbox } from './sandbox/py-sandbox.ts';
 import type { RubyCodeRunner } from './sandbox/ruby-code.ts';
@@ -54,7 +55,10 @@ import { createTurns } from './turns.ts';
 export type { ApiCallOutcome, EngineOptions, EnqueueMeta, SkillCallOutcome, Validation };
 
 export type WebhookOutcome =
-  { status: 200; jobId: string | null } | { status: 404 } | { status: 429; retryAfterSeconds: number };
+  | { status: 200; jobId: string | null; reply?: { status: number; body: unknown } }
+  | { status: 400; message: string }
+  | { status: 404 }
+  | { status: 429; retryAfterSeconds: number };
 
 export interface RecipeEngine {
   readonly events: EngineEventBus;
@@ -70,7 +74,11 @@ export interface RecipeEngine {
   recipeStopped(recipeId: number): void;
   /** Store one trigger event as a job of a running recipe; resolves once it is stored. */
   enqueue(recipe: RecipeRow, event: Hash, meta?: EnqueueMeta): Promise<string | null>;
-  receiveWebhook(key: string, event: Hash): Promise<WebhookOutcome>;
+  /**
+   * A call of a recipe's webhook URL: a job of a webhook recipe (`event`), or the events a
+   * connector's webhook trigger makes of `request` (connector-triggers.ts).
+   */
+  receiveWebhook(key: string, event: Hash, request?: WebhookRequest): Promise<WebhookOutcome>;
   /** A call of a recipe-backed API endpoint: store it as a job of the recipe and wait for its response. */
   /** With `validate`, the call's fields are first checked against the trigger's request schema (validate_request). */
   receiveApiRequest(
@@ -84,6 +92,8 @@ export interface RecipeEngine {
   callAppFunction(recipeId: number, environmentId: number, event: Record<string, unknown>): Promise<AppFunctionOutcome>;
   /** An MCP client's call of a skill recipe: store it as a job of the recipe and wait for its result. */
   receiveSkillCall(recipeId: number, environmentId: number, event: Hash, timeoutMs: number): Promise<SkillCallOutcome>;
+  /** Whether the recipe's trigger is a connector's polling or webhook trigger (its state is reset by reset_trigger). */
+  keepsTriggerState(row: RecipeRow): Promise<boolean>;
   /** Fire the schedules that are due now (the timer calls it; tests call it with a manual clock). */
   runDueSchedules(): Promise<number>;
   /** Resolves when no job is queued or running (tests). */
@@ -241,6 +251,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     async close(timeoutMs = 10_000) {
       lifecycle.closing = true;
       triggers.close();
+      await triggers.settled();
       offCancel();
       await subscriptions.close();
       await polls.close();
@@ -257,10 +268,11 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     recipeStarted: (recipeId) => triggers.started(recipeId),
     recipeStopped: (recipeId) => triggers.stopped(recipeId),
     enqueue: (row, event, meta) => queue.enqueue(row, event, meta),
-    async receiveWebhook(key, event) {
+    async receiveWebhook(key, event, request) {
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(key)) return { status: 404 };
       const row = await cache.webhookRecipe(key);
-      if (!row) return { status: 404 };
+      if (!row)
+        return request ? connectorWebhookCall({ ctx, settings, cache, queue, events }, key, request) : { status: 404 };
       const handle = await queue.admit(row, event);
       if (handle === BACKLOG_FULL) return { status: 429, retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS };
       return { status: 200, jobId: handle };
@@ -277,6 +289,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     useEventStreams(runtime) {
       runner.eventStreams = runtime;
     },
+    keepsTriggerState: (row) => keepsTriggerState(cache, row),
     async pollNow(recipeId) {
       if (!polls.has(recipeId)) return schedules.fireNow(recipeId);
       await polls.poll(recipeId);

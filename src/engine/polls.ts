@@ -8,12 +8,21 @@
 // node that takes the turn polls, the turn runs for the poll interval, and every node wakes when
 // it ends to try for the next; so the URL is asked once per interval whatever the number of nodes.
 // poll_now polls at once on the node asked, turn or not.
+// Connectors' polling triggers (TriggerDef.poll: custom connectors, SaaS services) run the same
+// way: their closure and recent dedup keys are the trigger_closure (connector-triggers.ts).
 import type { ServiceContext } from '../context.ts';
 import type { RecipeRow } from '../db/types.ts';
 import { findRecipeById, findTriggerClosure, moveRunningTriggerClosureFrom } from '../api/recipes/recipes.store.ts';
 import { resolveSlot } from './connection-slots.ts';
 import { sendRequest } from './connectors/rest.ts';
-import { StepError } from './connectors/types.ts';
+import { StepError, type PollPage, type TriggerDef } from './connectors/types.ts';
+import {
+  connectorTriggerOf,
+  readTriggerState,
+  triggerContext,
+  unseen,
+  writeTriggerState,
+} from './connector-triggers.ts';
 import type { EngineEventBus } from './events.ts';
 import {
   fromPlain,
@@ -34,6 +43,8 @@ import { pollStore, type StorePoll } from './store-polls.ts';
 
 /** Records turned into jobs per poll; the rest come at the next poll (the cursor moves only past those stored). */
 export const MAX_RECORDS_PER_POLL = 100;
+/** Pages of a connector's polling trigger read in one poll while it can poll more (the rest at the next poll). */
+export const MAX_PAGES_PER_POLL = 50;
 /** The longest delay a timer takes. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Records read from one answer. */
@@ -201,6 +212,9 @@ export class Polls {
     const stored = await findTriggerClosure(ctx.db, recipeId);
     const previous = stored?.trigger_closure ?? null;
     const input = armed.input;
+    await this.#deps.cache.prepare(row);
+    const def = connectorTriggerOf(this.#deps.cache, row);
+    if (def?.poll) return this.#pollConnectorOnce(row, armed, def, previous);
     if (row.trigger_application !== 'rest') return this.#pollStoreOnce(row, armed, previous);
     const field = toRubyString(hashGet(input, 'cursor_field')).trim();
     let cursor: Cursor | null = null;
@@ -276,6 +290,50 @@ export class Polls {
       return out;
     });
     return this.#stored(row, handles);
+  }
+
+  /**
+   * A poll of a connector's polling trigger (TriggerDef.poll): each page's new events become jobs
+   * and its closure is kept, in one transaction; while the connector says it can poll more, the
+   * next page is asked at once (up to MAX_PAGES_PER_POLL, the rest at the next poll).
+   */
+  async #pollConnectorOnce(row: RecipeRow, armed: Armed, def: TriggerDef, previous: string | null): Promise<number> {
+    const { ctx, settings, cache, queue, lifecycle } = this.#deps;
+    const poll = def.poll as NonNullable<TriggerDef['poll']>;
+    const tc = triggerContext(ctx, settings, cache, row);
+    let stored = 0;
+    let current = previous;
+    for (let page = 0; page < MAX_PAGES_PER_POLL; page++) {
+      const state = readTriggerState(current);
+      let result: PollPage;
+      try {
+        result = await poll(armed.input, state.closure, tc);
+      } catch (error) {
+        const type = error instanceof StepError ? error.errorType : 'Trigger error';
+        const message = error instanceof Error ? error.message : 'the poll failed';
+        await ctx.groupCommit.run((trx) => queue.storePollError(trx, row, type, message));
+        return stored;
+      }
+      const seen = [...state.seen];
+      const events = unseen(result.events, seen);
+      const next = writeTriggerState({ ...state, closure: result.closure ?? null, seen });
+      if (next === current && events.length === 0) break;
+      const guard = current;
+      const handles = await ctx.groupCommit.run(async (trx) => {
+        if (!(await moveRunningTriggerClosureFrom(trx, row.id, guard, next))) return null;
+        const out: string[] = [];
+        for (const event of events) {
+          const job = await queue.storeJob(trx, row, event, {});
+          if (job?.queued) out.push(job.handle);
+        }
+        return out;
+      });
+      if (handles === null) break;
+      stored += this.#stored(row, handles);
+      current = next;
+      if (!result.canPollMore || lifecycle.closing || this.#armed.get(row.id) !== armed) break;
+    }
+    return stored;
   }
 
   /** A poll of a trigger over Switchboard's own stores (store-polls.ts): its jobs and cursor in one transaction. */

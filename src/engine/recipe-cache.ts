@@ -8,6 +8,7 @@ import { findRecipeById, findRecipeByWebhookKey } from '../api/recipes/recipes.s
 import { compileRecipe, type CompiledRecipe } from './compile.ts';
 import { findConnector } from './catalog.ts';
 import { CustomConnectors } from './custom-connectors.ts';
+import type { TriggerDef } from './connectors/types.ts';
 import { type StepErrors } from '../recipe/document.ts';
 import { DocumentError, normaliseConfig, parseJsonField, unwrapCode, type ConfigEntry } from '../recipe/document.ts';
 
@@ -84,6 +85,16 @@ export class RecipeCache {
       this.#runningRows.set(row.id, row);
     }
     return row;
+  }
+
+  /** The running recipe of a webhook key whose trigger is a connector's webhook trigger. */
+  async connectorWebhookRecipe(key: string): Promise<{ row: RecipeRow; trigger: TriggerDef } | undefined> {
+    const found = await findRecipeByWebhookKey(this.#ctx.db, key);
+    if (!found || found.running !== 1) return undefined;
+    const row = await this.runningRow(found.id);
+    if (!row || row.running !== 1) return undefined;
+    const trigger = this.compiledFor(row).recipe?.trigger.trigger;
+    return trigger?.webhook ? { row, trigger } : undefined;
   }
 
   /** The recipe started or stopped: drop its row and webhook key. */

@@ -17,6 +17,7 @@ import type { RubyCodeRunner } from './sandbox/ruby-code.ts';
 import type { Schedules } from './schedules.ts';
 import type { EngineSettings } from './settings.ts';
 import { evaluateTriggerInput } from './validate.ts';
+import { subscribeWebhook, unsubscribeWebhook } from './connector-triggers.ts';
 
 export interface TriggerDeps {
   ctx: ServiceContext;
@@ -52,6 +53,8 @@ export class TriggerArming {
   readonly #origin = randomUUID();
   readonly #unsubscribe: (() => void)[] = [];
   #resyncing: Promise<void> | undefined;
+  /** Webhook triggers unsubscribing after a stop. */
+  readonly #unsubscribing = new Set<Promise<void>>();
   #resyncAgain = false;
 
   constructor(deps: TriggerDeps) {
@@ -109,6 +112,8 @@ export class TriggerArming {
     const row = await findRecipeById(ctx.db, recipeId);
     if (!row) return;
     await this.arm(row);
+    // A connector's webhook trigger registers the recipe's webhook URL at its service (once, here).
+    await subscribeWebhook(this.#deps, row);
     ctx.notifier.publish('recipe.running_changed', { recipeId, running: true, origin: this.#origin });
     events.emit('recipe.started', { recipeId });
     queue.kick();
@@ -125,6 +130,13 @@ export class TriggerArming {
       .catch((error: unknown) =>
         ctx.log.warn({ err: error, recipe_id: recipeId }, "could not forget a stopped recipe's polling turn"),
       );
+    // A connector's webhook trigger undoes its subscription (the stop does not wait for the service).
+    const unsubscribing = unsubscribeWebhook(this.#deps, recipeId)
+      .catch((error: unknown) =>
+        ctx.log.warn({ err: error, recipe_id: recipeId }, 'could not unsubscribe a stopped webhook trigger'),
+      )
+      .finally(() => this.#unsubscribing.delete(unsubscribing));
+    this.#unsubscribing.add(unsubscribing);
     ctx.notifier.publish('recipe.running_changed', { recipeId, running: false, origin: this.#origin });
     events.emit('recipe.stopped', { recipeId });
   }
@@ -132,6 +144,11 @@ export class TriggerArming {
   /** Stop listening for starts, stops and deletions (at close). */
   close(): void {
     for (const off of this.#unsubscribe.splice(0)) off();
+  }
+
+  /** Resolves when the webhook triggers of stopped recipes have unsubscribed (close, tests). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.#unsubscribing]);
   }
 
   disarm(recipeId: number): void {

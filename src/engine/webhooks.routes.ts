@@ -6,6 +6,7 @@
 import { registerPlainErrorHandler, sendPlainError } from '../http/plain-errors.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RecipeEngine } from './engine.ts';
+import type { WebhookRequest } from './connectors/types.ts';
 import { WEBHOOK_ERRORS, type WebhookErrorCode } from './webhook-errors.ts';
 import { fromPlain, MAX_EVENT_DEPTH, newHash, type Hash, type Value } from '../recipe/formula/values.ts';
 import { jsonShape, MAX_EVENT_CONTAINERS } from '../json-shape.ts';
@@ -75,10 +76,26 @@ export function webhooksRoutes(deps: WebhookDeps) {
           ['query_params', fromPlain(request.query ?? {})],
           ['payload', payload as Value],
         ]);
-        const outcome = await deps.engine.receiveWebhook(request.params.key, event);
+        // A connector's webhook trigger reads the request itself (its signature over the raw body).
+        const raw = Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '';
+        const call: WebhookRequest = {
+          method: request.method,
+          headers: Object.fromEntries(
+            Object.entries(request.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]),
+          ),
+          query: Object.fromEntries(
+            Object.entries((request.query ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
+          ),
+          payload: payload as Value,
+          raw,
+        };
+        const outcome = await deps.engine.receiveWebhook(request.params.key, event, call);
         if (outcome.status === 404) return fail(reply, 'not_found');
+        if (outcome.status === 400)
+          return reply.status(400).type('application/json; charset=utf-8').send({ error: outcome.message });
         if (outcome.status === 429)
           return fail(reply.header('retry-after', String(outcome.retryAfterSeconds)), 'backlog_full');
+        if (outcome.reply) return reply.status(outcome.reply.status).send(outcome.reply.body);
         return reply.status(200).type('application/json; charset=utf-8').send({ status: 'ok' });
       },
     });

@@ -12,7 +12,7 @@
 // - Errors: {"error": {"code", "message", "status"}} (https://cloud.google.com/apis/design/errors)
 import type { ServiceFixture } from './fixture.ts';
 import { driveRoutes, gmailRoutes, sheetsRoutes } from './google-workspace.ts';
-import { bearerIssued, parseJson, type Route, type StandInSpec } from './stand-in.ts';
+import { bearerIssued, parseJson, type Route, type StandIn, type StandInSpec } from './stand-in.ts';
 
 const unauthenticated = {
   status: 401,
@@ -167,3 +167,107 @@ export const googleCalendar: ServiceFixture = {
     },
   },
 };
+
+// Gmail's `new_email` trigger: users.messages.list with `q=after:<epoch seconds>` (newest first,
+// `maxResults`, `nextPageToken`; search operators: https://support.google.com/mail/answer/7190),
+// then users.messages.get for each
+// (https://developers.google.com/gmail/api/reference/rest/v1/users.messages/get: `internalDate` in
+// epoch milliseconds as text, `payload.headers`) of the messages a test puts here; other calls go to
+// the routes of google-workspace.ts.
+export interface GmailMessage {
+  id: string;
+  threadId: string;
+  labelIds: string[];
+  snippet: string;
+  internalDate: string;
+  payload: { mimeType: string; headers: Array<{ name: string; value: string }> };
+}
+const gmailStores = new WeakMap<StandIn, GmailMessage[]>();
+export function gmailMessages(standIn: StandIn): GmailMessage[] {
+  let list = gmailStores.get(standIn);
+  if (!list) gmailStores.set(standIn, (list = []));
+  return list;
+}
+const gmailSearch: Route = {
+  method: 'GET',
+  path: '/gmail/v1/users/me/messages',
+  reference: 'https://developers.google.com/gmail/api/reference/rest/v1/users.messages/list',
+  answer: (req, standIn) => {
+    const after = /^after:(\d+)$/.exec(req.query.get('q') ?? '');
+    if (!after) {
+      const other = routes.find((r) => r !== gmailSearch && r.method === 'GET' && r.path === gmailSearch.path);
+      return other ? other.answer(req, standIn) : { status: 404, json: {} };
+    }
+    const max = Number(req.query.get('maxResults') ?? '100');
+    const offset = Number(req.query.get('pageToken') ?? '0');
+    const all = gmailMessages(standIn)
+      .filter((m) => Number(m.internalDate) > Number(after[1]) * 1000)
+      .sort((a, b) => Number(b.internalDate) - Number(a.internalDate));
+    const page = all.slice(offset, offset + max);
+    return {
+      json: {
+        messages: page.map((m) => ({ id: m.id, threadId: m.threadId })),
+        resultSizeEstimate: all.length,
+        ...(offset + max < all.length ? { nextPageToken: String(offset + max) } : {}),
+      },
+    };
+  },
+};
+routes.unshift(gmailSearch);
+const gmailMessage: Route = {
+  method: 'GET',
+  path: /^\/gmail\/v1\/users\/me\/messages\/[^/]+$/,
+  reference: 'https://developers.google.com/gmail/api/reference/rest/v1/users.messages/get',
+  answer: (req, standIn) => {
+    const id = decodeURIComponent(req.path.split('/').pop() ?? '');
+    const found = gmailMessages(standIn).find((m) => m.id === id);
+    if (found) return { json: found };
+    const other = routes.find(
+      (r) => r !== gmailMessage && r.method === 'GET' && String(r.path) === String(gmailMessage.path),
+    );
+    return other
+      ? other.answer(req, standIn)
+      : {
+          status: 404,
+          json: { error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' } },
+        };
+  },
+};
+routes.unshift(gmailMessage);
+
+// Google Sheets' `new_spreadsheet_row` trigger: spreadsheets.values.get of A1 ranges
+// (`'Sheet'!1:1`, `'Sheet'!A5:ZZZ504`; https://developers.google.com/sheets/api/guides/concepts#cell)
+// over sheets a test fills; trailing empty rows are left out, as the API does. Other spreadsheets
+// go to the route after this one.
+const sheetStores = new WeakMap<StandIn, Map<string, string[][]>>();
+/** The rows of a sheet (`<spreadsheet id>/<sheet name>`), row 1 first. */
+export function sheetRows(standIn: StandIn, spreadsheetId: string, sheet: string): string[][] {
+  let store = sheetStores.get(standIn);
+  if (!store) sheetStores.set(standIn, (store = new Map()));
+  const key = `${spreadsheetId}/${sheet}`;
+  if (!store.has(key)) store.set(key, []);
+  return store.get(key)!;
+}
+const sheetValues: Route = {
+  method: 'GET',
+  path: /^\/v4\/spreadsheets\/[^/]+\/values\/[^/]+$/,
+  reference: 'https://developers.google.com/sheets/api/reference/rest/v4/spreadsheets.values/get',
+  answer: (req, standIn) => {
+    const [, , , id, , encoded] = req.path.split('/');
+    const range = decodeURIComponent(encoded ?? '');
+    const store = sheetStores.get(standIn);
+    const parsed = /^'((?:[^']|'')+)'!(?:1:1|A(\d+):ZZZ(\d+))$/.exec(range);
+    if (!parsed || !store?.has(`${id}/${parsed[1]!.replace(/''/g, "'")}`)) {
+      const other = routes.find(
+        (r) => r !== sheetValues && r.method === 'GET' && String(r.path) === String(sheetValues.path),
+      );
+      return other ? other.answer(req, standIn) : { status: 404, json: {} };
+    }
+    const rows = sheetRows(standIn, id!, parsed[1]!.replace(/''/g, "'"));
+    const from = parsed[2] ? Number(parsed[2]) : 1;
+    const to = parsed[3] ? Number(parsed[3]) : 1;
+    const values = rows.slice(from - 1, to);
+    return { json: { range, majorDimension: 'ROWS', ...(values.length > 0 ? { values } : {}) } };
+  },
+};
+routes.unshift(sheetValues);

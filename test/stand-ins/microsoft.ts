@@ -231,3 +231,53 @@ export const dynamicsCrm: ServiceFixture = {
     },
   },
 };
+
+// Outlook's `new_email` trigger: a mail folder's messages
+// (https://learn.microsoft.com/en-us/graph/api/user-list-messages with
+// `$filter=receivedDateTime ge <DateTimeOffset>` and `$orderby=receivedDateTime asc`,
+// https://learn.microsoft.com/en-us/graph/filter-query-parameter; pages of `$top` linked by
+// `@odata.nextLink`, https://learn.microsoft.com/en-us/graph/paging).
+export interface GraphMessage {
+  id: string;
+  subject: string;
+  receivedDateTime: string;
+  bodyPreview: string;
+  from: { emailAddress: { name: string; address: string } };
+}
+const mailboxes = new WeakMap<StandIn, GraphMessage[]>();
+export function inboxMessages(standIn: StandIn): GraphMessage[] {
+  let list = mailboxes.get(standIn);
+  if (!list) mailboxes.set(standIn, (list = []));
+  return list;
+}
+microsoftSpec('outlook new_email', [
+  {
+    method: 'GET',
+    path: /^\/v1\.0\/me\/mailFolders\/inbox\/messages$/,
+    reference: 'https://learn.microsoft.com/en-us/graph/api/user-list-messages',
+    answer: (req, standIn) => {
+      const filter = /^receivedDateTime ge (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z)$/.exec(
+        req.query.get('$filter') ?? '',
+      );
+      if (!filter || req.query.get('$orderby') !== 'receivedDateTime asc')
+        return {
+          status: 400,
+          json: { error: { code: 'BadRequest', message: `Invalid filter clause: ${req.query.get('$filter')}` } },
+        };
+      const top = Number(req.query.get('$top') ?? '10');
+      const skip = Number(req.query.get('$skip') ?? '0');
+      const all = inboxMessages(standIn)
+        .filter((m) => Date.parse(m.receivedDateTime) >= Date.parse(filter[1]!))
+        .sort((a, b) => Date.parse(a.receivedDateTime) - Date.parse(b.receivedDateTime));
+      const link = new URL(`https://graph.microsoft.com${req.path}`);
+      for (const [k, v] of req.query) if (k !== '$skip') link.searchParams.set(k, v);
+      link.searchParams.set('$skip', String(skip + top));
+      return {
+        json: {
+          value: all.slice(skip, skip + top),
+          ...(skip + top < all.length ? { '@odata.nextLink': link.toString() } : {}),
+        },
+      };
+    },
+  },
+]);

@@ -8,6 +8,9 @@
 // - Upsert by external ID: https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/dome_upsert.htm
 //   (PATCH sobjects/<object>/<field>/<value>: 201 {id, success, errors, created: true}, or 200 with created: false)
 // - SOQL FIELDS(ALL) with a LIMIT of at most 200: https://developer.salesforce.com/docs/atlas.en-us.soql_sosl.meta/soql_sosl/sforce_api_calls_soql_select_fields.htm
+// - Query paging: resources_query.htm ("done": false and nextRecordsUrl /query/<locator>-<offset> while rows
+//   remain; batches of up to 2,000 rows, fewer here when a test sets the batch size); OFFSET at most 2,000
+//   (NUMBER_OUTSIDE_VALID_RANGE)
 // - Errors: https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/errorcodes.htm
 //   ([{"message": ..., "errorCode": ...}], 401 INVALID_SESSION_ID when the token expired)
 import type { ServiceFixture } from './fixture.ts';
@@ -58,42 +61,166 @@ function fieldsOf(req: StandInRequest): Record<string, unknown> | Answer {
 }
 const isAnswer = (x: unknown): x is Answer => typeof x === 'object' && x !== null && 'status' in x;
 
-/** SELECT ... FROM <object> [WHERE a = 'x' AND b = 'y'] [LIMIT n], the subset the connector sends. */
+/** Rows per answer of a query; the rest come through nextRecordsUrl (Salesforce: up to 2,000). */
+const batchSizes = new WeakMap<StandIn, number>();
+export function setQueryBatchSize(standIn: StandIn, size: number): void {
+  batchSizes.set(standIn, size);
+}
+/** Query locators still open, with the rows they have left. */
+const cursors = new Map<string, { sobject: string; rows: Row[] }>();
+
+const malformed = (message: string): Answer => ({ status: 400, json: [{ message, errorCode: 'MALFORMED_QUERY' }] });
+
+type Condition = (row: Row) => boolean;
+
+/** One comparison: Field = 'text' | != | < | > | LIKE '%x%', a number, true, false or null. */
+function comparison(text: string): Condition | null {
+  const m = /^(\w+)\s*(=|!=|<|>|\s+like\s+)\s*('(?:[^'\\]|\\.)*'|-?\d+(?:\.\d+)?|true|false|null)$/i.exec(text.trim());
+  if (!m) return null;
+  const [, field, rawOp, literal] = m as unknown as [string, string, string, string];
+  const op = rawOp.trim().toLowerCase();
+  const value: unknown = literal.startsWith("'")
+    ? literal.slice(1, -1).replace(/\\(.)/g, '$1')
+    : /^(true|false)$/i.test(literal)
+      ? literal.toLowerCase() === 'true'
+      : /^null$/i.test(literal)
+        ? null
+        : Number(literal);
+  return (row) => {
+    const actual = row[field] ?? null;
+    if (op === '=') return actual === value || (actual !== null && value !== null && String(actual) === String(value));
+    if (op === '!=')
+      return !(actual === value || (actual !== null && value !== null && String(actual) === String(value)));
+    if (op === 'like') {
+      const pattern = String(value)
+        .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+        .replace(/%/g, '.*')
+        .replace(/_/g, '.');
+      return new RegExp(`^${pattern}$`, 'i').test(String(actual ?? ''));
+    }
+    if (actual === null) return false;
+    return op === '<' ? Number(actual) < Number(value) : Number(actual) > Number(value);
+  };
+}
+
+/** The clause split at each AND or OR outside quotes: [part, joiner, part, ...]. */
+function splitClause(text: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (quoted) {
+      current += ch;
+      if (ch === '\\') current += text[++i] ?? '';
+      else if (ch === "'") quoted = false;
+      continue;
+    }
+    if (ch === "'") quoted = true;
+    const joiner = /^\s+(and|or)\s+/i.exec(text.slice(i));
+    if (joiner) {
+      out.push(current, (joiner[1] as string).toLowerCase());
+      current = '';
+      i += joiner[0].length - 1;
+      continue;
+    }
+    current += ch;
+  }
+  out.push(current);
+  return out;
+}
+
+/** A WHERE clause of comparisons joined by AND and OR (AND binds first), the subset the tests send. */
+function whereClause(text: string): Condition | null {
+  const parts = splitClause(text);
+  const groups: Condition[][] = [[]];
+  for (let i = 0; i < parts.length; i += 2) {
+    const c = comparison(parts[i] as string);
+    if (c === null) return null;
+    (groups.at(-1) as Condition[]).push(c);
+    if (parts[i + 1] === 'or') groups.push([]);
+  }
+  return (row) => groups.some((all) => all.every((c) => c(row)));
+}
+
+/** SELECT <fields | FIELDS(ALL)> FROM <object> [WHERE ...] [LIMIT n] [OFFSET m]. */
 function select(q: string, standIn: StandIn): Answer {
-  const m = /^\s*select\s+(.+?)\s+from\s+(\w+)(?:\s+where\s+(.+?))?(?:\s+limit\s+(\d+))?\s*$/i.exec(q);
-  if (!m)
-    return {
-      status: 400,
-      json: [{ message: `unexpected token: '${q.split(/\s+/)[0] ?? ''}'`, errorCode: 'MALFORMED_QUERY' }],
-    };
-  const [, fields, sobject, where, limit] = m as unknown as [
+  const m =
+    /^\s*select\s+(.+?)\s+from\s+(\w+)(?:\s+where\s+(.+?))?(?:\s+limit\s+(\d+))?(?:\s+offset\s+(\d+))?\s*$/i.exec(q);
+  if (!m) return malformed(`unexpected token: '${q.split(/\s+/)[0] ?? ''}'`);
+  const [, fields, sobject, where, limit, offset] = m as unknown as [
     string,
     string,
     string,
+    string | undefined,
     string | undefined,
     string | undefined,
   ];
-  if (/fields\(all\)/i.test(fields) && (limit === undefined || Number(limit) > 200))
+  const all = /^fields\(all\)$/i.test(fields.trim());
+  if (all && (limit === undefined || Number(limit) > 200))
+    return malformed('The SOQL FIELDS function must have a LIMIT of at most 200');
+  const names = all ? [] : fields.split(',').map((f) => f.trim());
+  if (names.some((n) => !/^\w+$/.test(n))) return malformed(`unexpected field list: ${fields}`);
+  if (offset !== undefined && Number(offset) > 2000)
     return {
       status: 400,
-      json: [{ errorCode: 'MALFORMED_QUERY', message: 'The SOQL FIELDS function must have a LIMIT of at most 200' }],
+      json: [{ errorCode: 'NUMBER_OUTSIDE_VALID_RANGE', message: 'Maximum SOQL offset allowed is 2000' }],
     };
-  const conditions = (where ?? '')
-    .split(/\s+and\s+/i)
-    .filter((c) => c !== '')
-    .map((c) => /^(\w+)\s*=\s*'((?:[^'\\]|\\.)*)'$/.exec(c.trim()));
-  if (conditions.some((c) => c === null))
-    return { status: 400, json: [{ errorCode: 'MALFORMED_QUERY', message: `unexpected condition in ${where}` }] };
-  const matches = records(standIn, sobject)
-    .filter((row) =>
-      conditions.every(
-        (c) =>
-          String(row[(c as RegExpExecArray)[1] as string]) ===
-          ((c as RegExpExecArray)[2] as string).replace(/\\(.)/g, '$1'),
-      ),
-    )
-    .slice(0, limit === undefined ? undefined : Number(limit));
-  return { json: { totalSize: matches.length, done: true, records: matches.map((r) => withAttributes(sobject, r)) } };
+  const condition = where === undefined ? () => true : whereClause(where);
+  if (condition === null) return malformed(`unexpected condition in ${where}`);
+  const rows = records(standIn, sobject)
+    .filter(condition)
+    .slice(Number(offset ?? 0), limit === undefined ? undefined : Number(offset ?? 0) + Number(limit))
+    .map((row) => (all ? row : ({ Id: row.Id, ...Object.fromEntries(names.map((n) => [n, row[n] ?? null])) } as Row)));
+  return page(standIn, sobject, rows, rows.length);
+}
+
+/** One batch of rows, and the locator of the rest when there is more. */
+function page(standIn: StandIn, sobject: string, rows: Row[], totalSize: number): Answer {
+  const size = batchSizes.get(standIn) ?? 2000;
+  const body: Record<string, unknown> = {
+    totalSize,
+    done: rows.length <= size,
+    records: rows.slice(0, size).map((r) => withAttributes(sobject, r)),
+  };
+  if (rows.length > size) {
+    const locator = `01gA0000000${String(++sequence).padStart(4, '0')}AAA-${size}`;
+    cursors.set(locator, { sobject, rows: rows.slice(size) });
+    body.nextRecordsUrl = `/services/data/v60.0/query/${locator}`;
+  }
+  return { json: body };
+}
+
+// The triggers' query: SELECT FIELDS(ALL) FROM <object> WHERE <CreatedDate | SystemModstamp> >=
+// <dateTime literal> ORDER BY <the same> ASC, Id ASC LIMIT n (SOQL date formats:
+// https://developer.salesforce.com/docs/atlas.en-us.soql_sosl.meta/soql_sosl/sforce_api_calls_soql_select_dateformats.htm).
+// Records keep their times as Salesforce writes them (`2026-01-01T00:00:00.000+0000`).
+const utc = (time: unknown) => Date.parse(String(time).replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+function timeWindowQuery(q: string, standIn: StandIn): Answer | null {
+  const m =
+    /^SELECT FIELDS\(ALL\) FROM (\w+) WHERE (CreatedDate|SystemModstamp) >= (\S+) ORDER BY (\w+) ASC, Id ASC LIMIT (\d+)$/.exec(
+      q,
+    );
+  if (!m) return null;
+  const [, sobject, field, literal, order, limit] = m as unknown as [string, string, string, string, string, string];
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})$/.test(literal))
+    return {
+      status: 400,
+      json: [
+        {
+          errorCode: 'MALFORMED_QUERY',
+          message: `value of filter criterion for field '${field}' must be of type dateTime`,
+        },
+      ],
+    };
+  if (order !== field || Number(limit) > 200)
+    return { status: 400, json: [{ errorCode: 'MALFORMED_QUERY', message: 'unexpected ORDER BY or LIMIT' }] };
+  const from = Date.parse(literal);
+  const rows = records(standIn, sobject)
+    .filter((r) => utc(r[field]) >= from)
+    .sort((a, b) => utc(a[field]) - utc(b[field]) || a.Id.localeCompare(b.Id))
+    .slice(0, Number(limit));
+  return { json: { totalSize: rows.length, done: true, records: rows.map((r) => withAttributes(sobject, r)) } };
 }
 
 export const spec: StandInSpec = {
@@ -134,7 +261,21 @@ export const spec: StandInSpec = {
       method: 'GET',
       path: /^\/services\/data\/v\d+\.\d+\/query\/?$/,
       reference: 'resources_query.htm',
-      answer: (req, standIn) => select(req.query.get('q') ?? '', standIn),
+      answer: (req, standIn) =>
+        timeWindowQuery(req.query.get('q') ?? '', standIn) ?? select(req.query.get('q') ?? '', standIn),
+    },
+    {
+      method: 'GET',
+      path: /^\/services\/data\/v\d+\.\d+\/query\/01g\w+-\d+$/,
+      reference: 'resources_query.htm (retrieving the remaining results: nextRecordsUrl)',
+      answer: (req, standIn) => {
+        const locator = req.path.split('/').pop() as string;
+        const rest = cursors.get(locator);
+        cursors.delete(locator);
+        if (!rest)
+          return { status: 400, json: [{ errorCode: 'INVALID_QUERY_LOCATOR', message: 'invalid query locator' }] };
+        return page(standIn, rest.sobject, rest.rows, rest.rows.length);
+      },
     },
     {
       method: 'POST',

@@ -4,10 +4,26 @@
 // - auth.test: https://api.slack.com/methods/auth.test
 // - chat.postMessage: https://api.slack.com/methods/chat.postMessage (JSON body with a bearer token)
 // - Errors: HTTP 200 with {"ok": false, "error": "invalid_auth" | "channel_not_found" | ...}
+import { createHmac } from 'node:crypto';
 import type { ServiceFixture } from './fixture.ts';
 import { parseJson, type StandIn, type StandInRequest, type StandInSpec } from './stand-in.ts';
 
 const invalidAuth = { json: { ok: false, error: 'invalid_auth' } };
+
+export interface PostedMessage {
+  channel: string;
+  ts: string;
+  text: string;
+  thread_ts?: string;
+  reply_broadcast?: boolean;
+}
+/** Each stand-in's posted messages, in order; each gets the next timestamp (1700000000.000100, .000200...). */
+const posted = new WeakMap<StandIn, PostedMessage[]>();
+export function messages(standIn: StandIn): PostedMessage[] {
+  let list = posted.get(standIn);
+  if (!list) posted.set(standIn, (list = []));
+  return list;
+}
 
 const SLACK: StandInSpec = slackSpec();
 
@@ -58,18 +74,34 @@ function slackSpec(): StandInSpec {
         method: 'POST',
         path: '/api/chat.postMessage',
         reference: 'https://api.slack.com/methods/chat.postMessage',
-        answer: (req) => {
+        answer: (req, standIn) => {
           if (!String(req.headers['content-type']).startsWith('application/json'))
             return { json: { ok: false, error: 'invalid_arguments' } };
           const body = parseJson(req) as
-            { channel?: string; text?: string; attachments?: unknown[]; thread_ts?: string } | undefined;
+            | {
+                channel?: string;
+                text?: string;
+                attachments?: unknown[];
+                thread_ts?: string;
+                reply_broadcast?: boolean;
+              }
+            | undefined;
           if (!body?.channel) return { json: { ok: false, error: 'channel_not_found' } };
           if (!body.text && !body.attachments?.length) return { json: { ok: false, error: 'no_text' } };
+          const list = messages(standIn);
+          const ts = `1700000000.${String((list.length + 1) * 100).padStart(6, '0')}`;
+          list.push({
+            channel: body.channel,
+            ts,
+            text: body.text ?? '',
+            ...(body.thread_ts ? { thread_ts: body.thread_ts } : {}),
+            ...(body.reply_broadcast ? { reply_broadcast: true } : {}),
+          });
           return {
             json: {
               ok: true,
               channel: body.channel,
-              ts: '1700000000.000100',
+              ts,
               message: {
                 text: body.text ?? '',
                 type: 'message',
@@ -111,3 +143,27 @@ export const slackBot: ServiceFixture = {
   oauth: true,
   adhoc: postMessage,
 };
+
+// Slack's calls to an app's Events API Request URL (https://api.slack.com/apis/events-api): the
+// JSON body and the signature headers Slack adds
+// (https://api.slack.com/authentication/verifying-requests-from-slack).
+export const SIGNING_SECRET = 'stand-in-signing-secret-0123456789';
+
+export function eventsApiCall(
+  body: unknown,
+  options: { secret?: string; timestamp?: number } = {},
+): { payload: string; headers: Record<string, string> } {
+  const payload = JSON.stringify(body);
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+  const signature = createHmac('sha256', options.secret ?? SIGNING_SECRET)
+    .update(`v0:${timestamp}:${payload}`)
+    .digest('hex');
+  return {
+    payload,
+    headers: {
+      'content-type': 'application/json',
+      'x-slack-request-timestamp': timestamp,
+      'x-slack-signature': `v0=${signature}`,
+    },
+  };
+}

@@ -411,7 +411,16 @@ export async function resolveConnectionCredentials(
   id: number,
   db: Db = ctx.db,
 ): Promise<ConnectionCredentials> {
-  const row = assertFound(await findConnection(db, scope, id));
+  return credentialsOfRow(ctx, scope, assertFound(await findConnection(db, scope, id)), db);
+}
+
+/** The credentials of a connection row already read in the scope (a job's step reads it once). */
+export async function credentialsOfRow(
+  ctx: ServiceContext,
+  scope: ConnectionScope,
+  row: ConnectionRow,
+  db: Db = ctx.db,
+): Promise<ConnectionCredentials> {
   const values = await resolveInput(db, ctx.secrets, scope, openInput(ctx.secretBox, row.input_sealed));
   return {
     connectionId: row.id,

@@ -268,7 +268,7 @@ export function recipesRoutes(
         response: { 200: MutationResult, ...errorResponses(...AUTH_ERRORS, 404) },
       },
     },
-    async (request) => resetTrigger(ctx, authOf(request), request.params.id),
+    async (request) => resetTrigger(ctx, engine, authOf(request), request.params.id),
   );
 
   app.post(

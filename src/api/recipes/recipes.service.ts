@@ -83,6 +83,8 @@ export interface RecipeRuntime {
   recipeStopped(recipeId: number): void;
   /** Fire a running recipe's scheduled trigger now; false when it has no schedule armed. */
   pollNow(recipeId: number): Promise<boolean>;
+  /** Whether the recipe's trigger is a connector's that keeps state (a closure, dedup keys) reset_trigger clears. */
+  keepsTriggerState?(row: RecipeRow): Promise<boolean>;
 }
 
 export const STOP_CAUSES = [
@@ -469,14 +471,23 @@ export function newRecipeState(author: { name: string; email: string }, now: str
   };
 }
 
-/** Triggers that keep a cursor (trigger_closure): schedules (last firing), topic triggers (last message), polling HTTP triggers (last record). */
+/**
+ * Triggers that keep a cursor (trigger_closure): schedules (last firing), topic triggers (last
+ * message), polling HTTP triggers (last record); connectors' polling and webhook triggers (their
+ * closure and dedup keys) are asked of the engine.
+ */
 const CURSOR_TRIGGERS = new Set(['clock', 'scheduler', 'workato_pub_sub', 'rest', 'http']);
 
 /** Forget where the trigger got to (14 §12): a stopped recipe with a scheduled or topic trigger. */
-export async function resetTrigger(ctx: ServiceContext, caller: Caller, id: number): Promise<{ success: true }> {
+export async function resetTrigger(
+  ctx: ServiceContext,
+  engine: RecipeRuntime,
+  caller: Caller,
+  id: number,
+): Promise<{ success: true }> {
   const current = await findVisible(ctx.db, caller, id);
   if (current.running === 1) throw new AppError('recipe_already_running');
-  if (!CURSOR_TRIGGERS.has(current.trigger_application ?? ''))
+  if (!CURSOR_TRIGGERS.has(current.trigger_application ?? '') && !(await engine.keepsTriggerState?.(current)))
     throw new AppError('trigger_without_cursor', { params: { provider: current.trigger_application ?? 'none' } });
   await updateRecipeRow(ctx.db, id, { trigger_closure: null, updated_at: toStored(ctx.clock.now()) });
   return { success: true };

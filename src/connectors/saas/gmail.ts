@@ -3,8 +3,10 @@
 import { saasConnector } from './service.ts';
 import { gmailActions } from './gmail-actions.ts';
 import { GOOGLE_HOSTS, googleOAuth, OAUTH_APP_FIELDS } from './common.ts';
+import { gmailTriggers } from './gmail-triggers.ts';
+import type { Connector } from '../types.ts';
 
-export const gmail = saasConnector({
+export const gmail: Connector = saasConnector({
   provider: 'gmail',
   title: 'Gmail',
   categories: ['Email'],
@@ -16,4 +18,5 @@ export const gmail = saasConnector({
     test: (session) => session.request({ method: 'GET', url: 'me/profile' }),
   },
   actions: gmailActions(() => gmail),
+  triggers: gmailTriggers(() => gmail),
 });

@@ -3,8 +3,10 @@
 import { saasConnector } from './service.ts';
 import { googleSheetsActions } from './google_sheets-actions.ts';
 import { GOOGLE_HOSTS, googleOAuth, OAUTH_APP_FIELDS } from './common.ts';
+import { googleSheetsTriggers } from './google-sheets-triggers.ts';
+import type { Connector } from '../types.ts';
 
-export const googleSheets = saasConnector({
+export const googleSheets: Connector = saasConnector({
   provider: 'google_sheets',
   title: 'Google Sheets',
   categories: ['Spreadsheets'],
@@ -20,4 +22,5 @@ export const googleSheets = saasConnector({
       session.request({ method: 'GET', url: 'https://www.googleapis.com/drive/v3/about', query: { fields: 'user' } }),
   },
   actions: googleSheetsActions(() => googleSheets),
+  triggers: googleSheetsTriggers(() => googleSheets),
 });

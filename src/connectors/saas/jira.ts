@@ -1,11 +1,26 @@
 // Jira Cloud: an API token with the account's e-mail (basic) on the site's host, or OAuth 2.0
 // (3LO) through auth.atlassian.com, whose API is reached through api.atlassian.com and the site's
 // cloud id (found once after the authorization: accessible-resources). REST API v3. Test: `myself`.
+// Named actions: jira-actions.ts.
+import type { Connector } from '../types.ts';
+import { jiraActions } from './jira-actions.ts';
 import { saasConnector } from './service.ts';
 import { field, hostName, OAUTH_APP_FIELDS, secret, text } from './common.ts';
 import { StepError } from '../step-error.ts';
+import { jiraTriggers } from './jira-triggers.ts';
 
-export const jira = saasConnector({
+/** Jira's error answer: `errorMessages`, and `errors` by field ("project: valid project is required"). */
+function jiraErrorOf(status: number, body: unknown): string | null {
+  if (status < 400 || typeof body !== 'object' || body === null) return null;
+  const { errorMessages, errors } = body as { errorMessages?: unknown; errors?: unknown };
+  const parts = Array.isArray(errorMessages) ? errorMessages.filter((m) => typeof m === 'string' && m !== '') : [];
+  if (typeof errors === 'object' && errors !== null)
+    for (const [field, message] of Object.entries(errors).slice(0, 10))
+      if (typeof message === 'string') parts.push(`${field}: ${message}`);
+  return parts.length > 0 ? parts.join('; ') : null;
+}
+
+export const jira: Connector = saasConnector({
   provider: 'jira',
   title: 'Jira',
   categories: ['Project Management', 'IT Service Management'],
@@ -45,6 +60,7 @@ export const jira = saasConnector({
       return `https://${hostName(state.values, 'host_name')}/rest/api/3/`;
     },
     hosts: () => ['api.atlassian.com'],
+    errorOf: jiraErrorOf,
     async afterAuthorize(session) {
       const res = await session.request({
         method: 'GET',
@@ -66,4 +82,6 @@ export const jira = saasConnector({
     },
     test: (session) => session.request({ method: 'GET', url: 'myself' }),
   },
+  actions: jiraActions(() => jira),
+  triggers: jiraTriggers(() => jira),
 });

@@ -3,8 +3,10 @@
 import { saasConnector } from './service.ts';
 import { outlookActions } from './outlook-actions.ts';
 import { MICROSOFT_TENANT_FIELD, microsoftOAuth, OAUTH_APP_FIELDS } from './common.ts';
+import { outlookTriggers } from './outlook-triggers.ts';
+import type { Connector } from '../types.ts';
 
-export const outlook = saasConnector({
+export const outlook: Connector = saasConnector({
   provider: 'outlook',
   title: 'Microsoft Outlook',
   categories: ['Email', 'Calendar'],
@@ -15,4 +17,5 @@ export const outlook = saasConnector({
     test: (session) => session.request({ method: 'GET', url: 'me' }),
   },
   actions: outlookActions(() => outlook),
+  triggers: outlookTriggers(() => outlook),
 });

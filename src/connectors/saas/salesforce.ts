@@ -5,6 +5,7 @@
 // Named actions: salesforce-actions.ts.
 import type { Connector } from '../types.ts';
 import { salesforceActions } from './salesforce-actions.ts';
+import { salesforceTriggers } from './salesforce-triggers.ts';
 import { saasConnector } from './service.ts';
 import { field, fromAuthorization, OAUTH_APP_FIELDS, text } from './common.ts';
 
@@ -42,4 +43,5 @@ export const salesforce: Connector = saasConnector({
     test: (session) => session.request({ method: 'GET', url: '' }),
   },
   actions: salesforceActions(() => salesforce),
+  triggers: salesforceTriggers(() => salesforce),
 });

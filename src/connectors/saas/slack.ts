@@ -5,7 +5,8 @@ import type { ConnectionDefinition } from '../definition.ts';
 import type { Connector } from '../types.ts';
 import { postMessage } from './slack-actions.ts';
 import { saasConnector } from './service.ts';
-import { OAUTH_APP_FIELDS } from './common.ts';
+import { OAUTH_APP_FIELDS, secret } from './common.ts';
+import { slackNewEvent } from './slack-triggers.ts';
 
 function slackErrorOf(_status: number, body: unknown): string | null {
   if (typeof body === 'object' && body !== null && (body as { ok?: unknown }).ok === false) {
@@ -17,7 +18,16 @@ function slackErrorOf(_status: number, body: unknown): string | null {
 
 function slackConnection(user: boolean): ConnectionDefinition {
   return {
-    fields: OAUTH_APP_FIELDS,
+    // The app's signing secret checks the Events API's calls (the bot's `new_event` trigger).
+    fields: user
+      ? OAUTH_APP_FIELDS
+      : [
+          ...OAUTH_APP_FIELDS,
+          secret('signing_secret', 'Signing secret', {
+            optional: true,
+            hint: "The Slack app's Basic Information page",
+          }),
+        ],
     auth: {
       type: 'oauth2_authorization_code',
       authorizationUrl: 'https://slack.com/oauth/v2/authorize',
@@ -66,5 +76,10 @@ export const slackBot: Connector = saasConnector({
   title: 'Workbot for Slack',
   categories: ['Collaboration', 'Bots'],
   connection: slackConnection(false),
-  actions: { post_bot_message: postMessage('Post message', () => slackBot) },
+  actions: {
+    post_bot_message: postMessage('Post message', () => slackBot),
+    post_bot_reply: postMessage('Post reply', () => slackBot, { reply: true }),
+    post_bot_reply_v2: postMessage('Post reply', () => slackBot, { reply: true }),
+  },
+  triggers: { new_event: slackNewEvent },
 });
