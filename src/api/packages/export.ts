@@ -31,6 +31,7 @@ import { CHUNK_BYTES, deleteChunks, finishPackage, insertChunk } from './package
 import { createZipWriter } from './zip.ts';
 import { resolveTemplate } from '../message_templates/message_templates.service.ts';
 import { PROJECT_FILE } from '../export_manifests/asset-types.ts';
+import { projectLookOfFolder } from '../projects/projects.store.ts';
 import { findConnectorByProvider, latestReleasedVersion } from '../custom_connectors/custom_connectors.store.ts';
 import { findRecipeVersionContent } from '../recipes/recipes.store.ts';
 import { listTestCases } from '../test_cases/test_cases.store.ts';
@@ -448,12 +449,7 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
   }
   // An exported project's description, colour and icon (the vendor's project.json).
   if (options.anchorFolderId !== null) {
-    const project = await db
-      .selectFrom('projects')
-      .select(['description', 'color', 'icon'])
-      .where('environment_id', '=', pkg.environment_id)
-      .where('folder_id', '=', options.anchorFolderId)
-      .executeTakeFirst();
+    const project = await projectLookOfFolder(db, pkg.environment_id, options.anchorFolderId);
     if (project) {
       written.add(PROJECT_FILE);
       writer.add(PROJECT_FILE, async () =>

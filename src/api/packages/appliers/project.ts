@@ -3,21 +3,14 @@
 // package is imported into. Imported into a folder that is not a project's own, the file is kept
 // as it came (and exported again with that folder), since there is no project of its own to set.
 import { keepFile } from '../kept-files.store.ts';
+import { projectLookOfFolder, setProjectLook } from '../../projects/projects.store.ts';
 import { PROJECT_FILE } from '../../export_manifests/asset-types.ts';
 import { type ImportRun } from './run.ts';
 
 export async function applyProjectFile(run: ImportRun): Promise<void> {
   const { trx, pkg, env, now, target, byType, changes, warn } = run;
   for (const e of byType('project')) {
-    const project =
-      target.is_project === 1
-        ? await trx
-            .selectFrom('projects')
-            .select(['id', 'description', 'color', 'icon'])
-            .where('environment_id', '=', env)
-            .where('folder_id', '=', target.id)
-            .executeTakeFirst()
-        : undefined;
+    const project = target.is_project === 1 ? await projectLookOfFolder(trx, env, target.id) : undefined;
     if (!project) {
       await keepFile(trx, {
         workspaceId: pkg.workspace_id,
@@ -39,11 +32,7 @@ export async function applyProjectFile(run: ImportRun): Promise<void> {
       changes.set(e.path, 'unchanged');
       continue;
     }
-    await trx
-      .updateTable('projects')
-      .set({ ...next, updated_at: now })
-      .where('id', '=', project.id)
-      .execute();
+    await setProjectLook(trx, project.id, { ...next, updated_at: now });
     changes.set(e.path, 'updated');
   }
 }
