@@ -408,6 +408,13 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
   const folders = await FolderIndex.load(db, pkg.environment_id);
   const assets = options.assets.filter((a) => a.checked && !a.unreachable);
   const refs = new RefResolver(db, pkg.environment_id, folders, options.anchorFolderId, assets);
+  // Read before the writer starts: its files are produced as the zip streams out, and a failure of
+  // one must reach the stream, not an await of ours in between.
+  const templates = await templatesOfRecipes(db, refs, assets);
+  const project =
+    options.anchorFolderId === null
+      ? undefined
+      : await projectLookOfFolder(db, pkg.environment_id, options.anchorFolderId);
   const writer = createZipWriter(new Date(pkg.created_at));
   const written = new Set<string>();
   // A level's properties go together into one file (the vendor's), wherever the manifest placed them.
@@ -435,7 +442,7 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
     writer.add(file, () => propertiesFile(db, pkg.environment_id, type, ids));
   }
   // The message templates the recipes' steps name, each in the vendor's file at the package's root.
-  for (const t of await templatesOfRecipes(db, refs, assets)) {
+  for (const t of templates) {
     if (written.has(t.ref.zip_name)) continue;
     written.add(t.ref.zip_name);
     writer.add(t.ref.zip_name, async () =>
@@ -448,14 +455,11 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
     );
   }
   // An exported project's description, colour and icon (the vendor's project.json).
-  if (options.anchorFolderId !== null) {
-    const project = await projectLookOfFolder(db, pkg.environment_id, options.anchorFolderId);
-    if (project) {
-      written.add(PROJECT_FILE);
-      writer.add(PROJECT_FILE, async () =>
-        json({ description: project.description, color: project.color, icon: project.icon }),
-      );
-    }
+  if (project) {
+    written.add(PROJECT_FILE);
+    writer.add(PROJECT_FILE, async () =>
+      json({ description: project.description, color: project.color, icon: project.icon }),
+    );
   }
   // Files an import kept as they came (contract 15 §13: the vendor's low-code apps, unknown
   // types) go out again unchanged with every export of their folder.
