@@ -152,6 +152,7 @@ export async function customConnectorJobs(options: {
   let sb = await startSwitchboard({
     JOB_BACKLOG_PER_RECIPE: process.env.JOB_BACKLOG_PER_RECIPE ?? '10000000',
     JOB_BACKLOG_PER_WORKSPACE: process.env.JOB_BACKLOG_PER_WORKSPACE ?? '100000000',
+    ...(process.env.CONNECTOR_WORKERS ? { CONNECTOR_WORKERS: process.env.CONNECTOR_WORKERS } : {}),
   });
   try {
     const connector = await sb.api('POST', '/api/custom_connectors', { title: 'Bench items', code: CONNECTOR });
@@ -210,7 +211,10 @@ export async function customConnectorJobs(options: {
     const exited = once(sb.process, 'exit');
     sb.process.kill('SIGTERM');
     await exited;
-    sb = await startSwitchboard({}, sb.dataDir);
+    sb = await startSwitchboard(
+      process.env.CONNECTOR_WORKERS ? { CONNECTOR_WORKERS: process.env.CONNECTOR_WORKERS } : {},
+      sb.dataDir,
+    );
     for (const r of recipes) r.hook = (await sb.api('GET', `/api/recipes/${r.id}`)).webhook_url as string;
     const [custom, http] = recipes as [(typeof recipes)[0], (typeof recipes)[0]];
     const fireAndWait = async (recipe: (typeof recipes)[0]) => {

@@ -78,6 +78,12 @@ const BENCHMARKS: Record<
     postgres: true,
     load: () => import('./agents.ts'),
   },
+  footprint: {
+    summary:
+      "start-to-ready and idle memory of an empty server, after each area's first request, after code steps and once their workers are released; then with 10,000 running recipes: start-to-ready, memory, a webhook's cost, CPU at rest, the recipes list and search; beside a bare Fastify server [--recipes N --rest S --seconds S]",
+    postgres: true,
+    load: () => import('./footprint.ts'),
+  },
   retention: {
     summary:
       'job retention: the database size (SQLite: the file; PostgreSQL: pg_database_size) under a steady job load with a short retention, round by round [--rounds N --jobs N]',

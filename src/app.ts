@@ -27,6 +27,7 @@ import { registerDurableReplies } from './http/durable-replies.ts';
 import { STORAGE_FAILURE_TEXT } from './db/storage-health.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
 import { validatorCompiler } from './http/validation.ts';
+import { buildLazySerializer } from './http/serialization.ts';
 import { AppError } from './errors.ts';
 import { jsonShape } from './json-shape.ts';
 import { createLogger } from './logger.ts';
@@ -202,13 +203,12 @@ async function registerOpenApi(app: FastifyInstance, config: AppDeps['config']):
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 }
 
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { config, database } = deps;
-  const logger = deps.logger ?? createLogger(config.logLevel);
-  const app = Fastify({
+/** Fastify's options: limits from the configuration, our request ids, logger and compilers. */
+function serverOptions(config: Config, logger: Logger) {
+  return {
     loggerInstance: logger,
     genReqId: requestId,
-    requestIdHeader: false,
+    requestIdHeader: false as const,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
@@ -217,7 +217,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
     childLoggerFactory: requestLogger,
-  }) as unknown as FastifyInstance;
+    // Response serializers compile at a route's first reply (src/http/serialization.ts).
+    schemaController: { compilersFactory: { buildSerializer: buildLazySerializer } },
+  };
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, database } = deps;
+  const logger = deps.logger ?? createLogger(config.logLevel);
+  const app = Fastify(serverOptions(config, logger)) as unknown as FastifyInstance;
   if (deps.onRoute) app.addHook('onRoute', deps.onRoute);
   const mailer: Mailer | undefined =
     config.smtpUrl === undefined ? undefined : createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom });

@@ -70,6 +70,8 @@ export interface Config {
   readonly triggerPollSeconds: number;
   /** Several nodes on PostgreSQL: how long a node's claim on a job or a package lasts without being renewed. */
   readonly nodeLeaseMs: number;
+  /** Code sandboxes' and custom connectors' worker threads idle this long are released (0: never). */
+  readonly sandboxIdleMs: number;
   /** Custom connectors' Ruby: worker threads (one interpreter each), memory and time of a call. */
   readonly connectorWorkers: number;
   readonly connectorMemoryBytes: number;
@@ -150,6 +152,7 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'DATABASE_CONNECT_TIMEOUT_MS',
   'DATABASE_IDLE_TIMEOUT_MS',
   'NODE_LEASE_MS',
+  'SANDBOX_IDLE_MS',
   'CONNECTOR_WORKERS',
   'CONNECTOR_MEMORY_MB',
   'CONNECTOR_TIMEOUT_MS',
@@ -324,6 +327,8 @@ export function loadConfig(env: Env = process.env): Config {
     // renewing (killed, cut off) leaves its running jobs to be failed Interrupted, and its package
     // or test run to be taken up, by another node once this has passed.
     nodeLeaseMs: intSetting(env, 'NODE_LEASE_MS', 30_000, 1_000, 600_000),
+    // An interpreter holds tens of MB; one unused for five minutes is released (reloaded from its snapshot file).
+    sandboxIdleMs: intSetting(env, 'SANDBOX_IDLE_MS', 300_000, 0, 86_400_000),
     // Custom connectors run in Ruby interpreters, one per worker thread (about 80 MB each at rest).
     connectorWorkers: intSetting(env, 'CONNECTOR_WORKERS', 2, 1, 64),
     // What one call of a connector may allocate beyond the interpreter at rest (NoMemoryError past it).

@@ -1,6 +1,7 @@
 // The gateway's tests (src/gateway/) share this set-up: a real upstream on loopback (answers that
 // are slow, huge, stalled, dripped, empty, chunked or created, and an echo of the request), a
-// server whose gateway times out at 200 ms and holds bodies to 2 KB and answers to 4 KB, a project
+// server whose gateway holds bodies to 2 KB and answers to 4 KB and times out as the test file
+// asks (GATEWAY_TIMEOUT_MS; its default unless the file tests timeouts), a project
 // with a proxy collection in front of the upstream (its endpoints enabled but `off`), a second
 // collection, and an API client; then access profiles, OAuth tokens and calls through the gateway.
 import assert from 'node:assert/strict';
@@ -33,21 +34,43 @@ export interface GatewayFixture {
   close(): Promise<void>;
 }
 
-export async function startGatewayFixture(clock: Clock): Promise<GatewayFixture> {
+/**
+ * How long the slow upstream answers take (a slow answer, the rest of a stalled body, a dripped
+ * body): far longer than a test's gateway timeout, so the gateway always times them out first,
+ * however loaded the machine. They end early when the gateway drops the connection.
+ */
+const SLOW_UPSTREAM_MS = 10_000;
+
+/** Resolves after `ms`, or once the response's connection closes, whichever comes first. */
+function untilClosedOr(raw: NodeJS.EventEmitter, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    raw.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
+ * `timeoutMs`: the gateway's timeout (GATEWAY_TIMEOUT_MS), for a file that tests timeouts with the
+ * slow upstream answers: long enough that an ordinary call on a loaded machine never reaches it.
+ */
+export async function startGatewayFixture(clock: Clock, options: { timeoutMs?: number } = {}): Promise<GatewayFixture> {
   const endpointIds: Record<string, number> = {};
   const upstream = Fastify();
   upstream.removeAllContentTypeParsers();
   upstream.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   upstream.all('/other/*', async (request) => ({ other: true, url: request.url }));
   upstream.all('/base/*', async (request, reply) => {
-    if (request.url.includes('/slow')) await new Promise((r) => setTimeout(r, 500));
+    if (request.url.includes('/slow')) await untilClosedOr(reply.raw, SLOW_UPSTREAM_MS);
     if (request.url.includes('/huge')) return reply.type('text/plain').send('x'.repeat(5000));
     if (request.url.includes('/stalled')) {
-      // Headers and the start of the body at once, the rest after the gateway's timeout.
+      // Headers and the start of the body at once, the rest long after the gateway's timeout.
       reply.hijack();
       reply.raw.writeHead(200, { 'content-type': 'application/json' });
       reply.raw.write('{"partial":');
-      setTimeout(() => reply.raw.end('true}'), 500);
+      void untilClosedOr(reply.raw, SLOW_UPSTREAM_MS).then(() => reply.raw.end('true}'));
       return reply;
     }
     if (request.url.includes('/empty')) return reply.status(204).send();
@@ -61,13 +84,14 @@ export async function startGatewayFixture(clock: Clock): Promise<GatewayFixture>
       return reply;
     }
     if (request.url.includes('/drip')) {
-      // A byte every 60 ms: never quiet for the gateway's 200 ms, but done only after 600 ms.
+      // A byte every 60 ms: never quiet for as long as the gateway's timeout, but done only after
+      // SLOW_UPSTREAM_MS.
       reply.hijack();
       reply.raw.writeHead(200, { 'content-type': 'text/plain' });
       let sent = 0;
       const timer = setInterval(() => {
         sent += 1;
-        if (sent < 10) reply.raw.write('x');
+        if (sent < SLOW_UPSTREAM_MS / 60) reply.raw.write('x');
         else {
           clearInterval(timer);
           reply.raw.end('x');
@@ -86,7 +110,11 @@ export async function startGatewayFixture(clock: Clock): Promise<GatewayFixture>
 
   const t = await createTestApp({
     clock,
-    env: { GATEWAY_TIMEOUT_MS: '200', GATEWAY_MAX_BODY_BYTES: '2048', GATEWAY_MAX_RESPONSE_BYTES: '4096' },
+    env: {
+      ...(options.timeoutMs === undefined ? {} : { GATEWAY_TIMEOUT_MS: String(options.timeoutMs) }),
+      GATEWAY_MAX_BODY_BYTES: '2048',
+      GATEWAY_MAX_RESPONSE_BYTES: '4096',
+    },
   });
   const project = await t.createProject('Public APIs');
   const connection = await t.call('POST', '/api/connections', {

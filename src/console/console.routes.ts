@@ -23,6 +23,7 @@ import { consoleDataTableRecordsRoutes, consoleDataTablesRoutes } from './pages/
 import { consoleWorkflowTasksRoutes } from './pages/workflow-tasks.routes.ts';
 import { consoleBuildsRoutes } from './pages/builds.routes.ts';
 import { consoleConnectionRoutes } from './pages/connection.routes.ts';
+import { consoleApiClientsRoutes } from './pages/api-clients.routes.ts';
 
 /** Largest form the console accepts: the recipe editor's, which carries the draft recipe (as the API's body limit). */
 const FORM_LIMIT_BYTES = 1024 * 1024;
@@ -170,6 +171,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
     consoleJobsRoutes(app, kit);
     consoleLookupTablesRoutes(app, kit);
     consoleWorkspaceRoutes(app, kit);
+    consoleApiClientsRoutes(app, kit);
     consoleConnectionRoutes(app, kit);
     consoleTopicsRoutes(app, kit);
     consoleDeploymentsRoutes(app, kit);

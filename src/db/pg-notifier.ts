@@ -7,7 +7,8 @@
 // meanwhile are sent when it is back. The in-process notifier (src/notifier.ts) serves SQLite.
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from './pg-driver.ts';
 import type { Logger } from 'pino';
 import { createInProcessNotifier, NODE_LOCAL_EVENTS, type ChangeEvents, type Notifier } from '../notifier.ts';
 
@@ -155,7 +156,7 @@ export function createPgNotifier(options: PgNotifierOptions): PgNotifier {
   }
 
   async function connect(): Promise<void> {
-    const next = new pg.Client({ connectionString, keepAlive: true, application_name: 'switchboard-notifier' });
+    const next = new (loadPg().Client)({ connectionString, keepAlive: true, application_name: 'switchboard-notifier' });
     next.on('error', (error) => {
       log.warn({ err: error }, 'change notifications connection error');
       lost(next);
@@ -163,7 +164,7 @@ export function createPgNotifier(options: PgNotifierOptions): PgNotifier {
     next.on('end', () => lost(next));
     try {
       await next.connect();
-      await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      await next.query(`LISTEN ${loadPg().escapeIdentifier(channel)}`);
     } catch (error) {
       next.removeAllListeners('end');
       next.end().catch(() => undefined);

@@ -4,7 +4,8 @@
 // as ISO text by the stores themselves. Every statement's failure is shown to the storage health
 // (storage-health.ts), so that a database that stopped answering makes GET /ready not ready and
 // writes answer 503 until it answers again; the pool opens new connections by itself then.
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from './pg-driver.ts';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { DatabaseUnreachableError } from './dialect.ts';
 import { createStorageHealth, type StorageHealth } from './storage-health.ts';
@@ -31,7 +32,7 @@ const NUMERIC_OID = 1700;
 export const postgresTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (format !== 'binary' && (oid === INT8_OID || oid === NUMERIC_OID)) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format);
+    return loadPg().types.getTypeParser(oid, format);
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
@@ -46,7 +47,7 @@ export function openPostgres(
   settings: PostgresSettings,
   probe: (db: Kysely<Database>) => Promise<void>,
 ): OpenedPostgres {
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     connectionString: settings.url,
     max: settings.poolMax,
     connectionTimeoutMillis: settings.connectTimeoutMs,
@@ -153,7 +154,8 @@ function watchedPool(pool: pg.Pool, storage: StorageHealth): PostgresPool {
           if (name !== undefined) {
             const run = () => client.query({ name, text: text as string, values: values as unknown[] });
             return run().catch((error: unknown) => {
-              if (!(error instanceof pg.DatabaseError) || error.code !== FEATURE_NOT_SUPPORTED) return fail(error);
+              if (!(error instanceof loadPg().DatabaseError) || error.code !== FEATURE_NOT_SUPPORTED)
+                return fail(error);
               names.forget(text as string);
               return client.query(text as string, values as unknown[]).catch(fail);
             });
@@ -178,7 +180,7 @@ function watchedPool(pool: pg.Pool, storage: StorageHealth): PostgresPool {
  * which storageFailureOf tells apart (HTTP 503) by its class, never by the message.
  */
 function toUnreachable(error: unknown): unknown {
-  if (error instanceof pg.DatabaseError || error instanceof DatabaseUnreachableError) return error;
+  if (error instanceof loadPg().DatabaseError || error instanceof DatabaseUnreachableError) return error;
   if (error instanceof TypeError || error instanceof RangeError) return error;
   return new DatabaseUnreachableError(error);
 }

@@ -329,13 +329,15 @@ async function drain(queue: JobQueue, shutdown: AbortController, timeoutMs: numb
  */
 function createSandboxes(ctx: ServiceContext, limits: EngineLimits): EngineSandboxes {
   return {
-    js: createJsSandbox({ workers: 2 }),
+    js: createJsSandbox({ workers: 2, idleMs: ctx.config.sandboxIdleMs }),
     py: createPySandbox({
       workers: 2,
+      idleMs: ctx.config.sandboxIdleMs,
       snapshotFiles: [pythonSnapshotFile(ctx.config.dataDir), installedPythonSnapshotFile()],
     }),
     ruby: createRubyCodeRunner({
       workers: 2,
+      idleMs: ctx.config.sandboxIdleMs,
       memoryBytes: limits.codeMemoryBytes,
       dataDir: ctx.config.dataDir,
       httpTimeoutMs: limits.httpTimeoutMs,

@@ -63,12 +63,13 @@ export class Schedules {
   }
 
   /** Arm the schedule of a running recipe from its (literal) trigger input and its last firing. */
-  arm(row: RecipeRow, input: Hash): void {
+  arm(row: RecipeRow, input: Hash, options: { timer?: boolean } = {}): void {
     const schedule = scheduleOf(input);
     if (Array.isArray(schedule)) return;
     const lastFired = lastFiredOf(row.trigger_closure);
     this.#schedules.set(row.id, { schedule, next: nextFireTime(schedule, this.#deps.settings.now(), lastFired) });
-    this.armTimer();
+    // Several arms in a row (start-up) set the timer once, after the last.
+    if (options.timer !== false) this.armTimer();
   }
 
   /** Whether the recipe's schedule is armed here. */
@@ -86,7 +87,8 @@ export class Schedules {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     if (lifecycle.closing || !lifecycle.started || !settings.scheduleTimer || this.#schedules.size === 0) return;
-    const soonest = Math.min(...[...this.#schedules.values()].map((s) => s.next));
+    let soonest = Infinity;
+    for (const s of this.#schedules.values()) if (s.next < soonest) soonest = s.next;
     const delay = Math.max(0, Math.min(soonest - settings.now(), 60_000));
     this.#timer = setTimeout(() => {
       void this.runDue().catch((error: unknown) => ctx.log.error({ err: error }, 'scheduler failed'));

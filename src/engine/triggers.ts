@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import type { RecipeRow } from '../db/types.ts';
-import { findRecipeById, listRunningRecipeIds } from '../api/recipes/recipes.store.ts';
+import { findRecipeById, listRunningRecipeIds, listRunningRecipesAfter } from '../api/recipes/recipes.store.ts';
 import { batchSizeOf, type TopicSubscriptions } from './connectors/workato_pub_sub.ts';
 import type { DataTableTriggers } from './data-table-triggers.ts';
 import type { EngineEventBus } from './events.ts';
@@ -18,6 +18,9 @@ import type { Schedules } from './schedules.ts';
 import type { EngineSettings } from './settings.ts';
 import { evaluateTriggerInput } from './validate.ts';
 import { subscribeWebhook, unsubscribeWebhook } from './connector-triggers.ts';
+
+/** Running recipes read at a time when the engine arms them at start. */
+const RESUME_PAGE = 500;
 
 export interface TriggerDeps {
   ctx: ServiceContext;
@@ -93,16 +96,24 @@ export class TriggerArming {
     this.#unsubscribe.push(ctx.notifier.subscribe('everything.changed', () => this.#resyncSoon()));
   }
 
-  /** Arm the triggers of every running recipe (at start). */
+  /**
+   * Arm the triggers of every running recipe (at start), read a page at a time. The schedules'
+   * timer is set once at the end: setting it after each of thousands of schedules made start-up
+   * grow with the square of their number.
+   */
   async resumeRunning(): Promise<void> {
-    const { ctx } = this.#deps;
-    for (const id of await listRunningRecipeIds(ctx.db)) {
-      const row = await findRecipeById(ctx.db, id);
-      if (row)
-        await this.arm(row).catch((error: unknown) =>
-          ctx.log.error({ err: error, recipe_id: id }, 'could not resume the trigger of a running recipe'),
+    const { ctx, schedules } = this.#deps;
+    let after = 0;
+    for (;;) {
+      const rows = await listRunningRecipesAfter(ctx.db, after, RESUME_PAGE);
+      for (const row of rows)
+        await this.arm(row, { timer: false }).catch((error: unknown) =>
+          ctx.log.error({ err: error, recipe_id: row.id }, 'could not resume the trigger of a running recipe'),
         );
+      if (rows.length < RESUME_PAGE) break;
+      after = rows.at(-1)!.id;
     }
+    schedules.armTimer();
   }
 
   /** A recipe was started here: arm its trigger and tell the other nodes. */
@@ -161,8 +172,11 @@ export class TriggerArming {
     schedules.armTimer();
   }
 
-  /** Arm the trigger of a running recipe: its schedule, poll, data table or topic subscription (webhooks need nothing). */
-  async arm(row: RecipeRow): Promise<void> {
+  /**
+   * Arm the trigger of a running recipe: its schedule, poll, data table or topic subscription.
+   * Webhooks need nothing: their recipe is compiled at its first event, not at start-up.
+   */
+  async arm(row: RecipeRow, options: { timer?: boolean } = {}): Promise<void> {
     const { settings, cache, schedules, subscriptions, polls, dataTables, python, ruby } = this.#deps;
     schedules.disarm(row.id);
     subscriptions.disarm(row.id);
@@ -171,6 +185,7 @@ export class TriggerArming {
     if (usesPython(row)) python.warm();
     if (usesRuby(row)) ruby.warm();
     this.#armed.add(row.id);
+    if (row.trigger_application === 'workato_webhooks') return;
     await cache.prepare(row);
     const { recipe } = cache.compiledFor(row);
     if (recipe && recipe.trigger.trigger?.kind === 'poll')
@@ -185,7 +200,7 @@ export class TriggerArming {
       return subscriptions.arm(row, input, typeof size === 'number' ? size : null);
     }
     if (!recipe || recipe.trigger.trigger?.kind !== 'schedule') return;
-    schedules.arm(row, evaluateTriggerInput(settings, recipe.trigger));
+    schedules.arm(row, evaluateTriggerInput(settings, recipe.trigger), options);
   }
 
   /** Re-read the running recipes once no re-read is under way (one more if asked meanwhile). */

@@ -1,7 +1,7 @@
 // Request validation. Bodies are validated strictly (a wrong type is a 400, never silently
 // coerced; unknown fields are refused where a schema closes the object); path and query
 // strings are coerced to the declared types, since everything there arrives as text.
-import { Ajv, type ErrorObject, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { addFieldError, type FieldErrors } from '../errors.ts';
@@ -12,10 +12,28 @@ const shared: Options = { allErrors: true, removeAdditional: false, useDefaults:
 const bodyAjv = addFormats(new Ajv({ ...shared, coerceTypes: false }));
 const textAjv = addFormats(new Ajv({ ...shared, coerceTypes: 'array' }));
 
+/**
+ * A route's validator is compiled at the route's first request, not when the route is registered:
+ * a server has hundreds of routes and a process uses a few of them, so compiling every schema at
+ * start-up cost most of the start time and tens of megabytes of generated code.
+ * `test/schemas-compile.test.ts` compiles every route's schemas, so a broken one still fails CI.
+ */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object);
+  let compiled: ValidateFunction | undefined;
+  const validate = (data: unknown): boolean => {
+    compiled ??= compileValidator(schema, httpPart);
+    const valid = compiled(data) as boolean;
+    validate.errors = compiled.errors;
+    return valid;
+  };
+  validate.errors = null as ValidateFunction['errors'];
+  return validate;
 };
+
+/** A part's validator, compiled now: bodies strictly, path, query and headers with coercion. */
+export function compileValidator(schema: unknown, httpPart: string | undefined): ValidateFunction {
+  return (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+}
 
 /** Ajv errors in the contract's `errors` shape: field -> list of problems. */
 export function fieldErrors(errors: readonly Partial<ErrorObject>[], context: string | undefined): FieldErrors {

@@ -1,6 +1,6 @@
 // Outgoing e-mail. One implementation, SMTP through nodemailer, used when SMTP_URL is set; without
 // it there is no mailer and callers record what they would have sent (see member_invitations).
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 export interface MailMessage {
   to: { name: string; address: string } | Array<{ name: string; address: string }>;
@@ -31,19 +31,27 @@ export class MailDeliveryError extends Error {
 const SMTP_TIMEOUT_MS = 10_000;
 
 export function createSmtpMailer(options: { url: string; from: string }): Mailer {
-  const transport = nodemailer.createTransport({
-    url: options.url,
-    connectionTimeout: SMTP_TIMEOUT_MS,
-    greetingTimeout: SMTP_TIMEOUT_MS,
-    socketTimeout: SMTP_TIMEOUT_MS,
-    // nodemailer's own logging would print the SMTP dialogue, AUTH included.
-    logger: false,
-    debug: false,
-  });
+  // nodemailer is loaded with the first message: most servers send none for hours, if ever.
+  let transport: Transporter | undefined;
+  const transportOf = async () => {
+    const { default: nodemailer } = await import('nodemailer');
+    transport ??= nodemailer.createTransport({
+      url: options.url,
+      connectionTimeout: SMTP_TIMEOUT_MS,
+      greetingTimeout: SMTP_TIMEOUT_MS,
+      socketTimeout: SMTP_TIMEOUT_MS,
+      // nodemailer's own logging would print the SMTP dialogue, AUTH included.
+      logger: false,
+      debug: false,
+    });
+    return transport;
+  };
   return {
     async send(message) {
       try {
-        await transport.sendMail({
+        await (
+          await transportOf()
+        ).sendMail({
           from: options.from,
           to: message.to,
           subject: message.subject,
@@ -55,7 +63,7 @@ export function createSmtpMailer(options: { url: string; from: string }): Mailer
       }
     },
     close() {
-      transport.close();
+      transport?.close();
     },
   };
 }

@@ -88,7 +88,8 @@ export function registerActivityLog(app: FastifyInstance, ctx: ServiceContext): 
     const { change, actor, reply: body } = recorded;
     const params = (request.params ?? {}) as Record<string, unknown>;
     const fromParam = change.idParam === undefined ? undefined : params[change.idParam];
-    const resourceId = fromParam !== undefined ? String(fromParam) : createdId(body);
+    const resourceId =
+      fromParam !== undefined ? String(fromParam) : (createdId(body) ?? createdIdOfPage(reply.getHeader('location')));
     try {
       await ctx.groupCommit.run((trx) =>
         recordActivity(trx, ctx.clock, actor, {
@@ -124,10 +125,11 @@ function changeOf(
     if (isRefusal(body)) return null;
     return { change, actor: actorFrom(request, request.authContext, 'api'), reply: body };
   }
-  if (url.startsWith('/console/') && status === 303) {
+  if (url.startsWith('/console/') && (status === 303 || status === 200)) {
     const change = CONSOLE_CHANGES[`${request.method} ${url}`];
     const auth = consoleAuthOf(request);
     if (change === undefined || auth === null) return null;
+    if (status === 200 && change.answersWithPage !== true) return null;
     return { change, actor: actorFrom(request, auth, 'console'), reply: undefined };
   }
   return null;
@@ -157,6 +159,12 @@ function createdId(body: unknown): string | null {
     if (typeof id === 'number' || typeof id === 'string') return String(id);
   }
   return null;
+}
+
+/** A console create goes to the page of what it made (`/console/<section>/.../<id>`): its id. */
+function createdIdOfPage(location: unknown): string | null {
+  if (typeof location !== 'string') return null;
+  return /^\/console\/(?:[a-z-]+\/)+(\d+)(?:[/?]|$)/.exec(location)?.[1] ?? null;
 }
 
 function textParams(params: Record<string, unknown>): Record<string, string> {

@@ -9,6 +9,8 @@ export interface RouteChange {
   resourceType: string;
   /** The path parameter naming the resource, if any; otherwise the reply's `id` names a created one. */
   idParam?: string;
+  /** A console change whose success is a page (200: it shows a secret once) rather than a redirect (303). */
+  answersWithPage?: true;
 }
 
 /** Routes whose calls change nothing, or only data (rows, records, messages): not recorded. */
@@ -201,6 +203,7 @@ export const CONSOLE_CHANGES: Readonly<Record<string, RouteChange>> = {
     eventType: 'api_access_profile_secret_refreshed',
     resourceType: 'api_access_profile',
     idParam: 'id',
+    answersWithPage: true,
   },
   'POST /console/workflow-tasks/:id/complete': {
     eventType: 'workflow_task_completed',
@@ -214,4 +217,19 @@ export const CONSOLE_CHANGES: Readonly<Record<string, RouteChange>> = {
     idParam: 'id',
   },
   'POST /console/test-runs': { eventType: 'test_run_requested', resourceType: 'run_request' },
+  'POST /console/lookup-tables/new': { eventType: 'lookup_table_created', resourceType: 'lookup_table' },
+  'POST /console/api-platform/clients/new': { eventType: 'api_client_created', resourceType: 'api_client' },
+  'POST /console/api-platform/clients/:id/keys/:key_id/revoke': {
+    eventType: 'api_key_deleted',
+    resourceType: 'api_key',
+    idParam: 'key_id',
+  },
+  'POST /console/properties': { eventType: 'properties_updated', resourceType: 'property' },
+  'POST /console/topics/new': { eventType: 'topic_created', resourceType: 'topic' },
+  'POST /console/topics/:id/delete': { eventType: 'topic_deleted', resourceType: 'topic', idParam: 'id' },
+  'POST /console/lookup-tables/:id/delete': {
+    eventType: 'lookup_tables_deleted',
+    resourceType: 'lookup_table',
+    idParam: 'id',
+  },
 };

@@ -12,11 +12,15 @@ import type { JobLineRow } from '../../db/types.ts';
 let t: TestApp;
 before(async () => {
   t = await createTestApp();
+  // The tests write jobs' rows and mark recipes running directly, and claim with the stores: the
+  // engine is stopped once the app is ready, so no dispatcher of its own (it looks for queued jobs
+  // of running recipes every few milliseconds) claims those jobs or holds a recipe's claim lock.
+  await t.app.ready();
+  await t.engine.close();
 });
 after(() => t.close());
 
 test('several ends in one call: every line and state is written, counters add up, and each asking end gets the next queued job in order', async () => {
-  // The recipe is stopped once created, so the engine claims nothing itself.
   const { id: recipeId } = await webhookRecipe(t, [log('a', 'x')], { concurrency: 10 });
   assert.equal((await t.call('PUT', `/api/recipes/${recipeId}/stop`)).status, 200);
   const stamp = toStored(t.ctx.clock.now());

@@ -408,8 +408,12 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
   const folders = await FolderIndex.load(db, pkg.environment_id);
   const assets = options.assets.filter((a) => a.checked && !a.unreachable);
   const refs = new RefResolver(db, pkg.environment_id, folders, options.anchorFolderId, assets);
-  // Read before the writer starts: its files are produced as the zip streams out, and a failure of
-  // one must reach the stream, not an await of ours in between.
+  // Read before the first file is added: the writer starts producing files at once, and a file
+  // that fails while this function awaits something else would fail a stream nobody reads yet.
+  const kept =
+    options.anchorFolderId === null
+      ? []
+      : await keptFilesInFolders(db, pkg.environment_id, folders.subtree(options.anchorFolderId));
   const templates = await templatesOfRecipes(db, refs, assets);
   const project =
     options.anchorFolderId === null
@@ -464,7 +468,6 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
   // Files an import kept as they came (contract 15 §13: the vendor's low-code apps, unknown
   // types) go out again unchanged with every export of their folder.
   if (options.anchorFolderId !== null) {
-    const kept = await keptFilesInFolders(db, pkg.environment_id, folders.subtree(options.anchorFolderId));
     for (const k of kept) {
       const dir = folders.placement(options.anchorFolderId, k.folder_id).folder;
       const path = `${dir === '' ? '' : `${dir}/`}${k.name}`;

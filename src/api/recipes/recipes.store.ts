@@ -192,6 +192,11 @@ export async function listRunningRecipeIds(db: Db): Promise<number[]> {
   return rows.map((r) => r.id);
 }
 
+export async function listRunningRecipesAfter(db: Db, afterId: number, limit: number): Promise<RecipeRow[]> {
+  const after = db.selectFrom('recipes').selectAll().where('running', '=', 1).where('id', '>', afterId);
+  return after.orderBy('id').limit(limit).execute();
+}
+
 /** A recipe of an environment, as the engine reads it (a `flow_id` given by id). */
 export async function findRecipeInEnvironment(
   db: Db,

@@ -16,6 +16,7 @@ export function lazyConnectorRuntime(config: Config): LazyConnectorRuntime {
     get() {
       runtime ??= createConnectorRuntime({
         workers: config.connectorWorkers,
+        idleMs: config.sandboxIdleMs,
         memoryBytes: config.connectorMemoryBytes,
         snapshotFiles: [installedRubySnapshotFile()],
         timeoutMs: config.connectorTimeoutMs,

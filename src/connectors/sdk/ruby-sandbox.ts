@@ -14,8 +14,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { compileRubyModule, rubyPackageDir, rubyVersionOfModule } from './ruby-vm.ts';
+import { ANSWER_POSTED, ANSWER_SHARED } from './ruby-answer.ts';
 import type { HostOp, RubyBoot, RubyCallReply, RubyCallRequest, RubyWorkerData } from './ruby-worker.ts';
 import { readSnapshotFile, snapshotFileSize, writeSnapshotFile } from './snapshot-file.ts';
+import { idleRetirement } from '../../idle-retirement.ts';
 
 export interface RubySandboxOptions {
   /** Worker threads at most (each holds one interpreter). */
@@ -26,6 +28,8 @@ export interface RubySandboxOptions {
   snapshotFiles?: readonly string[];
   /** Standard output a call may leave (`puts`), beyond which it is cut. */
   maxLogBytes?: number;
+  /** Workers without work this long are retired (0: never). */
+  idleMs?: number;
 }
 
 export interface RubyRunRequest {
@@ -62,6 +66,9 @@ const BOOT_TIMEOUT_MS = 120_000;
 const BOOT_MEMORY_BYTES = 1024 * 1024 * 1024;
 /** Variables of Ruby's environment: the time zone, and nothing of the server's. */
 const RUBY_ENV: Readonly<Record<string, string>> = Object.freeze({ TZ: 'UTC', LANG: 'C.UTF-8' });
+/** An answer to a worker up to this size (most HTTP answers) is written to memory it shares; a larger one is posted. */
+const ANSWER_BYTES = 256 * 1024;
+const encoder = new TextEncoder();
 
 /** The SDK's Ruby files, in the order they load (their names start with a number). */
 export function rubyBootFiles(): string[] {
@@ -94,6 +101,8 @@ interface Slot {
   worker: Worker;
   port: MessagePort;
   signal: Int32Array;
+  /** Where an answer that fits is written for the worker (no message through the port). */
+  answer: Uint8Array;
   ready: Promise<RubyBoot>;
   busy: boolean;
   lastKey: string | null;
@@ -116,12 +125,14 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
 
   function startWorker(module: WebAssembly.Module, snapshot: SharedArrayBuffer | null): Slot {
     const { port1, port2 } = new MessageChannel();
-    const signal = new SharedArrayBuffer(4);
+    const signal = new SharedArrayBuffer(8);
+    const answerBuffer = new SharedArrayBuffer(ANSWER_BYTES);
     const workerData: RubyWorkerData = {
       module,
       snapshot,
       port: port2,
       signal,
+      answer: answerBuffer,
       env: { ...RUBY_ENV },
       bootFiles: rubyBootFiles(),
     };
@@ -152,7 +163,16 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
       worker.on('error', onError);
       worker.on('exit', onExit);
     });
-    return { worker, port: port1, signal: new Int32Array(signal), ready, busy: false, lastKey: null, wasmBytes: 0 };
+    return {
+      worker,
+      port: port1,
+      signal: new Int32Array(signal),
+      answer: new Uint8Array(answerBuffer),
+      ready,
+      busy: false,
+      lastKey: null,
+      wasmBytes: 0,
+    };
   }
 
   /** The module capped for calls and the snapshot every worker starts from (made once if need be). */
@@ -186,14 +206,29 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
     return loaded;
   }
 
+  const retirement = idleRetirement<Slot>(options.idleMs ?? 0, (slot) => {
+    if (slot.busy || !slots.includes(slot)) return;
+    replace(slot);
+    // With no worker left, the module and the interpreter's image go too when a file holds the
+    // image: the next worker reads it again instead of the process keeping them.
+    if (
+      slots.length === 0 &&
+      pendingSpawns === 0 &&
+      (options.snapshotFiles ?? []).some((f) => snapshotFileSize(f) !== null)
+    )
+      loaded = null;
+  });
+
   async function spawn(): Promise<Slot> {
     const { module, snapshot } = await load();
     const slot = startWorker(module, snapshot);
     slots.push(slot);
+    retirement.idle(slot);
     return slot;
   }
 
   function replace(slot: Slot): void {
+    retirement.busy(slot);
     void slot.worker.terminate();
     slot.port.close();
     slots.splice(slots.indexOf(slot), 1);
@@ -205,6 +240,7 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
     const chosen = same ?? free[0];
     if (chosen) {
       chosen.busy = true;
+      retirement.busy(chosen);
       return chosen;
     }
     if (slots.length + pendingSpawns < options.workers) {
@@ -212,6 +248,7 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
       try {
         const slot = await spawn();
         slot.busy = true;
+        retirement.busy(slot);
         return slot;
       } finally {
         pendingSpawns--;
@@ -239,7 +276,7 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
     if (next) {
       slot.busy = true;
       next(slot);
-    }
+    } else retirement.idle(slot);
   }
 
   function runOn(slot: Slot, request: RubyRunRequest, onHostOp: HostOpHandler): Promise<RubyRun> {
@@ -249,7 +286,8 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
       id,
       key: request.key,
       call: JSON.stringify(request.call),
-      source: request.source,
+      // The same key is the same source (a key names the source's version): not copied again.
+      source: slot.lastKey === request.key ? null : request.source,
       maxLogBytes,
     };
     return new Promise<RubyRun>((resolve) => {
@@ -305,8 +343,15 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
       );
       const answer = (value: unknown) => {
         if (settled) return;
-        slot.port.postMessage(JSON.stringify(value ?? null));
-        Atomics.store(slot.signal, 0, 1);
+        const text = JSON.stringify(value ?? null);
+        const { read, written } = encoder.encodeInto(text, slot.answer);
+        if (read === text.length) {
+          Atomics.store(slot.signal, 1, written);
+          Atomics.store(slot.signal, 0, ANSWER_SHARED);
+        } else {
+          slot.port.postMessage(text);
+          Atomics.store(slot.signal, 0, ANSWER_POSTED);
+        }
         Atomics.notify(slot.signal, 0);
         startCpu();
       };
@@ -409,6 +454,7 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
     },
     async close() {
       closed = true;
+      retirement.clear();
       await Promise.all(slots.map((s) => s.worker.terminate()));
       for (const s of slots) s.port.close();
       slots.length = 0;

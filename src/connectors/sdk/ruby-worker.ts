@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { createRubyVm, BridgeRefused, type RubyVm } from './ruby-vm.ts';
 import { ProcessExit } from './wasi.ts';
 import { cryptoOperation } from './crypto-ops.ts';
+import { ANSWER_SHARED } from './ruby-answer.ts';
 
 export interface RubyWorkerData {
   module: WebAssembly.Module;
@@ -19,8 +20,13 @@ export interface RubyWorkerData {
   snapshot: SharedArrayBuffer | null;
   /** Where the worker sends what a call needs from the server; the answers come back on it. */
   port: MessagePort;
-  /** Int32 flag the pool sets (and notifies) when an answer is on the port. */
+  /**
+   * Two Int32: a flag the pool sets (and notifies) when an answer is there (ANSWER_SHARED: in
+   * `answer`, its length in bytes second; ANSWER_POSTED: on the port, too large for `answer`).
+   */
   signal: SharedArrayBuffer;
+  /** The answer's bytes (UTF-8 JSON) when it fits. */
+  answer: SharedArrayBuffer;
   env: Record<string, string>;
   /** The SDK's Ruby files, loaded in order when there is no snapshot. */
   bootFiles: string[];
@@ -33,8 +39,11 @@ export interface RubyCallRequest {
   key: string;
   /** The call as JSON (ruby/runtime.rb reads it). */
   call: string;
-  /** The connector's source, given to Ruby when it has not evaluated this version yet. */
-  source: string;
+  /**
+   * The connector's source, given to Ruby when it has not evaluated this version yet; null when this
+   * worker's previous call had the same key (the worker kept the source it was sent then).
+   */
+  source: string | null;
   maxLogBytes: number;
 }
 
@@ -61,6 +70,7 @@ export interface HostOp {
 
 const data = workerData as RubyWorkerData;
 const signal = new Int32Array(data.signal);
+const answerBytes = new Uint8Array(data.answer);
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
@@ -71,11 +81,19 @@ interface Current {
   logBytes: number;
 }
 let current: Current | null = null;
+/** The source of the last call that was sent one (the pool omits it while the key stays the same). */
+let keptSource = '';
 
-function askPool(op: HostOp): string {
+function askPool(op: HostOp): Uint8Array {
   Atomics.store(signal, 0, 0);
   data.port.postMessage(op);
   Atomics.wait(signal, 0, 0);
+  // A copy: Ruby reads it after the pool may have written the next answer.
+  if (Atomics.load(signal, 0) === ANSWER_SHARED) return answerBytes.slice(0, Atomics.load(signal, 1));
+  return encoder.encode(postedAnswer());
+}
+
+function postedAnswer(): string {
   const message = receiveMessageOnPort(data.port);
   if (!message) return JSON.stringify({ error: 'the server did not answer' });
   return message.message as string;
@@ -94,7 +112,7 @@ function hostRequest(bytes: Uint8Array): Uint8Array {
     case 'call':
       return encoder.encode(current.request.call);
     case 'source':
-      return encoder.encode(JSON.stringify({ source: current.request.source }));
+      return encoder.encode(JSON.stringify({ source: current.request.source ?? keptSource }));
     case 'result':
       current.result = typeof op.value === 'string' ? op.value : null;
       return encoder.encode('{}');
@@ -103,7 +121,7 @@ function hostRequest(bytes: Uint8Array): Uint8Array {
     case 'tz':
       return encoder.encode(JSON.stringify(zoneOffset(op)));
     default:
-      return encoder.encode(askPool(op));
+      return askPool(op);
   }
 }
 
@@ -188,6 +206,7 @@ function run(request: RubyCallRequest): RubyCallReply {
     dirty = false;
   }
   lastKey = request.key;
+  if (request.source !== null) keptSource = request.source;
   current = { request, result: null, logs: [], logBytes: 0 };
   let failure: string | null = null;
   try {

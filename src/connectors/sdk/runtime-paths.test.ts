@@ -6,7 +6,12 @@ import { sqliteOnly } from '../../../test/test-database.ts';
 import { startDemoApi, type DemoApi } from '../../../test/stand-ins/sdk-demo-api.ts';
 import { createDirectHost } from './direct-host.ts';
 import { installedRubySnapshotFile } from './ruby-sandbox.ts';
-import { createConnectorRuntime, type ConnectorOutcome, type ConnectorParams } from './runtime.ts';
+import {
+  createConnectorRuntime,
+  type ConnectorHost as Host,
+  type ConnectorOutcome,
+  type ConnectorParams,
+} from './runtime.ts';
 
 // The Ruby runtime uses no database: its tests run once, in the SQLite suite.
 const NO_DATABASE = sqliteOnly('the Ruby runtime uses no database');
@@ -173,6 +178,94 @@ describe('describe: the connector as data', { skip: NO_DATABASE }, () => {
     assert.equal(out.triggers.record_hook.dynamic_webhook, true);
     assert.deepEqual(out.pick_lists, ['colors', 'records', 'cities']);
     assert.deepEqual(out.problems, []);
+  });
+});
+
+describe('describe: kept per workspace and connector version', { skip: NO_DATABASE }, () => {
+  // The title is drawn at random each time Ruby evaluates the source: an equal title is a kept description.
+  const RANDOM_TITLE = '{ title: "Kept #{rand(1_000_000_000)}", actions: {} }';
+  const one = createConnectorRuntime({
+    workers: 1,
+    memoryBytes: 64 * 1024 * 1024,
+    snapshotFiles: [installedRubySnapshotFile()],
+    descriptionsKept: 2,
+  });
+  after(() => one.close());
+  const titleOf = async (workspaceId: number, sourceKey: string, source = RANDOM_TITLE) =>
+    value(await one.describe({ source, sourceKey, connectorName: 'Kept', workspaceId })).title as string;
+
+  test('the same version is described once; another version, another workspace or an evicted entry by Ruby again', async () => {
+    const first = await titleOf(1, 'c:1');
+    assert.match(first, /^Kept \d+$/);
+    // Another workspace on the one interpreter: it goes back to the snapshot, so Ruby evaluates anew.
+    const otherWorkspace = await titleOf(2, 'c:1');
+    assert.notEqual(otherWorkspace, first);
+    assert.equal(await titleOf(1, 'c:1'), first);
+    // A new version of the connector is described by Ruby.
+    const nextVersion = await titleOf(1, 'c:2', RANDOM_TITLE.replace('actions', 'triggers: {}, actions'));
+    assert.notEqual(nextVersion, first);
+    // Two kept at most here: workspace 2's entry was the oldest used, it is described again.
+    assert.notEqual(await titleOf(2, 'c:1'), otherWorkspace);
+  });
+
+  test('a call after one that stopped the interpreter, same key: the source is evaluated again from what the worker kept', async () => {
+    const source =
+      "{ title: 'Again', actions: { ok: { execute: lambda { |_c, input| { n: input['n'] * 2 } } }, stop: { execute: lambda { |_c, _i| Kernel.exit!(1) } } } }";
+    const run = (path: string, n = 1) =>
+      one.invoke(
+        {
+          source,
+          sourceKey: 'again:1',
+          connectorName: 'Again',
+          workspaceId: 3,
+          path,
+          params: { settings: {}, input: { n } },
+        },
+        host,
+      );
+    assert.deepEqual(value(await run('actions.ok.execute', 2)), { n: 4 });
+    const stopped = await run('actions.stop.execute');
+    assert.equal(stopped.ok, false);
+    assert.deepEqual(value(await run('actions.ok.execute', 5)), { n: 10 });
+  });
+
+  test('answers of every size reach Ruby whole: small ones through shared memory, large ones as a message', async () => {
+    const source =
+      "{ title: 'Sizes', actions: { fetch: { execute: lambda { |_c, input| r = get(\"http://sizes.test/#{input['n']}\").response_format_raw; { size: r.size, tail: r[-3..] } } } } }";
+    const sizes: Host = {
+      http: (request) => {
+        const n = Number(new URL(request.url).pathname.slice(1));
+        const body = new TextEncoder().encode('é'.repeat(n) + 'end');
+        return Promise.resolve({ status: 200, headers: { 'content-type': 'text/plain' }, body, url: request.url });
+      },
+    };
+    for (const n of [1, 50_000, 200_000, 1_000_000]) {
+      const out = await one.invoke(
+        {
+          source,
+          sourceKey: 'sizes:1',
+          connectorName: 'Sizes',
+          workspaceId: 4,
+          path: 'actions.fetch.execute',
+          params: { input: { n } },
+        },
+        sizes,
+      );
+      assert.deepEqual(value(out), { size: n + 3, tail: 'end' }, `an answer of ${n} characters`);
+    }
+  });
+
+  test('a description that fails is an outcome; each caller gets its own copy', async () => {
+    const broken = await one.describe({ source: '{ title: ', sourceKey: 'b:1', connectorName: 'Kept', workspaceId: 1 });
+    assert.equal(broken.ok, false);
+    const copy = value(
+      await one.describe({ source: RANDOM_TITLE, sourceKey: 'c:9', connectorName: 'Kept', workspaceId: 1 }),
+    );
+    copy.title = 'changed by a caller';
+    const again = value(
+      await one.describe({ source: RANDOM_TITLE, sourceKey: 'c:9', connectorName: 'Kept', workspaceId: 1 }),
+    );
+    assert.match(again.title, /^Kept \d+$/);
   });
 });
 

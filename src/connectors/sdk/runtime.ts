@@ -134,9 +134,13 @@ export interface ConnectorRuntimeOptions extends RubySandboxOptions {
   /** Defaults of a call's limits. */
   timeoutMs?: number;
   wallTimeoutMs?: number;
+  /** Descriptions kept (`describe` of a source already described answers without Ruby). */
+  descriptionsKept?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** Descriptions kept (the latest used first out): a connector version described once per workspace. */
+const DESCRIPTIONS_KEPT = 256;
 const DEFAULT_WALL_TIMEOUT_MS = 180_000;
 
 export function sourceKeyOf(source: string): string {
@@ -225,6 +229,9 @@ function failure(
 export function createConnectorRuntime(options: ConnectorRuntimeOptions): ConnectorRuntime {
   let sandbox: RubySandbox | null = null;
   const getSandbox = () => (sandbox ??= createRubySandbox(options));
+  // A description depends only on the source: kept per workspace, scope and source (its key and its
+  // hash), the same description asked twice at once runs once; a failure is not kept.
+  const descriptions = new Map<string, Promise<ConnectorOutcome>>();
 
   async function execute(
     name: string,
@@ -286,17 +293,38 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
         host,
       );
     },
-    describe(call) {
-      const sourceKey = call.sourceKey ?? sourceKeyOf(call.source);
-      return execute(
-        call.connectorName,
-        'describe',
-        keyOf(call.workspaceId, call.scope, sourceKey),
-        { source_key: sourceKey, path: 'describe', params: {} },
-        call.source,
-        call,
-        noHost,
-      );
+    async describe(call) {
+      const hash = sourceKeyOf(call.source);
+      const sourceKey = call.sourceKey ?? hash;
+      const key = keyOf(call.workspaceId, call.scope, sourceKey);
+      const cacheKey = `${key}\0${hash}\0${call.connectorName}`;
+      let described = descriptions.get(cacheKey);
+      if (described) {
+        descriptions.delete(cacheKey);
+        descriptions.set(cacheKey, described);
+      } else {
+        described = execute(
+          call.connectorName,
+          'describe',
+          key,
+          { source_key: sourceKey, path: 'describe', params: {} },
+          call.source,
+          call,
+          noHost,
+        );
+        descriptions.set(cacheKey, described);
+        if (descriptions.size > (options.descriptionsKept ?? DESCRIPTIONS_KEPT))
+          descriptions.delete(descriptions.keys().next().value!);
+        const kept = described;
+        const forget = () => {
+          if (descriptions.get(cacheKey) === kept) descriptions.delete(cacheKey);
+        };
+        void kept.then((outcome) => {
+          if (!outcome.ok) forget();
+        }, forget);
+      }
+      // Each caller gets its own copy: what one does with it is not seen by the next.
+      return structuredClone(await described);
     },
     runCode(call, host) {
       return execute(
@@ -316,6 +344,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
       return sandbox ? sandbox.workerMemory() : Promise.resolve([]);
     },
     async close() {
+      descriptions.clear();
       await sandbox?.close();
       sandbox = null;
     },

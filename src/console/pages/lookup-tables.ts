@@ -2,16 +2,67 @@
 import type { LookupRowApi, LookupTableApi } from '../../api/lookup_tables/lookup_tables.store.ts';
 import { html, query, time } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
+import type { FieldErrors } from '../../errors.ts';
+import { field, fieldProblems, problemsOf, refusalNotice, type Refusal } from './form-fields.ts';
 
-export function lookupTablesPage(frame: PageFrame, tables: readonly LookupTableApi[]): string {
+/** Columns a lookup table may have (the service's limit), one input each on the new table's form. */
+export const TABLE_COLUMNS = 10;
+
+export function lookupTablesPage(
+  frame: PageFrame,
+  tables: readonly LookupTableApi[],
+  options: { canWrite: boolean; message?: { text: string; kind: 'ok' | 'error' } | undefined },
+): string {
   return page(
     frame,
-    tables.length === 0
-      ? html`<p class="muted">No lookup table in this environment.</p>`
-      : html`
+    html`${options.message ? notice(options.message.text, options.message.kind) : ''}${options.canWrite ? html`<p><a class="button" href="/console/lookup-tables/new">New lookup table</a></p>` : ''}${
+      tables.length === 0
+        ? html`<p class="muted">No lookup table in this environment.</p>`
+        : html`
 <table><thead><tr><th scope="col">Table</th><th scope="col">Columns</th><th scope="col">Updated</th></tr></thead><tbody>
 ${tables.map((t) => html`<tr><td><a href="/console/lookup-tables/${t.id}">${t.name}</a></td><td>${columnsOf(t).join(', ')}</td><td>${time(t.updated_at)}</td></tr>`)}
-</tbody></table>`,
+</tbody></table>`
+    }`,
+  );
+}
+
+/** What the new table's form holds: as typed, so a refused form comes back filled in. */
+export interface TableDraft {
+  name: string;
+  project_id: string;
+  /** TABLE_COLUMNS labels, blank ones left out of the table. */
+  columns: readonly string[];
+}
+
+/**
+ * The new table's form. `errors` are the service's, by its field names (`name`, `project_id`,
+ * `schema`, `column_<i>` for the i-th input's label).
+ */
+export function lookupTableNewPage(frame: PageFrame, draft: TableDraft, csrf: string, refusal?: Refusal): string {
+  const errors: FieldErrors | undefined = refusal?.errors;
+  const schemaProblems = problemsOf(errors, 'schema');
+  return page(
+    frame,
+    html`${refusalNotice(refusal)}
+<p><a href="/console/lookup-tables">Lookup tables</a></p>
+<form method="post" action="/console/lookup-tables/new" class="stack narrow" novalidate>${csrfField(csrf)}
+${field({ id: 'table-name', name: 'name', label: 'Name', value: draft.name, errors, required: true, maxlength: 255 })}
+${field({ id: 'table-project', name: 'project_id', label: 'Project id', value: draft.project_id, errors, type: 'number', hint: 'Optional: the project the table belongs to (a token limited to some projects must give one of them).' })}
+<fieldset class="stack"${schemaProblems.length > 0 ? html` aria-describedby="table-columns-error"` : ''}><legend>Columns</legend>
+<span class="muted small">Up to ${TABLE_COLUMNS}, each a label; empty ones are left out. Every value is text.</span>
+${fieldProblems('table-columns', 'Columns', schemaProblems)}
+${draft.columns.map((label, i) =>
+  field({
+    id: `table-column-${i}`,
+    name: `column_${i}`,
+    label: `Column ${i + 1}`,
+    value: label,
+    errors,
+    maxlength: 255,
+  }),
+)}
+</fieldset>
+<button type="submit">Create table</button></form>`,
   );
 }
 
@@ -76,7 +127,9 @@ ${data.hasMore ? html`<a href="${base}${query({ ...params, page: data.page + 1 }
 ${
   data.canWrite
     ? html`<section aria-labelledby="add-title"><h2 id="add-title">Add a row</h2>
-<form method="post" action="${base}/rows" class="stack narrow">${csrfField(csrf)}${rowFields(data.columns, undefined, 'add')}<button type="submit">Add row</button></form></section>`
+<form method="post" action="${base}/rows" class="stack narrow">${csrfField(csrf)}${rowFields(data.columns, undefined, 'add')}<button type="submit">Add row</button></form></section>
+<section aria-labelledby="delete-title"><h2 id="delete-title">Delete the table</h2>
+<form method="post" action="${base}/delete" class="inline">${csrfField(csrf)}<button type="submit" class="danger" data-confirm="Delete the table ${data.table.name} and all its rows?">Delete table</button></form></section>`
     : ''
 }`,
   );

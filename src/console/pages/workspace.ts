@@ -60,12 +60,12 @@ ${
 ${data.endpoints.map((e) => html`<tr><td>${e.name}</td><td>${e.method}</td><td><code>${e.url}</code></td><td>${active(e.active)}</td></tr>`)}</tbody></table>`
 }</section>`
 }
-<section aria-labelledby="clients-title"><h2 id="clients-title">Clients</h2>
+<section aria-labelledby="clients-title"><h2 id="clients-title">Clients</h2>${data.canWrite ? html`<p><a class="button" href="/console/api-platform/clients/new">New API client</a></p>` : ''}
 ${
   data.clients.length === 0
     ? html`<p class="muted">No API client.</p>`
     : html`<table><thead><tr><th scope="col">Client</th><th scope="col">Description</th><th scope="col">State</th><th scope="col">Created</th></tr></thead><tbody>
-${data.clients.map((c) => html`<tr><td>${c.name}</td><td>${c.description ?? ''}</td><td>${active(c.active)}</td><td>${time(c.created_at)}</td></tr>`)}</tbody></table>`
+${data.clients.map((c) => html`<tr><td><a href="/console/api-platform/clients/${c.id}">${c.name}</a></td><td>${c.description ?? ''}</td><td>${active(c.active)}</td><td>${time(c.created_at)}</td></tr>`)}</tbody></table>`
 }</section>
 <section aria-labelledby="profiles-title"><h2 id="profiles-title">Access profiles</h2>
 ${
@@ -91,26 +91,20 @@ ${connections.map((c) => html`<tr><td><a href="/console/connections/${c.id}">${c
   );
 }
 
-export function propertiesPage(frame: PageFrame, properties: Readonly<Record<string, string>>): string {
-  const names = Object.keys(properties).sort();
+export function topicsPage(
+  frame: PageFrame,
+  topics: readonly TopicApi[],
+  options: { canWrite: boolean; message?: { text: string; kind: 'ok' | 'error' } | undefined },
+): string {
   return page(
     frame,
-    names.length === 0
-      ? html`<p class="muted">No environment property.</p>`
-      : html`
-<table><thead><tr><th scope="col">Property</th><th scope="col">Value</th></tr></thead><tbody>
-${names.map((n) => html`<tr><td><code>${n}</code></td><td>${properties[n]}</td></tr>`)}</tbody></table>`,
-  );
-}
-
-export function topicsPage(frame: PageFrame, topics: readonly TopicApi[]): string {
-  return page(
-    frame,
-    topics.length === 0
-      ? html`<p class="muted">No topic in this environment.</p>`
-      : html`
+    html`${options.message ? notice(options.message.text, options.message.kind) : ''}${options.canWrite ? html`<p><a class="button" href="/console/topics/new">New topic</a></p>` : ''}${
+      topics.length === 0
+        ? html`<p class="muted">No topic in this environment.</p>`
+        : html`
 <table><thead><tr><th scope="col">Topic</th><th scope="col">Description</th><th scope="col">Retention</th><th scope="col">Last message</th></tr></thead><tbody>
-${topics.map((t) => html`<tr><td><a href="/console/topics/${t.id}">${t.name}</a></td><td>${t.description ?? ''}</td><td>${retention(t.retention)}</td><td>${time(t.last_message_at)}</td></tr>`)}</tbody></table>`,
+${topics.map((t) => html`<tr><td><a href="/console/topics/${t.id}">${t.name}</a></td><td>${t.description ?? ''}</td><td>${retention(t.retention)}</td><td>${time(t.last_message_at)}</td></tr>`)}</tbody></table>`
+    }`,
   );
 }
 
@@ -127,6 +121,8 @@ export interface TopicData {
   messages: ReadonlyArray<{ message_id: string; time: string; payload: string }>;
   canPublish: boolean;
   message?: { text: string; kind: 'ok' | 'error' } | undefined;
+  /** The topic's message schema, shown when it has one. */
+  schema?: readonly unknown[] | null | undefined;
   /** The payload to show again in the form after a refusal. */
   draft?: string | undefined;
 }
@@ -145,9 +141,16 @@ ${
 <button type="submit">Publish</button></form></section>`
     : ''
 }
+${data.schema && data.schema.length > 0 ? html`<section aria-labelledby="schema-title"><h2 id="schema-title">Message schema</h2><pre>${JSON.stringify(data.schema, null, 2)}</pre></section>` : ''}
 <section aria-labelledby="messages-title"><h2 id="messages-title">Latest messages</h2>
 ${data.messages.length === 0 ? html`<p class="muted">No message retained.</p>` : html`<ol class="lines">${data.messages.map((m) => html`<li class="line"><h3><code>${m.message_id}</code></h3><p class="muted small">${time(m.time)}</p>${payloadBlock(m.payload)}</li>`)}</ol>`}
-</section>`,
+</section>
+${
+  data.canPublish
+    ? html`<section aria-labelledby="delete-title"><h2 id="delete-title">Delete the topic</h2>
+<form method="post" action="/console/topics/${data.topic.id}/delete" class="inline">${csrfField(csrf)}<button type="submit" class="danger" data-confirm="Delete the topic ${data.topic.name} and all its messages?">Delete topic</button></form></section>`
+    : ''
+}`,
   );
 }
 

@@ -17,6 +17,8 @@ export interface JsSandbox {
     input: unknown,
     limits: JsLimits,
   ): Promise<{ ok: true; output: unknown } | { ok: false; type: string; message: string }>;
+  /** Worker threads running now (busy or idle). */
+  workers(): number;
   close(): Promise<void>;
 }
 
@@ -24,8 +26,8 @@ type Slot = WorkerSlot;
 
 const WORKER_URL = new URL('./js-worker.ts', import.meta.url);
 
-export function createJsSandbox(options: { workers: number }): JsSandbox {
-  const slots = createWorkerSlots<Slot>(options.workers, start);
+export function createJsSandbox(options: { workers: number; idleMs?: number }): JsSandbox {
+  const slots = createWorkerSlots<Slot>(options.workers, start, { idleMs: options.idleMs ?? 0 });
   let nextId = 1;
   let closed = false;
 
@@ -61,8 +63,12 @@ export function createJsSandbox(options: { workers: number }): JsSandbox {
         slots.release(slot);
       }
     },
+    workers() {
+      return slots.all.length;
+    },
     async close() {
       closed = true;
+      slots.clear();
       await Promise.all(slots.all.map((s) => s.worker.terminate()));
       slots.all.length = 0;
     },

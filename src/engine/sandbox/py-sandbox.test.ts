@@ -14,7 +14,12 @@ const sandboxes: Array<{ close(): Promise<void> }> = [];
 after(() => Promise.all(sandboxes.map((s) => s.close())));
 
 function pool(interpreters: number, idleMs?: number) {
-  const sandbox = createPySandbox({ workers: 1, snapshotFiles: [installedPythonSnapshotFile()], interpreters, idleMs });
+  const sandbox = createPySandbox({
+    workers: 1,
+    snapshotFiles: [installedPythonSnapshotFile()],
+    interpreters,
+    extraIdleMs: idleMs,
+  });
   sandboxes.push(sandbox);
   return sandbox;
 }

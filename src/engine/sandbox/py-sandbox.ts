@@ -15,8 +15,9 @@
 //
 // Steps running at once are bounded by `workers` (and the spare); loaded interpreters by
 // `interpreters`, so that each of several active recipes keeps a loaded worker of its own rather
-// than each step restoring an interpreter (0.7 s or more). A worker left idle for `idleMs` beyond
+// than each step restoring an interpreter (0.7 s or more). A worker left idle for `extraIdleMs` beyond
 // the first `workers` + 1 is ended, giving its memory back once its recipe goes quiet.
+// `idleMs` (SANDBOX_IDLE_MS) retires any worker idle that long, the last one taking the image too.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -24,6 +25,7 @@ import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { PyBoot, PyReply, PyRequest, PyWorkerData } from './py-worker.ts';
 import { callWorker, type DeadReply, type WorkerSlot } from './worker-slots.ts';
+import { idleRetirement } from '../../idle-retirement.ts';
 import { outputProblem } from './output-bounds.ts';
 
 export interface PyLimits {
@@ -133,6 +135,11 @@ function snapshotStore(files: readonly string[]) {
       }
       return snapshot;
     },
+    /** Lets the image go; the next `current()` reads the files again. */
+    forget(): void {
+      read = false;
+      snapshot = null;
+    },
     keep(bytes: Uint8Array): void {
       read = true;
       snapshot = shared(bytes);
@@ -162,6 +169,8 @@ export function createPySandbox(options: {
   /** Interpreters kept loaded, idle or busy (each holds tens of MB): DEFAULT_INTERPRETERS by default. */
   interpreters?: number;
   /** How long an interpreter past the first `workers` + 1 may stay idle before it is ended. */
+  extraIdleMs?: number;
+  /** Any worker without work this long is retired, the last one taking the interpreter's memory image with it (0: never). */
   idleMs?: number;
 }): PySandbox {
   // Every worker started and not replaced, loaded or loading.
@@ -169,13 +178,21 @@ export function createPySandbox(options: {
   // Steps running at once: the workers and the spare.
   const running = options.workers + 1;
   const most = Math.max(running, options.interpreters ?? DEFAULT_INTERPRETERS);
-  const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+  const idleMs = options.extraIdleMs ?? DEFAULT_IDLE_MS;
   const sweep = setInterval(endIdle, Math.min(idleMs, 60_000));
   sweep.unref();
   const waiting: Array<{ tenant: string; resolve: (slot: Slot | null) => void }> = [];
   let nextId = 1;
   let closed = false;
   const snapshots = snapshotStore(options.snapshotFiles ?? []);
+  const retirement = idleRetirement<Slot>(options.idleMs ?? 0, (slot) => {
+    if (slot.busy || !slots.includes(slot)) return;
+    slots.splice(slots.indexOf(slot), 1);
+    void slot.worker.terminate();
+    // With no worker left, the interpreter's memory image goes too when a file holds it: the next
+    // worker reads it again (a fraction of a second) instead of the process keeping tens of MB.
+    if (slots.length === 0 && (options.snapshotFiles ?? []).some((file) => existsSync(file))) snapshots.forget();
+  });
 
   function start(): Slot {
     const workerData: PyWorkerData = { snapshot: snapshots.current() };
@@ -201,10 +218,12 @@ export function createPySandbox(options: {
     });
     const slot: Slot = { worker, busy: false, ready, tenant: null, takenAt: 0 };
     slots.push(slot);
+    retirement.idle(slot);
     return slot;
   }
 
   function replace(slot: Slot): Slot {
+    retirement.busy(slot);
     void slot.worker.terminate();
     slots.splice(slots.indexOf(slot), 1);
     return start();
@@ -222,13 +241,14 @@ export function createPySandbox(options: {
     }
     if (!slot) return undefined;
     slot.busy = true;
+    retirement.busy(slot);
     slot.tenant = tenant;
     slot.takenAt = Date.now();
     keepSpare();
     return slot;
   }
 
-  /** Ends the interpreters idle longer than `idleMs`, the longest idle first, down to `running`. */
+  /** Ends the interpreters idle longer than `extraIdleMs`, the longest idle first, down to `running`. */
   function endIdle(): void {
     const now = Date.now();
     const stale = slots
@@ -256,6 +276,7 @@ export function createPySandbox(options: {
 
   function release(slot: Slot): void {
     slot.busy = false;
+    if (slots.includes(slot)) retirement.idle(slot);
     while (waiting.length > 0) {
       const next = waiting[0]!;
       const taken = take(next.tenant);
@@ -304,6 +325,7 @@ export function createPySandbox(options: {
     async close() {
       closed = true;
       clearInterval(sweep);
+      retirement.clear();
       for (const waiter of waiting.splice(0)) waiter.resolve(null);
       await Promise.all(slots.map((s) => s.worker.terminate()));
       slots.length = 0;

@@ -14,6 +14,8 @@ export interface RubyCodeRunnerOptions {
   workers: number;
   /** What a step may allocate beyond the interpreter at rest. */
   memoryBytes: number;
+  /** Workers without work this long are released (0: never). */
+  idleMs?: number;
   /** The server's data directory: a snapshot made by a full load is kept there too. */
   dataDir: string;
   httpTimeoutMs: number;
@@ -39,6 +41,7 @@ export function createRubyCodeRunner(options: RubyCodeRunnerOptions): RubyCodeRu
     (runtime ??= createConnectorRuntime({
       workers: options.workers,
       memoryBytes: options.memoryBytes,
+      idleMs: options.idleMs,
       snapshotFiles: [rubySnapshotFile(options.dataDir), installedRubySnapshotFile()],
     }));
   const httpOf = () =>

@@ -2,6 +2,7 @@
 // a time; a step waits for a free one, and a worker whose step ran away is replaced by a new one.
 // `callWorker` is one step's round trip to a worker, with its deadline.
 import type { Worker } from 'node:worker_threads';
+import { idleRetirement } from '../../idle-retirement.ts';
 
 export interface WorkerSlot {
   worker: Worker;
@@ -18,15 +19,27 @@ export interface WorkerSlots<S extends WorkerSlot> {
   release(slot: S): void;
   /** Terminate a worker and put a new one, busy, in its place. */
   replace(slot: S): S;
+  /** Cancel pending idle retirements (the pool closes). */
+  clear(): void;
 }
 
-export function createWorkerSlots<S extends WorkerSlot>(max: number, start: () => S): WorkerSlots<S> {
+export function createWorkerSlots<S extends WorkerSlot>(
+  max: number,
+  start: () => S,
+  options: { idleMs?: number } = {},
+): WorkerSlots<S> {
   const all: S[] = [];
   const waiting: Array<(slot: S) => void> = [];
+  const retirement = idleRetirement<S>(options.idleMs ?? 0, (slot) => {
+    if (slot.busy || !all.includes(slot)) return;
+    all.splice(all.indexOf(slot), 1);
+    void slot.worker.terminate();
+  });
 
   function spawn(): S {
     const slot = start();
     all.push(slot);
+    retirement.idle(slot);
     return slot;
   }
 
@@ -37,11 +50,13 @@ export function createWorkerSlots<S extends WorkerSlot>(max: number, start: () =
       const free = all.find((s) => !s.busy);
       if (free) {
         free.busy = true;
+        retirement.busy(free);
         return Promise.resolve(free);
       }
       if (all.length < max) {
         const slot = spawn();
         slot.busy = true;
+        retirement.busy(slot);
         return Promise.resolve(slot);
       }
       return new Promise((resolve) =>
@@ -55,13 +70,19 @@ export function createWorkerSlots<S extends WorkerSlot>(max: number, start: () =
       slot.busy = false;
       const next = waiting.shift();
       if (next) next(slot);
+      else if (all.includes(slot)) retirement.idle(slot);
     },
     replace(slot) {
+      retirement.busy(slot);
       void slot.worker.terminate();
       all.splice(all.indexOf(slot), 1);
       const fresh = spawn();
       fresh.busy = true;
+      retirement.busy(fresh);
       return fresh;
+    },
+    clear() {
+      retirement.clear();
     },
   };
 }
