@@ -33,6 +33,7 @@ import * as activityLogs from './migrations/0051_activity_logs.ts';
 import * as tagsActivityPrivileges from './migrations/0052_tags_activity_privileges.ts';
 import * as buildIncludeData from './migrations/0060_build_include_data.ts';
 import * as packageKeptFiles from './migrations/0061_package_kept_files.ts';
+import * as projectLook from './migrations/0062_project_look.ts';
 import * as jobsCallingJobIndex from './migrations/0065_jobs_calling_job_index.ts';
 import * as endpointsValidateRequest from './migrations/0066_api_endpoints_validate_request.ts';
 import * as workflowApps from './migrations/0067_workflow_apps.ts';
@@ -82,6 +83,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0052_tags_activity_privileges': tagsActivityPrivileges,
   '0060_build_include_data': buildIncludeData,
   '0061_package_kept_files': packageKeptFiles,
+  '0062_project_look': projectLook,
   '0065_jobs_calling_job_index': jobsCallingJobIndex,
   '0066_api_endpoints_validate_request': endpointsValidateRequest,
   '0067_workflow_apps': workflowApps,

@@ -54,3 +54,6 @@ export function propertyFileOf(type: 'account_property' | 'project_property', zi
   const dir = zipName.includes('/') ? zipName.slice(0, zipName.lastIndexOf('/') + 1) : '';
   return `${dir}${type === 'account_property' ? ACCOUNT_PROPERTIES_FILE : PROJECT_PROPERTIES_FILE}`;
 }
+
+/** The vendor's project file at a package's root (contract 15 §13): `{description, color, icon}`. */
+export const PROJECT_FILE = 'project.json';

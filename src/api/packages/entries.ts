@@ -8,6 +8,7 @@ import { PackageFailure } from './export.ts';
 import { MAX_CODE_BYTES } from '../custom_connectors/custom_connectors.service.ts';
 import { checkPropertyName, checkPropertyValue, PROPERTY_LIMITS } from '../properties/property-checks.ts';
 import { checkDataTableFile } from './data-table-file.ts';
+import { PROJECT_FILE } from '../export_manifests/asset-types.ts';
 
 export type FileType =
   | 'recipe'
@@ -19,7 +20,9 @@ export type FileType =
   | 'api_endpoint'
   | 'account_property'
   | 'project_property'
-  | 'custom_adapter';
+  | 'custom_adapter'
+  | 'workato_template'
+  | 'project';
 export const FILE_TYPES: readonly FileType[] = [
   'recipe',
   'connection',
@@ -31,6 +34,8 @@ export const FILE_TYPES: readonly FileType[] = [
   'account_property',
   'project_property',
   'custom_adapter',
+  'workato_template',
+  'project',
 ];
 
 export interface Entry {
@@ -155,6 +160,13 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
           out.push({ path, dir, type: vendorProperties, body: { name, value } });
       continue;
     }
+    if (path === PROJECT_FILE) {
+      // The exported project's description, colour and icon: set on the target project.
+      const read = readProjectFile(content.toString('utf8'));
+      if ('reason' in read) failed.push({ path, type: 'project', reason: read.reason });
+      else out.push({ path, dir, type: 'project', body: read.project });
+      continue;
+    }
     const type = typeOfEntry(path);
     if (!type) {
       // A file this server does not use (the vendor's low-code apps and pages, anything newer):
@@ -178,7 +190,11 @@ export async function parseEntries(files: AsyncIterable<[string, Buffer]>): Prom
       continue;
     }
     // A data table or property file that is not right fails alone; any other file fails the package.
-    const alone = type === 'workato_db_table' || type === 'account_property' || type === 'project_property';
+    const alone =
+      type === 'workato_db_table' ||
+      type === 'workato_template' ||
+      type === 'account_property' ||
+      type === 'project_property';
     const fileProblems: string[] = [];
     const text = content.toString('utf8');
     // Checked on the text: every walk over a parsed file recurses (JSON.stringify of a recipe's
@@ -282,6 +298,7 @@ function checkTypeFields(
     }
   }
   if (type === 'workato_db_table') checkDataTableFile(body, path, fileProblems, notes);
+  if (type === 'workato_template') checkTemplateFile(body, path, fileProblems);
   if (type === 'topic') {
     if (body.schema !== undefined && body.schema !== null && !Array.isArray(body.schema))
       problems.push(`${path}: schema must be a list of fields or null`);
@@ -438,4 +455,55 @@ export function pairAdapterCode(out: Entry[], adapterCode: Map<string, string>, 
 /** A reference's `zip_name` names a file by its path in the zip or by its base name. */
 export function zipNameMatches(path: string, zipName: string): boolean {
   return path === zipName || path.slice(path.lastIndexOf('/') + 1) === zipName;
+}
+
+/** The message template types the template step renders (the vendor's `content_type`). */
+export const TEMPLATE_CONTENT_TYPES = ['html', 'text', 'json', 'xml'] as const;
+export const TEMPLATE_MAX_BODY = 100_000;
+
+/**
+ * A message template file (`<name>.workato_template.json`, contract 15 §13): `{name, body|template,
+ * content_type?, description?, schema?}`. Its problems fail the file alone.
+ */
+function checkTemplateFile(body: Obj, path: string, fileProblems: string[]): void {
+  const text = body.body ?? body.template;
+  if (typeof text !== 'string') fileProblems.push(`${path}: body must be the template's text`);
+  else if (text.length > TEMPLATE_MAX_BODY)
+    fileProblems.push(`${path}: body holds ${text.length} characters; a template holds at most ${TEMPLATE_MAX_BODY}`);
+  const ct = body.content_type;
+  if (ct !== undefined && ct !== null && !(TEMPLATE_CONTENT_TYPES as readonly unknown[]).includes(ct))
+    fileProblems.push(`${path}: content_type must be one of ${TEMPLATE_CONTENT_TYPES.join(', ')}`);
+  const d = body.description;
+  if (d !== undefined && d !== null && typeof d !== 'string') fileProblems.push(`${path}: description must be text`);
+  if (typeof body.name === 'string' && body.name.trim().length > 255)
+    fileProblems.push(`${path}: name holds more than 255 characters`);
+}
+
+export const PROJECT_DESCRIPTION_MAX = 1000;
+
+/** A project file's fields (each optional; null or absent: not set), or why the file is refused. */
+export function readProjectFile(text: string): { project: Obj } | { reason: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { reason: `not valid JSON (${(error as Error).message})` };
+  }
+  if (!isObj(parsed)) return { reason: 'must hold a JSON object {"description", "color", "icon"}' };
+  const problems: string[] = [];
+  const limits: Array<[string, number]> = [
+    ['description', PROJECT_DESCRIPTION_MAX],
+    ['color', 40],
+    ['icon', 100],
+  ];
+  const project: Obj = {};
+  for (const [key, max] of limits) {
+    const v = parsed[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string') problems.push(`${key} must be text or null`);
+    else if (v.length > max) problems.push(`${key} holds more than ${max} characters`);
+    else project[key] = v;
+  }
+  if (problems.length > 0) return { reason: problems.join('; ') };
+  return { project };
 }

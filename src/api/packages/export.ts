@@ -15,7 +15,7 @@ import {
 } from './export.store.ts';
 import { jsonShape } from '../../json-shape.ts';
 import type { ServiceContext } from '../../context.ts';
-import type { Db, PackageRow } from '../../db/types.ts';
+import type { Db, MessageTemplateRow, PackageRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
 import { CELL_COLUMNS, labelsOf } from '../lookup_tables/lookup_tables.store.ts';
 import { findRecordsAfter } from '../data_tables/data_tables.store.ts';
@@ -29,6 +29,9 @@ import { parseCode, REFERENCE_FIELDS, stepsOf, type ReferenceKind } from '../exp
 import { updateManifest } from '../export_manifests/export_manifests.store.ts';
 import { CHUNK_BYTES, deleteChunks, finishPackage, insertChunk } from './packages.store.ts';
 import { createZipWriter } from './zip.ts';
+import { resolveTemplate } from '../message_templates/message_templates.service.ts';
+import { PROJECT_FILE } from '../export_manifests/asset-types.ts';
+import { projectLookOfFolder } from '../projects/projects.store.ts';
 import { findConnectorByProvider, latestReleasedVersion } from '../custom_connectors/custom_connectors.store.ts';
 import { findRecipeVersionContent } from '../recipes/recipes.store.ts';
 import { listTestCases } from '../test_cases/test_cases.store.ts';
@@ -80,6 +83,19 @@ class RefResolver {
       if (!this.#byKey.has(`${a.type}:name:${a.name.toLowerCase()}`))
         this.#byKey.set(`${a.type}:name:${a.name.toLowerCase()}`, ref);
     }
+  }
+
+  readonly #templates = new Map<number, { row: MessageTemplateRow; ref: Ref }>();
+
+  /** A stored message template a step names (by id, name or reference), and its file's reference. */
+  async template(value: unknown): Promise<{ row: MessageTemplateRow; ref: Ref } | undefined> {
+    const row = await resolveTemplate(this.#db, this.#environmentId, value);
+    if (!row) return undefined;
+    const known = this.#templates.get(row.id);
+    if (known) return known;
+    const found = { row, ref: { zip_name: `${fileStem(row.name)}.workato_template.json`, name: row.name, folder: '' } };
+    this.#templates.set(row.id, found);
+    return found;
   }
 
   /** The reference for an id (a number) of an asset type; undefined when there is no such asset. */
@@ -169,6 +185,12 @@ async function recipeFile(
       if (id === undefined) continue;
       const ref = await refs.byId(KIND_TYPE[kind], id);
       if (ref) fields[field] = ref;
+    }
+    // A stored message template travels in its own file; the step names it by reference (ids differ
+    // between environments; the reference resolves by name where the package is imported).
+    if (step.provider === 'workato_template' && fields.template_id !== undefined) {
+      const template = await refs.template(fields.template_id);
+      if (template) fields.template_id = template.ref;
     }
   }
   let config: unknown[] = [];
@@ -392,6 +414,11 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
     options.anchorFolderId === null
       ? []
       : await keptFilesInFolders(db, pkg.environment_id, folders.subtree(options.anchorFolderId));
+  const templates = await templatesOfRecipes(db, refs, assets);
+  const project =
+    options.anchorFolderId === null
+      ? undefined
+      : await projectLookOfFolder(db, pkg.environment_id, options.anchorFolderId);
   const writer = createZipWriter(new Date(pkg.created_at));
   const written = new Set<string>();
   // A level's properties go together into one file (the vendor's), wherever the manifest placed them.
@@ -417,6 +444,26 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
   for (const [file, { type, ids }] of propertyFiles) {
     written.add(file);
     writer.add(file, () => propertiesFile(db, pkg.environment_id, type, ids));
+  }
+  // The message templates the recipes' steps name, each in the vendor's file at the package's root.
+  for (const t of templates) {
+    if (written.has(t.ref.zip_name)) continue;
+    written.add(t.ref.zip_name);
+    writer.add(t.ref.zip_name, async () =>
+      json({
+        name: t.row.name,
+        description: t.row.description ?? '',
+        content_type: t.row.content_type,
+        body: t.row.body,
+      }),
+    );
+  }
+  // An exported project's description, colour and icon (the vendor's project.json).
+  if (project) {
+    written.add(PROJECT_FILE);
+    writer.add(PROJECT_FILE, async () =>
+      json({ description: project.description, color: project.color, icon: project.icon }),
+    );
   }
   // Files an import kept as they came (contract 15 §13: the vendor's low-code apps, unknown
   // types) go out again unchanged with every export of their folder.
@@ -468,4 +515,24 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
       });
     }
   });
+}
+
+/** The stored templates named by the template steps of the recipes to export (their current code). */
+async function templatesOfRecipes(db: Db, refs: RefResolver, assets: readonly Asset[]) {
+  const out = new Map<number, { row: MessageTemplateRow; ref: Ref }>();
+  for (const asset of assets) {
+    if (asset.type !== 'recipe') continue;
+    const row = await recipeToExport(db, asset.id);
+    if (!row || jsonShape(row.code).depth > MAX_CODE_DEPTH) continue;
+    for (const step of stepsOf(parseCode(row.code))) {
+      if (step.provider !== 'workato_template') continue;
+      const input = step.input;
+      if (typeof input !== 'object' || input === null || Array.isArray(input)) continue;
+      const id = (input as Record<string, unknown>).template_id;
+      if (id === undefined || id === null) continue;
+      const found = await refs.template(id);
+      if (found) out.set(found.row.id, found);
+    }
+  }
+  return [...out.values()];
 }

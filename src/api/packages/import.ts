@@ -14,6 +14,8 @@ import { applyApiEndpoints } from './appliers/api-endpoints.ts';
 import { applyCustomAdapters } from './appliers/custom-adapters.ts';
 import { applyTags } from './appliers/tags.ts';
 import { applyKeptFiles } from './appliers/kept-files.ts';
+import { applyTemplates } from './appliers/templates.ts';
+import { applyProjectFile } from './appliers/project.ts';
 import { ADAPTER_CODE, ADAPTER_JSON, type FileOutcome, type ParsedPackage } from './entries.ts';
 import type { ServiceContext } from '../../context.ts';
 import type { Db, PackageRow } from '../../db/types.ts';
@@ -47,12 +49,14 @@ async function apply(
   await applyLookupTables(run);
   await applyDataTables(run);
   await applyProperties(run);
+  await applyTemplates(run);
+  await applyProjectFile(run);
   await applyApiCollections(run);
   await applyRecipes(run);
   await applyTags(run);
   await applyApiEndpoints(run);
   await applyKeptFiles(run);
-  const { failures, recipeStatus, restart, warnings, failedFiles } = run;
+  const { failures, recipeStatus, restart, warnings, failedFiles, changes } = run;
   if (failures.length > 0)
     throw new PackageFailure(
       `${failures.length} asset(s) could not be imported; nothing was imported`,
@@ -65,7 +69,7 @@ async function apply(
       [...failedFiles].slice(0, 100).map(([path, why]) => `${path}: ${why}`),
     );
   for (const [path, why] of failedFiles) warnings.push(`${path}: not imported: ${why}`);
-  return { recipeStatus, restart, warnings, failedFiles };
+  return { recipeStatus, restart, warnings, failedFiles, changes };
 }
 
 const KEPT_REASON = 'kept as it came: not used by this server, exported again with its folder';
@@ -86,6 +90,7 @@ function fileOutcomes(parsed: ParsedPackage, done: Applied): FileOutcome[] {
       path: entry.path,
       type: entry.type,
       result: failed === undefined ? 'imported' : 'failed',
+      ...(failed === undefined && done.changes.has(entry.path) ? { change: done.changes.get(entry.path) } : {}),
       ...(reason ? { reason } : {}),
     });
     if (entry.type === 'custom_adapter' && entry.path.endsWith(ADAPTER_JSON)) {

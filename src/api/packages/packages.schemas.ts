@@ -52,6 +52,13 @@ export const Package = Type.Object({
         path: Type.String(),
         type: Type.Union([Type.String(), Type.Null()]),
         result: Type.Unsafe<string>({ type: 'string', enum: ['imported', 'kept', 'skipped', 'failed'] }),
+        change: Type.Optional(
+          Type.Unsafe<string>({
+            type: 'string',
+            enum: ['created', 'updated', 'unchanged'],
+            description: 'An imported file: its asset was created, updated, or already as the file says',
+          }),
+        ),
         reason: Type.Optional(Type.String()),
       }),
       { description: 'Imports, once applied: each file of the zip, what became of it and why' },

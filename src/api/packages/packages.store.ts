@@ -9,6 +9,8 @@ export interface FileOutcome {
   /** The asset type its name says; null for a file this server does not know. */
   type: string | null;
   result: 'imported' | 'kept' | 'skipped' | 'failed';
+  /** Imported files, where known: the asset was created, updated, or already as the file says. */
+  change?: 'created' | 'updated' | 'unchanged';
   reason?: string;
 }
 

@@ -164,8 +164,11 @@ describe('packages: export a project from dev, import it into test', () => {
       'Orders/sync_paid_orders.recipe.json',
       'country_codes.lookup_table.json',
       'ledger_api.connection.json',
+      // The project's description, colour and icon, as the vendor's export tool writes them.
+      'project.json',
       'properties.project_properties.json',
     ]);
+    assert.deepEqual(parse(files, 'project.json'), { description: '', color: null, icon: null });
     const recipe = parse(files, 'Orders/sync_paid_orders.recipe.json');
     assert.deepEqual(Object.keys(recipe).sort(), [
       'code',

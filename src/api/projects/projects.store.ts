@@ -77,3 +77,21 @@ export async function projectFolderId(db: Db, projectId: number): Promise<number
   const row = await db.selectFrom('projects').select('folder_id').where('id', '=', projectId).executeTakeFirst();
   return row?.folder_id;
 }
+
+/** The project whose own folder this is: its description, colour and icon (a package's project.json). */
+export async function projectLookOfFolder(db: Db, environmentId: number, folderId: number) {
+  return db
+    .selectFrom('projects')
+    .select(['id', 'description', 'color', 'icon'])
+    .where('environment_id', '=', environmentId)
+    .where('folder_id', '=', folderId)
+    .executeTakeFirst();
+}
+
+export async function setProjectLook(
+  db: Db,
+  id: number,
+  values: { description: string; color: string | null; icon: string | null; updated_at: string },
+): Promise<void> {
+  await db.updateTable('projects').set(values).where('id', '=', id).execute();
+}

@@ -56,6 +56,9 @@ export interface ProjectsTable {
   folder_id: number;
   name: string;
   description: string;
+  /** The vendor's project colour and icon names (a package's `project.json`); null: none set. */
+  color: string | null;
+  icon: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -27,9 +27,12 @@ export async function applyConnections(run: ImportRun): Promise<void> {
           `a connection named "${name(e)}" exists in the target with provider ${existing.provider}, not ${provider}`,
         );
       connectionByZip.set(e.path, existing.id);
+      // An existing connection is reused as it is: its credentials are the target's own.
+      run.changes.set(e.path, 'unchanged');
       continue;
     }
     const row = await insertConnectionShell(trx, pkg.workspace_id, env, folderId, name(e), provider, now);
     connectionByZip.set(e.path, Number(row.id));
+    run.changes.set(e.path, 'created');
   }
 }

@@ -32,7 +32,8 @@ export async function applyDataTables(run: ImportRun): Promise<void> {
       continue;
     }
     let tableId: number;
-    if (!existing)
+    if (!existing) {
+      run.changes.set(e.path, 'created');
       tableId = await insertDataTable(trx, {
         workspace_id: pkg.workspace_id,
         environment_id: env,
@@ -41,7 +42,8 @@ export async function applyDataTables(run: ImportRun): Promise<void> {
         columns: JSON.stringify(columns),
         now,
       });
-    else {
+    } else {
+      run.changes.set(e.path, existing.columns !== JSON.stringify(columns) || e.data ? 'updated' : 'unchanged');
       tableId = existing.id;
       if (existing.columns !== JSON.stringify(columns))
         await updateTableDefinition(trx, tableId, { columns: JSON.stringify(columns), now });

@@ -86,6 +86,7 @@ export async function applyRecipes(run: ImportRun): Promise<void> {
       recipeByZip.set(e.path, id);
       await importTestCases(trx, e, id, now);
       recipeStatus.push({ id, import_result: 'no_update_or_updated_without_restart' });
+      run.changes.set(e.path, 'created');
       continue;
     }
     recipeByZip.set(e.path, existing.id);
@@ -105,6 +106,7 @@ export async function applyRecipes(run: ImportRun): Promise<void> {
     const releaseStopped =
       options.restartRecipes && existing.running !== 1 && existing.stop_cause === RELEASE_STOP_CAUSE;
     if (releaseStopped) restart.push(existing.id);
+    run.changes.set(e.path, changed ? 'updated' : 'unchanged');
     if (!changed) {
       if (!releaseStopped)
         recipeStatus.push({ id: existing.id, import_result: 'no_update_or_updated_without_restart' });

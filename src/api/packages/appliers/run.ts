@@ -50,6 +50,8 @@ export interface Applied {
   warnings: string[];
   /** Files that failed alone (the rest imported), by path: why. */
   failedFiles: Map<string, string>;
+  /** What was done with each file's asset, where its applier says. */
+  changes: Map<string, FileChange>;
 }
 
 /** A deployment's project in the target environment, by name; created (with its folder) when absent. */
@@ -116,7 +118,12 @@ export interface ImportRun {
   recipeByZip: Map<string, number>;
   recipeStatus: Applied['recipeStatus'];
   restart: number[];
+  /** What an applier did with a file, where it says (`change` in the package's per-file result). */
+  changes: Map<string, FileChange>;
 }
+
+/** What an import did with a file's asset: made it, changed it, or found it as the file says. */
+export type FileChange = 'created' | 'updated' | 'unchanged';
 
 /** Find or create the target folder and start the run. */
 export async function startRun(
@@ -210,5 +217,6 @@ export async function startRun(
     recipeByZip: new Map(),
     recipeStatus: [],
     restart: [],
+    changes: new Map(),
   };
 }

@@ -24,7 +24,8 @@ export async function applyTopics(run: ImportRun): Promise<void> {
         existing.retention_seconds !== retention
       ) {
         await updateImportedTopic(trx, existing.id, schema, description, retention, now);
-      }
+        run.changes.set(e.path, 'updated');
+      } else run.changes.set(e.path, 'unchanged');
       continue;
     }
     await insertImportedTopic(
@@ -39,5 +40,6 @@ export async function applyTopics(run: ImportRun): Promise<void> {
       retention,
       now,
     );
+    run.changes.set(e.path, 'created');
   }
 }
