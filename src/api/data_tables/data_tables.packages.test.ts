@@ -186,6 +186,7 @@ describe('data tables in packages (workato_db_table)', () => {
       path: 'good.workato_db_table.json',
       type: 'workato_db_table',
       result: 'imported',
+      change: 'created',
     });
     assert.match(done.warnings.join('\n'), /x\.workato_db_table\.json: not imported: /);
     const names = (await t.call('GET', '/api/data_tables', { token: testToken })).body.data.map(
