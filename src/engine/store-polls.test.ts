@@ -18,6 +18,8 @@ import {
   webhookRecipe,
   type StepDoc,
 } from '../../test/recipes.ts';
+import { onPostgres } from '../../test/test-database.ts';
+import { SETTLE_MS } from './store-polls.ts';
 
 let t: TestApp;
 let tableId = 0;
@@ -66,6 +68,9 @@ describe('workato_db_table polling triggers', () => {
     await addRecord('A');
     await addRecord('B');
     await addRecord('C');
+    // On PostgreSQL a poll takes rows once they are SETTLE_MS old: all three settled, the first
+    // poll sees them together (else a slow machine may see A alone, then B and C).
+    if (onPostgres) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const id = await createRecipe(
       t,
       triggerOf('workato_db_table', 'new_records_polling', {
