@@ -191,6 +191,34 @@ export async function connectionNamed(db: Db, environmentId: number, name: strin
     .executeTakeFirst();
 }
 
+/**
+ * A connection of this name whose provider is one of the custom connector's names (its own or an
+ * alias): the target's connection to the connector a package's provider name means there.
+ */
+export async function connectionNamedForConnector(db: Db, environmentId: number, name: string, connectorId: number) {
+  return db
+    .selectFrom('connections')
+    .select('id')
+    .where('environment_id', '=', environmentId)
+    .where('name', '=', name)
+    .where((eb) =>
+      eb.or([
+        eb('provider', 'in', eb.selectFrom('custom_connectors').select('name').where('id', '=', connectorId)),
+        eb(
+          'provider',
+          'in',
+          eb
+            .selectFrom('custom_connector_aliases')
+            .select('name')
+            .where('connector_id', '=', connectorId)
+            .where('environment_id', '=', environmentId),
+        ),
+      ]),
+    )
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
 /** A data table's record count after the import replaced its records. */
 export async function setRecordCount(db: Db, tableId: number, count: number) {
   return db.updateTable('data_tables').set({ record_count: count }).where('id', '=', tableId).execute();
