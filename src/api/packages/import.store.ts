@@ -102,7 +102,7 @@ export async function updateImportedEndpoint(
 export async function endpointAt(db: Db, collectionId: number, method: string, path: string) {
   return db
     .selectFrom('api_endpoints')
-    .select('id')
+    .select(['id', 'name', 'description', 'flow_id', 'validate_request', 'active'])
     .where('collection_id', '=', collectionId)
     .where('method', '=', method)
     .where('path', '=', path)

@@ -21,8 +21,10 @@ export async function applyConnections(run: ImportRun): Promise<void> {
       const match =
         (await connectionNamed(trx, env, name(e), provider)) ??
         (connector ? await connectionNamedForConnector(trx, env, name(e), connector.id) : undefined);
-      if (match) connectionByZip.set(e.path, match.id);
-      else
+      if (match) {
+        connectionByZip.set(e.path, match.id);
+        run.changes.set(e.path, 'unchanged');
+      } else
         fail(
           e.path,
           `no connection named "${name(e)}" (${provider}) in the target environment: create it there, with that environment's credentials, and deploy again`,
