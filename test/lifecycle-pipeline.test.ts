@@ -325,7 +325,10 @@ describe('switchboard deploy --run-tests: a project promoted dev → test → pr
       );
       await call(env, 'POST', `/api/data_tables/${log.id}/records`, { data: { Customer: `${env}-record` } });
     }
-    await call('dev', 'POST', '/api/properties', { project_id: dev.projectId, properties: { tier: 'dev-tier-2' } });
+    await call('dev', 'POST', '/api/properties', {
+      project_id: dev.projectId,
+      properties: { tier: 'dev-tier-2', greeting: 'hi' },
+    });
     await call('dev', 'POST', `/api/lookup_tables/${tiers.id}/rows`, { data: { code: 'S', label: 'Silver-dev' } });
     const note = 'Order for {{customer}} at {{tier}} ({{label}}) from the {{desk}} desk.';
     await call('dev', 'PUT', `/api/message_templates/${dev.templateId}`, { body: note });
@@ -338,7 +341,7 @@ describe('switchboard deploy --run-tests: a project promoted dev → test → pr
     for (const env of ['test', 'prod'] as const) {
       kept[env] = await state(env);
       assert.deepEqual(kept[env], {
-        props: { tier: `${env}-tier` },
+        props: { greeting: 'hi', tier: `${env}-tier` },
         rows: [`T=Gold-${env}`],
         records: ['dev-record', `${env}-record`],
         template: note,
