@@ -201,8 +201,9 @@ describe('switchboard deploy --run-tests: a project promoted dev → test → pr
   }
 
   test('green, then red after a change that breaks a test case; prod keeps what it had', async () => {
-    // dev: the project and its assets.
+    // dev: the project (its colour and icon through the projects API) and its assets.
     Object.assign(dev, await t.createProject('Orders', 'dev'));
+    await call('dev', 'PUT', `/api/projects/${dev.projectId}`, { color: 'teal', icon: 'cart' });
     const connector = await call('dev', 'POST', '/api/custom_connectors', {
       title: 'Order desk',
       code: CONNECTOR_CODE,
@@ -313,6 +314,11 @@ describe('switchboard deploy --run-tests: a project promoted dev → test → pr
         await renderedIn(env),
         new RegExp(`Order for ADA at ${env}-tier \\(Gold-dev\\) from the ${env} desk`),
       );
+    }
+
+    for (const env of ['test', 'prod'] as const) {
+      const shown = (await call(env, 'GET', '/api/projects')).find((p: { id: number }) => p.id === projectOf[env]);
+      assert.deepEqual([shown.color, shown.icon], ['teal', 'cart'], `${env} shows the project's look`);
     }
 
     // Each environment's own rows and records; then dev moves on (its own values, a new note).
