@@ -26,17 +26,20 @@ module Switchboard
       attr_reader :settings, :source, :methods_source
 
       def initialize(source, settings, methods_source, updates)
-        @source = Convert.indifferent(source || {})
+        # The connector's own definition is indifferent already: not copied for every call.
+        @source = source.is_a?(HashWithIndifferentAccess) ? source : Convert.indifferent(source || {})
         @settings = Convert.indifferent(settings || {})
         @methods_source = methods_source
         @updates = updates
       end
 
+      # Kept for the call (asked for at every request); `multi` selects by the settings, so new
+      # settings select again.
       def authorization
-        definition = @source['authorization']
-        return nil if definition.blank?
+        return @authorization if defined?(@authorization)
 
-        Authorization.new(self, definition)
+        definition = @source['authorization']
+        @authorization = definition.blank? ? nil : Authorization.new(self, definition)
       end
 
       def base_uri
@@ -51,6 +54,7 @@ module Switchboard
         return false unless values.is_a?(::Hash) && values.any?
 
         @settings = @settings.merge(values)
+        remove_instance_variable(:@authorization) if defined?(@authorization)
         @updates[:settings] = @settings
         Host.request('connection_update', 'settings' => Convert.plain(@settings))
         true
@@ -65,10 +69,10 @@ module Switchboard
         @source = multi?(definition) ? selected(definition) : definition
       end
 
-      def type = (@source['type'].presence || 'none').to_s
-      def oauth2? = type.match?(/oauth2/i)
+      def type = @type ||= (@source['type'].presence || 'none').to_s
+      def oauth2? = @oauth2.nil? ? (@oauth2 = type.match?(/oauth2/i)) : @oauth2
       def refresh_on = ::Array.wrap(@source['refresh_on']).compact
-      def detect_on = ::Array.wrap(@source['detect_on']).compact
+      def detect_on = @detect_on ||= ::Array.wrap(@source['detect_on']).compact
       def reauthorizable? = oauth2? || @source['acquire'].present?
 
       def refresh?(code, body, message)
@@ -438,6 +442,7 @@ module Switchboard
       def __detect_on!(response)
         auth = @connection.authorization
         return unless auth&.reauthorizable?
+        return if auth.detect_on.empty?
 
         matched = auth.detect_on.any? do |pattern|
           pattern === response
