@@ -91,14 +91,27 @@ module Switchboard
         value.is_a?(::Proc) ? Context.new(@connection, skip_apply: true).__exec(value, @connection.settings) : value
       end
 
-      def acquire(auth_code = nil, redirect_url = nil)
+      # `verifier`: the PKCE verifier the code was asked with (given to `acquire` after the redirect URI).
+      def acquire(auth_code = nil, redirect_url = nil, verifier = nil)
         lambda = @source['acquire']
-        return oauth2_token_exchange(auth_code, redirect_url) if lambda.nil? && oauth2?
+        return oauth2_token_exchange(auth_code, redirect_url, verifier) if lambda.nil? && oauth2?
         raise InvalidDefinitionError, "Expect 'acquire' block" unless lambda
 
         Context.new(@connection, skip_apply: true).__resolve(
-          Context.new(@connection, skip_apply: true).__exec(lambda, @connection.settings, auth_code, redirect_url)
+          Context.new(@connection, skip_apply: true).__exec(lambda, @connection.settings, auth_code, redirect_url, verifier)
         )
+      end
+
+      # `pkce: lambda do |verifier, challenge|`: the verifier, challenge and method the connector sends.
+      def pkce(verifier, challenge)
+        lambda = @source['pkce']
+        raise InvalidDefinitionError, "the authorization has no 'pkce' lambda" unless lambda.is_a?(::Proc)
+
+        context = Context.new(@connection, skip_apply: true)
+        answer = context.__resolve(context.__exec(lambda, verifier, challenge))
+        raise InvalidDefinitionError, "'pkce' must answer a Hash with verifier, challenge and challenge_method" unless answer.is_a?(::Hash)
+
+        Convert.indifferent(answer).slice('verifier', 'challenge', 'challenge_method').transform_values(&:to_s)
       end
 
       def refresh(refresh_token = nil)
@@ -148,11 +161,13 @@ module Switchboard
         [value_of('client_id') || @connection.settings['client_id'], value_of('client_secret') || @connection.settings['client_secret']]
       end
 
-      def oauth2_token_exchange(code, redirect_url)
+      def oauth2_token_exchange(code, redirect_url, verifier = nil)
         client_id, client_secret = client_credentials
+        form = { grant_type: 'authorization_code', code: code, redirect_uri: redirect_url,
+                 client_id: client_id, client_secret: client_secret }
+        form[:code_verifier] = verifier if verifier
         Context.new(@connection, skip_apply: true).post(value_of('token_url'))
-               .payload(grant_type: 'authorization_code', code: code, redirect_uri: redirect_url,
-                        client_id: client_id, client_secret: client_secret)
+               .payload(form)
                .request_format_www_form_urlencoded.response!.to_hash
                .slice('access_token', 'refresh_token', 'expires_in', 'token_type', 'scope', 'id_token', 'instance_url')
       end
