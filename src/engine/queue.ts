@@ -2,8 +2,8 @@
 // it is acknowledged, so a restart loses nothing that was acknowledged. One dispatcher claims the
 // queued jobs of running recipes, oldest first, within each recipe's concurrency and the
 // process's workers, and launches them; a caller may wait for a job's end, on whichever node it
-// runs (job-waiters.ts). Every pending job is
-// counted in the backlog (backlog.ts); webhooks and API calls are admitted only within its limits.
+// runs (job-waiters.ts). Every pending job is counted in the backlog (backlog.ts); webhooks and
+// API calls are admitted only within its limits.
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import type { Db, JobRow, RecipeRow } from '../db/types.ts';

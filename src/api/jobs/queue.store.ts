@@ -295,7 +295,7 @@ export type JobResult = {
   error_parts: string | null;
   completed_at: string;
   task_count: number;
-  /** What the job returned, as JSON `{kind, value}` (jobReply), for a caller on any node. */
+  /** What the job returned, as JSON `{kind, value}` (replyText), for a caller on any node. */
   reply?: string | null;
 };
 
