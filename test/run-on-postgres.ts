@@ -25,7 +25,11 @@ const removeCluster = () => {
   cluster = undefined;
 };
 
-const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...patterns], {
+const reporters = ['spec', './test/file-durations-reporter.ts'].flatMap((reporter) => [
+  `--test-reporter=${reporter}`,
+  '--test-reporter-destination=stdout',
+]);
+const child = spawn(process.execPath, ['--test', ...reporters, ...patterns], {
   stdio: 'inherit',
   env: { ...process.env, TEST_DATABASE_URL: url },
 });
