@@ -1,0 +1,62 @@
+// The recipe editor's script in Chromium, at a phone's width, from the keyboard: formula mode
+// switched on a field and checked as it is typed (the console's same-origin check), and saved in
+// the vendor's "=" form. One browser for the file.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { openBrowser, openSite, signIn, type ConsoleSite } from './console-browser.ts';
+
+let site: ConsoleSite;
+let browser: Awaited<ReturnType<typeof openBrowser>>;
+before(async () => {
+  site = await openSite();
+  browser = await openBrowser({ width: 390 });
+  await signIn(browser.page, site.base, site.t.adminToken);
+});
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+describe('the recipe editor in a browser', () => {
+  test('formula mode from the keyboard: checked as it is typed, saved as =…', async () => {
+    const { page } = browser;
+    await page.goto(`${site.base}/console/recipes/${site.recipe.id}/edit`);
+    const first = page.locator('li#step-1 fieldset').first();
+    const message = first.getByLabel('Message (required)', { exact: true });
+    const status = first.locator('.formula-status').first();
+    // The mode's checkbox is reached with Tab from the field, and switched with Space.
+    await message.focus();
+    await page.keyboard.press('Tab');
+    const toggle = first.getByLabel('Message (required): formula mode');
+    assert.equal(await toggle.evaluate((el) => el === document.activeElement), true);
+    await page.keyboard.press('Space');
+    assert.equal(await message.getAttribute('data-formula'), '1');
+    await message.fill('');
+    await message.pressSequentially('(1 +');
+    await status.getByText('formula ends too early').waitFor();
+    assert.equal(await message.getAttribute('aria-invalid'), 'true');
+    await message.pressSequentially(' 2) * 14');
+    await status.getByText('Formula OK: gives 42').waitFor();
+    assert.equal(await message.getAttribute('aria-invalid'), null);
+    // Typing "=" into an empty text field switches it too.
+    const second = page.locator('li#step-2 fieldset').first();
+    const thanks = second.getByLabel('Message (required)', { exact: true });
+    await thanks.fill('');
+    await thanks.pressSequentially('="ok".upcase');
+    await second.locator('.formula-status').getByText('Formula OK: gives "OK"').waitFor();
+    assert.equal(await second.getByLabel('Message (required): formula mode').isChecked(), true);
+    // Nothing sticks out of a phone's width.
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(Number(overflow) <= 0, `the page is ${String(overflow)} px wider than the window`);
+
+    await page.getByLabel("What changed (the version's comment)").fill('Formulas');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Recipe saved.').waitFor();
+    const code = JSON.parse((await site.t.call('GET', `/api/recipes/${site.recipe.id}`)).body.code);
+    assert.deepEqual(
+      code.block.map((s: { input: { message: string } }) => s.input.message),
+      ['=(1 + 2) * 14', '="ok".upcase'],
+    );
+    assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
+  });
+});
