@@ -28,7 +28,7 @@ describe('the recipe editor in a browser', () => {
     await message.focus();
     await page.keyboard.press('Tab');
     const toggle = first.getByLabel('Message (required): formula mode');
-    assert.equal(await toggle.evaluate((el) => el === document.activeElement), true);
+    assert.equal(await page.evaluate('document.activeElement.name'), 'fm:0:message');
     await page.keyboard.press('Space');
     assert.equal(await message.getAttribute('data-formula'), '1');
     await message.fill('');
@@ -56,6 +56,36 @@ describe('the recipe editor in a browser', () => {
     assert.deepEqual(
       code.block.map((s: { input: { message: string } }) => s.input.message),
       ['=(1 + 2) * 14', '="ok".upcase'],
+    );
+    // The recipe's trigger and steps with their connectors' icons, loaded from this origin under the strict CSP.
+    const icons = await page.evaluate(
+      `[...document.querySelectorAll('img.icon')].map((img) => [img.getAttribute('src'), img.complete && img.naturalWidth])`,
+    );
+    assert.deepEqual(icons, [
+      ['/console/assets/icons/workato_webhooks.svg', 24],
+      ['/console/assets/icons/workato_webhooks.svg', 24],
+      ['/console/assets/icons/logger.svg', 24],
+      ['/console/assets/icons/logger.svg', 24],
+    ]);
+    assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
+  });
+
+  test('a new step picks its application from the catalog of icons, from the keyboard', async () => {
+    const { page } = browser;
+    await page.goto(`${site.base}/console/recipes/new`);
+    await page.getByRole('button', { name: '+ Action' }).click();
+    const step = page.locator('li.kw-action fieldset').first();
+    await step.getByText('Browse the applications').focus();
+    await page.keyboard.press('Enter');
+    const logger = step.getByRole('button', { name: 'Logger', exact: true });
+    await logger.focus();
+    await page.keyboard.press('Enter');
+    await page.locator('li.kw-action legend', { hasText: 'Logger' }).waitFor();
+    assert.equal(
+      await page
+        .locator('li.kw-action legend img.icon')
+        .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+      24,
     );
     assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
   });

@@ -17,6 +17,7 @@ import type { BuiltInConnectors } from '../api/integrations/catalog.ts';
 import type { Connector } from '../connectors/types.ts';
 import { csrfTokenOf, type ConsoleSession } from './sessions.ts';
 import type { PageFrame } from './layout.ts';
+import { CUSTOM_ICON_URL, type IconOf } from './pages/icons.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -155,10 +156,14 @@ export function consoleKit(deps: ConsoleDeps) {
     return reply.status(status).type('text/html; charset=utf-8').send(markup);
   }
 
+  /** A connector's icon: its own for a built-in or SaaS connector, the generic one otherwise. */
+  const iconOf: IconOf = (provider) =>
+    deps.connectors.find(provider) ? `/console/assets/icons/${provider}.svg` : CUSTOM_ICON_URL;
+
   const csrfOf = (request: FastifyRequest) => csrfTokenOf(csrfKey, sessionOf(request).id);
   const noticeOf = (done: string | undefined) =>
     done !== undefined && NOTICES[done] ? { text: NOTICES[done], kind: 'ok' as const } : undefined;
   const hide = { hide: true };
 
-  return { ...deps, frameOf, sessionOf, callerWith, can, send, csrfOf, noticeOf, hide };
+  return { ...deps, frameOf, sessionOf, callerWith, can, send, csrfOf, noticeOf, hide, iconOf };
 }

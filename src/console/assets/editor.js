@@ -107,10 +107,12 @@ async function check(field) {
       body: new URLSearchParams({ _csrf: csrf.value, formula: field.value }),
     });
     if (asked.get(field) !== seq || !isFormula(field)) return; // a later keystroke asked again
-    if (!reply.ok) return showStatus(field, 'The formula could not be checked now: it is checked when you save.', false);
+    if (!reply.ok)
+      return showStatus(field, 'The formula could not be checked now: it is checked when you save.', false);
     const answer = await reply.json();
     showStatus(field, answer.text, !answer.ok);
   } catch {
-    if (asked.get(field) === seq) showStatus(field, 'The formula could not be checked now: it is checked when you save.', false);
+    if (asked.get(field) === seq)
+      showStatus(field, 'The formula could not be checked now: it is checked when you save.', false);
   }
 }

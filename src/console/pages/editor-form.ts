@@ -135,7 +135,8 @@ function applyFields(root: StepDoc, config: unknown[], body: Record<string, stri
       case 'f':
         if (FIELD_KEY.test(parts.rest)) {
           const input = inputOf(step);
-          input[parts.rest] = body[`fm:${parts.path}:${parts.rest}`] === '1' ? asFormula(value, input[parts.rest]) : value;
+          input[parts.rest] =
+            body[`fm:${parts.path}:${parts.rest}`] === '1' ? asFormula(value, input[parts.rest]) : value;
         }
         break;
       case 'fj':
@@ -226,6 +227,11 @@ export function applyEdit(root: StepDoc, config: unknown[], body: Record<string,
         break;
       case 'choose':
         choose(step, body[`pick:${pathText}`] ?? '', body[`pickop:${pathText}`] ?? '');
+        break;
+      case 'pickapp':
+        if (step.keyword !== 'trigger' && step.keyword !== 'action')
+          problem = 'Only a trigger or an action has an application.';
+        else choose(step, kind ?? '', '');
         break;
       case 'addcond': {
         const input = inputOf(step);

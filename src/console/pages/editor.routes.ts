@@ -92,7 +92,7 @@ export function connectorInfo(connector: Connector, source: ConnectorInfo['sourc
 
 export function consoleEditorRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { ctx, engine, connectors, frameOf, callerWith, can, send, csrfOf, hide } = kit;
+  const { ctx, engine, connectors, frameOf, callerWith, can, send, csrfOf, hide, iconOf } = kit;
 
   async function describe(auth: AuthContext, providers: readonly string[]) {
     const scope = { workspaceId: auth.workspaceId, environmentId: auth.environmentId };
@@ -165,6 +165,7 @@ export function consoleEditorRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
           connectors: infos,
           connections,
           errors,
+          iconOf,
           checkFormula: (source) => checkFormula(source, () => ctx.clock.now().getTime()),
           message,
         },

@@ -5,6 +5,7 @@
 import type { FormulaCheck } from '../../recipe/formula/check.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
+import { iconImg, type IconOf } from './icons.ts';
 import { blockOf, pathText, walk, type StepDoc, type StepPath } from './editor-model.ts';
 
 /** What the editor knows of an operation (a trigger or an action) of a connector. */
@@ -51,6 +52,8 @@ export interface EditorData {
   errors: ReadonlyMap<number, string[]>;
   /** The formula checker (the engine's parser and evaluator): a formula field's problem or value. */
   checkFormula: (source: string) => FormulaCheck;
+  /** Each connector's icon. */
+  iconOf: IconOf;
   message?: { text: string; kind: 'ok' | 'error' } | undefined;
 }
 
@@ -257,7 +260,17 @@ ${
     ? html`<div class="field"><label for="pickop-${p}">${trigger ? 'Trigger' : 'Action'}</label><select id="pickop-${p}" name="pickop:${p}">${step.name ? '' : html`<option value="">Pick one…</option>`}${Object.entries(ops).map(([name, op]) => html`<option value="${name}"${name === step.name ? html` selected` : ''}>${op.title}</option>`)}</select></div>`
     : ''
 }
-<button type="submit" name="op" value="choose:${p}" class="small">Use</button></div>`;
+<button type="submit" name="op" value="choose:${p}" class="small">Use</button></div>${provider === '' ? catalogGrid(data, p, sources) : ''}`;
+}
+
+/** A step with no application yet: the catalog as buttons with their icons (one press picks one). */
+function catalogGrid(data: EditorData, p: string, sources: ReadonlyArray<readonly [string, string]>): Html {
+  return html`<details class="catalog"><summary>Browse the applications</summary>${sources.map(([source, label]) => {
+    const entries = data.catalog.filter((c) => c.source === source);
+    return entries.length === 0
+      ? ''
+      : html`<h4>${label}</h4><ul class="catalog-grid">${entries.map((c) => html`<li><button type="submit" name="op" value="pickapp:${p}:${c.name}" class="app">${iconImg(data.iconOf(c.name))}<span>${c.title}</span></button></li>`)}</ul>`;
+  })}</details>`;
 }
 
 function inputFields(data: EditorData, path: StepPath, step: StepDoc): Html {
@@ -363,7 +376,7 @@ function drawStep(data: EditorData, path: StepPath, step: StepDoc, names: Readon
   const pills = keyword === 'trigger' ? [] : pillsBefore(data, number);
   const block = blockOf(step);
   return html`<li class="edit-step kw-${keyword}" id="step-${number}"><fieldset>
-<legend><span class="step-no">${number}</span> <span class="keyword">${KEYWORDS[keyword] ?? keyword}</span> ${keyword === 'trigger' || keyword === 'action' ? stepSummary(step, data.connectors) : ''}</legend>
+<legend><span class="step-no">${number}</span> <span class="keyword">${KEYWORDS[keyword] ?? keyword}</span> ${(keyword === 'trigger' || keyword === 'action') && typeof step.provider === 'string' && step.provider !== '' ? html`${iconImg(data.iconOf(step.provider))} ` : ''}${keyword === 'trigger' || keyword === 'action' ? stepSummary(step, data.connectors) : ''}</legend>
 ${controls(path, step)}${errorsOf(data, step)}
 ${stepBody(data, path, step, names)}
 ${

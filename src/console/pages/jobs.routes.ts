@@ -12,7 +12,7 @@ import { type ConsoleKit, PAGE_SIZE, Form, HandleParams } from '../kit.ts';
 
 export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { ctx, engine, frameOf, callerWith, can, send, csrfOf, hide } = kit;
+  const { ctx, engine, frameOf, callerWith, can, send, csrfOf, hide, iconOf } = kit;
 
   // Jobs
   app.get(
@@ -88,6 +88,7 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
           lines,
           canWrite: can(request, 'jobs:write'),
           message,
+          iconOf,
         },
         csrfOf(request),
       ),

@@ -10,9 +10,7 @@ import { isKnownMethod } from './methods.ts';
 import { childrenOf, parseFormula, type Expr } from './parser.ts';
 import { toPlain, toRubyString } from './values.ts';
 
-export type FormulaCheck =
-  | { ok: true; value?: string }
-  | { ok: false; message: string; position?: number | undefined };
+export type FormulaCheck = { ok: true; value?: string } | { ok: false; message: string; position?: number | undefined };
 
 const PREVIEW_LIMITS = { maxSteps: 10_000, maxMillis: 50, maxStringLength: 100_000, maxListLength: 10_000 };
 const PREVIEW_CHARS = 200;
