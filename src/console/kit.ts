@@ -76,6 +76,7 @@ const NOTICES: Record<string, string> = {
   task_completed: 'Task completed: its job goes on.',
   tested: 'Connection tested.',
   saved: 'Recipe saved.',
+  test_case_created: 'Test case created: run it from the list below.',
 };
 
 export const Form = (fields: Record<string, ReturnType<typeof Type.String>>) =>

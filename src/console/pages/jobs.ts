@@ -50,6 +50,8 @@ export interface JobData {
   job: JobDetailApi;
   lines: readonly JobLineRow[];
   canWrite: boolean;
+  /** The role may write test cases: the job can become one. */
+  canCreateTestCase?: boolean | undefined;
   message?: { text: string; kind: 'ok' | 'error' } | undefined;
   /** Each connector's icon. */
   iconOf: IconOf;
@@ -134,7 +136,7 @@ ${data.message ? notice(data.message.text, data.message.kind) : ''}
   ${job.completed_at ? html`<dt>Duration</dt><dd>${duration(Date.parse(job.completed_at) - Date.parse(job.started_at))}</dd>` : ''}
   ${job.error ? html`<dt>Error</dt><dd class="error-text">${job.error}</dd>` : ''}
 </dl>
-${controls}
+${controls}${finished && data.canCreateTestCase ? html` <a class="button" href="${base}/test-case">Create test case</a>` : ''}
 <section aria-labelledby="steps-title"><h2 id="steps-title">Steps</h2>
 ${
   data.lines.length === 0
