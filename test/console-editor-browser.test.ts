@@ -89,4 +89,37 @@ describe('the recipe editor in a browser', () => {
     );
     assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
   });
+
+  test('a test case from a past job, from the keyboard at a phone width', async () => {
+    const { page } = browser;
+    const started = await site.t.call('PUT', `/api/recipes/${site.recipe.id}/start`);
+    assert.equal(started.status, 200, started.text);
+    const fired = await fetch(site.base + site.recipe.path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ order_id: 'C-9' }),
+    });
+    assert.equal(fired.status, 200);
+    await site.t.engine.idle();
+    await page.goto(`${site.base}/console/recipes/${site.recipe.id}/jobs`);
+    await page.locator('table a').first().click();
+    const create = page.getByRole('link', { name: 'Create test case' });
+    await create.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'New test case from a job' }).waitFor();
+    const mock = page.locator('select[name="mock:1"]');
+    await mock.focus();
+    await mock.selectOption('output');
+    await page.getByLabel('Name', { exact: true }).fill('Order C-9');
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(Number(overflow) <= 0, `the page is ${String(overflow)} px wider than the window`);
+    await page.getByLabel('Name', { exact: true }).press('Enter');
+    await page.getByText('Test case created: run it from the list below.').waitFor();
+    const cases = (await site.t.call('GET', `/api/recipes/${site.recipe.id}/test_cases`)).body.data;
+    const created = (await site.t.call('GET', `/api/recipes/${site.recipe.id}/test_cases/${cases[0].id}`)).body.data;
+    assert.equal(created.name, 'Order C-9');
+    assert.equal(created.trigger_output.payload.order_id, 'C-9');
+    assert.equal(created.mocks.length, 1);
+    assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
+  });
 });
