@@ -22,6 +22,7 @@ import { consoleJobsRoutes } from './pages/jobs.routes.ts';
 import { consoleLookupTablesRoutes } from './pages/lookup-tables.routes.ts';
 import { consoleDeploymentsRoutes, consoleTopicsRoutes, consoleWorkspaceRoutes } from './pages/workspace.routes.ts';
 import { consoleDataTableRecordsRoutes, consoleDataTablesRoutes } from './pages/data-tables.routes.ts';
+import { consoleDataTableSchemaRoutes } from './pages/data-table-schema.routes.ts';
 import { consoleWorkflowTasksRoutes } from './pages/workflow-tasks.routes.ts';
 import { consoleBuildsRoutes } from './pages/builds.routes.ts';
 import { consoleConnectionRoutes } from './pages/connection.routes.ts';
@@ -200,6 +201,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
     consoleTopicsRoutes(app, kit);
     consoleDeploymentsRoutes(app, kit);
     consoleDataTablesRoutes(app, kit);
+    consoleDataTableSchemaRoutes(app, kit);
     consoleDataTableRecordsRoutes(app, kit);
     consoleWorkflowTasksRoutes(app, kit);
     consoleBuildsRoutes(app, kit);

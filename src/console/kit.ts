@@ -76,6 +76,9 @@ const NOTICES: Record<string, string> = {
   task_completed: 'Task completed: its job goes on.',
   tested: 'Connection tested.',
   saved: 'Recipe saved.',
+  data_table_created: 'Data table created: add its records.',
+  data_table_saved: 'Table saved.',
+  data_table_deleted: 'Data table deleted.',
   test_case_created: 'Test case created: run it from the list below.',
 };
 
