@@ -1,6 +1,7 @@
-// The recipe editor's script in Chromium, at a phone's width, from the keyboard: formula mode
-// switched on a field and checked as it is typed (the console's same-origin check), and saved in
-// the vendor's "=" form. One browser for the file.
+// Authoring in Chromium, at a phone's width, from the keyboard: the editor's formula mode (checked
+// as it is typed through the console's same-origin check, saved in the vendor's "=" form), the
+// catalog of connector icons, a test case from a past job, a data table and its columns. One
+// browser for the file.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { openBrowser, openSite, signIn, type ConsoleSite } from './console-browser.ts';
@@ -17,7 +18,7 @@ after(async () => {
   await site?.close();
 });
 
-describe('the recipe editor in a browser', () => {
+describe('authoring in a browser', () => {
   test('formula mode from the keyboard: checked as it is typed, saved as =…', async () => {
     const { page } = browser;
     await page.goto(`${site.base}/console/recipes/${site.recipe.id}/edit`);
@@ -120,6 +121,37 @@ describe('the recipe editor in a browser', () => {
     assert.equal(created.name, 'Order C-9');
     assert.equal(created.trigger_output.payload.order_id, 'C-9');
     assert.equal(created.mocks.length, 1);
+    assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
+  });
+
+  test('a data table created with its columns, then a column added, from the keyboard', async () => {
+    const { page } = browser;
+    await page.goto(`${site.base}/console/data-tables`);
+    await page.getByRole('link', { name: 'New data table' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Phone leads');
+    await page.getByLabel('New column 1: name').fill('email');
+    await page.getByLabel('Required').first().check();
+    await page.getByLabel('New column 2: name').fill('score');
+    await page.locator('#col-type-1').selectOption('integer');
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(Number(overflow) <= 0, `the page is ${String(overflow)} px wider than the window`);
+    await page.getByLabel('New column 2: name').press('Enter');
+    await page.getByText('Data table created: add its records.').waitFor();
+    await page.getByRole('link', { name: 'Table and columns' }).click();
+    await page.getByLabel('New column 1: name').fill('vip');
+    await page.locator('#col-type-0').selectOption('boolean');
+    await page.getByLabel('New column 1: name').press('Enter');
+    await page.getByText('Table saved.').waitFor();
+    const tables = (await site.t.call('GET', '/api/data_tables')).body.data;
+    const table = tables.find((x: { name: string }) => x.name === 'Phone leads');
+    assert.deepEqual(
+      table.schema.map((c: { name: string; type: string; optional: boolean }) => [c.name, c.type, c.optional]),
+      [
+        ['email', 'string', false],
+        ['score', 'integer', true],
+        ['vip', 'boolean', true],
+      ],
+    );
     assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
   });
 });
