@@ -30,7 +30,9 @@ describe('authoring in a browser', () => {
     await page.keyboard.press('Tab');
     const toggle = first.getByLabel('Message (required): formula mode');
     assert.equal(await page.evaluate('document.activeElement.name'), 'fm:0:message');
+    assert.equal(await toggle.isChecked(), false);
     await page.keyboard.press('Space');
+    assert.equal(await toggle.isChecked(), true);
     assert.equal(await message.getAttribute('data-formula'), '1');
     await message.fill('');
     await message.pressSequentially('(1 +');

@@ -453,7 +453,7 @@ describe('formula mode: POST /console/recipes/:id/edit and POST /console/recipes
 
   test('the check the editor script calls: the engine parser and evaluator, bad input, CSRF and roles', async () => {
     const check = (formula: string) => admin.post('/console/recipes/formula/check', { formula });
-    let res = await check('1 + 2');
+    const res = await check('1 + 2');
     assert.equal(res.statusCode, 200, res.body);
     assert.match(String(res.headers['content-type']), /^application\/json/);
     assert.deepEqual(JSON.parse(res.body), { ok: true, value: '3', text: 'Formula OK: gives 3' });
