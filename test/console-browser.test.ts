@@ -32,10 +32,7 @@ describe('the web console in a browser', () => {
       await page.getByLabel('Name').fill('greet');
       await page.getByRole('button', { name: 'Filter' }).click();
       await page.getByRole('link', { name: 'Greet new orders' }).click();
-      assert.match(
-        await page.locator('ol.tree').innerText(),
-        /Trigger workato_webhooks · new_event[\s\S]*Action logger · log_message/,
-      );
+      assert.match(await page.locator('ol.tree').innerText(), /Trigger New event via webhook[\s\S]*Action Log message/);
       await page.getByRole('button', { name: 'Start recipe' }).click();
       await page.getByText('The recipe is running.').waitFor();
 
@@ -122,7 +119,7 @@ describe('the web console in a browser', () => {
       await action.getByLabel('Application').selectOption('logger');
       await page.locator('li.kw-action fieldset').first().getByLabel('Action').selectOption('log_message');
       const logger = page.locator('li.kw-action fieldset').first();
-      await logger.locator('legend', { hasText: 'Log message in Logger' }).waitFor();
+      await logger.locator('legend', { hasText: 'Log message' }).waitFor();
       await logger.getByLabel('Message (required)', { exact: true }).click();
       await logger.locator('details.pills summary').click();
       await logger.getByRole('button', { name: 'Step 0 · payload.order_id' }).click();

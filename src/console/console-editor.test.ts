@@ -90,7 +90,7 @@ describe('GET /console/recipes/new and POST /console/recipes/new', () => {
     assert.match(page, /<script src="\/console\/assets\/editor\.js" defer><\/script>/);
     assert.match(
       page,
-      /<legend><span class="step-no">0<\/span> <span class="keyword">Trigger<\/span> <img class="icon" src="\/console\/assets\/icons\/workato_webhooks\.svg" alt="" width="20" height="20"> new event in HTTP<\/legend>/,
+      /<legend><span class="step-no">0<\/span> <span class="keyword">Trigger<\/span> <img class="icon" src="\/console\/assets\/icons\/workato_webhooks\.svg" alt="" width="20" height="20"> New event via webhook<\/legend>/,
     );
     // The catalog: built-in, SaaS and custom connectors, each by its title.
     assert.match(page, /<optgroup label="Built-in">[\s\S]*<option value="logger">Logger<\/option>/);
@@ -562,7 +562,7 @@ describe('connector icons: GET /console/assets/icons/:file, the catalog picker a
     const view = (await admin.get(`/console/recipes/${id}`)).body;
     assert.match(
       view,
-      /<img class="icon" src="\/console\/assets\/icons\/custom\.svg" alt="" width="20" height="20"><span class="connector">acme_crm<\/span>/,
+      /<img class="icon" src="\/console\/assets\/icons\/custom\.svg" alt="" width="20" height="20"><span class="operation">acme_crm · sync<\/span>/,
     );
   });
 });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
-import { createRecipe, log, webhookRecipe, webhookTrigger, fire } from '../../test/recipes.ts';
+import { action, condition, createRecipe, dp, log, webhookRecipe, webhookTrigger, fire } from '../../test/recipes.ts';
 
 /** A clock the test moves forward (session lifetime). */
 const clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
@@ -91,12 +91,68 @@ describe('GET /console/recipes and jobs', () => {
     // Each step with its connector's icon (this origin).
     assert.match(
       res.body,
-      /Trigger<\/span> <img class="icon" src="\/console\/assets\/icons\/workato_webhooks\.svg" alt="" width="20" height="20"><span class="connector">workato_webhooks<\/span>/,
+      /Trigger<\/span> <img class="icon" src="\/console\/assets\/icons\/workato_webhooks\.svg" alt="" width="20" height="20"><span class="operation">New event via webhook<\/span>/,
     );
     assert.match(
       res.body,
-      /Action<\/span> <img class="icon" src="\/console\/assets\/icons\/logger\.svg" alt="" width="20" height="20"><span class="connector">logger<\/span> · <span class="operation">log_message<\/span>/,
+      /Action<\/span> <img class="icon" src="\/console\/assets\/icons\/logger\.svg" alt="" width="20" height="20"><span class="operation">Log message<\/span>/,
     );
+  });
+
+  test('a recipe page reads each step as the vendor writes it, conditions and loops included', async () => {
+    const total = dp('workato_webhooks', 'hook', 'payload', 'total');
+    const code = webhookTrigger([
+      {
+        keyword: 'if',
+        input: condition('greater_than', total, '1000'),
+        block: [
+          action('salesforce', 'search_sobjects', 'found', { sobject_name: 'Account' }),
+          action('salesforce', 'create_sobject', 'made', { sobject_name: 'Account' }),
+        ],
+      },
+      { keyword: 'elsif', input: condition('blank', dp('workato_webhooks', 'hook', 'payload', 'email')), block: [] },
+      {
+        keyword: 'foreach',
+        source: dp('workato_webhooks', 'hook', 'payload', 'items'),
+        as: 'each',
+        block: [log('each_log', 'item')],
+      },
+      action('rest', 'make_request_v2', 'call', { request: { url: 'http://127.0.0.1:9/x' } }),
+      action('acme_unknown', 'do_thing', 'odd', {}),
+    ]);
+    const id = await createRecipe(t, code, { name: 'Words recipe' });
+    const res = await get(`/console/recipes/${id}`, admin.cookie);
+    assert.equal(res.statusCode, 200);
+    const text = res.body.replace(/<[^>]+>/g, '').replace(/&gt;/g, '>');
+    for (const words of [
+      'Trigger New event via webhook',
+      'IF total > 1000',
+      'Action Search records in Salesforce',
+      'Action Create record in Salesforce',
+      'ELSE IF email is blank',
+      'Repeat for each item in items',
+      'Action Log message',
+      'Action Call HTTP endpoint',
+      'Action acme_unknown · do_thing',
+    ])
+      assert.ok(text.includes(words), `${words} in ${text}`);
+    // The editor's step headings use the same words.
+    const edit = await get(`/console/recipes/${id}/edit`, admin.cookie);
+    assert.equal(edit.statusCode, 200);
+    const legends = [...edit.body.matchAll(/<legend>([\s\S]*?)<\/legend>/g)].map((m) =>
+      (m[1] as string)
+        .replace(/<[^>]+>/g, '')
+        .replace(/&gt;/g, '>')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    );
+    for (const words of [
+      '1 IF total > 1000',
+      '2 Action Search records in Salesforce',
+      '5 Repeat for each item in items',
+      '7 Action Call HTTP endpoint',
+    ])
+      assert.ok(legends.includes(words), `${words} in ${legends.join(' | ')}`);
   });
 
   test("a job page shows each step's input and output", async () => {
@@ -111,7 +167,7 @@ describe('GET /console/recipes and jobs', () => {
     assert.match(job.body, /&quot;name&quot;: &quot;Ada&quot;/, 'the trigger output');
     assert.match(
       job.body,
-      /<span class="step-no">1<\/span> <img class="icon" src="\/console\/assets\/icons\/logger\.svg" alt="" width="20" height="20"> logger · log_message/,
+      /<span class="step-no">1<\/span> <img class="icon" src="\/console\/assets\/icons\/logger\.svg" alt="" width="20" height="20"> Log message</,
     );
     assert.match(job.body, /Hello &lt;b&gt;there&lt;\/b&gt;/, 'the logger input, escaped');
     const failed = await get(`/console/recipes/${recipe.id}/jobs?status=failed`, admin.cookie);

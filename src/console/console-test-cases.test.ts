@@ -58,6 +58,11 @@ describe('GET and POST /console/recipes/:id/jobs/:handle/test-case', () => {
       /<select id="mock-2" name="mock:2">[\s\S]*?<option value="error">Mock: fail with its error in this job<\/option>/,
     );
     assert.match(form.body, /<span class="muted">\(greet\)<\/span>/);
+    // Each step in a person's words, as the job page names it.
+    assert.match(
+      form.body,
+      /<label for="mock-1"><span class="step-no">1<\/span> <img [^>]+> Log message <span class="muted">\(greet\)<\/span>/,
+    );
     assert.match(
       form.body,
       /<input type="checkbox" id="tc-status" name="expect_status" value="1" checked><label for="tc-status">Expect the job to end as this one did \(failed\)<\/label>/,

@@ -18,6 +18,7 @@ import type { Connector } from '../connectors/types.ts';
 import { csrfTokenOf, type ConsoleSession } from './sessions.ts';
 import type { PageFrame } from './layout.ts';
 import { CUSTOM_ICON_URL, type IconOf } from './pages/icons.ts';
+import { wordsOf } from './pages/step-words.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -164,10 +165,13 @@ export function consoleKit(deps: ConsoleDeps) {
   const iconOf: IconOf = (provider) =>
     deps.connectors.find(provider) ? `/console/assets/icons/${provider}.svg` : CUSTOM_ICON_URL;
 
+  /** Connector and operation titles of the catalog, for steps in a person's words (step-words.ts). */
+  const words = wordsOf((provider) => deps.connectors.find(provider));
+
   const csrfOf = (request: FastifyRequest) => csrfTokenOf(csrfKey, sessionOf(request).id);
   const noticeOf = (done: string | undefined) =>
     done !== undefined && NOTICES[done] ? { text: NOTICES[done], kind: 'ok' as const } : undefined;
   const hide = { hide: true };
 
-  return { ...deps, frameOf, sessionOf, callerWith, can, send, csrfOf, noticeOf, hide, iconOf };
+  return { ...deps, frameOf, sessionOf, callerWith, can, send, csrfOf, noticeOf, hide, iconOf, words };
 }

@@ -6,6 +6,7 @@ import type { FormulaCheck } from '../../recipe/formula/check.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
 import { iconImg, type IconOf } from './icons.ts';
+import { describeStep, wordsOf } from './step-words.ts';
 import { blockOf, pathText, walk, type StepDoc, type StepPath } from './editor-model.ts';
 
 /** What the editor knows of an operation (a trigger or an action) of a connector. */
@@ -107,19 +108,15 @@ function pillLabel(text: string, names: ReadonlyMap<string, string>): string {
   });
 }
 
-/** What a step is, in the vendor's words: "Log message in Logger", "IF …". */
+/** What a step is, in the vendor's words: "Search records in Salesforce", "IF total > 1000". */
 export function stepSummary(step: StepDoc, connectors: ReadonlyMap<string, ConnectorInfo>): string {
   const keyword = String(step.keyword ?? 'action');
-  if (keyword === 'trigger' || keyword === 'action') {
-    const connector = typeof step.provider === 'string' ? connectors.get(step.provider) : undefined;
-    const ops = keyword === 'trigger' ? connector?.triggers : connector?.actions;
-    const op = typeof step.name === 'string' ? ops?.[step.name] : undefined;
-    if (connector && op) return `${op.title} in ${connector.title}`;
-    if (typeof step.provider === 'string' && step.provider !== '')
-      return `${step.provider} · ${String(step.name ?? '')}`;
+  if ((keyword === 'trigger' || keyword === 'action') && (typeof step.provider !== 'string' || step.provider === ''))
     return keyword === 'trigger' ? 'Pick a trigger' : 'Pick an application and an action';
-  }
-  return KEYWORDS[keyword] ?? keyword;
+  return describeStep(
+    step,
+    wordsOf((provider) => connectors.get(provider)),
+  );
 }
 
 function stepNames(data: EditorData): Map<string, string> {
@@ -376,7 +373,7 @@ function drawStep(data: EditorData, path: StepPath, step: StepDoc, names: Readon
   const pills = keyword === 'trigger' ? [] : pillsBefore(data, number);
   const block = blockOf(step);
   return html`<li class="edit-step kw-${keyword}" id="step-${number}"><fieldset>
-<legend><span class="step-no">${number}</span> <span class="keyword">${KEYWORDS[keyword] ?? keyword}</span> ${(keyword === 'trigger' || keyword === 'action') && typeof step.provider === 'string' && step.provider !== '' ? html`${iconImg(data.iconOf(step.provider))} ` : ''}${keyword === 'trigger' || keyword === 'action' ? stepSummary(step, data.connectors) : ''}</legend>
+<legend><span class="step-no">${number}</span> <span class="keyword">${keyword === 'trigger' || keyword === 'action' ? (KEYWORDS[keyword] ?? keyword) : stepSummary(step, data.connectors)}</span> ${(keyword === 'trigger' || keyword === 'action') && typeof step.provider === 'string' && step.provider !== '' ? html`${iconImg(data.iconOf(step.provider))} ` : ''}${keyword === 'trigger' || keyword === 'action' ? stepSummary(step, data.connectors) : ''}</legend>
 ${controls(path, step)}${errorsOf(data, step)}
 ${stepBody(data, path, step, names)}
 ${

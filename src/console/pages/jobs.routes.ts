@@ -16,7 +16,7 @@ import { type ConsoleKit, PAGE_SIZE, Form, HandleParams } from '../kit.ts';
 
 export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { ctx, engine, connectors, frameOf, callerWith, can, send, csrfOf, hide, iconOf } = kit;
+  const { ctx, engine, connectors, frameOf, callerWith, can, send, csrfOf, hide, iconOf, words } = kit;
 
   /** The job's trigger event and the steps it ran, as a test case can reuse them. */
   async function jobForTestCase(request: FastifyRequest, recipeId: number, handle: string) {
@@ -95,6 +95,7 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
           },
           refusal,
           iconOf,
+          words,
         },
         csrfOf(request),
       ),
@@ -228,6 +229,7 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
           canCreateTestCase: can(request, 'test_cases:write'),
           message,
           iconOf,
+          words,
         },
         csrfOf(request),
       ),

@@ -5,6 +5,7 @@ import type { JobLineRow } from '../../db/types.ts';
 import { html, query, time, type Html } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
 import { iconImg, type IconOf } from './icons.ts';
+import { describeStep, operationText, type StepWords } from './step-words.ts';
 
 export interface JobListData {
   recipe: { id: number; name: string };
@@ -55,6 +56,7 @@ export interface JobData {
   message?: { text: string; kind: 'ok' | 'error' } | undefined;
   /** Each connector's icon. */
   iconOf: IconOf;
+  words: StepWords;
 }
 
 /** Values longer than this are folded (a <details> closed by default). */
@@ -143,7 +145,7 @@ ${
     ? html`<p class="muted">No step has run.</p>`
     : html`<ol class="lines">${data.lines.map((line) => {
         const seconds = (Date.parse(line.completed_at) - Date.parse(line.started_at)) / 1000;
-        return html`<li class="line${line.error ? ' failed' : ''}"><h3><span class="step-no">${line.recipe_line_number}</span> ${iconImg(data.iconOf(line.adapter_name))} ${line.adapter_name} · ${line.adapter_operation}${line.pass !== null ? html` <span class="muted">pass ${line.pass}</span>` : ''}</h3>
+        return html`<li class="line${line.error ? ' failed' : ''}"><h3><span class="step-no">${line.recipe_line_number}</span> ${line.adapter_name === 'workato' ? '' : html`${iconImg(data.iconOf(line.adapter_name))} `}${lineText(line, data.words)}${line.pass !== null ? html` <span class="muted">pass ${line.pass}</span>` : ''}</h3>
 <p class="muted small">${time(line.started_at)} · ${Number.isFinite(seconds) ? seconds.toFixed(3) : '?'} s</p>
 ${line.error ? html`<div class="value"><span class="label">Error</span><pre class="error-text">${line.error}</pre></div>` : ''}
 ${value('Input', line.input, line.mask_data === 1)}${value('Output', line.output, line.mask_data === 1, line.recipe_line_number === 0 ? `${base}/trigger-output` : undefined)}</li>`;
@@ -151,4 +153,14 @@ ${value('Input', line.input, line.mask_data === 1)}${value('Output', line.output
 }
 </section>`,
   );
+}
+
+/** A job line in a person's words: its operation's title, or the keyword of a control step. */
+function lineText(
+  line: { recipe_line_number: number; adapter_name: string; adapter_operation: string },
+  words: StepWords,
+): string {
+  if (line.adapter_name === 'workato') return describeStep({ keyword: line.adapter_operation }, words);
+  const keyword = line.recipe_line_number === 0 ? 'trigger' : 'action';
+  return operationText(line.adapter_name, keyword, line.adapter_operation, words);
 }

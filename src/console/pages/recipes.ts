@@ -5,6 +5,7 @@ import type { TestCaseSummary } from '../../api/test_cases/test_cases.store.ts';
 import { html, query, time, type Html } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
 import { iconImg, type IconOf } from './icons.ts';
+import { describeStep, type StepWords } from './step-words.ts';
 import { tagLabels, type TagIndex } from './tags.ts';
 
 export interface RecipeListData {
@@ -113,6 +114,7 @@ export interface RecipeData {
   canRunTests?: boolean | undefined;
   /** Each connector's icon. */
   iconOf: IconOf;
+  words: StepWords;
 }
 
 export function recipePage(frame: PageFrame, data: RecipeData, csrf: string): string {
@@ -128,7 +130,7 @@ ${data.startErrors && data.startErrors.length > 0 ? startProblems(data.startErro
 <dl class="facts">
   <dt>State</dt><dd>${state(r.running)}</dd>
   <dt>Version</dt><dd>${r.version_no}</dd>
-  <dt>Trigger</dt><dd>${r.trigger_application ? html`${iconImg(data.iconOf(r.trigger_application))} ${r.trigger_application}` : '—'}</dd>
+  <dt>Trigger</dt><dd>${r.trigger_application ? html`${iconImg(data.iconOf(r.trigger_application))} ${data.words.connector(r.trigger_application) ?? r.trigger_application}` : '—'}</dd>
   <dt>Jobs</dt><dd>${r.job_succeeded_count} succeeded, ${r.job_failed_count} failed${data.canReadJobs ? html` · <a href="/console/recipes/${r.id}/jobs">Jobs</a>` : ''}</dd>
   <dt>Last job</dt><dd>${time(r.last_run_at)}</dd>
   ${r.webhook_url ? html`<dt>Webhook</dt><dd><code>${r.webhook_url}</code></dd>` : ''}
@@ -136,7 +138,7 @@ ${data.startErrors && data.startErrors.length > 0 ? startProblems(data.startErro
 </dl>
 ${control}
 ${r.description ? html`<p>${r.description}</p>` : ''}
-<section aria-labelledby="steps-title"><h2 id="steps-title">Steps</h2>${stepTree(r.code, data.iconOf)}</section>
+<section aria-labelledby="steps-title"><h2 id="steps-title">Steps</h2>${stepTree(r.code, data.iconOf, data.words)}</section>
 ${data.testCases ? testCasesSection(r.id, data.testCases, data.canRunTests === true, csrf) : ''}
 <section aria-labelledby="versions-title"><h2 id="versions-title">Versions</h2>
 ${data.versions.length > 1 ? html`<p><a href="/console/recipes/${r.id}/versions/diff">Compare the latest two versions</a></p>` : ''}
@@ -175,7 +177,7 @@ const KEYWORD_LABELS: Record<string, string> = {
   stop: 'Stop job',
 };
 
-export function stepTree(code: string, iconOf: IconOf): Html {
+export function stepTree(code: string, iconOf: IconOf, words: StepWords): Html {
   let root: unknown;
   try {
     root = JSON.parse(code);
@@ -187,11 +189,13 @@ export function stepTree(code: string, iconOf: IconOf): Html {
     count++;
     const keyword = typeof step.keyword === 'string' ? step.keyword : 'action';
     const children = Array.isArray(step.block) ? (step.block as Step[]) : [];
+    const isOperation = keyword === 'trigger' || keyword === 'action';
     const what =
-      typeof step.provider === 'string'
-        ? html` ${iconImg(iconOf(step.provider))}<span class="connector">${step.provider}</span>${typeof step.name === 'string' ? html` · <span class="operation">${step.name}</span>` : ''}`
+      isOperation && typeof step.provider === 'string'
+        ? html` ${iconImg(iconOf(step.provider))}<span class="operation">${describeStep(step, words)}</span>`
         : '';
-    const label = html`<span class="keyword kw-${keyword}">${KEYWORD_LABELS[keyword] ?? keyword}</span>${what}${typeof step.as === 'string' && step.as !== '' ? html` <span class="muted">(${step.as})</span>` : ''}${step.skip === true ? html` <span class="badge">skipped</span>` : ''}`;
+    const shown = isOperation ? (KEYWORD_LABELS[keyword] ?? keyword) : describeStep(step, words);
+    const label = html`<span class="keyword kw-${keyword}">${shown}</span>${what}${typeof step.as === 'string' && step.as !== '' ? html` <span class="muted">(${step.as})</span>` : ''}${step.skip === true ? html` <span class="badge">skipped</span>` : ''}`;
     const number = typeof step.number === 'number' ? html`<span class="step-no">${step.number}</span> ` : '';
     let inner: Html | '' = '';
     if (children.length > 0) {

@@ -5,6 +5,7 @@ import { html } from '../html.ts';
 import { csrfField, page, type PageFrame } from '../layout.ts';
 import { field, problemsOf, refusalNotice, type Refusal } from './form-fields.ts';
 import { iconImg, type IconOf } from './icons.ts';
+import { operationText, type StepWords } from './step-words.ts';
 
 /** A step of the recipe that ran in the job, with what it gave there. */
 export interface JobStepChoice {
@@ -34,6 +35,7 @@ export interface TestCaseFormData {
   };
   refusal?: Refusal | undefined;
   iconOf: IconOf;
+  words: StepWords;
 }
 
 /** What a step is mocked with by default: a step that reaches outside is mocked with its output. */
@@ -61,7 +63,7 @@ ${data.steps.length === 0 ? html`<p class="muted">No step ran in this job after 
 ${data.steps.map((step) => {
   const id = `mock-${step.number}`;
   const chosen = draft.mocks[step.number] ?? 'run';
-  return html`<div class="field"><label for="${id}"><span class="step-no">${step.number}</span> ${iconImg(data.iconOf(step.provider))} ${step.provider} · ${step.operation} <span class="muted">(${step.ref})</span></label>
+  return html`<div class="field"><label for="${id}"><span class="step-no">${step.number}</span> ${iconImg(data.iconOf(step.provider))} ${operationText(step.provider, step.number === 0 ? 'trigger' : 'action', step.operation, data.words)} <span class="muted">(${step.ref})</span></label>
 <select id="${id}" name="mock:${step.number}">
 <option value="run"${chosen === 'run' ? html` selected` : ''}>Run it</option>
 ${step.outputKept ? html`<option value="output"${chosen === 'output' ? html` selected` : ''}>Mock: give its output in this job</option>` : ''}
