@@ -62,8 +62,14 @@ export type WebhookOutcome =
 
 export interface RecipeEngine {
   readonly events: EngineEventBus;
-  /** Recover interrupted jobs, resume running recipes, start taking jobs. */
+  /**
+   * Recover interrupted jobs and start taking jobs; the triggers of the running recipes are armed
+   * in the background (`armed` resolves when they are), so a server answers at once whatever the
+   * number of recipes. Webhooks are served meanwhile: they need no arming.
+   */
   start(): Promise<void>;
+  /** Resolves once the triggers of the recipes running at start are armed. */
+  armed(): Promise<void>;
   /** Stop taking jobs and wait (up to timeoutMs) for those running. */
   close(timeoutMs?: number): Promise<void>;
   /** Compile and check a recipe as PUT /start does. */
@@ -243,13 +249,15 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
         () => queue.kick(),
         () => queue.rebuildBacklog(),
       );
-      await triggers.resumeRunning();
+      void triggers.startResuming(options.armAfter);
       queue.startPolling();
       control.startExpiryTimer();
       queue.kick();
     },
     async close(timeoutMs = 10_000) {
       lifecycle.closing = true;
+      // Arming at start ends at its next recipe once closing.
+      await triggers.resumed();
       triggers.close();
       await triggers.settled();
       offCancel();
@@ -264,6 +272,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       await stopHeartbeat();
       await Promise.all([sandboxes.js.close(), sandboxes.py.close(), sandboxes.ruby.close()]);
     },
+    armed: () => triggers.resumed(),
     validate: (row) => validateRecipe({ db: ctx.db, cache, formulas: settings }, row),
     recipeStarted: (recipeId) => triggers.started(recipeId),
     recipeStopped: (recipeId) => triggers.stopped(recipeId),
@@ -283,14 +292,22 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       appFunctionCall({ cache, calls, timeoutMs: ctx.config.gatewayTimeoutMs }, recipeId, environmentId, event),
     receiveSkillCall: (recipeId, environmentId, event, timeoutMs) =>
       receiveSkillCall(calls, recipeId, environmentId, event, timeoutMs),
-    runDueSchedules: () => schedules.runDue(),
-    idle: (timeoutMs = 10_000) => waitIdle(ctx, queue, [subscriptions, polls], timeoutMs),
+    async runDueSchedules() {
+      await triggers.resumed();
+      return schedules.runDue();
+    },
+    async idle(timeoutMs = 10_000) {
+      await triggers.resumed();
+      await waitIdle(ctx, queue, [subscriptions, polls], timeoutMs);
+    },
     kick: () => queue.kick(),
     useEventStreams(runtime) {
       runner.eventStreams = runtime;
     },
     keepsTriggerState: (row) => keepsTriggerState(cache, row),
     async pollNow(recipeId) {
+      // Right after a start, the recipe's trigger may not be armed yet.
+      if (!polls.has(recipeId) && !schedules.has(recipeId)) await triggers.resumed();
       if (!polls.has(recipeId)) return schedules.fireNow(recipeId);
       await polls.poll(recipeId);
       return true;
