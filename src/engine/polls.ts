@@ -263,7 +263,7 @@ export class Polls {
       const connection = await resolveSlot(
         ctx,
         row,
-        this.#deps.cache.compiledFor(row).recipe?.config ?? [],
+        this.#deps.cache.triggerOf(row)?.config ?? [],
         row.trigger_application ?? 'rest',
         { workspaceId: row.workspace_id, environmentId: row.environment_id },
       );

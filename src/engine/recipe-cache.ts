@@ -63,13 +63,14 @@ export class RecipeCache {
 
   /**
    * The compiled trigger of a recipe, for arming it: the trigger alone is compiled (and not kept)
-   * unless the whole recipe is compiled already, so arming thousands of recipes at start neither
-   * compiles nor holds their steps. Null when the recipe does not compile.
+   * unless the whole recipe is compiled already, so arming thousands of recipes at start (and
+   * their polls) neither compiles nor holds their steps. With the recipe's connection slots.
+   * Null when the trigger does not compile.
    */
-  triggerOf(row: RecipeRow): CompiledStep | null {
+  triggerOf(row: RecipeRow): { trigger: CompiledStep; config: ConfigEntry[] } | null {
     const cached = this.#compiled.get(row.id);
-    if (cached && cached.key === this.#keyOf(row)) return cached.recipe.trigger;
-    return this.#compile(row, true).recipe?.trigger ?? null;
+    if (cached && cached.key === this.#keyOf(row)) return cached.recipe;
+    return this.#compile(row, true).recipe;
   }
 
   #keyOf(row: RecipeRow): string {

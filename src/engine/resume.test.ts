@@ -83,7 +83,7 @@ describe('engine start with running recipes', () => {
       // Stopped before its trigger was armed (the page of running recipes may already be read).
       await t.ctx.db.updateTable('recipes').set({ running: 0 }).where('id', '=', stopped).execute();
       engine.recipeStopped(stopped);
-      assert.deepEqual(polled, [], 'nothing polls before the triggers are armed');
+      assert.equal(polled.length, 0, 'nothing polls before the triggers are armed');
 
       release();
       await engine.armed();

@@ -112,17 +112,19 @@ export class TriggerArming {
    * thousands of schedules made start-up grow with the square of their number. Polls go out
    * spread over one poll interval (Polls.arm). Ends early when the engine closes.
    */
-  async resumeRunning(): Promise<void> {
+  async resumeRunning(): Promise<number> {
     const { ctx, schedules, lifecycle } = this.#deps;
     const changed = new Set<number>();
     this.#changedWhileResuming = changed;
+    let count = 0;
     try {
       let after = 0;
       for (;;) {
         const rows = await listRunningRecipesAfter(ctx.db, after, RESUME_PAGE);
         for (const [i, row] of rows.entries()) {
-          if (lifecycle.closing) return;
+          if (lifecycle.closing) return count;
           if (changed.has(row.id)) continue;
+          count++;
           await this.arm(row, { timer: false, spread: true }).catch((error: unknown) =>
             ctx.log.error({ err: error, recipe_id: row.id }, 'could not resume the trigger of a running recipe'),
           );
@@ -135,6 +137,7 @@ export class TriggerArming {
         if (rows.length < RESUME_PAGE) break;
         after = rows.at(-1)!.id;
       }
+      return count;
     } finally {
       this.#changedWhileResuming = undefined;
     }
@@ -144,7 +147,12 @@ export class TriggerArming {
   startResuming(after?: Promise<unknown>): Promise<void> {
     this.#resumed = (async () => {
       await after;
-      await this.resumeRunning();
+      const started = Date.now();
+      const count = await this.resumeRunning();
+      this.#deps.ctx.log.info(
+        { recipes: count, ms: Date.now() - started },
+        'armed the triggers of the running recipes',
+      );
     })().catch((error: unknown) =>
       this.#deps.ctx.log.error({ err: error }, 'could not resume the triggers of the running recipes'),
     );
@@ -236,7 +244,7 @@ export class TriggerArming {
     this.#armed.add(row.id);
     if (row.trigger_application === 'workato_webhooks') return;
     await cache.prepare(row);
-    const trigger = cache.triggerOf(row);
+    const trigger = cache.triggerOf(row)?.trigger;
     const kind = trigger?.trigger?.kind;
     if (!trigger || kind === undefined) return;
     if (kind === 'poll')
