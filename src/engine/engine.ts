@@ -292,32 +292,33 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       appFunctionCall({ cache, calls, timeoutMs: ctx.config.gatewayTimeoutMs }, recipeId, environmentId, event),
     receiveSkillCall: (recipeId, environmentId, event, timeoutMs) =>
       receiveSkillCall(calls, recipeId, environmentId, event, timeoutMs),
-    async runDueSchedules() {
-      await triggers.resumed();
-      return schedules.runDue();
-    },
-    async idle(timeoutMs = 10_000) {
-      await triggers.resumed();
-      await waitIdle(ctx, queue, [subscriptions, polls], timeoutMs);
-    },
+    runDueSchedules: () => triggers.resumed().then(() => schedules.runDue()),
+    idle: (timeoutMs = 10_000) =>
+      triggers.resumed().then(() => waitIdle(ctx, queue, [subscriptions, polls], timeoutMs)),
     kick: () => queue.kick(),
     useEventStreams(runtime) {
       runner.eventStreams = runtime;
     },
     keepsTriggerState: (row) => keepsTriggerState(cache, row),
-    async pollNow(recipeId) {
-      // Right after a start, the recipe's trigger may not be armed yet.
-      if (!polls.has(recipeId) && !schedules.has(recipeId)) await triggers.resumed();
-      if (!polls.has(recipeId)) return schedules.fireNow(recipeId);
-      await polls.poll(recipeId);
-      return true;
-    },
+    pollNow: (recipeId) => pollNow({ polls, schedules, triggers }, recipeId),
     repeatJob: (row, original) => control.repeat(row, original),
     cancelJob: (row, job) => control.cancel(row, job),
     taskEnded: (recipeId) => control.taskEnded(recipeId),
     expireDueTasks: () => control.expireDueTasks(),
     runTestJob: (row, triggerOutput, mode) => control.runTest(row, triggerOutput, mode),
   };
+}
+
+/** poll_now: a polling trigger polls at once, a schedule fires (right after a start, once its trigger is armed). */
+async function pollNow(
+  deps: { polls: Polls; schedules: Schedules; triggers: TriggerArming },
+  recipeId: number,
+): Promise<boolean> {
+  const { polls, schedules, triggers } = deps;
+  if (!polls.has(recipeId) && !schedules.has(recipeId)) await triggers.resumed();
+  if (!polls.has(recipeId)) return schedules.fireNow(recipeId);
+  await polls.poll(recipeId);
+  return true;
 }
 
 /**

@@ -25,7 +25,8 @@ before(async () => {
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/items`;
-  t = await createTestApp();
+  // On PostgreSQL a poll is a turn held for the interval (polls.ts): the same short interval for both engines.
+  t = await createTestApp({ engine: { triggerPollMs: 400 } });
 });
 after(async () => {
   await t.close();
