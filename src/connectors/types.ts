@@ -9,6 +9,7 @@ import type { EventStreamsRuntime } from '../api/topics/topics.service.ts';
 import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
 import type { AuthState, ConnectionDefinition, SchemaField } from './definition.ts';
 import type { ConnectorOutcome } from './sdk/runtime.ts';
+import type { ImageJob, ImageReply } from '../engine/connectors/images/image-worker.ts';
 
 /** An input field a step must have (checked when the recipe starts: "can't be blank"). */
 export interface RequiredField {
@@ -116,11 +117,17 @@ export interface RubyStepRunner {
   close(): Promise<void>;
 }
 
-/** The sandboxes of code steps: JavaScript, Python and Ruby, each in worker threads. */
+/** The image threads of the process (transform_image, charts): bounded, with a queue (IMAGE_WORKERS). */
+export interface ImageRunner {
+  run(job: ImageJob): Promise<ImageReply>;
+}
+
+/** The sandboxes of code steps (JavaScript, Python and Ruby) and the image threads, each in worker threads. */
 export interface CodeSandboxes {
   js: CodeSandbox;
   py: CodeSandbox;
   ruby: RubyStepRunner;
+  images: ImageRunner;
 }
 
 export interface StepContext {
