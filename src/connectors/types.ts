@@ -9,7 +9,6 @@ import type { EventStreamsRuntime } from '../api/topics/topics.service.ts';
 import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
 import type { AuthState, ConnectionDefinition, SchemaField } from './definition.ts';
 import type { ConnectorOutcome } from './sdk/runtime.ts';
-import type { ImageJob, ImageReply } from '../engine/connectors/images/image-worker.ts';
 
 /** An input field a step must have (checked when the recipe starts: "can't be blank"). */
 export interface RequiredField {
@@ -117,9 +116,12 @@ export interface RubyStepRunner {
   close(): Promise<void>;
 }
 
-/** The image threads of the process (transform_image, charts): bounded, with a queue (IMAGE_WORKERS). */
+/**
+ * The image threads of the process (transform_image, charts; bounded, with a queue: IMAGE_WORKERS).
+ * Their jobs and replies are the engine's images folder's own types, which it reads back.
+ */
 export interface ImageRunner {
-  run(job: ImageJob): Promise<ImageReply>;
+  run(job: never): Promise<unknown>;
 }
 
 /** The sandboxes of code steps (JavaScript, Python and Ruby) and the image threads, each in worker threads. */

@@ -264,8 +264,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       // Only now: until their ends are recorded, this node's running jobs keep their claims
       // renewed, so another node does not take them for a dead node's and fail them Interrupted.
       await stopHeartbeat();
-      sandboxes.images.close();
-      await Promise.all([sandboxes.js.close(), sandboxes.py.close(), sandboxes.ruby.close()]);
+      await Promise.all([sandboxes.js.close(), sandboxes.py.close(), sandboxes.ruby.close(), sandboxes.images.close()]);
     },
     validate: (row) => validateRecipe({ db: ctx.db, cache, formulas: settings }, row),
     recipeStarted: (recipeId) => triggers.started(recipeId),

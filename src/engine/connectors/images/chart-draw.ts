@@ -151,7 +151,7 @@ function pieChart(c: Canvas, job: ChartJob, f: Awaited<ReturnType<typeof fonts>>
     }
   }
   let start = 0;
-  job.values.forEach((v, i) => {
+  for (const v of job.values) {
     const share = v / total;
     if (share >= 0.05) {
       const mid = (start + share / 2) * 2 * Math.PI;
@@ -159,7 +159,7 @@ function pieChart(c: Canvas, job: ChartJob, f: Awaited<ReturnType<typeof fonts>>
       print(c, f.inverse, cx + Math.sin(mid) * r * 0.62, cy - Math.cos(mid) * r * 0.62 - 9, text, 'center');
     }
     start += share;
-  });
+  }
   // The legend: a square of the slice's colour and its label, as many as fit the height.
   const lx = cx + r + 24;
   const rows = Math.max(1, Math.floor((H - top) / 20));

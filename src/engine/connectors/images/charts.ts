@@ -61,7 +61,8 @@ function series(
   const list = Array.isArray(raw) ? raw : isHash(raw) ? [raw] : null;
   if (list === null) throw new StepError('Bad request', 'list must be a list of objects');
   if (list.length === 0) throw new StepError('Bad request', 'list is empty: there is nothing to draw');
-  if (list.length > max) throw new StepError('Bad request', `list holds ${list.length} items; at most ${max} are drawn`);
+  if (list.length > max)
+    throw new StepError('Bad request', `list holds ${list.length} items; at most ${max} are drawn`);
   const labelKey = textOf(input, fields.label) || fields.labelKey;
   const valueKey = textOf(input, fields.value) || fields.valueKey;
   const labels: string[] = [];

@@ -17,7 +17,7 @@ export interface ImageThreads extends ImageRunner {
   /** Threads running now, and images waiting for a place. */
   load(): { running: number; waiting: number };
   /** Refuses the images waiting; those running finish. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 export function createImageThreads(options: { workers: number; queueMax: number }): ImageThreads {
@@ -58,9 +58,10 @@ export function createImageThreads(options: { workers: number; queueMax: number 
     load() {
       return { running, waiting: waiting.length };
     },
-    close() {
+    async close() {
       closed = true;
-      for (const waiter of waiting.splice(0)) waiter.refuse(new StepError('Image error', 'the server is shutting down'));
+      for (const waiter of waiting.splice(0))
+        waiter.refuse(new StepError('Image error', 'the server is shutting down'));
     },
   };
 }
@@ -94,8 +95,9 @@ function inThread(job: ImageJob): Promise<ImageReply> {
 }
 
 /** The process's image threads, as a step sees them. */
-export function imageThreadsOf(sc: StepContext): ImageRunner {
-  const images = sc.sandboxes?.images;
+export function imageThreadsOf(sc: StepContext): Pick<ImageThreads, 'run'> {
+  const images: ImageRunner | undefined = sc.sandboxes?.images;
   if (!images) throw new StepError('Image error', 'images are not processed here');
-  return images;
+  // The engine gives steps the threads of createImageThreads.
+  return images as Pick<ImageThreads, 'run'>;
 }
