@@ -1,4 +1,4 @@
-// Connectors. `npm run bench -- connectors [--jobs N --saas-only --seconds N --connections N --calls N --concurrency N]`:
+// Connectors. `npm run bench -- connectors [--jobs N --saas-only --custom-only --seconds N --connections N --calls N --concurrency N]`:
 // - SaaS connectors (saas-connectors.ts): a Salesforce SOQL search and a Slack post through their
 //   stand-ins, jobs/s beside the HTTP connector making the same request (`--saas-only`: this alone);
 // - jobs (`customConnectorJobs`): a server of its own runs webhook recipes whose step is a custom
@@ -101,8 +101,9 @@ function firstCallOfFreshProcess(base: string): Promise<{ total: number; call: n
 }
 
 export async function main(args: string[]): Promise<void> {
-  await saasConnectorsBench(args.filter((a) => a !== '--saas-only'));
+  if (!args.includes('--custom-only')) await saasConnectorsBench(args.filter((a) => a !== '--saas-only'));
   if (args.includes('--saas-only')) return;
+  args = args.filter((a) => a !== '--custom-only');
   const own = /^--(calls|concurrency|sequential|jobs)$/;
   const loadArgs = loadOptions(
     args.filter((a, i) => a !== '--saas-only' && !own.test(a) && !own.test(args[i - 1] ?? '')),
@@ -338,6 +339,30 @@ async function runtimeCalls(args: string[]): Promise<void> {
       await response.body.json();
     });
     const ruby = await drive(calls, concurrency, (i) => invoke(1, i));
+    // The same calls with the request answered at once by the host (no network, no wait for this
+    // thread): what the interpreter and the hand-overs cost per call.
+    const body = new TextEncoder().encode(JSON.stringify({ id: 1, name: 'widget' }));
+    const answering = {
+      http: (r: { url: string }) =>
+        Promise.resolve({ status: 200, headers: { 'content-type': 'application/json' }, body, url: r.url }),
+    };
+    const answered = (i: number) =>
+      single
+        .invoke(
+          {
+            source: CONNECTOR,
+            connectorName: 'Bench',
+            workspaceId: 1,
+            path: 'actions.get_item.execute',
+            params: { settings: { base, key: 'k' }, input: { id: i } },
+          },
+          answering,
+        )
+        .then((outcome) => {
+          if (!outcome.ok) throw new Error(outcome.error.message);
+        });
+    await drive(100, 1, answered);
+    const inWorker = await drive(calls, 1, answered);
     // Two workspaces on two workers each keep their own (a free worker that served the same key is
     // preferred); on one worker, every call of the other workspace first restores the snapshot.
     const switching = await drive(Math.min(calls, 300), 1, (i) => invoke(i % 2 === 0 ? 1 : 2, i, single));
@@ -346,6 +371,7 @@ async function runtimeCalls(args: string[]): Promise<void> {
         `the same GET made directly (undici):          p50 ${ms(direct.p50)}  p99 ${ms(direct.p99)}  ${direct.perSecond.toFixed(0)}/s`,
         `custom connector action (Ruby, ${concurrency} workers):   p50 ${ms(ruby.p50)}  p99 ${ms(ruby.p99)}  ${ruby.perSecond.toFixed(0)}/s`,
         `  cost of the Ruby call over the direct GET:  p50 +${ms(ruby.p50 - direct.p50)} (target +2 ms), calls/s ${(ruby.perSecond / direct.perSecond).toFixed(2)} of it (target 0.5)`,
+        `the same call, its request answered at once by the host, one at a time: p50 ${ms(inWorker.p50)}  p99 ${ms(inWorker.p99)}  ${inWorker.perSecond.toFixed(0)}/s`,
         `calls alternating between two workspaces (a snapshot restore each), one worker: p50 ${ms(switching.p50)}  p99 ${ms(switching.p99)}`,
       ].join('\n') + '\n',
     );

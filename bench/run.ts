@@ -69,7 +69,7 @@ const BENCHMARKS: Record<
   },
   connectors: {
     summary:
-      "SaaS connectors' named actions (a Salesforce SOQL search, a Slack post) in jobs/s beside the HTTP connector making the same request; custom connectors: jobs of a custom connector's action beside the HTTP connector's (first custom step of a fresh server, step p50 one job at a time, jobs/s at full speed); the Ruby runtime alone: the first call of a fresh process, a call's p50/p99 and calls/s beside the same GET made directly, a workspace switch on one interpreter, each Ruby worker's memory [--jobs N --saas-only --seconds N --connections N --sequential N --calls N --concurrency N]",
+      "SaaS connectors' named actions (a Salesforce SOQL search, a Slack post) in jobs/s beside the HTTP connector making the same request; custom connectors: jobs of a custom connector's action beside the HTTP connector's (first custom step of a fresh server, step p50 one job at a time, jobs/s at full speed); the Ruby runtime alone: the first call of a fresh process, a call's p50/p99 and calls/s beside the same GET made directly, a workspace switch on one interpreter, each Ruby worker's memory [--jobs N --saas-only --custom-only --seconds N --connections N --sequential N --calls N --concurrency N]",
     load: () => import('./connectors.ts'),
   },
   agents: {

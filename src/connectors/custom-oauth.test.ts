@@ -6,6 +6,7 @@
 // `detect_on` refreshing once then sending the request again, a refused refresh failing the step
 // naming the connection, and `multi`.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -36,6 +37,7 @@ const APPS: Record<string, string> = { 'profile-client': 'profile-secret', 'fiel
 async function startProvider(): Promise<Provider> {
   let n = 0;
   const codes = new Map<string, string>();
+  const challenges = new Map<string, { challenge: string; method: string }>();
   const read = async (req: IncomingMessage) => {
     let body = '';
     for await (const chunk of req) body += String(chunk);
@@ -55,6 +57,9 @@ async function startProvider(): Promise<Provider> {
           p.authorizeQueries.push(url.searchParams);
           const code = `code-${++n}`;
           codes.set(code, url.searchParams.get('redirect_uri') ?? '');
+          const challenge = url.searchParams.get('code_challenge');
+          if (challenge)
+            challenges.set(code, { challenge, method: url.searchParams.get('code_challenge_method') ?? 'plain' });
           const back = new URL(url.searchParams.get('redirect_uri') ?? '');
           back.searchParams.set('code', code);
           back.searchParams.set('state', url.searchParams.get('state') ?? '');
@@ -77,6 +82,19 @@ async function startProvider(): Promise<Provider> {
             const code = form.get('code') ?? '';
             if (codes.get(code) !== form.get('redirect_uri')) return json(400, { error: 'invalid_grant' });
             codes.delete(code);
+            // RFC 7636 §4.6: a code asked with a challenge needs the verifier it was made of.
+            const asked = challenges.get(code);
+            const verifier = form.get('code_verifier');
+            if (asked) {
+              const made =
+                asked.method === 'S256'
+                  ? createHash('sha256')
+                      .update(verifier ?? '')
+                      .digest('base64url')
+                  : verifier;
+              if (verifier === null || made !== asked.challenge)
+                return json(400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
+            } else if (verifier !== null) return json(400, { error: 'invalid_request' });
           } else if (grant === 'refresh_token') {
             if (p.refuseRefresh || !p.refreshTokens.has(form.get('refresh_token') ?? ''))
               return json(400, { error: 'invalid_grant', error_description: 'the refresh token was revoked' });
@@ -144,6 +162,21 @@ const STANDARD = `{
 }
 `;
 
+// The vendor's PKCE guide: the app from lambdas over the connection's fields, `pkce` choosing S256,
+// the standard exchange at token_url sending the verifier.
+const PKCE = STANDARD.replace(
+  "type: 'oauth2',",
+  `type: 'oauth2',
+      client_id: lambda { |connection| connection['client_id'] },
+      client_secret: lambda { |connection| connection['client_secret'] },
+      pkce: lambda do |verifier, challenge|
+        { verifier: verifier, challenge: challenge, challenge_method: 'S256' }
+      end,`,
+).replace(
+  "fields: [{ name: 'api_url', label: 'API URL' }]",
+  "fields: [{ name: 'api_url' }, { name: 'client_id' }, { name: 'client_secret' }]",
+);
+
 // Its own acquire and refresh, the app in the connection's fields, and detect_on for an error in a 200.
 const OWN_LAMBDAS = `{
   title: 'Notes Plus',
@@ -188,6 +221,21 @@ const OWN_LAMBDAS = `{
   }
 }
 `;
+
+// PKCE with its own acquire, given the verifier after the code and the redirect URI; the plain method.
+const PKCE_ACQUIRE = OWN_LAMBDAS.replace(
+  "type: 'oauth2',",
+  `type: 'oauth2',
+      pkce: lambda { |verifier, _challenge| { verifier: verifier, challenge: verifier, challenge_method: 'plain' } },`,
+)
+  .replace(
+    'acquire: lambda do |connection, auth_code, redirect_uri|',
+    'acquire: lambda do |connection, auth_code, redirect_uri, verifier|',
+  )
+  .replace(
+    'code: auth_code, redirect_uri: redirect_uri,',
+    'code: auth_code, redirect_uri: redirect_uri, code_verifier: verifier,',
+  );
 
 // The vendor's client credentials guide: custom_auth whose acquire asks the token endpoint with HTTP Basic.
 const CLIENT_CREDENTIALS = `{
@@ -304,6 +352,50 @@ async function runNotes(providerName: string, connectionId: number): Promise<Ran
 const refreshes = () => provider.tokenForms.filter((f) => f.get('grant_type') === 'refresh_token').length;
 
 describe('connections of custom connectors that authorize: Connect, GET /oauth/callback, tests and recipe jobs', () => {
+  test('pkce: the challenge the lambda chose goes to the authorization URL, its verifier to the code exchange (standard or acquire)', async () => {
+    const name = await released(PKCE);
+    const id = await shell(name, { api_url: provider.url, client_id: 'field-client', client_secret: 'field-secret' });
+    const connected = await connectThroughConsole(t, browser, id);
+    assert.equal(connected.location, `/console/connections/${id}?authorization=success`);
+    const q = provider.authorizeQueries.at(-1)!;
+    assert.equal(q.get('client_id'), 'field-client');
+    assert.equal(q.get('code_challenge_method'), 'S256');
+    assert.match(q.get('code_challenge') ?? '', /^[A-Za-z0-9_-]{43}$/);
+    const exchange = provider.tokenForms.at(-1)!;
+    assert.equal(exchange.get('grant_type'), 'authorization_code');
+    const verifier = exchange.get('code_verifier') ?? '';
+    assert.match(verifier, /^[A-Za-z0-9_-]{43,128}$/);
+    assert.equal(createHash('sha256').update(verifier).digest('base64url'), q.get('code_challenge'));
+    assert.deepEqual((await runNotes(name, id)).output(1), { notes: [{ id: 1, text: 'hello' }] });
+
+    const own = await released(PKCE_ACQUIRE);
+    const ownId = await shell(own, { api_url: provider.url, client_id: 'field-client', client_secret: 'field-secret' });
+    const ownConnected = await connectThroughConsole(t, browser, ownId);
+    assert.equal(ownConnected.location, `/console/connections/${ownId}?authorization=success`);
+    const plain = provider.authorizeQueries.at(-1)!;
+    assert.equal(plain.get('code_challenge_method'), 'plain');
+    assert.equal(provider.tokenForms.at(-1)!.get('code_verifier'), plain.get('code_challenge'));
+
+    // Without `pkce` the redirect carries no challenge and the exchange no verifier.
+    const none = await released(
+      STANDARD.replace(
+        "fields: [{ name: 'api_url', label: 'API URL' }]",
+        "fields: [{ name: 'api_url' }, { name: 'client_id' }, { name: 'client_secret' }]",
+      ),
+    );
+    const noneId = await shell(none, {
+      api_url: provider.url,
+      client_id: 'field-client',
+      client_secret: 'field-secret',
+    });
+    assert.equal(
+      (await connectThroughConsole(t, browser, noneId)).location,
+      `/console/connections/${noneId}?authorization=success`,
+    );
+    assert.equal(provider.authorizeQueries.at(-1)!.get('code_challenge'), null);
+    assert.equal(provider.tokenForms.at(-1)!.get('code_verifier'), null);
+  });
+
   test('the custom OAuth profile is the app; the code is exchanged at token_url; tokens sealed; a 401 refreshes once and the request is sent again', async () => {
     const name = await released(STANDARD);
     const profile = await t.call('POST', '/api/custom_oauth_profiles', {

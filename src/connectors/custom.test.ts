@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { API_KEY_CONNECTION, startKeyedApi, type KeyedApi } from '../../test/custom-connector-kit.ts';
 import { createTestApp, makeZip, waitPackage, type TestApp } from '../../test/helpers.ts';
-import { action, fire, pill, webhookTrigger } from '../../test/recipes.ts';
+import { action, fire, pill, readJob, webhookTrigger } from '../../test/recipes.ts';
+import { createEngine } from '../engine/engine.ts';
 
 const PROVIDER = 'acme_crm_connector_123456_1700000000';
 
@@ -151,6 +152,29 @@ describe('a custom connector in a recipe', () => {
       id: 42,
       name: 'ada'.split('').reverse().join(''),
     });
+  });
+
+  test("a node that did not start the recipe (a restarted server) loads the connector at the recipe's first webhook", async () => {
+    const { recipe, connection } = await importPackage(packageFiles(CODE), 'CRM restarted');
+    const update = await t.call('PUT', `/api/connections/${connection.id}`, {
+      body: { input: { base_url: acme.url, api_key: 'k-123456' }, shell_connection: false },
+    });
+    assert.equal(update.body.authorization_status, 'success', update.text);
+    const key = (await startAndPath(recipe.id)).split('/').filter(Boolean).at(-2)!;
+    // A second engine on the same database knows nothing of the recipe yet, as after a restart.
+    const restarted = createEngine(t.ctx, { pollMs: 50 });
+    try {
+      const received = await restarted.receiveWebhook(key, { payload: { name: 'grace' } } as never);
+      assert.equal(received.status, 200, JSON.stringify(received));
+      await restarted.idle();
+      await t.engine.idle();
+      const row = await t.ctx.db.selectFrom('jobs').select('id').orderBy('id', 'desc').executeTakeFirstOrThrow();
+      const job = await readJob(t, row.id);
+      assert.equal(job.status, 'succeeded', job.error ?? '');
+      assert.deepEqual(job.output(1), { id: 42, name: 'GRACE' });
+    } finally {
+      await restarted.close();
+    }
   });
 
   test('an action that raises fails the step with the connector, the action and the line', async () => {

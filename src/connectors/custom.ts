@@ -4,6 +4,7 @@
 // lambda goes back through the step's session (`send`: the shared transport, the outbound policy,
 // the step's deadline), so the Ruby code applies its own authentication and reads every answer.
 // What `acquire` or `refresh` return is kept sealed with the connection's authorization (`extra`).
+import { createHash } from 'node:crypto';
 import type { Hash, Value } from '../recipe/formula/values.ts';
 import { fromPlain, toPlain } from '../recipe/formula/values.ts';
 import { authStoreFor, emptyAuthState, oauthClientFor, stepSession, transportFor } from './connections.ts';
@@ -39,7 +40,7 @@ export interface DescribedConnector {
   connection?: {
     fields?: SchemaField[];
     /** `authorization_code`: an `oauth2` authorization with an `authorization_url` (connected through the redirect). */
-    authorization?: { type?: string; authorization_code?: boolean };
+    authorization?: { type?: string; authorization_code?: boolean; pkce?: boolean };
   } | null;
   actions?: Record<string, { title?: string; description?: string } | undefined>;
   triggers?: Record<string, DescribedTrigger | undefined>;
@@ -236,8 +237,23 @@ function customOAuthClient(spec: CustomConnectorSource, title: string, deps: Cus
       hostFor(session, secretsOf(settings)),
     );
   };
+  // `pkce: lambda do |verifier, challenge|` (D-sdk): given the verifier and its S256 challenge made
+  // for this redirect, it answers the verifier, the challenge and the method to send.
+  const pkce = async (values: FieldValues, verifier: string) => {
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const outcome = await run('connection.authorization.pkce', values, { verifier, challenge });
+    if (!outcome.ok) throw new AuthorizationError(outcome.error.message, false);
+    const answer = plainHash(outcome.value);
+    const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+    const method = text(answer.challenge_method);
+    return {
+      verifier: text(answer.verifier) ?? verifier,
+      challenge: text(answer.challenge) ?? challenge,
+      ...(method ? { method } : {}),
+    };
+  };
   return {
-    pkce: false,
+    pkce: spec.described.connection?.authorization?.pkce === true,
     async defaultApp(values) {
       const id = await run('connection.authorization.client_id', values, {});
       const secret = await run('connection.authorization.client_secret', values, {});
@@ -246,7 +262,7 @@ function customOAuthClient(spec: CustomConnectorSource, title: string, deps: Cus
       const clientSecret = text(secret) ?? (typeof values.client_secret === 'string' ? values.client_secret : null);
       return clientId && clientSecret ? { clientId, clientSecret } : undefined;
     },
-    async authorizationUrl({ clientId, redirectUri, state, values }) {
+    async authorizationUrl({ clientId, redirectUri, state, codeVerifier, values }) {
       const outcome = await run('connection.authorization.authorization_url', values, {});
       if (!outcome.ok) throw new AuthorizationError(outcome.error.message, false);
       let url: URL;
@@ -259,13 +275,19 @@ function customOAuthClient(spec: CustomConnectorSource, title: string, deps: Cus
       url.searchParams.set('client_id', clientId);
       url.searchParams.set('redirect_uri', redirectUri);
       url.searchParams.set('state', state);
+      if (codeVerifier !== null) {
+        const sent = await pkce(values, codeVerifier);
+        url.searchParams.set('code_challenge', sent.challenge);
+        if (sent.method) url.searchParams.set('code_challenge_method', sent.method);
+      }
       return url.toString();
     },
-    async exchange({ code, redirectUri, clientId, clientSecret, values }) {
+    async exchange({ code, codeVerifier, redirectUri, clientId, clientSecret, values }) {
+      const verifier = codeVerifier === null ? null : (await pkce(values, codeVerifier)).verifier;
       const outcome = await run(
         'connection.authorization.acquire',
         values,
-        { oauth2_code: code, redirect_url: redirectUri },
+        { oauth2_code: code, redirect_url: redirectUri, ...(verifier === null ? {} : { code_verifier: verifier }) },
         { clientId, clientSecret },
       );
       if (!outcome.ok) throw new AuthorizationError(outcome.error.message, false);

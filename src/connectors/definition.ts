@@ -223,6 +223,8 @@ export interface OAuthCodeClient {
     redirectUri: string;
     state: string;
     codeChallenge: string | null;
+    /** The verifier the challenge was made of (a custom connector's `pkce` lambda is given both). */
+    codeVerifier: string | null;
     values: FieldValues;
   }): Promise<string> | string;
   /** Whether the flow sends a PKCE challenge (the verifier is kept with the state). */

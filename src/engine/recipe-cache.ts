@@ -81,6 +81,9 @@ export class RecipeCache {
       knownId !== undefined ? await this.runningRow(knownId) : await findRecipeByWebhookKey(this.#ctx.db, key);
     if (!row || row.running !== 1 || row.trigger_application !== 'workato_webhooks') return undefined;
     if (knownId === undefined) {
+      // The first call of this key on this node (after a restart, or on another node than the one
+      // that started the recipe): the custom connectors it names are loaded before it compiles.
+      await this.prepare(row);
       this.#webhookKeys.set(key, row.id);
       this.#runningRows.set(row.id, row);
     }

@@ -101,6 +101,7 @@ export async function startAuthorization(
       redirectUri: redirectUriOf(ctx),
       state,
       codeChallenge: pkce?.challenge ?? null,
+      codeVerifier: pkce?.verifier ?? null,
       values,
     });
   } catch (error) {

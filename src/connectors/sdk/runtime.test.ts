@@ -203,6 +203,47 @@ describe('actions', { skip: NO_DATABASE }, () => {
     assert.equal(value(await run('actions.create_record', { input: { name: 'x' } })).name, 'X!');
   });
 
+  test('request URLs join base_uri as RFC 3986 merges them (dot segments, other hosts, relative paths, params)', async () => {
+    // `current_url` beside what Ruby's URI merge gives for the same base, path and params.
+    const source = String.raw`{
+      title: 'Joins',
+      connection: { base_uri: lambda { |connection| connection['base'] } },
+      methods: {
+        joined: lambda do |base, path, params|
+          merged = URI.parse(base).merge(path)
+          query = [merged.query, params.to_query].reject(&:blank?).join('&')
+          merged.query = query.presence
+          [get(path, params).current_url, merged.to_s]
+        end
+      }
+    }`;
+    const paths = [
+      '/items/1',
+      '/items/1?a=b',
+      '/a/./b',
+      '/a/../b',
+      '/a/b/..',
+      '/.well-known/x',
+      '/v1.0/x.json',
+      '/caf%C3%A9',
+      '/x#frag',
+      '//evil.example/x',
+      'users.list',
+      '../up',
+      'http://other.example/x?y=1',
+    ];
+    for (const base of ['http://127.0.0.1:8080', 'http://h.example:80/api/v1/', 'https://u:p@h.example/root'])
+      for (const path of paths)
+        for (const params of [{}, { z: 2 }]) {
+          const outcome = await run('methods.joined', { settings: { base }, args: [base, path, params] }, source);
+          const [joined, merged] = value(outcome) as [string, string];
+          assert.equal(joined, merged, `${base} + ${path} ${JSON.stringify(params)}`);
+        }
+    const base = 'http://h.example/v1/';
+    const plain = await run('methods.joined', { settings: { base }, args: [base, '/items/7', { q: 'a b' }] }, source);
+    assert.equal(value(plain)[0], 'http://h.example/items/7?q=a+b');
+  });
+
   test('params, PUT with a payload, symbols and strings alike in input', async () => {
     const out = value(await run('actions.search_records.execute', { input: { since: 3 } }));
     assert.deepEqual(out, {

@@ -67,6 +67,11 @@ export interface ConnectorParams {
   webhook_subscribe_output?: unknown;
   oauth2_code?: string;
   redirect_url?: string;
+  /** `connection.authorization.acquire`: the PKCE verifier the code was asked with. */
+  code_verifier?: string;
+  /** `connection.authorization.pkce`: the verifier and its S256 challenge the lambda is given. */
+  verifier?: string;
+  challenge?: string;
   refresh_token?: string;
   recipe_id?: string;
 }

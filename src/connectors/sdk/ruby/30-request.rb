@@ -152,12 +152,21 @@ module Switchboard
       self
     end
 
+    # An absolute path of plain characters (no dot segments, no fragment): joined to the base's
+    # origin as RFC 3986 merges it, without parsing it again.
+    PLAIN_PATH = %r{\A/(?!/)(?:[A-Za-z0-9\-_~!$&'()*+,;=:@/]|\.(?![./?]|\z)|%[0-9A-Fa-f]{2})*(?:\?(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?\z}
+    private_constant :PLAIN_PATH
+
     def build_url
       base = @context.__send__(:__base_uri)
       url = @url.to_s
       raise SDK::InvalidURIError, "Expected String or URI as request URL, got: #{@url.class}" unless @url.is_a?(::String) || @url.is_a?(::URI::Generic)
 
-      uri = base ? ::URI.parse(base.to_s).merge(url) : ::URI.parse(url)
+      if base && @url.is_a?(::String) && (origin = Request.origin_of(base.to_s)) && PLAIN_PATH.match?(url)
+        path, query = url.split('?', 2)
+        return with_query("#{origin}#{path}", query)
+      end
+      uri = base ? Request.parsed_base(base.to_s).merge(url) : ::URI.parse(url)
       raise SDK::InvalidURIError, "bad URI(no host provided): #{url}" if uri.host.to_s.empty?
 
       query = [uri.query, query_of(@params)].reject { |q| q.nil? || q.empty? }.join('&')
@@ -165,6 +174,36 @@ module Switchboard
       uri.to_s
     rescue ::URI::InvalidURIError => e
       ::Kernel.raise SDK::InvalidURIError, e.message
+    end
+
+    def with_query(url, query)
+      query = [query, query_of(@params)].reject { |q| q.nil? || q.empty? }.join('&')
+      query.empty? ? url : "#{url}?#{query}"
+    end
+
+    BASES_KEPT = 32
+    private_constant :BASES_KEPT
+
+    class << self
+      # A base URI parsed once (a connector's base_uri is the same for every request); kept in the
+      # interpreter, which calls of another key never share.
+      def parsed_base(text)
+        bases = (@bases ||= {})
+        bases.clear if bases.size >= BASES_KEPT && !bases.key?(text)
+        (bases[text] ||= ::URI.parse(text).freeze)
+      end
+
+      # `scheme://authority` of a base with a host, or nil.
+      def origin_of(text)
+        origins = (@origins ||= {})
+        return origins[text] if origins.key?(text)
+
+        origins.clear if origins.size >= BASES_KEPT
+        uri = parsed_base(text)
+        origins[text] = uri.host.to_s.empty? || uri.opaque ? nil : uri.dup.tap { |u| u.path = ''; u.query = nil; u.fragment = nil }.to_s.freeze
+      rescue ::URI::InvalidURIError
+        nil
+      end
     end
 
     def query_of(params)

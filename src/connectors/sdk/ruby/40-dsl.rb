@@ -26,17 +26,20 @@ module Switchboard
       attr_reader :settings, :source, :methods_source
 
       def initialize(source, settings, methods_source, updates)
-        @source = Convert.indifferent(source || {})
+        # The connector's own definition is indifferent already: not copied for every call.
+        @source = source.is_a?(HashWithIndifferentAccess) ? source : Convert.indifferent(source || {})
         @settings = Convert.indifferent(settings || {})
         @methods_source = methods_source
         @updates = updates
       end
 
+      # Kept for the call (asked for at every request); `multi` selects by the settings, so new
+      # settings select again.
       def authorization
-        definition = @source['authorization']
-        return nil if definition.blank?
+        return @authorization if defined?(@authorization)
 
-        Authorization.new(self, definition)
+        definition = @source['authorization']
+        @authorization = definition.blank? ? nil : Authorization.new(self, definition)
       end
 
       def base_uri
@@ -51,6 +54,7 @@ module Switchboard
         return false unless values.is_a?(::Hash) && values.any?
 
         @settings = @settings.merge(values)
+        remove_instance_variable(:@authorization) if defined?(@authorization)
         @updates[:settings] = @settings
         Host.request('connection_update', 'settings' => Convert.plain(@settings))
         true
@@ -65,10 +69,10 @@ module Switchboard
         @source = multi?(definition) ? selected(definition) : definition
       end
 
-      def type = (@source['type'].presence || 'none').to_s
-      def oauth2? = type.match?(/oauth2/i)
+      def type = @type ||= (@source['type'].presence || 'none').to_s
+      def oauth2? = @oauth2.nil? ? (@oauth2 = type.match?(/oauth2/i)) : @oauth2
       def refresh_on = ::Array.wrap(@source['refresh_on']).compact
-      def detect_on = ::Array.wrap(@source['detect_on']).compact
+      def detect_on = @detect_on ||= ::Array.wrap(@source['detect_on']).compact
       def reauthorizable? = oauth2? || @source['acquire'].present?
 
       def refresh?(code, body, message)
@@ -87,14 +91,27 @@ module Switchboard
         value.is_a?(::Proc) ? Context.new(@connection, skip_apply: true).__exec(value, @connection.settings) : value
       end
 
-      def acquire(auth_code = nil, redirect_url = nil)
+      # `verifier`: the PKCE verifier the code was asked with (given to `acquire` after the redirect URI).
+      def acquire(auth_code = nil, redirect_url = nil, verifier = nil)
         lambda = @source['acquire']
-        return oauth2_token_exchange(auth_code, redirect_url) if lambda.nil? && oauth2?
+        return oauth2_token_exchange(auth_code, redirect_url, verifier) if lambda.nil? && oauth2?
         raise InvalidDefinitionError, "Expect 'acquire' block" unless lambda
 
         Context.new(@connection, skip_apply: true).__resolve(
-          Context.new(@connection, skip_apply: true).__exec(lambda, @connection.settings, auth_code, redirect_url)
+          Context.new(@connection, skip_apply: true).__exec(lambda, @connection.settings, auth_code, redirect_url, verifier)
         )
+      end
+
+      # `pkce: lambda do |verifier, challenge|`: the verifier, challenge and method the connector sends.
+      def pkce(verifier, challenge)
+        lambda = @source['pkce']
+        raise InvalidDefinitionError, "the authorization has no 'pkce' lambda" unless lambda.is_a?(::Proc)
+
+        context = Context.new(@connection, skip_apply: true)
+        answer = context.__resolve(context.__exec(lambda, verifier, challenge))
+        raise InvalidDefinitionError, "'pkce' must answer a Hash with verifier, challenge and challenge_method" unless answer.is_a?(::Hash)
+
+        Convert.indifferent(answer).slice('verifier', 'challenge', 'challenge_method').transform_values(&:to_s)
       end
 
       def refresh(refresh_token = nil)
@@ -144,11 +161,13 @@ module Switchboard
         [value_of('client_id') || @connection.settings['client_id'], value_of('client_secret') || @connection.settings['client_secret']]
       end
 
-      def oauth2_token_exchange(code, redirect_url)
+      def oauth2_token_exchange(code, redirect_url, verifier = nil)
         client_id, client_secret = client_credentials
+        form = { grant_type: 'authorization_code', code: code, redirect_uri: redirect_url,
+                 client_id: client_id, client_secret: client_secret }
+        form[:code_verifier] = verifier if verifier
         Context.new(@connection, skip_apply: true).post(value_of('token_url'))
-               .payload(grant_type: 'authorization_code', code: code, redirect_uri: redirect_url,
-                        client_id: client_id, client_secret: client_secret)
+               .payload(form)
                .request_format_www_form_urlencoded.response!.to_hash
                .slice('access_token', 'refresh_token', 'expires_in', 'token_type', 'scope', 'id_token', 'instance_url')
       end
@@ -438,6 +457,7 @@ module Switchboard
       def __detect_on!(response)
         auth = @connection.authorization
         return unless auth&.reauthorizable?
+        return if auth.detect_on.empty?
 
         matched = auth.detect_on.any? do |pattern|
           pattern === response

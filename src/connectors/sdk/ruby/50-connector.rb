@@ -122,10 +122,11 @@ module Switchboard
 
         case operation
         when 'acquire'
-          result = auth.acquire(params['oauth2_code'], params['redirect_url'])
+          result = auth.acquire(params['oauth2_code'], params['redirect_url'], params['code_verifier'].presence)
           connection.update!(auth.tokens_of(result))
           result
         when 'refresh' then auth.refresh(params['refresh_token'])
+        when 'pkce' then auth.pkce(params['verifier'].to_s, params['challenge'].to_s)
         when 'authorization_url', 'token_url', 'client_id', 'client_secret' then auth.value_of(operation)
         when 'type' then auth.type
         when 'refresh_on' then auth.refresh_on.map(&:to_s)
