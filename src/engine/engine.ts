@@ -47,7 +47,9 @@ interface EngineSandboxes {
   js: JsSandbox;
   py: PySandbox;
   ruby: RubyCodeRunner;
+  images: ImageThreads;
 }
+import { createImageThreads, type ImageThreads } from './connectors/images/image-threads.ts';
 import { TriggerArming } from './triggers.ts';
 import { evaluateTriggerInput, validateRecipe, type Validation } from './validate.ts';
 import { createTurns } from './turns.ts';
@@ -270,7 +272,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       // Only now: until their ends are recorded, this node's running jobs keep their claims
       // renewed, so another node does not take them for a dead node's and fail them Interrupted.
       await stopHeartbeat();
-      await Promise.all([sandboxes.js.close(), sandboxes.py.close(), sandboxes.ruby.close()]);
+      await Promise.all([sandboxes.js.close(), sandboxes.py.close(), sandboxes.ruby.close(), sandboxes.images.close()]);
     },
     armed: () => triggers.resumed(),
     validate: (row) => validateRecipe({ db: ctx.db, cache, formulas: settings }, row),
@@ -353,6 +355,7 @@ function createSandboxes(ctx: ServiceContext, limits: EngineLimits): EngineSandb
     js: createJsSandbox({ workers: 2, idleMs: ctx.config.sandboxIdleMs }),
     py: createPySandbox({
       workers: 2,
+      interpreters: ctx.config.pythonInterpreters,
       idleMs: ctx.config.sandboxIdleMs,
       snapshotFiles: [pythonSnapshotFile(ctx.config.dataDir), installedPythonSnapshotFile()],
     }),
@@ -368,6 +371,7 @@ function createSandboxes(ctx: ServiceContext, limits: EngineLimits): EngineSandb
       // (a cap is written into the module when a pool starts, so different caps need two pools).
       shared: limits.codeMemoryBytes === ctx.config.connectorMemoryBytes ? () => ctx.rubyConnectors.get() : undefined,
     }),
+    images: createImageThreads({ workers: ctx.config.imageWorkers, queueMax: ctx.config.imageQueueMax }),
   };
 }
 
