@@ -3,8 +3,11 @@
 // (the default retention), 5% failed, the last 1,000 with four step lines each. It prints the
 // server time (inject, no network) of the console's job list (first page, failed only, a page deep
 // in the middle), a job's page and the dashboard, beside the same run's baseline: the management
-// API's job list (GET /api/recipes/:id/jobs?per_page=50). Then the bytes a first page load
-// transfers: the dashboard's HTML, its stylesheet, its script and its icon.
+// API's job list (GET /api/recipes/:id/jobs?per_page=50). The recipe list with --recipes more
+// recipes (first page, a search by name), a recipe's page and the recipe editor (a recipe of a
+// dozen steps, and a new recipe), beside the API's recipe list (GET /api/recipes?per_page=50).
+// Then the bytes a first page load transfers: the dashboard's HTML, its stylesheet, its script and
+// its icon; and the editor's (its HTML, stylesheet, scripts and the connector icons it shows).
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
@@ -42,11 +45,14 @@ export async function main(argv: string[]): Promise<void> {
     options: {
       jobs: { type: 'string', default: '1000000' },
       samples: { type: 'string', default: '40' },
+      recipes: { type: 'string', default: '2000' },
       keep: { type: 'boolean', default: false },
     },
   });
   const total = Number(values.jobs);
   const samples = Number(values.samples);
+  const recipeCount = Number(values.recipes);
+  if (!Number.isInteger(recipeCount) || recipeCount < 0) throw new Error('--recipes must be a whole number');
   if (!Number.isInteger(total) || total < 1000) throw new Error('--jobs must be a whole number from 1000');
   const dataDir = tempDir('switchboard-bench-console-', { keep: values.keep });
   const config = loadConfig({
@@ -182,6 +188,58 @@ export async function main(argv: string[]): Promise<void> {
         ).toFixed(2)} ms (p50 of 5)`,
       );
     }
+    // Many recipes for the recipe list, and one of a dozen steps (IF, a loop, formulas) for the editor.
+    const recipesStart = performance.now();
+    const createRecipe = async (name: string, steps: unknown) => {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/recipes',
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ recipe: { name, code: JSON.stringify(steps) } }),
+      });
+      if (res.statusCode !== 200) throw new Error(`recipe not created: ${res.statusCode} ${res.body.slice(0, 300)}`);
+      return (JSON.parse(res.body) as { id: number }).id;
+    };
+    for (let from = 0; from < recipeCount; from += 20)
+      await Promise.all(
+        Array.from({ length: Math.min(20, recipeCount - from) }, (_, k) =>
+          createRecipe(`Order flow ${String(from + k).padStart(5, '0')}`, code),
+        ),
+      );
+    const pill = `_dp('{"pill_type":"output","provider":"workato_webhooks","line":"hook","path":["payload","total"]}')`;
+    const editorRecipe = await createRecipe('Editor bench', {
+      ...code,
+      block: [
+        {
+          number: 1,
+          keyword: 'if',
+          input: {
+            type: 'compound',
+            operand: 'and',
+            conditions: [{ operand: 'greater_than', lhs: `#{${pill}}`, rhs: '1000' }],
+          },
+          block: Array.from({ length: 5 }, (_, n) => ({
+            number: n + 2,
+            keyword: 'action',
+            provider: 'logger',
+            name: 'log_message',
+            as: `big${n}`,
+            input: { message: n % 2 === 0 ? `=${pill}.to_s + " units"` : `Total #{${pill}}` },
+          })),
+        },
+        ...Array.from({ length: 6 }, (_, n) => ({
+          number: n + 7,
+          keyword: 'action',
+          provider: 'logger',
+          name: 'log_message',
+          as: `after${n}`,
+          input: { message: `step ${n}` },
+        })),
+      ],
+    });
+    console.log(
+      `${recipeCount.toLocaleString('en')} more recipes and the editor's recipe (13 steps) created in ${((performance.now() - recipesStart) / 1000).toFixed(1)} s`,
+    );
     const middle = handles[Math.floor(handles.length / 20)] as string;
     const recent = handles[handles.length - 1] as string;
     // [label, url, headers, name of its p50 in the comparison of --database postgres]
@@ -213,6 +271,17 @@ export async function main(argv: string[]): Promise<void> {
       ],
       ['job page (4 steps)', `/console/recipes/${recipeId}/jobs/${recent}`, { cookie }, 'p50 ms, job page'],
       ['dashboard', '/console/', { cookie }, 'p50 ms, dashboard'],
+      [
+        'baseline: GET /api/recipes?per_page=50',
+        '/api/recipes?per_page=50',
+        { authorization: `Bearer ${ADMIN}` },
+        'p50 ms, baseline API recipe list',
+      ],
+      ['recipe list, first page', '/console/recipes', { cookie }, 'p50 ms, recipe list'],
+      ['recipe list, search by name', '/console/recipes?q=flow%20001', { cookie }, 'p50 ms, recipe list search'],
+      ["a recipe's page (13 steps)", `/console/recipes/${editorRecipe}`, { cookie }, 'p50 ms, recipe page'],
+      ['editor, a recipe of 13 steps', `/console/recipes/${editorRecipe}/edit`, { cookie }, 'p50 ms, editor'],
+      ['editor, a new recipe', '/console/recipes/new', { cookie }, 'p50 ms, editor new'],
     ];
     console.log(`server time over ${samples} requests each (after 3 to warm up)`);
     console.log('page                                              p50 ms   p95 ms   max ms   bytes');
@@ -252,6 +321,29 @@ export async function main(argv: string[]): Promise<void> {
     recordFigure('first page load bytes', transferred);
     console.log(
       `first page load (the dashboard with its assets, headers included): ${(transferred / 1024).toFixed(1)} KB (${parts.join(', ')}); target <= 300 KB`,
+    );
+    let editorBytes = 0;
+    const editorPage = await app.inject({
+      method: 'GET',
+      url: `/console/recipes/${editorRecipe}/edit`,
+      headers: { cookie },
+    });
+    const editorAssets = [
+      '/console/assets/console.css',
+      '/console/assets/console.js',
+      '/console/assets/editor.js',
+      ...new Set([...editorPage.body.matchAll(/<img class="icon" src="([^"]+)"/g)].map((m) => m[1] as string)),
+    ];
+    for (const res of [
+      editorPage,
+      ...(await Promise.all(editorAssets.map((url) => app.inject({ method: 'GET', url, headers: { cookie } })))),
+    ])
+      editorBytes +=
+        res.rawPayload.length +
+        Object.entries(res.headers).reduce((n, [k, v]) => n + k.length + String(v).length + 4, 0);
+    recordFigure('editor first load bytes', editorBytes);
+    console.log(
+      `editor first load (a recipe of 13 steps with its assets and ${editorAssets.length - 3} icons, headers included): ${(editorBytes / 1024).toFixed(1)} KB; target <= 300 KB`,
     );
   } finally {
     await app.close();

@@ -40,3 +40,16 @@ export async function callServer<T>(
     );
   return parsed as T;
 }
+
+/**
+ * The pauses between a command's polls of something it waits for: 100 ms first, doubling up to
+ * `maxMs`, so a build or a run that ends quickly is seen at once and a long one is not polled hard.
+ */
+export function pollPauses(maxMs: number): () => Promise<void> {
+  let next = Math.min(100, maxMs);
+  return async () => {
+    const pause = next;
+    next = Math.min(next * 2, maxMs);
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  };
+}

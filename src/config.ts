@@ -68,6 +68,8 @@ export interface Config {
   readonly jobMaxReplayBytes: number;
   /** How often polling triggers (rest/new_poll_event) poll, in seconds. */
   readonly triggerPollSeconds: number;
+  /** On PostgreSQL, how old a data table's record or a stored file must be before a polling trigger takes it. */
+  readonly storePollSettleMs: number;
   /** Several nodes on PostgreSQL: how long a node's claim on a job or a package lasts without being renewed. */
   readonly nodeLeaseMs: number;
   /** Code sandboxes' and custom connectors' worker threads idle this long are released (0: never). */
@@ -140,6 +142,7 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'JOB_MAX_REPLAY_BYTES',
   'JOB_BACKLOG_PER_WORKSPACE',
   'TRIGGER_POLL_SECONDS',
+  'STORE_POLL_SETTLE_MS',
   'JOB_RETENTION_HOURS',
   'CONSOLE_SESSION_HOURS',
   'JOBS_SWEEP_INTERVAL_MS',
@@ -323,6 +326,9 @@ export function loadConfig(env: Env = process.env): Config {
     jobBacklogPerWorkspace: intSetting(env, 'JOB_BACKLOG_PER_WORKSPACE', 10_000, 1, 100_000_000),
     // Polling triggers poll every 5 minutes, the vendor's default (contract 20 §11).
     triggerPollSeconds: intSetting(env, 'TRIGGER_POLL_SECONDS', 300, 1, 30 * 86_400),
+    // On PostgreSQL rows commit out of id order: the store's polling triggers (data tables, files)
+    // take only rows this old, so that a row committed late behind a higher id is not skipped.
+    storePollSettleMs: intSetting(env, 'STORE_POLL_SETTLE_MS', 2000, 100, 60_000),
     // Several nodes on PostgreSQL: a node renews its claims every third of this; a node that stops
     // renewing (killed, cut off) leaves its running jobs to be failed Interrupted, and its package
     // or test run to be taken up, by another node once this has passed.

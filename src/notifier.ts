@@ -34,6 +34,11 @@ export interface ChangeEvents {
   'deployment.failed': { deploymentId: number; projectId: number; environmentType: 'test' | 'prod'; error: string };
   /** Stopped recipes were deleted with their jobs (alone, or with their folder or project). */
   'recipes.deleted': { recipeIds: number[] };
+  /**
+   * A job a caller waits for (jobs.awaited) ended and is recorded, on a node where that caller is
+   * not: the node where it is reads the job's end from the database and answers.
+   */
+  'job.ended': { handle: string };
   /** cancel_jobs asked a running job to stop: the node running it ends it before its next step. */
   'job.cancel_requested': { handle: string };
   /** A recipe was started or stopped (on any node: the others arm or disarm its trigger). `origin` is the engine that did it. */

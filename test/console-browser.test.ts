@@ -123,7 +123,7 @@ describe('the web console in a browser', () => {
       await page.locator('li.kw-action fieldset').first().getByLabel('Action').selectOption('log_message');
       const logger = page.locator('li.kw-action fieldset').first();
       await logger.locator('legend', { hasText: 'Log message in Logger' }).waitFor();
-      await logger.getByLabel('Message (required)').click();
+      await logger.getByLabel('Message (required)', { exact: true }).click();
       await logger.locator('details.pills summary').click();
       await logger.getByRole('button', { name: 'Step 0 · payload.order_id' }).click();
       await page.getByRole('button', { name: 'Save', exact: true }).click();

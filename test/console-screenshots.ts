@@ -130,6 +130,7 @@ try {
   await t.engine.idle();
   const openTask = (await t.call('GET', '/api/workflow_tasks?status=open')).body.items[0];
 
+  let jobUrl = '';
   const wide = await openBrowser();
   try {
     const { page } = wide;
@@ -147,6 +148,9 @@ try {
     await shoot(page, dir, 'jobs');
     await page.locator('table a').first().click();
     await shoot(page, dir, 'job');
+    jobUrl = page.url();
+    await page.goto(`${jobUrl}/test-case`);
+    await shoot(page, dir, 'test-case-new');
     await page.goto(`${base}/console/lookup-tables/${site.tableId}`);
     await shoot(page, dir, 'lookup-table');
     await page.goto(`${base}/console/api-platform`);
@@ -162,6 +166,8 @@ try {
     await shoot(page, dir, 'test-run');
     await page.goto(`${base}/console/data-tables/${table.body.data.id}`);
     await shoot(page, dir, 'data-table');
+    await page.goto(`${base}/console/data-tables/${table.body.data.id}/schema`);
+    await shoot(page, dir, 'data-table-schema');
     await page.goto(`${base}/console/workflow-tasks/${openTask.id}`);
     await shoot(page, dir, 'workflow-task');
   } finally {
@@ -174,6 +180,10 @@ try {
     await shoot(narrow.page, dir, 'jobs-narrow');
     await narrow.page.goto(`${base}/console/recipes/${booking.body.id}/edit`);
     await shoot(narrow.page, dir, 'editor-narrow');
+    await narrow.page.goto(`${jobUrl}/test-case`);
+    await shoot(narrow.page, dir, 'test-case-new-narrow');
+    await narrow.page.goto(`${base}/console/data-tables/new`);
+    await shoot(narrow.page, dir, 'data-table-new-narrow');
   } finally {
     await narrow.close();
   }

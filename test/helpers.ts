@@ -401,3 +401,13 @@ export async function consoleSignIn(t: Pick<TestApp, 'app'>, token: string): Pro
       }),
   };
 }
+
+/** Reads until `done` holds (a background run finishing), every 25 ms for at most 10 s. */
+export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  for (let i = 0; i < 400; i += 1) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`${what} did not finish`);
+}

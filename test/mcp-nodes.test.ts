@@ -1,6 +1,7 @@
 // MCP servers on two server processes sharing one PostgreSQL database: a server made on one node is
-// served by the other to the official MCP SDK client, its calls are jobs any node lists, a quota
-// holds across both nodes, and a renewed token is refused by the other node at once. PostgreSQL only.
+// served by the other to the official MCP SDK client, its calls are jobs any node lists and are
+// answered with the tool's result whichever node ran the job, a quota holds across both nodes,
+// and a renewed token is refused by the other node at once. PostgreSQL only.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
@@ -106,6 +107,15 @@ describe(
         [a, b, a, b, a, b].map((node, i) => callTool(on(node.baseUrl, limited.mcpUrl), i + 1, `n${i}`)),
       );
       assert.deepEqual(replies.map((r) => r.status).sort(), [200, 200, 200, 429, 429, 429]);
+      // Each call answered is the tool's result, whichever node ran its job (a timeout is a 200 too).
+      replies.forEach((r, i) => {
+        if (r.status === 200)
+          assert.deepEqual(r.body.result, {
+            content: [{ type: 'text', text: JSON.stringify({ greeting: `Hello n${i}` }) }],
+            structuredContent: { greeting: `Hello n${i}` },
+            isError: false,
+          });
+      });
       for (const r of replies.filter((reply) => reply.status === 429)) {
         assert.equal(r.body.error.code, -32000);
         assert.equal(r.body.error.message, 'Quota exceeded');
@@ -122,6 +132,7 @@ describe(
       const fresh = await callTool(on(b.baseUrl, renewed.body.data.mcp_url), 2, 'new');
       assert.equal(fresh.status, 200);
       assert.deepEqual(fresh.body.result.structuredContent, { greeting: 'Hello new' });
+      assert.equal(fresh.body.result.isError, false);
     });
   },
 );

@@ -3,7 +3,7 @@
 // a test run's results; the same privileges as the API, and bad input answered with a clear page.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { consoleSignIn, createTestApp, type ConsoleBrowser, type TestApp } from '../../test/helpers.ts';
+import { consoleSignIn, createTestApp, waitFor, type ConsoleBrowser, type TestApp } from '../../test/helpers.ts';
 import { action, log, numbered, webhookTrigger } from '../../test/recipes.ts';
 
 let t: TestApp;
@@ -28,15 +28,6 @@ before(async () => {
   assert.equal(created.status, 200, created.text);
 });
 after(async () => t.close());
-
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 400; i += 1) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`${what} did not finish`);
-}
 
 function assertNoStack(body: string): void {
   assert.doesNotMatch(body, /at .*\.ts:\d+|Error: |node_modules/);

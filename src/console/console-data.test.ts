@@ -415,3 +415,165 @@ describe('GET /console/workflow-tasks and POST /console/workflow-tasks/:id/compl
     assert.doesNotMatch((await admin.get('/console/workflow-tasks')).body, /Their secret task/);
   });
 });
+
+describe('data table authoring: /console/data-tables/new, /:id/schema, /:id/delete', () => {
+  test('create a table with typed columns, rename it and a column, add and remove columns, add a row, delete it', async () => {
+    const list = await admin.get('/console/data-tables');
+    assert.match(list.body, /<a class="button" href="\/console\/data-tables\/new">New data table<\/a>/);
+    assert.doesNotMatch((await reader.get('/console/data-tables')).body, /New data table/);
+    const form = await admin.get('/console/data-tables/new');
+    assert.equal(form.statusCode, 200);
+    assert.match(form.body, /<label for="col-name-0">New column 1: name<\/label>/);
+    assert.match(form.body, /<option value="date_time">Date and time<\/option>/);
+
+    const created = await admin.post('/console/data-tables/new', {
+      name: 'Authored leads',
+      folder_id: '',
+      col_name_0: 'email',
+      col_type_0: 'string',
+      col_req_0: '1',
+      col_name_1: 'score',
+      col_type_1: 'integer',
+      col_name_2: '',
+      col_type_2: 'boolean',
+    });
+    assert.equal(created.statusCode, 303, created.body);
+    const id = Number(
+      /^\/console\/data-tables\/(\d+)\?done=data_table_created$/.exec(created.headers.location as string)?.[1],
+    );
+    assert.ok(id > 0, created.headers.location as string);
+    let table = (await t.call('GET', `/api/data_tables/${id}`)).body.data;
+    assert.deepEqual(
+      table.schema.map((c: { name: string; type: string; optional: boolean }) => [c.name, c.type, c.optional]),
+      [
+        ['email', 'string', false],
+        ['score', 'integer', true],
+      ],
+    );
+    const page = await admin.get(created.headers.location as string);
+    assert.match(page.body, /Data table created: add its records\./);
+    assert.match(page.body, new RegExp(`<a href="/console/data-tables/${id}/schema">Table and columns</a>`));
+    // A row through the existing form.
+    assert.equal(
+      (await admin.post(`/console/data-tables/${id}/records`, { col_0: 'ada@example.com', col_1: '7' })).statusCode,
+      303,
+    );
+
+    const schema = await admin.get(`/console/data-tables/${id}/schema`);
+    assert.equal(schema.statusCode, 200);
+    assert.match(schema.body, /<label for="ex-name-1">Column 2 <span class="muted small">\(Integer\)<\/span><\/label>/);
+    const emailId = table.schema[0].field_id;
+    const scoreId = table.schema[1].field_id;
+    const saved = await admin.post(`/console/data-tables/${id}/schema`, {
+      name: 'Leads (authored)',
+      ex_id_0: emailId,
+      ex_name_0: 'e_mail',
+      ex_id_1: scoreId,
+      ex_name_1: 'score',
+      ex_drop_1: '1',
+      col_name_0: 'vip',
+      col_type_0: 'boolean',
+    });
+    assert.equal(saved.statusCode, 303, saved.body);
+    assert.equal(saved.headers.location, `/console/data-tables/${id}?done=data_table_saved`);
+    table = (await t.call('GET', `/api/data_tables/${id}`)).body.data;
+    assert.equal(table.name, 'Leads (authored)');
+    assert.deepEqual(
+      table.schema.map((c: { name: string; type: string; field_id: string }) => [c.name, c.type]),
+      [
+        ['e_mail', 'string'],
+        ['vip', 'boolean'],
+      ],
+    );
+    assert.equal(table.schema[0].field_id, emailId, 'a renamed column keeps its id');
+    const records = (await t.call('GET', `/api/data_tables/${id}/records`)).body.data;
+    assert.deepEqual(
+      records[0].data,
+      { e_mail: 'ada@example.com', vip: null },
+      'renamed keeps values; removed is gone',
+    );
+    const activity = await t.call('GET', '/api/activity_logs?event_type=data_table_updated');
+    assert.match(activity.text, new RegExp(`"resource_id":"${id}"`));
+
+    const deleted = await admin.post(`/console/data-tables/${id}/delete`);
+    assert.equal(deleted.statusCode, 303);
+    assert.equal(deleted.headers.location, '/console/data-tables?done=data_table_deleted');
+    assert.equal((await t.call('GET', `/api/data_tables/${id}`)).status, 404);
+    assert.match((await admin.get(deleted.headers.location as string)).body, /Data table deleted\./);
+  });
+
+  test('refusals on the field they are about, what was typed kept; roles, CSRF, unknown ids', async () => {
+    const count = async () => (await t.call('GET', '/api/data_tables')).body.data.length;
+    const before = await count();
+    const noColumns = await admin.post('/console/data-tables/new', { name: 'Empty' });
+    assert.equal(noColumns.statusCode, 400);
+    assert.match(noColumns.body, /Columns is required/);
+    const twice = await admin.post('/console/data-tables/new', {
+      name: 'Twice',
+      col_name_0: 'a',
+      col_name_1: '',
+      col_name_2: 'A',
+    });
+    assert.equal(twice.statusCode, 400);
+    assert.match(
+      twice.body,
+      /<input id="col-name-2" name="col_name_2" value="A" maxlength="255" autocomplete="off" aria-invalid="true" aria-describedby="col-name-2-error">/,
+    );
+    assert.match(twice.body, /id="col-name-2-error">Column 3 name is given twice/);
+    const blank = await admin.post('/console/data-tables/new', { name: ' ', col_name_0: 'a' });
+    assert.equal(blank.statusCode, 400);
+    assert.match(
+      blank.body,
+      /<input id="dt-name" name="name" required maxlength="255" aria-describedby="dt-name-error" aria-invalid="true"/,
+    );
+    const badFolder = await admin.post('/console/data-tables/new', { name: 'F', folder_id: 'x', col_name_0: 'a' });
+    assert.equal(badFolder.statusCode, 400);
+    assert.match(badFolder.body, /Folder id must be a whole number/);
+    const unknownFolder = await admin.post('/console/data-tables/new', {
+      name: 'F',
+      folder_id: '999999',
+      col_name_0: 'a',
+    });
+    assert.ok(unknownFolder.statusCode === 404 || unknownFolder.statusCode === 400, String(unknownFolder.statusCode));
+    assert.equal(await count(), before, 'nothing was created');
+
+    const made = await t.call('POST', '/api/data_tables', {
+      body: { name: 'Typed', schema: [{ name: 'n', type: 'integer' }] },
+    });
+    const id = made.body.data.id;
+    const taken = await t.call('POST', '/api/data_tables', {
+      body: { name: 'Taken', schema: [{ name: 'x', type: 'string' }] },
+    });
+    assert.equal(taken.status, 200);
+    const renamedToTaken = await admin.post(`/console/data-tables/${id}/schema`, {
+      name: 'Taken',
+      ex_id_0: made.body.data.schema[0].field_id,
+      ex_name_0: 'n',
+    });
+    assert.equal(renamedToTaken.statusCode, 422);
+    assert.match(renamedToTaken.body, /value="Taken"/);
+    const allRemoved = await admin.post(`/console/data-tables/${id}/schema`, {
+      name: 'Typed',
+      ex_id_0: made.body.data.schema[0].field_id,
+      ex_name_0: 'n',
+      ex_drop_0: '1',
+    });
+    assert.equal(allRemoved.statusCode, 400, 'a table keeps at least one column');
+    assert.equal((await t.call('GET', `/api/data_tables/${id}`)).body.data.schema.length, 1);
+
+    assert.equal((await admin.get('/console/data-tables/999999/schema')).statusCode, 404);
+    assert.equal((await admin.post('/console/data-tables/999999/delete')).statusCode, 404);
+    assert.equal((await reader.get('/console/data-tables/new')).statusCode, 403);
+    assert.equal((await reader.post('/console/data-tables/new', { name: 'R', col_name_0: 'a' })).statusCode, 403);
+    assert.equal((await reader.get(`/console/data-tables/${id}/schema`)).statusCode, 403);
+    assert.equal((await reader.post(`/console/data-tables/${id}/delete`)).statusCode, 403);
+    const noCsrf = await t.app.inject({
+      method: 'POST',
+      url: `/console/data-tables/${id}/delete`,
+      headers: { cookie: admin.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
+    assert.equal(noCsrf.statusCode, 403);
+    assert.equal((await t.call('GET', `/api/data_tables/${id}`)).status, 200, 'still there');
+  });
+});

@@ -58,6 +58,8 @@ function formOf(page: string): Record<string, string> {
   assert.ok(form, 'the editor form');
   const values: Record<string, string> = {};
   for (const m of form.matchAll(/<input ([^>]*)>/g)) {
+    // An unticked checkbox is not sent.
+    if (/type="checkbox"/.test(m[1] as string) && !/ checked/.test(m[1] as string)) continue;
     const name = /name="([^"]*)"/.exec(m[1] as string)?.[1];
     const value = /value="([^"]*)"/.exec(m[1] as string)?.[1] ?? '';
     if (name) values[unescape(name)] = unescape(value);
@@ -88,7 +90,7 @@ describe('GET /console/recipes/new and POST /console/recipes/new', () => {
     assert.match(page, /<script src="\/console\/assets\/editor\.js" defer><\/script>/);
     assert.match(
       page,
-      /<legend><span class="step-no">0<\/span> <span class="keyword">Trigger<\/span> new event in HTTP<\/legend>/,
+      /<legend><span class="step-no">0<\/span> <span class="keyword">Trigger<\/span> <img class="icon" src="\/console\/assets\/icons\/workato_webhooks\.svg" alt="" width="20" height="20"> new event in HTTP<\/legend>/,
     );
     // The catalog: built-in, SaaS and custom connectors, each by its title.
     assert.match(page, /<optgroup label="Built-in">[\s\S]*<option value="logger">Logger<\/option>/);
@@ -371,5 +373,196 @@ describe('GET /console/recipes/new and POST /console/recipes/new', () => {
     assert.equal(running.statusCode, 409);
     assert.match(running.body, /Stop the recipe to save a new version\./);
     assert.equal(JSON.parse((await t.call('GET', `/api/recipes/${id}`)).body.code).block[0].input.message, 'A');
+  });
+});
+
+describe('formula mode: POST /console/recipes/:id/edit and POST /console/recipes/formula/check', () => {
+  test('a field switched to formula mode is kept in the vendor form (=…), checked on the field, and runs', async () => {
+    const id = await createRecipe(t, webhookTrigger([log('note', 'hello')]), { name: 'Formulas' });
+    const url = `/console/recipes/${id}/edit`;
+    let page = (await admin.get(url)).body;
+    // Every text field has its mode: text by default.
+    assert.match(
+      page,
+      /<input id="fld-f-0-message" name="f:0:message" value="hello" class="pill-target" autocomplete="off" spellcheck="false" data-formula="0" aria-describedby="fld-f-0-message-status">/,
+    );
+    assert.match(
+      page,
+      /<input type="checkbox" name="fm:0:message" value="1" aria-label="Message \(required\): formula mode">/,
+    );
+    assert.match(page, /data-formula-check="\/console\/recipes\/formula\/check"/);
+    const trigger = codeOf(page).as as string;
+    const pill = `_dp('{"pill_type":"output","provider":"workato_webhooks","line":"${trigger}","path":["payload","total"]}')`;
+
+    // A field holding one datapill, switched to formula mode: the datapill is the formula.
+    page = (await press(url, page, 'check', { 'f:0:message': `#{${pill}}`, 'fm:0:message': '1' })).body;
+    assert.equal(codeOf(page).block[0].input.message, `=${pill}`);
+    assert.match(page, /<div class="field value-field formula">/);
+    assert.match(page, /data-formula="1"/);
+    assert.match(page, /<input type="checkbox" name="fm:0:message" value="1" checked/);
+    assert.match(
+      page,
+      /<span id="fld-f-0-message-status" class="formula-status small" aria-live="polite">Formula OK\.<\/span>/,
+    );
+
+    // A formula the engine's parser refuses: the problem on the field, and as a start problem on the step.
+    page = (await press(url, page, 'check', { 'f:0:message': `${pill}.nosuch`, 'fm:0:message': '1' })).body;
+    assert.match(page, /aria-invalid="true"/);
+    assert.match(
+      page,
+      /<span id="fld-f-0-message-status" class="formula-status small bad" aria-live="polite">unknown formula method &quot;nosuch&quot; \(at character \d+\)<\/span>/,
+    );
+    assert.match(page, /<ul class="step-errors" role="list">[\s\S]*?unknown formula method/);
+    page = (await press(url, page, 'check', { 'f:0:message': '(1 + ', 'fm:0:message': '1' })).body;
+    assert.match(
+      page,
+      /class="formula-status small bad" aria-live="polite">formula ends too early \(at character 6\)<\/span>/,
+    );
+
+    // Back to text: the value is the text typed; a leading "=" typed by habit is not doubled.
+    // (An unticked box is not sent: '' stands for it here, over the ticked one formOf read.)
+    page = (await press(url, page, 'check', { 'f:0:message': 'plain', 'fm:0:message': '' })).body;
+    assert.equal(codeOf(page).block[0].input.message, 'plain');
+    assert.match(page, /<div class="field value-field">/);
+    page = (await press(url, page, 'check', { 'f:0:message': '=2 * 21', 'fm:0:message': '1' })).body;
+    assert.equal(codeOf(page).block[0].input.message, '=2 * 21');
+    assert.match(page, /Formula OK: gives 42/);
+
+    const saved = await press(url, page, 'save', {
+      'f:0:message': `"Total: " + (${pill} * 2).to_s`,
+      'fm:0:message': '1',
+    });
+    assert.equal(saved.statusCode, 303, saved.body);
+    const stored = await t.call('GET', `/api/recipes/${id}`);
+    assert.equal(JSON.parse(stored.body.code).block[0].input.message, `="Total: " + (${pill} * 2).to_s`);
+    assert.equal((await admin.post(`/console/recipes/${id}/start`)).statusCode, 303);
+    const hook = await t.app.inject({
+      method: 'POST',
+      url: new URL(stored.body.webhook_url).pathname,
+      payload: { total: 21 },
+    });
+    assert.equal(hook.statusCode, 200, hook.body);
+    await t.engine.idle();
+    const jobs = await t.call('GET', `/api/recipes/${id}/jobs`);
+    const job = await admin.get(`/console/recipes/${id}/jobs/${jobs.body.items[0].id}`);
+    assert.equal(job.statusCode, 200, job.body);
+    assert.match(job.body, /<span class="badge ok">succeeded<\/span>/);
+    assert.match(job.body, /Total: 42/, 'the engine ran the formula the editor wrote');
+    assert.equal((await admin.post(`/console/recipes/${id}/stop`)).statusCode, 303);
+  });
+
+  test('the check the editor script calls: the engine parser and evaluator, bad input, CSRF and roles', async () => {
+    const check = (formula: string) => admin.post('/console/recipes/formula/check', { formula });
+    const res = await check('1 + 2');
+    assert.equal(res.statusCode, 200, res.body);
+    assert.match(String(res.headers['content-type']), /^application\/json/);
+    assert.deepEqual(JSON.parse(res.body), { ok: true, value: '3', text: 'Formula OK: gives 3' });
+    assert.deepEqual(JSON.parse((await check('=" a ".strip.upcase')).body), {
+      ok: true,
+      value: '"A"',
+      text: 'Formula OK: gives "A"',
+    });
+    const unknown = JSON.parse((await check('"a".nosuch')).body);
+    assert.equal(unknown.ok, false);
+    assert.equal(unknown.position, 4);
+    assert.match(unknown.text, /^unknown formula method "nosuch" \(at character 5\)$/);
+    const runtime = JSON.parse((await check('nil.upcase')).body);
+    assert.equal(runtime.ok, false, 'what a job would fail with is said too');
+    assert.match(runtime.text, /upcase/);
+    // A formula reading a datapill is checked, not evaluated (the value comes from a job).
+    const withPill = JSON.parse(
+      (await check(`_dp('{"pill_type":"output","provider":"x","line":"a","path":["b"]}').upcase`)).body,
+    );
+    assert.deepEqual(withPill, { ok: true, text: 'Formula OK.' });
+    assert.deepEqual(JSON.parse((await check('   ')).body), { ok: true, text: '' });
+    // A formula that would run away is cut by the check's budget, not by the server.
+    const runaway = JSON.parse((await check('"x" * 100000000')).body);
+    assert.equal(runaway.ok, false);
+
+    assert.equal((await check('1'.repeat(100_001))).statusCode, 400);
+    assert.equal((await admin.post('/console/recipes/formula/check', {})).statusCode, 400);
+    const noCsrf = await t.app.inject({
+      method: 'POST',
+      url: '/console/recipes/formula/check',
+      headers: { cookie: admin.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'formula=1',
+    });
+    assert.equal(noCsrf.statusCode, 403);
+    const asJson = await t.app.inject({
+      method: 'POST',
+      url: '/console/recipes/formula/check',
+      headers: { cookie: admin.cookie, 'content-type': 'application/json' },
+      payload: JSON.stringify({ _csrf: admin.csrf, formula: '1' }),
+    });
+    assert.equal(asJson.statusCode, 415);
+    assert.equal((await reader.post('/console/recipes/formula/check', { formula: '1' })).statusCode, 403);
+  });
+});
+
+describe('connector icons: GET /console/assets/icons/:file, the catalog picker and the steps', () => {
+  test('each built-in and SaaS connector has its icon, custom connectors a generic one; served to anyone, cached by etag', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/console/assets/icons/salesforce.svg' });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-type'], 'image/svg+xml');
+    assert.match(res.body, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="24" height="24"/);
+    assert.match(res.body, />Sa<\/text><\/svg>$/);
+    assert.match(String(res.headers['content-security-policy']), /default-src 'none'/);
+    const again = await t.app.inject({
+      method: 'GET',
+      url: '/console/assets/icons/salesforce.svg',
+      headers: { 'if-none-match': String(res.headers.etag) },
+    });
+    assert.equal(again.statusCode, 304);
+    const sheets = await t.app.inject({ method: 'GET', url: '/console/assets/icons/google_sheets.svg' });
+    assert.match(sheets.body, />GS<\/text>/);
+    assert.notEqual(sheets.body, res.body);
+    const logger = await t.app.inject({ method: 'GET', url: '/console/assets/icons/logger.svg' });
+    assert.equal(logger.statusCode, 200);
+    const custom = await t.app.inject({ method: 'GET', url: '/console/assets/icons/custom.svg' });
+    assert.equal(custom.statusCode, 200);
+    assert.match(custom.body, /<path d=/);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/console/assets/icons/no_such_app.svg' })).statusCode, 404);
+    for (const bad of ['Salesforce.svg', 'salesforce.png', '..%2Fconsole.css', `${'a'.repeat(65)}.svg`])
+      assert.equal((await t.app.inject({ method: 'GET', url: `/console/assets/icons/${bad}` })).statusCode, 400, bad);
+  });
+
+  test('a new step picks its application from the catalog as icons; steps show theirs', async () => {
+    const url = '/console/recipes/new';
+    let page = (await admin.get(url)).body;
+    page = (await press(url, page, 'add::action')).body;
+    assert.match(page, /<details class="catalog"><summary>Browse the applications<\/summary><h4>Built-in<\/h4>/);
+    assert.match(
+      page,
+      /<button type="submit" name="op" value="pickapp:0:salesforce" class="app"><img class="icon" src="\/console\/assets\/icons\/salesforce\.svg" alt="" width="20" height="20"><span>Salesforce<\/span><\/button>/,
+    );
+    page = (await press(url, page, 'pickapp:0:logger')).body;
+    assert.equal(codeOf(page).block[0].provider, 'logger');
+    assert.match(
+      page,
+      /<span class="keyword">Action<\/span> <img class="icon" src="\/console\/assets\/icons\/logger\.svg"/,
+    );
+    assert.doesNotMatch(page, /value="pickapp:0:/, 'the grid is for a step with no application yet');
+    // An IF has no application.
+    page = (await press(url, page, 'add::if')).body;
+    const refused = await press(url, page, 'pickapp:1:logger');
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /Only a trigger or an action has an application\./);
+
+    // A provider this server does not have (a custom connector of another workspace, say): the generic icon.
+    const id = await createRecipe(
+      t,
+      webhookTrigger([{ keyword: 'action', provider: 'acme_crm', name: 'sync', as: 'sync', input: {} }]),
+      { name: 'Unknown app' },
+    );
+    const edit = (await admin.get(`/console/recipes/${id}/edit`)).body;
+    assert.match(
+      edit,
+      /<span class="keyword">Action<\/span> <img class="icon" src="\/console\/assets\/icons\/custom\.svg"/,
+    );
+    const view = (await admin.get(`/console/recipes/${id}`)).body;
+    assert.match(
+      view,
+      /<img class="icon" src="\/console\/assets\/icons\/custom\.svg" alt="" width="20" height="20"><span class="connector">acme_crm<\/span>/,
+    );
   });
 });

@@ -88,10 +88,14 @@ describe('GET /console/recipes and jobs', () => {
   test('a recipe page draws its steps as a tree', async () => {
     const res = await get(`/console/recipes/${recipe.id}`, admin.cookie);
     assert.match(res.body, /<ol class="tree">/);
-    assert.match(res.body, /Trigger<\/span> <span class="connector">workato_webhooks<\/span>/);
+    // Each step with its connector's icon (this origin).
     assert.match(
       res.body,
-      /Action<\/span> <span class="connector">logger<\/span> · <span class="operation">log_message<\/span>/,
+      /Trigger<\/span> <img class="icon" src="\/console\/assets\/icons\/workato_webhooks\.svg" alt="" width="20" height="20"><span class="connector">workato_webhooks<\/span>/,
+    );
+    assert.match(
+      res.body,
+      /Action<\/span> <img class="icon" src="\/console\/assets\/icons\/logger\.svg" alt="" width="20" height="20"><span class="connector">logger<\/span> · <span class="operation">log_message<\/span>/,
     );
   });
 
@@ -105,6 +109,10 @@ describe('GET /console/recipes and jobs', () => {
     assert.equal(job.statusCode, 200);
     assert.match(job.body, /succeeded/);
     assert.match(job.body, /&quot;name&quot;: &quot;Ada&quot;/, 'the trigger output');
+    assert.match(
+      job.body,
+      /<span class="step-no">1<\/span> <img class="icon" src="\/console\/assets\/icons\/logger\.svg" alt="" width="20" height="20"> logger · log_message/,
+    );
     assert.match(job.body, /Hello &lt;b&gt;there&lt;\/b&gt;/, 'the logger input, escaped');
     const failed = await get(`/console/recipes/${recipe.id}/jobs?status=failed`, admin.cookie);
     assert.match(failed.body, /No job here/);

@@ -7,10 +7,12 @@ import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { AppError, storageUnavailable } from '../errors.ts';
 import { fieldErrors } from '../http/validation.ts';
 import { csrfTokenMatches, resumeSession } from './sessions.ts';
 import { errorPage } from './pages/sign-in.ts';
+import { connectorIconSvg, CUSTOM_ICON_SVG } from './pages/icons.ts';
 import { consoleKit, cookieOf, type ConsoleDeps, sameOrigin } from './kit.ts';
 import { consoleSignInRoutes } from './pages/sign-in.routes.ts';
 import { consoleDashboardRoutes } from './pages/dashboard.routes.ts';
@@ -20,6 +22,7 @@ import { consoleJobsRoutes } from './pages/jobs.routes.ts';
 import { consoleLookupTablesRoutes } from './pages/lookup-tables.routes.ts';
 import { consoleDeploymentsRoutes, consoleTopicsRoutes, consoleWorkspaceRoutes } from './pages/workspace.routes.ts';
 import { consoleDataTableRecordsRoutes, consoleDataTablesRoutes } from './pages/data-tables.routes.ts';
+import { consoleDataTableSchemaRoutes } from './pages/data-table-schema.routes.ts';
 import { consoleWorkflowTasksRoutes } from './pages/workflow-tasks.routes.ts';
 import { consoleBuildsRoutes } from './pages/builds.routes.ts';
 import { consoleConnectionRoutes } from './pages/connection.routes.ts';
@@ -39,6 +42,7 @@ const OPEN_ROUTES = new Set([
   '/console/assets/editor.js',
   '/console/assets/console.css',
   '/console/assets/favicon.svg',
+  '/console/assets/icons/:file',
   '/favicon.ico',
 ]);
 
@@ -163,6 +167,27 @@ export function consoleRoutes(deps: ConsoleDeps) {
       });
     }
 
+    // Connector icons: built-in and SaaS connectors by provider, `custom.svg` for the others.
+    const icons = new Map<string, { body: string; etag: string }>();
+    app.get(
+      '/console/assets/icons/:file',
+      { schema: { ...hide, params: Type.Object({ file: Type.String({ pattern: '^[a-z0-9_]{1,64}\\.svg$' }) }) } },
+      async (request, reply) => {
+        const provider = request.params.file.slice(0, -'.svg'.length);
+        let icon = icons.get(provider);
+        if (!icon) {
+          const connector = provider === 'custom' ? undefined : deps.connectors.find(provider);
+          if (provider !== 'custom' && !connector) throw new AppError('not_found');
+          const body = connector ? connectorIconSvg(provider, connector.title) : CUSTOM_ICON_SVG;
+          icon = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` };
+          icons.set(provider, icon);
+        }
+        reply.header('cache-control', 'no-cache').header('etag', icon.etag);
+        if (request.headers['if-none-match'] === icon.etag) return reply.status(304).send();
+        return reply.type('image/svg+xml').send(icon.body);
+      },
+    );
+
     // One file a section, beside the page it renders (src/console/pages/<section>.routes.ts).
     consoleSignInRoutes(app, kit);
     consoleDashboardRoutes(app, kit);
@@ -176,6 +201,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
     consoleTopicsRoutes(app, kit);
     consoleDeploymentsRoutes(app, kit);
     consoleDataTablesRoutes(app, kit);
+    consoleDataTableSchemaRoutes(app, kit);
     consoleDataTableRecordsRoutes(app, kit);
     consoleWorkflowTasksRoutes(app, kit);
     consoleBuildsRoutes(app, kit);

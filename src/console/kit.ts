@@ -17,6 +17,7 @@ import type { BuiltInConnectors } from '../api/integrations/catalog.ts';
 import type { Connector } from '../connectors/types.ts';
 import { csrfTokenOf, type ConsoleSession } from './sessions.ts';
 import type { PageFrame } from './layout.ts';
+import { CUSTOM_ICON_URL, type IconOf } from './pages/icons.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -75,6 +76,10 @@ const NOTICES: Record<string, string> = {
   task_completed: 'Task completed: its job goes on.',
   tested: 'Connection tested.',
   saved: 'Recipe saved.',
+  data_table_created: 'Data table created: add its records.',
+  data_table_saved: 'Table saved.',
+  data_table_deleted: 'Data table deleted.',
+  test_case_created: 'Test case created: run it from the list below.',
 };
 
 export const Form = (fields: Record<string, ReturnType<typeof Type.String>>) =>
@@ -155,10 +160,14 @@ export function consoleKit(deps: ConsoleDeps) {
     return reply.status(status).type('text/html; charset=utf-8').send(markup);
   }
 
+  /** A connector's icon: its own for a built-in or SaaS connector, the generic one otherwise. */
+  const iconOf: IconOf = (provider) =>
+    deps.connectors.find(provider) ? `/console/assets/icons/${provider}.svg` : CUSTOM_ICON_URL;
+
   const csrfOf = (request: FastifyRequest) => csrfTokenOf(csrfKey, sessionOf(request).id);
   const noticeOf = (done: string | undefined) =>
     done !== undefined && NOTICES[done] ? { text: NOTICES[done], kind: 'ok' as const } : undefined;
   const hide = { hide: true };
 
-  return { ...deps, frameOf, sessionOf, callerWith, can, send, csrfOf, noticeOf, hide };
+  return { ...deps, frameOf, sessionOf, callerWith, can, send, csrfOf, noticeOf, hide, iconOf };
 }

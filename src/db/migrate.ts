@@ -40,6 +40,7 @@ import * as workflowApps from './migrations/0067_workflow_apps.ts';
 import * as messageTemplates from './migrations/0068_message_templates.ts';
 import * as pollingTriggersDirectories from './migrations/0069_polling_triggers_directories.ts';
 import * as jobEndsKeepStart from './migrations/0070_job_ends_keep_start.ts';
+import * as jobReplies from './migrations/0071_job_replies.ts';
 import * as agents from './migrations/0055_agents.ts';
 
 export type DialectMigration = {
@@ -90,6 +91,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0068_message_templates': messageTemplates,
   '0069_polling_triggers_directories': pollingTriggersDirectories,
   '0070_job_ends_keep_start': jobEndsKeepStart,
+  '0071_job_replies': jobReplies,
   '0055_agents': agents,
 };
 

@@ -188,9 +188,9 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     shutdown: shutdown.signal,
     callRecipe: (caller, job, flow, parameters, wait) => callRecipe(calls, caller, job, flow, parameters, wait),
     waitForCalls: (job, timeoutMs, sleep) => waitForCalledJobs(calls, job, timeoutMs, sleep),
-    settle: (handle, outcome) => {
-      control.ended(handle);
-      queue.settle(handle, outcome);
+    settle: (job, outcome) => {
+      control.ended(job.handle);
+      queue.settle(job.handle, outcome, job.awaited === 1);
     },
     isCanceled: (handle) => control.isCanceled(handle),
     sandboxes,
@@ -305,7 +305,8 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
 
 /**
  * Wait until no job runs (a job launched while the first ones ended is waited for too), up to
- * timeoutMs; then abort the jobs still running and give them a second to record their end.
+ * timeoutMs; then abort the jobs still running and give them a second to record their end. Then
+ * stop hearing of jobs ended on other nodes.
  */
 async function drain(queue: JobQueue, shutdown: AbortController, timeoutMs: number): Promise<void> {
   let timedOut = false;
@@ -321,6 +322,8 @@ async function drain(queue: JobQueue, shutdown: AbortController, timeoutMs: numb
     Promise.allSettled([...queue.running]),
     new Promise<void>((resolve) => setTimeout(resolve, 1000).unref()),
   ]);
+  // Only now: the jobs drained may have waited for jobs of other nodes.
+  queue.stopWaiting();
 }
 
 /**

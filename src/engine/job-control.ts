@@ -93,7 +93,7 @@ export class JobControl {
       });
       if (canceled) {
         queue.backlog.remove(row.id);
-        queue.settle(job.handle, canceledOutcome(settings.now()));
+        queue.settle(job.handle, canceledOutcome(settings.now()), job.awaited === 1);
         return 'canceled';
       }
       const now = await findJobById(ctx.db, job.id);

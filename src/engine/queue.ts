@@ -1,8 +1,9 @@
 // The jobs table is the queue. A trigger event becomes a `jobs` row (trigger filter first) before
 // it is acknowledged, so a restart loses nothing that was acknowledged. One dispatcher claims the
 // queued jobs of running recipes, oldest first, within each recipe's concurrency and the
-// process's workers, and launches them; a caller may wait for a job's end. Every pending job is
-// counted in the backlog (backlog.ts); webhooks and API calls are admitted only within its limits.
+// process's workers, and launches them; a caller may wait for a job's end, on whichever node it
+// runs (job-waiters.ts). Every pending job is counted in the backlog (backlog.ts); webhooks and
+// API calls are admitted only within its limits.
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import type { Db, JobRow, RecipeRow } from '../db/types.ts';
@@ -21,6 +22,7 @@ import {
 } from '../api/jobs/queue.store.ts';
 import { type SuccessorClaim } from '../api/jobs/job-ends.store.ts';
 import { Backlog } from './backlog.ts';
+import { JobWaiters } from './job-waiters.ts';
 import type { CompiledRecipe } from './compile.ts';
 import type { EngineEventBus } from './events.ts';
 import { filterAccepts } from './trigger-filter.ts';
@@ -44,6 +46,8 @@ export interface EnqueueMeta {
   callingJobHandle?: string;
   rootRecipeId?: number;
   rootJobHandle?: string;
+  /** A caller waits for the job's answer (submitAndWait): its end is announced to every node. */
+  awaited?: boolean;
 }
 
 /** Whether the engine has started and whether it is closing; shared by the queue and the schedules. */
@@ -93,8 +97,8 @@ export class JobQueue {
   readonly #inflight = new Map<number, number>();
   /** The tasks of the jobs launched and not ended. */
   readonly running = new Set<Promise<void>>();
-  // Callers waiting for a job's end (synchronous recipe calls, API requests), by job handle.
-  readonly #waiters = new Map<string, (outcome: JobOutcome) => void>();
+  /** Callers waiting for a job's end (synchronous recipe calls, API requests), by job handle. */
+  readonly waiters: JobWaiters;
   #total = 0;
   /** Jobs whose place is taken and whose row is being committed. */
   #committing = 0;
@@ -110,7 +114,8 @@ export class JobQueue {
   constructor(deps: QueueDeps) {
     this.#deps = deps;
     this.backlog = new Backlog(deps.settings.backlog);
-    const { db } = deps.ctx;
+    const { db, notifier, log } = deps.ctx;
+    this.waiters = new JobWaiters({ db, notifier, log, recheckMs: deps.settings.waitRecheckMs });
     this.#intake = insertsInOneStatement(db)
       ? createInsertBatcher(db, insertJobs, { sizeOf: (job) => job.trigger_output.length })
       : undefined;
@@ -174,6 +179,7 @@ export class JobQueue {
       task_count: 0,
       created_at: stamp,
       started_at: stamp,
+      awaited: meta.awaited ? (1 as const) : (0 as const),
     };
     if (!recipe) {
       return {
@@ -482,21 +488,21 @@ export class JobQueue {
     });
     // The waiter is in place before the job exists, so no end can slip past it.
     const planned = newJobHandle();
-    this.#waiters.set(planned, (outcome) => settle(outcome));
+    this.waiters.add(planned, (outcome) => settle(outcome));
     let handle: string | null;
     try {
-      const stored = await this.#commitJob(row, event, meta, planned, admit);
+      const stored = await this.#commitJob(row, event, { ...meta, awaited: true }, planned, admit);
       if (stored === BACKLOG_FULL) {
-        this.#waiters.delete(planned);
+        this.waiters.delete(planned);
         return { handle: '', outcome: null, refused: true };
       }
       handle = stored;
     } catch (error) {
-      this.#waiters.delete(planned);
+      this.waiters.delete(planned);
       throw error;
     }
     if (handle === null) {
-      this.#waiters.delete(planned);
+      this.waiters.delete(planned);
       return { handle: '', outcome: null };
     }
     this.kick();
@@ -504,15 +510,13 @@ export class JobQueue {
     timer.unref();
     const outcome = await done;
     clearTimeout(timer);
-    this.#waiters.delete(handle);
+    this.waiters.delete(handle);
     return { handle, outcome };
   }
 
-  /** A job ended: answer whoever waits for it. */
-  settle(handle: string, outcome: JobOutcome): void {
-    const waiter = this.#waiters.get(handle);
-    this.#waiters.delete(handle);
-    waiter?.(outcome);
+  /** A job ended (recorded): answer whoever waits for it, here or, when `awaited`, on another node. */
+  settle(handle: string, outcome: JobOutcome, awaited: boolean): void {
+    this.waiters.ended(handle, outcome, awaited);
   }
 
   /** A running job waits for another job: it gives up its worker slot meanwhile. */
@@ -524,10 +528,16 @@ export class JobQueue {
     this.#blocked--;
   }
 
-  /** Look for queued jobs every pollMs besides the immediate wake-ups. */
+  /** Look for queued jobs every pollMs besides the immediate wake-ups; hear of awaited jobs ended on other nodes. */
   startPolling(): void {
     this.#pollTimer = setInterval(() => this.kick(), this.#deps.settings.pollMs);
     this.#pollTimer.unref();
+    this.waiters.listen();
+  }
+
+  /** Stop hearing of jobs ended elsewhere (once the jobs of this node, which may wait for them, are drained). */
+  stopWaiting(): void {
+    this.waiters.stop();
   }
 
   stopPolling(): void {

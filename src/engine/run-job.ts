@@ -24,7 +24,7 @@ import type { EventStreamsRuntime } from './connectors/workato_pub_sub.ts';
 import type { EngineEventBus } from './events.ts';
 import { runJob } from './executor.ts';
 import { type Checkpoint, type JobSuspension, type Resume } from './checkpoint.ts';
-import { type JobOutcome, type TestMode } from '../recipe/job-outcome.ts';
+import { replyText, type JobOutcome, type TestMode } from '../recipe/job-outcome.ts';
 import type { CompiledRecipe } from './compile.ts';
 import { insertTask, latestTaskOfJob, markJobWaiting } from '../api/workflow_tasks/workflow_tasks.store.ts';
 import { fromPlain, newHash, type Hash, type Value } from '../recipe/formula/values.ts';
@@ -74,8 +74,8 @@ export interface JobRunnerDeps {
   callRecipe(caller: RecipeRow, job: JobRow, flow: Value, parameters: Value, wait: boolean): Promise<CallOutcome>;
   /** Wait for the jobs a job started (wait_for_async_jobs). */
   waitForCalls(job: JobRow, timeoutMs: number, sleep: (ms: number) => Promise<void>): Promise<CalledJob[]>;
-  /** The job ended and is recorded: answer whoever waits for it. */
-  settle(handle: string, outcome: JobOutcome): void;
+  /** The job ended and is recorded: answer whoever waits for it (on another node when `job.awaited`). */
+  settle(job: Pick<JobRow, 'handle' | 'awaited'>, outcome: JobOutcome): void;
   /** Whether a cancel was asked for this running job. */
   isCanceled(handle: string): boolean;
   /** Sandboxes for code steps. */
@@ -218,7 +218,7 @@ export class JobRunner {
     try {
       await this.#recordOnceWritable(job, row, outcome, handoff);
     } finally {
-      this.#deps.settle(job.handle, outcome);
+      this.#deps.settle(job, outcome);
     }
     const durationMs = Math.max(0, now() - startedAt);
     if (outcome.status === 'succeeded')
@@ -392,6 +392,7 @@ export class JobRunner {
         error_parts: outcome.errorParts ? JSON.stringify({ ...outcome.errorParts, error_id: randomUUID() }) : null,
         completed_at: completed,
         task_count: outcome.taskCount,
+        reply: replyText(outcome.end),
       },
       counters,
     };

@@ -19,6 +19,8 @@ export interface EngineOptions {
   triggerPollMs?: number;
   /** How long a claim on a running job holds unless renewed (NODE_LEASE_MS). */
   leaseMs?: number;
+  /** How often a caller's wait for a job's answer re-reads the job, should a job.ended notice be missed (ms). */
+  waitRecheckMs?: number;
   /** Bounds of one job (default JOB_MAX_STEPS, JOB_MAX_REPLAY_BYTES). */
   jobLimits?: Partial<JobLimits>;
   /** How long a job runs before it lets the event loop take a turn (ms). */
@@ -42,6 +44,8 @@ export interface EngineSettings extends FormulaSettings {
   triggerPollMs: number;
   /** A running job's claim holds this long; renewed every third of it (several nodes: a dead node's jobs are recovered after it). */
   leaseMs: number;
+  /** A caller waiting for a job's end reads the job again this often (a missed job.ended notice costs at most this). */
+  waitRecheckMs: number;
   /** Pending jobs beyond which webhooks and API calls are refused (JOB_BACKLOG_PER_RECIPE, JOB_BACKLOG_PER_WORKSPACE). */
   backlog: BacklogLimits;
   jobLimits: JobLimits;
@@ -73,6 +77,7 @@ export function engineSettings(ctx: ServiceContext, options: EngineOptions): Eng
     pollMs: options.pollMs ?? 1000,
     triggerPollMs: options.triggerPollMs ?? ctx.config.triggerPollSeconds * 1000,
     leaseMs: options.leaseMs ?? ctx.config.nodeLeaseMs,
+    waitRecheckMs: options.waitRecheckMs ?? 1000,
     backlog: { perRecipe: ctx.config.jobBacklogPerRecipe, perWorkspace: ctx.config.jobBacklogPerWorkspace },
     jobLimits: {
       maxSteps: options.jobLimits?.maxSteps ?? ctx.config.jobMaxSteps,

@@ -19,15 +19,16 @@ import {
   type StepDoc,
 } from '../../test/recipes.ts';
 import { onPostgres } from '../../test/test-database.ts';
-import { SETTLE_MS } from './store-polls.ts';
 
 let t: TestApp;
 let tableId = 0;
 const SKU = '3c1d2e4f-5a6b-4c7d-8e9f-0a1b2c3d4e51';
 
 before(async () => {
-  // Polls happen when a recipe starts and on poll_now only: the interval is an hour.
-  t = await createTestApp({ engine: { triggerPollMs: 3_600_000 } });
+  // Polls happen when a recipe starts and on poll_now only: the interval is an hour. On PostgreSQL
+  // rows settle a quarter of a second (STORE_POLL_SETTLE_MS) before a poll takes them, not 2 s:
+  // this file's writes are made one after the other, so none commits behind a higher id.
+  t = await createTestApp({ engine: { triggerPollMs: 3_600_000 }, env: { STORE_POLL_SETTLE_MS: '250' } });
   const table = await t.call('POST', '/api/data_tables', {
     body: { name: 'Stock moves', schema: [{ name: 'sku', field_id: SKU, type: 'string' }] },
   });
@@ -68,9 +69,9 @@ describe('workato_db_table polling triggers', () => {
     await addRecord('A');
     await addRecord('B');
     await addRecord('C');
-    // On PostgreSQL a poll takes rows once they are SETTLE_MS old: all three settled, the first
+    // On PostgreSQL a poll takes rows once they are STORE_POLL_SETTLE_MS old: all three settled, the first
     // poll sees them together (else a slow machine may see A alone, then B and C).
-    if (onPostgres) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    if (onPostgres) await new Promise((resolve) => setTimeout(resolve, t.ctx.config.storePollSettleMs));
     const id = await createRecipe(
       t,
       triggerOf('workato_db_table', 'new_records_polling', {

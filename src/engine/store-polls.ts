@@ -6,8 +6,8 @@
 //
 // Where the cursor starts (the first poll of a recipe): `since` (an ISO date-time, or `beginning`)
 // makes what was written from then on new; without it, only what is written after the first poll.
-// On PostgreSQL rows commit out of id order, so items younger than SETTLE_MS wait for the next
-// poll (src/db/dialect.ts, commitsInIdOrder).
+// On PostgreSQL rows commit out of id order, so items younger than STORE_POLL_SETTLE_MS (2 s by
+// default) wait for the next poll (src/db/dialect.ts, commitsInIdOrder).
 import type { ServiceContext } from '../context.ts';
 import type { RecipeRow } from '../db/types.ts';
 import { commitsInIdOrder } from '../db/dialect.ts';
@@ -22,8 +22,6 @@ import { StepError, type ActionDef } from './connectors/types.ts';
 import { recordPlain, tableRefOf } from './connectors/workato_db_table.ts';
 import { fromPlain, hashGet, isTrue, newHash, toRubyString, type Hash, type Value } from '../recipe/formula/values.ts';
 
-/** How long PostgreSQL rows wait before a poll takes them (commits out of id order settle within it). */
-export const SETTLE_MS = 2000;
 /** Items read per poll; a batch trigger makes one job per `batch_size` of them. */
 const MAX_ITEMS = 1000;
 const SINGLE_ITEMS = 100;
@@ -247,7 +245,7 @@ export async function pollStore(
       cursor = null;
     }
   }
-  const settle = commitsInIdOrder(ctx.db) ? 0 : SETTLE_MS;
+  const settle = commitsInIdOrder(ctx.db) ? 0 : ctx.config.storePollSettleMs;
   const before = toStored(new Date(ctx.clock.now().getTime() - settle + 1));
   if (row.trigger_application === 'workato_db_table') return pollRecords(ctx, row, name, input, cursor, before);
   if (row.trigger_application === 'workato_files') return pollFiles(ctx, row, name, input, cursor, before);

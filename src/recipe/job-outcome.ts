@@ -1,6 +1,6 @@
 // What a job of a recipe ends as (its lines, its error, what it returned), and the mocks of a test job:
 // the words the engine and the test runner share.
-import { type Value } from './formula/values.ts';
+import { fromPlain, toPlain, type Value } from './formula/values.ts';
 
 export interface LineRecord {
   recipe_line_number: number;
@@ -36,6 +36,18 @@ export interface JobOutcome {
   end: { kind: 'response' | 'result'; value: Value } | null;
   /** The sequence number of the first of `lines` (lines before it were stored when the job stopped at a task). */
   firstSeq: number;
+}
+
+/** What a job returned as its row keeps it (jobs.reply): JSON `{kind, value}`, or null when it returned nothing. */
+export function replyText(end: JobOutcome['end']): string | null {
+  return end === null ? null : JSON.stringify({ kind: end.kind, value: toPlain(end.value) });
+}
+
+/** The end a job's stored reply describes (replyText's inverse). */
+export function replyOf(text: string | null): JobOutcome['end'] {
+  if (text === null) return null;
+  const { kind, value } = JSON.parse(text) as { kind: 'response' | 'result'; value: unknown };
+  return { kind, value: fromPlain(value) };
 }
 
 /** A step's mock: its output, or the error it fails with. */

@@ -218,6 +218,17 @@ export const CONSOLE_CHANGES: Readonly<Record<string, RouteChange>> = {
   },
   'POST /console/test-runs': { eventType: 'test_run_requested', resourceType: 'run_request' },
   'POST /console/lookup-tables/new': { eventType: 'lookup_table_created', resourceType: 'lookup_table' },
+  'POST /console/data-tables/new': { eventType: 'data_table_created', resourceType: 'data_table' },
+  'POST /console/data-tables/:id/schema': {
+    eventType: 'data_table_updated',
+    resourceType: 'data_table',
+    idParam: 'id',
+  },
+  'POST /console/data-tables/:id/delete': {
+    eventType: 'data_table_deleted',
+    resourceType: 'data_table',
+    idParam: 'id',
+  },
   'POST /console/api-platform/clients/new': { eventType: 'api_client_created', resourceType: 'api_client' },
   'POST /console/api-platform/clients/:id/keys/:key_id/revoke': {
     eventType: 'api_key_deleted',

@@ -5,7 +5,7 @@
 // project's test cases and, once deployed, they run in the target project (with a token of the
 // target environment): a failing test case, or none at all, exits 1.
 
-import { callServer } from '../../cli-http.ts';
+import { callServer, pollPauses } from '../../cli-http.ts';
 import { runTests } from '../test_cases/test-client.ts';
 
 export interface DeployRequest {
@@ -33,6 +33,7 @@ function call(req: DeployRequest, method: string, path: string, body?: Json): Pr
 
 async function waitFor(req: DeployRequest, what: string, path: string, deadline: number): Promise<Json> {
   const started = Date.now();
+  const pause = pollPauses(req.pollMs);
   let last = '';
   for (;;) {
     const body = await call(req, 'GET', path);
@@ -42,7 +43,7 @@ async function waitFor(req: DeployRequest, what: string, path: string, deadline:
     last = line;
     if (state !== 'pending') return body;
     if (Date.now() >= deadline) return body;
-    await new Promise((resolve) => setTimeout(resolve, req.pollMs));
+    await pause();
   }
 }
 

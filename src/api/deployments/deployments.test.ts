@@ -236,6 +236,63 @@ describe('builds and deployments: promote a project from dev to test', () => {
     );
   });
 
+  test("a connection to a custom connector: found in the target through that environment's connector of the same title", async () => {
+    const code = "{\n  title: 'Billing desk',\n  test: lambda { |_connection| true }\n}\n";
+    const project = await t.createProject('Billing');
+    const testToken = await t.tokenFor('Admin', 'test');
+    const connectorIn = async (token?: string) => {
+      const made = await t.call('POST', '/api/custom_connectors', {
+        ...(token ? { token } : {}),
+        body: { title: 'Billing desk', code },
+      });
+      assert.equal(made.status, 200, made.text);
+      await t.call('POST', `/api/custom_connectors/${made.body.data.id}/release`, token ? { token } : {});
+      return made.body.data.name as string;
+    };
+    const devProvider = await connectorIn();
+    const conn = await t.call('POST', '/api/connections', {
+      body: { name: 'Billing', provider: devProvider, folder_id: project.folderId, input: {} },
+    });
+    assert.ok(conn.status < 300, conn.text);
+    const recipe = await t.call('POST', '/api/recipes', {
+      body: {
+        recipe: {
+          name: 'Bill',
+          folder_id: project.folderId,
+          code: JSON.stringify(webhookTrigger([log('x', 'y')])),
+          config: JSON.stringify([{ keyword: 'application', provider: devProvider, account_id: conn.body.id }]),
+        },
+      },
+    });
+    assert.equal(recipe.status, 200, recipe.text);
+    // The target's own connector (another name) and its connection to it, with the target's settings.
+    const targetProvider = await connectorIn(testToken);
+    assert.notEqual(targetProvider, devProvider);
+    const own = await t.call('POST', '/api/connections', {
+      token: testToken,
+      body: { name: 'Billing', provider: targetProvider, input: {} },
+    });
+    assert.ok(own.status < 300, own.text);
+    const dep = await t.call('POST', `/api/projects/${project.projectId}/deploy?environment_type=test`);
+    assert.equal(dep.status, 200, dep.text);
+    const done = await waitState(t, `/api/deployments/${dep.body.id}`);
+    assert.equal(done.state, 'success', JSON.stringify(done));
+    const deployed = (await t.call('GET', '/api/recipes', { token: testToken })).body.items.find(
+      (r: { name: string }) => r.name === 'Bill',
+    );
+    assert.equal(
+      deployed.config.find((c: { provider: string }) => c.provider === devProvider).account_id,
+      own.body.id,
+      "the recipe uses the target's connection",
+    );
+    const connections = (await t.call('GET', '/api/connections', { token: testToken })).body;
+    assert.deepEqual(
+      connections.filter((c: { name: string }) => c.name === 'Billing').map((c: { id: number }) => c.id),
+      [own.body.id],
+      'no second connection was made',
+    );
+  });
+
   test('a release whose recipe cannot start: the error says so once and names it, the recipe waits stopped, and a rollback starts it again', async () => {
     const release = await t.createProject('Refunds');
     const created = await t.call('POST', '/api/recipes', {

@@ -69,7 +69,7 @@ describe('POST /api/folders', () => {
     const projects = (await t.call('GET', '/api/projects')).body;
     assert.deepEqual(
       projects.find((p: { id: number }) => p.id === created.project_id),
-      { id: created.project_id, description: '', folder_id: created.id, name: 'Procurement' },
+      { id: created.project_id, description: '', folder_id: created.id, name: 'Procurement', color: null, icon: null },
     );
     assert.deepEqual((await t.call('GET', `/api/folders/${created.id}`)).body, created);
   });

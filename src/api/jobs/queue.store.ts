@@ -23,8 +23,8 @@ export function newJobHandle(): string {
 }
 
 /** A job to store; a queued one has no claim yet (a test job, which runs at once, is claimed by its node). */
-export type NewJob = Omit<JobRow, 'id' | 'claimed_by' | 'lease_expires_at'> &
-  Partial<Pick<JobRow, 'claimed_by' | 'lease_expires_at'>>;
+export type NewJob = Omit<JobRow, 'id' | 'claimed_by' | 'lease_expires_at' | 'reply' | 'awaited'> &
+  Partial<Pick<JobRow, 'claimed_by' | 'lease_expires_at' | 'awaited'>>;
 
 // The queue's own statements (a job stored, claimed, finished, its lines) run for every job: they
 // are built once (src/db/prepared.ts) rather than per job.
@@ -51,6 +51,7 @@ const JOB_COLUMNS = [
   'completed_at',
   'claimed_by',
   'lease_expires_at',
+  'awaited',
 ] as const satisfies ReadonlyArray<keyof NewJob>;
 // Every column of a job is inserted: a column added to the table and not here fails the type check.
 const _everyJobColumn: [Exclude<keyof NewJob, (typeof JOB_COLUMNS)[number]>] extends [never] ? true : never = true;
@@ -63,10 +64,13 @@ const insertJobQuery = prepareQuery<NewJob, { id: number }>((db, param) =>
 );
 
 export async function insertJob(db: Db, values: NewJob): Promise<number> {
-  const [row] = (await insertJobQuery.execute(db, { claimed_by: null, lease_expires_at: null, ...values })).rows;
+  const [row] = (await insertJobQuery.execute(db, { ...UNSET_JOB_COLUMNS, ...values })).rows;
   if (!row) throw new Error('insert into jobs returned no id');
   return row.id;
 }
+
+/** What a job stored without them has in the columns NewJob may leave out. */
+const UNSET_JOB_COLUMNS = { claimed_by: null, lease_expires_at: null, awaited: 0 } as const;
 
 /** The type of each job column's array, as insertJobs binds one array per column. */
 const JOB_ARRAY_TYPE: Record<(typeof JOB_COLUMNS)[number], 'bigint' | 'integer' | 'text'> = {
@@ -91,6 +95,7 @@ const JOB_ARRAY_TYPE: Record<(typeof JOB_COLUMNS)[number], 'bigint' | 'integer' 
   completed_at: 'text',
   claimed_by: 'text',
   lease_expires_at: 'text',
+  awaited: 'integer',
 };
 const JOB_ARRAY_COLUMNS = JOB_COLUMNS.map((name) => ({ name, type: JOB_ARRAY_TYPE[name] }));
 
@@ -108,7 +113,7 @@ export async function insertJobs(db: Db, jobs: readonly NewJob[]): Promise<numbe
           db,
           'jobs',
           JOB_ARRAY_COLUMNS,
-          JOB_COLUMNS.map((name) => jobs.map((job) => job[name] ?? null)),
+          JOB_COLUMNS.map((name) => jobs.map((job) => job[name] ?? (name === 'awaited' ? 0 : null))),
           ['id', 'handle'],
         );
   if (!oneStatement) {
@@ -290,13 +295,15 @@ export type JobResult = {
   error_parts: string | null;
   completed_at: string;
   task_count: number;
+  /** What the job returned, as JSON `{kind, value}` (replyText), for a caller on any node. */
+  reply?: string | null;
 };
 
 export async function finishJob(db: Db, id: number, result: JobResult): Promise<void> {
-  await finishJobQuery.execute(db, { id, ...result });
+  await finishJobQuery.execute(db, { id, ...result, reply: result.reply ?? null });
 }
 
-const finishJobQuery = prepareQuery<JobResult & { id: number }, never>((db, param) =>
+const finishJobQuery = prepareQuery<Required<JobResult> & { id: number }, never>((db, param) =>
   db
     .updateTable('jobs')
     .set({
@@ -305,9 +312,27 @@ const finishJobQuery = prepareQuery<JobResult & { id: number }, never>((db, para
       error_parts: param('error_parts'),
       completed_at: param('completed_at'),
       task_count: param('task_count'),
+      reply: param('reply'),
     })
     .where('id', '=', param('id')),
 );
+
+/** A job's end as a caller waiting for it reads it (from any node). */
+export type EndedJob = Pick<JobRow, 'handle' | 'status' | 'error' | 'error_parts' | 'task_count' | 'reply'>;
+
+/**
+ * Those of the jobs `handles` names that have ended (succeeded, failed or canceled), by the
+ * unique handle: what a caller on another node than the one that ran the job answers with.
+ */
+export async function endedJobsAmong(db: Db, handles: readonly string[]): Promise<EndedJob[]> {
+  if (handles.length === 0) return [];
+  return db
+    .selectFrom('jobs')
+    .select(['handle', 'status', 'error', 'error_parts', 'task_count', 'reply'])
+    .where('handle', 'in', handles)
+    .where('status', 'in', ['succeeded', 'failed', 'canceled'])
+    .execute();
+}
 
 const LINE_COLUMNS = [
   'job_id',

@@ -102,7 +102,7 @@ export async function updateImportedEndpoint(
 export async function endpointAt(db: Db, collectionId: number, method: string, path: string) {
   return db
     .selectFrom('api_endpoints')
-    .select('id')
+    .select(['id', 'name', 'description', 'flow_id', 'validate_request', 'active'])
     .where('collection_id', '=', collectionId)
     .where('method', '=', method)
     .where('path', '=', path)
@@ -187,6 +187,34 @@ export async function connectionNamed(db: Db, environmentId: number, name: strin
     .where('environment_id', '=', environmentId)
     .where('name', '=', name)
     .where('provider', '=', provider)
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
+/**
+ * A connection of this name whose provider is one of the custom connector's names (its own or an
+ * alias): the target's connection to the connector a package's provider name means there.
+ */
+export async function connectionNamedForConnector(db: Db, environmentId: number, name: string, connectorId: number) {
+  return db
+    .selectFrom('connections')
+    .select('id')
+    .where('environment_id', '=', environmentId)
+    .where('name', '=', name)
+    .where((eb) =>
+      eb.or([
+        eb('provider', 'in', eb.selectFrom('custom_connectors').select('name').where('id', '=', connectorId)),
+        eb(
+          'provider',
+          'in',
+          eb
+            .selectFrom('custom_connector_aliases')
+            .select('name')
+            .where('connector_id', '=', connectorId)
+            .where('environment_id', '=', environmentId),
+        ),
+      ]),
+    )
     .orderBy('id')
     .executeTakeFirst();
 }

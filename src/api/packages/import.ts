@@ -95,7 +95,15 @@ function fileOutcomes(parsed: ParsedPackage, done: Applied): FileOutcome[] {
     });
     if (entry.type === 'custom_adapter' && entry.path.endsWith(ADAPTER_JSON)) {
       const code = `${entry.path.slice(0, -ADAPTER_JSON.length)}${ADAPTER_CODE}`;
-      out.set(code, { path: code, type: 'custom_adapter', result: 'imported', reason: `the code of ${entry.path}` });
+      // The Ruby source is listed with its JSON: both say what happened to the connector.
+      const change = done.changes.get(entry.path);
+      out.set(code, {
+        path: code,
+        type: 'custom_adapter',
+        result: failed === undefined ? 'imported' : 'failed',
+        ...(failed === undefined && change ? { change } : {}),
+        reason: `the code of ${entry.path}`,
+      });
     }
   }
   for (const f of parsed.failed)

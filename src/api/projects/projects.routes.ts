@@ -103,6 +103,8 @@ export function projectsRoutes(
       return updateProject(ctx, authOf(request), request.params.project_id, {
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.color !== undefined ? { color: body.color } : {}),
+        ...(body.icon !== undefined ? { icon: body.icon } : {}),
       });
     },
   );

@@ -17,6 +17,25 @@ import {
 } from './projects.store.ts';
 
 export const MAX_PROJECT_DESCRIPTION = 1000;
+/** The widths of the columns (migration 0062) that hold the vendor's colour and icon names. */
+export const MAX_PROJECT_COLOR = 40;
+export const MAX_PROJECT_ICON = 100;
+
+/** A colour or icon as given: a name of one line within `max` characters; null or "" clears it. */
+function lookValue(
+  value: string | null | undefined,
+  field: 'color' | 'icon',
+  max: number,
+  errors: FieldErrors,
+): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  const trimmed = value.trim();
+  if (trimmed === '') return null;
+  if ([...trimmed].length > max) errors[field] = [`is too long (maximum is ${max} characters)`];
+  else if (/[\p{Cc}\p{Cs}]/u.test(trimmed))
+    errors[field] = ['must not contain control characters or unpaired surrogates'];
+  return trimmed;
+}
 
 export async function listProjects(
   ctx: ServiceContext,
@@ -32,10 +51,17 @@ export async function updateProject(
   ctx: ServiceContext,
   caller: Caller,
   id: number,
-  input: { name?: string; description?: string },
+  input: { name?: string; description?: string; color?: string | null; icon?: string | null },
 ): Promise<ProjectApi> {
-  if (input.name === undefined && input.description === undefined) {
-    throw new AppError('nothing_to_update', { errors: { body: ['must contain at least one of name, description'] } });
+  if (
+    input.name === undefined &&
+    input.description === undefined &&
+    input.color === undefined &&
+    input.icon === undefined
+  ) {
+    throw new AppError('nothing_to_update', {
+      errors: { body: ['must contain at least one of name, description, color, icon'] },
+    });
   }
   const errors: FieldErrors = {};
   const name = input.name === undefined ? undefined : checkFolderName(input.name, errors);
@@ -44,6 +70,8 @@ export async function updateProject(
   } else if (input.description !== undefined && /[\0\p{Cs}]/u.test(input.description)) {
     errors.description = ['must not contain NUL characters or unpaired surrogates'];
   }
+  const color = lookValue(input.color, 'color', MAX_PROJECT_COLOR, errors);
+  const icon = lookValue(input.icon, 'icon', MAX_PROJECT_ICON, errors);
   if (Object.keys(errors).length > 0) throw invalid(errors);
   const now = toStored(ctx.clock.now());
 
@@ -57,6 +85,8 @@ export async function updateProject(
     await updateProjectRow(trx, project.id, {
       ...(name !== undefined ? { name } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(color !== undefined ? { color } : {}),
+      ...(icon !== undefined ? { icon } : {}),
       updated_at: now,
     });
     return projectToApi(await projectOr404(trx, caller, id));

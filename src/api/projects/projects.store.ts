@@ -7,10 +7,19 @@ export interface ProjectApi {
   description: string;
   folder_id: number;
   name: string;
+  color: string | null;
+  icon: string | null;
 }
 
 export function projectToApi(row: ProjectRow): ProjectApi {
-  return { id: row.id, description: row.description, folder_id: row.folder_id, name: row.name };
+  return {
+    id: row.id,
+    description: row.description,
+    folder_id: row.folder_id,
+    name: row.name,
+    color: row.color ?? null,
+    icon: row.icon ?? null,
+  };
 }
 
 export async function findProject(db: Db, environmentId: number, id: number): Promise<ProjectRow | undefined> {
@@ -38,7 +47,7 @@ export async function listProjects(
 export async function updateProject(
   db: Db,
   id: number,
-  values: { name?: string; description?: string; updated_at: string },
+  values: { name?: string; description?: string; color?: string | null; icon?: string | null; updated_at: string },
 ): Promise<void> {
   await db.updateTable('projects').set(values).where('id', '=', id).execute();
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { createTestApp, makeZip, waitPackage, type TestApp } from '../../../test/helpers.ts';
 import { createRecipe, log, startRecipe, webhookTrigger } from '../../../test/recipes.ts';
 
 let t: TestApp;
@@ -15,6 +15,8 @@ interface ProjectBody {
   description: string;
   folder_id: number;
   name: string;
+  color: string | null;
+  icon: string | null;
 }
 
 /** A project made the way a client makes one (POST /api/folders without a parent). */
@@ -55,8 +57,8 @@ describe('GET /api/projects', () => {
     assert.ok(Array.isArray(res.body));
     const mine = res.body.filter((p: ProjectBody) => [a.projectId, b.projectId].includes(p.id));
     assert.deepEqual(mine, [
-      { id: b.projectId, description: '', folder_id: b.folderId, name: 'Zeta project' },
-      { id: a.projectId, description: '', folder_id: a.folderId, name: 'Alpha project' },
+      { id: b.projectId, description: '', folder_id: b.folderId, name: 'Zeta project', color: null, icon: null },
+      { id: a.projectId, description: '', folder_id: a.folderId, name: 'Alpha project', color: null, icon: null },
     ]);
     const ids = res.body.map((p: ProjectBody) => p.id);
     assert.deepEqual(
@@ -123,14 +125,52 @@ describe('PUT /api/projects/:project_id', () => {
       description: 'Procure-to-pay automations',
       folder_id: p.folderId,
       name: 'After rename',
+      color: null,
+      icon: null,
     });
     assert.equal((await t.call('GET', `/api/folders/${p.folderId}`)).body.name, 'After rename');
     const partial = await t.call('PUT', `/api/projects/${p.projectId}`, { body: { description: '' } });
-    assert.deepEqual(partial.body, { id: p.projectId, description: '', folder_id: p.folderId, name: 'After rename' });
+    assert.deepEqual(partial.body, {
+      id: p.projectId,
+      description: '',
+      folder_id: p.folderId,
+      name: 'After rename',
+      color: null,
+      icon: null,
+    });
     assert.deepEqual(
       (await listed()).find((x) => x.id === p.projectId),
       partial.body,
     );
+  });
+
+  test('sets and clears the colour and icon; a package imported into the project sets them too', async () => {
+    const p = await project('Colourful');
+    const set = await t.call('PUT', `/api/projects/${p.projectId}`, { body: { color: ' blue ', icon: 'rocket' } });
+    assert.equal(set.status, 200, set.text);
+    assert.deepEqual([set.body.color, set.body.icon, set.body.description], ['blue', 'rocket', '']);
+    const onlyIcon = await t.call('PUT', `/api/projects/${p.projectId}`, { body: { icon: 'gear' } });
+    assert.deepEqual([onlyIcon.body.color, onlyIcon.body.icon], ['blue', 'gear'], 'a field not sent is not changed');
+    assert.deepEqual(
+      (await listed()).find((x) => x.id === p.projectId),
+      onlyIcon.body,
+    );
+    const cleared = await t.call('PUT', `/api/projects/${p.projectId}`, { body: { color: null, icon: '' } });
+    assert.deepEqual([cleared.body.color, cleared.body.icon], [null, null]);
+    const fits = await t.call('PUT', `/api/projects/${p.projectId}`, {
+      body: { color: 'c'.repeat(40), icon: 'i'.repeat(100) },
+    });
+    assert.equal(fits.status, 200, '40 and 100 characters fit');
+
+    // The vendor's project.json sets them on the project a package is imported into.
+    const imported = await t.call('POST', `/api/packages/import/${p.folderId}`, {
+      raw: await makeZip({ 'project.json': JSON.stringify({ description: 'Orders', color: 'green', icon: 'cart' }) }),
+      headers: { 'content-type': 'application/zip' },
+    });
+    assert.equal(imported.status, 200, imported.text);
+    assert.equal((await waitPackage(t, imported.body.id)).status, 'completed');
+    const shown = (await listed()).find((x) => x.id === p.projectId);
+    assert.deepEqual([shown?.description, shown?.color, shown?.icon], ['Orders', 'green', 'cart']);
   });
 
   test('422 for the name of another project (case-insensitive); 400 for bad input; nothing changes', async () => {
@@ -154,6 +194,11 @@ describe('PUT /api/projects/:project_id', () => {
       [{ description: null }, 'description'],
       [{ description: 'd'.repeat(1001) }, 'description'],
       [{ description: 'nul\u0000' }, 'description'],
+      [{ color: 5 }, 'color'],
+      [{ color: 'c'.repeat(41) }, 'color'],
+      [{ color: 'line\nbreak' }, 'color'],
+      [{ icon: ['rocket'] }, 'icon'],
+      [{ icon: 'i'.repeat(101) }, 'icon'],
     ];
     for (const [body, field] of cases) {
       const res = await t.call('PUT', `/api/projects/${p.projectId}`, { body });

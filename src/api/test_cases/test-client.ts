@@ -4,7 +4,7 @@
 // (0 all passed, 1 a test case failed, there was no test case to run, or the run did not end in
 // time, 2 the request was refused).
 import fs from 'node:fs';
-import { callServer } from '../../cli-http.ts';
+import { callServer, pollPauses } from '../../cli-http.ts';
 
 export interface TestRequest {
   baseUrl: string;
@@ -116,8 +116,9 @@ export async function runTests(req: TestRequest): Promise<number> {
     }
   };
   report();
+  const pause = pollPauses(req.pollMs);
   while (run.status !== 'completed' && Date.now() - started < req.timeoutMs) {
-    await new Promise((resolve) => setTimeout(resolve, req.pollMs));
+    await pause();
     run = (await call(req, 'GET', `/api/test_cases/run_requests/${encodeURIComponent(run.id)}`)).data;
     report();
   }

@@ -1,12 +1,15 @@
 // Switchboard console: the recipe editor's script. The editor works without it (each button sends
-// the form, datapills can be copied as text); with it, a datapill goes where the cursor is and
-// picking an application or an action applies at once.
+// the form, datapills can be copied as text, a formula is checked when the page comes back); with
+// it, a datapill goes where the cursor is, picking an application or an action applies at once,
+// and a formula is checked as it is typed (POST /console/recipes/formula/check, this origin).
 'use strict';
 
 let target = null;
 document.addEventListener('focusin', (event) => {
   if (event.target.matches && event.target.matches('.pill-target')) target = event.target;
 });
+
+const isFormula = (field) => field.getAttribute('data-formula') === '1';
 
 document.addEventListener('click', (event) => {
   const pill = event.target.closest && event.target.closest('button.pill[data-pill]');
@@ -15,12 +18,15 @@ document.addEventListener('click', (event) => {
   // The field last focused, else the first of the pill's own step.
   const field = target || pill.closest('fieldset').querySelector('.pill-target');
   if (!field) return;
-  const text = pill.getAttribute('data-pill');
+  let text = pill.getAttribute('data-pill');
+  // In a formula the datapill is an expression: without the #{ } that puts it between words.
+  if (isFormula(field) && text.startsWith('#{') && text.endsWith('}')) text = text.slice(2, -1);
   const start = field.selectionStart ?? field.value.length;
   const end = field.selectionEnd ?? field.value.length;
   field.value = field.value.slice(0, start) + text + field.value.slice(end);
   field.focus();
   field.setSelectionRange(start + text.length, start + text.length);
+  if (isFormula(field)) scheduleCheck(field);
 });
 
 // Picking an application or an operation applies it (the Use button beside it).
@@ -30,3 +36,83 @@ document.addEventListener('change', (event) => {
   const use = select.closest('.picker') && select.closest('.picker').querySelector('button[name="op"]');
   if (use) use.click();
 });
+
+// Formula mode: the checkbox beside a field switches it; typing "=" into an empty field does too.
+function setMode(field, formula) {
+  const box = field.closest('.value-field');
+  field.setAttribute('data-formula', formula ? '1' : '0');
+  box.classList.toggle('formula', formula);
+  const toggle = box.querySelector('input[type="checkbox"][name^="fm:"]');
+  if (toggle) toggle.checked = formula;
+  if (formula) {
+    // A single datapill becomes the formula's expression.
+    const single = /^#\{(_dp\('[^']*'\))\}$/.exec(field.value.trim());
+    if (single) field.value = single[1];
+    scheduleCheck(field);
+  } else {
+    showStatus(field, '', false);
+  }
+}
+
+document.addEventListener('change', (event) => {
+  const toggle = event.target;
+  if (!toggle.matches || !toggle.matches('input[type="checkbox"][name^="fm:"]')) return;
+  const field = toggle.closest('.value-field').querySelector('input[name^="f:"]');
+  if (field) setMode(field, toggle.checked);
+});
+
+document.addEventListener('input', (event) => {
+  const field = event.target;
+  if (!field.matches || !field.matches('.value-field input[name^="f:"]')) return;
+  if (!isFormula(field) && field.value === '=') {
+    field.value = '';
+    setMode(field, true);
+    return;
+  }
+  if (isFormula(field)) scheduleCheck(field);
+});
+
+function showStatus(field, text, bad) {
+  const status = document.getElementById(field.getAttribute('aria-describedby'));
+  if (status) {
+    status.textContent = text;
+    status.classList.toggle('bad', bad);
+  }
+  if (bad) field.setAttribute('aria-invalid', 'true');
+  else field.removeAttribute('aria-invalid');
+}
+
+const timers = new WeakMap();
+const asked = new WeakMap();
+function scheduleCheck(field) {
+  clearTimeout(timers.get(field));
+  timers.set(
+    field,
+    setTimeout(() => void check(field), 200),
+  );
+}
+
+async function check(field) {
+  const form = field.form;
+  const url = form && form.getAttribute('data-formula-check');
+  const csrf = form && form.querySelector('input[name="_csrf"]');
+  if (!url || !csrf) return;
+  const seq = (asked.get(field) || 0) + 1;
+  asked.set(field, seq);
+  try {
+    const reply = await fetch(url, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf.value, formula: field.value }),
+    });
+    if (asked.get(field) !== seq || !isFormula(field)) return; // a later keystroke asked again
+    if (!reply.ok)
+      return showStatus(field, 'The formula could not be checked now: it is checked when you save.', false);
+    const answer = await reply.json();
+    showStatus(field, answer.text, !answer.ok);
+  } catch {
+    if (asked.get(field) === seq)
+      showStatus(field, 'The formula could not be checked now: it is checked when you save.', false);
+  }
+}

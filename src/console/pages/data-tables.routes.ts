@@ -17,7 +17,7 @@ import {
   updateRecord,
 } from '../../api/data_tables/data_tables.service.ts';
 import { dataRecordPage, dataTablePage, dataTablesPage } from './data-tables.ts';
-import { type ConsoleKit, PAGE_SIZE, Form, RowForm } from '../kit.ts';
+import { type ConsoleKit, PAGE_SIZE, Form, NoticeQuery, RowForm } from '../kit.ts';
 
 /** A data table's page: its records, a page at a time, or those matching one column's value. */
 async function showDataTable(
@@ -74,12 +74,18 @@ async function showDataTable(
 
 export function consoleDataTablesRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { ctx, frameOf, callerWith, send, noticeOf, hide } = kit;
+  const { ctx, frameOf, callerWith, send, noticeOf, hide, can } = kit;
 
   // Data tables
-  app.get('/console/data-tables', { schema: hide }, async (request, reply) => {
+  app.get('/console/data-tables', { schema: { ...hide, querystring: NoticeQuery } }, async (request, reply) => {
     const tables = await listDataTables(ctx, callerWith(request, 'data_tables:read'), { offset: 0, perPage: 100 });
-    return send(reply, dataTablesPage({ ...frameOf(request, 'data-tables'), title: 'Data tables' }, tables));
+    return send(
+      reply,
+      dataTablesPage({ ...frameOf(request, 'data-tables'), title: 'Data tables' }, tables, {
+        canWrite: can(request, 'data_tables:write'),
+        message: noticeOf(request.query.done),
+      }),
+    );
   });
 
   const DataTableQuery = Type.Object({

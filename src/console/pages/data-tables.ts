@@ -5,15 +5,21 @@ import type { DataRecordApi, DataTableApi } from '../../api/data_tables/data_tab
 import { html, query, time } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
 
-export function dataTablesPage(frame: PageFrame, tables: readonly DataTableApi[]): string {
+export function dataTablesPage(
+  frame: PageFrame,
+  tables: readonly DataTableApi[],
+  options: { canWrite: boolean; message?: { text: string; kind: 'ok' | 'error' } | undefined } = { canWrite: false },
+): string {
   return page(
     frame,
-    tables.length === 0
-      ? html`<p class="muted">No data table in this environment.</p>`
-      : html`
+    html`${options.message ? notice(options.message.text, options.message.kind) : ''}${options.canWrite ? html`<p><a class="button" href="/console/data-tables/new">New data table</a></p>` : ''}${
+      tables.length === 0
+        ? html`<p class="muted">No data table in this environment.</p>`
+        : html`
 <table><thead><tr><th scope="col">Table</th><th scope="col">Columns</th><th scope="col">Records</th><th scope="col">Updated</th></tr></thead><tbody>
 ${tables.map((t) => html`<tr><td><a href="/console/data-tables/${t.id}">${t.name}</a></td><td>${t.schema.map((c) => c.name).join(', ')}</td><td class="num">${t.record_count}</td><td>${time(t.updated_at)}</td></tr>`)}
-</tbody></table>`,
+</tbody></table>`
+    }`,
   );
 }
 
@@ -65,7 +71,7 @@ export function dataTablePage(frame: PageFrame, data: DataTableData, csrf: strin
     frame,
     html`
 ${data.message ? notice(data.message.text, data.message.kind) : ''}
-<p class="muted">${data.table.record_count} records.</p>
+<p class="muted">${data.table.record_count} records.${data.canWrite ? html` <a href="${base}/schema">Table and columns</a>` : ''}</p>
 <form method="get" action="${base}" class="filters" role="search">
   <label>Column <select name="column">${columns.map((c) => html`<option${c.name === data.search.column ? html` selected` : ''}>${c.name}</option>`)}</select></label>
   <label>Value <input type="search" name="value" value="${data.search.value ?? ''}" maxlength="10240"></label>

@@ -93,6 +93,18 @@ function setPayloadFields(step: StepDoc, typed: string): void {
   step.extended_output_schema = next;
 }
 
+/**
+ * A field in formula mode as the recipe keeps it: `=` and the expression (a leading `=` typed by
+ * habit is not doubled). A field switched from text that held exactly one datapill keeps it, as
+ * the formula's expression.
+ */
+export function asFormula(typed: string, before: unknown): string {
+  const expression = typed.startsWith('=') ? typed.slice(1) : typed;
+  const wasText = typeof before !== 'string' || !before.startsWith('=');
+  const single = /^#\{(_dp\('[^']*'\))\}$/.exec(expression.trim());
+  return `=${wasText && single ? single[1] : expression}`;
+}
+
 /** Apply the form's fields to the draft. A step given as JSON replaces that step (its inner steps kept). */
 function applyFields(root: StepDoc, config: unknown[], body: Record<string, string>): string | null {
   const keys = Object.keys(body);
@@ -121,7 +133,11 @@ function applyFields(root: StepDoc, config: unknown[], body: Record<string, stri
     const value = body[key] as string;
     switch (parts.kind) {
       case 'f':
-        if (FIELD_KEY.test(parts.rest)) inputOf(step)[parts.rest] = value;
+        if (FIELD_KEY.test(parts.rest)) {
+          const input = inputOf(step);
+          input[parts.rest] =
+            body[`fm:${parts.path}:${parts.rest}`] === '1' ? asFormula(value, input[parts.rest]) : value;
+        }
         break;
       case 'fj':
         if (!FIELD_KEY.test(parts.rest)) break;
@@ -211,6 +227,11 @@ export function applyEdit(root: StepDoc, config: unknown[], body: Record<string,
         break;
       case 'choose':
         choose(step, body[`pick:${pathText}`] ?? '', body[`pickop:${pathText}`] ?? '');
+        break;
+      case 'pickapp':
+        if (step.keyword !== 'trigger' && step.keyword !== 'action')
+          problem = 'Only a trigger or an action has an application.';
+        else choose(step, kind ?? '', '');
         break;
       case 'addcond': {
         const input = inputOf(step);

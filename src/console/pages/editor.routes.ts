@@ -22,11 +22,18 @@ import { loadCustomConnector } from '../../connectors/custom.ts';
 import type { Connector } from '../../connectors/types.ts';
 import type { SchemaField } from '../../connectors/definition.ts';
 import { actorOf } from '../../api/activity_logs/activity_logs.routes.ts';
-import { editorPage, type ConnectorInfo, type OperationInfo } from './editor.ts';
+import { checkFormula } from '../../recipe/formula/check.ts';
+import { editorPage, formulaStatus, type ConnectorInfo, type OperationInfo } from './editor.ts';
 import { applyEdit, draftOf, providersOf } from './editor-form.ts';
 import { newRecipeCode, type StepDoc } from './editor-model.ts';
 import type { ConsoleKit } from '../kit.ts';
 import type { AuthContext } from '../../auth/credentials.ts';
+
+/** A formula typed in formula mode (without its `=`), checked while the person types. */
+const FormulaForm = Type.Object({
+  _csrf: Type.String({ maxLength: 100 }),
+  formula: Type.String({ maxLength: 100_000 }),
+});
 
 /** The editor's form: its named fields (step fields are `f:<path>:<key>` and the like). */
 const EditorForm = Type.Object(
@@ -85,7 +92,7 @@ export function connectorInfo(connector: Connector, source: ConnectorInfo['sourc
 
 export function consoleEditorRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { ctx, engine, connectors, frameOf, callerWith, can, send, csrfOf, hide } = kit;
+  const { ctx, engine, connectors, frameOf, callerWith, can, send, csrfOf, hide, iconOf } = kit;
 
   async function describe(auth: AuthContext, providers: readonly string[]) {
     const scope = { workspaceId: auth.workspaceId, environmentId: auth.environmentId };
@@ -158,6 +165,8 @@ export function consoleEditorRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
           connectors: infos,
           connections,
           errors,
+          iconOf,
+          checkFormula: (source) => checkFormula(source, () => ctx.clock.now().getTime()),
           message,
         },
         csrfOf(request),
@@ -253,6 +262,16 @@ export function consoleEditorRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
       );
     }
   }
+
+  // The editor's script asks this as the person types a formula: the engine's parser and method
+  // names, and the value when the formula reads no datapill. JSON for the script; nothing changes.
+  app.post('/console/recipes/formula/check', { schema: { ...hide, body: FormulaForm } }, async (request, reply) => {
+    callerWith(request, 'recipes:write');
+    const source = request.body.formula.startsWith('=') ? request.body.formula.slice(1) : request.body.formula;
+    if (source.trim() === '') return reply.type('application/json; charset=utf-8').send({ ok: true, text: '' });
+    const check = checkFormula(source, () => ctx.clock.now().getTime());
+    return reply.type('application/json; charset=utf-8').send({ ...check, text: formulaStatus(check) });
+  });
 
   app.post('/console/recipes/new', { schema: { ...hide, body: EditorForm } }, async (request, reply) =>
     edit(request, reply, null),

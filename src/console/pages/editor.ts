@@ -2,8 +2,10 @@
 // from the catalog, the input fields the connector describes, conditions, loops, try/catch, stop),
 // the datapills earlier steps give, each step's start errors beside it, and any step the editor
 // cannot draw as its JSON, editable in place. Data in, HTML out; the changes are editor-model.ts.
+import type { FormulaCheck } from '../../recipe/formula/check.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
+import { iconImg, type IconOf } from './icons.ts';
 import { blockOf, pathText, walk, type StepDoc, type StepPath } from './editor-model.ts';
 
 /** What the editor knows of an operation (a trigger or an action) of a connector. */
@@ -48,6 +50,10 @@ export interface EditorData {
   connections: ReadonlyMap<string, ReadonlyArray<{ id: number; name: string }>>;
   /** Start errors by step number. */
   errors: ReadonlyMap<number, string[]>;
+  /** The formula checker (the engine's parser and evaluator): a formula field's problem or value. */
+  checkFormula: (source: string) => FormulaCheck;
+  /** Each connector's icon. */
+  iconOf: IconOf;
   message?: { text: string; kind: 'ok' | 'error' } | undefined;
 }
 
@@ -206,6 +212,36 @@ function textField(
   return html`<div class="field"><label for="${id}">${label}</label>${control}${hint ? html`<span class="muted small">${hint}</span>` : ''}</div>`;
 }
 
+/** What the formula checker says of a formula, as the field shows it. */
+export function formulaStatus(check: FormulaCheck): string {
+  if (!check.ok) return check.message;
+  return check.value === undefined ? 'Formula OK.' : `Formula OK: gives ${check.value}`;
+}
+
+/**
+ * A step's input field with its mode: text (datapills between words) or formula (the vendor's
+ * `=` form, shown without its `=`). The checkbox switches the mode; the formula is checked here
+ * and, with script, again as the person types (editor.js).
+ */
+function valueField(
+  data: EditorData,
+  at: string,
+  label: string,
+  value: string,
+  hint?: string,
+  options?: ReadonlyArray<readonly [string, string]>,
+): Html {
+  const formula = value.startsWith('=');
+  if (!formula && options && options.length > 0) return textField(`f:${at}`, label, value, hint, options);
+  const id = `fld-f-${at.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+  const source = formula ? value.slice(1) : value;
+  const check = formula && source.trim() !== '' ? data.checkFormula(source) : undefined;
+  return html`<div class="field value-field${formula ? ' formula' : ''}"><label for="${id}">${label}</label>
+<div class="value-row"><span class="formula-eq" aria-hidden="true">=</span><input id="${id}" name="f:${at}" value="${source}" class="pill-target" autocomplete="off" spellcheck="false" data-formula="${formula ? '1' : '0'}" aria-describedby="${id}-status"${check && !check.ok ? html` aria-invalid="true"` : ''}>
+<label class="formula-toggle small"><input type="checkbox" name="fm:${at}" value="1"${formula ? html` checked` : ''} aria-label="${label}: formula mode"> Formula</label></div>
+<span id="${id}-status" class="formula-status small${check && !check.ok ? ' bad' : ''}" aria-live="polite">${check ? formulaStatus(check) : ''}</span>${hint ? html`<span class="muted small">${hint}</span>` : ''}</div>`;
+}
+
 function operationPicker(data: EditorData, path: StepPath, step: StepDoc): Html {
   const p = pathText(path);
   const trigger = step.keyword === 'trigger';
@@ -224,7 +260,17 @@ ${
     ? html`<div class="field"><label for="pickop-${p}">${trigger ? 'Trigger' : 'Action'}</label><select id="pickop-${p}" name="pickop:${p}">${step.name ? '' : html`<option value="">Pick one…</option>`}${Object.entries(ops).map(([name, op]) => html`<option value="${name}"${name === step.name ? html` selected` : ''}>${op.title}</option>`)}</select></div>`
     : ''
 }
-<button type="submit" name="op" value="choose:${p}" class="small">Use</button></div>`;
+<button type="submit" name="op" value="choose:${p}" class="small">Use</button></div>${provider === '' ? catalogGrid(data, p, sources) : ''}`;
+}
+
+/** A step with no application yet: the catalog as buttons with their icons (one press picks one). */
+function catalogGrid(data: EditorData, p: string, sources: ReadonlyArray<readonly [string, string]>): Html {
+  return html`<details class="catalog"><summary>Browse the applications</summary>${sources.map(([source, label]) => {
+    const entries = data.catalog.filter((c) => c.source === source);
+    return entries.length === 0
+      ? ''
+      : html`<h4>${label}</h4><ul class="catalog-grid">${entries.map((c) => html`<li><button type="submit" name="op" value="pickapp:${p}:${c.name}" class="app">${iconImg(data.iconOf(c.name))}<span>${c.title}</span></button></li>`)}</ul>`;
+  })}</details>`;
 }
 
 function inputFields(data: EditorData, path: StepPath, step: StepDoc): Html {
@@ -248,7 +294,7 @@ function inputFields(data: EditorData, path: StepPath, step: StepDoc): Html {
     if (!FIELD_KEY.test(key)) return '';
     if (value !== undefined && typeof value !== 'string')
       return html`<div class="field"><label for="fj-${p}-${key}">${label} <span class="muted small">JSON</span></label><textarea id="fj-${p}-${key}" name="fj:${p}:${key}" rows="3" class="code">${JSON.stringify(value, null, 2)}</textarea></div>`;
-    return textField(`f:${p}:${key}`, label, value ?? '', def?.hint, def?.options);
+    return valueField(data, `${p}:${key}`, label, value ?? '', def?.hint, def?.options);
   });
   const odd = Object.keys(input).filter((k) => !FIELD_KEY.test(k));
   return html`${fields}${odd.length > 0 ? html`<p class="muted small">Fields kept as they are: ${odd.join(', ')}</p>` : ''}
@@ -330,7 +376,7 @@ function drawStep(data: EditorData, path: StepPath, step: StepDoc, names: Readon
   const pills = keyword === 'trigger' ? [] : pillsBefore(data, number);
   const block = blockOf(step);
   return html`<li class="edit-step kw-${keyword}" id="step-${number}"><fieldset>
-<legend><span class="step-no">${number}</span> <span class="keyword">${KEYWORDS[keyword] ?? keyword}</span> ${keyword === 'trigger' || keyword === 'action' ? stepSummary(step, data.connectors) : ''}</legend>
+<legend><span class="step-no">${number}</span> <span class="keyword">${KEYWORDS[keyword] ?? keyword}</span> ${(keyword === 'trigger' || keyword === 'action') && typeof step.provider === 'string' && step.provider !== '' ? html`${iconImg(data.iconOf(step.provider))} ` : ''}${keyword === 'trigger' || keyword === 'action' ? stepSummary(step, data.connectors) : ''}</legend>
 ${controls(path, step)}${errorsOf(data, step)}
 ${stepBody(data, path, step, names)}
 ${
@@ -366,7 +412,7 @@ export function editorPage(frame: PageFrame, data: EditorData, csrf: string): st
     frame,
     html`${data.message ? notice(data.message.text, data.message.kind) : ''}
 ${data.recipe ? html`<p><a href="/console/recipes/${data.recipe.id}">${data.recipe.name}</a> · editing version ${data.recipe.version_no}: saving makes version ${data.recipe.version_no + 1}.</p>` : ''}
-<form method="post" action="${action}" class="editor" novalidate>${csrfField(csrf)}
+<form method="post" action="${action}" class="editor" novalidate data-formula-check="/console/recipes/formula/check">${csrfField(csrf)}
 <input type="hidden" name="code" value="${JSON.stringify(data.root)}">
 <input type="hidden" name="config" value="${JSON.stringify(data.config)}">
 <div class="field"><label for="recipe-name">Name</label><input id="recipe-name" name="name" value="${data.name}" maxlength="255" required></div>

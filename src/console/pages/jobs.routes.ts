@@ -2,17 +2,155 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AppError } from '../../errors.ts';
+import { AppError, invalid } from '../../errors.ts';
 import { IdParams } from '../../http/schemas.ts';
 import { getRecipe } from '../../api/recipes/recipes.service.ts';
 import { cancelJobs, getJobTriggerEvent, getJobWithSteps, listJobs, repeatJobs } from '../../api/jobs/jobs.service.ts';
 import { actorOf } from '../../api/activity_logs/activity_logs.routes.ts';
-import { jobListPage, jobPage } from './jobs.ts';
+import { createTestCase } from '../../api/test_cases/test_cases.service.ts';
+import { recordActivity } from '../../api/activity_logs/activity.ts';
+import { jobListPage, jobPage, truncatedSize } from './jobs.ts';
+import { refusalOf, type Refusal } from './form-fields.ts';
+import { defaultMock, testCaseFormPage, type JobStepChoice, type MockChoice } from './test-case-form.ts';
 import { type ConsoleKit, PAGE_SIZE, Form, HandleParams } from '../kit.ts';
 
 export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { ctx, engine, frameOf, callerWith, can, send, csrfOf, hide } = kit;
+  const { ctx, engine, connectors, frameOf, callerWith, can, send, csrfOf, hide, iconOf } = kit;
+
+  /** The job's trigger event and the steps it ran, as a test case can reuse them. */
+  async function jobForTestCase(request: FastifyRequest, recipeId: number, handle: string) {
+    callerWith(request, 'jobs:read');
+    const auth = callerWith(request, 'test_cases:write');
+    const recipe = await getRecipe(ctx, auth, recipeId, false);
+    const { job, lines, event } = await getJobTriggerEvent(ctx, auth, recipeId, handle);
+    // A trigger that masks its data gives nothing to reuse (as its download).
+    if (lines.some((line) => line.recipe_line_number === 0 && line.mask_data === 1)) throw new AppError('not_found');
+    let trigger: unknown;
+    try {
+      trigger = JSON.parse(event);
+    } catch {
+      throw new AppError('not_found');
+    }
+    const refs = stepRefs(recipe.code);
+    const steps: JobStepChoice[] = [];
+    for (const line of lines) {
+      const ref = refs.get(line.recipe_line_number);
+      // A step of the job that the recipe no longer has, or one seen already (a loop's next pass).
+      if (line.recipe_line_number === 0 || !ref || steps.some((s) => s.number === line.recipe_line_number)) continue;
+      const kept = line.output !== null && line.mask_data !== 1 && truncatedSize(line.output) === null;
+      let output: unknown = null;
+      if (kept)
+        try {
+          output = JSON.parse(line.output as string);
+        } catch {
+          output = line.output;
+        }
+      steps.push({
+        number: line.recipe_line_number,
+        ref,
+        provider: line.adapter_name,
+        operation: line.adapter_operation,
+        output,
+        outputKept: kept,
+        error: line.mask_data === 1 ? null : line.error,
+      });
+    }
+    return { auth, recipe, job, trigger, steps };
+  }
+
+  const reachesOutside = (provider: string) => connectors.find(provider)?.reachesOutside ?? true;
+
+  async function showTestCaseForm(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    recipeId: number,
+    handle: string,
+    typed?: Record<string, string>,
+    refusal?: Refusal,
+  ) {
+    const { recipe, job, steps } = await jobForTestCase(request, recipeId, handle);
+    const mocks: Record<number, MockChoice> = {};
+    for (const step of steps) {
+      const chosen = typed?.[`mock:${step.number}`];
+      mocks[step.number] =
+        chosen === 'output' || chosen === 'error' || chosen === 'run'
+          ? chosen
+          : defaultMock(step, reachesOutside(step.provider));
+    }
+    return send(
+      reply,
+      testCaseFormPage(
+        { ...frameOf(request, 'recipes'), title: 'New test case from a job' },
+        {
+          recipe: { id: recipe.id, name: recipe.name },
+          job: { handle: job.handle, status: job.status, title: job.title },
+          steps,
+          draft: {
+            name: typed?.name ?? `From job ${job.handle}`,
+            description: typed?.description ?? (job.title ? `Job “${job.title}”` : ''),
+            mocks,
+            expectStatus: typed ? typed.expect_status === '1' : true,
+            allowExternal: typed ? typed.allow_external === '1' : false,
+          },
+          refusal,
+          iconOf,
+        },
+        csrfOf(request),
+      ),
+      refusal?.status ?? 200,
+    );
+  }
+
+  app.get(
+    '/console/recipes/:id/jobs/:handle/test-case',
+    { schema: { ...hide, params: HandleParams } },
+    async (request, reply) => showTestCaseForm(request, reply, request.params.id, request.params.handle),
+  );
+
+  app.post(
+    '/console/recipes/:id/jobs/:handle/test-case',
+    { schema: { ...hide, params: HandleParams, body: TestCaseForm } },
+    async (request, reply) => {
+      const body = request.body as Record<string, string>;
+      const { auth, job, trigger, steps } = await jobForTestCase(request, request.params.id, request.params.handle);
+      const mocks = [];
+      for (const step of steps) {
+        const chosen = body[`mock:${step.number}`] ?? 'run';
+        if (chosen === 'output' && step.outputKept) mocks.push({ step: step.ref, output: step.output });
+        else if (chosen === 'error' && step.error !== null)
+          mocks.push({ step: step.ref, error: { type: 'Error', message: step.error } });
+        else if (chosen !== 'run')
+          throw invalid({ [`mock:${step.number}`]: ['is not what this step can be mocked with'] });
+      }
+      try {
+        const { data } = await createTestCase(ctx, auth, request.params.id, {
+          name: body.name ?? '',
+          description: body.description ?? '',
+          trigger_output: trigger,
+          mocks,
+          expectations:
+            body.expect_status === '1' && (job.status === 'succeeded' || job.status === 'failed')
+              ? [{ job_status: job.status }]
+              : [],
+          allow_external: body.allow_external === '1',
+        });
+        // Recorded here as the API records POST /api/recipes/:recipe_id/test_cases: the redirect
+        // goes to the recipe's page, whose id is not the test case's.
+        await ctx.groupCommit.run((trx) =>
+          recordActivity(trx, ctx.clock, actorOf(request, 'console'), {
+            eventType: 'test_case_created',
+            resourceType: 'test_case',
+            resourceId: data.id,
+            details: { route: `POST ${request.routeOptions.url}`, params: { id: String(request.params.id) } },
+          }),
+        );
+        return reply.redirect(`/console/recipes/${request.params.id}?done=test_case_created`, 303);
+      } catch (error) {
+        return showTestCaseForm(request, reply, request.params.id, request.params.handle, body, refusalOf(error));
+      }
+    },
+  );
 
   // Jobs
   app.get(
@@ -87,7 +225,9 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
           job,
           lines,
           canWrite: can(request, 'jobs:write'),
+          canCreateTestCase: can(request, 'test_cases:write'),
           message,
+          iconOf,
         },
         csrfOf(request),
       ),
@@ -173,4 +313,33 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
       );
     },
   );
+}
+
+/** The test-case form: name, description, `mock:<step number>` (run, output or error), two boxes. */
+const TestCaseForm = Type.Object(
+  {
+    _csrf: Type.String({ maxLength: 100 }),
+    name: Type.Optional(Type.String({ maxLength: 1000 })),
+    description: Type.Optional(Type.String({ maxLength: 20_000 })),
+  },
+  { additionalProperties: Type.String({ maxLength: 20 }) },
+);
+
+/** How a test case names each step of the recipe: its alias, else `#<number>`. */
+function stepRefs(code: string): Map<number, string> {
+  const refs = new Map<number, string>();
+  let root: unknown;
+  try {
+    root = JSON.parse(code);
+  } catch {
+    return refs;
+  }
+  const pending = [root];
+  for (let step = pending.pop(); step !== undefined && refs.size < 10_000; step = pending.pop()) {
+    if (typeof step !== 'object' || step === null) continue;
+    const { number, as, block } = step as { number?: unknown; as?: unknown; block?: unknown };
+    if (typeof number === 'number') refs.set(number, typeof as === 'string' && as !== '' ? as : `#${number}`);
+    if (Array.isArray(block)) pending.push(...(block as unknown[]));
+  }
+  return refs;
 }

@@ -4,6 +4,7 @@ import type { JobApi, JobDetailApi } from '../../api/jobs/jobs.store.ts';
 import type { JobLineRow } from '../../db/types.ts';
 import { html, query, time, type Html } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
+import { iconImg, type IconOf } from './icons.ts';
 
 export interface JobListData {
   recipe: { id: number; name: string };
@@ -49,7 +50,11 @@ export interface JobData {
   job: JobDetailApi;
   lines: readonly JobLineRow[];
   canWrite: boolean;
+  /** The role may write test cases: the job can become one. */
+  canCreateTestCase?: boolean | undefined;
   message?: { text: string; kind: 'ok' | 'error' } | undefined;
+  /** Each connector's icon. */
+  iconOf: IconOf;
 }
 
 /** Values longer than this are folded (a <details> closed by default). */
@@ -131,14 +136,14 @@ ${data.message ? notice(data.message.text, data.message.kind) : ''}
   ${job.completed_at ? html`<dt>Duration</dt><dd>${duration(Date.parse(job.completed_at) - Date.parse(job.started_at))}</dd>` : ''}
   ${job.error ? html`<dt>Error</dt><dd class="error-text">${job.error}</dd>` : ''}
 </dl>
-${controls}
+${controls}${finished && data.canCreateTestCase ? html` <a class="button" href="${base}/test-case">Create test case</a>` : ''}
 <section aria-labelledby="steps-title"><h2 id="steps-title">Steps</h2>
 ${
   data.lines.length === 0
     ? html`<p class="muted">No step has run.</p>`
     : html`<ol class="lines">${data.lines.map((line) => {
         const seconds = (Date.parse(line.completed_at) - Date.parse(line.started_at)) / 1000;
-        return html`<li class="line${line.error ? ' failed' : ''}"><h3><span class="step-no">${line.recipe_line_number}</span> ${line.adapter_name} · ${line.adapter_operation}${line.pass !== null ? html` <span class="muted">pass ${line.pass}</span>` : ''}</h3>
+        return html`<li class="line${line.error ? ' failed' : ''}"><h3><span class="step-no">${line.recipe_line_number}</span> ${iconImg(data.iconOf(line.adapter_name))} ${line.adapter_name} · ${line.adapter_operation}${line.pass !== null ? html` <span class="muted">pass ${line.pass}</span>` : ''}</h3>
 <p class="muted small">${time(line.started_at)} · ${Number.isFinite(seconds) ? seconds.toFixed(3) : '?'} s</p>
 ${line.error ? html`<div class="value"><span class="label">Error</span><pre class="error-text">${line.error}</pre></div>` : ''}
 ${value('Input', line.input, line.mask_data === 1)}${value('Output', line.output, line.mask_data === 1, line.recipe_line_number === 0 ? `${base}/trigger-output` : undefined)}</li>`;

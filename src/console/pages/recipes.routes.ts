@@ -21,7 +21,7 @@ import { type ConsoleKit, PAGE_SIZE, Form, NoticeQuery } from '../kit.ts';
 
 export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { ctx, engine, frameOf, callerWith, can, send, csrfOf, noticeOf, hide } = kit;
+  const { ctx, engine, frameOf, callerWith, can, send, csrfOf, noticeOf, hide, iconOf } = kit;
 
   // Recipes
   app.get(
@@ -109,6 +109,7 @@ export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit):
           startErrors,
           testCases,
           canRunTests: can(request, 'test_cases:write'),
+          iconOf,
         },
         csrfOf(request),
       ),

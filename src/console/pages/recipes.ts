@@ -4,6 +4,7 @@ import type { RecipeApi } from '../../api/recipes/recipes.store.ts';
 import type { TestCaseSummary } from '../../api/test_cases/test_cases.store.ts';
 import { html, query, time, type Html } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
+import { iconImg, type IconOf } from './icons.ts';
 import { tagLabels, type TagIndex } from './tags.ts';
 
 export interface RecipeListData {
@@ -110,6 +111,8 @@ export interface RecipeData {
   /** The recipe's test cases; null when the role may not read them. */
   testCases?: readonly TestCaseSummary[] | null | undefined;
   canRunTests?: boolean | undefined;
+  /** Each connector's icon. */
+  iconOf: IconOf;
 }
 
 export function recipePage(frame: PageFrame, data: RecipeData, csrf: string): string {
@@ -125,7 +128,7 @@ ${data.startErrors && data.startErrors.length > 0 ? startProblems(data.startErro
 <dl class="facts">
   <dt>State</dt><dd>${state(r.running)}</dd>
   <dt>Version</dt><dd>${r.version_no}</dd>
-  <dt>Trigger</dt><dd>${r.trigger_application ?? '—'}</dd>
+  <dt>Trigger</dt><dd>${r.trigger_application ? html`${iconImg(data.iconOf(r.trigger_application))} ${r.trigger_application}` : '—'}</dd>
   <dt>Jobs</dt><dd>${r.job_succeeded_count} succeeded, ${r.job_failed_count} failed${data.canReadJobs ? html` · <a href="/console/recipes/${r.id}/jobs">Jobs</a>` : ''}</dd>
   <dt>Last job</dt><dd>${time(r.last_run_at)}</dd>
   ${r.webhook_url ? html`<dt>Webhook</dt><dd><code>${r.webhook_url}</code></dd>` : ''}
@@ -133,7 +136,7 @@ ${data.startErrors && data.startErrors.length > 0 ? startProblems(data.startErro
 </dl>
 ${control}
 ${r.description ? html`<p>${r.description}</p>` : ''}
-<section aria-labelledby="steps-title"><h2 id="steps-title">Steps</h2>${stepTree(r.code)}</section>
+<section aria-labelledby="steps-title"><h2 id="steps-title">Steps</h2>${stepTree(r.code, data.iconOf)}</section>
 ${data.testCases ? testCasesSection(r.id, data.testCases, data.canRunTests === true, csrf) : ''}
 <section aria-labelledby="versions-title"><h2 id="versions-title">Versions</h2>
 ${data.versions.length > 1 ? html`<p><a href="/console/recipes/${r.id}/versions/diff">Compare the latest two versions</a></p>` : ''}
@@ -172,7 +175,7 @@ const KEYWORD_LABELS: Record<string, string> = {
   stop: 'Stop job',
 };
 
-export function stepTree(code: string): Html {
+export function stepTree(code: string, iconOf: IconOf): Html {
   let root: unknown;
   try {
     root = JSON.parse(code);
@@ -186,7 +189,7 @@ export function stepTree(code: string): Html {
     const children = Array.isArray(step.block) ? (step.block as Step[]) : [];
     const what =
       typeof step.provider === 'string'
-        ? html` <span class="connector">${step.provider}</span>${typeof step.name === 'string' ? html` · <span class="operation">${step.name}</span>` : ''}`
+        ? html` ${iconImg(iconOf(step.provider))}<span class="connector">${step.provider}</span>${typeof step.name === 'string' ? html` · <span class="operation">${step.name}</span>` : ''}`
         : '';
     const label = html`<span class="keyword kw-${keyword}">${KEYWORD_LABELS[keyword] ?? keyword}</span>${what}${typeof step.as === 'string' && step.as !== '' ? html` <span class="muted">(${step.as})</span>` : ''}${step.skip === true ? html` <span class="badge">skipped</span>` : ''}`;
     const number = typeof step.number === 'number' ? html`<span class="step-no">${step.number}</span> ` : '';

@@ -103,6 +103,10 @@ export interface JobsTable {
   claimed_by: string | null;
   /** Until when the claim holds unless renewed (several nodes: a job past it was left by a dead node). */
   lease_expires_at: string | null;
+  /** What the job returned (return_response / return_result) as JSON `{kind, value}`, written with its end. */
+  reply: string | null;
+  /** 1 when a caller waits for the job's answer (on any node): its end is announced (job.ended). */
+  awaited: Generated<Flag>;
 }
 
 export interface JobLinesTable {

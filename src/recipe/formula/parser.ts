@@ -458,7 +458,8 @@ function treeDepth(root: Expr): number {
   return deepest;
 }
 
-function childrenOf(expr: Expr): Expr[] {
+/** The direct sub-expressions of an expression. */
+export function childrenOf(expr: Expr): Expr[] {
   switch (expr.k) {
     case 'lit':
     case 'pill':

@@ -26,6 +26,7 @@ export async function applyApiCollections(run: ImportRun): Promise<void> {
       );
       id = Number(row.id);
     }
+    run.changes.set(e.path, existing ? 'unchanged' : 'created');
     groupByZip.set(e.path, id);
     if (!groupByDir.has(e.dir)) groupByDir.set(e.dir, id);
   }

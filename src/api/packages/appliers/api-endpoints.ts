@@ -51,7 +51,15 @@ export async function applyApiEndpoints(run: ImportRun): Promise<void> {
     const validateRequest: 0 | 1 = e.body.validate_request === true && flowId !== undefined ? 1 : 0;
     const existing = await endpointAt(trx, collectionId, method, path);
     if (existing) {
-      await updateImportedEndpoint(trx, existing.id, name(e), description, flowId ?? null, validateRequest, now);
+      const same =
+        existing.name === name(e) &&
+        existing.description === description &&
+        (existing.flow_id === null ? null : Number(existing.flow_id)) === (flowId ?? null) &&
+        Number(existing.validate_request) === validateRequest &&
+        (flowId !== undefined || Number(existing.active) === 0);
+      if (!same)
+        await updateImportedEndpoint(trx, existing.id, name(e), description, flowId ?? null, validateRequest, now);
+      run.changes.set(e.path, same ? 'unchanged' : 'updated');
       continue;
     }
     try {
@@ -66,6 +74,7 @@ export async function applyApiEndpoints(run: ImportRun): Promise<void> {
         validateRequest,
         now,
       );
+      run.changes.set(e.path, 'created');
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       fail(e.path, `another endpoint of the collection answers ${method} ${path}`);

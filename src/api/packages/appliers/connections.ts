@@ -1,5 +1,11 @@
 // An import's applier of connections (import.ts runs one per asset type, in one transaction).
-import { connectionInFolder, connectionNamed, insertConnectionShell } from '../import.store.ts';
+import { findConnectorByProvider } from '../../custom_connectors/custom_connectors.store.ts';
+import {
+  connectionInFolder,
+  connectionNamed,
+  connectionNamedForConnector,
+  insertConnectionShell,
+} from '../import.store.ts';
 import { type ImportRun } from './run.ts';
 import { connectionProvider } from './custom-adapters.ts';
 
@@ -9,9 +15,16 @@ export async function applyConnections(run: ImportRun): Promise<void> {
   for (const e of byType('connection')) {
     const provider = connectionProvider(run, e);
     if (options.connectionsMustExist) {
-      const match = await connectionNamed(trx, env, name(e), provider);
-      if (match) connectionByZip.set(e.path, match.id);
-      else
+      // A custom connector has a name of its own in each environment: the target's connection is
+      // to the connector the package's provider name means there (imported with it, or by alias).
+      const connector = await findConnectorByProvider(trx, env, provider);
+      const match =
+        (await connectionNamed(trx, env, name(e), provider)) ??
+        (connector ? await connectionNamedForConnector(trx, env, name(e), connector.id) : undefined);
+      if (match) {
+        connectionByZip.set(e.path, match.id);
+        run.changes.set(e.path, 'unchanged');
+      } else
         fail(
           e.path,
           `no connection named "${name(e)}" (${provider}) in the target environment: create it there, with that environment's credentials, and deploy again`,

@@ -15,7 +15,7 @@ import {
   latestVersion as latestConnectorVersion,
   updateConnector,
 } from '../../custom_connectors/custom_connectors.store.ts';
-import { isObj, type Entry, type ImportedAdapter, type ImportRun } from './run.ts';
+import { isObj, type Entry, type FileChange, type ImportedAdapter, type ImportRun } from './run.ts';
 import { ADAPTER_JSON, zipNameMatches } from '../entries.ts';
 
 function snakeCase(text: string): string {
@@ -46,17 +46,20 @@ async function importAdapter(run: ImportRun, e: Entry): Promise<ImportedAdapter 
   const note = typeof e.body.note === 'string' && e.body.note !== '' ? e.body.note.slice(0, 10_000) : null;
   const description = typeof e.body.description === 'string' && e.body.description !== '' ? e.body.description : null;
   const stem = e.path.slice(e.path.lastIndexOf('/') + 1, -ADAPTER_JSON.length);
-  const adapter = (id: number, name: string) => ({
-    path: e.path,
-    id,
-    name,
-    slug: snakeCase(title),
-    stemSlug: snakeCase(stem),
-  });
+  const adapter = (id: number, name: string, change: FileChange) => {
+    run.changes.set(e.path, change);
+    return {
+      path: e.path,
+      id,
+      name,
+      slug: snakeCase(title),
+      stemSlug: snakeCase(stem),
+    };
+  };
   const [existing] = await findConnectorsByTitle(trx, pkg.environment_id, title);
   if (existing) {
     const released = await latestReleasedVersion(trx, existing.id);
-    if (released?.code === code) return adapter(existing.id, existing.name);
+    if (released?.code === code) return adapter(existing.id, existing.name, 'unchanged');
     if (options.restricted) {
       fail(
         e.path,
@@ -74,7 +77,7 @@ async function importAdapter(run: ImportRun, e: Entry): Promise<ImportedAdapter 
       released_at: now,
     });
     await updateConnector(trx, existing.id, { updated_at: now });
-    return adapter(existing.id, existing.name);
+    return adapter(existing.id, existing.name, 'updated');
   }
   if (options.restricted) {
     fail(
@@ -98,7 +101,7 @@ async function importAdapter(run: ImportRun, e: Entry): Promise<ImportedAdapter 
   const name = connectorName(title, id, new Date(now));
   await updateConnector(trx, id, { name });
   await insertConnectorVersion(trx, { connector_id: id, version: 1, code, note, created_at: now, released_at: now });
-  return adapter(id, name);
+  return adapter(id, name, 'created');
 }
 
 /** Provider names of custom connectors (`<slug>_connector_<account>_<stamp>`) that recipes and connections use. */

@@ -21,6 +21,8 @@ export async function applyLookupTables(run: ImportRun): Promise<void> {
       );
       continue;
     }
+    const columnsChange = table !== undefined && table.columns !== JSON.stringify(labels);
+    const change = !table ? 'created' : columnsChange || e.data ? 'updated' : 'unchanged';
     if (!table)
       table = await insertTable(trx, {
         workspace_id: pkg.workspace_id,
@@ -31,7 +33,7 @@ export async function applyLookupTables(run: ImportRun): Promise<void> {
         labels,
         now,
       });
-    else if (table.columns !== JSON.stringify(labels)) await setLookupTableColumns(trx, table.id, labels, now);
+    else if (columnsChange) await setLookupTableColumns(trx, table.id, labels, now);
     if (e.data) {
       if (e.data.rows > ctx.config.lookupTableMaxRows) {
         fail(e.path, `holds ${e.data.rows} rows; a lookup table holds at most ${ctx.config.lookupTableMaxRows}`);
@@ -43,5 +45,6 @@ export async function applyLookupTables(run: ImportRun): Promise<void> {
       for await (const batch of reader.lookupRows(e.path, labels.length))
         await insertRows(trx, table.id, labels.length, batch, now);
     }
+    run.changes.set(e.path, change);
   }
 }

@@ -1,6 +1,6 @@
 // An import's applier of properties (import.ts runs one per asset type, in one transaction).
-import { upsertProperties } from '../../properties/properties.store.ts';
-import { type ImportRun } from './run.ts';
+import { listProperties, upsertProperties, type PropertyLevel } from '../../properties/properties.store.ts';
+import { type Entry, type FileChange, type ImportRun } from './run.ts';
 
 // Properties. A package carries each property's name and a value for a target that has none; a
 // property the target already holds keeps its value there (each environment keeps its settings).
@@ -9,6 +9,33 @@ import { type ImportRun } from './run.ts';
 // from one file a property (<name>.account_property.json, {name, value}), as earlier exports wrote.
 function valueOf(value: unknown): string {
   return value === null || value === undefined ? '' : String(value);
+}
+
+/**
+ * What the import does to each property file's properties at this level, recorded per file before it
+ * is applied: `created` when every property in it is new, `unchanged` when each one the target
+ * holds keeps its value (or already had the package's), `updated` otherwise.
+ */
+async function recordChanges(run: ImportRun, level: PropertyLevel, entries: Entry[]): Promise<void> {
+  const held = new Map((await listProperties(run.trx, level)).map((p) => [p.name, p.value] as const));
+  const perFile = new Map<string, FileChange[]>();
+  for (const e of entries) {
+    const name = run.name(e);
+    const value = valueOf(e.body.value);
+    const had = held.get(name);
+    const change: FileChange = had === undefined ? 'created' : had === '' && value !== '' ? 'updated' : 'unchanged';
+    if (change !== 'unchanged') held.set(name, value);
+    perFile.set(e.path, [...(perFile.get(e.path) ?? []), change]);
+  }
+  for (const [path, changes] of perFile)
+    run.changes.set(
+      path,
+      changes.every((c) => c === 'created')
+        ? 'created'
+        : changes.every((c) => c === 'unchanged')
+          ? 'unchanged'
+          : 'updated',
+    );
 }
 
 export async function applyProperties(run: ImportRun): Promise<void> {
@@ -24,26 +51,20 @@ export async function applyProperties(run: ImportRun): Promise<void> {
   const envProperties = options.restricted
     ? []
     : byType('account_property').map((e) => [name(e), valueOf(e.body.value)] as const);
-  if (envProperties.length > 0)
-    await upsertProperties(
-      trx,
-      { workspaceId: pkg.workspace_id, environmentId: env, projectId: null },
-      envProperties,
-      now,
-      'keep',
-    );
+  if (envProperties.length > 0) {
+    const level = { workspaceId: pkg.workspace_id, environmentId: env, projectId: null };
+    await recordChanges(run, level, byType('account_property'));
+    await upsertProperties(trx, level, envProperties, now, 'keep');
+  }
   if (projectId === null)
     for (const e of byType('project_property'))
       failFile(e.path, 'project properties need a target folder inside a project; import it into a project');
   const projectProperties = byType('project_property').map((e) => [name(e), valueOf(e.body.value)] as const);
   if (projectProperties.length > 0) {
-    if (projectId !== null)
-      await upsertProperties(
-        trx,
-        { workspaceId: pkg.workspace_id, environmentId: env, projectId },
-        projectProperties,
-        now,
-        'keep',
-      );
+    if (projectId !== null) {
+      const level = { workspaceId: pkg.workspace_id, environmentId: env, projectId };
+      await recordChanges(run, level, byType('project_property'));
+      await upsertProperties(trx, level, projectProperties, now, 'keep');
+    }
   }
 }

@@ -1,0 +1,159 @@
+// Authoring in Chromium, at a phone's width, from the keyboard: the editor's formula mode (checked
+// as it is typed through the console's same-origin check, saved in the vendor's "=" form), the
+// catalog of connector icons, a test case from a past job, a data table and its columns. One
+// browser for the file.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { openBrowser, openSite, signIn, type ConsoleSite } from './console-browser.ts';
+
+let site: ConsoleSite;
+let browser: Awaited<ReturnType<typeof openBrowser>>;
+before(async () => {
+  site = await openSite();
+  browser = await openBrowser({ width: 390 });
+  await signIn(browser.page, site.base, site.t.adminToken);
+});
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+describe('authoring in a browser', () => {
+  test('formula mode from the keyboard: checked as it is typed, saved as =…', async () => {
+    const { page } = browser;
+    await page.goto(`${site.base}/console/recipes/${site.recipe.id}/edit`);
+    const first = page.locator('li#step-1 fieldset').first();
+    const message = first.getByLabel('Message (required)', { exact: true });
+    const status = first.locator('.formula-status').first();
+    // The mode's checkbox is reached with Tab from the field, and switched with Space.
+    await message.focus();
+    await page.keyboard.press('Tab');
+    const toggle = first.getByLabel('Message (required): formula mode');
+    assert.equal(await page.evaluate('document.activeElement.name'), 'fm:0:message');
+    assert.equal(await toggle.isChecked(), false);
+    await page.keyboard.press('Space');
+    assert.equal(await toggle.isChecked(), true);
+    assert.equal(await message.getAttribute('data-formula'), '1');
+    await message.fill('');
+    await message.pressSequentially('(1 +');
+    await status.getByText('formula ends too early').waitFor();
+    assert.equal(await message.getAttribute('aria-invalid'), 'true');
+    await message.pressSequentially(' 2) * 14');
+    await status.getByText('Formula OK: gives 42').waitFor();
+    assert.equal(await message.getAttribute('aria-invalid'), null);
+    // Typing "=" into an empty text field switches it too.
+    const second = page.locator('li#step-2 fieldset').first();
+    const thanks = second.getByLabel('Message (required)', { exact: true });
+    await thanks.fill('');
+    await thanks.pressSequentially('="ok".upcase');
+    await second.locator('.formula-status').getByText('Formula OK: gives "OK"').waitFor();
+    assert.equal(await second.getByLabel('Message (required): formula mode').isChecked(), true);
+    // Nothing sticks out of a phone's width.
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(Number(overflow) <= 0, `the page is ${String(overflow)} px wider than the window`);
+
+    await page.getByLabel("What changed (the version's comment)").fill('Formulas');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Recipe saved.').waitFor();
+    const code = JSON.parse((await site.t.call('GET', `/api/recipes/${site.recipe.id}`)).body.code);
+    assert.deepEqual(
+      code.block.map((s: { input: { message: string } }) => s.input.message),
+      ['=(1 + 2) * 14', '="ok".upcase'],
+    );
+    // The recipe's trigger and steps with their connectors' icons, loaded from this origin under the strict CSP.
+    const icons = await page.evaluate(
+      `[...document.querySelectorAll('img.icon')].map((img) => [img.getAttribute('src'), img.complete && img.naturalWidth])`,
+    );
+    assert.deepEqual(icons, [
+      ['/console/assets/icons/workato_webhooks.svg', 24],
+      ['/console/assets/icons/workato_webhooks.svg', 24],
+      ['/console/assets/icons/logger.svg', 24],
+      ['/console/assets/icons/logger.svg', 24],
+    ]);
+    assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
+  });
+
+  test('a new step picks its application from the catalog of icons, from the keyboard', async () => {
+    const { page } = browser;
+    await page.goto(`${site.base}/console/recipes/new`);
+    await page.getByRole('button', { name: '+ Action' }).click();
+    const step = page.locator('li.kw-action fieldset').first();
+    await step.getByText('Browse the applications').focus();
+    await page.keyboard.press('Enter');
+    const logger = step.getByRole('button', { name: 'Logger', exact: true });
+    await logger.focus();
+    await page.keyboard.press('Enter');
+    await page.locator('li.kw-action legend', { hasText: 'Logger' }).waitFor();
+    assert.equal(
+      await page
+        .locator('li.kw-action legend img.icon')
+        .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+      24,
+    );
+    assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
+  });
+
+  test('a test case from a past job, from the keyboard at a phone width', async () => {
+    const { page } = browser;
+    const started = await site.t.call('PUT', `/api/recipes/${site.recipe.id}/start`);
+    assert.equal(started.status, 200, started.text);
+    const fired = await fetch(site.base + site.recipe.path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ order_id: 'C-9' }),
+    });
+    assert.equal(fired.status, 200);
+    await site.t.engine.idle();
+    await page.goto(`${site.base}/console/recipes/${site.recipe.id}/jobs`);
+    await page.locator('table a').first().click();
+    const create = page.getByRole('link', { name: 'Create test case' });
+    await create.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'New test case from a job' }).waitFor();
+    const mock = page.locator('select[name="mock:1"]');
+    await mock.focus();
+    await mock.selectOption('output');
+    await page.getByLabel('Name', { exact: true }).fill('Order C-9');
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(Number(overflow) <= 0, `the page is ${String(overflow)} px wider than the window`);
+    await page.getByLabel('Name', { exact: true }).press('Enter');
+    await page.getByText('Test case created: run it from the list below.').waitFor();
+    const cases = (await site.t.call('GET', `/api/recipes/${site.recipe.id}/test_cases`)).body.data;
+    const created = (await site.t.call('GET', `/api/recipes/${site.recipe.id}/test_cases/${cases[0].id}`)).body.data;
+    assert.equal(created.name, 'Order C-9');
+    assert.equal(created.trigger_output.payload.order_id, 'C-9');
+    assert.equal(created.mocks.length, 1);
+    assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
+  });
+
+  test('a data table created with its columns, then a column added, from the keyboard', async () => {
+    const { page } = browser;
+    await page.goto(`${site.base}/console/data-tables`);
+    await page.getByRole('link', { name: 'New data table' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Phone leads');
+    await page.getByLabel('New column 1: name').fill('email');
+    await page.getByLabel('Required').first().check();
+    await page.getByLabel('New column 2: name').fill('score');
+    await page.locator('#col-type-1').selectOption('integer');
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(Number(overflow) <= 0, `the page is ${String(overflow)} px wider than the window`);
+    await page.getByLabel('New column 2: name').press('Enter');
+    await page.getByText('Data table created: add its records.').waitFor();
+    await page.getByRole('link', { name: 'Table and columns' }).click();
+    await page.getByLabel('New column 1: name').fill('vip');
+    await page.locator('#col-type-0').selectOption('boolean');
+    await page.getByLabel('New column 1: name').press('Enter');
+    await page.getByText('Table saved.').waitFor();
+    const tables = (await site.t.call('GET', '/api/data_tables')).body.data;
+    const table = tables.find((x: { name: string }) => x.name === 'Phone leads');
+    assert.deepEqual(
+      table.schema.map((c: { name: string; type: string; optional: boolean }) => [c.name, c.type, c.optional]),
+      [
+        ['email', 'string', false],
+        ['score', 'integer', true],
+        ['vip', 'boolean', true],
+      ],
+    );
+    assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
+  });
+});
