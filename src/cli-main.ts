@@ -42,6 +42,43 @@ interface Command {
 }
 
 const help = { type: 'boolean', short: 'h' } as const;
+const text = { type: 'string' } as const;
+const flag = { type: 'boolean' } as const;
+/** The secrets commands' options: the environment and the workspace whose store they use. */
+const SECRET_SCOPE = { help, env: { type: 'string', default: 'dev' }, workspace: text } as const;
+/** Options of the commands that call a running server and wait for test cases (deploy, test). */
+const SERVER_CALL = { url: text, token: text, timeout: text, junit: text, 'allow-empty': flag } as const;
+
+/** The developer API token of a command that calls a running server: --token, else SWITCHBOARD_TOKEN. */
+function cliToken(values: Record<string, string | boolean | undefined>, config: Config, missing: string): string {
+  const token = typeof values.token === 'string' ? values.token : config.cliToken;
+  if (!token) throw new UsageError(missing);
+  return token;
+}
+
+/** --timeout in seconds (600 by default), 1 to 86400. */
+function timeoutSeconds(values: Record<string, string | boolean | undefined>): number {
+  const timeout = values.timeout === undefined ? 600 : Number(values.timeout);
+  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400)
+    throw new UsageError('--timeout must be a whole number of seconds from 1 to 86400');
+  return timeout;
+}
+
+/** --url, else this configuration's own server (on loopback when it listens on every address). */
+function serverUrl(values: Record<string, string | boolean | undefined>, config: Config): string {
+  return typeof values.url === 'string'
+    ? values.url
+    : `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${config.port}`;
+}
+
+/** Runs a server call that prints its progress: a refusal of the server is a usage error, a non-zero end a failed check. */
+async function serverCheck(call: () => Promise<number>): Promise<void> {
+  const { CallRefused } = await import('./cli-http.ts');
+  const code = await call().catch((error: unknown) => {
+    throw error instanceof CallRefused ? new UsageError(error.message) : error;
+  });
+  if (code !== 0) throw new CheckFailed();
+}
 
 const COMMANDS: Record<string, Command> = {
   serve: {
@@ -71,7 +108,7 @@ const COMMANDS: Record<string, Command> = {
   init: {
     summary: 'Migrate and create the first workspace with its admin client; prints the admin token once',
     usage: 'switchboard init [--workspace-name NAME] [--owner-email EMAIL]',
-    options: { help, 'workspace-name': { type: 'string' }, 'owner-email': { type: 'string' } },
+    options: { help, 'workspace-name': text, 'owner-email': text },
     async run(values, config) {
       const workspace = {
         name: typeof values['workspace-name'] === 'string' ? values['workspace-name'] : DEFAULT_WORKSPACE.name,
@@ -94,10 +131,10 @@ const COMMANDS: Record<string, Command> = {
     usage: 'switchboard tokens create --role NAME [--name CLIENT_NAME] [--env dev|test|prod] [--workspace ID]',
     options: {
       help,
-      role: { type: 'string' },
-      name: { type: 'string' },
+      role: text,
+      name: text,
       env: { type: 'string', default: 'dev' },
-      workspace: { type: 'string' },
+      workspace: text,
     },
     async run(values, config) {
       if (typeof values.role !== 'string')
@@ -125,7 +162,7 @@ const COMMANDS: Record<string, Command> = {
   'workspaces create': {
     summary: 'Create another workspace (environments, seed roles, an admin client) and print its admin token',
     usage: 'switchboard workspaces create --name NAME --owner-email EMAIL',
-    options: { help, name: { type: 'string' }, 'owner-email': { type: 'string' } },
+    options: { help, name: text, 'owner-email': text },
     async run(values, config) {
       if (typeof values.name !== 'string' || typeof values['owner-email'] !== 'string')
         throw new UsageError('--name and --owner-email are required');
@@ -152,10 +189,10 @@ const COMMANDS: Record<string, Command> = {
       'switchboard api-policies create --name NAME [--rate REQUESTS/SECONDS] [--quota REQUESTS/SECONDS] [--workspace ID]',
     options: {
       help,
-      name: { type: 'string' },
-      rate: { type: 'string' },
-      quota: { type: 'string' },
-      workspace: { type: 'string' },
+      name: text,
+      rate: text,
+      quota: text,
+      workspace: text,
     },
     async run(values, config) {
       if (typeof values.name !== 'string' || values.name.trim() === '') throw new UsageError('--name is required');
@@ -188,7 +225,7 @@ const COMMANDS: Record<string, Command> = {
   'api-policies list': {
     summary: 'List access policies',
     usage: 'switchboard api-policies list [--workspace ID]',
-    options: { help, workspace: { type: 'string' } },
+    options: { help, workspace: text },
     async run(values, config) {
       const { database } = await prepare(config, cliLogger(config));
       try {
@@ -219,7 +256,7 @@ const COMMANDS: Record<string, Command> = {
   'invitations list': {
     summary: 'List the member invitations of a workspace (pending ones were not e-mailed: no SMTP_URL)',
     usage: 'switchboard invitations list [--status pending|sending|sent|failed] [--workspace ID]',
-    options: { help, status: { type: 'string' }, workspace: { type: 'string' } },
+    options: { help, status: text, workspace: text },
     async run(values, config) {
       const statuses: readonly InvitationStatus[] = ['pending', 'sending', 'sent', 'failed'];
       const status = values.status;
@@ -245,7 +282,7 @@ const COMMANDS: Record<string, Command> = {
     summary:
       'Store a secret in the built-in store (value read from stdin); connections reference it as {"secret": "NAME"}',
     usage: 'printf %s "$VALUE" | switchboard secrets set NAME [--env dev|test|prod] [--workspace ID]',
-    options: { help, env: { type: 'string', default: 'dev' }, workspace: { type: 'string' } },
+    options: SECRET_SCOPE,
     positionals: ['NAME'],
     async run(values, config, [name]) {
       await withSecretScope(values, config, async (ctx, scope, label) => {
@@ -268,7 +305,7 @@ const COMMANDS: Record<string, Command> = {
   'secrets list': {
     summary: 'List the names of the built-in secrets of an environment (never their values)',
     usage: 'switchboard secrets list [--env dev|test|prod] [--workspace ID]',
-    options: { help, env: { type: 'string', default: 'dev' }, workspace: { type: 'string' } },
+    options: SECRET_SCOPE,
     async run(values, config) {
       await withSecretScope(values, config, async (ctx, scope) => {
         for (const s of await listStoredSecrets(ctx, scope)) process.stdout.write(`${s.name}\t${s.updated_at}\n`);
@@ -278,7 +315,7 @@ const COMMANDS: Record<string, Command> = {
   'secrets delete': {
     summary: 'Delete a secret of the built-in store',
     usage: 'switchboard secrets delete NAME [--env dev|test|prod] [--workspace ID]',
-    options: { help, env: { type: 'string', default: 'dev' }, workspace: { type: 'string' } },
+    options: SECRET_SCOPE,
     positionals: ['NAME'],
     async run(values, config, [name]) {
       await withSecretScope(values, config, async (ctx, scope, label) => {
@@ -294,46 +331,38 @@ const COMMANDS: Record<string, Command> = {
       'switchboard deploy --project ID --to test|prod [--url URL] [--token TOKEN] [--description TEXT] [--include-data] [--include-test-cases] [--run-tests [--target-token TOKEN] [--junit FILE] [--allow-empty]] [--timeout SECONDS]',
     options: {
       help,
-      project: { type: 'string' },
-      to: { type: 'string' },
-      url: { type: 'string' },
-      token: { type: 'string' },
-      description: { type: 'string' },
-      'include-data': { type: 'boolean' },
-      'include-test-cases': { type: 'boolean' },
-      'run-tests': { type: 'boolean' },
-      'target-token': { type: 'string' },
-      junit: { type: 'string' },
-      'allow-empty': { type: 'boolean' },
-      timeout: { type: 'string' },
+      ...SERVER_CALL,
+      project: text,
+      to: text,
+      description: text,
+      'include-data': flag,
+      'include-test-cases': flag,
+      'run-tests': flag,
+      'target-token': text,
     },
     async run(values, config) {
       const { deployProject } = await import('./api/deployments/deploy-client.ts');
       const { junitAndEmpty } = await import('./api/test_cases/test-client.ts');
-      const { CallRefused } = await import('./cli-http.ts');
       const project = typeof values.project === 'string' ? values.project.trim() : '';
       if (!/^[fF]?\d{1,15}$/.test(project)) throw new UsageError('--project must be a project id (or f<folder id>)');
       if (values.to !== 'test' && values.to !== 'prod') throw new UsageError('--to must be test or prod');
-      const token = typeof values.token === 'string' ? values.token : config.cliToken;
-      if (!token)
-        throw new UsageError('a developer API token of the dev environment is needed: --token or SWITCHBOARD_TOKEN');
+      const token = cliToken(
+        values,
+        config,
+        'a developer API token of the dev environment is needed: --token or SWITCHBOARD_TOKEN',
+      );
       const runTests = values['run-tests'] === true;
       const targetToken = typeof values['target-token'] === 'string' ? values['target-token'] : config.cliTargetToken;
       if (runTests && !targetToken)
         throw new UsageError('--run-tests needs a token of the target: --target-token or SWITCHBOARD_TARGET_TOKEN');
-      const timeout = values.timeout === undefined ? 600 : Number(values.timeout);
-      if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400)
-        throw new UsageError('--timeout must be a whole number of seconds from 1 to 86400');
-      const baseUrl =
-        typeof values.url === 'string'
-          ? values.url
-          : `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${config.port}`;
-      try {
-        const code = await deployProject({
-          baseUrl,
+      const timeout = timeoutSeconds(values);
+      const environment = values.to;
+      await serverCheck(() =>
+        deployProject({
+          baseUrl: serverUrl(values, config),
           token,
           project,
-          environment: values.to,
+          environment,
           timeoutMs: timeout * 1000,
           pollMs: 1000,
           ...(typeof values.description === 'string' ? { description: values.description } : {}),
@@ -341,12 +370,8 @@ const COMMANDS: Record<string, Command> = {
           includeTestCases: values['include-test-cases'] === true,
           ...(runTests ? { runTests: { targetToken: targetToken as string, ...junitAndEmpty(values) } } : {}),
           write: (line) => process.stdout.write(`${line}\n`),
-        });
-        if (code !== 0) throw new CheckFailed();
-      } catch (error) {
-        if (error instanceof CallRefused) throw new UsageError(error.message);
-        throw error;
-      }
+        }),
+      );
     },
   },
   test: {
@@ -356,49 +381,33 @@ const COMMANDS: Record<string, Command> = {
       'switchboard test --project ID | --recipe ID | --folder ID [--junit FILE] [--allow-empty] [--url URL] [--token TOKEN] [--timeout SECONDS]',
     options: {
       help,
-      project: { type: 'string' },
-      recipe: { type: 'string' },
-      folder: { type: 'string' },
-      junit: { type: 'string' },
-      'allow-empty': { type: 'boolean' },
-      url: { type: 'string' },
-      token: { type: 'string' },
-      timeout: { type: 'string' },
+      ...SERVER_CALL,
+      project: text,
+      recipe: text,
+      folder: text,
     },
     async run(values, config) {
       const { runTests, junitAndEmpty } = await import('./api/test_cases/test-client.ts');
-      const { CallRefused } = await import('./cli-http.ts');
       const given = (['project', 'recipe', 'folder'] as const).filter((k) => typeof values[k] === 'string');
       if (given.length !== 1) throw new UsageError('give exactly one of --project, --recipe or --folder');
       const key = given[0]!;
       const id = String(values[key]).trim();
       if (!/^\d{1,15}$/.test(id)) throw new UsageError(`--${key} must be an id`);
-      const token = typeof values.token === 'string' ? values.token : config.cliToken;
-      if (!token) throw new UsageError('a developer API token is needed: --token or SWITCHBOARD_TOKEN');
-      const timeout = values.timeout === undefined ? 600 : Number(values.timeout);
-      if (!Number.isInteger(timeout) || timeout < 1 || timeout > 86_400)
-        throw new UsageError('--timeout must be a whole number of seconds from 1 to 86400');
-      const baseUrl =
-        typeof values.url === 'string'
-          ? values.url
-          : `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${config.port}`;
+      const token = cliToken(values, config, 'a developer API token is needed: --token or SWITCHBOARD_TOKEN');
+      const timeout = timeoutSeconds(values);
       const selector =
         key === 'project' ? { project_id: id } : key === 'recipe' ? { recipe_id: id } : { folder_id: id };
-      try {
-        const code = await runTests({
-          baseUrl,
+      await serverCheck(() =>
+        runTests({
+          baseUrl: serverUrl(values, config),
           token,
           selector,
           timeoutMs: timeout * 1000,
           pollMs: 500,
           ...junitAndEmpty(values),
           write: (line) => process.stdout.write(`${line}\n`),
-        });
-        if (code !== 0) throw new CheckFailed();
-      } catch (error) {
-        if (error instanceof CallRefused) throw new UsageError(error.message);
-        throw error;
-      }
+        }),
+      );
     },
   },
   ...CONNECTOR_COMMANDS,

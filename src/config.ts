@@ -74,6 +74,11 @@ export interface Config {
   readonly nodeLeaseMs: number;
   /** Code sandboxes' and custom connectors' worker threads idle this long are released (0: never). */
   readonly sandboxIdleMs: number;
+  /** Python code steps: interpreters kept loaded at most, busy or idle (PYTHON_INTERPRETERS). */
+  readonly pythonInterpreters: number;
+  /** Image threads (transform_image, charts) running at once, and images waiting for one beyond them. */
+  readonly imageWorkers: number;
+  readonly imageQueueMax: number;
   /** Custom connectors' Ruby: worker threads (one interpreter each), memory and time of a call. */
   readonly connectorWorkers: number;
   readonly connectorMemoryBytes: number;
@@ -156,6 +161,9 @@ export const CONFIG_VARIABLES: readonly string[] = [
   'DATABASE_IDLE_TIMEOUT_MS',
   'NODE_LEASE_MS',
   'SANDBOX_IDLE_MS',
+  'PYTHON_INTERPRETERS',
+  'IMAGE_WORKERS',
+  'IMAGE_QUEUE_MAX',
   'CONNECTOR_WORKERS',
   'CONNECTOR_MEMORY_MB',
   'CONNECTOR_TIMEOUT_MS',
@@ -335,6 +343,12 @@ export function loadConfig(env: Env = process.env): Config {
     nodeLeaseMs: intSetting(env, 'NODE_LEASE_MS', 30_000, 1_000, 600_000),
     // An interpreter holds tens of MB; one unused for five minutes is released (reloaded from its snapshot file).
     sandboxIdleMs: intSetting(env, 'SANDBOX_IDLE_MS', 300_000, 0, 86_400_000),
+    // A loaded Python interpreter holds 100 MB or more: three (two steps at once and a loaded
+    // spare) fit a small container; raise it so that more active recipes keep one each.
+    pythonInterpreters: intSetting(env, 'PYTHON_INTERPRETERS', 3, 1, 64),
+    // An image thread may decode up to 25 megapixels (about 100 MB, in a heap of up to 256 MB).
+    imageWorkers: intSetting(env, 'IMAGE_WORKERS', 2, 1, 64),
+    imageQueueMax: intSetting(env, 'IMAGE_QUEUE_MAX', 100, 0, 100_000),
     // Custom connectors run in Ruby interpreters, one per worker thread (about 80 MB each at rest).
     connectorWorkers: intSetting(env, 'CONNECTOR_WORKERS', 2, 1, 64),
     // What one call of a connector may allocate beyond the interpreter at rest (NoMemoryError past it).

@@ -25,6 +25,8 @@ describe('loadConfig', () => {
     assert.equal(c.jobBacklogPerWorkspace, 10_000, "the vendor's queue size");
     assert.equal(c.jobRetentionHours, 720, "the vendor's 30 days");
     assert.equal(c.jobsSweepIntervalMs, 60_000);
+    assert.equal(c.pythonInterpreters, 3, 'two steps at once and a spare fit a small container');
+    assert.deepEqual([c.imageWorkers, c.imageQueueMax], [2, 100]);
     assert.ok(Object.isFrozen(c));
   });
 
@@ -48,6 +50,9 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ JOB_BACKLOG_PER_WORKSPACE: '200' }).jobBacklogPerWorkspace, 200);
     assert.equal(loadConfig({ JOB_RETENTION_HOURS: '2160' }).jobRetentionHours, 2160);
     assert.equal(loadConfig({ RECIPE_BODY_LIMIT_BYTES: '67108864' }).recipeBodyLimitBytes, 64 * 1024 * 1024);
+    assert.equal(loadConfig({ PYTHON_INTERPRETERS: '1' }).pythonInterpreters, 1);
+    assert.equal(loadConfig({ IMAGE_WORKERS: '4' }).imageWorkers, 4);
+    assert.equal(loadConfig({ IMAGE_QUEUE_MAX: '0' }).imageQueueMax, 0, 'no waiting: busy threads refuse at once');
   });
 
   test('refuses invalid settings with a message naming the variable', () => {
@@ -76,6 +81,11 @@ describe('loadConfig', () => {
       { RECIPE_BODY_LIMIT_BYTES: '32MB' },
       { RECIPE_BODY_LIMIT_BYTES: '100' },
       { RECIPE_BODY_LIMIT_BYTES: String(256 * 1024 * 1024 + 1) },
+      { PYTHON_INTERPRETERS: '0' },
+      { PYTHON_INTERPRETERS: '65' },
+      { IMAGE_WORKERS: '0' },
+      { IMAGE_WORKERS: 'two' },
+      { IMAGE_QUEUE_MAX: '100001' },
       { EVENT_STREAMS_PORT: '0' },
       { EVENT_STREAMS_PORT: '65536' },
       { EVENT_STREAMS_PORT: '40o1' },

@@ -156,3 +156,33 @@ export async function readJob(t: TestApp, jobId: number): Promise<RanJob> {
     ran: (n) => lines.some((l) => l.n === n),
   };
 }
+
+/**
+ * What the jobs of a recipe whose first step logs a message logged, in the order they were stored
+ * (a failed step's error in its place), and its failed polls' errors apart.
+ */
+export async function loggedByJobs(t: TestApp, recipeId: number): Promise<{ messages: string[]; errors: string[] }> {
+  await t.engine.idle();
+  const jobs = await t.ctx.db
+    .selectFrom('jobs')
+    .select(['id', 'is_poll_error', 'error'])
+    .where('recipe_id', '=', recipeId)
+    .orderBy('id')
+    .execute();
+  const messages: string[] = [];
+  const errors: string[] = [];
+  for (const job of jobs) {
+    if (job.is_poll_error) {
+      errors.push(job.error ?? '');
+      continue;
+    }
+    const line = await t.ctx.db
+      .selectFrom('job_lines')
+      .select(['output', 'error'])
+      .where('job_id', '=', job.id)
+      .where('recipe_line_number', '=', 1)
+      .executeTakeFirst();
+    messages.push((JSON.parse(line?.output ?? 'null') as { message: string } | null)?.message ?? String(line?.error));
+  }
+  return { messages, errors };
+}

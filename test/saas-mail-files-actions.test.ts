@@ -139,6 +139,51 @@ describe('Gmail, Google Drive, Google Sheets, SendGrid and Outlook named actions
     assert.deepEqual(sent.parts, ['<p>Invoice 42: 100.00 EUR\n</p>', 'Invoice 42: 100.00 EUR\n']);
   });
 
+  test('a chart of Utilities attached to a Gmail mail and an Outlook mail arrives as its PNG (content_encoding base64)', async () => {
+    const chart = action('utility', 'column_chart', 'chart', { list: hook('rows'), chart_title: 'Orders' });
+    const file = {
+      file_name: pill('utility', 'chart', 'file_name'),
+      file_content: pill('utility', 'chart', 'file_content'),
+      content_encoding: pill('utility', 'chart', 'content_encoding'),
+    };
+    const job = await run(
+      [
+        chart,
+        action('gmail', 'send_mail', 'g', { to: 'ops@acme.example', subject: 'Chart', attachments: [file] }),
+        action('outlook', 'send_mail', 'o', { to: 'ops@acme.example', subject: 'Chart', attachments: [file] }),
+      ],
+      {
+        rows: [
+          { x: 'Mon', y: 3 },
+          { x: 'Tue', y: 5 },
+        ],
+      },
+    );
+    assert.equal(job.status, 'succeeded', job.error ?? '');
+    const png = Buffer.from((job.output(1) as { file_content: string }).file_content, 'base64');
+    assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+    const gmail = parseMime(googleData(google).sent.at(-1) ?? '');
+    assert.ok(gmail.bytes[1]?.equals(png), 'the Gmail attachment holds the PNG bytes');
+    const outlook = outlookOf(microsoft).sent.at(-1) as { attachments: Array<{ name: string; contentBytes: string }> };
+    assert.deepEqual(outlook.attachments[0], {
+      '@odata.type': '#microsoft.graph.fileAttachment',
+      name: 'column_chart.png',
+      contentBytes: png.toString('base64'),
+    });
+    // The other tests read the stand-ins' sent mail from the first: what this one sent goes.
+    googleData(google).sent.splice(-1);
+    outlookOf(microsoft).sent.splice(-1);
+    const bad = await run([
+      action('outlook', 'send_mail', 's', {
+        to: 'x@y.example',
+        subject: 's',
+        attachments: [{ file_name: 'a.png', file_content: '%%', content_encoding: 'base64' }],
+      }),
+    ]);
+    assert.equal(bad.status, 'failed');
+    assert.match(bad.error ?? '', /attachments\[0\] file content is not base64/);
+  });
+
   test('Google Sheets: add a row under the headers, search rows by a column, update the row found', async () => {
     googleData(google).sheets.set(
       SHEET,

@@ -2,7 +2,7 @@
 // trigger whose job logs a message, what its jobs logged, and a poll asked now.
 import assert from 'node:assert/strict';
 import { consoleSignIn, type TestApp } from './helpers.ts';
-import { createRecipe, log, numbered, startRecipe } from './recipes.ts';
+import { createRecipe, log, loggedByJobs, numbered, startRecipe } from './recipes.ts';
 import { CLIENT_ID, CLIENT_SECRET } from './stand-ins/stand-in.ts';
 import { connectThroughConsole } from './stand-ins/connect.ts';
 
@@ -30,31 +30,7 @@ export function triggerHarness(app: () => TestApp, connections: Map<string, numb
   }
 
   /** What the recipe's jobs logged, in the order stored; its failed polls' errors apart. */
-  async function seen(recipeId: number): Promise<{ messages: string[]; errors: string[] }> {
-    await app().engine.idle();
-    const jobs = await app()
-      .ctx.db.selectFrom('jobs')
-      .select(['id', 'is_poll_error', 'error'])
-      .where('recipe_id', '=', recipeId)
-      .orderBy('id')
-      .execute();
-    const messages: string[] = [];
-    const errors: string[] = [];
-    for (const job of jobs) {
-      if (job.is_poll_error) {
-        errors.push(job.error ?? '');
-        continue;
-      }
-      const line = await app()
-        .ctx.db.selectFrom('job_lines')
-        .select(['output', 'error'])
-        .where('job_id', '=', job.id)
-        .where('recipe_line_number', '=', 1)
-        .executeTakeFirst();
-      messages.push((JSON.parse(line?.output ?? 'null') as { message: string } | null)?.message ?? String(line?.error));
-    }
-    return { messages, errors };
-  }
+  const seen = (recipeId: number) => loggedByJobs(app(), recipeId);
 
   const pollNow = async (id: number) =>
     assert.equal((await app().call('POST', `/api/recipes/${id}/poll_now`)).status, 200);

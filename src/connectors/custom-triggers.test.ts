@@ -5,31 +5,17 @@
 // before. Webhook: `webhook_subscribe` gets the recipe's webhook URL at start, each call of that
 // URL goes through `webhook_notification` (and `dedup`), `webhook_unsubscribe` runs at stop.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { API_KEY_CONNECTION, startKeyedApi, type KeyedApi } from '../../test/custom-connector-kit.ts';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
-import { createRecipe, dp, log, numbered, startRecipe } from '../../test/recipes.ts';
+import { createRecipe, dp, log, loggedByJobs, numbered, startRecipe } from '../../test/recipes.ts';
 import { createEngine } from '../engine/engine.ts';
 
 // Written in the vendor's documented style: a closure carrying the cursor, pages of two, a dedup
 // key of id and update time; a dynamic webhook registering the recipe's URL.
 const CODE = `{
   title: 'Acme Tickets',
-  connection: {
-    fields: [
-      { name: 'base_url', label: 'Base URL' },
-      { name: 'api_key', control_type: 'password' }
-    ],
-    authorization: {
-      type: 'api_key',
-      apply: lambda do |connection|
-        headers('X-Api-Key' => connection['api_key'])
-      end
-    },
-    base_uri: lambda { |connection| connection['base_url'] }
-  },
-  test: lambda { |_connection| get('/me') },
+${API_KEY_CONNECTION}
   triggers: {
     new_updated_ticket: {
       title: 'New/updated ticket',
@@ -77,7 +63,7 @@ interface Ticket {
 }
 
 let t: TestApp;
-let acme: { server: Server; url: string };
+let acme: KeyedApi;
 let tickets: Ticket[] = [];
 const polls: string[] = [];
 const hooks = new Map<string, { url: string; channel: string }>();
@@ -85,59 +71,37 @@ const deleted: string[] = [];
 let provider = '';
 let connectionId = 0;
 
-async function read(req: IncomingMessage): Promise<string> {
-  let body = '';
-  for await (const chunk of req) body += String(chunk);
-  return body;
-}
-
-function startAcme(): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    void read(req).then((body) => {
-      res.setHeader('content-type', 'application/json');
-      if (req.headers['x-api-key'] !== 'k-1') {
-        res.statusCode = 401;
-        res.end(JSON.stringify({ error: 'bad key' }));
-        return;
-      }
-      const url = new URL(req.url ?? '/', 'http://acme');
-      if (req.method === 'GET' && url.pathname === '/me') return res.end('{"id":1}');
-      if (req.method === 'GET' && url.pathname === '/tickets') {
-        polls.push(`${url.searchParams.get('updated_since')}/${url.searchParams.get('per_page')}`);
-        const since = url.searchParams.get('updated_since') ?? '';
-        const size = Number(url.searchParams.get('per_page'));
-        // At or after the cursor, as many APIs filter: the edge record comes again (dedup drops it).
-        const fresh = tickets
-          .filter((x) => x.updated_at >= since)
-          .sort((a, b) => a.updated_at.localeCompare(b.updated_at) || a.id - b.id);
-        return res.end(JSON.stringify({ tickets: fresh.slice(0, size), has_more: fresh.length > size }));
-      }
-      if (req.method === 'POST' && url.pathname === '/hooks') {
-        const { url: target, channel } = JSON.parse(body) as { url: string; channel: string };
-        const id = `h${hooks.size + deleted.length + 1}`;
-        hooks.set(id, { url: target, channel });
-        res.statusCode = 201;
-        return res.end(JSON.stringify({ id }));
-      }
-      if (req.method === 'DELETE' && url.pathname.startsWith('/hooks/')) {
-        const id = url.pathname.slice('/hooks/'.length);
-        if (!hooks.delete(id)) {
-          res.statusCode = 404;
-          return res.end('{}');
-        }
-        deleted.push(id);
-        res.statusCode = 204;
-        return res.end();
-      }
-      res.statusCode = 404;
-      res.end('{}');
-    });
+function startAcme(): Promise<KeyedApi> {
+  return startKeyedApi('k-1', (req, url, res) => {
+    if (req.method === 'GET' && url.pathname === '/tickets') {
+      polls.push(`${url.searchParams.get('updated_since')}/${url.searchParams.get('per_page')}`);
+      const since = url.searchParams.get('updated_since') ?? '';
+      const size = Number(url.searchParams.get('per_page'));
+      // At or after the cursor, as many APIs filter: the edge record comes again (dedup drops it).
+      const fresh = tickets
+        .filter((x) => x.updated_at >= since)
+        .sort((a, b) => a.updated_at.localeCompare(b.updated_at) || a.id - b.id);
+      res.end(JSON.stringify({ tickets: fresh.slice(0, size), has_more: fresh.length > size }));
+      return true;
+    }
+    if (req.method === 'POST' && url.pathname === '/hooks') {
+      const { url: target, channel } = JSON.parse(req.body) as { url: string; channel: string };
+      const id = `h${hooks.size + deleted.length + 1}`;
+      hooks.set(id, { url: target, channel });
+      res.statusCode = 201;
+      res.end(JSON.stringify({ id }));
+      return true;
+    }
+    if (req.method === 'DELETE' && url.pathname.startsWith('/hooks/')) {
+      const id = url.pathname.slice('/hooks/'.length);
+      if (!hooks.delete(id)) return false;
+      deleted.push(id);
+      res.statusCode = 204;
+      res.end();
+      return true;
+    }
+    return false;
   });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
-    ),
-  );
 }
 
 before(async () => {
@@ -158,8 +122,7 @@ before(async () => {
 });
 after(async () => {
   await t.close();
-  acme.server.closeAllConnections();
-  await new Promise((resolve) => acme.server.close(resolve));
+  await acme.close();
 });
 
 function triggerRecipe(name: string, input: Record<string, unknown>, message: string) {
@@ -171,31 +134,7 @@ function triggerRecipe(name: string, input: Record<string, unknown>, message: st
 }
 
 /** What the jobs of a recipe logged, in the order they were stored; and its failed polls' errors. */
-async function seen(recipeId: number): Promise<{ messages: string[]; errors: string[] }> {
-  await t.engine.idle();
-  const jobs = await t.ctx.db
-    .selectFrom('jobs')
-    .select(['id', 'is_poll_error', 'error'])
-    .where('recipe_id', '=', recipeId)
-    .orderBy('id')
-    .execute();
-  const messages: string[] = [];
-  const errors: string[] = [];
-  for (const job of jobs) {
-    if (job.is_poll_error) {
-      errors.push(job.error ?? '');
-      continue;
-    }
-    const line = await t.ctx.db
-      .selectFrom('job_lines')
-      .select('output')
-      .where('job_id', '=', job.id)
-      .where('recipe_line_number', '=', 1)
-      .executeTakeFirst();
-    messages.push((JSON.parse(line?.output ?? 'null') as { message: string } | null)?.message ?? '');
-  }
-  return { messages, errors };
-}
+const seen = (recipeId: number) => loggedByJobs(t, recipeId);
 
 const pill = (field: string) => `#{${dp(provider, 'ev', field)}}`;
 const ticket = (id: number, minute: number, subject = `t${id}`): Ticket => ({

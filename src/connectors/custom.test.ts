@@ -2,9 +2,8 @@
 // and a recipe naming the connector by its vendor provider name imports, the recipe starts, and
 // its jobs run the connector's Ruby against a local stand-in of its API, through the connection.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { API_KEY_CONNECTION, startKeyedApi, type KeyedApi } from '../../test/custom-connector-kit.ts';
 import { createTestApp, makeZip, waitPackage, type TestApp } from '../../test/helpers.ts';
 import { action, fire, pill, readJob, webhookTrigger } from '../../test/recipes.ts';
 import { createEngine } from '../engine/engine.ts';
@@ -15,20 +14,7 @@ const PROVIDER = 'acme_crm_connector_123456_1700000000';
 // from a connection field, a test, and actions whose execute lambdas call the API.
 const CODE = `{
   title: 'Acme CRM',
-  connection: {
-    fields: [
-      { name: 'base_url', label: 'Base URL' },
-      { name: 'api_key', control_type: 'password' }
-    ],
-    authorization: {
-      type: 'api_key',
-      apply: lambda do |connection|
-        headers('X-Api-Key' => connection['api_key'])
-      end
-    },
-    base_uri: lambda { |connection| connection['base_url'] }
-  },
-  test: lambda { |_connection| get('/me') },
+${API_KEY_CONNECTION}
   actions: {
     create_contact: {
       title: 'Create contact',
@@ -47,45 +33,14 @@ const CODE = `{
 }
 `;
 
-interface Seen {
-  method: string;
-  url: string;
-  apiKey: string | undefined;
-  body: string;
-}
-
-async function startAcme(): Promise<{ server: Server; url: string; seen: Seen[] }> {
-  const seen: Seen[] = [];
-  const read = async (req: IncomingMessage) => {
-    let body = '';
-    for await (const chunk of req) body += String(chunk);
-    return body;
-  };
-  const server = createServer((req, res) => {
-    void read(req).then((body) => {
-      seen.push({ method: req.method ?? '', url: req.url ?? '', apiKey: req.headers['x-api-key'] as string, body });
-      res.setHeader('content-type', 'application/json');
-      if (req.headers['x-api-key'] !== 'k-123456') {
-        res.statusCode = 401;
-        res.end(JSON.stringify({ error: 'bad key' }));
-        return;
-      }
-      if (req.method === 'GET' && req.url === '/me') {
-        res.end(JSON.stringify({ id: 1 }));
-        return;
-      }
-      if (req.method === 'POST' && req.url === '/contacts') {
-        const { name } = JSON.parse(body) as { name: string };
-        res.statusCode = 201;
-        res.end(JSON.stringify({ id: 42, name }));
-        return;
-      }
-      res.statusCode = 404;
-      res.end('{}');
-    });
+function startAcme(): Promise<KeyedApi> {
+  return startKeyedApi('k-123456', (req, url, res) => {
+    if (req.method !== 'POST' || url.pathname !== '/contacts') return false;
+    const { name } = JSON.parse(req.body) as { name: string };
+    res.statusCode = 201;
+    res.end(JSON.stringify({ id: 42, name }));
+    return true;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
 
 function packageFiles(code: string, actionName = 'create_contact'): Record<string, string> {
@@ -121,7 +76,7 @@ function packageFiles(code: string, actionName = 'create_contact'): Record<strin
 
 describe('a custom connector in a recipe', () => {
   let t: TestApp;
-  let acme: Awaited<ReturnType<typeof startAcme>>;
+  let acme: KeyedApi;
 
   before(async () => {
     t = await createTestApp({ env: { OUTBOUND_ALLOW_LOOPBACK: 'true' } });
@@ -129,7 +84,7 @@ describe('a custom connector in a recipe', () => {
   });
   after(async () => {
     await t.close();
-    await new Promise((resolve) => acme.server.close(resolve));
+    await acme.close();
   });
 
   async function importPackage(files: Record<string, string>, project: string) {

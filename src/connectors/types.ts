@@ -116,11 +116,20 @@ export interface RubyStepRunner {
   close(): Promise<void>;
 }
 
-/** The sandboxes of code steps: JavaScript, Python and Ruby, each in worker threads. */
+/**
+ * The image threads of the process (transform_image, charts; bounded, with a queue: IMAGE_WORKERS).
+ * Their jobs and replies are the engine's images folder's own types, which it reads back.
+ */
+export interface ImageRunner {
+  run(job: never): Promise<unknown>;
+}
+
+/** The sandboxes of code steps (JavaScript, Python and Ruby) and the image threads, each in worker threads. */
 export interface CodeSandboxes {
   js: CodeSandbox;
   py: CodeSandbox;
   ruby: RubyStepRunner;
+  images: ImageRunner;
 }
 
 export interface StepContext {

@@ -41,6 +41,7 @@ import * as messageTemplates from './migrations/0068_message_templates.ts';
 import * as pollingTriggersDirectories from './migrations/0069_polling_triggers_directories.ts';
 import * as jobEndsKeepStart from './migrations/0070_job_ends_keep_start.ts';
 import * as jobReplies from './migrations/0071_job_replies.ts';
+import * as recipesEnvironmentIdIndex from './migrations/0072_recipes_environment_id_index.ts';
 import * as agents from './migrations/0055_agents.ts';
 
 export type DialectMigration = {
@@ -92,6 +93,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0069_polling_triggers_directories': pollingTriggersDirectories,
   '0070_job_ends_keep_start': jobEndsKeepStart,
   '0071_job_replies': jobReplies,
+  '0072_recipes_environment_id_index': recipesEnvironmentIdIndex,
   '0055_agents': agents,
 };
 

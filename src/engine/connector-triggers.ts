@@ -86,7 +86,7 @@ export function unseen(events: readonly TriggerEvent[], seen: string[]): Hash[] 
 
 /** The recipe's trigger when it is a connector's polling or webhook trigger. */
 export function connectorTriggerOf(cache: RecipeCache, row: RecipeRow): TriggerDef | undefined {
-  const def = cache.compiledFor(row).recipe?.trigger.trigger ?? undefined;
+  const def = cache.triggerOf(row)?.trigger.trigger ?? undefined;
   return def && (def.poll || def.webhook) ? def : undefined;
 }
 

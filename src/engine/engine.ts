@@ -47,7 +47,9 @@ interface EngineSandboxes {
   js: JsSandbox;
   py: PySandbox;
   ruby: RubyCodeRunner;
+  images: ImageThreads;
 }
+import { createImageThreads, type ImageThreads } from './connectors/images/image-threads.ts';
 import { TriggerArming } from './triggers.ts';
 import { evaluateTriggerInput, validateRecipe, type Validation } from './validate.ts';
 import { createTurns } from './turns.ts';
@@ -62,8 +64,14 @@ export type WebhookOutcome =
 
 export interface RecipeEngine {
   readonly events: EngineEventBus;
-  /** Recover interrupted jobs, resume running recipes, start taking jobs. */
+  /**
+   * Recover interrupted jobs and start taking jobs; the triggers of the running recipes are armed
+   * in the background (`armed` resolves when they are), so a server answers at once whatever the
+   * number of recipes. Webhooks are served meanwhile: they need no arming.
+   */
   start(): Promise<void>;
+  /** Resolves once the triggers of the recipes running at start are armed. */
+  armed(): Promise<void>;
   /** Stop taking jobs and wait (up to timeoutMs) for those running. */
   close(timeoutMs?: number): Promise<void>;
   /** Compile and check a recipe as PUT /start does. */
@@ -243,13 +251,15 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
         () => queue.kick(),
         () => queue.rebuildBacklog(),
       );
-      await triggers.resumeRunning();
+      void triggers.startResuming(options.armAfter);
       queue.startPolling();
       control.startExpiryTimer();
       queue.kick();
     },
     async close(timeoutMs = 10_000) {
       lifecycle.closing = true;
+      // Arming at start ends at its next recipe once closing.
+      await triggers.resumed();
       triggers.close();
       await triggers.settled();
       offCancel();
@@ -262,8 +272,9 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       // Only now: until their ends are recorded, this node's running jobs keep their claims
       // renewed, so another node does not take them for a dead node's and fail them Interrupted.
       await stopHeartbeat();
-      await Promise.all([sandboxes.js.close(), sandboxes.py.close(), sandboxes.ruby.close()]);
+      await Promise.all([sandboxes.js.close(), sandboxes.py.close(), sandboxes.ruby.close(), sandboxes.images.close()]);
     },
+    armed: () => triggers.resumed(),
     validate: (row) => validateRecipe({ db: ctx.db, cache, formulas: settings }, row),
     recipeStarted: (recipeId) => triggers.started(recipeId),
     recipeStopped: (recipeId) => triggers.stopped(recipeId),
@@ -283,24 +294,33 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       appFunctionCall({ cache, calls, timeoutMs: ctx.config.gatewayTimeoutMs }, recipeId, environmentId, event),
     receiveSkillCall: (recipeId, environmentId, event, timeoutMs) =>
       receiveSkillCall(calls, recipeId, environmentId, event, timeoutMs),
-    runDueSchedules: () => schedules.runDue(),
-    idle: (timeoutMs = 10_000) => waitIdle(ctx, queue, [subscriptions, polls], timeoutMs),
+    runDueSchedules: () => triggers.resumed().then(() => schedules.runDue()),
+    idle: (timeoutMs = 10_000) =>
+      triggers.resumed().then(() => waitIdle(ctx, queue, [subscriptions, polls], timeoutMs)),
     kick: () => queue.kick(),
     useEventStreams(runtime) {
       runner.eventStreams = runtime;
     },
     keepsTriggerState: (row) => keepsTriggerState(cache, row),
-    async pollNow(recipeId) {
-      if (!polls.has(recipeId)) return schedules.fireNow(recipeId);
-      await polls.poll(recipeId);
-      return true;
-    },
+    pollNow: (recipeId) => pollNow({ polls, schedules, triggers }, recipeId),
     repeatJob: (row, original) => control.repeat(row, original),
     cancelJob: (row, job) => control.cancel(row, job),
     taskEnded: (recipeId) => control.taskEnded(recipeId),
     expireDueTasks: () => control.expireDueTasks(),
     runTestJob: (row, triggerOutput, mode) => control.runTest(row, triggerOutput, mode),
   };
+}
+
+/** poll_now: a polling trigger polls at once, a schedule fires (right after a start, once its trigger is armed). */
+async function pollNow(
+  deps: { polls: Polls; schedules: Schedules; triggers: TriggerArming },
+  recipeId: number,
+): Promise<boolean> {
+  const { polls, schedules, triggers } = deps;
+  if (!polls.has(recipeId) && !schedules.has(recipeId)) await triggers.resumed();
+  if (!polls.has(recipeId)) return schedules.fireNow(recipeId);
+  await polls.poll(recipeId);
+  return true;
 }
 
 /**
@@ -335,6 +355,7 @@ function createSandboxes(ctx: ServiceContext, limits: EngineLimits): EngineSandb
     js: createJsSandbox({ workers: 2, idleMs: ctx.config.sandboxIdleMs }),
     py: createPySandbox({
       workers: 2,
+      interpreters: ctx.config.pythonInterpreters,
       idleMs: ctx.config.sandboxIdleMs,
       snapshotFiles: [pythonSnapshotFile(ctx.config.dataDir), installedPythonSnapshotFile()],
     }),
@@ -350,6 +371,7 @@ function createSandboxes(ctx: ServiceContext, limits: EngineLimits): EngineSandb
       // (a cap is written into the module when a pool starts, so different caps need two pools).
       shared: limits.codeMemoryBytes === ctx.config.connectorMemoryBytes ? () => ctx.rubyConnectors.get() : undefined,
     }),
+    images: createImageThreads({ workers: ctx.config.imageWorkers, queueMax: ctx.config.imageQueueMax }),
   };
 }
 

@@ -50,6 +50,17 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Records read from one answer. */
 const MAX_RECORDS_READ = 100_000;
 
+/**
+ * How long after a restart a running recipe's first poll waits: a point of the poll interval
+ * picked from the recipe's id (Knuth's multiplicative hash), so the polls of thousands of recipes
+ * armed together spread evenly over one interval instead of all going out at start, and each
+ * recipe keeps the same place at every restart.
+ */
+export function firstPollDelay(recipeId: number, intervalMs: number): number {
+  const fraction = (Math.imul(recipeId, 2654435761) >>> 0) / 2 ** 32;
+  return Math.floor(fraction * intervalMs);
+}
+
 export interface PollDeps {
   ctx: ServiceContext;
   settings: EngineSettings;
@@ -116,12 +127,24 @@ export class Polls {
     this.#deps = deps;
   }
 
-  /** Start polling a running recipe's trigger: at once (if the turn is free), then every poll interval. */
-  arm(row: RecipeRow, input: Hash, name = 'new_poll_event'): void {
+  /**
+   * Start polling a running recipe's trigger: at once (if the turn is free), then every poll
+   * interval. With `spread` (the recipes running at start), the first poll waits for the recipe's
+   * point of the interval (firstPollDelay).
+   */
+  arm(row: RecipeRow, input: Hash, name = 'new_poll_event', options: { spread?: boolean } = {}): void {
     this.disarm(row.id);
     const armed: Armed = { input, name, timer: undefined };
     this.#armed.set(row.id, armed);
-    this.#timed(row.id, armed);
+    if (!options.spread) {
+      this.#timed(row.id, armed);
+      return;
+    }
+    const delay = Math.min(firstPollDelay(row.id, this.#deps.settings.triggerPollMs), MAX_TIMER_MS);
+    armed.timer = setTimeout(() => {
+      if (this.#armed.get(row.id) === armed && !this.#deps.lifecycle.closing) this.#timed(row.id, armed);
+    }, delay);
+    armed.timer.unref();
   }
 
   disarm(recipeId: number): void {
@@ -240,7 +263,7 @@ export class Polls {
       const connection = await resolveSlot(
         ctx,
         row,
-        this.#deps.cache.compiledFor(row).recipe?.config ?? [],
+        this.#deps.cache.triggerOf(row)?.config ?? [],
         row.trigger_application ?? 'rest',
         { workspaceId: row.workspace_id, environmentId: row.environment_id },
       );

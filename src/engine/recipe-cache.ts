@@ -5,12 +5,18 @@ import type { RecipeRow } from '../db/types.ts';
 import { findProjectOfFolder } from '../api/folders/folders.store.ts';
 import { listProperties } from '../api/properties/properties.store.ts';
 import { findRecipeById, findRecipeByWebhookKey } from '../api/recipes/recipes.store.ts';
-import { compileRecipe, type CompiledRecipe } from './compile.ts';
+import { compileRecipe, type CompiledRecipe, type CompiledStep } from './compile.ts';
 import { findConnector } from './catalog.ts';
 import { CustomConnectors } from './custom-connectors.ts';
 import type { TriggerDef } from './connectors/types.ts';
 import { type StepErrors } from '../recipe/document.ts';
 import { DocumentError, normaliseConfig, parseJsonField, unwrapCode, type ConfigEntry } from '../recipe/document.ts';
+
+/**
+ * Compiled recipes kept (the most recently used): a compiled recipe of a few steps holds tens of
+ * kilobytes (its steps, compiled inputs and formulas); one compiles in well under a millisecond.
+ */
+export const MAX_COMPILED_RECIPES = 1000;
 
 export class RecipeCache {
   readonly #ctx: ServiceContext;
@@ -38,9 +44,40 @@ export class RecipeCache {
 
   /** The recipe compiled from its current version (kept per version), or its code errors. */
   compiledFor(row: RecipeRow): { recipe: CompiledRecipe | null; codeErrors: StepErrors } {
-    const key = `${row.version_no}:${row.updated_at}:${this.custom.stamp(row.environment_id)}`;
+    const key = this.#keyOf(row);
     const cached = this.#compiled.get(row.id);
-    if (cached && cached.key === key) return { recipe: cached.recipe, codeErrors: [] };
+    if (cached && cached.key === key) {
+      // Most recently used last: the first entries are the ones dropped.
+      this.#compiled.delete(row.id);
+      this.#compiled.set(row.id, cached);
+      return { recipe: cached.recipe, codeErrors: [] };
+    }
+    const result = this.#compile(row, false);
+    if (result.recipe) {
+      this.#compiled.delete(row.id);
+      if (this.#compiled.size >= MAX_COMPILED_RECIPES) this.#compiled.delete(this.#compiled.keys().next().value!);
+      this.#compiled.set(row.id, { key, recipe: result.recipe });
+    }
+    return result;
+  }
+
+  /**
+   * The compiled trigger of a recipe, for arming it: the trigger alone is compiled (and not kept)
+   * unless the whole recipe is compiled already, so arming thousands of recipes at start (and
+   * their polls) neither compiles nor holds their steps. With the recipe's connection slots.
+   * Null when the trigger does not compile.
+   */
+  triggerOf(row: RecipeRow): { trigger: CompiledStep; config: ConfigEntry[] } | null {
+    const cached = this.#compiled.get(row.id);
+    if (cached && cached.key === this.#keyOf(row)) return cached.recipe;
+    return this.#compile(row, true).recipe;
+  }
+
+  #keyOf(row: RecipeRow): string {
+    return `${row.version_no}:${row.updated_at}:${this.custom.stamp(row.environment_id)}`;
+  }
+
+  #compile(row: RecipeRow, triggerOnly: boolean): { recipe: CompiledRecipe | null; codeErrors: StepErrors } {
     let code: unknown;
     let config: ConfigEntry[];
     try {
@@ -52,12 +89,8 @@ export class RecipeCache {
       throw error;
     }
     const env = row.environment_id;
-    const result = compileRecipe(code, config, (p) => findConnector(p) ?? this.custom.find(env, p));
-    if (result.recipe) {
-      if (this.#compiled.size > 5000) this.#compiled.clear();
-      this.#compiled.set(row.id, { key, recipe: result.recipe });
-    }
-    return result;
+    const source = triggerOnly && isObject(code) ? { ...code, block: [] } : code;
+    return compileRecipe(source, config, (p) => findConnector(p) ?? this.custom.find(env, p));
   }
 
   /** Loads the released custom connectors the recipe names, so that it compiles against them. */
@@ -138,4 +171,8 @@ export class RecipeCache {
     }
     return out;
   }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -27,6 +27,8 @@ export interface EngineOptions {
   jobSliceMs?: number;
   /** false: schedules fire only when runDueSchedules is called (tests that move a manual clock). */
   scheduleTimer?: boolean;
+  /** The running recipes' triggers are armed at start once this resolves (tests hold the arming with it). */
+  armAfter?: Promise<unknown>;
 }
 
 /** What formulas evaluated outside a job's steps (trigger inputs, trigger filters) need. */

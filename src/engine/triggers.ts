@@ -21,6 +21,8 @@ import { subscribeWebhook, unsubscribeWebhook } from './connector-triggers.ts';
 
 /** Running recipes read at a time when the engine arms them at start. */
 const RESUME_PAGE = 500;
+/** Recipes armed at start between two turns of the event loop (requests are answered between them). */
+const RESUME_YIELD_EVERY = 50;
 
 export interface TriggerDeps {
   ctx: ServiceContext;
@@ -59,6 +61,10 @@ export class TriggerArming {
   /** Webhook triggers unsubscribing after a stop. */
   readonly #unsubscribing = new Set<Promise<void>>();
   #resyncAgain = false;
+  /** While the running recipes are armed at start: those started, stopped or deleted meanwhile. */
+  #changedWhileResuming: Set<number> | undefined;
+  /** Resolves once resumeRunning has ended (at once before it starts). */
+  #resumed: Promise<void> = Promise.resolve();
 
   constructor(deps: TriggerDeps) {
     this.#deps = deps;
@@ -67,6 +73,7 @@ export class TriggerArming {
     this.#unsubscribe.push(
       ctx.notifier.subscribe('recipes.deleted', ({ recipeIds }) => {
         for (const recipeId of recipeIds) {
+          this.#changedWhileResuming?.add(recipeId);
           cache.forget(recipeId);
           queue.backlog.forget(recipeId);
           dataTables.disarm(recipeId);
@@ -77,6 +84,7 @@ export class TriggerArming {
     this.#unsubscribe.push(
       ctx.notifier.subscribe('recipe.running_changed', ({ recipeId, running, origin }) => {
         if (origin === this.#origin || lifecycle.closing) return;
+        this.#changedWhileResuming?.add(recipeId);
         cache.forget(recipeId);
         if (!running) {
           this.disarm(recipeId);
@@ -97,28 +105,76 @@ export class TriggerArming {
   }
 
   /**
-   * Arm the triggers of every running recipe (at start), read a page at a time. The schedules'
-   * timer is set once at the end: setting it after each of thousands of schedules made start-up
-   * grow with the square of their number.
+   * Arm the triggers of every running recipe (at start), read a page at a time, while the server
+   * already answers: webhooks need no arming (their recipe is looked up per call), and a recipe
+   * started, stopped or changed on another node meanwhile is left to that change (its row in the
+   * page read may be stale). The schedules' timer is set once a page: setting it after each of
+   * thousands of schedules made start-up grow with the square of their number. Polls go out
+   * spread over one poll interval (Polls.arm). Ends early when the engine closes.
    */
-  async resumeRunning(): Promise<void> {
-    const { ctx, schedules } = this.#deps;
-    let after = 0;
-    for (;;) {
-      const rows = await listRunningRecipesAfter(ctx.db, after, RESUME_PAGE);
-      for (const row of rows)
-        await this.arm(row, { timer: false }).catch((error: unknown) =>
-          ctx.log.error({ err: error, recipe_id: row.id }, 'could not resume the trigger of a running recipe'),
-        );
-      if (rows.length < RESUME_PAGE) break;
-      after = rows.at(-1)!.id;
+  async resumeRunning(): Promise<number> {
+    const { ctx, schedules, lifecycle } = this.#deps;
+    const changed = new Set<number>();
+    this.#changedWhileResuming = changed;
+    let count = 0;
+    try {
+      let after = 0;
+      for (;;) {
+        const rows = await listRunningRecipesAfter(ctx.db, after, RESUME_PAGE);
+        for (const [i, row] of rows.entries()) {
+          if (lifecycle.closing) return count;
+          if (changed.has(row.id)) continue;
+          count++;
+          await this.arm(row, { timer: false, spread: true }).catch((error: unknown) =>
+            ctx.log.error({ err: error, recipe_id: row.id }, 'could not resume the trigger of a running recipe'),
+          );
+          // Started, stopped or deleted while it was armed from the page's row: armed again from the row as it is now.
+          if (changed.has(row.id)) await this.#rearm(row.id);
+          // Requests go on being answered while thousands of recipes are armed.
+          if (i % RESUME_YIELD_EVERY === RESUME_YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
+        }
+        schedules.armTimer();
+        if (rows.length < RESUME_PAGE) break;
+        after = rows.at(-1)!.id;
+      }
+      return count;
+    } finally {
+      this.#changedWhileResuming = undefined;
     }
-    schedules.armTimer();
+  }
+
+  /** Start arming the running recipes (resumeRunning) without waiting for it; `resumed` tells when it ends. */
+  startResuming(after?: Promise<unknown>): Promise<void> {
+    this.#resumed = (async () => {
+      await after;
+      const started = Date.now();
+      const count = await this.resumeRunning();
+      this.#deps.ctx.log.info(
+        { recipes: count, ms: Date.now() - started },
+        'armed the triggers of the running recipes',
+      );
+    })().catch((error: unknown) =>
+      this.#deps.ctx.log.error({ err: error }, 'could not resume the triggers of the running recipes'),
+    );
+    return this.#resumed;
+  }
+
+  /** Resolves once the triggers of the recipes running at start are armed. */
+  resumed(): Promise<void> {
+    return this.#resumed;
+  }
+
+  /** Arm a recipe's trigger from its current row, or disarm it when it no longer runs. */
+  async #rearm(recipeId: number): Promise<void> {
+    const row = await findRecipeById(this.#deps.ctx.db, recipeId);
+    if (row?.running === 1 && !this.#deps.lifecycle.closing) await this.arm(row);
+    else this.disarm(recipeId);
   }
 
   /** A recipe was started here: arm its trigger and tell the other nodes. */
   async started(recipeId: number): Promise<void> {
     const { ctx, cache, events, queue } = this.#deps;
+    this.#changedWhileResuming?.add(recipeId);
     cache.forget(recipeId);
     const row = await findRecipeById(ctx.db, recipeId);
     if (!row) return;
@@ -133,6 +189,7 @@ export class TriggerArming {
   /** A recipe was stopped here: disarm its trigger and tell the other nodes. */
   stopped(recipeId: number): void {
     const { ctx, cache, events, polls } = this.#deps;
+    this.#changedWhileResuming?.add(recipeId);
     cache.forget(recipeId);
     this.disarm(recipeId);
     // A polling trigger's turn goes with the stop: the next start polls at once.
@@ -176,7 +233,7 @@ export class TriggerArming {
    * Arm the trigger of a running recipe: its schedule, poll, data table or topic subscription.
    * Webhooks need nothing: their recipe is compiled at its first event, not at start-up.
    */
-  async arm(row: RecipeRow, options: { timer?: boolean } = {}): Promise<void> {
+  async arm(row: RecipeRow, options: { timer?: boolean; spread?: boolean } = {}): Promise<void> {
     const { settings, cache, schedules, subscriptions, polls, dataTables, python, ruby } = this.#deps;
     schedules.disarm(row.id);
     subscriptions.disarm(row.id);
@@ -187,20 +244,24 @@ export class TriggerArming {
     this.#armed.add(row.id);
     if (row.trigger_application === 'workato_webhooks') return;
     await cache.prepare(row);
-    const { recipe } = cache.compiledFor(row);
-    if (recipe && recipe.trigger.trigger?.kind === 'poll')
-      return polls.arm(row, evaluateTriggerInput(settings, recipe.trigger), recipe.trigger.name ?? undefined);
-    if (recipe && recipe.trigger.trigger?.kind === 'data_table') {
-      await dataTables.arm(row, recipe.trigger.name ?? '', evaluateTriggerInput(settings, recipe.trigger));
+    const trigger = cache.triggerOf(row)?.trigger;
+    const kind = trigger?.trigger?.kind;
+    if (!trigger || kind === undefined) return;
+    if (kind === 'poll')
+      return polls.arm(row, evaluateTriggerInput(settings, trigger), trigger.name ?? undefined, {
+        spread: options.spread === true,
+      });
+    if (kind === 'data_table') {
+      await dataTables.arm(row, trigger.name ?? '', evaluateTriggerInput(settings, trigger));
       return;
     }
-    if (recipe && recipe.trigger.trigger?.kind === 'topic') {
-      const input = evaluateTriggerInput(settings, recipe.trigger);
-      const size = recipe.trigger.name === 'batch_subscribe_to_topic' ? batchSizeOf(input) : null;
+    if (kind === 'topic') {
+      const input = evaluateTriggerInput(settings, trigger);
+      const size = trigger.name === 'batch_subscribe_to_topic' ? batchSizeOf(input) : null;
       return subscriptions.arm(row, input, typeof size === 'number' ? size : null);
     }
-    if (!recipe || recipe.trigger.trigger?.kind !== 'schedule') return;
-    schedules.arm(row, evaluateTriggerInput(settings, recipe.trigger), options);
+    if (kind !== 'schedule') return;
+    schedules.arm(row, evaluateTriggerInput(settings, trigger), options);
   }
 
   /** Re-read the running recipes once no re-read is under way (one more if asked meanwhile). */
@@ -212,6 +273,8 @@ export class TriggerArming {
       return;
     }
     this.#resyncing = (async () => {
+      // The recipes running at start are armed first (a re-read beside it would arm them twice).
+      await this.#resumed;
       do {
         this.#resyncAgain = false;
         await this.#resync().catch((error: unknown) =>

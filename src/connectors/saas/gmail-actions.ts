@@ -5,20 +5,10 @@
 // read skills. Over the Gmail API v1: users.messages.send (an RFC 2822 message, base64url in
 // `raw`), users.messages.attachments.get, users.messages.list and users.messages.get
 // (https://developers.google.com/gmail/api/reference/rest/v1/users.messages).
-import { randomBytes } from 'node:crypto';
 import { StepError } from '../step-error.ts';
 import type { ActionDef, Connector } from '../types.ts';
-import {
-  addressesOf,
-  bytesOf,
-  contentOf,
-  countOf,
-  listOf,
-  requiredText,
-  saasAction,
-  textOf,
-  type Plain,
-} from './action-inputs.ts';
+import { contentOf, countOf, listOf, requiredText, saasAction, textOf, type Plain } from './action-inputs.ts';
+import { mimeMessage, outgoingMail, sendMailFields } from './outgoing-mail.ts';
 
 /** Gmail message and attachment ids (URL-safe; attachment ids are long). */
 const GMAIL_ID = /^[A-Za-z0-9_-]{1,2048}$/;
@@ -28,77 +18,6 @@ function gmailId(input: Plain, label: string, ...keys: string[]): string {
   if (!GMAIL_ID.test(id))
     throw new StepError('Bad request', `${label} ${JSON.stringify(id.slice(0, 60))} is not a Gmail ID`);
   return id;
-}
-
-/** A header value: no line breaks (a header of its own), non-ASCII as an RFC 2047 encoded word. */
-function headerText(value: string, label: string): string {
-  if (/[\r\n]/.test(value)) throw new StepError('Bad request', `${label} must be one line`);
-  return /^[\x20-\x7e]*$/.test(value) ? value : `=?UTF-8?B?${Buffer.from(value, 'utf8').toString('base64')}?=`;
-}
-
-function addressHeader(list: Array<{ email: string; name?: string }>): string {
-  return list.map((a) => (a.name ? `${headerText(a.name, 'A name')} <${a.email}>` : a.email)).join(', ');
-}
-
-function base64Lines(bytes: Buffer): string {
-  return (bytes.toString('base64').match(/.{1,76}/g) ?? ['']).join('\r\n');
-}
-
-/** The message of `send_mail` as RFC 2822 (RFC 2045 parts when it has attachments). */
-export function mimeMessage(input: Plain): string {
-  const to = addressesOf(input, 'to', 'To');
-  if (to.length === 0) throw new StepError('Bad request', "To can't be blank");
-  const subject = requiredText(input, 'Subject', 'subject');
-  const html = textOf(input, 'email_type').trim().toLowerCase() === 'html';
-  const headers: string[] = [];
-  const from = addressesOf(input, 'from', 'From');
-  if (from.length > 0) headers.push(`From: ${addressHeader(from)}`);
-  headers.push(`To: ${addressHeader(to)}`);
-  for (const [key, name] of [
-    ['cc', 'Cc'],
-    ['bcc', 'Bcc'],
-    ['reply_to', 'Reply-To'],
-  ] as const) {
-    const list = addressesOf(input, key, name);
-    if (list.length > 0) headers.push(`${name}: ${addressHeader(list)}`);
-  }
-  headers.push(`Subject: ${headerText(subject, 'Subject')}`, 'MIME-Version: 1.0');
-  const body = [
-    `Content-Type: text/${html ? 'html' : 'plain'}; charset=UTF-8`,
-    'Content-Transfer-Encoding: base64',
-    '',
-    base64Lines(bytesOf(textOf(input, 'message'))),
-  ].join('\r\n');
-  const attachments = listOf(input, 'attachments').map((item, i) => {
-    const a = (typeof item === 'object' && item !== null ? item : {}) as Plain;
-    const name = requiredText(a, `attachments[${i}] file name`, 'file_name', 'name', 'attachment_name');
-    return {
-      name: headerText(name, 'A file name').replace(/"/g, "'"),
-      bytes: bytesOf(textOf(a, 'file_content', 'content', 'attachment')),
-    };
-  });
-  if (attachments.length === 0) return [...headers, body].join('\r\n');
-  const boundary = `sb-${randomBytes(12).toString('hex')}`;
-  const parts = [
-    body,
-    ...attachments.map((a) =>
-      [
-        `Content-Type: application/octet-stream; name="${a.name}"`,
-        `Content-Disposition: attachment; filename="${a.name}"`,
-        'Content-Transfer-Encoding: base64',
-        '',
-        base64Lines(a.bytes),
-      ].join('\r\n'),
-    ),
-  ];
-  return [
-    ...headers,
-    `Content-Type: multipart/mixed; boundary="${boundary}"`,
-    '',
-    ...parts.map((p) => `--${boundary}\r\n${p}`),
-    `--${boundary}--`,
-    '',
-  ].join('\r\n');
 }
 
 function header(message: unknown, name: string): string | null {
@@ -201,35 +120,12 @@ export function gmailActions(self: () => Connector): Record<string, ActionDef> {
           { path: 'to', label: 'To' },
           { path: 'subject', label: 'Subject' },
         ],
-        inputFields: [
-          { name: 'to', label: 'To' },
-          { name: 'subject', label: 'Subject' },
-          {
-            name: 'email_type',
-            label: 'Email type',
-            optional: true,
-            pick_list: [
-              ['Text', 'text'],
-              ['HTML', 'html'],
-            ],
-          },
-          { name: 'message', label: 'Message', optional: true },
-          { name: 'from', label: 'From', optional: true },
-          { name: 'bcc', label: 'Bcc', optional: true },
-          { name: 'cc', label: 'Cc', optional: true },
-          { name: 'reply_to', label: 'Reply to', optional: true },
-          {
-            name: 'attachments',
-            type: 'array',
-            of: 'object',
-            optional: true,
-            properties: [{ name: 'file_content' }, { name: 'file_name' }],
-          },
-        ],
+        inputFields: sendMailFields({ from: true }),
         outputFields: [{ name: 'id' }, { name: 'thread_id' }, { name: 'label_ids', type: 'array', of: 'string' }],
       },
       async (input, session) => {
-        const raw = Buffer.from(mimeMessage(input), 'utf8').toString('base64url');
+        const mail = outgoingMail(input, { from: true, replyToLabel: 'Reply-To' });
+        const raw = Buffer.from(mimeMessage(mail), 'utf8').toString('base64url');
         const res = await (
           await session()
         ).request({ method: 'POST', url: 'me/messages/send', body: { json: { raw } } });

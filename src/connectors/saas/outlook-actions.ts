@@ -7,16 +7,8 @@
 import { collect, nextUrlInBody } from '../http/pagination.ts';
 import { StepError } from '../step-error.ts';
 import type { ActionDef, Connector } from '../types.ts';
-import {
-  addressesOf,
-  bytesOf,
-  contentOf,
-  listOf,
-  requiredText,
-  saasAction,
-  textOf,
-  type Plain,
-} from './action-inputs.ts';
+import { contentOf, requiredText, saasAction, type Plain } from './action-inputs.ts';
+import { outgoingMail, sendMailFields } from './outgoing-mail.ts';
 
 /** Graph message IDs (base64 with URL-safe characters). */
 const MESSAGE_ID = /^[A-Za-z0-9=_+/-]{1,1024}$/;
@@ -34,55 +26,24 @@ export function outlookActions(self: () => Connector): Record<string, ActionDef>
           { path: 'to', label: 'To' },
           { path: 'subject', label: 'Subject' },
         ],
-        inputFields: [
-          { name: 'to', label: 'To' },
-          { name: 'subject', label: 'Subject' },
-          {
-            name: 'email_type',
-            optional: true,
-            pick_list: [
-              ['Text', 'text'],
-              ['HTML', 'html'],
-            ],
-          },
-          { name: 'message', optional: true },
-          { name: 'cc', optional: true },
-          { name: 'bcc', optional: true },
-          { name: 'reply_to', optional: true },
-          {
-            name: 'attachments',
-            type: 'array',
-            of: 'object',
-            optional: true,
-            properties: [{ name: 'file_content' }, { name: 'file_name' }],
-          },
-        ],
+        inputFields: sendMailFields({ from: false }),
         outputFields: [],
       },
       async (input, session) => {
-        const to = addressesOf(input, 'to', 'To');
-        if (to.length === 0) throw new StepError('Bad request', "To can't be blank");
-        const subject = requiredText(input, 'Subject', 'subject');
-        const html = textOf(input, 'email_type').trim().toLowerCase() === 'html';
+        const mail = outgoingMail(input, { from: false, replyToLabel: 'Reply to' });
         const message: Plain = {
-          subject,
-          body: { contentType: html ? 'HTML' : 'Text', content: textOf(input, 'message') },
-          toRecipients: recipients(to),
+          subject: mail.subject,
+          body: { contentType: mail.html ? 'HTML' : 'Text', content: mail.message },
+          toRecipients: recipients(mail.to),
         };
-        const cc = addressesOf(input, 'cc', 'Cc');
-        if (cc.length > 0) message.ccRecipients = recipients(cc);
-        const bcc = addressesOf(input, 'bcc', 'Bcc');
-        if (bcc.length > 0) message.bccRecipients = recipients(bcc);
-        const replyTo = addressesOf(input, 'reply_to', 'Reply to');
-        if (replyTo.length > 0) message.replyTo = recipients(replyTo);
-        const attachments = listOf(input, 'attachments').map((item, i) => {
-          const a = (typeof item === 'object' && item !== null ? item : {}) as Plain;
-          return {
-            '@odata.type': '#microsoft.graph.fileAttachment',
-            name: requiredText(a, `attachments[${i}] file name`, 'file_name', 'name'),
-            contentBytes: bytesOf(textOf(a, 'file_content', 'content')).toString('base64'),
-          };
-        });
+        if (mail.cc.length > 0) message.ccRecipients = recipients(mail.cc);
+        if (mail.bcc.length > 0) message.bccRecipients = recipients(mail.bcc);
+        if (mail.replyTo.length > 0) message.replyTo = recipients(mail.replyTo);
+        const attachments = mail.attachments.map((a) => ({
+          '@odata.type': '#microsoft.graph.fileAttachment',
+          name: a.name,
+          contentBytes: a.bytes.toString('base64'),
+        }));
         if (attachments.length > 0) message.attachments = attachments;
         await (
           await session()

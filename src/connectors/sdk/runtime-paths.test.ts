@@ -3,68 +3,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sqliteOnly } from '../../../test/test-database.ts';
-import { startDemoApi, type DemoApi } from '../../../test/stand-ins/sdk-demo-api.ts';
-import { createDirectHost } from './direct-host.ts';
+import { sdkRuntimeKit } from '../../../test/sdk-runtime-kit.ts';
+import { DEMO } from '../../../test/stand-ins/sdk-demo-connector.ts';
 import { installedRubySnapshotFile } from './ruby-sandbox.ts';
-import {
-  createConnectorRuntime,
-  type ConnectorHost as Host,
-  type ConnectorOutcome,
-  type ConnectorParams,
-} from './runtime.ts';
+import { createConnectorRuntime, type ConnectorHost as Host } from './runtime.ts';
 
 // The Ruby runtime uses no database: its tests run once, in the SQLite suite.
 const NO_DATABASE = sqliteOnly('the Ruby runtime uses no database');
 
-let api: DemoApi;
-const runtime = createConnectorRuntime({
-  workers: 2,
-  memoryBytes: 64 * 1024 * 1024,
-  snapshotFiles: [installedRubySnapshotFile()],
-  timeoutMs: 20_000,
-});
-const updates: Array<Record<string, unknown>> = [];
-const host = createDirectHost({
-  accountProperties: { region: 'eu-west' },
-  lookupTables: { countries: [{ code: 'FR', name: 'France' }] },
-  onConnectionUpdate: (settings) => {
-    updates.push(settings);
-  },
-});
-
-before(async () => {
-  api = await startDemoApi();
-});
-after(async () => {
-  await runtime.close();
-  await host.close();
-  await api.close();
-});
-
-import { DEMO } from '../../../test/stand-ins/sdk-demo-connector.ts';
-
-function settings(): Record<string, unknown> {
-  return { base: api.url, user: 'ada', password: 'lovelace' };
-}
-
-async function run(
-  path: string,
-  params: ConnectorParams = {},
-  source = DEMO,
-  workspaceId = 1,
-): Promise<ConnectorOutcome> {
-  return runtime.invoke(
-    { source, connectorName: 'Acme', workspaceId, path, params: { settings: settings(), ...params } },
-    host,
-  );
-}
-
-// The values are the connector's JSON: read freely in assertions.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function value(outcome: ConnectorOutcome): any {
-  if (!outcome.ok) assert.fail(`expected success, got ${outcome.error.message}`);
-  return outcome.value;
-}
+const kit = sdkRuntimeKit();
+const { runtime, host, settings, run, value } = kit;
 
 describe('methods and pick lists', { skip: NO_DATABASE }, () => {
   test('methods.NAME takes its arguments; optional ones may be left out', async () => {
@@ -86,7 +34,7 @@ describe('methods and pick lists', { skip: NO_DATABASE }, () => {
 });
 
 describe('triggers', { skip: NO_DATABASE }, () => {
-  before(() => api.resetRecords());
+  before(() => kit.api.resetRecords());
 
   test('poll: pages while can_poll_more, next_poll carried, dedup keys; poll_page one page', async () => {
     const all = value(await run('triggers.new_records.poll', { input: { since: 0 } }));
@@ -118,8 +66,8 @@ describe('triggers', { skip: NO_DATABASE }, () => {
     const subscribed = value(
       await run('triggers.record_hook.webhook_subscribe', { webhook_url: 'http://sb/webhooks/x', input: {} }),
     );
-    assert.deepEqual(subscribed, { id: `h${api.hooks.size}` });
-    assert.equal(api.hooks.get(subscribed.id), 'http://sb/webhooks/x');
+    assert.deepEqual(subscribed, { id: `h${kit.api.hooks.size}` });
+    assert.equal(kit.api.hooks.get(subscribed.id), 'http://sb/webhooks/x');
     const events = value(
       await run('triggers.record_hook.webhook_notification', {
         input: {},
@@ -133,7 +81,7 @@ describe('triggers', { skip: NO_DATABASE }, () => {
       { id: 2, via: 'acme', filter: 'all' },
     ]);
     value(await run('triggers.record_hook.webhook_unsubscribe', { webhook_subscribe_output: subscribed }));
-    assert.equal(api.hooks.has(subscribed.id), false);
+    assert.equal(kit.api.hooks.has(subscribed.id), false);
   });
 });
 
@@ -147,7 +95,7 @@ describe('Ruby code (runCode, for Ruby code steps)', { skip: NO_DATABASE }, () =
             { price: 2, qty: 3 },
             { price: 1, qty: 1 },
           ],
-          base: api.url,
+          base: kit.api.url,
         },
         workspaceId: 1,
       },

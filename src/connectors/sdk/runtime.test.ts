@@ -2,69 +2,24 @@
 // style, each path run as a recipe's step or a connection test would run it.
 import assert from 'node:assert/strict';
 import { createHash, createHmac, generateKeyPairSync, verify } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sqliteOnly } from '../../../test/test-database.ts';
-import { startDemoApi, type DemoApi } from '../../../test/stand-ins/sdk-demo-api.ts';
+import { sdkRuntimeKit } from '../../../test/sdk-runtime-kit.ts';
 import { DEMO } from '../../../test/stand-ins/sdk-demo-connector.ts';
-import { createDirectHost } from './direct-host.ts';
-import { installedRubySnapshotFile } from './ruby-sandbox.ts';
-import { createConnectorRuntime, type ConnectorOutcome, type ConnectorParams } from './runtime.ts';
 
 // The Ruby runtime uses no database: its tests run once, in the SQLite suite.
 const NO_DATABASE = sqliteOnly('the Ruby runtime uses no database');
 
-let api: DemoApi;
-const runtime = createConnectorRuntime({
-  workers: 2,
-  memoryBytes: 64 * 1024 * 1024,
-  snapshotFiles: [installedRubySnapshotFile()],
-  timeoutMs: 20_000,
-});
-const updates: Array<Record<string, unknown>> = [];
-const host = createDirectHost({
-  accountProperties: { region: 'eu-west' },
-  lookupTables: { countries: [{ code: 'FR', name: 'France' }] },
-  onConnectionUpdate: (settings) => {
-    updates.push(settings);
-  },
-});
-
-before(async () => {
-  api = await startDemoApi();
-});
-after(async () => {
-  await runtime.close();
-  await host.close();
-  await api.close();
-});
-
-function settings(): Record<string, unknown> {
-  return { base: api.url, user: 'ada', password: 'lovelace' };
-}
-
-async function run(
-  path: string,
-  params: ConnectorParams = {},
-  source = DEMO,
-  workspaceId = 1,
-): Promise<ConnectorOutcome> {
-  return runtime.invoke(
-    { source, connectorName: 'Acme', workspaceId, path, params: { settings: settings(), ...params } },
-    host,
-  );
-}
-
-// The values are the connector's JSON: read freely in assertions.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function value(outcome: ConnectorOutcome): any {
-  if (!outcome.ok) assert.fail(`expected success, got ${outcome.error.message}`);
-  return outcome.value;
-}
+const kit = sdkRuntimeKit();
+const { updates, settings, run, value } = kit;
 
 describe('connection and test', { skip: NO_DATABASE }, () => {
   test('basic_auth: apply sets user and password; test passes with the right ones and fails naming the connector otherwise', async () => {
     assert.deepEqual(value(await run('test')), { user: 'ada' });
-    assert.equal(api.requests.at(-1)!.headers.authorization, `Basic ${Buffer.from('ada:lovelace').toString('base64')}`);
+    assert.equal(
+      kit.api.requests.at(-1)!.headers.authorization,
+      `Basic ${Buffer.from('ada:lovelace').toString('base64')}`,
+    );
     const failed = await run('test', { settings: { ...settings(), password: 'wrong' } });
     assert.equal(failed.ok, false);
     if (!failed.ok) {
@@ -86,12 +41,12 @@ describe('connection and test', { skip: NO_DATABASE }, () => {
     },
     base_uri`,
     ).replace("get('/basic/me')", "get('/key/me')");
-    assert.deepEqual(value(await run('test', { settings: { base: api.url, key: 'k-123' } }, source)), {
+    assert.deepEqual(value(await run('test', { settings: { base: kit.api.url, key: 'k-123' } }, source)), {
       user: 'key-holder',
     });
-    assert.equal(api.requests.at(-1)!.headers['x-api-key'], 'k-123');
-    value(await run('test', { settings: { base: api.url, key: 'k-123', in_query: true } }, source));
-    assert.equal(api.requests.at(-1)!.url, '/key/me?api_key=k-123');
+    assert.equal(kit.api.requests.at(-1)!.headers['x-api-key'], 'k-123');
+    value(await run('test', { settings: { base: kit.api.url, key: 'k-123', in_query: true } }, source));
+    assert.equal(kit.api.requests.at(-1)!.url, '/key/me?api_key=k-123');
   });
 
   test('custom_auth: acquire on connect, then a 401 matched by refresh_on acquires again, retries once and tells the host the new token', async () => {
@@ -116,22 +71,22 @@ describe('connection and test', { skip: NO_DATABASE }, () => {
       },
       test: lambda { |connection| get('/bearer/me') }
     }`;
-    const base = { base: api.url, client_id: 'cid', client_secret: 'cs' };
+    const base = { base: kit.api.url, client_id: 'cid', client_secret: 'cs' };
     updates.length = 0;
     const connected = await run('connection.authorize', { settings: base }, source);
     assert.deepEqual(value(connected), { authorized: true });
-    const token = api.tokens.at(-1)!;
+    const token = kit.api.tokens.at(-1)!;
     assert.deepEqual(connected.settings, { ...base, access_token: token });
     assert.deepEqual(updates.at(-1), { ...base, access_token: token });
 
-    api.expireTokens();
-    const before = api.tokens.length;
+    kit.api.expireTokens();
+    const before = kit.api.tokens.length;
     const outcome = await run('test', { settings: { ...base, access_token: token } }, source);
     assert.equal(value(outcome).user, 'bearer');
-    assert.equal(api.tokens.length, before + 1, 'acquire ran once');
-    assert.equal(value(outcome).token, api.tokens.at(-1));
-    assert.equal(outcome.settings?.access_token, api.tokens.at(-1));
-    assert.equal(updates.at(-1)?.access_token, api.tokens.at(-1));
+    assert.equal(kit.api.tokens.length, before + 1, 'acquire ran once');
+    assert.equal(value(outcome).token, kit.api.tokens.at(-1));
+    assert.equal(outcome.settings?.access_token, kit.api.tokens.at(-1));
+    assert.equal(updates.at(-1)?.access_token, kit.api.tokens.at(-1));
 
     const badClient = await run('connection.authorize', { settings: { ...base, client_secret: 'nope' } }, source);
     assert.equal(badClient.ok, false);
@@ -158,10 +113,10 @@ describe('connection and test', { skip: NO_DATABASE }, () => {
       },
       test: lambda { |connection| get('/soft/me') }
     }`;
-    const base = { base: api.url, client_id: 'cid', client_secret: 'cs' };
+    const base = { base: kit.api.url, client_id: 'cid', client_secret: 'cs' };
     assert.equal(
       value(await run('connection.authorization.authorization_url', { settings: base }, source)),
-      `${api.url}/oauth/authorize?scope=read`,
+      `${kit.api.url}/oauth/authorize?scope=read`,
     );
     const acquired = await run(
       'connection.authorization.acquire',
@@ -169,18 +124,18 @@ describe('connection and test', { skip: NO_DATABASE }, () => {
       source,
     );
     assert.equal(value(acquired).refresh_token, 'refresh-1');
-    const exchange = api.requests.at(-1)!;
+    const exchange = kit.api.requests.at(-1)!;
     assert.equal(new URLSearchParams(exchange.body).get('redirect_uri'), 'http://sb/oauth/callback');
     assert.equal(new URLSearchParams(exchange.body).get('client_secret'), 'cs');
 
-    api.expireTokens();
+    kit.api.expireTokens();
     const outcome = await run(
       'test',
       { settings: { ...base, access_token: 'stale', refresh_token: 'refresh-1' } },
       source,
     );
     assert.equal(value(outcome).user, 'soft');
-    assert.equal(outcome.settings?.access_token, api.tokens.at(-1));
+    assert.equal(outcome.settings?.access_token, kit.api.tokens.at(-1));
     assert.equal(outcome.settings?.refresh_token, 'refresh-1');
 
     const noRefresh = await run('test', { settings: { ...base, access_token: 'stale' } }, source);
@@ -205,11 +160,11 @@ describe('connection and test', { skip: NO_DATABASE }, () => {
       test: lambda { |connection| get(connection['auth_type'] == 'key' ? '/key/me' : '/basic/me') }
     }`;
     assert.equal(
-      value(await run('test', { settings: { base: api.url, auth_type: 'key' } }, source)).user,
+      value(await run('test', { settings: { base: kit.api.url, auth_type: 'key' } }, source)).user,
       'key-holder',
     );
-    assert.equal(value(await run('test', { settings: { base: api.url, auth_type: 'basic' } }, source)).user, 'ada');
-    const unknown = await run('test', { settings: { base: api.url, auth_type: 'oauth' } }, source);
+    assert.equal(value(await run('test', { settings: { base: kit.api.url, auth_type: 'basic' } }, source)).user, 'ada');
+    const unknown = await run('test', { settings: { base: kit.api.url, auth_type: 'oauth' } }, source);
     assert.equal(unknown.ok, false);
     if (!unknown.ok) assert.match(unknown.error.message, /"oauth" is not one of the options/);
   });
@@ -221,7 +176,7 @@ describe('actions', { skip: NO_DATABASE }, () => {
     assert.equal(out.name, 'New thing!');
     assert.equal(out.status, 201);
     assert.equal(out.had_content_type, 'application/json');
-    const sent = api.requests.at(-1)!;
+    const sent = kit.api.requests.at(-1)!;
     assert.equal(sent.headers['content-type'], 'application/json');
     assert.deepEqual(JSON.parse(sent.body), { name: 'New thing!' });
   });
@@ -299,7 +254,7 @@ describe('actions', { skip: NO_DATABASE }, () => {
       count: 2,
       more: true,
     });
-    assert.equal(api.requests.at(-1)!.url, '/records?since=3');
+    assert.equal(kit.api.requests.at(-1)!.url, '/records?since=3');
     assert.deepEqual(value(await run('actions.update_record.execute', { input: { id: 4, name: 'n' } })), {
       id: 4,
       method: 'PUT',

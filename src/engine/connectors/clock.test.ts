@@ -2,7 +2,8 @@
 // cron across DST), and scheduled jobs end to end with a manual clock, across an engine restart.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { nextFireTime, scheduleOf, type Schedule } from './clock.ts';
+import { Cron } from 'croner';
+import { CronTimes, nextFireTime, scheduleOf, type Schedule } from './clock.ts';
 import { fromPlain, type Hash } from '../../recipe/formula/values.ts';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { createRecipe, log, numbered, startRecipe, readJob } from '../../../test/recipes.ts';
@@ -51,6 +52,19 @@ describe('clock schedules', () => {
     const s = schedule({ time_unit: 'custom', cron_expression: '0 9 * * *', timezone: 'America/New_York' });
     assert.equal(iso(nextFireTime(s, at('2026-03-06T12:00:00Z'), null)), '2026-03-06T14:00:00.000Z');
     assert.equal(iso(nextFireTime(s, at('2026-03-09T12:00:00Z'), null)), '2026-03-09T13:00:00.000Z');
+  });
+
+  test('a pattern shared by schedules answers from its last run as croner does, whatever order it is asked in', () => {
+    const pattern = '30 9 * * 1-5';
+    const zone = 'Europe/Paris';
+    const shared = new CronTimes(pattern, zone);
+    const fresh = (ms: number) => new Cron(pattern, { timezone: zone, paused: true }).nextRun(new Date(ms))?.getTime();
+    const start = at('2026-03-27T06:00:00Z');
+    // Forward, backward, on a run itself and a millisecond either side of it, across the change to summer time.
+    const times = [0, 3_600_000, 4 * 86_400_000, 60_000, 2 * 86_400_000].map((d) => start + d);
+    const run = fresh(start)!;
+    times.push(run, run - 1, run + 1, start + 10 * 86_400_000, start + 1);
+    for (const ms of times) assert.equal(shared.after(ms), fresh(ms), iso(ms));
   });
 
   test('bad inputs are named', () => {

@@ -24,7 +24,7 @@ export interface Schedule {
   zone: string;
   startAfter: number | null;
   /** Set for calendar schedules (a time of day, weekdays, days of month, or a cron expression). */
-  cron: Cron | null;
+  cron: CronTimes | null;
 }
 
 function text(input: Hash, key: string): string | null {
@@ -110,10 +110,10 @@ export function scheduleOf(input: Hash): Schedule | Array<[string, unknown, stri
       pattern = `${minute} ${hour} ${domField} * ${dow}`;
     }
   }
-  let cron: Cron | null = null;
+  let cron: CronTimes | null = null;
   if (pattern !== null && problems.length === 0) {
     try {
-      cron = new Cron(pattern, { timezone: zone, paused: true });
+      cron = cronTimesOf(pattern, zone);
     } catch (error) {
       problems.push(['Cron expression', pattern, `is invalid: ${(error as Error).message}`, 'cron_expression']);
     }
@@ -140,19 +140,55 @@ export function nextFireTime(s: Schedule, now: number, lastFired: number | null)
   }
   if (lastFired !== null) {
     // A run missed while stopped or down happens once, at once.
-    const due = s.cron.nextRun(new Date(lastFired));
-    if (due !== null && due.getTime() <= now && s.every === 1) return notBefore;
+    const due = s.cron.after(lastFired);
+    if (due !== null && due <= now && s.every === 1) return notBefore;
   }
-  let candidate = s.cron.nextRun(new Date(notBefore - 1));
+  let candidate = s.cron.after(notBefore - 1);
   const minGap = s.every > 1 && lastFired !== null ? period(s) - 3_600_000 : 0;
-  for (
-    let i = 0;
-    candidate !== null && i < 1000 && lastFired !== null && candidate.getTime() - lastFired < minGap;
-    i++
-  ) {
-    candidate = s.cron.nextRun(candidate);
+  for (let i = 0; candidate !== null && i < 1000 && lastFired !== null && candidate - lastFired < minGap; i++) {
+    candidate = s.cron.after(candidate);
   }
-  return candidate === null ? Number.POSITIVE_INFINITY : candidate.getTime();
+  return candidate === null ? Number.POSITIVE_INFINITY : candidate;
+}
+
+/**
+ * The runs of a cron pattern in a time zone, shared by the schedules that name the same pair.
+ * Croner's next-run search costs about a millisecond; the last answer is kept, so asking again
+ * from any time between the time asked and that run (thousands of schedules armed at start on a
+ * few patterns) costs nothing.
+ */
+export class CronTimes {
+  readonly #cron: Cron;
+  #from = Number.NaN;
+  #next: number | null = null;
+
+  constructor(pattern: string, zone: string) {
+    this.#cron = new Cron(pattern, { timezone: zone, paused: true });
+  }
+
+  /** The first run strictly after `ms` (epoch ms), or null when there is none. */
+  after(ms: number): number | null {
+    if (ms >= this.#from && (this.#next === null || ms < this.#next)) return this.#next;
+    const next = this.#cron.nextRun(new Date(ms));
+    this.#from = ms;
+    this.#next = next === null ? null : next.getTime();
+    return this.#next;
+  }
+}
+
+/** Patterns kept for reuse (a map cleared when full: each entry is a few hundred bytes). */
+const MAX_CRON_PATTERNS = 1000;
+const cronPatterns = new Map<string, CronTimes>();
+
+function cronTimesOf(pattern: string, zone: string): CronTimes {
+  const key = `${zone} ${pattern}`;
+  let times = cronPatterns.get(key);
+  if (!times) {
+    times = new CronTimes(pattern, zone);
+    if (cronPatterns.size >= MAX_CRON_PATTERNS) cronPatterns.clear();
+    cronPatterns.set(key, times);
+  }
+  return times;
 }
 
 function isoWeek(ms: number, zone: string): number {

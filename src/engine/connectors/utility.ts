@@ -1,9 +1,10 @@
 // utility (Utilities by Workato): the vendor's helpers that older recipes still use. `log_message`
 // as the logger's; `format_name` (Merge name components); `parse_json` as the JSON parser's;
 // `parse_csv` and `create_csv_lines` as the CSV parser's; `parse_xml`; `create_list` (a list from
-// its items); `read_file` (Download file from URL) as File tools' `read_file`. The charts
-// (`column_chart`, `pie_chart`) are not built: the vendor publishes no reference of their fields.
+// its items); `read_file` (Download file from URL) as File tools' `read_file`; `column_chart` and
+// `pie_chart` (Generate column chart, Generate pie chart) in images/charts.ts.
 import { csvParser } from './csv_parser.ts';
+import { columnChart, pieChart } from './images/charts.ts';
 import { readFileFromUrl } from './file_connector.ts';
 import { jsonParser } from './json_parser.ts';
 import { logger } from './logger.ts';
@@ -92,5 +93,7 @@ export const utility: Connector = {
     parse_xml: parseXmlAction,
     create_list: createList,
     read_file: readFileFromUrl,
+    column_chart: columnChart,
+    pie_chart: pieChart,
   },
 };

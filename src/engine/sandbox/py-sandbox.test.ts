@@ -13,9 +13,9 @@ const limits = { timeoutMs: 20_000, memoryBytes: 64 * 1024 * 1024 };
 const sandboxes: Array<{ close(): Promise<void> }> = [];
 after(() => Promise.all(sandboxes.map((s) => s.close())));
 
-function pool(interpreters: number, idleMs?: number) {
+function pool(interpreters: number, idleMs?: number, workers = 1) {
   const sandbox = createPySandbox({
-    workers: 1,
+    workers,
     snapshotFiles: [installedPythonSnapshotFile()],
     interpreters,
     extraIdleMs: idleMs,
@@ -42,6 +42,16 @@ describe('the Python sandbox pool', () => {
     assert.equal(await countIn(sandbox, 'c'), 3);
     assert.equal(await countIn(sandbox, 'a'), 1, 'a starts afresh');
     assert.ok(sandbox.interpreters() <= 3);
+  });
+
+  test('the bound holds below the workers and the spare: with one interpreter (PYTHON_INTERPRETERS=1) two recipes take turns on it', async () => {
+    const sandbox = pool(1, undefined, 2);
+    assert.equal(await countIn(sandbox, 'a'), 1);
+    assert.equal(sandbox.interpreters(), 1, 'no spare is loaded past the bound');
+    const [b, c] = await Promise.all([countIn(sandbox, 'b'), countIn(sandbox, 'c')]);
+    assert.deepEqual([b, c], [1, 1], 'each started on a fresh interpreter, one after the other');
+    assert.equal(sandbox.interpreters(), 1);
+    assert.equal(await countIn(sandbox, 'a'), 1, 'a gave its interpreter up');
   });
 
   test('interpreters idle past idleMs are ended down to the workers and the spare', async () => {

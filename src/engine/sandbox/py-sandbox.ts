@@ -14,8 +14,9 @@
 // idle the longest is terminated and a fresh one takes its place.
 //
 // Steps running at once are bounded by `workers` (and the spare); loaded interpreters by
-// `interpreters`, so that each of several active recipes keeps a loaded worker of its own rather
-// than each step restoring an interpreter (0.7 s or more). A worker left idle for `extraIdleMs` beyond
+// `interpreters` (PYTHON_INTERPRETERS), a hard cap on the pool's memory (100 MB or more each) that
+// bounds the steps at once too when it is the smaller; within it each of several active recipes
+// keeps a loaded worker of its own rather than each step restoring an interpreter (0.7 s or more). A worker left idle for `extraIdleMs` beyond
 // the first `workers` + 1 is ended, giving its memory back once its recipe goes quiet.
 // `idleMs` (SANDBOX_IDLE_MS) retires any worker idle that long, the last one taking the image too.
 import { createHash } from 'node:crypto';
@@ -54,8 +55,8 @@ interface Slot extends WorkerSlot {
   takenAt: number;
 }
 
-/** Interpreters kept loaded by default: six active recipes each keep one (with two workers, a spare). */
-export const DEFAULT_INTERPRETERS = 6;
+/** Interpreters kept loaded by default: two steps at once and a loaded spare, for a small container. */
+export const DEFAULT_INTERPRETERS = 3;
 /** How long an interpreter beyond the workers and the spare stays loaded without a step. */
 export const DEFAULT_IDLE_MS = 10 * 60_000;
 
@@ -175,9 +176,9 @@ export function createPySandbox(options: {
 }): PySandbox {
   // Every worker started and not replaced, loaded or loading.
   const slots: Slot[] = [];
-  // Steps running at once: the workers and the spare.
-  const running = options.workers + 1;
-  const most = Math.max(running, options.interpreters ?? DEFAULT_INTERPRETERS);
+  // Interpreters loaded at most, busy or idle; steps running at once: the workers and the spare, within it.
+  const most = Math.max(1, options.interpreters ?? DEFAULT_INTERPRETERS);
+  const running = Math.min(options.workers + 1, most);
   const idleMs = options.extraIdleMs ?? DEFAULT_IDLE_MS;
   const sweep = setInterval(endIdle, Math.min(idleMs, 60_000));
   sweep.unref();

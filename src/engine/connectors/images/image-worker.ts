@@ -1,6 +1,6 @@
-// The image codec's thread (transform.ts): decoding, resizing and encoding run here, in pure
-// JavaScript (Jimp), off the server's event loop and in a heap of its own with a bound. One image a
-// thread: the thread ends with its answer.
+// The image codec's thread (image-threads.ts): decoding, resizing, drawing charts and encoding run
+// here, in pure JavaScript (Jimp), off the server's event loop and in a heap of its own with a
+// bound. One image a thread: the thread ends with its answer.
 import { parentPort, workerData } from 'node:worker_threads';
 import { createJimp } from '@jimp/core';
 import bmp from '@jimp/js-bmp';
@@ -8,8 +8,12 @@ import gif from '@jimp/js-gif';
 import jpeg from '@jimp/js-jpeg';
 import png from '@jimp/js-png';
 import { methods as resizeMethods } from '@jimp/plugin-resize';
+import { drawChart, type ChartJob } from './chart-draw.ts';
 
-export interface ImageJob {
+export type ImageJob = TransformJob | ({ kind: 'chart' } & { chart: ChartJob });
+
+export interface TransformJob {
+  kind: 'transform';
   bytes: Uint8Array;
   format: 'png' | 'jpg';
   width: number | null;
@@ -32,7 +36,7 @@ interface Img {
 }
 const blank = (width: number, height: number) => new Jimp({ width, height, color: WHITE }) as unknown as Img;
 
-async function transform(job: ImageJob): Promise<ImageReply> {
+async function transform(job: TransformJob): Promise<ImageReply> {
   let image = (await Jimp.fromBuffer(Buffer.from(job.bytes))) as unknown as Img;
   const { width: w0, height: h0 } = image.bitmap;
   const { width, height } = job;
@@ -61,7 +65,12 @@ async function transform(job: ImageJob): Promise<ImageReply> {
   return { ok: true, bytes: out, width: image.bitmap.width, height: image.bitmap.height };
 }
 
-transform(workerData as ImageJob).then(
+async function run(job: ImageJob): Promise<ImageReply> {
+  if (job.kind === 'transform') return transform(job);
+  return { ok: true, ...(await drawChart(job.chart)) };
+}
+
+run(workerData as ImageJob).then(
   (reply) => parentPort?.postMessage(reply),
   (error: unknown) =>
     parentPort?.postMessage({ ok: false, message: error instanceof Error ? error.message : String(error) }),

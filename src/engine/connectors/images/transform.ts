@@ -2,15 +2,12 @@
 // resized to fit a box, or padded with white to the exact box ("strict resize"). The header is read
 // first (image-size): what is not a PNG, JPEG, GIF or BMP, or holds more pixels than MAX_PIXELS, is
 // refused before anything is decoded. Decoding and encoding run in a thread of their own
-// (image-worker.ts), so a large image never stalls the event loop; the thread ends with its answer.
-import { Worker } from 'node:worker_threads';
+// (image-threads.ts), so a large image never stalls the event loop; the thread ends with its answer.
 import { imageSize } from 'image-size';
 import { StepError, type ActionDef } from '../types.ts';
 import { hashGet, isHash, newHash, toRubyString, type Hash, type Value } from '../../../recipe/formula/values.ts';
 import { contentBytes } from '../file-content.ts';
-import type { ImageJob, ImageReply } from './image-worker.ts';
-
-const WORKER_URL = new URL('./image-worker.ts', import.meta.url);
+import { imageThreadsOf } from './image-threads.ts';
 /** The vendor's bound on the input file. */
 export const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 /** Pixels an input or output image may hold (a 24-megapixel photo fits): about 100 MB decoded. */
@@ -18,8 +15,6 @@ export const MAX_PIXELS = 25_000_000;
 /** A side of the output, in pixels. */
 export const MAX_SIDE = 10_000;
 const READ_FORMATS: ReadonlySet<string> = new Set(['png', 'jpg', 'gif', 'bmp']);
-/** Time a transform may take: a last guard, the pixel bound keeps real work well under it. */
-const TRANSFORM_TIMEOUT_MS = 60_000;
 
 function pick(input: Hash, ...names: string[]): Value {
   for (const name of names) {
@@ -44,36 +39,6 @@ function targetFormat(raw: Value, source: string): 'png' | 'jpg' {
   if (f === 'png') return 'png';
   if (f === 'jpg' || f === 'jpeg') return 'jpg';
   throw new StepError('Bad request', `convert_to must be png or jpg, not ${JSON.stringify(f).slice(0, 40)}`);
-}
-
-function runInThread(job: ImageJob): Promise<ImageReply> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_URL, {
-      workerData: job,
-      transferList: [job.bytes.buffer as ArrayBuffer],
-      resourceLimits: { maxOldGenerationSizeMb: 256 },
-    });
-    let settled = false;
-    const settle = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      fn();
-      void worker.terminate();
-    };
-    const timer = setTimeout(
-      () =>
-        settle(() =>
-          reject(new StepError('Timeout', `the image was not transformed within ${TRANSFORM_TIMEOUT_MS} ms`)),
-        ),
-      TRANSFORM_TIMEOUT_MS,
-    );
-    worker.once('message', (reply: ImageReply) => settle(() => resolve(reply)));
-    worker.once('error', (error: Error) =>
-      settle(() => reject(new StepError('Image error', `the image could not be transformed: ${error.message}`))),
-    );
-    worker.once('exit', () => settle(() => reject(new StepError('Image error', 'the image codec stopped'))));
-  });
 }
 
 export const transformImage: ActionDef = {
@@ -118,7 +83,14 @@ export const transformImage: ActionDef = {
       );
     const format = targetFormat(pick(input, 'convert_to', 'format'), type);
 
-    const reply = await runInThread({ bytes: new Uint8Array(bytes), format, width, height, strict });
+    const reply = await imageThreadsOf(sc).run({
+      kind: 'transform',
+      bytes: new Uint8Array(bytes),
+      format,
+      width,
+      height,
+      strict,
+    });
     if (!reply.ok) throw new StepError('Image error', `the image could not be read: ${reply.message}`);
     const out = Buffer.from(reply.bytes);
     const name = toRubyString(pick(input, 'file_name') ?? 'image').replace(/\.[A-Za-z0-9]{1,5}$/, '');
