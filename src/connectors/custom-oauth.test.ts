@@ -7,132 +7,17 @@
 // naming the connection, and `multi`.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { consoleSignIn, createTestApp, type ConsoleBrowser, type TestApp } from '../../test/helpers.ts';
 import { connectThroughConsole } from '../../test/stand-ins/connect.ts';
-import { action, fire, webhookRecipe, type RanJob } from '../../test/recipes.ts';
+import {
+  startOAuthProvider as startProvider,
+  type OAuthProvider as Provider,
+} from '../../test/stand-ins/oauth-provider.ts';
+import { action, fire, readJob, webhookRecipe, type RanJob } from '../../test/recipes.ts';
 import { openAuthState } from './connections.ts';
 
 const PUBLIC = 'https://switchboard.example.com';
-
-/** A provider: its authorize endpoint consents at once, its token endpoint follows RFC 6749, its API wants a bearer. */
-interface Provider {
-  url: string;
-  server: Server;
-  authorizeQueries: URLSearchParams[];
-  tokenForms: URLSearchParams[];
-  apiCalls: Array<{ path: string; auth: string | undefined }>;
-  /** Access tokens the API takes. */
-  valid: Set<string>;
-  /** Access tokens the API answers 200 `{"error": "token_expired"}` for (found by `detect_on`). */
-  expiredInBody: Set<string>;
-  refreshTokens: Set<string>;
-  refuseRefresh: boolean;
-}
-
-const APPS: Record<string, string> = { 'profile-client': 'profile-secret', 'field-client': 'field-secret' };
-
-async function startProvider(): Promise<Provider> {
-  let n = 0;
-  const codes = new Map<string, string>();
-  const challenges = new Map<string, { challenge: string; method: string }>();
-  const read = async (req: IncomingMessage) => {
-    let body = '';
-    for await (const chunk of req) body += String(chunk);
-    return body;
-  };
-  const p: Provider = {
-    url: '',
-    server: createServer((req, res) => {
-      void read(req).then((body) => {
-        const url = new URL(req.url ?? '/', 'http://provider');
-        const json = (status: number, value: unknown) => {
-          res.statusCode = status;
-          res.setHeader('content-type', 'application/json');
-          res.end(JSON.stringify(value));
-        };
-        if (req.method === 'GET' && url.pathname === '/oauth/authorize') {
-          p.authorizeQueries.push(url.searchParams);
-          const code = `code-${++n}`;
-          codes.set(code, url.searchParams.get('redirect_uri') ?? '');
-          const challenge = url.searchParams.get('code_challenge');
-          if (challenge)
-            challenges.set(code, { challenge, method: url.searchParams.get('code_challenge_method') ?? 'plain' });
-          const back = new URL(url.searchParams.get('redirect_uri') ?? '');
-          back.searchParams.set('code', code);
-          back.searchParams.set('state', url.searchParams.get('state') ?? '');
-          res.statusCode = 302;
-          res.setHeader('location', back.toString());
-          res.end();
-          return;
-        }
-        if (req.method === 'POST' && url.pathname === '/oauth/token') {
-          const form = new URLSearchParams(body);
-          p.tokenForms.push(form);
-          // The client authenticates in the form, or with HTTP Basic (RFC 6749 §2.3.1).
-          const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-          const [basicId, basicSecret] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':') : [];
-          const id = basicId ?? form.get('client_id') ?? '';
-          const secret = basicSecret ?? form.get('client_secret');
-          if (APPS[id] === undefined || APPS[id] !== secret) return json(401, { error: 'invalid_client' });
-          const grant = form.get('grant_type');
-          if (grant === 'authorization_code') {
-            const code = form.get('code') ?? '';
-            if (codes.get(code) !== form.get('redirect_uri')) return json(400, { error: 'invalid_grant' });
-            codes.delete(code);
-            // RFC 7636 §4.6: a code asked with a challenge needs the verifier it was made of.
-            const asked = challenges.get(code);
-            const verifier = form.get('code_verifier');
-            if (asked) {
-              const made =
-                asked.method === 'S256'
-                  ? createHash('sha256')
-                      .update(verifier ?? '')
-                      .digest('base64url')
-                  : verifier;
-              if (verifier === null || made !== asked.challenge)
-                return json(400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
-            } else if (verifier !== null) return json(400, { error: 'invalid_request' });
-          } else if (grant === 'refresh_token') {
-            if (p.refuseRefresh || !p.refreshTokens.has(form.get('refresh_token') ?? ''))
-              return json(400, { error: 'invalid_grant', error_description: 'the refresh token was revoked' });
-          } else if (grant !== 'client_credentials') return json(400, { error: 'unsupported_grant_type' });
-          const access = `access-${++n}-${Math.random().toString(36).slice(2)}`;
-          const refresh = `refresh-${n}-${Math.random().toString(36).slice(2)}`;
-          p.valid.add(access);
-          p.refreshTokens.add(refresh);
-          return json(200, {
-            access_token: access,
-            refresh_token: refresh,
-            token_type: 'Bearer',
-            expires_in: 3600,
-            workspace: 'ws-7',
-          });
-        }
-        const auth = req.headers.authorization;
-        p.apiCalls.push({ path: url.pathname, auth });
-        const token = (auth ?? '').replace(/^Bearer /, '');
-        if (p.expiredInBody.has(token)) return json(200, { error: 'token_expired' });
-        if (!p.valid.has(token) && req.headers['x-api-key'] !== 'key-1') return json(401, { error: 'unauthorized' });
-        if (url.pathname === '/me') return json(200, { id: 1 });
-        if (url.pathname === '/notes') return json(200, { notes: [{ id: 1, text: 'hello' }] });
-        json(404, { error: 'not found' });
-      });
-    }),
-    authorizeQueries: [],
-    tokenForms: [],
-    apiCalls: [],
-    valid: new Set(),
-    expiredInBody: new Set(),
-    refreshTokens: new Set(),
-    refuseRefresh: false,
-  };
-  await new Promise<void>((resolve) => p.server.listen(0, '127.0.0.1', resolve));
-  p.url = `http://127.0.0.1:${(p.server.address() as AddressInfo).port}`;
-  return p;
-}
 
 // In the vendor's documented style: the standard code exchange and refresh at token_url.
 const STANDARD = `{
@@ -349,6 +234,12 @@ async function runNotes(providerName: string, connectionId: number): Promise<Ran
   return fire(t, path, {});
 }
 
+/** Waits until `check` holds, or `guardMs` passed (a guard only: the caller asserts what followed). */
+async function until(check: () => boolean, guardMs: number): Promise<void> {
+  const end = Date.now() + guardMs;
+  while (!check() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 const refreshes = () => provider.tokenForms.filter((f) => f.get('grant_type') === 'refresh_token').length;
 
 describe('connections of custom connectors that authorize: Connect, GET /oauth/callback, tests and recipe jobs', () => {
@@ -467,6 +358,90 @@ describe('connections of custom connectors that authorize: Connect, GET /oauth/c
     } finally {
       provider.refuseRefresh = false;
     }
+  });
+
+  test("two jobs that meet a 401 together: one refresh through the connector's lambda (the refresh token rotates), both succeed; a refused refresh marks the connection lost", async () => {
+    const name = await released(OWN_LAMBDAS);
+    const id = await shell(name, { api_url: provider.url, client_id: 'field-client', client_secret: 'field-secret' });
+    assert.equal(
+      (await connectThroughConsole(t, browser, id)).location,
+      `/console/connections/${id}?authorization=success`,
+    );
+    const config = JSON.stringify([
+      { keyword: 'application', provider: 'workato_webhooks', account_id: null },
+      { keyword: 'application', provider: name, account_id: id },
+    ]);
+    const paths: string[] = [];
+    for (let i = 0; i < 2; i++)
+      paths.push((await webhookRecipe(t, [action(name, 'list_notes', 'notes', {})], { config })).path);
+    /** Both recipes' jobs at once; the provider holds a refresh until both met their 401 (or 10 s). */
+    const together = async (): Promise<RanJob[]> => {
+      const seen = provider.unauthorized;
+      provider.beforeRefresh = () => until(() => provider.unauthorized >= seen + 2, 10_000);
+      try {
+        const fired = await Promise.all(paths.map((url) => t.app.inject({ method: 'POST', url, payload: {} })));
+        for (const res of fired) assert.equal(res.statusCode, 200, res.body);
+        await t.engine.idle();
+      } finally {
+        provider.beforeRefresh = null;
+      }
+      const jobs = await t.ctx.db.selectFrom('jobs').select('id').orderBy('id', 'desc').limit(2).execute();
+      return Promise.all(jobs.map((j) => readJob(t, j.id)));
+    };
+
+    const first = openAuthState(t.ctx.secretBox, await sealed(id));
+    provider.valid.delete(first.accessToken!);
+    const before = refreshes();
+    const jobs = await together();
+    for (const job of jobs) {
+      assert.equal(job.status, 'succeeded', job.error ?? '');
+      assert.deepEqual(job.output(1), { notes: [{ id: 1, text: 'hello' }], workspace: 'ws-7' });
+    }
+    assert.equal(refreshes(), before + 1, 'one refresh for both jobs');
+    assert.equal(provider.tokenForms.at(-1)!.get('refresh_token'), first.refreshToken);
+    const second = openAuthState(t.ctx.secretBox, await sealed(id));
+    assert.notEqual(second.refreshToken, first.refreshToken, 'the rotated refresh token is stored');
+    assert.ok(provider.refreshTokens.has(second.refreshToken!));
+    assert.ok(provider.valid.has(second.accessToken!));
+    const lease = await t.ctx.db.selectFrom('leases').select('name').where('name', '=', `connection-refresh:${id}`);
+    assert.equal((await lease.execute()).length, 0, 'the refresh lease is given up');
+
+    // The service refuses the refresh: one attempt, both jobs fail saying the connection is lost.
+    provider.valid.delete(second.accessToken!);
+    provider.refuseRefresh = true;
+    try {
+      const failed = await together();
+      assert.equal(refreshes(), before + 2, 'one refused refresh');
+      for (const job of failed) {
+        assert.equal(job.status, 'failed');
+        assert.equal(job.errorType, 'Connection error');
+        assert.match(job.error ?? '', new RegExp(`connection "Notes \\d+" \\(id ${id}\\)`));
+        assert.match(job.error ?? '', /invalid_grant/);
+        assert.match(job.error ?? '', /the connection is marked lost: connect it again/);
+        assert.doesNotMatch(job.error ?? '', /refresh-\d/);
+      }
+      const connection = await t.call('GET', `/api/connections/${id}`);
+      assert.equal(connection.status, 200, connection.text);
+      assert.equal(connection.body.authorization_status, 'failed');
+      assert.match(String(connection.body.connection_lost_at), /^\d{4}-\d{2}-\d{2}T/);
+      assert.match(String(connection.body.connection_lost_reason), /could not get new credentials: .*invalid_grant/);
+      assert.doesNotMatch(String(connection.body.connection_lost_reason), /refresh-\d|field-secret/);
+
+      // A lost connection is not used (nor refreshed) until it is connected again.
+      const later = await fire(t, paths[0]!, {});
+      assert.equal(later.status, 'failed');
+      assert.match(later.error ?? '', /connection of this recipe is missing or not authorized/);
+      assert.equal(refreshes(), before + 2);
+    } finally {
+      provider.refuseRefresh = false;
+    }
+    assert.equal(
+      (await connectThroughConsole(t, browser, id)).location,
+      `/console/connections/${id}?authorization=success`,
+    );
+    const back = await t.call('GET', `/api/connections/${id}`);
+    assert.equal(back.body.connection_lost_at, null);
+    assert.equal((await runNotes(name, id)).status, 'succeeded');
   });
 
   test("the connector's acquire and refresh with the app in the connection's fields; detect_on finds an error in a 200", async () => {

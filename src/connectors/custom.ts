@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Hash, Value } from '../recipe/formula/values.ts';
 import { fromPlain, toPlain } from '../recipe/formula/values.ts';
-import { authStoreFor, emptyAuthState, oauthClientFor, stepSession, transportFor } from './connections.ts';
+import { emptyAuthState, oauthClientFor, stepSession, transportFor } from './connections.ts';
 import { openSession } from './http/session.ts';
 import type { Transport } from './http/transport.ts';
 import type {
@@ -21,17 +21,16 @@ import type {
 import { connectionDefinitionOf } from './connection-rules.ts';
 import { AuthorizationError } from './auth/oauth2.ts';
 import { StepError } from './step-error.ts';
+import { authWith, hostFor, keepSettings, secretsOf, settingsOf, stepHost, type OAuthApp } from './custom-host.ts';
 import type { ActionDef, Connector, StepContext, TriggerContext, TriggerDef, TriggerEvent } from './types.ts';
 import type { ServiceContext } from '../context.ts';
 import { findConnectorByProvider, latestReleasedVersion } from '../api/custom_connectors/custom_connectors.store.ts';
 import { standaloneLimits, type TestOutcome } from './connections.ts';
 import {
-  SdkHttpError,
   type ConnectorFailure,
-  type ConnectorHost,
+  type ConnectorOutcome,
   type ConnectorParams,
   type ConnectorRuntime,
-  type SdkHttpRequest,
 } from './sdk/runtime.ts';
 
 /** What `ConnectorRuntime.describe` says of a source (the parts the catalog uses). */
@@ -86,80 +85,6 @@ export function stepErrorOf(failure: ConnectorFailure, who?: string): StepError 
         ? 'Timeout'
         : 'Connector error';
   return new StepError(type, failure.message);
-}
-
-/** The settings key through which the OAuth app (a custom OAuth profile's) reaches the Ruby. */
-const OAUTH_APP = '__oauth_client';
-
-type OAuthApp = { clientId: string; clientSecret: string };
-
-/** Settings a lambda sees: the connection's fields and what its authorization keeps (and the OAuth app). */
-function settingsOf(session: ConnectorSession, app?: OAuthApp): Record<string, unknown> {
-  const settings: Record<string, unknown> = { ...session.state.auth.extra, ...session.state.values };
-  if (app) settings[OAUTH_APP] = { client_id: app.clientId, client_secret: app.clientSecret };
-  return settings;
-}
-
-/** What a call's new settings add to the authorization: values that are not the connection's fields. */
-function authWith(auth: AuthState, values: Record<string, unknown>, next: Record<string, unknown>): AuthState {
-  const extra: Record<string, string> = { ...auth.extra };
-  for (const [key, value] of Object.entries(next)) {
-    if (key === OAUTH_APP || value === undefined || value === null) continue;
-    if (Object.hasOwn(values, key) && values[key] === value) continue;
-    extra[key] = typeof value === 'string' ? value : JSON.stringify(value);
-  }
-  const out: AuthState = { ...auth, extra };
-  if (extra.access_token) out.accessToken = extra.access_token;
-  if (extra.refresh_token) out.refreshToken = extra.refresh_token;
-  return out;
-}
-
-/** The host a lambda of a step borrows: the session's raw exchange, the job's log. */
-function hostFor(session: ConnectorSession, secrets: string[]): ConnectorHost {
-  return {
-    async http(req: SdkHttpRequest) {
-      if (req.clientCertificate || req.serverCertificates)
-        throw new SdkHttpError('client certificates and pinned server certificates are not supported in recipes');
-      try {
-        const res = await session.send({
-          method: req.method,
-          url: req.url,
-          headers: req.headers,
-          ...(req.body ? { body: req.body } : {}),
-          followRedirects: req.followRedirects !== false,
-          secrets,
-        });
-        return { status: res.status, headers: res.headers, body: new Uint8Array(res.body), url: res.url };
-      } catch (error) {
-        if (error instanceof StepError)
-          throw new SdkHttpError(error.message, { timeout: error.errorType === 'Timeout' });
-        throw error;
-      }
-    },
-  };
-}
-
-function secretsOf(settings: Record<string, unknown>): string[] {
-  const app = settings[OAUTH_APP] as { client_secret?: unknown } | undefined;
-  return [...Object.values(settings), app?.client_secret].filter(
-    (v): v is string => typeof v === 'string' && v.length >= 4,
-  );
-}
-
-/** Keeps the settings `acquire` or `refresh` changed beside the connection's fields (sealed). */
-async function keepSettings(
-  sc: StepContext | TriggerContext,
-  session: ConnectorSession,
-  connectionId: number | null,
-  next: Record<string, unknown>,
-): Promise<void> {
-  const auth = authWith(session.state.auth, session.state.values, next);
-  const changed = JSON.stringify(auth) !== JSON.stringify(session.state.auth);
-  if (!changed || connectionId === null) return;
-  const scope = { workspaceId: sc.recipe.workspaceId, environmentId: sc.recipe.environmentId };
-  await authStoreFor(sc.ctx, scope, connectionId).save(auth);
-  const connection = await sc.connection();
-  if (connection) connection.auth = auth;
 }
 
 function requiredFields(fields: readonly SchemaField[]): (values: Record<string, unknown>) => string[] {
@@ -338,19 +263,31 @@ export function customConnector(spec: CustomConnectorSource, deps: CustomConnect
     const session = connector.needsConnection ? await stepSession(sc, connector) : sessionWithout(sc, connector);
     const app = isOAuth2(spec.described) ? await stepApp(sc, spec.provider) : undefined;
     const settings = settingsOf(session, app);
-    const outcome = await runtime().invoke(
-      {
-        source: spec.source,
-        sourceKey: `${spec.connectorId}:${spec.version}`,
-        connectorName: title,
-        workspaceId: spec.workspaceId,
-        path,
-        params: { settings, ...params },
-      },
-      hostFor(session, secretsOf(settings)),
-    );
-    if (outcome.settings) await keepSettings(sc, session, session.connection.id, outcome.settings);
-    if (!outcome.ok) throw stepErrorOf(outcome.error, whoOf(session.connection, title));
+    const call = stepHost(sc, session, settings);
+    let outcome: ConnectorOutcome;
+    try {
+      outcome = await runtime().invoke(
+        {
+          source: spec.source,
+          sourceKey: `${spec.connectorId}:${spec.version}`,
+          connectorName: title,
+          workspaceId: spec.workspaceId,
+          path,
+          params: { settings, ...params },
+        },
+        call.host,
+      );
+    } finally {
+      await call.done();
+    }
+    if (outcome.settings)
+      await keepSettings(sc, call.kept(), session.state.values, session.connection.id, outcome.settings);
+    if (!outcome.ok) {
+      const error = stepErrorOf(outcome.error, whoOf(session.connection, title));
+      if (call.lost() && outcome.error.kind === 'refresh')
+        throw new StepError(error.errorType, `${error.message} (the connection is marked lost: connect it again)`);
+      throw error;
+    }
     return outcome.value ?? null;
   };
   const call = async (sc: StepContext, path: string, input: Value): Promise<Value> =>

@@ -213,3 +213,16 @@ export async function findConnectionAuth(db: Db, scope: ConnectionScope, id: num
     .executeTakeFirst();
   return row?.auth_sealed ?? null;
 }
+
+/** Why the connection is marked lost (a refused refresh; connecting it again clears it), or null. */
+export async function findConnectionLoss(db: Db, scope: ConnectionScope, id: number): Promise<string | null> {
+  const row = await db
+    .selectFrom('connections')
+    .select(['connection_lost_at', 'connection_lost_reason'])
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment_id', '=', scope.environmentId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row?.connection_lost_at) return null;
+  return row.connection_lost_reason ?? 'its authorization was refused';
+}

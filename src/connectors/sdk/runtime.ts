@@ -48,7 +48,17 @@ export interface ConnectorHost {
   lookup?(table: string, conditions: Record<string, unknown>): Promise<Record<string, unknown> | null>;
   /** `acquire` or `refresh` gave the connection new values (tokens): store them. */
   connectionUpdated?(settings: Record<string, unknown>): Promise<void>;
+  /**
+   * Before a refresh (`refresh_on` matched): this call refreshes (`lead`), or another call's refresh
+   * already stored new values (`settings`: use them), or the refresh cannot be made (`failed`).
+   * Without it, every call refreshes.
+   */
+  refreshBegin?(): Promise<RefreshTurn>;
+  /** The refresh this call led ended: its values stored (`ok`), or it failed (`refused`: by the service). */
+  refreshEnd?(end: { ok: boolean; refused: boolean; message: string | null }): Promise<void>;
 }
+
+export type RefreshTurn = { lead: true } | { settings: Record<string, unknown> } | { failed: string };
 
 /** Named parameters of a path, as the vendor's `exec` command names them. */
 export interface ConnectorParams {
@@ -205,6 +215,15 @@ function hostOps(host: ConnectorHost): (op: HostOp) => Promise<unknown> {
         return { row: await host.lookup(String(op.table ?? ''), (op.conditions ?? {}) as Record<string, unknown>) };
       case 'connection_update':
         await host.connectionUpdated?.((op.settings ?? {}) as Record<string, unknown>);
+        return {};
+      case 'refresh_begin':
+        return host.refreshBegin ? await host.refreshBegin() : { lead: true };
+      case 'refresh_end':
+        await host.refreshEnd?.({
+          ok: op.ok === true,
+          refused: op.refused === true,
+          message: typeof op.message === 'string' ? op.message : null,
+        });
         return {};
       default:
         return { error: `unknown request ${String(op.op)}` };

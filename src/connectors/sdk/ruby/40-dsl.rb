@@ -59,6 +59,16 @@ module Switchboard
         Host.request('connection_update', 'settings' => Convert.plain(@settings))
         true
       end
+
+      # The values another call's refresh stored (the host re-read them): taken, not told back.
+      def adopt!(values)
+        return false unless values.is_a?(::Hash) && values.any?
+
+        @settings = @settings.merge(Convert.indifferent(values))
+        remove_instance_variable(:@authorization) if defined?(@authorization)
+        @updates[:settings] = @settings
+        true
+      end
     end
 
     class Authorization
@@ -123,15 +133,36 @@ module Switchboard
       end
 
       # After a failed request that `refresh_on` matches: new values, kept; false when none came.
+      # The host is asked first: one call at a time refreshes a connection (across jobs and nodes);
+      # the others wait for it and take the values it stored. A refresh the service refused (a 4xx
+      # answer) is told to the host, which marks the connection lost.
       def refresh!
-        values = begin
-          new_credentials
-        rescue SDK::RefreshFailedError, SDK::InvalidDefinitionError
+        turn = Host.request('refresh_begin')
+        raise SDK::RefreshFailedError, turn['failed'].to_s if turn['failed']
+        return @connection.adopt!(turn['settings']) if turn['settings'].is_a?(::Hash)
+
+        failure = nil
+        begin
+          @connection.update!(new_credentials)
+        rescue SDK::RefreshFailedError, SDK::InvalidDefinitionError => e
+          failure = [e.message, false]
           raise
         rescue SDK::Error, ::StandardError => e
-          raise SDK::RefreshFailedError, "could not get new credentials: #{e.message}"
+          failure = ["could not get new credentials: #{e.message}", refused?(e)]
+          raise SDK::RefreshFailedError, failure[0]
+        ensure
+          Host.request('refresh_end', 'ok' => failure.nil?, 'refused' => failure ? failure[1] : false,
+                                      'message' => failure&.first)
         end
-        @connection.update!(values)
+      end
+
+      # The service answered the refresh with a client error (a revoked or spent grant), not a
+      # timeout or its own failure.
+      def refused?(error)
+        return false unless error.is_a?(SDK::RequestFailedError)
+
+        code = error.code.to_i
+        code >= 400 && code < 500 && code != 408 && code != 429
       end
 
       def new_credentials
