@@ -22,7 +22,15 @@ import { connectionDefinitionOf } from './connection-rules.ts';
 import { AuthorizationError } from './auth/oauth2.ts';
 import { StepError } from './step-error.ts';
 import { authWith, hostFor, keepSettings, secretsOf, settingsOf, stepHost, type OAuthApp } from './custom-host.ts';
-import type { ActionDef, Connector, StepContext, TriggerContext, TriggerDef, TriggerEvent } from './types.ts';
+import type {
+  ActionDef,
+  Connector,
+  StepContext,
+  TriggerContext,
+  TriggerDef,
+  TriggerEvent,
+  WebhookRequest,
+} from './types.ts';
 import type { ServiceContext } from '../context.ts';
 import { findConnectorByProvider, latestReleasedVersion } from '../api/custom_connectors/custom_connectors.store.ts';
 import { standaloneLimits, type TestOutcome } from './connections.ts';
@@ -50,6 +58,8 @@ interface DescribedTrigger {
   description?: string;
   kind?: 'poll' | 'webhook';
   dynamic_webhook?: boolean;
+  /** A `webhook_key` lambda beside the connector's `webhook_keys`: served through the connector's static URL. */
+  static_webhook?: boolean;
   dedup?: boolean;
   input_fields?: SchemaField[];
   output_fields?: SchemaField[];
@@ -302,7 +312,7 @@ export function customConnector(spec: CustomConnectorSource, deps: CustomConnect
   }
   const triggers: Record<string, TriggerDef> = {};
   for (const [name, def] of Object.entries(spec.described.triggers ?? {}))
-    triggers[name] = customTrigger(name, def ?? {}, invoke);
+    triggers[name] = customTrigger(name, def ?? {}, invoke, spec.connectorId);
   const connector: Connector = {
     provider: spec.provider,
     title,
@@ -329,7 +339,7 @@ function plainHash(value: unknown): Record<string, unknown> {
  * that returned when it stops, `webhook_notification` for each request (a hash is one event, a
  * list many), each event's key from `dedup`.
  */
-function customTrigger(name: string, def: DescribedTrigger, invoke: Invoke): TriggerDef {
+function customTrigger(name: string, def: DescribedTrigger, invoke: Invoke, connectorId: number): TriggerDef {
   const base = `triggers.${name}`;
   const trigger: TriggerDef = {
     title: def.title ?? name,
@@ -354,7 +364,30 @@ function customTrigger(name: string, def: DescribedTrigger, invoke: Invoke): Tri
     };
     return trigger;
   }
+  const keyOf = (value: unknown): string | null =>
+    value === null || value === undefined || value === ''
+      ? null
+      : typeof value === 'object'
+        ? JSON.stringify(value)
+        : String(value);
   trigger.webhook = {
+    ...(def.static_webhook
+      ? {
+          static: {
+            connectorId,
+            requestKey: async (request: WebhookRequest, tc: TriggerContext) =>
+              keyOf(
+                await invoke(tc, 'webhook_keys', {
+                  payload: toPlain(request.payload),
+                  headers: request.headers,
+                  params: request.query,
+                }),
+              ),
+            recipeKey: async (input: Hash, tc: TriggerContext) =>
+              keyOf(await invoke(tc, `${base}.webhook_key`, { input: toPlain(input) })),
+          },
+        }
+      : {}),
     ...(def.dynamic_webhook
       ? {
           subscribe: (input: Hash, url: string, tc: TriggerContext) =>

@@ -296,6 +296,17 @@ export interface WebhookTriggerDef {
   unsubscribe?(input: Hash, subscription: unknown, tc: TriggerContext): Promise<void>;
   /** Each request: its events (none to ignore it). A thrown StepError answers 400 with its message and stores nothing. */
   notification(input: Hash, request: WebhookRequest, subscription: unknown, tc: TriggerContext): Promise<WebhookAnswer>;
+  /**
+   * A static webhook (a custom connector's `webhook_keys` with the trigger's `webhook_key`): one URL
+   * per connector; a request goes to each started recipe of its workspace whose key matches.
+   */
+  static?: {
+    connectorId: number;
+    /** The key the connector's `webhook_keys` computes from a request (null: none). */
+    requestKey(request: WebhookRequest, tc: TriggerContext): Promise<string | null>;
+    /** The key of a recipe: the trigger's `webhook_key` of its connection and input. */
+    recipeKey(input: Hash, tc: TriggerContext): Promise<string | null>;
+  };
 }
 
 export interface Connector {

@@ -221,6 +221,70 @@ export async function connectorWebhookCall(
   return { status: 200, jobId: outcome.jobIds[0] ?? null, ...(outcome.reply ? { reply: outcome.reply } : {}) };
 }
 
+/**
+ * A call of a custom connector's static webhook URL (`webhook_keys`): the connector computes the
+ * request's key; each started recipe of the connector's workspace whose trigger is one of this
+ * connector's static webhook triggers and whose `webhook_key` (of its connection and input) is that
+ * key gets the request as its own webhook call (`webhook_notification`, dedup, a job per event,
+ * stored before the answer). Another workspace's recipes are never looked at.
+ */
+export async function receiveStaticWebhook(
+  deps: ConnectorWebhookDeps,
+  connectorId: number,
+  request: WebhookRequest,
+): Promise<
+  | { status: 200; jobIds: string[] }
+  | { status: 400; message: string }
+  | { status: 404 }
+  | { status: 429; retryAfterSeconds: number }
+> {
+  const { ctx, settings, cache } = deps;
+  const connector = await ctx.db
+    .selectFrom('custom_connectors')
+    .select(['workspace_id'])
+    .where('id', '=', connectorId)
+    .executeTakeFirst();
+  if (!connector) return { status: 404 };
+  const rows = await ctx.db
+    .selectFrom('recipes')
+    .selectAll()
+    .where('running', '=', 1)
+    .where('workspace_id', '=', connector.workspace_id)
+    .orderBy('id')
+    .execute();
+  let requestKey: string | null | undefined;
+  const jobIds: string[] = [];
+  for (const row of rows) {
+    await cache.prepare(row);
+    const def = connectorTriggerOf(cache, row);
+    const hook = def?.webhook?.static;
+    if (!def || !hook || hook.connectorId !== connectorId) continue;
+    const tc = triggerContext(ctx, settings, cache, row);
+    try {
+      requestKey ??= await hook.requestKey(request, tc);
+    } catch (error) {
+      if (error instanceof StepError) return { status: 400, message: error.message.slice(0, 1000) };
+      throw error;
+    }
+    if (requestKey === null) return { status: 200, jobIds };
+    const compiled = cache.compiledFor(row).recipe;
+    let recipeKey: string | null;
+    try {
+      recipeKey = await hook.recipeKey(compiled ? evaluateTriggerInput(settings, compiled.trigger) : newHash(), tc);
+    } catch (error) {
+      // One recipe's key failing (its connection, its input) leaves the others served.
+      if (!(error instanceof StepError)) throw error;
+      ctx.log.warn({ recipe: row.id, error: error.message }, 'a static webhook key failed');
+      continue;
+    }
+    if (recipeKey !== requestKey) continue;
+    const outcome = await receiveConnectorWebhook(deps, row, def, request);
+    if (outcome.status !== 200) return outcome;
+    jobIds.push(...outcome.jobIds);
+  }
+  return { status: 200, jobIds };
+}
+
 /** Whether the recipe's trigger is a connector's polling or webhook trigger (reset_trigger clears its state). */
 export async function keepsTriggerState(cache: RecipeCache, row: RecipeRow): Promise<boolean> {
   await cache.prepare(row);

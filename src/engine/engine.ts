@@ -37,7 +37,7 @@ import { Schedules } from './schedules.ts';
 import { Polls } from './polls.ts';
 import { engineSettings, type EngineOptions } from './settings.ts';
 import type { EngineLimits, WebhookRequest } from './connectors/types.ts';
-import { connectorWebhookCall, keepsTriggerState } from './connector-triggers.ts';
+import { connectorWebhookCall, keepsTriggerState, receiveStaticWebhook } from './connector-triggers.ts';
 import type { JsSandbox } from './sandbox/js-sandbox.ts';
 import type { PySandbox } from './sandbox/py-sandbox.ts';
 import type { RubyCodeRunner } from './sandbox/ruby-code.ts';
@@ -87,6 +87,8 @@ export interface RecipeEngine {
    * connector's webhook trigger makes of `request` (connector-triggers.ts).
    */
   receiveWebhook(key: string, event: Hash, request?: WebhookRequest): Promise<WebhookOutcome>;
+  /** A call of a custom connector's static webhook URL: a job per event of each recipe whose key matches. */
+  receiveStaticWebhook(connectorId: number, request: WebhookRequest): ReturnType<typeof receiveStaticWebhook>;
   /** A call of a recipe-backed API endpoint: store it as a job of the recipe and wait for its response. */
   /** With `validate`, the call's fields are first checked against the trigger's request schema (validate_request). */
   receiveApiRequest(
@@ -288,6 +290,8 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
       if (handle === BACKLOG_FULL) return { status: 429, retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS };
       return { status: 200, jobId: handle };
     },
+    receiveStaticWebhook: (connectorId, request) =>
+      receiveStaticWebhook({ ctx, settings, cache, queue, events }, connectorId, request),
     receiveApiRequest: (recipeId, environmentId, event, timeoutMs, options) =>
       validatedApiRequest({ cache, settings, calls }, recipeId, environmentId, event, timeoutMs, options),
     callAppFunction: (recipeId, environmentId, event) =>

@@ -45,6 +45,21 @@ function payloadOf(request: FastifyRequest): Value | { invalid: WebhookErrorCode
   return text;
 }
 
+/** The request as a connector's webhook trigger reads it (its signature over the raw body). */
+function webhookRequestOf(request: FastifyRequest, payload: Value): WebhookRequest {
+  return {
+    method: request.method,
+    headers: Object.fromEntries(
+      Object.entries(request.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]),
+    ),
+    query: Object.fromEntries(
+      Object.entries((request.query ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
+    ),
+    payload,
+    raw: Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '',
+  };
+}
+
 export function webhooksRoutes(deps: WebhookDeps) {
   return async function webhooksPlugin(app: FastifyInstance): Promise<void> {
     app.removeAllContentTypeParsers();
@@ -76,19 +91,7 @@ export function webhooksRoutes(deps: WebhookDeps) {
           ['query_params', fromPlain(request.query ?? {})],
           ['payload', payload as Value],
         ]);
-        // A connector's webhook trigger reads the request itself (its signature over the raw body).
-        const raw = Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '';
-        const call: WebhookRequest = {
-          method: request.method,
-          headers: Object.fromEntries(
-            Object.entries(request.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]),
-          ),
-          query: Object.fromEntries(
-            Object.entries((request.query ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
-          ),
-          payload: payload as Value,
-          raw,
-        };
+        const call = webhookRequestOf(request, payload as Value);
         const outcome = await deps.engine.receiveWebhook(request.params.key, event, call);
         if (outcome.status === 404) return fail(reply, 'not_found');
         if (outcome.status === 400)
@@ -96,6 +99,34 @@ export function webhooksRoutes(deps: WebhookDeps) {
         if (outcome.status === 429)
           return fail(reply.header('retry-after', String(outcome.retryAfterSeconds)), 'backlog_full');
         if (outcome.reply) return reply.status(outcome.reply.status).send(outcome.reply.body);
+        return reply.status(200).type('application/json; charset=utf-8').send({ status: 'ok' });
+      },
+    });
+    // A custom connector's static webhook (`webhook_keys`): one URL per connector.
+    app.route<{ Params: { id: string } }>({
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      url: '/webhooks/connectors/:id/event',
+      config: { public: true },
+      schema: { hide: true },
+      handler: async (request, reply) => {
+        if (!/^[1-9][0-9]{0,14}$/.test(request.params.id)) return fail(reply, 'not_found');
+        const payload = payloadOf(request);
+        if (
+          typeof payload === 'object' &&
+          payload !== null &&
+          'invalid' in payload &&
+          typeof payload.invalid === 'string'
+        )
+          return fail(reply, payload.invalid as WebhookErrorCode);
+        const outcome = await deps.engine.receiveStaticWebhook(
+          Number(request.params.id),
+          webhookRequestOf(request, payload as Value),
+        );
+        if (outcome.status === 404) return fail(reply, 'not_found');
+        if (outcome.status === 400)
+          return reply.status(400).type('application/json; charset=utf-8').send({ error: outcome.message });
+        if (outcome.status === 429)
+          return fail(reply.header('retry-after', String(outcome.retryAfterSeconds)), 'backlog_full');
         return reply.status(200).type('application/json; charset=utf-8').send({ status: 'ok' });
       },
     });

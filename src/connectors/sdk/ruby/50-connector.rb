@@ -37,6 +37,10 @@ module Switchboard
         case parts
         in ['describe'] then describe
         in ['test'] then run(context, @source['test'], 'test', [connection.settings])
+        in ['webhook_keys']
+          raise InvalidDefinitionError, 'the connector has no webhook_keys lambda' unless @source['webhook_keys'].is_a?(::Proc)
+
+          run(context, @source['webhook_keys'], 'webhook_keys', [params['params'] || {}, params['headers'] || {}, params['payload']])
         in ['connection', 'base_uri'] then connection.base_uri
         in ['connection', 'authorize'] then authorize(connection, context)
         in ['connection', 'authorization', operation] then authorization(connection, operation, params)
@@ -206,6 +210,10 @@ module Switchboard
                        [input, params['payload'], eis, eos, params['headers'] || {}, params['params'] || {}, settings,
                         params['webhook_subscribe_output'] || {}])
           output.is_a?(::Array) ? output : output
+        when 'webhook_key'
+          raise InvalidDefinitionError, "triggers.#{name} has no webhook_key lambda" unless operation['webhook_key'].is_a?(::Proc)
+
+          run(context, operation['webhook_key'], "triggers.#{name}.webhook_key", [settings, input])
         when 'webhook_subscribe'
           run(context, operation['webhook_subscribe'], "triggers.#{name}.webhook_subscribe",
               [params['webhook_url'].to_s, settings, input, params['recipe_id'].to_s])
@@ -283,6 +291,7 @@ module Switchboard
           if kind == :trigger
             entry['kind'] = operation['webhook_notification'] ? 'webhook' : 'poll'
             entry['dynamic_webhook'] = operation['webhook_subscribe'].present?
+            entry['static_webhook'] = operation['webhook_key'].is_a?(::Proc) && @source['webhook_keys'].is_a?(::Proc)
             entry['dedup'] = operation['dedup'].present?
           end
           [name, entry]

@@ -1,0 +1,166 @@
+// Static webhooks of custom connectors (contract 21 §5): the connector's `webhook_keys` lambda
+// computes a key from each request to the connector's one URL
+// (PUBLIC_BASE_URL/webhooks/connectors/<connector id>/event); each started recipe of the
+// connector's workspace whose trigger's `webhook_key` (of its connection and input) is that key
+// gets the request through `webhook_notification` and `dedup`, a job per event stored before the
+// 200. Another workspace's recipe with the same key never does.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestApp, type TestApp } from '../../test/helpers.ts';
+import { dp, log, loggedByJobs, numbered } from '../../test/recipes.ts';
+
+// In the vendor's documented style: the team a request is for picks the recipes.
+const CODE = `{
+  title: 'Acme Chat',
+  webhook_keys: lambda do |_params, headers, payload|
+    error('no team in this event') if headers['x-broken'].present?
+    payload['team_id']
+  end,
+  triggers: {
+    new_message: {
+      title: 'New message',
+      input_fields: lambda { |_| [{ name: 'team' }] },
+      webhook_key: lambda { |_connection, input| input['team'] },
+      webhook_notification: lambda do |_input, payload|
+        payload['messages']
+      end,
+      dedup: lambda { |message| message['id'] },
+      output_fields: lambda { |_| [{ name: 'id' }, { name: 'text' }] }
+    }
+  }
+}
+`;
+
+let t: TestApp;
+let connectorId = 0;
+let provider = '';
+let other: { token: string; connectorId: number; provider: string };
+
+async function connector(token?: string): Promise<{ id: number; provider: string }> {
+  const made = await t.call('POST', '/api/custom_connectors', {
+    body: { title: 'Acme Chat', code: CODE },
+    ...(token ? { token } : {}),
+  });
+  assert.equal(made.status, 200, made.text);
+  const id = made.body.data.id as number;
+  const released = await t.call('POST', `/api/custom_connectors/${id}/release`, token ? { token } : {});
+  assert.equal(released.status, 200, released.text);
+  return { id, provider: made.body.data.name as string };
+}
+
+async function teamRecipe(name: string, team: string, token?: string, as = provider): Promise<number> {
+  const code = numbered({
+    keyword: 'trigger',
+    provider: as,
+    name: 'new_message',
+    as: 'ev',
+    input: { team },
+    block: [log('seen', `${team}:#{${dp(as, 'ev', 'id')}}:#{${dp(as, 'ev', 'text')}}`)],
+  });
+  const res = await t.call('POST', '/api/recipes', {
+    body: { recipe: { name, code: JSON.stringify(code) } },
+    ...(token ? { token } : {}),
+  });
+  assert.equal(res.status, 200, res.text);
+  const id = res.body.id as number;
+  const started = await t.call('PUT', `/api/recipes/${id}/start`, token ? { token } : {});
+  assert.equal(started.status, 200, started.text);
+  assert.deepEqual(started.body, { success: true }, started.text);
+  return id;
+}
+
+const post = (id: number, payload: unknown, headers: Record<string, string> = {}) =>
+  t.app.inject({
+    method: 'POST',
+    url: `/webhooks/connectors/${id}/event`,
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
+
+const jobCount = async () =>
+  Number(
+    (
+      await t.ctx.db
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+before(async () => {
+  t = await createTestApp();
+  ({ id: connectorId, provider } = await connector());
+  const { adminToken } = await t.newWorkspace('Other Co');
+  const theirs = await connector(adminToken);
+  other = { token: adminToken, connectorId: theirs.id, provider: theirs.provider };
+});
+after(() => t.close());
+
+describe("a custom connector's static webhook (webhook_keys)", () => {
+  test('a request becomes jobs of the started recipes of its workspace whose key matches, only', async () => {
+    const t1 = await teamRecipe('Team one', 'T1');
+    const t2 = await teamRecipe('Team two', 'T2');
+    // Another workspace's recipe of its own copy of the connector, with the same key.
+    const theirs = await teamRecipe('Their team one', 'T1', other.token, other.provider);
+
+    const first = await post(connectorId, {
+      team_id: 'T1',
+      messages: [
+        { id: 'm1', text: 'hi' },
+        { id: 'm2', text: 'yo' },
+      ],
+    });
+    assert.equal(first.statusCode, 200, first.body);
+    assert.deepEqual(first.json(), { status: 'ok' });
+    assert.deepEqual((await loggedByJobs(t, t1)).messages, ['T1:m1:hi', 'T1:m2:yo']);
+    assert.deepEqual((await loggedByJobs(t, t2)).messages, [], 'another key: no job');
+    assert.deepEqual((await loggedByJobs(t, theirs)).messages, [], "another workspace's recipe: no job");
+
+    // Delivered again with a new one: dedup keeps only the new one.
+    const again = await post(connectorId, {
+      team_id: 'T1',
+      messages: [
+        { id: 'm2', text: 'yo' },
+        { id: 'm3', text: 'hey' },
+      ],
+    });
+    assert.equal(again.statusCode, 200, again.body);
+    assert.deepEqual((await loggedByJobs(t, t1)).messages, ['T1:m1:hi', 'T1:m2:yo', 'T1:m3:hey']);
+
+    // The other workspace's URL serves its recipe only.
+    const theirCall = await post(other.connectorId, { team_id: 'T1', messages: [{ id: 'x1', text: 'theirs' }] });
+    assert.equal(theirCall.statusCode, 200, theirCall.body);
+    assert.deepEqual((await loggedByJobs(t, theirs)).messages, ['T1:x1:theirs']);
+    assert.deepEqual((await loggedByJobs(t, t1)).messages, ['T1:m1:hi', 'T1:m2:yo', 'T1:m3:hey']);
+
+    // A key no recipe has: answered, nothing stored.
+    const before = await jobCount();
+    const nobody = await post(connectorId, { team_id: 'T9', messages: [{ id: 'n1', text: 'lost' }] });
+    assert.equal(nobody.statusCode, 200, nobody.body);
+    assert.equal(await jobCount(), before);
+
+    // A stopped recipe gets nothing.
+    const stopped = await t.call('PUT', `/api/recipes/${t2}/stop`);
+    assert.equal(stopped.status, 200, stopped.text);
+    assert.equal((await post(connectorId, { team_id: 'T2', messages: [{ id: 's1', text: 'x' }] })).statusCode, 200);
+    assert.deepEqual((await loggedByJobs(t, t2)).messages, []);
+  });
+
+  test('bad calls get a clear 4xx and store nothing', async () => {
+    await teamRecipe('Team three', 'T3');
+    const before = await jobCount();
+    const malformed = await post(connectorId, '{"team_id": "T3", ');
+    assert.equal(malformed.statusCode, 400, malformed.body);
+    assert.ok(typeof malformed.json().error === 'string');
+
+    const raising = await post(connectorId, { team_id: 'T3', messages: [] }, { 'x-broken': '1' });
+    assert.equal(raising.statusCode, 400, raising.body);
+    assert.match(raising.json().error as string, /no team in this event/);
+
+    for (const id of ['0', 'abc', '99999999']) {
+      const res = await t.app.inject({ method: 'POST', url: `/webhooks/connectors/${id}/event`, payload: {} });
+      assert.equal(res.statusCode, 404, `${id}: ${res.body}`);
+    }
+    assert.equal(await jobCount(), before);
+  });
+});
