@@ -26,6 +26,24 @@ const CODE = `{
       end,
       dedup: lambda { |message| message['id'] },
       output_fields: lambda { |_| [{ name: 'id' }, { name: 'text' }] }
+    },
+    # Hybrid: events come by the webhook at once and by a poll that catches what it missed.
+    any_message: {
+      title: 'Any message',
+      input_fields: lambda { |_| [{ name: 'team' }] },
+      webhook_key: lambda { |_connection, input| input['team'] },
+      webhook_notification: lambda { |_input, payload| payload['messages'] },
+      poll: lambda do |_connection, _input, closure|
+        turn = closure.present? ? closure['turn'] : 0
+        events = if turn.zero?
+                   [{ 'id' => 'p1', 'text' => 'polled' }, { 'id' => 'm1', 'text' => 'both' }]
+                 else
+                   [{ 'id' => 'm1', 'text' => 'both' }, { 'id' => 'w2', 'text' => 'hooked' }, { 'id' => 'p3', 'text' => 'late' }]
+                 end
+        { events: events, next_poll: { 'turn' => turn + 1 } }
+      end,
+      dedup: lambda { |message| message['id'] },
+      output_fields: lambda { |_| [{ name: 'id' }, { name: 'text' }] }
     }
   }
 }
@@ -48,11 +66,17 @@ async function connector(token?: string): Promise<{ id: number; provider: string
   return { id, provider: made.body.data.name as string };
 }
 
-async function teamRecipe(name: string, team: string, token?: string, as = provider): Promise<number> {
+async function teamRecipe(
+  name: string,
+  team: string,
+  token?: string,
+  as = provider,
+  trigger = 'new_message',
+): Promise<number> {
   const code = numbered({
     keyword: 'trigger',
     provider: as,
-    name: 'new_message',
+    name: trigger,
     as: 'ev',
     input: { team },
     block: [log('seen', `${team}:#{${dp(as, 'ev', 'id')}}:#{${dp(as, 'ev', 'text')}}`)],
@@ -88,7 +112,8 @@ const jobCount = async () =>
   );
 
 before(async () => {
-  t = await createTestApp();
+  // The hybrid trigger polls when its recipe starts and on poll_now only: the interval is an hour.
+  t = await createTestApp({ engine: { triggerPollMs: 3_600_000 } });
   ({ id: connectorId, provider } = await connector());
   const { adminToken } = await t.newWorkspace('Other Co');
   const theirs = await connector(adminToken);
@@ -162,5 +187,26 @@ describe("a custom connector's static webhook (webhook_keys)", () => {
       assert.equal(res.statusCode, 404, `${id}: ${res.body}`);
     }
     assert.equal(await jobCount(), before);
+  });
+
+  test('a hybrid trigger (poll and webhook) keeps one dedup across both: an event that came by one is not a job again', async () => {
+    const id = await teamRecipe('Hybrid team', 'H1', undefined, provider, 'any_message');
+    // The first poll at start: p1 and m1.
+    assert.deepEqual((await loggedByJobs(t, id)).messages.sort(), ['H1:m1:both', 'H1:p1:polled']);
+    // The webhook brings m1 again (dropped) and w2.
+    const hooked = await post(connectorId, {
+      team_id: 'H1',
+      messages: [
+        { id: 'm1', text: 'both' },
+        { id: 'w2', text: 'hooked' },
+      ],
+    });
+    assert.equal(hooked.statusCode, 200, hooked.body);
+    assert.deepEqual((await loggedByJobs(t, id)).messages.slice(2), ['H1:w2:hooked']);
+    // The next poll brings m1 and w2 (both seen) and p3: only p3 is a job.
+    assert.equal((await t.call('POST', `/api/recipes/${id}/poll_now`)).status, 200);
+    assert.deepEqual((await loggedByJobs(t, id)).messages.slice(2), ['H1:w2:hooked', 'H1:p3:late']);
+    const closure = (await t.call('GET', `/api/recipes/${id}`)).body.trigger_closure;
+    assert.deepEqual(closure.closure, { turn: 2 }, 'the poll keeps its closure beside the webhook');
   });
 });

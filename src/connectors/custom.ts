@@ -60,6 +60,8 @@ interface DescribedTrigger {
   dynamic_webhook?: boolean;
   /** A `webhook_key` lambda beside the connector's `webhook_keys`: served through the connector's static URL. */
   static_webhook?: boolean;
+  /** Both `poll` and `webhook_notification`: polled and served, one `dedup` across both. */
+  hybrid?: boolean;
   dedup?: boolean;
   input_fields?: SchemaField[];
   output_fields?: SchemaField[];
@@ -337,19 +339,22 @@ function plainHash(value: unknown): Record<string, unknown> {
  * `dedup` key; the engine keeps `next_poll` and polls again at once while `can_poll_more`. Webhook:
  * `webhook_subscribe` with the recipe's webhook URL when it starts, `webhook_unsubscribe` with what
  * that returned when it stops, `webhook_notification` for each request (a hash is one event, a
- * list many), each event's key from `dedup`.
+ * list many), each event's key from `dedup`. Hybrid (both `poll` and `webhook_notification`): polled
+ * and served, the `dedup` keys seen kept in one list for both paths, so an event that came by one
+ * is dropped when it comes by the other. Static webhook (`webhook_key` with the connector's
+ * `webhook_keys`): served through the connector's URL (receiveStaticWebhook).
  */
 function customTrigger(name: string, def: DescribedTrigger, invoke: Invoke, connectorId: number): TriggerDef {
   const base = `triggers.${name}`;
   const trigger: TriggerDef = {
     title: def.title ?? name,
-    kind: def.kind === 'webhook' ? 'webhook' : 'poll',
+    kind: def.kind === 'webhook' && !def.hybrid ? 'webhook' : 'poll',
     ...(def.description ? { description: def.description } : {}),
     ...(def.input_fields ? { inputFields: def.input_fields } : {}),
     ...(def.output_fields ? { outputFields: def.output_fields } : {}),
     output: (event) => event,
   };
-  if (def.kind !== 'webhook') {
+  if (def.kind !== 'webhook' || def.hybrid) {
     trigger.poll = async (input, closure, tc) => {
       const page = plainHash(await invoke(tc, `${base}.poll_events`, { input: toPlain(input), closure }));
       const events: TriggerEvent[] = [];
@@ -362,7 +367,7 @@ function customTrigger(name: string, def: DescribedTrigger, invoke: Invoke, conn
       }
       return { events, closure: page.next_poll ?? null, canPollMore: page.can_poll_more === true };
     };
-    return trigger;
+    if (!def.hybrid) return trigger;
   }
   const keyOf = (value: unknown): string | null =>
     value === null || value === undefined || value === ''

@@ -291,6 +291,7 @@ module Switchboard
           if kind == :trigger
             entry['kind'] = operation['webhook_notification'] ? 'webhook' : 'poll'
             entry['dynamic_webhook'] = operation['webhook_subscribe'].present?
+            entry['hybrid'] = operation['webhook_notification'].is_a?(::Proc) && operation['poll'].is_a?(::Proc)
             entry['static_webhook'] = operation['webhook_key'].is_a?(::Proc) && @source['webhook_keys'].is_a?(::Proc)
             entry['dedup'] = operation['dedup'].present?
           end
