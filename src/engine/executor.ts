@@ -70,6 +70,8 @@ export interface JobSpec {
 
 const MAX_RECORDED_LINES = 5000;
 const MAX_LINE_DATA = 100_000;
+/** Most characters of large line values a job keeps whole (job_line_values); past it, only sizes. */
+const MAX_WHOLE_PER_JOB = 50_000_000;
 export const MAX_REPEAT_ITERATIONS = 50_000;
 
 export class Run {
@@ -78,6 +80,8 @@ export class Run {
   readonly bindings = new Map<string, Value>();
   readonly lines: LineRecord[] = [];
   linesDropped = 0;
+  /** Characters of large values kept whole so far (MAX_WHOLE_PER_JOB). */
+  wholeKept = 0;
   taskCount = 0;
   pass: number | null = null;
   /** Answers of `lookup()` during one `evaluate`; null outside one (a trigger filter). */
@@ -199,13 +203,29 @@ export class Run {
       return;
     }
     const mask = step.maskData;
+    const whole: { input?: string; output?: string } = {};
+    const lineData = (field: 'input' | 'output', v: Value | undefined): string | null => {
+      if (mask || v === undefined) return null;
+      const text = JSON.stringify(toPlain(v)) ?? 'null';
+      if (text.length <= MAX_LINE_DATA) return text;
+      // The trigger's event is kept whole with the job (jobs.trigger_output) already.
+      const kept = step.number === 0 && field === 'output';
+      if (!kept && this.wholeKept + text.length <= MAX_WHOLE_PER_JOB) {
+        this.wholeKept += text.length;
+        whole[field] = text;
+      }
+      return JSON.stringify({ truncated: true, bytes: text.length });
+    };
+    const inputText = lineData('input', input);
+    const outputText = lineData('output', output);
     this.lines.push({
       recipe_line_number: step.number,
       adapter_name: adapter,
       adapter_operation: operation,
       pass: this.pass,
-      input: mask || input === undefined ? null : serialise(input),
-      output: mask || output === undefined ? null : serialise(output),
+      input: inputText,
+      output: outputText,
+      ...(whole.input !== undefined || whole.output !== undefined ? { whole } : {}),
       error,
       mask_data: mask,
       started_at: started,
@@ -247,11 +267,6 @@ export class Run {
 
 /** Most distinct `lookup()` calls in the formulas of one step (P). */
 export const MAX_LOOKUPS = 100;
-
-function serialise(v: Value): string {
-  const text = JSON.stringify(toPlain(v)) ?? 'null';
-  return text.length > MAX_LINE_DATA ? JSON.stringify({ truncated: true, bytes: text.length }) : text;
-}
 
 function asFailure(step: CompiledStep, adapter: string, error: unknown): StepFailure {
   if (error instanceof StepFailure) return error;
