@@ -47,11 +47,7 @@ export async function listLines(db: Db, jobId: number): Promise<JobLineRow[]> {
 
 /** Which of a job's line values are kept whole (job_line_values), as `<seq>:<field>`. */
 export async function listLineValueKeys(db: Db, jobId: number): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('job_line_values')
-    .select(['seq', 'field'])
-    .where('job_id', '=', jobId)
-    .execute();
+  const rows = await db.selectFrom('job_line_values').select(['seq', 'field']).where('job_id', '=', jobId).execute();
   return new Set(rows.map((row) => `${row.seq}:${row.field}`));
 }
 
