@@ -31,6 +31,7 @@ import {
 import { evaluateInput, type InputEnv } from './inputs.ts';
 import { coerceHash } from './schema.ts';
 import type { LineRecord, JobOutcome, TestMode } from '../recipe/job-outcome.ts';
+import { LineValues } from './line-data.ts';
 import type { RecordedOutcome, JobSuspension, Resume } from './checkpoint.ts';
 import { CancelJob, JobLimitReached, StepFailure, StopJob, NeedLookup } from './job-errors.ts';
 import { JobMeter, type JobBounds } from './job-bounds.ts';
@@ -69,9 +70,6 @@ export interface JobSpec {
 }
 
 const MAX_RECORDED_LINES = 5000;
-const MAX_LINE_DATA = 100_000;
-/** Most characters of large line values a job keeps whole (job_line_values); past it, only sizes. */
-const MAX_WHOLE_PER_JOB = 50_000_000;
 export const MAX_REPEAT_ITERATIONS = 50_000;
 
 export class Run {
@@ -80,8 +78,7 @@ export class Run {
   readonly bindings = new Map<string, Value>();
   readonly lines: LineRecord[] = [];
   linesDropped = 0;
-  /** Characters of large values kept whole so far (MAX_WHOLE_PER_JOB). */
-  wholeKept = 0;
+  readonly lineValues = new LineValues();
   taskCount = 0;
   pass: number | null = null;
   /** Answers of `lookup()` during one `evaluate`; null outside one (a trigger filter). */
@@ -203,29 +200,12 @@ export class Run {
       return;
     }
     const mask = step.maskData;
-    const whole: { input?: string; output?: string } = {};
-    const lineData = (field: 'input' | 'output', v: Value | undefined): string | null => {
-      if (mask || v === undefined) return null;
-      const text = JSON.stringify(toPlain(v)) ?? 'null';
-      if (text.length <= MAX_LINE_DATA) return text;
-      // The trigger's event is kept whole with the job (jobs.trigger_output) already.
-      const kept = step.number === 0 && field === 'output';
-      if (!kept && this.wholeKept + text.length <= MAX_WHOLE_PER_JOB) {
-        this.wholeKept += text.length;
-        whole[field] = text;
-      }
-      return JSON.stringify({ truncated: true, bytes: text.length });
-    };
-    const inputText = lineData('input', input);
-    const outputText = lineData('output', output);
     this.lines.push({
       recipe_line_number: step.number,
       adapter_name: adapter,
       adapter_operation: operation,
       pass: this.pass,
-      input: inputText,
-      output: outputText,
-      ...(whole.input !== undefined || whole.output !== undefined ? { whole } : {}),
+      ...this.lineValues.of(step.number, mask, input, output),
       error,
       mask_data: mask,
       started_at: started,
