@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
-import { action, pill, webhookRecipe } from '../../test/recipes.ts';
+import { action, dp, log, pill, webhookRecipe } from '../../test/recipes.ts';
 import { manualClock } from '../time.ts';
 
 const HOUR = 3600_000;
@@ -146,6 +146,47 @@ describe('large step values on the console', () => {
       assert.equal(res.statusCode, status, `${url}: ${res.body.slice(0, 200)}`);
       assert.doesNotMatch(res.body, /at .*\.ts:\d+/, 'no stack trace');
     }
+  });
+
+  test('a job waiting for a workflow task offers them already, and after it goes on', async () => {
+    const waiting = await webhookRecipe(t, [
+      action('json_parser', 'parse_json_v2', 'parsed', {
+        document: pill('workato_webhooks', 'hook', 'payload', 'doc'),
+      }),
+      action('workato_workflow_task', 'human_review_on_existing_record', 'review', {
+        name: 'Check the order',
+        email: 'ana@example.com',
+        record_id: 'R-1',
+      }),
+      log('after', `#{${dp('workato_workflow_task', 'review', 'status')}}`),
+    ]);
+    const res = await t.app.inject({ method: 'POST', url: waiting.path, payload: { doc: JSON.stringify(doc) } });
+    assert.equal(res.statusCode, 200, res.body);
+    await t.engine.idle();
+    const job = await t.ctx.db
+      .selectFrom('jobs')
+      .select(['id', 'handle', 'status'])
+      .where('recipe_id', '=', waiting.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(job.status, 'waiting');
+    const link = `/console/recipes/${waiting.id}/jobs/${job.handle}/lines/1/output`;
+    assert.match((await get(`/console/recipes/${waiting.id}/jobs/${job.handle}`, admin)).body, new RegExp(link));
+    const whileWaiting = await get(link, admin);
+    assert.equal(whileWaiting.statusCode, 200);
+    assert.ok(whileWaiting.rawPayload.equals(Buffer.from(expectedOutput, 'utf8')));
+
+    const tasks = await t.call('GET', `/api/workflow_tasks?recipe_id=${waiting.id}&status=open`);
+    assert.equal(tasks.body.items.length, 1, tasks.text);
+    const done = await t.call('POST', `/api/workflow_tasks/${tasks.body.items[0].id}/complete`, {
+      body: { status: 'approved' },
+    });
+    assert.equal(done.status, 200, done.text);
+    await t.engine.idle();
+    const ended = await t.ctx.db.selectFrom('jobs').select('status').where('id', '=', job.id).executeTakeFirstOrThrow();
+    assert.equal(ended.status, 'succeeded');
+    assert.equal(await valueRows(job.id), 2, 'kept once');
+    const after = await get(link, admin);
+    assert.ok(after.rawPayload.equals(Buffer.from(expectedOutput, 'utf8')));
   });
 
   test('retention deletes the values with their job', async () => {
