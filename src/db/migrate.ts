@@ -42,6 +42,7 @@ import * as pollingTriggersDirectories from './migrations/0069_polling_triggers_
 import * as jobEndsKeepStart from './migrations/0070_job_ends_keep_start.ts';
 import * as jobReplies from './migrations/0071_job_replies.ts';
 import * as recipesEnvironmentIdIndex from './migrations/0072_recipes_environment_id_index.ts';
+import * as jobLineValues from './migrations/0075_job_line_values.ts';
 import * as agents from './migrations/0055_agents.ts';
 
 export type DialectMigration = {
@@ -94,6 +95,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0070_job_ends_keep_start': jobEndsKeepStart,
   '0071_job_replies': jobReplies,
   '0072_recipes_environment_id_index': recipesEnvironmentIdIndex,
+  '0075_job_line_values': jobLineValues,
   '0055_agents': agents,
 };
 

@@ -66,6 +66,7 @@ import type {
   WorkflowTasksTable,
   JobsTable,
   JobLinesTable,
+  JobLineValuesTable,
   TestCasesTable,
   TestRunRequestsTable,
 } from './tables/recipes.ts';
@@ -132,6 +133,7 @@ export interface Database {
   recipe_versions: RecipeVersionsTable;
   jobs: JobsTable;
   job_lines: JobLinesTable;
+  job_line_values: JobLineValuesTable;
   workflow_tasks: WorkflowTasksTable;
   smart_lists: SmartListsTable;
   workflow_apps: WorkflowAppsTable;

@@ -31,6 +31,7 @@ import {
 import { evaluateInput, type InputEnv } from './inputs.ts';
 import { coerceHash } from './schema.ts';
 import type { LineRecord, JobOutcome, TestMode } from '../recipe/job-outcome.ts';
+import { LineValues } from './line-data.ts';
 import type { RecordedOutcome, JobSuspension, Resume } from './checkpoint.ts';
 import { CancelJob, JobLimitReached, StepFailure, StopJob, NeedLookup } from './job-errors.ts';
 import { JobMeter, type JobBounds } from './job-bounds.ts';
@@ -69,7 +70,6 @@ export interface JobSpec {
 }
 
 const MAX_RECORDED_LINES = 5000;
-const MAX_LINE_DATA = 100_000;
 export const MAX_REPEAT_ITERATIONS = 50_000;
 
 export class Run {
@@ -78,6 +78,7 @@ export class Run {
   readonly bindings = new Map<string, Value>();
   readonly lines: LineRecord[] = [];
   linesDropped = 0;
+  readonly lineValues = new LineValues();
   taskCount = 0;
   pass: number | null = null;
   /** Answers of `lookup()` during one `evaluate`; null outside one (a trigger filter). */
@@ -204,8 +205,7 @@ export class Run {
       adapter_name: adapter,
       adapter_operation: operation,
       pass: this.pass,
-      input: mask || input === undefined ? null : serialise(input),
-      output: mask || output === undefined ? null : serialise(output),
+      ...this.lineValues.of(step.number, mask, input, output),
       error,
       mask_data: mask,
       started_at: started,
@@ -247,11 +247,6 @@ export class Run {
 
 /** Most distinct `lookup()` calls in the formulas of one step (P). */
 export const MAX_LOOKUPS = 100;
-
-function serialise(v: Value): string {
-  const text = JSON.stringify(toPlain(v)) ?? 'null';
-  return text.length > MAX_LINE_DATA ? JSON.stringify({ truncated: true, bytes: text.length }) : text;
-}
 
 function asFailure(step: CompiledStep, adapter: string, error: unknown): StepFailure {
   if (error instanceof StepFailure) return error;

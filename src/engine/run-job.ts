@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import type { JobLineRow, JobRow, RecipeRow } from '../db/types.ts';
-import { insertLines } from '../api/jobs/queue.store.ts';
+import { insertLineValues, insertLines, type LineValueRow } from '../api/jobs/queue.store.ts';
 import {
   recordJobEnds,
   recordJobEndsAlone,
@@ -253,8 +253,10 @@ export class JobRunner {
     const { ctx } = this.#deps;
     const lines = this.#lineRows(job, suspension.lines, suspension.firstSeq);
     const { task } = suspension;
+    const values = this.#lineValues(job, suspension.lines, suspension.firstSeq);
     await ctx.groupCommit.run(async (trx) => {
       await insertLines(trx, lines);
+      await insertLineValues(trx, values);
       await insertTask(trx, {
         workspace_id: row.workspace_id,
         environment_id: row.environment_id,
@@ -276,6 +278,18 @@ export class JobRunner {
       });
       await markJobWaiting(trx, job.id, suspension.checkpoint.taskCount);
     });
+  }
+
+  /** The lines' values too large for the lines themselves, kept whole beside them. */
+  #lineValues(job: JobRow, lines: JobOutcome['lines'], firstSeq: number): LineValueRow[] {
+    const values: LineValueRow[] = [];
+    lines.forEach((line, i) => {
+      for (const field of ['input', 'output'] as const) {
+        const value = line.whole?.[field];
+        if (value !== undefined) values.push({ job_id: job.id, seq: firstSeq + i, field, value });
+      }
+    });
+    return values;
   }
 
   #lineRows(job: JobRow, lines: JobOutcome['lines'], firstSeq: number): JobLineRow[] {
@@ -373,6 +387,11 @@ export class JobRunner {
     const { ctx } = this.#deps;
     const completed = toStored(ctx.clock.now());
     const lines = this.#lineRows(job, outcome.lines, outcome.firstSeq);
+    // Large values go ahead of the end (which batches many jobs' ends in one statement); stored
+    // again when the end is retried, they are kept once. Until the end is stored the job stays
+    // running, so nothing shows them; retention deletes them with the job either way.
+    const values = this.#lineValues(job, outcome.lines, outcome.firstSeq);
+    if (values.length > 0) await ctx.groupCommit.run((trx) => insertLineValues(trx, values));
     // A test case's job is listed with the recipe's jobs but not counted in its production figures.
     const counters =
       job.is_test === 1

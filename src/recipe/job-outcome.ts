@@ -9,6 +9,8 @@ export interface LineRecord {
   pass: number | null;
   input: string | null;
   output: string | null;
+  /** Input or output over 100,000 characters, whole (the line's own is then its size only). */
+  whole?: { input?: string; output?: string };
   error: string | null;
   mask_data: boolean;
   started_at: number;

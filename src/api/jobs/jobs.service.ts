@@ -16,6 +16,8 @@ import {
   jobToApi,
   listJobs as listJobRows,
   listLines,
+  listLineValueKeys,
+  findLineValue,
   jobsPerMinute,
   recentFailedJobs,
   type ApiJobStatus,
@@ -139,11 +141,25 @@ export async function getJobWithSteps(
   caller: Caller,
   recipeId: number,
   handle: string,
-): Promise<{ recipe: RecipeRow; job: JobDetailApi; lines: JobLineRow[] }> {
+): Promise<{ recipe: RecipeRow; job: JobDetailApi; lines: JobLineRow[]; wholeValues: Set<string> }> {
   const recipe = await visibleRecipe(ctx, caller, recipeId);
   const job = assertFound(await findJob(ctx.db, recipe.id, handle));
   const lines = await listLines(ctx.db, job.id);
-  return { recipe, job: jobDetailToApi(job, lines), lines };
+  return { recipe, job: jobDetailToApi(job, lines), lines, wholeValues: await listLineValueKeys(ctx.db, job.id) };
+}
+
+/** A step line's input or output kept whole (over 100,000 characters, so the line has its size only). */
+export async function getJobLineValue(
+  ctx: ServiceContext,
+  caller: Caller,
+  recipeId: number,
+  handle: string,
+  seq: number,
+  field: 'input' | 'output',
+): Promise<{ job: JobRow; value: string }> {
+  const recipe = await visibleRecipe(ctx, caller, recipeId);
+  const job = assertFound(await findJob(ctx.db, recipe.id, handle));
+  return { job, value: assertFound(await findLineValue(ctx.db, job.id, seq, field)) };
 }
 
 /** A job with its lines and its trigger's event as stored (whole: a line keeps 100 KB of it). */

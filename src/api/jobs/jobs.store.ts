@@ -45,6 +45,29 @@ export async function listLines(db: Db, jobId: number): Promise<JobLineRow[]> {
   return db.selectFrom('job_lines').selectAll().where('job_id', '=', jobId).orderBy('seq').execute();
 }
 
+/** Which of a job's line values are kept whole (job_line_values), as `<seq>:<field>`. */
+export async function listLineValueKeys(db: Db, jobId: number): Promise<Set<string>> {
+  const rows = await db.selectFrom('job_line_values').select(['seq', 'field']).where('job_id', '=', jobId).execute();
+  return new Set(rows.map((row) => `${row.seq}:${row.field}`));
+}
+
+/** One line value kept whole, or undefined. */
+export async function findLineValue(
+  db: Db,
+  jobId: number,
+  seq: number,
+  field: 'input' | 'output',
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('job_line_values')
+    .select('value')
+    .where('job_id', '=', jobId)
+    .where('seq', '=', seq)
+    .where('field', '=', field)
+    .executeTakeFirst();
+  return row?.value;
+}
+
 export interface JobListFilters {
   status?: ApiJobStatus;
   rerunOnly: boolean;

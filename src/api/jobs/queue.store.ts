@@ -482,3 +482,21 @@ export async function countQueued(db: Db): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** A line's input or output kept whole beside it (job_line_values); written again, it is left as it is. */
+export interface LineValueRow {
+  job_id: number;
+  seq: number;
+  field: 'input' | 'output';
+  value: string;
+}
+
+/** Store large line values, one statement each (each may be megabytes): idempotent, so an end stored again repeats it. */
+export async function insertLineValues(db: Db, values: readonly LineValueRow[]): Promise<void> {
+  for (const row of values)
+    await db
+      .insertInto('job_line_values')
+      .values(row)
+      .onConflict((oc) => oc.columns(['job_id', 'seq', 'field']).doNothing())
+      .execute();
+}

@@ -1,4 +1,5 @@
-// Job retention (retention.ts): finished jobs that ended before a cutoff are deleted with their lines,
+// Job retention (retention.ts): finished jobs that ended before a cutoff are deleted with their lines
+// and their large line values (job_line_values),
 // a bounded batch per statement. A pending job has no `completed_at`, so it is never chosen.
 import type { Db } from '../../db/types.ts';
 
@@ -12,6 +13,27 @@ export async function expiredJobIds(db: Db, cutoff: string, limit: number): Prom
     .limit(limit)
     .execute();
   return rows.map((row) => row.id);
+}
+
+/** Delete up to `limit` large line values of these jobs; returns how many went (fewer than `limit`: none is left). */
+export async function deleteLineValuesOfJobs(db: Db, jobIds: readonly number[], limit: number): Promise<number> {
+  if (jobIds.length === 0) return 0;
+  const result = await db
+    .deleteFrom('job_line_values')
+    .where((eb) =>
+      eb(
+        eb.refTuple('job_id', 'seq', 'field'),
+        'in',
+        eb
+          .selectFrom('job_line_values')
+          .select(['job_id', 'seq', 'field'])
+          .where('job_id', 'in', jobIds)
+          .limit(limit)
+          .$asTuple('job_id', 'seq', 'field'),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** Delete up to `limit` lines of these jobs; returns how many went (fewer than `limit`: none is left). */

@@ -1,12 +1,12 @@
 // Job retention: in the background, delete finished jobs that ended more than JOB_RETENTION_HOURS
-// ago, with their lines. Lines go first (a crash in between leaves an expired job that the next
-// run finishes, never orphan lines). Every statement deletes a bounded batch, and the sweep yields
+// ago, with their lines and their large line values (job_line_values). Values and lines go first (a
+// crash in between leaves an expired job that the next run finishes, never orphans). Every statement deletes a bounded batch, and the sweep yields
 // between statements, so requests and the engine's own writes are never held up for long. Pending
 // jobs are never deleted; the recipe's counters are lifetime counts and are left as they are.
 import type { ServiceContext } from '../../context.ts';
 import { createPeriodicSweep, type PeriodicSweep } from '../../periodic-sweep.ts';
 import { toStored } from '../../time.ts';
-import { deleteExpiredJobs, deleteLinesOfJobs, expiredJobIds } from './retention.store.ts';
+import { deleteExpiredJobs, deleteLineValuesOfJobs, deleteLinesOfJobs, expiredJobIds } from './retention.store.ts';
 
 export interface JobRetentionOptions {
   intervalMs: number;
@@ -16,6 +16,9 @@ export interface JobRetentionOptions {
   /** Lines per DELETE statement. */
   lineBatchSize?: number;
 }
+
+/** Large line values per DELETE statement. */
+const VALUE_BATCH = 20;
 
 export function createJobRetentionSweeper(
   ctx: Pick<ServiceContext, 'db' | 'clock' | 'log' | 'nodeId'>,
@@ -32,6 +35,11 @@ export function createJobRetentionSweeper(
     for (;;) {
       const ids = await expiredJobIds(ctx.db, cutoff, jobBatchSize);
       if (ids.length === 0) break;
+      // A value may be megabytes: a few per statement.
+      while ((await deleteLineValuesOfJobs(ctx.db, ids, VALUE_BATCH)) === VALUE_BATCH) {
+        await yieldToRequests();
+        if (closing()) return deleted;
+      }
       while ((await deleteLinesOfJobs(ctx.db, ids, lineBatchSize)) === lineBatchSize) {
         await yieldToRequests();
         if (closing()) return deleted;

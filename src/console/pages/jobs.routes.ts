@@ -5,7 +5,14 @@ import { Type } from 'typebox';
 import { AppError, invalid } from '../../errors.ts';
 import { IdParams } from '../../http/schemas.ts';
 import { getRecipe } from '../../api/recipes/recipes.service.ts';
-import { cancelJobs, getJobTriggerEvent, getJobWithSteps, listJobs, repeatJobs } from '../../api/jobs/jobs.service.ts';
+import {
+  cancelJobs,
+  getJobLineValue,
+  getJobTriggerEvent,
+  getJobWithSteps,
+  listJobs,
+  repeatJobs,
+} from '../../api/jobs/jobs.service.ts';
 import { actorOf } from '../../api/activity_logs/activity_logs.routes.ts';
 import { createTestCase } from '../../api/test_cases/test_cases.service.ts';
 import { recordActivity } from '../../api/activity_logs/activity.ts';
@@ -216,7 +223,12 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
     handle: string,
     message?: { text: string; kind: 'ok' | 'error' },
   ) {
-    const { recipe, job, lines } = await getJobWithSteps(ctx, callerWith(request, 'jobs:read'), recipeId, handle);
+    const { recipe, job, lines, wholeValues } = await getJobWithSteps(
+      ctx,
+      callerWith(request, 'jobs:read'),
+      recipeId,
+      handle,
+    );
     return send(
       reply,
       jobPage(
@@ -225,6 +237,7 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
           recipe: { id: recipe.id, name: recipe.name, running: recipe.running === 1 },
           job,
           lines,
+          wholeValues,
           canWrite: can(request, 'jobs:write'),
           canCreateTestCase: can(request, 'test_cases:write'),
           message,
@@ -259,6 +272,40 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
           `attachment; filename="${job.handle.replace(/[^A-Za-z0-9_-]/g, '')}-trigger.json"`,
         )
         .send(event);
+    },
+  );
+
+  // A step's input or output over 100,000 characters (its line keeps the size only), kept whole
+  // beside the line (job_line_values).
+  app.get(
+    '/console/recipes/:id/jobs/:handle/lines/:seq/:field',
+    {
+      schema: {
+        ...hide,
+        params: Type.Object({
+          ...HandleParams.properties,
+          seq: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+          field: Type.Union([Type.Literal('input'), Type.Literal('output')]),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const { seq, field } = request.params;
+      const { job, value } = await getJobLineValue(
+        ctx,
+        callerWith(request, 'jobs:read'),
+        request.params.id,
+        request.params.handle,
+        seq,
+        field,
+      );
+      return reply
+        .type('application/json; charset=utf-8')
+        .header(
+          'content-disposition',
+          `attachment; filename="${job.handle.replace(/[^A-Za-z0-9_-]/g, '')}-line-${seq}-${field}.json"`,
+        )
+        .send(value);
     },
   );
 

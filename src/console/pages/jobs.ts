@@ -50,6 +50,8 @@ export interface JobData {
   recipe: { id: number; name: string; running: boolean };
   job: JobDetailApi;
   lines: readonly JobLineRow[];
+  /** The line values kept whole (over 100,000 characters), as `<seq>:<field>`. */
+  wholeValues?: ReadonlySet<string> | undefined;
   canWrite: boolean;
   /** The role may write test cases: the job can become one. */
   canCreateTestCase?: boolean | undefined;
@@ -86,14 +88,14 @@ export function truncatedSize(text: string | null): number | null {
   }
 }
 
-function value(label: string, text: string | null, masked: boolean, full?: string): Html {
+function value(label: string, text: string | null, masked: boolean, full?: { href: string; note?: string }): Html {
   if (masked)
     return html`<div class="value"><span class="label">${label}</span> <span class="muted">masked (the step hides its data)</span></div>`;
   const size = truncatedSize(text);
   if (size !== null)
     return html`<div class="value"><span class="label">${label}</span> <span class="muted">${size.toLocaleString('en')} bytes, more than a step line keeps (100,000).</span> ${
       full
-        ? html`<a href="${full}" download>Download the full value</a> <span class="muted small">(the trigger's event as stored with the job)</span>`
+        ? html`<a href="${full.href}" download>Download the full value</a>${full.note ? html` <span class="muted small">(${full.note})</span>` : ''}`
         : html`<span class="muted">Only its size was kept.</span>`
     }</div>`;
   const shown = pretty(text);
@@ -120,6 +122,8 @@ export function jobPage(frame: PageFrame, data: JobData, csrf: string): string {
   const { job, recipe } = data;
   const base = `/console/recipes/${recipe.id}/jobs/${job.handle}`;
   const finished = job.status !== 'pending';
+  const wholeOf = (seq: number, field: 'input' | 'output') =>
+    data.wholeValues?.has(`${seq}:${field}`) ? { href: `${base}/lines/${seq}/${field}` } : undefined;
   const controls = !data.canWrite
     ? ''
     : finished
@@ -148,7 +152,7 @@ ${
         return html`<li class="line${line.error ? ' failed' : ''}"><h3><span class="step-no">${line.recipe_line_number}</span> ${line.adapter_name === 'workato' ? '' : html`${iconImg(data.iconOf(line.adapter_name))} `}${lineText(line, data.words)}${line.pass !== null ? html` <span class="muted">pass ${line.pass}</span>` : ''}</h3>
 <p class="muted small">${time(line.started_at)} · ${Number.isFinite(seconds) ? seconds.toFixed(3) : '?'} s</p>
 ${line.error ? html`<div class="value"><span class="label">Error</span><pre class="error-text">${line.error}</pre></div>` : ''}
-${value('Input', line.input, line.mask_data === 1)}${value('Output', line.output, line.mask_data === 1, line.recipe_line_number === 0 ? `${base}/trigger-output` : undefined)}</li>`;
+${value('Input', line.input, line.mask_data === 1, wholeOf(line.seq, 'input'))}${value('Output', line.output, line.mask_data === 1, line.recipe_line_number === 0 ? { href: `${base}/trigger-output`, note: "the trigger's event as stored with the job" } : wholeOf(line.seq, 'output'))}</li>`;
       })}</ol>`
 }
 </section>`,

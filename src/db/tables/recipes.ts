@@ -124,6 +124,14 @@ export interface JobLinesTable {
   completed_at: string;
 }
 
+/** A step line's input or output too large for the line itself, kept whole (0075). */
+export interface JobLineValuesTable {
+  job_id: number;
+  seq: number;
+  field: 'input' | 'output';
+  value: string;
+}
+
 export interface TestCasesTable {
   id: string;
   recipe_id: number;
