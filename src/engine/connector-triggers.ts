@@ -9,6 +9,10 @@
 // `subscription` is what a webhook trigger's subscribe returned when the recipe started, given to
 // its notifications and to unsubscribe when it stops.
 import type { ServiceContext } from '../context.ts';
+import {
+  findConnectorWorkspace,
+  listRunningRecipesOfWorkspace,
+} from '../api/custom_connectors/custom_connectors.store.ts';
 import type { RecipeRow } from '../db/types.ts';
 import {
   findRecipeById,
@@ -239,19 +243,9 @@ export async function receiveStaticWebhook(
   | { status: 429; retryAfterSeconds: number }
 > {
   const { ctx, settings, cache } = deps;
-  const connector = await ctx.db
-    .selectFrom('custom_connectors')
-    .select(['workspace_id'])
-    .where('id', '=', connectorId)
-    .executeTakeFirst();
-  if (!connector) return { status: 404 };
-  const rows = await ctx.db
-    .selectFrom('recipes')
-    .selectAll()
-    .where('running', '=', 1)
-    .where('workspace_id', '=', connector.workspace_id)
-    .orderBy('id')
-    .execute();
+  const workspaceId = await findConnectorWorkspace(ctx.db, connectorId);
+  if (workspaceId === undefined) return { status: 404 };
+  const rows = await listRunningRecipesOfWorkspace(ctx.db, workspaceId);
   let requestKey: string | null | undefined;
   const jobIds: string[] = [];
   for (const row of rows) {

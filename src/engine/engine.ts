@@ -235,7 +235,7 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     ruby: sandboxes.ruby,
   });
   let stopHeartbeat: () => Promise<void> = () => Promise.resolve();
-
+  const hooks = { ctx, settings, cache, queue, events };
   return {
     events,
     dataTableListener: dataTables,
@@ -284,14 +284,12 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     async receiveWebhook(key, event, request) {
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(key)) return { status: 404 };
       const row = await cache.webhookRecipe(key);
-      if (!row)
-        return request ? connectorWebhookCall({ ctx, settings, cache, queue, events }, key, request) : { status: 404 };
+      if (!row) return request ? connectorWebhookCall(hooks, key, request) : { status: 404 };
       const handle = await queue.admit(row, event);
       if (handle === BACKLOG_FULL) return { status: 429, retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS };
       return { status: 200, jobId: handle };
     },
-    receiveStaticWebhook: (connectorId, request) =>
-      receiveStaticWebhook({ ctx, settings, cache, queue, events }, connectorId, request),
+    receiveStaticWebhook: (connectorId, request) => receiveStaticWebhook(hooks, connectorId, request),
     receiveApiRequest: (recipeId, environmentId, event, timeoutMs, options) =>
       validatedApiRequest({ cache, settings, calls }, recipeId, environmentId, event, timeoutMs, options),
     callAppFunction: (recipeId, environmentId, event) =>

@@ -1,6 +1,6 @@
 // Custom connectors and their code versions. A version is released once; the connector's
 // latest_released_version is the highest released one.
-import type { CustomConnectorRow, CustomConnectorVersionRow, Db } from '../../db/types.ts';
+import type { CustomConnectorRow, CustomConnectorVersionRow, Db, RecipeRow } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
 
 export interface ConnectorScope {
@@ -130,6 +130,23 @@ export async function markReleased(db: Db, versionId: number, at: string): Promi
  * The connector a recipe step or a connection names by provider in this environment: by its own
  * name, or by another name an imported package gave it (custom_connector_aliases).
  */
+/** The workspace a custom connector belongs to (undefined: no such connector). */
+export async function findConnectorWorkspace(db: Db, id: number): Promise<number | undefined> {
+  const row = await db.selectFrom('custom_connectors').select('workspace_id').where('id', '=', id).executeTakeFirst();
+  return row?.workspace_id;
+}
+
+/** The started recipes of a workspace (a custom connector's static webhook picks among them). */
+export async function listRunningRecipesOfWorkspace(db: Db, workspaceId: number): Promise<RecipeRow[]> {
+  return db
+    .selectFrom('recipes')
+    .selectAll()
+    .where('running', '=', 1)
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('id')
+    .execute();
+}
+
 export async function findConnectorByProvider(
   db: Db,
   environmentId: number,
