@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Kysely } from 'kysely';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
+import { jobRow } from '../../test/job-rows.ts';
 import { createRecipe, webhookTrigger } from '../../test/recipes.ts';
 import { insertJobs, newJobHandle, type NewJob } from '../api/jobs/queue.store.ts';
 import { DatabaseUnreachableError, isUniqueViolation, storageFailureOf } from './dialect.ts';
@@ -121,28 +122,15 @@ describe('createInsertBatcher with insertJobs', () => {
   });
   after(() => t.close());
 
-  const job = (handle: string, values: Partial<NewJob> = {}): NewJob => ({
-    recipe_id: recipeId,
-    handle,
-    status: 'queued',
-    title: `job ${handle}`,
-    trigger_output: JSON.stringify({ handle, text: 'quotes " \' \\ {braces}, commas, NULL' }),
-    error: null,
-    error_parts: null,
-    is_poll_error: 0,
-    is_repeat: 0,
-    is_test: 0,
-    master_job_handle: null,
-    calling_recipe_id: null,
-    calling_job_handle: null,
-    root_recipe_id: null,
-    root_job_handle: null,
-    task_count: 0,
-    created_at: '2026-01-01T00:00:00.000Z',
-    started_at: '2026-01-01T00:00:00.000Z',
-    completed_at: null,
-    ...values,
-  });
+  const job = (handle: string, values: Partial<NewJob> = {}): NewJob =>
+    jobRow(recipeId, {
+      handle,
+      title: `job ${handle}`,
+      trigger_output: JSON.stringify({ handle, text: 'quotes " \' \\ {braces}, commas, NULL' }),
+      created_at: '2026-01-01T00:00:00.000Z',
+      started_at: '2026-01-01T00:00:00.000Z',
+      ...values,
+    });
   const stored = (handles: readonly string[]) =>
     t.ctx.db
       .selectFrom('jobs')

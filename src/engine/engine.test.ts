@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
+import { jobRow } from '../../test/job-rows.ts';
 import { action, createRecipe, log, pill, readJob, webhookRecipe, webhookTrigger } from '../../test/recipes.ts';
 import { findRecipeById } from '../api/recipes/recipes.store.ts';
 import { insertJob, newJobHandle } from '../api/jobs/queue.store.ts';
@@ -167,25 +168,7 @@ describe('job queue', () => {
   test('after a crash: a job left running is failed as interrupted (never silently dropped); queued jobs run', async () => {
     const { id } = await webhookRecipe(t, [log('n', 'ran')]);
     const stamp = toStored(t.ctx.clock.now());
-    const base = {
-      recipe_id: id,
-      title: 'HTTP: new event',
-      trigger_output: '{"payload":{}}',
-      error: null,
-      error_parts: null,
-      is_poll_error: 0 as const,
-      is_repeat: 0 as const,
-      is_test: 0 as const,
-      master_job_handle: null,
-      calling_recipe_id: null,
-      calling_job_handle: null,
-      root_recipe_id: null,
-      root_job_handle: null,
-      task_count: 0,
-      created_at: stamp,
-      started_at: stamp,
-      completed_at: null,
-    };
+    const base = jobRow(id, { trigger_output: '{"payload":{}}', created_at: stamp, started_at: stamp });
     // What a process killed mid-job leaves behind, written while this engine is closed.
     await t.engine.close(1000);
     const crashed = await insertJob(t.ctx.db, { ...base, handle: newJobHandle(), status: 'running' });

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
+import { jobRow } from '../../test/job-rows.ts';
 import { webhookRecipe } from '../../test/recipes.ts';
 import { finishJob, insertJob, newJobHandle } from '../api/jobs/queue.store.ts';
 import { createInProcessNotifier } from '../notifier.ts';
@@ -23,33 +24,9 @@ describe('callers waiting for a job another node ends', () => {
 
   /** A running awaited job, as another node would hold it: its id and handle. */
   async function runningJob(): Promise<{ id: number; handle: string }> {
-    const handle = newJobHandle();
-    const stamp = toStored(new Date());
-    const id = await insertJob(t.ctx.db, {
-      recipe_id: recipeId,
-      handle,
-      status: 'running',
-      title: 'elsewhere',
-      trigger_output: '{}',
-      error: null,
-      error_parts: null,
-      is_poll_error: 0,
-      is_repeat: 0,
-      is_test: 0,
-      master_job_handle: null,
-      calling_recipe_id: null,
-      calling_job_handle: null,
-      root_recipe_id: null,
-      root_job_handle: null,
-      task_count: 0,
-      created_at: stamp,
-      started_at: stamp,
-      completed_at: null,
-      claimed_by: 'other-node/1/0',
-      lease_expires_at: stamp,
-      awaited: 1,
-    });
-    return { id, handle };
+    const row = jobRow(recipeId, { status: 'running', title: 'elsewhere', awaited: 1 });
+    const id = await insertJob(t.ctx.db, { ...row, claimed_by: 'other-node/1/0', lease_expires_at: row.created_at });
+    return { id, handle: row.handle };
   }
 
   const response = fromPlain({ http_status_code: 201, response: { id: 'A-1', lines: [1, 2] } });

@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
+import { jobRow } from '../../test/job-rows.ts';
 import { action, createRecipe, numbered, startRecipe, webhookRecipe } from '../../test/recipes.ts';
 import { postgresOnly } from '../../test/test-database.ts';
 import { findRecipeById } from '../api/recipes/recipes.store.ts';
@@ -77,26 +78,7 @@ describe('jobs on two nodes sharing the database', { skip: postgresOnly('row loc
     const { id } = await webhookRecipe(t, [action('clock', 'wait_for_interval', 'pause', { interval: '0.01' })]);
     const row = await findRecipeById(t.ctx.db, id);
     assert.ok(row);
-    const stamp = toStored(new Date());
-    const base = {
-      recipe_id: id,
-      title: 'left running',
-      trigger_output: '{}',
-      error: null,
-      error_parts: null,
-      is_poll_error: 0 as const,
-      is_repeat: 0 as const,
-      is_test: 0 as const,
-      master_job_handle: null,
-      calling_recipe_id: null,
-      calling_job_handle: null,
-      root_recipe_id: null,
-      root_job_handle: null,
-      task_count: 0,
-      created_at: stamp,
-      started_at: stamp,
-      completed_at: null,
-    };
+    const base = jobRow(id, { title: 'left running' });
     // A dead node's job, its claim running out in 300 ms; and a live node's, renewed far ahead.
     const deadHandle = newJobHandle();
     await insertJob(t.ctx.db, {
@@ -146,25 +128,7 @@ describe('jobs on two nodes sharing the database', { skip: postgresOnly('row loc
       const stamp = toStored(new Date());
       const claim = (handle: string) =>
         insertJob(t.ctx.db, {
-          recipe_id: id,
-          handle,
-          status: 'running',
-          title: 'claimed',
-          trigger_output: '{}',
-          error: null,
-          error_parts: null,
-          is_poll_error: 0,
-          is_repeat: 0,
-          is_test: 0,
-          master_job_handle: null,
-          calling_recipe_id: null,
-          calling_job_handle: null,
-          root_recipe_id: null,
-          root_job_handle: null,
-          task_count: 0,
-          created_at: stamp,
-          started_at: stamp,
-          completed_at: null,
+          ...jobRow(id, { handle, status: 'running', title: 'claimed', created_at: stamp, started_at: stamp }),
           claimed_by: 'renewing-node/3/0',
           lease_expires_at: stamp,
         });

@@ -5,7 +5,8 @@ import { after, before, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { log, webhookRecipe } from '../../../test/recipes.ts';
 import { toStored } from '../../time.ts';
-import { insertJob, newJobHandle } from './queue.store.ts';
+import { jobRow } from '../../../test/job-rows.ts';
+import { insertJob } from './queue.store.ts';
 import { recordJobEnds, recordJobEndsAlone, type JobEndAndClaim } from './job-ends.store.ts';
 import type { JobLineRow } from '../../db/types.ts';
 
@@ -25,28 +26,7 @@ test('several ends in one call: every line and state is written, counters add up
   assert.equal((await t.call('PUT', `/api/recipes/${recipeId}/stop`)).status, 200);
   const stamp = toStored(t.ctx.clock.now());
   const job = (status: 'running' | 'queued', resumed?: { claimed_by: string; started_at: string }) =>
-    insertJob(t.ctx.db, {
-      recipe_id: recipeId,
-      handle: newJobHandle(),
-      status,
-      title: 't',
-      trigger_output: '{}',
-      error: null,
-      error_parts: null,
-      is_poll_error: 0,
-      is_repeat: 0,
-      is_test: 0,
-      master_job_handle: null,
-      calling_recipe_id: null,
-      calling_job_handle: null,
-      root_recipe_id: null,
-      root_job_handle: null,
-      task_count: 0,
-      created_at: stamp,
-      started_at: stamp,
-      completed_at: null,
-      ...resumed,
-    });
+    insertJob(t.ctx.db, jobRow(recipeId, { status, title: 't', created_at: stamp, started_at: stamp, ...resumed }));
   const running = [await job('running'), await job('running'), await job('running')];
   // The second queued job ran before and waited for a workflow task: it keeps the time it started.
   const firstStart = '2025-12-31T23:00:00.000Z';
@@ -143,29 +123,7 @@ async function recipeWithJobs(
   const stamp = toStored(t.ctx.clock.now());
   const ids: number[] = [];
   for (const status of states) {
-    ids.push(
-      await insertJob(t.ctx.db, {
-        recipe_id: recipeId,
-        handle: newJobHandle(),
-        status,
-        title: 't',
-        trigger_output: '{}',
-        error: null,
-        error_parts: null,
-        is_poll_error: 0,
-        is_repeat: 0,
-        is_test: 0,
-        master_job_handle: null,
-        calling_recipe_id: null,
-        calling_job_handle: null,
-        root_recipe_id: null,
-        root_job_handle: null,
-        task_count: 0,
-        created_at: stamp,
-        started_at: stamp,
-        completed_at: null,
-      }),
-    );
+    ids.push(await insertJob(t.ctx.db, jobRow(recipeId, { status, title: 't', created_at: stamp, started_at: stamp })));
   }
   await t.ctx.db.updateTable('recipes').set({ running: 1 }).where('id', '=', recipeId).execute();
   return { recipeId, ids, stamp };

@@ -3,11 +3,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { jobRow } from '../../../test/job-rows.ts';
 import { spawnServe } from '../../../test/process-helpers.ts';
 import { createRecipe, log, pill, webhookRecipe, webhookTrigger } from '../../../test/recipes.ts';
 import type { JobLineRow } from '../../db/types.ts';
 import { manualClock, toStored } from '../../time.ts';
-import { insertJob, insertLines, newJobHandle, type NewJob } from './queue.store.ts';
+import { insertJob, insertLines, type NewJob } from './queue.store.ts';
 
 const HOUR = 3600_000;
 const clock = manualClock('2026-03-01T08:00:00.000Z');
@@ -49,27 +50,7 @@ async function jobRowsBecome(recipeId: number, n: number): Promise<boolean> {
 
 function finishedJob(recipeId: number, endedAt: Date): NewJob {
   const at = toStored(endedAt);
-  return {
-    recipe_id: recipeId,
-    handle: newJobHandle(),
-    status: 'succeeded',
-    title: 'HTTP: new event',
-    trigger_output: '{}',
-    error: null,
-    error_parts: null,
-    is_poll_error: 0,
-    is_repeat: 0,
-    is_test: 0,
-    master_job_handle: null,
-    calling_recipe_id: null,
-    calling_job_handle: null,
-    root_recipe_id: null,
-    root_job_handle: null,
-    task_count: 1,
-    created_at: at,
-    started_at: at,
-    completed_at: at,
-  };
+  return jobRow(recipeId, { status: 'succeeded', task_count: 1, created_at: at, started_at: at, completed_at: at });
 }
 
 function linesOf(jobId: number, count: number, at: Date): JobLineRow[] {
