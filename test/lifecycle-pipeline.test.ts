@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { API_KEY_CONNECTION } from './custom-connector-kit.ts';
 import { createTestApp, tempDir, type TestApp } from './helpers.ts';
 import { action, log, pill, readJob, webhookTrigger } from './recipes.ts';
 
@@ -20,20 +21,7 @@ type Env = 'dev' | 'test' | 'prod';
 // action that posts to the service and returns its answer.
 const CONNECTOR_CODE = `{
   title: 'Order desk',
-  connection: {
-    fields: [
-      { name: 'base_url', label: 'Base URL' },
-      { name: 'api_key', control_type: 'password' }
-    ],
-    authorization: {
-      type: 'api_key',
-      apply: lambda do |connection|
-        headers('X-Api-Key' => connection['api_key'])
-      end
-    },
-    base_uri: lambda { |connection| connection['base_url'] }
-  },
-  test: lambda { |_connection| get('/me') },
+${API_KEY_CONNECTION}
   actions: {
     open_order: {
       title: 'Open order',
