@@ -261,6 +261,8 @@ export const OPERATIONS_ROUTES: readonly RegExp[] = [
   /^(GET|POST|PUT|PATCH|DELETE|OPTIONS) \/\*$/,
   // Inbound webhooks of running recipes (contract 20 §10.3): /webhooks/rest/<recipe key>/<event>.
   /^(GET|POST|PUT|PATCH|DELETE) \/webhooks\/rest\/:key\/:event$/,
+  // A custom connector's static webhook (`webhook_keys`, src/connectors/README.md): one URL per connector.
+  /^(GET|POST|PUT|PATCH|DELETE) \/webhooks\/connectors\/:id\/event$/,
   // MCP servers at run time (src/mcp/): the Streamable HTTP transport, and its protected resource metadata (RFC 9728).
   /^(GET|POST|DELETE) \/mcp\/:handle$/,
   /^(GET|HEAD) \/\.well-known\/oauth-protected-resource\/mcp\/:handle$/,
