@@ -183,7 +183,8 @@ describe('authoring in a browser', () => {
     await page.waitForURL(/\/console\/test-runs\/cirr-/);
     // The run's page does not refresh itself: reloaded until the run completed (a generous last guard).
     const deadline = Date.now() + 30_000;
-    while (!(await page.getByText('completed').count()) && Date.now() < deadline) {
+    const state = page.locator('dl.facts dd span.badge').first();
+    while ((await state.innerText()) !== 'completed' && Date.now() < deadline) {
       await site.t.engine.idle();
       await page.reload();
     }
