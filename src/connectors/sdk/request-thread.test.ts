@@ -165,6 +165,39 @@ describe('requests made by the request thread', { skip: NO_DATABASE }, () => {
     assert.deepEqual(waits, [1000]);
   });
 
+  test('workers retired when idle take the request thread with them; the next call starts both again', async () => {
+    const idle = createConnectorRuntime({
+      workers: 1,
+      memoryBytes: 48 * 1024 * 1024,
+      snapshotFiles: [installedRubySnapshotFile()],
+      idleMs: 100,
+    });
+    try {
+      const call = () =>
+        idle.invoke(
+          {
+            source: CONNECTOR,
+            connectorName: 'Items',
+            workspaceId: 1,
+            path: 'actions.get_item.execute',
+            params: { settings: { base, key: KEY }, input: { id: 9 } },
+          },
+          threadHost(OPEN).host,
+        );
+      const first = await call();
+      assert.deepEqual(first.ok ? first.value : first.error, { url: `/items/9?key=${KEY}` });
+      const deadline = Date.now() + 30_000;
+      while ((await idle.workerMemory()).length > 0) {
+        assert.ok(Date.now() < deadline, 'the idle worker was not retired');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const second = await call();
+      assert.deepEqual(second.ok ? second.value : second.error, { url: `/items/9?key=${KEY}` });
+    } finally {
+      await idle.close();
+    }
+  });
+
   test('time spent waiting for the answer is not CPU time', async () => {
     const outcome = await get(threadHost(OPEN).host, { url: '/slow' }, 800);
     assert.deepEqual(outcome.ok ? outcome.value : outcome.error, { url: `/slow?key=${KEY}` });

@@ -254,6 +254,11 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
   const retirement = idleRetirement<Slot>(options.idleMs ?? 0, (slot) => {
     if (slot.busy || !slots.includes(slot)) return;
     replace(slot);
+    // The request thread goes with the last worker; the next call that needs it starts another.
+    if (slots.length === 0 && requestThread) {
+      void requestThread.close();
+      requestThread = null;
+    }
     // With no worker left, the module and the interpreter's image go too when a file holds the
     // image: the next worker reads it again instead of the process keeping them.
     if (
