@@ -1,8 +1,9 @@
 // A custom connector (contract 21) as a Connector of the catalog: its released Ruby source,
 // described once by the runtime (title, connection fields, actions), and actions whose steps run
 // the source's `execute` lambdas in the Ruby runtime (src/connectors/sdk/). Every HTTP request of a
-// lambda goes back through the step's session (`send`: the shared transport, the outbound policy,
-// the step's deadline), so the Ruby code applies its own authentication and reads every answer.
+// lambda is an exchange of the step's session (`send`: the shared transport, the outbound policy,
+// the step's deadline; made by the runtime's request thread from `portable()`, docs/adr/0022), so
+// the Ruby code applies its own authentication and reads every answer.
 // What `acquire` or `refresh` return is kept sealed with the connection's authorization (`extra`).
 import { createHash } from 'node:crypto';
 import type { Hash, Value } from '../recipe/formula/values.ts';
