@@ -30,7 +30,21 @@ export interface CustomConnectorApi {
 
 type VersionSummary = Omit<CustomConnectorVersionRow, 'code'>;
 
-export function connectorToApi(row: CustomConnectorRow, versions: readonly VersionSummary[]): CustomConnectorApi {
+/** A connector's static webhook URL (served by src/engine/webhooks.routes.ts). */
+export function staticWebhookUrl(publicBaseUrl: string, id: number): string {
+  return `${publicBaseUrl.replace(/\/+$/, '')}/webhooks/connectors/${id}/event`;
+}
+
+/**
+ * The connector as the API shows it. `static_webhook_url` is stored when the code is written (set
+ * when the source declares `webhook_keys`) and shown under the current PUBLIC_BASE_URL, so a
+ * changed setting never shows a stale host.
+ */
+export function connectorToApi(
+  row: CustomConnectorRow,
+  versions: readonly VersionSummary[],
+  publicBaseUrl: string,
+): CustomConnectorApi {
   const released = versions
     .filter((v): v is VersionSummary & { released_at: string } => v.released_at !== null)
     .sort((a, b) => b.version - a.version);
@@ -50,7 +64,7 @@ export function connectorToApi(row: CustomConnectorRow, versions: readonly Versi
       created_at: toApiTimestamp(v.created_at),
       released_at: toApiTimestamp(v.released_at),
     })),
-    static_webhook_url: row.static_webhook_url,
+    static_webhook_url: row.static_webhook_url === null ? null : staticWebhookUrl(publicBaseUrl, row.id),
   };
 }
 
@@ -62,7 +76,7 @@ export async function insertConnector(db: Db, values: Omit<CustomConnectorRow, '
 export async function updateConnector(
   db: Db,
   id: number,
-  values: Partial<Pick<CustomConnectorRow, 'name' | 'description' | 'updated_at'>>,
+  values: Partial<Pick<CustomConnectorRow, 'name' | 'description' | 'static_webhook_url' | 'updated_at'>>,
 ): Promise<void> {
   await db.updateTable('custom_connectors').set(values).where('id', '=', id).execute();
 }
