@@ -444,6 +444,80 @@ describe('connections of custom connectors that authorize: Connect, GET /oauth/c
     assert.equal((await runNotes(name, id)).status, 'succeeded');
   });
 
+  test('PUT /api/connections/:id (the test) and a job that meet a 401 together: one refresh of the rotating token; a refused one fails the test', async () => {
+    const name = await released(OWN_LAMBDAS);
+    const id = await shell(name, { api_url: provider.url, client_id: 'field-client', client_secret: 'field-secret' });
+    assert.equal(
+      (await connectThroughConsole(t, browser, id)).location,
+      `/console/connections/${id}?authorization=success`,
+    );
+    const config = JSON.stringify([
+      { keyword: 'application', provider: 'workato_webhooks', account_id: null },
+      { keyword: 'application', provider: name, account_id: id },
+    ]);
+    const { path } = await webhookRecipe(t, [action(name, 'list_notes', 'notes', {})], { config });
+    const retest = () => t.call('PUT', `/api/connections/${id}`, { body: { shell_connection: false } });
+    /** The test and a job at once; the provider holds a refresh until both met their 401 (or 10 s). */
+    const together = async () => {
+      const seen = provider.unauthorized;
+      provider.beforeRefresh = () => until(() => provider.unauthorized >= seen + 2, 10_000);
+      try {
+        const [tested, fired] = await Promise.all([retest(), t.app.inject({ method: 'POST', url: path, payload: {} })]);
+        assert.equal(fired.statusCode, 200, fired.body);
+        await t.engine.idle();
+        const [job] = await t.ctx.db.selectFrom('jobs').select('id').orderBy('id', 'desc').limit(1).execute();
+        return { tested, job: await readJob(t, job!.id) };
+      } finally {
+        provider.beforeRefresh = null;
+      }
+    };
+
+    const first = openAuthState(t.ctx.secretBox, await sealed(id));
+    provider.valid.delete(first.accessToken!);
+    const before = refreshes();
+    const { tested, job } = await together();
+    assert.equal(tested.status, 200, tested.text);
+    assert.equal(tested.body.authorization_status, 'success', tested.text);
+    assert.equal(job.status, 'succeeded', job.error ?? '');
+    assert.equal(refreshes(), before + 1, 'one refresh for the test and the job');
+    const second = openAuthState(t.ctx.secretBox, await sealed(id));
+    assert.notEqual(second.refreshToken, first.refreshToken, 'the rotated refresh token is stored');
+    assert.ok(provider.refreshTokens.has(second.refreshToken!), 'the stored refresh token is the unspent one');
+    assert.ok(provider.valid.has(second.accessToken!));
+    const lease = t.ctx.db.selectFrom('leases').select('name').where('name', '=', `connection-refresh:${id}`);
+    assert.equal((await lease.execute()).length, 0, 'the refresh lease is given up');
+
+    // The test alone after the token expired again: one refresh, stored, the next job uses it.
+    provider.valid.delete(second.accessToken!);
+    const alone = await retest();
+    assert.equal(alone.body.authorization_status, 'success', alone.text);
+    assert.equal(refreshes(), before + 2);
+    const third = openAuthState(t.ctx.secretBox, await sealed(id));
+    assert.ok(provider.valid.has(third.accessToken!));
+    assert.equal((await runNotes(name, id)).status, 'succeeded');
+    assert.equal(refreshes(), before + 2, 'the job uses what the test stored');
+
+    // The service refuses the refresh: the test fails naming it (a 200 with the status, no 500).
+    provider.valid.delete(third.accessToken!);
+    provider.refuseRefresh = true;
+    try {
+      const refused = await retest();
+      assert.equal(refused.status, 200, refused.text);
+      assert.equal(refused.body.authorization_status, 'failed');
+      assert.match(refused.body.authorization_error, /could not get new credentials: .*invalid_grant/);
+      assert.doesNotMatch(refused.body.authorization_error, /refresh-\d|field-secret/);
+      assert.equal(refreshes(), before + 3);
+    } finally {
+      provider.refuseRefresh = false;
+    }
+    // Unknown ids and malformed bodies: the contract's 4xx, nothing tested.
+    const unknown = await t.call('PUT', '/api/connections/999999', { body: { shell_connection: false } });
+    assert.equal(unknown.status, 404, unknown.text);
+    const wrongType = await t.call('PUT', `/api/connections/${id}`, { body: { shell_connection: 'yes' } });
+    assert.equal(wrongType.status, 400, wrongType.text);
+    assert.equal(refreshes(), before + 3);
+  });
+
   test("the connector's acquire and refresh with the app in the connection's fields; detect_on finds an error in a 200", async () => {
     const name = await released(OWN_LAMBDAS);
     const id = await shell(name, { api_url: provider.url, client_id: 'field-client', client_secret: 'field-secret' });

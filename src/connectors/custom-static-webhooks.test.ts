@@ -220,7 +220,12 @@ describe("a custom connector's static webhook (webhook_keys)", () => {
     // As a recipe started before keys were indexed: the other node indexes it when it resumes.
     await deleteStaticWebhookKey(t.ctx.db, id);
     // Another node: its own context, node id and notifier over the same database.
-    const ctx = createServiceContext({ db: t.ctx.db, config: t.ctx.config, secretBox: t.ctx.secretBox, log: t.ctx.log });
+    const ctx = createServiceContext({
+      db: t.ctx.db,
+      config: t.ctx.config,
+      secretBox: t.ctx.secretBox,
+      log: t.ctx.log,
+    });
     const nodeB = createEngine(ctx, { pollMs: 50, workers: 1 });
     try {
       await nodeB.start();
@@ -241,7 +246,11 @@ describe("a custom connector's static webhook (webhook_keys)", () => {
       assert.deepEqual((await loggedByJobs(t, id)).messages, ['K1:b1:from B']);
 
       assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`)).status, 200);
-      await waitFor(() => hasStaticWebhookKey(t.ctx.db, id), (has) => !has, 'the stopped recipe leaves the index');
+      await waitFor(
+        () => hasStaticWebhookKey(t.ctx.db, id),
+        (has) => !has,
+        'the stopped recipe leaves the index',
+      );
       const after = await call({ team_id: 'K1', messages: [{ id: 'b2', text: 'late' }] });
       assert.deepEqual(after, { status: 200, jobIds: [] });
       // Started again (here): indexed again, and node B routes to it.

@@ -22,6 +22,7 @@ import { connectionDefinitionOf } from './connection-rules.ts';
 import { AuthorizationError } from './auth/oauth2.ts';
 import { StepError } from './step-error.ts';
 import { authWith, hostFor, keepSettings, secretsOf, settingsOf, stepHost, type OAuthApp } from './custom-host.ts';
+import { connectionTestHost } from './custom-test-host.ts';
 import type {
   ActionDef,
   Connector,
@@ -484,10 +485,12 @@ export async function loadCustomConnector(
 /**
  * A connection's test for a custom connector (contract 21 §4): its `test` lambda with the
  * connection's values, through the shared transport. What `acquire` or `refresh` returned is
- * kept in the authorization's `extra` (sealed with it).
+ * kept in the authorization's `extra` (sealed with it). `shared` (a stored connection's test,
+ * with what is stored): its refreshes go through the connection's refresh gate as a job's
+ * (custom-refresh.ts), their values stored at once.
  */
 export async function testCustomConnection(
-  ctx: Pick<ServiceContext, 'outbound' | 'log' | 'config' | 'rubyConnectors'>,
+  ctx: Pick<ServiceContext, 'outbound' | 'log' | 'config' | 'rubyConnectors' | 'db' | 'secretBox' | 'clock' | 'nodeId'>,
   loaded: LoadedCustomConnector,
   args: {
     connection: { id: number | null; name: string; provider: string };
@@ -495,31 +498,43 @@ export async function testCustomConnection(
     auth: AuthState;
     /** The OAuth app of an `oauth2` connector's connection (to refresh its token). */
     app?: OAuthApp | undefined;
+    /** The connection's scope when `auth` is what it has stored: refreshes are shared with its jobs. */
+    shared?: { workspaceId: number; environmentId: number } | undefined;
   },
   workspaceId: number,
 ): Promise<TestOutcome> {
+  const limits = standaloneLimits();
   const session = openSession({
     definition: loaded.connector.connection!,
     connection: args.connection,
     state: { values: args.values as never, auth: args.auth },
     transport: transportFor(ctx),
-    limits: standaloneLimits(),
+    limits,
   });
   if (loaded.connector.connection && usesRedirectOf(loaded) && !args.auth.accessToken)
     return { ok: false, error: 'not connected yet: connect it through the provider (Connect)', auth: args.auth };
   const settings = settingsOf(session, args.app);
-  const outcome = await ctx.rubyConnectors.get().invoke(
-    {
-      source: loaded.source,
-      sourceKey: `${loaded.connectorId}:${loaded.version}`,
-      connectorName: loaded.title,
-      workspaceId,
-      path: 'test',
-      params: { settings },
-    },
-    hostFor(session, secretsOf(settings)),
-  );
-  const auth = authWith(args.auth, args.values, outcome.settings ?? {});
+  const gated =
+    args.shared && args.connection.id !== null
+      ? connectionTestHost(ctx, args.shared, args.connection.id, session, settings, limits.deadline)
+      : null;
+  let outcome: ConnectorOutcome;
+  try {
+    outcome = await ctx.rubyConnectors.get().invoke(
+      {
+        source: loaded.source,
+        sourceKey: `${loaded.connectorId}:${loaded.version}`,
+        connectorName: loaded.title,
+        workspaceId,
+        path: 'test',
+        params: { settings },
+      },
+      gated?.host ?? hostFor(session, secretsOf(settings)),
+    );
+  } finally {
+    await gated?.done();
+  }
+  const auth = authWith(gated?.kept() ?? args.auth, args.values, outcome.settings ?? {});
   if (outcome.ok) return { ok: true, auth };
   const error = stepErrorOf(outcome.error, whoOf(args.connection, loaded.title)).message;
   return { ok: false, error: error.slice(0, 1000), auth };

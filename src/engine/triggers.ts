@@ -17,12 +17,7 @@ import type { RubyCodeRunner } from './sandbox/ruby-code.ts';
 import type { Schedules } from './schedules.ts';
 import type { EngineSettings } from './settings.ts';
 import { evaluateTriggerInput } from './validate.ts';
-import {
-  forgetStaticWebhook,
-  indexStaticWebhook,
-  subscribeWebhook,
-  unsubscribeWebhook,
-} from './connector-triggers.ts';
+import { forgetStaticWebhook, indexStaticWebhook, subscribeWebhook, unsubscribeWebhook } from './connector-triggers.ts';
 
 /** Running recipes read at a time when the engine arms them at start. */
 const RESUME_PAGE = 500;

@@ -125,7 +125,8 @@ describe('POST /api/packages/import/:folder_id with a custom connector', () => {
       'hooks.custom_adapter.json': JSON.stringify({ title: 'Hook CRM', description: null, version_no: 1, note: null }),
       'hooks.custom_adapter.rb': code,
     });
-    const withKeys = "{\n  title: 'Hook CRM',\n  webhook_keys: lambda { |params, headers, payload| payload['account'] }\n}\n";
+    const withKeys =
+      "{\n  title: 'Hook CRM',\n  webhook_keys: lambda { |params, headers, payload| payload['account'] }\n}\n";
     const find = async () =>
       (await t.call('GET', '/api/custom_connectors?title=hook%20crm')).body.result as Array<{
         id: number;
