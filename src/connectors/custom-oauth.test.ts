@@ -184,6 +184,47 @@ const MULTI = `{
 }
 `;
 
+// A multi authorization whose options are an API key and OAuth 2.0 authorization code (the standard
+// exchange and refresh at token_url, the app in the connection's fields through lambdas, PKCE).
+const MULTI_OAUTH = `{
+  title: 'Notes Either',
+  connection: {
+    fields: [
+      { name: 'api_url' },
+      { name: 'auth_type', control_type: 'select', pick_list: [['API key', 'key'], ['OAuth 2.0', 'oauth']] },
+      { name: 'client_id', optional: true },
+      { name: 'client_secret', control_type: 'password', optional: true }
+    ],
+    authorization: {
+      type: 'multi',
+      selected: lambda { |connection| connection['auth_type'] },
+      options: {
+        key: {
+          type: 'api_key',
+          fields: [{ name: 'api_key', control_type: 'password' }],
+          apply: lambda { |connection| headers('X-Api-Key' => connection['api_key']) }
+        },
+        oauth: {
+          type: 'oauth2',
+          client_id: lambda { |connection| connection['client_id'] },
+          client_secret: lambda { |connection| connection['client_secret'] },
+          authorization_url: lambda { |connection| "#{connection['api_url']}/oauth/authorize?scope=notes.read" },
+          token_url: lambda { |connection| "#{connection['api_url']}/oauth/token" },
+          pkce: lambda { |verifier, challenge| { verifier: verifier, challenge: challenge, challenge_method: 'S256' } },
+          apply: lambda { |_connection, access_token| headers('Authorization' => "Bearer #{access_token}") },
+          refresh_on: [401]
+        }
+      }
+    },
+    base_uri: lambda { |connection| connection['api_url'] }
+  },
+  test: lambda { |_connection| get('/me') },
+  actions: {
+    list_notes: { execute: lambda { |_connection, _input| { notes: get('/notes')['notes'] } } }
+  }
+}
+`;
+
 let t: TestApp;
 let browser: ConsoleBrowser;
 let provider: Provider;
@@ -627,5 +668,81 @@ describe('connections of custom connectors that authorize: Connect, GET /oauth/c
     });
     assert.equal(wrong.body.authorization_status, 'failed');
     assert.match(wrong.body.authorization_error, /401/);
+  });
+
+  test('multi whose selected option is OAuth 2.0 authorization code: Connect, GET /oauth/callback, tokens sealed, a job, a refresh; the API key option is tested', async () => {
+    const name = await released(MULTI_OAUTH);
+    const id = await shell(name, {
+      api_url: provider.url,
+      auth_type: 'oauth',
+      client_id: 'field-client',
+      client_secret: 'field-secret',
+    });
+    const page = await browser.get(`/console/connections/${id}`);
+    assert.match(page.body, />Connect</);
+    // Before Connect, a test says it is not connected yet.
+    const early = await t.call('PUT', `/api/connections/${id}`, { body: { shell_connection: false } });
+    assert.equal(early.body.authorization_status, 'failed', early.text);
+    assert.match(early.body.authorization_error, /not connected yet/);
+
+    const connected = await connectThroughConsole(t, browser, id);
+    assert.equal(connected.location, `/console/connections/${id}?authorization=success`);
+    const q = provider.authorizeQueries.at(-1)!;
+    assert.equal(q.get('client_id'), 'field-client');
+    assert.equal(q.get('redirect_uri'), `${PUBLIC}/oauth/callback`);
+    assert.equal(q.get('scope'), 'notes.read');
+    assert.equal(q.get('code_challenge_method'), 'S256');
+    const exchange = provider.tokenForms.at(-1)!;
+    assert.equal(exchange.get('grant_type'), 'authorization_code');
+    assert.equal(
+      createHash('sha256')
+        .update(exchange.get('code_verifier') ?? '')
+        .digest('base64url'),
+      q.get('code_challenge'),
+    );
+    const connection = await t.call('GET', `/api/connections/${id}`);
+    assert.equal(connection.body.authorization_status, 'success', connection.text);
+    const box = await sealed(id);
+    const first = openAuthState(t.ctx.secretBox, box);
+    assert.ok(first.accessToken && !box.includes(first.accessToken), 'the access token is sealed');
+    assert.equal(provider.apiCalls.at(-1)!.auth, `Bearer ${first.accessToken}`, 'the test ran with the token');
+
+    const job = await runNotes(name, id);
+    assert.equal(job.status, 'succeeded', job.error ?? '');
+    assert.deepEqual(job.output(1), { notes: [{ id: 1, text: 'hello' }] });
+    // The token stops working: one refresh with the rotating refresh token, the new one stored.
+    provider.valid.delete(first.accessToken!);
+    const before = refreshes();
+    const again = await runNotes(name, id);
+    assert.equal(again.status, 'succeeded', again.error ?? '');
+    assert.equal(refreshes(), before + 1);
+    assert.equal(provider.tokenForms.at(-1)!.get('client_secret'), 'field-secret');
+    const second = openAuthState(t.ctx.secretBox, await sealed(id));
+    assert.notEqual(second.refreshToken, first.refreshToken);
+    assert.ok(provider.valid.has(second.accessToken!));
+
+    // A callback with a wrong state changes nothing (400).
+    const wrong = await t.app.inject({ method: 'GET', url: '/oauth/callback?code=code-1&state=not-a-state' });
+    assert.equal(wrong.statusCode, 400, wrong.body);
+    assert.equal(await sealed(id), await sealed(id));
+    assert.equal((await t.call('GET', `/api/connections/${id}`)).body.authorization_status, 'success');
+
+    // The API key option of the same connector: tested with its fields, no Connect.
+    const keyed = await t.call('POST', '/api/connections', {
+      body: {
+        name: `Notes ${++counter}`,
+        provider: name,
+        input: { api_url: provider.url, auth_type: 'key', api_key: 'key-1' },
+      },
+    });
+    assert.equal(keyed.body.authorization_status, 'success', keyed.text);
+    const keyPage = await browser.get(`/console/connections/${keyed.body.id}`);
+    assert.doesNotMatch(keyPage.body, />Connect</);
+    const refused = await browser.post(`/console/connections/${keyed.body.id}/connect`);
+    // The console tests it instead of starting a redirect to the provider.
+    assert.equal(refused.statusCode, 303, refused.body);
+    assert.equal(refused.headers.location, `/console/connections/${keyed.body.id}?done=tested`);
+    assert.ok(![refused.headers['set-cookie']].flat().some((c) => String(c).startsWith('sb_oauth=')));
+    assert.equal((await runNotes(name, keyed.body.id)).status, 'succeeded');
   });
 });

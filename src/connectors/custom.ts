@@ -48,10 +48,18 @@ export interface DescribedConnector {
   connection?: {
     fields?: SchemaField[];
     /** `authorization_code`: an `oauth2` authorization with an `authorization_url` (connected through the redirect). */
-    authorization?: { type?: string; authorization_code?: boolean; pkce?: boolean };
+    authorization?: DescribedAuthorization;
   } | null;
   actions?: Record<string, { title?: string; description?: string } | undefined>;
   triggers?: Record<string, DescribedTrigger | undefined>;
+}
+
+interface DescribedAuthorization {
+  type?: string;
+  authorization_code?: boolean;
+  pkce?: boolean;
+  /** `multi`: each option's own authorization. */
+  options?: Record<string, { authorization?: DescribedAuthorization } | undefined>;
 }
 
 interface DescribedTrigger {
@@ -190,8 +198,20 @@ function customOAuthClient(spec: CustomConnectorSource, title: string, deps: Cus
       ...(method ? { method } : {}),
     };
   };
+  const multi = spec.described.connection?.authorization?.type === 'multi';
   return {
-    pkce: spec.described.connection?.authorization?.pkce === true,
+    // A `multi`'s options share the flag: any option with `pkce` sends a challenge when it is selected.
+    pkce:
+      spec.described.connection?.authorization?.pkce === true ||
+      multiOptions(spec.described).some((o) => o.authorization_code === true && o.pkce === true),
+    ...(multi
+      ? {
+          async selects(values: FieldValues) {
+            const outcome = await run('connection.authorization.authorization_code', values, {});
+            return outcome.ok && outcome.value === true;
+          },
+        }
+      : {}),
     async defaultApp(values) {
       const id = await run('connection.authorization.client_id', values, {});
       const secret = await run('connection.authorization.client_secret', values, {});
@@ -242,14 +262,29 @@ export interface CustomConnectorDeps {
   transport?: () => Transport;
 }
 
-/** Whether the connector's connection is authorized through the provider's OAuth 2.0 redirect. */
-function authorizationCode(described: DescribedConnector): boolean {
-  return described.connection?.authorization?.authorization_code === true;
+/** The options of a `multi` authorization (none for another type). */
+function multiOptions(described: DescribedConnector): DescribedAuthorization[] {
+  const auth = described.connection?.authorization;
+  if (auth?.type !== 'multi') return [];
+  return Object.values(auth.options ?? {}).flatMap((o) => (o?.authorization ? [o.authorization] : []));
 }
 
-/** Whether the connector's authorization is `oauth2` (its app is the connection's, or a custom OAuth profile's). */
+/**
+ * Whether the connector's connection may be authorized through the provider's OAuth 2.0 redirect:
+ * its authorization is OAuth 2.0 authorization code, or one option of its `multi` is (then the
+ * option the connection's values select decides: OAuthCodeClient.selects).
+ */
+function authorizationCode(described: DescribedConnector): boolean {
+  return (
+    described.connection?.authorization?.authorization_code === true ||
+    multiOptions(described).some((o) => o.authorization_code === true)
+  );
+}
+
+/** Whether the connector's authorization (or one option of its `multi`) is `oauth2` (its app is the connection's, or a custom OAuth profile's). */
 function isOAuth2(described: DescribedConnector): boolean {
-  return /oauth2/i.test(described.connection?.authorization?.type ?? '');
+  const oauth2 = (a: DescribedAuthorization | undefined) => /oauth2/i.test(a?.type ?? '');
+  return oauth2(described.connection?.authorization) || multiOptions(described).some(oauth2);
 }
 
 /** The Connector of a custom connector's released source. */
@@ -511,7 +546,7 @@ export async function testCustomConnection(
     transport: transportFor(ctx),
     limits,
   });
-  if (loaded.connector.connection && usesRedirectOf(loaded) && !args.auth.accessToken)
+  if (loaded.connector.connection && (await usesRedirectFor(loaded, args.values)) && !args.auth.accessToken)
     return { ok: false, error: 'not connected yet: connect it through the provider (Connect)', auth: args.auth };
   const settings = settingsOf(session, args.app);
   const gated =
@@ -540,10 +575,17 @@ export async function testCustomConnection(
   return { ok: false, error: error.slice(0, 1000), auth };
 }
 
-/** Whether a loaded custom connector connects through the provider's OAuth 2.0 redirect. */
-export function usesRedirectOf(loaded: LoadedCustomConnector): boolean {
+/**
+ * Whether a connection of a loaded custom connector with these values connects through the
+ * provider's OAuth 2.0 redirect (a `multi` asks its `selected` lambda).
+ */
+export async function usesRedirectFor(
+  loaded: LoadedCustomConnector,
+  values: Record<string, unknown>,
+): Promise<boolean> {
   const auth = loaded.connector.connection?.auth;
-  return auth?.type === 'custom' && auth.oauth !== undefined;
+  if (auth?.type !== 'custom' || auth.oauth === undefined) return false;
+  return auth.oauth.selects ? auth.oauth.selects(values as FieldValues) : true;
 }
 
 /**
