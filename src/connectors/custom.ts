@@ -199,19 +199,16 @@ function customOAuthClient(spec: CustomConnectorSource, title: string, deps: Cus
     };
   };
   const multi = spec.described.connection?.authorization?.type === 'multi';
+  const selected = async (values: FieldValues) => {
+    const outcome = await run('connection.authorization.authorization_code', values, {});
+    return outcome.ok && outcome.value;
+  };
   return {
     // A `multi`'s options share the flag: any option with `pkce` sends a challenge when it is selected.
     pkce:
       spec.described.connection?.authorization?.pkce === true ||
       multiOptions(spec.described).some((o) => o.authorization_code === true && o.pkce === true),
-    ...(multi
-      ? {
-          async selects(values: FieldValues) {
-            const outcome = await run('connection.authorization.authorization_code', values, {});
-            return outcome.ok && outcome.value === true;
-          },
-        }
-      : {}),
+    ...(multi ? { selects: async (values: FieldValues) => (await selected(values)) === true } : {}),
     async defaultApp(values) {
       const id = await run('connection.authorization.client_id', values, {});
       const secret = await run('connection.authorization.client_secret', values, {});
@@ -269,11 +266,7 @@ function multiOptions(described: DescribedConnector): DescribedAuthorization[] {
   return Object.values(auth.options ?? {}).flatMap((o) => (o?.authorization ? [o.authorization] : []));
 }
 
-/**
- * Whether the connector's connection may be authorized through the provider's OAuth 2.0 redirect:
- * its authorization is OAuth 2.0 authorization code, or one option of its `multi` is (then the
- * option the connection's values select decides: OAuthCodeClient.selects).
- */
+/** Whether a connection may connect through the OAuth 2.0 redirect (a `multi`: when its selected option does, `selects`). */
 function authorizationCode(described: DescribedConnector): boolean {
   return (
     described.connection?.authorization?.authorization_code === true ||
