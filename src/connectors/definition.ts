@@ -247,6 +247,11 @@ export interface OAuthCodeClient {
   }): Promise<string> | string;
   /** Whether the flow sends a PKCE challenge (the verifier is kept with the state). */
   readonly pkce: boolean;
+  /**
+   * Whether a connection with these values connects through the redirect (a custom connector's
+   * `multi` authorization whose selected option is OAuth 2.0 authorization code); absent: always.
+   */
+  selects?(values: FieldValues): Promise<boolean>;
   /** The app the connector names itself, when no custom OAuth profile and no connection field gives one. */
   defaultApp?(values: FieldValues): Promise<{ clientId: string; clientSecret: string } | undefined>;
   exchange(args: {
