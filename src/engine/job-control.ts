@@ -4,7 +4,7 @@ import type { ServiceContext } from '../context.ts';
 import type { JobRow, RecipeRow } from '../db/types.ts';
 import { countFailedJob, findRecipeById } from '../api/recipes/recipes.store.ts';
 import { cancelQueuedJob, findJobById } from '../api/jobs/jobs.store.ts';
-import { insertJob, newJobHandle } from '../api/jobs/queue.store.ts';
+import { insertJob, newJobHandle, newJobRow } from '../api/jobs/queue.store.ts';
 import { cancelWaitingJob, dueTasks, endOpenTask, openTaskOfJob } from '../api/workflow_tasks/workflow_tasks.store.ts';
 import { endTask, taskOutput } from '../api/workflow_tasks/workflow_tasks.service.ts';
 import { fromPlain, type Hash } from '../recipe/formula/values.ts';
@@ -142,30 +142,18 @@ export class JobControl {
     const handle = newJobHandle();
     const stamp = toStored(ctx.clock.now());
     const job = await ctx.groupCommit.run(async (trx) => {
-      const id = await insertJob(trx, {
-        recipe_id: row.id,
-        handle,
-        status: 'running',
-        title: 'Test case',
-        trigger_output: JSON.stringify(triggerOutput ?? null),
-        error: null,
-        error_parts: null,
-        is_poll_error: 0,
-        is_repeat: 0,
-        is_test: 1,
-        master_job_handle: null,
-        calling_recipe_id: null,
-        calling_job_handle: null,
-        root_recipe_id: null,
-        root_job_handle: null,
-        task_count: 0,
-        created_at: stamp,
-        started_at: stamp,
-        completed_at: null,
-        recipe_version_no: row.version_no,
-        claimed_by: ctx.nodeId,
-        lease_expires_at: toStored(new Date(ctx.clock.now().getTime() + settings.leaseMs)),
-      });
+      const id = await insertJob(
+        trx,
+        newJobRow(row.id, stamp, 'Test case', {
+          handle,
+          status: 'running',
+          trigger_output: JSON.stringify(triggerOutput ?? null),
+          is_test: 1,
+          recipe_version_no: row.version_no,
+          claimed_by: ctx.nodeId,
+          lease_expires_at: toStored(new Date(ctx.clock.now().getTime() + settings.leaseMs)),
+        }),
+      );
       return findJobById(trx, id);
     });
     const task = this.#deps.runTest(job, { row, mode });

@@ -15,6 +15,7 @@ import {
   insertJob,
   insertJobs,
   newJobHandle,
+  newJobRow,
   pendingJobCounts,
   recipesWithQueuedJobs,
   type JobClaim,
@@ -165,33 +166,28 @@ export class JobQueue {
     const { ctx, settings } = this.#deps;
     const { recipe } = this.#deps.cache.compiledFor(row);
     const stamp = toStored(ctx.clock.now());
-    const base = {
-      recipe_id: row.id,
-      handle,
-      trigger_output: JSON.stringify(toPlain(event)),
-      is_repeat: meta.masterJobHandle ? (1 as const) : (0 as const),
-      is_test: meta.isTest ? (1 as const) : (0 as const),
-      master_job_handle: meta.masterJobHandle ?? null,
-      calling_recipe_id: meta.callingRecipeId ?? null,
-      calling_job_handle: meta.callingJobHandle ?? null,
-      root_recipe_id: meta.rootRecipeId ?? null,
-      root_job_handle: meta.rootJobHandle ?? null,
-      task_count: 0,
-      created_at: stamp,
-      started_at: stamp,
-      awaited: meta.awaited ? (1 as const) : (0 as const),
-      recipe_version_no: row.version_no,
-    };
+    const job = (title: string, values: Partial<NewJob>) =>
+      newJobRow(row.id, stamp, title, {
+        handle,
+        trigger_output: JSON.stringify(toPlain(event)),
+        is_repeat: meta.masterJobHandle ? 1 : 0,
+        is_test: meta.isTest ? 1 : 0,
+        master_job_handle: meta.masterJobHandle ?? null,
+        calling_recipe_id: meta.callingRecipeId ?? null,
+        calling_job_handle: meta.callingJobHandle ?? null,
+        root_recipe_id: meta.rootRecipeId ?? null,
+        root_job_handle: meta.rootJobHandle ?? null,
+        awaited: meta.awaited ? 1 : 0,
+        recipe_version_no: row.version_no,
+        ...values,
+      });
     if (!recipe) {
-      return {
-        ...base,
+      return job('Trigger error: the recipe does not compile', {
         status: 'failed',
-        title: 'Trigger error: the recipe does not compile',
         error: 'Trigger error: the recipe does not compile',
-        error_parts: null,
         is_poll_error: 1,
         completed_at: stamp,
-      };
+      });
     }
     // The trigger filter: an event it rejects makes no job (20 §4.3).
     if (recipe.trigger.condition) {
@@ -199,34 +195,16 @@ export class JobQueue {
       if (verdict === false) return null;
       if (verdict !== true) {
         const error = `Trigger error: ${verdict.error}`;
-        return {
-          ...base,
+        return job(error.slice(0, 1000), {
           status: 'failed',
-          title: error.slice(0, 1000),
           error,
-          error_parts: JSON.stringify({
-            adapter: recipe.trigger.provider,
-            error_type: 'Trigger error',
-            message: verdict.error,
-            error_id: randomUUID(),
-            error_at: stamp,
-            input: '<redacted>',
-            inner_message: null,
-          }),
+          error_parts: triggerErrorParts(recipe.trigger.provider, 'Trigger error', verdict.error, stamp),
           is_poll_error: 1,
           completed_at: stamp,
-        };
+        });
       }
     }
-    return {
-      ...base,
-      status: 'queued',
-      title: titleOf(recipe, event),
-      error: null,
-      error_parts: null,
-      is_poll_error: 0,
-      completed_at: null,
-    };
+    return job(titleOf(recipe, event), {});
   }
 
   /**
@@ -262,36 +240,18 @@ export class JobQueue {
     const handle = newJobHandle();
     const stamp = toStored(ctx.clock.now());
     const error = `Trigger error: ${message}`.slice(0, 10_000);
-    await insertJob(db, {
-      recipe_id: row.id,
-      handle,
-      status: 'failed',
-      title: error.slice(0, 1000),
-      trigger_output: 'null',
-      error,
-      error_parts: JSON.stringify({
-        adapter: row.trigger_application,
-        error_type: errorType,
-        message,
-        error_id: randomUUID(),
-        error_at: stamp,
-        input: '<redacted>',
-        inner_message: null,
+    await insertJob(
+      db,
+      newJobRow(row.id, stamp, error.slice(0, 1000), {
+        handle,
+        status: 'failed',
+        error,
+        error_parts: triggerErrorParts(row.trigger_application, errorType, message, stamp),
+        is_poll_error: 1,
+        completed_at: stamp,
+        recipe_version_no: row.version_no,
       }),
-      is_poll_error: 1,
-      is_repeat: 0,
-      is_test: 0,
-      master_job_handle: null,
-      calling_recipe_id: null,
-      calling_job_handle: null,
-      root_recipe_id: null,
-      root_job_handle: null,
-      task_count: 0,
-      created_at: stamp,
-      started_at: stamp,
-      completed_at: stamp,
-      recipe_version_no: row.version_no,
-    });
+    );
     await countFailedJob(db, row.id);
     return handle;
   }
@@ -546,4 +506,17 @@ export class JobQueue {
     if (this.#pollTimer) clearInterval(this.#pollTimer);
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
   }
+}
+
+/** The error parts of a job that a trigger error made (20 §12.7): the trigger's input is not shown. */
+function triggerErrorParts(adapter: string | null, errorType: string, message: string, at: string): string {
+  return JSON.stringify({
+    adapter,
+    error_type: errorType,
+    message,
+    error_id: randomUUID(),
+    error_at: at,
+    input: '<redacted>',
+    inner_message: null,
+  });
 }

@@ -26,6 +26,38 @@ export function newJobHandle(): string {
 export type NewJob = Omit<JobRow, 'id' | 'claimed_by' | 'lease_expires_at' | 'reply' | 'awaited'> &
   Partial<Pick<JobRow, 'claimed_by' | 'lease_expires_at' | 'awaited'>>;
 
+/**
+ * A job row of `recipeId` made at `at` (its created and started time): queued, titled `title`, with
+ * an empty trigger output, no error, no caller, no task and no claim. `values` names what differs;
+ * every job is built here, so a column added to jobs gets its default in one place.
+ */
+export function newJobRow(recipeId: number, at: string, title: string, values: Partial<NewJob> = {}): NewJob {
+  return {
+    recipe_id: recipeId,
+    handle: newJobHandle(),
+    status: 'queued',
+    title,
+    trigger_output: 'null',
+    error: null,
+    error_parts: null,
+    is_poll_error: 0,
+    is_repeat: 0,
+    is_test: 0,
+    master_job_handle: null,
+    calling_recipe_id: null,
+    calling_job_handle: null,
+    root_recipe_id: null,
+    root_job_handle: null,
+    task_count: 0,
+    created_at: at,
+    started_at: at,
+    completed_at: null,
+    recipe_version_no: null,
+    ...UNSET_JOB_COLUMNS,
+    ...values,
+  };
+}
+
 // The queue's own statements (a job stored, claimed, finished, its lines) run for every job: they
 // are built once (src/db/prepared.ts) rather than per job.
 
