@@ -1,7 +1,10 @@
 // Switchboard console: the recipe editor's script. The editor works without it (each button sends
 // the form, datapills can be copied as text, a formula is checked when the page comes back); with
 // it, a datapill goes where the cursor is, picking an application or an action applies at once,
-// and a formula is checked as it is typed (POST /console/recipes/formula/check, this origin).
+// a formula is checked as it is typed (POST /console/recipes/formula/check, this origin), each
+// step's application picker gets the whole catalog from one resource the browser keeps
+// (GET /console/recipes/catalog?v=<version>), and the catalog of icons is searched as it is typed.
+// When all of that is wired, <html> has data-editor="ready".
 'use strict';
 
 let target = null;
@@ -116,3 +119,60 @@ async function check(field) {
       showStatus(field, 'The formula could not be checked now: it is checked when you save.', false);
   }
 }
+
+// The catalog once for the page: a step that has its application lists only that one until here.
+async function fillPickers() {
+  const selects = [...document.querySelectorAll('select[data-catalog]')];
+  if (selects.length === 0) return;
+  const reply = await fetch(selects[0].getAttribute('data-catalog'), { credentials: 'same-origin' });
+  if (!reply.ok) return; // the Other applications button still lists them
+  const { groups } = await reply.json();
+  for (const select of selects) {
+    const current = select.value;
+    const known = groups.some((g) => g.connectors.some(([name]) => name === current));
+    const fragment = document.createDocumentFragment();
+    if (!known) fragment.append(select.options[0]);
+    for (const group of groups) {
+      const optgroup = document.createElement('optgroup');
+      optgroup.label = group.label;
+      for (const [name, title] of group.connectors) optgroup.append(new Option(title, name, false, name === current));
+      fragment.append(optgroup);
+    }
+    select.replaceChildren(fragment);
+    select.value = current;
+    select.removeAttribute('data-catalog');
+    const other = select.closest('.picker').querySelector('button.other-apps');
+    if (other) other.hidden = true;
+  }
+}
+
+// The catalog of icons searched as it is typed (by title or name); Enter does not send the form.
+function filterCatalog(input) {
+  const q = input.value.trim().toLowerCase();
+  const catalog = input.closest('details.catalog');
+  for (const list of catalog.querySelectorAll('ul.catalog-grid')) {
+    let shown = 0;
+    for (const item of list.children) {
+      const button = item.querySelector('button');
+      const hit = q === '' || button.textContent.toLowerCase().includes(q) || button.value.split(':').pop().includes(q);
+      item.hidden = !hit;
+      if (hit) shown++;
+    }
+    list.hidden = shown === 0;
+    if (list.previousElementSibling && list.previousElementSibling.tagName === 'H4')
+      list.previousElementSibling.hidden = shown === 0;
+  }
+}
+document.addEventListener('input', (event) => {
+  if (event.target.matches && event.target.matches('input[data-catalog-filter]')) filterCatalog(event.target);
+});
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && event.target.matches && event.target.matches('input[data-catalog-filter]'))
+    event.preventDefault();
+});
+
+fillPickers()
+  .catch(() => {})
+  .finally(() => {
+    document.documentElement.setAttribute('data-editor', 'ready');
+  });
