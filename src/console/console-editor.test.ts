@@ -569,7 +569,7 @@ describe('connector icons: GET /console/assets/icons/:file, the catalog picker a
     page = (await press(url, page, 'add::action')).body;
     assert.match(
       page,
-      /<details class="catalog"><summary>Browse the applications<\/summary><div class="catalog-search"><label for="appq-0">Search the applications<\/label><input id="appq-0" type="search" name="appq:0" value=""[^>]*> <button type="submit" name="op" value="findapp:0" class="small">Search<\/button><\/div><h4>Built-in<\/h4>/,
+      /<details class="catalog"><summary>Browse the applications<\/summary><div class="catalog-search"><label for="appq-0">Filter by name<\/label><input id="appq-0" type="search" name="appq:0" value=""[^>]*> <button type="submit" name="op" value="findapp:0" class="small">Search<\/button><\/div><h4>Built-in<\/h4>/,
     );
     // Searched without script: the grid and the picker hold the connectors whose title or name match.
     const found = (await press(url, page, 'findapp:0', { 'appq:0': 'SALES' })).body;

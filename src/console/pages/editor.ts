@@ -300,7 +300,7 @@ ${
 /** The catalog as buttons with their icons (one press picks one), with a search over it. */
 function catalogGrid(data: EditorData, p: string, listed: EditorData['catalog'], query: string): Html {
   const id = `appq-${p.replace(/[^A-Za-z0-9_-]/g, '-')}`;
-  return html`<details class="catalog"${query !== '' ? html` open` : ''}><summary>Browse the applications</summary><div class="catalog-search"><label for="${id}">Search the applications</label><input id="${id}" type="search" name="appq:${p}" value="${query}" autocomplete="off" data-catalog-filter> <button type="submit" name="op" value="findapp:${p}" class="small">Search</button></div>${listed.length === 0 ? html`<p class="muted small">No application matches “${query}”.</p>` : ''}${CATALOG_GROUPS.map(
+  return html`<details class="catalog"${query !== '' ? html` open` : ''}><summary>Browse the applications</summary><div class="catalog-search"><label for="${id}">Filter by name</label><input id="${id}" type="search" name="appq:${p}" value="${query}" autocomplete="off" data-catalog-filter> <button type="submit" name="op" value="findapp:${p}" class="small">Search</button></div>${listed.length === 0 ? html`<p class="muted small">No application matches “${query}”.</p>` : ''}${CATALOG_GROUPS.map(
     ([source, label]) => {
       const entries = listed.filter((c) => c.source === source);
       return entries.length === 0
