@@ -19,8 +19,8 @@ const FIRST = Date.parse('2026-03-01T12:00:00.000Z');
 before(async () => {
   t = await createTestApp();
   admin = await consoleSignIn(t, t.adminToken);
-  recipeId = await createRecipe(t, webhookTrigger([log('hello')]), { name: 'Orders' });
-  otherRecipe = await createRecipe(t, webhookTrigger([log('hello')]), { name: 'Other' });
+  recipeId = await createRecipe(t, webhookTrigger([log('note', 'hello')]), { name: 'Orders' });
+  otherRecipe = await createRecipe(t, webhookTrigger([log('note', 'hello')]), { name: 'Other' });
   // Job i started on day i (2026-03-01 + i), titled "Order A-<i>"; every fifth failed.
   const rows = Array.from({ length: 30 }, (_, i) => {
     const at = new Date(FIRST + i * DAY).toISOString();
