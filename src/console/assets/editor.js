@@ -2,9 +2,10 @@
 // the form, datapills can be copied as text, a formula is checked when the page comes back); with
 // it, a datapill goes where the cursor is, picking an application or an action applies at once,
 // a formula is checked as it is typed (POST /console/recipes/formula/check, this origin), each
-// step's application picker gets the whole catalog from one resource the browser keeps
-// (GET /console/recipes/catalog?v=<version>), and the catalog of icons is searched as it is typed.
-// When all of that is wired, <html> has data-editor="ready".
+// step's application picker gets the whole catalog when it is focused or pressed, from one
+// resource fetched at load that the browser keeps (GET /console/recipes/catalog?v=<version>), and
+// the catalog of icons is searched as it is typed. When all of that is wired and the catalog is
+// in hand, <html> has data-editor="ready".
 'use strict';
 
 let target = null;
@@ -120,37 +121,44 @@ async function check(field) {
   }
 }
 
-// The catalog once for the page: a step that has its application lists only that one until here.
-async function fillPickers() {
-  const selects = [...document.querySelectorAll('select[data-catalog]')];
-  if (selects.length === 0) return;
-  const reply = await fetch(selects[0].getAttribute('data-catalog'), { credentials: 'same-origin' });
-  if (!reply.ok) return; // the Other applications button still lists them
-  const { groups } = await reply.json();
-  for (const select of selects) {
-    const current = select.value;
-    const known = groups.some((g) => g.connectors.some(([name]) => name === current));
-    const fragment = document.createDocumentFragment();
-    if (!known) fragment.append(select.options[0]);
-    for (const group of groups) {
-      const optgroup = document.createElement('optgroup');
-      optgroup.label = group.label;
-      for (const [name, title] of group.connectors) optgroup.append(new Option(title, name, false, name === current));
-      fragment.append(optgroup);
-    }
-    select.replaceChildren(fragment);
-    select.value = current;
-    select.removeAttribute('data-catalog');
-    const other = select.closest('.picker').querySelector('button.other-apps');
-    if (other) other.hidden = true;
-  }
+// The catalog once for the page: a step that has its application lists only that one until its
+// picker is focused or pressed, when the whole catalog (fetched once, at load) is put in.
+let catalog = null;
+async function fetchCatalog() {
+  const first = document.querySelector('select[data-catalog]');
+  if (!first) return;
+  const reply = await fetch(first.getAttribute('data-catalog'), { credentials: 'same-origin' });
+  if (reply.ok) catalog = (await reply.json()).groups; // else the Other applications button lists them
 }
+
+function fillPicker(select) {
+  if (!catalog || !select.hasAttribute('data-catalog')) return;
+  const current = select.value;
+  const known = catalog.some((g) => g.connectors.some(([name]) => name === current));
+  const fragment = document.createDocumentFragment();
+  if (!known) fragment.append(select.options[0]);
+  for (const group of catalog) {
+    const optgroup = document.createElement('optgroup');
+    optgroup.label = group.label;
+    for (const [name, title] of group.connectors) optgroup.append(new Option(title, name, false, name === current));
+    fragment.append(optgroup);
+  }
+  select.replaceChildren(fragment);
+  select.value = current;
+  select.removeAttribute('data-catalog');
+  const other = select.closest('.picker').querySelector('button.other-apps');
+  if (other) other.hidden = true;
+}
+for (const kind of ['focusin', 'pointerdown', 'mousedown'])
+  document.addEventListener(kind, (event) => {
+    if (event.target.matches && event.target.matches('select[data-catalog]')) fillPicker(event.target);
+  });
 
 // The catalog of icons searched as it is typed (by title or name); Enter does not send the form.
 function filterCatalog(input) {
   const q = input.value.trim().toLowerCase();
-  const catalog = input.closest('details.catalog');
-  for (const list of catalog.querySelectorAll('ul.catalog-grid')) {
+  const grid = input.closest('details.catalog');
+  for (const list of grid.querySelectorAll('ul.catalog-grid')) {
     let shown = 0;
     for (const item of list.children) {
       const button = item.querySelector('button');
@@ -171,7 +179,7 @@ document.addEventListener('keydown', (event) => {
     event.preventDefault();
 });
 
-fillPickers()
+fetchCatalog()
   .catch(() => {})
   .finally(() => {
     document.documentElement.setAttribute('data-editor', 'ready');
