@@ -128,7 +128,9 @@ async function fetchCatalog() {
   const first = document.querySelector('select[data-catalog]');
   if (!first) return;
   const reply = await fetch(first.getAttribute('data-catalog'), { credentials: 'same-origin' });
-  if (reply.ok) catalog = (await reply.json()).groups; // else the Other applications button lists them
+  if (!reply.ok) return; // the Other applications buttons still list them
+  catalog = (await reply.json()).groups;
+  for (const other of document.querySelectorAll('button.other-apps')) other.hidden = true;
 }
 
 function fillPicker(select) {
@@ -146,8 +148,6 @@ function fillPicker(select) {
   select.replaceChildren(fragment);
   select.value = current;
   select.removeAttribute('data-catalog');
-  const other = select.closest('.picker').querySelector('button.other-apps');
-  if (other) other.hidden = true;
 }
 for (const kind of ['focusin', 'pointerdown', 'mousedown'])
   document.addEventListener(kind, (event) => {
