@@ -51,7 +51,13 @@ async function loadOnce(context: BrowserContext, url: string): Promise<{ ready: 
   page.on('pageerror', (error) => problems.push(error.message));
   const response = await page.goto(url, { waitUntil: 'load' });
   if (response?.status() !== 200) throw new Error(`${url}: ${response?.status()}`);
-  await page.waitForFunction('window.__editorReady !== undefined');
+  // Polled through the protocol (a predicate evaluated in the page would need 'unsafe-eval'); the
+  // time is the one the page noted, so the polling's pace does not change it.
+  const deadline = Date.now() + 30_000;
+  while ((await page.evaluate('window.__editorReady === undefined')) as boolean) {
+    if (Date.now() > deadline) throw new Error(`${url}: the editor never said ready`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
   const figures = (await page.evaluate(`(() => {
     const nav = performance.getEntriesByType('navigation')[0];
     const resources = performance.getEntriesByType('resource');

@@ -8,7 +8,7 @@ import { findJob, jobToApi, listJobs, type ApiJobStatus, type JobApi } from './j
 import { searchJobTitles } from './job-search.store.ts';
 
 /** Jobs a title search reads at most per page, newest first: its cost whatever the recipe's history. */
-export const TITLE_SEARCH_WINDOW = 20_000;
+export const TITLE_SEARCH_WINDOW = 5_000;
 
 export interface JobSearchQuery {
   /** A job's id (its handle or number), else words of its title. */
