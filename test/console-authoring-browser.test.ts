@@ -94,6 +94,26 @@ describe('authoring in a browser', () => {
     assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
   });
 
+  test("a step's application picker gets the whole catalog when focused; the catalog is searched as typed", async () => {
+    const { page } = browser;
+    await page.goto(`${site.base}/console/recipes/${site.recipe.id}/edit`);
+    await page.locator('html[data-editor="ready"]').waitFor();
+    const picker = page.locator('li#step-1 fieldset').first().getByLabel('Application', { exact: true });
+    assert.deepEqual(await picker.locator('option').allTextContents(), ['Logger'], 'its own application only');
+    await picker.focus();
+    assert.ok((await picker.locator('option').count()) > 50, 'the whole catalog once focused');
+    assert.equal(await picker.inputValue(), 'logger', 'still the one chosen');
+    await page.locator('li#step-1 button.other-apps').waitFor({ state: 'hidden' });
+    await page.keyboard.press('Tab');
+    await page.goto(`${site.base}/console/recipes/new`);
+    await page.getByRole('button', { name: '+ Action' }).click();
+    const step = page.locator('li.kw-action fieldset').first();
+    await step.getByText('Browse the applications').click();
+    await step.getByLabel('Filter by name').fill('sales');
+    assert.deepEqual(await step.locator('ul.catalog-grid li:not([hidden])').allInnerTexts(), ['Salesforce']);
+    assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
+  });
+
   test('a test case from a past job, from the keyboard at a phone width', async () => {
     const { page } = browser;
     const started = await site.t.call('PUT', `/api/recipes/${site.recipe.id}/start`);

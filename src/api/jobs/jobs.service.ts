@@ -47,7 +47,7 @@ export interface JobList {
 const STATUSES: readonly ApiJobStatus[] = ['succeeded', 'failed', 'pending'];
 const MAX_PER_PAGE = 100;
 
-async function visibleRecipe(ctx: ServiceContext, caller: Caller, recipeId: number) {
+export async function visibleRecipe(ctx: ServiceContext, caller: Caller, recipeId: number) {
   const recipe = assertFound(await findRecipe(ctx.db, caller.environmentId, recipeId));
   if (
     !caller.allFolders &&

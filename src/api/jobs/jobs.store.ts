@@ -10,7 +10,7 @@ export function apiStatus(state: JobState): ApiJobStatus {
   return state === 'succeeded' ? 'succeeded' : 'failed';
 }
 
-function statesFor(status: ApiJobStatus): JobState[] {
+export function statesFor(status: ApiJobStatus): JobState[] {
   return status === 'pending'
     ? ['queued', 'running', 'waiting']
     : status === 'succeeded'
@@ -79,7 +79,7 @@ export async function listJobs(
   db: Db,
   recipeId: number,
   filters: JobListFilters,
-  cursor: { job: JobRow; newer: boolean } | null,
+  cursor: { job: Pick<JobRow, 'started_at' | 'id'>; newer: boolean } | null,
   perPage: number,
 ): Promise<JobRow[]> {
   // One query per engine state: each walks its index range (recipe_id, status, started_at, id) in

@@ -1,7 +1,11 @@
 // Switchboard console: the recipe editor's script. The editor works without it (each button sends
 // the form, datapills can be copied as text, a formula is checked when the page comes back); with
 // it, a datapill goes where the cursor is, picking an application or an action applies at once,
-// and a formula is checked as it is typed (POST /console/recipes/formula/check, this origin).
+// a formula is checked as it is typed (POST /console/recipes/formula/check, this origin), each
+// step's application picker gets the whole catalog when it is focused or pressed, from one
+// resource fetched at load that the browser keeps (GET /console/recipes/catalog?v=<version>), and
+// the catalog of icons is searched as it is typed. When all of that is wired and the catalog is
+// in hand, <html> has data-editor="ready".
 'use strict';
 
 let target = null;
@@ -116,3 +120,67 @@ async function check(field) {
       showStatus(field, 'The formula could not be checked now: it is checked when you save.', false);
   }
 }
+
+// The catalog once for the page: a step that has its application lists only that one until its
+// picker is focused or pressed, when the whole catalog (fetched once, at load) is put in.
+let catalog = null;
+async function fetchCatalog() {
+  const first = document.querySelector('select[data-catalog]');
+  if (!first) return;
+  const reply = await fetch(first.getAttribute('data-catalog'), { credentials: 'same-origin' });
+  if (!reply.ok) return; // the Other applications buttons still list them
+  catalog = (await reply.json()).groups;
+  for (const other of document.querySelectorAll('button.other-apps')) other.hidden = true;
+}
+
+function fillPicker(select) {
+  if (!catalog || !select.hasAttribute('data-catalog')) return;
+  const current = select.value;
+  const known = catalog.some((g) => g.connectors.some(([name]) => name === current));
+  const fragment = document.createDocumentFragment();
+  if (!known) fragment.append(select.options[0]);
+  for (const group of catalog) {
+    const optgroup = document.createElement('optgroup');
+    optgroup.label = group.label;
+    for (const [name, title] of group.connectors) optgroup.append(new Option(title, name, false, name === current));
+    fragment.append(optgroup);
+  }
+  select.replaceChildren(fragment);
+  select.value = current;
+  select.removeAttribute('data-catalog');
+}
+for (const kind of ['focusin', 'pointerdown', 'mousedown'])
+  document.addEventListener(kind, (event) => {
+    if (event.target.matches && event.target.matches('select[data-catalog]')) fillPicker(event.target);
+  });
+
+// The catalog of icons searched as it is typed (by title or name); Enter does not send the form.
+function filterCatalog(input) {
+  const q = input.value.trim().toLowerCase();
+  const grid = input.closest('details.catalog');
+  for (const list of grid.querySelectorAll('ul.catalog-grid')) {
+    let shown = 0;
+    for (const item of list.children) {
+      const button = item.querySelector('button');
+      const hit = q === '' || button.textContent.toLowerCase().includes(q) || button.value.split(':').pop().includes(q);
+      item.hidden = !hit;
+      if (hit) shown++;
+    }
+    list.hidden = shown === 0;
+    if (list.previousElementSibling && list.previousElementSibling.tagName === 'H4')
+      list.previousElementSibling.hidden = shown === 0;
+  }
+}
+document.addEventListener('input', (event) => {
+  if (event.target.matches && event.target.matches('input[data-catalog-filter]')) filterCatalog(event.target);
+});
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && event.target.matches && event.target.matches('input[data-catalog-filter]'))
+    event.preventDefault();
+});
+
+fetchCatalog()
+  .catch(() => {})
+  .finally(() => {
+    document.documentElement.setAttribute('data-editor', 'ready');
+  });

@@ -233,6 +233,12 @@ export function applyEdit(root: StepDoc, config: unknown[], body: Record<string,
           problem = 'Only a trigger or an action has an application.';
         else choose(step, kind ?? '', '');
         break;
+      case 'apps':
+      case 'findapp':
+        // Nothing changes: the page comes back with this step's whole catalog (searched).
+        if (step.keyword !== 'trigger' && step.keyword !== 'action')
+          problem = 'Only a trigger or an action has an application.';
+        break;
       case 'addcond': {
         const input = inputOf(step);
         if (Array.isArray(input.conditions) && input.conditions.length < 20) input.conditions.push(newCondition());

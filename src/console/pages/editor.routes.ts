@@ -2,6 +2,7 @@
 // draft travels in the form; each button names one change (add, move, indent, delete a step, pick
 // an operation, check), applied here and drawn again with the errors a start would give; Save
 // creates the recipe, or saves a version with its comment, through the API's services.
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -23,7 +24,7 @@ import type { Connector } from '../../connectors/types.ts';
 import type { SchemaField } from '../../connectors/definition.ts';
 import { actorOf } from '../../api/activity_logs/activity_logs.routes.ts';
 import { checkFormula } from '../../recipe/formula/check.ts';
-import { editorPage, formulaStatus, type ConnectorInfo, type OperationInfo } from './editor.ts';
+import { CATALOG_GROUPS, editorPage, formulaStatus, type ConnectorInfo, type OperationInfo } from './editor.ts';
 import { applyEdit, draftOf, providersOf } from './editor-form.ts';
 import { newRecipeCode, type StepDoc } from './editor-model.ts';
 import type { ConsoleKit } from '../kit.ts';
@@ -113,6 +114,18 @@ export function consoleEditorRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
     return { catalog, infos };
   }
 
+  /** The catalog as the script fills the pickers in: groups of `[name, title]`, and its version. */
+  function catalogResource(catalog: Awaited<ReturnType<typeof describe>>['catalog']) {
+    const body = JSON.stringify({
+      groups: CATALOG_GROUPS.map(([source, label]) => ({
+        label,
+        connectors: catalog.filter((c) => c.source === source && c.name !== 'http').map((c) => [c.name, c.title]),
+      })).filter((g) => g.connectors.length > 0),
+    });
+    const version = createHash('sha256').update(body).digest('base64url').slice(0, 16);
+    return { body, version, url: `/console/recipes/catalog?v=${version}` };
+  }
+
   async function showEditor(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -120,6 +133,7 @@ export function consoleEditorRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
     draft: { name: string; comment: string; folderId?: number | undefined; root: StepDoc; config: unknown[] },
     message?: { text: string; kind: 'ok' | 'error' },
     status = 200,
+    openPicker?: { path: string; query: string },
   ) {
     const auth = callerWith(request, 'recipes:write');
     const recipe = recipeId === null ? null : await getRecipe(ctx, auth, recipeId, false);
@@ -162,6 +176,8 @@ export function consoleEditorRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
           root: draft.root,
           config: draft.config,
           catalog,
+          catalogUrl: catalogResource(catalog).url,
+          openPicker,
           connectors: infos,
           connections,
           errors,
@@ -212,7 +228,14 @@ export function consoleEditorRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
     const outcome = applyEdit(state.root, state.config, body);
     if (outcome.problem)
       return showEditor(request, reply, recipeId, state, { text: outcome.problem, kind: 'error' }, 400);
-    if (body.op !== 'save') return showEditor(request, reply, recipeId, state);
+    if (body.op !== 'save') {
+      const [verb, path] = (body.op ?? '').split(':');
+      const open =
+        (verb === 'apps' || verb === 'findapp') && path !== undefined
+          ? { path, query: verb === 'findapp' ? (body[`appq:${path}`] ?? '').slice(0, 100) : '' }
+          : undefined;
+      return showEditor(request, reply, recipeId, state, undefined, 200, open);
+    }
     if (state.name.trim() === '')
       return showEditor(
         request,
@@ -262,6 +285,24 @@ export function consoleEditorRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
       );
     }
   }
+
+  // The catalog once per page for the editor's script (a step's picker lists its own application
+  // only); its URL names its version, so the browser keeps it until the catalog changes.
+  app.get(
+    '/console/recipes/catalog',
+    { schema: { ...hide, querystring: Type.Object({ v: Type.Optional(Type.String({ maxLength: 64 })) }) } },
+    async (request, reply) => {
+      const auth = callerWith(request, 'recipes:write');
+      const { body, version } = catalogResource((await describe(auth, [])).catalog);
+      const etag = `"${version}"`;
+      reply
+        .header('cache-control', request.query.v === version ? 'private, max-age=86400' : 'private, no-cache')
+        .header('etag', etag)
+        .header('vary', 'cookie');
+      if (request.headers['if-none-match'] === etag) return reply.status(304).send();
+      return reply.type('application/json; charset=utf-8').send(body);
+    },
+  );
 
   // The editor's script asks this as the person types a formula: the engine's parser and method
   // names, and the value when the formula reads no datapill. JSON for the script; nothing changes.

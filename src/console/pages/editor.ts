@@ -45,6 +45,13 @@ export interface EditorData {
   config: unknown[];
   /** Every connector of the catalog, for the pickers. */
   catalog: ReadonlyArray<{ name: string; title: string; source: string }>;
+  /**
+   * The catalog as one JSON resource for the page's script (its URL names the catalog's version):
+   * a step that has its application lists only that one, and the script fills in the rest.
+   */
+  catalogUrl: string;
+  /** The step whose whole catalog is drawn (*Other applications*, a search), and the search typed. */
+  openPicker?: { path: string; query: string } | undefined;
   /** The connectors the draft names (their operations and fields). */
   connectors: ReadonlyMap<string, ConnectorInfo>;
   /** Connections of this environment by provider, for the connection pickers. */
@@ -239,35 +246,68 @@ function valueField(
 <span id="${id}-status" class="formula-status small${check && !check.ok ? ' bad' : ''}" aria-live="polite">${check ? formulaStatus(check) : ''}</span>${hint ? html`<span class="muted small">${hint}</span>` : ''}</div>`;
 }
 
+export const CATALOG_GROUPS: ReadonlyArray<readonly [string, string]> = [
+  ['built_in', 'Built-in'],
+  ['saas', 'Applications'],
+  ['custom', 'Custom connectors'],
+];
+
+/** The catalog's connectors whose title or name holds the query (every one for an empty query). */
+export function searchCatalog<T extends { name: string; title: string }>(catalog: readonly T[], query: string): T[] {
+  const q = query.trim().toLowerCase();
+  return q === '' ? [...catalog] : catalog.filter((c) => c.title.toLowerCase().includes(q) || c.name.includes(q));
+}
+
+/**
+ * A trigger's or action's application and operation. A step with no application yet, or whose
+ * *Other applications* was pressed, lists the whole catalog (and its grid of icons); one that has
+ * its application lists only that one, with the catalog's URL for the script to fill in the rest,
+ * so a page sends the catalog once however many steps it has.
+ */
 function operationPicker(data: EditorData, path: StepPath, step: StepDoc): Html {
   const p = pathText(path);
   const trigger = step.keyword === 'trigger';
   const provider = typeof step.provider === 'string' ? step.provider : '';
   const connector = data.connectors.get(provider);
   const ops = connector ? (trigger ? connector.triggers : connector.actions) : {};
-  const sources: Array<[string, string]> = [
-    ['built_in', 'Built-in'],
-    ['saas', 'Applications'],
-    ['custom', 'Custom connectors'],
-  ];
+  const open = provider === '' || data.openPicker?.path === p;
+  const query = data.openPicker?.path === p ? data.openPicker.query : '';
+  const listed = searchCatalog(data.catalog, query);
+  const current = data.catalog.find((c) => c.name === provider) ?? {
+    name: provider,
+    title: connector?.title ?? provider,
+  };
+  const apps = open
+    ? html`${provider === '' ? html`<option value="">Pick an application…</option>` : ''}${CATALOG_GROUPS.map(
+        ([source, label]) => {
+          const entries = listed.filter((c) => c.source === source);
+          return entries.length === 0
+            ? ''
+            : html`<optgroup label="${label}">${entries.map((c) => html`<option value="${c.name}"${c.name === provider ? html` selected` : ''}>${c.title}</option>`)}</optgroup>`;
+        },
+      )}`
+    : html`<option value="${current.name}" selected>${current.title}</option>`;
   return html`<div class="picker">
-<div class="field"><label for="pick-${p}">Application</label><select id="pick-${p}" name="pick:${p}">${provider === '' ? html`<option value="">Pick an application…</option>` : ''}${sources.map(([source, label]) => html`<optgroup label="${label}">${data.catalog.filter((c) => c.source === source).map((c) => html`<option value="${c.name}"${c.name === provider ? html` selected` : ''}>${c.title}</option>`)}</optgroup>`)}</select></div>
+<div class="field"><label for="pick-${p}">Application</label><select id="pick-${p}" name="pick:${p}"${open ? '' : html` data-catalog="${data.catalogUrl}"`}>${apps}</select></div>
 ${
   connector
     ? html`<div class="field"><label for="pickop-${p}">${trigger ? 'Trigger' : 'Action'}</label><select id="pickop-${p}" name="pickop:${p}">${step.name ? '' : html`<option value="">Pick one…</option>`}${Object.entries(ops).map(([name, op]) => html`<option value="${name}"${name === step.name ? html` selected` : ''}>${op.title}</option>`)}</select></div>`
     : ''
 }
-<button type="submit" name="op" value="choose:${p}" class="small">Use</button></div>${provider === '' ? catalogGrid(data, p, sources) : ''}`;
+<button type="submit" name="op" value="choose:${p}" class="small">Use</button>${open ? '' : html` <button type="submit" name="op" value="apps:${p}" class="small other-apps">Other applications</button>`}</div>${provider === '' || query !== '' ? catalogGrid(data, p, listed, query) : ''}`;
 }
 
-/** A step with no application yet: the catalog as buttons with their icons (one press picks one). */
-function catalogGrid(data: EditorData, p: string, sources: ReadonlyArray<readonly [string, string]>): Html {
-  return html`<details class="catalog"><summary>Browse the applications</summary>${sources.map(([source, label]) => {
-    const entries = data.catalog.filter((c) => c.source === source);
-    return entries.length === 0
-      ? ''
-      : html`<h4>${label}</h4><ul class="catalog-grid">${entries.map((c) => html`<li><button type="submit" name="op" value="pickapp:${p}:${c.name}" class="app">${iconImg(data.iconOf(c.name))}<span>${c.title}</span></button></li>`)}</ul>`;
-  })}</details>`;
+/** The catalog as buttons with their icons (one press picks one), with a search over it. */
+function catalogGrid(data: EditorData, p: string, listed: EditorData['catalog'], query: string): Html {
+  const id = `appq-${p.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+  return html`<details class="catalog"${query !== '' ? html` open` : ''}><summary>Browse the applications</summary><div class="catalog-search"><label for="${id}">Filter by name</label><input id="${id}" type="search" name="appq:${p}" value="${query}" autocomplete="off" data-catalog-filter> <button type="submit" name="op" value="findapp:${p}" class="small">Search</button></div>${listed.length === 0 ? html`<p class="muted small">No application matches “${query}”.</p>` : ''}${CATALOG_GROUPS.map(
+    ([source, label]) => {
+      const entries = listed.filter((c) => c.source === source);
+      return entries.length === 0
+        ? ''
+        : html`<h4>${label}</h4><ul class="catalog-grid">${entries.map((c) => html`<li><button type="submit" name="op" value="pickapp:${p}:${c.name}" class="app">${iconImg(data.iconOf(c.name))}<span>${c.title}</span></button></li>`)}</ul>`;
+    },
+  )}</details>`;
 }
 
 function inputFields(data: EditorData, path: StepPath, step: StepDoc): Html {

@@ -16,6 +16,7 @@ import {
 import { actorOf } from '../../api/activity_logs/activity_logs.routes.ts';
 import { createTestCase } from '../../api/test_cases/test_cases.service.ts';
 import { recordActivity } from '../../api/activity_logs/activity.ts';
+import { searchJobs } from '../../api/jobs/job-search.service.ts';
 import { controlStepsOf, jobListPage, jobPage, truncatedSize } from './jobs.ts';
 import { refusalOf, type Refusal } from './form-fields.ts';
 import { defaultMock, testCaseFormPage, type JobStepChoice, type MockChoice } from './test-case-form.ts';
@@ -174,12 +175,47 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
           after: Type.Optional(Type.String({ maxLength: 100 })),
           before: Type.Optional(Type.String({ maxLength: 100 })),
           tests: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('')])),
+          q: Type.Optional(Type.String({ maxLength: 200 })),
+          date: Type.Optional(Type.String({ maxLength: 10 })),
         }),
       },
     },
     async (request, reply) => {
       const auth = callerWith(request, 'jobs:read');
       const { status, after, before } = request.query;
+      const q = (request.query.q ?? '').trim();
+      const date = request.query.date ?? '';
+      if (q !== '' || date !== '') {
+        const recipe = await getRecipe(ctx, auth, request.params.id, false).catch((error: unknown) => {
+          throw error instanceof AppError ? error : new AppError('not_found');
+        });
+        const found = await searchJobs(ctx, auth, recipe.id, {
+          q,
+          date,
+          after,
+          status: status || undefined,
+          testJobs: request.query.tests === 'true' ? 'only' : 'exclude',
+          perPage: PAGE_SIZE,
+        });
+        const jobs = found.items.slice(0, PAGE_SIZE);
+        // The recipe's counters, as the list without a search shows them.
+        const totals = await listJobs(ctx, auth, recipe.id, { per_page: '1' });
+        return send(
+          reply,
+          jobListPage(
+            { ...frameOf(request, 'recipes'), title: 'Jobs' },
+            {
+              recipe: { id: recipe.id, name: recipe.name },
+              jobs,
+              counts: { succeeded: totals.job_succeeded_count, failed: totals.job_failed_count, all: totals.job_count },
+              status: status || undefined,
+              tests: request.query.tests === 'true',
+              older: found.items.length > PAGE_SIZE ? jobs[jobs.length - 1]?.id : undefined,
+              search: { q, date, byId: found.byId, searchedTo: found.searchedTo },
+            },
+          ),
+        );
+      }
       const tests = request.query.tests === 'true';
       const recipe = await getRecipe(ctx, callerWith(request, 'jobs:read'), request.params.id, false).catch(
         (error: unknown) => {

@@ -18,6 +18,16 @@ export interface JobListData {
   /** Handles to page from: older than the last row, newer than the first. */
   older?: string | undefined;
   newer?: string | undefined;
+  /** A search: its words or id, its day, and what it found. */
+  search?:
+    | {
+        q: string;
+        date: string;
+        byId: boolean;
+        /** A title search stopped at this job; older ones are searched from it. */
+        searchedTo: { id: string; started_at: string } | null;
+      }
+    | undefined;
 }
 
 function statusBadge(status: string): Html {
@@ -27,23 +37,32 @@ function statusBadge(status: string): Html {
 export function jobListPage(frame: PageFrame, data: JobListData): string {
   const base = `/console/recipes/${data.recipe.id}/jobs`;
   const tests = data.tests ? 'true' : undefined;
+  const q = data.search?.q || undefined;
+  const date = data.search?.date || undefined;
   const tab = (value: string | undefined, label: string) =>
-    html`<li><a href="${base}${query({ status: value, tests })}"${data.status === value ? html` aria-current="page"` : ''}>${label}</a></li>`;
+    html`<li><a href="${base}${query({ status: value, tests, q, date })}"${data.status === value ? html` aria-current="page"` : ''}>${label}</a></li>`;
+  const search = data.search;
   return page(
     frame,
     html`
 <p><a href="/console/recipes/${data.recipe.id}">${data.recipe.name}</a> · ${data.tests ? 'jobs run by its test cases' : html`${data.counts.succeeded} succeeded, ${data.counts.failed} failed, ${data.counts.all} in all`}</p>
 <nav aria-label="Kind of jobs"><ul class="tabs"><li><a href="${base}"${data.tests ? '' : html` aria-current="page"`}>Recipe jobs</a></li><li><a href="${base}?tests=true"${data.tests ? html` aria-current="page"` : ''}>Test-case jobs</a></li></ul></nav>
+<form method="get" action="${base}" class="job-search" role="search">${data.status ? html`<input type="hidden" name="status" value="${data.status}">` : ''}${tests ? html`<input type="hidden" name="tests" value="true">` : ''}
+<div class="field"><label for="job-q">Job id or words of its title</label><input id="job-q" type="search" name="q" value="${search?.q ?? ''}" maxlength="200" autocomplete="off"></div>
+<div class="field"><label for="job-date">Started on or before (UTC)</label><input id="job-date" type="date" name="date" value="${search?.date ?? ''}"></div>
+<button type="submit">Search</button>${search ? html` <a href="${base}${query({ status: data.status, tests })}">Clear</a>` : ''}</form>
 <nav aria-label="Job status"><ul class="tabs">${tab(undefined, 'All')}${tab('succeeded', 'Succeeded')}${tab('failed', 'Failed')}${tab('pending', 'Pending')}</ul></nav>
+${search?.byId ? html`<p class="muted small" role="status">The job with the id “${search.q}”.</p>` : ''}
 ${
   data.jobs.length === 0
-    ? html`<p class="muted">No job here.</p>`
+    ? html`<p class="muted">${search?.searchedTo ? 'No job matches among these.' : 'No job here.'}</p>`
     : html`<table><thead><tr><th scope="col">Job</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col" class="wide-only">Ended</th><th scope="col" class="wide-only">Error</th></tr></thead><tbody>
 ${data.jobs.map((j) => html`<tr><td><a href="${base}/${j.id}">${j.title || j.id}</a><div class="muted small">${j.id}</div></td><td>${statusBadge(j.status)}</td><td>${time(j.started_at)}</td><td class="wide-only">${time(j.completed_at)}</td><td class="error-text wide-only">${j.error ? j.error.slice(0, 200) : ''}</td></tr>`)}
 </tbody></table>`
 }
+${search?.searchedTo ? html`<p class="muted small" role="status">Searched the jobs started since ${time(search.searchedTo.started_at)}. <a href="${base}${query({ status: data.status, tests, q, after: search.searchedTo.id })}">Search older jobs</a></p>` : ''}
 <nav class="pager" aria-label="Pages">${data.newer ? html`<a href="${base}${query({ status: data.status, tests, before: data.newer })}" rel="prev">Newer jobs</a>` : ''}
-${data.older ? html`<a href="${base}${query({ status: data.status, tests, after: data.older })}" rel="next">Older jobs</a>` : ''}</nav>`,
+${data.older ? html`<a href="${base}${query({ status: data.status, tests, q, after: data.older })}" rel="next">Older jobs</a>` : ''}</nav>`,
   );
 }
 
