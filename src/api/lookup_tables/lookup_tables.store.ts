@@ -5,7 +5,7 @@
 // null), a position beyond the table's columns is null; the column indexes are partial
 // (`colN IS NOT NULL`), so a table pays only for the indexes of the columns it has.
 import { sql, type Expression, type ExpressionBuilder, type SqlBool, type SelectQueryBuilder } from 'kysely';
-import { lockedForUpdate, lookupCellEquals } from '../../db/dialect.ts';
+import { lockedForUpdate, lookupCellEquals, textListRows } from '../../db/dialect.ts';
 import { prepareQuery } from '../../db/prepared.ts';
 import type { Database, Db, LookupRowRecord, LookupTableRow } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
@@ -490,6 +490,48 @@ export async function findFirstRowOfRemembered(
   if (!found) return 'changed';
   const { live_table_id: _live, ...row } = found;
   return row.id === null ? undefined : (row as LookupRowRecord);
+}
+
+/**
+ * findFirstRowOfRemembered for many values of one column at once (the lookups of concurrent jobs:
+ * lookup_tables.batch.ts), in one statement that also proves the table unchanged: the table's
+ * record joined with each value and the first row (lowest id) holding it, or none. The rows in the
+ * order of the values; 'changed' as findFirstRowOfRemembered.
+ */
+export async function findFirstRowsOfRemembered(
+  db: Db,
+  table: RememberedTable,
+  column: CellColumn,
+  values: readonly string[],
+): Promise<Array<LookupRowRecord | undefined> | 'changed'> {
+  const firstHolding = db
+    .selectFrom('lookup_table_rows as x')
+    .select('x.id')
+    .where('x.table_id', '=', table.id)
+    .where(lookupCellEquals(db, `x.${column}`, sql<string>`v.val`))
+    .orderBy('x.id')
+    .limit(1);
+  const found = await db
+    .selectFrom('lookup_tables')
+    .innerJoin(textListRows(db, values).as('v'), (join) => join.onTrue())
+    .leftJoin('lookup_table_rows as r', (join) => join.on('r.table_id', '=', table.id).on('r.id', '=', firstHolding))
+    .select([
+      'lookup_tables.id as live_table_id',
+      'v.k',
+      'r.id',
+      'r.table_id',
+      ...CELL_COLUMNS.map((c) => `r.${c}` as const),
+      'r.created_at',
+      'r.updated_at',
+    ])
+    .where((eb) => isUnchanged(eb, table))
+    .execute();
+  if (found.length === 0) return 'changed';
+  const rows: Array<LookupRowRecord | undefined> = values.map(() => undefined);
+  for (const { live_table_id: _live, k, ...row } of found) {
+    if (row.id !== null) rows[Number(k) - 1] = row as LookupRowRecord;
+  }
+  return rows;
 }
 
 /**
