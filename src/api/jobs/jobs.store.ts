@@ -1,6 +1,5 @@
 // Jobs and their lines as the API reads them (contract 10): lists, counters, one job with its lines,
 // and the one mapper to the API shape. The queue's writes are in queue.store.ts and job-ends.store.ts.
-import { sql } from 'kysely';
 import type { Db, JobLineRow, JobRow, JobState } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
 
@@ -343,8 +342,7 @@ export async function recentFailedJobs(
     .selectFrom('jobs as j')
     .innerJoin('recipes as r', 'r.id', 'j.recipe_id')
     .select(['j.handle', 'j.recipe_id', 'j.title', 'j.error', 'j.completed_at', 'r.name as recipe_name', 'r.folder_id'])
-    // A literal: the partial index of failed jobs (jobs_failed_completed) serves a prepared plan too.
-    .where('j.status', '=', sql.lit('failed'))
+    .where('j.status', '=', 'failed')
     .where('r.environment_id', '=', environmentId);
   if (folderIds !== null) q = q.where('r.folder_id', 'in', folderIds);
   return q.orderBy('j.completed_at', 'desc').limit(limit).execute();
