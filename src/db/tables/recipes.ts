@@ -107,6 +107,8 @@ export interface JobsTable {
   reply: string | null;
   /** 1 when a caller waits for the job's answer (on any node): its end is announced (job.ended). */
   awaited: Generated<Flag>;
+  /** The recipe's version_no the job ran (stored with the job, written again at its end); null before migration 0076. */
+  recipe_version_no: number | null;
 }
 
 export interface JobLinesTable {
@@ -130,6 +132,15 @@ export interface JobLineValuesTable {
   seq: number;
   field: 'input' | 'output';
   value: string;
+}
+
+/** A started recipe's static webhook key: its trigger's `webhook_key` for its custom connector (0077). */
+export interface StaticWebhookKeysTable {
+  recipe_id: number;
+  connector_id: number;
+  /** SHA-256 (hex) of the key. */
+  key_hash: string;
+  created_at: string;
 }
 
 export interface TestCasesTable {
