@@ -133,6 +133,21 @@ export async function run(options: { seconds: number; connections: number }): Pr
       items: Array.from({ length: 10 }, (_, i) => ({ sku: `S-${i}` })),
     });
     const headers = { 'content-type': 'application/json' };
+    // PostgreSQL: transactions committed (a statement in autocommit is one), a measure of round trips a job.
+    const commits = async () =>
+      sb.databaseUrl
+        ? Number(
+            (
+              await queryRows<{ n: number }>(
+                sb,
+                'select 0 as n',
+                'select xact_commit as n from pg_stat_database where datname = current_database()',
+                [],
+              )
+            )[0]!.n,
+          )
+        : null;
+    const commits0 = await commits();
     const t0 = Date.now();
     const cpu0 = cpuMicros(sb.process.pid);
     const ours = await load({
@@ -158,6 +173,8 @@ export async function run(options: { seconds: number; connections: number }): Pr
       seconds: options.seconds,
       connections: options.connections,
     });
+    // The statistics reach pg_stat_database within a second of each transaction; the load above took longer.
+    const commits1 = await commits();
     const jobs = (await finishedJobs(sb, created.id as number)) as Array<{
       created_at: string;
       completed_at: string;
@@ -196,6 +213,10 @@ export async function run(options: { seconds: number; connections: number }): Pr
     console.log(
       `webhook-to-job-done latency: p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms`,
     );
+    if (commits0 !== null && commits1 !== null)
+      console.log(
+        `PostgreSQL transactions committed per job (each statement in autocommit is one; webhook, run, record): ${((commits1 - commits0) / jobs.length).toFixed(2)}`,
+      );
   } finally {
     sb.process.kill('SIGTERM');
     bare.process.kill('SIGTERM');

@@ -13,6 +13,7 @@ import type { Database } from './db/types.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { createInProcessNotifier, type Notifier } from './notifier.ts';
 import { LookupTableCache } from './api/lookup_tables/lookup_tables.cache.ts';
+import { createFirstRowLookups, type FirstRowLookups } from './api/lookup_tables/lookup_tables.batch.ts';
 import { secretResolverFor, type SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import { systemClock, type Clock } from './time.ts';
 import { createOutboundPolicy, type OutboundPolicy } from './outbound/policy.ts';
@@ -32,6 +33,8 @@ export interface ServiceContext {
   readonly secrets: SecretResolver;
   /** The lookup tables' facts that lookups and row writes need, kept current through the notifier. */
   readonly lookupTables: LookupTableCache;
+  /** Lookups by one column in a remembered table; those arriving together share a statement on PostgreSQL. */
+  readonly lookupRows: FirstRowLookups;
   /** Small writes that arrive together share one transaction and one commit (src/db/group-commit.ts). */
   readonly groupCommit: GroupCommit;
   /** Sends e-mail through SMTP_URL; absent when no SMTP server is configured. */
@@ -76,6 +79,7 @@ export function createServiceContext(parts: ContextParts): ServiceContext {
     config: parts.config,
     notifier,
     lookupTables: new LookupTableCache(notifier),
+    lookupRows: createFirstRowLookups(parts.db),
     secrets: parts.secrets ?? secretResolverFor(parts.config, clock, parts.secretBox),
     groupCommit: createGroupCommit(parts.db),
     publicBaseUrl: parts.config.publicBaseUrl,

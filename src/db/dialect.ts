@@ -63,8 +63,12 @@ export function inByteOrder(db: Kysely<any>, column: string): RawBuilder<string>
  * md5(cell) (migration 0009, lookupCellIndexExpression) and the lookup compares the digests, then
  * the cells themselves.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
-export function lookupCellEquals(db: Kysely<any>, column: string, value: string): Expression<SqlBool> {
+export function lookupCellEquals(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+  db: Kysely<any>,
+  column: string,
+  value: string | Expression<string>,
+): Expression<SqlBool> {
   return dialectOf(db) === 'postgres'
     ? sql<SqlBool>`(md5(${sql.ref(column)}) = md5(${value}) and ${sql.ref(column)} = ${value})`
     : sql<SqlBool>`${sql.ref(column)} = ${value}`;
@@ -194,6 +198,33 @@ export function insertFromColumnArrays(
   return sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c.name)))}) select * from unnest(${sql.join(arrays)})${returned}`.compile(
     db,
   );
+}
+
+/**
+ * Whether reads that arrive together should be gathered into one statement (the lookups of
+ * concurrent jobs in one table: lookup_tables.batch.ts). PostgreSQL: yes; each statement is a
+ * round trip, and the statements of many jobs at once wait for each other's answers on a busy
+ * node. SQLite: no; a statement there is a call in the process, and waiting a turn to gather
+ * others would only delay it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+export function readsShareStatements(db: Kysely<any>): boolean {
+  return dialectOf(db) === 'postgres';
+}
+
+/**
+ * A list of texts as a subquery of rows `(k, val)`, `k` the 1-based position, bound as one value
+ * (so the statement's text is the same whatever the number): PostgreSQL `unnest` of a text array
+ * with its ordinality, SQLite `json_each` of a JSON array. The caller names it with `.as(...)`.
+ */
+export function textListRows(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema
+  db: Kysely<any>,
+  values: readonly string[],
+): RawBuilder<{ k: number; val: string }> {
+  return dialectOf(db) === 'postgres'
+    ? sql`(select u.k, u.val from unnest(${[...values]}::text[]) with ordinality as u(val, k))`
+    : sql`(select cast(key as integer) + 1 as k, value as val from json_each(${JSON.stringify(values)}))`;
 }
 
 /** Namespaces of advisory locks (the first key of the two-key form). */

@@ -45,6 +45,7 @@ import * as recipesEnvironmentIdIndex from './migrations/0072_recipes_environmen
 import * as jobLineValues from './migrations/0075_job_line_values.ts';
 import * as jobRecipeVersion from './migrations/0076_job_recipe_version.ts';
 import * as staticWebhookKeys from './migrations/0077_static_webhook_keys.ts';
+import * as jobsRunningLeaseDropped from './migrations/0078_jobs_running_lease_dropped.ts';
 import * as agents from './migrations/0055_agents.ts';
 
 export type DialectMigration = {
@@ -100,6 +101,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0075_job_line_values': jobLineValues,
   '0076_job_recipe_version': jobRecipeVersion,
   '0077_static_webhook_keys': staticWebhookKeys,
+  '0078_jobs_running_lease_dropped': jobsRunningLeaseDropped,
   '0055_agents': agents,
 };
 

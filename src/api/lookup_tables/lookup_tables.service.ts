@@ -252,7 +252,11 @@ export async function findFirstMatchingRowByRef(
       const row = await findFirstRow(ctx.db, table.id, filters);
       return { table, row: row ? rowToApi(row, table.labels) : null };
     }
-    const row = await findFirstRowOfRemembered(ctx.db, table, filters);
+    const [only] = filters;
+    const row =
+      filters.length === 1 && only
+        ? await ctx.lookupRows.find(ctx.db, table, only.column, only.value ?? '')
+        : await findFirstRowOfRemembered(ctx.db, table, filters);
     if (row !== 'changed') return { table, row: row ? rowToApi(row, table.labels) : null };
     ctx.lookupTables.forget(table.id);
   }

@@ -5,7 +5,7 @@
 // null), a position beyond the table's columns is null; the column indexes are partial
 // (`colN IS NOT NULL`), so a table pays only for the indexes of the columns it has.
 import { sql, type Expression, type ExpressionBuilder, type SqlBool, type SelectQueryBuilder } from 'kysely';
-import { lockedForUpdate, lookupCellEquals } from '../../db/dialect.ts';
+import { lockedForUpdate, lookupCellEquals, textListRows } from '../../db/dialect.ts';
 import { prepareQuery } from '../../db/prepared.ts';
 import type { Database, Db, LookupRowRecord, LookupTableRow } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
@@ -140,7 +140,6 @@ export async function findTableByName(db: Db, scope: TableScope, name: string): 
   return visibleTables(db, scope).where('t.name_key', '=', name.trim().toLowerCase()).executeTakeFirst();
 }
 
-/** Which of these ids are tables the caller can see. */
 /** Which of these ids are visible tables, locked until the transaction ends (a batch delete checks, then marks them). */
 export async function findVisibleTableIds(db: Db, scope: TableScope, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
@@ -178,9 +177,9 @@ export async function insertTable(
     .executeTakeFirstOrThrow();
 }
 
-/** Deleted for the API at once (and the name freed); the rows go later, see purgeDeletedRows. */
 /**
- * Mark the tables deleted; the ids it marked. A table a concurrent transaction deleted first is
+ * Mark the tables deleted (for the API at once, the name freed; the rows go later, see
+ * purgeDeletedRows); the ids it marked. A table a concurrent transaction deleted first is
  * not among them: the update waits for that transaction's row lock, then finds it deleted.
  */
 export async function markTablesDeleted(db: Db, ids: readonly number[], now: string): Promise<number[]> {
@@ -462,6 +461,15 @@ function matchCount(db: Db, tableId: number, filter: CellFilter) {
   return db.selectFrom(matches.limit(PROBE_CAP).as('m')).select((e) => e.fn.countAll<number>().as('n'));
 }
 
+/** A row's columns, joined as `r`. */
+const ROW_OF_R = [
+  'r.id',
+  'r.table_id',
+  ...CELL_COLUMNS.map((c) => `r.${c}` as const),
+  'r.created_at',
+  'r.updated_at',
+] as const;
+
 /**
  * The first row (lowest id) matching the filters in a remembered table, in one statement that
  * also proves the table unchanged: the table's record joined with the row found (or with none).
@@ -477,19 +485,44 @@ export async function findFirstRowOfRemembered(
     .leftJoin('lookup_table_rows as r', (join) =>
       join.on('r.table_id', '=', table.id).on('r.id', '=', firstMatchingId(db, table.id, filters)),
     )
-    .select([
-      'lookup_tables.id as live_table_id',
-      'r.id',
-      'r.table_id',
-      ...CELL_COLUMNS.map((c) => `r.${c}` as const),
-      'r.created_at',
-      'r.updated_at',
-    ])
+    .select(['lookup_tables.id as live_table_id', ...ROW_OF_R])
     .where((eb) => isUnchanged(eb, table))
     .executeTakeFirst();
   if (!found) return 'changed';
   const { live_table_id: _live, ...row } = found;
   return row.id === null ? undefined : (row as LookupRowRecord);
+}
+
+/**
+ * findFirstRowOfRemembered for many values of one column at once (the lookups of concurrent jobs:
+ * lookup_tables.batch.ts), in one statement that also proves the table unchanged: the table's
+ * record joined with each value and the first row (lowest id) holding it, or none. The rows in the
+ * order of the values; 'changed' as findFirstRowOfRemembered.
+ */
+export async function findFirstRowsOfRemembered(
+  db: Db,
+  table: RememberedTable,
+  column: CellColumn,
+  values: readonly string[],
+): Promise<Array<LookupRowRecord | undefined> | 'changed'> {
+  const firstHolding = db
+    .selectFrom('lookup_table_rows as x')
+    .select('x.id')
+    .where('x.table_id', '=', table.id)
+    .where(lookupCellEquals(db, `x.${column}`, sql<string>`v.val`))
+    .orderBy('x.id')
+    .limit(1);
+  const found = await db
+    .selectFrom('lookup_tables')
+    .innerJoin(textListRows(db, values).as('v'), (join) => join.onTrue())
+    .leftJoin('lookup_table_rows as r', (join) => join.on('r.table_id', '=', table.id).on('r.id', '=', firstHolding))
+    .select(['lookup_tables.id as live_table_id', 'v.k', ...ROW_OF_R])
+    .where((eb) => isUnchanged(eb, table))
+    .execute();
+  if (found.length === 0) return 'changed';
+  const rows: Array<LookupRowRecord | undefined> = values.map(() => undefined);
+  for (const { live_table_id: _live, k, ...row } of found) if (row.id !== null) rows[k - 1] = row as LookupRowRecord;
+  return rows;
 }
 
 /**
