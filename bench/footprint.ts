@@ -359,8 +359,11 @@ export async function main(args: string[]): Promise<void> {
   await stop(first);
   let sb = await start();
   let call = api(sb.url);
+  // Idle: at rest (the server gives start-up's garbage back at its first quiet second), then 2 s.
+  const emptyRest = await settled(sb.child.pid!);
   const empty = await restingRss(sb.child.pid!);
   line('empty server: start-to-ready', `${sb.readyMs.toFixed(0)} ms`, '<= 1000 ms');
+  line(`  then until at rest`, `${emptyRest.toFixed(0)} ms`, '-');
   line('empty server: idle RSS', `${empty.rssMb.toFixed(1)} MB (${empty.threads} threads)`, '<= 120 MB');
   recordFigure('empty server start-to-ready ms', sb.readyMs);
   recordFigure('empty server idle RSS MB', empty.rssMb);
