@@ -557,6 +557,13 @@ export async function main(args: string[]): Promise<void> {
     '<= 1 %',
   );
   recordFigure(`${recipes} recipes scheduler CPU at rest %`, schedulerCpu);
+  // A webhook's routing and job beside the same recipes with no poll in the window (above, the
+  // polls' own CPU, about 11 a second, falls into the webhooks' window).
+  const quietWebhook = await webhookCost(sb, sb.url + hookPath, seconds);
+  line(`${recipes} running recipes, no poll: one webhook and its job`, webhookFigure(quietWebhook), '-');
+  if (quietWebhook.cpuUs !== null && emptyWebhook.cpuUs !== null)
+    line(`  beside the empty server`, `${((quietWebhook.cpuUs / emptyWebhook.cpuUs) * 100).toFixed(0)} %`, '<= 110 %');
+  else line(`  beside the empty server`, 'VOID (refusals above)', '<= 110 %');
   await stop(sb);
 }
 
