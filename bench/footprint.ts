@@ -565,6 +565,9 @@ export async function main(args: string[]): Promise<void> {
     line(`  beside the empty server`, `${((quietWebhook.cpuUs / emptyWebhook.cpuUs) * 100).toFixed(0)} %`, '<= 110 %');
   else line(`  beside the empty server`, 'VOID (refusals above)', '<= 110 %');
   await stop(sb);
+  // The polls' keep-alive connections would hold the benchmark open.
+  upstream.closeAllConnections();
+  upstream.close();
 }
 
 async function consoleCookie(url: string): Promise<string> {
