@@ -1,6 +1,7 @@
 // Authoring in Chromium, at a phone's width, from the keyboard: the editor's formula mode (checked
 // as it is typed through the console's same-origin check, saved in the vendor's "=" form), the
-// catalog of connector icons, a test case from a past job, a data table and its columns. One
+// catalog of connector icons, a test case from a past job and edited on its page, a data table and
+// its columns. One
 // browser for the file.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -123,6 +124,80 @@ describe('authoring in a browser', () => {
     assert.equal(created.name, 'Order C-9');
     assert.equal(created.trigger_output.payload.order_id, 'C-9');
     assert.equal(created.mocks.length, 1);
+    assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
+  });
+
+  test('a test case edited on its page: bad JSON shown in place, mocks and expectations changed, run, deleted', async () => {
+    const { page } = browser;
+    const { t, recipe } = site;
+    const made = await t.call('POST', `/api/recipes/${recipe.id}/test_cases`, {
+      body: {
+        name: 'Edit me',
+        trigger_output: { payload: { order_id: 'E-1' } },
+        mocks: [{ step: 'thank', output: { message: 'mocked' } }],
+      },
+    });
+    assert.equal(made.status, 200, made.text);
+    await page.goto(`${site.base}/console/recipes/${recipe.id}`);
+    const link = page.getByRole('link', { name: 'Edit me', exact: true });
+    await link.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Edit me' }).waitFor();
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(Number(overflow) <= 0, `the page is ${String(overflow)} px wider than the window`);
+
+    // JSON that does not parse: the problem on the field, the text typed kept, nothing saved.
+    const trigger = page.getByLabel('Trigger output');
+    await trigger.fill('{"payload": {"order_id": "E-2"');
+    await page.getByRole('button', { name: 'Save test case' }).click();
+    await page.getByText('The test case was not saved').waitFor();
+    // The refusal is a 400 page, which the browser reports; nothing else is.
+    assert.deepEqual(browser.problems.splice(0), [
+      'Failed to load resource: the server responded with a status of 400 (Bad Request)',
+    ]);
+    assert.equal(await page.getByLabel('Trigger output').getAttribute('aria-invalid'), 'true');
+    assert.match(await page.locator('#tc-trigger-error').innerText(), /Trigger output is not JSON/);
+    assert.equal(await page.getByLabel('Trigger output').inputValue(), '{"payload": {"order_id": "E-2"');
+    const kept = (await t.call('GET', `/api/recipes/${recipe.id}/test_cases/${made.body.data.id}`)).body.data;
+    assert.deepEqual(kept.trigger_output, { payload: { order_id: 'E-1' } });
+
+    // Fixed, the mock changed, an expectation added in the empty row: from the keyboard.
+    await page.getByLabel('Trigger output').fill('{"payload": {"order_id": "E-2"}}');
+    await page.locator('#mock-0-value').fill('{"message": "changed"}');
+    const kind = page.locator('#exp-0-kind');
+    await kind.focus();
+    await kind.selectOption('equals');
+    await page.keyboard.press('Tab');
+    await page.locator('#exp-0-step').selectOption('thank');
+    await page.locator('#exp-0-path').fill('message');
+    await page.locator('#exp-0-value').fill('"changed"');
+    await page.locator('#exp-0-value').press('Enter');
+    await page.getByText('Test case saved.').waitFor();
+    const saved = (await t.call('GET', `/api/recipes/${recipe.id}/test_cases/${made.body.data.id}`)).body.data;
+    assert.deepEqual(saved.trigger_output, { payload: { order_id: 'E-2' } });
+    assert.deepEqual(saved.mocks, [{ step: 'thank', output: { message: 'changed' } }]);
+    assert.deepEqual(saved.expectations, [{ step: 'thank', output_path: ['message'], equals: 'changed' }]);
+
+    // Run from the page: the run's page shows it passed.
+    await page.getByRole('button', { name: 'Run this test case' }).click();
+    await page.waitForURL(/\/console\/test-runs\/cirr-/);
+    // The run's page does not refresh itself: reloaded until the run completed (a generous last guard).
+    const deadline = Date.now() + 30_000;
+    const state = page.locator('dl.facts dd span.badge').first();
+    while ((await state.innerText()) !== 'completed' && Date.now() < deadline) {
+      await site.t.engine.idle();
+      await page.reload();
+    }
+    assert.match(await page.locator('main').innerText(), /Edit me\s+passed/);
+
+    // Deleted after a confirmation.
+    await page.goBack();
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => void asked.push(dialog.message()));
+    await page.getByRole('button', { name: 'Delete test case' }).click();
+    await page.getByText('Test case deleted.').waitFor();
+    assert.deepEqual(asked, ['Delete the test case Edit me?']);
+    assert.equal((await t.call('GET', `/api/recipes/${recipe.id}/test_cases/${made.body.data.id}`)).status, 404);
     assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
   });
 

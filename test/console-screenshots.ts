@@ -4,7 +4,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { openBrowser, openSite, shoot, signIn } from './console-browser.ts';
 import assert from 'node:assert/strict';
-import { action, dp, log, numbered, webhookRecipe, webhookTrigger } from './recipes.ts';
+import { action, condition, dp, log, numbered, webhookRecipe, webhookTrigger } from './recipes.ts';
 
 const dir = path.resolve(import.meta.dirname, '../docs/console');
 fs.mkdirSync(dir, { recursive: true });
@@ -80,6 +80,23 @@ try {
     });
     assert.equal(created.status, 200, created.text);
   }
+  const cases = (await t.call('GET', `/api/recipes/${tested.body.id}/test_cases`)).body.data;
+  const testCaseUrl = `${base}/console/recipes/${tested.body.id}/test-cases/${cases[0].id}`;
+  // A job failing at an IF: its line reads with the condition of the version it ran.
+  const coupons = await webhookRecipe(
+    t,
+    [
+      {
+        keyword: 'if',
+        input: condition('equals_to', `=${dp('workato_webhooks', 'hook', 'payload', 'coupon')}.upcase`, 'SPRING'),
+        block: [log('coupon', 'A coupon')],
+      },
+    ],
+    { name: 'Coupons' },
+  );
+  await t.app.inject({ method: 'POST', url: coupons.path, payload: { order_id: 'A-1010' } });
+  await t.engine.idle();
+  const couponJob = (await t.call('GET', `/api/recipes/${coupons.id}/jobs`)).body.items[0].id as string;
   const run = await t.call('POST', '/api/test_cases/run_requests', { body: { recipe_id: tested.body.id } });
   const build = await t.call('POST', `/api/projects/${project.projectId}/build`, {
     body: { description: 'First release', include_test_cases: true },
@@ -164,6 +181,17 @@ try {
     await shoot(page, dir, 'build');
     await page.goto(`${base}/console/test-runs/${run.body.data.id}`);
     await shoot(page, dir, 'test-run');
+    // Scrolled to the form's rows (a screenshot is the window's height).
+    await page.goto(testCaseUrl);
+    await page.locator('#tc-trigger').scrollIntoViewIfNeeded();
+    await page.evaluate('window.scrollBy(0, 300)');
+    await shoot(page, dir, 'test-case');
+    await page.goto(`${base}/console/recipes/${coupons.id}/jobs/${couponJob}`);
+    await page
+      .locator('ol.lines > li')
+      .nth(1)
+      .evaluate((li) => (li as unknown as { scrollIntoView(): void }).scrollIntoView());
+    await shoot(page, dir, 'job-condition');
     await page.goto(`${base}/console/data-tables/${table.body.data.id}`);
     await shoot(page, dir, 'data-table');
     await page.goto(`${base}/console/data-tables/${table.body.data.id}/schema`);
@@ -182,6 +210,9 @@ try {
     await shoot(narrow.page, dir, 'editor-narrow');
     await narrow.page.goto(`${jobUrl}/test-case`);
     await shoot(narrow.page, dir, 'test-case-new-narrow');
+    await narrow.page.goto(testCaseUrl);
+    await narrow.page.locator('#exp-0-kind').scrollIntoViewIfNeeded();
+    await shoot(narrow.page, dir, 'test-case-narrow');
     await narrow.page.goto(`${base}/console/data-tables/new`);
     await shoot(narrow.page, dir, 'data-table-new-narrow');
   } finally {

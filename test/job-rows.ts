@@ -26,6 +26,7 @@ export function jobRow(recipeId: number, values: Partial<NewJob> = {}): NewJob {
     created_at: stamp,
     started_at: stamp,
     completed_at: null,
+    recipe_version_no: null,
     ...values,
   };
 }

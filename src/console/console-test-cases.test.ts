@@ -90,7 +90,7 @@ describe('GET and POST /console/recipes/:id/jobs/:handle/test-case', () => {
     assert.equal(stored.allow_external, false);
     const page = await admin.get(created.headers.location as string);
     assert.match(page.body, /Test case created: run it from the list below\./);
-    assert.match(page.body, /<td>No coupon<\/td>/);
+    assert.match(page.body, /<td><a href="\/console\/recipes\/\d+\/test-cases\/citc-[^"]+">No coupon<\/a><\/td>/);
     const activity = await t.call('GET', '/api/activity_logs?event_type=test_case_created');
     assert.match(activity.text, new RegExp(`"resource_id":"${summary.id}"`));
 

@@ -19,6 +19,7 @@ import { consoleDashboardRoutes } from './pages/dashboard.routes.ts';
 import { consoleEditorRoutes } from './pages/editor.routes.ts';
 import { consoleRecipesRoutes } from './pages/recipes.routes.ts';
 import { consoleJobsRoutes } from './pages/jobs.routes.ts';
+import { consoleTestCaseRoutes } from './pages/test-cases.routes.ts';
 import { consoleLookupTablesRoutes } from './pages/lookup-tables.routes.ts';
 import { consoleDeploymentsRoutes, consoleTopicsRoutes, consoleWorkspaceRoutes } from './pages/workspace.routes.ts';
 import { consoleDataTableRecordsRoutes, consoleDataTablesRoutes } from './pages/data-tables.routes.ts';
@@ -194,6 +195,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
     consoleRecipesRoutes(app, kit);
     consoleEditorRoutes(app, kit);
     consoleJobsRoutes(app, kit);
+    consoleTestCaseRoutes(app, kit);
     consoleLookupTablesRoutes(app, kit);
     consoleWorkspaceRoutes(app, kit);
     consoleApiClientsRoutes(app, kit);

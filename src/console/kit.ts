@@ -81,6 +81,8 @@ const NOTICES: Record<string, string> = {
   data_table_saved: 'Table saved.',
   data_table_deleted: 'Data table deleted.',
   test_case_created: 'Test case created: run it from the list below.',
+  test_case_saved: 'Test case saved.',
+  test_case_deleted: 'Test case deleted.',
 };
 
 export const Form = (fields: Record<string, ReturnType<typeof Type.String>>) =>

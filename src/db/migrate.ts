@@ -43,6 +43,7 @@ import * as jobEndsKeepStart from './migrations/0070_job_ends_keep_start.ts';
 import * as jobReplies from './migrations/0071_job_replies.ts';
 import * as recipesEnvironmentIdIndex from './migrations/0072_recipes_environment_id_index.ts';
 import * as jobLineValues from './migrations/0075_job_line_values.ts';
+import * as jobRecipeVersion from './migrations/0076_job_recipe_version.ts';
 import * as agents from './migrations/0055_agents.ts';
 
 export type DialectMigration = {
@@ -96,6 +97,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0071_job_replies': jobReplies,
   '0072_recipes_environment_id_index': recipesEnvironmentIdIndex,
   '0075_job_line_values': jobLineValues,
+  '0076_job_recipe_version': jobRecipeVersion,
   '0055_agents': agents,
 };
 

@@ -162,6 +162,7 @@ export class JobControl {
         created_at: stamp,
         started_at: stamp,
         completed_at: null,
+        recipe_version_no: row.version_no,
         claimed_by: ctx.nodeId,
         lease_expires_at: toStored(new Date(ctx.clock.now().getTime() + settings.leaseMs)),
       });

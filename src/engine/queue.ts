@@ -180,6 +180,7 @@ export class JobQueue {
       created_at: stamp,
       started_at: stamp,
       awaited: meta.awaited ? (1 as const) : (0 as const),
+      recipe_version_no: row.version_no,
     };
     if (!recipe) {
       return {
@@ -289,6 +290,7 @@ export class JobQueue {
       created_at: stamp,
       started_at: stamp,
       completed_at: stamp,
+      recipe_version_no: row.version_no,
     });
     await countFailedJob(db, row.id);
     return handle;

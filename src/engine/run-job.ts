@@ -412,6 +412,7 @@ export class JobRunner {
         completed_at: completed,
         task_count: outcome.taskCount,
         reply: replyText(outcome.end),
+        recipe_version_no: row.version_no,
       },
       counters,
     };

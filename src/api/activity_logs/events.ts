@@ -217,6 +217,16 @@ export const CONSOLE_CHANGES: Readonly<Record<string, RouteChange>> = {
     idParam: 'id',
   },
   'POST /console/test-runs': { eventType: 'test_run_requested', resourceType: 'run_request' },
+  'POST /console/recipes/:id/test-cases/:case_id': {
+    eventType: 'test_case_updated',
+    resourceType: 'test_case',
+    idParam: 'case_id',
+  },
+  'POST /console/recipes/:id/test-cases/:case_id/delete': {
+    eventType: 'test_case_deleted',
+    resourceType: 'test_case',
+    idParam: 'case_id',
+  },
   'POST /console/lookup-tables/new': { eventType: 'lookup_table_created', resourceType: 'lookup_table' },
   'POST /console/data-tables/new': { eventType: 'data_table_created', resourceType: 'data_table' },
   'POST /console/data-tables/:id/schema': {

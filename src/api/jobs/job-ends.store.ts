@@ -1,5 +1,5 @@
 // The end of a job: its row, its lines and its recipe's counters in one write, and the claim of the
-// recipe's next jobs; on PostgreSQL a batch of ends is one call of switchboard_job_ends_3.
+// recipe's next jobs; on PostgreSQL a batch of ends is one call of switchboard_job_ends_4.
 import { sql } from 'kysely';
 import type { Db, JobLineRow, JobRow } from '../../db/types.ts';
 import { ADVISORY_LOCKS, runsStoredFunctions } from '../../db/dialect.ts';
@@ -138,7 +138,7 @@ const MAX_LINES_IN_ONE_RECORD = 5_000;
 
 /**
  * PostgreSQL: the ends of many jobs and their successors' claims in one call of
- * switchboard_job_ends_3 (migration 0071). The lines travel as one JSON parameter and every other
+ * switchboard_job_ends_4 (migration 0076). The lines travel as one JSON parameter and every other
  * column as one array, so the statement's text is the same whatever the number of jobs and lines.
  * The claims try the same claim lock as claimJobs: a recipe whose lock another transaction holds
  * comes back as a row with no id, and its ends' claims are `contended` (their places go back to
@@ -166,11 +166,11 @@ async function recordInOneCall(db: Db, items: readonly JobEndAndClaim[]): Promis
   // ends of a batch are milliseconds apart) and this node.
   const claim =
     claims.length > 0 ? items[claims[0]![1][0] as number]!.successor! : { now: '', node: '', leaseUntil: '' };
-  const { rows } = await sql<JobRow>`select * from switchboard_job_ends_3(
+  const { rows } = await sql<JobRow>`select * from switchboard_job_ends_4(
       ${JSON.stringify(lines)}::json,
       ${ends.map((e) => e.id)}::bigint[], ${ends.map((e) => e.result.status)}::text[], ${ends.map((e) => e.result.error)}::text[],
       ${ends.map((e) => e.result.error_parts)}::text[], ${ends.map((e) => e.result.completed_at)}::text[], ${ends.map((e) => e.result.task_count)}::int[],
-      ${ends.map((e) => e.result.reply ?? null)}::text[],
+      ${ends.map((e) => e.result.reply ?? null)}::text[], ${ends.map((e) => e.result.recipe_version_no ?? null)}::int[],
       ${sums.map(([id]) => id)}::bigint[], ${sums.map(([, c]) => c.succeeded)}::int[], ${sums.map(([, c]) => c.failed)}::int[],
       ${sums.map(([, c]) => c.tasks)}::bigint[], ${sums.map(([, c]) => c.last)}::text[],
       ${claims.map(([id]) => id)}::bigint[], ${claims.map(([, asking]) => asking.length)}::int[], ${ADVISORY_LOCKS.recipeClaims}::int,

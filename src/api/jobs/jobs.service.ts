@@ -5,7 +5,7 @@ import type { JobLineRow, JobRow, RecipeRow } from '../../db/types.ts';
 import { AppError, assertFound, invalid } from '../../errors.ts';
 import { recordActivity, type Actor } from '../activity_logs/activity.ts';
 import { findFolderInScope, folderIdsUnderProjects } from '../folders/folder-scope.store.ts';
-import { findRecipe } from '../recipes/recipes.store.ts';
+import { findRecipe, findRecipeVersionContent } from '../recipes/recipes.store.ts';
 import type { Caller } from '../recipes/recipes.service.ts';
 import {
   countRetainedJobs,
@@ -141,11 +141,27 @@ export async function getJobWithSteps(
   caller: Caller,
   recipeId: number,
   handle: string,
-): Promise<{ recipe: RecipeRow; job: JobDetailApi; lines: JobLineRow[]; wholeValues: Set<string> }> {
+): Promise<{
+  recipe: RecipeRow;
+  job: JobDetailApi;
+  lines: JobLineRow[];
+  wholeValues: Set<string>;
+  /** The steps the job ran: its recipe version's code (the current one for a job stored before migration 0076, or a version no longer kept). */
+  version: { versionNo: number; code: string; own: boolean };
+}> {
   const recipe = await visibleRecipe(ctx, caller, recipeId);
   const job = assertFound(await findJob(ctx.db, recipe.id, handle));
-  const lines = await listLines(ctx.db, job.id);
-  return { recipe, job: jobDetailToApi(job, lines), lines, wholeValues: await listLineValueKeys(ctx.db, job.id) };
+  const [lines, wholeValues, ran] = await Promise.all([
+    listLines(ctx.db, job.id),
+    listLineValueKeys(ctx.db, job.id),
+    job.recipe_version_no === null || job.recipe_version_no === recipe.version_no
+      ? undefined
+      : findRecipeVersionContent(ctx.db, recipe.id, job.recipe_version_no),
+  ]);
+  const version = ran
+    ? { versionNo: ran.version_no, code: ran.code, own: true }
+    : { versionNo: recipe.version_no, code: recipe.code, own: job.recipe_version_no === recipe.version_no };
+  return { recipe, job: jobDetailToApi(job, lines), lines, wholeValues, version };
 }
 
 /** A step line's input or output kept whole (over 100,000 characters, so the line has its size only). */

@@ -52,6 +52,7 @@ const JOB_COLUMNS = [
   'claimed_by',
   'lease_expires_at',
   'awaited',
+  'recipe_version_no',
 ] as const satisfies ReadonlyArray<keyof NewJob>;
 // Every column of a job is inserted: a column added to the table and not here fails the type check.
 const _everyJobColumn: [Exclude<keyof NewJob, (typeof JOB_COLUMNS)[number]>] extends [never] ? true : never = true;
@@ -96,6 +97,7 @@ const JOB_ARRAY_TYPE: Record<(typeof JOB_COLUMNS)[number], 'bigint' | 'integer' 
   claimed_by: 'text',
   lease_expires_at: 'text',
   awaited: 'integer',
+  recipe_version_no: 'integer',
 };
 const JOB_ARRAY_COLUMNS = JOB_COLUMNS.map((name) => ({ name, type: JOB_ARRAY_TYPE[name] }));
 
@@ -297,10 +299,17 @@ export type JobResult = {
   task_count: number;
   /** What the job returned, as JSON `{kind, value}` (replyText), for a caller on any node. */
   reply?: string | null;
+  /** The recipe's version_no the job ran; when not given, the one it was stored with stays. */
+  recipe_version_no?: number | null;
 };
 
 export async function finishJob(db: Db, id: number, result: JobResult): Promise<void> {
-  await finishJobQuery.execute(db, { id, ...result, reply: result.reply ?? null });
+  await finishJobQuery.execute(db, {
+    id,
+    ...result,
+    reply: result.reply ?? null,
+    recipe_version_no: result.recipe_version_no ?? null,
+  });
 }
 
 const finishJobQuery = prepareQuery<Required<JobResult> & { id: number }, never>((db, param) =>
@@ -313,6 +322,7 @@ const finishJobQuery = prepareQuery<Required<JobResult> & { id: number }, never>
       completed_at: param('completed_at'),
       task_count: param('task_count'),
       reply: param('reply'),
+      recipe_version_no: sql<number | null>`coalesce(${param('recipe_version_no')}, recipe_version_no)`,
     })
     .where('id', '=', param('id')),
 );

@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { log, webhookRecipe } from '../../../test/recipes.ts';
 import { toStored } from '../../time.ts';
 import { jobRow } from '../../../test/job-rows.ts';
-import { insertJob } from './queue.store.ts';
+import { insertJob, insertJobs } from './queue.store.ts';
 import { recordJobEnds, recordJobEndsAlone, type JobEndAndClaim } from './job-ends.store.ts';
 import type { JobLineRow } from '../../db/types.ts';
 
@@ -255,4 +255,51 @@ test('lines go with their job: deleting jobs, or their recipe, deletes their lin
   const deleted = await t.call('DELETE', `/api/recipes/${recipeId}`);
   assert.deepEqual([deleted.status, deleted.body], [200, { success: true }]);
   assert.equal(await countLines(ids), 0);
+});
+
+test('the recipe version a job ran: stored with it (one insert, or many in one statement), written again by its end when given', async () => {
+  const { id: recipeId } = await webhookRecipe(t, [log('a', 'x')]);
+  assert.equal((await t.call('PUT', `/api/recipes/${recipeId}/stop`)).status, 200);
+  const stamp = toStored(t.ctx.clock.now());
+  const row = (version: number | null) =>
+    jobRow(recipeId, {
+      status: 'running',
+      title: 't',
+      created_at: stamp,
+      started_at: stamp,
+      recipe_version_no: version,
+    });
+  const [a, b, c] = await insertJobs(t.ctx.db, [row(1), row(1), row(null)]);
+  const single = await insertJob(t.ctx.db, row(2));
+  const versions = async () =>
+    Object.fromEntries(
+      (
+        await t.ctx.db
+          .selectFrom('jobs')
+          .select(['id', 'recipe_version_no'])
+          .where('id', 'in', [a!, b!, c!, single])
+          .execute()
+      ).map((r) => [r.id, r.recipe_version_no]),
+    );
+  assert.deepEqual(await versions(), { [a!]: 1, [b!]: 1, [c!]: null, [single]: 2 });
+  const end = (id: number, version?: number): JobEndAndClaim => ({
+    end: {
+      id,
+      lines: [],
+      result: {
+        status: 'succeeded',
+        error: null,
+        error_parts: null,
+        completed_at: stamp,
+        task_count: 1,
+        ...(version === undefined ? {} : { recipe_version_no: version }),
+      },
+      counters: null,
+    },
+    successor: null,
+  });
+  // Batched (PostgreSQL: one call of the stored function) and alone (recordJobEnd).
+  await t.ctx.db.transaction().execute((trx) => recordJobEnds(trx, [end(a!, 3), end(b!), end(c!, 4)]));
+  await t.ctx.db.transaction().execute((trx) => recordJobEnds(trx, [end(single, 5)]));
+  assert.deepEqual(await versions(), { [a!]: 3, [b!]: 1, [c!]: 4, [single]: 5 });
 });

@@ -16,7 +16,7 @@ import {
 import { actorOf } from '../../api/activity_logs/activity_logs.routes.ts';
 import { createTestCase } from '../../api/test_cases/test_cases.service.ts';
 import { recordActivity } from '../../api/activity_logs/activity.ts';
-import { jobListPage, jobPage, truncatedSize } from './jobs.ts';
+import { controlStepsOf, jobListPage, jobPage, truncatedSize } from './jobs.ts';
 import { refusalOf, type Refusal } from './form-fields.ts';
 import { defaultMock, testCaseFormPage, type JobStepChoice, type MockChoice } from './test-case-form.ts';
 import { type ConsoleKit, PAGE_SIZE, Form, HandleParams } from '../kit.ts';
@@ -223,7 +223,7 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
     handle: string,
     message?: { text: string; kind: 'ok' | 'error' },
   ) {
-    const { recipe, job, lines, wholeValues } = await getJobWithSteps(
+    const { recipe, job, lines, wholeValues, version } = await getJobWithSteps(
       ctx,
       callerWith(request, 'jobs:read'),
       recipeId,
@@ -238,6 +238,8 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
           job,
           lines,
           wholeValues,
+          steps: controlStepsOf(version.code),
+          version: { number: version.versionNo, own: version.own },
           canWrite: can(request, 'jobs:write'),
           canCreateTestCase: can(request, 'test_cases:write'),
           message,

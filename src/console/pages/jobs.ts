@@ -5,7 +5,8 @@ import type { JobLineRow } from '../../db/types.ts';
 import { html, query, time, type Html } from '../html.ts';
 import { csrfField, notice, page, type PageFrame } from '../layout.ts';
 import { iconImg, type IconOf } from './icons.ts';
-import { describeStep, operationText, type StepWords } from './step-words.ts';
+import { parseCode, stepsOf } from '../../api/export_manifests/references.ts';
+import { describeStep, operationText, type StepLike, type StepWords } from './step-words.ts';
 
 export interface JobListData {
   recipe: { id: number; name: string };
@@ -59,6 +60,27 @@ export interface JobData {
   /** Each connector's icon. */
   iconOf: IconOf;
   words: StepWords;
+  /** The control steps (IF, ELSE IF, repeat, foreach, ...) of the recipe version the job ran, by number. */
+  steps?: ReadonlyMap<number, StepLike> | undefined;
+  /** That version, and whether the job recorded it (false: a job stored before versions were recorded, read with the current one). */
+  version?: { number: number; own: boolean } | undefined;
+}
+
+/** Keywords whose job line says only the keyword: the recipe's step gives its condition or list. */
+const CONTROL = new Set(['if', 'elsif', 'while_condition', 'repeat', 'foreach', 'stop']);
+
+/** A line records a while loop's failure as `repeat`: a step and its line agree by family. */
+function familyOf(keyword: unknown): unknown {
+  return keyword === 'elsif' ? 'if' : keyword === 'while_condition' ? 'repeat' : keyword;
+}
+
+/** The control steps of a recipe's code by number (what a job line of one reads its words from). */
+export function controlStepsOf(code: string): Map<number, StepLike> {
+  const out = new Map<number, StepLike>();
+  for (const step of stepsOf(parseCode(code)))
+    if (typeof step.number === 'number' && typeof step.keyword === 'string' && CONTROL.has(step.keyword))
+      out.set(step.number, step);
+  return out;
 }
 
 /** Values longer than this are folded (a <details> closed by default). */
@@ -140,6 +162,7 @@ ${data.message ? notice(data.message.text, data.message.kind) : ''}
   <dt>Started</dt><dd>${time(job.started_at)}</dd>
   <dt>Ended</dt><dd>${time(job.completed_at)}</dd>
   ${job.completed_at ? html`<dt>Duration</dt><dd>${duration(Date.parse(job.completed_at) - Date.parse(job.started_at))}</dd>` : ''}
+  ${data.version ? html`<dt>Recipe version</dt><dd>${data.version.number}${data.version.own ? '' : html` <span class="muted small">(the current one: this job did not record its own)</span>`}</dd>` : ''}
   ${job.error ? html`<dt>Error</dt><dd class="error-text">${job.error}</dd>` : ''}
 </dl>
 ${controls}${finished && data.canCreateTestCase ? html` <a class="button" href="${base}/test-case">Create test case</a>` : ''}
@@ -149,7 +172,7 @@ ${
     ? html`<p class="muted">No step has run.</p>`
     : html`<ol class="lines">${data.lines.map((line) => {
         const seconds = (Date.parse(line.completed_at) - Date.parse(line.started_at)) / 1000;
-        return html`<li class="line${line.error ? ' failed' : ''}"><h3><span class="step-no">${line.recipe_line_number}</span> ${line.adapter_name === 'workato' ? '' : html`${iconImg(data.iconOf(line.adapter_name))} `}${lineText(line, data.words)}${line.pass !== null ? html` <span class="muted">pass ${line.pass}</span>` : ''}</h3>
+        return html`<li class="line${line.error ? ' failed' : ''}"><h3><span class="step-no">${line.recipe_line_number}</span> ${line.adapter_name === 'workato' ? '' : html`${iconImg(data.iconOf(line.adapter_name))} `}${lineText(line, data.words, data.steps)}${line.pass !== null ? html` <span class="muted">pass ${line.pass}</span>` : ''}</h3>
 <p class="muted small">${time(line.started_at)} · ${Number.isFinite(seconds) ? seconds.toFixed(3) : '?'} s</p>
 ${line.error ? html`<div class="value"><span class="label">Error</span><pre class="error-text">${line.error}</pre></div>` : ''}
 ${value('Input', line.input, line.mask_data === 1, wholeOf(line.seq, 'input'))}${value('Output', line.output, line.mask_data === 1, line.recipe_line_number === 0 ? { href: `${base}/trigger-output`, note: "the trigger's event as stored with the job" } : wholeOf(line.seq, 'output'))}</li>`;
@@ -159,12 +182,20 @@ ${value('Input', line.input, line.mask_data === 1, wholeOf(line.seq, 'input'))}$
   );
 }
 
-/** A job line in a person's words: its operation's title, or the keyword of a control step. */
+/**
+ * A job line in a person's words: its operation's title, or a control step as the recipe version
+ * the job ran has it (*IF total > 1000*); the keyword alone when that version has no such step.
+ */
 function lineText(
   line: { recipe_line_number: number; adapter_name: string; adapter_operation: string },
   words: StepWords,
+  steps: ReadonlyMap<number, StepLike> | undefined,
 ): string {
-  if (line.adapter_name === 'workato') return describeStep({ keyword: line.adapter_operation }, words);
+  if (line.adapter_name === 'workato') {
+    const step = steps?.get(line.recipe_line_number);
+    const same = step !== undefined && familyOf(step.keyword) === familyOf(line.adapter_operation);
+    return describeStep(same ? step : { keyword: line.adapter_operation }, words);
+  }
   const keyword = line.recipe_line_number === 0 ? 'trigger' : 'action';
   return operationText(line.adapter_name, keyword, line.adapter_operation, words);
 }

@@ -107,6 +107,8 @@ export interface JobsTable {
   reply: string | null;
   /** 1 when a caller waits for the job's answer (on any node): its end is announced (job.ended). */
   awaited: Generated<Flag>;
+  /** The recipe's version_no the job ran (stored with the job, written again at its end); null before migration 0076. */
+  recipe_version_no: number | null;
 }
 
 export interface JobLinesTable {
