@@ -214,6 +214,38 @@ describe('every path that reaches outside', () => {
     assert.equal((await fire(open, allowed.path, {})).status, 'succeeded', 'loopback allowed by the setting');
   });
 
+  test("a custom connector's request (made by the Ruby runtime's request thread): a name resolving to loopback refused, link-local always, nothing sent", async () => {
+    const code = `{
+  title: 'Fetcher',
+  actions: {
+    fetch: {
+      title: 'Fetch',
+      input_fields: lambda { |_| [{ name: 'url' }] },
+      execute: lambda { |_connection, input| get(input['url']) }
+    }
+  }
+}`;
+    const created = await closed.call('POST', '/api/custom_connectors', { body: { title: 'Fetcher', code } });
+    assert.equal(created.status, 200, created.text);
+    const released = await closed.call('POST', `/api/custom_connectors/${created.body.data.id}/release`);
+    assert.equal(released.status, 200, released.text);
+    const provider = created.body.data.name as string;
+    const before = hits.length;
+    for (const [url, refusal] of [
+      [
+        `http://localhost:${port}/items`,
+        /localhost:\d+ is refused: localhost resolves to (127\.0\.0\.1|::1) is a loopback address/,
+      ],
+      ['http://169.254.169.254/latest/meta-data/', /169\.254\.169\.254 is a link-local address/],
+    ] as const) {
+      const { path } = await webhookRecipe(closed, [action(provider, 'fetch', 'call', { url })]);
+      const job = await fire(closed, path, {});
+      assert.equal(job.status, 'failed', url);
+      assert.match(job.lines[1]?.error ?? '', refusal, url);
+    }
+    assert.equal(hits.length, before);
+  });
+
   test('the polling trigger: a poll of a refused address is a poll error, nothing sent', async () => {
     const before = hits.length;
     const id = await createRecipe(

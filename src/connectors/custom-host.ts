@@ -36,9 +36,24 @@ export function authWith(auth: AuthState, values: Record<string, unknown>, next:
   return out;
 }
 
-/** The host a lambda of a step borrows: the session's raw exchange, the job's log. */
+/**
+ * The host a lambda of a step borrows: the session's raw exchange, the job's log. When the session's
+ * exchange can be made in another thread (`portable`), the runtime's request thread makes the
+ * requests with the same transport settings, limits and masked values; the waits and log lines
+ * stay here.
+ */
 export function hostFor(session: ConnectorSession, secrets: string[]): ConnectorHost {
+  const portable = session.portable?.() ?? null;
   return {
+    ...(portable
+      ? {
+          direct: {
+            exchange: { ...portable.settings, secrets },
+            sleep: portable.sleep,
+            log: portable.log,
+          },
+        }
+      : {}),
     async http(req: SdkHttpRequest) {
       if (req.clientCertificate || req.serverCertificates)
         throw new SdkHttpError('client certificates and pinned server certificates are not supported in recipes');

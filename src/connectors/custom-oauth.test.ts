@@ -16,6 +16,15 @@ import {
 } from '../../test/stand-ins/oauth-provider.ts';
 import { action, fire, readJob, webhookRecipe, type RanJob } from '../../test/recipes.ts';
 import { openAuthState } from './connections.ts';
+import {
+  OWN_LAMBDAS,
+  refreshCount,
+  releasedConnector,
+  runListNotes,
+  sealedAuth,
+  shellConnection,
+  until,
+} from '../../test/custom-oauth-kit.ts';
 
 const PUBLIC = 'https://switchboard.example.com';
 
@@ -61,51 +70,6 @@ const PKCE = STANDARD.replace(
   "fields: [{ name: 'api_url', label: 'API URL' }]",
   "fields: [{ name: 'api_url' }, { name: 'client_id' }, { name: 'client_secret' }]",
 );
-
-// Its own acquire and refresh, the app in the connection's fields, and detect_on for an error in a 200.
-const OWN_LAMBDAS = `{
-  title: 'Notes Plus',
-  connection: {
-    fields: [
-      { name: 'api_url' },
-      { name: 'client_id' },
-      { name: 'client_secret', control_type: 'password' }
-    ],
-    authorization: {
-      type: 'oauth2',
-      authorization_url: lambda { |connection| "#{connection['api_url']}/oauth/authorize" },
-      acquire: lambda do |connection, auth_code, redirect_uri|
-        tokens = post("#{connection['api_url']}/oauth/token")
-                   .payload(grant_type: 'authorization_code', code: auth_code, redirect_uri: redirect_uri,
-                            client_id: connection['client_id'], client_secret: connection['client_secret'])
-                   .request_format_www_form_urlencoded
-        [{ access_token: tokens['access_token'], refresh_token: tokens['refresh_token'] }, nil,
-         { workspace: tokens['workspace'] }]
-      end,
-      refresh: lambda do |connection, refresh_token|
-        post("#{connection['api_url']}/oauth/token")
-          .payload(grant_type: 'refresh_token', refresh_token: refresh_token,
-                   client_id: connection['client_id'], client_secret: connection['client_secret'])
-          .request_format_www_form_urlencoded
-      end,
-      apply: lambda do |connection|
-        headers('Authorization' => "Bearer #{connection['access_token']}")
-      end,
-      detect_on: [/token_expired/],
-      refresh_on: [401, /token_expired/]
-    },
-    base_uri: lambda { |connection| connection['api_url'] }
-  },
-  test: lambda { |_connection| get('/me') },
-  actions: {
-    list_notes: {
-      execute: lambda do |connection, _input|
-        { notes: get('/notes')['notes'], workspace: connection['workspace'] }
-      end
-    }
-  }
-}
-`;
 
 // PKCE with its own acquire, given the verifier after the code and the redirect URI; the plain method.
 const PKCE_ACQUIRE = OWN_LAMBDAS.replace(
@@ -201,46 +165,12 @@ after(async () => {
 });
 
 /** Creates and releases a custom connector; its provider name. */
-async function released(code: string): Promise<string> {
-  const created = await t.call('POST', '/api/custom_connectors', { body: { title: `Notes ${++counter}`, code } });
-  assert.equal(created.status, 200, created.text);
-  const release = await t.call('POST', `/api/custom_connectors/${created.body.data.id}/release`);
-  assert.equal(release.status, 200, release.text);
-  return created.body.data.name as string;
-}
-
-async function shell(providerName: string, input: Record<string, string>): Promise<number> {
-  const res = await t.call('POST', '/api/connections', {
-    body: { name: `Notes ${++counter}`, provider: providerName, input, shell_connection: true },
-  });
-  assert.equal(res.status, 200, res.text);
-  return res.body.id as number;
-}
-
-async function sealed(id: number): Promise<string> {
-  const row = await t.ctx.db.selectFrom('connections').select('auth_sealed').where('id', '=', id).executeTakeFirst();
-  assert.ok(row?.auth_sealed, 'the authorization is stored');
-  return row.auth_sealed;
-}
-
-async function runNotes(providerName: string, connectionId: number): Promise<RanJob> {
-  const config = [
-    { keyword: 'application', provider: 'workato_webhooks', account_id: null },
-    { keyword: 'application', provider: providerName, account_id: connectionId },
-  ];
-  const { path } = await webhookRecipe(t, [action(providerName, 'list_notes', 'notes', {})], {
-    config: JSON.stringify(config),
-  });
-  return fire(t, path, {});
-}
-
-/** Waits until `check` holds, or `guardMs` passed (a guard only: the caller asserts what followed). */
-async function until(check: () => boolean, guardMs: number): Promise<void> {
-  const end = Date.now() + guardMs;
-  while (!check() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 5));
-}
-
-const refreshes = () => provider.tokenForms.filter((f) => f.get('grant_type') === 'refresh_token').length;
+const released = (code: string) => releasedConnector(t, code, `Notes ${++counter}`);
+const shell = (providerName: string, input: Record<string, string>) =>
+  shellConnection(t, providerName, input, `Notes ${++counter}`);
+const sealed = (id: number) => sealedAuth(t, id);
+const runNotes = (providerName: string, connectionId: number) => runListNotes(t, providerName, connectionId);
+const refreshes = () => refreshCount(provider);
 
 describe('connections of custom connectors that authorize: Connect, GET /oauth/callback, tests and recipe jobs', () => {
   test('pkce: the challenge the lambda chose goes to the authorization URL, its verifier to the code exchange (standard or acquire)', async () => {

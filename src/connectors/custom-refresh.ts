@@ -48,6 +48,8 @@ export function refreshGate(
   scope: ConnectionScope,
   connectionId: number,
   deadline: number,
+  /** A connection's test refreshes even when the connection is marked lost (its new input may mend it). */
+  options: { ignoreLoss?: boolean } = {},
 ): RefreshGate {
   const name = `connection-refresh:${connectionId}`;
   const holder = `${ctx.nodeId}:${randomUUID()}`;
@@ -76,7 +78,7 @@ export function refreshGate(
           await release();
           return { stored };
         }
-        const lost = await findConnectionLoss(ctx.db, scope, connectionId);
+        const lost = options.ignoreLoss ? null : await findConnectionLoss(ctx.db, scope, connectionId);
         if (lost !== null) {
           await release();
           return { failed: `the connection is lost (${lost})`, lost: true };

@@ -6,8 +6,12 @@
 // 200. Another workspace's recipe with the same key never does.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, type TestApp } from '../../test/helpers.ts';
+import { createTestApp, waitFor, type TestApp } from '../../test/helpers.ts';
 import { dp, log, loggedByJobs, numbered } from '../../test/recipes.ts';
+import { createServiceContext } from '../context.ts';
+import { createEngine } from '../engine/engine.ts';
+import { fromPlain } from '../recipe/formula/values.ts';
+import { deleteStaticWebhookKey, hasStaticWebhookKey } from '../api/custom_connectors/custom_connectors.store.ts';
 
 // In the vendor's documented style: the team a request is for picks the recipes.
 const CODE = `{
@@ -208,5 +212,55 @@ describe("a custom connector's static webhook (webhook_keys)", () => {
     assert.deepEqual((await loggedByJobs(t, id)).messages.slice(2), ['H1:w2:hooked', 'H1:p3:late']);
     const closure = (await t.call('GET', `/api/recipes/${id}`)).body.trigger_closure;
     assert.deepEqual(closure.closure, { turn: 2 }, 'the poll keeps its closure beside the webhook');
+  });
+
+  test('keys live in the database: a call another node receives reaches a recipe started on this one; a stop removes the key', async () => {
+    const id = await teamRecipe('Indexed team', 'K1');
+    assert.equal(await hasStaticWebhookKey(t.ctx.db, id), true, 'the start kept its key');
+    // As a recipe started before keys were indexed: the other node indexes it when it resumes.
+    await deleteStaticWebhookKey(t.ctx.db, id);
+    // Another node: its own context, node id and notifier over the same database.
+    const ctx = createServiceContext({
+      db: t.ctx.db,
+      config: t.ctx.config,
+      secretBox: t.ctx.secretBox,
+      log: t.ctx.log,
+    });
+    const nodeB = createEngine(ctx, { pollMs: 50, workers: 1 });
+    try {
+      await nodeB.start();
+      await nodeB.armed();
+      assert.equal(await hasStaticWebhookKey(t.ctx.db, id), true, 'resumed: indexed');
+      const call = (payload: Record<string, unknown>) =>
+        nodeB.receiveStaticWebhook(connectorId, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          query: {},
+          payload: fromPlain(payload as never),
+          raw: JSON.stringify(payload),
+        });
+      const reached = await call({ team_id: 'K1', messages: [{ id: 'b1', text: 'from B' }] });
+      assert.equal(reached.status, 200);
+      assert.equal(reached.status === 200 && reached.jobIds.length, 1, JSON.stringify(reached));
+      await nodeB.idle();
+      assert.deepEqual((await loggedByJobs(t, id)).messages, ['K1:b1:from B']);
+
+      assert.equal((await t.call('PUT', `/api/recipes/${id}/stop`)).status, 200);
+      await waitFor(
+        () => hasStaticWebhookKey(t.ctx.db, id),
+        (has) => !has,
+        'the stopped recipe leaves the index',
+      );
+      const after = await call({ team_id: 'K1', messages: [{ id: 'b2', text: 'late' }] });
+      assert.deepEqual(after, { status: 200, jobIds: [] });
+      // Started again (here): indexed again, and node B routes to it.
+      assert.equal((await t.call('PUT', `/api/recipes/${id}/start`)).status, 200);
+      const again = await call({ team_id: 'K1', messages: [{ id: 'b3', text: 'back' }] });
+      assert.equal(again.status === 200 && again.jobIds.length, 1, JSON.stringify(again));
+      await nodeB.idle();
+      assert.deepEqual((await loggedByJobs(t, id)).messages, ['K1:b1:from B', 'K1:b3:back']);
+    } finally {
+      await nodeB.close(1000);
+    }
   });
 });

@@ -1,8 +1,9 @@
 // A custom connector (contract 21) as a Connector of the catalog: its released Ruby source,
 // described once by the runtime (title, connection fields, actions), and actions whose steps run
 // the source's `execute` lambdas in the Ruby runtime (src/connectors/sdk/). Every HTTP request of a
-// lambda goes back through the step's session (`send`: the shared transport, the outbound policy,
-// the step's deadline), so the Ruby code applies its own authentication and reads every answer.
+// lambda is an exchange of the step's session (`send`: the shared transport, the outbound policy,
+// the step's deadline; made by the runtime's request thread from `portable()`, docs/adr/0022), so
+// the Ruby code applies its own authentication and reads every answer.
 // What `acquire` or `refresh` return is kept sealed with the connection's authorization (`extra`).
 import { createHash } from 'node:crypto';
 import type { Hash, Value } from '../recipe/formula/values.ts';
@@ -22,6 +23,7 @@ import { connectionDefinitionOf } from './connection-rules.ts';
 import { AuthorizationError } from './auth/oauth2.ts';
 import { StepError } from './step-error.ts';
 import { authWith, hostFor, keepSettings, secretsOf, settingsOf, stepHost, type OAuthApp } from './custom-host.ts';
+import { connectionTestHost } from './custom-test-host.ts';
 import type {
   ActionDef,
   Connector,
@@ -47,10 +49,18 @@ export interface DescribedConnector {
   connection?: {
     fields?: SchemaField[];
     /** `authorization_code`: an `oauth2` authorization with an `authorization_url` (connected through the redirect). */
-    authorization?: { type?: string; authorization_code?: boolean; pkce?: boolean };
+    authorization?: DescribedAuthorization;
   } | null;
   actions?: Record<string, { title?: string; description?: string } | undefined>;
   triggers?: Record<string, DescribedTrigger | undefined>;
+}
+
+interface DescribedAuthorization {
+  type?: string;
+  authorization_code?: boolean;
+  pkce?: boolean;
+  /** `multi`: each option's own authorization. */
+  options?: Record<string, { authorization?: DescribedAuthorization } | undefined>;
 }
 
 interface DescribedTrigger {
@@ -189,8 +199,17 @@ function customOAuthClient(spec: CustomConnectorSource, title: string, deps: Cus
       ...(method ? { method } : {}),
     };
   };
+  const multi = spec.described.connection?.authorization?.type === 'multi';
+  const selected = async (values: FieldValues) => {
+    const outcome = await run('connection.authorization.authorization_code', values, {});
+    return outcome.ok && outcome.value;
+  };
   return {
-    pkce: spec.described.connection?.authorization?.pkce === true,
+    // A `multi`'s options share the flag: any option with `pkce` sends a challenge when it is selected.
+    pkce:
+      spec.described.connection?.authorization?.pkce === true ||
+      multiOptions(spec.described).some((o) => o.authorization_code === true && o.pkce === true),
+    ...(multi ? { selects: async (values: FieldValues) => (await selected(values)) === true } : {}),
     async defaultApp(values) {
       const id = await run('connection.authorization.client_id', values, {});
       const secret = await run('connection.authorization.client_secret', values, {});
@@ -241,14 +260,25 @@ export interface CustomConnectorDeps {
   transport?: () => Transport;
 }
 
-/** Whether the connector's connection is authorized through the provider's OAuth 2.0 redirect. */
-function authorizationCode(described: DescribedConnector): boolean {
-  return described.connection?.authorization?.authorization_code === true;
+/** The options of a `multi` authorization (none for another type). */
+function multiOptions(described: DescribedConnector): DescribedAuthorization[] {
+  const auth = described.connection?.authorization;
+  if (auth?.type !== 'multi') return [];
+  return Object.values(auth.options ?? {}).flatMap((o) => (o?.authorization ? [o.authorization] : []));
 }
 
-/** Whether the connector's authorization is `oauth2` (its app is the connection's, or a custom OAuth profile's). */
+/** Whether a connection may connect through the OAuth 2.0 redirect (a `multi`: when its selected option does, `selects`). */
+function authorizationCode(described: DescribedConnector): boolean {
+  return (
+    described.connection?.authorization?.authorization_code === true ||
+    multiOptions(described).some((o) => o.authorization_code === true)
+  );
+}
+
+/** Whether the connector's authorization (or one option of its `multi`) is `oauth2` (its app is the connection's, or a custom OAuth profile's). */
 function isOAuth2(described: DescribedConnector): boolean {
-  return /oauth2/i.test(described.connection?.authorization?.type ?? '');
+  const oauth2 = (a: DescribedAuthorization | undefined) => /oauth2/i.test(a?.type ?? '');
+  return oauth2(described.connection?.authorization) || multiOptions(described).some(oauth2);
 }
 
 /** The Connector of a custom connector's released source. */
@@ -484,10 +514,12 @@ export async function loadCustomConnector(
 /**
  * A connection's test for a custom connector (contract 21 §4): its `test` lambda with the
  * connection's values, through the shared transport. What `acquire` or `refresh` returned is
- * kept in the authorization's `extra` (sealed with it).
+ * kept in the authorization's `extra` (sealed with it). `shared` (a stored connection's test,
+ * with what is stored): its refreshes go through the connection's refresh gate as a job's
+ * (custom-refresh.ts), their values stored at once.
  */
 export async function testCustomConnection(
-  ctx: Pick<ServiceContext, 'outbound' | 'log' | 'config' | 'rubyConnectors'>,
+  ctx: Pick<ServiceContext, 'outbound' | 'log' | 'config' | 'rubyConnectors' | 'db' | 'secretBox' | 'clock' | 'nodeId'>,
   loaded: LoadedCustomConnector,
   args: {
     connection: { id: number | null; name: string; provider: string };
@@ -495,40 +527,59 @@ export async function testCustomConnection(
     auth: AuthState;
     /** The OAuth app of an `oauth2` connector's connection (to refresh its token). */
     app?: OAuthApp | undefined;
+    /** The connection's scope when `auth` is what it has stored: refreshes are shared with its jobs. */
+    shared?: { workspaceId: number; environmentId: number } | undefined;
   },
   workspaceId: number,
 ): Promise<TestOutcome> {
+  const limits = standaloneLimits();
   const session = openSession({
     definition: loaded.connector.connection!,
     connection: args.connection,
     state: { values: args.values as never, auth: args.auth },
     transport: transportFor(ctx),
-    limits: standaloneLimits(),
+    limits,
   });
-  if (loaded.connector.connection && usesRedirectOf(loaded) && !args.auth.accessToken)
+  if (loaded.connector.connection && (await usesRedirectFor(loaded, args.values)) && !args.auth.accessToken)
     return { ok: false, error: 'not connected yet: connect it through the provider (Connect)', auth: args.auth };
   const settings = settingsOf(session, args.app);
-  const outcome = await ctx.rubyConnectors.get().invoke(
-    {
-      source: loaded.source,
-      sourceKey: `${loaded.connectorId}:${loaded.version}`,
-      connectorName: loaded.title,
-      workspaceId,
-      path: 'test',
-      params: { settings },
-    },
-    hostFor(session, secretsOf(settings)),
-  );
-  const auth = authWith(args.auth, args.values, outcome.settings ?? {});
+  const gated =
+    args.shared && args.connection.id !== null
+      ? connectionTestHost(ctx, args.shared, args.connection.id, session, settings, limits.deadline)
+      : null;
+  let outcome: ConnectorOutcome;
+  try {
+    outcome = await ctx.rubyConnectors.get().invoke(
+      {
+        source: loaded.source,
+        sourceKey: `${loaded.connectorId}:${loaded.version}`,
+        connectorName: loaded.title,
+        workspaceId,
+        path: 'test',
+        params: { settings },
+      },
+      gated?.host ?? hostFor(session, secretsOf(settings)),
+    );
+  } finally {
+    await gated?.done();
+  }
+  const auth = authWith(gated?.kept() ?? args.auth, args.values, outcome.settings ?? {});
   if (outcome.ok) return { ok: true, auth };
   const error = stepErrorOf(outcome.error, whoOf(args.connection, loaded.title)).message;
   return { ok: false, error: error.slice(0, 1000), auth };
 }
 
-/** Whether a loaded custom connector connects through the provider's OAuth 2.0 redirect. */
-export function usesRedirectOf(loaded: LoadedCustomConnector): boolean {
+/**
+ * Whether a connection of a loaded custom connector with these values connects through the
+ * provider's OAuth 2.0 redirect (a `multi` asks its `selected` lambda).
+ */
+export async function usesRedirectFor(
+  loaded: LoadedCustomConnector,
+  values: Record<string, unknown>,
+): Promise<boolean> {
   const auth = loaded.connector.connection?.auth;
-  return auth?.type === 'custom' && auth.oauth !== undefined;
+  if (auth?.type !== 'custom' || auth.oauth === undefined) return false;
+  return auth.oauth.selects ? auth.oauth.selects(values as FieldValues) : true;
 }
 
 /**

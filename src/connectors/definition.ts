@@ -1,7 +1,7 @@
 // A connector's connection as data: its fields, how it authenticates, where its requests go, and
 // the call that tests it. The shared layer (http/, auth/) interprets it; a SaaS service's file in
 // saas/ declares one; the Ruby runtime's adapter builds one for a custom connector.
-import type { TransportRequest, TransportResponse } from './http/transport.ts';
+import type { ExchangeLogLine, TransportRequest, TransportResponse, TransportSettings } from './http/transport.ts';
 
 /** A field as the vendor's schemas write it (connection fields, action input and output fields). */
 export interface SchemaField {
@@ -214,6 +214,24 @@ export interface ConnectorSession {
    * connector's Ruby, which reads every answer itself).
    */
   send(request: TransportRequest): Promise<TransportResponse>;
+  /**
+   * How another thread makes `send`'s exchanges the same way (the transport as data, the step's
+   * limits); null when only this thread can (an outbound policy with a lookup given in code).
+   */
+  portable?(): PortableSend | null;
+}
+
+/** `ConnectorSession.send` as data for another thread, with what stays in this one. */
+export interface PortableSend {
+  settings: TransportSettings & {
+    timeoutMs: number;
+    maxResponseBytes: number;
+    deadline: number;
+    retryRateLimits: boolean;
+  };
+  /** The step's wait for a `Retry-After` (rejects when the job is being shut down). */
+  sleep(ms: number): Promise<void>;
+  log(line: ExchangeLogLine): void;
 }
 
 /** The provider side of an OAuth 2.0 authorization-code flow (the state and callback are the host's). */
@@ -229,6 +247,11 @@ export interface OAuthCodeClient {
   }): Promise<string> | string;
   /** Whether the flow sends a PKCE challenge (the verifier is kept with the state). */
   readonly pkce: boolean;
+  /**
+   * Whether a connection with these values connects through the redirect (a custom connector's
+   * `multi` authorization whose selected option is OAuth 2.0 authorization code); absent: always.
+   */
+  selects?(values: FieldValues): Promise<boolean>;
   /** The app the connector names itself, when no custom OAuth profile and no connection field gives one. */
   defaultApp?(values: FieldValues): Promise<{ clientId: string; clientSecret: string } | undefined>;
   exchange(args: {

@@ -44,6 +44,7 @@ import * as jobReplies from './migrations/0071_job_replies.ts';
 import * as recipesEnvironmentIdIndex from './migrations/0072_recipes_environment_id_index.ts';
 import * as jobLineValues from './migrations/0075_job_line_values.ts';
 import * as jobRecipeVersion from './migrations/0076_job_recipe_version.ts';
+import * as staticWebhookKeys from './migrations/0077_static_webhook_keys.ts';
 import * as agents from './migrations/0055_agents.ts';
 
 export type DialectMigration = {
@@ -98,6 +99,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0072_recipes_environment_id_index': recipesEnvironmentIdIndex,
   '0075_job_line_values': jobLineValues,
   '0076_job_recipe_version': jobRecipeVersion,
+  '0077_static_webhook_keys': staticWebhookKeys,
   '0055_agents': agents,
 };
 

@@ -67,6 +67,7 @@ import type {
   JobsTable,
   JobLinesTable,
   JobLineValuesTable,
+  StaticWebhookKeysTable,
   TestCasesTable,
   TestRunRequestsTable,
 } from './tables/recipes.ts';
@@ -134,6 +135,7 @@ export interface Database {
   jobs: JobsTable;
   job_lines: JobLinesTable;
   job_line_values: JobLineValuesTable;
+  static_webhook_keys: StaticWebhookKeysTable;
   workflow_tasks: WorkflowTasksTable;
   smart_lists: SmartListsTable;
   workflow_apps: WorkflowAppsTable;

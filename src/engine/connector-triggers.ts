@@ -10,9 +10,13 @@
 // its notifications and to unsubscribe when it stops.
 import type { ServiceContext } from '../context.ts';
 import {
+  deleteStaticWebhookKey,
   findConnectorWorkspace,
-  listRunningRecipesOfWorkspace,
+  hasStaticWebhookKey,
+  listStaticWebhookRecipes,
+  putStaticWebhookKey,
 } from '../api/custom_connectors/custom_connectors.store.ts';
+import { toStored } from '../time.ts';
 import type { RecipeRow } from '../db/types.ts';
 import {
   findRecipeById,
@@ -227,8 +231,8 @@ export async function connectorWebhookCall(
 
 /**
  * A call of a custom connector's static webhook URL (`webhook_keys`): the connector computes the
- * request's key; each started recipe of the connector's workspace whose trigger is one of this
- * connector's static webhook triggers and whose `webhook_key` (of its connection and input) is that
+ * request's key (in the context of one of the recipes it serves); each started recipe of the
+ * connector's workspace whose key, kept in the index when it started (indexStaticWebhook), is that
  * key gets the request as its own webhook call (`webhook_notification`, dedup, a job per event,
  * stored before the answer). Another workspace's recipes are never looked at.
  */
@@ -245,38 +249,80 @@ export async function receiveStaticWebhook(
   const { ctx, settings, cache } = deps;
   const workspaceId = await findConnectorWorkspace(ctx.db, connectorId);
   if (workspaceId === undefined) return { status: 404 };
-  const rows = await listRunningRecipesOfWorkspace(ctx.db, workspaceId);
-  let requestKey: string | null | undefined;
   const jobIds: string[] = [];
-  for (const row of rows) {
+  // The request's key is the connector's (`webhook_keys`), computed with one recipe it serves.
+  const [first] = await listStaticWebhookRecipes(ctx.db, connectorId, workspaceId, null, 1);
+  if (!first) return { status: 200, jobIds };
+  await cache.prepare(first);
+  const hook = connectorTriggerOf(cache, first)?.webhook?.static;
+  if (!hook || hook.connectorId !== connectorId) return { status: 200, jobIds };
+  let requestKey: string | null;
+  try {
+    requestKey = await hook.requestKey(request, triggerContext(ctx, settings, cache, first));
+  } catch (error) {
+    if (error instanceof StepError) return { status: 400, message: error.message.slice(0, 1000) };
+    throw error;
+  }
+  if (requestKey === null) return { status: 200, jobIds };
+  for (const row of await listStaticWebhookRecipes(ctx.db, connectorId, workspaceId, requestKey)) {
     await cache.prepare(row);
     const def = connectorTriggerOf(cache, row);
-    const hook = def?.webhook?.static;
-    if (!def || !hook || hook.connectorId !== connectorId) continue;
-    const tc = triggerContext(ctx, settings, cache, row);
-    try {
-      requestKey ??= await hook.requestKey(request, tc);
-    } catch (error) {
-      if (error instanceof StepError) return { status: 400, message: error.message.slice(0, 1000) };
-      throw error;
-    }
-    if (requestKey === null) return { status: 200, jobIds };
-    const compiled = cache.compiledFor(row).recipe;
-    let recipeKey: string | null;
-    try {
-      recipeKey = await hook.recipeKey(compiled ? evaluateTriggerInput(settings, compiled.trigger) : newHash(), tc);
-    } catch (error) {
-      // One recipe's key failing (its connection, its input) leaves the others served.
-      if (!(error instanceof StepError)) throw error;
-      ctx.log.warn({ recipe: row.id, error: error.message }, 'a static webhook key failed');
-      continue;
-    }
-    if (recipeKey !== requestKey) continue;
+    if (def?.webhook?.static?.connectorId !== connectorId) continue;
     const outcome = await receiveConnectorWebhook(deps, row, def, request);
     if (outcome.status !== 200) return outcome;
     jobIds.push(...outcome.jobIds);
   }
   return { status: 200, jobIds };
+}
+
+/**
+ * A started recipe whose trigger is a custom connector's static webhook trigger: its `webhook_key`
+ * (of its connection and input) is kept in the index, where every node finds it. A key that fails
+ * (its connection, its input) or is nil leaves the recipe out of the index (logged): no call
+ * reaches it until it starts again. `missingOnly`: only when the recipe has none yet (a node
+ * resuming its running recipes).
+ */
+export async function indexStaticWebhook(
+  deps: ConnectorWebhookDeps,
+  row: RecipeRow,
+  options: { missingOnly?: boolean } = {},
+): Promise<void> {
+  const { ctx, settings, cache } = deps;
+  if (options.missingOnly && row.trigger_application === 'workato_webhooks') return;
+  await cache.prepare(row);
+  const hook = connectorTriggerOf(cache, row)?.webhook?.static;
+  const compiled = cache.compiledFor(row).recipe;
+  if (!hook) {
+    if (!options.missingOnly) await deleteStaticWebhookKey(ctx.db, row.id);
+    return;
+  }
+  if (options.missingOnly && (await hasStaticWebhookKey(ctx.db, row.id))) return;
+  let key: string | null;
+  try {
+    key = await hook.recipeKey(
+      compiled ? evaluateTriggerInput(settings, compiled.trigger) : newHash(),
+      triggerContext(ctx, settings, cache, row),
+    );
+  } catch (error) {
+    if (!(error instanceof StepError)) throw error;
+    ctx.log.warn({ recipe_id: row.id, error: error.message }, 'a static webhook key failed: the recipe gets no calls');
+    key = null;
+  }
+  if (key === null) {
+    await deleteStaticWebhookKey(ctx.db, row.id);
+    return;
+  }
+  await putStaticWebhookKey(ctx.db, {
+    recipeId: row.id,
+    connectorId: hook.connectorId,
+    key,
+    createdAt: toStored(ctx.clock.now()),
+  });
+}
+
+/** The recipe stopped: its static webhook key leaves the index (calls skip stopped recipes anyway). */
+export async function forgetStaticWebhook(ctx: ServiceContext, recipeId: number): Promise<void> {
+  await deleteStaticWebhookKey(ctx.db, recipeId);
 }
 
 /** Whether the recipe's trigger is a connector's polling or webhook trigger (reset_trigger clears its state). */

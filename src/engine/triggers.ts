@@ -17,7 +17,7 @@ import type { RubyCodeRunner } from './sandbox/ruby-code.ts';
 import type { Schedules } from './schedules.ts';
 import type { EngineSettings } from './settings.ts';
 import { evaluateTriggerInput } from './validate.ts';
-import { subscribeWebhook, unsubscribeWebhook } from './connector-triggers.ts';
+import { forgetStaticWebhook, indexStaticWebhook, subscribeWebhook, unsubscribeWebhook } from './connector-triggers.ts';
 
 /** Running recipes read at a time when the engine arms them at start. */
 const RESUME_PAGE = 500;
@@ -128,6 +128,10 @@ export class TriggerArming {
           await this.arm(row, { timer: false, spread: true }).catch((error: unknown) =>
             ctx.log.error({ err: error, recipe_id: row.id }, 'could not resume the trigger of a running recipe'),
           );
+          // A recipe started before static webhook keys were indexed gets its key now.
+          await indexStaticWebhook(this.#deps, row, { missingOnly: true }).catch((error: unknown) =>
+            ctx.log.warn({ err: error, recipe_id: row.id }, "could not index a running recipe's static webhook key"),
+          );
           // Started, stopped or deleted while it was armed from the page's row: armed again from the row as it is now.
           if (changed.has(row.id)) await this.#rearm(row.id);
           // Requests go on being answered while thousands of recipes are armed.
@@ -181,6 +185,10 @@ export class TriggerArming {
     await this.arm(row);
     // A connector's webhook trigger registers the recipe's webhook URL at its service (once, here).
     await subscribeWebhook(this.#deps, row);
+    // A custom connector's static webhook trigger: its key goes into the index every node reads.
+    await indexStaticWebhook(this.#deps, row).catch((error: unknown) =>
+      ctx.log.warn({ err: error, recipe_id: recipeId }, "could not index a started recipe's static webhook key"),
+    );
     ctx.notifier.publish('recipe.running_changed', { recipeId, running: true, origin: this.#origin });
     events.emit('recipe.started', { recipeId });
     queue.kick();
@@ -198,6 +206,9 @@ export class TriggerArming {
       .catch((error: unknown) =>
         ctx.log.warn({ err: error, recipe_id: recipeId }, "could not forget a stopped recipe's polling turn"),
       );
+    forgetStaticWebhook(ctx, recipeId).catch((error: unknown) =>
+      ctx.log.warn({ err: error, recipe_id: recipeId }, "could not forget a stopped recipe's static webhook key"),
+    );
     // A connector's webhook trigger undoes its subscription (the stop does not wait for the service).
     const unsubscribing = unsubscribeWebhook(this.#deps, recipeId)
       .catch((error: unknown) =>

@@ -40,6 +40,12 @@ export interface OutboundPolicy {
   checkUrl(url: URL): void;
   /** A port this process listens on, known once it listens (PORT=0). */
   addOwnPort(port: number): void;
+  /**
+   * The settings as they stand (own ports added since included), for another thread to apply the
+   * same policy (the Ruby runtime's request thread); null when names resolve through a lookup
+   * given in code, which another thread cannot have.
+   */
+  settings(): OutboundSettings | null;
   close(): Promise<void>;
 }
 
@@ -64,6 +70,7 @@ const defaultLookup: LookupAll = (hostname) => dnsLookup(hostname, { all: true, 
 
 export function createOutboundPolicy(settings: OutboundSettings, options: { lookup?: LookupAll } = {}): OutboundPolicy {
   const lookup = options.lookup ?? defaultLookup;
+  const portable = options.lookup === undefined;
   const ownPorts = new Set(settings.ownPorts.filter((p) => p > 0));
   const allowed = new BlockList();
   for (const entry of settings.allowAddresses) addRange(allowed, entry);
@@ -168,6 +175,9 @@ export function createOutboundPolicy(settings: OutboundSettings, options: { look
     checkUrl,
     addOwnPort(port) {
       if (port > 0) ownPorts.add(port);
+    },
+    settings() {
+      return portable ? { ...settings, ownPorts: [...ownPorts] } : null;
     },
     async close() {
       await Promise.all(agents.map((a) => a.close().catch(() => undefined)));

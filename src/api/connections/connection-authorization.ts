@@ -89,7 +89,15 @@ export async function authorize(
         : [];
     if (missing.length > 0) return failed(`${missing.join(', ')} can't be blank`);
     const app = await oauthClientFor(ctx, scope, connection.provider, profileId, values as FieldValues);
-    const outcome = await testCustomConnection(ctx, custom, { connection, values, auth, app }, scope.workspaceId);
+    // An update's test starts from what the connection has stored: its refreshes are its jobs'.
+    const shared =
+      connection.id === null ? undefined : { workspaceId: scope.workspaceId, environmentId: scope.environmentId };
+    const outcome = await testCustomConnection(
+      ctx,
+      custom,
+      { connection, values, auth, app, shared },
+      scope.workspaceId,
+    );
     return outcome.ok ? success(outcome.auth) : failed(outcome.error, outcome.auth);
   }
   if (!isRestProvider(connection.provider))

@@ -35,7 +35,8 @@ import {
   type ConnectionScope,
 } from './connections.store.ts';
 import { isModelProvider, isRestProvider, providerProblem } from './providers.ts';
-import { loadCustomConnector, usesRedirectOf } from '../../connectors/custom.ts';
+import { SecretResolutionError } from '../secrets_management/secret-resolver.ts';
+import { loadCustomConnector, usesRedirectFor } from '../../connectors/custom.ts';
 import { authorize } from './connection-authorization.ts';
 import { connectionDefinitionOf, connectionRules } from '../../connectors/connection-rules.ts';
 import { findSaasConnector } from '../../connectors/catalog.ts';
@@ -518,8 +519,21 @@ export async function describeConnection(
   if (!definition && !isRestProvider(row.provider) && !isModelProvider(row.provider)) {
     // A custom connector's connection: Connect when its authorization is OAuth 2.0 authorization code.
     const custom = await loadCustomConnector(ctx, caller.environmentId, caller.workspaceId, row.provider);
-    if (custom)
-      return { connection: connectionToApi(row), connectorTitle: custom.title, redirect: usesRedirectOf(custom) };
+    if (custom) {
+      // A `multi`'s selected option decides: its `selected` lambda reads the connection's fields.
+      let values: Record<string, unknown>;
+      try {
+        values = await resolveInput(ctx.db, ctx.secrets, caller, openInput(ctx.secretBox, row.input_sealed));
+      } catch (error) {
+        if (!(error instanceof SecretResolutionError)) throw error;
+        values = {};
+      }
+      return {
+        connection: connectionToApi(row),
+        connectorTitle: custom.title,
+        redirect: await usesRedirectFor(custom, values),
+      };
+    }
   }
   return {
     connection: connectionToApi(row),

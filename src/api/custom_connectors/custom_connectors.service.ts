@@ -14,6 +14,7 @@ import {
   latestVersion,
   listConnectors as listConnectorRows,
   markReleased,
+  staticWebhookUrl,
   updateConnector,
   versionSummaries,
   type ConnectorScope,
@@ -58,6 +59,7 @@ export async function listConnectors(
     connectorToApi(
       row,
       versions.filter((v) => v.connector_id === row.id),
+      ctx.config.publicBaseUrl,
     ),
   );
 }
@@ -75,7 +77,7 @@ export async function createConnector(
   checkLength(input.description, 'description', MAX_DESCRIPTION, errors);
   checkLength(input.note, 'note', MAX_NOTE, errors);
   if (Object.keys(errors).length > 0) throw invalid(errors);
-  await checkSyntax(ctx, scope, title as string, input.code as string);
+  const webhookKeys = await checkSyntax(ctx, scope, title as string, input.code as string);
 
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
@@ -92,7 +94,10 @@ export async function createConnector(
       created_at: toStored(now),
       updated_at: toStored(now),
     });
-    await updateConnector(trx, id, { name: connectorName(title as string, id, now) });
+    await updateConnector(trx, id, {
+      name: connectorName(title as string, id, now),
+      static_webhook_url: webhookKeys ? staticWebhookUrl(ctx.config.publicBaseUrl, id) : null,
+    });
     await insertVersion(trx, {
       connector_id: id,
       version: 1,
@@ -101,7 +106,7 @@ export async function createConnector(
       created_at: toStored(now),
       released_at: null,
     });
-    return loadApi(trx, scope, id);
+    return loadApi(trx, ctx, scope, id);
   });
 }
 
@@ -123,7 +128,8 @@ export async function updateConnectorCode(
   checkLength(input.note, 'note', MAX_NOTE, errors);
   if (input.note != null && input.code === undefined) errors.note = ['needs code: a note describes a new version'];
   if (Object.keys(errors).length > 0) throw invalid(errors);
-  if (input.code !== undefined) await checkSyntax(ctx, scope, `custom connector ${id}`, input.code);
+  const webhookKeys =
+    input.code === undefined ? undefined : await checkSyntax(ctx, scope, `custom connector ${id}`, input.code);
 
   const now = toStored(ctx.clock.now());
   return ctx.db.transaction().execute(async (trx) => {
@@ -141,9 +147,12 @@ export async function updateConnectorCode(
     }
     await updateConnector(trx, id, {
       ...(input.description !== undefined ? { description: emptyToNull(input.description) } : {}),
+      ...(webhookKeys !== undefined
+        ? { static_webhook_url: webhookKeys ? staticWebhookUrl(ctx.config.publicBaseUrl, id) : null }
+        : {}),
       updated_at: now,
     });
-    return loadApi(trx, scope, id);
+    return loadApi(trx, ctx, scope, id);
   });
 }
 
@@ -161,7 +170,7 @@ export async function releaseConnector(
       await markReleased(trx, latest.id, now);
       await updateConnector(trx, id, { updated_at: now });
     }
-    return loadApi(trx, scope, id);
+    return loadApi(trx, ctx, scope, id);
   });
 }
 
@@ -172,11 +181,12 @@ export async function connectorCode(ctx: ServiceContext, scope: ConnectorScope, 
 
 async function loadApi(
   db: Parameters<typeof findConnector>[0],
+  ctx: Pick<ServiceContext, 'config'>,
   scope: ConnectorScope,
   id: number,
 ): Promise<CustomConnectorApi> {
   const row: CustomConnectorRow = assertFound(await findConnector(db, scope, id));
-  return connectorToApi(row, await versionSummaries(db, [id]));
+  return connectorToApi(row, await versionSummaries(db, [id]), ctx.config.publicBaseUrl);
 }
 
 /** `<title in snake case>_connector_<id>_<unix seconds>`, as the vendor names them. */
@@ -208,10 +218,26 @@ function checkCode(code: string | undefined, errors: FieldErrors, required: bool
 }
 
 /**
- * Ruby that does not parse is refused with its line (the runtime parses it off the event loop);
- * other problems (a missing title, a lambda that raises) show when the connector runs.
+ * Whether a source declares a `webhook_keys` lambda (its connector then has a static webhook URL).
+ * A source that never names it cannot, so most sources need no runtime call.
  */
-async function checkSyntax(ctx: ServiceContext, scope: ConnectorScope, name: string, code: string): Promise<void> {
+export async function declaresWebhookKeys(
+  ctx: Pick<ServiceContext, 'rubyConnectors'>,
+  workspaceId: number,
+  name: string,
+  code: string,
+): Promise<boolean> {
+  if (!code.includes('webhook_keys')) return false;
+  const outcome = await ctx.rubyConnectors.get().describe({ source: code, connectorName: name, workspaceId });
+  return outcome.ok && (outcome.value as { webhook_keys?: unknown } | null)?.webhook_keys === true;
+}
+
+/**
+ * Ruby that does not parse is refused with its line (the runtime parses it off the event loop);
+ * other problems (a missing title, a lambda that raises) show when the connector runs. Answers
+ * whether the source declares `webhook_keys` (false when it does not load).
+ */
+async function checkSyntax(ctx: ServiceContext, scope: ConnectorScope, name: string, code: string): Promise<boolean> {
   const outcome = await ctx.rubyConnectors
     .get()
     .describe({ source: code, connectorName: name, workspaceId: scope.workspaceId });
@@ -219,6 +245,7 @@ async function checkSyntax(ctx: ServiceContext, scope: ConnectorScope, name: str
     const line = outcome.error.line === null ? '' : `line ${outcome.error.line}: `;
     throw invalid({ code: [`does not parse: ${line}${outcome.error.detail}`.slice(0, 1000)] });
   }
+  return outcome.ok && (outcome.value as { webhook_keys?: unknown } | null)?.webhook_keys === true;
 }
 
 function checkLength(value: string | null | undefined, field: string, max: number, errors: FieldErrors): void {

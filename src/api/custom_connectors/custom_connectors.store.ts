@@ -1,5 +1,6 @@
 // Custom connectors and their code versions. A version is released once; the connector's
 // latest_released_version is the highest released one.
+import { createHash } from 'node:crypto';
 import type { CustomConnectorRow, CustomConnectorVersionRow, Db, RecipeRow } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
 
@@ -30,7 +31,21 @@ export interface CustomConnectorApi {
 
 type VersionSummary = Omit<CustomConnectorVersionRow, 'code'>;
 
-export function connectorToApi(row: CustomConnectorRow, versions: readonly VersionSummary[]): CustomConnectorApi {
+/** A connector's static webhook URL (served by src/engine/webhooks.routes.ts). */
+export function staticWebhookUrl(publicBaseUrl: string, id: number): string {
+  return `${publicBaseUrl.replace(/\/+$/, '')}/webhooks/connectors/${id}/event`;
+}
+
+/**
+ * The connector as the API shows it. `static_webhook_url` is stored when the code is written (set
+ * when the source declares `webhook_keys`) and shown under the current PUBLIC_BASE_URL, so a
+ * changed setting never shows a stale host.
+ */
+export function connectorToApi(
+  row: CustomConnectorRow,
+  versions: readonly VersionSummary[],
+  publicBaseUrl: string,
+): CustomConnectorApi {
   const released = versions
     .filter((v): v is VersionSummary & { released_at: string } => v.released_at !== null)
     .sort((a, b) => b.version - a.version);
@@ -50,7 +65,7 @@ export function connectorToApi(row: CustomConnectorRow, versions: readonly Versi
       created_at: toApiTimestamp(v.created_at),
       released_at: toApiTimestamp(v.released_at),
     })),
-    static_webhook_url: row.static_webhook_url,
+    static_webhook_url: row.static_webhook_url === null ? null : staticWebhookUrl(publicBaseUrl, row.id),
   };
 }
 
@@ -62,7 +77,7 @@ export async function insertConnector(db: Db, values: Omit<CustomConnectorRow, '
 export async function updateConnector(
   db: Db,
   id: number,
-  values: Partial<Pick<CustomConnectorRow, 'name' | 'description' | 'updated_at'>>,
+  values: Partial<Pick<CustomConnectorRow, 'name' | 'description' | 'static_webhook_url' | 'updated_at'>>,
 ): Promise<void> {
   await db.updateTable('custom_connectors').set(values).where('id', '=', id).execute();
 }
@@ -231,4 +246,60 @@ export async function connectorTitles(db: Db, environmentId: number): Promise<Ar
     .where('environment_id', '=', environmentId)
     .orderBy('id')
     .execute();
+}
+
+/** The index of static webhook keys (0077): the key is kept as its SHA-256, compared exactly. */
+function keyHash(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** A started recipe's static webhook key (replacing what an earlier start kept). */
+export async function putStaticWebhookKey(
+  db: Db,
+  entry: { recipeId: number; connectorId: number; key: string; createdAt: string },
+): Promise<void> {
+  const values = { connector_id: entry.connectorId, key_hash: keyHash(entry.key), created_at: entry.createdAt };
+  await db
+    .insertInto('static_webhook_keys')
+    .values({ recipe_id: entry.recipeId, ...values })
+    .onConflict((oc) => oc.column('recipe_id').doUpdateSet(values))
+    .execute();
+}
+
+export async function deleteStaticWebhookKey(db: Db, recipeId: number): Promise<void> {
+  await db.deleteFrom('static_webhook_keys').where('recipe_id', '=', recipeId).execute();
+}
+
+/** Whether the recipe has a static webhook key kept. */
+export async function hasStaticWebhookKey(db: Db, recipeId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('static_webhook_keys')
+    .select('recipe_id')
+    .where('recipe_id', '=', recipeId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The started recipes of the connector's workspace whose static webhook key is `key` (or, without
+ * a key, any one of them: `limit`), oldest first.
+ */
+export async function listStaticWebhookRecipes(
+  db: Db,
+  connectorId: number,
+  workspaceId: number,
+  key: string | null,
+  limit?: number,
+): Promise<RecipeRow[]> {
+  let query = db
+    .selectFrom('static_webhook_keys as k')
+    .innerJoin('recipes', 'recipes.id', 'k.recipe_id')
+    .selectAll('recipes')
+    .where('k.connector_id', '=', connectorId)
+    .where('recipes.running', '=', 1)
+    .where('recipes.workspace_id', '=', workspaceId)
+    .orderBy('recipes.id');
+  if (key !== null) query = query.where('k.key_hash', '=', keyHash(key));
+  if (limit !== undefined) query = query.limit(limit);
+  return query.execute();
 }

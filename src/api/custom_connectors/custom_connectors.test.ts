@@ -334,6 +334,51 @@ describe('GET /api/custom_connectors', () => {
   });
 });
 
+describe('static_webhook_url', () => {
+  const WITH_KEYS = `{
+  title: 'Hooks',
+  webhook_keys: lambda { |params, headers, payload| payload['account'] },
+  triggers: {}
+}`;
+  // Names webhook_keys only in a comment: the description (not the text) decides.
+  const MENTIONS_KEYS = "# webhook_keys: none yet\n{\n  title: 'Hooks',\n  triggers: {}\n}";
+
+  test('a source declaring webhook_keys gets PUBLIC_BASE_URL/webhooks/connectors/<id>/event on create, list, update', async () => {
+    const created = await create({ title: 'Hooks', code: WITH_KEYS });
+    assert.equal(created.status, 200, created.text);
+    const id = created.body.data.id as number;
+    const url = `${t.ctx.config.publicBaseUrl}/webhooks/connectors/${id}/event`;
+    assert.equal(created.body.data.static_webhook_url, url);
+    const listed = (await t.call('GET', '/api/custom_connectors?title=hooks')).body.result;
+    assert.deepEqual(
+      listed.map((c: { id: number; static_webhook_url: string | null }) => [c.id, c.static_webhook_url]),
+      [[id, url]],
+    );
+    // Description alone keeps it; a new source without webhook_keys clears it; adding them back sets it.
+    const described = await t.call('PUT', `/api/custom_connectors/${id}`, { body: { description: 'd' } });
+    assert.equal(described.body.data.static_webhook_url, url);
+    const without = await t.call('PUT', `/api/custom_connectors/${id}`, { body: { code: MENTIONS_KEYS } });
+    assert.equal(without.status, 200, without.text);
+    assert.equal(without.body.data.static_webhook_url, null);
+    const released = await t.call('POST', `/api/custom_connectors/${id}/release`);
+    assert.equal(released.body.data.static_webhook_url, null);
+    const back = await t.call('PUT', `/api/custom_connectors/${id}`, { body: { code: WITH_KEYS } });
+    assert.equal(back.body.data.static_webhook_url, url);
+    // A refused update changes nothing.
+    const bad = await t.call('PUT', `/api/custom_connectors/${id}`, { body: { code: '{ title: ' } });
+    assert.equal(bad.status, 400);
+    const after = (await t.call('GET', '/api/custom_connectors?title=hooks')).body.result[0];
+    assert.equal(after.static_webhook_url, url);
+  });
+
+  test('a source without webhook_keys has none; unknown ids are 404', async () => {
+    const created = await create({ title: 'No hooks', code: MENTIONS_KEYS });
+    assert.equal(created.body.data.static_webhook_url, null);
+    const missing = await t.call('PUT', '/api/custom_connectors/999999', { body: { code: WITH_KEYS } });
+    assert.equal(missing.status, 404, missing.text);
+  });
+});
+
 describe('connectorName', () => {
   test('snake case of the title, the id and the Unix time', () => {
     const at = new Date('2021-07-21T12:46:45Z');

@@ -117,6 +117,29 @@ describe('POST /api/packages/import/:folder_id with a custom connector', () => {
     assert.equal(list.length, 1);
     assert.equal(list[0].latest_released_version, 2);
     assert.equal((await t.call('GET', `/api/custom_connectors/${list[0].id}/code`)).body.data.code, CODE_V2);
+    assert.equal(list[0].static_webhook_url, null, 'no webhook_keys: no static webhook URL');
+  });
+
+  test('a source declaring webhook_keys gets its static webhook URL on import, and loses it with new code without them', async () => {
+    const adapter = (code: string) => ({
+      'hooks.custom_adapter.json': JSON.stringify({ title: 'Hook CRM', description: null, version_no: 1, note: null }),
+      'hooks.custom_adapter.rb': code,
+    });
+    const withKeys =
+      "{\n  title: 'Hook CRM',\n  webhook_keys: lambda { |params, headers, payload| payload['account'] }\n}\n";
+    const find = async () =>
+      (await t.call('GET', '/api/custom_connectors?title=hook%20crm')).body.result as Array<{
+        id: number;
+        static_webhook_url: string | null;
+      }>;
+    assert.equal((await importFiles(t, folderId, adapter(withKeys))).status, 'completed');
+    const [hooks] = await find();
+    assert.equal(hooks!.static_webhook_url, `${t.ctx.config.publicBaseUrl}/webhooks/connectors/${hooks!.id}/event`);
+    assert.equal((await importFiles(t, folderId, adapter("{\n  title: 'Hook CRM'\n}\n"))).status, 'completed');
+    assert.deepEqual(
+      (await find()).map((c) => [c.id, c.static_webhook_url]),
+      [[hooks!.id, null]],
+    );
   });
 
   test('another package naming the connector by another account id and stamp finds it by its title', async () => {

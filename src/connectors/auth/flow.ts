@@ -72,6 +72,8 @@ export async function startAuthorization(
   }
   if (!usesRedirect(definition, values)) throw new AppError('connection_not_oauth');
   const client = oauthClientOf(ctx, definition, values);
+  // A custom connector's `multi` connects through the redirect only when its selected option is OAuth 2.0 code.
+  if (client.selects && !(await client.selects(values))) throw new AppError('connection_not_oauth');
   const app =
     (await oauthClientFor(ctx, caller, row.provider, row.custom_oauth_profile_id, values)) ??
     (await client.defaultApp?.(values));

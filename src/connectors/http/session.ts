@@ -169,6 +169,21 @@ export function openSession(options: SessionOptions): ConnectorSession {
     },
     baseUrl,
     send: (raw) => transport.send(raw, limits),
+    portable() {
+      const portable = transport.portable?.() ?? null;
+      if (portable === null) return null;
+      return {
+        settings: {
+          ...portable.settings,
+          timeoutMs: limits.timeoutMs,
+          maxResponseBytes: limits.maxResponseBytes,
+          deadline: limits.deadline,
+          retryRateLimits: limits.retryRateLimits !== false,
+        },
+        sleep: (ms) => limits.sleep(ms),
+        log: portable.log,
+      };
+    },
     async request(req) {
       if (refreshable() && needsToken(auth, state.auth)) await renew('expired');
       let res = await send(req);

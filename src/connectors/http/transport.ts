@@ -6,7 +6,7 @@
 // Ruby runtime (sdk/) add it.
 import type { Logger } from 'pino';
 import { request, type Dispatcher } from 'undici';
-import { OutboundRefusedError, type OutboundPolicy } from '../../outbound/policy.ts';
+import { OutboundRefusedError, type OutboundPolicy, type OutboundSettings } from '../../outbound/policy.ts';
 import { StepError } from '../step-error.ts';
 import { redactUrl, redactHeaders, maskSecrets } from './redact.ts';
 
@@ -44,11 +44,38 @@ export interface ExchangeLimits {
 
 export interface Transport {
   send(request: TransportRequest, limits: ExchangeLimits): Promise<TransportResponse>;
+  /**
+   * What another thread needs to send exchanges exactly as this transport does (the same outbound
+   * settings, CONNECTOR_ORIGINS, whether the debug log is on), and where its log lines go; null
+   * when the outbound policy cannot be rebuilt elsewhere.
+   */
+  portable?(): PortableTransport | null;
 }
+
+/** A transport as data (structured-cloneable): rebuilt by `transportOf` in another thread. */
+export interface TransportSettings {
+  outbound: OutboundSettings;
+  origins: Array<[string, string]>;
+  debug: boolean;
+}
+
+export interface PortableTransport {
+  settings: TransportSettings;
+  /** Takes a log line the other thread's transport made (already without secrets). */
+  log(line: ExchangeLogLine): void;
+}
+
+export interface ExchangeLogLine {
+  fields: Record<string, unknown>;
+  message: string;
+}
+
+/** The part of a logger the transport writes to. */
+export type ExchangeLog = Pick<Logger, 'isLevelEnabled' | 'debug'>;
 
 export interface TransportDeps {
   outbound: OutboundPolicy;
-  log: Logger;
+  log: ExchangeLog;
   /** CONNECTOR_ORIGINS: a service's origin sent to another (a local stand-in). */
   origins: ReadonlyMap<string, string>;
   now(): number;
@@ -62,6 +89,14 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
 export function createTransport(deps: TransportDeps): Transport {
   return {
+    portable() {
+      const outbound = deps.outbound.settings();
+      if (outbound === null) return null;
+      return {
+        settings: { outbound, origins: [...deps.origins], debug: deps.log.isLevelEnabled('debug') },
+        log: (line) => deps.log.debug(line.fields, line.message),
+      };
+    },
     async send(req, limits) {
       const secrets = (req.secrets ?? []).filter((s) => s.length >= 4);
       let url = parseHttpUrl(req.url);
@@ -237,7 +272,7 @@ function withoutCredentials(headers: Record<string, string>): Record<string, str
 }
 
 function logExchange(
-  log: Logger,
+  log: ExchangeLog,
   method: string,
   url: URL,
   secrets: readonly string[],

@@ -14,7 +14,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { compileRubyModule, rubyPackageDir, rubyVersionOfModule } from './ruby-vm.ts';
-import { ANSWER_POSTED, ANSWER_SHARED } from './ruby-answer.ts';
+import { runningMs, SIGNAL_BYTES, WAITED_MS, WAITING_SINCE, writeAnswer } from './ruby-answer.ts';
+import { createRequestThread, type DirectExchange, type RequestThread } from './request-thread-client.ts';
 import type { HostOp, RubyBoot, RubyCallReply, RubyCallRequest, RubyWorkerData } from './ruby-worker.ts';
 import { readSnapshotFile, snapshotFileSize, writeSnapshotFile } from './snapshot-file.ts';
 import { idleRetirement } from '../../idle-retirement.ts';
@@ -36,6 +37,8 @@ export interface RubyRunRequest {
   key: string;
   call: unknown;
   source: string;
+  /** The call's HTTP requests are made by the request thread with this exchange (null: by `onHostOp`). */
+  direct?: DirectExchange | null;
   /** CPU time: the time the worker runs Ruby, waits for the server excluded. */
   timeoutMs: number;
   /** Wall time of the whole call, waits included. */
@@ -68,7 +71,6 @@ const BOOT_MEMORY_BYTES = 1024 * 1024 * 1024;
 const RUBY_ENV: Readonly<Record<string, string>> = Object.freeze({ TZ: 'UTC', LANG: 'C.UTF-8' });
 /** An answer to a worker up to this size (most HTTP answers) is written to memory it shares; a larger one is posted. */
 const ANSWER_BYTES = 256 * 1024;
-const encoder = new TextEncoder();
 
 /** The SDK's Ruby files, in the order they load (their names start with a number). */
 export function rubyBootFiles(): string[] {
@@ -98,9 +100,18 @@ export function installedRubySnapshotFile(): string {
 }
 
 interface Slot {
+  id: number;
   worker: Worker;
   port: MessagePort;
+  /** The pool's end of the worker's request port, until it is given to the request thread. */
+  requests: MessagePort | null;
+  /** The worker's request port went to a request thread that stopped: replaced when released. */
+  stranded: boolean;
+  signalBuffer: SharedArrayBuffer;
+  answerBuffer: SharedArrayBuffer;
   signal: Int32Array;
+  /** The running call: what the request thread asks for it goes to its host. */
+  current: { id: number; onHostOp: HostOpHandler } | null;
   /** Where an answer that fits is written for the worker (no message through the port). */
   answer: Uint8Array;
   ready: Promise<RubyBoot>;
@@ -121,16 +132,44 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
   let loaded: Promise<Loaded> | null = null;
   let closed = false;
   let nextId = 1;
+  let nextSlot = 1;
   let pendingSpawns = 0;
+  let requestThread: RequestThread | null = null;
+
+  function requestsFor(slot: Slot): void {
+    if (!slot.requests) return;
+    requestThread ??= createRequestThread(
+      (message) => {
+        const current = slots.find((s) => s.id === message.worker)?.current;
+        if (!current || current.id !== message.call) return undefined;
+        const answered = current.onHostOp(message);
+        if (message.op !== 'rate_limit_wait') return undefined;
+        return answered.then((answer) => (answer as { error?: string | null }).error ?? null);
+      },
+      () => {
+        requestThread = null;
+        for (const s of slots) if (!s.requests) s.stranded = true;
+      },
+    );
+    requestThread.register({
+      worker: slot.id,
+      port: slot.requests,
+      signal: slot.signalBuffer,
+      answer: slot.answerBuffer,
+    });
+    slot.requests = null;
+  }
 
   function startWorker(module: WebAssembly.Module, snapshot: SharedArrayBuffer | null): Slot {
     const { port1, port2 } = new MessageChannel();
-    const signal = new SharedArrayBuffer(8);
+    const requests = new MessageChannel();
+    const signal = new SharedArrayBuffer(SIGNAL_BYTES);
     const answerBuffer = new SharedArrayBuffer(ANSWER_BYTES);
     const workerData: RubyWorkerData = {
       module,
       snapshot,
       port: port2,
+      requests: requests.port2,
       signal,
       answer: answerBuffer,
       env: { ...RUBY_ENV },
@@ -138,7 +177,7 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
     };
     const worker = new Worker(WORKER_URL, {
       workerData,
-      transferList: [port2],
+      transferList: [port2, requests.port2],
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16, stackSizeMb: 64 },
     });
     worker.unref();
@@ -164,8 +203,14 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
       worker.on('exit', onExit);
     });
     return {
+      id: nextSlot++,
       worker,
       port: port1,
+      requests: requests.port1,
+      stranded: false,
+      signalBuffer: signal,
+      answerBuffer,
+      current: null,
       signal: new Int32Array(signal),
       answer: new Uint8Array(answerBuffer),
       ready,
@@ -209,6 +254,11 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
   const retirement = idleRetirement<Slot>(options.idleMs ?? 0, (slot) => {
     if (slot.busy || !slots.includes(slot)) return;
     replace(slot);
+    // The request thread goes with the last worker; the next call that needs it starts another.
+    if (slots.length === 0 && requestThread) {
+      void requestThread.close();
+      requestThread = null;
+    }
     // With no worker left, the module and the interpreter's image go too when a file holds the
     // image: the next worker reads it again instead of the process keeping them.
     if (
@@ -231,6 +281,7 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
     retirement.busy(slot);
     void slot.worker.terminate();
     slot.port.close();
+    slot.requests?.close();
     slots.splice(slots.indexOf(slot), 1);
   }
 
@@ -259,6 +310,7 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
 
   function release(slot: Slot): void {
     slot.busy = false;
+    if (slot.stranded && slots.includes(slot)) replace(slot);
     if (!slots.includes(slot)) {
       // The slot was replaced: a waiting call gets a new worker instead.
       const next = waiting.shift();
@@ -289,15 +341,19 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
       // The same key is the same source (a key names the source's version): not copied again.
       source: slot.lastKey === request.key ? null : request.source,
       maxLogBytes,
+      startedAt: Date.now(),
+      direct: request.direct ?? null,
     };
+    if (callRequest.direct) requestsFor(slot);
     return new Promise<RubyRun>((resolve) => {
-      let budget = request.timeoutMs;
-      let runningSince = Date.now();
       let cpuTimer: NodeJS.Timeout | null = null;
       let settled = false;
       const finish = (run: RubyRun, kill: boolean) => {
         if (settled) return;
         settled = true;
+        // What the request thread asked for this call before it ended is taken up first (its log lines).
+        if (callRequest.direct) requestThread?.drain();
+        slot.current = null;
         if (cpuTimer) clearTimeout(cpuTimer);
         clearTimeout(wallTimer);
         slot.worker.off('message', onMessage);
@@ -307,26 +363,22 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
         if (kill) replace(slot);
         resolve(run);
       };
-      const startCpu = () => {
-        runningSince = Date.now();
-        cpuTimer = setTimeout(
-          () =>
-            finish(
-              {
-                ok: false,
-                reason: 'timeout',
-                message: `the code ran longer than its time limit (${request.timeoutMs} ms)`,
-                logs: '',
-              },
-              true,
-            ),
-          Math.max(0, budget),
+      // CPU time: the call's time less the worker's waits, which it counts itself in the signal.
+      const checkCpu = () => {
+        const used = runningMs(slot.signal, callRequest.startedAt, Date.now());
+        if (used < request.timeoutMs) {
+          cpuTimer = setTimeout(checkCpu, request.timeoutMs - used);
+          return;
+        }
+        finish(
+          {
+            ok: false,
+            reason: 'timeout',
+            message: `the code ran longer than its time limit (${request.timeoutMs} ms)`,
+            logs: '',
+          },
+          true,
         );
-      };
-      const stopCpu = () => {
-        if (cpuTimer) clearTimeout(cpuTimer);
-        cpuTimer = null;
-        budget -= Date.now() - runningSince;
       };
       const wallTimer = setTimeout(
         () =>
@@ -343,20 +395,9 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
       );
       const answer = (value: unknown) => {
         if (settled) return;
-        const text = JSON.stringify(value ?? null);
-        const { read, written } = encoder.encodeInto(text, slot.answer);
-        if (read === text.length) {
-          Atomics.store(slot.signal, 1, written);
-          Atomics.store(slot.signal, 0, ANSWER_SHARED);
-        } else {
-          slot.port.postMessage(text);
-          Atomics.store(slot.signal, 0, ANSWER_POSTED);
-        }
-        Atomics.notify(slot.signal, 0);
-        startCpu();
+        writeAnswer(slot.signal, slot.answer, slot.port, JSON.stringify(value ?? null));
       };
       const onHostMessage = (op: HostOp) => {
-        stopCpu();
         if (op.op === 'sleep') {
           const ms = Math.max(0, Math.min(Number(op.ms) || 0, request.wallTimeoutMs));
           setTimeout(() => answer({}), ms);
@@ -402,7 +443,10 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
       slot.worker.on('exit', onExit);
       slot.port.on('message', onHostMessage);
       slot.lastKey = request.key;
-      startCpu();
+      slot.current = { id, onHostOp };
+      Atomics.store(slot.signal, WAITING_SINCE, 0);
+      Atomics.store(slot.signal, WAITED_MS, 0);
+      cpuTimer = setTimeout(checkCpu, request.timeoutMs);
       slot.worker.postMessage(callRequest);
     });
   }
@@ -456,7 +500,12 @@ export function createRubySandbox(options: RubySandboxOptions): RubySandbox {
       closed = true;
       retirement.clear();
       await Promise.all(slots.map((s) => s.worker.terminate()));
-      for (const s of slots) s.port.close();
+      for (const s of slots) {
+        s.port.close();
+        s.requests?.close();
+      }
+      await requestThread?.close();
+      requestThread = null;
       slots.length = 0;
     },
   };

@@ -12,7 +12,9 @@ import { readFileSync } from 'node:fs';
 import { createRubyVm, BridgeRefused, type RubyVm } from './ruby-vm.ts';
 import { ProcessExit } from './wasi.ts';
 import { cryptoOperation } from './crypto-ops.ts';
-import { ANSWER_SHARED } from './ruby-answer.ts';
+import { ANSWER_SHARED, WAITED_MS, WAITING_SINCE } from './ruby-answer.ts';
+import { namesTls } from './http-op.ts';
+import type { DirectExchange, WorkerHttpOp } from './request-thread-client.ts';
 
 export interface RubyWorkerData {
   module: WebAssembly.Module;
@@ -20,9 +22,12 @@ export interface RubyWorkerData {
   snapshot: SharedArrayBuffer | null;
   /** Where the worker sends what a call needs from the server; the answers come back on it. */
   port: MessagePort;
+  /** Where the worker sends a call's HTTP requests when the call carries an exchange: the request thread. */
+  requests: MessagePort;
   /**
-   * Two Int32: a flag the pool sets (and notifies) when an answer is there (ANSWER_SHARED: in
-   * `answer`, its length in bytes second; ANSWER_POSTED: on the port, too large for `answer`).
+   * Four Int32 (ruby-answer.ts): a flag set (and notified) when an answer is there (ANSWER_SHARED:
+   * in `answer`, its length in bytes second; ANSWER_POSTED: on the port asked, too large for
+   * `answer`); when the worker began waiting and how long it waited during the call.
    */
   signal: SharedArrayBuffer;
   /** The answer's bytes (UTF-8 JSON) when it fits. */
@@ -45,6 +50,10 @@ export interface RubyCallRequest {
    */
   source: string | null;
   maxLogBytes: number;
+  /** Epoch milliseconds the pool started the call's clock at (the worker's waits are counted from it). */
+  startedAt: number;
+  /** The call's HTTP requests go to the request thread with this exchange; null: to the pool. */
+  direct: DirectExchange | null;
 }
 
 export interface RubyCallReply {
@@ -84,17 +93,34 @@ let current: Current | null = null;
 /** The source of the last call that was sent one (the pool omits it while the key stays the same). */
 let keptSource = '';
 
-function askPool(op: HostOp): Uint8Array {
+/** Posts a request on `port` and blocks until it is answered; the wait is not the call's CPU time. */
+function ask(port: MessagePort, message: unknown): Uint8Array {
+  const startedAt = current?.request.startedAt ?? Date.now();
+  const since = Date.now();
+  Atomics.store(signal, WAITING_SINCE, since - startedAt + 1);
   Atomics.store(signal, 0, 0);
-  data.port.postMessage(op);
+  port.postMessage(message);
   Atomics.wait(signal, 0, 0);
-  // A copy: Ruby reads it after the pool may have written the next answer.
+  Atomics.store(signal, WAITED_MS, Atomics.load(signal, WAITED_MS) + (Date.now() - since));
+  Atomics.store(signal, WAITING_SINCE, 0);
+  // A copy: Ruby reads it after the next answer may have been written.
   if (Atomics.load(signal, 0) === ANSWER_SHARED) return answerBytes.slice(0, Atomics.load(signal, 1));
-  return encoder.encode(postedAnswer());
+  return encoder.encode(postedAnswer(port));
 }
 
-function postedAnswer(): string {
-  const message = receiveMessageOnPort(data.port);
+function askPool(op: HostOp): Uint8Array {
+  return ask(data.port, op);
+}
+
+/** An HTTP request of a call with an exchange: made by the request thread (TLS options of its own: by the pool's host). */
+function askRequests(op: HostOp, exchange: DirectExchange): Uint8Array {
+  if (namesTls(op.request)) return askPool(op);
+  const message: WorkerHttpOp = { call: current!.request.id, request: op.request, exchange };
+  return ask(data.requests, message);
+}
+
+function postedAnswer(port: MessagePort): string {
+  const message = receiveMessageOnPort(port);
   if (!message) return JSON.stringify({ error: 'the server did not answer' });
   return message.message as string;
 }
@@ -120,6 +146,8 @@ function hostRequest(bytes: Uint8Array): Uint8Array {
       return encoder.encode(JSON.stringify(cryptoOperation(op)));
     case 'tz':
       return encoder.encode(JSON.stringify(zoneOffset(op)));
+    case 'http':
+      return current.request.direct ? askRequests(op, current.request.direct) : askPool(op);
     default:
       return askPool(op);
   }

@@ -6,28 +6,11 @@
 import { createHash, randomInt } from 'node:crypto';
 import { createRubySandbox, type RubySandbox, type RubySandboxOptions } from './ruby-sandbox.ts';
 import type { HostOp } from './ruby-worker.ts';
+import { httpAnswerOf, sdkRequestOf, type SdkHttpRequest, type SdkHttpResponse } from './http-op.ts';
+import type { ExchangeLogLine } from '../http/transport.ts';
+import type { DirectExchange } from './request-thread-client.ts';
 
-/** One HTTP request of a connector, as its code built it (authentication applied, URL absolute). */
-export interface SdkHttpRequest {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  body: Uint8Array | null;
-  /** true: follow every redirect; false: give a 3xx back; null: follow for GET and HEAD only. */
-  followRedirects: boolean | null;
-  /** `tls_client_cert`: PEM texts. */
-  clientCertificate?: { certificate: string; key: string; passphrase: string | null; intermediates: string[] };
-  /** `tls_server_certs`: PEM certificates to trust (strict: only them). */
-  serverCertificates?: { certificates: string[]; strict: boolean };
-}
-
-export interface SdkHttpResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: Uint8Array;
-  /** The URL that answered, after redirects. */
-  url: string;
-}
+export type { SdkHttpRequest, SdkHttpResponse } from './http-op.ts';
 
 /** A request that could not be made (refused, unreachable, timed out): the connector's code sees the message. */
 export class SdkHttpError extends Error {
@@ -42,6 +25,18 @@ export class SdkHttpError extends Error {
 /** What the server lends a running connector. */
 export interface ConnectorHost {
   http(request: SdkHttpRequest): Promise<SdkHttpResponse>;
+  /**
+   * `http` as data, for the runtime's request thread to make the requests as `http` would (the same
+   * transport settings, limits and masked values) while this thread runs other work; requests with
+   * TLS options of their own still come to `http`. Without it every request comes to `http`.
+   */
+  direct?: {
+    exchange: DirectExchange;
+    /** A `Retry-After` wait of the exchange, as `http`'s transport would wait. */
+    sleep(ms: number): Promise<void>;
+    /** A debug log line of the exchange (already without secrets). */
+    log(line: ExchangeLogLine): void;
+  };
   /** `account_property(name)`: the workspace's property (environment property), or null. */
   accountProperty?(name: string): Promise<string | null>;
   /** `lookup(table, conditions)`: the first matching row of a lookup table, or null. */
@@ -162,10 +157,6 @@ export function sourceKeyOf(source: string): string {
   return createHash('sha256').update(source).digest('hex').slice(0, 32);
 }
 
-function b64(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
-}
-
 interface RubyAnswer {
   ok: boolean;
   value?: unknown;
@@ -178,36 +169,23 @@ function hostOps(host: ConnectorHost): (op: HostOp) => Promise<unknown> {
   return async (op) => {
     switch (op.op) {
       case 'http': {
-        const r = (op.request ?? {}) as Record<string, unknown>;
-        const request: SdkHttpRequest = {
-          method: String(r.method ?? 'GET'),
-          url: String(r.url ?? ''),
-          headers: (r.headers ?? {}) as Record<string, string>,
-          body: typeof r.body === 'string' ? Buffer.from(r.body, 'base64') : null,
-          followRedirects: typeof r.follow_redirects === 'boolean' ? r.follow_redirects : null,
-        };
-        const tls = r.tls as Record<string, unknown> | undefined;
-        if (tls)
-          request.clientCertificate = {
-            certificate: String(tls.certificate ?? ''),
-            key: String(tls.key ?? ''),
-            passphrase: typeof tls.passphrase === 'string' ? tls.passphrase : null,
-            intermediates: Array.isArray(tls.intermediates) ? tls.intermediates.map(String) : [],
-          };
-        const server = r.tls_server as Record<string, unknown> | undefined;
-        if (server)
-          request.serverCertificates = {
-            certificates: Array.isArray(server.certificates) ? server.certificates.map(String) : [],
-            strict: server.strict !== false,
-          };
         try {
-          const response = await host.http(request);
-          return { status: response.status, headers: response.headers, body: b64(response.body), url: response.url };
+          return httpAnswerOf(await host.http(sdkRequestOf(op.request)));
         } catch (error) {
           if (error instanceof SdkHttpError && error.timeout) return { timeout: true, message: error.message };
           return { error: error instanceof Error ? error.message : String(error) };
         }
       }
+      case 'rate_limit_wait':
+        try {
+          await host.direct?.sleep(Number(op.ms) || 0);
+          return { error: null };
+        } catch (error) {
+          return { error: error instanceof Error ? error.message : String(error) };
+        }
+      case 'exchange_log':
+        host.direct?.log(op.line as ExchangeLogLine);
+        return {};
       case 'account_property':
         return { value: host.accountProperty ? await host.accountProperty(String(op.name ?? '')) : null };
       case 'lookup':
@@ -271,6 +249,7 @@ export function createConnectorRuntime(options: ConnectorRuntimeOptions): Connec
         key,
         call: { ...call, seed: randomInt(0, 2 ** 47) },
         source,
+        direct: host.direct?.exchange ?? null,
         timeoutMs: limits.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         wallTimeoutMs: limits.wallTimeoutMs ?? options.wallTimeoutMs ?? DEFAULT_WALL_TIMEOUT_MS,
       },

@@ -134,6 +134,15 @@ export interface JobLineValuesTable {
   value: string;
 }
 
+/** A started recipe's static webhook key: its trigger's `webhook_key` for its custom connector (0077). */
+export interface StaticWebhookKeysTable {
+  recipe_id: number;
+  connector_id: number;
+  /** SHA-256 (hex) of the key. */
+  key_hash: string;
+  created_at: string;
+}
+
 export interface TestCasesTable {
   id: string;
   recipe_id: number;

@@ -3,7 +3,7 @@
 // `<name>.custom_adapter.rb`. Matched by title in the environment (a new released version when the
 // code differs), else created with the code released; then the provider names the package's
 // recipes and connections use for them are recorded as their aliases.
-import { connectorName } from '../../custom_connectors/custom_connectors.service.ts';
+import { connectorName, declaresWebhookKeys } from '../../custom_connectors/custom_connectors.service.ts';
 import {
   connectorTitles,
   findConnectorByProvider,
@@ -13,6 +13,7 @@ import {
   insertVersion as insertConnectorVersion,
   latestReleasedVersion,
   latestVersion as latestConnectorVersion,
+  staticWebhookUrl,
   updateConnector,
 } from '../../custom_connectors/custom_connectors.store.ts';
 import { isObj, type Entry, type FileChange, type ImportedAdapter, type ImportRun } from './run.ts';
@@ -76,7 +77,10 @@ async function importAdapter(run: ImportRun, e: Entry): Promise<ImportedAdapter 
       created_at: now,
       released_at: now,
     });
-    await updateConnector(trx, existing.id, { updated_at: now });
+    await updateConnector(trx, existing.id, {
+      static_webhook_url: await webhookUrlOf(run, existing.id, title, code),
+      updated_at: now,
+    });
     return adapter(existing.id, existing.name, 'updated');
   }
   if (options.restricted) {
@@ -99,9 +103,15 @@ async function importAdapter(run: ImportRun, e: Entry): Promise<ImportedAdapter 
     updated_at: now,
   });
   const name = connectorName(title, id, new Date(now));
-  await updateConnector(trx, id, { name });
+  await updateConnector(trx, id, { name, static_webhook_url: await webhookUrlOf(run, id, title, code) });
   await insertConnectorVersion(trx, { connector_id: id, version: 1, code, note, created_at: now, released_at: now });
   return adapter(id, name, 'created');
+}
+
+/** The static webhook URL of a connector whose imported source declares `webhook_keys`, else null. */
+async function webhookUrlOf(run: ImportRun, id: number, title: string, code: string): Promise<string | null> {
+  const declares = await declaresWebhookKeys(run.ctx, run.pkg.workspace_id, title, code);
+  return declares ? staticWebhookUrl(run.ctx.config.publicBaseUrl, id) : null;
 }
 
 /** Provider names of custom connectors (`<slug>_connector_<account>_<stamp>`) that recipes and connections use. */

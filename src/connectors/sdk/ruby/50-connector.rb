@@ -133,6 +133,8 @@ module Switchboard
         when 'pkce' then auth.pkce(params['verifier'].to_s, params['challenge'].to_s)
         when 'authorization_url', 'token_url', 'client_id', 'client_secret' then auth.value_of(operation)
         when 'type' then auth.type
+        # Whether the authorization (a `multi`'s selected option) connects through the OAuth 2.0 redirect.
+        when 'authorization_code' then auth.oauth2? && auth.source['authorization_url'].present?
         when 'refresh_on' then auth.refresh_on.map(&:to_s)
         when 'detect_on' then auth.detect_on.map(&:to_s)
         else raise SDK::ArgumentError, "connection.authorization.#{operation} is not a path this runtime knows"
