@@ -18,6 +18,7 @@ import { createServiceContext, outboundPolicyFor } from './context.ts';
 import type { SecretResolver } from './api/secrets_management/secret-resolver.ts';
 import { startPurge } from './api/lookup_tables/lookup_tables.service.ts';
 import { prepareFirstWorkspace, type FirstStart, type NewWorkspace } from './workspaces/workspaces.service.ts';
+import { idleMemory } from './idle-memory.ts';
 
 export interface Prepared {
   database: DbHandle;
@@ -110,7 +111,10 @@ export async function startServer(config: Config, options: { out?: Writable } = 
   });
   // The database (and the notifier's connection) close after the app: once its requests are
   // answered and its running jobs recorded (buildApp's close hooks), never under them.
+  // Start-up's garbage and the heap a busy period grew are given back once the server is at rest.
+  const memory = idleMemory();
   const closeAll = async () => {
+    memory.stop();
     await app.close();
     await notifications.close();
     await database.db.destroy();
@@ -138,6 +142,7 @@ export async function startServer(config: Config, options: { out?: Writable } = 
   if (firstStart.printableToken) printAdminToken(options.out ?? process.stdout, firstStart.printableToken, config);
   // Rows of lookup tables deleted before a restart, if their purge was cut short.
   startPurge({ db: database.db, log: logger });
+  memory.start();
   installShutdown(app, closeAll, config, logger, shutdown, eventStreams);
   return app;
 }
