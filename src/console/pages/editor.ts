@@ -490,6 +490,7 @@ export function editorPage(frame: PageFrame, data: EditorData, csrf: string): st
   const action = data.recipe ? `/console/recipes/${data.recipe.id}/edit` : '/console/recipes/new';
   const drawn: Drawn = { names: stepNames(data), pills: recipePills(data) };
   const errorCount = [...data.errors.values()].reduce((n, e) => n + e.length, 0);
+  const tree = drawStep(data, [], data.root, drawn);
   return page(
     frame,
     html`${data.message ? notice(data.message.text, data.message.kind) : ''}
@@ -504,11 +505,15 @@ ${
     : html`<div class="field"><label for="recipe-folder">Folder</label><select id="recipe-folder" name="folder_id"><option value="">Home</option>${data.folders.map((f) => html`<option value="${f.id}"${f.id === data.folderId ? html` selected` : ''}>${f.name}</option>`)}</select></div>`
 }
 <p class="muted small" role="status">${errorCount === 0 ? 'Nothing would stop this recipe from starting.' : `${errorCount} problem${errorCount === 1 ? '' : 's'} would stop it from starting: see the steps.`}</p>
-<ol class="edit-tree">${drawStep(data, [], data.root, drawn)}</ol>
+<ol class="edit-tree">${tree}</ol>
 ${datapillList(drawn.pills)}
 ${connectionsSection(data)}
 <div class="editor-actions"><button type="submit" name="op" value="check">Check</button> <button type="submit" name="op" value="save" class="primary">Save</button></div>
 </form>`,
-    { scripts: ['/console/assets/editor.js'] },
+    // The script fetches the catalog at load when a picker lists only its step's application.
+    {
+      scripts: ['/console/assets/editor.js'],
+      fetches: tree.text.includes(' data-catalog="') ? [data.catalogUrl] : [],
+    },
   );
 }
