@@ -4,6 +4,7 @@
 // (reloads in one context), and the editor's catalog search as it is typed (input event to the
 // next frame drawn).
 import fs from 'node:fs';
+import os from 'node:os';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -154,4 +155,16 @@ export async function catalogFilter(
   } finally {
     await context.close();
   }
+}
+
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] as number;
+
+/**
+ * The same-run baseline beside the editor's time: the sign-in page (the console's layout,
+ * stylesheet and script, no editor) to its load event's end, loaded the same way just before in
+ * the same browser. What the editor takes beyond it is the editor's; the rest is the machine's load.
+ */
+export function baselineLine(baseline: { cold: Loads; warm: Loads }, editor: { cold: Loads; warm: Loads }): string {
+  const b = baseline.cold.ready;
+  return `  baseline in the same run (the sign-in page to its load event's end, loaded the same way): first load ${median(b).toFixed(0)} ms (range ${Math.min(...b).toFixed(0)}–${Math.max(...b).toFixed(0)}), cached ${median(baseline.warm.ready).toFixed(0)} ms; the editor beyond it: first load ${(median(editor.cold.ready) - median(b)).toFixed(0)} ms, cached ${(median(editor.warm.ready) - median(baseline.warm.ready)).toFixed(0)} ms; load average ${os.loadavg()[0]?.toFixed(1)}`;
 }

@@ -13,7 +13,6 @@
 // the editor's time to interactive in Debian's Chromium (console-browser.ts); and, with --connectors
 // custom connectors added (500 by default), the catalog's search: the resource and the search
 // without script on the server, the filter as it is typed in Chromium.
-import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
@@ -23,7 +22,7 @@ import { prepare } from '../src/server.ts';
 import type { AddressInfo } from 'node:net';
 import { databaseEnv, recordFigure } from './database.ts';
 import { tempDir } from './lib.ts';
-import { catalogFilter, chromiumAvailable, editorLoads, openChromium } from './console-browser.ts';
+import { baselineLine, catalogFilter, chromiumAvailable, editorLoads, openChromium } from './console-browser.ts';
 import { titleMatchQuery, windowEdgeQuery } from '../src/api/jobs/job-search.store.ts';
 import { TITLE_SEARCH_WINDOW } from '../src/api/jobs/job-search.service.ts';
 import { insertConnector } from '../src/api/custom_connectors/custom_connectors.store.ts';
@@ -465,9 +464,6 @@ export async function main(argv: string[]): Promise<void> {
     const editorUrl = `/console/recipes/${editorRecipe}/edit`;
     const timeToInteractive = async (what: string, figure: string) => {
       if (!browser) return;
-      // The baseline, just before in the same browser and loaded the same way: the sign-in page (the
-      // console's layout, stylesheet and script, no editor) to its load event's end. What the
-      // editor takes beyond it is the editor's; the rest is the machine and the browser.
       const base0 = await editorLoads(browser, base, cookie, '/console/sign-in', loads, 'load');
       const { cold, warm } = await editorLoads(browser, base, cookie, editorUrl, loads);
       recordFigure(`${figure} ms, cold`, median(cold.ready));
@@ -477,9 +473,7 @@ export async function main(argv: string[]): Promise<void> {
       console.log(
         `editor time to interactive, ${what} (navigation start to editor.js ready, median of ${loads} loads): first load ${median(cold.ready).toFixed(0)} ms (range ${Math.min(...cold.ready).toFixed(0)}–${Math.max(...cold.ready).toFixed(0)}; DOMContentLoaded ${median(cold.domContentLoaded).toFixed(0)} ms; ${(median(cold.transferred) / 1024).toFixed(1)} KB received), cached ${median(warm.ready).toFixed(0)} ms (${(median(warm.transferred) / 1024).toFixed(1)} KB received); target <= 300 ms: ${median(cold.ready) <= 300 ? 'met' : 'NOT met'}`,
       );
-      console.log(
-        `  baseline in the same run (the sign-in page to its load event's end, loaded the same way): first load ${median(base0.cold.ready).toFixed(0)} ms (range ${Math.min(...base0.cold.ready).toFixed(0)}–${Math.max(...base0.cold.ready).toFixed(0)}), cached ${median(base0.warm.ready).toFixed(0)} ms; the editor beyond it: first load ${(median(cold.ready) - median(base0.cold.ready)).toFixed(0)} ms, cached ${(median(warm.ready) - median(base0.warm.ready)).toFixed(0)} ms; load average ${os.loadavg()[0]?.toFixed(1)}`,
-      );
+      console.log(baselineLine(base0, { cold, warm }));
     };
     try {
       await timeToInteractive('13 steps, the built-in and SaaS catalog', 'editor ready');
