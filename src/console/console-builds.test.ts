@@ -293,8 +293,12 @@ describe('test cases on the recipe page and POST /console/test-runs', () => {
     const page = await admin.get(`/console/recipes/${testedId}`);
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<h2 id="tests-title">Test cases<\/h2>/);
-    assert.match(page.body, /<td>Paid order is logged<\/td><td>the happy path<\/td>/);
-    assert.match(page.body, /<td>Expects &lt;Bob&gt;<\/td>/);
+    // Each name opens its test case's page.
+    assert.match(
+      page.body,
+      /<td><a href="\/console\/recipes\/\d+\/test-cases\/[^"]+">Paid order is logged<\/a><\/td><td>the happy path<\/td>/,
+    );
+    assert.match(page.body, /<td><a href="\/console\/recipes\/\d+\/test-cases\/[^"]+">Expects &lt;Bob&gt;<\/a><\/td>/);
     assert.match(page.body, /Run all test cases/);
 
     const started = await admin.post('/console/test-runs', { recipe_id: String(testedId) });
