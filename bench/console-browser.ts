@@ -4,6 +4,7 @@
 // (reloads in one context), and the editor's catalog search as it is typed (input event to the
 // next frame drawn).
 import fs from 'node:fs';
+import os from 'node:os';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -45,7 +46,11 @@ async function contextWith(browser: Browser, base: string, cookie: string): Prom
   return context;
 }
 
-async function loadOnce(context: BrowserContext, url: string): Promise<{ ready: number; dcl: number; bytes: number }> {
+async function loadOnce(
+  context: BrowserContext,
+  url: string,
+  until: 'editor' | 'load' = 'editor',
+): Promise<{ ready: number; dcl: number; bytes: number }> {
   const page = context.pages()[0] ?? (await context.newPage());
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(error.message));
@@ -54,7 +59,7 @@ async function loadOnce(context: BrowserContext, url: string): Promise<{ ready: 
   // Polled through the protocol (a predicate evaluated in the page would need 'unsafe-eval'); the
   // time is the one the page noted, so the polling's pace does not change it.
   const deadline = Date.now() + 30_000;
-  while ((await page.evaluate('window.__editorReady === undefined')) as boolean) {
+  while (until === 'editor' && ((await page.evaluate('window.__editorReady === undefined')) as boolean)) {
     if (Date.now() > deadline) throw new Error(`${url}: the editor never said ready`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
@@ -62,7 +67,7 @@ async function loadOnce(context: BrowserContext, url: string): Promise<{ ready: 
     const nav = performance.getEntriesByType('navigation')[0];
     const resources = performance.getEntriesByType('resource');
     return {
-      ready: window.__editorReady,
+      ready: ${until === 'editor' ? 'window.__editorReady' : 'nav.loadEventEnd'},
       dcl: nav.domContentLoadedEventEnd,
       bytes: nav.transferSize + resources.reduce((n, r) => n + r.transferSize, 0),
     };
@@ -72,20 +77,24 @@ async function loadOnce(context: BrowserContext, url: string): Promise<{ ready: 
   return figures;
 }
 
-/** `loads` first loads, each in a new context (nothing cached), then `loads` reloads in one context. */
+/**
+ * `loads` first loads, each in a new context (nothing cached), then `loads` reloads in one context.
+ * `until: 'load'` times a page without the editor's script to its load event's end: the baseline.
+ */
 export async function editorLoads(
   browser: Browser,
   base: string,
   cookie: string,
   url: string,
   loads: number,
+  until: 'editor' | 'load' = 'editor',
 ): Promise<{ cold: Loads; warm: Loads }> {
   const cold: Loads = { ready: [], domContentLoaded: [], transferred: [] };
   const warm: Loads = { ready: [], domContentLoaded: [], transferred: [] };
   for (let i = 0; i < loads; i++) {
     const context = await contextWith(browser, base, cookie);
     try {
-      const once = await loadOnce(context, base + url);
+      const once = await loadOnce(context, base + url, until);
       cold.ready.push(once.ready);
       cold.domContentLoaded.push(once.dcl);
       cold.transferred.push(once.bytes);
@@ -95,9 +104,9 @@ export async function editorLoads(
   }
   const context = await contextWith(browser, base, cookie);
   try {
-    await loadOnce(context, base + url);
+    await loadOnce(context, base + url, until);
     for (let i = 0; i < loads; i++) {
-      const once = await loadOnce(context, base + url);
+      const once = await loadOnce(context, base + url, until);
       warm.ready.push(once.ready);
       warm.domContentLoaded.push(once.dcl);
       warm.transferred.push(once.bytes);
@@ -146,4 +155,16 @@ export async function catalogFilter(
   } finally {
     await context.close();
   }
+}
+
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] as number;
+
+/**
+ * The same-run baseline beside the editor's time: the sign-in page (the console's layout,
+ * stylesheet and script, no editor) to its load event's end, loaded the same way just before in
+ * the same browser. What the editor takes beyond it is the editor's; the rest is the machine's load.
+ */
+export function baselineLine(baseline: { cold: Loads; warm: Loads }, editor: { cold: Loads; warm: Loads }): string {
+  const b = baseline.cold.ready;
+  return `  baseline in the same run (the sign-in page to its load event's end, loaded the same way): first load ${median(b).toFixed(0)} ms (range ${Math.min(...b).toFixed(0)}–${Math.max(...b).toFixed(0)}), cached ${median(baseline.warm.ready).toFixed(0)} ms; the editor beyond it: first load ${(median(editor.cold.ready) - median(b)).toFixed(0)} ms, cached ${(median(editor.warm.ready) - median(baseline.warm.ready)).toFixed(0)} ms; load average ${os.loadavg()[0]?.toFixed(1)}`;
 }

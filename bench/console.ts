@@ -22,7 +22,7 @@ import { prepare } from '../src/server.ts';
 import type { AddressInfo } from 'node:net';
 import { databaseEnv, recordFigure } from './database.ts';
 import { tempDir } from './lib.ts';
-import { catalogFilter, chromiumAvailable, editorLoads, openChromium } from './console-browser.ts';
+import { baselineLine, catalogFilter, chromiumAvailable, editorLoads, openChromium } from './console-browser.ts';
 import { titleMatchQuery, windowEdgeQuery } from '../src/api/jobs/job-search.store.ts';
 import { TITLE_SEARCH_WINDOW } from '../src/api/jobs/job-search.service.ts';
 import { insertConnector } from '../src/api/custom_connectors/custom_connectors.store.ts';
@@ -464,12 +464,16 @@ export async function main(argv: string[]): Promise<void> {
     const editorUrl = `/console/recipes/${editorRecipe}/edit`;
     const timeToInteractive = async (what: string, figure: string) => {
       if (!browser) return;
+      const base0 = await editorLoads(browser, base, cookie, '/console/sign-in', loads, 'load');
       const { cold, warm } = await editorLoads(browser, base, cookie, editorUrl, loads);
       recordFigure(`${figure} ms, cold`, median(cold.ready));
       recordFigure(`${figure} ms, warm`, median(warm.ready));
+      recordFigure(`${figure} baseline ms, cold`, median(base0.cold.ready));
+      recordFigure(`${figure} baseline ms, warm`, median(base0.warm.ready));
       console.log(
         `editor time to interactive, ${what} (navigation start to editor.js ready, median of ${loads} loads): first load ${median(cold.ready).toFixed(0)} ms (range ${Math.min(...cold.ready).toFixed(0)}–${Math.max(...cold.ready).toFixed(0)}; DOMContentLoaded ${median(cold.domContentLoaded).toFixed(0)} ms; ${(median(cold.transferred) / 1024).toFixed(1)} KB received), cached ${median(warm.ready).toFixed(0)} ms (${(median(warm.transferred) / 1024).toFixed(1)} KB received); target <= 300 ms: ${median(cold.ready) <= 300 ? 'met' : 'NOT met'}`,
       );
+      console.log(baselineLine(base0, { cold, warm }));
     };
     try {
       await timeToInteractive('13 steps, the built-in and SaaS catalog', 'editor ready');

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { consoleSignIn, createTestApp, type ConsoleBrowser, type TestApp } from '../../test/helpers.ts';
+import { insertConnector } from '../api/custom_connectors/custom_connectors.store.ts';
 
 let t: TestApp;
 let admin: ConsoleBrowser;
@@ -88,5 +89,73 @@ describe("GET /console/recipes/catalog and the editor's pickers", () => {
     const none = (await press(page, 'findapp:0', { 'appq:0': 'no such app' })).body;
     assert.match(none, /No application matches “no such app”\./);
     assert.doesNotMatch(none, /value="pickapp:0:/);
+  });
+
+  test('a search without script draws the first 50 matches in the grid and says how many more', async () => {
+    // 40 custom connectors beside the built-in and SaaS ones (the last test of the file: they stay).
+    const env = await t.ctx.db
+      .selectFrom('environments')
+      .select('id')
+      .where('workspace_id', '=', t.workspaceId)
+      .where('type', '=', 'dev')
+      .executeTakeFirstOrThrow();
+    const stamp = new Date().toISOString();
+    for (let i = 0; i < 40; i++)
+      await insertConnector(t.ctx.db, {
+        workspace_id: t.workspaceId,
+        environment_id: env.id,
+        name: `catalog_app_${i}`,
+        title: `Catalog app ${i}`,
+        description: 'A connector of the catalog test',
+        oem_shared_version: null,
+        oem_shared_at: null,
+        static_webhook_url: null,
+        created_at: stamp,
+        updated_at: stamp,
+      });
+    const page = (await press((await admin.get(url)).body, 'add::action')).body;
+    const catalogUrl = unescape(/data-catalog="([^"]+)"/.exec(page)?.[1] ?? '');
+    const groups = (JSON.parse((await admin.get(catalogUrl)).body) as { groups: Array<{ connectors: string[][] }> })
+      .groups;
+    const matching = groups
+      .flatMap((g) => g.connectors)
+      .filter(([name, title]) => (title as string).toLowerCase().includes('a') || (name as string).includes('a'));
+    assert.ok(matching.length > 50, `the catalog holds more than 50 matches of "a" (${matching.length})`);
+    const found = (await press(page, 'findapp:0', { 'appq:0': 'a' })).body;
+    assert.deepEqual(
+      [...found.matchAll(/value="pickapp:0:([a-z0-9_]+)"/g)].map((m) => m[1]),
+      matching.slice(0, 50).map(([name]) => name),
+    );
+    assert.match(
+      found,
+      new RegExp(
+        `<p class="muted small catalog-more">${matching.length - 50} more: type more of the name to narrow them down\\.</p></details>`,
+      ),
+    );
+    // The picker beside it lists every match.
+    assert.equal(
+      [...(/<select id="pick-0"[\s\S]*?<\/select>/.exec(found)?.[0] ?? '').matchAll(/<option value="([a-z0-9_]+)"/g)]
+        .length,
+      matching.length,
+    );
+  });
+
+  test("the recipe's datapills once a page: each step says how many of the first are its own", async () => {
+    let page = (await press((await admin.get(url)).body, 'check', { 'schema:': 'order_id, total' })).body;
+    page = (await press(page, 'add::action')).body;
+    page = (await press(page, 'add::action')).body;
+    const all = /<details class="pills" id="datapills">[\s\S]*?<\/details>/.exec(page)?.[0] ?? '';
+    const labels = [
+      ...all.matchAll(/<button type="button" class="pill" data-pill="[^"]+">([^<]+)<\/button> <code class="small">/g),
+    ].map((m) => m[1]);
+    assert.ok(labels.includes('Step 0 · payload.order_id') && labels.includes('Step 0 · payload.total'), labels.join());
+    assert.ok(
+      labels.every((l) => l?.startsWith('Step 0 · ')),
+      'only the trigger gives datapills here',
+    );
+    const lists = [...page.matchAll(/<details class="pills"( data-pills="(\d+)")?/g)].map((m) => m[2] ?? 'page');
+    const n = String(labels.length);
+    assert.deepEqual(lists, [n, n, 'page'], "two steps after the trigger, then the page's list");
+    assert.equal(page.match(/data-pill="/g)?.length, labels.length, 'each datapill is sent once');
   });
 });

@@ -26,8 +26,15 @@ const SECTIONS: ReadonlyArray<{ key: string; label: string; href: string; privil
   { key: 'test-runs', label: 'Test runs', href: '/console/test-runs', privilege: 'test_cases:read' },
 ];
 
-/** `scripts`: more of the project's own script files a page needs (the editor's). */
-export function page(frame: PageFrame, body: Renderable, options: { scripts?: readonly string[] } = {}): string {
+/**
+ * `scripts`: more of the project's own script files a page needs (the editor's); `fetches`: this
+ * origin's resources those scripts fetch at load, asked for while the page is still read.
+ */
+export function page(
+  frame: PageFrame,
+  body: Renderable,
+  options: { scripts?: readonly string[]; fetches?: readonly string[] } = {},
+): string {
   const { session } = frame;
   const nav = session
     ? html`<nav aria-label="Sections"><ul>${SECTIONS.filter(
@@ -43,7 +50,7 @@ export function page(frame: PageFrame, body: Renderable, options: { scripts?: re
     : '';
   return `<!doctype html>${
     html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${frame.title} · Switchboard</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/console/assets/console.css"><script src="/console/assets/console.js" defer></script>${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}</head>
+<title>${frame.title} · Switchboard</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/console/assets/console.css"><script src="/console/assets/console.js" defer></script>${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}${(options.fetches ?? []).map((href) => html`<link rel="preload" href="${href}" as="fetch" crossorigin>`)}</head>
 <body><a class="skip" href="#main">Skip to content</a><header><a class="brand" href="/console/">Switchboard</a>${nav}${account}</header>
 <main id="main"><h1>${frame.title}</h1>${body}</main></body></html>`.text
   }`;

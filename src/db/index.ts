@@ -6,7 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Config } from '../config.ts';
 import { adaptNodeSqlite } from './sqlite-adapter.ts';
-import { startBackgroundCheckpoints } from './checkpoints.ts';
+import { startBackgroundCheckpoints, type BackgroundCheckpoints, type CheckpointOptions } from './checkpoints.ts';
 import { createLogSync, type LogSync, type SyncFile } from './log-sync.ts';
 import type { DialectName } from './dialect.ts';
 import { openPostgres } from './postgres.ts';
@@ -104,8 +104,8 @@ export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL' = 'FULL'
 export function openSqliteFile(
   file: string,
   synchronous: 'FULL' | 'NORMAL' = 'FULL',
-  options: { syncFile?: SyncFile } = {},
-): { db: Kysely<Database>; logSync?: LogSync; storage: StorageHealth } {
+  options: { syncFile?: SyncFile; checkpoints?: CheckpointOptions } = {},
+): { db: Kysely<Database>; logSync?: LogSync; storage: StorageHealth; checkpoints?: BackgroundCheckpoints } {
   const database = new DatabaseSync(file);
   // Told of every failed statement and sync; the probe that clears it is defined below, once `db` exists.
   const storage = createStorageHealth(() => writeProbe(db, logSync));
@@ -125,12 +125,22 @@ export function openSqliteFile(
   database.exec(
     `PRAGMA synchronous = ${logSync ? 'NORMAL' : synchronous}; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;`,
   );
-  // A file database checkpoints its write-ahead log in a worker thread, off the event loop.
-  const checkpoints = file === ':memory:' ? undefined : startBackgroundCheckpoints(database, file);
-  const adapted = adaptNodeSqlite(database, {
-    onError: storage.observe,
-    ...(logSync ? { onCommit: () => logSync.committed() } : {}),
-  });
+  // A file database checkpoints its write-ahead log in a worker thread, off the event loop, while
+  // it is written (the commits start the worker).
+  const checkpoints =
+    file === ':memory:' || mode !== 'wal' ? undefined : startBackgroundCheckpoints(database, file, options.checkpoints);
+  const onCommit =
+    logSync && checkpoints
+      ? () => {
+          logSync.committed();
+          checkpoints.committed();
+        }
+      : logSync
+        ? () => logSync.committed()
+        : checkpoints
+          ? () => checkpoints.committed()
+          : undefined;
+  const adapted = adaptNodeSqlite(database, { onError: storage.observe, ...(onCommit ? { onCommit } : {}) });
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({
       database: {
@@ -143,7 +153,7 @@ export function openSqliteFile(
       },
     }),
   });
-  return logSync ? { db, logSync, storage } : { db, storage };
+  return { db, storage, ...(logSync ? { logSync } : {}), ...(checkpoints ? { checkpoints } : {}) };
 }
 
 /** 64 KiB: a write of more pages than most requests make, so that a database it fits in takes them again. */

@@ -20,7 +20,8 @@ document.addEventListener('click', (event) => {
   if (!pill) return;
   event.preventDefault();
   // The field last focused, else the first of the pill's own step.
-  const field = target || pill.closest('fieldset').querySelector('.pill-target');
+  const step = pill.closest('fieldset');
+  const field = target || (step && step.querySelector('.pill-target'));
   if (!field) return;
   let text = pill.getAttribute('data-pill');
   // In a formula the datapill is an expression: without the #{ } that puts it between words.
@@ -32,6 +33,23 @@ document.addEventListener('click', (event) => {
   field.setSelectionRange(start + text.length, start + text.length);
   if (isFormula(field)) scheduleCheck(field);
 });
+
+// A step's datapills are the first of the recipe's, listed once at the foot of the form: opening
+// the step's list copies them in (toggle does not bubble: caught on the way down).
+document.addEventListener(
+  'toggle',
+  (event) => {
+    const list = event.target;
+    if (!list.matches || !list.matches('details.pills[data-pills]') || !list.open) return;
+    const all = document.querySelectorAll('#datapills li');
+    const ul = document.createElement('ul');
+    const count = Math.min(Number(list.getAttribute('data-pills')), all.length);
+    for (let i = 0; i < count; i++) ul.append(all[i].cloneNode(true));
+    list.querySelector('ul, p').replaceWith(ul);
+    list.removeAttribute('data-pills');
+  },
+  true,
+);
 
 // Picking an application or an operation applies it (the Use button beside it).
 document.addEventListener('change', (event) => {
@@ -154,26 +172,73 @@ for (const kind of ['focusin', 'pointerdown', 'mousedown'])
     if (event.target.matches && event.target.matches('select[data-catalog]')) fillPicker(event.target);
   });
 
-// The catalog of icons searched as it is typed (by title or name); Enter does not send the form.
+// The catalog of icons searched as it is typed (by title or name), drawing at most the first
+// SHOWN matches and a line saying how many more a longer query would narrow down, so a keystroke
+// costs the same with 50 connectors or 5,000. Enter does not send the form.
+const SHOWN = 50;
+const indexes = new WeakMap();
+function catalogIndex(grid) {
+  let index = indexes.get(grid);
+  if (!index) {
+    index = [...grid.querySelectorAll('ul.catalog-grid')].map((list) => ({
+      list,
+      items: [...list.children].map((item) => {
+        const button = item.querySelector('button');
+        return { item, title: button.textContent.toLowerCase(), name: button.value.split(':').pop() };
+      }),
+    }));
+    let more = grid.querySelector('p.catalog-more');
+    if (!more) {
+      more = document.createElement('p');
+      more.className = 'muted small catalog-more';
+      grid.append(more);
+    }
+    more.setAttribute('role', 'status');
+    index.more = more;
+    indexes.set(grid, index);
+  }
+  return index;
+}
 function filterCatalog(input) {
   const q = input.value.trim().toLowerCase();
   const grid = input.closest('details.catalog');
-  for (const list of grid.querySelectorAll('ul.catalog-grid')) {
+  const index = catalogIndex(grid);
+  let matched = 0;
+  for (const { list, items } of index) {
     let shown = 0;
-    for (const item of list.children) {
-      const button = item.querySelector('button');
-      const hit = q === '' || button.textContent.toLowerCase().includes(q) || button.value.split(':').pop().includes(q);
-      item.hidden = !hit;
-      if (hit) shown++;
+    for (const entry of items) {
+      const hit = q === '' || entry.title.includes(q) || entry.name.includes(q);
+      if (hit) matched++;
+      const show = hit && matched <= SHOWN;
+      if (entry.item.hidden === show) entry.item.hidden = !show;
+      if (show) shown++;
     }
     list.hidden = shown === 0;
     if (list.previousElementSibling && list.previousElementSibling.tagName === 'H4')
       list.previousElementSibling.hidden = shown === 0;
   }
+  const more = matched - SHOWN;
+  index.more.hidden = more <= 0 && (matched > 0 || q === '');
+  index.more.textContent =
+    more > 0
+      ? `${more} more: type more of the name to narrow them down.`
+      : matched === 0
+        ? 'No application matches.'
+        : '';
 }
 document.addEventListener('input', (event) => {
   if (event.target.matches && event.target.matches('input[data-catalog-filter]')) filterCatalog(event.target);
 });
+// Opened, the catalog draws its first matches only (the page sends them all for use without script).
+document.addEventListener(
+  'toggle',
+  (event) => {
+    const grid = event.target;
+    if (grid.matches && grid.matches('details.catalog') && grid.open && !indexes.has(grid))
+      filterCatalog(grid.querySelector('input[data-catalog-filter]'));
+  },
+  true,
+);
 document.addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && event.target.matches && event.target.matches('input[data-catalog-filter]'))
     event.preventDefault();

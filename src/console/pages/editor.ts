@@ -133,11 +133,21 @@ function stepNames(data: EditorData): Map<string, string> {
   return names;
 }
 
-/** Datapills of the steps before this one: their outputs as the connector describes them. */
-function pillsBefore(data: EditorData, number: number): Array<{ label: string; text: string }> {
-  const pills: Array<{ label: string; text: string }> = [];
+/** A datapill of the recipe: the step that gives it, its label and its text. */
+interface Pill {
+  step: number;
+  label: string;
+  text: string;
+}
+
+/**
+ * The recipe's datapills in step order (their outputs as the connector describes them), at most
+ * 200. The datapills of the steps before a step are the first of them: the page lists them once.
+ */
+function recipePills(data: EditorData): Pill[] {
+  const pills: Pill[] = [];
   for (const { step } of walk(data.root)) {
-    if (typeof step.number !== 'number' || step.number >= number || typeof step.as !== 'string') continue;
+    if (typeof step.number !== 'number' || typeof step.as !== 'string') continue;
     const provider = typeof step.provider === 'string' ? step.provider : '';
     const connector = data.connectors.get(provider);
     const ops = step.keyword === 'trigger' ? connector?.triggers : connector?.actions;
@@ -148,10 +158,17 @@ function pillsBefore(data: EditorData, number: number): Array<{ label: string; t
       const key = path.join('.');
       if (seen.has(key)) continue;
       seen.add(key);
-      pills.push({ label: `Step ${step.number} · ${key}`, text: pillText(provider, step.as, path) });
+      pills.push({ step: step.number, label: `Step ${step.number} · ${key}`, text: pillText(provider, step.as, path) });
     }
   }
-  return pills.slice(0, 200);
+  return pills.sort((a, b) => a.step - b.step).slice(0, 200);
+}
+
+/** How many of the recipe's datapills come from the steps before this one. */
+function pillsBefore(pills: readonly Pill[], number: number): number {
+  let n = 0;
+  while (n < pills.length && (pills[n] as Pill).step < number) n++;
+  return n;
 }
 
 /** Field paths of a vendor output schema (`[{name, properties: [...]}]`), two levels deep. */
@@ -297,9 +314,20 @@ ${
 <button type="submit" name="op" value="choose:${p}" class="small">Use</button>${open ? '' : html` <button type="submit" name="op" value="apps:${p}" class="small other-apps">Other applications</button>`}</div>${provider === '' || query !== '' ? catalogGrid(data, p, listed, query) : ''}`;
 }
 
-/** The catalog as buttons with their icons (one press picks one), with a search over it. */
-function catalogGrid(data: EditorData, p: string, listed: EditorData['catalog'], query: string): Html {
+/** How many of a search's matches the grid of icons draws (the picker beside it lists them all). */
+export const GRID_SHOWN = 50;
+
+/**
+ * The catalog as buttons with their icons (one press picks one), with a search over it. The whole
+ * catalog is drawn for the editor's script to search as it is typed; a search sent without script
+ * draws its first GRID_SHOWN matches and says how many more a longer query would narrow down.
+ */
+function catalogGrid(data: EditorData, p: string, matches: EditorData['catalog'], query: string): Html {
   const id = `appq-${p.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+  // In the grid's order (by group), the first matches.
+  const grouped = CATALOG_GROUPS.flatMap(([source]) => matches.filter((c) => c.source === source));
+  const listed = query === '' ? grouped : grouped.slice(0, GRID_SHOWN);
+  const more = grouped.length - listed.length;
   return html`<details class="catalog"${query !== '' ? html` open` : ''}><summary>Browse the applications</summary><div class="catalog-search"><label for="${id}">Filter by name</label><input id="${id}" type="search" name="appq:${p}" value="${query}" autocomplete="off" data-catalog-filter> <button type="submit" name="op" value="findapp:${p}" class="small">Search</button></div>${listed.length === 0 ? html`<p class="muted small">No application matches “${query}”.</p>` : ''}${CATALOG_GROUPS.map(
     ([source, label]) => {
       const entries = listed.filter((c) => c.source === source);
@@ -307,7 +335,7 @@ function catalogGrid(data: EditorData, p: string, listed: EditorData['catalog'],
         ? ''
         : html`<h4>${label}</h4><ul class="catalog-grid">${entries.map((c) => html`<li><button type="submit" name="op" value="pickapp:${p}:${c.name}" class="app">${iconImg(data.iconOf(c.name))}<span>${c.title}</span></button></li>`)}</ul>`;
     },
-  )}</details>`;
+  )}${more > 0 ? html`<p class="muted small catalog-more">${String(more)} more: type more of the name to narrow them down.</p>` : ''}</details>`;
 }
 
 function inputFields(data: EditorData, path: StepPath, step: StepDoc): Html {
@@ -407,22 +435,39 @@ function stepBody(data: EditorData, path: StepPath, step: StepDoc, names: Readon
   }
 }
 
-function drawStep(data: EditorData, path: StepPath, step: StepDoc, names: ReadonlyMap<string, string>): Html {
+/** Page-wide facts each step draws from: the steps' names and the recipe's datapills. */
+interface Drawn {
+  names: ReadonlyMap<string, string>;
+  pills: readonly Pill[];
+}
+
+function drawStep(data: EditorData, path: StepPath, step: StepDoc, drawn: Drawn): Html {
+  const { names } = drawn;
   const number = typeof step.number === 'number' ? step.number : 0;
   const keyword = String(step.keyword ?? 'action');
-  const pills = keyword === 'trigger' ? [] : pillsBefore(data, number);
+  const pills = keyword === 'trigger' ? 0 : pillsBefore(drawn.pills, number);
   const block = blockOf(step);
   return html`<li class="edit-step kw-${keyword}" id="step-${number}"><fieldset>
 <legend><span class="step-no">${number}</span> <span class="keyword">${keyword === 'trigger' || keyword === 'action' ? (KEYWORDS[keyword] ?? keyword) : stepSummary(step, data.connectors)}</span> ${(keyword === 'trigger' || keyword === 'action') && typeof step.provider === 'string' && step.provider !== '' ? html`${iconImg(data.iconOf(step.provider))} ` : ''}${keyword === 'trigger' || keyword === 'action' ? stepSummary(step, data.connectors) : ''}</legend>
 ${controls(path, step)}${errorsOf(data, step)}
 ${stepBody(data, path, step, names)}
 ${
-  pills.length > 0 && keyword !== 'else' && keyword !== 'try' && keyword !== 'repeat'
-    ? html`<details class="pills"><summary>Datapills from earlier steps</summary><ul>${pills.map((pill) => html`<li><button type="button" class="pill" data-pill="${pill.text}">${pill.label}</button> <code class="small">${pill.text}</code></li>`)}</ul></details>`
+  pills > 0 && keyword !== 'else' && keyword !== 'try' && keyword !== 'repeat'
+    ? html`<details class="pills" data-pills="${String(pills)}"><summary>Datapills from earlier steps</summary><p class="muted small">The first ${String(pills)} of <a href="#datapills">the recipe's datapills</a>.</p></details>`
     : ''
 }
-${block ? html`<ol class="edit-block">${block.map((child, i) => drawStep(data, [...path, i], child, names))}</ol>${addMenu(path, step)}` : ''}
+${block ? html`<ol class="edit-block">${block.map((child, i) => drawStep(data, [...path, i], child, drawn))}</ol>${addMenu(path, step)}` : ''}
 </fieldset></li>`;
+}
+
+/**
+ * The recipe's datapills, once for the page: each step's *Datapills from earlier steps* names how
+ * many of the first it may use, and the editor's script copies those into the step when it is
+ * opened. Without script, a datapill is copied from here as text.
+ */
+function datapillList(pills: readonly Pill[]): Html | '' {
+  if (pills.length === 0) return '';
+  return html`<details class="pills" id="datapills"><summary>The recipe's datapills</summary><ul>${pills.map((pill) => html`<li><button type="button" class="pill" data-pill="${pill.text}">${pill.label}</button> <code class="small">${pill.text}</code></li>`)}</ul></details>`;
 }
 
 function connectionsSection(data: EditorData): Html | '' {
@@ -443,8 +488,9 @@ function connectionsSection(data: EditorData): Html | '' {
 
 export function editorPage(frame: PageFrame, data: EditorData, csrf: string): string {
   const action = data.recipe ? `/console/recipes/${data.recipe.id}/edit` : '/console/recipes/new';
-  const names = stepNames(data);
+  const drawn: Drawn = { names: stepNames(data), pills: recipePills(data) };
   const errorCount = [...data.errors.values()].reduce((n, e) => n + e.length, 0);
+  const tree = drawStep(data, [], data.root, drawn);
   return page(
     frame,
     html`${data.message ? notice(data.message.text, data.message.kind) : ''}
@@ -459,10 +505,15 @@ ${
     : html`<div class="field"><label for="recipe-folder">Folder</label><select id="recipe-folder" name="folder_id"><option value="">Home</option>${data.folders.map((f) => html`<option value="${f.id}"${f.id === data.folderId ? html` selected` : ''}>${f.name}</option>`)}</select></div>`
 }
 <p class="muted small" role="status">${errorCount === 0 ? 'Nothing would stop this recipe from starting.' : `${errorCount} problem${errorCount === 1 ? '' : 's'} would stop it from starting: see the steps.`}</p>
-<ol class="edit-tree">${drawStep(data, [], data.root, names)}</ol>
+<ol class="edit-tree">${tree}</ol>
+${datapillList(drawn.pills)}
 ${connectionsSection(data)}
 <div class="editor-actions"><button type="submit" name="op" value="check">Check</button> <button type="submit" name="op" value="save" class="primary">Save</button></div>
 </form>`,
-    { scripts: ['/console/assets/editor.js'] },
+    // The script fetches the catalog at load when a picker lists only its step's application.
+    {
+      scripts: ['/console/assets/editor.js'],
+      fetches: tree.text.includes(' data-catalog="') ? [data.catalogUrl] : [],
+    },
   );
 }
