@@ -288,6 +288,16 @@ describe('GET /console/recipes and jobs', () => {
       /<svg viewBox="0 0 720 180" role="img" aria-label="Jobs per minute over the last 3 hours: \d+ succeeded, [1-9]\d* failed/,
     );
     assert.match(res.body, /<rect class="ok"/);
+    // The axes: the most jobs in a minute at the top, 0 at the base; the hours below.
+    const most = /at most (\d+) in a minute/.exec(res.body)?.[1];
+    assert.match(
+      res.body,
+      new RegExp(`<div class="y-axis" aria-hidden="true"><span>${most}</span><span>0</span></div>`),
+    );
+    assert.match(
+      res.body,
+      /<div class="x-axis" aria-hidden="true"><span>3 h ago<\/span><span>2 h ago<\/span><span>1 h ago<\/span><span>now<\/span><\/div>/,
+    );
     assert.match(res.body, /Always fails/);
     assert.match(res.body, /Running recipes/);
   });

@@ -68,8 +68,12 @@ export function jobsChart(data: Pick<DashboardData, 'hours' | 'now' | 'perMinute
   }
   const start = new Date((end - minutes + 1) * 60_000).toISOString();
   const label = `Jobs per minute over the last ${data.hours} hours: ${totalOk} succeeded, ${totalFailed} failed; at most ${max === 1 && totalOk + totalFailed === 0 ? 0 : max} in a minute.`;
-  return html`<figure class="chart"><svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${label}" preserveAspectRatio="none">
+  // The axes are HTML beside the drawing (the drawing is stretched to the page's width: text in it would be too).
+  const top = max === 1 && totalOk + totalFailed === 0 ? 0 : max;
+  const hours = Array.from({ length: data.hours }, (_, i) => `${data.hours - i} h ago`);
+  return html`<figure class="chart"><div class="plot"><div class="y-axis" aria-hidden="true"><span>${top}</span><span>0</span></div><svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${label}" preserveAspectRatio="none">
 <line class="axis" x1="0" y1="${HEIGHT - 0.5}" x2="${WIDTH}" y2="${HEIGHT - 0.5}"/>${trustedMarkup(rects.join(''))}</svg>
+<div class="x-axis" aria-hidden="true">${hours.map((h) => html`<span>${h}</span>`)}<span>now</span></div></div>
 <figcaption>${label} From ${time(start)} to ${time(data.now.toISOString())}. <span class="key ok">succeeded</span> <span class="key failed">failed</span></figcaption></figure>`;
 }
 
@@ -90,7 +94,7 @@ ${
 ${
   data.running.length === 0
     ? html`<p class="muted">No recipe is running.</p>`
-    : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">Last job</th><th scope="col">Succeeded</th><th scope="col">Failed</th></tr></thead><tbody>
+    : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">Last job</th><th scope="col" class="num">Succeeded</th><th scope="col" class="num">Failed</th></tr></thead><tbody>
 ${data.running.map((r) => html`<tr><td><a href="/console/recipes/${r.id}">${r.name}</a></td><td>${time(r.last_run_at)}</td><td class="num">${r.job_succeeded_count}</td><td class="num">${r.job_failed_count}</td></tr>`)}
 </tbody></table>`
 }</section>`

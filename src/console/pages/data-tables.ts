@@ -16,7 +16,7 @@ export function dataTablesPage(
       tables.length === 0
         ? html`<p class="muted">No data table in this environment.</p>`
         : html`
-<table><thead><tr><th scope="col">Table</th><th scope="col">Columns</th><th scope="col">Records</th><th scope="col">Updated</th></tr></thead><tbody>
+<table><thead><tr><th scope="col">Table</th><th scope="col">Columns</th><th scope="col" class="num">Records</th><th scope="col">Updated</th></tr></thead><tbody>
 ${tables.map((t) => html`<tr><td><a href="/console/data-tables/${t.id}">${t.name}</a></td><td>${t.schema.map((c) => c.name).join(', ')}</td><td class="num">${t.record_count}</td><td>${time(t.updated_at)}</td></tr>`)}
 </tbody></table>`
     }`,

@@ -110,7 +110,7 @@ ${data.message ? notice(data.message.text, data.message.kind) : ''}
 ${
   data.rows.length === 0
     ? html`<p class="muted">No row here.</p>`
-    : html`<div class="scroll"><table><thead><tr><th scope="col">Row</th>${data.columns.map((c) => html`<th scope="col">${c}</th>`)}${data.canWrite ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead><tbody>
+    : html`<div class="scroll"><table><thead><tr><th scope="col" class="num">Row</th>${data.columns.map((c) => html`<th scope="col">${c}</th>`)}${data.canWrite ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead><tbody>
 ${data.rows.map(
   (r) =>
     html`<tr><td class="num">${r.id}</td>${data.columns.map((c) => html`<td>${r.data[c] ?? ''}</td>`)}${

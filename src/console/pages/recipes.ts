@@ -55,7 +55,7 @@ export function recipeListPage(frame: PageFrame, data: RecipeListData): string {
 ${
   data.recipes.length === 0
     ? html`<p class="muted">No recipe matches.</p>`
-    : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">State</th><th scope="col" class="wide-only">Applications</th><th scope="col">Last job</th><th scope="col">Succeeded</th><th scope="col">Failed</th></tr></thead><tbody>
+    : html`<table><thead><tr><th scope="col">Recipe</th><th scope="col">State</th><th scope="col" class="wide-only">Applications</th><th scope="col">Last job</th><th scope="col" class="num">Succeeded</th><th scope="col" class="num">Failed</th></tr></thead><tbody>
 ${data.recipes.map((r) => html`<tr><td><a href="/console/recipes/${r.id}">${r.name}</a>${tagLabels(r.tags, data.tags)}</td><td>${state(r.running)}</td><td class="wide-only">${r.applications.join(', ')}</td><td>${time(r.last_run_at)}</td><td class="num">${r.job_succeeded_count}</td><td class="num">${r.job_failed_count}</td></tr>`)}
 </tbody></table>`
 }
