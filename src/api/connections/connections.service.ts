@@ -447,7 +447,7 @@ function requireFields(missing: readonly string[]): void {
   throw invalid(Object.fromEntries(missing.map((field) => [`input.${field}`, ["can't be blank"]])));
 }
 
-async function findVisible(db: Db, caller: ConnectionCaller, id: number): Promise<ConnectionRow> {
+export async function findVisible(db: Db, caller: ConnectionCaller, id: number): Promise<ConnectionRow> {
   const row = assertFound(await findConnection(db, caller, id));
   if (!caller.allFolders && (await findFolderInScope(db, caller.environmentId, caller, row.folder_id)) === undefined)
     throw new AppError('not_found');
