@@ -43,6 +43,7 @@ import { findSaasConnector } from '../../connectors/catalog.ts';
 import { emptyAuthState, openAuthState, sealAuthState } from '../../connectors/connections.ts';
 import type { AuthState, FieldValues } from '../../connectors/definition.ts';
 import { isSecretReference } from './connection-input.ts';
+import { storedFieldsOf, type ConnectionFormSpec, type StoredField } from './connection-fields.ts';
 
 /** The caller as connections see it: its environment and its project scope. */
 export type ConnectionCaller = ConnectionScope & FolderScope;
@@ -540,6 +541,16 @@ export async function describeConnection(
     connectorTitle: definition ? (findConnectorTitle(row.provider) ?? row.provider) : null,
     redirect: rules.known && rules.redirect,
   };
+}
+
+/** What a visible connection holds of each field, for its edit form: values that are not secrets, else only "set". */
+export async function storedConnectionFields(
+  ctx: ServiceContext,
+  caller: ConnectionCaller,
+  id: number,
+  spec: ConnectionFormSpec | undefined,
+): Promise<Record<string, StoredField>> {
+  return storedFieldsOf(ctx, (await findVisible(ctx.db, caller, id)).input_sealed, spec);
 }
 
 function findConnectorTitle(provider: string): string | undefined {
