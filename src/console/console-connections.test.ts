@@ -66,8 +66,16 @@ describe('GET/POST /console/connections/new', () => {
     const picker = await admin.get('/console/connections/new');
     assert.equal(picker.statusCode, 200);
     assert.match(picker.body, /<h2>Built-in<\/h2>[\s\S]*<h2>Applications<\/h2>[\s\S]*<h2>Custom connectors<\/h2>/);
-    assert.match(picker.body, /href="\/console\/connections\/new\?provider=salesforce"><img class="icon" src="\/console\/assets\/icons\/salesforce.svg"/);
-    assert.match(picker.body, new RegExp(`href="/console/connections/new\\?provider=${provider}"><img class="icon" src="/console/assets/icons/custom.svg" alt="" width="20" height="20"><span>Acme CRM</span>`));
+    assert.match(
+      picker.body,
+      /href="\/console\/connections\/new\?provider=salesforce"><img class="icon" src="\/console\/assets\/icons\/salesforce.svg"/,
+    );
+    assert.match(
+      picker.body,
+      new RegExp(
+        `href="/console/connections/new\\?provider=${provider}"><img class="icon" src="/console/assets/icons/custom.svg" alt="" width="20" height="20"><span>Acme CRM</span>`,
+      ),
+    );
     assert.doesNotMatch(picker.body, /provider=logger"/, 'a connector without connections is not offered');
     const searched = await admin.get('/console/connections/new?q=acme');
     assert.match(searched.body, /Acme CRM/);
@@ -92,16 +100,24 @@ describe('GET/POST /console/connections/new', () => {
     assert.ok(conn);
     assert.equal(conn.authorization_status, 'success', String(conn.authorization_error));
     assert.equal(created.headers.location, `/console/connections/${conn.id}?done=connection_created`);
-    assert.ok(acme.seen.some((r) => r.url === '/me' && r.apiKey === KEY), 'the test reached the stand-in');
+    assert.ok(
+      acme.seen.some((r) => r.url === '/me' && r.apiKey === KEY),
+      'the test reached the stand-in',
+    );
     const page = await admin.get(String(created.headers.location));
     assert.match(page.body, /Connection created\./);
     assert.match(page.body, /<span class="badge ok">success<\/span>/);
     assert.ok(!page.body.includes(KEY));
-    const row = await sql<{ input_sealed: string }>`select input_sealed from connections where id = ${conn.id}`.execute(t.ctx.db);
+    const row = await sql<{ input_sealed: string }>`select input_sealed from connections where id = ${conn.id}`.execute(
+      t.ctx.db,
+    );
     assert.ok(!String(row.rows[0]?.input_sealed).includes(KEY), 'encrypted at rest');
     const logged = await t.call('GET', '/api/activity_logs?event_type=connection_created');
     assert.ok(
-      logged.body.data.some((e: { resource_id: string; details: { via: string } }) => e.resource_id === String(conn.id) && e.details.via === 'console'),
+      logged.body.data.some(
+        (e: { resource_id: string; details: { via: string } }) =>
+          e.resource_id === String(conn.id) && e.details.via === 'console',
+      ),
     );
 
     const wrong = await admin.post('/console/connections/new', {
@@ -119,12 +135,36 @@ describe('GET/POST /console/connections/new', () => {
   test('refusals come back on the form with what was typed (never a secret); nothing is created', async () => {
     const before = (await connections()).length;
     const cases: Array<[Record<string, string>, number, RegExp]> = [
-      [{ provider, name: '', 'input.base_url': acme.url, 'input.api_key': 'secret-1' }, 400, /id="conn-name-error">Name can&#39;t be blank</],
-      [{ provider, name: 'No key', 'input.base_url': acme.url }, 400, /id="conn-field-1-error">API key can&#39;t be blank</],
-      [{ provider: 'freshdesk', name: 'Desk', 'input.api_key': 'secret-1' }, 400, /id="conn-field-0-error">Domain can&#39;t be blank</],
-      [{ provider: 'rest', name: 'Bad URL', 'input.base_url': 'ftp://x', 'input.token': 'secret-1' }, 400, /id="conn-field-0-error">Base URL must be an absolute http\(s\) URL</],
-      [{ provider: 'rest', name: 'Folder', 'input.base_url': 'http://a.test', folder_id: 'x' }, 400, /id="conn-folder-error">Folder must be an integer</],
-      [{ provider: 'rest', name: 'Folder', 'input.base_url': 'http://a.test', folder_id: '999999' }, 400, /id="conn-folder-error">Folder is not a folder of this environment</],
+      [
+        { provider, name: '', 'input.base_url': acme.url, 'input.api_key': 'secret-1' },
+        400,
+        /id="conn-name-error">Name can&#39;t be blank</,
+      ],
+      [
+        { provider, name: 'No key', 'input.base_url': acme.url },
+        400,
+        /id="conn-field-1-error">API key can&#39;t be blank</,
+      ],
+      [
+        { provider: 'freshdesk', name: 'Desk', 'input.api_key': 'secret-1' },
+        400,
+        /id="conn-field-0-error">Domain can&#39;t be blank</,
+      ],
+      [
+        { provider: 'rest', name: 'Bad URL', 'input.base_url': 'ftp://x', 'input.token': 'secret-1' },
+        400,
+        /id="conn-field-0-error">Base URL must be an absolute http\(s\) URL</,
+      ],
+      [
+        { provider: 'rest', name: 'Folder', 'input.base_url': 'http://a.test', folder_id: 'x' },
+        400,
+        /id="conn-folder-error">Folder must be an integer</,
+      ],
+      [
+        { provider: 'rest', name: 'Folder', 'input.base_url': 'http://a.test', folder_id: '999999' },
+        400,
+        /id="conn-folder-error">Folder is not a folder of this environment</,
+      ],
     ];
     for (const [form, status, problem] of cases) {
       const res = await admin.post('/console/connections/new', form);
@@ -161,7 +201,11 @@ describe('GET/POST /console/connections/new', () => {
 describe('GET/POST /console/connections/:id/edit', () => {
   test('secrets show as set and stay when left blank; other fields show their value; a change is tested', async () => {
     const res = await t.call('POST', '/api/connections', {
-      body: { name: 'Orders API', provider: 'rest', input: { base_url: 'http://orders.test', auth_type: 'bearer', token: 'tok-4411' } },
+      body: {
+        name: 'Orders API',
+        provider: 'rest',
+        input: { base_url: 'http://orders.test', auth_type: 'bearer', token: 'tok-4411' },
+      },
     });
     assert.equal(res.status, 200, res.text);
     const id = res.body.id as number;
@@ -208,7 +252,10 @@ describe('GET/POST /console/connections/:id/edit', () => {
     assert.ok(!refused.body.includes('tok-typed') && !refused.body.includes('tok-new'));
     const base = await admin.post(`/console/connections/${id}/edit`, { name: 'X', 'input.base_url': 'not a url' });
     assert.equal(base.statusCode, 400);
-    assert.match(base.body, /id="conn-field-0"[^>]*aria-describedby="conn-field-0-hint conn-field-0-error" aria-invalid="true"/);
+    assert.match(
+      base.body,
+      /id="conn-field-0"[^>]*aria-describedby="conn-field-0-hint conn-field-0-error" aria-invalid="true"/,
+    );
     assert.equal((await stored(id)).token, 'tok-new', 'nothing saved');
     assert.equal((await connections()).find((c) => c.id === id)?.name, 'Orders API v2');
   });
@@ -227,7 +274,9 @@ describe('GET/POST /console/connections/:id/edit', () => {
 
 describe('POST /console/connections/:id/delete', () => {
   test('deleted after confirmation; refused in words while a connection has it as parent', async () => {
-    const parent = await t.call('POST', '/api/connections', { body: { name: 'Parent', provider: 'rest', shell_connection: true } });
+    const parent = await t.call('POST', '/api/connections', {
+      body: { name: 'Parent', provider: 'rest', shell_connection: true },
+    });
     const child = await t.call('POST', '/api/connections', {
       body: { name: 'Child', provider: 'rest', parent_id: parent.body.id, external_id: 'u1', shell_connection: true },
     });
@@ -249,7 +298,9 @@ describe('POST /console/connections/:id/delete', () => {
 
 describe('connection forms: who may, and bad requests', () => {
   test('a read-only role sees no form and is refused every change; nothing changes', async () => {
-    const id = (await t.call('POST', '/api/connections', { body: { name: 'Kept', provider: 'rest', shell_connection: true } })).body.id;
+    const id = (
+      await t.call('POST', '/api/connections', { body: { name: 'Kept', provider: 'rest', shell_connection: true } })
+    ).body.id;
     const count = (await connections()).length;
     assert.doesNotMatch((await reader.get('/console/connections')).body, /New connection/);
     const page = await reader.get(`/console/connections/${id}`);
@@ -258,7 +309,11 @@ describe('connection forms: who may, and bad requests', () => {
     for (const res of [
       await reader.get('/console/connections/new'),
       await reader.get(`/console/connections/${id}/edit`),
-      await reader.post('/console/connections/new', { provider: 'rest', name: 'Nope', 'input.base_url': 'http://a.test' }),
+      await reader.post('/console/connections/new', {
+        provider: 'rest',
+        name: 'Nope',
+        'input.base_url': 'http://a.test',
+      }),
       await reader.post(`/console/connections/${id}/edit`, { name: 'Nope' }),
       await reader.post(`/console/connections/${id}/delete`),
     ]) {
@@ -270,11 +325,17 @@ describe('connection forms: who may, and bad requests', () => {
   });
 
   test('no CSRF token: 403; a form over 1 MB: 413; JSON: 415; nothing saved', async () => {
-    const id = (await t.call('POST', '/api/connections', { body: { name: 'Guarded', provider: 'rest', shell_connection: true } })).body.id;
+    const id = (
+      await t.call('POST', '/api/connections', { body: { name: 'Guarded', provider: 'rest', shell_connection: true } })
+    ).body.id;
     const count = (await connections()).length;
     const send = (url: string, payload: string, type = 'application/x-www-form-urlencoded') =>
       t.app.inject({ method: 'POST', url, payload, headers: { 'content-type': type, cookie: admin.cookie } });
-    for (const url of ['/console/connections/new', `/console/connections/${id}/edit`, `/console/connections/${id}/delete`]) {
+    for (const url of [
+      '/console/connections/new',
+      `/console/connections/${id}/edit`,
+      `/console/connections/${id}/delete`,
+    ]) {
       assert.equal((await send(url, 'provider=rest&name=Forged')).statusCode, 403, url);
       const big = await send(url, `_csrf=${admin.csrf}&provider=rest&name=${'x'.repeat(1_100_000)}`);
       assert.equal(big.statusCode, 413, url);

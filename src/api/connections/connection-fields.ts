@@ -87,7 +87,13 @@ function formField(f: SchemaField, secret: boolean): ConnectionFormField {
     label: f.label ?? labelOf(f.name),
     hint: f.hint ?? null,
     kind,
-    options: kind === 'select' && f.type === 'boolean' && options.length === 0 ? [['Yes', 'true'], ['No', 'false']] : options,
+    options:
+      kind === 'select' && f.type === 'boolean' && options.length === 0
+        ? [
+            ['Yes', 'true'],
+            ['No', 'false'],
+          ]
+        : options,
     optional: f.optional === true,
     default: f.default ?? null,
   };
@@ -113,7 +119,9 @@ function specOf(
   redirect: ConnectionFormSpec['redirect'],
 ): ConnectionFormSpec {
   const seen = new Set<string>();
-  const unique = fields.filter((f) => typeof f.name === 'string' && f.name !== '' && !seen.has(f.name) && seen.add(f.name));
+  const unique = fields.filter(
+    (f) => typeof f.name === 'string' && f.name !== '' && !seen.has(f.name) && seen.add(f.name),
+  );
   return {
     provider,
     fields: unique.map((f) =>

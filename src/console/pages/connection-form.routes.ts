@@ -24,7 +24,12 @@ import {
 import { connectorCatalog, catalogSources } from '../../api/integrations/catalog.ts';
 import { homeFolderId, listFolders } from '../../api/folders/folders.service.ts';
 import { MODEL_PROVIDER } from '../../api/connections/providers.ts';
-import { connectionFormPage, connectionPickerPage, type CatalogEntry, type ConnectionDraft } from './connection-form.ts';
+import {
+  connectionFormPage,
+  connectionPickerPage,
+  type CatalogEntry,
+  type ConnectionDraft,
+} from './connection-form.ts';
 import { connectionPage } from './connection.ts';
 import { type ConsoleKit, Form } from '../kit.ts';
 
@@ -60,7 +65,8 @@ function typedValues(spec: ConnectionFormSpec | undefined, body: ConnectionFormB
 function draftOf(spec: ConnectionFormSpec | undefined, body: ConnectionFormBody): ConnectionDraft {
   const typed = typedValues(spec, body);
   const values: Record<string, string> = {};
-  for (const f of spec?.fields ?? []) if (f.kind !== 'password' && typed[f.name] !== undefined) values[f.name] = typed[f.name]!;
+  for (const f of spec?.fields ?? [])
+    if (f.kind !== 'password' && typed[f.name] !== undefined) values[f.name] = typed[f.name]!;
   return {
     name: body.name ?? '',
     folder_id: (body.folder_id ?? '').trim(),
@@ -214,7 +220,8 @@ export function consoleConnectionFormRoutes(fastify: FastifyInstance, kit: Conso
     const spec = await connectionFormOf(ctx, caller, connection.provider);
     const stored = await storedConnectionFields(ctx, caller, id, spec);
     const shown: Record<string, string> = {};
-    for (const [name, field] of Object.entries(stored)) if (field.set && field.value !== null) shown[name] = field.value;
+    for (const [name, field] of Object.entries(stored))
+      if (field.set && field.value !== null) shown[name] = field.value;
     const draft: ConnectionDraft = body
       ? draftOf(spec, body)
       : { name: connection.name, folder_id: String(connection.folder_id), values: shown, clear: new Set() };
@@ -261,7 +268,9 @@ export function consoleConnectionFormRoutes(fastify: FastifyInstance, kit: Conso
         const changed = Object.keys(patch).length > 0;
         const redirect = spec !== undefined && (await spec.redirect(values));
         const test = changed && spec !== undefined && !described.redirect && !redirect;
-        const errors = spec ? formProblems(spec, draft, values, stored, test) : formProblems(noFields, draft, {}, {}, false);
+        const errors = spec
+          ? formProblems(spec, draft, values, stored, test)
+          : formProblems(noFields, draft, {}, {}, false);
         if (Object.keys(errors).length > 0) throw invalid(errors);
         await updateConnection(
           ctx,
@@ -276,7 +285,10 @@ export function consoleConnectionFormRoutes(fastify: FastifyInstance, kit: Conso
           },
           actorOf(request, 'console'),
         );
-        return reply.redirect(`/console/connections/${id}?done=${test ? 'connection_tested' : 'connection_saved'}`, 303);
+        return reply.redirect(
+          `/console/connections/${id}?done=${test ? 'connection_tested' : 'connection_saved'}`,
+          303,
+        );
       } catch (error) {
         return showEdit(request, reply, id, body, refusalOf(error));
       }

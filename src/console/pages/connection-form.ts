@@ -109,7 +109,12 @@ function folderField(data: ConnectionFormData, errors: FieldErrors | undefined):
 }
 
 /** One of the connector's fields: its label (and whether it is optional), hint, input and problems. */
-function connectorField(f: ConnectionFormField, index: number, data: ConnectionFormData, errors: FieldErrors | undefined): Html {
+function connectorField(
+  f: ConnectionFormField,
+  index: number,
+  data: ConnectionFormData,
+  errors: FieldErrors | undefined,
+): Html {
   const id = `conn-field-${index}`;
   const name = `input.${f.name}`;
   const problems = problemsOf(errors, name);
@@ -125,7 +130,11 @@ function connectorField(f: ConnectionFormField, index: number, data: ConnectionF
   const hint = [f.hint ?? '', f.default !== null && f.kind !== 'select' ? `Default: ${f.default}.` : '']
     .filter((s) => s !== '')
     .join(' ');
-  const described = [hint !== '' ? `${id}-hint` : '', secretState !== '' ? `${id}-state` : '', problems.length > 0 ? `${id}-error` : '']
+  const described = [
+    hint !== '' ? `${id}-hint` : '',
+    secretState !== '' ? `${id}-state` : '',
+    problems.length > 0 ? `${id}-error` : '',
+  ]
     .filter((s) => s !== '')
     .join(' ');
   const attrs = html`id="${id}" name="${name}"${described ? html` aria-describedby="${described}"` : ''}${problems.length > 0 ? html` aria-invalid="true"` : ''}${!f.optional && !(stored?.set === true && stored.value === null) ? html` required` : ''}`;
