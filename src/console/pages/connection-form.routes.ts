@@ -108,7 +108,8 @@ export function consoleConnectionFormRoutes(fastify: FastifyInstance, kit: Conso
   async function foldersOf(request: FastifyRequest, caller: ConnectionCaller & Parameters<typeof listFolders>[1]) {
     if (!can(request, 'projects_folders:read')) return null;
     const folders = await listFolders(ctx, caller, { nested: true, page: { offset: 0, perPage: 100 } });
-    return [{ id: await homeFolderId(ctx, caller), name: 'Home' }, ...folders];
+    // Home lies outside every project: a token limited to some projects picks one of its folders.
+    return caller.allFolders ? [{ id: await homeFolderId(ctx, caller), name: 'Home' }, ...folders] : folders;
   }
 
   async function showPicker(request: FastifyRequest, reply: FastifyReply, query: string, problem?: string) {
@@ -147,7 +148,7 @@ export function consoleConnectionFormRoutes(fastify: FastifyInstance, kit: Conso
           title,
           spec,
           folders,
-          draft: { name: '', folder_id: folders ? String(folders[0]!.id) : '', values, clear: new Set() },
+          draft: { name: '', folder_id: folders?.[0] ? String(folders[0].id) : '', values, clear: new Set() },
           stored: {},
           iconOf,
         },
