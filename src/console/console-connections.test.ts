@@ -285,7 +285,10 @@ describe('POST /console/connections/:id/delete', () => {
     assert.match(page.body, /data-confirm="Delete the connection Parent\?/);
     const refused = await admin.post(`/console/connections/${parent.body.id}/delete`);
     assert.equal(refused.statusCode, 422);
-    assert.match(refused.body, /role="alert">Not deleted\. Connection is in use: 1 connection\(s\) have it as parent/);
+    assert.match(
+      refused.body,
+      /role="alert">Not deleted\. Connection is in use: 1 connection\(s\) have it as parent\. Delete those connections first\./,
+    );
     assert.equal((await t.call('GET', `/api/connections/${parent.body.id}`)).status, 200);
     assert.equal((await admin.post(`/console/connections/${child.body.id}/delete`)).statusCode, 303);
     const deleted = await admin.post(`/console/connections/${parent.body.id}/delete`);
@@ -293,6 +296,40 @@ describe('POST /console/connections/:id/delete', () => {
     assert.equal(deleted.headers.location, '/console/connections?done=connection_deleted');
     assert.match((await admin.get(String(deleted.headers.location))).body, /Connection deleted\./);
     assert.equal((await t.call('GET', `/api/connections/${parent.body.id}`)).status, 404);
+  });
+
+  test('refused in words while a recipe uses it; nothing deleted', async () => {
+    const conn = await t.call('POST', '/api/connections', {
+      body: { name: 'Billing API', provider: 'rest', shell_connection: true },
+    });
+    const recipe = await t.call('POST', '/api/recipes', {
+      body: {
+        recipe: {
+          name: 'Invoice sync',
+          code: JSON.stringify({
+            number: 0,
+            keyword: 'trigger',
+            provider: 'workato_webhooks',
+            name: 'new_event',
+            as: 'h',
+            input: {},
+            block: [],
+          }),
+          config: JSON.stringify([
+            { keyword: 'application', provider: 'rest', name: 'rest', account_id: conn.body.id },
+          ]),
+        },
+      },
+    });
+    assert.equal(recipe.status, 200, recipe.text);
+    const refused = await admin.post(`/console/connections/${conn.body.id}/delete`);
+    assert.equal(refused.statusCode, 422);
+    assert.match(
+      refused.body,
+      /role="alert">Not deleted\. Connection is in use: 1 recipe\(s\) use it \(Invoice sync\)\. Give those recipes another connection first\.</,
+    );
+    assertNoStack(refused.body);
+    assert.equal((await t.call('GET', `/api/connections/${conn.body.id}`)).status, 200);
   });
 });
 

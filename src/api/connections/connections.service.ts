@@ -30,6 +30,7 @@ import {
   findConnection,
   insertConnection,
   listConnections as listConnectionRows,
+  recipesUsingConnection,
   updateConnection as updateConnectionRow,
   type ConnectionApi,
   type ConnectionScope,
@@ -377,6 +378,12 @@ async function deleteConnectionUnpublished(
     const current = await findVisible(trx, caller, id);
     const children = await countChildren(trx, id);
     if (children > 0) throw new AppError('connection_in_use', { params: { count: children } });
+    const recipes = await recipesUsingConnection(trx, caller, current);
+    if (recipes.length > 0) {
+      const names = recipes.slice(0, 5).map((r) => r.name);
+      if (recipes.length > 5) names.push(`and ${recipes.length - 5} more`);
+      throw new AppError('connection_used_by_recipes', { params: { count: recipes.length, names: names.join(', ') } });
+    }
     await deleteConnectionRow(trx, caller, id);
     await recordActivity(trx, ctx.clock, actor, {
       eventType: 'connection_deleted',

@@ -304,7 +304,11 @@ export function consoleConnectionFormRoutes(fastify: FastifyInstance, kit: Conso
       try {
         await deleteConnection(ctx, caller, request.params.id, actorOf(request, 'console'));
       } catch (error) {
-        if (!(error instanceof AppError) || error.code !== 'connection_in_use') throw error;
+        if (
+          !(error instanceof AppError) ||
+          (error.code !== 'connection_in_use' && error.code !== 'connection_used_by_recipes')
+        )
+          throw error;
         // Refused: the connection's page again, saying why in words.
         const described = await describeConnection(ctx, caller, request.params.id);
         return send(
@@ -314,7 +318,10 @@ export function consoleConnectionFormRoutes(fastify: FastifyInstance, kit: Conso
             described.connection,
             { connectorTitle: described.connectorTitle, redirect: described.redirect, canWrite: true },
             csrfOf(request),
-            { text: `Not deleted. ${error.message}: delete those first.`, kind: 'error' },
+            {
+              text: `Not deleted. ${error.message}. ${error.code === 'connection_in_use' ? 'Delete those connections first.' : 'Give those recipes another connection first.'}`,
+              kind: 'error',
+            },
           ),
           error.status,
         );
