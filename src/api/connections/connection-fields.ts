@@ -71,7 +71,7 @@ const MODEL_FIELDS: readonly SchemaField[] = [
 ];
 
 /** A field name that reads as a credential, whatever its connector says of it. */
-const SECRET_NAME = /password|secret|token|api_?key|private_?key|credential/i;
+const SECRET_NAME = /(password|passphrase|secret|token|api_?key|private_?key|credentials?)$/i;
 
 function formField(f: SchemaField, secret: boolean): ConnectionFormField {
   const options = f.pick_list ?? [];

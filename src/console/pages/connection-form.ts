@@ -85,7 +85,7 @@ ${
     ? html`<p class="muted">No connector for ${data.provider} on this server: its fields cannot be shown; the name and folder can change.</p>`
     : fields.length === 0
       ? html`<p class="muted">This connector's connection has no fields.</p>`
-      : html`<fieldset class="stack"><legend>${data.title} connection</legend>${fields.map((f, i) => connectorField(f, i, data, errors))}</fieldset>`
+      : html`<fieldset class="stack conn-fields"><legend>${data.title} connection</legend>${fields.map((f, i) => connectorField(f, i, data, errors))}</fieldset>`
 }
 <button type="submit">${data.connection ? 'Save connection' : 'Create connection'}</button></form>
 <p class="muted small">${data.spec !== undefined && fields.length > 0 ? 'Saved fields are tested against the service unless it connects through its own sign-in (then use Connect on the connection page). ' : ''}Credentials are stored encrypted; a secret is never shown again.</p>`,
