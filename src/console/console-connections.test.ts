@@ -260,6 +260,22 @@ describe('GET/POST /console/connections/:id/edit', () => {
     assert.equal((await connections()).find((c) => c.id === id)?.name, 'Orders API v2');
   });
 
+  test('a connection whose provider has no connector here keeps its fields; its name can change', async () => {
+    const res = await t.call('POST', '/api/connections', {
+      body: { name: 'Legacy', provider: 'legacy_crm', shell_connection: true, input: { api_key: 'legacy-secret' } },
+    });
+    assert.equal(res.status, 200, res.text);
+    const form = await admin.get(`/console/connections/${res.body.id}/edit`);
+    assert.equal(form.statusCode, 200);
+    assert.match(form.body, /No connector for legacy_crm on this server/);
+    assert.ok(!form.body.includes('legacy-secret'));
+    const saved = await admin.post(`/console/connections/${res.body.id}/edit`, { name: 'Legacy CRM' });
+    assert.equal(saved.statusCode, 303, saved.body);
+    assert.equal(saved.headers.location, `/console/connections/${res.body.id}?done=connection_saved`);
+    assert.equal((await stored(res.body.id)).api_key, 'legacy-secret');
+    assert.equal((await connections()).find((c) => c.id === res.body.id)?.name, 'Legacy CRM');
+  });
+
   test('unknown ids are 404 pages', async () => {
     for (const res of [
       await admin.get('/console/connections/999999/edit'),
