@@ -30,6 +30,7 @@ import {
   findConnection,
   insertConnection,
   listConnections as listConnectionRows,
+  recipesUsingConnection,
   updateConnection as updateConnectionRow,
   type ConnectionApi,
   type ConnectionScope,
@@ -43,6 +44,7 @@ import { findSaasConnector } from '../../connectors/catalog.ts';
 import { emptyAuthState, openAuthState, sealAuthState } from '../../connectors/connections.ts';
 import type { AuthState, FieldValues } from '../../connectors/definition.ts';
 import { isSecretReference } from './connection-input.ts';
+import { storedFieldsOf, type ConnectionFormSpec, type StoredField } from './connection-fields.ts';
 
 /** The caller as connections see it: its environment and its project scope. */
 export type ConnectionCaller = ConnectionScope & FolderScope;
@@ -376,6 +378,12 @@ async function deleteConnectionUnpublished(
     const current = await findVisible(trx, caller, id);
     const children = await countChildren(trx, id);
     if (children > 0) throw new AppError('connection_in_use', { params: { count: children } });
+    const recipes = await recipesUsingConnection(trx, caller, current);
+    if (recipes.length > 0) {
+      const names = recipes.slice(0, 5).map((r) => r.name);
+      if (recipes.length > 5) names.push(`and ${recipes.length - 5} more`);
+      throw new AppError('connection_used_by_recipes', { params: { count: recipes.length, names: names.join(', ') } });
+    }
     await deleteConnectionRow(trx, caller, id);
     await recordActivity(trx, ctx.clock, actor, {
       eventType: 'connection_deleted',
@@ -540,6 +548,16 @@ export async function describeConnection(
     connectorTitle: definition ? (findConnectorTitle(row.provider) ?? row.provider) : null,
     redirect: rules.known && rules.redirect,
   };
+}
+
+/** What a visible connection holds of each field, for its edit form: values that are not secrets, else only "set". */
+export async function storedConnectionFields(
+  ctx: ServiceContext,
+  caller: ConnectionCaller,
+  id: number,
+  spec: ConnectionFormSpec | undefined,
+): Promise<Record<string, StoredField>> {
+  return storedFieldsOf(ctx, (await findVisible(ctx.db, caller, id)).input_sealed, spec);
 }
 
 function findConnectorTitle(provider: string): string | undefined {
