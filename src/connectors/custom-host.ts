@@ -97,6 +97,7 @@ export async function keepSettings(
   const scope = { workspaceId: sc.recipe.workspaceId, environmentId: sc.recipe.environmentId };
   await authStoreFor(sc.ctx, scope, connectionId).save(auth);
   await followConnection(sc, auth);
+  sc.ctx.notifier.publish('connection.credentials_changed', { connectionId, ...scope });
   return auth;
 }
 

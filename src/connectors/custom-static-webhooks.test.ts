@@ -5,6 +5,7 @@
 // gets the request through `webhook_notification` and `dedup`, a job per event stored before the
 // 200. Another workspace's recipe with the same key never does.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, waitFor, type TestApp } from '../../test/helpers.ts';
 import { dp, log, loggedByJobs, numbered } from '../../test/recipes.ts';
@@ -264,3 +265,133 @@ describe("a custom connector's static webhook (webhook_keys)", () => {
     }
   });
 });
+
+// A key made from the connection: the team the connection is for. Editing the connection while its
+// recipes run moves their calls to the new team at once, on every node, without a restart.
+const TEAM_CODE = `{
+  title: 'Acme Team Chat',
+  connection: {
+    fields: [{ name: 'team' }],
+    authorization: { type: 'custom_auth' }
+  },
+  test: lambda { |_connection| true },
+  webhook_keys: lambda { |_params, _headers, payload| payload['team_id'] },
+  triggers: {
+    new_message: {
+      title: 'New message',
+      webhook_key: lambda { |connection, _input| connection['team'] },
+      webhook_notification: lambda { |_input, payload| payload['messages'] },
+      dedup: lambda { |message| message['id'] },
+      output_fields: lambda { |_| [{ name: 'id' }, { name: 'text' }] }
+    }
+  }
+}
+`;
+
+describe("a custom connector's static webhook key made from the connection", () => {
+  test('an update or a new test of the connection computes the keys of its running recipes again, read by another node', async () => {
+    const made = await t.call('POST', '/api/custom_connectors', { body: { title: 'Acme Team Chat', code: TEAM_CODE } });
+    assert.equal(made.status, 200, made.text);
+    const teamConnector = made.body.data.id as number;
+    const teamProvider = made.body.data.name as string;
+    assert.equal((await t.call('POST', `/api/custom_connectors/${teamConnector}/release`)).status, 200);
+    const connection = async (name: string, team: string) => {
+      const res = await t.call('POST', '/api/connections', {
+        body: { name, provider: teamProvider, input: { team }, shell_connection: false },
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.authorization_status, 'success', res.text);
+      return res.body.id as number;
+    };
+    const edited = await connection('Edited team', 'C1');
+    const untouched = await connection('Other team', 'C9');
+    const recipeOn = async (name: string, connectionId: number) => {
+      const code = numbered({
+        keyword: 'trigger',
+        provider: teamProvider,
+        name: 'new_message',
+        as: 'ev',
+        input: {},
+        block: [log('seen', `${name}:#{${dp(teamProvider, 'ev', 'id')}}`)],
+      });
+      const res = await t.call('POST', '/api/recipes', {
+        body: {
+          recipe: {
+            name,
+            code: JSON.stringify(code),
+            config: JSON.stringify([{ keyword: 'application', provider: teamProvider, account_id: connectionId }]),
+          },
+        },
+      });
+      assert.equal(res.status, 200, res.text);
+      const id = res.body.id as number;
+      assert.equal((await t.call('PUT', `/api/recipes/${id}/start`)).status, 200);
+      return id;
+    };
+    const onEdited = await recipeOn('on edited', edited);
+    const onOther = await recipeOn('on other', untouched);
+
+    // Node B: its own context, node id and notifier over the same database; it receives the calls.
+    const nodeB = createEngine(
+      createServiceContext({ db: t.ctx.db, config: t.ctx.config, secretBox: t.ctx.secretBox, log: t.ctx.log }),
+      { pollMs: 50, workers: 1 },
+    );
+    const keyOf = async (recipeId: number) =>
+      (
+        await t.ctx.db
+          .selectFrom('static_webhook_keys')
+          .select('key_hash')
+          .where('recipe_id', '=', recipeId)
+          .executeTakeFirst()
+      )?.key_hash ?? null;
+    try {
+      await nodeB.start();
+      await nodeB.armed();
+      const call = (team: string, id: string) =>
+        nodeB.receiveStaticWebhook(teamConnector, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          query: {},
+          payload: fromPlain({ team_id: team, messages: [{ id, text: id }] } as never),
+          raw: '{}',
+        });
+      const before = await call('C1', 'm1');
+      assert.equal(before.status === 200 && before.jobIds.length, 1, JSON.stringify(before));
+      const otherKey = await keyOf(onOther);
+
+      // Edited through node A's API while the recipe runs, not tested: the connection is no longer
+      // authorized (its steps would fail), so the recipe leaves the index.
+      const updated = await t.call('PUT', `/api/connections/${edited}`, { body: { input: { team: 'C2' } } });
+      assert.equal(updated.status, 200, updated.text);
+      await waitFor(
+        () => keyOf(onEdited),
+        (hash) => hash === null,
+        'the recipe on a connection no longer authorized leaves the index',
+      );
+      assert.deepEqual(await call('C1', 'm2'), { status: 200, jobIds: [] }, 'the old key reaches nothing');
+
+      // Tested with the new team (shell_connection: false): the key of the new values, at once.
+      const tested = await t.call('PUT', `/api/connections/${edited}`, {
+        body: { input: { team: 'C3' }, shell_connection: false },
+      });
+      assert.equal(tested.status, 200, tested.text);
+      assert.equal(tested.body.authorization_status, 'success', tested.text);
+      await waitFor(
+        () => keyOf(onEdited),
+        (hash) => hash === sha256('C3'),
+        'the running recipe has the key of the edited connection',
+      );
+      assert.deepEqual(await call('C1', 'm4'), { status: 200, jobIds: [] }, 'the old key still reaches nothing');
+      const moved = await call('C3', 'm3');
+      assert.equal(moved.status === 200 && moved.jobIds.length, 1, JSON.stringify(moved));
+      assert.equal(await keyOf(onOther), otherKey, 'a recipe on another connection keeps its key');
+
+      await nodeB.idle();
+      assert.deepEqual((await loggedByJobs(t, onEdited)).messages, ['on edited:m1', 'on edited:m3']);
+    } finally {
+      await nodeB.close(1000);
+    }
+  });
+});
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
