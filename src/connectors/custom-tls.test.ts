@@ -16,6 +16,13 @@ import type { TLSSocket } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, tempDir, type TestApp } from '../../test/helpers.ts';
 import { action, fire, pill, webhookTrigger } from '../../test/recipes.ts';
+import type { Agent } from 'undici';
+import {
+  closeTlsDispatchers,
+  TLS_DISPATCHERS_KEPT,
+  tlsDispatcher,
+  tlsDispatchersKept,
+} from './http/tls-dispatchers.ts';
 
 const dir = tempDir('sb-connector-tls-');
 const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
@@ -85,12 +92,22 @@ const CODE = `{
       { name: 'client_cert', control_type: 'text-area' },
       { name: 'client_key', control_type: 'password' },
       { name: 'passphrase', control_type: 'password', optional: true },
-      { name: 'server_ca', control_type: 'text-area' }
+      { name: 'server_ca', control_type: 'text-area' },
+      { name: 'check', optional: true }
     ],
     authorization: { type: 'custom_auth' },
     base_uri: lambda { |connection| connection['base_url'] }
   },
-  test: lambda { |_connection| true },
+  test: lambda do |connection|
+    if connection['check'] == 'tls'
+      get('/whoami')
+        .tls_client_cert(certificate: connection['client_cert'], key: connection['client_key'],
+                         passphrase: connection['passphrase'])
+        .tls_server_certs(certificates: [connection['server_ca']], strict: true)
+    else
+      true
+    end
+  end,
   actions: {
     whoami: {
       title: 'Who am I',
@@ -147,10 +164,7 @@ describe('a custom connector request with TLS settings of its own, in a recipe s
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
     t = await createTestApp();
-    const made = await t.call('POST', '/api/custom_connectors', { body: { title: 'Acme Bank', code: CODE } });
-    assert.equal(made.status, 200, made.text);
-    provider = made.body.data.name as string;
-    assert.equal((await t.call('POST', `/api/custom_connectors/${made.body.data.id}/release`)).status, 200);
+    provider = await released(t);
   });
   after(async () => {
     await t.close();
@@ -158,7 +172,16 @@ describe('a custom connector request with TLS settings of its own, in a recipe s
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  async function run(actionName: string, input: Record<string, string>) {
+  async function released(app: TestApp): Promise<string> {
+    const made = await app.call('POST', '/api/custom_connectors', { body: { title: 'Acme Bank', code: CODE } });
+    assert.equal(made.status, 200, made.text);
+    assert.equal((await app.call('POST', `/api/custom_connectors/${made.body.data.id}/release`)).status, 200);
+    return made.body.data.name as string;
+  }
+
+  async function run(actionName: string, input: Record<string, string>, app = t, as = provider) {
+    const t = app;
+    const provider = as;
     const connection = await t.call('POST', '/api/connections', {
       body: { name: `Bank ${actionName} ${seen.length}`, provider, input, shell_connection: false },
     });
@@ -240,10 +263,81 @@ describe('a custom connector request with TLS settings of its own, in a recipe s
     }
   });
 
+  test("a connection's test makes its TLS request the same way: authorized, or failed with the reason", async () => {
+    const before = seen.length;
+    const good = await t.call('POST', '/api/connections', {
+      body: { name: 'Bank tested', provider, input: connectionOf({ check: 'tls' }), shell_connection: false },
+    });
+    assert.equal(good.status, 200, good.text);
+    assert.equal(good.body.authorization_status, 'success', good.text);
+    assert.equal(seen.length, before + 1);
+    assert.equal(seen.at(-1), 'switchboard-client');
+    const bad = await t.call('POST', '/api/connections', {
+      body: {
+        name: 'Bank tested badly',
+        provider,
+        input: connectionOf({ check: 'tls', client_cert: 'not a certificate' }),
+        shell_connection: false,
+      },
+    });
+    assert.equal(bad.status, 200, bad.text);
+    assert.equal(bad.body.authorization_status, 'failed', bad.text);
+    assert.match(bad.body.authorization_error, /tls_client_cert: the certificate is not a PEM certificate/);
+    assert.equal(seen.length, before + 1);
+  });
+
+  test('one dispatcher per distinct TLS settings, the last 32 kept, the oldest closed', async () => {
+    const made: Array<{ closed: boolean }> = [];
+    const outbound = {
+      tlsAgent: () => {
+        const agent = { closed: false, close: async () => void (agent.closed = true) };
+        made.push(agent);
+        return agent as unknown as Agent;
+      },
+    };
+    const settings = (i: number) => ({
+      clientCertificate: {
+        certificate: certs.clientCert,
+        key: certs.clientKey,
+        passphrase: `p${i}`,
+        intermediates: [],
+      },
+    });
+    const first = tlsDispatcher(outbound, settings(0));
+    assert.equal(tlsDispatcher(outbound, settings(0)), first, 'the same settings share one');
+    for (let i = 1; i <= TLS_DISPATCHERS_KEPT; i++) tlsDispatcher(outbound, settings(i));
+    assert.equal(made.length, TLS_DISPATCHERS_KEPT + 1);
+    assert.equal(tlsDispatchersKept(outbound), TLS_DISPATCHERS_KEPT);
+    assert.equal(made[0]!.closed, true, 'the least recently used was closed');
+    assert.equal(made.filter((a) => a.closed).length, 1);
+    await closeTlsDispatchers(outbound);
+    assert.equal(made.filter((a) => a.closed).length, TLS_DISPATCHERS_KEPT + 1);
+    assert.equal(tlsDispatchersKept(outbound), 0);
+  });
+
   test('the outbound policy still checks the address: a client certificate does not reach cloud metadata', async () => {
     const job = await run('metadata', connectionOf());
     assert.equal(job.status, 'failed');
     assert.match(job.error ?? '', /Acme Bank \(actions\.metadata\.execute\)/);
     assert.match(job.error ?? '', /link-local|metadata/);
+  });
+
+  test('a name resolving to a refused address is refused with a client certificate too (loopback not allowed)', async () => {
+    const reached = seen.length;
+    const strict = await createTestApp({ env: { OUTBOUND_ALLOW_LOOPBACK: 'false' } });
+    try {
+      const job = await run(
+        'whoami',
+        connectionOf({ base_url: url.replace('127.0.0.1', 'localhost') }),
+        strict,
+        await released(strict),
+      );
+      assert.equal(job.status, 'failed');
+      assert.match(job.error ?? '', /Acme Bank \(actions\.whoami\.execute\)/);
+      assert.match(job.error ?? '', /is refused: .*loopback/);
+      assert.equal(seen.length, reached, 'the service was not reached');
+    } finally {
+      await strict.close();
+    }
   });
 });
