@@ -195,6 +195,13 @@ export async function updateConnection(
 ): Promise<ConnectionApi> {
   const result = await updateConnectionUnpublished(ctx, caller, id, body, actor);
   ctx.notifier.publish('connections.changed', { workspaceId: caller.workspaceId });
+  // What a running recipe's static webhook key is computed from may have changed (docs: src/connectors/README.md).
+  if (body.input !== undefined || body.shell_connection === false || body.custom_oauth_profile_id !== undefined)
+    ctx.notifier.publish('connection.credentials_changed', {
+      connectionId: id,
+      workspaceId: caller.workspaceId,
+      environmentId: caller.environmentId,
+    });
   return result;
 }
 

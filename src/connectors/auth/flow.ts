@@ -166,6 +166,7 @@ export async function finishAuthorization(
       updated_at: at,
     });
     ctx.notifier.publish('connections.changed', { workspaceId: scope.workspaceId });
+    ctx.notifier.publish('connection.credentials_changed', { connectionId: connection.id, ...scope });
     return { connectionId: connection.id, status, error };
   };
   const previous = connection.auth_sealed;

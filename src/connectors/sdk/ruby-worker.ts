@@ -13,7 +13,6 @@ import { createRubyVm, BridgeRefused, type RubyVm } from './ruby-vm.ts';
 import { ProcessExit } from './wasi.ts';
 import { cryptoOperation } from './crypto-ops.ts';
 import { ANSWER_SHARED, WAITED_MS, WAITING_SINCE } from './ruby-answer.ts';
-import { namesTls } from './http-op.ts';
 import type { DirectExchange, WorkerHttpOp } from './request-thread-client.ts';
 
 export interface RubyWorkerData {
@@ -112,9 +111,8 @@ function askPool(op: HostOp): Uint8Array {
   return ask(data.port, op);
 }
 
-/** An HTTP request of a call with an exchange: made by the request thread (TLS options of its own: by the pool's host). */
+/** An HTTP request of a call with an exchange (TLS options of its own included): made by the request thread. */
 function askRequests(op: HostOp, exchange: DirectExchange): Uint8Array {
-  if (namesTls(op.request)) return askPool(op);
   const message: WorkerHttpOp = { call: current!.request.id, request: op.request, exchange };
   return ask(data.requests, message);
 }
