@@ -23,30 +23,38 @@ module Switchboard
   module Host
     module_function
 
+    # Unbuffered: a request is one write, its answer one read in most cases (each is a crossing to
+    # the host, which costs more than the bytes).
     def io
-      @io ||= IO.new(0, 'r+b', autoclose: false).tap { |io| io.sync = true }
+      @io ||= IO.new(0, 'r+b', autoclose: false)
     end
 
     def request(op, fields = {})
       json = JSON.generate(fields.merge('op' => op))
-      io.write([json.bytesize].pack('N') << json.b)
+      io.syswrite([json.bytesize].pack('N') << json.b)
       answer = JSON.parse(receive)
       raise HostError, answer['error'].to_s if answer.is_a?(::Hash) && answer['error']
 
       answer
     end
 
+    READ_BYTES = 64 * 1024
+
     # The next message the host put in the channel (the call is there before `serve` starts).
     def receive
-      header = io.read(4)
-      raise HostError, 'the host channel is closed' unless header && header.bytesize == 4
+      data = io.sysread(READ_BYTES)
+      raise HostError, 'the host channel is closed' if data.bytesize < 4
 
-      io.read(header.unpack1('N')).force_encoding(::Encoding::UTF_8)
+      length = data.unpack1('N')
+      data << io.sysread([length + 4 - data.bytesize, READ_BYTES].min) while data.bytesize < length + 4
+      data.byteslice(4, length).force_encoding(::Encoding::UTF_8)
+    rescue ::EOFError, ::IOError
+      raise HostError, 'the host channel is closed'
     end
 
     # The call's result, as JSON text: a message that takes no answer (`=` marks it).
     def result(json)
-      io.write([json.bytesize + 1].pack('N') << '=' << json.b)
+      io.syswrite([json.bytesize + 1].pack('N') << '=' << json.b)
     end
 
     def crypto(kind, fields)

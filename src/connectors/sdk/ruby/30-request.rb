@@ -24,6 +24,9 @@ module Switchboard
 
     # Chainable parts (each returns the request).
     def params(params)
+      # `get(url)` passes an empty Hash: nothing to keep.
+      return self if @params.nil? && params.is_a?(::Hash) && params.empty?
+
       if params.is_a?(::Hash)
         @params = (@params.is_a?(::Hash) ? @params : HashWithIndifferentAccess.new).merge(params)
       else
@@ -249,6 +252,9 @@ module Switchboard
       [body, "multipart/form-data; boundary=#{boundary}"]
     end
 
+    ACCEPT = { json: 'application/json', xml: 'application/xml' }.freeze
+    private_constant :ACCEPT
+
     def header_named?(name) = @headers.keys.any? { |k| k.to_s.tr('_', '-').casecmp?(name) }
 
     def wire_headers(content_type)
@@ -258,9 +264,7 @@ module Switchboard
       if (@user || @password) && !@digest_auth && !header_named?('authorization')
         out['Authorization'] = "Basic #{::Base64.strict_encode64("#{@user}:#{@password}")}"
       end
-      unless header_named?('accept')
-        out['Accept'] = { json: 'application/json', xml: 'application/xml' }.fetch(@response_format, '*/*')
-      end
+      out['Accept'] = ACCEPT.fetch(@response_format, '*/*') unless header_named?('accept')
       out
     end
 
@@ -288,8 +292,9 @@ module Switchboard
       end
       status = answer['status'].to_i
       raw = ::Base64.strict_decode64(answer['body'].to_s)
-      headers = HashWithIndifferentAccess.new
-      (answer['headers'] || {}).each { |k, v| headers[k.to_s.downcase.tr('-', '_')] = v }
+      plain_headers = {}
+      (answer['headers'] || {}).each { |k, v| plain_headers[k.to_s.downcase.tr('-', '_')] = v }
+      headers = HashWithIndifferentAccess.new(plain_headers)
       if status >= 200 && status < 300 || (status >= 300 && status < 400 && @follow == false)
         @context.__send__(:__detect_on!, raw)
         parsed = parse(raw, headers)
@@ -302,11 +307,14 @@ module Switchboard
       end
     end
 
+    BLANK = /\A[\s\0]*\z/
+    private_constant :BLANK
+
     def parse(raw, _headers)
       case @response_format
       when :json
         text = Convert.text(raw)
-        return HashWithIndifferentAccess.new if text.strip.empty?
+        return HashWithIndifferentAccess.new if BLANK.match?(text)
 
         begin
           Convert.indifferent(::JSON.parse(text))
