@@ -23,8 +23,8 @@ module Switchboard
   module Host
     module_function
 
-    # Unbuffered: a request is one write, its answer one read in most cases (each is a crossing to
-    # the host, which costs more than the bytes).
+    # Unbuffered: a request is one write, its answer two reads (its length, its bytes); each is a
+    # crossing to the host, which costs more than the bytes.
     def io
       @io ||= IO.new(0, 'r+b', autoclose: false)
     end
@@ -38,16 +38,16 @@ module Switchboard
       answer
     end
 
-    READ_BYTES = 64 * 1024
-
-    # The next message the host put in the channel (the call is there before `serve` starts).
+    # The next message the host put in the channel (the call is there before `serve` starts). Its
+    # length, then its bytes read into one string (no other copy of what it carries is left).
     def receive
-      data = io.sysread(READ_BYTES)
-      raise HostError, 'the host channel is closed' if data.bytesize < 4
+      header = io.sysread(4)
+      raise HostError, 'the host channel is closed' unless header.bytesize == 4
 
-      length = data.unpack1('N')
-      data << io.sysread([length + 4 - data.bytesize, READ_BYTES].min) while data.bytesize < length + 4
-      data.byteslice(4, length).force_encoding(::Encoding::UTF_8)
+      length = header.unpack1('N')
+      body = length.zero? ? +'' : io.sysread(length)
+      body << io.sysread(length - body.bytesize) while body.bytesize < length
+      body.force_encoding(::Encoding::UTF_8)
     rescue ::EOFError, ::IOError
       raise HostError, 'the host channel is closed'
     end

@@ -180,6 +180,8 @@ module Switchboard
     end
 
     def with_query(url, query)
+      return url if query.nil? && @params.nil?
+
       query = [query, query_of(@params)].reject { |q| q.nil? || q.empty? }.join('&')
       query.empty? ? url : "#{url}?#{query}"
     end
@@ -218,8 +220,11 @@ module Switchboard
       end
     end
 
+    BODILESS = %w[GET HEAD OPTIONS].freeze
+    private_constant :BODILESS
+
     def body_and_type
-      format = @request_format || (%w[GET HEAD OPTIONS].include?(@method) ? nil : :json)
+      format = @request_format || (BODILESS.include?(@method) ? nil : :json)
       case format
       when nil then [nil, nil]
       when :json then [@payload.nil? ? nil : ::JSON.generate(Convert.plain(@payload)), 'application/json']
