@@ -123,7 +123,14 @@ function postedAnswer(port: MessagePort): string {
   return message.message as string;
 }
 
-function hostRequest(bytes: Uint8Array): Uint8Array {
+/** The byte that starts the call's result (ruby/00-host.rb): the rest is its JSON, kept as text. */
+const RESULT_MARK = 0x3d;
+
+function hostRequest(bytes: Uint8Array): Uint8Array | null {
+  if (bytes[0] === RESULT_MARK) {
+    if (current) current.result = decoder.decode(bytes.subarray(1));
+    return null;
+  }
   const text = decoder.decode(bytes);
   let op: HostOp;
   try {
@@ -133,13 +140,8 @@ function hostRequest(bytes: Uint8Array): Uint8Array {
   }
   if (!current) return encoder.encode(JSON.stringify({ error: 'no call is running' }));
   switch (op.op) {
-    case 'call':
-      return encoder.encode(current.request.call);
     case 'source':
       return encoder.encode(JSON.stringify({ source: current.request.source ?? keptSource }));
-    case 'result':
-      current.result = typeof op.value === 'string' ? op.value : null;
-      return encoder.encode('{}');
     case 'crypto':
       return encoder.encode(JSON.stringify(cryptoOperation(op)));
     case 'tz':
@@ -234,6 +236,7 @@ function run(request: RubyCallRequest): RubyCallReply {
   lastKey = request.key;
   if (request.source !== null) keptSource = request.source;
   current = { request, result: null, logs: [], logBytes: 0 };
+  vm.preload(encoder.encode(request.call));
   let failure: string | null = null;
   try {
     const state = vm.eval('Switchboard::Runtime.serve');
