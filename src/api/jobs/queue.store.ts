@@ -182,51 +182,50 @@ export async function recipesWithQueuedJobs(db: Db): Promise<Array<{ recipe_id: 
 const recipesWithQueuedJobsQuery = prepareQuery<
   Record<string, never>,
   { recipe_id: number; concurrency: number | null }
->(
-  (db) =>
-    db
-      .withRecursive('queued(recipe_id)', (qb) =>
-        qb
-          .selectNoFrom((eb) =>
-            eb
-              .selectFrom('jobs as j')
-              .select('j.recipe_id')
-              .where('j.status', '=', 'queued')
-              .orderBy('j.recipe_id')
-              .limit(1)
-              .as('recipe_id'),
-          )
-          .unionAll((qb2) =>
-            qb2
-              .selectFrom('queued as q')
-              // The next recipe id with a queued job after the last one found: one index seek.
-              .select((eb) =>
-                eb
-                  .selectFrom('jobs as j')
-                  .select('j.recipe_id')
-                  .where('j.status', '=', 'queued')
-                  .whereRef('j.recipe_id', '>', 'q.recipe_id')
-                  .orderBy('j.recipe_id')
-                  .limit(1)
-                  .as('recipe_id'),
-              )
-              .where('q.recipe_id', 'is not', null),
-          ),
-      )
-      // Each id found reads its recipe by its key (null when it is not running): a subquery per id,
-      // not a join, so that neither planner reads the recipes first.
-      .selectFrom('queued as q')
-      .select((eb) => [
-        eb.ref('q.recipe_id').$notNull().as('recipe_id'),
-        eb
-          .selectFrom('recipes as r')
-          .select('r.concurrency')
-          .whereRef('r.id', '=', 'q.recipe_id')
-          .where('r.running', '=', 1)
-          .as('concurrency'),
-      ])
-      .where('q.recipe_id', 'is not', null)
-      .orderBy('q.recipe_id'),
+>((db) =>
+  db
+    .withRecursive('queued(recipe_id)', (qb) =>
+      qb
+        .selectNoFrom((eb) =>
+          eb
+            .selectFrom('jobs as j')
+            .select('j.recipe_id')
+            .where('j.status', '=', 'queued')
+            .orderBy('j.recipe_id')
+            .limit(1)
+            .as('recipe_id'),
+        )
+        .unionAll((qb2) =>
+          qb2
+            .selectFrom('queued as q')
+            // The next recipe id with a queued job after the last one found: one index seek.
+            .select((eb) =>
+              eb
+                .selectFrom('jobs as j')
+                .select('j.recipe_id')
+                .where('j.status', '=', 'queued')
+                .whereRef('j.recipe_id', '>', 'q.recipe_id')
+                .orderBy('j.recipe_id')
+                .limit(1)
+                .as('recipe_id'),
+            )
+            .where('q.recipe_id', 'is not', null),
+        ),
+    )
+    // Each id found reads its recipe by its key (null when it is not running): a subquery per id,
+    // not a join, so that neither planner reads the recipes first.
+    .selectFrom('queued as q')
+    .select((eb) => [
+      eb.ref('q.recipe_id').$notNull().as('recipe_id'),
+      eb
+        .selectFrom('recipes as r')
+        .select('r.concurrency')
+        .whereRef('r.id', '=', 'q.recipe_id')
+        .where('r.running', '=', 1)
+        .as('concurrency'),
+    ])
+    .where('q.recipe_id', 'is not', null)
+    .orderBy('q.recipe_id'),
 );
 
 export type JobClaim = {
