@@ -1,8 +1,7 @@
 // Authoring in Chromium, at a phone's width, from the keyboard: the editor's formula mode (checked
 // as it is typed through the console's same-origin check, saved in the vendor's "=" form), the
-// catalog of connector icons, a test case from a past job and edited on its page, a data table and
-// its columns. One
-// browser for the file.
+// catalog of connector icons, a test case from a past job, written from nothing and edited on its
+// page, a data table and its columns. One browser for the file.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { openBrowser, openSite, signIn, type ConsoleSite } from './console-browser.ts';
@@ -218,6 +217,59 @@ describe('authoring in a browser', () => {
     await page.getByText('Test case deleted.').waitFor();
     assert.deepEqual(asked, ['Delete the test case Edit me?']);
     assert.equal((await t.call('GET', `/api/recipes/${recipe.id}/test_cases/${made.body.data.id}`)).status, 404);
+    assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
+  });
+
+  test("a test case written from nothing on the recipe's page, from the keyboard at a phone width", async () => {
+    const { page } = browser;
+    const { t, recipe } = site;
+    await page.goto(`${site.base}/console/recipes/${recipe.id}`);
+    const link = page.getByRole('link', { name: 'New test case', exact: true });
+    await link.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'New test case', exact: true }).waitFor();
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(Number(overflow) <= 0, `the page is ${String(overflow)} px wider than the window`);
+    await page.getByLabel('Name', { exact: true }).fill('Written in the browser');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('typed, not copied');
+    await page.getByLabel('Trigger output').fill('{"payload": {"order_id": "W-1"}}');
+    const mockStep = page.locator('#mock-0-step');
+    await mockStep.focus();
+    await mockStep.selectOption('greet');
+    await page.locator('#mock-0-value').fill('{"message": "mocked"}');
+    // The path offers the output fields of the step chosen beside it, and follows a new choice.
+    const kind = page.locator('#exp-0-kind');
+    await kind.focus();
+    await kind.selectOption('present');
+    await page.keyboard.press('Tab');
+    const step = page.locator('#exp-0-step');
+    assert.equal(await page.evaluate('document.activeElement.id'), 'exp-0-step', 'Tab goes from the kind to the step');
+    await step.selectOption('hook');
+    const path = page.locator('#exp-0-path');
+    assert.equal(await path.getAttribute('list'), 'tc-paths-0');
+    const offered = await page
+      .locator('#tc-paths-0 option')
+      .evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
+    assert.deepEqual(offered, ['payload', 'headers', 'query_params']);
+    await step.selectOption('thank');
+    assert.equal(await path.getAttribute('list'), null, 'the logger describes no output fields');
+    await step.selectOption('hook');
+    await path.fill('payload.order_id');
+    await path.press('Enter');
+    await page.getByText('Test case created: run it from here.').waitFor();
+    await page.getByRole('heading', { name: 'Written in the browser' }).waitFor();
+    const cases = (await t.call('GET', `/api/recipes/${recipe.id}/test_cases`)).body.data as Array<{
+      id: string;
+      name: string;
+    }>;
+    const id = cases.find((c) => c.name === 'Written in the browser')?.id;
+    assert.ok(id);
+    const saved = (await t.call('GET', `/api/recipes/${recipe.id}/test_cases/${id}`)).body.data;
+    assert.equal(saved.description, 'typed, not copied');
+    assert.deepEqual(saved.trigger_output, { payload: { order_id: 'W-1' } });
+    assert.deepEqual(saved.mocks, [{ step: 'greet', output: { message: 'mocked' } }]);
+    assert.deepEqual(saved.expectations, [{ step: 'hook', output_path: ['payload', 'order_id'], present: true }]);
     assert.deepEqual(browser.problems, [], 'no script error, no CSP violation');
   });
 

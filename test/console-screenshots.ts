@@ -4,6 +4,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { openBrowser, openSite, shoot, signIn } from './console-browser.ts';
 import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
 import { action, condition, dp, log, numbered, webhookRecipe, webhookTrigger } from './recipes.ts';
 
 const dir = path.resolve(import.meta.dirname, '../docs/console');
@@ -48,7 +49,7 @@ try {
     body: { name: 'order-events', description: 'Orders as they change' },
   });
   for (const state of ['created', 'paid', 'shipped'])
-    await t.call('POST', `/api/v1/topics/${topic.body.id}/publish`, { body: { order_id: 'A-1042', state } });
+    await t.call('POST', `/api/v1/topics/${topic.body.data.id}/publish`, { body: { order_id: 'A-1042', state } });
   await t.call('POST', '/api/connections', {
     body: { name: 'Orders backend', provider: 'rest', input: { base_url: 'http://127.0.0.1:8081', auth_type: 'none' } },
   });
@@ -81,7 +82,7 @@ try {
     assert.equal(created.status, 200, created.text);
   }
   const cases = (await t.call('GET', `/api/recipes/${tested.body.id}/test_cases`)).body.data;
-  const testCaseUrl = `${base}/console/recipes/${tested.body.id}/test-cases/${cases[0].id}`;
+  const testCaseUrl = `/console/recipes/${tested.body.id}/test-cases/${cases[0].id}`;
   // A job failing at an IF: its line reads with the condition of the version it ran.
   const coupons = await webhookRecipe(
     t,
@@ -147,76 +148,105 @@ try {
   await t.engine.idle();
   const openTask = (await t.call('GET', '/api/workflow_tasks?status=open')).body.items[0];
 
-  let jobUrl = '';
-  const wide = await openBrowser();
-  try {
-    const { page } = wide;
-    await page.goto(`${base}/console/sign-in`);
-    await shoot(page, dir, 'sign-in');
-    await signIn(page, base, t.adminToken);
-    await shoot(page, dir, 'dashboard');
-    await page.goto(`${base}/console/recipes`);
-    await shoot(page, dir, 'recipes');
-    await page.goto(`${base}/console/recipes/${booking.body.id}`);
-    await shoot(page, dir, 'recipe');
-    await page.goto(`${base}/console/recipes/${booking.body.id}/edit`);
-    await shoot(page, dir, 'editor');
-    await page.goto(`${base}/console/recipes/${site.recipe.id}/jobs`);
-    await shoot(page, dir, 'jobs');
-    await page.locator('table a').first().click();
-    await shoot(page, dir, 'job');
-    jobUrl = page.url();
-    await page.goto(`${jobUrl}/test-case`);
-    await shoot(page, dir, 'test-case-new');
-    await page.goto(`${base}/console/lookup-tables/${site.tableId}`);
-    await shoot(page, dir, 'lookup-table');
-    await page.goto(`${base}/console/api-platform`);
-    await page.getByRole('button', { name: 'Refresh secret of Partner token' }).click();
-    await shoot(page, dir, 'api-platform');
-    await page.goto(`${base}/console/connections`);
-    await shoot(page, dir, 'connections');
-    await page.goto(`${base}/console/topics/${topic.body.id}`);
-    await shoot(page, dir, 'topic');
-    await page.goto(`${base}/console/builds/${build.body.id}`);
-    await shoot(page, dir, 'build');
-    await page.goto(`${base}/console/test-runs/${run.body.data.id}`);
-    await shoot(page, dir, 'test-run');
-    // Scrolled to the form's rows (a screenshot is the window's height).
-    await page.goto(testCaseUrl);
-    await page.locator('#tc-trigger').scrollIntoViewIfNeeded();
-    await page.evaluate('window.scrollBy(0, 300)');
-    await shoot(page, dir, 'test-case');
-    await page.goto(`${base}/console/recipes/${coupons.id}/jobs/${couponJob}`);
-    await page
-      .locator('ol.lines > li')
-      .nth(1)
-      .evaluate((li) => (li as unknown as { scrollIntoView(): void }).scrollIntoView());
-    await shoot(page, dir, 'job-condition');
-    await page.goto(`${base}/console/data-tables/${table.body.data.id}`);
-    await shoot(page, dir, 'data-table');
-    await page.goto(`${base}/console/data-tables/${table.body.data.id}/schema`);
-    await shoot(page, dir, 'data-table-schema');
-    await page.goto(`${base}/console/workflow-tasks/${openTask.id}`);
-    await shoot(page, dir, 'workflow-task');
-  } finally {
-    await wide.close();
-  }
-  const narrow = await openBrowser({ width: 390 });
-  try {
-    await signIn(narrow.page, base, t.adminToken);
-    await narrow.page.goto(`${base}/console/recipes/${site.recipe.id}/jobs`);
-    await shoot(narrow.page, dir, 'jobs-narrow');
-    await narrow.page.goto(`${base}/console/recipes/${booking.body.id}/edit`);
-    await shoot(narrow.page, dir, 'editor-narrow');
-    await narrow.page.goto(`${jobUrl}/test-case`);
-    await shoot(narrow.page, dir, 'test-case-new-narrow');
-    await narrow.page.goto(testCaseUrl);
-    await narrow.page.locator('#exp-0-kind').scrollIntoViewIfNeeded();
-    await shoot(narrow.page, dir, 'test-case-narrow');
-    await narrow.page.goto(`${base}/console/data-tables/new`);
-    await shoot(narrow.page, dir, 'data-table-new-narrow');
-  } finally {
-    await narrow.close();
+  // More to show: a second version to compare, a record and a row to edit, a client, a connection.
+  await t.call('PUT', `/api/recipes/${tested.body.id}`, {
+    body: {
+      recipe: {
+        code: JSON.stringify(
+          numbered(
+            webhookTrigger([
+              log('say', `Order #{${dp('workato_webhooks', 'hook', 'payload', 'order_id')}} confirmed, thank you`),
+            ]),
+          ),
+        ),
+      },
+    },
+  });
+  const record = (await t.call('GET', `/api/data_tables/${table.body.data.id}/records`)).body.data[0].record_id;
+  const row = (await t.call('GET', `/api/lookup_tables/${site.tableId}/rows`)).body[0]?.id;
+  const client = (await t.call('GET', '/api/api_clients')).body[0]?.id;
+  const connection = (await t.call('GET', '/api/connections')).body[0]?.id;
+  const job = (await t.call('GET', `/api/recipes/${site.recipe.id}/jobs`)).body.items[0].id as string;
+  const jobUrl = `/console/recipes/${site.recipe.id}/jobs/${job}`;
+
+  /** Every page of the console, each at 1280 and at 390 pixels wide (`<name>-narrow.png`). */
+  const pages: Array<{ name: string; url: string; then?: (page: Page) => Promise<void> }> = [
+    { name: 'dashboard', url: '/console/' },
+    { name: 'recipes', url: '/console/recipes' },
+    { name: 'recipe', url: `/console/recipes/${booking.body.id}` },
+    { name: 'recipe-tested', url: `/console/recipes/${tested.body.id}` },
+    { name: 'editor', url: `/console/recipes/${booking.body.id}/edit` },
+    { name: 'editor-new', url: '/console/recipes/new' },
+    { name: 'recipe-diff', url: `/console/recipes/${tested.body.id}/versions/diff` },
+    { name: 'jobs', url: `/console/recipes/${site.recipe.id}/jobs` },
+    { name: 'jobs-search', url: `/console/recipes/${site.recipe.id}/jobs?q=missing` },
+    { name: 'job', url: jobUrl },
+    {
+      name: 'job-condition',
+      url: `/console/recipes/${coupons.id}/jobs/${couponJob}`,
+      then: (page) =>
+        page
+          .locator('ol.lines > li')
+          .nth(1)
+          .evaluate((li) => (li as unknown as { scrollIntoView(): void }).scrollIntoView()),
+    },
+    { name: 'test-case-from-job', url: `${jobUrl}/test-case` },
+    { name: 'test-case-new', url: `/console/recipes/${tested.body.id}/test-cases/new` },
+    {
+      name: 'test-case',
+      url: testCaseUrl,
+      // Scrolled to the form's rows (a screenshot is the window's height).
+      then: (page) => page.locator('#exp-0-kind').scrollIntoViewIfNeeded(),
+    },
+    { name: 'test-runs', url: '/console/test-runs' },
+    { name: 'test-run', url: `/console/test-runs/${run.body.data.id}` },
+    { name: 'lookup-tables', url: '/console/lookup-tables' },
+    { name: 'lookup-table-new', url: '/console/lookup-tables/new' },
+    { name: 'lookup-table', url: `/console/lookup-tables/${site.tableId}` },
+    { name: 'lookup-row', url: `/console/lookup-tables/${site.tableId}/rows/${row}` },
+    { name: 'data-tables', url: '/console/data-tables' },
+    { name: 'data-table-new', url: '/console/data-tables/new' },
+    { name: 'data-table', url: `/console/data-tables/${table.body.data.id}` },
+    { name: 'data-table-schema', url: `/console/data-tables/${table.body.data.id}/schema` },
+    { name: 'data-record', url: `/console/data-tables/${table.body.data.id}/records/${record}` },
+    { name: 'workflow-tasks', url: '/console/workflow-tasks' },
+    { name: 'workflow-task', url: `/console/workflow-tasks/${openTask.id}` },
+    { name: 'topics', url: '/console/topics' },
+    { name: 'topic-new', url: '/console/topics/new' },
+    { name: 'topic', url: `/console/topics/${topic.body.data.id}` },
+    { name: 'builds', url: '/console/builds' },
+    { name: 'build', url: `/console/builds/${build.body.id}` },
+    { name: 'deployments', url: '/console/deployments' },
+    { name: 'connections', url: '/console/connections' },
+    { name: 'connection', url: `/console/connections/${connection}` },
+    {
+      name: 'api-platform',
+      url: '/console/api-platform',
+      then: (page) => page.getByRole('button', { name: 'Refresh secret of Partner token' }).click(),
+    },
+    { name: 'api-client-new', url: '/console/api-platform/clients/new' },
+    { name: 'api-client', url: `/console/api-platform/clients/${client}` },
+    { name: 'properties', url: '/console/properties' },
+    { name: 'not-found', url: '/console/recipes/999999' },
+  ];
+  for (const [width, suffix] of [
+    [1280, ''],
+    [390, '-narrow'],
+  ] as const) {
+    const browser = await openBrowser({ width });
+    try {
+      const { page } = browser;
+      await page.goto(`${base}/console/sign-in`);
+      await shoot(page, dir, `sign-in${suffix}`);
+      await signIn(page, base, t.adminToken);
+      for (const { name, url, then } of pages) {
+        await page.goto(`${base}${url}`);
+        if (then) await then(page);
+        await shoot(page, dir, `${name}${suffix}`);
+      }
+    } finally {
+      await browser.close();
+    }
   }
   console.log(
     `screenshots in ${path.relative(process.cwd(), dir)}: ${fs

@@ -1,9 +1,10 @@
-// A test case edited in the console, through HTTP: its page, the form saved as the API's PUT saves
-// (bad JSON or an unknown step refused on its row, nothing saved), deleted, run; roles and CSRF.
+// A test case written and edited in the console, through HTTP: *New test case* (as the API's POST),
+// its page, the form saved as the API's PUT saves (bad JSON or an unknown step refused on its row,
+// nothing saved), an expectation's path offered from the step's outputs, deleted, run; roles and CSRF.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { consoleSignIn, createTestApp, waitFor, type ConsoleBrowser, type TestApp } from '../../test/helpers.ts';
-import { dp, log, webhookRecipe } from '../../test/recipes.ts';
+import { createRecipe, dp, log, webhookRecipe, webhookTrigger } from '../../test/recipes.ts';
 
 let t: TestApp;
 let admin: ConsoleBrowser;
@@ -315,5 +316,167 @@ describe('Run from the test case page', () => {
     );
     assert.match(done.body, /<td>Runs<\/td><td><span class="badge (?:bad|error|failed)">failed<\/span>/);
     assert.match(done.body, /Hello Bob/);
+  });
+});
+
+describe('GET /console/recipes/:id/test-cases/new', () => {
+  test('the recipe page offers New test case; the form starts from the trigger output schema as an example', async () => {
+    const recipePage = await admin.get(`/console/recipes/${recipe.id}`);
+    assert.match(
+      recipePage.body,
+      new RegExp(`<a class="button" href="/console/recipes/${recipe.id}/test-cases/new">New test case</a>`),
+    );
+    const schemaed = await createRecipe(
+      t,
+      webhookTrigger([log('say', 'hi')], {
+        extended_output_schema: [
+          {
+            name: 'payload',
+            type: 'object',
+            properties: [
+              { name: 'order_id', type: 'string' },
+              { name: 'total', type: 'number' },
+              { name: 'paid', type: 'boolean' },
+              { name: 'items', type: 'array', of: 'object', properties: [{ name: 'sku', type: 'string' }] },
+            ],
+          },
+        ],
+      }),
+      { name: 'Schemaed' },
+    );
+    const page = await admin.get(`/console/recipes/${schemaed}/test-cases/new`);
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /<h1>New test case<\/h1>/);
+    const form = formOf(page.body);
+    assert.equal(form.name, '');
+    assert.deepEqual(JSON.parse(form.trigger_output as string), {
+      payload: { order_id: '', total: 0, paid: false, items: [{ sku: '' }] },
+    });
+    assert.match(page.body, /Filled in from the trigger’s output schema/);
+    assert.equal(form['mock:0:step'], '', 'an empty row to add a mock');
+    assert.equal(form['exp:0:kind'], '', 'an empty row to add an expectation');
+    // The trigger's fields and the logger's output, offered for a path; the step choice says which list.
+    assert.match(
+      page.body,
+      /<datalist id="tc-paths-0"><option value="payload"><\/option><option value="headers"><\/option>/,
+    );
+    assert.match(page.body, /<option value="payload.items.sku"><\/option>/);
+    assert.match(
+      page.body,
+      /<option value="hook" data-paths="tc-paths-0">0 · New event via webhook \(hook\)<\/option>/,
+    );
+    // The logger describes no output fields (the editor offers no datapill of it either): no list.
+    assert.match(page.body, /<option value="say">1 · Log message \(say\)<\/option>/);
+    for (const m of page.body.matchAll(/<(?:input|select|textarea) [^>]*id="([^"]+)"/g))
+      assert.match(page.body, new RegExp(`<label for="${m[1]}">`), `label of ${m[1]}`);
+    // A trigger without a schema starts from an empty object.
+    const plain = formOf((await admin.get(`/console/recipes/${recipe.id}/test-cases/new`)).body);
+    assert.match(plain.trigger_output as string, /^\{/);
+  });
+
+  test('a read-only role is refused (403); an unknown recipe is a 404', async () => {
+    assert.equal((await reader.get(`/console/recipes/${recipe.id}/test-cases/new`)).statusCode, 403);
+    assert.doesNotMatch((await reader.get(`/console/recipes/${recipe.id}`)).body, /New test case/);
+    assert.equal((await admin.get('/console/recipes/999999/test-cases/new')).statusCode, 404);
+    assert.equal((await admin.get('/console/recipes/abc/test-cases/new')).statusCode, 400);
+  });
+});
+
+describe('POST /console/recipes/:id/test-cases/new', () => {
+  const url = () => `/console/recipes/${recipe.id}/test-cases/new`;
+  const count = async () => (await t.call('GET', `/api/recipes/${recipe.id}/test_cases`)).body.data.length as number;
+
+  test('creates the test case as the API does and goes to its page', async () => {
+    const form = formOf((await admin.get(url())).body);
+    const created = await admin.post(url(), {
+      ...form,
+      name: 'Written',
+      description: 'from nothing',
+      trigger_output: '{"payload": {"name": "Lin", "coupon": "x"}}',
+      'mock:0:step': 'coupon',
+      'mock:0:kind': 'output',
+      'mock:0:value': '{"message": "X"}',
+      'exp:0:kind': 'equals',
+      'exp:0:step': 'greet',
+      'exp:0:path': 'message',
+      'exp:0:value': '"Hello Lin"',
+      'exp:1:kind': 'present',
+      'exp:1:step': 'hook',
+      'exp:1:path': 'payload.name',
+    });
+    assert.equal(created.statusCode, 303, created.body);
+    const location = created.headers.location as string;
+    const id = /test-cases\/([^?]+)\?done=test_case_written$/.exec(location)?.[1];
+    assert.ok(id, location);
+    const saved = await stored(decodeURIComponent(id));
+    assert.equal(saved.name, 'Written');
+    assert.equal(saved.description, 'from nothing');
+    assert.deepEqual(saved.trigger_output, { payload: { name: 'Lin', coupon: 'x' } });
+    assert.deepEqual(saved.mocks, [{ step: 'coupon', output: { message: 'X' } }]);
+    assert.deepEqual(saved.expectations, [
+      { step: 'greet', output_path: ['message'], equals: 'Hello Lin' },
+      { step: 'hook', output_path: ['payload', 'name'], present: true },
+    ]);
+    const page = await admin.get(location);
+    assert.match(page.body, /Test case created: run it from here\./);
+    // A saved path on the trigger is offered with the trigger's output fields.
+    assert.match(page.body, /id="exp-1-path" name="exp:1:path" value="payload.name" list="tc-paths-0"/);
+    assert.match(page.body, /id="exp-0-path" name="exp:0:path" value="message" data-paths-of="exp-0-step"/);
+    const activity = await t.call('GET', '/api/activity_logs?event_type=test_case_created');
+    assert.match(activity.text, new RegExp(`"resource_id":"${decodeURIComponent(id)}"`));
+    assert.match(activity.text, /"via":"console"/);
+  });
+
+  test('refusals show the form again with what was typed; nothing is created', async () => {
+    const form = formOf((await admin.get(url())).body);
+    const before = await count();
+    const badJson = await admin.post(url(), { ...form, name: 'Bad', trigger_output: '{"payload": ' });
+    assert.equal(badJson.statusCode, 400, badJson.body);
+    assert.match(badJson.body, /role="alert">The test case was not created: each problem is shown on its field\.</);
+    assert.match(badJson.body, /<p class="error-text small" id="tc-trigger-error">Trigger output is not JSON/);
+    assert.match(badJson.body, /name="name"[^>]*value="Bad"/);
+    const blank = await admin.post(url(), { ...form, name: '' });
+    assert.equal(blank.statusCode, 400);
+    assert.match(blank.body, /Name can&#39;t be blank/);
+    const unknownStep = await admin.post(url(), {
+      ...form,
+      name: 'Unknown step',
+      'exp:0:kind': 'ran',
+      'exp:0:step': '#42',
+    });
+    assert.equal(unknownStep.statusCode, 400);
+    assert.match(unknownStep.body, /id="exp-0-error">Expectation 1: step names no step of the recipe: #42/);
+    await newCase({ ...DOC, name: 'Taken name' });
+    const taken = await admin.post(url(), { ...form, name: 'Taken name' });
+    assert.equal(taken.statusCode, 422);
+    assert.match(taken.body, /has already been taken/);
+    assert.equal(await count(), before + 1, 'only the one made through the API');
+
+    const noCsrf = await t.app.inject({
+      method: 'POST',
+      url: url(),
+      headers: { cookie: admin.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'name=NoCsrf',
+    });
+    assert.equal(noCsrf.statusCode, 403);
+    const json = await t.app.inject({
+      method: 'POST',
+      url: url(),
+      headers: { cookie: admin.cookie, 'content-type': 'application/json' },
+      payload: JSON.stringify({ _csrf: admin.csrf, name: 'Json' }),
+    });
+    assert.equal(json.statusCode, 415);
+    const huge = await admin.post(url(), {
+      ...form,
+      name: 'Huge',
+      trigger_output: `{"a": "${'x'.repeat(1_100_000)}"}`,
+    });
+    assert.equal(huge.statusCode, 413);
+    assert.equal((await reader.post(url(), { ...form, name: 'Reader' })).statusCode, 403);
+    assert.equal(
+      (await admin.post('/console/recipes/999999/test-cases/new', { ...form, name: 'Nowhere' })).statusCode,
+      404,
+    );
+    assert.equal(await count(), before + 1, 'nothing was created');
   });
 });

@@ -86,6 +86,7 @@ const NOTICES: Record<string, string> = {
   data_table_deleted: 'Data table deleted.',
   test_case_created: 'Test case created: run it from the list below.',
   test_case_saved: 'Test case saved.',
+  test_case_written: 'Test case created: run it from here.',
   test_case_deleted: 'Test case deleted.',
 };
 

@@ -1,5 +1,6 @@
 // Switchboard console: the little JavaScript the pages use. Everything works without it, except
-// that times stay in UTC and changes are not confirmed.
+// that times stay in UTC, changes are not confirmed, and an expectation's path offers the output
+// fields of the step drawn with the page rather than the one just chosen.
 'use strict';
 
 // Times in the browser's time zone: the server writes ISO times in <time datetime>.
@@ -27,4 +28,16 @@ if (secret) {
   const selection = window.getSelection();
   selection.removeAllRanges();
   selection.addRange(range);
+}
+
+// An expectation's path offers the output fields of the step chosen beside it (its datalist).
+for (const input of document.querySelectorAll('input[data-paths-of]')) {
+  const select = document.getElementById(input.getAttribute('data-paths-of'));
+  if (!select) continue;
+  select.addEventListener('change', () => {
+    const option = select.selectedOptions[0];
+    const list = option && option.getAttribute('data-paths');
+    if (list) input.setAttribute('list', list);
+    else input.removeAttribute('list');
+  });
 }

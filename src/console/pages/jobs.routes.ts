@@ -185,70 +185,61 @@ export function consoleJobsRoutes(fastify: FastifyInstance, kit: ConsoleKit): vo
       const { status, after, before } = request.query;
       const q = (request.query.q ?? '').trim();
       const date = request.query.date ?? '';
-      if (q !== '' || date !== '') {
-        const recipe = await getRecipe(ctx, auth, request.params.id, false).catch((error: unknown) => {
-          throw error instanceof AppError ? error : new AppError('not_found');
-        });
+      const tests = request.query.tests === 'true';
+      const recipe = await getRecipe(ctx, auth, request.params.id, false).catch((error: unknown) => {
+        throw error instanceof AppError ? error : new AppError('not_found');
+      });
+      const listed = q !== '' || date !== '' ? await searched() : await paged();
+      return send(
+        reply,
+        jobListPage(
+          { ...frameOf(request, 'recipes'), title: 'Jobs' },
+          { recipe: { id: recipe.id, name: recipe.name }, status: status || undefined, tests, ...listed },
+        ),
+      );
+
+      /** A search by id, title or status from a day: older pages from the last job found. */
+      async function searched() {
         const found = await searchJobs(ctx, auth, recipe.id, {
           q,
           date,
           after,
           status: status || undefined,
-          testJobs: request.query.tests === 'true' ? 'only' : 'exclude',
+          testJobs: tests ? 'only' : 'exclude',
           perPage: PAGE_SIZE,
         });
         const jobs = found.items.slice(0, PAGE_SIZE);
         // The recipe's counters, as the list without a search shows them.
         const totals = await listJobs(ctx, auth, recipe.id, { per_page: '1' });
-        return send(
-          reply,
-          jobListPage(
-            { ...frameOf(request, 'recipes'), title: 'Jobs' },
-            {
-              recipe: { id: recipe.id, name: recipe.name },
-              jobs,
-              counts: { succeeded: totals.job_succeeded_count, failed: totals.job_failed_count, all: totals.job_count },
-              status: status || undefined,
-              tests: request.query.tests === 'true',
-              older: found.items.length > PAGE_SIZE ? jobs[jobs.length - 1]?.id : undefined,
-              search: { q, date, byId: found.byId, searchedTo: found.searchedTo },
-            },
-          ),
-        );
+        return {
+          jobs,
+          counts: { succeeded: totals.job_succeeded_count, failed: totals.job_failed_count, all: totals.job_count },
+          older: found.items.length > PAGE_SIZE ? jobs[jobs.length - 1]?.id : undefined,
+          search: { q, date, byId: found.byId, searchedTo: found.searchedTo },
+        };
       }
-      const tests = request.query.tests === 'true';
-      const recipe = await getRecipe(ctx, callerWith(request, 'jobs:read'), request.params.id, false).catch(
-        (error: unknown) => {
-          throw error instanceof AppError ? error : new AppError('not_found');
-        },
-      );
-      const cursor = before ? { offset_job_id: before, prev: 'true' } : after ? { offset_job_id: after } : {};
-      // One more than a page tells whether there is a page beyond.
-      const list = await listJobs(ctx, auth, request.params.id, {
-        ...(status ? { status } : {}),
-        ...cursor,
-        per_page: String(PAGE_SIZE + 1),
-        test_jobs: tests ? 'only' : 'exclude',
-      });
-      const more = list.items.length > PAGE_SIZE;
-      const jobs = before ? list.items.slice(-PAGE_SIZE) : list.items.slice(0, PAGE_SIZE);
-      const olderExists = before ? true : more;
-      const newerExists = before ? more : after !== undefined;
-      return send(
-        reply,
-        jobListPage(
-          { ...frameOf(request, 'recipes'), title: 'Jobs' },
-          {
-            recipe: { id: recipe.id, name: recipe.name },
-            jobs,
-            counts: { succeeded: list.job_succeeded_count, failed: list.job_failed_count, all: list.job_count },
-            status: status || undefined,
-            tests,
-            older: olderExists && jobs.length > 0 ? jobs[jobs.length - 1]?.id : undefined,
-            newer: newerExists && jobs.length > 0 ? jobs[0]?.id : undefined,
-          },
-        ),
-      );
+
+      /** The latest jobs, paged both ways from a cursor. */
+      async function paged() {
+        const cursor = before ? { offset_job_id: before, prev: 'true' } : after ? { offset_job_id: after } : {};
+        // One more than a page tells whether there is a page beyond.
+        const list = await listJobs(ctx, auth, recipe.id, {
+          ...(status ? { status } : {}),
+          ...cursor,
+          per_page: String(PAGE_SIZE + 1),
+          test_jobs: tests ? 'only' : 'exclude',
+        });
+        const more = list.items.length > PAGE_SIZE;
+        const jobs = before ? list.items.slice(-PAGE_SIZE) : list.items.slice(0, PAGE_SIZE);
+        const olderExists = before ? true : more;
+        const newerExists = before ? more : after !== undefined;
+        return {
+          jobs,
+          counts: { succeeded: list.job_succeeded_count, failed: list.job_failed_count, all: list.job_count },
+          older: olderExists && jobs.length > 0 ? jobs[jobs.length - 1]?.id : undefined,
+          newer: newerExists && jobs.length > 0 ? jobs[0]?.id : undefined,
+        };
+      }
     },
   );
 

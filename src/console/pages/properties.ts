@@ -38,7 +38,7 @@ export function propertiesPage(frame: PageFrame, data: PropertiesData, csrf: str
     html`${data.message ? notice(data.message.text, data.message.kind) : ''}${refusalNotice(data.refusal)}
 <form method="get" action="/console/properties" class="filters">
   <label for="level-project">Project id</label><input id="level-project" name="project_id" type="number" min="1" value="${project}">
-  <button type="submit">Show the project's</button>${data.projectId !== undefined ? html` <a href="/console/properties">Show the environment's</a>` : ''}
+  <button type="submit">Show project properties</button>${data.projectId !== undefined ? html` <a href="/console/properties">Show environment properties</a>` : ''}
 </form>
 <h2>${data.projectId !== undefined ? `Properties of project ${data.projectId}` : 'Environment properties'}</h2>
 ${

@@ -216,9 +216,9 @@ function testCasesSection(recipeId: number, cases: readonly TestCaseSummary[], c
   return html`<section aria-labelledby="tests-title"><h2 id="tests-title">Test cases</h2>
 ${
   cases.length === 0
-    ? html`<p class="muted">No test case. Add them with <code>POST /api/recipes/${recipeId}/test_cases</code>.</p>`
+    ? html`<p class="muted">No test case yet.${canRun ? ' Write one here, or create one from a job of this recipe (its page has Create test case).' : ''}</p>`
     : html`<table><thead><tr><th scope="col">Test case</th><th scope="col">Description</th><th scope="col">Updated</th>${canRun ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead><tbody>
 ${cases.map((c) => html`<tr><td><a href="/console/recipes/${recipeId}/test-cases/${c.id}">${c.name}</a></td><td>${c.description}</td><td>${time(c.updated_at)}</td>${canRun ? html`<td>${runForm(html`Run<span class="visually-hidden"> ${c.name}</span>`, c.id)}</td>` : ''}</tr>`)}</tbody></table>
 ${canRun ? runForm('Run all test cases') : ''}`
-}</section>`;
+}${canRun ? html`<p><a class="button" href="/console/recipes/${recipeId}/test-cases/new">New test case</a></p>` : ''}</section>`;
 }

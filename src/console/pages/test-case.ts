@@ -36,6 +36,50 @@ export function stepOptions(code: string, words: StepWords): StepOption[] {
   return out.sort((a, b) => a.number - b.number);
 }
 
+/**
+ * An example of what a trigger gives, from its output schema (the connector's output fields and the
+ * step's `extended_output_schema`, vendor field lists): each field with an empty value of its type.
+ * Bounded: five levels, 500 fields.
+ */
+export function exampleOfSchema(fields: unknown): Record<string, unknown> {
+  let count = 0;
+  const of = (list: unknown, depth: number): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    if (!Array.isArray(list) || depth > 5) return out;
+    for (const f of list as unknown[]) {
+      if (typeof f !== 'object' || f === null || count >= 500) continue;
+      const {
+        name,
+        type,
+        of: item,
+        properties,
+      } = f as { name?: unknown; type?: unknown; of?: unknown; properties?: unknown };
+      if (typeof name !== 'string' || name === '') continue;
+      count += 1;
+      const nested = Array.isArray(properties) && properties.length > 0 ? of(properties, depth + 1) : undefined;
+      out[name] =
+        type === 'array'
+          ? nested
+            ? [nested]
+            : item === 'integer' || item === 'number'
+              ? [0]
+              : []
+          : type === 'object' || (type === undefined && nested)
+            ? (nested ?? {})
+            : type === 'integer' || type === 'number'
+              ? 0
+              : type === 'boolean'
+                ? false
+                : '';
+    }
+    return out;
+  };
+  return of(fields, 0);
+}
+
+/** Output field paths by step (as a test case names it), for an expectation's path: dotted. */
+export type StepPaths = ReadonlyMap<string, readonly string[]>;
+
 export interface MockRow {
   step: string;
   kind: 'output' | 'error';
@@ -273,9 +317,27 @@ export interface TestCasePageData {
   /** What the form shows: the stored test case, or what was typed when it was refused. */
   draft: TestCaseDraft;
   steps: readonly StepOption[];
+  /** Each step's output fields, offered for an expectation's path. */
+  paths: StepPaths;
   canWrite: boolean;
   refusal?: Refusal | undefined;
   notice?: Html | '';
+}
+
+/** The id of the datalist of a step's output fields. */
+function pathListId(steps: readonly StepOption[], ref: string): string {
+  const step = steps.find((s) => s.ref === ref);
+  return step ? `tc-paths-${step.number}` : '';
+}
+
+/** One datalist of output fields per step that has them, for the expectations' paths. */
+function pathLists(steps: readonly StepOption[], paths: StepPaths): Html {
+  return html`${steps.map((s) => {
+    const list = paths.get(s.ref) ?? [];
+    return list.length === 0
+      ? ''
+      : html`<datalist id="tc-paths-${s.number}">${list.map((path) => html`<option value="${path}"></option>`)}</datalist>`;
+  })}`;
 }
 
 function stepSelect(
@@ -285,12 +347,15 @@ function stepSelect(
   steps: readonly StepOption[],
   blank: string,
   problemsId: string | null,
+  paths?: StepPaths,
 ): Html {
+  const listOf = (s: StepOption) =>
+    paths && (paths.get(s.ref)?.length ?? 0) > 0 ? html` data-paths="tc-paths-${s.number}"` : '';
   const known = chosen === '' || steps.some((s) => s.ref === chosen);
   return html`<select id="${id}" name="${name}"${problemsId ? html` aria-invalid="true" aria-describedby="${problemsId}"` : ''}>
 <option value=""${chosen === '' ? html` selected` : ''}>${blank}</option>
 ${known ? '' : html`<option value="${chosen}" selected>${chosen} (not a step of the recipe)</option>`}
-${steps.map((s) => html`<option value="${s.ref}"${s.ref === chosen ? html` selected` : ''}>${s.number} · ${s.words}${s.ref.startsWith('#') ? '' : ` (${s.ref})`}</option>`)}
+${steps.map((s) => html`<option value="${s.ref}"${s.ref === chosen ? html` selected` : ''}${listOf(s)}>${s.number} · ${s.words}${s.ref.startsWith('#') ? '' : ` (${s.ref})`}</option>`)}
 </select>`;
 }
 
@@ -323,9 +388,12 @@ function expectationRowMarkup(
   row: ExpectationRow,
   steps: readonly StepOption[],
   errors: FieldErrors | undefined,
+  paths: StepPaths,
 ): Html {
   const problems = rowProblems(errors, 'expectations', i);
   const id = `exp-${i}`;
+  // The chosen step's output fields (console.js follows the step picked; without script, as drawn).
+  const listed = (paths.get(row.step)?.length ?? 0) > 0 ? pathListId(steps, row.step) : '';
   const isNew = row.kind === '';
   return html`<div class="mock-row" role="group" aria-labelledby="${id}-title">
 <p class="row-title" id="${id}-title">${isNew ? 'New expectation' : `Expectation ${i + 1}`}</p>
@@ -333,8 +401,8 @@ function expectationRowMarkup(
 <option value=""${isNew ? html` selected` : ''}>${isNew ? '(none: add no expectation)' : '(choose)'}</option>
 ${Object.entries(EXPECTATION_KINDS).map(([k, label]) => html`<option value="${k}"${row.kind === k ? html` selected` : ''}>${label}</option>`)}
 </select></div>
-<div class="field"><label for="${id}-step">Step <span class="muted small">(not for the job's status)</span></label>${stepSelect(`${id}-step`, `exp:${i}:step`, row.step, steps, '(the job)', problems.length > 0 ? `${id}-error` : null)}</div>
-<div class="field"><label for="${id}-path">Output path <span class="muted small">(dotted: body.name)</span></label><input id="${id}-path" name="exp:${i}:path" value="${row.path}" autocomplete="off" spellcheck="false"></div>
+<div class="field"><label for="${id}-step">Step <span class="muted small">(not for the job's status)</span></label>${stepSelect(`${id}-step`, `exp:${i}:step`, row.step, steps, '(the job)', problems.length > 0 ? `${id}-error` : null, paths)}</div>
+<div class="field"><label for="${id}-path">Output path <span class="muted small">(dotted: body.name${listed ? '; the step’s output fields are offered' : ''})</span></label><input id="${id}-path" name="exp:${i}:path" value="${row.path}"${listed ? html` list="${listed}"` : ''} data-paths-of="${id}-step" autocomplete="off" spellcheck="false"></div>
 <div class="field"><label for="${id}-value">Value <span class="muted small">(JSON: "text", 42, true)</span></label><input id="${id}-value" name="exp:${i}:value" value="${row.value}" autocomplete="off" spellcheck="false"></div>
 ${isNew ? '' : html`<div class="check"><input type="checkbox" id="${id}-remove" name="exp:${i}:remove" value="1"${row.remove ? html` checked` : ''}><label for="${id}-remove">Remove this expectation</label></div>`}
 ${fieldProblems(id, isNew ? 'New expectation:' : `Expectation ${i + 1}:`, problems)}</div>`;
@@ -362,28 +430,31 @@ function readOnlyBody(draft: TestCaseDraft, steps: readonly StepOption[]): Html 
 <p>Steps not mocked ${draft.allowExternal ? 'may' : 'may not'} reach outside Switchboard.</p>`;
 }
 
-export function testCasePage(frame: PageFrame, data: TestCasePageData, csrf: string): string {
-  const { recipe, testCase, draft, steps } = data;
-  const base = `/console/recipes/${recipe.id}/test-cases/${testCase.id}`;
-  const errors = data.refusal?.errors;
-  const facts = html`<p><a href="/console/recipes/${recipe.id}">${recipe.name}</a> · test case <code>${testCase.id}</code> · updated ${time(testCase.updated_at)}</p>`;
-  if (!data.canWrite) return page(frame, html`${data.notice ?? ''}${facts}${readOnlyBody(draft, steps)}`);
-  // One empty row to add a mock and one to add an expectation, below those the test case has.
-  const mocks = draft.mocks.some((m) => m.step === '' && m.value === '')
-    ? draft.mocks
-    : [...draft.mocks, { step: '', kind: 'output' as const, value: '', errorType: '', remove: false }];
-  const expectations = draft.expectations.some((x) => x.kind === '')
-    ? draft.expectations
-    : [...draft.expectations, { kind: '' as const, step: '', path: '', value: '', remove: false }];
-  return page(
-    frame,
-    html`${data.notice ?? ''}${refusalNotice(data.refusal)}${facts}
-<div class="actions"><form method="post" action="/console/test-runs" class="inline">${csrfField(csrf)}<input type="hidden" name="recipe_id" value="${recipe.id}"><input type="hidden" name="test_case_id" value="${testCase.id}"><button type="submit">Run this test case</button></form>
-<form method="post" action="${base}/delete" class="inline">${csrfField(csrf)}<button type="submit" class="danger" data-confirm="Delete the test case ${testCase.name}?">Delete test case</button></form></div>
-<form method="post" action="${base}" class="stack test-case" novalidate>${csrfField(csrf)}
-${field({ id: 'tc-name', name: 'name', label: 'Name', value: draft.name, errors, required: true, maxlength: 255 })}
+/** A draft with one empty row to add a mock and one to add an expectation, below those it has. */
+function withEmptyRows(draft: TestCaseDraft): TestCaseDraft {
+  return {
+    ...draft,
+    mocks: draft.mocks.some((m) => m.step === '' && m.value === '')
+      ? draft.mocks
+      : [...draft.mocks, { step: '', kind: 'output' as const, value: '', errorType: '', remove: false }],
+    expectations: draft.expectations.some((x) => x.kind === '')
+      ? draft.expectations
+      : [...draft.expectations, { kind: '' as const, step: '', path: '', value: '', remove: false }],
+  };
+}
+
+/** The form's fields, the same for a new test case and one edited: what the API's create and update take. */
+function testCaseFields(
+  draft: TestCaseDraft,
+  steps: readonly StepOption[],
+  paths: StepPaths,
+  errors: FieldErrors | undefined,
+  triggerHint: string,
+): Html {
+  const { mocks, expectations } = withEmptyRows(draft);
+  return html`${field({ id: 'tc-name', name: 'name', label: 'Name', value: draft.name, errors, required: true, maxlength: 255 })}
 ${field({ id: 'tc-description', name: 'description', label: 'Description', value: draft.description, errors, rows: 2, maxlength: 10_000 })}
-${field({ id: 'tc-trigger', name: 'trigger_output', label: 'Trigger output', value: draft.triggerOutput, errors, rows: Math.min(16, Math.max(4, draft.triggerOutput.split('\n').length)), hint: 'JSON: the trigger’s output as the recipe’s datapills read it (a webhook’s {"payload": …}).' })}
+${field({ id: 'tc-trigger', name: 'trigger_output', label: 'Trigger output', value: draft.triggerOutput, errors, rows: Math.min(16, Math.max(4, draft.triggerOutput.split('\n').length)), hint: triggerHint })}
 <fieldset class="stack"><legend>Mocks</legend>
 <span class="muted small">A mocked step does not run: it gives this output or fails with this error.</span>
 ${fieldProblems('tc-mocks', 'Mocks', problemsOf(errors, 'mocks'))}
@@ -392,10 +463,51 @@ ${mocks.map((row, i) => mockRowMarkup(i, row, steps, errors))}
 <fieldset class="stack"><legend>Expectations</legend>
 <span class="muted small">Without one, the test passes when the job succeeds (or fails only in steps expected to fail).</span>
 ${fieldProblems('tc-expectations', 'Expectations', problemsOf(errors, 'expectations'))}
-${expectations.map((row, i) => expectationRowMarkup(i, row, steps, errors))}
+${expectations.map((row, i) => expectationRowMarkup(i, row, steps, errors, paths))}
+${pathLists(steps, paths)}
 </fieldset>
 <div class="check"><input type="checkbox" id="tc-external" name="allow_external" value="1"${draft.allowExternal ? html` checked` : ''}><label for="tc-external">Let steps that are not mocked reach outside Switchboard</label></div>
-${fieldProblems('tc-doc', 'Test case', problemsOf(errors, 'test_case'))}
+${fieldProblems('tc-doc', 'Test case', problemsOf(errors, 'test_case'))}`;
+}
+
+const TRIGGER_HINT = 'JSON: the trigger’s output as the recipe’s datapills read it (a webhook’s {"payload": …}).';
+
+export function testCasePage(frame: PageFrame, data: TestCasePageData, csrf: string): string {
+  const { recipe, testCase, draft, steps } = data;
+  const base = `/console/recipes/${recipe.id}/test-cases/${testCase.id}`;
+  const errors = data.refusal?.errors;
+  const facts = html`<p><a href="/console/recipes/${recipe.id}">${recipe.name}</a> · test case <code>${testCase.id}</code> · updated ${time(testCase.updated_at)}</p>`;
+  if (!data.canWrite) return page(frame, html`${data.notice ?? ''}${facts}${readOnlyBody(draft, steps)}`);
+  return page(
+    frame,
+    html`${data.notice ?? ''}${refusalNotice(data.refusal)}${facts}
+<div class="actions"><form method="post" action="/console/test-runs" class="inline">${csrfField(csrf)}<input type="hidden" name="recipe_id" value="${recipe.id}"><input type="hidden" name="test_case_id" value="${testCase.id}"><button type="submit">Run this test case</button></form>
+<form method="post" action="${base}/delete" class="inline">${csrfField(csrf)}<button type="submit" class="danger" data-confirm="Delete the test case ${testCase.name}?">Delete test case</button></form></div>
+<form method="post" action="${base}" class="stack test-case" novalidate>${csrfField(csrf)}
+${testCaseFields(draft, steps, data.paths, errors, TRIGGER_HINT)}
 <button type="submit" class="primary">Save test case</button></form>`,
+  );
+}
+
+export interface NewTestCasePageData {
+  recipe: { id: number; name: string };
+  draft: TestCaseDraft;
+  steps: readonly StepOption[];
+  paths: StepPaths;
+  /** The trigger's output schema gave the example in the trigger output. */
+  fromSchema: boolean;
+  refusal?: Refusal | undefined;
+}
+
+/** *New test case*: the same fields as a test case's page, empty but for the trigger's example. */
+export function newTestCasePage(frame: PageFrame, data: NewTestCasePageData, csrf: string): string {
+  const { recipe, draft, steps } = data;
+  return page(
+    frame,
+    html`${refusalNotice(data.refusal)}<p><a href="/console/recipes/${recipe.id}">${recipe.name}</a></p>
+<p>A test case runs the recipe from a trigger output you write, with the steps you mock giving what you say, and checks what you expect. To start from what a job received, open the job and press <em>Create test case</em>.</p>
+<form method="post" action="/console/recipes/${recipe.id}/test-cases/new" class="stack test-case" novalidate>${csrfField(csrf)}
+${testCaseFields(draft, steps, data.paths, data.refusal?.errors, data.fromSchema ? `${TRIGGER_HINT} Filled in from the trigger’s output schema: replace the empty values.` : TRIGGER_HINT)}
+<button type="submit" class="primary">Create test case</button></form>`,
   );
 }

@@ -26,8 +26,8 @@ export function workflowTasksPage(frame: PageFrame, data: TasksData): string {
 ${
   data.tasks.length === 0
     ? html`<p class="muted">No ${data.status} task.</p>`
-    : html`<table><thead><tr><th scope="col">Task</th><th scope="col">Kind</th><th scope="col">Assignee</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Job</th></tr></thead><tbody>
-${data.tasks.map((t) => html`<tr><td><a href="/console/workflow-tasks/${t.id}">${t.name}</a></td><td>${t.task_type}</td><td>${t.assignee ?? ''}</td><td>${statusBadge(t.status)}</td><td>${time(t.created_at)}</td><td>${time(t.expires_at)}</td><td><a href="/console/recipes/${t.recipe_id}/jobs/${encodeURIComponent(t.job_id)}">${t.job_id}</a></td></tr>`)}
+    : html`<table><thead><tr><th scope="col">Task</th><th scope="col" class="wide-only">Kind</th><th scope="col">Assignee</th><th scope="col" class="wide-only">State</th><th scope="col">Created</th><th scope="col" class="wide-only">Expires</th><th scope="col">Job</th></tr></thead><tbody>
+${data.tasks.map((t) => html`<tr><td><a href="/console/workflow-tasks/${t.id}">${t.name}</a></td><td class="wide-only">${t.task_type}</td><td>${t.assignee ?? ''}</td><td class="wide-only">${statusBadge(t.status)}</td><td>${time(t.created_at)}</td><td class="wide-only">${time(t.expires_at)}</td><td><a href="/console/recipes/${t.recipe_id}/jobs/${encodeURIComponent(t.job_id)}">${t.job_id}</a></td></tr>`)}
 </tbody></table>`
 }
 <p class="muted small">The 100 latest ${data.status} tasks.</p>`,
