@@ -46,7 +46,15 @@ async function postgresServer(): Promise<string> {
     server = { url: given };
     return given;
   }
-  const cluster = await startPostgresCluster({ shared_buffers: '256MB', max_wal_size: '8GB' });
+  const cluster = await startPostgresCluster({
+    shared_buffers: '256MB',
+    max_wal_size: '8GB',
+    // BENCH_PG_STATEMENTS=1: pg_stat_statements loaded (statements inside functions counted too),
+    // so that a benchmark can print where the server's time went. Off by default: it costs a little.
+    ...(statementsTracked()
+      ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' }
+      : {}),
+  });
   cluster.start();
   releaseAtExit(() => cluster.remove());
   server = { url: cluster.url, cluster };
@@ -55,6 +63,49 @@ async function postgresServer(): Promise<string> {
     `PostgreSQL ${cluster.url.replace(/\/postgres$/, '')} (started for the benchmark, fsync on, max_wal_size 8GB; ${warmUp})\n`,
   );
   return cluster.url;
+}
+
+/**
+ * BENCH_PG_STATEMENTS=1 in the environment: the server the benchmark starts loads
+ * pg_stat_statements (a server given by BENCH_DATABASE_URL must have it in shared_preload_libraries).
+ */
+export function statementsTracked(): boolean {
+  return process.env.BENCH_PG_STATEMENTS === '1';
+}
+
+/**
+ * CPU time (user + system, µs) of the benchmark's PostgreSQL server so far: the postmaster, its
+ * children alive now (backends, writers) and those it has reaped. Null before a server was used, or
+ * when the server's files are not on this machine (a BENCH_DATABASE_URL elsewhere).
+ */
+export async function postgresCpuMicros(): Promise<number | null> {
+  if (!server) return null;
+  const fs = await import('node:fs');
+  const [dataDir] = await queryRows<{ data_directory: string }>(
+    { dataDir: '', databaseUrl: server.url },
+    '',
+    'show data_directory',
+    [],
+  );
+  const pidFile = `${dataDir?.data_directory}/postmaster.pid`;
+  if (!dataDir || !fs.existsSync(pidFile)) return null;
+  const postmaster = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+  const statOf = (pid: number | string) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    } catch {
+      return [];
+    }
+  };
+  // Fields after the command: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14).
+  const own = statOf(postmaster);
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statOf(entry);
+    if (Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return Number.isFinite(ticks) ? ticks * 10_000 : null;
 }
 
 /** Write-ahead log written before the first measurement, so that the log has a steady size. */

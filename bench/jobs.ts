@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { cpuMicros, load, loadOptions, row, startChild } from './lib.ts';
-import { queryRows, recordFigure } from './database.ts';
+import { postgresCpuMicros, queryRows, recordFigure, statementsTracked } from './database.ts';
 import { startSwitchboard } from './platform.ts';
 import { createPySandbox, installedPythonSnapshotFile } from '../src/engine/sandbox/py-sandbox.ts';
 
@@ -147,9 +147,15 @@ export async function run(options: { seconds: number; connections: number }): Pr
             )[0]!.n,
           )
         : null;
+    const tracked = sb.databaseUrl !== undefined && statementsTracked();
+    if (tracked) {
+      await queryRows(sb, '', 'create extension if not exists pg_stat_statements', []);
+      await queryRows(sb, '', 'select pg_stat_statements_reset()', []);
+    }
     const commits0 = await commits();
     const t0 = Date.now();
     const cpu0 = cpuMicros(sb.process.pid);
+    const pgCpu0 = sb.databaseUrl ? await postgresCpuMicros() : null;
     const ours = await load({
       url: hook,
       method: 'POST',
@@ -165,6 +171,17 @@ export async function run(options: { seconds: number; connections: number }): Pr
       await new Promise((r) => setTimeout(r, 200));
     }
     const cpu1 = cpuMicros(sb.process.pid);
+    const pgCpu1 = sb.databaseUrl ? await postgresCpuMicros() : null;
+    const statements = tracked
+      ? await queryRows<{ calls: number; total_ms: number; rows: number; query: string }>(
+          sb,
+          '',
+          `select calls::int, total_exec_time::float8 as total_ms, rows::int, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as query
+             from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
+             order by total_exec_time desc limit 14`,
+          [],
+        )
+      : [];
     const baseline = await load({
       url: `${bare.url}/token`,
       method: 'POST',
@@ -217,6 +234,17 @@ export async function run(options: { seconds: number; connections: number }): Pr
       console.log(
         `PostgreSQL transactions committed per job (each statement in autocommit is one; webhook, run, record): ${((commits1 - commits0) / jobs.length).toFixed(2)}`,
       );
+    if (pgCpu0 !== null && pgCpu1 !== null)
+      console.log(
+        `PostgreSQL server CPU per job (every backend and the server's own processes; user + system): ${((pgCpu1 - pgCpu0) / jobs.length).toFixed(0)} us`,
+      );
+    if (statements.length > 0) {
+      console.log('PostgreSQL statements by execution time (pg_stat_statements; inside functions too), per job:');
+      for (const s of statements)
+        console.log(
+          `  ${(s.calls / jobs.length).toFixed(3).padStart(7)} calls ${((1000 * s.total_ms) / jobs.length).toFixed(0).padStart(5)} us ${(s.rows / Math.max(1, s.calls)).toFixed(1).padStart(6)} rows/call  ${s.query}`,
+        );
+    }
   } finally {
     sb.process.kill('SIGTERM');
     bare.process.kill('SIGTERM');

@@ -175,6 +175,12 @@ export const ERROR_CATALOG = {
   },
   oauth_connection_not_shell: { status: 400, message: 'OAuth connections can only be created as shell connections' },
   connection_in_use: { status: 422, message: 'Connection is in use: {count} connection(s) have it as parent' },
+  pick_list_unknown: {
+    status: 400,
+    message: 'Unknown pick list: the {provider} connector has no pick list named {name}',
+  },
+  pick_list_failed: { status: 422, message: 'The pick list {name} failed: {reason}' },
+  connection_used_by_recipes: { status: 422, message: 'Connection is in use: {count} recipe(s) use it ({names})' },
   connection_not_oauth: {
     status: 422,
     message: "This connection is not connected through the provider's OAuth 2.0 redirect: test it instead",

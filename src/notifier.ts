@@ -11,6 +11,12 @@ export interface ChangeEvents {
   'api_client.changed': { clientId: number };
   /** A connection's credentials may have changed (its input, a secret it references, its folder). */
   'connections.changed': { workspaceId: number };
+  /**
+   * A connection's values or authorization changed (updated, connected again, refreshed by a job):
+   * this node's engine computes again the static webhook keys of the started recipes on it (the
+   * index is in the database, so one node writing it is enough: node-local).
+   */
+  'connection.credentials_changed': { connectionId: number; workspaceId: number; environmentId: number };
   /** A developer API client's token, role, scope or IP list changed, or it was deleted. */
   'developer_api_clients.changed': { workspaceId: number };
   /** Collections or endpoints changed: gateway routes must be re-read. */
@@ -58,6 +64,7 @@ export const NODE_LOCAL_EVENTS: ReadonlySet<keyof ChangeEvents> = new Set([
   'package.finished',
   'deployment.succeeded',
   'deployment.failed',
+  'connection.credentials_changed',
 ]);
 
 export interface Notifier {

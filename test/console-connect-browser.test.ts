@@ -46,7 +46,7 @@ describe('Connect in the browser', () => {
       await page.getByRole('link', { name: 'Connections' }).click();
       await page.getByRole('link', { name: 'Prod Salesforce' }).click();
       assert.match(await page.locator('dl.facts').innerText(), /Salesforce salesforce[\s\S]*not connected/);
-      await page.getByRole('button', { name: 'Connect' }).click();
+      await page.getByRole('button', { name: 'Connect', exact: true }).click();
       await page.waitForURL(`${base}/console/connections/${created.body.id}?authorization=success`);
       await page.getByText('Connected.').waitFor();
       assert.match(await page.locator('dl.facts').innerText(), /success/);

@@ -176,6 +176,8 @@ export const CONTRACT_EXTRAS: readonly string[] = [
   'DELETE /api/connections/:id',
   // 04 §1.5: the vendor's permission list (perm) names POST for the connection update.
   'POST /api/connections/:id',
+  // 04 §1.8: a connector's pick list read through a connection (C spec, perm).
+  'POST /api/connections/:id/pick_list',
   // 04 §2.1-2.4: custom connector search, create, update, release and code (D-cc, C rk).
   'GET /api/custom_connectors/search',
   'POST /api/custom_connectors',

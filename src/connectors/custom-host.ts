@@ -5,6 +5,7 @@
 import type { AuthState, ConnectorSession } from './definition.ts';
 import { authStoreFor } from './connections.ts';
 import { maskSecrets } from './http/redact.ts';
+import { tlsOf } from './http/transport.ts';
 import { refreshGate } from './custom-refresh.ts';
 import { StepError } from './step-error.ts';
 import type { StepContext, TriggerContext } from './types.ts';
@@ -55,8 +56,6 @@ export function hostFor(session: ConnectorSession, secrets: string[]): Connector
         }
       : {}),
     async http(req: SdkHttpRequest) {
-      if (req.clientCertificate || req.serverCertificates)
-        throw new SdkHttpError('client certificates and pinned server certificates are not supported in recipes');
       try {
         const res = await session.send({
           method: req.method,
@@ -65,6 +64,7 @@ export function hostFor(session: ConnectorSession, secrets: string[]): Connector
           ...(req.body ? { body: req.body } : {}),
           followRedirects: req.followRedirects !== false,
           secrets,
+          ...tlsOf(req),
         });
         return { status: res.status, headers: res.headers, body: new Uint8Array(res.body), url: res.url };
       } catch (error) {
@@ -97,6 +97,7 @@ export async function keepSettings(
   const scope = { workspaceId: sc.recipe.workspaceId, environmentId: sc.recipe.environmentId };
   await authStoreFor(sc.ctx, scope, connectionId).save(auth);
   await followConnection(sc, auth);
+  sc.ctx.notifier.publish('connection.credentials_changed', { connectionId, ...scope });
   return auth;
 }
 

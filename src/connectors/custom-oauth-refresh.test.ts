@@ -197,4 +197,38 @@ describe('connections of custom connectors: tests sharing the refresh, multi wit
     assert.ok(![refused.headers['set-cookie']].flat().some((c) => String(c).startsWith('sb_oauth=')));
     assert.equal((await runNotes(name, keyed.body.id)).status, 'succeeded');
   });
+  test('POST /api/connections/:id/pick_list with an expired token: refreshed once, the new tokens stored, the list answered', async () => {
+    const code = OWN_LAMBDAS.replace(
+      '  actions: {',
+      "  pick_lists: {\n    notes: lambda { |_connection| get('/notes')['notes'].map { |n| [n['text'], n['id']] } }\n  },\n  actions: {",
+    );
+    const name = await released(code);
+    const id = await shell(name, { api_url: provider.url, client_id: 'field-client', client_secret: 'field-secret' });
+    const notConnected = await t.call('POST', `/api/connections/${id}/pick_list`, {
+      body: { pick_list_name: 'notes' },
+    });
+    assert.equal(notConnected.status, 422, notConnected.text);
+    assert.match(notConnected.body.message, /not connected yet/);
+    assert.equal(
+      (await connectThroughConsole(t, browser, id)).location,
+      `/console/connections/${id}?authorization=success`,
+    );
+    const first = openAuthState(t.ctx.secretBox, await sealed(id));
+    provider.valid.delete(first.accessToken!);
+    const before = refreshes();
+    const listed = await t.call('POST', `/api/connections/${id}/pick_list`, { body: { pick_list_name: 'notes' } });
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual(listed.body, { data: [['hello', 1]] });
+    assert.equal(refreshes(), before + 1, 'one refresh');
+    const second = openAuthState(t.ctx.secretBox, await sealed(id));
+    assert.notEqual(second.accessToken, first.accessToken, 'the new access token is stored');
+    assert.ok(provider.valid.has(second.accessToken!));
+    assert.ok(provider.refreshTokens.has(second.refreshToken!), 'the rotated refresh token is stored');
+    assert.deepEqual(
+      ((await runNotes(name, id)).output(1) as { notes: unknown }).notes,
+      [{ id: 1, text: 'hello' }],
+      'a job uses it without a refresh',
+    );
+    assert.equal(refreshes(), before + 1);
+  });
 });

@@ -5,6 +5,9 @@
 // gets the request through `webhook_notification` and `dedup`, a job per event stored before the
 // 200. Another workspace's recipe with the same key never does.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, waitFor, type TestApp } from '../../test/helpers.ts';
 import { dp, log, loggedByJobs, numbered } from '../../test/recipes.ts';
@@ -261,6 +264,258 @@ describe("a custom connector's static webhook (webhook_keys)", () => {
       assert.deepEqual((await loggedByJobs(t, id)).messages, ['K1:b1:from B', 'K1:b3:back']);
     } finally {
       await nodeB.close(1000);
+    }
+  });
+});
+
+// A key made from the connection: the team the connection is for. Editing the connection while its
+// recipes run moves their calls to the new team at once, on every node, without a restart.
+const TEAM_CODE = `{
+  title: 'Acme Team Chat',
+  connection: {
+    fields: [{ name: 'team' }],
+    authorization: { type: 'custom_auth' }
+  },
+  test: lambda { |_connection| true },
+  webhook_keys: lambda { |_params, _headers, payload| payload['team_id'] },
+  triggers: {
+    new_message: {
+      title: 'New message',
+      webhook_key: lambda { |connection, _input| connection['team'] },
+      webhook_notification: lambda { |_input, payload| payload['messages'] },
+      dedup: lambda { |message| message['id'] },
+      output_fields: lambda { |_| [{ name: 'id' }, { name: 'text' }] }
+    }
+  }
+}
+`;
+
+describe("a custom connector's static webhook key made from the connection", () => {
+  test('an update or a new test of the connection computes the keys of its running recipes again, read by another node', async () => {
+    const made = await t.call('POST', '/api/custom_connectors', { body: { title: 'Acme Team Chat', code: TEAM_CODE } });
+    assert.equal(made.status, 200, made.text);
+    const teamConnector = made.body.data.id as number;
+    const teamProvider = made.body.data.name as string;
+    assert.equal((await t.call('POST', `/api/custom_connectors/${teamConnector}/release`)).status, 200);
+    const connection = async (name: string, team: string) => {
+      const res = await t.call('POST', '/api/connections', {
+        body: { name, provider: teamProvider, input: { team }, shell_connection: false },
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.authorization_status, 'success', res.text);
+      return res.body.id as number;
+    };
+    const edited = await connection('Edited team', 'C1');
+    const untouched = await connection('Other team', 'C9');
+    const recipeOn = async (name: string, connectionId: number) => {
+      const code = numbered({
+        keyword: 'trigger',
+        provider: teamProvider,
+        name: 'new_message',
+        as: 'ev',
+        input: {},
+        block: [log('seen', `${name}:#{${dp(teamProvider, 'ev', 'id')}}`)],
+      });
+      const res = await t.call('POST', '/api/recipes', {
+        body: {
+          recipe: {
+            name,
+            code: JSON.stringify(code),
+            config: JSON.stringify([{ keyword: 'application', provider: teamProvider, account_id: connectionId }]),
+          },
+        },
+      });
+      assert.equal(res.status, 200, res.text);
+      const id = res.body.id as number;
+      assert.equal((await t.call('PUT', `/api/recipes/${id}/start`)).status, 200);
+      return id;
+    };
+    const onEdited = await recipeOn('on edited', edited);
+    const onOther = await recipeOn('on other', untouched);
+
+    // Node B: its own context, node id and notifier over the same database; it receives the calls.
+    const nodeB = createEngine(
+      createServiceContext({ db: t.ctx.db, config: t.ctx.config, secretBox: t.ctx.secretBox, log: t.ctx.log }),
+      { pollMs: 50, workers: 1 },
+    );
+    const keyOf = async (recipeId: number) =>
+      (
+        await t.ctx.db
+          .selectFrom('static_webhook_keys')
+          .select('key_hash')
+          .where('recipe_id', '=', recipeId)
+          .executeTakeFirst()
+      )?.key_hash ?? null;
+    try {
+      await nodeB.start();
+      await nodeB.armed();
+      const call = (team: string, id: string) =>
+        nodeB.receiveStaticWebhook(teamConnector, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          query: {},
+          payload: fromPlain({ team_id: team, messages: [{ id, text: id }] } as never),
+          raw: '{}',
+        });
+      const before = await call('C1', 'm1');
+      assert.equal(before.status === 200 && before.jobIds.length, 1, JSON.stringify(before));
+      const otherKey = await keyOf(onOther);
+
+      // Edited through node A's API while the recipe runs, not tested: the connection is no longer
+      // authorized (its steps would fail), so the recipe leaves the index.
+      const updated = await t.call('PUT', `/api/connections/${edited}`, { body: { input: { team: 'C2' } } });
+      assert.equal(updated.status, 200, updated.text);
+      await waitFor(
+        () => keyOf(onEdited),
+        (hash) => hash === null,
+        'the recipe on a connection no longer authorized leaves the index',
+      );
+      assert.deepEqual(await call('C1', 'm2'), { status: 200, jobIds: [] }, 'the old key reaches nothing');
+
+      // Tested with the new team (shell_connection: false): the key of the new values, at once.
+      const tested = await t.call('PUT', `/api/connections/${edited}`, {
+        body: { input: { team: 'C3' }, shell_connection: false },
+      });
+      assert.equal(tested.status, 200, tested.text);
+      assert.equal(tested.body.authorization_status, 'success', tested.text);
+      await waitFor(
+        () => keyOf(onEdited),
+        (hash) => hash === sha256('C3'),
+        'the running recipe has the key of the edited connection',
+      );
+      assert.deepEqual(await call('C1', 'm4'), { status: 200, jobIds: [] }, 'the old key still reaches nothing');
+      const moved = await call('C3', 'm3');
+      assert.equal(moved.status === 200 && moved.jobIds.length, 1, JSON.stringify(moved));
+      assert.equal(await keyOf(onOther), otherKey, 'a recipe on another connection keeps its key');
+
+      await nodeB.idle();
+      assert.deepEqual((await loggedByJobs(t, onEdited)).messages, ['on edited:m1', 'on edited:m3']);
+    } finally {
+      await nodeB.close(1000);
+    }
+  });
+});
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+// A key made from what the authorization gave: `acquire` answers the account with each token. A job
+// whose request meets a 401 acquires again; the account it now gets is the running recipe's key.
+const ACCOUNT_CODE = `{
+  title: 'Acme Accounts',
+  connection: {
+    fields: [{ name: 'base_url' }],
+    authorization: {
+      type: 'custom_auth',
+      acquire: lambda do |connection|
+        post("#{connection['base_url']}/token")
+      end,
+      refresh_on: [401],
+      apply: lambda { |connection| headers(Authorization: "Bearer #{connection['access_token']}") }
+    },
+    base_uri: lambda { |connection| connection['base_url'] }
+  },
+  test: lambda { |_connection| get('/me') },
+  webhook_keys: lambda { |_params, _headers, payload| payload['account'] },
+  actions: {
+    ping: { title: 'Ping', execute: lambda { |_connection, _input| get('/me') } }
+  },
+  triggers: {
+    new_event: {
+      title: 'New event',
+      webhook_key: lambda { |connection, _input| connection['account'] },
+      webhook_notification: lambda { |_input, payload| payload['events'] },
+      dedup: lambda { |event| event['id'] },
+      output_fields: lambda { |_| [{ name: 'id' }] }
+    }
+  }
+}
+`;
+
+describe('a static webhook key made from values a refresh gives', () => {
+  test("a job's refresh that brings another account moves the running recipe's key", async () => {
+    let issued = 0;
+    let valid = '';
+    const api = http.createServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      if (req.method === 'POST' && req.url === '/token') {
+        issued++;
+        valid = `t${issued}`;
+        res.end(JSON.stringify({ access_token: valid, account: `A${issued}` }));
+        return;
+      }
+      if (req.headers.authorization !== `Bearer ${valid}`) {
+        res.statusCode = 401;
+        res.end('{"error":"expired"}');
+        return;
+      }
+      res.end(JSON.stringify({ ok: true }));
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+      const made = await t.call('POST', '/api/custom_connectors', {
+        body: { title: 'Acme Accounts', code: ACCOUNT_CODE },
+      });
+      assert.equal(made.status, 200, made.text);
+      const accountConnector = made.body.data.id as number;
+      const accountProvider = made.body.data.name as string;
+      assert.equal((await t.call('POST', `/api/custom_connectors/${accountConnector}/release`)).status, 200);
+      const connection = await t.call('POST', '/api/connections', {
+        body: { name: 'Accounts', provider: accountProvider, input: { base_url: base }, shell_connection: false },
+      });
+      assert.equal(connection.body.authorization_status, 'success', connection.text);
+      const code = numbered({
+        keyword: 'trigger',
+        provider: accountProvider,
+        name: 'new_event',
+        as: 'ev',
+        input: {},
+        block: [{ keyword: 'action', provider: accountProvider, name: 'ping', as: 'ping', input: {} }],
+      });
+      const recipe = await t.call('POST', '/api/recipes', {
+        body: {
+          recipe: {
+            name: 'Accounts',
+            code: JSON.stringify(code),
+            config: JSON.stringify([
+              { keyword: 'application', provider: accountProvider, account_id: connection.body.id },
+            ]),
+          },
+        },
+      });
+      assert.equal(recipe.status, 200, recipe.text);
+      const id = recipe.body.id as number;
+      assert.equal((await t.call('PUT', `/api/recipes/${id}/start`)).status, 200);
+      const keyOf = async () =>
+        (
+          await t.ctx.db
+            .selectFrom('static_webhook_keys')
+            .select('key_hash')
+            .where('recipe_id', '=', id)
+            .executeTakeFirst()
+        )?.key_hash ?? null;
+      assert.equal(await keyOf(), sha256('A1'));
+
+      valid = 'expired'; // the service ends the token: the job's ping acquires again (account A2)
+      const call = await post(accountConnector, { account: 'A1', events: [{ id: 'e1' }] });
+      assert.equal(call.statusCode, 200, call.body);
+      await t.engine.idle();
+      assert.equal(issued, 2);
+      await waitFor(keyOf, (hash) => hash === sha256('A2'), 'the key follows the refreshed account');
+      const late = await post(accountConnector, { account: 'A1', events: [{ id: 'e2' }] });
+      assert.equal(late.statusCode, 200, late.body);
+      const moved = await post(accountConnector, { account: 'A2', events: [{ id: 'e3' }] });
+      assert.equal(moved.statusCode, 200, moved.body);
+      await t.engine.idle();
+      const jobs = await t.ctx.db.selectFrom('jobs').select('status').where('recipe_id', '=', id).execute();
+      assert.deepEqual(
+        jobs.map((j) => j.status),
+        ['succeeded', 'succeeded'],
+        'e1 and e3 ran; e2 had the old key',
+      );
+    } finally {
+      api.closeAllConnections();
+      await new Promise<void>((resolve) => api.close(() => resolve()));
     }
   });
 });

@@ -8,11 +8,10 @@
 import { createHash } from 'node:crypto';
 import type { Hash, Value } from '../recipe/formula/values.ts';
 import { fromPlain, toPlain } from '../recipe/formula/values.ts';
-import { emptyAuthState, oauthClientFor, stepSession, transportFor } from './connections.ts';
+import { emptyAuthState, oauthClientFor, standaloneLimits, stepSession, transportFor } from './connections.ts';
 import { openSession } from './http/session.ts';
 import type { Transport } from './http/transport.ts';
 import type {
-  AuthState,
   ConnectionDefinition,
   ConnectorSession,
   FieldValues,
@@ -23,7 +22,6 @@ import { connectionDefinitionOf } from './connection-rules.ts';
 import { AuthorizationError } from './auth/oauth2.ts';
 import { StepError } from './step-error.ts';
 import { authWith, hostFor, keepSettings, secretsOf, settingsOf, stepHost, type OAuthApp } from './custom-host.ts';
-import { connectionTestHost } from './custom-test-host.ts';
 import type {
   ActionDef,
   Connector,
@@ -35,7 +33,6 @@ import type {
 } from './types.ts';
 import type { ServiceContext } from '../context.ts';
 import { findConnectorByProvider, latestReleasedVersion } from '../api/custom_connectors/custom_connectors.store.ts';
-import { standaloneLimits, type TestOutcome } from './connections.ts';
 import {
   type ConnectorFailure,
   type ConnectorOutcome,
@@ -53,6 +50,8 @@ export interface DescribedConnector {
   } | null;
   actions?: Record<string, { title?: string; description?: string } | undefined>;
   triggers?: Record<string, DescribedTrigger | undefined>;
+  /** The names of its `pick_lists`. */
+  pick_lists?: string[];
 }
 
 interface DescribedAuthorization {
@@ -88,7 +87,7 @@ export interface CustomConnectorSource {
 }
 
 /** How an error names a connection: `the Acme CRM connection "Acme" (id 3)`. */
-function whoOf(connection: { id: number | null; name: string }, title: string): string {
+export function whoOf(connection: { id: number | null; name: string }, title: string): string {
   return `the ${title} connection "${connection.name}"${connection.id === null ? '' : ` (id ${connection.id})`}`;
 }
 
@@ -466,6 +465,8 @@ export interface LoadedCustomConnector {
   source: string;
   title: string;
   connector: Connector;
+  /** The names of its `pick_lists`. */
+  pickLists: readonly string[];
 }
 
 /**
@@ -508,65 +509,15 @@ export async function loadCustomConnector(
     },
     { runtime: () => ctx.rubyConnectors.get(), transport: () => transportFor(ctx) },
   );
-  return { connectorId: row.id, version: version.version, source: version.code, title: row.title, connector };
-}
-
-/**
- * A connection's test for a custom connector (contract 21 §4): its `test` lambda with the
- * connection's values, through the shared transport. What `acquire` or `refresh` returned is
- * kept in the authorization's `extra` (sealed with it). `shared` (a stored connection's test,
- * with what is stored): its refreshes go through the connection's refresh gate as a job's
- * (custom-refresh.ts), their values stored at once.
- */
-export async function testCustomConnection(
-  ctx: Pick<ServiceContext, 'outbound' | 'log' | 'config' | 'rubyConnectors' | 'db' | 'secretBox' | 'clock' | 'nodeId'>,
-  loaded: LoadedCustomConnector,
-  args: {
-    connection: { id: number | null; name: string; provider: string };
-    values: Record<string, unknown>;
-    auth: AuthState;
-    /** The OAuth app of an `oauth2` connector's connection (to refresh its token). */
-    app?: OAuthApp | undefined;
-    /** The connection's scope when `auth` is what it has stored: refreshes are shared with its jobs. */
-    shared?: { workspaceId: number; environmentId: number } | undefined;
-  },
-  workspaceId: number,
-): Promise<TestOutcome> {
-  const limits = standaloneLimits();
-  const session = openSession({
-    definition: loaded.connector.connection!,
-    connection: args.connection,
-    state: { values: args.values as never, auth: args.auth },
-    transport: transportFor(ctx),
-    limits,
-  });
-  if (loaded.connector.connection && (await usesRedirectFor(loaded, args.values)) && !args.auth.accessToken)
-    return { ok: false, error: 'not connected yet: connect it through the provider (Connect)', auth: args.auth };
-  const settings = settingsOf(session, args.app);
-  const gated =
-    args.shared && args.connection.id !== null
-      ? connectionTestHost(ctx, args.shared, args.connection.id, session, settings, limits.deadline)
-      : null;
-  let outcome: ConnectorOutcome;
-  try {
-    outcome = await ctx.rubyConnectors.get().invoke(
-      {
-        source: loaded.source,
-        sourceKey: `${loaded.connectorId}:${loaded.version}`,
-        connectorName: loaded.title,
-        workspaceId,
-        path: 'test',
-        params: { settings },
-      },
-      gated?.host ?? hostFor(session, secretsOf(settings)),
-    );
-  } finally {
-    await gated?.done();
-  }
-  const auth = authWith(gated?.kept() ?? args.auth, args.values, outcome.settings ?? {});
-  if (outcome.ok) return { ok: true, auth };
-  const error = stepErrorOf(outcome.error, whoOf(args.connection, loaded.title)).message;
-  return { ok: false, error: error.slice(0, 1000), auth };
+  const pickLists = (described.value as DescribedConnector).pick_lists ?? [];
+  return {
+    connectorId: row.id,
+    version: version.version,
+    source: version.code,
+    title: row.title,
+    connector,
+    pickLists: Array.isArray(pickLists) ? pickLists.filter((n) => typeof n === 'string') : [],
+  };
 }
 
 /**

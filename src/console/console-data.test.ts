@@ -256,7 +256,7 @@ describe('GET /console/workflow-tasks and POST /console/workflow-tasks/:id/compl
     assert.match(
       list.body,
       new RegExp(
-        `<a href="/console/workflow-tasks/${taskId}">Approve order &lt;A7&gt;</a></td><td>approval</td><td>ana@example.com</td><td><span class="badge ">open</span>`,
+        `<a href="/console/workflow-tasks/${taskId}">Approve order &lt;A7&gt;</a></td><td class="wide-only">approval</td><td>ana@example.com</td><td class="wide-only"><span class="badge ">open</span>`,
       ),
     );
     const page = await admin.get(`/console/workflow-tasks/${taskId}`);

@@ -27,6 +27,7 @@ import { consoleDataTableSchemaRoutes } from './pages/data-table-schema.routes.t
 import { consoleWorkflowTasksRoutes } from './pages/workflow-tasks.routes.ts';
 import { consoleBuildsRoutes } from './pages/builds.routes.ts';
 import { consoleConnectionRoutes } from './pages/connection.routes.ts';
+import { consoleConnectionFormRoutes } from './pages/connection-form.routes.ts';
 import { consoleApiClientsRoutes } from './pages/api-clients.routes.ts';
 
 /** Largest form the console accepts: the recipe editor's, which carries the draft recipe (as the API's body limit). */
@@ -200,6 +201,7 @@ export function consoleRoutes(deps: ConsoleDeps) {
     consoleWorkspaceRoutes(app, kit);
     consoleApiClientsRoutes(app, kit);
     consoleConnectionRoutes(app, kit);
+    consoleConnectionFormRoutes(app, kit);
     consoleTopicsRoutes(app, kit);
     consoleDeploymentsRoutes(app, kit);
     consoleDataTablesRoutes(app, kit);

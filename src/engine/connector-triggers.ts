@@ -13,6 +13,7 @@ import {
   deleteStaticWebhookKey,
   findConnectorWorkspace,
   hasStaticWebhookKey,
+  listStaticWebhookCandidates,
   listStaticWebhookRecipes,
   putStaticWebhookKey,
 } from '../api/custom_connectors/custom_connectors.store.ts';
@@ -24,7 +25,9 @@ import {
   moveRunningTriggerClosureFrom,
   replaceTriggerClosure,
 } from '../api/recipes/recipes.store.ts';
-import { resolveSlot } from './connection-slots.ts';
+import { connectionSlot, resolveSlot } from './connection-slots.ts';
+import { findConnection } from '../api/connections/connections.store.ts';
+import type { ConfigEntry } from '../recipe/document.ts';
 import {
   StepError,
   type ConnectionValues,
@@ -318,6 +321,39 @@ export async function indexStaticWebhook(
     key,
     createdAt: toStored(ctx.clock.now()),
   });
+}
+
+/**
+ * A connection changed (its values, a new authorization, a refresh): the started recipes whose
+ * static webhook trigger uses it get their key computed again from what is stored now, so a call
+ * keyed by the new values reaches them on every node without a restart (and one keyed by the old
+ * ones no longer does). Recipes on other connections are left alone.
+ */
+export async function reindexStaticWebhooksOf(
+  deps: ConnectorWebhookDeps,
+  connection: { connectionId: number; workspaceId: number; environmentId: number },
+): Promise<number> {
+  const { ctx, cache } = deps;
+  const scope = { workspaceId: connection.workspaceId, environmentId: connection.environmentId };
+  const found = await findConnection(ctx.db, scope, connection.connectionId);
+  if (!found) return 0;
+  let count = 0;
+  for (const row of await listStaticWebhookCandidates(ctx.db, scope, found.provider)) {
+    await cache.prepare(row);
+    if (!connectorTriggerOf(cache, row)?.webhook?.static) continue;
+    const config = cache.compiledFor(row).recipe?.config ?? [];
+    const slot = await connectionSlot(ctx.db, row, config, row.trigger_application ?? '');
+    // A slot whose connection is no longer authorized leaves the index as a failing key does.
+    if (slot !== connection.connectionId && !(slot === 'missing' && slotNames(config, row, found.id))) continue;
+    await indexStaticWebhook(deps, row);
+    count++;
+  }
+  return count;
+}
+
+/** Whether the trigger's slot names this connection by id (a slot that no longer resolves to it). */
+function slotNames(config: ConfigEntry[], row: RecipeRow, connectionId: number): boolean {
+  return config.some((c) => c.provider === row.trigger_application && c.account_id === connectionId);
 }
 
 /** The recipe stopped: its static webhook key leaves the index (calls skip stopped recipes anyway). */

@@ -17,7 +17,13 @@ import type { RubyCodeRunner } from './sandbox/ruby-code.ts';
 import type { Schedules } from './schedules.ts';
 import type { EngineSettings } from './settings.ts';
 import { evaluateTriggerInput } from './validate.ts';
-import { forgetStaticWebhook, indexStaticWebhook, subscribeWebhook, unsubscribeWebhook } from './connector-triggers.ts';
+import {
+  forgetStaticWebhook,
+  indexStaticWebhook,
+  reindexStaticWebhooksOf,
+  subscribeWebhook,
+  unsubscribeWebhook,
+} from './connector-triggers.ts';
 
 /** Running recipes read at a time when the engine arms them at start. */
 const RESUME_PAGE = 500;
@@ -60,6 +66,8 @@ export class TriggerArming {
   #resyncing: Promise<void> | undefined;
   /** Webhook triggers unsubscribing after a stop. */
   readonly #unsubscribing = new Set<Promise<void>>();
+  /** Static webhook keys being computed again after a connection changed, one chain per connection. */
+  readonly #reindexing = new Map<number, Promise<void>>();
   #resyncAgain = false;
   /** While the running recipes are armed at start: those started, stopped or deleted meanwhile. */
   #changedWhileResuming: Set<number> | undefined;
@@ -78,6 +86,28 @@ export class TriggerArming {
           queue.backlog.forget(recipeId);
           dataTables.disarm(recipeId);
         }
+      }),
+    );
+    // A connection changed on this node (updated, connected again, refreshed by a job): the keys of
+    // the started recipes on it are computed again, after any computation still running for it.
+    this.#unsubscribe.push(
+      ctx.notifier.subscribe('connection.credentials_changed', (changed) => {
+        if (lifecycle.closing) return;
+        const previous = this.#reindexing.get(changed.connectionId) ?? Promise.resolve();
+        const next = previous
+          .then(() => (lifecycle.closing ? 0 : reindexStaticWebhooksOf(this.#deps, changed)))
+          .then(
+            () => undefined,
+            (error: unknown) =>
+              ctx.log.warn(
+                { err: error, connection_id: changed.connectionId },
+                'could not compute again the static webhook keys of a changed connection',
+              ),
+          )
+          .finally(() => {
+            if (this.#reindexing.get(changed.connectionId) === next) this.#reindexing.delete(changed.connectionId);
+          });
+        this.#reindexing.set(changed.connectionId, next);
       }),
     );
     // Other nodes sharing the database start and stop recipes too: arm or disarm their triggers here.
@@ -227,7 +257,7 @@ export class TriggerArming {
 
   /** Resolves when the webhook triggers of stopped recipes have unsubscribed (close, tests). */
   async settled(): Promise<void> {
-    await Promise.allSettled([...this.#unsubscribing]);
+    await Promise.allSettled([...this.#unsubscribing, ...this.#reindexing.values()]);
   }
 
   disarm(recipeId: number): void {

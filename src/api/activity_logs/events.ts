@@ -18,6 +18,8 @@ const NOT_RECORDED = new Set([
   // Computations: nothing is stored.
   'POST /api/sdk/generate_schema/json',
   'POST /api/sdk/generate_schema/csv',
+  // A read through a connection (its refreshed tokens are the connection's, as after a job).
+  'POST /api/connections/:id/pick_list',
   // Data written by recipes and scripts, row by row: the tables' own changes are recorded.
   'POST /api/lookup_tables/:id/rows',
   'PUT /api/lookup_tables/:id/rows/:row_id',

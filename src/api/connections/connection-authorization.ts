@@ -14,7 +14,8 @@ import {
 import type { ConnectionScope } from './connections.store.ts';
 import { isModelProvider, isRestProvider } from './providers.ts';
 import { connectionDefinitionOf } from '../../connectors/connection-rules.ts';
-import { loadCustomConnector, testCustomConnection } from '../../connectors/custom.ts';
+import { loadCustomConnector } from '../../connectors/custom.ts';
+import { testCustomConnection } from '../../connectors/custom-connection.ts';
 import { oauthClientFor, testConnection } from '../../connectors/connections.ts';
 import type { AuthState, FieldValues } from '../../connectors/definition.ts';
 

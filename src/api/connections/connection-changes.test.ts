@@ -282,6 +282,51 @@ describe('DELETE /api/connections/:id', () => {
     assert.equal((await t.call('DELETE', `/api/connections/${parent.body.id}`)).status, 200);
   });
 
+  test('422 naming the recipes that use it, by id or by name (an import); deleted once none does', async () => {
+    const conn = await create(basicRest('Used by recipes'));
+    const recipe = (name: string, account: unknown, provider = 'http') =>
+      t.call('POST', '/api/recipes', {
+        body: {
+          recipe: {
+            name,
+            code: JSON.stringify({
+              number: 0,
+              keyword: 'trigger',
+              provider: 'workato_webhooks',
+              name: 'new_event',
+              as: 'h',
+              input: {},
+              block: [],
+            }),
+            config: JSON.stringify([{ keyword: 'application', provider, name: provider, account_id: account }]),
+          },
+        },
+      });
+    const byId = await recipe('Sync orders', conn.body.id);
+    const byName = await recipe(
+      'Imported sync',
+      { zip_name: 'x.connection.json', name: 'Used by recipes', folder: '' },
+      'rest',
+    );
+    const other = await recipe('Other connection', conn.body.id + 1000, 'rest');
+    assert.equal(other.status, 200, other.text);
+    const res = await t.call('DELETE', `/api/connections/${conn.body.id}`);
+    assert.equal(res.status, 422, res.text);
+    assert.equal(res.body.message, 'Connection is in use: 2 recipe(s) use it (Sync orders, Imported sync)');
+    assert.equal((await t.call('GET', `/api/connections/${conn.body.id}`)).status, 200, 'nothing deleted');
+    for (const [id, adapter] of [
+      [byId.body.id, 'http'],
+      [byName.body.id, 'rest'],
+    ]) {
+      const cleared = await t.call('PUT', `/api/recipes/${id}/connect`, {
+        body: { adapter_name: adapter, connection_id: null },
+      });
+      assert.equal(cleared.status, 200, cleared.text);
+    }
+    const again = await t.call('DELETE', `/api/connections/${conn.body.id}`);
+    assert.equal(again.status, 200, again.text);
+  });
+
   test('404 unknown / non-numeric / other environment; 401; 403; nothing deleted', async () => {
     const created = await create(basicRest('Not deleted'));
     assert.equal((await t.call('DELETE', '/api/connections/999999')).status, 404);

@@ -16,6 +16,8 @@ import {
   DisconnectBody,
   DisconnectResult,
   ListConnectionsQuery,
+  PickListBody,
+  PickListResult,
   UpdateConnectionBody,
 } from './connections.schemas.ts';
 import {
@@ -28,6 +30,7 @@ import {
   type ConnectionCaller,
   type ConnectionInputFields,
 } from './connections.service.ts';
+import { connectionPickList } from './connection-pick-list.ts';
 
 const tags = ['Connections'];
 
@@ -137,6 +140,29 @@ export function connectionsRoutes(fastify: FastifyInstance, ctx: ServiceContext)
       await disconnectConnection(ctx, callerOf(request), connectionId(request.params.id), actorOf(request));
       return { success: true, status: 'disconnected' };
     },
+  );
+
+  app.post(
+    '/api/connections/:id/pick_list',
+    {
+      config: { privilege: 'connections:read' },
+      schema: {
+        tags,
+        summary: "Read a pick list of the connection's connector through the connection",
+        params: ConnectionIdParams,
+        body: PickListBody,
+        response: { 200: PickListResult, ...errorResponses(...AUTH_ERRORS, 404, 422) },
+      },
+    },
+    async (request) => ({
+      data: await connectionPickList(
+        ctx,
+        callerOf(request),
+        connectionId(request.params.id),
+        request.body.pick_list_name,
+        request.body.pick_list_params ?? {},
+      ),
+    }),
   );
 
   app.delete(

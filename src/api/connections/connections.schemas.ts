@@ -61,6 +61,25 @@ export const DisconnectBody = Type.Object({
   force: Type.Optional(Type.Boolean({ description: 'Disconnect even when running recipes use the connection' })),
 });
 
+/** A pick list read through a connection (contract 04 §1.8). */
+export const PickListBody = Type.Object(
+  {
+    pick_list_name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+    pick_list_params: Type.Optional(
+      Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), {
+        maxProperties: 50,
+        description: "The pick list's arguments, by name",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Entries `[label, value]`, possibly with more positions (C `spec`: up to 4). */
+export const PickListResult = Type.Object({
+  data: Type.Array(Type.Array(Type.Unknown(), { minItems: 2 })),
+});
+
 /** Non-numeric ids answer 404, not 400 (contract 04 §1.1). */
 export const ConnectionIdParams = Type.Object({ id: Type.String({ maxLength: 100, description: 'Connection id' }) });
 

@@ -30,6 +30,7 @@ import {
   findConnection,
   insertConnection,
   listConnections as listConnectionRows,
+  recipesUsingConnection,
   updateConnection as updateConnectionRow,
   type ConnectionApi,
   type ConnectionScope,
@@ -43,6 +44,7 @@ import { findSaasConnector } from '../../connectors/catalog.ts';
 import { emptyAuthState, openAuthState, sealAuthState } from '../../connectors/connections.ts';
 import type { AuthState, FieldValues } from '../../connectors/definition.ts';
 import { isSecretReference } from './connection-input.ts';
+import { storedFieldsOf, type ConnectionFormSpec, type StoredField } from './connection-fields.ts';
 
 /** The caller as connections see it: its environment and its project scope. */
 export type ConnectionCaller = ConnectionScope & FolderScope;
@@ -193,6 +195,13 @@ export async function updateConnection(
 ): Promise<ConnectionApi> {
   const result = await updateConnectionUnpublished(ctx, caller, id, body, actor);
   ctx.notifier.publish('connections.changed', { workspaceId: caller.workspaceId });
+  // What a running recipe's static webhook key is computed from may have changed (docs: src/connectors/README.md).
+  if (body.input !== undefined || body.shell_connection === false || body.custom_oauth_profile_id !== undefined)
+    ctx.notifier.publish('connection.credentials_changed', {
+      connectionId: id,
+      workspaceId: caller.workspaceId,
+      environmentId: caller.environmentId,
+    });
   return result;
 }
 
@@ -376,6 +385,12 @@ async function deleteConnectionUnpublished(
     const current = await findVisible(trx, caller, id);
     const children = await countChildren(trx, id);
     if (children > 0) throw new AppError('connection_in_use', { params: { count: children } });
+    const recipes = await recipesUsingConnection(trx, caller, current);
+    if (recipes.length > 0) {
+      const names = recipes.slice(0, 5).map((r) => r.name);
+      if (recipes.length > 5) names.push(`and ${recipes.length - 5} more`);
+      throw new AppError('connection_used_by_recipes', { params: { count: recipes.length, names: names.join(', ') } });
+    }
     await deleteConnectionRow(trx, caller, id);
     await recordActivity(trx, ctx.clock, actor, {
       eventType: 'connection_deleted',
@@ -447,7 +462,7 @@ function requireFields(missing: readonly string[]): void {
   throw invalid(Object.fromEntries(missing.map((field) => [`input.${field}`, ["can't be blank"]])));
 }
 
-async function findVisible(db: Db, caller: ConnectionCaller, id: number): Promise<ConnectionRow> {
+export async function findVisible(db: Db, caller: ConnectionCaller, id: number): Promise<ConnectionRow> {
   const row = assertFound(await findConnection(db, caller, id));
   if (!caller.allFolders && (await findFolderInScope(db, caller.environmentId, caller, row.folder_id)) === undefined)
     throw new AppError('not_found');
@@ -540,6 +555,16 @@ export async function describeConnection(
     connectorTitle: definition ? (findConnectorTitle(row.provider) ?? row.provider) : null,
     redirect: rules.known && rules.redirect,
   };
+}
+
+/** What a visible connection holds of each field, for its edit form: values that are not secrets, else only "set". */
+export async function storedConnectionFields(
+  ctx: ServiceContext,
+  caller: ConnectionCaller,
+  id: number,
+  spec: ConnectionFormSpec | undefined,
+): Promise<Record<string, StoredField>> {
+  return storedFieldsOf(ctx, (await findVisible(ctx.db, caller, id)).input_sealed, spec);
 }
 
 function findConnectorTitle(provider: string): string | undefined {

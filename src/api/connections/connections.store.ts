@@ -226,3 +226,48 @@ export async function findConnectionLoss(db: Db, scope: ConnectionScope, id: num
   if (!row?.connection_lost_at) return null;
   return row.connection_lost_reason ?? 'its authorization was refused';
 }
+
+/**
+ * The recipes of the environment whose connections name this one: a slot of its provider (`rest`
+ * and `http` are one) holding its id, or its name (a reference an import left). A text match on
+ * the provider narrows the rows; each config is then read.
+ */
+export async function recipesUsingConnection(
+  db: Db,
+  scope: ConnectionScope,
+  connection: Pick<ConnectionRow, 'id' | 'name' | 'provider'>,
+): Promise<Array<{ id: number; name: string }>> {
+  const aliases = ['rest', 'http'].includes(connection.provider) ? ['rest', 'http'] : [connection.provider];
+  const rows = await db
+    .selectFrom('recipes')
+    .select(['id', 'name', 'config'])
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment_id', '=', scope.environmentId)
+    .where((eb) => eb.or(aliases.map((p) => eb('config', 'like', `%${p}%`))))
+    .orderBy('id')
+    .execute();
+  return rows
+    .filter((row) => configNames(row.config, aliases, connection))
+    .map((row) => ({ id: row.id, name: row.name }));
+}
+
+function configNames(
+  text: string,
+  aliases: readonly string[],
+  connection: Pick<ConnectionRow, 'id' | 'name'>,
+): boolean {
+  let config: unknown;
+  try {
+    config = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (!Array.isArray(config)) return false;
+  return config.some((entry: unknown) => {
+    if (typeof entry !== 'object' || entry === null) return false;
+    const { provider, account_id: account } = entry as { provider?: unknown; account_id?: unknown };
+    if (typeof provider !== 'string' || !aliases.includes(provider)) return false;
+    if (account === connection.id) return true;
+    return typeof account === 'object' && account !== null && (account as { name?: unknown }).name === connection.name;
+  });
+}

@@ -270,6 +270,32 @@ export async function deleteStaticWebhookKey(db: Db, recipeId: number): Promise<
   await db.deleteFrom('static_webhook_keys').where('recipe_id', '=', recipeId).execute();
 }
 
+/**
+ * The started recipes of a workspace's environment that may serve a connection's static webhook:
+ * those whose trigger names the connection's provider, and those already in the index (a recipe
+ * that names the connector by an alias an import recorded), oldest first.
+ */
+export async function listStaticWebhookCandidates(
+  db: Db,
+  scope: { workspaceId: number; environmentId: number },
+  provider: string,
+): Promise<RecipeRow[]> {
+  return db
+    .selectFrom('recipes')
+    .selectAll()
+    .where('running', '=', 1)
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment_id', '=', scope.environmentId)
+    .where((eb) =>
+      eb.or([
+        eb('trigger_application', '=', provider),
+        eb('id', 'in', eb.selectFrom('static_webhook_keys').select('recipe_id')),
+      ]),
+    )
+    .orderBy('id')
+    .execute();
+}
+
 /** Whether the recipe has a static webhook key kept. */
 export async function hasStaticWebhookKey(db: Db, recipeId: number): Promise<boolean> {
   const row = await db

@@ -50,6 +50,11 @@ export async function listFolders(ctx: ServiceContext, caller: Caller, input: Fo
   return rows.map(folderToApi);
 }
 
+/** The id of the environment's Home folder (where a connection or recipe goes when none is named). */
+export async function homeFolderId(ctx: ServiceContext, caller: Caller): Promise<number> {
+  return assertFound(await findHomeFolder(ctx.db, caller.environmentId)).id;
+}
+
 export async function getFolder(ctx: ServiceContext, caller: Caller, id: number): Promise<FolderApi> {
   return folderToApi(visibleOr404(caller, await findFolder(ctx.db, caller.environmentId, id)));
 }

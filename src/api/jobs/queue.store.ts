@@ -168,29 +168,64 @@ export async function insertJobs(db: Db, jobs: readonly NewJob[]): Promise<numbe
 }
 
 /**
- * Running recipes that have queued jobs. One index probe per running recipe (jobs_status_recipe),
- * so the cost does not grow with the backlog of queued jobs.
+ * Running recipes that have queued jobs. The recipes with queued jobs are found by a skip scan of
+ * jobs_status_recipe (one index seek per such recipe: the next recipe id after the last found),
+ * then each recipe by its key; so the cost grows with neither the running recipes (a workspace
+ * holds thousands, most with nothing queued) nor the backlog of one recipe's queued jobs. The
+ * dispatcher runs this at every wake-up: after each stored job and each job end, and every second.
  */
 export async function recipesWithQueuedJobs(db: Db): Promise<Array<{ recipe_id: number; concurrency: number }>> {
-  return (await recipesWithQueuedJobsQuery.execute(db, {})).rows;
+  const { rows } = await recipesWithQueuedJobsQuery.execute(db, {});
+  return rows.filter((row): row is { recipe_id: number; concurrency: number } => row.concurrency !== null);
 }
 
-const recipesWithQueuedJobsQuery = prepareQuery<Record<string, never>, { recipe_id: number; concurrency: number }>(
-  (db) =>
-    db
-      .selectFrom('recipes as r')
-      .select(['r.id as recipe_id', 'r.concurrency'])
-      .where('r.running', '=', 1)
-      .where((eb) =>
-        eb.exists(
+const recipesWithQueuedJobsQuery = prepareQuery<
+  Record<string, never>,
+  { recipe_id: number; concurrency: number | null }
+>((db) =>
+  db
+    .withRecursive('queued(recipe_id)', (qb) =>
+      qb
+        .selectNoFrom((eb) =>
           eb
             .selectFrom('jobs as j')
-            .select('j.id')
+            .select('j.recipe_id')
             .where('j.status', '=', 'queued')
-            .whereRef('j.recipe_id', '=', 'r.id'),
+            .orderBy('j.recipe_id')
+            .limit(1)
+            .as('recipe_id'),
+        )
+        .unionAll((qb2) =>
+          qb2
+            .selectFrom('queued as q')
+            // The next recipe id with a queued job after the last one found: one index seek.
+            .select((eb) =>
+              eb
+                .selectFrom('jobs as j')
+                .select('j.recipe_id')
+                .where('j.status', '=', 'queued')
+                .whereRef('j.recipe_id', '>', 'q.recipe_id')
+                .orderBy('j.recipe_id')
+                .limit(1)
+                .as('recipe_id'),
+            )
+            .where('q.recipe_id', 'is not', null),
         ),
-      )
-      .orderBy('r.id'),
+    )
+    // Each id found reads its recipe by its key (null when it is not running): a subquery per id,
+    // not a join, so that neither planner reads the recipes first.
+    .selectFrom('queued as q')
+    .select((eb) => [
+      eb.ref('q.recipe_id').$notNull().as('recipe_id'),
+      eb
+        .selectFrom('recipes as r')
+        .select('r.concurrency')
+        .whereRef('r.id', '=', 'q.recipe_id')
+        .where('r.running', '=', 1)
+        .as('concurrency'),
+    ])
+    .where('q.recipe_id', 'is not', null)
+    .orderBy('q.recipe_id'),
 );
 
 export type JobClaim = {

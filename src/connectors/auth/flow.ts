@@ -13,7 +13,8 @@ import { findConnection, saveConnectionAuth, type ConnectionScope } from '../../
 import { authenticateTokenHash } from '../../auth/credentials.ts';
 import { findClient } from '../../api/developer_api_clients/developer_api_clients.store.ts';
 import { SecretResolutionError } from '../../api/secrets_management/secret-resolver.ts';
-import { connectionTargetOf, testCustomConnection } from '../custom.ts';
+import { connectionTargetOf } from '../custom.ts';
+import { testCustomConnection } from '../custom-connection.ts';
 import { oauthClientFor, sealAuthState, standaloneLimits, testConnection, transportFor } from '../connections.ts';
 import { applyOrigins } from '../http/transport.ts';
 import type { ConnectionDefinition, FieldValues, OAuthCodeClient } from '../definition.ts';
@@ -165,6 +166,7 @@ export async function finishAuthorization(
       updated_at: at,
     });
     ctx.notifier.publish('connections.changed', { workspaceId: scope.workspaceId });
+    ctx.notifier.publish('connection.credentials_changed', { connectionId: connection.id, ...scope });
     return { connectionId: connection.id, status, error };
   };
   const previous = connection.auth_sealed;

@@ -9,6 +9,7 @@ import { request, type Dispatcher } from 'undici';
 import { OutboundRefusedError, type OutboundPolicy, type OutboundSettings } from '../../outbound/policy.ts';
 import { StepError } from '../step-error.ts';
 import { redactUrl, redactHeaders, maskSecrets } from './redact.ts';
+import { tlsDispatcher, type RequestTls } from './tls-dispatchers.ts';
 
 export interface TransportRequest {
   method: string;
@@ -20,6 +21,8 @@ export interface TransportRequest {
   followRedirects?: boolean;
   /** Values that must never appear in the log (tokens, keys, passwords): masked wherever they occur. */
   secrets?: readonly string[];
+  /** TLS settings of its own (a client certificate, certificates to trust): tls-dispatchers.ts. */
+  tls?: RequestTls;
 }
 
 export interface TransportResponse {
@@ -113,7 +116,16 @@ export function createTransport(deps: TransportDeps): Transport {
           throw new StepError('Timeout', `the step ran out of time before ${method} ${redactUrl(url, secrets)}`);
         let res: RawResponse;
         try {
-          res = await exchange(deps, url, method, headers, body, Math.min(limits.timeoutMs, remaining), limits);
+          res = await exchange(
+            deps,
+            url,
+            method,
+            headers,
+            body,
+            Math.min(limits.timeoutMs, remaining),
+            limits,
+            req.tls,
+          );
         } catch (error) {
           const failure = failureOf(error, url, secrets, Math.min(limits.timeoutMs, remaining));
           logExchange(deps.log, method, url, secrets, headers, null, deps.now() - started, failure.message);
@@ -167,6 +179,20 @@ export function createTransport(deps: TransportDeps): Transport {
   };
 }
 
+/** A request's TLS settings as the transport takes them (none: nothing). */
+export function tlsOf(req: {
+  clientCertificate?: RequestTls['clientCertificate'];
+  serverCertificates?: RequestTls['serverCertificates'];
+}): { tls?: RequestTls } {
+  if (!req.clientCertificate && !req.serverCertificates) return {};
+  return {
+    tls: {
+      ...(req.clientCertificate ? { clientCertificate: req.clientCertificate } : {}),
+      ...(req.serverCertificates ? { serverCertificates: req.serverCertificates } : {}),
+    },
+  };
+}
+
 /** The URL with its origin replaced as CONNECTOR_ORIGINS says (unchanged when it names none). */
 export function applyOrigins(text: string, origins: ReadonlyMap<string, string>): string {
   if (origins.size === 0) return text;
@@ -193,14 +219,16 @@ async function exchange(
   body: string | Uint8Array | undefined,
   timeoutMs: number,
   limits: ExchangeLimits,
+  tls: RequestTls | undefined,
 ): Promise<RawResponse> {
   const target = new URL(applyOrigins(url.toString(), deps.origins));
   deps.outbound.checkUrl(target);
+  const dispatcher = tls ? tlsDispatcher(deps.outbound, tls) : deps.outbound.dispatcher;
   const res = await request(target, {
     method: method as Dispatcher.HttpMethod,
     headers,
     body: body ?? null,
-    dispatcher: deps.outbound.dispatcher,
+    dispatcher,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     signal: AbortSignal.timeout(Math.max(1, Math.min(timeoutMs * 2, limits.deadline - deps.now()))),

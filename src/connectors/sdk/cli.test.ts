@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sqliteOnly } from '../../../test/test-database.ts';
@@ -241,3 +243,177 @@ describe('switchboard connector check', { skip: NO_DATABASE }, () => {
     assert.match(broken.stdout, /broken\.rb \(actions\.nameless\.output_fields\): field 1 has no name/);
   });
 });
+
+// A service that rotates refresh tokens (as RFC 6749 §10.4 allows): each refresh answers a new
+// access token and a new refresh token and spends the old one, so a second run works only when the
+// first wrote what it got into the settings file.
+const ROTATING = String.raw`{
+  title: 'Rotating',
+  connection: {
+    fields: [{ name: 'base' }, { name: 'client_id' }, { name: 'client_secret', control_type: 'password' }],
+    authorization: {
+      type: 'oauth2',
+      authorization_url: lambda { |c| "#{c['base']}/authorize" },
+      refresh: lambda do |connection, refresh_token|
+        post("#{connection['base']}/token")
+          .payload(grant_type: 'refresh_token', refresh_token: refresh_token,
+                   client_id: connection['client_id'], client_secret: connection['client_secret'])
+          .request_format_www_form_urlencoded
+      end,
+      apply: lambda { |_c, access_token| headers(Authorization: "Bearer #{access_token}") }
+    },
+    base_uri: lambda { |c| c['base'] }
+  },
+  test: lambda { |_c| get('/me') }
+}`;
+
+describe(
+  'switchboard connector exec: new connection values written to the settings file',
+  { skip: NO_DATABASE },
+  () => {
+    let server: http.Server;
+    let base = '';
+    const refreshTokensSeen: string[] = [];
+    let access = 'a0';
+    let refresh = 'r1';
+    let issued = 1;
+
+    before(async () => {
+      server = http.createServer((req, res) => {
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        req.on('end', () => {
+          const answer = (status: number, value: unknown) => {
+            res.writeHead(status, { 'content-type': 'application/json' });
+            res.end(JSON.stringify(value));
+          };
+          if (req.method === 'POST' && req.url === '/token') {
+            const form = new URLSearchParams(body);
+            refreshTokensSeen.push(form.get('refresh_token') ?? '');
+            if (form.get('grant_type') !== 'refresh_token' || form.get('client_secret') !== 'cs-secret')
+              return answer(400, { error: 'invalid_request' });
+            if (form.get('refresh_token') !== refresh) return answer(400, { error: 'invalid_grant' });
+            issued++;
+            access = `a${issued}`;
+            refresh = `r${issued}`;
+            return answer(200, {
+              access_token: access,
+              refresh_token: refresh,
+              token_type: 'Bearer',
+              expires_in: 3600,
+            });
+          }
+          if (req.url === '/me')
+            return req.headers.authorization === `Bearer ${access}`
+              ? answer(200, { id: 'me' })
+              : answer(401, { error: 'invalid_token' });
+          answer(404, {});
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      file('rotating.rb', ROTATING);
+    });
+    after(async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+
+    function execPlain(args: string[]) {
+      return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [path.join(ROOT, 'src/cli.ts'), ...args],
+          { cwd: dir, env: { PATH: process.env.PATH, DATA_DIR: path.join(dir, 'data') }, timeout: 120_000 },
+          (error, stdout, stderr) =>
+            resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+    }
+
+    test('a refresh during exec is written back (other keys kept); the second exec uses the rotated token', async () => {
+      const settingsFile = file(
+        'rotating.json',
+        JSON.stringify({
+          base,
+          client_id: 'cid',
+          client_secret: 'cs-secret',
+          note: 'kept',
+          access_token: 'stale',
+          refresh_token: 'r1',
+        }),
+      );
+      const first = await execPlain([
+        'connector',
+        'exec',
+        'test',
+        '--connector',
+        'rotating.rb',
+        '--settings',
+        'rotating.json',
+      ]);
+      assert.equal(first.code, 0, first.stderr);
+      assert.deepEqual(JSON.parse(first.stdout), { id: 'me' });
+      assert.match(first.stderr, /rotating\.json: updated with the connection's new values/);
+      const written = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+      assert.equal(written.access_token, 'a2');
+      assert.equal(written.refresh_token, 'r2');
+      assert.equal(written.note, 'kept');
+      assert.equal(written.client_secret, 'cs-secret');
+      assert.ok(!first.stderr.includes('a2') && !first.stderr.includes('cs-secret'), 'no token printed');
+
+      access = 'expired-by-the-service'; // the service ends the access token: the next run must refresh with r2
+      const second = await execPlain([
+        'connector',
+        'exec',
+        'test',
+        '--connector',
+        'rotating.rb',
+        '--settings',
+        'rotating.json',
+      ]);
+      assert.equal(second.code, 0, second.stderr);
+      assert.deepEqual(refreshTokensSeen, ['r1', 'r2']);
+      assert.equal(JSON.parse(fs.readFileSync(settingsFile, 'utf8')).refresh_token, 'r3');
+    });
+
+    test('with --connection, only that entry of a YAML file changes; without a refresh the file is untouched', async () => {
+      const yamlFile = file(
+        'several.yaml',
+        `# connections\nother:\n  api_key: untouched\nrotating:\n  base: ${base}\n  client_id: cid\n  client_secret: cs-secret\n  access_token: stale\n  refresh_token: ${refresh}\n`,
+      );
+      const run = await execPlain([
+        'connector',
+        'exec',
+        'test',
+        '--connector',
+        'rotating.rb',
+        '--settings',
+        'several.yaml',
+        '--connection',
+        'rotating',
+      ]);
+      assert.equal(run.code, 0, run.stderr);
+      const { parse } = await import('yaml');
+      const written = parse(fs.readFileSync(yamlFile, 'utf8')) as Record<string, Record<string, string>>;
+      assert.deepEqual(written.other, { api_key: 'untouched' });
+      assert.equal(written.rotating!.refresh_token, refresh);
+      assert.equal(written.rotating!.access_token, access);
+
+      const before = fs.readFileSync(yamlFile, 'utf8');
+      const again = await execPlain([
+        'connector',
+        'exec',
+        'test',
+        '--connector',
+        'rotating.rb',
+        '--settings',
+        'several.yaml',
+        '--connection',
+        'rotating',
+      ]);
+      assert.equal(again.code, 0, again.stderr);
+      assert.equal(fs.readFileSync(yamlFile, 'utf8'), before);
+      assert.doesNotMatch(again.stderr, /updated with/);
+    });
+  },
+);

@@ -2,8 +2,8 @@
 // from the command line without a server, as the vendor's gem runs one (`workato exec`). Requests
 // go out directly (through the proxy the environment names); `--verbose` shows each one with the
 // connection's secrets masked.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { Config } from '../../config.ts';
 import { createDirectHost, maskSecrets } from './direct-host.ts';
 import { installedRubySnapshotFile, rubySnapshotFile } from './ruby-sandbox.ts';
@@ -57,6 +57,43 @@ function readSettings(file: string | undefined, connection: string | undefined):
   if (typeof value !== 'object' || Array.isArray(value))
     throw new ConnectorUsageError(`the settings file ${file} must hold an object of connection values`);
   return value as Record<string, unknown>;
+}
+
+/**
+ * Writes the connection's new values (what `acquire` or `refresh` returned during the call) into
+ * the settings file, as the vendor's gem offers to: the file's other keys (and, with
+ * `--connection`, its other connections) kept; JSON stays JSON, YAML stays YAML (comments are not
+ * kept). Written beside and renamed over, so an interrupted write leaves the old file whole.
+ */
+function writeSettingsBack(file: string, connection: string | undefined, updated: Record<string, unknown>): void {
+  const yaml = /\.ya?ml$/i.test(file);
+  const text = readText(file, 'settings file');
+  let whole: unknown;
+  try {
+    whole = yaml ? parseYaml(text) : JSON.parse(text);
+  } catch {
+    whole = parseYaml(text);
+  }
+  const root = (whole !== null && typeof whole === 'object' && !Array.isArray(whole) ? whole : {}) as Record<
+    string,
+    unknown
+  >;
+  const current = (connection === undefined ? root : root[connection]) as Record<string, unknown> | undefined;
+  const merged = { ...(current ?? {}), ...withoutHostValues(updated) };
+  const next = connection === undefined ? merged : { ...root, [connection]: merged };
+  const out = yaml || !/^\s*[{[]/.test(text) ? stringifyYaml(next) : `${JSON.stringify(next, null, 2)}\n`;
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temp, out, { mode: statSync(file).mode & 0o777 });
+    renameSync(temp, file);
+  } catch (error) {
+    throw new ConnectorRunFailed(`cannot write the new connection values to ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** Values the host adds for a call (a custom OAuth profile) are not the connection's: never written. */
+function withoutHostValues(settings: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(settings).filter(([name]) => !name.startsWith('__')));
 }
 
 /** Values of the settings that are secrets: never shown by --verbose. */
@@ -145,9 +182,7 @@ export async function connectorExec(
     onConnectionUpdate(updated) {
       for (const value of Object.values(updated))
         if (typeof value === 'string' && value.length >= 4) secrets.push(value);
-      trace?.(
-        'the connection got new values (acquire or refresh); they are in the output under "settings" with --verbose',
-      );
+      trace?.('the connection got new values (acquire or refresh): they are written to the settings file');
     },
   });
   const runtime = runtimeFor(config, timeoutOf(values, config));
@@ -157,6 +192,11 @@ export async function connectorExec(
       host,
     );
     if (outcome.logs) out.stderr(maskSecrets(outcome.logs, secrets));
+    // Kept even when the call then failed: a service that rotates refresh tokens has spent the old one.
+    if (outcome.settings && typeof values.settings === 'string') {
+      writeSettingsBack(values.settings, values.connection as string | undefined, outcome.settings);
+      out.stderr(`${values.settings}: updated with the connection's new values (acquire or refresh)\n`);
+    }
     if (!outcome.ok) throw new ConnectorRunFailed(maskSecrets(outcome.error.message, secrets));
     const text = `${JSON.stringify(outcome.value, null, 2)}\n`;
     if (typeof values.output === 'string') {

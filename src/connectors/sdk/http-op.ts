@@ -50,12 +50,6 @@ export function sdkRequestOf(value: unknown): SdkHttpRequest {
   return request;
 }
 
-/** Whether the request names TLS options of its own (a client certificate, pinned server certificates). */
-export function namesTls(value: unknown): boolean {
-  const r = (value ?? {}) as Record<string, unknown>;
-  return r.tls !== undefined || r.tls_server !== undefined;
-}
-
 /** The answer the Ruby reads. */
 export function httpAnswerOf(response: SdkHttpResponse): Record<string, unknown> {
   const body = response.body;

@@ -7,7 +7,8 @@
 // a shutting-down job cuts short) and, when the debug log is on, each exchange's log line.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { createOutboundPolicy, type OutboundPolicy } from '../../outbound/policy.ts';
-import { createTransport, type ExchangeLog } from '../http/transport.ts';
+import { createTransport, tlsOf, type ExchangeLog } from '../http/transport.ts';
+import { closeTlsDispatchers } from '../http/tls-dispatchers.ts';
 import { StepError } from '../step-error.ts';
 import { httpAnswerOf, sdkRequestOf } from './http-op.ts';
 import { writeAnswer } from './ruby-answer.ts';
@@ -35,7 +36,7 @@ function policyFor(exchange: DirectExchange): OutboundPolicy {
     if (policies.size > POLICIES_KEPT) {
       const [oldest, dropped] = policies.entries().next().value!;
       policies.delete(oldest);
-      void dropped.close();
+      void closeTlsDispatchers(dropped).then(() => dropped.close());
     }
   }
   return policy;
@@ -77,6 +78,7 @@ async function answerOf(worker: number, op: WorkerHttpOp): Promise<unknown> {
         ...(request.body ? { body: request.body } : {}),
         followRedirects: request.followRedirects !== false,
         secrets: exchange.secrets,
+        ...tlsOf(request),
       },
       {
         timeoutMs: exchange.timeoutMs,

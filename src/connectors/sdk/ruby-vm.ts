@@ -111,6 +111,8 @@ export interface RubyVm {
   restore(snapshot: Uint8Array): void;
   /** Forget a request half written to the host channel (after a call that did not end normally). */
   resetChannel(): void;
+  /** Empties the host channel and puts in it a message Ruby reads without asking (the call). */
+  preload(bytes: Uint8Array): void;
 }
 
 export interface RubyVmOptions {
@@ -167,6 +169,7 @@ export function createRubyVm(options: RubyVmOptions): RubyVm {
       load(snapshot);
     },
     resetChannel: () => wasi.resetChannel(),
+    preload: (bytes) => wasi.preload(bytes),
   };
 }
 

@@ -13,7 +13,6 @@ import { createRubyVm, BridgeRefused, type RubyVm } from './ruby-vm.ts';
 import { ProcessExit } from './wasi.ts';
 import { cryptoOperation } from './crypto-ops.ts';
 import { ANSWER_SHARED, WAITED_MS, WAITING_SINCE } from './ruby-answer.ts';
-import { namesTls } from './http-op.ts';
 import type { DirectExchange, WorkerHttpOp } from './request-thread-client.ts';
 
 export interface RubyWorkerData {
@@ -112,9 +111,8 @@ function askPool(op: HostOp): Uint8Array {
   return ask(data.port, op);
 }
 
-/** An HTTP request of a call with an exchange: made by the request thread (TLS options of its own: by the pool's host). */
+/** An HTTP request of a call with an exchange (TLS options of its own included): made by the request thread. */
 function askRequests(op: HostOp, exchange: DirectExchange): Uint8Array {
-  if (namesTls(op.request)) return askPool(op);
   const message: WorkerHttpOp = { call: current!.request.id, request: op.request, exchange };
   return ask(data.requests, message);
 }
@@ -125,7 +123,14 @@ function postedAnswer(port: MessagePort): string {
   return message.message as string;
 }
 
-function hostRequest(bytes: Uint8Array): Uint8Array {
+/** The byte that starts the call's result (ruby/00-host.rb): the rest is its JSON, kept as text. */
+const RESULT_MARK = 0x3d;
+
+function hostRequest(bytes: Uint8Array): Uint8Array | null {
+  if (bytes[0] === RESULT_MARK) {
+    if (current) current.result = decoder.decode(bytes.subarray(1));
+    return null;
+  }
   const text = decoder.decode(bytes);
   let op: HostOp;
   try {
@@ -135,13 +140,8 @@ function hostRequest(bytes: Uint8Array): Uint8Array {
   }
   if (!current) return encoder.encode(JSON.stringify({ error: 'no call is running' }));
   switch (op.op) {
-    case 'call':
-      return encoder.encode(current.request.call);
     case 'source':
       return encoder.encode(JSON.stringify({ source: current.request.source ?? keptSource }));
-    case 'result':
-      current.result = typeof op.value === 'string' ? op.value : null;
-      return encoder.encode('{}');
     case 'crypto':
       return encoder.encode(JSON.stringify(cryptoOperation(op)));
     case 'tz':
@@ -236,6 +236,7 @@ function run(request: RubyCallRequest): RubyCallReply {
   lastKey = request.key;
   if (request.source !== null) keptSource = request.source;
   current = { request, result: null, logs: [], logBytes: 0 };
+  vm.preload(encoder.encode(request.call));
   let failure: string | null = null;
   try {
     const state = vm.eval('Switchboard::Runtime.serve');

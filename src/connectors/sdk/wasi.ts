@@ -35,8 +35,11 @@ export class ProcessExit extends Error {
 export interface WasiHooks {
   /** Text the code wrote to standard output or standard error. */
   output(fd: 1 | 2, bytes: Uint8Array): void;
-  /** One request on the host channel; returns the answer (blocking the thread until it is there). */
-  request(bytes: Uint8Array): Uint8Array;
+  /**
+   * One request on the host channel; returns the answer (blocking the thread until it is there), or
+   * null for a message that takes none (the call's result).
+   */
+  request(bytes: Uint8Array): Uint8Array | null;
   /** Waits this long (Ruby's `sleep`), blocking the thread. */
   sleep(ms: number): void;
 }
@@ -47,6 +50,11 @@ export interface Wasi {
   setMemory(memory: WebAssembly.Memory): void;
   /** Forget a half-written request or an unread answer (a call ended while one was in flight). */
   resetChannel(): void;
+  /**
+   * Empties the channel and puts a message in it for Ruby to read without asking (the call, before
+   * it starts: nothing an earlier call left unread comes before it).
+   */
+  preload(bytes: Uint8Array): void;
 }
 
 export function createWasi(env: Readonly<Record<string, string>>, hooks: WasiHooks): Wasi {
@@ -82,15 +90,19 @@ export function createWasi(env: Readonly<Record<string, string>>, hooks: WasiHoo
       pendingRequest = rest.length ? [rest.slice()] : [];
       pendingBytes = rest.length;
       const reply = hooks.request(body);
-      const framed = new Uint8Array(4 + reply.length);
-      new DataView(framed.buffer).setUint32(0, reply.length, false);
-      framed.set(reply, 4);
-      answer =
-        answerAt < answer.length
-          ? concat([answer.subarray(answerAt), framed], answer.length - answerAt + framed.length)
-          : framed;
-      answerAt = 0;
+      if (reply) queueAnswer(reply);
     }
+  }
+
+  function queueAnswer(reply: Uint8Array): void {
+    const framed = new Uint8Array(4 + reply.length);
+    new DataView(framed.buffer).setUint32(0, reply.length, false);
+    framed.set(reply, 4);
+    answer =
+      answerAt < answer.length
+        ? concat([answer.subarray(answerAt), framed], answer.length - answerAt + framed.length)
+        : framed;
+    answerAt = 0;
   }
 
   const imports: Record<string, (...args: never[]) => number> = {
@@ -248,6 +260,13 @@ export function createWasi(env: Readonly<Record<string, string>>, hooks: WasiHoo
       pendingBytes = 0;
       answer = new Uint8Array(0);
       answerAt = 0;
+    },
+    preload(bytes) {
+      pendingRequest = [];
+      pendingBytes = 0;
+      answer = new Uint8Array(0);
+      answerAt = 0;
+      queueAnswer(bytes);
     },
   };
 }

@@ -49,6 +49,12 @@ ${
     : ''
 }
 ${facts.connectorTitle === null && connection.provider !== 'rest' && connection.provider !== 'http' ? html`<p class="muted">No connector for ${connection.provider} on this server: the connection is kept but cannot run here.</p>` : ''}
+${
+  facts.canWrite
+    ? html`<p><a class="button" href="/console/connections/${connection.id}/edit">Edit connection</a></p>
+<form method="post" action="/console/connections/${connection.id}/delete">${csrfField(csrf)}<button type="submit" class="danger" data-confirm="Delete the connection ${connection.name}? Recipes that use it fail until they get another.">Delete connection</button></form>`
+    : ''
+}
 <p><a href="/console/connections">All connections</a></p>
 <p class="muted">Credentials stay encrypted on the server; the console never shows them.</p>`,
   );

@@ -80,7 +80,7 @@ export function consoleWorkspaceRoutes(fastify: FastifyInstance, kit: ConsoleKit
   );
 
   // Connections, properties, topics
-  app.get('/console/connections', { schema: hide }, async (request, reply) => {
+  app.get('/console/connections', { schema: { ...hide, querystring: NoticeQuery } }, async (request, reply) => {
     const connections = await listConnections(
       ctx,
       callerWith(request, 'connections:read'),
@@ -94,7 +94,10 @@ export function consoleWorkspaceRoutes(fastify: FastifyInstance, kit: ConsoleKit
     );
     return send(
       reply,
-      connectionsPage({ ...frameOf(request, 'connections'), title: 'Connections' }, connections, tags),
+      connectionsPage({ ...frameOf(request, 'connections'), title: 'Connections' }, connections, tags, {
+        canWrite: can(request, 'connections:write'),
+        message: noticeOf(request.query.done),
+      }),
     );
   });
 

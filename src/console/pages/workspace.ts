@@ -78,16 +78,23 @@ ${data.profiles.map((p) => html`<tr><td>${p.name}</td><td>${clientName.get(p.api
   );
 }
 
-export function connectionsPage(frame: PageFrame, connections: readonly ConnectionApi[], tags: TagIndex): string {
+export function connectionsPage(
+  frame: PageFrame,
+  connections: readonly ConnectionApi[],
+  tags: TagIndex,
+  options: { canWrite: boolean; message?: { text: string; kind: 'ok' | 'error' } | undefined },
+): string {
   return page(
     frame,
-    connections.length === 0
-      ? html`<p class="muted">No connection in this environment.</p>`
-      : html`
+    html`${options.message ? notice(options.message.text, options.message.kind) : ''}${options.canWrite ? html`<p><a class="button" href="/console/connections/new">New connection</a></p>` : ''}${
+      connections.length === 0
+        ? html`<p class="muted">No connection in this environment.</p>`
+        : html`
 <table><thead><tr><th scope="col">Connection</th><th scope="col">Application</th><th scope="col">Status</th><th scope="col">Authorized</th><th scope="col">Problem</th></tr></thead><tbody>
 ${connections.map((c) => html`<tr><td><a href="/console/connections/${c.id}">${c.name}</a>${tagLabels(c.tags, tags)}</td><td>${c.provider}</td><td>${connectionStatus(c)}</td><td>${time(c.authorized_at)}</td><td class="error-text">${c.authorization_error ?? c.connection_lost_reason ?? ''}</td></tr>`)}
 </tbody></table>
-<p class="muted">Credentials stay encrypted on the server; the console never shows them.</p>`,
+<p class="muted">Credentials stay encrypted on the server; the console never shows them.</p>`
+    }`,
   );
 }
 

@@ -62,7 +62,12 @@ module Switchboard
         if block_given?
           other.each_pair { |k, v| k = convert_key(k); store_copy(k, key?(k) ? yield(k, self[k], v) : v) }
         else
-          other.each_pair { |k, v| store_copy(k, v) }
+          # store_copy inlined: this runs for every value that comes in (a call, an answer's JSON).
+          other.each_pair do |k, v|
+            k = k.name if k.is_a?(::Symbol)
+            v = convert_value(v) if v.is_a?(::Hash) || v.is_a?(::Array)
+            regular_store(k, v)
+          end
         end
       end
       self

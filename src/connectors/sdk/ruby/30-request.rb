@@ -24,6 +24,9 @@ module Switchboard
 
     # Chainable parts (each returns the request).
     def params(params)
+      # `get(url)` passes an empty Hash: nothing to keep.
+      return self if @params.nil? && params.is_a?(::Hash) && params.empty?
+
       if params.is_a?(::Hash)
         @params = (@params.is_a?(::Hash) ? @params : HashWithIndifferentAccess.new).merge(params)
       else
@@ -177,6 +180,8 @@ module Switchboard
     end
 
     def with_query(url, query)
+      return url if query.nil? && @params.nil?
+
       query = [query, query_of(@params)].reject { |q| q.nil? || q.empty? }.join('&')
       query.empty? ? url : "#{url}?#{query}"
     end
@@ -215,8 +220,11 @@ module Switchboard
       end
     end
 
+    BODILESS = %w[GET HEAD OPTIONS].freeze
+    private_constant :BODILESS
+
     def body_and_type
-      format = @request_format || (%w[GET HEAD OPTIONS].include?(@method) ? nil : :json)
+      format = @request_format || (BODILESS.include?(@method) ? nil : :json)
       case format
       when nil then [nil, nil]
       when :json then [@payload.nil? ? nil : ::JSON.generate(Convert.plain(@payload)), 'application/json']
@@ -249,6 +257,9 @@ module Switchboard
       [body, "multipart/form-data; boundary=#{boundary}"]
     end
 
+    ACCEPT = { json: 'application/json', xml: 'application/xml' }.freeze
+    private_constant :ACCEPT
+
     def header_named?(name) = @headers.keys.any? { |k| k.to_s.tr('_', '-').casecmp?(name) }
 
     def wire_headers(content_type)
@@ -258,9 +269,7 @@ module Switchboard
       if (@user || @password) && !@digest_auth && !header_named?('authorization')
         out['Authorization'] = "Basic #{::Base64.strict_encode64("#{@user}:#{@password}")}"
       end
-      unless header_named?('accept')
-        out['Accept'] = { json: 'application/json', xml: 'application/xml' }.fetch(@response_format, '*/*')
-      end
+      out['Accept'] = ACCEPT.fetch(@response_format, '*/*') unless header_named?('accept')
       out
     end
 
@@ -288,8 +297,9 @@ module Switchboard
       end
       status = answer['status'].to_i
       raw = ::Base64.strict_decode64(answer['body'].to_s)
-      headers = HashWithIndifferentAccess.new
-      (answer['headers'] || {}).each { |k, v| headers[k.to_s.downcase.tr('-', '_')] = v }
+      plain_headers = {}
+      (answer['headers'] || {}).each { |k, v| plain_headers[k.to_s.downcase.tr('-', '_')] = v }
+      headers = HashWithIndifferentAccess.new(plain_headers)
       if status >= 200 && status < 300 || (status >= 300 && status < 400 && @follow == false)
         @context.__send__(:__detect_on!, raw)
         parsed = parse(raw, headers)
@@ -302,11 +312,14 @@ module Switchboard
       end
     end
 
+    BLANK = /\A[\s\0]*\z/
+    private_constant :BLANK
+
     def parse(raw, _headers)
       case @response_format
       when :json
         text = Convert.text(raw)
-        return HashWithIndifferentAccess.new if text.strip.empty?
+        return HashWithIndifferentAccess.new if BLANK.match?(text)
 
         begin
           Convert.indifferent(::JSON.parse(text))

@@ -5,10 +5,21 @@ module Switchboard
   module SDK
     # A lambda takes the arguments it declares (a connector may declare fewer than the SDK passes).
     def self.arguments_for(block, args)
-      params = block.parameters
-      return args if params.any? { |kind, _| kind == :rest }
+      count = positional_count(block)
+      count ? args.take(count) : args
+    end
 
-      args.take(params.count { |kind, _| %i[req opt].include?(kind) })
+    POSITIONAL_KEPT = 512
+
+    # How many positional arguments a lambda takes (nil: any number), kept per lambda: a connector's
+    # lambdas are made once per interpreter state and called at every request.
+    def self.positional_count(block)
+      counts = (@positional_counts ||= {}.compare_by_identity)
+      return counts[block] if counts.key?(block)
+
+      counts.clear if counts.size >= POSITIONAL_KEPT
+      params = block.parameters
+      counts[block] = params.any? { |kind, _| kind == :rest } ? nil : params.count { |kind, _| %i[req opt].include?(kind) }
     end
 
     class ReinvokeAfter < ::StandardError
@@ -28,7 +39,8 @@ module Switchboard
       def initialize(source, settings, methods_source, updates)
         # The connector's own definition is indifferent already: not copied for every call.
         @source = source.is_a?(HashWithIndifferentAccess) ? source : Convert.indifferent(source || {})
-        @settings = Convert.indifferent(settings || {})
+        # The call's settings are indifferent already (Convert.indifferent of its parameters).
+        @settings = settings.is_a?(HashWithIndifferentAccess) ? settings : Convert.indifferent(settings || {})
         @methods_source = methods_source
         @updates = updates
       end

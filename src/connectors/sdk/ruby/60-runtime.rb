@@ -21,7 +21,7 @@ module Switchboard
     end
 
     def serve
-      call = Host.request('call')
+      call = JSON.parse(Host.receive)
       Kernel.srand(call['seed'].to_i)
       updates = {}
       answer = begin
@@ -31,9 +31,9 @@ module Switchboard
         { 'ok' => false, 'error' => describe_error(e, call) }
       end
       answer['settings'] = Convert.plain(updates[:settings]) if updates[:settings]
-      Host.request('result', 'value' => JSON.generate(answer))
+      Host.result(JSON.generate(answer))
     rescue Exception => e # rubocop:disable Lint/RescueException
-      Host.request('result', 'value' => JSON.generate('ok' => false, 'error' => { 'class' => e.class.name, 'message' => e.message.to_s[0, 2000] }))
+      Host.result(JSON.generate('ok' => false, 'error' => { 'class' => e.class.name, 'message' => e.message.to_s[0, 2000] }))
     end
 
     def run_connector(call, updates)
