@@ -134,27 +134,11 @@ export function consoleConnectionFormRoutes(fastify: FastifyInstance, kit: Conso
     if (provider === '') return showPicker(request, reply, request.query.q ?? '');
     const spec = await connectionFormOf(ctx, caller, provider);
     if (!spec) return showPicker(request, reply, '', unknownApplication(provider));
-    const title = await titleOf(caller, provider);
     const values: Record<string, string> = {};
     for (const f of spec.fields) if (f.default !== null && f.kind !== 'password') values[f.name] = f.default;
     const folders = await foldersOf(request, caller);
-    return send(
-      reply,
-      connectionFormPage(
-        { ...frameOf(request, 'connections'), title: `New ${title} connection` },
-        {
-          connection: null,
-          provider,
-          title,
-          spec,
-          folders,
-          draft: { name: '', folder_id: folders?.[0] ? String(folders[0].id) : '', values, clear: new Set() },
-          stored: {},
-          iconOf,
-        },
-        csrfOf(request),
-      ),
-    );
+    const draft = { name: '', folder_id: folders?.[0] ? String(folders[0].id) : '', values, clear: new Set<string>() };
+    return showNew(request, reply, caller, provider, spec, draft, folders);
   });
 
   app.post('/console/connections/new', { schema: { ...hide, body: ConnectionForm } }, async (request, reply) => {
@@ -185,28 +169,42 @@ export function consoleConnectionFormRoutes(fastify: FastifyInstance, kit: Conso
       return reply.redirect(`/console/connections/${created.id}?done=connection_created`, 303);
     } catch (error) {
       const refusal = refusalOf(error);
-      const title = await titleOf(caller, provider);
-      return send(
-        reply,
-        connectionFormPage(
-          { ...frameOf(request, 'connections'), title: `New ${title} connection` },
-          {
-            connection: null,
-            provider,
-            title,
-            spec,
-            folders: await foldersOf(request, caller),
-            draft,
-            stored: {},
-            iconOf,
-            refusal,
-          },
-          csrfOf(request),
-        ),
-        refusal.status,
-      );
+      return showNew(request, reply, caller, provider, spec, draft, await foldersOf(request, caller), refusal);
     }
   });
+
+  /** The new connection's form: empty, or as typed with the refusal on its fields. */
+  async function showNew(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    caller: Parameters<typeof titleOf>[0],
+    provider: string,
+    spec: NonNullable<Awaited<ReturnType<typeof connectionFormOf>>>,
+    draft: ReturnType<typeof draftOf>,
+    folders: Awaited<ReturnType<typeof foldersOf>>,
+    refusal?: ReturnType<typeof refusalOf>,
+  ) {
+    const title = await titleOf(caller, provider);
+    return send(
+      reply,
+      connectionFormPage(
+        { ...frameOf(request, 'connections'), title: `New ${title} connection` },
+        {
+          connection: null,
+          provider,
+          title,
+          spec,
+          folders,
+          draft,
+          stored: {},
+          iconOf,
+          ...(refusal ? { refusal } : {}),
+        },
+        csrfOf(request),
+      ),
+      refusal?.status,
+    );
+  }
 
   async function showEdit(
     request: FastifyRequest,
