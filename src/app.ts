@@ -72,6 +72,7 @@ import { workflowAppsRoutes } from './api/workflow_apps/workflow_apps.routes.ts'
 import { messageTemplatesRoutes } from './api/message_templates/message_templates.routes.ts';
 import { jobsRoutes } from './api/jobs/jobs.routes.ts';
 import { createJobRetentionSweeper } from './api/jobs/retention.ts';
+import { createJobCountsFolder } from './api/recipes/job-counts-fold.ts';
 import { createEngine, type RecipeEngine } from './engine/engine.ts';
 import { CONNECTORS } from './engine/connectors/index.ts';
 import { findConnector } from './engine/catalog.ts';
@@ -265,6 +266,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onReady', async () => jobRetention.start());
   app.addHook('preClose', async () => jobRetention.stop());
+  // Job counters that job ends appended, added into their recipes' rows in the background.
+  const jobCountsFolder = createJobCountsFolder(ctx);
+  app.addHook('onReady', async () => jobCountsFolder.start());
+  app.addHook('preClose', async () => jobCountsFolder.stop());
   // The activity log is kept as long as jobs are, and pruned the same way.
   const activityRetention = createActivityRetentionSweeper(ctx, {
     intervalMs: config.jobsSweepIntervalMs,

@@ -46,6 +46,7 @@ import * as jobLineValues from './migrations/0075_job_line_values.ts';
 import * as jobRecipeVersion from './migrations/0076_job_recipe_version.ts';
 import * as staticWebhookKeys from './migrations/0077_static_webhook_keys.ts';
 import * as jobsRunningLeaseDropped from './migrations/0078_jobs_running_lease_dropped.ts';
+import * as recipeJobCounts from './migrations/0079_recipe_job_counts.ts';
 import * as agents from './migrations/0055_agents.ts';
 
 export type DialectMigration = {
@@ -102,6 +103,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0076_job_recipe_version': jobRecipeVersion,
   '0077_static_webhook_keys': staticWebhookKeys,
   '0078_jobs_running_lease_dropped': jobsRunningLeaseDropped,
+  '0079_recipe_job_counts': recipeJobCounts,
   '0055_agents': agents,
 };
 

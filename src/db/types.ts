@@ -62,6 +62,7 @@ import type {
 } from './tables/data.ts';
 import type {
   RecipesTable,
+  RecipeJobCountsTable,
   RecipeVersionsTable,
   WorkflowTasksTable,
   JobsTable,
@@ -127,6 +128,7 @@ export interface Database {
   event_topics: EventTopicsTable;
   event_messages: EventMessagesTable;
   recipes: RecipesTable;
+  recipe_job_counts: RecipeJobCountsTable;
   agentic_skills: AgenticSkillsTable;
   mcp_servers: McpServersTable;
   mcp_tools: McpToolsTable;

@@ -1,43 +1,11 @@
-// The end of a job: its row, its lines and its recipe's counters in one write, and the claim of the
-// recipe's next jobs; on PostgreSQL a batch of ends is one call of switchboard_job_ends_4.
+// The end of a job: its row, its lines and its recipe's counters (appended to recipe_job_counts,
+// src/api/recipes/job-counts.store.ts) in one write, and the claim of the recipe's next jobs; on
+// PostgreSQL a batch of ends is one call of switchboard_job_ends_5.
 import { sql } from 'kysely';
 import type { Db, JobLineRow, JobRow } from '../../db/types.ts';
 import { ADVISORY_LOCKS, runsStoredFunctions } from '../../db/dialect.ts';
-import { prepareQuery } from '../../db/prepared.ts';
+import { appendJobCounts, type JobCountsDelta } from '../recipes/job-counts.store.ts';
 import { type JobClaim, claimJobs, type JobResult, finishJob, insertLines } from './queue.store.ts';
-
-/** What the end of a job adds to its recipe's counters. */
-export async function countJobEnd(
-  db: Db,
-  recipeId: number,
-  succeeded: boolean,
-  taskCount: number,
-  lastRunAt: string,
-): Promise<void> {
-  await (succeeded ? countSucceeded : countFailed).execute(db, { recipeId, taskCount, lastRunAt });
-}
-
-type CountParams = { recipeId: number; taskCount: number; lastRunAt: string };
-const countSucceeded = prepareQuery<CountParams, never>((db, param) =>
-  db
-    .updateTable('recipes')
-    .set((eb) => ({
-      job_succeeded_count: eb('job_succeeded_count', '+', 1),
-      lifetime_task_count: eb('lifetime_task_count', '+', param('taskCount')),
-      last_run_at: param('lastRunAt'),
-    }))
-    .where('id', '=', param('recipeId')),
-);
-const countFailed = prepareQuery<CountParams, never>((db, param) =>
-  db
-    .updateTable('recipes')
-    .set((eb) => ({
-      job_failed_count: eb('job_failed_count', '+', 1),
-      lifetime_task_count: eb('lifetime_task_count', '+', param('taskCount')),
-      last_run_at: param('lastRunAt'),
-    }))
-    .where('id', '=', param('recipeId')),
-);
 
 /** What a job's end writes: its lines, its end state, and (unless a test case's) its recipe's counters. */
 export type JobEnd = {
@@ -47,21 +15,10 @@ export type JobEnd = {
   counters: { recipeId: number; succeeded: boolean; taskCount: number; lastRunAt: string } | null;
 };
 
-/**
- * Record a job's end: its state, its lines and its recipe's counters, one statement each in the
- * caller's transaction (recordJobEnds makes many ends in one call where it can).
- */
-export async function recordJobEnd(db: Db, end: JobEnd): Promise<void> {
+/** A job's state and lines, one statement each in the caller's transaction (recordEachEnd). */
+async function recordJobEnd(db: Db, end: JobEnd): Promise<void> {
   await finishJob(db, end.id, end.result);
   await insertLines(db, end.lines);
-  if (end.counters)
-    await countJobEnd(
-      db,
-      end.counters.recipeId,
-      end.counters.succeeded,
-      end.counters.taskCount,
-      end.counters.lastRunAt,
-    );
 }
 
 /** A job's end as a batch records it, with the claim of its successor (one job of its recipe) unless null. */
@@ -76,7 +33,7 @@ export type SuccessorClaim = { jobs: JobRow[]; contended: boolean };
  * the ends. Where the database runs stored functions (PostgreSQL), one call does it all (one round
  * trip): every line, every job's state, each recipe's counters summed (several jobs of a recipe
  * add up; its last run is the latest of theirs), then the claims. Otherwise each end as
- * recordJobEnd, then each claim as claimJobs.
+ * recordJobEnd, the counters of all as one insert, then each claim as claimJobs.
  */
 export async function recordJobEnds(db: Db, items: readonly JobEndAndClaim[]): Promise<SuccessorClaim[]> {
   return recordJobEndsAlone(db, items) ?? recordEachEnd(db, items);
@@ -124,6 +81,7 @@ function handOut(
 
 async function recordEachEnd(db: Db, items: readonly JobEndAndClaim[]): Promise<SuccessorClaim[]> {
   for (const item of items) await recordJobEnd(db, item.end);
+  await appendJobCounts(db, countsByRecipe(items.map((item) => item.end)));
   const byRecipe = successorsByRecipe(items);
   const claims = new Map<number, { jobs: JobRow[]; contended: boolean }>();
   for (const [recipeId, asking] of byRecipe) {
@@ -133,12 +91,31 @@ async function recordEachEnd(db: Db, items: readonly JobEndAndClaim[]): Promise<
   return handOut(items, byRecipe, (recipeId) => claims.get(recipeId)!);
 }
 
+/**
+ * What the ends add to their recipes' counters: one sum per recipe (several jobs of a recipe add
+ * up; its last run is the latest of theirs), in the order of the recipes' ids.
+ */
+function countsByRecipe(ends: readonly JobEnd[]): JobCountsDelta[] {
+  const sums = new Map<number, JobCountsDelta>();
+  for (const end of ends) {
+    const c = end.counters;
+    if (c === null) continue;
+    const sum = sums.get(c.recipeId) ?? { recipeId: c.recipeId, succeeded: 0, failed: 0, tasks: 0, lastRunAt: c.lastRunAt };
+    if (c.succeeded) sum.succeeded += 1;
+    else sum.failed += 1;
+    sum.tasks += c.taskCount;
+    if (c.lastRunAt > sum.lastRunAt) sum.lastRunAt = c.lastRunAt;
+    sums.set(c.recipeId, sum);
+  }
+  return [...sums.values()].sort((a, b) => a.recipeId - b.recipeId);
+}
+
 /** Lines of all the ends one call records at most (its parameters stay a few megabytes at most). */
 const MAX_LINES_IN_ONE_RECORD = 5_000;
 
 /**
  * PostgreSQL: the ends of many jobs and their successors' claims in one call of
- * switchboard_job_ends_4 (migration 0076). The lines travel as one JSON parameter and every other
+ * switchboard_job_ends_5 (migration 0079). The lines travel as one JSON parameter and every other
  * column as one array, so the statement's text is the same whatever the number of jobs and lines.
  * The claims try the same claim lock as claimJobs: a recipe whose lock another transaction holds
  * comes back as a row with no id, and its ends' claims are `contended` (their places go back to
@@ -147,32 +124,21 @@ const MAX_LINES_IN_ONE_RECORD = 5_000;
 async function recordInOneCall(db: Db, items: readonly JobEndAndClaim[]): Promise<SuccessorClaim[]> {
   const ends = items.map((item) => item.end);
   const lines = ends.flatMap((end) => end.lines);
-  const counters = new Map<number, { succeeded: number; failed: number; tasks: number; last: string }>();
-  for (const end of ends) {
-    const c = end.counters;
-    if (c === null) continue;
-    const sum = counters.get(c.recipeId) ?? { succeeded: 0, failed: 0, tasks: 0, last: c.lastRunAt };
-    if (c.succeeded) sum.succeeded += 1;
-    else sum.failed += 1;
-    sum.tasks += c.taskCount;
-    if (c.lastRunAt > sum.last) sum.last = c.lastRunAt;
-    counters.set(c.recipeId, sum);
-  }
-  const sums = [...counters.entries()].sort(([a], [b]) => a - b);
+  const sums = countsByRecipe(ends);
   const byRecipe = successorsByRecipe(items);
-  // In the order of the recipes' ids, as every call takes their rows' and claim locks.
+  // In the order of the recipes' ids, as every call takes their claim locks.
   const claims = [...byRecipe.entries()].sort(([a], [b]) => a - b);
   // Every successor of a batch is claimed with the time and lease of the first end asking (the
   // ends of a batch are milliseconds apart) and this node.
   const claim =
     claims.length > 0 ? items[claims[0]![1][0] as number]!.successor! : { now: '', node: '', leaseUntil: '' };
-  const { rows } = await sql<JobRow>`select * from switchboard_job_ends_4(
+  const { rows } = await sql<JobRow>`select * from switchboard_job_ends_5(
       ${JSON.stringify(lines)}::json,
       ${ends.map((e) => e.id)}::bigint[], ${ends.map((e) => e.result.status)}::text[], ${ends.map((e) => e.result.error)}::text[],
       ${ends.map((e) => e.result.error_parts)}::text[], ${ends.map((e) => e.result.completed_at)}::text[], ${ends.map((e) => e.result.task_count)}::int[],
       ${ends.map((e) => e.result.reply ?? null)}::text[], ${ends.map((e) => e.result.recipe_version_no ?? null)}::int[],
-      ${sums.map(([id]) => id)}::bigint[], ${sums.map(([, c]) => c.succeeded)}::int[], ${sums.map(([, c]) => c.failed)}::int[],
-      ${sums.map(([, c]) => c.tasks)}::bigint[], ${sums.map(([, c]) => c.last)}::text[],
+      ${sums.map((c) => c.recipeId)}::bigint[], ${sums.map((c) => c.succeeded)}::int[], ${sums.map((c) => c.failed)}::int[],
+      ${sums.map((c) => c.tasks)}::bigint[], ${sums.map((c) => c.lastRunAt)}::text[],
       ${claims.map(([id]) => id)}::bigint[], ${claims.map(([, asking]) => asking.length)}::int[], ${ADVISORY_LOCKS.recipeClaims}::int,
       ${claim.now}::text, ${claim.node}::text, ${claim.leaseUntil}::text)`.execute(db);
   const claimed = new Map<number, { jobs: JobRow[]; contended: boolean }>(

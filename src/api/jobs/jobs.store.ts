@@ -2,6 +2,7 @@
 // and the one mapper to the API shape. The queue's writes are in queue.store.ts and job-ends.store.ts.
 import type { Db, JobLineRow, JobRow, JobState } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
+import { pendingJobCounts, totalJobCounts } from '../recipes/job-counts.store.ts';
 
 export type ApiJobStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -127,9 +128,14 @@ export interface JobCounters {
 export async function jobCounters(db: Db, recipeId: number): Promise<JobCounters> {
   const row = await db
     .selectFrom('recipes as r')
+    .leftJoin(pendingJobCounts(db).as('c'), 'c.recipe_id', 'r.id')
     .select((eb) => [
       'r.job_succeeded_count',
       'r.job_failed_count',
+      'r.lifetime_task_count',
+      'c.succeeded',
+      'c.failed',
+      'c.task_count',
       eb
         .selectFrom('jobs as j')
         .select((e) => e.fn.countAll<number>().as('n'))
@@ -139,7 +145,8 @@ export async function jobCounters(db: Db, recipeId: number): Promise<JobCounters
     ])
     .where('r.id', '=', recipeId)
     .executeTakeFirstOrThrow();
-  return { succeeded: row.job_succeeded_count, failed: row.job_failed_count, pending: Number(row.pending ?? 0) };
+  const { succeeded, failed } = totalJobCounts(row, row);
+  return { succeeded, failed, pending: Number(row.pending ?? 0) };
 }
 
 /** Jobs of the recipe still kept (not deleted by retention) under these filters. */

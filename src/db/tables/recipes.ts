@@ -36,6 +36,19 @@ export interface RecipesTable {
   updated_at: string;
 }
 
+/**
+ * Job counters appended by records of job ends, not yet folded into the recipe's columns; a
+ * recipe's counts are its columns plus its rows here (src/api/jobs/job-counts.ts).
+ */
+export interface RecipeJobCountsTable {
+  id: Generated<number>;
+  recipe_id: number;
+  succeeded: number;
+  failed: number;
+  task_count: number;
+  last_run_at: string | null;
+}
+
 export interface RecipeVersionsTable {
   id: Generated<number>;
   recipe_id: number;

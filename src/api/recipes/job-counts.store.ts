@@ -1,0 +1,125 @@
+// A recipe's job counters: its columns (job_succeeded_count, job_failed_count,
+// lifetime_task_count, last_run_at) plus the rows that records of job ends append to
+// recipe_job_counts until the fold adds them into the columns (migration 0079). Ends append rather
+// than update the recipe's row so that concurrent ends of one recipe share no row lock (on
+// PostgreSQL such a lock is held until the commit is on disk). Every read adds both in one
+// statement, so the counts it returns are exact.
+import { sql, type RawBuilder } from 'kysely';
+import { writesInWithClause } from '../../db/dialect.ts';
+import type { Db } from '../../db/types.ts';
+
+/** What the ends of one record add to one recipe's counters. */
+export type JobCountsDelta = {
+  recipeId: number;
+  succeeded: number;
+  failed: number;
+  tasks: number;
+  lastRunAt: string;
+};
+
+/** Append the counts of a record's ends, one row per recipe, in the caller's transaction. */
+export async function appendJobCounts(db: Db, deltas: readonly JobCountsDelta[]): Promise<void> {
+  if (deltas.length === 0) return;
+  await db
+    .insertInto('recipe_job_counts')
+    .values(
+      deltas.map((d) => ({
+        recipe_id: d.recipeId,
+        succeeded: d.succeeded,
+        failed: d.failed,
+        task_count: d.tasks,
+        last_run_at: d.lastRunAt,
+      })),
+    )
+    .execute();
+}
+
+/**
+ * The appended counts not yet folded, summed by recipe: left-joined as `c` to a query of recipes
+ * `r`, with `pendingCountColumns` and `lastRunAtOf`.
+ */
+export function pendingJobCounts(db: Db) {
+  return db
+    .selectFrom('recipe_job_counts')
+    .select((eb) => [
+      'recipe_id',
+      eb.fn.sum<number | string>('succeeded').as('succeeded'),
+      eb.fn.sum<number | string>('failed').as('failed'),
+      eb.fn.sum<number | string>('task_count').as('task_count'),
+      eb.fn.max('last_run_at').as('last_run_at'),
+    ])
+    .groupBy('recipe_id');
+}
+
+/** The later of the recipe's last run and its pending counts' (either may be null). */
+export function lastRunAtOf(recipe: string, pending: string): RawBuilder<string | null> {
+  return later(sql.ref(recipe), sql.ref(pending));
+}
+
+function later(recipe: RawBuilder<unknown>, pending: RawBuilder<unknown>): RawBuilder<string | null> {
+  return sql<string | null>`case when ${pending} is null or ${pending} < ${recipe} then ${recipe} else ${pending} end`;
+}
+
+/** A recipe's counters: its columns plus its pending counts (sums arrive as text from PostgreSQL). */
+export function totalJobCounts(
+  recipe: { job_succeeded_count: number; job_failed_count: number; lifetime_task_count: number },
+  pending: { succeeded: number | string | null; failed: number | string | null; task_count: number | string | null },
+): { succeeded: number; failed: number; tasks: number } {
+  return {
+    succeeded: recipe.job_succeeded_count + Number(pending.succeeded ?? 0),
+    failed: recipe.job_failed_count + Number(pending.failed ?? 0),
+    tasks: recipe.lifetime_task_count + Number(pending.task_count ?? 0),
+  };
+}
+
+/**
+ * Add up to `limit` appended rows (the oldest) into their recipes' columns and delete them, in one
+ * transaction: a reader sees them either as rows or in the columns, never both nor neither.
+ * Returns how many rows it folded.
+ */
+export async function foldJobCounts(db: Db, limit: number): Promise<number> {
+  if (writesInWithClause(db)) {
+    // One statement; a concurrent fold waits for the rows this one deletes, then skips them.
+    const { rows } = await sql<{ n: number | string }>`with folded as (
+        delete from recipe_job_counts where id in (select id from recipe_job_counts order by id limit ${limit})
+        returning recipe_id, succeeded, failed, task_count, last_run_at
+      ), sums as (
+        select recipe_id, sum(succeeded) as succeeded, sum(failed) as failed, sum(task_count) as task_count,
+          max(last_run_at) as last_run_at, count(*) as n
+        from folded group by recipe_id
+      ), updated as (
+        update recipes r set job_succeeded_count = r.job_succeeded_count + s.succeeded,
+            job_failed_count = r.job_failed_count + s.failed,
+            lifetime_task_count = r.lifetime_task_count + s.task_count,
+            last_run_at = ${lastRunAtOf('r.last_run_at', 's.last_run_at')}
+          from sums s where r.id = s.recipe_id
+      )
+      select coalesce(sum(n), 0) as n from sums`.execute(db);
+    return Number(rows[0]?.n ?? 0);
+  }
+  return db.transaction().execute(async (trx) => {
+    const last = await trx
+      .selectFrom('recipe_job_counts')
+      .select('id')
+      .orderBy('id')
+      .limit(1)
+      .offset(limit - 1)
+      .executeTakeFirst();
+    const upTo = last?.id ?? Number.MAX_SAFE_INTEGER;
+    const sums = await pendingJobCounts(trx).where('id', '<=', upTo).execute();
+    for (const s of sums) {
+      await trx
+        .updateTable('recipes as r')
+        .set((eb) => ({
+          job_succeeded_count: eb('r.job_succeeded_count', '+', Number(s.succeeded)),
+          job_failed_count: eb('r.job_failed_count', '+', Number(s.failed)),
+          lifetime_task_count: eb('r.lifetime_task_count', '+', Number(s.task_count)),
+          last_run_at: later(sql.ref('r.last_run_at'), sql.val(s.last_run_at)),
+        }))
+        .where('r.id', '=', s.recipe_id)
+        .execute();
+    }
+    const deleted = await trx.deleteFrom('recipe_job_counts').where('id', '<=', upTo).executeTakeFirst();
+    return Number(deleted.numDeletedRows);
+  });
+}
