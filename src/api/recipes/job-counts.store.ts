@@ -123,3 +123,35 @@ export async function foldJobCounts(db: Db, limit: number): Promise<number> {
     return Number(deleted.numDeletedRows);
   });
 }
+
+/** A recipe's counters as users see them (its columns plus its pending counts), undefined for no such recipe. */
+export async function findRecipeJobCounts(
+  db: Db,
+  recipeId: number,
+): Promise<
+  | { job_succeeded_count: number; job_failed_count: number; lifetime_task_count: number; last_run_at: string | null }
+  | undefined
+> {
+  const row = await db
+    .selectFrom('recipes as r')
+    .leftJoin(pendingJobCounts(db).as('c'), 'c.recipe_id', 'r.id')
+    .select([
+      'r.job_succeeded_count',
+      'r.job_failed_count',
+      'r.lifetime_task_count',
+      'c.succeeded',
+      'c.failed',
+      'c.task_count',
+      lastRunAtOf('r.last_run_at', 'c.last_run_at').as('last_run_at'),
+    ])
+    .where('r.id', '=', recipeId)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  const total = totalJobCounts(row, row);
+  return {
+    job_succeeded_count: total.succeeded,
+    job_failed_count: total.failed,
+    lifetime_task_count: total.tasks,
+    last_run_at: row.last_run_at,
+  };
+}
