@@ -22,25 +22,30 @@ export function createPeriodicSweep(options: {
   intervalMs: number;
   log: Pick<Logger, 'debug' | 'error'>;
   run: (closing: () => boolean) => Promise<number>;
-  /** Where the turns are kept, and this node: one node of those sharing `db` sweeps per interval. */
-  turns: { db: Db; nodeId: string };
+  /**
+   * Where the turns are kept, and this node: one node of those sharing `db` sweeps per interval.
+   * Without it every node runs every interval (work cheap when there is none, safe to run on
+   * several nodes at once, and too frequent for a turn's write at every interval).
+   */
+  turns?: { db: Db; nodeId: string };
 }): PeriodicSweep {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<number> | null = null;
   let stopped = true;
   let closing = false;
   const sweepOnce = () => options.run(() => closing);
-  const { db, nodeId } = options.turns;
+  const { turns } = options;
   /**
    * A timed run: this node's turn, or nothing (another node sweeps this interval). Turns are
    * counted in the time the timers keep (the machine's), whatever clock the sweep itself reads.
    */
   const timedRun = async (): Promise<number> => {
+    if (turns === undefined) return sweepOnce();
     const now = Date.now();
     const turn = await takeTurn(
-      db,
+      turns.db,
       `sweep:${options.name}`,
-      nodeId,
+      turns.nodeId,
       toStored(new Date(now)),
       toStored(new Date(now + options.intervalMs)),
     );

@@ -75,7 +75,7 @@ test('a run request interrupted by SIGKILL completes after the restart, every te
       restartedAt,
     )) as { n: number };
     assert.ok(after.n > 0, 'test cases ran after the restart');
-    // No job stays running; the recipe's production counters count none of them.
+    // No job stays running; the recipe's production counters (its row and its appended counts) count none of them.
     assert.equal(
       ((await db.get("SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')")) as { n: number }).n,
       0,
@@ -83,7 +83,9 @@ test('a run request interrupted by SIGKILL completes after the restart, every te
     assert.deepEqual(
       {
         ...((await db.get(
-          'SELECT job_succeeded_count, job_failed_count FROM recipes WHERE id = ?',
+          `SELECT cast(r.job_succeeded_count + coalesce(sum(c.succeeded), 0) AS integer) AS job_succeeded_count,
+             cast(r.job_failed_count + coalesce(sum(c.failed), 0) AS integer) AS job_failed_count
+           FROM recipes r LEFT JOIN recipe_job_counts c ON c.recipe_id = r.id WHERE r.id = ? GROUP BY r.id`,
           recipe.body.id,
         )) as object),
       },

@@ -228,7 +228,7 @@ export function textListRows(
 }
 
 /** Namespaces of advisory locks (the first key of the two-key form). */
-export const ADVISORY_LOCKS = { recipeClaims: 1, startUp: 2 } as const;
+export const ADVISORY_LOCKS = { recipeClaims: 1, startUp: 2, jobCountsFold: 3 } as const;
 
 /**
  * Run `work` while holding the lock (`space`, `key`) for this process, waiting for any other

@@ -100,7 +100,13 @@ function countsByRecipe(ends: readonly JobEnd[]): JobCountsDelta[] {
   for (const end of ends) {
     const c = end.counters;
     if (c === null) continue;
-    const sum = sums.get(c.recipeId) ?? { recipeId: c.recipeId, succeeded: 0, failed: 0, tasks: 0, lastRunAt: c.lastRunAt };
+    const sum = sums.get(c.recipeId) ?? {
+      recipeId: c.recipeId,
+      succeeded: 0,
+      failed: 0,
+      tasks: 0,
+      lastRunAt: c.lastRunAt,
+    };
     if (c.succeeded) sum.succeeded += 1;
     else sum.failed += 1;
     sum.tasks += c.taskCount;

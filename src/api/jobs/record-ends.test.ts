@@ -9,6 +9,7 @@ import { jobRow } from '../../../test/job-rows.ts';
 import { insertJob, insertJobs } from './queue.store.ts';
 import { recordJobEnds, recordJobEndsAlone, type JobEndAndClaim } from './job-ends.store.ts';
 import type { JobLineRow } from '../../db/types.ts';
+import { ADVISORY_LOCKS, runsStoredFunctions, tryTransactionLock } from '../../db/dialect.ts';
 import { findRecipeJobCounts, foldJobCounts } from '../recipes/job-counts.store.ts';
 
 let t: TestApp;
@@ -223,6 +224,64 @@ test('ends recorded in statements of their own, several at once, never run more 
     .where('job_id', 'in', ids.slice(0, 4))
     .executeTakeFirstOrThrow();
   assert.equal(Number(lines.n), 12);
+});
+
+test('ends whose recipe another transaction is claiming for hand on the places they free, and no more', async (c) => {
+  // The claim lock is PostgreSQL's (one claim at a time per recipe across nodes); SQLite's one
+  // writer runs one transaction at a time, so its ends always claim as the dispatcher does.
+  if (!runsStoredFunctions(t.ctx.db)) return c.skip('PostgreSQL only: SQLite claims one transaction at a time');
+  const { recipeId, ids, stamp } = await recipeWithJobs(3, [
+    'running',
+    'running',
+    'running',
+    'queued',
+    'queued',
+    'queued',
+    'queued',
+  ]);
+  const claim = {
+    recipeId,
+    now: stamp,
+    node: t.ctx.nodeId,
+    leaseUntil: toStored(new Date(t.ctx.clock.now().getTime() + 60_000)),
+  };
+  const record = (items: JobEndAndClaim[]) => recordJobEndsAlone(t.ctx.db, items)!;
+  const statuses = async () =>
+    (await t.ctx.db.selectFrom('jobs').select('status').where('recipe_id', '=', recipeId).orderBy('id').execute()).map(
+      (r) => r.status,
+    );
+  await t.ctx.db.transaction().execute(async (other) => {
+    assert.equal(await tryTransactionLock(other, ADVISORY_LOCKS.recipeClaims, recipeId), true);
+    // Two running jobs end: each hands its place to the oldest queued job.
+    const handed = await record([endOf(ids[0]!, recipeId, stamp, claim), endOf(ids[1]!, recipeId, stamp, claim)]);
+    assert.deepEqual(
+      handed.map((r) => r.jobs.map((j) => j.id)),
+      [[ids[3]], [ids[4]]],
+    );
+    assert.deepEqual(
+      handed.map((r) => r.contended),
+      [false, false],
+    );
+    assert.deepEqual(await statuses(), ['succeeded', 'succeeded', 'running', 'running', 'running', 'queued', 'queued']);
+    // The concurrency lowered to 1 with three running: an end frees its place and hands on none.
+    await t.ctx.db.updateTable('recipes').set({ concurrency: 1 }).where('id', '=', recipeId).execute();
+    const lowered = await record([endOf(ids[2]!, recipeId, stamp, claim)]);
+    assert.deepEqual(lowered, [{ jobs: [], contended: true }]);
+    // The end of a job that was not running (queued again, its place freed already) hands on none.
+    await t.ctx.db.updateTable('recipes').set({ concurrency: 10 }).where('id', '=', recipeId).execute();
+    const notRunning = await record([endOf(ids[5]!, recipeId, stamp, claim)]);
+    assert.deepEqual(notRunning, [{ jobs: [], contended: true }]);
+    assert.deepEqual(await statuses(), [
+      'succeeded',
+      'succeeded',
+      'succeeded',
+      'running',
+      'running',
+      'succeeded',
+      'queued',
+    ]);
+  });
+  assert.equal((await findRecipeJobCounts(t.ctx.db, recipeId))?.job_succeeded_count, 4);
 });
 
 test('lines go with their job: deleting jobs, or their recipe, deletes their lines; a job deleted already keeps none', async () => {

@@ -5,7 +5,7 @@
 // PostgreSQL such a lock is held until the commit is on disk). Every read adds both in one
 // statement, so the counts it returns are exact.
 import { sql, type RawBuilder } from 'kysely';
-import { writesInWithClause } from '../../db/dialect.ts';
+import { ADVISORY_LOCKS, writesInWithClause } from '../../db/dialect.ts';
 import type { Db } from '../../db/types.ts';
 
 /** What the ends of one record add to one recipe's counters. */
@@ -75,13 +75,18 @@ export function totalJobCounts(
 /**
  * Add up to `limit` appended rows (the oldest) into their recipes' columns and delete them, in one
  * transaction: a reader sees them either as rows or in the columns, never both nor neither.
- * Returns how many rows it folded.
+ * Returns how many rows it folded (0 too while another node's fold runs).
  */
 export async function foldJobCounts(db: Db, limit: number): Promise<number> {
+  const any = await db.selectFrom('recipe_job_counts').select('id').limit(1).executeTakeFirst();
+  if (any === undefined) return 0;
   if (writesInWithClause(db)) {
-    // One statement; a concurrent fold waits for the rows this one deletes, then skips them.
+    // One statement. One fold at a time across the nodes (the lock), so that two folds never
+    // update the same recipes' rows in different orders.
     const { rows } = await sql<{ n: number | string }>`with folded as (
-        delete from recipe_job_counts where id in (select id from recipe_job_counts order by id limit ${limit})
+        delete from recipe_job_counts
+          where id in (select id from recipe_job_counts order by id limit ${limit})
+            and (select pg_try_advisory_xact_lock(${ADVISORY_LOCKS.jobCountsFold}::int, 0))
         returning recipe_id, succeeded, failed, task_count, last_run_at
       ), sums as (
         select recipe_id, sum(succeeded) as succeeded, sum(failed) as failed, sum(task_count) as task_count,

@@ -131,7 +131,8 @@ export function recipeToApi(
     task_count: row.pending_task_count,
   });
   const pendingLast = row.pending_last_run_at;
-  const lastRunAt = pendingLast !== null && (row.last_run_at === null || pendingLast > row.last_run_at) ? pendingLast : row.last_run_at;
+  const lastRunAt =
+    pendingLast !== null && (row.last_run_at === null || pendingLast > row.last_run_at) ? pendingLast : row.last_run_at;
   const out: RecipeApi = {
     id: row.id,
     user_id: row.workspace_id,
