@@ -409,6 +409,8 @@ describe('POST /console/recipes/:id/start and /stop', () => {
     const unknown = await get('/console/recipes/999999', admin.cookie);
     assert.equal(unknown.statusCode, 404);
     assert.match(unknown.body, /<h1>Not found<\/h1>/);
+    assert.equal(unknown.body.match(/Not found/g)?.length, 2, 'the title and the h1, not the notice as well');
+    assert.match(unknown.body, /Nothing is at this address in this environment/);
     const bad = await get('/console/recipes/abc', admin.cookie);
     assert.equal(bad.statusCode, 400);
     assertNoStack(bad.body);
