@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { appendJobCounts, foldJobCounts } from './job-counts.store.ts';
 import { action, createRecipe, fire, log, startRecipe, webhookRecipe, webhookTrigger } from '../../../test/recipes.ts';
 
 let t: TestApp;
@@ -355,6 +356,63 @@ describe('GET /api/recipes', () => {
     await fire(t, older.path, {});
     const res = await t.call('GET', `/api/recipes?folder_id=${folder.body.id}&order=activity`);
     assert.equal(res.body.items[0].id, older.id);
+  });
+
+  test('counts that job ends appended and no fold has added yet count in the recipe, the list and its order by activity; a fold changes nothing users see', async () => {
+    const folder = await t.call('POST', '/api/folders', { body: { name: 'Pending counts' } });
+    const [a, b, c] = [
+      await createRecipe(t, simple(), { folder_id: folder.body.id }),
+      await createRecipe(t, simple(), { folder_id: folder.body.id }),
+      await createRecipe(t, simple(), { folder_id: folder.body.id }),
+    ];
+    // a: run long ago by its row, and since by counts not yet folded; b: run in between, folded.
+    await t.ctx.db
+      .updateTable('recipes')
+      .set({ job_succeeded_count: 2, lifetime_task_count: 4, last_run_at: '2026-01-01T00:00:00.000Z' })
+      .where('id', '=', a!)
+      .execute();
+    await t.ctx.db
+      .updateTable('recipes')
+      .set({ job_failed_count: 1, last_run_at: '2026-02-01T00:00:00.000Z' })
+      .where('id', '=', b!)
+      .execute();
+    await appendJobCounts(t.ctx.db, [
+      { recipeId: a!, succeeded: 3, failed: 1, tasks: 7, lastRunAt: '2026-03-01T00:00:00.000Z' },
+    ]);
+    await appendJobCounts(t.ctx.db, [
+      { recipeId: a!, succeeded: 1, failed: 0, tasks: 1, lastRunAt: '2026-02-15T00:00:00.000Z' },
+    ]);
+    const seen = async () => {
+      const one = (await t.call('GET', `/api/recipes/${a}`)).body;
+      const list = (await t.call('GET', `/api/recipes?folder_id=${folder.body.id}&order=activity`)).body.items;
+      const jobs = (await t.call('GET', `/api/recipes/${a}/jobs`)).body;
+      return {
+        one: [one.job_succeeded_count, one.job_failed_count, one.lifetime_task_count, one.last_run_at],
+        list: list.map((r: Record<string, unknown>) => [
+          r.id,
+          r.job_succeeded_count,
+          r.job_failed_count,
+          r.last_run_at ?? null,
+        ]),
+        jobs: [jobs.job_succeeded_count, jobs.job_failed_count],
+      };
+    };
+    const expected = {
+      one: [6, 1, 12, '2026-03-01T00:00:00.000Z'],
+      list: [
+        [a, 6, 1, '2026-03-01T00:00:00.000Z'],
+        [b, 0, 1, '2026-02-01T00:00:00.000Z'],
+        [c, 0, 0, null],
+      ],
+      jobs: [6, 1],
+    };
+    assert.deepEqual(await seen(), expected);
+    while ((await foldJobCounts(t.ctx.db, 1)) > 0);
+    assert.deepEqual(await seen(), expected);
+    assert.deepEqual(
+      await t.ctx.db.selectFrom('recipe_job_counts').select('id').where('recipe_id', '=', a!).execute(),
+      [],
+    );
   });
 
   test('bad filters are a 400 naming the parameter; 401; 403', async () => {
