@@ -6,7 +6,9 @@
 // statement, so the counts it returns are exact.
 import { sql, type RawBuilder } from 'kysely';
 import { ADVISORY_LOCKS, writesInWithClause } from '../../db/dialect.ts';
-import type { Db } from '../../db/types.ts';
+import { prepareQuery } from '../../db/prepared.ts';
+import type { Db, RecipeRow } from '../../db/types.ts';
+import { toApiTimestamp } from '../../time.ts';
 
 /** What the ends of one record add to one recipe's counters. */
 export type JobCountsDelta = {
@@ -19,20 +21,19 @@ export type JobCountsDelta = {
 
 /** Append the counts of a record's ends, one row per recipe, in the caller's transaction. */
 export async function appendJobCounts(db: Db, deltas: readonly JobCountsDelta[]): Promise<void> {
-  if (deltas.length === 0) return;
-  await db
-    .insertInto('recipe_job_counts')
-    .values(
-      deltas.map((d) => ({
-        recipe_id: d.recipeId,
-        succeeded: d.succeeded,
-        failed: d.failed,
-        task_count: d.tasks,
-        last_run_at: d.lastRunAt,
-      })),
-    )
-    .execute();
+  // A statement built once (a record's ends are mostly of one recipe): no query to build per record.
+  for (const delta of deltas) await appendOne.execute(db, delta);
 }
+
+const appendOne = prepareQuery<JobCountsDelta, never>((db, param) =>
+  db.insertInto('recipe_job_counts').values({
+    recipe_id: param('recipeId'),
+    succeeded: param('succeeded'),
+    failed: param('failed'),
+    task_count: param('tasks'),
+    last_run_at: param('lastRunAt'),
+  }),
+);
 
 /**
  * The appended counts not yet folded, summed by recipe: left-joined as `c` to a query of recipes
@@ -49,6 +50,43 @@ export function pendingJobCounts(db: Db) {
       eb.fn.max('last_run_at').as('last_run_at'),
     ])
     .groupBy('recipe_id');
+}
+
+/** A recipe's pending counts as a query of recipes `r` joined with `pendingJobCounts` as `c` selects them. */
+export const PENDING_COUNT_COLUMNS = [
+  'c.succeeded as pending_succeeded',
+  'c.failed as pending_failed',
+  'c.task_count as pending_task_count',
+  'c.last_run_at as pending_last_run_at',
+] as const;
+
+export type PendingCounts = {
+  pending_succeeded: number | string | null;
+  pending_failed: number | string | null;
+  pending_task_count: number | string | null;
+  pending_last_run_at: string | null;
+};
+
+/** A recipe's counters in the API's shape: its columns plus its pending counts. */
+export function jobCountsToApi(row: RecipeRow & PendingCounts): {
+  job_succeeded_count: number;
+  job_failed_count: number;
+  lifetime_task_count: number;
+  last_run_at?: string;
+} {
+  const total = totalJobCounts(row, {
+    succeeded: row.pending_succeeded,
+    failed: row.pending_failed,
+    task_count: row.pending_task_count,
+  });
+  const pending = row.pending_last_run_at;
+  const last = pending !== null && (row.last_run_at === null || pending > row.last_run_at) ? pending : row.last_run_at;
+  return {
+    job_succeeded_count: total.succeeded,
+    job_failed_count: total.failed,
+    lifetime_task_count: total.tasks,
+    ...(last ? { last_run_at: toApiTimestamp(last) } : {}),
+  };
 }
 
 /** The later of the recipe's last run and its pending counts' (either may be null). */

@@ -3,22 +3,14 @@ import { folderTreeIds } from '../folders/folders.store.ts';
 import { sql } from 'kysely';
 import type { Db, RecipeRow, RecipeUpdate, RecipeVersionRow } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
-import { lastRunAtOf, pendingJobCounts, totalJobCounts } from './job-counts.store.ts';
+import * as jobCounts from './job-counts.store.ts';
 
-/**
- * A recipe with its project and its current version's author and comment (null only when that
- * version row is missing), and its job counts not yet folded into its columns (job-counts.store.ts).
- */
-export type RecipeWithProject = RecipeRow & {
-  project_id: number | null;
-  pending_succeeded: number | string | null;
-  pending_failed: number | string | null;
-  pending_task_count: number | string | null;
-  pending_last_run_at: string | null;
-  version_comment: string | null;
-  version_author_name: string | null;
-  version_author_email: string | null;
-};
+/** A recipe with its project and its current version's author and comment (null only when that version row is missing). */
+export type RecipeWithProject = RecipeRow & { project_id: number | null } & jobCounts.PendingCounts & {
+    version_comment: string | null;
+    version_author_name: string | null;
+    version_author_email: string | null;
+  };
 
 export interface RecipeApi {
   id: number;
@@ -125,14 +117,6 @@ export function recipeToApi(
       closure = null;
     }
   }
-  const counts = totalJobCounts(row, {
-    succeeded: row.pending_succeeded,
-    failed: row.pending_failed,
-    task_count: row.pending_task_count,
-  });
-  const pendingLast = row.pending_last_run_at;
-  const lastRunAt =
-    pendingLast !== null && (row.last_run_at === null || pendingLast > row.last_run_at) ? pendingLast : row.last_run_at;
   const out: RecipeApi = {
     id: row.id,
     user_id: row.workspace_id,
@@ -150,10 +134,7 @@ export function recipeToApi(
     folder_id: row.folder_id,
     project_id: row.project_id,
     running: row.running === 1,
-    job_succeeded_count: counts.succeeded,
-    job_failed_count: counts.failed,
-    lifetime_task_count: counts.tasks,
-    ...(lastRunAt ? { last_run_at: toApiTimestamp(lastRunAt) } : {}),
+    ...jobCounts.jobCountsToApi(row),
     ...(row.stopped_at ? { stopped_at: toApiTimestamp(row.stopped_at) } : {}),
     version_no: row.version_no,
     stop_cause: row.stop_cause,
@@ -176,13 +157,10 @@ function selectRecipes(db: Db) {
     .leftJoin('recipe_versions as v', (join) =>
       join.onRef('v.recipe_id', '=', 'r.id').onRef('v.version_no', '=', 'r.version_no'),
     )
-    .leftJoin(pendingJobCounts(db).as('c'), 'c.recipe_id', 'r.id')
+    .leftJoin(jobCounts.pendingJobCounts(db).as('c'), 'c.recipe_id', 'r.id')
     .selectAll('r')
+    .select(jobCounts.PENDING_COUNT_COLUMNS)
     .select([
-      'c.succeeded as pending_succeeded',
-      'c.failed as pending_failed',
-      'c.task_count as pending_task_count',
-      'c.last_run_at as pending_last_run_at',
       'f.project_id as project_id',
       'v.comment as version_comment',
       'v.author_name as version_author_name',
@@ -439,10 +417,9 @@ export async function listRecipes(
     const pattern = `%${filters.nameContains.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     q = q.where(sql<boolean>`lower(r.name) like ${pattern} escape '\\'`);
   }
+  const lastRun = jobCounts.lastRunAtOf('r.last_run_at', 'c.last_run_at');
   if (filters.order === 'activity')
-    q = q
-      .orderBy(sql`case when ${lastRunAtOf('r.last_run_at', 'c.last_run_at')} is null then 1 else 0 end`)
-      .orderBy(lastRunAtOf('r.last_run_at', 'c.last_run_at'), 'desc');
+    q = q.orderBy(sql`case when ${lastRun} is null then 1 else 0 end`).orderBy(lastRun, 'desc');
   return q.orderBy('r.id', 'desc').limit(page.perPage).offset(page.offset).execute();
 }
 
