@@ -32,7 +32,7 @@ import type {
   WebhookRequest,
 } from './types.ts';
 import type { ServiceContext } from '../context.ts';
-import { findConnectorByProvider, latestReleasedVersion } from '../api/custom_connectors/custom_connectors.store.ts';
+import { findReleasedVersion, releasedVersionOfProvider } from '../api/custom_connectors/custom_connectors.store.ts';
 import {
   type ConnectorFailure,
   type ConnectorOutcome,
@@ -481,10 +481,12 @@ export async function loadCustomConnector(
   provider: string,
   known?: LoadedCustomConnector,
 ): Promise<LoadedCustomConnector | undefined> {
-  const row = await findConnectorByProvider(ctx.db, environmentId, provider);
-  const version = row ? await latestReleasedVersion(ctx.db, row.id) : undefined;
-  if (!row || !version) return undefined;
-  if (known && known.connectorId === row.id && known.version === version.version) return known;
+  const released = await releasedVersionOfProvider(ctx.db, environmentId, provider);
+  if (!released) return undefined;
+  if (known && known.connectorId === released.connectorId && known.version === released.version) return known;
+  const row = { id: released.connectorId, title: released.title };
+  const version = await findReleasedVersion(ctx.db, released.connectorId, released.version);
+  if (!version) return undefined;
   const described = await ctx.rubyConnectors.get().describe({
     source: version.code,
     sourceKey: `${row.id}:${version.version}`,
