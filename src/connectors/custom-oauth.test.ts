@@ -17,6 +17,7 @@ import {
 import { action, dp, fire, log, numbered, readJob, webhookRecipe, type RanJob } from '../../test/recipes.ts';
 import { openAuthState } from './connections.ts';
 import {
+  MULTI_OAUTH,
   OWN_LAMBDAS,
   refreshCount,
   releasedConnector,
@@ -553,5 +554,43 @@ describe('a static webhook key made from the authorization, when GET /oauth/call
     const second = await token();
     assert.notEqual(second, first);
     await waitFor(keyOf, (hash) => hash === sha256(second), "the running recipe's key is the new authorization's");
+  });
+});
+
+describe('PKCE of a multi authorization whose redirect options differ', () => {
+  test('the selected option without a pkce lambda connects without a challenge; the one with it sends one', async () => {
+    const code = MULTI_OAUTH.replace(
+      "pick_list: [['API key', 'key'], ['OAuth 2.0', 'oauth']]",
+      "pick_list: [['API key', 'key'], ['OAuth 2.0', 'oauth'], ['OAuth 2.0 without PKCE', 'plain']]",
+    ).replace(
+      '        oauth: {',
+      `        plain: {
+          type: 'oauth2',
+          client_id: lambda { |connection| connection['client_id'] },
+          client_secret: lambda { |connection| connection['client_secret'] },
+          authorization_url: lambda { |connection| "#{connection['api_url']}/oauth/authorize" },
+          token_url: lambda { |connection| "#{connection['api_url']}/oauth/token" },
+          apply: lambda { |_connection, access_token| headers('Authorization' => "Bearer #{access_token}") }
+        },
+        oauth: {`,
+    );
+    const name = await released(code);
+    const app = { api_url: provider.url, client_id: 'field-client', client_secret: 'field-secret' };
+    const plain = await shell(name, { ...app, auth_type: 'plain' });
+    assert.equal(
+      (await connectThroughConsole(t, browser, plain)).location,
+      `/console/connections/${plain}?authorization=success`,
+    );
+    assert.equal(provider.authorizeQueries.at(-1)!.get('code_challenge'), null);
+    assert.equal(provider.tokenForms.at(-1)!.get('code_verifier'), null);
+    assert.deepEqual((await runNotes(name, plain)).output(1), { notes: [{ id: 1, text: 'hello' }] });
+
+    const withPkce = await shell(name, { ...app, auth_type: 'oauth' });
+    assert.equal(
+      (await connectThroughConsole(t, browser, withPkce)).location,
+      `/console/connections/${withPkce}?authorization=success`,
+    );
+    assert.equal(provider.authorizeQueries.at(-1)!.get('code_challenge_method'), 'S256');
+    assert.match(provider.tokenForms.at(-1)!.get('code_verifier') ?? '', /^[A-Za-z0-9_-]{43,128}$/);
   });
 });

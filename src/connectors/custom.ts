@@ -189,6 +189,8 @@ function customOAuthClient(spec: CustomConnectorSource, title: string, deps: Cus
     const challenge = createHash('sha256').update(verifier).digest('base64url');
     const outcome = await run('connection.authorization.pkce', values, { verifier, challenge });
     if (!outcome.ok) throw new AuthorizationError(outcome.error.message, false);
+    // No `pkce` on the selected option of a `multi` (another option has one): no PKCE for this redirect.
+    if (outcome.value === null || outcome.value === undefined) return null;
     const answer = plainHash(outcome.value);
     const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
     const method = text(answer.challenge_method);
@@ -232,13 +234,15 @@ function customOAuthClient(spec: CustomConnectorSource, title: string, deps: Cus
       url.searchParams.set('state', state);
       if (codeVerifier !== null) {
         const sent = await pkce(values, codeVerifier);
-        url.searchParams.set('code_challenge', sent.challenge);
-        if (sent.method) url.searchParams.set('code_challenge_method', sent.method);
+        if (sent) {
+          url.searchParams.set('code_challenge', sent.challenge);
+          if (sent.method) url.searchParams.set('code_challenge_method', sent.method);
+        }
       }
       return url.toString();
     },
     async exchange({ code, codeVerifier, redirectUri, clientId, clientSecret, values }) {
-      const verifier = codeVerifier === null ? null : (await pkce(values, codeVerifier)).verifier;
+      const verifier = codeVerifier === null ? null : ((await pkce(values, codeVerifier))?.verifier ?? null);
       const outcome = await run(
         'connection.authorization.acquire',
         values,
