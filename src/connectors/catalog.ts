@@ -11,13 +11,14 @@
 // lookup stays a plain function call for the compiler and the validators.
 import { createRequire } from 'node:module';
 import type { Connector } from './types.ts';
+import type * as SaasModule from './saas/index.ts';
 
 const load = createRequire(import.meta.url);
 let saas: { list: readonly Connector[]; byProvider: ReadonlyMap<string, Connector> } | undefined;
 
 function loadSaas(): NonNullable<typeof saas> {
   if (saas) return saas;
-  const { SAAS_CONNECTORS: list } = load('./saas/index.ts') as typeof import('./saas/index.ts');
+  const { SAAS_CONNECTORS: list } = load('./saas/index.ts') as typeof SaasModule;
   saas = { list, byProvider: new Map(list.map((c): [string, Connector] => [c.provider, c])) };
   return saas;
 }

@@ -5,12 +5,13 @@
 import { createRequire } from 'node:module';
 import { createCatalog, type ConnectorLookup, type ConnectorSummary } from '../connectors/catalog.ts';
 import type { Connector } from '../connectors/types.ts';
+import type * as BuiltInModule from './connectors/index.ts';
 
 const load = createRequire(import.meta.url);
 
 /** The built-in connectors by provider name (./connectors/index.ts), loaded at the first call. */
 export function builtInConnectors(): Readonly<Record<string, Connector>> {
-  return (load('./connectors/index.ts') as typeof import('./connectors/index.ts')).CONNECTORS;
+  return (load('./connectors/index.ts') as typeof BuiltInModule).CONNECTORS;
 }
 
 const CATALOG = createCatalog(builtInConnectors);
