@@ -10,7 +10,7 @@
 //   worker's memory.
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { request } from 'undici';
@@ -69,6 +69,47 @@ async function drive(calls: number, concurrency: number, one: (i: number) => Pro
   );
   const seconds = (performance.now() - started) / 1000;
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSecond: calls / seconds };
+}
+
+/**
+ * CPU time of each thread of a process so far (Linux: /proc/PID/task/TID/stat, utime + stime in
+ * clock ticks of 10 ms), by the thread's name; an empty map where /proc is not there.
+ */
+function threadCpuMs(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byName;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      // The name is in parentheses and may hold spaces; the fields after it are fixed.
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ticks = Number(fields[11]) + Number(fields[12]);
+      const key = tid === String(pid) ? 'main' : name;
+      byName.set(key, (byName.get(key) ?? 0) + ticks * 10);
+    } catch {
+      /* the thread ended */
+    }
+  }
+  return byName;
+}
+
+/** What each thread (by name) spent between two readings, per job, in ms. */
+function cpuPerJob(before: Map<string, number>, after: Map<string, number>, jobs: number): string {
+  if (after.size === 0 || jobs === 0) return 'not measured (no /proc)';
+  let total = 0;
+  const parts: string[] = [];
+  for (const [name, ms] of [...after].sort((a, b) => b[1] - a[1])) {
+    const spent = ms - (before.get(name) ?? 0);
+    total += spent;
+    if (spent / jobs >= 0.005) parts.push(`${name} ${(spent / jobs).toFixed(3)}`);
+  }
+  return `${(total / jobs).toFixed(3)} ms (${parts.join(', ')})`;
 }
 
 /** A fresh process that makes one call and says how long each part took. */
@@ -212,8 +253,12 @@ export async function customConnectorJobs(options: {
     const exited = once(sb.process, 'exit');
     sb.process.kill('SIGTERM');
     await exited;
+    // BENCH_SERVER_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles this server alone.
     sb = await startSwitchboard(
-      process.env.CONNECTOR_WORKERS ? { CONNECTOR_WORKERS: process.env.CONNECTOR_WORKERS } : {},
+      {
+        ...(process.env.CONNECTOR_WORKERS ? { CONNECTOR_WORKERS: process.env.CONNECTOR_WORKERS } : {}),
+        ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),
+      },
       sb.dataDir,
     );
     for (const r of recipes) r.hook = (await sb.api('GET', `/api/recipes/${r.id}`)).webhook_url as string;
@@ -248,9 +293,11 @@ export async function customConnectorJobs(options: {
     const httpSteps = await steps(http.id, oneByOne);
 
     // At full speed, one recipe after the other.
-    const results: Array<{ name: string; jobs: number; failed: number; perSecond: number; p50: number }> = [];
+    const results: Array<{ name: string; jobs: number; failed: number; perSecond: number; p50: number; cpu: string }> =
+      [];
     for (const r of [custom, http]) {
       const t0 = Date.now();
+      const cpuBefore = threadCpuMs(sb.process.pid!);
       await load({
         url: r.hook,
         method: 'POST',
@@ -262,7 +309,10 @@ export async function customConnectorJobs(options: {
       await drained(sb, r.id);
       const jobs = (await finishedJobs(sb, r.id)).filter((j) => Date.parse(j.created_at) >= t0);
       const lastDone = Math.max(...jobs.map((j) => Date.parse(j.completed_at ?? j.created_at)));
+      // Read after the jobs' queries above too: they are the benchmark's, a few ms over thousands of jobs.
+      const cpu = cpuPerJob(cpuBefore, threadCpuMs(sb.process.pid!), jobs.length);
       results.push({
+        cpu,
         name: r.name,
         jobs: jobs.length,
         failed: jobs.filter((j) => j.status !== 'succeeded').length,
@@ -278,7 +328,7 @@ one job at a time (${options.sequential} each, taking turns): custom step p50 ${
 at full speed, ${options.connections} keep-alive connections, ${options.seconds} s each:`);
     for (const r of results)
       console.log(
-        `  ${r.name.padEnd(32)} ${r.perSecond.toFixed(0)} jobs/s (${r.jobs} jobs, ${r.failed} not succeeded), step p50 ${r.p50} ms`,
+        `  ${r.name.padEnd(32)} ${r.perSecond.toFixed(0)} jobs/s (${r.jobs} jobs, ${r.failed} not succeeded), step p50 ${r.p50} ms\n    the server's CPU per job, all threads: ${r.cpu}`,
       );
     console.log(
       `  custom connector jobs/s ${(fast.perSecond / slow.perSecond).toFixed(2)} of the HTTP connector's (target >= 0.5)`,

@@ -21,7 +21,7 @@ import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { prepare } from '../src/server.ts';
+import { prepare } from '../src/prepare.ts';
 import { SQLITE_FILENAME } from '../src/db/index.ts';
 import { createServiceContext, type ServiceContext } from '../src/context.ts';
 import { findEnvironmentByType } from '../src/workspaces/workspaces.store.ts';

@@ -14,7 +14,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { prepare } from '../src/server.ts';
+import { prepare } from '../src/prepare.ts';
 import { manualClock, toStored } from '../src/time.ts';
 import { databaseEnv, databaseSize, queryRows, recordFigure } from './database.ts';
 import { tempDir } from './lib.ts';

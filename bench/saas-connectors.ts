@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { prepare } from '../src/server.ts';
+import { prepare } from '../src/prepare.ts';
 import { findConnection, saveConnectionAuth } from '../src/api/connections/connections.store.ts';
 import { sealAuthState } from '../src/connectors/connections.ts';
 import { findFirstWorkspace, findEnvironmentByType } from '../src/workspaces/workspaces.store.ts';

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { prepare } from '../src/server.ts';
+import { prepare } from '../src/prepare.ts';
 import { databaseEnv, recordFigure } from './database.ts';
 import { tempDir } from './lib.ts';
 

@@ -4,33 +4,17 @@
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { pino } from 'pino';
-import { ConfigError, loadConfig, type Config } from './config.ts';
-import { SecretKeyError } from './crypto/secret-box.ts';
-import { DatabaseConfigError } from './db/index.ts';
-import { AppError } from './errors.ts';
+import { loadConfig, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
-import { ListenError, prepare, printAdminToken, startServer } from './server.ts';
-import {
-  ADMIN_ROLE_NAME,
-  createTokenForRole,
-  createWorkspace,
-  DEFAULT_WORKSPACE,
-} from './workspaces/workspaces.service.ts';
-import { findEnvironmentByType, findFirstWorkspace, listWorkspaces } from './workspaces/workspaces.store.ts';
+import type { ServiceContext } from './context.ts';
 import type { EnvironmentType, InvitationStatus } from './db/types.ts';
-import { listInvitations, roleSummary } from './api/member_invitations/member_invitations.service.ts';
-import {
-  deleteStoredSecret,
-  listStoredSecrets,
-  setStoredSecret,
-} from './api/secrets_management/secrets_management.service.ts';
-import { createServiceContext, type ServiceContext } from './context.ts';
-import { insertPolicy, listPolicies } from './api/api_clients/api_clients.store.ts';
-import { isUniqueViolation, storageFailureOf } from './db/dialect.ts';
-import { STORAGE_FAILURE_TEXT } from './db/storage-health.ts';
-import { BackupError, backupDatabase, restoreDatabase, secretKeyLocation } from './db/backup.ts';
-import { ConnectorRunFailed, ConnectorUsageError } from './connectors/sdk/cli-options.ts';
+import type { DbHandle } from './db/index.ts';
+import { CheckFailed, explain, UsageError } from './cli-errors.ts';
 import { CONNECTOR_COMMANDS } from './connectors/sdk/commands.ts';
+
+// Each command loads the modules it needs when it runs (the server's HTTP app only for serve, the
+// database's only for the commands that open it), so that a command starts in a fraction of the
+// server's start-up.
 
 interface Command {
   summary: string;
@@ -86,6 +70,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'switchboard serve',
     options: { help },
     async run(_values, config) {
+      const { startServer } = await import('./server.ts');
       await startServer(config);
     },
   },
@@ -110,6 +95,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'switchboard init [--workspace-name NAME] [--owner-email EMAIL]',
     options: { help, 'workspace-name': text, 'owner-email': text },
     async run(values, config) {
+      const { prepare, printAdminToken } = await import('./prepare.ts');
+      const { ADMIN_ROLE_NAME, DEFAULT_WORKSPACE } = await import('./workspaces/workspaces.service.ts');
       const workspace = {
         name: typeof values['workspace-name'] === 'string' ? values['workspace-name'] : DEFAULT_WORKSPACE.name,
         ownerEmail: typeof values['owner-email'] === 'string' ? values['owner-email'] : DEFAULT_WORKSPACE.ownerEmail,
@@ -137,6 +124,9 @@ const COMMANDS: Record<string, Command> = {
       workspace: text,
     },
     async run(values, config) {
+      const { prepare } = await import('./prepare.ts');
+      const { createTokenForRole } = await import('./workspaces/workspaces.service.ts');
+      const { createServiceContext } = await import('./context.ts');
       if (typeof values.role !== 'string')
         throw new UsageError('--role is required (e.g. --role Admin or --role "Read only")');
       const env = String(values.env).toLowerCase();
@@ -164,6 +154,10 @@ const COMMANDS: Record<string, Command> = {
     usage: 'switchboard workspaces create --name NAME --owner-email EMAIL',
     options: { help, name: text, 'owner-email': text },
     async run(values, config) {
+      const { prepare, printAdminToken } = await import('./prepare.ts');
+      const { ADMIN_ROLE_NAME, createTokenForRole, createWorkspace } =
+        await import('./workspaces/workspaces.service.ts');
+      const { createServiceContext } = await import('./context.ts');
       if (typeof values.name !== 'string' || typeof values['owner-email'] !== 'string')
         throw new UsageError('--name and --owner-email are required');
       const { database, secretBox, secrets } = await prepare(config, cliLogger(config));
@@ -195,6 +189,9 @@ const COMMANDS: Record<string, Command> = {
       workspace: text,
     },
     async run(values, config) {
+      const { prepare } = await import('./prepare.ts');
+      const { insertPolicy } = await import('./api/api_clients/api_clients.store.ts');
+      const { isUniqueViolation } = await import('./db/dialect.ts');
       if (typeof values.name !== 'string' || values.name.trim() === '') throw new UsageError('--name is required');
       const rate = typeof values.rate === 'string' ? parseWindow('--rate', values.rate) : undefined;
       const quota = typeof values.quota === 'string' ? parseWindow('--quota', values.quota) : undefined;
@@ -227,6 +224,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'switchboard api-policies list [--workspace ID]',
     options: { help, workspace: text },
     async run(values, config) {
+      const { prepare } = await import('./prepare.ts');
+      const { listPolicies } = await import('./api/api_clients/api_clients.store.ts');
       const { database } = await prepare(config, cliLogger(config));
       try {
         for (const p of await listPolicies(database.db, await workspaceIdFrom(values.workspace, database.db))) {
@@ -244,6 +243,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'switchboard workspaces list',
     options: { help },
     async run(_values, config) {
+      const { prepare } = await import('./prepare.ts');
+      const { listWorkspaces } = await import('./workspaces/workspaces.store.ts');
       const { database } = await prepare(config, cliLogger(config));
       try {
         for (const w of await listWorkspaces(database.db))
@@ -258,6 +259,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'switchboard invitations list [--status pending|sending|sent|failed] [--workspace ID]',
     options: { help, status: text, workspace: text },
     async run(values, config) {
+      const { prepare } = await import('./prepare.ts');
+      const { listInvitations, roleSummary } = await import('./api/member_invitations/member_invitations.service.ts');
       const statuses: readonly InvitationStatus[] = ['pending', 'sending', 'sent', 'failed'];
       const status = values.status;
       if (status !== undefined && !statuses.includes(status as InvitationStatus))
@@ -285,6 +288,7 @@ const COMMANDS: Record<string, Command> = {
     options: SECRET_SCOPE,
     positionals: ['NAME'],
     async run(values, config, [name]) {
+      const { setStoredSecret } = await import('./api/secrets_management/secrets_management.service.ts');
       await withSecretScope(values, config, async (ctx, scope, label) => {
         if (process.stdin.isTTY)
           process.stderr.write(
@@ -307,6 +311,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'switchboard secrets list [--env dev|test|prod] [--workspace ID]',
     options: SECRET_SCOPE,
     async run(values, config) {
+      const { listStoredSecrets } = await import('./api/secrets_management/secrets_management.service.ts');
       await withSecretScope(values, config, async (ctx, scope) => {
         for (const s of await listStoredSecrets(ctx, scope)) process.stdout.write(`${s.name}\t${s.updated_at}\n`);
       });
@@ -318,6 +323,7 @@ const COMMANDS: Record<string, Command> = {
     options: SECRET_SCOPE,
     positionals: ['NAME'],
     async run(values, config, [name]) {
+      const { deleteStoredSecret } = await import('./api/secrets_management/secrets_management.service.ts');
       await withSecretScope(values, config, async (ctx, scope, label) => {
         await deleteStoredSecret(ctx, null, scope, name as string);
         process.stderr.write(`deleted secret ${name} from ${label}\n`);
@@ -432,6 +438,7 @@ const COMMANDS: Record<string, Command> = {
     options: { help, force: { type: 'boolean', default: false } },
     positionals: ['FILE'],
     async run(values, config, [file]) {
+      const { backupDatabase, secretKeyLocation } = await import('./db/backup.ts');
       const result = await backupDatabase(config, file as string, { force: values.force === true });
       const key = secretKeyLocation(config);
       process.stderr.write(
@@ -447,6 +454,7 @@ const COMMANDS: Record<string, Command> = {
     options: { help },
     positionals: ['FILE'],
     async run(_values, config, [file]) {
+      const { restoreDatabase, secretKeyLocation } = await import('./db/backup.ts');
       const result = await restoreDatabase(config, file as string);
       const key = secretKeyLocation(config);
       process.stderr.write(
@@ -464,8 +472,6 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
-class UsageError extends Error {}
-
 function parseWindow(flag: string, text: string): { requests: number; seconds: number } {
   const match = /^(\d{1,9})\/(\d{1,9})$/.exec(text.trim());
   if (!match || Number(match[1]) < 1 || Number(match[2]) < 1)
@@ -481,6 +487,9 @@ async function withSecretScope(
 ): Promise<void> {
   const env = String(values.env).toLowerCase();
   if (env !== 'dev' && env !== 'test' && env !== 'prod') throw new UsageError('--env must be dev, test or prod');
+  const { prepare } = await import('./prepare.ts');
+  const { createServiceContext } = await import('./context.ts');
+  const { findEnvironmentByType } = await import('./workspaces/workspaces.store.ts');
   const { database, secretBox, secrets } = await prepare(config, cliLogger(config));
   try {
     const ctx = createServiceContext({ db: database.db, config, secretBox, log: cliLogger(config), secrets });
@@ -497,19 +506,15 @@ function cliLogger(config: Config) {
   return createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2));
 }
 
-async function workspaceIdFrom(value: unknown, db: Parameters<typeof findFirstWorkspace>[0]): Promise<number> {
+async function workspaceIdFrom(value: unknown, db: DbHandle['db']): Promise<number> {
   if (typeof value === 'string') {
     if (!/^\d+$/.test(value)) throw new UsageError('--workspace must be a workspace id');
     return Number(value);
   }
+  const { findFirstWorkspace } = await import('./workspaces/workspaces.store.ts');
   const first = await findFirstWorkspace(db);
   if (!first) throw new UsageError('no workspace yet: run "switchboard init" first');
   return first.id;
-}
-
-/** What `deploy` or `test` checked failed (already reported): exit status 1. */
-class CheckFailed extends Error {
-  override name = 'CheckFailed';
 }
 
 function usage(): string {
@@ -557,41 +562,6 @@ export async function main(argv: string[]): Promise<number> {
     await command.run(values as Record<string, string | boolean | undefined>, loadConfig(), positionals);
     return 0;
   } catch (error) {
-    if (
-      error instanceof UsageError ||
-      error instanceof ConfigError ||
-      error instanceof SecretKeyError ||
-      error instanceof DatabaseConfigError ||
-      error instanceof AppError
-    ) {
-      process.stderr.write(`switchboard: ${error.message}\n`);
-      return 2;
-    }
-    if (error instanceof CheckFailed) return 1;
-    if (error instanceof ConnectorUsageError) {
-      process.stderr.write(`switchboard: ${error.message}\n`);
-      return 2;
-    }
-    if (error instanceof ConnectorRunFailed) {
-      process.stderr.write(`${error.message}\n`);
-      return 1;
-    }
-    if (error instanceof ListenError || error instanceof BackupError) {
-      process.stderr.write(`switchboard: ${error.message}\n`);
-      return 1;
-    }
-    const failure = storageFailureOf(error);
-    if (failure !== undefined) {
-      process.stderr.write(
-        `switchboard: the database cannot be used: ${STORAGE_FAILURE_TEXT[failure]} (${(error as Error).message})\n`,
-      );
-      return 1;
-    }
-    if (error instanceof TypeError && (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`switchboard: ${error.message}\nUsage: ${command.usage}\n`);
-      return 2;
-    }
-    process.stderr.write(`switchboard: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return 1;
+    return explain(error, command.usage);
   }
 }

@@ -203,10 +203,11 @@ describe('authoring in a browser', () => {
     // The run's page does not refresh itself: reloaded until the run completed (a generous last guard).
     const deadline = Date.now() + 30_000;
     const state = page.locator('dl.facts dd span.badge').first();
-    while ((await state.innerText()) !== 'completed' && Date.now() < deadline) {
+    while (!(await state.innerText()).startsWith('completed') && Date.now() < deadline) {
       await site.t.engine.idle();
       await page.reload();
     }
+    assert.equal(await state.innerText(), 'completed: all passed');
     assert.match(await page.locator('main').innerText(), /Edit me\s+passed/);
 
     // Deleted after a confirmation.

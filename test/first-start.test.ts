@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
 import { hashToken } from '../src/auth/credentials.ts';
-import { prepare, type Prepared } from '../src/server.ts';
+import { prepare, type Prepared } from '../src/prepare.ts';
 import { createLogger } from '../src/logger.ts';
 import { tempDir } from './helpers.ts';
 import { emptyPostgresDatabase, freshPostgresDatabase, postgresOnly } from './test-database.ts';

@@ -365,6 +365,47 @@ export function makeZip(files: Record<string, string | Buffer>, extra?: (zip: ya
 }
 
 /** A browser signed in to the web console: its session cookie and the CSRF token of its forms. */
+/** A signed-in console session as a test of sign-in itself holds it: its cookie and CSRF token. */
+export interface ConsoleSession {
+  cookie: string;
+  csrf: string;
+}
+
+/**
+ * Console requests with the cookie given each time (or none), for the tests of sign-in, sessions
+ * and CSRF themselves; `app` is read at each call (the test app is made in a `before`).
+ */
+export function consoleRequests(app: () => Pick<TestApp, 'app'>) {
+  const cookieFrom = (setCookie: unknown): string => {
+    const header = [setCookie].flat()[0];
+    assert.equal(typeof header, 'string', 'a Set-Cookie header');
+    return (header as string).split(';')[0] as string;
+  };
+  const csrfIn = (page: string): string => {
+    const match = /name="_csrf" value="([^"]+)"/.exec(page);
+    assert.ok(match, 'the page holds a form with a CSRF token');
+    return match[1] as string;
+  };
+  const get = (url: string, cookie?: string) =>
+    app().app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
+  const post = (url: string, form: Record<string, string>, cookie?: string, headers: Record<string, string> = {}) =>
+    app().app.inject({
+      method: 'POST',
+      url,
+      payload: new URLSearchParams(form).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}), ...headers },
+    });
+  const signIn = async (token: string): Promise<ConsoleSession> => {
+    const res = await post('/console/sign-in', { token });
+    assert.equal(res.statusCode, 303, res.body);
+    const cookie = cookieFrom(res.headers['set-cookie']);
+    const home = await get('/console/', cookie);
+    assert.equal(home.statusCode, 200, home.body);
+    return { cookie, csrf: csrfIn(home.body) };
+  };
+  return { cookieFrom, csrfIn, get, post, signIn };
+}
+
 export interface ConsoleBrowser {
   cookie: string;
   csrf: string;

@@ -27,6 +27,22 @@ describe('secret box (AES-256-GCM)', () => {
     assert.throws(() => createSecretBox(Buffer.alloc(32, 8)).open(sealed), SecretKeyError);
     assert.throws(() => box.open('garbage'), SecretKeyError);
   });
+
+  test('a value opened before opens the same again; another key still refuses it; tampering still fails', () => {
+    const sealed = box.seal('token-1');
+    assert.equal(box.open(sealed), 'token-1');
+    assert.equal(box.open(sealed), 'token-1');
+    assert.throws(() => createSecretBox(Buffer.alloc(32, 9)).open(sealed), SecretKeyError);
+    const parts = sealed.split('.');
+    const tag = Buffer.from(parts[2]!, 'base64url');
+    tag[0] = tag[0]! ^ 1;
+    assert.throws(() => box.open([parts[0], parts[1], tag.toString('base64url'), parts[3]].join('.')), SecretKeyError);
+    // More values than the box keeps opened: each still opens to its own plaintext.
+    const many = Array.from({ length: 600 }, (_, i) => [box.seal(`value ${i}`), `value ${i}`] as const);
+    for (const [s, plain] of many) assert.equal(box.open(s), plain);
+    for (const [s, plain] of many.slice(0, 50)) assert.equal(box.open(s), plain);
+    assert.equal(box.open(sealed), 'token-1');
+  });
 });
 
 describe('loadOrCreateSecretKey', () => {

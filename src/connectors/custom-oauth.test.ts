@@ -8,15 +8,16 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { consoleSignIn, createTestApp, type ConsoleBrowser, type TestApp } from '../../test/helpers.ts';
+import { consoleSignIn, createTestApp, waitFor, type ConsoleBrowser, type TestApp } from '../../test/helpers.ts';
 import { connectThroughConsole } from '../../test/stand-ins/connect.ts';
 import {
   startOAuthProvider as startProvider,
   type OAuthProvider as Provider,
 } from '../../test/stand-ins/oauth-provider.ts';
-import { action, fire, readJob, webhookRecipe, type RanJob } from '../../test/recipes.ts';
+import { action, dp, fire, log, numbered, readJob, webhookRecipe, type RanJob } from '../../test/recipes.ts';
 import { openAuthState } from './connections.ts';
 import {
+  MULTI_OAUTH,
   OWN_LAMBDAS,
   refreshCount,
   releasedConnector,
@@ -483,5 +484,113 @@ describe('connections of custom connectors that authorize: Connect, GET /oauth/c
     });
     assert.equal(wrong.body.authorization_status, 'failed');
     assert.match(wrong.body.authorization_error, /401/);
+  });
+});
+
+// A static webhook whose recipe key is made from what the authorization gave (here the access
+// token itself, so each authorization gives another key).
+const KEYED_BY_TOKEN = OWN_LAMBDAS.replace(
+  '  test: lambda',
+  `  webhook_keys: lambda { |_params, _headers, payload| payload['token'] },
+  triggers: {
+    new_note: {
+      title: 'New note',
+      webhook_key: lambda { |connection, _input| connection['access_token'] },
+      webhook_notification: lambda { |_input, payload| payload['notes'] },
+      output_fields: lambda { |_| [{ name: 'id' }] }
+    }
+  },
+  test: lambda`,
+);
+
+describe('a static webhook key made from the authorization, when GET /oauth/callback authorizes the connection again', () => {
+  test("the running recipe's key becomes the new authorization's", async () => {
+    const name = await released(KEYED_BY_TOKEN);
+    const id = await shell(name, { api_url: provider.url, client_id: 'field-client', client_secret: 'field-secret' });
+    assert.equal(
+      (await connectThroughConsole(t, browser, id)).location,
+      `/console/connections/${id}?authorization=success`,
+    );
+    const token = async () => openAuthState(t.ctx.secretBox, await sealed(id)).accessToken ?? '';
+    const first = await token();
+    assert.ok(first.startsWith('access-'), first);
+    const code = numbered({
+      keyword: 'trigger',
+      provider: name,
+      name: 'new_note',
+      as: 'ev',
+      input: {},
+      block: [log('seen', `#{${dp(name, 'ev', 'id')}}`)],
+    });
+    const made = await t.call('POST', '/api/recipes', {
+      body: {
+        recipe: {
+          name: 'Notes by token',
+          code: JSON.stringify(code),
+          config: JSON.stringify([{ keyword: 'application', provider: name, account_id: id }]),
+        },
+      },
+    });
+    assert.equal(made.status, 200, made.text);
+    const recipeId = made.body.id as number;
+    const started = await t.call('PUT', `/api/recipes/${recipeId}/start`);
+    assert.deepEqual(started.body, { success: true }, started.text);
+    const keyOf = async () =>
+      (
+        await t.ctx.db
+          .selectFrom('static_webhook_keys')
+          .select('key_hash')
+          .where('recipe_id', '=', recipeId)
+          .executeTakeFirst()
+      )?.key_hash ?? null;
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+    assert.equal(await keyOf(), sha256(first), 'the key of the first authorization');
+
+    // Connect again: the provider issues another token; the callback stores it and the key follows.
+    assert.equal(
+      (await connectThroughConsole(t, browser, id)).location,
+      `/console/connections/${id}?authorization=success`,
+    );
+    const second = await token();
+    assert.notEqual(second, first);
+    await waitFor(keyOf, (hash) => hash === sha256(second), "the running recipe's key is the new authorization's");
+  });
+});
+
+describe('PKCE of a multi authorization whose redirect options differ', () => {
+  test('the selected option without a pkce lambda connects without a challenge; the one with it sends one', async () => {
+    const code = MULTI_OAUTH.replace(
+      "pick_list: [['API key', 'key'], ['OAuth 2.0', 'oauth']]",
+      "pick_list: [['API key', 'key'], ['OAuth 2.0', 'oauth'], ['OAuth 2.0 without PKCE', 'plain']]",
+    ).replace(
+      '        oauth: {',
+      `        plain: {
+          type: 'oauth2',
+          client_id: lambda { |connection| connection['client_id'] },
+          client_secret: lambda { |connection| connection['client_secret'] },
+          authorization_url: lambda { |connection| "#{connection['api_url']}/oauth/authorize" },
+          token_url: lambda { |connection| "#{connection['api_url']}/oauth/token" },
+          apply: lambda { |_connection, access_token| headers('Authorization' => "Bearer #{access_token}") }
+        },
+        oauth: {`,
+    );
+    const name = await released(code);
+    const app = { api_url: provider.url, client_id: 'field-client', client_secret: 'field-secret' };
+    const plain = await shell(name, { ...app, auth_type: 'plain' });
+    assert.equal(
+      (await connectThroughConsole(t, browser, plain)).location,
+      `/console/connections/${plain}?authorization=success`,
+    );
+    assert.equal(provider.authorizeQueries.at(-1)!.get('code_challenge'), null);
+    assert.equal(provider.tokenForms.at(-1)!.get('code_verifier'), null);
+    assert.deepEqual((await runNotes(name, plain)).output(1), { notes: [{ id: 1, text: 'hello' }] });
+
+    const withPkce = await shell(name, { ...app, auth_type: 'oauth' });
+    assert.equal(
+      (await connectThroughConsole(t, browser, withPkce)).location,
+      `/console/connections/${withPkce}?authorization=success`,
+    );
+    assert.equal(provider.authorizeQueries.at(-1)!.get('code_challenge_method'), 'S256');
+    assert.match(provider.tokenForms.at(-1)!.get('code_verifier') ?? '', /^[A-Za-z0-9_-]{43,128}$/);
   });
 });

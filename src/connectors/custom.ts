@@ -32,7 +32,7 @@ import type {
   WebhookRequest,
 } from './types.ts';
 import type { ServiceContext } from '../context.ts';
-import { findConnectorByProvider, latestReleasedVersion } from '../api/custom_connectors/custom_connectors.store.ts';
+import { findReleasedVersion, releasedVersionOfProvider } from '../api/custom_connectors/custom_connectors.store.ts';
 import {
   type ConnectorFailure,
   type ConnectorOutcome,
@@ -189,6 +189,8 @@ function customOAuthClient(spec: CustomConnectorSource, title: string, deps: Cus
     const challenge = createHash('sha256').update(verifier).digest('base64url');
     const outcome = await run('connection.authorization.pkce', values, { verifier, challenge });
     if (!outcome.ok) throw new AuthorizationError(outcome.error.message, false);
+    // No `pkce` on the selected option of a `multi` (another option has one): no PKCE for this redirect.
+    if (outcome.value === null || outcome.value === undefined) return null;
     const answer = plainHash(outcome.value);
     const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
     const method = text(answer.challenge_method);
@@ -232,13 +234,15 @@ function customOAuthClient(spec: CustomConnectorSource, title: string, deps: Cus
       url.searchParams.set('state', state);
       if (codeVerifier !== null) {
         const sent = await pkce(values, codeVerifier);
-        url.searchParams.set('code_challenge', sent.challenge);
-        if (sent.method) url.searchParams.set('code_challenge_method', sent.method);
+        if (sent) {
+          url.searchParams.set('code_challenge', sent.challenge);
+          if (sent.method) url.searchParams.set('code_challenge_method', sent.method);
+        }
       }
       return url.toString();
     },
     async exchange({ code, codeVerifier, redirectUri, clientId, clientSecret, values }) {
-      const verifier = codeVerifier === null ? null : (await pkce(values, codeVerifier)).verifier;
+      const verifier = codeVerifier === null ? null : ((await pkce(values, codeVerifier))?.verifier ?? null);
       const outcome = await run(
         'connection.authorization.acquire',
         values,
@@ -481,10 +485,12 @@ export async function loadCustomConnector(
   provider: string,
   known?: LoadedCustomConnector,
 ): Promise<LoadedCustomConnector | undefined> {
-  const row = await findConnectorByProvider(ctx.db, environmentId, provider);
-  const version = row ? await latestReleasedVersion(ctx.db, row.id) : undefined;
-  if (!row || !version) return undefined;
-  if (known && known.connectorId === row.id && known.version === version.version) return known;
+  const released = await releasedVersionOfProvider(ctx.db, environmentId, provider);
+  if (!released) return undefined;
+  if (known && known.connectorId === released.connectorId && known.version === released.version) return known;
+  const row = { id: released.connectorId, title: released.title };
+  const version = await findReleasedVersion(ctx.db, released.connectorId, released.version);
+  if (!version) return undefined;
   const described = await ctx.rubyConnectors.get().describe({
     source: version.code,
     sourceKey: `${row.id}:${version.version}`,

@@ -107,6 +107,7 @@ describe('GET /console/builds and POST /console/builds', () => {
     );
     const deploymentsPage = await admin.get('/console/deployments');
     assert.match(deploymentsPage.body, new RegExp(`<a href="/console/builds/${id}">Build ${id}</a>`));
+    assert.match(deploymentsPage.body, /<td>Payments<\/td><td><a href="\/console\/builds\//, 'the project by its name');
   });
 
   test('a failed deployment says it failed, never a green "started"; its untested connection is not called a success', async () => {
@@ -307,11 +308,12 @@ describe('test cases on the recipe page and POST /console/test-runs', () => {
     assert.match(location, /^\/console\/test-runs\/cirr-/);
     const done = await waitFor(
       () => admin.get(location),
-      (res) => />completed</.test(res.body),
+      (res) => />completed: /.test(res.body),
       'the test run',
     );
     assert.equal(done.statusCode, 200);
     assert.match(done.body, /1 passed, 1 failed/);
+    assert.match(done.body, /<span class="badge bad">completed: 1 not passed<\/span>/);
     assert.match(
       done.body,
       /<td>Paid order is logged<\/td><td><span class="badge ok">passed<\/span><\/td><td class="error-text"><\/td>/,
@@ -335,7 +337,7 @@ describe('test cases on the recipe page and POST /console/test-runs', () => {
     assert.equal(started.statusCode, 303, started.body);
     const done = await waitFor(
       () => admin.get(started.headers.location as string),
-      (res) => />completed</.test(res.body),
+      (res) => />completed: /.test(res.body),
       'the test run',
     );
     assert.match(done.body, /1 passed, 0 failed/);

@@ -284,6 +284,11 @@ describe('GET /console/workflow-tasks and POST /console/workflow-tasks/:id/compl
     assert.equal(stored.body.completed_by, me.name);
     assert.notEqual(me.name, 'ana@example.com');
     assert.match(ended.body, new RegExp(`</time> by ${me.name}</dd>`));
+    // A time is its date and its clock, each kept whole (a phone wraps between them only).
+    assert.match(
+      ended.body,
+      /<time datetime="[^"]+"><span>\d{4}-\d{2}-\d{2}<\/span> <span>\d{2}:\d{2}:\d{2}Z<\/span><\/time> by/,
+    );
     // The job page: started when it was triggered, its duration includes the wait for the task.
     const jobPage = await admin.get(`/console/recipes/${id}/jobs/${waiting.handle}`);
     const started = /<dt>Started<\/dt><dd><time datetime="([^"]+)">/.exec(jobPage.body)?.[1];

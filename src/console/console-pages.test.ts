@@ -2,7 +2,7 @@
 // refusal is a page that says what happened, never a stack trace or another workspace's data.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, type TestApp } from '../../test/helpers.ts';
+import { consoleRequests, createTestApp, type ConsoleSession, type TestApp } from '../../test/helpers.ts';
 import { action, condition, createRecipe, dp, log, webhookRecipe, webhookTrigger, fire } from '../../test/recipes.ts';
 
 /** A clock the test moves forward (session lifetime). */
@@ -14,44 +14,8 @@ before(async () => {
 });
 after(async () => t.close());
 
-interface Browser {
-  cookie: string;
-  csrf: string;
-}
-
-function cookieFrom(setCookie: unknown): string {
-  const header = [setCookie].flat()[0];
-  assert.equal(typeof header, 'string', 'a Set-Cookie header');
-  return (header as string).split(';')[0] as string;
-}
-
-function csrfIn(page: string): string {
-  const match = /name="_csrf" value="([^"]+)"/.exec(page);
-  assert.ok(match, 'the page holds a form with a CSRF token');
-  return match[1] as string;
-}
-
-async function get(url: string, cookie?: string) {
-  return t.app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
-}
-
-async function post(url: string, form: Record<string, string>, cookie?: string, headers: Record<string, string> = {}) {
-  return t.app.inject({
-    method: 'POST',
-    url,
-    payload: new URLSearchParams(form).toString(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}), ...headers },
-  });
-}
-
-async function signIn(token: string): Promise<Browser> {
-  const res = await post('/console/sign-in', { token });
-  assert.equal(res.statusCode, 303, res.body);
-  const cookie = cookieFrom(res.headers['set-cookie']);
-  const home = await get('/console/', cookie);
-  assert.equal(home.statusCode, 200, home.body);
-  return { cookie, csrf: csrfIn(home.body) };
-}
+type Browser = ConsoleSession;
+const { get, post, signIn } = consoleRequests(() => t);
 
 describe('GET /console/recipes and jobs', () => {
   let recipe: { id: number; path: string };

@@ -311,7 +311,7 @@ describe('Run from the test case page', () => {
     assert.equal(started.statusCode, 303, started.body);
     const done = await waitFor(
       () => admin.get(started.headers.location as string),
-      (res) => />completed</.test(res.body),
+      (res) => />completed: /.test(res.body),
       'the test run',
     );
     assert.match(done.body, /<td>Runs<\/td><td><span class="badge (?:bad|error|failed)">failed<\/span>/);

@@ -98,7 +98,7 @@ describe('GET and POST /console/recipes/:id/jobs/:handle/test-case', () => {
     assert.equal(started.statusCode, 303, started.body);
     const done = await waitFor(
       () => admin.get(started.headers.location as string),
-      (res) => />completed</.test(res.body),
+      (res) => />completed: /.test(res.body),
       'the test run',
     );
     assert.match(done.body, /<td>No coupon<\/td><td><span class="badge ok">passed<\/span>/);

@@ -44,7 +44,14 @@ export function query(params: Record<string, string | number | undefined | null>
 /** An ISO time, formatted in the browser's time zone by console.js; the UTC text until then. */
 export function time(iso: string | null | undefined): Html {
   if (!iso) return html`<span class="muted">—</span>`;
-  return html`<time datetime="${iso}">${iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>`;
+  // The date and the time each kept whole: on a phone a time wraps onto two lines at most.
+  const [date, clock = ''] = iso
+    .replace(/\.\d+(Z|[+-]\d{2}:\d{2})$/, '$1')
+    .replace(/\+00:00$/, 'Z')
+    .split('T');
+  return clock === ''
+    ? html`<time datetime="${iso}">${date}</time>`
+    : html`<time datetime="${iso}"><span>${date}</span> <span>${clock}</span></time>`;
 }
 
 /** Markup this code assembled from numbers and constants (the chart's bars), never from user data. */

@@ -1,6 +1,10 @@
 // The secret box: authenticated encryption (AES-256-GCM) of credentials at rest, under the
 // key from SWITCHBOARD_SECRET_KEY or, when unset, a key generated once into DATA_DIR (0600).
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+// Opening is asked for on every step that uses a connection (its row is read each time, so a change
+// made on any node is seen at once): a sealed value already opened is answered from a small bounded
+// map keyed by the sealed text itself. A sealed text opens to one plaintext under one key, so the map
+// needs no invalidation; a changed credential is a new sealed text (a fresh IV each seal).
+import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -12,6 +16,9 @@ export interface SecretBox {
 }
 
 const VERSION = 'v1';
+/** Opened values kept (least recently used dropped first), and the longest sealed text kept. */
+const OPENED_KEPT = 512;
+const OPENED_MAX_CHARS = 16 * 1024;
 export const KEY_FILE = 'secret.key';
 
 export class SecretKeyError extends Error {
@@ -21,10 +28,13 @@ export class SecretKeyError extends Error {
 /** Sealed form: `v1.<iv>.<tag>.<ciphertext>`, each part base64url. */
 export function createSecretBox(key: Buffer): SecretBox {
   if (key.length !== 32) throw new SecretKeyError('the secret key must be 32 bytes');
+  // A KeyObject made once: a Buffer key is imported again by every cipher.
+  const keyObject = createSecretKey(key);
+  const opened = new Map<string, string>();
   return {
     seal(plaintext) {
       const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const cipher = createCipheriv('aes-256-gcm', keyObject, iv);
       const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
       return [
         VERSION,
@@ -34,21 +44,36 @@ export function createSecretBox(key: Buffer): SecretBox {
       ].join('.');
     },
     open(sealed) {
-      const [version, iv, tag, data] = sealed.split('.');
-      if (version !== VERSION || iv === undefined || tag === undefined || data === undefined)
-        throw new SecretKeyError('not a sealed value');
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      try {
-        return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
-      } catch {
-        throw new SecretKeyError('the sealed value does not open with this key (wrong SWITCHBOARD_SECRET_KEY?)');
+      const known = opened.get(sealed);
+      if (known !== undefined) {
+        opened.delete(sealed);
+        opened.set(sealed, known);
+        return known;
       }
+      const plaintext = openWith(sealed);
+      if (sealed.length <= OPENED_MAX_CHARS) {
+        opened.set(sealed, plaintext);
+        if (opened.size > OPENED_KEPT) opened.delete(opened.keys().next().value!);
+      }
+      return plaintext;
     },
     deriveKey(purpose) {
       return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `switchboard:${purpose}`, 32));
     },
   };
+
+  function openWith(sealed: string): string {
+    const [version, iv, tag, data] = sealed.split('.');
+    if (version !== VERSION || iv === undefined || tag === undefined || data === undefined)
+      throw new SecretKeyError('not a sealed value');
+    const decipher = createDecipheriv('aes-256-gcm', keyObject, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    try {
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    } catch {
+      throw new SecretKeyError('the sealed value does not open with this key (wrong SWITCHBOARD_SECRET_KEY?)');
+    }
+  }
 }
 
 /** 64 hex characters or base64 of 32 bytes. */

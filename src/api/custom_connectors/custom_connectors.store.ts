@@ -1,6 +1,7 @@
 // Custom connectors and their code versions. A version is released once; the connector's
 // latest_released_version is the highest released one.
 import { createHash } from 'node:crypto';
+import { prepareQuery } from '../../db/prepared.ts';
 import type { CustomConnectorRow, CustomConnectorVersionRow, Db, RecipeRow } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
 
@@ -197,6 +198,71 @@ export async function findConnectorsByTitle(
     .orderBy('id')
     .execute();
   return rows.filter((row) => row.title.trim().toLowerCase() === key);
+}
+
+/** A connector a provider may name (its own name, or an alias), with its highest released version number. */
+const releasedByProvider = prepareQuery<
+  { environmentId: number; provider: string },
+  { id: number; title: string; name: string; released: number | string | null }
+>((db, param) =>
+  db
+    .selectFrom('custom_connectors as c')
+    .select(['c.id', 'c.title', 'c.name'])
+    .select((eb) =>
+      eb
+        .selectFrom('custom_connector_versions as v')
+        .select((v) => v.fn.max('v.version').as('released'))
+        .whereRef('v.connector_id', '=', 'c.id')
+        .where('v.released_at', 'is not', null)
+        .as('released'),
+    )
+    .where('c.environment_id', '=', param('environmentId'))
+    .where((eb) =>
+      eb.or([
+        eb('c.name', '=', param('provider')),
+        eb.exists(
+          eb
+            .selectFrom('custom_connector_aliases as a')
+            .select('a.connector_id')
+            .whereRef('a.connector_id', '=', 'c.id')
+            .where('a.environment_id', '=', param('environmentId'))
+            .where('a.name', '=', param('provider')),
+        ),
+      ]),
+    )
+    .orderBy('c.id'),
+);
+
+/**
+ * The connector a provider names in an environment (its own name first, else an alias) and the
+ * number of its highest released version, in one statement without the code: what a job checks
+ * before each run (the code is read only when the version is not the one already loaded).
+ * Undefined: no such connector, or none of its versions released.
+ */
+export async function releasedVersionOfProvider(
+  db: Db,
+  environmentId: number,
+  provider: string,
+): Promise<{ connectorId: number; title: string; version: number } | undefined> {
+  const rows = (await releasedByProvider.execute(db, { environmentId, provider })).rows;
+  const row = rows.find((r) => r.name === provider) ?? rows[0];
+  if (!row || row.released === null) return undefined;
+  return { connectorId: row.id, title: row.title, version: Number(row.released) };
+}
+
+/** One released version with its code. */
+export async function findReleasedVersion(
+  db: Db,
+  connectorId: number,
+  version: number,
+): Promise<CustomConnectorVersionRow | undefined> {
+  return db
+    .selectFrom('custom_connector_versions')
+    .selectAll()
+    .where('connector_id', '=', connectorId)
+    .where('version', '=', version)
+    .where('released_at', 'is not', null)
+    .executeTakeFirst();
 }
 
 /** The highest released version with its code: what recipes run. */

@@ -34,10 +34,15 @@ export function errorPage(
           : status >= 500
             ? 'Something went wrong'
             : 'That did not work';
+  // The generic 404's message is the title again: say what it means instead.
+  const said =
+    message === title && status === 404
+      ? 'Nothing is at this address in this environment: it may have been deleted, or belong to another environment or workspace.'
+      : message;
   return page(
     { ...frame, title },
     html`
-<p class="notice error" role="alert">${message}</p>
+<p class="notice error" role="alert">${said}</p>
 ${status === 401 ? html`<p><a href="/console/sign-in">Sign in</a></p>` : html`<p><a href="/console/">Back to the dashboard</a></p>`}
 ${requestId ? html`<p class="muted">Request id: <code>${requestId}</code></p>` : ''}`,
   );

@@ -18,6 +18,7 @@ import { propertiesPage, type PropertiesData } from './properties.ts';
 import { query } from '../html.ts';
 import { publishMessage, recentMessages } from '../../api/topics/topics.service.ts';
 import { listDeployments } from '../../api/deployments/deployments.service.ts';
+import { listProjects } from '../../api/projects/projects.service.ts';
 import { getRunRequest, listRecentRunRequests, startRunRequest } from '../../api/test_cases/test_cases.service.ts';
 import {
   apiPlatformPage,
@@ -331,17 +332,18 @@ export function consoleTopicsRoutes(fastify: FastifyInstance, kit: ConsoleKit): 
 
 export function consoleDeploymentsRoutes(fastify: FastifyInstance, kit: ConsoleKit): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { ctx, tests, frameOf, callerWith, send, hide } = kit;
+  const { ctx, tests, frameOf, callerWith, can, send, hide } = kit;
 
   // Deployments and test runs
   app.get('/console/deployments', { schema: hide }, async (request, reply) => {
-    const { items } = await listDeployments(
-      ctx,
-      callerWith(request, 'project_deployments:read'),
-      {},
-      { offset: 0, perPage: 100 },
-    );
-    return send(reply, deploymentsPage({ ...frameOf(request, 'deployments'), title: 'Deployments' }, items));
+    const auth = callerWith(request, 'project_deployments:read');
+    const [{ items }, projects] = await Promise.all([
+      listDeployments(ctx, auth, {}, { offset: 0, perPage: 100 }),
+      // Each deployment's project by its name, when the caller may read projects.
+      can(request, 'projects_folders:read') ? listProjects(ctx, auth, { offset: 0, perPage: 1000 }) : [],
+    ]);
+    const names = new Map(projects.map((p) => [String(p.id), p.name]));
+    return send(reply, deploymentsPage({ ...frameOf(request, 'deployments'), title: 'Deployments' }, items, names));
   });
 
   app.get('/console/test-runs', { schema: hide }, async (request, reply) => {

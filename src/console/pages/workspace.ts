@@ -173,7 +173,12 @@ function payloadBlock(text: string) {
     : html`<details><summary>${shown.length.toLocaleString('en')} characters: show</summary><pre>${shown.slice(0, 200_000)}</pre></details>`;
 }
 
-export function deploymentsPage(frame: PageFrame, deployments: readonly DeploymentApi[]): string {
+/** The deployments from this environment; `projectNames` by project id (an id is shown when its name is not known). */
+export function deploymentsPage(
+  frame: PageFrame,
+  deployments: readonly DeploymentApi[],
+  projectNames: ReadonlyMap<string, string>,
+): string {
   return page(
     frame,
     deployments.length === 0
@@ -183,7 +188,7 @@ export function deploymentsPage(frame: PageFrame, deployments: readonly Deployme
 ${deployments.map(
   (
     d,
-  ) => html`<tr><td>${d.id}${d.description ? html`<div class="muted small">${d.description}</div>` : ''}</td><td>${d.project_id}</td><td><a href="/console/builds/${d.project_build_id}">Build ${d.project_build_id}</a></td><td>${d.environment_type}</td>
+  ) => html`<tr><td>${d.id}${d.description ? html`<div class="muted small">${d.description}</div>` : ''}</td><td>${projectNames.get(d.project_id) ?? d.project_id}</td><td><a href="/console/builds/${d.project_build_id}">Build ${d.project_build_id}</a></td><td>${d.environment_type}</td>
 <td><span class="badge ${d.state === 'success' ? 'ok' : d.state === 'failed' ? 'bad' : ''}">${d.state}</span>${d.error ? html`<div class="error-text small">${d.error}</div>` : ''}</td><td>${d.performed_by_name}</td><td>${time(d.created_at)}</td></tr>`,
 )}
 </tbody></table>`,
@@ -198,7 +203,7 @@ export function testRunsPage(frame: PageFrame, runs: readonly RunRequestApi[]): 
       : html`
 ${runs.map((r) => {
   const passed = r.results.filter((x) => x.status === 'succeeded').length;
-  return html`<section class="line" aria-labelledby="run-${r.id}"><h2 id="run-${r.id}"><a href="/console/test-runs/${r.id}"><code>${r.id}</code></a> <span class="badge ${r.status === 'completed' ? (passed === r.results.length ? 'ok' : 'bad') : ''}">${r.status}</span></h2>
+  return html`<section class="line" aria-labelledby="run-${r.id}"><h2 id="run-${r.id}"><a href="/console/test-runs/${r.id}"><code>${r.id}</code></a> ${runBadge(r.status, r.results.length - passed)}</h2>
 <p class="muted small">${time(r.created_at)} · ${passed} of ${r.results.length} passed${r.coverage ? html` · coverage ${r.coverage.value}%` : ''}</p>
 ${
   r.results.length === 0
@@ -208,6 +213,14 @@ ${r.results.map((x) => html`<tr><td><a href="/console/recipes/${x.recipe.id}">${
 }</section>`;
 })}`,
   );
+}
+
+/** A run's state: once completed, whether all its test cases passed, in words as well as colour. */
+function runBadge(status: string, notPassed: number) {
+  if (status !== 'completed') return html`<span class="badge">${status}</span>`;
+  return notPassed === 0
+    ? html`<span class="badge ok">completed: all passed</span>`
+    : html`<span class="badge bad">completed: ${notPassed} not passed</span>`;
 }
 
 function resultBadge(status: string) {
@@ -222,7 +235,7 @@ export function testRunPage(frame: PageFrame, run: RunRequestApi): string {
     frame,
     html`
 <dl class="facts">
-  <dt>State</dt><dd><span class="badge ${run.status === 'completed' ? (failed === 0 ? 'ok' : 'bad') : ''}">${run.status}</span>${run.status === 'running' ? html` <a href="/console/test-runs/${run.id}">Reload</a>` : ''}</dd>
+  <dt>State</dt><dd>${runBadge(run.status, run.results.length - passed)}${run.status === 'running' ? html` <a href="/console/test-runs/${run.id}">Reload</a>` : ''}</dd>
   <dt>Results</dt><dd>${passed} passed, ${failed} failed${run.results.length - passed - failed > 0 ? html`, ${run.results.length - passed - failed} pending` : ''}</dd>
   <dt>Coverage</dt><dd>${run.coverage ? `${run.coverage.value}% of the steps` : html`<span class="muted">when completed</span>`}</dd>
   <dt>Started</dt><dd>${time(run.created_at)}</dd>

@@ -125,8 +125,10 @@ module Switchboard
       end
 
       # `pkce: lambda do |verifier, challenge|`: the verifier, challenge and method the connector sends.
+      # nil when this authorization has none (a `multi`'s selected option without one, while another has one).
       def pkce(verifier, challenge)
         lambda = @source['pkce']
+        return nil if lambda.nil?
         raise InvalidDefinitionError, "the authorization has no 'pkce' lambda" unless lambda.is_a?(::Proc)
 
         context = Context.new(@connection, skip_apply: true)
