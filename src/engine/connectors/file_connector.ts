@@ -11,6 +11,7 @@ import { StepError, type ActionDef, type Connector } from './types.ts';
 import { transformImage } from './images/transform.ts';
 import { contentBytes, contentValue } from './file-content.ts';
 import { hashGet, isHash, newHash, toRubyString, type Hash } from '../../recipe/formula/values.ts';
+import type { request } from 'undici';
 import { undici } from '../../outbound/undici.ts';
 
 const MAX_FILES = 1000;

@@ -3,7 +3,7 @@
 // must be absolute. A non-2xx answer fails the step (message starting with the status code)
 // unless response.ignore_http_errors is true.
 import { jsonShape, MAX_EVENT_CONTAINERS } from '../../json-shape.ts';
-import type { Dispatcher } from 'undici';
+import type { Dispatcher, request } from 'undici';
 import { OutboundRefusedError } from '../../outbound/policy.ts';
 import { StepError, type ActionDef, type ConnectionValues, type Connector, type EngineLimits } from './types.ts';
 import {
