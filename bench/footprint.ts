@@ -16,9 +16,9 @@ import { databaseEnv, recordFigure } from './database.ts';
 import { freePort } from './platform.ts';
 
 const ADMIN = `bench-admin-${'0'.repeat(40)}`;
-// The entry `npm start` runs (it turns on the compile cache) with its flags (package.json's start
+// The entry `npm start` runs (src/entry.js: it turns on the compile cache) with its flags (package.json's start
 // script, src/idle-memory.ts), so start-to-ready and the CPU at rest are what a deploy pays.
-const SERVE = ['--no-memory-reducer', path.resolve(import.meta.dirname, '../src/cli.ts'), 'serve'];
+const SERVE = ['--no-memory-reducer', path.resolve(import.meta.dirname, '../src/entry.js'), 'serve'];
 const BARE = path.resolve(import.meta.dirname, 'servers/bare.ts');
 /** Workers idle this long are released in the benchmark's servers (the default is longer). */
 const IDLE_MS = 3000;

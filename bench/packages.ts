@@ -203,7 +203,7 @@ export async function main(args: string[]): Promise<void> {
   const testToken = execFileSync(
     process.execPath,
     [
-      path.resolve(import.meta.dirname, '../src/cli.ts'),
+      path.resolve(import.meta.dirname, '../src/entry.js'),
       'tokens',
       'create',
       '--role',

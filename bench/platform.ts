@@ -37,7 +37,7 @@ export async function startSwitchboard(
   const database = env.DATABASE_URL === undefined ? await databaseEnv() : {};
   const databaseUrl = env.DATABASE_URL ?? database.DATABASE_URL;
   const child = await startChild(
-    [path.resolve(import.meta.dirname, '../src/cli.ts'), 'serve'],
+    [path.resolve(import.meta.dirname, '../src/entry.js'), 'serve'],
     // The proxied upstream listens on loopback, which requests made for users may reach only when allowed.
     {
       DATA_DIR: dataDir,

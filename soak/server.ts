@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 
-const CLI = path.resolve(import.meta.dirname, '../src/cli.ts');
+const CLI = path.resolve(import.meta.dirname, '../src/entry.js');
 export const ADMIN_TOKEN = `soak-admin-${'0123456789abcdef'.repeat(3)}`;
 const START_TIMEOUT_MS = 300_000;
 

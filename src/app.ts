@@ -74,8 +74,7 @@ import { jobsRoutes } from './api/jobs/jobs.routes.ts';
 import { createJobRetentionSweeper } from './api/jobs/retention.ts';
 import { createJobCountsFolder } from './api/recipes/job-counts-fold.ts';
 import { createEngine, type RecipeEngine } from './engine/engine.ts';
-import { CONNECTORS } from './engine/connectors/index.ts';
-import { findConnector } from './engine/catalog.ts';
+import { builtInConnectors, findConnector } from './engine/catalog.ts';
 import { webhooksRoutes } from './engine/webhooks.routes.ts';
 import { consoleRoutes } from './console/console.routes.ts';
 import { mcpRoutes } from './api/mcp/mcp.routes.ts';
@@ -122,8 +121,8 @@ interface RouteRuntime {
   packages: PackageRunner;
   /** Background runs of test cases. */
   tests: TestRunner;
-  /** The engine's built-in connectors, for the connector catalog. */
-  builtInConnectors: typeof CONNECTORS;
+  /** The engine's built-in connectors, for the connector catalog (loaded at its first request). */
+  builtInConnectors: typeof builtInConnectors;
 }
 
 /** The service context's outbound agents and Ruby runtime of custom connectors close with the app. */
@@ -178,7 +177,7 @@ const ROUTE_TABLE: ReadonlyArray<(app: FastifyInstance, ctx: ServiceContext, run
 /** The console's own parts: the connectors its editor offers, its CSRF key, its sign-in limiter. */
 function consoleParts(secretBox: AppDeps['secretBox'], clock: ServiceContext['clock']) {
   return {
-    connectors: { builtIn: CONNECTORS, find: findConnector },
+    connectors: { builtIn: builtInConnectors, find: findConnector },
     csrfKey: secretBox.deriveKey('console-csrf'),
     signInLimiter: createFailureLimiter(clock, { limits: CONSOLE_SIGN_IN_FAILURE_LIMITS, windowSeconds: 60 }),
   };
@@ -324,7 +323,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       );
     else logger.info('storage takes writes again');
   });
-  for (const register of ROUTE_TABLE) register(app, ctx, { engine, packages, tests, builtInConnectors: CONNECTORS });
+  for (const register of ROUTE_TABLE) register(app, ctx, { engine, packages, tests, builtInConnectors });
 
   // Credentials of the API platform (OAuth access tokens, auth tokens, callers' JWTs): one
   // resolver and one cache of profile state for the gateway and the event streams API.

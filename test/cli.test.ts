@@ -70,6 +70,33 @@ describe('switchboard CLI', () => {
     assert.match(res.stdout, /Usage: switchboard/);
   });
 
+  test('src/entry.js with a filled compile cache runs a command without loading the TypeScript stripper', () => {
+    // What every start after the first pays (docs/adr/0023): Node's type stripper, amaro, is loaded
+    // only to strip a file the compile cache does not hold yet.
+    // The cache's default place is the system's temporary directory: one of the test's own here.
+    const tmp = tempDir('sb-compile-cache-');
+    const report =
+      "process.on('exit', () => process.stderr.write(process.moduleLoadList.some((m) => m.includes('amaro')) ? 'STRIPPER LOADED' : 'NO STRIPPER'))";
+    const start = (entry: string) =>
+      spawnSync(process.execPath, ['--import', `data:text/javascript,${report}`, path.join(ROOT, entry), '--help'], {
+        env: { PATH: process.env.PATH, TMPDIR: tmp },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+    const first = start('src/entry.js');
+    assert.equal(first.status, 0, first.stderr);
+    assert.ok(first.stdout.includes('Usage: switchboard'), first.stdout);
+    assert.ok(first.stderr.includes('STRIPPER LOADED'), 'an empty cache: the modules are stripped once');
+    const warm = start('src/entry.js');
+    assert.equal(warm.status, 0, warm.stderr);
+    assert.ok(warm.stdout.includes('Usage: switchboard'), warm.stdout);
+    assert.ok(warm.stderr.includes('NO STRIPPER'), warm.stderr);
+    // The TypeScript entry still works, but is stripped before it can turn the cache on.
+    const typescriptEntry = start('src/cli.ts');
+    assert.equal(typescriptEntry.status, 0, typescriptEntry.stderr);
+    assert.ok(typescriptEntry.stderr.includes('STRIPPER LOADED'), typescriptEntry.stderr);
+  });
+
   test('unknown commands and options are usage errors (exit 2)', () => {
     const dir = tempDir('sb-cli-');
     assert.equal(run(['frobnicate'], dir).code, 2);

@@ -11,7 +11,7 @@ import { postgresTypes } from '../src/db/postgres.ts';
 import { releaseAfterFile } from './helpers.ts';
 import { freshPostgresDatabase, onPostgres } from './test-database.ts';
 
-const CLI = path.resolve(import.meta.dirname, '../src/cli.ts');
+const CLI = path.resolve(import.meta.dirname, '../src/entry.js');
 
 export interface Running {
   child: ChildProcess;

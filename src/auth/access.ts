@@ -69,7 +69,7 @@ export type AccessResolver = ReturnType<typeof createAccessResolver>;
 export function createAccessResolver(
   ctx: ServiceContext,
   signer: AccessTokenSigner,
-  keySets: KeySetCache = createKeySetCache({ clock: ctx.clock, dispatcher: ctx.outbound.dispatcher }),
+  keySets: KeySetCache = createKeySetCache({ clock: ctx.clock, outbound: ctx.outbound }),
 ) {
   const byId = new Map<number, ProfileState | null>();
   // A JWT verified once is remembered with the profile state it opened: a repeat call costs a map

@@ -5,8 +5,9 @@
 // (up to `maxStaleMs`) while the provider does not answer. A fetch is bounded in time and size
 // (64 KB, D-limits); anything unusable reads as "no keys", which the gateway answers with 401.
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { request, type Dispatcher } from 'undici';
 import type { Clock } from '../time.ts';
+import type { OutboundPolicy } from '../outbound/policy.ts';
+import { undici } from '../outbound/undici.ts';
 
 export interface KeySet {
   keys: JSONWebKeySet;
@@ -15,8 +16,11 @@ export interface KeySet {
 
 export interface KeySetCacheOptions {
   clock: Clock;
-  /** The outbound policy's dispatcher: identity providers' URLs are checked like any request made for a user. */
-  dispatcher: Dispatcher;
+  /**
+   * The outbound policy, whose dispatcher (made at the first fetch) checks identity providers' URLs
+   * like any request made for a user.
+   */
+  outbound: Pick<OutboundPolicy, 'dispatcher'>;
   fetchTimeoutMs?: number;
   maxBytes?: number;
   minRefreshMs?: number;
@@ -55,8 +59,8 @@ export function createKeySetCache(options: KeySetCacheOptions) {
   async function fetchJson(url: string): Promise<{ json: unknown; ttlMs: number } | null> {
     fetches += 1;
     try {
-      const res = await request(url, {
-        dispatcher: options.dispatcher,
+      const res = await undici().request(url, {
+        dispatcher: options.outbound.dispatcher,
         signal: AbortSignal.timeout(fetchTimeoutMs),
         headers: { accept: 'application/json' },
         headersTimeout: fetchTimeoutMs,

@@ -4,16 +4,35 @@
 // and compiles and validates steps against it; custom connectors of a workspace are found through
 // the lookup the engine passes to the compiler (docs/adr/0019). The connections area asks only
 // about SaaS services (`findSaasConnector`): built-in connectors have no connection definition.
+//
+// The connectors' modules load at the first lookup, not at start: an idle server names no
+// connector, and their code and definitions are several megabytes of its memory
+// (docs/performance.md, What idle memory is). require() of our ES modules is synchronous, so a
+// lookup stays a plain function call for the compiler and the validators.
+import { createRequire } from 'node:module';
 import type { Connector } from './types.ts';
-import { SAAS_CONNECTORS } from './saas/index.ts';
+import type * as SaasModule from './saas/index.ts';
 
-const SAAS: ReadonlyMap<string, Connector> = new Map(SAAS_CONNECTORS.map((c): [string, Connector] => [c.provider, c]));
+const load = createRequire(import.meta.url);
+let saas: { list: readonly Connector[]; byProvider: ReadonlyMap<string, Connector> } | undefined;
+
+function loadSaas(): NonNullable<typeof saas> {
+  if (saas) return saas;
+  const { SAAS_CONNECTORS: list } = load('./saas/index.ts') as typeof SaasModule;
+  saas = { list, byProvider: new Map(list.map((c): [string, Connector] => [c.provider, c])) };
+  return saas;
+}
+
+/** Every SaaS service (src/connectors/saas/), in the catalog's order; loaded at the first call. */
+export function saasConnectors(): readonly Connector[] {
+  return loadSaas().list;
+}
 
 /** Finds a connector by provider name, as a recipe step or a connection names it. */
 export type ConnectorLookup = (provider: string) => Connector | undefined;
 
 /** The SaaS connector of this provider name (exact, as the vendor's exports spell it), or undefined. */
-export const findSaasConnector: ConnectorLookup = (provider) => SAAS.get(provider);
+export const findSaasConnector: ConnectorLookup = (provider) => loadSaas().byProvider.get(provider);
 
 export interface Catalog {
   /** The connector of this provider name (exact, as the vendor's exports spell it), or undefined. */
@@ -22,10 +41,12 @@ export interface Catalog {
   list(): ConnectorSummary[];
 }
 
-/** The catalog of these built-in connectors (by provider name) and every SaaS service. */
-export function createCatalog(builtIns: Readonly<Record<string, Connector>>): Catalog {
-  const all: ReadonlyMap<string, Connector> = new Map<string, Connector>([...Object.entries(builtIns), ...SAAS]);
-  return { find: (provider) => all.get(provider), list: () => listOf(all) };
+/** The catalog of these built-in connectors (by provider name, loaded at the first lookup) and every SaaS service. */
+export function createCatalog(loadBuiltIns: () => Readonly<Record<string, Connector>>): Catalog {
+  let all: ReadonlyMap<string, Connector> | undefined;
+  const connectors = () =>
+    (all ??= new Map<string, Connector>([...Object.entries(loadBuiltIns()), ...loadSaas().byProvider]));
+  return { find: (provider) => connectors().get(provider), list: () => listOf(connectors()) };
 }
 
 /** An operation of a connector as the vendor's connector metadata lists it (`GET /api/integrations`). */

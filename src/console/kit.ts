@@ -13,7 +13,7 @@ import type { PackageRunner } from '../api/packages/runner.ts';
 import type { TestRunKick } from '../api/test_cases/test_cases.service.ts';
 import type { RecordListener } from '../api/data_tables/data_tables.service.ts';
 import type { WorkflowTaskRuntime } from '../api/workflow_tasks/workflow_tasks.service.ts';
-import type { BuiltInConnectors } from '../api/integrations/catalog.ts';
+import type { LoadBuiltInConnectors } from '../api/integrations/catalog.ts';
 import type { Connector } from '../connectors/types.ts';
 import { csrfTokenOf, type ConsoleSession } from './sessions.ts';
 import type { PageFrame } from './layout.ts';
@@ -36,7 +36,7 @@ export interface ConsoleDeps {
   /** Test run requests in the background. */
   tests: TestRunKick;
   /** The connectors the recipe editor offers: the engine's built-in ones and the SaaS services by provider. */
-  connectors: { builtIn: BuiltInConnectors; find(provider: string): Connector | undefined };
+  connectors: { builtIn: LoadBuiltInConnectors; find(provider: string): Connector | undefined };
   /** Key of the CSRF tokens (derived from the secret key: stable across restarts, like the sessions). */
   csrfKey: Buffer;
   /** Wrong tokens at sign-in, counted per source address (buildApp gives the token endpoint's limiter). */

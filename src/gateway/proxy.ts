@@ -64,13 +64,16 @@ const FORWARD_RESPONSE_HEADERS = [
 const PLAIN_PATH = /^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
 
 export function createProxy(options: { timeoutMs: number; maxResponseBytes: number; outbound: OutboundPolicy }) {
-  // The upstream's address is checked by the outbound policy (a refused one is a 502).
-  const agent = options.outbound.agent({
-    keepAliveTimeout: 10_000,
-    connections: 128,
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-  });
+  // The upstream's address is checked by the outbound policy (a refused one is a 502). The pool is
+  // made at the first call (undici loads then: src/outbound/undici.ts).
+  let agent: Dispatcher | undefined;
+  const pool = (): Dispatcher =>
+    (agent ??= options.outbound.agent({
+      keepAliveTimeout: 10_000,
+      connections: 128,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    }));
   const deadlines = createDeadlines(options.timeoutMs);
   return {
     forward(upstream: Upstream, call: ProxyRequest): Promise<ProxyResponse> {
@@ -101,7 +104,7 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
         const exchange = new Exchange(options.maxResponseBytes, resolve, reject, deadlines);
         deadlines.start(exchange);
         try {
-          agent.dispatch(
+          pool().dispatch(
             {
               origin,
               path,
@@ -119,7 +122,7 @@ export function createProxy(options: { timeoutMs: number; maxResponseBytes: numb
     },
     close: () => {
       deadlines.close();
-      return agent.close();
+      return agent?.close();
     },
   };
 }

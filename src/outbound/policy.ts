@@ -6,8 +6,9 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import os from 'node:os';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { Agent, buildConnector, Dispatcher } from 'undici';
 import { addRange, classify, embeddedIPv4, normalizeAddress, type AddressClass } from './addresses.ts';
+import { undici } from './undici.ts';
 
 export interface OutboundSettings {
   /** Loopback (127.0.0.0/8, ::1) and the unspecified address; default refused. */
@@ -120,7 +121,7 @@ export function createOutboundPolicy(settings: OutboundSettings, options: { look
   }
 
   function checkedConnector(connectOptions: buildConnector.BuildOptions): buildConnector.connector {
-    const connect = buildConnector(connectOptions);
+    const connect = undici().buildConnector(connectOptions);
     return (opts, callback) => {
       const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
       const hostname = opts.hostname.replace(/^\[|\]$/g, '');
@@ -159,16 +160,19 @@ export function createOutboundPolicy(settings: OutboundSettings, options: { look
 
   const agents: Agent[] = [];
   const agent = (agentOptions: Agent.Options): Agent => {
-    const created = new Agent({ ...agentOptions, connect: checkedConnector({ timeout: 10_000 }) });
+    const created = new (undici().Agent)({ ...agentOptions, connect: checkedConnector({ timeout: 10_000 }) });
     agents.push(created);
     return created;
   };
-  const dispatcher = agent({ keepAliveTimeout: 10_000 });
+  // Made at the first request (undici loads then: src/outbound/undici.ts).
+  let dispatcher: Agent | undefined;
   const tlsAgent = (tls: buildConnector.BuildOptions): Agent =>
-    new Agent({ connect: checkedConnector({ timeout: 10_000, ...tls }) });
+    new (undici().Agent)({ connect: checkedConnector({ timeout: 10_000, ...tls }) });
 
   return {
-    dispatcher,
+    get dispatcher() {
+      return (dispatcher ??= agent({ keepAliveTimeout: 10_000 }));
+    },
     agent,
     tlsAgent,
     refusal,

@@ -3,7 +3,7 @@
 // kind of connector joins by adding its source to catalogSources.
 import type { ServiceContext } from '../../context.ts';
 import { listConnectors } from '../custom_connectors/custom_connectors.store.ts';
-import { SAAS_CONNECTORS } from '../../connectors/saas/index.ts';
+import { saasConnectors } from '../../connectors/catalog.ts';
 
 export type ConnectorSource = 'built_in' | 'saas' | 'custom';
 
@@ -37,6 +37,9 @@ export interface BuiltInConnector {
 
 export type BuiltInConnectors = Readonly<Record<string, BuiltInConnector>>;
 
+/** Gives the built-in connectors when first asked (the engine loads their modules then). */
+export type LoadBuiltInConnectors = () => BuiltInConnectors;
+
 /** What a built-in connector offers, in a line: its triggers and actions by title. */
 export function describeBuiltIn(connector: BuiltInConnector): string {
   const names = (defs: Record<string, { title: string }>) =>
@@ -49,9 +52,9 @@ export function describeBuiltIn(connector: BuiltInConnector): string {
 
 /** The engine's connectors, the same in every environment. */
 export const builtInSource =
-  (connectors: BuiltInConnectors): CatalogSource =>
+  (connectors: LoadBuiltInConnectors): CatalogSource =>
   () =>
-    Object.entries(connectors).map(([name, connector]) => ({
+    Object.entries(connectors()).map(([name, connector]) => ({
       name,
       title: connector.title,
       description: describeBuiltIn(connector),
@@ -60,7 +63,7 @@ export const builtInSource =
 
 /** The SaaS services (src/connectors/saas/), the same in every environment. */
 export const saasSource: CatalogSource = () =>
-  SAAS_CONNECTORS.map((connector) => ({
+  saasConnectors().map((connector) => ({
     name: connector.provider,
     title: connector.title,
     description: connector.description ?? null,
@@ -77,7 +80,7 @@ export const customConnectors: CatalogSource = async (ctx, scope) =>
   }));
 
 /** Every source of the catalog, built-in connectors first. */
-export const catalogSources = (builtIn: BuiltInConnectors): readonly CatalogSource[] => [
+export const catalogSources = (builtIn: LoadBuiltInConnectors): readonly CatalogSource[] => [
   builtInSource(builtIn),
   saasSource,
   customConnectors,

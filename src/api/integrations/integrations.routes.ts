@@ -4,13 +4,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from '../../context.ts';
 import { authOf } from '../../http/auth.ts';
 import { AUTH_ERRORS, errorResponses } from '../../http/schemas.ts';
-import { catalogSources, connectorCatalog, type BuiltInConnectors } from './catalog.ts';
+import { catalogSources, connectorCatalog, type LoadBuiltInConnectors } from './catalog.ts';
 import { IntegrationList, IntegrationsQuery } from './integrations.schemas.ts';
 
 export function integrationsRoutes(
   fastify: FastifyInstance,
   ctx: ServiceContext,
-  runtime: { builtInConnectors: BuiltInConnectors },
+  runtime: { builtInConnectors: LoadBuiltInConnectors },
 ): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const sources = catalogSources(runtime.builtInConnectors);

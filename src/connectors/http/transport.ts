@@ -5,11 +5,12 @@
 // never holds a secret. It knows nothing of authentication: the session (session.ts) and the
 // Ruby runtime (sdk/) add it.
 import type { Logger } from 'pino';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { OutboundRefusedError, type OutboundPolicy, type OutboundSettings } from '../../outbound/policy.ts';
 import { StepError } from '../step-error.ts';
 import { redactUrl, redactHeaders, maskSecrets } from './redact.ts';
 import { tlsDispatcher, type RequestTls } from './tls-dispatchers.ts';
+import { undici } from '../../outbound/undici.ts';
 
 export interface TransportRequest {
   method: string;
@@ -224,7 +225,7 @@ async function exchange(
   const target = new URL(applyOrigins(url.toString(), deps.origins));
   deps.outbound.checkUrl(target);
   const dispatcher = tls ? tlsDispatcher(deps.outbound, tls) : deps.outbound.dispatcher;
-  const res = await request(target, {
+  const res = await undici().request(target, {
     method: method as Dispatcher.HttpMethod,
     headers,
     body: body ?? null,

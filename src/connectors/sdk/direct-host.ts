@@ -3,9 +3,10 @@
 // CA certificates) and for tests. A server runs connectors through the shared transport instead.
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { OutboundPolicy } from '../../outbound/policy.ts';
 import { SdkHttpError, type ConnectorHost, type SdkHttpRequest, type SdkHttpResponse } from './runtime.ts';
+import { undici } from '../../outbound/undici.ts';
 
 export interface DirectHostOptions {
   /** HTTP_PROXY / HTTPS_PROXY / NO_PROXY, as the environment gives them. */
@@ -51,7 +52,7 @@ export function createDirectHost(options: DirectHostOptions = {}): ConnectorHost
   const shared: Dispatcher = options.outbound
     ? options.outbound.dispatcher
     : proxied
-      ? new EnvHttpProxyAgent({
+      ? new (undici().EnvHttpProxyAgent)({
           ...(options.proxy?.http ? { httpProxy: options.proxy.http } : {}),
           ...(options.proxy?.https ? { httpsProxy: options.proxy.https } : {}),
           ...(options.proxy?.noProxy ? { noProxy: options.proxy.noProxy } : {}),
@@ -59,7 +60,7 @@ export function createDirectHost(options: DirectHostOptions = {}): ConnectorHost
           requestTls: connect,
           proxyTls: connect,
         })
-      : new Agent({ connect });
+      : new (undici().Agent)({ connect });
   const secrets = options.secrets ?? [];
   const trace = options.trace;
   const mask = (text: string) => maskSecrets(text, secrets);
@@ -77,7 +78,7 @@ export function createDirectHost(options: DirectHostOptions = {}): ConnectorHost
         ? req.serverCertificates.certificates
         : [...rootCertificates, ...ca, ...req.serverCertificates.certificates];
     // The outbound policy checks the address a client certificate's request connects to, as it does for every other.
-    const dispatcher = options.outbound ? options.outbound.tlsAgent(tls) : new Agent({ connect: tls });
+    const dispatcher = options.outbound ? options.outbound.tlsAgent(tls) : new (undici().Agent)({ connect: tls });
     return { dispatcher, own: true };
   }
 
@@ -95,7 +96,7 @@ export function createDirectHost(options: DirectHostOptions = {}): ConnectorHost
         throw new SdkHttpError((error as Error).message);
       }
     }
-    const response = await request(url, {
+    const response = await undici().request(url, {
       method: method as Dispatcher.HttpMethod,
       headers: req.headers,
       body: body ?? undefined,

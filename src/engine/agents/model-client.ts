@@ -2,8 +2,9 @@
 // one kind of model connection: OpenAI itself, Ollama, llama.cpp's server, vLLM, LM Studio...
 // It asks for a stream and reads either form of answer (a server that ignores `stream` sends one
 // JSON body), bounded in time and size, and assembles text and tool calls from the deltas.
-import { fetch as undiciFetch, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { JsonSchema } from '../../recipe/tool-schema.ts';
+import { undici } from '../../outbound/undici.ts';
 
 export interface ModelSettings {
   /** e.g. http://127.0.0.1:11434/v1 (Ollama), https://api.openai.com/v1 */
@@ -111,7 +112,7 @@ async function chatCompletion(settings: ModelSettings, url: URL, request: ChatRe
     }
     const init = { method: 'POST', headers, body: JSON.stringify(body), signal, redirect: 'error' as const };
     response = settings.outbound
-      ? ((await undiciFetch(url, { ...init, dispatcher: settings.outbound.dispatcher })) as unknown as Response)
+      ? ((await undici().fetch(url, { ...init, dispatcher: settings.outbound.dispatcher })) as unknown as Response)
       : await fetch(url, init);
   } catch (error) {
     if (error instanceof ModelError) throw error;

@@ -6,12 +6,13 @@
 // are checked before anything is inflated, and a gzip is inflated within FILE_MAX_BYTES.
 // `transform_image` (Transform image file) lives in images/transform.ts.
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { request } from 'undici';
 import { createZipWriter, readZip, ZipError } from '../../api/packages/zip.ts';
 import { StepError, type ActionDef, type Connector } from './types.ts';
 import { transformImage } from './images/transform.ts';
 import { contentBytes, contentValue } from './file-content.ts';
 import { hashGet, isHash, newHash, toRubyString, type Hash } from '../../recipe/formula/values.ts';
+import type { request } from 'undici';
+import { undici } from '../../outbound/undici.ts';
 
 const MAX_FILES = 1000;
 const NAME = /^[^\0/\\][^\0]{0,254}$/;
@@ -147,7 +148,7 @@ export const readFileFromUrl: ActionDef = {
     }
     let res: Awaited<ReturnType<typeof request>>;
     try {
-      res = await request(url, {
+      res = await undici().request(url, {
         method: 'GET',
         dispatcher: sc.ctx.outbound.dispatcher,
         headersTimeout: sc.limits.httpTimeoutMs,

@@ -3,7 +3,7 @@
 // must be absolute. A non-2xx answer fails the step (message starting with the status code)
 // unless response.ignore_http_errors is true.
 import { jsonShape, MAX_EVENT_CONTAINERS } from '../../json-shape.ts';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher, request } from 'undici';
 import { OutboundRefusedError } from '../../outbound/policy.ts';
 import { StepError, type ActionDef, type ConnectionValues, type Connector, type EngineLimits } from './types.ts';
 import {
@@ -18,6 +18,7 @@ import {
   type Hash,
   type Value,
 } from '../../recipe/formula/values.ts';
+import { undici } from '../../outbound/undici.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
@@ -130,7 +131,7 @@ export async function sendRequest(
   let attempt = 0;
   for (;;) {
     try {
-      const res = await request(url, {
+      const res = await undici().request(url, {
         method: method as 'GET',
         headers,
         body: body ?? null,
