@@ -10,7 +10,6 @@ import { createPackageRunner, type PackageRunner } from './api/packages/runner.t
 import { createPackageRetentionSweeper } from './api/packages/retention.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createServiceContext, type ServiceContext } from './context.ts';
@@ -24,6 +23,7 @@ import { registerLingeringClose } from './http/lingering-close.ts';
 import { frameworkErrorHandler, registerErrorHandling } from './http/error-handler.ts';
 import { registerGauge, registerObservability, requestId, requestLogger } from './http/observability.ts';
 import { registerDurableReplies } from './http/durable-replies.ts';
+import { registerDocsPage } from './http/docs-page.ts';
 import { STORAGE_FAILURE_TEXT } from './db/storage-health.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
 import { validatorCompiler } from './http/validation.ts';
@@ -200,7 +200,7 @@ async function registerOpenApi(app: FastifyInstance, config: AppDeps['config']):
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  registerDocsPage(app);
 }
 
 /** Fastify's options: limits from the configuration, our request ids, logger and compilers. */

@@ -126,4 +126,33 @@ describe('GET /api/openapi.json and /docs', () => {
     assert.match(page.body, /<html/i);
     assert.match(page.body, /swagger/i);
   });
+
+  test("the page's document, assets and redirects; what it does not serve is a 404 in the error shape", async () => {
+    const json = await t.app.inject({ method: 'GET', url: '/docs/json' });
+    assert.equal(json.statusCode, 200);
+    assert.deepEqual(json.json(), (await t.call('GET', '/api/openapi.json', { token: null })).body);
+    const script = await t.app.inject({ method: 'GET', url: '/docs/static/swagger-ui-bundle.js' });
+    assert.equal(script.statusCode, 200);
+    assert.match(String(script.headers['content-type']), /^application\/javascript/);
+    const head = await t.app.inject({ method: 'HEAD', url: '/docs/static/swagger-ui.css' });
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.body, '');
+    assert.ok(Number(head.headers['content-length']) > 1000);
+    const cached = await t.app.inject({
+      method: 'GET',
+      url: '/docs/static/swagger-ui.css',
+      headers: { 'if-none-match': String(head.headers.etag) },
+    });
+    assert.equal(cached.statusCode, 304);
+    const moved = await t.app.inject({ method: 'GET', url: '/docs/static/index.html' });
+    assert.equal(moved.statusCode, 302);
+    assert.equal(moved.headers.location, '/docs/');
+    assert.equal(moved.headers['content-type'], undefined);
+    for (const url of ['/docs/static/nope.js', '/docs/static/../package.json', '/docs/yaml/x']) {
+      const missing = await t.call('GET', url, { token: null });
+      assert.equal(missing.status, 404, url);
+      assert.deepEqual(missing.body, { message: 'Not found' });
+    }
+    assert.equal((await t.call('POST', '/docs/json', { token: null, body: {} })).status, 404);
+  });
 });
