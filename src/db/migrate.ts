@@ -2,52 +2,6 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { DialectName } from './dialect.ts';
 import type { Database } from './types.ts';
-import * as foundation from './migrations/0001_foundation.ts';
-import * as apiPlatform from './migrations/0006_api_platform.ts';
-import * as foldersProperties from './migrations/0003_folders_properties.ts';
-import * as rolesInvitations from './migrations/0005_roles_invitations.ts';
-import * as connectionsSecrets from './migrations/0004_connections_secrets.ts';
-import * as lookupTables from './migrations/0002_lookup_tables.ts';
-import * as pubsub from './migrations/0007_pubsub.ts';
-import * as recipesJobs from './migrations/0008_recipes_jobs.ts';
-import * as lookupRowsPartialIndexes from './migrations/0009_lookup_rows_partial_indexes.ts';
-import * as jobsCompletedIndex from './migrations/0010_jobs_completed_index.ts';
-import * as recipeVersionsCurrent from './migrations/0011_recipe_versions_current.ts';
-import * as packages from './migrations/0012_packages.ts';
-import * as storageChecks from './migrations/0013_storage_checks.ts';
-import * as buildsDeployments from './migrations/0014_builds_deployments.ts';
-import * as testCases from './migrations/0015_test_cases.ts';
-import * as apiClientsV2 from './migrations/0016_api_clients_v2.ts';
-import * as dataTables from './migrations/0017_data_tables.ts';
-import * as files from './migrations/0018_files.ts';
-import * as workflowTasks from './migrations/0019_workflow_tasks.ts';
-import * as smartLists from './migrations/0020_smart_lists.ts';
-import * as consoleSessions from './migrations/0022_console_sessions.ts';
-import * as nodeLeases from './migrations/0023_node_leases.ts';
-import * as jobEndsFunction from './migrations/0024_job_ends_function.ts';
-import * as testCasePositions from './migrations/0025_test_case_positions.ts';
-import * as customConnectorAliases from './migrations/0045_custom_connector_aliases.ts';
-import * as connectionAuthorizations from './migrations/0040_connection_authorizations.ts';
-import * as tags from './migrations/0050_tags.ts';
-import * as activityLogs from './migrations/0051_activity_logs.ts';
-import * as tagsActivityPrivileges from './migrations/0052_tags_activity_privileges.ts';
-import * as buildIncludeData from './migrations/0060_build_include_data.ts';
-import * as packageKeptFiles from './migrations/0061_package_kept_files.ts';
-import * as projectLook from './migrations/0062_project_look.ts';
-import * as jobsCallingJobIndex from './migrations/0065_jobs_calling_job_index.ts';
-import * as endpointsValidateRequest from './migrations/0066_api_endpoints_validate_request.ts';
-import * as workflowApps from './migrations/0067_workflow_apps.ts';
-import * as messageTemplates from './migrations/0068_message_templates.ts';
-import * as pollingTriggersDirectories from './migrations/0069_polling_triggers_directories.ts';
-import * as jobEndsKeepStart from './migrations/0070_job_ends_keep_start.ts';
-import * as jobReplies from './migrations/0071_job_replies.ts';
-import * as recipesEnvironmentIdIndex from './migrations/0072_recipes_environment_id_index.ts';
-import * as jobLineValues from './migrations/0075_job_line_values.ts';
-import * as jobRecipeVersion from './migrations/0076_job_recipe_version.ts';
-import * as staticWebhookKeys from './migrations/0077_static_webhook_keys.ts';
-import * as jobsRunningLeaseDropped from './migrations/0078_jobs_running_lease_dropped.ts';
-import * as recipeJobCounts from './migrations/0079_recipe_job_counts.ts';
-import * as agents from './migrations/0055_agents.ts';
 
 export type DialectMigration = {
   up(db: Kysely<unknown>, dialect: DialectName): Promise<void>;
@@ -56,55 +10,56 @@ export type DialectMigration = {
 /**
  * Listed explicitly (not read from the file system) so the order is reviewed in code. Areas are
  * built in parallel and their migrations are independent, so one numbered below an applied one
- * is still applied (allowUnorderedMigrations).
+ * is still applied (allowUnorderedMigrations). A migration's module loads only when it runs: a
+ * start on a migrated database never holds them.
  */
-const MIGRATIONS: Record<string, DialectMigration> = {
-  '0001_foundation': foundation,
-  '0006_api_platform': apiPlatform,
-  '0003_folders_properties': foldersProperties,
-  '0005_roles_invitations': rolesInvitations,
-  '0004_connections_secrets': connectionsSecrets,
-  '0002_lookup_tables': lookupTables,
-  '0007_pubsub': pubsub,
-  '0008_recipes_jobs': recipesJobs,
-  '0009_lookup_rows_partial_indexes': lookupRowsPartialIndexes,
-  '0010_jobs_completed_index': jobsCompletedIndex,
-  '0011_recipe_versions_current': recipeVersionsCurrent,
-  '0012_packages': packages,
-  '0013_storage_checks': storageChecks,
-  '0014_builds_deployments': buildsDeployments,
-  '0015_test_cases': testCases,
-  '0016_api_clients_v2': apiClientsV2,
-  '0017_data_tables': dataTables,
-  '0018_files': files,
-  '0019_workflow_tasks': workflowTasks,
-  '0020_smart_lists': smartLists,
-  '0022_console_sessions': consoleSessions,
-  '0023_node_leases': nodeLeases,
-  '0024_job_ends_function': jobEndsFunction,
-  '0025_test_case_positions': testCasePositions,
-  '0045_custom_connector_aliases': customConnectorAliases,
-  '0040_connection_authorizations': connectionAuthorizations,
-  '0050_tags': tags,
-  '0051_activity_logs': activityLogs,
-  '0052_tags_activity_privileges': tagsActivityPrivileges,
-  '0060_build_include_data': buildIncludeData,
-  '0061_package_kept_files': packageKeptFiles,
-  '0062_project_look': projectLook,
-  '0065_jobs_calling_job_index': jobsCallingJobIndex,
-  '0066_api_endpoints_validate_request': endpointsValidateRequest,
-  '0067_workflow_apps': workflowApps,
-  '0068_message_templates': messageTemplates,
-  '0069_polling_triggers_directories': pollingTriggersDirectories,
-  '0070_job_ends_keep_start': jobEndsKeepStart,
-  '0071_job_replies': jobReplies,
-  '0072_recipes_environment_id_index': recipesEnvironmentIdIndex,
-  '0075_job_line_values': jobLineValues,
-  '0076_job_recipe_version': jobRecipeVersion,
-  '0077_static_webhook_keys': staticWebhookKeys,
-  '0078_jobs_running_lease_dropped': jobsRunningLeaseDropped,
-  '0079_recipe_job_counts': recipeJobCounts,
-  '0055_agents': agents,
+const MIGRATIONS: Record<string, () => Promise<DialectMigration>> = {
+  '0001_foundation': () => import('./migrations/0001_foundation.ts'),
+  '0006_api_platform': () => import('./migrations/0006_api_platform.ts'),
+  '0003_folders_properties': () => import('./migrations/0003_folders_properties.ts'),
+  '0005_roles_invitations': () => import('./migrations/0005_roles_invitations.ts'),
+  '0004_connections_secrets': () => import('./migrations/0004_connections_secrets.ts'),
+  '0002_lookup_tables': () => import('./migrations/0002_lookup_tables.ts'),
+  '0007_pubsub': () => import('./migrations/0007_pubsub.ts'),
+  '0008_recipes_jobs': () => import('./migrations/0008_recipes_jobs.ts'),
+  '0009_lookup_rows_partial_indexes': () => import('./migrations/0009_lookup_rows_partial_indexes.ts'),
+  '0010_jobs_completed_index': () => import('./migrations/0010_jobs_completed_index.ts'),
+  '0011_recipe_versions_current': () => import('./migrations/0011_recipe_versions_current.ts'),
+  '0012_packages': () => import('./migrations/0012_packages.ts'),
+  '0013_storage_checks': () => import('./migrations/0013_storage_checks.ts'),
+  '0014_builds_deployments': () => import('./migrations/0014_builds_deployments.ts'),
+  '0015_test_cases': () => import('./migrations/0015_test_cases.ts'),
+  '0016_api_clients_v2': () => import('./migrations/0016_api_clients_v2.ts'),
+  '0017_data_tables': () => import('./migrations/0017_data_tables.ts'),
+  '0018_files': () => import('./migrations/0018_files.ts'),
+  '0019_workflow_tasks': () => import('./migrations/0019_workflow_tasks.ts'),
+  '0020_smart_lists': () => import('./migrations/0020_smart_lists.ts'),
+  '0022_console_sessions': () => import('./migrations/0022_console_sessions.ts'),
+  '0023_node_leases': () => import('./migrations/0023_node_leases.ts'),
+  '0024_job_ends_function': () => import('./migrations/0024_job_ends_function.ts'),
+  '0025_test_case_positions': () => import('./migrations/0025_test_case_positions.ts'),
+  '0045_custom_connector_aliases': () => import('./migrations/0045_custom_connector_aliases.ts'),
+  '0040_connection_authorizations': () => import('./migrations/0040_connection_authorizations.ts'),
+  '0050_tags': () => import('./migrations/0050_tags.ts'),
+  '0051_activity_logs': () => import('./migrations/0051_activity_logs.ts'),
+  '0052_tags_activity_privileges': () => import('./migrations/0052_tags_activity_privileges.ts'),
+  '0060_build_include_data': () => import('./migrations/0060_build_include_data.ts'),
+  '0061_package_kept_files': () => import('./migrations/0061_package_kept_files.ts'),
+  '0062_project_look': () => import('./migrations/0062_project_look.ts'),
+  '0065_jobs_calling_job_index': () => import('./migrations/0065_jobs_calling_job_index.ts'),
+  '0066_api_endpoints_validate_request': () => import('./migrations/0066_api_endpoints_validate_request.ts'),
+  '0067_workflow_apps': () => import('./migrations/0067_workflow_apps.ts'),
+  '0068_message_templates': () => import('./migrations/0068_message_templates.ts'),
+  '0069_polling_triggers_directories': () => import('./migrations/0069_polling_triggers_directories.ts'),
+  '0070_job_ends_keep_start': () => import('./migrations/0070_job_ends_keep_start.ts'),
+  '0071_job_replies': () => import('./migrations/0071_job_replies.ts'),
+  '0072_recipes_environment_id_index': () => import('./migrations/0072_recipes_environment_id_index.ts'),
+  '0075_job_line_values': () => import('./migrations/0075_job_line_values.ts'),
+  '0076_job_recipe_version': () => import('./migrations/0076_job_recipe_version.ts'),
+  '0077_static_webhook_keys': () => import('./migrations/0077_static_webhook_keys.ts'),
+  '0078_jobs_running_lease_dropped': () => import('./migrations/0078_jobs_running_lease_dropped.ts'),
+  '0079_recipe_job_counts': () => import('./migrations/0079_recipe_job_counts.ts'),
+  '0055_agents': () => import('./migrations/0055_agents.ts'),
 };
 
 /** The migrations this code knows, the foundation first: a database with any other is from a newer version. */
@@ -116,7 +71,8 @@ function provider(dialect: DialectName): MigrationProvider {
   return {
     async getMigrations() {
       const out: Record<string, Migration> = {};
-      for (const [name, m] of Object.entries(MIGRATIONS)) out[name] = { up: (db) => m.up(db, dialect) };
+      for (const [name, load] of Object.entries(MIGRATIONS))
+        out[name] = { up: async (db) => (await load()).up(db, dialect) };
       return out;
     },
   };
