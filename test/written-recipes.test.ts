@@ -325,7 +325,7 @@ describe("the vendor's own platform, in recipes written in its format", () => {
 
   test('a file-tools pipeline: an uploaded zip unpacked, its CSV and XML files parsed and filed, then bundled again', async () => {
     const { id, path } = await importAndStart('monthly_exports_files.recipe.json');
-    const writer = createZipWriter(new Date('2025-02-01T00:00:00Z'));
+    const writer = await createZipWriter(new Date('2025-02-01T00:00:00Z'));
     writer.add('orders.csv', async () => Buffer.from('id,total\nA-1,10\nA-2,32\n'));
     writer.add('invoice.xml', async () => Buffer.from('<invoice><number>INV-7</number><total>42</total></invoice>'));
     writer.finish();

@@ -21,7 +21,7 @@ export function registerDocsPage(app: FastifyInstance): void {
     await inner.register(
       fastifyPlugin(
         (instance, _options, done) => {
-          instance.decorate('swagger', ((options?: { yaml?: boolean }) => app.swagger(options)) as typeof app.swagger);
+          instance.decorate('swagger', ((options: { yaml: boolean }) => app.swagger(options)) as typeof app.swagger);
           done();
         },
         { name: '@fastify/swagger' },

@@ -1,6 +1,6 @@
 // POST /oauth2/token (spec "Token endpoint", contract 01): its own parsers (form, JSON,
 // multipart) and its own error format, RFC 6749 §5.2 `{ error, error_description }`.
-import busboy from 'busboy';
+import type busboy from 'busboy';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { ServiceContext } from '../context.ts';
@@ -212,11 +212,13 @@ export function repeatedMember(text: string): string | undefined {
   return undefined;
 }
 
-function multipartParams(headers: FastifyRequest['headers'], body: Buffer): Promise<Params> {
+async function multipartParams(headers: FastifyRequest['headers'], body: Buffer): Promise<Params> {
+  // The multipart parser loads at the first multipart body.
+  const { default: createParser } = await import('busboy');
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers, limits: { fields: 20, fieldSize: 4096, files: 0, parts: 20 } });
+      parser = createParser({ headers, limits: { fields: 20, fieldSize: 4096, files: 0, parts: 20 } });
     } catch {
       reject(new OAuthError('multipart_no_boundary'));
       return;

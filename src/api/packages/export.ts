@@ -419,7 +419,7 @@ export async function runExport(ctx: ServiceContext, pkg: PackageRow, options: E
     options.anchorFolderId === null
       ? undefined
       : await projectLookOfFolder(db, pkg.environment_id, options.anchorFolderId);
-  const writer = createZipWriter(new Date(pkg.created_at));
+  const writer = await createZipWriter(new Date(pkg.created_at));
   const written = new Set<string>();
   // A level's properties go together into one file (the vendor's), wherever the manifest placed them.
   const propertyFiles = new Map<string, { type: 'account_property' | 'project_property'; ids: number[] }>();

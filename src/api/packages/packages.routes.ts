@@ -1,7 +1,7 @@
 // Packages (contract 15 §7–§11): bare objects. The import route takes the zip itself as the body
 // (application/octet-stream or application/zip, or one file part of a multipart form), up to
 // PACKAGE_MAX_BYTES, in a context of its own with those parsers; every other route keeps JSON.
-import busboy from 'busboy';
+import type busboy from 'busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceContext } from '../../context.ts';
@@ -21,11 +21,16 @@ function contentTypeOf(request: FastifyRequest): string {
 }
 
 /** The one file part of a multipart body. */
-function multipartZip(headers: FastifyRequest['headers'], body: Buffer, maxBytes: number): Promise<Buffer> {
+async function multipartZip(headers: FastifyRequest['headers'], body: Buffer, maxBytes: number): Promise<Buffer> {
+  // The multipart parser loads at the first multipart body.
+  const { default: createParser } = await import('busboy');
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers, limits: { files: 1, fields: 20, fieldSize: 4096, parts: 21, fileSize: maxBytes } });
+      parser = createParser({
+        headers,
+        limits: { files: 1, fields: 20, fieldSize: 4096, parts: 21, fileSize: maxBytes },
+      });
     } catch {
       reject(new AppError('package_multipart_invalid'));
       return;

@@ -4,8 +4,7 @@
 // that escape the folder, symbolic links, encrypted entries; while inflating, it counts the bytes
 // and stops at the limits whatever the archive declared.
 import { Readable } from 'node:stream';
-import yauzl from 'yauzl';
-import yazl from 'yazl';
+import type yauzl from 'yauzl';
 
 export interface ZipLimits {
   maxEntries: number;
@@ -57,9 +56,11 @@ export interface OpenZip {
  * for each file and in all, names given twice.
  */
 export async function openZip(buffer: Buffer, limits: ZipLimits): Promise<OpenZip> {
+  // The zip libraries load at the first archive read or written.
+  const { default: reader } = await import('yauzl');
   let zip: yauzl.ZipFile;
   try {
-    zip = await yauzl.fromBufferPromise(buffer, {
+    zip = await reader.fromBufferPromise(buffer, {
       lazyEntries: true,
       validateEntrySizes: true,
       strictFileNames: true,
@@ -172,11 +173,12 @@ function nextEntry(zip: yauzl.ZipFile): Promise<yauzl.Entry | null> {
  * A zip written as it streams out: each entry's content is produced only when the archive reaches
  * it (so one asset at a time is in memory), compressed on the thread pool, and read from `stream`.
  */
-export function createZipWriter(mtime: Date): {
+export async function createZipWriter(mtime: Date): Promise<{
   add(name: string, produce: () => Promise<Buffer>): void;
   finish(): void;
   stream: Readable;
-} {
+}> {
+  const { default: yazl } = await import('yazl');
   const zip = new yazl.ZipFile();
   const stream = zip.outputStream as Readable;
   zip.on('error', (error: Error) => stream.destroy(error));

@@ -15,7 +15,6 @@ import { listTestCases } from '../../api/test_cases/test_cases.service.ts';
 import { listFolders } from '../../api/folders/folders.service.ts';
 import { tagsByHandle } from '../../api/tags/tags.service.ts';
 import { AppError } from '../../errors.ts';
-import { recipeDiffPage } from './recipe-diff.ts';
 import { recipeListPage, recipePage, startProblemOf, type StartProblem } from './recipes.ts';
 import { type ConsoleKit, PAGE_SIZE, Form, NoticeQuery } from '../kit.ts';
 
@@ -148,6 +147,8 @@ export function consoleRecipesRoutes(fastify: FastifyInstance, kit: ConsoleKit):
         getRecipeVersion(ctx, auth, recipe.id, fromId),
         getRecipeVersion(ctx, auth, recipe.id, toId),
       ]);
+      // The page and its diff library load at the first comparison.
+      const { recipeDiffPage } = await import('./recipe-diff.ts');
       return send(
         reply,
         recipeDiffPage(

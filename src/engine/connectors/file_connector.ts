@@ -74,7 +74,7 @@ const compressFile: ActionDef = {
     }
     if (new Set(files.map((f) => f.name)).size !== files.length)
       throw new StepError('Bad request', 'two files have the same name');
-    const writer = createZipWriter(sc.ctx.clock.now());
+    const writer = await createZipWriter(sc.ctx.clock.now());
     for (const f of files) writer.add(f.name, async () => f.bytes);
     writer.finish();
     const chunks: Buffer[] = [];
