@@ -36,6 +36,7 @@ import { findConnectorByProvider, latestReleasedVersion } from '../custom_connec
 import { findRecipeVersionContent } from '../recipes/recipes.store.ts';
 import { listTestCases } from '../test_cases/test_cases.store.ts';
 import { tagsOfAssets, type TaggedKind } from '../tags/tags.store.ts';
+import { PackageFailure } from './failure.ts';
 
 export interface ExportOptions {
   /** The manifest exported (null for a project build, which exports the whole project). */
@@ -49,14 +50,7 @@ export interface ExportOptions {
   includeTags?: boolean;
 }
 
-export class PackageFailure extends Error {
-  override name = 'PackageFailure';
-  readonly parts: string[];
-  constructor(message: string, parts: string[] = []) {
-    super(message);
-    this.parts = parts;
-  }
-}
+export { PackageFailure };
 
 interface Ref {
   zip_name: string;

@@ -12,9 +12,9 @@ import { createWorkLoop, type WorkLoop } from '../../work-loop.ts';
 import { isSharedByNodes } from '../../db/dialect.ts';
 import { withLease } from '../../leases.ts';
 import type { RecipeRuntime } from '../recipes/recipes.service.ts';
-import { PackageFailure, runExport, type ExportOptions } from './export.ts';
-import { runImport } from './import.ts';
-import { type ImportOptions } from './appliers/run.ts';
+import type { ExportOptions } from './export.ts';
+import type { ImportOptions } from './appliers/run.ts';
+import { PackageFailure } from './failure.ts';
 import {
   countAttempt,
   giveBackAttempt,
@@ -56,8 +56,12 @@ async function zipOf(ctx: ServiceContext, id: number): Promise<Buffer> {
 export function createPackageRunner(ctx: ServiceContext, engine: RecipeRuntime, limits: ZipLimits): PackageRunner {
   const leaseDeps = { db: ctx.db, clock: ctx.clock, nodeId: ctx.nodeId, leaseMs: ctx.config.nodeLeaseMs };
   async function work(pkg: PackageRow): Promise<void> {
-    if (pkg.operation_type === 'export') await runExport(ctx, pkg, JSON.parse(pkg.options) as ExportOptions);
-    else {
+    // The export and the import (their files, appliers and zip libraries) load at the first package.
+    if (pkg.operation_type === 'export') {
+      const { runExport } = await import('./export.ts');
+      await runExport(ctx, pkg, JSON.parse(pkg.options) as ExportOptions);
+    } else {
+      const { runImport } = await import('./import.ts');
       const options = JSON.parse(pkg.options) as ImportOptions;
       await runImport(ctx, engine, pkg, options, () => zipFor(ctx, pkg, options), limits, options.applied);
     }
