@@ -1,7 +1,7 @@
 // Schema inference for POST /api/sdk/generate_schema/json and /csv (contract 04 Part 3): a
 // sample document in, a Workato schema (an array of field definitions) out. Pure functions, no
 // I/O; errors are the catalog's sample_* codes so the routes only pass them through.
-import { parse as parseCsv } from 'csv-parse/sync';
+import { csvParse } from '../../csv.ts';
 import { AppError, invalid } from '../../errors.ts';
 
 export type FieldType = 'string' | 'number' | 'boolean' | 'date_time' | 'object' | 'array';
@@ -266,7 +266,7 @@ function usableSeparator(separator: string): boolean {
 export function inferCsvSchema(sample: string, separator: string): SchemaField[] {
   let header: string[] | undefined;
   try {
-    parseCsv(sample, {
+    csvParse().parse(sample, {
       delimiter: separator,
       bom: true,
       skip_empty_lines: true,

@@ -1,8 +1,7 @@
 // csv_parser (20 §10.1): parse CSV text into lines, and compose CSV text from lines, with the
 // well-kept csv-parse / csv-stringify (sync APIs over one step's text). Broken quoting and rows
 // of the wrong width are the step's error.
-import { parse } from 'csv-parse/sync';
-import { stringify } from 'csv-stringify/sync';
+import { csvParse, csvStringify } from '../../csv.ts';
 import { hashGet, newHash, toPlain, toRubyString, type Value } from '../../recipe/formula/values.ts';
 import { StepError, type Connector } from './types.ts';
 
@@ -54,7 +53,7 @@ export const csvParser: Connector = {
             : null;
         let rows: string[][];
         try {
-          rows = parse(content, {
+          rows = csvParse().parse(content, {
             delimiter,
             bom: true,
             relax_column_count: false,
@@ -109,7 +108,10 @@ export const csvParser: Connector = {
           return columns.map((c) => cell((l as Record<string, unknown>)[c]));
         });
         const withHeader = flag(hashGet(input, 'header_row'), true) && columns.length > 0;
-        const text = stringify(withHeader ? [columns, ...records] : records, { delimiter, record_delimiter: '\n' });
+        const text = csvStringify().stringify(withHeader ? [columns, ...records] : records, {
+          delimiter,
+          record_delimiter: '\n',
+        });
         return newHash([
           ['csv_content', text],
           ['line_count', records.length],

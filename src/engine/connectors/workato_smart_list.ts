@@ -14,7 +14,7 @@ import {
 } from '../../api/smart_lists/smart_lists.store.ts';
 import { runSqlQuery } from '../sandbox/sql-sandbox.ts';
 import type { SqlTable } from '../sandbox/sql-worker.ts';
-import { stringify } from 'csv-stringify/sync';
+import { csvStringify } from '../../csv.ts';
 import { csvParser } from './csv_parser.ts';
 import { StepError, type ActionDef, type Connector, type StepContext } from './types.ts';
 import {
@@ -232,7 +232,7 @@ async function query(sc: StepContext, input: Hash): Promise<Value> {
     const columns = [...new Set(reply.rows.flatMap((r) => Object.keys(r as Record<string, unknown>)))];
     const cell = (v: unknown) =>
       v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
-    out.csv_content = stringify(
+    out.csv_content = csvStringify().stringify(
       [columns, ...reply.rows.map((r) => columns.map((c) => cell((r as Record<string, unknown>)[c])))],
       { record_delimiter: '\n' },
     );
