@@ -3,10 +3,19 @@
 // on a throwaway server started here from the installed PostgreSQL (postgres-cluster.ts) and
 // removed at the end. Extra arguments replace the test files (e.g. one file while working).
 import { spawn } from 'node:child_process';
+import { globSync } from 'node:fs';
 import { startPostgresCluster, type PostgresCluster } from './postgres-cluster.ts';
 
 const files = process.argv.slice(2);
-const patterns = files.length > 0 ? files : ['src/**/*.test.ts', 'test/**/*.test.ts'];
+// The console's browser tests (`*-browser.test.ts`, Chromium) run in the SQLite suite only: what
+// they add to the console's HTTP tests (src/console/*.test.ts, run here too) is the pages in a
+// browser, which do not change with the database. Named as arguments, they run here as well.
+const patterns =
+  files.length > 0
+    ? files
+    : globSync(['src/**/*.test.ts', 'test/**/*.test.ts'])
+        .filter((file) => !file.endsWith('-browser.test.ts'))
+        .sort();
 
 let cluster: PostgresCluster | undefined;
 let url = process.env.TEST_DATABASE_URL?.trim();
