@@ -87,6 +87,25 @@ describe('POST /webhooks/rest/:key/:event under overload', () => {
     assert.equal(done.body.job_scope_count, 4);
   });
 
+  test('a full backlog refuses before the body is read: malformed JSON and a body over the limit are 429 too', async () => {
+    const { id, path } = await webhookRecipe(t, [callUpstream()]);
+    // While the backlog has room, a malformed body is the caller's error.
+    const malformed = { method: 'POST' as const, url: path, headers: { 'content-type': 'application/json' } };
+    assert.equal((await t.app.inject({ ...malformed, payload: '{"n":' })).statusCode, 400);
+    for (let n = 0; n < 3; n++) assert.equal((await post(path, n)).statusCode, 200);
+    const unread = await t.app.inject({ ...malformed, payload: '{"n":' });
+    assert.equal(unread.statusCode, 429);
+    assert.deepEqual(unread.json(), { error: 'Too many jobs are waiting to run; retry later' });
+    assert.equal(unread.headers['retry-after'], '1');
+    const oversized = await t.app.inject({ ...malformed, payload: `{"n":"${'x'.repeat(2 * 1024 * 1024)}"}` });
+    assert.equal(oversized.statusCode, 429);
+    assert.equal(await jobCount(id), 3);
+    await finishAll();
+    assert.equal((await t.app.inject({ ...malformed, payload: '{"n":' })).statusCode, 400);
+    assert.equal((await post(path, 3)).statusCode, 200);
+    assert.equal(await jobCount(id), 4);
+    await finishAll();
+  });
   test('the workspace backlog applies across recipes', async () => {
     const first = await webhookRecipe(t, [callUpstream()]);
     const second = await webhookRecipe(t, [callUpstream()]);

@@ -34,10 +34,20 @@ export class Backlog {
    * the last place cannot both take it.
    */
   tryAdd(recipe: Owner): boolean {
-    if ((this.#byRecipe.get(recipe.id) ?? 0) >= this.limits.perRecipe) return false;
-    if ((this.#byWorkspace.get(recipe.workspace_id) ?? 0) >= this.limits.perWorkspace) return false;
+    if (!this.hasRoom(recipe)) return false;
     this.add(recipe);
     return true;
+  }
+
+  /**
+   * Whether tryAdd would take a place now, without taking it: a webhook is refused on this before
+   * its body is read, and tryAdd still decides when its job is stored.
+   */
+  hasRoom(recipe: Owner): boolean {
+    return (
+      (this.#byRecipe.get(recipe.id) ?? 0) < this.limits.perRecipe &&
+      (this.#byWorkspace.get(recipe.workspace_id) ?? 0) < this.limits.perWorkspace
+    );
   }
 
   /** Count one more pending job of the recipe, whatever the limits. */

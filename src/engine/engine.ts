@@ -37,7 +37,12 @@ import { Schedules } from './schedules.ts';
 import { Polls } from './polls.ts';
 import { engineSettings, type EngineOptions } from './settings.ts';
 import type { EngineLimits, WebhookRequest } from './connectors/types.ts';
-import { connectorWebhookCall, keepsTriggerState, receiveStaticWebhook } from './connector-triggers.ts';
+import {
+  connectorWebhookCall,
+  keepsTriggerState,
+  receiveStaticWebhook,
+  type ConnectorWebhookDeps,
+} from './connector-triggers.ts';
 import type { JsSandbox } from './sandbox/js-sandbox.ts';
 import type { PySandbox } from './sandbox/py-sandbox.ts';
 import type { RubyCodeRunner } from './sandbox/ruby-code.ts';
@@ -87,6 +92,11 @@ export interface RecipeEngine {
    * connector's webhook trigger makes of `request` (connector-triggers.ts).
    */
   receiveWebhook(key: string, event: Hash, request?: WebhookRequest): Promise<WebhookOutcome>;
+  /**
+   * Whether a webhook of this key would be refused now: its recipe, known to this node, has a full
+   * backlog (its own or its workspace's). No query: an unknown key is left to receiveWebhook.
+   */
+  refusesWebhook(key: string): boolean;
   /** A call of a custom connector's static webhook URL: a job per event of each recipe whose key matches. */
   receiveStaticWebhook(connectorId: number, request: WebhookRequest): ReturnType<typeof receiveStaticWebhook>;
   /** A call of a recipe-backed API endpoint: store it as a job of the recipe and wait for its response. */
@@ -281,13 +291,10 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     recipeStarted: (recipeId) => triggers.started(recipeId),
     recipeStopped: (recipeId) => triggers.stopped(recipeId),
     enqueue: (row, event, meta) => queue.enqueue(row, event, meta),
-    async receiveWebhook(key, event, request) {
-      if (!/^[A-Za-z0-9_-]{1,64}$/.test(key)) return { status: 404 };
-      const row = await cache.webhookRecipe(key);
-      if (!row) return request ? connectorWebhookCall(hooks, key, request) : { status: 404 };
-      const handle = await queue.admit(row, event);
-      if (handle === BACKLOG_FULL) return { status: 429, retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS };
-      return { status: 200, jobId: handle };
+    receiveWebhook: (key, event, request) => receiveWebhook(hooks, key, event, request),
+    refusesWebhook(key) {
+      const row = cache.knownWebhookRecipe(key);
+      return row !== undefined && !queue.backlog.hasRoom(row);
     },
     receiveStaticWebhook: (connectorId, request) => receiveStaticWebhook(hooks, connectorId, request),
     receiveApiRequest: (recipeId, environmentId, event, timeoutMs, options) =>
@@ -311,6 +318,21 @@ export function createEngine(ctx: ServiceContext, options: EngineOptions = {}): 
     expireDueTasks: () => control.expireDueTasks(),
     runTestJob: (row, triggerOutput, mode) => control.runTest(row, triggerOutput, mode),
   };
+}
+
+/** A webhook call: its job stored (200), refused (429: the backlog is full) or not routed (404). */
+async function receiveWebhook(
+  hooks: ConnectorWebhookDeps,
+  key: string,
+  event: Hash,
+  request: WebhookRequest | undefined,
+): Promise<WebhookOutcome> {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(key)) return { status: 404 };
+  const row = await hooks.cache.webhookRecipe(key);
+  if (!row) return request ? connectorWebhookCall(hooks, key, request) : { status: 404 };
+  const handle = await hooks.queue.admit(row, event);
+  if (handle === BACKLOG_FULL) return { status: 429, retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS };
+  return { status: 200, jobId: handle };
 }
 
 /** poll_now: a polling trigger polls at once, a schedule fires (right after a start, once its trigger is armed). */

@@ -107,6 +107,13 @@ export class RecipeCache {
     return row;
   }
 
+  /** The running webhook recipe of a key when this node already knows it, without a query. */
+  knownWebhookRecipe(key: string): RecipeRow | undefined {
+    const id = this.#webhookKeys.get(key);
+    const row = id === undefined ? undefined : this.#runningRows.get(id);
+    return row?.running === 1 ? row : undefined;
+  }
+
   /** The running webhook recipe of a key. */
   async webhookRecipe(key: string): Promise<RecipeRow | undefined> {
     const knownId = this.#webhookKeys.get(key);

@@ -1,7 +1,8 @@
 // Inbound webhooks (20 §10.3): /webhooks/rest/<recipe key>/<event name>. A call is answered
 // 200 {"status":"ok"} only once its job is stored; a key with no running webhook recipe is 404;
 // a recipe or workspace whose backlog of pending jobs is full answers 429 with Retry-After and
-// stores nothing (`backlog_full`).
+// stores nothing (`backlog_full`). For a recipe this node knows, that refusal is given before the
+// body is read, so a flood of calls beyond the backlog costs a map lookup each, not a parse.
 // Own Fastify context: any content type is accepted and parsed here, errors are {"error": ...}.
 import { registerPlainErrorHandler, sendPlainError } from '../http/plain-errors.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -10,6 +11,7 @@ import type { WebhookRequest } from './connectors/types.ts';
 import { WEBHOOK_ERRORS, type WebhookErrorCode } from './webhook-errors.ts';
 import { fromPlain, MAX_EVENT_DEPTH, newHash, type Hash, type Value } from '../recipe/formula/values.ts';
 import { jsonShape, MAX_EVENT_CONTAINERS } from '../json-shape.ts';
+import { BACKLOG_RETRY_AFTER_SECONDS } from './backlog.ts';
 
 export interface WebhookDeps {
   engine: RecipeEngine;
@@ -19,6 +21,10 @@ export interface WebhookDeps {
 /** A reply from the catalog; `status` keeps the framework's own 4xx for an unreadable request. */
 function fail(reply: FastifyReply, code: WebhookErrorCode, status?: number) {
   return sendPlainError(reply, WEBHOOK_ERRORS, code, status);
+}
+
+function refuse(reply: FastifyReply, retryAfterSeconds: number) {
+  return fail(reply.header('retry-after', String(retryAfterSeconds)), 'backlog_full');
 }
 
 function payloadOf(request: FastifyRequest): Value | { invalid: WebhookErrorCode } {
@@ -72,6 +78,10 @@ export function webhooksRoutes(deps: WebhookDeps) {
       url: '/webhooks/rest/:key/:event',
       config: { public: true },
       schema: { hide: true },
+      onRequest: (request, reply, done) => {
+        if (deps.engine.refusesWebhook(request.params.key)) refuse(reply, BACKLOG_RETRY_AFTER_SECONDS);
+        else done();
+      },
       handler: async (request, reply) => {
         const payload = payloadOf(request);
         if (
@@ -96,8 +106,7 @@ export function webhooksRoutes(deps: WebhookDeps) {
         if (outcome.status === 404) return fail(reply, 'not_found');
         if (outcome.status === 400)
           return reply.status(400).type('application/json; charset=utf-8').send({ error: outcome.message });
-        if (outcome.status === 429)
-          return fail(reply.header('retry-after', String(outcome.retryAfterSeconds)), 'backlog_full');
+        if (outcome.status === 429) return refuse(reply, outcome.retryAfterSeconds);
         if (outcome.reply) return reply.status(outcome.reply.status).send(outcome.reply.body);
         return reply.status(200).type('application/json; charset=utf-8').send({ status: 'ok' });
       },
@@ -125,8 +134,7 @@ export function webhooksRoutes(deps: WebhookDeps) {
         if (outcome.status === 404) return fail(reply, 'not_found');
         if (outcome.status === 400)
           return reply.status(400).type('application/json; charset=utf-8').send({ error: outcome.message });
-        if (outcome.status === 429)
-          return fail(reply.header('retry-after', String(outcome.retryAfterSeconds)), 'backlog_full');
+        if (outcome.status === 429) return refuse(reply, outcome.retryAfterSeconds);
         return reply.status(200).type('application/json; charset=utf-8').send({ status: 'ok' });
       },
     });
