@@ -1,6 +1,6 @@
 // The end of a job: its row, its lines and its recipe's counters (appended to recipe_job_counts,
 // src/api/recipes/job-counts.store.ts) in one write, and the claim of the recipe's next jobs; on
-// PostgreSQL a batch of ends is one call of switchboard_job_ends_5.
+// PostgreSQL a batch of ends is one call of switchboard_job_ends_6.
 import { sql } from 'kysely';
 import type { Db, JobLineRow, JobRow } from '../../db/types.ts';
 import { ADVISORY_LOCKS, runsStoredFunctions } from '../../db/dialect.ts';
@@ -121,8 +121,8 @@ const MAX_LINES_IN_ONE_RECORD = 5_000;
 
 /**
  * PostgreSQL: the ends of many jobs and their successors' claims in one call of
- * switchboard_job_ends_5 (migration 0079). The lines travel as one JSON parameter and every other
- * column as one array, so the statement's text is the same whatever the number of jobs and lines.
+ * switchboard_job_ends_6 (migration 0080). Every column of the lines and of the ends travels as one
+ * array, so the statement's text is the same whatever the number of jobs and lines.
  * The claims try the same claim lock as claimJobs: a recipe whose lock another transaction holds
  * comes back as a row with no id, and its ends' claims are `contended` (their places go back to
  * the dispatcher).
@@ -138,8 +138,11 @@ async function recordInOneCall(db: Db, items: readonly JobEndAndClaim[]): Promis
   // ends of a batch are milliseconds apart) and this node.
   const claim =
     claims.length > 0 ? items[claims[0]![1][0] as number]!.successor! : { now: '', node: '', leaseUntil: '' };
-  const { rows } = await sql<JobRow>`select * from switchboard_job_ends_5(
-      ${JSON.stringify(lines)}::json,
+  const { rows } = await sql<JobRow>`select * from switchboard_job_ends_6(
+      ${lines.map((l) => l.job_id)}::bigint[], ${lines.map((l) => l.seq)}::int[], ${lines.map((l) => l.recipe_line_number)}::int[],
+      ${lines.map((l) => l.adapter_name)}::text[], ${lines.map((l) => l.adapter_operation)}::text[], ${lines.map((l) => l.pass)}::int[],
+      ${lines.map((l) => l.input)}::text[], ${lines.map((l) => l.output)}::text[], ${lines.map((l) => l.error)}::text[],
+      ${lines.map((l) => l.mask_data)}::int[], ${lines.map((l) => l.started_at)}::text[], ${lines.map((l) => l.completed_at)}::text[],
       ${ends.map((e) => e.id)}::bigint[], ${ends.map((e) => e.result.status)}::text[], ${ends.map((e) => e.result.error)}::text[],
       ${ends.map((e) => e.result.error_parts)}::text[], ${ends.map((e) => e.result.completed_at)}::text[], ${ends.map((e) => e.result.task_count)}::int[],
       ${ends.map((e) => e.result.reply ?? null)}::text[], ${ends.map((e) => e.result.recipe_version_no ?? null)}::int[],
