@@ -1,8 +1,9 @@
 // switchboard_job_ends_6 is switchboard_job_ends_5 (0079) with the lines as one array per column
 // instead of one JSON document. PostgreSQL read the document twice (the json type's check of the
 // parameter, then json_to_recordset) and built each line's record from it by name; the arrays are
-// read once and unnested by position. Inserting the lines of a batch of ends took about a third
-// less of the server's time this way (docs/performance.md, Where a job's time goes on PostgreSQL).
+// read once and unnested by position: the statement that ends the jobs and inserts their lines
+// took about a fifth less of the server's time (docs/performance.md, Where a job's time goes on
+// PostgreSQL).
 // A new name, so nodes of the older version keep calling theirs during an upgrade.
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../dialect.ts';
