@@ -26,7 +26,7 @@ import { registerDurableReplies } from './http/durable-replies.ts';
 import { registerDocsPage } from './http/docs-page.ts';
 import { STORAGE_FAILURE_TEXT } from './db/storage-health.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
-import { validatorCompiler } from './http/validation.ts';
+import { buildLazyValidator, validatorCompiler } from './http/validation.ts';
 import { buildLazySerializer } from './http/serialization.ts';
 import { AppError } from './errors.ts';
 import { jsonShape } from './json-shape.ts';
@@ -217,8 +217,12 @@ function serverOptions(config: Config, logger: Logger) {
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
     childLoggerFactory: requestLogger,
-    // Response serializers compile at a route's first reply (src/http/serialization.ts).
-    schemaController: { compilersFactory: { buildSerializer: buildLazySerializer } },
+    // Response serializers compile at a route's first reply (src/http/serialization.ts), request
+    // validators at its first request (src/http/validation.ts); naming both keeps Fastify from
+    // loading its default compilers (Ajv's, fast-json-stringify's) at start.
+    schemaController: {
+      compilersFactory: { buildSerializer: buildLazySerializer, buildValidator: buildLazyValidator },
+    },
   };
 }
 
