@@ -367,8 +367,8 @@ export async function main(args: string[]): Promise<void> {
   );
   recordFigure('empty server RSS after code steps released MB', released.rssMb);
 
-  const emptyWebhook = await webhookCost(sb, sb.url + hookPath, seconds);
-  line('empty server: one webhook and its job, server CPU', webhookFigure(emptyWebhook), '-');
+  const [emptyWebhook] = await webhookCost([{ proc: sb, hookUrl: sb.url + hookPath }], seconds);
+  line('empty server: one webhook and its job, server CPU', webhookFigure(emptyWebhook!), '-');
   const emptyCpu0 = cpuMicros(sb.child.pid);
   await sleep(Math.min(restSeconds, 10) * 1000);
   const emptyRestCpu = ((cpuMicros(sb.child.pid)! - emptyCpu0!) / (Math.min(restSeconds, 10) * 1e6)) * 100;
@@ -431,7 +431,7 @@ export async function main(args: string[]): Promise<void> {
     hookUrl: (await companionCall('GET', `/api/recipes/${companionHook.id}`)).webhook_url as string,
   };
   console.log(
-    `(${rounds} rounds of ${roundSeconds} s at ${WEBHOOK_RATE}/s on each server, alternated, after one warm-up window each)`,
+    `(${rounds} rounds of ${roundSeconds} s at ${WEBHOOK_RATE}/s to each server at once, after one warm-up window)`,
   );
   const withPolls = await pairedWebhookCost(
     companionTarget,

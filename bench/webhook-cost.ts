@@ -37,62 +37,76 @@ export async function settled(pid: number, limitMs = 180_000): Promise<number> {
 /** Webhooks sent per second when measuring one's cost: a rate the benchmark's recipe sustains. */
 export const WEBHOOK_RATE = 100;
 
+export interface WebhookCost {
+  cpuUs: number | null;
+  sent: number;
+  p50: number;
+  statuses: Record<string, number>;
+}
+
 /**
- * A webhook's cost on a server: server CPU per webhook (µs), its job included. Webhooks go out at
- * WEBHOOK_RATE a second for `seconds` (paced, at most 16 in flight, so the recipe's backlog never
- * fills), then the benchmark waits until the server is at rest again (the jobs ended) before it
- * reads the CPU. Answers are counted by status: the figure is void (null) unless every answer
+ * A webhook's cost on each of the given servers, measured over one window: server CPU per webhook
+ * (µs, from /proc, every thread), its job included. Webhooks go out to each server at WEBHOOK_RATE
+ * a second for `seconds` (paced, interleaved between the servers, at most 16 in flight to each, so a
+ * recipe's backlog never fills); the window opens with every server at rest and closes once every
+ * server is at rest again (the jobs ended). Several servers in one window see the same machine at
+ * the same moments. Answers are counted by status: a figure is void (null) unless every answer
  * accepted its webhook, since a refusal costs far less than a job.
  */
 export async function webhookCost(
-  p: Proc,
-  hookUrl: string,
+  targets: ReadonlyArray<{ proc: Proc; hookUrl: string }>,
   seconds: number,
-): Promise<{ cpuUs: number | null; sent: number; p50: number; statuses: Record<string, number> }> {
-  // Start from rest: the previous window's jobs (or another server's) are not counted here.
-  await settled(p.child.pid!);
-  const before = cpuMicros(p.child.pid);
+): Promise<WebhookCost[]> {
+  for (const t of targets) await settled(t.proc.child.pid!);
+  const before = targets.map((t) => cpuMicros(t.proc.child.pid));
   const total = WEBHOOK_RATE * seconds;
-  const statuses: Record<string, number> = {};
-  const times: number[] = [];
+  const results = targets.map(() => ({ statuses: {} as Record<string, number>, times: [] as number[] }));
+  const inFlight = targets.map(() => new Set<Promise<void>>());
   const started = performance.now();
-  const inFlight = new Set<Promise<void>>();
   for (let i = 0; i < total; i++) {
     const due = started + (i * 1000) / WEBHOOK_RATE;
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
-    while (inFlight.size >= 16) await Promise.race(inFlight);
-    const sent = (async () => {
-      const t0 = performance.now();
-      let key: string;
-      try {
-        const res = await fetch(hookUrl, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ id: i }),
-        });
-        await res.arrayBuffer();
-        key = String(res.status);
-      } catch {
-        key = 'error';
-      }
-      times.push(performance.now() - t0);
-      statuses[key] = (statuses[key] ?? 0) + 1;
-    })();
-    inFlight.add(sent);
-    void sent.then(() => inFlight.delete(sent));
+    for (const [k, t] of targets.entries()) {
+      const flying = inFlight[k]!;
+      while (flying.size >= 16) await Promise.race(flying);
+      const { statuses, times } = results[k]!;
+      const sent = (async () => {
+        const t0 = performance.now();
+        let key: string;
+        try {
+          const res = await fetch(t.hookUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ id: i }),
+          });
+          await res.arrayBuffer();
+          key = String(res.status);
+        } catch {
+          key = 'error';
+        }
+        times.push(performance.now() - t0);
+        statuses[key] = (statuses[key] ?? 0) + 1;
+      })();
+      flying.add(sent);
+      void sent.then(() => flying.delete(sent));
+    }
   }
-  await Promise.all(inFlight);
-  await settled(p.child.pid!);
-  const after = cpuMicros(p.child.pid);
-  times.sort((a, b) => a - b);
-  const accepted = Object.entries(statuses).every(([status]) => status === '200' || status === '202');
-  return {
-    cpuUs: before === null || after === null || !accepted ? null : (after - before) / total,
-    sent: total,
-    p50: times[Math.floor(times.length / 2)] ?? NaN,
-    statuses,
-  };
+  await Promise.all(inFlight.flatMap((flying) => [...flying]));
+  for (const t of targets) await settled(t.proc.child.pid!);
+  return targets.map((t, k) => {
+    const after = cpuMicros(t.proc.child.pid);
+    const { statuses, times } = results[k]!;
+    times.sort((a, b) => a - b);
+    const accepted = Object.keys(statuses).every((status) => status === '200' || status === '202');
+    const b = before[k];
+    return {
+      cpuUs: b === null || b === undefined || after === null || !accepted ? null : (after - b) / total,
+      sent: total,
+      p50: times[Math.floor(times.length / 2)] ?? NaN,
+      statuses,
+    };
+  });
 }
 
 export const median = (values: number[]): number => {
@@ -108,12 +122,12 @@ export interface HookTarget {
 }
 
 /**
- * A webhook's cost on two servers running side by side, measured in alternating rounds (A B, B A,
- * ...) so that the machine's load, which drifts by more than the 10% being judged, falls on both
- * alike; each round is a webhookCost window, and the polls that went out during each window are
- * counted. Before the rounds, one untimed window on each warms both (route schemas compiled, the
- * recipe's code cached, JIT). The figure is the ratio of the medians; the spread of the per-round
- * ratios says how far to trust it.
+ * A webhook's cost on two servers running side by side (an empty server and one with the recipes),
+ * in rounds: each round is one webhookCost window in which both receive the same webhooks at the
+ * same moments, so the machine's load, which drifts between windows by more than the 10% being
+ * judged, falls on both alike. The polls that went out during each window are counted (they are the
+ * recipes' server's work). One untimed window first warms both (route schemas compiled, the recipe
+ * cached, JIT). The figure is the median of the rounds' ratios; their spread says how far to trust it.
  */
 export async function pairedWebhookCost(
   a: HookTarget,
@@ -121,24 +135,29 @@ export async function pairedWebhookCost(
   rounds: number,
   seconds: number,
   pollsSoFar: () => number,
-): Promise<{ a: number[]; b: number[]; aPolls: number[]; bPolls: number[]; ratio: number | null; ratios: number[] }> {
-  for (const t of [a, b]) await webhookCost(t.proc, t.hookUrl, 1);
-  const out = { a: [] as number[], b: [] as number[], aPolls: [] as number[], bPolls: [] as number[] };
+): Promise<{ a: number[]; b: number[]; polls: number[]; ratio: number | null; ratios: number[] }> {
+  await webhookCost([a, b], 1);
+  const out = { a: [] as number[], b: [] as number[], polls: [] as number[] };
   for (let round = 0; round < rounds; round++) {
-    for (const side of round % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
-      const t = side === 'a' ? a : b;
-      const polls0 = pollsSoFar();
-      const w = await webhookCost(t.proc, t.hookUrl, seconds);
+    const polls0 = pollsSoFar();
+    // Which server is sent to first in each tick alternates by round.
+    const [first, second] = round % 2 === 0 ? [a, b] : [b, a];
+    const costs = await webhookCost([first, second], seconds);
+    const [costA, costB] = round % 2 === 0 ? costs : [costs[1]!, costs[0]!];
+    for (const [t, w] of [
+      [a, costA!],
+      [b, costB!],
+    ] as const)
       if (w.cpuUs === null) {
         line(`  round ${round + 1}: ${t.label}`, webhookFigure(w), '-');
         return { ...out, ratio: null, ratios: [] };
       }
-      out[side].push(w.cpuUs);
-      out[side === 'a' ? 'aPolls' : 'bPolls'].push(pollsSoFar() - polls0);
-    }
+    out.a.push(costA!.cpuUs!);
+    out.b.push(costB!.cpuUs!);
+    out.polls.push(pollsSoFar() - polls0);
   }
   const ratios = out.a.map((cost, i) => out.b[i]! / cost);
-  return { ...out, ratio: median(out.b) / median(out.a), ratios };
+  return { ...out, ratio: median(ratios), ratios };
 }
 
 export function printPaired(label: string, r: Awaited<ReturnType<typeof pairedWebhookCost>>): void {
@@ -146,20 +165,20 @@ export function printPaired(label: string, r: Awaited<ReturnType<typeof pairedWe
   console.log(`  ${label}, server CPU per webhook (µs) by round:`);
   console.log(`    empty server:     ${us(r.a)}`);
   console.log(`    with the recipes: ${us(r.b)}`);
-  console.log(`    polls in each window: empty server ${r.aPolls.join(' ')}; with the recipes ${r.bPolls.join(' ')}`);
+  console.log(`    polls in each window:  ${r.polls.join(' ')}`);
   if (r.ratio === null) {
     line(`  ${label}: beside the empty server`, 'VOID (refusals above)', '<= 110 %');
     return;
   }
   const sorted = [...r.ratios].sort((x, y) => x - y);
   line(
-    `  ${label}: beside the empty server (medians ${median(r.b).toFixed(0)} / ${median(r.a).toFixed(0)} µs)`,
+    `  ${label}: beside the empty server (median of the rounds' ratios)`,
     `${(r.ratio * 100).toFixed(0)} % (rounds ${(sorted[0]! * 100).toFixed(0)}–${(sorted.at(-1)! * 100).toFixed(0)} %)`,
     '<= 110 %',
   );
 }
 
-export function webhookFigure(w: Awaited<ReturnType<typeof webhookCost>>): string {
+export function webhookFigure(w: WebhookCost): string {
   const answers = Object.entries(w.statuses)
     .map(([status, n]) => `${n} × ${status}`)
     .join(', ');

@@ -1,6 +1,7 @@
-// The schema compilers load at the first request that needs one, not at start (src/ajv.ts,
-// src/http/validation.ts, src/http/serialization.ts): an idle server holds neither Ajv nor
-// fast-json-stringify. Both are CommonJS packages, so once loaded they are in require's cache.
+// Modules an idle server does not hold, loaded at the first request that needs them: the schema
+// compilers (src/ajv.ts, src/http/validation.ts, src/http/serialization.ts: Ajv, fast-json-stringify)
+// and the OpenAPI generator (src/http/openapi.ts: @fastify/swagger, yaml). All are CommonJS
+// packages, so once loaded they are in require's cache.
 // This file's process loads nothing else first (node --test runs each file in its own process).
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -12,6 +13,8 @@ const loaded = (part: string) => Object.keys(require.cache).some((file) => file.
 const AJV = '/node_modules/ajv/dist/ajv.js';
 const FAST_JSON_STRINGIFY = '/node_modules/fast-json-stringify/index.js';
 const FASTIFY_AJV_COMPILER = '/node_modules/@fastify/ajv-compiler/';
+const SWAGGER = '/node_modules/@fastify/swagger/';
+const YAML = '/node_modules/yaml/';
 
 let t: TestApp;
 before(async () => {
@@ -20,11 +23,13 @@ before(async () => {
 });
 after(() => t.close());
 
-describe('schema compilers at first use', () => {
-  test('a started app has loaded neither compiler', () => {
+describe('modules loaded at first use', () => {
+  test('a started app has loaded none of them', () => {
     assert.equal(loaded(AJV), false, 'Ajv is loaded at start');
     assert.equal(loaded(FAST_JSON_STRINGIFY), false, 'fast-json-stringify is loaded at start');
     assert.equal(loaded(FASTIFY_AJV_COMPILER), false, "Fastify's default validator compiler is loaded at start");
+    assert.equal(loaded(SWAGGER), false, '@fastify/swagger is loaded at start');
+    assert.equal(loaded(YAML), false, 'yaml is loaded at start');
   });
 
   test('POST /api/folders with a wrong type: a 400 naming the field, and Ajv is loaded', async () => {
@@ -40,5 +45,15 @@ describe('schema compilers at first use', () => {
     assert.equal(res.status, 200);
     assert.ok(Array.isArray(res.body), JSON.stringify(res.body));
     assert.equal(loaded(FAST_JSON_STRINGIFY), true);
+  });
+
+  test('GET /api/openapi.json: the document of the routes, and @fastify/swagger is loaded', async () => {
+    const first = await t.call('GET', '/api/openapi.json', { token: null });
+    assert.equal(first.status, 200);
+    assert.equal(first.body.openapi, '3.1.0');
+    assert.ok(first.body.paths['/api/folders'].get, 'GET /api/folders is in the document');
+    assert.equal(loaded(SWAGGER), true);
+    // Made once: the next request answers the same document.
+    assert.deepEqual((await t.call('GET', '/api/openapi.json', { token: null })).body, first.body);
   });
 });
