@@ -1,7 +1,8 @@
 // Modules an idle server does not hold, loaded at the first request that needs them: the schema
 // compilers (src/ajv.ts, src/http/validation.ts, src/http/serialization.ts: Ajv, fast-json-stringify)
-// and the OpenAPI generator (src/http/openapi.ts: @fastify/swagger, yaml). All are CommonJS
-// packages, so once loaded they are in require's cache.
+// and the OpenAPI generator (src/http/openapi.ts: @fastify/swagger, yaml), CommonJS packages that
+// are in require's cache once loaded; and Node's own undici, which an ES module import of node:http
+// loads (src/http/event-streams-listener.ts).
 // This file's process loads nothing else first (node --test runs each file in its own process).
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -18,6 +19,8 @@ const YAML = '/node_modules/yaml/';
 
 let t: TestApp;
 before(async () => {
+  // The modules a server process loads beyond the app's (the listeners, the shutdown).
+  await import('../src/server.ts');
   t = await createTestApp();
   await t.app.ready();
 });
@@ -30,6 +33,13 @@ describe('modules loaded at first use', () => {
     assert.equal(loaded(FASTIFY_AJV_COMPILER), false, "Fastify's default validator compiler is loaded at start");
     assert.equal(loaded(SWAGGER), false, '@fastify/swagger is loaded at start');
     assert.equal(loaded(YAML), false, 'yaml is loaded at start');
+    // Node's own undici (behind the global fetch and node:http's WebSocket) is one of its built-in modules.
+    assert.ok(
+      !(process as unknown as { moduleLoadList: string[] }).moduleLoadList.includes(
+        'NativeModule internal/deps/undici/undici',
+      ),
+      "Node's undici is loaded at start",
+    );
   });
 
   test('POST /api/folders with a wrong type: a 400 naming the field, and Ajv is loaded', async () => {
