@@ -27,7 +27,15 @@ before(async () => {
 after(() => t.close());
 
 describe('modules loaded at first use', () => {
-  test('a started app has loaded none of them', () => {
+  test('a started app, asked only GET /health and GET /ready, has loaded none of them', async () => {
+    // Probes answer as before (their replies are written without the serializer compiler).
+    const health = await t.app.inject({ method: 'GET', url: '/health' });
+    assert.equal(health.statusCode, 200);
+    assert.equal(health.body, '{"status":"ok"}');
+    assert.equal(health.headers['content-type'], 'application/json; charset=utf-8');
+    const ready = await t.app.inject({ method: 'GET', url: '/ready' });
+    assert.equal(ready.statusCode, 200);
+    assert.equal(ready.body, '{"status":"ready"}');
     assert.equal(loaded(AJV), false, 'Ajv is loaded at start');
     assert.equal(loaded(FAST_JSON_STRINGIFY), false, 'fast-json-stringify is loaded at start');
     assert.equal(loaded(FASTIFY_AJV_COMPILER), false, "Fastify's default validator compiler is loaded at start");
