@@ -4,7 +4,7 @@
 // recipes (webhook, schedule and polling triggers mixed): start-to-ready, memory, one webhook's
 // cost beside the empty server's, the scheduler's CPU at rest, the recipes list and search.
 // Baseline in the same run: a bare Fastify server (bench/servers/bare.ts) started the same way.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +12,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuMicros, releaseAtExit, tempDir } from './lib.ts';
+import {
+  type HookTarget,
+  line,
+  load1,
+  median,
+  pairedWebhookCost,
+  printPaired,
+  type Proc,
+  settled,
+  sleep,
+  WEBHOOK_RATE,
+  webhookCost,
+  webhookFigure,
+} from './webhook-cost.ts';
 import { databaseEnv, recordFigure } from './database.ts';
 import { freePort } from './platform.ts';
 
@@ -23,22 +37,13 @@ const BARE = path.resolve(import.meta.dirname, 'servers/bare.ts');
 /** Workers idle this long are released in the benchmark's servers (the default is longer). */
 const IDLE_MS = 3000;
 
-const load1 = () => os.loadavg()[0]!.toFixed(1);
 const mb = (kb: number) => kb / 1024;
-
-interface Proc {
-  child: ChildProcess;
-  url: string;
-  readyMs: number;
-}
 
 function status(pid: number): { rssKb: number; threads: number } {
   const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? NaN);
   return { rssKb: field('VmRSS'), threads: field('Threads') };
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Spawn a server and time it until `probe` answers 200 (polled every 10 ms). */
 async function spawnTimed(
@@ -88,25 +93,6 @@ async function restingRss(pid: number, restMs = 2000): Promise<{ rssMb: number; 
   await sleep(restMs);
   const s = status(pid);
   return { rssMb: mb(s.rssKb), threads: s.threads };
-}
-
-/**
- * Wait until the process is at rest: a second in which it used under 10% of a core (the triggers
- * of running recipes are armed in the background after /ready). Returns the ms it took.
- */
-async function settled(pid: number, limitMs = 180_000): Promise<number> {
-  const started = performance.now();
-  while (performance.now() - started < limitMs) {
-    const before = cpuMicros(pid);
-    await sleep(1000);
-    const after = cpuMicros(pid);
-    if (before !== null && after !== null && after - before < 100_000) break;
-  }
-  return performance.now() - started;
-}
-
-function line(label: string, value: string, target: string): void {
-  console.log(`${label.padEnd(66)} ${value.padStart(22)}   target ${target.padEnd(14)} load ${load1()}`);
 }
 
 function api(url: string) {
@@ -219,73 +205,6 @@ async function jobDone(call: ReturnType<typeof api>, recipeId: number, count: nu
   throw new Error(`recipe ${recipeId}: no job done in time`);
 }
 
-/** Webhooks sent per second when measuring one's cost: a rate the benchmark's recipe sustains. */
-const WEBHOOK_RATE = 100;
-
-/**
- * A webhook's cost on a server: server CPU per webhook (µs), its job included. Webhooks go out at
- * WEBHOOK_RATE a second for `seconds` (paced, at most 16 in flight, so the recipe's backlog never
- * fills), then the benchmark waits until the server is at rest again (the jobs ended) before it
- * reads the CPU. Answers are counted by status: the figure is void (null) unless every answer
- * accepted its webhook, since a refusal costs far less than a job.
- */
-async function webhookCost(
-  p: Proc,
-  hookUrl: string,
-  seconds: number,
-): Promise<{ cpuUs: number | null; sent: number; p50: number; statuses: Record<string, number> }> {
-  const before = cpuMicros(p.child.pid);
-  const total = WEBHOOK_RATE * seconds;
-  const statuses: Record<string, number> = {};
-  const times: number[] = [];
-  const started = performance.now();
-  const inFlight = new Set<Promise<void>>();
-  for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / WEBHOOK_RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    while (inFlight.size >= 16) await Promise.race(inFlight);
-    const sent = (async () => {
-      const t0 = performance.now();
-      let key: string;
-      try {
-        const res = await fetch(hookUrl, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ id: i }),
-        });
-        await res.arrayBuffer();
-        key = String(res.status);
-      } catch {
-        key = 'error';
-      }
-      times.push(performance.now() - t0);
-      statuses[key] = (statuses[key] ?? 0) + 1;
-    })();
-    inFlight.add(sent);
-    void sent.then(() => inFlight.delete(sent));
-  }
-  await Promise.all(inFlight);
-  await settled(p.child.pid!);
-  const after = cpuMicros(p.child.pid);
-  times.sort((a, b) => a - b);
-  const accepted = Object.entries(statuses).every(([status]) => status === '200' || status === '202');
-  return {
-    cpuUs: before === null || after === null || !accepted ? null : (after - before) / total,
-    sent: total,
-    p50: times[Math.floor(times.length / 2)] ?? NaN,
-    statuses,
-  };
-}
-
-function webhookFigure(w: Awaited<ReturnType<typeof webhookCost>>): string {
-  const answers = Object.entries(w.statuses)
-    .map(([status, n]) => `${n} × ${status}`)
-    .join(', ');
-  const cost = w.cpuUs === null ? 'VOID (not every answer 200)' : `${w.cpuUs.toFixed(0)} µs`;
-  return `${cost} (${w.sent} at ${WEBHOOK_RATE}/s, p50 ${w.p50.toFixed(1)} ms; answers ${answers})`;
-}
-
 async function timeGet(
   call: ReturnType<typeof api>,
   route: string,
@@ -308,11 +227,15 @@ export async function main(args: string[]): Promise<void> {
       recipes: { type: 'string', default: '10000' },
       rest: { type: 'string', default: '60' },
       seconds: { type: 'string', default: '5' },
+      rounds: { type: 'string', default: '5' },
+      'round-seconds': { type: 'string', default: '2' },
     },
   });
   const recipes = Number(values.recipes);
   const restSeconds = Number(values.rest);
   const seconds = Number(values.seconds);
+  const rounds = Number(values.rounds);
+  const roundSeconds = Number(values['round-seconds']);
   console.log(
     `\nfootprint (${os.cpus().length} CPUs, load average ${os
       .loadavg()
@@ -341,8 +264,8 @@ export async function main(args: string[]): Promise<void> {
 
   const dataDir = tempDir('sb-footprint-');
   const database = await databaseEnv();
-  const env = (port: number) => ({
-    DATA_DIR: dataDir,
+  const env = (port: number, dir = dataDir) => ({
+    DATA_DIR: dir,
     PORT: String(port),
     LOG_LEVEL: 'warn',
     SWITCHBOARD_ADMIN_TOKEN: ADMIN,
@@ -444,8 +367,8 @@ export async function main(args: string[]): Promise<void> {
   );
   recordFigure('empty server RSS after code steps released MB', released.rssMb);
 
-  const emptyWebhook = await webhookCost(sb, sb.url + hookPath, seconds);
-  line('empty server: one webhook and its job, server CPU', webhookFigure(emptyWebhook), '-');
+  const [emptyWebhook] = await webhookCost([{ proc: sb, hookUrl: sb.url + hookPath }], seconds);
+  line('empty server: one webhook and its job, server CPU', webhookFigure(emptyWebhook!), '-');
   const emptyCpu0 = cpuMicros(sb.child.pid);
   await sleep(Math.min(restSeconds, 10) * 1000);
   const emptyRestCpu = ((cpuMicros(sb.child.pid)! - emptyCpu0!) / (Math.min(restSeconds, 10) * 1e6)) * 100;
@@ -488,12 +411,37 @@ export async function main(args: string[]): Promise<void> {
   recordFigure(`${recipes} recipes start-to-ready ms`, sb.readyMs);
   recordFigure(`${recipes} recipes idle RSS MB`, full.rssMb);
 
-  const fullWebhook = await webhookCost(sb, sb.url + hookPath, seconds);
-  line(`${recipes} running recipes: one webhook and its job, server CPU`, webhookFigure(fullWebhook), '-');
-  if (fullWebhook.cpuUs !== null && emptyWebhook.cpuUs !== null) {
-    line(`  beside the empty server`, `${((fullWebhook.cpuUs / emptyWebhook.cpuUs) * 100).toFixed(0)} %`, '<= 110 %');
-    recordFigure(`${recipes} recipes webhook CPU µs`, fullWebhook.cpuUs);
-  } else line(`  beside the empty server`, 'VOID (refusals above)', '<= 110 %');
+  // A webhook's cost beside an empty server's: a second, empty server (its own data directory and
+  // database, one webhook recipe) runs beside this one, and the two are measured in alternating
+  // rounds (pairedWebhookCost). Both are at rest between windows, so neither's work lands in the
+  // other's window; the polls of the recipes here do (about 11 a second), and are counted.
+  const companionPort = await freePort();
+  const companion = await spawnTimed(
+    SERVE,
+    { ...env(companionPort, tempDir('sb-footprint-empty-')), ...(await databaseEnv()) },
+    '/ready',
+    companionPort,
+  );
+  const companionCall = api(companion.url);
+  const companionHook = await companionCall('POST', '/api/recipes', { recipe: webhookRecipe('Webhook') });
+  await companionCall('PUT', `/api/recipes/${companionHook.id}/start`);
+  const companionTarget: HookTarget = {
+    label: 'empty server',
+    proc: companion,
+    hookUrl: (await companionCall('GET', `/api/recipes/${companionHook.id}`)).webhook_url as string,
+  };
+  console.log(
+    `(${rounds} rounds of ${roundSeconds} s at ${WEBHOOK_RATE}/s to each server at once, after one warm-up window)`,
+  );
+  const withPolls = await pairedWebhookCost(
+    companionTarget,
+    { label: `${recipes} recipes`, proc: sb, hookUrl: sb.url + hookPath },
+    rounds,
+    roundSeconds,
+    () => polls,
+  );
+  printPaired(`${recipes} running recipes, polls in the windows`, withPolls);
+  if (withPolls.ratio !== null) recordFigure(`${recipes} recipes webhook CPU µs`, median(withPolls.b));
 
   polls = 0;
   const cpu0 = cpuMicros(sb.child.pid);
@@ -560,12 +508,17 @@ export async function main(args: string[]): Promise<void> {
   recordFigure(`${recipes} recipes scheduler CPU at rest %`, schedulerCpu);
   // A webhook's routing and job beside the same recipes with no poll in the window (above, the
   // polls' own CPU, about 11 a second, falls into the webhooks' window).
-  const quietWebhook = await webhookCost(sb, sb.url + hookPath, seconds);
-  line(`${recipes} running recipes, no poll: one webhook and its job`, webhookFigure(quietWebhook), '-');
-  if (quietWebhook.cpuUs !== null && emptyWebhook.cpuUs !== null)
-    line(`  beside the empty server`, `${((quietWebhook.cpuUs / emptyWebhook.cpuUs) * 100).toFixed(0)} %`, '<= 110 %');
-  else line(`  beside the empty server`, 'VOID (refusals above)', '<= 110 %');
+  const quiet = await pairedWebhookCost(
+    companionTarget,
+    { label: `${recipes} recipes, no poll`, proc: sb, hookUrl: sb.url + hookPath },
+    rounds,
+    roundSeconds,
+    () => polls,
+  );
+  printPaired(`${recipes} running recipes, no poll`, quiet);
+  if (quiet.ratio !== null) recordFigure(`${recipes} recipes webhook CPU no poll ratio %`, quiet.ratio * 100);
   await stop(sb);
+  await stop(companion);
   // The polls' keep-alive connections would hold the benchmark open.
   upstream.closeAllConnections();
   upstream.close();

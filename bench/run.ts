@@ -80,7 +80,7 @@ const BENCHMARKS: Record<
   },
   footprint: {
     summary:
-      "start-to-ready and idle memory of an empty server, after each area's first request, after code steps and once their workers are released; then with 10,000 running recipes: start-to-ready, memory, a webhook's cost, CPU at rest, the recipes list and search; beside a bare Fastify server [--recipes N --rest S --seconds S]",
+      "start-to-ready and idle memory of an empty server, after each area's first request, after code steps and once their workers are released; then with 10,000 running recipes: start-to-ready, memory, a webhook's cost beside an empty server running alongside (alternated rounds, medians), CPU at rest, the recipes list and search; beside a bare Fastify server [--recipes N --rest S --seconds S --rounds N --round-seconds S]",
     postgres: true,
     load: () => import('./footprint.ts'),
   },

@@ -9,7 +9,6 @@ import { createTestRunner, type TestRunner } from './api/test_cases/runner.ts';
 import { createPackageRunner, type PackageRunner } from './api/packages/runner.ts';
 import { createPackageRetentionSweeper } from './api/packages/retention.ts';
 import Fastify, { type FastifyInstance } from 'fastify';
-import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createServiceContext, type ServiceContext } from './context.ts';
@@ -24,9 +23,10 @@ import { frameworkErrorHandler, registerErrorHandling } from './http/error-handl
 import { registerGauge, registerObservability, requestId, requestLogger } from './http/observability.ts';
 import { registerDurableReplies } from './http/durable-replies.ts';
 import { registerDocsPage } from './http/docs-page.ts';
+import { recordOpenApi } from './http/openapi.ts';
 import { STORAGE_FAILURE_TEXT } from './db/storage-health.ts';
 import { operationsRoutes } from './http/operations.routes.ts';
-import { validatorCompiler } from './http/validation.ts';
+import { buildLazyValidator, validatorCompiler } from './http/validation.ts';
 import { buildLazySerializer } from './http/serialization.ts';
 import { AppError } from './errors.ts';
 import { jsonShape } from './json-shape.ts';
@@ -183,9 +183,9 @@ function consoleParts(secretBox: AppDeps['secretBox'], clock: ServiceContext['cl
   };
 }
 
-/** The OpenAPI document, generated from the routes' schemas, and its page at /docs. */
-async function registerOpenApi(app: FastifyInstance, config: AppDeps['config']): Promise<void> {
-  await app.register(swagger, {
+/** The OpenAPI document, generated from the routes' schemas at its first request (src/http/openapi.ts), and its page at /docs. */
+function registerOpenApi(app: FastifyInstance, config: AppDeps['config']): void {
+  const openApi = recordOpenApi(app, {
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -200,7 +200,8 @@ async function registerOpenApi(app: FastifyInstance, config: AppDeps['config']):
       },
     },
   });
-  registerDocsPage(app);
+  app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => (await openApi())());
+  registerDocsPage(app, openApi);
 }
 
 /** Fastify's options: limits from the configuration, our request ids, logger and compilers. */
@@ -217,8 +218,12 @@ function serverOptions(config: Config, logger: Logger) {
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
     childLoggerFactory: requestLogger,
-    // Response serializers compile at a route's first reply (src/http/serialization.ts).
-    schemaController: { compilersFactory: { buildSerializer: buildLazySerializer } },
+    // Response serializers compile at a route's first reply (src/http/serialization.ts), request
+    // validators at its first request (src/http/validation.ts); naming both keeps Fastify from
+    // loading its default compilers (Ajv's, fast-json-stringify's) at start.
+    schemaController: {
+      compilersFactory: { buildSerializer: buildLazySerializer, buildValidator: buildLazyValidator },
+    },
   };
 }
 
@@ -312,8 +317,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHostRouting(app, config);
   registerAuth(app, ctx);
 
-  await registerOpenApi(app, config);
-  app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  registerOpenApi(app, config);
   operationsRoutes(app, ctx, { dialect: database.dialect, metrics, storage: database.storage });
   database.storage?.onChange((problem) => {
     if (problem)

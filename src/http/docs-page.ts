@@ -2,9 +2,10 @@
 // registered at start; the plugin, its static file server and their modules load at the first
 // request to them, in an app of their own that this one asks through `inject`: an idle server
 // never holds them (about 2 MB of heap and the file server's threads). The document the page shows
-// is this app's own (`app.swagger()`), read at each request as before.
+// is this app's own (src/http/openapi.ts), loaded with the page.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
+import type { OpenApiDocument } from './openapi.ts';
 
 const UI_CONFIG = { docExpansion: 'list', deepLinking: true } as const;
 
@@ -12,16 +13,17 @@ const UI_CONFIG = { docExpansion: 'list', deepLinking: true } as const;
 const NOT_FORWARDED = new Set(['connection', 'date', 'keep-alive', 'transfer-encoding', 'content-length']);
 
 /** GET (and HEAD) /docs and everything under it, answered by Swagger UI once loaded. */
-export function registerDocsPage(app: FastifyInstance): void {
+export function registerDocsPage(app: FastifyInstance, openApi: () => Promise<OpenApiDocument>): void {
   let page: Promise<FastifyInstance> | undefined;
   const loadPage = async (): Promise<FastifyInstance> => {
     const { default: swaggerUi } = await import('@fastify/swagger-ui');
+    const document = await openApi();
     const inner = Fastify({ logger: false });
     // Swagger UI depends on @fastify/swagger by name: this app's generated document stands for it.
     await inner.register(
       fastifyPlugin(
         (instance, _options, done) => {
-          instance.decorate('swagger', ((options: { yaml: boolean }) => app.swagger(options)) as typeof app.swagger);
+          instance.decorate('swagger', document as unknown as typeof app.swagger);
           done();
         },
         { name: '@fastify/swagger' },

@@ -10,6 +10,13 @@ import type { ServiceContext } from '../context.ts';
 
 const Status = Type.Object({ status: Type.String(), message: Type.Optional(Type.String()) });
 const tags = ['Operations'];
+/**
+ * The probes' replies are written by JSON.stringify: the handlers build them whole (a status and a
+ * message, both strings, in the schema's order), so the text is what the schema's serializer would
+ * write, and an idle server that is only probed never loads the serializer compiler
+ * (src/http/serialization.ts). The schemas stay for the OpenAPI document.
+ */
+const probeSerializer = () => (data: unknown) => JSON.stringify(data);
 
 export function operationsRoutes(
   app: FastifyInstance,
@@ -21,6 +28,7 @@ export function operationsRoutes(
     {
       config: { public: true },
       schema: { tags, summary: 'Liveness: the process answers', response: { 200: Status } },
+      serializerCompiler: probeSerializer,
     },
     async () => ({ status: 'ok' }),
   );
@@ -34,6 +42,7 @@ export function operationsRoutes(
         summary: 'Readiness: the database answers, every migration is applied, and the storage takes writes',
         response: { 200: Status, 503: Status },
       },
+      serializerCompiler: probeSerializer,
     },
     async (request, reply) => {
       try {

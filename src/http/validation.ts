@@ -1,16 +1,16 @@
 // Request validation. Bodies are validated strictly (a wrong type is a 400, never silently
 // coerced; unknown fields are refused where a schema closes the object); path and query
 // strings are coerced to the declared types, since everything there arrives as text.
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ValidatorFactory } from '@fastify/ajv-compiler';
 import type { FastifySchemaCompiler } from 'fastify';
 import { addFieldError, type FieldErrors } from '../errors.ts';
+import { ajvWithFormats } from '../ajv.ts';
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-
-const shared: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false };
-const bodyAjv = addFormats(new Ajv({ ...shared, coerceTypes: false }));
-const textAjv = addFormats(new Ajv({ ...shared, coerceTypes: 'array' }));
+// Made at the first compile (Ajv itself loads then, src/ajv.ts): an idle server validates nothing.
+let bodyAjv: ReturnType<typeof ajvWithFormats> | undefined;
+let textAjv: ReturnType<typeof ajvWithFormats> | undefined;
+const shared = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false } as const;
 
 /**
  * A route's validator is compiled at the route's first request, not when the route is registered:
@@ -30,9 +30,20 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   return validate;
 };
 
+/**
+ * `schemaController.compilersFactory.buildValidator` for Fastify: every route's compiler is
+ * validatorCompiler. Named so that Fastify does not load its default (Ajv's) at start; Fastify calls
+ * the compiler with the route's schema definition, which is what validatorCompiler reads.
+ */
+export const buildLazyValidator = (() => validatorCompiler) as unknown as ValidatorFactory;
+
 /** A part's validator, compiled now: bodies strictly, path, query and headers with coercion. */
 export function compileValidator(schema: unknown, httpPart: string | undefined): ValidateFunction {
-  return (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+  const ajv =
+    httpPart === 'body'
+      ? (bodyAjv ??= ajvWithFormats({ ...shared, coerceTypes: false }))
+      : (textAjv ??= ajvWithFormats({ ...shared, coerceTypes: 'array' }));
+  return ajv.compile(schema as object);
 }
 
 /** Ajv errors in the contract's `errors` shape: field -> list of problems. */

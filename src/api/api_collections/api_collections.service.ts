@@ -3,7 +3,8 @@
 import { findRecipe } from '../recipes/recipes.store.ts';
 import { findFolderInScope } from '../folders/folder-scope.store.ts';
 import { randomBytes } from 'node:crypto';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import type { ServiceContext } from '../../context.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import type { ApiCollectionRow, Db } from '../../db/types.ts';
@@ -27,6 +28,13 @@ import {
   type CollectionApi,
   type PublicUrls,
 } from './api_collections.store.ts';
+
+// yaml loads at the first YAML document imported, not at start: an idle server parses none.
+const load = createRequire(import.meta.url);
+const parseYaml = (
+  text: string,
+  options: Yaml.ParseOptions & Yaml.DocumentOptions & Yaml.SchemaOptions & Yaml.ToJSOptions,
+): unknown => (load('yaml') as typeof Yaml).parse(text, options);
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 

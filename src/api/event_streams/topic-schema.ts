@@ -3,11 +3,9 @@
 // Required fields (`optional: false`) must be present and non-null, scalar types must match,
 // nested objects and arrays are checked recursively, and fields the schema does not name are
 // dropped before the message is stored.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { addFieldError, type FieldErrors } from '../../errors.ts';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv, formats?: string[]) => Ajv;
+import { ajvWithFormats } from '../../ajv.ts';
 
 const SCALAR_TYPES = ['string', 'integer', 'number', 'boolean', 'date_time', 'timestamp', 'date'] as const;
 const TYPES: readonly string[] = [...SCALAR_TYPES, 'object', 'array'];
@@ -80,15 +78,17 @@ export function checkTopicSchema(input: unknown): { fields: SchemaField[] } | { 
 
 export type MessageCheck = (payload: Record<string, unknown>) => { ok: true } | { ok: false; errors: FieldErrors };
 
-const ajv = addFormats(
-  new Ajv({ allErrors: true, removeAdditional: true, coerceTypes: false, useDefaults: false, strict: false }),
-  ['iso-date-time', 'date'],
-);
+// Made at the first topic schema compiled: an idle server compiles none.
+let ajv: ReturnType<typeof ajvWithFormats> | undefined;
 
 /** The check of a topic's messages; it drops fields the schema does not name (in place). */
 export function compileMessageCheck(fields: readonly SchemaField[] | null): MessageCheck {
   if (fields === null) return () => ({ ok: true });
   const schema = objectSchema(fields, false);
+  ajv ??= ajvWithFormats(
+    { allErrors: true, removeAdditional: true, coerceTypes: false, useDefaults: false, strict: false },
+    ['iso-date-time', 'date'],
+  );
   const validate: ValidateFunction = ajv.compile(schema);
   // Compiled functions stay usable; the instance's cache must not grow with every schema change.
   ajv.removeSchema(schema);
