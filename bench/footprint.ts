@@ -4,6 +4,7 @@
 // recipes (webhook, schedule and polling triggers mixed): start-to-ready, memory, one webhook's
 // cost beside the empty server's, the scheduler's CPU at rest, the recipes list and search.
 // Baseline in the same run: a bare Fastify server (bench/servers/bare.ts) started the same way.
+import { REST_BEFORE_MS } from '../src/idle-memory.ts';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createServer } from 'node:http';
@@ -283,9 +284,10 @@ export async function main(args: string[]): Promise<void> {
   await stop(first);
   let sb = await start();
   let call = api(sb.url);
-  // Idle: at rest (the server gives start-up's garbage back at its first quiet second), then 2 s.
+  // Idle: at rest, then long enough for the server to give start-up's garbage back (after 30 s at
+  // rest, src/idle-memory.ts).
   const emptyRest = await settled(sb.child.pid!);
-  const empty = await restingRss(sb.child.pid!);
+  const empty = await restingRss(sb.child.pid!, REST_BEFORE_MS + 3000);
   line('empty server: start-to-ready', `${sb.readyMs.toFixed(0)} ms`, '<= 1000 ms');
   line(`  then until at rest`, `${emptyRest.toFixed(0)} ms`, '-');
   line('empty server: idle RSS', `${empty.rssMb.toFixed(1)} MB (${empty.threads} threads)`, '<= 120 MB');
@@ -403,7 +405,7 @@ export async function main(args: string[]): Promise<void> {
   const pollsAtReady = polls;
   const restAfter = await settled(sb.child.pid!);
   const pollsUntilRest = polls;
-  const full = await restingRss(sb.child.pid!, 5000);
+  const full = await restingRss(sb.child.pid!, REST_BEFORE_MS + 5000);
   line(`${recipes} running recipes: start-to-ready`, `${sb.readyMs.toFixed(0)} ms`, '<= 5000 ms');
   line(`  then until at rest (triggers armed in the background)`, `${restAfter.toFixed(0)} ms`, '-');
   line(`${recipes} running recipes: idle RSS`, `${full.rssMb.toFixed(1)} MB (${full.threads} threads)`, '<= 300 MB');

@@ -1,11 +1,15 @@
 // Gives memory back when the server is at rest. V8 keeps the heap it grew to: after start-up the
 // young generation alone holds 64 MB of reserved pages (most of it touched by start-up's garbage)
 // and the old generation the space it had at its peak; V8 returns them only under memory pressure.
-// Once the server is at rest (the event loop busy under 5% of a second) and its heap has grown
-// since the last time, one memory-reducing full collection (V8's "last resort" collection: it
-// shrinks the young generation and releases empty pages) gives them back: 200 → 165 MB for an
-// empty server. It runs at the first quiet second after start and again after a busy period, at
-// most once a minute, never under load (a collection of a 40 MB heap stops the loop for tens of ms).
+// Once the server has been at rest for 30 s (the event loop busy under 5% of that time, and of the
+// last second) and its heap has grown since the last time, one memory-reducing full collection (V8's "last
+// resort" collection: it shrinks the young generation and releases empty pages) gives them back:
+// 200 → 165 MB for an empty server. At most once a minute, never under load (a collection of a
+// 40 MB heap stops the loop for tens of ms). The 30 s keep it out of start-up and of the pauses of
+// bursty traffic: the server runs slower after such a collection (measured with the token
+// benchmark, 10 s of load and 10 s of rest in turns: 0.43 of the bare route's rate with a
+// collection at the first quiet second after start, 0.50–0.52 with none), so it is paid only by a
+// server that is really idle.
 // The server starts with V8's own memory reducer off (`--no-memory-reducer` in `npm start` and
 // bin/switchboard): 8 s after any full collection it runs two more of its own at rest, which after
 // this one find nothing to give back and cost a full marking of the heap each (with 10,000
@@ -29,6 +33,8 @@ export interface IdleState {
   heapAfterLast: number | undefined;
   /** When the last collection ran (monotonic ms); -Infinity before the first. */
   lastAt: number;
+  /** The samples of the last REST_BEFORE_MS (and the one just before them). */
+  recent?: Array<{ now: number; utilization: number }>;
 }
 
 /** Below this the event loop is at rest (polls of running recipes and timers fit under it). */
@@ -37,10 +43,23 @@ export const REST_UTILIZATION = 0.05;
 export const GROWTH_BYTES = 16 * 1024 * 1024;
 /** At most one collection in this long. */
 export const MIN_INTERVAL_MS = 60_000;
+/** The rest a collection waits for: start-up and the pauses of bursty traffic are shorter. */
+export const REST_BEFORE_MS = 30_000;
 
-/** Whether to collect now: at rest, and first after start or the heap grew and a minute passed. */
-export function shouldCollect(state: IdleState, sample: IdleSample): boolean {
+/**
+ * Whether to collect now: the server is at rest and was over the last REST_BEFORE_MS (the event
+ * loop's mean utilization under REST_UTILIZATION: a second busy with a burst of polls does not
+ * count against it, a busy period does), and this is the first collection, or the heap grew and a
+ * minute passed since the last one. Keeps the recent samples in `state`.
+ */
+export function shouldCollect(state: IdleState, sample: IdleSample, restBeforeMs = REST_BEFORE_MS): boolean {
+  const recent = (state.recent ??= []);
+  recent.push({ now: sample.now, utilization: sample.utilization });
+  while (recent.length > 1 && recent[1]!.now <= sample.now - restBeforeMs) recent.shift();
   if (sample.utilization >= REST_UTILIZATION) return false;
+  if (sample.now - recent[0]!.now < restBeforeMs) return false;
+  const mean = recent.reduce((sum, s) => sum + s.utilization, 0) / recent.length;
+  if (mean >= REST_UTILIZATION) return false;
   if (state.heapAfterLast === undefined) return true;
   return sample.heapBytes - state.heapAfterLast >= GROWTH_BYTES && sample.now - state.lastAt >= MIN_INTERVAL_MS;
 }
@@ -67,11 +86,11 @@ export interface IdleMemory {
 }
 
 /** Samples the event loop every second once started and collects when `shouldCollect` says so. */
-export function idleMemory(options: { intervalMs?: number } = {}): IdleMemory {
+export function idleMemory(options: { intervalMs?: number; restBeforeMs?: number } = {}): IdleMemory {
   let timer: NodeJS.Timeout | undefined;
   return {
     start() {
-      timer ??= sample(options.intervalMs ?? 1000);
+      timer ??= sample(options.intervalMs ?? 1000, options.restBeforeMs ?? REST_BEFORE_MS);
     },
     stop() {
       clearInterval(timer);
@@ -79,7 +98,7 @@ export function idleMemory(options: { intervalMs?: number } = {}): IdleMemory {
   };
 }
 
-function sample(intervalMs: number): NodeJS.Timeout {
+function sample(intervalMs: number, restBeforeMs: number): NodeJS.Timeout {
   const collect = memoryReducingCollector();
   const state: IdleState = { heapAfterLast: undefined, lastAt: -Infinity };
   let previous = performance.eventLoopUtilization();
@@ -90,7 +109,7 @@ function sample(intervalMs: number): NodeJS.Timeout {
       heapBytes: v8.getHeapStatistics().total_heap_size,
       now: performance.now(),
     };
-    if (shouldCollect(state, sample)) {
+    if (shouldCollect(state, sample, restBeforeMs)) {
       collect({ type: 'major', execution: 'sync', flavor: 'last-resort' });
       state.heapAfterLast = v8.getHeapStatistics().total_heap_size;
       state.lastAt = performance.now();
