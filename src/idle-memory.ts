@@ -2,14 +2,15 @@
 // young generation alone holds 64 MB of reserved pages (most of it touched by start-up's garbage)
 // and the old generation the space it had at its peak; V8 returns them only under memory pressure.
 // Once the server has been at rest for 30 s (the event loop busy under 5% of that time, and of the
-// last second) and its heap has grown since the last time, one memory-reducing full collection (V8's "last
-// resort" collection: it shrinks the young generation and releases empty pages) gives them back:
-// 200 → 165 MB for an empty server. At most once a minute, never under load (a collection of a
-// 40 MB heap stops the loop for tens of ms). The 30 s keep it out of start-up and of the pauses of
-// bursty traffic: the server runs slower after such a collection (measured with the token
-// benchmark, 10 s of load and 10 s of rest in turns: 0.43 of the bare route's rate with a
-// collection at the first quiet second after start, 0.50–0.52 with none), so it is paid only by a
-// server that is really idle.
+// last second) and its heap has grown since the last collection, one memory-reducing full
+// collection (V8's "last resort" collection: it shrinks the young generation and releases empty
+// pages) gives them back: 200 → 165 MB for an empty server. At most once a minute, never under
+// load (a collection of a 40 MB heap stops the loop for tens of ms). The 30 s keep it out of
+// start-up and of the pauses of bursty traffic, because the server runs slower after such a
+// collection: with one right after start, the token benchmark (10 s of load and 10 s of rest in
+// turns) reaches 0.43 of the bare route's rate, 0.50–0.52 with none. It is paid only by a server
+// that is really idle. The mean, not 30 quiet seconds in a row: with 10,000 polling recipes a
+// burst of polls makes a second busy now and then, and such a server would never give memory back.
 // The server starts with V8's own memory reducer off (`--no-memory-reducer` in `npm start` and
 // bin/switchboard): 8 s after any full collection it runs two more of its own at rest, which after
 // this one find nothing to give back and cost a full marking of the heap each (with 10,000
