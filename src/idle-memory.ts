@@ -7,7 +7,8 @@
 // pages) gives them back: 200 → 165 MB for an empty server. At most once a minute, never under
 // load (a collection of a 40 MB heap stops the loop for tens of ms). The 30 s keep it out of
 // start-up and of the pauses of bursty traffic, because the server runs slower after such a
-// collection: with one right after start, the token benchmark (10 s of load and 10 s of rest in
+// collection (it clears maps that optimized code holds weakly, and V8 deoptimizes that code and
+// optimizes it again under the next load: docs/performance.md): with one right after start, the token benchmark (10 s of load and 10 s of rest in
 // turns) reaches 0.43 of the bare route's rate, 0.50–0.52 with none. It is paid only by a server
 // that is really idle. The mean, not 30 quiet seconds in a row: with 10,000 polling recipes a
 // burst of polls makes a second busy now and then, and such a server would never give memory back.
