@@ -502,9 +502,9 @@ export async function main(args: string[]): Promise<void> {
   // polls in the window are counted and printed; the figure is what the timers cost, not the polls.
   // The window opens once the server has had its collection at rest (after REST_BEFORE_MS at rest,
   // src/idle-memory.ts): that collection runs once after a start (two full collections of the heap,
-  // about 0.2–0.5 s of CPU with 10,000 recipes) and is not the scheduler's work; a window of 20 s
-  // opened 5 s after rest ended about 30 s after the start, so it took that collection in or not by
-  // a second either way. The no-poll rounds below then compare two servers both after it.
+  // about 0.2–0.5 s of CPU with 10,000 recipes) and is not the scheduler's work: a window of 20 s
+  // opened 5 s after rest would end about 30 s after the start and take that collection in or not
+  // by a second either way. The no-poll rounds below then compare two servers both after it.
   sb = await start({ TRIGGER_POLL_SECONDS: String(30 * 86_400) });
   await settled(sb.child.pid!);
   await sleep(REST_BEFORE_MS + 5000);

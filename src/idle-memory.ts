@@ -4,13 +4,13 @@
 // Once the server has been at rest for 30 s (the event loop busy under 5% of that time, and of the
 // last second) and its heap has grown since the last collection, one memory-reducing full
 // collection (V8's "last resort" collection: it shrinks the young generation and releases empty
-// pages) gives them back: 200 → 165 MB for an empty server. At most once a minute, never under
-// load (a collection of a 40 MB heap stops the loop for tens of ms). The 30 s keep it out of
+// pages) gives them back (docs/performance.md: what idle memory is). At most once a minute, never
+// under load (a collection of a 40 MB heap stops the loop for tens of ms). The 30 s keep it out of
 // start-up and of the pauses of bursty traffic, because the server runs slower after such a
-// collection (it clears maps that optimized code holds weakly, and V8 deoptimizes that code and
-// optimizes it again under the next load: docs/performance.md): with one right after start, the token benchmark (10 s of load and 10 s of rest in
-// turns) reaches 0.43 of the bare route's rate, 0.50–0.52 with none. It is paid only by a server
-// that is really idle. The mean, not 30 quiet seconds in a row: with 10,000 polling recipes a
+// collection: it clears maps that optimized code holds weakly, and V8 deoptimizes that code and
+// optimizes it again under the next load (20–30% more CPU a request in the first seconds). With
+// one right after start, the token benchmark (10 s of load and 10 s of rest in turns) reaches 0.43
+// of the bare route's rate, 0.50–0.56 with none. It is paid only by a server that is really idle. The mean, not 30 quiet seconds in a row: with 10,000 polling recipes a
 // burst of polls makes a second busy now and then, and such a server would never give memory back.
 // The server starts with V8's own memory reducer off (`--no-memory-reducer` in `npm start` and
 // bin/switchboard): 8 s after any full collection it runs two more of its own at rest, which after
