@@ -138,6 +138,14 @@ export async function allowWrites(db: Kysely<Database>): Promise<void> {
   await setReadOnly(db, false);
 }
 
+/**
+ * A connection reads the database's default when it starts, and shows in pg_stat_activity only a
+ * little later; one that is cut stays listed until its process exits. So the connections started
+ * before the change are cut again and again, until none has been listed for this long: none of them
+ * is left, not even one that started unlisted, and each has closed its socket, which the pool sees.
+ */
+const QUIET_AFTER_CUT_MS = 200;
+
 async function setReadOnly(db: Kysely<Database>, on: boolean): Promise<void> {
   if (dialectOf(db) === 'sqlite') {
     await sql.raw(`PRAGMA query_only = ${on ? 'ON' : 'OFF'}`).execute(db);
@@ -152,9 +160,14 @@ async function setReadOnly(db: Kysely<Database>, on: boolean): Promise<void> {
         `alter database "${name}" ${on ? 'set default_transaction_read_only = on' : 'reset default_transaction_read_only'}`,
       )
       .execute(conn);
+    const changedAt = (await sql<{ at: string }>`select clock_timestamp()::text as at`.execute(conn)).rows[0]!.at;
     if (on) await sql.raw('set default_transaction_read_only = on').execute(conn);
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(
-      conn,
-    );
+    for (let quietSince = Date.now(); Date.now() - quietSince < QUIET_AFTER_CUT_MS;) {
+      const cut = await sql<{ pid: number }>`with started_before as materialized (select pid from pg_stat_activity
+          where datname = current_database() and pid <> pg_backend_pid() and backend_start <= ${changedAt}::timestamptz)
+        select pid, pg_terminate_backend(pid) from started_before`.execute(conn);
+      if (cut.rows.length > 0) quietSince = Date.now();
+      else await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   });
 }
