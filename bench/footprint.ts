@@ -228,8 +228,9 @@ export async function main(args: string[]): Promise<void> {
       recipes: { type: 'string', default: '10000' },
       rest: { type: 'string', default: '60' },
       seconds: { type: 'string', default: '5' },
-      rounds: { type: 'string', default: '5' },
+      rounds: { type: 'string', default: '10' },
       'round-seconds': { type: 'string', default: '2' },
+      warmup: { type: 'string', default: '10' },
     },
   });
   const recipes = Number(values.recipes);
@@ -237,6 +238,7 @@ export async function main(args: string[]): Promise<void> {
   const seconds = Number(values.seconds);
   const rounds = Number(values.rounds);
   const roundSeconds = Number(values['round-seconds']);
+  const warmupSeconds = Number(values.warmup);
   console.log(
     `\nfootprint (${os.cpus().length} CPUs, load average ${os
       .loadavg()
@@ -438,7 +440,7 @@ export async function main(args: string[]): Promise<void> {
   recordFigure(`${recipes} recipes idle RSS MB`, full.rssMb);
 
   console.log(
-    `(${rounds} rounds of ${roundSeconds} s at ${WEBHOOK_RATE}/s to each server at once, after one warm-up window)`,
+    `(${rounds} rounds of ${roundSeconds} s at ${WEBHOOK_RATE}/s to each server at once, after a warm-up window of ${warmupSeconds} s)`,
   );
   const withPolls = await pairedWebhookCost(
     companionTarget,
@@ -446,6 +448,7 @@ export async function main(args: string[]): Promise<void> {
     rounds,
     roundSeconds,
     () => polls,
+    warmupSeconds,
   );
   printPaired(`${recipes} running recipes, polls in the windows`, withPolls);
   if (withPolls.ratio !== null) recordFigure(`${recipes} recipes webhook CPU µs`, median(withPolls.b));
@@ -526,6 +529,7 @@ export async function main(args: string[]): Promise<void> {
     rounds,
     roundSeconds,
     () => polls,
+    warmupSeconds,
   );
   printPaired(`${recipes} running recipes, no poll`, quiet);
   if (quiet.ratio !== null) recordFigure(`${recipes} recipes webhook CPU no poll ratio %`, quiet.ratio * 100);

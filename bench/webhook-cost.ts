@@ -126,8 +126,12 @@ export interface HookTarget {
  * in rounds: each round is one webhookCost window in which both receive the same webhooks at the
  * same moments, so the machine's load, which drifts between windows by more than the 10% being
  * judged, falls on both alike. The polls that went out during each window are counted (they are the
- * recipes' server's work). One untimed window first warms both (route schemas compiled, the recipe
- * cached, JIT). The figure is the median of the rounds' ratios; their spread says how far to trust it.
+ * recipes' server's work). One untimed window of `warmupSeconds` first warms both (route schemas
+ * compiled, the recipe cached, JIT): after its collection at rest (src/idle-memory.ts) a server
+ * optimizes again, under load, the code that collection deoptimized, and runs 15–30% slower
+ * meanwhile (docs/performance.md), so a server collected a moment ago beside one long warm would be
+ * measured in that state. The figure is the median of the rounds' ratios; their spread says how far
+ * to trust it.
  */
 export async function pairedWebhookCost(
   a: HookTarget,
@@ -135,8 +139,9 @@ export async function pairedWebhookCost(
   rounds: number,
   seconds: number,
   pollsSoFar: () => number,
+  warmupSeconds = 1,
 ): Promise<{ a: number[]; b: number[]; polls: number[]; ratio: number | null; ratios: number[] }> {
-  await webhookCost([a, b], 1);
+  await webhookCost([a, b], warmupSeconds);
   const out = { a: [] as number[], b: [] as number[], polls: [] as number[] };
   for (let round = 0; round < rounds; round++) {
     const polls0 = pollsSoFar();
