@@ -31,9 +31,11 @@ import { databaseEnv, recordFigure } from './database.ts';
 import { freePort } from './platform.ts';
 
 const ADMIN = `bench-admin-${'0'.repeat(40)}`;
-// The entry `npm start` runs (src/entry.js: it turns on the compile cache) with its flags (package.json's start
-// script, src/idle-memory.ts), so start-to-ready and the CPU at rest are what a deploy pays.
-const SERVE = ['--no-memory-reducer', path.resolve(import.meta.dirname, '../src/entry.js'), 'serve'];
+// The server as `npm start` runs it: bin/switchboard (the project's Node.js with its flags and
+// glibc's allocator settings, which exec's into Node, so the child's pid is the server's), the
+// entry src/entry.js (it turns on the compile cache) and `serve`, so start-to-ready, memory and the
+// CPU at rest are what a deploy pays.
+const SERVE = ['sh', path.resolve(import.meta.dirname, '../bin/switchboard'), 'serve'];
 const BARE = path.resolve(import.meta.dirname, 'servers/bare.ts');
 /** Workers idle this long are released in the benchmark's servers (the default is longer). */
 const IDLE_MS = 3000;
@@ -46,7 +48,7 @@ function status(pid: number): { rssKb: number; threads: number } {
   return { rssKb: field('VmRSS'), threads: field('Threads') };
 }
 
-/** Spawn a server and time it until `probe` answers 200 (polled every 10 ms). */
+/** Spawn a server (`args`: the command, then its arguments) and time it until `probe` answers 200 (polled every 10 ms). */
 async function spawnTimed(
   args: string[],
   env: Record<string, string>,
@@ -55,7 +57,8 @@ async function spawnTimed(
   answered: (status: number) => boolean = (s) => s === 200,
 ): Promise<Proc> {
   const started = performance.now();
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, ...rest] = args;
+  const child = spawn(command!, rest, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   releaseAtExit(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -248,7 +251,7 @@ export async function main(args: string[]): Promise<void> {
 
   // Baseline: a bare Fastify server, started and measured the same way.
   // It has no /ready: any answer means it listens.
-  const bare = await spawnTimed([BARE], {}, '/ready', 0, () => true);
+  const bare = await spawnTimed([process.execPath, BARE], {}, '/ready', 0, () => true);
   const bareRss = await restingRss(bare.child.pid!);
   line('bare Fastify server (baseline): start-to-ready', `${bare.readyMs.toFixed(0)} ms`, '-');
   line('bare Fastify server (baseline): idle RSS', `${bareRss.rssMb.toFixed(1)} MB`, '-');
@@ -370,6 +373,14 @@ export async function main(args: string[]): Promise<void> {
     '-',
   );
   recordFigure('empty server RSS after code steps released MB', released.rssMb);
+  // What the process keeps for good: after 30 s at rest its collection at rest may run too.
+  const releasedAtRest = await restingRss(sb.child.pid!, REST_BEFORE_MS + 5000);
+  line(
+    `  then ${(REST_BEFORE_MS + 5000) / 1000} s at rest: idle RSS`,
+    `${releasedAtRest.rssMb.toFixed(1)} MB (${releasedAtRest.threads} threads)`,
+    '-',
+  );
+  recordFigure('empty server RSS after code steps released, at rest MB', releasedAtRest.rssMb);
 
   const [emptyWebhook] = await webhookCost([{ proc: sb, hookUrl: sb.url + hookPath }], seconds);
   line('empty server: one webhook and its job, server CPU', webhookFigure(emptyWebhook!), '-');

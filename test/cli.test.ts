@@ -70,6 +70,28 @@ describe('switchboard CLI', () => {
     assert.match(res.stdout, /Usage: switchboard/);
   });
 
+  test("bin/switchboard gives the process glibc's allocator thresholds, keeping those the caller set", () => {
+    // What the process sees (Node reads NODE_OPTIONS; glibc reads the same variables at start-up).
+    const report =
+      "process.stderr.write('MALLOC ' + JSON.stringify([process.env.MALLOC_TRIM_THRESHOLD_, process.env.MALLOC_MMAP_THRESHOLD_]))";
+    const start = (extra: Record<string, string>) =>
+      spawnSync(path.join(ROOT, 'bin/switchboard'), ['--help'], {
+        env: {
+          PATH: process.env.PATH,
+          NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(report)}`,
+          ...extra,
+        },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+    const plain = start({});
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.match(plain.stderr, /MALLOC \["131072","131072"\]/);
+    const chosen = start({ MALLOC_TRIM_THRESHOLD_: '65536' });
+    assert.equal(chosen.status, 0, chosen.stderr);
+    assert.match(chosen.stderr, /MALLOC \["65536","131072"\]/);
+  });
+
   test('src/entry.js with a filled compile cache runs a command without loading the TypeScript stripper', () => {
     // What every start after the first pays (docs/adr/0023): Node's type stripper, amaro, is loaded
     // only to strip a file the compile cache does not hold yet.
