@@ -10,11 +10,12 @@
 // collection: it clears maps that optimized code holds weakly, and V8 deoptimizes that code and
 // optimizes it again under the next load (20–30% more CPU a request in the first seconds). With
 // one right after start, the token benchmark (10 s of load and 10 s of rest in turns) reaches 0.43
-// of the bare route's rate, 0.50–0.56 with none. It is paid only by a server that is really idle. The mean, not 30 quiet seconds in a row: with 10,000 polling recipes a
-// burst of polls makes a second busy now and then, and such a server would never give memory back.
-// The server starts with V8's own memory reducer off (`--no-memory-reducer` in bin/switchboard,
-// which `npm start` runs): 8 s after any full collection it runs two more of its own at rest, which after
-// this one find nothing to give back and cost a full marking of the heap each (with 10,000
+// of the bare route's rate, 0.50–0.56 with none. It is paid only by a server that is really idle.
+// The mean, not 30 quiet seconds in a row: with 10,000 polling recipes a burst of polls makes a
+// second busy now and then, and such a server would never give memory back. The server starts
+// with V8's own memory reducer off (`--no-memory-reducer` in bin/switchboard, which `npm start`
+// runs): 8 s after any full collection it runs two more of its own at rest, which after this one
+// find nothing to give back and cost a full marking of the heap each (with 10,000
 // running recipes, about 1% of a core over the first 20 s at rest).
 import v8 from 'node:v8';
 import vm from 'node:vm';

@@ -145,6 +145,8 @@ export async function allowWrites(db: Kysely<Database>): Promise<void> {
  * is left, not even one that started unlisted, and each has closed its socket, which the pool sees.
  */
 const QUIET_AFTER_CUT_MS = 200;
+/** A connection that outlives this many seconds of cuts is a fault of the set-up, said as such. */
+const CUT_GIVE_UP_MS = 10_000;
 
 async function setReadOnly(db: Kysely<Database>, on: boolean): Promise<void> {
   if (dialectOf(db) === 'sqlite') {
@@ -162,7 +164,12 @@ async function setReadOnly(db: Kysely<Database>, on: boolean): Promise<void> {
       .execute(conn);
     const changedAt = (await sql<{ at: string }>`select clock_timestamp()::text as at`.execute(conn)).rows[0]!.at;
     if (on) await sql.raw('set default_transaction_read_only = on').execute(conn);
+    const giveUpAt = Date.now() + CUT_GIVE_UP_MS;
     for (let quietSince = Date.now(); Date.now() - quietSince < QUIET_AFTER_CUT_MS;) {
+      if (Date.now() > giveUpAt)
+        throw new Error(
+          `connections started before the switch to read-${on ? 'only' : 'write'} outlived ${CUT_GIVE_UP_MS} ms of cuts`,
+        );
       const cut = await sql<{ pid: number }>`with started_before as materialized (select pid from pg_stat_activity
           where datname = current_database() and pid <> pg_backend_pid() and backend_start <= ${changedAt}::timestamptz)
         select pid, pg_terminate_backend(pid) from started_before`.execute(conn);
