@@ -13,6 +13,7 @@ import {
   type SelectQueryBuilder,
   type SqlBool,
 } from 'kysely';
+import { pgArray } from './pg-arrays.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -193,7 +194,7 @@ export function insertFromColumnArrays(
   returning: readonly string[] = [],
 ): CompiledQuery | undefined {
   if (dialectOf(db) !== 'postgres') return undefined;
-  const arrays = columns.map((column, i) => sql`${values[i]}::${sql.raw(column.type)}[]`);
+  const arrays = columns.map((column, i) => sql`${pgArray(values[i] ?? [])}::${sql.raw(column.type)}[]`);
   const returned = returning.length === 0 ? sql`` : sql` returning ${sql.join(returning.map((name) => sql.ref(name)))}`;
   return sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c.name)))}) select * from unnest(${sql.join(arrays)})${returned}`.compile(
     db,
@@ -223,7 +224,7 @@ export function textListRows(
   values: readonly string[],
 ): RawBuilder<{ k: number; val: string }> {
   return dialectOf(db) === 'postgres'
-    ? sql`(select u.k, u.val from unnest(${[...values]}::text[]) with ordinality as u(val, k))`
+    ? sql`(select u.k, u.val from unnest(${pgArray(values)}::text[]) with ordinality as u(val, k))`
     : sql`(select cast(key as integer) + 1 as k, value as val from json_each(${JSON.stringify(values)}))`;
 }
 

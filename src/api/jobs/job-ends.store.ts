@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { Db, JobLineRow, JobRow } from '../../db/types.ts';
 import { ADVISORY_LOCKS, runsStoredFunctions } from '../../db/dialect.ts';
+import { pgArray } from '../../db/pg-arrays.ts';
 import { appendJobCounts, type JobCountsDelta } from '../recipes/job-counts.store.ts';
 import { type JobClaim, claimJobs, type JobResult, finishJob, insertLines } from './queue.store.ts';
 
@@ -122,7 +123,8 @@ const MAX_LINES_IN_ONE_RECORD = 5_000;
 /**
  * PostgreSQL: the ends of many jobs and their successors' claims in one call of
  * switchboard_job_ends_6 (migration 0080). Every column of the lines and of the ends travels as one
- * array, so the statement's text is the same whatever the number of jobs and lines.
+ * array, so the statement's text is the same whatever the number of jobs and lines; each array
+ * goes as its text literal, written by pgArray in one native pass.
  * The claims try the same claim lock as claimJobs: a recipe whose lock another transaction holds
  * comes back as a row with no id, and its ends' claims are `contended` (their places go back to
  * the dispatcher).
@@ -139,16 +141,16 @@ async function recordInOneCall(db: Db, items: readonly JobEndAndClaim[]): Promis
   const claim =
     claims.length > 0 ? items[claims[0]![1][0] as number]!.successor! : { now: '', node: '', leaseUntil: '' };
   const { rows } = await sql<JobRow>`select * from switchboard_job_ends_6(
-      ${lines.map((l) => l.job_id)}::bigint[], ${lines.map((l) => l.seq)}::int[], ${lines.map((l) => l.recipe_line_number)}::int[],
-      ${lines.map((l) => l.adapter_name)}::text[], ${lines.map((l) => l.adapter_operation)}::text[], ${lines.map((l) => l.pass)}::int[],
-      ${lines.map((l) => l.input)}::text[], ${lines.map((l) => l.output)}::text[], ${lines.map((l) => l.error)}::text[],
-      ${lines.map((l) => l.mask_data)}::int[], ${lines.map((l) => l.started_at)}::text[], ${lines.map((l) => l.completed_at)}::text[],
-      ${ends.map((e) => e.id)}::bigint[], ${ends.map((e) => e.result.status)}::text[], ${ends.map((e) => e.result.error)}::text[],
-      ${ends.map((e) => e.result.error_parts)}::text[], ${ends.map((e) => e.result.completed_at)}::text[], ${ends.map((e) => e.result.task_count)}::int[],
-      ${ends.map((e) => e.result.reply ?? null)}::text[], ${ends.map((e) => e.result.recipe_version_no ?? null)}::int[],
-      ${sums.map((c) => c.recipeId)}::bigint[], ${sums.map((c) => c.succeeded)}::int[], ${sums.map((c) => c.failed)}::int[],
-      ${sums.map((c) => c.tasks)}::bigint[], ${sums.map((c) => c.lastRunAt)}::text[],
-      ${claims.map(([id]) => id)}::bigint[], ${claims.map(([, asking]) => asking.length)}::int[], ${ADVISORY_LOCKS.recipeClaims}::int,
+      ${pgArray(lines.map((l) => l.job_id))}::bigint[], ${pgArray(lines.map((l) => l.seq))}::int[], ${pgArray(lines.map((l) => l.recipe_line_number))}::int[],
+      ${pgArray(lines.map((l) => l.adapter_name))}::text[], ${pgArray(lines.map((l) => l.adapter_operation))}::text[], ${pgArray(lines.map((l) => l.pass))}::int[],
+      ${pgArray(lines.map((l) => l.input))}::text[], ${pgArray(lines.map((l) => l.output))}::text[], ${pgArray(lines.map((l) => l.error))}::text[],
+      ${pgArray(lines.map((l) => l.mask_data))}::int[], ${pgArray(lines.map((l) => l.started_at))}::text[], ${pgArray(lines.map((l) => l.completed_at))}::text[],
+      ${pgArray(ends.map((e) => e.id))}::bigint[], ${pgArray(ends.map((e) => e.result.status))}::text[], ${pgArray(ends.map((e) => e.result.error))}::text[],
+      ${pgArray(ends.map((e) => e.result.error_parts))}::text[], ${pgArray(ends.map((e) => e.result.completed_at))}::text[], ${pgArray(ends.map((e) => e.result.task_count))}::int[],
+      ${pgArray(ends.map((e) => e.result.reply ?? null))}::text[], ${pgArray(ends.map((e) => e.result.recipe_version_no ?? null))}::int[],
+      ${pgArray(sums.map((c) => c.recipeId))}::bigint[], ${pgArray(sums.map((c) => c.succeeded))}::int[], ${pgArray(sums.map((c) => c.failed))}::int[],
+      ${pgArray(sums.map((c) => c.tasks))}::bigint[], ${pgArray(sums.map((c) => c.lastRunAt))}::text[],
+      ${pgArray(claims.map(([id]) => id))}::bigint[], ${pgArray(claims.map(([, asking]) => asking.length))}::int[], ${ADVISORY_LOCKS.recipeClaims}::int,
       ${claim.now}::text, ${claim.node}::text, ${claim.leaseUntil}::text)`.execute(db);
   const claimed = new Map<number, { jobs: JobRow[]; contended: boolean }>(
     claims.map(([id]) => [id, { jobs: [], contended: false }]),
