@@ -60,6 +60,7 @@ const MIGRATIONS: Record<string, () => Promise<DialectMigration>> = {
   '0078_jobs_running_lease_dropped': () => import('./migrations/0078_jobs_running_lease_dropped.ts'),
   '0079_recipe_job_counts': () => import('./migrations/0079_recipe_job_counts.ts'),
   '0080_job_ends_line_arrays': () => import('./migrations/0080_job_ends_line_arrays.ts'),
+  '0081_job_ends_generic_plans': () => import('./migrations/0081_job_ends_generic_plans.ts'),
   '0055_agents': () => import('./migrations/0055_agents.ts'),
 };
 

@@ -1,6 +1,7 @@
 // The ends of several jobs recorded together (recordJobEnds): lines, states, each recipe's counters
 // summed, and the successors' claims handed out in order; the same on both databases.
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { after, before, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { log, webhookRecipe } from '../../../test/recipes.ts';
@@ -366,4 +367,13 @@ test('the recipe version a job ran: stored with it (one insert, or many in one s
   await t.ctx.db.transaction().execute((trx) => recordJobEnds(trx, [end(a!, 3), end(b!), end(c!, 4)]));
   await t.ctx.db.transaction().execute((trx) => recordJobEnds(trx, [end(single, 5)]));
   assert.deepEqual(await versions(), { [a!]: 3, [b!]: 1, [c!]: 4, [single]: 5 });
+});
+
+test('PostgreSQL: the ends function runs its statements on generic plans, planned once per connection rather than at every call', async (c) => {
+  if (!runsStoredFunctions(t.ctx.db)) return c.skip('PostgreSQL only: SQLite runs no stored function');
+  const { rows } = await sql<{ proconfig: string[] }>`select proconfig from pg_proc
+      where proname = 'switchboard_job_ends_6'`.execute(t.ctx.db);
+  assert.equal(rows.length, 1);
+  assert.ok(rows[0]!.proconfig.includes('plan_cache_mode=force_generic_plan'), String(rows[0]!.proconfig));
+  assert.ok(rows[0]!.proconfig.includes('enable_seqscan=off'), 'its other setting is kept');
 });
