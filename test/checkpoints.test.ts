@@ -83,6 +83,8 @@ describe('background WAL checkpoints', () => {
       reader.close();
     } finally {
       await db.destroy();
+      // The last worker checkpoints and closes after the stop: its files stay open until it exits.
+      await checkpoints.exited();
     }
   });
 

@@ -18,6 +18,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createServiceContext, type ServiceContext } from '../src/context.ts';
 import { openPostgresUrl, openSqliteFile, type DbHandle } from '../src/db/index.ts';
+import type { BackgroundCheckpoints } from '../src/db/checkpoints.ts';
 import { freshPostgresDatabase, onPostgres, TEST_POOL_SETTINGS } from './test-database.ts';
 import type { SyncFile } from '../src/db/log-sync.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
@@ -171,7 +172,7 @@ export interface TestAppOptions {
  * The test app's database: a file when asked, otherwise a new PostgreSQL database under
  * TEST_DATABASE_URL (dropped when the test process ends), otherwise SQLite in memory.
  */
-async function openTestDatabase(options: TestAppOptions): Promise<DbHandle> {
+async function openTestDatabase(options: TestAppOptions): Promise<DbHandle & { checkpoints?: BackgroundCheckpoints }> {
   if (options.database) {
     const file = options.database.file;
     return {
@@ -238,6 +239,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       await app.close();
       mailer?.close();
       await db.destroy();
+      // A file database's last checkpoint worker closes its files after the stop: the test's
+      // directory goes once it has.
+      await database.checkpoints?.exited();
     })();
     return closing;
   };

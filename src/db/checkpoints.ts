@@ -39,6 +39,11 @@ export interface BackgroundCheckpoints {
   /** Whether the worker thread is running now. */
   readonly running: boolean;
   stop(): void;
+  /**
+   * Settles once every worker started has exited (its last checkpoint done and its connection
+   * closed): after stop(), nothing of this database's files is open any more.
+   */
+  exited(): Promise<void>;
 }
 
 export interface CheckpointOptions {
@@ -65,6 +70,8 @@ export function startBackgroundCheckpoints(
   let commitsAtLastLook = 0;
   let stopped = false;
   let failed = false;
+  // The workers started that have not exited yet (a stopped one still checkpoints and closes).
+  const alive = new Set<Promise<void>>();
 
   const logBytes = (): number => {
     try {
@@ -90,6 +97,9 @@ export function startBackgroundCheckpoints(
     });
     // Never keeps the process alive: a command-line run or a shutdown does not wait for it.
     current.unref();
+    const exit = new Promise<void>((resolve) => current.once('exit', () => resolve()));
+    alive.add(exit);
+    void exit.then(() => alive.delete(exit));
     current.on('error', () => {
       // The worker died: checkpoint on the server's connection again, as SQLite does by default.
       failed = true;
@@ -120,6 +130,9 @@ export function startBackgroundCheckpoints(
       if (stopped) return;
       stopped = true;
       release();
+    },
+    async exited() {
+      await Promise.all([...alive]);
     },
   };
 }
