@@ -18,10 +18,9 @@ import {
   newJobRow,
   pendingJobCounts,
   recipesWithQueuedJobs,
-  type JobClaim,
   type NewJob,
 } from '../api/jobs/queue.store.ts';
-import { type SuccessorClaim } from '../api/jobs/job-ends.store.ts';
+import { type SuccessorClaim, type SuccessorRequest } from '../api/jobs/job-ends.store.ts';
 import { Backlog } from './backlog.ts';
 import { JobWaiters } from './job-waiters.ts';
 import type { CompiledRecipe } from './compile.ts';
@@ -35,6 +34,12 @@ import { toStored } from '../time.ts';
 
 /** A claim that met another node's claim on the same recipe is tried again after this long. */
 const CONTENDED_RETRY_MS = 10;
+/**
+ * How often a busy recipe's successor claims look at its whole queue (ms): in between they start
+ * from the ending job's id, so a job queued below it (queued again after its workflow task, or
+ * stored after younger ones were claimed) waits at most this long behind younger ones.
+ */
+const WHOLE_QUEUE_EVERY_MS = 1000;
 
 /** An event refused because the backlog of its recipe or workspace is full: nothing was stored. */
 export const BACKLOG_FULL = 'backlog_full';
@@ -75,7 +80,7 @@ export interface QueueDeps {
  * the end (so the successor takes over the slot without a claim transaction of its own); null when
  * the job's slot is not to be handed on.
  */
-export type SuccessorOf = () => Omit<JobClaim, 'limit'> | null;
+export type SuccessorOf = () => SuccessorRequest | null;
 
 /** What the trigger hands to the recipe's steps for an event. */
 export function outputOf(recipe: CompiledRecipe, event: Hash): Value {
@@ -96,6 +101,8 @@ export class JobQueue {
   readonly backlog: Backlog;
   /** Jobs launched and not ended, by recipe. */
   readonly #inflight = new Map<number, number>();
+  /** When each recipe with jobs in flight last claimed a successor from its whole queue (performance.now()). */
+  readonly #wholeQueueAt = new Map<number, number>();
   /** The tasks of the jobs launched and not ended. */
   readonly running = new Set<Promise<void>>();
   /** Callers waiting for a job's end (synchronous recipe calls, API requests), by job handle. */
@@ -388,7 +395,7 @@ export class JobQueue {
     }
     const { backlog } = this;
     const task: Promise<void> = this.#deps
-      .run(job, () => this.#successorClaim(job.recipe_id))
+      .run(job, () => this.#successorClaim(job))
       .catch((error: unknown): SuccessorClaim => {
         this.#deps.ctx.log.error({ err: error, job_id: job.handle }, 'job could not be recorded');
         return { jobs: [], contended: false };
@@ -403,8 +410,10 @@ export class JobQueue {
         else {
           this.#total--;
           const n = (this.#inflight.get(job.recipe_id) ?? 1) - 1;
-          if (n <= 0) this.#inflight.delete(job.recipe_id);
-          else this.#inflight.set(job.recipe_id, n);
+          if (n <= 0) {
+            this.#inflight.delete(job.recipe_id);
+            this.#wholeQueueAt.delete(job.recipe_id);
+          } else this.#inflight.set(job.recipe_id, n);
         }
         for (const next of more) this.#launch(next);
         this.running.delete(task);
@@ -419,17 +428,23 @@ export class JobQueue {
    * transaction recording the end (at most one job, so the recipe's count never grows by it). None
    * while the engine closes, nor while every worker of the process is taken: a slot freed then goes
    * through the dispatcher, which looks at every recipe with queued jobs, so that one busy recipe
-   * does not keep the workers from the others.
+   * does not keep the workers from the others. It starts from the ending job's id, and from the
+   * whole queue once every WHOLE_QUEUE_EVERY_MS (SuccessorRequest).
    */
-  #successorClaim(recipeId: number): Omit<JobClaim, 'limit'> | null {
+  #successorClaim(job: JobRow): SuccessorRequest | null {
     const { ctx, lifecycle, settings } = this.#deps;
     if (lifecycle.closing || this.#total - this.#blocked >= settings.workers) return null;
     const now = ctx.clock.now();
+    const at = performance.now();
+    const last = this.#wholeQueueAt.get(job.recipe_id);
+    const whole = last === undefined || at - last >= WHOLE_QUEUE_EVERY_MS;
+    if (whole) this.#wholeQueueAt.set(job.recipe_id, at);
     return {
-      recipeId,
+      recipeId: job.recipe_id,
       now: toStored(now),
       node: ctx.nodeId,
       leaseUntil: toStored(new Date(now.getTime() + settings.leaseMs)),
+      from: whole ? null : job.id,
     };
   }
 

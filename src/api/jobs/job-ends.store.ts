@@ -1,6 +1,6 @@
 // The end of a job: its row, its lines and its recipe's counters (appended to recipe_job_counts,
 // src/api/recipes/job-counts.store.ts) in one write, and the claim of the recipe's next jobs; on
-// PostgreSQL a batch of ends is one call of switchboard_job_ends_6.
+// PostgreSQL a batch of ends is one call of switchboard_job_ends_7.
 import { sql } from 'kysely';
 import type { Db, JobLineRow, JobRow } from '../../db/types.ts';
 import { ADVISORY_LOCKS, runsStoredFunctions } from '../../db/dialect.ts';
@@ -22,8 +22,15 @@ async function recordJobEnd(db: Db, end: JobEnd): Promise<void> {
   await insertLines(db, end.lines);
 }
 
-/** A job's end as a batch records it, with the claim of its successor (one job of its recipe) unless null. */
-export type JobEndAndClaim = { end: JobEnd; successor: Omit<JobClaim, 'limit'> | null };
+/**
+ * The claim of an ending job's successor: one job of its recipe. `from`: an id to claim from (the
+ * ending job's own), where PostgreSQL's scan of the queue starts; the jobs below it are claimed
+ * only when those from it cannot fill the places. Absent or null: the oldest queued job.
+ */
+export type SuccessorRequest = Omit<JobClaim, 'limit'> & { from?: number | null };
+
+/** A job's end as a batch records it, with the claim of its successor unless null. */
+export type JobEndAndClaim = { end: JobEnd; successor: SuccessorRequest | null };
 
 /** What a successor's claim got: the job (none when no job was queued), or `contended` (another node held the recipe). */
 export type SuccessorClaim = { jobs: JobRow[]; contended: boolean };
@@ -86,8 +93,8 @@ async function recordEachEnd(db: Db, items: readonly JobEndAndClaim[]): Promise<
   const byRecipe = successorsByRecipe(items);
   const claims = new Map<number, { jobs: JobRow[]; contended: boolean }>();
   for (const [recipeId, asking] of byRecipe) {
-    const first = items[asking[0] as number]!.successor!;
-    claims.set(recipeId, await claimJobs(db, { ...first, recipeId, limit: asking.length }));
+    const { now, node, leaseUntil } = items[asking[0] as number]!.successor!;
+    claims.set(recipeId, await claimJobs(db, { recipeId, now, node, leaseUntil, limit: asking.length }));
   }
   return handOut(items, byRecipe, (recipeId) => claims.get(recipeId)!);
 }
@@ -122,7 +129,7 @@ const MAX_LINES_IN_ONE_RECORD = 5_000;
 
 /**
  * PostgreSQL: the ends of many jobs and their successors' claims in one call of
- * switchboard_job_ends_6 (migration 0080). Every column of the lines and of the ends travels as one
+ * switchboard_job_ends_7 (migration 0082). Every column of the lines and of the ends travels as one
  * array, so the statement's text is the same whatever the number of jobs and lines; each array
  * goes as its text literal, written by pgArray in one native pass.
  * The claims try the same claim lock as claimJobs: a recipe whose lock another transaction holds
@@ -140,7 +147,17 @@ async function recordInOneCall(db: Db, items: readonly JobEndAndClaim[]): Promis
   // ends of a batch are milliseconds apart) and this node.
   const claim =
     claims.length > 0 ? items[claims[0]![1][0] as number]!.successor! : { now: '', node: '', leaseUntil: '' };
-  const { rows } = await sql<JobRow>`select * from switchboard_job_ends_6(
+  // Each recipe's claim starts from the lowest `from` of its ends; none when one of them gives none.
+  const from = claims.map(([, asking]) => {
+    let lowest: number | null = null;
+    for (const index of asking) {
+      const given = items[index]!.successor!.from ?? null;
+      if (given === null) return null;
+      if (lowest === null || given < lowest) lowest = given;
+    }
+    return lowest;
+  });
+  const { rows } = await sql<JobRow>`select * from switchboard_job_ends_7(
       ${pgArray(lines.map((l) => l.job_id))}::bigint[], ${pgArray(lines.map((l) => l.seq))}::int[], ${pgArray(lines.map((l) => l.recipe_line_number))}::int[],
       ${pgArray(lines.map((l) => l.adapter_name))}::text[], ${pgArray(lines.map((l) => l.adapter_operation))}::text[], ${pgArray(lines.map((l) => l.pass))}::int[],
       ${pgArray(lines.map((l) => l.input))}::text[], ${pgArray(lines.map((l) => l.output))}::text[], ${pgArray(lines.map((l) => l.error))}::text[],
@@ -150,7 +167,7 @@ async function recordInOneCall(db: Db, items: readonly JobEndAndClaim[]): Promis
       ${pgArray(ends.map((e) => e.result.reply ?? null))}::text[], ${pgArray(ends.map((e) => e.result.recipe_version_no ?? null))}::int[],
       ${pgArray(sums.map((c) => c.recipeId))}::bigint[], ${pgArray(sums.map((c) => c.succeeded))}::int[], ${pgArray(sums.map((c) => c.failed))}::int[],
       ${pgArray(sums.map((c) => c.tasks))}::bigint[], ${pgArray(sums.map((c) => c.lastRunAt))}::text[],
-      ${pgArray(claims.map(([id]) => id))}::bigint[], ${pgArray(claims.map(([, asking]) => asking.length))}::int[], ${ADVISORY_LOCKS.recipeClaims}::int,
+      ${pgArray(claims.map(([id]) => id))}::bigint[], ${pgArray(claims.map(([, asking]) => asking.length))}::int[], ${pgArray(from)}::bigint[], ${ADVISORY_LOCKS.recipeClaims}::int,
       ${claim.now}::text, ${claim.node}::text, ${claim.leaseUntil}::text)`.execute(db);
   const claimed = new Map<number, { jobs: JobRow[]; contended: boolean }>(
     claims.map(([id]) => [id, { jobs: [], contended: false }]),

@@ -285,6 +285,51 @@ test('ends whose recipe another transaction is claiming for hand on the places t
   assert.equal((await findRecipeJobCounts(t.ctx.db, recipeId))?.job_succeeded_count, 4);
 });
 
+test("a claim from an ending job's id takes the queued jobs from it first, and those below it only to fill its places (PostgreSQL; SQLite takes the oldest)", async () => {
+  // ids[0] is queued below the running jobs (queued again after its workflow task, say).
+  const { recipeId, ids, stamp } = await recipeWithJobs(10, [
+    'queued',
+    'running',
+    'running',
+    'running',
+    'queued',
+    'queued',
+  ]);
+  const from = (id: number) => ({
+    recipeId,
+    now: stamp,
+    node: t.ctx.nodeId,
+    leaseUntil: toStored(new Date(t.ctx.clock.now().getTime() + 60_000)),
+    from: id,
+  });
+  const record = (items: JobEndAndClaim[]) => t.ctx.db.transaction().execute((trx) => recordJobEnds(trx, items));
+  const fromIds = runsStoredFunctions(t.ctx.db);
+  const first = await record([
+    endOf(ids[1]!, recipeId, stamp, from(ids[1]!)),
+    endOf(ids[2]!, recipeId, stamp, from(ids[2]!)),
+  ]);
+  assert.deepEqual(
+    first.map((r) => r.jobs.map((j) => j.id)),
+    fromIds ? [[ids[4]], [ids[5]]] : [[ids[0]], [ids[4]]],
+  );
+  // Nothing is queued from ids[3] up any more: the job below it fills the place.
+  const second = await record([endOf(ids[3]!, recipeId, stamp, from(ids[3]!))]);
+  assert.deepEqual(
+    second.map((r) => r.jobs.map((j) => j.id)),
+    fromIds ? [[ids[0]]] : [[ids[5]]],
+  );
+  const statuses = await t.ctx.db
+    .selectFrom('jobs')
+    .select('status')
+    .where('recipe_id', '=', recipeId)
+    .orderBy('id')
+    .execute();
+  assert.deepEqual(
+    statuses.map((r) => r.status),
+    ['running', 'succeeded', 'succeeded', 'succeeded', 'running', 'running'],
+  );
+});
+
 test('lines go with their job: deleting jobs, or their recipe, deletes their lines; a job deleted already keeps none', async () => {
   const { recipeId, ids, stamp } = await recipeWithJobs(5, ['running', 'running', 'running']);
   const countLines = async (jobIds: number[]) =>
@@ -372,7 +417,7 @@ test('the recipe version a job ran: stored with it (one insert, or many in one s
 test('PostgreSQL: the ends function runs its statements on generic plans, planned once per connection rather than at every call', async (c) => {
   if (!runsStoredFunctions(t.ctx.db)) return c.skip('PostgreSQL only: SQLite runs no stored function');
   const { rows } = await sql<{ proconfig: string[] }>`select proconfig from pg_proc
-      where proname = 'switchboard_job_ends_6'`.execute(t.ctx.db);
+      where proname = 'switchboard_job_ends_7'`.execute(t.ctx.db);
   assert.equal(rows.length, 1);
   assert.ok(rows[0]!.proconfig.includes('plan_cache_mode=force_generic_plan'), String(rows[0]!.proconfig));
   assert.ok(rows[0]!.proconfig.includes('enable_seqscan=off'), 'its other setting is kept');
