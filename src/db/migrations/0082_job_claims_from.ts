@@ -4,7 +4,7 @@
 // scan of a claim from the oldest queued job passed all of them: on a busy recipe, hundreds of
 // index pages a call after a few tens of thousands of jobs, growing until autovacuum came by
 // (docs/performance.md, Where a job's time goes on PostgreSQL). A claim given no id, or whose jobs
-// from its id cannot fill its places, reads the whole queue as before.
+// from its id cannot fill its places, reads the whole queue.
 // A new name, so nodes of the older version keep calling theirs during an upgrade.
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../dialect.ts';
