@@ -5,6 +5,7 @@
 // max_wal_size raised as the README's production section advises, and its log written to a steady
 // size before the first measurement (settleWriteAheadLog); every Switchboard started gets a new
 // database of its own.
+import fs from 'node:fs';
 import pg from 'pg';
 import { startPostgresCluster, type PostgresCluster } from '../test/postgres-cluster.ts';
 import { releaseAtExit } from './lib.ts';
@@ -12,31 +13,43 @@ import { releaseAtExit } from './lib.ts';
 export type BenchDatabase = 'sqlite' | 'postgres';
 
 let current: BenchDatabase = 'sqlite';
+let currentPair = 1;
 let server: { url: string; cluster?: PostgresCluster } | undefined;
 let counter = 0;
 
-/** The database the servers started from now on use. */
-export function useDatabase(database: BenchDatabase): void {
+/** The database the servers started from now on use; `pair`: which of `--pairs` runs this is. */
+export function useDatabase(database: BenchDatabase, pair = 1): void {
   current = database;
+  currentPair = pair;
 }
 
 export function currentDatabase(): BenchDatabase {
   return current;
 }
 
-/** `--database postgres` (or `--database=postgres`) among the arguments, and the arguments without it. */
-export function databaseOption(args: string[]): { postgres: boolean; rest: string[] } {
+/**
+ * `--database postgres` (or `--database=postgres`) among the arguments; `--pairs N`: the benchmark
+ * runs N times on each database, alternated (SQLite, PostgreSQL, SQLite, ...), so that a drift of
+ * the machine lands on both; and the arguments without them.
+ */
+export function databaseOption(args: string[]): { postgres: boolean; pairs: number; rest: string[] } {
   const rest: string[] = [];
   let postgres = false;
+  let pairs = 1;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === '--database') {
       postgres = args[i + 1] === 'postgres';
       i++;
     } else if (arg.startsWith('--database=')) postgres = arg.slice('--database='.length) === 'postgres';
-    else rest.push(arg);
+    else if (arg === '--pairs' || arg.startsWith('--pairs=')) {
+      const given = arg === '--pairs' ? args[++i] : arg.slice('--pairs='.length);
+      pairs = Number(given);
+      if (!Number.isInteger(pairs) || pairs < 1 || pairs > 50)
+        throw new Error('--pairs takes a whole number from 1 to 50');
+    } else rest.push(arg);
   }
-  return { postgres, rest };
+  return { postgres, pairs, rest };
 }
 
 async function postgresServer(): Promise<string> {
@@ -54,15 +67,43 @@ async function postgresServer(): Promise<string> {
     ...(statementsTracked()
       ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' }
       : {}),
+    ...explainSettings(),
   });
   cluster.start();
-  releaseAtExit(() => cluster.remove());
+  releaseAtExit(() => {
+    const explainTo = process.env.BENCH_PG_EXPLAIN?.trim();
+    try {
+      if (explainTo) fs.copyFileSync(cluster.logFile, explainTo);
+    } finally {
+      cluster.remove();
+    }
+  });
   server = { url: cluster.url, cluster };
   const warmUp = await settleWriteAheadLog(cluster.url);
   process.stdout.write(
     `PostgreSQL ${cluster.url.replace(/\/postgres$/, '')} (started for the benchmark, fsync on, max_wal_size 8GB; ${warmUp})\n`,
   );
   return cluster.url;
+}
+
+/**
+ * BENCH_PG_EXPLAIN=<file>: the server the benchmark starts logs the plan of a sample of its
+ * statements, those inside functions too, with their buffers and times (auto_explain, a fraction
+ * BENCH_PG_EXPLAIN_RATE of them, 0.003 unless given), and its log is copied to <file> when the
+ * benchmark exits. The plans PostgreSQL chose, and what each read, while the load ran.
+ */
+function explainSettings(): Record<string, string> {
+  if (!process.env.BENCH_PG_EXPLAIN?.trim()) return {};
+  const rate = Number(process.env.BENCH_PG_EXPLAIN_RATE ?? '0.003');
+  if (!(rate > 0 && rate <= 1)) throw new Error('BENCH_PG_EXPLAIN_RATE must be a fraction in (0, 1]');
+  return {
+    session_preload_libraries: 'auto_explain',
+    'auto_explain.log_min_duration': '0',
+    'auto_explain.log_analyze': 'on',
+    'auto_explain.log_buffers': 'on',
+    'auto_explain.log_nested_statements': 'on',
+    'auto_explain.sample_rate': String(rate),
+  };
 }
 
 /**
@@ -80,7 +121,6 @@ export function statementsTracked(): boolean {
  */
 export async function postgresCpuMicros(): Promise<number | null> {
   if (!server) return null;
-  const fs = await import('node:fs');
   const [dataDir] = await queryRows<{ data_directory: string }>(
     { dataDir: '', databaseUrl: server.url },
     '',
@@ -140,10 +180,14 @@ async function settleWriteAheadLog(url: string): Promise<string> {
   return `its log settled by ${(WARM_UP_WAL_BYTES / 1024 ** 3).toFixed(0)} GB written and a checkpoint first, in ${((performance.now() - started) / 1000).toFixed(1)} s`;
 }
 
+/** The databases made by newPostgresDatabase and not dropped yet. */
+const made: string[] = [];
+
 /** A new, empty database on the benchmark's PostgreSQL server; its connection string. */
 export async function newPostgresDatabase(): Promise<string> {
   const url = await postgresServer();
   const name = `sb_bench_${process.pid}_${++counter}`;
+  made.push(name);
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {
@@ -154,6 +198,26 @@ export async function newPostgresDatabase(): Promise<string> {
   const parsed = new URL(url);
   parsed.pathname = `/${name}`;
   return parsed.toString();
+}
+
+/**
+ * Between two runs on PostgreSQL (`--pairs`): drop every database newPostgresDatabase made (their
+ * servers have stopped), so that the server's background work on them does not fall into the next
+ * run, then (a server started for the benchmark) checkpoint, so that the next run starts where the
+ * first did, after settleWriteAheadLog's checkpoint, rather than in the middle of a timed one.
+ */
+export async function resetPostgresServer(): Promise<void> {
+  if (!server) return;
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  try {
+    for (let name = made.pop(); name !== undefined; name = made.pop())
+      await admin.query(`drop database if exists ${name} with (force)`);
+    // Only on the server started for the benchmark: a BENCH_DATABASE_URL's user may not checkpoint.
+    if (server.cluster) await admin.query('checkpoint');
+  } finally {
+    await admin.end();
+  }
 }
 
 /** The environment a Switchboard started now needs for its database (nothing for SQLite). */
@@ -205,7 +269,6 @@ export async function databaseSize(target: {
     );
     return { bytes: Number(row?.bytes) };
   }
-  const fs = await import('node:fs');
   const path = await import('node:path');
   const file = path.join(target.dataDir, 'switchboard.sqlite');
   const sizeOf = (f: string) => (fs.existsSync(f) ? fs.statSync(f).size : 0);
@@ -213,10 +276,10 @@ export async function databaseSize(target: {
 }
 
 /** Figures a benchmark reports for the comparison that `--database postgres` prints at the end. */
-const figures: Array<{ database: BenchDatabase; name: string; value: number }> = [];
+const figures: Array<{ database: BenchDatabase; pair: number; name: string; value: number }> = [];
 
 export function recordFigure(name: string, value: number): void {
-  figures.push({ database: current, name, value });
+  figures.push({ database: current, pair: currentPair, name, value });
 }
 
 /** Whole numbers from 100 up; seconds, milliseconds and megabytes below that keep their decimals. */
@@ -225,17 +288,46 @@ function figure(value: number): string {
   return value.toFixed(abs >= 100 || abs === 0 ? 0 : abs >= 10 ? 1 : abs >= 1 ? 2 : 3);
 }
 
-/** Each figure recorded on both databases: PostgreSQL's beside SQLite's, and the ratio. */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * Each figure recorded on both databases: PostgreSQL's beside SQLite's, and the ratio. With several
+ * pairs, each pair's line, then the medians of each database's figures and the median of the
+ * pairs' ratios (each ratio compares two runs made one after the other).
+ */
 export function comparison(): string[] {
   const out: string[] = [];
+  const line = (name: string, sqlite: string, postgres: string, ratio: string) =>
+    `${name.padEnd(36)} SQLite ${sqlite.padStart(9)}   PostgreSQL ${postgres.padStart(9)}   PostgreSQL/SQLite ${ratio}`;
+  const percent = (ratio: number) => `${(100 * ratio).toFixed(0)}%`;
   for (const name of new Set(figures.map((f) => f.name))) {
-    const of = (database: BenchDatabase) => figures.find((f) => f.name === name && f.database === database)?.value;
-    const sqlite = of('sqlite');
-    const postgres = of('postgres');
-    if (sqlite === undefined || postgres === undefined) continue;
-    out.push(
-      `${name.padEnd(36)} SQLite ${figure(sqlite).padStart(9)}   PostgreSQL ${figure(postgres).padStart(9)}   PostgreSQL/SQLite ${((100 * postgres) / sqlite).toFixed(0)}%`,
-    );
+    const pairs: Array<{ pair: number; sqlite: number; postgres: number }> = [];
+    for (const pair of new Set(figures.map((f) => f.pair))) {
+      const of = (database: BenchDatabase) =>
+        figures.find((f) => f.name === name && f.database === database && f.pair === pair)?.value;
+      const sqlite = of('sqlite');
+      const postgres = of('postgres');
+      if (sqlite !== undefined && postgres !== undefined) pairs.push({ pair, sqlite, postgres });
+    }
+    if (pairs.length === 1) {
+      const [{ sqlite, postgres }] = pairs as [(typeof pairs)[number]];
+      out.push(line(name, figure(sqlite), figure(postgres), percent(postgres / sqlite)));
+    } else if (pairs.length > 1) {
+      for (const { pair, sqlite, postgres } of pairs)
+        out.push(line(`${name}, pair ${pair}`, figure(sqlite), figure(postgres), percent(postgres / sqlite)));
+      out.push(
+        line(
+          `${name}, median of ${pairs.length} pairs`,
+          figure(median(pairs.map((p) => p.sqlite))),
+          figure(median(pairs.map((p) => p.postgres))),
+          `${percent(median(pairs.map((p) => p.postgres / p.sqlite)))} (median of the pairs' ratios)`,
+        ),
+      );
+    }
   }
   return out;
 }

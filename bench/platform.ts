@@ -17,6 +17,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * BENCH_SERVER_NODE_ARGS: options for the node of every Switchboard a benchmark starts, separated
+ * by spaces (`--cpu-prof --cpu-prof-dir=/tmp/prof`: a CPU profile of each server, written when it
+ * is stopped). Node refuses --cpu-prof in NODE_OPTIONS.
+ */
+function serverNodeArguments(): string[] {
+  return (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+}
+
 export async function startSwitchboard(
   env: Record<string, string> = {},
   existingDataDir?: string,
@@ -37,7 +46,7 @@ export async function startSwitchboard(
   const database = env.DATABASE_URL === undefined ? await databaseEnv() : {};
   const databaseUrl = env.DATABASE_URL ?? database.DATABASE_URL;
   const child = await startChild(
-    [path.resolve(import.meta.dirname, '../src/entry.js'), 'serve'],
+    [...serverNodeArguments(), path.resolve(import.meta.dirname, '../src/entry.js'), 'serve'],
     // The proxied upstream listens on loopback, which requests made for users may reach only when allowed.
     {
       DATA_DIR: dataDir,

@@ -1,5 +1,5 @@
 // Benchmarks: `npm run bench -- <name> [options]`. Each prints its figures; none is part of npm test.
-import { comparison, databaseOption, useDatabase } from './database.ts';
+import { comparison, databaseOption, resetPostgresServer, useDatabase } from './database.ts';
 
 // `postgres`: the benchmark opens its database through platform.ts or database.ts (a server it
 // starts, or the app in this process), so `--database postgres` runs it on both databases. Every
@@ -96,24 +96,36 @@ const [name, ...args] = process.argv.slice(2);
 const benchmark = name === undefined ? undefined : BENCHMARKS[name];
 if (!benchmark) {
   process.stderr.write(
-    `usage: npm run bench -- <name> [options] [--database postgres]\n\n${Object.entries(BENCHMARKS)
+    `usage: npm run bench -- <name> [options] [--database postgres [--pairs N]]\n\n${Object.entries(BENCHMARKS)
       .map(([n, b]) => `  ${n.padEnd(10)} ${b.summary}`)
       .join('\n')}\n`,
   );
   process.exitCode = name === undefined || name === '--help' ? 0 : 1;
 } else {
-  const { postgres, rest } = databaseOption(args);
+  let options: ReturnType<typeof databaseOption>;
+  try {
+    options = databaseOption(args);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  const { postgres, pairs, rest } = options;
   const main = (await benchmark.load()).main;
   if (!postgres || name === 'nodes') await main(rest);
   else if (!benchmark.postgres) {
     process.stderr.write(`${name} runs on SQLite only; --database postgres is not built for it\n`);
     process.exitCode = 1;
   } else {
-    process.stdout.write('\n=== SQLite ===\n');
-    await main(rest);
-    useDatabase('postgres');
-    process.stdout.write('\n=== PostgreSQL ===\n');
-    await main(rest);
+    for (let pair = 1; pair <= pairs; pair++) {
+      const of = pairs > 1 ? ` (pair ${pair} of ${pairs})` : '';
+      useDatabase('sqlite', pair);
+      process.stdout.write(`\n=== SQLite${of} ===\n`);
+      await main(rest);
+      useDatabase('postgres', pair);
+      process.stdout.write(`\n=== PostgreSQL${of} ===\n`);
+      await main(rest);
+      if (pair < pairs) await resetPostgresServer();
+    }
     const lines = comparison();
     if (lines.length > 0) process.stdout.write(`\n=== PostgreSQL beside SQLite, same run ===\n${lines.join('\n')}\n`);
   }

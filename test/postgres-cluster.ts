@@ -18,6 +18,8 @@ export interface PostgresCluster {
   start(): void;
   /** Stop it and delete its directory. */
   remove(): void;
+  /** The server's log (written while it runs; gone once removed). */
+  logFile: string;
 }
 
 /** The directory of PostgreSQL's programs (initdb, pg_ctl), the newest installed; undefined when none is. */
@@ -75,9 +77,10 @@ export async function startPostgresCluster(settings: Record<string, string> = {}
   const cluster: PostgresCluster = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
+    logFile: path.join(dir, 'server.log'),
     start() {
       if (running) return;
-      run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-o', options, '-w', '-t', '60', 'start']);
+      run('pg_ctl', ['-D', data, '-l', cluster.logFile, '-o', options, '-w', '-t', '60', 'start']);
       running = true;
     },
     stop() {
