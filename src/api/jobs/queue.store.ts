@@ -1,6 +1,6 @@
 // The queue's write path (contract 10, docs/adr/0018): jobs inserted, claimed under a lease, finished,
 // their lines written; jobs a dead node left running. The engine is its only writer.
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, JobLineRow, JobRow } from '../../db/types.ts';
 import {
@@ -15,10 +15,23 @@ import { prepareQuery, type PreparedQuery } from '../../db/prepared.ts';
 
 const HANDLE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
+/**
+ * Random bytes for job handles, drawn 4 KB at a time: a job's handle is made for every event a
+ * trigger stores, and reading the system's random source for each one (a system call) cost more
+ * than the rest of the handle.
+ */
+const handleBytes = Buffer.alloc(4096);
+let handleBytesUsed = handleBytes.length;
+
 /** `j-` + 8 + `-` + 7 characters, as the vendor's handles look (`j-KqM4tZ2w-Hc7pLs`). */
 export function newJobHandle(): string {
-  const bytes = randomBytes(15);
-  const chars = [...bytes].map((b) => HANDLE_ALPHABET[b % HANDLE_ALPHABET.length]).join('');
+  if (handleBytesUsed + 15 > handleBytes.length) {
+    randomFillSync(handleBytes);
+    handleBytesUsed = 0;
+  }
+  let chars = '';
+  for (let i = 0; i < 15; i++) chars += HANDLE_ALPHABET[handleBytes[handleBytesUsed + i]! % HANDLE_ALPHABET.length];
+  handleBytesUsed += 15;
   return `j-${chars.slice(0, 8)}-${chars.slice(8)}`;
 }
 
@@ -34,7 +47,7 @@ export type NewJob = Omit<JobRow, 'id' | 'claimed_by' | 'lease_expires_at' | 're
 export function newJobRow(recipeId: number, at: string, title: string, values: Partial<NewJob> = {}): NewJob {
   return {
     recipe_id: recipeId,
-    handle: newJobHandle(),
+    handle: values.handle ?? newJobHandle(),
     status: 'queued',
     title,
     trigger_output: 'null',
