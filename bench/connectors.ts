@@ -274,8 +274,8 @@ export async function customConnectorJobs(options: {
       (
         await queryRows<{ created_at: string; started_at: string; completed_at: string }>(
           sb,
-          'select j.created_at, l.started_at, l.completed_at from job_lines l join jobs j on j.id = l.job_id where j.recipe_id = ? and l.recipe_line_number = 1 order by j.id',
-          'select j.created_at, l.started_at, l.completed_at from job_lines l join jobs j on j.id = l.job_id where j.recipe_id = $1 and l.recipe_line_number = 1 order by j.id',
+          'select j.created_at, l.started_at, l.completed_at from job_line_rows l join jobs j on j.id = l.job_id where j.recipe_id = ? and l.recipe_line_number = 1 order by j.id',
+          'select j.created_at, l.started_at, l.completed_at from job_line_rows l join jobs j on j.id = l.job_id where j.recipe_id = $1 and l.recipe_line_number = 1 order by j.id',
           [recipeId],
         )
       )

@@ -26,6 +26,7 @@ import { baselineLine, catalogFilter, chromiumAvailable, editorLoads, openChromi
 import { titleMatchQuery, windowEdgeQuery } from '../src/api/jobs/job-search.store.ts';
 import { TITLE_SEARCH_WINDOW } from '../src/api/jobs/job-search.service.ts';
 import { insertConnector } from '../src/api/custom_connectors/custom_connectors.store.ts';
+import { insertLines } from '../src/api/jobs/queue.store.ts';
 import { searchCatalog } from '../src/console/pages/editor.ts';
 
 const ADMIN = 'bench-console-admin-token-0123456789abcdef';
@@ -141,36 +142,34 @@ export async function main(argv: string[]): Promise<void> {
       .limit(1000)
       .execute();
     for (let from = 0; from < last.length; from += 200) {
-      await db
-        .insertInto('job_lines')
-        .values(
-          last.slice(from, from + 200).flatMap((job) =>
-            [0, 1, 2, 3].map((n) => ({
-              job_id: job.id,
-              seq: n,
-              recipe_line_number: n,
-              adapter_name: n === 0 ? 'workato_webhooks' : 'logger',
-              adapter_operation: n === 0 ? 'new_event' : 'log_message',
-              pass: null,
-              input: n === 0 ? null : JSON.stringify({ message: `step ${n}` }),
-              output: JSON.stringify(
-                n === 0
-                  ? {
-                      payload: {
-                        order_id: 'A-1',
-                        items: Array.from({ length: 50 }, (_, k) => ({ sku: `SKU-${k}`, qty: k })),
-                      },
-                    }
-                  : { message: `step ${n}` },
-              ),
-              error: null,
-              mask_data: 0 as const,
-              started_at: job.started_at,
-              completed_at: job.started_at,
-            })),
-          ),
-        )
-        .execute();
+      await insertLines(
+        db,
+        last.slice(from, from + 200).flatMap((job) =>
+          [0, 1, 2, 3].map((n) => ({
+            job_id: job.id,
+            seq: n,
+            recipe_line_number: n,
+            adapter_name: n === 0 ? 'workato_webhooks' : 'logger',
+            adapter_operation: n === 0 ? 'new_event' : 'log_message',
+            pass: null,
+            input: n === 0 ? null : JSON.stringify({ message: `step ${n}` }),
+            output: JSON.stringify(
+              n === 0
+                ? {
+                    payload: {
+                      order_id: 'A-1',
+                      items: Array.from({ length: 50 }, (_, k) => ({ sku: `SKU-${k}`, qty: k })),
+                    },
+                  }
+                : { message: `step ${n}` },
+            ),
+            error: null,
+            mask_data: 0 as const,
+            started_at: job.started_at,
+            completed_at: job.started_at,
+          })),
+        ),
+      );
     }
     const fillSeconds = (performance.now() - fillStart) / 1000;
     recordFigure('fill seconds', fillSeconds);

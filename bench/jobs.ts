@@ -202,8 +202,8 @@ export async function run(options: { seconds: number; connections: number }): Pr
         (
           await queryRows<{ n: number }>(
             sb,
-            `select count(*) as n from job_lines l join jobs j on j.id = l.job_id where j.recipe_id = ?${where}`,
-            `select count(*)::int as n from job_lines l join jobs j on j.id = l.job_id where j.recipe_id = $1${where}`,
+            `select count(*) as n from job_line_rows l join jobs j on j.id = l.job_id where j.recipe_id = ?${where}`,
+            `select count(*)::int as n from job_line_rows l join jobs j on j.id = l.job_id where j.recipe_id = $1${where}`,
             [created.id],
           )
         )[0]!.n,
@@ -498,8 +498,8 @@ export async function codeSteps(lang: Lang, options: { seconds: number; connecti
     }
     const steps = await queryRows<{ started_at: string; completed_at: string }>(
       sb,
-      'select l.started_at, l.completed_at from job_lines l join jobs j on j.id = l.job_id where j.recipe_id = ? and l.recipe_line_number = 1 order by j.id',
-      'select l.started_at, l.completed_at from job_lines l join jobs j on j.id = l.job_id where j.recipe_id = $1 and l.recipe_line_number = 1 order by j.id',
+      'select l.started_at, l.completed_at from job_line_rows l join jobs j on j.id = l.job_id where j.recipe_id = ? and l.recipe_line_number = 1 order by j.id',
+      'select l.started_at, l.completed_at from job_line_rows l join jobs j on j.id = l.job_id where j.recipe_id = $1 and l.recipe_line_number = 1 order by j.id',
       [results[0]!.id],
     );
     const durations = steps.map((l) => Date.parse(l.completed_at) - Date.parse(l.started_at));

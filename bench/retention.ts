@@ -99,14 +99,14 @@ export async function main(argv: string[]): Promise<void> {
   const db = database.db;
   const onPostgres = database.dialect === 'postgres';
   const target = { dataDir, databaseUrl: config.databaseUrl };
-  /** SQLite's free pages in the file; PostgreSQL's dead rows (not yet vacuumed) in jobs and job_lines, as its statistics count them. */
+  /** SQLite's free pages in the file; PostgreSQL's dead rows (not yet vacuumed) in jobs and job_line_sets, as its statistics count them. */
   const reusable = async () =>
     Number(
       (
         await queryRows<{ n: number | string }>(
           target,
           'select freelist_count as n from pragma_freelist_count()',
-          "select coalesce(sum(n_dead_tup), 0) as n from pg_stat_user_tables where relname in ('jobs', 'job_lines')",
+          "select coalesce(sum(n_dead_tup), 0) as n from pg_stat_user_tables where relname in ('jobs', 'job_line_sets')",
           [],
         )
       )[0]?.n ?? 0,
@@ -186,7 +186,7 @@ export async function main(argv: string[]): Promise<void> {
       const lines = Number(
         (
           await db
-            .selectFrom('job_lines')
+            .selectFrom('job_line_rows')
             .select((eb) => eb.fn.countAll<number>().as('n'))
             .executeTakeFirstOrThrow()
         ).n,
@@ -211,7 +211,7 @@ export async function main(argv: string[]): Promise<void> {
       const passes = await queryRows<{ relname: string; autovacuum_count: string; naptime: string }>(
         target,
         '',
-        "select relname, autovacuum_count, current_setting('autovacuum_naptime') as naptime from pg_stat_user_tables where relname in ('jobs', 'job_lines') order by relname",
+        "select relname, autovacuum_count, current_setting('autovacuum_naptime') as naptime from pg_stat_user_tables where relname in ('jobs', 'job_line_sets') order by relname",
         [],
       );
       console.log(

@@ -135,7 +135,12 @@ export async function fire(t: TestApp, path: string, payload: unknown): Promise<
 
 export async function readJob(t: TestApp, jobId: number): Promise<RanJob> {
   const job = await t.ctx.db.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
-  const rows = await t.ctx.db.selectFrom('job_lines').selectAll().where('job_id', '=', jobId).orderBy('seq').execute();
+  const rows = await t.ctx.db
+    .selectFrom('job_line_rows')
+    .selectAll()
+    .where('job_id', '=', jobId)
+    .orderBy('seq')
+    .execute();
   const lines: StoredLine[] = rows.map((r) => ({
     n: r.recipe_line_number,
     adapter: r.adapter_name,
@@ -177,7 +182,7 @@ export async function loggedByJobs(t: TestApp, recipeId: number): Promise<{ mess
       continue;
     }
     const line = await t.ctx.db
-      .selectFrom('job_lines')
+      .selectFrom('job_line_rows')
       .select(['output', 'error'])
       .where('job_id', '=', job.id)
       .where('recipe_line_number', '=', 1)

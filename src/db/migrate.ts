@@ -62,6 +62,7 @@ const MIGRATIONS: Record<string, () => Promise<DialectMigration>> = {
   '0080_job_ends_line_arrays': () => import('./migrations/0080_job_ends_line_arrays.ts'),
   '0081_job_ends_generic_plans': () => import('./migrations/0081_job_ends_generic_plans.ts'),
   '0082_job_claims_from': () => import('./migrations/0082_job_claims_from.ts'),
+  '0083_job_line_sets': () => import('./migrations/0083_job_line_sets.ts'),
   '0055_agents': () => import('./migrations/0055_agents.ts'),
 };
 

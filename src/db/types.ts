@@ -67,6 +67,7 @@ import type {
   WorkflowTasksTable,
   JobsTable,
   JobLinesTable,
+  JobLineSetsTable,
   JobLineValuesTable,
   StaticWebhookKeysTable,
   TestCasesTable,
@@ -136,6 +137,9 @@ export interface Database {
   recipe_versions: RecipeVersionsTable;
   jobs: JobsTable;
   job_lines: JobLinesTable;
+  job_line_sets: JobLineSetsTable;
+  /** A view: the lines of job_line_sets and job_lines, one row each (0083). */
+  job_line_rows: JobLinesTable;
   job_line_values: JobLineValuesTable;
   static_webhook_keys: StaticWebhookKeysTable;
   workflow_tasks: WorkflowTasksTable;

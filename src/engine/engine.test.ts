@@ -116,7 +116,7 @@ describe('job queue', () => {
     else assert.deepEqual([...order].sort(), [...arrival.keys()].sort(), 'every job started once');
     assert.ok(jobs.every((j) => j.status === 'succeeded'));
     const lines = await t.ctx.db
-      .selectFrom('job_lines')
+      .selectFrom('job_line_rows')
       .select((eb) => ['job_id', eb.fn.countAll<number>().as('n')])
       .where(
         'job_id',

@@ -42,8 +42,9 @@ export async function jobsCalledBy(
     .execute();
 }
 
+/** A job's lines, in order: from job_line_rows (those of job_line_sets, and of job_lines before migration 0083). */
 export async function listLines(db: Db, jobId: number): Promise<JobLineRow[]> {
-  return db.selectFrom('job_lines').selectAll().where('job_id', '=', jobId).orderBy('seq').execute();
+  return db.selectFrom('job_line_rows').selectAll().where('job_id', '=', jobId).orderBy('seq').execute();
 }
 
 /** Which of a job's line values are kept whole (job_line_values), as `<seq>:<field>`. */

@@ -11,7 +11,8 @@ import {
   lockedSkippingLocked,
   tryTransactionLock,
 } from '../../db/dialect.ts';
-import { prepareQuery, type PreparedQuery } from '../../db/prepared.ts';
+import { prepareQuery } from '../../db/prepared.ts';
+import { pgArray } from '../../db/pg-arrays.ts';
 
 const HANDLE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -424,8 +425,11 @@ export async function endedJobsAmong(db: Db, handles: readonly string[]): Promis
     .execute();
 }
 
-const LINE_COLUMNS = [
-  'job_id',
+/**
+ * A line's fields in a row of job_line_sets, in this order (its job is the row's): the view
+ * job_line_rows (migration 0083) reads them by these positions.
+ */
+const LINE_SET_FIELDS = [
   'seq',
   'recipe_line_number',
   'adapter_name',
@@ -438,75 +442,57 @@ const LINE_COLUMNS = [
   'started_at',
   'completed_at',
 ] as const satisfies ReadonlyArray<keyof JobLineRow>;
-const _everyLineColumn: [Exclude<keyof JobLineRow, (typeof LINE_COLUMNS)[number]>] extends [never] ? true : never =
-  true;
-/** Lines a statement: 12 values each, well within SQLite's limit of bound values. */
-const LINES_PER_STATEMENT = 100;
-/** One prepared insert per number of lines (jobs of a recipe mostly have the same count). */
-/** The lines themselves; the placeholders are named `<line>.<column>` (read in place by `bind`). */
-type LinesParams = { lines: readonly JobLineRow[] } & Record<string, unknown>;
-const insertLinesQueries = new Map<number, PreparedQuery<LinesParams, never>>();
+// Every field of a line is kept: a column added to the lines and not here fails the type check.
+const _everyLineField: [Exclude<keyof JobLineRow, 'job_id' | (typeof LINE_SET_FIELDS)[number]>] extends [never]
+  ? true
+  : never = true;
 
-/** Placeholder `<line>.<column>` reads that column of that line in place; any other, the parameter of its name. */
-function bindLineOrName<P extends LinesParams>(name: string): (params: P) => unknown {
-  const dot = name.indexOf('.');
-  if (dot < 0) return (params) => params[name];
-  const index = Number(name.slice(0, dot));
-  const column = name.slice(dot + 1) as keyof JobLineRow;
-  return (params) => (params.lines[index] as JobLineRow)[column];
-}
-
-function insertLinesQuery(count: number): PreparedQuery<LinesParams, never> {
-  let query = insertLinesQueries.get(count);
-  if (query === undefined) {
-    query = prepareQuery<LinesParams, never>(
-      (db, param) =>
-        db
-          .insertInto('job_lines')
-          .values(
-            Array.from(
-              { length: count },
-              (_, i) =>
-                Object.fromEntries(
-                  LINE_COLUMNS.map((column) => [column, param(`${i}.${column}`)]),
-                ) as unknown as JobLineRow,
-            ),
-          ),
-      // Placeholder `<line>.<column>` reads that column of that line in place.
-      { bind: bindLineOrName },
-    );
-    insertLinesQueries.set(count, query);
-  }
-  return query;
-}
+/** The lines a job recorded at once, as its row of job_line_sets. */
+export type LineSet = { job_id: number; seq: number; lines: string };
 
 /**
- * Insert a job's lines. Where lines hold no foreign key to their job (jobLinesCheckedByStatements:
- * PostgreSQL), one statement inserts those of jobs it finds and locks for key share (the lock a
- * foreign key's check takes), so that no line outlives its job; a job deleted already gets none.
+ * Lines as rows of job_line_sets: each run of consecutive lines of one job is one row, at the seq
+ * of its first line, its lines a JSON array of their fields (LINE_SET_FIELDS).
+ */
+export function lineSets(lines: readonly JobLineRow[]): LineSet[] {
+  const sets: LineSet[] = [];
+  let i = 0;
+  while (i < lines.length) {
+    const first = lines[i]!;
+    const fields: unknown[] = [];
+    for (; i < lines.length && lines[i]!.job_id === first.job_id; i++) {
+      const line = lines[i]!;
+      fields.push(LINE_SET_FIELDS.map((field) => line[field]));
+    }
+    sets.push({ job_id: first.job_id, seq: first.seq, lines: JSON.stringify(fields) });
+  }
+  return sets;
+}
+
+const insertLineSetQuery = prepareQuery<LineSet, never>((db, param) =>
+  db.insertInto('job_line_sets').values({ job_id: param('job_id'), seq: param('seq'), lines: param('lines') }),
+);
+
+/**
+ * Insert lines of jobs, one row of job_line_sets for each job's. Where lines hold no foreign key
+ * to their job (jobLinesCheckedByStatements: PostgreSQL), one statement inserts those of jobs it
+ * finds and locks for key share (the lock a foreign key's check takes), so that no line outlives
+ * its job; a job deleted already gets none.
  */
 export async function insertLines(db: Db, lines: JobLineRow[]): Promise<void> {
   if (lines.length === 0) return;
+  const sets = lineSets(lines);
   if (jobLinesCheckedByStatements(db)) {
-    await insertLinesOfLockedJobs.execute(db, {
-      lines: JSON.stringify(lines),
-      jobIds: [...new Set(lines.map((line) => line.job_id))],
-    });
+    await sql`insert into job_line_sets (job_id, seq, lines)
+      select s.* from unnest(${pgArray(sets.map((set) => set.job_id))}::bigint[], ${pgArray(sets.map((set) => set.seq))}::int[],
+          ${pgArray(sets.map((set) => set.lines))}::text[]) as s(job_id, seq, lines)
+        where s.job_id in (select id from jobs where id = any(${pgArray(sets.map((set) => set.job_id))}::bigint[]) for key share)`.execute(
+      db,
+    );
     return;
   }
-  for (let i = 0; i < lines.length; i += LINES_PER_STATEMENT) {
-    const chunk = lines.length <= LINES_PER_STATEMENT ? lines : lines.slice(i, i + LINES_PER_STATEMENT);
-    await insertLinesQuery(chunk.length).execute(db, { lines: chunk });
-  }
+  for (const set of sets) await insertLineSetQuery.execute(db, set);
 }
-
-const insertLinesOfLockedJobs = prepareQuery<{ lines: string; jobIds: number[] }, never>((db, param) => {
-  const query = sql<never>`insert into job_lines (${sql.join(LINE_COLUMNS.map((column) => sql.ref(column)))})
-    select l.* from json_to_recordset(${param('lines')}::json) as l(job_id bigint, seq int, recipe_line_number int, adapter_name text,
-      adapter_operation text, pass int, input text, output text, error text, mask_data int, started_at text, completed_at text)
-    where l.job_id in (select id from jobs where id = any(${param('jobIds')}::bigint[]) for key share)`;
-  return { compile: () => query.compile(db) };
-});
 
 /** Jobs left `running` by a process that died: the documented recovery marks them failed. */
 /**

@@ -94,7 +94,7 @@ test('several ends in one call: every line and state is written, counters add up
   );
   assert.equal(rows[1]!.error, 'boom');
   const lines = await t.ctx.db
-    .selectFrom('job_lines')
+    .selectFrom('job_line_rows')
     .select(['job_id', 'input'])
     .where('job_id', 'in', running)
     .orderBy('job_id')
@@ -220,7 +220,7 @@ test('ends recorded in statements of their own, several at once, never run more 
   );
   assert.equal((await findRecipeJobCounts(t.ctx.db, recipeId))?.job_succeeded_count, 4);
   const lines = await t.ctx.db
-    .selectFrom('job_lines')
+    .selectFrom('job_line_rows')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('job_id', 'in', ids.slice(0, 4))
     .executeTakeFirstOrThrow();
@@ -336,7 +336,7 @@ test('lines go with their job: deleting jobs, or their recipe, deletes their lin
     Number(
       (
         await t.ctx.db
-          .selectFrom('job_lines')
+          .selectFrom('job_line_rows')
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .where('job_id', 'in', jobIds)
           .executeTakeFirstOrThrow()
@@ -417,7 +417,7 @@ test('the recipe version a job ran: stored with it (one insert, or many in one s
 test('PostgreSQL: the ends function runs its statements on generic plans, planned once per connection rather than at every call', async (c) => {
   if (!runsStoredFunctions(t.ctx.db)) return c.skip('PostgreSQL only: SQLite runs no stored function');
   const { rows } = await sql<{ proconfig: string[] }>`select proconfig from pg_proc
-      where proname = 'switchboard_job_ends_7'`.execute(t.ctx.db);
+      where proname = 'switchboard_job_ends_8'`.execute(t.ctx.db);
   assert.equal(rows.length, 1);
   assert.ok(rows[0]!.proconfig.includes('plan_cache_mode=force_generic_plan'), String(rows[0]!.proconfig));
   assert.ok(rows[0]!.proconfig.includes('enable_seqscan=off'), 'its other setting is kept');

@@ -36,17 +36,33 @@ export async function deleteLineValuesOfJobs(db: Db, jobIds: readonly number[], 
   return Number(result.numDeletedRows);
 }
 
-/** Delete up to `limit` lines of these jobs; returns how many went (fewer than `limit`: none is left). */
+/**
+ * Delete up to `limit` rows of lines of these jobs (a row of job_line_sets holds a job's lines
+ * recorded at once; one of job_lines, a line recorded before migration 0083); returns how many
+ * went (fewer than `limit`: none is left).
+ */
 export async function deleteLinesOfJobs(db: Db, jobIds: readonly number[], limit: number): Promise<number> {
   if (jobIds.length === 0) return 0;
+  const deleted = await deleteRowsOfJobs(db, 'job_line_sets', jobIds, limit);
+  if (deleted === limit) return deleted;
+  return deleted + (await deleteRowsOfJobs(db, 'job_lines', jobIds, limit - deleted));
+}
+
+/** Delete up to `limit` rows of these jobs from a table keyed by (job_id, seq). */
+async function deleteRowsOfJobs(
+  db: Db,
+  table: 'job_line_sets' | 'job_lines',
+  jobIds: readonly number[],
+  limit: number,
+): Promise<number> {
   const result = await db
-    .deleteFrom('job_lines')
+    .deleteFrom(table)
     .where((eb) =>
       eb(
         eb.refTuple('job_id', 'seq'),
         'in',
         eb
-          .selectFrom('job_lines')
+          .selectFrom(table)
           .select(['job_id', 'seq'])
           .where('job_id', 'in', jobIds)
           .limit(limit)

@@ -31,7 +31,7 @@ async function jobRows(recipeId: number): Promise<number> {
 async function lineRows(jobIds: number[]): Promise<number> {
   if (jobIds.length === 0) return 0;
   const row = await t.ctx.db
-    .selectFrom('job_lines')
+    .selectFrom('job_line_rows')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('job_id', 'in', jobIds)
     .executeTakeFirstOrThrow();
@@ -141,21 +141,40 @@ describe('job retention (JOB_RETENTION_HOURS)', () => {
     assert.equal((await t.call('GET', `/api/recipes/${recipe.id}/jobs?rerun_only=true`)).body.job_scope_count, 0);
   });
 
-  test("more jobs and lines than one batch are all deleted, a job's thousands of lines included", async () => {
+  test("more jobs and lines than one batch are all deleted, those recorded before migration 0083 and a job's thousands of them included", async () => {
     const recipe = await createRecipe(t, webhookTrigger([log('x', 'x')]));
     const endedAt = clock.now();
     const ids: number[] = [];
     await t.ctx.db.transaction().execute(async (trx) => {
       for (let i = 0; i < 450; i++) {
         const id = await insertJob(trx, finishedJob(recipe, endedAt));
-        await insertLines(trx, linesOf(id, i === 0 ? 1200 : 3, endedAt));
+        // The first job: 1,200 lines as the table job_lines kept them before migration 0083, one row
+        // each (three statements' worth), then three more as one row of job_line_sets.
+        if (i === 0) {
+          for (const line of linesOf(id, 1200, endedAt)) await trx.insertInto('job_lines').values(line).execute();
+          await insertLines(
+            trx,
+            linesOf(id, 3, endedAt).map((line) => ({ ...line, seq: line.seq + 1200 })),
+          );
+        } else await insertLines(trx, linesOf(id, 3, endedAt));
         ids.push(id);
       }
     });
-    assert.equal(await lineRows(ids), 1200 + 449 * 3);
+    assert.equal(await lineRows(ids), 1200 + 450 * 3);
+    const first = await t.call('GET', `/api/recipes/${recipe}/jobs/${ids[0]}`);
+    assert.equal(first.status, 200);
+    assert.equal(first.body.lines.length, 1203, 'the job lists the lines of both tables');
     clock.advance(24 * HOUR + 1);
     assert.ok(await jobRowsBecome(recipe, 0), 'every job (three batches of 200 jobs)');
-    assert.equal(await lineRows(ids), 0, "every line (the first job alone has three statements' worth)");
+    assert.equal(await lineRows(ids), 0, 'every line');
+    for (const table of ['job_lines', 'job_line_sets'] as const) {
+      const row = await t.ctx.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('job_id', 'in', ids)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(row.n), 0, `no row left in ${table}`);
+    }
   });
 });
 

@@ -124,6 +124,10 @@ export interface JobsTable {
   recipe_version_no: number | null;
 }
 
+/**
+ * A line of a job: in the view job_line_rows (every line, one row each), and in the table
+ * job_lines, which keeps the lines recorded before migration 0083.
+ */
 export interface JobLinesTable {
   job_id: number;
   seq: number;
@@ -137,6 +141,17 @@ export interface JobLinesTable {
   mask_data: Flag;
   started_at: string;
   completed_at: string;
+}
+
+/**
+ * The lines a job recorded at once (its end, or its stop at a workflow task), as one row (0083):
+ * `lines` is a JSON array of arrays in the order of LINE_SET_FIELDS (src/api/jobs/queue.store.ts);
+ * `seq` is the first line's.
+ */
+export interface JobLineSetsTable {
+  job_id: number;
+  seq: number;
+  lines: string;
 }
 
 /** A step line's input or output too large for the line itself, kept whole (0075). */

@@ -55,7 +55,7 @@ async function messages(recipeId: number): Promise<string[]> {
   const out: string[] = [];
   for (const job of jobs) {
     const line = await t.ctx.db
-      .selectFrom('job_lines')
+      .selectFrom('job_line_rows')
       .select('output')
       .where('job_id', '=', job.id)
       .where('recipe_line_number', '=', 1)

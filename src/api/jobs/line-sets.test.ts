@@ -1,0 +1,144 @@
+// A job's lines are stored as one row per recording (job_line_sets, migration 0083) and read back
+// as lines (the view job_line_rows), together with lines stored one row each before 0083
+// (job_lines): the same on both databases, every field as it was written.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createTestApp, type TestApp } from '../../../test/helpers.ts';
+import { jobRow } from '../../../test/job-rows.ts';
+import { log, webhookRecipe } from '../../../test/recipes.ts';
+import type { JobLineRow } from '../../db/types.ts';
+import { toStored } from '../../time.ts';
+import { recordJobEnds } from './job-ends.store.ts';
+import { listLines } from './jobs.store.ts';
+import { insertJob, insertLines, lineSets } from './queue.store.ts';
+
+let t: TestApp;
+before(async () => {
+  t = await createTestApp();
+  await t.app.ready();
+  await t.engine.close();
+});
+after(() => t.close());
+
+function line(jobId: number, seq: number, values: Partial<JobLineRow> = {}): JobLineRow {
+  return {
+    job_id: jobId,
+    seq,
+    recipe_line_number: seq + 1,
+    adapter_name: 'logger',
+    adapter_operation: 'log_message',
+    pass: null,
+    input: `{"message":"line ${seq}"}`,
+    output: '{}',
+    error: null,
+    mask_data: 0,
+    started_at: '2026-03-01T08:00:00.000Z',
+    completed_at: '2026-03-01T08:00:00.250Z',
+    ...values,
+  };
+}
+
+test('lineSets: each run of one job’s lines is one row at its first seq, the fields in a fixed order', () => {
+  const sets = lineSets([line(7, 0), line(7, 1), line(8, 4, { pass: 2, mask_data: 1, error: 'x' })]);
+  assert.deepEqual(
+    sets.map((set) => [set.job_id, set.seq]),
+    [
+      [7, 0],
+      [8, 4],
+    ],
+  );
+  assert.deepEqual(JSON.parse(sets[1]!.lines), [
+    [
+      4,
+      5,
+      'logger',
+      'log_message',
+      2,
+      '{"message":"line 4"}',
+      '{}',
+      'x',
+      1,
+      '2026-03-01T08:00:00.000Z',
+      '2026-03-01T08:00:00.250Z',
+    ],
+  ]);
+  assert.deepEqual(lineSets([]), []);
+});
+
+test('a job’s lines stored before migration 0083, at a workflow task’s stop and at its end read back in order, every field as written; GET of the job lists them', async () => {
+  const { id: recipeId } = await webhookRecipe(t, [log('a', 'x')]);
+  const stamp = toStored(t.ctx.clock.now());
+  const jobId = await insertJob(
+    t.ctx.db,
+    jobRow(recipeId, { status: 'running', created_at: stamp, started_at: stamp }),
+  );
+  const tricky = `{"q":"it's \\"quoted\\", {x} [y] \\\\ ü 日本 \\u0001","n":null}`;
+  const written = [
+    // Stored one row each, as before migration 0083 (or by a node of the older version).
+    line(jobId, 0, { recipe_line_number: 0, adapter_name: 'workato_webhooks', adapter_operation: 'new_event' }),
+    line(jobId, 1, { pass: 0, input: tricky, output: null }),
+    // At a workflow task's stop (insertLines).
+    line(jobId, 2, { pass: 1, mask_data: 1, input: null, output: tricky }),
+    line(jobId, 3, { error: 'Timed out,\n"twice"', output: null }),
+    // At the job's end (recordJobEnds: on PostgreSQL, its stored function).
+    line(jobId, 4, { recipe_line_number: 12, input: '', output: 'x'.repeat(20_000) }),
+    line(jobId, 5),
+  ];
+  for (const row of written.slice(0, 2)) await t.ctx.db.insertInto('job_lines').values(row).execute();
+  await t.ctx.db.transaction().execute((trx) => insertLines(trx, written.slice(2, 4)));
+  await t.ctx.db.transaction().execute((trx) =>
+    recordJobEnds(trx, [
+      {
+        end: {
+          id: jobId,
+          lines: written.slice(4),
+          result: { status: 'failed', error: 'Timed out', error_parts: null, completed_at: stamp, task_count: 3 },
+          counters: { recipeId, succeeded: false, taskCount: 3, lastRunAt: stamp },
+        },
+        successor: null,
+      },
+    ]),
+  );
+  const sets = await t.ctx.db
+    .selectFrom('job_line_sets')
+    .select('seq')
+    .where('job_id', '=', jobId)
+    .orderBy('seq')
+    .execute();
+  assert.deepEqual(
+    sets.map((set) => set.seq),
+    [2, 4],
+    'one row for each recording',
+  );
+  assert.deepEqual(
+    (await listLines(t.ctx.db, jobId)).map((row) => ({ ...row, job_id: Number(row.job_id) })),
+    written,
+  );
+
+  const job = await t.call('GET', `/api/recipes/${recipeId}/jobs/${jobId}`);
+  assert.equal(job.status, 200);
+  assert.deepEqual(
+    job.body.lines.map((l: { recipe_line_number: number; mask_data: boolean; error?: string }) => [
+      l.recipe_line_number,
+      l.mask_data,
+      l.error ?? null,
+    ]),
+    written.map((l) => [l.recipe_line_number, l.mask_data === 1, l.error]),
+  );
+});
+
+test('a deleted job’s lines go with it, and lines of a job that no longer exists are not stored', async () => {
+  const { id: recipeId } = await webhookRecipe(t, [log('a', 'x')]);
+  const jobId = await insertJob(t.ctx.db, jobRow(recipeId, { status: 'running' }));
+  await t.ctx.db.insertInto('job_lines').values(line(jobId, 0)).execute();
+  await t.ctx.db.transaction().execute((trx) => insertLines(trx, [line(jobId, 1), line(jobId, 2)]));
+  assert.equal((await listLines(t.ctx.db, jobId)).length, 3);
+  await t.ctx.db.deleteFrom('jobs').where('id', '=', jobId).execute();
+  await t.ctx.db
+    .transaction()
+    .execute((trx) => insertLines(trx, [line(jobId, 0)]))
+    .catch(() => undefined);
+  assert.deepEqual(await listLines(t.ctx.db, jobId), []);
+  const left = await t.ctx.db.selectFrom('job_line_sets').select('seq').where('job_id', '=', jobId).execute();
+  assert.deepEqual(left, []);
+});
