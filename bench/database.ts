@@ -148,6 +148,24 @@ export async function postgresCpuMicros(): Promise<number | null> {
   return Number.isFinite(ticks) ? ticks * 10_000 : null;
 }
 
+/**
+ * The position in the write-ahead log of the PostgreSQL server `target` uses (bytes written since
+ * its cluster began): two readings apart give the log a load wrote. Null on SQLite.
+ */
+export async function postgresWalPosition(target: {
+  dataDir: string;
+  databaseUrl?: string | undefined;
+}): Promise<number | null> {
+  if (!target.databaseUrl) return null;
+  const [row] = await queryRows<{ n: string }>(
+    target,
+    '',
+    "select (pg_current_wal_lsn() - '0/0'::pg_lsn)::text as n",
+    [],
+  );
+  return Number(row?.n);
+}
+
 /** Write-ahead log written before the first measurement, so that the log has a steady size. */
 const WARM_UP_WAL_BYTES = 3 * 1024 ** 3;
 

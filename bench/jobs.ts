@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { cpuMicros, load, loadOptions, row, startChild } from './lib.ts';
-import { postgresCpuMicros, queryRows, recordFigure, statementsTracked } from './database.ts';
+import { postgresCpuMicros, postgresWalPosition, queryRows, recordFigure, statementsTracked } from './database.ts';
 import { startSwitchboard } from './platform.ts';
 import { createPySandbox, installedPythonSnapshotFile } from '../src/engine/sandbox/py-sandbox.ts';
 
@@ -153,6 +153,7 @@ export async function run(options: { seconds: number; connections: number }): Pr
       await queryRows(sb, '', 'select pg_stat_statements_reset()', []);
     }
     const commits0 = await commits();
+    const wal0 = await postgresWalPosition(sb);
     const t0 = Date.now();
     const cpu0 = cpuMicros(sb.process.pid);
     const pgCpu0 = sb.databaseUrl ? await postgresCpuMicros() : null;
@@ -172,6 +173,7 @@ export async function run(options: { seconds: number; connections: number }): Pr
     }
     const cpu1 = cpuMicros(sb.process.pid);
     const pgCpu1 = sb.databaseUrl ? await postgresCpuMicros() : null;
+    const wal1 = await postgresWalPosition(sb);
     const statements = tracked
       ? await queryRows<{ calls: number; total_ms: number; rows: number; query: string }>(
           sb,
@@ -237,6 +239,10 @@ export async function run(options: { seconds: number; connections: number }): Pr
     if (pgCpu0 !== null && pgCpu1 !== null)
       console.log(
         `PostgreSQL server CPU per job (every backend and the server's own processes; user + system): ${((pgCpu1 - pgCpu0) / jobs.length).toFixed(0)} us`,
+      );
+    if (wal0 !== null && wal1 !== null)
+      console.log(
+        `PostgreSQL write-ahead log per job (the whole cluster's, its background work included): ${((wal1 - wal0) / 1024 / jobs.length).toFixed(1)} KB`,
       );
     if (statements.length > 0) {
       console.log('PostgreSQL statements by execution time (pg_stat_statements; inside functions too), per job:');
