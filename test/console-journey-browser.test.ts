@@ -49,13 +49,19 @@ describe("a new user's way through the console", () => {
     try {
       const { page } = browser;
       await signIn(page, base, t.adminToken);
+      // The editor's script applies a pick at once and puts datapills in place: each page of the
+      // editor is used once it has run (an action that sends the form waits for the next page to
+      // start loading, so this waits on the new page).
+      const editorReady = () => page.locator('html[data-editor="ready"]').waitFor();
 
       // 1. A new recipe: a webhook with two payload fields, an IF on one of them.
       await page.getByRole('link', { name: 'Recipes', exact: true }).click();
       await page.getByRole('link', { name: 'New recipe' }).click();
+      await editorReady();
       await page.getByLabel('Name', { exact: true }).fill('Large orders to Salesforce');
       await page.getByLabel('Payload fields (comma separated: their datapills)').fill('order_id, total');
       await page.getByRole('button', { name: '+ IF' }).click();
+      await editorReady();
       const ifStep = page.locator('li.kw-if fieldset').first();
       await ifStep.getByLabel('Value to test').click();
       await ifStep.locator('details.pills summary').click();
@@ -65,17 +71,21 @@ describe("a new user's way through the console", () => {
 
       // 2. Inside the IF, Salesforce found in the catalog by typing its name.
       await ifStep.getByRole('button', { name: '+ Action' }).click();
+      await editorReady();
       const inner = page.locator('li.kw-action fieldset').first();
       await inner.getByText('Browse the applications').click();
       await inner.getByLabel('Filter by name').fill('sales');
       await inner.locator('ul.catalog-grid li:not([hidden])').getByRole('button', { name: 'Salesforce' }).click();
       await page.locator('li.kw-action legend', { hasText: 'Salesforce' }).waitFor();
+      await editorReady();
       await page.locator('li.kw-action fieldset').first().getByLabel('Action').selectOption('create_sobject');
       const sf = page.locator('li.kw-action fieldset').first();
       await sf.locator('legend', { hasText: 'Create record in Salesforce' }).waitFor();
+      await editorReady();
       await sf.getByLabel('Object (required)', { exact: true }).fill('Opportunity');
       await sf.getByLabel('Add a field').fill('Amount');
       await page.getByRole('button', { name: 'Check', exact: true }).click();
+      await editorReady();
       const sfAgain = page.locator('li.kw-action fieldset').first();
       await sfAgain.getByLabel('Amount', { exact: true }).click();
       await sfAgain.locator('details.pills summary').click();
@@ -84,11 +94,14 @@ describe("a new user's way through the console", () => {
 
       // 3. After the IF, a logger with the order's id.
       await page.locator('div.add-step').last().getByRole('button', { name: '+ Action' }).click();
+      await editorReady();
       const logger = page.locator('li.kw-action fieldset').last();
       await logger.getByLabel('Application').selectOption('logger');
+      await editorReady();
       await page.locator('li.kw-action fieldset').last().getByLabel('Action').selectOption('log_message');
       const log = page.locator('li.kw-action fieldset').last();
       await log.locator('legend', { hasText: 'Log message' }).waitFor();
+      await editorReady();
       await log.getByLabel('Message (required)', { exact: true }).fill('Order ');
       await log.locator('details.pills summary').click();
       await log.getByRole('button', { name: 'Step 0 · payload.order_id' }).click();
