@@ -229,6 +229,8 @@ describe('authoring in a browser', () => {
     await link.focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'New test case', exact: true }).waitFor();
+    // The page's script (deferred: it has run once the document is parsed) makes the path follow the step.
+    await page.waitForLoadState('domcontentloaded');
     const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
     assert.ok(Number(overflow) <= 0, `the page is ${String(overflow)} px wider than the window`);
     await page.getByLabel('Name', { exact: true }).fill('Written in the browser');
