@@ -130,8 +130,9 @@ const MAX_LINES_IN_ONE_RECORD = 5_000;
 /**
  * PostgreSQL: the ends of many jobs and their successors' claims in one call of
  * switchboard_job_ends_8 (migration 0083). Each job's lines travel as one text (its row of
- * job_line_sets: lineSets), and every column of the ends as one array, so the statement's text is the same whatever the number of jobs and lines; each array
- * goes as its text literal, written by pgArray in one native pass.
+ * job_line_sets: lineSets), and every column of the ends as one array, so the statement's text
+ * is the same whatever the number of jobs and lines; each array goes as its text literal, written
+ * by pgArray in one native pass.
  * The claims try the same claim lock as claimJobs: a recipe whose lock another transaction holds
  * comes back as a row with no id, and its ends' claims are `contended` (their places go back to
  * the dispatcher).

@@ -10,7 +10,7 @@ import type { JobLineRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
 import { recordJobEnds } from './job-ends.store.ts';
 import { listLines } from './jobs.store.ts';
-import { insertJob, insertLines, lineSets } from './queue.store.ts';
+import { insertJob, insertLines, LINE_SET_MAX_CHARS, lineSets } from './queue.store.ts';
 
 let t: TestApp;
 before(async () => {
@@ -141,4 +141,55 @@ test('a deleted job’s lines go with it, and lines of a job that no longer exis
   assert.deepEqual(await listLines(t.ctx.db, jobId), []);
   const left = await t.ctx.db.selectFrom('job_line_sets').select('seq').where('job_id', '=', jobId).execute();
   assert.deepEqual(left, []);
+});
+
+test('a job whose lines are larger than one row takes keeps them in several rows, read back whole and in order', async () => {
+  const { id: recipeId } = await webhookRecipe(t, [log('a', 'x')]);
+  const stamp = toStored(t.ctx.clock.now());
+  const jobId = await insertJob(
+    t.ctx.db,
+    jobRow(recipeId, { status: 'running', created_at: stamp, started_at: stamp }),
+  );
+  // Seven lines of 0.4 times a row's size each (a line's input and output are kept up to 100,000
+  // characters each; a job keeps up to 5,000 lines): two lines a row.
+  const big = (seq: number) => line(jobId, seq, { output: `"${String(seq).repeat(LINE_SET_MAX_CHARS * 0.4)}"` });
+  const written = Array.from({ length: 7 }, (_, seq) => big(seq));
+  assert.deepEqual(
+    lineSets(written).map((set) => set.seq),
+    [0, 2, 4, 6],
+  );
+  assert.ok(lineSets(written).every((set) => set.lines.length <= LINE_SET_MAX_CHARS));
+  // A single line larger than a row is a row of its own.
+  const huge = line(jobId, 0, { output: 'y'.repeat(LINE_SET_MAX_CHARS + 10) });
+  assert.deepEqual(
+    lineSets([huge, line(jobId, 1)]).map((set) => set.seq),
+    [0, 1],
+  );
+  await t.ctx.db.transaction().execute((trx) =>
+    recordJobEnds(trx, [
+      {
+        end: {
+          id: jobId,
+          lines: written,
+          result: { status: 'succeeded', error: null, error_parts: null, completed_at: stamp, task_count: 7 },
+          counters: { recipeId, succeeded: true, taskCount: 7, lastRunAt: stamp },
+        },
+        successor: null,
+      },
+    ]),
+  );
+  const rows = await t.ctx.db
+    .selectFrom('job_line_sets')
+    .select('seq')
+    .where('job_id', '=', jobId)
+    .orderBy('seq')
+    .execute();
+  assert.deepEqual(
+    rows.map((row) => row.seq),
+    [0, 2, 4, 6],
+  );
+  assert.deepEqual(
+    (await listLines(t.ctx.db, jobId)).map((row) => ({ ...row, job_id: Number(row.job_id) })),
+    written,
+  );
 });

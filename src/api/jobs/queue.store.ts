@@ -451,20 +451,32 @@ const _everyLineField: [Exclude<keyof JobLineRow, 'job_id' | (typeof LINE_SET_FI
 export type LineSet = { job_id: number; seq: number; lines: string };
 
 /**
- * Lines as rows of job_line_sets: each run of consecutive lines of one job is one row, at the seq
- * of its first line, its lines a JSON array of their fields (LINE_SET_FIELDS).
+ * Characters of one row's `lines` beyond which the next line starts a new row. A job keeps up to
+ * 5,000 lines of up to 100,000 characters of input and as much of output each: as one text, that
+ * could pass the longest string JavaScript makes and the 1 GB a value takes in either database.
+ */
+export const LINE_SET_MAX_CHARS = 1_000_000;
+
+/**
+ * Lines as rows of job_line_sets: each run of consecutive lines of one job is one row (or several,
+ * each within LINE_SET_MAX_CHARS but for a single line larger than that), at the seq of its first
+ * line, its lines a JSON array of their fields (LINE_SET_FIELDS).
  */
 export function lineSets(lines: readonly JobLineRow[]): LineSet[] {
   const sets: LineSet[] = [];
   let i = 0;
   while (i < lines.length) {
     const first = lines[i]!;
-    const fields: unknown[] = [];
+    const encoded: string[] = [];
+    let chars = 0;
     for (; i < lines.length && lines[i]!.job_id === first.job_id; i++) {
       const line = lines[i]!;
-      fields.push(LINE_SET_FIELDS.map((field) => line[field]));
+      const text = JSON.stringify(LINE_SET_FIELDS.map((field) => line[field]));
+      if (encoded.length > 0 && chars + text.length > LINE_SET_MAX_CHARS) break;
+      encoded.push(text);
+      chars += text.length + 1;
     }
-    sets.push({ job_id: first.job_id, seq: first.seq, lines: JSON.stringify(fields) });
+    sets.push({ job_id: first.job_id, seq: first.seq, lines: `[${encoded.join(',')}]` });
   }
   return sets;
 }
@@ -483,12 +495,11 @@ export async function insertLines(db: Db, lines: JobLineRow[]): Promise<void> {
   if (lines.length === 0) return;
   const sets = lineSets(lines);
   if (jobLinesCheckedByStatements(db)) {
+    const jobIds = pgArray(sets.map((set) => set.job_id));
     await sql`insert into job_line_sets (job_id, seq, lines)
-      select s.* from unnest(${pgArray(sets.map((set) => set.job_id))}::bigint[], ${pgArray(sets.map((set) => set.seq))}::int[],
+      select s.* from unnest(${jobIds}::bigint[], ${pgArray(sets.map((set) => set.seq))}::int[],
           ${pgArray(sets.map((set) => set.lines))}::text[]) as s(job_id, seq, lines)
-        where s.job_id in (select id from jobs where id = any(${pgArray(sets.map((set) => set.job_id))}::bigint[]) for key share)`.execute(
-      db,
-    );
+        where s.job_id in (select id from jobs where id = any(${jobIds}::bigint[]) for key share)`.execute(db);
     return;
   }
   for (const set of sets) await insertLineSetQuery.execute(db, set);
