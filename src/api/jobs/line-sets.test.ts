@@ -38,6 +38,47 @@ function line(jobId: number, seq: number, values: Partial<JobLineRow> = {}): Job
   };
 }
 
+/** A job's end with these lines, recorded as the engine records it (on PostgreSQL, the stored function). */
+async function endJob(
+  recipeId: number,
+  jobId: number,
+  lines: JobLineRow[],
+  status: 'succeeded' | 'failed',
+): Promise<void> {
+  const stamp = toStored(t.ctx.clock.now());
+  const failed = status === 'failed';
+  await t.ctx.db.transaction().execute((trx) =>
+    recordJobEnds(trx, [
+      {
+        end: {
+          id: jobId,
+          lines,
+          result: {
+            status,
+            error: failed ? 'Timed out' : null,
+            error_parts: null,
+            completed_at: stamp,
+            task_count: lines.length,
+          },
+          counters: { recipeId, succeeded: !failed, taskCount: lines.length, lastRunAt: stamp },
+        },
+        successor: null,
+      },
+    ]),
+  );
+}
+
+/** The seq of each row of job_line_sets of a job, in order. */
+async function setSeqs(jobId: number): Promise<number[]> {
+  const rows = await t.ctx.db
+    .selectFrom('job_line_sets')
+    .select('seq')
+    .where('job_id', '=', jobId)
+    .orderBy('seq')
+    .execute();
+  return rows.map((row) => row.seq);
+}
+
 test('lineSets: each run of one job’s lines is one row at its first seq, the fields in a fixed order', () => {
   const sets = lineSets([line(7, 0), line(7, 1), line(8, 4, { pass: 2, mask_data: 1, error: 'x' })]);
   assert.deepEqual(
@@ -86,30 +127,8 @@ test('a job’s lines stored before migration 0083, at a workflow task’s stop 
   ];
   for (const row of written.slice(0, 2)) await t.ctx.db.insertInto('job_lines').values(row).execute();
   await t.ctx.db.transaction().execute((trx) => insertLines(trx, written.slice(2, 4)));
-  await t.ctx.db.transaction().execute((trx) =>
-    recordJobEnds(trx, [
-      {
-        end: {
-          id: jobId,
-          lines: written.slice(4),
-          result: { status: 'failed', error: 'Timed out', error_parts: null, completed_at: stamp, task_count: 3 },
-          counters: { recipeId, succeeded: false, taskCount: 3, lastRunAt: stamp },
-        },
-        successor: null,
-      },
-    ]),
-  );
-  const sets = await t.ctx.db
-    .selectFrom('job_line_sets')
-    .select('seq')
-    .where('job_id', '=', jobId)
-    .orderBy('seq')
-    .execute();
-  assert.deepEqual(
-    sets.map((set) => set.seq),
-    [2, 4],
-    'one row for each recording',
-  );
+  await endJob(recipeId, jobId, written.slice(4), 'failed');
+  assert.deepEqual(await setSeqs(jobId), [2, 4], 'one row for each recording');
   assert.deepEqual(
     (await listLines(t.ctx.db, jobId)).map((row) => ({ ...row, job_id: Number(row.job_id) })),
     written,
@@ -165,29 +184,8 @@ test('a job whose lines are larger than one row takes keeps them in several rows
     lineSets([huge, line(jobId, 1)]).map((set) => set.seq),
     [0, 1],
   );
-  await t.ctx.db.transaction().execute((trx) =>
-    recordJobEnds(trx, [
-      {
-        end: {
-          id: jobId,
-          lines: written,
-          result: { status: 'succeeded', error: null, error_parts: null, completed_at: stamp, task_count: 7 },
-          counters: { recipeId, succeeded: true, taskCount: 7, lastRunAt: stamp },
-        },
-        successor: null,
-      },
-    ]),
-  );
-  const rows = await t.ctx.db
-    .selectFrom('job_line_sets')
-    .select('seq')
-    .where('job_id', '=', jobId)
-    .orderBy('seq')
-    .execute();
-  assert.deepEqual(
-    rows.map((row) => row.seq),
-    [0, 2, 4, 6],
-  );
+  await endJob(recipeId, jobId, written, 'succeeded');
+  assert.deepEqual(await setSeqs(jobId), [0, 2, 4, 6]);
   assert.deepEqual(
     (await listLines(t.ctx.db, jobId)).map((row) => ({ ...row, job_id: Number(row.job_id) })),
     written,
