@@ -63,6 +63,7 @@ const MIGRATIONS: Record<string, () => Promise<DialectMigration>> = {
   '0081_job_ends_generic_plans': () => import('./migrations/0081_job_ends_generic_plans.ts'),
   '0082_job_claims_from': () => import('./migrations/0082_job_claims_from.ts'),
   '0083_job_line_sets': () => import('./migrations/0083_job_line_sets.ts'),
+  '0084_job_line_sets_joined': () => import('./migrations/0084_job_line_sets_joined.ts'),
   '0055_agents': () => import('./migrations/0055_agents.ts'),
 };
 

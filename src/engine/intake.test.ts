@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, type TestApp } from '../../test/helpers.ts';
 import { allowWrites, refuseWrites } from '../../test/test-database.ts';
-import { action, webhookRecipe } from '../../test/recipes.ts';
+import { action, pill, webhookRecipe } from '../../test/recipes.ts';
 
 const BURST = 300;
 
@@ -78,4 +78,44 @@ describe('POST /webhooks/rest/:key/:event in a burst', () => {
     assert.equal((await storedPayloads(id)).length, BURST);
     await t.engine.idle();
   });
+});
+
+test('a payload holding NUL (which PostgreSQL’s text cannot hold) among a burst: every webhook acknowledged, its job’s title, error and lines kept with U+FFFD in its place, the GET of the job a 200', async () => {
+  const reason = pill('workato_webhooks', 'hook', 'payload', 'reason');
+  const { id, path } = await webhookRecipe(t, [
+    action('logger', 'log_message', 'log', { message: `said ${reason}` }),
+    { keyword: 'stop', input: { stop_with_error: 'true', stop_reason: reason } },
+  ]);
+  const reasons = Array.from({ length: 20 }, (_, n) => (n === 7 ? 'a\u0000b\u0000' : `r${n}`));
+  const replies = await Promise.all(
+    reasons.map((r) => t.app.inject({ method: 'POST', url: path, payload: { reason: r } })),
+  );
+  assert.deepEqual(
+    replies.map((r) => r.statusCode),
+    Array(reasons.length).fill(200),
+  );
+  await t.engine.idle();
+  const jobs = await t.ctx.db
+    .selectFrom('jobs')
+    .select(['id', 'handle', 'title', 'error'])
+    .where('recipe_id', '=', id)
+    .execute();
+  assert.equal(jobs.length, reasons.length);
+  assert.deepEqual(jobs.map((row) => row.error).sort(), reasons.map((r) => r.replaceAll('\u0000', '\uFFFD')).sort());
+  const job = jobs.find((row) => row.error?.startsWith('a'))!;
+  assert.equal(job.error, 'a\uFFFDb\uFFFD');
+  assert.match(job.title, /reason=a\uFFFDb\uFFFD/);
+  const res = await t.call('GET', `/api/recipes/${id}/jobs/${job.handle}`);
+  assert.equal(res.status, 200);
+  assert.equal(res.body.error, 'a\uFFFDb\uFFFD');
+  const lines = res.body.lines as Array<{ recipe_line_number: number; error?: string }>;
+  assert.equal(lines.at(-1)!.error, 'a\uFFFDb\uFFFD');
+  // The step's output is JSON, in which a NUL is an escape: kept as it was.
+  const logged = await t.ctx.db
+    .selectFrom('job_line_rows')
+    .select('output')
+    .where('job_id', '=', job.id)
+    .where('recipe_line_number', '=', 1)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual(JSON.parse(logged.output!), { message: 'said a\u0000b\u0000' });
 });

@@ -1,12 +1,21 @@
 // The end of a job: its row, its lines and its recipe's counters (appended to recipe_job_counts,
 // src/api/recipes/job-counts.store.ts) in one write, and the claim of the recipe's next jobs; on
-// PostgreSQL a batch of ends is one call of switchboard_job_ends_8.
+// PostgreSQL a batch of ends is one call of switchboard_job_ends_9.
 import { sql } from 'kysely';
 import type { Db, JobLineRow, JobRow } from '../../db/types.ts';
 import { ADVISORY_LOCKS, runsStoredFunctions } from '../../db/dialect.ts';
 import { pgArray } from '../../db/pg-arrays.ts';
+import { storableTextOrNull } from '../../db/text.ts';
 import { appendJobCounts, type JobCountsDelta } from '../recipes/job-counts.store.ts';
-import { type JobClaim, claimJobs, type JobResult, finishJob, insertLines, lineSets } from './queue.store.ts';
+import {
+  type JobClaim,
+  claimJobs,
+  type JobResult,
+  finishJob,
+  insertLines,
+  joinedLines,
+  lineSets,
+} from './queue.store.ts';
 
 /** What a job's end writes: its lines, its end state, and (unless a test case's) its recipe's counters. */
 export type JobEnd = {
@@ -129,10 +138,10 @@ const MAX_LINES_IN_ONE_RECORD = 5_000;
 
 /**
  * PostgreSQL: the ends of many jobs and their successors' claims in one call of
- * switchboard_job_ends_8 (migration 0083). Each job's lines travel as one text (its row of
- * job_line_sets: lineSets), and every column of the ends as one array, so the statement's text
- * is the same whatever the number of jobs and lines; each array goes as its text literal, written
- * by pgArray in one native pass.
+ * switchboard_job_ends_9 (migration 0084). Each job's lines are one text (its row of
+ * job_line_sets: lineSets), and all of them travel as one (joinedLines); every column of the ends
+ * as one array, so the statement's text is the same whatever the number of jobs and lines; each
+ * array goes as its text literal, written by pgArray in one native pass.
  * The claims try the same claim lock as claimJobs: a recipe whose lock another transaction holds
  * comes back as a row with no id, and its ends' claims are `contended` (their places go back to
  * the dispatcher).
@@ -158,9 +167,9 @@ async function recordInOneCall(db: Db, items: readonly JobEndAndClaim[]): Promis
     }
     return lowest;
   });
-  const { rows } = await sql<JobRow>`select * from switchboard_job_ends_8(
-      ${pgArray(sets.map((set) => set.job_id))}::bigint[], ${pgArray(sets.map((set) => set.seq))}::int[], ${pgArray(sets.map((set) => set.lines))}::text[],
-      ${pgArray(ends.map((e) => e.id))}::bigint[], ${pgArray(ends.map((e) => e.result.status))}::text[], ${pgArray(ends.map((e) => e.result.error))}::text[],
+  const { rows } = await sql<JobRow>`select * from switchboard_job_ends_9(
+      ${pgArray(sets.map((set) => set.job_id))}::bigint[], ${pgArray(sets.map((set) => set.seq))}::int[], ${joinedLines(sets)}::text,
+      ${pgArray(ends.map((e) => e.id))}::bigint[], ${pgArray(ends.map((e) => e.result.status))}::text[], ${pgArray(ends.map((e) => storableTextOrNull(e.result.error)))}::text[],
       ${pgArray(ends.map((e) => e.result.error_parts))}::text[], ${pgArray(ends.map((e) => e.result.completed_at))}::text[], ${pgArray(ends.map((e) => e.result.task_count))}::int[],
       ${pgArray(ends.map((e) => e.result.reply ?? null))}::text[], ${pgArray(ends.map((e) => e.result.recipe_version_no ?? null))}::int[],
       ${pgArray(sums.map((c) => c.recipeId))}::bigint[], ${pgArray(sums.map((c) => c.succeeded))}::int[], ${pgArray(sums.map((c) => c.failed))}::int[],

@@ -3,9 +3,11 @@
 // (job_lines): the same on both databases, every field as it was written.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../../../test/helpers.ts';
 import { jobRow } from '../../../test/job-rows.ts';
 import { log, webhookRecipe } from '../../../test/recipes.ts';
+import { runsStoredFunctions } from '../../db/dialect.ts';
 import type { JobLineRow } from '../../db/types.ts';
 import { toStored } from '../../time.ts';
 import { recordJobEnds } from './job-ends.store.ts';
@@ -45,11 +47,21 @@ async function endJob(
   lines: JobLineRow[],
   status: 'succeeded' | 'failed',
 ): Promise<void> {
+  await endJobs(recipeId, [{ jobId, lines }], status);
+}
+
+/** The ends of these jobs, recorded together (on PostgreSQL, one call of the stored function). */
+async function endJobs(
+  recipeId: number,
+  jobs: Array<{ jobId: number; lines: JobLineRow[] }>,
+  status: 'succeeded' | 'failed',
+): Promise<void> {
   const stamp = toStored(t.ctx.clock.now());
   const failed = status === 'failed';
   await t.ctx.db.transaction().execute((trx) =>
-    recordJobEnds(trx, [
-      {
+    recordJobEnds(
+      trx,
+      jobs.map(({ jobId, lines }) => ({
         end: {
           id: jobId,
           lines,
@@ -63,8 +75,8 @@ async function endJob(
           counters: { recipeId, succeeded: !failed, taskCount: lines.length, lastRunAt: stamp },
         },
         successor: null,
-      },
-    ]),
+      })),
+    ),
   );
 }
 
@@ -190,4 +202,57 @@ test('a job whose lines are larger than one row takes keeps them in several rows
     (await listLines(t.ctx.db, jobId)).map((row) => ({ ...row, job_id: Number(row.job_id) })),
     written,
   );
+});
+
+test('lines holding control characters (the unit separator that joins a batch’s line sets among them) read back as written, a NUL as U+FFFD, for every job of a batch', async () => {
+  const { id: recipeId } = await webhookRecipe(t, [log('a', 'x')]);
+  const stamp = toStored(t.ctx.clock.now());
+  const running = () =>
+    insertJob(t.ctx.db, jobRow(recipeId, { status: 'running', created_at: stamp, started_at: stamp }));
+  const [a, b, none, stopped] = [await running(), await running(), await running(), await running()];
+  const controls = (nul: string) => `unit\u001fseparator \u001e record \u0007 bell \t tab \u001f\u001f end ${nul}`;
+  const linesOf = (jobId: number, nul = '\u0000') => [
+    line(jobId, 0, { input: controls(nul), output: `{"v":"${controls(nul)}"}` }),
+    line(jobId, 1, { error: `\u001f${nul}`, output: null }),
+    line(jobId, 2, { input: '\u001f' }),
+  ];
+  // A task's stop (insertLines), and three ends in one batch, one of them with no line at all.
+  await t.ctx.db.transaction().execute((trx) => insertLines(trx, linesOf(stopped)));
+  await endJobs(
+    recipeId,
+    [
+      { jobId: a, lines: linesOf(a) },
+      { jobId: none, lines: [] },
+      { jobId: b, lines: linesOf(b) },
+    ],
+    'succeeded',
+  );
+  for (const jobId of [a, b, stopped]) {
+    assert.deepEqual(
+      (await listLines(t.ctx.db, jobId)).map((row) => ({ ...row, job_id: Number(row.job_id) })),
+      linesOf(jobId, '\uFFFD'),
+    );
+  }
+  assert.deepEqual(await listLines(t.ctx.db, none), []);
+  const ended = await t.ctx.db.selectFrom('jobs').select('status').where('id', 'in', [a, b, none]).execute();
+  assert.deepEqual(
+    ended.map((row) => row.status),
+    ['succeeded', 'succeeded', 'succeeded'],
+  );
+});
+
+test('PostgreSQL: a job’s lines are compressed with lz4 where the server has it', async (c) => {
+  if (!runsStoredFunctions(t.ctx.db)) return c.skip('PostgreSQL only: SQLite compresses no value');
+  const { rows: has } = await sql<{ lz4: boolean }>`select 'lz4' = any(enumvals) as lz4 from pg_settings
+      where name = 'default_toast_compression'`.execute(t.ctx.db);
+  if (has[0]?.lz4 !== true) return c.skip('this PostgreSQL was built without lz4: its default compression is kept');
+  const { id: recipeId } = await webhookRecipe(t, [log('a', 'x')]);
+  const jobId = await insertJob(t.ctx.db, jobRow(recipeId, { status: 'running' }));
+  // Past the size at which PostgreSQL compresses a value (about 2 KB), as a job's lines of a few steps are.
+  const lines = Array.from({ length: 14 }, (_, seq) => line(jobId, seq, { output: `{"rows":"${'ab'.repeat(200)}"}` }));
+  await endJob(recipeId, jobId, lines, 'succeeded');
+  const { rows } = await sql<{ method: string | null }>`select pg_column_compression(lines) as method
+      from job_line_sets where job_id = ${jobId}`.execute(t.ctx.db);
+  assert.deepEqual(rows, [{ method: 'lz4' }]);
+  assert.equal((await listLines(t.ctx.db, jobId)).length, 14);
 });

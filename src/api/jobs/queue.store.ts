@@ -13,6 +13,7 @@ import {
 } from '../../db/dialect.ts';
 import { prepareQuery } from '../../db/prepared.ts';
 import { pgArray } from '../../db/pg-arrays.ts';
+import { storableText, storableTextOrNull, storableValue } from '../../db/text.ts';
 
 const HANDLE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -50,9 +51,8 @@ export function newJobRow(recipeId: number, at: string, title: string, values: P
     recipe_id: recipeId,
     handle: values.handle ?? newJobHandle(),
     status: 'queued',
-    title,
+    title: storableText(title),
     trigger_output: 'null',
-    error: null,
     error_parts: null,
     is_poll_error: 0,
     is_repeat: 0,
@@ -69,6 +69,7 @@ export function newJobRow(recipeId: number, at: string, title: string, values: P
     recipe_version_no: null,
     ...UNSET_JOB_COLUMNS,
     ...values,
+    error: storableTextOrNull(values.error ?? null),
   };
 }
 
@@ -388,6 +389,7 @@ export async function finishJob(db: Db, id: number, result: JobResult): Promise<
   await finishJobQuery.execute(db, {
     id,
     ...result,
+    error: storableTextOrNull(result.error),
     reply: result.reply ?? null,
     recipe_version_no: result.recipe_version_no ?? null,
   });
@@ -471,7 +473,7 @@ export function lineSets(lines: readonly JobLineRow[]): LineSet[] {
     let chars = 0;
     for (; i < lines.length && lines[i]!.job_id === first.job_id; i++) {
       const line = lines[i]!;
-      const text = JSON.stringify(LINE_SET_FIELDS.map((field) => line[field]));
+      const text = JSON.stringify(LINE_SET_FIELDS.map((field) => storableValue(line[field])));
       if (encoded.length > 0 && chars + text.length > LINE_SET_MAX_CHARS) break;
       encoded.push(text);
       chars += text.length + 1;
@@ -479,6 +481,15 @@ export function lineSets(lines: readonly JobLineRow[]): LineSet[] {
     sets.push({ job_id: first.job_id, seq: first.seq, lines: `[${encoded.join(',')}]` });
   }
   return sets;
+}
+
+/**
+ * Line sets' texts as one, for PostgreSQL to split with `string_to_array(text, chr(31))`: each is
+ * JSON, in which every control character is escaped, so the unit separator occurs in none of them
+ * (migration 0084). No sets: the empty text, which splits into no element.
+ */
+export function joinedLines(sets: readonly LineSet[]): string {
+  return sets.map((set) => set.lines).join('\u001f');
 }
 
 const insertLineSetQuery = prepareQuery<LineSet, never>((db, param) =>
@@ -498,7 +509,7 @@ export async function insertLines(db: Db, lines: JobLineRow[]): Promise<void> {
     const jobIds = pgArray(sets.map((set) => set.job_id));
     await sql`insert into job_line_sets (job_id, seq, lines)
       select s.* from unnest(${jobIds}::bigint[], ${pgArray(sets.map((set) => set.seq))}::int[],
-          ${pgArray(sets.map((set) => set.lines))}::text[]) as s(job_id, seq, lines)
+          string_to_array(${joinedLines(sets)}::text, chr(31))) as s(job_id, seq, lines)
         where s.job_id in (select id from jobs where id = any(${jobIds}::bigint[]) for key share)`.execute(db);
     return;
   }
@@ -534,7 +545,7 @@ export async function failInterruptedJob(
     .updateTable('jobs')
     .set({
       status: result.status,
-      error: result.error,
+      error: storableTextOrNull(result.error),
       error_parts: result.error_parts,
       completed_at: result.completed_at,
       task_count: result.task_count,
