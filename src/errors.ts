@@ -14,6 +14,7 @@ export const ERROR_CATALOG = {
   malformed_json: { status: 400, message: 'Malformed JSON in request body' },
   body_too_deep: { status: 400, message: 'The JSON body nests objects and arrays more than {max} levels deep' },
   body_too_complex: { status: 400, message: 'The JSON body holds more than {max} objects and arrays' },
+  text_has_nul: { status: 400, message: 'Text must not contain the NUL character (\\u0000)' },
   content_length_mismatch: { status: 400, message: 'Request body size did not match Content-Length' },
   payload_too_large: { status: 413, message: 'Request body is too large' },
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type: {content_type}; send application/json' },

@@ -350,6 +350,17 @@ export function storageFailureOf(error: unknown): StorageFailure | undefined {
   return typeof e.code === 'string' ? OTHER_STORAGE_FAILURES.get(e.code) : undefined;
 }
 
+/**
+ * PostgreSQL refused a text holding NUL (U+0000): as a parameter (22021, an invalid byte sequence:
+ * the only one a JavaScript string can make, as it is sent as UTF-8 with lone surrogates replaced)
+ * or read from JSON into text (22P05, `\u0000`). SQLite stores any text, so never on SQLite.
+ */
+export function textRefusedForNul(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === '22021' || code === '22P05';
+}
+
 /** SQLite's primary result codes: SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN. */
 const SQLITE_STORAGE_FAILURES: ReadonlyMap<number, StorageFailure> = new Map([
   [8, 'read_only'],

@@ -2,6 +2,7 @@
 // { message, errors? } for 4xx, { message: "Server error", id } for 5xx (details only in the log).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_CATALOG, storageUnavailable, type FieldErrors, type PlainErrorCode } from '../errors.ts';
+import { textRefusedForNul } from '../db/dialect.ts';
 import { fieldErrors } from './validation.ts';
 
 /** Errors the framework raises while reading a request, as catalog codes. */
@@ -36,6 +37,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (mapped) return sendError(reply, new AppError(mapped));
     if (error instanceof SyntaxError && (error as FastifyError).statusCode === 400)
       return sendError(reply, new AppError('malformed_json'));
+
+    // A NUL in a text PostgreSQL was given (SQLite stores it): the statement failed, nothing was written by it.
+    if (textRefusedForNul(error)) return sendError(reply, new AppError('text_has_nul'));
 
     const unavailable = storageUnavailable(error);
     if (unavailable) {

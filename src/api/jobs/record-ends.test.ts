@@ -417,7 +417,7 @@ test('the recipe version a job ran: stored with it (one insert, or many in one s
 test('PostgreSQL: the ends function runs its statements on generic plans, planned once per connection rather than at every call', async (c) => {
   if (!runsStoredFunctions(t.ctx.db)) return c.skip('PostgreSQL only: SQLite runs no stored function');
   const { rows } = await sql<{ proconfig: string[] }>`select proconfig from pg_proc
-      where proname = 'switchboard_job_ends_8'`.execute(t.ctx.db);
+      where proname = 'switchboard_job_ends_9'`.execute(t.ctx.db);
   assert.equal(rows.length, 1);
   assert.ok(rows[0]!.proconfig.includes('plan_cache_mode=force_generic_plan'), String(rows[0]!.proconfig));
   assert.ok(rows[0]!.proconfig.includes('enable_seqscan=off'), 'its other setting is kept');
