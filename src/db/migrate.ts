@@ -64,6 +64,7 @@ const MIGRATIONS: Record<string, () => Promise<DialectMigration>> = {
   '0082_job_claims_from': () => import('./migrations/0082_job_claims_from.ts'),
   '0083_job_line_sets': () => import('./migrations/0083_job_line_sets.ts'),
   '0084_job_line_sets_joined': () => import('./migrations/0084_job_line_sets_joined.ts'),
+  '0085_jobs_failed_completed_partial': () => import('./migrations/0085_jobs_failed_completed_partial.ts'),
   '0055_agents': () => import('./migrations/0055_agents.ts'),
 };
 
