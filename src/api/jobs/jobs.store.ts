@@ -1,5 +1,6 @@
 // Jobs and their lines as the API reads them (contract 10): lists, counters, one job with its lines,
 // and the one mapper to the API shape. The queue's writes are in queue.store.ts and job-ends.store.ts.
+import { sql } from 'kysely';
 import type { Db, JobLineRow, JobRow, JobState } from '../../db/types.ts';
 import { toApiTimestamp } from '../../time.ts';
 import { pendingJobCounts, totalJobCounts } from '../recipes/job-counts.store.ts';
@@ -346,12 +347,26 @@ export async function recentFailedJobs(
   limit: number,
 ) {
   if (folderIds !== null && folderIds.length === 0) return [];
+  return recentFailedJobsQuery(db, environmentId, folderIds, limit).execute();
+}
+
+/**
+ * recentFailedJobs's query. The status is a literal, not a parameter: on PostgreSQL the index of
+ * failed jobs holds those only (migration 0085), and a plan made once for any value of a parameter
+ * (the generic plan of a statement run often) could not use it.
+ */
+export function recentFailedJobsQuery(
+  db: Db,
+  environmentId: number,
+  folderIds: readonly number[] | null,
+  limit: number,
+) {
   let q = db
     .selectFrom('jobs as j')
     .innerJoin('recipes as r', 'r.id', 'j.recipe_id')
     .select(['j.handle', 'j.recipe_id', 'j.title', 'j.error', 'j.completed_at', 'r.name as recipe_name', 'r.folder_id'])
-    .where('j.status', '=', 'failed')
+    .where('j.status', '=', sql.lit('failed'))
     .where('r.environment_id', '=', environmentId);
   if (folderIds !== null) q = q.where('r.folder_id', 'in', folderIds);
-  return q.orderBy('j.completed_at', 'desc').limit(limit).execute();
+  return q.orderBy('j.completed_at', 'desc').limit(limit);
 }

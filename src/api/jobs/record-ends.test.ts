@@ -8,6 +8,7 @@ import { log, webhookRecipe } from '../../../test/recipes.ts';
 import { toStored } from '../../time.ts';
 import { jobRow } from '../../../test/job-rows.ts';
 import { insertJob, insertJobs } from './queue.store.ts';
+import { recentFailedJobsQuery } from './jobs.store.ts';
 import { recordJobEnds, recordJobEndsAlone, type JobEndAndClaim } from './job-ends.store.ts';
 import type { JobLineRow } from '../../db/types.ts';
 import { ADVISORY_LOCKS, runsStoredFunctions, tryTransactionLock } from '../../db/dialect.ts';
@@ -421,4 +422,31 @@ test('PostgreSQL: the ends function runs its statements on generic plans, planne
   assert.equal(rows.length, 1);
   assert.ok(rows[0]!.proconfig.includes('plan_cache_mode=force_generic_plan'), String(rows[0]!.proconfig));
   assert.ok(rows[0]!.proconfig.includes('enable_seqscan=off'), 'its other setting is kept');
+});
+
+test('PostgreSQL: jobs_failed_completed holds failed jobs only, so a job writes it no entry until it fails', async (c) => {
+  if (!runsStoredFunctions(t.ctx.db)) return c.skip('PostgreSQL only: SQLite keeps the full index');
+  const { rows } = await sql<{ indexdef: string }>`select indexdef from pg_indexes
+      where tablename = 'jobs' and indexname = 'jobs_failed_completed'`.execute(t.ctx.db);
+  assert.equal(rows.length, 1);
+  assert.match(rows[0]!.indexdef, /\(completed_at\) WHERE \(\(status\)::text = 'failed'::text\)$/);
+  // The console's latest failed jobs read it from the newest, also on the plan PostgreSQL makes once
+  // for any parameters (a statement run often): their status is a literal.
+  const query = recentFailedJobsQuery(t.ctx.db, 1, null, 10).compile();
+  const plan = await t.ctx.db.connection().execute(async (c) => {
+    await sql`set plan_cache_mode = force_generic_plan`.execute(c);
+    await sql`set enable_seqscan = off`.execute(c);
+    try {
+      await sql.raw(`prepare failed_jobs as ${query.sql}`).execute(c);
+      const args = query.parameters.map((value) => sql.lit(value as number));
+      const explained = await sql<Record<string, string>>`explain execute failed_jobs(${sql.join(args)})`.execute(c);
+      await sql`deallocate failed_jobs`.execute(c);
+      return explained.rows.map((row) => Object.values(row)[0]).join('\n');
+    } finally {
+      await sql`reset plan_cache_mode`.execute(c);
+      await sql`reset enable_seqscan`.execute(c);
+    }
+  });
+  assert.match(plan, /Index Scan Backward using jobs_failed_completed on jobs/, plan);
+  assert.doesNotMatch(plan, /Sort/, plan);
 });
