@@ -3,9 +3,9 @@
 // character: JSON escapes them all, so U+001F (the unit separator) cannot occur in one and joins
 // them. PostgreSQL splits that text with string_to_array in one scan; an array literal of the same
 // texts, dense with quotes, was escaped by the node and read back character by character.
-// switchboard_job_ends_9 is switchboard_job_ends_8 (0083) with its lines so given (a copy: a
-// function that called 8 cost more than the split saved); 8 stays, for nodes of the older version
-// while an upgrade goes on.
+// switchboard_job_ends_9 is switchboard_job_ends_8 (0083) with its lines so given: a copy, as a
+// function calling 8 would cost about as much a job as the split saves; 8 stays, for nodes of the
+// older version while an upgrade goes on.
 // The lines' text is compressed with lz4 where the server has it (PostgreSQL 14 or later, built
 // with it, as Debian's is): a job's lines of a few KB pass the threshold at which PostgreSQL
 // compresses a value, and its default, pglz, took several times as long.
