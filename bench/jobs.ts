@@ -225,6 +225,12 @@ export async function run(options: { seconds: number; connections: number }): Pr
       `jobs completed: ${jobs.length} (${failed} not succeeded), ${lines} lines recorded (${(lines / Math.max(1, jobs.length)).toFixed(1)} a job), ${found} found their tier in the lookup table, ${(jobs.length / ((lastDone - t0) / 1000)).toFixed(0)} jobs/s from first call to last job done (target >= 2000)`,
     );
     recordFigure('jobs/s', jobs.length / ((lastDone - t0) / 1000));
+    // The two phases: jobs done while the webhooks came, then the backlog's drain.
+    const burstEnd = t0 + options.seconds * 1000;
+    const doneInBurst = jobs.filter((j) => Date.parse(j.completed_at) <= burstEnd).length;
+    console.log(
+      `jobs done during the ${options.seconds} s of webhooks: ${(doneInBurst / options.seconds).toFixed(0)}/s; the backlog after them: ${jobs.length - doneInBurst} jobs in ${((lastDone - burstEnd) / 1000).toFixed(1)} s, ${((jobs.length - doneInBurst) / Math.max(0.001, (lastDone - burstEnd) / 1000)).toFixed(0)}/s`,
+    );
     if (cpu0 !== null && cpu1 !== null)
       console.log(
         `server CPU per job (webhook, run, record; user + system): ${((cpu1 - cpu0) / jobs.length).toFixed(0)} us`,
