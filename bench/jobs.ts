@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { cpuMicros, load, loadOptions, row, startChild } from './lib.ts';
+import { cpuMicros, load, loadOptions, percentile, phases, row, startChild } from './lib.ts';
 import { postgresCpuMicros, postgresWalPosition, queryRows, recordFigure, statementsTracked } from './database.ts';
 import { startSwitchboard } from './platform.ts';
 import { createPySandbox, installedPythonSnapshotFile } from '../src/engine/sandbox/py-sandbox.ts';
@@ -90,11 +90,6 @@ const code = (tableId: number) => ({
     },
   ],
 });
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
 
 /**
  * The engine's throughput is measured without admission control: at full speed webhooks arrive
@@ -214,7 +209,8 @@ export async function run(options: { seconds: number; connections: number }): Pr
     // Every job looked its customer up in the table: the last step logged the tier it found.
     const found = await count(" and l.recipe_line_number = 6 and l.input like '%tier gold%'");
     const latencies = jobs.map((j) => Date.parse(j.completed_at) - Date.parse(j.created_at)).sort((a, b) => a - b);
-    const lastDone = Math.max(...jobs.map((j) => Date.parse(j.completed_at)));
+    const doneAt = jobs.map((j) => Date.parse(j.completed_at));
+    const lastDone = Math.max(...doneAt);
     const failed = jobs.filter((j) => j.status !== 'succeeded').length;
     console.log(
       `\njobs, webhook recipe with 5 steps (a lookup table read per job), ${options.connections} keep-alive connections, ${options.seconds} s (LOG_LEVEL=warn, ${sb.databaseUrl ? 'PostgreSQL' : `SQLite, SQLITE_SYNCHRONOUS=${process.env.SQLITE_SYNCHRONOUS ?? 'FULL'}`})`,
@@ -225,12 +221,7 @@ export async function run(options: { seconds: number; connections: number }): Pr
       `jobs completed: ${jobs.length} (${failed} not succeeded), ${lines} lines recorded (${(lines / Math.max(1, jobs.length)).toFixed(1)} a job), ${found} found their tier in the lookup table, ${(jobs.length / ((lastDone - t0) / 1000)).toFixed(0)} jobs/s from first call to last job done (target >= 2000)`,
     );
     recordFigure('jobs/s', jobs.length / ((lastDone - t0) / 1000));
-    // The two phases: jobs done while the webhooks came, then the backlog's drain.
-    const burstEnd = t0 + options.seconds * 1000;
-    const doneInBurst = jobs.filter((j) => Date.parse(j.completed_at) <= burstEnd).length;
-    console.log(
-      `jobs done during the ${options.seconds} s of webhooks: ${(doneInBurst / options.seconds).toFixed(0)}/s; the backlog after them: ${jobs.length - doneInBurst} jobs in ${((lastDone - burstEnd) / 1000).toFixed(1)} s, ${((jobs.length - doneInBurst) / Math.max(0.001, (lastDone - burstEnd) / 1000)).toFixed(0)}/s`,
-    );
+    console.log(phases(doneAt, t0, options.seconds));
     if (cpu0 !== null && cpu1 !== null)
       console.log(
         `server CPU per job (webhook, run, record; user + system): ${((cpu1 - cpu0) / jobs.length).toFixed(0)} us`,

@@ -165,3 +165,21 @@ export async function compareLoads(
     roundRatios: a.map((r, i) => r.requestsPerSecond / (b[i] as LoadResult).requestsPerSecond),
   };
 }
+
+/** The p-th percentile of sorted values (0 for none). */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+/**
+ * A run's two phases from its jobs' completion times (ms): the jobs done per second while the
+ * load of `seconds` from `start` lasted, then the backlog it left and the rate at which it drained.
+ */
+export function phases(completedAt: number[], start: number, seconds: number): string {
+  const end = start + seconds * 1000;
+  const during = completedAt.filter((t) => t <= end).length;
+  const drainSeconds = Math.max(0.001, (Math.max(end, ...completedAt) - end) / 1000);
+  const left = completedAt.length - during;
+  return `jobs done during the ${seconds} s of webhooks: ${(during / seconds).toFixed(0)}/s; the backlog after them: ${left} jobs in ${drainSeconds.toFixed(1)} s, ${(left / drainSeconds).toFixed(0)}/s`;
+}
