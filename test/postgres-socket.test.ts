@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import pg from 'pg';
 import { tempDir } from './helpers.ts';
 import { api, startServer } from './process-helpers.ts';
+import { log, pill, webhookTrigger } from './recipes.ts';
 import { freshPostgresDatabase, onPostgres } from './test-database.ts';
 
 const TOKEN = 'wrkdev-sockettest0123456789abcdef0123456789abcdef';
@@ -56,27 +57,7 @@ test('a DATABASE_URL naming the Unix socket: the API and a webhook job, over the
     SWITCHBOARD_ADMIN_TOKEN: TOKEN,
   });
   const call = (method: string, url: string, body?: unknown) => api(server.baseUrl, method, url, TOKEN, body);
-  const code = {
-    number: 0,
-    keyword: 'trigger',
-    provider: 'workato_webhooks',
-    name: 'new_event',
-    as: 'hook',
-    input: {},
-    block: [
-      {
-        number: 1,
-        keyword: 'action',
-        provider: 'logger',
-        name: 'log_message',
-        as: 'log',
-        input: {
-          message:
-            'order #{_dp(\'{"pill_type":"output","provider":"workato_webhooks","line":"hook","path":["payload","id"]}\')}',
-        },
-      },
-    ],
-  };
+  const code = webhookTrigger([log('log', `order ${pill('workato_webhooks', 'hook', 'payload', 'id')}`)]);
   const created = await call('POST', '/api/recipes', {
     recipe: { name: 'Over the socket', code: JSON.stringify(code) },
   });
