@@ -3,8 +3,8 @@
 // succeeded job wrote, each one of its write-ahead log (docs/performance.md, Failed jobs only in
 // their index). It serves the console's latest failed jobs (`status = 'failed'` by `completed_at`),
 // whose value PostgreSQL's planner reads when it plans the query; the jobs per minute read
-// jobs_completed. A generic plan of the ends function counted a recipe's running jobs through the
-// full index (every running job of every recipe); it now reads jobs_status_recipe.
+// jobs_completed. The ends function's generic plan counts a recipe's running jobs through
+// jobs_status_recipe (the full index would have it read every running job of every recipe).
 // SQLite keeps the full index, which its dashboard was measured with.
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../dialect.ts';
